@@ -1,0 +1,154 @@
+// createDeerflowAgent(model, tools?, options): validates the options (every error typed and raised before anything
+// is built), assembles the middleware stack from RuntimeFeatures (or takes a full takeover list), adapts state
+// schemas to the checkpoint channel mode and compiles langchain's createAgent graph.
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { StateSchema } from "@langchain/langgraph";
+import { type AgentMiddleware, MIDDLEWARE_BRAND, createAgent } from "langchain";
+import { isGuardedSaver } from "../persistence/sqlite-saver.js";
+import { adaptMiddlewareStateSchemaToMode, adaptStateSchemaToMode, createThreadStateSchema } from "../state/thread-state.js";
+import { placeExtras } from "./anchors.js";
+import { AgentOptionsError, MiddlewareTypeError } from "./errors.js";
+import { TERMINAL_MIDDLEWARE, buildFeatureStack, resolveFeatures, terminalMiddleware, type RuntimeFeatures } from "./features.js";
+
+export type CheckpointChannelMode = "full" | "delta";
+
+/** What createDeerflowAgent needs to know of a SubagentRuntime (the executor lands with subagents). */
+export interface SubagentRuntimeLike {
+  /** Present when the runtime is configured with a batch worker; it must be started before agents use it. */
+  readonly batchWorker?: { readonly started: boolean };
+}
+
+// Tools are whatever createAgent accepts.
+type AgentTool = NonNullable<Parameters<typeof createAgent>[0]["tools"]>[number];
+
+export interface DeerflowAgentOptions {
+  systemPrompt?: string;
+  /** Full takeover: exactly this middleware list, no features, no extras. */
+  middleware?: readonly AgentMiddleware[];
+  features?: Partial<RuntimeFeatures>;
+  /** Extra middleware placed by anchors (`nextTo` / `before`), unanchored ones just before Clarification. */
+  extraMiddleware?: readonly AgentMiddleware[];
+  planMode?: boolean;
+  stateSchema?: StateSchema<any>;
+  checkpointChannelMode?: CheckpointChannelMode;
+  checkpointSnapshotFrequency?: number;
+  checkpointer?: BaseCheckpointSaver;
+  name?: string;
+  subagentRuntime?: SubagentRuntimeLike;
+  /** PII redaction of what is sent out; only a middleware instance in `extraMiddleware` today. */
+  piiRedaction?: false;
+}
+
+function describeType(x: unknown): string {
+  if (x === null) return "null";
+  if (Array.isArray(x)) return "an array";
+  if (typeof x === "function") return `a function${x.name ? ` (${x.name})` : ""}`;
+  if (typeof x === "object") {
+    const ctor = (x as object).constructor?.name;
+    return ctor && ctor !== "Object" ? `an object of class ${ctor}` : "a plain object without a name and hooks";
+  }
+  return typeof x;
+}
+
+const HOOKS = ["beforeAgent", "beforeModel", "wrapModelCall", "afterModel", "wrapToolCall", "afterAgent"] as const;
+
+function isMiddleware(x: unknown): x is AgentMiddleware {
+  if (typeof x !== "object" || x === null || Array.isArray(x)) return false;
+  const o = x as Record<PropertyKey, unknown>;
+  if (o[MIDDLEWARE_BRAND] === true) return true;
+  return typeof o.name === "string" && (HOOKS.some((h) => typeof o[h] === "function" || typeof o[h] === "object") || "tools" in o);
+}
+
+function validate(options: DeerflowAgentOptions): void {
+  const extras = options.extraMiddleware ?? [];
+  if (options.middleware && options.features) {
+    throw new AgentOptionsError(
+      "middleware_with_features",
+      "Pass either `middleware` (a full takeover of the stack) or `features` (the built-in stack), not both: use one or the other.",
+    );
+  }
+  if (options.middleware && extras.length > 0) {
+    throw new AgentOptionsError(
+      "middleware_with_extras",
+      "`middleware` is a full takeover of the stack, so `extraMiddleware` cannot be added to it: put the extras into the `middleware` list yourself.",
+    );
+  }
+  extras.forEach((m, i) => {
+    if (!isMiddleware(m)) throw new MiddlewareTypeError(i, describeType(m));
+  });
+  if (options.subagentRuntime) {
+    if (options.middleware) {
+      throw new AgentOptionsError(
+        "subagent_runtime_without_feature",
+        "`subagentRuntime` needs the built-in subagent feature, which a full `middleware` takeover does not have: use `features: { subagent: ... }` instead.",
+      );
+    }
+    if (!options.features?.subagent) {
+      throw new AgentOptionsError("subagent_runtime_without_feature", "`subagentRuntime` was given but `features.subagent` is not enabled: enable it or drop the runtime.");
+    }
+    if (options.subagentRuntime.batchWorker && !options.subagentRuntime.batchWorker.started) {
+      throw new AgentOptionsError("subagent_runtime_not_started", "The subagentRuntime has a batch worker that is not started: start it before creating agents that use it.");
+    }
+  }
+  const mode = options.checkpointChannelMode ?? "full";
+  if (mode !== "full" && mode !== "delta") {
+    throw new AgentOptionsError("invalid_feature_value", `checkpointChannelMode must be "full" or "delta" (got ${JSON.stringify(mode)}).`);
+  }
+  const freq = options.checkpointSnapshotFrequency;
+  if (freq !== undefined) {
+    if (mode !== "delta") {
+      throw new AgentOptionsError("invalid_snapshot_frequency", "checkpointSnapshotFrequency only applies to checkpointChannelMode \"delta\": set the mode or drop the frequency.");
+    }
+    if (!Number.isInteger(freq) || freq < 1) {
+      throw new AgentOptionsError("invalid_snapshot_frequency", `checkpointSnapshotFrequency must be a positive integer (got ${freq}); 20 to 100 works well.`);
+    }
+  }
+  if (mode === "delta" && options.checkpointer && !isGuardedSaver(options.checkpointer)) {
+    throw new AgentOptionsError(
+      "delta_with_raw_checkpointer",
+      "checkpointChannelMode \"delta\" needs deerflow's guarded SQLite saver (DeerflowSqliteSaver), which marks each checkpoint with its mode so a delta thread is never opened in full mode. Pass that saver, or no checkpointer.",
+    );
+  }
+}
+
+/** A copy of the middleware whose own state schema uses the mode's messages channel (never the caller's object). */
+function adaptMiddleware(mw: AgentMiddleware, mode: CheckpointChannelMode, snapshotFrequency: number | undefined, dropTools: Set<string>): AgentMiddleware {
+  const copy = { ...mw } as { stateSchema?: unknown; tools?: readonly unknown[] };
+  if (copy.stateSchema instanceof StateSchema) copy.stateSchema = adaptMiddlewareStateSchemaToMode(copy.stateSchema, mode, { snapshotFrequency });
+  // Feature tools merge by name with the user's tools, and the user's win.
+  if (copy.tools && dropTools.size > 0) copy.tools = copy.tools.filter((t) => !dropTools.has(String((t as { name?: unknown }).name)));
+  return copy as AgentMiddleware;
+}
+
+/** The assembled middleware list (exposed for tests and for the README's order). */
+export function assembleMiddleware(options: DeerflowAgentOptions = {}): AgentMiddleware[] {
+  validate(options);
+  if (options.middleware) return [...options.middleware];
+  const features = resolveFeatures(options.features as Partial<Record<string, unknown>> | undefined);
+  const base = buildFeatureStack(features, options.planMode ?? false);
+  return [...placeExtras(base, [...(options.extraMiddleware ?? [])], TERMINAL_MIDDLEWARE), terminalMiddleware()];
+}
+
+export function createDeerflowAgent(model: BaseChatModel | string, tools: readonly AgentTool[] = [], options: DeerflowAgentOptions = {}) {
+  const stack = assembleMiddleware(options);
+  const mode = options.checkpointChannelMode ?? "full";
+  const snapshotFrequency = options.checkpointSnapshotFrequency;
+  const userTools = [...tools];
+  const userToolNames = new Set(userTools.map((t) => (t as { name?: string }).name).filter((n): n is string => !!n));
+  const middleware = stack.map((m) => adaptMiddleware(m, mode, snapshotFrequency, userToolNames));
+  const stateSchema = options.stateSchema
+    ? adaptStateSchemaToMode(options.stateSchema, mode, { snapshotFrequency, ensureMessages: true })
+    : createThreadStateSchema(mode, { snapshotFrequency });
+  return createAgent({
+    model: model as never,
+    tools: userTools,
+    systemPrompt: options.systemPrompt,
+    middleware: middleware as never,
+    stateSchema: stateSchema as never,
+    checkpointer: options.checkpointer,
+    name: options.name ?? "default",
+  });
+}
+
+export type DeerflowAgent = ReturnType<typeof createDeerflowAgent>;

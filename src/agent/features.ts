@@ -1,0 +1,132 @@
+// RuntimeFeatures: each feature is false (off), true (the built-in middleware) or a middleware instance (use
+// that one instead). `buildFeatureStack` turns them into DeerFlow's assembly order, which is semantics: before*
+// hooks run in this order, after* hooks in reverse, and the first entry is the outermost wrapper.
+import type { AgentMiddleware } from "langchain";
+import { clarificationMiddleware } from "../middleware/clarification.js";
+import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call.js";
+import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
+import { sandboxMiddleware } from "../middleware/sandbox.js";
+import { threadDataMiddleware } from "../middleware/thread-data.js";
+import { toolErrorHandlingMiddleware } from "../middleware/tool-error-handling.js";
+import { uploadsMiddleware } from "../middleware/uploads.js";
+import { AgentOptionsError } from "./errors.js";
+
+export type FeatureValue = boolean | AgentMiddleware;
+
+export interface RuntimeFeatures {
+  sandbox: FeatureValue;
+  memory: FeatureValue;
+  summarization: FeatureValue;
+  subagent: FeatureValue;
+  vision: FeatureValue;
+  autoTitle: FeatureValue;
+  guardrail: FeatureValue;
+  tokenBudget: FeatureValue;
+  loopDetection: FeatureValue;
+}
+
+export const FEATURE_NAMES = [
+  "sandbox",
+  "memory",
+  "summarization",
+  "subagent",
+  "vision",
+  "autoTitle",
+  "guardrail",
+  "tokenBudget",
+  "loopDetection",
+] as const satisfies readonly (keyof RuntimeFeatures)[];
+
+export const DEFAULT_FEATURES: Readonly<RuntimeFeatures> = Object.freeze({
+  sandbox: true,
+  memory: false,
+  summarization: false,
+  subagent: false,
+  vision: false,
+  autoTitle: false,
+  guardrail: false,
+  tokenBudget: false,
+  loopDetection: true,
+});
+
+/** Features that have no sensible built-in: they need a configured instance. */
+const NEEDS_INSTANCE: Partial<Record<keyof RuntimeFeatures, string>> = {
+  summarization: "a summarization middleware configured with its model and thresholds",
+  guardrail: "a guardrail middleware configured with its policy",
+};
+
+/** Built-ins that later work lands; asking for them is an explicit error, never a silent no-op. */
+const NOT_AVAILABLE: Partial<Record<keyof RuntimeFeatures, string>> = {
+  memory: "Memory",
+  subagent: "SubagentLimit (+ task tool)",
+  vision: "ViewImage (+ view_image tool)",
+  autoTitle: "Title",
+  tokenBudget: "TokenBudget",
+};
+
+export const TERMINAL_MIDDLEWARE = "Clarification";
+
+function isMiddlewareLike(x: unknown): x is AgentMiddleware {
+  return typeof x === "object" && x !== null && !Array.isArray(x) && typeof (x as { name?: unknown }).name === "string";
+}
+
+export function resolveFeatures(input: Partial<Record<string, unknown>> | undefined): RuntimeFeatures {
+  const out: RuntimeFeatures = { ...DEFAULT_FEATURES };
+  for (const [key, value] of Object.entries(input ?? {})) {
+    if (!(FEATURE_NAMES as readonly string[]).includes(key)) {
+      throw new AgentOptionsError("invalid_feature_value", `Unknown feature "${key}". Known features: ${FEATURE_NAMES.join(", ")}.`);
+    }
+    if (value === undefined) continue;
+    if (typeof value !== "boolean" && !isMiddlewareLike(value)) {
+      throw new AgentOptionsError(
+        "invalid_feature_value",
+        `features.${key} must be true, false or a middleware instance (got ${value === null ? "null" : typeof value}).`,
+      );
+    }
+    const k = key as keyof RuntimeFeatures;
+    if (value === true && NEEDS_INSTANCE[k]) {
+      throw new AgentOptionsError("feature_needs_instance", `features.${key}: true is not allowed: pass ${NEEDS_INSTANCE[k]} instead.`);
+    }
+    if (value === true && NOT_AVAILABLE[k]) {
+      throw new AgentOptionsError(
+        "feature_not_available",
+        `features.${key}: the built-in ${NOT_AVAILABLE[k]} middleware is not available yet in this version; pass your own middleware instance or leave it off.`,
+      );
+    }
+    out[k] = value as FeatureValue;
+  }
+  return out;
+}
+
+/** false → nothing; an instance → itself; true → the built-in (resolveFeatures already refused `true` where none exists). */
+function pick(value: FeatureValue, builtIn?: () => AgentMiddleware): AgentMiddleware | undefined {
+  if (value === false) return undefined;
+  return value === true ? builtIn?.() : value;
+}
+
+/** The stack without extras and without the terminal Clarification, in DeerFlow's order. */
+export function buildFeatureStack(features: RuntimeFeatures, planMode: boolean): AgentMiddleware[] {
+  if (planMode) {
+    throw new AgentOptionsError("feature_not_available", "planMode: the built-in Todo middleware is not available yet in this version; leave planMode off.");
+  }
+  const stack: (AgentMiddleware | undefined)[] = [];
+  if (features.sandbox !== false) {
+    stack.push(threadDataMiddleware(), uploadsMiddleware(), pick(features.sandbox, () => sandboxMiddleware()));
+  }
+  stack.push(danglingToolCallMiddleware());
+  stack.push(pick(features.guardrail));
+  stack.push(toolErrorHandlingMiddleware());
+  stack.push(pick(features.summarization));
+  // [Todo when planMode] → [Title] → [Memory] → [ViewImage] → [SubagentLimit]: instances only for now.
+  stack.push(pick(features.autoTitle));
+  stack.push(pick(features.memory));
+  stack.push(pick(features.vision));
+  stack.push(pick(features.subagent));
+  stack.push(pick(features.loopDetection, () => loopDetectionMiddleware()));
+  stack.push(pick(features.tokenBudget));
+  return stack.filter((m): m is AgentMiddleware => m !== undefined);
+}
+
+export function terminalMiddleware(): AgentMiddleware {
+  return clarificationMiddleware();
+}

@@ -1,0 +1,81 @@
+// `deerflow doctor`: one line per check, ✓ or ✗, so a user can see at a glance what is wrong with the setup.
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { formatErrorLine } from "../../errors.js";
+import { type ResolvedConfig, loadConfig, requireModel } from "../../config/load.js";
+import type { GlobalOptions } from "../main.js";
+
+interface Check {
+  ok: boolean;
+  label: string;
+  detail: string;
+}
+
+function nodeCheck(): Check {
+  const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
+  const ok = major > 20 || (major === 20 && minor >= 19);
+  return { ok, label: "node", detail: ok ? `v${process.versions.node}` : `v${process.versions.node}: deerflow needs Node >= 20.19` };
+}
+
+async function sqliteCheck(): Promise<Check> {
+  try {
+    const { default: Database } = await import("better-sqlite3");
+    const db = new Database(":memory:");
+    const { v } = db.prepare("select sqlite_version() as v").get() as { v: string };
+    db.close();
+    return { ok: true, label: "sqlite", detail: `better-sqlite3 loads (SQLite ${v})` };
+  } catch (err) {
+    return { ok: false, label: "sqlite", detail: `better-sqlite3 does not load: ${(err as Error).message.split("\n")[0]} (reinstall with npm install)` };
+  }
+}
+
+function homeCheck(home: string): Check {
+  try {
+    mkdirSync(home, { recursive: true });
+    const probe = join(home, `.doctor-${process.pid}`);
+    writeFileSync(probe, "ok");
+    rmSync(probe);
+    return { ok: true, label: "home", detail: `${home} is writable` };
+  } catch (err) {
+    return { ok: false, label: "home", detail: `${home} is not writable: ${(err as Error).message} (set --home or DEERFLOW_HOME)` };
+  }
+}
+
+async function endpointCheck(config: ResolvedConfig): Promise<Check> {
+  let model;
+  try {
+    model = requireModel(config);
+  } catch (err) {
+    return { ok: false, label: "model", detail: formatErrorLine(err) };
+  }
+  const url = `${model.baseUrl}/models`;
+  try {
+    const res = await fetch(url, {
+      headers: model.apiKey ? { authorization: `Bearer ${model.apiKey}` } : {},
+      signal: AbortSignal.timeout(5000),
+    });
+    if (res.status === 401 || res.status === 403) {
+      return { ok: false, label: "model", detail: `${model.baseUrl} rejected the API key (HTTP ${res.status}): check OPENAI_API_KEY or the model's apiKey` };
+    }
+    if (res.status >= 500) return { ok: false, label: "model", detail: `${model.baseUrl} answers HTTP ${res.status}: the server is failing` };
+    return { ok: true, label: "model", detail: `${model.name} (${model.model}) at ${model.baseUrl} is reachable` };
+  } catch (err) {
+    const reason = (err as Error).name === "TimeoutError" ? "no answer within 5 s" : ((err as { cause?: Error }).cause?.message ?? (err as Error).message);
+    return { ok: false, label: "model", detail: `${model.baseUrl} is not reachable: ${reason} (is the server running? is OPENAI_BASE_URL right?)` };
+  }
+}
+
+export async function doctorCommand(opts: GlobalOptions): Promise<number> {
+  const checks: Check[] = [nodeCheck(), await sqliteCheck()];
+  let config: ResolvedConfig | undefined;
+  try {
+    config = loadConfig({ flags: { home: opts.home, model: opts.model } });
+    checks.push(homeCheck(config.home));
+    checks.push({ ok: true, label: "config", detail: config.files.length ? `valid (${config.files.join(", ")})` : "valid (no .deerflowrc: environment and defaults)" });
+    checks.push(await endpointCheck(config));
+  } catch (err) {
+    checks.push({ ok: false, label: "config", detail: formatErrorLine(err) });
+  }
+  for (const c of checks) process.stdout.write(`${c.ok ? "✓" : "✗"} ${c.label.padEnd(7)} ${c.detail}\n`);
+  return checks.every((c) => c.ok) ? 0 : 1;
+}

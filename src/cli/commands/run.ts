@@ -1,0 +1,62 @@
+// `deerflow run [prompt]`: one headless run. The answer goes to stdout, progress to stderr; the exit code says how
+// it ended (ARCHITECTURE.md). Never waits on a user who is not there: stdin is read only when it is not a TTY and
+// no prompt argument was given.
+import { loadConfig, requireModel } from "../../config/load.js";
+import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
+import type { RunEvent } from "../../runtime/events.js";
+import { type RunResult, runThread } from "../../runtime/run-thread.js";
+import type { GlobalOptions } from "../main.js";
+import { exitCodeOf, reportFatal } from "../report-error.js";
+import { createPrinter, type OutputFormat } from "../output/printer.js";
+
+export interface RunOptions extends GlobalOptions {
+  thread?: string;
+  continue?: boolean;
+  outputFormat: OutputFormat;
+}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return "";
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export function exitCodeFor(result: RunResult): number {
+  if (result.stop_reason === "clarification") return ExitCode.inputRequired;
+  if (["loop_capped", "token_capped", "turn_capped"].includes(result.stop_reason)) return ExitCode.guardStop;
+  return ExitCode.ok;
+}
+
+export async function runCommand(words: string[], opts: RunOptions): Promise<number> {
+  const printer = createPrinter(opts.outputFormat, process.stdout, process.stderr);
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.once("SIGINT", onSigint);
+  try {
+    if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
+    const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
+    const model = requireModel(config);
+    const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
+    if (!prompt) throw new UsageError("No prompt given.", 'Pass it as an argument (deerflow run "…") or pipe it on stdin.');
+    const result = await runThread({
+      config,
+      model,
+      prompt,
+      threadId: opts.thread,
+      continueLatest: opts.continue,
+      signal: controller.signal,
+      onEvent: (e: RunEvent) => printer.event(e),
+    });
+    printer.result(result);
+    return exitCodeFor(result);
+  } catch (err) {
+    printer.failure(err);
+    if (opts.outputFormat === "text") return reportFatal(err);
+    // json / stream-json already carry the error on stdout; stderr still gets the one line.
+    process.stderr.write(`deerflow: ${formatErrorLine(err)}\n`);
+    return exitCodeOf(err);
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}

@@ -1,0 +1,34 @@
+// `deerflow threads [--json]`: the thread index, newest first.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { loadConfig } from "../../config/load.js";
+import { DB_FILE, openStore } from "../../persistence/store.js";
+import type { ThreadRow } from "../../persistence/thread-index.js";
+import type { GlobalOptions } from "../main.js";
+
+export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): Promise<number> {
+  const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
+  let rows: ThreadRow[] = [];
+  // Listing must not create a database in a home that has none.
+  if (existsSync(join(config.home, DB_FILE))) {
+    const store = openStore(config.home, config.checkpoint.channelMode);
+    try {
+      rows = store.threads.list();
+    } finally {
+      store.close();
+    }
+  }
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(rows.map(({ id, title, created_at, updated_at, status, workspace, mode }) => ({ id, title, created_at, updated_at, status, workspace, mode })), null, 2)}\n`);
+    return 0;
+  }
+  if (rows.length === 0) {
+    process.stdout.write("No threads yet. Start one with `deerflow run \"…\"`.\n");
+    return 0;
+  }
+  for (const r of rows) {
+    const title = r.title ?? "(untitled)";
+    process.stdout.write(`${r.id}  ${r.updated_at.replace("T", " ").slice(0, 19)}  ${r.status.padEnd(14)} ${r.mode.padEnd(5)}  ${title}${r.workspace ? `  [${r.workspace}]` : ""}\n`);
+  }
+  return 0;
+}

@@ -1,0 +1,94 @@
+// The CLI entry: parse flags with commander and lazy-load the command that runs. Nothing heavy is imported here:
+// `deerflow --version` and `--help` must start in about the time of bare node.
+import { readFileSync } from "node:fs";
+import { Command, CommanderError, Option } from "commander";
+import { reportFatal } from "./report-error.js";
+import { UsageError } from "../errors.js";
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return pkg.version;
+}
+
+export interface GlobalOptions {
+  home?: string;
+  model?: string;
+}
+
+function positiveInt(name: string) {
+  return (value: string) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name} must be a positive integer (got "${value}").`);
+    return n;
+  };
+}
+
+export function buildProgram(): Command {
+  const program = new Command("deerflow")
+    .description("A terminal coding agent.")
+    .version(packageVersion(), "-V, --version", "print the version")
+    .option("--home <dir>", "data directory (default: $DEERFLOW_HOME, else ~/.deerflow)")
+    .option("-m, --model <name>", "model to use: a name from .deerflowrc \"models\", or a model id")
+    .showHelpAfterError("(run `deerflow --help` for usage)")
+    .configureOutput({ outputError: (str, write) => write(str) })
+    .exitOverride();
+
+  program
+    .command("run")
+    .description("run one request headless; the prompt comes from the argument or from piped stdin")
+    .argument("[prompt...]", "what to do")
+    .option("-t, --thread <id>", "continue this thread")
+    .option("-c, --continue", "continue the most recently updated thread")
+    .addOption(
+      new Option("--output-format <format>", "text: answer on stdout; json: one object at the end; stream-json: one event per line")
+        .choices(["text", "json", "stream-json"])
+        .default("text"),
+    )
+    .option("--max-turns <n>", "stop after this many model calls in the run (exit 5)", positiveInt("--max-turns"))
+    .action(async (promptWords: string[], opts, cmd: Command) => {
+      const { runCommand } = await import("./commands/run.js");
+      process.exitCode = await runCommand(promptWords, { ...cmd.optsWithGlobals(), ...opts });
+    });
+
+  program
+    .command("threads")
+    .description("list threads, newest first: id, title, updated, status, workspace")
+    .option("--json", "print JSON")
+    .action(async (opts, cmd: Command) => {
+      const { threadsCommand } = await import("./commands/threads.js");
+      process.exitCode = await threadsCommand({ ...cmd.optsWithGlobals(), ...opts });
+    });
+
+  program
+    .command("config")
+    .description("print the resolved configuration (secrets masked)")
+    .option("--json", "print JSON")
+    .action(async (opts, cmd: Command) => {
+      const { configCommand } = await import("./commands/config.js");
+      process.exitCode = await configCommand({ ...cmd.optsWithGlobals(), ...opts });
+    });
+
+  program
+    .command("doctor")
+    .description("check node, sqlite, the home directory, the configuration and the model endpoint")
+    .action(async (_opts, cmd: Command) => {
+      const { doctorCommand } = await import("./commands/doctor.js");
+      process.exitCode = await doctorCommand(cmd.optsWithGlobals());
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end through here with exit code 0; every other parse error is a usage error.
+      process.exitCode = err.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    process.exitCode = reportFatal(err);
+  }
+}

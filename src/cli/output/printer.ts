@@ -1,0 +1,97 @@
+// The headless consumers of the run event stream: text (answer on stdout, progress on stderr), json (one object at
+// the end), stream-json (one event per line, first run.started, last run.completed).
+import { formatErrorLine } from "../../errors.js";
+import type { RunEvent } from "../../runtime/events.js";
+import type { RunResult } from "../../runtime/run-thread.js";
+
+export type OutputFormat = "text" | "json" | "stream-json";
+
+export interface Printer {
+  event(e: RunEvent): void;
+  result(r: RunResult): void;
+  failure(err: unknown): void;
+}
+
+type Out = { write(s: string): unknown };
+
+function oneLine(s: string, max = 120): string {
+  const flat = s.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export function createPrinter(format: OutputFormat, stdout: Out, stderr: Out): Printer {
+  let threadId: string | undefined;
+  let runId: string | undefined;
+  const note = (s: string) => stderr.write(`deerflow: ${s}\n`);
+  const progress = (e: RunEvent) => {
+    switch (e.type) {
+      case "run.started":
+        threadId = e.thread_id;
+        runId = e.run_id;
+        note(e.new_thread ? `new thread ${e.thread_id} (continue it with --thread ${e.thread_id})` : `thread ${e.thread_id}`);
+        break;
+      case "tool.started":
+        note(`→ ${e.name} ${oneLine(JSON.stringify(e.args ?? {}), 100)}`);
+        break;
+      case "tool.completed":
+        if (e.status === "error") note(`✗ ${e.name}: ${oneLine(e.output)}`);
+        break;
+      case "model.retry":
+        note(`model request failed (${e.reason}); retrying in ${(e.delay_ms / 1000).toFixed(1)} s (attempt ${e.attempt + 1})`);
+        break;
+    }
+  };
+
+  if (format === "stream-json") {
+    const line = (o: unknown) => stdout.write(`${JSON.stringify(o)}\n`);
+    return {
+      event(e) {
+        if (e.type === "run.started") {
+          threadId = e.thread_id;
+          runId = e.run_id;
+        }
+        line(e);
+      },
+      result() {},
+      failure(err) {
+        line({ type: "error", run_id: runId, message: formatErrorLine(err) });
+        if (runId) line({ type: "run.completed", thread_id: threadId, run_id: runId, status: "error", stop_reason: "error", final_text: "", usage: null });
+      },
+    };
+  }
+
+  if (format === "json") {
+    return {
+      event(e) {
+        if (e.type === "run.started") {
+          threadId = e.thread_id;
+          runId = e.run_id;
+        }
+      },
+      result(r) {
+        stdout.write(`${JSON.stringify({ thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, goal: null, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`);
+      },
+      failure(err) {
+        stdout.write(`${JSON.stringify({ thread_id: threadId ?? null, run_id: runId ?? null, status: "error", stop_reason: "error", final_text: "", usage: null, goal: null, error: formatErrorLine(err) })}\n`);
+      },
+    };
+  }
+
+  return {
+    event: progress,
+    result(r) {
+      if (r.clarification) {
+        const c = r.clarification;
+        const lines = [c.question];
+        if (c.context) lines.push(c.context);
+        (c.options ?? []).forEach((o, i) => lines.push(`  ${i + 1}. ${o}`));
+        stdout.write(`${lines.join("\n")}\n`);
+        note(`the agent needs your answer: deerflow run --thread ${r.thread_id} "<answer>"`);
+        return;
+      }
+      stdout.write(r.final_text.endsWith("\n") ? r.final_text : `${r.final_text}\n`);
+      if (r.stop_reason !== "end_turn") note(`stopped: ${r.stop_reason} (continue with --thread ${r.thread_id})`);
+    },
+    failure() {},
+  };
+}

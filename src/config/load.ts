@@ -1,0 +1,229 @@
+// Configuration resolution: .deerflowrc files (home, then the nearest one up from the working directory),
+// then the environment, then command-line flags. Later sources win. Only JSON and zod here: this module is on
+// the start-up path of every command, so it must stay light.
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { ConfigError } from "../errors.js";
+import { CHANNEL_MODES, type ChannelMode, type FileConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
+
+export const RC_NAME = ".deerflowrc";
+export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
+export const DEFAULT_SNAPSHOT_FREQUENCY = 20;
+const DEFAULT_MODEL_TIMEOUT_S = 120;
+
+export interface ConfigInputs {
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** The user's home directory (where ~/.deerflowrc and ~/.deerflow live). */
+  userHome?: string;
+  flags?: { model?: string; home?: string };
+}
+
+export interface ResolvedModel {
+  /** The name it was selected by (a key of `models`, or the raw id from DEERFLOW_MODEL/--model). */
+  name: string;
+  model: string;
+  baseUrl: string;
+  /** Undefined when no key is configured (fine for local servers such as Ollama). */
+  apiKey?: string;
+  contextWindow?: number;
+  maxTokens?: number;
+  temperature?: number;
+  supportsVision: boolean;
+  timeoutMs: number;
+}
+
+export interface ResolvedConfig {
+  /** The files that were read, lowest precedence first. */
+  files: string[];
+  home: string;
+  checkpoint: { channelMode: ChannelMode; snapshotFrequency: number };
+  models: Record<string, ModelConfig>;
+  defaultModel?: string;
+  /** The selected model, or null when none is configured (`requireModel` turns that into an exit-2 error). */
+  model: ResolvedModel | null;
+}
+
+interface LoadedFile {
+  path: string;
+  config: FileConfig;
+}
+
+/** The nearest .deerflowrc from `cwd` upwards, excluding the user's home one (read separately). */
+function findProjectRc(cwd: string, userRc: string): string | undefined {
+  let dir = resolve(cwd);
+  for (;;) {
+    const candidate = join(dir, RC_NAME);
+    if (candidate !== userRc && existsSync(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+function formatPath(path: PropertyKey[]): string {
+  return path.map((p) => String(p)).join(".");
+}
+
+export function readConfigFile(path: string): LoadedFile {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    throw new ConfigError(`Cannot read ${path}: ${(err as Error).message}.`, { file: path });
+  }
+  let json: unknown;
+  try {
+    json = text.trim() === "" ? {} : JSON.parse(text);
+  } catch (err) {
+    throw new ConfigError(`Invalid config in ${path}: not valid JSON (${(err as Error).message}).`, {
+      file: path,
+      hint: "Fix the JSON syntax; see .deerflowrc.example.",
+    });
+  }
+  const parsed = fileConfigSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    let keyPath = formatPath(issue.path);
+    let what = issue.message;
+    if (issue.code === "unrecognized_keys") {
+      const key = issue.keys[0]!;
+      keyPath = keyPath ? `${keyPath}.${key}` : key;
+      what = "unknown key (check the spelling against .deerflowrc.example)";
+    }
+    throw new ConfigError(`Invalid config in ${path} at "${keyPath || "(root)"}": ${what}.`, { file: path, keyPath });
+  }
+  return { path, config: parsed.data };
+}
+
+/** Resolve `$ENV_NAME` references; literal strings pass through. */
+function resolveSecret(value: string | undefined, env: NodeJS.ProcessEnv, where: { file?: string; keyPath: string }) {
+  if (value === undefined || !value.startsWith("$")) return value;
+  const name = value.slice(1);
+  const got = env[name];
+  if (!got) {
+    throw new ConfigError(
+      `${where.file ? `Config ${where.file}` : "Config"} at "${where.keyPath}" reads the environment variable ${name}, which is not set.`,
+      { file: where.file, keyPath: where.keyPath, hint: `Export ${name} or change "${where.keyPath}".` },
+    );
+  }
+  return got;
+}
+
+function expandHome(p: string, userHome: string, baseDir: string): string {
+  if (p === "~") return userHome;
+  if (p.startsWith("~/")) return join(userHome, p.slice(2));
+  return isAbsolute(p) ? p : resolve(baseDir, p);
+}
+
+export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
+  const env = inputs.env ?? process.env;
+  const cwd = inputs.cwd ?? process.cwd();
+  const userHome = inputs.userHome ?? env.HOME ?? homedir();
+  const userRc = join(userHome, RC_NAME);
+
+  const loaded: LoadedFile[] = [];
+  if (existsSync(userRc)) loaded.push(readConfigFile(userRc));
+  const projectRc = findProjectRc(cwd, userRc);
+  if (projectRc) loaded.push(readConfigFile(projectRc));
+
+  // Merge: later files win key by key; `models` and `checkpoint` merge one level deep.
+  let merged: FileConfig = {};
+  const origin: Record<string, string> = {}; // top-level key → file it came from, for error messages
+  const modelOrigin: Record<string, string> = {};
+  let homeBase = userHome;
+  for (const f of loaded) {
+    const c = f.config;
+    for (const key of Object.keys(c)) origin[key] = f.path;
+    for (const name of Object.keys(c.models ?? {})) modelOrigin[name] = f.path;
+    if (c.home) homeBase = dirname(f.path);
+    merged = {
+      ...merged,
+      ...c,
+      models: { ...merged.models, ...c.models },
+      checkpoint: { ...merged.checkpoint, ...c.checkpoint },
+    };
+  }
+
+  // Environment overrides the files.
+  const envMode = env.DEERFLOW_CHECKPOINT_MODE;
+  if (envMode !== undefined && envMode !== "" && !(CHANNEL_MODES as readonly string[]).includes(envMode)) {
+    throw new ConfigError(`DEERFLOW_CHECKPOINT_MODE must be "full" or "delta" (got "${envMode}").`, {
+      keyPath: "DEERFLOW_CHECKPOINT_MODE",
+    });
+  }
+  const channelMode = (envMode || merged.checkpoint?.channelMode || "full") as ChannelMode;
+  const snapshotFrequency = merged.checkpoint?.snapshotFrequency ?? DEFAULT_SNAPSHOT_FREQUENCY;
+
+  // Flags override both.
+  const homeRaw = inputs.flags?.home ?? env.DEERFLOW_HOME ?? merged.home;
+  const home = homeRaw
+    ? expandHome(homeRaw, userHome, inputs.flags?.home || env.DEERFLOW_HOME ? cwd : homeBase)
+    : join(userHome, ".deerflow");
+
+  const models = merged.models ?? {};
+  const selected =
+    inputs.flags?.model || env.DEERFLOW_MODEL || merged.defaultModel || (Object.keys(models).length === 1 ? Object.keys(models)[0] : undefined);
+
+  let model: ResolvedModel | null = null;
+  if (selected) {
+    const named = models[selected];
+    if (!named && merged.defaultModel === selected && !inputs.flags?.model && !env.DEERFLOW_MODEL && Object.keys(models).length > 0) {
+      throw new ConfigError(
+        `Invalid config in ${origin.defaultModel} at "defaultModel": "${selected}" is not one of the configured models (${Object.keys(models).join(", ")}).`,
+        { file: origin.defaultModel, keyPath: "defaultModel" },
+      );
+    }
+    // A per-model baseUrl/apiKey names that model's own endpoint, so it is more specific than the
+    // environment; OPENAI_BASE_URL / OPENAI_API_KEY override the files' top-level defaults.
+    const file = named ? modelOrigin[selected] : undefined;
+    const baseUrl = named?.baseUrl ?? env.OPENAI_BASE_URL ?? merged.baseUrl ?? DEFAULT_BASE_URL;
+    const apiKey = named?.apiKey
+      ? resolveSecret(named.apiKey, env, { file, keyPath: `models.${selected}.apiKey` })
+      : env.OPENAI_API_KEY || resolveSecret(merged.apiKey, env, { file: origin.apiKey, keyPath: "apiKey" });
+    model = {
+      name: selected,
+      model: named?.model ?? selected,
+      baseUrl: baseUrl.replace(/\/+$/, ""),
+      apiKey: apiKey || undefined,
+      contextWindow: named?.contextWindow,
+      maxTokens: named?.maxTokens,
+      temperature: named?.temperature,
+      supportsVision: named?.supportsVision ?? false,
+      timeoutMs: Math.round((named?.timeout ?? DEFAULT_MODEL_TIMEOUT_S) * 1000),
+    };
+  }
+
+  return {
+    files: loaded.map((f) => f.path),
+    home,
+    checkpoint: { channelMode, snapshotFrequency },
+    models,
+    defaultModel: merged.defaultModel,
+    model,
+  };
+}
+
+/** The selected model, or the exit-2 error that says what to set. */
+export function requireModel(config: ResolvedConfig): ResolvedModel {
+  const m = config.model;
+  if (!m) {
+    throw new ConfigError("No model configured.", {
+      hint: 'Set DEERFLOW_MODEL (plus OPENAI_BASE_URL / OPENAI_API_KEY as your endpoint needs), or add "models" and "defaultModel" to .deerflowrc (see .deerflowrc.example).',
+    });
+  }
+  if (!m.apiKey && new URL(m.baseUrl).hostname === "api.openai.com") {
+    throw new ConfigError(`No API key for model "${m.name}" at ${m.baseUrl}.`, {
+      hint: `Set OPENAI_API_KEY, or "apiKey" for this model in .deerflowrc.`,
+    });
+  }
+  return m;
+}
+
+/** Mask a secret for display: keep a short prefix so the user can tell keys apart. */
+export function maskSecret(secret: string | undefined): string | undefined {
+  if (!secret) return secret;
+  if (secret.length <= 8) return "****";
+  return `${secret.slice(0, 3)}…${secret.slice(-2)} (${secret.length} chars)`;
+}

@@ -1,0 +1,40 @@
+// The .deerflowrc schema. Strict objects so a typo ("modles") is reported, not silently ignored.
+import { z } from "zod";
+
+export const CHANNEL_MODES = ["full", "delta"] as const;
+export type ChannelMode = (typeof CHANNEL_MODES)[number];
+
+/** `"$ENV_NAME"` means "read this environment variable"; anything else is the literal secret. */
+const secretRef = z.string().min(1, "a non-empty string (the key itself, or \"$ENV_NAME\" to read it from the environment)");
+
+export const modelConfigSchema = z.strictObject({
+  model: z.string().min(1, "the provider's model id, e.g. \"gpt-4o-mini\" or \"qwen2.5-coder:7b\""),
+  baseUrl: z.url("an http(s) URL of an OpenAI-compatible endpoint, e.g. \"http://localhost:11434/v1\"").optional(),
+  apiKey: secretRef.optional(),
+  contextWindow: z.int().positive().optional(),
+  maxTokens: z.int().positive().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  supportsVision: z.boolean().optional(),
+  /** Seconds before one model request is abandoned (then retried). */
+  timeout: z.number().positive().optional(),
+});
+export type ModelConfig = z.infer<typeof modelConfigSchema>;
+
+export const fileConfigSchema = z.strictObject({
+  $schema: z.string().optional(),
+  /** Name of the entry in `models` to use when no --model / DEERFLOW_MODEL is given. */
+  defaultModel: z.string().min(1).optional(),
+  /** Defaults for every model that does not set its own. */
+  baseUrl: z.url("an http(s) URL of an OpenAI-compatible endpoint").optional(),
+  apiKey: secretRef.optional(),
+  models: z.record(z.string().min(1), modelConfigSchema).optional(),
+  /** Data directory (checkpoints, thread workspaces). */
+  home: z.string().min(1).optional(),
+  checkpoint: z
+    .strictObject({
+      channelMode: z.enum(CHANNEL_MODES).optional(),
+      snapshotFrequency: z.int().min(1).max(1000).optional(),
+    })
+    .optional(),
+});
+export type FileConfig = z.infer<typeof fileConfigSchema>;

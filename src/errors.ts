@@ -1,0 +1,70 @@
+// Typed errors shared by every layer. The CLI maps `exitCode` to the process exit status and prints
+// `message` (plus `hint`) as one line: users never see a stack trace unless DEERFLOW_DEBUG=1.
+
+/** Exit codes of the CLI contract (ARCHITECTURE.md). */
+export const ExitCode = {
+  ok: 0,
+  runtime: 1,
+  usage: 2,
+  inputRequired: 3,
+  goalNotAchieved: 4,
+  guardStop: 5,
+  interrupted: 130,
+} as const;
+export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
+
+export class DeerflowError extends Error {
+  readonly exitCode: ExitCodeValue;
+  /** What the user should do about it; printed after the message. */
+  readonly hint?: string;
+  constructor(message: string, opts: { exitCode?: ExitCodeValue; hint?: string; cause?: unknown } = {}) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = new.target.name;
+    this.exitCode = opts.exitCode ?? ExitCode.runtime;
+    this.hint = opts.hint;
+  }
+}
+
+/** Bad flag, bad prompt, bad arguments: exit 2. */
+export class UsageError extends DeerflowError {
+  constructor(message: string, hint?: string) {
+    super(message, { exitCode: ExitCode.usage, hint });
+  }
+}
+
+/** An invalid configuration: names the file and the key path; exit 2. */
+export class ConfigError extends DeerflowError {
+  readonly file?: string;
+  readonly keyPath?: string;
+  constructor(message: string, opts: { file?: string; keyPath?: string; hint?: string } = {}) {
+    super(message, { exitCode: ExitCode.usage, hint: opts.hint });
+    this.file = opts.file;
+    this.keyPath = opts.keyPath;
+  }
+}
+
+/** The model endpoint failed after all retries (unreachable, 5xx, 429, timeout): exit 1. */
+export class ModelUnavailableError extends DeerflowError {
+  constructor(message: string, opts: { hint?: string; cause?: unknown } = {}) {
+    super(message, { exitCode: ExitCode.runtime, ...opts });
+  }
+}
+
+/**
+ * The DeerflowError behind `err`, if any. LangChain and LangGraph wrap errors thrown inside middleware and nodes
+ * (e.g. MiddlewareError), so the typed error can sit a few `cause` links down.
+ */
+export function findDeerflowError(err: unknown): DeerflowError | undefined {
+  for (let e = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof DeerflowError) return e;
+  }
+  return undefined;
+}
+
+/** One line for the user: message, then what to do. */
+export function formatErrorLine(err: unknown): string {
+  const typed = findDeerflowError(err);
+  if (typed) return typed.hint ? `${typed.message} ${typed.hint}` : typed.message;
+  const msg = err instanceof Error ? err.message : String(err);
+  return `internal error: ${msg.split("\n")[0]} (set DEERFLOW_DEBUG=1 for details)`;
+}

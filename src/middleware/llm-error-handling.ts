@@ -1,0 +1,272 @@
+// LLMErrorHandling — WHY wrapModelCall: only a wrapper around the model call can repeat it. Transient failures
+// (HTTP 429 / 408 / 409 / 5xx, refused or dropped connections, timeouts) are retried with exponential backoff and
+// full jitter, honouring a capped `retry-after`; the wait is abortable through the run's signal. Anything else is
+// not retried. When the endpoint stays unusable the run fails with ONE clear line (`ModelUnavailableError`) instead
+// of an SDK stack trace; 401/403 (key rejected) and 404 (model not found) get the same treatment without retries.
+// WHY its position: placed innermost (just before Clarification, the lead agent adds it unanchored), so a retry
+// repeats only the HTTP request and none of the outer middleware's work (their wrappers run once per iteration).
+// NOTE: LangChain wraps whatever a wrapModelCall throws in `MiddlewareError` (cause = our error); callers find the
+// `ModelUnavailableError` with `unwrapMiddlewareError` from ./util/error-chain.js.
+import { getRetryable } from "@langchain/core/errors";
+import { createMiddleware } from "langchain";
+import { ModelUnavailableError } from "../errors.js";
+import { errorChain, isAbortError } from "./util/error-chain.js";
+
+export interface ModelRetryInfo {
+  /** The attempt that just failed (1-based); the next one is `attempt + 1`. */
+  attempt: number;
+  maxRetries: number;
+  /** How long we wait before the next attempt. */
+  delayMs: number;
+  /** Short, one-line reason, e.g. "HTTP 500 from http://127.0.0.1:1234/v1". */
+  reason: string;
+  error: unknown;
+}
+
+export interface LLMErrorHandlingOptions {
+  /** Retries after the first attempt (default 3, so at most 4 requests). */
+  maxRetries?: number;
+  /** Backoff base: the cap of retry n (0-based) is min(maxDelayMs, baseDelayMs·2^n); the wait is uniform in [0, cap). */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** Longest wait a server's `retry-after` / `retry-after-ms` may impose (default 30 000 ms). */
+  maxRetryAfterMs?: number;
+  /** Endpoint named in messages; default: read from the model (ChatOpenAI's baseURL). */
+  endpoint?: string;
+  /** Called before each wait, e.g. for the CLI's "retrying in 1.2 s…". Exceptions from it are ignored. */
+  onRetry?: (info: ModelRetryInfo) => void;
+  /** Source of randomness for the jitter (tests). */
+  random?: () => number;
+}
+
+export type ModelErrorKind = "transient" | "auth" | "not_found" | "fatal";
+
+export interface ModelErrorClass {
+  kind: ModelErrorKind;
+  /** One line, no trailing period. */
+  reason: string;
+  retryAfterMs?: number;
+}
+
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "EHOSTDOWN",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CLOSED",
+  "UND_ERR_CONNECT",
+]);
+const TIMEOUT_CODES = new Set(["ETIMEDOUT", "ESOCKETTIMEDOUT", "UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+const TIMEOUT_NAMES = new Set(["TimeoutError", "APIConnectionTimeoutError", "ConnectTimeoutError", "HeadersTimeoutError", "BodyTimeoutError"]);
+const CONNECTION_NAMES = new Set(["APIConnectionError", "FetchError", "SocketError"]);
+/** Codes that mean "an established connection went away" rather than "could not connect". */
+const DROP_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "ECONNABORTED"]);
+
+interface ErrFields {
+  status?: number;
+  code?: string;
+  name?: string;
+  ctor?: string;
+  message: string;
+  lcCode?: string;
+  headers?: unknown;
+}
+
+function fieldsOf(e: unknown): ErrFields {
+  if (typeof e !== "object" || e === null) return { message: String(e) };
+  const o = e as Record<string, unknown>;
+  const rawStatus = o.status ?? o.statusCode ?? (o.response as Record<string, unknown> | undefined)?.status;
+  const status = typeof rawStatus === "number" ? rawStatus : typeof rawStatus === "string" && /^\d{3}$/.test(rawStatus) ? Number(rawStatus) : undefined;
+  return {
+    status,
+    code: typeof o.code === "string" ? o.code : undefined,
+    name: typeof o.name === "string" ? o.name : undefined,
+    ctor: (e as { constructor?: { name?: string } }).constructor?.name,
+    message: typeof o.message === "string" ? o.message : "",
+    lcCode: typeof o.lc_error_code === "string" ? o.lc_error_code : undefined,
+    headers: o.headers ?? (o.response as Record<string, unknown> | undefined)?.headers,
+  };
+}
+
+function headerValue(headers: unknown, name: string): string | undefined {
+  if (!headers || typeof headers !== "object") return undefined;
+  const h = headers as { get?: (k: string) => unknown } & Record<string, unknown>;
+  const v = typeof h.get === "function" ? h.get(name) : (h[name] ?? h[name.toLowerCase()]);
+  if (Array.isArray(v)) return typeof v[0] === "string" ? v[0] : undefined;
+  return typeof v === "string" ? v : undefined;
+}
+
+/** `retry-after-ms` (OpenAI), else `retry-after` as seconds or an HTTP date; undefined when absent/unparsable. */
+export function retryAfterMs(headers: unknown, now = Date.now()): number | undefined {
+  const ms = headerValue(headers, "retry-after-ms");
+  if (ms !== undefined && Number.isFinite(Number(ms)) && Number(ms) >= 0) return Number(ms);
+  const ra = headerValue(headers, "retry-after");
+  if (ra === undefined) return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(ra)) return Number(ra) * 1000;
+  const date = Date.parse(ra);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The provider's own words, without the leading status and LangChain's troubleshooting footer, ≤120 chars. */
+function providerDetail(message: string, status: number): string {
+  let m = message.split("Troubleshooting URL:")[0]!.trim();
+  m = m.replace(new RegExp(`^${status}\\s*`), "").split("\n")[0]!.trim();
+  if (!m || /status code \(no body\)/.test(m)) return "";
+  return m.length > 120 ? `${m.slice(0, 119)}…` : m;
+}
+
+function formatSeconds(ms: number): string {
+  const s = ms / 1000;
+  return Number.isInteger(s) ? `${s} s` : `${s.toFixed(1)} s`;
+}
+
+/** Classify a model-call failure; `endpoint`/`timeoutMs`/`modelName` only shape the reason text. */
+export function classifyModelError(
+  err: unknown,
+  ctx: { endpoint?: string; timeoutMs?: number; modelName?: string } = {},
+): ModelErrorClass {
+  const ep = ctx.endpoint ?? "the model endpoint";
+  const chain = errorChain(err).map(fieldsOf);
+
+  const withStatus = chain.find((f) => f.status !== undefined && f.status >= 400);
+  if (withStatus) {
+    const status = withStatus.status!;
+    const detail = providerDetail(withStatus.message, status);
+    const where = `HTTP ${status} from ${ep}`;
+    const retryAfter = retryAfterMs(withStatus.headers);
+    if (status === 401 || status === 403) return { kind: "auth", reason: `the API key was rejected (${where})` };
+    if (status === 404) return { kind: "not_found", reason: `model ${ctx.modelName ? `"${ctx.modelName}" ` : ""}was not found (${where})` };
+    if (status === 429) return { kind: "transient", reason: `rate limited (${where})${detail ? `: ${detail}` : ""}`, retryAfterMs: retryAfter };
+    if (status === 408 || status === 409 || status >= 500) return { kind: "transient", reason: `${where}${detail ? ` (${detail})` : ""}`, retryAfterMs: retryAfter };
+    return { kind: "fatal", reason: `${where}${detail ? ` (${detail})` : ""}` };
+  }
+
+  for (const f of chain) {
+    if (f.lcCode === "MODEL_AUTHENTICATION") return { kind: "auth", reason: `the API key was rejected by ${ep}` };
+    if (f.lcCode === "MODEL_NOT_FOUND") return { kind: "not_found", reason: `model ${ctx.modelName ? `"${ctx.modelName}" ` : ""}was not found at ${ep}` };
+    if (f.lcCode === "MODEL_RATE_LIMIT") return { kind: "transient", reason: `rate limited by ${ep}`, retryAfterMs: retryAfterMs(f.headers) };
+  }
+
+  const isTimeout = chain.some(
+    (f) => (f.code && TIMEOUT_CODES.has(f.code)) || (f.name && TIMEOUT_NAMES.has(f.name)) || (f.ctor && TIMEOUT_NAMES.has(f.ctor)) || /\btimed? ?out\b/i.test(f.message),
+  );
+  if (isTimeout) {
+    return { kind: "transient", reason: ctx.timeoutMs ? `timed out after ${formatSeconds(ctx.timeoutMs)} waiting for ${ep}` : `request to ${ep} timed out` };
+  }
+
+  const code = chain.find((f) => f.code && (NETWORK_CODES.has(f.code) || DROP_CODES.has(f.code)))?.code;
+  const dropped =
+    (code !== undefined && DROP_CODES.has(code)) ||
+    chain.some((f) => f.message === "terminated" || /other side closed|socket hang up/i.test(f.message));
+  const connection =
+    code !== undefined ||
+    dropped ||
+    chain.some((f) => (f.name && CONNECTION_NAMES.has(f.name)) || (f.ctor && CONNECTION_NAMES.has(f.ctor)) || /fetch failed|network error|connection error/i.test(f.message));
+  if (connection) {
+    const why = code ?? chain.map((f) => f.message).find((m) => /other side closed|socket hang up|terminated/i.test(m));
+    return dropped
+      ? { kind: "transient", reason: `the connection to ${ep} was dropped${why ? ` (${why})` : ""}` }
+      : { kind: "transient", reason: `cannot connect to ${ep}${why ? ` (${why})` : ""}` };
+  }
+
+  // A provider SDK may have classified it for us (e.g. @langchain/openai stamps timeouts retryable).
+  for (const e of errorChain(err)) {
+    const r = getRetryable(e);
+    if (r === true) return { kind: "transient", reason: chain[0]?.message.split("\n")[0] || "transient model error" };
+    if (r === false) break;
+  }
+  return { kind: "fatal", reason: chain[0]?.message.split("\n")[0] ?? String(err) };
+}
+
+/** Best effort: where this chat model sends its requests (ChatOpenAI keeps it in clientConfig.baseURL). */
+export function modelEndpoint(model: unknown): string | undefined {
+  if (!model || typeof model !== "object") return undefined;
+  const m = model as Record<string, any>;
+  const candidates = [m.clientConfig?.baseURL, m.client?.baseURL, m.configuration?.baseURL, m.baseURL, m.baseUrl, m.apiUrl];
+  return candidates.find((c): c is string => typeof c === "string" && c.length > 0);
+}
+
+function abortErrorFor(signal: AbortSignal): Error {
+  if (signal.reason instanceof Error) return signal.reason;
+  const e = new Error(typeof signal.reason === "string" ? signal.reason : "The model request was aborted.");
+  e.name = "AbortError";
+  return e;
+}
+
+/** setTimeout that rejects as soon as the signal aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortErrorFor(signal));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortErrorFor(signal!));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+const HINTS: Record<Exclude<ModelErrorKind, "fatal">, string> = {
+  transient: "Check that the endpoint is up and the model name is right (deerflow doctor).",
+  auth: "Check the API key configured for this model (deerflow doctor).",
+  not_found: "Check the model name and the base URL (deerflow doctor).",
+};
+
+export function llmErrorHandlingMiddleware(options: LLMErrorHandlingOptions = {}) {
+  const maxRetries = Math.max(0, options.maxRetries ?? 3);
+  const baseDelayMs = Math.max(0, options.baseDelayMs ?? 500);
+  const maxDelayMs = Math.max(0, options.maxDelayMs ?? 8000);
+  const maxRetryAfterMs = Math.max(0, options.maxRetryAfterMs ?? 30_000);
+  const random = options.random ?? Math.random;
+
+  return createMiddleware({
+    name: "LLMErrorHandling",
+    wrapModelCall: async (request, handler) => {
+      const signal = request.runtime.signal;
+      const model = request.model as unknown as Record<string, unknown>;
+      const ctx = {
+        endpoint: options.endpoint ?? modelEndpoint(model),
+        timeoutMs: typeof model?.timeout === "number" ? model.timeout : undefined,
+        modelName: typeof model?.model === "string" ? model.model : undefined,
+      };
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await handler(request);
+        } catch (err) {
+          if (signal?.aborted || isAbortError(err)) throw err;
+          const c = classifyModelError(err, ctx);
+          if (c.kind === "fatal") throw err;
+          if (c.kind !== "transient") {
+            throw new ModelUnavailableError(`Model request failed: ${c.reason}.`, { hint: HINTS[c.kind], cause: err });
+          }
+          if (attempt > maxRetries) {
+            const tries = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
+            throw new ModelUnavailableError(`Model request failed after ${tries}: ${c.reason}.`, {
+              hint: c.reason.startsWith("rate limited") ? "The endpoint is rate-limiting requests; wait a moment and try again (deerflow doctor)." : HINTS.transient,
+              cause: err,
+            });
+          }
+          const cap = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
+          const delayMs =
+            c.retryAfterMs !== undefined ? Math.min(c.retryAfterMs, maxRetryAfterMs) : Math.floor(random() * cap);
+          try {
+            options.onRetry?.({ attempt, maxRetries, delayMs, reason: c.reason, error: err });
+          } catch {
+            // progress reporting must never change the outcome
+          }
+          await sleep(delayMs, signal);
+        }
+      }
+    },
+  });
+}

@@ -1,0 +1,65 @@
+// The thread index: one row per thread (id, title, times, status, workspace, mode) in the same SQLite file as the
+// checkpoints, so `deerflow threads` and `--continue` never have to scan checkpoint blobs.
+import type Database from "better-sqlite3";
+
+export type ThreadStatus = "idle" | "running" | "success" | "error" | "interrupted" | "input_required";
+
+export interface ThreadRow {
+  id: string;
+  title: string | null;
+  created_at: string;
+  updated_at: string;
+  status: ThreadStatus;
+  workspace: string | null;
+  mode: "full" | "delta";
+}
+
+export class ThreadIndex {
+  private readonly db: Database.Database;
+
+  constructor(db: Database.Database) {
+    this.db = db;
+    db.exec(`CREATE TABLE IF NOT EXISTS threads (
+      id TEXT PRIMARY KEY,
+      title TEXT,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL,
+      status TEXT NOT NULL DEFAULT 'idle',
+      workspace TEXT,
+      mode TEXT NOT NULL DEFAULT 'full'
+    );
+    CREATE INDEX IF NOT EXISTS threads_updated ON threads(updated_at DESC);`);
+  }
+
+  get(id: string): ThreadRow | undefined {
+    return this.db.prepare("SELECT * FROM threads WHERE id = ?").get(id) as ThreadRow | undefined;
+  }
+
+  /** Newest first. */
+  list(limit = 1000): ThreadRow[] {
+    return this.db.prepare("SELECT * FROM threads ORDER BY updated_at DESC, rowid DESC LIMIT ?").all(limit) as ThreadRow[];
+  }
+
+  latest(): ThreadRow | undefined {
+    return this.list(1)[0];
+  }
+
+  create(row: { id: string; workspace?: string | null; mode: "full" | "delta"; title?: string | null }): ThreadRow {
+    const now = new Date().toISOString();
+    this.db
+      .prepare("INSERT INTO threads (id, title, created_at, updated_at, status, workspace, mode) VALUES (?, ?, ?, ?, 'idle', ?, ?)")
+      .run(row.id, row.title ?? null, now, now, row.workspace ?? null, row.mode);
+    return this.get(row.id)!;
+  }
+
+  update(id: string, patch: Partial<Pick<ThreadRow, "title" | "status" | "workspace">>): void {
+    const sets: string[] = ["updated_at = ?"];
+    const args: unknown[] = [new Date().toISOString()];
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined) continue;
+      sets.push(`${k} = ?`);
+      args.push(v);
+    }
+    this.db.prepare(`UPDATE threads SET ${sets.join(", ")} WHERE id = ?`).run(...args, id);
+  }
+}

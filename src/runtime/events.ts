@@ -1,0 +1,55 @@
+// The one typed event stream of a run. The headless printers (text / json / stream-json) and the TUI are both
+// consumers of it; neither reaches into the graph.
+
+export interface TokenUsage {
+  input_tokens: number;
+  output_tokens: number;
+  total_tokens: number;
+}
+
+export type RunStatus = "success" | "error" | "timeout" | "interrupted";
+
+/** Why a run ended: a normal end of turn, a question for the user, or a guard. */
+export type StopReason =
+  | "end_turn"
+  | "clarification"
+  | "loop_capped"
+  | "token_capped"
+  | "turn_capped"
+  | "model_length_capped"
+  | "content_filter"
+  | "error"
+  | "interrupted";
+
+export interface ClarificationRequest {
+  question: string;
+  clarification_type: string;
+  context?: string;
+  options?: string[];
+}
+
+export type RunEvent =
+  | { type: "run.started"; thread_id: string; run_id: string; new_thread: boolean }
+  | { type: "message.delta"; run_id: string; text: string }
+  | { type: "message.completed"; run_id: string; message_id?: string; text: string; tool_calls: { id?: string; name: string }[] }
+  | { type: "tool.started"; run_id: string; tool_call_id?: string; name: string; args: unknown }
+  | { type: "tool.completed"; run_id: string; tool_call_id?: string; name: string; status: "ok" | "error"; output: string }
+  | { type: "model.retry"; run_id: string; attempt: number; delay_ms: number; reason: string }
+  | { type: "clarification.requested"; run_id: string; clarification: ClarificationRequest }
+  | { type: "error"; run_id?: string; message: string }
+  | {
+      type: "run.completed";
+      thread_id: string;
+      run_id: string;
+      status: RunStatus;
+      stop_reason: StopReason;
+      final_text: string;
+      usage: TokenUsage;
+    };
+
+export type RunEventType = RunEvent["type"];
+export type RunEventListener = (event: RunEvent) => void;
+
+export function emptyUsage(): TokenUsage {
+  return { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+}

@@ -1,0 +1,182 @@
+// One run on one thread: open (or create) the thread, stream the lead agent, turn graph output into RunEvents,
+// and return the run's result. Everything a consumer needs arrives as events; the return value repeats the end.
+import { randomBytes } from "node:crypto";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { type ResolvedConfig, type ResolvedModel } from "../config/load.js";
+import { createChatModel } from "../config/model-factory.js";
+import { createLeadAgent } from "../agent/lead-agent.js";
+import { DeerflowError, ExitCode, UsageError } from "../errors.js";
+import { findPendingClarification } from "../middleware/clarification.js";
+import { CheckpointModeMismatchError } from "../persistence/sqlite-saver.js";
+import { openStore } from "../persistence/store.js";
+import { assertSafeThreadId } from "../sandbox/provider.js";
+import {
+  type ClarificationRequest,
+  type RunEventListener,
+  type RunStatus,
+  type StopReason,
+  type TokenUsage,
+  emptyUsage,
+} from "./events.js";
+
+export interface RunRequest {
+  config: ResolvedConfig;
+  model: ResolvedModel;
+  prompt: string;
+  /** Continue this thread; it must exist. */
+  threadId?: string;
+  /** Continue the most recently updated thread. */
+  continueLatest?: boolean;
+  signal?: AbortSignal;
+  onEvent?: RunEventListener;
+}
+
+export interface RunResult {
+  thread_id: string;
+  run_id: string;
+  status: RunStatus;
+  stop_reason: StopReason;
+  final_text: string;
+  usage: TokenUsage;
+  clarification?: ClarificationRequest;
+}
+
+export function newId(prefix = ""): string {
+  return prefix + randomBytes(6).toString("hex");
+}
+
+export function messageText(m: BaseMessage | undefined): string {
+  if (!m) return "";
+  const c = m.content;
+  if (typeof c === "string") return c;
+  return c
+    .map((b) => (typeof b === "string" ? b : b.type === "text" && typeof (b as { text?: unknown }).text === "string" ? (b as { text: string }).text : ""))
+    .join("");
+}
+
+/** Messages inside a stream "updates" chunk, whatever shape the node returned. */
+function messagesIn(update: unknown): BaseMessage[] {
+  const out: BaseMessage[] = [];
+  const visit = (v: unknown) => {
+    if (Array.isArray(v)) v.forEach(visit);
+    else if (v && typeof v === "object" && "messages" in v) {
+      const ms = (v as { messages: unknown }).messages;
+      for (const m of Array.isArray(ms) ? ms : [ms]) if (m && typeof m === "object" && "content" in m) out.push(m as BaseMessage);
+    }
+  };
+  visit(update);
+  return out;
+}
+
+function addUsage(total: TokenUsage, m: AIMessage): void {
+  const u = m.usage_metadata;
+  if (!u) return;
+  total.input_tokens += u.input_tokens ?? 0;
+  total.output_tokens += u.output_tokens ?? 0;
+  total.total_tokens += u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
+}
+
+export async function runThread(req: RunRequest): Promise<RunResult> {
+  const emit = req.onEvent ?? (() => {});
+  const mode = req.config.checkpoint.channelMode;
+  const store = openStore(req.config.home, mode);
+  try {
+    let threadId = req.threadId;
+    let newThread = false;
+    if (req.continueLatest && !threadId) {
+      const latest = store.threads.latest();
+      if (!latest) throw new UsageError("There is no thread to continue yet.", "Start one with `deerflow run \"…\"`.");
+      threadId = latest.id;
+    }
+    if (threadId) {
+      assertThreadUsable(store, threadId, mode);
+    } else {
+      threadId = newId();
+      store.threads.create({ id: threadId, mode });
+      newThread = true;
+    }
+    const runId = newId("run-");
+    emit({ type: "run.started", thread_id: threadId, run_id: runId, new_thread: newThread });
+    store.threads.update(threadId, { status: "running" });
+
+    const agent = createLeadAgent({
+      model: createChatModel(req.model),
+      checkpointer: store.saver,
+      channelMode: mode,
+      snapshotFrequency: req.config.checkpoint.snapshotFrequency,
+      onModelRetry: (info) => emit({ type: "model.retry", run_id: runId, attempt: info.attempt, delay_ms: info.delayMs, reason: info.reason }),
+    });
+    const config = { configurable: { thread_id: threadId, deerflow_home: req.config.home, deerflow_run_id: runId } };
+    const usage = emptyUsage();
+    let status: RunStatus = "success";
+    try {
+      const stream = await agent.stream({ messages: [new HumanMessage(req.prompt)] } as never, {
+        ...config,
+        streamMode: ["messages", "updates"],
+        signal: req.signal,
+        recursionLimit: 1000,
+      } as never);
+      for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
+        if (mode === "messages") {
+          const [msg, meta] = chunk as [BaseMessage, { langgraph_node?: string }];
+          if (meta?.langgraph_node === "model_request") {
+            const text = messageText(msg);
+            if (text) emit({ type: "message.delta", run_id: runId, text });
+          }
+          continue;
+        }
+        for (const [node, update] of Object.entries(chunk as Record<string, unknown>)) {
+          for (const m of messagesIn(update)) {
+            if (node === "model_request" && AIMessage.isInstance(m)) {
+              addUsage(usage, m);
+              const calls = m.tool_calls ?? [];
+              emit({ type: "message.completed", run_id: runId, message_id: m.id, text: messageText(m), tool_calls: calls.map((c) => ({ id: c.id, name: c.name })) });
+              for (const c of calls) emit({ type: "tool.started", run_id: runId, tool_call_id: c.id, name: c.name, args: c.args });
+            } else if (node === "tools" && ToolMessage.isInstance(m)) {
+              emit({ type: "tool.completed", run_id: runId, tool_call_id: m.tool_call_id, name: m.name ?? "", status: m.status === "error" ? "error" : "ok", output: messageText(m) });
+            }
+          }
+        }
+      }
+    } catch (err) {
+      status = req.signal?.aborted ? "interrupted" : "error";
+      store.threads.update(threadId, { status: status === "interrupted" ? "interrupted" : "error" });
+      if (status === "interrupted") {
+        throw new DeerflowError(`Run ${runId} on thread ${threadId} was interrupted.`, {
+          exitCode: ExitCode.interrupted,
+          hint: `Continue with \`deerflow run --thread ${threadId} "…"\`.`,
+        });
+      }
+      throw err;
+    }
+
+    const snapshot = await agent.graph.getState(config as never);
+    const values = snapshot.values as { messages?: BaseMessage[]; stop_reason?: string | null };
+    const messages = values.messages ?? [];
+    const clarification = findPendingClarification(messages) ?? undefined;
+    const last = messages[messages.length - 1];
+    const guardStop = values.stop_reason as StopReason | null | undefined;
+    const stop_reason: StopReason = clarification ? "clarification" : guardStop ?? "end_turn";
+    const final_text = clarification ? clarification.question : AIMessage.isInstance(last) ? messageText(last) : "";
+    if (clarification) emit({ type: "clarification.requested", run_id: runId, clarification });
+    store.threads.update(threadId, { status: clarification ? "input_required" : "success" });
+    emit({ type: "run.completed", thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage });
+    return { thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage, clarification };
+  } finally {
+    store.close();
+  }
+}
+
+/** A thread named by the user must exist and be in this process's checkpoint mode (fail closed, exit 2). */
+function assertThreadUsable(store: ReturnType<typeof openStore>, threadId: string, mode: "full" | "delta"): void {
+  try {
+    assertSafeThreadId(threadId);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const row = store.threads.get(threadId);
+  if (!row) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
+  if (row.mode !== mode) {
+    throw new CheckpointModeMismatchError(threadId, row.mode, mode);
+  }
+}

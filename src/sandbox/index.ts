@@ -1,0 +1,2 @@
+export * from "./provider.js";
+export * from "./local-provider.js";

@@ -1,0 +1,27 @@
+// Public API of src/state: ThreadState types, schemas, reducers and the StateSchema builders.
+export * from "./types.js";
+export * from "./schemas.js";
+export * from "./errors.js";
+export * from "./goal-clear.js";
+export * from "./thread-state.js";
+export { mergeMessages, type MessagesUpdate } from "./reducers/messages.js";
+export { mergeMessageWrites } from "./reducers/messages-delta.js";
+export { mergeSandbox } from "./reducers/sandbox.js";
+export { mergeThreadData } from "./reducers/thread-data.js";
+export { mergeTitle } from "./reducers/title.js";
+export { mergeArtifacts } from "./reducers/artifacts.js";
+export { mergeTodos } from "./reducers/todos.js";
+export { mergeGoal } from "./reducers/goal.js";
+export { mergeGoalOutcome } from "./reducers/goal-outcome.js";
+export { mergeAppliedRunInputs } from "./reducers/applied-run-inputs.js";
+export { mergeUploadedFiles } from "./reducers/uploaded-files.js";
+export { mergeViewedImages } from "./reducers/viewed-images.js";
+export { mergePromoted, type PromotedUpdate } from "./reducers/promoted.js";
+export { mergeDelegations, isTerminalDelegationStatus } from "./reducers/delegations.js";
+export { mergeSkillContext } from "./reducers/skill-context.js";
+export { mergeToolArtifacts } from "./reducers/tool-artifacts.js";
+export { mergeToolArtifactProcessed } from "./reducers/tool-artifact-processed.js";
+export { mergeSummaryText } from "./reducers/summary-text.js";
+export { mergeTaskNotes } from "./reducers/task-notes.js";
+export { mergeTaskHistory } from "./reducers/task-history.js";
+export { mergeBackgroundTasks } from "./reducers/background-tasks.js";

@@ -1,0 +1,6 @@
+// Invariant: last write wins (null clears); undefined is no write.
+import { lastWrite } from "./util.js";
+
+export function mergeTitle(existing: string | null, update: string | null | undefined): string | null {
+  return lastWrite(existing, update);
+}

@@ -1,0 +1,81 @@
+// Spawns the built `bin/deerflow` as a user would, with a private home and HOME so no test touches real user data.
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa, type ResultPromise } from "execa";
+
+export const BIN = fileURLToPath(new URL("../../bin/deerflow", import.meta.url));
+
+export interface CliResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface Sandbox {
+  /** Stands in for the user's home (~/.deerflowrc lives here). */
+  userHome: string;
+  /** DEERFLOW_HOME. */
+  home: string;
+  /** A working directory inside userHome. */
+  cwd: string;
+  env: Record<string, string>;
+  run(args: string[], opts?: { input?: string; env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number }): Promise<CliResult>;
+  spawn(args: string[], opts?: { env?: Record<string, string | undefined>; cwd?: string }): ResultPromise;
+  cleanup(): void;
+}
+
+/** A fresh isolated environment. `modelUrl` (the test server) becomes OPENAI_BASE_URL when given. */
+export function makeSandbox(modelUrl?: string): Sandbox {
+  const root = mkdtempSync(join(tmpdir(), "deerflow-test-"));
+  const userHome = join(root, "user");
+  const cwd = join(userHome, "project");
+  const home = join(root, "deerflow-home");
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? "/usr/bin:/bin",
+    HOME: userHome,
+    DEERFLOW_HOME: home,
+    NO_COLOR: "1",
+  };
+  if (modelUrl) {
+    env.OPENAI_BASE_URL = modelUrl;
+    env.OPENAI_API_KEY = "sk-test-key-123456";
+    env.DEERFLOW_MODEL = "test-model";
+  }
+  mkdirSync(cwd, { recursive: true });
+  const spawn = (args: string[], opts: { env?: Record<string, string | undefined>; cwd?: string } = {}) =>
+    execa(process.execPath, [BIN, ...args], {
+      cwd: opts.cwd ?? cwd,
+      env: { ...env, ...opts.env },
+      extendEnv: false,
+      reject: false,
+      stripFinalNewline: false,
+      stdin: "pipe",
+    });
+  return {
+    userHome,
+    home,
+    cwd,
+    env,
+    spawn,
+    async run(args, opts = {}) {
+      const child = execa(process.execPath, [BIN, ...args], {
+        cwd: opts.cwd ?? cwd,
+        env: { ...env, ...opts.env },
+        extendEnv: false,
+        reject: false,
+        stripFinalNewline: false,
+        input: opts.input,
+        stdin: opts.input === undefined ? "ignore" : undefined,
+        timeout: opts.timeoutMs ?? 60_000,
+      });
+      const r = await child;
+      return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+    },
+    cleanup() {
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+

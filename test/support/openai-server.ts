@@ -1,0 +1,260 @@
+/**
+ * A scripted, in-process stand-in for the OpenAI chat-completions API.
+ *
+ * It is a REAL HTTP server (node:http on 127.0.0.1, random port), so the real
+ * `ChatOpenAI` client (`@langchain/openai`, `useResponsesApi: false`) talks to it
+ * over the wire exactly as it would to api.openai.com:
+ *
+ *   const server = await startTestModelServer([{ content: "hi" }, { toolCalls: [...] }]);
+ *   const model = new ChatOpenAI({ model: "test-model", apiKey: "test",
+ *                                  configuration: { baseURL: server.url } });
+ *   ...
+ *   await server.close();
+ *
+ * Routes:
+ *   POST /v1/chat/completions  recorded in `requests`, answered by the next scripted reply
+ *                              (SSE when the body has `stream: true`, plain JSON otherwise)
+ *   GET  /v1/models            one model, `test-model` (reachability checks)
+ *   anything else              404 with an OpenAI-style error body
+ *
+ * Reply selection: replies queued with `push()` / an array script are used first, in order;
+ * when the queue is empty a function script (if any) is called; otherwise the server answers
+ * HTTP 500 "test model script exhausted: no reply scripted for request #N" (N is 1-based).
+ * NOTE: LangChain retries 5xx (default maxRetries 6, with 1-2s+ exponential backoff), so an
+ * under-scripted test fails fastest when the client is built with a small `maxRetries`.
+ */
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export interface ScriptedToolCall {
+  name: string;
+  /** An object is JSON-encoded; a raw string is sent verbatim (may be malformed JSON). */
+  args: Record<string, unknown> | string;
+  /** Defaults to `call_<n>` (n counts up across the server's lifetime). */
+  id?: string;
+}
+
+export type ScriptedReply =
+  | {
+      content?: string;
+      toolCalls?: ScriptedToolCall[];
+      /** Default: "tool_calls" when there are tool calls, else "stop". */
+      finishReason?: "stop" | "tool_calls" | "length" | "content_filter";
+      /** Default: rough estimate (chars / 4) of the request messages and of the reply. */
+      usage?: { prompt_tokens: number; completion_tokens: number };
+      /** Wait this long before answering at all. */
+      delayMs?: number;
+      /** Streaming only: wait this long between SSE chunks. */
+      chunkDelayMs?: number;
+    }
+  | { status: number; error?: string; headers?: Record<string, string> }
+  | { disconnect: true; afterContent?: string }
+  | { hang: true };
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: any;
+  receivedAt: number;
+}
+
+export type Script =
+  | ScriptedReply[]
+  | ((req: RecordedRequest, index: number) => ScriptedReply | Promise<ScriptedReply>);
+
+export interface TestModelServer {
+  /** Base URL including `/v1`, e.g. `http://127.0.0.1:PORT/v1` — pass as `configuration.baseURL`. */
+  url: string;
+  /** Every chat-completions request, in arrival order (recorded before it is answered). */
+  requests: RecordedRequest[];
+  /** Append replies to the queue (they take precedence over a function script). */
+  push(...replies: ScriptedReply[]): void;
+  /** Replace the script: an array resets the queue; a function clears the queue. */
+  setScript(s: Script): void;
+  /** Stop the server, destroying every open (including hanging) connection. */
+  close(): Promise<void>;
+}
+
+type TextReply = Extract<ScriptedReply, { content?: string }>;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
+
+/** Split text into word-sized pieces whose concatenation is the original ("a b" -> ["a ", "b"]). */
+function splitWords(text: string): string[] {
+  return text.match(/\S*\s*/g)!.filter((piece) => piece.length > 0);
+}
+
+/** Split a string into at most `n` roughly equal, non-empty fragments. */
+function splitFragments(text: string, n = 3): string[] {
+  const size = Math.max(1, Math.ceil(text.length / n));
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) {
+  if (res.destroyed || res.headersSent) return;
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function sendError(res: http.ServerResponse, status: number, message: string, headers?: Record<string, string>) {
+  const type = status === 429 ? "rate_limit_error" : status >= 500 ? "server_error" : "invalid_request_error";
+  const code = status === 429 ? "rate_limit_exceeded" : status >= 500 ? "server_error" : null;
+  sendJson(res, status, { error: { message, type, code, param: null } }, headers);
+}
+
+export async function startTestModelServer(script?: Script): Promise<TestModelServer> {
+  let queue: ScriptedReply[] = [];
+  let scriptFn: Exclude<Script, ScriptedReply[]> | undefined;
+  let toolCallCounter = 0;
+  let completionCounter = 0;
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+
+  const setScript = (s: Script) => {
+    if (typeof s === "function") [queue, scriptFn] = [[], s];
+    else [queue, scriptFn] = [[...s], undefined];
+  };
+  if (script) setScript(script);
+
+  /** Answer a normal (text and/or tool calls) reply, as SSE or plain JSON. */
+  async function answer(res: http.ServerResponse, body: any, reply: TextReply) {
+    if (reply.delayMs) await sleep(reply.delayMs);
+    if (res.destroyed) return;
+    const toolCalls = (reply.toolCalls ?? []).map((tc) => ({
+      id: tc.id ?? `call_${++toolCallCounter}`,
+      name: tc.name,
+      arguments: typeof tc.args === "string" ? tc.args : JSON.stringify(tc.args),
+    }));
+    const finishReason = reply.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop");
+    const promptTokens =
+      reply.usage?.prompt_tokens ?? estimateTokens(JSON.stringify(body?.messages ?? []));
+    const completionTokens =
+      reply.usage?.completion_tokens ??
+      estimateTokens((reply.content ?? "") + toolCalls.map((tc) => tc.name + tc.arguments).join(""));
+    const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+    const head = { id: `chatcmpl-${++completionCounter}`, created: Math.floor(Date.now() / 1000), model: body?.model ?? "test-model", system_fingerprint: null };
+
+    if (body?.stream !== true) {
+      const message = {
+        role: "assistant",
+        // OpenAI sends `content: null` when the turn is only tool calls.
+        content: reply.content ?? (toolCalls.length > 0 ? null : ""),
+        refusal: null,
+        ...(toolCalls.length > 0 && {
+          tool_calls: toolCalls.map((tc) => ({ id: tc.id, type: "function", function: { name: tc.name, arguments: tc.arguments } })),
+        }),
+      };
+      sendJson(res, 200, { ...head, object: "chat.completion", choices: [{ index: 0, message, logprobs: null, finish_reason: finishReason }], usage });
+      return;
+    }
+
+    // Streaming: build the OpenAI chunk sequence, then write it with optional pauses.
+    const chunk = (delta: object, finish: string | null = null) => ({
+      ...head, object: "chat.completion.chunk", choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    });
+    const events: object[] = [chunk({ role: "assistant", content: "" })];
+    for (const piece of splitWords(reply.content ?? "")) events.push(chunk({ content: piece }));
+    toolCalls.forEach((tc, index) => {
+      // First the header (id, name, empty arguments), then argument fragments carrying only index.
+      events.push(chunk({ tool_calls: [{ index, id: tc.id, type: "function", function: { name: tc.name, arguments: "" } }] }));
+      for (const frag of splitFragments(tc.arguments)) events.push(chunk({ tool_calls: [{ index, function: { arguments: frag } }] }));
+    });
+    events.push(chunk({}, finishReason));
+    // Like OpenAI, usage comes only when asked for (ChatOpenAI asks by default: streamUsage=true),
+    // in a final chunk with an empty `choices` array.
+    if (body?.stream_options?.include_usage) events.push({ ...head, object: "chat.completion.chunk", choices: [], usage });
+
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    for (const event of events) {
+      if (res.destroyed) return;
+      res.write(`data: ${JSON.stringify(event)}\n\n`);
+      if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
+    }
+    if (!res.destroyed) res.end("data: [DONE]\n\n");
+  }
+
+  /** Streaming: send the role chunk and some content, then kill the socket. Otherwise just kill it. */
+  async function disconnect(req: http.IncomingMessage, res: http.ServerResponse, body: any, afterContent?: string) {
+    if (body?.stream === true) {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      const head = { id: `chatcmpl-${++completionCounter}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: body?.model ?? "test-model" };
+      const deltas = [{ role: "assistant", content: "" }, ...splitWords(afterContent ?? "").map((content) => ({ content }))];
+      for (const delta of deltas) {
+        const data = `data: ${JSON.stringify({ ...head, choices: [{ index: 0, delta, finish_reason: null }] })}\n\n`;
+        await new Promise<void>((resolve) => res.write(data, () => resolve())); // flush before the cut
+      }
+    }
+    req.socket.destroy();
+  }
+
+  async function handleChat(req: http.IncomingMessage, res: http.ServerResponse, body: any) {
+    const recorded: RecordedRequest = { method: req.method ?? "POST", path: req.url ?? "", headers: { ...req.headers }, body, receivedAt: Date.now() };
+    const index = requests.push(recorded) - 1;
+    let reply: ScriptedReply | undefined;
+    try {
+      reply = queue.length > 0 ? queue.shift() : scriptFn ? await scriptFn(recorded, index) : undefined;
+    } catch (err) {
+      return sendError(res, 500, `test model script function threw: ${(err as Error)?.stack ?? String(err)}`);
+    }
+    if (!reply) {
+      return sendError(res, 500, `test model script exhausted: no reply scripted for request #${index + 1}`);
+    }
+    if ("hang" in reply) return; // left open; close() destroys the socket
+    if ("disconnect" in reply) return disconnect(req, res, body, reply.afterContent);
+    if ("status" in reply) {
+      return sendError(res, reply.status, reply.error ?? `test model scripted HTTP ${reply.status}`, reply.headers);
+    }
+    return answer(res, body, reply);
+  }
+
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const path = (req.url ?? "").split("?")[0].replace(/^\/v1(?=\/)/, "");
+      let body: any = undefined;
+      const raw = Buffer.concat(chunks).toString("utf8");
+      if (raw.length > 0) {
+        try {
+          body = JSON.parse(raw);
+        } catch {
+          return sendError(res, 400, `test model: request body is not valid JSON: ${raw.slice(0, 200)}`);
+        }
+      }
+      if (req.method === "GET" && path === "/models") {
+        return sendJson(res, 200, { object: "list", data: [{ id: "test-model", object: "model", created: 0, owned_by: "deerflow-test" }] });
+      }
+      if (req.method === "POST" && path === "/chat/completions") {
+        handleChat(req, res, body).catch((err) => sendError(res, 500, `test model server bug: ${String(err)}`));
+        return;
+      }
+      sendError(res, 404, `test model: no route for ${req.method} ${req.url}`);
+    });
+  });
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    push: (...replies) => void queue.push(...replies),
+    setScript,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy(); // idle keep-alive, streaming and hanging ones
+      }),
+  };
+}

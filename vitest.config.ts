@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    // The checkpoint-validation suite registers its tests through vitest globals.
+    globals: true,
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    // Two cores: end-to-end tests spawn real processes; keep parallelism modest.
+    maxWorkers: 2,
+  },
+});
