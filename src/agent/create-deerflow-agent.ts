@@ -112,13 +112,39 @@ function validate(options: DeerflowAgentOptions): void {
   }
 }
 
+const STATE_HOOKS = ["beforeAgent", "beforeModel", "afterModel", "afterAgent"] as const;
+type Hook = ((...args: unknown[]) => unknown) | { hook: (...args: unknown[]) => unknown; canJumpTo?: unknown };
+
+/**
+ * langchain's middleware node returns `{ ...state, ...hookResult }`, so every hook that updates any field also
+ * re-writes the whole message list: in delta mode that stored the full history once per hook per run (measured by
+ * `npm run bench`: per-turn bytes grew linearly). So a hook result that does not touch `messages` is sent with
+ * `messages: undefined` (a no-op for the reducer), and a result that changes nothing (e.g. a per-run reset of
+ * state that is already reset) becomes no update at all: no write, no new channel version.
+ */
+function withoutMessageEcho(hook: Hook): Hook {
+  const wrap =
+    (fn: (...args: unknown[]) => unknown) =>
+    async (...args: unknown[]) => {
+      const result = await fn(...args);
+      if (!result || typeof result !== "object" || Array.isArray(result) || "messages" in result || "type" in result) return result;
+      const state = (args[0] ?? {}) as Record<string, unknown>;
+      const entries = Object.entries(result as Record<string, unknown>);
+      const unchanged = entries.every(([k, v]) => k !== "jumpTo" && JSON.stringify(v) === JSON.stringify(state[k]));
+      if (unchanged) return undefined;
+      return { ...result, messages: undefined };
+    };
+  return typeof hook === "function" ? wrap(hook) : { ...hook, hook: wrap(hook.hook) };
+}
+
 /** A copy of the middleware whose own state schema uses the mode's messages channel (never the caller's object). */
 function adaptMiddleware(mw: AgentMiddleware, mode: CheckpointChannelMode, snapshotFrequency: number | undefined, dropTools: Set<string>): AgentMiddleware {
-  const copy = { ...mw } as { stateSchema?: unknown; tools?: readonly unknown[] };
+  const copy = { ...mw } as Record<string, unknown> & { stateSchema?: unknown; tools?: readonly unknown[] };
+  for (const name of STATE_HOOKS) if (copy[name]) copy[name] = withoutMessageEcho(copy[name] as Hook);
   if (copy.stateSchema instanceof StateSchema) copy.stateSchema = adaptMiddlewareStateSchemaToMode(copy.stateSchema, mode, { snapshotFrequency });
   // Feature tools merge by name with the user's tools, and the user's win.
   if (copy.tools && dropTools.size > 0) copy.tools = copy.tools.filter((t) => !dropTools.has(String((t as { name?: unknown }).name)));
-  return copy as AgentMiddleware;
+  return copy as unknown as AgentMiddleware;
 }
 
 /** The assembled middleware list (exposed for tests and for the README's order). */

@@ -4,7 +4,7 @@
 import { loadConfig, requireModel } from "../../config/load.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
 import type { RunEvent } from "../../runtime/events.js";
-import { type RunResult, runThread } from "../../runtime/run-thread.js";
+import type { RunResult } from "../../runtime/run-thread.js";
 import type { GlobalOptions } from "../main.js";
 import { exitCodeOf, reportFatal } from "../report-error.js";
 import { createPrinter, type OutputFormat } from "../output/printer.js";
@@ -39,6 +39,8 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     const model = requireModel(config);
     const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
     if (!prompt) throw new UsageError("No prompt given.", 'Pass it as an argument (deerflow run "…") or pipe it on stdin.');
+    // LangChain loads only once the request is known to be valid: usage errors answer instantly.
+    const { runThread } = await import("../../runtime/run-thread.js");
     const result = await runThread({
       config,
       model,

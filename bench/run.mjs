@@ -1,0 +1,6 @@
+// `npm run bench`: every benchmark, each printing ratios against a baseline measured in the same run.
+import { benchStartup } from "./startup.mjs";
+import { benchCheckpoints } from "./checkpoints.mjs";
+
+benchStartup();
+await benchCheckpoints();
