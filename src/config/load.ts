@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
+import { stripJsonComments } from "./jsonc.js";
 import { CHANNEL_MODES, type ChannelMode, type FileConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
 
 export const RC_NAME = ".deerflowrc";
@@ -75,7 +76,8 @@ export function readConfigFile(path: string): LoadedFile {
   }
   let json: unknown;
   try {
-    json = text.trim() === "" ? {} : JSON.parse(text);
+    const plain = stripJsonComments(text);
+    json = plain.trim() === "" ? {} : JSON.parse(plain);
   } catch (err) {
     throw new ConfigError(`Invalid config in ${path}: not valid JSON (${(err as Error).message}).`, {
       file: path,

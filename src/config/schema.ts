@@ -21,7 +21,6 @@ export const modelConfigSchema = z.strictObject({
 export type ModelConfig = z.infer<typeof modelConfigSchema>;
 
 export const fileConfigSchema = z.strictObject({
-  $schema: z.string().optional(),
   /** Name of the entry in `models` to use when no --model / DEERFLOW_MODEL is given. */
   defaultModel: z.string().min(1).optional(),
   /** Defaults for every model that does not set its own. */

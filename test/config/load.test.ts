@@ -1,0 +1,128 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { stripJsonComments } from "../../src/config/jsonc.js";
+import { loadConfig, maskSecret, readConfigFile, requireModel } from "../../src/config/load.js";
+import { ConfigError } from "../../src/errors.js";
+import { fileConfigSchema, modelConfigSchema } from "../../src/config/schema.js";
+
+let root: string;
+let userHome: string;
+let cwd: string;
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "deerflow-config-"));
+  userHome = join(root, "home");
+  cwd = join(userHome, "work", "repo");
+  mkdirSync(cwd, { recursive: true });
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const load = (env: Record<string, string> = {}, flags = {}) => loadConfig({ cwd, env, userHome, flags });
+
+function configError(fn: () => unknown): ConfigError {
+  try {
+    fn();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("config discovery and precedence", () => {
+  it("works with only environment variables", () => {
+    const c = load({ DEERFLOW_MODEL: "gpt-x", OPENAI_API_KEY: "sk-abc", OPENAI_BASE_URL: "http://127.0.0.1:9/v1/" });
+    expect(c.files).toEqual([]);
+    expect(c.model).toMatchObject({ name: "gpt-x", model: "gpt-x", baseUrl: "http://127.0.0.1:9/v1", apiKey: "sk-abc", timeoutMs: 120_000 });
+    expect(c.home).toBe(join(userHome, ".deerflow"));
+    expect(c.checkpoint).toEqual({ channelMode: "full", snapshotFrequency: 20 });
+  });
+
+  it("merges ~/.deerflowrc under the nearest project file found upwards", () => {
+    writeFileSync(join(userHome, ".deerflowrc"), JSON.stringify({ apiKey: "sk-user", models: { a: { model: "ma" }, b: { model: "mb" } }, defaultModel: "a" }));
+    writeFileSync(join(userHome, "work", ".deerflowrc"), JSON.stringify({ defaultModel: "b", models: { b: { model: "mb2", temperature: 0.1 } } }));
+    const c = load();
+    expect(c.files).toEqual([join(userHome, ".deerflowrc"), join(userHome, "work", ".deerflowrc")]);
+    expect(c.model).toMatchObject({ name: "b", model: "mb2", temperature: 0.1, apiKey: "sk-user" });
+    expect(Object.keys(c.models).sort()).toEqual(["a", "b"]);
+  });
+
+  it("environment overrides the file; flags override both", () => {
+    writeFileSync(join(cwd, ".deerflowrc"), JSON.stringify({ models: { a: { model: "ma" }, b: { model: "mb" } }, defaultModel: "a", home: "data", checkpoint: { channelMode: "delta" } }));
+    expect(load().home).toBe(join(cwd, "data"));
+    expect(load().checkpoint.channelMode).toBe("delta");
+    expect(load({ DEERFLOW_CHECKPOINT_MODE: "full" }).checkpoint.channelMode).toBe("full");
+    expect(load({ DEERFLOW_MODEL: "b" }).model?.model).toBe("mb");
+    expect(load({ DEERFLOW_MODEL: "b" }, { model: "a" }).model?.model).toBe("ma");
+    expect(load({ DEERFLOW_HOME: "/env/home" }).home).toBe("/env/home");
+    expect(load({ DEERFLOW_HOME: "/env/home" }, { home: "/flag/home" }).home).toBe("/flag/home");
+  });
+
+  it("a single model is the default; a per-model baseUrl wins over OPENAI_BASE_URL", () => {
+    writeFileSync(join(cwd, ".deerflowrc"), JSON.stringify({ models: { local: { model: "q", baseUrl: "http://localhost:11434/v1" } } }));
+    const c = load({ OPENAI_BASE_URL: "http://elsewhere/v1" });
+    expect(c.model).toMatchObject({ name: "local", baseUrl: "http://localhost:11434/v1", apiKey: undefined });
+    expect(requireModel(c).name).toBe("local");
+  });
+});
+
+describe("config errors name the file, the key path and what was expected", () => {
+  it("wrong type", () => {
+    const rc = join(cwd, ".deerflowrc");
+    writeFileSync(rc, JSON.stringify({ models: { m: { model: "x", timeout: -1 } } }));
+    const e = configError(() => load());
+    expect(e.file).toBe(rc);
+    expect(e.keyPath).toBe("models.m.timeout");
+    expect(e.message).toContain(rc);
+    expect(e.exitCode).toBe(2);
+  });
+
+  it("unknown key, bad JSON, bad enum, dangling defaultModel, unset $ENV, bad env mode", () => {
+    const rc = join(cwd, ".deerflowrc");
+    writeFileSync(rc, JSON.stringify({ checkpoint: { channelMode: "delta", snapshotFreq: 3 } }));
+    expect(configError(() => load()).keyPath).toBe("checkpoint.snapshotFreq");
+    writeFileSync(rc, "{ \"models\": { ");
+    expect(configError(() => load()).message).toMatch(/not valid JSON/);
+    writeFileSync(rc, JSON.stringify({ checkpoint: { channelMode: "partial" } }));
+    expect(configError(() => load()).keyPath).toBe("checkpoint.channelMode");
+    writeFileSync(rc, JSON.stringify({ defaultModel: "nope", models: { a: { model: "x" } } }));
+    expect(configError(() => load()).message).toMatch(/"nope" is not one of the configured models \(a\)/);
+    writeFileSync(rc, JSON.stringify({ models: { a: { model: "x", apiKey: "$NOT_SET_ANYWHERE" } } }));
+    const unset = configError(() => load());
+    expect(unset.keyPath).toBe("models.a.apiKey");
+    expect(unset.message).toContain("NOT_SET_ANYWHERE");
+    writeFileSync(rc, "{}");
+    expect(configError(() => load({ DEERFLOW_CHECKPOINT_MODE: "fast" })).message).toMatch(/"full" or "delta"/);
+  });
+
+  it("no model configured, or no key for api.openai.com, is an exit-2 error saying what to set", () => {
+    const none = configError(() => requireModel(load()));
+    expect(none.message + none.hint).toMatch(/DEERFLOW_MODEL/);
+    const noKey = configError(() => requireModel(load({ DEERFLOW_MODEL: "gpt-4o" })));
+    expect(noKey.hint).toMatch(/OPENAI_API_KEY/);
+  });
+});
+
+describe(".deerflowrc syntax", () => {
+  it("accepts // and /* */ comments but not inside strings", () => {
+    const text = `// top\n{ /* a */ "home": "http://x//y", // trailing\n "defaultModel": "a/*b*/" }`;
+    expect(JSON.parse(stripJsonComments(text))).toEqual({ home: "http://x//y", defaultModel: "a/*b*/" });
+    expect(JSON.parse(stripJsonComments(`{"a": "q\\"//"}`))).toEqual({ a: 'q"//' });
+  });
+
+  it("the shipped .deerflowrc.example is valid and documents every key of the schema", () => {
+    const example = new URL("../../.deerflowrc.example", import.meta.url).pathname;
+    const { config } = readConfigFile(example);
+    expect(Object.keys(config).sort()).toEqual(Object.keys(fileConfigSchema.shape).sort());
+    const modelKeys = new Set(Object.values(config.models!).flatMap((m) => Object.keys(m)));
+    expect([...modelKeys].sort()).toEqual(Object.keys(modelConfigSchema.shape).sort());
+    expect(Object.keys(config.checkpoint!).sort()).toEqual(["channelMode", "snapshotFrequency"]);
+  });
+
+  it("masks secrets", () => {
+    expect(maskSecret("sk-1234567890abcdef")).not.toContain("567890");
+    expect(maskSecret("short")).toBe("****");
+  });
+});
