@@ -4,11 +4,12 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { StateSchema } from "@langchain/langgraph";
-import { type AgentMiddleware, MIDDLEWARE_BRAND, createAgent } from "langchain";
+import { type AgentMiddleware, createAgent } from "langchain";
 import { isGuardedSaver } from "../persistence/sqlite-saver.js";
 import { adaptMiddlewareStateSchemaToMode, adaptStateSchemaToMode, createThreadStateSchema } from "../state/thread-state.js";
 import { placeExtras } from "./anchors.js";
 import { AgentOptionsError, MiddlewareTypeError } from "./errors.js";
+import { isMiddleware } from "./is-middleware.js";
 import { TERMINAL_MIDDLEWARE, buildFeatureStack, resolveFeatures, terminalMiddleware, type RuntimeFeatures } from "./features.js";
 
 export type CheckpointChannelMode = "full" | "delta";
@@ -46,18 +47,9 @@ function describeType(x: unknown): string {
   if (typeof x === "function") return `a function${x.name ? ` (${x.name})` : ""}`;
   if (typeof x === "object") {
     const ctor = (x as object).constructor?.name;
-    return ctor && ctor !== "Object" ? `an object of class ${ctor}` : "a plain object without a name and hooks";
+    return ctor && ctor !== "Object" ? `an object of class ${ctor} without hooks` : "a plain object without hooks";
   }
   return typeof x;
-}
-
-const HOOKS = ["beforeAgent", "beforeModel", "wrapModelCall", "afterModel", "wrapToolCall", "afterAgent"] as const;
-
-function isMiddleware(x: unknown): x is AgentMiddleware {
-  if (typeof x !== "object" || x === null || Array.isArray(x)) return false;
-  const o = x as Record<PropertyKey, unknown>;
-  if (o[MIDDLEWARE_BRAND] === true) return true;
-  return typeof o.name === "string" && (HOOKS.some((h) => typeof o[h] === "function" || typeof o[h] === "object") || "tools" in o);
 }
 
 function validate(options: DeerflowAgentOptions): void {
@@ -93,7 +85,7 @@ function validate(options: DeerflowAgentOptions): void {
   }
   const mode = options.checkpointChannelMode ?? "full";
   if (mode !== "full" && mode !== "delta") {
-    throw new AgentOptionsError("invalid_feature_value", `checkpointChannelMode must be "full" or "delta" (got ${JSON.stringify(mode)}).`);
+    throw new AgentOptionsError("invalid_channel_mode", `checkpointChannelMode must be "full" or "delta" (got ${JSON.stringify(mode)}).`);
   }
   const freq = options.checkpointSnapshotFrequency;
   if (freq !== undefined) {
@@ -103,6 +95,12 @@ function validate(options: DeerflowAgentOptions): void {
     if (!Number.isInteger(freq) || freq < 1) {
       throw new AgentOptionsError("invalid_snapshot_frequency", `checkpointSnapshotFrequency must be a positive integer (got ${freq}); 20 to 100 works well.`);
     }
+  }
+  if (isGuardedSaver(options.checkpointer) && options.checkpointer.channelMode !== mode) {
+    throw new AgentOptionsError(
+      "checkpointer_mode_mismatch",
+      `The checkpointer was opened in "${options.checkpointer.channelMode}" mode but checkpointChannelMode is "${mode}": open the saver with the same channelMode.`,
+    );
   }
   if (mode === "delta" && options.checkpointer && !isGuardedSaver(options.checkpointer)) {
     throw new AgentOptionsError(
@@ -150,10 +148,23 @@ function adaptMiddleware(mw: AgentMiddleware, mode: CheckpointChannelMode, snaps
 /** The assembled middleware list (exposed for tests and for the README's order). */
 export function assembleMiddleware(options: DeerflowAgentOptions = {}): AgentMiddleware[] {
   validate(options);
-  if (options.middleware) return [...options.middleware];
-  const features = resolveFeatures(options.features as Partial<Record<string, unknown>> | undefined);
-  const base = buildFeatureStack(features, options.planMode ?? false);
-  return [...placeExtras(base, [...(options.extraMiddleware ?? [])], TERMINAL_MIDDLEWARE), terminalMiddleware()];
+  let stack: AgentMiddleware[];
+  if (options.middleware) {
+    stack = [...options.middleware];
+  } else {
+    const features = resolveFeatures(options.features as Partial<Record<string, unknown>> | undefined);
+    const base = buildFeatureStack(features, options.planMode ?? false);
+    stack = [...placeExtras(base, [...(options.extraMiddleware ?? [])], TERMINAL_MIDDLEWARE), terminalMiddleware()];
+  }
+  // Names are anchors and createAgent's node ids: a duplicate is ambiguous, so say so before createAgent does.
+  const seen = new Set<string>();
+  for (const m of stack) {
+    if (seen.has(m.name)) {
+      throw new AgentOptionsError("duplicate_middleware_name", `Two middlewares are named "${m.name}": give the extra one a different name.`);
+    }
+    seen.add(m.name);
+  }
+  return stack;
 }
 
 export function createDeerflowAgent(model: BaseChatModel | string, tools: readonly AgentTool[] = [], options: DeerflowAgentOptions = {}) {
@@ -163,9 +174,11 @@ export function createDeerflowAgent(model: BaseChatModel | string, tools: readon
   const userTools = [...tools];
   const userToolNames = new Set(userTools.map((t) => (t as { name?: string }).name).filter((n): n is string => !!n));
   const middleware = stack.map((m) => adaptMiddleware(m, mode, snapshotFrequency, userToolNames));
+  // A caller's schema extends ThreadState (its fields win): the built-in middleware still need theirs.
+  const threadState = createThreadStateSchema(mode, { snapshotFrequency });
   const stateSchema = options.stateSchema
-    ? adaptStateSchemaToMode(options.stateSchema, mode, { snapshotFrequency, ensureMessages: true })
-    : createThreadStateSchema(mode, { snapshotFrequency });
+    ? adaptStateSchemaToMode(new StateSchema({ ...threadState.fields, ...options.stateSchema.fields }), mode, { snapshotFrequency, ensureMessages: true })
+    : threadState;
   return createAgent({
     model: model as never,
     tools: userTools,

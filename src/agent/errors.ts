@@ -10,7 +10,10 @@ export type AgentOptionsErrorCode =
   | "invalid_snapshot_frequency"
   | "feature_needs_instance"
   | "feature_not_available"
-  | "invalid_feature_value";
+  | "invalid_feature_value"
+  | "invalid_channel_mode"
+  | "checkpointer_mode_mismatch"
+  | "duplicate_middleware_name";
 
 export class AgentOptionsError extends Error {
   readonly code: AgentOptionsErrorCode;

@@ -10,6 +10,7 @@ import { threadDataMiddleware } from "../middleware/thread-data.js";
 import { toolErrorHandlingMiddleware } from "../middleware/tool-error-handling.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
 import { AgentOptionsError } from "./errors.js";
+import { isMiddleware } from "./is-middleware.js";
 
 export type FeatureValue = boolean | AgentMiddleware;
 
@@ -66,10 +67,6 @@ const NOT_AVAILABLE: Partial<Record<keyof RuntimeFeatures, string>> = {
 
 export const TERMINAL_MIDDLEWARE = "Clarification";
 
-function isMiddlewareLike(x: unknown): x is AgentMiddleware {
-  return typeof x === "object" && x !== null && !Array.isArray(x) && typeof (x as { name?: unknown }).name === "string";
-}
-
 export function resolveFeatures(input: Partial<Record<string, unknown>> | undefined): RuntimeFeatures {
   const out: RuntimeFeatures = { ...DEFAULT_FEATURES };
   for (const [key, value] of Object.entries(input ?? {})) {
@@ -77,7 +74,7 @@ export function resolveFeatures(input: Partial<Record<string, unknown>> | undefi
       throw new AgentOptionsError("invalid_feature_value", `Unknown feature "${key}". Known features: ${FEATURE_NAMES.join(", ")}.`);
     }
     if (value === undefined) continue;
-    if (typeof value !== "boolean" && !isMiddlewareLike(value)) {
+    if (typeof value !== "boolean" && !isMiddleware(value)) {
       throw new AgentOptionsError(
         "invalid_feature_value",
         `features.${key} must be true, false or a middleware instance (got ${value === null ? "null" : typeof value}).`,

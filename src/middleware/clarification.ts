@@ -134,12 +134,13 @@ export function clarificationMiddleware(options: ClarificationOptions = {}) {
       if (options.offerToolWhenUnattended) return handler(request);
       const runtime = request.runtime;
       if (!isUnattended(options.unattended, { configurable: runtime.configurable, context: runtime.context })) return handler(request);
-      const tools = request.tools.filter((t) => (t as { name?: unknown }).name !== ASK_CLARIFICATION);
+      const tools = request.tools.filter((t) => t !== askClarificationTool);
       return tools.length === request.tools.length ? handler(request) : handler({ ...request, tools });
     },
     wrapToolCall: async (request, handler) => {
       const { toolCall, runtime } = request;
-      if (toolCall.name !== ASK_CLARIFICATION) return handler(request);
+      // A user tool of the same name replaces ours (user tools win): then it is not ours to intercept.
+      if (toolCall.name !== ASK_CLARIFICATION || (request.tool && request.tool !== askClarificationTool)) return handler(request);
       const id = toolCall.id ?? "";
       // Some models send `null` for an omitted optional field: treat it as omitted.
       const args = Object.fromEntries(Object.entries((toolCall.args ?? {}) as Record<string, unknown>).filter(([, v]) => v !== null));

@@ -9,6 +9,7 @@ import { DeerflowError, ExitCode, UsageError } from "../errors.js";
 import { findPendingClarification } from "../middleware/clarification.js";
 import { CheckpointModeMismatchError } from "../persistence/sqlite-saver.js";
 import { openStore } from "../persistence/store.js";
+import { LocalSandboxProvider } from "../sandbox/local-provider.js";
 import { assertSafeThreadId } from "../sandbox/provider.js";
 import {
   type ClarificationRequest,
@@ -92,7 +93,7 @@ export async function runThread(req: RunRequest): Promise<RunResult> {
       assertThreadUsable(store, threadId, mode);
     } else {
       threadId = newId();
-      store.threads.create({ id: threadId, mode });
+      store.threads.create({ id: threadId, mode, workspace: new LocalSandboxProvider(req.config.home).pathsFor(threadId).workspace_path });
       newThread = true;
     }
     const runId = newId("run-");

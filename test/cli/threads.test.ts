@@ -1,0 +1,204 @@
+// End to end: `deerflow threads`, `run --continue` / `--thread`, and the checkpoint-mode gate, with the built
+// bin/deerflow spawned as a process against the loopback test model. (`npm test` builds first.)
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { makeSandbox, type Sandbox } from "../support/cli.js";
+import { startTestModelServer, type RecordedRequest, type TestModelServer } from "../support/openai-server.js";
+
+let server: TestModelServer;
+let sb: Sandbox | undefined;
+
+beforeAll(async () => {
+  server = await startTestModelServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+afterEach(() => {
+  sb?.cleanup();
+  sb = undefined;
+  server.setScript([]);
+  server.requests.length = 0;
+});
+
+const DB_FILE = "deerflow.sqlite";
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/** The conversation a request carried, as "role: text" lines (system prompt left out). */
+function conversation(req: RecordedRequest): string[] {
+  const msgs = req.body.messages as { role: string; content: unknown }[];
+  return msgs
+    .filter((m) => m.role !== "system")
+    .map((m) => {
+      const c = m.content;
+      const t = typeof c === "string" ? c : Array.isArray(c) ? c.map((b: any) => (typeof b === "string" ? b : b?.text ?? "")).join("") : "";
+      return `${m.role}: ${t}`;
+    });
+}
+
+/** `deerflow run --output-format json …`, asserting success; returns the result object. */
+async function run(s: Sandbox, args: string[], env?: Record<string, string | undefined>) {
+  const r = await s.run(["run", "--output-format", "json", ...args], { env });
+  expect(r.exitCode, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as { thread_id: string; status: string; final_text: string };
+}
+
+async function threadsJson(s: Sandbox, env?: Record<string, string | undefined>) {
+  const r = await s.run(["threads", "--json"], { env });
+  expect(r.exitCode, r.stderr).toBe(0);
+  return JSON.parse(r.stdout) as Record<string, unknown>[];
+}
+
+describe("deerflow threads", () => {
+  it("with no threads says so, exits 0 and creates no database", async () => {
+    sb = makeSandbox(server.url);
+    const r = await sb.run(["threads"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/No threads yet/);
+    expect(r.stderr).toBe("");
+    const j = await sb.run(["threads", "--json"]);
+    expect(j.exitCode).toBe(0);
+    expect(JSON.parse(j.stdout)).toEqual([]);
+    expect(existsSync(join(sb.home, DB_FILE))).toBe(false);
+    expect(existsSync(sb.home) ? readdirSync(sb.home) : []).toEqual([]);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("after two runs, --json lists both newest first with id, title, times, status, workspace and mode", async () => {
+    sb = makeSandbox(server.url);
+    server.push({ content: "first answer" }, { content: "second answer" });
+    const first = await run(sb, ["first question"]);
+    const second = await run(sb, ["second question"]);
+    expect(first.thread_id).not.toBe(second.thread_id);
+    expect(existsSync(join(sb.home, DB_FILE))).toBe(true);
+
+    const rows = await threadsJson(sb);
+    expect(rows.map((t) => t.id)).toEqual([second.thread_id, first.thread_id]);
+    for (const row of rows) {
+      expect(Object.keys(row).sort()).toEqual(["created_at", "id", "mode", "status", "title", "updated_at", "workspace"]);
+      expect(row).toMatchObject({ status: "success", mode: "full" });
+      expect(row.created_at).toMatch(ISO);
+      expect(row.updated_at).toMatch(ISO);
+      expect(String(row.updated_at) >= String(row.created_at)).toBe(true);
+      expect(row.title === null || typeof row.title === "string").toBe(true);
+      // The thread's workspace exists on disk where the index says it is.
+      expect(row.workspace).toBe(join(sb.home, "threads", String(row.id), "workspace"));
+      expect(existsSync(String(row.workspace))).toBe(true);
+    }
+    expect(String(rows[0]!.updated_at) >= String(rows[1]!.updated_at)).toBe(true);
+    expect(String(rows[0]!.created_at) >= String(rows[1]!.created_at)).toBe(true);
+
+    // the text listing: one line per thread, same order
+    const text = await sb.run(["threads"]);
+    expect(text.exitCode).toBe(0);
+    const lines = text.stdout.trim().split("\n");
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain(second.thread_id);
+    expect(lines[0]).toContain("success");
+    expect(lines[1]).toContain(first.thread_id);
+  }, 60_000);
+
+  it("run --continue continues the latest thread, and the model receives its history", async () => {
+    sb = makeSandbox(server.url);
+    server.push({ content: "alpha answer" }, { content: "beta answer" }, { content: "beta again" });
+    const a = await run(sb, ["alpha question"]);
+    const b = await run(sb, ["beta question"]);
+    const cont = await run(sb, ["--continue", "follow up on beta"]);
+    expect(cont.thread_id).toBe(b.thread_id);
+    expect(cont.final_text).toBe("beta again");
+    expect(server.requests).toHaveLength(3);
+    expect(conversation(server.requests[2]!)).toEqual(["user: beta question", "assistant: beta answer", "user: follow up on beta"]);
+
+    // --thread makes an older thread the latest; --continue then follows it
+    server.push({ content: "alpha again" }, { content: "alpha third" });
+    const viaId = await run(sb, ["--thread", a.thread_id, "back to alpha"]);
+    expect(viaId.thread_id).toBe(a.thread_id);
+    const cont2 = await run(sb, ["-c", "and once more"]);
+    expect(cont2.thread_id).toBe(a.thread_id);
+    expect(conversation(server.requests[4]!)).toEqual([
+      "user: alpha question",
+      "assistant: alpha answer",
+      "user: back to alpha",
+      "assistant: alpha again",
+      "user: and once more",
+    ]);
+    const rows = await threadsJson(sb);
+    expect(rows.map((t) => t.id)).toEqual([a.thread_id, b.thread_id]);
+    expect(rows.every((t) => t.status === "success")).toBe(true);
+  }, 60_000);
+
+  it("run --continue with no thread yet is a usage error (exit 2) and calls no model", async () => {
+    sb = makeSandbox(server.url);
+    const r = await sb.run(["run", "--continue", "hello?"]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/no thread to continue/i);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe("checkpoint mode per thread", () => {
+  const DELTA = { DEERFLOW_CHECKPOINT_MODE: "delta" };
+
+  it("a delta thread continued in full mode → exit 2, one stderr line naming the thread and both modes, no model call", async () => {
+    sb = makeSandbox(server.url);
+    server.push({ content: "delta answer" });
+    const t = await run(sb, ["made in delta mode"], DELTA);
+    const rows = await threadsJson(sb);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ id: t.thread_id, mode: "delta", status: "success" });
+    expect(server.requests).toHaveLength(1);
+
+    for (const args of [["--thread", t.thread_id], ["--continue"]]) {
+      const r = await sb.run(["run", ...args, "continue it in full mode"]);
+      expect(r.exitCode).toBe(2);
+      const lines = r.stderr.split("\n").filter((l) => l.trim() !== "");
+      expect(lines, r.stderr).toHaveLength(1);
+      expect(lines[0]).toContain(t.thread_id);
+      expect(lines[0]).toContain('"delta"');
+      expect(lines[0]).toContain('"full"');
+      expect(lines[0]).not.toMatch(/\n\s+at /);
+      expect(r.stdout).toBe("");
+    }
+    // explicitly asking for full mode is the same
+    const explicit = await sb.run(["run", "--thread", t.thread_id, "again"], { env: { DEERFLOW_CHECKPOINT_MODE: "full" } });
+    expect(explicit.exitCode).toBe(2);
+    expect(explicit.stderr).toContain(t.thread_id);
+    expect(server.requests).toHaveLength(1);
+    // the refused runs left the thread as it was
+    expect((await threadsJson(sb))[0]).toMatchObject({ id: t.thread_id, mode: "delta", status: "success" });
+  }, 60_000);
+
+  it("a delta thread continues fine in delta mode, with the whole history", async () => {
+    sb = makeSandbox(server.url);
+    server.push({ content: "one" }, { content: "two" }, { content: "three" });
+    const t = await run(sb, ["turn one"], DELTA);
+    const t2 = await run(sb, ["--continue", "turn two"], DELTA);
+    const t3 = await run(sb, ["--thread", t.thread_id, "turn three"], DELTA);
+    expect([t2.thread_id, t3.thread_id]).toEqual([t.thread_id, t.thread_id]);
+    expect(t3.final_text).toBe("three");
+    expect(conversation(server.requests[2]!)).toEqual([
+      "user: turn one",
+      "assistant: one",
+      "user: turn two",
+      "assistant: two",
+      "user: turn three",
+    ]);
+    const rows = await threadsJson(sb, DELTA);
+    expect(rows).toEqual([expect.objectContaining({ id: t.thread_id, mode: "delta", status: "success" })]);
+  }, 60_000);
+
+  it("a full thread continued in delta mode is refused the same way", async () => {
+    sb = makeSandbox(server.url);
+    server.push({ content: "full answer" });
+    const t = await run(sb, ["made in full mode"]);
+    const r = await sb.run(["run", "--thread", t.thread_id, "now delta"], { env: DELTA });
+    expect(r.exitCode).toBe(2);
+    const lines = r.stderr.split("\n").filter((l) => l.trim() !== "");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(t.thread_id);
+    expect(lines[0]).toContain('"full"');
+    expect(lines[0]).toContain('"delta"');
+    expect(server.requests).toHaveLength(1);
+  }, 60_000);
+});
