@@ -1,0 +1,61 @@
+// SandboxAudit — WHY wrapToolCall: the decision must be taken per tool call, before the tool runs, and a refusal
+// must be a normal tool result the model can react to (SPEC §6: "a denial is an error ToolMessage, never a
+// crash"). wrapToolCall sees the call's arguments and can answer with a ToolMessage without calling the handler.
+// WHY its position (after ToolErrorHandling, i.e. inside it; before anything that runs or replaces the bash
+// tool): refusals are ToolMessages it returns itself, so for them the order relative to ToolErrorHandling does
+// not matter; sitting inside it means a failing approval broker also becomes an error ToolMessage instead of
+// ending the run. It must wrap the tool call before the tool runs — that is all wrapToolCall needs.
+//
+// Policy: `bash` calls are audited by shell-audit.ts. block → error ToolMessage, never run (in every mode);
+// ask → yolo runs it, otherwise the approval broker decides (allow_always remembered per thread); allow → run.
+// Cancellation while waiting for an answer propagates (the run is being cancelled, not the tool failing).
+import { ToolMessage } from "@langchain/core/messages";
+import { createMiddleware } from "langchain";
+import { type ApprovalBroker, type ApprovalMemory, type ApprovalMode, resolveApproval } from "../sandbox/approvals.js";
+import { auditCommand } from "../sandbox/shell-audit.js";
+
+export interface SandboxAuditOptions {
+  mode: ApprovalMode;
+  broker: ApprovalBroker;
+  /** Where "allow always" answers are kept (default: the process-wide memory). */
+  memory?: ApprovalMemory;
+  /** Tools whose `command` argument is a shell command (default: ["bash"]). */
+  shellTools?: string[];
+}
+
+export function blockedMessage(reason: string): string {
+  return `Blocked: ${reason}. This command is never run by deerflow; choose a safer alternative.`;
+}
+
+export function deniedMessage(reason: string): string {
+  return `Denied: ${reason} was not approved (run with --yes to approve guarded commands headless).`;
+}
+
+export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
+  const shellTools = new Set(options.shellTools ?? ["bash"]);
+  return createMiddleware({
+    name: "SandboxAudit",
+    wrapToolCall: async (request, handler) => {
+      const { toolCall } = request;
+      const command = (toolCall.args as { command?: unknown } | undefined)?.command;
+      if (!shellTools.has(toolCall.name) || typeof command !== "string") return handler(request);
+
+      const refuse = (content: string) =>
+        new ToolMessage({ tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error", content });
+
+      const audit = auditCommand(command);
+      if (audit.verdict === "block") return refuse(blockedMessage(audit.reason ?? "destructive command"));
+      if (audit.verdict === "ask") {
+        const configurable = request.runtime.configurable as Record<string, unknown> | undefined;
+        const threadId = typeof configurable?.thread_id === "string" ? configurable.thread_id : "default";
+        const reason = audit.reason ?? "guarded command";
+        const verdict = await resolveApproval(
+          { threadId, toolCallId: toolCall.id ?? "", tool: toolCall.name, command, reason, signal: request.runtime.signal },
+          { mode: options.mode, broker: options.broker, memory: options.memory },
+        );
+        if (verdict === "deny") return refuse(deniedMessage(reason));
+      }
+      return handler(request);
+    },
+  });
+}
