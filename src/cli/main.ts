@@ -15,6 +15,10 @@ export interface GlobalOptions {
   model?: string;
 }
 
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
 function positiveInt(name: string) {
   return (value: string) => {
     const n = Number(value);
@@ -39,6 +43,10 @@ export function buildProgram(): Command {
     .argument("[prompt...]", "what to do")
     .option("-t, --thread <id>", "continue this thread")
     .option("-c, --continue", "continue the most recently updated thread")
+    .option("-w, --workspace <dir>", "bind a new thread's workspace to this existing directory (default: a fresh per-thread directory)")
+    .option("--upload <file>", "attach a file (copied to the thread's uploads; repeatable; `@path` in the prompt works too)", collect, [])
+    .addOption(new Option("--approval <mode>", "guarded shell commands: ask (headless: denied unless --yes), auto-edit, yolo").choices(["ask", "auto-edit", "yolo"]))
+    .option("--yes", "approve guarded commands that would ask (blocked commands stay blocked)")
     .addOption(
       new Option("--output-format <format>", "text: answer on stdout; json: one object at the end; stream-json: one event per line")
         .choices(["text", "json", "stream-json"])

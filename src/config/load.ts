@@ -6,19 +6,20 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 import { stripJsonComments } from "./jsonc.js";
-import { CHANNEL_MODES, type ChannelMode, type FileConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
+import { type ApprovalModeSetting, CHANNEL_MODES, type ChannelMode, type FileConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
 
 export const RC_NAME = ".deerflowrc";
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_SNAPSHOT_FREQUENCY = 20;
 const DEFAULT_MODEL_TIMEOUT_S = 120;
+const DEFAULT_BASH_TIMEOUT_S = 600;
 
 export interface ConfigInputs {
   cwd?: string;
   env?: NodeJS.ProcessEnv;
   /** The user's home directory (where ~/.deerflowrc and ~/.deerflow live). */
   userHome?: string;
-  flags?: { model?: string; home?: string };
+  flags?: { model?: string; home?: string; approval?: ApprovalModeSetting };
 }
 
 export interface ResolvedModel {
@@ -40,6 +41,8 @@ export interface ResolvedConfig {
   files: string[];
   home: string;
   checkpoint: { channelMode: ChannelMode; snapshotFrequency: number };
+  approval: ApprovalModeSetting;
+  sandbox: { bashTimeoutSeconds: number };
   models: Record<string, ModelConfig>;
   defaultModel?: string;
   /** The selected model, or null when none is configured (`requireModel` turns that into an exit-2 error). */
@@ -145,6 +148,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       ...c,
       models: { ...merged.models, ...c.models },
       checkpoint: { ...merged.checkpoint, ...c.checkpoint },
+      sandbox: { ...merged.sandbox, ...c.sandbox },
     };
   }
 
@@ -201,6 +205,8 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     files: loaded.map((f) => f.path),
     home,
     checkpoint: { channelMode, snapshotFrequency },
+    approval: inputs.flags?.approval ?? merged.approval ?? "ask",
+    sandbox: { bashTimeoutSeconds: merged.sandbox?.bashTimeout ?? DEFAULT_BASH_TIMEOUT_S },
     models,
     defaultModel: merged.defaultModel,
     model,

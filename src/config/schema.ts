@@ -20,6 +20,9 @@ export const modelConfigSchema = z.strictObject({
 });
 export type ModelConfig = z.infer<typeof modelConfigSchema>;
 
+export const APPROVAL_MODES = ["ask", "auto-edit", "yolo"] as const;
+export type ApprovalModeSetting = (typeof APPROVAL_MODES)[number];
+
 export const fileConfigSchema = z.strictObject({
   /** Name of the entry in `models` to use when no --model / DEERFLOW_MODEL is given. */
   defaultModel: z.string().min(1).optional(),
@@ -29,6 +32,14 @@ export const fileConfigSchema = z.strictObject({
   models: z.record(z.string().min(1), modelConfigSchema).optional(),
   /** Data directory (checkpoints, thread workspaces). */
   home: z.string().min(1).optional(),
+  /** How guarded shell commands are approved: ask (default), auto-edit, yolo (blocked commands stay blocked). */
+  approval: z.enum(APPROVAL_MODES).optional(),
+  sandbox: z
+    .strictObject({
+      /** Seconds before a bash command's whole process group is killed. */
+      bashTimeout: z.number().positive().max(86_400).optional(),
+    })
+    .optional(),
   checkpoint: z
     .strictObject({
       channelMode: z.enum(CHANNEL_MODES).optional(),

@@ -1,10 +1,13 @@
-// Uploads — after ThreadData (it needs uploads_path), before Sandbox: in beforeAgent it lists the files the user
-// attached for this run into `uploaded_files` (cleared when there are none), and wrapModelCall tells the model
-// about them next to the user's message without rewriting the stored message.
-import { readdir, stat } from "node:fs/promises";
+// Uploads — after ThreadData (it needs uploads_path), before Sandbox: in beforeAgent it records the files the user
+// attached for THIS run (names in `configurable.deerflow_uploads`, copied into uploads/ by the runtime) in
+// `uploaded_files` (cleared when there are none), and wrapModelCall tells the model about them next to the user's
+// message without rewriting the stored message.
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
+import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
+import { THREAD_STATE_VALUES } from "../state/thread-state.js";
 
 interface UploadedFile {
   filename: string;
@@ -12,22 +15,26 @@ interface UploadedFile {
   size: number;
 }
 
-async function listUploads(dir: string): Promise<UploadedFile[]> {
-  const names = await readdir(dir).catch(() => [] as string[]);
+async function listUploads(dir: string, names: string[]): Promise<UploadedFile[]> {
   const files: UploadedFile[] = [];
-  for (const name of names.sort()) {
+  for (const name of names) {
     const s = await stat(join(dir, name)).catch(() => undefined);
     if (s?.isFile()) files.push({ filename: name, path: `/mnt/user-data/uploads/${name}`, size: s.size });
   }
   return files;
 }
 
+// langchain hands a middleware node only the fields its schema declares: these are the ones it reads and writes.
+const stateSchema = new StateSchema({ thread_data: THREAD_STATE_VALUES.thread_data, uploaded_files: THREAD_STATE_VALUES.uploaded_files });
+
 export function uploadsMiddleware() {
   return createMiddleware({
     name: "Uploads",
-    beforeAgent: async (state) => {
+    stateSchema,
+    beforeAgent: async (state, runtime) => {
       const dir = (state as { thread_data?: { uploads_path?: string } | null }).thread_data?.uploads_path;
-      const files = dir ? await listUploads(dir) : [];
+      const names = runtime.configurable?.deerflow_uploads;
+      const files = dir && Array.isArray(names) ? await listUploads(dir, names.filter((n): n is string => typeof n === "string")) : [];
       return { uploaded_files: files } as never;
     },
     wrapModelCall: (request, handler) => {

@@ -1,16 +1,14 @@
 // One run on one thread: open (or create) the thread, stream the lead agent, turn graph output into RunEvents,
 // and return the run's result. Everything a consumer needs arrives as events; the return value repeats the end.
-import { randomBytes } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { type ResolvedConfig, type ResolvedModel } from "../config/load.js";
 import { createChatModel } from "../config/model-factory.js";
 import { createLeadAgent } from "../agent/lead-agent.js";
-import { DeerflowError, ExitCode, UsageError } from "../errors.js";
+import { DeerflowError, ExitCode } from "../errors.js";
 import { findPendingClarification } from "../middleware/clarification.js";
-import { CheckpointModeMismatchError } from "../persistence/sqlite-saver.js";
 import { openStore } from "../persistence/store.js";
-import { LocalSandboxProvider } from "../sandbox/local-provider.js";
-import { assertSafeThreadId } from "../sandbox/provider.js";
+import { headlessBroker } from "../sandbox/approvals.js";
+import { newId, openThread } from "./open-thread.js";
 import {
   type ClarificationRequest,
   type RunEventListener,
@@ -28,6 +26,12 @@ export interface RunRequest {
   threadId?: string;
   /** Continue the most recently updated thread. */
   continueLatest?: boolean;
+  /** Bind a new thread's workspace to this existing directory. */
+  workspace?: string;
+  /** Host files to attach (copied to the thread's uploads/). */
+  uploads?: string[];
+  /** --yes: approve guarded shell commands that would otherwise be denied headless. */
+  approveGuarded?: boolean;
   signal?: AbortSignal;
   onEvent?: RunEventListener;
 }
@@ -42,9 +46,6 @@ export interface RunResult {
   clarification?: ClarificationRequest;
 }
 
-export function newId(prefix = ""): string {
-  return prefix + randomBytes(6).toString("hex");
-}
 
 export function messageText(m: BaseMessage | undefined): string {
   if (!m) return "";
@@ -82,32 +83,32 @@ export async function runThread(req: RunRequest): Promise<RunResult> {
   const mode = req.config.checkpoint.channelMode;
   const store = openStore(req.config.home, mode);
   try {
-    let threadId = req.threadId;
-    let newThread = false;
-    if (req.continueLatest && !threadId) {
-      const latest = store.threads.latest();
-      if (!latest) throw new UsageError("There is no thread to continue yet.", "Start one with `deerflow run \"…\"`.");
-      threadId = latest.id;
-    }
-    if (threadId) {
-      assertThreadUsable(store, threadId, mode);
-    } else {
-      threadId = newId();
-      store.threads.create({ id: threadId, mode, workspace: new LocalSandboxProvider(req.config.home).pathsFor(threadId).workspace_path });
-      newThread = true;
-    }
+    const opened = openThread(store, {
+      home: req.config.home,
+      mode,
+      threadId: req.threadId,
+      continueLatest: req.continueLatest,
+      workspace: req.workspace,
+      uploads: req.uploads,
+    });
+    const { threadId } = opened;
+    const newThread = opened.isNew;
     const runId = newId("run-");
     emit({ type: "run.started", thread_id: threadId, run_id: runId, new_thread: newThread });
     store.threads.update(threadId, { status: "running" });
 
     const agent = createLeadAgent({
       model: createChatModel(req.model),
+      approval: { mode: req.config.approval, broker: headlessBroker({ yes: req.approveGuarded ?? false }) },
+      bashTimeoutSeconds: req.config.sandbox.bashTimeoutSeconds,
       checkpointer: store.saver,
       channelMode: mode,
       snapshotFrequency: req.config.checkpoint.snapshotFrequency,
       onModelRetry: (info) => emit({ type: "model.retry", run_id: runId, attempt: info.attempt, delay_ms: info.delayMs, reason: info.reason }),
     });
-    const config = { configurable: { thread_id: threadId, deerflow_home: req.config.home, deerflow_run_id: runId } };
+    const config = {
+      configurable: { thread_id: threadId, deerflow_home: req.config.home, deerflow_run_id: runId, deerflow_uploads: opened.uploaded, deerflow_thread_data: opened.paths },
+    };
     const usage = emptyUsage();
     let status: RunStatus = "success";
     try {
@@ -165,19 +166,5 @@ export async function runThread(req: RunRequest): Promise<RunResult> {
     return { thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage, clarification };
   } finally {
     store.close();
-  }
-}
-
-/** A thread named by the user must exist and be in this process's checkpoint mode (fail closed, exit 2). */
-function assertThreadUsable(store: ReturnType<typeof openStore>, threadId: string, mode: "full" | "delta"): void {
-  try {
-    assertSafeThreadId(threadId);
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
-  const row = store.threads.get(threadId);
-  if (!row) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
-  if (row.mode !== mode) {
-    throw new CheckpointModeMismatchError(threadId, row.mode, mode);
   }
 }

@@ -117,10 +117,12 @@ export function createMessagesValue<M extends CheckpointChannelMode>(mode: M, op
 
 // ---------------------------------------------------------------------------------------------
 // the other fields (mode-independent, built once)
+// Exported so middleware can declare the ThreadState fields they read or write in their own stateSchema:
+// langchain gives a middleware node only the fields its schema declares (plus messages).
 
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullable().default(null);
 
-const otherFields = {
+export const THREAD_STATE_VALUES = {
   sandbox: new ReducedValue<SandboxState | null, SandboxState | null | undefined>(nullable(SandboxStateSchema), {
     inputSchema: SandboxStateSchema.nullish(),
     reducer: mergeSandbox,
@@ -201,7 +203,7 @@ const otherFields = {
 
 export type ThreadStateFields<M extends CheckpointChannelMode = CheckpointChannelMode> = {
   messages: MessagesValueFor<M>;
-} & typeof otherFields;
+} & typeof THREAD_STATE_VALUES;
 export type ThreadStateSchema<M extends CheckpointChannelMode = CheckpointChannelMode> = StateSchema<ThreadStateFields<M>>;
 
 /** Every ThreadState field, in schema order. */
@@ -255,7 +257,7 @@ export function createThreadStateSchema<M extends CheckpointChannelMode>(
   mode: M,
   opts: ThreadStateSchemaOptions = {},
 ): ThreadStateSchema<M> {
-  const fields: ThreadStateFields<M> = { messages: createMessagesValue(mode, opts), ...otherFields };
+  const fields: ThreadStateFields<M> = { messages: createMessagesValue(mode, opts), ...THREAD_STATE_VALUES };
   return new StateSchema(fields);
 }
 

@@ -9,7 +9,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { assembleMiddleware, createDeerflowAgent } from "../../src/agent/create-deerflow-agent.js";
 import { AgentOptionsError } from "../../src/agent/errors.js";
+import { sandboxMiddleware } from "../../src/middleware/sandbox.js";
 import { DeerflowSqliteSaver } from "../../src/persistence/sqlite-saver.js";
+import { LocalSandboxProvider } from "../../src/sandbox/local-provider.js";
 
 const dirs: string[] = [];
 const tmp = () => {
@@ -76,5 +78,22 @@ describe("createDeerflowAgent review fixes", () => {
     } finally {
       saver.close();
     }
+  });
+
+  it("the sandbox acquired in beforeAgent is released in afterAgent (the middleware sees its own state)", async () => {
+    const home = tmp();
+    const events: string[] = [];
+    const provider = new LocalSandboxProvider(home);
+    const acquire = provider.acquire.bind(provider);
+    provider.acquire = async (id, paths) => {
+      events.push(`acquire ${id} ${paths.workspace_path}`);
+      return acquire(id, paths);
+    };
+    provider.release = async (id) => {
+      events.push(`release ${id}`);
+    };
+    const agent = createDeerflowAgent(fakeModel().respond(new AIMessage("ok")), [], { features: { sandbox: sandboxMiddleware({ provider }) } });
+    await invoke(agent, "hi", { thread_id: "t9", deerflow_home: home });
+    expect(events).toEqual([`acquire t9 ${join(home, "threads", "t9", "workspace")}`, "release local:t9"]);
   });
 });

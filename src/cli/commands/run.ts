@@ -1,6 +1,8 @@
 // `deerflow run [prompt]`: one headless run. The answer goes to stdout, progress to stderr; the exit code says how
 // it ended (ARCHITECTURE.md). Never waits on a user who is not there: stdin is read only when it is not a TTY and
 // no prompt argument was given.
+import { existsSync, statSync } from "node:fs";
+import { resolve } from "node:path";
 import { loadConfig, requireModel } from "../../config/load.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
 import type { RunEvent } from "../../runtime/events.js";
@@ -12,6 +14,10 @@ import { createPrinter, type OutputFormat } from "../output/printer.js";
 export interface RunOptions extends GlobalOptions {
   thread?: string;
   continue?: boolean;
+  workspace?: string;
+  upload?: string[];
+  approval?: "ask" | "auto-edit" | "yolo";
+  yes?: boolean;
   outputFormat: OutputFormat;
 }
 
@@ -20,6 +26,16 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
+}
+
+/** `@path` tokens in a prompt that name existing files are attached as uploads (other `@words` are left alone). */
+export function atPathUploads(prompt: string, cwd: string): string[] {
+  const out: string[] = [];
+  for (const m of prompt.matchAll(/(?:^|\s)@([^\s]+)/g)) {
+    const p = resolve(cwd, m[1]!);
+    if (existsSync(p) && statSync(p).isFile()) out.push(p);
+  }
+  return out;
 }
 
 export function exitCodeFor(result: RunResult): number {
@@ -35,7 +51,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
   process.once("SIGINT", onSigint);
   try {
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
-    const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
+    const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval } });
     const model = requireModel(config);
     const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
     if (!prompt) throw new UsageError("No prompt given.", 'Pass it as an argument (deerflow run "…") or pipe it on stdin.');
@@ -47,6 +63,9 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       prompt,
       threadId: opts.thread,
       continueLatest: opts.continue,
+      workspace: opts.workspace,
+      uploads: [...(opts.upload ?? []), ...atPathUploads(prompt, process.cwd())],
+      approveGuarded: opts.yes ?? false,
       signal: controller.signal,
       onEvent: (e: RunEvent) => printer.event(e),
     });

@@ -62,12 +62,8 @@ export function createPrinter(format: OutputFormat, stdout: Out, stderr: Out): P
 
   if (format === "json") {
     return {
-      event(e) {
-        if (e.type === "run.started") {
-          threadId = e.thread_id;
-          runId = e.run_id;
-        }
-      },
+      // stdout stays one JSON object; the user still sees progress (and denials) on stderr.
+      event: progress,
       result(r) {
         stdout.write(`${JSON.stringify({ thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, goal: null, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`);
       },

@@ -1,0 +1,93 @@
+// Before a run: which thread (new, named, or the latest), where it works (a fresh per-thread workspace or one bound
+// with --workspace, which later runs reuse), and which files the user attached (copied into its uploads/).
+// Every problem here is found before the model is called and is reported with what to do.
+import { copyFileSync, existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
+import { basename, join } from "node:path";
+import { randomBytes } from "node:crypto";
+import type { ChannelMode } from "../config/schema.js";
+import { DeerflowError, ExitCode, UsageError } from "../errors.js";
+import { CheckpointModeMismatchError } from "../persistence/sqlite-saver.js";
+import type { Store } from "../persistence/store.js";
+import { LocalSandboxProvider } from "../sandbox/local-provider.js";
+import { type ThreadPaths, assertSafeThreadId } from "../sandbox/provider.js";
+
+export interface OpenThreadRequest {
+  home: string;
+  mode: ChannelMode;
+  threadId?: string;
+  continueLatest?: boolean;
+  /** Bind a new thread's workspace to this existing directory. */
+  workspace?: string;
+  /** Host files to copy into the thread's uploads/. */
+  uploads?: string[];
+}
+
+export interface OpenedThread {
+  threadId: string;
+  isNew: boolean;
+  paths: ThreadPaths;
+  /** File names copied into uploads/ for this run. */
+  uploaded: string[];
+}
+
+export function newId(prefix = ""): string {
+  return prefix + randomBytes(6).toString("hex");
+}
+
+function realDir(dir: string, what: string): string {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`${what} ${dir} is not an existing directory.`);
+  return realpathSync(dir);
+}
+
+export function openThread(store: Store, req: OpenThreadRequest): OpenedThread {
+  const provider = new LocalSandboxProvider(req.home);
+  let threadId = req.threadId;
+  if (req.continueLatest && !threadId) {
+    const latest = store.threads.latest();
+    if (!latest) throw new UsageError("There is no thread to continue yet.", 'Start one with `deerflow run "…"`.');
+    threadId = latest.id;
+  }
+
+  let isNew = false;
+  let paths: ThreadPaths;
+  if (threadId) {
+    try {
+      assertSafeThreadId(threadId);
+    } catch (err) {
+      throw new UsageError((err as Error).message);
+    }
+    const row = store.threads.get(threadId);
+    if (!row) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
+    if (row.mode !== req.mode) throw new CheckpointModeMismatchError(threadId, row.mode, req.mode);
+    const own = provider.pathsFor(threadId);
+    const bound = row.workspace ?? own.workspace_path;
+    if (req.workspace && realDir(req.workspace, "The workspace") !== bound) {
+      throw new UsageError(`Thread ${threadId} works in ${bound}.`, "Drop --workspace to continue it there, or start a new thread for the other directory.");
+    }
+    if (bound !== own.workspace_path && !(existsSync(bound) && statSync(bound).isDirectory())) {
+      // Never silently start over in a fresh directory: the user's files were there.
+      throw new DeerflowError(`The workspace ${bound} of thread ${threadId} no longer exists (moved or deleted).`, {
+        exitCode: ExitCode.usage,
+        hint: "Restore or move it back, or start a new thread with --workspace <dir>.",
+      });
+    }
+    paths = { ...own, workspace_path: bound };
+  } else {
+    threadId = newId();
+    isNew = true;
+    const own = provider.pathsFor(threadId);
+    paths = req.workspace ? { ...own, workspace_path: realDir(req.workspace, "The workspace") } : own;
+    store.threads.create({ id: threadId, mode: req.mode, workspace: paths.workspace_path });
+  }
+
+  const uploaded: string[] = [];
+  for (const file of req.uploads ?? []) {
+    if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`Cannot attach ${file}: not an existing file.`);
+    // Only the base name is kept, so an upload can never be placed outside uploads/.
+    const name = basename(file);
+    mkdirSync(paths.uploads_path, { recursive: true });
+    copyFileSync(file, join(paths.uploads_path, name));
+    if (!uploaded.includes(name)) uploaded.push(name);
+  }
+  return { threadId, isNew, paths, uploaded };
+}

@@ -1,0 +1,197 @@
+// Sandbox paths: the model names files by virtual paths (/mnt/user-data/{workspace,uploads,outputs}/...) or by
+// paths relative to the workspace; this module maps them to the thread's host directories and refuses anything
+// that would leave them. WHY realpath on every call: bash (or anything else) may create or swap symlinks at any
+// time, so no earlier answer can be trusted. Nothing is decoded: "%2e%2e" or a unicode look-alike of ".." is a
+// literal file name. Tools show the model virtual paths only (toVirtualPath), never host paths.
+import { lstat, realpath, stat } from "node:fs/promises";
+import { realpathSync } from "node:fs";
+import { isAbsolute, join, normalize, posix, relative, resolve, sep } from "node:path";
+import type { ThreadPaths } from "./provider.js";
+
+export const VIRTUAL_ROOT = "/mnt/user-data";
+export const MOUNT_NAMES = ["workspace", "uploads", "outputs"] as const;
+export type MountName = (typeof MOUNT_NAMES)[number];
+
+const ALLOWED =
+  "Allowed: paths relative to the workspace, or under /mnt/user-data/workspace, /mnt/user-data/uploads or /mnt/user-data/outputs.";
+
+/** A path the sandbox refuses; the message tells the model what is allowed instead. */
+export class SandboxPathError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "SandboxPathError";
+  }
+}
+
+export interface ResolveOptions {
+  /** Refuse paths that do not exist (default false). */
+  mustExist?: boolean;
+  /** What an existing path must be (default "any": a regular file or a directory). */
+  kind?: "file" | "dir" | "any";
+}
+
+export interface ResolvedPath {
+  /** The real host path (symlinks resolved for the existing part). */
+  hostPath: string;
+  /** The same place as the model should see it. */
+  virtualPath: string;
+  mount: MountName;
+  exists: boolean;
+  isDirectory: boolean;
+}
+
+function mountPath(mounts: ThreadPaths, name: MountName): string {
+  const p = mounts[`${name}_path`];
+  if (typeof p !== "string" || p === "" || !isAbsolute(p)) {
+    throw new SandboxPathError(`The thread has no ${name} directory configured; file tools are unavailable.`);
+  }
+  return normalize(p);
+}
+
+/** `child` is `parent` or inside it (both normalized absolute paths). */
+export function isInside(child: string, parent: string): boolean {
+  if (child === parent) return true;
+  const base = parent.endsWith(sep) ? parent : parent + sep;
+  return child.startsWith(base);
+}
+
+/** The real paths of the mounts (a mount that does not exist yet counts by its lexical path). */
+export async function realMounts(mounts: ThreadPaths): Promise<Array<{ name: MountName; lexical: string; real: string }>> {
+  return Promise.all(
+    MOUNT_NAMES.map(async (name) => {
+      const lexical = mountPath(mounts, name);
+      const real = await realpath(lexical).catch(() => lexical);
+      return { name, lexical, real };
+    }),
+  );
+}
+
+function realMountsSync(mounts: ThreadPaths): Array<{ name: MountName; lexical: string; real: string }> {
+  return MOUNT_NAMES.map((name) => {
+    const lexical = mountPath(mounts, name);
+    let real = lexical;
+    try {
+      real = realpathSync(lexical);
+    } catch {
+      /* not created yet */
+    }
+    return { name, lexical, real };
+  });
+}
+
+/** The mount (longest match) that contains a host path, or undefined. */
+function containing(hostPath: string, list: Array<{ name: MountName; lexical: string; real: string }>, key: "lexical" | "real" | "both") {
+  let best: { name: MountName; base: string } | undefined;
+  for (const m of list) {
+    const bases = key === "both" ? [m.real, m.lexical] : [m[key]];
+    for (const base of bases) {
+      if (isInside(hostPath, base) && (!best || base.length > best.base.length)) best = { name: m.name, base };
+    }
+  }
+  return best;
+}
+
+/** `true` when the real host path is inside one of the thread's mounts. */
+export async function isInsideMounts(realHostPath: string, mounts: ThreadPaths): Promise<boolean> {
+  return containing(realHostPath, await realMounts(mounts), "real") !== undefined;
+}
+
+/** The virtual path (/mnt/user-data/...) of a host path inside the mounts; throws for anything outside. */
+export function toVirtualPath(hostPath: string, mounts: ThreadPaths): string {
+  const p = normalize(hostPath);
+  const hit = containing(p, realMountsSync(mounts), "both");
+  if (!hit) throw new SandboxPathError("That path is outside the thread's directories. " + ALLOWED);
+  const rel = relative(hit.base, p).split(sep).join("/");
+  return rel ? `${VIRTUAL_ROOT}/${hit.name}/${rel}` : `${VIRTUAL_ROOT}/${hit.name}`;
+}
+
+function show(input: string): string {
+  const s = JSON.stringify(input);
+  return s.length > 160 ? s.slice(0, 157) + "…\"" : s;
+}
+
+/** The lexical host path of a model-supplied path (no filesystem access). */
+function lexicalHostPath(input: string, mounts: ThreadPaths): string {
+  if (input === VIRTUAL_ROOT || input.startsWith(VIRTUAL_ROOT + "/")) {
+    const v = posix.normalize(input);
+    for (const name of MOUNT_NAMES) {
+      const root = `${VIRTUAL_ROOT}/${name}`;
+      if (v === root || v === root + "/" || v.startsWith(root + "/")) {
+        const rest = v.slice(root.length).replace(/^\/+/, "");
+        return rest ? join(mountPath(mounts, name), ...rest.split("/")) : mountPath(mounts, name);
+      }
+    }
+    throw new SandboxPathError(`${show(input)} is not inside a thread directory. ${ALLOWED}`);
+  }
+  if (isAbsolute(input)) return normalize(input);
+  return resolve(mountPath(mounts, "workspace"), input);
+}
+
+/**
+ * Map a model-supplied path to a real host path inside the thread's mounts, or throw SandboxPathError.
+ * The deepest existing ancestor is realpath'd (every symlink on the way resolved), the missing rest appended,
+ * and the result must lie inside the realpath of a mount. Existing paths must be regular files or directories.
+ */
+export async function resolveSandboxPath(input: string, mounts: ThreadPaths, options: ResolveOptions = {}): Promise<ResolvedPath> {
+  const { mustExist = false, kind = "any" } = options;
+  if (typeof input !== "string" || input.length === 0) throw new SandboxPathError(`An empty path was given. ${ALLOWED}`);
+  if (input.includes("\0")) throw new SandboxPathError(`The path contains a NUL byte, which is never allowed. ${ALLOWED}`);
+  if (input.length > 4096) throw new SandboxPathError("The path is longer than 4096 characters.");
+
+  const lexical = lexicalHostPath(input, mounts);
+  const list = await realMounts(mounts);
+  if (lexical === "/proc" || lexical.startsWith("/proc/")) throw new SandboxPathError(`${show(input)} is in /proc, which is never allowed. ${ALLOWED}`);
+  if (!containing(lexical, list, "both")) {
+    throw new SandboxPathError(`${show(input)} is outside the thread's directories (no "..", host paths or other threads). ${ALLOWED}`);
+  }
+
+  // Split into the deepest existing ancestor and the missing rest.
+  let existing = lexical;
+  const missing: string[] = [];
+  let leaf: Awaited<ReturnType<typeof lstat>> | undefined;
+  for (;;) {
+    try {
+      leaf = await lstat(existing);
+      break;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw new SandboxPathError(`${show(input)} cannot be accessed (${code}).`);
+      const parent = resolve(existing, "..");
+      if (parent === existing) throw new SandboxPathError(`${show(input)} cannot be resolved. ${ALLOWED}`);
+      missing.unshift(existing.slice(parent.length).replace(/^[/\\]+/, ""));
+      existing = parent;
+    }
+  }
+  let realExisting: string;
+  try {
+    realExisting = await realpath(existing);
+  } catch {
+    // lstat saw it but realpath cannot follow it: a dangling symlink (or a loop).
+    throw new SandboxPathError(`${show(input)} is (or goes through) a symlink whose target does not exist; refusing to follow it. ${ALLOWED}`);
+  }
+  const real = missing.length ? join(realExisting, ...missing) : realExisting;
+  if (real === "/proc" || real.startsWith("/proc/")) throw new SandboxPathError(`${show(input)} leads into /proc, which is never allowed. ${ALLOWED}`);
+  const hit = containing(real, list, "real");
+  if (!hit) {
+    throw new SandboxPathError(
+      `${show(input)} resolves (through a symlink) to a place outside the thread's directories; refusing. ${ALLOWED}`,
+    );
+  }
+  const virtualPath = toVirtualPath(real, mounts);
+  const exists = missing.length === 0;
+  if (!exists) {
+    if (leaf && !leaf.isDirectory() && !leaf.isSymbolicLink()) {
+      throw new SandboxPathError(`${show(input)}: a parent of it is not a directory.`);
+    }
+    if (mustExist) throw new SandboxPathError(`${virtualPath} does not exist.`);
+    return { hostPath: real, virtualPath, mount: hit.name, exists: false, isDirectory: false };
+  }
+  const st = await stat(real).catch(() => undefined);
+  if (!st) throw new SandboxPathError(`${virtualPath} cannot be accessed.`);
+  if (!st.isFile() && !st.isDirectory()) {
+    throw new SandboxPathError(`${virtualPath} is a device, FIFO or socket; only regular files and directories are allowed.`);
+  }
+  if (kind === "file" && !st.isFile()) throw new SandboxPathError(`${virtualPath} is a directory, not a file.`);
+  if (kind === "dir" && !st.isDirectory()) throw new SandboxPathError(`${virtualPath} is a file, not a directory.`);
+  return { hostPath: real, virtualPath, mount: hit.name, exists: true, isDirectory: st.isDirectory() };
+}

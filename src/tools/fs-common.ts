@@ -1,0 +1,211 @@
+// Shared plumbing of the file tools: where the thread's mounts come from, the ReadBeforeWrite record, the
+// directory walker (never follows symlinks) and a small glob matcher.
+//
+// Where the mounts come from (first that is set):
+//   1. `options.mounts` given to the tool factory (tests, subagents bound to fixed directories);
+//   2. `runtime.state.thread_data` — the ToolNode of createAgent passes the graph state as `runtime.state`
+//      (langchain's ToolNode sets `state: config.configurable.__pregel_scratchpad.currentTaskInput`), and the
+//      ThreadData middleware has recorded the paths there in beforeAgent;
+//   3. `runtime.configurable.thread_data` (callers invoking a tool outside a graph);
+//   4. the sandbox provider for `configurable.thread_id` (same rule as the ThreadData middleware).
+import { createHash } from "node:crypto";
+import { lstat, readdir } from "node:fs/promises";
+import { join } from "node:path";
+import { requireThreadId, resolveSandboxProvider } from "../sandbox/resolve-provider.js";
+import type { ThreadPaths } from "../sandbox/provider.js";
+
+export interface FileToolOptions {
+  /** Fixed mounts; when unset they are read from the graph state (thread_data) at call time. */
+  mounts?: ThreadPaths;
+}
+
+/** The part of ToolRuntime the file tools use (kept loose: direct `.invoke` callers pass a plain config). */
+export type RuntimeLike = {
+  state?: unknown;
+  configurable?: Record<string, unknown>;
+  config?: { configurable?: Record<string, unknown> };
+  toolCallId?: string;
+  toolCall?: { id?: string };
+};
+
+function asPaths(v: unknown): ThreadPaths | undefined {
+  const t = v as Partial<Record<keyof ThreadPaths, unknown>> | null | undefined;
+  if (t && typeof t.workspace_path === "string" && typeof t.uploads_path === "string" && typeof t.outputs_path === "string") {
+    return { workspace_path: t.workspace_path, uploads_path: t.uploads_path, outputs_path: t.outputs_path };
+  }
+  return undefined;
+}
+
+function configurableOf(runtime: RuntimeLike | undefined): Record<string, unknown> | undefined {
+  return runtime?.configurable ?? runtime?.config?.configurable;
+}
+
+export function getMounts(runtime: RuntimeLike | undefined, options: FileToolOptions = {}): ThreadPaths {
+  if (options.mounts) return options.mounts;
+  const fromState = asPaths((runtime?.state as { thread_data?: unknown } | undefined)?.thread_data);
+  if (fromState) return fromState;
+  const configurable = configurableOf(runtime);
+  const fromConfig = asPaths(configurable?.thread_data);
+  if (fromConfig) return fromConfig;
+  return resolveSandboxProvider(undefined, configurable).pathsFor(requireThreadId(configurable));
+}
+
+export function toolCallIdOf(runtime: RuntimeLike | undefined): string {
+  return runtime?.toolCallId ?? runtime?.toolCall?.id ?? "";
+}
+
+// ---------------------------------------------------------------------------------------------
+// ReadBeforeWrite: thread + real host path → sha256 of the version the agent last read (or wrote).
+
+const readRecords = new Map<string, string>();
+
+function threadKey(runtime: RuntimeLike | undefined, mounts: ThreadPaths): string {
+  const id = configurableOf(runtime)?.thread_id;
+  return typeof id === "string" && id ? `thread:${id}` : `ws:${mounts.workspace_path}`;
+}
+
+export function sha256(data: Buffer | string): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+export function recordRead(runtime: RuntimeLike | undefined, mounts: ThreadPaths, realPath: string, data: Buffer | string): void {
+  readRecords.set(`${threadKey(runtime, mounts)}\0${realPath}`, sha256(data));
+}
+
+/** Throws unless the agent has read exactly this version of the file. */
+export function assertReadCurrent(runtime: RuntimeLike | undefined, mounts: ThreadPaths, realPath: string, current: Buffer | string, virtualPath: string): void {
+  const seen = readRecords.get(`${threadKey(runtime, mounts)}\0${realPath}`);
+  if (seen !== sha256(current)) {
+    throw new Error(`read ${virtualPath} first: it has not been read, or it changed since you read it (use read_file, then retry).`);
+  }
+}
+
+/** Forget every ReadBeforeWrite record (tests). */
+export function resetReadRecords(): void {
+  readRecords.clear();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Walking and matching
+
+export const SKIP_DIRS = new Set(["node_modules", ".git"]);
+
+export interface WalkEntry {
+  /** Host path (inside a checked directory; symlinks are never followed). */
+  hostPath: string;
+  /** Path relative to the walk root, "/"-separated. */
+  rel: string;
+  kind: "file" | "dir" | "symlink" | "other";
+  depth: number;
+}
+
+/** Depth-first, sorted walk that never follows symlinks. `maxDepth` 1 = direct children only. */
+export async function* walk(
+  root: string,
+  options: { maxDepth?: number; skipDirs?: Set<string> } = {},
+): AsyncGenerator<WalkEntry> {
+  const maxDepth = options.maxDepth ?? Infinity;
+  async function* rec(dir: string, relDir: string, depth: number): AsyncGenerator<WalkEntry> {
+    let names: string[];
+    try {
+      names = (await readdir(dir)).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const hostPath = join(dir, name);
+      const rel = relDir ? `${relDir}/${name}` : name;
+      const st = await lstat(hostPath).catch(() => undefined);
+      if (!st) continue;
+      const kind = st.isSymbolicLink() ? "symlink" : st.isDirectory() ? "dir" : st.isFile() ? "file" : "other";
+      yield { hostPath, rel, kind, depth };
+      if (kind === "dir" && depth < maxDepth && !options.skipDirs?.has(name)) yield* rec(hostPath, rel, depth + 1);
+    }
+  }
+  yield* rec(root, "", 1);
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+
+/** Compile a glob (`*`, `?`, `**`, `[...]`, `{a,b}`) to a RegExp matching whole "/"-separated relative paths. */
+export function globToRegExp(pattern: string): RegExp {
+  let re = "";
+  let i = 0;
+  let braces = 0;
+  while (i < pattern.length) {
+    const c = pattern[i]!;
+    if (c === "*") {
+      if (pattern[i + 1] === "*") {
+        const atStart = i === 0 || pattern[i - 1] === "/";
+        const atEnd = i + 2 === pattern.length || pattern[i + 2] === "/";
+        if (atStart && atEnd) {
+          if (pattern[i + 2] === "/") {
+            re += "(?:[^/]*/)*";
+            i += 3;
+          } else {
+            re += ".*";
+            i += 2;
+          }
+          continue;
+        }
+        re += "[^/]*";
+        i += 2;
+        continue;
+      }
+      re += "[^/]*";
+    } else if (c === "?") re += "[^/]";
+    else if (c === "[") {
+      const end = pattern.indexOf("]", i + 2);
+      if (end === -1) re += "\\[";
+      else {
+        let body = pattern.slice(i + 1, end);
+        if (body.startsWith("!")) body = "^" + body.slice(1);
+        re += "[" + body.replace(/\\/g, "\\\\") + "]";
+        i = end;
+      }
+    } else if (c === "{") {
+      braces++;
+      re += "(?:";
+    } else if (c === "}" && braces > 0) {
+      braces--;
+      re += ")";
+    } else if (c === "," && braces > 0) re += "|";
+    else re += escapeRe(c);
+    i++;
+  }
+  while (braces-- > 0) re += ")";
+  return new RegExp(`^${re}$`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Content sniffing
+
+/** A known binary type by magic bytes, or undefined. */
+export function sniffType(data: Buffer): { mime: string; label: string } | undefined {
+  const at = (off: number, bytes: number[]) => bytes.every((b, i) => data[off + i] === b);
+  const ascii = (off: number, s: string) => data.subarray(off, off + s.length).toString("latin1") === s;
+  if (at(0, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return { mime: "image/png", label: "PNG image" };
+  if (at(0, [0xff, 0xd8, 0xff])) return { mime: "image/jpeg", label: "JPEG image" };
+  if (ascii(0, "GIF87a") || ascii(0, "GIF89a")) return { mime: "image/gif", label: "GIF image" };
+  if (ascii(0, "RIFF") && ascii(8, "WEBP")) return { mime: "image/webp", label: "WebP image" };
+  if (ascii(0, "%PDF-")) return { mime: "application/pdf", label: "PDF document" };
+  if (at(0, [0x50, 0x4b, 0x03, 0x04])) return { mime: "application/zip", label: "ZIP archive (or docx/xlsx/jar)" };
+  if (at(0, [0x1f, 0x8b])) return { mime: "application/gzip", label: "gzip archive" };
+  if (at(0, [0x7f, 0x45, 0x4c, 0x46])) return { mime: "application/x-elf", label: "ELF executable" };
+  if (ascii(0, "SQLite format 3\0")) return { mime: "application/vnd.sqlite3", label: "SQLite database" };
+  return undefined;
+}
+
+/** Binary: a known binary magic, a NUL byte in the first 8 KB, or mostly invalid UTF-8. */
+export function describeBinary(data: Buffer): string | undefined {
+  const known = sniffType(data);
+  if (known) return known.label;
+  const head = data.subarray(0, 8192);
+  if (head.includes(0)) return "binary data";
+  const text = head.toString("utf8");
+  const bad = (text.match(/\uFFFD/g) ?? []).length;
+  if (head.length > 0 && bad / Math.max(1, text.length) > 0.1) return "binary data (not UTF-8 text)";
+  return undefined;
+}
