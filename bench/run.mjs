@@ -1,6 +1,8 @@
 // `npm run bench`: every benchmark, each printing ratios against a baseline measured in the same run.
 import { benchStartup } from "./startup.mjs";
 import { benchCheckpoints } from "./checkpoints.mjs";
+import { benchTools } from "./tools.mjs";
 
 benchStartup();
+await benchTools();
 await benchCheckpoints();

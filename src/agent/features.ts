@@ -9,6 +9,7 @@ import { sandboxMiddleware } from "../middleware/sandbox.js";
 import { threadDataMiddleware } from "../middleware/thread-data.js";
 import { toolErrorHandlingMiddleware } from "../middleware/tool-error-handling.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
+import { viewImageMiddleware } from "../middleware/view-image.js";
 import { AgentOptionsError } from "./errors.js";
 import { isMiddleware } from "./is-middleware.js";
 
@@ -60,7 +61,6 @@ const NEEDS_INSTANCE: Partial<Record<keyof RuntimeFeatures, string>> = {
 const NOT_AVAILABLE: Partial<Record<keyof RuntimeFeatures, string>> = {
   memory: "Memory",
   subagent: "SubagentLimit (+ task tool)",
-  vision: "ViewImage (+ view_image tool)",
   autoTitle: "Title",
   tokenBudget: "TokenBudget",
 };
@@ -117,7 +117,7 @@ export function buildFeatureStack(features: RuntimeFeatures, planMode: boolean):
   // [Todo when planMode] → [Title] → [Memory] → [ViewImage] → [SubagentLimit]: instances only for now.
   stack.push(pick(features.autoTitle));
   stack.push(pick(features.memory));
-  stack.push(pick(features.vision));
+  stack.push(pick(features.vision, () => viewImageMiddleware({ withTool: features.sandbox !== false })));
   stack.push(pick(features.subagent));
   stack.push(pick(features.loopDetection, () => loopDetectionMiddleware()));
   stack.push(pick(features.tokenBudget));

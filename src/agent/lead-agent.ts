@@ -25,13 +25,17 @@ export interface LeadAgentOptions {
   snapshotFrequency?: number;
   approval: { mode: ApprovalMode; broker: ApprovalBroker };
   bashTimeoutSeconds?: number;
+  /** The model accepts images: enables ViewImage (and its view_image tool). */
+  supportsVision?: boolean;
   onModelRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
 }
 
 export function createLeadAgent(opts: LeadAgentOptions) {
-  return createDeerflowAgent(opts.model, [createBashTool({ timeoutSeconds: opts.bashTimeoutSeconds }), ...createFileTools()], {
+  // view_image comes with the ViewImage feature, and only for models that can see images.
+  const fileTools = createFileTools().filter((t) => t.name !== "view_image");
+  return createDeerflowAgent(opts.model, [createBashTool({ timeoutSeconds: opts.bashTimeoutSeconds }), ...fileTools], {
     systemPrompt: LEAD_SYSTEM_PROMPT,
-    features: { sandbox: true, loopDetection: true },
+    features: { sandbox: true, loopDetection: true, vision: opts.supportsVision ?? false },
     extraMiddleware: [
       // Inside ToolErrorHandling: a failing approval broker becomes an error result instead of ending the run.
       nextTo("ToolErrorHandling", sandboxAuditMiddleware({ mode: opts.approval.mode, broker: opts.approval.broker })),

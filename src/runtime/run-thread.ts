@@ -101,6 +101,7 @@ export async function runThread(req: RunRequest): Promise<RunResult> {
       model: createChatModel(req.model),
       approval: { mode: req.config.approval, broker: headlessBroker({ yes: req.approveGuarded ?? false }) },
       bashTimeoutSeconds: req.config.sandbox.bashTimeoutSeconds,
+      supportsVision: req.model.supportsVision,
       checkpointer: store.saver,
       channelMode: mode,
       snapshotFrequency: req.config.checkpoint.snapshotFrequency,

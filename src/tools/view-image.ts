@@ -69,7 +69,8 @@ export function createViewImageTool(options: FileToolOptions = {}) {
       return new Command({
         update: {
           viewed_images: { [v]: meta },
-          messages: [new ToolMessage({ content, tool_call_id: toolCallIdOf(rt), name: "view_image" })],
+          // The artifact names the state key, so the ViewImage middleware knows which bytes to attach.
+          messages: [new ToolMessage({ content, tool_call_id: toolCallIdOf(rt), name: "view_image", artifact: { image_path: v } })],
         },
       });
     },

@@ -258,7 +258,7 @@ describe("RuntimeFeatures (SPEC §3)", () => {
     expect(expectRefused({ features: { guardrail: true } }, AgentOptionsError, "feature_needs_instance").message).toMatch(/guardrail/);
   });
 
-  it.each(["memory", "subagent", "vision", "autoTitle", "tokenBudget"] as const)(
+  it.each(["memory", "subagent", "autoTitle", "tokenBudget"] as const)(
     "%s: true (a built-in not available yet) is an explicit error, never a silent no-op",
     (feature) => {
       const e = expectRefused({ features: { [feature]: true } }, AgentOptionsError, "feature_not_available");
