@@ -3,24 +3,12 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { execa } from "execa";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { BIN, makeSandbox, type Sandbox } from "../support/cli.js";
-import { startTestModelServer, type TestModelServer } from "../support/openai-server.js";
+import { describe, expect, it } from "vitest";
+import { BIN, type Sandbox } from "../support/cli.js";
+import { useE2E } from "../support/e2e.js";
 
-let server: TestModelServer;
+const e2e = useE2E();
 let sb: Sandbox;
-
-beforeAll(async () => {
-  server = await startTestModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-afterEach(() => {
-  sb?.cleanup();
-  server.setScript([]);
-  server.requests.length = 0;
-});
 
 const noStackTrace = (s: string) => expect(s).not.toMatch(/\n\s+at .+:\d+:\d+/);
 
@@ -34,39 +22,39 @@ function userText(req: { body: any }): string {
 
 describe("deerflow run", () => {
   it("answers a prompt given as an argument: answer on stdout, progress on stderr", async () => {
-    sb = makeSandbox(server.url);
-    server.push({ content: "Hello from the test model." });
+    sb = e2e.sandbox();
+    e2e.server.push({ content: "Hello from the test model." });
     const r = await sb.run(["run", "say", "hi"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("Hello from the test model.\n");
     expect(r.stderr).toMatch(/new thread [0-9a-f]{12}/);
-    expect(server.requests).toHaveLength(1);
-    expect(userText(server.requests[0]!)).toContain("say hi");
-    expect(server.requests[0]!.body.model).toBe("test-model");
-    expect(server.requests[0]!.body.stream).toBe(true);
-    expect(server.requests[0]!.headers.authorization).toBe("Bearer sk-test-key-123456");
+    expect(e2e.server.requests).toHaveLength(1);
+    expect(userText(e2e.server.requests[0]!)).toContain("say hi");
+    expect(e2e.server.requests[0]!.body.model).toBe("test-model");
+    expect(e2e.server.requests[0]!.body.stream).toBe(true);
+    expect(e2e.server.requests[0]!.headers.authorization).toBe("Bearer sk-test-key-123456");
   });
 
   it("reads the prompt from piped stdin", async () => {
-    sb = makeSandbox(server.url);
-    server.push({ content: "Got it." });
+    sb = e2e.sandbox();
+    e2e.server.push({ content: "Got it." });
     const r = await sb.run(["run"], { input: "explain this piped prompt\n" });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("Got it.\n");
-    expect(userText(server.requests[0]!)).toContain("explain this piped prompt");
+    expect(userText(e2e.server.requests[0]!)).toContain("explain this piped prompt");
   });
 
   it("refuses an empty prompt with exit 2 instead of waiting", async () => {
-    sb = makeSandbox(server.url);
+    sb = e2e.sandbox();
     const r = await sb.run(["run"]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/No prompt given/);
-    expect(server.requests).toHaveLength(0);
+    expect(e2e.server.requests).toHaveLength(0);
   });
 
   it("prints the documented JSON object with --output-format json", async () => {
-    sb = makeSandbox(server.url);
-    server.push({ content: "The answer is 42.", usage: { prompt_tokens: 11, completion_tokens: 5 } });
+    sb = e2e.sandbox();
+    e2e.server.push({ content: "The answer is 42.", usage: { prompt_tokens: 11, completion_tokens: 5 } });
     const r = await sb.run(["run", "--output-format", "json", "what is the answer?"]);
     expect(r.exitCode).toBe(0);
     const out = JSON.parse(r.stdout);
@@ -77,8 +65,8 @@ describe("deerflow run", () => {
   });
 
   it("stream-json writes one event per line, first run.started, last run.completed", async () => {
-    sb = makeSandbox(server.url);
-    server.push({ content: "streamed words arrive in pieces" });
+    sb = e2e.sandbox();
+    e2e.server.push({ content: "streamed words arrive in pieces" });
     const r = await sb.run(["run", "--output-format", "stream-json", "go"]);
     expect(r.exitCode).toBe(0);
     const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
@@ -90,7 +78,7 @@ describe("deerflow run", () => {
   });
 
   it("an invalid .deerflowrc exits 2 with one line naming the file and the key", async () => {
-    sb = makeSandbox(server.url);
+    sb = e2e.sandbox();
     const rc = join(sb.cwd, ".deerflowrc");
     writeFileSync(rc, JSON.stringify({ models: { fast: { model: "x", temperature: "hot" } } }));
     const r = await sb.run(["run", "hi"]);
@@ -99,11 +87,11 @@ describe("deerflow run", () => {
     expect(r.stderr).toContain(rc);
     expect(r.stderr).toContain("models.fast.temperature");
     noStackTrace(r.stderr);
-    expect(server.requests).toHaveLength(0);
+    expect(e2e.server.requests).toHaveLength(0);
   });
 
   it("a misspelled key in an ancestor's .deerflowrc is reported, not ignored", async () => {
-    sb = makeSandbox(server.url);
+    sb = e2e.sandbox();
     const rc = join(sb.userHome, ".deerflowrc");
     writeFileSync(rc, JSON.stringify({ modles: {} }));
     const nested = join(sb.cwd, "a", "b");
@@ -115,33 +103,33 @@ describe("deerflow run", () => {
   });
 
   it("exits 2 and says what to set when no model is configured", async () => {
-    sb = makeSandbox(server.url);
+    sb = e2e.sandbox();
     const r = await sb.run(["run", "hi"], { env: { DEERFLOW_MODEL: undefined } });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/No model configured/);
     expect(r.stderr).toMatch(/DEERFLOW_MODEL/);
-    expect(server.requests).toHaveLength(0);
+    expect(e2e.server.requests).toHaveLength(0);
   });
 
   it("uses named models from .deerflowrc with $ENV api keys", async () => {
-    sb = makeSandbox();
+    sb = e2e.sandbox(false);
     writeFileSync(
       join(sb.cwd, ".deerflowrc"),
-      JSON.stringify({ defaultModel: "local", models: { local: { model: "qwen-coder", baseUrl: server.url, apiKey: "$MY_LOCAL_KEY" } } }),
+      JSON.stringify({ defaultModel: "local", models: { local: { model: "qwen-coder", baseUrl: e2e.server.url, apiKey: "$MY_LOCAL_KEY" } } }),
     );
-    server.push({ content: "from the named model" });
+    e2e.server.push({ content: "from the named model" });
     const r = await sb.run(["run", "hi"], { env: { MY_LOCAL_KEY: "secret-local-key" } });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("from the named model\n");
-    expect(server.requests[0]!.body.model).toBe("qwen-coder");
-    expect(server.requests[0]!.headers.authorization).toBe("Bearer secret-local-key");
+    expect(e2e.server.requests[0]!.body.model).toBe("qwen-coder");
+    expect(e2e.server.requests[0]!.headers.authorization).toBe("Bearer secret-local-key");
     const missing = await sb.run(["run", "hi"]);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain("MY_LOCAL_KEY");
   });
 
   it("a dead endpoint is retried, then exit 1 with one clear line and no stack trace", async () => {
-    sb = makeSandbox(server.url);
+    sb = e2e.sandbox();
     const port = await new Promise<number>((resolve) => {
       const s = createServer();
       s.listen(0, "127.0.0.1", () => {
@@ -161,35 +149,35 @@ describe("deerflow run", () => {
   });
 
   it("a 429 followed by success is retried and answers", async () => {
-    sb = makeSandbox(server.url);
-    server.push({ status: 429, error: "Rate limit reached" }, { content: "after the rate limit" });
+    sb = e2e.sandbox();
+    e2e.server.push({ status: 429, error: "Rate limit reached" }, { content: "after the rate limit" });
     const r = await sb.run(["run", "hi"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("after the rate limit\n");
-    expect(server.requests).toHaveLength(2);
+    expect(e2e.server.requests).toHaveLength(2);
     expect(r.stderr).toMatch(/HTTP 429.*retrying/);
   });
 
   it("a 401 is not retried and says the key was rejected", async () => {
-    sb = makeSandbox(server.url);
-    server.push({ status: 401, error: "Incorrect API key provided" });
+    sb = e2e.sandbox();
+    e2e.server.push({ status: 401, error: "Incorrect API key provided" });
     const r = await sb.run(["run", "hi"]);
     expect(r.exitCode).toBe(1);
-    expect(server.requests).toHaveLength(1);
+    expect(e2e.server.requests).toHaveLength(1);
     expect(r.stderr.toLowerCase()).toContain("api key");
     noStackTrace(r.stderr);
   });
 
   it("continues a thread with --thread: the model receives the whole history", async () => {
-    sb = makeSandbox(server.url);
-    server.push({ content: "First answer." });
+    sb = e2e.sandbox();
+    e2e.server.push({ content: "First answer." });
     const first = await sb.run(["run", "--output-format", "json", "first question"]);
     const { thread_id } = JSON.parse(first.stdout);
-    server.push({ content: "Second answer." });
+    e2e.server.push({ content: "Second answer." });
     const second = await sb.run(["run", "--thread", thread_id, "second question"]);
     expect(second.exitCode).toBe(0);
     expect(second.stdout).toBe("Second answer.\n");
-    const msgs = server.requests[1]!.body.messages.map((m: any) => [m.role, m.content]);
+    const msgs = e2e.server.requests[1]!.body.messages.map((m: any) => [m.role, m.content]);
     expect(msgs.filter((m: any) => m[0] !== "system")).toEqual([
       ["user", "first question"],
       ["assistant", "First answer."],
@@ -198,17 +186,17 @@ describe("deerflow run", () => {
   });
 
   it("an unknown --thread is exit 2, not a silent new thread", async () => {
-    sb = makeSandbox(server.url);
+    sb = e2e.sandbox();
     const r = await sb.run(["run", "--thread", "doesnotexist", "hi"]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/Thread doesnotexist not found/);
-    expect(server.requests).toHaveLength(0);
+    expect(e2e.server.requests).toHaveLength(0);
   });
 });
 
 describe("fast paths and other commands", () => {
   it("--version prints the version without loading LangChain, Ink or the model client", async () => {
-    sb = makeSandbox();
+    sb = e2e.sandbox(false);
     const trace = join(sb.userHome, "imports.txt");
     const r = await execa(process.execPath, ["--import", new URL("../support/trace-imports.mjs", import.meta.url).href, BIN, "--version"], {
       env: { ...sb.env, DEERFLOW_TRACE_IMPORTS: trace },
@@ -224,7 +212,7 @@ describe("fast paths and other commands", () => {
   });
 
   it("--help lists the commands; an unknown flag is a usage error (exit 2)", async () => {
-    sb = makeSandbox();
+    sb = e2e.sandbox(false);
     const help = await sb.run(["--help"]);
     expect(help.exitCode).toBe(0);
     for (const c of ["run", "threads", "config", "doctor"]) expect(help.stdout).toContain(c);
@@ -234,21 +222,21 @@ describe("fast paths and other commands", () => {
   });
 
   it("config masks secrets; --json is machine readable", async () => {
-    sb = makeSandbox(server.url);
+    sb = e2e.sandbox();
     const text = await sb.run(["config"]);
     expect(text.exitCode).toBe(0);
     expect(text.stdout).not.toContain("sk-test-key-123456");
-    expect(text.stdout).toContain(server.url);
+    expect(text.stdout).toContain(e2e.server.url);
     const json = await sb.run(["config", "--json"]);
     const cfg = JSON.parse(json.stdout);
-    expect(cfg.model).toMatchObject({ name: "test-model", model: "test-model", baseUrl: server.url });
+    expect(cfg.model).toMatchObject({ name: "test-model", model: "test-model", baseUrl: e2e.server.url });
     expect(json.stdout).not.toContain("sk-test-key-123456");
     expect(cfg.home).toBe(sb.home);
     expect(cfg.checkpoint).toEqual({ channelMode: "full", snapshotFrequency: 20 });
   });
 
   it("flags override the environment, which overrides the file", async () => {
-    sb = makeSandbox(server.url);
+    sb = e2e.sandbox();
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ home: "/from/file", checkpoint: { channelMode: "delta" } }));
     const envWins = JSON.parse((await sb.run(["config", "--json"], { env: { DEERFLOW_CHECKPOINT_MODE: "full" } })).stdout);
     expect(envWins.home).toBe(sb.home);
@@ -261,7 +249,7 @@ describe("fast paths and other commands", () => {
   });
 
   it("doctor prints one ✓/✗ line per check and fails on a dead endpoint", async () => {
-    sb = makeSandbox(server.url);
+    sb = e2e.sandbox();
     const ok = await sb.run(["doctor"]);
     expect(ok.exitCode).toBe(0);
     const lines = ok.stdout.trim().split("\n");

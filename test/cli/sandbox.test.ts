@@ -2,24 +2,13 @@
 // workspace binding survives continuation, guarded shell commands come back to the model as tool errors.
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { makeSandbox, type Sandbox } from "../support/cli.js";
-import { startTestModelServer, type TestModelServer, type RecordedRequest } from "../support/openai-server.js";
+import { describe, expect, it } from "vitest";
+import type { Sandbox } from "../support/cli.js";
+import { useE2E } from "../support/e2e.js";
+import type { RecordedRequest } from "../support/openai-server.js";
 
-let server: TestModelServer;
+const e2e = useE2E();
 let sb: Sandbox;
-
-beforeAll(async () => {
-  server = await startTestModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-afterEach(() => {
-  sb?.cleanup();
-  server.setScript([]);
-  server.requests.length = 0;
-});
 
 /** The tool results the model received in a request, by tool_call_id. */
 function toolResults(req: RecordedRequest): Record<string, string> {
@@ -37,8 +26,8 @@ async function runJson(args: string[], env?: Record<string, string | undefined>)
 
 describe("sandbox tools through deerflow run", () => {
   it("write_file then read_file round-trips inside the thread's workspace", async () => {
-    sb = makeSandbox(server.url);
-    server.push(
+    sb = e2e.sandbox();
+    e2e.server.push(
       { toolCalls: [{ id: "w1", name: "write_file", args: { path: "notes/hello.txt", content: "line one\nline two\n" } }] },
       { toolCalls: [{ id: "r1", name: "read_file", args: { path: "/mnt/user-data/workspace/notes/hello.txt" } }] },
       { content: "Wrote and read the file." },
@@ -47,28 +36,28 @@ describe("sandbox tools through deerflow run", () => {
     expect(r.exitCode).toBe(0);
     const file = join(sb.home, "threads", r.json.thread_id, "workspace", "notes", "hello.txt");
     expect(readFileSync(file, "utf8")).toBe("line one\nline two\n");
-    const read = toolResults(server.requests[2]!).r1!;
+    const read = toolResults(e2e.server.requests[2]!).r1!;
     expect(read).toMatch(/1.*line one/);
     expect(read).toMatch(/2.*line two/);
     // The model never sees host paths.
-    expect(JSON.stringify(server.requests[2]!.body.messages)).not.toContain(sb.home);
+    expect(JSON.stringify(e2e.server.requests[2]!.body.messages)).not.toContain(sb.home);
   });
 
   it("--workspace binds the thread to a directory, and --thread continuation keeps working there", async () => {
-    sb = makeSandbox(server.url);
+    sb = e2e.sandbox();
     const project = join(sb.cwd, "myproject");
     mkdirSync(project);
     writeFileSync(join(project, "README.md"), "# my project\n");
-    server.push({ toolCalls: [{ id: "b1", name: "bash", args: { command: "ls && echo made > first.txt" } }] }, { content: "ok" });
+    e2e.server.push({ toolCalls: [{ id: "b1", name: "bash", args: { command: "ls && echo made > first.txt" } }] }, { content: "ok" });
     const first = await runJson(["-w", project, "look around"]);
     expect(first.exitCode).toBe(0);
-    expect(toolResults(server.requests[1]!).b1).toContain("README.md");
+    expect(toolResults(e2e.server.requests[1]!).b1).toContain("README.md");
     expect(readFileSync(join(project, "first.txt"), "utf8")).toBe("made\n");
 
-    server.push({ toolCalls: [{ id: "b2", name: "bash", args: { command: "pwd; cat first.txt" } }] }, { content: "still there" });
+    e2e.server.push({ toolCalls: [{ id: "b2", name: "bash", args: { command: "pwd; cat first.txt" } }] }, { content: "still there" });
     const second = await runJson(["--thread", first.json.thread_id, "continue"]);
     expect(second.exitCode).toBe(0);
-    const out = toolResults(server.requests[3]!).b2!;
+    const out = toolResults(e2e.server.requests[3]!).b2!;
     expect(out).toContain("made");
     expect(out).toContain("myproject");
     const threads = JSON.parse((await sb.run(["threads", "--json"])).stdout);
@@ -85,20 +74,20 @@ describe("sandbox tools through deerflow run", () => {
     expect(gone.exitCode).toBe(2);
     expect(gone.stderr).toMatch(/no longer exists/);
     expect(existsSync(project)).toBe(false);
-    expect(server.requests).toHaveLength(4);
+    expect(e2e.server.requests).toHaveLength(4);
   });
 
   it("a bash timeout kills the command's whole process group: no orphan survives", async () => {
-    sb = makeSandbox(server.url);
+    sb = e2e.sandbox();
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ sandbox: { bashTimeout: 1 } }));
     const marker = `deerflow-orphan-${process.pid}-${Date.now()}`;
-    server.push(
+    e2e.server.push(
       { toolCalls: [{ id: "t1", name: "bash", args: { command: `(sleep 300; echo ${marker}) & sleep 200 # ${marker}` } }] },
       { content: "gave up" },
     );
     const r = await runJson(["hang"]);
     expect(r.exitCode).toBe(0);
-    expect(toolResults(server.requests[1]!).t1).toMatch(/timed out after 1 s/);
+    expect(toolResults(e2e.server.requests[1]!).t1).toMatch(/timed out after 1 s/);
     const survivors = readdirSync("/proc")
       .filter((p) => /^\d+$/.test(p))
       .filter((pid) => {
@@ -112,8 +101,8 @@ describe("sandbox tools through deerflow run", () => {
   });
 
   it("a blocked command and a denied ask-first command come back as tool errors; the run finishes", async () => {
-    sb = makeSandbox(server.url);
-    server.push(
+    sb = e2e.sandbox();
+    e2e.server.push(
       {
         toolCalls: [
           { id: "x1", name: "bash", args: { command: "rm -rf / --no-preserve-root" } },
@@ -126,7 +115,7 @@ describe("sandbox tools through deerflow run", () => {
     const r = await runJson(["clean up"]);
     expect(r.exitCode).toBe(0);
     expect(r.json.final_text).toBe("Understood, I will not do that.");
-    const results = toolResults(server.requests[1]!);
+    const results = toolResults(e2e.server.requests[1]!);
     expect(results.x1).toMatch(/^Blocked:/);
     expect(results.x2).toMatch(/^Denied:.*--yes/);
     expect(results.x3).not.toMatch(/Blocked|Denied/);
@@ -137,8 +126,8 @@ describe("sandbox tools through deerflow run", () => {
   });
 
   it("--yes approves an ask-first command; blocked ones stay blocked", async () => {
-    sb = makeSandbox(server.url);
-    server.push(
+    sb = e2e.sandbox();
+    e2e.server.push(
       {
         toolCalls: [
           { id: "y1", name: "bash", args: { command: "mkdir -p build/x && rm -r build && echo removed" } },
@@ -149,16 +138,16 @@ describe("sandbox tools through deerflow run", () => {
     );
     const r = await runJson(["--yes", "clean"]);
     expect(r.exitCode).toBe(0);
-    const results = toolResults(server.requests[1]!);
+    const results = toolResults(e2e.server.requests[1]!);
     expect(results.y1).toContain("removed");
     expect(results.y2).toMatch(/^Blocked:/);
   });
 
   it("--upload and @path attach files to uploads/ and the model is told about them", async () => {
-    sb = makeSandbox(server.url);
+    sb = e2e.sandbox();
     writeFileSync(join(sb.cwd, "spec.md"), "the spec");
     writeFileSync(join(sb.cwd, "data.csv"), "a,b\n1,2\n");
-    server.push(
+    e2e.server.push(
       { toolCalls: [{ id: "u1", name: "read_file", args: { path: "/mnt/user-data/uploads/data.csv" } }] },
       { content: "read it" },
     );
@@ -166,10 +155,10 @@ describe("sandbox tools through deerflow run", () => {
     expect(r.exitCode).toBe(0);
     const uploads = join(sb.home, "threads", r.json.thread_id, "uploads");
     expect(readdirSync(uploads).sort()).toEqual(["data.csv", "spec.md"]);
-    const firstRequest = JSON.stringify(server.requests[0]!.body.messages);
+    const firstRequest = JSON.stringify(e2e.server.requests[0]!.body.messages);
     expect(firstRequest).toContain("/mnt/user-data/uploads/spec.md");
     expect(firstRequest).toContain("/mnt/user-data/uploads/data.csv");
-    expect(toolResults(server.requests[1]!).u1).toContain("1,2");
+    expect(toolResults(e2e.server.requests[1]!).u1).toContain("1,2");
     const missing = await sb.run(["run", "--upload", join(sb.cwd, "nope.txt"), "x"]);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/not an existing file/);

@@ -2,25 +2,13 @@
 // bin/deerflow spawned as a process against the loopback test model. (`npm test` builds first.)
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { makeSandbox, type Sandbox } from "../support/cli.js";
-import { startTestModelServer, type RecordedRequest, type TestModelServer } from "../support/openai-server.js";
+import { describe, expect, it } from "vitest";
+import type { Sandbox } from "../support/cli.js";
+import { useE2E } from "../support/e2e.js";
+import type { RecordedRequest } from "../support/openai-server.js";
 
-let server: TestModelServer;
+const e2e = useE2E();
 let sb: Sandbox | undefined;
-
-beforeAll(async () => {
-  server = await startTestModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-afterEach(() => {
-  sb?.cleanup();
-  sb = undefined;
-  server.setScript([]);
-  server.requests.length = 0;
-});
 
 const DB_FILE = "deerflow.sqlite";
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -52,7 +40,7 @@ async function threadsJson(s: Sandbox, env?: Record<string, string | undefined>)
 
 describe("deerflow threads", () => {
   it("with no threads says so, exits 0 and creates no database", async () => {
-    sb = makeSandbox(server.url);
+    sb = e2e.sandbox();
     const r = await sb.run(["threads"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/No threads yet/);
@@ -62,12 +50,12 @@ describe("deerflow threads", () => {
     expect(JSON.parse(j.stdout)).toEqual([]);
     expect(existsSync(join(sb.home, DB_FILE))).toBe(false);
     expect(existsSync(sb.home) ? readdirSync(sb.home) : []).toEqual([]);
-    expect(server.requests).toHaveLength(0);
+    expect(e2e.server.requests).toHaveLength(0);
   });
 
   it("after two runs, --json lists both newest first with id, title, times, status, workspace and mode", async () => {
-    sb = makeSandbox(server.url);
-    server.push({ content: "first answer" }, { content: "second answer" });
+    sb = e2e.sandbox();
+    e2e.server.push({ content: "first answer" }, { content: "second answer" });
     const first = await run(sb, ["first question"]);
     const second = await run(sb, ["second question"]);
     expect(first.thread_id).not.toBe(second.thread_id);
@@ -100,23 +88,23 @@ describe("deerflow threads", () => {
   }, 60_000);
 
   it("run --continue continues the latest thread, and the model receives its history", async () => {
-    sb = makeSandbox(server.url);
-    server.push({ content: "alpha answer" }, { content: "beta answer" }, { content: "beta again" });
+    sb = e2e.sandbox();
+    e2e.server.push({ content: "alpha answer" }, { content: "beta answer" }, { content: "beta again" });
     const a = await run(sb, ["alpha question"]);
     const b = await run(sb, ["beta question"]);
     const cont = await run(sb, ["--continue", "follow up on beta"]);
     expect(cont.thread_id).toBe(b.thread_id);
     expect(cont.final_text).toBe("beta again");
-    expect(server.requests).toHaveLength(3);
-    expect(conversation(server.requests[2]!)).toEqual(["user: beta question", "assistant: beta answer", "user: follow up on beta"]);
+    expect(e2e.server.requests).toHaveLength(3);
+    expect(conversation(e2e.server.requests[2]!)).toEqual(["user: beta question", "assistant: beta answer", "user: follow up on beta"]);
 
     // --thread makes an older thread the latest; --continue then follows it
-    server.push({ content: "alpha again" }, { content: "alpha third" });
+    e2e.server.push({ content: "alpha again" }, { content: "alpha third" });
     const viaId = await run(sb, ["--thread", a.thread_id, "back to alpha"]);
     expect(viaId.thread_id).toBe(a.thread_id);
     const cont2 = await run(sb, ["-c", "and once more"]);
     expect(cont2.thread_id).toBe(a.thread_id);
-    expect(conversation(server.requests[4]!)).toEqual([
+    expect(conversation(e2e.server.requests[4]!)).toEqual([
       "user: alpha question",
       "assistant: alpha answer",
       "user: back to alpha",
@@ -129,11 +117,11 @@ describe("deerflow threads", () => {
   }, 60_000);
 
   it("run --continue with no thread yet is a usage error (exit 2) and calls no model", async () => {
-    sb = makeSandbox(server.url);
+    sb = e2e.sandbox();
     const r = await sb.run(["run", "--continue", "hello?"]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/no thread to continue/i);
-    expect(server.requests).toHaveLength(0);
+    expect(e2e.server.requests).toHaveLength(0);
   });
 });
 
@@ -141,13 +129,13 @@ describe("checkpoint mode per thread", () => {
   const DELTA = { DEERFLOW_CHECKPOINT_MODE: "delta" };
 
   it("a delta thread continued in full mode → exit 2, one stderr line naming the thread and both modes, no model call", async () => {
-    sb = makeSandbox(server.url);
-    server.push({ content: "delta answer" });
+    sb = e2e.sandbox();
+    e2e.server.push({ content: "delta answer" });
     const t = await run(sb, ["made in delta mode"], DELTA);
     const rows = await threadsJson(sb);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ id: t.thread_id, mode: "delta", status: "success" });
-    expect(server.requests).toHaveLength(1);
+    expect(e2e.server.requests).toHaveLength(1);
 
     for (const args of [["--thread", t.thread_id], ["--continue"]]) {
       const r = await sb.run(["run", ...args, "continue it in full mode"]);
@@ -164,20 +152,20 @@ describe("checkpoint mode per thread", () => {
     const explicit = await sb.run(["run", "--thread", t.thread_id, "again"], { env: { DEERFLOW_CHECKPOINT_MODE: "full" } });
     expect(explicit.exitCode).toBe(2);
     expect(explicit.stderr).toContain(t.thread_id);
-    expect(server.requests).toHaveLength(1);
+    expect(e2e.server.requests).toHaveLength(1);
     // the refused runs left the thread as it was
     expect((await threadsJson(sb))[0]).toMatchObject({ id: t.thread_id, mode: "delta", status: "success" });
   }, 60_000);
 
   it("a delta thread continues fine in delta mode, with the whole history", async () => {
-    sb = makeSandbox(server.url);
-    server.push({ content: "one" }, { content: "two" }, { content: "three" });
+    sb = e2e.sandbox();
+    e2e.server.push({ content: "one" }, { content: "two" }, { content: "three" });
     const t = await run(sb, ["turn one"], DELTA);
     const t2 = await run(sb, ["--continue", "turn two"], DELTA);
     const t3 = await run(sb, ["--thread", t.thread_id, "turn three"], DELTA);
     expect([t2.thread_id, t3.thread_id]).toEqual([t.thread_id, t.thread_id]);
     expect(t3.final_text).toBe("three");
-    expect(conversation(server.requests[2]!)).toEqual([
+    expect(conversation(e2e.server.requests[2]!)).toEqual([
       "user: turn one",
       "assistant: one",
       "user: turn two",
@@ -189,8 +177,8 @@ describe("checkpoint mode per thread", () => {
   }, 60_000);
 
   it("a full thread continued in delta mode is refused the same way", async () => {
-    sb = makeSandbox(server.url);
-    server.push({ content: "full answer" });
+    sb = e2e.sandbox();
+    e2e.server.push({ content: "full answer" });
     const t = await run(sb, ["made in full mode"]);
     const r = await sb.run(["run", "--thread", t.thread_id, "now delta"], { env: DELTA });
     expect(r.exitCode).toBe(2);
@@ -199,6 +187,6 @@ describe("checkpoint mode per thread", () => {
     expect(lines[0]).toContain(t.thread_id);
     expect(lines[0]).toContain('"full"');
     expect(lines[0]).toContain('"delta"');
-    expect(server.requests).toHaveLength(1);
+    expect(e2e.server.requests).toHaveLength(1);
   }, 60_000);
 });

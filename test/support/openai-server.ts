@@ -72,8 +72,23 @@ export interface TestModelServer {
   push(...replies: ScriptedReply[]): void;
   /** Replace the script: an array resets the queue; a function clears the queue. */
   setScript(s: Script): void;
+  /**
+   * Requests for a thread title (their system prompt starts with "Write a short title", see the Title middleware).
+   * They are answered from `titleReply` without touching the queue, so a test scripts only the conversation.
+   */
+  titleRequests: RecordedRequest[];
+  /** The answer to title requests (default "Test thread title"); a ScriptedReply (e.g. {status: 500}) works too. */
+  titleReply: ScriptedReply;
   /** Stop the server, destroying every open (including hanging) connection. */
   close(): Promise<void>;
+}
+
+/** Title requests are recognised by the Title middleware's prompt marker. */
+function isTitleRequest(body: any): boolean {
+  const first = Array.isArray(body?.messages) ? body.messages[0] : undefined;
+  if (first?.role !== "system") return false;
+  const text = typeof first.content === "string" ? first.content : Array.isArray(first.content) ? first.content.map((b: any) => b?.text ?? "").join("") : "";
+  return text.startsWith("Write a short title");
 }
 
 type TextReply = Extract<ScriptedReply, { content?: string }>;
@@ -108,6 +123,7 @@ function sendError(res: http.ServerResponse, status: number, message: string, he
 
 export async function startTestModelServer(script?: Script): Promise<TestModelServer> {
   let queue: ScriptedReply[] = [];
+  const api = { titleRequests: [] as RecordedRequest[], titleReply: { content: "Test thread title" } as ScriptedReply } as TestModelServer;
   let scriptFn: Exclude<Script, ScriptedReply[]> | undefined;
   let toolCallCounter = 0;
   let completionCounter = 0;
@@ -193,6 +209,14 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
 
   async function handleChat(req: http.IncomingMessage, res: http.ServerResponse, body: any) {
     const recorded: RecordedRequest = { method: req.method ?? "POST", path: req.url ?? "", headers: { ...req.headers }, body, receivedAt: Date.now() };
+    if (isTitleRequest(body)) {
+      api.titleRequests.push(recorded);
+      const t = api.titleReply;
+      if ("status" in t) return sendError(res, t.status, t.error ?? `test model scripted HTTP ${t.status}`, t.headers);
+      if ("hang" in t) return;
+      if ("disconnect" in t) return disconnect(req, res, body, t.afterContent);
+      return answer(res, body, t);
+    }
     const index = requests.push(recorded) - 1;
     let reply: ScriptedReply | undefined;
     try {
@@ -246,15 +270,16 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
   });
   const { port } = server.address() as AddressInfo;
 
-  return {
+  Object.assign(api, {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
-    push: (...replies) => void queue.push(...replies),
+    push: (...replies: ScriptedReply[]) => void queue.push(...replies),
     setScript,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const socket of sockets) socket.destroy(); // idle keep-alive, streaming and hanging ones
       }),
-  };
+  });
+  return api;
 }
