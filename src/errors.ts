@@ -52,11 +52,14 @@ export class ModelUnavailableError extends DeerflowError {
 
 /**
  * The DeerflowError behind `err`, if any. LangChain and LangGraph wrap errors thrown inside middleware and nodes
- * (e.g. MiddlewareError), so the typed error can sit a few `cause` links down.
+ * (e.g. MiddlewareError, once per middleware), so the typed error can sit many `cause` links down.
  */
 export function findDeerflowError(err: unknown): DeerflowError | undefined {
-  for (let e = err, depth = 0; e && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+  // Every model-call wrapper of the stack wraps once more, so the chain is as deep as the stack; guard cycles.
+  const seen = new Set<unknown>();
+  for (let e = err; e && !seen.has(e); e = (e as { cause?: unknown }).cause) {
     if (e instanceof DeerflowError) return e;
+    seen.add(e);
   }
   return undefined;
 }

@@ -7,6 +7,9 @@ import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call.js"
 import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
 import { sandboxMiddleware } from "../middleware/sandbox.js";
 import { threadDataMiddleware } from "../middleware/thread-data.js";
+import { titleMiddleware } from "../middleware/title.js";
+import { todoMiddleware } from "../middleware/todo.js";
+import { tokenBudgetMiddleware } from "../middleware/token-budget.js";
 import { toolErrorHandlingMiddleware } from "../middleware/tool-error-handling.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
 import { viewImageMiddleware } from "../middleware/view-image.js";
@@ -61,8 +64,6 @@ const NEEDS_INSTANCE: Partial<Record<keyof RuntimeFeatures, string>> = {
 const NOT_AVAILABLE: Partial<Record<keyof RuntimeFeatures, string>> = {
   memory: "Memory",
   subagent: "SubagentLimit (+ task tool)",
-  autoTitle: "Title",
-  tokenBudget: "TokenBudget",
 };
 
 export const TERMINAL_MIDDLEWARE = "Clarification";
@@ -103,9 +104,6 @@ function pick(value: FeatureValue, builtIn?: () => AgentMiddleware): AgentMiddle
 
 /** The stack without extras and without the terminal Clarification, in DeerFlow's order. */
 export function buildFeatureStack(features: RuntimeFeatures, planMode: boolean): AgentMiddleware[] {
-  if (planMode) {
-    throw new AgentOptionsError("feature_not_available", "planMode: the built-in Todo middleware is not available yet in this version; leave planMode off.");
-  }
   const stack: (AgentMiddleware | undefined)[] = [];
   if (features.sandbox !== false) {
     stack.push(threadDataMiddleware(), uploadsMiddleware(), pick(features.sandbox, () => sandboxMiddleware()));
@@ -114,13 +112,13 @@ export function buildFeatureStack(features: RuntimeFeatures, planMode: boolean):
   stack.push(pick(features.guardrail));
   stack.push(toolErrorHandlingMiddleware());
   stack.push(pick(features.summarization));
-  // [Todo when planMode] → [Title] → [Memory] → [ViewImage] → [SubagentLimit]: instances only for now.
-  stack.push(pick(features.autoTitle));
+  if (planMode) stack.push(todoMiddleware());
+  stack.push(pick(features.autoTitle, () => titleMiddleware()));
   stack.push(pick(features.memory));
   stack.push(pick(features.vision, () => viewImageMiddleware({ withTool: features.sandbox !== false })));
   stack.push(pick(features.subagent));
   stack.push(pick(features.loopDetection, () => loopDetectionMiddleware()));
-  stack.push(pick(features.tokenBudget));
+  stack.push(pick(features.tokenBudget, () => tokenBudgetMiddleware()));
   return stack.filter((m): m is AgentMiddleware => m !== undefined);
 }
 

@@ -1,14 +1,24 @@
-// The product's lead agent: the full ordered stack assembled in one place. The order below is documented in
-// the README ("How it works"); tests assert it.
+// The product's lead agent: the full ordered stack assembled in one place. LEAD_MIDDLEWARE_ORDER is the documented
+// order (README "How it works"); a tracing test asserts the hooks run in exactly this order.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { dynamicContextMiddleware } from "../middleware/dynamic-context.js";
+import { inputSanitizationMiddleware } from "../middleware/input-sanitization.js";
 import { llmErrorHandlingMiddleware } from "../middleware/llm-error-handling.js";
+import { modelLengthFinishReasonMiddleware } from "../middleware/model-length-finish-reason.js";
+import { safetyFinishReasonMiddleware } from "../middleware/safety-finish-reason.js";
 import { sandboxAuditMiddleware } from "../middleware/sandbox-audit.js";
+import { systemMessageCoalescingMiddleware } from "../middleware/system-message-coalescing.js";
+import { terminalResponseMiddleware } from "../middleware/terminal-response.js";
+import { titleMiddleware } from "../middleware/title.js";
+import { tokenBudgetMiddleware } from "../middleware/token-budget.js";
+import { tokenUsageMiddleware } from "../middleware/token-usage.js";
+import { toolOutputBudgetMiddleware } from "../middleware/tool-output-budget.js";
 import type { ApprovalBroker, ApprovalMode } from "../sandbox/approvals.js";
 import { createBashTool } from "../tools/bash.js";
 import { createFileTools } from "../tools/file-tools.js";
 import { nextTo } from "./anchors.js";
-import { type CheckpointChannelMode, createDeerflowAgent } from "./create-deerflow-agent.js";
+import { type CheckpointChannelMode, type DeerflowAgentOptions, assembleMiddleware, createDeerflowAgent } from "./create-deerflow-agent.js";
 
 /** Static on purpose: the provider's prefix cache keeps working across turns and days (dates go in reminders). */
 export const LEAD_SYSTEM_PROMPT = `You are deerflow, a coding agent working in the user's terminal.
@@ -18,8 +28,50 @@ Read a file before you change it. Prefer str_replace for edits and write_file fo
 Be direct and concise: do the task, then say what you did. Never claim work you did not do.
 When a request is ambiguous or risky in a way you cannot resolve yourself, ask with ask_clarification.`;
 
+/**
+ * The lead agent's order. before* hooks run top to bottom, after* hooks bottom to top, and each wrapper contains
+ * the ones below it. Why the extras sit where they do:
+ * - DynamicContext right after Sandbox: its beforeAgent needs thread_data, and it writes the dated reminder before
+ *   any model call.
+ * - InputSanitization right after it: outermost of the model wrappers that add request-only messages, so it only
+ *   ever escapes what the user typed.
+ * - SandboxAudit and ToolOutputBudget inside ToolErrorHandling: a failing approval broker becomes an error result;
+ *   the budget sees every result, also error results.
+ * - SafetyFinishReason / ModelLengthFinishReason below LoopDetection and TokenBudget: after* hooks run bottom to
+ *   top, so truncated or filtered tool calls are stripped before the guards count them.
+ * - TokenUsage below them: it counts every answer first, whatever the guards do with it.
+ * - SystemMessageCoalescing, TerminalResponse, LLMErrorHandling innermost: one system message after every
+ *   injection, an empty answer retried as one more model call, and a transient error retried as the bare HTTP call.
+ * - Clarification always last.
+ */
+export const LEAD_MIDDLEWARE_ORDER = [
+  "ThreadData",
+  "Uploads",
+  "Sandbox",
+  "DynamicContext",
+  "InputSanitization",
+  "DanglingToolCall",
+  "ToolErrorHandling",
+  "SandboxAudit",
+  "ToolOutputBudget",
+  "Todo", // --plan only
+  "Title",
+  "ViewImage", // models with supportsVision only
+  "LoopDetection",
+  "TokenBudget",
+  "SafetyFinishReason",
+  "ModelLengthFinishReason",
+  "TokenUsage",
+  "SystemMessageCoalescing",
+  "TerminalResponse",
+  "LLMErrorHandling",
+  "Clarification",
+] as const;
+
 export interface LeadAgentOptions {
   model: BaseChatModel;
+  /** A non-streaming model for side calls (the title): a streaming model's invoke() may fetch a tokenizer. */
+  sideModel?: BaseChatModel;
   checkpointer?: BaseCheckpointSaver;
   channelMode: CheckpointChannelMode;
   snapshotFrequency?: number;
@@ -27,24 +79,53 @@ export interface LeadAgentOptions {
   bashTimeoutSeconds?: number;
   /** The model accepts images: enables ViewImage (and its view_image tool). */
   supportsVision?: boolean;
+  /** Plan mode: Todo and write_todos. */
+  planMode?: boolean;
+  /** Token budget per run (default 200k). */
+  maxRunTokens?: number;
   onModelRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
 }
 
-export function createLeadAgent(opts: LeadAgentOptions) {
-  // view_image comes with the ViewImage feature, and only for models that can see images.
-  const fileTools = createFileTools().filter((t) => t.name !== "view_image");
-  return createDeerflowAgent(opts.model, [createBashTool({ timeoutSeconds: opts.bashTimeoutSeconds }), ...fileTools], {
+function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
+  return {
     systemPrompt: LEAD_SYSTEM_PROMPT,
-    features: { sandbox: true, loopDetection: true, vision: opts.supportsVision ?? false },
+    planMode: opts.planMode ?? false,
+    features: {
+      sandbox: true,
+      loopDetection: true,
+      vision: opts.supportsVision ?? false,
+      autoTitle: titleMiddleware({ model: opts.sideModel }),
+      tokenBudget: tokenBudgetMiddleware({ maxTokens: opts.maxRunTokens }),
+    },
     extraMiddleware: [
-      // Inside ToolErrorHandling: a failing approval broker becomes an error result instead of ending the run.
+      nextTo("Sandbox", dynamicContextMiddleware()),
+      nextTo("DynamicContext", inputSanitizationMiddleware()),
       nextTo("ToolErrorHandling", sandboxAuditMiddleware({ mode: opts.approval.mode, broker: opts.approval.broker })),
-      // Unanchored: lands just before Clarification, i.e. the innermost model-call wrapper, so a retry repeats only
-      // the HTTP request and none of the outer middleware's work.
+      nextTo("SandboxAudit", toolOutputBudgetMiddleware()),
+      // Unanchored extras keep this order just before Clarification.
+      safetyFinishReasonMiddleware(),
+      modelLengthFinishReasonMiddleware(),
+      tokenUsageMiddleware(),
+      systemMessageCoalescingMiddleware(),
+      terminalResponseMiddleware(),
       llmErrorHandlingMiddleware({ onRetry: opts.onModelRetry }),
     ],
     checkpointChannelMode: opts.channelMode,
     checkpointSnapshotFrequency: opts.channelMode === "delta" ? opts.snapshotFrequency : undefined,
     checkpointer: opts.checkpointer,
-  });
+  };
+}
+
+/** The lead agent's middleware list, in order (for tests and tracing). */
+export function leadAgentMiddleware(opts: LeadAgentOptions) {
+  return assembleMiddleware(leadAgentOptions(opts));
+}
+
+export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds">) {
+  // view_image comes with the ViewImage feature, and only for models that can see images.
+  return [createBashTool({ timeoutSeconds: opts.bashTimeoutSeconds }), ...createFileTools().filter((t) => t.name !== "view_image")];
+}
+
+export function createLeadAgent(opts: LeadAgentOptions) {
+  return createDeerflowAgent(opts.model, leadAgentTools(opts), leadAgentOptions(opts));
 }

@@ -47,6 +47,7 @@ export function buildProgram(): Command {
     .option("--upload <file>", "attach a file (copied to the thread's uploads; repeatable; `@path` in the prompt works too)", collect, [])
     .addOption(new Option("--approval <mode>", "guarded shell commands: ask (headless: denied unless --yes), auto-edit, yolo").choices(["ask", "auto-edit", "yolo"]))
     .option("--yes", "approve guarded commands that would ask (blocked commands stay blocked)")
+    .option("--plan", "plan mode: the agent keeps a todo list (write_todos)")
     .addOption(
       new Option("--output-format <format>", "text: answer on stdout; json: one object at the end; stream-json: one event per line")
         .choices(["text", "json", "stream-json"])

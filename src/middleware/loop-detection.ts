@@ -23,6 +23,8 @@ import { createHash } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage, type ToolCall } from "@langchain/core/messages";
 import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
+import { STOP_REASON_VALUE } from "./util/stop-reason.js";
+import { stripToolCalls } from "./util/strip-tool-calls.js";
 import { z } from "zod";
 
 export interface LoopDetectionOptions {
@@ -54,7 +56,7 @@ export const loopDetectionState = new StateSchema({
   /** Tool calls per tool name in this run. */
   tool_call_counts: z.record(z.string(), z.number()).default(() => ({})),
   /** Why the run was stopped by a guard; "loop_capped" from here. Last write wins; reset at each run start. */
-  stop_reason: z.string().nullable().default(null),
+  stop_reason: STOP_REASON_VALUE,
 });
 
 /** JSON with object keys sorted at every level, so equal arguments hash equally whatever their key order. */
@@ -115,29 +117,6 @@ export function effectiveRepeats(window: readonly string[]): { repeats: number; 
   return { repeats: Math.max(count, cycle), count, cycle };
 }
 
-/** The same AI message (same id) without tool calls, with `note` appended to its text. */
-export function stripToolCalls(msg: AIMessage, note: string): AIMessage {
-  const { tool_calls: _tc, function_call: _fc, ...kwargs } = (msg.additional_kwargs ?? {}) as Record<string, unknown>;
-  let content: AIMessage["content"];
-  if (typeof msg.content === "string") {
-    content = msg.content.trim() ? `${msg.content}\n\n${note}` : note;
-  } else {
-    const kept = msg.content.filter(
-      (b) => !(typeof b === "object" && b !== null && ["tool_use", "tool_call", "function_call", "tool_call_chunk"].includes(String((b as { type?: unknown }).type))),
-    );
-    content = [...kept, { type: "text", text: note }] as AIMessage["content"];
-  }
-  return new AIMessage({
-    id: msg.id,
-    name: msg.name,
-    content,
-    additional_kwargs: kwargs,
-    response_metadata: msg.response_metadata,
-    usage_metadata: msg.usage_metadata,
-    tool_calls: [],
-    invalid_tool_calls: [],
-  });
-}
 
 function summarize(calls: readonly Pick<ToolCall, "name">[]): string {
   const names = [...new Set(calls.map((c) => c.name))];

@@ -35,6 +35,7 @@ export type RunEvent =
   | { type: "tool.started"; run_id: string; tool_call_id?: string; name: string; args: unknown }
   | { type: "tool.completed"; run_id: string; tool_call_id?: string; name: string; status: "ok" | "error"; output: string }
   | { type: "model.retry"; run_id: string; attempt: number; delay_ms: number; reason: string }
+  | { type: "todos.updated"; run_id: string; todos: { content: string; status: "pending" | "in_progress" | "completed" }[] }
   | { type: "clarification.requested"; run_id: string; clarification: ClarificationRequest }
   | { type: "error"; run_id?: string; message: string }
   | {

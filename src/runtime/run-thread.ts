@@ -32,6 +32,8 @@ export interface RunRequest {
   uploads?: string[];
   /** --yes: approve guarded shell commands that would otherwise be denied headless. */
   approveGuarded?: boolean;
+  /** Plan mode: the Todo middleware and write_todos. */
+  planMode?: boolean;
   signal?: AbortSignal;
   onEvent?: RunEventListener;
 }
@@ -70,6 +72,16 @@ function messagesIn(update: unknown): BaseMessage[] {
   return out;
 }
 
+/** A `todos` write inside a stream "updates" chunk (the write_todos tool returns it through a Command). */
+function todosIn(update: unknown): { content: string; status: "pending" | "in_progress" | "completed" }[] | undefined {
+  const items = Array.isArray(update) ? update : [update];
+  for (const u of items) {
+    const t = u && typeof u === "object" ? (u as { todos?: unknown }).todos : undefined;
+    if (Array.isArray(t)) return t as never;
+  }
+  return undefined;
+}
+
 function addUsage(total: TokenUsage, m: AIMessage): void {
   const u = m.usage_metadata;
   if (!u) return;
@@ -99,6 +111,8 @@ export async function runThread(req: RunRequest): Promise<RunResult> {
 
     const agent = createLeadAgent({
       model: createChatModel(req.model),
+      sideModel: createChatModel(req.model, { streaming: false }),
+      planMode: req.planMode ?? false,
       approval: { mode: req.config.approval, broker: headlessBroker({ yes: req.approveGuarded ?? false }) },
       bashTimeoutSeconds: req.config.sandbox.bashTimeoutSeconds,
       supportsVision: req.model.supportsVision,
@@ -129,6 +143,8 @@ export async function runThread(req: RunRequest): Promise<RunResult> {
           continue;
         }
         for (const [node, update] of Object.entries(chunk as Record<string, unknown>)) {
+          const todos = todosIn(update);
+          if (todos) emit({ type: "todos.updated", run_id: runId, todos });
           for (const m of messagesIn(update)) {
             if (node === "model_request" && AIMessage.isInstance(m)) {
               addUsage(usage, m);
@@ -162,7 +178,8 @@ export async function runThread(req: RunRequest): Promise<RunResult> {
     const stop_reason: StopReason = clarification ? "clarification" : guardStop ?? "end_turn";
     const final_text = clarification ? clarification.question : AIMessage.isInstance(last) ? messageText(last) : "";
     if (clarification) emit({ type: "clarification.requested", run_id: runId, clarification });
-    store.threads.update(threadId, { status: clarification ? "input_required" : "success" });
+    const title = (snapshot.values as { title?: string | null }).title ?? undefined;
+    store.threads.update(threadId, { status: clarification ? "input_required" : "success", title });
     emit({ type: "run.completed", thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage });
     return { thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage, clarification };
   } finally {

@@ -258,7 +258,7 @@ describe("RuntimeFeatures (SPEC §3)", () => {
     expect(expectRefused({ features: { guardrail: true } }, AgentOptionsError, "feature_needs_instance").message).toMatch(/guardrail/);
   });
 
-  it.each(["memory", "subagent", "autoTitle", "tokenBudget"] as const)(
+  it.each(["memory", "subagent"] as const)(
     "%s: true (a built-in not available yet) is an explicit error, never a silent no-op",
     (feature) => {
       const e = expectRefused({ features: { [feature]: true } }, AgentOptionsError, "feature_not_available");
@@ -266,9 +266,20 @@ describe("RuntimeFeatures (SPEC §3)", () => {
     },
   );
 
-  it("planMode: true (Todo not available yet) is an explicit error", () => {
-    expectRefused({ planMode: true }, AgentOptionsError, "feature_not_available");
-    expect(() => assembleMiddleware({ planMode: false })).not.toThrow();
+  it("the built-ins that exist are used for true: Todo (planMode), Title, ViewImage, TokenBudget in DeerFlow's places", () => {
+    expect(names(assembleMiddleware({ planMode: true, features: { autoTitle: true, vision: true, tokenBudget: true } }))).toEqual([
+      "ThreadData",
+      "Uploads",
+      "Sandbox",
+      "DanglingToolCall",
+      "ToolErrorHandling",
+      "Todo",
+      "Title",
+      "ViewImage",
+      "LoopDetection",
+      "TokenBudget",
+      "Clarification",
+    ]);
   });
 
   it("an unknown feature key is refused, naming the known ones", () => {

@@ -13,7 +13,7 @@ let sb: Sandbox | undefined;
 const DB_FILE = "deerflow.sqlite";
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-/** The conversation a request carried, as "role: text" lines (system prompt left out). */
+/** The conversation a request carried, as "role: text" lines (system prompt and hidden reminders left out). */
 function conversation(req: RecordedRequest): string[] {
   const msgs = req.body.messages as { role: string; content: unknown }[];
   return msgs
@@ -22,7 +22,8 @@ function conversation(req: RecordedRequest): string[] {
       const c = m.content;
       const t = typeof c === "string" ? c : Array.isArray(c) ? c.map((b: any) => (typeof b === "string" ? b : b?.text ?? "")).join("") : "";
       return `${m.role}: ${t}`;
-    });
+    })
+    .filter((line) => !line.startsWith("user: <system-reminder>"));
 }
 
 /** `deerflow run --output-format json …`, asserting success; returns the result object. */

@@ -9,9 +9,9 @@ import {
   effectiveRepeats,
   iterationHash,
   loopDetectionMiddleware,
-  stripToolCalls,
   toolCallHash,
 } from "../../src/middleware/loop-detection.js";
+import { stripToolCalls } from "../../src/middleware/util/strip-tool-calls.js";
 
 type Call = { name: string; args: Record<string, unknown> };
 

@@ -18,6 +18,7 @@ export interface RunOptions extends GlobalOptions {
   upload?: string[];
   approval?: "ask" | "auto-edit" | "yolo";
   yes?: boolean;
+  plan?: boolean;
   outputFormat: OutputFormat;
 }
 
@@ -40,7 +41,9 @@ export function atPathUploads(prompt: string, cwd: string): string[] {
 
 export function exitCodeFor(result: RunResult): number {
   if (result.stop_reason === "clarification") return ExitCode.inputRequired;
-  if (["loop_capped", "token_capped", "turn_capped"].includes(result.stop_reason)) return ExitCode.guardStop;
+  // Guards: loops, budgets, turn caps, and answers cut off by the model's output limit or a content filter (their
+  // tool calls were not run, so the work is unfinished).
+  if (["loop_capped", "token_capped", "turn_capped", "model_length_capped", "content_filter"].includes(result.stop_reason)) return ExitCode.guardStop;
   return ExitCode.ok;
 }
 
@@ -66,6 +69,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       workspace: opts.workspace,
       uploads: [...(opts.upload ?? []), ...atPathUploads(prompt, process.cwd())],
       approveGuarded: opts.yes ?? false,
+      planMode: opts.plan ?? false,
       signal: controller.signal,
       onEvent: (e: RunEvent) => printer.event(e),
     });

@@ -36,6 +36,12 @@ export function createPrinter(format: OutputFormat, stdout: Out, stderr: Out): P
       case "tool.completed":
         if (e.status === "error") note(`✗ ${e.name}: ${oneLine(e.output)}`);
         break;
+      case "todos.updated": {
+        const mark = { pending: "[ ]", in_progress: "[>]", completed: "[x]" } as const;
+        note(`todos:${e.todos.length === 0 ? " (cleared)" : ""}`);
+        for (const t of e.todos) stderr.write(`  ${mark[t.status] ?? "[ ]"} ${oneLine(t.content, 100)}\n`);
+        break;
+      }
       case "model.retry":
         note(`model request failed (${e.reason}); retrying in ${(e.delay_ms / 1000).toFixed(1)} s (attempt ${e.attempt + 1})`);
         break;

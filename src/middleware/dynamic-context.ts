@@ -1,0 +1,235 @@
+// DynamicContext — WHY not the system prompt: providers cache the prompt PREFIX (system prompt + history). A date
+// or a memory file baked into the system prompt changes it every day (or on every AGENTS.md edit) and re-bills the
+// whole conversation. So the system prompt stays byte-identical for the life of a thread, and what changes (today's
+// date, the AGENTS.md memory) travels in a hidden `<system-reminder>` user-role message.
+//
+// WHY persisted (not injected per request): a reminder re-injected at each call next to the NEWEST user message
+// would move through the history every turn and break the cached prefix just the same. Persisted once per day,
+// right before the first user message of that day's first run, it stays where it is: every later request is the
+// previous one plus new messages at the end. A new reminder only when the local date changes, never a duplicate
+// on a retry of the same day (the reminder is found by its date; its id is `reminder-<date>`).
+//
+// WHY beforeAgent: it runs once per run, right after the user's input is in state and before any model call; the
+// reminder is checkpointed with the first step of the run, so a run that fails and is retried finds it.
+// WHY its position (after ThreadData, which records the workspace this reads; anywhere before the model): it only
+// reads `thread_data` and writes `messages`.
+//
+// Inserting in the middle of `messages`: add-messages can only append, replace in place or delete (a RemoveMessage
+// followed by the same id replaces in place, it does not move), so the write is RemoveMessage(REMOVE_ALL_MESSAGES)
+// plus the rebuilt list with every id kept (the technique of dangling-tool-call.ts). It happens once per day.
+//
+// Memory: AGENTS.md of the deerflow home (global), of the repository root (nearest ancestor of the workspace holding
+// `.git`) and of the workspace itself, merged top-down (general first, most specific last), capped at ~8 KB. When
+// the cap bites, the most specific files keep their text first and the more general ones are truncated.
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
+import { REMOVE_ALL_MESSAGES, StateSchema } from "@langchain/langgraph";
+import { createMiddleware } from "langchain";
+import { THREAD_STATE_VALUES } from "../state/thread-state.js";
+
+/** `additional_kwargs.deerflow_hidden` of the reminders this middleware writes. */
+export const DYNAMIC_CONTEXT_KIND = "dynamic_context";
+export const DEFAULT_MEMORY_MAX_BYTES = 8 * 1024;
+export const AGENTS_MD = "AGENTS.md";
+
+export interface DynamicContextOptions {
+  /** The clock (tests). The reminder's date is the LOCAL date of this instant. Default `() => new Date()`. */
+  now?: () => Date;
+  /** Cap on the AGENTS.md text, in UTF-8 bytes, all files together. Default 8192. */
+  maxMemoryBytes?: number;
+  /** Override the deerflow home (else `configurable.deerflow_home`, $DEERFLOW_HOME, ~/.deerflow). */
+  home?: string;
+  /** Override the workspace (else `thread_data.workspace_path`, else `configurable.deerflow_thread_data`). */
+  workspace?: string;
+}
+
+/** True for messages that are context for the model, not conversation: UIs and printers skip them. */
+export function isHiddenMessage(m: unknown): boolean {
+  if (m === null || typeof m !== "object") return false;
+  const kwargs = (m as { additional_kwargs?: Record<string, unknown> }).additional_kwargs;
+  const kind = kwargs?.deerflow_hidden;
+  return typeof kind === "string" && kind !== "";
+}
+
+/** True for a reminder written by DynamicContext (optionally: for that date). */
+export function isDynamicContextReminder(m: unknown, date?: string): boolean {
+  if (!isHiddenMessage(m)) return false;
+  const kwargs = (m as { additional_kwargs: Record<string, unknown> }).additional_kwargs;
+  if (kwargs.deerflow_hidden !== DYNAMIC_CONTEXT_KIND) return false;
+  return date === undefined || kwargs.date === date || (m as { id?: unknown }).id === reminderId(date);
+}
+
+export const reminderId = (date: string) => `reminder-${date}`;
+
+/** The local calendar date of `d` as YYYY-MM-DD. */
+export function localDate(d: Date): string {
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+}
+
+export interface MemoryFile {
+  /** "global" | "repository" | "workspace" */
+  scope: string;
+  path: string;
+  content: string;
+  /** True when the cap cut this file's text. */
+  truncated: boolean;
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function canonical(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}
+
+/** Nearest ancestor of `dir` (itself included) holding `.git` (a directory, or a worktree's `.git` file). */
+export function findRepoRoot(dir: string): string | undefined {
+  let current = resolve(dir);
+  for (;;) {
+    if (existsSync(join(current, ".git"))) return current;
+    const parent = dirname(current);
+    if (parent === current) return undefined;
+    current = parent;
+  }
+}
+
+/** Cut `text` to at most `maxBytes` UTF-8 bytes without splitting a character. */
+function cutBytes(text: string, maxBytes: number): string {
+  if (Buffer.byteLength(text, "utf8") <= maxBytes) return text;
+  return Buffer.from(text, "utf8").subarray(0, Math.max(0, maxBytes)).toString("utf8").replace(/\uFFFD+$/, "");
+}
+
+/**
+ * The AGENTS.md files for a home and a workspace, top-down (global, repository root, workspace), each path once,
+ * empty/unreadable files skipped, all text together within `maxBytes` (the most specific files are served first).
+ */
+export function loadAgentsMemory(opts: { home?: string; workspace?: string; maxBytes?: number }): MemoryFile[] {
+  const maxBytes = Math.max(0, opts.maxBytes ?? DEFAULT_MEMORY_MAX_BYTES);
+  const candidates: { scope: string; path: string }[] = [];
+  if (opts.home) candidates.push({ scope: "global", path: join(opts.home, AGENTS_MD) });
+  if (opts.workspace) {
+    const root = findRepoRoot(opts.workspace);
+    if (root) candidates.push({ scope: "repository", path: join(root, AGENTS_MD) });
+    candidates.push({ scope: "workspace", path: join(opts.workspace, AGENTS_MD) });
+  }
+  const seen = new Set<string>();
+  const found: { scope: string; path: string; text: string }[] = [];
+  for (const c of candidates) {
+    if (!isFile(c.path)) continue;
+    const key = canonical(c.path);
+    if (seen.has(key)) continue; // the workspace IS the repo root, or the home is inside it
+    seen.add(key);
+    let text: string;
+    try {
+      text = readFileSync(c.path, "utf8").trim();
+    } catch {
+      continue;
+    }
+    if (text !== "") found.push({ ...c, text });
+  }
+  // Budget from the most specific file up: a huge global file must not push out the workspace's instructions.
+  let left = maxBytes;
+  const out: MemoryFile[] = new Array(found.length);
+  for (let i = found.length - 1; i >= 0; i--) {
+    const f = found[i]!;
+    const content = cutBytes(f.text, left);
+    left -= Buffer.byteLength(content, "utf8");
+    out[i] = { scope: f.scope, path: f.path, content, truncated: content.length < f.text.length };
+  }
+  return out.filter((f) => f.content !== "");
+}
+
+/** The reminder's text: `<system-reminder>` with the date and (if any) the memory files. */
+export function formatDynamicContext(date: string, weekday: string, memory: readonly MemoryFile[]): string {
+  const lines = ["<system-reminder>", `Today's date is ${date} (${weekday}).`];
+  if (memory.length > 0) {
+    lines.push(
+      "",
+      "Instructions from AGENTS.md memory files, general first, most specific last (a later file takes precedence):",
+    );
+    for (const f of memory) {
+      lines.push("", `<agents_md scope="${f.scope}" path="${f.path.replace(/"/g, "&quot;")}">`, f.content);
+      if (f.truncated) lines.push("[… truncated: memory is capped]");
+      lines.push("</agents_md>");
+    }
+  }
+  lines.push(
+    "",
+    "This context is added by the system, not written by the user; do not reply to it, use it when relevant.",
+    "</system-reminder>",
+  );
+  return lines.join("\n");
+}
+
+/**
+ * Index before which the reminder goes: the first of the trailing block of visible user messages that ends with the
+ * newest one (a run's input may hold several user messages); -1 when there is no user message.
+ */
+function insertionIndex(messages: readonly BaseMessage[]): number {
+  let i = -1;
+  for (let k = messages.length - 1; k >= 0; k--) {
+    const m = messages[k]!;
+    if (HumanMessage.isInstance(m) && !isHiddenMessage(m)) {
+      i = k;
+      break;
+    }
+  }
+  if (i < 0) return -1;
+  while (i > 0) {
+    const prev = messages[i - 1]!;
+    if (!HumanMessage.isInstance(prev) || isHiddenMessage(prev)) break;
+    i -= 1;
+  }
+  return i;
+}
+
+// langchain hands a middleware node only the fields its schema declares (plus messages): we read thread_data.
+const stateSchema = new StateSchema({ thread_data: THREAD_STATE_VALUES.thread_data });
+
+export function dynamicContextMiddleware(options: DynamicContextOptions = {}) {
+  const now = options.now ?? (() => new Date());
+  return createMiddleware({
+    name: "DynamicContext",
+    stateSchema,
+    beforeAgent: (state, runtime) => {
+      const messages: BaseMessage[] = state.messages ?? [];
+      const instant = now();
+      const date = localDate(instant);
+      if (messages.some((m) => isDynamicContextReminder(m, date))) return undefined;
+      const at = insertionIndex(messages);
+      if (at < 0) return undefined; // nothing to put it next to (e.g. a resume without a user message)
+
+      const configurable = runtime.configurable as Record<string, unknown> | undefined;
+      const home =
+        options.home ??
+        ((typeof configurable?.deerflow_home === "string" && configurable.deerflow_home) ||
+          process.env.DEERFLOW_HOME ||
+          join(homedir(), ".deerflow"));
+      const threadData = (state as { thread_data?: { workspace_path?: string | null } | null }).thread_data;
+      const given = configurable?.deerflow_thread_data as { workspace_path?: string } | undefined;
+      const workspace = options.workspace ?? threadData?.workspace_path ?? given?.workspace_path ?? undefined;
+
+      const memory = loadAgentsMemory({ home, workspace, maxBytes: options.maxMemoryBytes });
+      const weekday = instant.toLocaleDateString("en-US", { weekday: "long" });
+      const reminder = new HumanMessage({
+        id: reminderId(date),
+        content: formatDynamicContext(date, weekday, memory),
+        additional_kwargs: { deerflow_hidden: DYNAMIC_CONTEXT_KIND, date },
+      });
+      const rebuilt = [...messages.slice(0, at), reminder, ...messages.slice(at)];
+      return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...rebuilt] } as never;
+    },
+  });
+}

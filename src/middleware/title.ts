@@ -1,0 +1,155 @@
+// Title — WHY afterAgent: a title needs the first exchange (the user's request AND the agent's final answer), and
+// afterAgent runs once per run, after the loop ended normally. It runs only while `title` is null and the thread has
+// exactly one user message followed by a final AI answer, so it fires once per thread: later runs find a title (or
+// a second user message) and do nothing.
+// WHY its position (after Todo, before Memory, per DeerFlow's order): it touches nothing other middleware read;
+// after* hooks run in reverse, so it sees the final messages once the later guards have settled them.
+//
+// ONE cheap model call, with a short timeout, tagged "nostream" so its tokens never show up in the run's
+// "messages" stream (the user would otherwise see the title being typed into the chat). On ANY failure (no model,
+// timeout, provider error, empty answer) the title falls back to the first words of the user's message: the hook
+// never throws, so a title can never fail a run.
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { StateSchema } from "@langchain/langgraph";
+import { createMiddleware } from "langchain";
+import { THREAD_STATE_VALUES } from "../state/thread-state.js";
+
+/** The system prompt of the title request. Starts with the marker text test model servers recognise. */
+export const TITLE_PROMPT =
+  "Write a short title for this conversation: at most 6 words, in the language of the user's request. " +
+  "Answer with the title only: no quotes, no markdown, no trailing punctuation, no explanation.";
+
+export const TITLE_MAX_WORDS = 6;
+export const TITLE_MAX_CHARS = 60;
+/** How much of the user's request and of the answer the title request carries. */
+export const TITLE_USER_CHARS = 1000;
+export const TITLE_ANSWER_CHARS = 500;
+/** Used when even the user's message has no words. */
+export const UNTITLED = "New conversation";
+
+export interface TitleOptions {
+  /** The (cheap) model that writes the title. None: the title is the first words of the user's message. */
+  model?: Pick<BaseChatModel, "invoke">;
+  /** Give up on the model after this long and fall back. Default 8000. */
+  timeoutMs?: number;
+}
+
+/** The plain text of a message's content (text blocks only). */
+export function textOf(content: BaseMessage["content"] | unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((b) => (typeof b === "string" ? b : b && typeof b === "object" && (b as { type?: unknown }).type === "text" ? String((b as { text?: unknown }).text ?? "") : ""))
+    .join("");
+}
+
+/** A hidden `<system-reminder>` message (DynamicContext's `deerflow_hidden`, LoopDetection…) is not something the user wrote. */
+function isUserMessage(m: BaseMessage): boolean {
+  if (!HumanMessage.isInstance(m)) return false;
+  if ((m.additional_kwargs as Record<string, unknown> | undefined)?.deerflow_hidden !== undefined) return false;
+  return !textOf(m.content).trimStart().startsWith("<system-reminder>");
+}
+
+/** Cut `text` to at most `words` words and `chars` characters, on a word boundary when possible. */
+function clip(text: string, words: number, chars: number): string {
+  let out = text.split(/\s+/).filter(Boolean).slice(0, words).join(" ");
+  if (out.length > chars) {
+    const cut = out.slice(0, chars);
+    const space = cut.lastIndexOf(" ");
+    out = space > 0 ? cut.slice(0, space) : cut;
+  }
+  return out.replace(/[\s.,;:!?…\-–—]+$/u, "").trim();
+}
+
+/** A model's answer as a title: first non-empty line, no "Title:" prefix, quotes, markdown or trailing punctuation. */
+export function normalizeTitle(raw: string): string {
+  const line =
+    raw
+      .replace(/<think>[\s\S]*?<\/think>/gi, "")
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? "";
+  const cleaned = line
+    .replace(/^#+\s*/, "")
+    .replace(/^title\s*[:：-]\s*/i, "")
+    .replace(/[*_`~]+/g, "")
+    .replace(/^["'“”‘’«»「」『』\s]+|["'“”‘’«»「」『』\s]+$/gu, "")
+    .replace(/^title\s*[:：-]\s*/i, "")
+    .replace(/\s+/g, " ")
+    .trim();
+  return clip(cleaned, TITLE_MAX_WORDS, TITLE_MAX_CHARS).replace(/^["'“”‘’«»「」『』\s]+|["'“”‘’«»「」『』\s]+$/gu, "");
+}
+
+/** The fallback title: the first words of the user's message. */
+export function fallbackTitle(userText: string): string {
+  const t = clip(userText.replace(/[#*_`~"“”]+/g, "").replace(/\s+/g, " ").trim(), TITLE_MAX_WORDS, TITLE_MAX_CHARS);
+  return t || UNTITLED;
+}
+
+/** The first exchange, when the thread has exactly one user message and ends with a final AI answer. */
+export function firstExchange(messages: readonly BaseMessage[]): { user: string; answer: string } | null {
+  const users = messages.filter(isUserMessage);
+  if (users.length !== 1) return null;
+  const last = messages.at(-1);
+  if (!last || !AIMessage.isInstance(last) || (last.tool_calls?.length ?? 0) > 0) return null;
+  const answer = textOf(last.content).trim();
+  if (!answer) return null;
+  return { user: textOf(users[0]!.content).trim(), answer };
+}
+
+async function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new Error(`title model timed out after ${ms} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([work(controller.signal), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** One title for `user`'s request and the `answer`; never throws. */
+export async function generateTitle(user: string, answer: string, options: TitleOptions = {}): Promise<string> {
+  const fallback = fallbackTitle(user);
+  const model = options.model;
+  if (!model) return fallback;
+  try {
+    const request = [
+      new SystemMessage(TITLE_PROMPT),
+      new HumanMessage(`User request:\n${user.slice(0, TITLE_USER_CHARS)}\n\nAssistant answer:\n${answer.slice(0, TITLE_ANSWER_CHARS)}`),
+    ];
+    const reply = await withTimeout(
+      (signal) => model.invoke(request, { signal, tags: ["nostream", "deerflow:title"] } as never),
+      Math.max(1, options.timeoutMs ?? 8000),
+    );
+    const title = normalizeTitle(textOf((reply as { content?: unknown } | undefined)?.content));
+    return title || fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+const stateSchema = new StateSchema({ title: THREAD_STATE_VALUES.title });
+
+export function titleMiddleware(options: TitleOptions = {}) {
+  return createMiddleware({
+    name: "Title",
+    stateSchema,
+    afterAgent: async (state) => {
+      try {
+        if ((state as { title?: string | null }).title) return undefined;
+        const exchange = firstExchange(state.messages);
+        if (!exchange) return undefined;
+        return { title: await generateTitle(exchange.user, exchange.answer, options) };
+      } catch {
+        return undefined; // never fail a run over a title
+      }
+    },
+  });
+}

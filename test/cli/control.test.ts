@@ -1,0 +1,127 @@
+// End to end through `deerflow run` and the test model: the control middlewares as a user meets them.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Sandbox } from "../support/cli.js";
+import { useE2E } from "../support/e2e.js";
+import type { RecordedRequest } from "../support/openai-server.js";
+
+const e2e = useE2E();
+let sb: Sandbox;
+
+const flat = (req: RecordedRequest) => JSON.stringify(req.body.messages);
+const systemText = (req: RecordedRequest) => {
+  const first = req.body.messages[0];
+  expect(first.role).toBe("system");
+  return typeof first.content === "string" ? first.content : first.content.map((b: { text: string }) => b.text).join("");
+};
+
+async function runJson(args: string[]) {
+  const r = await sb.run(["run", "--output-format", "json", ...args]);
+  return { ...r, json: r.stdout ? JSON.parse(r.stdout) : undefined };
+}
+
+describe("control middlewares through deerflow run", () => {
+  it("a clarification exits 3 with the question; the answer continues the thread and the model sees both", async () => {
+    sb = e2e.sandbox();
+    e2e.server.push({
+      toolCalls: [
+        {
+          id: "q1",
+          name: "ask_clarification",
+          args: { question: "Which database should I use?", clarification_type: "approach_choice", options: ["SQLite", "Postgres"] },
+        },
+      ],
+    });
+    const asked = await sb.run(["run", "set up persistence"]);
+    expect(asked.exitCode).toBe(3);
+    expect(asked.stdout).toContain("Which database should I use?");
+    expect(asked.stdout).toMatch(/1\. SQLite/);
+    expect(asked.stdout).toMatch(/2\. Postgres/);
+    const threadId = /--thread ([0-9a-f]{12})/.exec(asked.stderr)![1]!;
+    expect(e2e.server.requests).toHaveLength(1);
+
+    e2e.server.push({ content: "Using SQLite." });
+    const answered = await sb.run(["run", "--thread", threadId, "SQLite please"]);
+    expect(answered.exitCode).toBe(0);
+    expect(answered.stdout).toBe("Using SQLite.\n");
+    const next = flat(e2e.server.requests[1]!);
+    expect(next).toContain("Which database should I use?");
+    expect(next).toContain("SQLite please");
+  });
+
+  it("a model that repeats one tool call forever is warned, then stopped: exit 5, loop_capped", async () => {
+    sb = e2e.sandbox();
+    e2e.server.setScript(() => ({ toolCalls: [{ name: "bash", args: { command: "echo same" } }] }));
+    const r = await runJson(["do it"]);
+    expect(r.exitCode).toBe(5);
+    expect(r.json.stop_reason).toBe("loop_capped");
+    expect(r.json.final_text).toContain("[FORCED STOP]");
+    const warned = e2e.server.requests.findIndex((q) => flat(q).includes("[LOOP DETECTED]"));
+    expect(warned).toBeGreaterThan(0);
+    expect(e2e.server.requests.length).toBeGreaterThan(warned);
+    expect(e2e.server.requests.length).toBeLessThanOrEqual(6);
+  });
+
+  it("a 500 followed by success is retried and answers", async () => {
+    sb = e2e.sandbox();
+    e2e.server.push({ status: 500, error: "upstream exploded" }, { content: "recovered" });
+    const r = await sb.run(["run", "hi"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe("recovered\n");
+    expect(e2e.server.requests).toHaveLength(2);
+  });
+
+  it("a tool call in a length-truncated answer never executes: exit 5, model_length_capped", async () => {
+    sb = e2e.sandbox();
+    e2e.server.push({ toolCalls: [{ id: "w1", name: "write_file", args: { path: "truncated.txt", content: "should not exist" } }], finishReason: "length" });
+    const r = await runJson(["write it"]);
+    expect(r.exitCode).toBe(5);
+    expect(r.json.stop_reason).toBe("model_length_capped");
+    expect(existsSync(join(sb.home, "threads", r.json.thread_id, "workspace", "truncated.txt"))).toBe(false);
+    expect(e2e.server.requests).toHaveLength(1);
+  });
+
+  it("the system prompt sent to the model is byte-identical on turn 1 and turn 5 of a thread", async () => {
+    sb = e2e.sandbox();
+    e2e.server.push({ content: "one" });
+    const first = await runJson(["turn 1"]);
+    for (let turn = 2; turn <= 5; turn++) {
+      e2e.server.push({ content: `answer ${turn}` });
+      const r = await runJson(["--thread", first.json.thread_id, `turn ${turn}`]);
+      expect(r.exitCode).toBe(0);
+    }
+    expect(e2e.server.requests).toHaveLength(5);
+    expect(systemText(e2e.server.requests[4]!)).toBe(systemText(e2e.server.requests[0]!));
+    // Exactly one system message, first; the date reminder is a hidden user-role message, sent once per day.
+    for (const req of e2e.server.requests) expect(req.body.messages.filter((m: { role: string }) => m.role === "system")).toHaveLength(1);
+    expect(flat(e2e.server.requests[4]!).match(/<system-reminder>/g)).toHaveLength(1);
+  });
+
+  it("--plan: write_todos updates stream as todos.updated events; the title lands in the thread index", async () => {
+    sb = e2e.sandbox();
+    e2e.server.push(
+      {
+        toolCalls: [
+          {
+            id: "t1",
+            name: "write_todos",
+            args: { todos: [{ content: "read the code", status: "in_progress" }, { content: "fix the bug", status: "pending" }] },
+          },
+        ],
+      },
+      { content: "planned" },
+    );
+    const r = await sb.run(["run", "--plan", "--output-format", "stream-json", "fix the login bug in the app"]);
+    expect(r.exitCode).toBe(0);
+    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const todos = events.find((e) => e.type === "todos.updated");
+    expect(todos.todos).toEqual([
+      { content: "read the code", status: "in_progress" },
+      { content: "fix the bug", status: "pending" },
+    ]);
+    const threads = JSON.parse((await sb.run(["threads", "--json"])).stdout);
+    expect(threads[0].title).toBe("Test thread title");
+    expect(e2e.server.titleRequests).toHaveLength(1);
+  });
+});
