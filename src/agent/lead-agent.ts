@@ -5,6 +5,7 @@ import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { dynamicContextMiddleware } from "../middleware/dynamic-context.js";
 import { inputSanitizationMiddleware } from "../middleware/input-sanitization.js";
 import { llmErrorHandlingMiddleware } from "../middleware/llm-error-handling.js";
+import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
 import { modelLengthFinishReasonMiddleware } from "../middleware/model-length-finish-reason.js";
 import { safetyFinishReasonMiddleware } from "../middleware/safety-finish-reason.js";
 import { sandboxAuditMiddleware } from "../middleware/sandbox-audit.js";
@@ -81,8 +82,8 @@ export interface LeadAgentOptions {
   supportsVision?: boolean;
   /** Plan mode: Todo and write_todos. */
   planMode?: boolean;
-  /** Token budget per run (default 200k). */
-  maxRunTokens?: number;
+  /** Guard limits (defaults: loop 3/5, per tool 30/50, 200k tokens per run). */
+  guards?: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
   onModelRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
 }
 
@@ -92,10 +93,14 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
     planMode: opts.planMode ?? false,
     features: {
       sandbox: true,
-      loopDetection: true,
+      loopDetection: loopDetectionMiddleware(
+        opts.guards
+          ? { warnThreshold: opts.guards.loopWarn, hardLimit: opts.guards.loopStop, toolWarn: opts.guards.toolCallWarn, toolHardLimit: opts.guards.toolCallStop }
+          : {},
+      ),
       vision: opts.supportsVision ?? false,
       autoTitle: titleMiddleware({ model: opts.sideModel }),
-      tokenBudget: tokenBudgetMiddleware({ maxTokens: opts.maxRunTokens }),
+      tokenBudget: tokenBudgetMiddleware({ maxTokens: opts.guards?.tokenBudget }),
     },
     extraMiddleware: [
       nextTo("Sandbox", dynamicContextMiddleware()),

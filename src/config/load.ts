@@ -43,6 +43,7 @@ export interface ResolvedConfig {
   checkpoint: { channelMode: ChannelMode; snapshotFrequency: number };
   approval: ApprovalModeSetting;
   sandbox: { bashTimeoutSeconds: number };
+  guards: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
   models: Record<string, ModelConfig>;
   defaultModel?: string;
   /** The selected model, or null when none is configured (`requireModel` turns that into an exit-2 error). */
@@ -149,6 +150,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       models: { ...merged.models, ...c.models },
       checkpoint: { ...merged.checkpoint, ...c.checkpoint },
       sandbox: { ...merged.sandbox, ...c.sandbox },
+      guards: { ...merged.guards, ...c.guards },
     };
   }
 
@@ -207,10 +209,32 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     checkpoint: { channelMode, snapshotFrequency },
     approval: inputs.flags?.approval ?? merged.approval ?? "ask",
     sandbox: { bashTimeoutSeconds: merged.sandbox?.bashTimeout ?? DEFAULT_BASH_TIMEOUT_S },
+    guards: resolveGuards(merged.guards ?? {}, origin.guards),
     models,
     defaultModel: merged.defaultModel,
     model,
   };
+}
+
+function resolveGuards(g: NonNullable<FileConfig["guards"]>, file: string | undefined): ResolvedConfig["guards"] {
+  const out = {
+    loopWarn: g.loopWarn ?? 3,
+    loopStop: g.loopStop ?? 5,
+    toolCallWarn: g.toolCallWarn ?? 30,
+    toolCallStop: g.toolCallStop ?? 50,
+    tokenBudget: g.tokenBudget ?? 200_000,
+  };
+  const order = (warn: keyof typeof out, stop: keyof typeof out) => {
+    if (out[warn] >= out[stop]) {
+      throw new ConfigError(`Invalid config${file ? ` in ${file}` : ""} at "guards.${warn}": must be below guards.${stop} (${out[warn]} ≥ ${out[stop]}).`, {
+        file,
+        keyPath: `guards.${warn}`,
+      });
+    }
+  };
+  order("loopWarn", "loopStop");
+  order("toolCallWarn", "toolCallStop");
+  return out;
 }
 
 /** The selected model, or the exit-2 error that says what to set. */

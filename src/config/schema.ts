@@ -40,6 +40,19 @@ export const fileConfigSchema = z.strictObject({
       bashTimeout: z.number().positive().max(86_400).optional(),
     })
     .optional(),
+  /** Guards that stop runaway runs (exit 5). */
+  guards: z
+    .strictObject({
+      /** Repeats of the same tool calls that earn a warning, and that stop the run. */
+      loopWarn: z.int().min(2).optional(),
+      loopStop: z.int().min(2).optional(),
+      /** Calls of one tool in one run that earn a warning, and that stop the run. */
+      toolCallWarn: z.int().min(1).optional(),
+      toolCallStop: z.int().min(1).optional(),
+      /** Tokens (input + output) one run may spend; warned at 80%. */
+      tokenBudget: z.int().min(1000).optional(),
+    })
+    .optional(),
   checkpoint: z
     .strictObject({
       channelMode: z.enum(CHANNEL_MODES).optional(),

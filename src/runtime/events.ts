@@ -45,7 +45,10 @@ export type RunEvent =
       status: RunStatus;
       stop_reason: StopReason;
       final_text: string;
+      /** This run's tokens. */
       usage: TokenUsage;
+      /** The thread's tokens so far, this run included. */
+      thread_usage: TokenUsage;
     };
 
 export type RunEventType = RunEvent["type"];

@@ -45,6 +45,7 @@ export interface RunResult {
   stop_reason: StopReason;
   final_text: string;
   usage: TokenUsage;
+  thread_usage: TokenUsage;
   clarification?: ClarificationRequest;
 }
 
@@ -113,6 +114,7 @@ export async function runThread(req: RunRequest): Promise<RunResult> {
       model: createChatModel(req.model),
       sideModel: createChatModel(req.model, { streaming: false }),
       planMode: req.planMode ?? false,
+      guards: req.config.guards,
       approval: { mode: req.config.approval, broker: headlessBroker({ yes: req.approveGuarded ?? false }) },
       bashTimeoutSeconds: req.config.sandbox.bashTimeoutSeconds,
       supportsVision: req.model.supportsVision,
@@ -180,8 +182,9 @@ export async function runThread(req: RunRequest): Promise<RunResult> {
     if (clarification) emit({ type: "clarification.requested", run_id: runId, clarification });
     const title = (snapshot.values as { title?: string | null }).title ?? undefined;
     store.threads.update(threadId, { status: clarification ? "input_required" : "success", title });
-    emit({ type: "run.completed", thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage });
-    return { thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage, clarification };
+    const thread_usage = (snapshot.values as { thread_usage?: TokenUsage }).thread_usage ?? usage;
+    emit({ type: "run.completed", thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage, thread_usage });
+    return { thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage, thread_usage, clarification };
   } finally {
     store.close();
   }

@@ -1,5 +1,5 @@
 // End to end through `deerflow run` and the test model: the control middlewares as a user meets them.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
@@ -63,6 +63,17 @@ describe("control middlewares through deerflow run", () => {
     expect(e2e.server.requests.length).toBeLessThanOrEqual(6);
   });
 
+  it("guards come from .deerflowrc: a tighter loop limit stops sooner", async () => {
+    sb = e2e.sandbox();
+    writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ guards: { loopWarn: 2, loopStop: 3 } }));
+    e2e.server.setScript(() => ({ toolCalls: [{ name: "bash", args: { command: "echo same" } }] }));
+    const r = await runJson(["do it"]);
+    expect(r.exitCode).toBe(5);
+    expect(r.json.stop_reason).toBe("loop_capped");
+    expect(e2e.server.requests).toHaveLength(3);
+    expect(flat(e2e.server.requests[2]!)).toContain("[LOOP DETECTED]");
+  });
+
   it("a 500 followed by success is retried and answers", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ status: 500, error: "upstream exploded" }, { content: "recovered" });
@@ -86,10 +97,14 @@ describe("control middlewares through deerflow run", () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "one" });
     const first = await runJson(["turn 1"]);
+    let spent = first.json.usage.total_tokens;
     for (let turn = 2; turn <= 5; turn++) {
       e2e.server.push({ content: `answer ${turn}` });
       const r = await runJson(["--thread", first.json.thread_id, `turn ${turn}`]);
       expect(r.exitCode).toBe(0);
+      spent += r.json.usage.total_tokens;
+      // Token usage per run and per thread: the thread's total is the sum of its runs.
+      expect(r.json.thread_usage.total_tokens).toBe(spent);
     }
     expect(e2e.server.requests).toHaveLength(5);
     expect(systemText(e2e.server.requests[4]!)).toBe(systemText(e2e.server.requests[0]!));

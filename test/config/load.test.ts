@@ -97,6 +97,17 @@ describe("config errors name the file, the key path and what was expected", () =
     expect(configError(() => load({ DEERFLOW_CHECKPOINT_MODE: "fast" })).message).toMatch(/"full" or "delta"/);
   });
 
+  it("guards: defaults, overrides, and a warn threshold that is not below its stop is refused", () => {
+    expect(load().guards).toEqual({ loopWarn: 3, loopStop: 5, toolCallWarn: 30, toolCallStop: 50, tokenBudget: 200_000 });
+    const rc = join(cwd, ".deerflowrc");
+    writeFileSync(rc, JSON.stringify({ guards: { loopWarn: 2, loopStop: 3, tokenBudget: 5000 } }));
+    expect(load().guards).toMatchObject({ loopWarn: 2, loopStop: 3, tokenBudget: 5000 });
+    writeFileSync(rc, JSON.stringify({ guards: { loopWarn: 6 } }));
+    const e = configError(() => load());
+    expect(e.keyPath).toBe("guards.loopWarn");
+    expect(e.message).toContain(rc);
+  });
+
   it("no model configured, or no key for api.openai.com, is an exit-2 error saying what to set", () => {
     const none = configError(() => requireModel(load()));
     expect(none.message + none.hint).toMatch(/DEERFLOW_MODEL/);

@@ -71,7 +71,7 @@ export function createPrinter(format: OutputFormat, stdout: Out, stderr: Out): P
       // stdout stays one JSON object; the user still sees progress (and denials) on stderr.
       event: progress,
       result(r) {
-        stdout.write(`${JSON.stringify({ thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, goal: null, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`);
+        stdout.write(`${JSON.stringify({ thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage: r.thread_usage, goal: null, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`);
       },
       failure(err) {
         stdout.write(`${JSON.stringify({ thread_id: threadId ?? null, run_id: runId ?? null, status: "error", stop_reason: "error", final_text: "", usage: null, goal: null, error: formatErrorLine(err) })}\n`);
