@@ -54,43 +54,16 @@ import {
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
 import type { ChannelMode } from "../config/schema.js";
-import { DeerflowError, ExitCode } from "../errors.js";
+import { CHANNEL_MODE_METADATA_KEY, CheckpointModeMismatchError, GUARDED_SAVER_BRAND } from "./mode-gate.js";
+import { ensureSchema } from "./sqlite-schema.js";
 
 export type { ChannelMode };
-
-/** Metadata key holding the channel mode a checkpoint was written in. Absent → "full". */
-export const CHANNEL_MODE_METADATA_KEY = "deerflow_channel_mode";
-
-/** Brand of the project's guarded saver (`Symbol.for`, so it survives duplicated module copies). */
-export const GUARDED_SAVER_BRAND: unique symbol = Symbol.for("deerflow.guardedCheckpointSaver") as never;
+export { CHANNEL_MODE_METADATA_KEY, CheckpointModeMismatchError, GUARDED_SAVER_BRAND, isGuardedSaver } from "./mode-gate.js";
 
 export interface DeerflowSqliteSaverOptions {
   /** Checkpoint channel mode of this process (SPEC §5). Default "full". */
   channelMode?: ChannelMode;
   serde?: SerializerProtocol;
-}
-
-/** Opening a thread saved in one checkpoint channel mode from a process running the other. Exit 2. */
-export class CheckpointModeMismatchError extends DeerflowError {
-  readonly threadId: string;
-  /** The marker found on the thread's stored checkpoints ("full" when unmarked). */
-  readonly storedMode: string;
-  readonly requestedMode: ChannelMode;
-  constructor(threadId: string, storedMode: string, requestedMode: ChannelMode) {
-    super(
-      `Thread ${threadId} was saved in "${storedMode}" checkpoint mode, but this process runs in "${requestedMode}" mode. ` +
-        `Run with DEERFLOW_CHECKPOINT_MODE=${storedMode} (or set checkpoint.channelMode in .deerflowrc) to open it.`,
-      { exitCode: ExitCode.usage },
-    );
-    this.threadId = threadId;
-    this.storedMode = storedMode;
-    this.requestedMode = requestedMode;
-  }
-}
-
-/** True for the project's guarded saver (writes mode markers, enforces the mode gate). */
-export function isGuardedSaver(x: unknown): x is DeerflowSqliteSaver {
-  return typeof x === "object" && x !== null && (x as Record<symbol, unknown>)[GUARDED_SAVER_BRAND] === true;
 }
 
 interface CheckpointRow {
@@ -155,46 +128,7 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
   }
 
   private setup(): void {
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma("busy_timeout = 5000");
-    this.db.pragma("synchronous = NORMAL");
-    this.db.exec(`
-CREATE TABLE IF NOT EXISTS checkpoints (
-  thread_id TEXT NOT NULL,
-  checkpoint_ns TEXT NOT NULL DEFAULT '',
-  checkpoint_id TEXT NOT NULL,
-  parent_checkpoint_id TEXT,
-  type TEXT,
-  checkpoint BLOB,
-  metadata BLOB,
-  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id)
-);
-CREATE TABLE IF NOT EXISTS writes (
-  thread_id TEXT NOT NULL,
-  checkpoint_ns TEXT NOT NULL DEFAULT '',
-  checkpoint_id TEXT NOT NULL,
-  task_id TEXT NOT NULL,
-  idx INTEGER NOT NULL,
-  channel TEXT NOT NULL,
-  type TEXT,
-  value BLOB,
-  task_path TEXT NOT NULL DEFAULT '',
-  PRIMARY KEY (thread_id, checkpoint_ns, checkpoint_id, task_id, idx)
-);
-CREATE TABLE IF NOT EXISTS checkpoint_blobs (
-  thread_id TEXT NOT NULL,
-  checkpoint_ns TEXT NOT NULL DEFAULT '',
-  channel TEXT NOT NULL,
-  version TEXT NOT NULL,
-  type TEXT NOT NULL,
-  value BLOB,
-  PRIMARY KEY (thread_id, checkpoint_ns, channel, version)
-);`);
-    // A `writes` table created by the stock SqliteSaver has no task_path column.
-    const columns = this.db.prepare("PRAGMA table_info(writes)").all() as { name: string }[];
-    if (!columns.some((c) => c.name === "task_path")) {
-      this.db.exec("ALTER TABLE writes ADD COLUMN task_path TEXT NOT NULL DEFAULT ''");
-    }
+    ensureSchema(this.db);
   }
 
   private prepare() {
