@@ -15,6 +15,7 @@ import { titleMiddleware } from "../middleware/title.js";
 import { tokenBudgetMiddleware } from "../middleware/token-budget.js";
 import { tokenUsageMiddleware } from "../middleware/token-usage.js";
 import { toolOutputBudgetMiddleware } from "../middleware/tool-output-budget.js";
+import { turnLimitMiddleware } from "../middleware/turn-limit.js";
 import type { ApprovalBroker, ApprovalMode } from "../sandbox/approvals.js";
 import { createBashTool } from "../tools/bash.js";
 import { createFileTools } from "../tools/file-tools.js";
@@ -38,6 +39,7 @@ When a request is ambiguous or risky in a way you cannot resolve yourself, ask w
  *   ever escapes what the user typed.
  * - SandboxAudit and ToolOutputBudget inside ToolErrorHandling: a failing approval broker becomes an error result;
  *   the budget sees every result, also error results.
+ * - TurnLimit next to TokenBudget: like it, a guard whose stripped calls LoopDetection must never count.
  * - SafetyFinishReason / ModelLengthFinishReason below LoopDetection and TokenBudget: after* hooks run bottom to
  *   top, so truncated or filtered tool calls are stripped before the guards count them.
  * - TokenUsage below them: it counts every answer first, whatever the guards do with it.
@@ -60,6 +62,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "ViewImage", // models with supportsVision only
   "LoopDetection",
   "TokenBudget",
+  "TurnLimit", // --max-turns only
   "SafetyFinishReason",
   "ModelLengthFinishReason",
   "TokenUsage",
@@ -82,6 +85,8 @@ export interface LeadAgentOptions {
   supportsVision?: boolean;
   /** Plan mode: Todo and write_todos. */
   planMode?: boolean;
+  /** Model calls allowed per run (--max-turns); unlimited when absent. */
+  maxTurns?: number;
   /** Guard limits (defaults: loop 3/5, per tool 30/50, 200k tokens per run). */
   guards?: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
   onModelRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
@@ -107,6 +112,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       nextTo("DynamicContext", inputSanitizationMiddleware()),
       nextTo("ToolErrorHandling", sandboxAuditMiddleware({ mode: opts.approval.mode, broker: opts.approval.broker })),
       nextTo("SandboxAudit", toolOutputBudgetMiddleware()),
+      ...(opts.maxTurns ? [nextTo("TokenBudget", turnLimitMiddleware({ maxTurns: opts.maxTurns }))] : []),
       // Unanchored extras keep this order just before Clarification.
       safetyFinishReasonMiddleware(),
       modelLengthFinishReasonMiddleware(),

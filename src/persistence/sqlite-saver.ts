@@ -66,6 +66,13 @@ export interface DeerflowSqliteSaverOptions {
   serde?: SerializerProtocol;
 }
 
+/** Highest row ids at a point in time (see `mark`). */
+export interface RollbackMark {
+  checkpoints: number;
+  writes: number;
+  blobs: number;
+}
+
 interface CheckpointRow {
   thread_id: string;
   checkpoint_ns: string;
@@ -419,6 +426,23 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
     );
     this.db.transaction(() => {
       for (const row of rows) insert.run(...row);
+    })();
+  }
+
+  /**
+   * A mark of everything stored so far (the highest row of each table). `rollbackTo(thread, mark)` removes all that
+   * the thread gained after it, so a failed run leaves the thread exactly as after the last good run.
+   */
+  mark(): RollbackMark {
+    const max = (table: string) => (this.db.prepare(`SELECT COALESCE(MAX(rowid), 0) AS m FROM ${table}`).get() as { m: number }).m;
+    return { checkpoints: max("checkpoints"), writes: max("writes"), blobs: max("checkpoint_blobs") };
+  }
+
+  rollbackTo(threadId: string, mark: RollbackMark): void {
+    this.db.transaction(() => {
+      this.db.prepare("DELETE FROM checkpoints WHERE thread_id = ? AND rowid > ?").run(threadId, mark.checkpoints);
+      this.db.prepare("DELETE FROM writes WHERE thread_id = ? AND rowid > ?").run(threadId, mark.writes);
+      this.db.prepare("DELETE FROM checkpoint_blobs WHERE thread_id = ? AND rowid > ?").run(threadId, mark.blobs);
     })();
   }
 

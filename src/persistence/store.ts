@@ -2,6 +2,7 @@
 import { join } from "node:path";
 import type { ChannelMode } from "../config/schema.js";
 import { DeerflowSqliteSaver } from "./sqlite-saver.js";
+import { RunRecords } from "./run-records.js";
 import { ThreadIndex } from "./thread-index.js";
 
 export const DB_FILE = "deerflow.sqlite";
@@ -10,6 +11,7 @@ export interface Store {
   path: string;
   saver: DeerflowSqliteSaver;
   threads: ThreadIndex;
+  runs: RunRecords;
   close(): void;
 }
 
@@ -17,5 +19,6 @@ export function openStore(home: string, channelMode: ChannelMode): Store {
   const path = join(home, DB_FILE);
   const saver = DeerflowSqliteSaver.open(path, { channelMode });
   const threads = new ThreadIndex(saver.db);
-  return { path, saver, threads, close: () => saver.close() };
+  const runs = new RunRecords(saver.db);
+  return { path, saver, threads, runs, close: () => saver.close() };
 }

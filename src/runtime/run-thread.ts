@@ -4,11 +4,11 @@ import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langcha
 import { type ResolvedConfig, type ResolvedModel } from "../config/load.js";
 import { createChatModel } from "../config/model-factory.js";
 import { createLeadAgent } from "../agent/lead-agent.js";
-import { DeerflowError, ExitCode } from "../errors.js";
+import { DeerflowError, ExitCode, formatErrorLine } from "../errors.js";
 import { findPendingClarification } from "../middleware/clarification.js";
-import { openStore } from "../persistence/store.js";
+import { type Store, openStore } from "../persistence/store.js";
 import { headlessBroker } from "../sandbox/approvals.js";
-import { newId, openThread } from "./open-thread.js";
+import { type OpenedThread, newId, openThread } from "./open-thread.js";
 import {
   type ClarificationRequest,
   type RunEventListener,
@@ -34,6 +34,8 @@ export interface RunRequest {
   approveGuarded?: boolean;
   /** Plan mode: the Todo middleware and write_todos. */
   planMode?: boolean;
+  /** Model calls allowed in this run (--max-turns). */
+  maxTurns?: number;
   signal?: AbortSignal;
   onEvent?: RunEventListener;
 }
@@ -105,87 +107,115 @@ export async function runThread(req: RunRequest): Promise<RunResult> {
       uploads: req.uploads,
     });
     const { threadId } = opened;
-    const newThread = opened.isNew;
     const runId = newId("run-");
-    emit({ type: "run.started", thread_id: threadId, run_id: runId, new_thread: newThread });
-    store.threads.update(threadId, { status: "running" });
-
-    const agent = createLeadAgent({
-      model: createChatModel(req.model),
-      sideModel: createChatModel(req.model, { streaming: false }),
-      planMode: req.planMode ?? false,
-      guards: req.config.guards,
-      approval: { mode: req.config.approval, broker: headlessBroker({ yes: req.approveGuarded ?? false }) },
-      bashTimeoutSeconds: req.config.sandbox.bashTimeoutSeconds,
-      supportsVision: req.model.supportsVision,
-      checkpointer: store.saver,
-      channelMode: mode,
-      snapshotFrequency: req.config.checkpoint.snapshotFrequency,
-      onModelRetry: (info) => emit({ type: "model.retry", run_id: runId, attempt: info.attempt, delay_ms: info.delayMs, reason: info.reason }),
-    });
-    const config = {
-      configurable: { thread_id: threadId, deerflow_home: req.config.home, deerflow_run_id: runId, deerflow_uploads: opened.uploaded, deerflow_thread_data: opened.paths },
-    };
-    const usage = emptyUsage();
-    let status: RunStatus = "success";
-    try {
-      const stream = await agent.stream({ messages: [new HumanMessage(req.prompt)] } as never, {
-        ...config,
-        streamMode: ["messages", "updates"],
-        signal: req.signal,
-        recursionLimit: 1000,
-      } as never);
-      for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
-        if (mode === "messages") {
-          const [msg, meta] = chunk as [BaseMessage, { langgraph_node?: string }];
-          if (meta?.langgraph_node === "model_request") {
-            const text = messageText(msg);
-            if (text) emit({ type: "message.delta", run_id: runId, text });
-          }
-          continue;
-        }
-        for (const [node, update] of Object.entries(chunk as Record<string, unknown>)) {
-          const todos = todosIn(update);
-          if (todos) emit({ type: "todos.updated", run_id: runId, todos });
-          for (const m of messagesIn(update)) {
-            if (node === "model_request" && AIMessage.isInstance(m)) {
-              addUsage(usage, m);
-              const calls = m.tool_calls ?? [];
-              emit({ type: "message.completed", run_id: runId, message_id: m.id, text: messageText(m), tool_calls: calls.map((c) => ({ id: c.id, name: c.name })) });
-              for (const c of calls) emit({ type: "tool.started", run_id: runId, tool_call_id: c.id, name: c.name, args: c.args });
-            } else if (node === "tools" && ToolMessage.isInstance(m)) {
-              emit({ type: "tool.completed", run_id: runId, tool_call_id: m.tool_call_id, name: m.name ?? "", status: m.status === "error" ? "error" : "ok", output: messageText(m) });
-            }
-          }
-        }
-      }
-    } catch (err) {
-      status = req.signal?.aborted ? "interrupted" : "error";
-      store.threads.update(threadId, { status: status === "interrupted" ? "interrupted" : "error" });
-      if (status === "interrupted") {
-        throw new DeerflowError(`Run ${runId} on thread ${threadId} was interrupted.`, {
-          exitCode: ExitCode.interrupted,
-          hint: `Continue with \`deerflow run --thread ${threadId} "…"\`.`,
-        });
-      }
-      throw err;
+    // One active run per thread, across processes; a lock left by a killed process is taken over.
+    const lock = store.runs.acquire(threadId, runId);
+    if (!lock.ok) {
+      const h = lock.holder;
+      throw new DeerflowError(`Thread ${threadId} is busy: run ${h.run_id} (pid ${h.pid}) has been working on it since ${h.started_at}.`, {
+        exitCode: ExitCode.runtime,
+        hint: "Wait for it to finish, or start another thread.",
+      });
     }
-
-    const snapshot = await agent.graph.getState(config as never);
-    const values = snapshot.values as { messages?: BaseMessage[]; stop_reason?: string | null };
-    const messages = values.messages ?? [];
-    const clarification = findPendingClarification(messages) ?? undefined;
-    const last = messages[messages.length - 1];
-    const guardStop = values.stop_reason as StopReason | null | undefined;
-    const stop_reason: StopReason = clarification ? "clarification" : guardStop ?? "end_turn";
-    const final_text = clarification ? clarification.question : AIMessage.isInstance(last) ? messageText(last) : "";
-    if (clarification) emit({ type: "clarification.requested", run_id: runId, clarification });
-    const title = (snapshot.values as { title?: string | null }).title ?? undefined;
-    store.threads.update(threadId, { status: clarification ? "input_required" : "success", title });
-    const thread_usage = (snapshot.values as { thread_usage?: TokenUsage }).thread_usage ?? usage;
-    emit({ type: "run.completed", thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage, thread_usage });
-    return { thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage, thread_usage, clarification };
+    try {
+      return await execute(req, store, opened, runId, emit);
+    } finally {
+      store.runs.release(threadId, runId);
+    }
   } finally {
     store.close();
   }
+}
+
+async function execute(req: RunRequest, store: Store, opened: OpenedThread, runId: string, emit: RunEventListener): Promise<RunResult> {
+  const { threadId } = opened;
+  const mode = req.config.checkpoint.channelMode;
+  store.runs.start(runId, threadId);
+  // Everything this run stores comes after this mark; a failed run is rolled back to it.
+  const mark = store.saver.mark();
+  emit({ type: "run.started", thread_id: threadId, run_id: runId, new_thread: opened.isNew });
+  store.threads.update(threadId, { status: "running" });
+
+  const agent = createLeadAgent({
+    model: createChatModel(req.model),
+    sideModel: createChatModel(req.model, { streaming: false }),
+    planMode: req.planMode ?? false,
+    maxTurns: req.maxTurns,
+    guards: req.config.guards,
+    approval: { mode: req.config.approval, broker: headlessBroker({ yes: req.approveGuarded ?? false }) },
+    bashTimeoutSeconds: req.config.sandbox.bashTimeoutSeconds,
+    supportsVision: req.model.supportsVision,
+    checkpointer: store.saver,
+    channelMode: mode,
+    snapshotFrequency: req.config.checkpoint.snapshotFrequency,
+    onModelRetry: (info) => emit({ type: "model.retry", run_id: runId, attempt: info.attempt, delay_ms: info.delayMs, reason: info.reason }),
+  });
+  const config = {
+    configurable: { thread_id: threadId, deerflow_home: req.config.home, deerflow_run_id: runId, deerflow_uploads: opened.uploaded, deerflow_thread_data: opened.paths },
+  };
+  const usage = emptyUsage();
+  let status: RunStatus = "success";
+  try {
+    const stream = await agent.stream({ messages: [new HumanMessage(req.prompt)] } as never, {
+      ...config,
+      streamMode: ["messages", "updates"],
+      signal: req.signal,
+      recursionLimit: 1000,
+    } as never);
+    for await (const [mode, chunk] of stream as AsyncIterable<[string, unknown]>) {
+      if (mode === "messages") {
+        const [msg, meta] = chunk as [BaseMessage, { langgraph_node?: string }];
+        if (meta?.langgraph_node === "model_request") {
+          const text = messageText(msg);
+          if (text) emit({ type: "message.delta", run_id: runId, text });
+        }
+        continue;
+      }
+      for (const [node, update] of Object.entries(chunk as Record<string, unknown>)) {
+        const todos = todosIn(update);
+        if (todos) emit({ type: "todos.updated", run_id: runId, todos });
+        for (const m of messagesIn(update)) {
+          if (node === "model_request" && AIMessage.isInstance(m)) {
+            addUsage(usage, m);
+            const calls = m.tool_calls ?? [];
+            emit({ type: "message.completed", run_id: runId, message_id: m.id, text: messageText(m), tool_calls: calls.map((c) => ({ id: c.id, name: c.name })) });
+            for (const c of calls) emit({ type: "tool.started", run_id: runId, tool_call_id: c.id, name: c.name, args: c.args });
+          } else if (node === "tools" && ToolMessage.isInstance(m)) {
+            emit({ type: "tool.completed", run_id: runId, tool_call_id: m.tool_call_id, name: m.name ?? "", status: m.status === "error" ? "error" : "ok", output: messageText(m) });
+          }
+        }
+      }
+    }
+  } catch (err) {
+    if (req.signal?.aborted) {
+      // Interrupted work is kept (the user may want it); DanglingToolCall mends a cut tool call next run.
+      store.runs.finish(runId, { status: "interrupted", stop_reason: "interrupted", input_tokens: usage.input_tokens, output_tokens: usage.output_tokens });
+      store.threads.update(threadId, { status: "interrupted" });
+      throw new DeerflowError(`Run ${runId} on thread ${threadId} was interrupted.`, {
+        exitCode: ExitCode.interrupted,
+        hint: `Continue with \`deerflow run --thread ${threadId} "…"\`.`,
+      });
+    }
+    // A failed run leaves the thread exactly as after the last good run.
+    store.saver.rollbackTo(threadId, mark);
+    store.runs.finish(runId, { status: "error", stop_reason: "error", error: formatErrorLine(err), input_tokens: usage.input_tokens, output_tokens: usage.output_tokens });
+    store.threads.update(threadId, { status: "error" });
+    throw err;
+  }
+
+  const snapshot = await agent.graph.getState(config as never);
+  const values = snapshot.values as { messages?: BaseMessage[]; stop_reason?: string | null };
+  const messages = values.messages ?? [];
+  const clarification = findPendingClarification(messages) ?? undefined;
+  const last = messages[messages.length - 1];
+  const guardStop = values.stop_reason as StopReason | null | undefined;
+  const stop_reason: StopReason = clarification ? "clarification" : guardStop ?? "end_turn";
+  const final_text = clarification ? clarification.question : AIMessage.isInstance(last) ? messageText(last) : "";
+  if (clarification) emit({ type: "clarification.requested", run_id: runId, clarification });
+  const title = (snapshot.values as { title?: string | null }).title ?? undefined;
+  store.threads.update(threadId, { status: clarification ? "input_required" : "success", title });
+  store.runs.finish(runId, { status, stop_reason, input_tokens: usage.input_tokens, output_tokens: usage.output_tokens });
+  const thread_usage = (snapshot.values as { thread_usage?: TokenUsage }).thread_usage ?? usage;
+  emit({ type: "run.completed", thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage, thread_usage });
+  return { thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage, thread_usage, clarification };
 }

@@ -47,17 +47,17 @@ afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force
 describe("lead agent middleware order", () => {
   it("assembles exactly the documented list", () => {
     const opts = { model: fakeModel(), channelMode: "full" as const, approval: { mode: "ask" as const, broker: headlessBroker({ yes: false }) } };
-    const all = leadAgentMiddleware({ ...opts, planMode: true, supportsVision: true }).map((m) => m.name);
+    const all = leadAgentMiddleware({ ...opts, planMode: true, supportsVision: true, maxTurns: 10 }).map((m) => m.name);
     expect(all).toEqual([...LEAD_MIDDLEWARE_ORDER]);
     // Optional members drop out without moving the others.
     const plain = leadAgentMiddleware(opts).map((m) => m.name);
-    expect(plain).toEqual(LEAD_MIDDLEWARE_ORDER.filter((n) => n !== "Todo" && n !== "ViewImage"));
+    expect(plain).toEqual(LEAD_MIDDLEWARE_ORDER.filter((n) => n !== "Todo" && n !== "ViewImage" && n !== "TurnLimit"));
   });
 
   it("runs the hooks of a two-iteration run in the documented order", async () => {
     const home = mkdtempSync(join(tmpdir(), "deerflow-order-"));
     dirs.push(home);
-    const opts = { model: fakeModel(), channelMode: "full" as const, approval: { mode: "ask" as const, broker: headlessBroker({ yes: false }) }, planMode: true, supportsVision: true };
+    const opts = { model: fakeModel(), channelMode: "full" as const, approval: { mode: "ask" as const, broker: headlessBroker({ yes: false }) }, planMode: true, supportsVision: true, maxTurns: 10 };
     const stack = leadAgentMiddleware(opts);
     const trace: string[] = [];
     const model = fakeModel()

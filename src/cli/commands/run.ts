@@ -19,6 +19,7 @@ export interface RunOptions extends GlobalOptions {
   approval?: "ask" | "auto-edit" | "yolo";
   yes?: boolean;
   plan?: boolean;
+  maxTurns?: number;
   outputFormat: OutputFormat;
 }
 
@@ -51,7 +52,9 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
   const printer = createPrinter(opts.outputFormat, process.stdout, process.stderr);
   const controller = new AbortController();
   const onSigint = () => controller.abort();
+  // Ctrl+C or a supervisor's SIGTERM stops the run cleanly: status interrupted, exit 130, the thread usable.
   process.once("SIGINT", onSigint);
+  process.once("SIGTERM", onSigint);
   try {
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
     const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval } });
@@ -70,6 +73,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       uploads: [...(opts.upload ?? []), ...atPathUploads(prompt, process.cwd())],
       approveGuarded: opts.yes ?? false,
       planMode: opts.plan ?? false,
+      maxTurns: opts.maxTurns,
       signal: controller.signal,
       onEvent: (e: RunEvent) => printer.event(e),
     });
@@ -83,5 +87,6 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     return exitCodeOf(err);
   } finally {
     process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
   }
 }

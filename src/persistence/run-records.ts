@@ -1,0 +1,105 @@
+// Runs and the one-active-run-per-thread lock, in the same SQLite file as the checkpoints so every process sees
+// them. A lock whose process is gone (killed, crashed) is stale and is taken over; a live one refuses the run.
+import { hostname } from "node:os";
+import type Database from "better-sqlite3";
+
+export type RunStatus = "pending" | "running" | "success" | "error" | "timeout" | "interrupted";
+
+export interface RunRecord {
+  id: string;
+  thread_id: string;
+  status: RunStatus;
+  stop_reason: string | null;
+  input_tokens: number;
+  output_tokens: number;
+  started_at: string;
+  ended_at: string | null;
+  error: string | null;
+}
+
+export interface RunLock {
+  thread_id: string;
+  run_id: string;
+  pid: number;
+  host: string;
+  started_at: string;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists but belongs to someone else.
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export class RunRecords {
+  private readonly db: Database.Database;
+
+  constructor(db: Database.Database) {
+    this.db = db;
+    db.exec(`CREATE TABLE IF NOT EXISTS runs (
+      id TEXT PRIMARY KEY,
+      thread_id TEXT NOT NULL,
+      status TEXT NOT NULL,
+      stop_reason TEXT,
+      input_tokens INTEGER NOT NULL DEFAULT 0,
+      output_tokens INTEGER NOT NULL DEFAULT 0,
+      started_at TEXT NOT NULL,
+      ended_at TEXT,
+      error TEXT
+    );
+    CREATE INDEX IF NOT EXISTS runs_thread ON runs(thread_id, started_at);
+    CREATE TABLE IF NOT EXISTS run_locks (
+      thread_id TEXT PRIMARY KEY,
+      run_id TEXT NOT NULL,
+      pid INTEGER NOT NULL,
+      host TEXT NOT NULL,
+      started_at TEXT NOT NULL
+    );`);
+  }
+
+  /**
+   * Take the thread's lock for `runId`, or return the live lock that holds it. Check and take happen in one
+   * IMMEDIATE transaction, so two processes can never both win.
+   */
+  acquire(threadId: string, runId: string): { ok: true } | { ok: false; holder: RunLock } {
+    const take = this.db.transaction(() => {
+      const held = this.db.prepare("SELECT * FROM run_locks WHERE thread_id = ?").get(threadId) as RunLock | undefined;
+      if (held && held.host === hostname() && processAlive(held.pid) && held.pid !== process.pid) return { ok: false as const, holder: held };
+      if (held) {
+        // Stale: the process that held it is gone; its run did not finish.
+        this.db.prepare("UPDATE runs SET status = 'interrupted', ended_at = ?, error = 'the process running it died' WHERE id = ? AND status IN ('pending', 'running')").run(new Date().toISOString(), held.run_id);
+      }
+      this.db
+        .prepare("INSERT OR REPLACE INTO run_locks (thread_id, run_id, pid, host, started_at) VALUES (?, ?, ?, ?, ?)")
+        .run(threadId, runId, process.pid, hostname(), new Date().toISOString());
+      return { ok: true as const };
+    });
+    return take.immediate();
+  }
+
+  release(threadId: string, runId: string): void {
+    this.db.prepare("DELETE FROM run_locks WHERE thread_id = ? AND run_id = ?").run(threadId, runId);
+  }
+
+  start(id: string, threadId: string): void {
+    this.db.prepare("INSERT INTO runs (id, thread_id, status, started_at) VALUES (?, ?, 'running', ?)").run(id, threadId, new Date().toISOString());
+  }
+
+  finish(id: string, r: { status: RunStatus; stop_reason?: string | null; input_tokens?: number; output_tokens?: number; error?: string | null }): void {
+    this.db
+      .prepare("UPDATE runs SET status = ?, stop_reason = ?, input_tokens = ?, output_tokens = ?, error = ?, ended_at = ? WHERE id = ?")
+      .run(r.status, r.stop_reason ?? null, r.input_tokens ?? 0, r.output_tokens ?? 0, r.error ?? null, new Date().toISOString(), id);
+  }
+
+  get(id: string): RunRecord | undefined {
+    return this.db.prepare("SELECT * FROM runs WHERE id = ?").get(id) as RunRecord | undefined;
+  }
+
+  forThread(threadId: string): RunRecord[] {
+    return this.db.prepare("SELECT * FROM runs WHERE thread_id = ? ORDER BY started_at, rowid").all(threadId) as RunRecord[];
+  }
+}
