@@ -54,6 +54,9 @@ export function buildProgram(): Command {
         .default("text"),
     )
     .option("--max-turns <n>", "stop after this many model calls in the run (exit 5)", positiveInt("--max-turns"))
+    .option("--input-id <id>", "an idempotency key: re-running the same input id on a thread never adds the input twice")
+    .option("--goal <objective>", "work unattended until the objective is met (exit 0), needs you (3) or cannot be met (4)")
+    .option("--max-continuations <n>", "goal mode: at most this many continuation runs (default 8)", positiveInt("--max-continuations"))
     .action(async (promptWords: string[], opts, cmd: Command) => {
       const { runCommand } = await import("./commands/run.js");
       process.exitCode = await runCommand(promptWords, { ...cmd.optsWithGlobals(), ...opts });

@@ -37,6 +37,13 @@ export type RunEvent =
   | { type: "model.retry"; run_id: string; attempt: number; delay_ms: number; reason: string }
   | { type: "todos.updated"; run_id: string; todos: { content: string; status: "pending" | "in_progress" | "completed" }[] }
   | { type: "clarification.requested"; run_id: string; clarification: ClarificationRequest }
+  | {
+      type: "goal.evaluated";
+      run_id?: string;
+      evaluation: { satisfied: boolean; blocker: string; reason: string; evidence_summary?: string; relied_on_assumption?: boolean };
+      continuation_count: number;
+    }
+  | { type: "goal.continued"; run_id?: string; continuation_count: number; reason: string }
   | { type: "error"; run_id?: string; message: string }
   | {
       type: "run.completed";

@@ -21,7 +21,17 @@ import {
 export interface RunRequest {
   config: ResolvedConfig;
   model: ResolvedModel;
-  prompt: string;
+  /** The user's input; goal continuations pass a hidden HumanMessage. */
+  prompt: string | HumanMessage;
+  /**
+   * The user input's id (an idempotency key for scripts: `--input-id`). It becomes the message id, so a retried
+   * input replaces itself (add-messages semantics) instead of appearing twice. Default: one per run.
+   */
+  inputId?: string;
+  /** No user is there (goal mode): a clarification is answered "proceed with your best judgment". */
+  unattended?: boolean;
+  /** State written (one update) before the run starts, e.g. the goal. */
+  initialState?: Record<string, unknown>;
   /** Continue this thread; it must exist. */
   threadId?: string;
   /** Continue the most recently updated thread. */
@@ -49,6 +59,8 @@ export interface RunResult {
   usage: TokenUsage;
   thread_usage: TokenUsage;
   clarification?: ClarificationRequest;
+  /** The thread's messages after the run (for the goal evaluator; not printed). */
+  messages: BaseMessage[];
 }
 
 
@@ -151,12 +163,14 @@ async function execute(req: RunRequest, store: Store, opened: OpenedThread, runI
     onModelRetry: (info) => emit({ type: "model.retry", run_id: runId, attempt: info.attempt, delay_ms: info.delayMs, reason: info.reason }),
   });
   const config = {
-    configurable: { thread_id: threadId, deerflow_home: req.config.home, deerflow_run_id: runId, deerflow_uploads: opened.uploaded, deerflow_thread_data: opened.paths },
+    configurable: { thread_id: threadId, deerflow_home: req.config.home, deerflow_run_id: runId, deerflow_uploads: opened.uploaded, deerflow_thread_data: opened.paths, deerflow_unattended: req.unattended ?? false },
   };
   const usage = emptyUsage();
   let status: RunStatus = "success";
   try {
-    const stream = await agent.stream({ messages: [new HumanMessage(req.prompt)] } as never, {
+    if (req.initialState) await agent.graph.updateState(config as never, req.initialState as never);
+    const input = typeof req.prompt === "string" ? new HumanMessage({ content: req.prompt, id: `input-${req.inputId ?? runId}` }) : req.prompt;
+    const stream = await agent.stream({ messages: [input] } as never, {
       ...config,
       streamMode: ["messages", "updates"],
       signal: req.signal,
@@ -217,5 +231,30 @@ async function execute(req: RunRequest, store: Store, opened: OpenedThread, runI
   store.runs.finish(runId, { status, stop_reason, input_tokens: usage.input_tokens, output_tokens: usage.output_tokens });
   const thread_usage = (snapshot.values as { thread_usage?: TokenUsage }).thread_usage ?? usage;
   emit({ type: "run.completed", thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage, thread_usage });
-  return { thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage, thread_usage, clarification };
+  return { thread_id: threadId, run_id: runId, status, stop_reason, final_text, usage, thread_usage, clarification, messages };
+}
+
+/** One state write on an existing thread (under its run lock), e.g. the goal decision after a run. */
+export async function updateThreadState(req: Pick<RunRequest, "config" | "model">, threadId: string, update: Record<string, unknown>): Promise<void> {
+  const mode = req.config.checkpoint.channelMode;
+  const store = openStore(req.config.home, mode);
+  const lockId = newId("state-");
+  try {
+    const lock = store.runs.acquire(threadId, lockId);
+    if (!lock.ok) throw new DeerflowError(`Thread ${threadId} is busy: run ${lock.holder.run_id} is working on it.`, { exitCode: ExitCode.runtime });
+    try {
+      const agent = createLeadAgent({
+        model: createChatModel(req.model),
+        approval: { mode: "ask", broker: headlessBroker({ yes: false }) },
+        checkpointer: store.saver,
+        channelMode: mode,
+        snapshotFrequency: req.config.checkpoint.snapshotFrequency,
+      });
+      await agent.graph.updateState({ configurable: { thread_id: threadId } } as never, update as never);
+    } finally {
+      store.runs.release(threadId, lockId);
+    }
+  } finally {
+    store.close();
+  }
 }

@@ -99,6 +99,21 @@ describe("runs", () => {
     expect(roles(e2e.server.requests.at(-1)!)).toEqual(["user:good question", "assistant:good answer", "user:next question"]);
   });
 
+  it("--input-id: a retried input is applied once, even after its first run was killed", async () => {
+    sb = e2e.sandbox();
+    e2e.server.push({ content: "base" });
+    const base = JSON.parse((await sb.run(["run", "--output-format", "json", "base"])).stdout);
+    e2e.server.push({ content: "too slow", delayMs: 10_000 });
+    const child = sb.spawn(["run", "--thread", base.thread_id, "--input-id", "job-42", "do the job"]);
+    await waitFor(() => e2e.server.requests.length === 2);
+    child.kill("SIGKILL");
+    await child.catch(() => undefined);
+    e2e.server.setScript([{ content: "job done" }]);
+    const retry = await sb.run(["run", "--thread", base.thread_id, "--input-id", "job-42", "do the job"]);
+    expect(retry.exitCode).toBe(0);
+    expect(roles(e2e.server.requests.at(-1)!)).toEqual(["user:base", "assistant:base", "user:do the job"]);
+  });
+
   it("--max-turns caps the model calls of a run: exit 5, turn_capped, no tool runs after the cap", async () => {
     sb = e2e.sandbox();
     let n = 0;

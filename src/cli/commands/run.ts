@@ -20,6 +20,9 @@ export interface RunOptions extends GlobalOptions {
   yes?: boolean;
   plan?: boolean;
   maxTurns?: number;
+  goal?: string;
+  inputId?: string;
+  maxContinuations?: number;
   outputFormat: OutputFormat;
 }
 
@@ -60,10 +63,9 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval } });
     const model = requireModel(config);
     const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
-    if (!prompt) throw new UsageError("No prompt given.", 'Pass it as an argument (deerflow run "…") or pipe it on stdin.');
-    // LangChain loads only once the request is known to be valid: usage errors answer instantly.
-    const { runThread } = await import("../../runtime/run-thread.js");
-    const result = await runThread({
+    if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
+    if (!prompt && opts.goal === undefined) throw new UsageError("No prompt given.", 'Pass it as an argument (deerflow run "…") or pipe it on stdin.');
+    const request = {
       config,
       model,
       prompt,
@@ -74,9 +76,19 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       approveGuarded: opts.yes ?? false,
       planMode: opts.plan ?? false,
       maxTurns: opts.maxTurns,
+      inputId: opts.inputId,
       signal: controller.signal,
       onEvent: (e: RunEvent) => printer.event(e),
-    });
+    };
+    // LangChain loads only once the request is known to be valid: usage errors answer instantly.
+    if (opts.goal !== undefined) {
+      const { runGoalThread } = await import("../../runtime/run-goal.js");
+      const g = await runGoalThread({ ...request, objective: opts.goal, maxContinuations: opts.maxContinuations });
+      printer.result(g.result, g.goal);
+      return g.exitCode;
+    }
+    const { runThread } = await import("../../runtime/run-thread.js");
+    const result = await runThread(request);
     printer.result(result);
     return exitCodeFor(result);
   } catch (err) {

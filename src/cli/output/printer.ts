@@ -2,13 +2,14 @@
 // the end), stream-json (one event per line, first run.started, last run.completed).
 import { formatErrorLine } from "../../errors.js";
 import type { RunEvent } from "../../runtime/events.js";
+import type { GoalSummary } from "../../runtime/run-goal.js";
 import type { RunResult } from "../../runtime/run-thread.js";
 
 export type OutputFormat = "text" | "json" | "stream-json";
 
 export interface Printer {
   event(e: RunEvent): void;
-  result(r: RunResult): void;
+  result(r: RunResult, goal?: GoalSummary): void;
   failure(err: unknown): void;
 }
 
@@ -42,6 +43,12 @@ export function createPrinter(format: OutputFormat, stdout: Out, stderr: Out): P
         for (const t of e.todos) stderr.write(`  ${mark[t.status] ?? "[ ]"} ${oneLine(t.content, 100)}\n`);
         break;
       }
+      case "goal.evaluated":
+        note(`goal ${e.evaluation.satisfied ? "met" : `not met (${e.evaluation.blocker})`}: ${oneLine(e.evaluation.reason, 160)}`);
+        break;
+      case "goal.continued":
+        note(`continuing toward the goal (continuation ${e.continuation_count})`);
+        break;
       case "model.retry":
         note(`model request failed (${e.reason}); retrying in ${(e.delay_ms / 1000).toFixed(1)} s (attempt ${e.attempt + 1})`);
         break;
@@ -70,8 +77,8 @@ export function createPrinter(format: OutputFormat, stdout: Out, stderr: Out): P
     return {
       // stdout stays one JSON object; the user still sees progress (and denials) on stderr.
       event: progress,
-      result(r) {
-        stdout.write(`${JSON.stringify({ thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage: r.thread_usage, goal: null, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`);
+      result(r, goal) {
+        stdout.write(`${JSON.stringify({ thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage: r.thread_usage, goal: goal ?? null, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`);
       },
       failure(err) {
         stdout.write(`${JSON.stringify({ thread_id: threadId ?? null, run_id: runId ?? null, status: "error", stop_reason: "error", final_text: "", usage: null, goal: null, error: formatErrorLine(err) })}\n`);
@@ -81,7 +88,8 @@ export function createPrinter(format: OutputFormat, stdout: Out, stderr: Out): P
 
   return {
     event: progress,
-    result(r) {
+    result(r, goal) {
+      if (goal) note(`goal ${goal.outcome.replace("_", " ")}: ${oneLine(goal.reason, 200)}`);
       if (r.clarification) {
         const c = r.clarification;
         const lines = [c.question];

@@ -187,6 +187,7 @@ function fakeRuns(replies: (string | Error | Partial<RunResult>)[]) {
       status: "success",
       stop_reason: "end_turn",
       final_text: text,
+      messages: [...messages],
       usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
       thread_usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
       ...(typeof r === "string" ? {} : r),

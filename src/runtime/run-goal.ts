@@ -1,0 +1,81 @@
+// `run --goal`: runs on one thread until the goal is met or honestly blocked. Each run is a normal run (lock,
+// rollback, events); after it the strict evaluator judges the visible conversation, and the goal loop decides:
+// achieved (exit 0), continue with a hidden continuation message, or stop (exit 3 needs the user, exit 4 not
+// achieved). Every decision is one state write: the goal with its counters, or — when achieved — the write that
+// clears the goal and records goal_outcome together.
+import { createChatModel } from "../config/model-factory.js";
+import type { GoalOutcome } from "../state/types.js";
+import type { RunEvent } from "./events.js";
+import { evaluateGoal } from "./goal/evaluator.js";
+import { newGoalState, runGoal } from "./goal/goal-loop.js";
+import { type RunRequest, type RunResult, runThread, updateThreadState } from "./run-thread.js";
+
+export interface GoalSummary {
+  objective: string;
+  outcome: "achieved" | "not_achieved" | "needs_user_input";
+  reason: string;
+  blocker: string;
+  continuation_count: number;
+  goal_outcome: GoalOutcome | null;
+}
+
+export interface GoalRunResult {
+  /** The last run. */
+  result: RunResult;
+  goal: GoalSummary;
+  exitCode: 0 | 3 | 4;
+}
+
+export async function runGoalThread(req: RunRequest & { objective: string; maxContinuations?: number }): Promise<GoalRunResult> {
+  const emit = req.onEvent ?? (() => {});
+  const evaluator = createChatModel(req.model, { streaming: false });
+  let threadId = req.threadId;
+  // A run that fails outright (model unreachable, internal error) is reported as that error (exit 1), not as an
+  // unmet goal.
+  let failure: unknown;
+  const goal = newGoalState(req.objective, { maxContinuations: req.maxContinuations });
+  const out = await runGoal({
+    objective: req.objective,
+    goal,
+    unattended: true,
+    firstPrompt: typeof req.prompt === "string" && req.prompt.trim() ? req.prompt : req.objective,
+    runOnce: async ({ prompt, goal: current, continuation }) => {
+      const r = await runThread({
+        ...req,
+        prompt,
+        threadId,
+        continueLatest: threadId ? false : req.continueLatest,
+        // Attachments and the workspace binding belong to the first run only.
+        uploads: continuation ? [] : req.uploads,
+        workspace: continuation ? undefined : req.workspace,
+        unattended: true,
+        initialState: continuation ? undefined : { goal: current },
+      }).catch((err: unknown) => {
+        failure = err;
+        throw err;
+      });
+      threadId = r.thread_id;
+      return { result: r, messages: r.messages };
+    },
+    evaluate: (messages, ctx) => evaluateGoal({ model: evaluator, objective: req.objective, messages, unattended: ctx.unattended, signal: req.signal }),
+    onEvent: (e) => emit(e as RunEvent),
+    onDecision: async (decision) => {
+      if (threadId) await updateThreadState(req, threadId, decision.stateUpdate as Record<string, unknown>);
+    },
+  });
+  const last = out.runs.at(-1);
+  if (failure !== undefined && (out.blocker === "run_failed" || !last)) throw failure;
+  if (!last) throw new Error("goal mode ended without a run");
+  return {
+    result: last,
+    exitCode: out.exitCode,
+    goal: {
+      objective: req.objective,
+      outcome: out.outcome,
+      reason: out.reason,
+      blocker: out.blocker,
+      continuation_count: out.goal.continuation_count,
+      goal_outcome: out.goal_outcome ?? null,
+    },
+  };
+}
