@@ -10,6 +10,7 @@ import { adaptMiddlewareStateSchemaToMode, adaptStateSchemaToMode, createThreadS
 import { placeExtras } from "./anchors.js";
 import { AgentOptionsError, MiddlewareTypeError } from "./errors.js";
 import { isMiddleware } from "./is-middleware.js";
+
 import { TERMINAL_MIDDLEWARE, buildFeatureStack, resolveFeatures, terminalMiddleware, type RuntimeFeatures } from "./features.js";
 
 export type CheckpointChannelMode = "full" | "delta";
@@ -18,6 +19,8 @@ export type CheckpointChannelMode = "full" | "delta";
 export interface SubagentRuntimeLike {
   /** Present when the runtime is configured with a batch worker; it must be started before agents use it. */
   readonly batchWorker?: { readonly started: boolean };
+  /** The `task` tool for `features.subagent: true`: children on `model` with `tools`, in this runtime's capacity. */
+  createTaskTool?(ctx: { model: BaseChatModel; tools: readonly unknown[] }): unknown;
 }
 
 // Tools are whatever createAgent accepts.
@@ -69,6 +72,12 @@ function validate(options: DeerflowAgentOptions): void {
   extras.forEach((m, i) => {
     if (!isMiddleware(m)) throw new MiddlewareTypeError(i, describeType(m));
   });
+  if (options.features?.subagent === true && !options.subagentRuntime) {
+    throw new AgentOptionsError(
+      "subagent_runtime_missing",
+      "features.subagent: true runs subagents through a SubagentRuntime: pass `subagentRuntime: new SubagentRuntime()` (several agents may share one), or pass your own SubagentLimit middleware instance.",
+    );
+  }
   if (options.subagentRuntime) {
     if (options.middleware) {
       throw new AgentOptionsError(
@@ -78,6 +87,9 @@ function validate(options: DeerflowAgentOptions): void {
     }
     if (!options.features?.subagent) {
       throw new AgentOptionsError("subagent_runtime_without_feature", "`subagentRuntime` was given but `features.subagent` is not enabled: enable it or drop the runtime.");
+    }
+    if (options.features.subagent === true && typeof options.subagentRuntime.createTaskTool !== "function") {
+      throw new AgentOptionsError("subagent_runtime_not_started", "features.subagent: true needs a subagentRuntime that can create the task tool (new SubagentRuntime() from deerflow's subagents).");
     }
     if (options.subagentRuntime.batchWorker && !options.subagentRuntime.batchWorker.started) {
       throw new AgentOptionsError("subagent_runtime_not_started", "The subagentRuntime has a batch worker that is not started: start it before creating agents that use it.");
@@ -173,6 +185,11 @@ export function createDeerflowAgent(model: BaseChatModel | string, tools: readon
   const snapshotFrequency = options.checkpointSnapshotFrequency;
   const userTools = [...tools];
   const userToolNames = new Set(userTools.map((t) => (t as { name?: string }).name).filter((n): n is string => !!n));
+  // The built-in subagent feature brings the task tool from the SubagentRuntime (a user tool named "task" wins):
+  // children run on this model with the caller's tools and share the runtime's capacity.
+  if (!options.middleware && options.features?.subagent === true && !userToolNames.has("task") && typeof model !== "string") {
+    userTools.push(options.subagentRuntime!.createTaskTool!({ model, tools: [...tools] }) as AgentTool);
+  }
   const middleware = stack.map((m) => adaptMiddleware(m, mode, snapshotFrequency, userToolNames));
   // A caller's schema extends ThreadState (its fields win): the built-in middleware still need theirs.
   const threadState = createThreadStateSchema(mode, { snapshotFrequency });

@@ -6,6 +6,7 @@ export type AgentOptionsErrorCode =
   | "middleware_with_extras"
   | "subagent_runtime_without_feature"
   | "subagent_runtime_not_started"
+  | "subagent_runtime_missing"
   | "delta_with_raw_checkpointer"
   | "invalid_snapshot_frequency"
   | "feature_needs_instance"

@@ -11,6 +11,7 @@ import { titleMiddleware } from "../middleware/title.js";
 import { todoMiddleware } from "../middleware/todo.js";
 import { tokenBudgetMiddleware } from "../middleware/token-budget.js";
 import { toolErrorHandlingMiddleware } from "../middleware/tool-error-handling.js";
+import { subagentLimitMiddleware } from "../middleware/subagent-limit.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
 import { viewImageMiddleware } from "../middleware/view-image.js";
 import { AgentOptionsError } from "./errors.js";
@@ -63,7 +64,6 @@ const NEEDS_INSTANCE: Partial<Record<keyof RuntimeFeatures, string>> = {
 /** Built-ins that later work lands; asking for them is an explicit error, never a silent no-op. */
 const NOT_AVAILABLE: Partial<Record<keyof RuntimeFeatures, string>> = {
   memory: "Memory",
-  subagent: "SubagentLimit (+ task tool)",
 };
 
 export const TERMINAL_MIDDLEWARE = "Clarification";
@@ -116,7 +116,7 @@ export function buildFeatureStack(features: RuntimeFeatures, planMode: boolean):
   stack.push(pick(features.autoTitle, () => titleMiddleware()));
   stack.push(pick(features.memory));
   stack.push(pick(features.vision, () => viewImageMiddleware({ withTool: features.sandbox !== false })));
-  stack.push(pick(features.subagent));
+  stack.push(pick(features.subagent, () => subagentLimitMiddleware()));
   stack.push(pick(features.loopDetection, () => loopDetectionMiddleware()));
   stack.push(pick(features.tokenBudget, () => tokenBudgetMiddleware()));
   return stack.filter((m): m is AgentMiddleware => m !== undefined);

@@ -2,7 +2,9 @@
 // order (README "How it works"); a tracing test asserts the hooks run in exactly this order.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { delegationLedgerMiddleware } from "../middleware/delegation-ledger.js";
 import { dynamicContextMiddleware } from "../middleware/dynamic-context.js";
+import { subagentLimitMiddleware } from "../middleware/subagent-limit.js";
 import { inputSanitizationMiddleware } from "../middleware/input-sanitization.js";
 import { llmErrorHandlingMiddleware } from "../middleware/llm-error-handling.js";
 import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
@@ -39,6 +41,7 @@ When a request is ambiguous or risky in a way you cannot resolve yourself, ask w
  *   ever escapes what the user typed.
  * - SandboxAudit and ToolOutputBudget inside ToolErrorHandling: a failing approval broker becomes an error result;
  *   the budget sees every result, also error results.
+ * - DelegationLedger next to SubagentLimit: the "work already delegated" reminder before each model call.
  * - TurnLimit next to TokenBudget: like it, a guard whose stripped calls LoopDetection must never count.
  * - SafetyFinishReason / ModelLengthFinishReason below LoopDetection and TokenBudget: after* hooks run bottom to
  *   top, so truncated or filtered tool calls are stripped before the guards count them.
@@ -60,6 +63,8 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "Todo", // --plan only
   "Title",
   "ViewImage", // models with supportsVision only
+  "SubagentLimit", // when a task tool is given
+  "DelegationLedger", // when a task tool is given
   "LoopDetection",
   "TokenBudget",
   "TurnLimit", // --max-turns only
@@ -87,6 +92,8 @@ export interface LeadAgentOptions {
   planMode?: boolean;
   /** Model calls allowed per run (--max-turns); unlimited when absent. */
   maxTurns?: number;
+  /** The `task` tool (built by the runtime from the subagents layer); enables SubagentLimit and the ledger. */
+  taskTool?: unknown;
   /** Guard limits (defaults: loop 3/5, per tool 30/50, 200k tokens per run). */
   guards?: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
   onModelRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
@@ -106,6 +113,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       vision: opts.supportsVision ?? false,
       autoTitle: titleMiddleware({ model: opts.sideModel }),
       tokenBudget: tokenBudgetMiddleware({ maxTokens: opts.guards?.tokenBudget }),
+      subagent: opts.taskTool ? subagentLimitMiddleware() : false,
     },
     extraMiddleware: [
       nextTo("Sandbox", dynamicContextMiddleware()),
@@ -113,6 +121,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       nextTo("ToolErrorHandling", sandboxAuditMiddleware({ mode: opts.approval.mode, broker: opts.approval.broker })),
       nextTo("SandboxAudit", toolOutputBudgetMiddleware()),
       ...(opts.maxTurns ? [nextTo("TokenBudget", turnLimitMiddleware({ maxTurns: opts.maxTurns }))] : []),
+      ...(opts.taskTool ? [nextTo("SubagentLimit", delegationLedgerMiddleware())] : []),
       // Unanchored extras keep this order just before Clarification.
       safetyFinishReasonMiddleware(),
       modelLengthFinishReasonMiddleware(),
@@ -132,9 +141,11 @@ export function leadAgentMiddleware(opts: LeadAgentOptions) {
   return assembleMiddleware(leadAgentOptions(opts));
 }
 
-export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds">) {
+export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds" | "taskTool">) {
   // view_image comes with the ViewImage feature, and only for models that can see images.
-  return [createBashTool({ timeoutSeconds: opts.bashTimeoutSeconds }), ...createFileTools().filter((t) => t.name !== "view_image")];
+  const tools: unknown[] = [createBashTool({ timeoutSeconds: opts.bashTimeoutSeconds }), ...createFileTools().filter((t) => t.name !== "view_image")];
+  if (opts.taskTool) tools.push(opts.taskTool);
+  return tools as ReturnType<typeof createBashTool>[];
 }
 
 export function createLeadAgent(opts: LeadAgentOptions) {

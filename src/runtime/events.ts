@@ -35,6 +35,11 @@ export type RunEvent =
   | { type: "tool.started"; run_id: string; tool_call_id?: string; name: string; args: unknown }
   | { type: "tool.completed"; run_id: string; tool_call_id?: string; name: string; status: "ok" | "error"; output: string }
   | { type: "model.retry"; run_id: string; attempt: number; delay_ms: number; reason: string }
+  | {
+      type: "delegation.updated";
+      run_id: string;
+      delegations: { id: string; description: string; subagent_type: string; status: string; stop_reason?: string | null; result_brief?: string }[];
+    }
   | { type: "todos.updated"; run_id: string; todos: { content: string; status: "pending" | "in_progress" | "completed" }[] }
   | { type: "clarification.requested"; run_id: string; clarification: ClarificationRequest }
   | {

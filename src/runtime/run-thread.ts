@@ -3,7 +3,12 @@
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { type ResolvedConfig, type ResolvedModel } from "../config/load.js";
 import { createChatModel } from "../config/model-factory.js";
-import { createLeadAgent } from "../agent/lead-agent.js";
+import { nextTo } from "../agent/anchors.js";
+import { createLeadAgent, leadAgentTools } from "../agent/lead-agent.js";
+import { sandboxAuditMiddleware } from "../middleware/sandbox-audit.js";
+import { loadSubagentRegistry } from "../subagents/registry.js";
+import { SubagentRuntime } from "../subagents/runtime.js";
+import { createTaskTool } from "../subagents/task-tool.js";
 import { DeerflowError, ExitCode, formatErrorLine } from "../errors.js";
 import { findPendingClarification } from "../middleware/clarification.js";
 import { type Store, openStore } from "../persistence/store.js";
@@ -17,6 +22,9 @@ import {
   type TokenUsage,
   emptyUsage,
 } from "./events.js";
+
+/** One subagent capacity for every run of this process. */
+const processSubagents = new SubagentRuntime({ maxConcurrent: 3 });
 
 export interface RunRequest {
   config: ResolvedConfig;
@@ -87,12 +95,12 @@ function messagesIn(update: unknown): BaseMessage[] {
   return out;
 }
 
-/** A `todos` write inside a stream "updates" chunk (the write_todos tool returns it through a Command). */
-function todosIn(update: unknown): { content: string; status: "pending" | "in_progress" | "completed" }[] | undefined {
+/** A list written to `field` inside a stream "updates" chunk (tools write through Commands, so it may be an array). */
+function fieldIn(update: unknown, field: "todos" | "delegations"): unknown[] | undefined {
   const items = Array.isArray(update) ? update : [update];
   for (const u of items) {
-    const t = u && typeof u === "object" ? (u as { todos?: unknown }).todos : undefined;
-    if (Array.isArray(t)) return t as never;
+    const t = u && typeof u === "object" ? (u as Record<string, unknown>)[field] : undefined;
+    if (Array.isArray(t) && (field === "todos" || t.length > 0)) return t;
   }
   return undefined;
 }
@@ -186,8 +194,10 @@ async function execute(req: RunRequest, store: Store, opened: OpenedThread, runI
         continue;
       }
       for (const [node, update] of Object.entries(chunk as Record<string, unknown>)) {
-        const todos = todosIn(update);
-        if (todos) emit({ type: "todos.updated", run_id: runId, todos });
+        const todos = fieldIn(update, "todos");
+        if (todos) emit({ type: "todos.updated", run_id: runId, todos: todos as never });
+        const delegations = fieldIn(update, "delegations");
+        if (delegations) emit({ type: "delegation.updated", run_id: runId, delegations: delegations as never });
         for (const m of messagesIn(update)) {
           if (node === "model_request" && AIMessage.isInstance(m)) {
             addUsage(usage, m);

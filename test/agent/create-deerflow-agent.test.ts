@@ -19,6 +19,7 @@ import {
 import { AgentOptionsError, AnchorError, MiddlewareTypeError } from "../../src/agent/errors.js";
 import { ASK_CLARIFICATION, clarificationMiddleware } from "../../src/middleware/clarification.js";
 import { threadDataMiddleware } from "../../src/middleware/thread-data.js";
+import { SubagentRuntime } from "../../src/subagents/runtime.js";
 import { CheckpointModeMismatchError, DeerflowSqliteSaver } from "../../src/persistence/sqlite-saver.js";
 import { startTestModelServer, type TestModelServer } from "../support/openai-server.js";
 
@@ -258,7 +259,14 @@ describe("RuntimeFeatures (SPEC §3)", () => {
     expect(expectRefused({ features: { guardrail: true } }, AgentOptionsError, "feature_needs_instance").message).toMatch(/guardrail/);
   });
 
-  it.each(["memory", "subagent"] as const)(
+  it("subagent: true needs a SubagentRuntime; with one, SubagentLimit and the task tool are built in", () => {
+    expectRefused({ features: { subagent: true } }, AgentOptionsError, "subagent_runtime_missing");
+    const runtime = new SubagentRuntime();
+    expect(names(assembleMiddleware({ features: { subagent: true }, subagentRuntime: runtime }))).toContain("SubagentLimit");
+    expect(() => createDeerflowAgent(fakeModel(), [], { features: { subagent: true }, subagentRuntime: runtime })).not.toThrow();
+  });
+
+  it.each(["memory"] as const)(
     "%s: true (a built-in not available yet) is an explicit error, never a silent no-op",
     (feature) => {
       const e = expectRefused({ features: { [feature]: true } }, AgentOptionsError, "feature_not_available");

@@ -43,6 +43,9 @@ export function createPrinter(format: OutputFormat, stdout: Out, stderr: Out): P
         for (const t of e.todos) stderr.write(`  ${mark[t.status] ?? "[ ]"} ${oneLine(t.content, 100)}\n`);
         break;
       }
+      case "delegation.updated":
+        for (const d of e.delegations) note(`subagent ${d.subagent_type} "${oneLine(d.description, 60)}": ${d.status}${d.stop_reason ? ` (${d.stop_reason})` : ""}`);
+        break;
       case "goal.evaluated":
         note(`goal ${e.evaluation.satisfied ? "met" : `not met (${e.evaluation.blocker})`}: ${oneLine(e.evaluation.reason, 160)}`);
         break;

@@ -1,0 +1,314 @@
+// Subagent types (SPEC §10): what a `task(subagent_type=…)` call may start. Two built-ins (general-purpose, bash),
+// more from the config file (`subagents: { name: {...} }`) and from markdown files in `<home>/agents/*.md` and
+// `<cwd>/.deerflow/agents/*.md` (front matter + system prompt body). Later sources override earlier ones by name:
+// built-ins < config < home < cwd.
+//
+// Decisions:
+// - `task` is never given to a child (no recursive delegation): `tools` lists are filtered by `toolsForType`, and a
+//   "task" entry in a user's list is dropped silently rather than failing the whole file.
+// - The front-matter parser is deliberately tiny (no YAML dependency): `key: value` lines, quoted scalars,
+//   inline `[a, b]` lists and block `- item` lists. Anything else is an error naming the file and line.
+import { readdir, readFile } from "node:fs/promises";
+import { basename, join } from "node:path";
+
+/** Which of the parent's tools a subagent gets: every tool but `task`, or exactly these names (never `task`). */
+export type SubagentToolsSpec = "all-but-task" | readonly string[];
+
+export interface SubagentType {
+  name: string;
+  description: string;
+  tools: SubagentToolsSpec;
+  /** Model calls one run of this subagent may make (TurnLimit). */
+  maxTurns: number;
+  systemPrompt: string;
+  /** A model name the wiring resolves (the task tool's model factory receives the whole type). */
+  model?: string;
+  /** Where the type came from ("built-in", "config", or a file path): for error messages and listings. */
+  source?: string;
+}
+
+/** The tools the built-in `bash` subagent gets. */
+export const BASH_SUBAGENT_TOOLS = ["bash", "ls", "glob", "grep", "read_file", "write_file", "str_replace"] as const;
+export const DEFAULT_SUBAGENT_MAX_TURNS = 150;
+
+const COMMON_RULES = `Your files live under /mnt/user-data: workspace/ (the project; relative paths resolve here), uploads/ and outputs/.
+You were started by another agent to do one delegated task. Nobody can answer questions: make reasonable,
+low-risk assumptions and state them. When you are done, answer with a complete, self-contained report of what you
+found or did (the other agent sees only your final answer), including file paths and any caveats.`;
+
+export const BUILTIN_SUBAGENT_TYPES: readonly SubagentType[] = Object.freeze([
+  {
+    name: "general-purpose",
+    description:
+      "A capable general agent with every tool except task: research the codebase, make multi-step changes, investigate a question end to end.",
+    tools: "all-but-task",
+    maxTurns: 150,
+    systemPrompt: `You are a general-purpose subagent of deerflow, a coding agent.\n${COMMON_RULES}`,
+    source: "built-in",
+  },
+  {
+    name: "bash",
+    description: "A command-line specialist (bash and file tools): run builds, tests, git and other shell commands and report the results.",
+    tools: [...BASH_SUBAGENT_TOOLS],
+    maxTurns: 60,
+    systemPrompt: `You are a command-line subagent of deerflow, a coding agent. Use bash for commands and the file tools to read and edit files.\n${COMMON_RULES}`,
+    source: "built-in",
+  },
+]);
+
+export class SubagentConfigError extends Error {
+  override readonly name = "SubagentConfigError";
+  constructor(
+    message: string,
+    readonly file?: string,
+  ) {
+    super(message);
+  }
+}
+
+export class UnknownSubagentTypeError extends Error {
+  override readonly name = "UnknownSubagentTypeError";
+  constructor(
+    readonly requested: string,
+    readonly available: readonly string[],
+  ) {
+    super(`Unknown subagent_type "${requested}". Available subagent types: ${available.join(", ")}.`);
+  }
+}
+
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+function checkType(t: SubagentType, where: string): SubagentType {
+  if (!NAME_RE.test(t.name)) throw new SubagentConfigError(`${where}: invalid subagent name ${JSON.stringify(t.name)} (letters, digits, ".", "_", "-").`);
+  if (!t.description.trim()) throw new SubagentConfigError(`${where}: subagent "${t.name}" needs a description.`);
+  if (!t.systemPrompt.trim()) throw new SubagentConfigError(`${where}: subagent "${t.name}" needs a system prompt.`);
+  if (!Number.isInteger(t.maxTurns) || t.maxTurns < 1) {
+    throw new SubagentConfigError(`${where}: subagent "${t.name}" max_turns must be a positive integer (got ${String(t.maxTurns)}).`);
+  }
+  const tools = t.tools === "all-but-task" ? t.tools : t.tools.filter((n) => n !== "task");
+  return { ...t, tools };
+}
+
+export class SubagentRegistry {
+  readonly #types = new Map<string, SubagentType>();
+
+  /** Starts with the built-ins unless `builtIns` is false. */
+  constructor(types: readonly SubagentType[] = [], options: { builtIns?: boolean } = {}) {
+    if (options.builtIns !== false) for (const t of BUILTIN_SUBAGENT_TYPES) this.#types.set(t.name, t);
+    for (const t of types) this.register(t);
+  }
+
+  /** Add or replace (by name) a type. */
+  register(type: SubagentType): this {
+    this.#types.set(type.name, checkType(type, type.source ?? "subagent type"));
+    return this;
+  }
+
+  has(name: string): boolean {
+    return this.#types.has(name);
+  }
+
+  names(): string[] {
+    return [...this.#types.keys()];
+  }
+
+  list(): SubagentType[] {
+    return [...this.#types.values()];
+  }
+
+  /** The type named `name`; an unknown name is an UnknownSubagentTypeError listing the available ones. */
+  resolveType(name: string): SubagentType {
+    const t = this.#types.get(name);
+    if (!t) throw new UnknownSubagentTypeError(name, this.names());
+    return t;
+  }
+
+  /** "- name: description" lines for the task tool's description. */
+  describe(): string {
+    return this.list()
+      .map((t) => `- ${t.name}: ${t.description}`)
+      .join("\n");
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Config object
+
+export interface SubagentConfigEntry {
+  description: string;
+  tools?: SubagentToolsSpec | string;
+  maxTurns?: number;
+  max_turns?: number;
+  model?: string;
+  systemPrompt?: string;
+  system_prompt?: string;
+}
+
+function toolsSpec(v: unknown, where: string): SubagentToolsSpec {
+  if (v === undefined || v === null || v === "all-but-task" || v === "all") return "all-but-task";
+  if (typeof v === "string") return v.split(",").map((s) => s.trim()).filter(Boolean);
+  if (Array.isArray(v) && v.every((s) => typeof s === "string")) return v.map((s) => s.trim()).filter(Boolean);
+  throw new SubagentConfigError(`${where}: tools must be "all-but-task", a comma list or a list of tool names.`);
+}
+
+/** Types from a config object `{ [name]: { description, tools?, maxTurns?, model?, systemPrompt } }`. */
+export function typesFromConfig(config: Record<string, SubagentConfigEntry> | undefined | null, source = "config"): SubagentType[] {
+  const out: SubagentType[] = [];
+  for (const [name, raw] of Object.entries(config ?? {})) {
+    const where = `${source} (subagents.${name})`;
+    if (!raw || typeof raw !== "object") throw new SubagentConfigError(`${where}: must be an object with description and systemPrompt.`);
+    const e = raw as SubagentConfigEntry;
+    const systemPrompt = e.systemPrompt ?? e.system_prompt;
+    if (typeof e.description !== "string") throw new SubagentConfigError(`${where}: description must be a string.`);
+    if (typeof systemPrompt !== "string") throw new SubagentConfigError(`${where}: systemPrompt must be a string.`);
+    if (e.model !== undefined && typeof e.model !== "string") throw new SubagentConfigError(`${where}: model must be a string.`);
+    const t: SubagentType = {
+      name,
+      description: e.description,
+      tools: toolsSpec(e.tools, where),
+      maxTurns: e.maxTurns ?? e.max_turns ?? DEFAULT_SUBAGENT_MAX_TURNS,
+      systemPrompt,
+      ...(e.model ? { model: e.model } : {}),
+      source,
+    };
+    out.push(checkType(t, where));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Markdown agents
+
+export type FrontMatterValue = string | string[];
+
+function unquote(s: string): string {
+  const t = s.trim();
+  if (t.length >= 2 && ((t.startsWith('"') && t.endsWith('"')) || (t.startsWith("'") && t.endsWith("'")))) {
+    if (t.startsWith('"')) {
+      try {
+        return JSON.parse(t) as string;
+      } catch {
+        return t.slice(1, -1);
+      }
+    }
+    return t.slice(1, -1).replace(/''/g, "'");
+  }
+  return t;
+}
+
+/** `---` front matter (key: value, inline [a, b] lists, block `- item` lists) and the body after it. */
+export function parseFrontMatter(text: string, file = "<input>"): { data: Record<string, FrontMatterValue>; body: string } {
+  const src = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+  const lines = src.split("\n");
+  if (lines[0]?.trim() !== "---") throw new SubagentConfigError(`${file}: missing front matter (the file must start with a "---" line).`, file);
+  const end = lines.findIndex((l, i) => i > 0 && l.trim() === "---");
+  if (end === -1) throw new SubagentConfigError(`${file}: front matter is not closed (no second "---" line).`, file);
+  const data: Record<string, FrontMatterValue> = {};
+  let listKey: string | undefined;
+  for (let i = 1; i < end; i++) {
+    const line = lines[i]!;
+    if (!line.trim() || line.trim().startsWith("#")) continue;
+    const item = /^\s+-\s*(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
+    if (item && listKey !== undefined) {
+      (data[listKey] as string[]).push(unquote(item[1]!));
+      continue;
+    }
+    const kv = /^([A-Za-z_][A-Za-z0-9_-]*)\s*:(.*)$/.exec(line);
+    if (!kv) throw new SubagentConfigError(`${file}:${i + 1}: cannot parse front matter line ${JSON.stringify(line)} (expected "key: value").`, file);
+    const key = kv[1]!;
+    const value = kv[2]!.trim();
+    if (key in data) throw new SubagentConfigError(`${file}:${i + 1}: duplicate front matter key "${key}".`, file);
+    listKey = undefined;
+    if (value === "") {
+      data[key] = [];
+      listKey = key;
+    } else if (value.startsWith("[")) {
+      if (!value.endsWith("]")) throw new SubagentConfigError(`${file}:${i + 1}: unclosed list for "${key}".`, file);
+      data[key] = value
+        .slice(1, -1)
+        .split(",")
+        .map(unquote)
+        .filter((s) => s !== "");
+    } else {
+      data[key] = unquote(value);
+    }
+  }
+  return { data, body: lines.slice(end + 1).join("\n").trim() };
+}
+
+const KNOWN_KEYS = new Set(["name", "description", "tools", "model", "max_turns", "maxTurns"]);
+
+/** One markdown agent file → a subagent type (errors name the file). */
+export function parseAgentMarkdown(text: string, file: string): SubagentType {
+  const { data, body } = parseFrontMatter(text, file);
+  for (const key of Object.keys(data)) {
+    if (!KNOWN_KEYS.has(key)) throw new SubagentConfigError(`${file}: unknown front matter key "${key}" (known: name, description, tools, model, max_turns).`, file);
+  }
+  const str = (key: string): string | undefined => {
+    const v = data[key];
+    if (v === undefined) return undefined;
+    if (typeof v !== "string") throw new SubagentConfigError(`${file}: "${key}" must be a single value, not a list.`, file);
+    return v;
+  };
+  const name = str("name") || basename(file).replace(/\.md$/i, "");
+  const description = str("description");
+  if (!description) throw new SubagentConfigError(`${file}: front matter needs a "description".`, file);
+  if (!body) throw new SubagentConfigError(`${file}: the body (the subagent's system prompt) is empty.`, file);
+  const turnsRaw = str("max_turns") ?? str("maxTurns");
+  let maxTurns = DEFAULT_SUBAGENT_MAX_TURNS;
+  if (turnsRaw !== undefined) {
+    if (!/^\d+$/.test(turnsRaw) || Number(turnsRaw) < 1) throw new SubagentConfigError(`${file}: max_turns must be a positive integer (got ${JSON.stringify(turnsRaw)}).`, file);
+    maxTurns = Number(turnsRaw);
+  }
+  const model = str("model");
+  try {
+    return checkType(
+      { name, description, tools: toolsSpec(data.tools, file), maxTurns, systemPrompt: body, ...(model ? { model } : {}), source: file },
+      file,
+    );
+  } catch (e) {
+    if (e instanceof SubagentConfigError) throw new SubagentConfigError(e.message, file);
+    throw e;
+  }
+}
+
+/** Every `*.md` in `dir` (sorted), or [] when the directory does not exist. */
+export async function loadAgentDir(dir: string): Promise<SubagentType[]> {
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.toLowerCase().endsWith(".md")).sort();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return [];
+    throw e;
+  }
+  const out: SubagentType[] = [];
+  for (const n of names) {
+    const file = join(dir, n);
+    out.push(parseAgentMarkdown(await readFile(file, "utf8"), file));
+  }
+  return out;
+}
+
+export interface RegistrySources {
+  /** `subagents` section of the config. */
+  config?: Record<string, SubagentConfigEntry> | null;
+  /** deerflow home: `<home>/agents/*.md`. */
+  home?: string;
+  /** project dir: `<cwd>/.deerflow/agents/*.md`. */
+  cwd?: string;
+}
+
+/** Built-ins, then config, then `<home>/agents`, then `<cwd>/.deerflow/agents` (later wins by name). */
+export async function loadSubagentRegistry(sources: RegistrySources = {}): Promise<SubagentRegistry> {
+  const types = [...typesFromConfig(sources.config)];
+  if (sources.home) types.push(...(await loadAgentDir(join(sources.home, "agents"))));
+  if (sources.cwd) types.push(...(await loadAgentDir(join(sources.cwd, ".deerflow", "agents"))));
+  return new SubagentRegistry(types);
+}
+
+/** The parent's tools a type may use: never `task`; "all-but-task" → all others; a list → those names. */
+export function toolsForType<T>(type: Pick<SubagentType, "tools">, tools: readonly T[]): T[] {
+  const nameOf = (t: T) => String((t as { name?: unknown }).name ?? "");
+  const allowed = type.tools === "all-but-task" ? undefined : new Set(type.tools);
+  return tools.filter((t) => nameOf(t) !== "task" && (!allowed || allowed.has(nameOf(t))));
+}

@@ -1,0 +1,202 @@
+// task — delegate one piece of work to a subagent (SPEC §10): `task(description, prompt, subagent_type)`.
+// The child runs through the shared SubagentRuntime (one capacity for every graph using it), with the parent's
+// thread directories and the type's tools (never `task`). The call returns a Command that
+//   - upserts the final DelegationEntry into `delegations` (id = the provider's tool-call id), and
+//   - adds the ToolMessage the model reads: "Task Succeeded. Result: <brief>", "Task Succeeded (capped: …).
+//     Result: <brief>", "Task Failed. Error: …", "Task Timed Out after N s." or "Task Cancelled.".
+// The brief is the first 2000 characters of the child's final answer; the full answer is written to
+// `<outputs>/.subagent-results/<tool_call_id>.md` (result_ref is its virtual path, readable with read_file) and
+// hashed (result_sha256).
+//
+// A tool cannot write state before it returns, so the "running" entry is never written from here: the ledger
+// middleware (SubagentLimit / delegation ledger) shows in-flight calls from the pending tool calls; this tool
+// writes only the terminal entry (the reducer keeps the first created_at / run_id if a "running" entry exists).
+import { createHash, randomUUID } from "node:crypto";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { ToolMessage } from "@langchain/core/messages";
+import { Command } from "@langchain/langgraph";
+import { type AgentMiddleware, tool, type ToolRuntime } from "langchain";
+import { z } from "zod";
+import type { ThreadPaths } from "../sandbox/provider.js";
+import { DELEGATION_RESULT_BRIEF_MAX_CHARS, type DelegationEntry, type DelegationStatus, type DelegationStopReason } from "../state/types.js";
+import { type RunSubagentOptions, type SubagentResult, runSubagent } from "./executor.js";
+import { type SubagentRegistry, type SubagentType, UnknownSubagentTypeError } from "./registry.js";
+import { type SubagentRuntime, abortErrorFrom } from "./runtime.js";
+import { type RuntimeLike, getMounts } from "../tools/fs-common.js";
+
+export const TASK_TOOL_NAME = "task";
+export const SUBAGENT_RESULTS_DIR = ".subagent-results";
+const VIRTUAL_OUTPUTS = "/mnt/user-data/outputs";
+
+const STOP_REASON_WORDS: Record<DelegationStopReason, string> = {
+  token_capped: "token budget",
+  turn_capped: "turn limit",
+  loop_capped: "loop guard",
+  model_length_capped: "model output limit",
+};
+
+export interface TaskToolOptions {
+  runtime: SubagentRuntime;
+  registry: SubagentRegistry;
+  /** The child's model, or a factory given the type (resolve `type.model` there). */
+  model: BaseChatModel | ((type: SubagentType) => BaseChatModel);
+  /** The parent's tools (read at call time); filtered per type, `task` never included. */
+  tools: () => RunSubagentOptions["tools"];
+  /** Host directory for full results (default `<outputs_path>/.subagent-results`). */
+  resultsDir?: (mounts: ThreadPaths) => string;
+  timeoutMs?: number;
+  tokenBudget?: number;
+  /** Extra middleware for every child (e.g. the parent's SandboxAudit anchored next to "ToolErrorHandling"). */
+  childMiddleware?: () => readonly AgentMiddleware[];
+  /** Clock (tests). */
+  now?: () => Date;
+}
+
+export const taskSchema = z.object({
+  description: z.string().describe("A short (3-8 words) description of the delegated task, for the ledger and the user."),
+  prompt: z
+    .string()
+    .describe("Everything the subagent needs: the goal, the context it cannot see (it does not see this conversation), constraints, and what to report back."),
+  subagent_type: z.string().describe("Which kind of subagent to start (see the list in the tool description)."),
+});
+
+function safeId(id: string): string {
+  return id.replace(/[^A-Za-z0-9._-]/g, "_").slice(0, 128) || "task";
+}
+
+export function sha256Hex(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+function statusOf(r: SubagentResult): DelegationStatus {
+  return r.status;
+}
+
+/** The text the parent model reads for a result (the brief, not the full result). */
+export function taskResultText(r: Pick<SubagentResult, "status" | "stop_reason" | "error">, brief: string, timeoutMs: number, fullLength: number, ref?: string): string {
+  switch (r.status) {
+    case "completed": {
+      const head = r.stop_reason ? `Task Succeeded (capped: ${STOP_REASON_WORDS[r.stop_reason]}). Result: ` : "Task Succeeded. Result: ";
+      const more = fullLength > brief.length ? `\n\n[Result cut to ${brief.length} of ${fullLength} characters; the full result is in ${ref ?? "(not saved)"}.]` : "";
+      return head + (brief || "(the subagent gave no final answer)") + more;
+    }
+    case "failed":
+      return `Task Failed. Error: ${r.error ?? "unknown error"}`;
+    case "timed_out":
+      return `Task Timed Out after ${Number((timeoutMs / 1000).toFixed(1))} s.`;
+    case "cancelled":
+      return "Task Cancelled.";
+  }
+}
+
+function configurableOf(rt: RuntimeLike): Record<string, unknown> {
+  return rt.configurable ?? rt.config?.configurable ?? {};
+}
+
+export function createTaskTool(options: TaskToolOptions) {
+  const timeoutMs = options.timeoutMs ?? 1_800_000;
+  const now = options.now ?? (() => new Date());
+  const resultsDirOf = options.resultsDir ?? ((m: ThreadPaths) => join(m.outputs_path, SUBAGENT_RESULTS_DIR));
+
+  return tool(
+    async (input, runtime: ToolRuntime) => {
+      const rt = runtime as RuntimeLike & { signal?: AbortSignal };
+      const toolCallId = rt.toolCallId ?? rt.toolCall?.id ?? `task_${randomUUID()}`;
+      const configurable = configurableOf(rt);
+      const created_at = now().toISOString();
+      const base: DelegationEntry = {
+        id: toolCallId,
+        run_id: typeof configurable.deerflow_run_id === "string" ? configurable.deerflow_run_id : "",
+        description: input.description,
+        subagent_type: input.subagent_type,
+        status: "running",
+        created_at,
+      };
+      let mounts: ThreadPaths | undefined;
+      try {
+        mounts = getMounts(rt);
+      } catch {
+        mounts = undefined; // no thread directories: the child's file tools will say so; no result file
+      }
+
+      let result: SubagentResult;
+      try {
+        const type = options.registry.resolveType(input.subagent_type);
+        const model = typeof options.model === "function" ? options.model(type) : options.model;
+        result = await options.runtime.run(
+          (signal) =>
+            runSubagent({
+              type,
+              prompt: input.prompt,
+              description: input.description,
+              model,
+              tools: options.tools(),
+              mounts,
+              signal,
+              timeoutMs,
+              tokenBudget: options.tokenBudget,
+              extraMiddleware: options.childMiddleware?.(),
+              configurable: typeof configurable.deerflow_home === "string" ? { deerflow_home: configurable.deerflow_home } : undefined,
+              threadId: `${safeId(String(configurable.thread_id ?? "thread"))}.sub.${safeId(toolCallId)}`,
+            }),
+          rt.signal,
+        );
+      } catch (e) {
+        if (e instanceof UnknownSubagentTypeError) result = { status: "failed", result: "", error: e.message, durationMs: 0 };
+        else if ((e as Error)?.name === "AbortError" || rt.signal?.aborted) result = { status: "cancelled", result: "", error: abortErrorFrom(rt.signal).message, durationMs: 0 };
+        else result = { status: "failed", result: "", error: e instanceof Error ? e.message : String(e), durationMs: 0 };
+      }
+
+      const full = result.status === "completed" ? result.result : "";
+      const brief = full.slice(0, DELEGATION_RESULT_BRIEF_MAX_CHARS);
+      let result_ref: string | undefined;
+      if (result.status === "completed" && mounts) {
+        const file = `${safeId(toolCallId)}.md`;
+        try {
+          const dir = resultsDirOf(mounts);
+          await mkdir(dir, { recursive: true });
+          await writeFile(join(dir, file), full, "utf8");
+          result_ref = options.resultsDir ? join(dir, file) : `${VIRTUAL_OUTPUTS}/${SUBAGENT_RESULTS_DIR}/${file}`;
+        } catch {
+          result_ref = undefined; // the brief is still in the ledger and the message
+        }
+      }
+
+      const entry: DelegationEntry = {
+        ...base,
+        status: statusOf(result),
+        result_brief: result.status === "completed" ? brief : (result.error ?? result.status).slice(0, DELEGATION_RESULT_BRIEF_MAX_CHARS),
+        ...(result.status === "completed" ? { result_sha256: sha256Hex(full) } : {}),
+        ...(result_ref ? { result_ref } : {}),
+        ...(result.stop_reason ? { stop_reason: result.stop_reason } : {}),
+        updated_at: now().toISOString(),
+      };
+      const content = taskResultText(result, brief, timeoutMs, full.length, result_ref);
+      return new Command({
+        update: {
+          delegations: [entry],
+          messages: [
+            new ToolMessage({
+              tool_call_id: toolCallId,
+              name: TASK_TOOL_NAME,
+              content,
+              status: result.status === "completed" ? "success" : "error",
+              artifact: { delegation: entry },
+            }),
+          ],
+        },
+      });
+    },
+    {
+      name: TASK_TOOL_NAME,
+      description:
+        "Delegate a self-contained piece of work to a subagent that runs its own agent loop with its own tools and returns a report. " +
+        "Use it for independent work that can run in parallel (several task calls in one turn run concurrently) or that would flood this conversation. " +
+        "The subagent does not see this conversation: put everything it needs in `prompt`. Do not delegate work that is already delegated.\n" +
+        `Subagent types:\n${options.registry.describe()}`,
+      schema: taskSchema,
+    },
+  );
+}
