@@ -156,13 +156,24 @@ async function execute(req: RunRequest, store: Store, opened: OpenedThread, runI
   emit({ type: "run.started", thread_id: threadId, run_id: runId, new_thread: opened.isNew });
   store.threads.update(threadId, { status: "running" });
 
+  const model = createChatModel(req.model);
+  const approval = { mode: req.config.approval, broker: headlessBroker({ yes: req.approveGuarded ?? false }) };
+  // Subagents share one capacity per process; they work in this thread's sandbox under the same approval rules.
+  const taskTool = createTaskTool({
+    runtime: processSubagents,
+    registry: await loadSubagentRegistry({ home: req.config.home, cwd: process.cwd() }),
+    model,
+    tools: () => leadAgentTools({ bashTimeoutSeconds: req.config.sandbox.bashTimeoutSeconds }) as never,
+    childMiddleware: () => [nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval))],
+  });
   const agent = createLeadAgent({
-    model: createChatModel(req.model),
+    model,
+    taskTool,
     sideModel: createChatModel(req.model, { streaming: false }),
     planMode: req.planMode ?? false,
     maxTurns: req.maxTurns,
     guards: req.config.guards,
-    approval: { mode: req.config.approval, broker: headlessBroker({ yes: req.approveGuarded ?? false }) },
+    approval,
     bashTimeoutSeconds: req.config.sandbox.bashTimeoutSeconds,
     supportsVision: req.model.supportsVision,
     checkpointer: store.saver,

@@ -1,0 +1,172 @@
+// End to end: task delegation through `deerflow run` and the test model — concurrency, limits, the ledger,
+// capped children, and cancellation reaching the children's processes.
+import { readFileSync, readdirSync } from "node:fs";
+import { fakeModel } from "langchain";
+import { describe, expect, it } from "vitest";
+import { createLeadAgent } from "../../src/agent/lead-agent.js";
+import { openStore } from "../../src/persistence/store.js";
+import { headlessBroker } from "../../src/sandbox/approvals.js";
+import type { Sandbox } from "../support/cli.js";
+import { useE2E } from "../support/e2e.js";
+import type { RecordedRequest, ScriptedReply } from "../support/openai-server.js";
+
+const e2e = useE2E();
+let sb: Sandbox;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const systemText = (req: RecordedRequest) => {
+  const c = req.body.messages[0]?.content;
+  return typeof c === "string" ? c : (c ?? []).map((b: { text?: string }) => b.text ?? "").join("");
+};
+const isChild = (req: RecordedRequest) => systemText(req).includes("subagent of deerflow");
+const firstUser = (req: RecordedRequest) => {
+  const m = (req.body.messages as { role: string; content: unknown }[]).find((x) => x.role === "user" && !(typeof x.content === "string" && x.content.startsWith("<system-reminder>")));
+  return typeof m?.content === "string" ? m.content : JSON.stringify(m?.content);
+};
+const flat = (req: RecordedRequest) => JSON.stringify(req.body.messages);
+const task = (id: string, what: string, type = "general-purpose") => ({ id, name: "task", args: { description: `do ${what}`, prompt: `child ${what}`, subagent_type: type } });
+
+/** Parent replies in order; children answer by their prompt. */
+function script(parent: ScriptedReply[], child: (prompt: string, req: RecordedRequest) => ScriptedReply) {
+  e2e.server.setScript((req) => (isChild(req) ? child(firstUser(req), req) : parent.shift() ?? { content: "parent done" }));
+}
+
+async function streamRun(args: string[]) {
+  const r = await sb.run(["run", "--output-format", "stream-json", ...args]);
+  const events = r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  return { ...r, events, final: events.at(-1) };
+}
+
+function lastLedger(events: any[]) {
+  const byId = new Map<string, any>();
+  for (const e of events.filter((x) => x.type === "delegation.updated")) for (const d of e.delegations) byId.set(d.id, { ...byId.get(d.id), ...d });
+  return [...byId.values()];
+}
+
+/** The thread's stored delegation ledger. */
+async function storedLedger(threadId: string): Promise<any[]> {
+  const store = openStore(sb.home, "full");
+  try {
+    const agent = createLeadAgent({ model: fakeModel(), checkpointer: store.saver, channelMode: "full", approval: { mode: "ask", broker: headlessBroker({ yes: false }) } });
+    return ((await agent.graph.getState({ configurable: { thread_id: threadId } } as never)).values as { delegations: any[] }).delegations;
+  } finally {
+    store.close();
+  }
+}
+
+describe("the delegation ledger through real task runs", () => {
+  it("a terminal status never goes back and the first created_at is kept, even when a later run reuses the call id", async () => {
+    sb = e2e.sandbox();
+    script([{ toolCalls: [task("same", "once")] }, { content: "first done" }], (prompt) => ({ content: `${prompt} ok` }));
+    const first = await streamRun(["first"]);
+    const threadId = first.events[0].thread_id;
+    const before = (await storedLedger(threadId))[0];
+    expect(before).toMatchObject({ id: "same", status: "completed" });
+    // The next run's model reuses the id and the subagent fails this time: the entry stays as it was.
+    script([{ toolCalls: [task("same", "again")] }, { content: "second done" }], () => ({ status: 401, error: "child key revoked" }));
+    const second = await streamRun(["--thread", threadId, "second"]);
+    expect(second.exitCode).toBe(0);
+    const after = await storedLedger(threadId);
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({ id: "same", status: "completed", created_at: before.created_at, run_id: before.run_id, result_brief: before.result_brief });
+  });
+
+  it("keeps the last 50 delegations", async () => {
+    sb = e2e.sandbox();
+    let threadId: string | undefined;
+    for (let run = 0; run < 9; run++) {
+      const ids = (k: number) => [0, 1, 2].map((i) => task(`r${run}-${k}-${i}`, `${run}.${k}.${i}`));
+      script([{ toolCalls: ids(0) }, { toolCalls: ids(1) }, { content: `run ${run} done` }], (prompt) => ({ content: `${prompt} ok` }));
+      const r = await streamRun(threadId ? ["--thread", threadId, `run ${run}`] : [`run ${run}`]);
+      expect(r.exitCode).toBe(0);
+      threadId = r.events[0].thread_id;
+    }
+    const ledger = await storedLedger(threadId!);
+    expect(ledger).toHaveLength(50);
+    expect(ledger.every((d) => d.status === "completed")).toBe(true);
+    // The oldest four (54 - 50) are the ones dropped.
+    expect(ledger.map((d) => d.id)).not.toContain("r0-0-0");
+    expect(ledger.at(-1).id).toBe("r8-1-2");
+  }, 120_000);
+});
+
+describe("subagents through deerflow run", () => {
+  it("three task calls in one turn run concurrently; the ledger shows three completed entries and reaches the next request", async () => {
+    sb = e2e.sandbox();
+    script([{ toolCalls: [task("t1", "A"), task("t2", "B"), task("t3", "C")] }, { content: "all three done" }], (prompt) => ({ content: `${prompt} finished`, delayMs: 1500 }));
+    const r = await streamRun(["split the work"]);
+    expect(r.exitCode).toBe(0);
+    const children = e2e.server.requests.filter(isChild);
+    expect(children.map(firstUser).sort()).toEqual(["child A", "child B", "child C"]);
+    // Concurrent: all three children were asked before the first one could have answered.
+    const starts = children.map((c) => c.receivedAt);
+    expect(Math.max(...starts) - Math.min(...starts)).toBeLessThan(1200);
+    const parentAfter = e2e.server.requests.filter((q) => !isChild(q))[1]!;
+    expect(parentAfter.receivedAt - Math.min(...starts)).toBeLessThan(1500 * 2);
+    const ledger = lastLedger(r.events);
+    expect(ledger.map((d) => d.status)).toEqual(["completed", "completed", "completed"]);
+    expect(flat(parentAfter)).toContain("Task Succeeded. Result: child A finished");
+    expect(flat(parentAfter)).toContain("Work already delegated");
+  });
+
+  it("a fourth concurrent task call is stripped and the model is told; the seventh task in a run is refused", async () => {
+    sb = e2e.sandbox();
+    script(
+      [
+        { toolCalls: [task("a1", "1"), task("a2", "2"), task("a3", "3"), task("a4", "4")] },
+        { toolCalls: [task("b1", "5"), task("b2", "6"), task("b3", "7")] },
+        { toolCalls: [task("c1", "8")] },
+        { content: "stopping" },
+      ],
+      (prompt) => ({ content: `${prompt} ok` }),
+    );
+    const r = await streamRun(["lots of work"]);
+    expect(r.exitCode).toBe(0);
+    const prompts = e2e.server.requests.filter(isChild).map(firstUser).sort();
+    expect(prompts).toEqual(["child 1", "child 2", "child 3", "child 5", "child 6", "child 7"]);
+    const parents = e2e.server.requests.filter((q) => !isChild(q));
+    expect(flat(parents[1]!)).toContain("[SUBAGENT LIMIT]");
+    // The seventh call was the turn's only call: refused, it ends the run with the note as the final answer.
+    expect(r.final.final_text).toContain("[SUBAGENT LIMIT REACHED]");
+    expect(parents).toHaveLength(3);
+  });
+
+  it("a subagent that loops is capped and reported with its stop_reason", async () => {
+    sb = e2e.sandbox();
+    script([{ toolCalls: [task("l1", "loop", "bash")] }, { content: "noted" }], () => ({ toolCalls: [{ name: "bash", args: { command: "echo again" } }] }));
+    const r = await streamRun(["delegate a loop"]);
+    expect(r.exitCode).toBe(0);
+    const ledger = lastLedger(r.events);
+    expect(ledger[0]).toMatchObject({ status: "completed", stop_reason: "loop_capped" });
+    const parentAfter = e2e.server.requests.filter((q) => !isChild(q))[1]!;
+    expect(flat(parentAfter)).toMatch(/Task Succeeded \(capped: [^)]*\)\. Result:/);
+  });
+
+  it("cancelling the parent cancels the children: no orphan process survives", async () => {
+    sb = e2e.sandbox();
+    // A unique sleep length marks both the child's shell and its sleep (bash would exec a lone command away).
+    const marker = `${300 + (process.pid % 97)}.${Date.now() % 997}`;
+    script([{ toolCalls: [task("k1", "sleep", "bash")] }], () => ({ toolCalls: [{ name: "bash", args: { command: `sleep ${marker}; echo woke` } }] }));
+    const child = sb.spawn(["run", "--yes", "long delegation"]);
+    const deadline = Date.now() + 20_000;
+    const running = () =>
+      readdirSync("/proc")
+        .filter((p) => /^\d+$/.test(p))
+        .filter((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
+          } catch {
+            return false;
+          }
+        });
+    while (running().length === 0) {
+      if (Date.now() > deadline) throw new Error("the child's command never started");
+      await sleep(50);
+    }
+    child.kill("SIGINT");
+    const r = await child;
+    expect(r.exitCode).toBe(130);
+    await sleep(2500);
+    expect(running()).toEqual([]);
+  });
+});
