@@ -46,6 +46,7 @@ export interface ResolvedConfig {
   guards: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
   models: Record<string, ModelConfig>;
   defaultModel?: string;
+  subagents: NonNullable<FileConfig["subagents"]>;
   /** The selected model, or null when none is configured (`requireModel` turns that into an exit-2 error). */
   model: ResolvedModel | null;
 }
@@ -151,6 +152,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       checkpoint: { ...merged.checkpoint, ...c.checkpoint },
       sandbox: { ...merged.sandbox, ...c.sandbox },
       guards: { ...merged.guards, ...c.guards },
+      subagents: { ...merged.subagents, ...c.subagents },
     };
   }
 
@@ -212,6 +214,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     guards: resolveGuards(merged.guards ?? {}, origin.guards),
     models,
     defaultModel: merged.defaultModel,
+    subagents: merged.subagents ?? {},
     model,
   };
 }
@@ -258,4 +261,12 @@ export function maskSecret(secret: string | undefined): string | undefined {
   if (!secret) return secret;
   if (secret.length <= 8) return "****";
   return `${secret.slice(0, 3)}…${secret.slice(-2)} (${secret.length} chars)`;
+}
+
+/**
+ * Another configured model by name (a subagent type's `model`), resolved exactly as `--model <name>` would be,
+ * so its own baseUrl, key and limits apply.
+ */
+export function resolveNamedModel(config: ResolvedConfig, name: string): ResolvedModel {
+  return requireModel(loadConfig({ flags: { model: name, home: config.home } }));
 }

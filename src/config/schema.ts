@@ -53,6 +53,21 @@ export const fileConfigSchema = z.strictObject({
       tokenBudget: z.int().min(1000).optional(),
     })
     .optional(),
+  /** Extra subagent types for the `task` tool, by name (besides general-purpose, bash and agents/*.md files). */
+  subagents: z
+    .record(
+      z.string().min(1),
+      z.strictObject({
+        description: z.string().min(1),
+        /** Tool names, or "all-but-task" (default). */
+        tools: z.union([z.literal("all-but-task"), z.array(z.string().min(1))]).optional(),
+        maxTurns: z.int().positive().optional(),
+        /** A name from `models`; default: the parent's model. */
+        model: z.string().min(1).optional(),
+        systemPrompt: z.string().min(1),
+      }),
+    )
+    .optional(),
   checkpoint: z
     .strictObject({
       channelMode: z.enum(CHANNEL_MODES).optional(),

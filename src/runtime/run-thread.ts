@@ -1,7 +1,7 @@
 // One run on one thread: open (or create) the thread, stream the lead agent, turn graph output into RunEvents,
 // and return the run's result. Everything a consumer needs arrives as events; the return value repeats the end.
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import { type ResolvedConfig, type ResolvedModel } from "../config/load.js";
+import { type ResolvedConfig, type ResolvedModel, resolveNamedModel } from "../config/load.js";
 import { createChatModel } from "../config/model-factory.js";
 import { nextTo } from "../agent/anchors.js";
 import { createLeadAgent, leadAgentTools } from "../agent/lead-agent.js";
@@ -161,8 +161,9 @@ async function execute(req: RunRequest, store: Store, opened: OpenedThread, runI
   // Subagents share one capacity per process; they work in this thread's sandbox under the same approval rules.
   const taskTool = createTaskTool({
     runtime: processSubagents,
-    registry: await loadSubagentRegistry({ home: req.config.home, cwd: process.cwd() }),
-    model,
+    registry: await loadSubagentRegistry({ config: req.config.subagents, home: req.config.home, cwd: process.cwd() }),
+    // A type may name another configured model; otherwise children use the parent's.
+    model: (type) => (type.model && req.config.models[type.model] ? createChatModel(resolveNamedModel(req.config, type.model)) : model),
     tools: () => leadAgentTools({ bashTimeoutSeconds: req.config.sandbox.bashTimeoutSeconds }) as never,
     childMiddleware: () => [nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval))],
   });

@@ -1,6 +1,7 @@
 // End to end: task delegation through `deerflow run` and the test model — concurrency, limits, the ledger,
 // capped children, and cancellation reaching the children's processes.
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { fakeModel } from "langchain";
 import { describe, expect, it } from "vitest";
 import { createLeadAgent } from "../../src/agent/lead-agent.js";
@@ -91,6 +92,24 @@ describe("the delegation ledger through real task runs", () => {
 });
 
 describe("subagents through deerflow run", () => {
+  it("subagent types from .deerflowrc: their prompt, tools and model are used", async () => {
+    sb = e2e.sandbox();
+    writeFileSync(
+      join(sb.cwd, ".deerflowrc"),
+      JSON.stringify({
+        models: { other: { model: "other-model", baseUrl: e2e.server.url, apiKey: "k2" } },
+        subagents: { reviewer: { description: "reviews", tools: ["read_file"], maxTurns: 5, model: "other", systemPrompt: "You are a careful reviewer subagent of deerflow." } },
+      }),
+    );
+    script([{ toolCalls: [task("rv", "review", "reviewer")] }, { content: "reviewed" }], () => ({ content: "looks fine" }));
+    const r = await streamRun(["--model", "test-model", "review it"]);
+    expect(r.exitCode).toBe(0);
+    const childReq = e2e.server.requests.find(isChild)!;
+    expect(systemText(childReq)).toContain("You are a careful reviewer subagent of deerflow.");
+    expect(childReq.body.model).toBe("other-model");
+    expect(childReq.body.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(["read_file"]);
+  });
+
   it("three task calls in one turn run concurrently; the ledger shows three completed entries and reaches the next request", async () => {
     sb = e2e.sandbox();
     script([{ toolCalls: [task("t1", "A"), task("t2", "B"), task("t3", "C")] }, { content: "all three done" }], (prompt) => ({ content: `${prompt} finished`, delayMs: 1500 }));
