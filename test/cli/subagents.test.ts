@@ -121,7 +121,8 @@ describe("subagents through deerflow run", () => {
     const starts = children.map((c) => c.receivedAt);
     expect(Math.max(...starts) - Math.min(...starts)).toBeLessThan(1200);
     const parentAfter = e2e.server.requests.filter((q) => !isChild(q))[1]!;
-    expect(parentAfter.receivedAt - Math.min(...starts)).toBeLessThan(1500 * 2);
+    // Sequential children would take ≥ 3 × 1500 ms before the parent's next request.
+    expect(parentAfter.receivedAt - Math.min(...starts)).toBeLessThan(1500 * 2.5);
     const ledger = lastLedger(r.events);
     expect(ledger.map((d) => d.status)).toEqual(["completed", "completed", "completed"]);
     expect(flat(parentAfter)).toContain("Task Succeeded. Result: child A finished");

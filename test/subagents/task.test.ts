@@ -44,7 +44,8 @@ describe("task tool in a parent agent", () => {
     // The three 600 ms sleeps overlap (sequential children would take ≥ 1800 ms; the rest is graph overhead).
     expect(log.spans).toHaveLength(3);
     expect(Math.max(...log.spans.map((s) => s[0]))).toBeLessThan(Math.min(...log.spans.map((s) => s[1])));
-    expect(elapsed).toBeLessThan(1800); // includes first-run warm-up; the span overlap above is the real proof
+    // (No wall-clock bound: on a loaded 2-core machine graph overhead varies; the overlap above is the proof.)
+    void elapsed;
     expect(runtime.stats.maxSeenActive).toBe(3);
     // The children ran outside the parent's run: no checkpoints of theirs under the parent's thread.
     expect(Object.keys(saver.storage)).toEqual(["p1"]);
