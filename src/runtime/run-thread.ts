@@ -12,10 +12,12 @@ import { createTaskTool } from "../subagents/task-tool.js";
 import { DeerflowError, ExitCode, formatErrorLine } from "../errors.js";
 import { findPendingClarification } from "../middleware/clarification.js";
 import { type Store, openStore } from "../persistence/store.js";
+import { messageText } from "../state/message-text.js";
 import { headlessBroker } from "../sandbox/approvals.js";
 import { type OpenedThread, newId, openThread } from "./open-thread.js";
 import {
   type ClarificationRequest,
+  type RunEvent,
   type RunEventListener,
   type RunStatus,
   type StopReason,
@@ -58,28 +60,13 @@ export interface RunRequest {
   onEvent?: RunEventListener;
 }
 
-export interface RunResult {
-  thread_id: string;
-  run_id: string;
-  status: RunStatus;
-  stop_reason: StopReason;
-  final_text: string;
-  usage: TokenUsage;
-  thread_usage: TokenUsage;
+/** What the run.completed event says, plus what only in-process callers need. */
+export type RunResult = Omit<Extract<RunEvent, { type: "run.completed" }>, "type"> & {
   clarification?: ClarificationRequest;
   /** The thread's messages after the run (for the goal evaluator; not printed). */
   messages: BaseMessage[];
-}
+};
 
-
-export function messageText(m: BaseMessage | undefined): string {
-  if (!m) return "";
-  const c = m.content;
-  if (typeof c === "string") return c;
-  return c
-    .map((b) => (typeof b === "string" ? b : b.type === "text" && typeof (b as { text?: unknown }).text === "string" ? (b as { text: string }).text : ""))
-    .join("");
-}
 
 /** Messages inside a stream "updates" chunk, whatever shape the node returned. */
 function messagesIn(update: unknown): BaseMessage[] {

@@ -17,6 +17,7 @@
 //   ignores its signal: the run is raced against the abort.
 // - Clarification is offered to nobody (`deerflow_unattended: true`): a child cannot ask the user.
 // - A guard's stop (turn/loop/token/length) is still "completed", with `stop_reason` set (SPEC §4).
+import { messageText } from "../state/message-text.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
@@ -112,23 +113,13 @@ export function buildSubagent(options: Pick<RunSubagentOptions, "type" | "model"
 }
 
 /** Text of a message's content (string or text blocks). */
-export function textOfMessage(m: BaseMessage): string {
-  const c = m.content as unknown;
-  if (typeof c === "string") return c;
-  if (Array.isArray(c)) {
-    return c
-      .map((b) => (typeof b === "string" ? b : b && typeof b === "object" && (b as { type?: unknown }).type === "text" ? String((b as { text?: unknown }).text ?? "") : ""))
-      .join("");
-  }
-  return "";
-}
 
 /** The final answer: the last AI message with text. */
 export function finalText(messages: readonly BaseMessage[] | undefined): string {
   for (let i = (messages?.length ?? 0) - 1; i >= 0; i--) {
     const m = messages![i]!;
     if (AIMessage.isInstance(m)) {
-      const t = textOfMessage(m).trim();
+      const t = messageText(m).trim();
       if (t) return t;
     }
   }
