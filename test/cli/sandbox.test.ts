@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { processesMatching } from "../support/processes.js";
 import type { RecordedRequest } from "../support/openai-server.js";
 
 const e2e = useE2E();
@@ -88,15 +89,7 @@ describe("sandbox tools through deerflow run", () => {
     const r = await runJson(["hang"]);
     expect(r.exitCode).toBe(0);
     expect(toolResults(e2e.server.requests[1]!).t1).toMatch(/timed out after 1 s/);
-    const survivors = readdirSync("/proc")
-      .filter((p) => /^\d+$/.test(p))
-      .filter((pid) => {
-        try {
-          return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
-        } catch {
-          return false;
-        }
-      });
+    const survivors = processesMatching(marker);
     expect(survivors).toEqual([]);
   });
 

@@ -1,6 +1,6 @@
 // End to end: task delegation through `deerflow run` and the test model — concurrency, limits, the ledger,
 // capped children, and cancellation reaching the children's processes.
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fakeModel } from "langchain";
 import { describe, expect, it } from "vitest";
@@ -9,6 +9,7 @@ import { openStore } from "../../src/persistence/store.js";
 import { headlessBroker } from "../../src/sandbox/approvals.js";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { processesMatching } from "../support/processes.js";
 import type { RecordedRequest, ScriptedReply } from "../support/openai-server.js";
 
 const e2e = useE2E();
@@ -169,16 +170,7 @@ describe("subagents through deerflow run", () => {
     script([{ toolCalls: [task("k1", "sleep", "bash")] }], () => ({ toolCalls: [{ name: "bash", args: { command: `sleep ${marker}; echo woke` } }] }));
     const child = sb.spawn(["run", "--yes", "long delegation"]);
     const deadline = Date.now() + 20_000;
-    const running = () =>
-      readdirSync("/proc")
-        .filter((p) => /^\d+$/.test(p))
-        .filter((pid) => {
-          try {
-            return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
-          } catch {
-            return false;
-          }
-        });
+    const running = () => processesMatching(marker);
     while (running().length === 0) {
       if (Date.now() > deadline) throw new Error("the child's command never started");
       await sleep(50);
