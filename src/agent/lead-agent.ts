@@ -18,7 +18,7 @@ import { tokenBudgetMiddleware } from "../middleware/token-budget.js";
 import { tokenUsageMiddleware } from "../middleware/token-usage.js";
 import { toolOutputBudgetMiddleware } from "../middleware/tool-output-budget.js";
 import { turnLimitMiddleware } from "../middleware/turn-limit.js";
-import type { ApprovalBroker, ApprovalMode } from "../sandbox/approvals.js";
+import type { ApprovalSettings } from "../sandbox/approvals.js";
 import { createBashTool } from "../tools/bash.js";
 import { createFileTools } from "../tools/file-tools.js";
 import { nextTo } from "./anchors.js";
@@ -84,7 +84,8 @@ export interface LeadAgentOptions {
   checkpointer?: BaseCheckpointSaver;
   channelMode: CheckpointChannelMode;
   snapshotFrequency?: number;
-  approval: { mode: ApprovalMode; broker: ApprovalBroker };
+  /** Read at every guarded call (the TUI changes `mode` while a run works). */
+  approval: ApprovalSettings;
   bashTimeoutSeconds?: number;
   /** The model accepts images: enables ViewImage (and its view_image tool). */
   supportsVision?: boolean;
@@ -118,7 +119,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
     extraMiddleware: [
       nextTo("Sandbox", dynamicContextMiddleware()),
       nextTo("DynamicContext", inputSanitizationMiddleware()),
-      nextTo("ToolErrorHandling", sandboxAuditMiddleware({ mode: opts.approval.mode, broker: opts.approval.broker })),
+      nextTo("ToolErrorHandling", sandboxAuditMiddleware(opts.approval)),
       nextTo("SandboxAudit", toolOutputBudgetMiddleware()),
       ...(opts.maxTurns ? [nextTo("TokenBudget", turnLimitMiddleware({ maxTurns: opts.maxTurns }))] : []),
       ...(opts.taskTool ? [nextTo("SubagentLimit", delegationLedgerMiddleware())] : []),

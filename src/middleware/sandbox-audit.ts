@@ -27,8 +27,8 @@ export function blockedMessage(reason: string): string {
   return `Blocked: ${reason}. This command is never run by deerflow; choose a safer alternative.`;
 }
 
-export function deniedMessage(reason: string): string {
-  return `Denied: ${reason} was not approved (run with --yes to approve guarded commands headless).`;
+export function deniedMessage(reason: string, broker?: ApprovalBroker): string {
+  return `Denied: ${reason} was not approved (${broker?.denialNote ?? "run with --yes to approve guarded commands headless"}).`;
 }
 
 export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
@@ -53,7 +53,7 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
           { threadId, toolCallId: toolCall.id ?? "", tool: toolCall.name, command, reason, signal: request.runtime.signal },
           { mode: options.mode, broker: options.broker, memory: options.memory },
         );
-        if (verdict === "deny") return refuse(deniedMessage(reason));
+        if (verdict === "deny") return refuse(deniedMessage(reason, options.broker));
       }
       return handler(request);
     },

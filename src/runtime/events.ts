@@ -1,6 +1,10 @@
 // The one typed event stream of a run. The headless printers (text / json / stream-json) and the TUI are both
 // consumers of it; neither reaches into the graph.
 
+import type { ApprovalRequestedEvent } from "../sandbox/approvals.js";
+
+export type { ApprovalRequestedEvent };
+
 export interface TokenUsage {
   input_tokens: number;
   output_tokens: number;
@@ -28,7 +32,25 @@ export interface ClarificationRequest {
   options?: string[];
 }
 
+/** One subagent delegation as consumers see it (the ledger entry; times are ISO strings). */
+export interface DelegationView {
+  id: string;
+  description: string;
+  subagent_type: string;
+  status: string;
+  stop_reason?: string | null;
+  result_brief?: string;
+  created_at?: string;
+  updated_at?: string;
+}
+
+export interface TodoView {
+  content: string;
+  status: "pending" | "in_progress" | "completed";
+}
+
 export type RunEvent =
+  | ApprovalRequestedEvent
   | { type: "run.started"; thread_id: string; run_id: string; new_thread: boolean }
   | { type: "message.delta"; run_id: string; text: string }
   | { type: "message.completed"; run_id: string; message_id?: string; text: string; tool_calls: { id?: string; name: string }[] }
@@ -38,9 +60,9 @@ export type RunEvent =
   | {
       type: "delegation.updated";
       run_id: string;
-      delegations: { id: string; description: string; subagent_type: string; status: string; stop_reason?: string | null; result_brief?: string }[];
+      delegations: DelegationView[];
     }
-  | { type: "todos.updated"; run_id: string; todos: { content: string; status: "pending" | "in_progress" | "completed" }[] }
+  | { type: "todos.updated"; run_id: string; todos: TodoView[] }
   | { type: "clarification.requested"; run_id: string; clarification: ClarificationRequest }
   | {
       type: "goal.evaluated";

@@ -4,7 +4,7 @@
 // achieved). Every decision is one state write: the goal with its counters, or — when achieved — the write that
 // clears the goal and records goal_outcome together.
 import { createChatModel } from "../config/model-factory.js";
-import type { GoalOutcome } from "../state/types.js";
+import type { GoalOutcome, GoalState } from "../state/types.js";
 import type { RunEvent } from "./events.js";
 import { evaluateGoal } from "./goal/evaluator.js";
 import { newGoalState, runGoal } from "./goal/goal-loop.js";
@@ -26,19 +26,29 @@ export interface GoalRunResult {
   exitCode: 0 | 3 | 4;
 }
 
-export async function runGoalThread(req: RunRequest & { objective: string; maxContinuations?: number }): Promise<GoalRunResult> {
+export interface GoalRunRequest extends RunRequest {
+  objective: string;
+  maxContinuations?: number;
+  /** Continue this thread's active goal (its counters) instead of starting a new one. */
+  resume?: GoalState;
+  /** A person is there (the TUI): a clarification stops the loop for them instead of being answered for them. */
+  attended?: boolean;
+}
+
+export async function runGoalThread(req: GoalRunRequest): Promise<GoalRunResult> {
   const emit = req.onEvent ?? (() => {});
   const evaluator = createChatModel(req.model, { streaming: false });
   let threadId = req.threadId;
   // A run that fails outright (model unreachable, internal error) is reported as that error (exit 1), not as an
   // unmet goal.
   let failure: unknown;
-  const goal = newGoalState(req.objective, { maxContinuations: req.maxContinuations });
+  const unattended = !req.attended;
+  const goal = req.resume ?? newGoalState(req.objective, { maxContinuations: req.maxContinuations });
   const out = await runGoal({
-    objective: req.objective,
+    objective: goal.objective,
     goal,
-    unattended: true,
-    firstPrompt: typeof req.prompt === "string" && req.prompt.trim() ? req.prompt : req.objective,
+    unattended,
+    firstPrompt: typeof req.prompt === "string" && req.prompt.trim() ? req.prompt : goal.objective,
     runOnce: async ({ prompt, goal: current, continuation }) => {
       const r = await runThread({
         ...req,
@@ -48,8 +58,8 @@ export async function runGoalThread(req: RunRequest & { objective: string; maxCo
         // Attachments and the workspace binding belong to the first run only.
         uploads: continuation ? [] : req.uploads,
         workspace: continuation ? undefined : req.workspace,
-        unattended: true,
-        initialState: continuation ? undefined : { goal: current },
+        unattended,
+        initialState: continuation || req.resume ? undefined : { goal: current },
       }).catch((err: unknown) => {
         failure = err;
         throw err;
@@ -57,7 +67,7 @@ export async function runGoalThread(req: RunRequest & { objective: string; maxCo
       threadId = r.thread_id;
       return { result: r, messages: r.messages };
     },
-    evaluate: (messages, ctx) => evaluateGoal({ model: evaluator, objective: req.objective, messages, unattended: ctx.unattended, signal: req.signal }),
+    evaluate: (messages, ctx) => evaluateGoal({ model: evaluator, objective: goal.objective, messages, unattended: ctx.unattended, signal: req.signal }),
     onEvent: (e) => emit(e as RunEvent),
     onDecision: async (decision) => {
       if (threadId) await updateThreadState(req, threadId, decision.stateUpdate as Record<string, unknown>);
@@ -70,7 +80,7 @@ export async function runGoalThread(req: RunRequest & { objective: string; maxCo
     result: last,
     exitCode: out.exitCode,
     goal: {
-      objective: req.objective,
+      objective: goal.objective,
       outcome: out.outcome,
       reason: out.reason,
       blocker: out.blocker,

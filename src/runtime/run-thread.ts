@@ -13,7 +13,7 @@ import { DeerflowError, ExitCode, formatErrorLine } from "../errors.js";
 import { findPendingClarification } from "../middleware/clarification.js";
 import { type Store, openStore } from "../persistence/store.js";
 import { messageText } from "../state/message-text.js";
-import { headlessBroker } from "../sandbox/approvals.js";
+import { type ApprovalSettings, headlessBroker } from "../sandbox/approvals.js";
 import { type OpenedThread, newId, openThread } from "./open-thread.js";
 import {
   type ClarificationRequest,
@@ -52,6 +52,11 @@ export interface RunRequest {
   uploads?: string[];
   /** --yes: approve guarded shell commands that would otherwise be denied headless. */
   approveGuarded?: boolean;
+  /**
+   * Who answers guarded commands (the TUI: a person, through an event broker). Read at every guarded call, so a
+   * mode changed while the run works applies to its next command. Default: config.approval with --yes/deny.
+   */
+  approval?: ApprovalSettings;
   /** Plan mode: the Todo middleware and write_todos. */
   planMode?: boolean;
   /** Model calls allowed in this run (--max-turns). */
@@ -144,7 +149,7 @@ async function execute(req: RunRequest, store: Store, opened: OpenedThread, runI
   store.threads.update(threadId, { status: "running" });
 
   const model = createChatModel(req.model);
-  const approval = { mode: req.config.approval, broker: headlessBroker({ yes: req.approveGuarded ?? false }) };
+  const approval: ApprovalSettings = req.approval ?? { mode: req.config.approval, broker: headlessBroker({ yes: req.approveGuarded ?? false }) };
   // Subagents share one capacity per process; they work in this thread's sandbox under the same approval rules.
   const taskTool = createTaskTool({
     runtime: processSubagents,

@@ -24,6 +24,8 @@ export interface ApprovalRequest {
 
 export interface ApprovalBroker {
   request(req: ApprovalRequest): Promise<ApprovalDecision>;
+  /** Said to the model after a denial, e.g. who denied it and what to do. */
+  denialNote?: string;
 }
 
 /** Unattended runs: `--yes` approves guarded commands once each; without it they are denied. */
@@ -40,6 +42,12 @@ export interface ApprovalRequestedEvent {
   tool: string;
   command: string;
   reason: string;
+}
+
+/** The approval settings a run reads at every guarded call: the TUI may change `mode` while a run works. */
+export interface ApprovalSettings {
+  mode: ApprovalMode;
+  broker: ApprovalBroker;
 }
 
 export interface EventBroker extends ApprovalBroker {
@@ -60,6 +68,7 @@ export function eventBroker(emit: (event: ApprovalRequestedEvent) => void): Even
   const waiting = new Map<string, (d: ApprovalDecision) => void>();
   let seq = 0;
   return {
+    denialNote: "the user denied it; do not retry it, ask the user or take another way",
     request(req) {
       if (req.signal?.aborted) return Promise.reject(abortError(req.signal));
       const id = `appr_${++seq}`;

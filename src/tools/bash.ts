@@ -16,50 +16,19 @@
 //   dev server can be started on purpose.
 // - stdin is closed (`ignore`): a command waiting for input ends at once instead of hanging until the timeout.
 import { ToolMessage } from "@langchain/core/messages";
-import { execa } from "execa";
+import { runShell } from "../sandbox/run-shell.js";
 import { tool } from "langchain";
 import { z } from "zod";
 
 export const BASH_DEFAULT_TIMEOUT_SECONDS = 600;
 export const BASH_DEFAULT_MAX_OUTPUT_CHARS = 20_000;
-/** Time between SIGTERM and SIGKILL to the process group. */
-export const BASH_KILL_GRACE_MS = 2_000;
+export { BASH_KILL_GRACE_MS, isSecretEnvName, scrubEnv } from "../sandbox/run-shell.js";
 
 export interface BashToolOptions {
   /** Wall-clock limit per command (default 600 s). */
   timeoutSeconds?: number;
   /** Longest output returned to the model (default 20 000 characters; head and tail are kept). */
   maxOutputChars?: number;
-}
-
-// ---------------------------------------------------------------------------------------------
-// environment scrub: allow by default, strip what looks like a credential
-
-const SECRET_ENV_PATTERNS: readonly RegExp[] = [
-  /(?:^|_)(?:API_?)?KEYS?(?:_\d+)?$/i, // FOO_API_KEY, GPG_KEY, OPENAI_API_KEY_2
-  /(?:^|_)(?:ACCESS_|AUTH_|REFRESH_|SESSION_)?TOKENS?(?:_\d+)?$/i, // GITHUB_TOKEN, NPM_TOKEN, HF_TOKEN
-  /(?:^|_)SECRETS?(?:_\d+)?$/i, // CLIENT_SECRET
-  /(?:^|_)(?:PASSWORD|PASSWD|PASS)$/i, // DB_PASSWORD (not PWD: the working directory)
-  /(?:^|_)CREDENTIALS?$/i, // GOOGLE_APPLICATION_CREDENTIALS
-  /^OPENAI_/i,
-  /^ANTHROPIC_/i,
-  /^AWS_(?:ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|SECURITY_TOKEN)$/i,
-  /^DEERFLOW_/i, // the agent's own configuration (model keys, endpoints) is never the command's business
-];
-
-/** True when an environment variable's name looks like it holds a secret. */
-export function isSecretEnvName(name: string): boolean {
-  return SECRET_ENV_PATTERNS.some((re) => re.test(name));
-}
-
-/** A copy of `env` without secret-looking variables (allow by default, strip by pattern). */
-export function scrubEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || isSecretEnvName(name)) continue;
-    out[name] = value;
-  }
-  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -80,18 +49,6 @@ export function capOutput(text: string, max = BASH_DEFAULT_MAX_OUTPUT_CHARS): st
     cut = text.length - head - tail;
   }
   return `${text.slice(0, head)}${noteFor(cut)}${tail > 0 ? text.slice(text.length - tail) : ""}`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// process-group kill
-
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone
-  }
 }
 
 function workspaceOf(runtime: unknown): string {
@@ -125,53 +82,12 @@ export function createBashTool(options: BashToolOptions = {}) {
       const toolCallId = (runtime as { toolCallId?: string } | undefined)?.toolCallId ?? "";
       if (signal?.aborted) throw abortError(signal);
 
-      const child = execa("bash", ["-c", command], {
-        cwd,
-        env: scrubEnv(),
-        extendEnv: false,
-        detached: true, // own process group: see the header
-        stdin: "ignore",
-        all: true,
-        reject: false,
-        stripFinalNewline: false,
-        maxBuffer: 50_000_000,
-        ...(signal ? { cancelSignal: signal } : {}),
-      });
-      const pid = child.pid;
+      const result = await runShell(command, { cwd, timeoutSeconds, signal });
+      if (result.stoppedBy === "abort") throw abortError(signal!);
 
-      let stoppedBy: "timeout" | "abort" | undefined;
-      let killTimer: NodeJS.Timeout | undefined;
-      const stopGroup = (why: "timeout" | "abort") => {
-        if (stoppedBy) return;
-        stoppedBy = why;
-        killGroup(pid, "SIGTERM");
-        killTimer = setTimeout(() => killGroup(pid, "SIGKILL"), BASH_KILL_GRACE_MS);
-        killTimer.unref?.();
-      };
-      const timer = setTimeout(() => stopGroup("timeout"), timeoutSeconds * 1000);
-      const onAbort = () => stopGroup("abort");
-      signal?.addEventListener("abort", onAbort, { once: true });
+      let output = capOutput(result.output.replace(/\n$/, ""), maxOutputChars);
 
-      let result;
-      try {
-        result = await child;
-      } finally {
-        clearTimeout(timer);
-        signal?.removeEventListener("abort", onAbort);
-      }
-      if (killTimer) {
-        // Whatever survived the SIGTERM goes now; no need to wait out the grace once the child has ended.
-        clearTimeout(killTimer);
-        killGroup(pid, "SIGKILL");
-      }
-      if (result.isMaxBuffer) killGroup(pid, "SIGKILL");
-
-      if (stoppedBy === "abort" || (signal?.aborted && result.isCanceled)) throw abortError(signal!);
-
-      const all = typeof result.all === "string" ? result.all : "";
-      let output = capOutput(all.replace(/\n$/, ""), maxOutputChars);
-
-      if (stoppedBy === "timeout") {
+      if (result.stoppedBy === "timeout") {
         const text =
           `Error: the command timed out after ${timeoutSeconds} s; its process group was killed.` +
           (output ? `\nOutput before the timeout:\n${output}` : "");

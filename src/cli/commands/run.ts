@@ -1,10 +1,9 @@
 // `deerflow run [prompt]`: one headless run. The answer goes to stdout, progress to stderr; the exit code says how
 // it ended (ARCHITECTURE.md). Never waits on a user who is not there: stdin is read only when it is not a TTY and
 // no prompt argument was given.
-import { existsSync, statSync } from "node:fs";
-import { resolve } from "node:path";
 import { loadConfig, requireModel } from "../../config/load.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
+import { atPathUploads } from "../../runtime/at-path-uploads.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { RunResult } from "../../runtime/run-thread.js";
 import type { GlobalOptions } from "../main.js";
@@ -31,16 +30,6 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
-}
-
-/** `@path` tokens in a prompt that name existing files are attached as uploads (other `@words` are left alone). */
-export function atPathUploads(prompt: string, cwd: string): string[] {
-  const out: string[] = [];
-  for (const m of prompt.matchAll(/(?:^|\s)@([^\s]+)/g)) {
-    const p = resolve(cwd, m[1]!);
-    if (existsSync(p) && statSync(p).isFile()) out.push(p);
-  }
-  return out;
 }
 
 export function exitCodeFor(result: RunResult): number {

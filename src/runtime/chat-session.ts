@@ -1,0 +1,233 @@
+// The interactive session behind `deerflow chat` / `resume`: which thread and model are current, how a person
+// answers guarded commands, and every action the TUI offers (send, goal, resume, title, `!cmd`, threads).
+// The TUI loads this module only after its first frame is on screen (it pulls in LangChain and SQLite), and talks
+// to it through this small API plus the RunEvent stream — never through the graph.
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } from "../config/load.js";
+import { UsageError } from "../errors.js";
+import { DB_FILE, openStore } from "../persistence/store.js";
+import type { ThreadRow } from "../persistence/thread-index.js";
+import { type ApprovalDecision, type ApprovalMode, type ApprovalSettings, type EventBroker, eventBroker } from "../sandbox/approvals.js";
+import { runShell } from "../sandbox/run-shell.js";
+import { capOutput } from "../tools/bash.js";
+import { clearGoalUpdate } from "../state/goal-clear.js";
+import type { GoalState } from "../state/types.js";
+import { atPathUploads } from "./at-path-uploads.js";
+import type { RunEvent, RunEventListener } from "./events.js";
+import { openThread } from "./open-thread.js";
+import { type GoalSummary, runGoalThread } from "./run-goal.js";
+import { type RunResult, runThread, updateThreadState } from "./run-thread.js";
+import { type ThreadView, loadThreadView } from "./thread-view.js";
+
+export type { ThreadView, TranscriptEntry } from "./thread-view.js";
+export type { ThreadRow } from "../persistence/thread-index.js";
+export type { ApprovalDecision, ApprovalMode } from "../sandbox/approvals.js";
+
+export interface ChatSessionOptions {
+  home?: string;
+  model?: string;
+  approval?: ApprovalMode;
+  /** Bind the first new thread's workspace to this directory. */
+  workspace?: string;
+  plan?: boolean;
+  /** Where `@path` is resolved and .deerflowrc is searched from. */
+  cwd?: string;
+}
+
+export interface TurnResult {
+  /** The last run (absent when it failed before starting). */
+  result: Omit<RunResult, "messages">;
+  goal?: GoalSummary;
+}
+
+export interface ShellOutput {
+  command: string;
+  cwd: string;
+  output: string;
+  exitCode: number | undefined;
+  stoppedBy?: "timeout" | "abort";
+}
+
+/** `!cmd` output kept for the screen. */
+const SHELL_OUTPUT_MAX_CHARS = 8_000;
+
+export class ChatSession {
+  readonly config: ResolvedConfig;
+  readonly cwd: string;
+  model: ResolvedModel;
+  threadId: string | undefined;
+  planMode: boolean;
+  /** The thread's active goal (null when none), as of the last run or resume. */
+  goal: GoalState | null = null;
+  private readonly options: ChatSessionOptions;
+  private readonly broker: EventBroker;
+  /** Shared with every run: Shift+Tab changes `mode` while a run works. */
+  readonly approval: ApprovalSettings;
+  private listener: RunEventListener | undefined;
+
+  constructor(options: ChatSessionOptions = {}) {
+    this.options = options;
+    this.cwd = options.cwd ?? process.cwd();
+    this.config = loadConfig({ cwd: this.cwd, flags: { home: options.home, model: options.model, approval: options.approval } });
+    this.model = requireModel(this.config);
+    this.planMode = options.plan ?? false;
+    this.broker = eventBroker((e) => this.listener?.(e));
+    this.approval = { mode: this.config.approval, broker: this.broker };
+  }
+
+  /** Names configured in .deerflowrc `models`. */
+  get modelNames(): string[] {
+    return Object.keys(this.config.models);
+  }
+
+  setModel(name: string): ResolvedModel {
+    this.model = requireModel(loadConfig({ cwd: this.cwd, flags: { home: this.config.home, model: name, approval: this.approval.mode } }));
+    return this.model;
+  }
+
+  setApprovalMode(mode: ApprovalMode): void {
+    this.approval.mode = mode;
+  }
+
+  respondApproval(id: string, decision: ApprovalDecision): boolean {
+    return this.broker.respond(id, decision);
+  }
+
+  private hasDatabase(): boolean {
+    return existsSync(join(this.config.home, DB_FILE));
+  }
+
+  private withStore<T>(fn: (store: ReturnType<typeof openStore>) => T): T {
+    const store = openStore(this.config.home, this.config.checkpoint.channelMode);
+    try {
+      return fn(store);
+    } finally {
+      store.close();
+    }
+  }
+
+  /** Threads, newest first. */
+  listThreads(): ThreadRow[] {
+    if (!this.hasDatabase()) return [];
+    return this.withStore((s) => s.threads.list());
+  }
+
+  /** The current thread's index row (title, status), if it exists yet. */
+  threadRow(): ThreadRow | undefined {
+    const id = this.threadId;
+    if (!id || !this.hasDatabase()) return undefined;
+    return this.withStore((s) => s.threads.get(id));
+  }
+
+  /** Makes `threadId` (or the latest thread) current and returns it as it was left. */
+  async resume(sel: { threadId?: string; latest?: boolean }): Promise<ThreadView> {
+    if (!sel.threadId && !this.hasDatabase()) throw new UsageError("There is no thread to continue yet.", "Start one with `deerflow`.");
+    if (sel.threadId && !this.hasDatabase()) throw new UsageError(`Thread ${sel.threadId} not found.`, "List threads with /threads or `deerflow threads`.");
+    const store = openStore(this.config.home, this.config.checkpoint.channelMode);
+    try {
+      const opened = openThread(store, { home: this.config.home, mode: this.config.checkpoint.channelMode, threadId: sel.threadId, continueLatest: sel.latest });
+      const view = await loadThreadView(this.config, this.model, store, opened.threadId);
+      this.threadId = opened.threadId;
+      this.goal = view.goal;
+      return view;
+    } finally {
+      store.close();
+    }
+  }
+
+  /** The next prompt starts a fresh thread (/clear). */
+  newThread(): void {
+    this.threadId = undefined;
+    this.goal = null;
+  }
+
+  /** The current thread, created now when there is none yet (for `!cmd`); returns its workspace. */
+  private ensureThread(): string {
+    return this.withStore((store) => {
+      const opened = openThread(store, {
+        home: this.config.home,
+        mode: this.config.checkpoint.channelMode,
+        threadId: this.threadId,
+        workspace: this.threadId ? undefined : this.options.workspace,
+      });
+      this.threadId = opened.threadId;
+      // A thread's own workspace is made by its first run; `!cmd` may come before any run.
+      mkdirSync(opened.paths.workspace_path, { recursive: true });
+      return opened.paths.workspace_path;
+    });
+  }
+
+  /**
+   * One user turn: a prompt (with `@path` attachments), optionally starting a goal. While the thread has an active
+   * goal, turns run through the goal loop so the goal keeps being pursued after the user answers a question.
+   */
+  async send(input: { prompt: string; goal?: string }, onEvent: (e: RunEvent) => void, signal: AbortSignal): Promise<TurnResult> {
+    this.listener = onEvent;
+    const request = {
+      config: this.config,
+      model: this.model,
+      prompt: input.prompt,
+      threadId: this.threadId,
+      // Only a thread's first run binds its workspace.
+      workspace: this.threadId ? undefined : this.options.workspace,
+      uploads: atPathUploads(input.prompt, this.cwd),
+      approval: this.approval,
+      planMode: this.planMode,
+      signal,
+      onEvent: (e: RunEvent) => {
+        if (e.type === "run.started") this.threadId = e.thread_id;
+        onEvent(e);
+      },
+    };
+    try {
+      if (input.goal !== undefined || this.goal) {
+        const g = await runGoalThread({ ...request, objective: input.goal ?? this.goal!.objective, resume: input.goal === undefined ? this.goal! : undefined, attended: true });
+        this.threadId = g.result.thread_id;
+        this.goal = g.goal.outcome === "achieved" ? null : await this.readGoal();
+        const { messages: _m, ...result } = g.result;
+        return { result, goal: g.goal };
+      }
+      const { messages: _m, ...result } = await runThread(request);
+      return { result };
+    } finally {
+      this.listener = undefined;
+    }
+  }
+
+  private async readGoal(): Promise<GoalState | null> {
+    if (!this.threadId) return null;
+    const id = this.threadId;
+    const store = openStore(this.config.home, this.config.checkpoint.channelMode);
+    try {
+      return (await loadThreadView(this.config, this.model, store, id)).goal;
+    } finally {
+      store.close();
+    }
+  }
+
+  /** /goal clear: the thread stops pursuing its goal. */
+  async clearGoal(): Promise<void> {
+    if (this.threadId && this.goal) await updateThreadState(this, this.threadId, clearGoalUpdate() as Record<string, unknown>);
+    this.goal = null;
+  }
+
+  /** /title: names the thread in the index and in its state (so the title middleware leaves it alone). */
+  async setTitle(title: string): Promise<void> {
+    this.ensureThread();
+    const id = this.threadId!;
+    await updateThreadState(this, id, { title });
+    this.withStore((s) => s.threads.update(id, { title }));
+  }
+
+  /** `!cmd`: a shell command in the thread's workspace, as the bash tool runs it (scrubbed env, own group). */
+  async shell(command: string, signal: AbortSignal): Promise<ShellOutput> {
+    const cwd = this.ensureThread();
+    const r = await runShell(command, { cwd, timeoutSeconds: this.config.sandbox.bashTimeoutSeconds, signal });
+    return { command, cwd, output: capOutput(r.output.replace(/\n$/, ""), SHELL_OUTPUT_MAX_CHARS), exitCode: r.exitCode, stoppedBy: r.stoppedBy };
+  }
+}
+
+export function createChatSession(options: ChatSessionOptions): ChatSession {
+  return new ChatSession(options);
+}

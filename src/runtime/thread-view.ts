@@ -1,0 +1,104 @@
+// A saved thread as a person reads it: the visible conversation (user inputs, answers, tool calls with their
+// results, clarification questions), the todos, goal, delegations and token usage, and the question it waits on.
+// `deerflow resume` shows exactly this before the user types; hidden messages (goal continuations, reminders) are
+// left out because the user never wrote or saw them.
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
+import { createChatModel } from "../config/model-factory.js";
+import { createLeadAgent } from "../agent/lead-agent.js";
+import { CLARIFICATION_MARKER, findPendingClarification } from "../middleware/clarification.js";
+import type { Store } from "../persistence/store.js";
+import type { ThreadRow } from "../persistence/thread-index.js";
+import { headlessBroker } from "../sandbox/approvals.js";
+import { messageText } from "../state/message-text.js";
+import type { GoalOutcome, GoalState } from "../state/types.js";
+import type { ClarificationRequest, DelegationView, TodoView, TokenUsage } from "./events.js";
+import { emptyUsage } from "./events.js";
+
+export type TranscriptEntry =
+  | { kind: "user"; id: string; text: string }
+  | { kind: "assistant"; id: string; text: string }
+  | { kind: "tool"; id: string; name: string; args: unknown; status: "ok" | "error" | "running"; output: string }
+  | { kind: "clarification"; id: string; clarification: ClarificationRequest };
+
+export interface ThreadView {
+  thread: ThreadRow;
+  entries: TranscriptEntry[];
+  todos: TodoView[];
+  delegations: DelegationView[];
+  goal: GoalState | null;
+  goal_outcome: GoalOutcome | null;
+  /** The question the thread waits on, if its last turn asked one. */
+  clarification: ClarificationRequest | null;
+  usage: TokenUsage;
+}
+
+function isHidden(m: BaseMessage): boolean {
+  return (m.additional_kwargs as Record<string, unknown> | undefined)?.deerflow_hidden !== undefined;
+}
+
+/** The visible conversation of a message list (pure; exported for tests). */
+export function transcriptOf(messages: readonly BaseMessage[]): TranscriptEntry[] {
+  const out: TranscriptEntry[] = [];
+  const tools = new Map<string, Extract<TranscriptEntry, { kind: "tool" }>>();
+  messages.forEach((m, i) => {
+    const id = m.id ?? `m${i}`;
+    if (HumanMessage.isInstance(m)) {
+      if (!isHidden(m)) out.push({ kind: "user", id, text: messageText(m) });
+    } else if (AIMessage.isInstance(m)) {
+      const text = messageText(m);
+      if (text.trim()) out.push({ kind: "assistant", id, text });
+      for (const c of m.tool_calls ?? []) {
+        if (c.name === "ask_clarification") continue;
+        const entry = { kind: "tool" as const, id: c.id ?? `${id}:${c.name}`, name: c.name, args: c.args, status: "running" as const, output: "" };
+        tools.set(entry.id, entry as never);
+        out.push(entry);
+      }
+    } else if (ToolMessage.isInstance(m)) {
+      const marked = (m.additional_kwargs as Record<string, unknown> | undefined)?.[CLARIFICATION_MARKER];
+      if (marked && typeof marked === "object") {
+        out.push({ kind: "clarification", id, clarification: marked as ClarificationRequest });
+        return;
+      }
+      const entry = tools.get(m.tool_call_id);
+      if (entry) {
+        entry.status = m.status === "error" ? "error" : "ok";
+        entry.output = messageText(m);
+      }
+    }
+  });
+  return out;
+}
+
+/** Reads a thread's state through the lead agent's graph (so delta-mode histories are replayed correctly). */
+export async function loadThreadView(config: ResolvedConfig, model: ResolvedModel, store: Store, threadId: string): Promise<ThreadView> {
+  const thread = store.threads.get(threadId);
+  if (!thread) throw new Error(`Thread ${threadId} not found.`);
+  const agent = createLeadAgent({
+    model: createChatModel(model),
+    approval: { mode: "ask", broker: headlessBroker({ yes: false }) },
+    checkpointer: store.saver,
+    channelMode: config.checkpoint.channelMode,
+    snapshotFrequency: config.checkpoint.snapshotFrequency,
+  });
+  const snapshot = await agent.graph.getState({ configurable: { thread_id: threadId } } as never);
+  const v = (snapshot.values ?? {}) as {
+    messages?: BaseMessage[];
+    todos?: TodoView[] | null;
+    delegations?: DelegationView[] | null;
+    goal?: GoalState | null;
+    goal_outcome?: GoalOutcome | null;
+    thread_usage?: TokenUsage | null;
+  };
+  const messages = v.messages ?? [];
+  return {
+    thread,
+    entries: transcriptOf(messages),
+    todos: v.todos ?? [],
+    delegations: v.delegations ?? [],
+    goal: v.goal && typeof v.goal === "object" ? v.goal : null,
+    goal_outcome: v.goal_outcome ?? null,
+    clarification: findPendingClarification(messages),
+    usage: v.thread_usage ?? emptyUsage(),
+  };
+}
