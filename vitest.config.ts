@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     // The checkpoint-validation suite registers its tests through vitest globals.
     globals: true,
-    include: ["test/**/*.test.ts"],
+    include: ["test/**/*.test.{ts,tsx}"],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Two cores: end-to-end tests spawn real processes; keep parallelism modest.

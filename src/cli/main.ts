@@ -37,6 +37,35 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (str, write) => write(str) })
     .exitOverride();
 
+  const chatOptions = (cmd: Command) =>
+    cmd
+      .option("-w, --workspace <dir>", "bind a new thread's workspace to this existing directory (default: a fresh per-thread directory)")
+      .addOption(new Option("--approval <mode>", "guarded shell commands: ask (a prompt), auto-edit, yolo").choices(["ask", "auto-edit", "yolo"]))
+      .option("--plan", "plan mode: the agent keeps a todo list (write_todos)")
+      .option("--goal <objective>", "work toward this objective until it is met, asking you when it needs to");
+
+  chatOptions(
+    program
+      .command("chat", { isDefault: true })
+      .description("the interactive TUI (the default command)")
+      .argument("[prompt...]", "a first message to send")
+      .option("-t, --thread <id>", "reopen this thread")
+      .option("-c, --continue", "reopen the most recently updated thread"),
+  ).action(async (promptWords: string[], opts, cmd: Command) => {
+    const { chatCommand } = await import("./commands/chat.js");
+    process.exitCode = await chatCommand(promptWords, { ...cmd.optsWithGlobals(), ...opts });
+  });
+
+  chatOptions(
+    program
+      .command("resume")
+      .description("reopen a thread in the TUI where it stopped")
+      .argument("<thread>", "the thread id (see `deerflow threads`)"),
+  ).action(async (thread: string, opts, cmd: Command) => {
+    const { chatCommand } = await import("./commands/chat.js");
+    process.exitCode = await chatCommand([], { ...cmd.optsWithGlobals(), ...opts, thread });
+  });
+
   program
     .command("run")
     .description("run one request headless; the prompt comes from the argument or from piped stdin")

@@ -23,7 +23,7 @@ export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): 
     return 0;
   }
   if (rows.length === 0) {
-    process.stdout.write("No threads yet. Start one with `deerflow run \"…\"`.\n");
+    process.stdout.write("No threads yet. Start one with `deerflow` (or `deerflow run \"…\"` headless).\n");
     return 0;
   }
   for (const r of rows) {

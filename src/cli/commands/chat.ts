@@ -1,0 +1,62 @@
+// `deerflow [chat] [prompt]` and `deerflow resume <thread>`: the interactive TUI. It needs a terminal on both
+// ends; scripts use `deerflow run`. The TUI bundle paints its first frame before the runtime is imported.
+import { readFileSync } from "node:fs";
+import { UsageError } from "../../errors.js";
+import type { GlobalOptions } from "../main.js";
+import { reportFatal } from "../report-error.js";
+
+export interface ChatOptions extends GlobalOptions {
+  thread?: string;
+  continue?: boolean;
+  workspace?: string;
+  approval?: "ask" | "auto-edit" | "yolo";
+  plan?: boolean;
+  goal?: string;
+}
+
+function version(): string {
+  return (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
+}
+
+/**
+ * Ink turns its interactive mode off when CI/CONTINUOUS_INTEGRATION is set (it decides when it is imported). A
+ * person at a real terminal wants the interactive screen whatever their shell exports, so hide the variables
+ * while Ink loads, then put them back for the commands the agent runs.
+ */
+async function importTui() {
+  const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
+  delete process.env.CI;
+  delete process.env.CONTINUOUS_INTEGRATION;
+  try {
+    return await import("../../tui-bundle/start.js" as string) as typeof import("../../tui/start.js");
+  } finally {
+    for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v;
+  }
+}
+
+export async function chatCommand(words: string[], opts: ChatOptions): Promise<number> {
+  try {
+    if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
+    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+      throw new UsageError("deerflow chat needs an interactive terminal.", 'For scripts and pipes use `deerflow run "…"` (the prompt may come on stdin).');
+    }
+    if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
+    const { startChat } = await importTui();
+    const resume = opts.thread ? { threadId: opts.thread } : opts.continue ? { latest: true } : undefined;
+    const exit = await startChat({
+      version: version(),
+      cwd: process.cwd(),
+      approvalMode: opts.approval,
+      planMode: opts.plan,
+      start: { prompt: words.join(" "), goal: opts.goal, resume },
+      loadSession: async () => {
+        const { createChatSession } = await import("../../runtime/chat-session.js");
+        return createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd() });
+      },
+    });
+    if (exit.threadId) process.stdout.write(`Thread ${exit.threadId} is saved. Continue it with: deerflow resume ${exit.threadId}\n`);
+    return 0;
+  } catch (err) {
+    return reportFatal(err);
+  }
+}

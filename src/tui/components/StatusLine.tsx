@@ -1,0 +1,59 @@
+// The one status line under the input: model · thread · tokens · goal · approval mode · plan.
+import { Text } from "ink";
+import type { GoalView, StatusView } from "../state/types.js";
+import { formatTokens, oneLine } from "../format.js";
+import { theme } from "../theme.js";
+
+export interface StatusLineProps {
+  status: StatusView;
+  /** False until the runtime is loaded. */
+  ready: boolean;
+}
+
+/** A thread id as the status line shows it: whole (deerflow's ids are 12 characters and needed to resume). */
+export function shortThreadId(id: string): string {
+  return id.length > 16 ? `${id.slice(0, 15)}…` : id;
+}
+
+function goalText(goal: GoalView): string {
+  switch (goal.status) {
+    case "active":
+      return goal.continuation_count > 0 ? `goal: active (${goal.continuation_count} cont.)` : "goal: active";
+    case "achieved":
+      return "goal: achieved";
+    case "needs_user_input":
+      return "goal: needs input";
+    case "not_achieved":
+      return "goal: not achieved";
+  }
+}
+
+const SEP = " · ";
+
+export function StatusLine({ status, ready }: StatusLineProps) {
+  const thread = status.threadId ? shortThreadId(status.threadId) : "new thread";
+  const title = status.title ? ` ${oneLine(status.title)}` : "";
+  const parts: { text: string; color?: string; dim?: boolean }[] = [
+    { text: ready && status.model ? status.model : "loading…", dim: !ready },
+    { text: thread + title, dim: !status.threadId },
+  ];
+  if (status.usage.total_tokens > 0) parts.push({ text: `${formatTokens(status.usage.total_tokens)} tokens` });
+  if (status.goal) {
+    const g = status.goal.status;
+    parts.push({ text: goalText(status.goal), color: g === "achieved" ? theme.ok : g === "active" ? theme.accent : theme.warning });
+  }
+  parts.push({ text: `approval: ${status.approvalMode} (shift+tab)`, color: status.approvalMode === "yolo" ? theme.error : status.approvalMode === "auto-edit" ? theme.warning : undefined });
+  if (status.planMode) parts.push({ text: "plan", color: theme.active });
+  return (
+    <Text wrap="truncate-end">
+      {parts.map((p, i) => (
+        <Text key={i}>
+          {i > 0 ? <Text dimColor>{SEP}</Text> : null}
+          <Text color={p.color} dimColor={p.dim}>
+            {p.text}
+          </Text>
+        </Text>
+      ))}
+    </Text>
+  );
+}

@@ -1,0 +1,67 @@
+// One tool call. Collapsed it is exactly one terminal line (truncate-end), so a burst of tool calls never makes
+// the live region jump; expanded (Ctrl+O, committed to the transcript) it shows the output, capped at 200 lines.
+import { Box, Text } from "ink";
+import type { ToolCallView } from "../state/types.js";
+import { formatElapsed, headLines, oneLine, summarizeArgs, truncate } from "../format.js";
+import { marks, spinnerFrame, theme } from "../theme.js";
+
+export const MAX_EXPANDED_LINES = 200;
+/** Columns of output preview after a finished tool's summary (the line is truncated anyway). */
+const PREVIEW_WIDTH = 80;
+
+export interface ToolCardProps {
+  tool: ToolCallView;
+  expanded?: boolean;
+  /** Clock for the spinner and a running tool's elapsed time. */
+  now?: number;
+}
+
+function elapsedOf(tool: ToolCallView, now: number | undefined): string | undefined {
+  if (tool.startedAt === undefined) return undefined;
+  const end = tool.status === "running" ? now : tool.endedAt;
+  return end === undefined ? undefined : formatElapsed(end - tool.startedAt);
+}
+
+function firstOutputLine(output: string): string {
+  const line = output.split("\n").find((l) => l.trim() !== "");
+  return line === undefined ? "" : truncate(oneLine(line), PREVIEW_WIDTH);
+}
+
+export function ToolCard({ tool, expanded = false, now }: ToolCardProps) {
+  const mark = tool.status === "running" ? spinnerFrame(now ?? 0) : tool.status === "ok" ? marks.ok : marks.error;
+  const markColor = tool.status === "running" ? theme.accent : tool.status === "ok" ? theme.ok : theme.error;
+  const summary = summarizeArgs(tool.name, tool.args);
+  const elapsed = elapsedOf(tool, now);
+  const preview = !expanded && tool.status !== "running" ? firstOutputLine(tool.output) : "";
+
+  // Expanded: the header may wrap (the user asked to see everything); collapsed: never.
+  const header = (
+    <Text wrap={expanded ? "wrap" : "truncate-end"}>
+      <Text color={markColor}>{mark}</Text> <Text bold>{tool.name}</Text>
+      {summary ? ` ${summary}` : ""}
+      {elapsed ? <Text dimColor> · {elapsed}</Text> : null}
+      {preview ? (
+        <Text dimColor={tool.status === "ok"} color={tool.status === "error" ? theme.error : undefined}>
+          {"  "}
+          {preview}
+        </Text>
+      ) : null}
+    </Text>
+  );
+  if (!expanded) return header;
+
+  const { lines, hidden } = headLines(tool.output, MAX_EXPANDED_LINES);
+  return (
+    <Box flexDirection="column">
+      {header}
+      <Box flexDirection="column" paddingLeft={2}>
+        {lines.length === 0 ? (
+          <Text dimColor>(no output)</Text>
+        ) : (
+          lines.map((line, i) => <Text key={i}>{line === "" ? " " : line}</Text>)
+        )}
+        {hidden > 0 ? <Text dimColor>… {hidden} more {hidden === 1 ? "line" : "lines"}</Text> : null}
+      </Box>
+    </Box>
+  );
+}

@@ -1,0 +1,373 @@
+// What the chat does, apart from drawing it: loads the runtime after the first frame, sends turns, runs slash
+// commands and `!cmd`, answers approvals and questions, cancels and exits cleanly. It talks to the runtime only
+// through the ChatSession API and its RunEvent stream, and to the screen only through the store.
+import type { ChatSession, ChatSessionOptions, ThreadView, TranscriptEntry } from "../runtime/chat-session.js";
+import type { RunEvent } from "../runtime/events.js";
+import type { GoalSummary } from "../runtime/run-goal.js";
+import { findSlash, helpCommands, parseSlash } from "./commands/slash-commands.js";
+import { helpKeys } from "./keys/keybindings.js";
+import type { NewItem } from "./state/reducer.js";
+import type { ApprovalDecision, ApprovalMode, GoalView, StatusView } from "./state/types.js";
+import type { ChatStore } from "./store.js";
+
+export const APPROVAL_CYCLE: readonly ApprovalMode[] = ["ask", "auto-edit", "yolo"];
+
+export interface StartRequest {
+  prompt?: string;
+  goal?: string;
+  /** Resume a thread: by id, or the latest one. */
+  resume?: { threadId?: string; latest?: boolean };
+}
+
+export interface ControllerOptions {
+  store: ChatStore;
+  /** Loads the runtime (LangChain, SQLite) — called after the first frame is on screen. */
+  loadSession: () => Promise<ChatSession>;
+  /** Leaves the app; an error makes the CLI print it and exit non-zero. */
+  exit: (error?: unknown) => void;
+  /** Clears the terminal for /clear (the transcript starts over). */
+  clearScreen?: () => void;
+}
+
+/** One line for an error, as the CLI prints it ("what went wrong. what to do"). */
+function errorLine(err: unknown): string {
+  const e = err as { message?: string; hint?: string } | undefined;
+  const msg = (e?.message ?? String(err)).split("\n")[0] ?? "";
+  return e?.hint ? `${msg} ${e.hint}` : msg;
+}
+
+function isInterrupted(err: unknown): boolean {
+  for (let e = err as { exitCode?: number; name?: string; cause?: unknown } | undefined, i = 0; e && i < 10; e = e.cause as never, i++) {
+    if (e.exitCode === 130 || e.name === "AbortError") return true;
+  }
+  return false;
+}
+
+export function goalViewOf(summary: GoalSummary | undefined, active: { objective: string; continuation_count: number } | null): GoalView | null {
+  if (summary && summary.outcome !== "not_achieved" && summary.outcome !== "needs_user_input") {
+    return { objective: summary.objective, status: "achieved", continuation_count: summary.continuation_count };
+  }
+  if (summary) return { objective: summary.objective, status: summary.outcome, continuation_count: summary.continuation_count };
+  return active ? { objective: active.objective, status: "active", continuation_count: active.continuation_count } : null;
+}
+
+/** A saved thread's visible history as transcript items. */
+export function itemsOfThread(entries: TranscriptEntry[]): NewItem[] {
+  return entries.map((e): NewItem => {
+    switch (e.kind) {
+      case "user":
+        return { kind: "user", text: e.text };
+      case "assistant":
+        return { kind: "assistant", text: e.text };
+      case "clarification":
+        return { kind: "clarification", clarification: e.clarification };
+      case "tool":
+        return { kind: "tool", tool: { id: e.id, name: e.name, args: e.args, status: e.status === "running" ? "error" : e.status, output: e.status === "running" ? "not finished" : e.output } };
+    }
+  });
+}
+
+export class ChatController {
+  private readonly store: ChatStore;
+  private readonly opts: ControllerOptions;
+  private session: ChatSession | undefined;
+  private abort: AbortController | undefined;
+  private running: Promise<void> | undefined;
+  /** Submitted before the runtime finished loading: sent once it has. */
+  private queued: string[] = [];
+  private exiting = false;
+
+  constructor(opts: ControllerOptions) {
+    this.store = opts.store;
+    this.opts = opts;
+  }
+
+  private get dispatch() {
+    return this.store.dispatch;
+  }
+
+  private notice(level: "info" | "warning" | "error", text: string): void {
+    this.dispatch({ type: "ui.notice", level, text });
+  }
+
+  get threadId(): string | undefined {
+    return this.session?.threadId;
+  }
+
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  async start(req: StartRequest): Promise<void> {
+    try {
+      this.session = await this.opts.loadSession();
+    } catch (err) {
+      // A bad .deerflowrc or no model: nothing can work, so leave with the CLI's one-line error (exit 2).
+      this.opts.exit(err);
+      return;
+    }
+    const s = this.session;
+    this.dispatch({ type: "ui.ready", status: { model: s.model.name, approvalMode: s.approval.mode, planMode: s.planMode } });
+    if (req.resume) {
+      try {
+        this.showThread(await s.resume(req.resume), "Resumed");
+      } catch (err) {
+        this.opts.exit(err);
+        return;
+      }
+    }
+    if (req.goal !== undefined) this.submitTurn(req.prompt?.trim() || req.goal, req.goal);
+    else if (req.prompt?.trim()) this.submit(req.prompt);
+    this.drainQueue();
+  }
+
+  /** Sends what was typed during start-up, one message per finished request. */
+  private drainQueue(): void {
+    while (!this.running && this.queued.length > 0) this.submit(this.queued.shift()!);
+  }
+
+  private showThread(view: ThreadView, verb: string): void {
+    const t = view.thread;
+    this.dispatch({ type: "ui.notice", level: "info", text: `${verb} thread ${t.id}${t.title ? ` · ${t.title}` : ""} (${t.status}, ${view.entries.length} entries)` });
+    this.dispatch({ type: "ui.items", items: itemsOfThread(view.entries) });
+    if (view.delegations.length > 0) this.dispatch({ type: "ui.item", item: { kind: "delegations", delegations: view.delegations } });
+    this.dispatch({
+      type: "ui.thread",
+      clarification: view.clarification,
+      todos: view.todos,
+      status: {
+        threadId: t.id,
+        title: t.title ?? undefined,
+        usage: view.usage,
+        goal: view.goal ? goalViewOf(undefined, view.goal) : view.goal_outcome ? { objective: view.goal_outcome.objective, status: "achieved", continuation_count: view.goal_outcome.continuation_count } : null,
+      },
+    });
+    if (view.goal) this.notice("info", `Active goal: ${view.goal.objective}`);
+  }
+
+  /**
+   * Enter on the input. Returns false when the text was not taken (a run is busy), so the App keeps it in the box.
+   */
+  submit(raw: string): boolean {
+    const text = raw.trim();
+    if (!text) return true;
+    if (!this.session) {
+      this.queued.push(text);
+      this.notice("info", "Starting up… your message is sent as soon as the model is ready.");
+      return true;
+    }
+    const slash = text.startsWith("/") ? parseSlash(text) : null;
+    if (slash) {
+      this.runSlash(slash.name, slash.args);
+      return true;
+    }
+    if (this.running) {
+      this.notice("warning", "A request is still running: wait for it, or press esc to cancel it.");
+      return false;
+    }
+    if (text.startsWith("!")) {
+      this.runShell(text.slice(1).trim());
+      return true;
+    }
+    this.submitTurn(text);
+    return true;
+  }
+
+  private submitTurn(prompt: string, goal?: string): void {
+    const s = this.session!;
+    this.dispatch({ type: "ui.user", text: goal !== undefined && prompt === goal ? `/goal ${goal}` : prompt });
+    if (goal !== undefined) this.dispatch({ type: "ui.status", status: { goal: { objective: goal, status: "active", continuation_count: 0 } } });
+    this.track(async (signal) => {
+      let end;
+      try {
+        const r = await s.send({ prompt, goal }, (e: RunEvent) => this.dispatch(e), signal);
+        end = { type: "ui.run.end" as const, end: r.result, goal: goalViewOf(r.goal, s.goal) };
+      } catch (err) {
+        end = { type: "ui.run.end" as const, error: isInterrupted(err) ? "Interrupted. The thread is saved: type to continue it." : errorLine(err) };
+      }
+      this.dispatch(end);
+      this.refreshTitle();
+    });
+  }
+
+  /** Runs `work` as the current busy task (one at a time), with its own cancel signal. */
+  private track(work: (signal: AbortSignal) => Promise<void>): void {
+    const abort = new AbortController();
+    this.abort = abort;
+    this.dispatch({ type: "ui.run.begin" });
+    this.running = work(abort.signal)
+      .catch((err: unknown) => this.dispatch({ type: "ui.run.end", error: errorLine(err) }))
+      .finally(() => {
+        this.running = undefined;
+        this.abort = undefined;
+        if (!this.exiting) this.drainQueue();
+      });
+  }
+
+  private refreshTitle(): void {
+    try {
+      const row = this.session?.threadRow();
+      if (row) this.dispatch({ type: "ui.status", status: { threadId: row.id, title: row.title ?? undefined } });
+    } catch {
+      // The title is decoration: a locked or busy database must not disturb the chat.
+    }
+  }
+
+  /** Esc: cancel the running request (the thread keeps what was done). */
+  cancel(): boolean {
+    if (!this.abort) return false;
+    this.dispatch({ type: "ui.run.cancelling" });
+    this.abort.abort();
+    return true;
+  }
+
+  answerApproval(id: string, decision: ApprovalDecision): void {
+    const req = this.store.get().approvals.find((a) => a.id === id);
+    this.session?.respondApproval(id, decision);
+    this.dispatch({ type: "ui.approval.answered", id });
+    if (req) {
+      const said = decision === "deny" ? "Denied" : decision === "allow_always" ? "Allowed for this thread" : "Allowed once";
+      this.notice(decision === "deny" ? "warning" : "info", `${said}: ${req.command}`);
+    }
+  }
+
+  cycleApproval(): void {
+    const current = this.store.get().status.approvalMode;
+    const next = APPROVAL_CYCLE[(APPROVAL_CYCLE.indexOf(current) + 1) % APPROVAL_CYCLE.length]!;
+    this.session?.setApprovalMode(next);
+    this.dispatch({ type: "ui.status", status: { approvalMode: next } });
+  }
+
+  /** Leave: a running request is cancelled first and its thread saved as interrupted. */
+  async exit(): Promise<void> {
+    if (this.exiting) return;
+    this.exiting = true;
+    this.cancel();
+    await this.running;
+    this.opts.exit();
+  }
+
+  private runShell(command: string): void {
+    if (!command) {
+      this.notice("info", "Type a command after !, e.g. !ls -la");
+      return;
+    }
+    const s = this.session!;
+    this.track(async (signal) => {
+      const out = await s.shell(command, signal);
+      this.dispatch({ type: "ui.item", item: { kind: "shell", command, cwd: out.cwd, output: out.output, exitCode: out.exitCode, stoppedBy: out.stoppedBy } });
+      this.dispatch({ type: "ui.run.end" });
+      this.dispatch({ type: "ui.status", status: { threadId: s.threadId } });
+    });
+  }
+
+  private runSlash(name: string, args: string): void {
+    const s = this.session!;
+    const cmd = findSlash(name);
+    if (!cmd) {
+      this.notice("warning", `Unknown command /${name}. Type /help for the list.`);
+      return;
+    }
+    const whileIdle = (what: string, fn: () => void) => {
+      if (this.running) this.notice("warning", `Wait for the running request (or press esc) before ${what}.`);
+      else fn();
+    };
+    switch (cmd.name) {
+      case "help":
+        this.dispatch({ type: "ui.item", item: { kind: "help", commands: helpCommands(), keys: helpKeys() } });
+        return;
+      case "exit":
+        void this.exit();
+        return;
+      case "todos": {
+        const todos = this.store.get().todos;
+        if (todos.length === 0) this.notice("info", "No todos yet. They appear when the agent plans its work (try --plan).");
+        else this.dispatch({ type: "ui.item", item: { kind: "todos", todos } });
+        return;
+      }
+      case "threads":
+        this.dispatch({ type: "ui.item", item: { kind: "threads", threads: s.listThreads().slice(0, 30), current: s.threadId } });
+        return;
+      case "model":
+        if (!args) {
+          const names = s.modelNames;
+          this.notice("info", `Model: ${s.model.name} (${s.model.model} at ${s.model.baseUrl})${names.length ? `. Configured: ${names.join(", ")}` : ""}`);
+          return;
+        }
+        whileIdle("switching models", () => {
+          try {
+            const m = s.setModel(args);
+            this.dispatch({ type: "ui.status", status: { model: m.name } });
+            this.notice("info", `Model: ${m.name}`);
+          } catch (err) {
+            this.notice("error", errorLine(err));
+          }
+        });
+        return;
+      case "clear":
+        whileIdle("starting a new thread", () => {
+          s.newThread();
+          this.opts.clearScreen?.();
+          this.dispatch({ type: "ui.clear" });
+          this.notice("info", "New thread: the next message starts it. Earlier threads stay in /threads.");
+        });
+        return;
+      case "resume":
+        if (!args) {
+          this.notice("info", "Usage: /resume <thread id> (see /threads)");
+          return;
+        }
+        whileIdle("switching threads", () => {
+          this.track(async () => {
+            try {
+              const view = await s.resume({ threadId: args });
+              this.dispatch({ type: "ui.clear" });
+              this.showThread(view, "Resumed");
+            } catch (err) {
+              this.notice("error", errorLine(err));
+            }
+            this.dispatch({ type: "ui.run.end" });
+          });
+        });
+        return;
+      case "title":
+        if (!args) {
+          this.notice("info", "Usage: /title <text>");
+          return;
+        }
+        whileIdle("renaming the thread", () => {
+          this.track(async () => {
+            try {
+              await s.setTitle(args);
+              this.dispatch({ type: "ui.status", status: { threadId: s.threadId, title: args } });
+              this.notice("info", `Title: ${args}`);
+            } catch (err) {
+              this.notice("error", errorLine(err));
+            }
+            this.dispatch({ type: "ui.run.end" });
+          });
+        });
+        return;
+      case "goal":
+        if (!args) {
+          const g = this.store.get().status.goal;
+          this.notice("info", g ? `Goal (${g.status.replace(/_/g, " ")}): ${g.objective}` : "No goal. Set one with /goal <what must be true when done>.");
+          return;
+        }
+        if (args === "clear") {
+          whileIdle("clearing the goal", () => {
+            this.track(async () => {
+              await s.clearGoal();
+              this.dispatch({ type: "ui.run.end", goal: null });
+              this.notice("info", "Goal cleared.");
+            });
+          });
+          return;
+        }
+        whileIdle("starting a goal", () => this.submitTurn(args, args));
+        return;
+    }
+  }
+}
+
+export type { StatusView, ChatSessionOptions };

@@ -1,0 +1,42 @@
+// The TUI's entry (bundled with Ink and React into one file so the first frame is on screen fast; see
+// scripts/bundle-tui.mjs). It paints first, then asks the controller to load the runtime.
+import { render } from "ink";
+import { App } from "./app.js";
+import { ChatController, type StartRequest } from "./controller.js";
+import type { ChatSession } from "../runtime/chat-session.js";
+import { ChatStore } from "./store.js";
+import type { ApprovalMode } from "./state/types.js";
+
+export interface StartChatOptions {
+  version: string;
+  cwd: string;
+  loadSession: () => Promise<ChatSession>;
+  start: StartRequest;
+  /** Shown in the status line until the runtime is loaded. */
+  approvalMode?: ApprovalMode;
+  planMode?: boolean;
+}
+
+export interface ChatExit {
+  threadId?: string;
+}
+
+export async function startChat(opts: StartChatOptions): Promise<ChatExit> {
+  const store = new ChatStore({ approvalMode: opts.approvalMode ?? "ask", planMode: opts.planMode ?? false });
+  store.dispatch({ type: "ui.item", item: { kind: "banner", version: opts.version, cwd: opts.cwd } });
+  const exitRef: { current?: (error?: Error) => void } = {};
+  const controller = new ChatController({
+    store,
+    loadSession: opts.loadSession,
+    exit: (error) => exitRef.current?.(error === undefined ? undefined : error instanceof Error ? error : new Error(String(error))),
+    clearScreen: () => instance.clear(),
+  });
+  const instance = render(<App store={store} controller={controller} exitRef={exitRef} />, {
+    exitOnCtrlC: false,
+    patchConsole: true,
+  });
+  // The first frame is written synchronously by render(); the runtime loads after it.
+  setImmediate(() => void controller.start(opts.start));
+  await instance.waitUntilExit();
+  return { threadId: controller.threadId };
+}

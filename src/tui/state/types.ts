@@ -1,0 +1,98 @@
+// What the TUI shows, as plain data. The transcript is append-only (Ink <Static>: committed once, never redrawn);
+// everything else is the small live region under it. Types from the runtime are imported as types only, so the
+// TUI bundle never loads LangChain.
+import type { ApprovalRequestedEvent, ClarificationRequest, DelegationView, RunStatus, StopReason, TodoView, TokenUsage } from "../../runtime/events.js";
+
+export type { ApprovalRequestedEvent, ClarificationRequest, DelegationView, TodoView, TokenUsage };
+export type ApprovalMode = "ask" | "auto-edit" | "yolo";
+export type ApprovalDecision = "allow_once" | "allow_always" | "deny";
+
+export type ToolStatus = "running" | "ok" | "error";
+
+export interface ToolCallView {
+  id: string;
+  name: string;
+  args: unknown;
+  status: ToolStatus;
+  output: string;
+  /** ms timestamps (Date.now()); absent for tool calls restored from a saved thread. */
+  startedAt?: number;
+  endedAt?: number;
+}
+
+export interface ThreadSummary {
+  id: string;
+  title: string | null;
+  updated_at: string;
+  status: string;
+  workspace: string | null;
+}
+
+export interface HelpLine {
+  keys: string;
+  description: string;
+}
+
+export type NoticeLevel = "info" | "warning" | "error";
+
+export type TranscriptItem =
+  | { kind: "banner"; id: string; version: string; cwd: string }
+  | { kind: "user"; id: string; text: string }
+  | { kind: "assistant"; id: string; text: string }
+  | { kind: "tool"; id: string; tool: ToolCallView; expanded?: boolean }
+  | { kind: "clarification"; id: string; clarification: ClarificationRequest }
+  | { kind: "shell"; id: string; command: string; cwd: string; output: string; exitCode?: number; stoppedBy?: "timeout" | "abort" }
+  | { kind: "notice"; id: string; level: NoticeLevel; text: string }
+  | { kind: "delegations"; id: string; delegations: DelegationView[] }
+  | { kind: "todos"; id: string; todos: TodoView[] }
+  | { kind: "threads"; id: string; threads: ThreadSummary[]; current?: string }
+  | { kind: "help"; id: string; commands: HelpLine[]; keys: HelpLine[] }
+  | { kind: "run-end"; id: string; status: RunStatus; stop_reason: StopReason; usage: TokenUsage; elapsedMs: number };
+
+export interface GoalView {
+  objective: string;
+  status: "active" | "achieved" | "not_achieved" | "needs_user_input";
+  continuation_count: number;
+}
+
+export interface StatusView {
+  model: string;
+  threadId?: string;
+  title?: string;
+  usage: TokenUsage;
+  goal: GoalView | null;
+  approvalMode: ApprovalMode;
+  planMode: boolean;
+}
+
+export interface RunView {
+  startedAt: number;
+  runId?: string;
+  /** Set once the user asked to cancel (Esc): the spinner says "cancelling…". */
+  cancelling?: boolean;
+}
+
+export interface ChatState {
+  /** Committed transcript (rendered once, in order). */
+  items: TranscriptItem[];
+  /** The answer being streamed right now (live region). */
+  streaming: string;
+  /** Tool calls of the current run that have not finished. */
+  tools: ToolCallView[];
+  /** The last finished tool call (Ctrl+O shows its full output). */
+  lastTool?: ToolCallView;
+  todos: TodoView[];
+  todosExpanded: boolean;
+  /** Delegations of the current run (live panel) with first/last seen times. */
+  delegations: DelegationView[];
+  clarification: ClarificationRequest | null;
+  /** Guarded commands waiting for the user, oldest first. */
+  approvals: ApprovalRequestedEvent[];
+  run: RunView | null;
+  status: StatusView;
+  /** False until the runtime is loaded (the first frame comes before). */
+  ready: boolean;
+  /** Set while Ctrl+C was pressed once on an empty input: a second press exits. */
+  exitArmed: boolean;
+  seq: number;
+}

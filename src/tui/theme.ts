@@ -1,0 +1,59 @@
+// Colours and status marks shared by every TUI component. Colours are read at call time (getters), so NO_COLOR
+// set after import — or toggled in tests — still switches every colour off.
+
+const palette = {
+  /** Brand / focus colour: the selection marker, the assistant lead, the spinner. */
+  accent: "cyan",
+  /** The user's own messages and the input prompt. */
+  user: "blue",
+  ok: "green",
+  error: "red",
+  warning: "yellow",
+  /** Secondary text that still needs a colour (dim borders use dimColor instead). */
+  muted: "gray",
+  /** `!` shell commands. */
+  shell: "magenta",
+  /** The in-progress todo and the plan-mode badge. */
+  active: "yellow",
+} as const;
+
+export type ThemeColor = keyof typeof palette;
+
+/** True when the NO_COLOR convention (https://no-color.org) asks for no colour: set and non-empty. */
+export function noColor(): boolean {
+  const v = process.env.NO_COLOR;
+  return v !== undefined && v !== "";
+}
+
+export const theme: { readonly [K in ThemeColor]: string | undefined } = Object.defineProperties(
+  {},
+  Object.fromEntries(
+    (Object.keys(palette) as ThemeColor[]).map((k) => [k, { enumerable: true, get: () => (noColor() ? undefined : palette[k]) }]),
+  ),
+) as { readonly [K in ThemeColor]: string | undefined };
+
+/** One calm set of marks: circles for todo progress, ✓/✗ for results, braille for anything running. */
+export const marks = {
+  ok: "✓",
+  error: "✗",
+  pending: "○",
+  inProgress: "◐",
+  completed: "●",
+  selected: "❯",
+  prompt: "❯",
+  assistant: "●",
+  warning: "!",
+  question: "?",
+  shell: "!",
+  current: "●",
+  ellipsis: "…",
+} as const;
+
+export const SPINNER_FRAMES = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"] as const;
+export const SPINNER_INTERVAL_MS = 80;
+
+/** The spinner frame for a clock value (ms): the App ticks `now`, components stay pure. */
+export function spinnerFrame(now: number): string {
+  const i = Number.isFinite(now) ? Math.floor(Math.abs(now) / SPINNER_INTERVAL_MS) % SPINNER_FRAMES.length : 0;
+  return SPINNER_FRAMES[i]!;
+}

@@ -1,0 +1,483 @@
+// The ChatController (everything the chat does apart from drawing) with a real ChatStore and a REAL ChatSession
+// against the loopback OpenAI test server and real SQLite in a temp home. The test drives it the way the App does
+// (submit / cancel / answerApproval / cycleApproval / exit) and reads the store the way the screen does.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { type ChatSession, createChatSession } from "../../src/runtime/chat-session.js";
+import { GOAL_EVALUATOR_PROMPT_PREFIX } from "../../src/runtime/goal/evaluator.js";
+import { ChatController } from "../../src/tui/controller.js";
+import type { ChatState, TranscriptItem } from "../../src/tui/state/types.js";
+import { ChatStore } from "../../src/tui/store.js";
+import { type RecordedRequest, type ScriptedReply, type TestModelServer, startTestModelServer } from "../support/openai-server.js";
+
+let server: TestModelServer;
+let root: string;
+let home: string;
+let cwd: string;
+
+const ENV_KEYS = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "HOME", "DEERFLOW_HOME", "DEERFLOW_MODEL", "DEERFLOW_CHECKPOINT_MODE"] as const;
+let savedEnv: Record<string, string | undefined> = {};
+
+beforeAll(async () => {
+  server = await startTestModelServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), "deerflow-controller-"));
+  home = join(root, "deerflow-home");
+  cwd = join(root, "user", "project");
+  mkdirSync(cwd, { recursive: true });
+  savedEnv = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
+  for (const k of ENV_KEYS) delete process.env[k];
+  process.env.OPENAI_BASE_URL = server.url;
+  process.env.OPENAI_API_KEY = "sk-test-key-123456";
+  process.env.HOME = join(root, "user");
+});
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  // A test that left a run going (it failed midway) must not write into the removed home.
+  for (const c of cleanups.splice(0)) await c();
+  for (const k of ENV_KEYS) {
+    if (savedEnv[k] === undefined) delete process.env[k];
+    else process.env[k] = savedEnv[k];
+  }
+  rmSync(root, { recursive: true, force: true });
+  server.setScript([]);
+  server.requests.length = 0;
+  server.titleRequests.length = 0;
+  server.titleReply = { content: "Test thread title" };
+});
+
+async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for a condition`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+interface Harness {
+  store: ChatStore;
+  ctl: ChatController;
+  /** The session loadSession returned (set once loaded). */
+  session: () => ChatSession;
+  exits: unknown[];
+  cleared: () => number;
+  state: () => ChatState;
+  /** Items of one kind. */
+  items: <K extends TranscriptItem["kind"]>(kind: K) => Extract<TranscriptItem, { kind: K }>[];
+  notices: (level?: "info" | "warning" | "error") => string[];
+  /** Waits until nothing runs. */
+  idle: () => Promise<void>;
+}
+
+function harness(opts: { loadSession?: () => Promise<ChatSession> } = {}): Harness {
+  const store = new ChatStore();
+  const exits: unknown[] = [];
+  let cleared = 0;
+  let session: ChatSession | undefined;
+  const ctl = new ChatController({
+    store,
+    loadSession:
+      opts.loadSession ??
+      (async () => {
+        session = createChatSession({ home, model: "test-model", cwd });
+        return session;
+      }),
+    exit: (err) => exits.push(err),
+    clearScreen: () => cleared++,
+  });
+  cleanups.push(async () => {
+    ctl.cancel();
+    await until(() => !ctl.busy, 10_000).catch(() => {});
+  });
+  const h: Harness = {
+    store,
+    ctl,
+    session: () => {
+      if (!session) throw new Error("the session is not loaded yet");
+      return session;
+    },
+    exits,
+    cleared: () => cleared,
+    state: () => store.get(),
+    items: (kind) => store.get().items.filter((i) => i.kind === kind) as never,
+    notices: (level) =>
+      store
+        .get()
+        .items.filter((i): i is Extract<TranscriptItem, { kind: "notice" }> => i.kind === "notice" && (level === undefined || i.level === level))
+        .map((i) => i.text),
+    idle: () => until(() => !ctl.busy && store.get().run === null),
+  };
+  return h;
+}
+
+async function started(): Promise<Harness> {
+  const h = harness();
+  await h.ctl.start({});
+  return h;
+}
+
+/** Sends a prompt and waits for the turn to end. */
+async function turn(h: Harness, text: string): Promise<void> {
+  expect(h.ctl.submit(text)).toBe(true);
+  await h.idle();
+}
+
+function userTexts(req: RecordedRequest): string[] {
+  return (req.body.messages as { role: string; content: unknown }[])
+    .filter((m) => m.role === "user")
+    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
+    .filter((t) => !t.startsWith("<system-reminder>"));
+}
+
+const isEvaluator = (req: RecordedRequest) => {
+  const first = req.body.messages[0];
+  const text = typeof first?.content === "string" ? first.content : (first?.content ?? []).map((b: { text?: string }) => b.text ?? "").join("");
+  return first?.role === "system" && text.startsWith(GOAL_EVALUATOR_PROMPT_PREFIX);
+};
+
+/** The agent's replies and the evaluator's verdicts, each from its own queue (the last verdict repeats). */
+function script(agent: ScriptedReply[], verdicts: ScriptedReply[] = []) {
+  server.setScript((req) => (isEvaluator(req) ? (verdicts.length > 1 ? verdicts.shift()! : (verdicts[0] ?? { status: 400, error: "no verdict scripted" })) : (agent.shift() ?? { content: "(unscripted reply)" })));
+}
+
+describe("ChatController start", () => {
+  it("loads the session and dispatches ready with the model and approval mode", async () => {
+    const h = harness();
+    expect(h.state().ready).toBe(false);
+    await h.ctl.start({});
+    expect(h.state().ready).toBe(true);
+    expect(h.state().status).toMatchObject({ model: "test-model", approvalMode: "ask", planMode: false });
+    expect(h.exits).toEqual([]);
+    expect(h.ctl.busy).toBe(false);
+  });
+
+  it("text submitted before the runtime is ready is sent once it is", async () => {
+    script([{ content: "Answer to the early bird." }]);
+    const h = harness();
+    expect(h.ctl.submit("early message")).toBe(true);
+    expect(h.notices("info")).toEqual([expect.stringMatching(/^Starting up/)]);
+    expect(server.requests).toHaveLength(0);
+    await h.ctl.start({});
+    await h.idle();
+    expect(userTexts(server.requests[0]!)).toEqual(["early message"]);
+    expect(h.items("user").map((i) => i.text)).toEqual(["early message"]);
+    expect(h.items("assistant").map((i) => i.text)).toEqual(["Answer to the early bird."]);
+    expect(h.state().status.threadId).toBe(h.ctl.threadId);
+    expect(h.state().status.title).toBe("Test thread title");
+  });
+
+  it("a session that cannot load makes the app exit with that error", async () => {
+    const boom = new Error("No model configured.");
+    const h = harness({ loadSession: async () => Promise.reject(boom) });
+    await h.ctl.start({});
+    expect(h.exits).toEqual([boom]);
+    expect(h.state().ready).toBe(false);
+  });
+
+  it("start with resume shows the saved conversation; an unknown id exits with the error", async () => {
+    script([{ content: "Saved answer." }]);
+    const first = await started();
+    await turn(first, "saved question");
+    const threadId = first.ctl.threadId!;
+
+    const h = harness();
+    await h.ctl.start({ resume: { threadId } });
+    expect(h.notices("info")[0]).toMatch(new RegExp(`^Resumed thread ${threadId} · Test thread title \\(success, 2 entries\\)`));
+    expect(h.items("user").map((i) => i.text)).toEqual(["saved question"]);
+    expect(h.items("assistant").map((i) => i.text)).toEqual(["Saved answer."]);
+    expect(h.state().status).toMatchObject({ threadId, title: "Test thread title" });
+    expect(h.state().status.usage.total_tokens).toBeGreaterThan(0);
+
+    const bad = harness();
+    await bad.ctl.start({ resume: { threadId: "doesnotexist" } });
+    expect(bad.exits).toHaveLength(1);
+    expect((bad.exits[0] as Error).message).toMatch(/Thread doesnotexist not found/);
+  });
+});
+
+describe("ChatController turns", () => {
+  it("a turn streams into the store and commits the answer", async () => {
+    script([{ toolCalls: [{ id: "sh", name: "bash", args: { command: "echo from-tool" } }] }, { content: "The tool said from-tool." }]);
+    const h = await started();
+    await turn(h, "run a tool");
+    expect(h.items("user").map((i) => i.text)).toEqual(["run a tool"]);
+    expect(h.items("tool")).toMatchObject([{ tool: { id: "sh", name: "bash", status: "ok", output: expect.stringContaining("from-tool") } }]);
+    expect(h.items("assistant").map((i) => i.text)).toEqual(["The tool said from-tool."]);
+    expect(h.items("run-end")).toEqual([]);
+    expect(h.state()).toMatchObject({ streaming: "", tools: [], run: null });
+    expect(h.state().lastTool).toMatchObject({ id: "sh" });
+  });
+
+  it("submitting while a request runs returns false and leaves a warning; cancel ends it with an Interrupted notice", async () => {
+    script([{ hang: true }, { content: "Continued fine." }]);
+    const h = await started();
+    expect(h.ctl.submit("this will hang")).toBe(true);
+    await until(() => server.requests.length === 1);
+    expect(h.ctl.busy).toBe(true);
+    expect(h.state().run).not.toBeNull();
+
+    expect(h.ctl.submit("second message")).toBe(false);
+    expect(h.notices("warning")).toEqual(["A request is still running: wait for it, or press esc to cancel it."]);
+    expect(h.ctl.submit("!echo no")).toBe(false);
+    expect(server.requests).toHaveLength(1);
+
+    expect(h.ctl.cancel()).toBe(true);
+    await h.idle();
+    expect(h.notices("warning").at(-1)).toBe("Interrupted. The thread is saved: type to continue it.");
+    expect(h.ctl.cancel()).toBe(false);
+    const threadId = h.ctl.threadId!;
+    expect(h.session().listThreads()).toMatchObject([{ id: threadId, status: "interrupted" }]);
+
+    // The thread goes on.
+    await turn(h, "go on");
+    expect(h.items("assistant").map((i) => i.text)).toEqual(["Continued fine."]);
+    expect(h.ctl.threadId).toBe(threadId);
+  });
+
+  it("exit() while running cancels first, then calls the exit callback", async () => {
+    script([{ hang: true }]);
+    const h = await started();
+    h.ctl.submit("hang please");
+    await until(() => server.requests.length === 1);
+    await h.ctl.exit();
+    expect(h.exits).toEqual([undefined]);
+    expect(h.ctl.busy).toBe(false);
+    expect(h.notices("warning").at(-1)).toMatch(/^Interrupted/);
+    expect(h.session().listThreads()[0]?.status).toBe("interrupted");
+    // A second exit does nothing more.
+    await h.ctl.exit();
+    expect(h.exits).toHaveLength(1);
+  });
+
+  it("an approval is answered through the controller: deny leaves a notice and a denied tool card", async () => {
+    script([{ toolCalls: [{ id: "rm", name: "bash", args: { command: "rm -r build" } }] }, { content: "Left it." }]);
+    const h = await started();
+    h.ctl.submit("delete build");
+    await until(() => h.state().approvals.length === 1);
+    const [req] = h.state().approvals;
+    expect(req).toMatchObject({ command: "rm -r build", tool: "bash" });
+    h.ctl.answerApproval(req!.id, "deny");
+    expect(h.state().approvals).toEqual([]);
+    await h.idle();
+    expect(h.notices("warning")).toContain("Denied: rm -r build");
+    expect(h.items("tool")).toMatchObject([{ tool: { id: "rm", status: "error", output: expect.stringMatching(/^Denied: .*the user denied it/) } }]);
+    expect(h.items("assistant").map((i) => i.text)).toEqual(["Left it."]);
+  });
+
+  it("cycleApproval cycles ask → auto-edit → yolo → ask in the status and in the session", async () => {
+    const h = await started();
+    const seen: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      h.ctl.cycleApproval();
+      seen.push(`${h.state().status.approvalMode}/${h.session().approval.mode}`);
+    }
+    expect(seen).toEqual(["auto-edit/auto-edit", "yolo/yolo", "ask/ask"]);
+  });
+});
+
+describe("ChatController slash commands", () => {
+  it("/help lists the commands and the keys", async () => {
+    const h = await started();
+    expect(h.ctl.submit("/help")).toBe(true);
+    const [help] = h.items("help");
+    expect(help).toBeDefined();
+    expect(help!.commands.map((c) => c.keys)).toEqual(expect.arrayContaining(["/goal [text|clear]", "/resume <id>", "!<command>"]));
+    expect(help!.keys.map((k) => k.keys)).toContain("ctrl+t");
+    expect(h.ctl.busy).toBe(false);
+  });
+
+  it("/todos without todos is a notice; with todos it shows them", async () => {
+    const h = await started();
+    h.ctl.submit("/todos");
+    expect(h.notices("info").at(-1)).toMatch(/^No todos yet/);
+    expect(h.items("todos")).toEqual([]);
+    h.store.dispatch({ type: "todos.updated", run_id: "r", todos: [{ content: "write tests", status: "in_progress" }] });
+    h.ctl.submit("/todos");
+    expect(h.items("todos")).toMatchObject([{ todos: [{ content: "write tests", status: "in_progress" }] }]);
+  });
+
+  it("/threads lists the saved threads with the current one", async () => {
+    script([{ content: "one" }]);
+    const h = await started();
+    h.ctl.submit("/threads");
+    expect(h.items("threads")).toMatchObject([{ threads: [] }]);
+    await turn(h, "hello");
+    h.ctl.submit("/threads");
+    const lists = h.items("threads");
+    expect(lists).toHaveLength(2);
+    expect(lists[1]).toMatchObject({ current: h.ctl.threadId, threads: [{ id: h.ctl.threadId, title: "Test thread title", status: "success" }] });
+  });
+
+  it("/model shows the model and its endpoint", async () => {
+    const h = await started();
+    h.ctl.submit("/model");
+    expect(h.notices("info").at(-1)).toBe(`Model: test-model (test-model at ${server.url})`);
+  });
+
+  it("/model <name> switches between configured models; an unusable one is an error notice", async () => {
+    // Models configured only in .deerflowrc (no OPENAI_* in the environment).
+    delete process.env.OPENAI_BASE_URL;
+    delete process.env.OPENAI_API_KEY;
+    writeFileSync(
+      join(cwd, ".deerflowrc"),
+      JSON.stringify({
+        models: {
+          "test-model": { model: "test-model", baseUrl: server.url, apiKey: "k1" },
+          other: { model: "other-model", baseUrl: server.url, apiKey: "k2" },
+        },
+      }),
+    );
+    const h = await started();
+    h.ctl.submit("/model");
+    expect(h.notices("info").at(-1)).toBe(`Model: test-model (test-model at ${server.url}). Configured: test-model, other`);
+
+    h.ctl.submit("/model other");
+    expect(h.state().status.model).toBe("other");
+    expect(h.notices("info").at(-1)).toBe("Model: other");
+    script([{ content: "from the other model" }]);
+    await turn(h, "hi");
+    expect(server.requests[0]!.body.model).toBe("other-model");
+
+    h.ctl.submit("/model nosuchmodel");
+    expect(h.notices("error").at(-1)).toMatch(/^No API key for model "nosuchmodel"/);
+    expect(h.state().status.model).toBe("other");
+    expect(h.session().model.name).toBe("other");
+  });
+
+  it("/title renames the thread in the status line", async () => {
+    const h = await started();
+    h.ctl.submit("/title");
+    expect(h.notices("info").at(-1)).toBe("Usage: /title <text>");
+    h.ctl.submit("/title  Refactor the parser ");
+    await h.idle();
+    expect(h.state().status).toMatchObject({ title: "Refactor the parser", threadId: h.ctl.threadId });
+    expect(h.ctl.threadId).toBeDefined();
+    expect(h.notices("info").at(-1)).toBe("Title: Refactor the parser");
+    expect(h.session().threadRow()?.title).toBe("Refactor the parser");
+    // A turn afterwards keeps it.
+    script([{ content: "ok" }]);
+    await turn(h, "hello");
+    expect(h.state().status.title).toBe("Refactor the parser");
+  });
+
+  it("/clear starts a new thread: the status loses the thread id, the next turn makes another thread", async () => {
+    script([{ content: "first" }, { content: "second" }]);
+    const h = await started();
+    await turn(h, "one");
+    const first = h.ctl.threadId!;
+    expect(h.state().status.threadId).toBe(first);
+    const itemsBefore = h.state().items.length;
+
+    h.ctl.submit("/clear");
+    expect(h.ctl.threadId).toBeUndefined();
+    expect(h.state().status.threadId).toBeUndefined();
+    expect(h.state().status.title).toBeUndefined();
+    expect(h.cleared()).toBe(1);
+    expect(h.notices("info").at(-1)).toMatch(/^New thread/);
+    expect(h.state().items.length).toBe(itemsBefore + 1);
+
+    await turn(h, "two");
+    expect(h.ctl.threadId).toBeDefined();
+    expect(h.ctl.threadId).not.toBe(first);
+    expect(userTexts(server.requests[1]!)).toEqual(["two"]);
+    expect(h.session().listThreads()).toHaveLength(2);
+  });
+
+  it("/resume <id> switches back to an earlier thread and shows its conversation", async () => {
+    script([{ content: "Answer in A." }, { content: "Answer in B." }, { content: "Back in A." }]);
+    const h = await started();
+    await turn(h, "question in A");
+    const a = h.ctl.threadId!;
+    h.ctl.submit("/clear");
+    await turn(h, "question in B");
+    expect(h.ctl.threadId).not.toBe(a);
+
+    h.ctl.submit("/resume");
+    expect(h.notices("info").at(-1)).toMatch(/^Usage: \/resume/);
+    const before = h.state().items.length;
+    h.ctl.submit(`/resume ${a}`);
+    await h.idle();
+    const shown = h.state().items.slice(before);
+    expect(shown).toMatchObject([
+      { kind: "notice", text: expect.stringMatching(new RegExp(`^Resumed thread ${a}`)) },
+      { kind: "user", text: "question in A" },
+      { kind: "assistant", text: "Answer in A." },
+    ]);
+    expect(h.state().status.threadId).toBe(a);
+    expect(h.ctl.threadId).toBe(a);
+
+    await turn(h, "again in A");
+    expect(userTexts(server.requests[2]!)).toEqual(["question in A", "again in A"]);
+
+    h.ctl.submit("/resume nosuchthread");
+    await h.idle();
+    expect(h.notices("error").at(-1)).toMatch(/Thread nosuchthread not found/);
+    expect(h.ctl.threadId).toBe(a);
+  });
+
+  it("an unknown command is a warning, and nothing is sent", async () => {
+    const h = await started();
+    expect(h.ctl.submit("/foo bar")).toBe(true);
+    expect(h.notices("warning")).toEqual(["Unknown command /foo. Type /help for the list."]);
+    expect(h.ctl.busy).toBe(false);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("/quit leaves", async () => {
+    const h = await started();
+    h.ctl.submit("/QUIT");
+    await until(() => h.exits.length === 1);
+    expect(h.exits).toEqual([undefined]);
+  });
+
+  it("/goal runs a goal turn: the status shows it achieved; /goal without text shows it", async () => {
+    script([{ content: "Done; the output shows it." }], [{ content: JSON.stringify({ satisfied: true, blocker: "none", reason: "shown", evidence_summary: "", relied_on_assumption: false }) }]);
+    const h = await started();
+    h.ctl.submit("/goal");
+    expect(h.notices("info").at(-1)).toMatch(/^No goal/);
+    h.ctl.submit("/goal the output shows it");
+    expect(h.state().status.goal).toMatchObject({ objective: "the output shows it", status: "active" });
+    await h.idle();
+    expect(h.items("user").map((i) => i.text)).toEqual(["/goal the output shows it"]);
+    expect(h.notices("info")).toContain("Goal check: met — shown");
+    expect(h.state().status.goal).toMatchObject({ objective: "the output shows it", status: "achieved" });
+    h.ctl.submit("/goal");
+    expect(h.notices("info").at(-1)).toBe("Goal (achieved): the output shows it");
+  });
+});
+
+describe("ChatController !cmd", () => {
+  it("`!echo hi` adds a shell item with the output, in the thread's workspace", async () => {
+    const h = await started();
+    expect(h.ctl.submit("!echo hi")).toBe(true);
+    await h.idle();
+    const [shell] = h.items("shell");
+    expect(shell).toMatchObject({ command: "echo hi", output: "hi", exitCode: 0 });
+    expect(h.ctl.threadId).toBeDefined();
+    expect(h.state().status.threadId).toBe(h.ctl.threadId);
+    expect(shell!.cwd).toBe(h.session().listThreads()[0]!.workspace);
+
+    h.ctl.submit("!");
+    expect(h.notices("info").at(-1)).toMatch(/^Type a command after !/);
+  });
+
+  it("a running `!sleep` is cancelled with esc", async () => {
+    const h = await started();
+    h.ctl.submit("!sleep 30");
+    await until(() => h.ctl.busy);
+    await new Promise((r) => setTimeout(r, 100));
+    const t0 = Date.now();
+    h.ctl.cancel();
+    await h.idle();
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(h.items("shell")).toMatchObject([{ command: "sleep 30", stoppedBy: "abort" }]);
+  });
+});
