@@ -1,8 +1,10 @@
 // `npm run bench`: every benchmark, each printing ratios against a baseline measured in the same run.
 import { benchStartup } from "./startup.mjs";
+import { benchFirstFrame } from "./first-frame.mjs";
 import { benchCheckpoints } from "./checkpoints.mjs";
 import { benchTools } from "./tools.mjs";
 
 benchStartup();
+await benchFirstFrame();
 await benchTools();
 await benchCheckpoints();

@@ -272,6 +272,14 @@ export class ChatController {
       if (this.running) this.notice("warning", `Wait for the running request (or press esc) before ${what}.`);
       else fn();
     };
+    // A short piece of work that shows the spinner and reports its failure as one line.
+    const idleTask = (what: string, work: () => Promise<void>) =>
+      whileIdle(what, () =>
+        this.track(async () => {
+          await work().catch((err: unknown) => this.notice("error", errorLine(err)));
+          this.dispatch({ type: "ui.run.end" });
+        }),
+      );
     switch (cmd.name) {
       case "help":
         this.dispatch({ type: "ui.item", item: { kind: "help", commands: helpCommands(), keys: helpKeys() } });
@@ -317,17 +325,10 @@ export class ChatController {
           this.notice("info", "Usage: /resume <thread id> (see /threads)");
           return;
         }
-        whileIdle("switching threads", () => {
-          this.track(async () => {
-            try {
-              const view = await s.resume({ threadId: args });
-              this.dispatch({ type: "ui.clear" });
-              this.showThread(view, "Resumed");
-            } catch (err) {
-              this.notice("error", errorLine(err));
-            }
-            this.dispatch({ type: "ui.run.end" });
-          });
+        idleTask("switching threads", async () => {
+          const view = await s.resume({ threadId: args });
+          this.dispatch({ type: "ui.clear" });
+          this.showThread(view, "Resumed");
         });
         return;
       case "title":
@@ -335,17 +336,10 @@ export class ChatController {
           this.notice("info", "Usage: /title <text>");
           return;
         }
-        whileIdle("renaming the thread", () => {
-          this.track(async () => {
-            try {
-              await s.setTitle(args);
-              this.dispatch({ type: "ui.status", status: { threadId: s.threadId, title: args } });
-              this.notice("info", `Title: ${args}`);
-            } catch (err) {
-              this.notice("error", errorLine(err));
-            }
-            this.dispatch({ type: "ui.run.end" });
-          });
+        idleTask("renaming the thread", async () => {
+          await s.setTitle(args);
+          this.dispatch({ type: "ui.status", status: { threadId: s.threadId, title: args } });
+          this.notice("info", `Title: ${args}`);
         });
         return;
       case "goal":
@@ -355,12 +349,10 @@ export class ChatController {
           return;
         }
         if (args === "clear") {
-          whileIdle("clearing the goal", () => {
-            this.track(async () => {
-              await s.clearGoal();
-              this.dispatch({ type: "ui.run.end", goal: null });
-              this.notice("info", "Goal cleared.");
-            });
+          idleTask("clearing the goal", async () => {
+            await s.clearGoal();
+            this.dispatch({ type: "ui.status", status: { goal: null } });
+            this.notice("info", "Goal cleared.");
           });
           return;
         }

@@ -1,53 +1,18 @@
 // The interactive ChatSession (what `deerflow chat` runs on) against the REAL loopback OpenAI test server, with
 // real SQLite in a temp DEERFLOW_HOME. No mocks: every turn goes through runThread, the lead agent and the wire.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { type ChatSession, createChatSession } from "../../src/runtime/chat-session.js";
 import type { RunEvent } from "../../src/runtime/events.js";
 import { GOAL_EVALUATOR_PROMPT_PREFIX } from "../../src/runtime/goal/evaluator.js";
-import { type RecordedRequest, type ScriptedReply, type TestModelServer, startTestModelServer } from "../support/openai-server.js";
+import { type RecordedRequest, type ScriptedReply, type TestModelServer } from "../support/openai-server.js";
+import { useInProcessModel } from "../support/in-process.js";
 
+const env = useInProcessModel("deerflow-chat-session-");
 let server: TestModelServer;
-let root: string;
 let home: string;
 let cwd: string;
-
-const ENV_KEYS = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "HOME", "DEERFLOW_HOME", "DEERFLOW_MODEL", "DEERFLOW_CHECKPOINT_MODE"] as const;
-let savedEnv: Record<string, string | undefined> = {};
-
-beforeAll(async () => {
-  server = await startTestModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-
-beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "deerflow-chat-session-"));
-  home = join(root, "deerflow-home");
-  cwd = join(root, "user", "project");
-  mkdirSync(cwd, { recursive: true });
-  savedEnv = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
-  for (const k of ENV_KEYS) delete process.env[k];
-  process.env.OPENAI_BASE_URL = server.url;
-  process.env.OPENAI_API_KEY = "sk-test-key-123456";
-  // No real ~/.deerflowrc may leak into the config.
-  process.env.HOME = join(root, "user");
-});
-
-afterEach(() => {
-  for (const k of ENV_KEYS) {
-    if (savedEnv[k] === undefined) delete process.env[k];
-    else process.env[k] = savedEnv[k];
-  }
-  rmSync(root, { recursive: true, force: true });
-  server.setScript([]);
-  server.requests.length = 0;
-  server.titleRequests.length = 0;
-  server.titleReply = { content: "Test thread title" };
-});
+beforeEach(() => ({ server, home, cwd } = env()));
 
 function session(opts: { plan?: boolean } = {}): ChatSession {
   return createChatSession({ home, model: "test-model", cwd, ...opts });

@@ -1,58 +1,26 @@
 // The ChatController (everything the chat does apart from drawing) with a real ChatStore and a REAL ChatSession
 // against the loopback OpenAI test server and real SQLite in a temp home. The test drives it the way the App does
 // (submit / cancel / answerApproval / cycleApproval / exit) and reads the store the way the screen does.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { type ChatSession, createChatSession } from "../../src/runtime/chat-session.js";
 import { GOAL_EVALUATOR_PROMPT_PREFIX } from "../../src/runtime/goal/evaluator.js";
 import { ChatController } from "../../src/tui/controller.js";
 import type { ChatState, TranscriptItem } from "../../src/tui/state/types.js";
 import { ChatStore } from "../../src/tui/store.js";
-import { type RecordedRequest, type ScriptedReply, type TestModelServer, startTestModelServer } from "../support/openai-server.js";
-
-let server: TestModelServer;
-let root: string;
-let home: string;
-let cwd: string;
-
-const ENV_KEYS = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "HOME", "DEERFLOW_HOME", "DEERFLOW_MODEL", "DEERFLOW_CHECKPOINT_MODE"] as const;
-let savedEnv: Record<string, string | undefined> = {};
-
-beforeAll(async () => {
-  server = await startTestModelServer();
-});
-afterAll(async () => {
-  await server.close();
-});
-
-beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "deerflow-controller-"));
-  home = join(root, "deerflow-home");
-  cwd = join(root, "user", "project");
-  mkdirSync(cwd, { recursive: true });
-  savedEnv = Object.fromEntries(ENV_KEYS.map((k) => [k, process.env[k]]));
-  for (const k of ENV_KEYS) delete process.env[k];
-  process.env.OPENAI_BASE_URL = server.url;
-  process.env.OPENAI_API_KEY = "sk-test-key-123456";
-  process.env.HOME = join(root, "user");
-});
+import { type RecordedRequest, type ScriptedReply, type TestModelServer } from "../support/openai-server.js";
+import { useInProcessModel } from "../support/in-process.js";
 
 const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  // A test that left a run going (it failed midway) must not write into the removed home.
+// A test that left a run going (it failed midway) must not write into the removed home.
+const env = useInProcessModel("deerflow-controller-", async () => {
   for (const c of cleanups.splice(0)) await c();
-  for (const k of ENV_KEYS) {
-    if (savedEnv[k] === undefined) delete process.env[k];
-    else process.env[k] = savedEnv[k];
-  }
-  rmSync(root, { recursive: true, force: true });
-  server.setScript([]);
-  server.requests.length = 0;
-  server.titleRequests.length = 0;
-  server.titleReply = { content: "Test thread title" };
 });
+let server: TestModelServer;
+let home: string;
+let cwd: string;
+beforeEach(() => ({ server, home, cwd } = env()));
 
 async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
   const end = Date.now() + timeoutMs;

@@ -1,0 +1,137 @@
+// The chat's keyboard: the input line, history, option pickers and the global keys, dispatched through the one
+// keybinding registry. Keys arrive faster than React re-renders (fast typists, pastes split by the terminal, a
+// busy machine), so the handler never reads render-time copies: the input and the selected option live in refs
+// updated synchronously, and the chat state is read from the store at the moment the key arrives.
+import { type Key, useInput } from "ink";
+import { useCallback, useEffect, useRef, useState } from "react";
+import type { ChatController } from "./controller.js";
+import { EMPTY_INPUT, type InputBuffer, deleteBack, deleteWordBack, inputOf, insert, killToLineStart, lineEnd, lineStart, moveLeft, moveRight } from "./input/input-buffer.js";
+import { InputHistory } from "./input/input-history.js";
+import { actionFor } from "./keys/keybindings.js";
+import type { ApprovalDecision } from "./state/types.js";
+import type { ChatStore } from "./store.js";
+
+const APPROVAL_CHOICES: readonly ApprovalDecision[] = ["allow_once", "allow_always", "deny"];
+const APPROVAL_LETTERS: Record<string, ApprovalDecision> = { y: "allow_once", a: "allow_always", n: "deny" };
+
+export function useChatKeys(store: ChatStore, controller: ChatController): { buf: InputBuffer; choice: number } {
+  const [buf, setBufState] = useState<InputBuffer>(EMPTY_INPUT);
+  const [choice, setChoiceState] = useState(0);
+  const bufRef = useRef(buf);
+  const choiceRef = useRef(choice);
+  const history = useRef(new InputHistory());
+  const setBuf = (b: InputBuffer) => {
+    bufRef.current = b;
+    setBufState(b);
+  };
+  const setChoice = (c: number) => {
+    choiceRef.current = c;
+    setChoiceState(c);
+  };
+
+  // A new question or approval starts at its first option.
+  const approvalId = store.get().approvals[0]?.id;
+  const clarification = store.get().clarification;
+  useEffect(() => setChoice(0), [approvalId, clarification]);
+
+  const send = (text: string): void => {
+    if (!controller.submit(text)) return;
+    history.current.push(text);
+    setBuf(EMPTY_INPUT);
+  };
+
+  const submitBuffer = (b: InputBuffer): void => {
+    // `\` + Enter continues the message on a new line.
+    if (b.text.endsWith("\\") && b.cursor === b.text.length) setBuf(insert(deleteBack(b), "\n"));
+    else if (!controller.submit(b.text)) setBuf(b);
+    else {
+      history.current.push(b.text);
+      setBuf(EMPTY_INPUT);
+    }
+  };
+
+  const handle = (input: string, key: Key): void => {
+    const state = store.get();
+    const buf = bufRef.current;
+    const choice = choiceRef.current;
+    const approval = state.approvals[0];
+    const options = state.clarification?.options ?? [];
+    const action = actionFor(input, key);
+    if (action === "interrupt") {
+      if (buf.text) setBuf(EMPTY_INPUT);
+      else if (state.exitArmed) void controller.exit();
+      else store.dispatch({ type: "ui.exit.arm", armed: true });
+      return;
+    }
+    if (approval) {
+      const pick = (d: ApprovalDecision) => controller.answerApproval(approval.id, d);
+      if (/^[1-3]$/.test(input)) pick(APPROVAL_CHOICES[Number(input) - 1]!);
+      else if (APPROVAL_LETTERS[input.toLowerCase()]) pick(APPROVAL_LETTERS[input.toLowerCase()]!);
+      else if (action === "historyPrev") setChoice((choice + 2) % 3);
+      else if (action === "historyNext") setChoice((choice + 1) % 3);
+      else if (action === "submit") pick(APPROVAL_CHOICES[choice]!);
+      else if (action === "cancel") pick("deny");
+      return;
+    }
+    const picking = options.length > 0 && buf.text === "";
+    switch (action) {
+      case "exit":
+        if (!buf.text) void controller.exit();
+        return;
+      case "cancel":
+        controller.cancel();
+        return;
+      case "submit":
+        if (!picking) submitBuffer(buf);
+        else if (choice < options.length) send(options[choice]!);
+        return;
+      case "newline":
+        return setBuf(insert(buf, "\n"));
+      case "historyPrev": {
+        if (picking) return setChoice((choice + options.length) % (options.length + 1));
+        const h = history.current.prev(buf.text);
+        if (h !== undefined) setBuf(inputOf(h));
+        return;
+      }
+      case "historyNext": {
+        if (picking) return setChoice((choice + 1) % (options.length + 1));
+        const h = history.current.next();
+        if (h !== undefined) setBuf(inputOf(h));
+        return;
+      }
+      case "toggleTodos":
+        return store.dispatch({ type: "ui.todos.toggle" });
+      case "cycleApproval":
+        return controller.cycleApproval();
+      case "expandTool":
+        return store.dispatch({ type: "ui.tool.expand" });
+      case "cursorLeft":
+        return setBuf(moveLeft(buf));
+      case "cursorRight":
+        return setBuf(moveRight(buf));
+      case "lineStart":
+        return setBuf(lineStart(buf));
+      case "lineEnd":
+        return setBuf(lineEnd(buf));
+      case "deleteBack":
+        return setBuf(deleteBack(buf));
+      case "deleteWord":
+        return setBuf(deleteWordBack(buf));
+      case "killLine":
+        return setBuf(killToLineStart(buf));
+    }
+    if (!input || key.ctrl || key.meta || key.tab) return;
+    if (picking && /^[1-9]$/.test(input) && Number(input) <= options.length) return send(options[Number(input) - 1]!);
+    // Text and Enter in one chunk (typed faster than the terminal reads: automation, tmux send-keys) is a line
+    // and its Enter; a chunk with several lines is a paste, kept as text.
+    if (input.length > 1 && input.endsWith("\r") && !/[\r\n]/.test(input.slice(0, -1))) return submitBuffer(insert(buf, input.slice(0, -1)));
+    setBuf(insert(buf, input));
+  };
+
+  // Ink re-subscribes when the handler changes; a stable wrapper around the latest handler keeps one subscription.
+  const latest = useRef(handle);
+  latest.current = handle;
+  const stable = useCallback((input: string, key: Key) => latest.current(input, key), []);
+  useInput(stable);
+  return { buf, choice };
+}
