@@ -27,9 +27,14 @@ async function importTui() {
   const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
   delete process.env.CI;
   delete process.env.CONTINUOUS_INTEGRATION;
+  // Ink's layout engine (yoga, WebAssembly) fetches its embedded binary with `fetch` when there is one, which
+  // loads Node's whole HTTP client first (~40 ms); without `fetch` it decodes the bytes directly.
+  const fetch = globalThis.fetch;
+  (globalThis as { fetch?: unknown }).fetch = undefined;
   try {
     return await import("../../tui-bundle/start.js" as string) as typeof import("../../tui/start.js");
   } finally {
+    globalThis.fetch = fetch;
     for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v;
   }
 }
