@@ -72,9 +72,12 @@ export function App({ store, controller, exitRef }: AppProps) {
     <Box flexDirection="column">
       <Static items={state.items}>{(item) => <TranscriptItemView key={item.id} item={item} width={columns} />}</Static>
       <LiveAnswer text={state.streaming} maxLines={answerLines} width={columns} />
-      {state.tools.map((t) => (
-        <ToolCard key={t.id} tool={t} now={now} />
-      ))}
+      {state.tools
+        // A running `task` call is shown by its row in the subagents panel.
+        .filter((t) => !state.delegations.some((d) => d.id === t.id))
+        .map((t) => (
+          <ToolCard key={t.id} tool={t} now={now} />
+        ))}
       <DelegationsPanel delegations={state.delegations} now={now} />
       {state.run ? <Spinner run={state.run} now={now} /> : null}
       <TodoPanel todos={state.todos} expanded={state.todosExpanded} />

@@ -129,7 +129,9 @@ export class ChatController {
   private showThread(view: ThreadView, verb: string): void {
     const t = view.thread;
     this.dispatch({ type: "ui.notice", level: "info", text: `${verb} thread ${t.id}${t.title ? ` · ${t.title}` : ""} (${t.status}, ${view.entries.length} entries)` });
-    this.dispatch({ type: "ui.items", items: itemsOfThread(view.entries) });
+    // A pending question is shown by its prompt, not twice.
+    const entries = view.clarification && view.entries.at(-1)?.kind === "clarification" ? view.entries.slice(0, -1) : view.entries;
+    this.dispatch({ type: "ui.items", items: itemsOfThread(entries) });
     if (view.delegations.length > 0) this.dispatch({ type: "ui.item", item: { kind: "delegations", delegations: view.delegations } });
     this.dispatch({
       type: "ui.thread",

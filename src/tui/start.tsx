@@ -37,6 +37,14 @@ export async function startChat(opts: StartChatOptions): Promise<ChatExit> {
   });
   // The first frame is written synchronously by render(); the runtime loads after it.
   setImmediate(() => void controller.start(opts.start));
-  await instance.waitUntilExit();
+  // A closed terminal (SIGHUP) or a supervisor's SIGTERM: cancel the running request so the thread is saved as
+  // interrupted and its lock released, then leave.
+  const onSignal = () => void controller.exit();
+  for (const sig of ["SIGHUP", "SIGTERM"] as const) process.once(sig, onSignal);
+  try {
+    await instance.waitUntilExit();
+  } finally {
+    for (const sig of ["SIGHUP", "SIGTERM"] as const) process.off(sig, onSignal);
+  }
   return { threadId: controller.threadId };
 }

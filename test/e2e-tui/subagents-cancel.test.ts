@@ -113,3 +113,27 @@ describe("esc cancels a long run in the terminal", () => {
     await continueAfterCancel(t, sb, "wait for the slow job");
   }, 60_000);
 });
+
+describe("the terminal closes during a run", () => {
+  it.each(["SIGHUP", "SIGTERM"])("%s: the run is cancelled, the thread saved as interrupted and unlocked, the process ends", async (signal) => {
+    const sb = e2e.sandbox();
+    e2e.server.push({ hang: true });
+    const t = tui.spawn(sb, ["chat"]);
+    await waitReady(t);
+    await submit(t, "a long think");
+    await t.waitFor(() => e2e.server.requests.length === 1, { timeoutMs: 10_000 });
+    await sleep(300);
+    const t0 = Date.now();
+    t.signal(signal);
+    const exit = await t.exited;
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(exit.exitCode).toBe(0);
+    const [thread] = await threads(sb);
+    expect(thread!.status).toBe("interrupted");
+    // Unlocked: a headless run continues the thread at once.
+    e2e.server.push({ content: "continued" });
+    const r = await sb.run(["run", "--thread", thread!.id, "go on"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain("continued");
+  }, 60_000);
+});

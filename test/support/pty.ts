@@ -107,6 +107,8 @@ export interface PtyProcess {
    * after 2 s. Resolves when it is gone.
    */
   kill(signal?: string): Promise<void>;
+  /** Sends a signal and returns at once (see `exited`). */
+  signal(sig: string): void;
 }
 
 function lines(term: XTerm, from: number, to: number): string[] {
@@ -222,6 +224,9 @@ export function spawnPty(sandbox: Sandbox, args: string[], opts: PtyOptions = {}
     exited,
     get hasExited() {
       return done;
+    },
+    signal(sig: string) {
+      if (!done) proc.kill(sig);
     },
     async kill(signal = "SIGHUP") {
       for (const sig of [signal, "SIGKILL"]) {

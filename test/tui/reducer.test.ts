@@ -95,14 +95,17 @@ describe("reduce: tool cards", () => {
 describe("reduce: prompts", () => {
   const clarification = { question: "Which database?", clarification_type: "missing_info", options: ["sqlite", "postgres"] };
 
-  it("clarification.requested commits the question and sets the live prompt; ui.user clears it", () => {
+  it("clarification.requested shows the live prompt only; the answer commits the question, then the answer", () => {
     let s = reduce(initialState(), { type: "clarification.requested", run_id: RUN, clarification });
-    expect(s.items).toEqual([{ kind: "clarification", id: "i1", clarification }]);
+    expect(s.items).toEqual([]);
     expect(s.clarification).toEqual(clarification);
     s = reduce({ ...s, exitArmed: true }, { type: "ui.user", text: "sqlite" });
     expect(s.clarification).toBeNull();
     expect(s.exitArmed).toBe(false);
-    expect(s.items.at(-1)).toEqual({ kind: "user", id: "i2", text: "sqlite" });
+    expect(s.items).toEqual([
+      { kind: "clarification", id: "i1", clarification },
+      { kind: "user", id: "i2", text: "sqlite" },
+    ]);
   });
 
   it("approvals queue in arrival order; ui.approval.answered removes exactly that id", () => {

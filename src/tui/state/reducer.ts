@@ -131,8 +131,9 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       for (const d of action.delegations) byId.set(d.id, { ...byId.get(d.id), ...d });
       return { ...state, delegations: [...byId.values()] };
     }
+    // The question is live (the prompt) until answered; then it is committed just before the answer.
     case "clarification.requested":
-      return { ...append(state, { kind: "clarification", clarification: action.clarification }), clarification: action.clarification };
+      return { ...state, clarification: action.clarification };
     case "approval.requested":
       return { ...state, approvals: [...state.approvals, action] };
     case "goal.evaluated": {
@@ -155,8 +156,10 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return { ...state, ready: true, status: { ...state.status, ...action.status } };
     case "ui.status":
       return { ...state, status: { ...state.status, ...action.status } };
-    case "ui.user":
-      return { ...append(state, { kind: "user", text: action.text }), clarification: null, exitArmed: false };
+    case "ui.user": {
+      const asked: NewItem[] = state.clarification ? [{ kind: "clarification", clarification: state.clarification }] : [];
+      return { ...append(state, ...asked, { kind: "user", text: action.text }), clarification: null, exitArmed: false };
+    }
     case "ui.run.begin":
       return { ...state, run: { startedAt: Date.now() }, streaming: "", tools: [], delegations: [] };
     case "ui.run.cancelling":
