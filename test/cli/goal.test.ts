@@ -6,17 +6,12 @@ import { openStore } from "../../src/persistence/store.js";
 import { headlessBroker } from "../../src/sandbox/approvals.js";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
-import type { RecordedRequest, ScriptedReply } from "../support/openai-server.js";
+import { isEvaluator, verdict } from "../support/requests.js";
+import type { ScriptedReply } from "../support/openai-server.js";
 
 const e2e = useE2E();
 let sb: Sandbox;
 
-const isEvaluator = (req: RecordedRequest) => {
-  const first = req.body.messages[0];
-  const text = typeof first?.content === "string" ? first.content : (first?.content ?? []).map((b: { text?: string }) => b.text ?? "").join("");
-  return first?.role === "system" && text.startsWith("You are a strict goal evaluator");
-};
-const verdict = (v: Record<string, unknown>): ScriptedReply => ({ content: JSON.stringify({ reason: "judged", evidence_summary: "", relied_on_assumption: false, ...v }) });
 
 /** The agent's replies and the evaluator's verdicts, each from its own queue. */
 function script(agent: ScriptedReply[], verdicts: ScriptedReply[]) {

@@ -1,25 +1,14 @@
 // End to end in a real terminal: leaving the chat (Ctrl+C twice, Ctrl+D) and coming back (`deerflow resume`).
 import { describe, expect, it } from "vitest";
-import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
-import type { RecordedRequest } from "../support/openai-server.js";
+import { listThreads, userTexts } from "../support/requests.js";
 import { inputText, statusLine, statusShowsThread, submit, typeEchoed, usePty, waitReady } from "../support/pty.js";
 
 const e2e = useE2E();
 const tui = usePty();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function threads(sb: Sandbox): Promise<{ id: string; title: string | null; status: string }[]> {
-  const r = await sb.run(["threads", "--json"]);
-  expect(r.exitCode).toBe(0);
-  return JSON.parse(r.stdout);
-}
 
-const humanMessages = (req: RecordedRequest) =>
-  (req.body.messages as { role: string; content: unknown }[])
-    .filter((m) => m.role === "user")
-    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
-    .filter((c) => !c.startsWith("<system-reminder>"));
 
 describe("leaving the chat", () => {
   it("ctrl+c clears typed text first; on an empty input it arms, the second press exits 0 and prints how to resume", async () => {
@@ -29,7 +18,7 @@ describe("leaving the chat", () => {
     await waitReady(t);
     await submit(t, "start a thread");
     await t.waitFor("Noted, the thread exists now.");
-    const [thread] = await threads(sb);
+    const [thread] = await listThreads(sb);
 
     await typeEchoed(t, "half a thought");
     await t.press("ctrl-c");
@@ -72,7 +61,7 @@ describe("leaving the chat", () => {
     expect(await t.exited).toMatchObject({ exitCode: 0 });
     await t.settle();
     expect(t.scrollback()).not.toContain("deerflow resume");
-    expect(await threads(sb)).toEqual([]);
+    expect(await listThreads(sb)).toEqual([]);
   }, 60_000);
 });
 
@@ -95,8 +84,8 @@ describe("deerflow resume", () => {
     e2e.server.push({ content: "Second answer on the same thread." });
     await submit(t, "and a follow-up");
     await t.waitFor("Second answer on the same thread.");
-    expect(humanMessages(e2e.server.requests[1]!)).toEqual(["the first question", "and a follow-up"]);
-    expect((await threads(sb)).map((x) => x.id)).toEqual([id]);
+    expect(userTexts(e2e.server.requests[1]!)).toEqual(["the first question", "and a follow-up"]);
+    expect((await listThreads(sb)).map((x) => x.id)).toEqual([id]);
   }, 60_000);
 
   it("a thread left on a question shows it with its options, ready to answer with ↓ and enter", async () => {
@@ -106,7 +95,7 @@ describe("deerflow resume", () => {
     });
     const run = await sb.run(["run", "set up the database"]);
     expect(run.exitCode).toBe(3);
-    const [thread] = await threads(sb);
+    const [thread] = await listThreads(sb);
 
     const t = tui.spawn(sb, ["resume", thread!.id]);
     await t.waitFor("3. Type your own answer", { where: "screen" });
@@ -123,7 +112,7 @@ describe("deerflow resume", () => {
     await t.waitFor(/❯ 2\. SQLite/, { where: "screen" });
     await t.press("enter");
     await t.waitFor("SQLite it is.");
-    expect(humanMessages(e2e.server.requests[1]!).at(-1)).toBe("SQLite");
+    expect(userTexts(e2e.server.requests[1]!).at(-1)).toBe("SQLite");
   }, 60_000);
 
   it("deerflow chat without a terminal exits 2 with one line pointing to deerflow run", async () => {

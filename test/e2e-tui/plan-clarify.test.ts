@@ -1,9 +1,8 @@
 // End to end in a real terminal: `deerflow chat` (the built CLI in a PTY) against the scripted test model —
 // plan mode's todo panel and a clarification answered from the keyboard.
 import { describe, expect, it } from "vitest";
-import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
-import type { RecordedRequest } from "../support/openai-server.js";
+import { listThreads, userTexts } from "../support/requests.js";
 import { statusLine, statusShowsThread, submit, usePty, waitReady } from "../support/pty.js";
 
 const e2e = useE2E();
@@ -12,19 +11,7 @@ const tui = usePty();
 type Todo = { content: string; status: "pending" | "in_progress" | "completed" };
 const writeTodos = (id: string, todos: Todo[]) => ({ toolCalls: [{ id, name: "write_todos", args: { todos } }] });
 
-/** The thread the sandbox's `deerflow threads --json` lists (newest first). */
-async function threads(sb: Sandbox): Promise<{ id: string; title: string | null; status: string }[]> {
-  const r = await sb.run(["threads", "--json"]);
-  expect(r.exitCode).toBe(0);
-  return JSON.parse(r.stdout);
-}
 
-/** The user-role messages of a request, minus the hidden dated reminder. */
-const humanMessages = (req: RecordedRequest) =>
-  (req.body.messages as { role: string; content: unknown }[])
-    .filter((m) => m.role === "user")
-    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
-    .filter((c) => !c.startsWith("<system-reminder>"));
 
 describe("plan mode in the terminal", () => {
   it("shows the todo panel with the item in progress, the answer and the thread id; ctrl+t expands and collapses a long plan", async () => {
@@ -50,7 +37,7 @@ describe("plan mode in the terminal", () => {
     expect(screen).toContain("○ add a regression test");
     // Three items fit: nothing folded, so no hint.
     expect(screen).not.toContain("ctrl+t to expand");
-    const [thread] = await threads(sb);
+    const [thread] = await listThreads(sb);
     await t.waitFor(() => statusShowsThread(t, thread!.id), { where: "screen" });
     expect(e2e.server.requests[0]!.body.tools.map((x: { function: { name: string } }) => x.function.name)).toContain("write_todos");
 
@@ -76,7 +63,7 @@ describe("plan mode in the terminal", () => {
     await t.waitFor("ctrl+t to expand", { where: "screen" });
     expect(t.screen().match(/… 1 more/g)).toHaveLength(2);
     expect(statusShowsThread(t, thread!.id)).toBe(true);
-    expect(await threads(sb)).toHaveLength(1);
+    expect(await listThreads(sb)).toHaveLength(1);
   }, 60_000);
 });
 
@@ -109,7 +96,7 @@ describe("a clarification in the terminal", () => {
     await t.waitFor("Setting up SQLite in data/app.db.");
     // The answer went to the model as the user's next message, after the question.
     expect(e2e.server.requests).toHaveLength(2);
-    expect(humanMessages(e2e.server.requests[1]!).at(-1)).toBe("SQLite");
+    expect(userTexts(e2e.server.requests[1]!).at(-1)).toBe("SQLite");
     expect(JSON.stringify(e2e.server.requests[1]!.body.messages)).toContain("Which database should I set up?");
     // The question is answered: its options left the live region and the input is a prompt again.
     await t.waitForGone("Type your own answer");

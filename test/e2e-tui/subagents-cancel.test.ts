@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { listThreads } from "../support/requests.js";
 import type { RecordedRequest } from "../support/openai-server.js";
 import { processesMatching } from "../support/processes.js";
 import { statusLine, statusShowsThread, submit, usePty, waitReady, type PtyProcess } from "../support/pty.js";
@@ -18,11 +19,6 @@ const systemText = (req: RecordedRequest) => {
 const isChild = (req: RecordedRequest) => systemText(req).includes("subagent of deerflow");
 const flat = (req: RecordedRequest) => JSON.stringify(req.body.messages);
 
-async function threads(sb: Sandbox): Promise<{ id: string; status: string }[]> {
-  const r = await sb.run(["threads", "--json"]);
-  expect(r.exitCode).toBe(0);
-  return JSON.parse(r.stdout);
-}
 
 describe("subagents in the terminal", () => {
   it("three task calls in one turn: the Subagents panel lists the three, all end completed (✓), then the answer", async () => {
@@ -62,7 +58,7 @@ async function cancelRun(t: PtyProcess): Promise<void> {
 
 /** The prompt after a cancel: a new turn answers on the same thread. */
 async function continueAfterCancel(t: PtyProcess, sb: Sandbox, firstPrompt: string): Promise<void> {
-  const [thread] = await threads(sb);
+  const [thread] = await listThreads(sb);
   expect(statusShowsThread(t, thread!.id)).toBe(true);
   const shown = statusLine(t).match(/\b[0-9a-f]{8,}/)![0];
   e2e.server.push({ content: "Picking up where we left off." });
@@ -75,7 +71,7 @@ async function continueAfterCancel(t: PtyProcess, sb: Sandbox, firstPrompt: stri
   expect(flat(next)).toContain("try again, quicker");
   // The status line still shows the same thread (after the run it may add a title and tokens).
   await t.waitFor(() => statusLine(t).match(/\b[0-9a-f]{8,}/)?.[0] === shown, { where: "screen" });
-  const after = await threads(sb);
+  const after = await listThreads(sb);
   expect(after.map((x) => x.id)).toEqual([thread!.id]);
 }
 
@@ -128,7 +124,7 @@ describe("the terminal closes during a run", () => {
     const exit = await t.exited;
     expect(Date.now() - t0).toBeLessThan(5_000);
     expect(exit.exitCode).toBe(0);
-    const [thread] = await threads(sb);
+    const [thread] = await listThreads(sb);
     expect(thread!.status).toBe("interrupted");
     // Unlocked: a headless run continues the thread at once.
     e2e.server.push({ content: "continued" });

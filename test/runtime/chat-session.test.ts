@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type ChatSession, createChatSession } from "../../src/runtime/chat-session.js";
 import type { RunEvent } from "../../src/runtime/events.js";
-import { GOAL_EVALUATOR_PROMPT_PREFIX } from "../../src/runtime/goal/evaluator.js";
 import { type RecordedRequest, type ScriptedReply, type TestModelServer } from "../support/openai-server.js";
 import { useInProcessModel } from "../support/in-process.js";
+import { isEvaluator, userTexts, verdict } from "../support/requests.js";
 
 const env = useInProcessModel("deerflow-chat-session-");
 let server: TestModelServer;
@@ -25,19 +25,7 @@ function bodyText(req: RecordedRequest): string {
   return (req.body.messages as { content: unknown }[]).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
 }
 
-function userTexts(req: RecordedRequest): string[] {
-  return (req.body.messages as { role: string; content: unknown }[])
-    .filter((m) => m.role === "user")
-    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
-    .filter((t) => !t.startsWith("<system-reminder>"));
-}
 
-const isEvaluator = (req: RecordedRequest) => {
-  const first = req.body.messages[0];
-  const text = typeof first?.content === "string" ? first.content : (first?.content ?? []).map((b: { text?: string }) => b.text ?? "").join("");
-  return first?.role === "system" && text.startsWith(GOAL_EVALUATOR_PROMPT_PREFIX);
-};
-const verdict = (v: Record<string, unknown>): ScriptedReply => ({ content: JSON.stringify({ reason: "judged", evidence_summary: "", relied_on_assumption: false, ...v }) });
 
 /** The agent's replies and the evaluator's verdicts, each from its own queue (the last verdict repeats). */
 function script(agent: ScriptedReply[], verdicts: ScriptedReply[] = []) {

@@ -5,12 +5,12 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type ChatSession, createChatSession } from "../../src/runtime/chat-session.js";
-import { GOAL_EVALUATOR_PROMPT_PREFIX } from "../../src/runtime/goal/evaluator.js";
 import { ChatController } from "../../src/tui/controller.js";
 import type { ChatState, TranscriptItem } from "../../src/tui/state/types.js";
 import { ChatStore } from "../../src/tui/store.js";
-import { type RecordedRequest, type ScriptedReply, type TestModelServer } from "../support/openai-server.js";
+import type { ScriptedReply, TestModelServer } from "../support/openai-server.js";
 import { useInProcessModel } from "../support/in-process.js";
+import { isEvaluator, userTexts } from "../support/requests.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 // A test that left a run going (it failed midway) must not write into the removed home.
@@ -98,18 +98,7 @@ async function turn(h: Harness, text: string): Promise<void> {
   await h.idle();
 }
 
-function userTexts(req: RecordedRequest): string[] {
-  return (req.body.messages as { role: string; content: unknown }[])
-    .filter((m) => m.role === "user")
-    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
-    .filter((t) => !t.startsWith("<system-reminder>"));
-}
 
-const isEvaluator = (req: RecordedRequest) => {
-  const first = req.body.messages[0];
-  const text = typeof first?.content === "string" ? first.content : (first?.content ?? []).map((b: { text?: string }) => b.text ?? "").join("");
-  return first?.role === "system" && text.startsWith(GOAL_EVALUATOR_PROMPT_PREFIX);
-};
 
 /** The agent's replies and the evaluator's verdicts, each from its own queue (the last verdict repeats). */
 function script(agent: ScriptedReply[], verdicts: ScriptedReply[] = []) {
