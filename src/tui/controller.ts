@@ -308,7 +308,9 @@ export class ChatController {
           try {
             const m = s.setModel(args);
             this.dispatch({ type: "ui.status", status: { model: m.name } });
-            this.notice("info", `Model: ${m.name}`);
+            // A name that is not in .deerflowrc is taken as the provider's model id: say so, a typo shows here.
+            const configured = s.modelNames.includes(m.name);
+            this.notice("info", `Model: ${m.name}${configured ? "" : ` (not in .deerflowrc "models": used as a model id at ${m.baseUrl})`}`);
           } catch (err) {
             this.notice("error", errorLine(err));
           }

@@ -1,5 +1,6 @@
 // The interactive ChatSession (what `deerflow chat` runs on) against the REAL loopback OpenAI test server, with
 // real SQLite in a temp DEERFLOW_HOME. No mocks: every turn goes through runThread, the lead agent and the wire.
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type ChatSession, createChatSession } from "../../src/runtime/chat-session.js";
@@ -74,6 +75,15 @@ describe("ChatSession.send", () => {
     expect(userTexts(server.requests[1]!)).toEqual(["first question", "second question"]);
     expect(bodyText(server.requests[1]!)).toContain("First answer");
     expect(s.listThreads()).toHaveLength(1);
+  });
+
+  it("@path in a message attaches the file (resolved from the chat's cwd): copied to uploads and listed for the model", async () => {
+    writeFileSync(join(cwd, "notes.md"), "remember the milk\n");
+    script([{ content: "Read it." }]);
+    const s = session();
+    const r = await s.send({ prompt: "summarise @notes.md please" }, () => {}, signal());
+    expect(bodyText(server.requests[0]!)).toContain("notes.md");
+    expect(existsSync(join(home, "threads", r.result.thread_id, "uploads", "notes.md"))).toBe(true);
   });
 });
 
