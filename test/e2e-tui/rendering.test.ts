@@ -95,3 +95,22 @@ describe("typing", () => {
     expect(JSON.stringify(human.content)).toContain(`${letters} 0123456789`);
   });
 });
+
+describe("multi-line messages", () => {
+  it("a trailing \\ + Enter and Alt+Enter start a new line; Enter sends all lines as one message", async () => {
+    const sb = e2e.sandbox();
+    e2e.server.push({ content: "three lines received" });
+    const t = tui.spawn(sb, ["chat"]);
+    await waitReady(t);
+    await t.type("first\\");
+    await t.press("enter");
+    await t.type("second");
+    await t.write("\x1b\r"); // Alt+Enter
+    await t.type("third");
+    await t.waitFor(() => /❯ first\n\s+second\n\s+third/.test(inputArea(t)), { where: "screen" });
+    await t.press("enter");
+    await t.waitFor("three lines received");
+    const human = (e2e.server.requests[0]!.body.messages as { role: string; content: unknown }[]).filter((m) => m.role === "user").at(-1)!;
+    expect(JSON.stringify(human.content)).toContain("first\\nsecond\\nthird");
+  });
+});
