@@ -1,7 +1,7 @@
 // End to end in a real terminal: leaving the chat (Ctrl+C twice, Ctrl+D) and coming back (`deerflow resume`).
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
-import { listThreads, userTexts } from "../support/requests.js";
+import { isEvaluator, listThreads, userTexts, verdict } from "../support/requests.js";
 import { inputText, statusLine, statusShowsThread, submit, typeEchoed, usePty, waitReady } from "../support/pty.js";
 
 const e2e = useE2E();
@@ -113,6 +113,39 @@ describe("deerflow resume", () => {
     await t.press("enter");
     await t.waitFor("SQLite it is.");
     expect(userTexts(e2e.server.requests[1]!).at(-1)).toBe("SQLite");
+  }, 60_000);
+
+  it("chat -c reopens the latest thread and chat --thread <id> a named one; an unknown id exits 2 with one line", async () => {
+    const sb = e2e.sandbox();
+    e2e.server.push({ content: "Answer in the older thread." }, { content: "Answer in the newer thread." });
+    const older = JSON.parse((await sb.run(["run", "--output-format", "json", "older question"])).stdout).thread_id as string;
+    const newer = JSON.parse((await sb.run(["run", "--output-format", "json", "newer question"])).stdout).thread_id as string;
+
+    const latest = tui.spawn(sb, ["chat", "-c"]);
+    await latest.waitFor(`Resumed thread ${newer}`);
+    expect(latest.screen()).toContain("Answer in the newer thread.");
+    await latest.kill();
+
+    const named = tui.spawn(sb, ["chat", "--thread", older]);
+    await named.waitFor(`Resumed thread ${older}`);
+    expect(named.screen()).toContain("Answer in the older thread.");
+    await named.kill();
+
+    const unknown = tui.spawn(sb, ["resume", "nosuchthread"]);
+    const exit = await unknown.exited;
+    expect(exit.exitCode).toBe(2);
+    await unknown.settle();
+    expect(unknown.scrollback()).toMatch(/deerflow: Thread nosuchthread not found\. List threads with/);
+  }, 60_000);
+
+  it("chat --goal works toward the objective: the status line shows the goal, then achieved", async () => {
+    const sb = e2e.sandbox();
+    e2e.server.setScript((req) => (isEvaluator(req) ? verdict({ satisfied: true, blocker: "none", reason: "the file exists" }) : { content: "Created hello.txt." }));
+    const t = tui.spawn(sb, ["chat", "--goal", "hello.txt exists"]);
+    await t.waitFor("Created hello.txt.");
+    await t.waitFor("goal: achieved", { where: "screen" });
+    expect(t.scrollback()).toContain("/goal hello.txt exists");
+    expect(t.scrollback()).toMatch(/Goal check: met — the file exists/);
   }, 60_000);
 
   it("deerflow chat without a terminal exits 2 with one line pointing to deerflow run", async () => {
