@@ -14,6 +14,7 @@ import { StatusLine } from "./components/StatusLine.js";
 import { TodoPanel } from "./components/TodoPanel.js";
 import { ToolCard } from "./components/ToolCard.js";
 import { TranscriptItemView } from "./components/TranscriptItemView.js";
+import { splitLines, wrapLine } from "./format.js";
 import type { ChatController } from "./controller.js";
 import type { ChatStore } from "./store.js";
 import { useChatKeys } from "./use-chat-keys.js";
@@ -62,25 +63,34 @@ export function App({ store, controller, exitRef }: AppProps) {
     return () => clearTimeout(t);
   }, [state.exitArmed, store]);
 
-  // Everything but the streaming answer, roughly, so the answer's tail gets the rest of the screen.
-  const todoLines = state.todos.length === 0 ? 0 : (state.todosExpanded ? state.todos.length : Math.min(5, state.todos.length)) + 3;
-  const promptLines = approval ? 9 + Math.ceil(approval.command.length / Math.max(20, columns - 6)) : clarification ? 6 + options.length + Math.ceil(clarification.question.length / columns) : 0;
-  const reserved = 6 + buf.text.split("\n").length + state.tools.length + (state.delegations.length ? state.delegations.length + 2 : 0) + todoLines + promptLines;
-  const answerLines = Math.max(3, rows - reserved);
+  // The live region must stay shorter than the terminal (Ink clears the whole screen on every frame otherwise):
+  // count the rows of everything but the streaming answer, as wrapped at this width; the answer's tail gets the rest.
+  const rowsOf = (text: string, width: number) => splitLines(text).reduce((n, l) => n + wrapLine(l, Math.max(1, width)).length, 0);
+  const inputRows = Math.max(3, Math.floor(rows / 4));
+  const todosFit = Math.max(3, Math.floor(rows / 3));
+  const todoRows = state.todos.length === 0 ? 0 : Math.min(state.todosExpanded ? state.todos.length : 5, todosFit) + 3;
+  const visibleTools = state.tools.filter((t) => !state.delegations.some((d) => d.id === t.id));
+  const promptRows = approval
+    ? 10 + rowsOf(approval.command, columns - 4)
+    : clarification
+      ? 5 + rowsOf(clarification.question, columns) + rowsOf(clarification.context ?? "", columns) + options.reduce((n, o) => n + rowsOf(o, columns - 5), 1)
+      : 0;
+  const reserved =
+    3 + Math.min(inputRows, rowsOf(buf.text || " ", columns - 2)) + (state.exitArmed || state.hint ? 1 : 0) + visibleTools.length + (state.delegations.length ? state.delegations.length + 2 : 0) + (state.run ? 1 : 0) + todoRows + promptRows;
+  const answerLines = Math.max(1, rows - reserved - 1);
 
   return (
     <Box flexDirection="column">
       <Static items={state.items}>{(item) => <TranscriptItemView key={item.id} item={item} width={columns} />}</Static>
       <LiveAnswer text={state.streaming} maxLines={answerLines} width={columns} />
-      {state.tools
-        // A running `task` call is shown by its row in the subagents panel.
-        .filter((t) => !state.delegations.some((d) => d.id === t.id))
-        .map((t) => (
-          <ToolCard key={t.id} tool={t} now={now} />
-        ))}
+      {/* A running `task` call is shown by its row in the subagents panel. */}
+      {visibleTools.map((t) => (
+        <ToolCard key={t.id} tool={t} now={now} />
+      ))}
       <DelegationsPanel delegations={state.delegations} now={now} />
       {state.run ? <Spinner run={state.run} now={now} /> : null}
-      <TodoPanel todos={state.todos} expanded={state.todosExpanded} />
+      {/* Expanded but taller than a third of the screen: a bigger window instead (/todos prints the whole list). */}
+      <TodoPanel todos={state.todos} expanded={state.todosExpanded && state.todos.length <= todosFit} maxCollapsed={state.todosExpanded && state.todos.length > todosFit ? todosFit : 5} />
       {approval ? <ApprovalPrompt request={approval} selected={choice} queued={state.approvals.length - 1} /> : null}
       {!approval && clarification ? <ClarificationPrompt clarification={clarification} selected={buf.text ? options.length : choice} typing={buf.text !== ""} /> : null}
       <InputBox
@@ -88,7 +98,9 @@ export function App({ store, controller, exitRef }: AppProps) {
         cursor={buf.cursor}
         disabled={approval !== undefined}
         placeholder={clarification ? "Type your answer…" : state.ready ? "Ask anything · /help · !cmd · @file" : "Starting…"}
-        hint={state.exitArmed ? "Press Ctrl+C again to exit" : undefined}
+        hint={state.exitArmed ? "Press Ctrl+C again to exit" : state.hint}
+        maxRows={inputRows}
+        width={columns}
       />
       <StatusLine status={state.status} ready={state.ready} />
     </Box>

@@ -25,8 +25,6 @@ export interface ControllerOptions {
   loadSession: () => Promise<ChatSession>;
   /** Leaves the app; an error makes the CLI print it and exit non-zero. */
   exit: (error?: unknown) => void;
-  /** Clears the terminal for /clear (the transcript starts over). */
-  clearScreen?: () => void;
 }
 
 /** One line for an error, as the CLI prints it ("what went wrong. what to do"). */
@@ -76,6 +74,8 @@ export class ChatController {
   /** Submitted before the runtime finished loading: sent once it has. */
   private queued: string[] = [];
   private exiting = false;
+  /** Set by a slash command that could not run now (a request is busy). */
+  private slashRefused = false;
 
   constructor(opts: ControllerOptions) {
     this.store = opts.store;
@@ -160,11 +160,14 @@ export class ChatController {
     }
     const slash = text.startsWith("/") ? parseSlash(text) : null;
     if (slash) {
+      this.slashRefused = false;
       this.runSlash(slash.name, slash.args);
-      return true;
+      // A command refused while a request runs keeps its text in the input, like a refused message.
+      return !this.slashRefused;
     }
     if (this.running) {
-      this.notice("warning", "A request is still running: wait for it, or press esc to cancel it.");
+      // Said under the input, not in the transcript: the answer being streamed must not be split by it.
+      this.dispatch({ type: "ui.hint", text: "A request is still running: wait for it, or press esc to cancel it." });
       return false;
     }
     if (text.startsWith("!")) {
@@ -244,6 +247,7 @@ export class ChatController {
   async exit(): Promise<void> {
     if (this.exiting) return;
     this.exiting = true;
+    this.dispatch({ type: "ui.exit.arm", armed: false });
     this.cancel();
     await this.running;
     this.opts.exit();
@@ -271,8 +275,9 @@ export class ChatController {
       return;
     }
     const whileIdle = (what: string, fn: () => void) => {
-      if (this.running) this.notice("warning", `Wait for the running request (or press esc) before ${what}.`);
-      else fn();
+      if (!this.running) return fn();
+      this.slashRefused = true;
+      this.notice("warning", `Wait for the running request (or press esc) before ${what}.`);
     };
     // A short piece of work that shows the spinner and reports its failure as one line.
     const idleTask = (what: string, work: () => Promise<void>) =>
@@ -318,8 +323,8 @@ export class ChatController {
         return;
       case "clear":
         whileIdle("starting a new thread", () => {
+          // The old conversation stays on screen above (erasing Ink's <Static> output is not reliable); a notice marks the cut.
           s.newThread();
-          this.opts.clearScreen?.();
           this.dispatch({ type: "ui.clear" });
           this.notice("info", "New thread: the next message starts it. Earlier threads stay in /threads.");
         });

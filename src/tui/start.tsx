@@ -29,7 +29,6 @@ export async function startChat(opts: StartChatOptions): Promise<ChatExit> {
     store,
     loadSession: opts.loadSession,
     exit: (error) => exitRef.current?.(error === undefined ? undefined : error instanceof Error ? error : new Error(String(error))),
-    clearScreen: () => instance.clear(),
   });
   const instance = render(<App store={store} controller={controller} exitRef={exitRef} />, {
     exitOnCtrlC: false,

@@ -1,6 +1,7 @@
 // The chat state container: the reducer's state plus subscribers (React reads it with useSyncExternalStore), so
 // the controller can act on the latest state outside React's render cycle.
 import { type ChatAction, initialState, reduce } from "./state/reducer.js";
+import { sanitize } from "./state/sanitize.js";
 import type { ChatState, StatusView } from "./state/types.js";
 
 export class ChatStore {
@@ -14,7 +15,7 @@ export class ChatStore {
   get = (): ChatState => this.state;
 
   dispatch = (action: ChatAction): void => {
-    const next = reduce(this.state, action);
+    const next = reduce(this.state, sanitize(action));
     if (next === this.state) return;
     this.state = next;
     for (const l of this.listeners) l();

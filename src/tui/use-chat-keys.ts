@@ -12,7 +12,6 @@ import type { ApprovalDecision } from "./state/types.js";
 import type { ChatStore } from "./store.js";
 
 const APPROVAL_CHOICES: readonly ApprovalDecision[] = ["allow_once", "allow_always", "deny"];
-const APPROVAL_LETTERS: Record<string, ApprovalDecision> = { y: "allow_once", a: "allow_always", n: "deny" };
 
 export function useChatKeys(store: ChatStore, controller: ChatController): { buf: InputBuffer; choice: number } {
   const [buf, setBufState] = useState<InputBuffer>(EMPTY_INPUT);
@@ -65,8 +64,8 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
     }
     if (approval) {
       const pick = (d: ApprovalDecision) => controller.answerApproval(approval.id, d);
+      // Only digits, arrows, Enter and Esc answer: letters typed as the prompt appears (mid-sentence) must not.
       if (/^[1-3]$/.test(input)) pick(APPROVAL_CHOICES[Number(input) - 1]!);
-      else if (APPROVAL_LETTERS[input.toLowerCase()]) pick(APPROVAL_LETTERS[input.toLowerCase()]!);
       else if (action === "historyPrev") setChoice((choice + 2) % 3);
       else if (action === "historyNext") setChoice((choice + 1) % 3);
       else if (action === "submit") pick(APPROVAL_CHOICES[choice]!);
@@ -122,9 +121,10 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
     }
     if (!input || key.ctrl || key.meta || key.tab) return;
     if (picking && /^[1-9]$/.test(input) && Number(input) <= options.length) return send(options[Number(input) - 1]!);
-    // Text and Enter in one chunk (typed faster than the terminal reads: automation, tmux send-keys) is a line
-    // and its Enter; a chunk with several lines is a paste, kept as text.
-    if (input.length > 1 && input.endsWith("\r") && !/[\r\n]/.test(input.slice(0, -1))) return submitBuffer(insert(buf, input.slice(0, -1)));
+    // Text and Enter in one chunk (typed faster than the terminal reads: automation, tmux send-keys, or typed before
+    // the first frame, when the terminal still turned Enter into "\n") is a line and its Enter; a chunk with
+    // several lines is a paste, kept as text.
+    if (input.length > 1 && /[\r\n]$/.test(input) && !/[\r\n]/.test(input.slice(0, -1))) return submitBuffer(insert(buf, input.slice(0, -1)));
     setBuf(insert(buf, input));
   };
 

@@ -48,14 +48,18 @@ describe("approving guarded commands in the terminal", () => {
     expect(result).toContain("removed directory 'build'");
   }, 60_000);
 
-  it("n denies, and so does esc: each time the model receives a tool result starting with Denied", async () => {
+  it("letters never answer (a sentence typed as the prompt appears); 3 denies, and so does esc: each time the model receives a tool result starting with Denied", async () => {
     const sb = e2e.sandbox();
     e2e.server.push(bash("d1", GUARDED), { content: "Understood, I will not delete it." });
     const t = tui.spawn(sb, ["chat"]);
     await waitReady(t);
     await submit(t, "clean the build");
     await t.waitFor("Allow this command?", { where: "screen" });
-    await t.type("n");
+    await t.type("any news? also, can you explain");
+    await new Promise((r) => setTimeout(r, 300));
+    expect(t.screen()).toContain("Allow this command?");
+    expect(e2e.server.requests).toHaveLength(1);
+    await t.type("3");
     await t.waitFor("Understood, I will not delete it.");
     expect(t.scrollback()).toContain(`Denied: ${GUARDED}`);
     expect(toolResult(e2e.server.requests[1]!, "d1")).toMatch(/^Denied: recursive delete \(rm -r\) was not approved \(the user denied it/);

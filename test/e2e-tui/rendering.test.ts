@@ -114,3 +114,65 @@ describe("multi-line messages", () => {
     expect(JSON.stringify(human.content)).toContain("first\\nsecond\\nthird");
   });
 });
+
+describe("hostile or oversized content", () => {
+  it("escape sequences and carriage returns in a model answer never reach the terminal", async () => {
+    const sb = e2e.sandbox();
+    e2e.server.push({ content: "Start \x1b[31mRED\x1b[0m mid\rOVER and more\nline3 \x1b]0;HACKED TITLE\x07 end" });
+    const t = tui.spawn(sb, ["chat"]);
+    await waitReady(t);
+    await submit(t, "say something odd");
+    await t.waitFor("line3");
+    await t.waitForGone("Working…");
+    const raw = t.raw();
+    expect(raw).not.toContain("\x1b]0;");
+    expect(raw).not.toContain("HACKED TITLE\x07");
+    expect(colourSequences(raw)).toEqual([]);
+    expect(t.scrollback()).toMatch(/● Start RED mid\n\s+OVER and more\n\s+line3 {1,2}end/);
+  });
+
+  it("a 5,000-character paste stays a bounded input box: the screen is never cleared, Enter sends it whole", async () => {
+    const sb = e2e.sandbox();
+    e2e.server.push({ content: "pasted text received" });
+    const t = tui.spawn(sb, ["chat"], { cols: 80, rows: 24 });
+    await waitReady(t);
+    const paste = Array.from({ length: 60 }, (_, i) => `line ${String(i).padStart(2, "0")} ${"x".repeat(75)}`).join("\n");
+    await t.write(paste);
+    await t.waitFor(/earlier lines \(\d+ characters in all\)/, { where: "screen" });
+    await t.waitFor("line 59", { where: "screen" });
+    await t.press("enter");
+    await t.waitFor("pasted text received");
+    for (const seq of CLEAR_SCREEN) expect(t.raw()).not.toContain(seq);
+    const human = (e2e.server.requests[0]!.body.messages as { role: string; content: unknown }[]).filter((m) => m.role === "user").at(-1)!;
+    expect(JSON.stringify(human.content)).toContain("line 00");
+    expect(JSON.stringify(human.content)).toContain("line 59");
+  });
+
+  it("a long question with long options at 60x24: answered with free text, the answer lands in the transcript, no clear-screen", async () => {
+    const sb = e2e.sandbox();
+    const long = (s: string) => `${s} ${"and some more words that make it wrap ".repeat(3)}`;
+    e2e.server.push(
+      { toolCalls: [{ id: "q1", name: "ask_clarification", args: { question: long("Which way should we go with this?"), clarification_type: "approach_choice", context: long("Context:"), options: [long("First"), long("Second"), long("Third")] } }] },
+      { content: "thanks for the answer" },
+    );
+    const t = tui.spawn(sb, ["chat"], { cols: 60, rows: 24 });
+    await waitReady(t);
+    await submit(t, "decide something");
+    await t.waitFor("Type your own answer", { where: "screen" });
+    await submit(t, "my own answer");
+    await t.waitFor("thanks for the answer");
+    expect(t.scrollback()).toContain("❯ my own answer");
+    for (const seq of CLEAR_SCREEN) expect(t.raw()).not.toContain(seq);
+  });
+
+  it("a line typed before the first frame is kept and sent once the model is ready", async () => {
+    const sb = e2e.sandbox();
+    e2e.server.push({ content: "early bird answered" });
+    const t = tui.spawn(sb, ["chat"]);
+    await t.write("early one\r");
+    await t.waitFor("early bird answered", { timeoutMs: 20_000 });
+    // (Keys typed before node even starts are echoed by the terminal itself; from the chat's start they are not.)
+    expect(t.scrollback()).toContain("❯ early one");
+    expect(e2e.server.requests).toHaveLength(1);
+  });
+});

@@ -272,7 +272,7 @@ export function inputArea(p: PtyProcess): string {
 }
 
 const squash = (s: string) => s.replace(/\s+/g, " ").trim();
-const HINTS = new Set(["Press Ctrl+C again to exit"]);
+const HINTS = new Set(["Press Ctrl+C again to exit", "A request is still running: wait for it, or press esc to cancel it."]);
 
 /**
  * The text in the input box, its rows joined with single spaces ("" when it shows its placeholder, which is drawn

@@ -36,7 +36,6 @@ interface Harness {
   /** The session loadSession returned (set once loaded). */
   session: () => ChatSession;
   exits: unknown[];
-  cleared: () => number;
   state: () => ChatState;
   /** Items of one kind. */
   items: <K extends TranscriptItem["kind"]>(kind: K) => Extract<TranscriptItem, { kind: K }>[];
@@ -48,7 +47,6 @@ interface Harness {
 function harness(opts: { loadSession?: () => Promise<ChatSession> } = {}): Harness {
   const store = new ChatStore();
   const exits: unknown[] = [];
-  let cleared = 0;
   let session: ChatSession | undefined;
   const ctl = new ChatController({
     store,
@@ -59,7 +57,6 @@ function harness(opts: { loadSession?: () => Promise<ChatSession> } = {}): Harne
         return session;
       }),
     exit: (err) => exits.push(err),
-    clearScreen: () => cleared++,
   });
   cleanups.push(async () => {
     ctl.cancel();
@@ -73,7 +70,6 @@ function harness(opts: { loadSession?: () => Promise<ChatSession> } = {}): Harne
       return session;
     },
     exits,
-    cleared: () => cleared,
     state: () => store.get(),
     items: (kind) => store.get().items.filter((i) => i.kind === kind) as never,
     notices: (level) =>
@@ -173,7 +169,7 @@ describe("ChatController turns", () => {
     expect(h.state().lastTool).toMatchObject({ id: "sh" });
   });
 
-  it("submitting while a request runs returns false and leaves a warning; cancel ends it with an Interrupted notice", async () => {
+  it("submitting while a request runs returns false with a hint under the input (not in the transcript); a refused slash command too; cancel ends it with an Interrupted notice", async () => {
     script([{ hang: true }, { content: "Continued fine." }]);
     const h = await started();
     expect(h.ctl.submit("this will hang")).toBe(true);
@@ -182,13 +178,17 @@ describe("ChatController turns", () => {
     expect(h.state().run).not.toBeNull();
 
     expect(h.ctl.submit("second message")).toBe(false);
-    expect(h.notices("warning")).toEqual(["A request is still running: wait for it, or press esc to cancel it."]);
+    expect(h.state().hint).toBe("A request is still running: wait for it, or press esc to cancel it.");
+    expect(h.notices("warning")).toEqual([]);
     expect(h.ctl.submit("!echo no")).toBe(false);
+    expect(h.ctl.submit("/title Renamed while busy")).toBe(false);
+    expect(h.notices("warning")).toEqual(["Wait for the running request (or press esc) before renaming the thread."]);
     expect(server.requests).toHaveLength(1);
 
     expect(h.ctl.cancel()).toBe(true);
     await h.idle();
     expect(h.notices("warning").at(-1)).toBe("Interrupted. The thread is saved: type to continue it.");
+    expect(h.state().hint).toBeUndefined();
     expect(h.ctl.cancel()).toBe(false);
     const threadId = h.ctl.threadId!;
     expect(h.session().listThreads()).toMatchObject([{ id: threadId, status: "interrupted" }]);
@@ -337,7 +337,6 @@ describe("ChatController slash commands", () => {
     expect(h.ctl.threadId).toBeUndefined();
     expect(h.state().status.threadId).toBeUndefined();
     expect(h.state().status.title).toBeUndefined();
-    expect(h.cleared()).toBe(1);
     expect(h.notices("info").at(-1)).toMatch(/^New thread/);
     expect(h.state().items.length).toBe(itemsBefore + 1);
 

@@ -239,3 +239,17 @@ describe("slash commands", () => {
     expect(lines).toContain("@<path>");
   });
 });
+
+describe("input editing with emoji and combined characters", () => {
+  it("backspace and the arrows act on whole characters, never half a surrogate pair", async () => {
+    const { deleteBack, moveLeft, moveRight, inputOf } = await import("../../src/tui/input/input-buffer.js");
+    expect(deleteBack(inputOf("hi 🎉")).text).toBe("hi ");
+    expect(deleteBack(inputOf("flag 🇫🇷")).text).toBe("flag ");
+    expect(deleteBack(inputOf("cafe\u0301")).text).toBe("caf");
+    const end = inputOf("中文🎉ab");
+    const left3 = moveLeft(moveLeft(moveLeft(end)));
+    expect(left3.cursor).toBe("中文".length);
+    expect(moveRight(left3).cursor).toBe("中文🎉".length);
+    expect(deleteBack(moveRight(left3)).text).toBe("中文ab");
+  });
+});

@@ -46,7 +46,13 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
       throw new UsageError("deerflow chat needs an interactive terminal.", 'For scripts and pipes use `deerflow run "…"` (the prompt may come on stdin).');
     }
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
-    const { startChat } = await importTui();
+    // Raw mode at once: keys typed while the TUI loads wait in the terminal (read by Ink as soon as it listens)
+    // instead of being echoed over the screen.
+    process.stdin.setRawMode(true);
+    const { startChat } = await importTui().catch((err: unknown) => {
+      process.stdin.setRawMode(false);
+      throw err;
+    });
     const resume = opts.thread ? { threadId: opts.thread } : opts.continue ? { latest: true } : undefined;
     const exit = await startChat({
       version: version(),

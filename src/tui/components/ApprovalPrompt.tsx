@@ -39,7 +39,7 @@ export function ApprovalPrompt({ request, selected, queued }: ApprovalPromptProp
         })}
       </Box>
       <Text dimColor wrap="truncate-end">
-        ↑↓ select · 1-3 or y/a/n · enter confirm · esc deny
+        ↑↓ select · 1-3 pick · enter confirm · esc deny
       </Text>
     </Box>
   );

@@ -7,6 +7,22 @@ export interface InputBuffer {
 
 export const EMPTY_INPUT: InputBuffer = { text: "", cursor: 0 };
 
+// The cursor moves and erases whole user-perceived characters (an emoji, a flag, é as e + accent), never half of a
+// surrogate pair: a lone surrogate would show as � and be sent to the model as is.
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+function prevBoundary(text: string, i: number): number {
+  let last = 0;
+  for (const { index } of graphemes.segment(text.slice(0, i))) last = index;
+  return i === 0 ? 0 : last;
+}
+
+function nextBoundary(text: string, i: number): number {
+  if (i >= text.length) return text.length;
+  const first = graphemes.segment(text.slice(i))[Symbol.iterator]().next();
+  return first.done ? text.length : i + first.value.segment.length;
+}
+
 export function inputOf(text: string): InputBuffer {
   return { text, cursor: text.length };
 }
@@ -19,7 +35,8 @@ export function insert(b: InputBuffer, s: string): InputBuffer {
 
 export function deleteBack(b: InputBuffer): InputBuffer {
   if (b.cursor === 0) return b;
-  return { text: b.text.slice(0, b.cursor - 1) + b.text.slice(b.cursor), cursor: b.cursor - 1 };
+  const start = prevBoundary(b.text, b.cursor);
+  return { text: b.text.slice(0, start) + b.text.slice(b.cursor), cursor: start };
 }
 
 export function deleteWordBack(b: InputBuffer): InputBuffer {
@@ -34,11 +51,11 @@ export function killToLineStart(b: InputBuffer): InputBuffer {
 }
 
 export function moveLeft(b: InputBuffer): InputBuffer {
-  return { ...b, cursor: Math.max(0, b.cursor - 1) };
+  return { ...b, cursor: prevBoundary(b.text, b.cursor) };
 }
 
 export function moveRight(b: InputBuffer): InputBuffer {
-  return { ...b, cursor: Math.min(b.text.length, b.cursor + 1) };
+  return { ...b, cursor: nextBoundary(b.text, b.cursor) };
 }
 
 export function lineStart(b: InputBuffer): InputBuffer {

@@ -30,6 +30,7 @@ export type UiAction =
   | { type: "ui.approval.answered"; id: string }
   | { type: "ui.clarification.answered" }
   | { type: "ui.exit.arm"; armed: boolean }
+  | { type: "ui.hint"; text?: string }
   | { type: "ui.clear" };
 
 export type ChatAction = RunEvent | UiAction;
@@ -92,6 +93,7 @@ function endRun(state: ChatState, a: Extract<UiAction, { type: "ui.run.end" }>):
     delegations: [],
     approvals: [],
     run: null,
+    hint: undefined,
     status: {
       ...next.status,
       usage: a.end?.thread_usage ?? next.status.usage,
@@ -184,6 +186,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return { ...state, clarification: null };
     case "ui.exit.arm":
       return { ...state, exitArmed: action.armed };
+    case "ui.hint":
+      return { ...state, hint: action.text };
     case "ui.clear":
       return {
         ...state,

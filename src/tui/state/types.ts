@@ -94,5 +94,7 @@ export interface ChatState {
   ready: boolean;
   /** Set while Ctrl+C was pressed once on an empty input: a second press exits. */
   exitArmed: boolean;
+  /** A passing word under the input (e.g. why Enter did nothing); cleared when the run ends. */
+  hint?: string;
   seq: number;
 }

@@ -21,7 +21,7 @@ describe("ApprovalPrompt", () => {
     expect(text).toContain("rm -rf build");
     expect(text).toContain("why it asks: recursive delete (rm -r)");
     expect(lines.filter((l) => /^[❯ ] \d\. /.test(l))).toEqual(["❯ 1. Allow once", "  2. Allow always for this thread", "  3. Deny"]);
-    expect(lines[lines.length - 1]).toBe("↑↓ select · 1-3 or y/a/n · enter confirm · esc deny");
+    expect(lines[lines.length - 1]).toBe("↑↓ select · 1-3 pick · enter confirm · esc deny");
     expect(text).not.toContain("more waiting");
   });
 
