@@ -37,6 +37,7 @@ import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { z } from "zod";
 import { THREAD_STATE_VALUES } from "../state/thread-state.js";
+import { keepToolCalls } from "./util/strip-tool-calls.js";
 
 export interface SubagentLimitOptions {
   /** Task calls kept from one model turn (they run concurrently). Default 3. */
@@ -66,49 +67,6 @@ function describeCall(call: ToolCall): string {
   const desc = oneLine.length > 80 ? `${oneLine.slice(0, 79)}…` : oneLine;
   const type = typeof args.subagent_type === "string" && args.subagent_type ? args.subagent_type : "?";
   return `"${desc || call.id || "task"}" (${type})`;
-}
-
-function toolCallBlockId(block: unknown): string | undefined {
-  if (typeof block !== "object" || block === null) return undefined;
-  const b = block as { type?: unknown; id?: unknown };
-  if (!["tool_use", "tool_call", "function_call", "tool_call_chunk"].includes(String(b.type))) return undefined;
-  return typeof b.id === "string" ? b.id : undefined;
-}
-
-/**
- * The same AI message (same id) keeping only `keep` of its tool calls (their original order), with `note` appended
- * to its text. Provider-format copies of the dropped calls (additional_kwargs.tool_calls, tool_use content blocks)
- * are dropped too, so no serializer can resurrect them.
- */
-export function keepToolCalls(msg: AIMessage, keep: readonly ToolCall[], note: string): AIMessage {
-  const keptIds = new Set(keep.map((c) => c.id).filter((id): id is string => typeof id === "string"));
-  const droppedIds = new Set((msg.tool_calls ?? []).map((c) => c.id).filter((id): id is string => typeof id === "string" && !keptIds.has(id)));
-  const kwargs: Record<string, unknown> = { ...((msg.additional_kwargs ?? {}) as Record<string, unknown>) };
-  if (Array.isArray(kwargs.tool_calls)) {
-    const kept = (kwargs.tool_calls as { id?: unknown }[]).filter((c) => !(typeof c?.id === "string" && droppedIds.has(c.id)));
-    if (kept.length > 0) kwargs.tool_calls = kept;
-    else delete kwargs.tool_calls;
-  }
-  let content: AIMessage["content"];
-  if (typeof msg.content === "string") {
-    content = msg.content.trim() ? `${msg.content}\n\n${note}` : note;
-  } else {
-    const kept = msg.content.filter((b) => {
-      const id = toolCallBlockId(b);
-      return id === undefined || !droppedIds.has(id);
-    });
-    content = [...kept, { type: "text", text: note }] as AIMessage["content"];
-  }
-  return new AIMessage({
-    id: msg.id,
-    name: msg.name,
-    content,
-    additional_kwargs: kwargs,
-    response_metadata: msg.response_metadata,
-    usage_metadata: msg.usage_metadata,
-    tool_calls: [...keep],
-    invalid_tool_calls: msg.invalid_tool_calls ?? [],
-  });
 }
 
 export interface SubagentLimitDecision {

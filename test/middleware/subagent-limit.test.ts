@@ -8,9 +8,9 @@ import {
   SUBAGENT_LIMIT_PREFIX,
   SUBAGENT_LIMIT_REACHED,
   applySubagentLimit,
-  keepToolCalls,
   subagentLimitMiddleware,
 } from "../../src/middleware/subagent-limit.js";
+import { keepToolCalls } from "../../src/middleware/util/strip-tool-calls.js";
 
 type Call = { name: string; args: Record<string, unknown> };
 
