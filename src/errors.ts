@@ -14,6 +14,8 @@ export const ExitCode = {
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 export class DeerflowError extends Error {
+  /** Recognised without instanceof: the TUI bundle carries its own copy of this module. */
+  readonly isDeerflowError = true;
   readonly exitCode: ExitCodeValue;
   /** What the user should do about it; printed after the message. */
   readonly hint?: string;
@@ -58,7 +60,7 @@ export function findDeerflowError(err: unknown): DeerflowError | undefined {
   // Every model-call wrapper of the stack wraps once more, so the chain is as deep as the stack; guard cycles.
   const seen = new Set<unknown>();
   for (let e = err; e && !seen.has(e); e = (e as { cause?: unknown }).cause) {
-    if (e instanceof DeerflowError) return e;
+    if (e instanceof DeerflowError || (e as { isDeerflowError?: unknown }).isDeerflowError === true) return e as DeerflowError;
     seen.add(e);
   }
   return undefined;

@@ -4,6 +4,7 @@
 import type { ChatSession, ChatSessionOptions, ThreadView, TranscriptEntry } from "../runtime/chat-session.js";
 import type { RunEvent } from "../runtime/events.js";
 import type { GoalSummary } from "../runtime/run-goal.js";
+import { findDeerflowError, formatErrorLine } from "../errors.js";
 import { findSlash, helpCommands, parseSlash } from "./commands/slash-commands.js";
 import { helpKeys } from "./keys/keybindings.js";
 import type { NewItem } from "./state/reducer.js";
@@ -27,17 +28,10 @@ export interface ControllerOptions {
   exit: (error?: unknown) => void;
 }
 
-/** One line for an error, as the CLI prints it ("what went wrong. what to do"). */
-function errorLine(err: unknown): string {
-  const e = err as { message?: string; hint?: string } | undefined;
-  const msg = (e?.message ?? String(err)).split("\n")[0] ?? "";
-  return e?.hint ? `${msg} ${e.hint}` : msg;
-}
-
+/** A cancelled run: the runtime's interrupted error (exit 130) or an abort anywhere in the chain. */
 function isInterrupted(err: unknown): boolean {
-  for (let e = err as { exitCode?: number; name?: string; cause?: unknown } | undefined, i = 0; e && i < 10; e = e.cause as never, i++) {
-    if (e.exitCode === 130 || e.name === "AbortError") return true;
-  }
+  if (findDeerflowError(err)?.exitCode === 130) return true;
+  for (let e = err as { name?: string; cause?: unknown } | undefined, i = 0; e && i < 20; e = e.cause as never, i++) if (e.name === "AbortError") return true;
   return false;
 }
 
@@ -188,7 +182,7 @@ export class ChatController {
         const r = await s.send({ prompt, goal }, (e: RunEvent) => this.dispatch(e), signal);
         end = { type: "ui.run.end" as const, end: r.result, goal: goalViewOf(r.goal, s.goal) };
       } catch (err) {
-        end = { type: "ui.run.end" as const, error: isInterrupted(err) ? "Interrupted. The thread is saved: type to continue it." : errorLine(err) };
+        end = { type: "ui.run.end" as const, error: isInterrupted(err) ? "Interrupted. The thread is saved: type to continue it." : formatErrorLine(err) };
       }
       this.dispatch(end);
       this.refreshTitle();
@@ -201,7 +195,7 @@ export class ChatController {
     this.abort = abort;
     this.dispatch({ type: "ui.run.begin" });
     this.running = work(abort.signal)
-      .catch((err: unknown) => this.dispatch({ type: "ui.run.end", error: errorLine(err) }))
+      .catch((err: unknown) => this.dispatch({ type: "ui.run.end", error: formatErrorLine(err) }))
       .finally(() => {
         this.running = undefined;
         this.abort = undefined;
@@ -283,7 +277,7 @@ export class ChatController {
     const idleTask = (what: string, work: () => Promise<void>) =>
       whileIdle(what, () =>
         this.track(async () => {
-          await work().catch((err: unknown) => this.notice("error", errorLine(err)));
+          await work().catch((err: unknown) => this.notice("error", formatErrorLine(err)));
           this.dispatch({ type: "ui.run.end" });
         }),
       );
@@ -317,7 +311,7 @@ export class ChatController {
             const configured = s.modelNames.includes(m.name);
             this.notice("info", `Model: ${m.name}${configured ? "" : ` (not in .deerflowrc "models": used as a model id at ${m.baseUrl})`}`);
           } catch (err) {
-            this.notice("error", errorLine(err));
+            this.notice("error", formatErrorLine(err));
           }
         });
         return;
