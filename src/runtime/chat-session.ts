@@ -98,6 +98,15 @@ export class ChatSession {
     return existsSync(join(this.config.home, DB_FILE));
   }
 
+  private async withStoreAsync<T>(fn: (store: ReturnType<typeof openStore>) => Promise<T>): Promise<T> {
+    const store = openStore(this.config.home, this.config.checkpoint.channelMode);
+    try {
+      return await fn(store);
+    } finally {
+      store.close();
+    }
+  }
+
   private withStore<T>(fn: (store: ReturnType<typeof openStore>) => T): T {
     const store = openStore(this.config.home, this.config.checkpoint.channelMode);
     try {
@@ -124,16 +133,13 @@ export class ChatSession {
   async resume(sel: { threadId?: string; latest?: boolean }): Promise<ThreadView> {
     if (!sel.threadId && !this.hasDatabase()) throw new UsageError("There is no thread to continue yet.", "Start one with `deerflow`.");
     if (sel.threadId && !this.hasDatabase()) throw new UsageError(`Thread ${sel.threadId} not found.`, "List threads with /threads or `deerflow threads`.");
-    const store = openStore(this.config.home, this.config.checkpoint.channelMode);
-    try {
+    const view = await this.withStoreAsync(async (store) => {
       const opened = openThread(store, { home: this.config.home, mode: this.config.checkpoint.channelMode, threadId: sel.threadId, continueLatest: sel.latest });
-      const view = await loadThreadView(this.config, this.model, store, opened.threadId);
-      this.threadId = opened.threadId;
-      this.goal = view.goal;
-      return view;
-    } finally {
-      store.close();
-    }
+      return loadThreadView(this.config, this.model, store, opened.threadId);
+    });
+    this.threadId = view.thread.id;
+    this.goal = view.goal;
+    return view;
   }
 
   /** The next prompt starts a fresh thread (/clear). */
@@ -198,12 +204,7 @@ export class ChatSession {
   private async readGoal(): Promise<GoalState | null> {
     if (!this.threadId) return null;
     const id = this.threadId;
-    const store = openStore(this.config.home, this.config.checkpoint.channelMode);
-    try {
-      return (await loadThreadView(this.config, this.model, store, id)).goal;
-    } finally {
-      store.close();
-    }
+    return (await this.withStoreAsync((store) => loadThreadView(this.config, this.model, store, id))).goal;
   }
 
   /** /goal clear: the thread stops pursuing its goal. */
