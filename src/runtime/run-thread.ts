@@ -15,6 +15,8 @@ import { runConfigurable } from "../vocabulary/configurable.js";
 import { findPendingClarification } from "../vocabulary/message-markers.js";
 import { messageText } from "../vocabulary/message-text.js";
 import { type ApprovalSettings, headlessBroker } from "../sandbox/approvals.js";
+import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
+import { setShellWarningSink } from "../sandbox/run-shell.js";
 import { type OpenedThread, newId, openThread } from "./open-thread.js";
 import {
   type ClarificationRequest,
@@ -176,10 +178,11 @@ async function execute(req: RunRequest, store: Store, opened: OpenedThread, runI
     onModelRetry: (info) => emit({ type: "model.retry", run_id: runId, attempt: info.attempt, delay_ms: info.delayMs, reason: info.reason }),
   });
   const config = {
-    configurable: runConfigurable({ threadId, home: req.config.home, runId, uploads: opened.uploaded, threadData: opened.paths, unattended: req.unattended ?? false }),
+    configurable: runConfigurable({ threadId, home: req.config.home, runId, uploads: opened.uploaded, threadData: opened.paths, unattended: req.unattended ?? false, shell: shellSettingsFromConfig(req.config) }),
   };
   const usage = emptyUsage();
   let status: RunStatus = "success";
+  setShellWarningSink((message) => emit({ type: "sandbox.warning", message }));
   try {
     if (req.initialState) await agent.graph.updateState(config as never, req.initialState as never);
     const input = typeof req.prompt === "string" ? new HumanMessage({ content: req.prompt, id: `input-${req.inputId ?? runId}` }) : req.prompt;

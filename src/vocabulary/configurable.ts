@@ -16,6 +16,7 @@ export const CONFIGURABLE_KEYS = {
   threadData: "deerflow_thread_data",
   unattended: "deerflow_unattended",
   subagent: "deerflow_subagent",
+  shell: "deerflow_shell",
 } as const;
 
 export interface RunConfigurable {
@@ -33,6 +34,8 @@ export interface RunConfigurable {
   unattended: boolean;
   /** The subagent type a child run works as. */
   subagent?: string;
+  /** The shell confinement settings of this run (their shape belongs to sandbox/shell-settings.ts). */
+  shell?: unknown;
 }
 
 const K = CONFIGURABLE_KEYS;
@@ -47,6 +50,7 @@ export function runConfigurable(c: Partial<RunConfigurable>): Record<string, unk
   if (c.threadData !== undefined) out[K.threadData] = c.threadData;
   if (c.unattended !== undefined) out[K.unattended] = c.unattended;
   if (c.subagent !== undefined) out[K.subagent] = c.subagent;
+  if (c.shell !== undefined) out[K.shell] = c.shell;
   return out;
 }
 
@@ -65,5 +69,6 @@ export function readRunConfigurable(configurable: Record<string, unknown> | unde
     threadData: data && typeof data === "object" ? (data as Partial<ThreadDirs>) : undefined,
     unattended: c[K.unattended] === true,
     subagent: str(c[K.subagent]),
+    shell: c[K.shell] ?? undefined,
   };
 }
