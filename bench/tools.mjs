@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { execa } from "execa";
 import { createBashTool, scrubEnv } from "../dist/tools/bash.js";
+import { closeShellSessions, findBwrap } from "../dist/sandbox/run-shell.js";
 import { createReadFileTool } from "../dist/tools/read-file.js";
 import { createWriteFileTool } from "../dist/tools/write-file.js";
 
@@ -113,7 +114,18 @@ export async function benchTools() {
               stripFinalNewline: false,
               maxBuffer: 50_000_000,
             }),
-          "bash tool `true`": () => call(bash, { command: "true" }, mounts),
+          [`bash tool \`true\` (${findBwrap() ? "in the bubblewrap session" : "no bwrap: direct"})`]: () => call(bash, { command: "true" }, mounts),
+          // The design not taken: a fresh sandbox per command (why the session exists).
+          ...(findBwrap()
+            ? {
+                "fresh bwrap per command `true`": () =>
+                  execa(findBwrap(), ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-pid", "--die-with-parent", "--cap-drop", "ALL", "--chdir", cwd, "bash", "-c", "true"], {
+                    env: scrubEnv(),
+                    extendEnv: false,
+                    reject: false,
+                  }),
+              }
+            : {}),
         },
         BASH_ITERS,
       ),
@@ -162,8 +174,11 @@ export async function benchTools() {
       `(bash: ${BASH_ITERS} calls per variant; file tools: ${FILE_ITERS} calls per variant on a ${(text.length / 1024).toFixed(1)} KB, ${lineCount}-line file; ` +
         `${WARMUP} warm-up calls each; baseline and tool batches interleaved)`,
     );
+    const tool = rows.find((r) => r.section === "bash" && r.name.startsWith("bash tool"));
+    if (tool) console.log(`bash tool vs plain execa: ${tool.ratio.toFixed(2)}x per command (target ≤ 1.5x)`);
     return rows;
   } finally {
+    await closeShellSessions();
     rmSync(root, { recursive: true, force: true });
   }
 }

@@ -20,6 +20,7 @@ import { toolOutputBudgetMiddleware } from "../middleware/tool-output-budget.js"
 import { turnLimitMiddleware } from "../middleware/turn-limit.js";
 import type { ApprovalSettings } from "../sandbox/approvals.js";
 import { createBashTool } from "../tools/bash.js";
+import { createBashJobsTool } from "../tools/bash-jobs.js";
 import { createFileTools } from "../tools/file-tools.js";
 import { nextTo } from "./anchors.js";
 import { type CheckpointChannelMode, type DeerflowAgentOptions, assembleMiddleware, createDeerflowAgent } from "./create-deerflow-agent.js";
@@ -145,7 +146,7 @@ export function leadAgentMiddleware(opts: LeadAgentOptions) {
 
 export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds" | "taskTool">) {
   // view_image comes with the ViewImage feature, and only for models that can see images.
-  const tools: unknown[] = [createBashTool({ timeoutSeconds: opts.bashTimeoutSeconds }), ...createFileTools().filter((t) => t.name !== "view_image")];
+  const tools: unknown[] = [createBashTool({ timeoutSeconds: opts.bashTimeoutSeconds }), createBashJobsTool(), ...createFileTools().filter((t) => t.name !== "view_image")];
   if (opts.taskTool) tools.push(opts.taskTool);
   return tools as ReturnType<typeof createBashTool>[];
 }

@@ -42,7 +42,9 @@ export function buildProgram(): Command {
       .option("-w, --workspace <dir>", "bind a new thread's workspace to this existing directory (default: a fresh per-thread directory)")
       .addOption(new Option("--approval <mode>", "guarded shell commands: ask (a prompt), auto-edit, yolo").choices(["ask", "auto-edit", "yolo"]))
       .option("--plan", "plan mode: the agent keeps a todo list (write_todos)")
-      .option("--goal <objective>", "work toward this objective until it is met, asking you when it needs to");
+      .option("--goal <objective>", "work toward this objective until it is met, asking you when it needs to")
+      .option("--no-network", "shell commands get no network (needs bubblewrap; same as sandbox.network: \"off\")")
+      .option("--allow-dangerous-workspace", "accept -w /, a system directory, your home directory or one holding the data directory");
 
   chatOptions(
     program
@@ -86,6 +88,8 @@ export function buildProgram(): Command {
     .option("--input-id <id>", "an idempotency key: re-running the same input id on a thread never adds the input twice")
     .option("--goal <objective>", "work unattended until the objective is met (exit 0), needs you (3) or cannot be met (4)")
     .option("--max-continuations <n>", "goal mode: at most this many continuation runs (default 8)", positiveInt("--max-continuations"))
+    .option("--no-network", "shell commands get no network (needs bubblewrap; same as sandbox.network: \"off\")")
+    .option("--allow-dangerous-workspace", "accept -w /, a system directory, your home directory or one holding the data directory")
     .action(async (promptWords: string[], opts, cmd: Command) => {
       const { runCommand } = await import("./commands/run.js");
       process.exitCode = await runCommand(promptWords, { ...cmd.optsWithGlobals(), ...opts });

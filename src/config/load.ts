@@ -20,7 +20,7 @@ export interface ConfigInputs {
   env?: NodeJS.ProcessEnv;
   /** The user's home directory (where ~/.deerflowrc and ~/.deerflow live). */
   userHome?: string;
-  flags?: { model?: string; home?: string; approval?: ApprovalModeSetting };
+  flags?: { model?: string; home?: string; approval?: ApprovalModeSetting; noNetwork?: boolean };
 }
 
 export interface ResolvedModel {
@@ -46,7 +46,14 @@ export interface ResolvedConfig {
   home: string;
   checkpoint: { channelMode: ChannelMode; snapshotFrequency: number };
   approval: ApprovalModeSetting;
-  sandbox: { bashTimeoutSeconds: number };
+  sandbox: {
+    bashTimeoutSeconds: number;
+    network: boolean;
+    readWrite: string[];
+    readOnly: string[];
+    passEnv: string[];
+    require: boolean;
+  };
   guards: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
   models: Record<string, ModelConfig>;
   defaultModel?: string;
@@ -217,7 +224,15 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     home,
     checkpoint: { channelMode, snapshotFrequency },
     approval: inputs.flags?.approval ?? merged.approval ?? "ask",
-    sandbox: { bashTimeoutSeconds: merged.sandbox?.bashTimeout ?? DEFAULT_BASH_TIMEOUT_S },
+    sandbox: {
+      bashTimeoutSeconds: merged.sandbox?.bashTimeout ?? DEFAULT_BASH_TIMEOUT_S,
+      network: !inputs.flags?.noNetwork && merged.sandbox?.network !== "off",
+      // Relative and ~ paths are read against the file that set them.
+      readWrite: (merged.sandbox?.readWrite ?? []).map((p) => expandHome(p, userHome, origin.sandbox ? dirname(origin.sandbox) : cwd)),
+      readOnly: (merged.sandbox?.readOnly ?? []).map((p) => expandHome(p, userHome, origin.sandbox ? dirname(origin.sandbox) : cwd)),
+      passEnv: merged.sandbox?.passEnv ?? [],
+      require: merged.sandbox?.require ?? false,
+    },
     guards: resolveGuards(merged.guards ?? {}, origin.guards),
     models,
     defaultModel: merged.defaultModel,

@@ -42,6 +42,15 @@ export const fileConfigSchema = z.strictObject({
     .strictObject({
       /** Seconds before a bash command's whole process group is killed. */
       bashTimeout: z.number().positive().max(86_400).optional(),
+      /** "off": commands get no network at all (their own network namespace; needs bubblewrap). */
+      network: z.enum(["on", "off"]).optional(),
+      /** Extra host directories commands may write / only read (at their own paths). */
+      readWrite: z.array(z.string().min(1)).optional(),
+      readOnly: z.array(z.string().min(1)).optional(),
+      /** Environment variables that reach commands even though they look like secrets. */
+      passEnv: z.array(z.string().min(1)).optional(),
+      /** true: refuse to run shell commands when bubblewrap is unavailable, instead of running them unconfined. */
+      require: z.boolean().optional(),
     })
     .optional(),
   /** Guards that stop runaway runs (exit 5). */

@@ -9,7 +9,9 @@ import { UsageError } from "../errors.js";
 import { DB_FILE, openStore } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
 import { type ApprovalDecision, type ApprovalMode, type ApprovalSettings, type EventBroker, eventBroker } from "../sandbox/approvals.js";
-import { runShell } from "../sandbox/run-shell.js";
+import type { ThreadPaths } from "../sandbox/provider.js";
+import { closeShellSessions, runShell, setShellWarningSink } from "../sandbox/run-shell.js";
+import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import { capOutput } from "../tools/bash.js";
 import { clearGoalUpdate } from "../state/goal-clear.js";
 import type { GoalState } from "../state/types.js";
@@ -33,6 +35,10 @@ export interface ChatSessionOptions {
   plan?: boolean;
   /** Where `@path` is resolved and .deerflowrc is searched from. */
   cwd?: string;
+  /** --no-network */
+  noNetwork?: boolean;
+  /** --allow-dangerous-workspace */
+  allowDangerousWorkspace?: boolean;
 }
 
 export interface TurnResult {
@@ -69,7 +75,7 @@ export class ChatSession {
   constructor(options: ChatSessionOptions = {}) {
     this.options = options;
     this.cwd = options.cwd ?? process.cwd();
-    this.config = loadConfig({ cwd: this.cwd, flags: { home: options.home, model: options.model, approval: options.approval } });
+    this.config = loadConfig({ cwd: this.cwd, flags: { home: options.home, model: options.model, approval: options.approval, noNetwork: options.noNetwork } });
     this.model = requireModel(this.config);
     this.planMode = options.plan ?? false;
     this.broker = eventBroker((e) => this.listener?.(e));
@@ -82,7 +88,7 @@ export class ChatSession {
   }
 
   setModel(name: string): ResolvedModel {
-    this.model = requireModel(loadConfig({ cwd: this.cwd, flags: { home: this.config.home, model: name, approval: this.approval.mode } }));
+    this.model = requireModel(loadConfig({ cwd: this.cwd, flags: { home: this.config.home, model: name, approval: this.approval.mode, noNetwork: !this.config.sandbox.network } }));
     return this.model;
   }
 
@@ -149,7 +155,7 @@ export class ChatSession {
   }
 
   /** The current thread, created now when there is none yet (for `!cmd`); returns its workspace. */
-  private ensureThread(): string {
+  private ensureThread(): ThreadPaths {
     return this.withStore((store) => {
       const opened = openThread(store, {
         home: this.config.home,
@@ -160,7 +166,7 @@ export class ChatSession {
       this.threadId = opened.threadId;
       // A thread's own workspace is made by its first run; `!cmd` may come before any run.
       mkdirSync(opened.paths.workspace_path, { recursive: true });
-      return opened.paths.workspace_path;
+      return opened.paths;
     });
   }
 
@@ -223,10 +229,19 @@ export class ChatSession {
 
   /** `!cmd`: a shell command in the thread's workspace, as the bash tool runs it (scrubbed env, own group). */
   async shell(command: string, signal: AbortSignal): Promise<ShellOutput> {
-    const cwd = this.ensureThread();
-    const r = await runShell(command, { cwd, timeoutSeconds: this.config.sandbox.bashTimeoutSeconds, signal });
-    return { command, cwd, output: capOutput(r.output.replace(/\n$/, ""), SHELL_OUTPUT_MAX_CHARS), exitCode: r.exitCode, stoppedBy: r.stoppedBy };
+    const paths = this.ensureThread();
+    const cwd = paths.workspace_path;
+    const settings = shellSettingsFromConfig(this.config);
+    let warning = "";
+    setShellWarningSink((message) => (warning = `warning: ${message}\n`));
+    const r = await runShell(command, { cwd, paths, settings, timeoutSeconds: this.config.sandbox.bashTimeoutSeconds, signal });
+    return { command, cwd, output: warning + capOutput(r.output.replace(/\n$/, ""), SHELL_OUTPUT_MAX_CHARS), exitCode: r.exitCode, stoppedBy: r.stoppedBy };
   }
+}
+
+/** The end of a chat: its sandbox and background jobs go. */
+export async function closeChatShell(): Promise<void> {
+  await closeShellSessions();
 }
 
 export function createChatSession(options: ChatSessionOptions): ChatSession {

@@ -72,6 +72,8 @@ export type RunEvent =
     }
   | { type: "goal.continued"; run_id?: string; continuation_count: number; reason: string }
   | { type: "error"; run_id?: string; message: string }
+  /** The shell runs unconfined (no bubblewrap); given once per chat or run. */
+  | { type: "sandbox.warning"; message: string }
   | {
       type: "run.completed";
       thread_id: string;

@@ -14,6 +14,8 @@ import { findPendingClarification } from "../middleware/clarification.js";
 import { type Store, openStore } from "../persistence/store.js";
 import { messageText } from "../state/message-text.js";
 import { type ApprovalSettings, headlessBroker } from "../sandbox/approvals.js";
+import { SHELL_SETTINGS_KEY, shellSettingsFromConfig } from "../sandbox/shell-settings.js";
+import { setShellWarningSink } from "../sandbox/run-shell.js";
 import { type OpenedThread, newId, openThread } from "./open-thread.js";
 import {
   type ClarificationRequest,
@@ -175,10 +177,11 @@ async function execute(req: RunRequest, store: Store, opened: OpenedThread, runI
     onModelRetry: (info) => emit({ type: "model.retry", run_id: runId, attempt: info.attempt, delay_ms: info.delayMs, reason: info.reason }),
   });
   const config = {
-    configurable: { thread_id: threadId, deerflow_home: req.config.home, deerflow_run_id: runId, deerflow_uploads: opened.uploaded, deerflow_thread_data: opened.paths, deerflow_unattended: req.unattended ?? false },
+    configurable: { thread_id: threadId, deerflow_home: req.config.home, deerflow_run_id: runId, deerflow_uploads: opened.uploaded, deerflow_thread_data: opened.paths, deerflow_unattended: req.unattended ?? false, [SHELL_SETTINGS_KEY]: shellSettingsFromConfig(req.config) },
   };
   const usage = emptyUsage();
   let status: RunStatus = "success";
+  setShellWarningSink((message) => emit({ type: "sandbox.warning", message }));
   try {
     if (req.initialState) await agent.graph.updateState(config as never, req.initialState as never);
     const input = typeof req.prompt === "string" ? new HumanMessage({ content: req.prompt, id: `input-${req.inputId ?? runId}` }) : req.prompt;

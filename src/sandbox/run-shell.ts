@@ -1,113 +1,118 @@
-// One shell command in a directory, the way deerflow always runs them: `bash -c` (no login profile), secrets
-// scrubbed from the environment, stdin closed, in its own process group so a timeout or a cancel kills the WHOLE
-// group (SIGTERM, then SIGKILL after a short grace). Used by the bash tool and by the TUI's `!cmd`.
-import { execa } from "execa";
+// One shell command of the bash tool or the TUI's `!cmd`: inside the thread's bubblewrap session when bwrap works
+// here (shell-session.ts), else directly on the host (direct-shell.ts) with the virtual /mnt/user-data paths
+// mapped to the host and back, and a warning once per chat or run. `sandbox.require: true` refuses instead.
+import { existsSync, mkdirSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { execaSync } from "execa";
+import { DeerflowError, ExitCode } from "../errors.js";
+import { killAllJobs } from "./background-jobs.js";
+import { directBackground, killDirect, runDirect } from "./direct-shell.js";
+import type { ThreadPaths } from "./provider.js";
+import { type RunOptions, type ShellResult, ShellSession } from "./shell-session.js";
+import { type ShellSettings, defaultShellSettings } from "./shell-settings.js";
+import { fromHostPaths, toHostPaths } from "./virtual-paths.js";
 
-/** Time between SIGTERM and SIGKILL to the process group. */
-export const BASH_KILL_GRACE_MS = 2_000;
+export { BASH_KILL_GRACE_MS, type ShellResult } from "./shell-session.js";
+export { isSecretEnvName, scrubEnv } from "./env-scrub.js";
+
+export const BWRAP_MISSING_WARNING =
+  "bubblewrap (bwrap) is not available: shell commands run UNCONFINED on the host (install the `bubblewrap` package, or set sandbox.require: true to refuse).";
+
+const probed = new Map<string, string | null>();
+
+/** The bwrap binary on PATH that can actually create a sandbox here (cached per PATH), or null. */
+export function findBwrap(path = process.env.PATH ?? ""): string | null {
+  if (probed.has(path)) return probed.get(path)!;
+  let found: string | null = null;
+  for (const dir of path.split(delimiter)) {
+    const candidate = join(dir, "bwrap");
+    if (dir && existsSync(candidate)) {
+      // A container without user namespaces has the binary but cannot use it.
+      const r = execaSync(candidate, ["--ro-bind", "/", "/", "--unshare-pid", "--dev", "/dev", "--proc", "/proc", "true"], { reject: false, timeout: 10_000 });
+      if (r.exitCode === 0) found = candidate;
+      break;
+    }
+  }
+  probed.set(path, found);
+  return found;
+}
 
 // ---------------------------------------------------------------------------------------------
-// environment scrub: allow by default, strip what looks like a credential
+// sessions: one per thread directories + settings, until closeShellSessions()
 
-const SECRET_ENV_PATTERNS: readonly RegExp[] = [
-  /(?:^|_)(?:API_?)?KEYS?(?:_\d+)?$/i, // FOO_API_KEY, GPG_KEY, OPENAI_API_KEY_2
-  /(?:^|_)(?:ACCESS_|AUTH_|REFRESH_|SESSION_)?TOKENS?(?:_\d+)?$/i, // GITHUB_TOKEN, NPM_TOKEN, HF_TOKEN
-  /(?:^|_)SECRETS?(?:_\d+)?$/i, // CLIENT_SECRET
-  /(?:^|_)(?:PASSWORD|PASSWD|PASS)$/i, // DB_PASSWORD (not PWD: the working directory)
-  /(?:^|_)CREDENTIALS?$/i, // GOOGLE_APPLICATION_CREDENTIALS
-  /^OPENAI_/i,
-  /^ANTHROPIC_/i,
-  /^AWS_(?:ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|SECURITY_TOKEN)$/i,
-  /^DEERFLOW_/i, // the agent's own configuration (model keys, endpoints) is never the command's business
-];
+const sessions = new Map<string, ShellSession>();
+let warn: (msg: string) => void = (msg) => process.stderr.write(`warning: ${msg}\n`);
+let warnedOnce = false;
 
-/** True when an environment variable's name looks like it holds a secret. */
-export function isSecretEnvName(name: string): boolean {
-  return SECRET_ENV_PATTERNS.some((re) => re.test(name));
+/** Where the "no bwrap" warning goes (the TUI shows it on screen); it is given once until closeShellSessions(). */
+export function setShellWarningSink(sink: (msg: string) => void): void {
+  warn = sink;
 }
 
-/** A copy of `env` without secret-looking variables (allow by default, strip by pattern). */
-export function scrubEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(env)) {
-    if (value === undefined || isSecretEnvName(name)) continue;
-    out[name] = value;
+function keyOf(paths: ThreadPaths, settings: ShellSettings): string {
+  return JSON.stringify([paths.workspace_path, paths.uploads_path, paths.outputs_path, settings]);
+}
+
+/** The running session for these directories, or null when commands run directly on the host. */
+function sessionFor(paths: ThreadPaths, settings: ShellSettings): ShellSession | null {
+  const bwrap = findBwrap();
+  if (!bwrap) {
+    if (settings.require) {
+      throw new DeerflowError("bubblewrap (bwrap) is not available and sandbox.require is true: refusing to run shell commands.", {
+        exitCode: ExitCode.usage,
+        hint: "Install the `bubblewrap` package, or set sandbox.require to false in .deerflowrc.",
+      });
+    }
+    if (!warnedOnce) {
+      warnedOnce = true;
+      warn(BWRAP_MISSING_WARNING);
+    }
+    return null;
   }
-  return out;
-}
-
-// ---------------------------------------------------------------------------------------------
-// process-group run
-
-function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // ESRCH: the group is already gone
+  const key = keyOf(paths, settings);
+  let s = sessions.get(key);
+  if (!s || !s.alive) {
+    for (const p of [paths.uploads_path, paths.outputs_path]) if (p) mkdirSync(p, { recursive: true });
+    sessions.set(key, (s = new ShellSession(paths, settings, bwrap)));
   }
+  return s;
 }
 
-export interface ShellResult {
-  /** stdout and stderr interleaved. */
-  output: string;
-  exitCode: number | undefined;
-  signal: string | undefined;
-  /** Set when deerflow stopped the command. */
-  stoppedBy: "timeout" | "abort" | undefined;
-  isMaxBuffer: boolean;
+/** Ends every sandbox session (and with it every process and background job in it); the end of a chat or run. */
+export async function closeShellSessions(): Promise<void> {
+  const all = [...sessions.values()];
+  sessions.clear();
+  warnedOnce = false;
+  killAllJobs();
+  killDirect();
+  await Promise.all(all.map((s) => s.close()));
 }
 
-export async function runShell(command: string, opts: { cwd: string; timeoutSeconds: number; signal?: AbortSignal }): Promise<ShellResult> {
-  const { signal } = opts;
-  const child = execa("bash", ["-c", command], {
-    cwd: opts.cwd,
-    env: scrubEnv(),
-    extendEnv: false,
-    detached: true, // own process group: see the header
-    stdin: "ignore",
-    all: true,
-    reject: false,
-    stripFinalNewline: false,
-    maxBuffer: 50_000_000,
-    ...(signal ? { cancelSignal: signal } : {}),
-  });
-  const pid = child.pid;
+export interface ShellRequest extends RunOptions {
+  /** The thread's directories; the command's cwd is the workspace. */
+  paths: ThreadPaths;
+  settings?: ShellSettings;
+}
 
-  let stoppedBy: "timeout" | "abort" | undefined;
-  let killTimer: NodeJS.Timeout | undefined;
-  const stopGroup = (why: "timeout" | "abort") => {
-    if (stoppedBy) return;
-    stoppedBy = why;
-    killGroup(pid, "SIGTERM");
-    killTimer = setTimeout(() => killGroup(pid, "SIGKILL"), BASH_KILL_GRACE_MS);
-    killTimer.unref?.();
-  };
-  const timer = setTimeout(() => stopGroup("timeout"), opts.timeoutSeconds * 1000);
-  const onAbort = () => stopGroup("abort");
-  signal?.addEventListener("abort", onAbort, { once: true });
+export async function runShell(command: string, req: ShellRequest): Promise<ShellResult> {
+  const settings = req.settings ?? defaultShellSettings();
+  const session = sessionFor(req.paths, settings);
+  if (session) return session.run(command, req);
+  const r = await runDirect(toHostPaths(command, req.paths), { ...req, settings });
+  return { ...r, output: fromHostPaths(r.output, req.paths) };
+}
 
-  let result;
-  try {
-    result = await child;
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
+/** A background job: its output goes to `logPath`; it lives until killed or until closeShellSessions(). */
+export async function startBackground(
+  command: string,
+  req: Omit<ShellRequest, "timeoutSeconds" | "signal"> & { logPath: string; onEnd: (code: number | undefined) => void },
+): Promise<{ kill: () => void }> {
+  const settings = req.settings ?? defaultShellSettings();
+  const session = sessionFor(req.paths, settings);
+  if (session) {
+    const id = await session.background(command, req.cwd, req.logPath, req.onEnd);
+    return { kill: () => session.kill(id) };
   }
-  if (killTimer) {
-    // Whatever survived the SIGTERM goes now; no need to wait out the grace once the child has ended.
-    clearTimeout(killTimer);
-    killGroup(pid, "SIGKILL");
-  }
-  if (result.isMaxBuffer) killGroup(pid, "SIGKILL");
-  if (signal?.aborted && result.isCanceled) stoppedBy = "abort";
-  const output = typeof result.all === "string" ? result.all : "";
-  return {
-    // A command that could not even start (missing cwd, no bash) says why instead of printing nothing.
-    output: result.failed && result.exitCode === undefined && !result.signal && !stoppedBy ? `${output}${result.shortMessage}` : output,
-    exitCode: typeof result.exitCode === "number" ? result.exitCode : undefined,
-    signal: result.signal ?? undefined,
-    stoppedBy,
-    isMaxBuffer: result.isMaxBuffer ?? false,
-  };
+  return directBackground(toHostPaths(command, req.paths), { ...req, settings });
 }
+

@@ -2,21 +2,25 @@
 // cwd = workspace, secrets scrubbed from env).
 //
 // Decisions:
+// - Where it runs is src/sandbox/run-shell.ts: inside the thread's bubblewrap session when bwrap works here (host
+//   read-only, secrets hidden, own PID namespace), else on the host with a warning.
 // - `bash -c`, not `bash -lc`: a login shell sources the user's profile, which may `cd` elsewhere, print banners
-//   into the output or re-export the secrets we just scrubbed. A plain non-interactive shell gets a predictable
-//   cwd and environment. (BASH_ENV, if the user set one, is still honoured by bash — their choice.)
-// - The workspace comes from the graph state: ToolNode passes the current state as `runtime.state`
-//   (langchain/dist/agents/nodes/ToolNode.js: `state: config.configurable.__pregel_scratchpad.currentTaskInput`),
-//   and ThreadData records `thread_data.workspace_path` there in beforeAgent. Without it the tool refuses to run
-//   (throws → ToolErrorHandling makes it an error ToolMessage) rather than guessing a directory.
-// - The child starts in its own process group (`detached: true` → setsid), so a timeout or a cancelled run kills
-//   the WHOLE group: SIGTERM, then SIGKILL after a short grace. Background grandchildren (`sleep 1000 &`) share
-//   the group and die with it. Not covered: a descendant that calls setsid() itself, or background jobs that
-//   detach their output (`nohup srv >log 2>&1 &`) when the command ends normally — those are left running so a
-//   dev server can be started on purpose.
+//   into the output or re-export the secrets we just scrubbed.
+// - The workspace comes from the graph state: ToolNode passes the current state as `runtime.state`, and
+//   ThreadData records `thread_data` there in beforeAgent. Without it the tool refuses to run rather than guess.
+// - When the command ends, everything it started is killed (`&`, nohup, setsid, double forks: the sandbox's PID
+//   namespace catches them all). A process meant to outlive the call (a dev server) is asked for explicitly with
+//   `run_in_background`: its output goes to a log under outputs/, it is recorded in `background_tasks`, listed and
+//   killed by bash_jobs, and dies with the chat or run.
 // - stdin is closed (`ignore`): a command waiting for input ends at once instead of hanging until the timeout.
 import { ToolMessage } from "@langchain/core/messages";
-import { runShell } from "../sandbox/run-shell.js";
+import { Command } from "@langchain/langgraph";
+import { randomBytes } from "node:crypto";
+import { join } from "node:path";
+import { addJob, jobEnded } from "../sandbox/background-jobs.js";
+import type { ThreadPaths } from "../sandbox/provider.js";
+import { runShell, startBackground } from "../sandbox/run-shell.js";
+import { shellSettingsOf } from "../sandbox/shell-settings.js";
 import { tool } from "langchain";
 import { z } from "zod";
 
@@ -51,13 +55,19 @@ export function capOutput(text: string, max = BASH_DEFAULT_MAX_OUTPUT_CHARS): st
   return `${text.slice(0, head)}${noteFor(cut)}${tail > 0 ? text.slice(text.length - tail) : ""}`;
 }
 
-function workspaceOf(runtime: unknown): string {
-  const state = (runtime as { state?: { thread_data?: { workspace_path?: unknown } | null } } | undefined)?.state;
-  const ws = state?.thread_data?.workspace_path;
+function pathsOf(runtime: unknown): ThreadPaths {
+  const state = (runtime as { state?: { thread_data?: Partial<ThreadPaths> | null } } | undefined)?.state;
+  const td = state?.thread_data;
+  const ws = td?.workspace_path;
   if (typeof ws !== "string" || ws === "") {
     throw new Error("bash has no workspace: thread_data.workspace_path is not set (the ThreadData middleware must run first)");
   }
-  return ws;
+  return td as ThreadPaths;
+}
+
+function configurableOf(runtime: unknown): Record<string, unknown> | undefined {
+  const r = runtime as { configurable?: Record<string, unknown>; config?: { configurable?: Record<string, unknown> } } | undefined;
+  return r?.configurable ?? r?.config?.configurable;
 }
 
 function abortError(signal: AbortSignal): Error {
@@ -69,6 +79,10 @@ function abortError(signal: AbortSignal): Error {
 export const bashSchema = z.object({
   description: z.string().optional().describe("Why you are running this command, in a few words."),
   command: z.string().describe("The bash command to run. It runs in the thread's workspace directory."),
+  run_in_background: z
+    .boolean()
+    .optional()
+    .describe("Start a long-running process (a server, a watcher) and return at once; its output goes to a log under /mnt/user-data/outputs. Otherwise everything the command starts is stopped when it ends."),
 });
 
 export function createBashTool(options: BashToolOptions = {}) {
@@ -76,13 +90,16 @@ export function createBashTool(options: BashToolOptions = {}) {
   const maxOutputChars = options.maxOutputChars ?? BASH_DEFAULT_MAX_OUTPUT_CHARS;
 
   return tool(
-    async ({ command }, runtime) => {
-      const cwd = workspaceOf(runtime);
+    async ({ command, run_in_background }, runtime) => {
+      const paths = pathsOf(runtime);
+      const cwd = paths.workspace_path;
+      const settings = shellSettingsOf(configurableOf(runtime));
       const signal = (runtime as { signal?: AbortSignal } | undefined)?.signal;
       const toolCallId = (runtime as { toolCallId?: string } | undefined)?.toolCallId ?? "";
       if (signal?.aborted) throw abortError(signal);
+      if (run_in_background) return startJob(command, paths, settings, runtime, toolCallId);
 
-      const result = await runShell(command, { cwd, timeoutSeconds, signal });
+      const result = await runShell(command, { cwd, paths, settings, timeoutSeconds, signal });
       if (result.stoppedBy === "abort") throw abortError(signal!);
 
       let output = capOutput(result.output.replace(/\n$/, ""), maxOutputChars);
@@ -106,8 +123,28 @@ export function createBashTool(options: BashToolOptions = {}) {
       description:
         "Run a bash command in the thread's workspace directory (non-interactive, no stdin). " +
         `Stdout and stderr are returned together, at most ${maxOutputChars} characters (head and tail kept); ` +
-        `a non-zero exit code is reported. Commands are stopped after ${timeoutSeconds} seconds.`,
+        `a non-zero exit code is reported. Commands are stopped after ${timeoutSeconds} seconds, and every process a command ` +
+        "started is stopped when it ends: use run_in_background for servers and watchers (bash_jobs lists and kills them).",
       schema: bashSchema,
     },
   );
+}
+
+async function startJob(command: string, paths: ThreadPaths, settings: ReturnType<typeof shellSettingsOf>, runtime: unknown, toolCallId: string) {
+  if (!paths.outputs_path) throw new Error("bash has no outputs directory for the background job's log (thread_data.outputs_path is not set)");
+  const id = `bg-${randomBytes(4).toString("hex")}`;
+  const logName = `${id}.log`;
+  const job = { id, command, log: `/mnt/user-data/outputs/${logName}`, started_at: new Date().toISOString(), status: "running" as const };
+  const handle = await startBackground(command, {
+    cwd: paths.workspace_path,
+    paths,
+    settings,
+    logPath: join(paths.outputs_path, logName),
+    onEnd: (code) => jobEnded(id, code),
+  });
+  addJob({ ...job }, handle.kill);
+  const before = (runtime as { state?: { background_tasks?: unknown } } | undefined)?.state?.background_tasks;
+  const tasks = [...(Array.isArray(before) ? before : []), { ...job, kind: "bash" }];
+  const text = `Started background job ${id}; its output goes to ${job.log}. bash_jobs lists or kills it; it stops when this chat or run ends.`;
+  return new Command({ update: { background_tasks: tasks, messages: [new ToolMessage({ tool_call_id: toolCallId, name: "bash", content: text })] } });
 }

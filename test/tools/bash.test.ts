@@ -56,7 +56,7 @@ describe("bash tool", () => {
 
   it("has the SPEC name and argument names (description first)", () => {
     expect(bash.name).toBe("bash");
-    expect(Object.keys((bash.schema as { shape: object }).shape)).toEqual(["description", "command"]);
+    expect(Object.keys((bash.schema as { shape: object }).shape)).toEqual(["description", "command", "run_in_background"]);
   });
 
   it("runs in the thread's workspace", async () => {

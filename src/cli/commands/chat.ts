@@ -12,6 +12,8 @@ export interface ChatOptions extends GlobalOptions {
   approval?: "ask" | "auto-edit" | "yolo";
   plan?: boolean;
   goal?: string;
+  network?: boolean;
+  allowDangerousWorkspace?: boolean;
 }
 
 function version(): string {
@@ -62,9 +64,10 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
       start: { prompt: words.join(" "), goal: opts.goal, resume },
       loadSession: async () => {
         const { createChatSession } = await import("../../runtime/chat-session.js");
-        return createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd() });
+        return createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, allowDangerousWorkspace: opts.allowDangerousWorkspace });
       },
     });
+    await (await import("../../runtime/chat-session.js")).closeChatShell();
     if (exit.threadId) process.stdout.write(`Thread ${exit.threadId} is saved. Continue it with: deerflow resume ${exit.threadId}\n`);
     return 0;
   } catch (err) {

@@ -23,6 +23,9 @@ export interface RunOptions extends GlobalOptions {
   inputId?: string;
   maxContinuations?: number;
   outputFormat: OutputFormat;
+  /** false with --no-network. */
+  network?: boolean;
+  allowDangerousWorkspace?: boolean;
 }
 
 async function readStdin(): Promise<string> {
@@ -49,7 +52,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
   process.once("SIGTERM", onSigint);
   try {
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
-    const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval } });
+    const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, noNetwork: opts.network === false } });
     const model = requireModel(config);
     const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
@@ -87,6 +90,8 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     process.stderr.write(`deerflow: ${formatErrorLine(err)}\n`);
     return exitCodeOf(err);
   } finally {
+    // The run's sandbox and background jobs end with it.
+    await (await import("../../sandbox/run-shell.js")).closeShellSessions();
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
   }

@@ -52,6 +52,9 @@ export function createPrinter(format: OutputFormat, stdout: Out, stderr: Out): P
       case "goal.continued":
         note(`continuing toward the goal (continuation ${e.continuation_count})`);
         break;
+      case "sandbox.warning":
+        stderr.write(`warning: ${e.message}\n`);
+        break;
       case "model.retry":
         note(`model request failed (${e.reason}); retrying in ${(e.delay_ms / 1000).toFixed(1)} s (attempt ${e.attempt + 1})`);
         break;

@@ -150,6 +150,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return append(state, { kind: "notice", level: "warning", text: `Model endpoint: ${action.reason}. Retry ${action.attempt} in ${(action.delay_ms / 1000).toFixed(1)} s.` });
     case "error":
       return append(state, { kind: "notice", level: "error", text: action.message });
+    case "sandbox.warning":
+      return append(state, { kind: "notice", level: "warning", text: action.message });
     case "run.completed":
       return { ...state, status: { ...state.status, usage: action.thread_usage, threadId: action.thread_id } };
 

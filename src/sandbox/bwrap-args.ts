@@ -1,0 +1,92 @@
+// The bubblewrap command line of a sandbox session. Order matters (later mounts cover earlier ones):
+//   1. the host read-only, fresh /dev, its own /proc (own PID namespace), private /tmp;
+//   2. the user's extra read-only / read-write paths, then the workspace read-write at its real path;
+//   3. secrets covered: the data directory by an empty tmpfs, ~/.ssh & co. by empty tmpfs, files by /dev/null;
+//   4. the thread's own directories bound again at their real paths (they live inside the data directory), and
+//      at /mnt/user-data/{workspace,uploads,outputs} (a tmpfs on /mnt first: binding under it needs one);
+//   5. secret files inside a bound directory covered again at every place they are visible.
+// Capabilities are dropped (as root, the sandbox would otherwise keep CAP_SYS_ADMIN and could remount / rw).
+import { existsSync, realpathSync } from "node:fs";
+import { join, relative } from "node:path";
+import { MOUNT_NAMES, VIRTUAL_ROOT, isInside } from "./paths.js";
+import type { ThreadPaths } from "./provider.js";
+import type { ShellSettings } from "./shell-settings.js";
+
+/** Secret directories and files under the user's home, hidden when they exist. */
+export const HOME_SECRET_DIRS = [".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".password-store"];
+export const HOME_SECRET_FILES = [".netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".deerflowrc"];
+/** Readable by root even without capabilities (their owner is root). */
+const SYSTEM_SECRET_FILES = ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"];
+
+function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+type MountName = (typeof MOUNT_NAMES)[number];
+
+/** Real host path of each thread directory that is set (library callers may give only a workspace). */
+function threadMounts(paths: ThreadPaths): { workspace: string } & Partial<Record<MountName, string>> {
+  const out: Partial<Record<MountName, string>> = {};
+  for (const name of MOUNT_NAMES) {
+    const p = paths[`${name}_path`];
+    if (typeof p === "string" && p !== "") out[name] = real(p);
+  }
+  return out as { workspace: string } & Partial<Record<MountName, string>>;
+}
+
+export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: string[]): string[] {
+  const thread = threadMounts(paths);
+  const names = MOUNT_NAMES.filter((n) => thread[n] !== undefined);
+  const dataDir = real(settings.dataDir);
+  const home = real(settings.userHome);
+  const a: string[] = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
+  a.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
+  if (!settings.network) a.push("--unshare-net");
+
+  for (const p of settings.readOnly) if (existsSync(p)) a.push("--ro-bind", real(p), real(p));
+  for (const p of settings.readWrite) if (existsSync(p)) a.push("--bind", real(p), real(p));
+  a.push("--bind", thread.workspace, thread.workspace);
+
+  // Secret directories: an empty tmpfs over each one that exists.
+  const hiddenDirs = [dataDir, ...HOME_SECRET_DIRS.map((d) => join(home, d))].filter((d) => existsSync(d));
+  for (const d of hiddenDirs) a.push("--tmpfs", d);
+  // The thread's own directories reappear inside the hidden data directory.
+  for (const name of names) {
+    const p = thread[name]!;
+    if (hiddenDirs.some((d) => isInside(p, d)) || name !== "workspace") a.push("--bind", p, p);
+  }
+  a.push("--tmpfs", "/mnt");
+  for (const name of names) a.push("--bind", thread[name]!, `${VIRTUAL_ROOT}/${name}`);
+
+  // Secret files, at their real path and wherever a bound directory shows them again.
+  const files = [...SYSTEM_SECRET_FILES, ...HOME_SECRET_FILES.map((f) => join(home, f)), ...settings.hiddenFiles.map(real), join(thread.workspace, ".deerflowrc")].filter((f) => existsSync(f));
+  const seen = new Set<string>();
+  const hideFile = (f: string) => {
+    if (seen.has(f)) return;
+    seen.add(f);
+    a.push("--ro-bind", "/dev/null", f);
+  };
+  for (const f of files) {
+    hideFile(f);
+    for (const name of names) {
+      if (isInside(f, thread[name]!) && f !== thread[name]) hideFile(join(VIRTUAL_ROOT, name, relative(thread[name]!, f)));
+    }
+  }
+  // A hidden directory inside the workspace (e.g. -w $HOME --allow-dangerous-workspace) is hidden under /mnt too.
+  for (const d of hiddenDirs) {
+    if (isInside(d, thread.workspace) && d !== thread.workspace) {
+      const v = join(VIRTUAL_ROOT, "workspace", relative(thread.workspace, d));
+      a.push("--tmpfs", v);
+      for (const name of names) {
+        if (name !== "workspace" && isInside(thread[name]!, d)) a.push("--bind", thread[name]!, join(v, relative(d, thread[name]!)));
+      }
+    }
+  }
+  a.push("--chdir", thread.workspace, "--", ...command);
+  return a;
+}
+

@@ -1,0 +1,108 @@
+// The fallback without bubblewrap: `bash -c` directly on the host, secrets scrubbed from the environment, stdin
+// closed, in its own process group so a timeout or a cancel kills the WHOLE group (SIGTERM, then SIGKILL after a
+// short grace), and the group killed once the command ends so `cmd &` does not outlive it. A descendant that calls
+// setsid() itself escapes the group; only the sandbox's PID namespace catches those.
+import { execa } from "execa";
+import { scrubEnv } from "./env-scrub.js";
+import { BASH_KILL_GRACE_MS, type RunOptions, type ShellResult } from "./shell-session.js";
+import type { ShellSettings } from "./shell-settings.js";
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (!pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // ESRCH: the group is already gone
+  }
+}
+
+function envFor(settings: ShellSettings): Record<string, string> {
+  return scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues });
+}
+
+export async function runDirect(command: string, opts: RunOptions & { settings: ShellSettings }): Promise<ShellResult> {
+  const { signal } = opts;
+  const child = execa("bash", ["-c", command], {
+    cwd: opts.cwd,
+    env: envFor(opts.settings),
+    extendEnv: false,
+    detached: true, // own process group: see the header
+    stdin: "ignore",
+    all: true,
+    reject: false,
+    stripFinalNewline: false,
+    maxBuffer: 50_000_000,
+    ...(signal ? { cancelSignal: signal } : {}),
+  });
+  const pid = child.pid;
+  // A background child that keeps our pipe open would hold the command until its timeout: end the group as soon
+  // as bash itself exits.
+  child.on("exit", () => killGroup(pid, "SIGKILL"));
+
+  let stoppedBy: "timeout" | "abort" | undefined;
+  let killTimer: NodeJS.Timeout | undefined;
+  const stopGroup = (why: "timeout" | "abort") => {
+    if (stoppedBy) return;
+    stoppedBy = why;
+    killGroup(pid, "SIGTERM");
+    killTimer = setTimeout(() => killGroup(pid, "SIGKILL"), BASH_KILL_GRACE_MS);
+    killTimer.unref?.();
+  };
+  const timer = setTimeout(() => stopGroup("timeout"), opts.timeoutSeconds * 1000);
+  const onAbort = () => stopGroup("abort");
+  signal?.addEventListener("abort", onAbort, { once: true });
+
+  let result;
+  try {
+    result = await child;
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+  if (killTimer) clearTimeout(killTimer);
+  killGroup(pid, "SIGKILL");
+  if (signal?.aborted && result.isCanceled) stoppedBy = "abort";
+  const output = typeof result.all === "string" ? result.all : "";
+  return {
+    // A command that could not even start (missing cwd, no bash) says why instead of printing nothing.
+    output: result.failed && result.exitCode === undefined && !result.signal && !stoppedBy ? `${output}${result.shortMessage}` : output,
+    exitCode: typeof result.exitCode === "number" ? result.exitCode : undefined,
+    signal: result.signal ?? undefined,
+    stoppedBy,
+    isMaxBuffer: result.isMaxBuffer ?? false,
+  };
+}
+
+const jobs = new Set<number>();
+
+export function directBackground(
+  command: string,
+  opts: { cwd: string; logPath: string; settings: ShellSettings; onEnd: (code: number | undefined) => void },
+): { kill: () => void } {
+  const child = execa("bash", ["-c", command], {
+    cwd: opts.cwd,
+    env: envFor(opts.settings),
+    extendEnv: false,
+    detached: true,
+    stdin: "ignore",
+    stdout: { file: opts.logPath, append: true },
+    stderr: { file: opts.logPath, append: true },
+    reject: false,
+  });
+  const pid = child.pid;
+  if (pid) jobs.add(pid);
+  void child.then((r) => {
+    if (pid) jobs.delete(pid);
+    opts.onEnd(typeof r.exitCode === "number" ? r.exitCode : undefined);
+  });
+  return { kill: () => killGroup(pid, "SIGKILL") };
+}
+
+/** Kills every background job started directly on the host (the end of a chat or run). */
+export function killDirect(): void {
+  for (const pid of jobs) killGroup(pid, "SIGKILL");
+  jobs.clear();
+}
+
+// deerflow going away (even by an uncaught error) takes its background jobs with it.
+process.once("exit", killDirect);

@@ -1,0 +1,168 @@
+// One bubblewrap sandbox per thread and chat/run, started lazily on the first command and stopped by
+// closeShellSessions() at the end (or by the kernel with deerflow: --die-with-parent, and the PID namespace dies
+// with its pid 1). Commands go to the supervisor inside (supervisor-source.ts) over its stdin.
+// WHY a long-lived session instead of one bwrap per command: starting bwrap + bash costs several times a plain
+// `bash -c` (numbers in README "How it works"); a command sent into a running session costs about the same as
+// spawning bash directly.
+import { execa, type ResultPromise } from "execa";
+import { bwrapArgs } from "./bwrap-args.js";
+import { scrubEnv } from "./env-scrub.js";
+import type { ThreadPaths } from "./provider.js";
+import type { ShellSettings } from "./shell-settings.js";
+import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
+
+/** Time between SIGTERM and SIGKILL to the process group. */
+export const BASH_KILL_GRACE_MS = 2_000;
+
+export interface ShellResult {
+  /** stdout and stderr interleaved. */
+  output: string;
+  exitCode: number | undefined;
+  signal: string | undefined;
+  /** Set when deerflow stopped the command. */
+  stoppedBy: "timeout" | "abort" | undefined;
+  isMaxBuffer: boolean;
+}
+
+export interface RunOptions {
+  cwd: string;
+  timeoutSeconds: number;
+  signal?: AbortSignal;
+}
+
+interface Pending {
+  out: string[];
+  onEnd: (m: { code?: number | null; signal?: string | null; max?: boolean }) => void;
+}
+
+export class ShellSession {
+  private readonly child: ResultPromise;
+  private readonly pending = new Map<string, Pending>();
+  private readonly ready: Promise<void>;
+  private next = 0;
+  private dead: string | undefined;
+  private buf = "";
+
+  constructor(paths: ThreadPaths, settings: ShellSettings, bwrap: string) {
+    const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues });
+    this.child = execa(bwrap, bwrapArgs(paths, settings, [process.execPath, "-e", SUPERVISOR_SOURCE]), {
+      env,
+      extendEnv: false,
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+      reject: false,
+      buffer: false,
+    });
+    let stderr = "";
+    this.child.stderr?.on("data", (d: Buffer) => {
+      if (stderr.length < 4000) stderr += d.toString("utf8");
+    });
+    this.ready = new Promise((resolve, reject) => {
+      const onLine = (line: string) => {
+        let m: Record<string, unknown>;
+        try {
+          m = JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          return;
+        }
+        if (m.ready === true) return resolve();
+        const p = typeof m.id === "string" ? this.pending.get(m.id) : undefined;
+        if (!p) return;
+        if (typeof m.out === "string") p.out.push(m.out);
+        if (m.end === true) {
+          this.pending.delete(m.id as string);
+          p.onEnd(m as never);
+        }
+      };
+      this.child.stdout?.setEncoding("utf8");
+      this.child.stdout?.on("data", (d: string) => {
+        this.buf += d;
+        let i: number;
+        while ((i = this.buf.indexOf("\n")) >= 0) {
+          const line = this.buf.slice(0, i);
+          this.buf = this.buf.slice(i + 1);
+          onLine(line);
+        }
+      });
+      void this.child.then((r) => {
+        this.dead = `the sandbox ended (${r.signal ?? `exit ${r.exitCode}`})${stderr.trim() ? `: ${stderr.trim().split("\n")[0]}` : ""}`;
+        reject(new Error(`The shell sandbox could not start: ${this.dead}`));
+        for (const [id, p] of this.pending) {
+          this.pending.delete(id);
+          p.out.push(`\n[${this.dead}; its processes are gone]\n`);
+          p.onEnd({ code: null, signal: "SIGKILL" });
+        }
+      });
+    });
+    this.ready.catch(() => {});
+  }
+
+  get alive(): boolean {
+    return this.dead === undefined;
+  }
+
+  private send(req: Record<string, unknown>): void {
+    if (this.dead) return;
+    this.child.stdin?.write(JSON.stringify(req) + "\n");
+  }
+
+  /** Runs `bash -c command` in the sandbox; everything it started is gone when this resolves. */
+  async run(command: string, opts: RunOptions): Promise<ShellResult> {
+    await this.ready;
+    const id = `c${++this.next}`;
+    let stoppedBy: ShellResult["stoppedBy"];
+    let killTimer: NodeJS.Timeout | undefined;
+    const stop = (why: "timeout" | "abort") => {
+      if (stoppedBy) return;
+      stoppedBy = why;
+      this.send({ op: "kill", id, signal: "SIGTERM" });
+      killTimer = setTimeout(() => this.send({ op: "kill", id, signal: "SIGKILL" }), BASH_KILL_GRACE_MS);
+    };
+    const timer = setTimeout(() => stop("timeout"), opts.timeoutSeconds * 1000);
+    const onAbort = () => stop("abort");
+    opts.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      const out: string[] = [];
+      const end = await new Promise<{ code?: number | null; signal?: string | null; max?: boolean }>((resolve) => {
+        this.pending.set(id, { out, onEnd: resolve });
+        this.send({ op: "run", id, cmd: command, cwd: opts.cwd });
+        if (this.dead) resolve({ code: null, signal: "SIGKILL" });
+      });
+      return {
+        output: out.join(""),
+        exitCode: typeof end.code === "number" ? end.code : undefined,
+        signal: end.signal ?? undefined,
+        stoppedBy,
+        isMaxBuffer: end.max === true,
+      };
+    } finally {
+      clearTimeout(timer);
+      if (killTimer) clearTimeout(killTimer);
+      opts.signal?.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /** Starts a background job (output appended to `logPath`); `onEnd` gets its exit code. Returns its id. */
+  async background(command: string, cwd: string, logPath: string, onEnd: (code: number | undefined) => void): Promise<string> {
+    await this.ready;
+    const id = `b${++this.next}`;
+    this.pending.set(id, { out: [], onEnd: (m) => onEnd(typeof m.code === "number" ? m.code : undefined) });
+    this.send({ op: "run", id, cmd: command, cwd, log: logPath });
+    return id;
+  }
+
+  /** Kills a background job's process group. */
+  kill(id: string): void {
+    this.send({ op: "kill", id, signal: "SIGKILL" });
+  }
+
+  /** Ends the sandbox and every process in it. */
+  async close(): Promise<void> {
+    if (this.dead) return;
+    this.child.stdin?.end();
+    const t = setTimeout(() => this.child.kill("SIGKILL"), 1_000);
+    await this.child;
+    clearTimeout(t);
+  }
+}

@@ -1,0 +1,75 @@
+// What the shell sandbox needs to know besides the thread's directories: the user's choices from .deerflowrc and
+// flags, and what must stay hidden (the data directory, every .deerflowrc, the configured API keys). The runtime
+// passes it to the bash tool in `configurable.deerflow_shell`; library callers without it get the defaults.
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+export interface ShellSettings {
+  /** false: the sandbox gets its own network namespace (no network at all, not even loopback). */
+  network: boolean;
+  /** Extra host paths bound read-write / read-only at their own paths. */
+  readWrite: string[];
+  readOnly: string[];
+  /** Variables that reach commands unscrubbed (the only way a secret-looking variable gets in). */
+  passEnv: string[];
+  /** Refuse to run commands when bubblewrap is unavailable (instead of running them unconfined). */
+  require: boolean;
+  /** deerflow's data directory: never visible to commands (except the thread's own directories inside it). */
+  dataDir: string;
+  /** The user's home directory (where ~/.ssh and friends are hidden). */
+  userHome: string;
+  /** Files hidden from commands wherever they are bound: the .deerflowrc files that were read. */
+  hiddenFiles: string[];
+  /** Secret values (API keys): a variable holding one is scrubbed whatever its name. */
+  secretValues: string[];
+}
+
+export const SHELL_SETTINGS_KEY = "deerflow_shell";
+
+export function defaultShellSettings(over: Partial<ShellSettings> = {}): ShellSettings {
+  const userHome = over.userHome ?? process.env.HOME ?? homedir();
+  return {
+    network: true,
+    readWrite: [],
+    readOnly: [],
+    passEnv: [],
+    require: false,
+    dataDir: process.env.DEERFLOW_HOME || join(userHome, ".deerflow"),
+    userHome,
+    hiddenFiles: [],
+    secretValues: [],
+    ...over,
+  };
+}
+
+/** The settings a tool call runs with: the runtime's, else the defaults. */
+export function shellSettingsOf(configurable: Record<string, unknown> | undefined): ShellSettings {
+  const s = configurable?.[SHELL_SETTINGS_KEY] as ShellSettings | undefined;
+  if (s && typeof s === "object" && typeof s.dataDir === "string") return s;
+  const home = typeof configurable?.deerflow_home === "string" ? configurable.deerflow_home : undefined;
+  return defaultShellSettings(home ? { dataDir: home } : {});
+}
+
+/** The settings of a chat or run, from its resolved configuration. */
+export function shellSettingsFromConfig(config: {
+  home: string;
+  files: string[];
+  sandbox: { network: boolean; readWrite: string[]; readOnly: string[]; passEnv: string[]; require: boolean };
+  models: Record<string, { apiKey?: string }>;
+  model: { apiKey?: string } | null;
+}): ShellSettings {
+  const keys = [config.model?.apiKey, ...Object.values(config.models).map((m) => m.apiKey)].filter(
+    (k): k is string => typeof k === "string" && !k.startsWith("$") && k.length >= 8,
+  );
+  const s = config.sandbox;
+  return defaultShellSettings({
+    network: s.network,
+    readWrite: s.readWrite,
+    readOnly: s.readOnly,
+    passEnv: s.passEnv,
+    require: s.require,
+    dataDir: config.home,
+    hiddenFiles: config.files,
+    secretValues: [...new Set(keys)],
+  });
+}

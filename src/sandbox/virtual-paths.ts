@@ -1,0 +1,41 @@
+// Without the sandbox there is no /mnt/user-data: commands get the thread's host paths in its place, and their
+// output shows the virtual paths again, so the model sees one world whether or not bwrap is there.
+import { realpathSync } from "node:fs";
+import { MOUNT_NAMES, VIRTUAL_ROOT } from "./paths.js";
+import type { ThreadPaths } from "./provider.js";
+
+function pairs(paths: ThreadPaths): Array<{ virtual: string; hosts: string[] }> {
+  const out: Array<{ virtual: string; hosts: string[] }> = [];
+  for (const name of MOUNT_NAMES) {
+    const host = paths[`${name}_path`];
+    if (typeof host !== "string" || host === "") continue;
+    let real = host;
+    try {
+      real = realpathSync(host);
+    } catch {
+      /* not created yet */
+    }
+    out.push({ virtual: `${VIRTUAL_ROOT}/${name}`, hosts: [...new Set([real, host])] });
+  }
+  return out;
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** `/mnt/user-data/<mount>` (followed by `/`, a quote, space or the end) → the host directory. */
+export function toHostPaths(command: string, paths: ThreadPaths): string {
+  let out = command;
+  for (const p of pairs(paths)) {
+    out = out.replace(new RegExp(`${escape(p.virtual)}(?![\\w.-])`, "g"), () => p.hosts[0]!);
+  }
+  return out;
+}
+
+/** Host directories of the thread → their virtual paths (longest first, so a mount inside another maps right). */
+export function fromHostPaths(text: string, paths: ThreadPaths): string {
+  const all = pairs(paths).flatMap((p) => p.hosts.map((h) => ({ host: h, virtual: p.virtual })));
+  all.sort((a, b) => b.host.length - a.host.length);
+  let out = text;
+  for (const { host, virtual } of all) out = out.replace(new RegExp(`${escape(host)}(?![\\w.-])`, "g"), () => virtual);
+  return out;
+}
