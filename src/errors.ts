@@ -53,6 +53,21 @@ export class ModelUnavailableError extends DeerflowError {
   }
 }
 
+/** What a model provider did wrong, as far as the user needs to know. */
+export type ProviderErrorKind = "auth" | "not_found" | "bad_request" | "protocol" | "unavailable";
+
+/**
+ * A provider refused the request (key, model, request) or answered outside the protocol: one line naming the
+ * endpoint and model, exit 1. Transient failures that outlast the retries stay `ModelUnavailableError` ("unavailable").
+ */
+export class ProviderError extends ModelUnavailableError {
+  readonly kind: ProviderErrorKind;
+  constructor(kind: ProviderErrorKind, message: string, opts: { hint?: string; cause?: unknown } = {}) {
+    super(message, opts);
+    this.kind = kind;
+  }
+}
+
 /**
  * The DeerflowError behind `err`, if any. LangChain and LangGraph wrap errors thrown inside middleware and nodes
  * (e.g. MiddlewareError, once per middleware), so the typed error can sit many `cause` links down.

@@ -17,6 +17,10 @@ export const modelConfigSchema = z.strictObject({
   supportsVision: z.boolean().optional(),
   /** Seconds before one model request is abandoned (then retried). */
   timeout: z.number().positive().optional(),
+  /** Seconds a streaming answer may go without data before it is abandoned (then retried); default 60. */
+  idleTimeout: z.number().positive().optional(),
+  /** Send each assistant turn's `reasoning_content` back (DeepSeek thinking mode requires it on tool-call turns). */
+  passBackReasoning: z.boolean().optional(),
 });
 export type ModelConfig = z.infer<typeof modelConfigSchema>;
 

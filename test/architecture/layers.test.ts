@@ -59,6 +59,8 @@ const RANK: Record<string, number> = {
   state: 3,
   persistence: 2,
   config: 2,
+  // The model layer around ChatOpenAI: config's model factory builds it, middleware reads its error types.
+  model: 2,
   "errors.ts": 1,
   vocabulary: 0,
 };
