@@ -1,6 +1,6 @@
 // The headless consumers of the run event stream: text (answer on stdout, progress on stderr), json (one object at
 // the end), stream-json (one event per line, first run.started, last run.completed).
-import { formatErrorLine } from "../../errors.js";
+import { formatErrorLine, runStatusOf } from "../../errors.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { GoalSummary } from "../../runtime/run-goal.js";
 import type { RunResult } from "../../runtime/run-thread.js";
@@ -74,7 +74,8 @@ export function createPrinter(format: OutputFormat, stdout: Out, stderr: Out): P
       result() {},
       failure(err) {
         line({ type: "error", run_id: runId, message: formatErrorLine(err) });
-        if (runId) line({ type: "run.completed", thread_id: threadId, run_id: runId, status: "error", stop_reason: "error", final_text: "", usage: null });
+        const status = runStatusOf(err);
+        if (runId) line({ type: "run.completed", thread_id: threadId, run_id: runId, status, stop_reason: status, final_text: "", usage: null });
       },
     };
   }
@@ -87,7 +88,8 @@ export function createPrinter(format: OutputFormat, stdout: Out, stderr: Out): P
         stdout.write(`${JSON.stringify({ thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage: r.thread_usage, goal: goal ?? null, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`);
       },
       failure(err) {
-        stdout.write(`${JSON.stringify({ thread_id: threadId ?? null, run_id: runId ?? null, status: "error", stop_reason: "error", final_text: "", usage: null, goal: null, error: formatErrorLine(err) })}\n`);
+        const status = runId ? runStatusOf(err) : "error";
+        stdout.write(`${JSON.stringify({ thread_id: threadId ?? null, run_id: runId ?? null, status, stop_reason: status, final_text: "", usage: null, goal: null, error: formatErrorLine(err) })}\n`);
       },
     };
   }
