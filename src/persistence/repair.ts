@@ -5,6 +5,7 @@
 import { copyFileSync, existsSync, renameSync, rmSync } from "node:fs";
 import Database from "better-sqlite3";
 import { RunRecords } from "./run-records.js";
+import { quickCheckProblem } from "./store.js";
 import { DeerflowSqliteSaver } from "./sqlite-saver.js";
 import { ThreadIndex } from "./thread-index.js";
 
@@ -22,10 +23,9 @@ export function checkDatabase(path: string): DatabaseCheck {
   let db: Database.Database | undefined;
   try {
     db = new Database(path, { readonly: true, fileMustExist: true });
-    const rows = db.pragma("quick_check") as { quick_check: string }[];
-    const problems = rows.map((r) => r.quick_check).filter((r) => r !== "ok");
-    if (problems.length === 0) return { ok: true, detail: `${path} passes quick_check` };
-    return { ok: false, detail: `${path} is damaged (${problems[0]}${problems.length > 1 ? `; ${problems.length - 1} more` : ""}): run \`deerflow doctor --repair\`` };
+    const problem = quickCheckProblem(db);
+    if (!problem) return { ok: true, detail: `${path} passes quick_check` };
+    return { ok: false, detail: `${path} is damaged (${problem}): run \`deerflow doctor --repair\`` };
   } catch (err) {
     return { ok: false, detail: `${path} is damaged (${(err as Error).message}): run \`deerflow doctor --repair\`` };
   } finally {

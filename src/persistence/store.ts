@@ -56,10 +56,17 @@ export function checkDataDir(home: string): void {
   }
 }
 
-function quickCheck(db: Database.Database, path: string): void {
+/** What `PRAGMA quick_check` found, on one line (undefined: the file is sound). */
+export function quickCheckProblem(db: Database.Database): string | undefined {
   const rows = db.pragma("quick_check") as { quick_check: string }[];
-  const problems = rows.map((r) => r.quick_check).filter((r) => r !== "ok");
-  if (problems.length > 0) throw new DatabaseCorruptError(path, `quick_check: ${problems[0]}${problems.length > 1 ? ` and ${problems.length - 1} more problems` : ""}`);
+  const problems = rows.flatMap((r) => r.quick_check.split("\n")).map((l) => l.trim()).filter((l) => l && l !== "ok" && !l.startsWith("***"));
+  if (problems.length === 0) return undefined;
+  return `${problems[0]}${problems.length > 1 ? `; ${problems.length - 1} more problems` : ""}`;
+}
+
+function quickCheck(db: Database.Database, path: string): void {
+  const problem = quickCheckProblem(db);
+  if (problem) throw new DatabaseCorruptError(path, `quick_check: ${problem}`);
 }
 
 export function openStore(home: string, channelMode: ChannelMode): Store {
