@@ -3,7 +3,9 @@
 // The TUI loads this module only after its first frame is on screen (it pulls in LangChain and SQLite), and talks
 // to it through this small API plus the RunEvent stream — never through the graph.
 import { existsSync, mkdirSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
+import { assertSafeWorkspace } from "../sandbox/workspace-check.js";
 import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } from "../config/load.js";
 import { UsageError } from "../errors.js";
 import { DB_FILE, openStore } from "../persistence/store.js";
@@ -77,6 +79,7 @@ export class ChatSession {
     this.cwd = options.cwd ?? process.cwd();
     this.config = loadConfig({ cwd: this.cwd, flags: { home: options.home, model: options.model, approval: options.approval, noNetwork: options.noNetwork } });
     this.model = requireModel(this.config);
+    assertSafeWorkspace(options.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home, allow: options.allowDangerousWorkspace });
     this.planMode = options.plan ?? false;
     this.broker = eventBroker((e) => this.listener?.(e));
     this.approval = { mode: this.config.approval, broker: this.broker };
