@@ -12,7 +12,7 @@ import { DB_FILE, openStore } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
 import { type ApprovalDecision, type ApprovalMode, type ApprovalSettings, type EventBroker, eventBroker } from "../sandbox/approvals.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
-import { closeShellSessions, runShell, setShellWarningSink } from "../sandbox/run-shell.js";
+import { assertShellUsable, closeShellSessions, runShell, setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import { capOutput } from "../tools/bash.js";
 import { clearGoalUpdate } from "../state/goal-clear.js";
@@ -79,6 +79,7 @@ export class ChatSession {
     this.cwd = options.cwd ?? process.cwd();
     this.config = loadConfig({ cwd: this.cwd, flags: { home: options.home, model: options.model, approval: options.approval, noNetwork: options.noNetwork } });
     this.model = requireModel(this.config);
+    assertShellUsable(this.config.sandbox);
     assertSafeWorkspace(options.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home, allow: options.allowDangerousWorkspace });
     this.planMode = options.plan ?? false;
     this.broker = eventBroker((e) => this.listener?.(e));

@@ -217,14 +217,14 @@ export async function resolveSandboxPath(input: string, mounts: ThreadPaths, opt
   }
   const real = missing.length ? join(realExisting, ...missing) : realExisting;
   if (real === "/proc" || real.startsWith("/proc/")) throw new SandboxPathError(`${show(input)} leads into /proc, which is never allowed. ${ALLOWED}`);
-  const hidden = hiddenReason(real, mounts);
-  if (hidden) throw new SandboxPathError(`${show(input)} ${hidden}. ${ALLOWED}`);
   const hit = containing(real, list, "real");
   if (!hit) {
     throw new SandboxPathError(
       `${show(input)} resolves (through a symlink) to a place outside the thread's directories; refusing. ${ALLOWED}`,
     );
   }
+  const hidden = hiddenReason(real, mounts);
+  if (hidden) throw new SandboxPathError(`${show(input)} ${hidden}. ${ALLOWED}`);
   const virtualPath = toVirtualPath(real, mounts);
   const exists = missing.length === 0;
   if (!exists) {

@@ -57,6 +57,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
     const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, noNetwork: opts.network === false } });
     const model = requireModel(config);
+    if (!config.sandbox.network || config.sandbox.require) (await import("../../sandbox/run-shell.js")).assertShellUsable(config.sandbox);
     assertSafeWorkspace(opts.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: config.home, allow: opts.allowDangerousWorkspace });
     const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
