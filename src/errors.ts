@@ -1,5 +1,6 @@
 // Typed errors shared by every layer. The CLI maps `exitCode` to the process exit status and prints
 // `message` (plus `hint`) as one line: users never see a stack trace unless DEERFLOW_DEBUG=1.
+import { findInChain } from "./vocabulary/error-chain.js";
 
 /** Exit codes of the CLI contract (ARCHITECTURE.md). */
 export const ExitCode = {
@@ -52,18 +53,27 @@ export class ModelUnavailableError extends DeerflowError {
   }
 }
 
+/** What a model provider did wrong, as far as the user needs to know. */
+export type ProviderErrorKind = "auth" | "not_found" | "bad_request" | "protocol" | "unavailable";
+
+/**
+ * A provider refused the request (key, model, request) or answered outside the protocol: one line naming the
+ * endpoint and model, exit 1. Transient failures that outlast the retries stay `ModelUnavailableError` ("unavailable").
+ */
+export class ProviderError extends ModelUnavailableError {
+  readonly kind: ProviderErrorKind;
+  constructor(kind: ProviderErrorKind, message: string, opts: { hint?: string; cause?: unknown } = {}) {
+    super(message, opts);
+    this.kind = kind;
+  }
+}
+
 /**
  * The DeerflowError behind `err`, if any. LangChain and LangGraph wrap errors thrown inside middleware and nodes
  * (e.g. MiddlewareError, once per middleware), so the typed error can sit many `cause` links down.
  */
 export function findDeerflowError(err: unknown): DeerflowError | undefined {
-  // Every model-call wrapper of the stack wraps once more, so the chain is as deep as the stack; guard cycles.
-  const seen = new Set<unknown>();
-  for (let e = err; e && !seen.has(e); e = (e as { cause?: unknown }).cause) {
-    if (e instanceof DeerflowError || (e as { isDeerflowError?: unknown }).isDeerflowError === true) return e as DeerflowError;
-    seen.add(e);
-  }
-  return undefined;
+  return findInChain(err, (e): e is DeerflowError => e instanceof DeerflowError || (typeof e === "object" && e !== null && (e as { isDeerflowError?: unknown }).isDeerflowError === true));
 }
 
 /** One line for the user: message, then what to do. */

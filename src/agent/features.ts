@@ -11,6 +11,7 @@ import { titleMiddleware } from "../middleware/title.js";
 import { todoMiddleware } from "../middleware/todo.js";
 import { tokenBudgetMiddleware } from "../middleware/token-budget.js";
 import { toolErrorHandlingMiddleware } from "../middleware/tool-error-handling.js";
+import { invalidToolCallMiddleware } from "../middleware/invalid-tool-call.js";
 import { subagentLimitMiddleware } from "../middleware/subagent-limit.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
 import { viewImageMiddleware } from "../middleware/view-image.js";
@@ -111,6 +112,7 @@ export function buildFeatureStack(features: RuntimeFeatures, planMode: boolean):
   stack.push(danglingToolCallMiddleware());
   stack.push(pick(features.guardrail));
   stack.push(toolErrorHandlingMiddleware());
+  stack.push(invalidToolCallMiddleware());
   stack.push(pick(features.summarization));
   if (planMode) stack.push(todoMiddleware());
   stack.push(pick(features.autoTitle, () => titleMiddleware()));

@@ -61,6 +61,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "ToolErrorHandling",
   "SandboxAudit",
   "ToolOutputBudget",
+  "InvalidToolCall",
   "Todo", // --plan only
   "Title",
   "ViewImage", // models with supportsVision only

@@ -6,12 +6,14 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 import { stripJsonComments } from "./jsonc.js";
-import { type ApprovalModeSetting, CHANNEL_MODES, type ChannelMode, type FileConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
+import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
+import { type ApprovalModeSetting, type FileConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
 
 export const RC_NAME = ".deerflowrc";
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_SNAPSHOT_FREQUENCY = 20;
 const DEFAULT_MODEL_TIMEOUT_S = 120;
+const DEFAULT_IDLE_TIMEOUT_S = 60;
 const DEFAULT_BASH_TIMEOUT_S = 600;
 
 export interface ConfigInputs {
@@ -34,6 +36,9 @@ export interface ResolvedModel {
   temperature?: number;
   supportsVision: boolean;
   timeoutMs: number;
+  /** Longest silence inside a streaming answer. */
+  idleTimeoutMs: number;
+  passBackReasoning: boolean;
 }
 
 export interface ResolvedConfig {
@@ -209,6 +214,9 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       temperature: named?.temperature,
       supportsVision: named?.supportsVision ?? false,
       timeoutMs: Math.round((named?.timeout ?? DEFAULT_MODEL_TIMEOUT_S) * 1000),
+      idleTimeoutMs: Math.round((named?.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_S) * 1000),
+      // DeepSeek's API is the one known to require it; elsewhere the extra field could be rejected.
+      passBackReasoning: named?.passBackReasoning ?? /(^|\.)deepseek\.com$/.test(hostOf(baseUrl)),
     };
   }
 
@@ -284,4 +292,12 @@ export function maskSecret(secret: string | undefined): string | undefined {
  */
 export function resolveNamedModel(config: ResolvedConfig, name: string): ResolvedModel {
   return requireModel(loadConfig({ flags: { model: name, home: config.home } }));
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return "";
+  }
 }

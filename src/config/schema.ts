@@ -1,8 +1,8 @@
 // The .deerflowrc schema. Strict objects so a typo ("modles") is reported, not silently ignored.
 import { z } from "zod";
 
-export const CHANNEL_MODES = ["full", "delta"] as const;
-export type ChannelMode = (typeof CHANNEL_MODES)[number];
+import { APPROVAL_MODES, type ApprovalMode } from "../vocabulary/approval-modes.js";
+import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 
 /** `"$ENV_NAME"` means "read this environment variable"; anything else is the literal secret. */
 const secretRef = z.string().min(1, "a non-empty string (the key itself, or \"$ENV_NAME\" to read it from the environment)");
@@ -17,11 +17,14 @@ export const modelConfigSchema = z.strictObject({
   supportsVision: z.boolean().optional(),
   /** Seconds before one model request is abandoned (then retried). */
   timeout: z.number().positive().optional(),
+  /** Seconds a streaming answer may go without data before it is abandoned (then retried); default 60. */
+  idleTimeout: z.number().positive().optional(),
+  /** Send each assistant turn's `reasoning_content` back (DeepSeek thinking mode requires it on tool-call turns). */
+  passBackReasoning: z.boolean().optional(),
 });
 export type ModelConfig = z.infer<typeof modelConfigSchema>;
 
-export const APPROVAL_MODES = ["ask", "auto-edit", "yolo"] as const;
-export type ApprovalModeSetting = (typeof APPROVAL_MODES)[number];
+export type ApprovalModeSetting = ApprovalMode;
 
 export const fileConfigSchema = z.strictObject({
   /** Name of the entry in `models` to use when no --model / DEERFLOW_MODEL is given. */

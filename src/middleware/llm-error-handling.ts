@@ -6,11 +6,13 @@
 // WHY its position: placed innermost (just before Clarification, the lead agent adds it unanchored), so a retry
 // repeats only the HTTP request and none of the outer middleware's work (their wrappers run once per iteration).
 // NOTE: LangChain wraps whatever a wrapModelCall throws in `MiddlewareError` (cause = our error); callers find the
-// `ModelUnavailableError` with `unwrapMiddlewareError` from ./util/error-chain.js.
+// `ModelUnavailableError` with `unwrapMiddlewareError` from ../vocabulary/error-chain.js.
 import { getRetryable } from "@langchain/core/errors";
 import { createMiddleware } from "langchain";
-import { ModelUnavailableError } from "../errors.js";
-import { errorChain, isAbortError } from "./util/error-chain.js";
+import { ModelUnavailableError, ProviderError } from "../errors.js";
+import { redactSecrets } from "../model/redact.js";
+import { isModelStreamError } from "../model/stream-errors.js";
+import { errorChain, isAbortError } from "../vocabulary/error-chain.js";
 
 export interface ModelRetryInfo {
   /** The attempt that just failed (1-based); the next one is `attempt + 1`. */
@@ -39,7 +41,8 @@ export interface LLMErrorHandlingOptions {
   random?: () => number;
 }
 
-export type ModelErrorKind = "transient" | "auth" | "not_found" | "fatal";
+/** `fatal`: not a provider failure (a bug of ours) — rethrown as is. */
+export type ModelErrorKind = "transient" | "auth" | "not_found" | "bad_request" | "protocol" | "fatal";
 
 export interface ModelErrorClass {
   kind: ModelErrorKind;
@@ -135,17 +138,26 @@ export function classifyModelError(
   const ep = ctx.endpoint ?? "the model endpoint";
   const chain = errorChain(err).map(fieldsOf);
 
+  // The model layer's own verdicts on a 200 answer (stall, cut, not the protocol) come first: the SDK may have
+  // wrapped them in a connection error.
+  const stream = errorChain(err).find(isModelStreamError);
+  if (stream) {
+    if (stream.transient) return { kind: "transient", reason: stream.message };
+    return { kind: stream.kind === "provider" ? "bad_request" : "protocol", reason: stream.message };
+  }
+
   const withStatus = chain.find((f) => f.status !== undefined && f.status >= 400);
   if (withStatus) {
     const status = withStatus.status!;
     const detail = providerDetail(withStatus.message, status);
-    const where = `HTTP ${status} from ${ep}`;
+    const where = `HTTP ${status} from ${ep}${ctx.modelName ? ` for model "${ctx.modelName}"` : ""}`;
     const retryAfter = retryAfterMs(withStatus.headers);
     if (status === 401 || status === 403) return { kind: "auth", reason: `the API key was rejected (${where})` };
-    if (status === 404) return { kind: "not_found", reason: `model ${ctx.modelName ? `"${ctx.modelName}" ` : ""}was not found (${where})` };
+    if (status === 404) return { kind: "not_found", reason: `model ${ctx.modelName ? `"${ctx.modelName}" ` : ""}was not found (HTTP 404 from ${ep})${detail ? `: ${detail}` : ""}` };
     if (status === 429) return { kind: "transient", reason: `rate limited (${where})${detail ? `: ${detail}` : ""}`, retryAfterMs: retryAfter };
     if (status === 408 || status === 409 || status >= 500) return { kind: "transient", reason: `${where}${detail ? ` (${detail})` : ""}`, retryAfterMs: retryAfter };
-    return { kind: "fatal", reason: `${where}${detail ? ` (${detail})` : ""}` };
+    // 400/422 and the rest of 4xx: the provider refused this request; its own words say why.
+    return { kind: "bad_request", reason: `the request was refused (${where})${detail ? `: ${detail}` : ""}` };
   }
 
   for (const f of chain) {
@@ -220,7 +232,10 @@ const HINTS: Record<Exclude<ModelErrorKind, "fatal">, string> = {
   transient: "Check that the endpoint is up and the model name is right (deerflow doctor).",
   auth: "Check the API key configured for this model (deerflow doctor).",
   not_found: "Check the model name and the base URL (deerflow doctor).",
+  bad_request: "The provider rejected the request; check the model's settings in .deerflowrc (deerflow config).",
+  protocol: "The endpoint does not speak the OpenAI chat-completions API; check baseUrl (it usually ends in /v1) with deerflow doctor.",
 };
+const PROVIDER_KIND = { auth: "auth", not_found: "not_found", bad_request: "bad_request", protocol: "protocol" } as const;
 
 export function llmErrorHandlingMiddleware(options: LLMErrorHandlingOptions = {}) {
   const maxRetries = Math.max(0, options.maxRetries ?? 3);
@@ -239,19 +254,24 @@ export function llmErrorHandlingMiddleware(options: LLMErrorHandlingOptions = {}
         timeoutMs: typeof model?.timeout === "number" ? model.timeout : undefined,
         modelName: typeof model?.model === "string" ? model.model : undefined,
       };
+      // Providers echo requests: a key in an error body must not reach stderr, stream-json or the runs table.
+      const apiKey = (model as { apiKey?: unknown } | undefined)?.apiKey;
+      const scrub = (text: string) => redactSecrets(text, [typeof apiKey === "string" ? apiKey : undefined]);
+      const started = Date.now();
       for (let attempt = 1; ; attempt++) {
         try {
           return await handler(request);
         } catch (err) {
           if (signal?.aborted || isAbortError(err)) throw err;
           const c = classifyModelError(err, ctx);
+          c.reason = scrub(c.reason);
           if (c.kind === "fatal") throw err;
           if (c.kind !== "transient") {
-            throw new ModelUnavailableError(`Model request failed: ${c.reason}.`, { hint: HINTS[c.kind], cause: err });
+            throw new ProviderError(PROVIDER_KIND[c.kind], `Model request failed: ${c.reason}.`, { hint: HINTS[c.kind], cause: err });
           }
           if (attempt > maxRetries) {
             const tries = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
-            throw new ModelUnavailableError(`Model request failed after ${tries}: ${c.reason}.`, {
+            throw new ModelUnavailableError(`Model request failed after ${tries} (${formatSeconds(Math.round((Date.now() - started) / 100) * 100)} in total): ${c.reason}.`, {
               hint: c.reason.startsWith("rate limited") ? "The endpoint is rate-limiting requests; wait a moment and try again (deerflow doctor)." : HINTS.transient,
               cause: err,
             });

@@ -10,7 +10,8 @@ import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } fro
 import { UsageError } from "../errors.js";
 import { DB_FILE, openStore } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
-import { type ApprovalDecision, type ApprovalMode, type ApprovalSettings, type EventBroker, eventBroker } from "../sandbox/approvals.js";
+import type { ApprovalMode } from "../vocabulary/approval-modes.js";
+import { type ApprovalDecision, type ApprovalSettings, type EventBroker, eventBroker } from "../sandbox/approvals.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { assertShellUsable, closeShellSessions, runShell, setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
@@ -26,7 +27,7 @@ import { type ThreadView, loadThreadView } from "./thread-view.js";
 
 export type { ThreadView, TranscriptEntry } from "./thread-view.js";
 export type { ThreadRow } from "../persistence/thread-index.js";
-export type { ApprovalDecision, ApprovalMode } from "../sandbox/approvals.js";
+export type { ApprovalDecision } from "../sandbox/approvals.js";
 
 export interface ChatSessionOptions {
   home?: string;

@@ -3,14 +3,14 @@ import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import { createAgent, fakeModel } from "langchain";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ModelUnavailableError, formatErrorLine } from "../../src/errors.js";
+import { ModelUnavailableError, ProviderError, formatErrorLine } from "../../src/errors.js";
 import {
   type ModelRetryInfo,
   classifyModelError,
   llmErrorHandlingMiddleware,
   retryAfterMs,
 } from "../../src/middleware/llm-error-handling.js";
-import { unwrapMiddlewareError } from "../../src/middleware/util/error-chain.js";
+import { unwrapMiddlewareError } from "../../src/vocabulary/error-chain.js";
 import { type TestModelServer, startTestModelServer } from "../support/openai-server.js";
 
 const EP = "http://127.0.0.1:1234/v1";
@@ -63,7 +63,7 @@ describe("LLMErrorHandling with a fake model", () => {
     const root = unwrapMiddlewareError(err);
     expect(root).toBeInstanceOf(ModelUnavailableError);
     const e = root as ModelUnavailableError;
-    expect(e.message).toBe(`Model request failed after 4 attempts: HTTP 500 from ${EP} (internal error).`);
+    expect(e.message.replace(/ \([\d.]+ s in total\)/, "")).toBe(`Model request failed after 4 attempts: HTTP 500 from ${EP} (internal error).`);
     expect(e.message).not.toContain("\n");
     expect(e.hint).toBe("Check that the endpoint is up and the model name is right (deerflow doctor).");
     expect(e.exitCode).toBe(1);
@@ -75,15 +75,18 @@ describe("LLMErrorHandling with a fake model", () => {
     const model = fakeModel().alwaysThrow(connectionError());
     const err = unwrapMiddlewareError(await failure(agentFor(model, { endpoint: EP, maxRetries: 1 }).invoke({ messages: [new HumanMessage("hi")] })));
     expect(model.callCount).toBe(2);
-    expect((err as Error).message).toBe(`Model request failed after 2 attempts: cannot connect to ${EP} (ECONNREFUSED).`);
+    expect((err as Error).message.replace(/ \([\d.]+ s in total\)/, "")).toBe(`Model request failed after 2 attempts: cannot connect to ${EP} (ECONNREFUSED).`);
   });
 
-  it("a 400 is not retried and comes out unchanged", async () => {
+  it("a 400 is not retried and becomes a ProviderError with the provider's words", async () => {
     const bad = httpError(400, "messages: invalid");
     const model = fakeModel().alwaysThrow(bad);
-    const err = await failure(agentFor(model).invoke({ messages: [new HumanMessage("hi")] }));
+    const err = unwrapMiddlewareError(await failure(agentFor(model, { endpoint: EP }).invoke({ messages: [new HumanMessage("hi")] })));
     expect(model.callCount).toBe(1);
-    expect(unwrapMiddlewareError(err)).toBe(bad);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect((err as ProviderError).kind).toBe("bad_request");
+    expect((err as Error).message).toBe(`Model request failed: the request was refused (HTTP 400 from ${EP}): messages: invalid.`);
+    expect((err as Error).cause).toBe(bad);
   });
 
   it("a programming error (no status, no network sign) is not retried", async () => {
@@ -98,7 +101,7 @@ describe("LLMErrorHandling with a fake model", () => {
     for (const [status, text, hint] of [
       [401, `Model request failed: the API key was rejected (HTTP 401 from ${EP}).`, "API key"],
       [403, `Model request failed: the API key was rejected (HTTP 403 from ${EP}).`, "API key"],
-      [404, `Model request failed: model was not found (HTTP 404 from ${EP}).`, "model name"],
+      [404, `Model request failed: model was not found (HTTP 404 from ${EP}): boom.`, "model name"],
     ] as const) {
       const model = fakeModel().alwaysThrow(httpError(status));
       const err = unwrapMiddlewareError(await failure(agentFor(model, { endpoint: EP }).invoke({ messages: [new HumanMessage("hi")] })));
@@ -153,7 +156,7 @@ describe("classifyModelError", () => {
     expect(classifyModelError(httpError(429)).kind).toBe("transient");
     expect(classifyModelError(httpError(408)).kind).toBe("transient");
     expect(classifyModelError(httpError(599)).kind).toBe("transient");
-    expect(classifyModelError(httpError(422)).kind).toBe("fatal");
+    expect(classifyModelError(httpError(422)).kind).toBe("bad_request");
     expect(classifyModelError(Object.assign(new Error("x"), { lc_error_code: "MODEL_RATE_LIMIT" })).kind).toBe("transient");
     expect(classifyModelError(connectionError("ECONNRESET"), { endpoint: EP }).reason).toBe(`the connection to ${EP} was dropped (ECONNRESET)`);
     expect(classifyModelError(new TypeError("terminated", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) })).kind).toBe("transient");
@@ -191,7 +194,7 @@ describe("LLMErrorHandling against the real OpenAI client over HTTP", () => {
     const out = await agentFor(chat(server.url), { onRetry: (i) => reasons.push(i.reason) }).invoke({ messages: [new HumanMessage("hi")] });
     expect(out.messages.at(-1)!.content).toBe("finally");
     expect(server.requests).toHaveLength(3);
-    expect(reasons).toEqual([`HTTP 500 from ${server.url} (overloaded)`, `rate limited (HTTP 429 from ${server.url}): slow down`]);
+    expect(reasons).toEqual([`HTTP 500 from ${server.url} for model "test-model" (overloaded)`, `rate limited (HTTP 429 from ${server.url} for model "test-model"): slow down`]);
   });
 
   it("a dropped connection is retried", async () => {
@@ -208,21 +211,21 @@ describe("LLMErrorHandling against the real OpenAI client over HTTP", () => {
   it("a server that keeps failing → one line naming the endpoint", async () => {
     server.setScript(() => ({ status: 500, error: "down" }));
     const err = unwrapMiddlewareError(await failure(agentFor(chat(server.url)).invoke({ messages: [new HumanMessage("hi")] })));
-    expect((err as Error).message).toBe(`Model request failed after 4 attempts: HTTP 500 from ${server.url} (down).`);
+    expect((err as Error).message.replace(/ \([\d.]+ s in total\)/, "")).toBe(`Model request failed after 4 attempts: HTTP 500 from ${server.url} for model "test-model" (down).`);
     expect(server.requests).toHaveLength(4);
   });
 
   it("a wrong API key is reported as such, without retries", async () => {
     server.push({ status: 401, error: "Incorrect API key provided" });
     const err = unwrapMiddlewareError(await failure(agentFor(chat(server.url)).invoke({ messages: [new HumanMessage("hi")] })));
-    expect((err as Error).message).toBe(`Model request failed: the API key was rejected (HTTP 401 from ${server.url}).`);
+    expect((err as Error).message).toBe(`Model request failed: the API key was rejected (HTTP 401 from ${server.url} for model "test-model").`);
     expect(server.requests).toHaveLength(1);
   });
 
   it("an unknown model is reported as such", async () => {
     server.push({ status: 404, error: "The model `nope` does not exist" });
     const err = unwrapMiddlewareError(await failure(agentFor(chat(server.url, { model: "nope" })).invoke({ messages: [new HumanMessage("hi")] })));
-    expect((err as Error).message).toBe(`Model request failed: model "nope" was not found (HTTP 404 from ${server.url}).`);
+    expect((err as Error).message).toBe(`Model request failed: model "nope" was not found (HTTP 404 from ${server.url}): The model \`nope\` does not exist.`);
   });
 
   it("a refused connection → cannot connect to <endpoint>", async () => {
@@ -235,7 +238,7 @@ describe("LLMErrorHandling against the real OpenAI client over HTTP", () => {
     });
     const url = `http://127.0.0.1:${port}/v1`;
     const err = unwrapMiddlewareError(await failure(agentFor(chat(url)).invoke({ messages: [new HumanMessage("hi")] })));
-    expect((err as Error).message).toBe(`Model request failed after 4 attempts: cannot connect to ${url} (ECONNREFUSED).`);
+    expect((err as Error).message.replace(/ \([\d.]+ s in total\)/, "")).toBe(`Model request failed after 4 attempts: cannot connect to ${url} (ECONNREFUSED).`);
   });
 
   it("a hanging server → timed out after the model's timeout", async () => {
@@ -243,6 +246,6 @@ describe("LLMErrorHandling against the real OpenAI client over HTTP", () => {
     const err = unwrapMiddlewareError(
       await failure(agentFor(chat(server.url, { timeout: 200 }), { maxRetries: 1 }).invoke({ messages: [new HumanMessage("hi")] })),
     );
-    expect((err as Error).message).toBe(`Model request failed after 2 attempts: timed out after 0.2 s waiting for ${server.url}.`);
+    expect((err as Error).message.replace(/ \([\d.]+ s in total\)/, "")).toBe(`Model request failed after 2 attempts: timed out after 0.2 s waiting for ${server.url}.`);
   });
 });

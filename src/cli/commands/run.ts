@@ -9,6 +9,7 @@ import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
 import { atPathUploads } from "../../runtime/at-path-uploads.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { RunResult } from "../../runtime/run-thread.js";
+import { type ApprovalMode, isGuardStopReason } from "../../vocabulary/index.js";
 import type { GlobalOptions } from "../main.js";
 import { exitCodeOf, reportFatal } from "../report-error.js";
 import { createPrinter, type OutputFormat } from "../output/printer.js";
@@ -18,7 +19,7 @@ export interface RunOptions extends GlobalOptions {
   continue?: boolean;
   workspace?: string;
   upload?: string[];
-  approval?: "ask" | "auto-edit" | "yolo";
+  approval?: ApprovalMode;
   yes?: boolean;
   plan?: boolean;
   maxTurns?: number;
@@ -42,7 +43,7 @@ export function exitCodeFor(result: RunResult): number {
   if (result.stop_reason === "clarification") return ExitCode.inputRequired;
   // Guards: loops, budgets, turn caps, and answers cut off by the model's output limit or a content filter (their
   // tool calls were not run, so the work is unfinished).
-  if (["loop_capped", "token_capped", "turn_capped", "model_length_capped", "content_filter"].includes(result.stop_reason)) return ExitCode.guardStop;
+  if (isGuardStopReason(result.stop_reason)) return ExitCode.guardStop;
   return ExitCode.ok;
 }
 
