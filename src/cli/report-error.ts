@@ -1,6 +1,6 @@
 // Maps any error to one clear stderr line and the contract's exit code. Stack traces only with DEERFLOW_DEBUG=1.
 import { ExitCode, findDeerflowError, formatErrorLine } from "../errors.js";
-import { forTerminal } from "../text/terminal-text.js";
+import { forTerminal } from "../vocabulary/terminal-text.js";
 
 export function reportFatal(err: unknown): number {
   process.stderr.write(`deerflow: ${forTerminal(formatErrorLine(err))}\n`);

@@ -1,7 +1,7 @@
 // Pure text helpers for the TUI. Widths are terminal columns (wide CJK/emoji count 2), so pre-wrapped text never
 // gets re-wrapped by Ink — that is what keeps the live region's height exactly what the App budgeted.
 
-import { forTerminal } from "../text/terminal-text.js";
+import { forTerminal } from "../vocabulary/terminal-text.js";
 
 /** Removes ANSI escapes and control characters (and masks URL credentials), expands tabs; keeps newlines. */
 export function cleanText(text: string): string {

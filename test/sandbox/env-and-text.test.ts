@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isSecretEnvValue, scrubEnv } from "../../src/sandbox/env-scrub.js";
 import { dangerousWorkspaceReason } from "../../src/sandbox/workspace-check.js";
-import { forTerminal, maskUrlCredentials, stripControl } from "../../src/text/terminal-text.js";
+import { forTerminal, maskUrlCredentials, stripControl } from "../../src/vocabulary/terminal-text.js";
 
 describe("environment scrub by value", () => {
   it("drops credentials whatever the variable is called, keeps plain values", () => {

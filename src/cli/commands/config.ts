@@ -2,7 +2,7 @@
 // which environment variable won.
 import { loadConfig, maskSecret } from "../../config/load.js";
 import type { GlobalOptions } from "../main.js";
-import { forTerminal, maskUrlCredentials } from "../../text/terminal-text.js";
+import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
 
 export async function configCommand(opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { formatErrorLine } from "../../errors.js";
 import { type ResolvedConfig, loadConfig, requireModel } from "../../config/load.js";
 import type { GlobalOptions } from "../main.js";
-import { forTerminal } from "../../text/terminal-text.js";
+import { forTerminal } from "../../vocabulary/terminal-text.js";
 
 interface Check {
   ok: boolean;

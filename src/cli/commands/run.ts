@@ -4,7 +4,7 @@
 import { homedir } from "node:os";
 import { loadConfig, requireModel } from "../../config/load.js";
 import { assertSafeWorkspace } from "../../sandbox/workspace-check.js";
-import { forTerminal } from "../../text/terminal-text.js";
+import { forTerminal } from "../../vocabulary/terminal-text.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
 import { atPathUploads } from "../../runtime/at-path-uploads.js";
 import type { RunEvent } from "../../runtime/events.js";

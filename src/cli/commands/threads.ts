@@ -5,7 +5,7 @@ import { loadConfig } from "../../config/load.js";
 import { DB_FILE, openStore } from "../../persistence/store.js";
 import type { ThreadRow } from "../../persistence/thread-index.js";
 import type { GlobalOptions } from "../main.js";
-import { forTerminal } from "../../text/terminal-text.js";
+import { forTerminal } from "../../vocabulary/terminal-text.js";
 
 export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });

@@ -1,7 +1,7 @@
 // The headless consumers of the run event stream: text (answer on stdout, progress on stderr), json (one object at
 // the end), stream-json (one event per line, first run.started, last run.completed).
 import { formatErrorLine } from "../../errors.js";
-import { forTerminal, maskUrlCredentials } from "../../text/terminal-text.js";
+import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { GoalSummary } from "../../runtime/run-goal.js";
 import type { RunResult } from "../../runtime/run-thread.js";
