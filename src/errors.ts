@@ -1,5 +1,6 @@
 // Typed errors shared by every layer. The CLI maps `exitCode` to the process exit status and prints
 // `message` (plus `hint`) as one line: users never see a stack trace unless DEERFLOW_DEBUG=1.
+import { findInChain } from "./vocabulary/error-chain.js";
 
 /** Exit codes of the CLI contract (ARCHITECTURE.md). */
 export const ExitCode = {
@@ -72,13 +73,7 @@ export class ProviderError extends ModelUnavailableError {
  * (e.g. MiddlewareError, once per middleware), so the typed error can sit many `cause` links down.
  */
 export function findDeerflowError(err: unknown): DeerflowError | undefined {
-  // Every model-call wrapper of the stack wraps once more, so the chain is as deep as the stack; guard cycles.
-  const seen = new Set<unknown>();
-  for (let e = err; e && !seen.has(e); e = (e as { cause?: unknown }).cause) {
-    if (e instanceof DeerflowError || (e as { isDeerflowError?: unknown }).isDeerflowError === true) return e as DeerflowError;
-    seen.add(e);
-  }
-  return undefined;
+  return findInChain(err, (e): e is DeerflowError => e instanceof DeerflowError || (typeof e === "object" && e !== null && (e as { isDeerflowError?: unknown }).isDeerflowError === true));
 }
 
 /** One line for the user: message, then what to do. */

@@ -5,7 +5,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { StateSchema } from "@langchain/langgraph";
 import { type AgentMiddleware, createAgent } from "langchain";
-import { isGuardedSaver } from "../persistence/sqlite-saver.js";
+import { isGuardedSaver } from "../persistence/mode-gate.js";
 import { adaptMiddlewareStateSchemaToMode, adaptStateSchemaToMode, createThreadStateSchema } from "../state/thread-state.js";
 import { placeExtras } from "./anchors.js";
 import { AgentOptionsError, MiddlewareTypeError } from "./errors.js";

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { reportFatal } from "./report-error.js";
 import { UsageError } from "../errors.js";
+import { APPROVAL_MODES } from "../vocabulary/approval-modes.js";
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -40,7 +41,7 @@ export function buildProgram(): Command {
   const chatOptions = (cmd: Command) =>
     cmd
       .option("-w, --workspace <dir>", "bind a new thread's workspace to this existing directory (default: a fresh per-thread directory)")
-      .addOption(new Option("--approval <mode>", "guarded shell commands: ask (a prompt), auto-edit, yolo").choices(["ask", "auto-edit", "yolo"]))
+      .addOption(new Option("--approval <mode>", "guarded shell commands: ask (a prompt), auto-edit, yolo").choices(APPROVAL_MODES))
       .option("--plan", "plan mode: the agent keeps a todo list (write_todos)")
       .option("--goal <objective>", "work toward this objective until it is met, asking you when it needs to")
       .option("--no-network", "shell commands get no network (needs bubblewrap; same as sandbox.network: \"off\")")
@@ -76,7 +77,7 @@ export function buildProgram(): Command {
     .option("-c, --continue", "continue the most recently updated thread")
     .option("-w, --workspace <dir>", "bind a new thread's workspace to this existing directory (default: a fresh per-thread directory)")
     .option("--upload <file>", "attach a file (copied to the thread's uploads; repeatable; `@path` in the prompt works too)", collect, [])
-    .addOption(new Option("--approval <mode>", "guarded shell commands: ask (headless: denied unless --yes), auto-edit, yolo").choices(["ask", "auto-edit", "yolo"]))
+    .addOption(new Option("--approval <mode>", "guarded shell commands: ask (headless: denied unless --yes), auto-edit, yolo").choices(APPROVAL_MODES))
     .option("--yes", "approve guarded commands that would ask (blocked commands stay blocked)")
     .option("--plan", "plan mode: the agent keeps a todo list (write_todos)")
     .addOption(

@@ -6,7 +6,8 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { ConfigError } from "../errors.js";
 import { stripJsonComments } from "./jsonc.js";
-import { type ApprovalModeSetting, CHANNEL_MODES, type ChannelMode, type FileConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
+import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
+import { type ApprovalModeSetting, type FileConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
 
 export const RC_NAME = ".deerflowrc";
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";

@@ -1,8 +1,8 @@
 // The .deerflowrc schema. Strict objects so a typo ("modles") is reported, not silently ignored.
 import { z } from "zod";
 
-export const CHANNEL_MODES = ["full", "delta"] as const;
-export type ChannelMode = (typeof CHANNEL_MODES)[number];
+import { APPROVAL_MODES, type ApprovalMode } from "../vocabulary/approval-modes.js";
+import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 
 /** `"$ENV_NAME"` means "read this environment variable"; anything else is the literal secret. */
 const secretRef = z.string().min(1, "a non-empty string (the key itself, or \"$ENV_NAME\" to read it from the environment)");
@@ -26,8 +26,7 @@ export const modelConfigSchema = z.strictObject({
 });
 export type ModelConfig = z.infer<typeof modelConfigSchema>;
 
-export const APPROVAL_MODES = ["ask", "auto-edit", "yolo"] as const;
-export type ApprovalModeSetting = (typeof APPROVAL_MODES)[number];
+export type ApprovalModeSetting = ApprovalMode;
 
 export const fileConfigSchema = z.strictObject({
   /** Name of the entry in `models` to use when no --model / DEERFLOW_MODEL is given. */

@@ -20,8 +20,9 @@
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { createMiddleware, tool } from "langchain";
 import { z } from "zod";
+import { readRunConfigurable } from "../vocabulary/configurable.js";
+import { ASK_CLARIFICATION, CLARIFICATION_MARKER, type ClarificationPayload as MarkedClarification, findPendingClarification } from "../vocabulary/message-markers.js";
 
-export const ASK_CLARIFICATION = "ask_clarification";
 export const UNATTENDED_ANSWER = "No user is available: proceed with your best judgment and state your assumptions.";
 
 export const CLARIFICATION_TYPES = [
@@ -44,15 +45,10 @@ export const askClarificationSchema = z.object({
   options: z.array(z.string()).optional().describe("Possible answers, if the choice is among a few."),
 });
 
-export interface ClarificationPayload {
-  question: string;
+/** The question as this middleware writes it (typed; readers use the vocabulary's looser shape). */
+export interface ClarificationPayload extends MarkedClarification {
   clarification_type: ClarificationType;
-  context?: string;
-  options?: string[];
 }
-
-/** The marker key on the ToolMessage's additional_kwargs (not sent to providers; kept in checkpoints). */
-export const CLARIFICATION_MARKER = "deerflow_clarification";
 
 export interface UnattendedConfig {
   configurable?: Record<string, unknown>;
@@ -61,7 +57,7 @@ export interface UnattendedConfig {
 
 export interface ClarificationOptions {
   /**
-   * Whether nobody can answer. Default: `config.configurable.deerflow_unattended === true` of the current run.
+   * Whether nobody can answer. Default: the run's `unattended` configurable (vocabulary/configurable.ts).
    * A function is asked on every run (and every call).
    */
   unattended?: boolean | ((config: UnattendedConfig) => boolean);
@@ -77,38 +73,10 @@ export function formatClarification(p: ClarificationPayload): string {
   return parts.join("\n\n");
 }
 
-function payloadOf(m: BaseMessage): ClarificationPayload | null {
-  if (!ToolMessage.isInstance(m)) return null;
-  const p = (m.additional_kwargs as Record<string, unknown> | undefined)?.[CLARIFICATION_MARKER];
-  if (!p || typeof p !== "object" || typeof (p as { question?: unknown }).question !== "string") return null;
-  return p as ClarificationPayload;
-}
-
-/** The tool results that answer the LAST AI message (the trailing block after it), or [] when something else follows. */
-function trailingToolResults(messages: readonly BaseMessage[]): BaseMessage[] {
-  let i = messages.length;
-  while (i > 0 && ToolMessage.isInstance(messages[i - 1])) i--;
-  if (i === messages.length || i === 0 || !AIMessage.isInstance(messages[i - 1])) return [];
-  return messages.slice(i);
-}
-
-/**
- * The question the thread is waiting on: the last message is a marked clarification ToolMessage (or the marked
- * one is among the final block of tool results after the last AI message). Null once anything else follows
- * (the user's answer, a later model turn).
- */
-export function findPendingClarification(messages: readonly BaseMessage[]): ClarificationPayload | null {
-  for (const m of trailingToolResults(messages)) {
-    const p = payloadOf(m);
-    if (p) return p;
-  }
-  return null;
-}
-
 function isUnattended(option: ClarificationOptions["unattended"], config: UnattendedConfig): boolean {
   if (typeof option === "boolean") return option;
   if (typeof option === "function") return option(config) === true;
-  return config.configurable?.deerflow_unattended === true;
+  return readRunConfigurable(config.configurable).unattended;
 }
 
 export const askClarificationTool = tool(

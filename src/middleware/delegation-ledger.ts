@@ -18,6 +18,7 @@
 // says how many). Every entry shows id, subagent_type, description, status, stop_reason, result_brief (one line,
 // trimmed) and result_ref. Entry text comes from subagents and models, so tags that would close or open a
 // `<system-reminder>` are neutralised.
+import { TRANSIENT_MARKER } from "../vocabulary/message-markers.js";
 import { createHash } from "node:crypto";
 import { HumanMessage } from "@langchain/core/messages";
 import { StateSchema } from "@langchain/langgraph";
@@ -100,7 +101,7 @@ export function delegationLedgerMiddleware(options: DelegationLedgerOptions = {}
       const reminder = new HumanMessage({
         id: `delegation-ledger-${createHash("sha256").update(text).digest("hex").slice(0, 8)}`,
         content: `<system-reminder>\n${text}\n</system-reminder>`,
-        additional_kwargs: { deerflow_transient: "delegation_ledger" },
+        additional_kwargs: { [TRANSIENT_MARKER]: "delegation_ledger" },
       });
       return handler({ ...request, messages: [...request.messages, reminder] });
     },

@@ -28,9 +28,9 @@ import { type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/m
 import { REMOVE_ALL_MESSAGES, StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { THREAD_STATE_VALUES } from "../state/thread-state.js";
+import { readRunConfigurable } from "../vocabulary/configurable.js";
+import { DYNAMIC_CONTEXT_KIND, HIDDEN_MARKER, hiddenKind, isHiddenMessage } from "../vocabulary/message-markers.js";
 
-/** `additional_kwargs.deerflow_hidden` of the reminders this middleware writes. */
-export const DYNAMIC_CONTEXT_KIND = "dynamic_context";
 export const DEFAULT_MEMORY_MAX_BYTES = 8 * 1024;
 export const AGENTS_MD = "AGENTS.md";
 
@@ -45,19 +45,10 @@ export interface DynamicContextOptions {
   workspace?: string;
 }
 
-/** True for messages that are context for the model, not conversation: UIs and printers skip them. */
-export function isHiddenMessage(m: unknown): boolean {
-  if (m === null || typeof m !== "object") return false;
-  const kwargs = (m as { additional_kwargs?: Record<string, unknown> }).additional_kwargs;
-  const kind = kwargs?.deerflow_hidden;
-  return typeof kind === "string" && kind !== "";
-}
-
 /** True for a reminder written by DynamicContext (optionally: for that date). */
 export function isDynamicContextReminder(m: unknown, date?: string): boolean {
-  if (!isHiddenMessage(m)) return false;
+  if (hiddenKind(m) !== DYNAMIC_CONTEXT_KIND) return false;
   const kwargs = (m as { additional_kwargs: Record<string, unknown> }).additional_kwargs;
-  if (kwargs.deerflow_hidden !== DYNAMIC_CONTEXT_KIND) return false;
   return date === undefined || kwargs.date === date || (m as { id?: unknown }).id === reminderId(date);
 }
 
@@ -211,22 +202,17 @@ export function dynamicContextMiddleware(options: DynamicContextOptions = {}) {
       const at = insertionIndex(messages);
       if (at < 0) return undefined; // nothing to put it next to (e.g. a resume without a user message)
 
-      const configurable = runtime.configurable as Record<string, unknown> | undefined;
-      const home =
-        options.home ??
-        ((typeof configurable?.deerflow_home === "string" && configurable.deerflow_home) ||
-          process.env.DEERFLOW_HOME ||
-          join(homedir(), ".deerflow"));
+      const run = readRunConfigurable(runtime.configurable);
+      const home = options.home ?? (run.home || process.env.DEERFLOW_HOME || join(homedir(), ".deerflow"));
       const threadData = (state as { thread_data?: { workspace_path?: string | null } | null }).thread_data;
-      const given = configurable?.deerflow_thread_data as { workspace_path?: string } | undefined;
-      const workspace = options.workspace ?? threadData?.workspace_path ?? given?.workspace_path ?? undefined;
+      const workspace = options.workspace ?? threadData?.workspace_path ?? run.threadData?.workspace_path ?? undefined;
 
       const memory = loadAgentsMemory({ home, workspace, maxBytes: options.maxMemoryBytes });
       const weekday = instant.toLocaleDateString("en-US", { weekday: "long" });
       const reminder = new HumanMessage({
         id: reminderId(date),
         content: formatDynamicContext(date, weekday, memory),
-        additional_kwargs: { deerflow_hidden: DYNAMIC_CONTEXT_KIND, date },
+        additional_kwargs: { [HIDDEN_MARKER]: DYNAMIC_CONTEXT_KIND, date },
       });
       const rebuilt = [...messages.slice(0, at), reminder, ...messages.slice(at)];
       return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...rebuilt] } as never;

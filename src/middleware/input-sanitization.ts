@@ -17,6 +17,7 @@
 // WHY its position (early, before Uploads/LoopDetection/DynamicContext in the list): the first middleware is the
 // outermost wrapper, so it sees the request before the others add their genuine tags — and the stored-id rule
 // above keeps it correct even when listed later.
+import { isHarnessMessage } from "../vocabulary/message-markers.js";
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 
@@ -43,10 +44,6 @@ export function createSanitizer(tags: readonly string[] = CONTROL_TAGS, markers:
   const markerAlt = [...markers].sort((a, b) => b.length - a.length).map((m) => m.trim().split(/\s+/).map(escapeRe).join("\\s+")).join("|");
   const markerRe = new RegExp(`\\[\\s*(${markerAlt})\\s*\\]`, "gi");
   return (text) => text.replace(tagRe, "&lt;").replace(markerRe, "($1)");
-}
-
-function isHarnessMarked(m: BaseMessage): boolean {
-  return Object.keys(m.additional_kwargs ?? {}).some((k) => k.startsWith("deerflow_"));
 }
 
 /** The message with its text (string content or text blocks) sanitised; the same object when nothing changed. */
@@ -77,12 +74,12 @@ export function inputSanitizationMiddleware(options: InputSanitizationOptions = 
   return createMiddleware({
     name: "InputSanitization",
     wrapModelCall: (request, handler) => {
-      const stored = (request.state.messages ?? []).filter((m) => HumanMessage.isInstance(m) && m.id && !isHarnessMarked(m));
+      const stored = (request.state.messages ?? []).filter((m) => HumanMessage.isInstance(m) && m.id && !isHarnessMessage(m));
       const targets = new Set((scope === "last" ? stored.slice(-1) : stored).map((m) => m.id!));
       if (targets.size === 0) return handler(request);
       let changed = false;
       const messages = request.messages.map((m) => {
-        if (!HumanMessage.isInstance(m) || !m.id || !targets.has(m.id) || isHarnessMarked(m)) return m;
+        if (!HumanMessage.isInstance(m) || !m.id || !targets.has(m.id) || isHarnessMessage(m)) return m;
         const out = sanitizeMessage(m, sanitize);
         if (out !== m) changed = true;
         return out;

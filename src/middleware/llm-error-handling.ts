@@ -6,13 +6,13 @@
 // WHY its position: placed innermost (just before Clarification, the lead agent adds it unanchored), so a retry
 // repeats only the HTTP request and none of the outer middleware's work (their wrappers run once per iteration).
 // NOTE: LangChain wraps whatever a wrapModelCall throws in `MiddlewareError` (cause = our error); callers find the
-// `ModelUnavailableError` with `unwrapMiddlewareError` from ./util/error-chain.js.
+// `ModelUnavailableError` with `unwrapMiddlewareError` from ../vocabulary/error-chain.js.
 import { getRetryable } from "@langchain/core/errors";
 import { createMiddleware } from "langchain";
 import { ModelUnavailableError, ProviderError } from "../errors.js";
 import { redactSecrets } from "../model/redact.js";
 import { isModelStreamError } from "../model/stream-errors.js";
-import { errorChain, isAbortError } from "./util/error-chain.js";
+import { errorChain, isAbortError } from "../vocabulary/error-chain.js";
 
 export interface ModelRetryInfo {
   /** The attempt that just failed (1-based); the next one is `attempt + 1`. */

@@ -19,11 +19,13 @@
 // its normal exit, so no `jumpTo: "end"` is returned: verified on langchain 1.5.14, a jump to "end" from an
 // afterModel node that is not the FIRST one in the list goes straight to END and skips the afterModel hooks of
 // earlier middleware and EVERY afterAgent hook (e.g. Sandbox's release).
+import { TRANSIENT_MARKER } from "../vocabulary/message-markers.js";
 import { createHash } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage, type ToolCall } from "@langchain/core/messages";
 import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { STOP_REASON_VALUE } from "./util/stop-reason.js";
+import { LOOP_CAPPED } from "../vocabulary/stop-reasons.js";
 import { stripToolCalls } from "./util/strip-tool-calls.js";
 import { z } from "zod";
 
@@ -44,7 +46,6 @@ export interface LoopDetectionOptions {
 
 export const LOOP_WARNING_PREFIX = "[LOOP DETECTED] You are repeating the same tool calls";
 export const FORCED_STOP_TEXT = "[FORCED STOP] Repeated tool calls detected; stopping.";
-export const LOOP_CAPPED = "loop_capped";
 
 export const loopDetectionState = new StateSchema({
   /** Hashes of the last `windowSize` iterations that had tool calls, oldest first. */
@@ -147,7 +148,7 @@ export function loopDetectionMiddleware(options: LoopDetectionOptions = {}) {
       const reminder = new HumanMessage({
         id: `loop-warning-${createHash("sha256").update(warning).digest("hex").slice(0, 8)}`,
         content: `<system-reminder>\n${warning}\n</system-reminder>`,
-        additional_kwargs: { deerflow_transient: "loop_warning" },
+        additional_kwargs: { [TRANSIENT_MARKER]: "loop_warning" },
       });
       return handler({ ...request, messages: [...request.messages, reminder] });
     },

@@ -16,11 +16,11 @@
 // matter): after* hooks run in reverse list order, so being listed after LoopDetection means our afterModel runs
 // BEFORE LoopDetection's; LoopDetection then hashes a message whose (truncated) calls are already gone, and never
 // counts them toward a loop.
+import { MODEL_LENGTH_CAPPED } from "../vocabulary/stop-reasons.js";
 import { LENGTH_FINISH_REASONS, finishReasonGuard } from "./util/finish-reason-guard.js";
 
 export { LENGTH_FINISH_REASONS };
 
-export const MODEL_LENGTH_CAPPED = "model_length_capped";
 export const LENGTH_NOTE_WITH_CALLS = "[The model's answer was cut off at its output limit; the tool calls in it were not run.]";
 export const LENGTH_NOTE = "[The model's answer was cut off at its output limit.]";
 

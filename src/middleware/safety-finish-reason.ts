@@ -9,11 +9,11 @@
 // recorded around the call and put back (see util/finish-reason-guard.ts, the shared machinery).
 // WHY its position (listed AFTER LoopDetection, next to ModelLengthFinishReason): after* hooks run in reverse
 // list order, so our afterModel runs BEFORE LoopDetection's, which then never counts the stripped calls.
+import { CONTENT_FILTER } from "../vocabulary/stop-reasons.js";
 import { SAFETY_FINISH_REASONS, finishReasonGuard } from "./util/finish-reason-guard.js";
 
 export { SAFETY_FINISH_REASONS };
 
-export const CONTENT_FILTER = "content_filter";
 export const SAFETY_NOTE_WITH_CALLS = "[The model's answer was stopped by the provider's content filter; the tool calls in it were not run.]";
 export const SAFETY_NOTE = "[The model's answer was stopped by the provider's content filter.]";
 

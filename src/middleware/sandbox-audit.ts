@@ -11,7 +11,8 @@
 // Cancellation while waiting for an answer propagates (the run is being cancelled, not the tool failing).
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
-import { type ApprovalBroker, type ApprovalMemory, type ApprovalMode, resolveApproval } from "../sandbox/approvals.js";
+import type { ApprovalMode } from "../vocabulary/approval-modes.js";
+import { type ApprovalBroker, type ApprovalMemory, resolveApproval } from "../sandbox/approvals.js";
 import { auditCommand } from "../sandbox/shell-audit.js";
 
 export interface SandboxAuditOptions {

@@ -32,6 +32,7 @@
 // afterModel also re-applies the limit, idempotently, as a safety net for a message that reached state some other
 // way; after wrapModelCall's cut it never changes anything.
 // WHY beforeAgent: the per-run counter starts at 0 at every run start.
+import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { AIMessage, type ToolCall } from "@langchain/core/messages";
 import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
@@ -136,7 +137,7 @@ export function subagentLimitMiddleware(options: SubagentLimitOptions = {}) {
       if (kept === 0 && message === null) return undefined;
       // The ledger shows a delegation from its start: the task tool can only write the final entry when it returns.
       const now = new Date().toISOString();
-      const runId = String(runtime.configurable?.deerflow_run_id ?? "");
+      const runId = readRunConfigurable(runtime.configurable).runId ?? "";
       const started = ((message ?? last).tool_calls ?? [])
         .filter((c) => c.name === (limits.toolName ?? "task") && c.id)
         .map((c) => {

@@ -12,6 +12,7 @@
 import { AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { DeerflowError } from "../errors.js";
+import { messageText } from "../vocabulary/message-text.js";
 import { LENGTH_FINISH_REASONS, SAFETY_FINISH_REASONS, finishReasonOf, hasAnyToolCall } from "./util/finish-reason-guard.js";
 
 export const EMPTY_ANSWER_MESSAGE = "The model returned an empty answer twice.";
@@ -25,14 +26,6 @@ export interface TerminalResponseOptions {
   onRetry?: (attempt: number) => void;
 }
 
-/** The visible text of a message: its string content, or its text blocks joined (reasoning/other blocks ignored). */
-export function answerText(msg: BaseMessage): string {
-  if (typeof msg.content === "string") return msg.content;
-  return msg.content
-    .map((b) => (typeof b === "string" ? b : b && typeof b === "object" && (b as { type?: unknown }).type === "text" ? String((b as { text?: unknown }).text ?? "") : ""))
-    .join("");
-}
-
 const STOP_REASONS: ReadonlySet<string> = new Set([...LENGTH_FINISH_REASONS, ...SAFETY_FINISH_REASONS]);
 
 /** An AI message that is a final answer (no tool calls of any kind) with nothing but whitespace to show. */
@@ -41,7 +34,7 @@ export function isEmptyFinalAnswer(result: unknown): boolean {
   if (hasAnyToolCall(result)) return false;
   const reason = finishReasonOf(result);
   if (reason !== undefined && STOP_REASONS.has(reason)) return false;
-  return answerText(result).trim() === "";
+  return messageText(result).trim() === "";
 }
 
 export function terminalResponseMiddleware(options: TerminalResponseOptions = {}) {

@@ -3,6 +3,7 @@
 // already recorded is kept: the thread always works in the same place. A new thread takes the paths the runtime
 // passes in `configurable.deerflow_thread_data` (e.g. a --workspace binding; createAgent drops extra input keys,
 // so they cannot come in as input state), else the provider's per-thread directories.
+import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { THREAD_STATE_VALUES } from "../state/thread-state.js";
@@ -19,7 +20,7 @@ export function threadDataMiddleware(options: { provider?: SandboxProvider } = {
     beforeAgent: (state, runtime) => {
       const current = (state as { thread_data?: { workspace_path?: string } | null }).thread_data;
       if (current?.workspace_path) return;
-      const given = runtime.configurable?.deerflow_thread_data as { workspace_path?: string } | undefined;
+      const given = readRunConfigurable(runtime.configurable).threadData;
       if (given?.workspace_path) return { thread_data: given } as never;
       const provider = resolveSandboxProvider(options.provider, runtime.configurable);
       return { thread_data: provider.pathsFor(requireThreadId(runtime.configurable)) } as never;

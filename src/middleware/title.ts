@@ -14,6 +14,8 @@ import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langc
 import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { THREAD_STATE_VALUES } from "../state/thread-state.js";
+import { isHiddenMessage } from "../vocabulary/message-markers.js";
+import { contentText } from "../vocabulary/message-text.js";
 
 /** The system prompt of the title request. Starts with the marker text test model servers recognise. */
 export const TITLE_PROMPT =
@@ -35,20 +37,11 @@ export interface TitleOptions {
   timeoutMs?: number;
 }
 
-/** The plain text of a message's content (text blocks only). */
-export function textOf(content: BaseMessage["content"] | unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((b) => (typeof b === "string" ? b : b && typeof b === "object" && (b as { type?: unknown }).type === "text" ? String((b as { text?: unknown }).text ?? "") : ""))
-    .join("");
-}
-
 /** A hidden `<system-reminder>` message (DynamicContext's `deerflow_hidden`, LoopDetection…) is not something the user wrote. */
 function isUserMessage(m: BaseMessage): boolean {
   if (!HumanMessage.isInstance(m)) return false;
-  if ((m.additional_kwargs as Record<string, unknown> | undefined)?.deerflow_hidden !== undefined) return false;
-  return !textOf(m.content).trimStart().startsWith("<system-reminder>");
+  if (isHiddenMessage(m)) return false;
+  return !contentText(m.content).trimStart().startsWith("<system-reminder>");
 }
 
 /** Cut `text` to at most `words` words and `chars` characters, on a word boundary when possible. */
@@ -93,9 +86,9 @@ export function firstExchange(messages: readonly BaseMessage[]): { user: string;
   if (users.length !== 1) return null;
   const last = messages.at(-1);
   if (!last || !AIMessage.isInstance(last) || (last.tool_calls?.length ?? 0) > 0) return null;
-  const answer = textOf(last.content).trim();
+  const answer = contentText(last.content).trim();
   if (!answer) return null;
-  return { user: textOf(users[0]!.content).trim(), answer };
+  return { user: contentText(users[0]!.content).trim(), answer };
 }
 
 async function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
@@ -128,7 +121,7 @@ export async function generateTitle(user: string, answer: string, options: Title
       (signal) => model.invoke(request, { signal, tags: ["nostream", "deerflow:title"] } as never),
       Math.max(1, options.timeoutMs ?? 8000),
     );
-    const title = normalizeTitle(textOf((reply as { content?: unknown } | undefined)?.content));
+    const title = normalizeTitle(contentText((reply as { content?: unknown } | undefined)?.content));
     return title || fallback;
   } catch {
     return fallback;

@@ -14,12 +14,14 @@
 // `stop_reason` becomes "token_capped". No `jumpTo: "end"` (it would skip earlier afterModel and every afterAgent hook).
 // An answer that already has no tool calls ends the run anyway: it is left alone and not marked capped.
 // Without `usage_metadata` a call counts 0 tokens (the budget cannot see what the provider does not report).
+import { TRANSIENT_MARKER } from "../vocabulary/message-markers.js";
 import { createHash } from "node:crypto";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { z } from "zod";
 import { STOP_REASON_VALUE } from "./util/stop-reason.js";
+import { TOKEN_CAPPED } from "../vocabulary/stop-reasons.js";
 import { stripToolCalls } from "./util/strip-tool-calls.js";
 import { usageOf } from "./util/usage.js";
 
@@ -33,7 +35,6 @@ export interface TokenBudgetOptions {
 export const DEFAULT_TOKEN_BUDGET = 200_000;
 export const TOKEN_BUDGET_WARNING_PREFIX = "[TOKEN BUDGET WARNING]";
 export const TOKEN_BUDGET_EXCEEDED = "[TOKEN BUDGET EXCEEDED]";
-export const TOKEN_CAPPED = "token_capped";
 
 export const tokenBudgetState = new StateSchema({
   /** Tokens used by this run's model calls; reset at each run start. */
@@ -67,7 +68,7 @@ export function tokenBudgetMiddleware(options: TokenBudgetOptions = {}) {
       const reminder = new HumanMessage({
         id: `token-budget-warning-${createHash("sha256").update(warning).digest("hex").slice(0, 8)}`,
         content: `<system-reminder>\n${warning}\n</system-reminder>`,
-        additional_kwargs: { deerflow_transient: "token_budget_warning" },
+        additional_kwargs: { [TRANSIENT_MARKER]: "token_budget_warning" },
       });
       return handler({ ...request, messages: [...request.messages, reminder] });
     },

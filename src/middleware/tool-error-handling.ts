@@ -9,7 +9,7 @@ import { ToolMessage } from "@langchain/core/messages";
 import { ToolInputParsingException } from "@langchain/core/tools";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
-import { errorChain, isAbortError, unwrapMiddlewareError } from "./util/error-chain.js";
+import { errorChain, isAbortError, unwrapMiddlewareError } from "../vocabulary/error-chain.js";
 
 export const TOOL_ERROR_DETAIL_MAX = 500;
 

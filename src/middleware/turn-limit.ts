@@ -8,9 +8,9 @@ import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { z } from "zod";
 import { STOP_REASON_VALUE } from "./util/stop-reason.js";
+import { TURN_CAPPED } from "../vocabulary/stop-reasons.js";
 import { stripToolCalls } from "./util/strip-tool-calls.js";
 
-export const TURN_CAPPED = "turn_capped";
 
 const stateSchema = new StateSchema({ run_model_calls: z.number().default(0), stop_reason: STOP_REASON_VALUE });
 

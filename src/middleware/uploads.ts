@@ -2,6 +2,7 @@
 // attached for THIS run (names in `configurable.deerflow_uploads`, copied into uploads/ by the runtime) in
 // `uploaded_files` (cleared when there are none), and wrapModelCall tells the model about them next to the user's
 // message without rewriting the stored message.
+import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
@@ -33,8 +34,8 @@ export function uploadsMiddleware() {
     stateSchema,
     beforeAgent: async (state, runtime) => {
       const dir = (state as { thread_data?: { uploads_path?: string } | null }).thread_data?.uploads_path;
-      const names = runtime.configurable?.deerflow_uploads;
-      const files = dir && Array.isArray(names) ? await listUploads(dir, names.filter((n): n is string => typeof n === "string")) : [];
+      const names = readRunConfigurable(runtime.configurable).uploads;
+      const files = dir && names ? await listUploads(dir, names) : [];
       return { uploaded_files: files } as never;
     },
     wrapModelCall: (request, handler) => {

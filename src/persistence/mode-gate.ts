@@ -1,11 +1,9 @@
 // Checkpoint channel-mode markers and the compatibility gate (SPEC §5): every checkpoint records the mode it was
 // written in; opening a thread in the other mode fails closed.
-import type { ChannelMode } from "../config/schema.js";
+import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { DeerflowError, ExitCode } from "../errors.js";
 import type { DeerflowSqliteSaver } from "./sqlite-saver.js";
 
-/** Metadata key holding the channel mode a checkpoint was written in. Absent → "full". */
-export const CHANNEL_MODE_METADATA_KEY = "deerflow_channel_mode";
 
 /** Brand of the project's guarded saver (`Symbol.for`, so it survives duplicated module copies). */
 export const GUARDED_SAVER_BRAND: unique symbol = Symbol.for("deerflow.guardedCheckpointSaver") as never;

@@ -3,7 +3,7 @@
 import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 
-export type RunStatus = "pending" | "running" | "success" | "error" | "timeout" | "interrupted";
+import type { RunStatus } from "../vocabulary/statuses.js";
 
 export interface RunRecord {
   id: string;

@@ -53,12 +53,11 @@ import {
   type PendingWrite,
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
-import type { ChannelMode } from "../config/schema.js";
-import { CHANNEL_MODE_METADATA_KEY, CheckpointModeMismatchError, GUARDED_SAVER_BRAND } from "./mode-gate.js";
+import { CHANNEL_MODE_METADATA_KEY, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
+import { CheckpointModeMismatchError, GUARDED_SAVER_BRAND } from "./mode-gate.js";
 import { ensureSchema } from "./sqlite-schema.js";
 
-export type { ChannelMode };
-export { CHANNEL_MODE_METADATA_KEY, CheckpointModeMismatchError, GUARDED_SAVER_BRAND, isGuardedSaver } from "./mode-gate.js";
+export { CheckpointModeMismatchError, GUARDED_SAVER_BRAND, isGuardedSaver } from "./mode-gate.js";
 
 export interface DeerflowSqliteSaverOptions {
   /** Checkpoint channel mode of this process (SPEC §5). Default "full". */

@@ -1,6 +1,6 @@
 // One SQLite file per home: <home>/deerflow.sqlite holds the checkpoints and the thread index (WAL mode).
 import { join } from "node:path";
-import type { ChannelMode } from "../config/schema.js";
+import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { DeerflowSqliteSaver } from "./sqlite-saver.js";
 import { RunRecords } from "./run-records.js";
 import { ThreadIndex } from "./thread-index.js";

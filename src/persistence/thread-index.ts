@@ -2,7 +2,8 @@
 // checkpoints, so `deerflow threads` and `--continue` never have to scan checkpoint blobs.
 import type Database from "better-sqlite3";
 
-export type ThreadStatus = "idle" | "running" | "success" | "error" | "interrupted" | "input_required";
+import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
+import type { ThreadStatus } from "../vocabulary/statuses.js";
 
 export interface ThreadRow {
   id: string;
@@ -11,7 +12,7 @@ export interface ThreadRow {
   updated_at: string;
   status: ThreadStatus;
   workspace: string | null;
-  mode: "full" | "delta";
+  mode: ChannelMode;
 }
 
 export class ThreadIndex {

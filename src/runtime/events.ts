@@ -2,6 +2,8 @@
 // consumers of it; neither reaches into the graph.
 
 import type { ApprovalRequestedEvent } from "../sandbox/approvals.js";
+import type { FinalRunStatus } from "../vocabulary/statuses.js";
+import type { StopReason } from "../vocabulary/stop-reasons.js";
 
 export type { ApprovalRequestedEvent };
 
@@ -11,19 +13,9 @@ export interface TokenUsage {
   total_tokens: number;
 }
 
-export type RunStatus = "success" | "error" | "timeout" | "interrupted";
-
-/** Why a run ended: a normal end of turn, a question for the user, or a guard. */
-export type StopReason =
-  | "end_turn"
-  | "clarification"
-  | "loop_capped"
-  | "token_capped"
-  | "turn_capped"
-  | "model_length_capped"
-  | "content_filter"
-  | "error"
-  | "interrupted";
+/** How a run ended (the event stream never shows pending/running as an end). */
+export type RunStatus = FinalRunStatus;
+export type { StopReason };
 
 export interface ClarificationRequest {
   question: string;

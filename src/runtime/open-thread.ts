@@ -4,7 +4,7 @@
 import { copyFileSync, existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
 import { randomBytes } from "node:crypto";
-import type { ChannelMode } from "../config/schema.js";
+import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { DeerflowError, ExitCode, UsageError } from "../errors.js";
 import { CheckpointModeMismatchError } from "../persistence/sqlite-saver.js";
 import type { Store } from "../persistence/store.js";

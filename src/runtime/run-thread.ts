@@ -10,11 +10,12 @@ import { loadSubagentRegistry } from "../subagents/registry.js";
 import { SubagentRuntime } from "../subagents/runtime.js";
 import { createTaskTool } from "../subagents/task-tool.js";
 import { DeerflowError, ExitCode, formatErrorLine } from "../errors.js";
-import { findPendingClarification } from "../middleware/clarification.js";
 import { type Store, openStore } from "../persistence/store.js";
-import { messageText } from "../state/message-text.js";
+import { runConfigurable } from "../vocabulary/configurable.js";
+import { findPendingClarification } from "../vocabulary/message-markers.js";
+import { messageText } from "../vocabulary/message-text.js";
 import { type ApprovalSettings, headlessBroker } from "../sandbox/approvals.js";
-import { SHELL_SETTINGS_KEY, shellSettingsFromConfig } from "../sandbox/shell-settings.js";
+import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import { setShellWarningSink } from "../sandbox/run-shell.js";
 import { type OpenedThread, newId, openThread } from "./open-thread.js";
 import {
@@ -177,7 +178,7 @@ async function execute(req: RunRequest, store: Store, opened: OpenedThread, runI
     onModelRetry: (info) => emit({ type: "model.retry", run_id: runId, attempt: info.attempt, delay_ms: info.delayMs, reason: info.reason }),
   });
   const config = {
-    configurable: { thread_id: threadId, deerflow_home: req.config.home, deerflow_run_id: runId, deerflow_uploads: opened.uploaded, deerflow_thread_data: opened.paths, deerflow_unattended: req.unattended ?? false, [SHELL_SETTINGS_KEY]: shellSettingsFromConfig(req.config) },
+    configurable: runConfigurable({ threadId, home: req.config.home, runId, uploads: opened.uploaded, threadData: opened.paths, unattended: req.unattended ?? false, shell: shellSettingsFromConfig(req.config) }),
   };
   const usage = emptyUsage();
   let status: RunStatus = "success";

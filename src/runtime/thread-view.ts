@@ -6,11 +6,11 @@ import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langcha
 import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
 import { createChatModel } from "../config/model-factory.js";
 import { createLeadAgent } from "../agent/lead-agent.js";
-import { CLARIFICATION_MARKER, findPendingClarification } from "../middleware/clarification.js";
 import type { Store } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
 import { headlessBroker } from "../sandbox/approvals.js";
-import { messageText } from "../state/message-text.js";
+import { ASK_CLARIFICATION, clarificationOf, findPendingClarification, isHiddenMessage } from "../vocabulary/message-markers.js";
+import { messageText } from "../vocabulary/message-text.js";
 import type { GoalOutcome, GoalState } from "../state/types.js";
 import type { ClarificationRequest, DelegationView, TodoView, TokenUsage } from "./events.js";
 import { emptyUsage } from "./events.js";
@@ -33,10 +33,6 @@ export interface ThreadView {
   usage: TokenUsage;
 }
 
-function isHidden(m: BaseMessage): boolean {
-  return (m.additional_kwargs as Record<string, unknown> | undefined)?.deerflow_hidden !== undefined;
-}
-
 /** The visible conversation of a message list (pure; exported for tests). */
 export function transcriptOf(messages: readonly BaseMessage[]): TranscriptEntry[] {
   const out: TranscriptEntry[] = [];
@@ -44,20 +40,20 @@ export function transcriptOf(messages: readonly BaseMessage[]): TranscriptEntry[
   messages.forEach((m, i) => {
     const id = m.id ?? `m${i}`;
     if (HumanMessage.isInstance(m)) {
-      if (!isHidden(m)) out.push({ kind: "user", id, text: messageText(m) });
+      if (!isHiddenMessage(m)) out.push({ kind: "user", id, text: messageText(m) });
     } else if (AIMessage.isInstance(m)) {
       const text = messageText(m);
       if (text.trim()) out.push({ kind: "assistant", id, text });
       for (const c of m.tool_calls ?? []) {
-        if (c.name === "ask_clarification") continue;
+        if (c.name === ASK_CLARIFICATION) continue;
         const entry = { kind: "tool" as const, id: c.id ?? `${id}:${c.name}`, name: c.name, args: c.args, status: "running" as const, output: "" };
         tools.set(entry.id, entry as never);
         out.push(entry);
       }
     } else if (ToolMessage.isInstance(m)) {
-      const marked = (m.additional_kwargs as Record<string, unknown> | undefined)?.[CLARIFICATION_MARKER];
-      if (marked && typeof marked === "object") {
-        out.push({ kind: "clarification", id, clarification: marked as ClarificationRequest });
+      const marked = clarificationOf(m);
+      if (marked) {
+        out.push({ kind: "clarification", id, clarification: marked });
         return;
       }
       const entry = tools.get(m.tool_call_id);

@@ -4,10 +4,8 @@
 // edits, which are not gated here); `yolo` runs ask-first commands without asking. Blocked commands stay blocked
 // in every mode — the middleware never consults the broker for them.
 // "allow_always" is remembered per thread per normalised command for the rest of the process (not persisted).
+import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 import { normalizeCommand } from "./shell-audit.js";
-
-export type ApprovalMode = "ask" | "auto-edit" | "yolo";
-export const APPROVAL_MODES: readonly ApprovalMode[] = ["ask", "auto-edit", "yolo"];
 
 export type ApprovalDecision = "allow_once" | "allow_always" | "deny";
 

@@ -2,6 +2,7 @@
 // runtime passes in `configurable.deerflow_home` (library callers without a runtime get $DEERFLOW_HOME or ~/.deerflow).
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { LocalSandboxProvider } from "./local-provider.js";
 import type { SandboxProvider } from "./provider.js";
 
@@ -9,8 +10,7 @@ const byHome = new Map<string, LocalSandboxProvider>();
 
 export function resolveSandboxProvider(explicit: SandboxProvider | undefined, configurable: Record<string, unknown> | undefined): SandboxProvider {
   if (explicit) return explicit;
-  const home =
-    (typeof configurable?.deerflow_home === "string" && configurable.deerflow_home) || process.env.DEERFLOW_HOME || join(homedir(), ".deerflow");
+  const home = readRunConfigurable(configurable).home || process.env.DEERFLOW_HOME || join(homedir(), ".deerflow");
   let p = byHome.get(home);
   if (!p) byHome.set(home, (p = new LocalSandboxProvider(home)));
   return p;

@@ -1,6 +1,7 @@
 // What the shell sandbox needs to know besides the thread's directories: the user's choices from .deerflowrc and
 // flags, and what must stay hidden (the data directory, every .deerflowrc, the configured API keys). The runtime
 // passes it to the bash tool in `configurable.deerflow_shell`; library callers without it get the defaults.
+import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { homedir } from "node:os";
 import { join } from "node:path";
 
@@ -24,8 +25,6 @@ export interface ShellSettings {
   secretValues: string[];
 }
 
-export const SHELL_SETTINGS_KEY = "deerflow_shell";
-
 export function defaultShellSettings(over: Partial<ShellSettings> = {}): ShellSettings {
   const userHome = over.userHome ?? process.env.HOME ?? homedir();
   return {
@@ -44,9 +43,10 @@ export function defaultShellSettings(over: Partial<ShellSettings> = {}): ShellSe
 
 /** The settings a tool call runs with: the runtime's, else the defaults. */
 export function shellSettingsOf(configurable: Record<string, unknown> | undefined): ShellSettings {
-  const s = configurable?.[SHELL_SETTINGS_KEY] as ShellSettings | undefined;
+  const run = readRunConfigurable(configurable);
+  const s = run.shell as ShellSettings | undefined;
   if (s && typeof s === "object" && typeof s.dataDir === "string") return s;
-  const home = typeof configurable?.deerflow_home === "string" ? configurable.deerflow_home : undefined;
+  const home = run.home;
   return defaultShellSettings(home ? { dataDir: home } : {});
 }
 

@@ -3,6 +3,7 @@
 // compile-time check there keeps the two in step. `type` aliases (not interfaces) on purpose: they
 // stay assignable to `Record<string, unknown>`, which the loose zod schemas produce.
 import type { BaseMessage } from "@langchain/core/messages";
+import { LOOP_CAPPED, MODEL_LENGTH_CAPPED, TOKEN_CAPPED, TURN_CAPPED } from "../vocabulary/stop-reasons.js";
 
 // ---------------------------------------------------------------------------------------------
 // Goal mode (SPEC §9)
@@ -96,12 +97,7 @@ export const TERMINAL_DELEGATION_STATUSES = [
 ] as const satisfies readonly DelegationStatus[];
 export type TerminalDelegationStatus = (typeof TERMINAL_DELEGATION_STATUSES)[number];
 
-export const DELEGATION_STOP_REASONS = [
-  "token_capped",
-  "turn_capped",
-  "loop_capped",
-  "model_length_capped",
-] as const;
+export const DELEGATION_STOP_REASONS = [TOKEN_CAPPED, TURN_CAPPED, LOOP_CAPPED, MODEL_LENGTH_CAPPED] as const;
 /** Why a guard ended a subagent early; the status stays completed/failed. */
 export type DelegationStopReason = (typeof DELEGATION_STOP_REASONS)[number];
 

@@ -17,7 +17,6 @@
 //   ignores its signal: the run is raced against the abort.
 // - Clarification is offered to nobody (`deerflow_unattended: true`): a child cannot ask the user.
 // - A guard's stop (turn/loop/token/length) is still "completed", with `stop_reason` set (SPEC §4).
-import { messageText } from "../state/message-text.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
@@ -34,6 +33,8 @@ import { turnLimitMiddleware } from "../middleware/turn-limit.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { THREAD_STATE_VALUES } from "../state/thread-state.js";
 import { DELEGATION_STOP_REASONS, type DelegationStopReason } from "../state/types.js";
+import { readRunConfigurable, runConfigurable } from "../vocabulary/configurable.js";
+import { messageText } from "../vocabulary/message-text.js";
 import { type SubagentType, toolsForType } from "./registry.js";
 
 export const DEFAULT_SUBAGENT_TIMEOUT_MS = 1_800_000;
@@ -83,7 +84,7 @@ export function subagentThreadDataMiddleware() {
     beforeAgent: (state, runtime) => {
       const current = (state as { thread_data?: { workspace_path?: string } | null }).thread_data;
       if (current?.workspace_path) return;
-      const given = runtime.configurable?.deerflow_thread_data as { workspace_path?: string } | undefined;
+      const given = readRunConfigurable(runtime.configurable).threadData;
       if (given?.workspace_path) return { thread_data: given } as never;
       return;
     },
@@ -111,8 +112,6 @@ export function buildSubagent(options: Pick<RunSubagentOptions, "type" | "model"
     ],
   });
 }
-
-/** Text of a message's content (string or text blocks). */
 
 /** The final answer: the last AI message with text. */
 export function finalText(messages: readonly BaseMessage[] | undefined): string {
@@ -171,9 +170,8 @@ export async function runSubagent(options: RunSubagentOptions): Promise<Subagent
   const maxTurns = options.type.maxTurns;
   const configurable: Record<string, unknown> = {
     thread_id: options.threadId ?? `subagent-${process.pid}-${Date.now().toString(36)}-${++seq}`,
-    deerflow_unattended: true,
-    deerflow_subagent: options.type.name,
-    ...(options.mounts ? { deerflow_thread_data: options.mounts, thread_data: options.mounts } : {}),
+    ...runConfigurable({ unattended: true, subagent: options.type.name, threadData: options.mounts }),
+    ...(options.mounts ? { thread_data: options.mounts } : {}),
     ...options.configurable,
   };
 

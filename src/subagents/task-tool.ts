@@ -11,6 +11,7 @@
 // A tool cannot write state before it returns, so the "running" entry is never written from here: the ledger
 // middleware (SubagentLimit / delegation ledger) shows in-flight calls from the pending tool calls; this tool
 // writes only the terminal entry (the reducer keeps the first created_at / run_id if a "running" entry exists).
+import { readRunConfigurable, runConfigurable } from "../vocabulary/configurable.js";
 import { createHash, randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -105,10 +106,11 @@ export function createTaskTool(options: TaskToolOptions) {
       const rt = runtime as RuntimeLike & { signal?: AbortSignal };
       const toolCallId = rt.toolCallId ?? rt.toolCall?.id ?? `task_${randomUUID()}`;
       const configurable = configurableOf(rt);
+      const run = readRunConfigurable(configurable);
       const created_at = now().toISOString();
       const base: DelegationEntry = {
         id: toolCallId,
-        run_id: typeof configurable.deerflow_run_id === "string" ? configurable.deerflow_run_id : "",
+        run_id: run.runId ?? "",
         description: input.description,
         subagent_type: input.subagent_type,
         status: "running",
@@ -138,8 +140,8 @@ export function createTaskTool(options: TaskToolOptions) {
               timeoutMs,
               tokenBudget: options.tokenBudget,
               extraMiddleware: options.childMiddleware?.(),
-              configurable: typeof configurable.deerflow_home === "string" ? { deerflow_home: configurable.deerflow_home } : undefined,
-              threadId: `${safeId(String(configurable.thread_id ?? "thread"))}.sub.${safeId(toolCallId)}`,
+              configurable: run.home ? runConfigurable({ home: run.home }) : undefined,
+              threadId: `${safeId(run.threadId ?? "thread")}.sub.${safeId(toolCallId)}`,
             }),
           rt.signal,
         );

@@ -5,13 +5,17 @@ import type { ChatSession, ChatSessionOptions, ThreadView, TranscriptEntry } fro
 import type { RunEvent } from "../runtime/events.js";
 import type { GoalSummary } from "../runtime/run-goal.js";
 import { findDeerflowError, formatErrorLine } from "../errors.js";
+import { APPROVAL_MODES } from "../vocabulary/approval-modes.js";
+import { isAbortError } from "../vocabulary/error-chain.js";
 import { findSlash, helpCommands, parseSlash } from "./commands/slash-commands.js";
 import { helpKeys } from "./keys/keybindings.js";
 import type { NewItem } from "./state/reducer.js";
-import type { ApprovalDecision, ApprovalMode, GoalView, StatusView } from "./state/types.js";
+import type { ApprovalMode } from "../vocabulary/approval-modes.js";
+import type { ApprovalDecision, GoalView, StatusView } from "./state/types.js";
 import type { ChatStore } from "./store.js";
 
-export const APPROVAL_CYCLE: readonly ApprovalMode[] = ["ask", "auto-edit", "yolo"];
+/** Shift+Tab walks the approval modes in their documented order. */
+export const APPROVAL_CYCLE: readonly ApprovalMode[] = APPROVAL_MODES;
 
 export interface StartRequest {
   prompt?: string;
@@ -31,8 +35,7 @@ export interface ControllerOptions {
 /** A cancelled run: the runtime's interrupted error (exit 130) or an abort anywhere in the chain. */
 function isInterrupted(err: unknown): boolean {
   if (findDeerflowError(err)?.exitCode === 130) return true;
-  for (let e = err as { name?: string; cause?: unknown } | undefined, i = 0; e && i < 20; e = e.cause as never, i++) if (e.name === "AbortError") return true;
-  return false;
+  return isAbortError(err);
 }
 
 export function goalViewOf(summary: GoalSummary | undefined, active: { objective: string; continuation_count: number } | null): GoalView | null {

@@ -5,7 +5,7 @@ import { App } from "./app.js";
 import { ChatController, type StartRequest } from "./controller.js";
 import type { ChatSession } from "../runtime/chat-session.js";
 import { ChatStore } from "./store.js";
-import type { ApprovalMode } from "./state/types.js";
+import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 
 export interface StartChatOptions {
   version: string;

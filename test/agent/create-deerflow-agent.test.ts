@@ -17,7 +17,8 @@ import {
   createDeerflowAgent,
 } from "../../src/agent/create-deerflow-agent.js";
 import { AgentOptionsError, AnchorError, MiddlewareTypeError } from "../../src/agent/errors.js";
-import { ASK_CLARIFICATION, clarificationMiddleware } from "../../src/middleware/clarification.js";
+import { clarificationMiddleware } from "../../src/middleware/clarification.js";
+import { ASK_CLARIFICATION } from "../../src/vocabulary/message-markers.js";
 import { threadDataMiddleware } from "../../src/middleware/thread-data.js";
 import { SubagentRuntime } from "../../src/subagents/runtime.js";
 import { CheckpointModeMismatchError, DeerflowSqliteSaver } from "../../src/persistence/sqlite-saver.js";

@@ -44,3 +44,71 @@ describe("layers", () => {
     expect(bad).toEqual([]);
   });
 });
+
+// ARCHITECTURE.md's layer order, highest first; a file may import its own layer and any lower one, never a higher.
+// `errors.ts` (typed errors every layer throws) and `vocabulary/` (the shared words) sit under everything.
+const RANK: Record<string, number> = {
+  cli: 11,
+  tui: 10,
+  runtime: 9,
+  subagents: 8,
+  agent: 7,
+  middleware: 6,
+  tools: 5,
+  sandbox: 4,
+  state: 3,
+  persistence: 2,
+  config: 2,
+  // The model layer around ChatOpenAI: config's model factory builds it, middleware reads its error types.
+  model: 2,
+  "errors.ts": 1,
+  vocabulary: 0,
+};
+
+/** The layer of a path relative to src/ ("runtime/goal/x.ts" → "runtime"). */
+const layerOf = (rel: string) => rel.split("/")[0]!;
+
+describe("imports point down only", () => {
+  it("every file under src/ belongs to a ranked layer", () => {
+    expect(all.map((f) => layerOf(f.rel)).filter((l) => RANK[l] === undefined)).toEqual([]);
+  });
+
+  it("no file imports a higher layer", () => {
+    const bad = all.flatMap((f) => {
+      const from = layerOf(f.rel);
+      return f.imports
+        .filter(([s]) => s.startsWith("."))
+        .map(([s]) => relative(SRC, join(SRC, f.rel, "..", s)).replace(/\.js$/, ".ts"))
+        .filter((target) => RANK[layerOf(target)]! > RANK[from]!)
+        .map((target) => `${f.rel} → ${target}`);
+    });
+    expect(bad).toEqual([]);
+  });
+
+  it("vocabulary/ imports nothing of deerflow's and no I/O", () => {
+    const bad = all
+      .filter((f) => f.rel.startsWith("vocabulary/"))
+      .flatMap((f) => f.imports.filter(([s]) => s.startsWith("..") || /^(node:)?(fs|child_process|net|http|https)(\/|$)|better-sqlite3|execa/.test(s)).map(([s]) => `${f.rel} → ${s}`));
+    expect(bad).toEqual([]);
+  });
+
+  it("the TUI takes only package-free vocabulary files by value (its first frame loads no LangChain)", () => {
+    const packageFree = new Set(all.filter((f) => f.rel.startsWith("vocabulary/") && f.imports.every(([s]) => s.startsWith("."))).map((f) => f.rel));
+    const bad = all
+      .filter((f) => f.rel.startsWith("tui/"))
+      .flatMap((f) =>
+        f.imports
+          .filter(([s, typeOnly]) => !typeOnly && s.includes("/vocabulary/"))
+          .map(([s]) => relative(SRC, join(SRC, f.rel, "..", s)).replace(/\.js$/, ".ts"))
+          .filter((target) => !packageFree.has(target) || target.endsWith("index.ts"))
+          .map((target) => `${f.rel} → ${target}`),
+      );
+    expect(bad).toEqual([]);
+  });
+
+  it("the agent factory gets the saver brand check from mode-gate.ts (not the SQLite saver and its driver)", () => {
+    const factory = all.find((f) => f.rel === "agent/create-deerflow-agent.ts")!;
+    expect(factory.imports.map(([s]) => s)).not.toContain("../persistence/sqlite-saver.js");
+    expect(factory.imports.map(([s]) => s)).toContain("../persistence/mode-gate.js");
+  });
+});

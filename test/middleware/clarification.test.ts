@@ -3,12 +3,10 @@ import { MemorySaver } from "@langchain/langgraph";
 import { createAgent, createMiddleware, fakeModel, tool } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { ASK_CLARIFICATION, CLARIFICATION_MARKER, findPendingClarification } from "../../src/vocabulary/message-markers.js";
 import {
-  ASK_CLARIFICATION,
-  CLARIFICATION_MARKER,
   UNATTENDED_ANSWER,
   clarificationMiddleware,
-  findPendingClarification,
   formatClarification,
 } from "../../src/middleware/clarification.js";
 

@@ -9,11 +9,11 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   dynamicContextMiddleware,
   findRepoRoot,
-  isHiddenMessage,
   loadAgentsMemory,
   localDate,
 } from "../../src/middleware/dynamic-context.js";
 import { threadDataMiddleware } from "../../src/middleware/thread-data.js";
+import { isHiddenMessage } from "../../src/vocabulary/message-markers.js";
 import { type TestModelServer, startTestModelServer } from "../support/openai-server.js";
 
 const SYSTEM_PROMPT = "You are deerflow, a terminal coding agent.\nBe precise.";

@@ -10,7 +10,7 @@ import {
   llmErrorHandlingMiddleware,
   retryAfterMs,
 } from "../../src/middleware/llm-error-handling.js";
-import { unwrapMiddlewareError } from "../../src/middleware/util/error-chain.js";
+import { unwrapMiddlewareError } from "../../src/vocabulary/error-chain.js";
 import { type TestModelServer, startTestModelServer } from "../support/openai-server.js";
 
 const EP = "http://127.0.0.1:1234/v1";

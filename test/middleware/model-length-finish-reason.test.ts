@@ -8,9 +8,9 @@ import { loopDetectionMiddleware } from "../../src/middleware/loop-detection.js"
 import {
   LENGTH_NOTE,
   LENGTH_NOTE_WITH_CALLS,
-  MODEL_LENGTH_CAPPED,
   modelLengthFinishReasonMiddleware,
 } from "../../src/middleware/model-length-finish-reason.js";
+import { MODEL_LENGTH_CAPPED } from "../../src/vocabulary/stop-reasons.js";
 import { finishReasonOf } from "../../src/middleware/util/finish-reason-guard.js";
 import { type TestModelServer, startTestModelServer } from "../support/openai-server.js";
 

@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loopDetectionMiddleware } from "../../src/middleware/loop-detection.js";
 import { modelLengthFinishReasonMiddleware } from "../../src/middleware/model-length-finish-reason.js";
-import { CONTENT_FILTER, SAFETY_NOTE, SAFETY_NOTE_WITH_CALLS, safetyFinishReasonMiddleware } from "../../src/middleware/safety-finish-reason.js";
+import { CONTENT_FILTER } from "../../src/vocabulary/stop-reasons.js";
+import { SAFETY_NOTE, SAFETY_NOTE_WITH_CALLS, safetyFinishReasonMiddleware } from "../../src/middleware/safety-finish-reason.js";
 import { type TestModelServer, startTestModelServer } from "../support/openai-server.js";
 
 type Out = { messages: BaseMessage[]; stop_reason: string | null; loop_window?: string[]; tool_call_counts?: Record<string, number> };

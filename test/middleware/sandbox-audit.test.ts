@@ -1,4 +1,5 @@
 import { existsSync, mkdtempSync, realpathSync } from "node:fs";
+import type { ApprovalMode } from "../../src/vocabulary/approval-modes.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
@@ -11,7 +12,6 @@ import {
   ApprovalMemory,
   type ApprovalBroker,
   type ApprovalDecision,
-  type ApprovalMode,
   type ApprovalRequest,
   type ApprovalRequestedEvent,
   eventBroker,

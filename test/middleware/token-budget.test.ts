@@ -6,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { startTestModelServer } from "../support/openai-server.js";
 import { z } from "zod";
 import { loopDetectionMiddleware } from "../../src/middleware/loop-detection.js";
-import { TOKEN_BUDGET_EXCEEDED, TOKEN_BUDGET_WARNING_PREFIX, TOKEN_CAPPED, tokenBudgetMiddleware } from "../../src/middleware/token-budget.js";
+import { TOKEN_BUDGET_EXCEEDED, TOKEN_BUDGET_WARNING_PREFIX, tokenBudgetMiddleware } from "../../src/middleware/token-budget.js";
+import { TOKEN_CAPPED } from "../../src/vocabulary/stop-reasons.js";
 
 type BudgetState = { messages: BaseMessage[]; stop_reason: string | null; token_budget_used: number; token_budget_pending_warning: string | null };
 

@@ -7,13 +7,8 @@ import Database from "better-sqlite3";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ExitCode } from "../../src/errors.js";
-import {
-  CHANNEL_MODE_METADATA_KEY,
-  CheckpointModeMismatchError,
-  DeerflowSqliteSaver,
-  isGuardedSaver,
-  type ChannelMode,
-} from "../../src/persistence/index.js";
+import { CheckpointModeMismatchError, DeerflowSqliteSaver, isGuardedSaver } from "../../src/persistence/index.js";
+import { CHANNEL_MODE_METADATA_KEY, type ChannelMode } from "../../src/vocabulary/index.js";
 import { tempDir } from "./helpers.js";
 
 let dir: string;

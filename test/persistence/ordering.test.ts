@@ -19,7 +19,8 @@ import { DeltaSnapshot, emptyCheckpoint, uuid6, type BaseCheckpointSaver, type P
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { DeerflowSqliteSaver, type ChannelMode } from "../../src/persistence/index.js";
+import { DeerflowSqliteSaver } from "../../src/persistence/index.js";
+import type { ChannelMode } from "../../src/vocabulary/checkpoint-modes.js";
 import { tempDir } from "./helpers.js";
 
 let dir: string;

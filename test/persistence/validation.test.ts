@@ -4,7 +4,8 @@ import { deltaChannelHistoryTests, validate } from "@langchain/langgraph-checkpo
 import { expect } from "vitest";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { DeerflowSqliteSaver, type ChannelMode } from "../../src/persistence/index.js";
+import { DeerflowSqliteSaver } from "../../src/persistence/index.js";
+import type { ChannelMode } from "../../src/vocabulary/checkpoint-modes.js";
 import { tempDir } from "./helpers.js";
 
 function initializer(channelMode: ChannelMode) {

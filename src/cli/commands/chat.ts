@@ -2,6 +2,7 @@
 // ends; scripts use `deerflow run`. The TUI bundle paints its first frame before the runtime is imported.
 import { readFileSync } from "node:fs";
 import { UsageError } from "../../errors.js";
+import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
 import type { GlobalOptions } from "../main.js";
 import { reportFatal } from "../report-error.js";
 
@@ -9,7 +10,7 @@ export interface ChatOptions extends GlobalOptions {
   thread?: string;
   continue?: boolean;
   workspace?: string;
-  approval?: "ask" | "auto-edit" | "yolo";
+  approval?: ApprovalMode;
   plan?: boolean;
   goal?: string;
   network?: boolean;

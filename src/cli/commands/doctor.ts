@@ -4,9 +4,12 @@ import { join } from "node:path";
 import { formatErrorLine } from "../../errors.js";
 import { type ResolvedConfig, loadConfig, requireModel } from "../../config/load.js";
 import type { GlobalOptions } from "../main.js";
+import { forTerminal } from "../../vocabulary/terminal-text.js";
 
 interface Check {
   ok: boolean;
+  /** Works, but the user should know (printed with "!"; does not fail doctor). */
+  warn?: boolean;
   label: string;
   detail: string;
 }
@@ -65,6 +68,14 @@ async function endpointCheck(config: ResolvedConfig): Promise<Check> {
   }
 }
 
+async function sandboxCheck(config: ResolvedConfig): Promise<Check> {
+  const { BWRAP_MISSING_WARNING, findBwrap } = await import("../../sandbox/run-shell.js");
+  const bwrap = findBwrap();
+  if (bwrap) return { ok: true, label: "sandbox", detail: `bubblewrap works (${bwrap}): shell commands run confined${config.sandbox.network ? "" : ", without network"}` };
+  if (config.sandbox.require) return { ok: false, label: "sandbox", detail: "bubblewrap (bwrap) is not available and sandbox.require is true: shell commands are refused (install the `bubblewrap` package)" };
+  return { ok: true, warn: true, label: "sandbox", detail: BWRAP_MISSING_WARNING };
+}
+
 export async function doctorCommand(opts: GlobalOptions): Promise<number> {
   const checks: Check[] = [nodeCheck(), await sqliteCheck()];
   let config: ResolvedConfig | undefined;
@@ -73,9 +84,10 @@ export async function doctorCommand(opts: GlobalOptions): Promise<number> {
     checks.push(homeCheck(config.home));
     checks.push({ ok: true, label: "config", detail: config.files.length ? `valid (${config.files.join(", ")})` : "valid (no .deerflowrc: environment and defaults)" });
     checks.push(await endpointCheck(config));
+    checks.push(await sandboxCheck(config));
   } catch (err) {
     checks.push({ ok: false, label: "config", detail: formatErrorLine(err) });
   }
-  for (const c of checks) process.stdout.write(`${c.ok ? "✓" : "✗"} ${c.label.padEnd(7)} ${c.detail}\n`);
+  for (const c of checks) process.stdout.write(forTerminal(`${c.ok ? (c.warn ? "!" : "✓") : "✗"} ${c.label.padEnd(7)} ${c.detail}`) + "\n");
   return checks.every((c) => c.ok) ? 0 : 1;
 }

@@ -1,11 +1,15 @@
 // `deerflow run [prompt]`: one headless run. The answer goes to stdout, progress to stderr; the exit code says how
 // it ended (ARCHITECTURE.md). Never waits on a user who is not there: stdin is read only when it is not a TTY and
 // no prompt argument was given.
+import { homedir } from "node:os";
 import { loadConfig, requireModel } from "../../config/load.js";
+import { assertSafeWorkspace } from "../../sandbox/workspace-check.js";
+import { forTerminal } from "../../vocabulary/terminal-text.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
 import { atPathUploads } from "../../runtime/at-path-uploads.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { RunResult } from "../../runtime/run-thread.js";
+import { type ApprovalMode, isGuardStopReason } from "../../vocabulary/index.js";
 import type { GlobalOptions } from "../main.js";
 import { exitCodeOf, reportFatal } from "../report-error.js";
 import { createPrinter, type OutputFormat } from "../output/printer.js";
@@ -15,7 +19,7 @@ export interface RunOptions extends GlobalOptions {
   continue?: boolean;
   workspace?: string;
   upload?: string[];
-  approval?: "ask" | "auto-edit" | "yolo";
+  approval?: ApprovalMode;
   yes?: boolean;
   plan?: boolean;
   maxTurns?: number;
@@ -39,7 +43,7 @@ export function exitCodeFor(result: RunResult): number {
   if (result.stop_reason === "clarification") return ExitCode.inputRequired;
   // Guards: loops, budgets, turn caps, and answers cut off by the model's output limit or a content filter (their
   // tool calls were not run, so the work is unfinished).
-  if (["loop_capped", "token_capped", "turn_capped", "model_length_capped", "content_filter"].includes(result.stop_reason)) return ExitCode.guardStop;
+  if (isGuardStopReason(result.stop_reason)) return ExitCode.guardStop;
   return ExitCode.ok;
 }
 
@@ -54,6 +58,8 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
     const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, noNetwork: opts.network === false } });
     const model = requireModel(config);
+    if (!config.sandbox.network || config.sandbox.require) (await import("../../sandbox/run-shell.js")).assertShellUsable(config.sandbox);
+    assertSafeWorkspace(opts.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: config.home, allow: opts.allowDangerousWorkspace });
     const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
     if (!prompt && opts.goal === undefined) throw new UsageError("No prompt given.", 'Pass it as an argument (deerflow run "…") or pipe it on stdin.');
@@ -87,7 +93,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     printer.failure(err);
     if (opts.outputFormat === "text") return reportFatal(err);
     // json / stream-json already carry the error on stdout; stderr still gets the one line.
-    process.stderr.write(`deerflow: ${formatErrorLine(err)}\n`);
+    process.stderr.write(`deerflow: ${forTerminal(formatErrorLine(err))}\n`);
     return exitCodeOf(err);
   } finally {
     // The run's sandbox and background jobs end with it.

@@ -8,7 +8,8 @@
 // with `streaming: false`.
 import { type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { z } from "zod";
-import { isHiddenMessage } from "../../middleware/dynamic-context.js";
+import { isHiddenMessage } from "../../vocabulary/message-markers.js";
+import { contentText } from "../../vocabulary/message-text.js";
 import { GOAL_BLOCKERS, type GoalEvaluation } from "../../state/types.js";
 
 /** The evaluator's system prompt starts with exactly this text (test servers recognise evaluator calls by it). */
@@ -29,23 +30,6 @@ export interface EvaluatorModel {
 // ---------------------------------------------------------------------------------------------
 // Rendering the visible conversation
 
-/** Plain text of a message's content (string, or the text blocks of a content array). */
-export function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((b) => {
-      if (typeof b === "string") return b;
-      if (b && typeof b === "object" && (b as { type?: unknown }).type === "text") {
-        const t = (b as { text?: unknown }).text;
-        return typeof t === "string" ? t : "";
-      }
-      if (b && typeof b === "object") return `[${String((b as { type?: unknown }).type ?? "block")}]`;
-      return "";
-    })
-    .join("");
-}
-
 /** Keep the head and the tail of a long text, with a marker saying how much was cut. */
 function cutMiddle(text: string, max: number): string {
   if (text.length <= max) return text;
@@ -62,7 +46,7 @@ function messageType(m: BaseMessage): string {
 
 function renderOne(m: BaseMessage, toolMax: number): string | undefined {
   const type = messageType(m);
-  const text = contentText(m.content).trim();
+  const text = contentText(m.content, { placeholders: true }).trim();
   switch (type) {
     case "human":
       return `user: ${text}`;

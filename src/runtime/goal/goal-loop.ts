@@ -26,10 +26,9 @@ import {
   type GoalState,
 } from "../../state/types.js";
 import type { RunResult } from "../run-thread.js";
-import { contentText } from "./evaluator.js";
-
-/** `additional_kwargs.deerflow_hidden` of the continuation messages. */
-export const GOAL_CONTINUATION_KIND = "goal_continuation";
+import { GOAL_CONTINUATION_KIND, HIDDEN_MARKER } from "../../vocabulary/message-markers.js";
+import { contentText } from "../../vocabulary/message-text.js";
+import { errorChain } from "../../vocabulary/error-chain.js";
 
 /**
  * The evaluation stored in `GoalState.last_evaluation`: the verdict plus what no-progress detection needs.
@@ -223,7 +222,7 @@ export function continuationText(goal: GoalState, evaluation: GoalEvaluation): s
 export function continuationMessage(goal: GoalState, evaluation: GoalEvaluation): HumanMessage {
   return new HumanMessage({
     content: continuationText(goal, evaluation),
-    additional_kwargs: { deerflow_hidden: GOAL_CONTINUATION_KIND },
+    additional_kwargs: { [HIDDEN_MARKER]: GOAL_CONTINUATION_KIND },
   });
 }
 
@@ -285,12 +284,11 @@ export interface RunGoalResult {
 
 /** Errors that must end the goal loop as they are: interrupted (130) and usage (2). */
 function mustRethrow(err: unknown): boolean {
-  for (let e = err, i = 0; e && i < 20; e = (e as { cause?: unknown }).cause, i++) {
+  return errorChain(err).some((e) => {
+    if (typeof e !== "object" || e === null) return false;
     const code = (e as { exitCode?: unknown }).exitCode;
-    if (code === ExitCode.interrupted || code === ExitCode.usage) return true;
-    if ((e as { name?: unknown }).name === "AbortError") return true;
-  }
-  return false;
+    return code === ExitCode.interrupted || code === ExitCode.usage || (e as { name?: unknown }).name === "AbortError";
+  });
 }
 
 function lastAi(messages: readonly BaseMessage[]): AIMessage | undefined {

@@ -2,7 +2,8 @@
 // Invariant: a thing is either live (streaming text, running tools, delegations, prompts) or committed to the
 // transcript — never both — so the <Static> transcript only ever grows and nothing on it is redrawn.
 import type { RunEvent } from "../../runtime/events.js";
-import type { ApprovalMode, ChatState, GoalView, NoticeLevel, StatusView, ToolCallView, TranscriptItem } from "./types.js";
+import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
+import type { ChatState, GoalView, NoticeLevel, StatusView, ToolCallView, TranscriptItem } from "./types.js";
 
 /** A transcript item before it gets its id. */
 export type NewItem = TranscriptItem extends infer T ? (T extends { id: string } ? Omit<T, "id"> : never) : never;

@@ -1,10 +1,10 @@
 // What the TUI shows, as plain data. The transcript is append-only (Ink <Static>: committed once, never redrawn);
 // everything else is the small live region under it. Types from the runtime are imported as types only, so the
 // TUI bundle never loads LangChain.
+import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
 import type { ApprovalRequestedEvent, ClarificationRequest, DelegationView, RunStatus, StopReason, TodoView, TokenUsage } from "../../runtime/events.js";
 
 export type { ApprovalRequestedEvent, ClarificationRequest, DelegationView, TodoView, TokenUsage };
-export type ApprovalMode = "ask" | "auto-edit" | "yolo";
 export type ApprovalDecision = "allow_once" | "allow_always" | "deny";
 
 export type ToolStatus = "running" | "ok" | "error";

@@ -1,7 +1,7 @@
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
 import { DeerflowError, ExitCode } from "../../../src/errors.js";
-import { isHiddenMessage } from "../../../src/middleware/dynamic-context.js";
+import { isHiddenMessage } from "../../../src/vocabulary/message-markers.js";
 import type { RunResult } from "../../../src/runtime/run-thread.js";
 import {
   type GoalEvent,

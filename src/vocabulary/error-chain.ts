@@ -1,9 +1,10 @@
-// Tiny helpers for errors that reach middleware wrapped: LangChain wraps every error thrown out of a
-// wrapModelCall / wrapToolCall hook in a `MiddlewareError` (original on `.cause`, one layer per middleware),
-// a tool's input-parsing failure arrives as a `ToolInvocationError` (original on `.toolError`), and SDK errors
-// carry their root cause on `.cause` (APIConnectionError → TypeError "fetch failed" → Error ECONNREFUSED).
+// Walking an error's causes. LangChain wraps every error thrown out of a wrapModelCall / wrapToolCall hook in a
+// `MiddlewareError` (original on `.cause`, one layer per middleware), a tool's input-parsing failure arrives as a
+// `ToolInvocationError` (original on `.toolError`), and SDK errors carry their root cause on `.cause`
+// (APIConnectionError → TypeError "fetch failed" → Error ECONNREFUSED). One walk for every reader.
 
-const MAX_DEPTH = 8;
+/** Deep enough for one wrapper per middleware of the stack plus the SDK's own causes. */
+const MAX_DEPTH = 64;
 
 function isBranded(err: unknown, brand: string): boolean {
   return typeof err === "object" && err !== null && (err as { "~brand"?: unknown })["~brand"] === brand;
@@ -21,9 +22,7 @@ export function isToolInvocationError(err: unknown): err is Error & { toolError:
 
 /**
  * The error a middleware wrapper hid: strips `MiddlewareError` layers (and a `ToolInvocationError`) and returns
- * the first real error. Use it where the CLI prints an agent failure, e.g. to find a `ModelUnavailableError`:
- * `createAgent` rejects with `MiddlewareError(cause: ModelUnavailableError)` because LLMErrorHandling throws
- * from inside `wrapModelCall`.
+ * the first real error.
  */
 export function unwrapMiddlewareError(err: unknown): unknown {
   let cur = err;
@@ -47,6 +46,13 @@ export function errorChain(err: unknown): unknown[] {
     cur = isToolInvocationError(cur) ? cur.toolError : (cur as { cause?: unknown }).cause;
   }
   return out;
+}
+
+/** The first error in the chain that satisfies `test`. */
+export function findInChain<T>(err: unknown, test: (e: unknown) => e is T): T | undefined;
+export function findInChain(err: unknown, test: (e: unknown) => boolean): unknown;
+export function findInChain(err: unknown, test: (e: unknown) => boolean): unknown {
+  return errorChain(err).find(test);
 }
 
 /** A user/caller cancellation: DOMException/Error named AbortError, LangChain's ModelAbortError, or OpenAI's APIUserAbortError. */
