@@ -106,6 +106,7 @@ function addUsage(total: TokenUsage, m: AIMessage): void {
   total.input_tokens += u.input_tokens ?? 0;
   total.output_tokens += u.output_tokens ?? 0;
   total.total_tokens += u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
+  if (m.response_metadata?.usage_estimated === true) total.estimated = true;
 }
 
 export async function runThread(req: RunRequest): Promise<RunResult> {
