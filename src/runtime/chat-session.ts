@@ -3,7 +3,9 @@
 // The TUI loads this module only after its first frame is on screen (it pulls in LangChain and SQLite), and talks
 // to it through this small API plus the RunEvent stream — never through the graph.
 import { existsSync, mkdirSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
+import { assertSafeWorkspace } from "../sandbox/workspace-check.js";
 import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } from "../config/load.js";
 import { UsageError } from "../errors.js";
 import { DB_FILE } from "../persistence/store.js";
@@ -11,7 +13,7 @@ import type { ThreadRow } from "../persistence/thread-index.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 import { type ApprovalDecision, type ApprovalSettings, type EventBroker, eventBroker } from "../sandbox/approvals.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
-import { closeShellSessions, runShell, setShellWarningSink } from "../sandbox/run-shell.js";
+import { assertShellUsable, closeShellSessions, runShell, setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import { capOutput } from "../tools/bash.js";
 import { clearGoalUpdate } from "../state/goal-clear.js";
@@ -79,6 +81,8 @@ export class ChatSession {
     this.cwd = options.cwd ?? process.cwd();
     this.config = loadConfig({ cwd: this.cwd, flags: { home: options.home, model: options.model, approval: options.approval, noNetwork: options.noNetwork } });
     this.model = requireModel(this.config);
+    assertShellUsable(this.config.sandbox);
+    assertSafeWorkspace(options.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home, allow: options.allowDangerousWorkspace });
     this.planMode = options.plan ?? false;
     this.broker = eventBroker((e) => this.listener?.(e));
     this.approval = { mode: this.config.approval, broker: this.broker };

@@ -11,6 +11,8 @@ export interface TokenUsage {
   input_tokens: number;
   output_tokens: number;
   total_tokens: number;
+  /** Some of it was estimated from text length: the provider reported no usage (the model layer's estimate). */
+  estimated?: true;
 }
 
 /** How a run ended (the event stream never shows pending/running as an end). */

@@ -34,6 +34,7 @@ function addUsage(total: TokenUsage, m: AIMessage): void {
   total.input_tokens += u.input_tokens ?? 0;
   total.output_tokens += u.output_tokens ?? 0;
   total.total_tokens += u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
+  if (m.response_metadata?.usage_estimated === true) total.estimated = true;
 }
 
 function translateUpdates(chunk: Record<string, unknown>, runId: string, usage: TokenUsage, emit: RunEventListener): void {

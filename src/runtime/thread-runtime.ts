@@ -13,6 +13,7 @@ import { runConfigurable } from "../vocabulary/configurable.js";
 import { findPendingClarification } from "../vocabulary/message-markers.js";
 import { messageText } from "../vocabulary/message-text.js";
 import type { StopReason } from "../vocabulary/stop-reasons.js";
+import { setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import { type TokenUsage, emptyUsage } from "./events.js";
 import { type OpenedThread, newId, openThread } from "./open-thread.js";
@@ -207,6 +208,7 @@ export class ThreadRuntime {
     if (req.initialState) await agent.graph.updateState(config, req.initialState as never);
     const input = typeof req.prompt === "string" ? new HumanMessage({ content: req.prompt, id: `input-${req.inputId ?? runId}` }) : req.prompt;
     const signal = runSignal(req, runId);
+    setShellWarningSink((message) => req.onEvent?.({ type: "sandbox.warning", message }));
     try {
       const stream = await agent.stream({ messages: [input] } as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: 1000 } as never);
       await translateStream(stream as AsyncIterable<[string, unknown]>, runId, usage, req.onEvent ?? (() => {}));

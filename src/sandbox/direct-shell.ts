@@ -1,7 +1,11 @@
 // The fallback without bubblewrap: `bash -c` directly on the host, secrets scrubbed from the environment, stdin
 // closed, in its own process group so a timeout or a cancel kills the WHOLE group (SIGTERM, then SIGKILL after a
 // short grace), and the group killed once the command ends so `cmd &` does not outlive it. A descendant that calls
-// setsid() itself escapes the group; only the sandbox's PID namespace catches those.
+// setsid() leaves the group, so each command also carries a random DEERFLOW_SHELL_RUN token in its environment,
+// inherited by everything it starts: after the command, every process whose /proc/<pid>/environ holds the token is
+// killed too (Linux; a process that clears its environment escapes — only the sandbox's PID namespace is sure).
+import { randomBytes } from "node:crypto";
+import { readFileSync, readdirSync } from "node:fs";
 import { execa } from "execa";
 import { scrubEnv } from "./env-scrub.js";
 import { BASH_KILL_GRACE_MS, type RunOptions, type ShellResult } from "./shell-session.js";
@@ -16,15 +20,37 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
-function envFor(settings: ShellSettings): Record<string, string> {
-  return scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues });
+const TOKEN_VAR = "DEERFLOW_SHELL_RUN";
+
+function envFor(settings: ShellSettings, token?: string): Record<string, string> {
+  const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues });
+  return token ? { ...env, [TOKEN_VAR]: token } : env;
+}
+
+/** SIGKILLs every process whose initial environment carries `token`. */
+function killByToken(token: string): void {
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid);
+  } catch {
+    return; // no /proc (macOS): the process group is all we have
+  }
+  const needle = `${TOKEN_VAR}=${token}`;
+  for (const pid of pids) {
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(needle)) process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // gone, or not ours
+    }
+  }
 }
 
 export async function runDirect(command: string, opts: RunOptions & { settings: ShellSettings }): Promise<ShellResult> {
   const { signal } = opts;
+  const token = randomBytes(8).toString("hex");
   const child = execa("bash", ["-c", command], {
     cwd: opts.cwd,
-    env: envFor(opts.settings),
+    env: envFor(opts.settings, token),
     extendEnv: false,
     detached: true, // own process group: see the header
     stdin: "ignore",
@@ -37,7 +63,10 @@ export async function runDirect(command: string, opts: RunOptions & { settings: 
   const pid = child.pid;
   // A background child that keeps our pipe open would hold the command until its timeout: end the group as soon
   // as bash itself exits.
-  child.on("exit", () => killGroup(pid, "SIGKILL"));
+  child.on("exit", () => {
+    killGroup(pid, "SIGKILL");
+    killByToken(token);
+  });
 
   let stoppedBy: "timeout" | "abort" | undefined;
   let killTimer: NodeJS.Timeout | undefined;
@@ -61,6 +90,7 @@ export async function runDirect(command: string, opts: RunOptions & { settings: 
   }
   if (killTimer) clearTimeout(killTimer);
   killGroup(pid, "SIGKILL");
+  killByToken(token);
   if (signal?.aborted && result.isCanceled) stoppedBy = "abort";
   const output = typeof result.all === "string" ? result.all : "";
   return {

@@ -5,7 +5,7 @@
 // literal file name. Tools show the model virtual paths only (toVirtualPath), never host paths.
 import { lstat, realpath, stat } from "node:fs/promises";
 import { realpathSync } from "node:fs";
-import { isAbsolute, join, normalize, posix, relative, resolve, sep } from "node:path";
+import { basename, dirname, isAbsolute, join, normalize, posix, relative, resolve, sep } from "node:path";
 import type { ThreadPaths } from "./provider.js";
 
 export const VIRTUAL_ROOT = "/mnt/user-data";
@@ -105,6 +105,52 @@ export function toVirtualPath(hostPath: string, mounts: ThreadPaths): string {
   return rel ? `${VIRTUAL_ROOT}/${hit.name}/${rel}` : `${VIRTUAL_ROOT}/${hit.name}`;
 }
 
+// ---------------------------------------------------------------------------------------------
+// the data directory and .deerflowrc: never reachable through a tool, even from a workspace that contains them
+
+const RC_FILE = ".deerflowrc";
+
+function realSync(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/** The data directory a thread's mounts live in (`<data>/threads/<id>/uploads`), or undefined. */
+function dataDirOf(mounts: ThreadPaths): string | undefined {
+  const up = mounts.uploads_path;
+  if (typeof up !== "string" || !isAbsolute(up)) return undefined;
+  const threads = dirname(dirname(normalize(up)));
+  return basename(threads) === "threads" ? realSync(dirname(threads)) : undefined;
+}
+
+/**
+ * Why a real host path is off-limits to tools, or undefined when it is fine: .deerflowrc files (they hold keys)
+ * and the data directory (the database, other threads), except this thread's own directories inside it.
+ */
+export function hiddenReason(realPath: string, mounts: ThreadPaths): string | undefined {
+  return hiddenCheck(mounts)(realPath);
+}
+
+function hiddenCheck(mounts: ThreadPaths): (realPath: string) => string | undefined {
+  const data = dataDirOf(mounts);
+  const own = data ? realMountsSync(mounts).filter((m) => isInside(m.real, data)) : [];
+  return (realPath) => {
+    if (basename(realPath) === RC_FILE) return "is a deerflow configuration file, which tools never read or write";
+    if (!data || !isInside(realPath, data)) return undefined;
+    if (own.some((m) => isInside(realPath, m.real))) return undefined;
+    return "is inside deerflow's data directory (the database and other threads), which tools never touch";
+  };
+}
+
+/** A predicate for directory walks (ls, glob, grep): true for what they must skip. */
+export function hiddenFromTools(mounts: ThreadPaths): (realPath: string) => boolean {
+  const check = hiddenCheck(mounts);
+  return (p) => check(p) !== undefined;
+}
+
 function show(input: string): string {
   const s = JSON.stringify(input);
   return s.length > 160 ? s.slice(0, 157) + "…\"" : s;
@@ -177,6 +223,8 @@ export async function resolveSandboxPath(input: string, mounts: ThreadPaths, opt
       `${show(input)} resolves (through a symlink) to a place outside the thread's directories; refusing. ${ALLOWED}`,
     );
   }
+  const hidden = hiddenReason(real, mounts);
+  if (hidden) throw new SandboxPathError(`${show(input)} ${hidden}. ${ALLOWED}`);
   const virtualPath = toVirtualPath(real, mounts);
   const exists = missing.length === 0;
   if (!exists) {

@@ -53,16 +53,30 @@ function keyOf(paths: ThreadPaths, settings: ShellSettings): string {
   return JSON.stringify([paths.workspace_path, paths.uploads_path, paths.outputs_path, settings]);
 }
 
+/** Throws (exit 2) when the settings need bubblewrap and it is not here: checked when a chat or run starts. */
+export function assertShellUsable(settings: Pick<ShellSettings, "network" | "require">): void {
+  if (settings.network && !settings.require) return;
+  if (!findBwrap()) unconfinedRefusal(settings);
+}
+
+function unconfinedRefusal(settings: Pick<ShellSettings, "network" | "require">): never {
+  if (!settings.network) {
+    throw new DeerflowError("sandbox.network is off (or --no-network), which needs bubblewrap (bwrap), and it is not available: refusing to run shell commands.", {
+      exitCode: ExitCode.usage,
+      hint: "Install the `bubblewrap` package, or turn the network back on.",
+    });
+  }
+  throw new DeerflowError("bubblewrap (bwrap) is not available and sandbox.require is true: refusing to run shell commands.", {
+    exitCode: ExitCode.usage,
+    hint: "Install the `bubblewrap` package, or set sandbox.require to false in .deerflowrc.",
+  });
+}
+
 /** The running session for these directories, or null when commands run directly on the host. */
 function sessionFor(paths: ThreadPaths, settings: ShellSettings): ShellSession | null {
   const bwrap = findBwrap();
   if (!bwrap) {
-    if (settings.require) {
-      throw new DeerflowError("bubblewrap (bwrap) is not available and sandbox.require is true: refusing to run shell commands.", {
-        exitCode: ExitCode.usage,
-        hint: "Install the `bubblewrap` package, or set sandbox.require to false in .deerflowrc.",
-      });
-    }
+    if (!settings.network || settings.require) unconfinedRefusal(settings);
     if (!warnedOnce) {
       warnedOnce = true;
       warn(BWRAP_MISSING_WARNING);

@@ -67,6 +67,8 @@ const isEtc = (p: string) => /^\/etc(?:\/|$)/.test(p);
 const DISK = /^\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|loop|md|dm-|mapper\/|sr)/;
 const SHELLS = /^(?:sh|bash|zsh|dash|ksh|fish|ash|csh|tcsh|python[\d.]*|perl|ruby|node|php)$/;
 const FETCHERS = /^(?:curl|wget|fetch|aria2c)$/;
+/** `host:path`, `user@host:path`, `host::module`, `rsync://…` (a local path has no ":" before its first "/"). */
+const isRemote = (a: string) => /^rsync:\/\//.test(a) || /^[^/:]+::?/.test(a);
 const writesTo = (c: SimpleCommand, pred: (t: string) => boolean) => c.redirects.some((r) => /[>]/.test(r.op) && pred(r.target));
 const FETCH_SUB = /(?:\$\(|<\(|`)\s*(?:\S*\/)?(?:curl|wget|fetch|aria2c)\b/;
 /** `sh <(curl …)`, `bash -c "$(wget …)"`, `bash < <(curl …)`: the command runs what a substitution downloads. */
@@ -113,6 +115,13 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "ask", reason: "installing packages", cmd: /^(?:apt|apt-get|aptitude|dnf|yum|zypper|apk|brew|cargo|gem|port|snap|flatpak)$/, args: / (?:install|add|reinstall) / },
   { verdict: "ask", reason: "installing packages", cmd: /^pacman$/, args: / -S/ },
   { verdict: "ask", reason: "installing packages", cmd: /^go$/, args: /^ (?:install|get) / },
+  // Network exfiltration: a file (or anything) sent to another host.
+  { verdict: "ask", reason: "sending a file over the network (curl upload)", cmd: /^curl$/, args: / (?:-[a-zA-Z]*[dF]|--data(?:-binary|-raw|-urlencode|-ascii)?|--form(?:-string)?|--json)(?: |=)?\S*@/ },
+  { verdict: "ask", reason: "sending a file over the network (curl upload)", cmd: /^curl$/, args: / (?:-[a-zA-Z]*T|--upload-file)(?: |=)?\S/ },
+  { verdict: "ask", reason: "sending a file over the network (wget post)", cmd: /^wget$/, args: / --(?:post-file|body-file)(?: |=)/ },
+  { verdict: "ask", reason: "raw network connection (nc, socat, telnet)", cmd: /^(?:nc|ncat|netcat|socat|telnet)$/ },
+  { verdict: "ask", reason: "copying files to or from another host", cmd: /^(?:scp|sftp|ssh)$/ },
+  { verdict: "ask", reason: "copying files to or from another host (rsync)", cmd: /^rsync$/, test: (c) => operands(c.args).some(isRemote) },
 ];
 
 // ---------------------------------------------------------------------------------------------

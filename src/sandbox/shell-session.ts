@@ -45,8 +45,10 @@ export class ShellSession {
 
   constructor(paths: ThreadPaths, settings: ShellSettings, bwrap: string) {
     const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues });
-    this.child = execa(bwrap, bwrapArgs(paths, settings, [process.execPath, "-e", SUPERVISOR_SOURCE]), {
-      env,
+    // The program travels in the environment (the supervisor deletes it at once) so `ps` stays readable.
+    const loader = "const s = process.env.DEERFLOW_SUPERVISOR; delete process.env.DEERFLOW_SUPERVISOR; eval(s);";
+    this.child = execa(bwrap, bwrapArgs(paths, settings, [process.execPath, "-e", loader]), {
+      env: { ...env, DEERFLOW_SUPERVISOR: SUPERVISOR_SOURCE },
       extendEnv: false,
       stdin: "pipe",
       stdout: "pipe",

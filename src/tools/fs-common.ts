@@ -102,7 +102,7 @@ export interface WalkEntry {
 /** Depth-first, sorted walk that never follows symlinks. `maxDepth` 1 = direct children only. */
 export async function* walk(
   root: string,
-  options: { maxDepth?: number; skipDirs?: Set<string> } = {},
+  options: { maxDepth?: number; skipDirs?: Set<string>; hide?: (hostPath: string) => boolean } = {},
 ): AsyncGenerator<WalkEntry> {
   const maxDepth = options.maxDepth ?? Infinity;
   async function* rec(dir: string, relDir: string, depth: number): AsyncGenerator<WalkEntry> {
@@ -115,6 +115,7 @@ export async function* walk(
     for (const name of names) {
       const hostPath = join(dir, name);
       const rel = relDir ? `${relDir}/${name}` : name;
+      if (options.hide?.(hostPath)) continue;
       const st = await lstat(hostPath).catch(() => undefined);
       if (!st) continue;
       const kind = st.isSymbolicLink() ? "symlink" : st.isDirectory() ? "dir" : st.isFile() ? "file" : "other";

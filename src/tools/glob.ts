@@ -1,7 +1,7 @@
 // glob — find paths by pattern under a directory (relative patterns only; symlinks never followed).
 import { tool, type ToolRuntime } from "langchain";
 import { z } from "zod";
-import { SandboxPathError, resolveSandboxPath, toVirtualPath } from "../sandbox/paths.js";
+import { SandboxPathError, resolveSandboxPath, toVirtualPath, hiddenFromTools } from "../sandbox/paths.js";
 import { type FileToolOptions, type RuntimeLike, SKIP_DIRS, getMounts, globToRegExp, walk } from "./fs-common.js";
 
 export function createGlobTool(options: FileToolOptions = {}) {
@@ -20,7 +20,7 @@ export function createGlobTool(options: FileToolOptions = {}) {
       const skip = new Set([...SKIP_DIRS].filter((d) => !mentions.includes(d)));
       const out: string[] = [];
       let more = false;
-      for await (const e of walk(base.hostPath, { skipDirs: skip })) {
+      for await (const e of walk(base.hostPath, { skipDirs: skip, hide: hiddenFromTools(mounts) })) {
         if (e.kind === "dir" && !include_dirs) continue;
         if (e.kind === "other") continue;
         if (!re.test(e.rel)) continue;

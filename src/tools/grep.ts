@@ -2,7 +2,7 @@
 // followed; every file is opened through safeReadFile (so hard links and swapped-in symlinks are skipped too).
 import { tool, type ToolRuntime } from "langchain";
 import { z } from "zod";
-import { SandboxPathError, resolveSandboxPath, toVirtualPath } from "../sandbox/paths.js";
+import { SandboxPathError, resolveSandboxPath, toVirtualPath, hiddenFromTools } from "../sandbox/paths.js";
 import { safeReadFile } from "../sandbox/safe-fs.js";
 import { type FileToolOptions, type RuntimeLike, SKIP_DIRS, getMounts, globToRegExp, walk } from "./fs-common.js";
 
@@ -36,7 +36,7 @@ export function createGrepTool(options: FileToolOptions = {}) {
       const base = await resolveSandboxPath(input.path ?? "/mnt/user-data/workspace", mounts, { mustExist: true });
       const files: Array<{ hostPath: string; rel: string }> = [];
       if (base.isDirectory) {
-        for await (const e of walk(base.hostPath, { skipDirs: SKIP_DIRS })) {
+        for await (const e of walk(base.hostPath, { skipDirs: SKIP_DIRS, hide: hiddenFromTools(mounts) })) {
           if (e.kind !== "file") continue;
           if (fileRe && !fileRe.test(globHasSlash ? e.rel : e.rel.slice(e.rel.lastIndexOf("/") + 1))) continue;
           files.push(e);

@@ -1,7 +1,7 @@
 // ls — list a directory two levels deep (virtual paths; directories end in "/"; symlinks are shown, never followed).
 import { tool, type ToolRuntime } from "langchain";
 import { z } from "zod";
-import { resolveSandboxPath, toVirtualPath } from "../sandbox/paths.js";
+import { resolveSandboxPath, toVirtualPath, hiddenFromTools } from "../sandbox/paths.js";
 import { type FileToolOptions, type RuntimeLike, getMounts, walk } from "./fs-common.js";
 
 export const LS_MAX_ENTRIES = 500;
@@ -13,7 +13,7 @@ export function createLsTool(options: FileToolOptions = {}) {
       const dir = await resolveSandboxPath(input.path, mounts, { mustExist: true, kind: "dir" });
       const lines: string[] = [];
       let truncated = false;
-      for await (const e of walk(dir.hostPath, { maxDepth: 2 })) {
+      for await (const e of walk(dir.hostPath, { maxDepth: 2, hide: hiddenFromTools(mounts) })) {
         if (lines.length >= LS_MAX_ENTRIES) {
           truncated = true;
           break;

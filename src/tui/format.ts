@@ -1,15 +1,11 @@
 // Pure text helpers for the TUI. Widths are terminal columns (wide CJK/emoji count 2), so pre-wrapped text never
 // gets re-wrapped by Ink — that is what keeps the live region's height exactly what the App budgeted.
 
-// CSI/OSC escape sequences: tool output may carry colours; they would skew widths and leak styles.
-// eslint-disable-next-line no-control-regex
-const ANSI_RE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
-// eslint-disable-next-line no-control-regex
-const CONTROL_RE = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+import { forTerminal } from "../vocabulary/terminal-text.js";
 
-/** Removes ANSI escapes and control characters, expands tabs; keeps newlines. */
+/** Removes ANSI escapes and control characters (and masks URL credentials), expands tabs; keeps newlines. */
 export function cleanText(text: string): string {
-  return text.replace(ANSI_RE, "").replace(/\r\n?/g, "\n").replace(/\t/g, "    ").replace(CONTROL_RE, "");
+  return forTerminal(text).replace(/\t/g, "    ");
 }
 
 /** Collapses any whitespace run (newlines included) to one space: for one-line summaries. */

@@ -7,3 +7,4 @@ export * from "./message-markers.js";
 export * from "./message-text.js";
 export * from "./statuses.js";
 export * from "./stop-reasons.js";
+export * from "./terminal-text.js";

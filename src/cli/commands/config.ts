@@ -2,6 +2,7 @@
 // which environment variable won.
 import { loadConfig, maskSecret } from "../../config/load.js";
 import type { GlobalOptions } from "../main.js";
+import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
 
 export async function configCommand(opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
@@ -17,7 +18,7 @@ export async function configCommand(opts: GlobalOptions & { json?: boolean }): P
     models,
   };
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
+    process.stdout.write(maskUrlCredentials(`${JSON.stringify(view, null, 2)}\n`));
     return 0;
   }
   const lines = [
@@ -36,6 +37,6 @@ export async function configCommand(opts: GlobalOptions & { json?: boolean }): P
       lines.push(`  ${name === config.model?.name ? "*" : " "} ${name}: ${m.model}${m.baseUrl ? ` at ${m.baseUrl}` : ""}`);
     }
   }
-  process.stdout.write(`${lines.join("\n")}\n`);
+  process.stdout.write(forTerminal(`${lines.join("\n")}\n`));
   return 0;
 }

@@ -6,9 +6,12 @@ import { type ResolvedConfig, loadConfig, requireModel } from "../../config/load
 import { DB_FILE } from "../../persistence/store.js";
 import { checkDatabase, repairDatabase } from "../../persistence/repair.js";
 import type { GlobalOptions } from "../main.js";
+import { forTerminal } from "../../vocabulary/terminal-text.js";
 
 interface Check {
   ok: boolean;
+  /** Works, but the user should know (printed with "!"; does not fail doctor). */
+  warn?: boolean;
   label: string;
   detail: string;
 }
@@ -48,7 +51,10 @@ async function endpointCheck(config: ResolvedConfig): Promise<Check> {
   try {
     model = requireModel(config);
   } catch (err) {
-    return { ok: false, label: "model", detail: formatErrorLine(err) };
+    const { describeServers, discoverLocalServers } = await import("../../model/discover.js");
+    const servers = config.model ? [] : await discoverLocalServers();
+    const found = servers.length ? ` Found locally: ${describeServers(servers)}.` : "";
+    return { ok: false, label: "model", detail: `${formatErrorLine(err)}${found}` };
   }
   const url = `${model.baseUrl}/models`;
   try {
@@ -92,6 +98,14 @@ function repair(home: string): number {
   return after.ok ? 0 : 1;
 }
 
+async function sandboxCheck(config: ResolvedConfig): Promise<Check> {
+  const { BWRAP_MISSING_WARNING, findBwrap } = await import("../../sandbox/run-shell.js");
+  const bwrap = findBwrap();
+  if (bwrap) return { ok: true, label: "sandbox", detail: `bubblewrap works (${bwrap}): shell commands run confined${config.sandbox.network ? "" : ", without network"}` };
+  if (config.sandbox.require) return { ok: false, label: "sandbox", detail: "bubblewrap (bwrap) is not available and sandbox.require is true: shell commands are refused (install the `bubblewrap` package)" };
+  return { ok: true, warn: true, label: "sandbox", detail: BWRAP_MISSING_WARNING };
+}
+
 export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }): Promise<number> {
   const checks: Check[] = [nodeCheck(), await sqliteCheck()];
   let config: ResolvedConfig | undefined;
@@ -102,9 +116,10 @@ export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }):
     checks.push(databaseCheck(config.home));
     checks.push({ ok: true, label: "config", detail: config.files.length ? `valid (${config.files.join(", ")})` : "valid (no .deerflowrc: environment and defaults)" });
     checks.push(await endpointCheck(config));
+    checks.push(await sandboxCheck(config));
   } catch (err) {
     checks.push({ ok: false, label: "config", detail: formatErrorLine(err) });
   }
-  for (const c of checks) process.stdout.write(`${c.ok ? "✓" : "✗"} ${c.label.padEnd(7)} ${c.detail}\n`);
+  for (const c of checks) process.stdout.write(forTerminal(`${c.ok ? (c.warn ? "!" : "✓") : "✗"} ${c.label.padEnd(7)} ${c.detail}`) + "\n");
   return checks.every((c) => c.ok) ? 0 : 1;
 }

@@ -1,7 +1,11 @@
 // `deerflow run [prompt]`: one headless run. The answer goes to stdout, progress to stderr; the exit code says how
 // it ended (ARCHITECTURE.md). Never waits on a user who is not there: stdin is read only when it is not a TTY and
 // no prompt argument was given.
-import { loadConfig, requireModel } from "../../config/load.js";
+import { homedir } from "node:os";
+import { loadConfig } from "../../config/load.js";
+import { requireModelOrDiscover } from "../discovered-model.js";
+import { assertSafeWorkspace } from "../../sandbox/workspace-check.js";
+import { forTerminal } from "../../vocabulary/terminal-text.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
 import { atPathUploads } from "../../runtime/at-path-uploads.js";
 import type { RunEvent } from "../../runtime/events.js";
@@ -56,7 +60,9 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
   try {
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
     const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, noNetwork: opts.network === false } });
-    const model = requireModel(config);
+    const model = await requireModelOrDiscover(config);
+    if (!config.sandbox.network || config.sandbox.require) (await import("../../sandbox/run-shell.js")).assertShellUsable(config.sandbox);
+    assertSafeWorkspace(opts.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: config.home, allow: opts.allowDangerousWorkspace });
     const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
     if (!prompt && opts.goal === undefined) throw new UsageError("No prompt given.", 'Pass it as an argument (deerflow run "…") or pipe it on stdin.');
@@ -93,7 +99,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     printer.failure(err);
     if (opts.outputFormat === "text") return reportFatal(err);
     // json / stream-json already carry the error on stdout; stderr still gets the one line.
-    process.stderr.write(`deerflow: ${formatErrorLine(err)}\n`);
+    process.stderr.write(`deerflow: ${forTerminal(formatErrorLine(err))}\n`);
     return exitCodeOf(err);
   } finally {
     // The run's sandbox and background jobs end with it.

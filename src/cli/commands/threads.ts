@@ -6,6 +6,7 @@ import { loadConfig } from "../../config/load.js";
 import { DB_FILE, isCorruption, openStore } from "../../persistence/store.js";
 import type { ThreadRow } from "../../persistence/thread-index.js";
 import type { GlobalOptions } from "../main.js";
+import { forTerminal } from "../../vocabulary/terminal-text.js";
 
 export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
@@ -33,7 +34,8 @@ export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): 
   }
   for (const r of rows) {
     const title = r.title ?? "(untitled)";
-    process.stdout.write(`${r.id}  ${r.updated_at.replace("T", " ").slice(0, 19)}  ${r.status.padEnd(14)} ${r.mode.padEnd(5)}  ${title}${r.workspace ? `  [${r.workspace}]` : ""}\n`);
+    // Titles come from the model: never let one reach the terminal as escape sequences.
+    process.stdout.write(forTerminal(`${r.id}  ${r.updated_at.replace("T", " ").slice(0, 19)}  ${r.status.padEnd(14)} ${r.mode.padEnd(5)}  ${title}${r.workspace ? `  [${r.workspace}]` : ""}`).replace(/\n/g, " ") + "\n");
   }
   return 0;
 }

@@ -1,6 +1,7 @@
 // The headless consumers of the run event stream: text (answer on stdout, progress on stderr), json (one object at
 // the end), stream-json (one event per line, first run.started, last run.completed).
 import { formatErrorLine, runStatusOf } from "../../errors.js";
+import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { GoalSummary } from "../../runtime/run-goal.js";
 import type { RunResult } from "../../runtime/run-thread.js";
@@ -20,7 +21,14 @@ function oneLine(s: string, max = 120): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-export function createPrinter(format: OutputFormat, stdout: Out, stderr: Out): Printer {
+/** Every write through forTerminal (no escape sequences, no URL credentials); JSON is escaped already. */
+function guarded(out: Out, json: boolean): Out {
+  return { write: (s: string) => out.write(json ? maskUrlCredentials(s) : forTerminal(s)) };
+}
+
+export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: Out): Printer {
+  const stdout = guarded(rawStdout, format !== "text");
+  const stderr = guarded(rawStderr, false);
   let threadId: string | undefined;
   let runId: string | undefined;
   const note = (s: string) => stderr.write(`deerflow: ${s}\n`);
