@@ -55,8 +55,9 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
   let runtimeLoaded = false;
   const onSigint = () => controller.abort();
   // Ctrl+C or a supervisor's SIGTERM stops the run cleanly: status interrupted, exit 130, the thread usable.
-  process.once("SIGINT", onSigint);
-  process.once("SIGTERM", onSigint);
+  // Kept for the whole run (not once): a second signal while the run winds down must not kill it half-recorded.
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
   try {
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
     const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, noNetwork: opts.network === false } });
