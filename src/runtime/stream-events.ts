@@ -62,6 +62,8 @@ export async function translateStream(stream: AsyncIterable<[string, unknown]>, 
     if (mode === "messages") {
       const [msg, meta] = chunk as [BaseMessage, { langgraph_node?: string }];
       if (meta?.langgraph_node === "model_request") {
+        const reasoning = msg.additional_kwargs?.reasoning_content;
+        if (typeof reasoning === "string" && reasoning) emit({ type: "message.reasoning", run_id: runId, text: reasoning });
         const text = messageText(msg);
         if (text) emit({ type: "message.delta", run_id: runId, text });
       }
