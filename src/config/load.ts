@@ -39,6 +39,7 @@ export interface ResolvedModel {
   /** Longest silence inside a streaming answer. */
   idleTimeoutMs: number;
   passBackReasoning: boolean;
+  stream: boolean;
 }
 
 export interface ResolvedConfig {
@@ -214,6 +215,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       temperature: named?.temperature,
       supportsVision: named?.supportsVision ?? false,
       timeoutMs: Math.round((named?.timeout ?? DEFAULT_MODEL_TIMEOUT_S) * 1000),
+      stream: named?.stream ?? true,
       idleTimeoutMs: Math.round((named?.idleTimeout ?? DEFAULT_IDLE_TIMEOUT_S) * 1000),
       // DeepSeek's API is the one known to require it; elsewhere the extra field could be rejected.
       passBackReasoning: named?.passBackReasoning ?? /(^|\.)deepseek\.com$/.test(hostOf(baseUrl)),

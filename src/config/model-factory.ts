@@ -18,7 +18,7 @@ export function createChatModel(m: ResolvedModel, opts: { streaming?: boolean } 
     },
     // Chat completions, not the Responses API: that is what OpenAI-compatible servers implement.
     useResponsesApi: false,
-    streaming: opts.streaming ?? true,
+    streaming: opts.streaming ?? m.stream,
     streamUsage: true,
     // Retries are ours (LLMErrorHandling middleware): one place decides backoff and the final message.
     maxRetries: 0,

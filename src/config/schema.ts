@@ -19,6 +19,8 @@ export const modelConfigSchema = z.strictObject({
   timeout: z.number().positive().optional(),
   /** Seconds a streaming answer may go without data before it is abandoned (then retried); default 60. */
   idleTimeout: z.number().positive().optional(),
+  /** Stream answers (default true); false asks for whole JSON answers, for servers whose streaming is broken. */
+  stream: z.boolean().optional(),
   /** Send each assistant turn's `reasoning_content` back (DeepSeek thinking mode requires it on tool-call turns). */
   passBackReasoning: z.boolean().optional(),
 });

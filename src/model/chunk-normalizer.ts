@@ -8,12 +8,16 @@
 //     first fragment (some servers repeat them, which LangChain would concatenate).
 //   - `reasoning` (OpenRouter, newer vLLM) becomes `reasoning_content` (DeepSeek's name, the one LangChain keeps).
 //   - usage inside `x_groq` (Groq) becomes top-level `usage`.
+//   - `content` as an array of blocks (Mistral's thinking models) becomes text, its thinking blocks reasoning;
+//     LangChain would drop the whole chunk ("non-string content").
+//   - `finish_reason: ""` (Fireworks, on every unfinished chunk) becomes null.
 // It also records what completeness needs: whether a finish_reason arrived and whether any choice did.
 
 type Json = Record<string, any>;
 
 interface Slot {
   id?: string;
+  name?: string;
   announced: boolean;
 }
 
@@ -34,9 +38,11 @@ export class ChunkNormalizer {
     for (const choice of data.choices) {
       if (!choice || typeof choice !== "object") continue;
       this.sawChoice = true;
+      if (choice.finish_reason === "") choice.finish_reason = null;
       if (choice.finish_reason != null) this.sawFinish = true;
       const delta: Json = choice.delta && typeof choice.delta === "object" ? choice.delta : (choice.delta = {});
       delta.role = "assistant";
+      flattenContent(delta);
       renameReasoning(delta);
       if (Array.isArray(delta.tool_calls)) delta.tool_calls = delta.tool_calls.map((tc: Json) => this.fragment(tc));
     }
@@ -50,33 +56,47 @@ export class ChunkNormalizer {
     for (const choice of Array.isArray(data.choices) ? data.choices : []) {
       if (!choice || typeof choice !== "object") continue;
       this.sawChoice = true;
+      if (choice.finish_reason === "") choice.finish_reason = null;
       if (choice.finish_reason != null) this.sawFinish = true;
       const message: Json = choice.message && typeof choice.message === "object" ? choice.message : (choice.message = {});
       message.role = "assistant";
+      flattenContent(message);
       renameReasoning(message);
     }
     return data;
   }
 
+  /** Which of our slots a provider's `index` currently points at. */
+  private byProviderIndex = new Map<number, number>();
+
   private fragment(tc: Json): Json {
     const id = typeof tc?.id === "string" && tc.id !== "" ? tc.id : undefined;
+    const pIndex = typeof tc?.index === "number" ? tc.index : undefined;
+    const atIndex = pIndex === undefined ? undefined : this.byProviderIndex.get(pIndex);
     let index: number;
-    const byId = id === undefined ? -1 : this.slots.findIndex((s) => s.id === id);
-    if (byId >= 0) index = byId;
-    else if (id !== undefined) {
-      // A new id is a new call — even when the provider reuses `index` 0 for every call.
-      const open = typeof tc.index === "number" ? this.slots[tc.index] : undefined;
-      index = open && open.id === undefined && !open.announced ? tc.index : this.slots.length;
-    } else if (typeof tc?.index === "number" && this.slots[tc.index]) index = tc.index;
-    else if (this.slots.length > 0 && typeof tc?.index !== "number") index = this.slots.length - 1;
-    else index = typeof tc?.index === "number" ? Math.max(tc.index, this.slots.length) : this.slots.length;
+    if (id !== undefined) {
+      const known = this.slots.findIndex((s) => s.id === id);
+      // A new id is a new call — even when the provider reuses `index` 0 for every call — unless the slot at its
+      // index is still waiting for its id.
+      index = known >= 0 ? known : atIndex !== undefined && this.slots[atIndex]!.id === undefined ? atIndex : this.slots.length;
+    } else if (atIndex !== undefined) index = atIndex;
+    else if (pIndex === undefined && this.slots.length > 0) index = this.slots.length - 1; // indexless continuation
+    else index = this.slots.length;
+    if (pIndex !== undefined) this.byProviderIndex.set(pIndex, index);
     const slot = (this.slots[index] ??= { announced: false });
     if (id !== undefined && slot.id === undefined) slot.id = id;
     const fn: Json = tc?.function && typeof tc.function === "object" ? tc.function : {};
     const args = typeof fn.arguments === "string" ? fn.arguments : fn.arguments != null ? JSON.stringify(fn.arguments) : "";
     if (!slot.announced && (id !== undefined || typeof fn.name === "string")) {
       slot.announced = true;
-      return { index, ...(id !== undefined && { id }), type: "function", function: { name: fn.name ?? "", arguments: args } };
+      slot.name = fn.name ?? "";
+      return { index, ...(id !== undefined && { id }), type: "function", function: { name: slot.name, arguments: args } };
+    }
+    // A name on a later fragment: a repeat of the whole name changes nothing; a continuation (a name split across
+    // fragments, seen with Fireworks) is joined here and sent whole, because LangChain keeps the LAST name it sees.
+    if (typeof fn.name === "string" && fn.name !== "" && fn.name !== slot.name) {
+      slot.name = `${slot.name ?? ""}${fn.name}`;
+      return { index, function: { name: slot.name, arguments: args } };
     }
     return { index, function: { arguments: args } };
   }
@@ -84,6 +104,24 @@ export class ChunkNormalizer {
 
 function moveGroqUsage(data: Json): void {
   if (data.usage == null && data.x_groq?.usage) data.usage = data.x_groq.usage;
+}
+
+function blockText(b: unknown): string {
+  if (typeof b === "string") return b;
+  if (!b || typeof b !== "object") return "";
+  const o = b as Json;
+  if (typeof o.text === "string") return o.text;
+  if (Array.isArray(o.thinking)) return o.thinking.map(blockText).join("");
+  return typeof o.thinking === "string" ? o.thinking : "";
+}
+
+function flattenContent(m: Json): void {
+  if (!Array.isArray(m.content)) return;
+  const blocks = m.content as unknown[];
+  const isThinking = (b: unknown) => !!b && typeof b === "object" && ((b as Json).type === "thinking" || (b as Json).type === "reasoning");
+  const thinking = blocks.filter(isThinking).map(blockText).join("");
+  m.content = blocks.filter((b) => !isThinking(b)).map(blockText).join("");
+  if (thinking) m.reasoning_content = `${typeof m.reasoning_content === "string" ? m.reasoning_content : ""}${thinking}`;
 }
 
 function renameReasoning(m: Json): void {

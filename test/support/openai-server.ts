@@ -49,7 +49,23 @@ export type ScriptedReply =
     }
   | { status: number; error?: string; headers?: Record<string, string> }
   | { disconnect: true; afterContent?: string }
-  | { hang: true };
+  | { hang: true }
+  | RawReply;
+
+/**
+ * A recorded body replayed byte for byte (provider fixtures, hostile streams): each piece is one write.
+ * `end`: "close" (default) ends the response normally, "hang" leaves it open, "destroy" cuts the socket.
+ */
+export interface RawReply {
+  raw: string[];
+  /** Default 200. */
+  status?: number;
+  /** Default `content-type: text/event-stream`. */
+  headers?: Record<string, string>;
+  /** Wait this long between pieces. */
+  chunkDelayMs?: number;
+  end?: "close" | "hang" | "destroy";
+}
 
 export interface RecordedRequest {
   method: string;
@@ -91,7 +107,7 @@ function isTitleRequest(body: any): boolean {
   return text.startsWith("Write a short title");
 }
 
-type TextReply = Extract<ScriptedReply, { content?: string }>;
+type TextReply = Exclude<ScriptedReply, RawReply | { status: number } | { disconnect: true } | { hang: true }>;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const estimateTokens = (text: string) => Math.max(1, Math.ceil(text.length / 4));
@@ -193,6 +209,18 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
     if (!res.destroyed) res.end("data: [DONE]\n\n");
   }
 
+  async function replay(req: http.IncomingMessage, res: http.ServerResponse, reply: RawReply) {
+    res.writeHead(reply.status ?? 200, { "content-type": "text/event-stream", "cache-control": "no-cache", ...reply.headers });
+    for (const piece of reply.raw) {
+      if (res.destroyed) return;
+      await new Promise<void>((resolve) => res.write(piece, () => resolve())); // flushed, so a cut comes after it
+      if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);
+    }
+    if (reply.end === "hang") return;
+    if (reply.end === "destroy") return void req.socket.destroy();
+    res.end();
+  }
+
   /** Streaming: send the role chunk and some content, then kill the socket. Otherwise just kill it. */
   async function disconnect(req: http.IncomingMessage, res: http.ServerResponse, body: any, afterContent?: string) {
     if (body?.stream === true) {
@@ -212,6 +240,7 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
     if (isTitleRequest(body)) {
       api.titleRequests.push(recorded);
       const t = api.titleReply;
+      if ("raw" in t) return replay(req, res, t);
       if ("status" in t) return sendError(res, t.status, t.error ?? `test model scripted HTTP ${t.status}`, t.headers);
       if ("hang" in t) return;
       if ("disconnect" in t) return disconnect(req, res, body, t.afterContent);
@@ -229,6 +258,7 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
     }
     if ("hang" in reply) return; // left open; close() destroys the socket
     if ("disconnect" in reply) return disconnect(req, res, body, reply.afterContent);
+    if ("raw" in reply) return replay(req, res, reply);
     if ("status" in reply) {
       return sendError(res, reply.status, reply.error ?? `test model scripted HTTP ${reply.status}`, reply.headers);
     }
