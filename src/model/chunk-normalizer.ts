@@ -73,19 +73,22 @@ export class ChunkNormalizer {
     const id = typeof tc?.id === "string" && tc.id !== "" ? tc.id : undefined;
     const pIndex = typeof tc?.index === "number" ? tc.index : undefined;
     const atIndex = pIndex === undefined ? undefined : this.byProviderIndex.get(pIndex);
+    const fn: Json = tc?.function && typeof tc.function === "object" ? tc.function : {};
     let index: number;
     if (id !== undefined) {
       const known = this.slots.findIndex((s) => s.id === id);
+      // A known id continues its call — unless this is a new call header (a name, at another index) reusing the id:
+      // a hostile or buggy model's duplicate, kept apart so the check can refuse it instead of gluing arguments.
+      const duplicate = known >= 0 && typeof fn.name === "string" && fn.name !== "" && pIndex !== undefined && atIndex !== known;
       // A new id is a new call — even when the provider reuses `index` 0 for every call — unless the slot at its
       // index is still waiting for its id.
-      index = known >= 0 ? known : atIndex !== undefined && this.slots[atIndex]!.id === undefined ? atIndex : this.slots.length;
+      index = known >= 0 && !duplicate ? known : atIndex !== undefined && this.slots[atIndex]!.id === undefined ? atIndex : this.slots.length;
     } else if (atIndex !== undefined) index = atIndex;
     else if (pIndex === undefined && this.slots.length > 0) index = this.slots.length - 1; // indexless continuation
     else index = this.slots.length;
     if (pIndex !== undefined) this.byProviderIndex.set(pIndex, index);
     const slot = (this.slots[index] ??= { announced: false });
     if (id !== undefined && slot.id === undefined) slot.id = id;
-    const fn: Json = tc?.function && typeof tc.function === "object" ? tc.function : {};
     const args = typeof fn.arguments === "string" ? fn.arguments : fn.arguments != null ? JSON.stringify(fn.arguments) : "";
     if (!slot.announced && (id !== undefined || typeof fn.name === "string")) {
       slot.announced = true;

@@ -11,6 +11,8 @@ export interface TokenUsage {
   input_tokens: number;
   output_tokens: number;
   total_tokens: number;
+  /** Some of it was estimated from text length: the provider reported no usage (the model layer's estimate). */
+  estimated?: true;
 }
 
 /** How a run ended (the event stream never shows pending/running as an end). */
@@ -45,6 +47,8 @@ export type RunEvent =
   | ApprovalRequestedEvent
   | { type: "run.started"; thread_id: string; run_id: string; new_thread: boolean }
   | { type: "message.delta"; run_id: string; text: string }
+  /** The model's reasoning as it streams (reasoning_content / reasoning): shown as thinking, never part of the answer. */
+  | { type: "message.reasoning"; run_id: string; text: string }
   | { type: "message.completed"; run_id: string; message_id?: string; text: string; tool_calls: { id?: string; name: string }[] }
   | { type: "tool.started"; run_id: string; tool_call_id?: string; name: string; args: unknown }
   | { type: "tool.completed"; run_id: string; tool_call_id?: string; name: string; status: "ok" | "error"; output: string }

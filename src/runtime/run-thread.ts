@@ -106,6 +106,7 @@ function addUsage(total: TokenUsage, m: AIMessage): void {
   total.input_tokens += u.input_tokens ?? 0;
   total.output_tokens += u.output_tokens ?? 0;
   total.total_tokens += u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
+  if (m.response_metadata?.usage_estimated === true) total.estimated = true;
 }
 
 export async function runThread(req: RunRequest): Promise<RunResult> {
@@ -196,6 +197,8 @@ async function execute(req: RunRequest, store: Store, opened: OpenedThread, runI
       if (mode === "messages") {
         const [msg, meta] = chunk as [BaseMessage, { langgraph_node?: string }];
         if (meta?.langgraph_node === "model_request") {
+          const reasoning = msg.additional_kwargs?.reasoning_content;
+          if (typeof reasoning === "string" && reasoning) emit({ type: "message.reasoning", run_id: runId, text: reasoning });
           const text = messageText(msg);
           if (text) emit({ type: "message.delta", run_id: runId, text });
         }

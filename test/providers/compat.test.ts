@@ -34,6 +34,8 @@ describe.each(PROVIDERS.map((p) => [p.name, p] as [string, ProviderFixture]))("%
     if (p.reasoning) expect(out.final_text).not.toContain(p.reasoning.trim().split(" ")[0]);
     // Usage is never 0: reported, or estimated (and said so) when the provider sent none.
     expect(out.usage.total_tokens).toBeGreaterThan(0);
+    if (p.noUsage) expect(out.usage.estimated).toBe(true);
+    else expect(out.usage).not.toHaveProperty("estimated");
 
     // The second request carries the executed call and its real result; assistant messages carry no `name`.
     const second = conversation(e2e.server.requests[1]!.body);

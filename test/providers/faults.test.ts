@@ -244,3 +244,17 @@ describe("secrets the provider echoes", () => {
     }
   });
 });
+
+describe("reasoning", () => {
+  it("reasoning_content streams as message.reasoning, never as answer text (stream-json)", async () => {
+    const sb = e2e.sandbox();
+    configure(sb);
+    e2e.server.push(rawSse([chunk({ role: "assistant", content: null, reasoning_content: "Secret plan. " }), chunk({ reasoning: "More plan." }), chunk({ content: "The answer." }), chunk({}, "stop"), DONE]));
+    const r = await run(sb, "--output-format", "stream-json", "go");
+    expect(r.exitCode).toBe(0);
+    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(events.filter((e) => e.type === "message.reasoning").map((e) => e.text).join("")).toBe("Secret plan. More plan.");
+    expect(events.filter((e) => e.type === "message.delta").map((e) => e.text).join("")).toBe("The answer.");
+    expect(events.at(-1)).toMatchObject({ type: "run.completed", final_text: "The answer." });
+  });
+});

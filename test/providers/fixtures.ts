@@ -196,7 +196,7 @@ export const PROVIDERS: ProviderFixture[] = [
     },
     answerTurn(text) {
       const c = (delta: Json, finish: string | null = null) => ({ id: "0e9642e9-9af6-4eb1-9c13-8c90d6b13ef3", object: "chat.completion.chunk", created: 1764042666, model: "deepseek-reasoner", system_fingerprint: "fp_ffc7281d48_prod0820_fp8_kvcache", choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }] });
-      return rawSse([c({ role: "assistant", content: null, reasoning_content: "" }), c({ content: null, reasoning_content: "Done thinking." }), ...words(text).map((w) => c({ content: w, reasoning_content: null })), c({ content: "" }, "stop"), DONE]);
+      return rawSse([c({ role: "assistant", content: null, reasoning_content: "" }), c({ content: null, reasoning_content: "Done thinking." }), ...words(text).map((w) => c({ content: w, reasoning_content: null })), c({ content: "" }, "stop"), { id: "0e9642e9-9af6-4eb1-9c13-8c90d6b13ef3", object: "chat.completion.chunk", created: 1764042666, model: "deepseek-reasoner", choices: [], usage: { prompt_tokens: 150, completion_tokens: 12, total_tokens: 162 } }, DONE]);
     },
   },
   {
@@ -223,7 +223,7 @@ export const PROVIDERS: ProviderFixture[] = [
     },
     answerTurn(text) {
       const c = (delta: Json, finish: string | null = null) => ({ id: "gen-1745512399-ZyXwVuTsRqPo", provider: "Anthropic", model: "anthropic/claude-3.5-sonnet", object: "chat.completion.chunk", created: 1745512399, choices: [{ index: 0, delta, finish_reason: finish, native_finish_reason: finish, logprobs: null }] });
-      return rawSse([": OPENROUTER PROCESSING\n\n", ...words(text).map((w) => c({ role: "assistant", content: w })), c({ role: "assistant", content: "" }, "stop"), DONE]);
+      return rawSse([": OPENROUTER PROCESSING\n\n", ...words(text).map((w) => c({ role: "assistant", content: w })), c({ role: "assistant", content: "" }, "stop"), { id: "gen-1745512399-ZyXwVuTsRqPo", provider: "Anthropic", model: "anthropic/claude-3.5-sonnet", object: "chat.completion.chunk", created: 1745512399, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null, native_finish_reason: null, logprobs: null }], usage: { prompt_tokens: 450, completion_tokens: 8, total_tokens: 458 } }, DONE]);
     },
   },
   {

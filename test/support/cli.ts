@@ -37,6 +37,8 @@ export function makeSandbox(modelUrl?: string): Sandbox {
     HOME: userHome,
     DEERFLOW_HOME: home,
     NO_COLOR: "1",
+    // No test depends on what runs on this machine's usual model ports (first-run discovery).
+    DEERFLOW_DISCOVER_PORTS: "none",
   };
   if (modelUrl) {
     env.OPENAI_BASE_URL = modelUrl;

@@ -45,6 +45,16 @@ describe("reduce: streaming answers", () => {
     expect(s.run).toBeNull();
   });
 
+  it("reasoning streams apart from the answer and is committed before it as thinking, never inside it", () => {
+    let s = apply(initialState(), started, { type: "message.reasoning", run_id: RUN, text: "Let me " }, { type: "message.reasoning", run_id: RUN, text: "think." }, { type: "message.delta", run_id: RUN, text: "Answer." });
+    expect(s.thinking).toBe("Let me think.");
+    expect(s.streaming).toBe("Answer.");
+    s = reduce(s, { type: "message.completed", run_id: RUN, text: "Answer.", tool_calls: [] });
+    expect(kinds(s)).toEqual(["thinking", "assistant"]);
+    expect(s.items.map((i) => ("text" in i ? i.text : ""))).toEqual(["Let me think.", "Answer."]);
+    expect(s.thinking).toBe("");
+  });
+
   it("message.completed with empty text falls back to the streamed text; nothing at all commits nothing", () => {
     let s = apply(initialState(), { type: "message.delta", run_id: RUN, text: "streamed" }, { type: "message.completed", run_id: RUN, text: "", tool_calls: [] });
     expect(s.items).toMatchObject([{ kind: "assistant", text: "streamed" }]);

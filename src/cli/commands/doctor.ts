@@ -49,7 +49,10 @@ async function endpointCheck(config: ResolvedConfig): Promise<Check> {
   try {
     model = requireModel(config);
   } catch (err) {
-    return { ok: false, label: "model", detail: formatErrorLine(err) };
+    const { describeServers, discoverLocalServers } = await import("../../model/discover.js");
+    const servers = config.model ? [] : await discoverLocalServers();
+    const found = servers.length ? ` Found locally: ${describeServers(servers)}.` : "";
+    return { ok: false, label: "model", detail: `${formatErrorLine(err)}${found}` };
   }
   const url = `${model.baseUrl}/models`;
   try {

@@ -2,7 +2,8 @@
 // it ended (ARCHITECTURE.md). Never waits on a user who is not there: stdin is read only when it is not a TTY and
 // no prompt argument was given.
 import { homedir } from "node:os";
-import { loadConfig, requireModel } from "../../config/load.js";
+import { loadConfig } from "../../config/load.js";
+import { requireModelOrDiscover } from "../discovered-model.js";
 import { assertSafeWorkspace } from "../../sandbox/workspace-check.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
@@ -57,7 +58,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
   try {
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
     const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, noNetwork: opts.network === false } });
-    const model = requireModel(config);
+    const model = await requireModelOrDiscover(config);
     if (!config.sandbox.network || config.sandbox.require) (await import("../../sandbox/run-shell.js")).assertShellUsable(config.sandbox);
     assertSafeWorkspace(opts.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: config.home, allow: opts.allowDangerousWorkspace });
     const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();

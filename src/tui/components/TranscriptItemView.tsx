@@ -109,6 +109,19 @@ function Body({ item, width }: TranscriptItemViewProps) {
           <Text color={theme.user}>{item.text}</Text>
         </Lead>
       );
+    case "thinking": {
+      // Collapsed to a dimmed summary: the reasoning is there to glance at, not to read past.
+      const lines = item.text.trim().split("\n");
+      const first = lines[0]!.length > 100 ? `${lines[0]!.slice(0, 99)}…` : lines[0]!;
+      return (
+        <Lead mark={marks.assistant} color={theme.accent}>
+          <Text dimColor italic>
+            thinking: {first}
+            {lines.length > 1 ? ` (+${lines.length - 1} more lines)` : ""}
+          </Text>
+        </Lead>
+      );
+    }
     case "assistant":
       return (
         <Lead mark={marks.assistant} color={theme.accent}>

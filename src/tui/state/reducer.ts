@@ -43,6 +43,7 @@ export function initialState(status: Partial<StatusView> = {}): ChatState {
   return {
     items: [],
     streaming: "",
+    thinking: "",
     tools: [],
     todos: [],
     todosExpanded: false,
@@ -90,6 +91,7 @@ function endRun(state: ChatState, a: Extract<UiAction, { type: "ui.run.end" }>):
   return {
     ...next,
     streaming: "",
+    thinking: "",
     tools: [],
     delegations: [],
     approvals: [],
@@ -110,10 +112,13 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return { ...state, run: { ...(state.run ?? { startedAt: Date.now() }), runId: action.run_id }, status: { ...state.status, threadId: action.thread_id } };
     case "message.delta":
       return { ...state, streaming: state.streaming + action.text };
+    case "message.reasoning":
+      return { ...state, thinking: state.thinking + action.text };
     case "message.completed": {
       const text = action.text.trim() ? action.text : state.streaming;
-      const next = text.trim() ? append(state, { kind: "assistant", text }) : state;
-      return { ...next, streaming: "" };
+      const thought = state.thinking.trim() ? append(state, { kind: "thinking", text: state.thinking }) : state;
+      const next = text.trim() ? append(thought, { kind: "assistant", text }) : thought;
+      return { ...next, streaming: "", thinking: "" };
     }
     case "tool.started": {
       if (HIDDEN_TOOLS.has(action.name)) return state;
@@ -166,7 +171,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return { ...append(state, ...asked, { kind: "user", text: action.text }), clarification: null, exitArmed: false };
     }
     case "ui.run.begin":
-      return { ...state, run: { startedAt: Date.now() }, streaming: "", tools: [], delegations: [] };
+      return { ...state, run: { startedAt: Date.now() }, streaming: "", thinking: "", tools: [], delegations: [] };
     case "ui.run.cancelling":
       return state.run ? { ...state, run: { ...state.run, cancelling: true } } : state;
     case "ui.run.end":
@@ -195,6 +200,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return {
         ...state,
         streaming: "",
+        thinking: "",
         tools: [],
         todos: [],
         delegations: [],

@@ -39,6 +39,7 @@ export type TranscriptItem =
   | { kind: "banner"; id: string; version: string; cwd: string }
   | { kind: "user"; id: string; text: string }
   | { kind: "assistant"; id: string; text: string }
+  | { kind: "thinking"; id: string; text: string }
   | { kind: "tool"; id: string; tool: ToolCallView; expanded?: boolean }
   | { kind: "clarification"; id: string; clarification: ClarificationRequest }
   | { kind: "shell"; id: string; command: string; cwd: string; output: string; exitCode?: number; stoppedBy?: "timeout" | "abort" }
@@ -77,6 +78,8 @@ export interface ChatState {
   items: TranscriptItem[];
   /** The answer being streamed right now (live region). */
   streaming: string;
+  /** The model's reasoning for the answer being streamed (committed dimmed, before the answer). */
+  thinking: string;
   /** Tool calls of the current run that have not finished. */
   tools: ToolCallView[];
   /** The last finished tool call (Ctrl+O shows its full output). */
