@@ -17,6 +17,7 @@ export function addUsage(a: UsageTotals | null | undefined, b: UsageTotals): Usa
     input_tokens: base.input_tokens + b.input_tokens,
     output_tokens: base.output_tokens + b.output_tokens,
     total_tokens: base.total_tokens + b.total_tokens,
+    ...((base.estimated || b.estimated) && { estimated: true }),
   };
 }
 

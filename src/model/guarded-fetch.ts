@@ -97,6 +97,10 @@ function providerError(err: unknown, ctx: Ctx): ModelStreamError {
 async function guardWhole(res: Response, ctx: Ctx, streamingRequested: boolean): Promise<Response> {
   const text = await withIdleTimeout(res.text(), ctx, () => void res.body?.cancel().catch(() => {}));
   const type = res.headers.get("content-type") ?? "unknown content type";
+  // Some proxies label an event stream application/json: the body says what it is.
+  if (streamingRequested && /^\s*(data|:)/.test(text) && !/html/i.test(type)) {
+    return new Response(guardStream(new Response(text), ctx), { status: res.status, headers: { "content-type": "text/event-stream" } });
+  }
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -143,7 +147,6 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
   let buf = "";
   let data: string[] = [];
   let sawDone = false;
-  let lastData = Date.now();
 
   /** Handle one complete line; returns text to pass on ("" for none). */
   const line = (raw: string): string => {
@@ -152,7 +155,6 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
       if (data.length === 0) return "";
       const payload = data.join("\n");
       data = [];
-      lastData = Date.now();
       if (payload.trim() === "[DONE]") {
         sawDone = true;
         return "";
@@ -187,6 +189,9 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
 
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
+      // Silence is measured from when we start waiting for the provider, so a slow consumer is never blamed on it;
+      // keep-alive comments keep us in this loop without moving the deadline.
+      const deadline = Date.now() + ctx.idleTimeoutMs;
       try {
         for (;;) {
           if (sawDone) {
@@ -195,7 +200,7 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
             void reader.cancel().catch(() => {});
             return;
           }
-          const remaining = lastData + ctx.idleTimeoutMs - Date.now();
+          const remaining = deadline - Date.now();
           const r = remaining <= 0 ? "timeout" : await withIdleTimeout(reader.read(), { ...ctx, idleTimeoutMs: remaining }, () => {}).catch((e) => (e instanceof ModelStreamError && e.kind === "idle_timeout" ? "timeout" : Promise.reject(e)));
           if (r === "timeout") {
             void reader.cancel().catch(() => {});

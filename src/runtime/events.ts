@@ -12,7 +12,7 @@ export interface TokenUsage {
   output_tokens: number;
   total_tokens: number;
   /** Some of it was estimated from text length: the provider reported no usage (the model layer's estimate). */
-  estimated?: true;
+  estimated?: boolean;
 }
 
 /** How a run ended (the event stream never shows pending/running as an end). */

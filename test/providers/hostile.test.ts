@@ -106,6 +106,15 @@ describe("hostile model", () => {
     expect(String(toolResults(e2e.server.requests[1]!.body)[0].content)).toContain("object-args");
   });
 
+  it("an event stream mislabelled application/json (some proxies) is read as the stream it is", async () => {
+    const sb = e2e.sandbox();
+    configure(sb);
+    e2e.server.push({ ...answer("Mislabelled but fine."), headers: { "content-type": "application/json" } });
+    const r = await run(sb, "go");
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe("Mislabelled but fine.\n");
+  });
+
   it("a call to a tool that does not exist gets an error result, the run goes on", async () => {
     const sb = e2e.sandbox();
     configure(sb);

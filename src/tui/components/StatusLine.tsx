@@ -37,7 +37,8 @@ export function StatusLine({ status, ready }: StatusLineProps) {
     { text: ready && status.model ? status.model : "loading…", dim: !ready },
     { text: thread + title, dim: !status.threadId },
   ];
-  if (status.usage.total_tokens > 0) parts.push({ text: `${formatTokens(status.usage.total_tokens)} tokens` });
+  // "~": part of the count is estimated (the provider reported no usage).
+  if (status.usage.total_tokens > 0) parts.push({ text: `${status.usage.estimated ? "~" : ""}${formatTokens(status.usage.total_tokens)} tokens` });
   if (status.goal) {
     const g = status.goal.status;
     parts.push({ text: goalText(status.goal), color: g === "achieved" ? theme.ok : g === "active" ? theme.accent : theme.warning });
