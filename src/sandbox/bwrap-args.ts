@@ -17,6 +17,12 @@ export const HOME_SECRET_DIRS = [".ssh", ".aws", ".gnupg", ".config/gh", ".docke
 export const HOME_SECRET_FILES = [".netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".deerflowrc"];
 /** Readable by root even without capabilities (their owner is root). */
 const SYSTEM_SECRET_FILES = ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"];
+/**
+ * Sockets that hand out more than the sandbox has: a read-only bind does not stop connect(), and the container
+ * daemons' sockets are root on the host. The user's runtime directory holds their agents (ssh, gpg) and buses.
+ */
+const DAEMON_SOCKETS = ["/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman/podman.sock", "/run/buildkit/buildkitd.sock"];
+const RUNTIME_DIRS = ["/run/user", "/var/run/user"];
 
 function real(p: string): string {
   try {
@@ -52,7 +58,7 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   a.push("--bind", thread.workspace, thread.workspace);
 
   // Secret directories: an empty tmpfs over each one that exists.
-  const hiddenDirs = [dataDir, ...HOME_SECRET_DIRS.map((d) => join(home, d))].filter((d) => existsSync(d));
+  const hiddenDirs = [...new Set([dataDir, ...HOME_SECRET_DIRS.map((d) => join(home, d)), ...RUNTIME_DIRS.map(real)])].filter((d) => existsSync(d));
   for (const d of hiddenDirs) a.push("--tmpfs", d);
   // The thread's own directories reappear inside the hidden data directory.
   for (const name of names) {
@@ -63,7 +69,8 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   for (const name of names) a.push("--bind", thread[name]!, `${VIRTUAL_ROOT}/${name}`);
 
   // Secret files, at their real path and wherever a bound directory shows them again.
-  const files = [...SYSTEM_SECRET_FILES, ...HOME_SECRET_FILES.map((f) => join(home, f)), ...settings.hiddenFiles.map(real), join(thread.workspace, ".deerflowrc")].filter((f) => existsSync(f));
+  const agentSocket = process.env.SSH_AUTH_SOCK ? [real(process.env.SSH_AUTH_SOCK)] : [];
+  const files = [...SYSTEM_SECRET_FILES, ...DAEMON_SOCKETS.map(real), ...agentSocket, ...HOME_SECRET_FILES.map((f) => join(home, f)), ...settings.hiddenFiles.map(real), join(thread.workspace, ".deerflowrc")].filter((f) => existsSync(f));
   const seen = new Set<string>();
   const hideFile = (f: string) => {
     if (seen.has(f)) return;

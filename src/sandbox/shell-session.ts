@@ -55,6 +55,9 @@ export class ShellSession {
       stderr: "pipe",
       reject: false,
       buffer: false,
+      // Not execa's exit clean-up: its signal handler re-raises SIGINT when it is the last listener, which would
+      // kill deerflow before a run can stop cleanly (exit 130). --die-with-parent ends the sandbox with us anyway.
+      cleanup: false,
     });
     let stderr = "";
     this.child.stderr?.on("data", (d: Buffer) => {
@@ -112,6 +115,8 @@ export class ShellSession {
   /** Runs `bash -c command` in the sandbox; everything it started is gone when this resolves. */
   async run(command: string, opts: RunOptions): Promise<ShellResult> {
     await this.ready;
+    // Cancelled while the sandbox was starting: the command never runs.
+    if (opts.signal?.aborted) return { output: "", exitCode: undefined, signal: undefined, stoppedBy: "abort", isMaxBuffer: false };
     const id = `c${++this.next}`;
     let stoppedBy: ShellResult["stoppedBy"];
     let killTimer: NodeJS.Timeout | undefined;

@@ -50,8 +50,12 @@ function sweep() {
   }
 }
 function killGroup(pid, sig) { try { process.kill(-pid, sig); } catch {} }
-function pipeOf(stream) {
-  try { return fs.readlinkSync("/proc/self/fd/" + stream._handle.fd); } catch { return undefined; }
+// The child's ends of its stdout/stderr (node's stdio pipes are socket pairs: our end is another inode), read
+// right after spawn, while the child surely exists.
+function pipesOf(pid) {
+  const out = [];
+  for (const fd of [1, 2]) { try { out.push(fs.readlinkSync("/proc/" + pid + "/fd/" + fd)); } catch {} }
+  return out;
 }
 // Kills the processes (a command's leftovers) that still hold one of these pipes open.
 function killHolders(pipes) {
@@ -87,7 +91,7 @@ function run(req) {
       const t = dec.write(b); if (t) send({ id: req.id, out: t });
     });
   };
-  const pipes = bg ? [] : [pipeOf(child.stdout), pipeOf(child.stderr)].filter(Boolean);
+  const pipes = bg || !child.pid ? [] : pipesOf(child.pid);
   if (!bg) { forward(child.stdout); forward(child.stderr); }
   const finish = () => {
     if (!exit || (!bg && !closed)) return;
