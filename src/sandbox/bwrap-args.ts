@@ -13,8 +13,14 @@ import type { ThreadPaths } from "./provider.js";
 import type { ShellSettings } from "./shell-settings.js";
 
 /** Secret directories and files under the user's home, hidden when they exist. */
-export const HOME_SECRET_DIRS = [".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".password-store"];
-export const HOME_SECRET_FILES = [".netrc", ".npmrc", ".pypirc", ".git-credentials", ".pgpass", ".deerflowrc"];
+export const HOME_SECRET_DIRS = [
+  ".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".password-store", ".azure", ".config/gcloud",
+  ".local/share/keyrings", ".mozilla", ".config/google-chrome", ".config/chromium", ".terraform.d",
+];
+export const HOME_SECRET_FILES = [
+  ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".config/git/credentials", ".pgpass", ".cargo/credentials.toml",
+  ".cargo/credentials", ".deerflowrc",
+];
 /** Readable by root even without capabilities (their owner is root). */
 const SYSTEM_SECRET_FILES = ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"];
 /**

@@ -258,3 +258,33 @@ describe.each(modes)("confinement (%s)", (mode) => {
     if (mode === "bwrap") expect(shellLeak).toBe(false);
   });
 });
+
+describe("without a working bubblewrap", () => {
+  it("a bwrap that cannot create a sandbox counts as missing: warning once per run, `!` in doctor; sandbox.require refuses (exit 2)", async () => {
+    const { sb, env } = setUp("fallback");
+    // A container without user namespaces: the binary is there but fails.
+    const fake = join(sb.userHome, "..", "broken-bwrap");
+    mkdirSync(fake, { recursive: true });
+    writeFileSync(join(fake, "bwrap"), "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n", { mode: 0o755 });
+    const broken = { ...env, PATH: `${fake}:${env.PATH}` };
+    e2e.server.push(
+      { toolCalls: [{ id: "a", name: "bash", args: { command: "echo one" } }, { id: "b", name: "bash", args: { command: "echo two" } }] },
+      { content: "ok" },
+    );
+    const r = await sb.run(["run", "--output-format", "json", "two commands"], { env: broken });
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr.match(/bubblewrap \(bwrap\) is not available/g)).toHaveLength(1);
+    const doctor = await sb.run(["doctor"], { env: broken });
+    expect(doctor.exitCode).toBe(0);
+    expect(doctor.stdout).toMatch(/^! sandbox +bubblewrap \(bwrap\) is not available/m);
+
+    writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ sandbox: { require: true } }));
+    const refused = await sb.run(["run", "hi"], { env: broken });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/sandbox\.require is true/);
+    const doctorRequire = await sb.run(["doctor"], { env: broken });
+    expect(doctorRequire.exitCode).toBe(1);
+    expect(doctorRequire.stdout).toMatch(/^✗ sandbox/m);
+    count("fallback", "sandbox.require without bwrap", refused.exitCode === 2);
+  });
+});
