@@ -3,8 +3,10 @@ import { benchStartup } from "./startup.mjs";
 import { benchFirstFrame } from "./first-frame.mjs";
 import { benchCheckpoints } from "./checkpoints.mjs";
 import { benchTools } from "./tools.mjs";
+import { benchStateRead } from "./state-read.mjs";
 
 benchStartup();
 await benchFirstFrame();
 await benchTools();
 await benchCheckpoints();
+await benchStateRead();

@@ -83,3 +83,57 @@ export function formatErrorLine(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
   return `internal error: ${msg.split("\n")[0]} (set DEERFLOW_DEBUG=1 for details)`;
 }
+
+/**
+ * A run that did not finish on its own: interrupted (Ctrl+C, SIGTERM: exit 130) or over its time limit (exit 5,
+ * like the other guards). `status` is what the run record, `threads` and `--output-format json` all say.
+ */
+export class RunStoppedError extends DeerflowError {
+  readonly status: "interrupted" | "timeout";
+  constructor(status: "interrupted" | "timeout", message: string, hint?: string) {
+    super(message, { exitCode: status === "interrupted" ? ExitCode.interrupted : ExitCode.guardStop, hint });
+    this.status = status;
+  }
+}
+
+/** The run status an error ended a run with (what every consumer reports). */
+export function runStatusOf(err: unknown): "interrupted" | "timeout" | "error" {
+  const typed = findDeerflowError(err) as (DeerflowError & { status?: unknown }) | undefined;
+  return typed?.status === "interrupted" || typed?.status === "timeout" ? typed.status : "error";
+}
+
+/** The data directory is not usable (not a directory, not writable): exit 2, with its path. */
+export class DataDirError extends DeerflowError {
+  readonly path: string;
+  constructor(path: string, problem: string) {
+    super(`The data directory ${path} ${problem}.`, {
+      exitCode: ExitCode.usage,
+      hint: "Fix its permissions, or choose another with --home <dir> or DEERFLOW_HOME.",
+    });
+    this.path = path;
+  }
+}
+
+/** The database file is damaged (SQLITE_CORRUPT / SQLITE_NOTADB, or `PRAGMA quick_check` found problems): exit 1. */
+export class DatabaseCorruptError extends DeerflowError {
+  readonly path: string;
+  constructor(path: string, detail: string) {
+    super(`The database ${path} is damaged (${detail}).`, {
+      exitCode: ExitCode.runtime,
+      hint: "Run `deerflow doctor --repair` to back it up and recover the intact threads.",
+    });
+    this.path = path;
+  }
+}
+
+/** The store could not write (disk full, I/O error): the run was rolled back (or will be when the thread is next opened). */
+export class StoreWriteError extends DeerflowError {
+  readonly path: string;
+  constructor(path: string, detail: string, rolledBack: boolean) {
+    super(`Could not write to ${path}: ${detail}. ${rolledBack ? "The run was rolled back." : "The run is marked failed; its changes are undone the next time the thread is opened."}`, {
+      exitCode: ExitCode.runtime,
+      hint: "Free disk space (or fix the disk) and run it again.",
+    });
+    this.path = path;
+  }
+}

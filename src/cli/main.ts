@@ -86,7 +86,8 @@ export function buildProgram(): Command {
         .default("text"),
     )
     .option("--max-turns <n>", "stop after this many model calls in the run (exit 5)", positiveInt("--max-turns"))
-    .option("--input-id <id>", "an idempotency key: re-running the same input id on a thread never adds the input twice")
+    .option("--input-id <id>", "an idempotency key: the same input id on a thread runs once; a repeat prints the recorded result")
+    .option("--timeout <seconds>", "stop the run after this many seconds: status timeout, exit 5 (default: .deerflowrc runTimeout, else none)", positiveInt("--timeout"))
     .option("--goal <objective>", "work unattended until the objective is met (exit 0), needs you (3) or cannot be met (4)")
     .option("--max-continuations <n>", "goal mode: at most this many continuation runs (default 8)", positiveInt("--max-continuations"))
     .option("--no-network", "shell commands get no network (needs bubblewrap; same as sandbox.network: \"off\")")
@@ -116,10 +117,11 @@ export function buildProgram(): Command {
 
   program
     .command("doctor")
-    .description("check node, sqlite, the home directory, the configuration and the model endpoint")
-    .action(async (_opts, cmd: Command) => {
+    .description("check node, sqlite, the home directory, the database, the configuration and the model endpoint")
+    .option("--repair", "back up a damaged database and recover every readable thread into a fresh one")
+    .action(async (opts, cmd: Command) => {
       const { doctorCommand } = await import("./commands/doctor.js");
-      process.exitCode = await doctorCommand(cmd.optsWithGlobals());
+      process.exitCode = await doctorCommand({ ...cmd.optsWithGlobals(), ...opts });
     });
 
   return program;

@@ -60,6 +60,8 @@ export interface ResolvedConfig {
   models: Record<string, ModelConfig>;
   defaultModel?: string;
   subagents: NonNullable<FileConfig["subagents"]>;
+  /** Seconds a run may take (.deerflowrc runTimeout; --timeout overrides it); undefined: no limit. */
+  runTimeoutSeconds?: number;
   /** The selected model, or null when none is configured (`requireModel` turns that into an exit-2 error). */
   model: ResolvedModel | null;
 }
@@ -240,6 +242,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     models,
     defaultModel: merged.defaultModel,
     subagents: merged.subagents ?? {},
+    runTimeoutSeconds: merged.runTimeout,
     model,
   };
 }

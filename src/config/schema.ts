@@ -54,6 +54,8 @@ export const fileConfigSchema = z.strictObject({
       require: z.boolean().optional(),
     })
     .optional(),
+  /** Seconds one headless run may take; then it stops with status "timeout" (exit 5). Default: no limit. */
+  runTimeout: z.number().positive().max(604_800).optional(),
   /** Guards that stop runaway runs (exit 5). */
   guards: z
     .strictObject({

@@ -6,20 +6,23 @@
 //   • wrapToolCall: attended → the question becomes a ToolMessage marked `additional_kwargs.deerflow_clarification`
 //     (kept in checkpoints, never sent to providers); unattended → "No user is available: proceed…" and the run
 //     goes on;
-//   • beforeModel (canJumpTo "end"): right after the tools step, if the latest tool results contain a marked
-//     clarification, `{ jumpTo: "end" }` — the model is not called again and the run ends;
+//   • the tool is `returnDirect`: after the tools step, createAgent's tools router leaves the loop through the
+//     graph's exit — the afterAgent hooks (Sandbox release, Title, …) run, as the seed's `Command(goto=END)` does.
+//     The router looks at the ToolMessage the step produced, so the unattended answer carries no `name` (it must
+//     not end the run) and an error result (bad arguments) goes back to the model;
+//   • afterModel: returnDirect is per tools task, and createAgent sends each tool call as its own task, so a
+//     question asked alongside other calls would fork the graph (one branch to the exit, one back to the model;
+//     their writes collide). When a person can answer, the question is the only call kept: the others are
+//     dropped with a note (the tool's description already says the turn ends with it);
+//   • beforeModel (canJumpTo "end"): a fallback for a pending question found at the loop's entry (e.g. a thread
+//     saved before returnDirect): `{ jumpTo: "end" }`, which goes straight to END (no afterAgent hooks);
 //   • wrapModelCall: unattended runs are not offered the tool at all (spec: "the tool is removed, or answers
 //     proceed…" — we do both: removed from the model's list, and answered if called anyway).
 // The state is checkpointed as usual; the user's answer arrives as a new run on the same thread.
-//
-// Verified on langchain 1.5.14 and worth knowing: a jump to "end" from beforeModel goes straight to END, so the
-// afterAgent hooks (Sandbox release, …) do NOT run on a clarification stop. The alternative, `returnDirect` on
-// the tool (the tools router then leaves through the afterAgent hooks), is broken with parallel tool calls: each
-// Send task routes on its own, one to the exit and one back to the model, the graph forks, and the two branches'
-// `jumpTo` writes collide (InvalidUpdateError). So: no returnDirect; the jump is the mechanism.
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { createMiddleware, tool } from "langchain";
 import { z } from "zod";
+import { keepToolCalls } from "./util/strip-tool-calls.js";
 import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { ASK_CLARIFICATION, CLARIFICATION_MARKER, type ClarificationPayload as MarkedClarification, findPendingClarification } from "../vocabulary/message-markers.js";
 
@@ -87,8 +90,11 @@ export const askClarificationTool = tool(
     description:
       "Ask the user a question and wait for the answer. Use it only when you cannot proceed responsibly without the user: missing information only they have, a genuinely ambiguous request, a choice between approaches they should make, or before a risky/destructive step. Ask one clear question; offer options when the choice is among a few. Your turn ends after this call.",
     schema: askClarificationSchema,
+    returnDirect: true,
   },
 );
+
+const OTHER_CALLS_DROPPED = "(Only the question was asked: the other tool calls of this turn were not run. Make them again after the answer if they are still needed.)";
 
 export function clarificationMiddleware(options: ClarificationOptions = {}) {
   return createMiddleware({
@@ -97,6 +103,15 @@ export function clarificationMiddleware(options: ClarificationOptions = {}) {
     beforeModel: {
       canJumpTo: ["end"],
       hook: (state) => (findPendingClarification(state.messages) ? { jumpTo: "end" as const } : undefined),
+    },
+    afterModel: (state, runtime) => {
+      const last = state.messages.at(-1);
+      if (!last || !AIMessage.isInstance(last)) return undefined;
+      const calls = last.tool_calls ?? [];
+      const ask = calls.find((c) => c.name === ASK_CLARIFICATION);
+      if (!ask || calls.length === 1) return undefined;
+      if (!options.offerToolWhenUnattended && isUnattended(options.unattended, { configurable: runtime.configurable, context: runtime.context })) return undefined;
+      return { messages: [keepToolCalls(last, [ask], OTHER_CALLS_DROPPED)] };
     },
     wrapModelCall: (request, handler) => {
       if (options.offerToolWhenUnattended) return handler(request);
@@ -129,7 +144,8 @@ export function clarificationMiddleware(options: ClarificationOptions = {}) {
         ...(parsed.data.options !== undefined ? { options: parsed.data.options } : {}),
       };
       if (isUnattended(options.unattended, { configurable: runtime.configurable, context: runtime.context })) {
-        return new ToolMessage({ tool_call_id: id, name: ASK_CLARIFICATION, status: "success", content: UNATTENDED_ANSWER });
+        // No `name`: the tools router must not treat this answer as the returnDirect question (the run goes on).
+        return new ToolMessage({ tool_call_id: id, status: "success", content: UNATTENDED_ANSWER });
       }
       return new ToolMessage({
         tool_call_id: id,

@@ -1,7 +1,7 @@
-// Title — WHY afterAgent: a title needs the first exchange (the user's request AND the agent's final answer), and
-// afterAgent runs once per run, after the loop ended normally. It runs only while `title` is null and the thread has
-// exactly one user message followed by a final AI answer, so it fires once per thread: later runs find a title (or
-// a second user message) and do nothing.
+// Title — WHY afterAgent: a title needs the first exchange (the user's request AND the agent's first answer: its
+// final reply, or the clarification question the turn ended with), and afterAgent runs once per run, after the loop
+// ended — a clarification ends it through the graph's exit too. It runs only while `title` is null, so it fires
+// once per thread: later runs find a title and do nothing.
 // WHY its position (after Todo, before Memory, per DeerFlow's order): it touches nothing other middleware read;
 // after* hooks run in reverse, so it sees the final messages once the later guards have settled them.
 //
@@ -14,7 +14,7 @@ import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langc
 import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { THREAD_STATE_VALUES } from "../state/thread-state.js";
-import { isHiddenMessage } from "../vocabulary/message-markers.js";
+import { clarificationOf, isHiddenMessage } from "../vocabulary/message-markers.js";
 import { contentText } from "../vocabulary/message-text.js";
 
 /** The system prompt of the title request. Starts with the marker text test model servers recognise. */
@@ -80,15 +80,21 @@ export function fallbackTitle(userText: string): string {
   return t || UNTITLED;
 }
 
-/** The first exchange, when the thread has exactly one user message and ends with a final AI answer. */
+/**
+ * The thread's first exchange: its first user message and the first model answer to it — the final answer of
+ * that turn, or the question it ended with (a thread that starts with a clarification gets a title too).
+ */
 export function firstExchange(messages: readonly BaseMessage[]): { user: string; answer: string } | null {
-  const users = messages.filter(isUserMessage);
-  if (users.length !== 1) return null;
-  const last = messages.at(-1);
-  if (!last || !AIMessage.isInstance(last) || (last.tool_calls?.length ?? 0) > 0) return null;
-  const answer = contentText(last.content).trim();
-  if (!answer) return null;
-  return { user: contentText(users[0]!.content).trim(), answer };
+  const start = messages.findIndex(isUserMessage);
+  if (start < 0) return null;
+  let answer: string | undefined;
+  for (const m of messages.slice(start + 1)) {
+    if (isUserMessage(m)) break;
+    const question = clarificationOf(m);
+    if (question) return { user: contentText(messages[start]!.content).trim(), answer: question.question };
+    if (AIMessage.isInstance(m) && (m.tool_calls?.length ?? 0) === 0) answer = contentText(m.content).trim() || answer;
+  }
+  return answer ? { user: contentText(messages[start]!.content).trim(), answer } : null;
 }
 
 async function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {

@@ -15,6 +15,8 @@ export interface RunRecord {
   started_at: string;
   ended_at: string | null;
   error: string | null;
+  /** JSON of the saver's rollback mark taken when the run started (what a failed run is rolled back to). */
+  mark: string | null;
 }
 
 export interface RunLock {
@@ -59,6 +61,32 @@ export class RunRecords {
       host TEXT NOT NULL,
       started_at TEXT NOT NULL
     );`);
+    // Files from before runs kept their rollback mark.
+    const columns = db.prepare("PRAGMA table_info(runs)").all() as { name: string }[];
+    if (!columns.some((c) => c.name === "mark")) db.exec("ALTER TABLE runs ADD COLUMN mark TEXT");
+  }
+
+  /** The lock of a thread whose process is gone (killed, crashed), if any. */
+  staleLocks(): RunLock[] {
+    const locks = this.db.prepare("SELECT * FROM run_locks").all() as RunLock[];
+    return locks.filter((l) => l.host === hostname() && l.pid !== process.pid && !processAlive(l.pid));
+  }
+
+  /**
+   * Ends the runs whose process died without finishing them: each becomes `interrupted` (its work is kept, as after
+   * Ctrl+C) and its lock is dropped. Returns the threads they were on.
+   */
+  reapStale(): void {
+    const reap = this.db.transaction(() => {
+      for (const l of this.staleLocks()) this.db.prepare("DELETE FROM run_locks WHERE thread_id = ? AND run_id = ?").run(l.thread_id, l.run_id);
+      // Whatever is still pending/running without a lock had its process die under it.
+      const now = new Date().toISOString();
+      this.db
+        .prepare("UPDATE runs SET status = 'interrupted', stop_reason = 'interrupted', ended_at = ?, error = 'the process running it died' WHERE status IN ('pending', 'running') AND thread_id NOT IN (SELECT thread_id FROM run_locks)")
+        .run(now);
+      this.db.prepare("UPDATE threads SET status = 'interrupted', updated_at = ? WHERE status IN ('pending', 'running') AND id NOT IN (SELECT thread_id FROM run_locks)").run(now);
+    });
+    reap.immediate();
   }
 
   /**
@@ -85,8 +113,14 @@ export class RunRecords {
     this.db.prepare("DELETE FROM run_locks WHERE thread_id = ? AND run_id = ?").run(threadId, runId);
   }
 
-  start(id: string, threadId: string): void {
-    this.db.prepare("INSERT INTO runs (id, thread_id, status, started_at) VALUES (?, ?, 'running', ?)").run(id, threadId, new Date().toISOString());
+  /** A new run, `pending` until it holds the thread's lock. */
+  create(id: string, threadId: string): void {
+    this.db.prepare("INSERT INTO runs (id, thread_id, status, started_at) VALUES (?, ?, 'pending', ?)").run(id, threadId, new Date().toISOString());
+  }
+
+  /** The run holds the lock and works; `mark` is what a failure rolls back to. */
+  start(id: string, mark: unknown): void {
+    this.db.prepare("UPDATE runs SET status = 'running', mark = ? WHERE id = ?").run(JSON.stringify(mark), id);
   }
 
   finish(id: string, r: { status: RunStatus; stop_reason?: string | null; input_tokens?: number; output_tokens?: number; error?: string | null }): void {

@@ -1,11 +1,19 @@
-// One SQLite file per home: <home>/deerflow.sqlite holds the checkpoints and the thread index (WAL mode).
+// One SQLite file per home: <home>/deerflow.sqlite holds the checkpoints, the thread index and the runs (WAL mode).
+// Opening it is where the environment's faults are named: a data directory that is a file or cannot be written,
+// and a damaged database (checked with `PRAGMA quick_check` when the last process did not close it cleanly).
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync, accessSync, constants } from "node:fs";
 import { join } from "node:path";
+import type Database from "better-sqlite3";
+import { DataDirError, DatabaseCorruptError } from "../errors.js";
 import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
-import { DeerflowSqliteSaver } from "./sqlite-saver.js";
+import { errorChain } from "../vocabulary/error-chain.js";
+import { type RollbackMark, DeerflowSqliteSaver } from "./sqlite-saver.js";
 import { RunRecords } from "./run-records.js";
 import { ThreadIndex } from "./thread-index.js";
 
 export const DB_FILE = "deerflow.sqlite";
+/** Runs whose rollback could not be written (disk full): one empty file per run id, undone at the next open. */
+const PENDING_ROLLBACK_DIR = "pending-rollback";
 
 export interface Store {
   path: string;
@@ -15,10 +23,99 @@ export interface Store {
   close(): void;
 }
 
+/** The SQLite result code behind an error (`SQLITE_CORRUPT`, `SQLITE_FULL`, …), if any. */
+export function sqliteCode(err: unknown): string | undefined {
+  for (const e of errorChain(err)) {
+    const code = (e as { code?: unknown } | null)?.code;
+    if (typeof code === "string" && code.startsWith("SQLITE_")) return code;
+  }
+  return undefined;
+}
+
+export function isCorruption(err: unknown): boolean {
+  const code = sqliteCode(err);
+  return code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB" || code?.startsWith("SQLITE_CORRUPT_") === true;
+}
+
+/** The store could not write: disk full, I/O error, read-only file. */
+export function isStoreWriteFailure(err: unknown): boolean {
+  const code = sqliteCode(err);
+  if (code === "SQLITE_FULL" || code?.startsWith("SQLITE_IOERR") || code?.startsWith("SQLITE_READONLY")) return true;
+  return errorChain(err).some((e) => (e as { code?: unknown } | null)?.code === "ENOSPC");
+}
+
+/** The data directory exists as a directory we can write, or is created; anything else is a DataDirError. */
+export function checkDataDir(home: string): void {
+  if (existsSync(home) && !statSync(home).isDirectory()) throw new DataDirError(home, "is a file, not a directory");
+  try {
+    mkdirSync(home, { recursive: true });
+    accessSync(home, constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new DataDirError(home, code === "ENOTDIR" ? "is inside a file, not a directory" : code === "EROFS" ? "is on a read-only file system" : `cannot be written (${code ?? "error"})`);
+  }
+}
+
+/** What `PRAGMA quick_check` found, on one line (undefined: the file is sound). */
+export function quickCheckProblem(db: Database.Database): string | undefined {
+  const rows = db.pragma("quick_check") as { quick_check: string }[];
+  const problems = rows.flatMap((r) => r.quick_check.split("\n")).map((l) => l.trim()).filter((l) => l && l !== "ok" && !l.startsWith("***"));
+  if (problems.length === 0) return undefined;
+  return `${problems[0]}${problems.length > 1 ? `; ${problems.length - 1} more problems` : ""}`;
+}
+
+function quickCheck(db: Database.Database, path: string): void {
+  const problem = quickCheckProblem(db);
+  if (problem) throw new DatabaseCorruptError(path, `quick_check: ${problem}`);
+}
+
 export function openStore(home: string, channelMode: ChannelMode): Store {
+  checkDataDir(home);
   const path = join(home, DB_FILE);
-  const saver = DeerflowSqliteSaver.open(path, { channelMode });
-  const threads = new ThreadIndex(saver.db);
-  const runs = new RunRecords(saver.db);
-  return { path, saver, threads, runs, close: () => saver.close() };
+  // A -wal file left behind means the last process did not close the database (killed, crashed, or still open).
+  const unclean = existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0;
+  let saver: DeerflowSqliteSaver | undefined;
+  try {
+    saver = DeerflowSqliteSaver.open(path, { channelMode });
+    if (unclean) quickCheck(saver.db, path);
+    const threads = new ThreadIndex(saver.db);
+    const runs = new RunRecords(saver.db);
+    const s = saver;
+    const store: Store = { path, saver: s, threads, runs, close: () => s.close() };
+    applyPendingRollbacks(home, store);
+    // Readers too: `threads` must not show a killed run as running.
+    if (runs.staleLocks().length > 0 || threads.list().some((t) => t.status === "running" || t.status === "pending")) runs.reapStale();
+    return store;
+  } catch (err) {
+    saver?.close();
+    if (isCorruption(err)) throw new DatabaseCorruptError(path, (err as Error).message);
+    if (sqliteCode(err) === "SQLITE_CANTOPEN") throw new DataDirError(home, `does not let deerflow open ${DB_FILE}`);
+    throw err;
+  }
+}
+
+/** Remembers (outside SQLite, in an empty file) that a failed run's changes must still be undone. */
+export function notePendingRollback(home: string, runId: string): boolean {
+  try {
+    mkdirSync(join(home, PENDING_ROLLBACK_DIR), { recursive: true });
+    writeFileSync(join(home, PENDING_ROLLBACK_DIR, runId), "");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Undoes the runs a store failure left half-written: the thread is as before the run, the run is `error`. */
+function applyPendingRollbacks(home: string, store: Store): void {
+  const dir = join(home, PENDING_ROLLBACK_DIR);
+  if (!existsSync(dir)) return;
+  for (const runId of readdirSync(dir)) {
+    const run = store.runs.get(runId);
+    if (run?.mark) {
+      store.saver.rollbackTo(run.thread_id, JSON.parse(run.mark) as RollbackMark);
+      store.runs.finish(runId, { status: "error", stop_reason: "error", input_tokens: run.input_tokens, output_tokens: run.output_tokens, error: run.error ?? "the store could not write (rolled back when reopened)" });
+      store.threads.update(run.thread_id, { status: "error" });
+    }
+    rmSync(join(dir, runId), { force: true });
+  }
 }

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { assertSafeWorkspace } from "../sandbox/workspace-check.js";
 import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } from "../config/load.js";
 import { UsageError } from "../errors.js";
-import { DB_FILE, openStore } from "../persistence/store.js";
+import { DB_FILE } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 import { type ApprovalDecision, type ApprovalSettings, type EventBroker, eventBroker } from "../sandbox/approvals.js";
@@ -22,8 +22,9 @@ import { atPathUploads } from "./at-path-uploads.js";
 import type { RunEvent, RunEventListener } from "./events.js";
 import { openThread } from "./open-thread.js";
 import { type GoalSummary, runGoalThread } from "./run-goal.js";
-import { type RunResult, runThread, updateThreadState } from "./run-thread.js";
-import { type ThreadView, loadThreadView } from "./thread-view.js";
+import { type RunResult, runThread } from "./run-thread.js";
+import { ThreadRuntime } from "./thread-runtime.js";
+import type { ThreadView } from "./thread-view.js";
 
 export type { ThreadView, TranscriptEntry } from "./thread-view.js";
 export type { ThreadRow } from "../persistence/thread-index.js";
@@ -109,45 +110,30 @@ export class ChatSession {
     return existsSync(join(this.config.home, DB_FILE));
   }
 
-  private async withStoreAsync<T>(fn: (store: ReturnType<typeof openStore>) => Promise<T>): Promise<T> {
-    const store = openStore(this.config.home, this.config.checkpoint.channelMode);
-    try {
-      return await fn(store);
-    } finally {
-      store.close();
-    }
-  }
-
-  private withStore<T>(fn: (store: ReturnType<typeof openStore>) => T): T {
-    const store = openStore(this.config.home, this.config.checkpoint.channelMode);
-    try {
-      return fn(store);
-    } finally {
-      store.close();
-    }
+  /** The home's runtime: its store and graphs stay open for the whole session. */
+  private get runtime(): ThreadRuntime {
+    return ThreadRuntime.for(this.config);
   }
 
   /** Threads, newest first. */
   listThreads(): ThreadRow[] {
     if (!this.hasDatabase()) return [];
-    return this.withStore((s) => s.threads.list());
+    return this.runtime.store.threads.list();
   }
 
   /** The current thread's index row (title, status), if it exists yet. */
   threadRow(): ThreadRow | undefined {
     const id = this.threadId;
     if (!id || !this.hasDatabase()) return undefined;
-    return this.withStore((s) => s.threads.get(id));
+    return this.runtime.store.threads.get(id);
   }
 
   /** Makes `threadId` (or the latest thread) current and returns it as it was left. */
   async resume(sel: { threadId?: string; latest?: boolean }): Promise<ThreadView> {
     if (!sel.threadId && !this.hasDatabase()) throw new UsageError("There is no thread to continue yet.", "Start one with `deerflow`.");
     if (sel.threadId && !this.hasDatabase()) throw new UsageError(`Thread ${sel.threadId} not found.`, "List threads with /threads or `deerflow threads`.");
-    const view = await this.withStoreAsync(async (store) => {
-      const opened = openThread(store, { home: this.config.home, mode: this.config.checkpoint.channelMode, threadId: sel.threadId, continueLatest: sel.latest });
-      return loadThreadView(this.config, this.model, store, opened.threadId);
-    });
+    const opened = openThread(this.runtime.store, { home: this.config.home, mode: this.config.checkpoint.channelMode, threadId: sel.threadId, continueLatest: sel.latest });
+    const view = await this.runtime.view(opened.threadId, this.model);
     this.threadId = view.thread.id;
     this.goal = view.goal;
     return view;
@@ -161,18 +147,16 @@ export class ChatSession {
 
   /** The current thread, created now when there is none yet (for `!cmd`); returns its workspace. */
   private ensureThread(): ThreadPaths {
-    return this.withStore((store) => {
-      const opened = openThread(store, {
-        home: this.config.home,
-        mode: this.config.checkpoint.channelMode,
-        threadId: this.threadId,
-        workspace: this.threadId ? undefined : this.options.workspace,
-      });
-      this.threadId = opened.threadId;
-      // A thread's own workspace is made by its first run; `!cmd` may come before any run.
-      mkdirSync(opened.paths.workspace_path, { recursive: true });
-      return opened.paths;
+    const opened = openThread(this.runtime.store, {
+      home: this.config.home,
+      mode: this.config.checkpoint.channelMode,
+      threadId: this.threadId,
+      workspace: this.threadId ? undefined : this.options.workspace,
     });
+    this.threadId = opened.threadId;
+    // A thread's own workspace is made by its first run; `!cmd` may come before any run.
+    mkdirSync(opened.paths.workspace_path, { recursive: true });
+    return opened.paths;
   }
 
   /**
@@ -215,12 +199,12 @@ export class ChatSession {
   private async readGoal(): Promise<GoalState | null> {
     if (!this.threadId) return null;
     const id = this.threadId;
-    return (await this.withStoreAsync((store) => loadThreadView(this.config, this.model, store, id))).goal;
+    return (await this.runtime.view(id, this.model)).goal;
   }
 
   /** /goal clear: the thread stops pursuing its goal. */
   async clearGoal(): Promise<void> {
-    if (this.threadId && this.goal) await updateThreadState(this, this.threadId, clearGoalUpdate() as Record<string, unknown>);
+    if (this.threadId && this.goal) await this.runtime.updateState(this.threadId, this.model, clearGoalUpdate() as Record<string, unknown>);
     this.goal = null;
   }
 
@@ -228,8 +212,8 @@ export class ChatSession {
   async setTitle(title: string): Promise<void> {
     this.ensureThread();
     const id = this.threadId!;
-    await updateThreadState(this, id, { title });
-    this.withStore((s) => s.threads.update(id, { title }));
+    await this.runtime.updateState(id, this.model, { title });
+    this.runtime.store.threads.update(id, { title });
   }
 
   /** `!cmd`: a shell command in the thread's workspace, as the bash tool runs it (scrubbed env, own group). */
@@ -247,6 +231,7 @@ export class ChatSession {
 /** The end of a chat: its sandbox and background jobs go. */
 export async function closeChatShell(): Promise<void> {
   await closeShellSessions();
+  ThreadRuntime.closeAll();
 }
 
 export function createChatSession(options: ChatSessionOptions): ChatSession {

@@ -3,12 +3,7 @@
 // `deerflow resume` shows exactly this before the user types; hidden messages (goal continuations, reminders) are
 // left out because the user never wrote or saw them.
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
-import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
-import { createChatModel } from "../config/model-factory.js";
-import { createLeadAgent } from "../agent/lead-agent.js";
-import type { Store } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
-import { headlessBroker } from "../sandbox/approvals.js";
 import { ASK_CLARIFICATION, clarificationOf, findPendingClarification, isHiddenMessage } from "../vocabulary/message-markers.js";
 import { messageText } from "../vocabulary/message-text.js";
 import type { GoalOutcome, GoalState } from "../state/types.js";
@@ -66,19 +61,9 @@ export function transcriptOf(messages: readonly BaseMessage[]): TranscriptEntry[
   return out;
 }
 
-/** Reads a thread's state through the lead agent's graph (so delta-mode histories are replayed correctly). */
-export async function loadThreadView(config: ResolvedConfig, model: ResolvedModel, store: Store, threadId: string): Promise<ThreadView> {
-  const thread = store.threads.get(threadId);
-  if (!thread) throw new Error(`Thread ${threadId} not found.`);
-  const agent = createLeadAgent({
-    model: createChatModel(model),
-    approval: { mode: "ask", broker: headlessBroker({ yes: false }) },
-    checkpointer: store.saver,
-    channelMode: config.checkpoint.channelMode,
-    snapshotFrequency: config.checkpoint.snapshotFrequency,
-  });
-  const snapshot = await agent.graph.getState({ configurable: { thread_id: threadId } } as never);
-  const v = (snapshot.values ?? {}) as {
+/** The view of a thread from its index row and its state values (read by the ThreadRuntime). */
+export function threadViewOf(thread: ThreadRow, values: Record<string, unknown>): ThreadView {
+  const v = values as {
     messages?: BaseMessage[];
     todos?: TodoView[] | null;
     delegations?: DelegationView[] | null;

@@ -8,6 +8,7 @@
 //   "task" entry in a user's list is dropped silently rather than failing the whole file.
 // - The front-matter parser is deliberately tiny (no YAML dependency): `key: value` lines, quoted scalars,
 //   inline `[a, b]` lists and block `- item` lists. Anything else is an error naming the file and line.
+import { ConfigError } from "../errors.js";
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 
@@ -56,13 +57,10 @@ export const BUILTIN_SUBAGENT_TYPES: readonly SubagentType[] = Object.freeze([
   },
 ]);
 
-export class SubagentConfigError extends Error {
-  override readonly name = "SubagentConfigError";
-  constructor(
-    message: string,
-    readonly file?: string,
-  ) {
-    super(message);
+/** A subagent definition that cannot be used (a malformed `.deerflow/agents/*.md`, a bad config entry): exit 2. */
+export class SubagentConfigError extends ConfigError {
+  constructor(message: string, file?: string) {
+    super(message, { file, hint: "Fix or remove that subagent definition." });
   }
 }
 

@@ -63,8 +63,8 @@ describe("Clarification", () => {
     );
     expect(tm.additional_kwargs[CLARIFICATION_MARKER]).toEqual(question);
     expect(findPendingClarification(out.messages)).toEqual(question);
-    // documented limitation (langchain 1.5.14): a beforeModel jump to "end" goes straight to END, skipping afterAgent
-    expect(log).toEqual([]);
+    // the run ends through the graph's exit: every afterAgent hook runs (the seed's Command(goto=END))
+    expect(log).toEqual(["Outer.afterAgent"]);
     // attended runs offer the tool
     expect(seenTools[0]).toContain(ASK_CLARIFICATION);
     // and the state is checkpointed
@@ -115,7 +115,7 @@ describe("Clarification", () => {
     expect(model.callCount).toBe(1);
   });
 
-  it("also ends the run when the question comes with parallel tool calls, in either order", async () => {
+  it("a question asked with parallel tool calls: only the question is kept, the run ends through afterAgent, in either order", async () => {
     for (const [i, order] of (["ask-first", "ask-last"] as const).entries()) {
       bashRuns.length = 0;
       const msg =
@@ -130,11 +130,16 @@ describe("Clarification", () => {
               ],
             });
       const model = fakeModel().respond(msg).respond(new AIMessage("must not happen"));
-      const { agent } = setup(model);
+      const { agent, log } = setup(model);
       const out = await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: `clar-5-${order}` } });
       expect(model.callCount).toBe(1);
-      expect(bashRuns).toEqual(["ls"]);
+      // the question is the turn's only call: the other one is dropped with a note, not run
+      expect(bashRuns).toEqual([]);
+      const asked = out.messages.find((m) => AIMessage.isInstance(m) && m.id === `p${i}`) as AIMessage;
+      expect(asked.tool_calls!.map((c) => c.name)).toEqual([ASK_CLARIFICATION]);
+      expect(JSON.stringify(asked.content)).toContain("other tool calls of this turn were not run");
       expect(findPendingClarification(out.messages)).toEqual(question);
+      expect(log).toEqual(["Outer.afterAgent"]);
     }
   });
 

@@ -3,6 +3,8 @@ import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatErrorLine } from "../../errors.js";
 import { type ResolvedConfig, loadConfig, requireModel } from "../../config/load.js";
+import { DB_FILE } from "../../persistence/store.js";
+import { checkDatabase, repairDatabase } from "../../persistence/repair.js";
 import type { GlobalOptions } from "../main.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 
@@ -71,6 +73,31 @@ async function endpointCheck(config: ResolvedConfig): Promise<Check> {
   }
 }
 
+function databaseCheck(home: string): Check {
+  const r = checkDatabase(join(home, DB_FILE));
+  return { ok: r.ok, label: "db", detail: r.detail };
+}
+
+/** `doctor --repair`: back up, recover, and say per thread what survived. */
+function repair(home: string): number {
+  const path = join(home, DB_FILE);
+  const before = checkDatabase(path);
+  if (before.ok) {
+    process.stdout.write(`✓ db      ${before.detail}: nothing to repair\n`);
+    return 0;
+  }
+  const report = repairDatabase(path);
+  process.stdout.write(`backed up the damaged database to ${report.backup}\n`);
+  for (const [table, r] of Object.entries(report.rows)) process.stdout.write(`  ${table.padEnd(16)} ${r.copied} rows recovered${r.unreadable ? `, ${r.unreadable} unreadable` : ""}\n`);
+  for (const t of report.threads) {
+    const what = t.state === "intact" ? `recovered (${t.checkpoints} checkpoints)` : t.state === "partial" ? `partly recovered (${t.checkpoints} checkpoints; some history lost)` : "lost (no readable checkpoints)";
+    process.stdout.write(`  thread ${t.id}${t.title ? ` "${t.title}"` : ""}: ${what}\n`);
+  }
+  const after = checkDatabase(path);
+  process.stdout.write(`${after.ok ? "✓" : "✗"} db      ${after.detail}\n`);
+  return after.ok ? 0 : 1;
+}
+
 async function sandboxCheck(config: ResolvedConfig): Promise<Check> {
   const { BWRAP_MISSING_WARNING, findBwrap } = await import("../../sandbox/run-shell.js");
   const bwrap = findBwrap();
@@ -79,12 +106,14 @@ async function sandboxCheck(config: ResolvedConfig): Promise<Check> {
   return { ok: true, warn: true, label: "sandbox", detail: BWRAP_MISSING_WARNING };
 }
 
-export async function doctorCommand(opts: GlobalOptions): Promise<number> {
+export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }): Promise<number> {
   const checks: Check[] = [nodeCheck(), await sqliteCheck()];
   let config: ResolvedConfig | undefined;
   try {
     config = loadConfig({ flags: { home: opts.home, model: opts.model } });
+    if (opts.repair) return repair(config.home);
     checks.push(homeCheck(config.home));
+    checks.push(databaseCheck(config.home));
     checks.push({ ok: true, label: "config", detail: config.files.length ? `valid (${config.files.join(", ")})` : "valid (no .deerflowrc: environment and defaults)" });
     checks.push(await endpointCheck(config));
     checks.push(await sandboxCheck(config));

@@ -26,6 +26,7 @@ export interface RunOptions extends GlobalOptions {
   maxTurns?: number;
   goal?: string;
   inputId?: string;
+  timeout?: number;
   maxContinuations?: number;
   outputFormat: OutputFormat;
   /** false with --no-network. */
@@ -51,10 +52,12 @@ export function exitCodeFor(result: RunResult): number {
 export async function runCommand(words: string[], opts: RunOptions): Promise<number> {
   const printer = createPrinter(opts.outputFormat, process.stdout, process.stderr);
   const controller = new AbortController();
+  let runtimeLoaded = false;
   const onSigint = () => controller.abort();
   // Ctrl+C or a supervisor's SIGTERM stops the run cleanly: status interrupted, exit 130, the thread usable.
-  process.once("SIGINT", onSigint);
-  process.once("SIGTERM", onSigint);
+  // Kept for the whole run (not once): a second signal while the run winds down must not kill it half-recorded.
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
   try {
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
     const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, noNetwork: opts.network === false } });
@@ -76,16 +79,19 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       planMode: opts.plan ?? false,
       maxTurns: opts.maxTurns,
       inputId: opts.inputId,
+      timeoutSeconds: opts.timeout ?? config.runTimeoutSeconds,
       signal: controller.signal,
       onEvent: (e: RunEvent) => printer.event(e),
     };
     // LangChain loads only once the request is known to be valid: usage errors answer instantly.
     if (opts.goal !== undefined) {
+      runtimeLoaded = true;
       const { runGoalThread } = await import("../../runtime/run-goal.js");
       const g = await runGoalThread({ ...request, objective: opts.goal, maxContinuations: opts.maxContinuations });
       printer.result(g.result, g.goal);
       return g.exitCode;
     }
+    runtimeLoaded = true;
     const { runThread } = await import("../../runtime/run-thread.js");
     const result = await runThread(request);
     printer.result(result);
@@ -99,6 +105,8 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
   } finally {
     // The run's sandbox and background jobs end with it.
     await (await import("../../sandbox/run-shell.js")).closeShellSessions();
+    // A cleanly closed database leaves no -wal file, so the next open skips the integrity check.
+    if (runtimeLoaded) (await import("../../runtime/thread-runtime.js")).ThreadRuntime.closeAll();
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
   }

@@ -1,8 +1,9 @@
 // `deerflow threads [--json]`: the thread index, newest first.
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
+import { DataDirError, DatabaseCorruptError } from "../../errors.js";
 import { join } from "node:path";
 import { loadConfig } from "../../config/load.js";
-import { DB_FILE, openStore } from "../../persistence/store.js";
+import { DB_FILE, isCorruption, openStore } from "../../persistence/store.js";
 import type { ThreadRow } from "../../persistence/thread-index.js";
 import type { GlobalOptions } from "../main.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
@@ -10,11 +11,15 @@ import { forTerminal } from "../../vocabulary/terminal-text.js";
 export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
   let rows: ThreadRow[] = [];
+  if (existsSync(config.home) && !statSync(config.home).isDirectory()) throw new DataDirError(config.home, "is a file, not a directory");
   // Listing must not create a database in a home that has none.
   if (existsSync(join(config.home, DB_FILE))) {
+    // Opening reaps runs whose process died, so a killed run shows `interrupted`, not `running`.
     const store = openStore(config.home, config.checkpoint.channelMode);
     try {
       rows = store.threads.list();
+    } catch (err) {
+      throw isCorruption(err) ? new DatabaseCorruptError(store.path, (err as Error).message) : err;
     } finally {
       store.close();
     }

@@ -1,6 +1,6 @@
 // The headless consumers of the run event stream: text (answer on stdout, progress on stderr), json (one object at
 // the end), stream-json (one event per line, first run.started, last run.completed).
-import { formatErrorLine } from "../../errors.js";
+import { formatErrorLine, runStatusOf } from "../../errors.js";
 import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { GoalSummary } from "../../runtime/run-goal.js";
@@ -82,7 +82,8 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
       result() {},
       failure(err) {
         line({ type: "error", run_id: runId, message: formatErrorLine(err) });
-        if (runId) line({ type: "run.completed", thread_id: threadId, run_id: runId, status: "error", stop_reason: "error", final_text: "", usage: null });
+        const status = runStatusOf(err);
+        if (runId) line({ type: "run.completed", thread_id: threadId, run_id: runId, status, stop_reason: status, final_text: "", usage: null });
       },
     };
   }
@@ -95,7 +96,8 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
         stdout.write(`${JSON.stringify({ thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage: r.thread_usage, goal: goal ?? null, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`);
       },
       failure(err) {
-        stdout.write(`${JSON.stringify({ thread_id: threadId ?? null, run_id: runId ?? null, status: "error", stop_reason: "error", final_text: "", usage: null, goal: null, error: formatErrorLine(err) })}\n`);
+        const status = runId ? runStatusOf(err) : "error";
+        stdout.write(`${JSON.stringify({ thread_id: threadId ?? null, run_id: runId ?? null, status, stop_reason: status, final_text: "", usage: null, goal: null, error: formatErrorLine(err) })}\n`);
       },
     };
   }

@@ -1,0 +1,89 @@
+// The lead agent a run streams: the configured model, the `task` tool over this home's subagent registry, and the
+// approval rules. Compiled once per (model, plan mode, turn cap, approval) and reused by every later run of the
+// process (a chat's turns, a goal's continuations); per-run facts travel in `configurable`, and the retry notice
+// finds its run through AsyncLocalStorage.
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import { type ResolvedConfig, type ResolvedModel, resolveNamedModel } from "../config/load.js";
+import { createChatModel } from "../config/model-factory.js";
+import { nextTo } from "../agent/anchors.js";
+import { createLeadAgent, leadAgentTools } from "../agent/lead-agent.js";
+import { sandboxAuditMiddleware } from "../middleware/sandbox-audit.js";
+import { type ApprovalSettings, headlessBroker } from "../sandbox/approvals.js";
+import { loadSubagentRegistry } from "../subagents/registry.js";
+import { SubagentRuntime } from "../subagents/runtime.js";
+import { createTaskTool } from "../subagents/task-tool.js";
+import type { RunEventListener } from "./events.js";
+
+export type LeadAgent = ReturnType<typeof createLeadAgent>;
+
+/** One subagent capacity for every run of this process. */
+const processSubagents = new SubagentRuntime({ maxConcurrent: 3 });
+
+/** The run a model retry belongs to (the compiled graph is shared, the listener is not). */
+const currentRun = new AsyncLocalStorage<{ runId: string; emit: RunEventListener }>();
+
+export function withRunContext<T>(runId: string, emit: RunEventListener, fn: () => Promise<T>): Promise<T> {
+  return currentRun.run({ runId, emit }, fn);
+}
+
+export interface RunAgentSpec {
+  config: ResolvedConfig;
+  model: ResolvedModel;
+  approval?: ApprovalSettings;
+  approveGuarded?: boolean;
+  planMode?: boolean;
+  maxTurns?: number;
+}
+
+export function approvalOf(spec: RunAgentSpec): ApprovalSettings {
+  return spec.approval ?? { mode: spec.config.approval, broker: headlessBroker({ yes: spec.approveGuarded ?? false }) };
+}
+
+/** The key under which a compiled run graph is reused. */
+export function runAgentKey(spec: RunAgentSpec, approval: ApprovalSettings): string {
+  return JSON.stringify([spec.model.name, spec.model.model, spec.planMode ?? false, spec.maxTurns ?? null, spec.approval ? "shared" : `${approval.mode}/${spec.approveGuarded ?? false}`]);
+}
+
+export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettings, checkpointer: BaseCheckpointSaver): Promise<LeadAgent> {
+  const { config } = spec;
+  const model = createChatModel(spec.model);
+  // Subagents share one capacity per process; they work in this thread's sandbox under the same approval rules.
+  const taskTool = createTaskTool({
+    runtime: processSubagents,
+    registry: await loadSubagentRegistry({ config: config.subagents, home: config.home, cwd: process.cwd() }),
+    // A type may name another configured model; otherwise children use the parent's.
+    model: (type) => (type.model && config.models[type.model] ? createChatModel(resolveNamedModel(config, type.model)) : model),
+    tools: () => leadAgentTools({ bashTimeoutSeconds: config.sandbox.bashTimeoutSeconds }) as never,
+    childMiddleware: () => [nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval))],
+  });
+  return createLeadAgent({
+    model,
+    taskTool,
+    sideModel: createChatModel(spec.model, { streaming: false }),
+    planMode: spec.planMode ?? false,
+    maxTurns: spec.maxTurns,
+    guards: config.guards,
+    approval,
+    bashTimeoutSeconds: config.sandbox.bashTimeoutSeconds,
+    supportsVision: spec.model.supportsVision,
+    checkpointer: checkpointer as never,
+    channelMode: config.checkpoint.channelMode,
+    snapshotFrequency: config.checkpoint.snapshotFrequency,
+    onModelRetry: (info) => {
+      const run = currentRun.getStore();
+      run?.emit({ type: "model.retry", run_id: run.runId, attempt: info.attempt, delay_ms: info.delayMs, reason: info.reason });
+    },
+  });
+}
+
+/** A graph for reading and writing thread state (no run): the lead agent's state schema, never streamed. */
+export function buildStateAgent(config: ResolvedConfig, model: ResolvedModel, checkpointer: BaseCheckpointSaver): LeadAgent {
+  return createLeadAgent({
+    model: createChatModel(model),
+    approval: { mode: "ask", broker: headlessBroker({ yes: false }) },
+    checkpointer: checkpointer as never,
+    channelMode: config.checkpoint.channelMode,
+    snapshotFrequency: config.checkpoint.snapshotFrequency,
+  });
+}

@@ -1,0 +1,74 @@
+// The graph's stream ("messages" and "updates" modes) as RunEvents: text deltas of the model node, each completed
+// model message with its tool calls, each tool result, todos and delegations. Pure translation: no store, no graph.
+import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { messageText } from "../vocabulary/message-text.js";
+import { type DelegationView, type RunEventListener, type TodoView, type TokenUsage } from "./events.js";
+
+/** Messages inside a stream "updates" chunk, whatever shape the node returned. */
+function messagesIn(update: unknown): BaseMessage[] {
+  const out: BaseMessage[] = [];
+  const visit = (v: unknown) => {
+    if (Array.isArray(v)) v.forEach(visit);
+    else if (v && typeof v === "object" && "messages" in v) {
+      const ms = (v as { messages: unknown }).messages;
+      for (const m of Array.isArray(ms) ? ms : [ms]) if (m && typeof m === "object" && "content" in m) out.push(m as BaseMessage);
+    }
+  };
+  visit(update);
+  return out;
+}
+
+/** A list written to `field` inside a stream "updates" chunk (tools write through Commands, so it may be an array). */
+function fieldIn(update: unknown, field: "todos" | "delegations"): unknown[] | undefined {
+  const items = Array.isArray(update) ? update : [update];
+  for (const u of items) {
+    const t = u && typeof u === "object" ? (u as Record<string, unknown>)[field] : undefined;
+    if (Array.isArray(t) && (field === "todos" || t.length > 0)) return t;
+  }
+  return undefined;
+}
+
+function addUsage(total: TokenUsage, m: AIMessage): void {
+  const u = m.usage_metadata;
+  if (!u) return;
+  total.input_tokens += u.input_tokens ?? 0;
+  total.output_tokens += u.output_tokens ?? 0;
+  total.total_tokens += u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
+  if (m.response_metadata?.usage_estimated === true) total.estimated = true;
+}
+
+function translateUpdates(chunk: Record<string, unknown>, runId: string, usage: TokenUsage, emit: RunEventListener): void {
+  for (const [node, update] of Object.entries(chunk)) {
+    const todos = fieldIn(update, "todos");
+    if (todos) emit({ type: "todos.updated", run_id: runId, todos: todos as TodoView[] });
+    const delegations = fieldIn(update, "delegations");
+    if (delegations) emit({ type: "delegation.updated", run_id: runId, delegations: delegations as DelegationView[] });
+    for (const m of messagesIn(update)) {
+      if (node === "model_request" && AIMessage.isInstance(m)) {
+        addUsage(usage, m);
+        const calls = m.tool_calls ?? [];
+        emit({ type: "message.completed", run_id: runId, message_id: m.id, text: messageText(m), tool_calls: calls.map((c) => ({ id: c.id, name: c.name })) });
+        for (const c of calls) emit({ type: "tool.started", run_id: runId, tool_call_id: c.id, name: c.name, args: c.args });
+      } else if (node === "tools" && ToolMessage.isInstance(m)) {
+        emit({ type: "tool.completed", run_id: runId, tool_call_id: m.tool_call_id, name: m.name ?? "", status: m.status === "error" ? "error" : "ok", output: messageText(m) });
+      }
+    }
+  }
+}
+
+/** Drains the graph's stream, emitting RunEvents; adds the run's token usage into `usage`. */
+export async function translateStream(stream: AsyncIterable<[string, unknown]>, runId: string, usage: TokenUsage, emit: RunEventListener): Promise<void> {
+  for await (const [mode, chunk] of stream) {
+    if (mode === "messages") {
+      const [msg, meta] = chunk as [BaseMessage, { langgraph_node?: string }];
+      if (meta?.langgraph_node === "model_request") {
+        const reasoning = msg.additional_kwargs?.reasoning_content;
+        if (typeof reasoning === "string" && reasoning) emit({ type: "message.reasoning", run_id: runId, text: reasoning });
+        const text = messageText(msg);
+        if (text) emit({ type: "message.delta", run_id: runId, text });
+      }
+      continue;
+    }
+    translateUpdates(chunk as Record<string, unknown>, runId, usage, emit);
+  }
+}

@@ -1,0 +1,282 @@
+// The per-home runtime (ARCHITECTURE.md's RunManager): opens the store once per process, compiles graphs once
+// (a state graph for reads and writes, one run graph per model/plan/approval setup), and owns the run lifecycle:
+//   pending (waiting for the thread's lock) → running → success | error | timeout | interrupted
+// `begin` and `settle` are the only places a run's record and its thread's status change, and `run` pairs them in
+// one try/finally, so no path leaves a run `running`. Failed runs are rolled back to the mark taken at `begin`;
+// when the store itself cannot write (disk full), the rollback is remembered outside SQLite and done on next open.
+import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
+import { DatabaseCorruptError, DeerflowError, ExitCode, RunStoppedError, StoreWriteError, formatErrorLine, runStatusOf } from "../errors.js";
+import { type Store, isCorruption, isStoreWriteFailure, notePendingRollback, openStore } from "../persistence/store.js";
+import type { RollbackMark } from "../persistence/sqlite-saver.js";
+import { runConfigurable } from "../vocabulary/configurable.js";
+import { findPendingClarification } from "../vocabulary/message-markers.js";
+import { messageText } from "../vocabulary/message-text.js";
+import type { StopReason } from "../vocabulary/stop-reasons.js";
+import { setShellWarningSink } from "../sandbox/run-shell.js";
+import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
+import { type TokenUsage, emptyUsage } from "./events.js";
+import { type OpenedThread, newId, openThread } from "./open-thread.js";
+import { type LeadAgent, type RunAgentSpec, approvalOf, buildRunAgent, buildStateAgent, runAgentKey, withRunContext } from "./run-agent.js";
+import type { RunRequest, RunResult } from "./run-thread.js";
+import { translateStream } from "./stream-events.js";
+import { type ThreadView, threadViewOf } from "./thread-view.js";
+
+/** What `applied_run_inputs[inputId]` records once the input's run succeeded. */
+interface AppliedInput {
+  run_id: string;
+  stop_reason: StopReason;
+  final_text: string;
+  usage: TokenUsage;
+}
+
+type ThreadValues = Record<string, unknown> & { messages?: BaseMessage[] };
+
+const runtimes = new Map<string, ThreadRuntime>();
+
+export class ThreadRuntime {
+  readonly store: Store;
+  private readonly config: ResolvedConfig;
+  private readonly runAgents = new Map<string, Promise<LeadAgent>>();
+  private stateAgent: LeadAgent | undefined;
+
+  /** The runtime of `config.home` in this process (opened on first use). */
+  static for(config: ResolvedConfig): ThreadRuntime {
+    const key = `${config.home}\0${config.checkpoint.channelMode}`;
+    let rt = runtimes.get(key);
+    if (!rt) runtimes.set(key, (rt = new ThreadRuntime(config)));
+    return rt;
+  }
+
+  /** Closes every runtime of this process (the CLI's exit, tests). */
+  static closeAll(): void {
+    for (const rt of runtimes.values()) rt.store.close();
+    runtimes.clear();
+  }
+
+  private constructor(config: ResolvedConfig) {
+    this.config = config;
+    this.store = openStore(config.home, config.checkpoint.channelMode);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Thread state outside runs
+
+  private stateGraph(model: ResolvedModel): LeadAgent {
+    return (this.stateAgent ??= buildStateAgent(this.config, model, this.store.saver));
+  }
+
+  async readState(threadId: string, model: ResolvedModel): Promise<ThreadValues> {
+    const snapshot = await this.stateGraph(model).graph.getState({ configurable: { thread_id: threadId } });
+    return (snapshot.values ?? {}) as ThreadValues;
+  }
+
+  /** One state write on an existing thread, under its run lock (e.g. a goal decision, /title, /goal clear). */
+  async updateState(threadId: string, model: ResolvedModel, update: Record<string, unknown>): Promise<void> {
+    const lockId = newId("state-");
+    this.lock(threadId, lockId);
+    try {
+      await this.stateGraph(model).graph.updateState({ configurable: { thread_id: threadId } }, update as never);
+    } finally {
+      this.store.runs.release(threadId, lockId);
+    }
+  }
+
+  async view(threadId: string, model: ResolvedModel): Promise<ThreadView> {
+    const thread = this.store.threads.get(threadId);
+    if (!thread) throw new DeerflowError(`Thread ${threadId} not found.`, { exitCode: ExitCode.usage, hint: "List threads with `deerflow threads`." });
+    return threadViewOf(thread, await this.readState(threadId, model));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Runs
+
+  async run(req: RunRequest): Promise<RunResult> {
+    const emit = req.onEvent ?? (() => {});
+    const opened = openThread(this.store, { home: this.config.home, mode: this.config.checkpoint.channelMode, threadId: req.threadId, continueLatest: req.continueLatest, workspace: req.workspace, uploads: req.uploads });
+    const repeat = await this.appliedInput(opened, req);
+    if (repeat) return repeat;
+    const runId = newId("run-");
+    const usage = emptyUsage();
+    const mark = this.begin(opened.threadId, runId);
+    let settled = false;
+    try {
+      emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew });
+      const result = await withRunContext(runId, emit, () => this.execute(req, opened, runId, usage));
+      this.settleSuccess(result);
+      settled = true;
+      emit({ type: "run.completed", thread_id: result.thread_id, run_id: runId, status: result.status, stop_reason: result.stop_reason, final_text: result.final_text, usage: result.usage, thread_usage: result.thread_usage });
+      return result;
+    } catch (err) {
+      settled = true;
+      throw this.settleFailure(opened.threadId, runId, mark, err, usage, req);
+    } finally {
+      if (!settled) this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage, req);
+      this.store.runs.release(opened.threadId, runId);
+    }
+  }
+
+  /** Takes the thread's lock; a live holder refuses the caller. */
+  private lock(threadId: string, lockId: string): void {
+    const lock = this.store.runs.acquire(threadId, lockId);
+    if (lock.ok) return;
+    const h = lock.holder;
+    throw new DeerflowError(`Thread ${threadId} is busy: run ${h.run_id} (pid ${h.pid}) has been working on it since ${h.started_at}.`, {
+      exitCode: ExitCode.runtime,
+      hint: "Wait for it to finish, or start another thread.",
+    });
+  }
+
+  /** pending → (lock) → running. Returns the mark a failure rolls back to. */
+  private begin(threadId: string, runId: string): RollbackMark {
+    const { runs, threads, saver } = this.store;
+    runs.create(runId, threadId);
+    try {
+      this.lock(threadId, runId);
+    } catch (err) {
+      runs.finish(runId, { status: "error", stop_reason: "error", error: formatErrorLine(err) });
+      throw err;
+    }
+    // Everything this run stores comes after this mark.
+    const mark = saver.mark();
+    runs.start(runId, mark);
+    threads.update(threadId, { status: "running" });
+    return mark;
+  }
+
+  private settleSuccess(r: RunResult): void {
+    this.store.threads.update(r.thread_id, { status: r.clarification ? "input_required" : "success", title: r.title });
+    this.store.runs.finish(r.run_id, { status: "success", stop_reason: r.stop_reason, input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens });
+  }
+
+  /** Records how the run ended and returns the error the caller sees (typed, one line). */
+  private settleFailure(threadId: string, runId: string, mark: RollbackMark, err: unknown, usage: TokenUsage, req: RunRequest): unknown {
+    const stopped = this.stoppedError(err, runId, threadId, req);
+    const status = stopped ? stopped.status : runStatusOf(err);
+    const tokens = { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens };
+    if (stopped || status !== "error") {
+      // Interrupted or timed-out work is kept (the user may want it); DanglingToolCall mends a cut tool call next run.
+      this.store.runs.finish(runId, { status, stop_reason: status, ...tokens });
+      this.store.threads.update(threadId, { status });
+      return stopped ?? err;
+    }
+    const typed = isCorruption(err) ? new DatabaseCorruptError(this.store.path, (err as Error).message) : err;
+    try {
+      // A failed run leaves the thread exactly as after the last good run.
+      this.store.saver.rollbackTo(threadId, mark);
+      this.store.runs.finish(runId, { status: "error", stop_reason: "error", error: formatErrorLine(typed), ...tokens });
+      this.store.threads.update(threadId, { status: "error" });
+      return isStoreWriteFailure(err) ? new StoreWriteError(this.store.path, (err as Error).message, true) : typed;
+    } catch (storeErr) {
+      if (isCorruption(storeErr)) return new DatabaseCorruptError(this.store.path, (storeErr as Error).message);
+      // The store cannot take even the rollback (disk still full): remember it outside SQLite, undo at next open.
+      notePendingRollback(this.config.home, runId);
+      return new StoreWriteError(this.store.path, ((isStoreWriteFailure(err) ? err : storeErr) as Error).message, false);
+    }
+  }
+
+  private stoppedError(err: unknown, runId: string, threadId: string, req: RunRequest): RunStoppedError | undefined {
+    if (err instanceof RunStoppedError) return err;
+    if (timedOut.delete(runId)) {
+      return new RunStoppedError("timeout", `Run ${runId} on thread ${threadId} stopped after its time limit of ${req.timeoutSeconds} s.`, `Continue with \`deerflow run --thread ${threadId} "…"\`, or allow more time with --timeout.`);
+    }
+    if (req.signal?.aborted) {
+      return new RunStoppedError("interrupted", `Run ${runId} on thread ${threadId} was interrupted.`, `Continue with \`deerflow run --thread ${threadId} "…"\`.`);
+    }
+    return undefined;
+  }
+
+  private async agentFor(spec: RunAgentSpec): Promise<LeadAgent> {
+    const approval = approvalOf(spec);
+    const key = runAgentKey(spec, approval);
+    let agent = this.runAgents.get(key);
+    if (!agent) {
+      agent = buildRunAgent(spec, approval, this.store.saver);
+      this.runAgents.set(key, agent);
+      // A setup failure (a malformed agents/*.md) is not cached: the next run reads the files again.
+      agent.catch(() => this.runAgents.delete(key));
+    }
+    return agent;
+  }
+
+  private async execute(req: RunRequest, opened: OpenedThread, runId: string, usage: TokenUsage): Promise<RunResult> {
+    const agent = await this.agentFor(req);
+    const { threadId } = opened;
+    const config = {
+      configurable: runConfigurable({ threadId, home: this.config.home, runId, uploads: opened.uploaded, threadData: opened.paths, unattended: req.unattended ?? false, shell: shellSettingsFromConfig(this.config) }),
+    };
+    if (req.initialState) await agent.graph.updateState(config, req.initialState as never);
+    const input = typeof req.prompt === "string" ? new HumanMessage({ content: req.prompt, id: `input-${req.inputId ?? runId}` }) : req.prompt;
+    const signal = runSignal(req, runId);
+    setShellWarningSink((message) => req.onEvent?.({ type: "sandbox.warning", message }));
+    try {
+      const stream = await agent.stream({ messages: [input] } as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: 1000 } as never);
+      await translateStream(stream as AsyncIterable<[string, unknown]>, runId, usage, req.onEvent ?? (() => {}));
+    } finally {
+      signal.dispose();
+    }
+    const values = (await agent.graph.getState(config)).values as ThreadValues;
+    const result = resultOf(values, threadId, runId, usage);
+    if (result.clarification) req.onEvent?.({ type: "clarification.requested", run_id: runId, clarification: result.clarification });
+    if (req.inputId) await this.recordInput(agent, config, values, req.inputId, result);
+    return result;
+  }
+
+  /** `applied_run_inputs` gains this input with its result, in the thread's state (so it survives with the checkpoint). */
+  private async recordInput(agent: LeadAgent, config: { configurable: Record<string, unknown> }, values: ThreadValues, inputId: string, r: RunResult): Promise<void> {
+    const applied = (values.applied_run_inputs as Record<string, AppliedInput> | null | undefined) ?? {};
+    const entry: AppliedInput = { run_id: r.run_id, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage };
+    await agent.graph.updateState(config, { applied_run_inputs: { ...applied, [inputId]: entry } } as never);
+  }
+
+  /** A repeated `--input-id` whose run succeeded: its recorded result, without calling the model again. */
+  private async appliedInput(opened: OpenedThread, req: RunRequest): Promise<RunResult | undefined> {
+    if (!req.inputId || opened.isNew) return undefined;
+    const values = await this.readState(opened.threadId, req.model);
+    const entry = (values.applied_run_inputs as Record<string, AppliedInput> | null | undefined)?.[req.inputId];
+    if (!entry) return undefined;
+    const messages = values.messages ?? [];
+    const clarification = entry.stop_reason === "clarification" ? (findPendingClarification(messages) ?? undefined) : undefined;
+    const thread_usage = (values.thread_usage as TokenUsage | undefined) ?? entry.usage;
+    const r: RunResult = { thread_id: opened.threadId, run_id: entry.run_id, status: "success", stop_reason: entry.stop_reason, final_text: entry.final_text, usage: entry.usage, thread_usage, clarification, messages, repeated: true };
+    req.onEvent?.({ type: "run.started", thread_id: r.thread_id, run_id: r.run_id, new_thread: false });
+    req.onEvent?.({ type: "run.completed", thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage });
+    return r;
+  }
+}
+
+/** Runs whose time limit fired (so their abort reads as `timeout`, not `interrupted`). */
+const timedOut = new Set<string>();
+
+/** The run's abort signal: the caller's, and the time limit (`--timeout`, `runTimeout`) when there is one. */
+function runSignal(req: RunRequest, runId: string): { signal: AbortSignal | undefined; dispose(): void } {
+  if (!req.timeoutSeconds) return { signal: req.signal, dispose: () => {} };
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(req.signal?.reason);
+  req.signal?.addEventListener("abort", onAbort, { once: true });
+  const timer = setTimeout(() => {
+    timedOut.add(runId);
+    controller.abort(Object.assign(new Error(`run time limit of ${req.timeoutSeconds} s`), { name: "AbortError" }));
+  }, req.timeoutSeconds * 1000);
+  timer.unref?.();
+  return {
+    signal: controller.signal,
+    dispose: () => {
+      clearTimeout(timer);
+      req.signal?.removeEventListener("abort", onAbort);
+    },
+  };
+}
+
+/** The run's result from the thread's state after it. */
+function resultOf(values: ThreadValues, threadId: string, runId: string, usage: TokenUsage): RunResult {
+  const messages = values.messages ?? [];
+  const clarification = findPendingClarification(messages) ?? undefined;
+  const last = messages[messages.length - 1];
+  const guardStop = values.stop_reason as StopReason | null | undefined;
+  const stop_reason: StopReason = clarification ? "clarification" : (guardStop ?? "end_turn");
+  const final_text = clarification ? clarification.question : AIMessage.isInstance(last) ? messageText(last) : "";
+  const thread_usage = (values.thread_usage as TokenUsage | undefined) ?? usage;
+  const title = (values.title as string | null | undefined) ?? undefined;
+  return { thread_id: threadId, run_id: runId, status: "success", stop_reason, final_text, usage, thread_usage, clarification, messages, title };
+}
