@@ -104,6 +104,13 @@ export const SHELL_RULES: readonly Rule[] = [
   // --- ask first
   { verdict: "ask", reason: "recursive delete (rm -r)", cmd: /^rm$/, test: recursive },
   { verdict: "ask", reason: "find -delete", cmd: /^find$/, args: / -delete / },
+  { verdict: "ask", reason: "find -exec rm deletes every match", cmd: /^find$/, args: / -(?:exec|execdir|ok|okdir) (?:\S*\/)?(?:rm|unlink|shred) / },
+  {
+    verdict: "ask",
+    reason: "recursive delete from inline interpreter code (shutil.rmtree, fs.rmSync, rm_rf …)",
+    cmd: /^(?:python[\d.]*|node|perl|ruby|php)$/,
+    args: / -[a-zA-Z]*[ce] .*(?:rmtree|rm_rf|rimraf|rmSync|rmdirSync|remove_tree|rm\(.*recursive|FileUtils\.rm)/,
+  },
   { verdict: "ask", reason: "git reset --hard discards local changes", cmd: /^git$/, args: / reset (?:.* )?--hard / },
   { verdict: "ask", reason: "git push --force rewrites remote history", cmd: /^git$/, args: / push (?:.* )?(?:--force|--force-with-lease(?:=\S*)?|-[a-zA-Z]*f[a-zA-Z]*|\+\S+) / },
   { verdict: "ask", reason: "git clean -f deletes untracked files", cmd: /^git$/, args: / clean (?:.* )?(?:-[a-zA-Z]*f[a-zA-Z]*|--force) / },
