@@ -4,9 +4,10 @@
 // `begin` and `settle` are the only places a run's record and its thread's status change, and `run` pairs them in
 // one try/finally, so no path leaves a run `running`. Failed runs are rolled back to the mark taken at `begin`;
 // when the store itself cannot write (disk full), the rollback is remembered outside SQLite and done on next open.
+import { createHash } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
-import { DatabaseCorruptError, DeerflowError, ExitCode, RunStoppedError, StoreWriteError, type StoreWriteOutcome, findDeerflowError, formatErrorLine, runStatusOf } from "../errors.js";
+import { DatabaseCorruptError, DeerflowError, ExitCode, RunStoppedError, StoreWriteError, type StoreWriteOutcome, UsageError, findDeerflowError, formatErrorLine, runStatusOf } from "../errors.js";
 import { type Store, isCorruption, isStoreWriteFailure, notePendingRollback, openStore, sqliteCode } from "../persistence/store.js";
 import type { RollbackMark } from "../persistence/sqlite-saver.js";
 import { runConfigurable } from "../vocabulary/configurable.js";
@@ -25,6 +26,8 @@ import { type ThreadView, threadViewOf } from "./thread-view.js";
 /** What `applied_run_inputs[inputId]` records once the input's run succeeded. */
 interface AppliedInput {
   run_id: string;
+  /** sha256 of the prompt it applied (absent in records from before it was kept): the same id with another prompt is refused. */
+  prompt_sha256?: string;
   stop_reason: StopReason;
   final_text: string;
   usage: TokenUsage;
@@ -254,14 +257,14 @@ export class ThreadRuntime {
     const values = (await agent.graph.getState(config)).values as ThreadValues;
     const result = resultOf(values, threadId, runId, usage);
     if (result.clarification) req.onEvent?.({ type: "clarification.requested", run_id: runId, clarification: result.clarification });
-    if (req.inputId) await this.recordInput(agent, config, values, req.inputId, result);
+    if (req.inputId) await this.recordInput(agent, config, values, req.inputId, req.prompt, result);
     return result;
   }
 
   /** `applied_run_inputs` gains this input with its result, in the thread's state (so it survives with the checkpoint). */
-  private async recordInput(agent: LeadAgent, config: { configurable: Record<string, unknown> }, values: ThreadValues, inputId: string, r: RunResult): Promise<void> {
+  private async recordInput(agent: LeadAgent, config: { configurable: Record<string, unknown> }, values: ThreadValues, inputId: string, prompt: RunRequest["prompt"], r: RunResult): Promise<void> {
     const applied = (values.applied_run_inputs as Record<string, AppliedInput> | null | undefined) ?? {};
-    const entry: AppliedInput = { run_id: r.run_id, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage };
+    const entry: AppliedInput = { run_id: r.run_id, prompt_sha256: promptDigest(prompt), stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage };
     await agent.graph.updateState(config, { applied_run_inputs: { ...applied, [inputId]: entry } } as never);
   }
 
@@ -271,6 +274,10 @@ export class ThreadRuntime {
     const values = await this.readState(opened.threadId, req.model);
     const entry = (values.applied_run_inputs as Record<string, AppliedInput> | null | undefined)?.[req.inputId];
     if (!entry) return undefined;
+    if (entry.prompt_sha256 && entry.prompt_sha256 !== promptDigest(req.prompt)) {
+      // A script reusing a key for new work is a bug in the script; answering with the old result would hide it.
+      throw new UsageError(`Input id ${req.inputId} was already applied on thread ${opened.threadId} (run ${entry.run_id}) to a different prompt.`, "Use a new --input-id for a new prompt; repeat the original prompt to get its recorded result.");
+    }
     const messages = values.messages ?? [];
     const clarification = entry.stop_reason === "clarification" ? (findPendingClarification(messages) ?? undefined) : undefined;
     const thread_usage = (values.thread_usage as TokenUsage | undefined) ?? entry.usage;
@@ -279,6 +286,11 @@ export class ThreadRuntime {
     req.onEvent?.({ type: "run.completed", thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage });
     return r;
   }
+}
+
+/** What identifies an input's prompt in `applied_run_inputs`. */
+function promptDigest(prompt: RunRequest["prompt"]): string {
+  return createHash("sha256").update(typeof prompt === "string" ? prompt : messageText(prompt)).digest("hex");
 }
 
 /** Runs whose time limit fired (so their abort reads as `timeout`, not `interrupted`). */
