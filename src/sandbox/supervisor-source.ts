@@ -6,6 +6,7 @@
 //   → {op:"kill", id, signal}          signal a command's or job's process group (timeouts, cancels, kill requests)
 //   ← {id, out}                        output as it arrives (stdout and stderr in arrival order)
 //   ← {id, end, code, signal, max}     the command ended and the clean-up is done
+//   ← {alive: true}                    every second while a command runs
 // WHY the clean-up sweep: `&`, nohup, setsid and double forks all escape a process group, but none escapes the PID
 // namespace. When no foreground command is running any more, every process in the namespace except pid 1, the
 // supervisor and the background jobs (their session, their descendants) is SIGKILLed, so nothing a command left
@@ -125,5 +126,8 @@ process.stdin.on("data", (d) => {
   }
 });
 process.stdin.on("end", () => process.exit(0));
+// A heartbeat while commands run: a supervisor stopped by a command (ptrace, SIGSTOP) goes silent, and the host
+// then ends the sandbox instead of waiting out the command's timeout.
+setInterval(() => { if (foreground > 0) send({ alive: true }); }, 1000).unref();
 send({ ready: true });
 `;
