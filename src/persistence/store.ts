@@ -52,7 +52,8 @@ export function checkDataDir(home: string): void {
     accessSync(home, constants.W_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new DataDirError(home, code === "ENOTDIR" ? "is inside a file, not a directory" : code === "EROFS" ? "is on a read-only file system" : `cannot be written (${code ?? "error"})`);
+    const problem = code === "ENOTDIR" ? "is inside a file, not a directory" : code === "EROFS" ? "is on a read-only file system" : existsSync(home) ? `cannot be written (${code ?? "error"})` : `cannot be created (${code ?? "error"})`;
+    throw new DataDirError(home, problem);
   }
 }
 
@@ -89,7 +90,9 @@ export function openStore(home: string, channelMode: ChannelMode): Store {
   } catch (err) {
     saver?.close();
     if (isCorruption(err)) throw new DatabaseCorruptError(path, (err as Error).message);
-    if (sqliteCode(err) === "SQLITE_CANTOPEN") throw new DataDirError(home, `does not let deerflow open ${DB_FILE}`);
+    if (sqliteCode(err) === "SQLITE_CANTOPEN") {
+      throw new DataDirError(home, existsSync(path) && statSync(path).isDirectory() ? `holds a directory named ${DB_FILE} where the database file belongs` : `does not let deerflow open ${DB_FILE}`);
+    }
     throw err;
   }
 }

@@ -282,12 +282,12 @@ export interface RunGoalResult {
   evaluations: GoalEvaluation[];
 }
 
-/** Errors that must end the goal loop as they are: interrupted (130) and usage (2). */
+/** Errors that must end the goal loop as they are: interrupted (130), usage (2) and a run's time limit (5). */
 function mustRethrow(err: unknown): boolean {
   return errorChain(err).some((e) => {
     if (typeof e !== "object" || e === null) return false;
     const code = (e as { exitCode?: unknown }).exitCode;
-    return code === ExitCode.interrupted || code === ExitCode.usage || (e as { name?: unknown }).name === "AbortError";
+    return code === ExitCode.interrupted || code === ExitCode.usage || code === ExitCode.guardStop || (e as { name?: unknown }).name === "AbortError";
   });
 }
 
@@ -298,6 +298,51 @@ function lastAi(messages: readonly BaseMessage[]): AIMessage | undefined {
     if ((m as { type?: unknown }).type === "ai") return m as AIMessage;
   }
   return undefined;
+}
+
+interface Attempt {
+  result?: RunResult;
+  messages: BaseMessage[];
+  reply?: AIMessage;
+  finalReply: string;
+  /** Why the run counts as failed (it threw, or ended with a non-success status). */
+  failure?: string;
+}
+
+/** One run of the goal; a failure other than interrupted/usage/timeout becomes `failure` (the loop judges it). */
+async function runAttempt(opts: RunGoalOptions, input: GoalRunInput): Promise<Attempt> {
+  let out: GoalRunOutput | undefined;
+  let failure: string | undefined;
+  try {
+    out = await opts.runOnce(input);
+  } catch (err) {
+    if (mustRethrow(err)) throw err;
+    failure = `the run failed: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]}`;
+  }
+  const result = out?.result;
+  if (result && result.status !== "success") failure = `the run ended with status ${result.status}`;
+  const messages = out?.messages ?? [];
+  const reply = lastAi(messages);
+  const finalReply = result?.final_text || (reply ? contentText(reply.content) : "");
+  return { result, messages, reply, finalReply, failure };
+}
+
+/** The verdict on one attempt: failures and question stops are judged here; a durable answer by the evaluator. */
+async function judge(opts: RunGoalOptions, a: Attempt, goal: GoalState, unattended: boolean): Promise<GoalEvaluation> {
+  if (a.failure) return { satisfied: false, blocker: "run_failed", reason: a.failure, relied_on_assumption: false };
+  if (a.finalReply.trim() === "") {
+    return { satisfied: false, blocker: "missing_evidence", reason: "the run ended without a durable end of turn (no final reply)", relied_on_assumption: false };
+  }
+  if (a.result?.stop_reason === "clarification") {
+    // The agent stopped to ask the user: nothing to judge until they answer.
+    return { satisfied: false, blocker: "needs_user_input", reason: `the agent asked the user: ${a.result.clarification?.question ?? a.finalReply}`, relied_on_assumption: false };
+  }
+  try {
+    return await opts.evaluate(a.messages, { goal, unattended });
+  } catch (err) {
+    if (mustRethrow(err)) throw err;
+    return { satisfied: false, blocker: "missing_evidence", reason: `the evaluator failed: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]}`, relied_on_assumption: false };
+  }
 }
 
 /**
@@ -322,54 +367,11 @@ export async function runGoal(opts: RunGoalOptions): Promise<RunGoalResult> {
   const evaluations: GoalEvaluation[] = [];
 
   for (let continuation = 0; ; continuation++) {
-    let out: GoalRunOutput | undefined;
-    let failure: string | undefined;
-    try {
-      out = await opts.runOnce({ prompt, goal, continuation });
-    } catch (err) {
-      if (mustRethrow(err)) throw err;
-      failure = `the run failed: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]}`;
-    }
-    const result = out?.result;
+    const attempt = await runAttempt(opts, { prompt, goal, continuation });
+    const { result, reply, finalReply, failure } = attempt;
     if (result) runs.push(result);
-    if (result && result.status !== "success") failure = `the run ended with status ${result.status}`;
-
-    const messages = out?.messages ?? [];
-    const reply = lastAi(messages);
-    const finalReply = result?.final_text || (reply ? contentText(reply.content) : "");
     const durableEnd = !failure && finalReply.trim() !== "";
-
-    let evaluation: GoalEvaluation;
-    if (failure) {
-      evaluation = { satisfied: false, blocker: "run_failed", reason: failure, relied_on_assumption: false };
-    } else if (!durableEnd) {
-      evaluation = {
-        satisfied: false,
-        blocker: "missing_evidence",
-        reason: "the run ended without a durable end of turn (no final reply)",
-        relied_on_assumption: false,
-      };
-    } else if (result?.stop_reason === "clarification") {
-      // The agent stopped to ask the user: nothing to judge until they answer.
-      evaluation = {
-        satisfied: false,
-        blocker: "needs_user_input",
-        reason: `the agent asked the user: ${result.clarification?.question ?? finalReply}`,
-        relied_on_assumption: false,
-      };
-    } else {
-      try {
-        evaluation = await opts.evaluate(messages, { goal, unattended });
-      } catch (err) {
-        if (mustRethrow(err)) throw err;
-        evaluation = {
-          satisfied: false,
-          blocker: "missing_evidence",
-          reason: `the evaluator failed: ${(err instanceof Error ? err.message : String(err)).split("\n")[0]}`,
-          relied_on_assumption: false,
-        };
-      }
-    }
+    const evaluation = await judge(opts, attempt, goal, unattended);
     evaluations.push(evaluation);
     emit({ type: "goal.evaluated", run_id: result?.run_id, evaluation, continuation_count: goal.continuation_count });
 
