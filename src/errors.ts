@@ -46,6 +46,11 @@ export class ConfigError extends DeerflowError {
   }
 }
 
+/** No model is selected at all (nothing configured): the chat offers the local servers it finds instead. */
+export class NoModelError extends ConfigError {
+  readonly noModel = true;
+}
+
 /** The model endpoint failed after all retries (unreachable, 5xx, 429, timeout): exit 1. */
 export class ModelUnavailableError extends DeerflowError {
   constructor(message: string, opts: { hint?: string; cause?: unknown } = {}) {
