@@ -62,6 +62,14 @@ export class ChunkNormalizer {
       message.role = "assistant";
       flattenContent(message);
       renameReasoning(message);
+      // As in the stream: arguments sent as an object become the JSON string the SDK parses; `type` is implied.
+      if (Array.isArray(message.tool_calls)) {
+        message.tool_calls = message.tool_calls.map((tc: Json) => {
+          const fn: Json = tc?.function && typeof tc.function === "object" ? tc.function : {};
+          const args = typeof fn.arguments === "string" ? fn.arguments : fn.arguments != null ? JSON.stringify(fn.arguments) : "";
+          return { ...tc, type: "function", function: { ...fn, arguments: args } };
+        });
+      }
     }
     return data;
   }

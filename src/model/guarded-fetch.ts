@@ -81,6 +81,11 @@ async function fetchFollowingSameOrigin(baseFetch: typeof fetch, input: Paramete
 
 /** A provider's error body in the OpenAI shape: `{"detail": …}` (FastAPI, vLLM), `{"message": …}`, `{"error": "…"}`. */
 function errorBody(text: string): string {
+  // A gateway's HTML error page (Cloudflare, nginx): its title says it; the markup would not.
+  if (/^\s*<(!doctype|html)/i.test(text)) {
+    const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
+    return JSON.stringify({ error: { message: title ? `an HTML page: ${title}` : "an HTML page" } });
+  }
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -143,6 +148,10 @@ function providerError(err: unknown, ctx: Ctx): ModelStreamError {
 /** A non-streaming answer (or a "stream" that came back as one JSON/HTML document): validate, normalise. */
 async function guardWhole(res: Response, ctx: Ctx, streamingRequested: boolean): Promise<Response> {
   const text = await withIdleTimeout(res.text(), ctx, () => void res.body?.cancel().catch(() => {}));
+  const cap = ctx.maxOutputChars ?? OUTPUT_CAP_CHARS;
+  if (text.length > cap * 2 + 65_536) {
+    throw new ModelStreamError("too_long", `the answer from ${ctx.endpoint} was ${text.length.toLocaleString("en-US")} characters, far past ${cap.toLocaleString("en-US")} (the provider ignores max_tokens); nothing of it was used`, { transient: false });
+  }
   const type = res.headers.get("content-type") ?? "unknown content type";
   // Some proxies label an event stream application/json: the body says what it is.
   if (streamingRequested && /^\s*(data|:)/.test(text) && !/html/i.test(type)) {
@@ -211,6 +220,8 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
   const normalizer = new ChunkNormalizer(ctx.id);
   let buf = "";
   let data: string[] = [];
+  /** The current event's `event:` field: "error" (Anthropic-style proxies) carries the provider's failure. */
+  let eventName = "";
   let sawDone = false;
   const cap = ctx.maxOutputChars ?? OUTPUT_CAP_CHARS;
   let produced = 0;
@@ -233,17 +244,21 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
     if (l === "") {
       if (data.length === 0) return "";
       const payload = data.join("\n");
+      const isError = eventName === "error";
       data = [];
+      eventName = "";
       if (payload.trim() === "[DONE]") {
         sawDone = true;
         return "";
       }
       const objects = parseEventData(payload);
+      if (!objects && isError) throw providerError({ message: payload }, ctx);
       if (!objects) {
         throw new ModelStreamError("protocol", `the stream from ${ctx.endpoint} is not valid server-sent events (unparsable data: "${redactSecrets(snippet(payload), ctx.secrets)}")`, { transient: false });
       }
       let out = "";
       for (const parsed of objects) {
+        if (isError) throw providerError((parsed as Json)?.error ?? parsed, ctx);
         if (typeof parsed !== "object" || parsed === null) throw new ModelStreamError("protocol", `the stream from ${ctx.endpoint} carried data that is not a chunk object`, { transient: false });
         if ((parsed as Json).error) throw providerError((parsed as Json).error, ctx);
         out += `data: ${JSON.stringify(count(normalizer.chunk(parsed as Json)))}\n\n`;
@@ -255,6 +270,7 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
       data.push(l.slice(5).replace(/^ /, ""));
       return "";
     }
+    if (l.startsWith("event:")) eventName = l.slice(6).trim();
     if (SSE_FIELDS.test(l)) return "";
     throw new ModelStreamError("protocol", `the stream from ${ctx.endpoint} is not server-sent events (unexpected line "${redactSecrets(snippet(l), ctx.secrets)}")`, { transient: false });
   };

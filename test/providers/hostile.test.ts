@@ -8,7 +8,7 @@ import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
-import { rawSse } from "./fixtures.js";
+import { rawJson, rawSse } from "./fixtures.js";
 
 const e2e = useE2E();
 
@@ -324,5 +324,51 @@ describe("hostile provider on the wire", () => {
       expect(r.stderr).toMatch(expected);
       expect(r.stderr).not.toContain(KEY);
     }
+  });
+
+  it("non-streaming: a tool call with arguments as an object and no `type` runs once, without SDK warnings", async () => {
+    const sb = e2e.sandbox();
+    configure(sb, { stream: false });
+    const whole = (message: unknown, finish: string) => rawJson({ id: "x", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message, finish_reason: finish }] });
+    e2e.server.push(whole({ role: "assistant", content: null, tool_calls: [{ id: "c1", function: { name: "bash", arguments: { command: "echo whole > whole.txt" } } }] }, "tool_calls"), whole({ role: "assistant", content: "Done." }, "stop"));
+    const r = await run(sb, "go");
+    clean(r.stderr);
+    expect(r.stderr).not.toMatch(/New LangChain packages|upgrade your packages/);
+    expect(r.exitCode).toBe(0);
+    expect(inWorkspace(sb, "whole.txt")).toBe("whole\n");
+  });
+
+  it("non-streaming: a 5 MB answer to a model with maxTokens 100 is refused whole, nothing of it kept", async () => {
+    const sb = e2e.sandbox();
+    configure(sb, { stream: false, maxTokens: 100 });
+    e2e.server.push(rawJson({ id: "x", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "z".repeat(5_000_000) }, finish_reason: "stop" }] }));
+    const r = await run(sb, "--output-format", "json", "go");
+    clean(r.stderr);
+    expect(r.exitCode).toBe(1);
+    const out = JSON.parse(r.stdout);
+    expect(out.error).toMatch(/was 5,000,\d{3} characters, far past 64,000 \(the provider ignores max_tokens\)/);
+    expect(out.final_text).toBe("");
+  });
+
+  it("a gateway's HTML 502 page is named by its title, and retried", async () => {
+    const sb = e2e.sandbox();
+    configure(sb);
+    e2e.server.push({ raw: ["<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><center>cloudflare</center></body></html>"], status: 502, headers: { "content-type": "text/html" } }, answer("Recovered."));
+    const r = await run(sb, "go");
+    clean(r.stderr);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(/HTTP 502 from .* for model "m" \(an HTML page: 502 Bad Gateway\)\); retrying/);
+    expect(r.stdout).toBe("Recovered.\n");
+  });
+
+  it("an `event: error` in the stream (Anthropic-style proxies) is the provider's failure, in its own words", async () => {
+    const sb = e2e.sandbox();
+    configure(sb);
+    e2e.server.push({ raw: [`data: ${JSON.stringify(chunk({ role: "assistant", content: "par" }))}\n\n`, `event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n`] }, answer("Second try worked."));
+    const r = await run(sb, "go");
+    clean(r.stderr);
+    expect(r.exitCode).toBe(0);
+    expect(r.stderr).toMatch(/reported an error inside its answer: Overloaded\); retrying/);
+    expect(r.stdout).toBe("Second try worked.\n");
   });
 });
