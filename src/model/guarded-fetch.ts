@@ -9,6 +9,8 @@
 // OpenAI endpoint requires it there (NousResearch/hermes-agent#19728); only a relay was seen to refuse it (#114713).
 import { randomUUID } from "node:crypto";
 import { ChunkNormalizer } from "./chunk-normalizer.js";
+import { errorBody } from "./error-body.js";
+import { fetchFollowingSameOrigin } from "./same-origin-fetch.js";
 import { redactSecrets } from "./redact.js";
 import { ModelStreamError } from "./stream-errors.js";
 import { currentReasoning } from "./reasoning-context.js";
@@ -34,8 +36,6 @@ export interface GuardedFetchOptions {
 type Json = Record<string, any>;
 /** ~500k tokens: more than any model's longest answer, well under what memory holds. */
 export const OUTPUT_CAP_CHARS = 2_000_000;
-/** Same-origin redirects followed (a proxy adding a slash); beyond that, or to another origin, it is an error. */
-const MAX_REDIRECTS = 3;
 const SSE_FIELDS = /^(data|event|id|retry)(:|$)/;
 
 export function guardedFetch(opts: GuardedFetchOptions): typeof fetch {
@@ -57,47 +57,6 @@ export function guardedFetch(opts: GuardedFetchOptions): typeof fetch {
     }
     return guardWhole(res, ctx, streaming);
   };
-}
-
-/**
- * fetch, with redirects followed only within the endpoint's origin. WHY: a redirect to another host would carry the
- * whole conversation there (fetch drops the key, not the body); the user should point baseUrl at it knowingly.
- */
-async function fetchFollowingSameOrigin(baseFetch: typeof fetch, input: Parameters<typeof fetch>[0], init: RequestInit, endpoint: string): Promise<Response> {
-  let url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
-  for (let hop = 0; ; hop++) {
-    const res = await baseFetch(hop === 0 ? input : url, { ...init, redirect: "manual" });
-    const location = res.status >= 300 && res.status < 400 ? res.headers.get("location") : null;
-    if (location === null) return res;
-    void res.body?.cancel().catch(() => {});
-    const next = new URL(location, url);
-    if (next.origin !== url.origin || hop >= MAX_REDIRECTS) {
-      const where = next.origin !== url.origin ? `to another host (${next.origin})` : `more than ${MAX_REDIRECTS} times`;
-      throw new ModelStreamError("protocol", `${endpoint} answered HTTP ${res.status}, a redirect ${where}; deerflow does not follow it, so the conversation stays where baseUrl points`, { transient: false });
-    }
-    url = next;
-  }
-}
-
-/** A provider's error body in the OpenAI shape: `{"detail": …}` (FastAPI, vLLM), `{"message": …}`, `{"error": "…"}`. */
-function errorBody(text: string): string {
-  // A gateway's HTML error page (Cloudflare, nginx): its title says it; the markup would not.
-  if (/^\s*<(!doctype|html)/i.test(text)) {
-    const title = /<title>([^<]*)<\/title>/i.exec(text)?.[1]?.trim();
-    return JSON.stringify({ error: { message: title ? `an HTML page: ${title}` : "an HTML page" } });
-  }
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return text; // plain text: the SDK shows it as is
-  }
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return text;
-  const b = body as Json;
-  if (typeof b.error === "object" && b.error !== null && typeof b.error.message === "string") return text;
-  const detail = Array.isArray(b.detail) ? b.detail.map((d: Json) => (typeof d?.msg === "string" ? d.msg : JSON.stringify(d))).join("; ") : b.detail;
-  const message = [b.error, detail, b.message, b.error?.msg].find((m) => typeof m === "string" && m.trim() !== "");
-  return message === undefined ? text : JSON.stringify({ error: { ...(typeof b.error === "object" && b.error), message } });
 }
 
 interface Ctx extends GuardedFetchOptions {
