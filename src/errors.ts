@@ -46,6 +46,11 @@ export class ConfigError extends DeerflowError {
   }
 }
 
+/** No model is selected at all (nothing configured): the chat offers the local servers it finds instead. */
+export class NoModelError extends ConfigError {
+  readonly noModel = true;
+}
+
 /** The model endpoint failed after all retries (unreachable, 5xx, 429, timeout): exit 1. */
 export class ModelUnavailableError extends DeerflowError {
   constructor(message: string, opts: { hint?: string; cause?: unknown } = {}) {
@@ -126,13 +131,25 @@ export class DatabaseCorruptError extends DeerflowError {
   }
 }
 
-/** The store could not write (disk full, I/O error): the run was rolled back (or will be when the thread is next opened). */
+/** What became of a run's changes when the store could not write. */
+export type StoreWriteOutcome = "rolled-back" | "rollback-pending" | "nothing-changed";
+
+const storeWriteOutcomeText: Record<StoreWriteOutcome, string> = {
+  "rolled-back": "The run was rolled back.",
+  "rollback-pending": "The run is marked failed; its changes are undone the next time the thread is opened.",
+  "nothing-changed": "Nothing was changed.",
+};
+
+/**
+ * The store could not write (disk full, I/O error, a read-only file): exit 1. `readOnly` (SQLITE_READONLY: the file
+ * or its directory cannot be written, e.g. chattr +i or a read-only mount) changes what to do.
+ */
 export class StoreWriteError extends DeerflowError {
   readonly path: string;
-  constructor(path: string, detail: string, rolledBack: boolean) {
-    super(`Could not write to ${path}: ${detail}. ${rolledBack ? "The run was rolled back." : "The run is marked failed; its changes are undone the next time the thread is opened."}`, {
+  constructor(path: string, detail: string, outcome: StoreWriteOutcome, readOnly = false) {
+    super(`Could not write to ${path}: ${detail}. ${storeWriteOutcomeText[outcome]}`, {
       exitCode: ExitCode.runtime,
-      hint: "Free disk space (or fix the disk) and run it again.",
+      hint: readOnly ? "Make the file and its directory writable (check permissions, chattr, a read-only mount) and run it again." : "Free disk space (or fix the disk) and run it again.",
     });
     this.path = path;
   }

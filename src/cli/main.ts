@@ -5,6 +5,7 @@ import { Command, CommanderError, Option } from "commander";
 import { reportFatal } from "./report-error.js";
 import { UsageError } from "../errors.js";
 import { APPROVAL_MODES } from "../vocabulary/approval-modes.js";
+import { MAX_RUN_TIMEOUT_SECONDS } from "../config/run-timeout.js";
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -20,10 +21,11 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
-function positiveInt(name: string) {
+function positiveInt(name: string, max = Number.MAX_SAFE_INTEGER) {
   return (value: string) => {
     const n = Number(value);
     if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name} must be a positive integer (got "${value}").`);
+    if (n > max) throw new UsageError(`${name} must be at most ${max} (got "${value}").`);
     return n;
   };
 }
@@ -87,7 +89,7 @@ export function buildProgram(): Command {
     )
     .option("--max-turns <n>", "stop after this many model calls in the run (exit 5)", positiveInt("--max-turns"))
     .option("--input-id <id>", "an idempotency key: the same input id on a thread runs once; a repeat prints the recorded result")
-    .option("--timeout <seconds>", "stop the run after this many seconds: status timeout, exit 5 (default: .deerflowrc runTimeout, else none)", positiveInt("--timeout"))
+    .option("--timeout <seconds>", "stop the run after this many seconds: status timeout, exit 5 (default: .deerflowrc runTimeout, else none)", positiveInt("--timeout", MAX_RUN_TIMEOUT_SECONDS))
     .option("--goal <objective>", "work unattended until the objective is met (exit 0), needs you (3) or cannot be met (4)")
     .option("--max-continuations <n>", "goal mode: at most this many continuation runs (default 8)", positiveInt("--max-continuations"))
     .option("--no-network", "shell commands get no network (needs bubblewrap; same as sandbox.network: \"off\")")

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { ConfigError } from "../errors.js";
+import { ConfigError, NoModelError } from "../errors.js";
 import { stripJsonComments } from "./jsonc.js";
 import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { type ApprovalModeSetting, type FileConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
@@ -276,7 +276,7 @@ function resolveGuards(g: NonNullable<FileConfig["guards"]>, file: string | unde
 export function requireModel(config: ResolvedConfig): ResolvedModel {
   const m = config.model;
   if (!m) {
-    throw new ConfigError("No model configured.", {
+    throw new NoModelError("No model configured.", {
       hint: 'Set DEERFLOW_MODEL (plus OPENAI_BASE_URL / OPENAI_API_KEY as your endpoint needs), or add "models" and "defaultModel" to .deerflowrc (see .deerflowrc.example).',
     });
   }

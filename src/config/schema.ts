@@ -3,6 +3,7 @@ import { z } from "zod";
 
 import { APPROVAL_MODES, type ApprovalMode } from "../vocabulary/approval-modes.js";
 import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
+import { MAX_RUN_TIMEOUT_SECONDS } from "./run-timeout.js";
 
 /** `"$ENV_NAME"` means "read this environment variable"; anything else is the literal secret. */
 const secretRef = z.string().min(1, "a non-empty string (the key itself, or \"$ENV_NAME\" to read it from the environment)");
@@ -55,7 +56,7 @@ export const fileConfigSchema = z.strictObject({
     })
     .optional(),
   /** Seconds one headless run may take; then it stops with status "timeout" (exit 5). Default: no limit. */
-  runTimeout: z.number().positive().max(604_800).optional(),
+  runTimeout: z.number().positive().max(MAX_RUN_TIMEOUT_SECONDS).optional(),
   /** Guards that stop runaway runs (exit 5). */
   guards: z
     .strictObject({

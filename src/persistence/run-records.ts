@@ -1,5 +1,6 @@
 // Runs and the one-active-run-per-thread lock, in the same SQLite file as the checkpoints so every process sees
 // them. A lock whose process is gone (killed, crashed) is stale and is taken over; a live one refuses the run.
+import { readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 
@@ -25,16 +26,31 @@ export interface RunLock {
   pid: number;
   host: string;
   started_at: string;
+  /** When the holding process started (Linux: /proc/<pid>/stat starttime), so a reused pid is not taken for it. */
+  pid_start: string | null;
 }
 
-function processAlive(pid: number): boolean {
+/** The start time of process `pid` (clock ticks since boot, from /proc), or undefined where /proc has none. */
+function processStart(pid: number): string | undefined {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Field 22; the command name (field 2) is in parentheses and may hold spaces, so count from its end.
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The lock's process still runs: its pid is alive and, where recorded, started when the lock's holder did. */
+function holderAlive(lock: Pick<RunLock, "pid" | "pid_start">): boolean {
+  try {
+    process.kill(lock.pid, 0);
   } catch (err) {
     // EPERM: it exists but belongs to someone else.
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    if ((err as NodeJS.ErrnoException).code !== "EPERM") return false;
   }
+  const start = lock.pid_start ? processStart(lock.pid) : undefined;
+  return start === undefined || start === lock.pid_start;
 }
 
 export class RunRecords {
@@ -64,12 +80,14 @@ export class RunRecords {
     // Files from before runs kept their rollback mark.
     const columns = db.prepare("PRAGMA table_info(runs)").all() as { name: string }[];
     if (!columns.some((c) => c.name === "mark")) db.exec("ALTER TABLE runs ADD COLUMN mark TEXT");
+    const lockColumns = db.prepare("PRAGMA table_info(run_locks)").all() as { name: string }[];
+    if (!lockColumns.some((c) => c.name === "pid_start")) db.exec("ALTER TABLE run_locks ADD COLUMN pid_start TEXT");
   }
 
   /** The lock of a thread whose process is gone (killed, crashed), if any. */
   staleLocks(): RunLock[] {
     const locks = this.db.prepare("SELECT * FROM run_locks").all() as RunLock[];
-    return locks.filter((l) => l.host === hostname() && l.pid !== process.pid && !processAlive(l.pid));
+    return locks.filter((l) => l.host === hostname() && l.pid !== process.pid && !holderAlive(l));
   }
 
   /**
@@ -96,14 +114,14 @@ export class RunRecords {
   acquire(threadId: string, runId: string): { ok: true } | { ok: false; holder: RunLock } {
     const take = this.db.transaction(() => {
       const held = this.db.prepare("SELECT * FROM run_locks WHERE thread_id = ?").get(threadId) as RunLock | undefined;
-      if (held && held.host === hostname() && processAlive(held.pid) && held.pid !== process.pid) return { ok: false as const, holder: held };
+      if (held && held.host === hostname() && holderAlive(held) && held.pid !== process.pid) return { ok: false as const, holder: held };
       if (held) {
         // Stale: the process that held it is gone; its run did not finish.
         this.db.prepare("UPDATE runs SET status = 'interrupted', ended_at = ?, error = 'the process running it died' WHERE id = ? AND status IN ('pending', 'running')").run(new Date().toISOString(), held.run_id);
       }
       this.db
-        .prepare("INSERT OR REPLACE INTO run_locks (thread_id, run_id, pid, host, started_at) VALUES (?, ?, ?, ?, ?)")
-        .run(threadId, runId, process.pid, hostname(), new Date().toISOString());
+        .prepare("INSERT OR REPLACE INTO run_locks (thread_id, run_id, pid, host, started_at, pid_start) VALUES (?, ?, ?, ?, ?, ?)")
+        .run(threadId, runId, process.pid, hostname(), new Date().toISOString(), processStart(process.pid) ?? null);
       return { ok: true as const };
     });
     return take.immediate();

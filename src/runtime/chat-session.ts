@@ -7,7 +7,9 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { assertSafeWorkspace } from "../sandbox/workspace-check.js";
 import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } from "../config/load.js";
-import { UsageError } from "../errors.js";
+import { UsageError, findDeerflowError } from "../errors.js";
+import { type ModelChoice, type SavedChoice, saveModelChoice } from "../config/save-model-choice.js";
+import { type DiscoveredServer, discoverLocalServers } from "../model/discover.js";
 import { DB_FILE } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
@@ -29,6 +31,8 @@ import type { ThreadView } from "./thread-view.js";
 export type { ThreadView, TranscriptEntry } from "./thread-view.js";
 export type { ThreadRow } from "../persistence/thread-index.js";
 export type { ApprovalDecision } from "../sandbox/approvals.js";
+export type { DiscoveredServer } from "../model/discover.js";
+export type { ModelChoice, SavedChoice } from "../config/save-model-choice.js";
 
 export interface ChatSessionOptions {
   home?: string;
@@ -93,8 +97,20 @@ export class ChatSession {
     return Object.keys(this.config.models);
   }
 
+  /** Local servers found by the last `discoverModels()` (what `/model <id>` may pick beside the configured names). */
+  private discovered: DiscoveredServer[] = [];
+
+  /** Probes the usual local endpoints (loopback, in parallel, short timeouts) for `/model`. */
+  async discoverModels(): Promise<DiscoveredServer[]> {
+    this.discovered = await discoverLocalServers();
+    return this.discovered;
+  }
+
+  /** A configured name, a model id of a discovered server (used at that server), or a raw id at the default endpoint. */
   setModel(name: string): ResolvedModel {
-    this.model = requireModel(loadConfig({ cwd: this.cwd, flags: { home: this.config.home, model: name, approval: this.approval.mode, noNetwork: !this.config.sandbox.network } }));
+    const local = this.modelNames.includes(name) ? undefined : this.discovered.find((s) => s.models.includes(name));
+    const env = local ? { ...process.env, OPENAI_BASE_URL: local.baseUrl } : undefined;
+    this.model = requireModel(loadConfig({ cwd: this.cwd, env, flags: { home: this.config.home, model: name, approval: this.approval.mode, noNetwork: !this.config.sandbox.network } }));
     return this.model;
   }
 
@@ -232,6 +248,20 @@ export class ChatSession {
 export async function closeChatShell(): Promise<void> {
   await closeShellSessions();
   ThreadRuntime.closeAll();
+}
+
+/**
+ * First run: when `err` says no model is configured at all, the local servers that serve models (for the TUI's
+ * picker); otherwise none, and the error stands.
+ */
+export async function firstRunChoices(err: unknown): Promise<DiscoveredServer[]> {
+  if ((findDeerflowError(err) as { noModel?: unknown } | undefined)?.noModel !== true) return [];
+  return (await discoverLocalServers()).filter((s) => s.models.length > 0);
+}
+
+/** The picked model, saved to ~/.deerflowrc as "defaultModel" (the file's other keys kept). */
+export function saveFirstRunChoice(choice: ModelChoice): SavedChoice {
+  return saveModelChoice(choice);
 }
 
 export function createChatSession(options: ChatSessionOptions): ChatSession {

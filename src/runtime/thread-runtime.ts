@@ -4,10 +4,11 @@
 // `begin` and `settle` are the only places a run's record and its thread's status change, and `run` pairs them in
 // one try/finally, so no path leaves a run `running`. Failed runs are rolled back to the mark taken at `begin`;
 // when the store itself cannot write (disk full), the rollback is remembered outside SQLite and done on next open.
+import { createHash } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
-import { DatabaseCorruptError, DeerflowError, ExitCode, RunStoppedError, StoreWriteError, formatErrorLine, runStatusOf } from "../errors.js";
-import { type Store, isCorruption, isStoreWriteFailure, notePendingRollback, openStore } from "../persistence/store.js";
+import { DatabaseCorruptError, DeerflowError, ExitCode, RunStoppedError, StoreWriteError, type StoreWriteOutcome, UsageError, findDeerflowError, formatErrorLine, runStatusOf } from "../errors.js";
+import { type Store, isCorruption, isStoreWriteFailure, notePendingRollback, openStore, sqliteCode } from "../persistence/store.js";
 import type { RollbackMark } from "../persistence/sqlite-saver.js";
 import { runConfigurable } from "../vocabulary/configurable.js";
 import { findPendingClarification } from "../vocabulary/message-markers.js";
@@ -25,6 +26,8 @@ import { type ThreadView, threadViewOf } from "./thread-view.js";
 /** What `applied_run_inputs[inputId]` records once the input's run succeeded. */
 interface AppliedInput {
   run_id: string;
+  /** sha256 of the prompt it applied (absent in records from before it was kept): the same id with another prompt is refused. */
+  prompt_sha256?: string;
   stop_reason: StopReason;
   final_text: string;
   usage: TokenUsage;
@@ -73,12 +76,16 @@ export class ThreadRuntime {
 
   /** One state write on an existing thread, under its run lock (e.g. a goal decision, /title, /goal clear). */
   async updateState(threadId: string, model: ResolvedModel, update: Record<string, unknown>): Promise<void> {
-    const lockId = newId("state-");
-    this.lock(threadId, lockId);
     try {
-      await this.stateGraph(model).graph.updateState({ configurable: { thread_id: threadId } }, update as never);
-    } finally {
-      this.store.runs.release(threadId, lockId);
+      const lockId = newId("state-");
+      this.lock(threadId, lockId);
+      try {
+        await this.stateGraph(model).graph.updateState({ configurable: { thread_id: threadId } }, update as never);
+      } finally {
+        this.release(threadId, lockId);
+      }
+    } catch (err) {
+      throw this.typedStoreError(err, "nothing-changed");
     }
   }
 
@@ -92,6 +99,32 @@ export class ThreadRuntime {
   // Runs
 
   async run(req: RunRequest): Promise<RunResult> {
+    try {
+      return await this.runOnce(req);
+    } catch (err) {
+      // A store fault before the run began (creating the thread, its run record, the lock) changed nothing.
+      throw this.typedStoreError(err, "nothing-changed");
+    }
+  }
+
+  /** A store fault as the user should read it: the file's path and what to do (other errors pass through). */
+  private typedStoreError(err: unknown, outcome: StoreWriteOutcome): unknown {
+    if (findDeerflowError(err)) return err;
+    if (isCorruption(err)) return new DatabaseCorruptError(this.store.path, (err as Error).message);
+    if (isStoreWriteFailure(err)) return new StoreWriteError(this.store.path, (err as Error).message, outcome, sqliteCode(err)?.startsWith("SQLITE_READONLY"));
+    return err;
+  }
+
+  /** Drops the thread's lock. If even that cannot be written, the lock names a process that is about to be gone: the next open reaps it. */
+  private release(threadId: string, lockId: string): void {
+    try {
+      this.store.runs.release(threadId, lockId);
+    } catch (err) {
+      if (!isStoreWriteFailure(err)) throw err;
+    }
+  }
+
+  private async runOnce(req: RunRequest): Promise<RunResult> {
     const emit = req.onEvent ?? (() => {});
     const opened = openThread(this.store, { home: this.config.home, mode: this.config.checkpoint.channelMode, threadId: req.threadId, continueLatest: req.continueLatest, workspace: req.workspace, uploads: req.uploads });
     const repeat = await this.appliedInput(opened, req);
@@ -112,7 +145,7 @@ export class ThreadRuntime {
       throw this.settleFailure(opened.threadId, runId, mark, err, usage, req);
     } finally {
       if (!settled) this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage, req);
-      this.store.runs.release(opened.threadId, runId);
+      this.release(opened.threadId, runId);
     }
   }
 
@@ -156,8 +189,13 @@ export class ThreadRuntime {
     const tokens = { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens };
     if (stopped || status !== "error") {
       // Interrupted or timed-out work is kept (the user may want it); DanglingToolCall mends a cut tool call next run.
-      this.store.runs.finish(runId, { status, stop_reason: status, ...tokens });
-      this.store.threads.update(threadId, { status });
+      try {
+        this.store.runs.finish(runId, { status, stop_reason: status, ...tokens });
+        this.store.threads.update(threadId, { status });
+      } catch (storeErr) {
+        // Not recorded: the next open sees a dead process's run and marks it interrupted, which is what it was.
+        if (!isStoreWriteFailure(storeErr)) throw storeErr;
+      }
       return stopped ?? err;
     }
     const typed = isCorruption(err) ? new DatabaseCorruptError(this.store.path, (err as Error).message) : err;
@@ -166,12 +204,13 @@ export class ThreadRuntime {
       this.store.saver.rollbackTo(threadId, mark);
       this.store.runs.finish(runId, { status: "error", stop_reason: "error", error: formatErrorLine(typed), ...tokens });
       this.store.threads.update(threadId, { status: "error" });
-      return isStoreWriteFailure(err) ? new StoreWriteError(this.store.path, (err as Error).message, true) : typed;
+      return isStoreWriteFailure(err) ? this.typedStoreError(err, "rolled-back") : typed;
     } catch (storeErr) {
       if (isCorruption(storeErr)) return new DatabaseCorruptError(this.store.path, (storeErr as Error).message);
+      if (!isStoreWriteFailure(storeErr)) throw storeErr;
       // The store cannot take even the rollback (disk still full): remember it outside SQLite, undo at next open.
       notePendingRollback(this.config.home, runId);
-      return new StoreWriteError(this.store.path, ((isStoreWriteFailure(err) ? err : storeErr) as Error).message, false);
+      return this.typedStoreError(isStoreWriteFailure(err) ? err : storeErr, "rollback-pending");
     }
   }
 
@@ -218,14 +257,14 @@ export class ThreadRuntime {
     const values = (await agent.graph.getState(config)).values as ThreadValues;
     const result = resultOf(values, threadId, runId, usage);
     if (result.clarification) req.onEvent?.({ type: "clarification.requested", run_id: runId, clarification: result.clarification });
-    if (req.inputId) await this.recordInput(agent, config, values, req.inputId, result);
+    if (req.inputId) await this.recordInput(agent, config, values, req.inputId, req.prompt, result);
     return result;
   }
 
   /** `applied_run_inputs` gains this input with its result, in the thread's state (so it survives with the checkpoint). */
-  private async recordInput(agent: LeadAgent, config: { configurable: Record<string, unknown> }, values: ThreadValues, inputId: string, r: RunResult): Promise<void> {
+  private async recordInput(agent: LeadAgent, config: { configurable: Record<string, unknown> }, values: ThreadValues, inputId: string, prompt: RunRequest["prompt"], r: RunResult): Promise<void> {
     const applied = (values.applied_run_inputs as Record<string, AppliedInput> | null | undefined) ?? {};
-    const entry: AppliedInput = { run_id: r.run_id, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage };
+    const entry: AppliedInput = { run_id: r.run_id, prompt_sha256: promptDigest(prompt), stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage };
     await agent.graph.updateState(config, { applied_run_inputs: { ...applied, [inputId]: entry } } as never);
   }
 
@@ -235,6 +274,10 @@ export class ThreadRuntime {
     const values = await this.readState(opened.threadId, req.model);
     const entry = (values.applied_run_inputs as Record<string, AppliedInput> | null | undefined)?.[req.inputId];
     if (!entry) return undefined;
+    if (entry.prompt_sha256 && entry.prompt_sha256 !== promptDigest(req.prompt)) {
+      // A script reusing a key for new work is a bug in the script; answering with the old result would hide it.
+      throw new UsageError(`Input id ${req.inputId} was already applied on thread ${opened.threadId} (run ${entry.run_id}) to a different prompt.`, "Use a new --input-id for a new prompt; repeat the original prompt to get its recorded result.");
+    }
     const messages = values.messages ?? [];
     const clarification = entry.stop_reason === "clarification" ? (findPendingClarification(messages) ?? undefined) : undefined;
     const thread_usage = (values.thread_usage as TokenUsage | undefined) ?? entry.usage;
@@ -243,6 +286,11 @@ export class ThreadRuntime {
     req.onEvent?.({ type: "run.completed", thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage });
     return r;
   }
+}
+
+/** What identifies an input's prompt in `applied_run_inputs`. */
+function promptDigest(prompt: RunRequest["prompt"]): string {
+  return createHash("sha256").update(typeof prompt === "string" ? prompt : messageText(prompt)).digest("hex");
 }
 
 /** Runs whose time limit fired (so their abort reads as `timeout`, not `interrupted`). */

@@ -13,6 +13,10 @@ import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
 
 /** Time between SIGTERM and SIGKILL to the process group. */
 export const BASH_KILL_GRACE_MS = 2_000;
+/** After the SIGKILL, how long the supervisor has to report the end before the whole sandbox is killed. */
+const SUPERVISOR_GRACE_MS = 3_000;
+/** Silence from the supervisor (it beats every second while a command runs) after which the sandbox is ended. */
+const SUPERVISOR_SILENCE_MS = 15_000;
 
 export interface ShellResult {
   /** stdout and stderr interleaved. */
@@ -42,6 +46,8 @@ export class ShellSession {
   private next = 0;
   private dead: string | undefined;
   private buf = "";
+  private lastHeard = Date.now();
+  private readonly heartbeat: NodeJS.Timeout;
 
   constructor(paths: ThreadPaths, settings: ShellSettings, bwrap: string) {
     const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues });
@@ -65,6 +71,7 @@ export class ShellSession {
     });
     this.ready = new Promise((resolve, reject) => {
       const onLine = (line: string) => {
+        this.lastHeard = Date.now();
         let m: Record<string, unknown>;
         try {
           m = JSON.parse(line) as Record<string, unknown>;
@@ -101,6 +108,12 @@ export class ShellSession {
       });
     });
     this.ready.catch(() => {});
+    this.heartbeat = setInterval(() => {
+      const waiting = [...this.pending.keys()].some((id) => id.startsWith("c"));
+      if (waiting && Date.now() - this.lastHeard > SUPERVISOR_SILENCE_MS) this.child.kill("SIGKILL");
+    }, 1_000);
+    this.heartbeat.unref();
+    void this.child.finally(() => clearInterval(this.heartbeat));
   }
 
   get alive(): boolean {
@@ -120,11 +133,15 @@ export class ShellSession {
     const id = `c${++this.next}`;
     let stoppedBy: ShellResult["stoppedBy"];
     let killTimer: NodeJS.Timeout | undefined;
+    let watchdog: NodeJS.Timeout | undefined;
     const stop = (why: "timeout" | "abort") => {
       if (stoppedBy) return;
       stoppedBy = why;
       this.send({ op: "kill", id, signal: "SIGTERM" });
       killTimer = setTimeout(() => this.send({ op: "kill", id, signal: "SIGKILL" }), BASH_KILL_GRACE_MS);
+      // A supervisor that does not answer (a command stopped it with ptrace or SIGSTOP) takes the whole sandbox
+      // with it: the call ends whatever happens inside.
+      watchdog = setTimeout(() => this.child.kill("SIGKILL"), BASH_KILL_GRACE_MS + SUPERVISOR_GRACE_MS);
     };
     const timer = setTimeout(() => stop("timeout"), opts.timeoutSeconds * 1000);
     const onAbort = () => stop("abort");
@@ -133,6 +150,7 @@ export class ShellSession {
       const out: string[] = [];
       const end = await new Promise<{ code?: number | null; signal?: string | null; max?: boolean }>((resolve) => {
         this.pending.set(id, { out, onEnd: resolve });
+        this.lastHeard = Math.max(this.lastHeard, Date.now());
         this.send({ op: "run", id, cmd: command, cwd: opts.cwd });
         if (this.dead) resolve({ code: null, signal: "SIGKILL" });
       });
@@ -146,6 +164,7 @@ export class ShellSession {
     } finally {
       clearTimeout(timer);
       if (killTimer) clearTimeout(killTimer);
+      if (watchdog) clearTimeout(watchdog);
       opts.signal?.removeEventListener("abort", onAbort);
     }
   }

@@ -6,11 +6,13 @@
 //   → {op:"kill", id, signal}          signal a command's or job's process group (timeouts, cancels, kill requests)
 //   ← {id, out}                        output as it arrives (stdout and stderr in arrival order)
 //   ← {id, end, code, signal, max}     the command ended and the clean-up is done
+//   ← {alive: true}                    every second while a command runs
 // WHY the clean-up sweep: `&`, nohup, setsid and double forks all escape a process group, but none escapes the PID
-// namespace. When no foreground command is running any more, every process in the namespace except pid 1, the
-// supervisor and the background jobs (their session, their descendants) is SIGKILLed, so nothing a command left
-// behind outlives it. The supervisor is no more privileged than the commands: the host trusts nothing it says
-// beyond parsing it.
+// namespace. When a command ends, every process in the namespace except pid 1, the supervisor, the background jobs
+// and the commands still running (each: its session and its descendants) is SIGKILLed, so nothing a command left
+// behind outlives it. (The price: a process that a still-running command detached twice over, out of its session
+// and its tree, goes too.) The supervisor is no more privileged than the commands: the host trusts nothing it
+// says beyond parsing it.
 // Plain JavaScript in a string so the same text runs from src (tests) and dist, with no file to find at run time.
 export const SUPERVISOR_SOURCE = String.raw`
 "use strict";
@@ -34,7 +36,8 @@ function sweep() {
   for (const p of pids) { const s = stat(p); if (s) info.set(p, s); }
   const keepRoots = new Set();
   const keepSids = new Set();
-  for (const j of jobs.values()) if (j.bg && j.pid) { keepRoots.add(j.pid); keepSids.add(j.pid); }
+  // Background jobs, and foreground commands still running (their session and descendants).
+  for (const j of jobs.values()) if (j.pid && (j.bg || !j.exited)) { keepRoots.add(j.pid); keepSids.add(j.pid); }
   const kept = (p) => {
     for (let q = p, n = 0; q > 1 && n < 4096; n++) {
       if (keepRoots.has(q)) return true;
@@ -101,12 +104,15 @@ function run(req) {
   child.on("error", (e) => { send({ id: req.id, out: String(e.message) + "\n" }); exit = exit || { code: 127, signal: null }; closed = true; finish(); });
   child.on("exit", (code, signal) => {
     exit = { code, signal };
+    job.exited = true;
     if (!bg) {
       foreground--;
       killGroup(child.pid, "SIGKILL");
-      // Whatever else the command left running (and holding our pipes) goes when nothing else is in flight.
-      if (foreground === 0) sweep();
-      else killHolders(pipes);
+      // Whatever else the command left running goes: everything but the other running commands and the
+      // background jobs; and at once whatever still holds this command's output open. (When the child ended
+      // before its pipes could be read, the sweep alone covers it.)
+      killHolders(pipes);
+      sweep();
     }
     finish();
   });
@@ -125,5 +131,8 @@ process.stdin.on("data", (d) => {
   }
 });
 process.stdin.on("end", () => process.exit(0));
+// A heartbeat while commands run: a supervisor stopped by a command (ptrace, SIGSTOP) goes silent, and the host
+// then ends the sandbox instead of waiting out the command's timeout.
+setInterval(() => { if (foreground > 0) send({ alive: true }); }, 1000).unref();
 send({ ready: true });
 `;

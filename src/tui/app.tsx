@@ -9,6 +9,7 @@ import { ClarificationPrompt } from "./components/ClarificationPrompt.js";
 import { DelegationsPanel } from "./components/DelegationsPanel.js";
 import { InputBox } from "./components/InputBox.js";
 import { LiveAnswer } from "./components/LiveAnswer.js";
+import { ModelPicker } from "./components/ModelPicker.js";
 import { Spinner } from "./components/Spinner.js";
 import { StatusLine } from "./components/StatusLine.js";
 import { TodoPanel } from "./components/TodoPanel.js";
@@ -70,7 +71,10 @@ export function App({ store, controller, exitRef }: AppProps) {
   const todosFit = Math.max(3, Math.floor(rows / 3));
   const todoRows = state.todos.length === 0 ? 0 : Math.min(state.todosExpanded ? state.todos.length : 5, todosFit) + 3;
   const visibleTools = state.tools.filter((t) => !state.delegations.some((d) => d.id === t.id));
-  const promptRows = approval
+  const pickerRows = state.modelPicker ? Math.min(state.modelPicker.length, Math.max(3, rows - 12)) : 0;
+  const promptRows = state.modelPicker
+    ? pickerRows + 4
+    : approval
     ? 10 + rowsOf(approval.command, columns - 4)
     : clarification
       ? 5 + rowsOf(clarification.question, columns) + rowsOf(clarification.context ?? "", columns) + options.reduce((n, o) => n + rowsOf(o, columns - 5), 1)
@@ -91,6 +95,7 @@ export function App({ store, controller, exitRef }: AppProps) {
       {state.run ? <Spinner run={state.run} now={now} /> : null}
       {/* Expanded but taller than a third of the screen: a bigger window instead (/todos prints the whole list). */}
       <TodoPanel todos={state.todos} expanded={state.todosExpanded && state.todos.length <= todosFit} maxCollapsed={state.todosExpanded && state.todos.length > todosFit ? todosFit : 5} />
+      {state.modelPicker ? <ModelPicker options={state.modelPicker} selected={choice} maxRows={pickerRows} /> : null}
       {approval ? <ApprovalPrompt request={approval} selected={choice} queued={state.approvals.length - 1} /> : null}
       {!approval && clarification ? <ClarificationPrompt clarification={clarification} selected={buf.text ? options.length : choice} typing={buf.text !== ""} /> : null}
       <InputBox

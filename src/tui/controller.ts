@@ -1,7 +1,7 @@
 // What the chat does, apart from drawing it: loads the runtime after the first frame, sends turns, runs slash
 // commands and `!cmd`, answers approvals and questions, cancels and exits cleanly. It talks to the runtime only
 // through the ChatSession API and its RunEvent stream, and to the screen only through the store.
-import type { ChatSession, ChatSessionOptions, ThreadView, TranscriptEntry } from "../runtime/chat-session.js";
+import type { ChatSession, ChatSessionOptions, DiscoveredServer, ModelChoice, SavedChoice, ThreadView, TranscriptEntry } from "../runtime/chat-session.js";
 import type { RunEvent } from "../runtime/events.js";
 import type { GoalSummary } from "../runtime/run-goal.js";
 import { findDeerflowError, formatErrorLine } from "../errors.js";
@@ -11,7 +11,7 @@ import { findSlash, helpCommands, parseSlash } from "./commands/slash-commands.j
 import { helpKeys } from "./keys/keybindings.js";
 import type { NewItem } from "./state/reducer.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
-import type { ApprovalDecision, GoalView, StatusView } from "./state/types.js";
+import type { ApprovalDecision, GoalView, ModelOption, StatusView } from "./state/types.js";
 import type { ChatStore } from "./store.js";
 
 /** Shift+Tab walks the approval modes in their documented order. */
@@ -30,6 +30,16 @@ export interface ControllerOptions {
   loadSession: () => Promise<ChatSession>;
   /** Leaves the app; an error makes the CLI print it and exit non-zero. */
   exit: (error?: unknown) => void;
+  /** First run: what to offer when loading failed for want of a model, and how to save the pick. */
+  firstRun?: {
+    choices: (err: unknown) => Promise<DiscoveredServer[]>;
+    save: (choice: ModelChoice) => Promise<SavedChoice>;
+  };
+}
+
+/** Every model of every server, one picker row each. */
+export function modelOptions(servers: DiscoveredServer[]): ModelOption[] {
+  return servers.flatMap((s) => s.models.map((model) => ({ server: s.name, baseUrl: s.baseUrl, model: model.replace(/[\x00-\x1f\x7f]/g, "") })));
 }
 
 /** A cancelled run: the runtime's interrupted error (exit 130) or an abort anywhere in the chain. */
@@ -95,10 +105,21 @@ export class ChatController {
     return this.running !== undefined;
   }
 
+  /** While the first-run picker is up: what to start after the pick, and the error to leave with on Esc. */
+  private pending: { req: StartRequest; error: unknown } | undefined;
+
   async start(req: StartRequest): Promise<void> {
     try {
       this.session = await this.opts.loadSession();
     } catch (err) {
+      // No model, but local servers offer some: let the user pick one instead of failing.
+      const servers = await this.opts.firstRun?.choices(err).catch(() => []);
+      const options = modelOptions(servers ?? []);
+      if (options.length > 0 && !this.exiting) {
+        this.pending = { req, error: err };
+        this.dispatch({ type: "ui.model.picker", options });
+        return;
+      }
       // A bad .deerflowrc or no model: nothing can work, so leave with the CLI's one-line error (exit 2).
       this.opts.exit(err);
       return;
@@ -116,6 +137,23 @@ export class ChatController {
     if (req.goal !== undefined) this.submitTurn(req.prompt?.trim() || req.goal, req.goal);
     else if (req.prompt?.trim()) this.submit(req.prompt);
     this.drainQueue();
+  }
+
+  /** The first-run picker's answer: an option's index saves it and starts; undefined (Esc) leaves with the error. */
+  async pickModel(index: number | undefined): Promise<void> {
+    const pending = this.pending;
+    const option = index === undefined ? undefined : this.store.get().modelPicker?.[index];
+    if (!pending || !this.opts.firstRun || (index !== undefined && !option)) return;
+    this.pending = undefined;
+    this.dispatch({ type: "ui.model.picker", options: null });
+    if (!option) return this.opts.exit(pending.error);
+    try {
+      const saved = await this.opts.firstRun.save({ model: option.model, baseUrl: option.baseUrl });
+      this.notice("info", `Using ${option.model} at ${option.baseUrl}: saved to ${saved.path} as "${saved.name}" (defaultModel)${saved.backup ? `; the old file, with its comments, is ${saved.backup}` : ""}.`);
+    } catch (err) {
+      return this.opts.exit(err);
+    }
+    await this.start(pending.req);
   }
 
   /** Sends what was typed during start-up, one message per finished request. */
@@ -304,6 +342,14 @@ export class ChatController {
         if (!args) {
           const names = s.modelNames;
           this.notice("info", `Model: ${s.model.name} (${s.model.model} at ${s.model.baseUrl})${names.length ? `. Configured: ${names.join(", ")}` : ""}`);
+          // The probe takes up to a second: its answer follows as its own line, and nothing waits for it.
+          void s.discoverModels().then(
+            (servers) => {
+              const found = modelOptions(servers);
+              this.notice("info", found.length ? `Local: ${found.map((o) => `${o.model} (${o.server})`).join(", ")}. Switch with /model <name>.` : "No local model servers found (Ollama, LM Studio, llama.cpp, vLLM).");
+            },
+            () => undefined,
+          );
           return;
         }
         whileIdle("switching models", () => {

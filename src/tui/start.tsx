@@ -2,7 +2,7 @@
 // scripts/bundle-tui.mjs). It paints first, then asks the controller to load the runtime.
 import { render } from "ink";
 import { App } from "./app.js";
-import { ChatController, type StartRequest } from "./controller.js";
+import { ChatController, type ControllerOptions, type StartRequest } from "./controller.js";
 import type { ChatSession } from "../runtime/chat-session.js";
 import { ChatStore } from "./store.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
@@ -11,6 +11,8 @@ export interface StartChatOptions {
   version: string;
   cwd: string;
   loadSession: () => Promise<ChatSession>;
+  /** First run without a model: offer the local servers' models (see ChatController). */
+  firstRun?: ControllerOptions["firstRun"];
   start: StartRequest;
   /** Shown in the status line until the runtime is loaded. */
   approvalMode?: ApprovalMode;
@@ -28,6 +30,7 @@ export async function startChat(opts: StartChatOptions): Promise<ChatExit> {
   const controller = new ChatController({
     store,
     loadSession: opts.loadSession,
+    firstRun: opts.firstRun,
     exit: (error) => exitRef.current?.(error === undefined ? undefined : error instanceof Error ? error : new Error(String(error))),
   });
   const instance = render(<App store={store} controller={controller} exitRef={exitRef} />, {

@@ -31,7 +31,8 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
   // A new question or approval starts at its first option.
   const approvalId = store.get().approvals[0]?.id;
   const clarification = store.get().clarification;
-  useEffect(() => setChoice(0), [approvalId, clarification]);
+  const modelPicker = store.get().modelPicker;
+  useEffect(() => setChoice(0), [approvalId, clarification, modelPicker]);
 
   const send = (text: string): void => {
     if (!controller.submit(text)) return;
@@ -56,6 +57,15 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
     const approval = state.approvals[0];
     const options = state.clarification?.options ?? [];
     const action = actionFor(input, key);
+    if (state.modelPicker) {
+      const n = state.modelPicker.length;
+      if (/^[1-9]$/.test(input) && Number(input) <= n) void controller.pickModel(Number(input) - 1);
+      else if (action === "historyPrev") setChoice((choice + n - 1) % n);
+      else if (action === "historyNext") setChoice((choice + 1) % n);
+      else if (action === "submit") void controller.pickModel(choice);
+      else if (action === "cancel" || action === "exit" || action === "interrupt") void controller.pickModel(undefined);
+      return;
+    }
     if (action === "interrupt") {
       if (buf.text) setBuf(EMPTY_INPUT);
       else if (state.exitArmed) void controller.exit();

@@ -2,28 +2,52 @@
 // naming the file, and the thread is exactly as before the run — verified by reading it back once space is freed
 // (the next run's request to the model holds neither the failed input nor its answer). Needs root for `mount`;
 // skipped, saying why, when mounting is not permitted.
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
 
 const e2e = useE2E();
 const mountPoint = mkdtempSync(join(tmpdir(), "deerflow-full-"));
+const mountPoint2 = mkdtempSync(join(tmpdir(), "deerflow-full-"));
 let mounted = false;
 let why = "";
 
 beforeAll(async () => {
   const r = await execa("mount", ["-t", "tmpfs", "-o", "size=1500k", "tmpfs", mountPoint], { reject: false });
-  mounted = r.exitCode === 0;
-  why = r.stderr || "mount failed";
+  const r2 = await execa("mount", ["-t", "tmpfs", "-o", "size=20m", "tmpfs", mountPoint2], { reject: false });
+  mounted = r.exitCode === 0 && r2.exitCode === 0;
+  why = r.stderr || r2.stderr || "mount failed";
 });
 
 afterAll(async () => {
-  if (mounted) await execa("umount", [mountPoint], { reject: false });
-  rmSync(mountPoint, { recursive: true, force: true });
+  for (const m of [mountPoint, mountPoint2]) {
+    if (mounted) await execa("umount", [m], { reject: false });
+    rmSync(m, { recursive: true, force: true });
+  }
 });
+
+/** Writes a file until the file system is full (ENOSPC); returns its path. */
+function fillUp(dir: string): string {
+  const path = join(dir, "filler");
+  const fd = openSync(path, "w");
+  const block = Buffer.alloc(64 * 1024, 1);
+  try {
+    for (;;) writeSync(fd, block);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
+    // Fill the last partial block too.
+    try {
+      for (;;) writeSync(fd, block.subarray(0, 512));
+    } catch {}
+  } finally {
+    closeSync(fd);
+  }
+  return path;
+}
 
 describe("disk full", () => {
   it("a store failure mid-run rolls the thread back (checked after space is freed)", async (ctx) => {
@@ -53,5 +77,51 @@ describe("disk full", () => {
     expect(sent).toContain("first answer");
     expect(sent).not.toContain("the failing input");
     expect(sent).not.toContain("HUGE:");
+  });
+
+  it("when even the rollback cannot be written, the next open undoes the run (thread as before, run failed)", async (ctx) => {
+    if (!mounted) ctx.skip(`cannot mount a small tmpfs to fill (${why.trim()}); run as root to test a full disk`);
+    const sb = e2e.sandbox();
+    const home = join(mountPoint2, "home");
+    const env = { DEERFLOW_HOME: home };
+    e2e.server.push({ content: "first answer" });
+    const first = await sb.run(["run", "--output-format", "json", "first input"], { env });
+    expect(first.exitCode, first.stdout + first.stderr).toBe(0);
+    const threadId = JSON.parse(first.stdout).thread_id as string;
+
+    // The run has stored its input and is streaming the answer when the disk fills up (another program's doing):
+    // the answer's checkpoint cannot be written, and neither can the rollback.
+    e2e.server.push({ content: "an answer that arrives while the disk fills up", chunkDelayMs: 30 });
+    const child = sb.spawn(["run", "--thread", threadId, "--output-format", "stream-json", "the failing input"], { env });
+    let filler = "";
+    let buf = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      buf += d.toString();
+      if (!filler && buf.includes('"type":"message.delta"')) filler = fillUp(mountPoint2);
+    });
+    const failed = await child;
+    const stderr = String(failed.stderr);
+    expect(filler, stderr).not.toBe("");
+    expect(failed.exitCode, stderr).toBe(1);
+    expect(stderr).toContain(join(home, "deerflow.sqlite"));
+    expect(stderr).not.toMatch(/internal error|\n\s+at /i);
+    expect(stderr).toMatch(/undone the next time the thread is opened/);
+
+    // Space comes back; the next command that opens the store finishes the rollback.
+    rmSync(filler);
+    const list = JSON.parse((await sb.run(["threads", "--json"], { env })).stdout) as { id: string; status: string }[];
+    expect(list.find((t) => t.id === threadId)?.status).toBe("error");
+    const db = new Database(join(home, "deerflow.sqlite"), { readonly: true });
+    const runs = db.prepare("SELECT status, error FROM runs WHERE thread_id = ? ORDER BY started_at, rowid").all(threadId) as { status: string; error: string }[];
+    db.close();
+    expect(runs.map((r) => r.status)).toEqual(["success", "error"]);
+    expect(runs[1]!.error).toMatch(/full|rolled back/);
+    e2e.server.push({ content: "after the disk was freed" });
+    const next = await sb.run(["run", "--thread", threadId, "next input"], { env });
+    expect(next.exitCode, next.stderr).toBe(0);
+    const sent = JSON.stringify(e2e.server.requests.at(-1)!.body.messages);
+    expect(sent).toContain("first answer");
+    expect(sent).not.toContain("the failing input");
+    expect(sent).not.toContain("while the disk fills up");
   });
 });

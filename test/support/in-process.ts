@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach } from "vitest";
 import { type TestModelServer, startTestModelServer } from "./openai-server.js";
 
-const ENV_KEYS = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "HOME", "DEERFLOW_HOME", "DEERFLOW_MODEL", "DEERFLOW_CHECKPOINT_MODE"] as const;
+const ENV_KEYS = ["OPENAI_BASE_URL", "OPENAI_API_KEY", "HOME", "DEERFLOW_HOME", "DEERFLOW_MODEL", "DEERFLOW_CHECKPOINT_MODE", "DEERFLOW_DISCOVER_PORTS"] as const;
 
 export interface InProcessEnv {
   server: TestModelServer;
@@ -36,6 +36,8 @@ export function useInProcessModel(prefix: string, before: () => Promise<void> = 
     process.env.OPENAI_BASE_URL = server!.url;
     process.env.OPENAI_API_KEY = "sk-test-key-123456";
     process.env.HOME = join(root, "user");
+    // No test depends on what runs on this machine's usual model ports (first-run discovery, /model).
+    process.env.DEERFLOW_DISCOVER_PORTS = "none";
   });
   afterEach(async () => {
     await before();

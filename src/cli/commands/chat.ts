@@ -63,6 +63,10 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
       approvalMode: opts.approval,
       planMode: opts.plan,
       start: { prompt: words.join(" "), goal: opts.goal, resume },
+      firstRun: {
+        choices: async (err) => (await import("../../runtime/chat-session.js")).firstRunChoices(err),
+        save: async (choice) => (await import("../../runtime/chat-session.js")).saveFirstRunChoice(choice),
+      },
       loadSession: async () => {
         const { createChatSession } = await import("../../runtime/chat-session.js");
         return createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, allowDangerousWorkspace: opts.allowDangerousWorkspace });

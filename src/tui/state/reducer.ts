@@ -4,7 +4,7 @@
 import { compactionNotice } from "../../vocabulary/compaction-notice.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
-import type { ChatState, GoalView, NoticeLevel, StatusView, ToolCallView, TranscriptItem } from "./types.js";
+import type { ChatState, GoalView, ModelOption, NoticeLevel, StatusView, ToolCallView, TranscriptItem } from "./types.js";
 
 /** A transcript item before it gets its id. */
 export type NewItem = TranscriptItem extends infer T ? (T extends { id: string } ? Omit<T, "id"> : never) : never;
@@ -33,6 +33,7 @@ export type UiAction =
   | { type: "ui.clarification.answered" }
   | { type: "ui.exit.arm"; armed: boolean }
   | { type: "ui.hint"; text?: string }
+  | { type: "ui.model.picker"; options: ModelOption[] | null }
   | { type: "ui.clear" };
 
 export type ChatAction = RunEvent | UiAction;
@@ -50,6 +51,7 @@ export function initialState(status: Partial<StatusView> = {}): ChatState {
     todosExpanded: false,
     delegations: [],
     clarification: null,
+    modelPicker: null,
     approvals: [],
     run: null,
     status: {
@@ -199,6 +201,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return { ...state, exitArmed: action.armed };
     case "ui.hint":
       return { ...state, hint: action.text };
+    case "ui.model.picker":
+      return { ...state, modelPicker: action.options };
     case "ui.clear":
       return {
         ...state,

@@ -73,6 +73,13 @@ export interface RunView {
   cancelling?: boolean;
 }
 
+/** A model a local server offers on first run (the picker writes the choice to ~/.deerflowrc). */
+export interface ModelOption {
+  server: string;
+  baseUrl: string;
+  model: string;
+}
+
 export interface ChatState {
   /** Committed transcript (rendered once, in order). */
   items: TranscriptItem[];
@@ -89,6 +96,8 @@ export interface ChatState {
   /** Delegations of the current run (live panel) with first/last seen times. */
   delegations: DelegationView[];
   clarification: ClarificationRequest | null;
+  /** First run with no model configured: the local models offered, until one is picked. */
+  modelPicker: ModelOption[] | null;
   /** Guarded commands waiting for the user, oldest first. */
   approvals: ApprovalRequestedEvent[];
   run: RunView | null;

@@ -1,0 +1,42 @@
+// First run with no model configured: the models the local servers offer. The choice is saved to ~/.deerflowrc,
+// so the next start goes straight to the chat.
+import { Box, Text } from "ink";
+import type { ModelOption } from "../state/types.js";
+import { marks, theme } from "../theme.js";
+
+export interface ModelPickerProps {
+  options: ModelOption[];
+  selected: number;
+  /** Rows the list may take (long lists scroll around the selection). */
+  maxRows: number;
+}
+
+export function ModelPicker({ options, selected, maxRows }: ModelPickerProps) {
+  const rows = Math.max(1, Math.min(options.length, maxRows));
+  const first = Math.min(Math.max(0, selected - rows + 1), options.length - rows);
+  return (
+    <Box flexDirection="column">
+      <Text bold color={theme.accent} wrap="truncate-end">
+        No model configured. Found on this machine:
+      </Text>
+      <Box flexDirection="column" marginTop={1}>
+        {options.slice(first, first + rows).map((o, k) => {
+          const i = first + k;
+          const on = i === selected;
+          return (
+            <Text key={i} wrap="truncate-end" color={on ? theme.accent : undefined} bold={on}>
+              {on ? marks.selected : " "} {i < 9 ? `${i + 1}.` : "  "} {o.model}
+              <Text dimColor>
+                {" "}
+                · {o.server} at {o.baseUrl}
+              </Text>
+            </Text>
+          );
+        })}
+      </Box>
+      <Text dimColor wrap="truncate-end">
+        ↑↓ select · {options.length > 1 ? `1-${Math.min(9, options.length)} pick · ` : ""}enter use it (saved to ~/.deerflowrc) · esc quit
+      </Text>
+    </Box>
+  );
+}

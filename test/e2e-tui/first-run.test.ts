@@ -1,0 +1,61 @@
+// First run without configuration, in a real terminal: the chat offers the models a local server serves (found
+// on a loopback port given by DEERFLOW_DISCOVER_PORTS), saves the pick to ~/.deerflowrc without losing what the
+// file already held, and `/model` lists configured and discovered models.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { useE2E } from "../support/e2e.js";
+import { submit, usePty, waitReady } from "../support/pty.js";
+
+const e2e = useE2E();
+const tui = usePty();
+const port = () => Number(new URL(e2e.server.url).port);
+const baseUrl = () => `http://127.0.0.1:${port()}/v1`;
+
+describe("first run: the model picker", () => {
+  it("offers the local model; Enter saves it to ~/.deerflowrc (other keys kept) and the chat works with it", async () => {
+    const sb = e2e.sandbox(false);
+    const rc = join(sb.userHome, ".deerflowrc");
+    // An existing file with a comment and keys of its own (but no model).
+    writeFileSync(rc, '// mine\n{ "approval": "auto-edit", "guards": { "loopStop": 7 } }\n');
+    e2e.server.push({ content: "Hello from the picked model." });
+    const t = tui.spawn(sb, ["chat"], { env: { DEERFLOW_DISCOVER_PORTS: `Ollama=${port()}` } });
+    await t.waitFor("No model configured. Found on this machine:");
+    await t.waitFor(`test-model · Ollama at ${baseUrl()}`);
+    await t.press("enter");
+    await waitReady(t);
+    await t.waitFor("(defaultModel)");
+    expect(t.screen().replace(/\s+/g, " ")).toContain(`saved to ${rc} as "test-model" (defaultModel)`);
+    const saved = JSON.parse(readFileSync(rc, "utf8"));
+    expect(saved).toEqual({ approval: "auto-edit", guards: { loopStop: 7 }, models: { "test-model": { model: "test-model", baseUrl: baseUrl() } }, defaultModel: "test-model" });
+    expect(readFileSync(`${rc}.bak`, "utf8")).toContain("// mine");
+
+    await submit(t, "hi");
+    await t.waitFor("Hello from the picked model.");
+    expect(e2e.server.requests.at(-1)?.body.model).toBe("test-model");
+
+    // `/model` lists the configured name and what the probe finds.
+    await submit(t, "/model");
+    await t.waitFor("Configured: test-model");
+    await t.waitFor("Local: test-model (Ollama). Switch with /model <name>.");
+  }, 60_000);
+
+  it("Esc leaves with the one-line hint (exit 2) and writes nothing", async () => {
+    const sb = e2e.sandbox(false);
+    const t = tui.spawn(sb, ["chat"], { env: { DEERFLOW_DISCOVER_PORTS: `vLLM=${port()}` } });
+    await t.waitFor(`test-model · vLLM at ${baseUrl()}`);
+    await t.press("esc");
+    expect(await t.exited).toMatchObject({ exitCode: 2 });
+    await t.waitFor(/No model configured\. Set DEERFLOW_MODEL/);
+    expect(existsSync(join(sb.userHome, ".deerflowrc"))).toBe(false);
+    expect(e2e.server.requests).toHaveLength(0);
+  }, 60_000);
+
+  it("nothing found: no picker, the usual error", async () => {
+    const sb = e2e.sandbox(false);
+    const t = tui.spawn(sb, ["chat"]);
+    expect(await t.exited).toMatchObject({ exitCode: 2 });
+    await t.waitFor(/No model configured\. Set DEERFLOW_MODEL/);
+    expect(t.screen()).not.toContain("Found on this machine");
+  }, 60_000);
+});
