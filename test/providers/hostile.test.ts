@@ -324,7 +324,7 @@ describe("hostile provider on the wire", () => {
       expect(r.stderr).toMatch(expected);
       expect(r.stderr).not.toContain(KEY);
     }
-  });
+  }, 180_000);
 
   it("non-streaming: a tool call with arguments as an object and no `type` runs once, without SDK warnings", async () => {
     const sb = e2e.sandbox();
