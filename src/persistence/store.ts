@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync, accessSync, constants } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
-import { DataDirError, DatabaseCorruptError } from "../errors.js";
+import { DataDirError, DatabaseCorruptError, StoreWriteError } from "../errors.js";
 import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { errorChain } from "../vocabulary/error-chain.js";
 import { type RollbackMark, DeerflowSqliteSaver } from "./sqlite-saver.js";
@@ -90,6 +90,8 @@ export function openStore(home: string, channelMode: ChannelMode): Store {
   } catch (err) {
     saver?.close();
     if (isCorruption(err)) throw new DatabaseCorruptError(path, (err as Error).message);
+    // Opening writes too (WAL set-up, the schema, reaping dead runs): a full disk or a read-only file stops it here.
+    if (isStoreWriteFailure(err)) throw new StoreWriteError(path, (err as Error).message, "nothing-changed", sqliteCode(err)?.startsWith("SQLITE_READONLY"));
     if (sqliteCode(err) === "SQLITE_CANTOPEN") {
       throw new DataDirError(home, existsSync(path) && statSync(path).isDirectory() ? `holds a directory named ${DB_FILE} where the database file belongs` : `does not let deerflow open ${DB_FILE}`);
     }
