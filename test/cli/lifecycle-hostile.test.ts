@@ -63,13 +63,24 @@ describe("run limits and idempotency keys from a careless user", () => {
     const before = e2e.server.requests.length;
     const r = await sb.run(["run", "--thread", id, "--input-id", "k1", "another prompt"]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/Input id k1 was already applied on thread .* to a different prompt/);
+    expect(r.stderr).toMatch(/Input id "k1" was already applied on thread .* to a different prompt/);
     clean(r.stderr);
     expect(e2e.server.requests.length).toBe(before);
     const same = await sb.run(["run", "--thread", id, "--input-id", "k1", "first prompt"]);
     expect(same.exitCode, same.stderr).toBe(0);
     expect(same.stdout).toBe("first answer\n");
     expect(e2e.server.requests.length).toBe(before);
+  });
+
+  it("an empty --input-id (an unset shell variable) or one longer than 255 characters is refused, exit 2", async () => {
+    const sb = e2e.sandbox();
+    for (const [id, why] of [["", /--input-id is empty/], ["  ", /--input-id is empty/], ["x".repeat(256), /longer than 255/]] as const) {
+      const r = await sb.run(["run", "--input-id", id, "hi"]);
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(why);
+      clean(r.stderr);
+    }
+    expect(e2e.server.requests).toHaveLength(0);
   });
 
   it("an --input-id whose run failed or timed out runs again (a failure is not replayed)", async () => {
