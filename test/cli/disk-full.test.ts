@@ -60,7 +60,8 @@ describe("disk full", () => {
     expect(first.exitCode, first.stdout + first.stderr).toBe(0);
     const threadId = JSON.parse(first.stdout).thread_id as string;
 
-    e2e.server.push({ content: `HUGE:${"z".repeat(3_000_000)}` });
+    // Under the model layer's 2,000,000-character answer cap, far over what the 1.5 MB disk holds.
+    e2e.server.push({ content: `HUGE:${"z".repeat(1_900_000)}` });
     const failed = await sb.run(["run", "--thread", threadId, "the failing input"], { env });
     expect(failed.exitCode).toBe(1);
     expect(failed.stderr).toContain(join(home, "deerflow.sqlite"));
@@ -77,7 +78,7 @@ describe("disk full", () => {
     expect(sent).toContain("first answer");
     expect(sent).not.toContain("the failing input");
     expect(sent).not.toContain("HUGE:");
-  });
+  }, 180_000);
 
   it("when even the rollback cannot be written, the next open undoes the run (thread as before, run failed)", async (ctx) => {
     if (!mounted) ctx.skip(`cannot mount a small tmpfs to fill (${why.trim()}); run as root to test a full disk`);
@@ -123,7 +124,7 @@ describe("disk full", () => {
     expect(sent).toContain("first answer");
     expect(sent).not.toContain("the failing input");
     expect(sent).not.toContain("while the disk fills up");
-  });
+  }, 180_000);
 
   it("a data directory on a disk that is full from the start: one typed line naming the file, exit 1, then works once freed", async (ctx) => {
     if (!mounted) ctx.skip(`cannot mount a small tmpfs to fill (${why.trim()}); run as root to test a full disk`);
@@ -152,5 +153,5 @@ describe("disk full", () => {
       await execa("umount", [mp], { reject: false });
       rmSync(mp, { recursive: true, force: true });
     }
-  });
+  }, 180_000);
 });
