@@ -158,14 +158,14 @@ function adaptMiddleware(mw: AgentMiddleware, mode: CheckpointChannelMode, snaps
 }
 
 /** The assembled middleware list (exposed for tests and for the README's order). */
-export function assembleMiddleware(options: DeerflowAgentOptions = {}): AgentMiddleware[] {
+export function assembleMiddleware(options: DeerflowAgentOptions = {}, model?: BaseChatModel): AgentMiddleware[] {
   validate(options);
   let stack: AgentMiddleware[];
   if (options.middleware) {
     stack = [...options.middleware];
   } else {
     const features = resolveFeatures(options.features as Partial<Record<string, unknown>> | undefined);
-    const base = buildFeatureStack(features, options.planMode ?? false);
+    const base = buildFeatureStack(features, options.planMode ?? false, { model });
     stack = [...placeExtras(base, [...(options.extraMiddleware ?? [])], TERMINAL_MIDDLEWARE), terminalMiddleware()];
   }
   // Names are anchors and createAgent's node ids: a duplicate is ambiguous, so say so before createAgent does.
@@ -180,7 +180,7 @@ export function assembleMiddleware(options: DeerflowAgentOptions = {}): AgentMid
 }
 
 export function createDeerflowAgent(model: BaseChatModel | string, tools: readonly AgentTool[] = [], options: DeerflowAgentOptions = {}) {
-  const stack = assembleMiddleware(options);
+  const stack = assembleMiddleware(options, typeof model === "string" ? undefined : model);
   const mode = options.checkpointChannelMode ?? "full";
   const snapshotFrequency = options.checkpointSnapshotFrequency;
   const userTools = [...tools];

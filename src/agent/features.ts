@@ -1,6 +1,7 @@
 // RuntimeFeatures: each feature is false (off), true (the built-in middleware) or a middleware instance (use
 // that one instead). `buildFeatureStack` turns them into DeerFlow's assembly order, which is semantics: before*
 // hooks run in this order, after* hooks in reverse, and the first entry is the outermost wrapper.
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { AgentMiddleware } from "langchain";
 import { clarificationMiddleware } from "../middleware/clarification.js";
 import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call.js";
@@ -13,6 +14,7 @@ import { tokenBudgetMiddleware } from "../middleware/token-budget.js";
 import { toolErrorHandlingMiddleware } from "../middleware/tool-error-handling.js";
 import { invalidToolCallMiddleware } from "../middleware/invalid-tool-call.js";
 import { subagentLimitMiddleware } from "../middleware/subagent-limit.js";
+import { summarizationMiddleware } from "../middleware/summarization.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
 import { viewImageMiddleware } from "../middleware/view-image.js";
 import { AgentOptionsError } from "./errors.js";
@@ -58,7 +60,6 @@ export const DEFAULT_FEATURES: Readonly<RuntimeFeatures> = Object.freeze({
 
 /** Features that have no sensible built-in: they need a configured instance. */
 const NEEDS_INSTANCE: Partial<Record<keyof RuntimeFeatures, string>> = {
-  summarization: "a summarization middleware configured with its model and thresholds",
   guardrail: "a guardrail middleware configured with its policy",
 };
 
@@ -104,7 +105,7 @@ function pick(value: FeatureValue, builtIn?: () => AgentMiddleware): AgentMiddle
 }
 
 /** The stack without extras and without the terminal Clarification, in DeerFlow's order. */
-export function buildFeatureStack(features: RuntimeFeatures, planMode: boolean): AgentMiddleware[] {
+export function buildFeatureStack(features: RuntimeFeatures, planMode: boolean, ctx: { model?: Pick<BaseChatModel, "invoke"> } = {}): AgentMiddleware[] {
   const stack: (AgentMiddleware | undefined)[] = [];
   if (features.sandbox !== false) {
     stack.push(threadDataMiddleware(), uploadsMiddleware(), pick(features.sandbox, () => sandboxMiddleware()));
@@ -113,7 +114,8 @@ export function buildFeatureStack(features: RuntimeFeatures, planMode: boolean):
   stack.push(pick(features.guardrail));
   stack.push(toolErrorHandlingMiddleware());
   stack.push(invalidToolCallMiddleware());
-  stack.push(pick(features.summarization));
+  // The built-in: the agent's own model writes the summary; a 128k window unless configured (pass an instance).
+  stack.push(pick(features.summarization, () => summarizationMiddleware({ model: ctx.model })));
   if (planMode) stack.push(todoMiddleware());
   stack.push(pick(features.autoTitle, () => titleMiddleware()));
   stack.push(pick(features.memory));

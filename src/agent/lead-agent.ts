@@ -11,6 +11,8 @@ import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
 import { modelLengthFinishReasonMiddleware } from "../middleware/model-length-finish-reason.js";
 import { safetyFinishReasonMiddleware } from "../middleware/safety-finish-reason.js";
 import { sandboxAuditMiddleware } from "../middleware/sandbox-audit.js";
+import { type SummarizationOptions, summarizationMiddleware } from "../middleware/summarization.js";
+import { createReadHistoryTool } from "../tools/read-history.js";
 import { systemMessageCoalescingMiddleware } from "../middleware/system-message-coalescing.js";
 import { terminalResponseMiddleware } from "../middleware/terminal-response.js";
 import { titleMiddleware } from "../middleware/title.js";
@@ -49,6 +51,8 @@ When a request is ambiguous or risky in a way you cannot resolve yourself, ask w
  * - TokenUsage below them: it counts every answer first, whatever the guards do with it.
  * - SystemMessageCoalescing, TerminalResponse, LLMErrorHandling innermost: one system message after every
  *   injection, an empty answer retried as one more model call, and a transient error retried as the bare HTTP call.
+ * - Summarization at DeerFlow's place (after the history repairs, before Todo/Title and the guards): it runs only
+ *   for a model with a contextWindow, and brings read_history.
  * - Clarification always last.
  */
 export const LEAD_MIDDLEWARE_ORDER = [
@@ -62,6 +66,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "SandboxAudit",
   "ToolOutputBudget",
   "InvalidToolCall",
+  "Summarization", // models with a contextWindow
   "Todo", // --plan only
   "Title",
   "ViewImage", // models with supportsVision only
@@ -99,6 +104,8 @@ export interface LeadAgentOptions {
   taskTool?: unknown;
   /** Guard limits (defaults: loop 3/5, per tool 30/50, 200k tokens per run). */
   guards?: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
+  /** Compaction of long conversations (the model has a contextWindow): enables Summarization and read_history. */
+  compaction?: SummarizationOptions;
   onModelRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
 }
 
@@ -117,6 +124,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       autoTitle: titleMiddleware({ model: opts.sideModel }),
       tokenBudget: tokenBudgetMiddleware({ maxTokens: opts.guards?.tokenBudget }),
       subagent: opts.taskTool ? subagentLimitMiddleware() : false,
+      summarization: opts.compaction ? summarizationMiddleware({ model: opts.sideModel, ...opts.compaction }) : false,
     },
     extraMiddleware: [
       nextTo("Sandbox", dynamicContextMiddleware()),
@@ -144,10 +152,11 @@ export function leadAgentMiddleware(opts: LeadAgentOptions) {
   return assembleMiddleware(leadAgentOptions(opts));
 }
 
-export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds" | "taskTool">) {
+export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds" | "taskTool" | "compaction">) {
   // view_image comes with the ViewImage feature, and only for models that can see images.
   const tools: unknown[] = [createBashTool({ timeoutSeconds: opts.bashTimeoutSeconds }), createBashJobsTool(), ...createFileTools().filter((t) => t.name !== "view_image")];
   if (opts.taskTool) tools.push(opts.taskTool);
+  if (opts.compaction?.archive) tools.push(createReadHistoryTool(opts.compaction.archive));
   return tools as ReturnType<typeof createBashTool>[];
 }
 

@@ -57,6 +57,8 @@ export interface ResolvedConfig {
     require: boolean;
   };
   guards: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
+  /** Compaction settings; it runs only for a model with a contextWindow. */
+  compaction: { enabled: boolean; threshold: number; keepRecentTokens?: number };
   models: Record<string, ModelConfig>;
   defaultModel?: string;
   subagents: NonNullable<FileConfig["subagents"]>;
@@ -167,6 +169,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       checkpoint: { ...merged.checkpoint, ...c.checkpoint },
       sandbox: { ...merged.sandbox, ...c.sandbox },
       guards: { ...merged.guards, ...c.guards },
+      compaction: { ...merged.compaction, ...c.compaction },
       subagents: { ...merged.subagents, ...c.subagents },
     };
   }
@@ -239,6 +242,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       require: merged.sandbox?.require ?? false,
     },
     guards: resolveGuards(merged.guards ?? {}, origin.guards),
+    compaction: { enabled: merged.compaction?.enabled ?? true, threshold: merged.compaction?.threshold ?? 0.75, keepRecentTokens: merged.compaction?.keepRecentTokens },
     models,
     defaultModel: merged.defaultModel,
     subagents: merged.subagents ?? {},

@@ -14,7 +14,14 @@ export function createChatModel(m: ResolvedModel, opts: { streaming?: boolean } 
     apiKey: m.apiKey ?? PLACEHOLDER_KEY,
     configuration: {
       baseURL: m.baseUrl,
-      fetch: guardedFetch({ idleTimeoutMs: m.idleTimeoutMs, endpoint: m.baseUrl, passBackReasoning: m.passBackReasoning, secrets: [m.apiKey] }),
+      fetch: guardedFetch({
+        idleTimeoutMs: m.idleTimeoutMs,
+        endpoint: m.baseUrl,
+        passBackReasoning: m.passBackReasoning,
+        secrets: [m.apiKey],
+        // A provider that ignores max_tokens is stopped at 16 characters a token (4× the usual ~4), at least 64k.
+        ...(m.maxTokens !== undefined ? { maxOutputChars: Math.max(m.maxTokens * 16, 64_000) } : {}),
+      }),
     },
     // Chat completions, not the Responses API: that is what OpenAI-compatible servers implement.
     useResponsesApi: false,

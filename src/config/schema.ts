@@ -85,6 +85,17 @@ export const fileConfigSchema = z.strictObject({
       }),
     )
     .optional(),
+  /** Compaction of long conversations (needs the model's contextWindow). */
+  compaction: z
+    .strictObject({
+      /** false: never compact (the request grows until the provider refuses it). Default true. */
+      enabled: z.boolean().optional(),
+      /** Compact when a request would pass this fraction of the model's contextWindow. Default 0.75. */
+      threshold: z.number().min(0.2).max(0.95).optional(),
+      /** Tokens of the most recent turns kept verbatim. Default 30% of the contextWindow. */
+      keepRecentTokens: z.int().min(256).optional(),
+    })
+    .optional(),
   checkpoint: z
     .strictObject({
       channelMode: z.enum(CHANNEL_MODES).optional(),

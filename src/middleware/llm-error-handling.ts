@@ -49,6 +49,8 @@ export interface ModelErrorClass {
   /** One line, no trailing period. */
   reason: string;
   retryAfterMs?: number;
+  /** What to do, when it differs from the kind's usual hint. */
+  hint?: string;
 }
 
 const NETWORK_CODES = new Set([
@@ -143,6 +145,7 @@ export function classifyModelError(
   const stream = errorChain(err).find(isModelStreamError);
   if (stream) {
     if (stream.transient) return { kind: "transient", reason: stream.message };
+    if (stream.kind === "too_long") return { kind: "protocol", reason: stream.message, hint: "Set a smaller maxTokens for this model, or use a server that honours it (deerflow config)." };
     return { kind: stream.kind === "provider" ? "bad_request" : "protocol", reason: stream.message };
   }
 
@@ -267,11 +270,14 @@ export function llmErrorHandlingMiddleware(options: LLMErrorHandlingOptions = {}
           c.reason = scrub(c.reason);
           if (c.kind === "fatal") throw err;
           if (c.kind !== "transient") {
-            throw new ProviderError(PROVIDER_KIND[c.kind], `Model request failed: ${c.reason}.`, { hint: HINTS[c.kind], cause: err });
+            throw new ProviderError(PROVIDER_KIND[c.kind], `Model request failed: ${c.reason}.`, { hint: c.hint ?? HINTS[c.kind], cause: err });
           }
-          if (attempt > maxRetries) {
+          // A server that asks for a longer wait than we allow will refuse an earlier retry too: say so now.
+          const tooLongToWait = c.retryAfterMs !== undefined && c.retryAfterMs > maxRetryAfterMs;
+          if (attempt > maxRetries || tooLongToWait) {
             const tries = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
-            throw new ModelUnavailableError(`Model request failed after ${tries} (${formatSeconds(Math.round((Date.now() - started) / 100) * 100)} in total): ${c.reason}.`, {
+            const asked = tooLongToWait ? ` The server asks to wait ${formatSeconds(Math.round(c.retryAfterMs! / 1000) * 1000)} (retry-after), longer than deerflow waits (${formatSeconds(maxRetryAfterMs)}), so it did not retry.` : "";
+            throw new ModelUnavailableError(`Model request failed after ${tries} (${formatSeconds(Math.round((Date.now() - started) / 100) * 100)} in total): ${c.reason}.${asked}`, {
               hint: c.reason.startsWith("rate limited") ? "The endpoint is rate-limiting requests; wait a moment and try again (deerflow doctor)." : HINTS.transient,
               cause: err,
             });

@@ -5,7 +5,8 @@
 // handing it to the SDK (which logs "From chunk:" and throws a bare SyntaxError), (4) normalise each chunk
 // (ChunkNormalizer), and (5) scrub secrets from error bodies before the SDK turns them into messages.
 // Requests are rewritten too: `name` never goes out on assistant messages (xAI rejects it), and DeepSeek's
-// `reasoning_content` goes back when the model's config asks for it.
+// `reasoning_content` goes back when the model's config asks for it. `name` stays on tool messages: Gemini's
+// OpenAI endpoint requires it there (NousResearch/hermes-agent#19728); only a relay was seen to refuse it (#114713).
 import { randomUUID } from "node:crypto";
 import { ChunkNormalizer } from "./chunk-normalizer.js";
 import { redactSecrets } from "./redact.js";
@@ -19,6 +20,11 @@ export interface GuardedFetchOptions {
   endpoint: string;
   /** Send each assistant message's `reasoning_content` back (DeepSeek thinking mode with tools). */
   passBackReasoning?: boolean;
+  /**
+   * Most characters one answer may stream (text, reasoning and arguments together) before it is stopped: a provider
+   * that ignores max_tokens and never ends must not run forever or fill memory (default OUTPUT_CAP_CHARS).
+   */
+  maxOutputChars?: number;
   /** Secrets to scrub from anything the provider sends back. */
   secrets?: (string | undefined)[];
   /** The fetch underneath (default: global fetch). */
@@ -26,6 +32,10 @@ export interface GuardedFetchOptions {
 }
 
 type Json = Record<string, any>;
+/** ~500k tokens: more than any model's longest answer, well under what memory holds. */
+export const OUTPUT_CAP_CHARS = 2_000_000;
+/** Same-origin redirects followed (a proxy adding a slash); beyond that, or to another origin, it is an error. */
+const MAX_REDIRECTS = 3;
 const SSE_FIELDS = /^(data|event|id|retry)(:|$)/;
 
 export function guardedFetch(opts: GuardedFetchOptions): typeof fetch {
@@ -33,10 +43,11 @@ export function guardedFetch(opts: GuardedFetchOptions): typeof fetch {
   return async (input, init) => {
     const { body, streaming } = rewriteRequest(init?.body, opts.passBackReasoning === true);
     const secrets = [...(opts.secrets ?? []), bearerOf(init?.headers)];
-    const res = await baseFetch(input, { ...init, body });
+    const res = await fetchFollowingSameOrigin(baseFetch, input, { ...init, body }, opts.endpoint);
     if (!res.ok) {
-      // Error bodies become SDK error messages: scrub them here, before anything can print or store them.
-      const text = redactSecrets(await res.text().catch(() => ""), secrets);
+      // Error bodies become SDK error messages: scrub them here, before anything can print or store them, and give
+      // every provider's shape the one the SDK reads (`{"error":{"message"}}`), so its own words reach the user.
+      const text = errorBody(redactSecrets(await res.text().catch(() => ""), secrets));
       return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
     const ctx = { ...opts, secrets, id: `msg_${randomUUID().replace(/-/g, "")}` };
@@ -46,6 +57,42 @@ export function guardedFetch(opts: GuardedFetchOptions): typeof fetch {
     }
     return guardWhole(res, ctx, streaming);
   };
+}
+
+/**
+ * fetch, with redirects followed only within the endpoint's origin. WHY: a redirect to another host would carry the
+ * whole conversation there (fetch drops the key, not the body); the user should point baseUrl at it knowingly.
+ */
+async function fetchFollowingSameOrigin(baseFetch: typeof fetch, input: Parameters<typeof fetch>[0], init: RequestInit, endpoint: string): Promise<Response> {
+  let url = new URL(typeof input === "string" || input instanceof URL ? input : input.url);
+  for (let hop = 0; ; hop++) {
+    const res = await baseFetch(hop === 0 ? input : url, { ...init, redirect: "manual" });
+    const location = res.status >= 300 && res.status < 400 ? res.headers.get("location") : null;
+    if (location === null) return res;
+    void res.body?.cancel().catch(() => {});
+    const next = new URL(location, url);
+    if (next.origin !== url.origin || hop >= MAX_REDIRECTS) {
+      const where = next.origin !== url.origin ? `to another host (${next.origin})` : `more than ${MAX_REDIRECTS} times`;
+      throw new ModelStreamError("protocol", `${endpoint} answered HTTP ${res.status}, a redirect ${where}; deerflow does not follow it, so the conversation stays where baseUrl points`, { transient: false });
+    }
+    url = next;
+  }
+}
+
+/** A provider's error body in the OpenAI shape: `{"detail": …}` (FastAPI, vLLM), `{"message": …}`, `{"error": "…"}`. */
+function errorBody(text: string): string {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return text; // plain text: the SDK shows it as is
+  }
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return text;
+  const b = body as Json;
+  if (typeof b.error === "object" && b.error !== null && typeof b.error.message === "string") return text;
+  const detail = Array.isArray(b.detail) ? b.detail.map((d: Json) => (typeof d?.msg === "string" ? d.msg : JSON.stringify(d))).join("; ") : b.detail;
+  const message = [b.error, detail, b.message, b.error?.msg].find((m) => typeof m === "string" && m.trim() !== "");
+  return message === undefined ? text : JSON.stringify({ error: { ...(typeof b.error === "object" && b.error), message } });
 }
 
 interface Ctx extends GuardedFetchOptions {
@@ -119,6 +166,24 @@ async function guardWhole(res: Response, ctx: Ctx, streamingRequested: boolean):
   return new Response(out, { status: res.status, headers: { "content-type": "application/json" } });
 }
 
+/**
+ * An event's JSON. Some proxies glue several chunks into one event (`{…}{…}`): split where one object ends and the
+ * next begins, and accept the split only if every piece parses (a "}{" inside a string makes a piece fail).
+ */
+function parseEventData(payload: string): unknown[] | undefined {
+  try {
+    return [JSON.parse(payload)];
+  } catch {
+    const pieces = payload.trim().split(/(?<=\})\s*(?=\{)/);
+    if (pieces.length < 2) return undefined;
+    try {
+      return pieces.map((p) => JSON.parse(p));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
 function idleError(ctx: Ctx): ModelStreamError {
   return new ModelStreamError("idle_timeout", `no data from ${ctx.endpoint} for ${ctx.idleTimeoutMs / 1000} s (idle timeout)`, { transient: true });
 }
@@ -147,6 +212,20 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
   let buf = "";
   let data: string[] = [];
   let sawDone = false;
+  const cap = ctx.maxOutputChars ?? OUTPUT_CAP_CHARS;
+  let produced = 0;
+  const tooLong = () =>
+    new ModelStreamError("too_long", `the answer from ${ctx.endpoint} went past ${cap.toLocaleString("en-US")} characters without ending (the provider ignores max_tokens); it was stopped and nothing of it was used`, { transient: false });
+  /** Counts what a chunk adds to the answer; a runaway stream is stopped here, not when memory runs out. */
+  const count = (c: Json): Json => {
+    for (const ch of c.choices as Json[]) {
+      const d = ch?.delta ?? {};
+      produced += (typeof d.content === "string" ? d.content.length : 0) + (typeof d.reasoning_content === "string" ? d.reasoning_content.length : 0);
+      for (const tc of Array.isArray(d.tool_calls) ? d.tool_calls : []) produced += typeof tc?.function?.arguments === "string" ? tc.function.arguments.length : 0;
+    }
+    if (produced > cap) throw tooLong();
+    return c;
+  };
 
   /** Handle one complete line; returns text to pass on ("" for none). */
   const line = (raw: string): string => {
@@ -159,15 +238,17 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
         sawDone = true;
         return "";
       }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(payload);
-      } catch {
+      const objects = parseEventData(payload);
+      if (!objects) {
         throw new ModelStreamError("protocol", `the stream from ${ctx.endpoint} is not valid server-sent events (unparsable data: "${redactSecrets(snippet(payload), ctx.secrets)}")`, { transient: false });
       }
-      if (typeof parsed !== "object" || parsed === null) throw new ModelStreamError("protocol", `the stream from ${ctx.endpoint} carried data that is not a chunk object`, { transient: false });
-      if ((parsed as Json).error) throw providerError((parsed as Json).error, ctx);
-      return `data: ${JSON.stringify(normalizer.chunk(parsed as Json))}\n\n`;
+      let out = "";
+      for (const parsed of objects) {
+        if (typeof parsed !== "object" || parsed === null) throw new ModelStreamError("protocol", `the stream from ${ctx.endpoint} carried data that is not a chunk object`, { transient: false });
+        if ((parsed as Json).error) throw providerError((parsed as Json).error, ctx);
+        out += `data: ${JSON.stringify(count(normalizer.chunk(parsed as Json)))}\n\n`;
+      }
+      return out;
     }
     if (l.startsWith(":")) return ""; // keep-alive comment (": OPENROUTER PROCESSING"): not progress
     if (l.startsWith("data:")) {
@@ -217,6 +298,8 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
             return;
           }
           buf += decoder.decode(r.value, { stream: true });
+          // One line longer than the whole answer may be (plus its JSON framing) is a runaway too.
+          if (buf.length > cap * 2 + 65_536 && buf.indexOf("\n") < 0) throw tooLong();
           let nl: number;
           while ((nl = buf.indexOf("\n")) >= 0 && !sawDone) {
             const l = buf.slice(0, nl);

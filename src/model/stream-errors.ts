@@ -2,7 +2,7 @@
 // is not the OpenAI protocol at all. LLMErrorHandling turns these into the user's one-line ProviderError; `transient`
 // says whether asking again can help. NOTE: never named "AbortError" — the OpenAI SDK silently ends a stream on
 // those, which would turn a stall into an (incomplete) success.
-export type ModelStreamErrorKind = "idle_timeout" | "incomplete" | "protocol" | "provider";
+export type ModelStreamErrorKind = "idle_timeout" | "incomplete" | "protocol" | "provider" | "too_long";
 
 export class ModelStreamError extends Error {
   readonly kind: ModelStreamErrorKind;

@@ -53,6 +53,17 @@ export type RunEvent =
   | { type: "tool.started"; run_id: string; tool_call_id?: string; name: string; args: unknown }
   | { type: "tool.completed"; run_id: string; tool_call_id?: string; name: string; status: "ok" | "error"; output: string }
   | { type: "model.retry"; run_id: string; attempt: number; delay_ms: number; reason: string }
+  /** Older messages were replaced by a summary (originals archived, readable with read_history). */
+  | {
+      type: "context.compacted";
+      run_id: string;
+      messages: number;
+      tokens_before: number;
+      tokens_after: number;
+      archived_from: number;
+      archived_to: number;
+      summary_failed?: string;
+    }
   | {
       type: "delegation.updated";
       run_id: string;

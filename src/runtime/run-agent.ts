@@ -13,6 +13,8 @@ import { type ApprovalSettings, headlessBroker } from "../sandbox/approvals.js";
 import { loadSubagentRegistry } from "../subagents/registry.js";
 import { SubagentRuntime } from "../subagents/runtime.js";
 import { createTaskTool } from "../subagents/task-tool.js";
+import { MessageArchive } from "../persistence/message-archive.js";
+import type { SummarizationOptions } from "../middleware/summarization.js";
 import type { RunEventListener } from "./events.js";
 
 export type LeadAgent = ReturnType<typeof createLeadAgent>;
@@ -45,8 +47,30 @@ export function runAgentKey(spec: RunAgentSpec, approval: ApprovalSettings): str
   return JSON.stringify([spec.model.name, spec.model.model, spec.planMode ?? false, spec.maxTurns ?? null, spec.approval ? "shared" : `${approval.mode}/${spec.approveGuarded ?? false}`]);
 }
 
+/**
+ * Compaction for this model: only with a configured contextWindow (a guessed window is either too large to help or
+ * so small it summarizes constantly), unless `compaction.enabled` is false. Originals go to the store's archive.
+ */
+function compactionOf(spec: RunAgentSpec, checkpointer: BaseCheckpointSaver): SummarizationOptions | undefined {
+  const { compaction } = spec.config;
+  const db = (checkpointer as { db?: ConstructorParameters<typeof MessageArchive>[0] }).db;
+  if (!compaction.enabled || !spec.model.contextWindow || !db) return undefined;
+  return {
+    contextWindow: spec.model.contextWindow,
+    threshold: compaction.threshold,
+    keepRecentTokens: compaction.keepRecentTokens,
+    reserveTokens: Math.min(Math.floor(spec.model.contextWindow * 0.15), (spec.model.maxTokens ?? 2048) + 2048),
+    archive: new MessageArchive(db),
+    onCompacted: (info) => {
+      const run = currentRun.getStore();
+      run?.emit({ type: "context.compacted", run_id: run.runId, ...info });
+    },
+  };
+}
+
 export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettings, checkpointer: BaseCheckpointSaver): Promise<LeadAgent> {
   const { config } = spec;
+  const compaction = compactionOf(spec, checkpointer);
   const model = createChatModel(spec.model);
   // Subagents share one capacity per process; they work in this thread's sandbox under the same approval rules.
   const taskTool = createTaskTool({
@@ -60,6 +84,7 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
   return createLeadAgent({
     model,
     taskTool,
+    compaction,
     sideModel: createChatModel(spec.model, { streaming: false }),
     planMode: spec.planMode ?? false,
     maxTurns: spec.maxTurns,

@@ -15,6 +15,8 @@ export const MARKER_PREFIX = "deerflow_";
 /** HIDDEN_MARKER values. */
 export const DYNAMIC_CONTEXT_KIND = "dynamic_context";
 export const GOAL_CONTINUATION_KIND = "goal_continuation";
+/** The running summary of compacted messages (one per thread, right after the reminders). */
+export const SUMMARY_KIND = "conversation_summary";
 
 /** The name of the clarification tool (its result carries CLARIFICATION_MARKER). */
 export const ASK_CLARIFICATION = "ask_clarification";

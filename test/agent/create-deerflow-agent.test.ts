@@ -255,8 +255,9 @@ describe("createDeerflowAgent: validation (SPEC §2), each a typed error raised 
 });
 
 describe("RuntimeFeatures (SPEC §3)", () => {
-  it("summarization: true and guardrail: true need a configured instance → feature_needs_instance", () => {
-    expect(expectRefused({ features: { summarization: true } }, AgentOptionsError, "feature_needs_instance").message).toMatch(/summarization/);
+  it("guardrail: true needs a configured instance → feature_needs_instance; summarization: true is the built-in at its place", () => {
+    const stack = names(assembleMiddleware({ features: { summarization: true } }));
+    expect(stack.indexOf("Summarization")).toBe(stack.indexOf("InvalidToolCall") + 1);
     expect(expectRefused({ features: { guardrail: true } }, AgentOptionsError, "feature_needs_instance").message).toMatch(/guardrail/);
   });
 

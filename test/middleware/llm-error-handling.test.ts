@@ -112,15 +112,20 @@ describe("LLMErrorHandling with a fake model", () => {
     }
   });
 
-  it("honours retry-after, capped by maxRetryAfterMs", async () => {
+  it("honours retry-after within maxRetryAfterMs; a longer one fails at once and says so (waiting less would be refused too)", async () => {
     const model = fakeModel()
-      .respond(httpError(429, "slow down", { "retry-after": "120" }))
       .respond(httpError(429, "slow down", { "retry-after-ms": "7" }))
       .respond(new AIMessage("ok"));
     const delays: number[] = [];
     await agentFor(model, { maxRetryAfterMs: 20, onRetry: (i) => delays.push(i.delayMs) }).invoke({ messages: [new HumanMessage("hi")] });
-    expect(delays).toEqual([20, 7]);
-    expect(model.callCount).toBe(3);
+    expect(delays).toEqual([7]);
+    expect(model.callCount).toBe(2);
+
+    const long = fakeModel().alwaysThrow(httpError(429, "slow down", { "retry-after": "120" }));
+    const err = await failure(agentFor(long, { maxRetryAfterMs: 20_000, onRetry: () => delays.push(-1) }).invoke({ messages: [new HumanMessage("hi")] }));
+    expect(formatErrorLine(err)).toMatch(/after 1 attempt .*rate limited.*The server asks to wait 120 s \(retry-after\), longer than deerflow waits \(20 s\), so it did not retry\./);
+    expect(long.callCount).toBe(1);
+    expect(delays).toEqual([7]);
   });
 
   it("exponential backoff with full jitter: wait n is uniform below min(maxDelayMs, baseDelayMs·2^n)", async () => {

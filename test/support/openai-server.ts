@@ -57,7 +57,7 @@ export type ScriptedReply =
  * `end`: "close" (default) ends the response normally, "hang" leaves it open, "destroy" cuts the socket.
  */
 export interface RawReply {
-  raw: string[];
+  raw: (string | Uint8Array)[];
   /** Default 200. */
   status?: number;
   /** Default `content-type: text/event-stream`. */

@@ -1,5 +1,6 @@
 // The headless consumers of the run event stream: text (answer on stdout, progress on stderr), json (one object at
 // the end), stream-json (one event per line, first run.started, last run.completed).
+import { compactionNotice } from "../../vocabulary/compaction-notice.js";
 import { formatErrorLine, runStatusOf } from "../../errors.js";
 import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
 import type { RunEvent } from "../../runtime/events.js";
@@ -62,6 +63,9 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
         break;
       case "sandbox.warning":
         stderr.write(`warning: ${e.message}\n`);
+        break;
+      case "context.compacted":
+        note(compactionNotice(e));
         break;
       case "model.retry":
         note(`model request failed (${e.reason}); retrying in ${(e.delay_ms / 1000).toFixed(1)} s (attempt ${e.attempt + 1})`);

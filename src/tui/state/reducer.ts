@@ -1,6 +1,7 @@
 // The TUI's one state transition: run events and UI actions in, the next ChatState out (pure).
 // Invariant: a thing is either live (streaming text, running tools, delegations, prompts) or committed to the
 // transcript — never both — so the <Static> transcript only ever grows and nothing on it is redrawn.
+import { compactionNotice } from "../../vocabulary/compaction-notice.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
 import type { ChatState, GoalView, ModelOption, NoticeLevel, StatusView, ToolCallView, TranscriptItem } from "./types.js";
@@ -156,6 +157,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return append(state, { kind: "notice", level: "info", text: `Continuing toward the goal (continuation ${action.continuation_count}): ${action.reason}` });
     case "model.retry":
       return append(state, { kind: "notice", level: "warning", text: `Model endpoint: ${action.reason}. Retry ${action.attempt} in ${(action.delay_ms / 1000).toFixed(1)} s.` });
+    case "context.compacted":
+      return append(state, { kind: "notice", level: action.summary_failed ? "warning" : "info", text: compactionNotice(action) });
     case "error":
       return append(state, { kind: "notice", level: "error", text: action.message });
     case "sandbox.warning":

@@ -1,0 +1,109 @@
+// A long, tool-heavy conversation through the built CLI against the loopback model server, which records every
+// request: 16 runs on one thread, 25 model turns each (400 in all), every turn a read_file of a 2–8 KB file, a
+// 32k context window. Every request the provider receives fits the window and carries the first user message,
+// the latest user message, the dated reminder and whole tool-call pairs. Then the model reads an archived message
+// back with read_history, and a process killed (SIGKILL) while its summary call is in flight leaves a thread that
+// resumes.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { RecordedRequest } from "../support/openai-server.js";
+import type { Sandbox } from "../support/cli.js";
+import { useE2E } from "../support/e2e.js";
+
+const e2e = useE2E();
+const WINDOW = 32_768;
+const TURNS = 25; // a run's graph has a recursion limit of 1000 steps (~10 per model turn)
+const FILES = 40;
+
+const textOf = (m: any): string => (typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((b: any) => b?.text ?? "").join("") : "");
+const isSummary = (r: RecordedRequest) => textOf(r.body.messages?.[0]).startsWith("Summarize this conversation so far");
+
+function setUp(sb: Sandbox) {
+  writeFileSync(
+    join(sb.cwd, ".deerflowrc"),
+    JSON.stringify({
+      models: { "test-model": { model: "test-model", contextWindow: WINDOW } },
+      guards: { toolCallWarn: 5000, toolCallStop: 6000, tokenBudget: 100_000_000 },
+    }),
+  );
+  for (let i = 0; i < FILES; i++) {
+    const size = 2000 + ((i * 2654435761) % 6000);
+    const lines = [`FILE-${i} start`];
+    while (lines.join("\n").length < size) lines.push(`line ${lines.length} of file ${i} `.padEnd(78, "."));
+    writeFileSync(join(sb.cwd, `f${i}.txt`), `${lines.join("\n")}\n`);
+  }
+}
+
+/** The conversation's turns: each user message starts `TURNS` read_file calls over the files, then a final answer. */
+function script(state: { step: number; hangSummary: boolean }) {
+  return (req: RecordedRequest) => {
+    if (isSummary(req)) return state.hangSummary ? { hang: true as const } : { content: "Summary: the user asked to read the project files one by one; they were read." };
+    if (textOf(req.body.messages[0]).startsWith("Write a short title")) return { content: "Reading files" };
+    const last = req.body.messages.at(-1);
+    if (last.role === "user" && textOf(last).includes("recall")) return { toolCalls: [{ name: "read_history", args: { search: "FILE-3 start" } }] };
+    if (last.role === "tool" && textOf(last).includes("match")) return { content: textOf(last).includes("FILE-3 start") ? "recalled FILE-3" : "not found" };
+    if (last.role === "user") state.step = 0;
+    state.step += 1;
+    if (state.step > TURNS) return { content: "read them all" };
+    return { toolCalls: [{ name: "read_file", args: { path: `f${(state.step * 7) % FILES}.txt` } }] };
+  };
+}
+
+function checkRequest(r: RecordedRequest, first: string, latest: string) {
+  const msgs = r.body.messages as any[];
+  expect((JSON.stringify(msgs).length + JSON.stringify(r.body.tools ?? []).length) / 4).toBeLessThan(WINDOW);
+  const users = msgs.filter((m) => m.role === "user").map(textOf);
+  expect(users.some((u) => u.includes(first))).toBe(true);
+  expect(users.some((u) => u.includes(latest))).toBe(true);
+  expect(msgs[0].role).toBe("system");
+  expect(textOf(msgs[1])).toContain("<system-reminder>");
+  for (let i = 0; i < msgs.length; i++) {
+    const ids = (msgs[i].tool_calls ?? []).map((c: any) => c.id);
+    if (ids.length) expect(msgs.slice(i + 1, i + 1 + ids.length).map((m) => m.tool_call_id)).toEqual(ids);
+    if (msgs[i].role === "tool") expect(msgs.slice(0, i).reverse().find((m) => m.role === "assistant")?.tool_calls?.map((c: any) => c.id)).toContain(msgs[i].tool_call_id);
+  }
+}
+
+describe("a 400-turn conversation through the built CLI", () => {
+  it("stays inside a 32k window with its invariants, reads an archived message back, and survives kill -9 mid-compaction", async () => {
+    const sb = e2e.sandbox();
+    setUp(sb);
+    const state = { step: 0, hangSummary: false };
+    e2e.server.setScript(script(state));
+    const asks = Array.from({ length: 16 }, (_, i) => `task ${String.fromCharCode(65 + i)}: read the files`);
+    const first = await sb.run(["run", "--yes", "-w", sb.cwd, "--output-format", "json", asks[0]!], { timeoutMs: 600_000 });
+    expect(first.exitCode, first.stderr).toBe(0);
+    const thread = JSON.parse(first.stdout).thread_id as string;
+    expect(first.stderr).toMatch(/Context compacted: \d+ older messages summarized and archived, ~[\d.k]+ → ~[\d.k]+ tokens/);
+    for (const ask of asks.slice(1)) {
+      const r = await sb.run(["run", "--yes", "--thread", thread, ask], { timeoutMs: 600_000 });
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toBe("read them all\n");
+    }
+    const turns = e2e.server.requests.filter((r) => !isSummary(r) && !textOf(r.body.messages[0]).startsWith("Write a short title"));
+    expect(turns.length).toBe(asks.length * (TURNS + 1));
+    expect(e2e.server.requests.filter(isSummary).length).toBeGreaterThan(4);
+    // Request k belongs to run floor(k / (TURNS + 1)): its own user message must be there.
+    turns.forEach((r, k) => checkRequest(r, asks[0]!, asks[Math.floor(k / (TURNS + 1))]!));
+
+    // The model reads an archived original back.
+    const recall = await sb.run(["run", "--yes", "--thread", thread, "recall the start of FILE-3"], { timeoutMs: 120_000 });
+    expect(recall.exitCode, recall.stderr).toBe(0);
+    expect(recall.stdout).toBe("recalled FILE-3\n");
+
+    // kill -9 while the summary call hangs: the thread resumes, nothing half-written.
+    state.hangSummary = true;
+    const before = e2e.server.requests.filter(isSummary).length;
+    const child = sb.spawn(["run", "--yes", "--thread", thread, "fifth task: and again"]);
+    for (let i = 0; i < 6000 && e2e.server.requests.filter(isSummary).length === before; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(e2e.server.requests.filter(isSummary).length).toBeGreaterThan(before);
+    child.kill("SIGKILL");
+    await child.catch(() => {});
+    state.hangSummary = false;
+    const resumed = await sb.run(["run", "--yes", "--thread", thread, "sixth task: finish"], { timeoutMs: 600_000 });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toBe("read them all\n");
+    checkRequest(e2e.server.requests.filter((r) => !isSummary(r)).at(-1)!, asks[0]!, "sixth task: finish");
+  }, 1_200_000);
+});
