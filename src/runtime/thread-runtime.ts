@@ -298,7 +298,7 @@ export class ThreadRuntime {
     if (!entry) return undefined;
     if (entry.prompt_sha256 && entry.prompt_sha256 !== promptDigest(req.prompt)) {
       // A script reusing a key for new work is a bug in the script; answering with the old result would hide it.
-      throw new UsageError(`Input id ${req.inputId} was already applied on thread ${opened.threadId} (run ${entry.run_id}) to a different prompt.`, "Use a new --input-id for a new prompt; repeat the original prompt to get its recorded result.");
+      throw new UsageError(`Input id ${JSON.stringify(req.inputId)} was already applied on thread ${opened.threadId} (run ${entry.run_id}) to a different prompt.`, "Use a new --input-id for a new prompt; repeat the original prompt to get its recorded result.");
     }
     const messages = values.messages ?? [];
     const clarification = entry.stop_reason === "clarification" ? (findPendingClarification(messages) ?? undefined) : undefined;
