@@ -110,10 +110,11 @@ export function runStatusOf(err: unknown): "interrupted" | "timeout" | "error" {
 /** The data directory is not usable (not a directory, not writable): exit 2, with its path. */
 export class DataDirError extends DeerflowError {
   readonly path: string;
-  constructor(path: string, problem: string) {
+  /** `fix`: what to do about this problem (default: fix permissions); choosing another directory is always offered. */
+  constructor(path: string, problem: string, fix = "Fix its permissions") {
     super(`The data directory ${path} ${problem}.`, {
       exitCode: ExitCode.usage,
-      hint: "Fix its permissions, or choose another with --home <dir> or DEERFLOW_HOME.",
+      hint: `${fix}, or choose another with --home <dir> or DEERFLOW_HOME.`,
     });
     this.path = path;
   }

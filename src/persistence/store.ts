@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync, accessSync, constants } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
-import { DataDirError, DatabaseCorruptError } from "../errors.js";
+import { DataDirError, DatabaseCorruptError, StoreWriteError } from "../errors.js";
 import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { errorChain } from "../vocabulary/error-chain.js";
 import { type RollbackMark, DeerflowSqliteSaver } from "./sqlite-saver.js";
@@ -46,14 +46,16 @@ export function isStoreWriteFailure(err: unknown): boolean {
 
 /** The data directory exists as a directory we can write, or is created; anything else is a DataDirError. */
 export function checkDataDir(home: string): void {
-  if (existsSync(home) && !statSync(home).isDirectory()) throw new DataDirError(home, "is a file, not a directory");
+  if (existsSync(home) && !statSync(home).isDirectory()) throw new DataDirError(home, "is a file, not a directory", "Move the file out of the way");
   try {
     mkdirSync(home, { recursive: true });
     accessSync(home, constants.W_OK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    const problem = code === "ENOTDIR" ? "is inside a file, not a directory" : code === "EROFS" ? "is on a read-only file system" : existsSync(home) ? `cannot be written (${code ?? "error"})` : `cannot be created (${code ?? "error"})`;
-    throw new DataDirError(home, problem);
+    if (code === "ENOTDIR") throw new DataDirError(home, "is inside a file, not a directory", "Move that file out of the way");
+    if (code === "EROFS") throw new DataDirError(home, "is on a read-only file system", "Remount it writable");
+    if (code === "ENOSPC") throw new DataDirError(home, "cannot be created: the disk is full", "Free disk space");
+    throw new DataDirError(home, existsSync(home) ? `cannot be written (${code ?? "error"})` : `cannot be created (${code ?? "error"})`);
   }
 }
 
@@ -90,8 +92,11 @@ export function openStore(home: string, channelMode: ChannelMode): Store {
   } catch (err) {
     saver?.close();
     if (isCorruption(err)) throw new DatabaseCorruptError(path, (err as Error).message);
+    // Opening writes too (WAL set-up, the schema, reaping dead runs): a full disk or a read-only file stops it here.
+    if (isStoreWriteFailure(err)) throw new StoreWriteError(path, (err as Error).message, "nothing-changed", sqliteCode(err)?.startsWith("SQLITE_READONLY"));
     if (sqliteCode(err) === "SQLITE_CANTOPEN") {
-      throw new DataDirError(home, existsSync(path) && statSync(path).isDirectory() ? `holds a directory named ${DB_FILE} where the database file belongs` : `does not let deerflow open ${DB_FILE}`);
+      if (existsSync(path) && statSync(path).isDirectory()) throw new DataDirError(home, `holds a directory named ${DB_FILE} where the database file belongs`, "Move that directory out of the way");
+      throw new DataDirError(home, `does not let deerflow open ${DB_FILE}`);
     }
     throw err;
   }

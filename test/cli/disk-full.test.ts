@@ -2,7 +2,7 @@
 // naming the file, and the thread is exactly as before the run — verified by reading it back once space is freed
 // (the next run's request to the model holds neither the failed input nor its answer). Needs root for `mount`;
 // skipped, saying why, when mounting is not permitted.
-import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -60,7 +60,8 @@ describe("disk full", () => {
     expect(first.exitCode, first.stdout + first.stderr).toBe(0);
     const threadId = JSON.parse(first.stdout).thread_id as string;
 
-    e2e.server.push({ content: `HUGE:${"z".repeat(3_000_000)}` });
+    // Under the model layer's 2,000,000-character answer cap, far over what the 1.5 MB disk holds.
+    e2e.server.push({ content: `HUGE:${"z".repeat(1_900_000)}` });
     const failed = await sb.run(["run", "--thread", threadId, "the failing input"], { env });
     expect(failed.exitCode).toBe(1);
     expect(failed.stderr).toContain(join(home, "deerflow.sqlite"));
@@ -77,7 +78,7 @@ describe("disk full", () => {
     expect(sent).toContain("first answer");
     expect(sent).not.toContain("the failing input");
     expect(sent).not.toContain("HUGE:");
-  });
+  }, 180_000);
 
   it("when even the rollback cannot be written, the next open undoes the run (thread as before, run failed)", async (ctx) => {
     if (!mounted) ctx.skip(`cannot mount a small tmpfs to fill (${why.trim()}); run as root to test a full disk`);
@@ -123,5 +124,34 @@ describe("disk full", () => {
     expect(sent).toContain("first answer");
     expect(sent).not.toContain("the failing input");
     expect(sent).not.toContain("while the disk fills up");
-  });
+  }, 180_000);
+
+  it("a data directory on a disk that is full from the start: one typed line naming the file, exit 1, then works once freed", async (ctx) => {
+    if (!mounted) ctx.skip(`cannot mount a small tmpfs to fill (${why.trim()}); run as root to test a full disk`);
+    const mp = mkdtempSync(join(tmpdir(), "deerflow-full0-"));
+    await execa("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mp]);
+    try {
+      const sb = e2e.sandbox();
+      const home = join(mp, "home");
+      mkdirSync(home);
+      const filler = fillUp(mp);
+      const env = { DEERFLOW_HOME: home };
+      for (const args of [["run", "hi"], ["threads"]]) {
+        const r = await sb.run(args, { env });
+        expect(r.exitCode, r.stderr).toBe(1);
+        expect(r.stderr).toContain(`Could not write to ${join(home, "deerflow.sqlite")}`);
+        expect(r.stderr).toMatch(/Nothing was changed.*Free disk space/s);
+        expect(r.stderr).not.toMatch(/internal error|\n\s+at /i);
+      }
+      expect(e2e.server.requests).toHaveLength(0);
+      rmSync(filler);
+      e2e.server.push({ content: "room now" });
+      const ok = await sb.run(["run", "hi"], { env });
+      expect(ok.exitCode, ok.stderr).toBe(0);
+      expect(ok.stdout).toBe("room now\n");
+    } finally {
+      await execa("umount", [mp], { reject: false });
+      rmSync(mp, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

@@ -83,6 +83,8 @@ describe("attacking the run lifecycle", () => {
     expect(dir.exitCode).not.toBe(0);
     expect(dir.stderr).toContain(join(sb2.home, "deerflow.sqlite").replace(/\/deerflow\.sqlite$/, ""));
     expect(dir.stderr).not.toMatch(/internal error/i);
+    expect(dir.stderr).toMatch(/Move that directory out of the way/);
+    expect(dir.stderr).not.toMatch(/permissions/);
 
     const sb3 = e2e.sandbox();
     mkdirSync(sb3.home, { recursive: true });

@@ -1,6 +1,7 @@
 // A hostile environment and a careless user against the run lifecycle, through the built CLI: time limits that do
 // not fit a timer, an idempotency key reused for other work or after a failure, a database file nobody may write,
 // a dead run's pid taken by an unrelated process, and `threads`/`doctor` while a run works.
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hostname } from "node:os";
 import Database from "better-sqlite3";
@@ -62,13 +63,24 @@ describe("run limits and idempotency keys from a careless user", () => {
     const before = e2e.server.requests.length;
     const r = await sb.run(["run", "--thread", id, "--input-id", "k1", "another prompt"]);
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/Input id k1 was already applied on thread .* to a different prompt/);
+    expect(r.stderr).toMatch(/Input id "k1" was already applied on thread .* to a different prompt/);
     clean(r.stderr);
     expect(e2e.server.requests.length).toBe(before);
     const same = await sb.run(["run", "--thread", id, "--input-id", "k1", "first prompt"]);
     expect(same.exitCode, same.stderr).toBe(0);
     expect(same.stdout).toBe("first answer\n");
     expect(e2e.server.requests.length).toBe(before);
+  });
+
+  it("an empty --input-id (an unset shell variable) or one longer than 255 characters is refused, exit 2", async () => {
+    const sb = e2e.sandbox();
+    for (const [id, why] of [["", /--input-id is empty/], ["  ", /--input-id is empty/], ["x".repeat(256), /longer than 255/]] as const) {
+      const r = await sb.run(["run", "--input-id", id, "hi"]);
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(why);
+      clean(r.stderr);
+    }
+    expect(e2e.server.requests).toHaveLength(0);
   });
 
   it("an --input-id whose run failed or timed out runs again (a failure is not replayed)", async () => {
@@ -97,6 +109,38 @@ describe("run limits and idempotency keys from a careless user", () => {
 });
 
 describe("a hostile environment", () => {
+  it("a -wal file full of garbage next to a cleanly closed database: ignored by SQLite, nothing lost, no false alarm", async () => {
+    const sb = e2e.sandbox();
+    const id = await firstThread(sb);
+    writeFileSync(join(sb.home, "deerflow.sqlite-wal"), Buffer.alloc(50_000, 7));
+    const list = await threads(sb);
+    expect(list.find((t) => t.id === id)!.status).toBe("success");
+    e2e.server.push({ content: "still here" });
+    const next = await sb.run(["run", "--thread", id, "go on"]);
+    expect(next.exitCode, next.stderr).toBe(0);
+    expect(JSON.stringify(e2e.server.requests.at(-1)!.body.messages)).toContain("first answer");
+  });
+
+  it("two runs racing with one --input-id on one thread: one runs, the other is refused as busy; a repeat replays", async () => {
+    const sb = e2e.sandbox();
+    const id = await firstThread(sb);
+    e2e.server.push({ content: "the one answer", chunkDelayMs: 50 }, { content: "a second answer", chunkDelayMs: 50 });
+    const both = await Promise.all([0, 1].map(() => sb.run(["run", "--thread", id, "--input-id", "same", "do it once"])));
+    const won = both.filter((r) => r.exitCode === 0);
+    const lost = both.filter((r) => r.exitCode !== 0);
+    // Either the second started after the first finished (a replay, exit 0) or while it worked (busy, exit 1).
+    expect(won.length).toBeGreaterThanOrEqual(1);
+    for (const r of won) expect(r.stdout).toBe("the one answer\n");
+    for (const r of lost) {
+      expect(r.exitCode).toBe(1);
+      expect(r.stderr).toMatch(/is busy/);
+    }
+    const again = await sb.run(["run", "--thread", id, "--input-id", "same", "do it once"]);
+    expect(again.stdout).toBe("the one answer\n");
+    // The model answered the input once.
+    expect(e2e.server.requests.filter((r) => JSON.stringify(r.body.messages).includes("do it once"))).toHaveLength(1);
+  });
+
   it.skipIf(!hasChattr)("a database file nobody may write (chattr +i): the run names the file and what to do, exit 1, nothing changed", async () => {
     const sb = e2e.sandbox();
     const id = await firstThread(sb);

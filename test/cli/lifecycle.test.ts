@@ -138,6 +138,9 @@ describe("run lifecycle", () => {
       const r = await sb.run(["run", "hi"], { env: { DEERFLOW_HOME: home } });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain(home);
+      // The fix is moving the file, not permissions.
+      expect(r.stderr).toMatch(/Move (the|that) file out of the way/);
+      expect(r.stderr).not.toMatch(/permissions/);
       noInternalError(r.stderr);
     }
     const t = await sb.run(["threads"], { env: { DEERFLOW_HOME: file } });

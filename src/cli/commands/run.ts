@@ -41,6 +41,9 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
+/** Idempotency keys are short identifiers (as Stripe's, at most 255 characters), not payloads. */
+const MAX_INPUT_ID_LENGTH = 255;
+
 export function exitCodeFor(result: RunResult): number {
   if (result.stop_reason === "clarification") return ExitCode.inputRequired;
   // Guards: loops, budgets, turn caps, and answers cut off by the model's output limit or a content filter (their
@@ -66,6 +69,9 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     assertSafeWorkspace(opts.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: config.home, allow: opts.allowDangerousWorkspace });
     const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
+    // An unset shell variable (`--input-id "$ID"`) must not quietly turn idempotency off.
+    if (opts.inputId !== undefined && !opts.inputId.trim()) throw new UsageError("--input-id is empty.", "Pass the key your script uses for this input, or drop --input-id.");
+    if (opts.inputId !== undefined && opts.inputId.length > MAX_INPUT_ID_LENGTH) throw new UsageError(`--input-id is longer than ${MAX_INPUT_ID_LENGTH} characters.`, "Use a short key, e.g. a UUID or a hash of the input.");
     if (!prompt && opts.goal === undefined) throw new UsageError("No prompt given.", 'Pass it as an argument (deerflow run "…") or pipe it on stdin.');
     const request = {
       config,

@@ -11,7 +11,7 @@ import { forTerminal } from "../../vocabulary/terminal-text.js";
 export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
   let rows: ThreadRow[] = [];
-  if (existsSync(config.home) && !statSync(config.home).isDirectory()) throw new DataDirError(config.home, "is a file, not a directory");
+  if (existsSync(config.home) && !statSync(config.home).isDirectory()) throw new DataDirError(config.home, "is a file, not a directory", "Move the file out of the way");
   // Listing must not create a database in a home that has none.
   if (existsSync(join(config.home, DB_FILE))) {
     // Opening reaps runs whose process died, so a killed run shows `interrupted`, not `running`.
