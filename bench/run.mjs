@@ -4,9 +4,11 @@ import { benchFirstFrame } from "./first-frame.mjs";
 import { benchCheckpoints } from "./checkpoints.mjs";
 import { benchTools } from "./tools.mjs";
 import { benchStateRead } from "./state-read.mjs";
+import { benchCompaction } from "./compaction.mjs";
 
 benchStartup();
 await benchFirstFrame();
 await benchTools();
 await benchCheckpoints();
 await benchStateRead();
+await benchCompaction();

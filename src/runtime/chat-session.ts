@@ -224,6 +224,12 @@ export class ChatSession {
     this.goal = null;
   }
 
+  /** /compact [focus]: older turns summarized and archived now (null: nothing old enough yet). */
+  async compact(focus?: string) {
+    if (!this.threadId) return null;
+    return this.runtime.compact(this.threadId, this.model, focus || undefined);
+  }
+
   /** /title: names the thread in the index and in its state (so the title middleware leaves it alone). */
   async setTitle(title: string): Promise<void> {
     this.ensureThread();

@@ -14,7 +14,7 @@ import { loadSubagentRegistry } from "../subagents/registry.js";
 import { SubagentRuntime } from "../subagents/runtime.js";
 import { createTaskTool } from "../subagents/task-tool.js";
 import { MessageArchive } from "../persistence/message-archive.js";
-import type { SummarizationOptions } from "../middleware/summarization.js";
+import { DEFAULT_CONTEXT_WINDOW, type SummarizationOptions } from "../middleware/summarization.js";
 import type { RunEventListener } from "./events.js";
 
 export type LeadAgent = ReturnType<typeof createLeadAgent>;
@@ -51,15 +51,18 @@ export function runAgentKey(spec: RunAgentSpec, approval: ApprovalSettings): str
  * Compaction for this model: only with a configured contextWindow (a guessed window is either too large to help or
  * so small it summarizes constantly), unless `compaction.enabled` is false. Originals go to the store's archive.
  */
-function compactionOf(spec: RunAgentSpec, checkpointer: BaseCheckpointSaver): SummarizationOptions | undefined {
+export function compactionOf(spec: Pick<RunAgentSpec, "config" | "model">, checkpointer: BaseCheckpointSaver, explicit = false): SummarizationOptions | undefined {
   const { compaction } = spec.config;
   const db = (checkpointer as { db?: ConstructorParameters<typeof MessageArchive>[0] }).db;
-  if (!compaction.enabled || !spec.model.contextWindow || !db) return undefined;
+  // `/compact` asks for it explicitly: then a model without a window still compacts (the window only sizes what stays).
+  if (!db || (!explicit && (!compaction.enabled || !spec.model.contextWindow))) return undefined;
+  const window = spec.model.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   return {
-    contextWindow: spec.model.contextWindow,
+    contextWindow: window,
     threshold: compaction.threshold,
-    keepRecentTokens: compaction.keepRecentTokens,
-    reserveTokens: Math.min(Math.floor(spec.model.contextWindow * 0.15), (spec.model.maxTokens ?? 2048) + 2048),
+    // Asked for, it keeps less (a tenth of the window) unless configured: the user wants room now.
+    keepRecentTokens: compaction.keepRecentTokens ?? (explicit ? Math.floor(window * 0.1) : undefined),
+    reserveTokens: Math.min(Math.floor(window * 0.15), (spec.model.maxTokens ?? 2048) + 2048),
     archive: new MessageArchive(db),
     onCompacted: (info) => {
       const run = currentRun.getStore();

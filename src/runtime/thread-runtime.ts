@@ -18,7 +18,9 @@ import { setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import { type TokenUsage, emptyUsage } from "./events.js";
 import { type OpenedThread, newId, openThread } from "./open-thread.js";
-import { type LeadAgent, type RunAgentSpec, approvalOf, buildRunAgent, buildStateAgent, runAgentKey, withRunContext } from "./run-agent.js";
+import { type LeadAgent, type RunAgentSpec, approvalOf, buildRunAgent, buildStateAgent, compactionOf, runAgentKey, withRunContext } from "./run-agent.js";
+import { type CompactionInfo, compactMessages } from "../middleware/summarization.js";
+import { createChatModel } from "../config/model-factory.js";
 import type { RunRequest, RunResult } from "./run-thread.js";
 import { translateStream } from "./stream-events.js";
 import { type ThreadView, threadViewOf } from "./thread-view.js";
@@ -87,6 +89,26 @@ export class ThreadRuntime {
     } catch (err) {
       throw this.typedStoreError(err, "nothing-changed");
     }
+  }
+
+  /** `/compact [focus]`: summarize and archive the older turns now. Null when there is nothing old enough to compact. */
+  async compact(threadId: string, model: ResolvedModel, focus?: string): Promise<CompactionInfo | null> {
+    const opts = compactionOf({ config: this.config, model }, this.store.saver, true)!;
+    const values = (await this.readState(threadId, model)) as Record<string, unknown>;
+    const done = await compactMessages(
+      { ...opts, model: createChatModel(model, { streaming: false }), onCompacted: undefined },
+      {
+        messages: (values.messages ?? []) as BaseMessage[],
+        summary: (values.summary_text as string | null) ?? null,
+        history: (values.task_history as Record<string, unknown> | null) ?? null,
+        threadId,
+        checkpointId: null,
+        focus,
+      },
+    );
+    if (!done) return null;
+    await this.updateState(threadId, model, done.update as Record<string, unknown>);
+    return done.info;
   }
 
   async view(threadId: string, model: ResolvedModel): Promise<ThreadView> {

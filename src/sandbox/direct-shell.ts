@@ -5,7 +5,7 @@
 // inherited by everything it starts: after the command, every process whose /proc/<pid>/environ holds the token is
 // killed too (Linux; a process that clears its environment escapes — only the sandbox's PID namespace is sure).
 import { randomBytes } from "node:crypto";
-import { readFileSync, readdirSync } from "node:fs";
+import { closeSync, openSync, readFileSync, readdirSync } from "node:fs";
 import { execa } from "execa";
 import { scrubEnv } from "./env-scrub.js";
 import { BASH_KILL_GRACE_MS, type RunOptions, type ShellResult } from "./shell-session.js";
@@ -103,34 +103,49 @@ export async function runDirect(command: string, opts: RunOptions & { settings: 
   };
 }
 
-const jobs = new Set<number>();
+// pid → token: a job's descendants that setsid() out of its group are found by the token (see the header).
+const jobs = new Map<number, string>();
 
 export function directBackground(
   command: string,
   opts: { cwd: string; logPath: string; settings: ShellSettings; onEnd: (code: number | undefined) => void },
 ): { kill: () => void } {
+  const token = randomBytes(8).toString("hex");
+  // The log as a file descriptor, not a pipe execa copies from: a descendant that outlives the job (setsid, a
+  // double fork) must not hold a pipe of ours open, which would keep deerflow from exiting.
+  const log = openSync(opts.logPath, "a");
   const child = execa("bash", ["-c", command], {
     cwd: opts.cwd,
-    env: envFor(opts.settings),
+    env: envFor(opts.settings, token),
     extendEnv: false,
     detached: true,
     stdin: "ignore",
-    stdout: { file: opts.logPath, append: true },
-    stderr: { file: opts.logPath, append: true },
+    stdout: log as never, // execa takes a file descriptor; its types only list the literal ones
+    stderr: log as never,
     reject: false,
   });
+  closeSync(log);
   const pid = child.pid;
-  if (pid) jobs.add(pid);
+  if (pid) jobs.set(pid, token);
   void child.then((r) => {
     if (pid) jobs.delete(pid);
+    killByToken(token); // what the job left behind ends with it, as after a foreground command
     opts.onEnd(typeof r.exitCode === "number" ? r.exitCode : undefined);
   });
-  return { kill: () => killGroup(pid, "SIGKILL") };
+  return {
+    kill: () => {
+      killGroup(pid, "SIGKILL");
+      killByToken(token);
+    },
+  };
 }
 
 /** Kills every background job started directly on the host (the end of a chat or run). */
 export function killDirect(): void {
-  for (const pid of jobs) killGroup(pid, "SIGKILL");
+  for (const [pid, token] of jobs) {
+    killGroup(pid, "SIGKILL");
+    killByToken(token);
+  }
   jobs.clear();
 }
 

@@ -1,6 +1,7 @@
 // The environment a command gets: the host's, minus anything that looks like a credential, judged by the
 // variable's name AND by its value (a password inside DATABASE_URL, a token pasted into an unrelated variable,
 // the configured API key under any name). Only the names the user lists in `sandbox.passEnv` get in unchecked.
+import { hasSecretShape } from "../vocabulary/secret-shapes.js";
 
 const SECRET_ENV_PATTERNS: readonly RegExp[] = [
   /(?:^|_)(?:API_?)?KEYS?(?:_\d+)?$/i, // FOO_API_KEY, GPG_KEY, OPENAI_API_KEY_2
@@ -14,17 +15,6 @@ const SECRET_ENV_PATTERNS: readonly RegExp[] = [
   /^DEERFLOW_/i, // the agent's own configuration (model keys, endpoints) is never the command's business
 ];
 
-/** Values that are credentials whatever the variable is called. */
-const SECRET_VALUE_PATTERNS: readonly RegExp[] = [
-  /[a-z][a-z0-9+.-]*:\/\/[^/\s:@]*:[^/\s@]+@/i, // scheme://user:password@host
-  /\b(?:sk|rk)-[A-Za-z0-9_-]{16,}/, // OpenAI / Anthropic style keys
-  /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}/, // GitHub tokens
-  /\bglpat-[A-Za-z0-9_-]{16,}/, // GitLab
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}/, // Slack
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/, // AWS access key ids
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----/,
-];
-
 /** True when an environment variable's name looks like it holds a secret. */
 export function isSecretEnvName(name: string): boolean {
   return SECRET_ENV_PATTERNS.some((re) => re.test(name));
@@ -32,7 +22,7 @@ export function isSecretEnvName(name: string): boolean {
 
 /** True when a value looks like (or contains) a credential; `known` are secrets deerflow holds (API keys). */
 export function isSecretEnvValue(value: string, known: readonly string[] = []): boolean {
-  if (SECRET_VALUE_PATTERNS.some((re) => re.test(value))) return true;
+  if (hasSecretShape(value)) return true;
   return known.some((k) => k.length >= 8 && value.includes(k));
 }
 

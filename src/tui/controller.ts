@@ -1,6 +1,7 @@
 // What the chat does, apart from drawing it: loads the runtime after the first frame, sends turns, runs slash
 // commands and `!cmd`, answers approvals and questions, cancels and exits cleanly. It talks to the runtime only
 // through the ChatSession API and its RunEvent stream, and to the screen only through the store.
+import { compactionNotice } from "../vocabulary/compaction-notice.js";
 import type { ChatSession, ChatSessionOptions, DiscoveredServer, ModelChoice, SavedChoice, ThreadView, TranscriptEntry } from "../runtime/chat-session.js";
 import type { RunEvent } from "../runtime/events.js";
 import type { GoalSummary } from "../runtime/run-goal.js";
@@ -381,6 +382,13 @@ export class ChatController {
           const view = await s.resume({ threadId: args });
           this.dispatch({ type: "ui.clear" });
           this.showThread(view, "Resumed");
+        });
+        return;
+      case "compact":
+        idleTask("compacting the conversation", async () => {
+          const info = await s.compact(args);
+          if (!info) this.notice("info", "Nothing to compact yet: the conversation is short enough to keep whole.");
+          else this.notice(info.summary_failed ? "warning" : "info", compactionNotice(info));
         });
         return;
       case "title":

@@ -8,3 +8,4 @@ export * from "./message-text.js";
 export * from "./statuses.js";
 export * from "./stop-reasons.js";
 export * from "./terminal-text.js";
+export * from "./secret-shapes.js";

@@ -2,6 +2,7 @@
 // sequences and control characters removed (a model's answer or a thread title could clear the screen, retitle
 // the window or write the clipboard with OSC 52), and credentials inside URLs masked (a password in
 // OPENAI_BASE_URL must not reach the screen or a log). The one home for both; the TUI's sanitiser uses it too.
+import { maskUrlCredentials } from "./secret-shapes.js";
 
 // CSI/OSC/other escape sequences.
 // eslint-disable-next-line no-control-regex
@@ -15,13 +16,7 @@ export function stripControl(text: string): string {
   return text.replace(ANSI_RE, "").replace(/\r\n?/g, "\n").replace(CONTROL_RE, "");
 }
 
-// scheme://user:password@  and  scheme://token@ (a bare user part that is long enough to be a token)
-const URL_CRED_RE = /\b([a-z][a-z0-9+.-]*:\/\/)([^/\s:@]*):([^/\s@]+)@/gi;
-
-/** `https://user:secret@host` → `https://user:****@host`. */
-export function maskUrlCredentials(text: string): string {
-  return text.replace(URL_CRED_RE, (_m, scheme: string, user: string) => `${scheme}${user}:****@`);
-}
+export { maskUrlCredentials };
 
 /** What every printed string goes through. */
 export function forTerminal(text: string): string {

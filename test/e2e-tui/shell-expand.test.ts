@@ -38,11 +38,13 @@ describe("shell and tool output in the terminal", () => {
 
   it("/help lists commands and keys; /threads lists this thread; an unknown command says so", async () => {
     const sb = e2e.sandbox();
-    e2e.server.push({ content: "hi" });
+    e2e.server.push({ content: "Hi from the model." });
     const t = tui.spawn(sb, ["chat"], { rows: 60 });
     await waitReady(t);
     await submit(t, "hello");
-    await t.waitFor("hi");
+    await t.waitFor("Hi from the model.");
+    // The answer shows before the run ends; type only once the input is back and empty.
+    await waitReady(t);
     await submit(t, "/help");
     await t.waitFor("ctrl+t");
     expect(t.scrollback()).toContain("/goal [text|clear]");

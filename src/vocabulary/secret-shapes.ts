@@ -1,0 +1,39 @@
+// What a credential looks like, whatever the variable or message that carries it: the one list both the model
+// layer (masking what providers echo back) and the sandbox (dropping environment variables by value) use, so a
+// key shape added for one is caught by the other.
+
+// Each shape matches the secret itself; `keep` is a leading group kept when masking (a "Bearer " prefix).
+const KEY_SHAPES: readonly RegExp[] = [
+  /\b(?:sk|pk|rk|gsk|xai|fw|or|sk-or-v1|sk-ant-api\d\d)[-_][A-Za-z0-9_-]{12,}/g, // OpenAI, Groq, xAI, OpenRouter, Anthropic…
+  /\bAIza[0-9A-Za-z_-]{20,}/g, // Google API keys
+  /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}/g, // GitHub tokens
+  /\bglpat-[A-Za-z0-9_-]{16,}/g, // GitLab
+  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g, // Slack
+  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, // AWS access key ids
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----/g,
+];
+const BEARER = /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
+// scheme://user:password@ (a URL with a password in it)
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)([^/\s:@]*):([^/\s@]+)@/gi;
+
+const test = (re: RegExp, text: string) => {
+  re.lastIndex = 0;
+  return re.test(text);
+};
+
+/** True when `text` holds something shaped like a credential (a known key format, a bearer token, a URL password). */
+export function hasSecretShape(text: string): boolean {
+  return [...KEY_SHAPES, BEARER, URL_CREDENTIALS].some((re) => test(re, text));
+}
+
+/** `text` with every key-shaped string replaced by "***" (a bearer token keeps its "Bearer " prefix, a URL its user). */
+export function maskSecretShapes(text: string): string {
+  let out = text;
+  for (const re of KEY_SHAPES) out = out.replace(re, "***");
+  return maskUrlCredentials(out.replace(BEARER, (_m, p1: string) => `${p1}***`));
+}
+
+/** `https://user:secret@host` → `https://user:****@host`. */
+export function maskUrlCredentials(text: string): string {
+  return text.replace(URL_CREDENTIALS, (_m, scheme: string, user: string) => `${scheme}${user}:****@`);
+}
