@@ -5,7 +5,8 @@ export default defineConfig({
     // The checkpoint-validation suite registers its tests through vitest globals.
     globals: true,
     include: ["test/**/*.test.{ts,tsx}"],
-    testTimeout: 30_000,
+    // Generous: CLI tests spawn several real processes each; on a loaded 2-core machine one can take a minute.
+    testTimeout: 120_000,
     hookTimeout: 30_000,
     // Two cores: end-to-end tests spawn real processes; keep parallelism modest.
     maxWorkers: 2,
