@@ -24,6 +24,7 @@ import { THREAD_STATE_VALUES } from "../state/thread-state.js";
 import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { HIDDEN_MARKER, SUMMARY_KIND } from "../vocabulary/message-markers.js";
 import { contentText } from "../vocabulary/message-text.js";
+import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
 import { messagesTokens, selectForCompaction } from "./util/compaction-selection.js";
 
 export const DEFAULT_COMPACTION_THRESHOLD = 0.75;
@@ -38,14 +39,7 @@ export const SUMMARY_PROMPT =
 const SUMMARY_MAX_CHARS = 6000;
 const PER_MESSAGE_CHARS = 1500;
 
-export interface CompactionInfo {
-  messages: number;
-  tokens_before: number;
-  tokens_after: number;
-  archived_from: number;
-  archived_to: number;
-  summary_failed?: string;
-}
+export type { CompactionInfo };
 
 export interface SummarizationOptions {
   /** The model that writes the summary (the run's model, non-streaming). None: the summary lists the archive range only. */

@@ -4,6 +4,7 @@
 import type { ApprovalRequestedEvent } from "../sandbox/approvals.js";
 import type { FinalRunStatus } from "../vocabulary/statuses.js";
 import type { StopReason } from "../vocabulary/stop-reasons.js";
+import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
 
 export type { ApprovalRequestedEvent };
 
@@ -54,16 +55,7 @@ export type RunEvent =
   | { type: "tool.completed"; run_id: string; tool_call_id?: string; name: string; status: "ok" | "error"; output: string }
   | { type: "model.retry"; run_id: string; attempt: number; delay_ms: number; reason: string }
   /** Older messages were replaced by a summary (originals archived, readable with read_history). */
-  | {
-      type: "context.compacted";
-      run_id: string;
-      messages: number;
-      tokens_before: number;
-      tokens_after: number;
-      archived_from: number;
-      archived_to: number;
-      summary_failed?: string;
-    }
+  | ({ type: "context.compacted"; run_id: string } & CompactionInfo)
   | {
       type: "delegation.updated";
       run_id: string;

@@ -11,6 +11,8 @@ import { DatabaseCorruptError, DeerflowError, ExitCode, RunStoppedError, StoreWr
 import { type Store, isCorruption, isStoreWriteFailure, notePendingRollback, openStore, sqliteCode } from "../persistence/store.js";
 import type { RollbackMark } from "../persistence/sqlite-saver.js";
 import { runConfigurable } from "../vocabulary/configurable.js";
+import { findInChain } from "../vocabulary/error-chain.js";
+import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
 import { findPendingClarification } from "../vocabulary/message-markers.js";
 import { messageText } from "../vocabulary/message-text.js";
 import type { StopReason } from "../vocabulary/stop-reasons.js";
@@ -19,7 +21,7 @@ import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import { type TokenUsage, emptyUsage } from "./events.js";
 import { type OpenedThread, newId, openThread } from "./open-thread.js";
 import { type LeadAgent, type RunAgentSpec, approvalOf, buildRunAgent, buildStateAgent, compactionOf, runAgentKey, withRunContext } from "./run-agent.js";
-import { type CompactionInfo, compactMessages } from "../middleware/summarization.js";
+import { compactMessages } from "../middleware/summarization.js";
 import { createChatModel } from "../config/model-factory.js";
 import type { RunRequest, RunResult } from "./run-thread.js";
 import { translateStream } from "./stream-events.js";
@@ -220,7 +222,7 @@ export class ThreadRuntime {
       }
       return stopped ?? err;
     }
-    const typed = isCorruption(err) ? new DatabaseCorruptError(this.store.path, (err as Error).message) : err;
+    const typed = isCorruption(err) ? new DatabaseCorruptError(this.store.path, (err as Error).message) : isStepLimit(err) ? stepLimitError(threadId) : err;
     try {
       // A failed run leaves the thread exactly as after the last good run.
       this.store.saver.rollbackTo(threadId, mark);
@@ -271,7 +273,7 @@ export class ThreadRuntime {
     const signal = runSignal(req, runId);
     setShellWarningSink((message) => req.onEvent?.({ type: "sandbox.warning", message }));
     try {
-      const stream = await agent.stream({ messages: [input] } as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: 1000 } as never);
+      const stream = await agent.stream({ messages: [input] } as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: RUN_STEP_LIMIT } as never);
       await translateStream(stream as AsyncIterable<[string, unknown]>, runId, usage, req.onEvent ?? (() => {}));
     } finally {
       signal.dispose();
@@ -349,4 +351,19 @@ function resultOf(values: ThreadValues, threadId: string, runId: string, usage: 
   const thread_usage = (values.thread_usage as TokenUsage | undefined) ?? usage;
   const title = (values.title as string | null | undefined) ?? undefined;
   return { thread_id: threadId, run_id: runId, status: "success", stop_reason, final_text, usage, thread_usage, clarification, messages, title };
+}
+
+/** LangGraph steps one run may take: about ten per model turn, so some 100 turns. */
+const RUN_STEP_LIMIT = 1000;
+
+function isStepLimit(err: unknown): boolean {
+  return findInChain(err, (e) => (e as { name?: unknown } | null)?.name === "GraphRecursionError") !== undefined;
+}
+
+/** LangGraph's recursion limit, said as what it is for a user (a guard, exit 5; the run is rolled back). */
+function stepLimitError(threadId: string): DeerflowError {
+  return new DeerflowError(`The run reached deerflow's limit of ${RUN_STEP_LIMIT} graph steps (about 100 model turns) and was rolled back.`, {
+    exitCode: ExitCode.guardStop,
+    hint: `Split the work into smaller requests: \`deerflow run --thread ${threadId} "…"\`.`,
+  });
 }

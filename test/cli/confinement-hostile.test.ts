@@ -2,60 +2,18 @@
 // modes (bwrap, and bwrap hidden from PATH): links out of the workspace read back through the file tools, /proc
 // back doors, a .deerflowrc above the workspace, 100 MB of output, terminal escapes in output and answers, jobs that
 // are not jobs, a command that ignores SIGTERM, and workspaces that are dangerous only once their path is resolved.
-import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import type { Sandbox } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
+import { HAS_BWRAP, type Mode, attackTally, pathWithoutBwrap, toolResults } from "../support/confinement.js";
 import { processesMatching } from "../support/processes.js";
-import type { RecordedRequest } from "../support/openai-server.js";
 
 const e2e = useE2E();
-const HAS_BWRAP = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].some((p) => existsSync(p));
 const SSH = "FAKE-SSH-PRIVATE-KEY";
 const RC = "sk-parent-rc-SECRET-0123456789";
 
-type Mode = "bwrap" | "fallback";
-const tally: Record<Mode, { tried: number; refused: number; notRefused: string[] }> = {
-  bwrap: { tried: 0, refused: 0, notRefused: [] },
-  fallback: { tried: 0, refused: 0, notRefused: [] },
-};
-function count(mode: Mode, attack: string, refused: boolean) {
-  tally[mode].tried++;
-  if (refused) tally[mode].refused++;
-  else tally[mode].notRefused.push(attack);
-}
-afterAll(() => {
-  for (const mode of ["bwrap", "fallback"] as const) {
-    const t = tally[mode];
-    if (t.tried) console.log(`hostile ${mode}: ${t.refused}/${t.tried} attacks refused${t.notRefused.length ? `; not refused: ${t.notRefused.join(", ")}` : ""}`);
-  }
-});
-
-function toolResults(req: RecordedRequest): Record<string, string> {
-  return Object.fromEntries(
-    (req.body.messages as { role: string; tool_call_id?: string; content: unknown }[])
-      .filter((m) => m.role === "tool")
-      .map((m) => [m.tool_call_id!, typeof m.content === "string" ? m.content : JSON.stringify(m.content)]),
-  );
-}
-
-function pathWithoutBwrap(sb: Sandbox): string {
-  const dir = join(sb.userHome, "..", "nobwrap-bin");
-  mkdirSync(dir, { recursive: true });
-  for (const src of ["/usr/local/bin", "/usr/bin"]) {
-    if (!existsSync(src)) continue;
-    for (const name of readdirSync(src)) {
-      if (name === "bwrap" || existsSync(join(dir, name))) continue;
-      try {
-        symlinkSync(join(src, name), join(dir, name));
-      } catch {
-        /* a name twice */
-      }
-    }
-  }
-  return dir;
-}
+const count = attackTally("hostile");
 
 function setUp(mode: Mode) {
   const sb = e2e.sandbox();

@@ -2,16 +2,14 @@
 // for (deerflow's environment through /proc, ~/.ssh, another thread, the database, .deerflowrc, writes outside,
 // processes left behind) in both modes — inside the bubblewrap session and in the fallback without bwrap (hidden
 // from PATH). Each attack is counted; the totals are printed for the issue's note.
-import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import type { Sandbox } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
+import { HAS_BWRAP, type Mode, attackTally, pathWithoutBwrap, toolResults } from "../support/confinement.js";
 import { processesMatching } from "../support/processes.js";
-import type { RecordedRequest } from "../support/openai-server.js";
 
 const e2e = useE2E();
-const HAS_BWRAP = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].some((p) => existsSync(p));
 
 const SECRETS = {
   apiKey: "sk-test-key-123456", // the sandbox's OPENAI_API_KEY
@@ -21,48 +19,7 @@ const SECRETS = {
   other: "OTHER-THREAD-SECRET",
 };
 
-type Mode = "bwrap" | "fallback";
-const tally: Record<Mode, { tried: number; refused: number; notRefused: string[] }> = {
-  bwrap: { tried: 0, refused: 0, notRefused: [] },
-  fallback: { tried: 0, refused: 0, notRefused: [] },
-};
-function count(mode: Mode, attack: string, refused: boolean) {
-  tally[mode].tried++;
-  if (refused) tally[mode].refused++;
-  else tally[mode].notRefused.push(attack);
-}
-afterAll(() => {
-  for (const mode of ["bwrap", "fallback"] as const) {
-    const t = tally[mode];
-    if (t.tried) console.log(`confinement ${mode}: ${t.refused}/${t.tried} attacks refused${t.notRefused.length ? `; not refused: ${t.notRefused.join(", ")}` : ""}`);
-  }
-});
-
-function toolResults(req: RecordedRequest): Record<string, string> {
-  return Object.fromEntries(
-    (req.body.messages as { role: string; tool_call_id?: string; content: unknown }[])
-      .filter((m) => m.role === "tool")
-      .map((m) => [m.tool_call_id!, typeof m.content === "string" ? m.content : JSON.stringify(m.content)]),
-  );
-}
-
-/** A PATH with every program of /usr/bin and /usr/local/bin except bwrap. */
-function pathWithoutBwrap(sb: Sandbox): string {
-  const dir = join(sb.userHome, "..", "nobwrap-bin");
-  mkdirSync(dir, { recursive: true });
-  for (const src of ["/usr/local/bin", "/usr/bin"]) {
-    if (!existsSync(src)) continue;
-    for (const name of readdirSync(src)) {
-      if (name === "bwrap" || existsSync(join(dir, name))) continue;
-      try {
-        symlinkSync(join(src, name), join(dir, name));
-      } catch {
-        /* a name twice */
-      }
-    }
-  }
-  return dir;
-}
+const count = attackTally("confinement");
 
 function setUp(mode: Mode) {
   const sb = e2e.sandbox();

@@ -209,4 +209,33 @@ describe("a corrupted database", () => {
     expect(JSON.stringify(e2e.server.requests.at(-1)!.body.messages)).toContain("small answer");
     expect(b).not.toBe(a);
   });
+
+  it("a run that reaches the graph's step limit is a guard stop (exit 5) with a hint, rolled back, never 'internal error'", async () => {
+    const sb = e2e.sandbox();
+    e2e.server.push({ content: "first answer", usage: { prompt_tokens: 10, completion_tokens: 5 } });
+    const first = await sb.run(["run", "--output-format", "json", "start"]);
+    expect(first.exitCode, first.stderr).toBe(0);
+    const threadId = JSON.parse(first.stdout).thread_id as string;
+    // A model that never stops working, every call different (so loop detection and per-tool caps stay quiet).
+    const tools = [
+      (i: number) => ({ name: "glob", args: { pattern: `*.n${i}` } }),
+      (i: number) => ({ name: "grep", args: { pattern: `never-${i}` } }),
+      (i: number) => ({ name: "ls", args: { path: ".", description: `look ${i}` } }),
+      (i: number) => ({ name: "write_file", args: { path: `f${i}.txt`, content: String(i) } }),
+      (i: number) => ({ name: "read_file", args: { path: `f${i - 1}.txt` } }),
+    ];
+    e2e.server.setScript((_req, i) => ({ toolCalls: [{ ...tools[i % tools.length]!(i), id: `c${i}` }], usage: { prompt_tokens: 10, completion_tokens: 5 } }));
+    const r = await sb.run(["run", "--thread", threadId, "work forever"], { timeoutMs: 400_000 });
+    noInternalError(r.stderr);
+    expect(r.exitCode, r.stderr).toBe(5);
+    expect(r.stderr).toMatch(/limit of \d+ graph steps/);
+    expect(r.stderr).toContain(`deerflow run --thread ${threadId}`);
+    // Rolled back: the next run sees the thread as after the first run.
+    e2e.server.setScript([{ content: "fine" }]);
+    const next = await sb.run(["run", "--thread", threadId, "and now?"]);
+    expect(next.exitCode, next.stderr).toBe(0);
+    const sent = JSON.stringify(e2e.server.requests.at(-1)!.body.messages);
+    expect(sent).toContain("first answer");
+    expect(sent).not.toContain("work forever");
+  }, 600_000);
 });
