@@ -8,9 +8,26 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 
 const e2e = useE2E();
+
+async function threadStatus(sb: Sandbox, env: Record<string, string>, threadId: string): Promise<string | undefined> {
+  const list = JSON.parse((await sb.run(["threads", "--json"], { env })).stdout) as { id: string; status: string }[];
+  return list.find((t) => t.id === threadId)?.status;
+}
+
+/** The next run on the thread sees it exactly as after its first run: neither the failed input nor its answer. */
+async function expectAsBeforeTheRun(sb: Sandbox, env: Record<string, string>, threadId: string, failedAnswer: string): Promise<void> {
+  e2e.server.push({ content: "after the disk was freed" });
+  const next = await sb.run(["run", "--thread", threadId, "next input"], { env });
+  expect(next.exitCode, next.stderr).toBe(0);
+  const sent = JSON.stringify(e2e.server.requests.at(-1)!.body.messages);
+  expect(sent).toContain("first answer");
+  expect(sent).not.toContain("the failing input");
+  expect(sent).not.toContain(failedAnswer);
+}
 const mountPoint = mkdtempSync(join(tmpdir(), "deerflow-full-"));
 const mountPoint2 = mkdtempSync(join(tmpdir(), "deerflow-full-"));
 let mounted = false;
@@ -69,15 +86,8 @@ describe("disk full", () => {
     expect(failed.stderr).toMatch(/rolled back|undone the next time the thread is opened/);
 
     await execa("mount", ["-o", "remount,size=20m", mountPoint]);
-    const list = JSON.parse((await sb.run(["threads", "--json"], { env })).stdout) as { id: string; status: string }[];
-    expect(list.find((t) => t.id === threadId)?.status).toBe("error");
-    e2e.server.push({ content: "after the disk was freed" });
-    const next = await sb.run(["run", "--thread", threadId, "next input"], { env });
-    expect(next.exitCode, next.stderr).toBe(0);
-    const sent = JSON.stringify(e2e.server.requests.at(-1)!.body.messages);
-    expect(sent).toContain("first answer");
-    expect(sent).not.toContain("the failing input");
-    expect(sent).not.toContain("HUGE:");
+    expect(await threadStatus(sb, env, threadId)).toBe("error");
+    await expectAsBeforeTheRun(sb, env, threadId, "HUGE:");
   }, 180_000);
 
   it("when even the rollback cannot be written, the next open undoes the run (thread as before, run failed)", async (ctx) => {
@@ -110,20 +120,13 @@ describe("disk full", () => {
 
     // Space comes back; the next command that opens the store finishes the rollback.
     rmSync(filler);
-    const list = JSON.parse((await sb.run(["threads", "--json"], { env })).stdout) as { id: string; status: string }[];
-    expect(list.find((t) => t.id === threadId)?.status).toBe("error");
+    expect(await threadStatus(sb, env, threadId)).toBe("error");
     const db = new Database(join(home, "deerflow.sqlite"), { readonly: true });
     const runs = db.prepare("SELECT status, error FROM runs WHERE thread_id = ? ORDER BY started_at, rowid").all(threadId) as { status: string; error: string }[];
     db.close();
     expect(runs.map((r) => r.status)).toEqual(["success", "error"]);
     expect(runs[1]!.error).toMatch(/full|rolled back/);
-    e2e.server.push({ content: "after the disk was freed" });
-    const next = await sb.run(["run", "--thread", threadId, "next input"], { env });
-    expect(next.exitCode, next.stderr).toBe(0);
-    const sent = JSON.stringify(e2e.server.requests.at(-1)!.body.messages);
-    expect(sent).toContain("first answer");
-    expect(sent).not.toContain("the failing input");
-    expect(sent).not.toContain("while the disk fills up");
+    await expectAsBeforeTheRun(sb, env, threadId, "while the disk fills up");
   }, 180_000);
 
   it("a data directory on a disk that is full from the start: one typed line naming the file, exit 1, then works once freed", async (ctx) => {
