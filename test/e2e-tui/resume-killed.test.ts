@@ -51,6 +51,8 @@ describe("resuming a killed run in the chat", () => {
     // The cut tool call was answered (mended), so the provider would accept the history.
     const msgs = sent.body.messages as { role: string; tool_call_id?: string }[];
     expect(msgs.some((m) => m.role === "tool" && m.tool_call_id === "slow1")).toBe(true);
+    // The answer shows while the run is still finishing; the input coming back means the run has ended.
+    await waitReady(t);
     expect((await listThreads(sb)).find((x) => x.id === id)!.status).toBe("success");
   }, 90_000);
 });
