@@ -105,7 +105,7 @@ function pick(value: FeatureValue, builtIn?: () => AgentMiddleware): AgentMiddle
 }
 
 /** The stack without extras and without the terminal Clarification, in DeerFlow's order. */
-export function buildFeatureStack(features: RuntimeFeatures, planMode: boolean, ctx: { model?: Pick<BaseChatModel, "invoke"> } = {}): AgentMiddleware[] {
+export function buildFeatureStack(features: RuntimeFeatures, planMode: boolean, ctx: { model?: Pick<BaseChatModel, "invoke">; piiRedaction?: boolean } = {}): AgentMiddleware[] {
   const stack: (AgentMiddleware | undefined)[] = [];
   if (features.sandbox !== false) {
     stack.push(threadDataMiddleware(), uploadsMiddleware(), pick(features.sandbox, () => sandboxMiddleware()));
@@ -115,7 +115,7 @@ export function buildFeatureStack(features: RuntimeFeatures, planMode: boolean, 
   stack.push(toolErrorHandlingMiddleware());
   stack.push(invalidToolCallMiddleware());
   // The built-in: the agent's own model writes the summary; a 128k window unless configured (pass an instance).
-  stack.push(pick(features.summarization, () => summarizationMiddleware({ model: ctx.model })));
+  stack.push(pick(features.summarization, () => summarizationMiddleware({ model: ctx.model, piiRedaction: ctx.piiRedaction })));
   if (planMode) stack.push(todoMiddleware());
   stack.push(pick(features.autoTitle, () => titleMiddleware()));
   stack.push(pick(features.memory));

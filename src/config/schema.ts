@@ -96,6 +96,8 @@ export const fileConfigSchema = z.strictObject({
       keepRecentTokens: z.int().min(256).optional(),
     })
     .optional(),
+  /** true: e-mails, phone numbers, card numbers, national IDs and API keys are masked in what is sent to the provider. */
+  piiRedaction: z.boolean().optional(),
   checkpoint: z
     .strictObject({
       channelMode: z.enum(CHANNEL_MODES).optional(),

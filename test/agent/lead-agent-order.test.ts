@@ -47,11 +47,11 @@ afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force
 describe("lead agent middleware order", () => {
   it("assembles exactly the documented list", () => {
     const opts = { model: fakeModel(), channelMode: "full" as const, approval: { mode: "ask" as const, broker: headlessBroker({ yes: false }) } };
-    const all = leadAgentMiddleware({ ...opts, planMode: true, supportsVision: true, maxTurns: 10, taskTool: {}, compaction: { contextWindow: 32_000 } }).map((m) => m.name);
+    const all = leadAgentMiddleware({ ...opts, planMode: true, supportsVision: true, maxTurns: 10, taskTool: {}, compaction: { contextWindow: 32_000 }, piiRedaction: true }).map((m) => m.name);
     expect(all).toEqual([...LEAD_MIDDLEWARE_ORDER]);
     // Optional members drop out without moving the others.
     const plain = leadAgentMiddleware(opts).map((m) => m.name);
-    const optional = ["Summarization", "Todo", "ViewImage", "TurnLimit", "SubagentLimit", "DelegationLedger"];
+    const optional = ["Summarization", "Todo", "ViewImage", "TurnLimit", "SubagentLimit", "DelegationLedger", "PiiRedaction"];
     expect(plain).toEqual(LEAD_MIDDLEWARE_ORDER.filter((n) => !optional.includes(n)));
   });
 
