@@ -106,7 +106,7 @@ export interface LeadAgentOptions {
   guards?: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
   /** Compaction of long conversations (the model has a contextWindow): enables Summarization and read_history. */
   compaction?: SummarizationOptions;
-  onModelRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+  onModelRetry?: (info: { attempt: number; maxRetries: number; delayMs: number; reason: string }) => void;
 }
 
 function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
