@@ -34,7 +34,10 @@ export interface DeerflowAgentOptions {
   features?: Partial<RuntimeFeatures>;
   /** Extra middleware placed by anchors (`nextTo` / `before`), unanchored ones just before Clarification. */
   extraMiddleware?: readonly AgentMiddleware[];
+  /** Plan first, then act: the todo tool, described as "write the plan before any other tool". */
   planMode?: boolean;
+  /** The todo tool without plan mode (the model keeps a list when the work has several steps). */
+  todos?: boolean;
   stateSchema?: StateSchema<any>;
   checkpointChannelMode?: CheckpointChannelMode;
   checkpointSnapshotFrequency?: number;
@@ -180,7 +183,7 @@ export function assembleMiddleware(options: DeerflowAgentOptions = {}, model?: B
   } else {
     const features = resolveFeatures(options.features as Partial<Record<string, unknown>> | undefined);
     const pii = options.piiRedaction === true;
-    const base = buildFeatureStack(features, options.planMode ?? false, { model, piiRedaction: pii });
+    const base = buildFeatureStack(features, options.planMode ? "plan" : options.todos ? "on" : "off", { model, piiRedaction: pii });
     // PiiRedaction innermost of the model wrappers (it masks the final request), Clarification still last.
     stack = [...placeExtras(base, [...(options.extraMiddleware ?? [])], TERMINAL_MIDDLEWARE), ...(pii ? [piiRedactionMiddleware()] : []), terminalMiddleware()];
   }

@@ -334,7 +334,7 @@ export class ChatController {
         return;
       case "todos": {
         const { todos, notes } = this.store.get();
-        if (todos.length === 0 && !notes) this.notice("info", "No todos or notes yet. They appear when the agent plans its work (try --plan) or keeps notes.");
+        if (todos.length === 0 && !notes) this.notice("info", "No todos or notes yet. The agent writes todos for work with several steps (--plan asks it to plan first), and notes on long work.");
         else this.dispatch({ type: "ui.item", item: { kind: "todos", todos, ...(notes ? { notes } : {}) } });
         return;
       }
