@@ -133,7 +133,8 @@ export class McpHub {
     } catch (err) {
       const stderr = l.built?.stderrTail().trim().split("\n").filter(Boolean).pop();
       l.state.status = "failed";
-      l.state.error = oneLineError(err) + (stderr ? ` (stderr: ${oneLineError(stderr).slice(0, 200)})` : "");
+      const why = /Connection closed/i.test(String((err as Error)?.message)) ? "the server exited while starting" : oneLineError(err);
+      l.state.error = why + (stderr ? ` (stderr: ${oneLineError(stderr).slice(0, 200)})` : "");
       await this.stopOne(l);
       l.state.status = "failed";
     } finally {
