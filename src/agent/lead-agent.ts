@@ -24,7 +24,11 @@ import type { ApprovalSettings } from "../sandbox/approvals.js";
 import { createBashTool } from "../tools/bash.js";
 import { createBashJobsTool } from "../tools/bash-jobs.js";
 import { createFileTools } from "../tools/file-tools.js";
-import { nextTo } from "./anchors.js";
+import { createSkillTool } from "../tools/skill.js";
+import { skillActivationMiddleware } from "../middleware/skill-activation.js";
+import type { SkillCatalog } from "../skills/catalog.js";
+import type { AgentMiddleware } from "langchain";
+import { before, nextTo } from "./anchors.js";
 import { type CheckpointChannelMode, type DeerflowAgentOptions, assembleMiddleware, createDeerflowAgent } from "./create-deerflow-agent.js";
 
 /** Static on purpose: the provider's prefix cache keeps working across turns and days (dates go in reminders). */
@@ -53,6 +57,9 @@ When a request is ambiguous or risky in a way you cannot resolve yourself, ask w
  *   injection, an empty answer retried as one more model call, and a transient error retried as the bare HTTP call.
  * - Summarization at DeerFlow's place (after the history repairs, before Todo/Title and the guards): it runs only
  *   for a model with a contextWindow, and brings read_history.
+ * - SkillActivation after Summarization (and Todo), before Title: it restores a compacted skill's text before the
+ *   same model call. Present only when skills were found.
+ * - Memory at DeerFlow's place (after Title): its afterAgent queues what the run taught, after the title is set.
  * - Clarification always last.
  */
 export const LEAD_MIDDLEWARE_ORDER = [
@@ -68,7 +75,9 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "InvalidToolCall",
   "Summarization", // models with a contextWindow
   "Todo", // --plan only
+  "SkillActivation", // when skills are installed
   "Title",
+  "Memory", // features.memory
   "ViewImage", // models with supportsVision only
   "SubagentLimit", // when a task tool is given
   "DelegationLedger", // when a task tool is given
@@ -107,6 +116,10 @@ export interface LeadAgentOptions {
   /** Compaction of long conversations (the model has a contextWindow): enables Summarization and read_history. */
   compaction?: SummarizationOptions;
   onModelRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+  /** Installed skills: the `skill` tool (listing them) and SkillActivation, when there is at least one. */
+  skills?: SkillCatalog;
+  /** The Memory middleware (features.memory): it queues what a run taught for the memory store. */
+  memory?: AgentMiddleware;
 }
 
 function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
@@ -125,6 +138,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       tokenBudget: tokenBudgetMiddleware({ maxTokens: opts.guards?.tokenBudget }),
       subagent: opts.taskTool ? subagentLimitMiddleware() : false,
       summarization: opts.compaction ? summarizationMiddleware({ model: opts.sideModel, ...opts.compaction }) : false,
+      memory: opts.memory ?? false,
     },
     extraMiddleware: [
       nextTo("Sandbox", dynamicContextMiddleware()),
@@ -133,6 +147,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       nextTo("SandboxAudit", toolOutputBudgetMiddleware()),
       ...(opts.maxTurns ? [nextTo("TokenBudget", turnLimitMiddleware({ maxTurns: opts.maxTurns }))] : []),
       ...(opts.taskTool ? [nextTo("SubagentLimit", delegationLedgerMiddleware())] : []),
+      ...(opts.skills?.skills.length ? [before("Title", skillActivationMiddleware({ catalog: opts.skills }))] : []),
       // Unanchored extras keep this order just before Clarification.
       safetyFinishReasonMiddleware(),
       modelLengthFinishReasonMiddleware(),
@@ -152,11 +167,12 @@ export function leadAgentMiddleware(opts: LeadAgentOptions) {
   return assembleMiddleware(leadAgentOptions(opts));
 }
 
-export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds" | "taskTool" | "compaction">) {
+export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds" | "taskTool" | "compaction" | "skills">) {
   // view_image comes with the ViewImage feature, and only for models that can see images.
   const tools: unknown[] = [createBashTool({ timeoutSeconds: opts.bashTimeoutSeconds }), createBashJobsTool(), ...createFileTools().filter((t) => t.name !== "view_image")];
   if (opts.taskTool) tools.push(opts.taskTool);
   if (opts.compaction?.archive) tools.push(createReadHistoryTool(opts.compaction.archive));
+  if (opts.skills?.skills.length) tools.push(createSkillTool(opts.skills));
   return tools as ReturnType<typeof createBashTool>[];
 }
 

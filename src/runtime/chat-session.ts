@@ -26,9 +26,11 @@ import { openThread } from "./open-thread.js";
 import { type GoalSummary, runGoalThread } from "./run-goal.js";
 import { type RunResult, runThread } from "./run-thread.js";
 import { ThreadRuntime } from "./thread-runtime.js";
+import { type SkillCatalog, skillCatalogFor } from "../skills/catalog.js";
 import type { ThreadView } from "./thread-view.js";
 
 export type { ThreadView, TranscriptEntry } from "./thread-view.js";
+export type { SkillCatalog } from "../skills/catalog.js";
 export type { ThreadRow } from "../persistence/thread-index.js";
 export type { ApprovalDecision } from "../sandbox/approvals.js";
 export type { DiscoveredServer } from "../model/discover.js";
@@ -90,6 +92,11 @@ export class ChatSession {
     this.planMode = options.plan ?? false;
     this.broker = eventBroker((e) => this.listener?.(e));
     this.approval = { mode: this.config.approval, broker: this.broker };
+  }
+
+  /** The installed skills (discovered once per process, like the agent's `skill` tool). */
+  get skills(): SkillCatalog {
+    return skillCatalogFor({ home: this.config.home, cwd: process.cwd() });
   }
 
   /** Names configured in .deerflowrc `models`. */
@@ -179,12 +186,13 @@ export class ChatSession {
    * One user turn: a prompt (with `@path` attachments), optionally starting a goal. While the thread has an active
    * goal, turns run through the goal loop so the goal keeps being pursued after the user answers a question.
    */
-  async send(input: { prompt: string; goal?: string }, onEvent: (e: RunEvent) => void, signal: AbortSignal): Promise<TurnResult> {
+  async send(input: { prompt: string; goal?: string; skill?: string }, onEvent: (e: RunEvent) => void, signal: AbortSignal): Promise<TurnResult> {
     this.listener = onEvent;
     const request = {
       config: this.config,
       model: this.model,
       prompt: input.prompt,
+      skill: input.skill,
       threadId: this.threadId,
       // Only a thread's first run binds its workspace.
       workspace: this.threadId ? undefined : this.options.workspace,

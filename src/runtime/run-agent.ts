@@ -16,6 +16,7 @@ import { createTaskTool } from "../subagents/task-tool.js";
 import { MessageArchive } from "../persistence/message-archive.js";
 import { DEFAULT_CONTEXT_WINDOW, type SummarizationOptions } from "../middleware/summarization.js";
 import type { RunEventListener } from "./events.js";
+import { skillCatalogFor } from "../skills/catalog.js";
 
 export type LeadAgent = ReturnType<typeof createLeadAgent>;
 
@@ -87,6 +88,7 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
   return createLeadAgent({
     model,
     taskTool,
+    skills: skillCatalogFor({ home: config.home, cwd: process.cwd() }),
     compaction,
     sideModel: createChatModel(spec.model, { streaming: false }),
     planMode: spec.planMode ?? false,

@@ -214,14 +214,14 @@ export class ChatController {
     return true;
   }
 
-  private submitTurn(prompt: string, goal?: string): void {
+  private submitTurn(prompt: string, goal?: string, skill?: string): void {
     const s = this.session!;
     this.dispatch({ type: "ui.user", text: goal !== undefined && prompt === goal ? `/goal ${goal}` : prompt });
     if (goal !== undefined) this.dispatch({ type: "ui.status", status: { goal: { objective: goal, status: "active", continuation_count: 0 } } });
     this.track(async (signal) => {
       let end;
       try {
-        const r = await s.send({ prompt, goal }, (e: RunEvent) => this.dispatch(e), signal);
+        const r = await s.send({ prompt, goal, skill }, (e: RunEvent) => this.dispatch(e), signal);
         end = { type: "ui.run.end" as const, end: r.result, goal: goalViewOf(r.goal, s.goal) };
       } catch (err) {
         end = { type: "ui.run.end" as const, error: isInterrupted(err) ? "Interrupted. The thread is saved: type to continue it." : formatErrorLine(err) };
@@ -307,7 +307,15 @@ export class ChatController {
     const s = this.session!;
     const cmd = findSlash(name);
     if (!cmd) {
-      this.notice("warning", `Unknown command /${name}. Type /help for the list.`);
+      // `/<skill> [request]`: the skill's instructions go in with the request (built-in commands win a name clash).
+      if (s.skills.skills.some((k) => k.name === name)) {
+        if (this.running) {
+          this.slashRefused = true;
+          this.dispatch({ type: "ui.hint", text: "A request is still running: wait for it, or press esc to cancel it." });
+        } else this.submitTurn(`/${name}${args ? ` ${args}` : ""}`, undefined, name);
+        return;
+      }
+      this.notice("warning", `Unknown command /${name}. Type /help for the list (and /skills for the skills).`);
       return;
     }
     const whileIdle = (what: string, fn: () => void) => {
@@ -334,6 +342,19 @@ export class ChatController {
         const todos = this.store.get().todos;
         if (todos.length === 0) this.notice("info", "No todos yet. They appear when the agent plans its work (try --plan).");
         else this.dispatch({ type: "ui.item", item: { kind: "todos", todos } });
+        return;
+      }
+      case "skills": {
+        const { skills, problems } = s.skills;
+        const builtIn = (n: string) => findSlash(n) !== undefined;
+        const lines = skills.map((k) => `/${k.name}${builtIn(k.name) ? " (shadowed by the built-in command: the model can still use it)" : ""} — ${k.description} [${k.scope}]`);
+        this.notice(
+          "info",
+          skills.length
+            ? `Skills (activate with /<name> [request]; the model may also use them on its own):\n${lines.join("\n")}`
+            : "No skills installed. Put a folder with a SKILL.md in .deerflow/skills/ (this project) or in the data directory's skills/.",
+        );
+        if (problems.length) this.notice("warning", `Skills not loaded:\n${problems.join("\n")}`);
         return;
       }
       case "threads":

@@ -8,6 +8,7 @@ import { assertSafeWorkspace } from "../../sandbox/workspace-check.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
 import { atPathUploads } from "../../runtime/at-path-uploads.js";
+import { skillCatalogFor, skillInvocation } from "../../skills/catalog.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { RunResult } from "../../runtime/run-thread.js";
 import { type ApprovalMode, isGuardStopReason } from "../../vocabulary/index.js";
@@ -73,10 +74,13 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     if (opts.inputId !== undefined && !opts.inputId.trim()) throw new UsageError("--input-id is empty.", "Pass the key your script uses for this input, or drop --input-id.");
     if (opts.inputId !== undefined && opts.inputId.length > MAX_INPUT_ID_LENGTH) throw new UsageError(`--input-id is longer than ${MAX_INPUT_ID_LENGTH} characters.`, "Use a short key, e.g. a UUID or a hash of the input.");
     if (!prompt && opts.goal === undefined) throw new UsageError("No prompt given.", 'Pass it as an argument (deerflow run "…") or pipe it on stdin.');
+    // `deerflow run "/<skill> …"` activates an installed skill, as typing it in the chat does.
+    const skill = prompt.startsWith("/") ? skillInvocation(prompt, skillCatalogFor({ home: config.home, cwd: process.cwd() })) : undefined;
     const request = {
       config,
       model,
       prompt,
+      skill: skill?.name,
       threadId: opts.thread,
       continueLatest: opts.continue,
       workspace: opts.workspace,
