@@ -27,7 +27,9 @@ import { createFileTools } from "../tools/file-tools.js";
 import { createSkillTool } from "../tools/skill.js";
 import { skillActivationMiddleware } from "../middleware/skill-activation.js";
 import type { SkillCatalog } from "../skills/catalog.js";
-import type { AgentMiddleware } from "langchain";
+import { memoryMiddleware } from "../middleware/memory.js";
+import { memoryStoreFor } from "../memory/store.js";
+import { projectKeyOf } from "../memory/project.js";
 import { before, nextTo } from "./anchors.js";
 import { type CheckpointChannelMode, type DeerflowAgentOptions, assembleMiddleware, createDeerflowAgent } from "./create-deerflow-agent.js";
 
@@ -118,8 +120,13 @@ export interface LeadAgentOptions {
   onModelRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
   /** Installed skills: the `skill` tool (listing them) and SkillActivation, when there is at least one. */
   skills?: SkillCatalog;
-  /** The Memory middleware (features.memory): it queues what a run taught for the memory store. */
-  memory?: AgentMiddleware;
+  /** Memory (features.memory): the Memory middleware queues what a run taught, DynamicContext shows what was learned. */
+  memory?: boolean;
+}
+
+/** The remembered facts a thread's reminder shows: global ones and its project's. */
+function learnedFacts(home: string, workspace: string | undefined) {
+  return memoryStoreFor(home).list({ project: projectKeyOf(workspace, home) || undefined });
 }
 
 function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
@@ -138,10 +145,10 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       tokenBudget: tokenBudgetMiddleware({ maxTokens: opts.guards?.tokenBudget }),
       subagent: opts.taskTool ? subagentLimitMiddleware() : false,
       summarization: opts.compaction ? summarizationMiddleware({ model: opts.sideModel, ...opts.compaction }) : false,
-      memory: opts.memory ?? false,
+      memory: opts.memory ? memoryMiddleware() : false,
     },
     extraMiddleware: [
-      nextTo("Sandbox", dynamicContextMiddleware()),
+      nextTo("Sandbox", dynamicContextMiddleware(opts.memory ? { learned: learnedFacts } : {})),
       nextTo("DynamicContext", inputSanitizationMiddleware()),
       nextTo("ToolErrorHandling", sandboxAuditMiddleware(opts.approval)),
       nextTo("SandboxAudit", toolOutputBudgetMiddleware()),

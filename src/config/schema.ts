@@ -96,6 +96,13 @@ export const fileConfigSchema = z.strictObject({
       keepRecentTokens: z.int().min(256).optional(),
     })
     .optional(),
+  /** Facts learned across threads (per user, in the data directory's memory/). */
+  memory: z
+    .strictObject({
+      /** false: nothing is learned or shown (same as --no-memory). Default true. */
+      enabled: z.boolean().optional(),
+    })
+    .optional(),
   checkpoint: z
     .strictObject({
       channelMode: z.enum(CHANNEL_MODES).optional(),

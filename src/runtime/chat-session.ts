@@ -27,10 +27,14 @@ import { type GoalSummary, runGoalThread } from "./run-goal.js";
 import { type RunResult, runThread } from "./run-thread.js";
 import { ThreadRuntime } from "./thread-runtime.js";
 import { type SkillCatalog, skillCatalogFor } from "../skills/catalog.js";
+import { type Fact, type MemoryStore, memoryStoreFor } from "../memory/store.js";
+import { projectKeyOf } from "../memory/project.js";
+import { closeMemory, drainMemoryQueue } from "./memory-drain.js";
 import type { ThreadView } from "./thread-view.js";
 
 export type { ThreadView, TranscriptEntry } from "./thread-view.js";
 export type { SkillCatalog } from "../skills/catalog.js";
+export type { Fact, MemoryStore } from "../memory/store.js";
 export type { ThreadRow } from "../persistence/thread-index.js";
 export type { ApprovalDecision } from "../sandbox/approvals.js";
 export type { DiscoveredServer } from "../model/discover.js";
@@ -47,6 +51,8 @@ export interface ChatSessionOptions {
   cwd?: string;
   /** --no-network */
   noNetwork?: boolean;
+  /** --no-memory */
+  noMemory?: boolean;
   /** --allow-dangerous-workspace */
   allowDangerousWorkspace?: boolean;
 }
@@ -85,13 +91,32 @@ export class ChatSession {
   constructor(options: ChatSessionOptions = {}) {
     this.options = options;
     this.cwd = options.cwd ?? process.cwd();
-    this.config = loadConfig({ cwd: this.cwd, flags: { home: options.home, model: options.model, approval: options.approval, noNetwork: options.noNetwork } });
+    this.config = loadConfig({ cwd: this.cwd, flags: { home: options.home, model: options.model, approval: options.approval, noNetwork: options.noNetwork, noMemory: options.noMemory } });
     this.model = requireModel(this.config);
     assertShellUsable(this.config.sandbox);
     assertSafeWorkspace(options.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home, allow: options.allowDangerousWorkspace });
     this.planMode = options.plan ?? false;
     this.broker = eventBroker((e) => this.listener?.(e));
     this.approval = { mode: this.config.approval, broker: this.broker };
+  }
+
+  /**
+   * Extracts what finished runs taught (in the background: the chat never waits for it; leaving the chat hands an
+   * unfinished run back to the queue). Resolves with the facts added.
+   */
+  async drainMemory(onAdded?: (fact: Fact) => void): Promise<Fact[]> {
+    return (await drainMemoryQueue(this.config, this.model, { onAdded }).catch(() => undefined))?.added ?? [];
+  }
+
+  /** The memory store of this home (for /memory), or undefined when memory is off. */
+  get memory(): MemoryStore | undefined {
+    return this.config.memory.enabled ? memoryStoreFor(this.config.home) : undefined;
+  }
+
+  /** The project key of the current thread's workspace (or of the workspace a new thread would bind). */
+  memoryProject(): string {
+    const ws = this.threadId ? this.threadRow()?.workspace : this.options.workspace;
+    return projectKeyOf(ws ?? undefined, this.config.home);
   }
 
   /** The installed skills (discovered once per process, like the agent's `skill` tool). */
@@ -260,6 +285,7 @@ export class ChatSession {
 
 /** The end of a chat: its sandbox and background jobs go. */
 export async function closeChatShell(): Promise<void> {
+  closeMemory();
   await closeShellSessions();
   ThreadRuntime.closeAll();
 }

@@ -89,6 +89,7 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     model,
     taskTool,
     skills: skillCatalogFor({ home: config.home, cwd: process.cwd() }),
+    memory: config.memory.enabled,
     compaction,
     sideModel: createChatModel(spec.model, { streaming: false }),
     planMode: spec.planMode ?? false,

@@ -135,6 +135,7 @@ export class ChatController {
         return;
       }
     }
+    this.learnInBackground();
     if (req.goal !== undefined) this.submitTurn(req.prompt?.trim() || req.goal, req.goal);
     else if (req.prompt?.trim()) this.submit(req.prompt);
     this.drainQueue();
@@ -228,6 +229,15 @@ export class ChatController {
       }
       this.dispatch(end);
       this.refreshTitle();
+      this.learnInBackground();
+    });
+  }
+
+  /** What finished runs taught, extracted while the user reads or types (never awaited: exit does not wait). */
+  private learnInBackground(): void {
+    if (this.exiting) return;
+    void this.session?.drainMemory((fact) => {
+      if (!this.exiting) this.notice("info", `Remembered (${fact.scope}): ${fact.text} · /memory to review`);
     });
   }
 
@@ -303,6 +313,59 @@ export class ChatController {
     });
   }
 
+  /** `/memory [add [--project] <text> | edit <n> <text> | forget <n…> | clear]`: the facts remembered across threads. */
+  private runMemory(args: string): void {
+    const s = this.session!;
+    const store = s.memory;
+    if (!store) {
+      this.notice("info", "Memory is off (--no-memory or memory.enabled: false in .deerflowrc).");
+      return;
+    }
+    const [verb = "list", ...rest] = args.split(/\s+/).filter(Boolean);
+    const project = s.memoryProject();
+    const said = (r: { status: string; reason?: string; fact?: { id: number; text: string } }, what: string) =>
+      r.status === "refused" ? this.notice("warning", `Not remembered: ${r.reason}.`) : this.notice("info", `${what} #${r.fact!.id}: ${r.fact!.text}`);
+    try {
+      switch (verb) {
+        case "list": {
+          const facts = store.list({ project: project || undefined });
+          this.notice(
+            "info",
+            facts.length
+              ? `Remembered facts (shown to the model in new threads):\n${facts.map((f) => `#${f.id} (${f.scope}) ${f.text}`).join("\n")}\nForget with /memory forget <n>, change with /memory edit <n> <text>.`
+              : "Nothing remembered yet. Facts are learned after each run; add one with /memory add <text>.",
+          );
+          return;
+        }
+        case "add": {
+          const toProject = rest[0] === "--project";
+          const text = (toProject ? rest.slice(1) : rest).join(" ");
+          if (toProject && !project) return this.notice("warning", "This thread has no project (start with -w <dir> in a repository); the fact was not added.");
+          return said(store.add({ scope: toProject ? "project" : "global", project, text, sourceThread: s.threadId }), "Remembered");
+        }
+        case "edit": {
+          const id = Number(rest[0]);
+          if (!Number.isInteger(id) || rest.length < 2) return this.notice("info", "Usage: /memory edit <n> <new text>");
+          return said(store.edit(id, rest.slice(1).join(" ")), "Changed");
+        }
+        case "forget": {
+          const ids = rest.map(Number).filter((n) => Number.isInteger(n));
+          if (ids.length === 0) return this.notice("info", "Usage: /memory forget <n> [n…] (numbers from /memory)");
+          const n = store.forget(ids);
+          return this.notice("info", n ? `Forgot ${n} fact${n === 1 ? "" : "s"}.` : "No such fact.");
+        }
+        case "clear": {
+          const n = store.clear();
+          return this.notice("info", `Forgot all ${n} remembered fact${n === 1 ? "" : "s"}.`);
+        }
+        default:
+          this.notice("info", "Usage: /memory [add [--project] <text> | edit <n> <text> | forget <n…> | clear]");
+      }
+    } catch (err) {
+      this.notice("error", formatErrorLine(err));
+    }
+  }
+
   private runSlash(name: string, args: string): void {
     const s = this.session!;
     const cmd = findSlash(name);
@@ -344,6 +407,9 @@ export class ChatController {
         else this.dispatch({ type: "ui.item", item: { kind: "todos", todos } });
         return;
       }
+      case "memory":
+        this.runMemory(args);
+        return;
       case "skills": {
         const { skills, problems } = s.skills;
         const builtIn = (n: string) => findSlash(n) !== undefined;

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
-import { type AgentMiddleware, createMiddleware, fakeModel } from "langchain";
+import { type AgentMiddleware, fakeModel } from "langchain";
 import { afterEach, describe, expect, it } from "vitest";
 import { createDeerflowAgent } from "../../src/agent/create-deerflow-agent.js";
 import { LEAD_MIDDLEWARE_ORDER, LEAD_SYSTEM_PROMPT, leadAgentMiddleware, leadAgentTools } from "../../src/agent/lead-agent.js";
@@ -48,8 +48,7 @@ describe("lead agent middleware order", () => {
   it("assembles exactly the documented list", () => {
     const opts = { model: fakeModel(), channelMode: "full" as const, approval: { mode: "ask" as const, broker: headlessBroker({ yes: false }) } };
     const skills = { skills: [{ name: "s", description: "d", dir: "/nonexistent", scope: "user" as const, virtualPath: "/mnt/skills/s/SKILL.md" }], problems: [] };
-    const memory = createMiddleware({ name: "Memory" });
-    const all = leadAgentMiddleware({ ...opts, planMode: true, supportsVision: true, maxTurns: 10, taskTool: {}, compaction: { contextWindow: 32_000 }, skills, memory }).map((m) => m.name);
+    const all = leadAgentMiddleware({ ...opts, planMode: true, supportsVision: true, maxTurns: 10, taskTool: {}, compaction: { contextWindow: 32_000 }, skills, memory: true }).map((m) => m.name);
     expect(all).toEqual([...LEAD_MIDDLEWARE_ORDER]);
     // Optional members drop out without moving the others.
     const plain = leadAgentMiddleware(opts).map((m) => m.name);

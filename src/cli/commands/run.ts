@@ -32,6 +32,8 @@ export interface RunOptions extends GlobalOptions {
   outputFormat: OutputFormat;
   /** false with --no-network. */
   network?: boolean;
+  /** false with --no-memory. */
+  memory?: boolean;
   allowDangerousWorkspace?: boolean;
 }
 
@@ -64,7 +66,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
   process.on("SIGTERM", onSigint);
   try {
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
-    const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, noNetwork: opts.network === false } });
+    const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, noNetwork: opts.network === false, noMemory: opts.memory === false } });
     const model = await requireModelOrDiscover(config);
     if (!config.sandbox.network || config.sandbox.require) (await import("../../sandbox/run-shell.js")).assertShellUsable(config.sandbox);
     assertSafeWorkspace(opts.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: config.home, allow: opts.allowDangerousWorkspace });
@@ -94,14 +96,16 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       onEvent: (e: RunEvent) => printer.event(e),
     };
     // LangChain loads only once the request is known to be valid: usage errors answer instantly.
+    runtimeLoaded = true;
+    // What earlier runs taught is extracted now (bounded), so this run's reminder shows it; never at our exit.
+    const { START_DRAIN_MS, drainMemoryQueue } = await import("../../runtime/memory-drain.js");
+    await drainMemoryQueue(config, model, { timeoutMs: START_DRAIN_MS }).catch(() => undefined);
     if (opts.goal !== undefined) {
-      runtimeLoaded = true;
       const { runGoalThread } = await import("../../runtime/run-goal.js");
       const g = await runGoalThread({ ...request, objective: opts.goal, maxContinuations: opts.maxContinuations });
       printer.result(g.result, g.goal);
       return g.exitCode;
     }
-    runtimeLoaded = true;
     const { runThread } = await import("../../runtime/run-thread.js");
     const result = await runThread(request);
     printer.result(result);
@@ -117,6 +121,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     await (await import("../../sandbox/run-shell.js")).closeShellSessions();
     // A cleanly closed database leaves no -wal file, so the next open skips the integrity check.
     if (runtimeLoaded) (await import("../../runtime/thread-runtime.js")).ThreadRuntime.closeAll();
+    if (runtimeLoaded) (await import("../../runtime/memory-drain.js")).closeMemory();
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
   }
