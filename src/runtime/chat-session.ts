@@ -30,9 +30,11 @@ import { type SkillCatalog, skillCatalogFor } from "../skills/catalog.js";
 import { type Fact, type MemoryStore, memoryStoreFor } from "../memory/store.js";
 import { projectKeyOf } from "../memory/project.js";
 import { closeMemory, drainMemoryQueue } from "./memory-drain.js";
+import { McpHub, type McpServerState, closeMcpServers } from "../mcp/hub.js";
 import type { ThreadView } from "./thread-view.js";
 
 export type { ThreadView, TranscriptEntry } from "./thread-view.js";
+export type { McpServerState } from "../mcp/hub.js";
 export type { SkillCatalog } from "../skills/catalog.js";
 export type { Fact, MemoryStore } from "../memory/store.js";
 export type { ThreadRow } from "../persistence/thread-index.js";
@@ -98,6 +100,14 @@ export class ChatSession {
     this.planMode = options.plan ?? false;
     this.broker = eventBroker((e) => this.listener?.(e));
     this.approval = { mode: this.config.approval, broker: this.broker };
+    // MCP servers start now, in the background (the first frame is already up): by the first prompt they are
+    // ready. A failure is reported in the first run; confined servers wait for the thread's workspace.
+    void McpHub.for(this.config).start({ shell: shellSettingsFromConfig(this.config) }).catch(() => {});
+  }
+
+  /** /mcp: the configured MCP servers, their status and tools. */
+  mcpServers(): McpServerState[] {
+    return McpHub.for(this.config).servers();
   }
 
   /**
@@ -286,7 +296,7 @@ export class ChatSession {
 /** The end of a chat: its sandbox and background jobs go. */
 export async function closeChatShell(): Promise<void> {
   closeMemory();
-  await closeShellSessions();
+  await Promise.all([closeShellSessions(), closeMcpServers()]);
   ThreadRuntime.closeAll();
 }
 

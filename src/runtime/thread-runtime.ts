@@ -251,12 +251,12 @@ export class ThreadRuntime {
     return undefined;
   }
 
-  private async agentFor(spec: RunAgentSpec): Promise<LeadAgent> {
+  private async agentFor(spec: RunAgentSpec, paths: OpenedThread["paths"]): Promise<LeadAgent> {
     const approval = approvalOf(spec);
     const key = runAgentKey(spec, approval);
     let agent = this.runAgents.get(key);
     if (!agent) {
-      agent = buildRunAgent(spec, approval, this.store.saver);
+      agent = buildRunAgent(spec, approval, this.store.saver, paths);
       this.runAgents.set(key, agent);
       // A setup failure (a malformed agents/*.md) is not cached: the next run reads the files again.
       agent.catch(() => this.runAgents.delete(key));
@@ -265,7 +265,7 @@ export class ThreadRuntime {
   }
 
   private async execute(req: RunRequest, opened: OpenedThread, runId: string, usage: TokenUsage): Promise<RunResult> {
-    const agent = await this.agentFor(req);
+    const agent = await this.agentFor(req, opened.paths);
     const { threadId } = opened;
     const skills = skillCatalogFor({ home: this.config.home, cwd: process.cwd() });
     const shell = { ...shellSettingsFromConfig(this.config), skillDirs: skillMounts(skills) };

@@ -171,6 +171,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return append(state, { kind: "notice", level: "error", text: action.message });
     case "sandbox.warning":
       return append(state, { kind: "notice", level: "warning", text: action.message });
+    case "mcp.failed":
+      return append(state, { kind: "notice", level: "warning", text: `MCP server "${action.server}" is not available: ${action.message}. Continuing without it (/mcp shows the servers).` });
     case "run.completed":
       return { ...state, status: { ...state.status, usage: action.thread_usage, threadId: action.thread_id } };
 
