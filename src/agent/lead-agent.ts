@@ -183,7 +183,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       tokenBudget: tokenBudgetMiddleware({ maxTokens: opts.guards?.tokenBudget }),
       subagent: opts.taskTool ? subagentLimitMiddleware() : false,
       summarization: opts.compaction ? summarizationMiddleware({ model: sideModel, ...opts.compaction, piiRedaction: false }) : false,
-      memory: opts.memory ? memoryMiddleware() : false,
+      memory: opts.memory ? memoryMiddleware({ piiRedaction: opts.piiRedaction }) : false,
     },
     extraMiddleware: [
       nextTo("Sandbox", dynamicContextMiddleware(opts.memory ? { learned: learnedFacts } : {})),

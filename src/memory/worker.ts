@@ -4,6 +4,7 @@
 // up: the write never holds the process open and is never lost.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { randomBytes } from "node:crypto";
+import { redactPii } from "../vocabulary/pii-redaction.js";
 import { extractFacts } from "./extract.js";
 import type { Fact, MemoryStore } from "./store.js";
 
@@ -21,8 +22,8 @@ export interface DrainOptions {
   store: MemoryStore;
   model: Pick<BaseChatModel, "invoke">;
   signal: AbortSignal;
-  /** Applied to each proposed fact before it is checked and stored (PII masking when enabled). */
-  redact?: (text: string) => string;
+  /** piiRedaction is on: a proposed fact holding personal data (e-mail, phone, card, ID) is refused. */
+  piiRedaction?: boolean;
   timeoutMs?: number;
   onAdded?: (fact: Fact) => void;
 }
@@ -56,8 +57,11 @@ export class MemoryDrain {
         const proposed = await extractFacts(model, { known, transcript: item.transcript, hasProject: item.project !== "" }, callSignal);
         if (this.current !== item.id) break; // handed back meanwhile (stopped)
         for (const p of proposed) {
-          const text = this.opts.redact ? this.opts.redact(p.text) : p.text;
-          const r = store.add({ scope: p.scope, project: item.project, text, sourceThread: item.thread_id });
+          if (this.opts.piiRedaction && redactPii(p.text) !== p.text) {
+            out.refused.push({ text: p.text, reason: "it holds personal data, which is not remembered while piiRedaction is on" });
+            continue;
+          }
+          const r = store.add({ scope: p.scope, project: item.project, text: p.text, sourceThread: item.thread_id });
           if (r.status === "added") {
             out.added.push(r.fact);
             this.opts.onAdded?.(r.fact);

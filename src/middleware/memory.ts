@@ -10,10 +10,16 @@ import { projectKeyOf } from "../memory/project.js";
 import { runTranscript } from "../memory/transcript.js";
 import { THREAD_STATE_VALUES } from "../state/thread-state.js";
 import { readRunConfigurable } from "../vocabulary/configurable.js";
+import { redactPii } from "../vocabulary/pii-redaction.js";
 
 const stateSchema = new StateSchema({ thread_data: THREAD_STATE_VALUES.thread_data });
 
-export function memoryMiddleware() {
+export interface MemoryMiddlewareOptions {
+  /** piiRedaction is on: personal values in the queued transcript are masked (they never reach the extractor). */
+  piiRedaction?: boolean;
+}
+
+export function memoryMiddleware(options: MemoryMiddlewareOptions = {}) {
   return createMiddleware({
     name: "Memory",
     stateSchema,
@@ -21,7 +27,8 @@ export function memoryMiddleware() {
       const run = readRunConfigurable(runtime.configurable);
       // Subagents and runs outside a thread have nothing durable of their own to teach.
       if (!run.home || !run.threadId || !run.runId || run.subagent) return undefined;
-      const transcript = runTranscript(state.messages ?? []);
+      const raw = runTranscript(state.messages ?? []);
+      const transcript = options.piiRedaction ? redactPii(raw, run.threadId) : raw;
       if (!transcript) return undefined;
       const workspace = (state as { thread_data?: { workspace_path?: string | null } | null }).thread_data?.workspace_path ?? run.threadData?.workspace_path;
       try {

@@ -28,7 +28,7 @@ export async function drainMemoryQueue(
   const abort = new AbortController();
   const timer = opts.timeoutMs ? setTimeout(() => abort.abort(), opts.timeoutMs) : undefined;
   timer?.unref?.();
-  const entry = { drain: new MemoryDrain({ store, model: createChatModel(model, { streaming: false }), signal: abort.signal, onAdded: opts.onAdded }), abort };
+  const entry = { drain: new MemoryDrain({ store, model: createChatModel(model, { streaming: false }), signal: abort.signal, onAdded: opts.onAdded, piiRedaction: config.piiRedaction }), abort };
   active.add(entry);
   try {
     return await entry.drain.run();

@@ -2,7 +2,7 @@
 // call before the process exits), the next start extracts it before its own run, and thread B's reminder then shows
 // what thread A taught. The extractor is scripted as a hostile model too: secrets and instructions offered as
 // "facts" are never stored; the same fact twice is kept once; forget removes it; --no-memory learns and shows nothing.
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../support/openai-server.js";
@@ -111,5 +111,23 @@ describe("memory across threads through the built CLI", () => {
     const on = await sb.run(["run", "hi"]);
     expect(on.exitCode, on.stderr).toBe(0);
     expect(reminderOf(e2e.server.requests.at(-1)!)).toContain("- (global) The user writes commit messages in English.");
+  });
+
+  it("with piiRedaction on, personal values never reach the extractor and a fact holding one is refused", async () => {
+    const sb = e2e.sandbox();
+    writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ piiRedaction: true }));
+    e2e.server.setScript(() => ({ content: "ok" }));
+    const seen: string[] = [];
+    e2e.server.memoryReply = (req) => {
+      seen.push(textOf(req.body.messages[1]));
+      return { content: JSON.stringify({ facts: [{ scope: "global", text: "The user's e-mail is alice.smith@example.com." }, { scope: "global", text: "The user likes short answers." }] }) };
+    };
+    expect((await sb.run(["run", "Mail me at alice.smith@example.com; I like short answers."])).exitCode).toBe(0);
+    expect((await sb.run(["run", "next"])).exitCode).toBe(0);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toContain("I like short answers");
+    expect(seen[0]).not.toContain("alice.smith@example.com");
+    expect((await memoryList(sb)).map((f) => f.text)).toEqual(["The user likes short answers."]);
+    expect(memoryBytes(sb)).not.toContain("alice.smith@example.com");
   });
 });
