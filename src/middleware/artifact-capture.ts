@@ -149,21 +149,21 @@ export function captureArtifacts(
 export function withHandles(messages: readonly BaseMessage[], entries: readonly ArtifactEntry[]): { messages: BaseMessage[]; shown: Set<string> } {
   const shown = new Set<string>();
   if (entries.length === 0) return { messages: [...messages], shown };
-  // Longest first, so a reference that contains another is replaced whole.
-  const sorted = [...entries].sort((a, b) => b.real_ref.length - a.real_ref.length);
+  // One pass per string: an alternation of the references, longest first (a reference that contains another is
+  // replaced whole). A long history is re-sent on every call, so this is linear in its text, not text × entries.
+  const byRef = new Map(entries.map((e) => [e.real_ref, e]));
+  const any = new RegExp([...byRef.keys()].sort((a, b) => b.length - a.length).map((r) => r.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
   const out = messages.map((m) => {
     const used: ArtifactEntry[] = [];
-    const swap = (text: string) => {
-      let t = text;
-      for (const e of sorted) {
-        if (!t.includes(e.real_ref)) continue;
-        t = t.split(e.real_ref).join(e.handle);
+    const swap = (text: string) =>
+      text.replace(any, (ref) => {
+        const e = byRef.get(ref)!;
         if (!used.includes(e)) used.push(e);
-      }
-      return t;
-    };
+        return e.handle;
+      });
     let next = mapMessageText(m, swap);
-    for (const e of entries) if (contentText(next.content).includes(e.handle) || JSON.stringify((next as AIMessage).tool_calls ?? []).includes(e.handle)) shown.add(e.handle);
+    const seen = `${contentText(next.content)}\n${AIMessage.isInstance(next) && next.tool_calls?.length ? JSON.stringify(next.tool_calls) : ""}`;
+    for (const h of seen.match(ARTIFACT_HANDLE) ?? []) shown.add(h);
     if (used.length > 0 && ToolMessage.isInstance(next) && typeof next.content === "string") {
       const list = used.map((e) => `${e.handle} = ${e.artifact_type} ${e.display_name}`).join("; ");
       const note = `\n[Long references above are shown as handles (${list}); pass a handle as the argument where the reference is needed.]`;
