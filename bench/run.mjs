@@ -5,6 +5,7 @@ import { benchCheckpoints } from "./checkpoints.mjs";
 import { benchTools } from "./tools.mjs";
 import { benchStateRead } from "./state-read.mjs";
 import { benchCompaction } from "./compaction.mjs";
+import { benchArtifacts } from "./artifacts.mjs";
 import { benchMcpStart } from "./mcp-start.mjs";
 
 benchStartup();
@@ -14,3 +15,4 @@ await benchTools();
 await benchCheckpoints();
 await benchStateRead();
 await benchCompaction();
+await benchArtifacts();
