@@ -10,6 +10,7 @@ import { llmErrorHandlingMiddleware } from "../middleware/llm-error-handling.js"
 import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
 import { modelLengthFinishReasonMiddleware } from "../middleware/model-length-finish-reason.js";
 import { safetyFinishReasonMiddleware } from "../middleware/safety-finish-reason.js";
+import { toolApprovalMiddleware } from "../middleware/tool-approval.js";
 import { sandboxAuditMiddleware } from "../middleware/sandbox-audit.js";
 import { type SummarizationOptions, summarizationMiddleware } from "../middleware/summarization.js";
 import { createReadHistoryTool } from "../tools/read-history.js";
@@ -42,7 +43,8 @@ When a request is ambiguous or risky in a way you cannot resolve yourself, ask w
  *   any model call.
  * - InputSanitization right after it: outermost of the model wrappers that add request-only messages, so it only
  *   ever escapes what the user typed.
- * - SandboxAudit and ToolOutputBudget inside ToolErrorHandling: a failing approval broker becomes an error result;
+ * - SandboxAudit, ToolApproval and ToolOutputBudget inside ToolErrorHandling: a failing approval broker (or an edit
+ *   whose preview fails) becomes an error result;
  *   the budget sees every result, also error results.
  * - DelegationLedger next to SubagentLimit: the "work already delegated" reminder before each model call.
  * - TurnLimit next to TokenBudget: like it, a guard whose stripped calls LoopDetection must never count.
@@ -64,6 +66,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "DanglingToolCall",
   "ToolErrorHandling",
   "SandboxAudit",
+  "ToolApproval",
   "ToolOutputBudget",
   "InvalidToolCall",
   "Summarization", // models with a contextWindow
@@ -131,7 +134,8 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       nextTo("Sandbox", dynamicContextMiddleware()),
       nextTo("DynamicContext", inputSanitizationMiddleware()),
       nextTo("ToolErrorHandling", sandboxAuditMiddleware(opts.approval)),
-      nextTo("SandboxAudit", toolOutputBudgetMiddleware()),
+      nextTo("SandboxAudit", toolApprovalMiddleware(opts.approval)),
+      nextTo("ToolApproval", toolOutputBudgetMiddleware()),
       ...(opts.maxTurns ? [nextTo("TokenBudget", turnLimitMiddleware({ maxTurns: opts.maxTurns }))] : []),
       ...(opts.taskTool ? [nextTo("SubagentLimit", delegationLedgerMiddleware())] : []),
       // Unanchored extras keep this order just before Clarification.
