@@ -9,7 +9,9 @@
 // The mode is read at every call (the TUI's Shift+Tab changes it while a run works): `ask` asks for edits and gated
 // tools, `auto-edit` and `yolo` do not (vocabulary/approval-modes.ts).
 import { ToolMessage } from "@langchain/core/messages";
+import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
+import { THREAD_STATE_VALUES } from "../state/thread-state.js";
 import { modeAsks } from "../vocabulary/approval-modes.js";
 import { type ApprovalMemory, type ApprovalSettings, approvalGateOf, deniedMessage, resolveApproval } from "../sandbox/approvals.js";
 
@@ -18,16 +20,21 @@ export interface ToolApprovalOptions extends ApprovalSettings {
   memory?: ApprovalMemory;
 }
 
+// Declared so langchain hands this middleware `thread_data` (the mounts the gates resolve paths against).
+const stateSchema = new StateSchema({ thread_data: THREAD_STATE_VALUES.thread_data });
+
 export function toolApprovalMiddleware(options: ToolApprovalOptions) {
   return createMiddleware({
     name: "ToolApproval",
+    stateSchema,
     wrapToolCall: async (request, handler) => {
       const gate = approvalGateOf(request.tool);
       if (!gate || !modeAsks(options.mode, gate.kind)) return handler(request);
       const { toolCall } = request;
-      const preview = await gate.preview(toolCall.args, request.runtime);
-      if (!preview) return handler(request);
+      // The tool itself gets the graph state as `runtime.state` (its mounts: a bound workspace); so does its gate.
       const configurable = request.runtime.configurable as Record<string, unknown> | undefined;
+      const preview = await gate.preview(toolCall.args, { ...request.runtime, state: request.state, configurable, toolCallId: toolCall.id, toolCall });
+      if (!preview) return handler(request);
       const threadId = typeof configurable?.thread_id === "string" ? configurable.thread_id : "default";
       const answer = await resolveApproval(
         {
