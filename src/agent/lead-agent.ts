@@ -14,6 +14,7 @@ import { toolApprovalMiddleware } from "../middleware/tool-approval.js";
 import { sandboxAuditMiddleware } from "../middleware/sandbox-audit.js";
 import { type SummarizationOptions, summarizationMiddleware } from "../middleware/summarization.js";
 import { createReadHistoryTool } from "../tools/read-history.js";
+import { redactingInvoker } from "../middleware/util/pii-messages.js";
 import { systemMessageCoalescingMiddleware } from "../middleware/system-message-coalescing.js";
 import { terminalResponseMiddleware } from "../middleware/terminal-response.js";
 import { titleMiddleware } from "../middleware/title.js";
@@ -25,7 +26,12 @@ import type { ApprovalSettings } from "../sandbox/approvals.js";
 import { createBashTool } from "../tools/bash.js";
 import { createBashJobsTool } from "../tools/bash-jobs.js";
 import { createFileTools } from "../tools/file-tools.js";
-import { nextTo } from "./anchors.js";
+import { type DeferredToolCatalog, createToolSearchTool, deferredListing } from "../tools/tool-search.js";
+import { deferredToolFilterMiddleware } from "../middleware/deferred-tool-filter.js";
+import { type McpApprovalTool, mcpApprovalMiddleware } from "../middleware/mcp-approval.js";
+import { before, nextTo } from "./anchors.js";
+import { artifactCaptureMiddleware } from "../middleware/artifact-capture.js";
+import { taskNotesMiddleware } from "../middleware/task-notes.js";
 import { type CheckpointChannelMode, type DeerflowAgentOptions, assembleMiddleware, createDeerflowAgent } from "./create-deerflow-agent.js";
 
 /** Static on purpose: the provider's prefix cache keeps working across turns and days (dates go in reminders). */
@@ -46,6 +52,10 @@ When a request is ambiguous or risky in a way you cannot resolve yourself, ask w
  * - SandboxAudit, ToolApproval and ToolOutputBudget inside ToolErrorHandling: a failing approval broker (or an edit
  *   whose preview fails) becomes an error result;
  *   the budget sees every result, also error results.
+ * - ArtifactCapture between ToolErrorHandling and SandboxAudit: its beforeModel captures handles before Summarization
+ *   can remove the results, and its wrapToolCall resolves handles outside the audit, so the audit and the approval
+ *   prompt see the real path (an unknown handle's error result still passes ToolErrorHandling).
+ * - TaskNotes next to Title: the write_notes tool, and the notes as a trailing reminder once their call is gone.
  * - DelegationLedger next to SubagentLimit: the "work already delegated" reminder before each model call.
  * - TurnLimit next to TokenBudget: like it, a guard whose stripped calls LoopDetection must never count.
  * - SafetyFinishReason / ModelLengthFinishReason below LoopDetection and TokenBudget: after* hooks run bottom to
@@ -53,8 +63,11 @@ When a request is ambiguous or risky in a way you cannot resolve yourself, ask w
  * - TokenUsage below them: it counts every answer first, whatever the guards do with it.
  * - SystemMessageCoalescing, TerminalResponse, LLMErrorHandling innermost: one system message after every
  *   injection, an empty answer retried as one more model call, and a transient error retried as the bare HTTP call.
+ * - DeferredToolFilter and McpApproval (MCP servers configured) inside ToolErrorHandling: a deferred tool that was
+ *   not promoted is refused before anyone is asked; an approval broker that fails becomes an error result.
  * - Summarization at DeerFlow's place (after the history repairs, before Todo/Title and the guards): it runs only
  *   for a model with a contextWindow, and brings read_history.
+ * - PiiRedaction innermost of the model wrappers (piiRedaction only): it masks the final request, reminders included.
  * - Clarification always last.
  */
 export const LEAD_MIDDLEWARE_ORDER = [
@@ -65,13 +78,17 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "InputSanitization",
   "DanglingToolCall",
   "ToolErrorHandling",
+  "ArtifactCapture",
   "SandboxAudit",
   "ToolApproval",
   "ToolOutputBudget",
   "InvalidToolCall",
+  "DeferredToolFilter", // MCP tools past the deferral threshold
+  "McpApproval", // MCP servers configured
   "Summarization", // models with a contextWindow
   "Todo",
   "Title",
+  "TaskNotes",
   "ViewImage", // models with supportsVision only
   "SubagentLimit", // when a task tool is given
   "DelegationLedger", // when a task tool is given
@@ -84,6 +101,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "SystemMessageCoalescing",
   "TerminalResponse",
   "LLMErrorHandling",
+  "PiiRedaction", // piiRedaction only
   "Clarification",
 ] as const;
 
@@ -110,11 +128,30 @@ export interface LeadAgentOptions {
   /** Compaction of long conversations (the model has a contextWindow): enables Summarization and read_history. */
   compaction?: SummarizationOptions;
   onModelRetry?: (info: { attempt: number; maxRetries: number; delayMs: number; reason: string }) => void;
+  /** Mask personal values in every request (PiiRedaction) and in the side calls (title, summary). */
+  piiRedaction?: boolean;
+  /** MCP tools (already built by the mcp layer), which of them ask in `ask` mode, and the deferred catalogue. */
+  mcp?: LeadAgentMcp;
+}
+
+export interface LeadAgentMcp {
+  tools: readonly unknown[];
+  /** Model-facing name → server, tool and whether it is trusted. */
+  approvals: ReadonlyMap<string, McpApprovalTool>;
+  /** Set when the catalogue passes the threshold: these tools wait for tool_search. */
+  deferred?: DeferredToolCatalog;
+}
+
+/** The lead system prompt: static, plus the deferred tools' listing (static while the catalogue stands). */
+export function leadSystemPrompt(mcp?: LeadAgentMcp): string {
+  return mcp?.deferred ? `${LEAD_SYSTEM_PROMPT}\n\n${deferredListing(mcp.deferred)}` : LEAD_SYSTEM_PROMPT;
 }
 
 function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
+  const sideModel = opts.piiRedaction && opts.sideModel ? redactingInvoker(opts.sideModel) : opts.sideModel;
   return {
-    systemPrompt: LEAD_SYSTEM_PROMPT,
+    piiRedaction: opts.piiRedaction ?? false,
+    systemPrompt: leadSystemPrompt(opts.mcp),
     planMode: opts.planMode ?? false,
     todos: true,
     features: {
@@ -125,10 +162,10 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
           : {},
       ),
       vision: opts.supportsVision ?? false,
-      autoTitle: titleMiddleware({ model: opts.sideModel }),
+      autoTitle: titleMiddleware({ model: sideModel }),
       tokenBudget: tokenBudgetMiddleware({ maxTokens: opts.guards?.tokenBudget }),
       subagent: opts.taskTool ? subagentLimitMiddleware() : false,
-      summarization: opts.compaction ? summarizationMiddleware({ model: opts.sideModel, ...opts.compaction }) : false,
+      summarization: opts.compaction ? summarizationMiddleware({ model: sideModel, ...opts.compaction, piiRedaction: false }) : false,
     },
     extraMiddleware: [
       nextTo("Sandbox", dynamicContextMiddleware()),
@@ -136,8 +173,12 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       nextTo("ToolErrorHandling", sandboxAuditMiddleware(opts.approval)),
       nextTo("SandboxAudit", toolApprovalMiddleware(opts.approval)),
       nextTo("ToolApproval", toolOutputBudgetMiddleware()),
+      before("SandboxAudit", artifactCaptureMiddleware()),
+      nextTo("Title", taskNotesMiddleware()),
       ...(opts.maxTurns ? [nextTo("TokenBudget", turnLimitMiddleware({ maxTurns: opts.maxTurns }))] : []),
       ...(opts.taskTool ? [nextTo("SubagentLimit", delegationLedgerMiddleware())] : []),
+      ...(opts.mcp?.deferred ? [nextTo("InvalidToolCall", deferredToolFilterMiddleware(opts.mcp.deferred))] : []),
+      ...(opts.mcp ? [nextTo(opts.mcp.deferred ? "DeferredToolFilter" : "InvalidToolCall", mcpApprovalMiddleware({ tools: opts.mcp.approvals, approval: opts.approval }))] : []),
       // Unanchored extras keep this order just before Clarification.
       safetyFinishReasonMiddleware(),
       modelLengthFinishReasonMiddleware(),
@@ -157,11 +198,13 @@ export function leadAgentMiddleware(opts: LeadAgentOptions) {
   return assembleMiddleware(leadAgentOptions(opts));
 }
 
-export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds" | "taskTool" | "compaction">) {
+export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds" | "taskTool" | "compaction" | "mcp">) {
   // view_image comes with the ViewImage feature, and only for models that can see images.
   const tools: unknown[] = [createBashTool({ timeoutSeconds: opts.bashTimeoutSeconds }), createBashJobsTool(), ...createFileTools().filter((t) => t.name !== "view_image")];
   if (opts.taskTool) tools.push(opts.taskTool);
   if (opts.compaction?.archive) tools.push(createReadHistoryTool(opts.compaction.archive));
+  if (opts.mcp) tools.push(...opts.mcp.tools);
+  if (opts.mcp?.deferred) tools.push(createToolSearchTool(opts.mcp.deferred));
   return tools as ReturnType<typeof createBashTool>[];
 }
 

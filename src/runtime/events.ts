@@ -50,7 +50,8 @@ export type RunEvent =
   | { type: "message.delta"; run_id: string; text: string }
   /** The model's reasoning as it streams (reasoning_content / reasoning): shown as thinking, never part of the answer. */
   | { type: "message.reasoning"; run_id: string; text: string }
-  | { type: "message.completed"; run_id: string; message_id?: string; text: string; tool_calls: { id?: string; name: string }[] }
+  /** `usage`: this model call's tokens (input = the context it was sent; the TUI's context fill). */
+  | { type: "message.completed"; run_id: string; message_id?: string; text: string; tool_calls: { id?: string; name: string }[]; usage?: TokenUsage }
   | { type: "tool.started"; run_id: string; tool_call_id?: string; name: string; args: unknown }
   /** `diff`: what a file edit (write_file, str_replace) changed, as a unified diff with its +/− counts. */
   | { type: "tool.completed"; run_id: string; tool_call_id?: string; name: string; status: "ok" | "error"; output: string; diff?: ApprovalDiff }
@@ -64,6 +65,8 @@ export type RunEvent =
       delegations: DelegationView[];
     }
   | { type: "todos.updated"; run_id: string; todos: TodoView[] }
+  /** The agent's working notes (write_notes) changed; "" when cleared. */
+  | { type: "notes.updated"; run_id: string; notes: string }
   | { type: "clarification.requested"; run_id: string; clarification: ClarificationRequest }
   | {
       type: "goal.evaluated";
@@ -73,6 +76,8 @@ export type RunEvent =
     }
   | { type: "goal.continued"; run_id?: string; continuation_count: number; reason: string }
   | { type: "error"; run_id?: string; message: string }
+  /** An MCP server could not start (or stopped); given once per server per chat or run, which goes on without it. */
+  | { type: "mcp.failed"; server: string; message: string }
   /** The shell runs unconfined (no bubblewrap); given once per chat or run. */
   | { type: "sandbox.warning"; message: string }
   | {

@@ -10,13 +10,18 @@ import { nextTo } from "../agent/anchors.js";
 import { createLeadAgent, leadAgentTools } from "../agent/lead-agent.js";
 import { toolApprovalMiddleware } from "../middleware/tool-approval.js";
 import { sandboxAuditMiddleware } from "../middleware/sandbox-audit.js";
+import { piiRedactionMiddleware } from "../middleware/pii-redaction.js";
 import { type ApprovalSettings, headlessBroker } from "../sandbox/approvals.js";
 import { loadSubagentRegistry } from "../subagents/registry.js";
 import { SubagentRuntime } from "../subagents/runtime.js";
 import { createTaskTool } from "../subagents/task-tool.js";
 import { MessageArchive } from "../persistence/message-archive.js";
 import { DEFAULT_CONTEXT_WINDOW, type SummarizationOptions } from "../middleware/summarization.js";
-import type { RunEventListener } from "./events.js";
+import type { RunEventListener, TokenUsage } from "./events.js";
+import { McpHub } from "../mcp/hub.js";
+import { agentMcp } from "../mcp/catalog.js";
+import type { ThreadPaths } from "../sandbox/provider.js";
+import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 
 export type LeadAgent = ReturnType<typeof createLeadAgent>;
 
@@ -24,10 +29,11 @@ export type LeadAgent = ReturnType<typeof createLeadAgent>;
 const processSubagents = new SubagentRuntime({ maxConcurrent: 3 });
 
 /** The run a model retry belongs to (the compiled graph is shared, the listener is not). */
-const currentRun = new AsyncLocalStorage<{ runId: string; emit: RunEventListener }>();
+const currentRun = new AsyncLocalStorage<{ runId: string; emit: RunEventListener; usage?: TokenUsage }>();
 
-export function withRunContext<T>(runId: string, emit: RunEventListener, fn: () => Promise<T>): Promise<T> {
-  return currentRun.run({ runId, emit }, fn);
+/** Runs `fn` as run `runId`: its retry and compaction notices go to `emit`, a summary call's tokens into `usage`. */
+export function withRunContext<T>(runId: string, emit: RunEventListener, fn: () => Promise<T>, usage?: TokenUsage): Promise<T> {
+  return currentRun.run({ runId, emit, usage }, fn);
 }
 
 export interface RunAgentSpec {
@@ -37,6 +43,19 @@ export interface RunAgentSpec {
   approveGuarded?: boolean;
   planMode?: boolean;
   maxTurns?: number;
+}
+
+/**
+ * The MCP servers' tools for this run's agent: the servers start now if the chat has not started them yet (in
+ * parallel, each within its start-up timeout); one that failed is reported on this run's event stream, once.
+ */
+async function mcpOf(config: ResolvedConfig, paths: ThreadPaths | undefined) {
+  const hub = McpHub.for(config);
+  if (!hub.configured) return undefined;
+  await hub.start({ paths, shell: shellSettingsFromConfig(config) });
+  const run = currentRun.getStore();
+  for (const f of hub.takeFailures()) run?.emit({ type: "mcp.failed", server: f.server, message: f.message });
+  return agentMcp(hub, config.mcp);
 }
 
 export function approvalOf(spec: RunAgentSpec): ApprovalSettings {
@@ -65,15 +84,23 @@ export function compactionOf(spec: Pick<RunAgentSpec, "config" | "model">, check
     keepRecentTokens: compaction.keepRecentTokens ?? (explicit ? Math.floor(window * 0.1) : undefined),
     reserveTokens: Math.min(Math.floor(window * 0.15), (spec.model.maxTokens ?? 2048) + 2048),
     archive: new MessageArchive(db),
+    piiRedaction: spec.config.piiRedaction,
     onCompacted: (info) => {
       const run = currentRun.getStore();
+      if (run?.usage && info.summary_usage) {
+        run.usage.input_tokens += info.summary_usage.input_tokens;
+        run.usage.output_tokens += info.summary_usage.output_tokens;
+        run.usage.total_tokens += info.summary_usage.total_tokens;
+        if (info.summary_usage.estimated) run.usage.estimated = true;
+      }
       run?.emit({ type: "context.compacted", run_id: run.runId, ...info });
     },
   };
 }
 
-export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettings, checkpointer: BaseCheckpointSaver): Promise<LeadAgent> {
+export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettings, checkpointer: BaseCheckpointSaver, paths?: ThreadPaths): Promise<LeadAgent> {
   const { config } = spec;
+  const mcp = await mcpOf(config, paths);
   const compaction = compactionOf(spec, checkpointer);
   const model = createChatModel(spec.model);
   // Subagents share one capacity per process; they work in this thread's sandbox under the same approval rules.
@@ -83,17 +110,19 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     // A type may name another configured model; otherwise children use the parent's.
     model: (type) => (type.model && config.models[type.model] ? createChatModel(resolveNamedModel(config, type.model)) : model),
     tools: () => leadAgentTools({ bashTimeoutSeconds: config.sandbox.bashTimeoutSeconds }) as never,
-    childMiddleware: () => [nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval)), nextTo("SandboxAudit", toolApprovalMiddleware(approval))],
+    childMiddleware: () => [nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval)), nextTo("SandboxAudit", toolApprovalMiddleware(approval)), ...(config.piiRedaction ? [piiRedactionMiddleware()] : [])],
   });
   return createLeadAgent({
     model,
     taskTool,
     compaction,
     sideModel: createChatModel(spec.model, { streaming: false }),
+    piiRedaction: config.piiRedaction,
     planMode: spec.planMode ?? false,
     maxTurns: spec.maxTurns,
     guards: config.guards,
     approval,
+    mcp,
     bashTimeoutSeconds: config.sandbox.bashTimeoutSeconds,
     supportsVision: spec.model.supportsVision,
     checkpointer: checkpointer as never,

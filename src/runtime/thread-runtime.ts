@@ -106,6 +106,7 @@ export class ThreadRuntime {
         threadId,
         checkpointId: null,
         focus,
+        usage: { thread_usage: (values.thread_usage as never) ?? null },
       },
     );
     if (!done) return null;
@@ -159,7 +160,7 @@ export class ThreadRuntime {
     let settled = false;
     try {
       emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew });
-      const result = await withRunContext(runId, emit, () => this.execute(req, opened, runId, usage));
+      const result = await withRunContext(runId, emit, () => this.execute(req, opened, runId, usage), usage);
       this.settleSuccess(result);
       settled = true;
       emit({ type: "run.completed", thread_id: result.thread_id, run_id: runId, status: result.status, stop_reason: result.stop_reason, final_text: result.final_text, usage: result.usage, thread_usage: result.thread_usage });
@@ -249,12 +250,12 @@ export class ThreadRuntime {
     return undefined;
   }
 
-  private async agentFor(spec: RunAgentSpec): Promise<LeadAgent> {
+  private async agentFor(spec: RunAgentSpec, paths: OpenedThread["paths"]): Promise<LeadAgent> {
     const approval = approvalOf(spec);
     const key = runAgentKey(spec, approval);
     let agent = this.runAgents.get(key);
     if (!agent) {
-      agent = buildRunAgent(spec, approval, this.store.saver);
+      agent = buildRunAgent(spec, approval, this.store.saver, paths);
       this.runAgents.set(key, agent);
       // A setup failure (a malformed agents/*.md) is not cached: the next run reads the files again.
       agent.catch(() => this.runAgents.delete(key));
@@ -263,7 +264,7 @@ export class ThreadRuntime {
   }
 
   private async execute(req: RunRequest, opened: OpenedThread, runId: string, usage: TokenUsage): Promise<RunResult> {
-    const agent = await this.agentFor(req);
+    const agent = await this.agentFor(req, opened.paths);
     const { threadId } = opened;
     const config = {
       configurable: runConfigurable({ threadId, home: this.config.home, runId, uploads: opened.uploaded, threadData: opened.paths, unattended: req.unattended ?? false, shell: shellSettingsFromConfig(this.config) }),

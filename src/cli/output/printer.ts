@@ -53,6 +53,9 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
         for (const t of e.todos) stderr.write(`  ${mark[t.status] ?? "[ ]"} ${oneLine(t.content, 100)}\n`);
         break;
       }
+      case "notes.updated":
+        note(e.notes ? `notes updated (${e.notes.length} characters)` : "notes cleared");
+        break;
       case "delegation.updated":
         for (const d of e.delegations) note(`subagent ${d.subagent_type} "${oneLine(d.description, 60)}": ${d.status}${d.stop_reason ? ` (${d.stop_reason})` : ""}`);
         break;
@@ -64,6 +67,9 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
         break;
       case "sandbox.warning":
         stderr.write(`warning: ${e.message}\n`);
+        break;
+      case "mcp.failed":
+        stderr.write(`warning: MCP server "${e.server}" is not available: ${e.message}; continuing without it (\`deerflow mcp list\` shows its status).\n`);
         break;
       case "context.compacted":
         note(compactionNotice(e));
