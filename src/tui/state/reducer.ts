@@ -162,6 +162,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case "error":
       return append(state, { kind: "notice", level: "error", text: action.message });
     case "sandbox.warning":
+    case "snapshot.warning":
       return append(state, { kind: "notice", level: "warning", text: action.message });
     case "run.completed":
       return { ...state, status: { ...state.status, usage: action.thread_usage, threadId: action.thread_id } };
