@@ -8,6 +8,7 @@ import { DB_FILE } from "../../persistence/store.js";
 import type { RewindScope } from "../../persistence/rewind-log.js";
 import { type RewindOutcome, type RewindableRun, type UndoOutcome, listRewindable, rewindThread, undoRewind } from "../../runtime/rewind.js";
 import { ThreadRuntime } from "../../runtime/thread-runtime.js";
+import { filesSummary, rewindText, runLine } from "../../vocabulary/rewind-text.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import type { GlobalOptions } from "../main.js";
 
@@ -52,32 +53,9 @@ export async function rewindCommand(threadId: string, opts: RewindOptions): Prom
   }
 }
 
-/** "3 files: a.js, b.js, c.js" (the first few named). */
-export function filesSummary(files: readonly string[], max = 4): string {
-  if (files.length === 0) return "no files";
-  const named = files.slice(0, max).join(", ");
-  return `${files.length} file${files.length === 1 ? "" : "s"}: ${named}${files.length > max ? `, … (${files.length - max} more)` : ""}`;
-}
-
-export function runLine(r: RewindableRun): string {
-  const when = r.started_at.replace("T", " ").slice(0, 19);
-  const input = r.input === null ? "(continuation)" : JSON.stringify(r.input);
-  const files = r.files_changed === null ? "files not recorded" : filesSummary(r.files_changed, 3);
-  return `${String(r.back).padStart(2)}. ${when}  ${r.status.padEnd(11)} ${input}  · ${files}`;
-}
-
 function listText(threadId: string, runs: RewindableRun[]): string {
   if (runs.length === 0) return `Thread ${threadId} has no runs to rewind.\n`;
   return `Runs of thread ${threadId}, latest first (\`deerflow rewind ${threadId} --runs N\` goes back to before run N):\n${runs.map((r) => `${runLine(r)}\n`).join("")}`;
-}
-
-export function rewindText(r: RewindOutcome): string {
-  const what: string[] = [];
-  if (r.conversation) what.push("the conversation");
-  if (r.files) what.push(filesSummary(r.files.restored));
-  const skipped = r.files && r.files.skipped.length > 0 ? ` Left as they are (over the size cap or nested repositories): ${r.files.skipped.join(", ")}.` : "";
-  const kept = r.files_before ? ` The files from before the rewind are kept at ${r.files_before.ref} in ${r.files_before.git_dir}.` : "";
-  return `Rewound thread ${r.thread_id} to before run ${r.target_run} (${r.runs.length} run${r.runs.length === 1 ? "" : "s"} undone): ${what.join(" and ") || "nothing"} restored.${skipped}${kept} Undo with \`deerflow rewind ${r.thread_id} --undo\`.\n`;
 }
 
 function undoText(r: UndoOutcome): string {
