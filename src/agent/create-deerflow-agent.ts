@@ -33,7 +33,10 @@ export interface DeerflowAgentOptions {
   features?: Partial<RuntimeFeatures>;
   /** Extra middleware placed by anchors (`nextTo` / `before`), unanchored ones just before Clarification. */
   extraMiddleware?: readonly AgentMiddleware[];
+  /** Plan first, then act: the todo tool, described as "write the plan before any other tool". */
   planMode?: boolean;
+  /** The todo tool without plan mode (the model keeps a list when the work has several steps). */
+  todos?: boolean;
   stateSchema?: StateSchema<any>;
   checkpointChannelMode?: CheckpointChannelMode;
   checkpointSnapshotFrequency?: number;
@@ -165,7 +168,7 @@ export function assembleMiddleware(options: DeerflowAgentOptions = {}, model?: B
     stack = [...options.middleware];
   } else {
     const features = resolveFeatures(options.features as Partial<Record<string, unknown>> | undefined);
-    const base = buildFeatureStack(features, options.planMode ?? false, { model });
+    const base = buildFeatureStack(features, options.planMode ? "plan" : options.todos ? "on" : "off", { model });
     stack = [...placeExtras(base, [...(options.extraMiddleware ?? [])], TERMINAL_MIDDLEWARE), terminalMiddleware()];
   }
   // Names are anchors and createAgent's node ids: a duplicate is ambiguous, so say so before createAgent does.

@@ -105,7 +105,10 @@ function pick(value: FeatureValue, builtIn?: () => AgentMiddleware): AgentMiddle
 }
 
 /** The stack without extras and without the terminal Clarification, in DeerFlow's order. */
-export function buildFeatureStack(features: RuntimeFeatures, planMode: boolean, ctx: { model?: Pick<BaseChatModel, "invoke"> } = {}): AgentMiddleware[] {
+/** The todo tool: off, on (the model keeps a list when it helps), or plan (write the plan first, then act). */
+export type TodoSetting = "off" | "on" | "plan";
+
+export function buildFeatureStack(features: RuntimeFeatures, todos: TodoSetting, ctx: { model?: Pick<BaseChatModel, "invoke"> } = {}): AgentMiddleware[] {
   const stack: (AgentMiddleware | undefined)[] = [];
   if (features.sandbox !== false) {
     stack.push(threadDataMiddleware(), uploadsMiddleware(), pick(features.sandbox, () => sandboxMiddleware()));
@@ -116,7 +119,7 @@ export function buildFeatureStack(features: RuntimeFeatures, planMode: boolean, 
   stack.push(invalidToolCallMiddleware());
   // The built-in: the agent's own model writes the summary; a 128k window unless configured (pass an instance).
   stack.push(pick(features.summarization, () => summarizationMiddleware({ model: ctx.model })));
-  if (planMode) stack.push(todoMiddleware());
+  if (todos !== "off") stack.push(todoMiddleware({ planFirst: todos === "plan" }));
   stack.push(pick(features.autoTitle, () => titleMiddleware()));
   stack.push(pick(features.memory));
   stack.push(pick(features.vision, () => viewImageMiddleware({ withTool: features.sandbox !== false })));

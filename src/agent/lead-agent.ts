@@ -67,7 +67,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "ToolOutputBudget",
   "InvalidToolCall",
   "Summarization", // models with a contextWindow
-  "Todo", // --plan only
+  "Todo",
   "Title",
   "ViewImage", // models with supportsVision only
   "SubagentLimit", // when a task tool is given
@@ -96,7 +96,7 @@ export interface LeadAgentOptions {
   bashTimeoutSeconds?: number;
   /** The model accepts images: enables ViewImage (and its view_image tool). */
   supportsVision?: boolean;
-  /** Plan mode: Todo and write_todos. */
+  /** Plan mode: write_todos asks for the plan before any other tool (the tool itself is always there). */
   planMode?: boolean;
   /** Model calls allowed per run (--max-turns); unlimited when absent. */
   maxTurns?: number;
@@ -106,13 +106,14 @@ export interface LeadAgentOptions {
   guards?: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
   /** Compaction of long conversations (the model has a contextWindow): enables Summarization and read_history. */
   compaction?: SummarizationOptions;
-  onModelRetry?: (info: { attempt: number; delayMs: number; reason: string }) => void;
+  onModelRetry?: (info: { attempt: number; maxRetries: number; delayMs: number; reason: string }) => void;
 }
 
 function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
   return {
     systemPrompt: LEAD_SYSTEM_PROMPT,
     planMode: opts.planMode ?? false,
+    todos: true,
     features: {
       sandbox: true,
       loopDetection: loopDetectionMiddleware(

@@ -44,7 +44,7 @@ export function buildProgram(): Command {
     cmd
       .option("-w, --workspace <dir>", "bind a new thread's workspace to this existing directory (default: a fresh per-thread directory)")
       .addOption(new Option("--approval <mode>", "guarded shell commands: ask (a prompt), auto-edit, yolo").choices(APPROVAL_MODES))
-      .option("--plan", "plan mode: the agent keeps a todo list (write_todos)")
+      .option("--plan", "plan mode: the agent writes its plan as a todo list first, then acts")
       .option("--goal <objective>", "work toward this objective until it is met, asking you when it needs to")
       .option("--no-network", "shell commands get no network (needs bubblewrap; same as sandbox.network: \"off\")")
       .option("--allow-dangerous-workspace", "accept -w /, a system directory, your home directory or one holding the data directory");
@@ -81,7 +81,7 @@ export function buildProgram(): Command {
     .option("--upload <file>", "attach a file (copied to the thread's uploads; repeatable; `@path` in the prompt works too)", collect, [])
     .addOption(new Option("--approval <mode>", "guarded shell commands: ask (headless: denied unless --yes), auto-edit, yolo").choices(APPROVAL_MODES))
     .option("--yes", "approve guarded commands that would ask (blocked commands stay blocked)")
-    .option("--plan", "plan mode: the agent keeps a todo list (write_todos)")
+    .option("--plan", "plan mode: the agent writes its plan as a todo list first, then acts")
     .addOption(
       new Option("--output-format <format>", "text: answer on stdout; json: one object at the end; stream-json: one event per line")
         .choices(["text", "json", "stream-json"])

@@ -1,4 +1,4 @@
-// Todo (plan mode) — WHY these hooks:
+// Todo (always on in chat and run; --plan asks to plan first) — WHY these hooks:
 //   • tools: registers `write_todos`, the model's only way to write `todos` (a Command update `{ todos, messages }`,
 //     so the thread's list changes exactly when the tool answers, and the runtime sees `todos` in the stream's
 //     "updates" chunk — that diff is the `todos.updated` event the TUI shows);
@@ -7,7 +7,7 @@
 //     here, not only in the tool, because a zod failure inside `tool()` throws before our code runs.
 // There is deliberately NO wrapModelCall: the plan-mode instruction lives in the tool description, because the
 // system prompt must stay byte-identical across turns (provider prefix cache).
-// WHY its position (after ToolErrorHandling/Summarization, before Title, when planMode): its wrapToolCall is inside
+// WHY its position (after ToolErrorHandling/Summarization, before Title): its wrapToolCall is inside
 // ToolErrorHandling's, so a throwing write_todos still becomes an error ToolMessage; it needs nothing from the
 // middleware after it.
 // The `todos` channel is ThreadState's (null keeps, any list replaces, [] clears): declared here from
@@ -33,11 +33,24 @@ export const writeTodosSchema = z.object({
     .describe("The WHOLE list, in order. It replaces the previous list; [] clears it."),
 });
 
-export const WRITE_TODOS_DESCRIPTION = [
-  "Plan mode: keep a visible todo list for multi-step work (3+ steps, or when the user gives several tasks).",
-  "Write the plan before you start; send the WHOLE list each time (it replaces the previous one; [] clears it).",
+const TODO_RULES = [
+  "Send the WHOLE list each time (it replaces the previous one; [] clears it).",
   "Mark exactly one item in_progress while you work on it (at most one at a time), mark items completed as soon as",
-  "they are done, and add new steps as you discover them. Skip it for trivial one-step requests.",
+  "they are done, and add new steps as you discover them.",
+].join(" ");
+
+/** Always on: the model keeps a list when the work has several steps. */
+export const WRITE_TODOS_DESCRIPTION = [
+  "Keep a visible todo list for multi-step work (3+ steps, or when the user gives several tasks).",
+  TODO_RULES,
+  "Skip it for trivial one-step requests.",
+].join(" ");
+
+/** Plan mode (--plan): plan first, then act. Said in the tool description, never the system prompt (prefix cache). */
+export const WRITE_TODOS_PLAN_DESCRIPTION = [
+  "Plan mode: before any other tool call, write the plan for the request as a todo list with this tool; then work",
+  "through it step by step.",
+  TODO_RULES,
 ].join(" ");
 
 /** Why `todos` cannot be written, or null when it can. */
@@ -75,34 +88,35 @@ function dropNulls(args: unknown): unknown {
   return Object.fromEntries(Object.entries(args as Record<string, unknown>).filter(([, v]) => v !== null));
 }
 
-export const writeTodosTool = tool(
-  async (input: z.infer<typeof writeTodosSchema>, runtime: ToolRuntime) => {
-    const toolCallId = (runtime as { toolCallId?: string; toolCall?: { id?: string } } | undefined)?.toolCallId ??
-      (runtime as { toolCall?: { id?: string } } | undefined)?.toolCall?.id ?? "";
-    const todos: Todo[] = input.todos.map((t) => ({ content: t.content, status: t.status }));
-    const problem = todosProblem(todos);
-    if (problem) return errorMessage(toolCallId, problem);
-    return new Command({
-      update: {
-        todos,
-        messages: [new ToolMessage({ tool_call_id: toolCallId, name: WRITE_TODOS, status: "success", content: formatTodos(todos) })],
-      },
-    });
-  },
-  { name: WRITE_TODOS, description: WRITE_TODOS_DESCRIPTION, schema: writeTodosSchema },
-);
+async function writeTodos(input: z.infer<typeof writeTodosSchema>, runtime: ToolRuntime) {
+  const toolCallId = (runtime as { toolCallId?: string; toolCall?: { id?: string } } | undefined)?.toolCallId ??
+    (runtime as { toolCall?: { id?: string } } | undefined)?.toolCall?.id ?? "";
+  const todos: Todo[] = input.todos.map((t) => ({ content: t.content, status: t.status }));
+  const problem = todosProblem(todos);
+  if (problem) return errorMessage(toolCallId, problem);
+  return new Command({
+    update: {
+      todos,
+      messages: [new ToolMessage({ tool_call_id: toolCallId, name: WRITE_TODOS, status: "success", content: formatTodos(todos) })],
+    },
+  });
+}
+
+export const writeTodosTool = tool(writeTodos, { name: WRITE_TODOS, description: WRITE_TODOS_DESCRIPTION, schema: writeTodosSchema });
+const planTodosTool = tool(writeTodos, { name: WRITE_TODOS, description: WRITE_TODOS_PLAN_DESCRIPTION, schema: writeTodosSchema });
 
 const stateSchema = new StateSchema({ todos: THREAD_STATE_VALUES.todos });
 
-export function todoMiddleware() {
+export function todoMiddleware(options: { planFirst?: boolean } = {}) {
+  const own = options.planFirst ? planTodosTool : writeTodosTool;
   return createMiddleware({
     name: "Todo",
     stateSchema,
-    tools: [writeTodosTool],
+    tools: [own],
     wrapToolCall: async (request, handler) => {
       const { toolCall } = request;
       // A user tool of the same name replaces ours (user tools win): then it is not ours to check.
-      if (toolCall.name !== WRITE_TODOS || (request.tool && request.tool !== writeTodosTool)) return handler(request);
+      if (toolCall.name !== WRITE_TODOS || (request.tool && request.tool !== own)) return handler(request);
       const id = toolCall.id ?? "";
       const parsed = writeTodosSchema.safeParse(dropNulls(toolCall.args ?? {}));
       if (!parsed.success) return errorMessage(id, validationDetail(parsed.error));

@@ -53,7 +53,8 @@ export type RunEvent =
   | { type: "message.completed"; run_id: string; message_id?: string; text: string; tool_calls: { id?: string; name: string }[] }
   | { type: "tool.started"; run_id: string; tool_call_id?: string; name: string; args: unknown }
   | { type: "tool.completed"; run_id: string; tool_call_id?: string; name: string; status: "ok" | "error"; output: string }
-  | { type: "model.retry"; run_id: string; attempt: number; delay_ms: number; reason: string }
+  /** A transient model failure: `attempt` (1-based) failed, attempt `attempt + 1` of `max_attempts` follows after `delay_ms`. */
+  | { type: "model.retry"; run_id: string; attempt: number; max_attempts: number; delay_ms: number; reason: string }
   /** Older messages were replaced by a summary (originals archived, readable with read_history). */
   | ({ type: "context.compacted"; run_id: string } & CompactionInfo)
   | {

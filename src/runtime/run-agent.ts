@@ -100,7 +100,7 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     snapshotFrequency: config.checkpoint.snapshotFrequency,
     onModelRetry: (info) => {
       const run = currentRun.getStore();
-      run?.emit({ type: "model.retry", run_id: run.runId, attempt: info.attempt, delay_ms: info.delayMs, reason: info.reason });
+      run?.emit({ type: "model.retry", run_id: run.runId, attempt: info.attempt, max_attempts: info.maxRetries + 1, delay_ms: info.delayMs, reason: info.reason });
     },
   });
 }

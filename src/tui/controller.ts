@@ -357,7 +357,7 @@ export class ChatController {
         return;
       case "todos": {
         const todos = this.store.get().todos;
-        if (todos.length === 0) this.notice("info", "No todos yet. They appear when the agent plans its work (try --plan).");
+        if (todos.length === 0) this.notice("info", "No todos yet. The agent writes them for work with several steps (--plan asks it to plan first).");
         else this.dispatch({ type: "ui.item", item: { kind: "todos", todos } });
         return;
       }

@@ -9,3 +9,4 @@ export * from "./statuses.js";
 export * from "./stop-reasons.js";
 export * from "./terminal-text.js";
 export * from "./secret-shapes.js";
+export * from "./retry-status.js";

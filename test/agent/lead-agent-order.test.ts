@@ -51,7 +51,7 @@ describe("lead agent middleware order", () => {
     expect(all).toEqual([...LEAD_MIDDLEWARE_ORDER]);
     // Optional members drop out without moving the others.
     const plain = leadAgentMiddleware(opts).map((m) => m.name);
-    const optional = ["Summarization", "Todo", "ViewImage", "TurnLimit", "SubagentLimit", "DelegationLedger"];
+    const optional = ["Summarization", "ViewImage", "TurnLimit", "SubagentLimit", "DelegationLedger"];
     expect(plain).toEqual(LEAD_MIDDLEWARE_ORDER.filter((n) => !optional.includes(n)));
   });
 

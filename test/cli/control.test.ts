@@ -139,4 +139,23 @@ describe("control middlewares through deerflow run", () => {
     expect(threads[0].title).toBe("Test thread title");
     expect(e2e.server.titleRequests).toHaveLength(1);
   });
+
+  it("todos by default: without --plan the model has write_todos (described without plan mode) and its list streams; --plan asks for the plan first", async () => {
+    sb = e2e.sandbox();
+    const toolOf = (req: RecordedRequest) => (req.body.tools as { function: { name: string; description: string } }[]).find((t) => t.function.name === "write_todos");
+    e2e.server.push(
+      { toolCalls: [{ id: "t1", name: "write_todos", args: { todos: [{ content: "look at the code", status: "in_progress" }] } }] },
+      { content: "listed" },
+    );
+    const r = await sb.run(["run", "--output-format", "stream-json", "tidy the repo"]);
+    expect(r.exitCode).toBe(0);
+    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(events.find((e) => e.type === "todos.updated").todos).toEqual([{ content: "look at the code", status: "in_progress" }]);
+    const plain = toolOf(e2e.server.requests[0]!);
+    expect(plain?.function.description).not.toMatch(/plan mode/i);
+
+    e2e.server.push({ content: "ok" });
+    expect((await sb.run(["run", "--plan", "plan it"])).exitCode).toBe(0);
+    expect(toolOf(e2e.server.requests.at(-1)!)?.function.description).toMatch(/^Plan mode: before any other tool call, write the plan/);
+  });
 });

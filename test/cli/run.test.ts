@@ -156,7 +156,8 @@ describe("deerflow run", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("after the rate limit\n");
     expect(e2e.server.requests).toHaveLength(2);
-    expect(r.stderr).toMatch(/HTTP 429.*retrying/);
+    // One progress line per retry on stderr (a log, so each stays): what failed, the wait, which attempt comes next.
+    expect(r.stderr).toMatch(/^deerflow: model endpoint: rate limited \(HTTP 429 .*; retrying in \d+ s, attempt 2 of 4$/m);
   });
 
   it("a 401 is not retried and says the key was rejected", async () => {

@@ -3,6 +3,7 @@
 import { compactionNotice } from "../../vocabulary/compaction-notice.js";
 import { formatErrorLine, runStatusOf } from "../../errors.js";
 import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
+import { retryLine } from "../../vocabulary/retry-status.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { GoalSummary } from "../../runtime/run-goal.js";
 import type { RunResult } from "../../runtime/run-thread.js";
@@ -69,7 +70,7 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
         note(compactionNotice(e));
         break;
       case "model.retry":
-        note(`model request failed (${e.reason}); retrying in ${(e.delay_ms / 1000).toFixed(1)} s (attempt ${e.attempt + 1})`);
+        note(retryLine(e));
         break;
     }
   };

@@ -75,6 +75,10 @@ function append(state: ChatState, ...items: NewItem[]): ChatState {
   return { ...state, items: [...state.items, ...added], seq };
 }
 
+function withoutRetry(state: ChatState): ChatState {
+  return state.run?.retry ? { ...state, run: { ...state.run, retry: undefined } } : state;
+}
+
 function finishTool(tool: ToolCallView, status: ToolCallView["status"], output: string): ToolCallView {
   return { ...tool, status, output, endedAt: Date.now() };
 }
@@ -114,10 +118,11 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case "run.started":
       return { ...state, run: { ...(state.run ?? { startedAt: Date.now() }), runId: action.run_id }, status: { ...state.status, threadId: action.thread_id } };
     case "message.delta":
-      return { ...state, streaming: state.streaming + action.text };
+      return { ...withoutRetry(state), streaming: state.streaming + action.text };
     case "message.reasoning":
-      return { ...state, thinking: state.thinking + action.text };
+      return { ...withoutRetry(state), thinking: state.thinking + action.text };
     case "message.completed": {
+      state = withoutRetry(state);
       const text = action.text.trim() ? action.text : state.streaming;
       const thought = state.thinking.trim() ? append(state, { kind: "thinking", text: state.thinking }) : state;
       const next = text.trim() ? append(thought, { kind: "assistant", text }) : thought;
@@ -155,8 +160,11 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     }
     case "goal.continued":
       return append(state, { kind: "notice", level: "info", text: `Continuing toward the goal (continuation ${action.continuation_count}): ${action.reason}` });
-    case "model.retry":
-      return append(state, { kind: "notice", level: "warning", text: `Model endpoint: ${action.reason}. Retry ${action.attempt} in ${(action.delay_ms / 1000).toFixed(1)} s.` });
+    case "model.retry": {
+      // Transient: one status line that changes in place; the final error (if any) is what the transcript keeps.
+      const retry = { attempt: action.attempt, max_attempts: action.max_attempts, reason: action.reason, until: Date.now() + action.delay_ms };
+      return { ...state, run: { ...(state.run ?? { startedAt: Date.now() }), retry } };
+    }
     case "context.compacted":
       return append(state, { kind: "notice", level: action.summary_failed ? "warning" : "info", text: compactionNotice(action) });
     case "error":

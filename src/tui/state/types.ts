@@ -71,6 +71,8 @@ export interface RunView {
   runId?: string;
   /** Set once the user asked to cancel (Esc): the spinner says "cancelling…". */
   cancelling?: boolean;
+  /** A model retry in progress: the spinner line says so until the model answers (never the transcript). */
+  retry?: { attempt: number; max_attempts: number; reason: string; until: number };
 }
 
 /** A model a local server offers on first run (the picker writes the choice to ~/.deerflowrc). */
