@@ -24,6 +24,9 @@ import type { ApprovalSettings } from "../sandbox/approvals.js";
 import { createBashTool } from "../tools/bash.js";
 import { createBashJobsTool } from "../tools/bash-jobs.js";
 import { createFileTools } from "../tools/file-tools.js";
+import { type DeferredToolCatalog, createToolSearchTool, deferredListing } from "../tools/tool-search.js";
+import { deferredToolFilterMiddleware } from "../middleware/deferred-tool-filter.js";
+import { type McpApprovalTool, mcpApprovalMiddleware } from "../middleware/mcp-approval.js";
 import { nextTo } from "./anchors.js";
 import { type CheckpointChannelMode, type DeerflowAgentOptions, assembleMiddleware, createDeerflowAgent } from "./create-deerflow-agent.js";
 
@@ -51,6 +54,8 @@ When a request is ambiguous or risky in a way you cannot resolve yourself, ask w
  * - TokenUsage below them: it counts every answer first, whatever the guards do with it.
  * - SystemMessageCoalescing, TerminalResponse, LLMErrorHandling innermost: one system message after every
  *   injection, an empty answer retried as one more model call, and a transient error retried as the bare HTTP call.
+ * - DeferredToolFilter and McpApproval (MCP servers configured) inside ToolErrorHandling: a deferred tool that was
+ *   not promoted is refused before anyone is asked; an approval broker that fails becomes an error result.
  * - Summarization at DeerFlow's place (after the history repairs, before Todo/Title and the guards): it runs only
  *   for a model with a contextWindow, and brings read_history.
  * - Clarification always last.
@@ -66,6 +71,8 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "SandboxAudit",
   "ToolOutputBudget",
   "InvalidToolCall",
+  "DeferredToolFilter", // MCP tools past the deferral threshold
+  "McpApproval", // MCP servers configured
   "Summarization", // models with a contextWindow
   "Todo",
   "Title",
@@ -107,11 +114,26 @@ export interface LeadAgentOptions {
   /** Compaction of long conversations (the model has a contextWindow): enables Summarization and read_history. */
   compaction?: SummarizationOptions;
   onModelRetry?: (info: { attempt: number; maxRetries: number; delayMs: number; reason: string }) => void;
+  /** MCP tools (already built by the mcp layer), which of them ask in `ask` mode, and the deferred catalogue. */
+  mcp?: LeadAgentMcp;
+}
+
+export interface LeadAgentMcp {
+  tools: readonly unknown[];
+  /** Model-facing name → server, tool and whether it is trusted. */
+  approvals: ReadonlyMap<string, McpApprovalTool>;
+  /** Set when the catalogue passes the threshold: these tools wait for tool_search. */
+  deferred?: DeferredToolCatalog;
+}
+
+/** The lead system prompt: static, plus the deferred tools' listing (static while the catalogue stands). */
+export function leadSystemPrompt(mcp?: LeadAgentMcp): string {
+  return mcp?.deferred ? `${LEAD_SYSTEM_PROMPT}\n\n${deferredListing(mcp.deferred)}` : LEAD_SYSTEM_PROMPT;
 }
 
 function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
   return {
-    systemPrompt: LEAD_SYSTEM_PROMPT,
+    systemPrompt: leadSystemPrompt(opts.mcp),
     planMode: opts.planMode ?? false,
     todos: true,
     features: {
@@ -134,6 +156,8 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       nextTo("SandboxAudit", toolOutputBudgetMiddleware()),
       ...(opts.maxTurns ? [nextTo("TokenBudget", turnLimitMiddleware({ maxTurns: opts.maxTurns }))] : []),
       ...(opts.taskTool ? [nextTo("SubagentLimit", delegationLedgerMiddleware())] : []),
+      ...(opts.mcp?.deferred ? [nextTo("InvalidToolCall", deferredToolFilterMiddleware(opts.mcp.deferred))] : []),
+      ...(opts.mcp ? [nextTo(opts.mcp.deferred ? "DeferredToolFilter" : "InvalidToolCall", mcpApprovalMiddleware({ tools: opts.mcp.approvals, approval: opts.approval }))] : []),
       // Unanchored extras keep this order just before Clarification.
       safetyFinishReasonMiddleware(),
       modelLengthFinishReasonMiddleware(),
@@ -153,11 +177,13 @@ export function leadAgentMiddleware(opts: LeadAgentOptions) {
   return assembleMiddleware(leadAgentOptions(opts));
 }
 
-export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds" | "taskTool" | "compaction">) {
+export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds" | "taskTool" | "compaction" | "mcp">) {
   // view_image comes with the ViewImage feature, and only for models that can see images.
   const tools: unknown[] = [createBashTool({ timeoutSeconds: opts.bashTimeoutSeconds }), createBashJobsTool(), ...createFileTools().filter((t) => t.name !== "view_image")];
   if (opts.taskTool) tools.push(opts.taskTool);
   if (opts.compaction?.archive) tools.push(createReadHistoryTool(opts.compaction.archive));
+  if (opts.mcp) tools.push(...opts.mcp.tools);
+  if (opts.mcp?.deferred) tools.push(createToolSearchTool(opts.mcp.deferred));
   return tools as ReturnType<typeof createBashTool>[];
 }
 

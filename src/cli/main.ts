@@ -141,6 +141,17 @@ export function buildProgram(): Command {
     });
 
   program
+    .command("mcp")
+    .description("MCP servers from .deerflowrc")
+    .command("list")
+    .description("start the configured MCP servers and list their status and tools")
+    .option("--json", "print JSON")
+    .action(async (opts, cmd: Command) => {
+      const { mcpListCommand } = await import("./commands/mcp.js");
+      process.exitCode = await mcpListCommand({ ...cmd.optsWithGlobals(), ...opts });
+    });
+
+  program
     .command("doctor")
     .description("check node, sqlite, the home directory, the database, the configuration and the model endpoint")
     .option("--repair", "back up a damaged database and recover every readable thread into a fresh one")

@@ -7,7 +7,7 @@ import { dirname, isAbsolute, join, resolve } from "node:path";
 import { ConfigError, NoModelError } from "../errors.js";
 import { stripJsonComments } from "./jsonc.js";
 import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
-import { type ApprovalModeSetting, type FileConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
+import { type ApprovalModeSetting, type FileConfig, type McpServerConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
 
 export const RC_NAME = ".deerflowrc";
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -66,7 +66,23 @@ export interface ResolvedConfig {
   runTimeoutSeconds?: number;
   /** The selected model, or null when none is configured (`requireModel` turns that into an exit-2 error). */
   model: ResolvedModel | null;
+  /** MCP servers (as written; `$VAR`s are read when a server starts) and how their tools are offered. */
+  mcp: ResolvedMcp;
 }
+
+export interface ResolvedMcpServer extends McpServerConfig {
+  /** The .deerflowrc that configured it (a relative `cwd` is read against its folder). */
+  file: string;
+}
+
+export interface ResolvedMcp {
+  servers: Record<string, ResolvedMcpServer>;
+  startupTimeoutMs: number;
+  deferAbove: number;
+  deferTokens: number;
+}
+
+export const DEFAULT_MCP_STARTUP_TIMEOUT_MS = 30_000;
 
 interface LoadedFile {
   path: string;
@@ -156,11 +172,14 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   let merged: FileConfig = {};
   const origin: Record<string, string> = {}; // top-level key → file it came from, for error messages
   const modelOrigin: Record<string, string> = {};
+  // A later file's server of the same name replaces the earlier one whole (its keys belong together).
+  const mcpServers: Record<string, ResolvedMcpServer> = {};
   let homeBase = userHome;
   for (const f of loaded) {
     const c = f.config;
     for (const key of Object.keys(c)) origin[key] = f.path;
     for (const name of Object.keys(c.models ?? {})) modelOrigin[name] = f.path;
+    for (const [name, server] of Object.entries(c.mcpServers ?? {})) mcpServers[name] = { ...server, file: f.path };
     if (c.home) homeBase = dirname(f.path);
     merged = {
       ...merged,
@@ -171,6 +190,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       guards: { ...merged.guards, ...c.guards },
       compaction: { ...merged.compaction, ...c.compaction },
       subagents: { ...merged.subagents, ...c.subagents },
+      mcp: { ...merged.mcp, ...c.mcp },
     };
   }
 
@@ -248,6 +268,12 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     subagents: merged.subagents ?? {},
     runTimeoutSeconds: merged.runTimeout,
     model,
+    mcp: {
+      servers: mcpServers,
+      startupTimeoutMs: merged.mcp?.startupTimeout ?? DEFAULT_MCP_STARTUP_TIMEOUT_MS,
+      deferAbove: merged.mcp?.deferAbove ?? 20,
+      deferTokens: merged.mcp?.deferTokens ?? 8000,
+    },
   };
 }
 

@@ -27,6 +27,42 @@ export const modelConfigSchema = z.strictObject({
 });
 export type ModelConfig = z.infer<typeof modelConfigSchema>;
 
+/**
+ * One MCP server, in the shape Claude Code and Gemini CLI users already write: stdio (`command`, `args`, `env`,
+ * `cwd`) or remote (`url`: streamable HTTP, or SSE with `type: "sse"`; Gemini's `httpUrl` is streamable HTTP).
+ * Strings may use `$VAR` / `${VAR}` to read the environment. Times are milliseconds, as in Gemini CLI.
+ */
+export const mcpServerConfigSchema = z
+  .strictObject({
+    type: z.enum(["stdio", "http", "sse", "streamable-http", "streamableHttp"]).optional(),
+    command: z.string().min(1, "the program that starts the server, e.g. \"npx\"").optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().min(1).optional(),
+    url: z.string().min(1, "the server's http(s) URL").optional(),
+    httpUrl: z.string().min(1, "the server's http(s) URL").optional(),
+    headers: z.record(z.string(), z.string()).optional(),
+    /** false: configured but not started. */
+    enabled: z.boolean().optional(),
+    /** Milliseconds one tool call may take (default 600000). */
+    timeout: z.int().positive().optional(),
+    /** Milliseconds the server may take to start and list its tools (default: mcp.startupTimeout). */
+    startupTimeout: z.int().positive().optional(),
+    /** Only these tools (by the server's names); excludeTools wins over it. */
+    includeTools: z.array(z.string().min(1)).optional(),
+    excludeTools: z.array(z.string().min(1)).optional(),
+    /** true: its tools run without asking in `ask` mode; or a list of its tools that do. */
+    trust: z.union([z.boolean(), z.array(z.string().min(1))]).optional(),
+    /** true (stdio only): the server runs confined like shell commands (bubblewrap: host read-only, workspace writable). */
+    sandbox: z.boolean().optional(),
+    /** A note for people (Gemini CLI has it); not used. */
+    description: z.string().optional(),
+  })
+  .refine((s) => [s.command, s.url, s.httpUrl].filter((v) => v !== undefined).length === 1, {
+    message: "exactly one of \"command\" (a stdio server) or \"url\" / \"httpUrl\" (a remote server)",
+  });
+export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
+
 export type ApprovalModeSetting = ApprovalMode;
 
 export const fileConfigSchema = z.strictObject({
@@ -94,6 +130,19 @@ export const fileConfigSchema = z.strictObject({
       threshold: z.number().min(0.2).max(0.95).optional(),
       /** Tokens of the most recent turns kept verbatim. Default 30% of the contextWindow. */
       keepRecentTokens: z.int().min(256).optional(),
+    })
+    .optional(),
+  /** MCP servers by name (the key names the server in tool names: mcp__<name>__<tool>). */
+  mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, "letters, digits, \".\", \"_\" and \"-\" (at most 40)"), mcpServerConfigSchema).optional(),
+  /** How MCP servers start and how their tools are offered. */
+  mcp: z
+    .strictObject({
+      /** Milliseconds each server may take to start and list its tools (default 30000). */
+      startupTimeout: z.int().positive().optional(),
+      /** More MCP tools than this → they are deferred: listed by name, promoted with tool_search (default 20). */
+      deferAbove: z.int().min(0).optional(),
+      /** Or when their schemas would take more than this many tokens (default 8000). */
+      deferTokens: z.int().min(0).optional(),
     })
     .optional(),
   checkpoint: z

@@ -1,5 +1,6 @@
 // ViewImage — after Memory, before SubagentLimit (DeerFlow's order). It registers `view_image` (when the thread has
-// a sandbox) and, in wrapModelCall, shows the images viewed in the LAST tool round to the next model call only: the
+// a sandbox) and, in wrapModelCall, shows the images viewed in the LAST tool round (view_image, or images an MCP
+// tool returned, recorded the same way) to the next model call only: the
 // bytes are read from disk, checked against the sha256 recorded in `viewed_images`, and attached to the request as
 // an image message that is never written to state (checkpoints keep metadata, not bytes). A file that changed since
 // it was viewed is not shown; the model is told to view it again.
@@ -20,9 +21,11 @@ function lastRoundImages(messages: readonly unknown[]): string[] {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i];
     if (AIMessage.isInstance(m)) break;
-    if (ToolMessage.isInstance(m) && m.name === "view_image" && m.status !== "error") {
-      const p = (m.artifact as { image_path?: unknown } | undefined)?.image_path;
-      if (typeof p === "string") out.unshift(p);
+    if (ToolMessage.isInstance(m) && m.status !== "error") {
+      // view_image names one image; a tool that returned images (an MCP tool) names them all.
+      const a = m.artifact as { image_path?: unknown; image_paths?: unknown } | undefined;
+      const named = m.name === "view_image" ? [a?.image_path] : Array.isArray(a?.image_paths) ? a.image_paths : [];
+      out.unshift(...named.filter((p): p is string => typeof p === "string"));
     }
   }
   return out;

@@ -28,11 +28,13 @@ import { type RunResult, runThread } from "./run-thread.js";
 import { ThreadRuntime } from "./thread-runtime.js";
 import { type RewindOutcome, type RewindableRun, listRewindable, rewindThread } from "./rewind.js";
 import type { RewindScope } from "../persistence/rewind-log.js";
+import { McpHub, type McpServerState, closeMcpServers } from "../mcp/hub.js";
 import type { ThreadView } from "./thread-view.js";
 
 export type { ThreadView, TranscriptEntry } from "./thread-view.js";
 export type { RewindOutcome, RewindableRun } from "./rewind.js";
 export type { RewindScope } from "../persistence/rewind-log.js";
+export type { McpServerState } from "../mcp/hub.js";
 export type { ThreadRow } from "../persistence/thread-index.js";
 export type { ApprovalDecision } from "../sandbox/approvals.js";
 export type { DiscoveredServer } from "../model/discover.js";
@@ -94,6 +96,14 @@ export class ChatSession {
     this.planMode = options.plan ?? false;
     this.broker = eventBroker((e) => this.listener?.(e));
     this.approval = { mode: this.config.approval, broker: this.broker };
+    // MCP servers start now, in the background (the first frame is already up): by the first prompt they are
+    // ready. A failure is reported in the first run; confined servers wait for the thread's workspace.
+    void McpHub.for(this.config).start({ shell: shellSettingsFromConfig(this.config) }).catch(() => {});
+  }
+
+  /** /mcp: the configured MCP servers, their status and tools. */
+  mcpServers(): McpServerState[] {
+    return McpHub.for(this.config).servers();
   }
 
   /** Names configured in .deerflowrc `models`. */
@@ -274,7 +284,7 @@ export class ChatSession {
 
 /** The end of a chat: its sandbox and background jobs go. */
 export async function closeChatShell(): Promise<void> {
-  await closeShellSessions();
+  await Promise.all([closeShellSessions(), closeMcpServers()]);
   ThreadRuntime.closeAll();
 }
 

@@ -72,6 +72,8 @@ export type RunEvent =
     }
   | { type: "goal.continued"; run_id?: string; continuation_count: number; reason: string }
   | { type: "error"; run_id?: string; message: string }
+  /** An MCP server could not start (or stopped); given once per server per chat or run, which goes on without it. */
+  | { type: "mcp.failed"; server: string; message: string }
   /** The shell runs unconfined (no bubblewrap); given once per chat or run. */
   | { type: "sandbox.warning"; message: string }
   /** The workspace's files were not snapshotted before the run (git missing, a git failure): only they cannot be rewound. */

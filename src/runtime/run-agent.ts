@@ -16,6 +16,10 @@ import { createTaskTool } from "../subagents/task-tool.js";
 import { MessageArchive } from "../persistence/message-archive.js";
 import { DEFAULT_CONTEXT_WINDOW, type SummarizationOptions } from "../middleware/summarization.js";
 import type { RunEventListener } from "./events.js";
+import { McpHub } from "../mcp/hub.js";
+import { agentMcp } from "../mcp/catalog.js";
+import type { ThreadPaths } from "../sandbox/provider.js";
+import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 
 export type LeadAgent = ReturnType<typeof createLeadAgent>;
 
@@ -36,6 +40,19 @@ export interface RunAgentSpec {
   approveGuarded?: boolean;
   planMode?: boolean;
   maxTurns?: number;
+}
+
+/**
+ * The MCP servers' tools for this run's agent: the servers start now if the chat has not started them yet (in
+ * parallel, each within its start-up timeout); one that failed is reported on this run's event stream, once.
+ */
+async function mcpOf(config: ResolvedConfig, paths: ThreadPaths | undefined) {
+  const hub = McpHub.for(config);
+  if (!hub.configured) return undefined;
+  await hub.start({ paths, shell: shellSettingsFromConfig(config) });
+  const run = currentRun.getStore();
+  for (const f of hub.takeFailures()) run?.emit({ type: "mcp.failed", server: f.server, message: f.message });
+  return agentMcp(hub, config.mcp);
 }
 
 export function approvalOf(spec: RunAgentSpec): ApprovalSettings {
@@ -71,8 +88,9 @@ export function compactionOf(spec: Pick<RunAgentSpec, "config" | "model">, check
   };
 }
 
-export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettings, checkpointer: BaseCheckpointSaver): Promise<LeadAgent> {
+export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettings, checkpointer: BaseCheckpointSaver, paths?: ThreadPaths): Promise<LeadAgent> {
   const { config } = spec;
+  const mcp = await mcpOf(config, paths);
   const compaction = compactionOf(spec, checkpointer);
   const model = createChatModel(spec.model);
   // Subagents share one capacity per process; they work in this thread's sandbox under the same approval rules.
@@ -93,6 +111,7 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     maxTurns: spec.maxTurns,
     guards: config.guards,
     approval,
+    mcp,
     bashTimeoutSeconds: config.sandbox.bashTimeoutSeconds,
     supportsVision: spec.model.supportsVision,
     checkpointer: checkpointer as never,

@@ -273,12 +273,12 @@ export class ThreadRuntime {
     return undefined;
   }
 
-  private async agentFor(spec: RunAgentSpec): Promise<LeadAgent> {
+  private async agentFor(spec: RunAgentSpec, paths: OpenedThread["paths"]): Promise<LeadAgent> {
     const approval = approvalOf(spec);
     const key = runAgentKey(spec, approval);
     let agent = this.runAgents.get(key);
     if (!agent) {
-      agent = buildRunAgent(spec, approval, this.store.saver);
+      agent = buildRunAgent(spec, approval, this.store.saver, paths);
       this.runAgents.set(key, agent);
       // A setup failure (a malformed agents/*.md) is not cached: the next run reads the files again.
       agent.catch(() => this.runAgents.delete(key));
@@ -287,7 +287,7 @@ export class ThreadRuntime {
   }
 
   private async execute(req: RunRequest, opened: OpenedThread, runId: string, usage: TokenUsage): Promise<RunResult> {
-    const agent = await this.agentFor(req);
+    const agent = await this.agentFor(req, opened.paths);
     const { threadId } = opened;
     const config = {
       configurable: runConfigurable({ threadId, home: this.config.home, runId, uploads: opened.uploaded, threadData: opened.paths, unattended: req.unattended ?? false, shell: shellSettingsFromConfig(this.config) }),

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createDeerflowAgent } from "../../src/agent/create-deerflow-agent.js";
 import { LEAD_MIDDLEWARE_ORDER, LEAD_SYSTEM_PROMPT, leadAgentMiddleware, leadAgentTools } from "../../src/agent/lead-agent.js";
 import { headlessBroker } from "../../src/sandbox/approvals.js";
+import { deferredToolCatalog } from "../../src/tools/tool-search.js";
 
 const HOOKS = ["beforeAgent", "beforeModel", "afterModel", "afterAgent"] as const;
 type Fn = (...args: any[]) => any;
@@ -47,11 +48,12 @@ afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force
 describe("lead agent middleware order", () => {
   it("assembles exactly the documented list", () => {
     const opts = { model: fakeModel(), channelMode: "full" as const, approval: { mode: "ask" as const, broker: headlessBroker({ yes: false }) } };
-    const all = leadAgentMiddleware({ ...opts, planMode: true, supportsVision: true, maxTurns: 10, taskTool: {}, compaction: { contextWindow: 32_000 } }).map((m) => m.name);
+    const mcp = { tools: [], approvals: new Map(), deferred: deferredToolCatalog([{ name: "mcp__s__t", summary: "t", description: "t" }]) };
+    const all = leadAgentMiddleware({ ...opts, planMode: true, supportsVision: true, maxTurns: 10, taskTool: {}, compaction: { contextWindow: 32_000 }, mcp }).map((m) => m.name);
     expect(all).toEqual([...LEAD_MIDDLEWARE_ORDER]);
     // Optional members drop out without moving the others.
     const plain = leadAgentMiddleware(opts).map((m) => m.name);
-    const optional = ["Summarization", "ViewImage", "TurnLimit", "SubagentLimit", "DelegationLedger"];
+    const optional = ["Summarization", "ViewImage", "TurnLimit", "SubagentLimit", "DelegationLedger", "DeferredToolFilter", "McpApproval"];
     expect(plain).toEqual(LEAD_MIDDLEWARE_ORDER.filter((n) => !optional.includes(n)));
   });
 

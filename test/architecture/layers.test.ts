@@ -55,6 +55,8 @@ const RANK: Record<string, number> = {
   agent: 7,
   middleware: 6,
   tools: 5,
+  // MCP servers and their tools (the adapter on the SDK): beside the built-in tools, above the sandbox they may run in.
+  mcp: 5,
   sandbox: 4,
   state: 3,
   persistence: 2,

@@ -106,6 +106,18 @@ async function sandboxCheck(config: ResolvedConfig): Promise<Check> {
   return { ok: true, warn: true, label: "sandbox", detail: BWRAP_MISSING_WARNING };
 }
 
+/** One line per configured MCP server: started and listed its tools, or why not (a failure fails doctor). */
+async function mcpChecks(config: ResolvedConfig): Promise<Check[]> {
+  if (Object.keys(config.mcp.servers).length === 0) return [];
+  const { probeMcpServers } = await import("./mcp.js");
+  return (await probeMcpServers(config)).map((s) => {
+    const label = "mcp";
+    if (s.status === "disabled") return { ok: true, warn: true, label, detail: `${s.name}: disabled (enabled: false)` };
+    if (s.status === "ready") return { ok: true, label, detail: `${s.name} (${s.kind}): started, ${s.tools.length} tools` };
+    return { ok: false, label, detail: `${s.name} (${s.kind}): ${s.error ?? s.status} (check mcpServers.${s.name} in .deerflowrc)` };
+  });
+}
+
 export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }): Promise<number> {
   const checks: Check[] = [nodeCheck(), await sqliteCheck()];
   let config: ResolvedConfig | undefined;
@@ -117,6 +129,7 @@ export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }):
     checks.push({ ok: true, label: "config", detail: config.files.length ? `valid (${config.files.join(", ")})` : "valid (no .deerflowrc: environment and defaults)" });
     checks.push(await endpointCheck(config));
     checks.push(await sandboxCheck(config));
+    checks.push(...(await mcpChecks(config)));
   } catch (err) {
     checks.push({ ok: false, label: "config", detail: formatErrorLine(err) });
   }

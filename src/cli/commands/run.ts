@@ -109,8 +109,9 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     process.stderr.write(`deerflow: ${forTerminal(formatErrorLine(err))}\n`);
     return exitCodeOf(err);
   } finally {
-    // The run's sandbox and background jobs end with it.
+    // The run's sandbox, background jobs and MCP servers end with it.
     await (await import("../../sandbox/run-shell.js")).closeShellSessions();
+    if (runtimeLoaded) await (await import("../../mcp/hub.js")).closeMcpServers();
     // A cleanly closed database leaves no -wal file, so the next open skips the integrity check.
     if (runtimeLoaded) (await import("../../runtime/thread-runtime.js")).ThreadRuntime.closeAll();
     process.off("SIGINT", onSigint);

@@ -66,6 +66,9 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
       case "snapshot.warning":
         stderr.write(`warning: ${e.message}\n`);
         break;
+      case "mcp.failed":
+        stderr.write(`warning: MCP server "${e.server}" is not available: ${e.message}; continuing without it (\`deerflow mcp list\` shows its status).\n`);
+        break;
       case "context.compacted":
         note(compactionNotice(e));
         break;

@@ -172,6 +172,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case "sandbox.warning":
     case "snapshot.warning":
       return append(state, { kind: "notice", level: "warning", text: action.message });
+    case "mcp.failed":
+      return append(state, { kind: "notice", level: "warning", text: `MCP server "${action.server}" is not available: ${action.message}. Continuing without it (/mcp shows the servers).` });
     case "run.completed":
       return { ...state, status: { ...state.status, usage: action.thread_usage, threadId: action.thread_id } };
 

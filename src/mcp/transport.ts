@@ -1,0 +1,118 @@
+// The SDK transport of one configured MCP server. Stdio servers get their own process group (`setsid`), so the
+// group can be killed whole at the end of a chat or run (a server started through `npx` or a shell leaves children);
+// with `sandbox: true` they run inside bubblewrap exactly as shell commands do (bwrap-args.ts: host read-only,
+// secrets hidden, own PID namespace that dies with deerflow). Remote servers: streamable HTTP, or SSE when asked.
+import { existsSync } from "node:fs";
+import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { ResolvedMcpServer } from "../config/load.js";
+import { bwrapArgs } from "../sandbox/bwrap-args.js";
+import type { ThreadPaths } from "../sandbox/provider.js";
+import { findBwrap } from "../sandbox/run-shell.js";
+import type { ShellSettings } from "../sandbox/shell-settings.js";
+import { expandEnv, expandRecord } from "./expand-env.js";
+
+export interface TransportContext {
+  env: NodeJS.ProcessEnv;
+  /** The thread whose workspace a confined server sees (needed only for `sandbox: true`). */
+  paths?: ThreadPaths;
+  shell: ShellSettings;
+}
+
+export interface BuiltTransport {
+  transport: Transport;
+  kind: "stdio" | "http" | "sse";
+  /** Stdio: the server's process group (killed whole at close), when it has its own. */
+  processGroup(): number | undefined;
+  /** The last lines the server wrote to stderr (why it failed to start). */
+  stderrTail(): string;
+}
+
+/** Longest stderr kept per server: enough for its error, bounded against a server that spams. */
+const STDERR_KEEP = 4000;
+
+function onPath(program: string, path = process.env.PATH ?? ""): string | undefined {
+  for (const dir of path.split(delimiter)) {
+    const p = join(dir, program);
+    if (dir && existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+export function isRemote(server: ResolvedMcpServer): boolean {
+  return server.command === undefined;
+}
+
+export function transportKind(server: ResolvedMcpServer): BuiltTransport["kind"] {
+  if (!isRemote(server)) return "stdio";
+  return server.type === "sse" ? "sse" : "http";
+}
+
+function remoteTransport(name: string, server: ResolvedMcpServer, ctx: TransportContext): BuiltTransport {
+  const raw = expandEnv((server.httpUrl ?? server.url)!, ctx.env, `mcpServers.${name}.url`);
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`mcpServers.${name}.url is not a URL (${raw.slice(0, 80)})`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`mcpServers.${name}.url must be http(s) (got ${url.protocol})`);
+  const headers = expandRecord(server.headers, ctx.env, `mcpServers.${name}.headers`);
+  const requestInit = headers ? { headers } : undefined;
+  const kind = transportKind(server);
+  const transport = kind === "sse" ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+  return { transport, kind, processGroup: () => undefined, stderrTail: () => "" };
+}
+
+/** Program and arguments of a stdio server: in bubblewrap when confined, else in its own session (setsid). */
+function launchLine(name: string, server: ResolvedMcpServer, ctx: TransportContext, cwd: string | undefined): { command: string; args: string[]; ownGroup: boolean } {
+  const command = expandEnv(server.command!, ctx.env, `mcpServers.${name}.command`);
+  const args = (server.args ?? []).map((a, i) => expandEnv(a, ctx.env, `mcpServers.${name}.args[${i}]`));
+  if (server.sandbox) {
+    const bwrap = findBwrap();
+    if (!bwrap) throw new Error(`mcpServers.${name}.sandbox is true but bubblewrap (bwrap) is not available here (install the bubblewrap package, or drop "sandbox")`);
+    if (!ctx.paths) throw new Error(`mcpServers.${name}.sandbox needs a thread's workspace, and none is open yet`);
+    const line = bwrapArgs(ctx.paths, ctx.shell, [command, ...args]);
+    // bwrap-args ends with `--chdir <workspace> -- …`: a configured cwd (readable in the sandbox) wins.
+    const at = line.lastIndexOf("--chdir");
+    if (cwd && at >= 0) line[at + 1] = cwd;
+    const setsid = onPath("setsid");
+    return setsid ? { command: setsid, args: [bwrap, ...line], ownGroup: true } : { command: bwrap, args: line, ownGroup: false };
+  }
+  const setsid = onPath("setsid");
+  return setsid ? { command: setsid, args: [command, ...args], ownGroup: true } : { command, args, ownGroup: false };
+}
+
+function stdioTransport(name: string, server: ResolvedMcpServer, ctx: TransportContext): BuiltTransport {
+  const rawCwd = server.cwd ? expandEnv(server.cwd, ctx.env, `mcpServers.${name}.cwd`) : undefined;
+  const cwd = rawCwd ? (isAbsolute(rawCwd) ? rawCwd : resolve(dirname(server.file), rawCwd)) : undefined;
+  if (cwd && !existsSync(cwd)) throw new Error(`mcpServers.${name}.cwd ${cwd} does not exist`);
+  const env = expandRecord(server.env, ctx.env, `mcpServers.${name}.env`);
+  const line = launchLine(name, server, ctx, cwd);
+  // The SDK passes only HOME, PATH, SHELL, TERM, USER, LOGNAME of ours plus the server's own `env`: no API keys.
+  const transport = new StdioClientTransport({ command: line.command, args: line.args, env, cwd: server.sandbox ? undefined : cwd, stderr: "pipe" });
+  // The pid is gone from the transport once it closes: keep it to kill the group afterwards.
+  let pid: number | undefined;
+  const start = transport.start.bind(transport);
+  transport.start = async () => {
+    await start();
+    pid = transport.pid ?? undefined;
+  };
+  let tail = "";
+  transport.stderr?.on("data", (d: Buffer) => {
+    tail = (tail + d.toString("utf8")).slice(-STDERR_KEEP);
+  });
+  return {
+    transport,
+    kind: "stdio",
+    processGroup: () => (line.ownGroup ? pid : undefined),
+    stderrTail: () => tail,
+  };
+}
+
+export function buildTransport(name: string, server: ResolvedMcpServer, ctx: TransportContext): BuiltTransport {
+  return isRemote(server) ? remoteTransport(name, server, ctx) : stdioTransport(name, server, ctx);
+}

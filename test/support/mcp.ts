@@ -1,0 +1,63 @@
+// MCP servers for tests: the registry's reference servers (installed as dev dependencies) and deerflow's fixture
+// server (test/fixtures/mcp/fixture-server.mjs, a real SDK server whose behaviour is chosen by arguments).
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { execa, type ResultPromise } from "execa";
+
+export const EVERYTHING = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
+export const FILESYSTEM = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
+export const FIXTURE = fileURLToPath(new URL("../fixtures/mcp/fixture-server.mjs", import.meta.url));
+
+export const fixture = (...args: string[]) => ({ command: process.execPath, args: [FIXTURE, ...args] });
+export const everythingStdio = () => ({ command: process.execPath, args: [EVERYTHING, "stdio"] });
+
+/** Writes `.deerflowrc` in `dir` with these MCP servers (plus any other keys). */
+export function writeRc(dir: string, mcpServers: Record<string, unknown>, extra: Record<string, unknown> = {}): void {
+  writeFileSync(join(dir, ".deerflowrc"), JSON.stringify({ mcpServers, ...extra }, null, 2));
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolve(port));
+    });
+    srv.on("error", reject);
+  });
+}
+
+/** server-everything over streamable HTTP on a free loopback port; resolves once it listens. */
+export async function startEverythingHttp(): Promise<{ url: string; child: ResultPromise; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child = execa(process.execPath, [EVERYTHING, "streamableHttp"], { env: { PORT: String(port) }, reject: false, stdin: "ignore", stdout: "ignore", stderr: "pipe", buffer: false });
+  await new Promise<void>((resolve, reject) => {
+    let seen = "";
+    child.stderr?.on("data", (d: Buffer) => {
+      seen += d.toString();
+      if (seen.includes("listening on port")) resolve();
+    });
+    void child.then(() => reject(new Error(`server-everything exited: ${seen}`)));
+  });
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    child,
+    async stop() {
+      child.kill("SIGKILL");
+      await child;
+    },
+  };
+}
+
+/** Whether a process is alive (a zombie awaiting its parent's wait() counts as gone: it runs nothing). */
+export function alive(pid: number): boolean {
+  const status = `/proc/${pid}/status`;
+  if (!existsSync(status)) return false;
+  try {
+    return !/^State:\s+Z/m.test(readFileSync(status, "utf8"));
+  } catch {
+    return false;
+  }
+}
