@@ -10,6 +10,7 @@ import { adaptMiddlewareStateSchemaToMode, adaptStateSchemaToMode, createThreadS
 import { placeExtras } from "./anchors.js";
 import { AgentOptionsError, MiddlewareTypeError } from "./errors.js";
 import { isMiddleware } from "./is-middleware.js";
+import { piiRedactionMiddleware } from "../middleware/pii-redaction.js";
 
 import { TERMINAL_MIDDLEWARE, buildFeatureStack, resolveFeatures, terminalMiddleware, type RuntimeFeatures } from "./features.js";
 
@@ -43,8 +44,12 @@ export interface DeerflowAgentOptions {
   checkpointer?: BaseCheckpointSaver;
   name?: string;
   subagentRuntime?: SubagentRuntimeLike;
-  /** PII redaction of what is sent out; only a middleware instance in `extraMiddleware` today. */
-  piiRedaction?: false;
+  /**
+   * Mask e-mails, phone numbers, card numbers, national IDs and API keys in what is sent to the provider (stable
+   * placeholders per thread; the thread keeps the real text). Adds PiiRedaction innermost, and masks the built-in
+   * summarization's side call. Default false.
+   */
+  piiRedaction?: boolean;
 }
 
 function describeType(x: unknown): string {
@@ -65,6 +70,15 @@ function validate(options: DeerflowAgentOptions): void {
       "middleware_with_features",
       "Pass either `middleware` (a full takeover of the stack) or `features` (the built-in stack), not both: use one or the other.",
     );
+  }
+  if (options.middleware && options.piiRedaction) {
+    throw new AgentOptionsError(
+      "middleware_with_extras",
+      "`middleware` is a full takeover of the stack, so `piiRedaction` cannot add its middleware: put piiRedactionMiddleware() last in your `middleware` list.",
+    );
+  }
+  if (options.piiRedaction !== undefined && typeof options.piiRedaction !== "boolean") {
+    throw new AgentOptionsError("invalid_feature_value", `piiRedaction must be true or false (got ${typeof options.piiRedaction}).`);
   }
   if (options.middleware && extras.length > 0) {
     throw new AgentOptionsError(
@@ -168,8 +182,10 @@ export function assembleMiddleware(options: DeerflowAgentOptions = {}, model?: B
     stack = [...options.middleware];
   } else {
     const features = resolveFeatures(options.features as Partial<Record<string, unknown>> | undefined);
-    const base = buildFeatureStack(features, options.planMode ? "plan" : options.todos ? "on" : "off", { model });
-    stack = [...placeExtras(base, [...(options.extraMiddleware ?? [])], TERMINAL_MIDDLEWARE), terminalMiddleware()];
+    const pii = options.piiRedaction === true;
+    const base = buildFeatureStack(features, options.planMode ? "plan" : options.todos ? "on" : "off", { model, piiRedaction: pii });
+    // PiiRedaction innermost of the model wrappers (it masks the final request), Clarification still last.
+    stack = [...placeExtras(base, [...(options.extraMiddleware ?? [])], TERMINAL_MIDDLEWARE), ...(pii ? [piiRedactionMiddleware()] : []), terminalMiddleware()];
   }
   // Names are anchors and createAgent's node ids: a duplicate is ambiguous, so say so before createAgent does.
   const seen = new Set<string>();

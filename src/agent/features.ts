@@ -108,7 +108,7 @@ function pick(value: FeatureValue, builtIn?: () => AgentMiddleware): AgentMiddle
 /** The todo tool: off, on (the model keeps a list when it helps), or plan (write the plan first, then act). */
 export type TodoSetting = "off" | "on" | "plan";
 
-export function buildFeatureStack(features: RuntimeFeatures, todos: TodoSetting, ctx: { model?: Pick<BaseChatModel, "invoke"> } = {}): AgentMiddleware[] {
+export function buildFeatureStack(features: RuntimeFeatures, todos: TodoSetting, ctx: { model?: Pick<BaseChatModel, "invoke">; piiRedaction?: boolean } = {}): AgentMiddleware[] {
   const stack: (AgentMiddleware | undefined)[] = [];
   if (features.sandbox !== false) {
     stack.push(threadDataMiddleware(), uploadsMiddleware(), pick(features.sandbox, () => sandboxMiddleware()));
@@ -118,7 +118,7 @@ export function buildFeatureStack(features: RuntimeFeatures, todos: TodoSetting,
   stack.push(toolErrorHandlingMiddleware());
   stack.push(invalidToolCallMiddleware());
   // The built-in: the agent's own model writes the summary; a 128k window unless configured (pass an instance).
-  stack.push(pick(features.summarization, () => summarizationMiddleware({ model: ctx.model })));
+  stack.push(pick(features.summarization, () => summarizationMiddleware({ model: ctx.model, piiRedaction: ctx.piiRedaction })));
   if (todos !== "off") stack.push(todoMiddleware({ planFirst: todos === "plan" }));
   stack.push(pick(features.autoTitle, () => titleMiddleware()));
   stack.push(pick(features.memory));

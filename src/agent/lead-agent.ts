@@ -13,6 +13,7 @@ import { safetyFinishReasonMiddleware } from "../middleware/safety-finish-reason
 import { sandboxAuditMiddleware } from "../middleware/sandbox-audit.js";
 import { type SummarizationOptions, summarizationMiddleware } from "../middleware/summarization.js";
 import { createReadHistoryTool } from "../tools/read-history.js";
+import { redactingInvoker } from "../middleware/util/pii-messages.js";
 import { systemMessageCoalescingMiddleware } from "../middleware/system-message-coalescing.js";
 import { terminalResponseMiddleware } from "../middleware/terminal-response.js";
 import { titleMiddleware } from "../middleware/title.js";
@@ -27,7 +28,9 @@ import { createFileTools } from "../tools/file-tools.js";
 import { type DeferredToolCatalog, createToolSearchTool, deferredListing } from "../tools/tool-search.js";
 import { deferredToolFilterMiddleware } from "../middleware/deferred-tool-filter.js";
 import { type McpApprovalTool, mcpApprovalMiddleware } from "../middleware/mcp-approval.js";
-import { nextTo } from "./anchors.js";
+import { before, nextTo } from "./anchors.js";
+import { artifactCaptureMiddleware } from "../middleware/artifact-capture.js";
+import { taskNotesMiddleware } from "../middleware/task-notes.js";
 import { type CheckpointChannelMode, type DeerflowAgentOptions, assembleMiddleware, createDeerflowAgent } from "./create-deerflow-agent.js";
 
 /** Static on purpose: the provider's prefix cache keeps working across turns and days (dates go in reminders). */
@@ -47,6 +50,10 @@ When a request is ambiguous or risky in a way you cannot resolve yourself, ask w
  *   ever escapes what the user typed.
  * - SandboxAudit and ToolOutputBudget inside ToolErrorHandling: a failing approval broker becomes an error result;
  *   the budget sees every result, also error results.
+ * - ArtifactCapture between ToolErrorHandling and SandboxAudit: its beforeModel captures handles before Summarization
+ *   can remove the results, and its wrapToolCall resolves handles outside the audit, so the audit and the approval
+ *   prompt see the real path (an unknown handle's error result still passes ToolErrorHandling).
+ * - TaskNotes next to Title: the write_notes tool, and the notes as a trailing reminder once their call is gone.
  * - DelegationLedger next to SubagentLimit: the "work already delegated" reminder before each model call.
  * - TurnLimit next to TokenBudget: like it, a guard whose stripped calls LoopDetection must never count.
  * - SafetyFinishReason / ModelLengthFinishReason below LoopDetection and TokenBudget: after* hooks run bottom to
@@ -58,6 +65,7 @@ When a request is ambiguous or risky in a way you cannot resolve yourself, ask w
  *   not promoted is refused before anyone is asked; an approval broker that fails becomes an error result.
  * - Summarization at DeerFlow's place (after the history repairs, before Todo/Title and the guards): it runs only
  *   for a model with a contextWindow, and brings read_history.
+ * - PiiRedaction innermost of the model wrappers (piiRedaction only): it masks the final request, reminders included.
  * - Clarification always last.
  */
 export const LEAD_MIDDLEWARE_ORDER = [
@@ -68,6 +76,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "InputSanitization",
   "DanglingToolCall",
   "ToolErrorHandling",
+  "ArtifactCapture",
   "SandboxAudit",
   "ToolOutputBudget",
   "InvalidToolCall",
@@ -76,6 +85,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "Summarization", // models with a contextWindow
   "Todo",
   "Title",
+  "TaskNotes",
   "ViewImage", // models with supportsVision only
   "SubagentLimit", // when a task tool is given
   "DelegationLedger", // when a task tool is given
@@ -88,6 +98,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "SystemMessageCoalescing",
   "TerminalResponse",
   "LLMErrorHandling",
+  "PiiRedaction", // piiRedaction only
   "Clarification",
 ] as const;
 
@@ -114,6 +125,8 @@ export interface LeadAgentOptions {
   /** Compaction of long conversations (the model has a contextWindow): enables Summarization and read_history. */
   compaction?: SummarizationOptions;
   onModelRetry?: (info: { attempt: number; maxRetries: number; delayMs: number; reason: string }) => void;
+  /** Mask personal values in every request (PiiRedaction) and in the side calls (title, summary). */
+  piiRedaction?: boolean;
   /** MCP tools (already built by the mcp layer), which of them ask in `ask` mode, and the deferred catalogue. */
   mcp?: LeadAgentMcp;
 }
@@ -132,7 +145,9 @@ export function leadSystemPrompt(mcp?: LeadAgentMcp): string {
 }
 
 function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
+  const sideModel = opts.piiRedaction && opts.sideModel ? redactingInvoker(opts.sideModel) : opts.sideModel;
   return {
+    piiRedaction: opts.piiRedaction ?? false,
     systemPrompt: leadSystemPrompt(opts.mcp),
     planMode: opts.planMode ?? false,
     todos: true,
@@ -144,16 +159,18 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
           : {},
       ),
       vision: opts.supportsVision ?? false,
-      autoTitle: titleMiddleware({ model: opts.sideModel }),
+      autoTitle: titleMiddleware({ model: sideModel }),
       tokenBudget: tokenBudgetMiddleware({ maxTokens: opts.guards?.tokenBudget }),
       subagent: opts.taskTool ? subagentLimitMiddleware() : false,
-      summarization: opts.compaction ? summarizationMiddleware({ model: opts.sideModel, ...opts.compaction }) : false,
+      summarization: opts.compaction ? summarizationMiddleware({ model: sideModel, ...opts.compaction, piiRedaction: false }) : false,
     },
     extraMiddleware: [
       nextTo("Sandbox", dynamicContextMiddleware()),
       nextTo("DynamicContext", inputSanitizationMiddleware()),
       nextTo("ToolErrorHandling", sandboxAuditMiddleware(opts.approval)),
       nextTo("SandboxAudit", toolOutputBudgetMiddleware()),
+      before("SandboxAudit", artifactCaptureMiddleware()),
+      nextTo("Title", taskNotesMiddleware()),
       ...(opts.maxTurns ? [nextTo("TokenBudget", turnLimitMiddleware({ maxTurns: opts.maxTurns }))] : []),
       ...(opts.taskTool ? [nextTo("SubagentLimit", delegationLedgerMiddleware())] : []),
       ...(opts.mcp?.deferred ? [nextTo("InvalidToolCall", deferredToolFilterMiddleware(opts.mcp.deferred))] : []),

@@ -59,6 +59,8 @@ export interface ResolvedConfig {
   guards: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
   /** Compaction settings; it runs only for a model with a contextWindow. */
   compaction: { enabled: boolean; threshold: number; keepRecentTokens?: number };
+  /** Mask personal values (e-mails, phones, cards, IDs, API keys) in what is sent to the provider. Default false. */
+  piiRedaction: boolean;
   models: Record<string, ModelConfig>;
   defaultModel?: string;
   subagents: NonNullable<FileConfig["subagents"]>;
@@ -263,6 +265,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     },
     guards: resolveGuards(merged.guards ?? {}, origin.guards),
     compaction: { enabled: merged.compaction?.enabled ?? true, threshold: merged.compaction?.threshold ?? 0.75, keepRecentTokens: merged.compaction?.keepRecentTokens },
+    piiRedaction: merged.piiRedaction ?? false,
     models,
     defaultModel: merged.defaultModel,
     subagents: merged.subagents ?? {},

@@ -132,6 +132,8 @@ export const fileConfigSchema = z.strictObject({
       keepRecentTokens: z.int().min(256).optional(),
     })
     .optional(),
+  /** true: e-mails, phone numbers, card numbers, national IDs and API keys are masked in what is sent to the provider. */
+  piiRedaction: z.boolean().optional(),
   /** MCP servers by name (the key names the server in tool names: mcp__<name>__<tool>). */
   mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, "letters, digits, \".\", \"_\" and \"-\" (at most 40)"), mcpServerConfigSchema).optional(),
   /** How MCP servers start and how their tools are offered. */

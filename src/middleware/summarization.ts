@@ -26,6 +26,8 @@ import { HIDDEN_MARKER, SUMMARY_KIND } from "../vocabulary/message-markers.js";
 import { contentText } from "../vocabulary/message-text.js";
 import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
 import { messagesTokens, selectForCompaction } from "./util/compaction-selection.js";
+import { redactingInvoker } from "./util/pii-messages.js";
+import { type UsageTotals, UsageTotalsSchema, usageOf, zeroUsage } from "./util/usage.js";
 
 export const DEFAULT_COMPACTION_THRESHOLD = 0.75;
 /** Used by `features.summarization: true` without a window (library use); the CLI needs `contextWindow` set. */
@@ -57,12 +59,23 @@ export interface SummarizationOptions {
   /** Give up on the summary call after this long. Default 60 000 ms. */
   timeoutMs?: number;
   onCompacted?: (info: CompactionInfo) => void;
+  /** Mask personal values in the summary request (the summary comes back restored). Default false. */
+  piiRedaction?: boolean;
 }
 
+// The summary call is a model call: its tokens count in the run's and the thread's usage (TokenUsage's fields).
 const stateSchema = new StateSchema({
   summary_text: THREAD_STATE_VALUES.summary_text,
   task_history: THREAD_STATE_VALUES.task_history,
+  run_usage: UsageTotalsSchema.default(zeroUsage),
+  thread_usage: UsageTotalsSchema.default(zeroUsage),
 });
+
+function plus(a: UsageTotals | null | undefined, b: UsageTotals): UsageTotals {
+  const base = a ?? zeroUsage();
+  const estimated = base.estimated || b.estimated;
+  return { input_tokens: base.input_tokens + b.input_tokens, output_tokens: base.output_tokens + b.output_tokens, total_tokens: base.total_tokens + b.total_tokens, ...(estimated && { estimated }) };
+}
 
 function roleOf(m: BaseMessage): string {
   if (AIMessage.isInstance(m)) return "assistant";
@@ -110,13 +123,14 @@ function cleanSummary(raw: unknown): { text?: string; problem?: string } {
   return { text: text.length > SUMMARY_MAX_CHARS ? `${text.slice(0, SUMMARY_MAX_CHARS)} […]` : text };
 }
 
-async function writeSummary(opts: SummarizationOptions, request: string): Promise<{ text?: string; problem?: string }> {
+async function writeSummary(opts: SummarizationOptions, request: string, threadId: string): Promise<{ text?: string; problem?: string; usage?: UsageTotals }> {
   if (!opts.model) return { problem: "no summary model" };
+  const model = opts.piiRedaction ? redactingInvoker(opts.model, threadId) : opts.model;
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), opts.timeoutMs ?? 60_000);
   try {
-    const answer = await opts.model.invoke([new SystemMessage(SUMMARY_PROMPT), new HumanMessage(request)], { tags: ["nostream"], signal: ac.signal });
-    return cleanSummary(answer.content);
+    const answer = await model.invoke([new SystemMessage(SUMMARY_PROMPT), new HumanMessage(request)], { tags: ["nostream"], signal: ac.signal });
+    return { ...cleanSummary(answer.content), usage: usageOf(answer) ?? undefined };
   } catch (err) {
     return { problem: `the summary call failed (${String((err as Error)?.message ?? err).split("\n")[0]!.slice(0, 200)})` };
   } finally {
@@ -140,6 +154,8 @@ export interface CompactArgs {
   checkpointId: string | null;
   focus?: string;
   force?: boolean;
+  /** The usage totals the summary call's tokens are added to. */
+  usage?: { run_usage?: UsageTotals | null; thread_usage?: UsageTotals | null };
 }
 
 /** One compaction: the state update, or undefined when there is nothing to remove. Exposed for `/compact`. */
@@ -155,7 +171,7 @@ export async function compactMessages(opts: SummarizationOptions, args: CompactA
   const range = archive.put(args.threadId, args.checkpointId, inputs);
   const total = archive.count(args.threadId);
   const request = summaryRequest(args.summary, inputs, Math.floor(window * 0.5) * 4, args.focus);
-  const written = await writeSummary(opts, request);
+  const written = await writeSummary(opts, request, args.threadId);
   const text =
     written.text ??
     `${args.summary ? `${args.summary}\n\n` : ""}(No new summary: ${written.problem}. Messages #${range.from}–#${range.to} were archived unsummarized; read them with read_history if you need them.)`;
@@ -169,6 +185,7 @@ export async function compactMessages(opts: SummarizationOptions, args: CompactA
     archived_from: range.from,
     archived_to: range.to,
     ...(written.problem ? { summary_failed: written.problem } : {}),
+    ...(written.usage ? { summary_usage: written.usage } : {}),
   };
   const prev = (args.history ?? {}) as { compactions?: unknown[] };
   const compactions = [...(Array.isArray(prev.compactions) ? prev.compactions : []), { at: new Date().toISOString(), checkpoint_id: args.checkpointId, ...info }].slice(-20);
@@ -179,6 +196,8 @@ export async function compactMessages(opts: SummarizationOptions, args: CompactA
       messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...rebuilt],
       summary_text: text,
       task_history: { table: "message_archive", archived: total, compactions },
+      ...(written.usage && args.usage?.run_usage ? { run_usage: plus(args.usage.run_usage, written.usage) } : {}),
+      ...(written.usage ? { thread_usage: plus(args.usage?.thread_usage, written.usage) } : {}),
     },
   };
 }
@@ -196,13 +215,14 @@ export function summarizationMiddleware(options: SummarizationOptions = {}) {
       if (messagesTokens(messages) <= limit) return undefined;
       const configurable = (runtime as { configurable?: Record<string, unknown> }).configurable;
       const run = readRunConfigurable(configurable);
-      const s = state as { summary_text?: string | null; task_history?: Record<string, unknown> | null };
+      const s = state as { summary_text?: string | null; task_history?: Record<string, unknown> | null; run_usage?: UsageTotals; thread_usage?: UsageTotals };
       const done = await compactMessages(options, {
         messages,
         summary: s.summary_text ?? null,
         history: s.task_history ?? null,
         threadId: run.threadId ?? "ephemeral",
         checkpointId: typeof configurable?.checkpoint_id === "string" ? configurable.checkpoint_id : null,
+        usage: { run_usage: s.run_usage, thread_usage: s.thread_usage },
       });
       return done?.update as never;
     },

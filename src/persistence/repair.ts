@@ -7,10 +7,13 @@ import Database from "better-sqlite3";
 import { RunRecords } from "./run-records.js";
 import { quickCheckProblem } from "./store.js";
 import { DeerflowSqliteSaver } from "./sqlite-saver.js";
+import { MessageArchive } from "./message-archive.js";
 import { ThreadIndex } from "./thread-index.js";
 
-/** The tables copied, in order (run_locks is not: no run survives a repair). */
-const TABLES = ["threads", "runs", "checkpoints", "writes", "checkpoint_blobs"] as const;
+/** The tables copied, in order (run_locks is not: no run survives a repair). message_archive holds compacted
+ * originals (read_history): a file from before it existed simply has none to copy. */
+const TABLES = ["threads", "runs", "checkpoints", "writes", "checkpoint_blobs", "message_archive"] as const;
+const OPTIONAL_TABLES: ReadonlySet<string> = new Set(["message_archive"]);
 const CHUNK = 200;
 
 export interface DatabaseCheck {
@@ -86,6 +89,10 @@ function copyTable(from: Database.Database, to: Database.Database, table: string
   return { copied, unreadable };
 }
 
+function hasTable(db: Database.Database, table: string): boolean {
+  return tryAll(() => db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(table) !== undefined, true);
+}
+
 function threadRecovery(db: Database.Database): ThreadRecovery[] {
   const index = db.prepare("SELECT id, title FROM threads").all() as { id: string; title: string | null }[];
   const ids = new Map(index.map((t) => [t.id, t.title]));
@@ -108,11 +115,15 @@ export function repairDatabase(path: string): RepairReport {
   const saver = DeerflowSqliteSaver.open(fresh, { channelMode: "full" });
   new ThreadIndex(saver.db);
   new RunRecords(saver.db);
+  new MessageArchive(saver.db);
   const rows: RepairReport["rows"] = {};
   let from: Database.Database | undefined;
   try {
     from = new Database(path, { readonly: true, fileMustExist: true });
-    for (const t of TABLES) rows[t] = copyTable(from, saver.db, t);
+    for (const t of TABLES) {
+      if (OPTIONAL_TABLES.has(t) && !hasTable(from, t)) continue;
+      rows[t] = copyTable(from, saver.db, t);
+    }
   } catch {
     for (const t of TABLES) rows[t] ??= { copied: 0, unreadable: 1 };
   } finally {

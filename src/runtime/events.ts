@@ -50,7 +50,8 @@ export type RunEvent =
   | { type: "message.delta"; run_id: string; text: string }
   /** The model's reasoning as it streams (reasoning_content / reasoning): shown as thinking, never part of the answer. */
   | { type: "message.reasoning"; run_id: string; text: string }
-  | { type: "message.completed"; run_id: string; message_id?: string; text: string; tool_calls: { id?: string; name: string }[] }
+  /** `usage`: this model call's tokens (input = the context it was sent; the TUI's context fill). */
+  | { type: "message.completed"; run_id: string; message_id?: string; text: string; tool_calls: { id?: string; name: string }[]; usage?: TokenUsage }
   | { type: "tool.started"; run_id: string; tool_call_id?: string; name: string; args: unknown }
   | { type: "tool.completed"; run_id: string; tool_call_id?: string; name: string; status: "ok" | "error"; output: string }
   /** A transient model failure: `attempt` (1-based) failed, attempt `attempt + 1` of `max_attempts` follows after `delay_ms`. */
@@ -63,6 +64,8 @@ export type RunEvent =
       delegations: DelegationView[];
     }
   | { type: "todos.updated"; run_id: string; todos: TodoView[] }
+  /** The agent's working notes (write_notes) changed; "" when cleared. */
+  | { type: "notes.updated"; run_id: string; notes: string }
   | { type: "clarification.requested"; run_id: string; clarification: ClarificationRequest }
   | {
       type: "goal.evaluated";

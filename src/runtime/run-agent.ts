@@ -9,13 +9,14 @@ import { createChatModel } from "../config/model-factory.js";
 import { nextTo } from "../agent/anchors.js";
 import { createLeadAgent, leadAgentTools } from "../agent/lead-agent.js";
 import { sandboxAuditMiddleware } from "../middleware/sandbox-audit.js";
+import { piiRedactionMiddleware } from "../middleware/pii-redaction.js";
 import { type ApprovalSettings, headlessBroker } from "../sandbox/approvals.js";
 import { loadSubagentRegistry } from "../subagents/registry.js";
 import { SubagentRuntime } from "../subagents/runtime.js";
 import { createTaskTool } from "../subagents/task-tool.js";
 import { MessageArchive } from "../persistence/message-archive.js";
 import { DEFAULT_CONTEXT_WINDOW, type SummarizationOptions } from "../middleware/summarization.js";
-import type { RunEventListener } from "./events.js";
+import type { RunEventListener, TokenUsage } from "./events.js";
 import { McpHub } from "../mcp/hub.js";
 import { agentMcp } from "../mcp/catalog.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
@@ -27,10 +28,11 @@ export type LeadAgent = ReturnType<typeof createLeadAgent>;
 const processSubagents = new SubagentRuntime({ maxConcurrent: 3 });
 
 /** The run a model retry belongs to (the compiled graph is shared, the listener is not). */
-const currentRun = new AsyncLocalStorage<{ runId: string; emit: RunEventListener }>();
+const currentRun = new AsyncLocalStorage<{ runId: string; emit: RunEventListener; usage?: TokenUsage }>();
 
-export function withRunContext<T>(runId: string, emit: RunEventListener, fn: () => Promise<T>): Promise<T> {
-  return currentRun.run({ runId, emit }, fn);
+/** Runs `fn` as run `runId`: its retry and compaction notices go to `emit`, a summary call's tokens into `usage`. */
+export function withRunContext<T>(runId: string, emit: RunEventListener, fn: () => Promise<T>, usage?: TokenUsage): Promise<T> {
+  return currentRun.run({ runId, emit, usage }, fn);
 }
 
 export interface RunAgentSpec {
@@ -81,8 +83,15 @@ export function compactionOf(spec: Pick<RunAgentSpec, "config" | "model">, check
     keepRecentTokens: compaction.keepRecentTokens ?? (explicit ? Math.floor(window * 0.1) : undefined),
     reserveTokens: Math.min(Math.floor(window * 0.15), (spec.model.maxTokens ?? 2048) + 2048),
     archive: new MessageArchive(db),
+    piiRedaction: spec.config.piiRedaction,
     onCompacted: (info) => {
       const run = currentRun.getStore();
+      if (run?.usage && info.summary_usage) {
+        run.usage.input_tokens += info.summary_usage.input_tokens;
+        run.usage.output_tokens += info.summary_usage.output_tokens;
+        run.usage.total_tokens += info.summary_usage.total_tokens;
+        if (info.summary_usage.estimated) run.usage.estimated = true;
+      }
       run?.emit({ type: "context.compacted", run_id: run.runId, ...info });
     },
   };
@@ -100,13 +109,14 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     // A type may name another configured model; otherwise children use the parent's.
     model: (type) => (type.model && config.models[type.model] ? createChatModel(resolveNamedModel(config, type.model)) : model),
     tools: () => leadAgentTools({ bashTimeoutSeconds: config.sandbox.bashTimeoutSeconds }) as never,
-    childMiddleware: () => [nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval))],
+    childMiddleware: () => [nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval)), ...(config.piiRedaction ? [piiRedactionMiddleware()] : [])],
   });
   return createLeadAgent({
     model,
     taskTool,
     compaction,
     sideModel: createChatModel(spec.model, { streaming: false }),
+    piiRedaction: config.piiRedaction,
     planMode: spec.planMode ?? false,
     maxTurns: spec.maxTurns,
     guards: config.guards,

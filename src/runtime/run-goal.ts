@@ -4,6 +4,7 @@
 // achieved). Every decision is one state write: the goal with its counters, or — when achieved — the write that
 // clears the goal and records goal_outcome together.
 import { createChatModel } from "../config/model-factory.js";
+import { redactingInvoker } from "../middleware/util/pii-messages.js";
 import type { GoalOutcome, GoalState } from "../state/types.js";
 import type { RunEvent } from "./events.js";
 import { evaluateGoal } from "./goal/evaluator.js";
@@ -67,7 +68,8 @@ export async function runGoalThread(req: GoalRunRequest): Promise<GoalRunResult>
       threadId = r.thread_id;
       return { result: r, messages: r.messages };
     },
-    evaluate: (messages, ctx) => evaluateGoal({ model: evaluator, objective: goal.objective, messages, unattended: ctx.unattended, signal: req.signal }),
+    // The evaluator reads the conversation: with piiRedaction on, it is masked like every other request.
+    evaluate: (messages, ctx) => evaluateGoal({ model: req.config.piiRedaction ? redactingInvoker(evaluator, threadId) : evaluator, objective: goal.objective, messages, unattended: ctx.unattended, signal: req.signal }),
     onEvent: (e) => emit(e as RunEvent),
     onDecision: async (decision) => {
       if (threadId) await updateThreadState(req, threadId, decision.stateUpdate as Record<string, unknown>);

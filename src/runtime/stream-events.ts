@@ -1,5 +1,5 @@
 // The graph's stream ("messages" and "updates" modes) as RunEvents: text deltas of the model node, each completed
-// model message with its tool calls, each tool result, todos and delegations. Pure translation: no store, no graph.
+// model message with its tool calls (and its usage), each tool result, todos, notes and delegations. Pure translation: no store, no graph.
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { messageText } from "../vocabulary/message-text.js";
 import { type DelegationView, type RunEventListener, type TodoView, type TokenUsage } from "./events.js";
@@ -28,13 +28,28 @@ function fieldIn(update: unknown, field: "todos" | "delegations"): unknown[] | u
   return undefined;
 }
 
-function addUsage(total: TokenUsage, m: AIMessage): void {
+/** This call's usage, added into the run's `total`. */
+function addUsage(total: TokenUsage, m: AIMessage): TokenUsage | undefined {
   const u = m.usage_metadata;
-  if (!u) return;
-  total.input_tokens += u.input_tokens ?? 0;
-  total.output_tokens += u.output_tokens ?? 0;
-  total.total_tokens += u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
-  if (m.response_metadata?.usage_estimated === true) total.estimated = true;
+  if (!u) return undefined;
+  const call: TokenUsage = { input_tokens: u.input_tokens ?? 0, output_tokens: u.output_tokens ?? 0, total_tokens: u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0) };
+  if (m.response_metadata?.usage_estimated === true) call.estimated = true;
+  total.input_tokens += call.input_tokens;
+  total.output_tokens += call.output_tokens;
+  total.total_tokens += call.total_tokens;
+  if (call.estimated) total.estimated = true;
+  return call;
+}
+
+/** The notes text written in an "updates" chunk (null/"" when cleared), or undefined when the chunk has none. */
+function notesIn(update: unknown): string | undefined {
+  for (const u of Array.isArray(update) ? update : [update]) {
+    if (!u || typeof u !== "object" || !("task_notes" in u)) continue;
+    const n = (u as { task_notes?: { text?: unknown } | null }).task_notes;
+    if (n === undefined) continue;
+    return typeof n?.text === "string" ? n.text : "";
+  }
+  return undefined;
 }
 
 function translateUpdates(chunk: Record<string, unknown>, runId: string, usage: TokenUsage, emit: RunEventListener): void {
@@ -43,11 +58,13 @@ function translateUpdates(chunk: Record<string, unknown>, runId: string, usage: 
     if (todos) emit({ type: "todos.updated", run_id: runId, todos: todos as TodoView[] });
     const delegations = fieldIn(update, "delegations");
     if (delegations) emit({ type: "delegation.updated", run_id: runId, delegations: delegations as DelegationView[] });
+    const notes = notesIn(update);
+    if (notes !== undefined) emit({ type: "notes.updated", run_id: runId, notes });
     for (const m of messagesIn(update)) {
       if (node === "model_request" && AIMessage.isInstance(m)) {
-        addUsage(usage, m);
+        const call = addUsage(usage, m);
         const calls = m.tool_calls ?? [];
-        emit({ type: "message.completed", run_id: runId, message_id: m.id, text: messageText(m), tool_calls: calls.map((c) => ({ id: c.id, name: c.name })) });
+        emit({ type: "message.completed", run_id: runId, message_id: m.id, text: messageText(m), tool_calls: calls.map((c) => ({ id: c.id, name: c.name })), ...(call ? { usage: call } : {}) });
         for (const c of calls) emit({ type: "tool.started", run_id: runId, tool_call_id: c.id, name: c.name, args: c.args });
       } else if (node === "tools" && ToolMessage.isInstance(m)) {
         emit({ type: "tool.completed", run_id: runId, tool_call_id: m.tool_call_id, name: m.name ?? "", status: m.status === "error" ? "error" : "ok", output: messageText(m) });

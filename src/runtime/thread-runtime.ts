@@ -107,6 +107,7 @@ export class ThreadRuntime {
         threadId,
         checkpointId: null,
         focus,
+        usage: { thread_usage: (values.thread_usage as never) ?? null },
       },
     );
     if (!done) return null;
@@ -162,7 +163,7 @@ export class ThreadRuntime {
     try {
       emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew });
       await this.snapshotFiles(opened, runId, input, emit);
-      const result = await withRunContext(runId, emit, () => this.execute(req, opened, runId, usage));
+      const result = await withRunContext(runId, emit, () => this.execute(req, opened, runId, usage), usage);
       this.settleSuccess(result);
       settled = true;
       emit({ type: "run.completed", thread_id: result.thread_id, run_id: runId, status: result.status, stop_reason: result.stop_reason, final_text: result.final_text, usage: result.usage, thread_usage: result.thread_usage });

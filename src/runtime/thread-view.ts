@@ -9,6 +9,7 @@ import { messageText } from "../vocabulary/message-text.js";
 import type { GoalOutcome, GoalState } from "../state/types.js";
 import type { ClarificationRequest, DelegationView, TodoView, TokenUsage } from "./events.js";
 import { emptyUsage } from "./events.js";
+import { messagesTokens } from "../middleware/util/compaction-selection.js";
 
 export type TranscriptEntry =
   | { kind: "user"; id: string; text: string }
@@ -26,6 +27,11 @@ export interface ThreadView {
   /** The question the thread waits on, if its last turn asked one. */
   clarification: ClarificationRequest | null;
   usage: TokenUsage;
+  /** The agent's working notes (write_notes); "" when none. */
+  notes: string;
+  /** Tokens the next request starts from: the last model call's usage, else estimated from the messages. */
+  context_tokens: number;
+  context_estimated: boolean;
 }
 
 /** The visible conversation of a message list (pure; exported for tests). */
@@ -70,8 +76,10 @@ export function threadViewOf(thread: ThreadRow, values: Record<string, unknown>)
     goal?: GoalState | null;
     goal_outcome?: GoalOutcome | null;
     thread_usage?: TokenUsage | null;
+    task_notes?: { text?: unknown } | null;
   };
   const messages = v.messages ?? [];
+  const context = contextOf(messages);
   return {
     thread,
     entries: transcriptOf(messages),
@@ -81,5 +89,19 @@ export function threadViewOf(thread: ThreadRow, values: Record<string, unknown>)
     goal_outcome: v.goal_outcome ?? null,
     clarification: findPendingClarification(messages),
     usage: v.thread_usage ?? emptyUsage(),
+    notes: typeof v.task_notes?.text === "string" ? v.task_notes.text : "",
+    context_tokens: context.tokens,
+    context_estimated: context.estimated,
   };
+}
+
+/**
+ * The context a thread's next request starts from: the last AI message's reported usage (its input plus its
+ * answer) when nothing but that answer came after it, else an estimate of all messages (compaction's estimator).
+ */
+export function contextOf(messages: readonly BaseMessage[]): { tokens: number; estimated: boolean } {
+  const last = messages.at(-1);
+  const u = last && AIMessage.isInstance(last) ? last.usage_metadata : undefined;
+  if (u && (last!.response_metadata as Record<string, unknown> | undefined)?.usage_estimated !== true) return { tokens: (u.input_tokens ?? 0) + (u.output_tokens ?? 0), estimated: false };
+  return { tokens: messagesTokens(messages), estimated: true };
 }

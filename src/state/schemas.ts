@@ -113,9 +113,15 @@ export const SkillContextEntrySchema = z.looseObject({
 
 export const ArtifactEntrySchema = z.looseObject({
   handle: z.string().min(1),
-  ref: z.string(),
-  kind: z.string().optional(),
-  created_at: z.string().optional(),
+  tool_name: z.string(),
+  tool_call_id: z.string(),
+  call_index: z.number(),
+  artifact_type: z.string(),
+  display_name: z.string(),
+  real_ref: z.string(),
+  mime_type: z.string().optional(),
+  created_at: z.string(),
+  consumed_by: z.array(z.string()).optional(),
 });
 
 export const ThreadDataSchema = z.looseObject({

@@ -160,8 +160,27 @@ export type SkillContextEntry = {
 
 /** Captured tool artifacts kept in state (most recent). */
 export const TOOL_ARTIFACTS_MAX_ENTRIES = 100;
-/** A short handle (`art_xxxxxxxx`) for a long reference from a tool result. */
-export type ArtifactEntry = { handle: string; ref: string; kind?: string; created_at?: string };
+/**
+ * A short handle (`art_xxxxxxxx`) for a long reference (path, URL) from a tool result (the seed's ArtifactEntry).
+ * The model sees only the handle; the real reference lives here (so it survives compaction) and is put back when
+ * a tool call passes the handle.
+ */
+export type ArtifactEntry = {
+  handle: string;
+  /** The tool whose result held the reference, and that call's provider id. */
+  tool_name: string;
+  tool_call_id: string;
+  /** Position among the references captured from the same tool call (0, 1, …). */
+  call_index: number;
+  /** "file" | "url" (| "image" for image files). */
+  artifact_type: string;
+  display_name: string;
+  real_ref: string;
+  mime_type?: string;
+  created_at: string;
+  /** Tool calls that passed the handle. */
+  consumed_by?: string[];
+};
 
 export type ThreadData = {
   workspace_path?: string | null;

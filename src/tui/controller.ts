@@ -127,7 +127,7 @@ export class ChatController {
       return;
     }
     const s = this.session;
-    this.dispatch({ type: "ui.ready", status: { model: s.model.name, approvalMode: s.approval.mode, planMode: s.planMode } });
+    this.dispatch({ type: "ui.ready", status: { model: s.model.name, approvalMode: s.approval.mode, planMode: s.planMode, contextWindow: s.model.contextWindow } });
     if (req.resume) {
       try {
         this.showThread(await s.resume(req.resume), "Resumed");
@@ -174,7 +174,9 @@ export class ChatController {
       type: "ui.thread",
       clarification: view.clarification,
       todos: view.todos,
+      notes: view.notes,
       status: {
+        context: view.context_tokens > 0 ? { tokens: view.context_tokens, estimated: view.context_estimated } : undefined,
         threadId: t.id,
         title: t.title ?? undefined,
         usage: view.usage,
@@ -356,9 +358,9 @@ export class ChatController {
         void this.exit();
         return;
       case "todos": {
-        const todos = this.store.get().todos;
-        if (todos.length === 0) this.notice("info", "No todos yet. The agent writes them for work with several steps (--plan asks it to plan first).");
-        else this.dispatch({ type: "ui.item", item: { kind: "todos", todos } });
+        const { todos, notes } = this.store.get();
+        if (todos.length === 0 && !notes) this.notice("info", "No todos or notes yet. The agent writes todos for work with several steps (--plan asks it to plan first), and notes on long work.");
+        else this.dispatch({ type: "ui.item", item: { kind: "todos", todos, ...(notes ? { notes } : {}) } });
         return;
       }
       case "threads":
@@ -381,7 +383,7 @@ export class ChatController {
         whileIdle("switching models", () => {
           try {
             const m = s.setModel(args);
-            this.dispatch({ type: "ui.status", status: { model: m.name } });
+            this.dispatch({ type: "ui.status", status: { model: m.name, contextWindow: m.contextWindow } });
             // A name that is not in .deerflowrc is taken as the provider's model id: say so, a typo shows here.
             const configured = s.modelNames.includes(m.name);
             this.notice("info", `Model: ${m.name}${configured ? "" : ` (not in .deerflowrc "models": used as a model id at ${m.baseUrl})`}`);

@@ -10,6 +10,8 @@ export interface CompactionInfo {
   archived_to: number;
   /** Why the summary call failed, when it did (compaction went ahead without a summary). */
   summary_failed?: string;
+  /** The summary call's tokens (counted in the run's and the thread's usage). */
+  summary_usage?: { input_tokens: number; output_tokens: number; total_tokens: number; estimated?: boolean };
 }
 
 const k = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));

@@ -33,6 +33,23 @@ export function maskSecretShapes(text: string): string {
   return maskUrlCredentials(out.replace(BEARER, (_m, p1: string) => `${p1}***`));
 }
 
+/** Where key-shaped strings sit in `text` (a bearer token without its "Bearer " prefix, a URL password alone). */
+export function secretShapeRanges(text: string): { start: number; end: number }[] {
+  const out: { start: number; end: number }[] = [];
+  for (const re of KEY_SHAPES) {
+    re.lastIndex = 0;
+    for (const m of text.matchAll(re)) out.push({ start: m.index, end: m.index + m[0].length });
+  }
+  BEARER.lastIndex = 0;
+  for (const m of text.matchAll(BEARER)) out.push({ start: m.index + m[1]!.length, end: m.index + m[0].length });
+  URL_CREDENTIALS.lastIndex = 0;
+  for (const m of text.matchAll(URL_CREDENTIALS)) {
+    const start = m.index + m[1]!.length + m[2]!.length + 1;
+    out.push({ start, end: start + m[3]!.length });
+  }
+  return out;
+}
+
 /** `https://user:secret@host` → `https://user:****@host`. */
 export function maskUrlCredentials(text: string): string {
   return text.replace(URL_CREDENTIALS, (_m, scheme: string, user: string) => `${scheme}${user}:****@`);

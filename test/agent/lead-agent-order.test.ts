@@ -49,11 +49,11 @@ describe("lead agent middleware order", () => {
   it("assembles exactly the documented list", () => {
     const opts = { model: fakeModel(), channelMode: "full" as const, approval: { mode: "ask" as const, broker: headlessBroker({ yes: false }) } };
     const mcp = { tools: [], approvals: new Map(), deferred: deferredToolCatalog([{ name: "mcp__s__t", summary: "t", description: "t" }]) };
-    const all = leadAgentMiddleware({ ...opts, planMode: true, supportsVision: true, maxTurns: 10, taskTool: {}, compaction: { contextWindow: 32_000 }, mcp }).map((m) => m.name);
+    const all = leadAgentMiddleware({ ...opts, planMode: true, supportsVision: true, maxTurns: 10, taskTool: {}, compaction: { contextWindow: 32_000 }, mcp, piiRedaction: true }).map((m) => m.name);
     expect(all).toEqual([...LEAD_MIDDLEWARE_ORDER]);
     // Optional members drop out without moving the others.
     const plain = leadAgentMiddleware(opts).map((m) => m.name);
-    const optional = ["Summarization", "ViewImage", "TurnLimit", "SubagentLimit", "DelegationLedger", "DeferredToolFilter", "McpApproval"];
+    const optional = ["Summarization", "ViewImage", "TurnLimit", "SubagentLimit", "DelegationLedger", "DeferredToolFilter", "McpApproval", "PiiRedaction"];
     expect(plain).toEqual(LEAD_MIDDLEWARE_ORDER.filter((n) => !optional.includes(n)));
   });
 

@@ -69,7 +69,13 @@ const skill: fc.Arbitrary<SkillContextEntry> = fc.record({
 
 const artifact: fc.Arbitrary<ArtifactEntry> = fc.record({
   handle: fc.integer({ min: 0, max: 300 }).map((i) => `art_${i}`),
-  ref: fc.string({ maxLength: 10 }),
+  tool_name: fc.constant("bash"),
+  tool_call_id: fc.string({ maxLength: 6 }),
+  call_index: fc.nat(3),
+  artifact_type: fc.constantFrom("file", "url"),
+  display_name: fc.string({ maxLength: 6 }),
+  real_ref: fc.string({ maxLength: 10 }),
+  created_at: fc.constant("2026-11-30T00:00:00.000Z"),
 });
 
 /** Fold a sequence of updates with a reducer, starting from `initial`. */

@@ -349,7 +349,7 @@ describe("skill_context", () => {
 });
 
 describe("tool_artifacts", () => {
-  const art = (handle: string, ref: string) => ({ handle, ref });
+  const art = (handle: string, real_ref: string) => ({ handle, tool_name: "bash", tool_call_id: "c1", call_index: 0, artifact_type: "file", display_name: "x", real_ref, created_at: "t0" });
   it("empty keeps", () => {
     const e = [art("art_1", "/x")];
     expect(mergeToolArtifacts(e, null)).toBe(e);

@@ -295,7 +295,7 @@ describe.each(MODES)("with langchain createAgent (%s mode)", (mode) => {
       promoted: { catalog_hash: "h", names: ["x", "y"], turn_id: "turn-1" },
       delegations: [{ id: "c1", run_id: "r1", description: "d", subagent_type: "bash", status: "completed" as const, created_at: "t0" }],
       skill_context: [{ name: "s", path: "/s/SKILL.md", description: "d", loaded_at: 1 }],
-      tool_artifacts: [{ handle: "art_00000001", ref: "/very/long/path" }],
+      tool_artifacts: [{ handle: "art_00000001", tool_name: "bash", tool_call_id: "c1", call_index: 0, artifact_type: "file", display_name: "path", real_ref: "/very/long/path", created_at: "t0" }],
     };
     const marker = createMiddleware({
       name: "Marker",

@@ -251,14 +251,17 @@ describe("ChatController slash commands", () => {
     expect(h.ctl.busy).toBe(false);
   });
 
-  it("/todos without todos is a notice; with todos it shows them", async () => {
+  it("/todos without todos is a notice; with todos it shows them, and the agent's notes with them", async () => {
     const h = await started();
     h.ctl.submit("/todos");
-    expect(h.notices("info").at(-1)).toMatch(/^No todos yet/);
+    expect(h.notices("info").at(-1)).toMatch(/^No todos or notes yet/);
     expect(h.items("todos")).toEqual([]);
+    h.store.dispatch({ type: "notes.updated", run_id: "r", notes: "the parser fails on CRLF" });
+    h.ctl.submit("/todos");
+    expect(h.items("todos")).toMatchObject([{ todos: [], notes: "the parser fails on CRLF" }]);
     h.store.dispatch({ type: "todos.updated", run_id: "r", todos: [{ content: "write tests", status: "in_progress" }] });
     h.ctl.submit("/todos");
-    expect(h.items("todos")).toMatchObject([{ todos: [{ content: "write tests", status: "in_progress" }] }]);
+    expect(h.items("todos").at(-1)).toMatchObject({ todos: [{ content: "write tests", status: "in_progress" }], notes: "the parser fails on CRLF" });
   });
 
   it("/threads lists the saved threads with the current one", async () => {

@@ -366,3 +366,18 @@ describe("reduce: invariants (property)", () => {
     );
   });
 });
+
+describe("context fill and notes", () => {
+  it("the last call's usage sets the fill, a compaction lowers it to its estimate, a new thread clears it; notes follow notes.updated", () => {
+    let s = initialState({ contextWindow: 32_768 });
+    s = reduce(s, { type: "message.completed", run_id: "r", text: "hi", tool_calls: [], usage: { input_tokens: 20_000, output_tokens: 500, total_tokens: 20_500 } });
+    expect(s.status.context).toEqual({ tokens: 20_500, estimated: false });
+    s = reduce(s, { type: "context.compacted", run_id: "r", messages: 30, tokens_before: 20_500, tokens_after: 6_000, archived_from: 1, archived_to: 30 });
+    expect(s.status.context).toEqual({ tokens: 6_000, estimated: true });
+    s = reduce(s, { type: "notes.updated", run_id: "r", notes: "next: fix CRLF" });
+    expect(s.notes).toBe("next: fix CRLF");
+    s = reduce(s, { type: "ui.clear" });
+    expect(s.status.context).toBeUndefined();
+    expect(s.notes).toBe("");
+  });
+});

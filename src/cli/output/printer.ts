@@ -53,6 +53,9 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
         for (const t of e.todos) stderr.write(`  ${mark[t.status] ?? "[ ]"} ${oneLine(t.content, 100)}\n`);
         break;
       }
+      case "notes.updated":
+        note(e.notes ? `notes updated (${e.notes.length} characters)` : "notes cleared");
+        break;
       case "delegation.updated":
         for (const d of e.delegations) note(`subagent ${d.subagent_type} "${oneLine(d.description, 60)}": ${d.status}${d.stop_reason ? ` (${d.stop_reason})` : ""}`);
         break;

@@ -8,7 +8,7 @@ export interface SlashCommand {
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "help", description: "keys and commands" },
   { name: "goal", args: "[text|clear]", description: "work toward a goal until it is met; without text: show it" },
-  { name: "todos", description: "show the full todo list" },
+  { name: "todos", description: "show the full todo list and the agent's working notes" },
   { name: "threads", description: "list saved threads" },
   { name: "resume", args: "<id>", description: "switch to a saved thread" },
   { name: "title", args: "<text>", description: "rename this thread" },

@@ -1,4 +1,4 @@
-// The one status line under the input: model · thread · tokens · goal · approval mode · plan.
+// The one status line under the input: model · thread · tokens · context fill · goal · approval mode · plan.
 import { Text } from "ink";
 import type { GoalView, StatusView } from "../state/types.js";
 import { formatTokens, oneLine } from "../format.js";
@@ -30,6 +30,13 @@ function goalText(goal: GoalView): string {
 
 const SEP = " · ";
 
+/** "ctx 43%" of the model's window (with "~" when estimated); warning colours as it nears the compaction point. */
+export function contextFill(status: Pick<StatusView, "contextWindow" | "context">): { text: string; color?: string } | undefined {
+  if (!status.contextWindow || !status.context) return undefined;
+  const pct = Math.min(999, Math.round((status.context.tokens / status.contextWindow) * 100));
+  return { text: `ctx ${status.context.estimated ? "~" : ""}${pct}%`, color: pct >= 90 ? theme.error : pct >= 70 ? theme.warning : undefined };
+}
+
 export function StatusLine({ status, ready }: StatusLineProps) {
   const thread = status.threadId ? shortThreadId(status.threadId) : "new thread";
   const title = status.title ? ` ${oneLine(status.title)}` : "";
@@ -39,6 +46,8 @@ export function StatusLine({ status, ready }: StatusLineProps) {
   ];
   // "~": part of the count is estimated (the provider reported no usage).
   if (status.usage.total_tokens > 0) parts.push({ text: `${status.usage.estimated ? "~" : ""}${formatTokens(status.usage.total_tokens)} tokens` });
+  const fill = contextFill(status);
+  if (fill) parts.push(fill);
   if (status.goal) {
     const g = status.goal.status;
     parts.push({ text: goalText(status.goal), color: g === "achieved" ? theme.ok : g === "active" ? theme.accent : theme.warning });

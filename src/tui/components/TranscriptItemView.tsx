@@ -175,7 +175,17 @@ function Body({ item, width }: TranscriptItemViewProps) {
     case "delegations":
       return <DelegationsPanel delegations={item.delegations} now={frozenNow(item.delegations)} title="Subagents" />;
     case "todos":
-      return item.todos.length === 0 ? <Text dimColor>No todos.</Text> : <TodoPanel todos={item.todos} expanded hint={false} />;
+      return (
+        <Box flexDirection="column">
+          {item.todos.length === 0 ? <Text dimColor>No todos.</Text> : <TodoPanel todos={item.todos} expanded hint={false} />}
+          {item.notes ? (
+            <Box flexDirection="column" marginTop={1}>
+              <Text bold>Notes</Text>
+              <Text>{item.notes}</Text>
+            </Box>
+          ) : null}
+        </Box>
+      );
     case "threads":
       return <ThreadsTable threads={item.threads} current={item.current} width={width} />;
     case "help":

@@ -26,7 +26,7 @@ export type UiAction =
   | { type: "ui.notice"; level: NoticeLevel; text: string }
   | { type: "ui.item"; item: NewItem }
   | { type: "ui.items"; items: NewItem[] }
-  | { type: "ui.thread"; clarification: ChatState["clarification"]; todos: ChatState["todos"]; status: Partial<StatusView> }
+  | { type: "ui.thread"; clarification: ChatState["clarification"]; todos: ChatState["todos"]; notes?: string; status: Partial<StatusView> }
   | { type: "ui.todos.toggle" }
   | { type: "ui.tool.expand" }
   | { type: "ui.approval.answered"; id: string }
@@ -49,6 +49,7 @@ export function initialState(status: Partial<StatusView> = {}): ChatState {
     tools: [],
     todos: [],
     todosExpanded: false,
+    notes: "",
     delegations: [],
     clarification: null,
     modelPicker: null,
@@ -126,7 +127,10 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       const text = action.text.trim() ? action.text : state.streaming;
       const thought = state.thinking.trim() ? append(state, { kind: "thinking", text: state.thinking }) : state;
       const next = text.trim() ? append(thought, { kind: "assistant", text }) : thought;
-      return { ...next, streaming: "", thinking: "" };
+      // The context fill: what this call was sent plus its answer (the next request starts from both).
+      const u = action.usage;
+      const status = u ? { ...next.status, context: { tokens: u.input_tokens + u.output_tokens, estimated: u.estimated === true } } : next.status;
+      return { ...next, streaming: "", thinking: "", status };
     }
     case "tool.started": {
       if (HIDDEN_TOOLS.has(action.name)) return state;
@@ -142,6 +146,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     }
     case "todos.updated":
       return { ...state, todos: action.todos };
+    case "notes.updated":
+      return { ...state, notes: action.notes };
     case "delegation.updated": {
       const byId = new Map(state.delegations.map((d) => [d.id, d]));
       for (const d of action.delegations) byId.set(d.id, { ...byId.get(d.id), ...d });
@@ -165,8 +171,10 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       const retry = { attempt: action.attempt, max_attempts: action.max_attempts, reason: action.reason, until: Date.now() + action.delay_ms };
       return { ...state, run: { ...(state.run ?? { startedAt: Date.now() }), retry } };
     }
-    case "context.compacted":
-      return append(state, { kind: "notice", level: action.summary_failed ? "warning" : "info", text: compactionNotice(action) });
+    case "context.compacted": {
+      const next = append(state, { kind: "notice", level: action.summary_failed ? "warning" : "info", text: compactionNotice(action) });
+      return { ...next, status: { ...next.status, context: { tokens: action.tokens_after, estimated: true } } };
+    }
     case "error":
       return append(state, { kind: "notice", level: "error", text: action.message });
     case "sandbox.warning":
@@ -199,7 +207,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case "ui.items":
       return append(state, ...action.items);
     case "ui.thread":
-      return { ...state, clarification: action.clarification, todos: action.todos, status: { ...state.status, ...action.status } };
+      return { ...state, clarification: action.clarification, todos: action.todos, notes: action.notes ?? "", status: { ...state.status, ...action.status } };
     case "ui.todos.toggle":
       return { ...state, todosExpanded: !state.todosExpanded };
     case "ui.tool.expand":
@@ -221,11 +229,12 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         thinking: "",
         tools: [],
         todos: [],
+        notes: "",
         delegations: [],
         clarification: null,
         approvals: [],
         lastTool: undefined,
-        status: { ...state.status, threadId: undefined, title: undefined, goal: null, usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 } },
+        status: { ...state.status, threadId: undefined, title: undefined, goal: null, context: undefined, usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 } },
       };
   }
 }

@@ -45,7 +45,7 @@ export type TranscriptItem =
   | { kind: "shell"; id: string; command: string; cwd: string; output: string; exitCode?: number; stoppedBy?: "timeout" | "abort" }
   | { kind: "notice"; id: string; level: NoticeLevel; text: string }
   | { kind: "delegations"; id: string; delegations: DelegationView[] }
-  | { kind: "todos"; id: string; todos: TodoView[] }
+  | { kind: "todos"; id: string; todos: TodoView[]; notes?: string }
   | { kind: "threads"; id: string; threads: ThreadSummary[]; current?: string }
   | { kind: "help"; id: string; commands: HelpLine[]; keys: HelpLine[] }
   | { kind: "run-end"; id: string; status: RunStatus; stop_reason: StopReason; usage: TokenUsage; elapsedMs: number };
@@ -64,6 +64,10 @@ export interface StatusView {
   goal: GoalView | null;
   approvalMode: ApprovalMode;
   planMode: boolean;
+  /** The model's context window (tokens), when configured: the status line shows the fill. */
+  contextWindow?: number;
+  /** Tokens the next request starts from (the last call's usage, or an estimate). */
+  context?: { tokens: number; estimated: boolean };
 }
 
 export interface RunView {
@@ -95,6 +99,8 @@ export interface ChatState {
   lastTool?: ToolCallView;
   todos: TodoView[];
   todosExpanded: boolean;
+  /** The agent's working notes (write_notes); "" when none. Shown on /todos. */
+  notes: string;
   /** Delegations of the current run (live panel) with first/last seen times. */
   delegations: DelegationView[];
   clarification: ClarificationRequest | null;

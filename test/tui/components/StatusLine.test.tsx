@@ -31,6 +31,14 @@ describe("StatusLine", () => {
     );
   });
 
+  it("shows the context fill against the model's window: reported, estimated (~), nothing without a window", () => {
+    expect(frame(<StatusLine status={status({ threadId: "t1", usage: usage(900), contextWindow: 32_768, context: { tokens: 14_090, estimated: false } })} ready />, 130).text).toContain(
+      "900 tokens · ctx 43% · approval",
+    );
+    expect(frame(<StatusLine status={status({ contextWindow: 10_000, context: { tokens: 9_500, estimated: true } })} ready />, 130).text).toContain("ctx ~95%");
+    expect(frame(<StatusLine status={status({ context: { tokens: 9_500, estimated: true } })} ready />, 130).text).not.toContain("ctx");
+  });
+
   it.each([
     ["achieved", "goal: achieved"],
     ["needs_user_input", "goal: needs input"],
