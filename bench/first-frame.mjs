@@ -19,12 +19,12 @@ const TIMEOUT_MS = 20_000;
 const FIRST_FRAME = /Starting…|Ask anything/;
 const READY = /Ask anything/;
 
-function median(xs) {
+export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
 }
 
-function benchEnv(root) {
+export function benchEnv(root) {
   const home = join(root, "user");
   mkdirSync(join(home, "project"), { recursive: true });
   // Built from scratch (never the caller's env): no CI markers, which would turn Ink's interactive mode off.
@@ -47,7 +47,7 @@ function benchEnv(root) {
  * Spawns `args` in a PTY; resolves with the ms until each named pattern is on screen (or until exit for "exit").
  * The process is killed as soon as the last wanted mark is seen.
  */
-function timeInPty(args, where, marks) {
+export function timeInPty(args, where, marks) {
   return new Promise((resolve, reject) => {
     const term = new xterm.Terminal({ cols: COLS, rows: ROWS, allowProposedApi: true });
     const seen = {};

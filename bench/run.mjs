@@ -5,9 +5,11 @@ import { benchCheckpoints } from "./checkpoints.mjs";
 import { benchTools } from "./tools.mjs";
 import { benchStateRead } from "./state-read.mjs";
 import { benchCompaction } from "./compaction.mjs";
+import { benchMcpStart } from "./mcp-start.mjs";
 
 benchStartup();
 await benchFirstFrame();
+await benchMcpStart();
 await benchTools();
 await benchCheckpoints();
 await benchStateRead();

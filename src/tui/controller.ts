@@ -366,6 +366,9 @@ export class ChatController {
       case "threads":
         this.dispatch({ type: "ui.item", item: { kind: "threads", threads: s.listThreads().slice(0, 30), current: s.threadId } });
         return;
+      case "mcp":
+        this.notice("info", mcpListing(s.mcpServers()));
+        return;
       case "model":
         if (!args) {
           const names = s.modelNames;
@@ -450,6 +453,20 @@ export class ChatController {
         return;
     }
   }
+}
+
+/** /mcp: one line per server (status, or why it is not available), its tools indented under it. */
+function mcpListing(servers: ReturnType<ChatSession["mcpServers"]>): string {
+  if (servers.length === 0) return 'No MCP servers configured. Add "mcpServers" to .deerflowrc (see the README).';
+  const MAX_TOOLS = 12;
+  const lines = ["MCP servers:"];
+  for (const sv of servers) {
+    const state = sv.status === "ready" ? `ready, ${sv.tools.length} tool${sv.tools.length === 1 ? "" : "s"}` : sv.status === "waiting" ? "starts with the first message" : sv.status;
+    lines.push(`  ${sv.name} (${sv.kind}): ${state}${sv.error ? ` — ${sv.error}` : ""}`);
+    for (const t of sv.tools.slice(0, MAX_TOOLS)) lines.push(`    ${t.name}${t.trusted ? " (trusted)" : ""}`);
+    if (sv.tools.length > MAX_TOOLS) lines.push(`    … ${sv.tools.length - MAX_TOOLS} more (deerflow mcp list shows all)`);
+  }
+  return lines.join("\n");
 }
 
 export type { StatusView, ChatSessionOptions };

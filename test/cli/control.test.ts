@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import type { RecordedRequest } from "../support/openai-server.js";
+import { fixture, writeRc } from "../support/mcp.js";
 
 const e2e = useE2E();
 let sb: Sandbox;
@@ -93,12 +94,15 @@ describe("control middlewares through deerflow run", () => {
     expect(e2e.server.requests).toHaveLength(1);
   });
 
-  it("the system prompt sent to the model is byte-identical on turn 1 and turn 5 of a thread", async () => {
+  it("the system prompt sent to the model is byte-identical on turn 1 and turn 5 of a thread (60 deferred MCP tools, one promoted on turn 3)", async () => {
     sb = e2e.sandbox();
+    // The deferred tools' listing is part of the system prompt; promoting one changes the tool list only.
+    writeRc(sb.cwd, { s1: fixture("--tools", "20", "--prefix", "a"), s2: fixture("--tools", "20", "--prefix", "b"), s3: fixture("--tools", "20", "--prefix", "c") });
     e2e.server.push({ content: "one" });
     const first = await runJson(["turn 1"]);
     let spent = first.json.usage.total_tokens;
     for (let turn = 2; turn <= 5; turn++) {
+      if (turn === 3) e2e.server.push({ toolCalls: [{ id: "ts", name: "tool_search", args: { query: "select:mcp__s2__b_3" } }] });
       e2e.server.push({ content: `answer ${turn}` });
       const r = await runJson(["--thread", first.json.thread_id, `turn ${turn}`]);
       expect(r.exitCode).toBe(0);
@@ -106,8 +110,12 @@ describe("control middlewares through deerflow run", () => {
       // Token usage per run and per thread: the thread's total is the sum of its runs.
       expect(r.json.thread_usage.total_tokens).toBe(spent);
     }
-    expect(e2e.server.requests).toHaveLength(5);
-    expect(systemText(e2e.server.requests[4]!)).toBe(systemText(e2e.server.requests[0]!));
+    expect(e2e.server.requests).toHaveLength(6);
+    expect(systemText(e2e.server.requests[0]!)).toContain("- mcp__s2__b_3: ");
+    for (const req of e2e.server.requests) expect(systemText(req)).toBe(systemText(e2e.server.requests[0]!));
+    const tools = (req: RecordedRequest) => (req.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name);
+    expect(tools(e2e.server.requests[3]!)).toContain("mcp__s2__b_3");
+    expect(tools(e2e.server.requests[2]!)).not.toContain("mcp__s2__b_3");
     // Exactly one system message, first; the date reminder is a hidden user-role message, sent once per day.
     for (const req of e2e.server.requests) expect(req.body.messages.filter((m: { role: string }) => m.role === "system")).toHaveLength(1);
     expect(flat(e2e.server.requests[4]!).match(/<system-reminder>/g)).toHaveLength(1);

@@ -16,6 +16,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "rewind", args: "[n] [files|conversation]", description: "list this thread's runs; with n: back to before the nth latest (files and conversation, or one of them)" },
   { name: "clear", description: "start a new thread (the current one stays saved)" },
   { name: "model", args: "[name]", description: "show or switch the model" },
+  { name: "mcp", description: "MCP servers: status and tools" },
   { name: "exit", description: "leave (also ctrl+d, or ctrl+c twice)" },
 ];
 
