@@ -30,7 +30,9 @@ function safeFilePart(s: string): string {
 }
 
 export async function convertMcpContent(content: unknown, where: { outputsPath?: string; toolName: string; callId: string }): Promise<ConvertedResult> {
-  const blocks: Block[] = typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? (content as Block[]) : [];
+  // A string, a list of blocks, or one block (the adapter's shape for a single text block with structured content).
+  const blocks: Block[] =
+    typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? (content as Block[]) : content && typeof content === "object" ? [content as Block] : [];
   const parts: string[] = [];
   const images: Record<string, ViewedImage> = {};
   let n = 0;
