@@ -16,6 +16,7 @@ import { invalidToolCallMiddleware } from "../middleware/invalid-tool-call.js";
 import { subagentLimitMiddleware } from "../middleware/subagent-limit.js";
 import { summarizationMiddleware } from "../middleware/summarization.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
+import { memoryMiddleware } from "../middleware/memory.js";
 import { viewImageMiddleware } from "../middleware/view-image.js";
 import { AgentOptionsError } from "./errors.js";
 import { isMiddleware } from "./is-middleware.js";
@@ -63,11 +64,6 @@ const NEEDS_INSTANCE: Partial<Record<keyof RuntimeFeatures, string>> = {
   guardrail: "a guardrail middleware configured with its policy",
 };
 
-/** Built-ins that later work lands; asking for them is an explicit error, never a silent no-op. */
-const NOT_AVAILABLE: Partial<Record<keyof RuntimeFeatures, string>> = {
-  memory: "Memory",
-};
-
 export const TERMINAL_MIDDLEWARE = "Clarification";
 
 export function resolveFeatures(input: Partial<Record<string, unknown>> | undefined): RuntimeFeatures {
@@ -86,12 +82,6 @@ export function resolveFeatures(input: Partial<Record<string, unknown>> | undefi
     const k = key as keyof RuntimeFeatures;
     if (value === true && NEEDS_INSTANCE[k]) {
       throw new AgentOptionsError("feature_needs_instance", `features.${key}: true is not allowed: pass ${NEEDS_INSTANCE[k]} instead.`);
-    }
-    if (value === true && NOT_AVAILABLE[k]) {
-      throw new AgentOptionsError(
-        "feature_not_available",
-        `features.${key}: the built-in ${NOT_AVAILABLE[k]} middleware is not available yet in this version; pass your own middleware instance or leave it off.`,
-      );
     }
     out[k] = value as FeatureValue;
   }
@@ -121,7 +111,8 @@ export function buildFeatureStack(features: RuntimeFeatures, todos: TodoSetting,
   stack.push(pick(features.summarization, () => summarizationMiddleware({ model: ctx.model, piiRedaction: ctx.piiRedaction })));
   if (todos !== "off") stack.push(todoMiddleware({ planFirst: todos === "plan" }));
   stack.push(pick(features.autoTitle, () => titleMiddleware()));
-  stack.push(pick(features.memory));
+  // The built-in queues each finished run in the data directory's memory store; a drain (memory/worker.ts) extracts.
+  stack.push(pick(features.memory, () => memoryMiddleware()));
   stack.push(pick(features.vision, () => viewImageMiddleware({ withTool: features.sandbox !== false })));
   stack.push(pick(features.subagent, () => subagentLimitMiddleware()));
   stack.push(pick(features.loopDetection, () => loopDetectionMiddleware()));

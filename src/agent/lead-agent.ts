@@ -25,6 +25,12 @@ import type { ApprovalSettings } from "../sandbox/approvals.js";
 import { createBashTool } from "../tools/bash.js";
 import { createBashJobsTool } from "../tools/bash-jobs.js";
 import { createFileTools } from "../tools/file-tools.js";
+import { createSkillTool } from "../tools/skill.js";
+import { skillActivationMiddleware } from "../middleware/skill-activation.js";
+import type { SkillCatalog } from "../skills/catalog.js";
+import { memoryMiddleware } from "../middleware/memory.js";
+import { memoryStoreFor } from "../memory/store.js";
+import { projectKeyOf } from "../memory/project.js";
 import { type DeferredToolCatalog, createToolSearchTool, deferredListing } from "../tools/tool-search.js";
 import { deferredToolFilterMiddleware } from "../middleware/deferred-tool-filter.js";
 import { type McpApprovalTool, mcpApprovalMiddleware } from "../middleware/mcp-approval.js";
@@ -65,6 +71,9 @@ When a request is ambiguous or risky in a way you cannot resolve yourself, ask w
  *   not promoted is refused before anyone is asked; an approval broker that fails becomes an error result.
  * - Summarization at DeerFlow's place (after the history repairs, before Todo/Title and the guards): it runs only
  *   for a model with a contextWindow, and brings read_history.
+ * - SkillActivation after Summarization (and Todo), before Title: it restores a compacted skill's text before the
+ *   same model call. Present only when skills were found.
+ * - Memory at DeerFlow's place (after Title): its afterAgent queues what the run taught, after the title is set.
  * - PiiRedaction innermost of the model wrappers (piiRedaction only): it masks the final request, reminders included.
  * - Clarification always last.
  */
@@ -84,8 +93,10 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "McpApproval", // MCP servers configured
   "Summarization", // models with a contextWindow
   "Todo",
+  "SkillActivation", // when skills are installed
   "Title",
   "TaskNotes",
+  "Memory", // features.memory
   "ViewImage", // models with supportsVision only
   "SubagentLimit", // when a task tool is given
   "DelegationLedger", // when a task tool is given
@@ -125,10 +136,19 @@ export interface LeadAgentOptions {
   /** Compaction of long conversations (the model has a contextWindow): enables Summarization and read_history. */
   compaction?: SummarizationOptions;
   onModelRetry?: (info: { attempt: number; maxRetries: number; delayMs: number; reason: string }) => void;
+  /** Installed skills: the `skill` tool (listing them) and SkillActivation, when there is at least one. */
+  skills?: SkillCatalog;
+  /** Memory (features.memory): the Memory middleware queues what a run taught, DynamicContext shows what was learned. */
+  memory?: boolean;
   /** Mask personal values in every request (PiiRedaction) and in the side calls (title, summary). */
   piiRedaction?: boolean;
   /** MCP tools (already built by the mcp layer), which of them ask in `ask` mode, and the deferred catalogue. */
   mcp?: LeadAgentMcp;
+}
+
+/** The remembered facts a thread's reminder shows: global ones and its project's. */
+function learnedFacts(home: string, workspace: string | undefined) {
+  return memoryStoreFor(home).list({ project: projectKeyOf(workspace, home) || undefined });
 }
 
 export interface LeadAgentMcp {
@@ -163,9 +183,10 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       tokenBudget: tokenBudgetMiddleware({ maxTokens: opts.guards?.tokenBudget }),
       subagent: opts.taskTool ? subagentLimitMiddleware() : false,
       summarization: opts.compaction ? summarizationMiddleware({ model: sideModel, ...opts.compaction, piiRedaction: false }) : false,
+      memory: opts.memory ? memoryMiddleware({ piiRedaction: opts.piiRedaction }) : false,
     },
     extraMiddleware: [
-      nextTo("Sandbox", dynamicContextMiddleware()),
+      nextTo("Sandbox", dynamicContextMiddleware(opts.memory ? { learned: learnedFacts } : {})),
       nextTo("DynamicContext", inputSanitizationMiddleware()),
       nextTo("ToolErrorHandling", sandboxAuditMiddleware(opts.approval)),
       nextTo("SandboxAudit", toolOutputBudgetMiddleware()),
@@ -173,6 +194,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       nextTo("Title", taskNotesMiddleware()),
       ...(opts.maxTurns ? [nextTo("TokenBudget", turnLimitMiddleware({ maxTurns: opts.maxTurns }))] : []),
       ...(opts.taskTool ? [nextTo("SubagentLimit", delegationLedgerMiddleware())] : []),
+      ...(opts.skills?.skills.length ? [before("Title", skillActivationMiddleware({ catalog: opts.skills }))] : []),
       ...(opts.mcp?.deferred ? [nextTo("InvalidToolCall", deferredToolFilterMiddleware(opts.mcp.deferred))] : []),
       ...(opts.mcp ? [nextTo(opts.mcp.deferred ? "DeferredToolFilter" : "InvalidToolCall", mcpApprovalMiddleware({ tools: opts.mcp.approvals, approval: opts.approval }))] : []),
       // Unanchored extras keep this order just before Clarification.
@@ -194,11 +216,12 @@ export function leadAgentMiddleware(opts: LeadAgentOptions) {
   return assembleMiddleware(leadAgentOptions(opts));
 }
 
-export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds" | "taskTool" | "compaction" | "mcp">) {
+export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds" | "taskTool" | "compaction" | "skills" | "mcp">) {
   // view_image comes with the ViewImage feature, and only for models that can see images.
   const tools: unknown[] = [createBashTool({ timeoutSeconds: opts.bashTimeoutSeconds }), createBashJobsTool(), ...createFileTools().filter((t) => t.name !== "view_image")];
   if (opts.taskTool) tools.push(opts.taskTool);
   if (opts.compaction?.archive) tools.push(createReadHistoryTool(opts.compaction.archive));
+  if (opts.skills?.skills.length) tools.push(createSkillTool(opts.skills));
   if (opts.mcp) tools.push(...opts.mcp.tools);
   if (opts.mcp?.deferred) tools.push(createToolSearchTool(opts.mcp.deferred));
   return tools as ReturnType<typeof createBashTool>[];

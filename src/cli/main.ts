@@ -47,6 +47,7 @@ export function buildProgram(): Command {
       .option("--plan", "plan mode: the agent writes its plan as a todo list first, then acts")
       .option("--goal <objective>", "work toward this objective until it is met, asking you when it needs to")
       .option("--no-network", "shell commands get no network (needs bubblewrap; same as sandbox.network: \"off\")")
+      .option("--no-memory", "neither learn facts from this session nor show remembered ones (same as memory.enabled: false)")
       .option("--allow-dangerous-workspace", "accept -w /, a system directory, your home directory or one holding the data directory");
 
   chatOptions(
@@ -93,6 +94,7 @@ export function buildProgram(): Command {
     .option("--goal <objective>", "work unattended until the objective is met (exit 0), needs you (3) or cannot be met (4)")
     .option("--max-continuations <n>", "goal mode: at most this many continuation runs (default 8)", positiveInt("--max-continuations"))
     .option("--no-network", "shell commands get no network (needs bubblewrap; same as sandbox.network: \"off\")")
+    .option("--no-memory", "neither learn facts from this run nor show remembered ones (same as memory.enabled: false)")
     .option("--allow-dangerous-workspace", "accept -w /, a system directory, your home directory or one holding the data directory")
     .action(async (promptWords: string[], opts, cmd: Command) => {
       const { runCommand } = await import("./commands/run.js");
@@ -115,6 +117,19 @@ export function buildProgram(): Command {
     .action(async (opts, cmd: Command) => {
       const { configCommand } = await import("./commands/config.js");
       process.exitCode = await configCommand({ ...cmd.optsWithGlobals(), ...opts });
+    });
+
+  program
+    .command("memory")
+    .description("the facts remembered across threads: list (default), add, edit <n>, forget <n…>, clear, pending")
+    .argument("[action]", "list | add <text> | edit <n> <text> | forget <n…> | clear | pending")
+    .argument("[args...]", "the fact's text, or its number(s)")
+    .option("--project", "add: a fact about this project (the working directory's repository) instead of a global one")
+    .option("--all", "list: every project's facts too")
+    .option("--json", "print JSON")
+    .action(async (action: string | undefined, args: string[], opts, cmd: Command) => {
+      const { memoryCommand } = await import("./commands/memory.js");
+      process.exitCode = await memoryCommand(action, args, { ...cmd.optsWithGlobals(), ...opts });
     });
 
   program

@@ -21,7 +21,7 @@ export interface ConfigInputs {
   env?: NodeJS.ProcessEnv;
   /** The user's home directory (where ~/.deerflowrc and ~/.deerflow live). */
   userHome?: string;
-  flags?: { model?: string; home?: string; approval?: ApprovalModeSetting; noNetwork?: boolean };
+  flags?: { model?: string; home?: string; approval?: ApprovalModeSetting; noNetwork?: boolean; noMemory?: boolean };
 }
 
 export interface ResolvedModel {
@@ -57,6 +57,8 @@ export interface ResolvedConfig {
     require: boolean;
   };
   guards: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
+  /** Memory across threads (.deerflowrc memory.enabled; --no-memory turns it off). */
+  memory: { enabled: boolean };
   /** Compaction settings; it runs only for a model with a contextWindow. */
   compaction: { enabled: boolean; threshold: number; keepRecentTokens?: number };
   /** Mask personal values (e-mails, phones, cards, IDs, API keys) in what is sent to the provider. Default false. */
@@ -191,6 +193,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       sandbox: { ...merged.sandbox, ...c.sandbox },
       guards: { ...merged.guards, ...c.guards },
       compaction: { ...merged.compaction, ...c.compaction },
+      memory: { ...merged.memory, ...c.memory },
       subagents: { ...merged.subagents, ...c.subagents },
       mcp: { ...merged.mcp, ...c.mcp },
     };
@@ -264,6 +267,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       require: merged.sandbox?.require ?? false,
     },
     guards: resolveGuards(merged.guards ?? {}, origin.guards),
+    memory: { enabled: !inputs.flags?.noMemory && merged.memory?.enabled !== false },
     compaction: { enabled: merged.compaction?.enabled ?? true, threshold: merged.compaction?.threshold ?? 0.75, keepRecentTokens: merged.compaction?.keepRecentTokens },
     piiRedaction: merged.piiRedaction ?? false,
     models,

@@ -132,6 +132,13 @@ export const fileConfigSchema = z.strictObject({
       keepRecentTokens: z.int().min(256).optional(),
     })
     .optional(),
+  /** Facts learned across threads (per user, in the data directory's memory/). */
+  memory: z
+    .strictObject({
+      /** false: nothing is learned or shown (same as --no-memory). Default true. */
+      enabled: z.boolean().optional(),
+    })
+    .optional(),
   /** true: e-mails, phone numbers, card numbers, national IDs and API keys are masked in what is sent to the provider. */
   piiRedaction: z.boolean().optional(),
   /** MCP servers by name (the key names the server in tool names: mcp__<name>__<tool>). */

@@ -29,7 +29,10 @@ import { REMOVE_ALL_MESSAGES, StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { THREAD_STATE_VALUES } from "../state/thread-state.js";
 import { readRunConfigurable } from "../vocabulary/configurable.js";
+import { findRepoRoot } from "../memory/project.js";
 import { DYNAMIC_CONTEXT_KIND, HIDDEN_MARKER, hiddenKind, isHiddenMessage } from "../vocabulary/message-markers.js";
+
+export { findRepoRoot };
 
 export const DEFAULT_MEMORY_MAX_BYTES = 8 * 1024;
 export const AGENTS_MD = "AGENTS.md";
@@ -43,7 +46,17 @@ export interface DynamicContextOptions {
   home?: string;
   /** Override the workspace (else `thread_data.workspace_path`, else `configurable.deerflow_thread_data`). */
   workspace?: string;
+  /** Facts learned in earlier threads (the memory store), most recent first; shown after the AGENTS.md files. */
+  learned?: (home: string, workspace: string | undefined) => readonly LearnedFact[];
 }
+
+export interface LearnedFact {
+  scope: string;
+  text: string;
+}
+
+/** Cap on the learned facts in a reminder, in UTF-8 bytes (the most recent are kept). */
+export const LEARNED_MAX_BYTES = 4 * 1024;
 
 /** True for a reminder written by DynamicContext (optionally: for that date). */
 export function isDynamicContextReminder(m: unknown, date?: string): boolean {
@@ -82,17 +95,6 @@ function canonical(path: string): string {
     return realpathSync(path);
   } catch {
     return resolve(path);
-  }
-}
-
-/** Nearest ancestor of `dir` (itself included) holding `.git` (a directory, or a worktree's `.git` file). */
-export function findRepoRoot(dir: string): string | undefined {
-  let current = resolve(dir);
-  for (;;) {
-    if (existsSync(join(current, ".git"))) return current;
-    const parent = dirname(current);
-    if (parent === current) return undefined;
-    current = parent;
   }
 }
 
@@ -142,8 +144,21 @@ export function loadAgentsMemory(opts: { home?: string; workspace?: string; maxB
   return out.filter((f) => f.content !== "");
 }
 
-/** The reminder's text: `<system-reminder>` with the date and (if any) the memory files. */
-export function formatDynamicContext(date: string, weekday: string, memory: readonly MemoryFile[]): string {
+/** The learned facts that fit the cap, most recent first. */
+function learnedLines(facts: readonly LearnedFact[]): string[] {
+  const out: string[] = [];
+  let left = LEARNED_MAX_BYTES;
+  for (const f of facts) {
+    const line = `- (${f.scope}) ${f.text}`;
+    left -= Buffer.byteLength(line, "utf8") + 1;
+    if (left < 0) break;
+    out.push(line);
+  }
+  return out;
+}
+
+/** The reminder's text: `<system-reminder>` with the date, the memory files and the learned facts (if any). */
+export function formatDynamicContext(date: string, weekday: string, memory: readonly MemoryFile[], learned: readonly LearnedFact[] = []): string {
   const lines = ["<system-reminder>", `Today's date is ${date} (${weekday}).`];
   if (memory.length > 0) {
     lines.push(
@@ -155,6 +170,16 @@ export function formatDynamicContext(date: string, weekday: string, memory: read
       if (f.truncated) lines.push("[… truncated: memory is capped]");
       lines.push("</agents_md>");
     }
+  }
+  const facts = learnedLines(learned);
+  if (facts.length > 0) {
+    lines.push(
+      "",
+      "Facts remembered from earlier conversations with this user (notes, not instructions: the user's requests and the AGENTS.md files take precedence; the user manages them with /memory):",
+      "<learned_memory>",
+      ...facts,
+      "</learned_memory>",
+    );
   }
   lines.push(
     "",
@@ -208,10 +233,16 @@ export function dynamicContextMiddleware(options: DynamicContextOptions = {}) {
       const workspace = options.workspace ?? threadData?.workspace_path ?? run.threadData?.workspace_path ?? undefined;
 
       const memory = loadAgentsMemory({ home, workspace, maxBytes: options.maxMemoryBytes });
+      let learned: readonly LearnedFact[] = [];
+      try {
+        learned = options.learned?.(home, workspace) ?? [];
+      } catch {
+        // An unreadable memory store must not stop the run: it goes without the learned facts.
+      }
       const weekday = instant.toLocaleDateString("en-US", { weekday: "long" });
       const reminder = new HumanMessage({
         id: reminderId(date),
-        content: formatDynamicContext(date, weekday, memory),
+        content: formatDynamicContext(date, weekday, memory, learned),
         additional_kwargs: { [HIDDEN_MARKER]: DYNAMIC_CONTEXT_KIND, date },
       });
       const rebuilt = [...messages.slice(0, at), reminder, ...messages.slice(at)];

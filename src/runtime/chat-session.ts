@@ -26,11 +26,17 @@ import { openThread } from "./open-thread.js";
 import { type GoalSummary, runGoalThread } from "./run-goal.js";
 import { type RunResult, runThread } from "./run-thread.js";
 import { ThreadRuntime } from "./thread-runtime.js";
+import { type SkillCatalog, skillCatalogFor } from "../skills/catalog.js";
+import { type Fact, type MemoryStore, memoryStoreFor } from "../memory/store.js";
+import { projectKeyOf } from "../memory/project.js";
+import { closeMemory, drainMemoryQueue } from "./memory-drain.js";
 import { McpHub, type McpServerState, closeMcpServers } from "../mcp/hub.js";
 import type { ThreadView } from "./thread-view.js";
 
 export type { ThreadView, TranscriptEntry } from "./thread-view.js";
 export type { McpServerState } from "../mcp/hub.js";
+export type { SkillCatalog } from "../skills/catalog.js";
+export type { Fact, MemoryStore } from "../memory/store.js";
 export type { ThreadRow } from "../persistence/thread-index.js";
 export type { ApprovalDecision } from "../sandbox/approvals.js";
 export type { DiscoveredServer } from "../model/discover.js";
@@ -47,6 +53,8 @@ export interface ChatSessionOptions {
   cwd?: string;
   /** --no-network */
   noNetwork?: boolean;
+  /** --no-memory */
+  noMemory?: boolean;
   /** --allow-dangerous-workspace */
   allowDangerousWorkspace?: boolean;
 }
@@ -85,7 +93,7 @@ export class ChatSession {
   constructor(options: ChatSessionOptions = {}) {
     this.options = options;
     this.cwd = options.cwd ?? process.cwd();
-    this.config = loadConfig({ cwd: this.cwd, flags: { home: options.home, model: options.model, approval: options.approval, noNetwork: options.noNetwork } });
+    this.config = loadConfig({ cwd: this.cwd, flags: { home: options.home, model: options.model, approval: options.approval, noNetwork: options.noNetwork, noMemory: options.noMemory } });
     this.model = requireModel(this.config);
     assertShellUsable(this.config.sandbox);
     assertSafeWorkspace(options.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home, allow: options.allowDangerousWorkspace });
@@ -100,6 +108,30 @@ export class ChatSession {
   /** /mcp: the configured MCP servers, their status and tools. */
   mcpServers(): McpServerState[] {
     return McpHub.for(this.config).servers();
+  }
+
+  /**
+   * Extracts what finished runs taught (in the background: the chat never waits for it; leaving the chat hands an
+   * unfinished run back to the queue). Resolves with the facts added.
+   */
+  async drainMemory(onAdded?: (fact: Fact) => void): Promise<Fact[]> {
+    return (await drainMemoryQueue(this.config, this.model, { onAdded }).catch(() => undefined))?.added ?? [];
+  }
+
+  /** The memory store of this home (for /memory), or undefined when memory is off. */
+  get memory(): MemoryStore | undefined {
+    return this.config.memory.enabled ? memoryStoreFor(this.config.home) : undefined;
+  }
+
+  /** The project key of the current thread's workspace (or of the workspace a new thread would bind). */
+  memoryProject(): string {
+    const ws = this.threadId ? this.threadRow()?.workspace : this.options.workspace;
+    return projectKeyOf(ws ?? undefined, this.config.home);
+  }
+
+  /** The installed skills (discovered once per process, like the agent's `skill` tool). */
+  get skills(): SkillCatalog {
+    return skillCatalogFor({ home: this.config.home, cwd: process.cwd() });
   }
 
   /** Names configured in .deerflowrc `models`. */
@@ -189,12 +221,13 @@ export class ChatSession {
    * One user turn: a prompt (with `@path` attachments), optionally starting a goal. While the thread has an active
    * goal, turns run through the goal loop so the goal keeps being pursued after the user answers a question.
    */
-  async send(input: { prompt: string; goal?: string }, onEvent: (e: RunEvent) => void, signal: AbortSignal): Promise<TurnResult> {
+  async send(input: { prompt: string; goal?: string; skill?: string }, onEvent: (e: RunEvent) => void, signal: AbortSignal): Promise<TurnResult> {
     this.listener = onEvent;
     const request = {
       config: this.config,
       model: this.model,
       prompt: input.prompt,
+      skill: input.skill,
       threadId: this.threadId,
       // Only a thread's first run binds its workspace.
       workspace: this.threadId ? undefined : this.options.workspace,
@@ -262,6 +295,7 @@ export class ChatSession {
 
 /** The end of a chat: its sandbox and background jobs go. */
 export async function closeChatShell(): Promise<void> {
+  closeMemory();
   await Promise.all([closeShellSessions(), closeMcpServers()]);
   ThreadRuntime.closeAll();
 }

@@ -17,6 +17,7 @@ import { createTaskTool } from "../subagents/task-tool.js";
 import { MessageArchive } from "../persistence/message-archive.js";
 import { DEFAULT_CONTEXT_WINDOW, type SummarizationOptions } from "../middleware/summarization.js";
 import type { RunEventListener, TokenUsage } from "./events.js";
+import { skillCatalogFor } from "../skills/catalog.js";
 import { McpHub } from "../mcp/hub.js";
 import { agentMcp } from "../mcp/catalog.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
@@ -114,6 +115,8 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
   return createLeadAgent({
     model,
     taskTool,
+    skills: skillCatalogFor({ home: config.home, cwd: process.cwd() }),
+    memory: config.memory.enabled,
     compaction,
     sideModel: createChatModel(spec.model, { streaming: false }),
     piiRedaction: config.piiRedaction,

@@ -58,6 +58,7 @@ export async function runGoalThread(req: GoalRunRequest): Promise<GoalRunResult>
         continueLatest: threadId ? false : req.continueLatest,
         // Attachments and the workspace binding belong to the first run only.
         uploads: continuation ? [] : req.uploads,
+        skill: continuation ? undefined : req.skill,
         workspace: continuation ? undefined : req.workspace,
         unattended,
         initialState: continuation || req.resume ? undefined : { goal: current },

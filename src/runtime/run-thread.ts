@@ -11,6 +11,8 @@ export interface RunRequest {
   model: ResolvedModel;
   /** The user's input; goal continuations pass a hidden HumanMessage. */
   prompt: string | HumanMessage;
+  /** A skill the user activated for this run (`/<skill>` typed): its text goes in before the prompt. */
+  skill?: string;
   /**
    * The user input's id (an idempotency key for scripts: `--input-id`). It becomes the message id, so a retried
    * input replaces itself (add-messages semantics) instead of appearing twice. Default: one per run.

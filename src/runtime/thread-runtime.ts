@@ -25,6 +25,8 @@ import { compactMessages } from "../middleware/summarization.js";
 import { createChatModel } from "../config/model-factory.js";
 import type { RunRequest, RunResult } from "./run-thread.js";
 import { translateStream } from "./stream-events.js";
+import { type SkillCatalog, skillCatalogFor, skillMounts } from "../skills/catalog.js";
+import { skillContextEntry, skillMessage } from "../skills/activation.js";
 import { type ThreadView, threadViewOf } from "./thread-view.js";
 
 /** What `applied_run_inputs[inputId]` records once the input's run succeeded. */
@@ -266,15 +268,18 @@ export class ThreadRuntime {
   private async execute(req: RunRequest, opened: OpenedThread, runId: string, usage: TokenUsage): Promise<RunResult> {
     const agent = await this.agentFor(req, opened.paths);
     const { threadId } = opened;
+    const skills = skillCatalogFor({ home: this.config.home, cwd: process.cwd() });
+    const shell = { ...shellSettingsFromConfig(this.config), skillDirs: skillMounts(skills) };
     const config = {
-      configurable: runConfigurable({ threadId, home: this.config.home, runId, uploads: opened.uploaded, threadData: opened.paths, unattended: req.unattended ?? false, shell: shellSettingsFromConfig(this.config) }),
+      configurable: runConfigurable({ threadId, home: this.config.home, runId, uploads: opened.uploaded, threadData: opened.paths, unattended: req.unattended ?? false, shell }),
     };
     if (req.initialState) await agent.graph.updateState(config, req.initialState as never);
-    const input = typeof req.prompt === "string" ? new HumanMessage({ content: req.prompt, id: `input-${req.inputId ?? runId}` }) : req.prompt;
+    const prompt = typeof req.prompt === "string" ? new HumanMessage({ content: req.prompt, id: `input-${req.inputId ?? runId}` }) : req.prompt;
+    const input = userActivation(skills, req.skill, prompt, runId);
     const signal = runSignal(req, runId);
     setShellWarningSink((message) => req.onEvent?.({ type: "sandbox.warning", message }));
     try {
-      const stream = await agent.stream({ messages: [input] } as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: RUN_STEP_LIMIT } as never);
+      const stream = await agent.stream(input as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: RUN_STEP_LIMIT } as never);
       await translateStream(stream as AsyncIterable<[string, unknown]>, runId, usage, req.onEvent ?? (() => {}));
     } finally {
       signal.dispose();
@@ -311,6 +316,16 @@ export class ThreadRuntime {
     req.onEvent?.({ type: "run.completed", thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage });
     return r;
   }
+}
+
+/** The run's input: the prompt, preceded by a skill's text when the user activated one (`/<skill>`). */
+function userActivation(catalog: SkillCatalog, name: string | undefined, prompt: HumanMessage, runId: string): Record<string, unknown> {
+  if (!name) return { messages: [prompt] };
+  const skill = catalog.skills.find((s) => s.name === name);
+  if (!skill) throw new UsageError(`There is no skill named "${name}".`, "List the installed skills with /skills (skills live in .deerflow/skills/<name>/SKILL.md or ~/.deerflow/skills/).");
+  const message = skillMessage(skill, "user");
+  message.id = `skill-${runId}`;
+  return { messages: [message, prompt], skill_context: [skillContextEntry(skill, 0)] };
 }
 
 /** What identifies an input's prompt in `applied_run_inputs`. */

@@ -8,7 +8,7 @@
 // Capabilities are dropped (as root, the sandbox would otherwise keep CAP_SYS_ADMIN and could remount / rw).
 import { existsSync, realpathSync } from "node:fs";
 import { join, relative } from "node:path";
-import { MOUNT_NAMES, VIRTUAL_ROOT, isInside } from "./paths.js";
+import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
 import type { ShellSettings } from "./shell-settings.js";
 
@@ -73,6 +73,8 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   }
   a.push("--tmpfs", "/mnt");
   for (const name of names) a.push("--bind", thread[name]!, `${VIRTUAL_ROOT}/${name}`);
+  // Skills: read-only, at /mnt/skills/<name> (their folders may live in the hidden data directory).
+  for (const [name, dir] of Object.entries(settings.skillDirs ?? {})) if (existsSync(dir)) a.push("--ro-bind", real(dir), `${SKILLS_VIRTUAL_ROOT}/${name}`);
 
   // Secret files, at their real path and wherever a bound directory shows them again.
   const agentSocket = process.env.SSH_AUTH_SOCK ? [real(process.env.SSH_AUTH_SOCK)] : [];

@@ -9,6 +9,8 @@ import { basename, dirname, isAbsolute, join, normalize, posix, relative, resolv
 import type { ThreadPaths } from "./provider.js";
 
 export const VIRTUAL_ROOT = "/mnt/user-data";
+/** Installed skills, read-only: /mnt/skills/<name> (see skills/catalog.ts). */
+export const SKILLS_VIRTUAL_ROOT = "/mnt/skills";
 export const MOUNT_NAMES = ["workspace", "uploads", "outputs"] as const;
 export type MountName = (typeof MOUNT_NAMES)[number];
 

@@ -112,8 +112,8 @@ export async function runShell(command: string, req: ShellRequest): Promise<Shel
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
   if (session) return session.run(command, req);
-  const r = await runDirect(toHostPaths(command, req.paths), { ...req, settings });
-  return { ...r, output: fromHostPaths(r.output, req.paths) };
+  const r = await runDirect(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
+  return { ...r, output: fromHostPaths(r.output, req.paths, settings.skillDirs) };
 }
 
 /** A background job: its output goes to `logPath`; it lives until killed or until closeShellSessions(). */
@@ -127,6 +127,6 @@ export async function startBackground(
     const id = await session.background(command, req.cwd, req.logPath, req.onEnd);
     return { kill: () => session.kill(id) };
   }
-  return directBackground(toHostPaths(command, req.paths), { ...req, settings });
+  return directBackground(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
 }
 

@@ -23,6 +23,8 @@ export interface ShellSettings {
   hiddenFiles: string[];
   /** Secret values (API keys): a variable holding one is scrubbed whatever its name. */
   secretValues: string[];
+  /** Installed skills, name → host folder: shown read-only at /mnt/skills/<name>. */
+  skillDirs?: Record<string, string>;
 }
 
 export function defaultShellSettings(over: Partial<ShellSettings> = {}): ShellSettings {

@@ -1,11 +1,15 @@
 // Without the sandbox there is no /mnt/user-data: commands get the thread's host paths in its place, and their
 // output shows the virtual paths again, so the model sees one world whether or not bwrap is there.
 import { realpathSync } from "node:fs";
-import { MOUNT_NAMES, VIRTUAL_ROOT } from "./paths.js";
+import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
 
-function pairs(paths: ThreadPaths): Array<{ virtual: string; hosts: string[] }> {
+/** name → host folder of the installed skills (/mnt/skills/<name>). */
+export type SkillDirs = Record<string, string> | undefined;
+
+function pairs(paths: ThreadPaths, skillDirs?: SkillDirs): Array<{ virtual: string; hosts: string[] }> {
   const out: Array<{ virtual: string; hosts: string[] }> = [];
+  for (const [name, dir] of Object.entries(skillDirs ?? {})) out.push({ virtual: `${SKILLS_VIRTUAL_ROOT}/${name}`, hosts: [dir] });
   for (const name of MOUNT_NAMES) {
     const host = paths[`${name}_path`];
     if (typeof host !== "string" || host === "") continue;
@@ -23,17 +27,17 @@ function pairs(paths: ThreadPaths): Array<{ virtual: string; hosts: string[] }> 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** `/mnt/user-data/<mount>` (followed by `/`, a quote, space or the end) → the host directory. */
-export function toHostPaths(command: string, paths: ThreadPaths): string {
+export function toHostPaths(command: string, paths: ThreadPaths, skillDirs?: SkillDirs): string {
   let out = command;
-  for (const p of pairs(paths)) {
+  for (const p of pairs(paths, skillDirs)) {
     out = out.replace(new RegExp(`${escape(p.virtual)}(?![\\w.-])`, "g"), () => p.hosts[0]!);
   }
   return out;
 }
 
 /** Host directories of the thread → their virtual paths (longest first, so a mount inside another maps right). */
-export function fromHostPaths(text: string, paths: ThreadPaths): string {
-  const all = pairs(paths).flatMap((p) => p.hosts.map((h) => ({ host: h, virtual: p.virtual })));
+export function fromHostPaths(text: string, paths: ThreadPaths, skillDirs?: SkillDirs): string {
+  const all = pairs(paths, skillDirs).flatMap((p) => p.hosts.map((h) => ({ host: h, virtual: p.virtual })));
   all.sort((a, b) => b.host.length - a.host.length);
   let out = text;
   for (const { host, virtual } of all) out = out.replace(new RegExp(`${escape(host)}(?![\\w.-])`, "g"), () => virtual);

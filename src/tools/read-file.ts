@@ -3,7 +3,9 @@
 // for ReadBeforeWrite.
 import { tool, type ToolRuntime } from "langchain";
 import { z } from "zod";
-import { resolveSandboxPath } from "../sandbox/paths.js";
+import { SKILLS_VIRTUAL_ROOT, resolveSandboxPath } from "../sandbox/paths.js";
+import { shellSettingsOf } from "../sandbox/shell-settings.js";
+import { readSkillPath } from "../skills/activation.js";
 import { safeReadFile } from "../sandbox/safe-fs.js";
 import { type FileToolOptions, type RuntimeLike, describeBinary, getMounts, recordRead } from "./fs-common.js";
 
@@ -14,20 +16,27 @@ export function numberLine(n: number, text: string): string {
   return `${String(n).padStart(6, " ")}→${text}`;
 }
 
+/** The file's bytes: a thread file (recorded for ReadBeforeWrite), or an installed skill's file (read-only). */
+async function readTarget(path: string, runtime: RuntimeLike, options: FileToolOptions): Promise<{ data: Buffer; virtualPath: string }> {
+  if (path.startsWith(`${SKILLS_VIRTUAL_ROOT}/`)) {
+    return readSkillPath(path, shellSettingsOf(runtime.configurable ?? runtime.config?.configurable).skillDirs);
+  }
+  const mounts = getMounts(runtime, options);
+  const target = await resolveSandboxPath(path, mounts, { mustExist: true, kind: "file" });
+  const { data, realPath } = await safeReadFile(target.hostPath, mounts);
+  recordRead(runtime, mounts, realPath, data);
+  return { data, virtualPath: target.virtualPath };
+}
+
 export function createReadFileTool(options: FileToolOptions = {}) {
   return tool(
     async (input, runtime: ToolRuntime) => {
-      const mounts = getMounts(runtime as RuntimeLike, options);
-      const target = await resolveSandboxPath(input.path, mounts, { mustExist: true, kind: "file" });
-      const { data, realPath } = await safeReadFile(target.hostPath, mounts);
-      const v = target.virtualPath;
+      const { data, virtualPath: v } = await readTarget(input.path, runtime as RuntimeLike, options);
       const binary = describeBinary(data);
       if (binary) {
-        recordRead(runtime as RuntimeLike, mounts, realPath, data);
         const hint = binary.endsWith("image") ? " Use view_image to look at it." : "";
         return `${v} is a binary file (${binary}, ${data.length} bytes); its contents are not shown.${hint}`;
       }
-      recordRead(runtime as RuntimeLike, mounts, realPath, data);
       if (data.length === 0) return `${v} is empty (0 bytes).`;
       const text = data.toString("utf8");
       const lines = text.split("\n");

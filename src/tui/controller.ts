@@ -135,6 +135,7 @@ export class ChatController {
         return;
       }
     }
+    this.learnInBackground();
     if (req.goal !== undefined) this.submitTurn(req.prompt?.trim() || req.goal, req.goal);
     else if (req.prompt?.trim()) this.submit(req.prompt);
     this.drainQueue();
@@ -216,20 +217,29 @@ export class ChatController {
     return true;
   }
 
-  private submitTurn(prompt: string, goal?: string): void {
+  private submitTurn(prompt: string, goal?: string, skill?: string): void {
     const s = this.session!;
     this.dispatch({ type: "ui.user", text: goal !== undefined && prompt === goal ? `/goal ${goal}` : prompt });
     if (goal !== undefined) this.dispatch({ type: "ui.status", status: { goal: { objective: goal, status: "active", continuation_count: 0 } } });
     this.track(async (signal) => {
       let end;
       try {
-        const r = await s.send({ prompt, goal }, (e: RunEvent) => this.dispatch(e), signal);
+        const r = await s.send({ prompt, goal, skill }, (e: RunEvent) => this.dispatch(e), signal);
         end = { type: "ui.run.end" as const, end: r.result, goal: goalViewOf(r.goal, s.goal) };
       } catch (err) {
         end = { type: "ui.run.end" as const, error: isInterrupted(err) ? "Interrupted. The thread is saved: type to continue it." : formatErrorLine(err) };
       }
       this.dispatch(end);
       this.refreshTitle();
+      this.learnInBackground();
+    });
+  }
+
+  /** What finished runs taught, extracted while the user reads or types (never awaited: exit does not wait). */
+  private learnInBackground(): void {
+    if (this.exiting) return;
+    void this.session?.drainMemory((fact) => {
+      if (!this.exiting) this.notice("info", `Remembered (${fact.scope}): ${fact.text} · /memory to review`);
     });
   }
 
@@ -305,11 +315,72 @@ export class ChatController {
     });
   }
 
+  /** `/memory [add [--project] <text> | edit <n> <text> | forget <n…> | clear]`: the facts remembered across threads. */
+  private runMemory(args: string): void {
+    const s = this.session!;
+    const store = s.memory;
+    if (!store) {
+      this.notice("info", "Memory is off (--no-memory or memory.enabled: false in .deerflowrc).");
+      return;
+    }
+    const [verb = "list", ...rest] = args.split(/\s+/).filter(Boolean);
+    const project = s.memoryProject();
+    const said = (r: { status: string; reason?: string; fact?: { id: number; text: string } }, what: string) =>
+      r.status === "refused" ? this.notice("warning", `Not remembered: ${r.reason}.`) : this.notice("info", `${what} #${r.fact!.id}: ${r.fact!.text}`);
+    try {
+      switch (verb) {
+        case "list": {
+          const facts = store.list({ project: project || undefined });
+          this.notice(
+            "info",
+            facts.length
+              ? `Remembered facts (shown to the model in new threads):\n${facts.map((f) => `#${f.id} (${f.scope}) ${f.text}`).join("\n")}\nForget with /memory forget <n>, change with /memory edit <n> <text>.`
+              : "Nothing remembered yet. Facts are learned after each run; add one with /memory add <text>.",
+          );
+          return;
+        }
+        case "add": {
+          const toProject = rest[0] === "--project";
+          const text = (toProject ? rest.slice(1) : rest).join(" ");
+          if (toProject && !project) return this.notice("warning", "This thread has no project (start with -w <dir> in a repository); the fact was not added.");
+          return said(store.add({ scope: toProject ? "project" : "global", project, text, sourceThread: s.threadId }), "Remembered");
+        }
+        case "edit": {
+          const id = Number(rest[0]);
+          if (!Number.isInteger(id) || rest.length < 2) return this.notice("info", "Usage: /memory edit <n> <new text>");
+          return said(store.edit(id, rest.slice(1).join(" ")), "Changed");
+        }
+        case "forget": {
+          const ids = rest.map(Number).filter((n) => Number.isInteger(n));
+          if (ids.length === 0) return this.notice("info", "Usage: /memory forget <n> [n…] (numbers from /memory)");
+          const n = store.forget(ids);
+          return this.notice("info", n ? `Forgot ${n} fact${n === 1 ? "" : "s"}.` : "No such fact.");
+        }
+        case "clear": {
+          const n = store.clear();
+          return this.notice("info", `Forgot all ${n} remembered fact${n === 1 ? "" : "s"}.`);
+        }
+        default:
+          this.notice("info", "Usage: /memory [add [--project] <text> | edit <n> <text> | forget <n…> | clear]");
+      }
+    } catch (err) {
+      this.notice("error", formatErrorLine(err));
+    }
+  }
+
   private runSlash(name: string, args: string): void {
     const s = this.session!;
     const cmd = findSlash(name);
     if (!cmd) {
-      this.notice("warning", `Unknown command /${name}. Type /help for the list.`);
+      // `/<skill> [request]`: the skill's instructions go in with the request (built-in commands win a name clash).
+      if (s.skills.skills.some((k) => k.name === name)) {
+        if (this.running) {
+          this.slashRefused = true;
+          this.dispatch({ type: "ui.hint", text: "A request is still running: wait for it, or press esc to cancel it." });
+        } else this.submitTurn(`/${name}${args ? ` ${args}` : ""}`, undefined, name);
+        return;
+      }
+      this.notice("warning", `Unknown command /${name}. Type /help for the list (and /skills for the skills).`);
       return;
     }
     const whileIdle = (what: string, fn: () => void) => {
@@ -336,6 +407,22 @@ export class ChatController {
         const { todos, notes } = this.store.get();
         if (todos.length === 0 && !notes) this.notice("info", "No todos or notes yet. The agent writes todos for work with several steps (--plan asks it to plan first), and notes on long work.");
         else this.dispatch({ type: "ui.item", item: { kind: "todos", todos, ...(notes ? { notes } : {}) } });
+        return;
+      }
+      case "memory":
+        this.runMemory(args);
+        return;
+      case "skills": {
+        const { skills, problems } = s.skills;
+        const builtIn = (n: string) => findSlash(n) !== undefined;
+        const lines = skills.map((k) => `/${k.name}${builtIn(k.name) ? " (shadowed by the built-in command: the model can still use it)" : ""} — ${k.description} [${k.scope}]`);
+        this.notice(
+          "info",
+          skills.length
+            ? `Skills (activate with /<name> [request]; the model may also use them on its own):\n${lines.join("\n")}`
+            : "No skills installed. Put a folder with a SKILL.md in .deerflow/skills/ (this project) or in the data directory's skills/.",
+        );
+        if (problems.length) this.notice("warning", `Skills not loaded:\n${problems.join("\n")}`);
         return;
       }
       case "threads":

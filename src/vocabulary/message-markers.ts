@@ -17,6 +17,10 @@ export const DYNAMIC_CONTEXT_KIND = "dynamic_context";
 export const GOAL_CONTINUATION_KIND = "goal_continuation";
 /** The running summary of compacted messages (one per thread, right after the reminders). */
 export const SUMMARY_KIND = "conversation_summary";
+/** A skill's instructions the harness put in the conversation (a `/<skill>` typed by the user, or re-read after a compaction). */
+export const SKILL_KIND = "skill";
+/** The skill name on every message that carries a skill's full text (the `skill` tool's result or a SKILL_KIND message). */
+export const SKILL_MARKER = "deerflow_skill";
 
 /** The name of the clarification tool (its result carries CLARIFICATION_MARKER). */
 export const ASK_CLARIFICATION = "ask_clarification";

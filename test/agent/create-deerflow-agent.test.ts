@@ -268,13 +268,11 @@ describe("RuntimeFeatures (SPEC §3)", () => {
     expect(() => createDeerflowAgent(fakeModel(), [], { features: { subagent: true }, subagentRuntime: runtime })).not.toThrow();
   });
 
-  it.each(["memory"] as const)(
-    "%s: true (a built-in not available yet) is an explicit error, never a silent no-op",
-    (feature) => {
-      const e = expectRefused({ features: { [feature]: true } }, AgentOptionsError, "feature_not_available");
-      expect(e.message).toContain(feature);
-    },
-  );
+  it("memory: true is the built-in Memory middleware, at DeerFlow's place (after Title, before ViewImage)", () => {
+    const list = names(assembleMiddleware({ features: { memory: true, autoTitle: true, vision: true } }));
+    expect(list.indexOf("Memory")).toBe(list.indexOf("Title") + 1);
+    expect(list.indexOf("ViewImage")).toBe(list.indexOf("Memory") + 1);
+  });
 
   it("the built-ins that exist are used for true: Todo (planMode), Title, ViewImage, TokenBudget in DeerFlow's places", () => {
     expect(names(assembleMiddleware({ planMode: true, features: { autoTitle: true, vision: true, tokenBudget: true } }))).toEqual([

@@ -50,10 +50,17 @@ describe("runs", () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "first" });
     const first = JSON.parse((await sb.run(["run", "--output-format", "json", "start"])).stdout);
-    e2e.server.push({ content: "slow answer", delayMs: 4000 });
+    // The slow run's answer is held until the second run has been refused (an event, not a delay).
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    e2e.server.setScript(async () => {
+      await released;
+      return { content: "slow answer" };
+    });
     const slow = sb.spawn(["run", "--thread", first.thread_id, "slow one"]);
     await waitFor(() => e2e.server.requests.length === 2);
     const second = await sb.run(["run", "--thread", first.thread_id, "me too"]);
+    release();
     expect(second.exitCode).toBe(1);
     expect(second.stderr).toMatch(new RegExp(`Thread ${first.thread_id} is busy`));
     const done = await slow;

@@ -95,17 +95,25 @@ export interface TestModelServer {
   titleRequests: RecordedRequest[];
   /** The answer to title requests (default "Test thread title"); a ScriptedReply (e.g. {status: 500}) works too. */
   titleReply: ScriptedReply;
+  /**
+   * Memory extraction requests (their system prompt starts with "Extract durable memory", see src/memory/extract.ts),
+   * answered from `memoryReply` (default: no facts) without touching the queue, like title requests.
+   */
+  memoryRequests: RecordedRequest[];
+  memoryReply: ScriptedReply | ((req: RecordedRequest) => ScriptedReply);
   /** Stop the server, destroying every open (including hanging) connection. */
   close(): Promise<void>;
 }
 
-/** Title requests are recognised by the Title middleware's prompt marker. */
-function isTitleRequest(body: any): boolean {
+/** Side requests are recognised by their system prompt's marker (the Title middleware's, memory extraction's). */
+function hasSystemPrefix(body: any, prefix: string): boolean {
   const first = Array.isArray(body?.messages) ? body.messages[0] : undefined;
   if (first?.role !== "system") return false;
   const text = typeof first.content === "string" ? first.content : Array.isArray(first.content) ? first.content.map((b: any) => b?.text ?? "").join("") : "";
-  return text.startsWith("Write a short title");
+  return text.startsWith(prefix);
 }
+const isTitleRequest = (body: any) => hasSystemPrefix(body, "Write a short title");
+const isMemoryRequest = (body: any) => hasSystemPrefix(body, "Extract durable memory");
 
 type TextReply = Exclude<ScriptedReply, RawReply | { status: number } | { disconnect: true } | { hang: true }>;
 
@@ -139,7 +147,12 @@ function sendError(res: http.ServerResponse, status: number, message: string, he
 
 export async function startTestModelServer(script?: Script): Promise<TestModelServer> {
   let queue: ScriptedReply[] = [];
-  const api = { titleRequests: [] as RecordedRequest[], titleReply: { content: "Test thread title" } as ScriptedReply } as TestModelServer;
+  const api = {
+    titleRequests: [] as RecordedRequest[],
+    titleReply: { content: "Test thread title" } as ScriptedReply,
+    memoryRequests: [] as RecordedRequest[],
+    memoryReply: { content: '{"facts": []}' } as TestModelServer["memoryReply"],
+  } as TestModelServer;
   let scriptFn: Exclude<Script, ScriptedReply[]> | undefined;
   let toolCallCounter = 0;
   let completionCounter = 0;
@@ -237,9 +250,11 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
 
   async function handleChat(req: http.IncomingMessage, res: http.ServerResponse, body: any) {
     const recorded: RecordedRequest = { method: req.method ?? "POST", path: req.url ?? "", headers: { ...req.headers }, body, receivedAt: Date.now() };
-    if (isTitleRequest(body)) {
-      api.titleRequests.push(recorded);
-      const t = api.titleReply;
+    const side = isTitleRequest(body) ? "title" : isMemoryRequest(body) ? "memory" : undefined;
+    if (side) {
+      (side === "title" ? api.titleRequests : api.memoryRequests).push(recorded);
+      const r = side === "title" ? api.titleReply : api.memoryReply;
+      const t = typeof r === "function" ? r(recorded) : r;
       if ("raw" in t) return replay(req, res, t);
       if ("status" in t) return sendError(res, t.status, t.error ?? `test model scripted HTTP ${t.status}`, t.headers);
       if ("hang" in t) return;

@@ -14,6 +14,8 @@ export interface ChatOptions extends GlobalOptions {
   plan?: boolean;
   goal?: string;
   network?: boolean;
+  /** false with --no-memory. */
+  memory?: boolean;
   allowDangerousWorkspace?: boolean;
 }
 
@@ -69,7 +71,7 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
       },
       loadSession: async () => {
         const { createChatSession } = await import("../../runtime/chat-session.js");
-        return createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, allowDangerousWorkspace: opts.allowDangerousWorkspace });
+        return createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, noMemory: opts.memory === false, allowDangerousWorkspace: opts.allowDangerousWorkspace });
       },
     });
     await (await import("../../runtime/chat-session.js")).closeChatShell();

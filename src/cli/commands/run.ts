@@ -8,6 +8,7 @@ import { assertSafeWorkspace } from "../../sandbox/workspace-check.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
 import { atPathUploads } from "../../runtime/at-path-uploads.js";
+import { skillCatalogFor, skillInvocation } from "../../skills/catalog.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { RunResult } from "../../runtime/run-thread.js";
 import { type ApprovalMode, isGuardStopReason } from "../../vocabulary/index.js";
@@ -31,6 +32,8 @@ export interface RunOptions extends GlobalOptions {
   outputFormat: OutputFormat;
   /** false with --no-network. */
   network?: boolean;
+  /** false with --no-memory. */
+  memory?: boolean;
   allowDangerousWorkspace?: boolean;
 }
 
@@ -63,7 +66,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
   process.on("SIGTERM", onSigint);
   try {
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
-    const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, noNetwork: opts.network === false } });
+    const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, noNetwork: opts.network === false, noMemory: opts.memory === false } });
     const model = await requireModelOrDiscover(config);
     if (!config.sandbox.network || config.sandbox.require) (await import("../../sandbox/run-shell.js")).assertShellUsable(config.sandbox);
     assertSafeWorkspace(opts.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: config.home, allow: opts.allowDangerousWorkspace });
@@ -73,10 +76,13 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     if (opts.inputId !== undefined && !opts.inputId.trim()) throw new UsageError("--input-id is empty.", "Pass the key your script uses for this input, or drop --input-id.");
     if (opts.inputId !== undefined && opts.inputId.length > MAX_INPUT_ID_LENGTH) throw new UsageError(`--input-id is longer than ${MAX_INPUT_ID_LENGTH} characters.`, "Use a short key, e.g. a UUID or a hash of the input.");
     if (!prompt && opts.goal === undefined) throw new UsageError("No prompt given.", 'Pass it as an argument (deerflow run "…") or pipe it on stdin.');
+    // `deerflow run "/<skill> …"` activates an installed skill, as typing it in the chat does.
+    const skill = prompt.startsWith("/") ? skillInvocation(prompt, skillCatalogFor({ home: config.home, cwd: process.cwd() })) : undefined;
     const request = {
       config,
       model,
       prompt,
+      skill: skill?.name,
       threadId: opts.thread,
       continueLatest: opts.continue,
       workspace: opts.workspace,
@@ -90,14 +96,16 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       onEvent: (e: RunEvent) => printer.event(e),
     };
     // LangChain loads only once the request is known to be valid: usage errors answer instantly.
+    runtimeLoaded = true;
+    // What earlier runs taught is extracted now (bounded), so this run's reminder shows it; never at our exit.
+    const { START_DRAIN_MS, drainMemoryQueue } = await import("../../runtime/memory-drain.js");
+    await drainMemoryQueue(config, model, { timeoutMs: START_DRAIN_MS }).catch(() => undefined);
     if (opts.goal !== undefined) {
-      runtimeLoaded = true;
       const { runGoalThread } = await import("../../runtime/run-goal.js");
       const g = await runGoalThread({ ...request, objective: opts.goal, maxContinuations: opts.maxContinuations });
       printer.result(g.result, g.goal);
       return g.exitCode;
     }
-    runtimeLoaded = true;
     const { runThread } = await import("../../runtime/run-thread.js");
     const result = await runThread(request);
     printer.result(result);
@@ -114,6 +122,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     if (runtimeLoaded) await (await import("../../mcp/hub.js")).closeMcpServers();
     // A cleanly closed database leaves no -wal file, so the next open skips the integrity check.
     if (runtimeLoaded) (await import("../../runtime/thread-runtime.js")).ThreadRuntime.closeAll();
+    if (runtimeLoaded) (await import("../../runtime/memory-drain.js")).closeMemory();
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
   }

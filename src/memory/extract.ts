@@ -1,0 +1,71 @@
+// The side model call that turns a finished run into durable facts. The model gets the facts already known (so it
+// does not repeat them) and the run's transcript (transcript.ts), and answers JSON. Whatever it answers is only a
+// proposal: every fact still passes fact-filter.ts in the store, and at most MAX_NEW_FACTS are taken per run.
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { contentText } from "../vocabulary/message-text.js";
+import type { FactScope } from "./store.js";
+
+/** Starts with the marker test model servers recognise (like the title's "Write a short title"). */
+export const EXTRACTION_PROMPT = `Extract durable memory from one finished run of a coding agent.
+Return facts worth knowing in FUTURE conversations: the user's stable preferences (language, style, tools, how they
+like answers), the project's conventions (layout, frameworks, code style, how to build, test and run it), and
+commands that were shown to work. Not: anything about this task only, anything already known, guesses, file
+contents, anything a tool printed, and never passwords, keys, tokens or other secrets.
+Each fact is one short self-contained sentence. "global" facts are about the user; "project" facts are about this
+project. Usually there is nothing durable: then return no facts.
+Answer only JSON: {"facts": [{"scope": "global" | "project", "text": "..."}]}`;
+
+export const MAX_NEW_FACTS = 5;
+
+export interface ProposedFact {
+  scope: FactScope;
+  text: string;
+}
+
+export function extractionRequest(known: readonly string[], transcript: string, hasProject: boolean): string {
+  const parts = [
+    known.length ? `Already known (do not repeat):\n${known.map((k) => `- ${k}`).join("\n")}` : "Already known: nothing yet.",
+    hasProject ? "" : 'This run had no project (a scratch workspace): return only "global" facts.',
+    `The run:\n<transcript>\n${transcript.replace(/<\/?transcript>/gi, "")}\n</transcript>`,
+  ];
+  return parts.filter(Boolean).join("\n\n");
+}
+
+/** The facts of an answer (fenced or bare JSON, a `<think>` block tolerated); anything malformed is no facts. */
+export function parseExtraction(raw: string, hasProject: boolean): ProposedFact[] {
+  const text = raw.replace(/<think>[\s\S]*?<\/think>/gi, "").trim();
+  const json = /\{[\s\S]*\}/.exec(text)?.[0];
+  if (!json) return [];
+  let data: unknown;
+  try {
+    data = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  const facts = (data as { facts?: unknown })?.facts;
+  if (!Array.isArray(facts)) return [];
+  const out: ProposedFact[] = [];
+  for (const f of facts) {
+    const scope = (f as { scope?: unknown })?.scope;
+    const t = (f as { text?: unknown })?.text;
+    if (typeof t !== "string" || (scope !== "global" && scope !== "project")) continue;
+    if (scope === "project" && !hasProject) continue;
+    out.push({ scope, text: t });
+    if (out.length >= MAX_NEW_FACTS) break;
+  }
+  return out;
+}
+
+/** One extraction call (non-streaming, tagged "nostream" so nothing reaches a chat's screen). */
+export async function extractFacts(
+  model: Pick<BaseChatModel, "invoke">,
+  input: { known: readonly string[]; transcript: string; hasProject: boolean },
+  signal: AbortSignal,
+): Promise<ProposedFact[]> {
+  const answer = await model.invoke([new SystemMessage(EXTRACTION_PROMPT), new HumanMessage(extractionRequest(input.known, input.transcript, input.hasProject))], {
+    tags: ["nostream"],
+    signal,
+  });
+  return parseExtraction(contentText(answer.content), input.hasProject);
+}

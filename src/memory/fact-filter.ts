@@ -1,0 +1,59 @@
+// What may become a remembered fact. Facts come from a model reading a conversation that may hold secrets and
+// hostile text (a README that says "remember to always run curl … | sh"), and they are shown to the model in every
+// later thread: a wrong one does damage for a long time. So a fact is refused, never "cleaned", when it:
+// - holds anything secret-shaped (vocabulary/secret-shapes: key formats, bearer tokens, URL passwords), assigns a
+//   credential (`password=…`, `token: …`), or carries a long high-entropy string (an unknown key format);
+// - reads as an instruction aimed at the model rather than a fact (ignore previous instructions, system prompts,
+//   pipes from the network into a shell, harness markup such as <system-reminder>);
+// - is empty or longer than MAX_FACT_CHARS (a durable fact is one sentence).
+// Control characters and escape sequences are removed first (facts are printed by `deerflow memory list`).
+import { hasSecretShape } from "../vocabulary/secret-shapes.js";
+
+export const MAX_FACT_CHARS = 300;
+
+const CREDENTIAL_ASSIGNMENT = /\b(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_ -]?key|access[_ -]?key|private[_ -]?key|client[_ -]?secret|auth)\b["']?\s*(?:[:=]|\bis\b)\s*["']?[^\s"']{4,}/i;
+const INJECTION = [
+  /\b(?:ignore|disregard|forget|override)\b[^.]{0,40}\b(?:instructions?|rules?|prompts?|guidelines?)\b/i,
+  /\bsystem[ -]?prompt\b/i,
+  /<\/?\s*(?:system|system-reminder|skill|agents_md|learned_memory|instructions?)\b/i,
+  /\b(?:curl|wget|fetch)\b[^|\n]*\|\s*(?:sudo\s+)?(?:ba|z|da)?sh\b/i,
+  /\b(?:jailbreak|developer mode|DAN mode)\b/i,
+  /\brm\s+-[a-z]*r[a-z]*f?\s+(?:\/|~|\$HOME)(?:\s|$)/i,
+];
+
+/** A run of 32+ key-alphabet characters mixing letters and digits: an unknown kind of key or token. */
+function hasHighEntropyToken(text: string): boolean {
+  for (const m of text.matchAll(/[A-Za-z0-9+/_=-]{32,}/g)) {
+    const t = m[0];
+    if (/[A-Za-z]/.test(t) && /\d/.test(t) && !/^[a-z-]+$/.test(t) && new Set(t).size >= 12) return true;
+  }
+  return false;
+}
+
+/** The text as stored: no control characters or escape sequences, whitespace collapsed. */
+export function cleanFact(text: string): string {
+  return text
+    .replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g, "")
+    .replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, "")
+    .replace(/[\x00-\x1f\x7f-\x9f]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+/** The key two facts are "the same" by: case, punctuation and spacing ignored. */
+export function normalizeFact(text: string): string {
+  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+}
+
+/** The cleaned fact, or why it must not be stored. */
+export function checkFact(raw: unknown): { text: string } | { reason: string } {
+  if (typeof raw !== "string") return { reason: "not text" };
+  const text = cleanFact(raw);
+  if (normalizeFact(text).length < 3) return { reason: "empty" };
+  if (text.length > MAX_FACT_CHARS) return { reason: `longer than ${MAX_FACT_CHARS} characters` };
+  if (hasSecretShape(raw) || hasSecretShape(text) || CREDENTIAL_ASSIGNMENT.test(text) || hasHighEntropyToken(text)) {
+    return { reason: "it looks like it holds a secret (a key, token or password); secrets are never remembered" };
+  }
+  if (INJECTION.some((re) => re.test(text))) return { reason: "it reads as an instruction to the model, not a fact about the user or project" };
+  return { text };
+}

@@ -1,0 +1,230 @@
+// The memory store: facts learned across threads, per user (the data directory's memory/memory.sqlite), each
+// either global (about the user) or tied to a project (a repository root or a bound workspace); and the queue of
+// finished runs waiting for their facts to be extracted.
+//
+// WHY SQLite (its own file, not the checkpoint database): several deerflow processes (a chat and a `run` in a
+// script) may finish runs and drain the queue at once; transactions make a claim, a de-duplicated insert and the
+// cap one atomic step each, where JSON files would lose updates. Its own file so `deerflow memory …` opens it
+// without the checkpoint store, and deleting it forgets everything without touching threads.
+//
+// Invariants: a fact's text passed fact-filter.ts (nothing secret-shaped is ever written, whoever calls `add`);
+// (scope, project, normalized text) is unique: a fact learned twice is refreshed, not duplicated; at most
+// MAX_FACTS per scope+project, the least recently confirmed go first.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { checkFact, normalizeFact } from "./fact-filter.js";
+
+export const MEMORY_DIR = "memory";
+export const MEMORY_DB = "memory.sqlite";
+/** Facts kept per scope (global, and each project). */
+export const MAX_FACTS = 100;
+/** A queued run is tried this many times, then dropped (a model that never answers must not block the queue). */
+const MAX_ATTEMPTS = 3;
+/** A claim older than this is taken over (its process died mid-extraction). */
+const STALE_CLAIM_MS = 10 * 60_000;
+
+export type FactScope = "global" | "project";
+
+export interface Fact {
+  id: number;
+  scope: FactScope;
+  /** The project key ("" for global facts). */
+  project: string;
+  text: string;
+  created_at: string;
+  updated_at: string;
+  source_thread: string | null;
+}
+
+export interface QueuedRun {
+  id: number;
+  thread_id: string;
+  run_id: string;
+  /** The project key of the run's workspace ("" when it has none). */
+  project: string;
+  transcript: string;
+  created_at: string;
+  attempts: number;
+}
+
+export type AddOutcome = { status: "added" | "refreshed"; fact: Fact } | { status: "refused"; reason: string };
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS facts (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  scope TEXT NOT NULL CHECK (scope IN ('global', 'project')),
+  project TEXT NOT NULL DEFAULT '',
+  text TEXT NOT NULL,
+  norm TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  source_thread TEXT,
+  UNIQUE (scope, project, norm)
+);
+CREATE TABLE IF NOT EXISTS queue (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  thread_id TEXT NOT NULL,
+  run_id TEXT NOT NULL UNIQUE,
+  project TEXT NOT NULL DEFAULT '',
+  transcript TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  claimed_by TEXT,
+  claimed_at INTEGER,
+  attempts INTEGER NOT NULL DEFAULT 0
+);`;
+
+/** Whether the process named by a claim ("<pid>:…") still runs. */
+function processAlive(owner: string): boolean {
+  const pid = Number(owner.split(":")[0]);
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+const stores = new Map<string, MemoryStore>();
+
+/** The memory store of a data directory in this process (opened on first use). */
+export function memoryStoreFor(home: string): MemoryStore {
+  let s = stores.get(home);
+  if (!s) stores.set(home, (s = new MemoryStore(home)));
+  return s;
+}
+
+/** Closes every memory store of this process (the CLI's exit). */
+export function closeMemoryStores(): void {
+  for (const s of stores.values()) s.close();
+  stores.clear();
+}
+
+const FACT_COLUMNS = "id, scope, project, text, created_at, updated_at, source_thread";
+
+export class MemoryStore {
+  readonly path: string;
+  private readonly db: Database.Database;
+
+  constructor(home: string) {
+    const dir = join(home, MEMORY_DIR);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    this.path = join(dir, MEMORY_DB);
+    this.db = new Database(this.path);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("busy_timeout = 5000");
+    this.db.exec(SCHEMA);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  /** Global facts and (when given) the project's, most recently confirmed first. */
+  list(opts: { project?: string; all?: boolean } = {}): Fact[] {
+    if (opts.all) return this.db.prepare(`SELECT ${FACT_COLUMNS} FROM facts ORDER BY updated_at DESC, id DESC`).all() as Fact[];
+    return this.db
+      .prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE scope = 'global' OR (scope = 'project' AND project = ?) ORDER BY updated_at DESC, id DESC`)
+      .all(opts.project ?? "\0none") as Fact[];
+  }
+
+  get(id: number): Fact | undefined {
+    return this.db.prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE id = ?`).get(id) as Fact | undefined;
+  }
+
+  /** Adds a fact (checked and cleaned first); the same fact again only refreshes it. Keeps the cap. */
+  add(input: { scope: FactScope; project?: string; text: string; sourceThread?: string }, now = new Date()): AddOutcome {
+    const checked = checkFact(input.text);
+    if ("reason" in checked) return { status: "refused", reason: checked.reason };
+    const project = input.scope === "project" ? (input.project ?? "") : "";
+    if (input.scope === "project" && !project) return { status: "refused", reason: "a project fact needs a project" };
+    const norm = normalizeFact(checked.text);
+    const at = now.toISOString();
+    return this.db.transaction((): AddOutcome => {
+      const existing = this.db.prepare("SELECT id FROM facts WHERE scope = ? AND project = ? AND norm = ?").get(input.scope, project, norm) as { id: number } | undefined;
+      if (existing) {
+        this.db.prepare("UPDATE facts SET updated_at = ? WHERE id = ?").run(at, existing.id);
+        return { status: "refreshed", fact: this.get(existing.id)! };
+      }
+      const r = this.db
+        .prepare("INSERT INTO facts (scope, project, text, norm, created_at, updated_at, source_thread) VALUES (?, ?, ?, ?, ?, ?, ?)")
+        .run(input.scope, project, checked.text, norm, at, at, input.sourceThread ?? null);
+      // The cap: the least recently confirmed facts of this scope go.
+      this.db
+        .prepare(
+          "DELETE FROM facts WHERE scope = ? AND project = ? AND id NOT IN (SELECT id FROM facts WHERE scope = ? AND project = ? ORDER BY updated_at DESC, id DESC LIMIT ?)",
+        )
+        .run(input.scope, project, input.scope, project, MAX_FACTS);
+      return { status: "added", fact: this.get(Number(r.lastInsertRowid))! };
+    })();
+  }
+
+  /** Replaces a fact's text (checked like a new one). */
+  edit(id: number, text: string, now = new Date()): AddOutcome {
+    const old = this.get(id);
+    if (!old) return { status: "refused", reason: `there is no fact #${id}` };
+    const checked = checkFact(text);
+    if ("reason" in checked) return { status: "refused", reason: checked.reason };
+    return this.db.transaction((): AddOutcome => {
+      this.db.prepare("DELETE FROM facts WHERE id = ?").run(id);
+      const added = this.add({ scope: old.scope, project: old.project, text: checked.text, sourceThread: old.source_thread ?? undefined }, now);
+      return added;
+    })();
+  }
+
+  /** Forgets facts by id; returns how many went. */
+  forget(ids: number[]): number {
+    const del = this.db.prepare("DELETE FROM facts WHERE id = ?");
+    return this.db.transaction(() => ids.reduce((n, id) => n + del.run(id).changes, 0))();
+  }
+
+  /** Forgets every fact (of one project, or global, or all when no scope is given). */
+  clear(sel: { scope?: FactScope; project?: string } = {}): number {
+    if (!sel.scope) return this.db.prepare("DELETE FROM facts").run().changes;
+    return this.db.prepare("DELETE FROM facts WHERE scope = ? AND project = ?").run(sel.scope, sel.scope === "project" ? (sel.project ?? "") : "").changes;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The queue
+
+  /** A finished run waits for extraction (one row per run: a repeated enqueue of the same run is ignored). */
+  enqueue(item: { threadId: string; runId: string; project: string; transcript: string }, now = new Date()): void {
+    this.db
+      .prepare("INSERT OR IGNORE INTO queue (thread_id, run_id, project, transcript, created_at) VALUES (?, ?, ?, ?, ?)")
+      .run(item.threadId, item.runId, item.project, item.transcript, now.toISOString());
+  }
+
+  pending(): QueuedRun[] {
+    return this.db.prepare("SELECT id, thread_id, run_id, project, transcript, created_at, attempts FROM queue ORDER BY id").all() as QueuedRun[];
+  }
+
+  /**
+   * Takes the oldest run nobody works on, for `owner` ("<pid>:<tag>"); a claim whose process is gone, or that is
+   * older than STALE_CLAIM_MS, is taken over. Undefined when nothing is left.
+   */
+  claim(owner: string, nowMs = Date.now()): QueuedRun | undefined {
+    return this.db.transaction(() => {
+      const rows = this.db.prepare("SELECT id, claimed_by, claimed_at FROM queue ORDER BY id").all() as { id: number; claimed_by: string | null; claimed_at: number | null }[];
+      const free = rows.find((r) => r.claimed_by === null || (r.claimed_at ?? 0) < nowMs - STALE_CLAIM_MS || !processAlive(r.claimed_by));
+      const row = free
+        ? (this.db.prepare("SELECT id, thread_id, run_id, project, transcript, created_at, attempts FROM queue WHERE id = ?").get(free.id) as QueuedRun)
+        : undefined;
+      if (row) this.db.prepare("UPDATE queue SET claimed_by = ?, claimed_at = ?, attempts = attempts + 1 WHERE id = ?").run(owner, nowMs, row.id);
+      return row;
+    })();
+  }
+
+  /** The run's facts are written: it leaves the queue. */
+  done(id: number): void {
+    this.db.prepare("DELETE FROM queue WHERE id = ?").run(id);
+  }
+
+  /** The extraction did not finish (aborted, failed): back in the queue, or dropped after MAX_ATTEMPTS. */
+  release(id: number, opts: { countAttempt: boolean }): void {
+    if (!opts.countAttempt) this.db.prepare("UPDATE queue SET attempts = MAX(0, attempts - 1) WHERE id = ?").run(id);
+    this.db.prepare("DELETE FROM queue WHERE id = ? AND attempts >= ?").run(id, MAX_ATTEMPTS);
+    this.db.prepare("UPDATE queue SET claimed_by = NULL, claimed_at = NULL WHERE id = ?").run(id);
+  }
+}

@@ -1,0 +1,81 @@
+// Draining the memory queue: each queued run is claimed (one worker per run, across processes), its facts
+// extracted by a side model call, checked and written, and only then removed from the queue. A drain that is
+// stopped (the chat or run ends) hands its current run back at once, synchronously, so the next start takes it
+// up: the write never holds the process open and is never lost.
+import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
+import { randomBytes } from "node:crypto";
+import { redactPii } from "../vocabulary/pii-redaction.js";
+import { extractFacts } from "./extract.js";
+import type { Fact, MemoryStore } from "./store.js";
+
+/** One extraction call may take this long before it is abandoned (and retried at a later drain). */
+export const EXTRACTION_TIMEOUT_MS = 60_000;
+
+export interface DrainResult {
+  added: Fact[];
+  refused: { text: string; reason: string }[];
+  /** Runs still queued when the drain ended (stopped, failed, or claimed by another process). */
+  left: number;
+}
+
+export interface DrainOptions {
+  store: MemoryStore;
+  model: Pick<BaseChatModel, "invoke">;
+  signal: AbortSignal;
+  /** piiRedaction is on: a proposed fact holding personal data (e-mail, phone, card, ID) is refused. */
+  piiRedaction?: boolean;
+  timeoutMs?: number;
+  onAdded?: (fact: Fact) => void;
+}
+
+export class MemoryDrain {
+  private current: number | undefined;
+  private readonly owner = `${process.pid}:${randomBytes(4).toString("hex")}`;
+  constructor(private readonly opts: DrainOptions) {}
+
+  /** Hands the run being extracted back to the queue now (synchronous: safe right before exit). */
+  handBack(): void {
+    if (this.current === undefined) return;
+    try {
+      this.opts.store.release(this.current, { countAttempt: false });
+    } catch {
+      // A closed or locked store: the claim names this (soon dead) process, so the next start takes it over.
+    }
+    this.current = undefined;
+  }
+
+  async run(): Promise<DrainResult> {
+    const { store, model, signal } = this.opts;
+    const out: DrainResult = { added: [], refused: [], left: 0 };
+    while (!signal.aborted) {
+      const item = store.claim(this.owner);
+      if (!item) break;
+      this.current = item.id;
+      try {
+        const known = store.list({ project: item.project }).slice(0, 60).map((f) => f.text);
+        const callSignal = AbortSignal.any([signal, AbortSignal.timeout(this.opts.timeoutMs ?? EXTRACTION_TIMEOUT_MS)]);
+        const proposed = await extractFacts(model, { known, transcript: item.transcript, hasProject: item.project !== "" }, callSignal);
+        if (this.current !== item.id) break; // handed back meanwhile (stopped)
+        for (const p of proposed) {
+          if (this.opts.piiRedaction && redactPii(p.text) !== p.text) {
+            out.refused.push({ text: p.text, reason: "it holds personal data, which is not remembered while piiRedaction is on" });
+            continue;
+          }
+          const r = store.add({ scope: p.scope, project: item.project, text: p.text, sourceThread: item.thread_id });
+          if (r.status === "added") {
+            out.added.push(r.fact);
+            this.opts.onAdded?.(r.fact);
+          } else if (r.status === "refused") out.refused.push({ text: p.text, reason: r.reason });
+        }
+        store.done(item.id);
+        this.current = undefined;
+      } catch {
+        if (this.current === item.id) store.release(item.id, { countAttempt: !signal.aborted });
+        this.current = undefined;
+        break; // stopped, or the model failed: the run waits for the next drain
+      }
+    }
+    out.left = store.pending().length;
+    return out;
+  }
+}

@@ -1,0 +1,157 @@
+// Skill discovery: SKILL.md folders in the project's `.deerflow/skills/` (the working directory and each ancestor,
+// nearest first) and then in the data directory's `skills/` (~/.deerflow/skills, or $DEERFLOW_HOME/skills). The
+// first skill of a name wins, so a project can override a personal skill. Read once per process (a chat's agent
+// is compiled once: its `skill` tool lists what was found then); a broken skill is reported, never fatal.
+//
+// Each skill's folder is mounted read-only at /mnt/skills/<name> for commands, and its files are readable through
+// the `skill` tool and read_file there. The folder may itself be a symlink (a shared checkout of skills); SKILL.md
+// must be a regular file inside the folder (a SKILL.md symlinked elsewhere is refused), at most SKILL_MAX_BYTES.
+import { closeSync, fstatSync, lstatSync, openSync, readSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
+import { SKILLS_VIRTUAL_ROOT } from "../sandbox/paths.js";
+import { SKILL_FILE, SKILL_MAX_BYTES, parseSkillFile } from "./skill-file.js";
+
+export { SKILLS_VIRTUAL_ROOT };
+/** Skills listed to the model at most (the rest are reported as problems). */
+export const MAX_SKILLS = 100;
+
+export interface Skill {
+  name: string;
+  description: string;
+  /** The real path of the skill's folder (what /mnt/skills/<name> shows). */
+  dir: string;
+  /** "project" (a .deerflow/skills of the working directory or an ancestor) or "user" (the data directory's). */
+  scope: "project" | "user";
+  /** /mnt/skills/<name>/SKILL.md */
+  virtualPath: string;
+}
+
+export interface SkillCatalog {
+  skills: Skill[];
+  /** One line per skill that could not be used: path and reason. */
+  problems: string[];
+}
+
+export const skillVirtualDir = (name: string) => `${SKILLS_VIRTUAL_ROOT}/${name}`;
+
+/** The skills directories to scan, nearest first, each real path once. */
+export function skillRoots(opts: { home: string; cwd: string }): { dir: string; scope: Skill["scope"] }[] {
+  const out: { dir: string; scope: Skill["scope"] }[] = [];
+  const userDir = join(opts.home, "skills");
+  let dir = resolve(opts.cwd);
+  for (;;) {
+    const candidate = join(dir, ".deerflow", "skills");
+    if (candidate !== userDir) out.push({ dir: candidate, scope: "project" });
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  out.push({ dir: userDir, scope: "user" });
+  const seen = new Set<string>();
+  return out.filter((r) => {
+    let real: string;
+    try {
+      if (!statSync(r.dir).isDirectory()) return false;
+      real = realpathSync(r.dir);
+    } catch {
+      return false;
+    }
+    if (seen.has(real)) return false;
+    seen.add(real);
+    return true;
+  });
+}
+
+const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+
+/** The text of a file inside `dir` (by real path), refused when it leaves the folder or is too big. */
+export function readInside(dir: string, file: string, maxBytes: number): string {
+  const realDir = realpathSync(dir);
+  const real = realpathSync(file);
+  if (!inside(real, realDir)) throw new Error("it is a symlink that leads outside the skill's folder");
+  const fd = openSync(real, "r");
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new Error("it is not a regular file");
+    if (st.size > maxBytes) throw new Error(`it is ${st.size} bytes, over the limit of ${maxBytes}`);
+    const buf = Buffer.alloc(st.size);
+    const n = readSync(fd, buf, 0, st.size, 0);
+    return buf.subarray(0, n).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function loadOne(folder: string, folderName: string, scope: Skill["scope"]): Skill {
+  const file = join(folder, SKILL_FILE);
+  if (lstatSync(file, { throwIfNoEntry: false }) === undefined) throw new Error(`no ${SKILL_FILE} in it`);
+  const parsed = parseSkillFile(readInside(folder, file, SKILL_MAX_BYTES), folderName);
+  const dir = realpathSync(folder);
+  return { name: parsed.name, description: parsed.description, dir, scope, virtualPath: `${skillVirtualDir(parsed.name)}/${SKILL_FILE}` };
+}
+
+/** Every usable skill under `home` and `cwd`, nearest first, one per name. */
+export function discoverSkills(opts: { home: string; cwd: string }): SkillCatalog {
+  const skills: Skill[] = [];
+  const problems: string[] = [];
+  const byName = new Map<string, Skill>();
+  for (const root of skillRoots(opts)) {
+    let entries: string[];
+    try {
+      entries = readdirSync(root.dir).sort();
+    } catch (err) {
+      problems.push(`${root.dir}: cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      continue;
+    }
+    for (const entry of entries) {
+      if (entry.startsWith(".")) continue;
+      const folder = join(root.dir, entry);
+      try {
+        if (!statSync(folder).isDirectory()) continue;
+      } catch {
+        continue; // a dangling symlink: not a skill folder
+      }
+      let skill: Skill;
+      try {
+        skill = loadOne(folder, entry, root.scope);
+      } catch (err) {
+        problems.push(`${join(folder, SKILL_FILE)}: ${(err as Error).message}`);
+        continue;
+      }
+      if (byName.has(skill.name)) continue; // a nearer skill of that name wins
+      if (skills.length >= MAX_SKILLS) {
+        problems.push(`${folder}: skipped (more than ${MAX_SKILLS} skills)`);
+        continue;
+      }
+      byName.set(skill.name, skill);
+      skills.push(skill);
+    }
+  }
+  return { skills, problems };
+}
+
+const catalogs = new Map<string, SkillCatalog>();
+
+/** The catalog of this process for a data directory and working directory (discovered on first use). */
+export function skillCatalogFor(opts: { home: string; cwd: string }): SkillCatalog {
+  const key = `${opts.home}\0${opts.cwd}`;
+  let c = catalogs.get(key);
+  if (!c) catalogs.set(key, (c = discoverSkills(opts)));
+  return c;
+}
+
+/** The full instructions of a skill (SKILL.md after its front matter), read now. */
+export function loadSkillBody(skill: Skill): string {
+  return parseSkillFile(readInside(skill.dir, join(skill.dir, SKILL_FILE), SKILL_MAX_BYTES), skill.name).body;
+}
+
+/** name → host folder, for the sandbox's read-only mounts. */
+export function skillMounts(catalog: SkillCatalog): Record<string, string> {
+  return Object.fromEntries(catalog.skills.map((s) => [s.name, s.dir]));
+}
+
+/** The skill a prompt starting with `/<name>` activates (an installed skill's name), else undefined. */
+export function skillInvocation(text: string, catalog: SkillCatalog): Skill | undefined {
+  const m = /^\/([a-z0-9][a-z0-9-]*)(?:\s|$)/.exec(text.trimStart());
+  return m ? catalog.skills.find((s) => s.name === m[1]) : undefined;
+}
