@@ -48,19 +48,24 @@ export class DeerflowPostgresSaver extends PostgresSaver {
   readonly channelMode: ChannelMode;
   private readonly verifiedThreads = new Set<string>();
   private ready: Promise<void> | undefined;
+  /** The pool (the stock saver keeps its own reference private). */
+  readonly db: pg.Pool;
 
   constructor(pool: pg.Pool, options: DeerflowPostgresSaverOptions = {}) {
     super(pool, options.serde, { schema: PG_SCHEMA });
+    this.db = pool;
     this.channelMode = options.channelMode ?? "full";
     if (this.channelMode !== "full" && this.channelMode !== "delta") {
       throw new TypeError(`channelMode must be "full" or "delta" (got ${JSON.stringify(this.channelMode)})`);
     }
-    this.SQL_STATEMENTS.SELECT_SQL = orderedSelect(this.SQL_STATEMENTS.SELECT_SQL);
+    // The stock statements are private in its typings, but they are what its reads run.
+    const stock = this as unknown as { SQL_STATEMENTS: { SELECT_SQL: string } };
+    stock.SQL_STATEMENTS.SELECT_SQL = orderedSelect(stock.SQL_STATEMENTS.SELECT_SQL);
   }
 
   /** The stock tables, then ours, once per process; concurrent first uses serialize on an advisory lock. */
   override setup(): Promise<void> {
-    return (this.ready ??= migratePostgres(this.pool, () => super.setup()).catch((err: unknown) => {
+    return (this.ready ??= migratePostgres(this.db, () => super.setup()).catch((err: unknown) => {
       this.ready = undefined;
       throw err;
     }));
@@ -69,7 +74,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
   // ---- mode gate ---------------------------------------------------------------------------------
 
   async getThreadChannelMode(threadId: string): Promise<string | undefined> {
-    const { rows } = await this.pool.query<{ mode: string }>(
+    const { rows } = await this.db.query<{ mode: string }>(
       `SELECT ${MODE_SQL} AS mode FROM checkpoints WHERE thread_id = $1 ORDER BY (${MODE_SQL} = $2) ASC LIMIT 1`,
       [threadId, this.channelMode],
     );
@@ -152,7 +157,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
 
   async mark(): Promise<RollbackMark> {
     await this.setup();
-    const { rows } = await this.pool.query<{ c: string; w: string; b: string }>(
+    const { rows } = await this.db.query<{ c: string; w: string; b: string }>(
       `SELECT (SELECT COALESCE(MAX(seq), 0) FROM checkpoints) AS c, (SELECT COALESCE(MAX(seq), 0) FROM checkpoint_writes) AS w, (SELECT COALESCE(MAX(seq), 0) FROM checkpoint_blobs) AS b`,
     );
     return { checkpoints: Number(rows[0]!.c), writes: Number(rows[0]!.w), blobs: Number(rows[0]!.b) };
@@ -167,7 +172,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
   }
 
   async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.db.connect();
     try {
       await client.query("BEGIN");
       const result = await work(client);

@@ -1,6 +1,7 @@
 // The official checkpoint-validation suite against DeerflowPostgresSaver on a real PostgreSQL server: one throwaway
 // database per checkpointer instance, in both channel modes (the same suite the SQLite saver passes).
 import { deltaChannelHistoryTests, validate } from "@langchain/langgraph-checkpoint-validation";
+import { describe, it } from "vitest";
 import { DeerflowPostgresSaver } from "../../src/persistence/postgres-saver.js";
 import { openPool } from "../../src/persistence/postgres-connection.js";
 import type { ChannelMode } from "../../src/vocabulary/checkpoint-modes.js";
