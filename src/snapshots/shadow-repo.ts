@@ -111,9 +111,11 @@ export class ShadowRepo {
     const changed: string[] = [];
     const oversize: string[] = [];
     const trackedOversize: string[] = [];
+    let staged = false;
     for (const entry of status) {
-      // "XY path": Y is the work tree against the index (what changed since the last snapshot); X compares the index
-      // with HEAD, which a shadow repository does not have, so every recorded file shows "A " and is skipped here.
+      // "XY path": X is the index against the last snapshot (HEAD), Y the work tree against the index. Only Y needs
+      // adding; X alone means the index is ahead of the last snapshot (a `--list` staged it), which still needs a commit.
+      if (entry[0] !== " " && entry[0] !== "?") staged = true;
       if (entry[1] === " ") continue;
       const path = entry.slice(3);
       // With --untracked-files=all only a nested repository is listed as a directory: git cannot record its files
@@ -133,7 +135,7 @@ export class ShadowRepo {
     if (oversize.length > 0) writeFileSync(exclude, `${oversize.map((p) => (p.endsWith("/") ? `${excludeLine(p.slice(0, -1))}/` : excludeLine(p))).join("\n")}\n`);
     if (trackedOversize.length > 0) await this.run(["rm", "-q", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: trackedOversize.join("\0") });
     if (changed.length > 0) await this.run(["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: changed.join("\0") });
-    return { oversize: oversize.filter((p) => !p.endsWith("/")), nested: oversize.filter((p) => p.endsWith("/")), changed: changed.length > 0 || trackedOversize.length > 0 };
+    return { oversize: oversize.filter((p) => !p.endsWith("/")), nested: oversize.filter((p) => p.endsWith("/")), changed: staged || changed.length > 0 || trackedOversize.length > 0 };
   }
 
   /**
