@@ -119,11 +119,18 @@ export class McpHub {
       l.built = buildTransport(name, l.config, { env: ctx.env ?? process.env, paths: ctx.paths, shell: ctx.shell });
       const client = new Client({ name: "deerflow", version: "0.1.0" }, { capabilities: {} });
       l.client = client;
+      // The transport's last error says why a connection closed (e.g. a message over the SDK's 10 MB limit).
+      let lastError = "";
+      client.onerror = (err) => {
+        // Sticky: the garbage that follows an oversized message must not hide why the connection closed.
+        if (!/ReadBuffer exceeded/.test(lastError)) lastError = oneLineError(err);
+      };
       client.onclose = () => {
         if (l.closing || l.state.status === "stopped") return;
         if (l.state.status === "ready") {
           l.state.status = "failed";
-          l.state.error = "the server stopped (its connection closed)";
+          const tooBig = /ReadBuffer exceeded maximum size of (\d+)/.exec(lastError);
+          l.state.error = tooBig ? `the server sent a message larger than ${Math.round(Number(tooBig[1]) / 1048576)} MB and the connection was closed` : "the server stopped (its connection closed)";
         }
       };
       await Promise.race([client.connect(l.built.transport, { timeout: timeoutMs }), limit.promise]);
