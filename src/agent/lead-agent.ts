@@ -10,6 +10,7 @@ import { llmErrorHandlingMiddleware } from "../middleware/llm-error-handling.js"
 import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
 import { modelLengthFinishReasonMiddleware } from "../middleware/model-length-finish-reason.js";
 import { safetyFinishReasonMiddleware } from "../middleware/safety-finish-reason.js";
+import { toolApprovalMiddleware } from "../middleware/tool-approval.js";
 import { sandboxAuditMiddleware } from "../middleware/sandbox-audit.js";
 import { type SummarizationOptions, summarizationMiddleware } from "../middleware/summarization.js";
 import { createReadHistoryTool } from "../tools/read-history.js";
@@ -54,7 +55,8 @@ When a request is ambiguous or risky in a way you cannot resolve yourself, ask w
  *   any model call.
  * - InputSanitization right after it: outermost of the model wrappers that add request-only messages, so it only
  *   ever escapes what the user typed.
- * - SandboxAudit and ToolOutputBudget inside ToolErrorHandling: a failing approval broker becomes an error result;
+ * - SandboxAudit, ToolApproval and ToolOutputBudget inside ToolErrorHandling: a failing approval broker (or an edit
+ *   whose preview fails) becomes an error result;
  *   the budget sees every result, also error results.
  * - ArtifactCapture between ToolErrorHandling and SandboxAudit: its beforeModel captures handles before Summarization
  *   can remove the results, and its wrapToolCall resolves handles outside the audit, so the audit and the approval
@@ -87,6 +89,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "ToolErrorHandling",
   "ArtifactCapture",
   "SandboxAudit",
+  "ToolApproval",
   "ToolOutputBudget",
   "InvalidToolCall",
   "DeferredToolFilter", // MCP tools past the deferral threshold
@@ -189,7 +192,8 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       nextTo("Sandbox", dynamicContextMiddleware(opts.memory ? { learned: learnedFacts } : {})),
       nextTo("DynamicContext", inputSanitizationMiddleware()),
       nextTo("ToolErrorHandling", sandboxAuditMiddleware(opts.approval)),
-      nextTo("SandboxAudit", toolOutputBudgetMiddleware()),
+      nextTo("SandboxAudit", toolApprovalMiddleware(opts.approval)),
+      nextTo("ToolApproval", toolOutputBudgetMiddleware()),
       before("SandboxAudit", artifactCaptureMiddleware()),
       nextTo("Title", taskNotesMiddleware()),
       ...(opts.maxTurns ? [nextTo("TokenBudget", turnLimitMiddleware({ maxTurns: opts.maxTurns }))] : []),

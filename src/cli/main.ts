@@ -43,7 +43,7 @@ export function buildProgram(): Command {
   const chatOptions = (cmd: Command) =>
     cmd
       .option("-w, --workspace <dir>", "bind a new thread's workspace to this existing directory (default: a fresh per-thread directory)")
-      .addOption(new Option("--approval <mode>", "guarded shell commands: ask (a prompt), auto-edit, yolo").choices(APPROVAL_MODES))
+      .addOption(new Option("--approval <mode>", "ask (default: file edits with their diff and guarded shell commands ask), auto-edit (only guarded shell commands ask), yolo (nothing asks)").choices(APPROVAL_MODES))
       .option("--plan", "plan mode: the agent writes its plan as a todo list first, then acts")
       .option("--goal <objective>", "work toward this objective until it is met, asking you when it needs to")
       .option("--no-network", "shell commands get no network (needs bubblewrap; same as sandbox.network: \"off\")")
@@ -80,8 +80,8 @@ export function buildProgram(): Command {
     .option("-c, --continue", "continue the most recently updated thread")
     .option("-w, --workspace <dir>", "bind a new thread's workspace to this existing directory (default: a fresh per-thread directory)")
     .option("--upload <file>", "attach a file (copied to the thread's uploads; repeatable; `@path` in the prompt works too)", collect, [])
-    .addOption(new Option("--approval <mode>", "guarded shell commands: ask (headless: denied unless --yes), auto-edit, yolo").choices(APPROVAL_MODES))
-    .option("--yes", "approve guarded commands that would ask (blocked commands stay blocked)")
+    .addOption(new Option("--approval <mode>", "what asks (headless: denied unless --yes): ask = file edits and guarded shell commands; auto-edit (default) = guarded shell commands; yolo = nothing").choices(APPROVAL_MODES))
+    .option("--yes", "approve what would ask (blocked commands stay blocked)")
     .option("--plan", "plan mode: the agent writes its plan as a todo list first, then acts")
     .addOption(
       new Option("--output-format <format>", "text: answer on stdout; json: one object at the end; stream-json: one event per line")
@@ -101,13 +101,36 @@ export function buildProgram(): Command {
       process.exitCode = await runCommand(promptWords, { ...cmd.optsWithGlobals(), ...opts });
     });
 
-  program
+  const threads = program
     .command("threads")
     .description("list threads, newest first: id, title, updated, status, workspace")
     .option("--json", "print JSON")
     .action(async (opts, cmd: Command) => {
       const { threadsCommand } = await import("./commands/threads.js");
       process.exitCode = await threadsCommand({ ...cmd.optsWithGlobals(), ...opts });
+    });
+  threads
+    .command("rm")
+    .description("delete a thread and all its data (a workspace bound with --workspace is left as it is)")
+    .argument("<thread>", "the thread id")
+    .action(async (thread: string, _opts, cmd: Command) => {
+      const { threadsRmCommand } = await import("./commands/threads-rm.js");
+      process.exitCode = await threadsRmCommand(thread, cmd.optsWithGlobals());
+    });
+
+  program
+    .command("rewind")
+    .description("put a thread's conversation and files back to before its last run (or its last N runs)")
+    .argument("<thread>", "the thread id (see `deerflow threads`)")
+    .option("--runs <n>", "undo the last n runs (default 1)", positiveInt("--runs"))
+    .option("--files-only", "restore the workspace's files only; the conversation stays")
+    .option("--conversation-only", "restore the conversation only; the files stay")
+    .option("--list", "list the runs it can go back over: time, input, files changed")
+    .option("--undo", "put back the last rewind (if the thread has not run since)")
+    .option("--json", "print JSON")
+    .action(async (thread: string, opts, cmd: Command) => {
+      const { rewindCommand } = await import("./commands/rewind.js");
+      process.exitCode = await rewindCommand(thread, { ...cmd.optsWithGlobals(), ...opts });
     });
 
   program

@@ -7,9 +7,8 @@
 // reaches the user.
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
-import { type ApprovalMemory, type ApprovalSettings, processApprovalMemory } from "../sandbox/approvals.js";
+import { type ApprovalMemory, type ApprovalSettings, answerOf, deniedMessage, processApprovalMemory } from "../sandbox/approvals.js";
 import { stripControl } from "../vocabulary/terminal-text.js";
-import { deniedMessage } from "./sandbox-audit.js";
 
 export interface McpApprovalTool {
   server: string;
@@ -44,17 +43,21 @@ export function mcpApprovalMiddleware(options: { tools: ReadonlyMap<string, McpA
       const key = `mcp-tool ${toolCall.name}`;
       if (memory.has(threadId, key)) return handler(request);
       const reason = `MCP tool "${t.tool}" of server "${t.server}"`;
-      const decision = await options.approval.broker.request({
-        threadId,
-        toolCallId: toolCall.id ?? "",
-        tool: toolCall.name,
-        command: preview(toolCall.name, toolCall.args),
-        reason,
-        signal: request.runtime.signal,
-      });
+      // A broker answers with a decision, or a decision and (for a denial) the user's reason.
+      const { decision, reason: said } = answerOf(
+        await options.approval.broker.request({
+          threadId,
+          toolCallId: toolCall.id ?? "",
+          tool: toolCall.name,
+          kind: "tool",
+          command: preview(toolCall.name, toolCall.args),
+          reason,
+          signal: request.runtime.signal,
+        }),
+      );
       if (decision === "allow_always") memory.remember(threadId, key);
       if (decision === "deny") {
-        return new ToolMessage({ tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error", content: deniedMessage(reason, options.approval.broker) });
+        return new ToolMessage({ tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error", content: deniedMessage(reason, options.approval.broker, said) });
       }
       return handler(request);
     },

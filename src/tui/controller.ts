@@ -2,7 +2,8 @@
 // commands and `!cmd`, answers approvals and questions, cancels and exits cleanly. It talks to the runtime only
 // through the ChatSession API and its RunEvent stream, and to the screen only through the store.
 import { compactionNotice } from "../vocabulary/compaction-notice.js";
-import type { ChatSession, ChatSessionOptions, DiscoveredServer, ModelChoice, SavedChoice, ThreadView, TranscriptEntry } from "../runtime/chat-session.js";
+import type { ChatSession, ChatSessionOptions, DiscoveredServer, ModelChoice, RewindScope, SavedChoice, ThreadView, TranscriptEntry } from "../runtime/chat-session.js";
+import { rewindText, runLine } from "../vocabulary/rewind-text.js";
 import type { RunEvent } from "../runtime/events.js";
 import type { GoalSummary } from "../runtime/run-goal.js";
 import { findDeerflowError, formatErrorLine } from "../errors.js";
@@ -274,14 +275,23 @@ export class ChatController {
     return true;
   }
 
-  answerApproval(id: string, decision: ApprovalDecision): void {
+  /** `reason`: a denial's words to the model. */
+  answerApproval(id: string, decision: ApprovalDecision, reason?: string): void {
     const req = this.store.get().approvals.find((a) => a.id === id);
-    this.session?.respondApproval(id, decision);
+    this.session?.respondApproval(id, decision, reason);
     this.dispatch({ type: "ui.approval.answered", id });
     if (req) {
-      const said = decision === "deny" ? "Denied" : decision === "allow_always" ? "Allowed for this thread" : "Allowed once";
-      this.notice(decision === "deny" ? "warning" : "info", `${said}: ${req.command}`);
+      const edit = req.kind === "edit";
+      const said = decision === "deny" ? "Denied" : decision === "allow_always" ? (edit ? "Allowed edits for this thread" : "Allowed for this thread") : "Allowed once";
+      const why = decision === "deny" && reason?.trim() ? ` (${reason.trim()})` : "";
+      this.notice(decision === "deny" ? "warning" : "info", `${said}: ${req.command}${why}`);
     }
+  }
+
+  /** Ctrl+O on an edit's approval: its whole diff, printed into the transcript above the prompt. */
+  showPendingDiff(id: string): void {
+    const req = this.store.get().approvals.find((a) => a.id === id);
+    if (req?.diff) this.dispatch({ type: "ui.item", item: { kind: "diff", title: `Proposed: ${req.command}`, diff: req.diff } });
   }
 
   cycleApproval(): void {
@@ -313,6 +323,30 @@ export class ChatController {
       this.dispatch({ type: "ui.run.end" });
       this.dispatch({ type: "ui.status", status: { threadId: s.threadId } });
     });
+  }
+
+  /** `/rewind`: the runs to go back over; `/rewind <n> [files|conversation]`: back to before the nth latest. */
+  private async rewind(args: string): Promise<void> {
+    const s = this.session!;
+    const m = /^(\d+)(?:\s+(files|conversation|both))?$/i.exec(args);
+    if (args && !m) {
+      this.notice("info", "Usage: /rewind (list the runs), /rewind <n> [files|conversation] (back to before the nth latest run)");
+      return;
+    }
+    if (!m) {
+      const runs = await s.rewindable();
+      if (runs.length === 0) this.notice("info", "This thread has no runs to rewind.");
+      else this.notice("info", `Runs of this thread, latest first:\n${runs.map(runLine).join("\n")}\nRewind with /rewind <n> (files and conversation), /rewind <n> files, or /rewind <n> conversation.`);
+      return;
+    }
+    const scope = (m[2]?.toLowerCase() ?? "both") as RewindScope;
+    const { outcome, view } = await s.rewind(Number(m[1]), scope);
+    if (outcome.conversation) {
+      this.dispatch({ type: "ui.clear" });
+      this.showThread(view, "Rewound");
+    }
+    this.notice("info", rewindText(outcome).trim());
+    if (outcome.files_note) this.notice("warning", outcome.files_note);
   }
 
   /** `/memory [add [--project] <text> | edit <n> <text> | forget <n…> | clear]`: the facts remembered across threads. */
@@ -475,6 +509,9 @@ export class ChatController {
           this.dispatch({ type: "ui.clear" });
           this.showThread(view, "Resumed");
         });
+        return;
+      case "rewind":
+        idleTask("rewinding", () => this.rewind(args));
         return;
       case "compact":
         idleTask("compacting the conversation", async () => {

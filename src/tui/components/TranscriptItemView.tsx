@@ -6,6 +6,7 @@ import type { DelegationView, HelpLine, ThreadSummary, TranscriptItem } from "..
 import { formatDateTime, formatElapsed, formatTokens, headLines, padEnd, textWidth } from "../format.js";
 import { marks, theme } from "../theme.js";
 import { DelegationsPanel } from "./DelegationsPanel.js";
+import { DiffView } from "./DiffView.js";
 import { TodoPanel } from "./TodoPanel.js";
 import { MAX_EXPANDED_LINES, ToolCard } from "./ToolCard.js";
 
@@ -129,7 +130,18 @@ function Body({ item, width }: TranscriptItemViewProps) {
         </Lead>
       );
     case "tool":
-      return <ToolCard tool={item.tool} expanded={item.expanded === true} />;
+      return <ToolCard tool={item.tool} expanded={item.expanded === true} width={width} />;
+    case "diff":
+      return (
+        <Box flexDirection="column">
+          <Text bold wrap="truncate-end">
+            {item.title}
+          </Text>
+          <Box paddingLeft={2}>
+            <DiffView diff={item.diff} width={width - 2} />
+          </Box>
+        </Box>
+      );
     case "clarification": {
       const c = item.clarification;
       return (

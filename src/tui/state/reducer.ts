@@ -140,7 +140,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case "tool.completed": {
       if (HIDDEN_TOOLS.has(action.name)) return state;
       const running = state.tools.find((t) => t.id === action.tool_call_id);
-      const tool = finishTool(running ?? { id: action.tool_call_id ?? action.name, name: action.name, args: {}, status: "running", output: "" }, action.status, action.output);
+      const done = finishTool(running ?? { id: action.tool_call_id ?? action.name, name: action.name, args: {}, status: "running", output: "" }, action.status, action.output);
+      const tool = action.diff ? { ...done, diff: action.diff } : done;
       const next = append(state, { kind: "tool", tool });
       return { ...next, tools: state.tools.filter((t) => t !== running), lastTool: tool };
     }
@@ -178,6 +179,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case "error":
       return append(state, { kind: "notice", level: "error", text: action.message });
     case "sandbox.warning":
+    case "snapshot.warning":
       return append(state, { kind: "notice", level: "warning", text: action.message });
     case "mcp.failed":
       return append(state, { kind: "notice", level: "warning", text: `MCP server "${action.server}" is not available: ${action.message}. Continuing without it (/mcp shows the servers).` });
