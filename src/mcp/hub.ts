@@ -8,6 +8,7 @@ import type { DynamicStructuredTool } from "@langchain/core/tools";
 import type { ResolvedConfig, ResolvedMcpServer } from "../config/load.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import type { ShellSettings } from "../sandbox/shell-settings.js";
+import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
 import { stripControl } from "../vocabulary/terminal-text.js";
 import { type BuiltTransport, buildTransport, transportKind } from "./transport.js";
 import { cleanDescription, mcpToolName } from "./tool-names.js";
@@ -59,9 +60,10 @@ interface Live {
   closing?: boolean;
 }
 
+/** One line for a person: no control characters, key-shaped strings masked (a server may echo its token). */
 function oneLineError(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
-  return stripControl(msg).replace(/\s+/g, " ").trim().slice(0, 300) || "unknown error";
+  return maskSecretShapes(stripControl(msg)).replace(/\s+/g, " ").trim().slice(0, 300) || "unknown error";
 }
 
 function deadline(ms: number, what: string): { promise: Promise<never>; clear(): void } {
