@@ -103,7 +103,7 @@ describe("MCP tools in a run", () => {
     e2e.server.push({ toolCalls: [{ id: "d1", name: "mcp__everything__get-sum", args: { a: 1, b: 1 } }] }, { content: "denied, ok" });
     const denied = await sb.run(["run", "--approval", "ask", "sum"]);
     expect(denied.exitCode).toBe(0);
-    expect(lastToolResult(e2e.server.requests[1]!)).toMatch(/^Denied: MCP tool "get-sum" of server "everything" was not approved/);
+    expect(lastToolResult(e2e.server.requests[1]!)).toMatch(/^Denied: mcp__everything__get-sum \(mcp__everything__get-sum \{"a":1,"b":1\}\) was not approved/);
     expect(denied.stderr).toMatch(/✗ mcp__everything__get-sum: Denied/);
 
     e2e.server.requests.length = 0;

@@ -56,7 +56,7 @@ describe("McpHub", () => {
     );
     // The runtime's state is what the ToolNode passes; invoked directly, the tool still returns the update.
     expect(out).toBeInstanceOf(Command);
-    const update = (out as Command).update as { background_tasks: Record<string, unknown>[]; messages: { content: string }[] };
+    const update = (out as unknown as Command).update as { background_tasks: Record<string, unknown>[]; messages: { content: string }[] };
     expect(update.messages[0]!.content).toBe(`slept ${LONG_MCP_CALL_MS + 300} ms`);
     const task = update.background_tasks.find((t) => t.kind === "mcp")!;
     expect(task).toMatchObject({ kind: "mcp", task_id: "call-long", task_name: "mcp__slowpoke__slow", status: "completed" });
