@@ -101,13 +101,36 @@ export function buildProgram(): Command {
       process.exitCode = await runCommand(promptWords, { ...cmd.optsWithGlobals(), ...opts });
     });
 
-  program
+  const threads = program
     .command("threads")
     .description("list threads, newest first: id, title, updated, status, workspace")
     .option("--json", "print JSON")
     .action(async (opts, cmd: Command) => {
       const { threadsCommand } = await import("./commands/threads.js");
       process.exitCode = await threadsCommand({ ...cmd.optsWithGlobals(), ...opts });
+    });
+  threads
+    .command("rm")
+    .description("delete a thread and all its data (a workspace bound with --workspace is left as it is)")
+    .argument("<thread>", "the thread id")
+    .action(async (thread: string, _opts, cmd: Command) => {
+      const { threadsRmCommand } = await import("./commands/threads-rm.js");
+      process.exitCode = await threadsRmCommand(thread, cmd.optsWithGlobals());
+    });
+
+  program
+    .command("rewind")
+    .description("put a thread's conversation and files back to before its last run (or its last N runs)")
+    .argument("<thread>", "the thread id (see `deerflow threads`)")
+    .option("--runs <n>", "undo the last n runs (default 1)", positiveInt("--runs"))
+    .option("--files-only", "restore the workspace's files only; the conversation stays")
+    .option("--conversation-only", "restore the conversation only; the files stay")
+    .option("--list", "list the runs it can go back over: time, input, files changed")
+    .option("--undo", "put back the last rewind (if the thread has not run since)")
+    .option("--json", "print JSON")
+    .action(async (thread: string, opts, cmd: Command) => {
+      const { rewindCommand } = await import("./commands/rewind.js");
+      process.exitCode = await rewindCommand(thread, { ...cmd.optsWithGlobals(), ...opts });
     });
 
   program

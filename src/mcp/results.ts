@@ -15,6 +15,8 @@ export const MCP_OUTPUT_DIR = "mcp";
 const MAX_TEXT = 200_000;
 const EXT: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp", "audio/wav": "wav", "audio/mpeg": "mp3" };
 
+const VISION_TYPES = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
 type Block = { type?: unknown; text?: unknown; image_url?: { url?: unknown }; data?: unknown; mime_type?: unknown; source_type?: unknown; url?: unknown; metadata?: { uri?: unknown } };
 
 export interface ConvertedResult {
@@ -28,7 +30,9 @@ function safeFilePart(s: string): string {
 }
 
 export async function convertMcpContent(content: unknown, where: { outputsPath?: string; toolName: string; callId: string }): Promise<ConvertedResult> {
-  const blocks: Block[] = typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? (content as Block[]) : [];
+  // A string, a list of blocks, or one block (the adapter's shape for a single text block with structured content).
+  const blocks: Block[] =
+    typeof content === "string" ? [{ type: "text", text: content }] : Array.isArray(content) ? (content as Block[]) : content && typeof content === "object" ? [content as Block] : [];
   const parts: string[] = [];
   const images: Record<string, ViewedImage> = {};
   let n = 0;
@@ -52,6 +56,8 @@ export async function convertMcpContent(content: unknown, where: { outputsPath?:
       const data = Buffer.from(m[2]!, "base64");
       const saved = await save(data, mime, "image");
       if (typeof saved === "string") parts.push(saved);
+      // Only what a model can take as an image goes down the vision path; the rest stays a file.
+      else if (!VISION_TYPES.has(mime)) parts.push(`[image content (${mime}) saved to ${saved.virtual}; not an image type the model can see]`);
       else {
         const sha256 = createHash("sha256").update(data).digest("hex");
         images[saved.virtual] = { mime_type: mime, size: data.length, actual_path: saved.real, sha256 };

@@ -2,7 +2,7 @@
 // group can be killed whole at the end of a chat or run (a server started through `npx` or a shell leaves children);
 // with `sandbox: true` they run inside bubblewrap exactly as shell commands do (bwrap-args.ts: host read-only,
 // secrets hidden, own PID namespace that dies with deerflow). Remote servers: streamable HTTP, or SSE when asked.
-import { existsSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -75,6 +75,8 @@ function launchLine(name: string, server: ResolvedMcpServer, ctx: TransportConte
     const bwrap = findBwrap();
     if (!bwrap) throw new Error(`mcpServers.${name}.sandbox is true but bubblewrap (bwrap) is not available here (install the bubblewrap package, or drop "sandbox")`);
     if (!ctx.paths) throw new Error(`mcpServers.${name}.sandbox needs a thread's workspace, and none is open yet`);
+    // A new thread's directories are made by its first run, after the agent (and so this server) is set up.
+    for (const p of [ctx.paths.workspace_path, ctx.paths.uploads_path, ctx.paths.outputs_path]) if (p) mkdirSync(p, { recursive: true });
     const line = bwrapArgs(ctx.paths, ctx.shell, [command, ...args]);
     // bwrap-args ends with `--chdir <workspace> -- …`: a configured cwd (readable in the sandbox) wins.
     const at = line.lastIndexOf("--chdir");

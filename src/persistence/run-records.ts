@@ -18,6 +18,12 @@ export interface RunRecord {
   error: string | null;
   /** JSON of the saver's rollback mark taken when the run started (what a failed run is rolled back to). */
   mark: string | null;
+  /** The shadow repository's commit of the workspace's files before the run (null: not recorded, e.g. no git). */
+  snapshot: string | null;
+  /** The first line of the run's input, for `/rewind`'s list (null for goal continuations and older runs). */
+  input: string | null;
+  /** The rewind that undid this run (it no longer counts as part of the thread). */
+  rewound_by: string | null;
 }
 
 export interface RunLock {
@@ -80,6 +86,8 @@ export class RunRecords {
     // Files from before runs kept their rollback mark.
     const columns = db.prepare("PRAGMA table_info(runs)").all() as { name: string }[];
     if (!columns.some((c) => c.name === "mark")) db.exec("ALTER TABLE runs ADD COLUMN mark TEXT");
+    // Rewind: the files' snapshot before each run, what the run was asked, and which rewind undid it.
+    for (const col of ["snapshot", "input", "rewound_by"]) if (!columns.some((c) => c.name === col)) db.exec(`ALTER TABLE runs ADD COLUMN ${col} TEXT`);
     const lockColumns = db.prepare("PRAGMA table_info(run_locks)").all() as { name: string }[];
     if (!lockColumns.some((c) => c.name === "pid_start")) db.exec("ALTER TABLE run_locks ADD COLUMN pid_start TEXT");
   }
@@ -136,9 +144,35 @@ export class RunRecords {
     this.db.prepare("INSERT INTO runs (id, thread_id, status, started_at) VALUES (?, ?, 'pending', ?)").run(id, threadId, new Date().toISOString());
   }
 
-  /** The run holds the lock and works; `mark` is what a failure rolls back to. */
-  start(id: string, mark: unknown): void {
-    this.db.prepare("UPDATE runs SET status = 'running', mark = ? WHERE id = ?").run(JSON.stringify(mark), id);
+  /** The run holds the lock and works; `mark` is what a failure rolls back to; `input` its first line, for rewind. */
+  start(id: string, mark: unknown, input?: string | null): void {
+    this.db.prepare("UPDATE runs SET status = 'running', mark = ?, input = ? WHERE id = ?").run(JSON.stringify(mark), input ?? null, id);
+  }
+
+  /** The shadow repository's commit of the workspace before the run. */
+  setSnapshot(id: string, commit: string): void {
+    this.db.prepare("UPDATE runs SET snapshot = ? WHERE id = ?").run(commit, id);
+  }
+
+  /** The runs a rewind can go back over: started (they have a mark) and not undone by an earlier rewind; oldest first. */
+  rewindable(threadId: string): RunRecord[] {
+    return this.forThread(threadId).filter((r) => r.mark !== null && r.rewound_by === null);
+  }
+
+  markRewound(ids: readonly string[], rewindId: string): void {
+    const stmt = this.db.prepare("UPDATE runs SET rewound_by = ? WHERE id = ?");
+    for (const id of ids) stmt.run(rewindId, id);
+  }
+
+  /** `rewind --undo`: the runs a rewind undid count again. */
+  clearRewound(rewindId: string): void {
+    this.db.prepare("UPDATE runs SET rewound_by = NULL WHERE rewound_by = ?").run(rewindId);
+  }
+
+  /** `threads rm`: the thread's runs and its lock go (the caller holds the lock). */
+  deleteThread(threadId: string): void {
+    this.db.prepare("DELETE FROM runs WHERE thread_id = ?").run(threadId);
+    this.db.prepare("DELETE FROM run_locks WHERE thread_id = ?").run(threadId);
   }
 
   finish(id: string, r: { status: RunStatus; stop_reason?: string | null; input_tokens?: number; output_tokens?: number; error?: string | null }): void {

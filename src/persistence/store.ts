@@ -8,6 +8,7 @@ import { DataDirError, DatabaseCorruptError, StoreWriteError } from "../errors.j
 import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { errorChain } from "../vocabulary/error-chain.js";
 import { type RollbackMark, DeerflowSqliteSaver } from "./sqlite-saver.js";
+import { RewindLog } from "./rewind-log.js";
 import { RunRecords } from "./run-records.js";
 import { ThreadIndex } from "./thread-index.js";
 
@@ -20,6 +21,7 @@ export interface Store {
   saver: DeerflowSqliteSaver;
   threads: ThreadIndex;
   runs: RunRecords;
+  rewinds: RewindLog;
   close(): void;
 }
 
@@ -84,7 +86,8 @@ export function openStore(home: string, channelMode: ChannelMode): Store {
     const threads = new ThreadIndex(saver.db);
     const runs = new RunRecords(saver.db);
     const s = saver;
-    const store: Store = { path, saver: s, threads, runs, close: () => s.close() };
+    const rewinds = new RewindLog(saver.db);
+    const store: Store = { path, saver: s, threads, runs, rewinds, close: () => s.close() };
     applyPendingRollbacks(home, store);
     // Readers too: `threads` must not show a killed run as running.
     if (runs.staleLocks().length > 0 || threads.list().some((t) => t.status === "running" || t.status === "pending")) runs.reapStale();

@@ -26,6 +26,8 @@ import { openThread } from "./open-thread.js";
 import { type GoalSummary, runGoalThread } from "./run-goal.js";
 import { type RunResult, runThread } from "./run-thread.js";
 import { ThreadRuntime } from "./thread-runtime.js";
+import { type RewindOutcome, type RewindableRun, listRewindable, rewindThread } from "./rewind.js";
+import type { RewindScope } from "../persistence/rewind-log.js";
 import { type SkillCatalog, skillCatalogFor } from "../skills/catalog.js";
 import { type Fact, type MemoryStore, memoryStoreFor } from "../memory/store.js";
 import { projectKeyOf } from "../memory/project.js";
@@ -34,6 +36,8 @@ import { McpHub, type McpServerState, closeMcpServers } from "../mcp/hub.js";
 import type { ThreadView } from "./thread-view.js";
 
 export type { ThreadView, TranscriptEntry } from "./thread-view.js";
+export type { RewindOutcome, RewindableRun } from "./rewind.js";
+export type { RewindScope } from "../persistence/rewind-log.js";
 export type { McpServerState } from "../mcp/hub.js";
 export type { SkillCatalog } from "../skills/catalog.js";
 export type { Fact, MemoryStore } from "../memory/store.js";
@@ -271,6 +275,24 @@ export class ChatSession {
   async compact(focus?: string) {
     if (!this.threadId) return null;
     return this.runtime.compact(this.threadId, this.model, focus || undefined);
+  }
+
+  private rewindTarget() {
+    if (!this.threadId || !this.hasDatabase()) throw new UsageError("This thread has no runs to rewind yet.");
+    return { home: this.config.home, store: this.runtime.store, runtime: this.runtime, threadId: this.threadId };
+  }
+
+  /** /rewind: the current thread's runs, latest first, with the files each changed. */
+  rewindable(): Promise<RewindableRun[]> {
+    return listRewindable(this.rewindTarget());
+  }
+
+  /** /rewind n [files|conversation]: back to before the nth latest run; returns what was done and the thread as it is now. */
+  async rewind(back: number, scope: RewindScope): Promise<{ outcome: RewindOutcome; view: ThreadView }> {
+    const outcome = await rewindThread(this.rewindTarget(), back, scope);
+    const view = await this.runtime.view(outcome.thread_id, this.model);
+    this.goal = view.goal;
+    return { outcome, view };
   }
 
   /** /title: names the thread in the index and in its state (so the title middleware leaves it alone). */

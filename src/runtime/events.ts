@@ -79,6 +79,8 @@ export type RunEvent =
   | { type: "mcp.failed"; server: string; message: string }
   /** The shell runs unconfined (no bubblewrap); given once per chat or run. */
   | { type: "sandbox.warning"; message: string }
+  /** The workspace's files were not snapshotted before the run (git missing, a git failure): only they cannot be rewound. */
+  | { type: "snapshot.warning"; run_id: string; message: string }
   | {
       type: "run.completed";
       thread_id: string;

@@ -18,13 +18,14 @@ import { messageText } from "../vocabulary/message-text.js";
 import type { StopReason } from "../vocabulary/stop-reasons.js";
 import { setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
-import { type TokenUsage, emptyUsage } from "./events.js";
+import { type RunEvent, type TokenUsage, emptyUsage } from "./events.js";
 import { type OpenedThread, newId, openThread } from "./open-thread.js";
 import { type LeadAgent, type RunAgentSpec, approvalOf, buildRunAgent, buildStateAgent, compactionOf, runAgentKey, withRunContext } from "./run-agent.js";
 import { compactMessages } from "../middleware/summarization.js";
 import { createChatModel } from "../config/model-factory.js";
 import type { RunRequest, RunResult } from "./run-thread.js";
 import { translateStream } from "./stream-events.js";
+import { inputLine, snapshotBeforeRun } from "./workspace-snapshots.js";
 import { type SkillCatalog, skillCatalogFor, skillMounts } from "../skills/catalog.js";
 import { skillContextEntry, skillMessage } from "../skills/activation.js";
 import { type ThreadView, threadViewOf } from "./thread-view.js";
@@ -158,10 +159,12 @@ export class ThreadRuntime {
     if (repeat) return repeat;
     const runId = newId("run-");
     const usage = emptyUsage();
-    const mark = this.begin(opened.threadId, runId);
+    const input = inputLine(req.prompt);
+    const mark = this.begin(opened.threadId, runId, input);
     let settled = false;
     try {
       emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew });
+      await this.snapshotFiles(opened, runId, input, emit);
       const result = await withRunContext(runId, emit, () => this.execute(req, opened, runId, usage), usage);
       this.settleSuccess(result);
       settled = true;
@@ -187,8 +190,29 @@ export class ThreadRuntime {
     });
   }
 
+  /** The workspace's files before the run, for rewind (recorded with the run; a failure only warns). */
+  private async snapshotFiles(opened: OpenedThread, runId: string, input: string | null, emit: (e: RunEvent) => void): Promise<void> {
+    const snap = await snapshotBeforeRun(this.config.home, opened.threadId, opened.paths.workspace_path, runId, input);
+    if (snap.commit) this.store.runs.setSnapshot(runId, snap.commit);
+    if (snap.warning) emit({ type: "snapshot.warning", run_id: runId, message: snap.warning });
+  }
+
+  /**
+   * Runs `work` holding the thread's lock (refused with "busy" while a run or another command holds it): rewind,
+   * `threads rm`.
+   */
+  async withThreadLock<T>(threadId: string, work: () => Promise<T>): Promise<T> {
+    const lockId = newId("lock-");
+    this.lock(threadId, lockId);
+    try {
+      return await work();
+    } finally {
+      this.release(threadId, lockId);
+    }
+  }
+
   /** pending → (lock) → running. Returns the mark a failure rolls back to. */
-  private begin(threadId: string, runId: string): RollbackMark {
+  private begin(threadId: string, runId: string, input: string | null): RollbackMark {
     const { runs, threads, saver } = this.store;
     runs.create(runId, threadId);
     try {
@@ -199,7 +223,7 @@ export class ThreadRuntime {
     }
     // Everything this run stores comes after this mark.
     const mark = saver.mark();
-    runs.start(runId, mark);
+    runs.start(runId, mark, input);
     threads.update(threadId, { status: "running" });
     return mark;
   }

@@ -52,6 +52,15 @@ function isRegexQuery(q: string): boolean {
   return /[\\^$.*+?()[\]{}|]/.test(q);
 }
 
+/**
+ * A model's regular expression runs on text from MCP servers: one with a quantified group that itself repeats
+ * (`(a+)+`, `(.*)*`, `(x|xx){2,}`) or a back-reference can take exponential time on a hostile description, so it
+ * is searched as keywords instead.
+ */
+function isSafeRegex(q: string): boolean {
+  return !/\([^()]*[+*{][^()]*\)\s*[+*{?]/.test(q) && !/\\[1-9]/.test(q) && !/\([^()]*\|[^()]*\)\s*[+*{]/.test(q);
+}
+
 /** The best matches of a query, at most 5, best first. */
 export function searchDeferred(catalog: DeferredToolCatalog, query: string): { matches: DeferredToolEntry[]; unknown: string[] } {
   const q = query.trim();
@@ -68,14 +77,15 @@ export function searchDeferred(catalog: DeferredToolCatalog, query: string): { m
     }
     return { matches: matches.slice(0, TOOL_SEARCH_MAX_RESULTS), unknown };
   }
-  if (isRegexQuery(q)) {
+  if (isRegexQuery(q) && isSafeRegex(q)) {
     let re: RegExp | undefined;
     try {
       re = new RegExp(q.slice(0, 200), "i");
     } catch {
       re = undefined;
     }
-    if (re) return { matches: catalog.entries.filter((e) => re!.test(e.name) || re!.test(e.description)).slice(0, TOOL_SEARCH_MAX_RESULTS), unknown: [] };
+    // Names and one-line summaries only: bounded input for a pattern from the model.
+    if (re) return { matches: catalog.entries.filter((e) => re!.test(e.name) || re!.test(e.summary)).slice(0, TOOL_SEARCH_MAX_RESULTS), unknown: [] };
   }
   const words = q.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1);
   const scored = catalog.entries

@@ -2,7 +2,8 @@
 // commands and `!cmd`, answers approvals and questions, cancels and exits cleanly. It talks to the runtime only
 // through the ChatSession API and its RunEvent stream, and to the screen only through the store.
 import { compactionNotice } from "../vocabulary/compaction-notice.js";
-import type { ChatSession, ChatSessionOptions, DiscoveredServer, ModelChoice, SavedChoice, ThreadView, TranscriptEntry } from "../runtime/chat-session.js";
+import type { ChatSession, ChatSessionOptions, DiscoveredServer, ModelChoice, RewindScope, SavedChoice, ThreadView, TranscriptEntry } from "../runtime/chat-session.js";
+import { rewindText, runLine } from "../vocabulary/rewind-text.js";
 import type { RunEvent } from "../runtime/events.js";
 import type { GoalSummary } from "../runtime/run-goal.js";
 import { findDeerflowError, formatErrorLine } from "../errors.js";
@@ -315,6 +316,30 @@ export class ChatController {
     });
   }
 
+  /** `/rewind`: the runs to go back over; `/rewind <n> [files|conversation]`: back to before the nth latest. */
+  private async rewind(args: string): Promise<void> {
+    const s = this.session!;
+    const m = /^(\d+)(?:\s+(files|conversation|both))?$/i.exec(args);
+    if (args && !m) {
+      this.notice("info", "Usage: /rewind (list the runs), /rewind <n> [files|conversation] (back to before the nth latest run)");
+      return;
+    }
+    if (!m) {
+      const runs = await s.rewindable();
+      if (runs.length === 0) this.notice("info", "This thread has no runs to rewind.");
+      else this.notice("info", `Runs of this thread, latest first:\n${runs.map(runLine).join("\n")}\nRewind with /rewind <n> (files and conversation), /rewind <n> files, or /rewind <n> conversation.`);
+      return;
+    }
+    const scope = (m[2]?.toLowerCase() ?? "both") as RewindScope;
+    const { outcome, view } = await s.rewind(Number(m[1]), scope);
+    if (outcome.conversation) {
+      this.dispatch({ type: "ui.clear" });
+      this.showThread(view, "Rewound");
+    }
+    this.notice("info", rewindText(outcome).trim());
+    if (outcome.files_note) this.notice("warning", outcome.files_note);
+  }
+
   /** `/memory [add [--project] <text> | edit <n> <text> | forget <n…> | clear]`: the facts remembered across threads. */
   private runMemory(args: string): void {
     const s = this.session!;
@@ -475,6 +500,9 @@ export class ChatController {
           this.dispatch({ type: "ui.clear" });
           this.showThread(view, "Resumed");
         });
+        return;
+      case "rewind":
+        idleTask("rewinding", () => this.rewind(args));
         return;
       case "compact":
         idleTask("compacting the conversation", async () => {

@@ -60,6 +60,8 @@ const RANK: Record<string, number> = {
   sandbox: 4,
   state: 3,
   persistence: 2,
+  // The shadow git repositories of rewind: storage beside the SQLite file.
+  snapshots: 2,
   config: 2,
   // The model layer around ChatOpenAI: config's model factory builds it, middleware reads its error types.
   model: 2,

@@ -197,3 +197,32 @@ describe("deferred MCP tools", () => {
     expect(systemText(r5)).toBe(systemText(r0!));
   });
 });
+
+describe("a confined stdio server (sandbox: true)", () => {
+  it("server-filesystem in bubblewrap writes the thread's workspace but cannot read ~/.ssh; unconfined it could", async () => {
+    const { findBwrap } = await import("../../src/sandbox/run-shell.js");
+    if (!findBwrap()) return; // no bubblewrap here: nothing to confine with (the server then fails with a clear reason)
+    const { mkdirSync, writeFileSync } = await import("node:fs");
+    const { FILESYSTEM } = await import("../support/mcp.js");
+    const sb = e2e.sandbox();
+    mkdirSync(join(sb.userHome, ".ssh"), { recursive: true });
+    const key = join(sb.userHome, ".ssh", "id_ed25519");
+    writeFileSync(key, "PRIVATE-KEY-MATERIAL");
+    writeRc(sb.cwd, {
+      boxed: { command: process.execPath, args: [FILESYSTEM, "/mnt/user-data/workspace", sb.userHome], sandbox: true, trust: true },
+      plain: { command: process.execPath, args: [FILESYSTEM, sb.userHome], trust: true },
+    }, { mcp: { deferAbove: 100, deferTokens: 1_000_000 } });
+    e2e.server.push(
+      { toolCalls: [{ id: "w1", name: "mcp__boxed__write_file", args: { path: "/mnt/user-data/workspace/hello.txt", content: "from the confined server" } }] },
+      { toolCalls: [{ id: "r1", name: "mcp__boxed__read_text_file", args: { path: key } }] },
+      { toolCalls: [{ id: "r2", name: "mcp__plain__read_text_file", args: { path: key } }] },
+      { content: "done" },
+    );
+    const r = await sb.run(["run", "--output-format", "json", "files"]);
+    expect(r.exitCode).toBe(0);
+    const threadId = JSON.parse(r.stdout).thread_id;
+    expect(readFileSync(join(sb.home, "threads", threadId, "workspace", "hello.txt"), "utf8")).toBe("from the confined server");
+    expect(lastToolResult(e2e.server.requests[2]!)).not.toContain("PRIVATE-KEY-MATERIAL");
+    expect(lastToolResult(e2e.server.requests[3]!)).toContain("PRIVATE-KEY-MATERIAL");
+  });
+});

@@ -49,4 +49,27 @@ describe("MCP in the chat", () => {
     for (let i = 0; i < 50 && processesMatching(marker).length > 0; i++) await sleep(100);
     expect(processesMatching(marker)).toEqual([]);
   }, 90_000);
+
+  it("ask mode: an untrusted MCP tool asks first; 'allow always' covers that tool for the rest of the thread", async () => {
+    const sb = e2e.sandbox();
+    writeRc(sb.cwd, { fx: fixture("--tools", "1") });
+    e2e.server.push(
+      { toolCalls: [{ id: "a1", name: "mcp__fx__fixture_0", args: { text: "first" } }] },
+      { toolCalls: [{ id: "a2", name: "mcp__fx__fixture_0", args: { text: "second" } }] },
+      { content: "Both calls went through." },
+    );
+    const t = tui.spawn(sb, ["chat"], { cols: 120 });
+    await waitReady(t);
+    await submit(t, "use the fixture twice");
+    await t.waitFor("Allow this command? (mcp__fx__fixture_0)", { where: "screen" });
+    expect(t.screen()).toContain('mcp__fx__fixture_0 {"text":"first"}');
+    expect(t.screen()).toContain('why it asks: MCP tool "fixture_0" of server "fx"');
+    await t.write("2");
+    await t.waitFor("Both calls went through.");
+    // The second call (other arguments) did not ask again.
+    expect(t.scrollback().match(/Allow this command\?/g) ?? []).toHaveLength(0);
+    const results = JSON.stringify(e2e.server.requests[2]!.body.messages);
+    expect(results).toContain("fixture_0 says: first");
+    expect(results).toContain("fixture_0 says: second");
+  }, 90_000);
 });

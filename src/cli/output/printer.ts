@@ -66,6 +66,7 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
         note(`continuing toward the goal (continuation ${e.continuation_count})`);
         break;
       case "sandbox.warning":
+      case "snapshot.warning":
         stderr.write(`warning: ${e.message}\n`);
         break;
       case "mcp.failed":

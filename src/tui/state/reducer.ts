@@ -178,6 +178,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case "error":
       return append(state, { kind: "notice", level: "error", text: action.message });
     case "sandbox.warning":
+    case "snapshot.warning":
       return append(state, { kind: "notice", level: "warning", text: action.message });
     case "mcp.failed":
       return append(state, { kind: "notice", level: "warning", text: `MCP server "${action.server}" is not available: ${action.message}. Continuing without it (/mcp shows the servers).` });

@@ -1,0 +1,64 @@
+// `deerflow rewind <thread>`: the thread's conversation, files, or both as before its last run (or its last N runs);
+// `--list` shows the runs it can go back over, `--undo` puts back the last rewind. Text on stdout, or `--json`.
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { loadConfig } from "../../config/load.js";
+import { UsageError } from "../../errors.js";
+import { DB_FILE } from "../../persistence/store.js";
+import type { RewindScope } from "../../persistence/rewind-log.js";
+import { type RewindOutcome, type RewindableRun, type UndoOutcome, listRewindable, rewindThread, undoRewind } from "../../runtime/rewind.js";
+import { ThreadRuntime } from "../../runtime/thread-runtime.js";
+import { filesSummary, rewindText, runLine } from "../../vocabulary/rewind-text.js";
+import { forTerminal } from "../../vocabulary/terminal-text.js";
+import type { GlobalOptions } from "../main.js";
+
+export interface RewindOptions extends GlobalOptions {
+  runs?: number;
+  filesOnly?: boolean;
+  conversationOnly?: boolean;
+  list?: boolean;
+  undo?: boolean;
+  json?: boolean;
+}
+
+function scopeOf(opts: RewindOptions): RewindScope {
+  if (opts.filesOnly && opts.conversationOnly) throw new UsageError("--files-only and --conversation-only exclude each other.", "Give neither to rewind both.");
+  return opts.filesOnly ? "files" : opts.conversationOnly ? "conversation" : "both";
+}
+
+export async function rewindCommand(threadId: string, opts: RewindOptions): Promise<number> {
+  const scope = scopeOf(opts);
+  if ((opts.list || opts.undo) && (opts.runs !== undefined || scope !== "both")) throw new UsageError(`--${opts.list ? "list" : "undo"} takes no --runs, --files-only or --conversation-only.`);
+  if (opts.list && opts.undo) throw new UsageError("--list and --undo exclude each other.");
+  const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
+  if (!existsSync(join(config.home, DB_FILE))) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
+  const runtime = ThreadRuntime.for(config);
+  const target = { home: config.home, store: runtime.store, runtime, threadId };
+  try {
+    const out = (s: string) => process.stdout.write(opts.json ? s : forTerminal(s));
+    if (opts.list) {
+      const runs = await listRewindable(target);
+      out(opts.json ? `${JSON.stringify({ thread_id: threadId, runs }, null, 2)}\n` : listText(threadId, runs));
+    } else if (opts.undo) {
+      const r = await undoRewind(target);
+      out(opts.json ? `${JSON.stringify(r, null, 2)}\n` : undoText(r));
+    } else {
+      const r = await rewindThread(target, opts.runs ?? 1, scope);
+      out(opts.json ? `${JSON.stringify(r, null, 2)}\n` : rewindText(r));
+      if (r.files_note) process.stderr.write(forTerminal(`deerflow: ${r.files_note}\n`));
+    }
+    return 0;
+  } finally {
+    ThreadRuntime.closeAll();
+  }
+}
+
+function listText(threadId: string, runs: RewindableRun[]): string {
+  if (runs.length === 0) return `Thread ${threadId} has no runs to rewind.\n`;
+  return `Runs of thread ${threadId}, latest first (\`deerflow rewind ${threadId} --runs N\` goes back to before run N):\n${runs.map((r) => `${runLine(r)}\n`).join("")}`;
+}
+
+function undoText(r: UndoOutcome): string {
+  const what = [r.conversation ? "the conversation" : "", r.files ? filesSummary(r.files.restored) : ""].filter(Boolean).join(" and ");
+  return `Undid rewind ${r.rewind_id} on thread ${r.thread_id}: ${what || "nothing"} put back.\n`;
+}

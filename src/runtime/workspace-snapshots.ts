@@ -1,0 +1,43 @@
+// The files' half of rewind, as the runtime uses it: a snapshot of the thread's workspace before each run (recorded
+// with the run, next to its rollback mark), and the one-line reasons when there is none. A snapshot that cannot be
+// taken never stops the run: the run goes on and only its files cannot be rewound.
+import { mkdirSync } from "node:fs";
+import { GitMissingError, gitAvailable } from "../snapshots/git.js";
+import { ShadowRepo, runRef } from "../snapshots/shadow-repo.js";
+
+/** Said once per process when git is missing (conversation rewind still works). */
+export const GIT_MISSING_NOTE = "git is not installed: files are not snapshotted before runs, so rewind restores the conversation only (install git to rewind files too).";
+
+export function shadowRepoOf(home: string, threadId: string, workspace: string): ShadowRepo {
+  return new ShadowRepo(ShadowRepo.dirFor(home, threadId), workspace);
+}
+
+let gitMissingSaid = false;
+
+/**
+ * Snapshots `workspace` for run `runId`. Returns the commit, or a warning to show (undefined when there is nothing
+ * new to say, e.g. git missing and already said).
+ */
+export async function snapshotBeforeRun(home: string, threadId: string, workspace: string, runId: string, input: string | null): Promise<{ commit?: string; warning?: string }> {
+  if (!(await gitAvailable())) {
+    if (gitMissingSaid) return {};
+    gitMissingSaid = true;
+    return { warning: GIT_MISSING_NOTE };
+  }
+  try {
+    // A thread's own workspace is created by its first run's sandbox; the snapshot comes first.
+    mkdirSync(workspace, { recursive: true });
+    const snap = await shadowRepoOf(home, threadId, workspace).snapshot(`before ${runId}${input ? `: ${input}` : ""}`, [runRef(runId)]);
+    return { commit: snap.commit };
+  } catch (err) {
+    if (err instanceof GitMissingError) return { warning: GIT_MISSING_NOTE };
+    return { warning: `The workspace's files could not be snapshotted before this run (${(err as Error).message.split("\n")[0]}): its file changes cannot be rewound.` };
+  }
+}
+
+/** The first line of a run's input, as `/rewind` lists it (at most 100 characters). */
+export function inputLine(prompt: unknown): string | null {
+  if (typeof prompt !== "string") return null;
+  const line = prompt.trim().split("\n")[0]!.trim();
+  return line.length > 100 ? `${line.slice(0, 99)}…` : line;
+}

@@ -1,0 +1,71 @@
+// Running git for the shadow repositories. The user's environment and configuration must never redirect us: every
+// GIT_* variable is dropped (GIT_DIR, GIT_INDEX_FILE, GIT_WORK_TREE… would point us at the user's repository), the
+// system and global config files are not read (no core.excludesFile, hooksPath, fsmonitor or filter drivers of the
+// user's), and the repository is always named explicitly with --git-dir / --work-tree.
+import { execa } from "execa";
+
+export interface GitTarget {
+  gitDir: string;
+  workTree: string;
+}
+
+export class GitMissingError extends Error {
+  constructor() {
+    super("git is not installed (or not on PATH)");
+    this.name = "GitMissingError";
+  }
+}
+
+/** The environment git runs with: the host's PATH and locale basics, nothing of the user's git set-up. */
+function gitEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
+  return {
+    ...env,
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_TERMINAL_PROMPT: "0",
+    // Names are file paths, never pathspec magic or globs.
+    GIT_LITERAL_PATHSPECS: "1",
+    GIT_AUTHOR_NAME: "deerflow",
+    GIT_AUTHOR_EMAIL: "deerflow@localhost",
+    GIT_COMMITTER_NAME: "deerflow",
+    GIT_COMMITTER_EMAIL: "deerflow@localhost",
+    LC_ALL: "C",
+  };
+}
+
+let available: boolean | undefined;
+
+/** Whether a git binary runs here (checked once per process). */
+export async function gitAvailable(): Promise<boolean> {
+  if (available === undefined) {
+    const r = await execa("git", ["--version"], { reject: false, env: gitEnv(), extendEnv: false }).catch(() => undefined);
+    available = r !== undefined && r.exitCode === 0;
+  }
+  return available;
+}
+
+/** Runs `git --git-dir … --work-tree … <args>` (`bare`: without the work tree) and returns stdout; a failure throws with git's own message. */
+export async function git(target: GitTarget, args: string[], opts: { input?: string; allowFail?: boolean; bare?: boolean } = {}): Promise<{ stdout: string; exitCode: number }> {
+  const named = opts.bare ? ["--git-dir", target.gitDir] : ["--git-dir", target.gitDir, "--work-tree", target.workTree];
+  const r = await execa("git", [...named, ...args], {
+    cwd: opts.bare ? undefined : target.workTree,
+    env: gitEnv(),
+    extendEnv: false,
+    input: opts.input,
+    reject: false,
+    stripFinalNewline: false,
+    maxBuffer: 256 * 1024 * 1024,
+  }).catch((err: unknown) => {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new GitMissingError();
+    throw err;
+  });
+  if ((r as { code?: string }).code === "ENOENT" || (r.exitCode === undefined && /ENOENT/.test(String(r.message)))) throw new GitMissingError();
+  const exitCode = r.exitCode ?? 1;
+  if (exitCode !== 0 && !opts.allowFail) {
+    const said = String(r.stderr ?? "").trim().split("\n").filter(Boolean).at(-1) ?? `exit ${exitCode}`;
+    throw new Error(`git ${args[0]} failed: ${said}`);
+  }
+  return { stdout: String(r.stdout ?? ""), exitCode };
+}

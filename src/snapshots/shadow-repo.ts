@@ -1,0 +1,245 @@
+// A thread's shadow repository: git objects and refs in the data directory (`threads/<id>/snapshots.git`) that record
+// the workspace's files before each run, with the workspace as git's work tree. The user's own `.git` is never read
+// or written (git never adds a path named `.git`, and the repository is always named explicitly; see git.ts), their
+// `.gitignore` files are respected, and their attributes cannot transform bytes (info/attributes turns text, eol and
+// filter conversion off). What is not recorded, and so never restored nor deleted by a rewind: ignored files, files
+// over MAX_FILE_BYTES, and the contents of nested repositories (a directory with its own `.git` is recorded as a
+// pointer only).
+import { existsSync, lstatSync, mkdirSync, readdirSync, renameSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
+import { dirname, join, sep } from "node:path";
+import { type GitTarget, git } from "./git.js";
+
+/** Files larger than this are not recorded (a model's build output or dataset should not double the disk use). */
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+/** The ref that always names the newest snapshot; one ref per run and per rewind keeps the others reachable. */
+const HEAD_REF = "refs/deerflow/head";
+export const runRef = (runId: string) => `refs/deerflow/runs/${runId}`;
+export const rewoundRef = (rewindId: string) => `refs/deerflow/rewound/${rewindId}`;
+
+const ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -diff -merge\n";
+const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbba4904";
+
+export interface Snapshot {
+  /** The commit holding the files. */
+  commit: string;
+  /** Workspace-relative files left out for their size. */
+  oversize: string[];
+  /** Nested repositories (directories with their own `.git`) left out, with a trailing `/`. */
+  nested: string[];
+}
+
+export interface RestoreResult {
+  /** Files written back or deleted, workspace-relative. */
+  restored: string[];
+  /** Paths left as they are: over the size cap now, or nested repositories. */
+  skipped: string[];
+}
+
+/** One `.gitignore` line that matches exactly this workspace-relative path. */
+function excludeLine(path: string): string {
+  return `/${path.replace(/[\\*?[]/g, (c) => `\\${c}`).replace(/ $/, "\\ ")}`;
+}
+
+/** Paths of NUL-separated git output. */
+function nulList(out: string): string[] {
+  return out.split("\0").filter((s) => s.length > 0);
+}
+
+export class ShadowRepo {
+  readonly target: GitTarget;
+
+  constructor(gitDir: string, workTree: string) {
+    this.target = { gitDir, workTree };
+  }
+
+  /** Where a thread's shadow repository lives in the data directory. */
+  static dirFor(home: string, threadId: string): string {
+    return join(home, "threads", threadId, "snapshots.git");
+  }
+
+  get exists(): boolean {
+    return existsSync(join(this.target.gitDir, "HEAD"));
+  }
+
+  private run(args: string[], opts?: { input?: string; allowFail?: boolean }) {
+    return git(this.target, args, opts);
+  }
+
+  /** Creates the repository in a temporary directory and renames it into place, so a kill leaves none or a whole one. */
+  private async init(): Promise<void> {
+    if (this.exists) return;
+    const { gitDir, workTree } = this.target;
+    const tmp = `${gitDir}.tmp-${process.pid}`;
+    rmSync(tmp, { recursive: true, force: true });
+    mkdirSync(dirname(gitDir), { recursive: true });
+    await git({ gitDir: tmp, workTree }, ["init", "-q", "--bare"], { bare: true });
+    const set = (k: string, v: string) => git({ gitDir: tmp, workTree }, ["config", k, v], { bare: true });
+    await set("core.bare", "false");
+    await set("core.autocrlf", "false");
+    await set("core.symlinks", "true");
+    await set("core.hooksPath", "/dev/null");
+    await set("core.untrackedCache", "true");
+    await set("gc.auto", "0");
+    mkdirSync(join(tmp, "info"), { recursive: true });
+    writeFileSync(join(tmp, "info", "attributes"), ATTRIBUTES);
+    writeFileSync(join(tmp, "info", "exclude"), "");
+    rmSync(gitDir, { recursive: true, force: true });
+    renameSync(tmp, gitDir);
+  }
+
+  /** A lock file left by a git killed mid-write. Only called under the thread's run lock, so no live git holds it. */
+  private clearStaleLocks(): void {
+    for (const f of ["index.lock", "HEAD.lock", "packed-refs.lock"]) rmSync(join(this.target.gitDir, f), { force: true });
+  }
+
+  async resolve(ref: string): Promise<string | undefined> {
+    const r = await this.run(["rev-parse", "-q", "--verify", `${ref}^{commit}`], { allowFail: true });
+    return r.exitCode === 0 ? r.stdout.trim() : undefined;
+  }
+
+  /**
+   * Brings the index up to the workspace (respecting .gitignore, leaving out files over the cap) and returns its tree.
+   * Only what `git status` reports changed is looked at, so a snapshot after the first costs about one status.
+   */
+  private async stage(): Promise<{ tree: string; oversize: string[]; nested: string[]; changed: boolean }> {
+    const exclude = join(this.target.gitDir, "info", "exclude");
+    writeFileSync(exclude, "");
+    const status = nulList((await this.run(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all"])).stdout);
+    const changed: string[] = [];
+    const oversize: string[] = [];
+    const trackedOversize: string[] = [];
+    for (const entry of status) {
+      const path = entry.slice(3);
+      // With --untracked-files=all only a nested repository is listed as a directory: git cannot record its files
+      // (and one without commits would fail the add), so it is left out like an ignored directory.
+      if (path.endsWith("/")) {
+        oversize.push(path);
+        continue;
+      }
+      const st = lstatSafe(join(this.target.workTree, path));
+      if (st?.isFile() && st.size > MAX_FILE_BYTES) {
+        oversize.push(path);
+        if (!entry.startsWith("??")) trackedOversize.push(path);
+      } else {
+        changed.push(path);
+      }
+    }
+    if (oversize.length > 0) writeFileSync(exclude, `${oversize.map((p) => (p.endsWith("/") ? `${excludeLine(p.slice(0, -1))}/` : excludeLine(p))).join("\n")}\n`);
+    if (trackedOversize.length > 0) await this.run(["rm", "-q", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: trackedOversize.join("\0") });
+    if (changed.length > 0) await this.run(["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: changed.join("\0") });
+    const tree = (await this.run(["write-tree"])).stdout.trim();
+    return { tree, oversize: oversize.filter((p) => !p.endsWith("/")), nested: oversize.filter((p) => p.endsWith("/")), changed: changed.length > 0 || trackedOversize.length > 0 };
+  }
+
+  /** Records the workspace's files as a commit named by `refs` (and the head ref). */
+  async snapshot(message: string, refs: string[]): Promise<Snapshot> {
+    await this.init();
+    this.clearStaleLocks();
+    const { tree, oversize, nested } = await this.stage();
+    const parent = await this.resolve(HEAD_REF);
+    let commit = parent;
+    // An unchanged workspace reuses the last commit: most runs in a chat touch nothing, and then cost one status.
+    if (!parent || (await this.run(["rev-parse", `${parent}^{tree}`])).stdout.trim() !== tree) {
+      commit = (await this.run(["commit-tree", tree, ...(parent ? ["-p", parent] : []), "-m", message])).stdout.trim();
+    }
+    const updates = [HEAD_REF, ...refs].map((r) => `update ${r} ${commit}\n`).join("");
+    await this.run(["update-ref", "--stdin"], { input: updates });
+    return { commit: commit!, oversize, nested };
+  }
+
+  /** Paths that differ between two snapshots (undefined `to`: the workspace as it is now). */
+  async changedFiles(from: string, to?: string): Promise<string[]> {
+    let toTree = to;
+    if (!toTree) {
+      await this.init();
+      this.clearStaleLocks();
+      toTree = (await this.stage()).tree;
+    }
+    return nulList((await this.run(["diff-tree", "-r", "-z", "--no-renames", "--name-only", from, toTree])).stdout);
+  }
+
+  /**
+   * Puts the workspace back to `commit`: files it holds are written back, files recorded since are deleted. What the
+   * snapshots never held (ignored, oversize, nested repositories) is left alone. The caller snapshots first, so what is
+   * undone stays reachable.
+   */
+  async restore(commit: string, current: Snapshot): Promise<RestoreResult> {
+    this.clearStaleLocks();
+    const diff = nulList((await this.run(["diff-tree", "-r", "-z", "--no-renames", "--name-status", current.commit, commit])).stdout);
+    const gitlinks = new Set(await this.gitlinks(current.commit, commit));
+    const oversizeNow = new Set(current.oversize);
+    const remove: string[] = [];
+    const write: string[] = [];
+    const skipped: string[] = [];
+    for (let i = 0; i + 1 < diff.length; i += 2) {
+      const status = diff[i]!;
+      const path = diff[i + 1]!;
+      if (gitlinks.has(path) || oversizeNow.has(path)) skipped.push(path);
+      else if (status === "D") remove.push(path);
+      else write.push(path);
+    }
+    // Deletions first: a directory recorded since may stand where the target has a file (and the reverse).
+    for (const path of remove) this.removeFile(path);
+    if (remove.length > 0) await this.run(["rm", "-q", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: remove.join("\0") });
+    if (write.length > 0) await this.run(["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: write.join("\0") });
+    await this.run(["update-ref", HEAD_REF, commit]);
+    return { restored: [...write, ...remove].sort(), skipped: skipped.sort() };
+  }
+
+  /** Paths recorded as nested repositories (mode 160000) in either commit: never written nor deleted. */
+  private async gitlinks(...commits: string[]): Promise<string[]> {
+    const out: string[] = [];
+    for (const c of commits) {
+      const entries = nulList((await this.run(["ls-tree", "-r", "-z", c])).stdout);
+      for (const e of entries) if (e.startsWith("160000 ")) out.push(e.slice(e.indexOf("\t") + 1));
+    }
+    return out;
+  }
+
+  /** Deletes one recorded file (never a directory, never through a symlink), then its emptied parent directories. */
+  private removeFile(path: string): void {
+    const root = this.target.workTree;
+    const abs = join(root, path);
+    if (!insideWithoutSymlinks(root, path)) return;
+    const st = lstatSafe(abs);
+    if (!st || st.isDirectory()) return;
+    rmSync(abs, { force: true });
+    for (let dir = dirname(abs); dir.length > root.length && dir.startsWith(root + sep); dir = dirname(dir)) {
+      try {
+        if (readdirSync(dir).length > 0) break;
+        rmdirSync(dir);
+      } catch {
+        break;
+      }
+    }
+  }
+
+  /** Deletes the repository (`threads rm`). */
+  remove(): void {
+    rmSync(this.target.gitDir, { recursive: true, force: true });
+  }
+
+  static readonly emptyTree = EMPTY_TREE;
+}
+
+function lstatSafe(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every directory between `root` and `root/rel` is a real directory (a symlinked parent could lead outside). */
+function insideWithoutSymlinks(root: string, rel: string): boolean {
+  const parts = rel.split("/");
+  let cur = root;
+  for (const part of parts.slice(0, -1)) {
+    if (part === ".." || part === "") return false;
+    cur = join(cur, part);
+    const st = lstatSafe(cur);
+    if (!st || !st.isDirectory()) return false;
+  }
+  return true;
+}
