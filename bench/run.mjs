@@ -6,10 +6,12 @@ import { benchTools } from "./tools.mjs";
 import { benchStateRead } from "./state-read.mjs";
 import { benchCompaction } from "./compaction.mjs";
 import { benchMcpStart } from "./mcp-start.mjs";
+import { benchSkillsMemory } from "./skills-memory.mjs";
 
 benchStartup();
 await benchFirstFrame();
 await benchMcpStart();
+await benchSkillsMemory();
 await benchTools();
 await benchCheckpoints();
 await benchStateRead();
