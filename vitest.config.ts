@@ -10,5 +10,7 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Two cores: end-to-end tests spawn real processes; keep parallelism modest.
     maxWorkers: 2,
+    // A PostgreSQL server for the team-database tests (started when it is down; see the file).
+    globalSetup: ["test/support/postgres-global-setup.ts"],
   },
 });

@@ -43,7 +43,7 @@ export function buildProgram(): Command {
   const chatOptions = (cmd: Command) =>
     cmd
       .option("-w, --workspace <dir>", "bind a new thread's workspace to this existing directory (default: a fresh per-thread directory)")
-      .addOption(new Option("--approval <mode>", "guarded shell commands: ask (a prompt), auto-edit, yolo").choices(APPROVAL_MODES))
+      .addOption(new Option("--approval <mode>", "ask (default: file edits with their diff and guarded shell commands ask), auto-edit (only guarded shell commands ask), yolo (nothing asks)").choices(APPROVAL_MODES))
       .option("--plan", "plan mode: the agent writes its plan as a todo list first, then acts")
       .option("--goal <objective>", "work toward this objective until it is met, asking you when it needs to")
       .option("--no-network", "shell commands get no network (needs bubblewrap; same as sandbox.network: \"off\")")
@@ -80,8 +80,8 @@ export function buildProgram(): Command {
     .option("-c, --continue", "continue the most recently updated thread")
     .option("-w, --workspace <dir>", "bind a new thread's workspace to this existing directory (default: a fresh per-thread directory)")
     .option("--upload <file>", "attach a file (copied to the thread's uploads; repeatable; `@path` in the prompt works too)", collect, [])
-    .addOption(new Option("--approval <mode>", "guarded shell commands: ask (headless: denied unless --yes), auto-edit, yolo").choices(APPROVAL_MODES))
-    .option("--yes", "approve guarded commands that would ask (blocked commands stay blocked)")
+    .addOption(new Option("--approval <mode>", "what asks (headless: denied unless --yes): ask = file edits and guarded shell commands; auto-edit (default) = guarded shell commands; yolo = nothing").choices(APPROVAL_MODES))
+    .option("--yes", "approve what would ask (blocked commands stay blocked)")
     .option("--plan", "plan mode: the agent writes its plan as a todo list first, then acts")
     .addOption(
       new Option("--output-format <format>", "text: answer on stdout; json: one object at the end; stream-json: one event per line")

@@ -21,7 +21,8 @@ export interface ConfigInputs {
   env?: NodeJS.ProcessEnv;
   /** The user's home directory (where ~/.deerflowrc and ~/.deerflow live). */
   userHome?: string;
-  flags?: { model?: string; home?: string; approval?: ApprovalModeSetting; noNetwork?: boolean; noMemory?: boolean };
+  /** `defaultApproval`: the mode when neither --approval nor the file sets one (chat: ask; run: auto-edit). */
+  flags?: { model?: string; home?: string; approval?: ApprovalModeSetting; defaultApproval?: ApprovalModeSetting; noNetwork?: boolean; noMemory?: boolean };
 }
 
 export interface ResolvedModel {
@@ -256,7 +257,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     files: loaded.map((f) => f.path),
     home,
     checkpoint: { channelMode, snapshotFrequency },
-    approval: inputs.flags?.approval ?? merged.approval ?? "ask",
+    approval: inputs.flags?.approval ?? merged.approval ?? inputs.flags?.defaultApproval ?? "ask",
     sandbox: {
       bashTimeoutSeconds: merged.sandbox?.bashTimeout ?? DEFAULT_BASH_TIMEOUT_S,
       network: !inputs.flags?.noNetwork && merged.sandbox?.network !== "off",

@@ -7,12 +7,12 @@
 // ending the run. It must wrap the tool call before the tool runs — that is all wrapToolCall needs.
 //
 // Policy: `bash` calls are audited by shell-audit.ts. block → error ToolMessage, never run (in every mode);
-// ask → yolo runs it, otherwise the approval broker decides (allow_always remembered per thread); allow → run.
+// ask → the mode decides whether to ask (vocabulary/approval-modes.ts), then the approval broker decides (allow_always remembered per thread); allow → run.
 // Cancellation while waiting for an answer propagates (the run is being cancelled, not the tool failing).
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
-import { type ApprovalBroker, type ApprovalMemory, resolveApproval } from "../sandbox/approvals.js";
+import { type ApprovalBroker, type ApprovalMemory, deniedMessage, resolveApproval } from "../sandbox/approvals.js";
 import { auditCommand } from "../sandbox/shell-audit.js";
 
 export interface SandboxAuditOptions {
@@ -26,10 +26,6 @@ export interface SandboxAuditOptions {
 
 export function blockedMessage(reason: string): string {
   return `Blocked: ${reason}. This command is never run by deerflow; choose a safer alternative.`;
-}
-
-export function deniedMessage(reason: string, broker?: ApprovalBroker): string {
-  return `Denied: ${reason} was not approved (${broker?.denialNote ?? "run with --yes to approve guarded commands headless"}).`;
 }
 
 export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
@@ -50,11 +46,11 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
         const configurable = request.runtime.configurable as Record<string, unknown> | undefined;
         const threadId = typeof configurable?.thread_id === "string" ? configurable.thread_id : "default";
         const reason = audit.reason ?? "guarded command";
-        const verdict = await resolveApproval(
-          { threadId, toolCallId: toolCall.id ?? "", tool: toolCall.name, command, reason, signal: request.runtime.signal },
+        const answer = await resolveApproval(
+          { threadId, toolCallId: toolCall.id ?? "", tool: toolCall.name, kind: "command", command, reason, signal: request.runtime.signal },
           { mode: options.mode, broker: options.broker, memory: options.memory },
         );
-        if (verdict === "deny") return refuse(deniedMessage(reason, options.broker));
+        if (answer.verdict === "deny") return refuse(deniedMessage(reason, options.broker, answer.reason));
       }
       return handler(request);
     },

@@ -164,8 +164,9 @@ export class ChatSession {
     this.approval.mode = mode;
   }
 
-  respondApproval(id: string, decision: ApprovalDecision): boolean {
-    return this.broker.respond(id, decision);
+  /** `reason`: for a denial, the user's words to the model (in the tool result). */
+  respondApproval(id: string, decision: ApprovalDecision, reason?: string): boolean {
+    return this.broker.respond(id, decision, reason);
   }
 
   private hasDatabase(): boolean {

@@ -1,12 +1,12 @@
 // The one typed event stream of a run. The headless printers (text / json / stream-json) and the TUI are both
 // consumers of it; neither reaches into the graph.
 
-import type { ApprovalRequestedEvent } from "../sandbox/approvals.js";
+import type { ApprovalDiff, ApprovalRequestedEvent } from "../sandbox/approvals.js";
 import type { FinalRunStatus } from "../vocabulary/statuses.js";
 import type { StopReason } from "../vocabulary/stop-reasons.js";
 import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
 
-export type { ApprovalRequestedEvent };
+export type { ApprovalDiff, ApprovalRequestedEvent };
 
 export interface TokenUsage {
   input_tokens: number;
@@ -53,7 +53,8 @@ export type RunEvent =
   /** `usage`: this model call's tokens (input = the context it was sent; the TUI's context fill). */
   | { type: "message.completed"; run_id: string; message_id?: string; text: string; tool_calls: { id?: string; name: string }[]; usage?: TokenUsage }
   | { type: "tool.started"; run_id: string; tool_call_id?: string; name: string; args: unknown }
-  | { type: "tool.completed"; run_id: string; tool_call_id?: string; name: string; status: "ok" | "error"; output: string }
+  /** `diff`: what a file edit (write_file, str_replace) changed, as a unified diff with its +/− counts. */
+  | { type: "tool.completed"; run_id: string; tool_call_id?: string; name: string; status: "ok" | "error"; output: string; diff?: ApprovalDiff }
   /** A transient model failure: `attempt` (1-based) failed, attempt `attempt + 1` of `max_attempts` follows after `delay_ms`. */
   | { type: "model.retry"; run_id: string; attempt: number; max_attempts: number; delay_ms: number; reason: string }
   /** Older messages were replaced by a summary (originals archived, readable with read_history). */

@@ -8,6 +8,7 @@ import { type ResolvedConfig, type ResolvedModel, resolveNamedModel } from "../c
 import { createChatModel } from "../config/model-factory.js";
 import { nextTo } from "../agent/anchors.js";
 import { createLeadAgent, leadAgentTools } from "../agent/lead-agent.js";
+import { toolApprovalMiddleware } from "../middleware/tool-approval.js";
 import { sandboxAuditMiddleware } from "../middleware/sandbox-audit.js";
 import { piiRedactionMiddleware } from "../middleware/pii-redaction.js";
 import { type ApprovalSettings, headlessBroker } from "../sandbox/approvals.js";
@@ -110,7 +111,7 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     // A type may name another configured model; otherwise children use the parent's.
     model: (type) => (type.model && config.models[type.model] ? createChatModel(resolveNamedModel(config, type.model)) : model),
     tools: () => leadAgentTools({ bashTimeoutSeconds: config.sandbox.bashTimeoutSeconds }) as never,
-    childMiddleware: () => [nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval)), ...(config.piiRedaction ? [piiRedactionMiddleware()] : [])],
+    childMiddleware: () => [nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval)), nextTo("SandboxAudit", toolApprovalMiddleware(approval)), ...(config.piiRedaction ? [piiRedactionMiddleware()] : [])],
   });
   return createLeadAgent({
     model,

@@ -2,7 +2,7 @@
 // model message with its tool calls (and its usage), each tool result, todos, notes and delegations. Pure translation: no store, no graph.
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { messageText } from "../vocabulary/message-text.js";
-import { type DelegationView, type RunEventListener, type TodoView, type TokenUsage } from "./events.js";
+import { type ApprovalDiff, type DelegationView, type RunEventListener, type TodoView, type TokenUsage } from "./events.js";
 
 /** Messages inside a stream "updates" chunk, whatever shape the node returned. */
 function messagesIn(update: unknown): BaseMessage[] {
@@ -26,6 +26,12 @@ function fieldIn(update: unknown, field: "todos" | "delegations"): unknown[] | u
     if (Array.isArray(t) && (field === "todos" || t.length > 0)) return t;
   }
   return undefined;
+}
+
+/** The diff a file tool carried on its result (artifact `{ diff }`), when it is one. */
+function diffOf(artifact: unknown): ApprovalDiff | undefined {
+  const d = (artifact as { diff?: Partial<ApprovalDiff> } | null | undefined)?.diff;
+  return d && typeof d.path === "string" && typeof d.patch === "string" && typeof d.added === "number" && typeof d.removed === "number" ? (d as ApprovalDiff) : undefined;
 }
 
 /** This call's usage, added into the run's `total`. */
@@ -67,7 +73,8 @@ function translateUpdates(chunk: Record<string, unknown>, runId: string, usage: 
         emit({ type: "message.completed", run_id: runId, message_id: m.id, text: messageText(m), tool_calls: calls.map((c) => ({ id: c.id, name: c.name })), ...(call ? { usage: call } : {}) });
         for (const c of calls) emit({ type: "tool.started", run_id: runId, tool_call_id: c.id, name: c.name, args: c.args });
       } else if (node === "tools" && ToolMessage.isInstance(m)) {
-        emit({ type: "tool.completed", run_id: runId, tool_call_id: m.tool_call_id, name: m.name ?? "", status: m.status === "error" ? "error" : "ok", output: messageText(m) });
+        const diff = diffOf(m.artifact);
+        emit({ type: "tool.completed", run_id: runId, tool_call_id: m.tool_call_id, name: m.name ?? "", status: m.status === "error" ? "error" : "ok", output: messageText(m), ...(diff ? { diff } : {}) });
       }
     }
   }

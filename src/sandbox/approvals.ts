@@ -1,45 +1,112 @@
-// Approvals — who says yes to an ask-first shell command (see shell-audit.ts), and how the answer is remembered.
+// Approvals — who says yes to a guarded action, and how the answer is remembered.
 //
-// Modes: `ask` (default) and `auto-edit` send ask-first commands to the broker (auto-edit differs only for file
-// edits, which are not gated here); `yolo` runs ask-first commands without asking. Blocked commands stay blocked
-// in every mode — the middleware never consults the broker for them.
-// "allow_always" is remembered per thread per normalised command for the rest of the process (not persisted).
-import type { ApprovalMode } from "../vocabulary/approval-modes.js";
+// What asks (vocabulary/approval-modes.ts `modeAsks`): an ask-first shell command (see shell-audit.ts) asks in `ask`
+// and `auto-edit`; a file edit (shown as its diff) and any other tool that declares an approval gate ask in `ask`
+// only; `yolo` asks for nothing. Blocked commands stay blocked in every mode — the middleware never consults the
+// broker for them.
+// A tool declares that it must ask with `declareApprovalGate(tool, gate)`: the gate computes what the user must see
+// (a one-line summary, a diff) without side effects; ToolApproval asks before the tool runs.
+// "allow_always" is remembered per thread per scope (a normalised command, or "every edit") for the rest of the
+// process (not persisted). A denial may carry the user's reason, which reaches the model in the tool result.
+import { type ApprovalKind, type ApprovalMode, modeAsks } from "../vocabulary/approval-modes.js";
 import { normalizeCommand } from "./shell-audit.js";
 
 export type ApprovalDecision = "allow_once" | "allow_always" | "deny";
+
+/** A decision, and for a denial the user's words to the model. */
+export interface ApprovalAnswer {
+  decision: ApprovalDecision;
+  reason?: string;
+}
+
+/** Brokers may answer with a bare decision. */
+export type ApprovalReply = ApprovalDecision | ApprovalAnswer;
 
 export interface ApprovalRequest {
   threadId: string;
   toolCallId: string;
   tool: string;
+  /** What is approved, on one line: the command, or e.g. "edit /mnt/user-data/workspace/a.ts (+3 −1)". */
   command: string;
-  /** Why the command needs approval (the audit rule's reason). */
+  /** Why it needs approval (the audit rule's reason, "file edit", …). */
   reason: string;
+  /** Default "command". */
+  kind?: ApprovalKind;
+  /** The preview the user decides on (an edit's diff). */
+  diff?: ApprovalDiff;
+  /** What "allow always" covers; default: this command (normalised). */
+  scope?: string;
   /** The run's signal: a broker waiting for a person gives up when the run is cancelled. */
   signal?: AbortSignal;
 }
 
+/** An edit's diff as the approval shows it (the file tools' EditDiff fits). */
+export interface ApprovalDiff {
+  path: string;
+  added: number;
+  removed: number;
+  patch: string;
+  truncated?: boolean;
+  created?: boolean;
+  binary?: { before: number; after: number };
+}
+
 export interface ApprovalBroker {
-  request(req: ApprovalRequest): Promise<ApprovalDecision>;
+  request(req: ApprovalRequest): Promise<ApprovalReply>;
   /** Said to the model after a denial, e.g. who denied it and what to do. */
   denialNote?: string;
 }
 
-/** Unattended runs: `--yes` approves guarded commands once each; without it they are denied. */
+/** What a tool's gate shows before the tool runs; null: this call needs no approval. */
+export interface ApprovalPreview {
+  summary: string;
+  reason: string;
+  diff?: ApprovalDiff;
+  /** What "allow always" covers (e.g. "edits": every later edit of the thread). */
+  scope: string;
+}
+
+export interface ApprovalGate {
+  kind: ApprovalKind;
+  /** Computes the preview without side effects; throws the tool's own error when the call cannot succeed. */
+  preview(args: unknown, runtime: unknown): Promise<ApprovalPreview | null>;
+}
+
+const gates = new WeakMap<object, ApprovalGate>();
+
+/** Marks `tool` as asking before it runs (in the modes where `gate.kind` asks). Returns the tool. */
+export function declareApprovalGate<T extends object>(tool: T, gate: ApprovalGate): T {
+  gates.set(tool, gate);
+  return tool;
+}
+
+export function approvalGateOf(tool: unknown): ApprovalGate | undefined {
+  return tool && typeof tool === "object" ? gates.get(tool) : undefined;
+}
+
+export function answerOf(reply: ApprovalReply): ApprovalAnswer {
+  return typeof reply === "string" ? { decision: reply } : reply;
+}
+
+/** Unattended runs: `--yes` approves guarded actions once each; without it they are denied. */
 export function headlessBroker(options: { yes: boolean }): ApprovalBroker {
   return { request: async () => (options.yes ? "allow_once" : "deny") };
 }
 
-/** Raised when a command waits for the user (the TUI shows it and answers with `respond`). */
+/** Raised when an action waits for the user (the TUI shows it and answers with `respond`). */
 export interface ApprovalRequestedEvent {
   type: "approval.requested";
   id: string;
   thread_id: string;
   tool_call_id: string;
   tool: string;
+  /** "command" (a shell command), "edit" (a file edit, with `diff`), "tool" (another tool). */
+  kind: ApprovalKind;
   command: string;
   reason: string;
+  diff?: ApprovalDiff;
+  /** What "allow always" would cover: an answer of allow_always also settles the other waiting requests of this scope. */
+  scope?: string;
 }
 
 /** The approval settings a run reads at every guarded call: the TUI may change `mode` while a run works. */
@@ -50,7 +117,7 @@ export interface ApprovalSettings {
 
 export interface EventBroker extends ApprovalBroker {
   /** Answers a pending request; false when `id` is unknown (already answered or cancelled). */
-  respond(id: string, decision: ApprovalDecision): boolean;
+  respond(id: string, decision: ApprovalDecision, reason?: string): boolean;
   /** Ids of the requests still waiting. */
   pending(): string[];
 }
@@ -63,22 +130,27 @@ function abortError(signal: AbortSignal): Error {
 
 /** A broker that emits `approval.requested` and waits for `respond(id, decision)`; a cancelled run rejects. */
 export function eventBroker(emit: (event: ApprovalRequestedEvent) => void): EventBroker {
-  const waiting = new Map<string, (d: ApprovalDecision) => void>();
+  const waiting = new Map<string, { answer: (a: ApprovalAnswer) => void; threadId: string; scope: string }>();
   let seq = 0;
   return {
     denialNote: "the user denied it; do not retry it, ask the user or take another way",
     request(req) {
       if (req.signal?.aborted) return Promise.reject(abortError(req.signal));
       const id = `appr_${++seq}`;
-      return new Promise<ApprovalDecision>((resolve, reject) => {
+      return new Promise<ApprovalAnswer>((resolve, reject) => {
         const onAbort = () => {
           waiting.delete(id);
           reject(abortError(req.signal!));
         };
-        waiting.set(id, (d) => {
-          waiting.delete(id);
-          req.signal?.removeEventListener("abort", onAbort);
-          resolve(d);
+        const scope = scopeOf(req);
+        waiting.set(id, {
+          threadId: req.threadId,
+          scope,
+          answer: (a) => {
+            waiting.delete(id);
+            req.signal?.removeEventListener("abort", onAbort);
+            resolve(a);
+          },
         });
         req.signal?.addEventListener("abort", onAbort, { once: true });
         emit({
@@ -87,33 +159,41 @@ export function eventBroker(emit: (event: ApprovalRequestedEvent) => void): Even
           thread_id: req.threadId,
           tool_call_id: req.toolCallId,
           tool: req.tool,
+          kind: req.kind ?? "command",
           command: req.command,
           reason: req.reason,
+          ...(req.diff ? { diff: req.diff } : {}),
+          scope,
         });
       });
     },
-    respond(id, decision) {
-      const answer = waiting.get(id);
-      if (!answer) return false;
-      answer(decision);
+    respond(id, decision, reason) {
+      const entry = waiting.get(id);
+      if (!entry) return false;
+      const said = decision === "deny" ? reason?.trim() : undefined;
+      entry.answer(said ? { decision, reason: said } : { decision });
+      // Parallel calls asked together: "always" for this scope answers the others waiting in it too.
+      if (decision === "allow_always") {
+        for (const other of [...waiting.values()]) if (other.threadId === entry.threadId && other.scope === entry.scope) other.answer({ decision: "allow_once" });
+      }
       return true;
     },
     pending: () => [...waiting.keys()],
   };
 }
 
-/** Commands approved "always", per thread, for the life of the process. */
+/** Scopes approved "always", per thread, for the life of the process. */
 export class ApprovalMemory {
   private readonly byThread = new Map<string, Set<string>>();
 
-  has(threadId: string, command: string): boolean {
-    return this.byThread.get(threadId)?.has(normalizeCommand(command)) ?? false;
+  has(threadId: string, scope: string): boolean {
+    return this.byThread.get(threadId)?.has(scope) ?? false;
   }
 
-  remember(threadId: string, command: string): void {
+  remember(threadId: string, scope: string): void {
     let set = this.byThread.get(threadId);
     if (!set) this.byThread.set(threadId, (set = new Set()));
-    set.add(normalizeCommand(command));
+    set.add(scope);
   }
 
   clear(threadId?: string): void {
@@ -125,18 +205,35 @@ export class ApprovalMemory {
 /** The process-wide memory the middleware uses unless given its own. */
 export const processApprovalMemory = new ApprovalMemory();
 
+/** The memory key of a request: its scope, or the normalised command (commands and scopes never collide). */
+function scopeOf(req: ApprovalRequest): string {
+  return req.scope !== undefined ? `scope:${req.scope}` : `command:${normalizeCommand(req.command)}`;
+}
+
+export type ApprovalVerdict = { verdict: "allow" } | { verdict: "deny"; reason?: string };
+
 /**
- * Whether an ask-first command may run: yolo → yes; remembered "always" → yes; else the broker decides
- * (an "allow_always" answer is remembered). Blocked commands must never reach this function.
+ * Whether a guarded action may run: a mode that does not ask for its kind → yes; remembered "always" → yes; else the
+ * broker decides (an "allow_always" answer is remembered). Blocked commands must never reach this function.
  */
 export async function resolveApproval(
   req: ApprovalRequest,
   opts: { mode: ApprovalMode; broker: ApprovalBroker; memory?: ApprovalMemory },
-): Promise<"allow" | "deny"> {
-  if (opts.mode === "yolo") return "allow";
+): Promise<ApprovalVerdict> {
+  if (!modeAsks(opts.mode, req.kind ?? "command")) return { verdict: "allow" };
   const memory = opts.memory ?? processApprovalMemory;
-  if (memory.has(req.threadId, req.command)) return "allow";
-  const decision = await opts.broker.request(req);
-  if (decision === "allow_always") memory.remember(req.threadId, req.command);
-  return decision === "deny" ? "deny" : "allow";
+  const scope = scopeOf(req);
+  if (memory.has(req.threadId, scope)) return { verdict: "allow" };
+  const answer = answerOf(await opts.broker.request(req));
+  if (answer.decision === "allow_always") memory.remember(req.threadId, scope);
+  return answer.decision === "deny" ? { verdict: "deny", reason: answer.reason } : { verdict: "allow" };
+}
+
+/**
+ * The tool result after a denial: what was not approved, who denied it, and the user's own words when given (the
+ * model must read them: they are why it was denied).
+ */
+export function deniedMessage(what: string, broker?: ApprovalBroker, said?: string): string {
+  const base = `Denied: ${what} was not approved (${broker?.denialNote ?? "run with --yes to approve guarded actions headless"}).`;
+  return said ? `${base} The user said: ${JSON.stringify(said)}` : base;
 }

@@ -1,53 +1,85 @@
 // write_file — create, overwrite or append (content ≤ 80 KB per call). Overwriting an existing file requires
 // that the agent has read its current version (ReadBeforeWrite); creating a file or appending does not.
+// `planWrite` does every check and computes the diff without writing: the approval gate shows that diff before the
+// edit is applied, and the tool carries it on its result (artifact) for the tool card and stream-json.
 import { dirname } from "node:path";
 import { tool, type ToolRuntime } from "langchain";
 import { z } from "zod";
+import { declareApprovalGate } from "../sandbox/approvals.js";
 import { resolveSandboxPath } from "../sandbox/paths.js";
+import type { ThreadPaths } from "../sandbox/provider.js";
 import { safeMkdirp, safeReadFile, safeWriteFile } from "../sandbox/safe-fs.js";
+import { type EditDiff, editDiff } from "./edit-diff.js";
+import { editGate } from "./edit-gate.js";
 import { type FileToolOptions, type RuntimeLike, assertReadCurrent, getMounts, recordRead } from "./fs-common.js";
 
 export const WRITE_MAX_BYTES = 80 * 1024;
 
+export const writeFileSchema = z.object({
+  description: z.string().optional().describe("Why you are writing this file (say it first)."),
+  path: z.string().describe("The file, relative to the workspace or under /mnt/user-data/..."),
+  content: z.string().describe("The text to write."),
+  append: z.boolean().optional().default(false).describe("Append to the end instead of replacing the file."),
+});
+type WriteInput = z.input<typeof writeFileSchema>;
+
+interface WritePlan {
+  mounts: ThreadPaths;
+  hostPath: string;
+  virtualPath: string;
+  exists: boolean;
+  diff: EditDiff;
+}
+
+/** Every check of a write, and its diff; nothing is written. */
+export async function planWrite(input: WriteInput, rt: RuntimeLike, options: FileToolOptions): Promise<WritePlan> {
+  const mounts = getMounts(rt, options);
+  const { content, append = false } = input;
+  const size = Buffer.byteLength(content, "utf8");
+  if (size > WRITE_MAX_BYTES) {
+    throw new Error(
+      `content is ${size} bytes; the cap is ${WRITE_MAX_BYTES} bytes (80 KB) per write_file call. Write the file in parts: the first with append=false, the rest with append=true.`,
+    );
+  }
+  const target = await resolveSandboxPath(input.path, mounts, { kind: "file" });
+  let before: Buffer | null = null;
+  if (target.exists) {
+    const current = append ? await safeReadFile(target.hostPath, mounts).catch(() => undefined) : await safeReadFile(target.hostPath, mounts);
+    if (current && !append) assertReadCurrent(rt, mounts, current.realPath, current.data, target.virtualPath);
+    // An append to a file too large to read is shown as the added text alone.
+    before = current?.data ?? Buffer.alloc(0);
+  }
+  const after = append && before ? Buffer.concat([before, Buffer.from(content, "utf8")]) : content;
+  return { mounts, hostPath: target.hostPath, virtualPath: target.virtualPath, exists: target.exists, diff: editDiff(target.virtualPath, before, after) };
+}
+
 export function createWriteFileTool(options: FileToolOptions = {}) {
-  return tool(
+  const t = tool(
     async (input, runtime: ToolRuntime) => {
       const rt = runtime as RuntimeLike;
-      const mounts = getMounts(rt, options);
+      const plan = await planWrite(input, rt, options);
+      const { mounts } = plan;
       const { content, append = false } = input;
-      const size = Buffer.byteLength(content, "utf8");
-      if (size > WRITE_MAX_BYTES) {
-        throw new Error(
-          `content is ${size} bytes; the cap is ${WRITE_MAX_BYTES} bytes (80 KB) per write_file call. Write the file in parts: the first with append=false, the rest with append=true.`,
-        );
-      }
-      const target = await resolveSandboxPath(input.path, mounts, { kind: "file" });
-      if (target.exists && !append) {
-        const current = await safeReadFile(target.hostPath, mounts);
-        assertReadCurrent(rt, mounts, current.realPath, current.data, target.virtualPath);
-      }
-      if (!target.exists) await safeMkdirp(dirname(target.hostPath), mounts);
-      const res = await safeWriteFile(target.hostPath, mounts, content, { append });
+      if (!plan.exists) await safeMkdirp(dirname(plan.hostPath), mounts);
+      const res = await safeWriteFile(plan.hostPath, mounts, content, { append });
       // The agent knows what it wrote: the new version counts as read.
       if (append) {
         const after = await safeReadFile(res.realPath, mounts).catch(() => undefined);
         if (after) recordRead(rt, mounts, after.realPath, after.data);
       } else recordRead(rt, mounts, res.realPath, Buffer.from(content, "utf8"));
       const verb = res.created ? "Created" : append ? "Appended to" : "Overwrote";
-      return `${verb} ${target.virtualPath} (${res.bytesWritten} bytes${append && !res.created ? " appended" : ""}).`;
+      const text = `${verb} ${plan.virtualPath} (${res.bytesWritten} bytes${append && !res.created ? " appended" : ""}).`;
+      return [text, { diff: plan.diff }] as [string, { diff: EditDiff }];
     },
     {
       name: "write_file",
       description:
         "Write a text file (creates parent directories). At most 80 KB per call; use append=true to add to the end. Overwriting an existing file requires having read its current version with read_file.",
-      schema: z.object({
-        description: z.string().optional().describe("Why you are writing this file (say it first)."),
-        path: z.string().describe("The file, relative to the workspace or under /mnt/user-data/..."),
-        content: z.string().describe("The text to write."),
-        append: z.boolean().optional().default(false).describe("Append to the end instead of replacing the file."),
-      }),
+      schema: writeFileSchema,
+      responseFormat: "content_and_artifact",
     },
   );
+  return declareApprovalGate(t, editGate(writeFileSchema, (input, rt) => planWrite(input, rt, options)));
 }
 
 export const writeFileTool = createWriteFileTool();

@@ -7,6 +7,7 @@ import { useEffect, useState, useSyncExternalStore } from "react";
 import { ApprovalPrompt } from "./components/ApprovalPrompt.js";
 import { ClarificationPrompt } from "./components/ClarificationPrompt.js";
 import { DelegationsPanel } from "./components/DelegationsPanel.js";
+import { diffRows } from "./components/DiffView.js";
 import { InputBox } from "./components/InputBox.js";
 import { LiveAnswer } from "./components/LiveAnswer.js";
 import { ModelPicker } from "./components/ModelPicker.js";
@@ -45,7 +46,7 @@ export function App({ store, controller, exitRef }: AppProps) {
   const state = useSyncExternalStore(store.subscribe, store.get);
   const { exit } = useApp();
   const { stdout } = useStdout();
-  const { buf, choice } = useChatKeys(store, controller);
+  const { buf, choice, reason } = useChatKeys(store, controller);
   const columns = stdout.columns || 80;
   const rows = stdout.rows || 24;
   const approval = state.approvals[0];
@@ -72,10 +73,16 @@ export function App({ store, controller, exitRef }: AppProps) {
   const todoRows = state.todos.length === 0 ? 0 : Math.min(state.todosExpanded ? state.todos.length : 5, todosFit) + 3;
   const visibleTools = state.tools.filter((t) => !state.delegations.some((d) => d.id === t.id));
   const pickerRows = state.modelPicker ? Math.min(state.modelPicker.length, Math.max(3, rows - 12)) : 0;
+  // An edit's diff gets what is left of the screen, at least 3 rows, at most 20.
+  const diffBudget = Math.max(3, Math.min(20, rows - 20 - todoRows));
+  const approvalRows = !approval
+    ? 0
+    : (approval.diff ? rowsOf(approval.diff.path, columns - 4) + diffRows(approval.diff, diffBudget - 1) : rowsOf(approval.command, columns - 4)) +
+      (reason ? 7 + rowsOf(`> ${reason.text} `, columns) : 10);
   const promptRows = state.modelPicker
     ? pickerRows + 4
     : approval
-    ? 10 + rowsOf(approval.command, columns - 4)
+    ? approvalRows
     : clarification
       ? 5 + rowsOf(clarification.question, columns) + rowsOf(clarification.context ?? "", columns) + options.reduce((n, o) => n + rowsOf(o, columns - 5), 1)
       : 0;
@@ -96,7 +103,7 @@ export function App({ store, controller, exitRef }: AppProps) {
       {/* Expanded but taller than a third of the screen: a bigger window instead (/todos prints the whole list). */}
       <TodoPanel todos={state.todos} expanded={state.todosExpanded && state.todos.length <= todosFit} maxCollapsed={state.todosExpanded && state.todos.length > todosFit ? todosFit : 5} />
       {state.modelPicker ? <ModelPicker options={state.modelPicker} selected={choice} maxRows={pickerRows} /> : null}
-      {approval ? <ApprovalPrompt request={approval} selected={choice} queued={state.approvals.length - 1} /> : null}
+      {approval ? <ApprovalPrompt request={approval} selected={choice} queued={state.approvals.length - 1} reason={reason} maxDiffRows={diffBudget} width={columns} /> : null}
       {!approval && clarification ? <ClarificationPrompt clarification={clarification} selected={buf.text ? options.length : choice} typing={buf.text !== ""} /> : null}
       <InputBox
         value={buf.text}

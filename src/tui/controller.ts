@@ -275,14 +275,25 @@ export class ChatController {
     return true;
   }
 
-  answerApproval(id: string, decision: ApprovalDecision): void {
+  /** `reason`: a denial's words to the model. */
+  answerApproval(id: string, decision: ApprovalDecision, reason?: string): void {
     const req = this.store.get().approvals.find((a) => a.id === id);
-    this.session?.respondApproval(id, decision);
+    this.session?.respondApproval(id, decision, reason);
     this.dispatch({ type: "ui.approval.answered", id });
+    // "Always" settled the other requests waiting in the same scope (the broker let them run): their prompts go too.
+    if (req?.scope !== undefined && decision === "allow_always") for (const other of this.store.get().approvals) if (other.scope === req.scope) this.dispatch({ type: "ui.approval.answered", id: other.id });
     if (req) {
-      const said = decision === "deny" ? "Denied" : decision === "allow_always" ? "Allowed for this thread" : "Allowed once";
-      this.notice(decision === "deny" ? "warning" : "info", `${said}: ${req.command}`);
+      const edit = req.kind === "edit";
+      const said = decision === "deny" ? "Denied" : decision === "allow_always" ? (edit ? "Allowed edits for this thread" : "Allowed for this thread") : "Allowed once";
+      const why = decision === "deny" && reason?.trim() ? ` (${reason.trim()})` : "";
+      this.notice(decision === "deny" ? "warning" : "info", `${said}: ${req.command}${why}`);
     }
+  }
+
+  /** Ctrl+O on an edit's approval: its whole diff, printed into the transcript above the prompt. */
+  showPendingDiff(id: string): void {
+    const req = this.store.get().approvals.find((a) => a.id === id);
+    if (req?.diff) this.dispatch({ type: "ui.item", item: { kind: "diff", title: `Proposed: ${req.command}`, diff: req.diff } });
   }
 
   cycleApproval(): void {

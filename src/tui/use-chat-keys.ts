@@ -13,11 +13,14 @@ import type { ChatStore } from "./store.js";
 
 const APPROVAL_CHOICES: readonly ApprovalDecision[] = ["allow_once", "allow_always", "deny"];
 
-export function useChatKeys(store: ChatStore, controller: ChatController): { buf: InputBuffer; choice: number } {
+export function useChatKeys(store: ChatStore, controller: ChatController): { buf: InputBuffer; choice: number; reason: InputBuffer | null } {
   const [buf, setBufState] = useState<InputBuffer>(EMPTY_INPUT);
   const [choice, setChoiceState] = useState(0);
+  // Set once Deny was chosen on an approval: the reason being typed.
+  const [reason, setReasonState] = useState<InputBuffer | null>(null);
   const bufRef = useRef(buf);
   const choiceRef = useRef(choice);
+  const reasonRef = useRef(reason);
   const history = useRef(new InputHistory());
   const setBuf = (b: InputBuffer) => {
     bufRef.current = b;
@@ -27,12 +30,17 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
     choiceRef.current = c;
     setChoiceState(c);
   };
+  const setReason = (r: InputBuffer | null) => {
+    reasonRef.current = r;
+    setReasonState(r);
+  };
 
   // A new question or approval starts at its first option.
   const approvalId = store.get().approvals[0]?.id;
   const clarification = store.get().clarification;
   const modelPicker = store.get().modelPicker;
   useEffect(() => setChoice(0), [approvalId, clarification, modelPicker]);
+  useEffect(() => setReason(null), [approvalId]);
 
   const send = (text: string): void => {
     if (!controller.submit(text)) return;
@@ -72,16 +80,7 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
       else store.dispatch({ type: "ui.exit.arm", armed: true });
       return;
     }
-    if (approval) {
-      const pick = (d: ApprovalDecision) => controller.answerApproval(approval.id, d);
-      // Only digits, arrows, Enter and Esc answer: letters typed as the prompt appears (mid-sentence) must not.
-      if (/^[1-3]$/.test(input)) pick(APPROVAL_CHOICES[Number(input) - 1]!);
-      else if (action === "historyPrev") setChoice((choice + 2) % 3);
-      else if (action === "historyNext") setChoice((choice + 1) % 3);
-      else if (action === "submit") pick(APPROVAL_CHOICES[choice]!);
-      else if (action === "cancel") pick("deny");
-      return;
-    }
+    if (approval) return approvalKey(approval.id, input, key, action);
     const picking = options.length > 0 && buf.text === "";
     switch (action) {
       case "exit":
@@ -138,10 +137,70 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
     setBuf(insert(buf, input));
   };
 
+  /**
+   * Keys while an approval waits. Only digits, arrows, Enter and Esc answer; letters never do (a sentence typed as
+   * the prompt appears). Nothing typed is lost: text goes on into the input box (kept for later), and while it holds
+   * text, digits and Enter belong to it too — an Enter or a "2" meant for a sentence must not approve anything.
+   * Deny asks why; the reason is typed in the prompt and Enter sends it.
+   */
+  const approvalKey = (id: string, input: string, key: Key, action: ReturnType<typeof actionFor>): void => {
+    const buf = bufRef.current;
+    const reasonBuf = reasonRef.current;
+    const pick = (d: ApprovalDecision, why?: string) => {
+      setReason(null);
+      controller.answerApproval(id, d, why);
+    };
+    if (reasonBuf) {
+      // A reason and its Enter in one chunk (typed faster than the terminal reads).
+      if (input.length > 1 && /[\r\n]$/.test(input) && !/[\r\n]/.test(input.slice(0, -1))) return pick("deny", insert(reasonBuf, input.slice(0, -1)).text);
+      const edited = editKey(reasonBuf, input, key, action);
+      if (action === "submit") pick("deny", reasonBuf.text);
+      else if (action === "cancel") pick("deny");
+      else if (edited) setReason(edited);
+      return;
+    }
+    const choose = (i: number) => (APPROVAL_CHOICES[i] === "deny" ? setReason(EMPTY_INPUT) : pick(APPROVAL_CHOICES[i]!));
+    const typing = buf.text !== "";
+    if (!typing && /^[1-3]$/.test(input)) return choose(Number(input) - 1);
+    if (action === "historyPrev") return setChoice((choiceRef.current + 2) % 3);
+    if (action === "historyNext") return setChoice((choiceRef.current + 1) % 3);
+    if (action === "cancel") return pick("deny");
+    if (action === "expandTool") return controller.showPendingDiff(id);
+    if (action === "submit") {
+      if (!typing) return choose(choiceRef.current);
+      store.dispatch({ type: "ui.hint", text: "Answer the prompt above first (1-3, or esc to deny); your message is kept." });
+      return;
+    }
+    const edited = editKey(buf, input, key, action);
+    if (edited) setBuf(edited);
+  };
+
   // Ink re-subscribes when the handler changes; a stable wrapper around the latest handler keeps one subscription.
   const latest = useRef(handle);
   latest.current = handle;
   const stable = useCallback((input: string, key: Key) => latest.current(input, key), []);
   useInput(stable);
-  return { buf, choice };
+  return { buf, choice, reason };
+}
+
+/** An editing key or typed text applied to `b` (one line: newlines become spaces); undefined for other keys. */
+function editKey(b: InputBuffer, input: string, key: Key, action: ReturnType<typeof actionFor>): InputBuffer | undefined {
+  switch (action) {
+    case "cursorLeft":
+      return moveLeft(b);
+    case "cursorRight":
+      return moveRight(b);
+    case "lineStart":
+      return lineStart(b);
+    case "lineEnd":
+      return lineEnd(b);
+    case "deleteBack":
+      return deleteBack(b);
+    case "deleteWord":
+      return deleteWordBack(b);
+    case "killLine":
+      return killToLineStart(b);
+  }
+  if (action || !input || key.ctrl || key.meta || key.tab) return undefined;
+  return insert(b, input.replace(/[\r\n]+/g, " "));
 }

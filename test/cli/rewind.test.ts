@@ -163,12 +163,14 @@ describe("deerflow rewind", () => {
     expect(first.exitCode, first.stderr).toBe(0);
     expect(first.stderr).toMatch(/warning: git is not installed: files are not snapshotted before runs/);
     const thread = JSON.parse(first.stdout).thread_id;
+    const filesOnly = await sb.run(["rewind", thread, "--files-only"], { env: noGit });
+    expect(filesOnly.exitCode).toBe(1);
+    expect(filesOnly.stderr.trim().split("\n")).toHaveLength(1);
+    expect(filesOnly.stderr).toMatch(/git is not installed.*--conversation-only/);
     const r = await sb.run(["rewind", thread], { env: noGit });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/the conversation restored/);
     expect(r.stderr.trim()).toMatch(/^deerflow: git is not installed/);
-    const filesOnly = await sb.run(["rewind", thread, "--files-only"], { env: noGit });
-    expect(filesOnly.exitCode).toBe(2);
   }, 120_000);
 });
 

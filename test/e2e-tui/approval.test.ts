@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
 import type { RecordedRequest } from "../support/openai-server.js";
-import { statusLine, submit, usePty, waitReady } from "../support/pty.js";
+import { inputText, statusLine, submit, usePty, waitReady } from "../support/pty.js";
 
 const e2e = useE2E();
 const tui = usePty();
@@ -48,7 +48,7 @@ describe("approving guarded commands in the terminal", () => {
     expect(result).toContain("removed directory 'build'");
   }, 60_000);
 
-  it("letters never answer (a sentence typed as the prompt appears); 3 denies, and so does esc: each time the model receives a tool result starting with Denied", async () => {
+  it("letters never answer (a sentence typed as the prompt appears, kept in the input); 3 then enter denies, and so does esc: each time the model receives a tool result starting with Denied", async () => {
     const sb = e2e.sandbox();
     e2e.server.push(bash("d1", GUARDED), { content: "Understood, I will not delete it." });
     const t = tui.spawn(sb, ["chat"]);
@@ -59,7 +59,14 @@ describe("approving guarded commands in the terminal", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(t.screen()).toContain("Allow this command?");
     expect(e2e.server.requests).toHaveLength(1);
+    // What was typed is kept in the input box (nothing lost); while it holds text, digits belong to it too.
+    await t.waitFor(() => inputText(t).startsWith("any news? also, can you explain"), { where: "screen" });
+    await t.press("ctrl-u");
+    await t.waitFor(() => !inputText(t).includes("any news"), { where: "screen" });
+    // 3 asks why; Enter on an empty reason denies without one.
     await t.type("3");
+    await t.waitFor("Deny: why?", { where: "screen" });
+    await t.press("enter");
     await t.waitFor("Understood, I will not delete it.");
     expect(t.scrollback()).toContain(`Denied: ${GUARDED}`);
     expect(toolResult(e2e.server.requests[1]!, "d1")).toMatch(/^Denied: recursive delete \(rm -r\) was not approved \(the user denied it/);

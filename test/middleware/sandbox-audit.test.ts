@@ -87,7 +87,7 @@ describe("SandboxAudit", () => {
   it("ask + headless without --yes: denied with the --yes hint, not run", async () => {
     const { ws, tm, model } = await runOnce({ mode: "ask", broker: headlessBroker({ yes: false }), command: GUARDED });
     expect(tm.status).toBe("error");
-    expect(tm.content).toBe("Denied: recursive delete (rm -r) was not approved (run with --yes to approve guarded commands headless).");
+    expect(tm.content).toBe("Denied: recursive delete (rm -r) was not approved (run with --yes to approve guarded actions headless).");
     expect(existsSync(join(ws, "ran.txt"))).toBe(false);
     expect(model.callCount).toBe(2);
   });

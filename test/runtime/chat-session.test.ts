@@ -88,6 +88,58 @@ describe("ChatSession.send", () => {
 });
 
 describe("ChatSession approvals", () => {
+  it("an edit in ask mode waits with its diff; a denial's reason reaches the model and nothing is written", async () => {
+    script([{ toolCalls: [{ id: "w1", name: "write_file", args: { path: "hello.py", content: "print('hi')\n" } }] }, { content: "I will not write it." }]);
+    const s = session();
+    const events: RunEvent[] = [];
+    const r = await s.send(
+      { prompt: "write hello.py" },
+      (e) => {
+        events.push(e);
+        if (e.type === "approval.requested") setTimeout(() => s.respondApproval(e.id, "deny", "use hello.txt instead"), 5);
+      },
+      signal(),
+    );
+    const asked = events.find((e): e is Extract<RunEvent, { type: "approval.requested" }> => e.type === "approval.requested");
+    expect(asked).toMatchObject({ kind: "edit", tool: "write_file", tool_call_id: "w1", diff: { path: "/mnt/user-data/workspace/hello.py", added: 1, removed: 0, created: true } });
+    expect(asked!.diff!.patch).toContain("+print('hi')");
+    // Nothing was sent to the model while it waited, and the file was never written.
+    const done = events.find((e): e is Extract<RunEvent, { type: "tool.completed" }> => e.type === "tool.completed");
+    expect(done).toMatchObject({ tool_call_id: "w1", status: "error" });
+    expect(done!.output).toBe('Denied: the creation of /mnt/user-data/workspace/hello.py was not approved (the user denied it; do not retry it, ask the user or take another way). The user said: "use hello.txt instead"');
+    expect(bodyText(server.requests[1]!)).toContain("use hello.txt instead");
+    expect(existsSync(join(home, "threads", r.result.thread_id, "workspace", "hello.py"))).toBe(false);
+  });
+
+  it("allow edits for this thread: the next edits apply without asking; auto-edit never asks for edits; tool.completed carries the diff", async () => {
+    script([
+      { toolCalls: [{ id: "e1", name: "write_file", args: { path: "a.txt", content: "one\n" } }] },
+      { toolCalls: [{ id: "e2", name: "str_replace", args: { path: "a.txt", old_str: "one", new_str: "two" } }] },
+      { content: "Done." },
+    ]);
+    const s = session();
+    const events: RunEvent[] = [];
+    await s.send({ prompt: "edit" }, (e) => {
+      events.push(e);
+      if (e.type === "approval.requested") setTimeout(() => s.respondApproval(e.id, "allow_always"), 5);
+    }, signal());
+    expect(events.filter((e) => e.type === "approval.requested")).toHaveLength(1);
+    const completed = events.filter((e): e is Extract<RunEvent, { type: "tool.completed" }> => e.type === "tool.completed");
+    expect(completed.map((e) => [e.tool_call_id, e.status])).toEqual([["e1", "ok"], ["e2", "ok"]]);
+    expect(completed[1]!.diff).toMatchObject({ path: "/mnt/user-data/workspace/a.txt", added: 1, removed: 1 });
+    expect(completed[1]!.diff!.patch).toMatch(/^-one$/m);
+    expect(completed[1]!.diff!.patch).toMatch(/^\+two$/m);
+
+    // A new thread in auto-edit: edits never ask.
+    s.newThread();
+    s.setApprovalMode("auto-edit");
+    script([{ toolCalls: [{ id: "e3", name: "write_file", args: { path: "b.txt", content: "b\n" } }] }, { content: "Written." }]);
+    const more: RunEvent[] = [];
+    await s.send({ prompt: "write b" }, (e) => more.push(e), signal());
+    expect(more.filter((e) => e.type === "approval.requested")).toHaveLength(0);
+    expect(more.find((e) => e.type === "tool.completed")).toMatchObject({ tool_call_id: "e3", status: "ok" });
+  });
+
   it("a guarded bash command raises approval.requested; deny makes the tool result a user denial", async () => {
     script([{ toolCalls: [{ id: "rm1", name: "bash", args: { command: "rm -r build" } }] }, { content: "OK, I left build alone." }]);
     const s = session();
@@ -285,7 +337,8 @@ describe("ChatSession.shell (!cmd)", () => {
   it("uses the current thread's workspace after a turn", async () => {
     script([{ toolCalls: [{ id: "w", name: "write_file", args: { path: "note.txt", content: "from the agent" } }] }, { content: "Wrote it." }]);
     const s = session();
-    await s.send({ prompt: "write a note" }, () => {}, signal());
+    // `ask` (the chat's default) asks before the edit: allowed here.
+    await s.send({ prompt: "write a note" }, (e) => e.type === "approval.requested" && s.respondApproval(e.id, "allow_once"), signal());
     const out = await s.shell("cat note.txt", signal());
     expect(out.output).toBe("from the agent");
     expect(s.listThreads()).toHaveLength(1);

@@ -119,7 +119,7 @@ describe("reduce: prompts", () => {
   });
 
   it("approvals queue in arrival order; ui.approval.answered removes exactly that id", () => {
-    const ask = (id: string, command: string): RunEvent => ({ type: "approval.requested", id, thread_id: "t1", tool_call_id: `tc-${id}`, tool: "bash", command, reason: "recursive delete (rm -r)" });
+    const ask = (id: string, command: string): RunEvent => ({ type: "approval.requested", id, thread_id: "t1", tool_call_id: `tc-${id}`, tool: "bash", kind: "command", command, reason: "recursive delete (rm -r)" });
     let s = apply(initialState(), ask("a1", "rm -r build"), ask("a2", "rm -r dist"), ask("a3", "chmod -R 700 x"));
     expect(s.approvals.map((a) => a.id)).toEqual(["a1", "a2", "a3"]);
     s = reduce(s, { type: "ui.approval.answered", id: "a2" });
@@ -161,7 +161,7 @@ describe("reduce: the end of a run", () => {
       started,
       { type: "delegation.updated", run_id: RUN, delegations: [{ id: "d1", description: "research", subagent_type: "general", status: "running" }] },
       toolStarted("c1", "bash", { command: "sleep 30" }),
-      { type: "approval.requested", id: "a1", thread_id: "t1", tool_call_id: "c9", tool: "bash", command: "rm -r x", reason: "recursive delete (rm -r)" },
+      { type: "approval.requested", id: "a1", thread_id: "t1", tool_call_id: "c9", tool: "bash", kind: "command", command: "rm -r x", reason: "recursive delete (rm -r)" },
       { type: "message.delta", run_id: RUN, text: "Half an ans" },
       { type: "ui.run.cancelling" },
     );
@@ -315,7 +315,7 @@ const action: fc.Arbitrary<ChatAction> = fc.oneof(
   fc.constantFrom("d1", "d2").map((id): ChatAction => ({ type: "delegation.updated", run_id: RUN, delegations: [{ id, description: id, subagent_type: "general", status: "running" }] })),
   fc.constant<ChatAction>({ type: "todos.updated", run_id: RUN, todos: [{ content: "x", status: "pending" }] }),
   fc.constant<ChatAction>({ type: "clarification.requested", run_id: RUN, clarification: { question: "?", clarification_type: "missing_info" } }),
-  fc.constantFrom("a1", "a2").map((id): ChatAction => ({ type: "approval.requested", id, thread_id: "t", tool_call_id: id, tool: "bash", command: "rm -r x", reason: "r" })),
+  fc.constantFrom("a1", "a2").map((id): ChatAction => ({ type: "approval.requested", id, thread_id: "t", tool_call_id: id, tool: "bash", kind: "command", command: "rm -r x", reason: "r" })),
   fc.constantFrom("a1", "a2").map((id): ChatAction => ({ type: "ui.approval.answered", id })),
   fc.constant<ChatAction>({ type: "goal.continued", continuation_count: 1, reason: "more" }),
   fc.constant<ChatAction>({ type: "goal.evaluated", evaluation: { satisfied: false, blocker: "goal_not_met_yet", reason: "r" }, continuation_count: 1 }),

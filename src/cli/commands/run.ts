@@ -66,7 +66,8 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
   process.on("SIGTERM", onSigint);
   try {
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
-    const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, noNetwork: opts.network === false, noMemory: opts.memory === false } });
+    // Headless, edits apply without asking (auto-edit); guarded shell commands are denied unless --yes.
+    const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, defaultApproval: "auto-edit", noNetwork: opts.network === false, noMemory: opts.memory === false } });
     const model = await requireModelOrDiscover(config);
     if (!config.sandbox.network || config.sandbox.require) (await import("../../sandbox/run-shell.js")).assertShellUsable(config.sandbox);
     assertSafeWorkspace(opts.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: config.home, allow: opts.allowDangerousWorkspace });

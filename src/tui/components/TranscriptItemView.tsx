@@ -6,6 +6,8 @@ import type { DelegationView, HelpLine, ThreadSummary, TranscriptItem } from "..
 import { formatDateTime, formatElapsed, formatTokens, headLines, padEnd, textWidth } from "../format.js";
 import { marks, theme } from "../theme.js";
 import { DelegationsPanel } from "./DelegationsPanel.js";
+import { DiffView } from "./DiffView.js";
+import { Markdown } from "./Markdown.js";
 import { TodoPanel } from "./TodoPanel.js";
 import { MAX_EXPANDED_LINES, ToolCard } from "./ToolCard.js";
 
@@ -125,11 +127,22 @@ function Body({ item, width }: TranscriptItemViewProps) {
     case "assistant":
       return (
         <Lead mark={marks.assistant} color={theme.accent}>
-          <Text>{item.text.replace(/\s+$/, "")}</Text>
+          <Markdown text={item.text} width={width - 2} />
         </Lead>
       );
     case "tool":
-      return <ToolCard tool={item.tool} expanded={item.expanded === true} />;
+      return <ToolCard tool={item.tool} expanded={item.expanded === true} width={width} />;
+    case "diff":
+      return (
+        <Box flexDirection="column">
+          <Text bold wrap="truncate-end">
+            {item.title}
+          </Text>
+          <Box paddingLeft={2}>
+            <DiffView diff={item.diff} width={width - 2} />
+          </Box>
+        </Box>
+      );
     case "clarification": {
       const c = item.clarification;
       return (

@@ -140,7 +140,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case "tool.completed": {
       if (HIDDEN_TOOLS.has(action.name)) return state;
       const running = state.tools.find((t) => t.id === action.tool_call_id);
-      const tool = finishTool(running ?? { id: action.tool_call_id ?? action.name, name: action.name, args: {}, status: "running", output: "" }, action.status, action.output);
+      const done = finishTool(running ?? { id: action.tool_call_id ?? action.name, name: action.name, args: {}, status: "running", output: "" }, action.status, action.output);
+      const tool = action.diff ? { ...done, diff: action.diff } : done;
       const next = append(state, { kind: "tool", tool });
       return { ...next, tools: state.tools.filter((t) => t !== running), lastTool: tool };
     }

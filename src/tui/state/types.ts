@@ -2,9 +2,9 @@
 // everything else is the small live region under it. Types from the runtime are imported as types only, so the
 // TUI bundle never loads LangChain.
 import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
-import type { ApprovalRequestedEvent, ClarificationRequest, DelegationView, RunStatus, StopReason, TodoView, TokenUsage } from "../../runtime/events.js";
+import type { ApprovalDiff, ApprovalRequestedEvent, ClarificationRequest, DelegationView, RunStatus, StopReason, TodoView, TokenUsage } from "../../runtime/events.js";
 
-export type { ApprovalRequestedEvent, ClarificationRequest, DelegationView, TodoView, TokenUsage };
+export type { ApprovalDiff, ApprovalRequestedEvent, ClarificationRequest, DelegationView, TodoView, TokenUsage };
 export type ApprovalDecision = "allow_once" | "allow_always" | "deny";
 
 export type ToolStatus = "running" | "ok" | "error";
@@ -15,6 +15,8 @@ export interface ToolCallView {
   args: unknown;
   status: ToolStatus;
   output: string;
+  /** What a file edit changed (write_file, str_replace). */
+  diff?: ApprovalDiff;
   /** ms timestamps (Date.now()); absent for tool calls restored from a saved thread. */
   startedAt?: number;
   endedAt?: number;
@@ -41,6 +43,8 @@ export type TranscriptItem =
   | { kind: "assistant"; id: string; text: string }
   | { kind: "thinking"; id: string; text: string }
   | { kind: "tool"; id: string; tool: ToolCallView; expanded?: boolean }
+  /** An edit's whole diff, printed on request while its approval waits. */
+  | { kind: "diff"; id: string; title: string; diff: ApprovalDiff }
   | { kind: "clarification"; id: string; clarification: ClarificationRequest }
   | { kind: "shell"; id: string; command: string; cwd: string; output: string; exitCode?: number; stoppedBy?: "timeout" | "abort" }
   | { kind: "notice"; id: string; level: NoticeLevel; text: string }

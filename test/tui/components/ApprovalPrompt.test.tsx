@@ -9,6 +9,7 @@ const req = (command = "rm -rf build", over: Partial<ApprovalRequestedEvent> = {
   thread_id: "t1",
   tool_call_id: "c1",
   tool: "bash",
+  kind: "command",
   command,
   reason: "recursive delete (rm -r)",
   ...over,

@@ -1,0 +1,111 @@
+// Connecting to a team database (`database` / DEERFLOW_DATABASE_URL): the pool, the URL as it may be shown (never
+// with its password), and PostgreSQL's failures said as what they are, in one line.
+import pg from "pg";
+import { DeerflowError, ExitCode } from "../errors.js";
+import { errorChain } from "../vocabulary/error-chain.js";
+import { PG_SCHEMA } from "./postgres-schema.js";
+
+export function isPostgresUrl(url: string | undefined): url is string {
+  return url !== undefined && /^postgres(ql)?:\/\//i.test(url.trim());
+}
+
+/** The URL with its password (and any `password=` parameter) replaced by "***": the only form ever printed. */
+export function redactDatabaseUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = "***";
+    for (const key of [...u.searchParams.keys()]) if (/pass|secret|token|key/i.test(key)) u.searchParams.set(key, "***");
+    return u.toString().replace("%2A%2A%2A", "***");
+  } catch {
+    return url.replace(/(\/\/[^:/@]*:)[^@]*@/, "$1***@").replace(/(password=)[^&\s]*/gi, "$1***");
+  }
+}
+
+/** `text` with the URL's password (raw and URL-decoded) removed wherever it appears. */
+export function redactPassword(text: string, url: string): string {
+  let out = text.split(url).join(redactDatabaseUrl(url));
+  try {
+    const pw = new URL(url).password;
+    for (const p of new Set([pw, decodeURIComponent(pw)])) if (p && p.length >= 3) out = out.split(p).join("***");
+  } catch {
+    // not a URL: nothing more to find
+  }
+  return out;
+}
+
+/** PostgreSQL cannot be reached or talked to right now (refused, reset, restarting, timed out): worth retrying. */
+export function isConnectionFault(err: unknown): boolean {
+  return errorChain(err).some((e) => {
+    const code = (e as { code?: unknown } | null)?.code;
+    if (typeof code !== "string") return /Connection terminated|connection timeout|Client has encountered a connection error/i.test((e as Error)?.message ?? "");
+    // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 08xxx connection exceptions.
+    return ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND", "EAI_AGAIN", "57P01", "57P02", "57P03"].includes(code) || code.startsWith("08");
+  });
+}
+
+/** The team database is unreachable or refuses us: exit 3 (an environment problem), URL without its password. */
+export class DatabaseUnavailableError extends DeerflowError {
+  constructor(url: string, cause: unknown) {
+    super(`The team database ${redactDatabaseUrl(url)} is not usable: ${redactPassword(describePgError(cause), url)}.`, {
+      exitCode: ExitCode.runtime,
+      hint: hintFor(cause),
+    });
+  }
+}
+
+function pgCode(err: unknown): string | undefined {
+  for (const e of errorChain(err)) {
+    const code = (e as { code?: unknown } | null)?.code;
+    if (typeof code === "string") return code;
+  }
+  return undefined;
+}
+
+function describePgError(err: unknown): string {
+  const code = pgCode(err);
+  const msg = (err instanceof Error ? err.message : String(err)).split("\n")[0]!;
+  if (code === "ECONNREFUSED") return "connection refused (is PostgreSQL running there?)";
+  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "the host name does not resolve";
+  if (code === "28P01" || code === "28000") return "the user name or password was rejected";
+  if (code === "3D000") return msg; // database "x" does not exist
+  if (code === "42501") return `permission denied (${msg})`;
+  return msg || (code ?? "unknown error");
+}
+
+function hintFor(err: unknown): string {
+  const code = pgCode(err);
+  if (code === "28P01" || code === "28000") return "Check the user and password in `database` / DEERFLOW_DATABASE_URL.";
+  if (code === "3D000") return "Create it first (createdb), or fix the database name in the URL.";
+  if (code === "42501") return "The user needs CREATE on the database (GRANT CREATE ON DATABASE … TO …).";
+  return "Check that PostgreSQL is running and reachable at that host and port, then try again.";
+}
+
+/** A pool whose connections use deerflow's schema; errors of idle connections (a server restart) never crash us. */
+export function openPool(url: string, max = 10): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    options: `-c search_path=${PG_SCHEMA}`,
+    connectionTimeoutMillis: 10_000,
+    application_name: "deerflow",
+  });
+  pool.on("error", () => {
+    // An idle client lost its server: the pool drops it and the next query reconnects.
+  });
+  return pool;
+}
+
+/** `work`, retried with exponential backoff while the server cannot be reached (a restart takes seconds). */
+export async function withRetry<T>(work: () => Promise<T>, opts: { attempts?: number; firstDelayMs?: number } = {}): Promise<T> {
+  const attempts = opts.attempts ?? Number(process.env.DEERFLOW_DB_RETRIES ?? 6);
+  let delay = opts.firstDelayMs ?? 200;
+  for (let i = 1; ; i++) {
+    try {
+      return await work();
+    } catch (err) {
+      if (i >= attempts || !isConnectionFault(err)) throw err;
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 5_000);
+    }
+  }
+}

@@ -1,0 +1,103 @@
+// The unified diff of one file edit (write_file, str_replace), made with the kept `diff` library. The same diff is
+// shown before an edit is approved and carried on the tool's result (its artifact: never sent to the model) so the
+// TUI's tool card and stream-json show what changed.
+//
+// Decisions:
+// - Bounded work and size: Myers' diff is O(N·D); a rewrite of a large file would stall the event loop, so the edit
+//   distance (and time) is capped and past it the diff says "whole file replaced" with the files' line counts; only the
+//   changed span (plus context) is handed to the library. The patch text is cut to MAX_PATCH_LINES lines.
+// - Binary content (a NUL byte on either side) is never diffed line by line: "binary file, A → B bytes".
+import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from "diff";
+
+export interface EditDiff {
+  /** The file as the model names it (/mnt/user-data/...). */
+  path: string;
+  /** Lines added and removed by the whole edit. */
+  added: number;
+  removed: number;
+  /** Unified diff text (---/+++ header, @@ hunks), at most MAX_PATCH_LINES lines. */
+  patch: string;
+  /** The patch text was cut (the counts are still whole). */
+  truncated?: boolean;
+  /** A new file. */
+  created?: boolean;
+  /** Binary content: no patch text, only sizes. */
+  binary?: { before: number; after: number };
+}
+
+export const MAX_PATCH_LINES = 2000;
+/** Beyond this edit distance (in lines) the diff is not computed line by line. */
+const MAX_EDIT_LENGTH = 1000;
+/** And beyond this much time (a huge file on a busy machine): the event loop must stay responsive. */
+const MAX_DIFF_MS = 500;
+const CONTEXT_LINES = 3;
+
+function lineCount(text: string): number {
+  if (text === "") return 0;
+  return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+}
+
+/** The diff from `before` (null: the file does not exist yet) to `after`. */
+export function editDiff(path: string, before: string | Buffer | null, after: string | Buffer): EditDiff {
+  const created = before === null;
+  const b = before ?? "";
+  if (isBinary(b) || isBinary(after)) {
+    return { path, added: 0, removed: 0, patch: "", created: created || undefined, binary: { before: Buffer.byteLength(b), after: Buffer.byteLength(after) } };
+  }
+  const oldText = b.toString();
+  const newText = after.toString();
+  // The library diffs only the part that differs (plus context): a one-line change in a large file stays cheap.
+  const span = changedSpan(oldText, newText);
+  const patch = structuredPatch(created ? "/dev/null" : path, path, span.oldText, span.newText, undefined, undefined, { context: CONTEXT_LINES, maxEditLength: MAX_EDIT_LENGTH, timeout: MAX_DIFF_MS });
+  for (const h of patch?.hunks ?? []) {
+    h.oldStart += span.skipped;
+    h.newStart += span.skipped;
+  }
+  if (!patch) {
+    // Too different to diff cheaply: a whole-file replacement, said as such.
+    const removed = lineCount(oldText);
+    const added = lineCount(newText);
+    return { path, added, removed, patch: `--- ${path}\n+++ ${path}\n@@ whole file replaced: -${removed} +${added} lines @@\n`, created: created || undefined };
+  }
+  let added = 0;
+  let removed = 0;
+  for (const h of patch.hunks) {
+    for (const l of h.lines) {
+      if (l.startsWith("+")) added++;
+      else if (l.startsWith("-")) removed++;
+    }
+  }
+  const lines = formatPatch(patch, FILE_HEADERS_ONLY).replace(/\n$/, "").split("\n");
+  const truncated = lines.length > MAX_PATCH_LINES;
+  const kept = truncated ? lines.slice(0, MAX_PATCH_LINES) : lines;
+  return { path, added, removed, patch: `${kept.join("\n")}\n`, truncated: truncated || undefined, created: created || undefined };
+}
+
+/**
+ * The lines where two texts differ, with CONTEXT_LINES of the shared lines around them, and how many shared lines
+ * were skipped at the top (hunk line numbers are shifted by that). Splitting on "\n" keeps a final "" token when the
+ * text ends with a newline, so joining a slice back (plus the newline before a kept suffix) gives the exact text.
+ */
+function changedSpan(a: string, b: string): { oldText: string; newText: string; skipped: number } {
+  if (a === b) return { oldText: a, newText: b, skipped: 0 };
+  const x = a.split("\n");
+  const y = b.split("\n");
+  let p = 0;
+  while (p < x.length - 1 && p < y.length - 1 && x[p] === y[p]) p++;
+  let q = 0;
+  while (q < x.length - p - 1 && q < y.length - p - 1 && x[x.length - 1 - q] === y[y.length - 1 - q]) q++;
+  const skip = Math.max(0, p - CONTEXT_LINES);
+  const keepTail = Math.max(0, q - CONTEXT_LINES);
+  const cut = (t: string[]) => t.slice(skip, t.length - keepTail).join("\n") + (keepTail > 0 ? "\n" : "");
+  return { oldText: cut(x), newText: cut(y), skipped: skip };
+}
+
+function isBinary(data: string | Buffer): boolean {
+  return typeof data === "string" ? data.includes("\0") : data.includes(0);
+}
+
+/** "+12 −3" (or "binary, 10 B → 2 kB"): the one-line size of an edit. */
+export function diffStat(d: Pick<EditDiff, "added" | "removed" | "binary">): string {
+  if (d.binary) return `binary, ${d.binary.before} → ${d.binary.after} bytes`;
+  return `+${d.added} −${d.removed}`;
+}

@@ -1,0 +1,60 @@
+// File edits through `deerflow run` and the test model: run's default approval mode (auto-edit) applies edits; the
+// edit's unified diff rides on stream-json's tool.completed; `--approval ask` headless denies edits unless --yes.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { useE2E } from "../support/e2e.js";
+
+const e2e = useE2E();
+const call = (id: string, name: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name, args }] });
+const events = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown> & { type: string });
+
+describe("edits headless", () => {
+  it("run applies edits without asking (auto-edit); tool.completed carries the diff; the model never sees it", async () => {
+    const sb = e2e.sandbox();
+    const repo = join(sb.cwd, "repo");
+    mkdirSync(repo, { recursive: true });
+    writeFileSync(join(repo, "app.js"), "let n = 1;\nconsole.log(n);\n");
+    e2e.server.push(
+      call("r1", "read_file", { path: "app.js" }),
+      call("s1", "str_replace", { path: "app.js", old_str: "let n = 1;", new_str: "let n = 2;" }),
+      call("w1", "write_file", { path: "new.txt", content: "fresh\n" }),
+      { content: "edited" },
+    );
+    const r = await sb.run(["run", "-w", repo, "--output-format", "stream-json", "edit it"]);
+    expect(r.exitCode).toBe(0);
+    const done = events(r.stdout).filter((e) => e.type === "tool.completed");
+    expect(done.map((e) => [e.tool_call_id, e.status])).toEqual([["r1", "ok"], ["s1", "ok"], ["w1", "ok"]]);
+    expect(done[0]).not.toHaveProperty("diff");
+    expect(done[1]!.diff).toEqual({
+      path: "/mnt/user-data/workspace/app.js",
+      added: 1,
+      removed: 1,
+      patch: "--- /mnt/user-data/workspace/app.js\n+++ /mnt/user-data/workspace/app.js\n@@ -1,2 +1,2 @@\n-let n = 1;\n+let n = 2;\n console.log(n);\n",
+    });
+    expect(done[2]!.diff).toMatchObject({ path: "/mnt/user-data/workspace/new.txt", added: 1, removed: 0, created: true, patch: expect.stringContaining("+++ /mnt/user-data/workspace/new.txt\n@@ -0,0 +1,1 @@\n+fresh\n") });
+    expect(events(r.stdout).some((e) => e.type === "approval.requested")).toBe(false);
+    expect(readFileSync(join(repo, "app.js"), "utf8")).toBe("let n = 2;\nconsole.log(n);\n");
+    // The diff is for people and scripts: the model's tool result is the short confirmation.
+    const sent = JSON.stringify(e2e.server.requests.at(-1)!.body.messages);
+    expect(sent).toContain("Replaced 1 occurrence");
+    expect(sent).not.toContain("@@ -1,2 +1,2 @@");
+  });
+
+  it("--approval ask headless: an edit is denied (visibly, nothing written) unless --yes", async () => {
+    const sb = e2e.sandbox();
+    e2e.server.push(call("w1", "write_file", { path: "a.txt", content: "x\n" }), { content: "could not write" });
+    const denied = await sb.run(["run", "--approval", "ask", "--output-format", "json", "write a"]);
+    expect(denied.exitCode).toBe(0);
+    const thread = JSON.parse(denied.stdout).thread_id as string;
+    const result = (e2e.server.requests[1]!.body.messages as { role: string; content: string }[]).find((m) => m.role === "tool")!.content;
+    expect(result).toBe("Denied: the creation of /mnt/user-data/workspace/a.txt was not approved (run with --yes to approve guarded actions headless).");
+    expect(denied.stderr).toContain("✗ write_file: Denied: the creation of /mnt/user-data/workspace/a.txt");
+    expect(existsSync(join(sb.home, "threads", thread, "workspace", "a.txt"))).toBe(false);
+
+    e2e.server.push(call("w2", "write_file", { path: "a.txt", content: "x\n" }), { content: "written" });
+    const yes = await sb.run(["run", "--approval", "ask", "--yes", "--thread", thread, "write a"]);
+    expect(yes.exitCode).toBe(0);
+    expect(readFileSync(join(sb.home, "threads", thread, "workspace", "a.txt"), "utf8")).toBe("x\n");
+  });
+});

@@ -1,0 +1,38 @@
+// The official checkpoint-validation suite against DeerflowPostgresSaver on a real PostgreSQL server: one throwaway
+// database per checkpointer instance, in both channel modes (the same suite the SQLite saver passes).
+import { deltaChannelHistoryTests, validate } from "@langchain/langgraph-checkpoint-validation";
+import { describe, it } from "vitest";
+import { DeerflowPostgresSaver } from "../../src/persistence/postgres-saver.js";
+import { openPool } from "../../src/persistence/postgres-connection.js";
+import type { ChannelMode } from "../../src/vocabulary/checkpoint-modes.js";
+import { createTestDatabase, pgSkip } from "../support/postgres.js";
+
+if (pgSkip) console.warn(`postgres-validation skipped: ${pgSkip}`);
+
+function initializer(channelMode: ChannelMode) {
+  const drops = new Map<DeerflowPostgresSaver, () => Promise<void>>();
+  return {
+    checkpointerName: `DeerflowPostgresSaver (${channelMode})`,
+    async createCheckpointer(): Promise<DeerflowPostgresSaver> {
+      const db = await createTestDatabase("dfval");
+      const saver = new DeerflowPostgresSaver(openPool(db.url), { channelMode });
+      await saver.setup();
+      drops.set(saver, db.drop);
+      return saver;
+    },
+    async destroyCheckpointer(saver: DeerflowPostgresSaver): Promise<void> {
+      await saver.close();
+      await drops.get(saver)!();
+      drops.delete(saver);
+    },
+  };
+}
+
+if (!pgSkip) {
+  validate(initializer("full"));
+  deltaChannelHistoryTests(initializer("full"));
+  validate(initializer("delta"));
+  deltaChannelHistoryTests(initializer("delta"));
+} else {
+  describe.skip(`DeerflowPostgresSaver validation: ${pgSkip}`, () => it("needs PostgreSQL", () => {}));
+}
