@@ -110,7 +110,8 @@ export class ShadowRepo {
     const status = nulList((await this.run(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all"])).stdout);
     const changed: string[] = [];
     const oversize: string[] = [];
-    const trackedOversize: string[] = [];
+    /** Recorded paths to drop from the index: deleted, or grown over the cap. */
+    const gone: string[] = [];
     let staged = false;
     for (const entry of status) {
       // "XY path": X is the index against the last snapshot (HEAD), Y the work tree against the index. Only Y needs
@@ -124,18 +125,23 @@ export class ShadowRepo {
         oversize.push(path);
         continue;
       }
+      // Deleted, or now beyond a symlink (a directory swapped for a link): `git add` refuses such a path.
+      if (entry[1] === "D") {
+        gone.push(path);
+        continue;
+      }
       const st = lstatSafe(join(this.target.workTree, path));
       if (st?.isFile() && st.size > MAX_FILE_BYTES) {
         oversize.push(path);
-        if (!entry.startsWith("??")) trackedOversize.push(path);
+        if (!entry.startsWith("??")) gone.push(path);
       } else {
         changed.push(path);
       }
     }
     if (oversize.length > 0) writeFileSync(exclude, `${oversize.map((p) => (p.endsWith("/") ? `${excludeLine(p.slice(0, -1))}/` : excludeLine(p))).join("\n")}\n`);
-    if (trackedOversize.length > 0) await this.run(["rm", "-q", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: trackedOversize.join("\0") });
+    if (gone.length > 0) await this.unrecord(gone);
     if (changed.length > 0) await this.run(["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: changed.join("\0") });
-    return { oversize: oversize.filter((p) => !p.endsWith("/")), nested: oversize.filter((p) => p.endsWith("/")), changed: staged || changed.length > 0 || trackedOversize.length > 0 };
+    return { oversize: oversize.filter((p) => !p.endsWith("/")), nested: oversize.filter((p) => p.endsWith("/")), changed: staged || changed.length > 0 || gone.length > 0 };
   }
 
   /**
@@ -209,10 +215,15 @@ export class ShadowRepo {
     }
     // Deletions first: a directory recorded since may stand where the target has a file (and the reverse).
     for (const path of remove) this.removeFile(path);
-    if (remove.length > 0) await this.run(["rm", "-q", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: remove.join("\0") });
+    if (remove.length > 0) await this.unrecord(remove);
     if (write.length > 0) await this.run(["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: write.join("\0") });
     this.writeRef(HEAD_REF, commit);
     return { restored: [...write, ...remove].sort(), skipped: skipped.sort() };
+  }
+
+  /** Drops paths from the index whatever the work tree holds now (update-index does no pathspec or symlink checks). */
+  private async unrecord(paths: string[]): Promise<void> {
+    await this.run(["update-index", "--force-remove", "-z", "--stdin"], { input: `${paths.join("\0")}\0` });
   }
 
   /** Paths recorded as nested repositories (mode 160000) in either commit: never written nor deleted. */
