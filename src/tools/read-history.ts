@@ -34,6 +34,7 @@ export function createReadHistoryTool(archive: MessageArchiveLike) {
         if (rows.length === 0) return `No archived message matches "${search}" (${total} archived).`;
         return `${rows.length} archived message(s) match "${search}" (of ${total}):\n\n${format(rows, READ_HISTORY_MAX_CHARS)}`;
       }
+      if (from !== undefined && to !== undefined && to < from) throw new Error(`"to" (#${to}) is before "from" (#${from}): give from ≤ to (at most ${MAX_MESSAGES} at a time).`);
       const start = Math.max(1, from ?? Math.max(1, total - 4));
       const end = Math.min(total, to ?? start + 4, start + MAX_MESSAGES - 1);
       if (start > total) throw new Error(`The archive holds messages #1–#${total}; #${start} does not exist.`);
