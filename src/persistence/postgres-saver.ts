@@ -23,10 +23,14 @@ import type pg from "pg";
 import { CHANNEL_MODE_METADATA_KEY, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { CheckpointModeMismatchError, GUARDED_SAVER_BRAND } from "./mode-gate.js";
 import { PG_SCHEMA, migratePostgres } from "./postgres-schema.js";
+import { DatabaseUnavailableError } from "./postgres-connection.js";
+import { findDeerflowError } from "../errors.js";
 import type { RollbackMark } from "./sqlite-saver.js";
 
 export interface DeerflowPostgresSaverOptions {
   channelMode?: ChannelMode;
+  /** The database's URL, to name it (without its password) when it cannot be used. */
+  url?: string;
   serde?: SerializerProtocol;
 }
 
@@ -48,12 +52,14 @@ export class DeerflowPostgresSaver extends PostgresSaver {
   readonly channelMode: ChannelMode;
   private readonly verifiedThreads = new Set<string>();
   private ready: Promise<void> | undefined;
+  private readonly url: string | undefined;
   /** The pool (the stock saver keeps its own reference private). */
   readonly db: pg.Pool;
 
   constructor(pool: pg.Pool, options: DeerflowPostgresSaverOptions = {}) {
     super(pool, options.serde, { schema: PG_SCHEMA });
     this.db = pool;
+    this.url = options.url;
     this.channelMode = options.channelMode ?? "full";
     if (this.channelMode !== "full" && this.channelMode !== "delta") {
       throw new TypeError(`channelMode must be "full" or "delta" (got ${JSON.stringify(this.channelMode)})`);
@@ -67,7 +73,8 @@ export class DeerflowPostgresSaver extends PostgresSaver {
   override setup(): Promise<void> {
     return (this.ready ??= migratePostgres(this.db, () => super.setup()).catch((err: unknown) => {
       this.ready = undefined;
-      throw err;
+      // Our own refusals (a newer or foreign schema) stand; the server's are said as what they mean.
+      throw findDeerflowError(err) ? err : new DatabaseUnavailableError(this.url ?? "postgres://(unnamed)", err);
     }));
   }
 
