@@ -6,6 +6,7 @@ import { benchTools } from "./tools.mjs";
 import { benchStateRead } from "./state-read.mjs";
 import { benchCompaction } from "./compaction.mjs";
 import { benchMcpStart } from "./mcp-start.mjs";
+import { benchSnapshots } from "./snapshots.mjs";
 
 benchStartup();
 await benchFirstFrame();
@@ -14,3 +15,4 @@ await benchTools();
 await benchCheckpoints();
 await benchStateRead();
 await benchCompaction();
+await benchSnapshots();

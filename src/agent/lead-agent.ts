@@ -34,7 +34,6 @@ import { memoryStoreFor } from "../memory/store.js";
 import { projectKeyOf } from "../memory/project.js";
 import { type DeferredToolCatalog, createToolSearchTool, deferredListing } from "../tools/tool-search.js";
 import { deferredToolFilterMiddleware } from "../middleware/deferred-tool-filter.js";
-import { type McpApprovalTool, mcpApprovalMiddleware } from "../middleware/mcp-approval.js";
 import { before, nextTo } from "./anchors.js";
 import { artifactCaptureMiddleware } from "../middleware/artifact-capture.js";
 import { taskNotesMiddleware } from "../middleware/task-notes.js";
@@ -69,8 +68,8 @@ When a request is ambiguous or risky in a way you cannot resolve yourself, ask w
  * - TokenUsage below them: it counts every answer first, whatever the guards do with it.
  * - SystemMessageCoalescing, TerminalResponse, LLMErrorHandling innermost: one system message after every
  *   injection, an empty answer retried as one more model call, and a transient error retried as the bare HTTP call.
- * - DeferredToolFilter and McpApproval (MCP servers configured) inside ToolErrorHandling: a deferred tool that was
- *   not promoted is refused before anyone is asked; an approval broker that fails becomes an error result.
+ * - DeferredToolFilter (MCP tools past the threshold) right before ToolApproval: a deferred tool that was not
+ *   promoted is refused before anyone is asked. MCP tools ask through ToolApproval (their approval gate).
  * - Summarization at DeerFlow's place (after the history repairs, before Todo/Title and the guards): it runs only
  *   for a model with a contextWindow, and brings read_history.
  * - SkillActivation after Summarization (and Todo), before Title: it restores a compacted skill's text before the
@@ -89,11 +88,10 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "ToolErrorHandling",
   "ArtifactCapture",
   "SandboxAudit",
+  "DeferredToolFilter", // MCP tools past the deferral threshold
   "ToolApproval",
   "ToolOutputBudget",
   "InvalidToolCall",
-  "DeferredToolFilter", // MCP tools past the deferral threshold
-  "McpApproval", // MCP servers configured
   "Summarization", // models with a contextWindow
   "Todo",
   "SkillActivation", // when skills are installed
@@ -145,7 +143,7 @@ export interface LeadAgentOptions {
   memory?: boolean;
   /** Mask personal values in every request (PiiRedaction) and in the side calls (title, summary). */
   piiRedaction?: boolean;
-  /** MCP tools (already built by the mcp layer), which of them ask in `ask` mode, and the deferred catalogue. */
+  /** MCP tools (already built by the mcp layer; untrusted ones carry an approval gate) and the deferred catalogue. */
   mcp?: LeadAgentMcp;
 }
 
@@ -156,8 +154,6 @@ function learnedFacts(home: string, workspace: string | undefined) {
 
 export interface LeadAgentMcp {
   tools: readonly unknown[];
-  /** Model-facing name → server, tool and whether it is trusted. */
-  approvals: ReadonlyMap<string, McpApprovalTool>;
   /** Set when the catalogue passes the threshold: these tools wait for tool_search. */
   deferred?: DeferredToolCatalog;
 }
@@ -199,8 +195,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       ...(opts.maxTurns ? [nextTo("TokenBudget", turnLimitMiddleware({ maxTurns: opts.maxTurns }))] : []),
       ...(opts.taskTool ? [nextTo("SubagentLimit", delegationLedgerMiddleware())] : []),
       ...(opts.skills?.skills.length ? [before("Title", skillActivationMiddleware({ catalog: opts.skills }))] : []),
-      ...(opts.mcp?.deferred ? [nextTo("InvalidToolCall", deferredToolFilterMiddleware(opts.mcp.deferred))] : []),
-      ...(opts.mcp ? [nextTo(opts.mcp.deferred ? "DeferredToolFilter" : "InvalidToolCall", mcpApprovalMiddleware({ tools: opts.mcp.approvals, approval: opts.approval }))] : []),
+      ...(opts.mcp?.deferred ? [before("ToolApproval", deferredToolFilterMiddleware(opts.mcp.deferred))] : []),
       // Unanchored extras keep this order just before Clarification.
       safetyFinishReasonMiddleware(),
       modelLengthFinishReasonMiddleware(),

@@ -1,4 +1,4 @@
-// What the agent gets of the MCP servers: their tools, which of them ask before running, and — when the catalogue
+// What the agent gets of the MCP servers: their tools (untrusted ones ask before running), and — when the catalogue
 // passes the threshold (more than `deferAbove` tools, or schemas over `deferTokens` tokens) — the deferred
 // catalogue: every MCP tool then waits behind tool_search (listed by name and one line).
 import { type DeferredToolCatalog, deferredToolCatalog } from "../tools/tool-search.js";
@@ -8,7 +8,6 @@ import { oneLine } from "./tool-names.js";
 
 export interface AgentMcp {
   tools: unknown[];
-  approvals: Map<string, { server: string; tool: string; trusted: boolean }>;
   deferred?: DeferredToolCatalog;
 }
 
@@ -25,9 +24,8 @@ export function shouldDefer(infos: readonly McpToolInfo[], limits: { deferAbove:
 export function agentMcp(hub: McpHub, limits: { deferAbove: number; deferTokens: number }): AgentMcp | undefined {
   const infos = hub.tools();
   if (infos.length === 0) return undefined;
-  const approvals = new Map(infos.map((t) => [t.name, { server: t.server, tool: t.tool, trusted: t.trusted }]));
   const deferred = shouldDefer(infos, limits)
     ? deferredToolCatalog(infos.map((t) => ({ name: t.name, summary: oneLine(t.description), description: t.description })))
     : undefined;
-  return { tools: createMcpTools(hub, infos), approvals, deferred };
+  return { tools: createMcpTools(hub, infos), deferred };
 }

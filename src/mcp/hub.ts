@@ -8,6 +8,7 @@ import type { DynamicStructuredTool } from "@langchain/core/tools";
 import type { ResolvedConfig, ResolvedMcpServer } from "../config/load.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import type { ShellSettings } from "../sandbox/shell-settings.js";
+import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
 import { stripControl } from "../vocabulary/terminal-text.js";
 import { type BuiltTransport, buildTransport, transportKind } from "./transport.js";
 import { cleanDescription, mcpToolName } from "./tool-names.js";
@@ -59,9 +60,10 @@ interface Live {
   closing?: boolean;
 }
 
+/** One line for a person: no control characters, key-shaped strings masked (a server may echo its token). */
 function oneLineError(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
-  return stripControl(msg).replace(/\s+/g, " ").trim().slice(0, 300) || "unknown error";
+  return maskSecretShapes(stripControl(msg)).replace(/\s+/g, " ").trim().slice(0, 300) || "unknown error";
 }
 
 function deadline(ms: number, what: string): { promise: Promise<never>; clear(): void } {
@@ -119,11 +121,18 @@ export class McpHub {
       l.built = buildTransport(name, l.config, { env: ctx.env ?? process.env, paths: ctx.paths, shell: ctx.shell });
       const client = new Client({ name: "deerflow", version: "0.1.0" }, { capabilities: {} });
       l.client = client;
+      // The transport's last error says why a connection closed (e.g. a message over the SDK's 10 MB limit).
+      let lastError = "";
+      client.onerror = (err) => {
+        // Sticky: the garbage that follows an oversized message must not hide why the connection closed.
+        if (!/ReadBuffer exceeded/.test(lastError)) lastError = oneLineError(err);
+      };
       client.onclose = () => {
         if (l.closing || l.state.status === "stopped") return;
         if (l.state.status === "ready") {
           l.state.status = "failed";
-          l.state.error = "the server stopped (its connection closed)";
+          const tooBig = /ReadBuffer exceeded maximum size of (\d+)/.exec(lastError);
+          l.state.error = tooBig ? `the server sent a message larger than ${Math.round(Number(tooBig[1]) / 1048576)} MB and the connection was closed` : "the server stopped (its connection closed)";
         }
       };
       await Promise.race([client.connect(l.built.transport, { timeout: timeoutMs }), limit.promise]);

@@ -6,6 +6,8 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { tool } from "langchain";
+import { declareApprovalGate } from "../sandbox/approvals.js";
+import { stripControl } from "../vocabulary/terminal-text.js";
 import type { McpHub, McpToolInfo } from "./hub.js";
 import { convertMcpContent } from "./results.js";
 
@@ -50,7 +52,36 @@ function longCallTasks(runtime: Runtime, entry: Record<string, unknown>): Record
   return [...others, ...[...mcp, entry].slice(-KEEP_TASKS)];
 }
 
+/** Arguments as the approval prompt shows them: one line, control characters removed, capped. */
+function argsPreview(name: string, args: unknown): string {
+  let json: string;
+  try {
+    json = JSON.stringify(args ?? {});
+  } catch {
+    json = "{…}";
+  }
+  const text = stripControl(`${name} ${json}`).replace(/\s+/g, " ");
+  return text.length > 600 ? `${text.slice(0, 599)}…` : text;
+}
+
+/**
+ * MCP tools run code and reach services deerflow cannot see into: unless the server or the tool is trusted, each
+ * call asks in `ask` mode (ToolApproval; auto-edit and yolo do not ask; headless runs deny unless --yes). "Allow
+ * always" covers this tool, whatever its arguments, for the rest of the thread.
+ */
+function withApprovalGate<T extends object>(t: T, info: McpToolInfo): T {
+  if (info.trusted) return t;
+  return declareApprovalGate(t, {
+    kind: "tool",
+    preview: async (args) => ({ summary: argsPreview(info.name, args), reason: `MCP tool "${info.tool}" of server "${info.server}"`, scope: `mcp-tool ${info.name}` }),
+  });
+}
+
 export function createMcpTool(info: McpToolInfo, hub: McpHub) {
+  return withApprovalGate(mcpTool(info, hub), info);
+}
+
+function mcpTool(info: McpToolInfo, hub: McpHub) {
   return tool(
     async (args: Record<string, unknown>, runtime: unknown) => {
       const rt = (runtime ?? {}) as Runtime;

@@ -3,7 +3,9 @@
 // files go back to the run's snapshot in the shadow repository (after the current files are snapshotted under a
 // `refs/deerflow/rewound/<id>` ref). So a rewind loses nothing: `rewind --undo` puts back the last one, and the
 // thread can simply continue from where it was rewound to. Everything runs under the thread's lock.
-import { DeerflowError, ExitCode, UsageError } from "../errors.js";
+import { existsSync, mkdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { DeerflowError, ExitCode, UsageError, findDeerflowError } from "../errors.js";
 import type { RewindRow, RewindScope } from "../persistence/rewind-log.js";
 import type { RollbackMark } from "../persistence/sqlite-saver.js";
 import type { RunRecord } from "../persistence/run-records.js";
@@ -66,6 +68,28 @@ function repoOf(t: Target): ShadowRepo {
   return shadowRepoOf(t.home, t.threadId, threadRow(t).workspace ?? "");
 }
 
+/** The workspace the files go back to: a bound one that was moved or deleted is an error, never a fresh directory. */
+function workspaceFor(t: Target): void {
+  const ws = threadRow(t).workspace ?? "";
+  const own = join(t.home, "threads", t.threadId, "workspace");
+  if (ws === own) return void mkdirSync(own, { recursive: true });
+  if (!existsSync(ws) || !statSync(ws).isDirectory()) {
+    throw new DeerflowError(`The workspace ${ws} of thread ${t.threadId} no longer exists (moved or deleted), so its files cannot be rewound.`, {
+      exitCode: ExitCode.usage,
+      hint: "Move it back, or rewind the conversation alone with --conversation-only.",
+    });
+  }
+}
+
+/** A git failure while restoring files, said as what it means for the user. */
+function filesError(t: Target, err: unknown): DeerflowError {
+  if (findDeerflowError(err)) return findDeerflowError(err)!;
+  return new DeerflowError(`The files of thread ${t.threadId} could not be rewound: ${(err as Error).message.split("\n")[0]}.`, {
+    exitCode: ExitCode.runtime,
+    hint: "Nothing of the conversation was changed; fix the cause and run the rewind again (it can be repeated).",
+  });
+}
+
 /** The thread's runs a rewind can go back over, newest first, with the files each changed. */
 export function listRewindable(t: Target): Promise<RewindableRun[]> {
   threadRow(t);
@@ -106,10 +130,15 @@ export function rewindThread(t: Target, back: number, scope: RewindScope): Promi
       if (why && scope === "files") throw new DeerflowError(why, { exitCode: ExitCode.runtime, hint: "Rewind the conversation alone with --conversation-only." });
       if (why) filesNote = why;
       else {
+        workspaceFor(t);
         const repo = repoOf(t);
-        const now = await repo.snapshot(`before ${id}`, [rewoundRef(id)]);
-        filesBefore = { git_dir: repo.target.gitDir, ref: rewoundRef(id), commit: now.commit };
-        files = await repo.restore(target.snapshot!, now);
+        try {
+          const now = await repo.snapshot(`before ${id}`, [rewoundRef(id)]);
+          filesBefore = { git_dir: repo.target.gitDir, ref: rewoundRef(id), commit: now.commit };
+          files = await repo.restore(target.snapshot!, now);
+        } catch (err) {
+          throw filesError(t, err);
+        }
       }
     }
     let archived = 0;
@@ -146,9 +175,14 @@ export function undoRewind(t: Target): Promise<UndoOutcome> {
     let files: RestoreResult | null = null;
     if (last.files_before) {
       if (!(await gitAvailable())) throw new DeerflowError(GIT_MISSING_NOTE, { exitCode: ExitCode.runtime });
+      workspaceFor(t);
       const repo = repoOf(t);
-      const now = await repo.snapshot(`before undoing ${last.id}`, [`${rewoundRef(last.id)}-undo`]);
-      files = await repo.restore(last.files_before, now);
+      try {
+        const now = await repo.snapshot(`before undoing ${last.id}`, [`${rewoundRef(last.id)}-undo`]);
+        files = await repo.restore(last.files_before, now);
+      } catch (err) {
+        throw filesError(t, err);
+      }
     }
     const conversation = last.rows_archived > 0 || last.scope !== "files";
     t.store.saver.db.transaction(() => {

@@ -105,6 +105,8 @@ export interface ApprovalRequestedEvent {
   command: string;
   reason: string;
   diff?: ApprovalDiff;
+  /** What "allow always" would cover: an answer of allow_always also settles the other waiting requests of this scope. */
+  scope?: string;
 }
 
 /** The approval settings a run reads at every guarded call: the TUI may change `mode` while a run works. */
@@ -128,7 +130,7 @@ function abortError(signal: AbortSignal): Error {
 
 /** A broker that emits `approval.requested` and waits for `respond(id, decision)`; a cancelled run rejects. */
 export function eventBroker(emit: (event: ApprovalRequestedEvent) => void): EventBroker {
-  const waiting = new Map<string, (a: ApprovalAnswer) => void>();
+  const waiting = new Map<string, { answer: (a: ApprovalAnswer) => void; threadId: string; scope: string }>();
   let seq = 0;
   return {
     denialNote: "the user denied it; do not retry it, ask the user or take another way",
@@ -140,10 +142,15 @@ export function eventBroker(emit: (event: ApprovalRequestedEvent) => void): Even
           waiting.delete(id);
           reject(abortError(req.signal!));
         };
-        waiting.set(id, (a) => {
-          waiting.delete(id);
-          req.signal?.removeEventListener("abort", onAbort);
-          resolve(a);
+        const scope = scopeOf(req);
+        waiting.set(id, {
+          threadId: req.threadId,
+          scope,
+          answer: (a) => {
+            waiting.delete(id);
+            req.signal?.removeEventListener("abort", onAbort);
+            resolve(a);
+          },
         });
         req.signal?.addEventListener("abort", onAbort, { once: true });
         emit({
@@ -156,14 +163,19 @@ export function eventBroker(emit: (event: ApprovalRequestedEvent) => void): Even
           command: req.command,
           reason: req.reason,
           ...(req.diff ? { diff: req.diff } : {}),
+          scope,
         });
       });
     },
     respond(id, decision, reason) {
-      const answer = waiting.get(id);
-      if (!answer) return false;
+      const entry = waiting.get(id);
+      if (!entry) return false;
       const said = decision === "deny" ? reason?.trim() : undefined;
-      answer(said ? { decision, reason: said } : { decision });
+      entry.answer(said ? { decision, reason: said } : { decision });
+      // Parallel calls asked together: "always" for this scope answers the others waiting in it too.
+      if (decision === "allow_always") {
+        for (const other of [...waiting.values()]) if (other.threadId === entry.threadId && other.scope === entry.scope) other.answer({ decision: "allow_once" });
+      }
       return true;
     },
     pending: () => [...waiting.keys()],

@@ -37,7 +37,9 @@ export function deferredToolCatalog(entries: DeferredToolEntry[]): DeferredToolC
 
 /** The static listing appended to the system prompt (byte-identical on every turn while the catalogue stands). */
 export function deferredListing(catalog: DeferredToolCatalog): string {
-  const lines = catalog.entries.map((e) => `- ${e.name}${e.summary ? `: ${e.summary}` : ""}`);
+  // A server's text must not open or close tags of the harness (`</deferred-tools>`, `<system-reminder>`).
+  const plain = (t: string) => t.replace(/</g, "‹").replace(/>/g, "›");
+  const lines = catalog.entries.map((e) => `- ${e.name}${e.summary ? `: ${plain(e.summary)}` : ""}`);
   return [
     "<deferred-tools>",
     `These ${catalog.entries.length} tools exist but are not in your tool list yet. To use one, first call tool_search with`,

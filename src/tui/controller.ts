@@ -281,6 +281,8 @@ export class ChatController {
     const req = this.store.get().approvals.find((a) => a.id === id);
     this.session?.respondApproval(id, decision, reason);
     this.dispatch({ type: "ui.approval.answered", id });
+    // "Always" settled the other requests waiting in the same scope (the broker let them run): their prompts go too.
+    if (req?.scope !== undefined && decision === "allow_always") for (const other of this.store.get().approvals) if (other.scope === req.scope) this.dispatch({ type: "ui.approval.answered", id: other.id });
     if (req) {
       const edit = req.kind === "edit";
       const said = decision === "deny" ? "Denied" : decision === "allow_always" ? (edit ? "Allowed edits for this thread" : "Allowed for this thread") : "Allowed once";

@@ -4,6 +4,7 @@ import { render } from "ink";
 import { App } from "./app.js";
 import { ChatController, type ControllerOptions, type StartRequest } from "./controller.js";
 import type { ChatSession } from "../runtime/chat-session.js";
+import { loadMarkdown } from "./markdown/load.js";
 import { ChatStore } from "./store.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 
@@ -29,7 +30,8 @@ export async function startChat(opts: StartChatOptions): Promise<ChatExit> {
   const exitRef: { current?: (error?: Error) => void } = {};
   const controller = new ChatController({
     store,
-    loadSession: opts.loadSession,
+    // The Markdown libraries load beside the runtime (never before the first frame); answers wait for neither.
+    loadSession: () => Promise.all([opts.loadSession(), loadMarkdown()]).then(([session]) => session),
     firstRun: opts.firstRun,
     exit: (error) => exitRef.current?.(error === undefined ? undefined : error instanceof Error ? error : new Error(String(error))),
   });

@@ -32,6 +32,36 @@ export const theme: { readonly [K in ThemeColor]: string | undefined } = Object.
   ),
 ) as { readonly [K in ThemeColor]: string | undefined };
 
+/** Colours of highlight.js scopes in code blocks (undefined: the terminal's own colour). */
+const SYNTAX: Record<string, string> = {
+  keyword: "magenta",
+  built_in: "cyan",
+  type: "cyan",
+  literal: "yellow",
+  number: "yellow",
+  symbol: "yellow",
+  attr: "yellow",
+  attribute: "yellow",
+  string: "green",
+  regexp: "green",
+  addition: "green",
+  deletion: "red",
+  variable: "red",
+  comment: "gray",
+  doc: "gray",
+  meta: "gray",
+  title: "blue",
+  section: "blue",
+  name: "blue",
+  tag: "blue",
+  property: "cyan",
+};
+
+export function syntaxColor(scope: string | undefined): string | undefined {
+  if (!scope || noColor()) return undefined;
+  return SYNTAX[scope] ?? SYNTAX[scope.split(/[._]/)[0]!];
+}
+
 /** One calm set of marks: circles for todo progress, ✓/✗ for results, braille for anything running. */
 export const marks = {
   ok: "✓",

@@ -49,7 +49,7 @@ describe("lead agent middleware order", () => {
   it("assembles exactly the documented list", () => {
     const opts = { model: fakeModel(), channelMode: "full" as const, approval: { mode: "ask" as const, broker: headlessBroker({ yes: false }) } };
     const skills = { skills: [{ name: "s", description: "d", dir: "/nonexistent", scope: "user" as const, virtualPath: "/mnt/skills/s/SKILL.md" }], problems: [] };
-    const mcp = { tools: [], approvals: new Map(), deferred: deferredToolCatalog([{ name: "mcp__s__t", summary: "t", description: "t" }]) };
+    const mcp = { tools: [], deferred: deferredToolCatalog([{ name: "mcp__s__t", summary: "t", description: "t" }]) };
     const all = leadAgentMiddleware({ ...opts, planMode: true, supportsVision: true, maxTurns: 10, taskTool: {}, compaction: { contextWindow: 32_000 }, mcp, piiRedaction: true, skills, memory: true }).map((m) => m.name);
     expect(all).toEqual([...LEAD_MIDDLEWARE_ORDER]);
     // Optional members drop out without moving the others.

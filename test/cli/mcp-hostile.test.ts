@@ -87,6 +87,31 @@ describe("a hostile MCP server", () => {
   });
 });
 
+describe("an MCP answer over the SDK's 10 MB message limit", () => {
+  it("closes that server's connection; the call and later ones say why, the run goes on", async () => {
+    const sb = e2e.sandbox();
+    writeRc(sb.cwd, { fx: { ...fixture("--hostile"), trust: true } }, { mcp: { deferAbove: 100, deferTokens: 1_000_000 } });
+    e2e.server.push({ toolCalls: [{ id: "h1", name: "mcp__fx__huge", args: { chars: 12_000_000 } }] }, { content: "moved on" });
+    const r = await sb.run(["run", "go"]);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toBe("moved on\n");
+    expect(lastToolResult(e2e.server.requests[1]!)).toMatch(/^Error: MCP server "fx" is not available \(the server sent a message larger than 10 MB and the connection was closed\)/);
+  });
+});
+
+describe("a slow MCP server", () => {
+  it("a call past the server's timeout is cancelled and answered with an error result naming the setting", async () => {
+    const sb = e2e.sandbox();
+    writeRc(sb.cwd, { slowpoke: { ...fixture("--slow"), trust: true, timeout: 1000 } });
+    e2e.server.push({ toolCalls: [{ id: "s1", name: "mcp__slowpoke__slow", args: { ms: 60_000 } }] }, { content: "gave up" });
+    const r = await sb.run(["run", "wait"]);
+    expect(r.exitCode).toBe(0);
+    expect(lastToolResult(e2e.server.requests[1]!)).toBe(
+      "Error: mcp__slowpoke__slow did not answer within 1000 ms (mcpServers.slowpoke.timeout); the call was cancelled. Try again with less work, or another way.",
+    );
+  });
+});
+
 describe("a hostile model", () => {
   it("calls an MCP tool that does not exist, a deferred tool by its short name, and a catastrophic regex in tool_search", async () => {
     const sb = e2e.sandbox();

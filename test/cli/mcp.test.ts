@@ -11,11 +11,12 @@ import { processesMatching } from "../support/processes.js";
 const e2e = useE2E();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let http: Awaited<ReturnType<typeof startEverythingHttp>>;
+let sse: Awaited<ReturnType<typeof startEverythingHttp>>;
 beforeAll(async () => {
-  http = await startEverythingHttp();
+  [http, sse] = await Promise.all([startEverythingHttp(), startEverythingHttp("sse")]);
 });
 afterAll(async () => {
-  await http?.stop();
+  await Promise.all([http?.stop(), sse?.stop()]);
 });
 
 const toolNames = (req: RecordedRequest): string[] => (req.body.tools ?? []).map((t: { function: { name: string } }) => t.function.name);
@@ -28,11 +29,12 @@ const toolResults = (req: RecordedRequest): string[] =>
 const lastToolResult = (req: RecordedRequest) => toolResults(req).at(-1) ?? "";
 
 describe("deerflow mcp list", () => {
-  it("shows a stdio and an HTTP server with their tools, a failing server with its reason, a disabled one; --json too", async () => {
+  it("shows a stdio, an HTTP and an SSE server with their tools, a failing server with its reason, a disabled one; --json too", async () => {
     const sb = e2e.sandbox();
     writeRc(sb.cwd, {
       everything: everythingStdio(),
       web: { type: "http", url: http.url },
+      old: { type: "sse", url: sse.url },
       dies: fixture("--exit-at-start"),
       off: { ...everythingStdio(), enabled: false },
     });
@@ -40,6 +42,7 @@ describe("deerflow mcp list", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/^everything {2}stdio {2}ready, 13 tools$/m);
     expect(r.stdout).toMatch(/^web {2}http {2}ready, 13 tools$/m);
+    expect(r.stdout).toMatch(/^old {2}sse {2}ready, 13 tools$/m);
     expect(r.stdout).toContain("  mcp__everything__echo  Echoes back the input string");
     expect(r.stdout).toContain("  mcp__web__get-sum  Returns the sum of two numbers");
     expect(r.stdout).toMatch(/^dies {2}stdio {2}failed: the server exited while starting \(stderr: fixture: refusing to start/m);
@@ -50,6 +53,7 @@ describe("deerflow mcp list", () => {
     expect(list.map((s: { name: string; status: string }) => [s.name, s.status])).toEqual([
       ["everything", "ready"],
       ["web", "ready"],
+      ["old", "ready"],
       ["dies", "failed"],
       ["off", "disabled"],
     ]);
@@ -99,7 +103,7 @@ describe("MCP tools in a run", () => {
     e2e.server.push({ toolCalls: [{ id: "d1", name: "mcp__everything__get-sum", args: { a: 1, b: 1 } }] }, { content: "denied, ok" });
     const denied = await sb.run(["run", "--approval", "ask", "sum"]);
     expect(denied.exitCode).toBe(0);
-    expect(lastToolResult(e2e.server.requests[1]!)).toMatch(/^Denied: MCP tool "get-sum" of server "everything" was not approved/);
+    expect(lastToolResult(e2e.server.requests[1]!)).toMatch(/^Denied: mcp__everything__get-sum \(mcp__everything__get-sum \{"a":1,"b":1\}\) was not approved/);
     expect(denied.stderr).toMatch(/✗ mcp__everything__get-sum: Denied/);
 
     e2e.server.requests.length = 0;

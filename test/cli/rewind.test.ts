@@ -2,7 +2,7 @@
 // model, in a bound git repository whose own .git must stay exactly as it was. (`npm test` builds first.)
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
@@ -163,13 +163,37 @@ describe("deerflow rewind", () => {
     expect(first.exitCode, first.stderr).toBe(0);
     expect(first.stderr).toMatch(/warning: git is not installed: files are not snapshotted before runs/);
     const thread = JSON.parse(first.stdout).thread_id;
+    const filesOnly = await sb.run(["rewind", thread, "--files-only"], { env: noGit });
+    expect(filesOnly.exitCode).toBe(1);
+    expect(filesOnly.stderr.trim().split("\n")).toHaveLength(1);
+    expect(filesOnly.stderr).toMatch(/git is not installed.*--conversation-only/);
     const r = await sb.run(["rewind", thread], { env: noGit });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/the conversation restored/);
     expect(r.stderr.trim()).toMatch(/^deerflow: git is not installed/);
-    const filesOnly = await sb.run(["rewind", thread, "--files-only"], { env: noGit });
-    expect(filesOnly.exitCode).toBe(2);
   }, 120_000);
+
+  it("a bound workspace that was moved is one line and exit 2 for the files; the conversation still rewinds; oversize files stay", async () => {
+    const sb = e2e.sandbox();
+    const { repo, thread } = await twoRuns(sb);
+    e2e.server.push(bash("big", "head -c 11000000 /dev/zero > big.bin"), { content: "Made a big file." });
+    await runJson(sb, ["--thread", thread, "make a big file"]);
+    const moved = `${repo}-moved`;
+    renameSync(repo, moved);
+    const r = await rewind(sb, [thread]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/workspace .* no longer exists \(moved or deleted\).*--conversation-only/);
+    const conv = await rewind(sb, [thread, "--conversation-only"]);
+    expect(conv.exitCode, conv.stderr).toBe(0);
+    renameSync(moved, repo);
+    // The two runs left go back (to before the first: v1); the 11 MB file was never recorded, so it stays.
+    const files = await rewind(sb, [thread, "--files-only", "--runs", "2", "--json"]);
+    expect(files.exitCode, files.stderr).toBe(0);
+    expect(files.json.files.restored).toEqual(["notes.txt", "src/app.js"]);
+    expect(readFileSync(join(repo, "src", "app.js"), "utf8")).toBe("console.log('v1');\n");
+    expect(existsSync(join(repo, "big.bin"))).toBe(true);
+  }, 180_000);
 });
 
 describe("deerflow threads rm", () => {

@@ -108,3 +108,40 @@ describe("file edits in ask mode", () => {
     expect(t.scrollback()).toMatch(/^\s+\+line 39 \(edited\)$/m);
   }, 90_000);
 });
+
+describe("a hostile model's edits in ask mode", () => {
+  it("escape sequences never reach the terminal; a path outside the workspace fails without asking; binary content is shown by size; two parallel edits: 2 allows both with one answer", async () => {
+    const sb = e2e.sandbox();
+    const repo = repoWith(sb.cwd, {});
+    const evil = "line one\n\x1b]0;pwned-title\x07\x1b[2J\x1b[31mred?\x1b[0m\n";
+    e2e.server.push(
+      call("o1", "write_file", { path: "../../../../etc/deerflow-pwned", content: "x" }),
+      {
+        toolCalls: [
+          { id: "p1", name: "write_file", args: { path: "evil.txt", content: evil } },
+          { id: "p2", name: "write_file", args: { path: "blob.bin", content: "PK\u0000\u0001binary\u0000" } },
+        ],
+      },
+      { content: "All written." },
+    );
+    const t = tui.spawn(sb, ["chat", "-w", repo]);
+    await waitReady(t);
+    await submit(t, "write things");
+    await t.waitFor(/Create this file\?.*\(\+1 more waiting\)/, { where: "screen" });
+    const all = t.scrollback();
+    // The escape path was refused by the tool itself, never offered for approval.
+    expect(all).toMatch(/✗ write_file \.\.\/\.\.\/\.\.\/\.\.\/etc\/deerflow-pwned .*SandboxPat/);
+    expect(toolResult(e2e.server.requests[1]!, "o1")).toContain("outside the thread's directories");
+    expect(t.screen()).not.toContain("pwned-title");
+    expect(t.screen()).toMatch(/\+line one/);
+    await t.type("2");
+    await t.waitFor("All written.");
+    await t.waitForGone(/Create this file\?/);
+    expect(t.scrollback().match(/Allowed edits for this thread/g)).toHaveLength(1);
+    expect(t.scrollback()).toMatch(/binary, 0 → 11 bytes/);
+    // The file holds exactly what the model wrote; the screen showed it cleaned.
+    expect(readFileSync(join(repo, "evil.txt"), "utf8")).toBe(evil);
+    expect(readFileSync(join(repo, "blob.bin")).length).toBe(11);
+    expect(t.raw()).not.toContain("\x1b]0;pwned");
+  }, 90_000);
+});

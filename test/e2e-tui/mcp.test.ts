@@ -61,13 +61,13 @@ describe("MCP in the chat", () => {
     const t = tui.spawn(sb, ["chat"], { cols: 120 });
     await waitReady(t);
     await submit(t, "use the fixture twice");
-    await t.waitFor("Allow this command? (mcp__fx__fixture_0)", { where: "screen" });
+    await t.waitFor(/Allow this (command|tool call)\? \(mcp__fx__fixture_0\)/, { where: "screen" });
     expect(t.screen()).toContain('mcp__fx__fixture_0 {"text":"first"}');
     expect(t.screen()).toContain('why it asks: MCP tool "fixture_0" of server "fx"');
     await t.write("2");
     await t.waitFor("Both calls went through.");
     // The second call (other arguments) did not ask again.
-    expect(t.scrollback().match(/Allow this command\?/g) ?? []).toHaveLength(0);
+    expect(t.scrollback().match(/Allow this (command|tool call)\?/g) ?? []).toHaveLength(0);
     const results = JSON.stringify(e2e.server.requests[2]!.body.messages);
     expect(results).toContain("fixture_0 says: first");
     expect(results).toContain("fixture_0 says: second");

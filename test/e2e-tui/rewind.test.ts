@@ -30,6 +30,9 @@ function dirHash(dir: string): string {
   return h.digest("hex");
 }
 
+/** Generous: the machine is shared, and a run here snapshots a repository with real git processes. */
+const LONG = { timeoutMs: 60_000 };
+
 const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: "bash", args: { description: "edit", command } }] });
 
 describe("/rewind", () => {
@@ -48,20 +51,20 @@ describe("/rewind", () => {
     e2e.server.push(bash("b1", "printf 'first run\\n' > first.txt"), { content: "Made first.txt." });
     e2e.server.push(bash("b2", "printf 'v2\\n' > app.js"), { content: "Rewrote app.js as v2." });
     const t = tui.spawn(sb, ["chat", "-w", repo, "--approval", "yolo"], { cols: 120 });
-    await waitReady(t);
+    await waitReady(t, 60_000);
     await submit(t, "create first.txt");
-    await t.waitFor("Made first.txt.");
+    await t.waitFor("Made first.txt.", LONG);
     await submit(t, "rewrite app.js");
-    await t.waitFor("Rewrote app.js as v2.");
+    await t.waitFor("Rewrote app.js as v2.", LONG);
     expect(readFileSync(join(repo, "app.js"), "utf8")).toBe("v2\n");
 
     await submit(t, "/rewind");
-    await t.waitFor(/Runs of this thread, latest first:/);
-    await t.waitFor(/ 1\. \d{4}-\d\d-\d\d [\d:]+ +success +"rewrite app\.js" +· 1 file: app\.js/);
-    await t.waitFor(/ 2\. .*"create first\.txt" +· 1 file: first\.txt/);
+    await t.waitFor(/Runs of this thread, latest first:/, LONG);
+    await t.waitFor(/ 1\. \d{4}-\d\d-\d\d [\d:]+ +success +"rewrite app\.js" +· 1 file: app\.js/, LONG);
+    await t.waitFor(/ 2\. .*"create first\.txt" +· 1 file: first\.txt/, LONG);
 
     await submit(t, "/rewind 1");
-    await t.waitFor(/Rewound thread \S+ to before run run-\w+ \(1 run undone\): the conversation and 1 file: app\.js restored\./);
+    await t.waitFor(/Rewound thread \S+ to before run run-\w+ \(1 run undone\): the conversation and 1 file: app\.js restored\./, LONG);
     expect(readFileSync(join(repo, "app.js"), "utf8")).toBe("v1 with a local edit\n");
     expect(readFileSync(join(repo, "first.txt"), "utf8")).toBe("first run\n");
     expect(existsSync(join(repo, "first.txt"))).toBe(true);
@@ -69,14 +72,14 @@ describe("/rewind", () => {
     // The conversation continues from before the rewound run.
     e2e.server.push({ content: "Carrying on." });
     await submit(t, "carry on");
-    await t.waitFor("Carrying on.");
+    await t.waitFor("Carrying on.", LONG);
     expect(userTexts(e2e.server.requests.at(-1)!)).toEqual(["create first.txt", "carry on"]);
 
     // And back to before the first run: the repository is as the user left it.
     await submit(t, "/rewind 2 files");
-    await t.waitFor(/Rewound thread \S+ to before run run-\w+ \(2 runs undone\): 1 file: first\.txt restored\./);
+    await t.waitFor(/Rewound thread \S+ to before run run-\w+ \(2 runs undone\): 1 file: first\.txt restored\./, LONG);
     expect(existsSync(join(repo, "first.txt"))).toBe(false);
     expect(git(repo, "status", "--porcelain")).toBe(status);
     expect(dirHash(join(repo, ".git"))).toBe(gitHash);
-  }, 120_000);
+  }, 300_000);
 });

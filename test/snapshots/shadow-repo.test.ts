@@ -73,6 +73,18 @@ describe("ShadowRepo", () => {
     expect(await repo.resolve("refs/deerflow/rewound/x")).toBe(s2.commit);
   });
 
+  it("a listing (which stages the work tree) before a snapshot does not hide the change from it", async () => {
+    const { ws, repo } = setup();
+    writeFileSync(join(ws, "a.txt"), "one\n");
+    const s1 = await repo.snapshot("before run 1", []);
+    writeFileSync(join(ws, "a.txt"), "two\n");
+    expect(await repo.changedFiles(s1.commit)).toEqual(["a.txt"]);
+    const now = await repo.snapshot("rewind", []);
+    expect(now.commit).not.toBe(s1.commit);
+    expect((await repo.restore(s1.commit, now)).restored).toEqual(["a.txt"]);
+    expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("one\n");
+  });
+
   it("never touches the user's .git: status, index, config and objects are identical after snapshot and restore", async () => {
     const { ws, repo } = setup();
     userGit(ws, "init", "-q");

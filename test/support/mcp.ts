@@ -29,20 +29,20 @@ export async function freePort(): Promise<number> {
   });
 }
 
-/** server-everything over streamable HTTP on a free loopback port; resolves once it listens. */
-export async function startEverythingHttp(): Promise<{ url: string; child: ResultPromise; stop(): Promise<void> }> {
+/** server-everything over streamable HTTP (or SSE) on a free loopback port; resolves once it listens. */
+export async function startEverythingHttp(transport: "streamableHttp" | "sse" = "streamableHttp"): Promise<{ url: string; child: ResultPromise; stop(): Promise<void> }> {
   const port = await freePort();
-  const child = execa(process.execPath, [EVERYTHING, "streamableHttp"], { env: { PORT: String(port) }, reject: false, stdin: "ignore", stdout: "ignore", stderr: "pipe", buffer: false });
+  const child = execa(process.execPath, [EVERYTHING, transport], { env: { PORT: String(port) }, reject: false, stdin: "ignore", stdout: "ignore", stderr: "pipe", buffer: false });
   await new Promise<void>((resolve, reject) => {
     let seen = "";
     child.stderr?.on("data", (d: Buffer) => {
       seen += d.toString();
-      if (seen.includes("listening on port")) resolve();
+      if (/(listening|running) on port/i.test(seen)) resolve();
     });
     void child.then(() => reject(new Error(`server-everything exited: ${seen}`)));
   });
   return {
-    url: `http://127.0.0.1:${port}/mcp`,
+    url: `http://127.0.0.1:${port}/${transport === "sse" ? "sse" : "mcp"}`,
     child,
     async stop() {
       child.kill("SIGKILL");

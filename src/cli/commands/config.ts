@@ -4,6 +4,13 @@ import { loadConfig, maskSecret } from "../../config/load.js";
 import type { GlobalOptions } from "../main.js";
 import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
 
+/** MCP servers as configured, literal secrets in `env` and `headers` masked (`$VAR` references shown as written). */
+function mcpView(servers: ReturnType<typeof loadConfig>["mcp"]["servers"]) {
+  const mask = (rec?: Record<string, string>) =>
+    rec ? Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, /^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/.test(v) ? v : (maskSecret(v) ?? v)])) : undefined;
+  return Object.fromEntries(Object.entries(servers).map(([name, { file: _file, ...sv }]) => [name, { ...sv, env: mask(sv.env), headers: mask(sv.headers) }]));
+}
+
 export async function configCommand(opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
   const models = Object.fromEntries(
@@ -16,6 +23,7 @@ export async function configCommand(opts: GlobalOptions & { json?: boolean }): P
     defaultModel: config.defaultModel ?? null,
     model: config.model ? { ...config.model, apiKey: maskSecret(config.model.apiKey) ?? null } : null,
     models,
+    mcpServers: mcpView(config.mcp.servers),
   };
   if (opts.json) {
     process.stdout.write(maskUrlCredentials(`${JSON.stringify(view, null, 2)}\n`));
@@ -36,6 +44,10 @@ export async function configCommand(opts: GlobalOptions & { json?: boolean }): P
       const m = config.models[name]!;
       lines.push(`  ${name === config.model?.name ? "*" : " "} ${name}: ${m.model}${m.baseUrl ? ` at ${m.baseUrl}` : ""}`);
     }
+  }
+  for (const [name, sv] of Object.entries(view.mcpServers)) {
+    if (name === Object.keys(view.mcpServers)[0]) lines.push("mcp servers:");
+    lines.push(`    ${name}: ${sv.command ? `stdio ${[sv.command, ...(sv.args ?? [])].join(" ")}` : `${sv.type === "sse" ? "sse" : "http"} ${sv.url ?? sv.httpUrl}`}${sv.enabled === false ? " (disabled)" : ""}`);
   }
   process.stdout.write(forTerminal(`${lines.join("\n")}\n`));
   return 0;

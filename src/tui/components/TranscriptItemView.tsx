@@ -7,6 +7,7 @@ import { formatDateTime, formatElapsed, formatTokens, headLines, padEnd, textWid
 import { marks, theme } from "../theme.js";
 import { DelegationsPanel } from "./DelegationsPanel.js";
 import { DiffView } from "./DiffView.js";
+import { Markdown } from "./Markdown.js";
 import { TodoPanel } from "./TodoPanel.js";
 import { MAX_EXPANDED_LINES, ToolCard } from "./ToolCard.js";
 
@@ -126,7 +127,7 @@ function Body({ item, width }: TranscriptItemViewProps) {
     case "assistant":
       return (
         <Lead mark={marks.assistant} color={theme.accent}>
-          <Text>{item.text.replace(/\s+$/, "")}</Text>
+          <Markdown text={item.text} width={width - 2} />
         </Lead>
       );
     case "tool":

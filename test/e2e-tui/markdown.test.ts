@@ -1,0 +1,74 @@
+// End to end in a real terminal: a committed answer is rendered from Markdown — headings, emphasis, inline code,
+// links, lists, an aligned table, a fenced code block that keeps its text exactly — at 60 and at 120 columns.
+import { describe, expect, it } from "vitest";
+import { useE2E } from "../support/e2e.js";
+import { submit, usePty, waitReady } from "../support/pty.js";
+
+const e2e = useE2E();
+const tui = usePty();
+
+const CODE = ['def greet(name):', '    """Say hi."""', '    return f"hi {name}"  # a comment', "", "print(greet('<world>'))"];
+const ANSWER = [
+  "# Setup guide",
+  "",
+  "Use **bold words** and `npm test` here, see [the docs](https://example.com/docs).",
+  "",
+  "- first item",
+  "- second item with *emphasis*",
+  "",
+  "| Name | Size | Notes |",
+  "|:-----|-----:|-------|",
+  "| alpha | 1 | short |",
+  "| beta-longer | 12345 | a longer note here |",
+  "",
+  "```python",
+  ...CODE,
+  "```",
+  "",
+  "Done.",
+].join("\n");
+
+/** The column of `needle` in the first screen line containing `lineHas`. */
+function col(lines: string[], lineHas: string, needle: string): number {
+  const line = lines.find((l) => l.includes(lineHas));
+  if (!line) throw new Error(`no line with ${JSON.stringify(lineHas)}:\n${lines.join("\n")}`);
+  return line.indexOf(needle);
+}
+
+describe.each([60, 120])("Markdown answers at %i columns", (cols) => {
+  it("renders the structure without its marks; the table aligns; the code block keeps its text", async () => {
+    const sb = e2e.sandbox();
+    e2e.server.push({ content: ANSWER });
+    const t = tui.spawn(sb, ["chat"], { cols, rows: 50 });
+    await waitReady(t);
+    await submit(t, "how do I set it up?");
+    // The streaming tail is plain; the committed answer is rendered.
+    await t.waitFor(/^● Setup guide$/m);
+    await t.waitForGone("Working…");
+    const all = t.scrollback();
+    const lines = all.split("\n");
+
+    expect(all).toContain("Setup guide");
+    expect(all).not.toContain("# Setup guide");
+    // Wrapped at 60 columns: compare with the line breaks taken out.
+    expect(all.replace(/\s+/g, " ")).toContain("Use bold words and npm test here, see the docs (https://example.com/docs).");
+    expect(all).not.toMatch(/\*\*|`npm test`|```/);
+    expect(all).toMatch(/• first item\n\s+• second item with emphasis/);
+
+    // The table: a rule under the header, the separators in one column, Size right-aligned.
+    const bar = col(lines, "Name", "│");
+    expect(bar).toBeGreaterThan(0);
+    expect(col(lines, "alpha", "│")).toBe(bar);
+    expect(col(lines, "beta-longer", "│")).toBe(bar);
+    expect(lines.some((l) => /─+┼─+┼─+/.test(l))).toBe(true);
+    const sizeEnd = (has: string, v: string) => col(lines, has, v) + v.length;
+    expect(sizeEnd("alpha", " 1 ")).toBe(sizeEnd("beta-longer", "12345 "));
+    expect(col(lines, "alpha", "short")).toBe(col(lines, "beta-longer", "a longer note here"));
+
+    // The code block: every line exactly, indentation included, in order.
+    const start = lines.findIndex((l) => l.includes(CODE[0]!));
+    expect(start).toBeGreaterThan(0);
+    const indent = lines[start]!.indexOf(CODE[0]!);
+    CODE.forEach((code, i) => expect(lines[start + i]!.slice(indent)).toBe(code));
+  }, 60_000);
+});

@@ -1,0 +1,90 @@
+// The MCP hub and tools in process, against real servers (server-everything and the SDK fixture server over stdio).
+import { Command } from "@langchain/langgraph";
+import { afterEach, describe, expect, it } from "vitest";
+import type { ResolvedConfig } from "../../src/config/load.js";
+import { McpHub, closeMcpServers } from "../../src/mcp/hub.js";
+import { LONG_MCP_CALL_MS, createMcpTools } from "../../src/mcp/mcp-tool.js";
+import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
+import { deferredToolCatalog, searchDeferred } from "../../src/tools/tool-search.js";
+import { everythingStdio, fixture } from "../support/mcp.js";
+
+afterEach(async () => {
+  await closeMcpServers();
+});
+
+function mcpConfig(servers: Record<string, Record<string, unknown>>): Pick<ResolvedConfig, "mcp"> {
+  return {
+    mcp: {
+      servers: Object.fromEntries(Object.entries(servers).map(([k, v]) => [k, { ...v, file: "/tmp/.deerflowrc" }])) as never,
+      startupTimeoutMs: 20_000,
+      deferAbove: 20,
+      deferTokens: 8000,
+    },
+  };
+}
+
+describe("McpHub", () => {
+  it("filters tools (includeTools / excludeTools), marks trusted ones, reports each failure once", async () => {
+    const hub = McpHub.for(
+      mcpConfig({
+        ev: { ...everythingStdio(), includeTools: ["echo", "get-sum", "get-env"], excludeTools: ["get-env"], trust: ["echo"] },
+        gone: fixture("--exit-at-start"),
+        off: { ...everythingStdio(), enabled: false },
+      }),
+    );
+    await hub.start({ shell: defaultShellSettings() });
+    const ev = hub.servers().find((s) => s.name === "ev")!;
+    expect(ev.status).toBe("ready");
+    expect(ev.tools.map((t) => [t.name, t.trusted])).toEqual([
+      ["mcp__ev__echo", true],
+      ["mcp__ev__get-sum", false],
+    ]);
+    expect(ev.hidden).toBe(11);
+    expect(hub.servers().find((s) => s.name === "off")!.status).toBe("disabled");
+    expect(hub.takeFailures()).toEqual([{ server: "gone", message: expect.stringMatching(/^the server exited while starting/) }]);
+    expect(hub.takeFailures()).toEqual([]);
+  });
+
+  it(`a call longer than ${LONG_MCP_CALL_MS} ms is recorded in background_tasks (kind mcp, completed)`, async () => {
+    const hub = McpHub.for(mcpConfig({ slowpoke: fixture("--slow") }));
+    await hub.start({ shell: defaultShellSettings() });
+    const [slow] = createMcpTools(hub);
+    const earlier = { kind: "bash", id: "bg-1" };
+    const out = await slow!.invoke(
+      { id: "call-long", name: slow!.name, args: { ms: LONG_MCP_CALL_MS + 300 }, type: "tool_call" },
+      { configurable: {}, state: { background_tasks: [earlier] } } as never,
+    );
+    // The runtime's state is what the ToolNode passes; invoked directly, the tool still returns the update.
+    expect(out).toBeInstanceOf(Command);
+    const update = (out as unknown as Command).update as { background_tasks: Record<string, unknown>[]; messages: { content: string }[] };
+    expect(update.messages[0]!.content).toBe(`slept ${LONG_MCP_CALL_MS + 300} ms`);
+    const task = update.background_tasks.find((t) => t.kind === "mcp")!;
+    expect(task).toMatchObject({ kind: "mcp", task_id: "call-long", task_name: "mcp__slowpoke__slow", status: "completed" });
+    expect(task.duration_ms as number).toBeGreaterThanOrEqual(LONG_MCP_CALL_MS);
+  }, 60_000);
+});
+
+describe("tool_search", () => {
+  const entries = ["mcp__gh__search_issues", "mcp__gh__get_issue", "mcp__jira__get_issue", "mcp__wx__forecast"].map((name) => ({ name, summary: `${name} tool`, description: `${name} tool for ${name.includes("wx") ? "weather" : "tickets"}` }));
+  const catalog = deferredToolCatalog(entries);
+  const names = (q: string) => searchDeferred(catalog, q).matches.map((m) => m.name);
+
+  it("select: exact names, unambiguous short names; ambiguous or unknown ones are reported", () => {
+    expect(names("select:mcp__gh__get_issue,forecast")).toEqual(["mcp__gh__get_issue", "mcp__wx__forecast"]);
+    expect(searchDeferred(catalog, "select:get_issue,nope").unknown).toEqual(["get_issue", "nope"]);
+  });
+
+  it("a regular expression, keywords, and at most 5 results", () => {
+    expect(names("^mcp__gh__")).toEqual(["mcp__gh__search_issues", "mcp__gh__get_issue"]);
+    expect(names("weather")).toEqual(["mcp__wx__forecast"]);
+    const many = deferredToolCatalog(Array.from({ length: 12 }, (_, i) => ({ name: `mcp__s__t${i}`, summary: "x", description: "tickets" })));
+    expect(searchDeferred(many, "tickets").matches).toHaveLength(5);
+  });
+
+  it("a regex that could backtrack for ever is searched as keywords (and the hash changes with the catalogue)", () => {
+    const evil = deferredToolCatalog([{ name: "mcp__s__a", summary: "a".repeat(60), description: "a".repeat(1000) }]);
+    expect(searchDeferred(evil, "(a+)+$").matches).toEqual([]);
+    expect(searchDeferred(evil, "(a|aa)*b").matches.map((m) => m.name)).toEqual(["mcp__s__a"]); // the keyword "aa"
+    expect(deferredToolCatalog(entries.slice(1)).hash).not.toBe(catalog.hash);
+  });
+});
