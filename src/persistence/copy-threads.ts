@@ -38,10 +38,17 @@ async function copyCheckpoints(from: Store, to: Store, threadId: string): Promis
   return tuples.length;
 }
 
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+  );
+}
+
 /** The thread reads back the same from both: every checkpoint's values, metadata and pending writes. */
 async function verify(from: Store, to: Store, threadId: string): Promise<void> {
   const [a, b] = [await tuplesOf(from, threadId), await tuplesOf(to, threadId)];
-  const shape = (ts: CheckpointTuple[]) => JSON.stringify(ts.map((t) => [t.config.configurable?.checkpoint_id, t.checkpoint.channel_values, t.metadata, t.pendingWrites?.length]));
+  // Key order is not data (PostgreSQL's jsonb keeps keys sorted its own way): compare with sorted keys.
+  const shape = (ts: CheckpointTuple[]) => canonical(ts.map((t) => [t.config.configurable?.checkpoint_id, t.checkpoint.channel_values, t.metadata, t.pendingWrites]));
   if (a.length !== b.length || shape(a) !== shape(b)) throw new Error(`thread ${threadId} did not read back the same from the team database`);
 }
 

@@ -83,8 +83,9 @@ describe.skipIf(pgSkip)("a team database shared by two machines", () => {
     expect(takeover.stdout).toBe("taken over\n");
     expect((await list(a)).find((t) => t.id === threadId)).toMatchObject({ status: "success", host: "machine-b" });
     const shown = JSON.parse((await a.run(["threads", "show", threadId, "--json"])).stdout);
+    // The killed run's input stays (interrupted work is kept, as after Ctrl+C); its run reads interrupted.
     expect(shown.runs.map((r: { status: string }) => r.status)).toEqual(["success", "interrupted", "error", "success"]);
-    expect(shown.entries.map((e: { text?: string }) => e.text).filter(Boolean)).toEqual(["start here", "first answer", "carry on", "taken over"]);
+    expect(shown.entries.map((e: { text?: string }) => e.text).filter(Boolean)).toEqual(["start here", "first answer", "long job", "carry on", "taken over"]);
   });
 
   it("a thread whose workspace is on another machine can be shown but not run (exit 2)", async () => {
