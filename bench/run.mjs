@@ -7,6 +7,7 @@ import { benchStateRead } from "./state-read.mjs";
 import { benchCompaction } from "./compaction.mjs";
 import { benchMcpStart } from "./mcp-start.mjs";
 import { benchSnapshots } from "./snapshots.mjs";
+import { benchTeamDatabase } from "./team-database.mjs";
 
 benchStartup();
 await benchFirstFrame();
@@ -16,3 +17,4 @@ await benchCheckpoints();
 await benchStateRead();
 await benchCompaction();
 await benchSnapshots();
+await benchTeamDatabase();

@@ -23,7 +23,7 @@ import type pg from "pg";
 import { CHANNEL_MODE_METADATA_KEY, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { CheckpointModeMismatchError, GUARDED_SAVER_BRAND } from "./mode-gate.js";
 import { PG_SCHEMA, migratePostgres } from "./postgres-schema.js";
-import { DatabaseUnavailableError } from "./postgres-connection.js";
+import { DatabaseUnavailableError, withRetry } from "./postgres-connection.js";
 import { findDeerflowError } from "../errors.js";
 import type { RollbackMark } from "./sqlite-saver.js";
 
@@ -108,7 +108,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
     if (threadId === undefined || threadId === null) return undefined;
     await this.setup();
     await this.assertThreadMode(threadId);
-    const tuple = await super.getTuple(config);
+    const tuple = await withRetry(() => super.getTuple(config));
     return tuple && DeerflowPostgresSaver.hideMarker(tuple);
   }
 
@@ -129,7 +129,9 @@ export class DeerflowPostgresSaver extends PostgresSaver {
     if (!threadId) throw new Error(`Missing "thread_id" field in passed "config.configurable".`);
     await this.setup();
     await this.assertThreadMode(threadId);
-    const next = await super.put(config, checkpoint, { ...metadata, [CHANNEL_MODE_METADATA_KEY]: this.channelMode } as CheckpointMetadata, newVersions);
+    // Upserts: a retry after a dropped connection writes the same rows again.
+    const marked = { ...metadata, [CHANNEL_MODE_METADATA_KEY]: this.channelMode } as CheckpointMetadata;
+    const next = await withRetry(() => super.put(config, checkpoint, marked, newVersions));
     this.verifiedThreads.add(threadId);
     return next;
   }
@@ -149,9 +151,11 @@ export class DeerflowPostgresSaver extends PostgresSaver {
         return [threadId, ns, checkpointId, taskId, taskPath ?? "", WRITES_IDX_MAP[channel] ?? idx, channel, type, Buffer.from(bytes)];
       }),
     );
-    await this.transaction(async (client) => {
-      for (const row of rows) await client.query(sql, row);
-    });
+    await withRetry(() =>
+      this.transaction(async (client) => {
+        for (const row of rows) await client.query(sql, row);
+      }),
+    );
   }
 
   override async deleteThread(threadId: string): Promise<void> {
@@ -164,18 +168,20 @@ export class DeerflowPostgresSaver extends PostgresSaver {
 
   async mark(): Promise<RollbackMark> {
     await this.setup();
-    const { rows } = await this.db.query<{ c: string; w: string; b: string }>(
+    const { rows } = await withRetry(() => this.db.query<{ c: string; w: string; b: string }>(
       `SELECT (SELECT COALESCE(MAX(seq), 0) FROM checkpoints) AS c, (SELECT COALESCE(MAX(seq), 0) FROM checkpoint_writes) AS w, (SELECT COALESCE(MAX(seq), 0) FROM checkpoint_blobs) AS b`,
-    );
+    ));
     return { checkpoints: Number(rows[0]!.c), writes: Number(rows[0]!.w), blobs: Number(rows[0]!.b) };
   }
 
   async rollbackTo(threadId: string, mark: RollbackMark): Promise<void> {
-    await this.transaction(async (client) => {
-      await client.query("DELETE FROM checkpoints WHERE thread_id = $1 AND seq > $2", [threadId, mark.checkpoints]);
-      await client.query("DELETE FROM checkpoint_writes WHERE thread_id = $1 AND seq > $2", [threadId, mark.writes]);
-      await client.query("DELETE FROM checkpoint_blobs WHERE thread_id = $1 AND seq > $2", [threadId, mark.blobs]);
-    });
+    await withRetry(() =>
+      this.transaction(async (client) => {
+        await client.query("DELETE FROM checkpoints WHERE thread_id = $1 AND seq > $2", [threadId, mark.checkpoints]);
+        await client.query("DELETE FROM checkpoint_writes WHERE thread_id = $1 AND seq > $2", [threadId, mark.writes]);
+        await client.query("DELETE FROM checkpoint_blobs WHERE thread_id = $1 AND seq > $2", [threadId, mark.blobs]);
+      }),
+    );
   }
 
   async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
