@@ -267,10 +267,13 @@ describe("ChatController slash commands", () => {
   it("/threads lists the saved threads with the current one", async () => {
     script([{ content: "one" }]);
     const h = await started();
+    // The list is read from the store (a team database answers later): it arrives as an event.
     h.ctl.submit("/threads");
+    await until(() => h.items("threads").length === 1);
     expect(h.items("threads")).toMatchObject([{ threads: [] }]);
     await turn(h, "hello");
     h.ctl.submit("/threads");
+    await until(() => h.items("threads").length === 2);
     const lists = h.items("threads");
     expect(lists).toHaveLength(2);
     expect(lists[1]).toMatchObject({ current: h.ctl.threadId, threads: [{ id: h.ctl.threadId, title: "Test thread title", status: "success" }] });
