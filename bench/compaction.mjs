@@ -25,7 +25,8 @@ async function runOne(compact) {
     let model = fakeModel();
     for (let i = 0; i < TURNS; i++) model = model.respond(new AIMessage(`${i}:${REPLY}`));
     let side = fakeModel();
-    for (let i = 0; i < TURNS; i++) side = side.respond(new AIMessage(`Summary ${i}: the user sent numbered turns and got long replies. `.repeat(8)));
+    const summaries = Array.from({ length: TURNS }, (_, i) => `Summary ${i}: the user sent numbered turns and got long replies. `.repeat(8));
+    for (const text of summaries) side = side.respond(new AIMessage(text));
     const saver = DeerflowSqliteSaver.open(join(dir, "deerflow.sqlite"), { channelMode: "full" });
     const compactions = [];
     const summarization = compact
@@ -39,7 +40,8 @@ async function runOne(compact) {
     saver.close();
     const sent = model.calls.map((c) => messagesTokens(c.messages));
     const summaryIn = side.calls.slice(0, compactions.length).reduce((n, c) => n + messagesTokens(c.messages), 0);
-    return { sent, compactions: compactions.length, summaryIn, ms };
+    const summaryOut = summaries.slice(0, compactions.length).reduce((n, t) => n + messagesTokens([new AIMessage(t)]), 0);
+    return { sent, compactions: compactions.length, summaryIn, summaryOut, ms };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -51,13 +53,14 @@ export async function benchCompaction() {
   const at = (r, n) => r.sent[Math.min(n, r.sent.length) - 1];
   const total = (r) => r.sent.reduce((a, b) => a + b, 0);
   console.log(`\n## Compaction: ${TURNS}-turn thread, 5 KB replies, ${WINDOW / 1024}k window (tokens sent per model call, estimated)`);
-  console.log("| | turn 10 | turn 100 | turn 200 | turn " + TURNS + " | max | total sent | summary calls | summary input | time |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  console.log("| | turn 10 | turn 100 | turn 200 | turn " + TURNS + " | max | total sent | summary calls | summary input | summary output | time |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|---|");
   for (const [name, r] of [["without", without], ["with", withC]]) {
-    console.log(`| ${name} | ${at(r, 10)} | ${at(r, 100)} | ${at(r, 200)} | ${at(r, TURNS)} | ${Math.max(...r.sent)} | ${total(r)} | ${r.compactions} | ${r.summaryIn} | ${(r.ms / 1000).toFixed(1)} s |`);
+    console.log(`| ${name} | ${at(r, 10)} | ${at(r, 100)} | ${at(r, 200)} | ${at(r, TURNS)} | ${Math.max(...r.sent)} | ${total(r)} | ${r.compactions} | ${r.summaryIn} | ${r.summaryOut} | ${(r.ms / 1000).toFixed(1)} s |`);
   }
+  const cost = withC.summaryIn + withC.summaryOut;
   console.log(
-    `with / without at turn ${TURNS} = ${((at(withC, TURNS) / at(without, TURNS)) * 100).toFixed(1)}%; total sent incl. summary calls = ${(((total(withC) + withC.summaryIn) / total(without)) * 100).toFixed(1)}% of without; max with = ${((Math.max(...withC.sent) / WINDOW) * 100).toFixed(0)}% of the window`,
+    `with / without at turn ${TURNS} = ${((at(withC, TURNS) / at(without, TURNS)) * 100).toFixed(1)}%; compaction calls cost ${cost} tokens (${withC.compactions ? Math.round(cost / withC.compactions) : 0} per call); total incl. compaction calls = ${(((total(withC) + cost) / total(without)) * 100).toFixed(1)}% of without; max with = ${((Math.max(...withC.sent) / WINDOW) * 100).toFixed(0)}% of the window`,
   );
   return { without, with: withC };
 }

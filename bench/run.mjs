@@ -5,14 +5,18 @@ import { benchCheckpoints } from "./checkpoints.mjs";
 import { benchTools } from "./tools.mjs";
 import { benchStateRead } from "./state-read.mjs";
 import { benchCompaction } from "./compaction.mjs";
+import { benchArtifacts } from "./artifacts.mjs";
 import { benchMcpStart } from "./mcp-start.mjs";
+import { benchSkillsMemory } from "./skills-memory.mjs";
 import { benchSnapshots } from "./snapshots.mjs";
 
 benchStartup();
 await benchFirstFrame();
 await benchMcpStart();
+await benchSkillsMemory();
 await benchTools();
 await benchCheckpoints();
 await benchStateRead();
 await benchCompaction();
+await benchArtifacts();
 await benchSnapshots();

@@ -13,6 +13,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
+import { DeerflowError, ExitCode } from "../errors.js";
 import { checkFact, normalizeFact } from "./fact-filter.js";
 
 export const MEMORY_DIR = "memory";
@@ -112,10 +113,20 @@ export class MemoryStore {
     const dir = join(home, MEMORY_DIR);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.path = join(dir, MEMORY_DB);
-    this.db = new Database(this.path);
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma("busy_timeout = 5000");
-    this.db.exec(SCHEMA);
+    let db: Database.Database | undefined;
+    try {
+      db = new Database(this.path);
+      db.pragma("journal_mode = WAL");
+      db.pragma("busy_timeout = 5000");
+      db.exec(SCHEMA);
+    } catch (err) {
+      db?.close();
+      throw new DeerflowError(`The memory store ${this.path} cannot be opened: ${(err as Error).message}.`, {
+        exitCode: ExitCode.runtime,
+        hint: "If it is damaged, move it aside: it only holds remembered facts, and deerflow starts a fresh one.",
+      });
+    }
+    this.db = db;
   }
 
   close(): void {

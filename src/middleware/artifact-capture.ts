@@ -149,21 +149,21 @@ export function captureArtifacts(
 export function withHandles(messages: readonly BaseMessage[], entries: readonly ArtifactEntry[]): { messages: BaseMessage[]; shown: Set<string> } {
   const shown = new Set<string>();
   if (entries.length === 0) return { messages: [...messages], shown };
-  // Longest first, so a reference that contains another is replaced whole.
-  const sorted = [...entries].sort((a, b) => b.real_ref.length - a.real_ref.length);
+  // One pass per string: an alternation of the references, longest first (a reference that contains another is
+  // replaced whole). A long history is re-sent on every call, so this is linear in its text, not text × entries.
+  const byRef = new Map(entries.map((e) => [e.real_ref, e]));
+  const any = new RegExp([...byRef.keys()].sort((a, b) => b.length - a.length).map((r) => r.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
   const out = messages.map((m) => {
     const used: ArtifactEntry[] = [];
-    const swap = (text: string) => {
-      let t = text;
-      for (const e of sorted) {
-        if (!t.includes(e.real_ref)) continue;
-        t = t.split(e.real_ref).join(e.handle);
+    const swap = (text: string) =>
+      text.replace(any, (ref) => {
+        const e = byRef.get(ref)!;
         if (!used.includes(e)) used.push(e);
-      }
-      return t;
-    };
+        return e.handle;
+      });
     let next = mapMessageText(m, swap);
-    for (const e of entries) if (contentText(next.content).includes(e.handle) || JSON.stringify((next as AIMessage).tool_calls ?? []).includes(e.handle)) shown.add(e.handle);
+    const seen = `${contentText(next.content)}\n${AIMessage.isInstance(next) && next.tool_calls?.length ? JSON.stringify(next.tool_calls) : ""}`;
+    for (const h of seen.match(ARTIFACT_HANDLE) ?? []) shown.add(h);
     if (used.length > 0 && ToolMessage.isInstance(next) && typeof next.content === "string") {
       const list = used.map((e) => `${e.handle} = ${e.artifact_type} ${e.display_name}`).join("; ");
       const note = `\n[Long references above are shown as handles (${list}); pass a handle as the argument where the reference is needed.]`;
@@ -188,13 +188,31 @@ function reminderOf(entries: readonly ArtifactEntry[], shown: Set<string>): Huma
   });
 }
 
-/** Tool-call arguments with known handles put back; an unknown whole-argument handle is reported. */
-export function resolveHandles(args: unknown, entries: readonly ArtifactEntry[]): { args: unknown; unknown: string[] } {
+/** Tools whose string arguments are shell commands: a reference put back there is quoted unless the model quoted it. */
+const SHELL_TOOLS: ReadonlySet<string> = new Set(["bash"]);
+const SHELL_SAFE = /^[A-Za-z0-9_./:@%+=,~-]+$/;
+
+function shellQuote(ref: string): string {
+  return SHELL_SAFE.test(ref) ? ref : `'${ref.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Tool-call arguments with known handles put back; an unknown whole-argument handle is reported. In a shell
+ * command a reference (a URL from a tool result may hold `&`, `;` or `$`) is single-quoted unless the handle
+ * already stood inside quotes, so putting it back never changes what the command does beyond naming it.
+ */
+export function resolveHandles(args: unknown, entries: readonly ArtifactEntry[], toolName = ""): { args: unknown; unknown: string[] } {
   const byHandle = new Map(entries.map((e) => [e.handle, e.real_ref]));
   const unknown: string[] = [];
+  const shell = SHELL_TOOLS.has(toolName);
   const resolved = mapStrings(args, (s) => {
     if (WHOLE_HANDLE.test(s) && !byHandle.has(s.trim())) unknown.push(s.trim());
-    return s.replace(ARTIFACT_HANDLE, (h) => byHandle.get(h) ?? h);
+    return s.replace(ARTIFACT_HANDLE, (h, at: number) => {
+      const ref = byHandle.get(h);
+      if (ref === undefined) return h;
+      const quoted = /["']/.test(s[at - 1] ?? "") && s[at + h.length] === s[at - 1];
+      return shell && !quoted ? shellQuote(ref) : ref;
+    });
   });
   return { args: resolved, unknown };
 }
@@ -230,7 +248,7 @@ export function artifactCaptureMiddleware(options: ArtifactCaptureOptions = {}) 
     wrapToolCall: (request, handler) => {
       const entries = (request.state as S).tool_artifacts ?? [];
       if (!/\bart_[0-9a-f]{8}\b/.test(JSON.stringify(request.toolCall.args ?? {}))) return handler(request);
-      const { args, unknown } = resolveHandles(request.toolCall.args, entries);
+      const { args, unknown } = resolveHandles(request.toolCall.args, entries, request.toolCall.name);
       if (unknown.length > 0) return unknownHandleError(request.toolCall, unknown, entries);
       return handler({ ...request, toolCall: { ...request.toolCall, args: args as Record<string, unknown> } });
     },

@@ -20,12 +20,15 @@ const active = new Set<{ drain: MemoryDrain; abort: AbortController }>();
 export async function drainMemoryQueue(
   config: ResolvedConfig,
   model: ResolvedModel,
-  opts: { timeoutMs?: number; onAdded?: (fact: Fact) => void } = {},
+  opts: { timeoutMs?: number; signal?: AbortSignal; onAdded?: (fact: Fact) => void } = {},
 ): Promise<DrainResult | undefined> {
   if (!config.memory.enabled) return undefined;
   const store = memoryStoreFor(config.home);
   if (store.pending().length === 0) return { added: [], refused: [], left: 0 };
   const abort = new AbortController();
+  // The caller's cancel (Ctrl+C while a `run` start drains) ends the drain at once; the run is handed back.
+  if (opts.signal?.aborted) return undefined;
+  opts.signal?.addEventListener("abort", () => abort.abort(), { once: true });
   const timer = opts.timeoutMs ? setTimeout(() => abort.abort(), opts.timeoutMs) : undefined;
   timer?.unref?.();
   const entry = { drain: new MemoryDrain({ store, model: createChatModel(model, { streaming: false }), signal: abort.signal, onAdded: opts.onAdded, piiRedaction: config.piiRedaction }), abort };

@@ -80,19 +80,51 @@ function translateUpdates(chunk: Record<string, unknown>, runId: string, usage: 
   }
 }
 
+/** A possible start of a PII placeholder ("[EMAIL_1f3a…") at the end of streamed text: held until it is whole. */
+const PARTIAL_PLACEHOLDER = /\[(?:[A-Z]{0,6}(?:_[0-9a-f]{0,8})?)?$/;
+
+/**
+ * Streamed text with PII placeholders turned back into values (piiRedaction): a placeholder split across chunks is
+ * held back until it is complete, so the answer never flashes "[EMAIL_…]" while it streams.
+ */
+export function placeholderRestorer(restore: (text: string) => string) {
+  let held = "";
+  return {
+    push(text: string): string {
+      const all = held + text;
+      const tail = PARTIAL_PLACEHOLDER.exec(all.slice(-16));
+      held = tail ? tail[0] : "";
+      return restore(all.slice(0, all.length - held.length));
+    },
+    flush(): string {
+      const rest = held;
+      held = "";
+      return restore(rest);
+    },
+  };
+}
+
 /** Drains the graph's stream, emitting RunEvents; adds the run's token usage into `usage`. */
-export async function translateStream(stream: AsyncIterable<[string, unknown]>, runId: string, usage: TokenUsage, emit: RunEventListener): Promise<void> {
+export async function translateStream(stream: AsyncIterable<[string, unknown]>, runId: string, usage: TokenUsage, emit: RunEventListener, restore?: (text: string) => string): Promise<void> {
+  const deltas = restore ? placeholderRestorer(restore) : undefined;
+  const flush = () => {
+    const rest = deltas?.flush();
+    if (rest) emit({ type: "message.delta", run_id: runId, text: rest });
+  };
   for await (const [mode, chunk] of stream) {
     if (mode === "messages") {
       const [msg, meta] = chunk as [BaseMessage, { langgraph_node?: string }];
       if (meta?.langgraph_node === "model_request") {
         const reasoning = msg.additional_kwargs?.reasoning_content;
-        if (typeof reasoning === "string" && reasoning) emit({ type: "message.reasoning", run_id: runId, text: reasoning });
-        const text = messageText(msg);
+        if (typeof reasoning === "string" && reasoning) emit({ type: "message.reasoning", run_id: runId, text: restore ? restore(reasoning) : reasoning });
+        const raw = messageText(msg);
+        const text = deltas && raw ? deltas.push(raw) : raw;
         if (text) emit({ type: "message.delta", run_id: runId, text });
       }
       continue;
     }
+    flush();
     translateUpdates(chunk as Record<string, unknown>, runId, usage, emit);
   }
+  flush();
 }

@@ -22,6 +22,7 @@ import { type RunEvent, type TokenUsage, emptyUsage } from "./events.js";
 import { type OpenedThread, newId, openThread } from "./open-thread.js";
 import { type LeadAgent, type RunAgentSpec, approvalOf, buildRunAgent, buildStateAgent, compactionOf, runAgentKey, withRunContext } from "./run-agent.js";
 import { compactMessages } from "../middleware/summarization.js";
+import { redactorFor } from "../middleware/util/pii-messages.js";
 import { createChatModel } from "../config/model-factory.js";
 import type { RunRequest, RunResult } from "./run-thread.js";
 import { translateStream } from "./stream-events.js";
@@ -304,7 +305,9 @@ export class ThreadRuntime {
     setShellWarningSink((message) => req.onEvent?.({ type: "sandbox.warning", message }));
     try {
       const stream = await agent.stream(input as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: RUN_STEP_LIMIT } as never);
-      await translateStream(stream as AsyncIterable<[string, unknown]>, runId, usage, req.onEvent ?? (() => {}));
+      // With piiRedaction the model streams placeholders: the user sees the values (the stored answer has them too).
+      const restore = this.config.piiRedaction ? redactorFor(threadId).restore : undefined;
+      await translateStream(stream as AsyncIterable<[string, unknown]>, runId, usage, req.onEvent ?? (() => {}), restore);
     } finally {
       signal.dispose();
     }

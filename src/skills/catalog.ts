@@ -69,6 +69,7 @@ export function readInside(dir: string, file: string, maxBytes: number): string 
   const realDir = realpathSync(dir);
   const real = realpathSync(file);
   if (!inside(real, realDir)) throw new Error("it is a symlink that leads outside the skill's folder");
+  if (real.split(sep).pop() === ".deerflowrc") throw new Error("it is a deerflow configuration file, which is never read");
   const fd = openSync(real, "r");
   try {
     const st = fstatSync(fd);
@@ -82,7 +83,27 @@ export function readInside(dir: string, file: string, maxBytes: number): string 
   }
 }
 
-function loadOne(folder: string, folderName: string, scope: Skill["scope"]): Skill {
+/**
+ * Why a skill folder must not be mounted: it is (or contains) the user's home, the data directory or the root (a
+ * symlinked "skill" that would show ~/.ssh or the database at /mnt/skills/<name>, where no secret is hidden).
+ */
+function unsafeFolder(realDir: string, guard: { home: string; userHome?: string }): string | undefined {
+  for (const [what, p] of [["the data directory", guard.home], ["your home directory", guard.userHome]] as const) {
+    if (!p) continue;
+    let real: string;
+    try {
+      real = realpathSync(p);
+    } catch {
+      continue;
+    }
+    if (inside(real, realDir)) return `its folder is ${realDir === real ? "" : "inside or above "}${what}; a skill folder must hold only the skill`;
+  }
+  return realDir === "/" ? "its folder is the root directory" : undefined;
+}
+
+function loadOne(folder: string, folderName: string, scope: Skill["scope"], guard: { home: string; userHome?: string }): Skill {
+  const unsafe = unsafeFolder(realpathSync(folder), guard);
+  if (unsafe) throw new Error(unsafe);
   const file = join(folder, SKILL_FILE);
   if (lstatSync(file, { throwIfNoEntry: false }) === undefined) throw new Error(`no ${SKILL_FILE} in it`);
   const parsed = parseSkillFile(readInside(folder, file, SKILL_MAX_BYTES), folderName);
@@ -91,7 +112,7 @@ function loadOne(folder: string, folderName: string, scope: Skill["scope"]): Ski
 }
 
 /** Every usable skill under `home` and `cwd`, nearest first, one per name. */
-export function discoverSkills(opts: { home: string; cwd: string }): SkillCatalog {
+export function discoverSkills(opts: { home: string; cwd: string; userHome?: string }): SkillCatalog {
   const skills: Skill[] = [];
   const problems: string[] = [];
   const byName = new Map<string, Skill>();
@@ -113,7 +134,7 @@ export function discoverSkills(opts: { home: string; cwd: string }): SkillCatalo
       }
       let skill: Skill;
       try {
-        skill = loadOne(folder, entry, root.scope);
+        skill = loadOne(folder, entry, root.scope, { home: opts.home, userHome: opts.userHome ?? process.env.HOME });
       } catch (err) {
         problems.push(`${join(folder, SKILL_FILE)}: ${(err as Error).message}`);
         continue;

@@ -76,9 +76,10 @@ export function parseSkillFile(text: string, folder: string): ParsedSkill {
   const end = lines.findIndex((l, i) => i > 0 && l.trim() === "---");
   if (end === -1) throw new Error("front matter is not closed (no second \"---\" line)");
   const data = topLevelScalars(lines.slice(1, end));
-  const name = stripControls(data.name ?? folder).trim();
+  // A name is also a slash command and a mount point: anything but the allowed characters is refused, not cleaned.
+  const name = (data.name ?? folder).trim();
   if (!NAME_RE.test(name)) {
-    throw new Error(`invalid skill name ${JSON.stringify(name.slice(0, 80))} (lowercase letters, digits and hyphens, at most ${SKILL_NAME_MAX})`);
+    throw new Error(`invalid skill name ${JSON.stringify(stripControls(name).slice(0, 80))} (lowercase letters, digits and hyphens, at most ${SKILL_NAME_MAX})`);
   }
   const description = stripControls(data.description ?? "").replace(/\s+/g, " ").trim();
   if (!description) throw new Error('front matter needs a "description" (what the skill does and when to use it)');

@@ -59,22 +59,35 @@ function collect(text: string, re: RegExp, kind: PiiKind, keep: (m: string) => b
   for (const m of text.matchAll(re)) if (keep(m[0])) out.push({ start: m.index, end: m.index + m[0].length, kind });
 }
 
-/** The personal values in `text`, left to right, without overlaps (earlier kinds in this order win a tie). */
+/** The personal values in `text`, left to right, without overlaps (of two overlapping ones, the earlier kind below wins). */
 export function findPii(text: string): Found[] {
   const found: Found[] = [];
+  const hasDigit = /\d/.test(text);
   for (const r of secretShapeRanges(text)) found.push({ ...r, kind: "SECRET" });
-  collect(text, EMAIL, "EMAIL", () => true, found);
-  collect(text, CARD, "CARD", (m) => luhnValid(m.replace(/\D/g, "")), found);
-  collect(text, CN_ID, "ID", cnIdValid, found);
-  collect(text, SSN, "ID", () => true, found);
-  collect(text, NINO, "ID", () => true, found);
-  collect(text, PHONE_INTL, "PHONE", (m) => digitCount(m) >= 8 && digitCount(m) <= 15, found);
-  collect(text, PHONE_GROUPED, "PHONE", (m) => digitCount(m) >= 9 && digitCount(m) <= 13, found);
-  // Keep the first-found (by the order above) of overlapping matches, then sort by position.
+  // Cheap checks first: most text has no "@", and many messages no digits at all.
+  if (text.includes("@")) collect(text, EMAIL, "EMAIL", () => true, found);
+  if (hasDigit) {
+    collect(text, CARD, "CARD", (m) => luhnValid(m.replace(/\D/g, "")), found);
+    collect(text, CN_ID, "ID", cnIdValid, found);
+    collect(text, SSN, "ID", () => true, found);
+    collect(text, NINO, "ID", () => true, found);
+    if (text.includes("+")) collect(text, PHONE_INTL, "PHONE", (m) => digitCount(m) >= 8 && digitCount(m) <= 15, found);
+    collect(text, PHONE_GROUPED, "PHONE", (m) => digitCount(m) >= 9 && digitCount(m) <= 13, found);
+  }
+  if (found.length < 2) return found;
+  // One sweep in position order (O(n log n)): an overlap keeps the match of the higher-priority kind.
+  const rank = new Map(found.map((f, i) => [f, i]));
+  const sorted = [...found].sort((a, b) => a.start - b.start || rank.get(a)! - rank.get(b)!);
   const kept: Found[] = [];
-  for (const f of found) if (!kept.some((k) => f.start < k.end && k.start < f.end)) kept.push(f);
-  return kept.sort((a, b) => a.start - b.start);
+  for (const f of sorted) {
+    const last = kept.at(-1);
+    if (!last || f.start >= last.end) kept.push(f);
+    else if (rank.get(f)! < rank.get(last)!) kept[kept.length - 1] = f;
+  }
+  return kept;
 }
+
+const CACHE_ENTRIES = 4096;
 
 export interface PiiRedactor {
   /** `text` with every personal value replaced by its placeholder. */
@@ -88,6 +101,8 @@ export interface PiiRedactor {
 /** A redactor whose placeholders are stable for `scope` (a thread id). Keeps the values it saw, to restore them. */
 export function createPiiRedactor(scope: string): PiiRedactor {
   const values = new Map<string, string>();
+  // Every request re-sends the whole history: a text masked once is not scanned again (bounded, oldest out).
+  const done = new Map<string, string>();
   const placeholder = (kind: PiiKind, value: string) => {
     const p = `[${kind}_${createHmac("sha256", scope).update(`${kind}\0${value}`).digest("hex").slice(0, 8)}]`;
     values.set(p, value);
@@ -96,15 +111,19 @@ export function createPiiRedactor(scope: string): PiiRedactor {
   return {
     redact(text: string): string {
       if (!text) return text;
+      const cached = done.get(text);
+      if (cached !== undefined) return cached;
       const found = findPii(text);
-      if (found.length === 0) return text;
-      let out = "";
+      let out = found.length === 0 ? text : "";
       let at = 0;
       for (const f of found) {
         out += text.slice(at, f.start) + placeholder(f.kind, text.slice(f.start, f.end));
         at = f.end;
       }
-      return out + text.slice(at);
+      if (found.length > 0) out += text.slice(at);
+      if (done.size >= CACHE_ENTRIES) done.delete(done.keys().next().value!);
+      done.set(text, out);
+      return out;
     },
     restore(text: string): string {
       if (!text || values.size === 0) return text;

@@ -58,10 +58,14 @@ const RANK: Record<string, number> = {
   // MCP servers and their tools (the adapter on the SDK): beside the built-in tools, above the sandbox they may run in.
   mcp: 5,
   sandbox: 4,
+  // Skill discovery and activation text: reads SKILL.md folders, names their sandbox mount (sandbox/paths).
+  skills: 4,
   state: 3,
   persistence: 2,
   // The shadow git repositories of rewind: storage beside the SQLite file.
   snapshots: 2,
+  // The memory store (its own SQLite file), the fact filter and the extraction call: storage beside persistence.
+  memory: 2,
   config: 2,
   // The model layer around ChatOpenAI: config's model factory builds it, middleware reads its error types.
   model: 2,

@@ -77,6 +77,22 @@ describe("piiRedaction through the built CLI", () => {
     expect(again).not.toContain(first);
   }, 180_000);
 
+  it("streamed deltas show the real values, never a placeholder (stream-json)", async () => {
+    const sb = e2e.sandbox();
+    writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ piiRedaction: true }));
+    e2e.server.setScript((req) => {
+      const p = /\[EMAIL_[0-9a-f]{8}\]/.exec(JSON.stringify(req.body.messages))?.[0] ?? "?";
+      return { content: `Sure, I will write to ${p} right away; ${p} again.` };
+    });
+    const r = await sb.run(["run", "--output-format", "stream-json", `note ${EMAIL}`], { timeoutMs: 120_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const deltas = events.filter((e) => e.type === "message.delta").map((e) => e.text);
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.join("")).toBe(`Sure, I will write to ${EMAIL} right away; ${EMAIL} again.`);
+    expect(r.stdout).not.toMatch(/\[EMAIL_[0-9a-f]{8}\]/);
+  }, 120_000);
+
   it("is off by default: the prompt goes out as typed", async () => {
     const sb = e2e.sandbox();
     e2e.server.setScript([{ content: "ok" }]);

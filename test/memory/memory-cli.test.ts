@@ -2,7 +2,8 @@
 // call before the process exits), the next start extracts it before its own run, and thread B's reminder then shows
 // what thread A taught. The extractor is scripted as a hostile model too: secrets and instructions offered as
 // "facts" are never stored; the same fact twice is kept once; forget removes it; --no-memory learns and shows nothing.
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { MemoryStore } from "../../src/memory/store.js";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../support/openai-server.js";
@@ -129,5 +130,36 @@ describe("memory across threads through the built CLI", () => {
     expect(seen[0]).not.toContain("alice.smith@example.com");
     expect((await memoryList(sb)).map((f) => f.text)).toEqual(["The user likes short answers."]);
     expect(memoryBytes(sb)).not.toContain("alice.smith@example.com");
+  });
+
+  it("two runs starting at once drain a shared queue without extracting any run twice; each leaves its own run queued", async () => {
+    const sb = e2e.sandbox();
+    const store = new MemoryStore(sb.home);
+    for (let i = 0; i < 3; i++) store.enqueue({ threadId: "earlier", runId: `earlier-${i}`, project: "", transcript: `user: fact source ${i}` });
+    store.close();
+    e2e.server.setScript(() => ({ content: "ok" }));
+    e2e.server.memoryReply = (req) => ({ content: JSON.stringify({ facts: [{ scope: "global", text: `Learned from ${/fact source (\d)/.exec(textOf(req.body.messages[1]))?.[1]}.` }] }) });
+    const [a, b] = await Promise.all([sb.run(["run", "one"]), sb.run(["run", "two"])]);
+    expect(a.exitCode, a.stderr).toBe(0);
+    expect(b.exitCode, b.stderr).toBe(0);
+    const sources = e2e.server.memoryRequests.map((r) => /fact source (\d)/.exec(textOf(r.body.messages[1]))?.[1]);
+    expect(sources.filter(Boolean).sort()).toEqual(["0", "1", "2"]);
+    expect((await memoryList(sb)).map((f) => f.text).filter((t) => /from \d/.test(t)).sort()).toEqual(["Learned from 0.", "Learned from 1.", "Learned from 2."]);
+    // The two new runs: each queued once, and extracted at most once (a drain still going may take the other's).
+    const laterExtracted = sources.filter((x) => !x).length;
+    expect(laterExtracted + JSON.parse((await sb.run(["memory", "pending", "--json"])).stdout).length).toBe(2);
+  });
+
+  it("a damaged memory store never fails a run; `deerflow memory` says what is wrong and what to do", async () => {
+    const sb = e2e.sandbox();
+    mkdirSync(join(sb.home, "memory"), { recursive: true });
+    writeFileSync(join(sb.home, "memory", "memory.sqlite"), "this is not a database, it was overwritten by accident");
+    e2e.server.setScript(() => ({ content: "still fine" }));
+    const r = await sb.run(["run", "hi"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe("still fine\n");
+    const m = await sb.run(["memory", "list"]);
+    expect(m.exitCode).toBe(1);
+    expect(m.stderr).toMatch(/The memory store .*memory\.sqlite cannot be opened: file is not a database\. If it is damaged, move it aside/);
   });
 });

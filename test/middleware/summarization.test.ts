@@ -160,4 +160,37 @@ describe.each(["full", "delta"] as const)("Summarization (%s checkpoints)", (mod
     expect(state.messages.length + a.archive.count("t1")).toBeGreaterThanOrEqual(2 * 26);
     for (const r of server.requests.filter((r) => !isSummaryCall(r))) expect(JSON.stringify(r.body.messages).length / 4).toBeLessThan(WINDOW);
   }, 120_000);
+
+  it("forks from a checkpoint before a compaction: the branch has the originals, the main line keeps its summary, the summary call's tokens count", async () => {
+    const { open } = await setup(mode);
+    const a = open();
+    await a.agent.invoke({ messages: [new HumanMessage("task 1: read the files")] }, cfg);
+    const history: any[] = [];
+    for await (const snap of a.agent.graph.getStateHistory(cfg)) history.push(snap);
+    await a.agent.invoke({ messages: [new HumanMessage("task 2 read more")] }, cfg);
+    expect(a.compactions.length).toBeGreaterThan(0);
+    // The summary calls' tokens are in the thread's usage (this stack has no TokenUsage middleware, so they are all of it).
+    const head = (await a.agent.getState(cfg)).values as { thread_usage: { total_tokens: number } };
+    const summaryTokens = a.compactions.reduce((n, c) => n + (c.summary_usage?.total_tokens ?? 0), 0);
+    expect(summaryTokens).toBeGreaterThan(0);
+    expect(head.thread_usage.total_tokens).toBe(summaryTokens);
+
+    // Fork from the end of task 1 (history[0]: its last checkpoint), before task 2's compactions.
+    const before = history[0];
+    const forkCfg = { configurable: { thread_id: "t1", checkpoint_id: before.config.configurable.checkpoint_id }, recursionLimit: 500 };
+    const forked = (await a.agent.graph.getState(forkCfg)).values as { messages: BaseMessage[] };
+    const forkSummaries = forked.messages.filter((m) => hiddenKind(m) === SUMMARY_KIND).length;
+    await a.agent.invoke({ messages: [new HumanMessage("task B on the fork")] }, forkCfg);
+    const branch = (await a.agent.getState(cfg)).values as { messages: BaseMessage[] };
+    const users = branch.messages.filter((m) => m.getType() === "human" && hiddenKind(m) === undefined).map((m) => String(m.content));
+    expect(users).toContain("task B on the fork");
+    expect(users).not.toContain("task 2 read more");
+    expect(String(branch.messages.at(-1)!.content)).toBe("done");
+    expect(branch.messages.filter((m) => hiddenKind(m) === SUMMARY_KIND).length).toBeLessThanOrEqual(1);
+    expect(forkSummaries).toBeLessThanOrEqual(1);
+    // The main line is still in the history, with its compacted messages.
+    const all: any[] = [];
+    for await (const snap of a.agent.graph.getStateHistory(cfg)) all.push(snap);
+    expect(all.some((snap) => (snap.values.messages as BaseMessage[]).some((m) => m.getType() === "human" && String(m.content) === "task 2 read more"))).toBe(true);
+  }, 120_000);
 });

@@ -115,4 +115,26 @@ describe("skills through the built CLI", () => {
     }
     expect(after.at(-1)!.body.messages.map(textOf).join("\n")).toContain('The skill "sql-style" was activated earlier');
   });
+
+  it("a skill typed as /<name> is recorded too: its text comes back after a later compaction", async () => {
+    const sb = e2e.sandbox();
+    installSkills(sb);
+    writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ models: { "test-model": { model: "test-model", contextWindow: 6000 } }, compaction: { keepRecentTokens: 300 } }));
+    for (let i = 0; i < 6; i++) writeFileSync(join(sb.cwd, `f${i}.txt`), `${`file ${i} `.repeat(400)}\n`);
+    let step = 0;
+    e2e.server.setScript((req) => {
+      if (textOf(req.body.messages[0]).startsWith("Summarize this conversation")) return { content: "Summary: files were read." };
+      step += 1;
+      if (step <= 6) return { toolCalls: [{ name: "read_file", args: { path: `f${step - 1}.txt` } }] };
+      return { content: "finished" };
+    });
+    const r = await sb.run(["run", "--yes", "-w", sb.cwd, "/sql-style format the queries"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const all = e2e.server.requests;
+    const summaryAt = all.findIndex((q) => textOf(q.body.messages[0]).startsWith("Summarize this conversation"));
+    expect(summaryAt).toBeGreaterThan(0);
+    for (const q of agentRequests(all)) {
+      expect(q.body.messages.map(textOf).filter((t: string) => t.includes("SQL-BODY: uppercase keywords.")).length).toBe(1);
+    }
+  });
 });

@@ -385,7 +385,7 @@ describe("ChatController slash commands", () => {
   it("an unknown command is a warning, and nothing is sent", async () => {
     const h = await started();
     expect(h.ctl.submit("/foo bar")).toBe(true);
-    expect(h.notices("warning")).toEqual(["Unknown command /foo. Type /help for the list."]);
+    expect(h.notices("warning")).toEqual(["Unknown command /foo. Type /help for the list (and /skills for the skills)."]);
     expect(h.ctl.busy).toBe(false);
     expect(server.requests).toHaveLength(0);
   });

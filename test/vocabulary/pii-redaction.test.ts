@@ -60,3 +60,14 @@ describe("createPiiRedactor", () => {
     expect(redactPii("ping bob@corp.io")).toMatch(/^ping \[EMAIL_[0-9a-f]{8}\]$/);
   });
 });
+
+describe("hostile text", () => {
+  it("a long run that almost looks like a URL, an address or a phone is scanned in one pass and still masks what follows", () => {
+    const r = createPiiRedactor("t");
+    const text = `${"a.".repeat(50_000)} ${"a@".repeat(100)}${"b.".repeat(20_000)} +1${" 1".repeat(20_000)} then postgres://u:hunter2pw@db and x@y.io`;
+    const out = r.redact(text);
+    expect(out).not.toContain("hunter2pw");
+    expect(out).not.toContain("x@y.io");
+    expect(r.restore(out)).toBe(text);
+  });
+});

@@ -1,5 +1,5 @@
 // `deerflow doctor`: one line per check, ✓ or ✗, so a user can see at a glance what is wrong with the setup.
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatErrorLine } from "../../errors.js";
 import { type ResolvedConfig, loadConfig, requireModel } from "../../config/load.js";
@@ -125,6 +125,28 @@ async function mcpChecks(config: ResolvedConfig): Promise<Check[]> {
   });
 }
 
+/** Installed skills (a skipped one is a warning, with its reason) and the memory store (a damaged one fails). */
+async function skillsAndMemoryChecks(config: ResolvedConfig): Promise<Check[]> {
+  const { discoverSkills } = await import("../../skills/catalog.js");
+  const { skills, problems } = discoverSkills({ home: config.home, cwd: process.cwd() });
+  const out: Check[] = [{ ok: true, label: "skills", detail: skills.length ? `${skills.length} installed: ${skills.map((s) => s.name).join(", ")}` : "none installed (.deerflow/skills/<name>/SKILL.md, or skills/ in the data directory)" }];
+  for (const p of problems) out.push({ ok: true, warn: true, label: "skills", detail: `skipped ${p}` });
+  if (!config.memory.enabled) return [...out, { ok: true, label: "memory", detail: "off (memory.enabled: false)" }];
+  const { MEMORY_DB, MEMORY_DIR, MemoryStore } = await import("../../memory/store.js");
+  if (!existsSync(join(config.home, MEMORY_DIR, MEMORY_DB))) return [...out, { ok: true, label: "memory", detail: "on; nothing remembered yet" }];
+  try {
+    const store = new MemoryStore(config.home);
+    try {
+      out.push({ ok: true, label: "memory", detail: `${store.list({ all: true }).length} facts remembered, ${store.pending().length} runs waiting for extraction (${store.path})` });
+    } finally {
+      store.close();
+    }
+  } catch (err) {
+    out.push({ ok: false, label: "memory", detail: formatErrorLine(err) });
+  }
+  return out;
+}
+
 export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }): Promise<number> {
   const checks: Check[] = [nodeCheck(), await sqliteCheck()];
   let config: ResolvedConfig | undefined;
@@ -138,6 +160,7 @@ export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }):
     checks.push(await sandboxCheck(config));
     checks.push(await gitCheck());
     checks.push(...(await mcpChecks(config)));
+    checks.push(...(await skillsAndMemoryChecks(config)));
   } catch (err) {
     checks.push({ ok: false, label: "config", detail: formatErrorLine(err) });
   }

@@ -100,7 +100,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     runtimeLoaded = true;
     // What earlier runs taught is extracted now (bounded), so this run's reminder shows it; never at our exit.
     const { START_DRAIN_MS, drainMemoryQueue } = await import("../../runtime/memory-drain.js");
-    await drainMemoryQueue(config, model, { timeoutMs: START_DRAIN_MS }).catch(() => undefined);
+    await drainMemoryQueue(config, model, { timeoutMs: START_DRAIN_MS, signal: controller.signal }).catch(() => undefined);
     if (opts.goal !== undefined) {
       const { runGoalThread } = await import("../../runtime/run-goal.js");
       const g = await runGoalThread({ ...request, objective: opts.goal, maxContinuations: opts.maxContinuations });

@@ -63,6 +63,12 @@ describe("TranscriptItemView", () => {
     expect(lines[1]).toBe("Todos 0/8 done");
   });
 
+  it("todos with the agent's notes under them; notes alone", () => {
+    const { lines } = show({ kind: "todos", id: "1", todos: [{ content: "fix", status: "in_progress" }], notes: "parser drops CRLF\nnext: test" });
+    expect(lines.slice(-4)).toEqual(["", "Notes", "parser drops CRLF", "next: test"]);
+    expect(show({ kind: "todos", id: "2", todos: [], notes: "only notes" }).lines.slice(-4)).toEqual(["No todos.", "", "Notes", "only notes"]);
+  });
+
   it("threads: table with the current one marked; empty list", () => {
     const at = "2025-03-04T05:06:00Z";
     const { lines } = show({
