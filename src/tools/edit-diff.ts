@@ -37,8 +37,17 @@ function lineCount(text: string): number {
   return text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
 }
 
+/**
+ * The path as shown: quoted with escapes (as git and the diff headers do) when it holds control characters, so a
+ * name like "a.txt\n+harmless" can never pass for diff lines or split the approval's path box.
+ */
+export function displayPath(path: string): string {
+  return /[\x00-\x1f\x7f"\\]/.test(path) ? JSON.stringify(path) : path;
+}
+
 /** The diff from `before` (null: the file does not exist yet) to `after`. */
-export function editDiff(path: string, before: string | Buffer | null, after: string | Buffer): EditDiff {
+export function editDiff(rawPath: string, before: string | Buffer | null, after: string | Buffer): EditDiff {
+  const path = displayPath(rawPath);
   const created = before === null;
   const b = before ?? "";
   if (isBinary(b) || isBinary(after)) {
@@ -48,7 +57,7 @@ export function editDiff(path: string, before: string | Buffer | null, after: st
   const newText = after.toString();
   // The library diffs only the part that differs (plus context): a one-line change in a large file stays cheap.
   const span = changedSpan(oldText, newText);
-  const patch = structuredPatch(created ? "/dev/null" : path, path, span.oldText, span.newText, undefined, undefined, { context: CONTEXT_LINES, maxEditLength: MAX_EDIT_LENGTH, timeout: MAX_DIFF_MS });
+  const patch = structuredPatch(created ? "/dev/null" : rawPath, rawPath, span.oldText, span.newText, undefined, undefined, { context: CONTEXT_LINES, maxEditLength: MAX_EDIT_LENGTH, timeout: MAX_DIFF_MS });
   for (const h of patch?.hunks ?? []) {
     h.oldStart += span.skipped;
     h.newStart += span.skipped;

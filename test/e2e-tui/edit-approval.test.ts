@@ -145,3 +145,26 @@ describe("a hostile model's edits in ask mode", () => {
     expect(t.raw()).not.toContain("\x1b]0;pwned");
   }, 90_000);
 });
+
+describe("the edit prompt on a small screen", () => {
+  it("at 60x20 a 40-line diff is cut to fit: the question, the options and the status line stay on screen; no line is wider than the screen", async () => {
+    const sb = e2e.sandbox();
+    const repo = repoWith(sb.cwd, {});
+    const content = Array.from({ length: 40 }, (_, i) => `row ${i + 1} ${"x".repeat(70)}`).join("\n") + "\n";
+    e2e.server.push(call("w1", "write_file", { path: "wide.txt", content }), { content: "ok" });
+    const t = tui.spawn(sb, ["chat", "-w", repo], { cols: 60, rows: 20 });
+    await waitReady(t);
+    await submit(t, "write it");
+    await t.waitFor("Create this file?", { where: "screen" });
+    await t.waitFor("1. Allow once", { where: "screen" });
+    const screen = t.screen();
+    expect(screen).toContain("3. Deny");
+    expect(screen).toMatch(/… \d+ more lines · ctrl\+o/);
+    expect(screen).toMatch(/approval: ask/);
+    expect(t.softWrappedRows()).toEqual([]);
+    // Ink clears the whole screen when the live region outgrows it (the flicker): never here.
+    expect(t.raw()).not.toContain("\x1b[2J");
+    await t.press("esc");
+    await t.waitFor("ok");
+  }, 60_000);
+});

@@ -66,4 +66,10 @@ describe("editDiff", () => {
     expect(d).toMatchObject({ added: changed, removed: changed, truncated: true });
     expect(d.patch.split("\n").length - 1).toBe(MAX_PATCH_LINES);
   });
+
+  it("a path with control characters is shown quoted and escaped: it cannot pass for diff lines", () => {
+    const d = editDiff("/w/notes.txt\n@@ -1,1 +1,1 @@\n+harmless", null, "rm -rf ~\n");
+    expect(d.path).toBe('"/w/notes.txt\\n@@ -1,1 +1,1 @@\\n+harmless"');
+    expect(d.patch.split("\n")).toEqual(["--- /dev/null", '+++ "/w/notes.txt\\n@@ -1,1 +1,1 @@\\n+harmless"', "@@ -0,0 +1,1 @@", "+rm -rf ~", ""]);
+  });
 });
