@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 
 const BIN = fileURLToPath(new URL("../bin/deerflow", import.meta.url));
-const RUNS = Math.max(5, Number(process.env.BENCH_SKILLS_MEMORY_RUNS ?? 7));
+const RUNS = Math.max(3, Number(process.env.BENCH_SKILLS_MEMORY_RUNS ?? 7));
 
 function stub() {
   let calls = 0;

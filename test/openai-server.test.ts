@@ -136,9 +136,8 @@ describe.each([
 
   it("a hang errors with a client timeout", async () => {
     server.push({ hang: true });
-    const started = Date.now();
+    // The server never answers: the rejection itself proves the client timeout fired.
     await expect(ask(model(streaming, { timeout: 300 }), streaming, "x")).rejects.toThrow(/timed out|timeout/i);
-    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it("records requests with their messages", async () => {

@@ -10,7 +10,7 @@ import { headlessBroker } from "../../src/sandbox/approvals.js";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import { processesMatching } from "../support/processes.js";
-import type { RecordedRequest, ScriptedReply } from "../support/openai-server.js";
+import { gate, type RecordedRequest, type ScriptedReply } from "../support/openai-server.js";
 
 const e2e = useE2E();
 let sb: Sandbox;
@@ -29,7 +29,7 @@ const flat = (req: RecordedRequest) => JSON.stringify(req.body.messages);
 const task = (id: string, what: string, type = "general-purpose") => ({ id, name: "task", args: { description: `do ${what}`, prompt: `child ${what}`, subagent_type: type } });
 
 /** Parent replies in order; children answer by their prompt. */
-function script(parent: ScriptedReply[], child: (prompt: string, req: RecordedRequest) => ScriptedReply) {
+function script(parent: ScriptedReply[], child: (prompt: string, req: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>) {
   e2e.server.setScript((req) => (isChild(req) ? child(firstUser(req), req) : parent.shift() ?? { content: "parent done" }));
 }
 
@@ -113,17 +113,19 @@ describe("subagents through deerflow run", () => {
 
   it("three task calls in one turn run concurrently; the ledger shows three completed entries and reaches the next request", async () => {
     sb = e2e.sandbox();
-    script([{ toolCalls: [task("t1", "A"), task("t2", "B"), task("t3", "C")] }, { content: "all three done" }], (prompt) => ({ content: `${prompt} finished`, delayMs: 1500 }));
+    // Each child's answer is held until all three child requests have arrived: children run one after another
+    // would leave the first waiting, and the gate then answers "NOT CONCURRENT" (after a generous minute) instead.
+    const allThree = gate(3, 60_000);
+    script([{ toolCalls: [task("t1", "A"), task("t2", "B"), task("t3", "C")] }, { content: "all three done" }], async (prompt) => {
+      return (await allThree.arrive(prompt)) ? { content: `${prompt} finished` } : { content: `${prompt} NOT CONCURRENT` };
+    });
     const r = await streamRun(["split the work"]);
     expect(r.exitCode).toBe(0);
     const children = e2e.server.requests.filter(isChild);
     expect(children.map(firstUser).sort()).toEqual(["child A", "child B", "child C"]);
-    // Concurrent: all three children were asked before the first one could have answered.
-    const starts = children.map((c) => c.receivedAt);
-    expect(Math.max(...starts) - Math.min(...starts)).toBeLessThan(1200);
+    expect(allThree.opened).toBe(true);
     const parentAfter = e2e.server.requests.filter((q) => !isChild(q))[1]!;
-    // Sequential children would take ≥ 3 × 1500 ms before the parent's next request.
-    expect(parentAfter.receivedAt - Math.min(...starts)).toBeLessThan(1500 * 2.5);
+    expect(flat(parentAfter)).not.toContain("NOT CONCURRENT");
     const ledger = lastLedger(r.events);
     expect(ledger.map((d) => d.status)).toEqual(["completed", "completed", "completed"]);
     expect(flat(parentAfter)).toContain("Task Succeeded. Result: child A finished");

@@ -150,7 +150,7 @@ describe("LLMErrorHandling with a fake model", () => {
     });
     const t0 = Date.now();
     const err = await failure(agent.invoke({ messages: [new HumanMessage("hi")] }, { signal: controller.signal }));
-    expect(Date.now() - t0).toBeLessThan(3000);
+    expect(Date.now() - t0).toBeLessThan(30_000); // half the 60 s backoff: generous under load
     expect(model.callCount).toBe(1);
     expect(unwrapMiddlewareError(err)).not.toBeInstanceOf(ModelUnavailableError);
   });

@@ -61,10 +61,9 @@ describe("Title middleware in createAgent", () => {
 
     const slow = { invoke: () => new Promise<never>(() => {}) } as unknown as ReturnType<typeof fakeModel>;
     const a2 = createAgent({ model: agentModel("ok"), tools: [], middleware: [titleMiddleware({ model: slow, timeoutMs: 50 })] });
-    const started = Date.now();
+    // The title model never answers: finishing at all proves the timeout fell back.
     const o2 = (await a2.invoke({ messages: [new HumanMessage("a slow title model")] })) as unknown as TitleState;
     expect(o2.title).toBe("a slow title model");
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it("hidden <system-reminder> messages are not the user's message", async () => {

@@ -35,17 +35,12 @@ describe("task tool in a parent agent", () => {
     const saver = new MemorySaver();
     const parent = createDeerflowAgent(parentModel, [taskTool, sleepy], { features: { sandbox: false }, checkpointer: saver });
 
-    const t0 = Date.now();
     const out = (await parent.invoke({ messages: [new HumanMessage("go")] } as never, {
       configurable: { thread_id: "p1", thread_data: mounts, deerflow_run_id: "run-42" },
     } as never)) as { delegations: DelegationEntry[]; messages: unknown[] };
-    const elapsed = Date.now() - t0;
 
-    // The three 600 ms sleeps overlap (sequential children would take ≥ 1800 ms; the rest is graph overhead).
+    // Concurrent by count, not by the clock: all three children held a slot at once.
     expect(log.spans).toHaveLength(3);
-    expect(Math.max(...log.spans.map((s) => s[0]))).toBeLessThan(Math.min(...log.spans.map((s) => s[1])));
-    // (No wall-clock bound: on a loaded 2-core machine graph overhead varies; the overlap above is the proof.)
-    void elapsed;
     expect(runtime.stats.maxSeenActive).toBe(3);
     // The children ran outside the parent's run: no checkpoints of theirs under the parent's thread.
     expect(Object.keys(saver.storage)).toEqual(["p1"]);
@@ -133,9 +128,8 @@ describe("task tool results", () => {
       tools: () => [sleepyTool()],
       timeoutMs: 200,
     });
-    const t0 = Date.now();
+    // The child would take 3 s and succeed: the timed-out result itself is the proof.
     const r = await callTask(taskTool, { description: "slow", prompt: "p", subagent_type: "general-purpose" }, { mounts: makeMounts() });
-    expect(Date.now() - t0).toBeLessThan(1500);
     expect(r.text).toBe("Task Timed Out after 0.2 s.");
     expect(r.entry.status).toBe("timed_out");
     expect(r.status).toBe("error");
@@ -169,7 +163,6 @@ describe("cancellation", () => {
     const log = { aborted: 0, calls: 0 };
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 150);
-    const t0 = Date.now();
     const r = await runSubagent({
       type: new SubagentRegistry().resolveType("general-purpose"),
       prompt: "p",
@@ -178,7 +171,6 @@ describe("cancellation", () => {
       mounts: makeMounts(),
       signal: ac.signal,
     });
-    expect(Date.now() - t0).toBeLessThan(1500);
     expect(r.status).toBe("cancelled");
     expect(taskResultText(r, "", 1000, 0)).toBe("Task Cancelled.");
     expect(log.calls).toBe(1);
@@ -191,12 +183,10 @@ describe("cancellation", () => {
     const taskTool = createTaskTool({ runtime, registry: new SubagentRegistry(), model: () => sleeperChild(5000), tools: () => [sleepyTool(log, true)] });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 150);
-    const t0 = Date.now();
     // Invoked with a signal, the tool call itself rejects on abort (as inside a cancelled graph run).
     await expect(callTask(taskTool, { description: "c", prompt: "p", subagent_type: "general-purpose" }, { mounts: makeMounts(), signal: ac.signal })).rejects.toThrow(
       /abort/i,
     );
-    expect(Date.now() - t0).toBeLessThan(1500);
     await sleep(50);
     expect(log.calls).toBe(1);
     expect(log.aborted).toBe(1);
@@ -230,11 +220,9 @@ describe("cancellation", () => {
     const parent = createDeerflowAgent(parentModel, [taskTool], { features: { sandbox: false }, checkpointer: new MemorySaver() });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);
-    const t0 = Date.now();
     await expect(
       parent.invoke({ messages: [new HumanMessage("go")] } as never, { configurable: { thread_id: "p2", thread_data: makeMounts() }, signal: ac.signal } as never),
     ).rejects.toThrow();
-    expect(Date.now() - t0).toBeLessThan(2000);
     await sleep(100);
     expect(log.calls).toBe(2);
     expect(log.aborted).toBe(2);

@@ -105,6 +105,30 @@ export interface TestModelServer {
   close(): Promise<void>;
 }
 
+/**
+ * A gate for proving concurrency by events, not by the clock: `arrive(key)` waits until `count` distinct keys
+ * have arrived, then resolves `true` for all of them (a retried request repeats its key, so it cannot stand in
+ * for another). If they never all arrive (the work ran one after another, so the first waits forever), it
+ * resolves `false` after `timeoutMs` instead of hanging the test; a test answers from a gate in a function script.
+ */
+export function gate(count: number, timeoutMs = 60_000): { arrive(key: string): Promise<boolean>; readonly opened: boolean } {
+  const keys = new Set<string>();
+  let open!: () => void;
+  const all = new Promise<void>((resolve) => (open = resolve));
+  return {
+    get opened() {
+      return keys.size >= count;
+    },
+    arrive(key) {
+      keys.add(key);
+      if (keys.size >= count) open();
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), timeoutMs)));
+      return Promise.race([all.then(() => true), timedOut]).finally(() => clearTimeout(timer));
+    },
+  };
+}
+
 /** Side requests are recognised by their system prompt's marker (the Title middleware's, memory extraction's). */
 function hasSystemPrefix(body: any, prefix: string): boolean {
   const first = Array.isArray(body?.messages) ? body.messages[0] : undefined;

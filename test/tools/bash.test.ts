@@ -121,9 +121,9 @@ describe("bash tool", () => {
     expect(msg.tool_call_id).toBe("tc1");
     expect(String(msg.content)).toMatch(/timed out after 1 s; its process group was killed/);
     expect(String(msg.content)).toContain("started");
-    expect(elapsed).toBeLessThan(5000);
+    expect(elapsed).toBeLessThan(60_000); // far short of the 300 s sleeps, generous under load
     expect(await waitGone(marker)).toEqual([]);
-  }, 15_000);
+  }, 90_000);
 
   it("cancellation (AbortSignal) kills the whole process group and rejects", async () => {
     const marker = `dfmark-abort-${process.pid}-${Date.now()}`;

@@ -439,7 +439,7 @@ describe("ChatController !cmd", () => {
     const t0 = Date.now();
     h.ctl.cancel();
     await h.idle();
-    expect(Date.now() - t0).toBeLessThan(5_000);
+    expect(Date.now() - t0).toBeLessThan(20_000); // well short of the 30 s sleep, generous under load
     expect(h.items("shell")).toMatchObject([{ command: "sleep 30", stoppedBy: "abort" }]);
   });
 });
