@@ -9,6 +9,7 @@ import { benchArtifacts } from "./artifacts.mjs";
 import { benchMcpStart } from "./mcp-start.mjs";
 import { benchSkillsMemory } from "./skills-memory.mjs";
 import { benchSnapshots } from "./snapshots.mjs";
+import { benchTeamDatabase } from "./team-database.mjs";
 
 benchStartup();
 await benchFirstFrame();
@@ -20,3 +21,4 @@ await benchStateRead();
 await benchCompaction();
 await benchArtifacts();
 await benchSnapshots();
+await benchTeamDatabase();

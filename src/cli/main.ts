@@ -110,6 +110,15 @@ export function buildProgram(): Command {
       process.exitCode = await threadsCommand({ ...cmd.optsWithGlobals(), ...opts });
     });
   threads
+    .command("show")
+    .description("one thread as saved: its conversation, runs and the machine it last ran on (read-only)")
+    .argument("<thread>", "the thread id")
+    .option("--json", "print JSON")
+    .action(async (thread: string, opts, cmd: Command) => {
+      const { threadsShowCommand } = await import("./commands/threads.js");
+      process.exitCode = await threadsShowCommand(thread, { ...cmd.optsWithGlobals(), ...opts });
+    });
+  threads
     .command("rm")
     .description("delete a thread and all its data (a workspace bound with --workspace is left as it is)")
     .argument("<thread>", "the thread id")
@@ -164,6 +173,19 @@ export function buildProgram(): Command {
     .action(async (opts, cmd: Command) => {
       const { mcpListCommand } = await import("./commands/mcp.js");
       process.exitCode = await mcpListCommand({ ...cmd.optsWithGlobals(), ...opts });
+    });
+
+  program
+    .command("db")
+    .description("the team database")
+    .command("migrate")
+    .description("copy the home's SQLite threads into a team database (each verified by reading it back)")
+    .requiredOption("--from <source>", "sqlite: the home's database file")
+    .option("--to <url>", "postgres://user:password@host:5432/db (default: `database` / DEERFLOW_DATABASE_URL)")
+    .option("--json", "print JSON")
+    .action(async (opts, cmd: Command) => {
+      const { dbMigrateCommand } = await import("./commands/db.js");
+      process.exitCode = await dbMigrateCommand({ ...cmd.optsWithGlobals(), ...opts });
     });
 
   program

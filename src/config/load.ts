@@ -47,6 +47,8 @@ export interface ResolvedConfig {
   /** The files that were read, lowest precedence first. */
   files: string[];
   home: string;
+  /** The team database's postgres:// URL (`database`, DEERFLOW_DATABASE_URL); undefined: the home's SQLite file. */
+  database?: string;
   checkpoint: { channelMode: ChannelMode; snapshotFrequency: number };
   approval: ApprovalModeSetting;
   sandbox: {
@@ -156,6 +158,19 @@ function resolveSecret(value: string | undefined, env: NodeJS.ProcessEnv, where:
   return got;
 }
 
+/** A postgres:// URL, or nothing. Anything else is refused without echoing it (it may hold a password). */
+function resolveDatabase(url: string | undefined, file: string | undefined): string | undefined {
+  if (!url) return undefined;
+  if (!/^postgres(ql)?:\/\//i.test(url.trim())) {
+    throw new ConfigError(`${file ? `Config ${file}` : "DEERFLOW_DATABASE_URL"} at "database" is not a postgres:// URL.`, {
+      file,
+      keyPath: "database",
+      hint: "Use postgres://user:password@host:5432/dbname, or remove it to keep the SQLite file in the home.",
+    });
+  }
+  return url.trim();
+}
+
 function expandHome(p: string, userHome: string, baseDir: string): string {
   if (p === "~") return userHome;
   if (p.startsWith("~/")) return join(userHome, p.slice(2));
@@ -216,6 +231,8 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     ? expandHome(homeRaw, userHome, inputs.flags?.home || env.DEERFLOW_HOME ? cwd : homeBase)
     : join(userHome, ".deerflow");
 
+  const database = resolveDatabase(env.DEERFLOW_DATABASE_URL || resolveSecret(merged.database, env, { file: origin.database, keyPath: "database" }), env.DEERFLOW_DATABASE_URL ? undefined : origin.database);
+
   const models = merged.models ?? {};
   const selected =
     inputs.flags?.model || env.DEERFLOW_MODEL || merged.defaultModel || (Object.keys(models).length === 1 ? Object.keys(models)[0] : undefined);
@@ -256,6 +273,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   return {
     files: loaded.map((f) => f.path),
     home,
+    database,
     checkpoint: { channelMode, snapshotFrequency },
     approval: inputs.flags?.approval ?? merged.approval ?? inputs.flags?.defaultApproval ?? "ask",
     sandbox: {

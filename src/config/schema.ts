@@ -74,6 +74,8 @@ export const fileConfigSchema = z.strictObject({
   models: z.record(z.string().min(1), modelConfigSchema).optional(),
   /** Data directory (checkpoints, thread workspaces). */
   home: z.string().min(1).optional(),
+  /** A team database (postgres://user:pass@host/db, or "$ENV_NAME"): threads, checkpoints and runs live there. */
+  database: secretRef.optional(),
   /** How guarded shell commands are approved: ask (default), auto-edit, yolo (blocked commands stay blocked). */
   approval: z.enum(APPROVAL_MODES).optional(),
   sandbox: z

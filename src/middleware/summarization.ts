@@ -168,8 +168,8 @@ export async function compactMessages(opts: SummarizationOptions, args: CompactA
   const archive = opts.archive ?? fallbackArchive;
   const inputs = sel.removed.map(archiveInput);
   // Archive first: if anything below fails or the process dies, the originals are already safe (idempotent by id).
-  const range = archive.put(args.threadId, args.checkpointId, inputs);
-  const total = archive.count(args.threadId);
+  const range = await archive.put(args.threadId, args.checkpointId, inputs);
+  const total = await archive.count(args.threadId);
   const request = summaryRequest(args.summary, inputs, Math.floor(window * 0.5) * 4, args.focus);
   const written = await writeSummary(opts, request, args.threadId);
   const text =

@@ -24,12 +24,15 @@ export interface ArchiveInput {
   text: string;
 }
 
-/** What the summarization middleware and read_history need; an in-memory one serves agents without a store. */
+/**
+ * What the summarization middleware and read_history need (callers await: the team database's archive answers
+ * later); an in-memory one serves agents without a store.
+ */
 export interface MessageArchiveLike {
-  put(threadId: string, checkpointId: string | null, messages: readonly ArchiveInput[]): { from: number; to: number; count: number };
-  range(threadId: string, from: number, to: number): ArchivedMessage[];
-  search(threadId: string, query: string, limit: number): ArchivedMessage[];
-  count(threadId: string): number;
+  put(threadId: string, checkpointId: string | null, messages: readonly ArchiveInput[]): { from: number; to: number; count: number } | Promise<{ from: number; to: number; count: number }>;
+  range(threadId: string, from: number, to: number): ArchivedMessage[] | Promise<ArchivedMessage[]>;
+  search(threadId: string, query: string, limit: number): ArchivedMessage[] | Promise<ArchivedMessage[]>;
+  count(threadId: string): number | Promise<number>;
 }
 
 export class MessageArchive implements MessageArchiveLike {

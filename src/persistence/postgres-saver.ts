@@ -23,10 +23,14 @@ import type pg from "pg";
 import { CHANNEL_MODE_METADATA_KEY, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { CheckpointModeMismatchError, GUARDED_SAVER_BRAND } from "./mode-gate.js";
 import { PG_SCHEMA, migratePostgres } from "./postgres-schema.js";
+import { DatabaseUnavailableError, withRetry } from "./postgres-connection.js";
+import { findDeerflowError } from "../errors.js";
 import type { RollbackMark } from "./sqlite-saver.js";
 
 export interface DeerflowPostgresSaverOptions {
   channelMode?: ChannelMode;
+  /** The database's URL, to name it (without its password) when it cannot be used. */
+  url?: string;
   serde?: SerializerProtocol;
 }
 
@@ -48,12 +52,14 @@ export class DeerflowPostgresSaver extends PostgresSaver {
   readonly channelMode: ChannelMode;
   private readonly verifiedThreads = new Set<string>();
   private ready: Promise<void> | undefined;
+  private readonly url: string | undefined;
   /** The pool (the stock saver keeps its own reference private). */
   readonly db: pg.Pool;
 
   constructor(pool: pg.Pool, options: DeerflowPostgresSaverOptions = {}) {
     super(pool, options.serde, { schema: PG_SCHEMA });
     this.db = pool;
+    this.url = options.url;
     this.channelMode = options.channelMode ?? "full";
     if (this.channelMode !== "full" && this.channelMode !== "delta") {
       throw new TypeError(`channelMode must be "full" or "delta" (got ${JSON.stringify(this.channelMode)})`);
@@ -67,7 +73,8 @@ export class DeerflowPostgresSaver extends PostgresSaver {
   override setup(): Promise<void> {
     return (this.ready ??= migratePostgres(this.db, () => super.setup()).catch((err: unknown) => {
       this.ready = undefined;
-      throw err;
+      // Our own refusals (a newer or foreign schema) stand; the server's are said as what they mean.
+      throw findDeerflowError(err) ? err : new DatabaseUnavailableError(this.url ?? "postgres://(unnamed)", err);
     }));
   }
 
@@ -101,7 +108,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
     if (threadId === undefined || threadId === null) return undefined;
     await this.setup();
     await this.assertThreadMode(threadId);
-    const tuple = await super.getTuple(config);
+    const tuple = await withRetry(() => super.getTuple(config));
     return tuple && DeerflowPostgresSaver.hideMarker(tuple);
   }
 
@@ -122,7 +129,9 @@ export class DeerflowPostgresSaver extends PostgresSaver {
     if (!threadId) throw new Error(`Missing "thread_id" field in passed "config.configurable".`);
     await this.setup();
     await this.assertThreadMode(threadId);
-    const next = await super.put(config, checkpoint, { ...metadata, [CHANNEL_MODE_METADATA_KEY]: this.channelMode } as CheckpointMetadata, newVersions);
+    // Upserts: a retry after a dropped connection writes the same rows again.
+    const marked = { ...metadata, [CHANNEL_MODE_METADATA_KEY]: this.channelMode } as CheckpointMetadata;
+    const next = await withRetry(() => super.put(config, checkpoint, marked, newVersions));
     this.verifiedThreads.add(threadId);
     return next;
   }
@@ -142,9 +151,11 @@ export class DeerflowPostgresSaver extends PostgresSaver {
         return [threadId, ns, checkpointId, taskId, taskPath ?? "", WRITES_IDX_MAP[channel] ?? idx, channel, type, Buffer.from(bytes)];
       }),
     );
-    await this.transaction(async (client) => {
-      for (const row of rows) await client.query(sql, row);
-    });
+    await withRetry(() =>
+      this.transaction(async (client) => {
+        for (const row of rows) await client.query(sql, row);
+      }),
+    );
   }
 
   override async deleteThread(threadId: string): Promise<void> {
@@ -157,18 +168,20 @@ export class DeerflowPostgresSaver extends PostgresSaver {
 
   async mark(): Promise<RollbackMark> {
     await this.setup();
-    const { rows } = await this.db.query<{ c: string; w: string; b: string }>(
+    const { rows } = await withRetry(() => this.db.query<{ c: string; w: string; b: string }>(
       `SELECT (SELECT COALESCE(MAX(seq), 0) FROM checkpoints) AS c, (SELECT COALESCE(MAX(seq), 0) FROM checkpoint_writes) AS w, (SELECT COALESCE(MAX(seq), 0) FROM checkpoint_blobs) AS b`,
-    );
+    ));
     return { checkpoints: Number(rows[0]!.c), writes: Number(rows[0]!.w), blobs: Number(rows[0]!.b) };
   }
 
   async rollbackTo(threadId: string, mark: RollbackMark): Promise<void> {
-    await this.transaction(async (client) => {
-      await client.query("DELETE FROM checkpoints WHERE thread_id = $1 AND seq > $2", [threadId, mark.checkpoints]);
-      await client.query("DELETE FROM checkpoint_writes WHERE thread_id = $1 AND seq > $2", [threadId, mark.writes]);
-      await client.query("DELETE FROM checkpoint_blobs WHERE thread_id = $1 AND seq > $2", [threadId, mark.blobs]);
-    });
+    await withRetry(() =>
+      this.transaction(async (client) => {
+        await client.query("DELETE FROM checkpoints WHERE thread_id = $1 AND seq > $2", [threadId, mark.checkpoints]);
+        await client.query("DELETE FROM checkpoint_writes WHERE thread_id = $1 AND seq > $2", [threadId, mark.writes]);
+        await client.query("DELETE FROM checkpoint_blobs WHERE thread_id = $1 AND seq > $2", [threadId, mark.blobs]);
+      }),
+    );
   }
 
   async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {

@@ -56,6 +56,19 @@ export const PG_MIGRATIONS: readonly string[] = [
      pid_start TEXT,
      expires_at TIMESTAMPTZ NOT NULL
    );`,
+  // 3: compaction's archive of original messages.
+  `CREATE TABLE IF NOT EXISTS message_archive (
+     thread_id TEXT NOT NULL,
+     seq INTEGER NOT NULL,
+     message_id TEXT NOT NULL,
+     checkpoint_id TEXT,
+     role TEXT NOT NULL,
+     name TEXT,
+     text TEXT NOT NULL,
+     archived_at TEXT NOT NULL,
+     PRIMARY KEY (thread_id, seq),
+     UNIQUE (thread_id, message_id)
+   );`,
 ];
 
 /** A database whose deerflow schema was written by a newer deerflow: refuse rather than guess. */

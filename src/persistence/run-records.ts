@@ -1,10 +1,10 @@
 // Runs and the one-active-run-per-thread lock, in the same SQLite file as the checkpoints so every process sees
 // them. A lock whose process is gone (killed, crashed) is stale and is taken over; a live one refuses the run.
 import { readFileSync } from "node:fs";
-import { hostname } from "node:os";
 import type Database from "better-sqlite3";
 
 import type { RunStatus } from "../vocabulary/statuses.js";
+import { machineName as hostname } from "./machine.js";
 
 export interface RunRecord {
   id: string;

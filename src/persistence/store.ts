@@ -4,10 +4,13 @@
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync, accessSync, constants } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
-import { DataDirError, DatabaseCorruptError, StoreWriteError } from "../errors.js";
+import { DataDirError, DatabaseCorruptError, StoreWriteError, UsageError } from "../errors.js";
 import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { errorChain } from "../vocabulary/error-chain.js";
+import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { type RollbackMark, DeerflowSqliteSaver } from "./sqlite-saver.js";
+import { MessageArchive, type MessageArchiveLike } from "./message-archive.js";
+import { deleteThreadRows } from "./thread-delete.js";
 import { RewindLog } from "./rewind-log.js";
 import { RunRecords } from "./run-records.js";
 import { ThreadIndex } from "./thread-index.js";
@@ -16,13 +19,43 @@ export const DB_FILE = "deerflow.sqlite";
 /** Runs whose rollback could not be written (disk full): one empty file per run id, undone at the next open. */
 const PENDING_ROLLBACK_DIR = "pending-rollback";
 
+type Awaitable<T> = T | Promise<T>;
+/** Each method of `T`, also allowed to answer with a promise (the SQLite classes answer at once, PostgreSQL later). */
+type AwaitableMethods<T> = { [K in keyof T]: T[K] extends (...a: infer A) => infer R ? (...a: A) => Awaitable<Awaited<R>> : T[K] };
+
+export type ThreadStore = AwaitableMethods<Pick<ThreadIndex, "get" | "list" | "latest" | "create" | "update">>;
+export type RunStore = AwaitableMethods<
+  Pick<RunRecords, "acquire" | "release" | "create" | "start" | "setSnapshot" | "rewindable" | "markRewound" | "clearRewound" | "deleteThread" | "finish" | "get" | "forThread" | "reapStale">
+>;
+export type ArchiveStore = MessageArchiveLike;
+
+/** The checkpointer of a store: a guarded LangGraph saver with rollback marks. */
+export type StoreSaver = BaseCheckpointSaver & {
+  readonly channelMode: ChannelMode;
+  mark(): Awaitable<RollbackMark>;
+  rollbackTo(threadId: string, mark: RollbackMark): Awaitable<void>;
+};
+
+/**
+ * Everything deerflow keeps for its threads, behind one interface with two implementations: the SQLite file of a
+ * home (`openSqliteStore`, the default) and a team database (`openPostgresStore`, when `database` is a postgres://
+ * URL). Callers await every method; they never learn which one they have.
+ */
 export interface Store {
+  readonly kind: "sqlite" | "postgres";
+  /** Where it lives, as it may be printed: the file's path, or the URL without its password. */
   path: string;
-  saver: DeerflowSqliteSaver;
-  threads: ThreadIndex;
-  runs: RunRecords;
-  rewinds: RewindLog;
-  close(): void;
+  saver: StoreSaver;
+  threads: ThreadStore;
+  runs: RunStore;
+  archive: ArchiveStore;
+  /** Rewind's archive of undone checkpoint rows (SQLite only for now: undefined on a team database). */
+  rewinds: RewindLog | undefined;
+  /** The SQLite handle, for the few SQLite-only features (rewind); undefined on a team database. */
+  sqlite: Database.Database | undefined;
+  /** `threads rm`: the thread's rows in every table. */
+  deleteThreadRows(threadId: string): Awaitable<Record<string, number>>;
+  close(): Awaitable<void>;
 }
 
 /** The SQLite result code behind an error (`SQLITE_CORRUPT`, `SQLITE_FULL`, …), if any. */
@@ -74,7 +107,23 @@ function quickCheck(db: Database.Database, path: string): void {
   if (problem) throw new DatabaseCorruptError(path, `quick_check: ${problem}`);
 }
 
-export function openStore(home: string, channelMode: ChannelMode): Store {
+/** The SQLite store with its concrete (synchronous) parts, for the SQLite-only features (rewind). */
+export interface SqliteStore extends Store {
+  readonly kind: "sqlite";
+  saver: DeerflowSqliteSaver;
+  threads: ThreadIndex;
+  runs: RunRecords;
+  rewinds: RewindLog;
+  sqlite: Database.Database;
+}
+
+/** `store` as the SQLite store a feature needs, or a one-line refusal naming the feature on a team database. */
+export function sqliteStoreOf(store: Store, feature: string): SqliteStore {
+  if (store.kind === "sqlite") return store as SqliteStore;
+  throw new UsageError(`${feature} is not available on a team database yet (${store.path}).`, "Use it on a home without `database` set.");
+}
+
+export function openSqliteStore(home: string, channelMode: ChannelMode): SqliteStore {
   checkDataDir(home);
   const path = join(home, DB_FILE);
   // A -wal file left behind means the last process did not close the database (killed, crashed, or still open).
@@ -87,7 +136,18 @@ export function openStore(home: string, channelMode: ChannelMode): Store {
     const runs = new RunRecords(saver.db);
     const s = saver;
     const rewinds = new RewindLog(saver.db);
-    const store: Store = { path, saver: s, threads, runs, rewinds, close: () => s.close() };
+    const store: SqliteStore = {
+      kind: "sqlite" as const,
+      path,
+      saver: s,
+      threads,
+      runs,
+      archive: new MessageArchive(s.db),
+      rewinds,
+      sqlite: s.db,
+      deleteThreadRows: (threadId: string) => deleteThreadRows(s.db, threadId),
+      close: () => s.close(),
+    };
     applyPendingRollbacks(home, store);
     // Readers too: `threads` must not show a killed run as running.
     if (runs.staleLocks().length > 0 || threads.list().some((t) => t.status === "running" || t.status === "pending")) runs.reapStale();
@@ -117,7 +177,7 @@ export function notePendingRollback(home: string, runId: string): boolean {
 }
 
 /** Undoes the runs a store failure left half-written: the thread is as before the run, the run is `error`. */
-function applyPendingRollbacks(home: string, store: Store): void {
+function applyPendingRollbacks(home: string, store: { saver: DeerflowSqliteSaver; runs: RunRecords; threads: ThreadIndex }): void {
   const dir = join(home, PENDING_ROLLBACK_DIR);
   if (!existsSync(dir)) return;
   for (const runId of readdirSync(dir)) {

@@ -4,6 +4,7 @@ import type Database from "better-sqlite3";
 
 import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import type { ThreadStatus } from "../vocabulary/statuses.js";
+import { machineName } from "./machine.js";
 
 export interface ThreadRow {
   id: string;
@@ -13,6 +14,8 @@ export interface ThreadRow {
   status: ThreadStatus;
   workspace: string | null;
   mode: ChannelMode;
+  /** The machine the thread last ran on (null: created before hosts were recorded). */
+  host: string | null;
 }
 
 export class ThreadIndex {
@@ -30,6 +33,8 @@ export class ThreadIndex {
       mode TEXT NOT NULL DEFAULT 'full'
     );
     CREATE INDEX IF NOT EXISTS threads_updated ON threads(updated_at DESC);`);
+    const columns = db.prepare("PRAGMA table_info(threads)").all() as { name: string }[];
+    if (!columns.some((c) => c.name === "host")) db.exec("ALTER TABLE threads ADD COLUMN host TEXT");
   }
 
   get(id: string): ThreadRow | undefined {
@@ -48,12 +53,12 @@ export class ThreadIndex {
   create(row: { id: string; workspace?: string | null; mode: "full" | "delta"; title?: string | null }): ThreadRow {
     const now = new Date().toISOString();
     this.db
-      .prepare("INSERT INTO threads (id, title, created_at, updated_at, status, workspace, mode) VALUES (?, ?, ?, ?, 'idle', ?, ?)")
-      .run(row.id, row.title ?? null, now, now, row.workspace ?? null, row.mode);
+      .prepare("INSERT INTO threads (id, title, created_at, updated_at, status, workspace, mode, host) VALUES (?, ?, ?, ?, 'idle', ?, ?, ?)")
+      .run(row.id, row.title ?? null, now, now, row.workspace ?? null, row.mode, machineName());
     return this.get(row.id)!;
   }
 
-  update(id: string, patch: Partial<Pick<ThreadRow, "title" | "status" | "workspace">>): void {
+  update(id: string, patch: Partial<Pick<ThreadRow, "title" | "status" | "workspace" | "host">>): void {
     const sets: string[] = ["updated_at = ?"];
     const args: unknown[] = [new Date().toISOString()];
     for (const [k, v] of Object.entries(patch)) {

@@ -10,7 +10,7 @@ import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } fro
 import { UsageError, findDeerflowError } from "../errors.js";
 import { type ModelChoice, type SavedChoice, saveModelChoice } from "../config/save-model-choice.js";
 import { type DiscoveredServer, discoverLocalServers } from "../model/discover.js";
-import { DB_FILE } from "../persistence/store.js";
+import { DB_FILE, sqliteStoreOf } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 import { type ApprovalDecision, type ApprovalSettings, type EventBroker, eventBroker } from "../sandbox/approvals.js";
@@ -88,6 +88,8 @@ export class ChatSession {
   planMode: boolean;
   /** The thread's active goal (null when none), as of the last run or resume. */
   goal: GoalState | null = null;
+  /** Workspaces of the threads this session has opened (memory's project key needs one without a query). */
+  private readonly workspaces = new Map<string, string>();
   private readonly options: ChatSessionOptions;
   private readonly broker: EventBroker;
   /** Shared with every run: Shift+Tab changes `mode` while a run works. */
@@ -129,7 +131,7 @@ export class ChatSession {
 
   /** The project key of the current thread's workspace (or of the workspace a new thread would bind). */
   memoryProject(): string {
-    const ws = this.threadId ? this.threadRow()?.workspace : this.options.workspace;
+    const ws = this.threadId ? this.workspaces.get(this.threadId) : this.options.workspace;
     return projectKeyOf(ws ?? undefined, this.config.home);
   }
 
@@ -170,7 +172,7 @@ export class ChatSession {
   }
 
   private hasDatabase(): boolean {
-    return existsSync(join(this.config.home, DB_FILE));
+    return this.config.database !== undefined || existsSync(join(this.config.home, DB_FILE));
   }
 
   /** The home's runtime: its store and graphs stay open for the whole session. */
@@ -179,25 +181,28 @@ export class ChatSession {
   }
 
   /** Threads, newest first. */
-  listThreads(): ThreadRow[] {
+  async listThreads(): Promise<ThreadRow[]> {
     if (!this.hasDatabase()) return [];
     return this.runtime.store.threads.list();
   }
 
   /** The current thread's index row (title, status), if it exists yet. */
-  threadRow(): ThreadRow | undefined {
+  async threadRow(): Promise<ThreadRow | undefined> {
     const id = this.threadId;
     if (!id || !this.hasDatabase()) return undefined;
-    return this.runtime.store.threads.get(id);
+    const row = await this.runtime.store.threads.get(id);
+    if (row?.workspace) this.workspaces.set(id, row.workspace);
+    return row;
   }
 
   /** Makes `threadId` (or the latest thread) current and returns it as it was left. */
   async resume(sel: { threadId?: string; latest?: boolean }): Promise<ThreadView> {
     if (!sel.threadId && !this.hasDatabase()) throw new UsageError("There is no thread to continue yet.", "Start one with `deerflow`.");
     if (sel.threadId && !this.hasDatabase()) throw new UsageError(`Thread ${sel.threadId} not found.`, "List threads with /threads or `deerflow threads`.");
-    const opened = openThread(this.runtime.store, { home: this.config.home, mode: this.config.checkpoint.channelMode, threadId: sel.threadId, continueLatest: sel.latest });
+    const opened = await openThread(this.runtime.store, { home: this.config.home, mode: this.config.checkpoint.channelMode, threadId: sel.threadId, continueLatest: sel.latest, readOnly: true });
     const view = await this.runtime.view(opened.threadId, this.model);
     this.threadId = view.thread.id;
+    this.workspaces.set(view.thread.id, opened.paths.workspace_path);
     this.goal = view.goal;
     return view;
   }
@@ -209,14 +214,15 @@ export class ChatSession {
   }
 
   /** The current thread, created now when there is none yet (for `!cmd`); returns its workspace. */
-  private ensureThread(): ThreadPaths {
-    const opened = openThread(this.runtime.store, {
+  private async ensureThread(): Promise<ThreadPaths> {
+    const opened = await openThread(this.runtime.store, {
       home: this.config.home,
       mode: this.config.checkpoint.channelMode,
       threadId: this.threadId,
       workspace: this.threadId ? undefined : this.options.workspace,
     });
     this.threadId = opened.threadId;
+    this.workspaces.set(opened.threadId, opened.paths.workspace_path);
     // A thread's own workspace is made by its first run; `!cmd` may come before any run.
     mkdirSync(opened.paths.workspace_path, { recursive: true });
     return opened.paths;
@@ -280,7 +286,7 @@ export class ChatSession {
 
   private rewindTarget() {
     if (!this.threadId || !this.hasDatabase()) throw new UsageError("This thread has no runs to rewind yet.");
-    return { home: this.config.home, store: this.runtime.store, runtime: this.runtime, threadId: this.threadId };
+    return { home: this.config.home, store: sqliteStoreOf(this.runtime.store, "Rewind"), runtime: this.runtime, threadId: this.threadId };
   }
 
   /** /rewind: the current thread's runs, latest first, with the files each changed. */
@@ -298,15 +304,15 @@ export class ChatSession {
 
   /** /title: names the thread in the index and in its state (so the title middleware leaves it alone). */
   async setTitle(title: string): Promise<void> {
-    this.ensureThread();
+    await this.ensureThread();
     const id = this.threadId!;
     await this.runtime.updateState(id, this.model, { title });
-    this.runtime.store.threads.update(id, { title });
+    await this.runtime.store.threads.update(id, { title });
   }
 
   /** `!cmd`: a shell command in the thread's workspace, as the bash tool runs it (scrubbed env, own group). */
   async shell(command: string, signal: AbortSignal): Promise<ShellOutput> {
-    const paths = this.ensureThread();
+    const paths = await this.ensureThread();
     const cwd = paths.workspace_path;
     const settings = shellSettingsFromConfig(this.config);
     let warning = "";
@@ -320,7 +326,7 @@ export class ChatSession {
 export async function closeChatShell(): Promise<void> {
   closeMemory();
   await Promise.all([closeShellSessions(), closeMcpServers()]);
-  ThreadRuntime.closeAll();
+  await ThreadRuntime.closeAll();
 }
 
 /**

@@ -6,7 +6,6 @@ import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../errors.js";
 import type { Store } from "../persistence/store.js";
-import { deleteThreadRows } from "../persistence/thread-delete.js";
 import { assertSafeThreadId } from "../sandbox/provider.js";
 import type { ThreadRuntime } from "./thread-runtime.js";
 
@@ -26,7 +25,7 @@ export async function deleteThread(home: string, store: Store | undefined, runti
     throw new UsageError((err as Error).message);
   }
   const dir = join(home, "threads", threadId);
-  const row = store?.threads.get(threadId);
+  const row = await store?.threads.get(threadId);
   if (!row || !store || !runtime) {
     // A re-run after a kill between the rows and the directory: finish the job.
     if (existsSync(dir)) {
@@ -36,7 +35,7 @@ export async function deleteThread(home: string, store: Store | undefined, runti
     throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
   }
   return runtime.withThreadLock(threadId, async () => {
-    const counts = deleteThreadRows(store.saver.db, threadId);
+    const counts = await store.deleteThreadRows(threadId);
     const ownWorkspace = join(dir, "workspace");
     const bound = row.workspace && row.workspace !== ownWorkspace ? row.workspace : null;
     // rmSync removes symlinks, never what they point to; a bound workspace lives outside this directory.

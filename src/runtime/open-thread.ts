@@ -8,6 +8,7 @@ import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { DeerflowError, ExitCode, UsageError } from "../errors.js";
 import { CheckpointModeMismatchError } from "../persistence/sqlite-saver.js";
 import type { Store } from "../persistence/store.js";
+import { machineName } from "../persistence/machine.js";
 import { LocalSandboxProvider } from "../sandbox/local-provider.js";
 import { type ThreadPaths, assertSafeThreadId } from "../sandbox/provider.js";
 
@@ -20,6 +21,8 @@ export interface OpenThreadRequest {
   workspace?: string;
   /** Host files to copy into the thread's uploads/. */
   uploads?: string[];
+  /** Only to inspect it (resume's view): a thread whose workspace is on another machine may be opened. */
+  readOnly?: boolean;
 }
 
 export interface OpenedThread {
@@ -39,11 +42,11 @@ function realDir(dir: string, what: string): string {
   return realpathSync(dir);
 }
 
-export function openThread(store: Store, req: OpenThreadRequest): OpenedThread {
+export async function openThread(store: Store, req: OpenThreadRequest): Promise<OpenedThread> {
   const provider = new LocalSandboxProvider(req.home);
   let threadId = req.threadId;
   if (req.continueLatest && !threadId) {
-    const latest = store.threads.latest();
+    const latest = await store.threads.latest();
     if (!latest) throw new UsageError("There is no thread to continue yet.", 'Start one with `deerflow run "…"`.');
     threadId = latest.id;
   }
@@ -56,11 +59,16 @@ export function openThread(store: Store, req: OpenThreadRequest): OpenedThread {
     } catch (err) {
       throw new UsageError((err as Error).message);
     }
-    const row = store.threads.get(threadId);
+    const row = await store.threads.get(threadId);
     if (!row) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
     if (row.mode !== req.mode) throw new CheckpointModeMismatchError(threadId, row.mode, req.mode);
     const own = provider.pathsFor(threadId);
     const bound = row.workspace ?? own.workspace_path;
+    if (req.readOnly) return { threadId, isNew: false, paths: { ...own, workspace_path: bound }, uploaded: [] };
+    if (row.host && row.host !== machineName() && !existsSync(bound)) {
+      // Its files are on that machine: running here would start over in an empty directory.
+      throw new UsageError(`Thread ${threadId} last ran on ${row.host}; its workspace ${bound} is there, not on this machine (${machineName()}).`, `Continue it on ${row.host}; here you can inspect it with \`deerflow threads show ${threadId}\`.`);
+    }
     if (req.workspace && realDir(req.workspace, "The workspace") !== bound) {
       throw new UsageError(`Thread ${threadId} works in ${bound}.`, "Drop --workspace to continue it there, or start a new thread for the other directory.");
     }
@@ -77,7 +85,7 @@ export function openThread(store: Store, req: OpenThreadRequest): OpenedThread {
     isNew = true;
     const own = provider.pathsFor(threadId);
     paths = req.workspace ? { ...own, workspace_path: realDir(req.workspace, "The workspace") } : own;
-    store.threads.create({ id: threadId, mode: req.mode, workspace: paths.workspace_path });
+    await store.threads.create({ id: threadId, mode: req.mode, workspace: paths.workspace_path });
   }
 
   const uploaded: string[] = [];

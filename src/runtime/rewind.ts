@@ -9,7 +9,7 @@ import { DeerflowError, ExitCode, UsageError, findDeerflowError } from "../error
 import type { RewindRow, RewindScope } from "../persistence/rewind-log.js";
 import type { RollbackMark } from "../persistence/sqlite-saver.js";
 import type { RunRecord } from "../persistence/run-records.js";
-import type { Store } from "../persistence/store.js";
+import type { SqliteStore } from "../persistence/store.js";
 import type { ThreadStatus } from "../vocabulary/statuses.js";
 import { gitAvailable } from "../snapshots/git.js";
 import { type RestoreResult, ShadowRepo, rewoundRef } from "../snapshots/shadow-repo.js";
@@ -53,7 +53,7 @@ export interface UndoOutcome {
 
 interface Target {
   home: string;
-  store: Store;
+  store: SqliteStore;
   runtime: ThreadRuntime;
   threadId: string;
 }

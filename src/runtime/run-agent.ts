@@ -15,7 +15,7 @@ import { type ApprovalSettings, headlessBroker } from "../sandbox/approvals.js";
 import { loadSubagentRegistry } from "../subagents/registry.js";
 import { SubagentRuntime } from "../subagents/runtime.js";
 import { createTaskTool } from "../subagents/task-tool.js";
-import { MessageArchive } from "../persistence/message-archive.js";
+import type { ArchiveStore } from "../persistence/store.js";
 import { DEFAULT_CONTEXT_WINDOW, type SummarizationOptions } from "../middleware/summarization.js";
 import type { RunEventListener, TokenUsage } from "./events.js";
 import { skillCatalogFor } from "../skills/catalog.js";
@@ -72,11 +72,10 @@ export function runAgentKey(spec: RunAgentSpec, approval: ApprovalSettings): str
  * Compaction for this model: only with a configured contextWindow (a guessed window is either too large to help or
  * so small it summarizes constantly), unless `compaction.enabled` is false. Originals go to the store's archive.
  */
-export function compactionOf(spec: Pick<RunAgentSpec, "config" | "model">, checkpointer: BaseCheckpointSaver, explicit = false): SummarizationOptions | undefined {
+export function compactionOf(spec: Pick<RunAgentSpec, "config" | "model">, archive: ArchiveStore | undefined, explicit = false): SummarizationOptions | undefined {
   const { compaction } = spec.config;
-  const db = (checkpointer as { db?: ConstructorParameters<typeof MessageArchive>[0] }).db;
   // `/compact` asks for it explicitly: then a model without a window still compacts (the window only sizes what stays).
-  if (!db || (!explicit && (!compaction.enabled || !spec.model.contextWindow))) return undefined;
+  if (!archive || (!explicit && (!compaction.enabled || !spec.model.contextWindow))) return undefined;
   const window = spec.model.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   return {
     contextWindow: window,
@@ -84,7 +83,7 @@ export function compactionOf(spec: Pick<RunAgentSpec, "config" | "model">, check
     // Asked for, it keeps less (a tenth of the window) unless configured: the user wants room now.
     keepRecentTokens: compaction.keepRecentTokens ?? (explicit ? Math.floor(window * 0.1) : undefined),
     reserveTokens: Math.min(Math.floor(window * 0.15), (spec.model.maxTokens ?? 2048) + 2048),
-    archive: new MessageArchive(db),
+    archive,
     piiRedaction: spec.config.piiRedaction,
     onCompacted: (info) => {
       const run = currentRun.getStore();
@@ -99,10 +98,11 @@ export function compactionOf(spec: Pick<RunAgentSpec, "config" | "model">, check
   };
 }
 
-export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettings, checkpointer: BaseCheckpointSaver, paths?: ThreadPaths): Promise<LeadAgent> {
+export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettings, store: { saver: BaseCheckpointSaver; archive?: ArchiveStore }, paths?: ThreadPaths): Promise<LeadAgent> {
   const { config } = spec;
+  const checkpointer = store.saver;
   const mcp = await mcpOf(config, paths);
-  const compaction = compactionOf(spec, checkpointer);
+  const compaction = compactionOf(spec, store.archive);
   const model = createChatModel(spec.model);
   // Subagents share one capacity per process; they work in this thread's sandbox under the same approval rules.
   const taskTool = createTaskTool({

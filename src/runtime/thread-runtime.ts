@@ -8,7 +8,10 @@ import { createHash } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
 import { DatabaseCorruptError, DeerflowError, ExitCode, RunStoppedError, StoreWriteError, type StoreWriteOutcome, UsageError, findDeerflowError, formatErrorLine, runStatusOf } from "../errors.js";
-import { type Store, isCorruption, isStoreWriteFailure, notePendingRollback, openStore, sqliteCode } from "../persistence/store.js";
+import { type Store, isCorruption, isStoreWriteFailure, notePendingRollback, sqliteCode } from "../persistence/store.js";
+import { openStore } from "../persistence/open-store.js";
+import { DatabaseUnavailableError, isConnectionFault } from "../persistence/postgres-connection.js";
+import { machineName } from "../persistence/machine.js";
 import type { RollbackMark } from "../persistence/sqlite-saver.js";
 import { runConfigurable } from "../vocabulary/configurable.js";
 import { findInChain } from "../vocabulary/error-chain.js";
@@ -53,21 +56,22 @@ export class ThreadRuntime {
 
   /** The runtime of `config.home` in this process (opened on first use). */
   static for(config: ResolvedConfig): ThreadRuntime {
-    const key = `${config.home}\0${config.checkpoint.channelMode}`;
+    const key = `${config.home}\0${config.checkpoint.channelMode}\0${config.database ?? ""}`;
     let rt = runtimes.get(key);
     if (!rt) runtimes.set(key, (rt = new ThreadRuntime(config)));
     return rt;
   }
 
   /** Closes every runtime of this process (the CLI's exit, tests). */
-  static closeAll(): void {
-    for (const rt of runtimes.values()) rt.store.close();
+  static async closeAll(): Promise<void> {
+    const stores = [...runtimes.values()].map((rt) => rt.store);
     runtimes.clear();
+    await Promise.all(stores.map((s) => Promise.resolve(s.close()).catch(() => {})));
   }
 
   private constructor(config: ResolvedConfig) {
     this.config = config;
-    this.store = openStore(config.home, config.checkpoint.channelMode);
+    this.store = openStore({ home: config.home, channelMode: config.checkpoint.channelMode, database: config.database });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -86,11 +90,11 @@ export class ThreadRuntime {
   async updateState(threadId: string, model: ResolvedModel, update: Record<string, unknown>): Promise<void> {
     try {
       const lockId = newId("state-");
-      this.lock(threadId, lockId);
+      await this.lock(threadId, lockId);
       try {
         await this.stateGraph(model).graph.updateState({ configurable: { thread_id: threadId } }, update as never);
       } finally {
-        this.release(threadId, lockId);
+        await this.release(threadId, lockId);
       }
     } catch (err) {
       throw this.typedStoreError(err, "nothing-changed");
@@ -99,7 +103,7 @@ export class ThreadRuntime {
 
   /** `/compact [focus]`: summarize and archive the older turns now. Null when there is nothing old enough to compact. */
   async compact(threadId: string, model: ResolvedModel, focus?: string): Promise<CompactionInfo | null> {
-    const opts = compactionOf({ config: this.config, model }, this.store.saver, true)!;
+    const opts = compactionOf({ config: this.config, model }, this.store.archive, true)!;
     const values = (await this.readState(threadId, model)) as Record<string, unknown>;
     const done = await compactMessages(
       { ...opts, model: createChatModel(model, { streaming: false }), onCompacted: undefined },
@@ -119,7 +123,7 @@ export class ThreadRuntime {
   }
 
   async view(threadId: string, model: ResolvedModel): Promise<ThreadView> {
-    const thread = this.store.threads.get(threadId);
+    const thread = await this.store.threads.get(threadId);
     if (!thread) throw new DeerflowError(`Thread ${threadId} not found.`, { exitCode: ExitCode.usage, hint: "List threads with `deerflow threads`." });
     return threadViewOf(thread, await this.readState(threadId, model));
   }
@@ -139,53 +143,56 @@ export class ThreadRuntime {
   /** A store fault as the user should read it: the file's path and what to do (other errors pass through). */
   private typedStoreError(err: unknown, outcome: StoreWriteOutcome): unknown {
     if (findDeerflowError(err)) return err;
+    if (this.config.database && isConnectionFault(err)) return new DatabaseUnavailableError(this.config.database, err);
     if (isCorruption(err)) return new DatabaseCorruptError(this.store.path, (err as Error).message);
     if (isStoreWriteFailure(err)) return new StoreWriteError(this.store.path, (err as Error).message, outcome, sqliteCode(err)?.startsWith("SQLITE_READONLY"));
     return err;
   }
 
   /** Drops the thread's lock. If even that cannot be written, the lock names a process that is about to be gone: the next open reaps it. */
-  private release(threadId: string, lockId: string): void {
+  private async release(threadId: string, lockId: string): Promise<void> {
     try {
-      this.store.runs.release(threadId, lockId);
+      await this.store.runs.release(threadId, lockId);
     } catch (err) {
-      if (!isStoreWriteFailure(err)) throw err;
+      // A team database that is gone: the lease expires on its own and the next run takes the thread over.
+      if (!isStoreWriteFailure(err) && !isConnectionFault(err)) throw err;
     }
   }
 
   private async runOnce(req: RunRequest): Promise<RunResult> {
     const emit = req.onEvent ?? (() => {});
-    const opened = openThread(this.store, { home: this.config.home, mode: this.config.checkpoint.channelMode, threadId: req.threadId, continueLatest: req.continueLatest, workspace: req.workspace, uploads: req.uploads });
+    const opened = await openThread(this.store, { home: this.config.home, mode: this.config.checkpoint.channelMode, threadId: req.threadId, continueLatest: req.continueLatest, workspace: req.workspace, uploads: req.uploads });
     const repeat = await this.appliedInput(opened, req);
     if (repeat) return repeat;
     const runId = newId("run-");
     const usage = emptyUsage();
     const input = inputLine(req.prompt);
-    const mark = this.begin(opened.threadId, runId, input);
+    const mark = await this.begin(opened.threadId, runId, input);
     let settled = false;
     try {
       emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew });
       await this.snapshotFiles(opened, runId, input, emit);
       const result = await withRunContext(runId, emit, () => this.execute(req, opened, runId, usage), usage);
-      this.settleSuccess(result);
+      await this.settleSuccess(result);
       settled = true;
       emit({ type: "run.completed", thread_id: result.thread_id, run_id: runId, status: result.status, stop_reason: result.stop_reason, final_text: result.final_text, usage: result.usage, thread_usage: result.thread_usage });
       return result;
     } catch (err) {
       settled = true;
-      throw this.settleFailure(opened.threadId, runId, mark, err, usage, req);
+      throw await this.settleFailure(opened.threadId, runId, mark, err, usage, req);
     } finally {
-      if (!settled) this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage, req);
-      this.release(opened.threadId, runId);
+      if (!settled) await this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage, req);
+      await this.release(opened.threadId, runId);
     }
   }
 
   /** Takes the thread's lock; a live holder refuses the caller. */
-  private lock(threadId: string, lockId: string): void {
-    const lock = this.store.runs.acquire(threadId, lockId);
+  private async lock(threadId: string, lockId: string): Promise<void> {
+    const lock = await this.store.runs.acquire(threadId, lockId);
     if (lock.ok) return;
     const h = lock.holder;
-    throw new DeerflowError(`Thread ${threadId} is busy: run ${h.run_id} (pid ${h.pid}) has been working on it since ${h.started_at}.`, {
+    const where = h.host === machineName() ? `pid ${h.pid}` : `pid ${h.pid} on ${h.host}`;
+    throw new DeerflowError(`Thread ${threadId} is busy: run ${h.run_id} (${where}) has been working on it since ${h.started_at}.`, {
       exitCode: ExitCode.runtime,
       hint: "Wait for it to finish, or start another thread.",
     });
@@ -194,7 +201,7 @@ export class ThreadRuntime {
   /** The workspace's files before the run, for rewind (recorded with the run; a failure only warns). */
   private async snapshotFiles(opened: OpenedThread, runId: string, input: string | null, emit: (e: RunEvent) => void): Promise<void> {
     const snap = await snapshotBeforeRun(this.config.home, opened.threadId, opened.paths.workspace_path, runId, input);
-    if (snap.commit) this.store.runs.setSnapshot(runId, snap.commit);
+    if (snap.commit) await this.store.runs.setSnapshot(runId, snap.commit);
     if (snap.warning) emit({ type: "snapshot.warning", run_id: runId, message: snap.warning });
   }
 
@@ -204,62 +211,62 @@ export class ThreadRuntime {
    */
   async withThreadLock<T>(threadId: string, work: () => Promise<T>): Promise<T> {
     const lockId = newId("lock-");
-    this.lock(threadId, lockId);
+    await this.lock(threadId, lockId);
     try {
       return await work();
     } finally {
-      this.release(threadId, lockId);
+      await this.release(threadId, lockId);
     }
   }
 
   /** pending → (lock) → running. Returns the mark a failure rolls back to. */
-  private begin(threadId: string, runId: string, input: string | null): RollbackMark {
+  private async begin(threadId: string, runId: string, input: string | null): Promise<RollbackMark> {
     const { runs, threads, saver } = this.store;
-    runs.create(runId, threadId);
+    await runs.create(runId, threadId);
     try {
-      this.lock(threadId, runId);
+      await this.lock(threadId, runId);
     } catch (err) {
-      runs.finish(runId, { status: "error", stop_reason: "error", error: formatErrorLine(err) });
+      await runs.finish(runId, { status: "error", stop_reason: "error", error: formatErrorLine(err) });
       throw err;
     }
     // Everything this run stores comes after this mark.
-    const mark = saver.mark();
-    runs.start(runId, mark, input);
-    threads.update(threadId, { status: "running" });
+    const mark = await saver.mark();
+    await runs.start(runId, mark, input);
+    await threads.update(threadId, { status: "running", host: machineName() });
     return mark;
   }
 
-  private settleSuccess(r: RunResult): void {
-    this.store.threads.update(r.thread_id, { status: r.clarification ? "input_required" : "success", title: r.title });
-    this.store.runs.finish(r.run_id, { status: "success", stop_reason: r.stop_reason, input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens });
+  private async settleSuccess(r: RunResult): Promise<void> {
+    await this.store.threads.update(r.thread_id, { status: r.clarification ? "input_required" : "success", title: r.title });
+    await this.store.runs.finish(r.run_id, { status: "success", stop_reason: r.stop_reason, input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens });
   }
 
   /** Records how the run ended and returns the error the caller sees (typed, one line). */
-  private settleFailure(threadId: string, runId: string, mark: RollbackMark, err: unknown, usage: TokenUsage, req: RunRequest): unknown {
+  private async settleFailure(threadId: string, runId: string, mark: RollbackMark, err: unknown, usage: TokenUsage, req: RunRequest): Promise<unknown> {
     const stopped = this.stoppedError(err, runId, threadId, req);
     const status = stopped ? stopped.status : runStatusOf(err);
     const tokens = { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens };
     if (stopped || status !== "error") {
       // Interrupted or timed-out work is kept (the user may want it); DanglingToolCall mends a cut tool call next run.
       try {
-        this.store.runs.finish(runId, { status, stop_reason: status, ...tokens });
-        this.store.threads.update(threadId, { status });
+        await this.store.runs.finish(runId, { status, stop_reason: status, ...tokens });
+        await this.store.threads.update(threadId, { status });
       } catch (storeErr) {
         // Not recorded: the next open sees a dead process's run and marks it interrupted, which is what it was.
-        if (!isStoreWriteFailure(storeErr)) throw storeErr;
+        if (!isStoreWriteFailure(storeErr) && !isConnectionFault(storeErr)) throw storeErr;
       }
       return stopped ?? err;
     }
     const typed = isCorruption(err) ? new DatabaseCorruptError(this.store.path, (err as Error).message) : isStepLimit(err) ? stepLimitError(threadId) : err;
     try {
       // A failed run leaves the thread exactly as after the last good run.
-      this.store.saver.rollbackTo(threadId, mark);
-      this.store.runs.finish(runId, { status: "error", stop_reason: "error", error: formatErrorLine(typed), ...tokens });
-      this.store.threads.update(threadId, { status: "error" });
-      return isStoreWriteFailure(err) ? this.typedStoreError(err, "rolled-back") : typed;
+      await this.store.saver.rollbackTo(threadId, mark);
+      await this.store.runs.finish(runId, { status: "error", stop_reason: "error", error: formatErrorLine(typed), ...tokens });
+      await this.store.threads.update(threadId, { status: "error" });
+      return isStoreWriteFailure(err) || isConnectionFault(err) ? this.typedStoreError(err, "rolled-back") : typed;
     } catch (storeErr) {
       if (isCorruption(storeErr)) return new DatabaseCorruptError(this.store.path, (storeErr as Error).message);
-      if (!isStoreWriteFailure(storeErr)) throw storeErr;
+      if (!isStoreWriteFailure(storeErr) && !isConnectionFault(storeErr)) throw storeErr;
       // The store cannot take even the rollback (disk still full): remember it outside SQLite, undo at next open.
       notePendingRollback(this.config.home, runId);
       return this.typedStoreError(isStoreWriteFailure(err) ? err : storeErr, "rollback-pending");
@@ -282,7 +289,7 @@ export class ThreadRuntime {
     const key = runAgentKey(spec, approval);
     let agent = this.runAgents.get(key);
     if (!agent) {
-      agent = buildRunAgent(spec, approval, this.store.saver, paths);
+      agent = buildRunAgent(spec, approval, { saver: this.store.saver, archive: this.store.archive }, paths);
       this.runAgents.set(key, agent);
       // A setup failure (a malformed agents/*.md) is not cached: the next run reads the files again.
       agent.catch(() => this.runAgents.delete(key));

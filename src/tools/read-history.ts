@@ -27,10 +27,10 @@ export function createReadHistoryTool(archive: MessageArchiveLike) {
   return tool(
     async ({ from, to, search }, runtime) => {
       const threadId = readRunConfigurable((runtime as { configurable?: Record<string, unknown> } | undefined)?.configurable).threadId ?? "ephemeral";
-      const total = archive.count(threadId);
+      const total = await archive.count(threadId);
       if (total === 0) return "Nothing is archived in this thread yet: the whole conversation is still in context.";
       if (search !== undefined && search.trim() !== "") {
-        const rows = archive.search(threadId, search.trim(), MAX_MESSAGES);
+        const rows = await archive.search(threadId, search.trim(), MAX_MESSAGES);
         if (rows.length === 0) return `No archived message matches "${search}" (${total} archived).`;
         return `${rows.length} archived message(s) match "${search}" (of ${total}):\n\n${format(rows, READ_HISTORY_MAX_CHARS)}`;
       }
@@ -38,7 +38,7 @@ export function createReadHistoryTool(archive: MessageArchiveLike) {
       const start = Math.max(1, from ?? Math.max(1, total - 4));
       const end = Math.min(total, to ?? start + 4, start + MAX_MESSAGES - 1);
       if (start > total) throw new Error(`The archive holds messages #1–#${total}; #${start} does not exist.`);
-      const rows = archive.range(threadId, start, end);
+      const rows = await archive.range(threadId, start, end);
       return `Archived messages #${start}–#${end} of ${total}:\n\n${format(rows, READ_HISTORY_MAX_CHARS)}`;
     },
     {

@@ -259,12 +259,13 @@ export class ChatController {
   }
 
   private refreshTitle(): void {
-    try {
-      const row = this.session?.threadRow();
-      if (row) this.dispatch({ type: "ui.status", status: { threadId: row.id, title: row.title ?? undefined } });
-    } catch {
-      // The title is decoration: a locked or busy database must not disturb the chat.
-    }
+    // The title is decoration: a locked, busy or unreachable database must not disturb the chat.
+    void this.session
+      ?.threadRow()
+      .then((row) => {
+        if (row) this.dispatch({ type: "ui.status", status: { threadId: row.id, title: row.title ?? undefined } });
+      })
+      .catch(() => {});
   }
 
   /** Esc: cancel the running request (the thread keeps what was done). */
@@ -462,7 +463,10 @@ export class ChatController {
         return;
       }
       case "threads":
-        this.dispatch({ type: "ui.item", item: { kind: "threads", threads: s.listThreads().slice(0, 30), current: s.threadId } });
+        void s
+          .listThreads()
+          .then((threads) => this.dispatch({ type: "ui.item", item: { kind: "threads", threads: threads.slice(0, 30), current: s.threadId } }))
+          .catch((err: unknown) => this.notice("error", formatErrorLine(err)));
         return;
       case "mcp":
         this.notice("info", mcpListing(s.mcpServers()));

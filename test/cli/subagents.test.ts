@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fakeModel } from "langchain";
 import { describe, expect, it } from "vitest";
 import { createLeadAgent } from "../../src/agent/lead-agent.js";
-import { openStore } from "../../src/persistence/store.js";
+import { openSqliteStore as openStore } from "../../src/persistence/store.js";
 import { headlessBroker } from "../../src/sandbox/approvals.js";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";

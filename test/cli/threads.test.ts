@@ -54,7 +54,7 @@ describe("deerflow threads", () => {
     expect(e2e.server.requests).toHaveLength(0);
   });
 
-  it("after two runs, --json lists both newest first with id, title, times, status, workspace and mode", async () => {
+  it("after two runs, --json lists both newest first with id, title, times, status, workspace, mode and host", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "first answer" }, { content: "second answer" });
     const first = await run(sb, ["first question"]);
@@ -65,7 +65,7 @@ describe("deerflow threads", () => {
     const rows = await threadsJson(sb);
     expect(rows.map((t) => t.id)).toEqual([second.thread_id, first.thread_id]);
     for (const row of rows) {
-      expect(Object.keys(row).sort()).toEqual(["created_at", "id", "mode", "status", "title", "updated_at", "workspace"]);
+      expect(Object.keys(row).sort()).toEqual(["created_at", "host", "id", "mode", "status", "title", "updated_at", "workspace"]);
       expect(row).toMatchObject({ status: "success", mode: "full" });
       expect(row.created_at).toMatch(ISO);
       expect(row.updated_at).toMatch(ISO);

@@ -133,12 +133,13 @@ describe("a hostile model's edits in ask mode", () => {
     expect(all).toMatch(/✗ write_file \.\.\/\.\.\/\.\.\/\.\.\/etc\/deerflow-pwned .*SandboxPat/);
     expect(toolResult(e2e.server.requests[1]!, "o1")).toContain("outside the thread's directories");
     expect(t.screen()).not.toContain("pwned-title");
-    expect(t.screen()).toMatch(/\+line one/);
+    // The two calls run in parallel: either prompt may come first.
     await t.type("2");
     await t.waitFor("All written.");
     await t.waitForGone(/Create this file\?/);
     expect(t.scrollback().match(/Allowed edits for this thread/g)).toHaveLength(1);
     expect(t.scrollback()).toMatch(/binary, 0 → 11 bytes/);
+    expect(t.scrollback()).toMatch(/^\s+\+line one$/m);
     // The file holds exactly what the model wrote; the screen showed it cleaned.
     expect(readFileSync(join(repo, "evil.txt"), "utf8")).toBe(evil);
     expect(readFileSync(join(repo, "blob.bin")).length).toBe(11);

@@ -1,12 +1,14 @@
 // The official checkpoint-validation suite against DeerflowPostgresSaver on a real PostgreSQL server: one throwaway
 // database per checkpointer instance, in both channel modes (the same suite the SQLite saver passes).
 import { deltaChannelHistoryTests, validate } from "@langchain/langgraph-checkpoint-validation";
-import { describe, it } from "vitest";
+import { describe, it, vi } from "vitest";
 import { DeerflowPostgresSaver } from "../../src/persistence/postgres-saver.js";
 import { openPool } from "../../src/persistence/postgres-connection.js";
 import type { ChannelMode } from "../../src/vocabulary/checkpoint-modes.js";
 import { createTestDatabase, pgSkip } from "../support/postgres.js";
 
+// Each checkpointer gets its own database: CREATE DATABASE on a loaded machine can take longer than the default hook limit.
+vi.setConfig({ hookTimeout: 180_000, testTimeout: 180_000 });
 if (pgSkip) console.warn(`postgres-validation skipped: ${pgSkip}`);
 
 function initializer(channelMode: ChannelMode) {

@@ -61,8 +61,8 @@ describe("ChatSession.send", () => {
     expect(streamed.length).toBeGreaterThan(1);
     expect(streamed.join("")).toBe("Hello from the model");
     expect(events.find((e) => e.type === "message.completed")).toMatchObject({ text: "Hello from the model" });
-    expect(s.listThreads()).toMatchObject([{ id: r.result.thread_id, status: "success", title: "Test thread title" }]);
-    expect(s.threadRow()?.id).toBe(r.result.thread_id);
+    expect(await s.listThreads()).toMatchObject([{ id: r.result.thread_id, status: "success", title: "Test thread title" }]);
+    expect((await s.threadRow())?.id).toBe(r.result.thread_id);
   });
 
   it("a second send continues the same thread: the request carries both user messages", async () => {
@@ -74,7 +74,7 @@ describe("ChatSession.send", () => {
     expect(server.requests).toHaveLength(2);
     expect(userTexts(server.requests[1]!)).toEqual(["first question", "second question"]);
     expect(bodyText(server.requests[1]!)).toContain("First answer");
-    expect(s.listThreads()).toHaveLength(1);
+    expect(await s.listThreads()).toHaveLength(1);
   });
 
   it("@path in a message attaches the file (resolved from the chat's cwd): copied to uploads and listed for the model", async () => {
@@ -239,11 +239,11 @@ describe("ChatSession cancel", () => {
     expect(err!.exitCode).toBe(130);
     expect(err!.message).toMatch(/was interrupted/);
     expect(s.threadId).toBe(threadId);
-    expect(s.listThreads()).toMatchObject([{ id: threadId, status: "interrupted" }]);
+    expect(await s.listThreads()).toMatchObject([{ id: threadId, status: "interrupted" }]);
 
     const r = await s.send({ prompt: "three" }, () => {}, signal());
     expect(r.result).toMatchObject({ thread_id: threadId, status: "success", final_text: "After the interruption." });
-    expect(s.listThreads()).toMatchObject([{ id: threadId, status: "success" }]);
+    expect(await s.listThreads()).toMatchObject([{ id: threadId, status: "success" }]);
     expect(userTexts(server.requests[2]!)).toEqual(expect.arrayContaining(["one", "three"]));
   });
 });
@@ -314,18 +314,18 @@ describe("ChatSession.resume", () => {
 describe("ChatSession.shell (!cmd)", () => {
   it("runs in the thread's workspace, creating the thread when there is none", async () => {
     const s = session();
-    expect(s.listThreads()).toEqual([]);
+    expect(await s.listThreads()).toEqual([]);
     const out = await s.shell("echo hi", signal());
     expect(out).toMatchObject({ command: "echo hi", output: "hi", exitCode: 0 });
     expect(out.stoppedBy).toBeUndefined();
     expect(s.threadId).toBeDefined();
-    const [row] = s.listThreads();
+    const [row] = await s.listThreads();
     expect(row).toMatchObject({ id: s.threadId });
     expect(out.cwd).toBe(row!.workspace);
     expect(out.cwd.startsWith(home)).toBe(true);
     const pwd = await s.shell("pwd", signal());
     expect(pwd.output).toBe(out.cwd);
-    expect(s.listThreads()).toHaveLength(1);
+    expect(await s.listThreads()).toHaveLength(1);
     // A failing command reports its exit code; secrets are not in its environment.
     const bad = await s.shell("echo oops >&2; echo ${OPENAI_API_KEY:-no-key}; exit 3", signal());
     expect(bad.exitCode).toBe(3);
@@ -340,7 +340,7 @@ describe("ChatSession.shell (!cmd)", () => {
     await s.send({ prompt: "write a note" }, (e) => e.type === "approval.requested" && s.respondApproval(e.id, "allow_once"), signal());
     const out = await s.shell("cat note.txt", signal());
     expect(out.output).toBe("from the agent");
-    expect(s.listThreads()).toHaveLength(1);
+    expect(await s.listThreads()).toHaveLength(1);
   });
 
   it("an aborted `sleep 30` stops quickly", async () => {
@@ -359,10 +359,10 @@ describe("ChatSession.setTitle", () => {
     const s = session();
     await s.setTitle("My own title");
     expect(s.threadId).toBeDefined();
-    expect(s.listThreads()).toMatchObject([{ id: s.threadId, title: "My own title" }]);
+    expect(await s.listThreads()).toMatchObject([{ id: s.threadId, title: "My own title" }]);
     script([{ content: "Answer." }]);
     await s.send({ prompt: "hello" }, () => {}, signal());
-    expect(s.listThreads()).toMatchObject([{ id: s.threadId, title: "My own title" }]);
+    expect(await s.listThreads()).toMatchObject([{ id: s.threadId, title: "My own title" }]);
     expect(server.titleRequests).toHaveLength(0);
   });
 
@@ -370,11 +370,11 @@ describe("ChatSession.setTitle", () => {
     script([{ content: "one" }, { content: "two" }]);
     const s = session();
     await s.send({ prompt: "hello" }, () => {}, signal());
-    expect(s.threadRow()?.title).toBe("Test thread title");
+    expect((await s.threadRow())?.title).toBe("Test thread title");
     await s.setTitle("Renamed");
-    expect(s.threadRow()?.title).toBe("Renamed");
+    expect((await s.threadRow())?.title).toBe("Renamed");
     await s.send({ prompt: "again" }, () => {}, signal());
-    expect(s.threadRow()?.title).toBe("Renamed");
+    expect((await s.threadRow())?.title).toBe("Renamed");
     expect((await session().resume({ threadId: s.threadId! })).thread.title).toBe("Renamed");
   });
 });

@@ -191,7 +191,7 @@ describe("ChatController turns", () => {
     expect(h.state().hint).toBeUndefined();
     expect(h.ctl.cancel()).toBe(false);
     const threadId = h.ctl.threadId!;
-    expect(h.session().listThreads()).toMatchObject([{ id: threadId, status: "interrupted" }]);
+    expect(await h.session().listThreads()).toMatchObject([{ id: threadId, status: "interrupted" }]);
 
     // The thread goes on.
     await turn(h, "go on");
@@ -208,7 +208,7 @@ describe("ChatController turns", () => {
     expect(h.exits).toEqual([undefined]);
     expect(h.ctl.busy).toBe(false);
     expect(h.notices("warning").at(-1)).toMatch(/^Interrupted/);
-    expect(h.session().listThreads()[0]?.status).toBe("interrupted");
+    expect((await h.session().listThreads())[0]?.status).toBe("interrupted");
     // A second exit does nothing more.
     await h.ctl.exit();
     expect(h.exits).toHaveLength(1);
@@ -267,10 +267,13 @@ describe("ChatController slash commands", () => {
   it("/threads lists the saved threads with the current one", async () => {
     script([{ content: "one" }]);
     const h = await started();
+    // The list is read from the store (a team database answers later): it arrives as an event.
     h.ctl.submit("/threads");
+    await until(() => h.items("threads").length === 1);
     expect(h.items("threads")).toMatchObject([{ threads: [] }]);
     await turn(h, "hello");
     h.ctl.submit("/threads");
+    await until(() => h.items("threads").length === 2);
     const lists = h.items("threads");
     expect(lists).toHaveLength(2);
     expect(lists[1]).toMatchObject({ current: h.ctl.threadId, threads: [{ id: h.ctl.threadId, title: "Test thread title", status: "success" }] });
@@ -321,7 +324,7 @@ describe("ChatController slash commands", () => {
     expect(h.state().status).toMatchObject({ title: "Refactor the parser", threadId: h.ctl.threadId });
     expect(h.ctl.threadId).toBeDefined();
     expect(h.notices("info").at(-1)).toBe("Title: Refactor the parser");
-    expect(h.session().threadRow()?.title).toBe("Refactor the parser");
+    expect((await h.session().threadRow())?.title).toBe("Refactor the parser");
     // A turn afterwards keeps it.
     script([{ content: "ok" }]);
     await turn(h, "hello");
@@ -347,7 +350,7 @@ describe("ChatController slash commands", () => {
     expect(h.ctl.threadId).toBeDefined();
     expect(h.ctl.threadId).not.toBe(first);
     expect(userTexts(server.requests[1]!)).toEqual(["two"]);
-    expect(h.session().listThreads()).toHaveLength(2);
+    expect(await h.session().listThreads()).toHaveLength(2);
   });
 
   it("/resume <id> switches back to an earlier thread and shows its conversation", async () => {
@@ -422,7 +425,7 @@ describe("ChatController !cmd", () => {
     expect(shell).toMatchObject({ command: "echo hi", output: "hi", exitCode: 0 });
     expect(h.ctl.threadId).toBeDefined();
     expect(h.state().status.threadId).toBe(h.ctl.threadId);
-    expect(shell!.cwd).toBe(h.session().listThreads()[0]!.workspace);
+    expect(shell!.cwd).toBe((await h.session().listThreads())[0]!.workspace);
 
     h.ctl.submit("!");
     expect(h.notices("info").at(-1)).toMatch(/^Type a command after !/);

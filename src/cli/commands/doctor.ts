@@ -106,6 +106,13 @@ async function sandboxCheck(config: ResolvedConfig): Promise<Check> {
   return { ok: true, warn: true, label: "sandbox", detail: BWRAP_MISSING_WARNING };
 }
 
+/** Rewind snapshots the workspace's files with git; without it only the conversation can be rewound (a warning). */
+async function gitCheck(): Promise<Check> {
+  const { gitAvailable } = await import("../../snapshots/git.js");
+  if (await gitAvailable()) return { ok: true, label: "git", detail: "found: files are snapshotted before each run, so rewind restores them" };
+  return { ok: true, warn: true, label: "git", detail: "not found: rewind restores the conversation only (install git to rewind files too)" };
+}
+
 /** One line per configured MCP server: started and listed its tools, or why not (a failure fails doctor). */
 async function mcpChecks(config: ResolvedConfig): Promise<Check[]> {
   if (Object.keys(config.mcp.servers).length === 0) return [];
@@ -151,6 +158,7 @@ export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }):
     checks.push({ ok: true, label: "config", detail: config.files.length ? `valid (${config.files.join(", ")})` : "valid (no .deerflowrc: environment and defaults)" });
     checks.push(await endpointCheck(config));
     checks.push(await sandboxCheck(config));
+    checks.push(await gitCheck());
     checks.push(...(await mcpChecks(config)));
     checks.push(...(await skillsAndMemoryChecks(config)));
   } catch (err) {

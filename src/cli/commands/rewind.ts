@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../config/load.js";
 import { UsageError } from "../../errors.js";
-import { DB_FILE } from "../../persistence/store.js";
+import { DB_FILE, sqliteStoreOf } from "../../persistence/store.js";
 import type { RewindScope } from "../../persistence/rewind-log.js";
 import { type RewindOutcome, type RewindableRun, type UndoOutcome, listRewindable, rewindThread, undoRewind } from "../../runtime/rewind.js";
 import { ThreadRuntime } from "../../runtime/thread-runtime.js";
@@ -31,9 +31,9 @@ export async function rewindCommand(threadId: string, opts: RewindOptions): Prom
   if ((opts.list || opts.undo) && (opts.runs !== undefined || scope !== "both")) throw new UsageError(`--${opts.list ? "list" : "undo"} takes no --runs, --files-only or --conversation-only.`);
   if (opts.list && opts.undo) throw new UsageError("--list and --undo exclude each other.");
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
-  if (!existsSync(join(config.home, DB_FILE))) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
+  if (!config.database && !existsSync(join(config.home, DB_FILE))) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
   const runtime = ThreadRuntime.for(config);
-  const target = { home: config.home, store: runtime.store, runtime, threadId };
+  const target = { home: config.home, store: sqliteStoreOf(runtime.store, "Rewind"), runtime, threadId };
   try {
     const out = (s: string) => process.stdout.write(opts.json ? s : forTerminal(s));
     if (opts.list) {
@@ -49,7 +49,7 @@ export async function rewindCommand(threadId: string, opts: RewindOptions): Prom
     }
     return 0;
   } finally {
-    ThreadRuntime.closeAll();
+    await ThreadRuntime.closeAll();
   }
 }
 

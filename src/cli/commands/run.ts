@@ -122,7 +122,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     await (await import("../../sandbox/run-shell.js")).closeShellSessions();
     if (runtimeLoaded) await (await import("../../mcp/hub.js")).closeMcpServers();
     // A cleanly closed database leaves no -wal file, so the next open skips the integrity check.
-    if (runtimeLoaded) (await import("../../runtime/thread-runtime.js")).ThreadRuntime.closeAll();
+    if (runtimeLoaded) await (await import("../../runtime/thread-runtime.js")).ThreadRuntime.closeAll();
     if (runtimeLoaded) (await import("../../runtime/memory-drain.js")).closeMemory();
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);

@@ -10,13 +10,13 @@ import type { GlobalOptions } from "../main.js";
 
 export async function threadsRmCommand(threadId: string, opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
-  const runtime = existsSync(join(config.home, DB_FILE)) ? ThreadRuntime.for(config) : undefined;
+  const runtime = config.database || existsSync(join(config.home, DB_FILE)) ? ThreadRuntime.for(config) : undefined;
   try {
     const r = await deleteThread(config.home, runtime?.store, runtime, threadId);
     if (opts.json) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
     else process.stdout.write(forTerminal(`Deleted thread ${r.thread_id}${r.removed_dir ? ` and ${r.removed_dir}` : ""}.${r.kept_workspace ? ` Its workspace ${r.kept_workspace} is yours and was left as it is.` : ""}\n`));
     return 0;
   } finally {
-    ThreadRuntime.closeAll();
+    await ThreadRuntime.closeAll();
   }
 }

@@ -1,41 +1,87 @@
-// `deerflow threads [--json]`: the thread index, newest first.
+// `deerflow threads [--json]`: the thread index, newest first, with the machine each thread last ran on.
+// `deerflow threads show <id> [--json]`: one thread as saved (read-only: works for a thread of another machine).
 import { existsSync, statSync } from "node:fs";
-import { DataDirError, DatabaseCorruptError } from "../../errors.js";
+import { DataDirError, DatabaseCorruptError, UsageError } from "../../errors.js";
 import { join } from "node:path";
-import { loadConfig } from "../../config/load.js";
-import { DB_FILE, isCorruption, openStore } from "../../persistence/store.js";
+import { type ResolvedConfig, loadConfig } from "../../config/load.js";
+import { DB_FILE, type Store, isCorruption } from "../../persistence/store.js";
+import { openStore } from "../../persistence/open-store.js";
+import { DatabaseUnavailableError, isConnectionFault } from "../../persistence/postgres-connection.js";
 import type { ThreadRow } from "../../persistence/thread-index.js";
+import { machineName } from "../../persistence/machine.js";
+import { ThreadRuntime } from "../../runtime/thread-runtime.js";
+import { transcriptOf } from "../../runtime/thread-view.js";
 import type { GlobalOptions } from "../main.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 
+/** Runs `read` on the home's store; undefined when a SQLite home has no database yet (listing must not create one). */
+async function withStore<T>(config: ResolvedConfig, read: (store: Store) => Promise<T>): Promise<T | undefined> {
+  if (!config.database) {
+    if (existsSync(config.home) && !statSync(config.home).isDirectory()) throw new DataDirError(config.home, "is a file, not a directory", "Move the file out of the way");
+    if (!existsSync(join(config.home, DB_FILE))) return undefined;
+  }
+  // Opening reaps runs whose process died (or whose lease expired), so a killed run shows `interrupted`.
+  const store = openStore({ home: config.home, channelMode: config.checkpoint.channelMode, database: config.database });
+  try {
+    return await read(store);
+  } catch (err) {
+    if (config.database && isConnectionFault(err)) throw new DatabaseUnavailableError(config.database, err);
+    throw isCorruption(err) ? new DatabaseCorruptError(store.path, (err as Error).message) : err;
+  } finally {
+    await store.close();
+  }
+}
+
 export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
-  let rows: ThreadRow[] = [];
-  if (existsSync(config.home) && !statSync(config.home).isDirectory()) throw new DataDirError(config.home, "is a file, not a directory", "Move the file out of the way");
-  // Listing must not create a database in a home that has none.
-  if (existsSync(join(config.home, DB_FILE))) {
-    // Opening reaps runs whose process died, so a killed run shows `interrupted`, not `running`.
-    const store = openStore(config.home, config.checkpoint.channelMode);
-    try {
-      rows = store.threads.list();
-    } catch (err) {
-      throw isCorruption(err) ? new DatabaseCorruptError(store.path, (err as Error).message) : err;
-    } finally {
-      store.close();
-    }
-  }
+  const rows: ThreadRow[] = (await withStore(config, async (store) => store.threads.list())) ?? [];
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify(rows.map(({ id, title, created_at, updated_at, status, workspace, mode }) => ({ id, title, created_at, updated_at, status, workspace, mode })), null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify(rows.map(({ id, title, created_at, updated_at, status, workspace, mode, host }) => ({ id, title, created_at, updated_at, status, workspace, mode, host })), null, 2)}\n`);
     return 0;
   }
   if (rows.length === 0) {
     process.stdout.write("No threads yet. Start one with `deerflow` (or `deerflow run \"…\"` headless).\n");
     return 0;
   }
+  const here = machineName();
   for (const r of rows) {
     const title = r.title ?? "(untitled)";
+    const host = r.host && r.host !== here ? `  @${r.host}` : "";
     // Titles come from the model: never let one reach the terminal as escape sequences.
-    process.stdout.write(forTerminal(`${r.id}  ${r.updated_at.replace("T", " ").slice(0, 19)}  ${r.status.padEnd(14)} ${r.mode.padEnd(5)}  ${title}${r.workspace ? `  [${r.workspace}]` : ""}`).replace(/\n/g, " ") + "\n");
+    process.stdout.write(forTerminal(`${r.id}  ${r.updated_at.replace("T", " ").slice(0, 19)}  ${r.status.padEnd(14)} ${r.mode.padEnd(5)}  ${title}${r.workspace ? `  [${r.workspace}]` : ""}${host}`).replace(/\n/g, " ") + "\n");
   }
+  return 0;
+}
+
+export async function threadsShowCommand(threadId: string, opts: GlobalOptions & { json?: boolean }): Promise<number> {
+  const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
+  const found = await withStore(config, async (store) => {
+    const row = await store.threads.get(threadId);
+    if (!row) return undefined;
+    const runs = await store.runs.forThread(threadId);
+    const tuple = await store.saver.getTuple({ configurable: { thread_id: threadId } });
+    return { row, runs, tuple };
+  });
+  if (!found) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
+  let entries = transcriptOf(((found.tuple?.checkpoint.channel_values as { messages?: never[] } | undefined)?.messages ?? []) as never[]);
+  if (config.model && found.row.mode === "delta") {
+    // Delta checkpoints keep messages as writes: the state graph rebuilds them.
+    entries = (await ThreadRuntime.for(config).view(threadId, config.model)).entries;
+    await ThreadRuntime.closeAll();
+  }
+  const { row, runs } = found;
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify({ thread: row, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), entries }, null, 2)}\n`);
+    return 0;
+  }
+  const lines = [
+    `Thread ${row.id}: ${row.title ?? "(untitled)"}`,
+    `  status ${row.status}, mode ${row.mode}, last ran on ${row.host ?? "(unknown)"}${row.host && row.host !== machineName() ? " (another machine: inspect only)" : ""}`,
+    `  workspace ${row.workspace ?? "(its own)"}`,
+    `  created ${row.created_at}, updated ${row.updated_at}, ${runs.length} run(s)`,
+    "",
+    ...entries.map((e) => (e.kind === "user" ? `> ${e.text}` : e.kind === "assistant" ? e.text : e.kind === "tool" ? `  [${e.name}] ${e.status}` : `? ${e.clarification.question}`)),
+  ];
+  process.stdout.write(forTerminal(`${lines.join("\n")}\n`));
   return 0;
 }

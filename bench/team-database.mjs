@@ -1,0 +1,88 @@
+// Team database against the SQLite file, in the same run: per-turn save time of one thread (an agent turn through
+// createDeerflowAgent, checkpoints written by each store's saver), and 8 concurrent runners × 50 turns, each on its
+// own thread, all on one store (SQLite: 8 savers on one file, as 8 processes would be; PostgreSQL: 8 pools).
+// Needs a PostgreSQL server: BENCH_PG_URL (an admin URL that may CREATE DATABASE), default the test role's.
+// Skipped, with the reason, when none answers.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { AIMessage, HumanMessage } from "@langchain/core/messages";
+import { fakeModel } from "langchain";
+import pg from "pg";
+import { createDeerflowAgent } from "../dist/agent/create-deerflow-agent.js";
+import { DeerflowSqliteSaver } from "../dist/persistence/sqlite-saver.js";
+import { DeerflowPostgresSaver } from "../dist/persistence/postgres-saver.js";
+import { openPool, redactDatabaseUrl } from "../dist/persistence/postgres-connection.js";
+
+const TURNS = Number(process.env.BENCH_TEAM_TURNS ?? 50);
+const RUNNERS = Number(process.env.BENCH_TEAM_RUNNERS ?? 8);
+const ADMIN = process.env.BENCH_PG_URL ?? "postgres://deerflow_test:deerflow_test@127.0.0.1:5432/postgres";
+const REPLY = "x".repeat(2 * 1024);
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function turns(saver, threadId, n) {
+  let model = fakeModel();
+  for (let i = 0; i < n; i++) model = model.respond(new AIMessage(`${i}:${REPLY}`));
+  const agent = createDeerflowAgent(model, [], { features: { sandbox: false }, checkpointer: saver });
+  const config = { configurable: { thread_id: threadId } };
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await agent.invoke({ messages: [new HumanMessage(`turn ${i}`)] }, config);
+    times.push(performance.now() - t0);
+  }
+  return times;
+}
+
+async function measure(name, open) {
+  const one = await open();
+  const perTurn = await turns(one.saver, "solo", TURNS);
+  await one.close();
+  const runners = await Promise.all(Array.from({ length: RUNNERS }, () => open()));
+  const t0 = performance.now();
+  const all = await Promise.all(runners.map((r, i) => turns(r.saver, `runner-${i}`, TURNS)));
+  const wall = performance.now() - t0;
+  for (const r of runners) await r.close();
+  const flat = all.flat();
+  return { name, perTurn: median(perTurn), concurrentTurn: median(flat), wall };
+}
+
+export async function benchTeamDatabase() {
+  const admin = new pg.Client({ connectionString: ADMIN, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+  } catch (err) {
+    console.log(`team database: skipped (no PostgreSQL at ${redactDatabaseUrl(ADMIN)}: ${err.message.split("\n")[0]})`);
+    return;
+  }
+  const dbName = `dfbench_${process.pid}`;
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  const dir = mkdtempSync(join(tmpdir(), "deerflow-bench-team-"));
+  try {
+    const file = join(dir, "deerflow.sqlite");
+    const sqlite = await measure("SQLite", async () => {
+      const saver = DeerflowSqliteSaver.open(file);
+      return { saver, close: async () => saver.close() };
+    });
+    const url = new URL(ADMIN);
+    url.pathname = `/${dbName}`;
+    const postgres = await measure("PostgreSQL", async () => {
+      const saver = new DeerflowPostgresSaver(openPool(url.toString(), 4));
+      await saver.setup();
+      return { saver, close: () => saver.close() };
+    });
+    console.log(`team database (baseline: the SQLite file, same run; ${TURNS} turns, ${RUNNERS} runners):`);
+    for (const r of [sqlite, postgres]) {
+      console.log(
+        `  ${r.name.padEnd(10)} turn ${r.perTurn.toFixed(1)} ms (x${(r.perTurn / sqlite.perTurn).toFixed(2)})   ` +
+          `${RUNNERS}×${TURNS} concurrent: turn ${r.concurrentTurn.toFixed(1)} ms, all ${(r.wall / 1000).toFixed(1)} s (x${(r.wall / sqlite.wall).toFixed(2)})`,
+      );
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await admin.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.end();
+  }
+}

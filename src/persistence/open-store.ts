@@ -1,0 +1,39 @@
+// Which store a home uses: a team database when `database` (or DEERFLOW_DATABASE_URL) is a postgres:// URL,
+// else the home's SQLite file. Opening a team database connects lazily: the first query creates or migrates the
+// schema, so opening stays synchronous for the runtime and nothing connects for commands that never read.
+import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
+import { openPool, redactDatabaseUrl } from "./postgres-connection.js";
+import { DeerflowPostgresSaver } from "./postgres-saver.js";
+import { PgMessageArchive, PgRunRecords, PgThreadIndex, deletePgThreadRows } from "./postgres-store.js";
+import { type Store, openSqliteStore } from "./store.js";
+
+export interface StoreLocation {
+  home: string;
+  channelMode: ChannelMode;
+  /** A postgres:// URL: the team database. */
+  database?: string;
+}
+
+export function openStore(where: StoreLocation): Store {
+  return where.database ? openPostgresStore(where.database, where.channelMode) : openSqliteStore(where.home, where.channelMode);
+}
+
+export function openPostgresStore(url: string, channelMode: ChannelMode): Store {
+  const saver = new DeerflowPostgresSaver(openPool(url), { channelMode, url });
+  const runs = new PgRunRecords(saver);
+  return {
+    kind: "postgres",
+    path: redactDatabaseUrl(url),
+    saver,
+    threads: new PgThreadIndex(saver),
+    runs,
+    archive: new PgMessageArchive(saver),
+    rewinds: undefined,
+    sqlite: undefined,
+    deleteThreadRows: (threadId) => deletePgThreadRows(saver, threadId),
+    close: async () => {
+      runs.close();
+      await saver.close();
+    },
+  };
+}

@@ -1,0 +1,275 @@
+// The Store on a team database (PostgreSQL): the same thread index, run records and archive as the SQLite file,
+// shared by every machine that points `database` at it. One active run per thread across machines is a lease row
+// (`run_locks`: host, pid, expiry) renewed by a heartbeat while the process lives; a lease that was not renewed in
+// time belongs to a crashed machine or process and is taken over, its run and thread marked interrupted.
+import type pg from "pg";
+import type { RunStatus } from "../vocabulary/statuses.js";
+import type { ArchiveInput, ArchivedMessage } from "./message-archive.js";
+import { machineName } from "./machine.js";
+import { isConnectionFault, withRetry } from "./postgres-connection.js";
+import type { DeerflowPostgresSaver } from "./postgres-saver.js";
+import type { RunLock, RunRecord } from "./run-records.js";
+import type { ThreadRow } from "./thread-index.js";
+
+/** Seconds a lease lasts without a heartbeat (DEERFLOW_LEASE_SECONDS; the heartbeat renews it every third of that). */
+export function leaseSeconds(): number {
+  const n = Number(process.env.DEERFLOW_LEASE_SECONDS);
+  return Number.isFinite(n) && n >= 1 ? n : 30;
+}
+
+export class PgThreadIndex {
+  constructor(private readonly saver: DeerflowPostgresSaver) {}
+
+  private async q<R extends pg.QueryResultRow>(sql: string, args: unknown[] = []): Promise<R[]> {
+    await this.saver.setup();
+    return (await withRetry(() => this.saver.db.query<R>(sql, args))).rows;
+  }
+
+  async get(id: string): Promise<ThreadRow | undefined> {
+    return (await this.q<ThreadRow>("SELECT * FROM threads WHERE id = $1", [id]))[0];
+  }
+
+  /** Newest first. Threads whose run's lease ran out (a crashed machine) show `interrupted`, not `running`. */
+  async list(limit = 1000): Promise<ThreadRow[]> {
+    await reapExpired(this.saver);
+    return this.q<ThreadRow>("SELECT * FROM threads ORDER BY updated_at DESC, seq DESC LIMIT $1", [limit]);
+  }
+
+  async latest(): Promise<ThreadRow | undefined> {
+    return (await this.list(1))[0];
+  }
+
+  async create(row: { id: string; workspace?: string | null; mode: "full" | "delta"; title?: string | null }): Promise<ThreadRow> {
+    const now = new Date().toISOString();
+    await this.q("INSERT INTO threads (id, title, created_at, updated_at, status, workspace, mode, host) VALUES ($1, $2, $3, $3, 'idle', $4, $5, $6)", [
+      row.id,
+      row.title ?? null,
+      now,
+      row.workspace ?? null,
+      row.mode,
+      machineName(),
+    ]);
+    return (await this.get(row.id))!;
+  }
+
+  async update(id: string, patch: Partial<Pick<ThreadRow, "title" | "status" | "workspace" | "host">>): Promise<void> {
+    const sets = ["updated_at = $1"];
+    const args: unknown[] = [new Date().toISOString()];
+    for (const [k, v] of Object.entries(patch)) {
+      if (v === undefined || !["title", "status", "workspace", "host"].includes(k)) continue;
+      args.push(v);
+      sets.push(`${k} = $${args.length}`);
+    }
+    args.push(id);
+    await this.q(`UPDATE threads SET ${sets.join(", ")} WHERE id = $${args.length}`, args);
+  }
+}
+
+/** Ends the runs whose lease ran out: each becomes `interrupted` (its work is kept), its lease goes. */
+async function reapExpired(saver: DeerflowPostgresSaver): Promise<void> {
+  await saver.setup();
+  await withRetry(() =>
+    saver.transaction(async (c) => {
+      const now = new Date().toISOString();
+      const { rows } = await c.query<{ thread_id: string; run_id: string }>("DELETE FROM run_locks WHERE expires_at < now() RETURNING thread_id, run_id");
+      for (const r of rows) {
+        await c.query("UPDATE runs SET status = 'interrupted', stop_reason = 'interrupted', ended_at = $1, error = 'its machine stopped renewing the lease (crashed or cut off)' WHERE id = $2 AND status IN ('pending', 'running')", [now, r.run_id]);
+      }
+      await c.query("UPDATE threads SET status = 'interrupted', updated_at = $1 WHERE status IN ('pending', 'running') AND id NOT IN (SELECT thread_id FROM run_locks)", [now]);
+    }),
+  );
+}
+
+export class PgRunRecords {
+  /** Leases this process holds (thread → lock id), renewed by the heartbeat. */
+  private readonly held = new Map<string, string>();
+  private heartbeat: NodeJS.Timeout | undefined;
+
+  constructor(private readonly saver: DeerflowPostgresSaver) {}
+
+  private async q<R extends pg.QueryResultRow>(sql: string, args: unknown[] = []): Promise<R[]> {
+    await this.saver.setup();
+    return (await withRetry(() => this.saver.db.query<R>(sql, args))).rows;
+  }
+
+  async staleLocks(): Promise<RunLock[]> {
+    return this.q<RunLock>("SELECT * FROM run_locks WHERE expires_at < now()");
+  }
+
+  reapStale(): Promise<void> {
+    return reapExpired(this.saver);
+  }
+
+  /**
+   * Take the thread's lease for `runId`, or return the live lease that holds it. The row is locked (FOR UPDATE)
+   * while checked and taken, so two machines can never both win; an expired lease is taken over.
+   */
+  async acquire(threadId: string, runId: string): Promise<{ ok: true } | { ok: false; holder: RunLock }> {
+    await this.saver.setup();
+    const host = machineName();
+    const result = await withRetry(() =>
+      this.saver.transaction(async (c) => {
+        // A lease row to lock even for a thread never run: insert-or-nothing first, then lock it.
+        const lease = `${leaseSeconds()} seconds`;
+        const inserted = await c.query(
+          "INSERT INTO run_locks (thread_id, run_id, pid, host, started_at, expires_at) VALUES ($1, $2, $3, $4, $5, now() + $6::interval) ON CONFLICT (thread_id) DO NOTHING",
+          [threadId, runId, process.pid, host, new Date().toISOString(), lease],
+        );
+        if (inserted.rowCount === 1) return { ok: true as const };
+        const { rows } = await c.query<RunLock & { expired: boolean }>("SELECT *, expires_at < now() AS expired FROM run_locks WHERE thread_id = $1 FOR UPDATE", [threadId]);
+        const held = rows[0]!;
+        if (!held.expired) return { ok: false as const, holder: held };
+        // Expired: its machine crashed or was cut off; its run did not finish.
+        await c.query("UPDATE runs SET status = 'interrupted', stop_reason = 'interrupted', ended_at = $1, error = 'its machine stopped renewing the lease (crashed or cut off)' WHERE id = $2 AND status IN ('pending', 'running')", [new Date().toISOString(), held.run_id]);
+        await c.query("UPDATE run_locks SET run_id = $2, pid = $3, host = $4, started_at = $5, expires_at = now() + $6::interval WHERE thread_id = $1", [threadId, runId, process.pid, host, new Date().toISOString(), lease]);
+        return { ok: true as const };
+      }),
+    );
+    if (result.ok) {
+      this.held.set(threadId, runId);
+      this.startHeartbeat();
+    }
+    return result;
+  }
+
+  async release(threadId: string, runId: string): Promise<void> {
+    if (this.held.get(threadId) === runId) this.held.delete(threadId);
+    if (this.held.size === 0) this.stopHeartbeat();
+    await this.q("DELETE FROM run_locks WHERE thread_id = $1 AND run_id = $2", [threadId, runId]);
+  }
+
+  private startHeartbeat(): void {
+    if (this.heartbeat) return;
+    this.heartbeat = setInterval(() => void this.renew(), Math.max(250, (leaseSeconds() * 1000) / 3));
+    this.heartbeat.unref();
+  }
+
+  private stopHeartbeat(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.heartbeat = undefined;
+  }
+
+  /** Renews every lease this process holds; a database outage is retried at the next beat. */
+  private async renew(): Promise<void> {
+    for (const [threadId, runId] of this.held) {
+      try {
+        await this.saver.db.query("UPDATE run_locks SET expires_at = now() + $3::interval WHERE thread_id = $1 AND run_id = $2", [threadId, runId, `${leaseSeconds()} seconds`]);
+      } catch (err) {
+        if (!isConnectionFault(err)) this.held.delete(threadId);
+      }
+    }
+  }
+
+  async create(id: string, threadId: string): Promise<void> {
+    await this.q("INSERT INTO runs (id, thread_id, status, started_at) VALUES ($1, $2, 'pending', $3)", [id, threadId, new Date().toISOString()]);
+  }
+
+  async start(id: string, mark: unknown, input?: string | null): Promise<void> {
+    await this.q("UPDATE runs SET status = 'running', mark = $1, input = $2 WHERE id = $3", [JSON.stringify(mark), input ?? null, id]);
+  }
+
+  async setSnapshot(id: string, commit: string): Promise<void> {
+    await this.q("UPDATE runs SET snapshot = $1 WHERE id = $2", [commit, id]);
+  }
+
+  async rewindable(threadId: string): Promise<RunRecord[]> {
+    return (await this.forThread(threadId)).filter((r) => r.mark !== null && r.rewound_by === null);
+  }
+
+  async markRewound(ids: readonly string[], rewindId: string): Promise<void> {
+    await this.q("UPDATE runs SET rewound_by = $1 WHERE id = ANY($2)", [rewindId, ids]);
+  }
+
+  async clearRewound(rewindId: string): Promise<void> {
+    await this.q("UPDATE runs SET rewound_by = NULL WHERE rewound_by = $1", [rewindId]);
+  }
+
+  async deleteThread(threadId: string): Promise<void> {
+    await this.q("DELETE FROM runs WHERE thread_id = $1", [threadId]);
+    await this.q("DELETE FROM run_locks WHERE thread_id = $1", [threadId]);
+  }
+
+  async finish(id: string, r: { status: RunStatus; stop_reason?: string | null; input_tokens?: number; output_tokens?: number; error?: string | null }): Promise<void> {
+    await this.q("UPDATE runs SET status = $1, stop_reason = $2, input_tokens = $3, output_tokens = $4, error = $5, ended_at = $6 WHERE id = $7", [
+      r.status,
+      r.stop_reason ?? null,
+      r.input_tokens ?? 0,
+      r.output_tokens ?? 0,
+      r.error ?? null,
+      new Date().toISOString(),
+      id,
+    ]);
+  }
+
+  async get(id: string): Promise<RunRecord | undefined> {
+    return (await this.q<RunRecord>("SELECT * FROM runs WHERE id = $1", [id]))[0];
+  }
+
+  async forThread(threadId: string): Promise<RunRecord[]> {
+    return this.q<RunRecord>("SELECT * FROM runs WHERE thread_id = $1 ORDER BY started_at, seq", [threadId]);
+  }
+
+  close(): void {
+    this.stopHeartbeat();
+  }
+}
+
+/** Compaction's archive of original messages, as in the SQLite file (idempotent by thread and message id). */
+export class PgMessageArchive {
+  constructor(private readonly saver: DeerflowPostgresSaver) {}
+
+  async put(threadId: string, checkpointId: string | null, messages: readonly ArchiveInput[]): Promise<{ from: number; to: number; count: number }> {
+    await this.saver.setup();
+    return this.saver.transaction(async (c) => {
+      // One archiver per thread at a time (the run lease already ensures it; this keeps seq dense regardless).
+      await c.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`archive:${threadId}`]);
+      let next = (await this.countWith(c, threadId)) + 1;
+      let from = Number.POSITIVE_INFINITY;
+      let to = 0;
+      const now = new Date().toISOString();
+      for (const m of messages) {
+        const known = await c.query<{ seq: number }>("SELECT seq FROM message_archive WHERE thread_id = $1 AND message_id = $2", [threadId, m.message_id]);
+        const seq = known.rows[0]?.seq ?? next++;
+        if (!known.rows[0]) {
+          await c.query("INSERT INTO message_archive (thread_id, seq, message_id, checkpoint_id, role, name, text, archived_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", [threadId, seq, m.message_id, checkpointId, m.role, m.name ?? null, m.text, now]);
+        }
+        from = Math.min(from, seq);
+        to = Math.max(to, seq);
+      }
+      return { from: Number.isFinite(from) ? from : 0, to, count: messages.length };
+    });
+  }
+
+  private async countWith(c: pg.PoolClient | pg.Pool, threadId: string): Promise<number> {
+    const { rows } = await c.query<{ n: number | null }>("SELECT MAX(seq) AS n FROM message_archive WHERE thread_id = $1", [threadId]);
+    return rows[0]?.n ?? 0;
+  }
+
+  async range(threadId: string, from: number, to: number): Promise<ArchivedMessage[]> {
+    await this.saver.setup();
+    return (await this.saver.db.query<ArchivedMessage>("SELECT * FROM message_archive WHERE thread_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq", [threadId, from, to])).rows;
+  }
+
+  async search(threadId: string, query: string, limit: number): Promise<ArchivedMessage[]> {
+    await this.saver.setup();
+    const like = `%${query.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
+    return (await this.saver.db.query<ArchivedMessage>("SELECT * FROM message_archive WHERE thread_id = $1 AND (text ILIKE $2 OR name ILIKE $2) ORDER BY seq LIMIT $3", [threadId, like, limit])).rows;
+  }
+
+  async count(threadId: string): Promise<number> {
+    await this.saver.setup();
+    return this.countWith(this.saver.db, threadId);
+  }
+}
+
+/** `threads rm`: the thread's rows in every table of deerflow's schema that has a thread_id column, in one transaction. */
+export async function deletePgThreadRows(saver: DeerflowPostgresSaver, threadId: string): Promise<Record<string, number>> {
+  await saver.setup();
+  return saver.transaction(async (c) => {
+    const { rows } = await c.query<{ table_name: string }>("SELECT table_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name = 'thread_id'");
+    const deleted: Record<string, number> = {};
+    for (const { table_name } of rows) deleted[table_name] = (await c.query(`DELETE FROM "${table_name}" WHERE thread_id = $1`, [threadId])).rowCount ?? 0;
+    deleted.threads = (await c.query("DELETE FROM threads WHERE id = $1", [threadId])).rowCount ?? 0;
+    return deleted;
+  });
+}
