@@ -198,8 +198,8 @@ function shellQuote(ref: string): string {
 
 /**
  * Tool-call arguments with known handles put back; an unknown whole-argument handle is reported. In a shell
- * command a reference (a URL from a tool result may hold `&`, `;` or `$`) is single-quoted unless the handle
- * already stood inside quotes, so putting it back never changes what the command does beyond naming it.
+ * command a reference (a URL from a tool result may hold `&`, `;` or `$`) is single-quoted, or escaped for the
+ * quotes the handle already stood in, so putting it back never changes what the command does beyond naming it.
  */
 export function resolveHandles(args: unknown, entries: readonly ArtifactEntry[], toolName = ""): { args: unknown; unknown: string[] } {
   const byHandle = new Map(entries.map((e) => [e.handle, e.real_ref]));
@@ -210,8 +210,12 @@ export function resolveHandles(args: unknown, entries: readonly ArtifactEntry[],
     return s.replace(ARTIFACT_HANDLE, (h, at: number) => {
       const ref = byHandle.get(h);
       if (ref === undefined) return h;
-      const quoted = /["']/.test(s[at - 1] ?? "") && s[at + h.length] === s[at - 1];
-      return shell && !quoted ? shellQuote(ref) : ref;
+      if (!shell) return ref;
+      const quote = /["']/.test(s[at - 1] ?? "") && s[at + h.length] === s[at - 1] ? s[at - 1] : undefined;
+      // Inside "…" the shell still expands $ and ` (a URL may hold `$HOME`): escape them; inside '…' only ' ends it.
+      if (quote === '"') return ref.replace(/[$`"\\]/g, "\\$&");
+      if (quote === "'") return ref.replace(/'/g, `'\\''`);
+      return shellQuote(ref);
     });
   });
   return { args: resolved, unknown };

@@ -63,3 +63,28 @@ describe("hostile model vs notes and handles", () => {
     expect(reminder.match(/<\/?system-reminder>/g)).toEqual(["<system-reminder>", "</system-reminder>"]);
   }, 300_000);
 });
+
+describe("a handle put back into a shell command", () => {
+  // A URL from a tool result may hold `$NAME` or a backslash: the model writes its handle in double quotes (as it
+  // would any argument) and the command must see the URL as printed, not a shell expansion of it.
+  it('inside "…", inside \'…\' and bare, the reference reaches the command literally', async () => {
+    const sb = e2e.sandbox();
+    const url = `https://example.com/${"segment/".repeat(14)}x.json?home=$HOME&q=a\\b%24USER`;
+    writeFileSync(join(sb.cwd, "links.txt"), `${url}\n`);
+    e2e.server.setScript((req) => {
+      const results = toolResults(req);
+      if (results.length === 0) return { toolCalls: [{ name: "read_file", args: { path: "links.txt" } }] };
+      if (results.length === 1) {
+        const h = /art_[0-9a-f]{8}/.exec(results[0]!)?.[0] ?? "none";
+        return { toolCalls: [{ name: "bash", args: { command: `printf '%s\\n' "${h}" '${h}' ${h} > out.txt` } }] };
+      }
+      return { content: "done" };
+    });
+    const r = await sb.run(["run", "--yes", "-w", sb.cwd, "copy the link"], { timeoutMs: 120_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const sent = e2e.server.requests.map((q) => JSON.stringify(q.body.messages)).join("\n");
+    expect(sent).not.toContain("segment/segment/segment/segment/segment/segment/segment/segment/segment/segment/segment/segment/segment/segment/x.json");
+    const { readFileSync } = await import("node:fs");
+    expect(readFileSync(join(sb.cwd, "out.txt"), "utf8")).toBe(`${url}\n${url}\n${url}\n`);
+  }, 180_000);
+});

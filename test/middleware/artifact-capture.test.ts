@@ -72,12 +72,14 @@ describe("handles in the request and in tool calls", () => {
     expect(resolveHandles({ cmd: "grep art_deadbeef log" }, entries)).toEqual({ args: { cmd: "grep art_deadbeef log" }, unknown: [] });
   });
 
-  it("in a bash command a reference is single-quoted unless the model quoted the handle", () => {
+  it("in a bash command a reference is single-quoted, or escaped for the quotes the model put the handle in", () => {
     const url = "https://cdn.example.com/" + "x/".repeat(60) + "f?a=1&b=2;touch$IFS/tmp/x|c";
     const ents = captureArtifacts([result(url)], [], [], 100)!.tool_artifacts;
     const h = ents[0]!.handle;
     expect(resolveHandles({ command: `curl -o out ${h}` }, ents, "bash").args).toEqual({ command: `curl -o out '${url}'` });
-    expect(resolveHandles({ command: `curl -o out "${h}"` }, ents, "bash").args).toEqual({ command: `curl -o out "${url}"` });
+    // Inside double quotes the shell would still expand `$IFS`: it is escaped.
+    expect(resolveHandles({ command: `curl -o out "${h}"` }, ents, "bash").args).toEqual({ command: `curl -o out "${url.replace("$", "\\$")}"` });
+    expect(resolveHandles({ command: `curl -o out '${h}'` }, ents, "bash").args).toEqual({ command: `curl -o out '${url}'` });
     expect(resolveHandles({ path: h }, ents, "read_file").args).toEqual({ path: url });
     // References never hold a quote (the path and URL shapes stop at one), so single quotes are always safe.
     expect(findLongRefs(`/mnt/user-data/workspace/${"it's-a-dir/".repeat(12)}f`, 20).map((r) => r.ref)).toEqual(["/mnt/user-data/workspace/it"]);
