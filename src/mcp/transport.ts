@@ -2,7 +2,7 @@
 // group can be killed whole at the end of a chat or run (a server started through `npx` or a shell leaves children);
 // with `sandbox: true` they run inside bubblewrap exactly as shell commands do (bwrap-args.ts: host read-only,
 // secrets hidden, own PID namespace that dies with deerflow). Remote servers: streamable HTTP, or SSE when asked.
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, statSync } from "node:fs";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -81,6 +81,10 @@ function launchLine(name: string, server: ResolvedMcpServer, ctx: TransportConte
     // bwrap-args ends with `--chdir <workspace> -- …`: a configured cwd (readable in the sandbox) wins.
     const at = line.lastIndexOf("--chdir");
     if (cwd && at >= 0) line[at + 1] = cwd;
+    // The sandbox's /tmp is empty: a server program installed under /tmp (a checkout there) would vanish, so its
+    // files (its node_modules tree, else its folder) are bound back read-only. Only files: a directory argument
+    // is data the server may be denied (a home with ~/.ssh), never re-exposed.
+    line.splice(at >= 0 ? at : 0, 0, ...programBinds([command, ...args]));
     const setsid = onPath("setsid");
     return setsid ? { command: setsid, args: [bwrap, ...line], ownGroup: true } : { command: bwrap, args: line, ownGroup: false };
   }
@@ -117,4 +121,23 @@ function stdioTransport(name: string, server: ResolvedMcpServer, ctx: TransportC
 
 export function buildTransport(name: string, server: ResolvedMcpServer, ctx: TransportContext): BuiltTransport {
   return isRemote(server) ? remoteTransport(name, server, ctx) : stdioTransport(name, server, ctx);
+}
+
+/** Read-only binds for a confined server's program files that live under /tmp (hidden by the sandbox's tmpfs). */
+function programBinds(words: string[]): string[] {
+  const binds = new Set<string>();
+  for (const w of words) {
+    if (!w.startsWith("/tmp/") || !isFile(w)) continue;
+    const nm = w.lastIndexOf("/node_modules/");
+    binds.add(nm >= 0 ? w.slice(0, nm + "/node_modules".length) : dirname(w));
+  }
+  return [...binds].flatMap((b) => ["--ro-bind", b, b]);
+}
+
+function isFile(p: string): boolean {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
 }
