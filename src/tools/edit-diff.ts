@@ -8,22 +8,11 @@
 //   changed span (plus context) is handed to the library. The patch text is cut to MAX_PATCH_LINES lines.
 // - Binary content (a NUL byte on either side) is never diffed line by line: "binary file, A → B bytes".
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from "diff";
+import type { ApprovalDiff } from "../sandbox/approvals.js";
 
-export interface EditDiff {
-  /** The file as the model names it (/mnt/user-data/...). */
-  path: string;
-  /** Lines added and removed by the whole edit. */
-  added: number;
-  removed: number;
-  /** Unified diff text (---/+++ header, @@ hunks), at most MAX_PATCH_LINES lines. */
-  patch: string;
-  /** The patch text was cut (the counts are still whole). */
-  truncated?: boolean;
-  /** A new file. */
-  created?: boolean;
-  /** Binary content: no patch text, only sizes. */
-  binary?: { before: number; after: number };
-}
+/** An edit's diff: the shape the approval prompt shows (path as the model names it, counts of the whole edit, a
+ * patch cut at MAX_PATCH_LINES with `truncated`, `created` for a new file, sizes only for binary content). */
+export type EditDiff = ApprovalDiff;
 
 export const MAX_PATCH_LINES = 2000;
 /** Beyond this edit distance (in lines) the diff is not computed line by line. */
