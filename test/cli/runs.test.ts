@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import type { RecordedRequest } from "../support/openai-server.js";
+import { until } from "../support/wait.js";
 
 const e2e = useE2E();
 let sb: Sandbox;
@@ -16,13 +17,6 @@ const roles = (req: RecordedRequest) =>
     .filter((m) => m.role !== "system" && !(typeof m.content === "string" && m.content.startsWith("<system-reminder>")))
     .map((m) => (m.role === "tool" ? `tool:${m.tool_call_id}` : m.role === "assistant" && m.tool_calls?.length ? "assistant+calls" : `${m.role}:${typeof m.content === "string" ? m.content : "…"}`));
 
-async function waitFor(pred: () => boolean, ms = 20_000) {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await sleep(25);
-  }
-}
 
 function integrity(home: string): string {
   const db = new Database(join(home, "deerflow.sqlite"), { readonly: true });
@@ -58,7 +52,7 @@ describe("runs", () => {
       return { content: "slow answer" };
     });
     const slow = sb.spawn(["run", "--thread", first.thread_id, "slow one"]);
-    await waitFor(() => e2e.server.requests.length === 2);
+    await until(() => e2e.server.requests.length === 2);
     const second = await sb.run(["run", "--thread", first.thread_id, "me too"]);
     release();
     expect(second.exitCode).toBe(1);
@@ -75,7 +69,7 @@ describe("runs", () => {
     const child = sb.spawn(["run", "--output-format", "stream-json", "run the long thing"]);
     let out = "";
     child.stdout!.on("data", (d) => (out += String(d)));
-    await waitFor(() => out.includes('"tool.started"'));
+    await until(() => out.includes('"tool.started"'));
     await sleep(300);
     child.kill("SIGKILL");
     await child.catch(() => undefined);
@@ -112,7 +106,7 @@ describe("runs", () => {
     const base = JSON.parse((await sb.run(["run", "--output-format", "json", "base"])).stdout);
     e2e.server.push({ content: "too slow", delayMs: 10_000 });
     const child = sb.spawn(["run", "--thread", base.thread_id, "--input-id", "job-42", "do the job"]);
-    await waitFor(() => e2e.server.requests.length === 2);
+    await until(() => e2e.server.requests.length === 2);
     child.kill("SIGKILL");
     await child.catch(() => undefined);
     e2e.server.setScript([{ content: "job done" }]);
@@ -140,7 +134,7 @@ describe("runs", () => {
     const child = sb.spawn(["run", "--output-format", "stream-json", "slow"]);
     let out = "";
     child.stdout!.on("data", (d) => (out += String(d)));
-    await waitFor(() => e2e.server.requests.length === 1);
+    await until(() => e2e.server.requests.length === 1);
     child.kill("SIGINT");
     const r = await child;
     expect(r.exitCode).toBe(130);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import { createTestDatabase, pgSkip } from "../support/postgres.js";
+import { waitFor } from "../support/wait.js";
 
 const e2e = useE2E();
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -15,16 +16,6 @@ beforeAll(async () => {
 });
 afterAll(async () => db?.drop());
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 60_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const got = await probe();
-    if (got !== undefined) return got;
-    if (Date.now() > end) throw new Error("timed out waiting");
-    await sleep(100);
-  }
-}
 
 /** A machine: its own home and host name, the team database, a short lease so a takeover comes soon. */
 function machine(name: string): Sandbox & { env2: Record<string, string> } {

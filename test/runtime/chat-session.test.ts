@@ -8,6 +8,7 @@ import type { RunEvent } from "../../src/runtime/events.js";
 import { type RecordedRequest, type ScriptedReply, type TestModelServer } from "../support/openai-server.js";
 import { useInProcessModel } from "../support/in-process.js";
 import { isEvaluator, userTexts, verdict } from "../support/requests.js";
+import { until } from "../support/wait.js";
 
 const env = useInProcessModel("deerflow-chat-session-");
 let server: TestModelServer;
@@ -33,13 +34,6 @@ function script(agent: ScriptedReply[], verdicts: ScriptedReply[] = []) {
   server.setScript((req) => (isEvaluator(req) ? (verdicts.length > 1 ? verdicts.shift()! : (verdicts[0] ?? { status: 400, error: "no verdict scripted" })) : (agent.shift() ?? { content: "(unscripted reply)" })));
 }
 
-async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error("timed out waiting for a condition");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe("ChatSession.send", () => {
   it("streams the run's events and returns its result; the thread becomes current", async () => {

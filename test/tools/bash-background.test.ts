@@ -10,6 +10,7 @@ import { createBashJobsTool } from "../../src/tools/bash-jobs.js";
 import { createBashTool } from "../../src/tools/bash.js";
 import { processesMatching } from "../support/processes.js";
 import { makeRoot, makeThread } from "./helpers.js";
+import { until } from "../support/wait.js";
 
 const root = makeRoot("deerflow-bg-");
 const mounts = makeThread(root, "T");
@@ -17,10 +18,6 @@ const rt = (extra: Record<string, unknown> = {}) =>
   ({ state: { thread_data: mounts, ...extra }, configurable: { thread_id: "T", deerflow_home: root }, toolCallId: "call_1" }) as never;
 afterAll(() => closeShellSessions());
 
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400 && !cond(); i++) await new Promise((r) => setTimeout(r, 25));
-  if (!cond()) throw new Error(`timed out waiting for ${what}`);
-}
 
 describe("bash process life cycle", () => {
   const bash = createBashTool();

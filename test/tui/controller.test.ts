@@ -11,6 +11,7 @@ import { ChatStore } from "../../src/tui/store.js";
 import type { ScriptedReply, TestModelServer } from "../support/openai-server.js";
 import { useInProcessModel } from "../support/in-process.js";
 import { isEvaluator, userTexts } from "../support/requests.js";
+import { until } from "../support/wait.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 // A test that left a run going (it failed midway) must not write into the removed home.
@@ -22,13 +23,6 @@ let home: string;
 let cwd: string;
 beforeEach(() => ({ server, home, cwd } = env()));
 
-async function until(pred: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for a condition`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 interface Harness {
   store: ChatStore;
@@ -60,7 +54,7 @@ function harness(opts: { loadSession?: () => Promise<ChatSession> } = {}): Harne
   });
   cleanups.push(async () => {
     ctl.cancel();
-    await until(() => !ctl.busy, 10_000).catch(() => {});
+    await until(() => !ctl.busy, "the controller to go idle", 10_000).catch(() => {});
   });
   const h: Harness = {
     store,
