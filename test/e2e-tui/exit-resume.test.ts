@@ -40,7 +40,7 @@ describe("leaving the chat", () => {
     await waitReady(t);
     await t.press("ctrl-c");
     await t.waitFor("Press Ctrl+C again to exit", { where: "screen" });
-    await t.waitForGone("Press Ctrl+C again to exit", { timeoutMs: 5_000 });
+    await t.waitForGone("Press Ctrl+C again to exit", { timeoutMs: 30_000 });
     await t.press("ctrl-c");
     await t.waitFor("Press Ctrl+C again to exit", { where: "screen" });
     expect(t.hasExited).toBe(false);
