@@ -8,6 +8,18 @@ import { type FileToolOptions, type RuntimeLike, getMounts, globToRegExp } from 
 import { VENDOR_DIR } from "./ignore-rules.js";
 import { type SearchEnd, type SearchScope, listFiles, pathChecker, stoppedNote, walkEntries } from "./search-files.js";
 
+/**
+ * The pattern's leading folders without wildcards ("node_modules/**\/*.js" → "node_modules" and "**\/*.js"): they
+ * become the folder searched, so a folder the repository ignores can still be asked for by name, and nothing
+ * around it is walked.
+ */
+export function splitLiteralPrefix(pattern: string): { prefix: string; rest: string } {
+  const parts = pattern.split("/");
+  let i = 0;
+  while (i < parts.length - 1 && parts[i] !== "" && parts[i] !== "." && !/[*?[\]{}]/.test(parts[i]!)) i++;
+  return { prefix: parts.slice(0, i).join("/"), rest: parts.slice(i).join("/") };
+}
+
 export function createGlobTool(options: FileToolOptions = {}) {
   return tool(
     async (input, runtime: ToolRuntime) => {
@@ -18,13 +30,18 @@ export function createGlobTool(options: FileToolOptions = {}) {
         throw new SandboxPathError("glob patterns must be relative (e.g. **/*.ts); pass the directory to search as `path`.");
       }
       if (pattern.split(/[\\/]/).includes("..")) throw new SandboxPathError('glob patterns must not contain ".."; pass the directory to search as `path`.');
-      const base = await resolveSandboxPath(input.path ?? "/mnt/user-data/workspace", mounts, { mustExist: true, kind: "dir" });
-      const re = globToRegExp(pattern);
+      const searched = await resolveSandboxPath(input.path ?? "/mnt/user-data/workspace", mounts, { mustExist: true, kind: "dir" });
+      const { prefix, rest } = splitLiteralPrefix(pattern);
+      const none = `No paths match ${JSON.stringify(pattern)} under ${searched.virtualPath}${include_ignored ? "" : " (ignored files skipped; include_ignored=true lists them)"}.`;
+      const base = prefix ? await resolveSandboxPath(`${searched.virtualPath}/${prefix}`, mounts).catch(() => undefined) : searched;
+      if (!base?.exists || !base.isDirectory) return none;
+      const re = globToRegExp(rest);
       const scope: SearchScope = {
         mounts,
         base,
         includeIgnored: include_ignored,
-        includeVendor: pattern.includes(VENDOR_DIR),
+        // node_modules is asked for by a path inside it or a pattern that names it.
+        includeVendor: pattern.includes(VENDOR_DIR) || searched.virtualPath.split("/").includes(VENDOR_DIR),
         signal: (runtime as { signal?: AbortSignal } | undefined)?.signal,
       };
       const end: SearchEnd = {};
@@ -43,9 +60,7 @@ export function createGlobTool(options: FileToolOptions = {}) {
         if (!dir && !(await check(e.hostPath))) continue;
         out.push(toVirtualPath(e.hostPath, mounts) + (dir ? "/" : ""));
       }
-      if (out.length === 0) {
-        return `No paths match ${JSON.stringify(pattern)} under ${base.virtualPath}${include_ignored ? "" : " (ignored files skipped; include_ignored=true lists them)"}.`;
-      }
+      if (out.length === 0) return none;
       if (more) out.push(`[Stopped at max_results=${max_results}; narrow the pattern or raise max_results.]`);
       const stopped = stoppedNote(end);
       if (stopped) out.push(stopped);

@@ -42,7 +42,8 @@ export function createGrepTool(options: FileToolOptions = {}) {
         mounts,
         base,
         includeIgnored: include_ignored,
-        includeVendor: input.glob?.includes(VENDOR_DIR) ?? false,
+        // node_modules is asked for by a path inside it or a glob filter that names it.
+        includeVendor: base.virtualPath.split("/").includes(VENDOR_DIR) || (input.glob?.includes(VENDOR_DIR) ?? false),
         signal: (runtime as { signal?: AbortSignal } | undefined)?.signal,
       };
       const out: string[] = [];

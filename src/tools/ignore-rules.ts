@@ -54,47 +54,64 @@ function levelFor(hostDir: string, dir: string): Level | undefined {
   return { dir, gitignore: gi === undefined ? undefined : ignore().add(gi), dotignore: di === undefined ? undefined : ignore().add(di) };
 }
 
+type Verdict = { ignored: boolean; unignored: boolean };
+
+/**
+ * The rules' verdict on the path ITSELF. ignore's public test() also counts an ignored parent directory, which a
+ * walk never needs (it does not enter ignored directories) and which would be wrong for a folder searched inside
+ * an ignored one (node_modules/zod): ripgrep, too, matches each entry by its own path. The package's rule list
+ * (`_rules.test`, ignore 7.0.17, pinned) gives exactly that; the public test() is the fallback.
+ */
+function ownVerdict(ig: Ignore, p: string): Verdict {
+  const rules = (ig as unknown as { _rules?: { test?: (path: string, mode: string) => Verdict } })._rules;
+  return typeof rules?.test === "function" ? rules.test(p, "regex") : ig.test(p);
+}
+
 function verdict(levels: readonly Level[], key: "gitignore" | "dotignore", rel: string, isDir: boolean): boolean | undefined {
   for (let i = levels.length - 1; i >= 0; i--) {
     const l = levels[i]!;
     const ig = l[key];
     if (!ig) continue;
     const p = (l.dir ? rel.slice(l.dir.length + 1) : rel) + (isDir ? "/" : "");
-    const r = ig.test(p);
+    const r = ownVerdict(ig, p);
     if (r.ignored) return true;
     if (r.unignored) return false;
   }
   return undefined;
 }
 
-/** The rules in force in one directory of a walk; `child` descends. Immutable, so a walk can branch freely. */
+/**
+ * The rules in force in one directory of a walk; `child` descends. Immutable, so a walk can branch freely. It
+ * mirrors how ripgrep is run (search-files.ts): the ignore files of the folder searched and below are read as the
+ * walk meets them (deeper wins; any .ignore before any .gitignore); the folders above it, the mount root's
+ * .git/info/exclude and the node_modules override come as one explicit file with the lowest precedence.
+ */
 export class IgnoreStack {
   private constructor(
     private readonly levels: readonly Level[],
-    private readonly exclude: Ignore | undefined,
+    private readonly explicit: Ignore | undefined,
   ) {}
 
-  /** The rules for a walk of `baseRel` (relative to the mount root `rootHost`), ancestors' files included. */
-  static forWalk(rootHost: string, baseRel: string): IgnoreStack {
-    const excludeText = readRules(join(rootHost, GIT_EXCLUDE));
-    let stack = new IgnoreStack([], excludeText === undefined ? undefined : ignore().add(excludeText));
-    stack = stack.child(rootHost, "");
-    const parts = baseRel ? baseRel.split("/") : [];
-    for (let i = 0; i < parts.length; i++) stack = stack.child(join(rootHost, ...parts.slice(0, i + 1)), parts.slice(0, i + 1).join("/"));
-    return stack;
+  /**
+   * The rules for a walk of `baseRel` (relative to the mount root `rootHost`). `vendor`: node_modules was asked
+   * for, so a rule that ignores a node_modules folder gives way (unless a file inside the walk says otherwise).
+   */
+  static forWalk(rootHost: string, baseRel: string, options: { vendor?: boolean } = {}): IgnoreStack {
+    const rules = explicitRules(rootHost, baseRel, options);
+    return new IgnoreStack([], rules ? ignore().add(rules) : undefined).child(join(rootHost, ...(baseRel ? baseRel.split("/") : [])), baseRel);
   }
 
   /** The stack inside directory `rel` (host path `hostDir`): its own ignore files added. */
   child(hostDir: string, rel: string): IgnoreStack {
     const level = levelFor(hostDir, rel);
-    return level ? new IgnoreStack([...this.levels, level], this.exclude) : this;
+    return level ? new IgnoreStack([...this.levels, level], this.explicit) : this;
   }
 
   /** Whether the entry at `rel` (relative to the mount root) is ignored. */
   ignores(rel: string, isDir: boolean): boolean {
     const v = verdict(this.levels, "dotignore", rel, isDir) ?? verdict(this.levels, "gitignore", rel, isDir);
     if (v !== undefined) return v;
-    return this.exclude ? this.exclude.test(rel + (isDir ? "/" : "")).ignored : false;
+    return this.explicit ? ownVerdict(this.explicit, rel + (isDir ? "/" : "")).ignored : false;
   }
 }
 
@@ -117,10 +134,11 @@ export function rebaseRule(line: string, dir: string): string | undefined {
 }
 
 /**
- * The rules ripgrep would not find by itself when it searches `baseRel`: the mount root's .git/info/exclude, then
- * each folder's .gitignore and .ignore from the mount root down to (not including) `baseRel`, rebased.
+ * The rules ripgrep would not find by itself when it searches `baseRel`, relative to the mount root: the mount
+ * root's .git/info/exclude, then each folder's .gitignore and .ignore from the mount root down to (not including)
+ * `baseRel`, rebased; last `!node_modules/` when node_modules was asked for.
  */
-export function ancestorRules(rootHost: string, baseRel: string): string {
+export function explicitRules(rootHost: string, baseRel: string, options: { vendor?: boolean } = {}): string {
   const out: string[] = [];
   const exclude = readRules(join(rootHost, GIT_EXCLUDE));
   if (exclude) out.push(...exclude.split("\n").map((l) => rebaseRule(l, "")).filter((l): l is string => l !== undefined));
@@ -132,5 +150,6 @@ export function ancestorRules(rootHost: string, baseRel: string): string {
       if (text) out.push(...text.split("\n").map((l) => rebaseRule(l, dir)).filter((l): l is string => l !== undefined));
     }
   }
+  if (options.vendor) out.push(`!${VENDOR_DIR}/`);
   return out.join("\n");
 }

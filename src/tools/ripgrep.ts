@@ -1,11 +1,12 @@
 // ripgrep (`rg`) as the search engine of grep and glob when it is installed (Debian/Ubuntu/Fedora/Homebrew package
 // `ripgrep`); nothing is downloaded. It runs on the host, outside the shell sandbox, so it is held on a short leash:
-// no --follow (symlinks are never followed), no config file, stdin only for rules we hand it, output read as a
+// no --follow (symlinks are never followed), no config file, no stdin, output read as a
 // stream and cut off (the process killed) as soon as the caller has enough, on cancel, or after a time limit. Its
 // results are still only candidates: the callers check every path and re-read every matching file through the
 // safe path before showing anything (a directory swapped for a symlink mid-walk must not leak a byte).
 import { spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 
 /** A search that runs longer than this is stopped; what was found so far is returned with a note. */
@@ -40,11 +41,18 @@ export interface RgRun {
 }
 
 /**
- * Run rg in `cwd` and stream its stdout records. Leaving the loop early (break/return) kills rg. `stdin` is written
- * and closed (rules for `--ignore-file /dev/stdin`); without it stdin is closed at once.
+ * Run rg in `cwd` and stream its stdout records. Leaving the loop early (break/return) kills rg. `rules` (gitignore
+ * lines) are handed over as an `--ignore-file` in a private temporary directory, removed when rg exits (Node's
+ * stdin is a socket, which rg cannot open as /dev/stdin).
  */
-export function runRipgrep(rg: string, args: string[], options: { cwd: string; stdin?: string; separator: number; signal?: AbortSignal; timeLimitMs?: number }): RgRun {
-  const child = spawn(rg, args, { cwd: options.cwd, stdio: ["pipe", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "", LANG: "C.UTF-8" } });
+export function runRipgrep(rg: string, args: string[], options: { cwd: string; rules?: string; separator: number; signal?: AbortSignal; timeLimitMs?: number }): RgRun {
+  let rulesDir: string | undefined;
+  if (options.rules) {
+    rulesDir = mkdtempSync(join(tmpdir(), "deerflow-rg-"));
+    writeFileSync(join(rulesDir, "ignore"), options.rules, { mode: 0o600 });
+    args = ["--ignore-file", join(rulesDir, "ignore"), ...args];
+  }
+  const child = spawn(rg, args, { cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"], env: { PATH: process.env.PATH ?? "", LANG: "C.UTF-8" } });
   let stoppedBy: "limit" | "abort" | "time" | undefined;
   const stop = (why: "limit" | "abort" | "time") => {
     if (child.exitCode === null && child.signalCode === null) {
@@ -55,19 +63,22 @@ export function runRipgrep(rg: string, args: string[], options: { cwd: string; s
   const onAbort = () => stop("abort");
   options.signal?.addEventListener("abort", onAbort, { once: true });
   const timer = setTimeout(() => stop("time"), options.timeLimitMs ?? RG_TIME_LIMIT_MS);
-  child.stdin.on("error", () => undefined); // rg may exit before reading its rules
-  child.stdin.end(options.stdin ?? "");
   let stderr = "";
   child.stderr.on("data", (d: Buffer) => {
     if (stderr.length < 4096) stderr += d.toString("utf8");
   });
+  const cleanup = () => {
+    if (rulesDir) rmSync(rulesDir, { recursive: true, force: true });
+  };
   const done = new Promise<{ code: number | null; stderr: string; stoppedBy?: "limit" | "abort" | "time" }>((resolve) => {
     child.on("close", (code) => {
+      cleanup();
       clearTimeout(timer);
       options.signal?.removeEventListener("abort", onAbort);
       resolve({ code, stderr: stderr.trim(), stoppedBy });
     });
     child.on("error", (err) => {
+      cleanup();
       clearTimeout(timer);
       resolve({ code: 2, stderr: String((err as Error).message), stoppedBy });
     });

@@ -9,7 +9,7 @@ import { basename, dirname, join, relative, sep } from "node:path";
 import { type ResolvedMounts, type ResolvedPath, hardLinksReadable, hiddenFromTools, isInside, realMounts } from "../sandbox/paths.js";
 import { safeReadFile } from "../sandbox/safe-fs.js";
 import { walk } from "./fs-common.js";
-import { ALWAYS_SKIPPED, IgnoreStack, VENDOR_DIR, ancestorRules } from "./ignore-rules.js";
+import { ALWAYS_SKIPPED, IgnoreStack, VENDOR_DIR, explicitRules } from "./ignore-rules.js";
 import { RG_TIME_LIMIT_MS, findRipgrep, runRipgrep } from "./ripgrep.js";
 
 /** Files bigger than this are not searched by grep. */
@@ -63,18 +63,13 @@ export function engineOf(scope: Pick<SearchScope, "engine">): { engine: "ripgrep
   return rg ? { engine: "ripgrep", rg } : { engine: "walker", rg: null };
 }
 
-/** The arguments both rg modes share, and the rules it must be handed on stdin. */
-function rgCommon(scope: SearchScope, place: Place): { args: string[]; stdin: string } {
+/** The arguments both rg modes share, and the ignore rules of the folders above the one searched. */
+function rgCommon(scope: SearchScope, place: Place): { args: string[]; rules: string } {
   const args = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-parent", "--no-ignore-global", "--no-ignore-exclude", "--sort", "path"];
   args.push("-g", `!${ALWAYS_SKIPPED}`, "-g", "!.deerflowrc");
   if (!scope.includeVendor && !scope.includeIgnored) args.push("-g", `!${VENDOR_DIR}`);
-  let stdin = "";
   if (scope.includeIgnored) args.push("--no-ignore");
-  else {
-    stdin = ancestorRules(place.root, place.baseRel);
-    if (stdin) args.push("--ignore-file", "/dev/stdin");
-  }
-  return { args, stdin };
+  return { args, rules: scope.includeIgnored ? "" : explicitRules(place.root, place.baseRel, { vendor: scope.includeVendor }) };
 }
 
 /** A path rg printed (relative to the mount root, maybe "./"-prefixed), or undefined when it is not UTF-8. */
@@ -101,7 +96,7 @@ function walkerHide(scope: SearchScope): (hostPath: string) => boolean {
 /** Files (and directories) under the searched directory by the walker, in path order, ignored ones left out. */
 export async function* walkEntries(scope: SearchScope, end: SearchEnd = {}): AsyncGenerator<FoundFile & { dir: boolean }> {
   const place = await placeOf(scope);
-  const ignore = scope.includeIgnored ? undefined : { stack: IgnoreStack.forWalk(place.root, place.baseRel), baseRel: place.baseRel };
+  const ignore = scope.includeIgnored ? undefined : { stack: IgnoreStack.forWalk(place.root, place.baseRel, { vendor: scope.includeVendor }), baseRel: place.baseRel };
   for await (const e of walk(scope.base.hostPath, { hide: walkerHide(scope), ignore })) {
     if (scope.signal?.aborted) {
       end.stoppedBy = "abort";
@@ -119,8 +114,8 @@ export async function* listFiles(scope: SearchScope, end: SearchEnd = {}, rgArgs
     return;
   }
   const place = await placeOf(scope);
-  const { args, stdin } = rgCommon(scope, place);
-  const run = runRipgrep(rg, [...args, ...rgArgs, "--files", "-0", "--", place.baseRel || "."], { cwd: place.root, stdin, separator: 0, signal: scope.signal });
+  const { args, rules } = rgCommon(scope, place);
+  const run = runRipgrep(rg, [...args, ...rgArgs, "--files", "-0", "--", place.baseRel || "."], { cwd: place.root, rules, separator: 0, signal: scope.signal });
   for await (const raw of run.records) {
     const mountRel = decodePath(raw);
     const rel = mountRel === undefined ? undefined : relToBase(place, mountRel);
@@ -206,12 +201,13 @@ export async function* grepFiles(scope: SearchScope, q: GrepQuery, end: SearchEn
   // while the walker checks the link count before reading. So without confinement grep walks.
   if (!rg || !scope.base.isDirectory || !hardLinksReadable(scope.mounts)) return yield* grepWalker(scope, q, end);
   const place = await placeOf(scope);
-  const { args, stdin } = rgCommon(scope, place);
+  const { args, rules } = rgCommon(scope, place);
   const extra = ["--json", "--max-filesize", String(GREP_MAX_FILE_BYTES), q.caseSensitive ? "--case-sensitive" : "--ignore-case"];
   if (q.literal) extra.push("--fixed-strings");
-  // A name-only filter narrows rg's walk too (same meaning: the base name at any depth); the exact test follows.
-  if (q.fileFilter && !q.fileFilter.onPath) extra.push("-g", q.fileFilter.glob);
-  const run = runRipgrep(rg, [...args, ...extra, "--regexp", q.pattern, "--", place.baseRel || "."], { cwd: place.root, stdin, separator: 0x0a, signal: scope.signal });
+  // A name-only filter narrows rg's search too, as a file type (a -g glob would override the ignore rules);
+  // the exact test follows.
+  if (q.fileFilter && !q.fileFilter.onPath && !q.fileFilter.glob.startsWith("include:")) extra.push("--type-add", `deerflow:${q.fileFilter.glob}`, "--type", "deerflow");
+  const run = runRipgrep(rg, [...args, ...extra, "--regexp", q.pattern, "--", place.baseRel || "."], { cwd: place.root, rules, separator: 0x0a, signal: scope.signal });
   let current: { hostPath: string; read?: Promise<{ realPath: string; lines: string[] } | undefined> } | undefined;
   let yielded = false;
   for await (const raw of run.records) {
