@@ -132,3 +132,23 @@ describe("the subagent instructions", () => {
     expect(BASH_SUBAGENT_PROMPT).toMatch(/Servers and watchers go in the background/);
   });
 });
+
+describe("the tool descriptions", () => {
+  const described = Object.fromEntries([...createFileTools(), createBashTool()].map((t) => [t.name, t.description]));
+
+  // [tool, when to use it, when not to]: a description the model reads at every call says both.
+  const RULES: [string, RegExp, RegExp][] = [
+    ["bash", /Use it for tests, builds, linters, git and package managers/, /not to read, search or edit files[^.]*never for interactive programs/],
+    ["grep", /Use it \(not grep or rg in bash\)/, /use glob to find files by name/],
+    ["glob", /Use it \(not find or ls -R in bash\)/, /use grep to search inside them/],
+    ["ls", /Use it to get your bearings/, /use glob to find files by name/],
+    ["read_file", /Read a file before you change it/, /instead of cat, head or tail in bash/],
+    ["str_replace", /The way to change an existing file/, /not sed or echo in bash, and not write_file for a small change/],
+    ["write_file", /Use it for new files or to rewrite a small file completely/, /change existing files with str_replace/],
+    ["present_files", /Use it for deliverables the user asked for/, /not for files you changed in the workspace/],
+  ];
+  it.each(RULES)("%s says when to use it and when not to", (name, when, whenNot) => {
+    expect(described[name]).toMatch(when);
+    expect(described[name]).toMatch(whenNot);
+  });
+});
