@@ -57,7 +57,7 @@ const LEAD_RULES: [string, RegExp][] = [
   ["code references as path:line", /Refer to code as path:line/],
   // environment
   ["the workspace layout", /workspace\/ is the project[^\n]*uploads\/[^\n]*outputs\//],
-  ["system reminders explained", /Messages wrapped in <system-reminder> are added by deerflow/],
+  ["system reminders explained", /Messages inside system-reminder tags are added by deerflow/],
 ];
 
 const encoder = new Tiktoken(o200kBase);
