@@ -69,7 +69,7 @@ export function createGlobTool(options: FileToolOptions = {}) {
     {
       name: "glob",
       description:
-        "Find files whose path (relative to `path`, default the workspace) matches a glob pattern: * and ? within a name, ** across directories, [abc], {a,b}. Use **/*.ts to search recursively. Results are in path order. Files the repository ignores (.gitignore, .ignore), .git and node_modules are left out unless the pattern names node_modules or include_ignored=true; symlinks are not listed.",
+        "Find files whose path (relative to `path`, default the workspace) matches a glob pattern: * and ? within a name, ** across directories, [abc], {a,b}. Use **/*.ts to search recursively. Use it (not find or ls -R in bash) to find files by name; use grep to search inside them. Results are in path order. Files the repository ignores (.gitignore, .ignore), .git and node_modules are left out unless the pattern starts with the folder (node_modules/zod/**) or include_ignored=true; symlinks are not listed.",
       schema: z.object({
         description: z.string().optional().describe("Why you are searching (say it first)."),
         pattern: z.string().describe("Relative glob pattern, e.g. **/*.py"),

@@ -67,7 +67,7 @@ export function createGrepTool(options: FileToolOptions = {}) {
     {
       name: "grep",
       description:
-        "Search file contents for a regular expression (or literal text with literal=true), case-insensitive unless case_sensitive=true. Returns path:line: text in path order. Files the repository ignores (.gitignore, .ignore), node_modules, .git, binary files and files over 5 MB are skipped; include_ignored=true searches ignored files and node_modules too.",
+        "Search file contents for a regular expression (or literal text with literal=true), case-insensitive unless case_sensitive=true. Returns path:line: text in path order. Use it (not grep or rg in bash) to find where something is defined or used; use glob to find files by name. Files the repository ignores (.gitignore, .ignore), node_modules, .git, binary files and files over 5 MB are skipped; include_ignored=true searches ignored files and node_modules too.",
       schema: z.object({
         description: z.string().optional().describe("Why you are searching (say it first)."),
         pattern: z.string().describe("Regular expression (ripgrep's syntax when installed; look-around falls back to JavaScript's), or literal text when literal=true."),
