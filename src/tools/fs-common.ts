@@ -127,6 +127,17 @@ export function sortNames(names: string[]): string[] {
   return names.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 }
 
+/** The walk's order for two "/"-separated relative paths: folder by folder, names in byte order. */
+export function comparePaths(a: string, b: string): number {
+  const x = a.split("/");
+  const y = b.split("/");
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const c = Buffer.compare(Buffer.from(x[i]!), Buffer.from(y[i]!));
+    if (c) return c;
+  }
+  return x.length - y.length;
+}
+
 /**
  * Depth-first walk that never follows symlinks, names in byte order within each directory, a directory's contents
  * right after it (ripgrep's `--sort path`). `maxDepth` 1 = direct children only.
