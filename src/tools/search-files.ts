@@ -7,7 +7,7 @@
 import { lstat, realpath } from "node:fs/promises";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { type ResolvedMounts, type ResolvedPath, hardLinksReadable, hiddenFromTools, isInside, realMounts } from "../sandbox/paths.js";
-import { safeReadFile } from "../sandbox/safe-fs.js";
+import { readForSearchSync, safeReadFile } from "../sandbox/safe-fs.js";
 import { comparePaths, walk } from "./fs-common.js";
 import { ALWAYS_SKIPPED, IgnoreStack, VENDOR_DIR, explicitRules } from "./ignore-rules.js";
 import { RG_TIME_LIMIT_MS, findRipgrep, runRipgrep } from "./ripgrep.js";
@@ -282,13 +282,29 @@ export async function* grepFiles(scope: SearchScope, q: GrepQuery, end: SearchEn
   else if (done.code === 2 && !yielded && /regex|parse error|look-?around|backreference/i.test(done.stderr)) yield* grepWalker(scope, q, end);
 }
 
-async function* grepWalker(scope: SearchScope, q: GrepQuery, end: SearchEnd): AsyncGenerator<GrepHit> {
+/** Files the walker's grep reads between two turns of the event loop (the UI and cancel stay responsive). */
+const READ_BATCH = 64;
+
+async function* wantedFiles(scope: SearchScope, q: GrepQuery, end: SearchEnd): AsyncGenerator<FoundFile> {
   // A file named as the path is searched whatever the ignore rules and the glob filter say.
-  const files = scope.base.isDirectory ? listFiles({ ...scope, engine: "walker" }, end) : [{ hostPath: scope.base.hostPath, rel: "" }];
-  for await (const f of files) {
-    if (scope.base.isDirectory && !wantsFile(q, f.rel)) continue;
-    const file = await readForSearch(f.hostPath, scope.mounts);
-    if (!file) continue;
+  if (!scope.base.isDirectory) return yield { hostPath: scope.base.hostPath, rel: "" };
+  for await (const f of listFiles({ ...scope, engine: "walker" }, end)) if (wantsFile(q, f.rel)) yield f;
+}
+
+/** The searchable lines of the wanted files, in order, read synchronously in batches. */
+async function* readWanted(scope: SearchScope, q: GrepQuery, end: SearchEnd): AsyncGenerator<{ realPath: string; lines: string[] }> {
+  const hidden = hiddenFromTools(scope.mounts);
+  let n = 0;
+  for await (const f of wantedFiles(scope, q, end)) {
+    if (++n % READ_BATCH === 0) await new Promise((r) => setImmediate(r));
+    const r = readForSearchSync(f.hostPath, scope.mounts, GREP_MAX_FILE_BYTES);
+    const lines = r && !hidden(r.realPath) ? linesOf(r.data) : undefined;
+    if (r && lines) yield { realPath: r.realPath, lines };
+  }
+}
+
+async function* grepWalker(scope: SearchScope, q: GrepQuery, end: SearchEnd): AsyncGenerator<GrepHit> {
+  for await (const file of readWanted(scope, q, end)) {
     for (let i = 0; i < file.lines.length; i++) {
       const line = file.lines[i]!;
       if (i === file.lines.length - 1 && line === "") break;
