@@ -142,6 +142,19 @@ const storeWriteOutcomeText: Record<StoreWriteOutcome, string> = {
 };
 
 /**
+ * A request that cannot fit the model's context window even after compaction (typically one user message larger
+ * than the whole window): refused before it is sent, since the provider would only answer an opaque 400. Exit 1.
+ */
+export class ContextOverflowError extends DeerflowError {
+  constructor(what: string, tokens: number, window: number) {
+    super(`${what} is too long for the model's context window: about ${tokens.toLocaleString("en-US")} tokens, and the window holds ${window.toLocaleString("en-US")} in all.`, {
+      exitCode: ExitCode.runtime,
+      hint: "Shorten it, or save the text as a file in the workspace and ask about the file (the model reads it in parts).",
+    });
+  }
+}
+
+/**
  * The store could not write (disk full, I/O error, a read-only file): exit 1. `readOnly` (SQLITE_READONLY: the file
  * or its directory cannot be written, e.g. chattr +i or a read-only mount) changes what to do.
  */

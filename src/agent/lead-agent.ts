@@ -37,15 +37,11 @@ import { deferredToolFilterMiddleware } from "../middleware/deferred-tool-filter
 import { before, nextTo } from "./anchors.js";
 import { artifactCaptureMiddleware } from "../middleware/artifact-capture.js";
 import { taskNotesMiddleware } from "../middleware/task-notes.js";
+import { LEAD_SYSTEM_PROMPT } from "./lead-prompt.js";
 import { type CheckpointChannelMode, type DeerflowAgentOptions, assembleMiddleware, createDeerflowAgent } from "./create-deerflow-agent.js";
 
 /** Static on purpose: the provider's prefix cache keeps working across turns and days (dates go in reminders). */
-export const LEAD_SYSTEM_PROMPT = `You are deerflow, a coding agent working in the user's terminal.
-Your files live under /mnt/user-data: workspace/ (the project; relative paths resolve here), uploads/ (files the
-user attached) and outputs/ (deliverables; declare them with present_files). Nothing outside these is reachable.
-Read a file before you change it. Prefer str_replace for edits and write_file for new files.
-Be direct and concise: do the task, then say what you did. Never claim work you did not do.
-When a request is ambiguous or risky in a way you cannot resolve yourself, ask with ask_clarification.`;
+export { LEAD_SYSTEM_PROMPT };
 
 /**
  * The lead agent's order. before* hooks run top to bottom, after* hooks bottom to top, and each wrapper contains

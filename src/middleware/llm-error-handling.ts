@@ -74,6 +74,16 @@ const CONNECTION_NAMES = new Set(["APIConnectionError", "FetchError", "SocketErr
 /** Codes that mean "an established connection went away" rather than "could not connect". */
 const DROP_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CLOSED", "ECONNABORTED"]);
 
+/**
+ * How providers word "the request does not fit the context window" in a 400: OpenAI (`context_length_exceeded`,
+ * "This model's maximum context length is …"), vLLM (the same words), llama.cpp server (`exceed_context_size_error`,
+ * "request (4476 tokens) exceeds the available context size (4096 tokens)"), Anthropic-compatible gateways ("prompt is
+ * too long"), Gemini's OpenAI endpoint ("input token count … exceeds the maximum").
+ */
+const CONTEXT_OVERFLOW = /context_length_exceeded|maximum context length|exceed(s|ed)? the (available )?context|exceed_context_size|context length exceeded|prompt is too long|input token count.*exceeds/i;
+const CONTEXT_OVERFLOW_HINT =
+  "The conversation no longer fits the model's context window: set this model's contextWindow in .deerflowrc so deerflow compacts it in time (then /compact in chat), or start a new thread.";
+
 interface ErrFields {
   status?: number;
   code?: string;
@@ -160,7 +170,8 @@ export function classifyModelError(
     if (status === 429) return { kind: "transient", reason: `rate limited (${where})${detail ? `: ${detail}` : ""}`, retryAfterMs: retryAfter };
     if (status === 408 || status === 409 || status >= 500) return { kind: "transient", reason: `${where}${detail ? ` (${detail})` : ""}`, retryAfterMs: retryAfter };
     // 400/422 and the rest of 4xx: the provider refused this request; its own words say why.
-    return { kind: "bad_request", reason: `the request was refused (${where})${detail ? `: ${detail}` : ""}` };
+    const overflow = CONTEXT_OVERFLOW.test(`${withStatus.code ?? ""} ${withStatus.message}`);
+    return { kind: "bad_request", reason: `the request was refused (${where})${detail ? `: ${detail}` : ""}`, ...(overflow ? { hint: CONTEXT_OVERFLOW_HINT } : {}) };
   }
 
   for (const f of chain) {

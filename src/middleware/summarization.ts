@@ -20,12 +20,13 @@ import { REMOVE_ALL_MESSAGES, StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import type { ArchiveInput, MessageArchiveLike } from "../persistence/message-archive.js";
 import { MemoryArchive } from "../persistence/message-archive.js";
+import { ContextOverflowError } from "../errors.js";
 import { THREAD_STATE_VALUES } from "../state/thread-state.js";
 import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { HIDDEN_MARKER, SUMMARY_KIND } from "../vocabulary/message-markers.js";
 import { contentText } from "../vocabulary/message-text.js";
 import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
-import { messagesTokens, selectForCompaction } from "./util/compaction-selection.js";
+import { isUserTurn, messageTokens, messagesTokens, selectForCompaction } from "./util/compaction-selection.js";
 import { redactingInvoker } from "./util/pii-messages.js";
 import { type UsageTotals, UsageTotalsSchema, usageOf, zeroUsage } from "./util/usage.js";
 
@@ -206,13 +207,18 @@ const fallbackArchive = new MemoryArchive();
 
 export function summarizationMiddleware(options: SummarizationOptions = {}) {
   const window = options.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
-  const limit = Math.floor(window * (options.threshold ?? DEFAULT_COMPACTION_THRESHOLD)) - (options.reserveTokens ?? 4096);
+  const reserve = options.reserveTokens ?? 4096;
+  const limit = Math.floor(window * (options.threshold ?? DEFAULT_COMPACTION_THRESHOLD)) - reserve;
   return createMiddleware({
     name: "Summarization",
     stateSchema,
     beforeModel: async (state, runtime) => {
       const messages: BaseMessage[] = state.messages ?? [];
       if (messagesTokens(messages) <= limit) return undefined;
+      // A user message bigger than the whole window fits no compaction: refuse it before archiving anything.
+      const latest = [...messages].reverse().find(isUserTurn);
+      const latestTokens = latest ? messageTokens(latest) : 0;
+      if (latestTokens > window - reserve) throw new ContextOverflowError("The latest message", latestTokens, window);
       const configurable = (runtime as { configurable?: Record<string, unknown> }).configurable;
       const run = readRunConfigurable(configurable);
       const s = state as { summary_text?: string | null; task_history?: Record<string, unknown> | null; run_usage?: UsageTotals; thread_usage?: UsageTotals };
@@ -224,6 +230,8 @@ export function summarizationMiddleware(options: SummarizationOptions = {}) {
         checkpointId: typeof configurable?.checkpoint_id === "string" ? configurable.checkpoint_id : null,
         usage: { run_usage: s.run_usage, thread_usage: s.thread_usage },
       });
+      const after = done ? done.info.tokens_after : messagesTokens(messages);
+      if (after > window) throw new ContextOverflowError("The conversation's most recent turns", after, window);
       return done?.update as never;
     },
   });

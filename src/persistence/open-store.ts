@@ -4,7 +4,7 @@
 import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { openPool, redactDatabaseUrl } from "./postgres-connection.js";
 import { DeerflowPostgresSaver } from "./postgres-saver.js";
-import { PgMessageArchive, PgRunRecords, PgThreadIndex, deletePgThreadRows } from "./postgres-store.js";
+import { PgMessageArchive, PgRunRecords, PgThreadIndex, applyPgPendingRollbacks, deletePgThreadRows } from "./postgres-store.js";
 import { type Store, openSqliteStore } from "./store.js";
 
 export interface StoreLocation {
@@ -15,15 +15,21 @@ export interface StoreLocation {
 }
 
 export function openStore(where: StoreLocation): Store {
-  return where.database ? openPostgresStore(where.database, where.channelMode) : openSqliteStore(where.home, where.channelMode);
+  return where.database ? openPostgresStore(where.database, where.channelMode, where.home) : openSqliteStore(where.home, where.channelMode);
 }
 
-export function openPostgresStore(url: string, channelMode: ChannelMode): Store {
-  const saver = new DeerflowPostgresSaver(openPool(url), { channelMode, url });
+/** The team database; with `home`, the runs this home could not roll back while it was gone are undone on first use. */
+export function openPostgresStore(url: string, channelMode: ChannelMode, home?: string): Store {
+  const path = redactDatabaseUrl(url);
+  const saver: DeerflowPostgresSaver = new DeerflowPostgresSaver(openPool(url), {
+    channelMode,
+    url,
+    onReady: home ? () => applyPgPendingRollbacks(saver, home, path) : undefined,
+  });
   const runs = new PgRunRecords(saver);
   return {
     kind: "postgres",
-    path: redactDatabaseUrl(url),
+    path,
     saver,
     threads: new PgThreadIndex(saver),
     runs,

@@ -1,7 +1,7 @@
 // Connecting to a team database (`database` / DEERFLOW_DATABASE_URL): the pool, the URL as it may be shown (never
 // with its password), and PostgreSQL's failures said as what they are, in one line.
 import pg from "pg";
-import { DeerflowError, ExitCode } from "../errors.js";
+import { DeerflowError, ExitCode, type StoreWriteOutcome } from "../errors.js";
 import { errorChain } from "../vocabulary/error-chain.js";
 import { PG_SCHEMA } from "./postgres-schema.js";
 
@@ -43,10 +43,17 @@ export function isConnectionFault(err: unknown): boolean {
   });
 }
 
-/** The team database is unreachable or refuses us: exit 3 (an environment problem), URL without its password. */
+/** What became of a run when the team database went away under it (said after the cause). */
+const outcomeText: Record<StoreWriteOutcome, string> = {
+  "rolled-back": " The run was rolled back.",
+  "rollback-pending": " The run failed; its changes are undone the next time deerflow on this machine reaches the database.",
+  "nothing-changed": "",
+};
+
+/** The team database is unreachable or refuses us: exit 1 (runtime), URL without its password. */
 export class DatabaseUnavailableError extends DeerflowError {
-  constructor(url: string, cause: unknown) {
-    super(`The team database ${redactDatabaseUrl(url)} is not usable: ${redactPassword(describePgError(cause), url)}.`, {
+  constructor(url: string, cause: unknown, outcome: StoreWriteOutcome = "nothing-changed") {
+    super(`The team database ${redactDatabaseUrl(url)} is not usable: ${redactPassword(describePgError(cause), url)}.${outcomeText[outcome]}`, {
       exitCode: ExitCode.runtime,
       hint: hintFor(cause),
     });
@@ -92,6 +99,12 @@ export function openPool(url: string, max = 10): pg.Pool {
   pool.on("error", () => {
     // An idle client lost its server: the pool drops it and the next query reconnects.
   });
+  // A client checked out when its server goes (a restart mid-transaction) emits 'error' with no pool listener, which
+  // would crash the process; the query it was running fails instead, and that is retried.
+  pool.on("connect", (client) => client.on("error", () => {}));
+  // Single statements (ours and the stock saver's reads) ride out a restart; transactions retry as a whole.
+  const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
+  pool.query = ((...args: unknown[]) => (typeof args.at(-1) === "function" ? query(...args) : withRetry(() => query(...args)))) as typeof pool.query;
   return pool;
 }
 

@@ -23,7 +23,7 @@ import type pg from "pg";
 import { CHANNEL_MODE_METADATA_KEY, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { CheckpointModeMismatchError, GUARDED_SAVER_BRAND } from "./mode-gate.js";
 import { PG_SCHEMA, migratePostgres } from "./postgres-schema.js";
-import { DatabaseUnavailableError, withRetry } from "./postgres-connection.js";
+import { DatabaseUnavailableError, isConnectionFault, withRetry } from "./postgres-connection.js";
 import { findDeerflowError } from "../errors.js";
 import type { RollbackMark } from "./sqlite-saver.js";
 
@@ -32,6 +32,8 @@ export interface DeerflowPostgresSaverOptions {
   /** The database's URL, to name it (without its password) when it cannot be used. */
   url?: string;
   serde?: SerializerProtocol;
+  /** Runs once the schema is ready, before the first use (the store undoes runs left pending here). */
+  onReady?: () => Promise<void>;
 }
 
 const MODE_SQL = `COALESCE(metadata ->> '${CHANNEL_MODE_METADATA_KEY}', 'full')`;
@@ -53,6 +55,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
   private readonly verifiedThreads = new Set<string>();
   private ready: Promise<void> | undefined;
   private readonly url: string | undefined;
+  private readonly onReady: (() => Promise<void>) | undefined;
   /** The pool (the stock saver keeps its own reference private). */
   readonly db: pg.Pool;
 
@@ -60,6 +63,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
     super(pool, options.serde, { schema: PG_SCHEMA });
     this.db = pool;
     this.url = options.url;
+    this.onReady = options.onReady;
     this.channelMode = options.channelMode ?? "full";
     if (this.channelMode !== "full" && this.channelMode !== "delta") {
       throw new TypeError(`channelMode must be "full" or "delta" (got ${JSON.stringify(this.channelMode)})`);
@@ -71,7 +75,11 @@ export class DeerflowPostgresSaver extends PostgresSaver {
 
   /** The stock tables, then ours, once per process; concurrent first uses serialize on an advisory lock. */
   override setup(): Promise<void> {
-    return (this.ready ??= migratePostgres(this.db, () => super.setup()).catch((err: unknown) => {
+    const prepare = async () => {
+      await migratePostgres(this.db, () => super.setup());
+      await this.onReady?.();
+    };
+    return (this.ready ??= prepare().catch((err: unknown) => {
       this.ready = undefined;
       // Our own refusals (a newer or foreign schema) stand; the server's are said as what they mean.
       throw findDeerflowError(err) ? err : new DatabaseUnavailableError(this.url ?? "postgres://(unnamed)", err);
@@ -175,17 +183,19 @@ export class DeerflowPostgresSaver extends PostgresSaver {
   }
 
   async rollbackTo(threadId: string, mark: RollbackMark): Promise<void> {
-    await withRetry(() =>
-      this.transaction(async (client) => {
-        await client.query("DELETE FROM checkpoints WHERE thread_id = $1 AND seq > $2", [threadId, mark.checkpoints]);
-        await client.query("DELETE FROM checkpoint_writes WHERE thread_id = $1 AND seq > $2", [threadId, mark.writes]);
-        await client.query("DELETE FROM checkpoint_blobs WHERE thread_id = $1 AND seq > $2", [threadId, mark.blobs]);
-      }),
-    );
+    await withRetry(() => this.transaction((client) => DeerflowPostgresSaver.rollbackWith(client, threadId, mark)));
+  }
+
+  /** `rollbackTo` inside the caller's transaction. */
+  static async rollbackWith(client: pg.PoolClient, threadId: string, mark: RollbackMark): Promise<void> {
+    await client.query("DELETE FROM checkpoints WHERE thread_id = $1 AND seq > $2", [threadId, mark.checkpoints]);
+    await client.query("DELETE FROM checkpoint_writes WHERE thread_id = $1 AND seq > $2", [threadId, mark.writes]);
+    await client.query("DELETE FROM checkpoint_blobs WHERE thread_id = $1 AND seq > $2", [threadId, mark.blobs]);
   }
 
   async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.db.connect();
+    let failed = false;
     try {
       await client.query("BEGIN");
       const result = await work(client);
@@ -193,9 +203,11 @@ export class DeerflowPostgresSaver extends PostgresSaver {
       return result;
     } catch (err) {
       await client.query("ROLLBACK").catch(() => {});
+      failed = isConnectionFault(err);
       throw err;
     } finally {
-      client.release();
+      // A connection that failed is closed rather than handed out again.
+      client.release(failed);
     }
   }
 

@@ -7,7 +7,9 @@ import type { RunStatus } from "../vocabulary/statuses.js";
 import type { ArchiveInput, ArchivedMessage } from "./message-archive.js";
 import { machineName } from "./machine.js";
 import { isConnectionFault, withRetry } from "./postgres-connection.js";
-import type { DeerflowPostgresSaver } from "./postgres-saver.js";
+import { DeerflowPostgresSaver } from "./postgres-saver.js";
+import type { RollbackMark } from "./sqlite-saver.js";
+import { pendingRollbacks } from "./store.js";
 import type { RunLock, RunRecord } from "./run-records.js";
 import type { ThreadRow } from "./thread-index.js";
 
@@ -272,4 +274,34 @@ export async function deletePgThreadRows(saver: DeerflowPostgresSaver, threadId:
     deleted.threads = (await c.query("DELETE FROM threads WHERE id = $1", [threadId])).rowCount ?? 0;
     return deleted;
   });
+}
+
+/**
+ * Undoes the runs this home could not roll back while the team database was gone (`notePendingRollback`): the thread
+ * goes back to its mark, the run reads `error`, its stale lease goes. A thread another run is working on now is left
+ * for a later open; one that later runs built on keeps its rows (undoing them would undo those runs too).
+ */
+export async function applyPgPendingRollbacks(saver: DeerflowPostgresSaver, home: string, path: string): Promise<void> {
+  for (const { runId, done } of pendingRollbacks(home, path, "postgres")) {
+    const finished = await withRetry(() =>
+      saver.transaction(async (c) => {
+        const run = (await c.query<RunRecord & { seq: string }>("SELECT * FROM runs WHERE id = $1", [runId])).rows[0];
+        if (!run?.mark) return true;
+        const lease = (await c.query<{ run_id: string; expired: boolean }>("SELECT run_id, expires_at < now() AS expired FROM run_locks WHERE thread_id = $1 FOR UPDATE", [run.thread_id])).rows[0];
+        if (lease && lease.run_id !== runId && !lease.expired) return false;
+        const later = await c.query("SELECT 1 FROM runs WHERE thread_id = $1 AND seq > $2 AND mark IS NOT NULL LIMIT 1", [run.thread_id, run.seq]);
+        const error = run.error ?? "the team database was unreachable (rolled back when it was back)";
+        if (later.rowCount === 0) await DeerflowPostgresSaver.rollbackWith(c, run.thread_id, JSON.parse(run.mark) as RollbackMark);
+        await c.query("UPDATE runs SET status = 'error', stop_reason = 'error', error = $2, ended_at = COALESCE(ended_at, $3) WHERE id = $1", [
+          runId,
+          later.rowCount === 0 ? error : `${error}; not rolled back: later runs built on it`,
+          new Date().toISOString(),
+        ]);
+        if (later.rowCount === 0) await c.query("UPDATE threads SET status = 'error', updated_at = $2 WHERE id = $1", [run.thread_id, new Date().toISOString()]);
+        await c.query("DELETE FROM run_locks WHERE thread_id = $1 AND run_id = $2", [run.thread_id, runId]);
+        return true;
+      }),
+    );
+    if (finished) done();
+  }
 }

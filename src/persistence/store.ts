@@ -1,7 +1,7 @@
 // One SQLite file per home: <home>/deerflow.sqlite holds the checkpoints, the thread index and the runs (WAL mode).
 // Opening it is where the environment's faults are named: a data directory that is a file or cannot be written,
 // and a damaged database (checked with `PRAGMA quick_check` when the last process did not close it cleanly).
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync, accessSync, constants } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync, accessSync, constants } from "node:fs";
 import { join } from "node:path";
 import type Database from "better-sqlite3";
 import { DataDirError, DatabaseCorruptError, StoreWriteError, UsageError } from "../errors.js";
@@ -165,28 +165,41 @@ export function openSqliteStore(home: string, channelMode: ChannelMode): SqliteS
   }
 }
 
-/** Remembers (outside SQLite, in an empty file) that a failed run's changes must still be undone. */
-export function notePendingRollback(home: string, runId: string): boolean {
+/**
+ * Remembers (outside the store, in a file per run id holding the store's printable path) that a failed run's changes
+ * must still be undone: the disk was full, or the team database was gone.
+ */
+export function notePendingRollback(home: string, runId: string, storePath: string): boolean {
   try {
     mkdirSync(join(home, PENDING_ROLLBACK_DIR), { recursive: true });
-    writeFileSync(join(home, PENDING_ROLLBACK_DIR, runId), "");
+    writeFileSync(join(home, PENDING_ROLLBACK_DIR, runId), storePath);
     return true;
   } catch {
     return false;
   }
 }
 
-/** Undoes the runs a store failure left half-written: the thread is as before the run, the run is `error`. */
-function applyPendingRollbacks(home: string, store: { saver: DeerflowSqliteSaver; runs: RunRecords; threads: ThreadIndex }): void {
+/** The runs of `storePath` whose rollback is pending in `home` (files from before the path was kept are SQLite's). */
+export function pendingRollbacks(home: string, storePath: string, kind: Store["kind"]): { runId: string; done(): void }[] {
   const dir = join(home, PENDING_ROLLBACK_DIR);
-  if (!existsSync(dir)) return;
-  for (const runId of readdirSync(dir)) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir).flatMap((runId) => {
+    const file = join(dir, runId);
+    const owner = readFileSync(file, "utf8");
+    if (owner ? owner !== storePath : kind !== "sqlite") return [];
+    return [{ runId, done: () => rmSync(file, { force: true }) }];
+  });
+}
+
+/** Undoes the runs a store failure left half-written: the thread is as before the run, the run is `error`. */
+function applyPendingRollbacks(home: string, store: { path: string; saver: DeerflowSqliteSaver; runs: RunRecords; threads: ThreadIndex }): void {
+  for (const { runId, done } of pendingRollbacks(home, store.path, "sqlite")) {
     const run = store.runs.get(runId);
     if (run?.mark) {
       store.saver.rollbackTo(run.thread_id, JSON.parse(run.mark) as RollbackMark);
       store.runs.finish(runId, { status: "error", stop_reason: "error", input_tokens: run.input_tokens, output_tokens: run.output_tokens, error: run.error ?? "the store could not write (rolled back when reopened)" });
       store.threads.update(run.thread_id, { status: "error" });
     }
-    rmSync(join(dir, runId), { force: true });
+    done();
   }
 }

@@ -3,7 +3,8 @@
 //   pending (waiting for the thread's lock) → running → success | error | timeout | interrupted
 // `begin` and `settle` are the only places a run's record and its thread's status change, and `run` pairs them in
 // one try/finally, so no path leaves a run `running`. Failed runs are rolled back to the mark taken at `begin`;
-// when the store itself cannot write (disk full), the rollback is remembered outside SQLite and done on next open.
+// when the store itself cannot write (disk full, the team database gone), the rollback is remembered outside the
+// store and done on next open.
 import { createHash } from "node:crypto";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
@@ -143,7 +144,7 @@ export class ThreadRuntime {
   /** A store fault as the user should read it: the file's path and what to do (other errors pass through). */
   private typedStoreError(err: unknown, outcome: StoreWriteOutcome): unknown {
     if (findDeerflowError(err)) return err;
-    if (this.config.database && isConnectionFault(err)) return new DatabaseUnavailableError(this.config.database, err);
+    if (this.config.database && isConnectionFault(err)) return new DatabaseUnavailableError(this.config.database, err, outcome);
     if (isCorruption(err)) return new DatabaseCorruptError(this.store.path, (err as Error).message);
     if (isStoreWriteFailure(err)) return new StoreWriteError(this.store.path, (err as Error).message, outcome, sqliteCode(err)?.startsWith("SQLITE_READONLY"));
     return err;
@@ -268,7 +269,7 @@ export class ThreadRuntime {
       if (isCorruption(storeErr)) return new DatabaseCorruptError(this.store.path, (storeErr as Error).message);
       if (!isStoreWriteFailure(storeErr) && !isConnectionFault(storeErr)) throw storeErr;
       // The store cannot take even the rollback (disk still full): remember it outside SQLite, undo at next open.
-      notePendingRollback(this.config.home, runId);
+      notePendingRollback(this.config.home, runId, this.store.path);
       return this.typedStoreError(isStoreWriteFailure(err) ? err : storeErr, "rollback-pending");
     }
   }

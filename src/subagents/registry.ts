@@ -9,6 +9,7 @@
 // - The front-matter parser is deliberately tiny (no YAML dependency): `key: value` lines, quoted scalars,
 //   inline `[a, b]` lists and block `- item` lists. Anything else is an error naming the file and line.
 import { ConfigError } from "../errors.js";
+import { BASH_SUBAGENT_PROMPT, GENERAL_PURPOSE_SUBAGENT_PROMPT } from "./prompts.js";
 import { readdir, readFile } from "node:fs/promises";
 import { basename, join } from "node:path";
 
@@ -32,11 +33,6 @@ export interface SubagentType {
 export const BASH_SUBAGENT_TOOLS = ["bash", "ls", "glob", "grep", "read_file", "write_file", "str_replace"] as const;
 export const DEFAULT_SUBAGENT_MAX_TURNS = 150;
 
-const COMMON_RULES = `Your files live under /mnt/user-data: workspace/ (the project; relative paths resolve here), uploads/ and outputs/.
-You were started by another agent to do one delegated task. Nobody can answer questions: make reasonable,
-low-risk assumptions and state them. When you are done, answer with a complete, self-contained report of what you
-found or did (the other agent sees only your final answer), including file paths and any caveats.`;
-
 export const BUILTIN_SUBAGENT_TYPES: readonly SubagentType[] = Object.freeze([
   {
     name: "general-purpose",
@@ -44,7 +40,7 @@ export const BUILTIN_SUBAGENT_TYPES: readonly SubagentType[] = Object.freeze([
       "A capable general agent with every tool except task: research the codebase, make multi-step changes, investigate a question end to end.",
     tools: "all-but-task",
     maxTurns: 150,
-    systemPrompt: `You are a general-purpose subagent of deerflow, a coding agent.\n${COMMON_RULES}`,
+    systemPrompt: GENERAL_PURPOSE_SUBAGENT_PROMPT,
     source: "built-in",
   },
   {
@@ -52,7 +48,7 @@ export const BUILTIN_SUBAGENT_TYPES: readonly SubagentType[] = Object.freeze([
     description: "A command-line specialist (bash and file tools): run builds, tests, git and other shell commands and report the results.",
     tools: [...BASH_SUBAGENT_TOOLS],
     maxTurns: 60,
-    systemPrompt: `You are a command-line subagent of deerflow, a coding agent. Use bash for commands and the file tools to read and edit files.\n${COMMON_RULES}`,
+    systemPrompt: BASH_SUBAGENT_PROMPT,
     source: "built-in",
   },
 ]);

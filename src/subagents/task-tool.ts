@@ -196,7 +196,8 @@ export function createTaskTool(options: TaskToolOptions) {
       description:
         "Delegate a self-contained piece of work to a subagent that runs its own agent loop with its own tools and returns a report. " +
         "Use it for independent work that can run in parallel (several task calls in one turn run concurrently) or that would flood this conversation. " +
-        "The subagent does not see this conversation: put everything it needs in `prompt`. Do not delegate work that is already delegated.\n" +
+        "The subagent does not see this conversation: put everything it needs in `prompt`. Do not delegate work that is already delegated, " +
+        "a single quick step, or steps that each need the previous one's result: do those yourself.\n" +
         `Subagent types:\n${options.registry.describe()}`,
       schema: taskSchema,
     },

@@ -122,6 +122,8 @@ export function createBashTool(options: BashToolOptions = {}) {
       name: "bash",
       description:
         "Run a bash command in the thread's workspace directory (non-interactive, no stdin). " +
+        "Use it for tests, builds, linters, git and package managers; not to read, search or edit files (read_file, grep, glob, ls, str_replace and write_file do that) " +
+        "and never for interactive programs (editors, pagers, prompts): pass --yes, --no-pager or CI=1 instead. " +
         `Stdout and stderr are returned together, at most ${maxOutputChars} characters (head and tail kept); ` +
         `a non-zero exit code is reported. Commands are stopped after ${timeoutSeconds} seconds, and every process a command ` +
         "started is stopped when it ends: use run_in_background for servers and watchers (bash_jobs lists and kills them).",

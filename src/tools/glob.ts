@@ -37,7 +37,7 @@ export function createGlobTool(options: FileToolOptions = {}) {
     {
       name: "glob",
       description:
-        "Find files whose path (relative to `path`, default the workspace) matches a glob pattern: * and ? within a name, ** across directories, [abc], {a,b}. Use **/*.ts to search recursively. node_modules and .git are skipped unless the pattern names them.",
+        "Find files whose path (relative to `path`, default the workspace) matches a glob pattern: * and ? within a name, ** across directories, [abc], {a,b}. Use **/*.ts to search recursively. Use it (not find or ls -R in bash) to find files by name; use grep to search inside them. node_modules and .git are skipped unless the pattern names them.",
       schema: z.object({
         description: z.string().optional().describe("Why you are searching (say it first)."),
         pattern: z.string().describe("Relative glob pattern, e.g. **/*.py"),

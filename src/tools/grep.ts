@@ -82,7 +82,7 @@ export function createGrepTool(options: FileToolOptions = {}) {
     {
       name: "grep",
       description:
-        "Search file contents for a regular expression (or literal text with literal=true), case-insensitive unless case_sensitive=true. Returns path:line: text. Binary files, node_modules and .git are skipped.",
+        "Search file contents for a regular expression (or literal text with literal=true), case-insensitive unless case_sensitive=true. Returns path:line: text. Use it (not grep or rg in bash) to find where something is defined or used; use glob to find files by name. Binary files, node_modules and .git are skipped.",
       schema: z.object({
         description: z.string().optional().describe("Why you are searching (say it first)."),
         pattern: z.string().describe("JavaScript regular expression, or literal text when literal=true."),

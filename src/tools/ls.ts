@@ -28,7 +28,7 @@ export function createLsTool(options: FileToolOptions = {}) {
     {
       name: "ls",
       description:
-        "List the contents of a directory two levels deep. Paths are relative to the workspace or under /mnt/user-data/{workspace,uploads,outputs}. Directories end with '/'.",
+        "List the contents of a directory two levels deep. Paths are relative to the workspace or under /mnt/user-data/{workspace,uploads,outputs}. Directories end with '/'. Use it to get your bearings in a directory; use glob to find files by name across the tree.",
       schema: z.object({
         description: z.string().optional().describe("Why you are listing this directory (say it first)."),
         path: z.string().describe("The directory to list, e.g. /mnt/user-data/workspace or src."),

@@ -70,7 +70,7 @@ export function createReadFileTool(options: FileToolOptions = {}) {
     {
       name: "read_file",
       description:
-        "Read a text file with numbered lines (`    12→text`). Optionally give start_line/end_line (1-based, inclusive). Long files are paged (2000 lines / 200 KB per call); binary files are only described. Read a file before you change it.",
+        "Read a text file with numbered lines (`    12→text`). Optionally give start_line/end_line (1-based, inclusive). Long files are paged (2000 lines / 200 KB per call); binary files are only described. Read a file before you change it. Use it instead of cat, head or tail in bash; read several files in one turn when you need them all.",
       schema: z.object({
         description: z.string().optional().describe("Why you are reading this file (say it first)."),
         path: z.string().describe("The file, relative to the workspace or under /mnt/user-data/..."),

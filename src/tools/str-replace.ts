@@ -79,7 +79,7 @@ export function createStrReplaceTool(options: FileToolOptions = {}) {
     {
       name: "str_replace",
       description:
-        "Replace text in a file: old_str must occur exactly once (unless replace_all=true). Read the file first with read_file. Whitespace and indentation must match exactly.",
+        "Replace text in a file: old_str must occur exactly once (unless replace_all=true). Read the file first with read_file. Whitespace and indentation must match exactly. The way to change an existing file: not sed or echo in bash, and not write_file for a small change.",
       schema: strReplaceSchema,
       responseFormat: "content_and_artifact",
     },

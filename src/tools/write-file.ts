@@ -74,7 +74,7 @@ export function createWriteFileTool(options: FileToolOptions = {}) {
     {
       name: "write_file",
       description:
-        "Write a text file (creates parent directories). At most 80 KB per call; use append=true to add to the end. Overwriting an existing file requires having read its current version with read_file.",
+        "Write a text file (creates parent directories). Use it for new files or to rewrite a small file completely; change existing files with str_replace. At most 80 KB per call; use append=true to add to the end. Overwriting an existing file requires having read its current version with read_file.",
       schema: writeFileSchema,
       responseFormat: "content_and_artifact",
     },

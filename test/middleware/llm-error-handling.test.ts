@@ -202,6 +202,26 @@ describe("LLMErrorHandling against the real OpenAI client over HTTP", () => {
     expect(reasons).toEqual([`HTTP 500 from ${server.url} for model "test-model" (overloaded)`, `rate limited (HTTP 429 from ${server.url} for model "test-model"): slow down`]);
   });
 
+  // Bodies as providers send them. OpenAI: the API reference's error object with code context_length_exceeded (also
+  // what vLLM answers); llama.cpp server: tools/server `exceed_context_size_error` (its README and issue reports).
+  it.each([
+    ["OpenAI / vLLM", { error: { message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 tokens. Please reduce the length of the messages.", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } }],
+    ["llama.cpp server", { error: { code: 400, message: "request (4476 tokens) exceeds the available context size (4096 tokens)", type: "exceed_context_size_error", n_prompt_tokens: 4476, n_ctx: 4096 } }],
+  ])("a context-window overflow from %s is not retried and says what to do", async (_who, body) => {
+    server.push({ raw: [JSON.stringify(body)], status: 400, headers: { "content-type": "application/json" } });
+    const err = unwrapMiddlewareError(await failure(agentFor(chat(server.url), { endpoint: EP }).invoke({ messages: [new HumanMessage("hi")] })));
+    expect(server.requests).toHaveLength(1);
+    expect(err).toBeInstanceOf(ProviderError);
+    expect((err as Error).message).toContain(body.error.message.slice(0, 40)); // the provider's words, shortened
+    expect((err as ProviderError).hint).toMatch(/contextWindow in \.deerflowrc/);
+  });
+
+  it("any other 400 gets no context-window hint", async () => {
+    server.push({ status: 400, error: "messages: invalid" });
+    const err = unwrapMiddlewareError(await failure(agentFor(chat(server.url), { endpoint: EP }).invoke({ messages: [new HumanMessage("hi")] })));
+    expect((err as ProviderError).hint ?? "").not.toMatch(/contextWindow/);
+  });
+
   it("a dropped connection is retried", async () => {
     // (non-streaming: after a STREAMING disconnect the test server's next streamed answer stalls; the retry itself
     // happens either way — classifyModelError covers the streaming error shape, TypeError "terminated")

@@ -1,0 +1,109 @@
+// The team database restarting under a run, through the built CLI. deerflow reaches PostgreSQL through a loopback
+// proxy that this file alone cuts (open connections dropped, new ones turned away, as while a server restarts) and
+// restores, so the shared cluster other tests use is never restarted. A short outage is retried with backoff and the
+// run completes; a longer one fails the run in one line without the password, and the run's half-written turn is
+// undone when this machine next reaches the database.
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Sandbox } from "../support/cli.js";
+import { useE2E } from "../support/e2e.js";
+import { createTestDatabase, pgSkip } from "../support/postgres.js";
+import { type TcpProxy, startTcpProxy } from "../support/tcp-proxy.js";
+import { until } from "../support/wait.js";
+
+const e2e = useE2E();
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let proxy: TcpProxy;
+beforeAll(async () => {
+  if (pgSkip) return;
+  db = await createTestDatabase();
+  const target = new URL(db.url);
+  proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+});
+afterAll(async () => {
+  await proxy?.close();
+  await db?.drop();
+});
+
+function machine(env: Record<string, string> = {}): Sandbox {
+  const sb = e2e.sandbox();
+  const base = { DEERFLOW_DATABASE_URL: proxy.url(db.url), DEERFLOW_HOST: "machine-a", ...env };
+  const run = sb.run.bind(sb);
+  const spawn = sb.spawn.bind(sb);
+  return Object.assign(sb, {
+    run: (args: string[], opts: Parameters<Sandbox["run"]>[1] = {}) => run(args, { ...opts, env: { ...base, ...opts.env } }),
+    spawn: (args: string[], opts: Parameters<Sandbox["spawn"]>[1] = {}) => spawn(args, { ...opts, env: { ...base, ...opts.env } }),
+  });
+}
+
+const password = () => new URL(db.url).password;
+
+describe.skipIf(pgSkip)("the team database restarting during a run", () => {
+  it("a restart mid-run is retried with backoff and the run completes", async () => {
+    proxy.restore();
+    const a = machine({ DEERFLOW_DB_RETRIES: "12" });
+    // The model answers, and the database "restarts" as it does: the run's next saves meet a server that is gone.
+    e2e.server.setScript(async () => {
+      proxy.cut();
+      return { content: "saved after the restart" };
+    });
+    const refusedBefore = proxy.refused;
+    const run = a.spawn(["run", "--output-format", "json", "survive a restart"], { env: {} });
+    // deerflow comes back for the database (refused at least twice: backoff, not one retry), then it is up again.
+    let ended: string | undefined;
+    void run.then((r) => (ended = `${r.exitCode}: ${r.stderr}`), (e: Error) => (ended = e.message));
+    await until(() => proxy.refused >= refusedBefore + 2 || ended !== undefined, "deerflow retrying against the restarting database");
+    expect(ended).toBeUndefined();
+    proxy.restore();
+    const done = await run;
+    expect(done.stderr).not.toMatch(/not usable|\n\s+at /);
+    expect(done.exitCode).toBe(0);
+    const result = JSON.parse(done.stdout as string);
+    expect(result).toMatchObject({ status: "success", final_text: "saved after the restart" });
+    const shown = JSON.parse((await a.run(["threads", "show", result.thread_id, "--json"])).stdout);
+    expect(shown.entries.map((e: { text?: string }) => e.text).filter(Boolean)).toEqual(["survive a restart", "saved after the restart"]);
+    expect(shown.runs.map((r: { status: string }) => r.status)).toEqual(["success"]);
+  });
+
+  it("a run that cannot save fails in one line without the password, and is rolled back once the database is back", async () => {
+    proxy.restore();
+    const a = machine({ DEERFLOW_DB_RETRIES: "3" });
+    e2e.server.push({ content: "first answer" });
+    const first = JSON.parse((await a.run(["run", "--output-format", "json", "first turn"])).stdout);
+    const threadId = first.thread_id as string;
+
+    e2e.server.setScript(async () => {
+      proxy.cut();
+      return { content: "this answer is never saved" };
+    });
+    const failed = await a.run(["run", "--thread", threadId, "second turn"]);
+    expect(failed.exitCode).toBe(1);
+    const lines = failed.stderr.trim().split("\n");
+    expect(lines.at(-1)).toMatch(/^deerflow: The team database postgres:\/\/.*@127\.0\.0\.1:\d+\/\w+ is not usable: .+\. The run failed; its changes are undone the next time deerflow on this machine reaches the database\./);
+    expect(lines.filter((l) => !l.startsWith("  ")).length).toBeLessThanOrEqual(2); // the thread line, the error (and its hint)
+    expect(failed.stderr).not.toMatch(/\n\s+at /);
+    expect(failed.stderr).not.toContain(`:${password()}@`);
+    expect(readdirSync(join(a.home, "pending-rollback"))).toHaveLength(1);
+
+    // Still down: reading fails the same way, and nothing is lost.
+    const down = await a.run(["threads"]);
+    expect(down.exitCode).toBe(1);
+    expect(down.stderr).toMatch(/is not usable/);
+    expect(down.stderr).not.toContain(`:${password()}@`);
+
+    proxy.restore();
+    const shown = JSON.parse((await a.run(["threads", "show", threadId, "--json"])).stdout);
+    // The half-written turn is gone: the thread is as after its last good run; the failed run reads error.
+    expect(shown.entries.map((e: { text?: string }) => e.text).filter(Boolean)).toEqual(["first turn", "first answer"]);
+    expect(shown.runs.map((r: { status: string }) => r.status)).toEqual(["success", "error"]);
+    expect(shown.thread.status).toBe("error");
+    expect(existsSync(join(a.home, "pending-rollback")) ? readdirSync(join(a.home, "pending-rollback")) : []).toEqual([]);
+
+    // Its lease went with it: the thread runs again at once.
+    e2e.server.setScript([{ content: "third answer" }]);
+    const again = await a.run(["run", "--thread", threadId, "third turn"]);
+    expect(again.exitCode).toBe(0);
+    expect(again.stdout).toBe("third answer\n");
+  });
+});
