@@ -202,6 +202,7 @@ export class ThreadRuntime {
       const result = await withRunContext(runId, emit, () => this.execute(req, opened, runId, usage), usage);
       await this.settleSuccess(result);
       settled = true;
+      await this.pruneCheckpoints(opened.threadId);
       emit({ type: "run.completed", thread_id: result.thread_id, run_id: runId, status: result.status, stop_reason: result.stop_reason, final_text: result.final_text, usage: result.usage, thread_usage: result.thread_usage });
       return result;
     } catch (err) {
@@ -261,6 +262,22 @@ export class ThreadRuntime {
     await runs.start(runId, mark, input);
     await threads.update(threadId, { status: "running", host: machineName() });
     return mark;
+  }
+
+  /**
+   * After a good run (still under the thread's lock): the thread's step checkpoints that rollback and rewind cannot
+   * go back to are slimmed (policy: persistence/sqlite-prune.ts). A failure costs only disk and is retried after the
+   * next run, so it never fails the run that already succeeded.
+   */
+  private async pruneCheckpoints(threadId: string): Promise<void> {
+    const saver = this.store.saver;
+    if (!saver.prune) return;
+    try {
+      const marks = (await this.store.runs.forThread(threadId)).flatMap((r) => (r.mark ? [JSON.parse(r.mark) as RollbackMark] : []));
+      await saver.prune(threadId, marks);
+    } catch {
+      // see above
+    }
   }
 
   private async settleSuccess(r: RunResult): Promise<void> {

@@ -202,7 +202,7 @@ describe("checkpoint mode per thread", () => {
     // a new thread next to it is delta
     e2e.server.push({ content: "fresh" });
     const fresh = await run(sb, ["a new one"]);
-    expect((await threadsJson(sb)).find((r: { id: string }) => r.id === fresh.thread_id)).toMatchObject({ mode: "delta" });
+    expect((await threadsJson(sb)).find((r) => r.id === fresh.thread_id)).toMatchObject({ mode: "delta" });
 
     const r = await sb.run(["run", "--thread", t.thread_id, "now delta"], { env: DELTA });
     expect(r.exitCode).toBe(2);
