@@ -1,6 +1,6 @@
 // The message archive: what compaction removes from a thread's messages, one row per message, by thread and by the
-// checkpoint the compaction started from. It lives in the same SQLite file as the checkpoints (table created on
-// open, like the thread index), so `read_history` can read originals back after any number of compactions.
+// checkpoint the compaction started from. It lives in the same SQLite file as the checkpoints (its table is made
+// by the schema's migrations on open), so `read_history` can read originals back after any number of compactions.
 // Writes are idempotent by (thread, message id): a compaction killed before its checkpoint was written archives the
 // same messages again on the retry, never twice.
 import type Database from "better-sqlite3";
@@ -40,18 +40,6 @@ export class MessageArchive implements MessageArchiveLike {
 
   constructor(db: Database.Database) {
     this.db = db;
-    db.exec(`CREATE TABLE IF NOT EXISTS message_archive (
-      thread_id TEXT NOT NULL,
-      seq INTEGER NOT NULL,
-      message_id TEXT NOT NULL,
-      checkpoint_id TEXT,
-      role TEXT NOT NULL,
-      name TEXT,
-      text TEXT NOT NULL,
-      archived_at TEXT NOT NULL,
-      PRIMARY KEY (thread_id, seq),
-      UNIQUE (thread_id, message_id)
-    )`);
   }
 
   put(threadId: string, checkpointId: string | null, messages: readonly ArchiveInput[]): { from: number; to: number; count: number } {

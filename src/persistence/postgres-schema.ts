@@ -4,6 +4,9 @@
 // Concurrent first uses from several machines serialize on a session advisory lock.
 import type pg from "pg";
 import { DeerflowError, ExitCode } from "../errors.js";
+import { MESSAGE_ARCHIVE, RUNS, RUN_LOCKS, SchemaTooNewError, THREADS, VERSION_TABLE, createTableSql } from "./schema-tables.js";
+
+export { SchemaTooNewError };
 
 export const PG_SCHEMA = "deerflow";
 /** Key of the advisory lock that serializes migrations (any constant; "deerflow" in ASCII). */
@@ -17,69 +20,11 @@ export const PG_MIGRATIONS: readonly string[] = [
    ALTER TABLE checkpoint_writes ADD COLUMN IF NOT EXISTS seq BIGSERIAL;
    ALTER TABLE checkpoint_blobs ADD COLUMN IF NOT EXISTS seq BIGSERIAL;
    CREATE INDEX IF NOT EXISTS checkpoints_thread_seq ON checkpoints(thread_id, seq);`,
-  // 2: the thread index, runs and the per-thread run lease (same columns as SQLite, plus the host a thread last ran on).
-  `CREATE TABLE IF NOT EXISTS threads (
-     id TEXT PRIMARY KEY,
-     title TEXT,
-     created_at TEXT NOT NULL,
-     updated_at TEXT NOT NULL,
-     status TEXT NOT NULL DEFAULT 'idle',
-     workspace TEXT,
-     mode TEXT NOT NULL DEFAULT 'full',
-     host TEXT,
-     seq BIGSERIAL
-   );
-   CREATE INDEX IF NOT EXISTS threads_updated ON threads(updated_at DESC);
-   CREATE TABLE IF NOT EXISTS runs (
-     id TEXT PRIMARY KEY,
-     thread_id TEXT NOT NULL,
-     status TEXT NOT NULL,
-     stop_reason TEXT,
-     input_tokens INTEGER NOT NULL DEFAULT 0,
-     output_tokens INTEGER NOT NULL DEFAULT 0,
-     started_at TEXT NOT NULL,
-     ended_at TEXT,
-     error TEXT,
-     mark TEXT,
-     snapshot TEXT,
-     input TEXT,
-     rewound_by TEXT,
-     seq BIGSERIAL
-   );
-   CREATE INDEX IF NOT EXISTS runs_thread ON runs(thread_id, started_at);
-   CREATE TABLE IF NOT EXISTS run_locks (
-     thread_id TEXT PRIMARY KEY,
-     run_id TEXT NOT NULL,
-     pid INTEGER NOT NULL,
-     host TEXT NOT NULL,
-     started_at TEXT NOT NULL,
-     pid_start TEXT,
-     expires_at TIMESTAMPTZ NOT NULL
-   );`,
+  // 2: the thread index, runs and the per-thread run lease (the columns SQLite has, plus order and the lease's expiry).
+  [createTableSql(THREADS, ["seq BIGSERIAL"]), createTableSql(RUNS, ["seq BIGSERIAL"]), createTableSql(RUN_LOCKS, ["expires_at TIMESTAMPTZ NOT NULL"])].join("\n"),
   // 3: compaction's archive of original messages.
-  `CREATE TABLE IF NOT EXISTS message_archive (
-     thread_id TEXT NOT NULL,
-     seq INTEGER NOT NULL,
-     message_id TEXT NOT NULL,
-     checkpoint_id TEXT,
-     role TEXT NOT NULL,
-     name TEXT,
-     text TEXT NOT NULL,
-     archived_at TEXT NOT NULL,
-     PRIMARY KEY (thread_id, seq),
-     UNIQUE (thread_id, message_id)
-   );`,
+  createTableSql(MESSAGE_ARCHIVE),
 ];
-
-/** A database whose deerflow schema was written by a newer deerflow: refuse rather than guess. */
-export class SchemaTooNewError extends DeerflowError {
-  constructor(found: number, known: number) {
-    super(`The team database holds deerflow schema version ${found}, newer than this deerflow knows (${known}).`, {
-      exitCode: ExitCode.usage,
-      hint: "Upgrade deerflow on this machine to the version the other machines run.",
-    });
-  }
-}
 
 /** A `deerflow` schema that deerflow did not make (tables of another application): refuse to touch it. */
 export class ForeignSchemaError extends DeerflowError {
@@ -98,15 +43,15 @@ export async function migratePostgres(pool: pg.Pool, stockSetup: () => Promise<v
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
     await refuseForeignSchema(client);
     await stockSetup();
-    await client.query("CREATE TABLE IF NOT EXISTS deerflow_schema_version (v INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())");
-    const { rows } = await client.query<{ v: number | null }>("SELECT MAX(v) AS v FROM deerflow_schema_version");
+    await client.query(`CREATE TABLE IF NOT EXISTS ${VERSION_TABLE} (v INTEGER PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())`);
+    const { rows } = await client.query<{ v: number | null }>(`SELECT MAX(v) AS v FROM ${VERSION_TABLE}`);
     const current = rows[0]?.v ?? 0;
     if (current > PG_MIGRATIONS.length) throw new SchemaTooNewError(current, PG_MIGRATIONS.length);
     for (let v = current + 1; v <= PG_MIGRATIONS.length; v++) {
       await client.query("BEGIN");
       try {
         await client.query(PG_MIGRATIONS[v - 1]!);
-        await client.query("INSERT INTO deerflow_schema_version (v) VALUES ($1)", [v]);
+        await client.query(`INSERT INTO ${VERSION_TABLE} (v) VALUES ($1)`, [v]);
         await client.query("COMMIT");
       } catch (err) {
         await client.query("ROLLBACK").catch(() => {});
@@ -122,13 +67,13 @@ export async function migratePostgres(pool: pg.Pool, stockSetup: () => Promise<v
 async function refuseForeignSchema(client: pg.PoolClient): Promise<void> {
   const { rows } = await client.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = $1", [PG_SCHEMA]);
   const names = rows.map((r) => r.table_name);
-  if (names.length > 0 && !names.includes("deerflow_schema_version") && !names.includes("checkpoint_migrations")) throw new ForeignSchemaError(names);
+  if (names.length > 0 && !names.includes(VERSION_TABLE) && !names.includes("checkpoint_migrations")) throw new ForeignSchemaError(names);
 }
 
 /** The schema version a database holds (0: none yet). */
 export async function schemaVersion(pool: pg.Pool): Promise<number> {
   try {
-    const { rows } = await pool.query<{ v: number | null }>("SELECT MAX(v) AS v FROM deerflow_schema_version");
+    const { rows } = await pool.query<{ v: number | null }>(`SELECT MAX(v) AS v FROM ${VERSION_TABLE}`);
     return rows[0]?.v ?? 0;
   } catch {
     return 0;

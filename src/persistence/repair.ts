@@ -4,11 +4,8 @@
 // thread, what survived.
 import { copyFileSync, existsSync, renameSync, rmSync } from "node:fs";
 import Database from "better-sqlite3";
-import { RunRecords } from "./run-records.js";
 import { quickCheckProblem } from "./store.js";
 import { DeerflowSqliteSaver } from "./sqlite-saver.js";
-import { MessageArchive } from "./message-archive.js";
-import { ThreadIndex } from "./thread-index.js";
 
 /** The tables copied, in order (run_locks is not: no run survives a repair). message_archive holds compacted
  * originals (read_history): a file from before it existed simply has none to copy. */
@@ -112,10 +109,8 @@ export function repairDatabase(path: string): RepairReport {
   for (const suffix of ["", "-wal", "-shm"]) if (existsSync(path + suffix)) copyFileSync(path + suffix, backup + suffix);
   const fresh = `${path}.repair-${process.pid}`;
   rmSync(fresh, { force: true });
+  // Opening creates every table (the schema's migrations).
   const saver = DeerflowSqliteSaver.open(fresh, { channelMode: "full" });
-  new ThreadIndex(saver.db);
-  new RunRecords(saver.db);
-  new MessageArchive(saver.db);
   const rows: RepairReport["rows"] = {};
   let from: Database.Database | undefined;
   try {

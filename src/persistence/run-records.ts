@@ -64,32 +64,6 @@ export class RunRecords {
 
   constructor(db: Database.Database) {
     this.db = db;
-    db.exec(`CREATE TABLE IF NOT EXISTS runs (
-      id TEXT PRIMARY KEY,
-      thread_id TEXT NOT NULL,
-      status TEXT NOT NULL,
-      stop_reason TEXT,
-      input_tokens INTEGER NOT NULL DEFAULT 0,
-      output_tokens INTEGER NOT NULL DEFAULT 0,
-      started_at TEXT NOT NULL,
-      ended_at TEXT,
-      error TEXT
-    );
-    CREATE INDEX IF NOT EXISTS runs_thread ON runs(thread_id, started_at);
-    CREATE TABLE IF NOT EXISTS run_locks (
-      thread_id TEXT PRIMARY KEY,
-      run_id TEXT NOT NULL,
-      pid INTEGER NOT NULL,
-      host TEXT NOT NULL,
-      started_at TEXT NOT NULL
-    );`);
-    // Files from before runs kept their rollback mark.
-    const columns = db.prepare("PRAGMA table_info(runs)").all() as { name: string }[];
-    if (!columns.some((c) => c.name === "mark")) db.exec("ALTER TABLE runs ADD COLUMN mark TEXT");
-    // Rewind: the files' snapshot before each run, what the run was asked, and which rewind undid it.
-    for (const col of ["snapshot", "input", "rewound_by"]) if (!columns.some((c) => c.name === col)) db.exec(`ALTER TABLE runs ADD COLUMN ${col} TEXT`);
-    const lockColumns = db.prepare("PRAGMA table_info(run_locks)").all() as { name: string }[];
-    if (!lockColumns.some((c) => c.name === "pid_start")) db.exec("ALTER TABLE run_locks ADD COLUMN pid_start TEXT");
   }
 
   /** The lock of a thread whose process is gone (killed, crashed), if any. */

@@ -23,18 +23,6 @@ export class ThreadIndex {
 
   constructor(db: Database.Database) {
     this.db = db;
-    db.exec(`CREATE TABLE IF NOT EXISTS threads (
-      id TEXT PRIMARY KEY,
-      title TEXT,
-      created_at TEXT NOT NULL,
-      updated_at TEXT NOT NULL,
-      status TEXT NOT NULL DEFAULT 'idle',
-      workspace TEXT,
-      mode TEXT NOT NULL DEFAULT 'full'
-    );
-    CREATE INDEX IF NOT EXISTS threads_updated ON threads(updated_at DESC);`);
-    const columns = db.prepare("PRAGMA table_info(threads)").all() as { name: string }[];
-    if (!columns.some((c) => c.name === "host")) db.exec("ALTER TABLE threads ADD COLUMN host TEXT");
   }
 
   get(id: string): ThreadRow | undefined {

@@ -47,11 +47,11 @@ export async function gitAvailable(): Promise<boolean> {
 }
 
 /** Runs `git --git-dir … --work-tree … <args>` (`bare`: without the work tree) and returns stdout; a failure throws with git's own message. */
-export async function git(target: GitTarget, args: string[], opts: { input?: string; allowFail?: boolean; bare?: boolean } = {}): Promise<{ stdout: string; exitCode: number }> {
+export async function git(target: GitTarget, args: string[], opts: { input?: string; allowFail?: boolean; bare?: boolean; env?: Record<string, string> } = {}): Promise<{ stdout: string; exitCode: number }> {
   const named = opts.bare ? ["--git-dir", target.gitDir] : ["--git-dir", target.gitDir, "--work-tree", target.workTree];
   const r = await execa("git", [...named, ...args], {
     cwd: opts.bare ? undefined : target.workTree,
-    env: gitEnv(),
+    env: { ...gitEnv(), ...opts.env },
     extendEnv: false,
     input: opts.input,
     reject: false,

@@ -5,7 +5,7 @@
 // filter conversion off). What is not recorded, and so never restored nor deleted by a rewind: ignored files, files
 // over MAX_FILE_BYTES, and the contents of nested repositories (a directory with its own `.git` is recorded as a
 // pointer only).
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
 import { dirname, join, sep } from "node:path";
 import { type GitTarget, git } from "./git.js";
 
@@ -19,6 +19,8 @@ export const rewoundRef = (rewindId: string) => `refs/deerflow/rewound/${rewindI
 
 const ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -diff -merge\n";
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbba4904";
+/** Per snapshot commit, the paths it left out for their size or as nested repositories (see recordExcluded). */
+const EXCLUDED_DIR = "deerflow-excluded";
 
 export interface Snapshot {
   /** The commit holding the files. */
@@ -32,7 +34,8 @@ export interface Snapshot {
 export interface RestoreResult {
   /** Files written back or deleted, workspace-relative. */
   restored: string[];
-  /** Paths left as they are: over the size cap now, or nested repositories. */
+  /** Paths left as they are: over the size cap now, nested repositories, or missing from the target only because it
+   * did not record them (ignored by its .gitignore files, or over the size cap then). */
   skipped: string[];
 }
 
@@ -62,7 +65,7 @@ export class ShadowRepo {
     return existsSync(join(this.target.gitDir, "HEAD"));
   }
 
-  private run(args: string[], opts?: { input?: string; allowFail?: boolean }) {
+  private run(args: string[], opts?: { input?: string; allowFail?: boolean; env?: Record<string, string> }) {
     return git(this.target, args, opts);
   }
 
@@ -158,8 +161,31 @@ export class ShadowRepo {
       commit = this.readRef(HEAD_REF) ?? (await this.resolve(HEAD_REF));
     }
     if (!commit) throw new Error("the snapshot commit was not recorded");
+    this.recordExcluded(commit, [...oversize, ...nested]);
     for (const ref of refs) this.writeRef(ref, commit);
     return { commit, oversize, nested };
+  }
+
+  /**
+   * Paths a snapshot left out for their size or as nested repositories, kept per commit (a commit reused by a later
+   * snapshot gets the union): a restore to that commit must not take them for files created since.
+   */
+  private recordExcluded(commit: string, paths: string[]): void {
+    if (paths.length === 0) return;
+    const file = join(this.target.gitDir, EXCLUDED_DIR, commit);
+    const known = new Set(this.excludedAt(commit));
+    const added = paths.filter((p) => !known.has(p));
+    if (added.length === 0) return;
+    mkdirSync(dirname(file), { recursive: true });
+    appendFileSync(file, `${added.join("\0")}\0`);
+  }
+
+  private excludedAt(commit: string): string[] {
+    try {
+      return nulList(readFileSync(join(this.target.gitDir, EXCLUDED_DIR, commit), "utf8"));
+    } catch {
+      return [];
+    }
   }
 
   /** A loose ref's commit (refs are never packed here: gc is off); undefined when there is none. */
@@ -195,30 +221,60 @@ export class ShadowRepo {
 
   /**
    * Puts the workspace back to `commit`: files it holds are written back, files recorded since are deleted. What the
-   * snapshots never held (ignored, oversize, nested repositories) is left alone. The caller snapshots first, so what is
-   * undone stays reachable.
+   * snapshots never held (ignored, oversize, nested repositories) is left alone: a path missing from `commit` is only
+   * deleted when it was not there unrecorded, i.e. not ignored by `commit`'s own .gitignore files (a run that rewrote
+   * .gitignore must not get the user's ignored .env deleted) and not left out of it for its size. The caller
+   * snapshots first, so what is undone stays reachable.
    */
   async restore(commit: string, current: Snapshot): Promise<RestoreResult> {
     this.clearStaleLocks();
     const diff = nulList((await this.run(["diff-tree", "-r", "-z", "--no-renames", "--name-status", current.commit, commit])).stdout);
     const gitlinks = new Set(await this.gitlinks(current.commit, commit));
     const oversizeNow = new Set(current.oversize);
+    const excludedThen = this.excludedAt(commit);
     const remove: string[] = [];
     const write: string[] = [];
     const skipped: string[] = [];
+    /** Missing from the target but not the run's to delete: they are only dropped from the index. */
+    const kept: string[] = [];
     for (let i = 0; i + 1 < diff.length; i += 2) {
       const status = diff[i]!;
       const path = diff[i + 1]!;
       if (gitlinks.has(path) || oversizeNow.has(path)) skipped.push(path);
+      else if (status === "D" && excludedThen.some((x) => path === x || (x.endsWith("/") && path.startsWith(x)))) kept.push(path);
       else if (status === "D") remove.push(path);
       else write.push(path);
     }
+    // The target's ignore rules first: its .gitignore files back (deleted where it had none), then what they ignore
+    // is not the run's to delete.
+    const isIgnoreFile = (p: string) => p === ".gitignore" || p.endsWith("/.gitignore");
+    const rules = { write: write.filter((p) => isIgnoreFile(p) && insideWithoutSymlinks(this.target.workTree, p) && !lstatSafe(join(this.target.workTree, p))?.isDirectory()), remove: remove.filter(isIgnoreFile) };
+    for (const path of rules.remove) this.removeFile(path);
+    if (rules.write.length > 0) await this.run(["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: rules.write.join("\0") });
+    const ignored = new Set(await this.ignored(remove.filter((p) => !isIgnoreFile(p))));
+    const toRemove = remove.filter((p) => !ignored.has(p));
+    kept.push(...ignored);
     // Deletions first: a directory recorded since may stand where the target has a file (and the reverse).
-    for (const path of remove) this.removeFile(path);
-    if (remove.length > 0) await this.unrecord(remove);
-    if (write.length > 0) await this.run(["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: write.join("\0") });
+    for (const path of toRemove) if (!isIgnoreFile(path)) this.removeFile(path);
+    // The index matches the target again, so what is kept goes back to being unrecorded (ignored stays ignored).
+    const unrecorded = new Set([...remove, ...kept]);
+    if (unrecorded.size > 0) await this.unrecord([...unrecorded]);
+    const early = new Set(rules.write);
+    const rest = write.filter((p) => !early.has(p));
+    if (rest.length > 0) await this.run(["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: rest.join("\0") });
     this.writeRef(HEAD_REF, commit);
-    return { restored: [...write, ...remove].sort(), skipped: skipped.sort() };
+    return { restored: [...write, ...toRemove].sort(), skipped: [...skipped, ...kept].sort() };
+  }
+
+  /** Which of `paths` the work tree's ignore rules (.gitignore files as they are now) ignore, recorded or not. */
+  private async ignored(paths: string[]): Promise<string[]> {
+    if (paths.length === 0) return [];
+    // check-ignore refuses literal pathspecs; "./" keeps a name starting with ":" from reading as pathspec magic (and
+    // it is echoed back as given). Run from the work tree (git.ts), so "./" is its root.
+    const r = await this.run(["check-ignore", "--no-index", "-z", "--stdin"], { input: `${paths.map((p) => `./${p}`).join("\0")}\0`, allowFail: true, env: { GIT_LITERAL_PATHSPECS: "0" } });
+    // Exit 1: none is ignored; anything else is a failure, and deleting blind is not an option.
+    if (r.exitCode > 1) throw new Error("git check-ignore failed");
+    return nulList(r.stdout).map((p) => p.replace(/^\.\//, ""));
   }
 
   /** Drops paths from the index whatever the work tree holds now (update-index does no pathspec or symlink checks). */

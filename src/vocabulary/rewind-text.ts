@@ -36,7 +36,7 @@ export function rewindText(r: RewindLike): string {
   const what: string[] = [];
   if (r.conversation) what.push("the conversation");
   if (r.files) what.push(filesSummary(r.files.restored));
-  const skipped = r.files && r.files.skipped.length > 0 ? ` Left as they are (over the size cap or nested repositories): ${r.files.skipped.join(", ")}.` : "";
+  const skipped = r.files && r.files.skipped.length > 0 ? ` Left as they are (never recorded: ignored, over the size cap, or nested repositories): ${r.files.skipped.slice(0, 10).join(", ")}${r.files.skipped.length > 10 ? `, … (${r.files.skipped.length - 10} more)` : ""}.` : "";
   const kept = r.files_before ? ` The files from before the rewind are kept at ${r.files_before.ref} in ${r.files_before.git_dir}.` : "";
   return `Rewound thread ${r.thread_id} to before run ${r.target_run} (${r.runs.length} run${r.runs.length === 1 ? "" : "s"} undone): ${what.join(" and ") || "nothing"} restored.${skipped}${kept} Undo with \`deerflow rewind ${r.thread_id} --undo\`.\n`;
 }

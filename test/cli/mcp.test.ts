@@ -7,6 +7,7 @@ import { useE2E } from "../support/e2e.js";
 import { alive, everythingStdio, fixture, startEverythingHttp, writeRc } from "../support/mcp.js";
 import type { RecordedRequest } from "../support/openai-server.js";
 import { processesMatching } from "../support/processes.js";
+import { findBwrap } from "../../src/sandbox/run-shell.js";
 
 const e2e = useE2E();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -203,9 +204,8 @@ describe("deferred MCP tools", () => {
 });
 
 describe("a confined stdio server (sandbox: true)", () => {
-  it("server-filesystem in bubblewrap writes the thread's workspace but cannot read ~/.ssh; unconfined it could", async () => {
-    const { findBwrap } = await import("../../src/sandbox/run-shell.js");
-    if (!findBwrap()) return; // no bubblewrap here: nothing to confine with (the server then fails with a clear reason)
+  // Without bubblewrap there is nothing to confine with (the server then fails with a clear reason): skipped, visibly.
+  it.skipIf(!findBwrap())("server-filesystem in bubblewrap writes the thread's workspace but cannot read ~/.ssh; unconfined it could", async () => {
     const { mkdirSync, writeFileSync } = await import("node:fs");
     const { FILESYSTEM } = await import("../support/mcp.js");
     const sb = e2e.sandbox();

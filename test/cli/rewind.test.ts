@@ -194,6 +194,38 @@ describe("deerflow rewind", () => {
     expect(readFileSync(join(repo, "src", "app.js"), "utf8")).toBe("console.log('v1');\n");
     expect(existsSync(join(repo, "big.bin"))).toBe(true);
   }, 180_000);
+
+  it("a run that rewrote .gitignore and shrank an oversize file: the rewind puts .gitignore back and deletes none of what was never recorded", async () => {
+    const sb = e2e.sandbox();
+    const repo = userRepo(sb);
+    // Ignored by the repository: the user's secrets and a build directory; and a data file over the snapshot cap.
+    writeFileSync(join(repo, ".gitignore"), "build/\n.env\n");
+    writeFileSync(join(repo, ".env"), "API_KEY=only-copy\n");
+    mkdirSync(join(repo, "build"));
+    writeFileSync(join(repo, "build", "out.js"), "built\n");
+    writeFileSync(join(repo, "data.csv"), Buffer.alloc(11_000_000, "a"));
+    e2e.server.push(bash("b1", "printf 'dist/\\n' > .gitignore && printf 'x\\n' > data.csv && printf 'new\\n' > created.txt"), { content: "Tidied up." });
+    const { thread_id } = await runJson(sb, ["-w", repo, "tidy the repo"]);
+    expect(readFileSync(join(repo, ".gitignore"), "utf8")).toBe("dist/\n");
+    const r = await rewind(sb, [thread_id, "--json"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.json.files.restored).toEqual([".gitignore", "created.txt"]);
+    expect(r.json.files.skipped).toEqual([".env", "build/out.js", "data.csv"]);
+    expect(readFileSync(join(repo, ".gitignore"), "utf8")).toBe("build/\n.env\n");
+    expect(existsSync(join(repo, "created.txt"))).toBe(false);
+    // Never recorded before the run, so never deleted: the secrets, the build output, and the file the run shrank.
+    expect(readFileSync(join(repo, ".env"), "utf8")).toBe("API_KEY=only-copy\n");
+    expect(readFileSync(join(repo, "build", "out.js"), "utf8")).toBe("built\n");
+    expect(readFileSync(join(repo, "data.csv"), "utf8")).toBe("x\n");
+    // The thread goes on, and the next rewind still leaves them alone.
+    e2e.server.push(bash("b2", "printf 'again\\n' > created.txt"), { content: "Again." });
+    await runJson(sb, ["--thread", thread_id, "again"]);
+    const again = await rewind(sb, [thread_id, "--json"]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.json.files.restored).toEqual(["created.txt"]);
+    expect(existsSync(join(repo, ".env"))).toBe(true);
+    expect(existsSync(join(repo, "build", "out.js"))).toBe(true);
+  }, 180_000);
 });
 
 describe("deerflow threads rm", () => {

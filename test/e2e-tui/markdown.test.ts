@@ -72,3 +72,28 @@ describe.each([60, 120])("Markdown answers at %i columns", (cols) => {
     CODE.forEach((code, i) => expect(lines[start + i]!.slice(indent)).toBe(code));
   }, 60_000);
 });
+
+describe("hostile Markdown", () => {
+  it("quotes a thousand deep and a list 150 deep are shown (as text past 8 levels); the chat survives and goes on", async () => {
+    const sb = e2e.sandbox();
+    const quote = `${">".repeat(1000)} deep quote`;
+    const list = Array.from({ length: 150 }, (_, i) => `${" ".repeat(i * 2)}- item${i}`).join("\n");
+    e2e.server.push({ content: `${quote}\n\nafter the quote` }, { content: `${list}\n\nafter the list` }, { content: "still here" });
+    const t = tui.spawn(sb, ["chat"], { cols: 80, rows: 30 });
+    await waitReady(t);
+    await submit(t, "quote");
+    await t.waitFor("after the quote");
+    await t.waitForGone("Working…");
+    expect(t.scrollback()).toContain("deep quote");
+    await submit(t, "list");
+    await t.waitFor("after the list");
+    await t.waitForGone("Working…");
+    // The first levels are laid out as a list; the deepest item is there as text.
+    expect(t.scrollback()).toMatch(/• item0\n\s+• item1/);
+    expect(t.scrollback()).toContain("item149");
+    await submit(t, "and now?");
+    await t.waitFor("still here");
+    expect(t.hasExited).toBe(false);
+    expect(t.raw()).not.toMatch(/RuntimeError|wasm-function/);
+  }, 120_000);
+});

@@ -43,6 +43,10 @@ describe("repairDatabase and the message archive", () => {
   it("a file from before the archive: no message_archive row in the report (not called unreadable)", () => {
     const path = tempDb();
     DeerflowSqliteSaver.open(path, { channelMode: "full" }).close();
+    // Opening makes every table now; the file as it was before the archive existed has none.
+    const old = new Database(path);
+    old.exec("DROP TABLE message_archive");
+    old.close();
     const report = repairDatabase(path);
     expect(report.rows.message_archive).toBeUndefined();
     expect(report.rows.checkpoints).toEqual({ copied: 0, unreadable: 0 });

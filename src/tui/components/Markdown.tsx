@@ -18,6 +18,15 @@ export interface MarkdownProps {
 
 type Lib = NonNullable<ReturnType<typeof markdownLib>>;
 
+/**
+ * Quotes and lists nested deeper than this are shown as their Markdown text: every level is a few more layout boxes,
+ * and a hostile answer of a few hundred bytes (">>>>…" a thousand deep) would overflow the layout engine and crash
+ * the chat, on every resume too.
+ */
+export const MAX_NESTING = 8;
+/** The narrowest column a nested block is laid out in. */
+const MIN_WIDTH = 10;
+
 /** The plain text of inline tokens (table cells, link text compared with its href). */
 function plain(tokens: Token[] | undefined): string {
   return (tokens ?? []).map((t) => ("tokens" in t && t.tokens ? plain(t.tokens) : "text" in t ? String(t.text) : t.raw)).join("");
@@ -121,7 +130,7 @@ function Table({ token, width }: { token: Tokens.Table; width: number }) {
   );
 }
 
-function List({ token, width, lib }: { token: Tokens.List; width: number; lib: Lib }) {
+function List({ token, width, lib, depth }: { token: Tokens.List; width: number; lib: Lib; depth: number }) {
   const start = typeof token.start === "number" ? token.start : 1;
   const markers = token.items.map((item, i) => (item.task ? (item.checked ? "[x]" : "[ ]") : token.ordered ? `${start + i}.` : "•"));
   const mw = Math.max(...markers.map((m) => m.length)) + 1;
@@ -138,6 +147,7 @@ function List({ token, width, lib }: { token: Tokens.List; width: number; lib: L
               width - mw,
               lib,
               token.loose,
+              depth + 1,
             )}
           </Box>
         </Box>
@@ -146,7 +156,8 @@ function List({ token, width, lib }: { token: Tokens.List; width: number; lib: L
   );
 }
 
-function block(t: Token, width: number, lib: Lib): ReactNode {
+function block(t: Token, width: number, lib: Lib, depth: number): ReactNode {
+  if (depth > MAX_NESTING && (t.type === "list" || t.type === "blockquote")) return <Text wrap="wrap">{t.raw.replace(/\n+$/, "")}</Text>;
   switch (t.type) {
     case "heading":
       return (
@@ -161,7 +172,7 @@ function block(t: Token, width: number, lib: Lib): ReactNode {
     case "code":
       return <CodeBlock token={t as Tokens.Code} lib={lib} />;
     case "list":
-      return <List token={t as Tokens.List} width={width} lib={lib} />;
+      return <List token={t as Tokens.List} width={width} lib={lib} depth={depth} />;
     case "table":
       return <Table token={t as Tokens.Table} width={width} />;
     case "blockquote":
@@ -171,7 +182,7 @@ function block(t: Token, width: number, lib: Lib): ReactNode {
             <Text dimColor>│</Text>
           </Box>
           <Box flexDirection="column" flexGrow={1}>
-            {blocks(t.tokens ?? [], width - 2, lib, true)}
+            {blocks(t.tokens ?? [], width - 2, lib, true, depth + 1)}
           </Box>
         </Box>
       );
@@ -185,11 +196,12 @@ function block(t: Token, width: number, lib: Lib): ReactNode {
 }
 
 /** Blocks one under the other; `spaced`: a blank line between them (paragraphs), else tight (a tight list item). */
-function blocks(tokens: Token[], width: number, lib: Lib, spaced = true): ReactNode[] {
+function blocks(tokens: Token[], width: number, lib: Lib, spaced = true, depth = 0): ReactNode[] {
   const shown = tokens.filter((t) => t.type !== "space" && t.type !== "def");
+  const w = Math.max(MIN_WIDTH, width);
   return shown.map((t, i) => (
     <Box key={i} flexDirection="column" marginTop={spaced && i > 0 ? 1 : 0}>
-      {block(t, width, lib)}
+      {block(t, w, lib, depth)}
     </Box>
   ));
 }
@@ -204,5 +216,5 @@ export function Markdown({ text, width }: MarkdownProps) {
   } catch {
     return <Text>{trimmed}</Text>;
   }
-  return <Box flexDirection="column">{blocks(tokens, Math.max(10, width), lib)}</Box>;
+  return <Box flexDirection="column">{blocks(tokens, width, lib)}</Box>;
 }
