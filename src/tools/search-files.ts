@@ -37,13 +37,28 @@ export interface FoundFile {
 /** Why a search stopped early, for the note under the results. */
 export interface SearchEnd {
   stoppedBy?: "time" | "abort";
+  /** ripgrep failed after it had found something (what it found is shown, with this). */
+  warning?: string;
+}
+
+/**
+ * What to do after rg exited: note a stop by time or cancel; when rg failed (a broken install, a crash, a pattern
+ * its regex dialect rejects) and found nothing, the walker answers instead; when it found something first, the
+ * answer says it may be incomplete.
+ */
+function afterRg(done: { code: number | null; stderr: string; stoppedBy?: string }, yielded: boolean, end: SearchEnd): "walker" | undefined {
+  if (done.stoppedBy === "time" || done.stoppedBy === "abort") end.stoppedBy = done.stoppedBy;
+  else if (done.stoppedBy === "limit" || done.code === 0 || done.code === 1) return undefined;
+  else if (!yielded) return "walker";
+  else end.warning = `[ripgrep failed (${done.stderr.split("\n")[0]?.slice(0, 200) || `exit ${done.code}`}); the results above may be incomplete.]`;
+  return undefined;
 }
 
 /** The note under a search's results that says why it stopped early, if it did. */
 export function stoppedNote(end: SearchEnd): string | undefined {
   if (end.stoppedBy === "time") return `[The search was stopped after ${RG_TIME_LIMIT_MS / 1000} s; the results above are partial. Narrow the path or pattern.]`;
   if (end.stoppedBy === "abort") return "[The search was cancelled; the results above are partial.]";
-  return undefined;
+  return end.warning;
 }
 
 interface Place {
@@ -81,6 +96,8 @@ function decodePath(raw: Buffer): string | undefined {
 }
 
 function relToBase(place: Place, mountRel: string): string | undefined {
+  // rg prints paths under the relative path it was given; anything else (absolute, "..") is not believed.
+  if (mountRel.startsWith("/") || mountRel.split("/").includes("..")) return undefined;
   if (!place.baseRel) return mountRel;
   return mountRel.startsWith(place.baseRel + "/") ? mountRel.slice(place.baseRel.length + 1) : undefined;
 }
@@ -120,13 +137,15 @@ export async function* listFiles(scope: SearchScope, end: SearchEnd = {}, rgArgs
   const place = await placeOf(scope);
   const { args, rules } = rgCommon(scope, place, sorted);
   const run = runRipgrep(rg, [...args, ...rgArgs, "--files", "-0", "--", place.baseRel || "."], { cwd: place.root, rules, separator: 0, signal: scope.signal });
+  let yielded = false;
   for await (const raw of run.records) {
     const mountRel = decodePath(raw);
     const rel = mountRel === undefined ? undefined : relToBase(place, mountRel);
-    if (rel !== undefined) yield { hostPath: join(place.root, mountRel!), rel };
+    if (rel === undefined) continue;
+    yielded = true;
+    yield { hostPath: join(place.root, mountRel!), rel };
   }
-  const done = await run.done;
-  if (done.stoppedBy === "time" || done.stoppedBy === "abort") end.stoppedBy = done.stoppedBy;
+  if (afterRg(await run.done, yielded, end) === "walker") for await (const e of walkEntries(scope, end)) if (!e.dir) yield e;
 }
 
 /** Beyond this many matches, listMatching stops collecting and streams rg's sorted list instead. */
@@ -275,11 +294,9 @@ export async function* grepFiles(scope: SearchScope, q: GrepQuery, end: SearchEn
     yielded = true;
     yield { realPath: file.realPath, line: rec.data.line_number, text: mine };
   }
-  const done = await run.done;
-  if (done.stoppedBy === "time" || done.stoppedBy === "abort") end.stoppedBy = done.stoppedBy;
   // rg's regex dialect differs from JavaScript's (no look-around or backreferences): when rg cannot compile the
-  // pattern, which JavaScript accepted, the walker answers instead.
-  else if (done.code === 2 && !yielded && /regex|parse error|look-?around|backreference/i.test(done.stderr)) yield* grepWalker(scope, q, end);
+  // pattern, which JavaScript accepted, it fails without a match and the walker answers instead.
+  if (afterRg(await run.done, yielded, end) === "walker") yield* grepWalker(scope, q, end);
 }
 
 /** Files the walker's grep reads between two turns of the event loop (the UI and cancel stay responsive). */

@@ -1,7 +1,8 @@
 // A generated repository the way real ones look to the search tools: nested .gitignores (one re-including a file,
 // one anchored), a .ignore, .git/info/exclude, an ignored build folder, symlinks that stay inside and that lead
 // out, a pnpm-style node_modules (a symlink into .pnpm whose files are hard links to a store OUTSIDE the repo),
-// a binary file, a name with a newline and a name that is not UTF-8. Every searchable file holds NEEDLE.
+// a binary file, a FIFO, a name with a newline and a name that is not UTF-8. Every searchable file holds NEEDLE.
+import { execFileSync } from "node:child_process";
 import { linkSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
@@ -79,6 +80,8 @@ export function makeRepo(repo: string, outside: string): { storeFile: string } {
   put(join(repo, "packages", "app", "src", "dist", "keep.ts"), line);
   put(join(repo, "packages", "app", "src", "main.ts"), line);
   put(join(repo, "nested", "name\nwith-newline.ts"), line);
+  // A FIFO named like a source file: opening it for reading would block a search for ever.
+  execFileSync("mkfifo", [join(repo, "src", "pipe.ts")]);
   // A name that is not UTF-8: no tool can name it, so neither engine lists it.
   writeFileSync(Buffer.concat([Buffer.from(join(repo, "nested") + "/bad-"), Buffer.from([0xff, 0xfe]), Buffer.from(".ts")]), line);
   // Symlinks: one inside (never followed, never listed by a search), one leading out.

@@ -2,7 +2,7 @@
 // and a PATH without it (the JavaScript walker). Same answers, in path order; ignored files left out unless asked;
 // symlinks never followed; pnpm's hard-linked node_modules readable when the shell is confined, and a write
 // replaces the file instead of writing through the link.
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ThreadPaths } from "../../src/sandbox/provider.js";
@@ -121,6 +121,42 @@ describe.each(engines)("search with %s", (engine) => {
   });
 });
 
+describe("a ripgrep that misbehaves", () => {
+  /** A PATH whose `rg` is this shell script (the rest of the PATH has no rg). */
+  function fakeRg(name: string, script: string): string {
+    const dir = join(root, `fake-${name}`);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "rg"), `#!/bin/sh\n${script}\n`, { mode: 0o755 });
+    return `${dir}:${noRgPath}`;
+  }
+
+  it("one that fails without an answer is replaced by the walker; one that dies midway is reported", async () => {
+    process.env.PATH = fakeRg("broken", 'echo "rg: error while loading shared libraries" >&2; exit 2');
+    try {
+      expect(await t(glob, { pattern: "**/*" })).toBe(VISIBLE.map((p) => `${W}/${p}`).join("\n"));
+      const out = await t(grep, { pattern: NEEDLE, case_sensitive: true });
+      expect(out.split(/\n(?=\/mnt)/).map((l) => l.slice(0, l.indexOf(": ")))).toEqual(GREP_HITS.map(([p, n]) => `${W}/${p}:${n}`));
+    } finally {
+      process.env.PATH = realPath;
+    }
+    process.env.PATH = fakeRg("dies", "printf 'README.md\\0'; echo 'killed by the OOM killer' >&2; exit 2");
+    try {
+      expect(await t(glob, { pattern: "**/*" })).toBe(`${W}/README.md\n[ripgrep failed (killed by the OOM killer); the results above may be incomplete.]`);
+    } finally {
+      process.env.PATH = realPath;
+    }
+  });
+
+  it("one that prints paths outside the searched folder, or through a symlink, shows none of them", async () => {
+    process.env.PATH = fakeRg("liar", "printf '../../../../outside/secret/leak.ts\\0out-link/leak.ts\\0/etc/passwd\\0src/index.ts\\0'");
+    try {
+      expect(await t(glob, { pattern: "**/*" })).toBe(`${W}/src/index.ts`);
+    } finally {
+      process.env.PATH = realPath;
+    }
+  });
+});
+
 describe("writes never go through a hard link", () => {
   it("write_file and str_replace replace the file; pnpm's store copy keeps its content", async () => {
     resetReadRecords();
@@ -137,7 +173,7 @@ describe("writes never go through a hard link", () => {
   it("an append to a hard-linked file copies it first; unconfined, writes to it are refused", async () => {
     const a = join(M.workspace_path, "a.txt");
     const b = join(root, "outside", "b.txt");
-    const { writeFileSync, linkSync } = await import("node:fs");
+    const { linkSync } = await import("node:fs");
     writeFileSync(b, "shared\n");
     linkSync(b, a);
     await t(writeFile, { path: "a.txt", content: "more\n", append: true });
