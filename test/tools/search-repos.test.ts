@@ -121,6 +121,31 @@ describe.each(engines)("search with %s", (engine) => {
   });
 });
 
+describe.each(engines)("a folder swapped for a symlink to a secret while %s searches", (engine) => {
+  it("never shows a byte or a name from outside", async () => {
+    const { spawn } = await import("node:child_process");
+    const race = join(M.workspace_path, "race");
+    mkdirSync(join(race, "sub"), { recursive: true });
+    writeFileSync(join(race, "sub", "leak.ts"), `${NEEDLE} inside\n`);
+    // A real process swapping race/sub for a symlink to the outside folder (which holds leak.ts too) and back.
+    const swapper = spawn("bash", ["-c", `cd '${race}'; while true; do mv sub sub.d; ln -s '${join(root, "outside", "secret")}' sub; rm sub; mv sub.d sub; done`], { stdio: "ignore" });
+    try {
+      await using(engine, async () => {
+        for (let i = 0; i < 25; i++) {
+          const g = await t(grep, { pattern: NEEDLE, path: "race" }).catch((e: Error) => e.message);
+          const l = await t(glob, { pattern: "**/*.ts", path: "race" }).catch((e: Error) => e.message);
+          expect(g).not.toContain("OUTSIDE-SECRET");
+          expect(`${g}\n${l}`).not.toContain(join(root, "outside"));
+        }
+      });
+    } finally {
+      swapper.kill("SIGKILL");
+      await new Promise((r) => swapper.once("exit", r));
+      rmSync(race, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
+
 describe("a ripgrep that misbehaves", () => {
   /** A PATH whose `rg` is this shell script (the rest of the PATH has no rg). */
   function fakeRg(name: string, script: string): string {
@@ -168,6 +193,18 @@ describe("writes never go through a hard link", () => {
     expect(statSync(file).nlink).toBe(1);
     expect(readFileSync(storeFile, "utf8")).toBe(STORE_TEXT);
     expect(statSync(storeFile).nlink).toBe(1);
+  });
+
+  it("a replaced file keeps its mode and leaves no temporary file behind", async () => {
+    const script = join(M.workspace_path, "run.sh");
+    writeFileSync(script, "echo old\n", { mode: 0o750 });
+    await t(readFile, { path: "run.sh" });
+    await t(writeFile, { path: "run.sh", content: "echo new\n" });
+    expect(readFileSync(script, "utf8")).toBe("echo new\n");
+    expect(statSync(script).mode & 0o777).toBe(0o750);
+    const { readdirSync } = await import("node:fs");
+    expect(readdirSync(M.workspace_path).filter((n) => n.includes(".deerflow-"))).toEqual([]);
+    rmSync(script);
   });
 
   it("an append to a hard-linked file copies it first; unconfined, writes to it are refused", async () => {
