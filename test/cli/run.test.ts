@@ -256,7 +256,7 @@ describe("fast paths and other commands", () => {
     const ok = await sb.run(["doctor"]);
     expect(ok.exitCode).toBe(0);
     const lines = ok.stdout.trim().split("\n");
-    expect(lines.map((l) => l.split(/\s+/)[1])).toEqual(["node", "sqlite", "home", "db", "config", "model", "sandbox", "git", "skills", "memory"]);
+    expect(lines.map((l) => l.split(/\s+/)[1])).toEqual(["node", "sqlite", "home", "db", "config", "model", "sandbox", "git", "search", "skills", "memory"]);
     expect(lines.every((l) => l.startsWith("✓"))).toBe(true);
     const bad = await sb.run(["doctor"], { env: { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" } });
     expect(bad.exitCode).toBe(1);

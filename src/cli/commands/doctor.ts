@@ -113,6 +113,14 @@ async function gitCheck(): Promise<Check> {
   return { ok: true, warn: true, label: "git", detail: "not found: rewind restores the conversation only (install git to rewind files too)" };
 }
 
+/** grep and glob run on ripgrep when it is installed, on the (much slower) JavaScript walker otherwise (a warning). */
+async function searchCheck(): Promise<Check> {
+  const { findRipgrep } = await import("../../tools/ripgrep.js");
+  const rg = findRipgrep();
+  if (rg) return { ok: true, label: "search", detail: `ripgrep found (${rg}): grep and glob run on it` };
+  return { ok: true, warn: true, label: "search", detail: "ripgrep not found: grep and glob use the JavaScript walker, slow on big repositories (install the `ripgrep` package)" };
+}
+
 /** One line per configured MCP server: started and listed its tools, or why not (a failure fails doctor). */
 async function mcpChecks(config: ResolvedConfig): Promise<Check[]> {
   if (Object.keys(config.mcp.servers).length === 0) return [];
@@ -159,6 +167,7 @@ export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }):
     checks.push(await endpointCheck(config));
     checks.push(await sandboxCheck(config));
     checks.push(await gitCheck());
+    checks.push(await searchCheck());
     checks.push(...(await mcpChecks(config)));
     checks.push(...(await skillsAndMemoryChecks(config)));
   } catch (err) {
