@@ -189,6 +189,26 @@ export function buildProgram(): Command {
     });
 
   program
+    .command("eval")
+    .description("run the agent on the eval suite (throwaway repositories with automatic checks) and report per task")
+    .option("--tasks <ids>", "only these tasks, comma-separated (see --list)")
+    .option("--suite <dir>", "a folder of tasks (one folder each: task.json + repo/; default: the built-in suite)")
+    .option("--repeat <n>", "attempts per task", positiveInt("--repeat", 100))
+    .option("--parallel <n>", "attempts run at the same time (default 1)", positiveInt("--parallel", 16))
+    .option("--timeout <seconds>", "cap every task's time limit", positiveInt("--timeout", MAX_RUN_TIMEOUT_SECONDS))
+    .option("--yes", "approve guarded shell commands (default: denied, as in `deerflow run`)")
+    .option("--json", "print the JSON report instead of the table")
+    .option("--out <file>", "also write the JSON report to this file (for --compare)")
+    .option("--record <dir>", "save each attempt's model exchanges (request and response bodies, no headers) to this folder")
+    .option("--compare <reports...>", "compare two JSON reports: --compare a.json b.json (no model needed)")
+    .option("--keep", "keep the attempts' workspaces and print where they are")
+    .option("--list", "list the tasks and exit")
+    .action(async (opts, cmd: Command) => {
+      const { evalCommand } = await import("./commands/eval.js");
+      process.exitCode = await evalCommand({ ...cmd.optsWithGlobals(), ...opts });
+    });
+
+  program
     .command("doctor")
     .description("check node, sqlite, the home directory, the database, the configuration and the model endpoint")
     .option("--repair", "back up a damaged database and recover every readable thread into a fresh one")

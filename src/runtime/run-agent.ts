@@ -65,7 +65,9 @@ export function approvalOf(spec: RunAgentSpec): ApprovalSettings {
 
 /** The key under which a compiled run graph is reused. */
 export function runAgentKey(spec: RunAgentSpec, approval: ApprovalSettings): string {
-  return JSON.stringify([spec.model.name, spec.model.model, spec.planMode ?? false, spec.maxTurns ?? null, spec.approval ? "shared" : `${approval.mode}/${spec.approveGuarded ?? false}`]);
+  // The whole resolved model, not only its name: one process may run the same model through another endpoint or
+  // with another context window (`deerflow eval`: a recording proxy per attempt, a task's small window).
+  return JSON.stringify([spec.model, spec.planMode ?? false, spec.maxTurns ?? null, spec.approval ? "shared" : `${approval.mode}/${spec.approveGuarded ?? false}`]);
 }
 
 /**

@@ -30,6 +30,7 @@ import { redactorFor } from "../middleware/util/pii-messages.js";
 import { createChatModel } from "../config/model-factory.js";
 import type { RunRequest, RunResult } from "./run-thread.js";
 import { translateStream } from "./stream-events.js";
+import { leaseLostIn, watchLease } from "./lease-watch.js";
 import { inputLine, snapshotBeforeRun } from "./workspace-snapshots.js";
 import { type SkillCatalog, skillCatalogFor, skillMounts } from "../skills/catalog.js";
 import { skillContextEntry, skillMessage } from "../skills/activation.js";
@@ -169,19 +170,24 @@ export class ThreadRuntime {
     const usage = emptyUsage();
     const input = inputLine(req.prompt);
     const mark = await this.begin(opened.threadId, runId, input);
+    const lease = watchLease(this.store, opened.threadId, runId, req.signal);
     let settled = false;
     try {
       emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew });
       await this.snapshotFiles(opened, runId, input, emit);
-      const result = await withRunContext(runId, emit, () => this.execute(req, opened, runId, usage), usage);
+      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal }, opened, runId, usage), usage);
+      // Found taken over after its last write: the thread's status is the new owner's to set.
+      const lost = lease.lost();
+      if (lost) throw lost;
       await this.settleSuccess(result);
       settled = true;
       emit({ type: "run.completed", thread_id: result.thread_id, run_id: runId, status: result.status, stop_reason: result.stop_reason, final_text: result.final_text, usage: result.usage, thread_usage: result.thread_usage });
       return result;
     } catch (err) {
       settled = true;
-      throw await this.settleFailure(opened.threadId, runId, mark, err, usage, req);
+      throw await this.settleFailure(opened.threadId, runId, mark, lease.lost() ?? err, usage, req);
     } finally {
+      lease.dispose();
       if (!settled) await this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage, req);
       await this.release(opened.threadId, runId);
     }
@@ -244,6 +250,9 @@ export class ThreadRuntime {
 
   /** Records how the run ended and returns the error the caller sees (typed, one line). */
   private async settleFailure(threadId: string, runId: string, mark: RollbackMark, err: unknown, usage: TokenUsage, req: RunRequest): Promise<unknown> {
+    // Another run owns the thread now (it marked this one interrupted): write nothing, least of all a rollback.
+    const lost = leaseLostIn(err);
+    if (lost) return lost;
     const stopped = this.stoppedError(err, runId, threadId, req);
     const status = stopped ? stopped.status : runStatusOf(err);
     const tokens = { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens };

@@ -57,8 +57,42 @@ export function isInside(child: string, parent: string): boolean {
   return child.startsWith(base);
 }
 
+type MountList = Array<{ name: MountName; lexical: string; real: string }>;
+
+const RESOLVED = Symbol("deerflow.resolvedMounts");
+
+/**
+ * Thread paths whose mounts were resolved once, for one tool call: every check in that call reuses the same real
+ * paths instead of resolving them again (a grep over 100 files used to realpath the three mounts 300 times).
+ * Made fresh per call by the file tools (getMounts): a later call resolves again, so a swap is still seen.
+ */
+export interface ResolvedMounts extends ThreadPaths {
+  readonly [RESOLVED]: { list: MountList; hidden: (realPath: string) => string | undefined; hardLinksReadable: boolean };
+}
+
+function listOf(mounts: ThreadPaths): MountList | undefined {
+  return (mounts as Partial<ResolvedMounts>)[RESOLVED]?.list;
+}
+
+/**
+ * Resolve the mounts once (see ResolvedMounts). `hardLinksReadable`: whether files with several hard links may be
+ * read and replaced (the file tools decide it from the shell's confinement; see safe-fs.ts).
+ */
+export function resolveMounts(mounts: ThreadPaths, options: { hardLinksReadable?: boolean } = {}): ResolvedMounts {
+  const paths: ThreadPaths = { workspace_path: mounts.workspace_path, uploads_path: mounts.uploads_path, outputs_path: mounts.outputs_path };
+  const list = realMountsSync(paths);
+  return Object.assign(paths, { [RESOLVED]: { list, hidden: hiddenCheck(paths, list), hardLinksReadable: options.hardLinksReadable ?? false } });
+}
+
+/** Whether these mounts allow reading hard-linked files (false unless resolved with it). */
+export function hardLinksReadable(mounts: ThreadPaths): boolean {
+  return (mounts as Partial<ResolvedMounts>)[RESOLVED]?.hardLinksReadable ?? false;
+}
+
 /** The real paths of the mounts (a mount that does not exist yet counts by its lexical path). */
-export async function realMounts(mounts: ThreadPaths): Promise<Array<{ name: MountName; lexical: string; real: string }>> {
+export async function realMounts(mounts: ThreadPaths): Promise<MountList> {
+  const cached = listOf(mounts);
+  if (cached) return cached;
   return Promise.all(
     MOUNT_NAMES.map(async (name) => {
       const lexical = mountPath(mounts, name);
@@ -68,7 +102,9 @@ export async function realMounts(mounts: ThreadPaths): Promise<Array<{ name: Mou
   );
 }
 
-function realMountsSync(mounts: ThreadPaths): Array<{ name: MountName; lexical: string; real: string }> {
+function realMountsSync(mounts: ThreadPaths): MountList {
+  const cached = listOf(mounts);
+  if (cached) return cached;
   return MOUNT_NAMES.map((name) => {
     const lexical = mountPath(mounts, name);
     let real = lexical;
@@ -82,7 +118,7 @@ function realMountsSync(mounts: ThreadPaths): Array<{ name: MountName; lexical: 
 }
 
 /** The mount (longest match) that contains a host path, or undefined. */
-function containing(hostPath: string, list: Array<{ name: MountName; lexical: string; real: string }>, key: "lexical" | "real" | "both") {
+function containing(hostPath: string, list: MountList, key: "lexical" | "real" | "both") {
   let best: { name: MountName; base: string } | undefined;
   for (const m of list) {
     const bases = key === "both" ? [m.real, m.lexical] : [m[key]];
@@ -136,9 +172,11 @@ export function hiddenReason(realPath: string, mounts: ThreadPaths): string | un
   return hiddenCheck(mounts)(realPath);
 }
 
-function hiddenCheck(mounts: ThreadPaths): (realPath: string) => string | undefined {
+function hiddenCheck(mounts: ThreadPaths, list?: MountList): (realPath: string) => string | undefined {
+  const cached = (mounts as Partial<ResolvedMounts>)[RESOLVED]?.hidden;
+  if (cached) return cached;
   const data = dataDirOf(mounts);
-  const own = data ? realMountsSync(mounts).filter((m) => isInside(m.real, data)) : [];
+  const own = data ? (list ?? realMountsSync(mounts)).filter((m) => isInside(m.real, data)) : [];
   return (realPath) => {
     if (basename(realPath) === RC_FILE) return "is a deerflow configuration file, which tools never read or write";
     if (!data || !isInside(realPath, data)) return undefined;

@@ -1,16 +1,21 @@
 // Race-free file access inside the sandbox mounts. resolveSandboxPath checks a path, but between that check and
 // the open anything (bash, another process) may swap a directory for a symlink. So every open here uses
 // O_NOFOLLOW for the last component and then verifies what was ACTUALLY opened: the fd's real path
-// (readlink /proc/self/fd/<fd>) must be inside the mounts, it must be a regular file (fstat), and it must not be
-// a hard link (nlink > 1: it could be the same inode as a file outside the mounts). Writes open without O_TRUNC
-// and only truncate after the verification; a file this call created in the wrong place is unlinked again.
+// (readlink /proc/self/fd/<fd>) must be inside the mounts and it must be a regular file (fstat).
+// Hard links (nlink > 1) could be the same inode as a file outside the mounts. They are readable only when the
+// mounts say so (the file tools allow it when the shell is confined by bubblewrap: a command inside it cannot
+// link a file from outside, a link across mounts fails with EXDEV; pnpm's node_modules and `cp -al` trees are
+// links the user made). A write never goes THROUGH a link: an existing file is replaced by a new one renamed over
+// it (as editors do), so the other names of the old inode (pnpm's store) keep their content. A new file is created
+// with O_EXCL, checked, then written; a file this call created in the wrong place is unlinked again.
 import { constants, type Stats } from "node:fs";
-import { lstat, mkdir, open, readlink, realpath, unlink, type FileHandle } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
-import { SandboxPathError, isInsideMounts, toVirtualPath } from "./paths.js";
+import { randomBytes } from "node:crypto";
+import { lstat, mkdir, open, readlink, realpath, rename, unlink, type FileHandle } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
+import { SandboxPathError, hardLinksReadable, isInsideMounts, toVirtualPath } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
 
-const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL, O_APPEND } = constants;
+const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND } = constants;
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0; // a FIFO must never block the open
 const O_NOCTTY = constants.O_NOCTTY ?? 0;
@@ -43,20 +48,27 @@ async function fdRealPath(fh: FileHandle, hostPath: string, st: Stats): Promise<
   }
 }
 
-/** Throws unless the opened fd is a regular, singly-linked file inside the mounts. Returns its real path. */
-async function verifyFd(fh: FileHandle, hostPath: string, mounts: ThreadPaths, op: "read" | "write"): Promise<{ st: Stats; real: string | undefined; inside: boolean }> {
+interface Verified {
+  st: Stats;
+  real: string | undefined;
+  inside: boolean;
+  linksReadable: boolean;
+}
+
+/** What the opened fd really is: its stat, its real path and whether that is inside the mounts. */
+async function verifyFd(fh: FileHandle, hostPath: string, mounts: ThreadPaths): Promise<Verified> {
   const st = await fh.stat();
   const real = await fdRealPath(fh, hostPath, st);
   const inside = real !== undefined && (await isInsideMounts(real, mounts));
-  return { st, real, inside };
+  return { st, real, inside, linksReadable: hardLinksReadable(mounts) };
 }
 
-function refuseFor(v: { st: Stats; inside: boolean }, what: string, op: "read" | "write"): SandboxPathError | undefined {
+function refuseFor(v: Verified, what: string, op: "read" | "write"): SandboxPathError | undefined {
   if (!v.inside) return new SandboxPathError(`${what} turned out to be outside the thread's directories when opened (a symlink was swapped in?); refusing to ${op} it.`);
   if (!v.st.isFile()) return new SandboxPathError(`${what} is not a regular file (device, FIFO, socket or directory); refusing to ${op} it.`);
-  if (v.st.nlink > 1) {
+  if (v.st.nlink > 1 && !v.linksReadable) {
     return new SandboxPathError(
-      `${what} has ${v.st.nlink} hard links; a hard link may point at a file outside the sandbox, so it cannot be ${op === "read" ? "read" : "written"} with the file tools. Copy it to a new file instead.`,
+      `${what} has ${v.st.nlink} hard links, and the shell runs unconfined (bubblewrap is not available), so a command could have linked a file from outside the sandbox here: it cannot be ${op === "read" ? "read" : "written"} with the file tools. Install the \`bubblewrap\` package (hard-linked files such as pnpm's node_modules are readable in the confined shell), or copy the file (cp --no-preserve=links) and use the copy.`,
     );
   }
   return undefined;
@@ -92,7 +104,7 @@ export async function safeReadFile(hostPath: string, mounts: ThreadPaths, option
     throw openError(err, what, "read");
   }
   try {
-    const v = await verifyFd(fh, hostPath, mounts, "read");
+    const v = await verifyFd(fh, hostPath, mounts);
     const refusal = refuseFor(v, what, "read");
     if (refusal) throw refusal;
     const size = v.st.size;
@@ -173,22 +185,24 @@ export async function safeWriteFile(
   const what = label(hostPath, mounts);
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   await safeFsTestHooks.beforeOpen?.(hostPath, "write");
-  const base = O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | (options.append ? O_APPEND : 0);
+  const base = O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
   let fh: FileHandle;
   let created = false;
   try {
-    fh = await open(hostPath, base | O_CREAT | O_EXCL, 0o644);
+    fh = await open(hostPath, O_WRONLY | base | O_CREAT | O_EXCL, 0o644);
     created = true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw openError(err, what, "write");
     try {
-      fh = await open(hostPath, base);
+      // Read access too: an append that replaces the file copies the old content first.
+      fh = await open(hostPath, (options.append ? O_RDWR | O_APPEND : O_WRONLY) | base);
     } catch (err2) {
       throw openError(err2, what, "write");
     }
   }
+  let replaced = false;
   try {
-    const v = await verifyFd(fh, hostPath, mounts, "write");
+    const v = await verifyFd(fh, hostPath, mounts);
     const refusal = refuseFor(v, what, "write");
     if (refusal) {
       if (created) {
@@ -199,14 +213,70 @@ export async function safeWriteFile(
       }
       throw refusal;
     }
-    if (!options.append) await fh.truncate(0);
-    let off = 0;
-    while (off < bytes.length) {
-      const { bytesWritten } = await fh.write(bytes, off, bytes.length - off, options.append ? null : off);
-      off += bytesWritten;
+    const realPath = v.real ?? hostPath;
+    if (created || (options.append && v.st.nlink === 1)) {
+      await writeAll(fh, bytes, created ? 0 : null);
+      return { bytesWritten: bytes.length, created, realPath };
     }
-    return { bytesWritten: off, created, realPath: v.real ?? hostPath };
-  } finally {
+    const before = options.append ? await readAll(fh, v.st.size) : Buffer.alloc(0);
     await fh.close();
+    replaced = true;
+    await replaceFile(realPath, mounts, v.st, before.length ? Buffer.concat([before, bytes]) : bytes, what);
+    return { bytesWritten: bytes.length, created: false, realPath };
+  } finally {
+    if (!replaced) await fh.close();
+  }
+}
+
+async function writeAll(fh: FileHandle, bytes: Buffer, position: number | null): Promise<void> {
+  let off = 0;
+  while (off < bytes.length) {
+    const { bytesWritten } = await fh.write(bytes, off, bytes.length - off, position === null ? null : position + off);
+    off += bytesWritten;
+  }
+}
+
+async function readAll(fh: FileHandle, size: number): Promise<Buffer> {
+  const buf = Buffer.alloc(size);
+  let off = 0;
+  while (off < size) {
+    const { bytesRead } = await fh.read(buf, off, size - off, off);
+    if (bytesRead === 0) break;
+    off += bytesRead;
+  }
+  return buf.subarray(0, off);
+}
+
+/**
+ * Replace the file at `realPath` by a new inode with `bytes`: a temporary file beside it (O_EXCL, checked to be
+ * inside the mounts), written, given the old file's mode, then renamed over the old name. Another name of the old
+ * inode (a hard link: pnpm's store, a `cp -al` copy) keeps the old content. The rename cannot carry our bytes out:
+ * both names are looked up again, and a swapped parent makes the temporary name vanish, not move (rename across
+ * the sandbox's mounts fails).
+ */
+async function replaceFile(realPath: string, mounts: ThreadPaths, old: Stats, bytes: Buffer, what: string): Promise<void> {
+  const tmp = join(dirname(realPath), `.${basename(realPath).slice(0, 200)}.deerflow-${randomBytes(6).toString("hex")}.tmp`);
+  let fh: FileHandle;
+  try {
+    fh = await open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, old.mode & 0o7777);
+  } catch (err) {
+    throw openError(err, what, "write");
+  }
+  let ok = false;
+  try {
+    const v = await verifyFd(fh, tmp, mounts);
+    if (!v.inside || !v.st.isFile() || dirname(v.real ?? "") !== dirname(realPath)) {
+      throw new SandboxPathError(`${what}: its directory changed while it was being written (a symlink was swapped in?); refusing to write.`);
+    }
+    await fh.chmod(old.mode & 0o7777).catch(() => undefined);
+    await writeAll(fh, bytes, 0);
+    await fh.close();
+    await rename(tmp, realPath);
+    ok = true;
+  } finally {
+    if (!ok) {
+      await fh.close().catch(() => undefined);
+      await unlink(tmp).catch(() => undefined);
+    }
   }
 }

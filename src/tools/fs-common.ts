@@ -11,12 +11,20 @@
 import { createHash } from "node:crypto";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
+import { type ResolvedMounts, resolveMounts } from "../sandbox/paths.js";
 import { requireThreadId, resolveSandboxProvider } from "../sandbox/resolve-provider.js";
+import { findBwrap } from "../sandbox/run-shell.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
+import type { IgnoreStack } from "./ignore-rules.js";
 
 export interface FileToolOptions {
   /** Fixed mounts; when unset they are read from the graph state (thread_data) at call time. */
   mounts?: ThreadPaths;
+  /**
+   * Whether hard-linked files may be read (and replaced by a write): by default when the shell is confined by
+   * bubblewrap, because a command inside it cannot link a file from outside (a link across mounts fails, EXDEV).
+   */
+  hardLinks?: "readable" | "refused";
 }
 
 /** The part of ToolRuntime the file tools use (kept loose: direct `.invoke` callers pass a plain config). */
@@ -40,7 +48,7 @@ function configurableOf(runtime: RuntimeLike | undefined): Record<string, unknow
   return runtime?.configurable ?? runtime?.config?.configurable;
 }
 
-export function getMounts(runtime: RuntimeLike | undefined, options: FileToolOptions = {}): ThreadPaths {
+function threadPaths(runtime: RuntimeLike | undefined, options: FileToolOptions): ThreadPaths {
   if (options.mounts) return options.mounts;
   const fromState = asPaths((runtime?.state as { thread_data?: unknown } | undefined)?.thread_data);
   if (fromState) return fromState;
@@ -48,6 +56,12 @@ export function getMounts(runtime: RuntimeLike | undefined, options: FileToolOpt
   const fromConfig = asPaths(configurable?.thread_data);
   if (fromConfig) return fromConfig;
   return resolveSandboxProvider(undefined, configurable).pathsFor(requireThreadId(configurable));
+}
+
+/** The call's mounts, resolved once for the whole call (see ResolvedMounts), with the hard-link policy. */
+export function getMounts(runtime: RuntimeLike | undefined, options: FileToolOptions = {}): ResolvedMounts {
+  const readable = (options.hardLinks ?? (findBwrap() ? "readable" : "refused")) === "readable";
+  return resolveMounts(threadPaths(runtime, options), { hardLinksReadable: readable });
 }
 
 export function toolCallIdOf(runtime: RuntimeLike | undefined): string {
@@ -88,8 +102,6 @@ export function resetReadRecords(): void {
 // ---------------------------------------------------------------------------------------------
 // Walking and matching
 
-export const SKIP_DIRS = new Set(["node_modules", ".git"]);
-
 export interface WalkEntry {
   /** Host path (inside a checked directory; symlinks are never followed). */
   hostPath: string;
@@ -99,16 +111,34 @@ export interface WalkEntry {
   depth: number;
 }
 
-/** Depth-first, sorted walk that never follows symlinks. `maxDepth` 1 = direct children only. */
-export async function* walk(
-  root: string,
-  options: { maxDepth?: number; skipDirs?: Set<string>; hide?: (hostPath: string) => boolean } = {},
-): AsyncGenerator<WalkEntry> {
+export interface WalkOptions {
+  /** 1 = direct children only. */
+  maxDepth?: number;
+  /** Directory names never entered (listed, not descended). */
+  skipDirs?: ReadonlySet<string>;
+  /** Entries left out entirely (deerflow's own files: see hiddenFromTools). */
+  hide?: (hostPath: string) => boolean;
+  /** The repository's ignore rules (see ignore-rules.ts); `baseRel` is the walk root relative to the mount root. */
+  ignore?: { stack: IgnoreStack; baseRel: string; onIgnored?: (e: WalkEntry) => void };
+}
+
+/** Names in byte order (ripgrep's --sort path order, so both engines list the same way). */
+export function sortNames(names: string[]): string[] {
+  return names.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+}
+
+/**
+ * Depth-first walk that never follows symlinks, names in byte order within each directory, a directory's contents
+ * right after it (ripgrep's `--sort path`). `maxDepth` 1 = direct children only.
+ */
+export async function* walk(root: string, options: WalkOptions = {}): AsyncGenerator<WalkEntry> {
   const maxDepth = options.maxDepth ?? Infinity;
-  async function* rec(dir: string, relDir: string, depth: number): AsyncGenerator<WalkEntry> {
+  const ig = options.ignore;
+  const mountRel = (rel: string) => (ig?.baseRel ? `${ig.baseRel}/${rel}` : rel);
+  async function* rec(dir: string, relDir: string, depth: number, stack: IgnoreStack | undefined): AsyncGenerator<WalkEntry> {
     let names: string[];
     try {
-      names = (await readdir(dir)).sort();
+      names = sortNames(await readdir(dir));
     } catch {
       return;
     }
@@ -117,13 +147,18 @@ export async function* walk(
       const rel = relDir ? `${relDir}/${name}` : name;
       if (options.hide?.(hostPath)) continue;
       const st = await lstat(hostPath).catch(() => undefined);
-      if (!st) continue;
+      if (!st) continue; // vanished, or a name that is not valid UTF-8 (it cannot be named by a tool either)
       const kind = st.isSymbolicLink() ? "symlink" : st.isDirectory() ? "dir" : st.isFile() ? "file" : "other";
-      yield { hostPath, rel, kind, depth };
-      if (kind === "dir" && depth < maxDepth && !options.skipDirs?.has(name)) yield* rec(hostPath, rel, depth + 1);
+      const entry: WalkEntry = { hostPath, rel, kind, depth };
+      if (stack?.ignores(mountRel(rel), kind === "dir")) {
+        ig?.onIgnored?.(entry);
+        continue;
+      }
+      yield entry;
+      if (kind === "dir" && depth < maxDepth && !options.skipDirs?.has(name)) yield* rec(hostPath, rel, depth + 1, stack?.child(hostPath, mountRel(rel)));
     }
   }
-  yield* rec(root, "", 1);
+  yield* rec(root, "", 1, ig?.stack);
 }
 
 function escapeRe(s: string): string {

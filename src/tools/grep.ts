@@ -1,95 +1,81 @@
-// grep — search file contents (pure Node). Binary files, node_modules and .git are skipped; symlinks are never
-// followed; every file is opened through safeReadFile (so hard links and swapped-in symlinks are skipped too).
+// grep — search file contents: ripgrep when installed, the JavaScript walker otherwise, same answer (see
+// search-files.ts). What the repository ignores (.gitignore, .ignore, .git/info/exclude), `.git`, `node_modules`,
+// binary files and files over 5 MB are skipped; symlinks are never followed; every line shown was read through
+// the safe path.
 import { tool, type ToolRuntime } from "langchain";
 import { z } from "zod";
-import { SandboxPathError, resolveSandboxPath, toVirtualPath, hiddenFromTools } from "../sandbox/paths.js";
-import { safeReadFile } from "../sandbox/safe-fs.js";
-import { type FileToolOptions, type RuntimeLike, SKIP_DIRS, getMounts, globToRegExp, walk } from "./fs-common.js";
+import { SandboxPathError, resolveSandboxPath, toVirtualPath } from "../sandbox/paths.js";
+import { type FileToolOptions, type RuntimeLike, getMounts, globToRegExp } from "./fs-common.js";
+import { VENDOR_DIR } from "./ignore-rules.js";
+import { type GrepQuery, type SearchEnd, GREP_MAX_FILE_BYTES, grepFiles, stoppedNote } from "./search-files.js";
 
-/** Files bigger than this are not searched. */
-export const GREP_MAX_FILE_BYTES = 5 * 1024 * 1024;
+export { GREP_MAX_FILE_BYTES };
 const LINE_MAX_CHARS = 300;
 
-export function looksBinary(data: Buffer): boolean {
-  return data.subarray(0, 8192).includes(0);
+function queryOf(input: { pattern: string; literal?: boolean; case_sensitive?: boolean; glob?: string }): GrepQuery {
+  const { pattern, literal = false, case_sensitive = false } = input;
+  if (pattern.length === 0) throw new Error("pattern is empty.");
+  let re: RegExp;
+  try {
+    re = new RegExp(literal ? pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : pattern, case_sensitive ? "" : "i");
+  } catch (err) {
+    throw new Error(`Invalid regular expression ${JSON.stringify(pattern)}: ${(err as Error).message}. Set literal=true to search for the text as is.`);
+  }
+  let fileFilter: GrepQuery["fileFilter"];
+  if (input.glob !== undefined) {
+    if (input.glob.startsWith("/") || input.glob.split(/[\\/]/).includes("..")) {
+      throw new SandboxPathError('The glob filter must be relative and must not contain ".." (e.g. *.ts or src/**/*.ts).');
+    }
+    fileFilter = { re: globToRegExp(input.glob), onPath: input.glob.includes("/"), glob: input.glob };
+  }
+  return { re, pattern, literal, caseSensitive: case_sensitive, fileFilter };
 }
 
 export function createGrepTool(options: FileToolOptions = {}) {
   return tool(
     async (input, runtime: ToolRuntime) => {
       const mounts = getMounts(runtime as RuntimeLike, options);
-      const { pattern, literal = false, case_sensitive = false, max_results = 100 } = input;
-      if (pattern.length === 0) throw new Error("pattern is empty.");
-      let re: RegExp;
-      try {
-        re = new RegExp(literal ? pattern.replace(/[.*+?^${}()|[\]\\]/g, "\\$&") : pattern, case_sensitive ? "" : "i");
-      } catch (err) {
-        throw new Error(`Invalid regular expression ${JSON.stringify(pattern)}: ${(err as Error).message}. Set literal=true to search for the text as is.`);
-      }
-      if (input.glob !== undefined) {
-        if (input.glob.startsWith("/") || input.glob.split(/[\\/]/).includes("..")) {
-          throw new SandboxPathError('The glob filter must be relative and must not contain ".." (e.g. *.ts or src/**/*.ts).');
-        }
-      }
-      const fileRe = input.glob ? globToRegExp(input.glob) : undefined;
-      const globHasSlash = input.glob?.includes("/") ?? false;
+      const { max_results = 100, include_ignored = false } = input;
+      const q = queryOf(input);
       const base = await resolveSandboxPath(input.path ?? "/mnt/user-data/workspace", mounts, { mustExist: true });
-      const files: Array<{ hostPath: string; rel: string }> = [];
-      if (base.isDirectory) {
-        for await (const e of walk(base.hostPath, { skipDirs: SKIP_DIRS, hide: hiddenFromTools(mounts) })) {
-          if (e.kind !== "file") continue;
-          if (fileRe && !fileRe.test(globHasSlash ? e.rel : e.rel.slice(e.rel.lastIndexOf("/") + 1))) continue;
-          files.push(e);
-        }
-      } else {
-        files.push({ hostPath: base.hostPath, rel: base.hostPath });
-      }
+      const scope = {
+        mounts,
+        base,
+        includeIgnored: include_ignored,
+        // node_modules is asked for by a path inside it or a glob filter that names it.
+        includeVendor: base.virtualPath.split("/").includes(VENDOR_DIR) || (input.glob?.includes(VENDOR_DIR) ?? false),
+        signal: (runtime as { signal?: AbortSignal } | undefined)?.signal,
+      };
       const out: string[] = [];
       let more = false;
-      let skipped = 0;
-      outer: for (const f of files) {
-        let data: Buffer;
-        try {
-          const r = await safeReadFile(f.hostPath, mounts, { maxBytes: GREP_MAX_FILE_BYTES });
-          if (r.truncated) {
-            skipped++;
-            continue;
-          }
-          data = r.data;
-        } catch {
-          skipped++;
-          continue;
+      const end: SearchEnd = {};
+      for await (const h of grepFiles(scope, q, end)) {
+        if (out.length >= max_results) {
+          more = true;
+          break;
         }
-        if (looksBinary(data)) continue;
-        const lines = data.toString("utf8").split("\n");
-        for (let i = 0; i < lines.length; i++) {
-          const line = lines[i]!.replace(/\r$/, "");
-          if (!re.test(line)) continue;
-          if (out.length >= max_results) {
-            more = true;
-            break outer;
-          }
-          const shown = line.length > LINE_MAX_CHARS ? line.slice(0, LINE_MAX_CHARS) + "…" : line;
-          out.push(`${toVirtualPath(f.hostPath, mounts)}:${i + 1}: ${shown}`);
-        }
+        const shown = h.text.length > LINE_MAX_CHARS ? h.text.slice(0, LINE_MAX_CHARS) + "…" : h.text;
+        out.push(`${toVirtualPath(h.realPath, mounts)}:${h.line}: ${shown}`);
       }
       const notes: string[] = [];
       if (more) notes.push(`[Stopped at max_results=${max_results}; narrow the search or raise max_results.]`);
-      if (skipped) notes.push(`[${skipped} file(s) skipped: too large, hard-linked or unreadable.]`);
-      if (out.length === 0) return [`No matches for ${JSON.stringify(pattern)} under ${base.virtualPath}.`, ...notes].join("\n");
+      const stopped = stoppedNote(end);
+      if (stopped) notes.push(stopped);
+      if (out.length === 0) return [`No matches for ${JSON.stringify(input.pattern)} under ${base.virtualPath}${include_ignored ? "" : " (ignored files skipped; include_ignored=true searches them)"}.`, ...notes].join("\n");
       return [...out, ...notes].join("\n");
     },
     {
       name: "grep",
       description:
-        "Search file contents for a regular expression (or literal text with literal=true), case-insensitive unless case_sensitive=true. Returns path:line: text. Use it (not grep or rg in bash) to find where something is defined or used; use glob to find files by name. Binary files, node_modules and .git are skipped.",
+        "Search file contents for a regular expression (or literal text with literal=true), case-insensitive unless case_sensitive=true. Returns path:line: text in path order. Use it (not grep or rg in bash) to find where something is defined or used; use glob to find files by name. Files the repository ignores (.gitignore, .ignore), node_modules, .git, binary files and files over 5 MB are skipped; include_ignored=true searches ignored files and node_modules too.",
       schema: z.object({
         description: z.string().optional().describe("Why you are searching (say it first)."),
-        pattern: z.string().describe("JavaScript regular expression, or literal text when literal=true."),
+        pattern: z.string().describe("Regular expression (ripgrep's syntax when installed; look-around falls back to JavaScript's), or literal text when literal=true."),
         path: z.string().optional().describe("File or directory to search (default /mnt/user-data/workspace)."),
         glob: z.string().optional().describe("Only search files matching this glob (e.g. *.ts; with a '/' it matches the relative path)."),
         literal: z.boolean().optional().default(false),
         case_sensitive: z.boolean().optional().default(false),
+        include_ignored: z.boolean().optional().default(false).describe("Also search files the repository ignores, and node_modules."),
         max_results: z.number().int().min(1).max(10000).optional().default(100),
       }),
     },

@@ -9,6 +9,7 @@ import type { ThreadPaths } from "../sandbox/provider.js";
 import { safeReadFile, safeWriteFile } from "../sandbox/safe-fs.js";
 import { type EditDiff, editDiff } from "./edit-diff.js";
 import { editGate } from "./edit-gate.js";
+import { inEditQueue } from "./edit-queue.js";
 import { type FileToolOptions, type RuntimeLike, assertReadCurrent, getMounts, recordRead } from "./fs-common.js";
 
 export const strReplaceSchema = z.object({
@@ -94,10 +95,13 @@ export function createStrReplaceTool(options: FileToolOptions = {}) {
   const t = tool(
     async (input, runtime: ToolRuntime) => {
       const rt = runtime as RuntimeLike;
-      const plan = await planReplace(input, rt, options);
-      const { mounts, at } = plan;
-      const res = await safeWriteFile(plan.realPath, mounts, plan.updated);
-      recordRead(rt, mounts, res.realPath, plan.updated);
+      const plan = await inEditQueue(getMounts(rt, options).workspace_path ?? "", async () => {
+        const p = await planReplace(input, rt, options);
+        const res = await safeWriteFile(p.realPath, p.mounts, p.updated);
+        recordRead(rt, p.mounts, res.realPath, p.updated);
+        return p;
+      });
+      const { at } = plan;
       const text = `Replaced ${at.length} occurrence${at.length === 1 ? "" : "s"} in ${plan.virtualPath} (line${at.length === 1 ? "" : "s"} ${at.slice(0, 20).join(", ")}).`;
       return [text, { diff: plan.diff }] as [string, { diff: EditDiff }];
     },

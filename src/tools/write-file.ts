@@ -11,6 +11,7 @@ import type { ThreadPaths } from "../sandbox/provider.js";
 import { safeMkdirp, safeReadFile, safeWriteFile } from "../sandbox/safe-fs.js";
 import { type EditDiff, editDiff } from "./edit-diff.js";
 import { editGate } from "./edit-gate.js";
+import { inEditQueue } from "./edit-queue.js";
 import { type FileToolOptions, type RuntimeLike, assertReadCurrent, getMounts, recordRead } from "./fs-common.js";
 
 export const WRITE_MAX_BYTES = 80 * 1024;
@@ -57,16 +58,19 @@ export function createWriteFileTool(options: FileToolOptions = {}) {
   const t = tool(
     async (input, runtime: ToolRuntime) => {
       const rt = runtime as RuntimeLike;
-      const plan = await planWrite(input, rt, options);
-      const { mounts } = plan;
       const { content, append = false } = input;
-      if (!plan.exists) await safeMkdirp(dirname(plan.hostPath), mounts);
-      const res = await safeWriteFile(plan.hostPath, mounts, content, { append });
-      // The agent knows what it wrote: the new version counts as read.
-      if (append) {
-        const after = await safeReadFile(res.realPath, mounts).catch(() => undefined);
-        if (after) recordRead(rt, mounts, after.realPath, after.data);
-      } else recordRead(rt, mounts, res.realPath, Buffer.from(content, "utf8"));
+      const { plan, res } = await inEditQueue(getMounts(rt, options).workspace_path ?? "", async () => {
+        const plan = await planWrite(input, rt, options);
+        const { mounts } = plan;
+        if (!plan.exists) await safeMkdirp(dirname(plan.hostPath), mounts);
+        const res = await safeWriteFile(plan.hostPath, mounts, content, { append });
+        // The agent knows what it wrote: the new version counts as read.
+        if (append) {
+          const after = await safeReadFile(res.realPath, mounts).catch(() => undefined);
+          if (after) recordRead(rt, mounts, after.realPath, after.data);
+        } else recordRead(rt, mounts, res.realPath, Buffer.from(content, "utf8"));
+        return { plan, res };
+      });
       const verb = res.created ? "Created" : append ? "Appended to" : "Overwrote";
       const text = `${verb} ${plan.virtualPath} (${res.bytesWritten} bytes${append && !res.created ? " appended" : ""}).`;
       return [text, { diff: plan.diff }] as [string, { diff: EditDiff }];

@@ -49,6 +49,8 @@ describe("layers", () => {
 // `errors.ts` (typed errors every layer throws) and `vocabulary/` (the shared words) sit under everything.
 const RANK: Record<string, number> = {
   cli: 11,
+  // `deerflow eval`: a CLI-level driver of the runtime (like `deerflow run`); nothing below the CLI imports it.
+  eval: 11,
   tui: 10,
   runtime: 9,
   subagents: 8,

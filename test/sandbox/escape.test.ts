@@ -14,7 +14,10 @@ import type { ThreadPaths } from "../../src/sandbox/provider.js";
 import { createFileTools } from "../../src/tools/file-tools.js";
 import { call, makeRoot, makeThread, textOf } from "../tools/helpers.js";
 
-const [ls, glob, grep, readFile, writeFile, strReplace, presentFiles, viewImage] = createFileTools();
+// The hard link to an outside file below stands for one a command made while the shell ran unconfined (no
+// bubblewrap), the policy these tools get here; in the confined shell no command can make one (a link across the
+// sandbox's mounts fails), and hard-linked files are readable there (test/tools/search-repos.test.ts).
+const [ls, glob, grep, readFile, writeFile, strReplace, presentFiles, viewImage] = createFileTools({ hardLinks: "refused" });
 const OLD = new Date("2001-02-03T04:05:06Z");
 const CANARY_TEXT = "CANARY-OUTSIDE-5b1e9";
 const PNG = Buffer.from("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d4944415478da63f8cfc0f01f0005000201a5f6d0cd0000000049454e44ae426082", "hex");

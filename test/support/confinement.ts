@@ -40,12 +40,16 @@ export function toolResults(req: RecordedRequest): Record<string, string> {
 
 /** A PATH with every program of /usr/bin and /usr/local/bin except bwrap. */
 export function pathWithoutBwrap(sb: Sandbox): string {
-  const dir = join(sb.userHome, "..", "nobwrap-bin");
+  return pathWithout(join(sb.userHome, "..", "nobwrap-bin"), ["bwrap"]);
+}
+
+/** A PATH (the directory `dir`, filled with links) with every program of /usr/bin and /usr/local/bin except `names`. */
+export function pathWithout(dir: string, names: string[]): string {
   mkdirSync(dir, { recursive: true });
   for (const src of ["/usr/local/bin", "/usr/bin"]) {
     if (!existsSync(src)) continue;
     for (const name of readdirSync(src)) {
-      if (name === "bwrap" || existsSync(join(dir, name))) continue;
+      if (names.includes(name) || existsSync(join(dir, name))) continue;
       try {
         symlinkSync(join(src, name), join(dir, name));
       } catch {

@@ -1,0 +1,2 @@
+const config = require("./config.json");
+console.log(`listening on ${config.port}`);

@@ -1,0 +1,2 @@
+// generated
+console.log("app");

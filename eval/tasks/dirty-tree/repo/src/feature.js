@@ -1,0 +1,5 @@
+function greet(name) {
+  return `hello ${name}`;
+}
+
+module.exports = { greet };

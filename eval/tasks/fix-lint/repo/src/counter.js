@@ -1,0 +1,6 @@
+function counter() {
+  var count = 0;
+  return () => ++count;
+}
+
+module.exports = { counter };

@@ -1,0 +1,5 @@
+function slugify(text) {
+  return text.toLowerCase().trim().replace(/[^a-z0-9]+/g, "-");
+}
+
+module.exports = { slugify };

@@ -1,0 +1,5 @@
+function parseDuration(text) {
+  throw new Error("not implemented");
+}
+
+module.exports = { parseDuration };

@@ -1,0 +1,3 @@
+const { words } = require("./util");
+
+module.exports = { countWords: (s) => words(s).length };

@@ -1,0 +1,7 @@
+const { capitalize, words } = require("./util.js");
+
+function titleCase(s) {
+  return words(s).map(capitalize).join(" ");
+}
+
+module.exports = { titleCase };

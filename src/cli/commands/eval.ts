@@ -1,0 +1,99 @@
+// `deerflow eval`: run the task suite against the configured model (or -m), print a table per attempt and optionally
+// the JSON report; `--compare a.json b.json` sets two reports side by side. Each attempt is a `deerflow run` in a
+// throwaway repository (src/eval/), with a private data directory so the user's threads, memory and skills neither
+// leak into the measurement nor receive it. MCP servers are not started: a task must not depend on the machine.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { loadConfig } from "../../config/load.js";
+import { ExitCode, UsageError } from "../../errors.js";
+import { forTerminal } from "../../vocabulary/terminal-text.js";
+import { requireModelOrDiscover } from "../discovered-model.js";
+import type { GlobalOptions } from "../main.js";
+import { reportFatal } from "../report-error.js";
+
+export interface EvalOptions extends GlobalOptions {
+  tasks?: string;
+  suite?: string;
+  repeat?: number;
+  parallel?: number;
+  json?: boolean;
+  out?: string;
+  record?: string;
+  compare?: string[];
+  yes?: boolean;
+  timeout?: number;
+  keep?: boolean;
+  list?: boolean;
+}
+
+const err = (line: string) => process.stderr.write(`${forTerminal(line)}\n`);
+
+async function compare(files: string[]): Promise<number> {
+  if (files.length !== 2) throw new UsageError(`--compare takes two reports (got ${files.length}).`, "deerflow eval --compare a.json b.json");
+  const { formatComparison, readReport } = await import("../../eval/report.js");
+  process.stdout.write(`${formatComparison(readReport(files[0]!), readReport(files[1]!), [files[0]!, files[1]!])}\n`);
+  return ExitCode.ok;
+}
+
+export async function evalCommand(opts: EvalOptions): Promise<number> {
+  const controller = new AbortController();
+  const onSigint = () => controller.abort();
+  process.on("SIGINT", onSigint);
+  process.on("SIGTERM", onSigint);
+  let scratch: string | undefined;
+  let runtimeLoaded = false;
+  try {
+    if (opts.compare) return await compare(opts.compare);
+    const { DEFAULT_TASKS_DIR, loadTasks } = await import("../../eval/task.js");
+    const only = opts.tasks?.split(",").map((s) => s.trim()).filter(Boolean);
+    if (opts.tasks !== undefined && !only?.length) throw new UsageError("--tasks is empty.", "Name task ids separated by commas (see `deerflow eval --list`).");
+    const tasks = loadTasks(resolve(opts.suite ?? DEFAULT_TASKS_DIR), only);
+    if (opts.list) {
+      for (const t of tasks) process.stdout.write(`${t.id}\t${t.kind}\t${t.title}\n`);
+      return ExitCode.ok;
+    }
+    scratch = mkdtempSync(join(tmpdir(), "deerflow-eval-"));
+    const base = loadConfig({ flags: { home: join(scratch, "home"), model: opts.model, defaultApproval: "auto-edit", noMemory: true } });
+    const config = { ...base, mcp: { ...base.mcp, servers: {} } };
+    const model = await requireModelOrDiscover(config);
+    runtimeLoaded = true;
+    const { runSuite } = await import("../../eval/suite.js");
+    const { formatReport } = await import("../../eval/report.js");
+    const repeat = opts.repeat ?? 1;
+    err(`deerflow eval: ${tasks.length} task${tasks.length === 1 ? "" : "s"} × ${repeat} with ${model.name} (${model.model} at ${model.baseUrl})`);
+    const report = await runSuite(
+      tasks,
+      { config, model, scratch, approveGuarded: opts.yes ?? false, timeoutSeconds: opts.timeout, record: opts.record ? resolve(opts.record) : undefined, signal: controller.signal },
+      {
+        repeat,
+        parallel: opts.parallel ?? 1,
+        onResult: (r) => err(`${r.pass ? "pass" : "FAIL"}  ${r.task}${repeat > 1 ? ` #${r.attempt}` : ""}  (${r.turns} turns, ${(r.wall_ms / 1000).toFixed(1)} s, ${r.stop_reason})`),
+      },
+    );
+    if (controller.signal.aborted) {
+      err("deerflow: eval interrupted; the report covers the attempts that finished.");
+    }
+    if (opts.out) writeFileSync(resolve(opts.out), `${JSON.stringify(report, null, 2)}\n`);
+    process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+    if (opts.keep) err(`The workspaces are kept in ${scratch}.`);
+    // Every attempt failed to reach the model: that is the endpoint, not the agent (exit 1 with the cause).
+    const errors = report.results.filter((r) => r.error && r.stop_reason === "error");
+    if (report.results.length > 0 && errors.length === report.results.length) {
+      err(`deerflow: every attempt failed: ${errors[0]!.error}`);
+      return ExitCode.runtime;
+    }
+    if (controller.signal.aborted) return ExitCode.interrupted;
+    return report.summary.passed === report.summary.attempts ? ExitCode.ok : ExitCode.goalNotAchieved;
+  } catch (e) {
+    return reportFatal(e);
+  } finally {
+    if (runtimeLoaded) {
+      await (await import("../../sandbox/run-shell.js")).closeShellSessions();
+      await (await import("../../runtime/thread-runtime.js")).ThreadRuntime.closeAll();
+    }
+    if (scratch && !opts.keep) rmSync(scratch, { recursive: true, force: true });
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigint);
+  }
+}

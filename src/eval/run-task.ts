@@ -1,0 +1,130 @@
+// One attempt at one task: prepare its repository, run the request through the same runtime `deerflow run` uses
+// (runThread: the lead agent, its guards, approvals, the sandbox, compaction), measure it from the run's event
+// stream, then hand the workspace to the checker. Nothing here re-implements the agent loop.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
+import { findDeerflowError, formatErrorLine } from "../errors.js";
+import type { RunEvent, TokenUsage } from "../runtime/events.js";
+import { runThread } from "../runtime/run-thread.js";
+import { isGuardStopReason } from "../vocabulary/stop-reasons.js";
+import { checkAttempt, type RunOutcome } from "./check.js";
+import { startRecordingProxy } from "./recorder.js";
+import type { EvalTask } from "./task.js";
+import { prepareWorkspace } from "./workspace.js";
+
+export interface EvalContext {
+  /** The resolved configuration, its home a private data directory of this eval. */
+  config: ResolvedConfig;
+  model: ResolvedModel;
+  /** Where each attempt gets its folder (workspace/ and check/). */
+  scratch: string;
+  /** --yes: approve guarded shell commands (default: denied, as in `deerflow run`). */
+  approveGuarded: boolean;
+  /** Caps every task's own time limit (seconds). */
+  timeoutSeconds?: number;
+  /** --record: the folder each attempt's model exchanges are written to. */
+  record?: string;
+  signal?: AbortSignal;
+}
+
+export interface AttemptResult {
+  task: string;
+  kind: string;
+  attempt: number;
+  pass: boolean;
+  failures: string[];
+  /** Model calls of the lead agent. */
+  turns: number;
+  tokens: TokenUsage;
+  wall_ms: number;
+  status: string;
+  stop_reason: string;
+  /** What stopped or refused the agent: a guard's stop reason, "blocked" or "denied" (a refused command); null: none. */
+  guard: string | null;
+  /** Tool calls by name. */
+  tools: Record<string, number>;
+  changed: string[];
+  /** The run's error line, when it failed (model unreachable, time limit). */
+  error?: string;
+}
+
+// The policy's refusals as the tools report them (middleware/sandbox-audit.ts "Blocked: …", sandbox/approvals.ts
+// "Denied: …"): the guard fired even when the run went on.
+const REFUSAL = /^(Blocked|Denied):/;
+
+/** What the event stream says about a run: turns, tools, refusals, compaction. */
+function observer() {
+  const seen = { runId: "", turns: 0, tools: [] as string[], refusal: null as string | null, compacted: false };
+  const onEvent = (e: RunEvent) => {
+    if (e.type === "run.started") seen.runId = e.run_id;
+    else if (e.type === "message.completed" && e.run_id === seen.runId) seen.turns++;
+    else if (e.type === "tool.started" && e.run_id === seen.runId) seen.tools.push(e.name);
+    else if (e.type === "tool.completed" && e.run_id === seen.runId && !seen.refusal) seen.refusal = REFUSAL.exec(e.output)?.[1]?.toLowerCase() ?? null;
+    else if (e.type === "context.compacted") seen.compacted = true;
+  };
+  return { seen, onEvent };
+}
+
+const ZERO: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
+
+export async function runAttempt(task: EvalTask, attempt: number, ctx: EvalContext): Promise<AttemptResult> {
+  const dir = join(ctx.scratch, `${task.id}-${attempt}`);
+  const workspace = join(dir, "workspace");
+  const checkDir = join(dir, "check");
+  mkdirSync(checkDir, { recursive: true });
+  const prepared = await prepareWorkspace(task, workspace);
+
+  const proxy = ctx.record ? await startRecordingProxy(ctx.model.baseUrl) : undefined;
+  const model: ResolvedModel = { ...ctx.model, ...(task.contextWindow ? { contextWindow: task.contextWindow } : {}), ...(proxy ? { baseUrl: proxy.url } : {}) };
+  const { seen, onEvent } = observer();
+  const started = Date.now();
+  let run: { status: string; stop_reason: string; final_text: string; usage: TokenUsage; error?: string };
+  try {
+    const r = await runThread({
+      config: ctx.config,
+      model,
+      prompt: task.prompt,
+      workspace,
+      approveGuarded: ctx.approveGuarded,
+      maxTurns: task.maxTurns,
+      timeoutSeconds: Math.min(task.timeoutSeconds, ctx.timeoutSeconds ?? Infinity),
+      signal: ctx.signal,
+      onEvent,
+    });
+    run = { status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage };
+  } catch (err) {
+    const typed = findDeerflowError(err) as { status?: string } | undefined;
+    const stopped = typed?.status === "timeout" || typed?.status === "interrupted" ? typed.status : undefined;
+    run = { status: stopped ?? "error", stop_reason: stopped ?? "error", final_text: "", usage: ZERO, error: formatErrorLine(err) };
+  } finally {
+    await proxy?.close();
+  }
+  const wall_ms = Date.now() - started;
+  if (proxy && ctx.record) {
+    mkdirSync(ctx.record, { recursive: true });
+    const recording = { task: task.id, attempt, model: ctx.model.model, recorded_at: new Date(started).toISOString(), stop_reason: run.stop_reason, exchanges: proxy.exchanges };
+    writeFileSync(join(ctx.record, `${task.id}-${attempt}.json`), `${JSON.stringify(recording, null, 2)}\n`);
+  }
+
+  const outcome: RunOutcome = { stop_reason: run.stop_reason, final_text: run.final_text, tools: seen.tools, compacted: seen.compacted };
+  const check = await checkAttempt(task, workspace, prepared, outcome, checkDir);
+  const tools: Record<string, number> = {};
+  for (const t of seen.tools) tools[t] = (tools[t] ?? 0) + 1;
+  return {
+    task: task.id,
+    kind: task.kind,
+    attempt,
+    pass: check.pass,
+    failures: run.error ? [run.error, ...check.failures] : check.failures,
+    turns: seen.turns,
+    tokens: run.usage,
+    wall_ms,
+    status: run.status,
+    stop_reason: run.stop_reason,
+    guard: isGuardStopReason(run.stop_reason) ? run.stop_reason : seen.refusal,
+    tools,
+    changed: check.changed,
+    ...(run.error ? { error: run.error } : {}),
+  };
+}
