@@ -25,6 +25,8 @@ export function openPostgresStore(url: string, channelMode: ChannelMode, home?: 
     channelMode,
     url,
     onReady: home ? () => applyPgPendingRollbacks(saver, home, path) : undefined,
+    // A run whose lease was taken over writes nothing more.
+    beforeWrite: (threadId) => runs.assertHeld(threadId),
   });
   const runs = new PgRunRecords(saver);
   return {

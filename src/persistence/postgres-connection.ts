@@ -38,8 +38,9 @@ export function isConnectionFault(err: unknown): boolean {
   return errorChain(err).some((e) => {
     const code = (e as { code?: unknown } | null)?.code;
     if (typeof code !== "string") return /Connection terminated|connection timeout|Client has encountered a connection error/i.test((e as Error)?.message ?? "");
-    // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 08xxx connection exceptions.
-    return ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND", "EAI_AGAIN", "57P01", "57P02", "57P03"].includes(code) || code.startsWith("08");
+    // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 25P03 idle-in-transaction timeout (a
+    // frozen process woken), 08xxx connection exceptions.
+    return ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND", "EAI_AGAIN", "57P01", "57P02", "57P03", "25P03"].includes(code) || code.startsWith("08");
   });
 }
 
@@ -87,12 +88,20 @@ function hintFor(err: unknown): string {
   return "Check that PostgreSQL is running and reachable at that host and port, then try again.";
 }
 
+/** Seconds a lease lasts without a heartbeat (DEERFLOW_LEASE_SECONDS; the heartbeat renews it every third of that). */
+export function leaseSeconds(): number {
+  const n = Number(process.env.DEERFLOW_LEASE_SECONDS);
+  return Number.isFinite(n) && n >= 1 ? n : 30;
+}
+
 /** A pool whose connections use deerflow's schema; errors of idle connections (a server restart) never crash us. */
 export function openPool(url: string, max = 10): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max,
-    options: `-c search_path=${PG_SCHEMA}`,
+    // A transaction left open by a process that froze (a paused VM) would hold its row locks and block the machine
+    // that takes its lease over: the server ends it once it has idled as long as a lease lasts.
+    options: `-c search_path=${PG_SCHEMA} -c idle_in_transaction_session_timeout=${leaseSeconds() * 1000}`,
     connectionTimeoutMillis: 10_000,
     application_name: "deerflow",
   });

@@ -34,6 +34,8 @@ export interface DeerflowPostgresSaverOptions {
   serde?: SerializerProtocol;
   /** Runs once the schema is ready, before the first use (the store undoes runs left pending here). */
   onReady?: () => Promise<void>;
+  /** Runs before every write on a thread (the store checks the run still holds the thread's lease). */
+  beforeWrite?: (threadId: string) => Promise<void>;
 }
 
 const MODE_SQL = `COALESCE(metadata ->> '${CHANNEL_MODE_METADATA_KEY}', 'full')`;
@@ -56,6 +58,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
   private ready: Promise<void> | undefined;
   private readonly url: string | undefined;
   private readonly onReady: (() => Promise<void>) | undefined;
+  private readonly beforeWrite: ((threadId: string) => Promise<void>) | undefined;
   /** The pool (the stock saver keeps its own reference private). */
   readonly db: pg.Pool;
 
@@ -64,6 +67,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
     this.db = pool;
     this.url = options.url;
     this.onReady = options.onReady;
+    this.beforeWrite = options.beforeWrite;
     this.channelMode = options.channelMode ?? "full";
     if (this.channelMode !== "full" && this.channelMode !== "delta") {
       throw new TypeError(`channelMode must be "full" or "delta" (got ${JSON.stringify(this.channelMode)})`);
@@ -137,6 +141,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
     if (!threadId) throw new Error(`Missing "thread_id" field in passed "config.configurable".`);
     await this.setup();
     await this.assertThreadMode(threadId);
+    await this.beforeWrite?.(threadId);
     // Upserts: a retry after a dropped connection writes the same rows again.
     const marked = { ...metadata, [CHANNEL_MODE_METADATA_KEY]: this.channelMode } as CheckpointMetadata;
     const next = await withRetry(() => super.put(config, checkpoint, marked, newVersions));
@@ -152,6 +157,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
     if (!checkpointId) throw new Error("Missing checkpoint_id field in config.configurable.");
     await this.setup();
     await this.assertThreadMode(threadId);
+    await this.beforeWrite?.(threadId);
     const sql = INSERT_WRITE(writes.every(([channel]) => channel in WRITES_IDX_MAP));
     const rows = await Promise.all(
       writes.map(async ([channel, value], idx) => {
@@ -183,6 +189,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
   }
 
   async rollbackTo(threadId: string, mark: RollbackMark): Promise<void> {
+    await this.beforeWrite?.(threadId);
     await withRetry(() => this.transaction((client) => DeerflowPostgresSaver.rollbackWith(client, threadId, mark)));
   }
 

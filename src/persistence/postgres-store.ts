@@ -3,21 +3,16 @@
 // (`run_locks`: host, pid, expiry) renewed by a heartbeat while the process lives; a lease that was not renewed in
 // time belongs to a crashed machine or process and is taken over, its run and thread marked interrupted.
 import type pg from "pg";
+import { DeerflowError, ExitCode } from "../errors.js";
 import type { RunStatus } from "../vocabulary/statuses.js";
 import type { ArchiveInput, ArchivedMessage } from "./message-archive.js";
 import { machineName } from "./machine.js";
-import { isConnectionFault, withRetry } from "./postgres-connection.js";
+import { leaseSeconds, withRetry } from "./postgres-connection.js";
 import { DeerflowPostgresSaver } from "./postgres-saver.js";
 import type { RollbackMark } from "./sqlite-saver.js";
 import { pendingRollbacks } from "./store.js";
 import type { RunLock, RunRecord } from "./run-records.js";
 import type { ThreadRow } from "./thread-index.js";
-
-/** Seconds a lease lasts without a heartbeat (DEERFLOW_LEASE_SECONDS; the heartbeat renews it every third of that). */
-export function leaseSeconds(): number {
-  const n = Number(process.env.DEERFLOW_LEASE_SECONDS);
-  return Number.isFinite(n) && n >= 1 ? n : 30;
-}
 
 export class PgThreadIndex {
   constructor(private readonly saver: DeerflowPostgresSaver) {}
@@ -82,9 +77,32 @@ async function reapExpired(saver: DeerflowPostgresSaver): Promise<void> {
   );
 }
 
+/**
+ * A run's lease was taken over while it still ran (its machine paused or was cut off longer than the lease): the run
+ * stops without writing more, since another run owns the thread now.
+ */
+export class LeaseLostError extends DeerflowError {
+  constructor(threadId: string, runId: string, holder?: RunLock) {
+    const to = holder ? ` to run ${holder.run_id} (pid ${holder.pid} on ${holder.host})` : "";
+    super(`Run ${runId} lost thread ${threadId}'s lease${to}: this machine did not renew it in time, so the run stopped without saving more.`, {
+      exitCode: ExitCode.runtime,
+      hint: `See what the thread holds now with \`deerflow threads show ${threadId}\`.`,
+    });
+  }
+}
+
+interface HeldLease {
+  runId: string;
+  /** When the database last confirmed the lease (this process's clock). */
+  renewedAt: number;
+}
+
 export class PgRunRecords {
-  /** Leases this process holds (thread → lock id), renewed by the heartbeat. */
-  private readonly held = new Map<string, string>();
+  /** Leases this process holds, renewed by the heartbeat. */
+  private readonly held = new Map<string, HeldLease>();
+  /** Leases found taken over (thread → the error a write on it gets). */
+  private readonly lost = new Map<string, LeaseLostError>();
+  private readonly lostListeners = new Set<(threadId: string, runId: string, err: LeaseLostError) => void>();
   private heartbeat: NodeJS.Timeout | undefined;
 
   constructor(private readonly saver: DeerflowPostgresSaver) {}
@@ -123,21 +141,44 @@ export class PgRunRecords {
         if (!held.expired) return { ok: false as const, holder: held };
         // Expired: its machine crashed or was cut off; its run did not finish.
         await c.query("UPDATE runs SET status = 'interrupted', stop_reason = 'interrupted', ended_at = $1, error = 'its machine stopped renewing the lease (crashed or cut off)' WHERE id = $2 AND status IN ('pending', 'running')", [new Date().toISOString(), held.run_id]);
+        await c.query("UPDATE threads SET status = 'interrupted', updated_at = $1 WHERE id = $2 AND status IN ('pending', 'running')", [new Date().toISOString(), threadId]);
         await c.query("UPDATE run_locks SET run_id = $2, pid = $3, host = $4, started_at = $5, expires_at = now() + $6::interval WHERE thread_id = $1", [threadId, runId, process.pid, host, new Date().toISOString(), lease]);
         return { ok: true as const };
       }),
     );
     if (result.ok) {
-      this.held.set(threadId, runId);
+      this.held.set(threadId, { runId, renewedAt: Date.now() });
+      this.lost.delete(threadId);
       this.startHeartbeat();
     }
     return result;
   }
 
   async release(threadId: string, runId: string): Promise<void> {
-    if (this.held.get(threadId) === runId) this.held.delete(threadId);
+    if (this.held.get(threadId)?.runId === runId) this.held.delete(threadId);
     if (this.held.size === 0) this.stopHeartbeat();
     await this.q("DELETE FROM run_locks WHERE thread_id = $1 AND run_id = $2", [threadId, runId]);
+  }
+
+  /** Calls `listener` when a lease of this process is found taken over; returns the unsubscribe. */
+  onLeaseLost(listener: (threadId: string, runId: string, err: LeaseLostError) => void): () => void {
+    this.lostListeners.add(listener);
+    return () => this.lostListeners.delete(listener);
+  }
+
+  /**
+   * Before a write on `threadId`: throws LeaseLostError if this process's lease on it was taken over. A lease the
+   * heartbeat has not confirmed for most of its length is checked with the database first, so a process that was
+   * paused or cut off past its lease cannot write over the run that took the thread.
+   */
+  async assertHeld(threadId: string): Promise<void> {
+    const lost = this.lost.get(threadId);
+    if (lost) throw lost;
+    const lease = this.held.get(threadId);
+    if (!lease || Date.now() - lease.renewedAt < (leaseSeconds() * 1000) / 2) return;
+    await this.renewOne(threadId, lease);
+    const after = this.lost.get(threadId);
+    if (after) throw after;
   }
 
   private startHeartbeat(): void {
@@ -153,13 +194,22 @@ export class PgRunRecords {
 
   /** Renews every lease this process holds; a database outage is retried at the next beat. */
   private async renew(): Promise<void> {
-    for (const [threadId, runId] of this.held) {
-      try {
-        await this.saver.db.query("UPDATE run_locks SET expires_at = now() + $3::interval WHERE thread_id = $1 AND run_id = $2", [threadId, runId, `${leaseSeconds()} seconds`]);
-      } catch (err) {
-        if (!isConnectionFault(err)) this.held.delete(threadId);
-      }
+    for (const [threadId, lease] of this.held) await this.renewOne(threadId, lease).catch(() => {});
+  }
+
+  /** Extends one lease, or finds it taken over (no row of ours any more): then it is lost, and listeners hear so. */
+  private async renewOne(threadId: string, lease: HeldLease): Promise<void> {
+    const { rowCount } = await this.saver.db.query("UPDATE run_locks SET expires_at = now() + $3::interval WHERE thread_id = $1 AND run_id = $2", [threadId, lease.runId, `${leaseSeconds()} seconds`]);
+    if (rowCount === 1) {
+      lease.renewedAt = Date.now();
+      return;
     }
+    if (this.held.get(threadId) !== lease) return; // released meanwhile
+    this.held.delete(threadId);
+    const holder = (await this.saver.db.query<RunLock>("SELECT * FROM run_locks WHERE thread_id = $1", [threadId]).catch(() => undefined))?.rows[0];
+    const err = new LeaseLostError(threadId, lease.runId, holder);
+    this.lost.set(threadId, err);
+    for (const l of this.lostListeners) l(threadId, lease.runId, err);
   }
 
   async create(id: string, threadId: string): Promise<void> {

@@ -13,6 +13,7 @@ import { MessageArchive, type MessageArchiveLike } from "./message-archive.js";
 import { deleteThreadRows } from "./thread-delete.js";
 import { RewindLog } from "./rewind-log.js";
 import { RunRecords } from "./run-records.js";
+import type { PgRunRecords } from "./postgres-store.js";
 import { ThreadIndex } from "./thread-index.js";
 
 export const DB_FILE = "deerflow.sqlite";
@@ -26,7 +27,10 @@ type AwaitableMethods<T> = { [K in keyof T]: T[K] extends (...a: infer A) => inf
 export type ThreadStore = AwaitableMethods<Pick<ThreadIndex, "get" | "list" | "latest" | "create" | "update">>;
 export type RunStore = AwaitableMethods<
   Pick<RunRecords, "acquire" | "release" | "create" | "start" | "setSnapshot" | "rewindable" | "markRewound" | "clearRewound" | "deleteThread" | "finish" | "get" | "forThread" | "reapStale">
->;
+> & {
+  /** Leases that can be lost while held (a team database): hear when one is found taken over. */
+  onLeaseLost?: PgRunRecords["onLeaseLost"];
+};
 export type ArchiveStore = MessageArchiveLike;
 
 /** The checkpointer of a store: a guarded LangGraph saver with rollback marks. */
@@ -34,6 +38,11 @@ export type StoreSaver = BaseCheckpointSaver & {
   readonly channelMode: ChannelMode;
   mark(): Awaitable<RollbackMark>;
   rollbackTo(threadId: string, mark: RollbackMark): Awaitable<void>;
+  /**
+   * Slims the thread's step checkpoints that rollback and rewind (the runs' `marks`) cannot go back to; the policy is
+   * in sqlite-prune.ts. Optional: a store without it keeps every checkpoint whole.
+   */
+  prune?(threadId: string, marks: readonly RollbackMark[]): Awaitable<unknown>;
 };
 
 /**

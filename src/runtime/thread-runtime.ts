@@ -23,13 +23,14 @@ import type { StopReason } from "../vocabulary/stop-reasons.js";
 import { setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import { type RunEvent, type TokenUsage, emptyUsage } from "./events.js";
-import { type OpenedThread, newId, openThread } from "./open-thread.js";
+import { type OpenThreadRequest, type OpenedThread, newId, openThread } from "./open-thread.js";
 import { type LeadAgent, type RunAgentSpec, approvalOf, buildRunAgent, buildStateAgent, compactionOf, runAgentKey, withRunContext } from "./run-agent.js";
 import { compactMessages } from "../middleware/summarization.js";
 import { redactorFor } from "../middleware/util/pii-messages.js";
 import { createChatModel } from "../config/model-factory.js";
 import type { RunRequest, RunResult } from "./run-thread.js";
 import { translateStream } from "./stream-events.js";
+import { leaseLostIn, watchLease } from "./lease-watch.js";
 import { inputLine, snapshotBeforeRun } from "./workspace-snapshots.js";
 import { type SkillCatalog, skillCatalogFor, skillMounts } from "../skills/catalog.js";
 import { skillContextEntry, skillMessage } from "../skills/activation.js";
@@ -75,6 +76,24 @@ export class ThreadRuntime {
     this.store = openStore({ home: config.home, channelMode: config.checkpoint.channelMode, database: config.database });
   }
 
+  /**
+   * The runtime a thread is worked in: an existing thread in the mode it was written in (SPEC §5), unless the user
+   * chose a mode (then this one, and the gate refuses a thread of the other mode). New threads: this one.
+   */
+  async forThread(threadId: string | undefined, latest = false): Promise<ThreadRuntime> {
+    if (this.config.checkpoint.explicitMode || (!threadId && !latest)) return this;
+    const row = threadId ? await this.store.threads.get(threadId) : await this.store.threads.latest();
+    if (!row || row.mode === this.config.checkpoint.channelMode) return this;
+    return ThreadRuntime.for({ ...this.config, checkpoint: { ...this.config.checkpoint, channelMode: row.mode } });
+  }
+
+  /** `openThread` in the thread's runtime (see `forThread`). */
+  async open(req: Omit<OpenThreadRequest, "home" | "mode">): Promise<{ runtime: ThreadRuntime; opened: OpenedThread }> {
+    const runtime = await this.forThread(req.threadId, req.continueLatest);
+    const opened = await openThread(runtime.store, { ...req, home: runtime.config.home, mode: runtime.config.checkpoint.channelMode });
+    return { runtime, opened };
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Thread state outside runs
 
@@ -83,12 +102,16 @@ export class ThreadRuntime {
   }
 
   async readState(threadId: string, model: ResolvedModel): Promise<ThreadValues> {
+    const rt = await this.forThread(threadId);
+    if (rt !== this) return rt.readState(threadId, model);
     const snapshot = await this.stateGraph(model).graph.getState({ configurable: { thread_id: threadId } });
     return (snapshot.values ?? {}) as ThreadValues;
   }
 
   /** One state write on an existing thread, under its run lock (e.g. a goal decision, /title, /goal clear). */
   async updateState(threadId: string, model: ResolvedModel, update: Record<string, unknown>): Promise<void> {
+    const rt = await this.forThread(threadId);
+    if (rt !== this) return rt.updateState(threadId, model, update);
     try {
       const lockId = newId("state-");
       await this.lock(threadId, lockId);
@@ -104,6 +127,8 @@ export class ThreadRuntime {
 
   /** `/compact [focus]`: summarize and archive the older turns now. Null when there is nothing old enough to compact. */
   async compact(threadId: string, model: ResolvedModel, focus?: string): Promise<CompactionInfo | null> {
+    const rt = await this.forThread(threadId);
+    if (rt !== this) return rt.compact(threadId, model, focus);
     const opts = compactionOf({ config: this.config, model }, this.store.archive, true)!;
     const values = (await this.readState(threadId, model)) as Record<string, unknown>;
     const done = await compactMessages(
@@ -134,7 +159,9 @@ export class ThreadRuntime {
 
   async run(req: RunRequest): Promise<RunResult> {
     try {
-      return await this.runOnce(req);
+      const rt = await this.forThread(req.threadId, req.continueLatest);
+      // The run's graphs are built from its config: the thread's mode goes with it.
+      return await (rt === this ? this.runOnce(req) : rt.run({ ...req, config: rt.config }));
     } catch (err) {
       // A store fault before the run began (creating the thread, its run record, the lock) changed nothing.
       throw this.typedStoreError(err, "nothing-changed");
@@ -169,19 +196,25 @@ export class ThreadRuntime {
     const usage = emptyUsage();
     const input = inputLine(req.prompt);
     const mark = await this.begin(opened.threadId, runId, input);
+    const lease = watchLease(this.store, opened.threadId, runId, req.signal);
     let settled = false;
     try {
       emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew });
       await this.snapshotFiles(opened, runId, input, emit);
-      const result = await withRunContext(runId, emit, () => this.execute(req, opened, runId, usage), usage);
+      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal }, opened, runId, usage), usage);
+      // Found taken over after its last write: the thread's status is the new owner's to set.
+      const lost = lease.lost();
+      if (lost) throw lost;
       await this.settleSuccess(result);
       settled = true;
+      await this.pruneCheckpoints(opened.threadId);
       emit({ type: "run.completed", thread_id: result.thread_id, run_id: runId, status: result.status, stop_reason: result.stop_reason, final_text: result.final_text, usage: result.usage, thread_usage: result.thread_usage });
       return result;
     } catch (err) {
       settled = true;
-      throw await this.settleFailure(opened.threadId, runId, mark, err, usage, req);
+      throw await this.settleFailure(opened.threadId, runId, mark, lease.lost() ?? err, usage, req);
     } finally {
+      lease.dispose();
       if (!settled) await this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage, req);
       await this.release(opened.threadId, runId);
     }
@@ -237,6 +270,22 @@ export class ThreadRuntime {
     return mark;
   }
 
+  /**
+   * After a good run (still under the thread's lock): the thread's step checkpoints that rollback and rewind cannot
+   * go back to are slimmed (policy: persistence/sqlite-prune.ts). A failure costs only disk and is retried after the
+   * next run, so it never fails the run that already succeeded.
+   */
+  private async pruneCheckpoints(threadId: string): Promise<void> {
+    const saver = this.store.saver;
+    if (!saver.prune) return;
+    try {
+      const marks = (await this.store.runs.forThread(threadId)).flatMap((r) => (r.mark ? [JSON.parse(r.mark) as RollbackMark] : []));
+      await saver.prune(threadId, marks);
+    } catch {
+      // see above
+    }
+  }
+
   private async settleSuccess(r: RunResult): Promise<void> {
     await this.store.threads.update(r.thread_id, { status: r.clarification ? "input_required" : "success", title: r.title });
     await this.store.runs.finish(r.run_id, { status: "success", stop_reason: r.stop_reason, input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens });
@@ -244,6 +293,9 @@ export class ThreadRuntime {
 
   /** Records how the run ended and returns the error the caller sees (typed, one line). */
   private async settleFailure(threadId: string, runId: string, mark: RollbackMark, err: unknown, usage: TokenUsage, req: RunRequest): Promise<unknown> {
+    // Another run owns the thread now (it marked this one interrupted): write nothing, least of all a rollback.
+    const lost = leaseLostIn(err);
+    if (lost) return lost;
     const stopped = this.stoppedError(err, runId, threadId, req);
     const status = stopped ? stopped.status : runStatusOf(err);
     const tokens = { input_tokens: usage.input_tokens, output_tokens: usage.output_tokens };
