@@ -94,6 +94,11 @@ describe.skipIf(pgSkip)("a team database shared by two machines", () => {
     expect(run.exitCode).toBe(2);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(run.stderr).toMatch(/last ran on machine-a; its workspace .* is there, not on this machine \(machine-b\)/);
+    // Its file snapshots are on machine A too: rewind is refused here, in one line (the TUI's /rewind says the same).
+    const rewind = await b.run(["rewind", first.thread_id]);
+    expect(rewind.exitCode).toBe(2);
+    expect(rewind.stderr.trim().split("\n")).toHaveLength(1);
+    expect(rewind.stderr).toMatch(/last ran on machine-a; its workspace and file snapshots are there, not on this machine \(machine-b\), so it cannot be rewound here\. Rewind it on machine-a/);
   });
 
   it("a wrong password or an unreachable server is one line with no password in it", async () => {
