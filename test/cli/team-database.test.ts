@@ -116,4 +116,18 @@ describe.skipIf(pgSkip)("a team database shared by two machines", () => {
     expect(down.stderr).toMatch(/connection refused/);
     expect(down.stderr).not.toContain("hunter2pw");
   });
+
+  it("memory stays with the machine (its own SQLite file in the home), not in the team database", async () => {
+    const a = machine("machine-a");
+    const b = machine("machine-b");
+    e2e.server.memoryReply = { content: JSON.stringify({ facts: [{ scope: "global", text: "The user prefers pnpm over npm." }] }) };
+    e2e.server.push({ content: "noted" }, { content: "hi again" });
+    expect((await a.run(["run", "I always use pnpm"])).exitCode).toBe(0);
+    // The next start on machine A extracts what the last run queued.
+    expect((await a.run(["run", "hello"])).exitCode).toBe(0);
+    const onA = JSON.parse((await a.run(["memory", "list", "--json"])).stdout) as { text: string }[];
+    expect(onA.map((f) => f.text)).toEqual(["The user prefers pnpm over npm."]);
+    expect(JSON.parse((await b.run(["memory", "list", "--json"])).stdout)).toEqual([]);
+    expect(JSON.parse((await b.run(["memory", "pending", "--json"])).stdout)).toEqual([]);
+  });
 });
