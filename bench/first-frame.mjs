@@ -16,7 +16,7 @@ const COLS = 100;
 const ROWS = 32;
 const TARGET_MS = 400;
 const TIMEOUT_MS = 20_000;
-const FIRST_FRAME = /Starting…|Ask anything/;
+const FIRST_FRAME = /Starting…|Loading (thread|the latest)|Ask anything/;
 const READY = /Ask anything/;
 
 export function median(xs) {

@@ -49,7 +49,12 @@ export interface ResolvedConfig {
   home: string;
   /** The team database's postgres:// URL (`database`, DEERFLOW_DATABASE_URL); undefined: the home's SQLite file. */
   database?: string;
-  checkpoint: { channelMode: ChannelMode; snapshotFrequency: number };
+  /**
+   * `channelMode`: the mode of new threads (default delta). `explicitMode`: DEERFLOW_CHECKPOINT_MODE or
+   * checkpoint.channelMode chose it, so every thread is opened in it (a thread of the other mode is refused, SPEC §5);
+   * otherwise an existing thread opens in the mode it was written in.
+   */
+  checkpoint: { channelMode: ChannelMode; explicitMode: boolean; snapshotFrequency: number };
   approval: ApprovalModeSetting;
   sandbox: {
     bashTimeoutSeconds: number;
@@ -222,7 +227,9 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       keyPath: "DEERFLOW_CHECKPOINT_MODE",
     });
   }
-  const channelMode = (envMode || merged.checkpoint?.channelMode || "full") as ChannelMode;
+  const chosenMode = (envMode || merged.checkpoint?.channelMode || undefined) as ChannelMode | undefined;
+  // Delta by default: a long thread stays flat per turn (full mode grows quadratically).
+  const channelMode: ChannelMode = chosenMode ?? "delta";
   const snapshotFrequency = merged.checkpoint?.snapshotFrequency ?? DEFAULT_SNAPSHOT_FREQUENCY;
 
   // Flags override both.
@@ -274,7 +281,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     files: loaded.map((f) => f.path),
     home,
     database,
-    checkpoint: { channelMode, snapshotFrequency },
+    checkpoint: { channelMode, explicitMode: chosenMode !== undefined, snapshotFrequency },
     approval: inputs.flags?.approval ?? merged.approval ?? inputs.flags?.defaultApproval ?? "ask",
     sandbox: {
       bashTimeoutSeconds: merged.sandbox?.bashTimeout ?? DEFAULT_BASH_TIMEOUT_S,

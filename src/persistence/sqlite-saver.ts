@@ -53,7 +53,8 @@ import {
   type PendingWrite,
   type SerializerProtocol,
 } from "@langchain/langgraph-checkpoint";
-import { CHANNEL_MODE_METADATA_KEY, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
+import { CHANNEL_MODE_METADATA_KEY, PRUNED_METADATA_KEY, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
+import { type PruneResult, pruneThreadCheckpoints } from "./sqlite-prune.js";
 import { CheckpointModeMismatchError, GUARDED_SAVER_BRAND } from "./mode-gate.js";
 import { ensureSchema } from "./sqlite-schema.js";
 
@@ -230,7 +231,7 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
       checkpoint.channel_versions[TASKS] = versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined);
     }
     const metadata = (await this.serde.loadsTyped(row.type ?? "json", row.metadata)) as CheckpointMetadata & Record<string, unknown>;
-    const { [CHANNEL_MODE_METADATA_KEY]: _marker, ...publicMetadata } = metadata;
+    const { [CHANNEL_MODE_METADATA_KEY]: _marker, [PRUNED_METADATA_KEY]: _pruned, ...publicMetadata } = metadata;
     const writes = this.stmts.writes.all(thread_id, checkpoint_ns, checkpoint_id) as WriteRow[];
     return {
       config,
@@ -443,6 +444,13 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
       this.db.prepare("DELETE FROM writes WHERE thread_id = ? AND rowid > ?").run(threadId, mark.writes);
       this.db.prepare("DELETE FROM checkpoint_blobs WHERE thread_id = ? AND rowid > ?").run(threadId, mark.blobs);
     })();
+  }
+
+  /** Slims the thread's step checkpoints that rollback and rewind cannot go back to (policy: sqlite-prune.ts). */
+  async prune(threadId: string, marks: readonly RollbackMark[]): Promise<PruneResult> {
+    const mode = this.getThreadChannelMode(threadId);
+    if (mode === undefined) return { checkpoints: 0, writes: 0, blobs: 0 };
+    return pruneThreadCheckpoints(this.db, this.serde, threadId, mode as ChannelMode, marks);
   }
 
   async deleteThread(threadId: string): Promise<void> {

@@ -38,6 +38,11 @@ export type StoreSaver = BaseCheckpointSaver & {
   readonly channelMode: ChannelMode;
   mark(): Awaitable<RollbackMark>;
   rollbackTo(threadId: string, mark: RollbackMark): Awaitable<void>;
+  /**
+   * Slims the thread's step checkpoints that rollback and rewind (the runs' `marks`) cannot go back to; the policy is
+   * in sqlite-prune.ts. Optional: a store without it keeps every checkpoint whole.
+   */
+  prune?(threadId: string, marks: readonly RollbackMark[]): Awaitable<unknown>;
 };
 
 /**

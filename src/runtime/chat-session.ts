@@ -22,7 +22,6 @@ import { clearGoalUpdate } from "../state/goal-clear.js";
 import type { GoalState } from "../state/types.js";
 import { atPathUploads } from "./at-path-uploads.js";
 import type { RunEvent, RunEventListener } from "./events.js";
-import { openThread } from "./open-thread.js";
 import { type GoalSummary, runGoalThread } from "./run-goal.js";
 import { type RunResult, runThread } from "./run-thread.js";
 import { ThreadRuntime } from "./thread-runtime.js";
@@ -199,8 +198,8 @@ export class ChatSession {
   async resume(sel: { threadId?: string; latest?: boolean }): Promise<ThreadView> {
     if (!sel.threadId && !this.hasDatabase()) throw new UsageError("There is no thread to continue yet.", "Start one with `deerflow`.");
     if (sel.threadId && !this.hasDatabase()) throw new UsageError(`Thread ${sel.threadId} not found.`, "List threads with /threads or `deerflow threads`.");
-    const opened = await openThread(this.runtime.store, { home: this.config.home, mode: this.config.checkpoint.channelMode, threadId: sel.threadId, continueLatest: sel.latest, readOnly: true });
-    const view = await this.runtime.view(opened.threadId, this.model);
+    const { runtime, opened } = await this.runtime.open({ threadId: sel.threadId, continueLatest: sel.latest, readOnly: true });
+    const view = await runtime.view(opened.threadId, this.model);
     this.threadId = view.thread.id;
     this.workspaces.set(view.thread.id, opened.paths.workspace_path);
     this.goal = view.goal;
@@ -215,12 +214,7 @@ export class ChatSession {
 
   /** The current thread, created now when there is none yet (for `!cmd`); returns its workspace. */
   private async ensureThread(): Promise<ThreadPaths> {
-    const opened = await openThread(this.runtime.store, {
-      home: this.config.home,
-      mode: this.config.checkpoint.channelMode,
-      threadId: this.threadId,
-      workspace: this.threadId ? undefined : this.options.workspace,
-    });
+    const { opened } = await this.runtime.open({ threadId: this.threadId, workspace: this.threadId ? undefined : this.options.workspace });
     this.threadId = opened.threadId;
     this.workspaces.set(opened.threadId, opened.paths.workspace_path);
     // A thread's own workspace is made by its first run; `!cmd` may come before any run.

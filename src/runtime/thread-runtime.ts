@@ -23,7 +23,7 @@ import type { StopReason } from "../vocabulary/stop-reasons.js";
 import { setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import { type RunEvent, type TokenUsage, emptyUsage } from "./events.js";
-import { type OpenedThread, newId, openThread } from "./open-thread.js";
+import { type OpenThreadRequest, type OpenedThread, newId, openThread } from "./open-thread.js";
 import { type LeadAgent, type RunAgentSpec, approvalOf, buildRunAgent, buildStateAgent, compactionOf, runAgentKey, withRunContext } from "./run-agent.js";
 import { compactMessages } from "../middleware/summarization.js";
 import { redactorFor } from "../middleware/util/pii-messages.js";
@@ -76,6 +76,24 @@ export class ThreadRuntime {
     this.store = openStore({ home: config.home, channelMode: config.checkpoint.channelMode, database: config.database });
   }
 
+  /**
+   * The runtime a thread is worked in: an existing thread in the mode it was written in (SPEC §5), unless the user
+   * chose a mode (then this one, and the gate refuses a thread of the other mode). New threads: this one.
+   */
+  async forThread(threadId: string | undefined, latest = false): Promise<ThreadRuntime> {
+    if (this.config.checkpoint.explicitMode || (!threadId && !latest)) return this;
+    const row = threadId ? await this.store.threads.get(threadId) : await this.store.threads.latest();
+    if (!row || row.mode === this.config.checkpoint.channelMode) return this;
+    return ThreadRuntime.for({ ...this.config, checkpoint: { ...this.config.checkpoint, channelMode: row.mode } });
+  }
+
+  /** `openThread` in the thread's runtime (see `forThread`). */
+  async open(req: Omit<OpenThreadRequest, "home" | "mode">): Promise<{ runtime: ThreadRuntime; opened: OpenedThread }> {
+    const runtime = await this.forThread(req.threadId, req.continueLatest);
+    const opened = await openThread(runtime.store, { ...req, home: runtime.config.home, mode: runtime.config.checkpoint.channelMode });
+    return { runtime, opened };
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Thread state outside runs
 
@@ -84,12 +102,16 @@ export class ThreadRuntime {
   }
 
   async readState(threadId: string, model: ResolvedModel): Promise<ThreadValues> {
+    const rt = await this.forThread(threadId);
+    if (rt !== this) return rt.readState(threadId, model);
     const snapshot = await this.stateGraph(model).graph.getState({ configurable: { thread_id: threadId } });
     return (snapshot.values ?? {}) as ThreadValues;
   }
 
   /** One state write on an existing thread, under its run lock (e.g. a goal decision, /title, /goal clear). */
   async updateState(threadId: string, model: ResolvedModel, update: Record<string, unknown>): Promise<void> {
+    const rt = await this.forThread(threadId);
+    if (rt !== this) return rt.updateState(threadId, model, update);
     try {
       const lockId = newId("state-");
       await this.lock(threadId, lockId);
@@ -105,6 +127,8 @@ export class ThreadRuntime {
 
   /** `/compact [focus]`: summarize and archive the older turns now. Null when there is nothing old enough to compact. */
   async compact(threadId: string, model: ResolvedModel, focus?: string): Promise<CompactionInfo | null> {
+    const rt = await this.forThread(threadId);
+    if (rt !== this) return rt.compact(threadId, model, focus);
     const opts = compactionOf({ config: this.config, model }, this.store.archive, true)!;
     const values = (await this.readState(threadId, model)) as Record<string, unknown>;
     const done = await compactMessages(
@@ -135,7 +159,9 @@ export class ThreadRuntime {
 
   async run(req: RunRequest): Promise<RunResult> {
     try {
-      return await this.runOnce(req);
+      const rt = await this.forThread(req.threadId, req.continueLatest);
+      // The run's graphs are built from its config: the thread's mode goes with it.
+      return await (rt === this ? this.runOnce(req) : rt.run({ ...req, config: rt.config }));
     } catch (err) {
       // A store fault before the run began (creating the thread, its run record, the lock) changed nothing.
       throw this.typedStoreError(err, "nothing-changed");
@@ -181,6 +207,7 @@ export class ThreadRuntime {
       if (lost) throw lost;
       await this.settleSuccess(result);
       settled = true;
+      await this.pruneCheckpoints(opened.threadId);
       emit({ type: "run.completed", thread_id: result.thread_id, run_id: runId, status: result.status, stop_reason: result.stop_reason, final_text: result.final_text, usage: result.usage, thread_usage: result.thread_usage });
       return result;
     } catch (err) {
@@ -241,6 +268,22 @@ export class ThreadRuntime {
     await runs.start(runId, mark, input);
     await threads.update(threadId, { status: "running", host: machineName() });
     return mark;
+  }
+
+  /**
+   * After a good run (still under the thread's lock): the thread's step checkpoints that rollback and rewind cannot
+   * go back to are slimmed (policy: persistence/sqlite-prune.ts). A failure costs only disk and is retried after the
+   * next run, so it never fails the run that already succeeded.
+   */
+  private async pruneCheckpoints(threadId: string): Promise<void> {
+    const saver = this.store.saver;
+    if (!saver.prune) return;
+    try {
+      const marks = (await this.store.runs.forThread(threadId)).flatMap((r) => (r.mark ? [JSON.parse(r.mark) as RollbackMark] : []));
+      await saver.prune(threadId, marks);
+    } catch {
+      // see above
+    }
   }
 
   private async settleSuccess(r: RunResult): Promise<void> {

@@ -13,6 +13,7 @@ import { LiveAnswer } from "./components/LiveAnswer.js";
 import { ModelPicker } from "./components/ModelPicker.js";
 import { Spinner } from "./components/Spinner.js";
 import { StatusLine } from "./components/StatusLine.js";
+import { loadingText } from "./format.js";
 import { TodoPanel } from "./components/TodoPanel.js";
 import { ToolCard } from "./components/ToolCard.js";
 import { TranscriptItemView } from "./components/TranscriptItemView.js";
@@ -109,7 +110,7 @@ export function App({ store, controller, exitRef }: AppProps) {
         value={buf.text}
         cursor={buf.cursor}
         disabled={approval !== undefined}
-        placeholder={clarification ? "Type your answer…" : state.ready ? "Ask anything · /help · !cmd · @file" : "Starting…"}
+        placeholder={clarification ? "Type your answer…" : state.ready ? "Ask anything · /help · !cmd · @file" : loadingText(state.status.resuming)}
         hint={state.exitArmed ? "Press Ctrl+C again to exit" : state.hint}
         maxRows={inputRows}
         width={columns}
@@ -118,3 +119,4 @@ export function App({ store, controller, exitRef }: AppProps) {
     </Box>
   );
 }
+

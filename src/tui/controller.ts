@@ -15,6 +15,7 @@ import type { NewItem } from "./state/reducer.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 import type { ApprovalDecision, GoalView, ModelOption, StatusView } from "./state/types.js";
 import type { ChatStore } from "./store.js";
+import { loadingText } from "./format.js";
 
 /** Shift+Tab walks the approval modes in their documented order. */
 export const APPROVAL_CYCLE: readonly ApprovalMode[] = APPROVAL_MODES;
@@ -127,8 +128,8 @@ export class ChatController {
       return;
     }
     const s = this.session;
-    this.dispatch({ type: "ui.ready", status: { model: s.model.name, approvalMode: s.approval.mode, planMode: s.planMode, contextWindow: s.model.contextWindow } });
     if (req.resume) {
+      // Ready only once the thread is on screen: what is typed meanwhile waits in the queue and goes to it.
       try {
         this.showThread(await s.resume(req.resume), "Resumed");
       } catch (err) {
@@ -136,6 +137,7 @@ export class ChatController {
         return;
       }
     }
+    this.dispatch({ type: "ui.ready", status: { model: s.model.name, approvalMode: s.approval.mode, planMode: s.planMode, contextWindow: s.model.contextWindow, resuming: undefined } });
     this.learnInBackground();
     if (req.goal !== undefined) this.submitTurn(req.prompt?.trim() || req.goal, req.goal);
     else if (req.prompt?.trim()) this.submit(req.prompt);
@@ -193,9 +195,10 @@ export class ChatController {
   submit(raw: string): boolean {
     const text = raw.trim();
     if (!text) return true;
-    if (!this.session) {
+    if (!this.session || !this.store.get().ready) {
       this.queued.push(text);
-      this.notice("info", "Starting up… your message is sent as soon as the model is ready.");
+      const resuming = this.store.get().status.resuming;
+      this.notice("info", resuming ? `${loadingText(resuming)} your message goes to that thread once it is loaded.` : "Starting up… your message is sent as soon as the model is ready.");
       return true;
     }
     const slash = text.startsWith("/") ? parseSlash(text) : null;

@@ -2,6 +2,7 @@
 // gets re-wrapped by Ink — that is what keeps the live region's height exactly what the App budgeted.
 
 import { forTerminal } from "../vocabulary/terminal-text.js";
+import type { StatusView } from "./state/types.js";
 
 /** Removes ANSI escapes and control characters (and masks URL credentials), expands tabs; keeps newlines. */
 export function cleanText(text: string): string {
@@ -204,4 +205,10 @@ export function formatDateTime(iso: string): string {
 export function padEnd(text: string, width: number): string {
   const t = truncate(text, width);
   return t + " ".repeat(Math.max(0, width - textWidth(t)));
+}
+
+/** The input's placeholder until the runtime is ready: what start-up is loading. */
+export function loadingText(resuming: StatusView["resuming"]): string {
+  if (!resuming) return "Starting…";
+  return resuming.threadId ? `Loading thread ${resuming.threadId}…` : "Loading the latest thread…";
 }

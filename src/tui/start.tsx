@@ -25,7 +25,9 @@ export interface ChatExit {
 }
 
 export async function startChat(opts: StartChatOptions): Promise<ChatExit> {
-  const store = new ChatStore({ approvalMode: opts.approvalMode ?? "ask", planMode: opts.planMode ?? false });
+  // A resumed thread is named from the first frame, so nobody takes the screen for a new thread while it loads.
+  const resuming = opts.start.resume ? { threadId: opts.start.resume.threadId } : undefined;
+  const store = new ChatStore({ approvalMode: opts.approvalMode ?? "ask", planMode: opts.planMode ?? false, resuming, threadId: resuming?.threadId });
   store.dispatch({ type: "ui.item", item: { kind: "banner", version: opts.version, cwd: opts.cwd } });
   const exitRef: { current?: (error?: Error) => void } = {};
   const controller = new ChatController({

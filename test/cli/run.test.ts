@@ -235,7 +235,7 @@ describe("fast paths and other commands", () => {
     expect(cfg.model).toMatchObject({ name: "test-model", model: "test-model", baseUrl: e2e.server.url });
     expect(json.stdout).not.toContain("sk-test-key-123456");
     expect(cfg.home).toBe(sb.home);
-    expect(cfg.checkpoint).toEqual({ channelMode: "full", snapshotFrequency: 20 });
+    expect(cfg.checkpoint).toEqual({ channelMode: "delta", explicitMode: false, snapshotFrequency: 20 });
   });
 
   it("flags override the environment, which overrides the file", async () => {

@@ -1,6 +1,7 @@
 // End to end: `deerflow threads`, `run --continue` / `--thread`, and the checkpoint-mode gate, with the built
 // bin/deerflow spawned as a process against the loopback test model. (`npm test` builds first.)
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import Database from "better-sqlite3";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
@@ -66,7 +67,7 @@ describe("deerflow threads", () => {
     expect(rows.map((t) => t.id)).toEqual([second.thread_id, first.thread_id]);
     for (const row of rows) {
       expect(Object.keys(row).sort()).toEqual(["created_at", "host", "id", "mode", "status", "title", "updated_at", "workspace"]);
-      expect(row).toMatchObject({ status: "success", mode: "full" });
+      expect(row).toMatchObject({ status: "success", mode: "delta" });
       expect(row.created_at).toMatch(ISO);
       expect(row.updated_at).toMatch(ISO);
       expect(String(row.updated_at) >= String(row.created_at)).toBe(true);
@@ -128,18 +129,19 @@ describe("deerflow threads", () => {
 
 describe("checkpoint mode per thread", () => {
   const DELTA = { DEERFLOW_CHECKPOINT_MODE: "delta" };
+  const FULL = { DEERFLOW_CHECKPOINT_MODE: "full" };
 
-  it("a delta thread continued in full mode → exit 2, one stderr line naming the thread and both modes, no model call", async () => {
+  it("a new thread is delta by default; continuing it with full mode asked for explicitly → exit 2, one line naming the thread and both modes, no model call", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "delta answer" });
-    const t = await run(sb, ["made in delta mode"], DELTA);
+    const t = await run(sb, ["made with no mode set"]);
     const rows = await threadsJson(sb);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ id: t.thread_id, mode: "delta", status: "success" });
     expect(e2e.server.requests).toHaveLength(1);
 
     for (const args of [["--thread", t.thread_id], ["--continue"]]) {
-      const r = await sb.run(["run", ...args, "continue it in full mode"]);
+      const r = await sb.run(["run", ...args, "continue it in full mode"], { env: FULL });
       expect(r.exitCode).toBe(2);
       const lines = r.stderr.split("\n").filter((l) => l.trim() !== "");
       expect(lines, r.stderr).toHaveLength(1);
@@ -149,20 +151,21 @@ describe("checkpoint mode per thread", () => {
       expect(lines[0]).not.toMatch(/\n\s+at /);
       expect(r.stdout).toBe("");
     }
-    // explicitly asking for full mode is the same
-    const explicit = await sb.run(["run", "--thread", t.thread_id, "again"], { env: { DEERFLOW_CHECKPOINT_MODE: "full" } });
-    expect(explicit.exitCode).toBe(2);
-    expect(explicit.stderr).toContain(t.thread_id);
+    // the same through .deerflowrc
+    writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ checkpoint: { channelMode: "full" } }));
+    const fromFile = await sb.run(["run", "--thread", t.thread_id, "again"]);
+    expect(fromFile.exitCode).toBe(2);
+    expect(fromFile.stderr).toContain(t.thread_id);
     expect(e2e.server.requests).toHaveLength(1);
     // the refused runs left the thread as it was
-    expect((await threadsJson(sb))[0]).toMatchObject({ id: t.thread_id, mode: "delta", status: "success" });
+    expect((await threadsJson(sb, DELTA))[0]).toMatchObject({ id: t.thread_id, mode: "delta", status: "success" });
   }, 60_000);
 
   it("a delta thread continues fine in delta mode, with the whole history", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "one" }, { content: "two" }, { content: "three" });
     const t = await run(sb, ["turn one"], DELTA);
-    const t2 = await run(sb, ["--continue", "turn two"], DELTA);
+    const t2 = await run(sb, ["--continue", "turn two"]);
     const t3 = await run(sb, ["--thread", t.thread_id, "turn three"], DELTA);
     expect([t2.thread_id, t3.thread_id]).toEqual([t.thread_id, t.thread_id]);
     expect(t3.final_text).toBe("three");
@@ -177,10 +180,30 @@ describe("checkpoint mode per thread", () => {
     expect(rows).toEqual([expect.objectContaining({ id: t.thread_id, mode: "delta", status: "success" })]);
   }, 60_000);
 
-  it("a full thread continued in delta mode is refused the same way", async () => {
+  it("an old full thread opens in full mode when no mode is set (run --thread, --continue, threads show) and stays full; asking for delta explicitly is refused", async () => {
     sb = e2e.sandbox();
-    e2e.server.push({ content: "full answer" });
-    const t = await run(sb, ["made in full mode"]);
+    e2e.server.push({ content: "full one" }, { content: "full two" }, { content: "full three" });
+    const t = await run(sb, ["made in full mode"], FULL);
+    const t2 = await run(sb, ["--thread", t.thread_id, "turn two"]);
+    const t3 = await run(sb, ["--continue", "turn three"]);
+    expect([t2.thread_id, t3.thread_id]).toEqual([t.thread_id, t.thread_id]);
+    expect(conversation(e2e.server.requests[2]!)).toEqual(["user: made in full mode", "assistant: full one", "user: turn two", "assistant: full two", "user: turn three"]);
+    const shown = await sb.run(["threads", "show", t.thread_id]);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("full three");
+    // every checkpoint of it is still marked full: the thread never mixed modes
+    const db = new Database(join(sb.home, DB_FILE), { readonly: true });
+    try {
+      const modes = db.prepare("SELECT DISTINCT json_extract(CAST(metadata AS TEXT), '$.deerflow_channel_mode') AS m FROM checkpoints WHERE thread_id = ?").all(t.thread_id);
+      expect(modes).toEqual([{ m: "full" }]);
+    } finally {
+      db.close();
+    }
+    // a new thread next to it is delta
+    e2e.server.push({ content: "fresh" });
+    const fresh = await run(sb, ["a new one"]);
+    expect((await threadsJson(sb)).find((r) => r.id === fresh.thread_id)).toMatchObject({ mode: "delta" });
+
     const r = await sb.run(["run", "--thread", t.thread_id, "now delta"], { env: DELTA });
     expect(r.exitCode).toBe(2);
     const lines = r.stderr.split("\n").filter((l) => l.trim() !== "");
@@ -188,6 +211,6 @@ describe("checkpoint mode per thread", () => {
     expect(lines[0]).toContain(t.thread_id);
     expect(lines[0]).toContain('"full"');
     expect(lines[0]).toContain('"delta"');
-    expect(e2e.server.requests).toHaveLength(1);
-  }, 60_000);
+    expect(e2e.server.requests).toHaveLength(4);
+  }, 90_000);
 });

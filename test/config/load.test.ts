@@ -37,7 +37,7 @@ describe("config discovery and precedence", () => {
     expect(c.files).toEqual([]);
     expect(c.model).toMatchObject({ name: "gpt-x", model: "gpt-x", baseUrl: "http://127.0.0.1:9/v1", apiKey: "sk-abc", timeoutMs: 120_000 });
     expect(c.home).toBe(join(userHome, ".deerflow"));
-    expect(c.checkpoint).toEqual({ channelMode: "full", snapshotFrequency: 20 });
+    expect(c.checkpoint).toEqual({ channelMode: "delta", explicitMode: false, snapshotFrequency: 20 });
   });
 
   it("merges ~/.deerflowrc under the nearest project file found upwards", () => {

@@ -8,6 +8,7 @@ import { type ChatSession, createChatSession } from "../../src/runtime/chat-sess
 import { ChatController } from "../../src/tui/controller.js";
 import type { ChatState, TranscriptItem } from "../../src/tui/state/types.js";
 import { ChatStore } from "../../src/tui/store.js";
+import { loadingText } from "../../src/tui/format.js";
 import type { ScriptedReply, TestModelServer } from "../support/openai-server.js";
 import { useInProcessModel } from "../support/in-process.js";
 import { isEvaluator, userTexts } from "../support/requests.js";
@@ -38,8 +39,8 @@ interface Harness {
   idle: () => Promise<void>;
 }
 
-function harness(opts: { loadSession?: () => Promise<ChatSession> } = {}): Harness {
-  const store = new ChatStore();
+function harness(opts: { loadSession?: () => Promise<ChatSession>; store?: ChatStore } = {}): Harness {
+  const store = opts.store ?? new ChatStore();
   const exits: unknown[] = [];
   let session: ChatSession | undefined;
   const ctl = new ChatController({
@@ -147,6 +148,57 @@ describe("ChatController start", () => {
     await bad.ctl.start({ resume: { threadId: "doesnotexist" } });
     expect(bad.exits).toHaveLength(1);
     expect((bad.exits[0] as Error).message).toMatch(/Thread doesnotexist not found/);
+  });
+
+  it("while a resumed thread loads, the screen names it and is not ready; what is typed meanwhile goes to that thread", async () => {
+    script([{ content: "Saved answer." }, { content: "Answer in the resumed thread." }]);
+    const first = await started();
+    await turn(first, "saved question");
+    const threadId = first.ctl.threadId!;
+
+    // The thread's loading is held until the test lets it go (ordering by events, not by time).
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let loading = false;
+    let session: ChatSession | undefined;
+    const h = harness({
+      // As `deerflow resume <id>` builds it (start.tsx): the thread is named from the first frame.
+      store: new ChatStore({ resuming: { threadId }, threadId }),
+      loadSession: async () => {
+        const s = createChatSession({ home, model: "test-model", cwd });
+        const resume = s.resume.bind(s);
+        s.resume = async (sel) => {
+          loading = true;
+          await gate;
+          return resume(sel);
+        };
+        session = s;
+        return s;
+      },
+    });
+    expect(loadingText(h.state().status.resuming)).toBe(`Loading thread ${threadId}…`);
+    expect(h.state().status.threadId).toBe(threadId);
+    const started2 = h.ctl.start({ resume: { threadId } });
+    await until(() => loading, "the thread to start loading");
+    expect(h.state().ready).toBe(false);
+    expect(h.ctl.submit("typed while loading")).toBe(true);
+    expect(h.notices("info").at(-1)).toBe(`Loading thread ${threadId}… your message goes to that thread once it is loaded.`);
+    expect(server.requests).toHaveLength(1);
+    release();
+    await started2;
+    await h.idle();
+    expect(h.state().ready).toBe(true);
+    expect(h.state().status.resuming).toBeUndefined();
+    expect(h.ctl.threadId).toBe(threadId);
+    expect(userTexts(server.requests[1]!)).toEqual(["saved question", "typed while loading"]);
+    expect(h.items("user").map((i) => i.text)).toEqual(["saved question", "typed while loading"]);
+    expect(await session!.listThreads()).toHaveLength(1);
+  });
+
+  it("resuming the latest thread says so until it is loaded", () => {
+    const store = new ChatStore({ resuming: {} });
+    expect(loadingText(store.get().status.resuming)).toBe("Loading the latest thread…");
+    expect(loadingText(undefined)).toBe("Starting…");
   });
 });
 

@@ -32,7 +32,9 @@ export async function configCommand(opts: GlobalOptions & { json?: boolean }): P
   const lines = [
     `config files: ${config.files.length ? config.files.join(", ") : "(none: environment and defaults only)"}`,
     `home:         ${config.home}`,
-    `checkpoints:  ${config.checkpoint.channelMode} mode (snapshot every ${config.checkpoint.snapshotFrequency} steps in delta mode)`,
+    config.checkpoint.explicitMode
+      ? `checkpoints:  ${config.checkpoint.channelMode} mode for every thread (snapshot every ${config.checkpoint.snapshotFrequency} steps in delta mode)`
+      : `checkpoints:  ${config.checkpoint.channelMode} mode for new threads, an existing thread in its own (snapshot every ${config.checkpoint.snapshotFrequency} steps in delta mode)`,
     config.model
       ? `model:        ${config.model.name} → ${config.model.model} at ${config.model.baseUrl} (api key: ${view.model?.apiKey ?? "none"}, timeout ${config.model.timeoutMs / 1000} s)`
       : "model:        (none configured: set DEERFLOW_MODEL or defaultModel in .deerflowrc)",

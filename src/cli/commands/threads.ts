@@ -15,13 +15,13 @@ import type { GlobalOptions } from "../main.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 
 /** Runs `read` on the home's store; undefined when a SQLite home has no database yet (listing must not create one). */
-async function withStore<T>(config: ResolvedConfig, read: (store: Store) => Promise<T>): Promise<T | undefined> {
+async function withStore<T>(config: ResolvedConfig, read: (store: Store) => Promise<T>, channelMode = config.checkpoint.channelMode): Promise<T | undefined> {
   if (!config.database) {
     if (existsSync(config.home) && !statSync(config.home).isDirectory()) throw new DataDirError(config.home, "is a file, not a directory", "Move the file out of the way");
     if (!existsSync(join(config.home, DB_FILE))) return undefined;
   }
   // Opening reaps runs whose process died (or whose lease expired), so a killed run shows `interrupted`.
-  const store = openStore({ home: config.home, channelMode: config.checkpoint.channelMode, database: config.database });
+  const store = openStore({ home: config.home, channelMode, database: config.database });
   try {
     return await read(store);
   } catch (err) {
@@ -55,13 +55,19 @@ export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): 
 
 export async function threadsShowCommand(threadId: string, opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
-  const found = await withStore(config, async (store) => {
-    const row = await store.threads.get(threadId);
-    if (!row) return undefined;
-    const runs = await store.runs.forThread(threadId);
-    const tuple = await store.saver.getTuple({ configurable: { thread_id: threadId } });
-    return { row, runs, tuple };
-  });
+  // An existing thread is read in the mode it was written in, unless the user chose a mode (SPEC §5).
+  const mode = config.checkpoint.explicitMode ? config.checkpoint.channelMode : await withStore(config, async (store) => (await store.threads.get(threadId))?.mode);
+  const found = await withStore(
+    config,
+    async (store) => {
+      const row = await store.threads.get(threadId);
+      if (!row) return undefined;
+      const runs = await store.runs.forThread(threadId);
+      const tuple = await store.saver.getTuple({ configurable: { thread_id: threadId } });
+      return { row, runs, tuple };
+    },
+    mode ?? config.checkpoint.channelMode,
+  );
   if (!found) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
   let entries = transcriptOf(((found.tuple?.checkpoint.channel_values as { messages?: never[] } | undefined)?.messages ?? []) as never[]);
   if (config.model && found.row.mode === "delta") {

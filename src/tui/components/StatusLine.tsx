@@ -38,7 +38,7 @@ export function contextFill(status: Pick<StatusView, "contextWindow" | "context"
 }
 
 export function StatusLine({ status, ready }: StatusLineProps) {
-  const thread = status.threadId ? shortThreadId(status.threadId) : "new thread";
+  const thread = status.threadId ? shortThreadId(status.threadId) : status.resuming ? "latest thread" : "new thread";
   const title = status.title ? ` ${oneLine(status.title)}` : "";
   const parts: { text: string; color?: string; dim?: boolean }[] = [
     { text: ready && status.model ? status.model : "loading…", dim: !ready },
