@@ -10,6 +10,7 @@ import { benchMcpStart } from "./mcp-start.mjs";
 import { benchSkillsMemory } from "./skills-memory.mjs";
 import { benchSnapshots } from "./snapshots.mjs";
 import { benchTeamDatabase } from "./team-database.mjs";
+import { benchSearch } from "./search.mjs";
 
 benchStartup();
 await benchFirstFrame();
@@ -22,3 +23,4 @@ await benchCompaction();
 await benchArtifacts();
 await benchSnapshots();
 await benchTeamDatabase();
+await benchSearch();

@@ -12,7 +12,15 @@ import { hasSecretShape } from "../vocabulary/secret-shapes.js";
 export const MAX_FACT_CHARS = 300;
 
 const CREDENTIAL_ASSIGNMENT = /\b(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_ -]?key|access[_ -]?key|private[_ -]?key|client[_ -]?secret|auth)\b["']?\s*(?:[:=]|\bis\b)\s*["']?[^\s"']{4,}/i;
+/** A password with a few words before its value ("the prod password for admin is hunter2"). */
+const PASSWORD_STATED = /\b(?:pass(?:word|wd|phrase|code)?|pwd)\b[^.:=\n]{0,40}?(?:[:=]|\bis\b|\bto\b)\s*["'`]?[^\s"'`]{4,}/i;
+/** Code fetched from the network and run: piped into an interpreter, or substituted into a command line. */
+const NETWORK_EXEC = [
+  /\b(?:curl|wget|fetch|iwr|irm|Invoke-WebRequest|Invoke-RestMethod)\b[^|\n]*\|\s*(?:sudo\s+)?(?:(?:ba|z|da|k|fi)?sh|python[0-9.]*|perl|ruby|node|php|iex)\b/i,
+  /(?:\$\(|`)\s*(?:curl|wget)\b/i,
+];
 const INJECTION = [
+  ...NETWORK_EXEC,
   /\b(?:ignore|disregard|forget|override)\b[^.]{0,40}\b(?:instructions?|rules?|prompts?|guidelines?)\b/i,
   /\bsystem[ -]?prompt\b/i,
   /<\/?\s*(?:system|system-reminder|skill|agents_md|learned_memory|instructions?)\b/i,
@@ -51,7 +59,7 @@ export function checkFact(raw: unknown): { text: string } | { reason: string } {
   const text = cleanFact(raw);
   if (normalizeFact(text).length < 3) return { reason: "empty" };
   if (text.length > MAX_FACT_CHARS) return { reason: `longer than ${MAX_FACT_CHARS} characters` };
-  if (hasSecretShape(raw) || hasSecretShape(text) || CREDENTIAL_ASSIGNMENT.test(text) || hasHighEntropyToken(text)) {
+  if (hasSecretShape(raw) || hasSecretShape(text) || CREDENTIAL_ASSIGNMENT.test(text) || PASSWORD_STATED.test(text) || hasHighEntropyToken(text)) {
     return { reason: "it looks like it holds a secret (a key, token or password); secrets are never remembered" };
   }
   if (INJECTION.some((re) => re.test(text))) return { reason: "it reads as an instruction to the model, not a fact about the user or project" };

@@ -111,17 +111,20 @@ export class MemoryStore {
 
   constructor(home: string) {
     const dir = join(home, MEMORY_DIR);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.path = join(dir, MEMORY_DB);
     let db: Database.Database | undefined;
     try {
+      // In the try: a `memory` that is a file, or a home that cannot be written, is said as such (not "internal error").
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
       db = new Database(this.path);
       db.pragma("journal_mode = WAL");
       db.pragma("busy_timeout = 5000");
       db.exec(SCHEMA);
     } catch (err) {
       db?.close();
-      throw new DeerflowError(`The memory store ${this.path} cannot be opened: ${(err as Error).message}.`, {
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === "EEXIST" || code === "ENOTDIR" ? `${dir} is not a directory` : (err as Error).message;
+      throw new DeerflowError(`The memory store ${this.path} cannot be opened: ${why}.`, {
         exitCode: ExitCode.runtime,
         hint: "If it is damaged, move it aside: it only holds remembered facts, and deerflow starts a fresh one.",
       });

@@ -129,6 +129,11 @@ function containing(hostPath: string, list: MountList, key: "lexical" | "real" |
   return best;
 }
 
+/** isInsideMounts without waiting: for ResolvedMounts (resolved once), or resolving synchronously. */
+export function isInsideMountsSync(realHostPath: string, mounts: ThreadPaths): boolean {
+  return containing(realHostPath, realMountsSync(mounts), "real") !== undefined;
+}
+
 /** `true` when the real host path is inside one of the thread's mounts. */
 export async function isInsideMounts(realHostPath: string, mounts: ThreadPaths): Promise<boolean> {
   return containing(realHostPath, await realMounts(mounts), "real") !== undefined;

@@ -9,6 +9,7 @@
 //   3. `runtime.configurable.thread_data` (callers invoking a tool outside a graph);
 //   4. the sandbox provider for `configurable.thread_id` (same rule as the ThreadData middleware).
 import { createHash } from "node:crypto";
+import type { Dirent } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type ResolvedMounts, resolveMounts } from "../sandbox/paths.js";
@@ -127,6 +128,32 @@ export function sortNames(names: string[]): string[] {
   return names.sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
 }
 
+/** An entry's kind from its directory entry; lstat only where the file system did not say (DT_UNKNOWN). */
+async function kindOf(d: Dirent, hostPath: string): Promise<WalkEntry["kind"] | undefined> {
+  const known = d.isSymbolicLink() ? "symlink" : d.isDirectory() ? "dir" : d.isFile() ? "file" : d.isFIFO() || d.isSocket() || d.isBlockDevice() || d.isCharacterDevice() ? "other" : undefined;
+  if (!isUtf8Name(d.name)) return undefined;
+  if (known) return known;
+  const st = await lstat(hostPath).catch(() => undefined);
+  if (!st) return undefined;
+  return st.isSymbolicLink() ? "symlink" : st.isDirectory() ? "dir" : st.isFile() ? "file" : "other";
+}
+
+/** readdir decodes a name that is not UTF-8 with U+FFFD: such a file cannot be opened by its decoded name. */
+function isUtf8Name(name: string): boolean {
+  return !name.includes("\uFFFD");
+}
+
+/** The walk's order for two "/"-separated relative paths: folder by folder, names in byte order. */
+export function comparePaths(a: string, b: string): number {
+  const x = a.split("/");
+  const y = b.split("/");
+  for (let i = 0; i < Math.min(x.length, y.length); i++) {
+    const c = Buffer.compare(Buffer.from(x[i]!), Buffer.from(y[i]!));
+    if (c) return c;
+  }
+  return x.length - y.length;
+}
+
 /**
  * Depth-first walk that never follows symlinks, names in byte order within each directory, a directory's contents
  * right after it (ripgrep's `--sort path`). `maxDepth` 1 = direct children only.
@@ -136,19 +163,20 @@ export async function* walk(root: string, options: WalkOptions = {}): AsyncGener
   const ig = options.ignore;
   const mountRel = (rel: string) => (ig?.baseRel ? `${ig.baseRel}/${rel}` : rel);
   async function* rec(dir: string, relDir: string, depth: number, stack: IgnoreStack | undefined): AsyncGenerator<WalkEntry> {
-    let names: string[];
+    let entries: Dirent[];
     try {
-      names = sortNames(await readdir(dir));
+      // The entry types come with the names (no lstat per entry); readdir never follows a symlink.
+      entries = await readdir(dir, { withFileTypes: true });
     } catch {
       return;
     }
-    for (const name of names) {
+    const byName = new Map(entries.map((d) => [d.name, d]));
+    for (const name of sortNames([...byName.keys()])) {
       const hostPath = join(dir, name);
       const rel = relDir ? `${relDir}/${name}` : name;
       if (options.hide?.(hostPath)) continue;
-      const st = await lstat(hostPath).catch(() => undefined);
-      if (!st) continue; // vanished, or a name that is not valid UTF-8 (it cannot be named by a tool either)
-      const kind = st.isSymbolicLink() ? "symlink" : st.isDirectory() ? "dir" : st.isFile() ? "file" : "other";
+      const kind = await kindOf(byName.get(name)!, hostPath);
+      if (!kind) continue; // vanished, or a name that is not valid UTF-8 (it cannot be named by a tool either)
       const entry: WalkEntry = { hostPath, rel, kind, depth };
       if (stack?.ignores(mountRel(rel), kind === "dir")) {
         ig?.onIgnored?.(entry);

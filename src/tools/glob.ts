@@ -6,7 +6,7 @@ import { z } from "zod";
 import { SandboxPathError, resolveSandboxPath, toVirtualPath } from "../sandbox/paths.js";
 import { type FileToolOptions, type RuntimeLike, getMounts, globToRegExp } from "./fs-common.js";
 import { VENDOR_DIR } from "./ignore-rules.js";
-import { type SearchEnd, type SearchScope, listFiles, pathChecker, stoppedNote, walkEntries } from "./search-files.js";
+import { type SearchEnd, type SearchScope, listMatching, pathChecker, stoppedNote, walkEntries } from "./search-files.js";
 
 /**
  * The pattern's leading folders without wildcards ("node_modules/**\/*.js" → "node_modules" and "**\/*.js"): they
@@ -18,6 +18,17 @@ export function splitLiteralPrefix(pattern: string): { prefix: string; rest: str
   let i = 0;
   while (i < parts.length - 1 && parts[i] !== "" && parts[i] !== "." && !/[*?[\]{}]/.test(parts[i]!)) i++;
   return { prefix: parts.slice(0, i).join("/"), rest: parts.slice(i).join("/") };
+}
+
+/**
+ * ripgrep arguments that narrow its file list to names the pattern's last segment can match (a file type: a -g
+ * glob would override the ignore rules), so a pattern like **\/f12*.ts does not stream the whole tree. The exact
+ * test of the whole path follows in JavaScript. None when the last segment could span folders.
+ */
+export function nameFilterArgs(rest: string): string[] {
+  const last = rest.slice(rest.lastIndexOf("/") + 1);
+  if (!last || last.includes("**") || last.startsWith("include:") || (last.includes(",") && !last.includes("{"))) return [];
+  return ["--type-add", `deerflow:${last}`, "--type", "deerflow"];
 }
 
 export function createGlobTool(options: FileToolOptions = {}) {
@@ -48,17 +59,21 @@ export function createGlobTool(options: FileToolOptions = {}) {
       const check = pathChecker(mounts);
       const out: string[] = [];
       let more = false;
-      // ripgrep lists files only: directories come from the walker.
-      const entries = include_dirs ? walkEntries(scope, end) : listFiles(scope, end);
-      for await (const e of entries) {
-        if (!re.test(e.rel)) continue;
-        if (out.length >= max_results) {
-          more = true;
-          break;
+      if (include_dirs) {
+        // ripgrep lists files only: with directories, the walker answers.
+        for await (const e of walkEntries(scope, end)) {
+          if (!re.test(e.rel)) continue;
+          if (out.length >= max_results) {
+            more = true;
+            break;
+          }
+          if (!e.dir && !(await check(e.hostPath))) continue;
+          out.push(toVirtualPath(e.hostPath, mounts) + (e.dir ? "/" : ""));
         }
-        const dir = "dir" in e && e.dir;
-        if (!dir && !(await check(e.hostPath))) continue;
-        out.push(toVirtualPath(e.hostPath, mounts) + (dir ? "/" : ""));
+      } else {
+        const found = await listMatching(scope, (rel) => re.test(rel), max_results, end, nameFilterArgs(rest));
+        more = found.more;
+        for (const f of found.files) if (await check(f.hostPath)) out.push(toVirtualPath(f.hostPath, mounts));
       }
       if (out.length === 0) return none;
       if (more) out.push(`[Stopped at max_results=${max_results}; narrow the pattern or raise max_results.]`);

@@ -7,8 +7,8 @@
 import { lstat, realpath } from "node:fs/promises";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { type ResolvedMounts, type ResolvedPath, hardLinksReadable, hiddenFromTools, isInside, realMounts } from "../sandbox/paths.js";
-import { safeReadFile } from "../sandbox/safe-fs.js";
-import { walk } from "./fs-common.js";
+import { readForSearchSync, safeReadFile } from "../sandbox/safe-fs.js";
+import { comparePaths, walk } from "./fs-common.js";
 import { ALWAYS_SKIPPED, IgnoreStack, VENDOR_DIR, explicitRules } from "./ignore-rules.js";
 import { RG_TIME_LIMIT_MS, findRipgrep, runRipgrep } from "./ripgrep.js";
 
@@ -64,8 +64,9 @@ export function engineOf(scope: Pick<SearchScope, "engine">): { engine: "ripgrep
 }
 
 /** The arguments both rg modes share, and the ignore rules of the folders above the one searched. */
-function rgCommon(scope: SearchScope, place: Place): { args: string[]; rules: string } {
-  const args = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-parent", "--no-ignore-global", "--no-ignore-exclude", "--sort", "path"];
+function rgCommon(scope: SearchScope, place: Place, sorted = true): { args: string[]; rules: string } {
+  const args = ["--no-config", "--hidden", "--no-require-git", "--no-ignore-parent", "--no-ignore-global", "--no-ignore-exclude"];
+  if (sorted) args.push("--sort", "path");
   args.push("-g", `!${ALWAYS_SKIPPED}`, "-g", "!.deerflowrc");
   if (!scope.includeVendor && !scope.includeIgnored) args.push("-g", `!${VENDOR_DIR}`);
   if (scope.includeIgnored) args.push("--no-ignore");
@@ -106,15 +107,18 @@ export async function* walkEntries(scope: SearchScope, end: SearchEnd = {}): Asy
   }
 }
 
-/** Regular files under the searched directory, in path order, ignored ones left out unless asked. */
-export async function* listFiles(scope: SearchScope, end: SearchEnd = {}, rgArgs: string[] = []): AsyncGenerator<FoundFile> {
+/**
+ * Regular files under the searched directory, in path order, ignored ones left out unless asked. `sorted: false`
+ * lets rg list in parallel, in no particular order (listMatching sorts).
+ */
+export async function* listFiles(scope: SearchScope, end: SearchEnd = {}, rgArgs: string[] = [], sorted = true): AsyncGenerator<FoundFile> {
   const { rg } = engineOf(scope);
   if (!rg) {
     for await (const e of walkEntries(scope, end)) if (!e.dir) yield e;
     return;
   }
   const place = await placeOf(scope);
-  const { args, rules } = rgCommon(scope, place);
+  const { args, rules } = rgCommon(scope, place, sorted);
   const run = runRipgrep(rg, [...args, ...rgArgs, "--files", "-0", "--", place.baseRel || "."], { cwd: place.root, rules, separator: 0, signal: scope.signal });
   for await (const raw of run.records) {
     const mountRel = decodePath(raw);
@@ -123,6 +127,44 @@ export async function* listFiles(scope: SearchScope, end: SearchEnd = {}, rgArgs
   }
   const done = await run.done;
   if (done.stoppedBy === "time" || done.stoppedBy === "abort") end.stoppedBy = done.stoppedBy;
+}
+
+/** Beyond this many matches, listMatching stops collecting and streams rg's sorted list instead. */
+const COLLECT_MAX = 20_000;
+
+/**
+ * The first `limit` files (in path order) whose path relative to the searched directory passes `test`, and
+ * whether there were more. With ripgrep: first its parallel, unsorted list (`rgArgs` narrow it), the matches
+ * sorted here, which is what makes a selective pattern fast; when the matches pass COLLECT_MAX (a pattern that
+ * matches most of the tree), its sorted list instead, read only up to the limit.
+ */
+export async function listMatching(scope: SearchScope, test: (rel: string) => boolean, limit: number, end: SearchEnd, rgArgs: string[] = []): Promise<{ files: FoundFile[]; more: boolean }> {
+  const take = async (files: AsyncIterable<FoundFile>) => {
+    const out: FoundFile[] = [];
+    for await (const f of files) {
+      if (!test(f.rel)) continue;
+      out.push(f);
+      if (out.length > limit) break;
+    }
+    return { files: out.slice(0, limit), more: out.length > limit };
+  };
+  if (engineOf(scope).rg) {
+    const all: FoundFile[] = [];
+    let overflow = false;
+    for await (const f of listFiles(scope, end, rgArgs, false)) {
+      if (!test(f.rel)) continue;
+      all.push(f);
+      if (all.length > COLLECT_MAX) {
+        overflow = true;
+        break;
+      }
+    }
+    if (!overflow) {
+      all.sort((a, b) => comparePaths(a.rel, b.rel));
+      return { files: all.slice(0, limit), more: all.length > limit };
+    }
+  }
+  return take(listFiles(scope, end, rgArgs));
 }
 
 /**
@@ -240,13 +282,29 @@ export async function* grepFiles(scope: SearchScope, q: GrepQuery, end: SearchEn
   else if (done.code === 2 && !yielded && /regex|parse error|look-?around|backreference/i.test(done.stderr)) yield* grepWalker(scope, q, end);
 }
 
-async function* grepWalker(scope: SearchScope, q: GrepQuery, end: SearchEnd): AsyncGenerator<GrepHit> {
+/** Files the walker's grep reads between two turns of the event loop (the UI and cancel stay responsive). */
+const READ_BATCH = 64;
+
+async function* wantedFiles(scope: SearchScope, q: GrepQuery, end: SearchEnd): AsyncGenerator<FoundFile> {
   // A file named as the path is searched whatever the ignore rules and the glob filter say.
-  const files = scope.base.isDirectory ? listFiles({ ...scope, engine: "walker" }, end) : [{ hostPath: scope.base.hostPath, rel: "" }];
-  for await (const f of files) {
-    if (scope.base.isDirectory && !wantsFile(q, f.rel)) continue;
-    const file = await readForSearch(f.hostPath, scope.mounts);
-    if (!file) continue;
+  if (!scope.base.isDirectory) return yield { hostPath: scope.base.hostPath, rel: "" };
+  for await (const f of listFiles({ ...scope, engine: "walker" }, end)) if (wantsFile(q, f.rel)) yield f;
+}
+
+/** The searchable lines of the wanted files, in order, read synchronously in batches. */
+async function* readWanted(scope: SearchScope, q: GrepQuery, end: SearchEnd): AsyncGenerator<{ realPath: string; lines: string[] }> {
+  const hidden = hiddenFromTools(scope.mounts);
+  let n = 0;
+  for await (const f of wantedFiles(scope, q, end)) {
+    if (++n % READ_BATCH === 0) await new Promise((r) => setImmediate(r));
+    const r = readForSearchSync(f.hostPath, scope.mounts, GREP_MAX_FILE_BYTES);
+    const lines = r && !hidden(r.realPath) ? linesOf(r.data) : undefined;
+    if (r && lines) yield { realPath: r.realPath, lines };
+  }
+}
+
+async function* grepWalker(scope: SearchScope, q: GrepQuery, end: SearchEnd): AsyncGenerator<GrepHit> {
+  for await (const file of readWanted(scope, q, end)) {
     for (let i = 0; i < file.lines.length; i++) {
       const line = file.lines[i]!;
       if (i === file.lines.length - 1 && line === "") break;

@@ -12,22 +12,6 @@ import { editGate } from "./edit-gate.js";
 import { inEditQueue } from "./edit-queue.js";
 import { type FileToolOptions, type RuntimeLike, assertReadCurrent, getMounts, recordRead } from "./fs-common.js";
 
-/** 1-based line numbers where each occurrence of `needle` starts. */
-export function matchLines(text: string, needle: string): number[] {
-  const lines: number[] = [];
-  let from = 0;
-  let line = 1;
-  let counted = 0;
-  for (;;) {
-    const at = text.indexOf(needle, from);
-    if (at === -1) return lines;
-    for (let i = counted; i < at; i++) if (text.charCodeAt(i) === 10) line++;
-    counted = at;
-    lines.push(line);
-    from = at + needle.length;
-  }
-}
-
 export const strReplaceSchema = z.object({
   description: z.string().optional().describe("Why you are changing this file (say it first)."),
   path: z.string().describe("The file, relative to the workspace or under /mnt/user-data/..."),
@@ -41,12 +25,38 @@ interface ReplacePlan {
   mounts: ThreadPaths;
   realPath: string;
   virtualPath: string;
-  updated: string;
+  updated: Buffer;
   at: number[];
   diff: EditDiff;
 }
 
-/** Every check of a replacement, the new text and its diff; nothing is written. */
+/** Byte offsets of the non-overlapping occurrences of `needle` in `data`, left to right. */
+function offsetsOf(data: Buffer, needle: Buffer): number[] {
+  const out: number[] = [];
+  for (let at = data.indexOf(needle); at !== -1; at = data.indexOf(needle, at + needle.length)) out.push(at);
+  return out;
+}
+
+/** 1-based line numbers of byte offsets (ascending). */
+function linesOf(data: Buffer, offsets: number[]): number[] {
+  let line = 1;
+  let counted = 0;
+  return offsets.map((at) => {
+    for (let i = counted; i < at; i++) if (data[i] === 10) line++;
+    counted = at;
+    return line;
+  });
+}
+
+/** LF line breaks as CRLF (those already CRLF stay). */
+const toCrlf = (s: string) => s.replace(/\r?\n/g, "\r\n");
+
+/**
+ * Every check of a replacement, the new content and its diff; nothing is written. The replacement is made on the
+ * file's bytes, so bytes that are not UTF-8 (a Latin-1 file) outside the replaced text are kept exactly. read_file
+ * shows a CRLF file's lines without their \r: an old_str with bare line breaks that is not found as such is looked
+ * for with CRLF breaks (and new_str gets them too).
+ */
 export async function planReplace(input: ReplaceInput, rt: RuntimeLike, options: FileToolOptions): Promise<ReplacePlan> {
   const mounts = getMounts(rt, options);
   const { old_str, new_str, replace_all = false } = input;
@@ -55,15 +65,30 @@ export async function planReplace(input: ReplaceInput, rt: RuntimeLike, options:
   const v = target.virtualPath;
   const current = await safeReadFile(target.hostPath, mounts);
   assertReadCurrent(rt, mounts, current.realPath, current.data, v);
-  const text = current.data.toString("utf8");
-  const at = matchLines(text, old_str);
+  const data = current.data;
+  let needle = Buffer.from(old_str, "utf8");
+  let replacement = Buffer.from(new_str, "utf8");
+  let offsets = offsetsOf(data, needle);
+  if (offsets.length === 0 && /(?<!\r)\n/.test(old_str) && data.includes("\r\n")) {
+    needle = Buffer.from(toCrlf(old_str), "utf8");
+    replacement = Buffer.from(toCrlf(new_str), "utf8");
+    offsets = offsetsOf(data, needle);
+  }
+  const at = linesOf(data, offsets);
   if (at.length === 0) throw new Error(`old_str was not found in ${v} (0 matches). Copy the text exactly, including whitespace and indentation.`);
   if (at.length > 1 && !replace_all) {
     const shown = at.slice(0, 20).join(", ") + (at.length > 20 ? ", …" : "");
     throw new Error(`old_str matches ${at.length} times in ${v}, at lines ${shown}. Include more surrounding context to make it unique, or set replace_all=true.`);
   }
-  const updated = replace_all ? text.split(old_str).join(new_str) : text.replace(old_str, () => new_str);
-  return { mounts, realPath: current.realPath, virtualPath: v, updated, at, diff: editDiff(v, current.data, updated) };
+  const parts: Buffer[] = [];
+  let from = 0;
+  for (const o of replace_all ? offsets : offsets.slice(0, 1)) {
+    parts.push(data.subarray(from, o), replacement);
+    from = o + needle.length;
+  }
+  parts.push(data.subarray(from));
+  const updated = Buffer.concat(parts);
+  return { mounts, realPath: current.realPath, virtualPath: v, updated, at, diff: editDiff(v, data, updated) };
 }
 
 export function createStrReplaceTool(options: FileToolOptions = {}) {
@@ -73,7 +98,7 @@ export function createStrReplaceTool(options: FileToolOptions = {}) {
       const plan = await inEditQueue(getMounts(rt, options).workspace_path ?? "", async () => {
         const p = await planReplace(input, rt, options);
         const res = await safeWriteFile(p.realPath, p.mounts, p.updated);
-        recordRead(rt, p.mounts, res.realPath, Buffer.from(p.updated, "utf8"));
+        recordRead(rt, p.mounts, res.realPath, p.updated);
         return p;
       });
       const { at } = plan;

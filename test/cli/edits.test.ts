@@ -57,4 +57,28 @@ describe("edits headless", () => {
     expect(yes.exitCode).toBe(0);
     expect(readFileSync(join(sb.home, "threads", thread, "workspace", "a.txt"), "utf8")).toBe("x\n");
   });
+
+  it("str_replace keeps every byte it does not replace (a Latin-1 file), and edits across lines of a CRLF file", async () => {
+    const sb = e2e.sandbox();
+    const repo = join(sb.cwd, "repo");
+    mkdirSync(repo, { recursive: true });
+    // "café" in Latin-1 (0xE9 is not UTF-8): read_file shows it as U+FFFD, which must never be written back.
+    const latin = Buffer.from([...Buffer.from("caf"), 0xe9, ...Buffer.from(' = 1\nname = "x"\n')]);
+    writeFileSync(join(repo, "latin.txt"), latin);
+    // read_file shows a CRLF file's lines without their \r; the model's old_str has bare \n.
+    writeFileSync(join(repo, "crlf.txt"), "one\r\ntwo\r\nthree\r\n");
+    e2e.server.push(
+      { toolCalls: [{ id: "r1", name: "read_file", args: { path: "latin.txt" } }, { id: "r2", name: "read_file", args: { path: "crlf.txt" } }] },
+      call("s1", "str_replace", { path: "latin.txt", old_str: '"x"', new_str: '"y"' }),
+      call("s2", "str_replace", { path: "crlf.txt", old_str: "two\nthree", new_str: "TWO\nTHREE\nfour" }),
+      { content: "edited" },
+    );
+    const r = await sb.run(["run", "-w", repo, "--output-format", "stream-json", "edit them"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const done = events(r.stdout).filter((e) => e.type === "tool.completed");
+    expect(done.map((e) => [e.tool_call_id, e.status])).toEqual([["r1", "ok"], ["r2", "ok"], ["s1", "ok"], ["s2", "ok"]]);
+    expect(readFileSync(join(repo, "latin.txt")).equals(Buffer.from([...Buffer.from("caf"), 0xe9, ...Buffer.from(' = 1\nname = "y"\n')]))).toBe(true);
+    expect(readFileSync(join(repo, "crlf.txt"), "utf8")).toBe("one\r\nTWO\r\nTHREE\r\nfour\r\n");
+    expect(done[3]!.diff).toMatchObject({ added: 3, removed: 2 });
+  });
 });

@@ -71,6 +71,26 @@ describe("deerflow mcp list", () => {
   });
 });
 
+describe("deerflow config with MCP servers", () => {
+  it("masks the credentials servers are given: env, headers, a token on the command line or in the URL; $VAR references as written", async () => {
+    const sb = e2e.sandbox();
+    const secrets = ["ghp_abcdefghijklmnopqrstuvwxyz0123456789", "plain-token-value-1234", "sk-live-abcdefghijklmnop1234567890", "envsecret-0987654321", "sk-abcdefghijklmnopqrstuv"];
+    writeRc(sb.cwd, {
+      gh: { command: "npx", args: ["-y", "some-server", "--token", secrets[1], `--api-key=${secrets[2]}`, `--github=${secrets[0]}`, "--password=$DB_PASSWORD"], env: { TOKEN: secrets[3] } },
+      web: { url: `http://127.0.0.1:9/mcp?key=${secrets[4]}`, headers: { Authorization: `Bearer ${secrets[0]}`, "X-Key": "$MY_TOKEN" } },
+    });
+    const text = await sb.run(["config"]);
+    const json = await sb.run(["config", "--json"]);
+    expect(text.exitCode).toBe(0);
+    for (const out of [text.stdout, json.stdout]) for (const s of secrets) expect(out).not.toContain(s);
+    expect(text.stdout).toContain("gh: stdio npx -y some-server --token ");
+    const cfg = JSON.parse(json.stdout);
+    expect(cfg.mcpServers.gh.args.slice(0, 3)).toEqual(["-y", "some-server", "--token"]);
+    expect(cfg.mcpServers.gh.args[6]).toBe("--password=$DB_PASSWORD");
+    expect(cfg.mcpServers.web.headers["X-Key"]).toBe("$MY_TOKEN");
+  });
+});
+
 describe("MCP tools in a run", () => {
   it("calls a stdio and an HTTP server's tools; a failing server is reported once on stderr and the run goes on", async () => {
     const sb = e2e.sandbox();

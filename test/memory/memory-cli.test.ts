@@ -162,4 +162,18 @@ describe("memory across threads through the built CLI", () => {
     expect(m.exitCode).toBe(1);
     expect(m.stderr).toMatch(/The memory store .*memory\.sqlite cannot be opened: file is not a database\. If it is damaged, move it aside/);
   });
+
+  it("a data directory whose `memory` is a file: runs go on; `deerflow memory` names it in one line, no internal error", async () => {
+    const sb = e2e.sandbox();
+    mkdirSync(sb.home, { recursive: true });
+    writeFileSync(join(sb.home, "memory"), "a file where the memory directory goes");
+    e2e.server.setScript(() => ({ content: "still fine" }));
+    const r = await sb.run(["run", "hi"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const m = await sb.run(["memory", "list"]);
+    expect(m.exitCode).toBe(1);
+    expect(m.stderr.trim().split("\n")).toHaveLength(1);
+    expect(m.stderr).toMatch(/The memory store .*memory\.sqlite cannot be opened: .*\/memory is not a directory\./);
+    expect(m.stderr).not.toMatch(/internal error|EEXIST/);
+  });
 });

@@ -2,13 +2,36 @@
 // which environment variable won.
 import { loadConfig, maskSecret } from "../../config/load.js";
 import type { GlobalOptions } from "../main.js";
+import { maskSecretShapes } from "../../vocabulary/secret-shapes.js";
 import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
 
-/** MCP servers as configured, literal secrets in `env` and `headers` masked (`$VAR` references shown as written). */
+const ENV_REF = /^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/;
+/** A command-line flag that takes a credential (`--api-key`, `--token`, `-password`…). */
+const SECRET_FLAG = /^--?[\w-]*(?:key|token|secret|password|passwd|auth)[\w-]*$/i;
+
+/**
+ * A stdio server's arguments as shown: servers are often given their token on the command line (`--token=…`,
+ * `--api-key …`), so a credential flag's value and anything key-shaped are masked like `env` values.
+ */
+function maskArgs(args?: string[]): string[] | undefined {
+  return args?.map((a, i) => {
+    if (ENV_REF.test(a)) return a;
+    const eq = /^(--?[\w-]+=)(.*)$/.exec(a);
+    if (eq && SECRET_FLAG.test(eq[1]!.slice(0, -1)) && !ENV_REF.test(eq[2]!)) return `${eq[1]}${maskSecret(eq[2]) ?? ""}`;
+    if (i > 0 && SECRET_FLAG.test(args[i - 1]!) && !a.startsWith("-")) return maskSecret(a) ?? a;
+    return maskSecretShapes(a);
+  });
+}
+
+/** MCP servers as configured, literal secrets in `env`, `headers` and arguments masked (`$VAR` references shown as written). */
 function mcpView(servers: ReturnType<typeof loadConfig>["mcp"]["servers"]) {
-  const mask = (rec?: Record<string, string>) =>
-    rec ? Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, /^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/.test(v) ? v : (maskSecret(v) ?? v)])) : undefined;
-  return Object.fromEntries(Object.entries(servers).map(([name, { file: _file, ...sv }]) => [name, { ...sv, env: mask(sv.env), headers: mask(sv.headers) }]));
+  const mask = (rec?: Record<string, string>) => (rec ? Object.fromEntries(Object.entries(rec).map(([k, v]) => [k, ENV_REF.test(v) ? v : (maskSecret(v) ?? v)])) : undefined);
+  return Object.fromEntries(
+    Object.entries(servers).map(([name, { file: _file, ...sv }]) => [
+      name,
+      { ...sv, args: maskArgs(sv.args), url: sv.url && maskSecretShapes(sv.url), httpUrl: sv.httpUrl && maskSecretShapes(sv.httpUrl), env: mask(sv.env), headers: mask(sv.headers) },
+    ]),
+  );
 }
 
 export async function configCommand(opts: GlobalOptions & { json?: boolean }): Promise<number> {
