@@ -102,7 +102,7 @@ export function openPool(url: string, max = 10): pg.Pool {
     max,
     // A transaction left open by a process that froze (a paused VM) would hold its row locks and block the machine
     // that takes its lease over: the server ends it once it has idled as long as a lease lasts.
-    options: `-c search_path=${PG_SCHEMA} -c idle_in_transaction_session_timeout=${leaseSeconds() * 1000}`,
+    options: `-c search_path=${PG_SCHEMA} -c idle_in_transaction_session_timeout=${Math.ceil(leaseSeconds() * 1000)}`,
     connectionTimeoutMillis: 10_000,
     application_name: "deerflow",
   });
@@ -112,7 +112,8 @@ export function openPool(url: string, max = 10): pg.Pool {
   // A client checked out when its server goes (a restart mid-transaction) emits 'error' with no pool listener, which
   // would crash the process; the query it was running fails instead, and that is retried.
   pool.on("connect", (client) => client.on("error", () => {}));
-  // Single statements (ours and the stock saver's reads) ride out a restart; transactions retry as a whole.
+  // Single statements (ours and the stock saver's reads) ride out a restart here, so callers never wrap them again
+  // (nested retries would multiply); transactions retry as a whole (withRetry around them).
   const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
   pool.query = ((...args: unknown[]) => (typeof args.at(-1) === "function" ? query(...args) : withRetry(() => query(...args)))) as typeof pool.query;
   return pool;

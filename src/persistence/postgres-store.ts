@@ -19,7 +19,7 @@ export class PgThreadIndex {
 
   private async q<R extends pg.QueryResultRow>(sql: string, args: unknown[] = []): Promise<R[]> {
     await this.saver.setup();
-    return (await withRetry(() => this.saver.db.query<R>(sql, args))).rows;
+    return (await this.saver.db.query<R>(sql, args)).rows;
   }
 
   async get(id: string): Promise<ThreadRow | undefined> {
@@ -109,7 +109,7 @@ export class PgRunRecords {
 
   private async q<R extends pg.QueryResultRow>(sql: string, args: unknown[] = []): Promise<R[]> {
     await this.saver.setup();
-    return (await withRetry(() => this.saver.db.query<R>(sql, args))).rows;
+    return (await this.saver.db.query<R>(sql, args)).rows;
   }
 
   async staleLocks(): Promise<RunLock[]> {
