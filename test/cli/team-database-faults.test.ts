@@ -39,7 +39,8 @@ function machine(env: Record<string, string> = {}): Sandbox {
 
 const password = () => new URL(db.url).password;
 
-describe.skipIf(pgSkip)("the team database restarting during a run", () => {
+// Several CLI processes per test, each waiting out a lease or a retry: generous on a loaded machine.
+describe.skipIf(pgSkip)("the team database restarting during a run", { timeout: 300_000 }, () => {
   it("a restart mid-run is retried with backoff and the run completes", async () => {
     proxy.restore();
     const a = machine({ DEERFLOW_DB_RETRIES: "12" });
