@@ -1,6 +1,6 @@
 // `deerflow [chat] [prompt]` and `deerflow resume <thread>`: the interactive TUI. It needs a terminal on both
 // ends; scripts use `deerflow run`. The TUI bundle paints its first frame before the runtime is imported.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { UsageError } from "../../errors.js";
 import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
 import type { GlobalOptions } from "../main.js";
@@ -44,6 +44,17 @@ async function importTui() {
   }
 }
 
+/**
+ * The chat's runtime as one bundled file (scripts/bundle-runtime.mjs): a third of the time to load the ~1,500
+ * modules it is made of. Every use in the chat goes through it, so the session, its stores and its sandbox are one
+ * copy. Running from src (tests) there is no bundle: the modules load as they are.
+ */
+async function importRuntime(): Promise<typeof import("../../runtime/chat-session.js")> {
+  const bundled = new URL("../../runtime-bundle/chat-session.js", import.meta.url);
+  if (existsSync(bundled)) return (await import(bundled.href)) as typeof import("../../runtime/chat-session.js");
+  return import("../../runtime/chat-session.js");
+}
+
 export async function chatCommand(words: string[], opts: ChatOptions): Promise<number> {
   try {
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
@@ -66,15 +77,15 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
       planMode: opts.plan,
       start: { prompt: words.join(" "), goal: opts.goal, resume },
       firstRun: {
-        choices: async (err) => (await import("../../runtime/chat-session.js")).firstRunChoices(err),
-        save: async (choice) => (await import("../../runtime/chat-session.js")).saveFirstRunChoice(choice),
+        choices: async (err) => (await importRuntime()).firstRunChoices(err),
+        save: async (choice) => (await importRuntime()).saveFirstRunChoice(choice),
       },
       loadSession: async () => {
-        const { createChatSession } = await import("../../runtime/chat-session.js");
+        const { createChatSession } = await importRuntime();
         return createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, noMemory: opts.memory === false, allowDangerousWorkspace: opts.allowDangerousWorkspace });
       },
     });
-    await (await import("../../runtime/chat-session.js")).closeChatShell();
+    await (await importRuntime()).closeChatShell();
     if (exit.threadId) process.stdout.write(`Thread ${exit.threadId} is saved. Continue it with: deerflow resume ${exit.threadId}\n`);
     return 0;
   } catch (err) {

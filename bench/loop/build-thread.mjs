@@ -1,5 +1,5 @@
-// Builds a thread of N turns (one run per turn, answers of ANSWER bytes) through deerflow's runtime in DEERFLOW_HOME,
-// as a child process of the bench: node bench/loop/long-thread.mjs <baseUrl> <turns>
+// Builds a thread of N turns (one run per turn; the model server decides the answer size) through deerflow's runtime in
+// DEERFLOW_HOME, as a child process of the bench: node bench/loop/build-thread.mjs <baseUrl> <turns>
 // prints one JSON line: { threadId }.
 import { loadConfig, requireModel } from "../../dist/config/load.js";
 import { runThread } from "../../dist/runtime/run-thread.js";
