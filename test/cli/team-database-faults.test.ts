@@ -106,4 +106,32 @@ describe.skipIf(pgSkip)("the team database restarting during a run", () => {
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toBe("third answer\n");
   });
+
+  it("doctor reports the team database: unreachable in one line without the password, then reachable with its schema version", async () => {
+    const a = machine();
+    const dbLine = (out: string) => out.split("\n").find((l) => /^. db /.test(l)) ?? "";
+    proxy.cut();
+    const down = await a.run(["doctor"], { env: { DEERFLOW_DB_RETRIES: "2" } });
+    proxy.restore();
+    expect(down.exitCode).toBe(1);
+    expect(dbLine(down.stdout)).toMatch(/^✗ db +The team database postgres:\/\/.*@127\.0\.0\.1:\d+\/\w+ is not usable: /);
+    expect(down.stdout + down.stderr).not.toContain(`:${password()}@`);
+
+    // Once deerflow has used it (any command creates the schema): at this deerflow's version.
+    expect((await a.run(["threads"])).exitCode).toBe(0);
+    const up = await a.run(["doctor"]);
+    expect(dbLine(up.stdout)).toMatch(/^✓ db +team database postgres:\/\/.*@127\.0\.0\.1:\d+\/\w+ \(PostgreSQL \d+[.\d]*.*\) is reachable, schema version 3$/);
+    expect(up.stdout).not.toContain(`:${password()}@`);
+
+    // A database no deerflow has used yet: reachable, nothing created by doctor.
+    const fresh = await createTestDatabase();
+    try {
+      const empty = await a.run(["doctor"], { env: { DEERFLOW_DATABASE_URL: proxy.url(fresh.url) } });
+      expect(dbLine(empty.stdout)).toMatch(/is reachable; no deerflow schema yet \(created on the first run\)$/);
+      const again = await a.run(["doctor"], { env: { DEERFLOW_DATABASE_URL: proxy.url(fresh.url) } });
+      expect(dbLine(again.stdout)).toMatch(/no deerflow schema yet/);
+    } finally {
+      await fresh.drop();
+    }
+  });
 });
