@@ -1,5 +1,5 @@
-// Team database against the SQLite file, in the same run: per-turn save time of one thread (an agent turn through
-// createDeerflowAgent, checkpoints written by each store's saver), and 8 concurrent runners × 50 turns, each on its
+// Team database against the SQLite file, in the same run: per-turn save time of one thread (the time an agent turn
+// through createDeerflowAgent spends in its saver's writes, and the whole turn), and 8 concurrent runners × 50 turns, each on its
 // own thread, all on one store (SQLite: 8 savers on one file, as 8 processes would be; PostgreSQL: 8 pools).
 // Needs a PostgreSQL server: BENCH_PG_URL (an admin URL that may CREATE DATABASE), default the test role's.
 // Skipped, with the reason, when none answers.
@@ -22,31 +22,64 @@ const REPLY = "x".repeat(2 * 1024);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
+/**
+ * `saver` timed: `spent()` is the wall time during which at least one of its writes (put, putWrites) was in flight
+ * (LangGraph overlaps them, so their durations are not added up).
+ */
+function timedWrites(saver) {
+  let spent = 0;
+  let inFlight = 0;
+  let since = 0;
+  for (const m of ["put", "putWrites"]) {
+    const orig = saver[m].bind(saver);
+    saver[m] = async (...args) => {
+      if (inFlight++ === 0) since = performance.now();
+      try {
+        return await orig(...args);
+      } finally {
+        if (--inFlight === 0) spent += performance.now() - since;
+      }
+    };
+  }
+  return () => spent;
+}
+
+/** Per turn: its wall time and the time its checkpoint writes took (the save). */
 async function turns(saver, threadId, n) {
   let model = fakeModel();
   for (let i = 0; i < n; i++) model = model.respond(new AIMessage(`${i}:${REPLY}`));
+  const spent = timedWrites(saver);
   const agent = createDeerflowAgent(model, [], { features: { sandbox: false }, checkpointer: saver });
   const config = { configurable: { thread_id: threadId } };
   const times = [];
+  const saves = [];
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
+    const s0 = spent();
     await agent.invoke({ messages: [new HumanMessage(`turn ${i}`)] }, config);
     times.push(performance.now() - t0);
+    saves.push(spent() - s0);
   }
-  return times;
+  return { times, saves };
 }
 
 async function measure(name, open) {
   const one = await open();
-  const perTurn = await turns(one.saver, "solo", TURNS);
+  const solo = await turns(one.saver, "solo", TURNS);
   await one.close();
   const runners = await Promise.all(Array.from({ length: RUNNERS }, () => open()));
   const t0 = performance.now();
   const all = await Promise.all(runners.map((r, i) => turns(r.saver, `runner-${i}`, TURNS)));
   const wall = performance.now() - t0;
   for (const r of runners) await r.close();
-  const flat = all.flat();
-  return { name, perTurn: median(perTurn), concurrentTurn: median(flat), wall };
+  return {
+    name,
+    perTurn: median(solo.times),
+    perSave: median(solo.saves),
+    concurrentTurn: median(all.flatMap((r) => r.times)),
+    concurrentSave: median(all.flatMap((r) => r.saves)),
+    wall,
+  };
 }
 
 export async function benchTeamDatabase() {
@@ -76,8 +109,8 @@ export async function benchTeamDatabase() {
     console.log(`team database (baseline: the SQLite file, same run; ${TURNS} turns, ${RUNNERS} runners):`);
     for (const r of [sqlite, postgres]) {
       console.log(
-        `  ${r.name.padEnd(10)} turn ${r.perTurn.toFixed(1)} ms (x${(r.perTurn / sqlite.perTurn).toFixed(2)})   ` +
-          `${RUNNERS}×${TURNS} concurrent: turn ${r.concurrentTurn.toFixed(1)} ms, all ${(r.wall / 1000).toFixed(1)} s (x${(r.wall / sqlite.wall).toFixed(2)})`,
+        `  ${r.name.padEnd(10)} save per turn ${r.perSave.toFixed(1)} ms (x${(r.perSave / sqlite.perSave).toFixed(2)}), turn ${r.perTurn.toFixed(1)} ms (x${(r.perTurn / sqlite.perTurn).toFixed(2)})   ` +
+          `${RUNNERS}×${TURNS} concurrent: save ${r.concurrentSave.toFixed(1)} ms, turn ${r.concurrentTurn.toFixed(1)} ms, all ${(r.wall / 1000).toFixed(1)} s (x${(r.wall / sqlite.wall).toFixed(2)})`,
       );
     }
   } finally {

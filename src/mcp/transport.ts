@@ -1,5 +1,6 @@
 // The SDK transport of one configured MCP server. Stdio servers get their own process group (`setsid`), so the
-// group can be killed whole at the end of a chat or run (a server started through `npx` or a shell leaves children);
+// group can be killed whole at the end of a chat or run (a server started through `npx` or a shell leaves children),
+// and, unconfined, a watchdog shell that kills that group when deerflow dies however it dies (GROUP_WATCHDOG);
 // with `sandbox: true` they run inside bubblewrap exactly as shell commands do (bwrap-args.ts: host read-only,
 // secrets hidden, own PID namespace that dies with deerflow). Remote servers: streamable HTTP, or SSE when asked.
 import { existsSync, mkdirSync, statSync } from "node:fs";
@@ -89,8 +90,18 @@ function launchLine(name: string, server: ResolvedMcpServer, ctx: TransportConte
     return setsid ? { command: setsid, args: [bwrap, ...line], ownGroup: true } : { command: bwrap, args: line, ownGroup: false };
   }
   const setsid = onPath("setsid");
-  return setsid ? { command: setsid, args: [command, ...args], ownGroup: true } : { command, args, ownGroup: false };
+  if (!setsid) return { command, args, ownGroup: false };
+  const setpriv = onPath("setpriv");
+  return setpriv ? { command: setsid, args: [setpriv, "--pdeathsig", "TERM", "--", "/bin/sh", "-c", GROUP_WATCHDOG, "deerflow-mcp", command, ...args], ownGroup: true } : { command: setsid, args: [command, ...args], ownGroup: true };
 }
+
+/**
+ * The shell between an unconfined server and deerflow (`setpriv --pdeathsig TERM`: the kernel signals it when
+ * deerflow dies, even by SIGKILL). It runs the server in its own group and, when signalled, kills the whole group: a
+ * server that outlives its closed stdin (timers, pools, a child of npx) would otherwise be left running. The server
+ * gets the shell's stdin (a background command's would be /dev/null), and the shell exits with the server's status.
+ */
+const GROUP_WATCHDOG = 'exec 3<&0; trap "kill -KILL 0" TERM HUP; "$@" <&3 3<&- & wait $!; exit $?';
 
 function stdioTransport(name: string, server: ResolvedMcpServer, ctx: TransportContext): BuiltTransport {
   const rawCwd = server.cwd ? expandEnv(server.cwd, ctx.env, `mcpServers.${name}.cwd`) : undefined;

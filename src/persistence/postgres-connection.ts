@@ -1,9 +1,10 @@
 // Connecting to a team database (`database` / DEERFLOW_DATABASE_URL): the pool, the URL as it may be shown (never
 // with its password), and PostgreSQL's failures said as what they are, in one line.
 import pg from "pg";
-import { DeerflowError, ExitCode, type StoreWriteOutcome } from "../errors.js";
+import { DeerflowError, ExitCode, type StoreWriteOutcome, formatErrorLine } from "../errors.js";
 import { errorChain } from "../vocabulary/error-chain.js";
-import { PG_SCHEMA } from "./postgres-schema.js";
+import { PG_MIGRATIONS, PG_SCHEMA, schemaVersion } from "./postgres-schema.js";
+import { VERSION_TABLE } from "./schema-tables.js";
 
 export function isPostgresUrl(url: string | undefined): url is string {
   return url !== undefined && /^postgres(ql)?:\/\//i.test(url.trim());
@@ -37,7 +38,7 @@ export function redactPassword(text: string, url: string): string {
 export function isConnectionFault(err: unknown): boolean {
   return errorChain(err).some((e) => {
     const code = (e as { code?: unknown } | null)?.code;
-    if (typeof code !== "string") return /Connection terminated|connection timeout|Client has encountered a connection error/i.test((e as Error)?.message ?? "");
+    if (typeof code !== "string") return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test((e as Error)?.message ?? "");
     // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 25P03 idle-in-transaction timeout (a
     // frozen process woken), 08xxx connection exceptions.
     return ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND", "EAI_AGAIN", "57P01", "57P02", "57P03", "25P03"].includes(code) || code.startsWith("08");
@@ -101,7 +102,7 @@ export function openPool(url: string, max = 10): pg.Pool {
     max,
     // A transaction left open by a process that froze (a paused VM) would hold its row locks and block the machine
     // that takes its lease over: the server ends it once it has idled as long as a lease lasts.
-    options: `-c search_path=${PG_SCHEMA} -c idle_in_transaction_session_timeout=${leaseSeconds() * 1000}`,
+    options: `-c search_path=${PG_SCHEMA} -c idle_in_transaction_session_timeout=${Math.ceil(leaseSeconds() * 1000)}`,
     connectionTimeoutMillis: 10_000,
     application_name: "deerflow",
   });
@@ -111,7 +112,8 @@ export function openPool(url: string, max = 10): pg.Pool {
   // A client checked out when its server goes (a restart mid-transaction) emits 'error' with no pool listener, which
   // would crash the process; the query it was running fails instead, and that is retried.
   pool.on("connect", (client) => client.on("error", () => {}));
-  // Single statements (ours and the stock saver's reads) ride out a restart; transactions retry as a whole.
+  // Single statements (ours and the stock saver's reads) ride out a restart here, so callers never wrap them again
+  // (nested retries would multiply); transactions retry as a whole (withRetry around them).
   const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;
   pool.query = ((...args: unknown[]) => (typeof args.at(-1) === "function" ? query(...args) : withRetry(() => query(...args)))) as typeof pool.query;
   return pool;
@@ -129,5 +131,29 @@ export async function withRetry<T>(work: () => Promise<T>, opts: { attempts?: nu
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 5_000);
     }
+  }
+}
+
+/**
+ * `deerflow doctor`'s look at a team database, without changing it: reachable (and the server's version), and the
+ * schema version against this deerflow's. One line; the URL never with its password.
+ */
+export async function checkTeamDatabase(url: string): Promise<{ ok: boolean; detail: string }> {
+  const pool = openPool(url, 1);
+  const known = PG_MIGRATIONS.length;
+  try {
+    const { rows } = await pool.query<{ server: string; has: boolean }>(
+      "SELECT current_setting('server_version') AS server, to_regclass($1) IS NOT NULL AS has",
+      [`${PG_SCHEMA}.${VERSION_TABLE}`],
+    );
+    const where = `team database ${redactDatabaseUrl(url)} (PostgreSQL ${rows[0]!.server})`;
+    if (!rows[0]!.has) return { ok: true, detail: `${where} is reachable; no deerflow schema yet (created on the first run)` };
+    const v = await schemaVersion(pool);
+    if (v > known) return { ok: false, detail: `${where} holds schema version ${v}, newer than this deerflow knows (${known}): upgrade deerflow on this machine` };
+    return { ok: true, detail: `${where} is reachable, schema version ${v}${v < known ? ` (migrated to ${known} on the next run)` : ""}` };
+  } catch (err) {
+    return { ok: false, detail: formatErrorLine(new DatabaseUnavailableError(url, err)) };
+  } finally {
+    await pool.end().catch(() => {});
   }
 }

@@ -120,7 +120,8 @@ export class DeerflowPostgresSaver extends PostgresSaver {
     if (threadId === undefined || threadId === null) return undefined;
     await this.setup();
     await this.assertThreadMode(threadId);
-    const tuple = await withRetry(() => super.getTuple(config));
+    // Its reads are single statements, which the pool retries.
+    const tuple = await super.getTuple(config);
     return tuple && DeerflowPostgresSaver.hideMarker(tuple);
   }
 
@@ -182,9 +183,9 @@ export class DeerflowPostgresSaver extends PostgresSaver {
 
   async mark(): Promise<RollbackMark> {
     await this.setup();
-    const { rows } = await withRetry(() => this.db.query<{ c: string; w: string; b: string }>(
+    const { rows } = await this.db.query<{ c: string; w: string; b: string }>(
       `SELECT (SELECT COALESCE(MAX(seq), 0) FROM checkpoints) AS c, (SELECT COALESCE(MAX(seq), 0) FROM checkpoint_writes) AS w, (SELECT COALESCE(MAX(seq), 0) FROM checkpoint_blobs) AS b`,
-    ));
+    );
     return { checkpoints: Number(rows[0]!.c), writes: Number(rows[0]!.w), blobs: Number(rows[0]!.b) };
   }
 

@@ -7,7 +7,7 @@ import { DeerflowError, ExitCode } from "../errors.js";
 import type { RunStatus } from "../vocabulary/statuses.js";
 import type { ArchiveInput, ArchivedMessage } from "./message-archive.js";
 import { machineName } from "./machine.js";
-import { leaseSeconds, withRetry } from "./postgres-connection.js";
+import { isConnectionFault, leaseSeconds, withRetry } from "./postgres-connection.js";
 import { DeerflowPostgresSaver } from "./postgres-saver.js";
 import type { RollbackMark } from "./sqlite-saver.js";
 import { pendingRollbacks } from "./store.js";
@@ -19,7 +19,7 @@ export class PgThreadIndex {
 
   private async q<R extends pg.QueryResultRow>(sql: string, args: unknown[] = []): Promise<R[]> {
     await this.saver.setup();
-    return (await withRetry(() => this.saver.db.query<R>(sql, args))).rows;
+    return (await this.saver.db.query<R>(sql, args)).rows;
   }
 
   async get(id: string): Promise<ThreadRow | undefined> {
@@ -109,7 +109,7 @@ export class PgRunRecords {
 
   private async q<R extends pg.QueryResultRow>(sql: string, args: unknown[] = []): Promise<R[]> {
     await this.saver.setup();
-    return (await withRetry(() => this.saver.db.query<R>(sql, args))).rows;
+    return (await this.saver.db.query<R>(sql, args)).rows;
   }
 
   async staleLocks(): Promise<RunLock[]> {
@@ -351,7 +351,11 @@ export async function applyPgPendingRollbacks(saver: DeerflowPostgresSaver, home
         await c.query("DELETE FROM run_locks WHERE thread_id = $1 AND run_id = $2", [run.thread_id, runId]);
         return true;
       }),
-    );
+    ).catch((err: unknown) => {
+      // The database still away fails setup, which says so; anything else must not lock deerflow out: kept for later.
+      if (isConnectionFault(err)) throw err;
+      return false;
+    });
     if (finished) done();
   }
 }

@@ -6,6 +6,7 @@ import { copyFileSync, existsSync, renameSync, rmSync } from "node:fs";
 import Database from "better-sqlite3";
 import { quickCheckProblem } from "./store.js";
 import { DeerflowSqliteSaver } from "./sqlite-saver.js";
+import { sqliteSchemaVersion } from "./sqlite-schema.js";
 
 /** The tables copied, in order (run_locks is not: no run survives a repair). message_archive holds compacted
  * originals (read_history): a file from before it existed simply has none to copy. */
@@ -24,7 +25,7 @@ export function checkDatabase(path: string): DatabaseCheck {
   try {
     db = new Database(path, { readonly: true, fileMustExist: true });
     const problem = quickCheckProblem(db);
-    if (!problem) return { ok: true, detail: `${path} passes quick_check` };
+    if (!problem) return { ok: true, detail: `${path} passes quick_check, schema version ${sqliteSchemaVersion(db)}` };
     return { ok: false, detail: `${path} is damaged (${problem}): run \`deerflow doctor --repair\`` };
   } catch (err) {
     return { ok: false, detail: `${path} is damaged (${(err as Error).message}): run \`deerflow doctor --repair\`` };

@@ -194,7 +194,12 @@ export function pendingRollbacks(home: string, storePath: string, kind: Store["k
   if (!existsSync(dir)) return [];
   return readdirSync(dir).flatMap((runId) => {
     const file = join(dir, runId);
-    const owner = readFileSync(file, "utf8");
+    let owner: string;
+    try {
+      owner = readFileSync(file, "utf8");
+    } catch {
+      return []; // not a file we wrote
+    }
     if (owner ? owner !== storePath : kind !== "sqlite") return [];
     return [{ runId, done: () => rmSync(file, { force: true }) }];
   });

@@ -10,7 +10,7 @@ import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } fro
 import { UsageError, findDeerflowError } from "../errors.js";
 import { type ModelChoice, type SavedChoice, saveModelChoice } from "../config/save-model-choice.js";
 import { type DiscoveredServer, discoverLocalServers } from "../model/discover.js";
-import { DB_FILE, sqliteStoreOf } from "../persistence/store.js";
+import { DB_FILE } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 import { type ApprovalDecision, type ApprovalSettings, type EventBroker, eventBroker } from "../sandbox/approvals.js";
@@ -25,7 +25,7 @@ import type { RunEvent, RunEventListener } from "./events.js";
 import { type GoalSummary, runGoalThread } from "./run-goal.js";
 import { type RunResult, runThread } from "./run-thread.js";
 import { ThreadRuntime } from "./thread-runtime.js";
-import { type RewindOutcome, type RewindableRun, listRewindable, rewindThread } from "./rewind.js";
+import { type RewindOutcome, type RewindableRun, listRewindable, rewindStoreFor, rewindThread } from "./rewind.js";
 import type { RewindScope } from "../persistence/rewind-log.js";
 import { type SkillCatalog, skillCatalogFor } from "../skills/catalog.js";
 import { type Fact, type MemoryStore, memoryStoreFor } from "../memory/store.js";
@@ -278,19 +278,19 @@ export class ChatSession {
     return this.runtime.compact(this.threadId, this.model, focus || undefined);
   }
 
-  private rewindTarget() {
+  private async rewindTarget() {
     if (!this.threadId || !this.hasDatabase()) throw new UsageError("This thread has no runs to rewind yet.");
-    return { home: this.config.home, store: sqliteStoreOf(this.runtime.store, "Rewind"), runtime: this.runtime, threadId: this.threadId };
+    return { home: this.config.home, store: await rewindStoreFor(this.runtime.store, this.threadId), runtime: this.runtime, threadId: this.threadId };
   }
 
   /** /rewind: the current thread's runs, latest first, with the files each changed. */
-  rewindable(): Promise<RewindableRun[]> {
-    return listRewindable(this.rewindTarget());
+  async rewindable(): Promise<RewindableRun[]> {
+    return listRewindable(await this.rewindTarget());
   }
 
   /** /rewind n [files|conversation]: back to before the nth latest run; returns what was done and the thread as it is now. */
   async rewind(back: number, scope: RewindScope): Promise<{ outcome: RewindOutcome; view: ThreadView }> {
-    const outcome = await rewindThread(this.rewindTarget(), back, scope);
+    const outcome = await rewindThread(await this.rewindTarget(), back, scope);
     const view = await this.runtime.view(outcome.thread_id, this.model);
     this.goal = view.goal;
     return { outcome, view };

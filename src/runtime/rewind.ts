@@ -9,7 +9,8 @@ import { DeerflowError, ExitCode, UsageError, findDeerflowError } from "../error
 import type { RewindRow, RewindScope } from "../persistence/rewind-log.js";
 import type { RollbackMark } from "../persistence/sqlite-saver.js";
 import type { RunRecord } from "../persistence/run-records.js";
-import type { SqliteStore } from "../persistence/store.js";
+import { type SqliteStore, type Store, sqliteStoreOf } from "../persistence/store.js";
+import { machineName } from "../persistence/machine.js";
 import type { ThreadStatus } from "../vocabulary/statuses.js";
 import { gitAvailable } from "../snapshots/git.js";
 import { type RestoreResult, ShadowRepo, rewoundRef } from "../snapshots/shadow-repo.js";
@@ -56,6 +57,23 @@ interface Target {
   store: SqliteStore;
   runtime: ThreadRuntime;
   threadId: string;
+}
+
+/**
+ * The store a rewind of `threadId` works on. The shadow-git snapshots of a thread's files live with its workspace on
+ * the machine it runs on, so on a team database a thread that last ran on another machine is refused here (exit 2).
+ */
+export async function rewindStoreFor(store: Store, threadId: string): Promise<SqliteStore> {
+  if (store.kind !== "sqlite") {
+    const row = await store.threads.get(threadId);
+    if (row?.host && row.host !== machineName()) {
+      throw new UsageError(
+        `Thread ${threadId} last ran on ${row.host}; its workspace and file snapshots are there, not on this machine (${machineName()}), so it cannot be rewound here.`,
+        `Rewind it on ${row.host}; here you can inspect it with \`deerflow threads show ${threadId}\`.`,
+      );
+    }
+  }
+  return sqliteStoreOf(store, "Rewind");
 }
 
 function threadRow(t: Target) {

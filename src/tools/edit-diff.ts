@@ -52,10 +52,16 @@ export function editDiff(rawPath: string, before: string | Buffer | null, after:
     h.newStart += span.skipped;
   }
   if (!patch) {
-    // Too different to diff cheaply: a whole-file replacement, said as such.
+    // Too different to diff cheaply: a whole-file replacement, said as such, with the new text as added lines (the
+    // user approving it must see what the file will hold; a new file is exactly that).
     const removed = lineCount(oldText);
     const added = lineCount(newText);
-    return { path, added, removed, patch: `--- ${path}\n+++ ${path}\n@@ whole file replaced: -${removed} +${added} lines @@\n`, created: created || undefined };
+    const header = removed === 0 ? `@@ -0,0 +1,${added} @@` : `@@ whole file replaced: -${removed} +${added} lines @@`;
+    const body = added === 0 ? [] : newText.replace(/\n$/, "").split("\n").map((l) => `+${l}`);
+    if (added > 0 && !newText.endsWith("\n")) body.push("\\ No newline at end of file");
+    const lines = [`--- ${created ? "/dev/null" : path}`, `+++ ${path}`, header, ...body];
+    const truncated = lines.length > MAX_PATCH_LINES;
+    return { path, added, removed, patch: `${lines.slice(0, MAX_PATCH_LINES).join("\n")}\n`, truncated: truncated || undefined, created: created || undefined };
   }
   let added = 0;
   let removed = 0;

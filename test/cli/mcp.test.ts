@@ -8,6 +8,7 @@ import { alive, everythingStdio, fixture, startEverythingHttp, writeRc } from ".
 import type { RecordedRequest } from "../support/openai-server.js";
 import { processesMatching } from "../support/processes.js";
 import { findBwrap } from "../../src/sandbox/run-shell.js";
+import { until } from "../support/wait.js";
 
 const e2e = useE2E();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -171,6 +172,21 @@ describe("MCP tools in a run", () => {
     for (let i = 0; i < 40 && (alive(grandchild) || processesMatching(marker).length > 0); i++) await sleep(100);
     expect(processesMatching(marker)).toEqual([]);
     expect(alive(grandchild)).toBe(false);
+  });
+
+  it("a run killed with SIGKILL mid-call leaves no server behind, not even one that outlives its closed stdin", async () => {
+    const sb = e2e.sandbox();
+    const marker = `deerflow-mcp-kill9-${process.pid}-${Date.now()}`;
+    const hangFile = join(sb.cwd, "hang.pid");
+    writeRc(sb.cwd, { s: { ...fixture("--hang", "--stubborn", "--marker", marker), env: { FIXTURE_HANG_FILE: hangFile }, trust: true } });
+    e2e.server.push({ toolCalls: [{ id: "h1", name: "mcp__s__hang", args: {} }] });
+    const child = sb.spawn(["run", "call it"]);
+    await until(() => existsSync(hangFile), "the server to receive the call");
+    const server = Number(readFileSync(hangFile, "utf8"));
+    expect(alive(server)).toBe(true);
+    child.kill("SIGKILL");
+    await child;
+    await until(() => !alive(server) && processesMatching(marker).length === 0, "the server to be gone after deerflow was killed");
   });
 });
 

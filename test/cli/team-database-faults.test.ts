@@ -39,7 +39,8 @@ function machine(env: Record<string, string> = {}): Sandbox {
 
 const password = () => new URL(db.url).password;
 
-describe.skipIf(pgSkip)("the team database restarting during a run", () => {
+// Several CLI processes per test, each waiting out a lease or a retry: generous on a loaded machine.
+describe.skipIf(pgSkip)("the team database restarting during a run", { timeout: 300_000 }, () => {
   it("a restart mid-run is retried with backoff and the run completes", async () => {
     proxy.restore();
     const a = machine({ DEERFLOW_DB_RETRIES: "12" });
@@ -105,5 +106,64 @@ describe.skipIf(pgSkip)("the team database restarting during a run", () => {
     const again = await a.run(["run", "--thread", threadId, "third turn"]);
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toBe("third answer\n");
+  });
+
+  it("a pending rollback never undoes what another machine ran on the thread meanwhile", async () => {
+    proxy.restore();
+    const a = machine({ DEERFLOW_DB_RETRIES: "3", DEERFLOW_LEASE_SECONDS: "3" });
+    const b = e2e.sandbox();
+    const onB = { env: { DEERFLOW_DATABASE_URL: db.url, DEERFLOW_HOST: "machine-b", DEERFLOW_LEASE_SECONDS: "3" } };
+    e2e.server.push({ content: "first answer" });
+    const threadId = JSON.parse((await a.run(["run", "--output-format", "json", "first turn"])).stdout).thread_id as string;
+    e2e.server.setScript(async () => {
+      proxy.cut();
+      return { content: "never saved" };
+    });
+    expect((await a.run(["run", "--thread", threadId, "cut off turn"])).exitCode).toBe(1);
+
+    // A stays cut off; its lease runs out and machine B carries on with the thread.
+    await until(async () => {
+      const listed = JSON.parse((await b.run(["threads", "--json"], onB)).stdout) as { id: string; status: string }[];
+      return listed.find((t) => t.id === threadId)?.status === "interrupted";
+    }, "A's lease to expire");
+    e2e.server.setScript([{ content: "b's answer" }]);
+    expect((await b.run(["run", "--thread", threadId, "b's turn"], onB)).exitCode).toBe(0);
+
+    // A is back: its pending rollback finds B's run after its own and leaves the thread alone.
+    proxy.restore();
+    const shown = JSON.parse((await a.run(["threads", "show", threadId, "--json"])).stdout);
+    expect(shown.entries.map((e: { text?: string }) => e.text).filter((t?: string) => t && t !== "cut off turn")).toEqual(["first turn", "first answer", "b's turn", "b's answer"]);
+    expect(shown.thread.status).toBe("success");
+    expect(shown.runs.map((r: { status: string }) => r.status)).toEqual(["success", "error", "success"]);
+    expect(shown.runs[1].error).toMatch(/not rolled back: later runs built on it/);
+    expect(readdirSync(join(a.home, "pending-rollback"))).toEqual([]);
+  });
+
+  it("doctor reports the team database: unreachable in one line without the password, then reachable with its schema version", async () => {
+    const a = machine();
+    const dbLine = (out: string) => out.split("\n").find((l) => /^. db /.test(l)) ?? "";
+    proxy.cut();
+    const down = await a.run(["doctor"], { env: { DEERFLOW_DB_RETRIES: "2" } });
+    proxy.restore();
+    expect(down.exitCode).toBe(1);
+    expect(dbLine(down.stdout)).toMatch(/^✗ db +The team database postgres:\/\/.*@127\.0\.0\.1:\d+\/\w+ is not usable: /);
+    expect(down.stdout + down.stderr).not.toContain(`:${password()}@`);
+
+    // Once deerflow has used it (any command creates the schema): at this deerflow's version.
+    expect((await a.run(["threads"])).exitCode).toBe(0);
+    const up = await a.run(["doctor"]);
+    expect(dbLine(up.stdout)).toMatch(/^✓ db +team database postgres:\/\/.*@127\.0\.0\.1:\d+\/\w+ \(PostgreSQL \d+[.\d]*.*\) is reachable, schema version 3$/);
+    expect(up.stdout).not.toContain(`:${password()}@`);
+
+    // A database no deerflow has used yet: reachable, nothing created by doctor.
+    const fresh = await createTestDatabase();
+    try {
+      const empty = await a.run(["doctor"], { env: { DEERFLOW_DATABASE_URL: proxy.url(fresh.url) } });
+      expect(dbLine(empty.stdout)).toMatch(/is reachable; no deerflow schema yet \(created on the first run\)$/);
+      const again = await a.run(["doctor"], { env: { DEERFLOW_DATABASE_URL: proxy.url(fresh.url) } });
+      expect(dbLine(again.stdout)).toMatch(/no deerflow schema yet/);
+    } finally {
+      await fresh.drop();
+    }
   });
 });

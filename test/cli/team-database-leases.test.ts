@@ -41,7 +41,8 @@ const lastUser = (body: { messages: { role: string; content: unknown }[] }) => J
 const show = async (m: Sandbox, id: string) => JSON.parse((await m.run(["threads", "show", id, "--json"])).stdout);
 const texts = (shown: { entries: { text?: string }[] }) => shown.entries.map((e) => e.text).filter(Boolean);
 
-describe.skipIf(pgSkip)("leases on a team database", () => {
+// Several CLI processes per test, each waiting out a lease or a retry: generous on a loaded machine.
+describe.skipIf(pgSkip)("leases on a team database", { timeout: 300_000 }, () => {
   it("two machines race for an expired lease: exactly one wins, the other is refused, the dead run reads interrupted", async () => {
     const a = machine("machine-a");
     e2e.server.push({ content: "first answer" });

@@ -94,6 +94,11 @@ describe.skipIf(pgSkip)("a team database shared by two machines", () => {
     expect(run.exitCode).toBe(2);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(run.stderr).toMatch(/last ran on machine-a; its workspace .* is there, not on this machine \(machine-b\)/);
+    // Its file snapshots are on machine A too: rewind is refused here, in one line (the TUI's /rewind says the same).
+    const rewind = await b.run(["rewind", first.thread_id]);
+    expect(rewind.exitCode).toBe(2);
+    expect(rewind.stderr.trim().split("\n")).toHaveLength(1);
+    expect(rewind.stderr).toMatch(/last ran on machine-a; its workspace and file snapshots are there, not on this machine \(machine-b\), so it cannot be rewound here\. Rewind it on machine-a/);
   });
 
   it("a wrong password or an unreachable server is one line with no password in it", async () => {
@@ -110,5 +115,19 @@ describe.skipIf(pgSkip)("a team database shared by two machines", () => {
     expect(down.stderr.trim().split("\n")).toHaveLength(1);
     expect(down.stderr).toMatch(/connection refused/);
     expect(down.stderr).not.toContain("hunter2pw");
+  });
+
+  it("memory stays with the machine (its own SQLite file in the home), not in the team database", async () => {
+    const a = machine("machine-a");
+    const b = machine("machine-b");
+    e2e.server.memoryReply = { content: JSON.stringify({ facts: [{ scope: "global", text: "The user prefers pnpm over npm." }] }) };
+    e2e.server.push({ content: "noted" }, { content: "hi again" });
+    expect((await a.run(["run", "I always use pnpm"])).exitCode).toBe(0);
+    // The next start on machine A extracts what the last run queued.
+    expect((await a.run(["run", "hello"])).exitCode).toBe(0);
+    const onA = JSON.parse((await a.run(["memory", "list", "--json"])).stdout) as { text: string }[];
+    expect(onA.map((f) => f.text)).toEqual(["The user prefers pnpm over npm."]);
+    expect(JSON.parse((await b.run(["memory", "list", "--json"])).stdout)).toEqual([]);
+    expect(JSON.parse((await b.run(["memory", "pending", "--json"])).stdout)).toEqual([]);
   });
 });

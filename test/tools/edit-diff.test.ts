@@ -53,8 +53,22 @@ describe("editDiff", () => {
     const before = Array.from({ length: 20_000 }, (_, i) => `old ${i}`).join("\n") + "\n";
     const after = Array.from({ length: 15_000 }, (_, i) => `new ${i}`).join("\n") + "\n";
     const d = editDiff("/w/big.txt", before, after);
-    expect(d).toMatchObject({ added: 15_000, removed: 20_000 });
-    expect(d.patch.split("\n").length).toBeLessThan(10);
+    expect(d).toMatchObject({ added: 15_000, removed: 20_000, truncated: true });
+    // What the file will hold is shown (cut at MAX_PATCH_LINES): the user approving it must see it.
+    const lines = d.patch.split("\n");
+    expect(lines.slice(0, 5)).toEqual(["--- /w/big.txt", "+++ /w/big.txt", "@@ whole file replaced: -20000 +15000 lines @@", "+new 0", "+new 1"]);
+    expect(lines.length - 1).toBe(MAX_PATCH_LINES);
+  });
+
+  it("a new file past the edit-distance cap shows its text as added lines, like any new file", () => {
+    const text = Array.from({ length: 2500 }, (_, i) => `row ${i}`).join("\n");
+    const d = editDiff("/w/new.txt", null, text);
+    expect(d).toMatchObject({ added: 2500, removed: 0, created: true, truncated: true });
+    const lines = d.patch.split("\n");
+    expect(lines.slice(0, 5)).toEqual(["--- /dev/null", "+++ /w/new.txt", "@@ -0,0 +1,2500 @@", "+row 0", "+row 1"]);
+    const small = editDiff("/w/new.txt", null, "a\nb");
+    expect(editDiff("/w/new.txt", null, Array.from({ length: 1200 }, () => "x").join("\n")).patch).toMatch(/^\+x\n\\ No newline at end of file\n$/m);
+    expect(small.patch).toContain("\\ No newline at end of file");
   });
 
   it("many small changes keep exact counts; the text is cut at MAX_PATCH_LINES lines", () => {

@@ -78,6 +78,13 @@ function databaseCheck(home: string): Check {
   return { ok: r.ok, label: "db", detail: r.detail };
 }
 
+/** The team database (`database`): reachable, and at which schema version; read-only, the URL without its password. */
+async function teamDatabaseCheck(url: string): Promise<Check> {
+  const { checkTeamDatabase } = await import("../../persistence/postgres-connection.js");
+  const r = await checkTeamDatabase(url);
+  return { ok: r.ok, label: "db", detail: r.detail };
+}
+
 /** `doctor --repair`: back up, recover, and say per thread what survived. */
 function repair(home: string): number {
   const path = join(home, DB_FILE);
@@ -154,7 +161,7 @@ export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }):
     config = loadConfig({ flags: { home: opts.home, model: opts.model } });
     if (opts.repair) return repair(config.home);
     checks.push(homeCheck(config.home));
-    checks.push(databaseCheck(config.home));
+    checks.push(config.database ? await teamDatabaseCheck(config.database) : databaseCheck(config.home));
     checks.push({ ok: true, label: "config", detail: config.files.length ? `valid (${config.files.join(", ")})` : "valid (no .deerflowrc: environment and defaults)" });
     checks.push(await endpointCheck(config));
     checks.push(await sandboxCheck(config));

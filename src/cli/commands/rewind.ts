@@ -4,9 +4,9 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../config/load.js";
 import { UsageError } from "../../errors.js";
-import { DB_FILE, sqliteStoreOf } from "../../persistence/store.js";
+import { DB_FILE } from "../../persistence/store.js";
 import type { RewindScope } from "../../persistence/rewind-log.js";
-import { type RewindOutcome, type RewindableRun, type UndoOutcome, listRewindable, rewindThread, undoRewind } from "../../runtime/rewind.js";
+import { type RewindOutcome, type RewindableRun, type UndoOutcome, listRewindable, rewindStoreFor, rewindThread, undoRewind } from "../../runtime/rewind.js";
 import { ThreadRuntime } from "../../runtime/thread-runtime.js";
 import { filesSummary, rewindText, runLine } from "../../vocabulary/rewind-text.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
@@ -33,7 +33,7 @@ export async function rewindCommand(threadId: string, opts: RewindOptions): Prom
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
   if (!config.database && !existsSync(join(config.home, DB_FILE))) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
   const runtime = ThreadRuntime.for(config);
-  const target = { home: config.home, store: sqliteStoreOf(runtime.store, "Rewind"), runtime, threadId };
+  const target = { home: config.home, store: await rewindStoreFor(runtime.store, threadId), runtime, threadId };
   try {
     const out = (s: string) => process.stdout.write(opts.json ? s : forTerminal(s));
     if (opts.list) {
