@@ -10,6 +10,8 @@ import { benchMcpStart } from "./mcp-start.mjs";
 import { benchSkillsMemory } from "./skills-memory.mjs";
 import { benchSnapshots } from "./snapshots.mjs";
 import { benchTeamDatabase } from "./team-database.mjs";
+import { benchLoop } from "./loop.mjs";
+import { benchLongThread } from "./long-thread.mjs";
 import { benchSearch } from "./search.mjs";
 
 benchStartup();
@@ -24,3 +26,5 @@ await benchArtifacts();
 await benchSnapshots();
 await benchTeamDatabase();
 await benchSearch();
+await benchLoop();
+await benchLongThread();

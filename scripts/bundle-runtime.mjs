@@ -14,8 +14,8 @@ await rm(outDir, { recursive: true, force: true });
 const bundle = await rolldown({
   input: { "chat-session": `${root}dist/runtime/chat-session.js` },
   platform: "node",
-  // better-sqlite3 is a native addon; pg loads its optional native binding by name.
-  external: (id) => /^(better-sqlite3|pg|pg-native)(\/|$)/.test(id),
+  // better-sqlite3 is a native addon; pg asks for its optional native binding (pg-native) only when used.
+  external: (id) => /^(better-sqlite3|pg-native)(\/|$)/.test(id),
   logLevel: "warn",
 });
 await bundle.write({ dir: outDir, format: "esm", minify: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" });

@@ -1,6 +1,7 @@
 // The eval's two outputs besides the JSON: the table of one report, and the comparison of two (--compare a b).
 import { readFileSync } from "node:fs";
 import { UsageError } from "../errors.js";
+import { forTerminal } from "../vocabulary/terminal-text.js";
 import type { AttemptResult } from "./run-task.js";
 import type { EvalReport } from "./suite.js";
 
@@ -29,7 +30,8 @@ export function formatReport(report: EvalReport): string {
   const s = report.summary;
   const failures = report.results
     .filter((r) => !r.pass)
-    .map((r) => `- ${r.task}${report.repeat > 1 ? ` #${r.attempt}` : ""}: ${r.failures.join("; ").split("\n")[0]}`);
+    // Checker output carries what the model wrote (test names, file text): no escape sequence reaches the terminal.
+    .map((r) => `- ${r.task}${report.repeat > 1 ? ` #${r.attempt}` : ""}: ${forTerminal(r.failures.join("; ").split("\n")[0]!)}`);
   return [
     table(["task", "kind", "result", "turns", "tokens", "time", "stop reason", "guard"], rows, new Set([3, 4, 5])),
     "",

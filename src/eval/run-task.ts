@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
-import { findDeerflowError, formatErrorLine } from "../errors.js";
+import { ModelUnavailableError, findDeerflowError, formatErrorLine } from "../errors.js";
 import type { RunEvent, TokenUsage } from "../runtime/events.js";
 import { runThread } from "../runtime/run-thread.js";
 import { isGuardStopReason } from "../vocabulary/stop-reasons.js";
@@ -47,6 +47,8 @@ export interface AttemptResult {
   changed: string[];
   /** The run's error line, when it failed (model unreachable, time limit). */
   error?: string;
+  /** The model endpoint failed (unreachable, key or model refused), as it would for every attempt. */
+  endpoint_error?: boolean;
 }
 
 // The policy's refusals as the tools report them (middleware/sandbox-audit.ts "Blocked: …", sandbox/approvals.ts
@@ -79,7 +81,7 @@ export async function runAttempt(task: EvalTask, attempt: number, ctx: EvalConte
   const model: ResolvedModel = { ...ctx.model, ...(task.contextWindow ? { contextWindow: task.contextWindow } : {}), ...(proxy ? { baseUrl: proxy.url } : {}) };
   const { seen, onEvent } = observer();
   const started = Date.now();
-  let run: { status: string; stop_reason: string; final_text: string; usage: TokenUsage; error?: string };
+  let run: { status: string; stop_reason: string; final_text: string; usage: TokenUsage; error?: string; endpoint?: boolean };
   try {
     const r = await runThread({
       config: ctx.config,
@@ -96,7 +98,7 @@ export async function runAttempt(task: EvalTask, attempt: number, ctx: EvalConte
   } catch (err) {
     const typed = findDeerflowError(err) as { status?: string } | undefined;
     const stopped = typed?.status === "timeout" || typed?.status === "interrupted" ? typed.status : undefined;
-    run = { status: stopped ?? "error", stop_reason: stopped ?? "error", final_text: "", usage: ZERO, error: formatErrorLine(err) };
+    run = { status: stopped ?? "error", stop_reason: stopped ?? "error", final_text: "", usage: ZERO, error: formatErrorLine(err), endpoint: typed instanceof ModelUnavailableError };
   } finally {
     await proxy?.close();
   }
@@ -126,5 +128,6 @@ export async function runAttempt(task: EvalTask, attempt: number, ctx: EvalConte
     tools,
     changed: check.changed,
     ...(run.error ? { error: run.error } : {}),
+    ...(run.endpoint ? { endpoint_error: true } : {}),
   };
 }

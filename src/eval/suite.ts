@@ -27,10 +27,16 @@ export async function runSuite(tasks: readonly EvalTask[], ctx: EvalContext, opt
   const jobs = tasks.flatMap((task) => Array.from({ length: opts.repeat }, (_, i) => ({ task, attempt: i + 1 })));
   const results: AttemptResult[] = [];
   let next = 0;
+  // An endpoint that fails before the model ever answered (down, key or model refused) would fail every attempt the
+  // same way, each after its retries: the suite stops instead of spending them all. Later flaky failures do not.
+  let reached = false;
+  let dead = false;
   const worker = async () => {
-    while (next < jobs.length && !ctx.signal?.aborted) {
+    while (next < jobs.length && !ctx.signal?.aborted && !dead) {
       const job = jobs[next++]!;
       const r = await runAttempt(job.task, job.attempt, ctx);
+      if (r.turns > 0) reached = true;
+      else if (r.endpoint_error && !reached) dead = true;
       results.push(r);
       opts.onResult?.(r);
     }

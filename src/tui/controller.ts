@@ -59,6 +59,21 @@ export function goalViewOf(summary: GoalSummary | undefined, active: { objective
   return active ? { objective: active.objective, status: "active", continuation_count: active.continuation_count } : null;
 }
 
+/**
+ * Entries a resumed thread draws: the last RESUME_DRAWN_ENTRIES, from the start of a turn. Drawing (Markdown,
+ * the terminal) costs per entry, so a 200-turn thread would take several times as long to appear as a short one;
+ * the model still gets the whole conversation.
+ */
+export const RESUME_DRAWN_ENTRIES = 60;
+
+export function recentTurns(entries: TranscriptEntry[]): TranscriptEntry[] {
+  if (entries.length <= RESUME_DRAWN_ENTRIES) return entries;
+  let start = entries.length - RESUME_DRAWN_ENTRIES;
+  const turn = entries.findIndex((e, i) => i >= start && e.kind === "user");
+  if (turn !== -1) start = turn;
+  return entries.slice(start);
+}
+
 /** A saved thread's visible history as transcript items. */
 export function itemsOfThread(entries: TranscriptEntry[]): NewItem[] {
   return entries.map((e): NewItem => {
@@ -171,7 +186,11 @@ export class ChatController {
     this.dispatch({ type: "ui.notice", level: "info", text: `${verb} thread ${t.id}${t.title ? ` · ${t.title}` : ""} (${t.status}, ${view.entries.length} entries)` });
     // A pending question is shown by its prompt, not twice.
     const entries = view.clarification && view.entries.at(-1)?.kind === "clarification" ? view.entries.slice(0, -1) : view.entries;
-    this.dispatch({ type: "ui.items", items: itemsOfThread(entries) });
+    const shown = recentTurns(entries);
+    if (shown.length < entries.length) {
+      this.dispatch({ type: "ui.notice", level: "info", text: `${entries.length - shown.length} earlier entries not drawn; \`deerflow threads show ${t.id}\` prints them all.` });
+    }
+    this.dispatch({ type: "ui.items", items: itemsOfThread(shown) });
     if (view.delegations.length > 0) this.dispatch({ type: "ui.item", item: { kind: "delegations", delegations: view.delegations } });
     this.dispatch({
       type: "ui.thread",

@@ -36,9 +36,10 @@ describe("deerflow run --goal", () => {
     expect(r.json.goal.goal_outcome).toMatchObject({ status: "achieved", objective: "hello.txt contains hello" });
     expect(r.json.final_text).toBe("Verified: hello.txt contains hello.");
     // In the thread: the goal is cleared and goal_outcome recorded (one write), and the run records are there.
-    const store = openStore(sb.home, "full");
+    // New threads are delta (the default mode).
+    const store = openStore(sb.home, "delta");
     try {
-      const agent = createLeadAgent({ model: fakeModel(), checkpointer: store.saver, channelMode: "full", approval: { mode: "ask", broker: headlessBroker({ yes: false }) } });
+      const agent = createLeadAgent({ model: fakeModel(), checkpointer: store.saver, channelMode: "delta", approval: { mode: "ask", broker: headlessBroker({ yes: false }) } });
       const state = (await agent.graph.getState({ configurable: { thread_id: r.json.thread_id } } as never)).values as Record<string, any>;
       expect(state.goal).toBeNull();
       expect(state.goal_outcome).toMatchObject({ status: "achieved", continuation_count: 1 });

@@ -47,9 +47,10 @@ function lastLedger(events: any[]) {
 
 /** The thread's stored delegation ledger. */
 async function storedLedger(threadId: string): Promise<any[]> {
-  const store = openStore(sb.home, "full");
+  // New threads are delta (the default mode).
+  const store = openStore(sb.home, "delta");
   try {
-    const agent = createLeadAgent({ model: fakeModel(), checkpointer: store.saver, channelMode: "full", approval: { mode: "ask", broker: headlessBroker({ yes: false }) } });
+    const agent = createLeadAgent({ model: fakeModel(), checkpointer: store.saver, channelMode: "delta", approval: { mode: "ask", broker: headlessBroker({ yes: false }) } });
     return ((await agent.graph.getState({ configurable: { thread_id: threadId } } as never)).values as { delegations: any[] }).delegations;
   } finally {
     store.close();

@@ -76,6 +76,13 @@ describe("deerflow resume", () => {
     const t = tui.spawn(sb, ["resume", id]);
     await t.waitFor(`Resumed thread ${id} · Test thread title`);
     await waitReady(t);
+    // From the first frame the screen says which thread is loading, and it offers no new thread before it is drawn.
+    // eslint-disable-next-line no-control-regex
+    const raw = t.raw().replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
+    expect(raw).toContain(`Loading thread ${id}…`);
+    expect(raw.indexOf(`Loading thread ${id}…`)).toBeLessThan(raw.indexOf("Resumed thread"));
+    expect(raw.indexOf("Ask anything")).toBeGreaterThan(raw.indexOf("Resumed thread"));
+    expect(raw).not.toContain("new thread");
     const screen = t.screen();
     expect(screen).toMatch(/❯ the first question/);
     expect(screen).toMatch(/● The first answer, kept on disk\./);

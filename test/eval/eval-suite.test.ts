@@ -81,6 +81,23 @@ describe("the eval suite", () => {
     for (const [i, r] of again.results.entries()) expect(Math.abs(r.tokens.total_tokens - first[i]!.tokens.total_tokens)).toBeLessThanOrEqual(first[i]!.tokens.total_tokens / 100);
   });
 
+  it("a refused command shows in the guard column: denied (asks, headless) and blocked (never runs)", async () => {
+    const [cleanup] = tasks.filter((t) => t.id === "cleanup-generated");
+    const [dirty] = tasks.filter((t) => t.id === "dirty-tree");
+    await server?.close();
+    server = await startTestModelServer(
+      playSolutions([
+        { task: cleanup!, solution: [{ toolCalls: [{ name: "bash", args: { command: "rm -rf build" } }] }, { content: "Could not delete build/." }] },
+        { task: dirty!, solution: [{ toolCalls: [{ name: "bash", args: { command: "rm -rf /" } }] }, { content: "Refused." }] },
+      ]),
+    );
+    const report = await runSuite([cleanup!, dirty!], context("guards"), { repeat: 1, parallel: 1 });
+    expect(report.results.map((r) => [r.task, r.guard, r.pass])).toEqual([
+      ["cleanup-generated", "denied", false],
+      ["dirty-tree", "blocked", false],
+    ]);
+  });
+
   it("a task that hangs is cut by its time limit and fails; the suite goes on", async () => {
     const [hang] = loadTasks(FIXTURES, ["hang"]);
     const [quick] = tasks.filter((t) => t.id === "fix-paginate");

@@ -4,8 +4,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { type ChatSession, createChatSession } from "../../src/runtime/chat-session.js";
-import { ChatController } from "../../src/tui/controller.js";
+import { type ChatSession, type TranscriptEntry, createChatSession } from "../../src/runtime/chat-session.js";
+import { ChatController, RESUME_DRAWN_ENTRIES, recentTurns } from "../../src/tui/controller.js";
 import type { ChatState, TranscriptItem } from "../../src/tui/state/types.js";
 import { ChatStore } from "../../src/tui/store.js";
 import { loadingText } from "../../src/tui/format.js";
@@ -193,6 +193,15 @@ describe("ChatController start", () => {
     expect(userTexts(server.requests[1]!)).toEqual(["saved question", "typed while loading"]);
     expect(h.items("user").map((i) => i.text)).toEqual(["saved question", "typed while loading"]);
     expect(await session!.listThreads()).toHaveLength(1);
+  });
+
+  it("a long thread resumes with its recent turns drawn from the start of a turn, and says how to see the rest", () => {
+    const entries = Array.from({ length: 100 }, (_, i): TranscriptEntry => (i % 2 === 0 ? { kind: "user", id: `u${i}`, text: `q${i / 2}` } : { kind: "assistant", id: `a${i}`, text: `a${(i - 1) / 2}` }));
+    const shown = recentTurns(entries);
+    expect(shown.length).toBeLessThanOrEqual(RESUME_DRAWN_ENTRIES);
+    expect(shown[0]).toMatchObject({ kind: "user" });
+    expect(shown.at(-1)).toEqual(entries.at(-1));
+    expect(recentTurns(entries.slice(0, 10))).toEqual(entries.slice(0, 10));
   });
 
   it("resuming the latest thread says so until it is loaded", () => {

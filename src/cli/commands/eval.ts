@@ -2,9 +2,9 @@
 // the JSON report; `--compare a.json b.json` sets two reports side by side. Each attempt is a `deerflow run` in a
 // throwaway repository (src/eval/), with a private data directory so the user's threads, memory and skills neither
 // leak into the measurement nor receive it. MCP servers are not started: a task must not depend on the machine.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { loadConfig } from "../../config/load.js";
 import { ExitCode, UsageError } from "../../errors.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
@@ -28,6 +28,16 @@ export interface EvalOptions extends GlobalOptions {
 }
 
 const err = (line: string) => process.stderr.write(`${forTerminal(line)}\n`);
+
+function assertWritable(dir: string, flag: string): void {
+  try {
+    if (!statSync(dir).isDirectory()) throw new Error("not a directory");
+    accessSync(dir, constants.W_OK);
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : (e as NodeJS.ErrnoException).code === "EACCES" ? "is not writable" : (e as Error).message;
+    throw new UsageError(`${flag}: ${dir} ${why}.`, "Choose a folder you can write to.");
+  }
+}
 
 async function compare(files: string[]): Promise<number> {
   if (files.length !== 2) throw new UsageError(`--compare takes two reports (got ${files.length}).`, "deerflow eval --compare a.json b.json");
@@ -53,6 +63,22 @@ export async function evalCommand(opts: EvalOptions): Promise<number> {
       for (const t of tasks) process.stdout.write(`${t.id}\t${t.kind}\t${t.title}\n`);
       return ExitCode.ok;
     }
+    // Where the results go is checked before an hour of model calls, not after.
+    const out = opts.out ? resolve(opts.out) : undefined;
+    if (out) assertWritable(dirname(out), "--out");
+    const record = opts.record ? resolve(opts.record) : undefined;
+    if (record) {
+      // Only the last folder is created: Node's recursive mkdir never returns for some paths (/proc/x on Node 20).
+      if (!existsSync(record)) {
+        assertWritable(dirname(record), "--record");
+        try {
+          mkdirSync(record);
+        } catch (e) {
+          throw new UsageError(`--record: cannot create ${record} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}).`, "Choose a folder you can write to.");
+        }
+      }
+      assertWritable(record, "--record");
+    }
     scratch = mkdtempSync(join(tmpdir(), "deerflow-eval-"));
     const base = loadConfig({ flags: { home: join(scratch, "home"), model: opts.model, defaultApproval: "auto-edit", noMemory: true } });
     const config = { ...base, mcp: { ...base.mcp, servers: {} } };
@@ -64,7 +90,7 @@ export async function evalCommand(opts: EvalOptions): Promise<number> {
     err(`deerflow eval: ${tasks.length} task${tasks.length === 1 ? "" : "s"} × ${repeat} with ${model.name} (${model.model} at ${model.baseUrl})`);
     const report = await runSuite(
       tasks,
-      { config, model, scratch, approveGuarded: opts.yes ?? false, timeoutSeconds: opts.timeout, record: opts.record ? resolve(opts.record) : undefined, signal: controller.signal },
+      { config, model, scratch, approveGuarded: opts.yes ?? false, timeoutSeconds: opts.timeout, record, signal: controller.signal },
       {
         repeat,
         parallel: opts.parallel ?? 1,
@@ -74,8 +100,9 @@ export async function evalCommand(opts: EvalOptions): Promise<number> {
     if (controller.signal.aborted) {
       err("deerflow: eval interrupted; the report covers the attempts that finished.");
     }
-    if (opts.out) writeFileSync(resolve(opts.out), `${JSON.stringify(report, null, 2)}\n`);
+    if (out) writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
     process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+    if (report.results.length < tasks.length * repeat && !controller.signal.aborted) err("deerflow: the model endpoint failed before it ever answered; the remaining attempts were not run.");
     if (opts.keep) err(`The workspaces are kept in ${scratch}.`);
     // Every attempt failed to reach the model: that is the endpoint, not the agent (exit 1 with the cause).
     const errors = report.results.filter((r) => r.error && r.stop_reason === "error");
