@@ -18,7 +18,8 @@ afterAll(async () => db?.drop());
 const userTexts = (body: { messages: { role: string; content: unknown }[] }) =>
   body.messages.filter((m) => m.role === "user" || m.role === "assistant").map((m) => `${m.role}:${typeof m.content === "string" ? m.content : "…"}`).filter((t) => !t.includes("<system-reminder>"));
 
-describe.skipIf(pgSkip)("db migrate", () => {
+// 50 threads made and copied through the CLI: generous on a loaded machine.
+describe.skipIf(pgSkip)("db migrate", { timeout: 300_000 }, () => {
   it("copies 50 threads, verified; a re-run skips them; one continues from the team database", async () => {
     const sb = e2e.sandbox();
     const config = loadConfig({ env: { ...sb.env }, cwd: sb.cwd, userHome: sb.userHome });
