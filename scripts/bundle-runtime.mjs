@@ -18,5 +18,7 @@ const bundle = await rolldown({
   external: (id) => /^(better-sqlite3|pg-native)(\/|$)/.test(id),
   logLevel: "warn",
 });
-await bundle.write({ dir: outDir, format: "esm", minify: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" });
+// keepNames: LangChain serializes a message by its class name (`RemoveMessage`); mangled names ("Sd") written into a
+// checkpoint by the bundled chat made the thread unreadable to the unbundled `deerflow run` ("Invalid identifer").
+await bundle.write({ dir: outDir, format: "esm", minify: true, keepNames: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" });
 await bundle.close();

@@ -29,5 +29,7 @@ const bundle = await rolldown({
 if (leaked.size > 0) {
   throw new Error(`The TUI bundle must not contain the runtime (import it as a type, or load it through ChatSession):\n  ${[...leaked].join("\n  ")}`);
 }
-await bundle.write({ dir: outDir, format: "esm", minify: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" });
+// keepNames: LangChain serializes a message by its class name (`RemoveMessage`); mangled names ("Sd") written into a
+// checkpoint by the bundled chat made the thread unreadable to the unbundled `deerflow run` ("Invalid identifer").
+await bundle.write({ dir: outDir, format: "esm", minify: true, keepNames: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" });
 await bundle.close();

@@ -126,7 +126,7 @@ describe("the terminal closes during a run", () => {
     // Unlocked: a headless run continues the thread at once.
     e2e.server.push({ content: "continued" });
     const r = await sb.run(["run", "--thread", thread!.id, "go on"]);
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain("continued");
   }, 60_000);
 });
