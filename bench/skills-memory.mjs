@@ -2,7 +2,8 @@
 // answers, so deerflow's own work shows): with 50 installed skills and memory on (each start drains the run the
 // previous one queued: one more model call and the SQLite writes) against memory off and no skills, in the same
 // run, interleaved, medians.
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
@@ -48,19 +49,20 @@ export async function benchSkillsMemory() {
   const s = await stub();
   const base = world(s.url, { memory: false, skills: 0 });
   const full = world(s.url, { memory: true, skills: 50 });
-  const time = (w) => {
+  // Async: the stub answers from this process, so a synchronous spawn would block it and the run would wait forever.
+  const time = async (w) => {
     const t0 = performance.now();
-    execFileSync(process.execPath, [BIN, "run", "hi"], { cwd: w.cwd, env: w.env, stdio: "ignore" });
+    await promisify(execFile)(process.execPath, [BIN, "run", "hi"], { cwd: w.cwd, env: w.env });
     return performance.now() - t0;
   };
   try {
-    time(base);
-    time(full); // warm-up; also leaves one run queued, so every measured start drains one
+    await time(base);
+    await time(full); // warm-up; also leaves one run queued, so every measured start drains one
     const a = [];
     const b = [];
     for (let i = 0; i < RUNS; i++) {
-      a.push(time(base));
-      b.push(time(full));
+      a.push(await time(base));
+      b.push(await time(full));
     }
     const ma = median(a);
     const mb = median(b);
