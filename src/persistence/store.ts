@@ -41,7 +41,7 @@ export type StoreSaver = BaseCheckpointSaver & {
   rollbackTo(threadId: string, mark: RollbackMark): Awaitable<void>;
   /**
    * Slims the thread's step checkpoints that rollback and rewind (the runs' `marks`) cannot go back to; the policy is
-   * in sqlite-prune.ts. Optional: a store without it keeps every checkpoint whole.
+   * in checkpoint-prune.ts (both stores have it). Optional: a saver without it keeps every checkpoint whole.
    */
   prune?(threadId: string, marks: readonly RollbackMark[]): Awaitable<unknown>;
 };

@@ -272,7 +272,7 @@ export class ThreadRuntime {
 
   /**
    * After a good run (still under the thread's lock): the thread's step checkpoints that rollback and rewind cannot
-   * go back to are slimmed (policy: persistence/sqlite-prune.ts). A failure costs only disk and is retried after the
+   * go back to are slimmed (policy: persistence/checkpoint-prune.ts). A failure costs only disk and is retried after the
    * next run, so it never fails the run that already succeeded.
    */
   private async pruneCheckpoints(threadId: string): Promise<void> {
