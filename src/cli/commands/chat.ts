@@ -1,6 +1,10 @@
 // `deerflow [chat] [prompt]` and `deerflow resume <thread>`: the interactive TUI. It needs a terminal on both
 // ends; scripts use `deerflow run`. The TUI bundle paints its first frame before the runtime is imported.
 import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadBundle, type LoadedBundle } from "../code-cache.js";
 import { UsageError } from "../../errors.js";
 import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
 import type { GlobalOptions } from "../main.js";
@@ -44,15 +48,32 @@ async function importTui() {
   }
 }
 
+type Runtime = typeof import("../../runtime/chat-session.js");
+
 /**
  * The chat's runtime as one bundled file (scripts/bundle-runtime.mjs): a third of the time to load the ~1,500
- * modules it is made of. Every use in the chat goes through it, so the session, its stores and its sandbox are one
- * copy. Running from src (tests) there is no bundle: the modules load as they are.
+ * modules it is made of, and compiled once per bundle and node version (code-cache.ts keeps V8's compiled code in
+ * `<home>/cache/`). Every use in the chat goes through it, so the session, its stores and its sandbox are one copy.
+ * Running from src (tests) there is no bundle: the modules load as they are.
  */
-async function importRuntime(): Promise<typeof import("../../runtime/chat-session.js")> {
-  const bundled = new URL("../../runtime-bundle/chat-session.js", import.meta.url);
-  if (existsSync(bundled)) return (await import(bundled.href)) as typeof import("../../runtime/chat-session.js");
-  return import("../../runtime/chat-session.js");
+let runtime: Promise<{ exports: Runtime; saveCache(): void }> | undefined;
+function importRuntime(home: string | undefined): Promise<Runtime> {
+  runtime ??= (async () => {
+    const bundled = fileURLToPath(new URL("../../runtime-bundle/chat-session.cjs", import.meta.url));
+    if (!existsSync(bundled)) return { exports: await import("../../runtime/chat-session.js"), saveCache: () => {} };
+    // The home as the flags and environment name it (a `home` set in .deerflowrc is known only to the runtime).
+    const cacheDir = join(resolve(home ?? process.env.DEERFLOW_HOME ?? join(homedir(), ".deerflow")), "cache");
+    return loadBundle<Runtime>(bundled, cacheDir) satisfies LoadedBundle<Runtime>;
+  })();
+  return runtime.then((r) => r.exports);
+}
+
+/**
+ * Once the session is up, keep the code compiled so far (the bundle and what start-up ran of it) for the next start.
+ * Only the first start with a new bundle or node pays for it (tens of ms); a no-op when the cache was used.
+ */
+async function saveRuntimeCache(): Promise<void> {
+  (await runtime)?.saveCache();
 }
 
 export async function chatCommand(words: string[], opts: ChatOptions): Promise<number> {
@@ -77,15 +98,17 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
       planMode: opts.plan,
       start: { prompt: words.join(" "), goal: opts.goal, resume },
       firstRun: {
-        choices: async (err) => (await importRuntime()).firstRunChoices(err),
-        save: async (choice) => (await importRuntime()).saveFirstRunChoice(choice),
+        choices: async (err) => (await importRuntime(opts.home)).firstRunChoices(err),
+        save: async (choice) => (await importRuntime(opts.home)).saveFirstRunChoice(choice),
       },
       loadSession: async () => {
-        const { createChatSession } = await importRuntime();
-        return createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, noMemory: opts.memory === false, allowDangerousWorkspace: opts.allowDangerousWorkspace });
+        const { createChatSession } = await importRuntime(opts.home);
+        const session = await createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, noMemory: opts.memory === false, allowDangerousWorkspace: opts.allowDangerousWorkspace });
+        await saveRuntimeCache();
+        return session;
       },
     });
-    await (await importRuntime()).closeChatShell();
+    await (await importRuntime(opts.home)).closeChatShell();
     if (exit.threadId) process.stdout.write(`Thread ${exit.threadId} is saved. Continue it with: deerflow resume ${exit.threadId}\n`);
     return 0;
   } catch (err) {
