@@ -8,7 +8,6 @@ import { dirname, join, resolve } from "node:path";
 import { loadConfig } from "../../config/load.js";
 import { ExitCode, UsageError } from "../../errors.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
-import { findBwrap } from "../../sandbox/run-shell.js";
 import { requireModelOrDiscover } from "../discovered-model.js";
 import type { GlobalOptions } from "../main.js";
 import { reportFatal } from "../report-error.js";
@@ -87,7 +86,7 @@ export async function evalCommand(opts: EvalOptions): Promise<number> {
     // suite) nor the other attempts' folders in the scratch directory: only its own workspace is bound again.
     const hidden = [...taskIds(suiteRoot).map((id) => join(suiteRoot, id)), scratch];
     const config = { ...base, mcp: { ...base.mcp, servers: {} }, sandbox: { ...base.sandbox, hidden } };
-    if (!findBwrap()) err("deerflow eval: bubblewrap is not available, so the agent's shell runs unconfined and could read the tasks' hidden checks; install the `bubblewrap` package for a fair measurement.");
+    if (!(await import("../../sandbox/run-shell.js")).findBwrap()) err("deerflow eval: bubblewrap is not available, so the agent's shell runs unconfined and could read the tasks' hidden checks; install the `bubblewrap` package for a fair measurement.");
     const model = await requireModelOrDiscover(config);
     runtimeLoaded = true;
     const { runSuite } = await import("../../eval/suite.js");
