@@ -86,4 +86,16 @@ describe.skipIf(!HAS_BWRAP || !existsSync(OUTSIDE_TMP))("an eval model that look
       rmSync(root, { recursive: true, force: true });
     }
   }, 360_000);
+
+  it("a task whose answer check is not a regular expression is refused when loaded, before any model call", async () => {
+    const sb = e2e.sandbox();
+    const task = join(sb.cwd, "suite", "bad-regex");
+    mkdirSync(join(task, "repo"), { recursive: true });
+    writeFileSync(join(task, "repo", "README.md"), "x\n");
+    writeFileSync(join(task, "task.json"), JSON.stringify({ kind: "explain-no-change", title: "t", prompt: "p", check: { answerMatches: ["ok", "(unclosed"] } }));
+    const r = await sb.run(["eval", "--suite", join(sb.cwd, "suite")]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^deerflow: .*bad-regex\/task\.json: check\.answerMatches\.1: not a valid regular expression\./)]);
+    expect(e2e.server.requests).toHaveLength(0);
+  });
 });
