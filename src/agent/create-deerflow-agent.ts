@@ -3,13 +3,14 @@
 // schemas to the checkpoint channel mode and compiles langchain's createAgent graph.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { StateSchema } from "@langchain/langgraph";
+import { type BaseChannel, StateSchema } from "@langchain/langgraph";
 import { type AgentMiddleware, createAgent } from "langchain";
 import { isGuardedSaver } from "../persistence/mode-gate.js";
 import { adaptMiddlewareStateSchemaToMode, adaptStateSchemaToMode, createThreadStateSchema } from "../state/thread-state.js";
 import { placeExtras } from "./anchors.js";
 import { AgentOptionsError, MiddlewareTypeError } from "./errors.js";
 import { isMiddleware } from "./is-middleware.js";
+import { STATE_HOOKS, fuseHooks } from "./fuse-hooks.js";
 import { piiRedactionMiddleware } from "../middleware/pii-redaction.js";
 
 import { TERMINAL_MIDDLEWARE, buildFeatureStack, resolveFeatures, terminalMiddleware, type RuntimeFeatures } from "./features.js";
@@ -50,6 +51,11 @@ export interface DeerflowAgentOptions {
    * summarization's side call. Default false.
    */
   piiRedaction?: boolean;
+  /**
+   * Internal (tests): false builds langchain's graph with one node per hook, the reference the fused graph is
+   * compared with. Default true: consecutive hooks of a kind run as one node (see fuse-hooks.ts).
+   */
+  hookFusion?: boolean;
 }
 
 function describeType(x: unknown): string {
@@ -139,7 +145,6 @@ function validate(options: DeerflowAgentOptions): void {
   }
 }
 
-const STATE_HOOKS = ["beforeAgent", "beforeModel", "afterModel", "afterAgent"] as const;
 type Hook = ((...args: unknown[]) => unknown) | { hook: (...args: unknown[]) => unknown; canJumpTo?: unknown };
 
 /**
@@ -215,15 +220,20 @@ export function createDeerflowAgent(model: BaseChatModel | string, tools: readon
   const stateSchema = options.stateSchema
     ? adaptStateSchemaToMode(new StateSchema({ ...threadState.fields, ...options.stateSchema.fields }), mode, { snapshotFrequency, ensureMessages: true })
     : threadState;
-  return createAgent({
+  // The fused nodes apply writes through the compiled graph's own channels, known once createAgent has built it.
+  let channels: Record<string, BaseChannel> | undefined;
+  const nodes = options.hookFusion === false ? middleware : fuseHooks(middleware, () => channels!);
+  const agent = createAgent({
     model: model as never,
     tools: userTools,
     systemPrompt: options.systemPrompt,
-    middleware: middleware as never,
+    middleware: nodes as never,
     stateSchema: stateSchema as never,
     checkpointer: options.checkpointer,
     name: options.name ?? "default",
   });
+  channels = (agent.graph as unknown as { channels: Record<string, BaseChannel> }).channels;
+  return agent;
 }
 
 export type DeerflowAgent = ReturnType<typeof createDeerflowAgent>;
