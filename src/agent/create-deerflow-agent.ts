@@ -10,7 +10,7 @@ import { adaptMiddlewareStateSchemaToMode, adaptStateSchemaToMode, createThreadS
 import { placeExtras } from "./anchors.js";
 import { AgentOptionsError, MiddlewareTypeError } from "./errors.js";
 import { isMiddleware } from "./is-middleware.js";
-import { STATE_HOOKS, fuseHooks } from "./fuse-hooks.js";
+import { STATE_HOOKS, exitNodeOf, fuseHooks } from "./fuse-hooks.js";
 import { piiRedactionMiddleware } from "../middleware/pii-redaction.js";
 
 import { TERMINAL_MIDDLEWARE, buildFeatureStack, resolveFeatures, terminalMiddleware, type RuntimeFeatures } from "./features.js";
@@ -233,7 +233,27 @@ export function createDeerflowAgent(model: BaseChatModel | string, tools: readon
     name: options.name ?? "default",
   });
   channels = (agent.graph as unknown as { channels: Record<string, BaseChannel> }).channels;
+  attributeOrphanUpdates(agent.graph as unknown as Updatable, exitNodeOf(nodes));
   return agent;
+}
+
+type Updatable = { updateState(config: unknown, values: unknown, asNode?: string): Promise<unknown> };
+
+/**
+ * updateState without `asNode` attributes the update to the node that wrote the thread's last checkpoint. A thread
+ * written by an older build (one node per hook: "Sandbox.after_agent") names a node this graph no longer has, and
+ * LangGraph refuses ("Node … does not exist"): such an update is attributed to the node that ends a run instead.
+ */
+function attributeOrphanUpdates(graph: Updatable, exitNode: string): void {
+  const update = graph.updateState.bind(graph);
+  graph.updateState = async (config, values, asNode) => {
+    try {
+      return await update(config, values, asNode);
+    } catch (e) {
+      if (asNode !== undefined || (e as Error)?.name !== "InvalidUpdateError" || !/does not exist/.test((e as Error).message)) throw e;
+      return update(config, values, exitNode);
+    }
+  };
 }
 
 export type DeerflowAgent = ReturnType<typeof createDeerflowAgent>;

@@ -179,7 +179,7 @@ function groupsOf(kind: StateHook, stack: readonly AgentMiddleware[]): number[][
 
 /**
  * The stack with each run of two or more hooks of a kind moved into one "carrier" middleware (named
- * `<kind>(<first>..<last>)`, so its node is e.g. `beforeModel(ThreadData..Clarification).before_model`) placed where
+ * `<kind>(..<last>)`, so its node is e.g. `beforeModel(..Clarification).before_model`) placed where
  * the run's order among that kind's nodes is kept. The members keep everything else (schemas, tools, wrappers).
  * `channels` gives the compiled graph's channels (known once createAgent has built it).
  */
@@ -191,7 +191,9 @@ export function fuseHooks(stack: readonly AgentMiddleware[], channels: Channels)
       if (group.length < 2) continue;
       const ms = group.map((i) => stack[i]!);
       for (const i of group) delete members[i]![kind];
-      const carrier = { name: `${kind}(${ms[0]!.name}..${ms.at(-1)!.name})`, [kind]: fusedHook(kind, ms, channels), [CARRIER]: true } as Record<string | symbol, unknown>;
+      // Named after the hook that runs last (the node langchain's graph would have written last), so a graph built
+      // from a slightly different stack (the runtime's state-only agent) still has the node a checkpoint names.
+      const carrier = { name: `${kind}(..${ms.at(-1)!.name})`, [kind]: fusedHook(kind, ms, channels), [CARRIER]: true } as Record<string | symbol, unknown>;
       const schema = unionSchema(ms);
       if (schema) carrier.stateSchema = schema;
       // Before* nodes run in list order, after* in reverse: next to the group's highest index keeps the order.
@@ -200,4 +202,10 @@ export function fuseHooks(stack: readonly AgentMiddleware[], channels: Channels)
     }
   }
   return members.flatMap((m, i) => [m as unknown as AgentMiddleware, ...(carriersAfter.get(i) ?? [])]);
+}
+
+/** The node that ends a normal run (the last after-agent node, else the model node). */
+export function exitNodeOf(nodes: readonly AgentMiddleware[]): string {
+  const last = nodes.find((m) => (m as unknown as Record<string, unknown>).afterAgent);
+  return last ? `${last.name}.after_agent` : "model_request";
 }
