@@ -1,8 +1,10 @@
 // Bundles the chat's runtime (runtime/chat-session.js with LangChain, LangGraph, the OpenAI client, zod, MCP…) into
-// dist/runtime-bundle/chat-session.js after tsc. Node loads it as some 1,500 separate ES modules otherwise: resolving,
+// dist/runtime-bundle/chat-session.cjs after tsc. Node loads it as some 1,500 separate ES modules otherwise: resolving,
 // reading and compiling them took 1.4-2.7 s on the shared 2-core machine against 0.5-0.6 s for one minified file
 // (`npm run bench`: "ready"). `deerflow chat` loads the session from here; everything else uses dist/ as compiled.
 // Native and optional packages stay external (loaded from node_modules as usual).
+// CommonJS, one file: src/cli/code-cache.ts compiles it as a vm.Script with V8's code cache, which Node 20 offers for
+// scripts only (not ES modules); that takes most of the remaining compile time off every start after the first.
 import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
@@ -20,5 +22,5 @@ const bundle = await rolldown({
 });
 // keepNames: LangChain serializes a message by its class name (`RemoveMessage`); mangled names ("Sd") written into a
 // checkpoint by the bundled chat made the thread unreadable to the unbundled `deerflow run` ("Invalid identifer").
-await bundle.write({ dir: outDir, format: "esm", minify: true, keepNames: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" });
+await bundle.write({ dir: outDir, format: "cjs", codeSplitting: false, minify: true, keepNames: true, entryFileNames: "[name].cjs" });
 await bundle.close();

@@ -221,6 +221,11 @@ export function buildProgram(): Command {
 }
 
 export async function main(argv: string[]): Promise<void> {
+  // `deerflow threads | head -1`: the reader left. What is still to print goes nowhere; the command itself finishes
+  // (a run still saves its work), rather than dying on an unhandled EPIPE with a stack trace.
+  process.stdout.on("error", (err: NodeJS.ErrnoException) => {
+    if (err.code !== "EPIPE" && err.code !== "ERR_STREAM_DESTROYED") throw err;
+  });
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

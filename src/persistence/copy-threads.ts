@@ -60,6 +60,9 @@ export async function copyThreads(from: SqliteStore, to: Store, report: CopyRepo
       report.skipped.push(row.id);
       continue;
     }
+    // Not listed there, but a copy killed half-way (kill -9, the connection cut) may have left its rows: copied
+    // again from scratch, so the re-run finishes the job instead of tripping over them.
+    await to.deleteThreadRows(row.id);
     report.checkpoints += await copyCheckpoints(from, to, row.id);
     for (const run of from.runs.forThread(row.id)) {
       // Rollback marks are positions in the SQLite file: meaningless there, so not copied.

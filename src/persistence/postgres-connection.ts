@@ -1,10 +1,12 @@
 // Connecting to a team database (`database` / DEERFLOW_DATABASE_URL): the pool, the URL as it may be shown (never
 // with its password), and PostgreSQL's failures said as what they are, in one line.
 import pg from "pg";
-import { DeerflowError, ExitCode, type StoreWriteOutcome, formatErrorLine } from "../errors.js";
-import { errorChain } from "../vocabulary/error-chain.js";
+import { ConfigError, DeerflowError, ExitCode, type StoreWriteOutcome, formatErrorLine } from "../errors.js";
+import { isConnectionFault, pgCode } from "./postgres-faults.js";
 import { PG_MIGRATIONS, PG_SCHEMA, schemaVersion } from "./postgres-schema.js";
 import { VERSION_TABLE } from "./schema-tables.js";
+
+export { isConnectionFault, isServerRefusal } from "./postgres-faults.js";
 
 export function isPostgresUrl(url: string | undefined): url is string {
   return url !== undefined && /^postgres(ql)?:\/\//i.test(url.trim());
@@ -34,16 +36,7 @@ export function redactPassword(text: string, url: string): string {
   return out;
 }
 
-/** PostgreSQL cannot be reached or talked to right now (refused, reset, restarting, timed out): worth retrying. */
-export function isConnectionFault(err: unknown): boolean {
-  return errorChain(err).some((e) => {
-    const code = (e as { code?: unknown } | null)?.code;
-    if (typeof code !== "string") return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test((e as Error)?.message ?? "");
-    // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 25P03 idle-in-transaction timeout (a
-    // frozen process woken), 08xxx connection exceptions.
-    return ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND", "EAI_AGAIN", "57P01", "57P02", "57P03", "25P03"].includes(code) || code.startsWith("08");
-  });
-}
+
 
 /** What became of a run when the team database went away under it (said after the cause). */
 const outcomeText: Record<StoreWriteOutcome, string> = {
@@ -62,28 +55,42 @@ export class DatabaseUnavailableError extends DeerflowError {
   }
 }
 
-function pgCode(err: unknown): string | undefined {
-  for (const e of errorChain(err)) {
-    const code = (e as { code?: unknown } | null)?.code;
-    if (typeof code === "string") return code;
-  }
-  return undefined;
-}
 
 function describePgError(err: unknown): string {
   const code = pgCode(err);
   const msg = (err instanceof Error ? err.message : String(err)).split("\n")[0]!;
   if (code === "ECONNREFUSED") return "connection refused (is PostgreSQL running there?)";
   if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "the host name does not resolve";
-  if (code === "28P01" || code === "28000") return "the user name or password was rejected";
+  if (code === "28P01") return "the user name or password was rejected";
+  // 28000 is also pg_hba.conf turning the connection away (no entry for this host/user/database, or not without
+  // TLS): the server's own words say which.
+  if (code === "28000") return msg;
+  if (isTlsFault(err)) return `its TLS certificate was not accepted (${msg})`;
   if (code === "3D000") return msg; // database "x" does not exist
   if (code === "42501") return `permission denied (${msg})`;
   return msg || (code ?? "unknown error");
 }
 
+/** Node's TLS verdicts on the server's certificate (self-signed, unknown CA, wrong host name, expired). */
+function isTlsFault(err: unknown): boolean {
+  const code = pgCode(err) ?? "";
+  return /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS/.test(code);
+}
+
 function hintFor(err: unknown): string {
   const code = pgCode(err);
-  if (code === "28P01" || code === "28000") return "Check the user and password in `database` / DEERFLOW_DATABASE_URL.";
+  const msg = err instanceof Error ? err.message : String(err);
+  if (code === "28P01") return "Check the user and password in `database` / DEERFLOW_DATABASE_URL.";
+  if (code === "28000" && /no encryption/i.test(msg)) return "The server accepts this connection only over TLS: add `?sslmode=require` to the URL.";
+  if (code === "28000") return "The server's pg_hba.conf does not let this user in from here: ask its administrator, or check the user and database in the URL.";
+  if (isTlsFault(err)) return "Give the server's CA with `sslrootcert=/path/to/ca.crt` in the URL, or `sslmode=no-verify` to encrypt without checking who answers.";
+  if (/does not support SSL/i.test(msg)) return "That server does not offer TLS: remove `sslmode` from the URL, or enable ssl on the server.";
+  if (code === "57014") return "The server's statement_timeout cut a query short: raise it for deerflow's user (ALTER ROLE … SET statement_timeout = '60s').";
+  if (code === "53100") return "The database server is out of disk space: free space there, then run it again.";
+  if (code === "53300") return "The server has no connection slots left: raise max_connections, or run fewer deerflow processes at once.";
+  if (code?.startsWith("53")) return "The database server is short of resources: check its logs, then run it again.";
+  if (code?.startsWith("54")) return "A value is past a PostgreSQL limit: shorten what was sent (save large text as a workspace file) and run it again.";
+  if (code === "25006") return "The server is read-only (a standby, or default_transaction_read_only): point `database` at the primary.";
   if (code === "3D000") return "Create it first (createdb), or fix the database name in the URL.";
   if (code === "42501") return "The user needs CREATE on the database (GRANT CREATE ON DATABASE … TO …).";
   return "Check that PostgreSQL is running and reachable at that host and port, then try again.";
@@ -95,8 +102,40 @@ export function leaseSeconds(): number {
   return Number.isFinite(n) && n >= 1 ? n : 30;
 }
 
+/** `database` is not a URL the driver can use (a bad port, a stray bracket): a configuration error, exit 2. */
+export class DatabaseUrlError extends ConfigError {
+  constructor(url: string, detail: string) {
+    super(`The team database URL ${redactDatabaseUrl(url)} is not valid: ${redactPassword(detail, url)}.`, {
+      hint: "Fix `database` in .deerflowrc (or DEERFLOW_DATABASE_URL): host, a port up to 65535, the database name, and special characters in the user or password percent-encoded.",
+    });
+  }
+}
+
+/**
+ * Checks the URL as the driver parses it, before anything connects. Parsing also makes pg-connection-string warn,
+ * once per process and over several lines of stderr, that sslmode=require will mean less in pg 9: deerflow keeps
+ * today's meaning (the certificate is verified) and says what to do when one is refused, so the warning is dropped.
+ */
+function checkUrl(url: string): void {
+  const emit = process.emitWarning;
+  process.emitWarning = (() => {}) as typeof process.emitWarning;
+  try {
+    new pg.Client({ connectionString: url });
+  } catch (err) {
+    throw new DatabaseUrlError(url, (err instanceof Error ? err.message : String(err)).split("\n")[0]!);
+  } finally {
+    process.emitWarning = emit;
+  }
+}
+
+/** Postgres text and jsonb cannot hold U+0000; NUL in a text parameter becomes U+FFFD (bytea values are Buffers, kept). */
+function withoutNul(value: unknown): unknown {
+  return typeof value === "string" && value.includes("\0") ? value.replaceAll("\0", "\uFFFD") : value;
+}
+
 /** A pool whose connections use deerflow's schema; errors of idle connections (a server restart) never crash us. */
 export function openPool(url: string, max = 10): pg.Pool {
+  checkUrl(url);
   const pool = new pg.Pool({
     connectionString: url,
     max,
@@ -111,7 +150,14 @@ export function openPool(url: string, max = 10): pg.Pool {
   });
   // A client checked out when its server goes (a restart mid-transaction) emits 'error' with no pool listener, which
   // would crash the process; the query it was running fails instead, and that is retried.
-  pool.on("connect", (client) => client.on("error", () => {}));
+  pool.on("connect", (client) => {
+    client.on("error", () => {});
+    // Every statement, ours and the stock saver's, passes here: a title, a prompt or an archived message with a NUL
+    // byte in it is stored rather than failing the run.
+    const send = client.query.bind(client) as (...args: unknown[]) => unknown;
+    client.query = ((text: unknown, values?: unknown, ...rest: unknown[]) =>
+      send(text, Array.isArray(values) ? values.map(withoutNul) : values, ...rest)) as typeof client.query;
+  });
   // Single statements (ours and the stock saver's reads) ride out a restart here, so callers never wrap them again
   // (nested retries would multiply); transactions retry as a whole (withRetry around them).
   const query = pool.query.bind(pool) as (...args: unknown[]) => Promise<unknown>;

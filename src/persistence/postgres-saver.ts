@@ -20,7 +20,9 @@ import {
 } from "@langchain/langgraph-checkpoint";
 import { PostgresSaver } from "@langchain/langgraph-checkpoint-postgres";
 import type pg from "pg";
-import { CHANNEL_MODE_METADATA_KEY, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
+import { CHANNEL_MODE_METADATA_KEY, PRUNED_METADATA_KEY, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
+import type { PruneResult } from "./checkpoint-prune.js";
+import { prunePostgresThread } from "./postgres-prune.js";
 import { CheckpointModeMismatchError, GUARDED_SAVER_BRAND } from "./mode-gate.js";
 import { PG_SCHEMA, migratePostgres } from "./postgres-schema.js";
 import { DatabaseUnavailableError, isConnectionFault, withRetry } from "./postgres-connection.js";
@@ -109,7 +111,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
   }
 
   private static hideMarker(tuple: CheckpointTuple): CheckpointTuple {
-    const { [CHANNEL_MODE_METADATA_KEY]: _marker, ...rest } = (tuple.metadata ?? {}) as Record<string, unknown>;
+    const { [CHANNEL_MODE_METADATA_KEY]: _marker, [PRUNED_METADATA_KEY]: _pruned, ...rest } = (tuple.metadata ?? {}) as Record<string, unknown>;
     return { ...tuple, metadata: rest as CheckpointMetadata };
   }
 
@@ -177,6 +179,21 @@ export class DeerflowPostgresSaver extends PostgresSaver {
     await this.setup();
     await super.deleteThread(threadId);
     this.verifiedThreads.delete(threadId);
+  }
+
+  // ---- pruning -----------------------------------------------------------------------------------
+
+  /** Slims the thread's step checkpoints that rollback and rewind cannot go back to (policy: checkpoint-prune.ts). */
+  async prune(threadId: string, marks: readonly RollbackMark[]): Promise<PruneResult> {
+    await this.setup();
+    const mode = await this.getThreadChannelMode(threadId);
+    if (mode === undefined) return { checkpoints: 0, writes: 0, blobs: 0 };
+    return prunePostgresThread(this, threadId, mode as ChannelMode, marks);
+  }
+
+  /** The store's check before a write on the thread (its lease is still this run's), for writes made outside the saver. */
+  async beforeWriteOn(threadId: string): Promise<void> {
+    await this.beforeWrite?.(threadId);
   }
 
   // ---- rollback marks ----------------------------------------------------------------------------

@@ -446,7 +446,7 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
     })();
   }
 
-  /** Slims the thread's step checkpoints that rollback and rewind cannot go back to (policy: sqlite-prune.ts). */
+  /** Slims the thread's step checkpoints that rollback and rewind cannot go back to (policy: checkpoint-prune.ts). */
   async prune(threadId: string, marks: readonly RollbackMark[]): Promise<PruneResult> {
     const mode = this.getThreadChannelMode(threadId);
     if (mode === undefined) return { checkpoints: 0, writes: 0, blobs: 0 };

@@ -7,6 +7,7 @@ import type Database from "better-sqlite3";
 import { DataDirError, DatabaseCorruptError, StoreWriteError, UsageError } from "../errors.js";
 import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { errorChain } from "../vocabulary/error-chain.js";
+import { isServerRefusal } from "./postgres-faults.js";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { type RollbackMark, DeerflowSqliteSaver } from "./sqlite-saver.js";
 import { MessageArchive, type MessageArchiveLike } from "./message-archive.js";
@@ -40,7 +41,7 @@ export type StoreSaver = BaseCheckpointSaver & {
   rollbackTo(threadId: string, mark: RollbackMark): Awaitable<void>;
   /**
    * Slims the thread's step checkpoints that rollback and rewind (the runs' `marks`) cannot go back to; the policy is
-   * in sqlite-prune.ts. Optional: a store without it keeps every checkpoint whole.
+   * in checkpoint-prune.ts (both stores have it). Optional: a saver without it keeps every checkpoint whole.
    */
   prune?(threadId: string, marks: readonly RollbackMark[]): Awaitable<unknown>;
 };
@@ -81,8 +82,9 @@ export function isCorruption(err: unknown): boolean {
   return code === "SQLITE_CORRUPT" || code === "SQLITE_NOTADB" || code?.startsWith("SQLITE_CORRUPT_") === true;
 }
 
-/** The store could not write: disk full, I/O error, read-only file. */
+/** The store could not write: disk full, I/O error, read-only file (or the team database's server refused it). */
 export function isStoreWriteFailure(err: unknown): boolean {
+  if (isServerRefusal(err)) return true;
   const code = sqliteCode(err);
   if (code === "SQLITE_FULL" || code?.startsWith("SQLITE_IOERR") || code?.startsWith("SQLITE_READONLY")) return true;
   return errorChain(err).some((e) => (e as { code?: unknown } | null)?.code === "ENOSPC");

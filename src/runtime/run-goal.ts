@@ -8,7 +8,8 @@ import { redactingInvoker } from "../middleware/util/pii-messages.js";
 import type { GoalOutcome, GoalState } from "../state/types.js";
 import type { RunEvent } from "./events.js";
 import { evaluateGoal } from "./goal/evaluator.js";
-import { newGoalState, runGoal } from "./goal/goal-loop.js";
+import { newGoalState } from "./goal/goal-decision.js";
+import { runGoal } from "./goal/goal-loop.js";
 import { type RunRequest, type RunResult, runThread, updateThreadState } from "./run-thread.js";
 
 export interface GoalSummary {

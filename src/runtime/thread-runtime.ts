@@ -171,7 +171,7 @@ export class ThreadRuntime {
   /** A store fault as the user should read it: the file's path and what to do (other errors pass through). */
   private typedStoreError(err: unknown, outcome: StoreWriteOutcome): unknown {
     if (findDeerflowError(err)) return err;
-    if (this.config.database && isConnectionFault(err)) return new DatabaseUnavailableError(this.config.database, err, outcome);
+    if (this.config.database && (isConnectionFault(err) || isStoreWriteFailure(err))) return new DatabaseUnavailableError(this.config.database, err, outcome);
     if (isCorruption(err)) return new DatabaseCorruptError(this.store.path, (err as Error).message);
     if (isStoreWriteFailure(err)) return new StoreWriteError(this.store.path, (err as Error).message, outcome, sqliteCode(err)?.startsWith("SQLITE_READONLY"));
     return err;
@@ -272,7 +272,7 @@ export class ThreadRuntime {
 
   /**
    * After a good run (still under the thread's lock): the thread's step checkpoints that rollback and rewind cannot
-   * go back to are slimmed (policy: persistence/sqlite-prune.ts). A failure costs only disk and is retried after the
+   * go back to are slimmed (policy: persistence/checkpoint-prune.ts). A failure costs only disk and is retried after the
    * next run, so it never fails the run that already succeeded.
    */
   private async pruneCheckpoints(threadId: string): Promise<void> {

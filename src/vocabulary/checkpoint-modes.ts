@@ -9,5 +9,5 @@ export const CHANNEL_MODE_METADATA_KEY = "deerflow_channel_mode";
 /** The channels a delta-mode thread stores as per-step writes (ThreadState's `messages`); the rest are whole values. */
 export const DELTA_CHANNELS: readonly string[] = ["messages"];
 
-/** Metadata key set on a step checkpoint that pruning slimmed (see persistence/sqlite-prune.ts). */
+/** Metadata key set on a step checkpoint that pruning slimmed (see persistence/checkpoint-prune.ts). */
 export const PRUNED_METADATA_KEY = "deerflow_pruned";

@@ -3,7 +3,7 @@ import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { ChatOpenAI } from "@langchain/openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GOAL_EVALUATOR_PROMPT_PREFIX, evaluateGoal } from "../../../src/runtime/goal/evaluator.js";
-import { continuationMessage, newGoalState } from "../../../src/runtime/goal/goal-loop.js";
+import { continuationMessage, newGoalState } from "../../../src/runtime/goal/goal-decision.js";
 import { startTestModelServer, type TestModelServer } from "../../support/openai-server.js";
 
 let server: TestModelServer;

@@ -3,16 +3,8 @@ import { describe, expect, it } from "vitest";
 import { DeerflowError, ExitCode } from "../../../src/errors.js";
 import { isHiddenMessage } from "../../../src/vocabulary/message-markers.js";
 import type { RunResult } from "../../../src/runtime/run-thread.js";
-import {
-  type GoalEvent,
-  type GoalRunInput,
-  type StoredGoalEvaluation,
-  continuationMessage,
-  decideAfterRun,
-  hashReply,
-  newGoalState,
-  runGoal,
-} from "../../../src/runtime/goal/goal-loop.js";
+import { type GoalEvent, type GoalRunInput, runGoal } from "../../../src/runtime/goal/goal-loop.js";
+import { type StoredGoalEvaluation, continuationMessage, decideAfterRun, hashReply, newGoalState } from "../../../src/runtime/goal/goal-decision.js";
 import { GoalStateSchema } from "../../../src/state/schemas.js";
 import { GOAL_CLEAR, type GoalEvaluation, type GoalState } from "../../../src/state/types.js";
 import { mergeGoal } from "../../../src/state/reducers/goal.js";

@@ -1,0 +1,102 @@
+// Loads a CommonJS bundle (scripts/bundle-runtime.mjs) through V8's code cache. Compiling the ~2.4 MB chat runtime
+// is most of what importing it costs, and Node 20 has no compile cache of its own (module.enableCompileCache is 22+):
+// the compiled code, including the functions the first start-up compiled lazily, is kept in `<home>/cache/` and
+// handed back to V8 next time. The cache is only an accelerator: its name carries a hash of the bundle, the node and
+// V8 versions and the architecture (a rebuilt bundle or another node never reads an old one); its bytes carry their
+// own checksum (V8 checks the source length and flags, not the payload, in release builds); it is written to a
+// temporary file and renamed (a crash leaves no half file); anything unreadable or rejected is ignored and rewritten.
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { basename, dirname, join } from "node:path";
+import vm from "node:vm";
+
+const MAGIC = Buffer.from("deerflow code cache 1\n");
+const SUM_BYTES = 32;
+
+export interface LoadedBundle<T> {
+  exports: T;
+  /** How the cache was found: used, absent (first start, or a new bundle/node), or present but unusable. */
+  cache: "used" | "absent" | "corrupt" | "rejected";
+  /**
+   * Writes the compiled code to the cache unless it was used as it was. Call it once the bundle has done its start-up
+   * work, so the functions compiled lazily along the way are in it. Never throws: a cache that cannot be written
+   * (read-only home, full disk) only means the next start compiles again.
+   */
+  saveCache(): void;
+}
+
+function sum(bytes: Uint8Array): Buffer {
+  return createHash("sha256").update(bytes).digest();
+}
+
+function readCache(file: string): { data?: Buffer; state: "absent" | "corrupt" } {
+  let raw: Buffer;
+  try {
+    raw = readFileSync(file);
+  } catch {
+    return { state: "absent" };
+  }
+  const head = MAGIC.length + SUM_BYTES;
+  if (raw.length <= head || !raw.subarray(0, MAGIC.length).equals(MAGIC)) return { state: "corrupt" };
+  const data = raw.subarray(head);
+  if (!sum(data).equals(raw.subarray(MAGIC.length, head))) return { state: "corrupt" };
+  return { data, state: "absent" };
+}
+
+function writeCache(file: string, data: Buffer, prefix: string): void {
+  const dir = dirname(file);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, Buffer.concat([MAGIC, sum(data), data]), { mode: 0o600 });
+    renameSync(tmp, file);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  // The caches of older bundles or other node versions are dead weight (a couple of MB each).
+  for (const name of readdirSync(dir)) {
+    if (name.startsWith(prefix) && join(dir, name) !== file && !name.endsWith(".tmp")) rmSync(join(dir, name), { force: true });
+  }
+}
+
+/** The cache file of `bundle`'s current source under this node: `<dir>/<bundle>-<key>.v8cache`. */
+export function codeCacheFile(bundle: string, source: string, cacheDir: string): string {
+  const key = createHash("sha256").update(source).update(`\0${process.version}\0${process.versions.v8}\0${process.arch}`).digest("hex").slice(0, 32);
+  return join(cacheDir, `${basename(bundle)}-${key}.v8cache`);
+}
+
+/**
+ * Runs the CommonJS bundle `file` (as Node's own loader would: module, exports, require relative to it) and returns
+ * its exports. `cacheDir` undefined: no cache at all.
+ */
+export function loadBundle<T>(file: string, cacheDir: string | undefined): LoadedBundle<T> {
+  const source = readFileSync(file, "utf8");
+  const cacheFile = cacheDir === undefined ? undefined : codeCacheFile(file, source, cacheDir);
+  const found = cacheFile === undefined ? { state: "absent" as const } : readCache(cacheFile);
+  // The wrapper sits on a line of its own (lineOffset -1) so the bundle's positions in stack traces stay its own.
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
+    filename: file,
+    lineOffset: -1,
+    cachedData: found.data,
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const cache: LoadedBundle<T>["cache"] = found.data ? (script.cachedDataRejected ? "rejected" : "used") : found.state;
+  const module = { exports: {} as T };
+  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, createRequire(file), module, file, dirname(file));
+  let saved = cache === "used";
+  return {
+    exports: module.exports,
+    cache,
+    saveCache() {
+      if (saved || cacheFile === undefined) return;
+      saved = true;
+      try {
+        writeCache(cacheFile, script.createCachedData(), `${basename(file)}-`);
+      } catch {
+        // Only an accelerator: the next start compiles the bundle again.
+      }
+    },
+  };
+}
