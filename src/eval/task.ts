@@ -107,12 +107,17 @@ export function loadTask(dir: string, id: string): EvalTask {
   return { ...parsed.data, id, dir };
 }
 
+/** The ids of the tasks under `root`: its folders holding a task.json, sorted. */
+export function taskIds(root: string): string[] {
+  return readdirSync(root)
+    .filter((n) => existsSync(join(root, n, "task.json")))
+    .sort();
+}
+
 /** Every task under `root` (folders holding a task.json, sorted by id), or those named in `only`. */
 export function loadTasks(root: string, only?: readonly string[]): EvalTask[] {
   if (!existsSync(root) || !statSync(root).isDirectory()) throw new UsageError(`No eval tasks at ${root}.`, "Pass --suite <dir> with one folder per task (task.json + repo/).");
-  const ids = readdirSync(root)
-    .filter((n) => existsSync(join(root, n, "task.json")))
-    .sort();
+  const ids = taskIds(root);
   if (only?.length) {
     const unknown = only.filter((id) => !ids.includes(id));
     if (unknown.length) throw new UsageError(`Unknown eval task${unknown.length > 1 ? "s" : ""}: ${unknown.join(", ")}.`, `Known tasks: ${ids.join(", ")}.`);
