@@ -55,17 +55,46 @@ const narrowTextFastPath = {
   transform(code, id) {
     if (!/\/string-width\/index\.js$/.test(id) || !code.includes("function stringWidth(")) return undefined;
     const head = /export default function stringWidth\((input|string), options = \{\}\) \{/;
-    if (!head.test(code)) throw new Error(`string-width changed (${id}): revisit scripts/bundle-tui.mjs`);
+    if (!head.test(code) || !code.includes("import stripAnsi from 'strip-ansi';")) throw new Error(`string-width changed (${id}): revisit scripts/bundle-tui.mjs`);
     return code.replace(
       head,
       (_, input) =>
       `const narrowText = new RegExp(${JSON.stringify(NARROW_TEXT_SOURCE)});
 export default function stringWidth(input, options = {}) {
-  if (typeof input === "string" && options.ambiguousIsNarrow !== false && narrowText.test(input)) return input.length;
+  if (typeof input === "string" && options.ambiguousIsNarrow !== false) {
+    // Colours do not count (string-width strips them the same way unless told to count them).
+    const text = !options.countAnsiEscapeCodes && (input.includes("\u001B") || input.includes("\u009B")) ? stripAnsi(input) : input;
+    if (narrowText.test(text)) return text.length;
+  }
   return stringWidthOf(input, options);
 }
 function stringWidthOf(${input}, options = {}) {`,
     );
+  },
+};
+
+/**
+ * Intl.Segmenter's first construction loads ICU's break-iterator data (15-25 ms), and Ink's dependencies construct
+ * seven at load time; the first frame segments nothing (narrow text, above), so each is built on its first use.
+ */
+const LAZY_SEGMENTER = "\0deerflow-lazy-segmenter";
+const lazySegmenter = {
+  name: "lazy-segmenter",
+  resolveId: (id) => (id === LAZY_SEGMENTER ? id : undefined),
+  load: (id) =>
+    id === LAZY_SEGMENTER
+      ? `export class LazySegmenter {
+  #args; #segmenter;
+  constructor(...args) { this.#args = args; }
+  #real() { return (this.#segmenter ??= new Intl.Segmenter(...this.#args)); }
+  segment(text) { return this.#real().segment(text); }
+  resolvedOptions() { return this.#real().resolvedOptions(); }
+}`
+      : undefined,
+  transform(code, id) {
+    if (id === LAZY_SEGMENTER || !code.includes("new Intl.Segmenter")) return undefined;
+    if (!/^\s*(import|export)\s/m.test(code)) throw new Error(`${id} constructs an Intl.Segmenter outside an ES module: revisit scripts/bundle-tui.mjs`);
+    return `import { LazySegmenter as DeerflowLazySegmenter } from ${JSON.stringify(LAZY_SEGMENTER)};\n${code.replaceAll("new Intl.Segmenter", "new DeerflowLazySegmenter")}`;
   },
 };
 
@@ -83,7 +112,7 @@ const bundle = await rolldown({
     return false;
   },
   transform: { define: { "process.env.NODE_ENV": '"production"' } },
-  plugins: [noTopLevelAwait, narrowTextFastPath],
+  plugins: [noTopLevelAwait, narrowTextFastPath, lazySegmenter],
   logLevel: "warn",
 });
 if (leaked.size > 0) {

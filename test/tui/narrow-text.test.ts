@@ -1,5 +1,5 @@
 // The TUI bundle's string-width fast path (scripts/narrow-text.mjs, applied by scripts/bundle-tui.mjs) answers a
-// string made only of its characters with the string's length. That is only right if string-width itself says
+// string made only of its characters (once its colours are stripped) with the string's length. That is only right if string-width itself says
 // so: every code point of the set, in every copy of string-width the bundle contains, and strings mixing them.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -44,6 +44,18 @@ describe("narrow text fast path", () => {
         const s = chars.join("");
         expect(narrow.test(s)).toBe(true);
         for (const width of widths) expect(width(s)).toBe(s.length);
+      }),
+      { numRuns: 300 },
+    );
+    // Coloured as Ink colours text: string-width strips the escapes, so the width is the plain text's length.
+    const stripAnsi = (await import("strip-ansi")).default as (s: string) => string;
+    const colour = fc.constantFrom("\u001b[31m", "\u001b[39m", "\u001b[1m", "\u001b[22m", "\u001b[38;2;10;20;30m", "\u001b]8;;https://x.test\u0007", "\u001b]8;;\u0007");
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom(...setChars), colour), { maxLength: 60 }), (parts) => {
+        const s = parts.join("");
+        const plain = stripAnsi(s);
+        expect(narrow.test(plain)).toBe(true);
+        for (const width of widths) expect(width(s)).toBe(plain.length);
       }),
       { numRuns: 300 },
     );
