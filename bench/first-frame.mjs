@@ -2,6 +2,9 @@
 // way (time to exit) in the same run. The first frame is the chat screen with its input prompt ("Starting…" until
 // the runtime is loaded, then "Ask anything"); the time to "Ask anything" (runtime loaded) is shown too.
 // Nothing is contacted before the first frame: the model endpoint is 127.0.0.1:9 in a throwaway DEERFLOW_HOME.
+// The chat keeps V8's compiled code of its two bundles in <home>/cache/ (src/cli/code-cache.ts): the warm-up run
+// writes it and the measured runs use it, as every start after the first does; a "first start" row measures the
+// start with no cache yet (a fresh home each time: right after an install, an upgrade or a new node).
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +17,8 @@ const BIN = fileURLToPath(new URL("../bin/deerflow", import.meta.url));
 const RUNS = Math.max(9, Number(process.env.BENCH_FIRST_FRAME_RUNS ?? 11));
 const COLS = 100;
 const ROWS = 32;
-const TARGET_MS = 400;
+const TARGET_FRAME_X = 5;
+const TARGET_READY_X = 12;
 const TIMEOUT_MS = 20_000;
 const FIRST_FRAME = /Starting…|Loading (thread|the latest)|Ask anything/;
 const READY = /Ask anything/;
@@ -97,6 +101,7 @@ export async function benchFirstFrame() {
     const node = [];
     const frame = [];
     const ready = [];
+    const cold = { frame: [], ready: [] };
     // Warm the file cache for both, then interleave so both see the same machine state.
     await timeInPty(["-e", "0"], where, { exit: null });
     await timeInPty([BIN, "chat"], where, { frame: FIRST_FRAME, ready: READY });
@@ -105,6 +110,10 @@ export async function benchFirstFrame() {
       const r = await timeInPty([BIN, "chat"], where, { frame: FIRST_FRAME, ready: READY });
       frame.push(r.frame);
       ready.push(r.ready);
+      const fresh = { ...where, env: { ...where.env, DEERFLOW_HOME: join(root, `fresh-home-${i}`) } };
+      const c = await timeInPty([BIN, "chat"], fresh, { frame: FIRST_FRAME, ready: READY });
+      cold.frame.push(c.frame);
+      cold.ready.push(c.ready);
     }
     const n = median(node);
     const f = median(frame);
@@ -115,8 +124,12 @@ export async function benchFirstFrame() {
     console.log(`| node -e 0 (to exit) | ${n.toFixed(1)} ms | 1.00x |`);
     console.log(`| deerflow chat: first frame (input prompt on screen) | ${f.toFixed(1)} ms | ${(f / n).toFixed(2)}x |`);
     console.log(`| deerflow chat: ready ("Ask anything", runtime loaded) | ${rd.toFixed(1)} ms | ${(rd / n).toFixed(2)}x |`);
-    console.log(`first frame ≤ ${TARGET_MS} ms: ${f <= TARGET_MS ? "yes" : "NO"} (${f.toFixed(0)} ms)`);
-    return { node: n, firstFrame: f, ready: rd };
+    const [cf, cr] = [median(cold.frame), median(cold.ready)];
+    console.log(`| first start (no code cache yet): first frame | ${cf.toFixed(1)} ms | ${(cf / n).toFixed(2)}x |`);
+    console.log(`| first start (no code cache yet): ready | ${cr.toFixed(1)} ms | ${(cr / n).toFixed(2)}x |`);
+    console.log(`first frame ≤ ${TARGET_FRAME_X}x node -e 0: ${f / n <= TARGET_FRAME_X ? "yes" : "NO"} (${(f / n).toFixed(2)}x = ${f.toFixed(0)} ms against ${n.toFixed(0)} ms)`);
+    console.log(`ready ≤ ${TARGET_READY_X}x node -e 0: ${rd / n <= TARGET_READY_X ? "yes" : "NO"} (${(rd / n).toFixed(2)}x = ${rd.toFixed(0)} ms against ${n.toFixed(0)} ms)`);
+    return { node: n, firstFrame: f, ready: rd, coldFirstFrame: cf, coldReady: cr };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

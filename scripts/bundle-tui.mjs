@@ -1,14 +1,102 @@
-// Bundles the TUI (our tui/ code + Ink + React) into dist/tui-bundle/start.js after tsc. Loading Ink as ~300
+// Bundles the TUI (our tui/ code + Ink + React) into dist/tui-bundle/start.cjs after tsc. Loading Ink as ~300
 // separate ES modules takes ~600 ms on a 2-core machine; one minified production file takes a fraction of that,
 // which is what puts the first frame on screen within the 400 ms budget. The runtime (LangChain, SQLite) is never
 // part of the bundle: the TUI imports it as types only, and this script fails the build if a value import slips in.
+// CommonJS, one file, like the runtime's bundle: src/cli/code-cache.ts compiles it with V8's code cache. That needs
+// a script without top-level await, and two of Ink's modules have one (see `noTopLevelAwait`).
+import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
+import { NARROW_TEXT_SOURCE } from "./narrow-text.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outDir = `${root}dist/tui-bundle`;
 await rm(outDir, { recursive: true, force: true });
+
+/**
+ * yoga-layout's entry awaits its WebAssembly (`wrapAssembly(await loadYoga())`): Emscripten instantiates it
+ * asynchronously unless given `instantiateWasm`, so it gets one that compiles the module's own embedded bytes
+ * synchronously (13 ms) and the layout engine is ready when the entry returns. Ink's reconciler awaits its React
+ * devtools and its package.json only when DEV=true; the devtools need a package we do not ship, so DEV is off here.
+ */
+const noTopLevelAwait = {
+  name: "no-top-level-await",
+  transform(code, id) {
+    if (id.endsWith("/yoga-layout/dist/src/index.js")) {
+      const binary = readFileSync(new URL("../binaries/yoga-wasm-base64-esm.js", `file://${id}`), "utf8");
+      const base64 = binary.match(/data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)/)?.[1];
+      const entry = "const Yoga = wrapAssembly(await loadYoga());";
+      if (!base64 || !code.includes(entry)) throw new Error(`yoga-layout changed (${id}): revisit scripts/bundle-tui.mjs`);
+      const sync = `const yogaModule = { instantiateWasm(imports, receive) {
+        const instance = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(${JSON.stringify(base64)}, "base64")), imports);
+        receive(instance);
+        return instance.exports;
+      } };
+      loadYoga(yogaModule);
+      if (typeof yogaModule.Node !== "function") throw new Error("yoga-layout did not initialise synchronously");
+      const Yoga = wrapAssembly(yogaModule);`;
+      return code.replace(entry, sync);
+    }
+    if (id.endsWith("/ink/build/reconciler.js")) {
+      const awaits = ["await import('./devtools.js');", "await loadPackageJson()"];
+      if (!awaits.every((a) => code.includes(a)) || !code.includes("import { isDev } from './utils.js';")) {
+        throw new Error(`ink changed (${id}): revisit scripts/bundle-tui.mjs`);
+      }
+      return awaits.reduce((c, a) => c.replace(a, "undefined"), code).replace("import { isDev } from './utils.js';", "const isDev = () => false;");
+    }
+    return undefined;
+  },
+};
+
+/** string-width (Ink's, wrap-ansi's, cli-truncate's copies) answers plain narrow text at once (see narrow-text.mjs). */
+const narrowTextFastPath = {
+  name: "narrow-text-fast-path",
+  transform(code, id) {
+    if (!/\/string-width\/index\.js$/.test(id) || !code.includes("function stringWidth(")) return undefined;
+    const head = /export default function stringWidth\((input|string), options = \{\}\) \{/;
+    if (!head.test(code) || !code.includes("import stripAnsi from 'strip-ansi';")) throw new Error(`string-width changed (${id}): revisit scripts/bundle-tui.mjs`);
+    return code.replace(
+      head,
+      (_, input) =>
+      `const narrowText = new RegExp(${JSON.stringify(NARROW_TEXT_SOURCE)});
+export default function stringWidth(input, options = {}) {
+  if (typeof input === "string" && options.ambiguousIsNarrow !== false) {
+    // Colours do not count (string-width strips them the same way unless told to count them).
+    const text = !options.countAnsiEscapeCodes && (input.includes("\u001B") || input.includes("\u009B")) ? stripAnsi(input) : input;
+    if (narrowText.test(text)) return text.length;
+  }
+  return stringWidthOf(input, options);
+}
+function stringWidthOf(${input}, options = {}) {`,
+    );
+  },
+};
+
+/**
+ * Intl.Segmenter's first construction loads ICU's break-iterator data (15-25 ms), and Ink's dependencies construct
+ * seven at load time; the first frame segments nothing (narrow text, above), so each is built on its first use.
+ */
+const LAZY_SEGMENTER = "\0deerflow-lazy-segmenter";
+const lazySegmenter = {
+  name: "lazy-segmenter",
+  resolveId: (id) => (id === LAZY_SEGMENTER ? id : undefined),
+  load: (id) =>
+    id === LAZY_SEGMENTER
+      ? `export class LazySegmenter {
+  #args; #segmenter;
+  constructor(...args) { this.#args = args; }
+  #real() { return (this.#segmenter ??= new Intl.Segmenter(...this.#args)); }
+  segment(text) { return this.#real().segment(text); }
+  resolvedOptions() { return this.#real().resolvedOptions(); }
+}`
+      : undefined,
+  transform(code, id) {
+    if (id === LAZY_SEGMENTER || !code.includes("new Intl.Segmenter")) return undefined;
+    if (!/^\s*(import|export)\s/m.test(code)) throw new Error(`${id} constructs an Intl.Segmenter outside an ES module: revisit scripts/bundle-tui.mjs`);
+    return `import { LazySegmenter as DeerflowLazySegmenter } from ${JSON.stringify(LAZY_SEGMENTER)};\n${code.replaceAll("new Intl.Segmenter", "new DeerflowLazySegmenter")}`;
+  },
+};
 
 const leaked = new Set();
 const bundle = await rolldown({
@@ -24,6 +112,7 @@ const bundle = await rolldown({
     return false;
   },
   transform: { define: { "process.env.NODE_ENV": '"production"' } },
+  plugins: [noTopLevelAwait, narrowTextFastPath, lazySegmenter],
   logLevel: "warn",
 });
 if (leaked.size > 0) {
@@ -31,5 +120,5 @@ if (leaked.size > 0) {
 }
 // keepNames: LangChain serializes a message by its class name (`RemoveMessage`); mangled names ("Sd") written into a
 // checkpoint by the bundled chat made the thread unreadable to the unbundled `deerflow run` ("Invalid identifer").
-await bundle.write({ dir: outDir, format: "esm", minify: true, keepNames: true, entryFileNames: "[name].js", chunkFileNames: "[name]-[hash].js" });
+await bundle.write({ dir: outDir, format: "cjs", codeSplitting: false, minify: true, keepNames: true, entryFileNames: "[name].cjs" });
 await bundle.close();

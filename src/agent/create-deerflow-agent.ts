@@ -3,13 +3,14 @@
 // schemas to the checkpoint channel mode and compiles langchain's createAgent graph.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
-import { StateSchema } from "@langchain/langgraph";
+import { type BaseChannel, StateSchema } from "@langchain/langgraph";
 import { type AgentMiddleware, createAgent } from "langchain";
 import { isGuardedSaver } from "../persistence/mode-gate.js";
 import { adaptMiddlewareStateSchemaToMode, adaptStateSchemaToMode, createThreadStateSchema } from "../state/thread-state.js";
 import { placeExtras } from "./anchors.js";
 import { AgentOptionsError, MiddlewareTypeError } from "./errors.js";
 import { isMiddleware } from "./is-middleware.js";
+import { STATE_HOOKS, exitNodeOf, fuseHooks } from "./fuse-hooks.js";
 import { piiRedactionMiddleware } from "../middleware/pii-redaction.js";
 
 import { TERMINAL_MIDDLEWARE, buildFeatureStack, resolveFeatures, terminalMiddleware, type RuntimeFeatures } from "./features.js";
@@ -50,6 +51,11 @@ export interface DeerflowAgentOptions {
    * summarization's side call. Default false.
    */
   piiRedaction?: boolean;
+  /**
+   * Internal (tests): false builds langchain's graph with one node per hook, the reference the fused graph is
+   * compared with. Default true: consecutive hooks of a kind run as one node (see fuse-hooks.ts).
+   */
+  hookFusion?: boolean;
 }
 
 function describeType(x: unknown): string {
@@ -139,7 +145,6 @@ function validate(options: DeerflowAgentOptions): void {
   }
 }
 
-const STATE_HOOKS = ["beforeAgent", "beforeModel", "afterModel", "afterAgent"] as const;
 type Hook = ((...args: unknown[]) => unknown) | { hook: (...args: unknown[]) => unknown; canJumpTo?: unknown };
 
 /**
@@ -215,15 +220,40 @@ export function createDeerflowAgent(model: BaseChatModel | string, tools: readon
   const stateSchema = options.stateSchema
     ? adaptStateSchemaToMode(new StateSchema({ ...threadState.fields, ...options.stateSchema.fields }), mode, { snapshotFrequency, ensureMessages: true })
     : threadState;
-  return createAgent({
+  // The fused nodes apply writes through the compiled graph's own channels, known once createAgent has built it.
+  let channels: Record<string, BaseChannel> | undefined;
+  const nodes = options.hookFusion === false ? middleware : fuseHooks(middleware, () => channels!);
+  const agent = createAgent({
     model: model as never,
     tools: userTools,
     systemPrompt: options.systemPrompt,
-    middleware: middleware as never,
+    middleware: nodes as never,
     stateSchema: stateSchema as never,
     checkpointer: options.checkpointer,
     name: options.name ?? "default",
   });
+  channels = (agent.graph as unknown as { channels: Record<string, BaseChannel> }).channels;
+  attributeOrphanUpdates(agent.graph as unknown as Updatable, exitNodeOf(nodes));
+  return agent;
+}
+
+type Updatable = { updateState(config: unknown, values: unknown, asNode?: string): Promise<unknown> };
+
+/**
+ * updateState without `asNode` attributes the update to the node that wrote the thread's last checkpoint. A thread
+ * written by an older build (one node per hook: "Sandbox.after_agent") names a node this graph no longer has, and
+ * LangGraph refuses ("Node … does not exist"): such an update is attributed to the node that ends a run instead.
+ */
+function attributeOrphanUpdates(graph: Updatable, exitNode: string): void {
+  const update = graph.updateState.bind(graph);
+  graph.updateState = async (config, values, asNode) => {
+    try {
+      return await update(config, values, asNode);
+    } catch (e) {
+      if (asNode !== undefined || (e as Error)?.name !== "InvalidUpdateError" || !/does not exist/.test((e as Error).message)) throw e;
+      return update(config, values, exitNode);
+    }
+  };
 }
 
 export type DeerflowAgent = ReturnType<typeof createDeerflowAgent>;

@@ -63,6 +63,8 @@ export interface ResolvedConfig {
     readOnly: string[];
     passEnv: string[];
     require: boolean;
+    /** Host folders commands never see (not from .deerflowrc: `deerflow eval` hides its task folders and scratch). */
+    hidden?: string[];
   };
   guards: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
   /** Memory across threads (.deerflowrc memory.enabled; --no-memory turns it off). */

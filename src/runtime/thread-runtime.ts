@@ -456,8 +456,8 @@ function resultOf(values: ThreadValues, threadId: string, runId: string, usage: 
   return { thread_id: threadId, run_id: runId, status: "success", stop_reason, final_text, usage, thread_usage, clarification, messages, title };
 }
 
-/** LangGraph steps one run may take: about ten per model turn, so some 100 turns. */
-const RUN_STEP_LIMIT = 1000;
+/** LangGraph steps one run may take: four per model turn (fused before-model hooks, model, fused after-model hooks, tools), so some 100 turns. */
+const RUN_STEP_LIMIT = 400;
 
 function isStepLimit(err: unknown): boolean {
   return findInChain(err, (e) => (e as { name?: unknown } | null)?.name === "GraphRecursionError") !== undefined;

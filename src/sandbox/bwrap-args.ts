@@ -64,7 +64,7 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   a.push("--bind", thread.workspace, thread.workspace);
 
   // Secret directories: an empty tmpfs over each one that exists.
-  const hiddenDirs = [...new Set([dataDir, ...HOME_SECRET_DIRS.map((d) => join(home, d)), ...RUNTIME_DIRS.map(real)])].filter((d) => existsSync(d));
+  const hiddenDirs = [...new Set([dataDir, ...HOME_SECRET_DIRS.map((d) => join(home, d)), ...RUNTIME_DIRS.map(real), ...(settings.hiddenDirs ?? []).map(real)])].filter((d) => existsSync(d));
   for (const d of hiddenDirs) a.push("--tmpfs", d);
   // The thread's own directories reappear inside the hidden data directory.
   for (const name of names) {

@@ -317,6 +317,9 @@ async function replaceFile(realPath: string, mounts: ThreadPaths, old: Stats, by
     if (!v.inside || !v.st.isFile() || dirname(v.real ?? "") !== dirname(realPath)) {
       throw new SandboxPathError(`${what}: its directory changed while it was being written (a symlink was swapped in?); refusing to write.`);
     }
+    // The old file's owner and group too (an edit under sudo, or of a group-shared file, must not take it over);
+    // where we may not give it away, the file is ours as any editor would leave it. chmod last: chown clears set-id bits.
+    await fh.chown(old.uid, old.gid).catch(() => undefined);
     await fh.chmod(old.mode & 0o7777).catch(() => undefined);
     await writeAll(fh, bytes, 0);
     await fh.close();

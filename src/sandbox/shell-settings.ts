@@ -21,6 +21,8 @@ export interface ShellSettings {
   userHome: string;
   /** Files hidden from commands wherever they are bound: the .deerflowrc files that were read. */
   hiddenFiles: string[];
+  /** Folders hidden from commands (an empty tmpfs over each), like the data directory. */
+  hiddenDirs?: string[];
   /** Secret values (API keys): a variable holding one is scrubbed whatever its name. */
   secretValues: string[];
   /** Installed skills, name → host folder: shown read-only at /mnt/skills/<name>. */
@@ -56,7 +58,7 @@ export function shellSettingsOf(configurable: Record<string, unknown> | undefine
 export function shellSettingsFromConfig(config: {
   home: string;
   files: string[];
-  sandbox: { network: boolean; readWrite: string[]; readOnly: string[]; passEnv: string[]; require: boolean };
+  sandbox: { network: boolean; readWrite: string[]; readOnly: string[]; passEnv: string[]; require: boolean; hidden?: string[] };
   models: Record<string, { apiKey?: string }>;
   model: { apiKey?: string } | null;
 }): ShellSettings {
@@ -72,6 +74,7 @@ export function shellSettingsFromConfig(config: {
     require: s.require,
     dataDir: config.home,
     hiddenFiles: config.files,
+    hiddenDirs: s.hidden ?? [],
     secretValues: [...new Set(keys)],
   });
 }

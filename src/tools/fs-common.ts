@@ -17,6 +17,8 @@ import { requireThreadId, resolveSandboxProvider } from "../sandbox/resolve-prov
 import { findBwrap } from "../sandbox/run-shell.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import type { IgnoreStack } from "./ignore-rules.js";
+// Glob regexes (globToRegExp) fall back to V8's linear engine when they backtrack (see bounded-regex.ts).
+import "./bounded-regex.js";
 
 export interface FileToolOptions {
   /** Fixed mounts; when unset they are read from the graph state (thread_data) at call time. */

@@ -8,6 +8,7 @@ import { lstat, realpath } from "node:fs/promises";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { type ResolvedMounts, type ResolvedPath, hardLinksReadable, hiddenFromTools, isInside, realMounts } from "../sandbox/paths.js";
 import { readForSearchSync, safeReadFile } from "../sandbox/safe-fs.js";
+import { MATCH_BATCH_BUDGET_MS, boundedMatcher } from "./bounded-regex.js";
 import { comparePaths, walk } from "./fs-common.js";
 import { ALWAYS_SKIPPED, IgnoreStack, VENDOR_DIR, explicitRules } from "./ignore-rules.js";
 import { RG_TIME_LIMIT_MS, findRipgrep, runRipgrep } from "./ripgrep.js";
@@ -36,7 +37,8 @@ export interface FoundFile {
 
 /** Why a search stopped early, for the note under the results. */
 export interface SearchEnd {
-  stoppedBy?: "time" | "abort";
+  /** "backtrack": the walker's regex took over MATCH_BATCH_BUDGET_MS on one batch of files. */
+  stoppedBy?: "time" | "abort" | "backtrack";
   /** ripgrep failed after it had found something (what it found is shown, with this). */
   warning?: string;
 }
@@ -58,6 +60,9 @@ function afterRg(done: { code: number | null; stderr: string; stoppedBy?: string
 export function stoppedNote(end: SearchEnd): string | undefined {
   if (end.stoppedBy === "time") return `[The search was stopped after ${RG_TIME_LIMIT_MS / 1000} s; the results above are partial. Narrow the path or pattern.]`;
   if (end.stoppedBy === "abort") return "[The search was cancelled; the results above are partial.]";
+  if (end.stoppedBy === "backtrack") {
+    return `[The search was stopped: the pattern took over ${MATCH_BATCH_BUDGET_MS / 1000} s on a few files (it backtracks: nested quantifiers such as (a+)+, or look-around); the results above are partial. Simplify the pattern.]`;
+  }
   return end.warning;
 }
 
@@ -301,6 +306,8 @@ export async function* grepFiles(scope: SearchScope, q: GrepQuery, end: SearchEn
 
 /** Files the walker's grep reads between two turns of the event loop (the UI and cancel stay responsive). */
 const READ_BATCH = 64;
+/** A batch of the walker's grep is matched at once (one time budget) up to this many bytes of text. */
+const MATCH_BATCH_BYTES = 4 * 1024 * 1024;
 
 async function* wantedFiles(scope: SearchScope, q: GrepQuery, end: SearchEnd): AsyncGenerator<FoundFile> {
   // A file named as the path is searched whatever the ignore rules and the glob filter say.
@@ -308,24 +315,49 @@ async function* wantedFiles(scope: SearchScope, q: GrepQuery, end: SearchEnd): A
   for await (const f of listFiles({ ...scope, engine: "walker" }, end)) if (wantsFile(q, f.rel)) yield f;
 }
 
+type FileLines = { realPath: string; lines: string[] };
+
 /** The searchable lines of the wanted files, in order, read synchronously in batches. */
-async function* readWanted(scope: SearchScope, q: GrepQuery, end: SearchEnd): AsyncGenerator<{ realPath: string; lines: string[] }> {
+async function* readWanted(scope: SearchScope, q: GrepQuery, end: SearchEnd): AsyncGenerator<FileLines[]> {
   const hidden = hiddenFromTools(scope.mounts);
-  let n = 0;
+  let batch: FileLines[] = [];
+  let bytes = 0;
   for await (const f of wantedFiles(scope, q, end)) {
-    if (++n % READ_BATCH === 0) await new Promise((r) => setImmediate(r));
     const r = readForSearchSync(f.hostPath, scope.mounts, GREP_MAX_FILE_BYTES);
     const lines = r && !hidden(r.realPath) ? linesOf(r.data) : undefined;
-    if (r && lines) yield { realPath: r.realPath, lines };
+    if (r && lines) {
+      batch.push({ realPath: r.realPath, lines });
+      bytes += r.data.length;
+    }
+    if (batch.length >= READ_BATCH || bytes >= MATCH_BATCH_BYTES) {
+      yield batch;
+      batch = [];
+      bytes = 0;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
+  if (batch.length) yield batch;
 }
 
 async function* grepWalker(scope: SearchScope, q: GrepQuery, end: SearchEnd): AsyncGenerator<GrepHit> {
-  for await (const file of readWanted(scope, q, end)) {
-    for (let i = 0; i < file.lines.length; i++) {
-      const line = file.lines[i]!;
-      if (i === file.lines.length - 1 && line === "") break;
-      if (q.re.test(line)) yield { realPath: file.realPath, line: i + 1, text: line };
+  const match = boundedMatcher(q.re);
+  const deadline = Date.now() + RG_TIME_LIMIT_MS;
+  for await (const batch of readWanted(scope, q, end)) {
+    const hits = match(
+      batch.map((f) => f.lines),
+      Math.min(MATCH_BATCH_BUDGET_MS, deadline - Date.now()),
+    );
+    if (hits === "timeout") {
+      // Keep what matches before the file that backtracks: the batch again, file by file, within one more budget.
+      const stop = Math.min(Date.now() + MATCH_BATCH_BUDGET_MS, deadline);
+      for (const file of batch) {
+        const own = match([file.lines], stop - Date.now());
+        if (own === "timeout") break;
+        for (const [, i] of own) yield { realPath: file.realPath, line: i + 1, text: file.lines[i]! };
+      }
+      end.stoppedBy = Date.now() >= deadline ? "time" : "backtrack";
+      return;
     }
+    for (const [f, i] of hits) yield { realPath: batch[f]!.realPath, line: i + 1, text: batch[f]!.lines[i]! };
   }
 }

@@ -60,15 +60,38 @@ export function goalViewOf(summary: GoalSummary | undefined, active: { objective
 }
 
 /**
- * Entries a resumed thread draws: the last RESUME_DRAWN_ENTRIES, from the start of a turn. Drawing (Markdown,
- * the terminal) costs per entry, so a 200-turn thread would take several times as long to appear as a short one;
- * the model still gets the whole conversation.
+ * Entries a resumed thread draws: the newest ones, at most RESUME_DRAWN_ENTRIES and about RESUME_DRAWN_CHARS of
+ * text (some ten screens), from the start of a turn. Drawing (Markdown, Ink's output, the terminal) costs per
+ * character: with 2 KB answers, 60 entries took longer to draw than the rest of the start-up, so a 200-turn thread
+ * appeared 1.9x later than a short one. The notice names `deerflow threads show` for the rest; the model still
+ * gets the whole conversation.
  */
 export const RESUME_DRAWN_ENTRIES = 60;
+export const RESUME_DRAWN_CHARS = 16_000;
+
+/** About how much text an entry draws (a tool shows its call and the head of its output). */
+function drawnChars(e: TranscriptEntry): number {
+  switch (e.kind) {
+    case "user":
+    case "assistant":
+      return e.text.length;
+    case "tool":
+      return Math.min(JSON.stringify(e.args ?? null).length, 1_000) + Math.min(e.output.length, 1_000);
+    case "clarification":
+      return 500;
+  }
+}
 
 export function recentTurns(entries: TranscriptEntry[]): TranscriptEntry[] {
-  if (entries.length <= RESUME_DRAWN_ENTRIES) return entries;
-  let start = entries.length - RESUME_DRAWN_ENTRIES;
+  let start = entries.length;
+  let chars = 0;
+  // The newest entry is always drawn, however long; older ones while both budgets hold.
+  while (start > 0 && entries.length - start < RESUME_DRAWN_ENTRIES) {
+    chars += drawnChars(entries[start - 1]!);
+    if (chars > RESUME_DRAWN_CHARS && start < entries.length) break;
+    start--;
+  }
+  if (start === 0) return entries;
   const turn = entries.findIndex((e, i) => i >= start && e.kind === "user");
   if (turn !== -1) start = turn;
   return entries.slice(start);

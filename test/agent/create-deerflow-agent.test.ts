@@ -17,6 +17,7 @@ import {
   createDeerflowAgent,
 } from "../../src/agent/create-deerflow-agent.js";
 import { AgentOptionsError, AnchorError, MiddlewareTypeError } from "../../src/agent/errors.js";
+import { isHookCarrier } from "../../src/agent/fuse-hooks.js";
 import { clarificationMiddleware } from "../../src/middleware/clarification.js";
 import { ASK_CLARIFICATION } from "../../src/vocabulary/message-markers.js";
 import { threadDataMiddleware } from "../../src/middleware/thread-data.js";
@@ -364,7 +365,7 @@ describe("RuntimeFeatures (SPEC §3)", () => {
     ]);
     // and the compiled agent carries the same order
     const agent = createDeerflowAgent(fakeModel(), [], { features: { ...inst } });
-    expect(names(agent.options.middleware as AgentMiddleware[])).toEqual(names(stack));
+    expect(names((agent.options.middleware as AgentMiddleware[]).filter((m) => !isHookCarrier(m)))).toEqual(names(stack));
   });
 
   it("the sandbox feature creates <home>/threads/<id>/{workspace,uploads,outputs} and records them in state", async () => {
@@ -634,7 +635,7 @@ describe("feature tools merge by name, user tools win", () => {
     expect(Object.keys(asks[0]!.function.parameters.properties)).toEqual(["q"]);
     expect(sent.map((t) => t.function.name).sort()).toEqual([ASK_CLARIFICATION, "echo"]);
     // the Clarification middleware itself is still in the stack, and the shared built-in instance is untouched
-    const clar = (agent.options.middleware as AgentMiddleware[]).at(-1)!;
+    const clar = (agent.options.middleware as AgentMiddleware[]).filter((m) => !isHookCarrier(m)).at(-1)!;
     expect(clar.name).toBe("Clarification");
     expect(clar.tools ?? []).toHaveLength(0);
     expect(clarificationMiddleware().tools!.map((t) => (t as { name: string }).name)).toEqual([ASK_CLARIFICATION]);

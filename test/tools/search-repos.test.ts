@@ -128,7 +128,7 @@ describe.each(engines)("a folder swapped for a symlink to a secret while %s sear
     mkdirSync(join(race, "sub"), { recursive: true });
     writeFileSync(join(race, "sub", "leak.ts"), `${NEEDLE} inside\n`);
     // A real process swapping race/sub for a symlink to the outside folder (which holds leak.ts too) and back.
-    const swapper = spawn("bash", ["-c", `cd '${race}'; while true; do mv sub sub.d; ln -s '${join(root, "outside", "secret")}' sub; rm sub; mv sub.d sub; done`], { stdio: "ignore" });
+    const swapper = spawn("bash", ["-c", `cd '${race}'; while true; do mv sub sub.d; ln -s '${join(root, "outside", "secret")}' sub; rm sub; mv sub.d sub; done`], { stdio: "ignore", detached: true });
     try {
       await using(engine, async () => {
         for (let i = 0; i < 25; i++) {
@@ -139,9 +139,11 @@ describe.each(engines)("a folder swapped for a symlink to a secret while %s sear
         }
       });
     } finally {
-      swapper.kill("SIGKILL");
-      await new Promise((r) => swapper.once("exit", r));
-      rmSync(race, { recursive: true, force: true });
+      // The whole group: a killed bash leaves its running mv/ln behind, which raced the removal (ENOTEMPTY).
+      const exited = new Promise((r) => swapper.once("exit", r));
+      process.kill(-swapper.pid!, "SIGKILL");
+      await exited;
+      rmSync(race, { recursive: true, force: true, maxRetries: 5 });
     }
   }, 120_000);
 });

@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type ChatSession, type TranscriptEntry, createChatSession } from "../../src/runtime/chat-session.js";
-import { ChatController, RESUME_DRAWN_ENTRIES, recentTurns } from "../../src/tui/controller.js";
+import { ChatController, RESUME_DRAWN_CHARS, RESUME_DRAWN_ENTRIES, recentTurns } from "../../src/tui/controller.js";
 import type { ChatState, TranscriptItem } from "../../src/tui/state/types.js";
 import { ChatStore } from "../../src/tui/store.js";
 import { loadingText } from "../../src/tui/format.js";
@@ -202,6 +202,26 @@ describe("ChatController start", () => {
     expect(shown[0]).toMatchObject({ kind: "user" });
     expect(shown.at(-1)).toEqual(entries.at(-1));
     expect(recentTurns(entries.slice(0, 10))).toEqual(entries.slice(0, 10));
+  });
+
+  it("a thread of long answers draws its newest turns up to the text budget, whole turns, at least the last entry", () => {
+    const answer = "x".repeat(2_048);
+    const entries = Array.from({ length: 400 }, (_, i): TranscriptEntry => (i % 2 === 0 ? { kind: "user", id: `u${i}`, text: `turn ${i / 2}` } : { kind: "assistant", id: `a${i}`, text: answer }));
+    const shown = recentTurns(entries);
+    const chars = shown.reduce((n, e) => n + (e.kind === "user" || e.kind === "assistant" ? e.text.length : 0), 0);
+    expect(chars).toBeLessThanOrEqual(RESUME_DRAWN_CHARS);
+    // Not far below it either: the budget is what decides, not the entry count.
+    expect(chars + 2 * (answer.length + 10)).toBeGreaterThan(RESUME_DRAWN_CHARS);
+    expect(shown[0]).toMatchObject({ kind: "user" });
+    expect(shown.at(-1)).toBe(entries.at(-1));
+    // A short thread with the same answers is drawn whole.
+    expect(recentTurns(entries.slice(0, 4))).toEqual(entries.slice(0, 4));
+    // One answer larger than the whole budget is still drawn (with its question when that fits no more).
+    const huge: TranscriptEntry[] = [...entries.slice(0, 10), { kind: "user", id: "u-last", text: "the big one" }, { kind: "assistant", id: "a-last", text: "y".repeat(RESUME_DRAWN_CHARS * 3) }];
+    expect(recentTurns(huge).at(-1)).toBe(huge.at(-1));
+    // Tool entries count their call and the head of their output, however long the output.
+    const tools = Array.from({ length: 50 }, (_, i): TranscriptEntry => ({ kind: "tool", id: `t${i}`, name: "bash", args: { command: "cat big" }, status: "ok", output: "z".repeat(1_000_000) }));
+    expect(recentTurns([{ kind: "user", id: "u", text: "go" }, ...tools]).length).toBeGreaterThan(1);
   });
 
   it("resuming the latest thread says so until it is loaded", () => {

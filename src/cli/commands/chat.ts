@@ -5,7 +5,11 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadBundle, type LoadedBundle } from "../code-cache.js";
-import { UsageError } from "../../errors.js";
+// Sets a V8 flag when loaded. V8 refuses a code cache written under other flags, so it is set here, before either
+// bundle is compiled, rather than halfway through running the runtime's bundle (which carries the same module):
+// otherwise every cache the chat writes carries a flag the next start compiles without, and is never used.
+import "../../tools/bounded-regex.js";
+import { DeerflowError, UsageError } from "../../errors.js";
 import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
 import type { GlobalOptions } from "../main.js";
 import { reportFatal } from "../report-error.js";
@@ -27,23 +31,31 @@ function version(): string {
   return (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 }
 
+/** Where the bundles' compiled code is kept: the home as the flags and environment name it (a `home` set in
+ * .deerflowrc is known only to the runtime, which loads after the first frame). */
+function codeCacheDir(home: string | undefined): string {
+  return join(resolve(home ?? process.env.DEERFLOW_HOME ?? join(homedir(), ".deerflow")), "cache");
+}
+
+const bundles: LoadedBundle<unknown>[] = [];
+
 /**
- * Ink turns its interactive mode off when CI/CONTINUOUS_INTEGRATION is set (it decides when it is imported). A
- * person at a real terminal wants the interactive screen whatever their shell exports, so hide the variables
- * while Ink loads, then put them back for the commands the agent runs.
+ * The TUI bundle (scripts/bundle-tui.mjs) through V8's code cache (code-cache.ts). Ink turns its interactive mode
+ * off when CI/CONTINUOUS_INTEGRATION is set (it decides when it is loaded). A person at a real terminal wants the
+ * interactive screen whatever their shell exports, so hide the variables while Ink loads, then put them back for the
+ * commands the agent runs.
  */
-async function importTui() {
+function loadTui(cacheDir: string): typeof import("../../tui/start.js") {
   const saved = { CI: process.env.CI, CONTINUOUS_INTEGRATION: process.env.CONTINUOUS_INTEGRATION };
   delete process.env.CI;
   delete process.env.CONTINUOUS_INTEGRATION;
-  // Ink's layout engine (yoga, WebAssembly) fetches its embedded binary with `fetch` when there is one, which
-  // loads Node's whole HTTP client first (~40 ms); without `fetch` it decodes the bytes directly.
-  const fetch = globalThis.fetch;
-  (globalThis as { fetch?: unknown }).fetch = undefined;
   try {
-    return await import("../../tui-bundle/start.js" as string) as typeof import("../../tui/start.js");
+    const bundled = fileURLToPath(new URL("../../tui-bundle/start.cjs", import.meta.url));
+    if (!existsSync(bundled)) throw new DeerflowError(`The chat screen is not built (${bundled} is missing).`, { hint: "Run `npm run build` in the deerflow folder." });
+    const tui = loadBundle<typeof import("../../tui/start.js")>(bundled, cacheDir);
+    bundles.push(tui);
+    return tui.exports;
   } finally {
-    globalThis.fetch = fetch;
     for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v;
   }
 }
@@ -52,28 +64,28 @@ type Runtime = typeof import("../../runtime/chat-session.js");
 
 /**
  * The chat's runtime as one bundled file (scripts/bundle-runtime.mjs): a third of the time to load the ~1,500
- * modules it is made of, and compiled once per bundle and node version (code-cache.ts keeps V8's compiled code in
- * `<home>/cache/`). Every use in the chat goes through it, so the session, its stores and its sandbox are one copy.
- * Running from src (tests) there is no bundle: the modules load as they are.
+ * modules it is made of, and compiled once per bundle and node version (code-cache.ts). Every use in the chat goes
+ * through it, so the session, its stores and its sandbox are one copy. Running from src (tests) there is no bundle:
+ * the modules load as they are.
  */
-let runtime: Promise<{ exports: Runtime; saveCache(): void }> | undefined;
-function importRuntime(home: string | undefined): Promise<Runtime> {
+let runtime: Promise<Runtime> | undefined;
+function importRuntime(cacheDir: string): Promise<Runtime> {
   runtime ??= (async () => {
     const bundled = fileURLToPath(new URL("../../runtime-bundle/chat-session.cjs", import.meta.url));
-    if (!existsSync(bundled)) return { exports: await import("../../runtime/chat-session.js"), saveCache: () => {} };
-    // The home as the flags and environment name it (a `home` set in .deerflowrc is known only to the runtime).
-    const cacheDir = join(resolve(home ?? process.env.DEERFLOW_HOME ?? join(homedir(), ".deerflow")), "cache");
-    return loadBundle<Runtime>(bundled, cacheDir) satisfies LoadedBundle<Runtime>;
+    if (!existsSync(bundled)) return import("../../runtime/chat-session.js");
+    const loaded = loadBundle<Runtime>(bundled, cacheDir);
+    bundles.push(loaded);
+    return loaded.exports;
   })();
-  return runtime.then((r) => r.exports);
+  return runtime;
 }
 
 /**
- * Once the session is up, keep the code compiled so far (the bundle and what start-up ran of it) for the next start.
- * Only the first start with a new bundle or node pays for it (tens of ms); a no-op when the cache was used.
+ * Once the session is up, keep the code compiled so far (the bundles and what start-up ran of them) for the next
+ * start. Only the first start with a new build or node pays for it (tens of ms); a no-op when the caches were used.
  */
-async function saveRuntimeCache(): Promise<void> {
-  (await runtime)?.saveCache();
+function saveCodeCaches(): void {
+  for (const b of bundles) b.saveCache();
 }
 
 export async function chatCommand(words: string[], opts: ChatOptions): Promise<number> {
@@ -86,10 +98,14 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
     // Raw mode at once: keys typed while the TUI loads wait in the terminal (read by Ink as soon as it listens)
     // instead of being echoed over the screen.
     process.stdin.setRawMode(true);
-    const { startChat } = await importTui().catch((err: unknown) => {
+    const cacheDir = codeCacheDir(opts.home);
+    let startChat: typeof import("../../tui/start.js").startChat;
+    try {
+      ({ startChat } = loadTui(cacheDir));
+    } catch (err) {
       process.stdin.setRawMode(false);
       throw err;
-    });
+    }
     const resume = opts.thread ? { threadId: opts.thread } : opts.continue ? { latest: true } : undefined;
     const exit = await startChat({
       version: version(),
@@ -98,17 +114,17 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
       planMode: opts.plan,
       start: { prompt: words.join(" "), goal: opts.goal, resume },
       firstRun: {
-        choices: async (err) => (await importRuntime(opts.home)).firstRunChoices(err),
-        save: async (choice) => (await importRuntime(opts.home)).saveFirstRunChoice(choice),
+        choices: async (err) => (await importRuntime(cacheDir)).firstRunChoices(err),
+        save: async (choice) => (await importRuntime(cacheDir)).saveFirstRunChoice(choice),
       },
       loadSession: async () => {
-        const { createChatSession } = await importRuntime(opts.home);
+        const { createChatSession } = await importRuntime(cacheDir);
         const session = await createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, noMemory: opts.memory === false, allowDangerousWorkspace: opts.allowDangerousWorkspace });
-        await saveRuntimeCache();
+        saveCodeCaches();
         return session;
       },
     });
-    await (await importRuntime(opts.home)).closeChatShell();
+    await (await importRuntime(cacheDir)).closeChatShell();
     if (exit.threadId) process.stdout.write(`Thread ${exit.threadId} is saved. Continue it with: deerflow resume ${exit.threadId}\n`);
     return 0;
   } catch (err) {

@@ -55,10 +55,11 @@ export async function evalCommand(opts: EvalOptions): Promise<number> {
   let runtimeLoaded = false;
   try {
     if (opts.compare) return await compare(opts.compare);
-    const { DEFAULT_TASKS_DIR, loadTasks } = await import("../../eval/task.js");
+    const { DEFAULT_TASKS_DIR, loadTasks, taskIds } = await import("../../eval/task.js");
     const only = opts.tasks?.split(",").map((s) => s.trim()).filter(Boolean);
     if (opts.tasks !== undefined && !only?.length) throw new UsageError("--tasks is empty.", "Name task ids separated by commas (see `deerflow eval --list`).");
-    const tasks = loadTasks(resolve(opts.suite ?? DEFAULT_TASKS_DIR), only);
+    const suiteRoot = resolve(opts.suite ?? DEFAULT_TASKS_DIR);
+    const tasks = loadTasks(suiteRoot, only);
     if (opts.list) {
       for (const t of tasks) process.stdout.write(`${t.id}\t${t.kind}\t${t.title}\n`);
       return ExitCode.ok;
@@ -81,7 +82,11 @@ export async function evalCommand(opts: EvalOptions): Promise<number> {
     }
     scratch = mkdtempSync(join(tmpdir(), "deerflow-eval-"));
     const base = loadConfig({ flags: { home: join(scratch, "home"), model: opts.model, defaultApproval: "auto-edit", noMemory: true } });
-    const config = { ...base, mcp: { ...base.mcp, servers: {} } };
+    // The agent's shell never sees the task folders (their hidden checks, and the scripted solutions of the built-in
+    // suite) nor the other attempts' folders in the scratch directory: only its own workspace is bound again.
+    const hidden = [...taskIds(suiteRoot).map((id) => join(suiteRoot, id)), scratch];
+    const config = { ...base, mcp: { ...base.mcp, servers: {} }, sandbox: { ...base.sandbox, hidden } };
+    if (!(await import("../../sandbox/run-shell.js")).findBwrap()) err("deerflow eval: bubblewrap is not available, so the agent's shell and the checks (which run the agent's code) run unconfined, and the agent could read the tasks' hidden checks; install the `bubblewrap` package for a fair measurement.");
     const model = await requireModelOrDiscover(config);
     runtimeLoaded = true;
     const { runSuite } = await import("../../eval/suite.js");
