@@ -33,8 +33,8 @@ export interface PruneCheckpointRow {
 
 /** One thread's rows in one store, as the policy needs them. */
 export interface PruneRows {
-  /** The position of the thread's last main-namespace checkpoint at or before `pos`. */
-  lastCheckpointAtOrBefore(pos: number): Promise<number | null>;
+  /** For each position, that of the thread's last main-namespace checkpoint at or before it (null: none). */
+  lastCheckpointsAtOrBefore(positions: readonly number[]): Promise<(number | null)[]>;
   /** The thread's main-namespace checkpoints not yet slimmed (whole), decoded. */
   wholeCheckpoints(): Promise<PruneCheckpointRow[]>;
   /** The thread's main-namespace blobs up to `pos`. */
@@ -70,11 +70,7 @@ export async function pruneThread(rows: PruneRows, mode: ChannelMode, marks: rea
   const deltas = mode === "delta" ? DELTA_CHANNELS : [];
   const bound = Math.max(...marks.map((m) => m.checkpoints));
   const blobBound = Math.max(...marks.map((m) => m.blobs));
-  const keep = new Set<number>();
-  for (const m of marks) {
-    const start = await rows.lastCheckpointAtOrBefore(m.checkpoints);
-    if (start !== null) keep.add(start);
-  }
+  const keep = new Set((await rows.lastCheckpointsAtOrBefore(marks.map((m) => m.checkpoints))).filter((p): p is number => p !== null));
   const whole = await rows.wholeCheckpoints();
   const slimmed = whole.filter((r) => r.pos <= bound && !keep.has(r.pos)).map((r) => slim(r, deltas));
   if (slimmed.length === 0) return result;

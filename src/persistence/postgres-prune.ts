@@ -15,9 +15,13 @@ const MAIN = "thread_id = $1 AND checkpoint_ns = ''";
 function postgresRows(saver: DeerflowPostgresSaver, threadId: string): PruneRows {
   const q = async <R extends Record<string, unknown>>(sql: string, args: unknown[] = []) => (await saver.db.query<R>(sql, [threadId, ...args])).rows;
   return {
-    async lastCheckpointAtOrBefore(pos) {
-      const r = (await q<{ r: string | null }>(`SELECT MAX(seq) AS r FROM checkpoints WHERE ${MAIN} AND seq <= $2`, [pos]))[0]?.r;
-      return r == null ? null : Number(r);
+    async lastCheckpointsAtOrBefore(positions) {
+      // One round trip for every run's start point, however many runs the thread has had.
+      const rows = await q<{ r: string | null }>(
+        `SELECT (SELECT MAX(seq) FROM checkpoints WHERE ${MAIN} AND seq <= m.pos) AS r FROM unnest($2::bigint[]) WITH ORDINALITY AS m(pos, i) ORDER BY m.i`,
+        [[...positions]],
+      );
+      return rows.map((row) => (row.r == null ? null : Number(row.r)));
     },
     async wholeCheckpoints() {
       const rows = await q<{ seq: string; checkpoint_id: string; checkpoint: Checkpoint; metadata: Record<string, unknown> }>(

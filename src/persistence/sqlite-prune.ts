@@ -21,8 +21,9 @@ const PRUNED_SQL = `json_extract(CAST(metadata AS TEXT), '$.${PRUNED_METADATA_KE
 
 function sqliteRows(db: Database.Database, serde: SerializerProtocol, threadId: string): PruneRows {
   return {
-    async lastCheckpointAtOrBefore(pos) {
-      return (db.prepare("SELECT MAX(rowid) AS r FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND rowid <= ?").get(threadId, pos) as { r: number | null }).r;
+    async lastCheckpointsAtOrBefore(positions) {
+      const last = db.prepare("SELECT MAX(rowid) AS r FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND rowid <= ?");
+      return positions.map((pos) => (last.get(threadId, pos) as { r: number | null }).r);
     },
     async wholeCheckpoints() {
       const rows = db.prepare(`SELECT rowid, checkpoint_id, type, checkpoint, metadata FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' AND ${PRUNED_SQL} IS NULL`).all(threadId) as Row[];
