@@ -1,7 +1,7 @@
 // `deerflow eval` against a model scripted as a cheat, through the built CLI: it reaches from its workspace for
 // the task's hidden check, the task folder, and the folder of an earlier attempt (whose workspace holds the check
 // after checking). With the shell confined none of it is visible, and the check still runs afterwards.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HAS_BWRAP, toolResults } from "../support/confinement.js";
@@ -129,4 +129,29 @@ describe.skipIf(!HAS_BWRAP || !existsSync(OUTSIDE_TMP))("an eval model that look
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^deerflow: bad\.json is not a complete deerflow eval report: results\.0\.tokens: /)]);
   });
+
+  it("a check that hangs inside the sandbox is cut by its time limit, with its process tree", async () => {
+    const sb = e2e.sandbox();
+    const task = join(sb.cwd, "suite", "hang");
+    mkdirSync(join(task, "repo"), { recursive: true });
+    writeFileSync(join(task, "repo", "README.md"), "x\n");
+    // A check that never ends, and a child of it that would outlive a kill of its parent alone.
+    const hang = `require("node:child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000) // HANG-CHILD-MARK"], { stdio: "inherit" }); setInterval(() => {}, 1000);`;
+    writeFileSync(join(task, "task.json"), JSON.stringify({ kind: "explain-no-change", title: "t", prompt: "HANG-TASK", check: { run: [["node", "-e", hang]], timeoutSeconds: 2 } }));
+    e2e.server.setScript(() => ({ content: "Done." }));
+    const r = await sb.run(["eval", "--suite", join(sb.cwd, "suite"), "--json"], { timeoutMs: 200_000 });
+    expect(r.exitCode, r.stderr.slice(-2000)).toBe(4);
+    expect(JSON.parse(r.stdout).results[0].failures.join("\n")).toMatch(/timed out after 2 s/);
+    const alive = () =>
+      readdirSync("/proc")
+        .filter((p) => /^\d+$/.test(p))
+        .some((p) => {
+          try {
+            return readFileSync(`/proc/${p}/cmdline`, "utf8").includes("HANG-CHILD-MARK");
+          } catch {
+            return false;
+          }
+        });
+    await until(() => !alive());
+  }, 240_000);
 });
