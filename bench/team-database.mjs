@@ -14,6 +14,31 @@ import { createDeerflowAgent } from "../dist/agent/create-deerflow-agent.js";
 import { DeerflowSqliteSaver } from "../dist/persistence/sqlite-saver.js";
 import { DeerflowPostgresSaver } from "../dist/persistence/postgres-saver.js";
 import { openPool, redactDatabaseUrl } from "../dist/persistence/postgres-connection.js";
+import { WRITES_IDX_MAP } from "@langchain/langgraph-checkpoint";
+
+/**
+ * The baseline for batched pending writes: putWrites as it was, one INSERT per write inside a transaction
+ * (BEGIN, N statements, COMMIT: N + 2 round trips where the saver now makes one).
+ */
+export class PerWriteSaver extends DeerflowPostgresSaver {
+  async putWrites(config, writes, taskId, taskPath = "") {
+    const { thread_id: threadId, checkpoint_ns: ns = "", checkpoint_id: checkpointId } = config.configurable;
+    await this.setup();
+    const replace = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    const sql = `INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
+      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+      ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${replace ? "DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob, task_path = EXCLUDED.task_path" : "DO NOTHING"}`;
+    const rows = await Promise.all(
+      writes.map(async ([channel, value], idx) => {
+        const [type, bytes] = await this.serde.dumpsTyped(value);
+        return [threadId, ns, checkpointId, taskId, taskPath, WRITES_IDX_MAP[channel] ?? idx, channel, type, Buffer.from(bytes)];
+      }),
+    );
+    await this.transaction(async (client) => {
+      for (const row of rows) await client.query(sql, row);
+    });
+  }
+}
 
 const TURNS = Number(process.env.BENCH_TEAM_TURNS ?? 50);
 const RUNNERS = Number(process.env.BENCH_TEAM_RUNNERS ?? 8);
@@ -101,13 +126,15 @@ export async function benchTeamDatabase() {
     });
     const url = new URL(ADMIN);
     url.pathname = `/${dbName}`;
-    const postgres = await measure("PostgreSQL", async () => {
-      const saver = new DeerflowPostgresSaver(openPool(url.toString(), 4));
+    const onPostgres = (Saver) => async () => {
+      const saver = new Saver(openPool(url.toString(), 4));
       await saver.setup();
       return { saver, close: () => saver.close() };
-    });
-    console.log(`team database (baseline: the SQLite file, same run; ${TURNS} turns, ${RUNNERS} runners):`);
-    for (const r of [sqlite, postgres]) {
+    };
+    const perWrite = await measure("PG/write", onPostgres(PerWriteSaver));
+    const postgres = await measure("PostgreSQL", onPostgres(DeerflowPostgresSaver));
+    console.log(`team database (baseline: the SQLite file, same run; ${TURNS} turns, ${RUNNERS} runners; PG/write: one statement per pending write, as before batching):`);
+    for (const r of [sqlite, perWrite, postgres]) {
       console.log(
         `  ${r.name.padEnd(10)} save per turn ${r.perSave.toFixed(1)} ms (x${(r.perSave / sqlite.perSave).toFixed(2)}), turn ${r.perTurn.toFixed(1)} ms (x${(r.perTurn / sqlite.perTurn).toFixed(2)})   ` +
           `${RUNNERS}×${TURNS} concurrent: save ${r.concurrentSave.toFixed(1)} ms, turn ${r.concurrentTurn.toFixed(1)} ms, all ${(r.wall / 1000).toFixed(1)} s (x${(r.wall / sqlite.wall).toFixed(2)})`,

@@ -5,6 +5,8 @@
 // V8 versions and the architecture (a rebuilt bundle or another node never reads an old one); its bytes carry their
 // own checksum (V8 checks the source length and flags, not the payload, in release builds); it is written to a
 // temporary file and renamed (a crash leaves no half file); anything unreadable or rejected is ignored and rewritten.
+// V8 also rejects a cache written under other V8 flags: a module that calls v8.setFlagsFromString when loaded must
+// be loaded before the bundles are compiled (see commands/chat.ts), or every start compiles from scratch.
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";

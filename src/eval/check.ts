@@ -4,6 +4,9 @@
 import { cpSync, existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
+import { bwrapArgs } from "../sandbox/bwrap-args.js";
+import { findBwrap } from "../sandbox/run-shell.js";
+import type { ShellSettings } from "../sandbox/shell-settings.js";
 import { changedPaths, treeDigest } from "./workspace.js";
 import type { EvalTask } from "./task.js";
 
@@ -25,10 +28,23 @@ export interface CheckResult {
 
 const tail = (s: string, lines = 12) => s.trimEnd().split("\n").slice(-lines).join("\n");
 
+/**
+ * Where a check's commands run. They run code the agent wrote (the project's tests, after the agent edited them), so
+ * they are confined like the agent's own shell when bubblewrap is there: the workspace, this task's folder read-only
+ * (its script), the attempt's check folder (the result file); never the rest of the machine.
+ */
+export interface CheckConfinement {
+  shell: ShellSettings;
+  /** The attempt's check folder ($EVAL_RESULT, HOME of the commands). */
+  checkDir: string;
+}
+
 /** Runs one command of a check: "node" is this Node (the task must not depend on the PATH of the machine). */
-async function runCommand(cmd: string[], cwd: string, timeoutSeconds: number, env: Record<string, string>) {
-  const [file, ...args] = cmd;
-  const r = await execa(file === "node" ? process.execPath : file!, args, {
+async function runCommand(cmd: string[], cwd: string, timeoutSeconds: number, env: Record<string, string>, jail?: { bwrap: string; args: (command: string[]) => string[] }) {
+  const [file, ...rest] = cmd;
+  const command = [file === "node" ? process.execPath : file!, ...rest];
+  const [program, ...args] = jail ? [jail.bwrap, ...jail.args(command)] : command;
+  const r = await execa(program!, args, {
     cwd,
     reject: false,
     timeout: timeoutSeconds * 1000,
@@ -41,7 +57,7 @@ async function runCommand(cmd: string[], cwd: string, timeoutSeconds: number, en
   return { ok: r.exitCode === 0 && !r.timedOut, output: r.timedOut ? `timed out after ${timeoutSeconds} s` : tail(String(r.all ?? "")) };
 }
 
-export async function checkAttempt(task: EvalTask, workspace: string, prepared: Map<string, string>, outcome: RunOutcome, scratch: string): Promise<CheckResult> {
+export async function checkAttempt(task: EvalTask, workspace: string, prepared: Map<string, string>, outcome: RunOutcome, scratch: string, confine?: CheckConfinement): Promise<CheckResult> {
   const c = task.check;
   const failures: string[] = [];
   const changed = changedPaths(prepared, treeDigest(workspace));
@@ -64,13 +80,25 @@ export async function checkAttempt(task: EvalTask, workspace: string, prepared: 
   const resultFile = join(scratch, "result.json");
   writeFileSync(resultFile, JSON.stringify({ ...outcome, changed }, null, 2));
   const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: scratch, EVAL_RESULT: resultFile, EVAL_TASK_DIR: task.dir };
+  const jail = jailOf(task, workspace, confine);
   for (const cmd of c.run) {
-    const r = await runCommand(cmd, workspace, c.timeoutSeconds, env);
+    const r = await runCommand(cmd, workspace, c.timeoutSeconds, env, jail);
     if (!r.ok) failures.push(`\`${cmd.join(" ")}\` failed:\n${r.output}`);
   }
   if (c.script) {
-    const r = await runCommand(["node", join(task.dir, c.script)], workspace, c.timeoutSeconds, env);
+    const r = await runCommand(["node", join(task.dir, c.script)], workspace, c.timeoutSeconds, env, jail);
     if (!r.ok) failures.push(`check script ${c.script} failed:\n${r.output}`);
   }
   return { pass: failures.length === 0, failures, changed };
+}
+
+/** The bubblewrap command line of the check's commands, or undefined (no confinement asked, or no bubblewrap). */
+function jailOf(task: EvalTask, workspace: string, confine: CheckConfinement | undefined) {
+  const bwrap = confine ? findBwrap() : null;
+  if (!confine || !bwrap) return undefined;
+  // This task's folder is shown read-only (the agent's shell hides every task folder); the check folder comes back
+  // as the thread's outputs folder would (bwrap-args binds it again inside the hidden scratch directory).
+  const shell: ShellSettings = { ...confine.shell, readOnly: [...confine.shell.readOnly, task.dir], hiddenDirs: (confine.shell.hiddenDirs ?? []).filter((d) => d !== task.dir) };
+  const paths = { workspace_path: workspace, uploads_path: "", outputs_path: confine.checkDir };
+  return { bwrap, args: (command: string[]) => bwrapArgs(paths, shell, command) };
 }

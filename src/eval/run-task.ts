@@ -7,6 +7,7 @@ import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
 import { ModelUnavailableError, findDeerflowError, formatErrorLine } from "../errors.js";
 import type { RunEvent, TokenUsage } from "../runtime/events.js";
 import { runThread } from "../runtime/run-thread.js";
+import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import { isGuardStopReason } from "../vocabulary/stop-reasons.js";
 import { checkAttempt, type RunOutcome } from "./check.js";
 import { startRecordingProxy } from "./recorder.js";
@@ -110,7 +111,7 @@ export async function runAttempt(task: EvalTask, attempt: number, ctx: EvalConte
   }
 
   const outcome: RunOutcome = { stop_reason: run.stop_reason, final_text: run.final_text, tools: seen.tools, compacted: seen.compacted };
-  const check = await checkAttempt(task, workspace, prepared, outcome, checkDir);
+  const check = await checkAttempt(task, workspace, prepared, outcome, checkDir, { shell: shellSettingsFromConfig(ctx.config), checkDir });
   const tools: Record<string, number> = {};
   for (const t of seen.tools) tools[t] = (tools[t] ?? 0) + 1;
   return {

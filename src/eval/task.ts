@@ -30,6 +30,19 @@ export const TASK_KINDS = [
 
 const commandSchema = z.array(z.string().min(1)).min(1);
 
+/** A regular expression of the answer checks: refused when the task is loaded, not after the model's run. */
+const regexSchema = z.string().refine(
+  (s) => {
+    try {
+      new RegExp(s, "i");
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: "not a valid regular expression" },
+);
+
 const checkSchema = z
   .object({
     /** Commands run in the workspace after the run, in order; each must exit 0 ("node" is this Node). */
@@ -42,8 +55,8 @@ const checkSchema = z
     present: z.array(z.string()).default([]),
     absent: z.array(z.string()).default([]),
     /** Regular expressions (case-insensitive) the final answer must match / must not match. */
-    answerMatches: z.array(z.string()).default([]),
-    answerNotMatches: z.array(z.string()).default([]),
+    answerMatches: z.array(regexSchema).default([]),
+    answerNotMatches: z.array(regexSchema).default([]),
     /** The run must end with one of these stop reasons (default: end_turn). */
     stopReason: z.array(z.enum(STOP_REASONS)).default(["end_turn"]),
     /** Tools the agent must have called (e.g. write_todos on multi-step work, task when the work splits). */

@@ -90,6 +90,7 @@ function hintFor(err: unknown): string {
   if (code === "53300") return "The server has no connection slots left: raise max_connections, or run fewer deerflow processes at once.";
   if (code?.startsWith("53")) return "The database server is short of resources: check its logs, then run it again.";
   if (code?.startsWith("54")) return "A value is past a PostgreSQL limit: shorten what was sent (save large text as a workspace file) and run it again.";
+  if (code === "42P01" || code === "42703") return "deerflow's schema there lacks what its recorded version has (a partial restore, a dropped table): restore the database from a backup, or point `database` at a new one and `deerflow db migrate` into it.";
   if (code === "25006") return "The server is read-only (a standby, or default_transaction_read_only): point `database` at the primary.";
   if (code === "3D000") return "Create it first (createdb), or fix the database name in the URL.";
   if (code === "42501") return "The user needs CREATE on the database (GRANT CREATE ON DATABASE … TO …).";

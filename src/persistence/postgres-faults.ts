@@ -16,12 +16,13 @@ export function isConnectionFault(err: unknown): boolean {
 /**
  * The server refused a statement for a reason that is its own, not ours (SQLSTATE): out of disk, memory or
  * connections (class 53), a value past its limits (54), the server's statement_timeout (57014), a read-only server
- * (25006: a standby, default_transaction_read_only), a missing privilege (42501). Like a full disk under SQLite: the
- * run fails in one line saying which, and is rolled back.
+ * (25006: a standby, default_transaction_read_only), a missing privilege (42501), deerflow's schema missing a table
+ * or column its recorded version has (42P01, 42703: a partial restore, a manual DROP). Like a full disk under SQLite:
+ * the run fails in one line saying which, and is rolled back.
  */
 export function isServerRefusal(err: unknown): boolean {
   const code = pgCode(err);
-  return code !== undefined && /^(53|54)|^(57014|25006|42501)$/.test(code);
+  return code !== undefined && /^(53|54)|^(57014|25006|42501|42P01|42703)$/.test(code);
 }
 
 export function pgCode(err: unknown): string | undefined {

@@ -49,8 +49,13 @@ function orderedSelect(select: string): string {
   return select.replace(stock, `order by cw.task_path COLLATE "C", cw.task_id COLLATE "C", cw.idx`);
 }
 
-const INSERT_WRITE = (replace: boolean) => `INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
-  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+/**
+ * A task's pending writes in one statement (one round trip, atomic without a transaction): the rows come in as arrays
+ * and `unnest` pairs them up. Upserts when every channel is a special one (WRITES_IDX_MAP: a task's error or
+ * interrupt replaces the last), else a write already stored stays (a retried step writes the same rows).
+ */
+const INSERT_WRITES = (replace: boolean) => `INSERT INTO checkpoint_writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, blob)
+  SELECT $1, $2, $3, $4, $5, w.idx, w.channel, w.type, w.blob FROM unnest($6::int[], $7::text[], $8::text[], $9::bytea[]) AS w(idx, channel, type, blob)
   ON CONFLICT (thread_id, checkpoint_ns, checkpoint_id, task_id, idx) ${replace ? "DO UPDATE SET channel = EXCLUDED.channel, type = EXCLUDED.type, blob = EXCLUDED.blob, task_path = EXCLUDED.task_path" : "DO NOTHING"}`;
 
 export class DeerflowPostgresSaver extends PostgresSaver {
@@ -161,18 +166,19 @@ export class DeerflowPostgresSaver extends PostgresSaver {
     await this.setup();
     await this.assertThreadMode(threadId);
     await this.beforeWrite?.(threadId);
-    const sql = INSERT_WRITE(writes.every(([channel]) => channel in WRITES_IDX_MAP));
-    const rows = await Promise.all(
-      writes.map(async ([channel, value], idx) => {
-        const [type, bytes] = await this.serde.dumpsTyped(value);
-        return [threadId, ns, checkpointId, taskId, taskPath ?? "", WRITES_IDX_MAP[channel] ?? idx, channel, type, Buffer.from(bytes)];
-      }),
-    );
-    await withRetry(() =>
-      this.transaction(async (client) => {
-        for (const row of rows) await client.query(sql, row);
-      }),
-    );
+    const replace = writes.every(([channel]) => channel in WRITES_IDX_MAP);
+    // One row per idx, as statements run one by one would leave it (the last upsert wins; the first insert stays):
+    // one statement cannot touch a row twice.
+    const byIdx = new Map<number, [number, string, string, Buffer]>();
+    for (const [idx, [channel, value]] of writes.entries()) {
+      const at = WRITES_IDX_MAP[channel] ?? idx;
+      if (byIdx.has(at) && !replace) continue;
+      const [type, bytes] = await this.serde.dumpsTyped(value);
+      byIdx.set(at, [at, channel, type, Buffer.from(bytes)]);
+    }
+    const rows = [...byIdx.values()];
+    // A single statement: the pool retries it across a restart (openPool).
+    await this.db.query(INSERT_WRITES(replace), [threadId, ns, checkpointId, taskId, taskPath ?? "", rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3])]);
   }
 
   override async deleteThread(threadId: string): Promise<void> {

@@ -108,6 +108,24 @@ describe.skipIf(pgSkip)("the team database against hostile input and a hostile s
     }
   });
 
+  it("a schema that lost a table its recorded version has (a partial restore) is said as that, not 'internal error'", async () => {
+    const broken = await createTestDatabase();
+    try {
+      const a = machine(broken.url);
+      e2e.server.push({ content: "first answer" });
+      expect((await a.run(["run", "first turn"])).exitCode).toBe(0);
+      await sql("DROP TABLE deerflow.runs", broken.url);
+      e2e.server.push({ content: "never saved" });
+      const r = await a.run(["run", "second turn"]);
+      expect(r.exitCode).toBe(1);
+      expect(oneLine(r.stderr)).toHaveLength(1);
+      expect(r.stderr).toMatch(/relation "runs" does not exist.*restore the database from a backup/);
+      expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    } finally {
+      await broken.drop();
+    }
+  });
+
   it("a URL the driver cannot parse is a configuration error (exit 2), without the password", async () => {
     const a = machine("postgres://someone:s3cretPW@127.0.0.1:99999/x");
     const r = await a.run(["threads"]);

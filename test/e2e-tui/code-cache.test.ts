@@ -1,7 +1,7 @@
 // End to end: the chat keeps V8's compiled code of its two bundles in <home>/cache/ (src/cli/code-cache.ts). A cache
 // someone or something damaged — truncated by a full disk, overwritten, left by another build — never stops the chat:
 // it starts, answers, and writes a good cache again.
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
@@ -29,9 +29,19 @@ describe("code cache of the chat's bundles", () => {
     expect(written.some((f) => /^start\.cjs-[0-9a-f]{32}\.v8cache$/.test(f))).toBe(true);
     expect(written.some((f) => /^chat-session\.cjs-[0-9a-f]{32}\.v8cache$/.test(f))).toBe(true);
     await first.kill();
+    const files = written.map((f) => join(sb.home, "cache", f));
+    const identity = () => files.map((f) => `${statSync(f).ino}:${statSync(f).mtimeMs}`);
+
+    // The next start uses them: V8 accepted both, so neither was rewritten (a rewrite renames a new file in). This
+    // failed when a module of the runtime set a V8 flag while loading: every cache was refused and written again.
+    const before = identity();
+    const warm = tui.spawn(sb, ["chat"]);
+    await waitReady(warm);
+    await warm.kill();
+    expect(identity()).toEqual(before);
 
     // One truncated (a full disk), one overwritten with garbage, plus a leftover of an older build.
-    const [a, b] = written.map((f) => join(sb.home, "cache", f));
+    const [a, b] = files;
     writeFileSync(a!, readFileSync(a!).subarray(0, 4096));
     writeFileSync(b!, Buffer.alloc(200_000, 0x41));
     const leftover = join(sb.home, "cache", `chat-session.cjs-${"0".repeat(32)}.v8cache`);

@@ -61,4 +61,41 @@ describe.skipIf(!HAS_BWRAP || !existsSync(OUTSIDE_TMP))("an eval model that look
       rmSync(root, { recursive: true, force: true });
     }
   }, 360_000);
+
+  it("the check runs the agent's code confined: a test file it wrote cannot write outside the workspace", async () => {
+    const sb = e2e.sandbox();
+    const root = mkdtempSync(join(OUTSIDE_TMP, "deerflow-eval-hostile-"));
+    try {
+      const task = join(root, "suite", "tests");
+      mkdirSync(join(task, "repo", "test"), { recursive: true });
+      writeFileSync(join(task, "repo", "test", "ok.test.js"), `require("node:test")("ok", () => {});\n`);
+      writeFileSync(join(task, "task.json"), JSON.stringify({ kind: "fix-failing-test", title: "t", prompt: "ESCAPE-TASK: make the tests pass.", check: { run: [["node", "--test"]] } }));
+      const escaped = join(root, "escaped.txt");
+      const evil = `require("node:test")("evil", () => { require("node:fs").writeFileSync(${JSON.stringify(escaped)}, "written by the agent's test"); });\n`;
+      e2e.server.setScript((req: RecordedRequest) =>
+        (req.body.messages as { role: string }[]).some((m) => m.role === "tool") ? { content: "Done." } : { toolCalls: [{ name: "write_file", args: { path: "test/evil.test.js", content: evil } }] },
+      );
+      const r = await sb.run(["eval", "--suite", join(root, "suite"), "--json"], { timeoutMs: 300_000 });
+      const report = JSON.parse(r.stdout);
+      expect(report.results[0].tools).toEqual({ write_file: 1 });
+      expect(existsSync(escaped)).toBe(false);
+      // The check ran (and failed on the write the sandbox refused), it was not skipped.
+      expect(r.exitCode, r.stderr.slice(-2000)).toBe(4);
+      expect(report.results[0].failures.join("\n")).toMatch(/node --test` failed/);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 360_000);
+
+  it("a task whose answer check is not a regular expression is refused when loaded, before any model call", async () => {
+    const sb = e2e.sandbox();
+    const task = join(sb.cwd, "suite", "bad-regex");
+    mkdirSync(join(task, "repo"), { recursive: true });
+    writeFileSync(join(task, "repo", "README.md"), "x\n");
+    writeFileSync(join(task, "task.json"), JSON.stringify({ kind: "explain-no-change", title: "t", prompt: "p", check: { answerMatches: ["ok", "(unclosed"] } }));
+    const r = await sb.run(["eval", "--suite", join(sb.cwd, "suite")]);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^deerflow: .*bad-regex\/task\.json: check\.answerMatches\.1: not a valid regular expression\./)]);
+    expect(e2e.server.requests).toHaveLength(0);
+  });
 });

@@ -5,6 +5,10 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadBundle, type LoadedBundle } from "../code-cache.js";
+// Sets a V8 flag when loaded. V8 refuses a code cache written under other flags, so it is set here, before either
+// bundle is compiled, rather than halfway through running the runtime's bundle (which carries the same module):
+// otherwise every cache the chat writes carries a flag the next start compiles without, and is never used.
+import "../../tools/bounded-regex.js";
 import { DeerflowError, UsageError } from "../../errors.js";
 import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
 import type { GlobalOptions } from "../main.js";

@@ -6,7 +6,7 @@ import { loadConfig } from "../../config/load.js";
 import { UsageError } from "../../errors.js";
 import { type CopyReport, copyThreads } from "../../persistence/copy-threads.js";
 import { openPostgresStore } from "../../persistence/open-store.js";
-import { DatabaseUnavailableError, isConnectionFault, isPostgresUrl, redactDatabaseUrl } from "../../persistence/postgres-connection.js";
+import { DatabaseUnavailableError, isConnectionFault, isServerRefusal, isPostgresUrl, redactDatabaseUrl } from "../../persistence/postgres-connection.js";
 import { DB_FILE, openSqliteStore } from "../../persistence/store.js";
 import { CHANNEL_MODES } from "../../vocabulary/checkpoint-modes.js";
 import type { GlobalOptions } from "../main.js";
@@ -24,7 +24,7 @@ export async function dbMigrateCommand(opts: GlobalOptions & { from?: string; to
     try {
       await copyThreads(from, target, report);
     } catch (err) {
-      throw isConnectionFault(err) ? new DatabaseUnavailableError(to, err) : err;
+      throw isConnectionFault(err) || isServerRefusal(err) ? new DatabaseUnavailableError(to, err) : err;
     } finally {
       from.close();
       await target.close();

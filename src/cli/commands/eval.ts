@@ -86,7 +86,7 @@ export async function evalCommand(opts: EvalOptions): Promise<number> {
     // suite) nor the other attempts' folders in the scratch directory: only its own workspace is bound again.
     const hidden = [...taskIds(suiteRoot).map((id) => join(suiteRoot, id)), scratch];
     const config = { ...base, mcp: { ...base.mcp, servers: {} }, sandbox: { ...base.sandbox, hidden } };
-    if (!(await import("../../sandbox/run-shell.js")).findBwrap()) err("deerflow eval: bubblewrap is not available, so the agent's shell runs unconfined and could read the tasks' hidden checks; install the `bubblewrap` package for a fair measurement.");
+    if (!(await import("../../sandbox/run-shell.js")).findBwrap()) err("deerflow eval: bubblewrap is not available, so the agent's shell and the checks (which run the agent's code) run unconfined, and the agent could read the tasks' hidden checks; install the `bubblewrap` package for a fair measurement.");
     const model = await requireModelOrDiscover(config);
     runtimeLoaded = true;
     const { runSuite } = await import("../../eval/suite.js");

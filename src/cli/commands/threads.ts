@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { type ResolvedConfig, loadConfig } from "../../config/load.js";
 import { DB_FILE, type Store, isCorruption } from "../../persistence/store.js";
 import { openStore } from "../../persistence/open-store.js";
-import { DatabaseUnavailableError, isConnectionFault } from "../../persistence/postgres-connection.js";
+import { DatabaseUnavailableError, isConnectionFault, isServerRefusal } from "../../persistence/postgres-connection.js";
 import type { ThreadRow } from "../../persistence/thread-index.js";
 import { machineName } from "../../persistence/machine.js";
 import { ThreadRuntime } from "../../runtime/thread-runtime.js";
@@ -25,7 +25,7 @@ async function withStore<T>(config: ResolvedConfig, read: (store: Store) => Prom
   try {
     return await read(store);
   } catch (err) {
-    if (config.database && isConnectionFault(err)) throw new DatabaseUnavailableError(config.database, err);
+    if (config.database && (isConnectionFault(err) || isServerRefusal(err))) throw new DatabaseUnavailableError(config.database, err);
     throw isCorruption(err) ? new DatabaseCorruptError(store.path, (err as Error).message) : err;
   } finally {
     await store.close();
