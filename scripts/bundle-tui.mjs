@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
-import { NARROW_TEXT_SOURCE } from "./narrow-text.mjs";
+import { NARROW_TEXT_SOURCE, ONE_UNIT_GRAPHEMES_SOURCE } from "./narrow-text.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outDir = `${root}dist/tui-bundle`;
@@ -73,6 +73,21 @@ function stringWidthOf(${input}, options = {}) {`,
   },
 };
 
+/** Ink's per-line tokenizer walks plain narrow text (with its colour codes) by code unit (see narrow-text.mjs). */
+const tokenizeFastPath = {
+  name: "tokenize-fast-path",
+  transform(code, id) {
+    if (!id.endsWith("/@alcalzone/ansi-tokenize/build/tokenize.js")) return undefined;
+    const loop = "for (const { segment, index } of segmenter.segment(str)) {";
+    if (!code.includes(loop)) throw new Error(`@alcalzone/ansi-tokenize changed (${id}): revisit scripts/bundle-tui.mjs`);
+    return `${code.replace(loop, "for (const { segment, index } of graphemesOf(str)) {")}
+const oneUnitGraphemes = new RegExp(${JSON.stringify(ONE_UNIT_GRAPHEMES_SOURCE)});
+function graphemesOf(str) {
+  return oneUnitGraphemes.test(str) ? Array.from(str, (segment, index) => ({ segment, index })) : segmenter.segment(str);
+}`;
+  },
+};
+
 /**
  * Intl.Segmenter's first construction loads ICU's break-iterator data (15-25 ms), and Ink's dependencies construct
  * seven at load time; the first frame segments nothing (narrow text, above), so each is built on its first use.
@@ -112,7 +127,7 @@ const bundle = await rolldown({
     return false;
   },
   transform: { define: { "process.env.NODE_ENV": '"production"' } },
-  plugins: [noTopLevelAwait, narrowTextFastPath, lazySegmenter],
+  plugins: [noTopLevelAwait, narrowTextFastPath, tokenizeFastPath, lazySegmenter],
   logLevel: "warn",
 });
 if (leaked.size > 0) {

@@ -162,7 +162,7 @@ function withoutMessageEcho(hook: Hook): Hook {
       if (!result || typeof result !== "object" || Array.isArray(result) || "messages" in result || "type" in result) return result;
       const state = (args[0] ?? {}) as Record<string, unknown>;
       const entries = Object.entries(result as Record<string, unknown>);
-      const unchanged = entries.every(([k, v]) => k !== "jumpTo" && JSON.stringify(v) === JSON.stringify(state[k]));
+      const unchanged = entries.every(([k, v]) => k !== "jumpTo" && (v === state[k] || JSON.stringify(v) === JSON.stringify(state[k])));
       if (unchanged) return undefined;
       return { ...result, messages: undefined };
     };

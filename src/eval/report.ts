@@ -1,5 +1,6 @@
 // The eval's two outputs besides the JSON: the table of one report, and the comparison of two (--compare a b).
 import { readFileSync } from "node:fs";
+import { z } from "zod";
 import { UsageError } from "../errors.js";
 import { forTerminal } from "../vocabulary/terminal-text.js";
 import type { AttemptResult } from "./run-task.js";
@@ -40,6 +41,15 @@ export function formatReport(report: EvalReport): string {
   ].join("\n");
 }
 
+/** What --compare reads of a report (a hand-edited or truncated one is refused by name, not crashed on). */
+const count = z.number().finite().nonnegative();
+const reportSchema = z.object({
+  model: z.string(),
+  started_at: z.string(),
+  summary: z.object({ attempts: count, passed: count, pass_rate: count }),
+  results: z.array(z.object({ task: z.string(), pass: z.boolean(), turns: count, tokens: z.object({ total_tokens: count }), wall_ms: count })),
+});
+
 export function readReport(file: string): EvalReport {
   let data: unknown;
   try {
@@ -49,6 +59,11 @@ export function readReport(file: string): EvalReport {
   }
   const r = data as Partial<EvalReport>;
   if (r?.version !== 1 || !Array.isArray(r.results)) throw new UsageError(`${file} is not a deerflow eval report (version 1).`, "Write one with `deerflow eval --out <file>`.");
+  const parsed = reportSchema.safeParse(r);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new UsageError(`${file} is not a complete deerflow eval report: ${issue.path.join(".")}: ${issue.message}.`, "Write one with `deerflow eval --out <file>`.");
+  }
   return r as EvalReport;
 }
 

@@ -71,7 +71,8 @@ function observer() {
 
 const ZERO: TokenUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
 
-export async function runAttempt(task: EvalTask, attempt: number, ctx: EvalContext): Promise<AttemptResult> {
+/** One attempt, checked; undefined when the eval itself was interrupted (Ctrl+C) before the attempt finished. */
+export async function runAttempt(task: EvalTask, attempt: number, ctx: EvalContext): Promise<AttemptResult | undefined> {
   const dir = join(ctx.scratch, `${task.id}-${attempt}`);
   const workspace = join(dir, "workspace");
   const checkDir = join(dir, "check");
@@ -109,6 +110,9 @@ export async function runAttempt(task: EvalTask, attempt: number, ctx: EvalConte
     const recording = { task: task.id, attempt, model: ctx.model.model, recorded_at: new Date(started).toISOString(), stop_reason: run.stop_reason, exchanges: proxy.exchanges };
     writeFileSync(join(ctx.record, `${task.id}-${attempt}.json`), `${JSON.stringify(recording, null, 2)}\n`);
   }
+
+  // Cut by the user's Ctrl+C, not by the agent: neither a result nor worth a check (which could take minutes).
+  if (ctx.signal?.aborted && run.status === "interrupted") return undefined;
 
   const outcome: RunOutcome = { stop_reason: run.stop_reason, final_text: run.final_text, tools: seen.tools, compacted: seen.compacted };
   const check = await checkAttempt(task, workspace, prepared, outcome, checkDir, { shell: shellSettingsFromConfig(ctx.config), checkDir });

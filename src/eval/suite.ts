@@ -35,6 +35,7 @@ export async function runSuite(tasks: readonly EvalTask[], ctx: EvalContext, opt
     while (next < jobs.length && !ctx.signal?.aborted && !dead) {
       const job = jobs[next++]!;
       const r = await runAttempt(job.task, job.attempt, ctx);
+      if (!r) continue; // interrupted: the report covers the attempts that finished
       if (r.turns > 0) reached = true;
       else if (r.endpoint_error && !reached) dead = true;
       results.push(r);

@@ -1,12 +1,13 @@
 // `deerflow eval` against a model scripted as a cheat, through the built CLI: it reaches from its workspace for
 // the task's hidden check, the task folder, and the folder of an earlier attempt (whose workspace holds the check
 // after checking). With the shell confined none of it is visible, and the check still runs afterwards.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HAS_BWRAP, toolResults } from "../support/confinement.js";
 import { useE2E } from "../support/e2e.js";
 import type { RecordedRequest } from "../support/openai-server.js";
+import { until } from "../support/wait.js";
 
 const e2e = useE2E();
 
@@ -98,4 +99,59 @@ describe.skipIf(!HAS_BWRAP || !existsSync(OUTSIDE_TMP))("an eval model that look
     expect(r.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^deerflow: .*bad-regex\/task\.json: check\.answerMatches\.1: not a valid regular expression\./)]);
     expect(e2e.server.requests).toHaveLength(0);
   });
+
+  it("Ctrl+C mid-eval: exit 130, the cut attempt is neither counted nor checked, the scratch folder is removed", async () => {
+    const sb = e2e.sandbox();
+    const tmp = join(sb.userHome, "..", "tmp");
+    mkdirSync(tmp);
+    e2e.server.setScript(() => ({ hang: true }));
+    const child = sb.spawn(["eval", "--tasks", "fix-slugify,clarify-config", "--json"], { env: { TMPDIR: tmp } });
+    await until(() => e2e.server.requests.length >= 1);
+    child.kill("SIGINT");
+    const r = await child;
+    expect(r.exitCode, String(r.stderr)).toBe(130);
+    expect(String(r.stderr)).toContain("eval interrupted; the report covers the attempts that finished.");
+    expect(String(r.stderr)).not.toMatch(/FAIL/);
+    const report = JSON.parse(String(r.stdout));
+    expect(report.results).toEqual([]);
+    expect(report.summary).toMatchObject({ attempts: 0, passed: 0 });
+    expect(readdirSync(tmp)).toEqual([]);
+  }, 200_000);
+
+  it("--compare refuses a report whose entries are missing or of the wrong type, naming the key", async () => {
+    const sb = e2e.sandbox();
+    const good = { version: 1, model: "m", started_at: "2026-01-01T00:00:00.000Z", summary: { attempts: 1, passed: 1, pass_rate: 1 }, results: [{ task: "t", pass: true, turns: 2, tokens: { total_tokens: 10 }, wall_ms: 5 }] };
+    writeFileSync(join(sb.cwd, "good.json"), JSON.stringify(good));
+    writeFileSync(join(sb.cwd, "bad.json"), JSON.stringify({ ...good, results: [{ task: "t", pass: true, turns: 2, wall_ms: 5 }] }));
+    const ok = await sb.run(["eval", "--compare", "good.json", "good.json"]);
+    expect(ok.exitCode, ok.stderr).toBe(0);
+    const bad = await sb.run(["eval", "--compare", "good.json", "bad.json"]);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^deerflow: bad\.json is not a complete deerflow eval report: results\.0\.tokens: /)]);
+  });
+
+  it("a check that hangs inside the sandbox is cut by its time limit, with its process tree", async () => {
+    const sb = e2e.sandbox();
+    const task = join(sb.cwd, "suite", "hang");
+    mkdirSync(join(task, "repo"), { recursive: true });
+    writeFileSync(join(task, "repo", "README.md"), "x\n");
+    // A check that never ends, and a child of it that would outlive a kill of its parent alone.
+    const hang = `require("node:child_process").spawn(process.execPath, ["-e", "setInterval(() => {}, 1000) // HANG-CHILD-MARK"], { stdio: "inherit" }); setInterval(() => {}, 1000);`;
+    writeFileSync(join(task, "task.json"), JSON.stringify({ kind: "explain-no-change", title: "t", prompt: "HANG-TASK", check: { run: [["node", "-e", hang]], timeoutSeconds: 2 } }));
+    e2e.server.setScript(() => ({ content: "Done." }));
+    const r = await sb.run(["eval", "--suite", join(sb.cwd, "suite"), "--json"], { timeoutMs: 200_000 });
+    expect(r.exitCode, r.stderr.slice(-2000)).toBe(4);
+    expect(JSON.parse(r.stdout).results[0].failures.join("\n")).toMatch(/timed out after 2 s/);
+    const alive = () =>
+      readdirSync("/proc")
+        .filter((p) => /^\d+$/.test(p))
+        .some((p) => {
+          try {
+            return readFileSync(`/proc/${p}/cmdline`, "utf8").includes("HANG-CHILD-MARK");
+          } catch {
+            return false;
+          }
+        });
+    await until(() => !alive());
+  }, 240_000);
 });

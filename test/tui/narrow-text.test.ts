@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 // @ts-expect-error a build script in plain JavaScript
-import { NARROW_TEXT_SOURCE } from "../../scripts/narrow-text.mjs";
+import { NARROW_TEXT_SOURCE, ONE_UNIT_GRAPHEMES_SOURCE } from "../../scripts/narrow-text.mjs";
 
 const narrow = new RegExp(NARROW_TEXT_SOURCE as string);
 
@@ -62,5 +62,20 @@ describe("narrow text fast path", () => {
     for (const other of ["\u001b[31mred\u001b[39m", "tab\there", "e\u0301", "👍", "中文", "a\u200db", "\u00ad", "©", "❤️", "↔", "\r\n"]) {
       expect(narrow.test(other), JSON.stringify(other)).toBe(false);
     }
+  });
+
+  it("Ink's tokenizer may walk such text by code unit: Intl.Segmenter finds one grapheme per code unit, colours and links included", () => {
+    const oneUnit = new RegExp(ONE_UNIT_GRAPHEMES_SOURCE as string);
+    const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+    const escape = fc.constantFrom("\u001b[31m", "\u001b[39m", "\u001b[1;4m", "\u001b[38;5;200m", "\u001b]8;;https://x.test\u0007", "\u001b]8;;\u0007", "\u001b]8;;https://y.test\u001b\\");
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.constantFrom(...setChars), escape), { maxLength: 60 }), (parts) => {
+        const s = parts.join("");
+        expect(oneUnit.test(s)).toBe(true);
+        expect(Array.from(segmenter.segment(s), ({ segment, index }) => [segment, index])).toEqual(Array.from(s, (c, i) => [c, i]));
+      }),
+      { numRuns: 500 },
+    );
+    for (const other of ["e\u0301", "👍", "a\r\nb", "\u200d", "🇫🇷"]) expect(oneUnit.test(other), JSON.stringify(other)).toBe(false);
   });
 });
