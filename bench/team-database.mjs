@@ -90,11 +90,12 @@ async function turns(saver, threadId, n) {
 
 async function measure(name, open) {
   const one = await open();
-  const solo = await turns(one.saver, "solo", TURNS);
+  // Threads of their own per store: two savers on one database must not continue each other's threads.
+  const solo = await turns(one.saver, `${name}:solo`, TURNS);
   await one.close();
   const runners = await Promise.all(Array.from({ length: RUNNERS }, () => open()));
   const t0 = performance.now();
-  const all = await Promise.all(runners.map((r, i) => turns(r.saver, `runner-${i}`, TURNS)));
+  const all = await Promise.all(runners.map((r, i) => turns(r.saver, `${name}:runner-${i}`, TURNS)));
   const wall = performance.now() - t0;
   for (const r of runners) await r.close();
   return {
