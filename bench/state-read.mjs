@@ -34,10 +34,10 @@ export async function benchStateRead() {
     const { ChatSession } = await import("../dist/runtime/chat-session.js");
     const session = new ChatSession({ cwd: home });
     await session.setTitle("warm-up"); // creates the thread
-    const { openStore } = await import("../dist/persistence/store.js");
+    const { openStore } = await import("../dist/persistence/open-store.js");
     const { buildStateAgent } = await import("../dist/runtime/run-agent.js");
     const perCall = async (fn) => {
-      const store = openStore(session.config.home, session.config.checkpoint.channelMode);
+      const store = openStore({ home: session.config.home, channelMode: session.config.checkpoint.channelMode });
       try {
         const agent = buildStateAgent(session.config, session.model, store.saver);
         await fn(agent.graph, { configurable: { thread_id: session.threadId } });

@@ -1,5 +1,6 @@
 // The CLI entry: parse flags with commander and lazy-load the command that runs. Nothing heavy is imported here:
 // `deerflow --version` and `--help` must start in about the time of bare node.
+import { EventEmitter } from "node:events";
 import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { reportFatal } from "./report-error.js";
@@ -226,6 +227,10 @@ export async function main(argv: string[]): Promise<void> {
   process.stdout.on("error", (err: NodeJS.ErrnoException) => {
     if (err.code !== "EPIPE" && err.code !== "ERR_STREAM_DESTROYED") throw err;
   });
+  // LangChain adds one abort listener per tool call of a turn to the run's signal: a model sending a dozen calls at
+  // once is normal, and Node's "MaxListenersExceededWarning" (limit 10) would land on the user's stderr. New
+  // EventTargets take this default; a real leak still shows past 100.
+  EventEmitter.defaultMaxListeners = 100;
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

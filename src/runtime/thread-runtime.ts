@@ -364,7 +364,12 @@ export class ThreadRuntime {
     const signal = runSignal(req, runId);
     setShellWarningSink((message) => req.onEvent?.({ type: "sandbox.warning", message }));
     try {
-      const stream = await agent.stream(input as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: RUN_STEP_LIMIT } as never);
+      // LangGraph's default ("async") saves a step's checkpoint while the next step already runs. SQLite's writes are
+      // done before the next step can reach the network, but the team database's take round trips: a process killed
+      // right after the model got the request lost the steps that held the user's question (it lived only as the
+      // input's pending write, which the next input discards). So on Postgres each step waits for its checkpoint.
+      const durability = this.store.kind === "postgres" ? "sync" : "async";
+      const stream = await agent.stream(input as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: RUN_STEP_LIMIT, durability } as never);
       // With piiRedaction the model streams placeholders: the user sees the values (the stored answer has them too).
       const restore = this.config.piiRedaction ? redactorFor(threadId).restore : undefined;
       await translateStream(stream as AsyncIterable<[string, unknown]>, runId, usage, req.onEvent ?? (() => {}), restore);

@@ -262,4 +262,19 @@ describe("fast paths and other commands", () => {
     expect(bad.exitCode).toBe(1);
     expect(bad.stdout).toMatch(/✗ model\s+http:\/\/127\.0\.0\.1:9\/v1 is not reachable/);
   });
+
+  it("a model turn with many parallel tool calls runs them all, and stderr has no Node warning", async () => {
+    sb = e2e.sandbox();
+    // Providers send 10+ tool calls in one turn (a model reading a dozen files at once): each tool task listens on
+    // the run's abort signal, and Node warned "MaxListenersExceededWarning" past 10 listeners.
+    const calls = Array.from({ length: 14 }, (_, i) => ({ id: `c${i}`, name: "bash", args: { command: `echo part-${i}` } }));
+    e2e.server.push({ toolCalls: calls });
+    e2e.server.push({ content: "all done" });
+    const r = await sb.run(["run", "--yes", "run them all"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe("all done\n");
+    const results = JSON.stringify(e2e.server.requests.at(-1)!.body.messages);
+    for (let i = 0; i < 14; i++) expect(results).toContain(`part-${i}`);
+    expect(r.stderr).not.toMatch(/Warning|MaxListeners/);
+  });
 });
