@@ -1,15 +1,16 @@
 // Configuration resolution: .deerflowrc files (home, then the nearest one up from the working directory),
 // then the environment, then command-line flags. Later sources win. Only JSON and zod here: this module is on
 // the start-up path of every command, so it must stay light.
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname } from "node:path";
 import { ConfigError, NoModelError } from "../errors.js";
 import { stripJsonComments } from "./jsonc.js";
+import { dataHomeOf, expandHome, rcFiles } from "./data-home.js";
 import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { type ApprovalModeSetting, type FileConfig, type McpServerConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
 
-export const RC_NAME = ".deerflowrc";
+export { RC_NAME } from "./data-home.js";
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_SNAPSHOT_FREQUENCY = 20;
 const DEFAULT_MODEL_TIMEOUT_S = 120;
@@ -103,18 +104,6 @@ interface LoadedFile {
   config: FileConfig;
 }
 
-/** The nearest .deerflowrc from `cwd` upwards, excluding the user's home one (read separately). */
-function findProjectRc(cwd: string, userRc: string): string | undefined {
-  let dir = resolve(cwd);
-  for (;;) {
-    const candidate = join(dir, RC_NAME);
-    if (candidate !== userRc && existsSync(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
-  }
-}
-
 function formatPath(path: PropertyKey[]): string {
   return path.map((p) => String(p)).join(".");
 }
@@ -178,22 +167,11 @@ function resolveDatabase(url: string | undefined, file: string | undefined): str
   return url.trim();
 }
 
-function expandHome(p: string, userHome: string, baseDir: string): string {
-  if (p === "~") return userHome;
-  if (p.startsWith("~/")) return join(userHome, p.slice(2));
-  return isAbsolute(p) ? p : resolve(baseDir, p);
-}
-
 export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   const env = inputs.env ?? process.env;
   const cwd = inputs.cwd ?? process.cwd();
   const userHome = inputs.userHome ?? env.HOME ?? homedir();
-  const userRc = join(userHome, RC_NAME);
-
-  const loaded: LoadedFile[] = [];
-  if (existsSync(userRc)) loaded.push(readConfigFile(userRc));
-  const projectRc = findProjectRc(cwd, userRc);
-  if (projectRc) loaded.push(readConfigFile(projectRc));
+  const loaded: LoadedFile[] = rcFiles(cwd, userHome).map(readConfigFile);
 
   // Merge: later files win key by key; `models` and `checkpoint` merge one level deep.
   let merged: FileConfig = {};
@@ -201,13 +179,11 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   const modelOrigin: Record<string, string> = {};
   // A later file's server of the same name replaces the earlier one whole (its keys belong together).
   const mcpServers: Record<string, ResolvedMcpServer> = {};
-  let homeBase = userHome;
   for (const f of loaded) {
     const c = f.config;
     for (const key of Object.keys(c)) origin[key] = f.path;
     for (const name of Object.keys(c.models ?? {})) modelOrigin[name] = f.path;
     for (const [name, server] of Object.entries(c.mcpServers ?? {})) mcpServers[name] = { ...server, file: f.path };
-    if (c.home) homeBase = dirname(f.path);
     merged = {
       ...merged,
       ...c,
@@ -235,10 +211,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   const snapshotFrequency = merged.checkpoint?.snapshotFrequency ?? DEFAULT_SNAPSHOT_FREQUENCY;
 
   // Flags override both.
-  const homeRaw = inputs.flags?.home ?? env.DEERFLOW_HOME ?? merged.home;
-  const home = homeRaw
-    ? expandHome(homeRaw, userHome, inputs.flags?.home || env.DEERFLOW_HOME ? cwd : homeBase)
-    : join(userHome, ".deerflow");
+  const home = dataHomeOf({ flag: inputs.flags?.home, env, cwd, userHome, files: loaded.map((f) => ({ path: f.path, home: f.config.home })) });
 
   const database = resolveDatabase(env.DEERFLOW_DATABASE_URL || resolveSecret(merged.database, env, { file: origin.database, keyPath: "database" }), env.DEERFLOW_DATABASE_URL ? undefined : origin.database);
 

@@ -1,8 +1,8 @@
 // End to end: the chat keeps V8's compiled code of its two bundles in <home>/cache/ (src/cli/code-cache.ts). A cache
 // someone or something damaged — truncated by a full disk, overwritten, left by another build — never stops the chat:
 // it starts, answers, and writes a good cache again.
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
 import { submit, usePty, waitReady } from "../support/pty.js";
@@ -58,5 +58,20 @@ describe("code cache of the chat's bundles", () => {
       expect(bytes.subarray(0, MAGIC.length).toString()).toBe(MAGIC);
       expect(bytes.length).toBeGreaterThan(100_000);
     }
+  }, 120_000);
+
+  it("is kept in the home a .deerflowrc names, never in ~/.deerflow or the working directory", async () => {
+    // This failed when the cache went to $DEERFLOW_HOME or ~/.deerflow whatever the config said (megabytes in a
+    // directory the user never chose), and to ./cache in the project when DEERFLOW_HOME was set but empty.
+    const sb = e2e.sandbox();
+    const userHome = dirname(sb.cwd);
+    writeFileSync(join(sb.cwd, ".deerflowrc"), `{ "home": "../data" } // relative to this file's folder\n`);
+    const chat = tui.spawn(sb, ["chat"], { env: { DEERFLOW_HOME: "" } });
+    await waitReady(chat);
+    await chat.kill();
+    expect(caches(join(userHome, "data"))).toHaveLength(2);
+    expect(existsSync(join(userHome, ".deerflow"))).toBe(false);
+    expect(existsSync(join(sb.cwd, "cache"))).toBe(false);
+    expect(caches(sb.home)).toEqual([]);
   }, 120_000);
 });

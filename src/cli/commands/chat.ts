@@ -1,10 +1,10 @@
 // `deerflow [chat] [prompt]` and `deerflow resume <thread>`: the interactive TUI. It needs a terminal on both
 // ends; scripts use `deerflow run`. The TUI bundle paints its first frame before the runtime is imported.
 import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadBundle, type LoadedBundle } from "../code-cache.js";
+import { peekDataHome } from "../../config/data-home.js";
 // Sets a V8 flag when loaded. V8 refuses a code cache written under other flags, so it is set here, before either
 // bundle is compiled, rather than halfway through running the runtime's bundle (which carries the same module):
 // otherwise every cache the chat writes carries a flag the next start compiles without, and is never used.
@@ -31,10 +31,10 @@ function version(): string {
   return (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 }
 
-/** Where the bundles' compiled code is kept: the home as the flags and environment name it (a `home` set in
- * .deerflowrc is known only to the runtime, which loads after the first frame). */
+/** Where the bundles' compiled code is kept: `<home>/cache/`, the home the config will resolve (a `home` set in
+ * .deerflowrc included: the cache is read before the runtime that loads the config is compiled). */
 function codeCacheDir(home: string | undefined): string {
-  return join(resolve(home ?? process.env.DEERFLOW_HOME ?? join(homedir(), ".deerflow")), "cache");
+  return join(peekDataHome(home), "cache");
 }
 
 const bundles: LoadedBundle<unknown>[] = [];

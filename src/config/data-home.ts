@@ -1,0 +1,66 @@
+// Where deerflow keeps its data (the "home"): --home, else DEERFLOW_HOME, else the "home" of the last .deerflowrc
+// that sets one (relative to that file's folder), else ~/.deerflow. loadConfig applies this rule; peekDataHome applies
+// it before the config is loaded (the chat reads its code cache from `<home>/cache/` before the runtime, which loads
+// the config, is even compiled), reading only the "home" key of the files, without validating them.
+import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import { stripJsonComments } from "./jsonc.js";
+
+export const RC_NAME = ".deerflowrc";
+
+/** `~` and `~/…` under the user's home; relative paths against `baseDir`. */
+export function expandHome(p: string, userHome: string, baseDir: string): string {
+  if (p === "~") return userHome;
+  if (p.startsWith("~/")) return join(userHome, p.slice(2));
+  return isAbsolute(p) ? p : resolve(baseDir, p);
+}
+
+/** The nearest .deerflowrc from `cwd` upwards, excluding the user's home one (read separately). */
+export function findProjectRc(cwd: string, userRc: string): string | undefined {
+  let dir = resolve(cwd);
+  for (;;) {
+    const candidate = join(dir, RC_NAME);
+    if (candidate !== userRc && existsSync(candidate)) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/** The config files in the order they apply (later wins): ~/.deerflowrc, then the project's. */
+export function rcFiles(cwd: string, userHome: string): string[] {
+  const userRc = join(userHome, RC_NAME);
+  const projectRc = findProjectRc(cwd, userRc);
+  return [...(existsSync(userRc) ? [userRc] : []), ...(projectRc ? [projectRc] : [])];
+}
+
+export interface HomeSources {
+  flag?: string;
+  env: NodeJS.ProcessEnv;
+  cwd: string;
+  userHome: string;
+  /** The files' "home" values in the order they apply. */
+  files: { path: string; home?: string }[];
+}
+
+/** The data directory the rule above gives (an empty flag or DEERFLOW_HOME counts as unset). */
+export function dataHomeOf(s: HomeSources): string {
+  const file = s.files.filter((f) => f.home).at(-1);
+  if (s.flag || s.env.DEERFLOW_HOME) return expandHome((s.flag || s.env.DEERFLOW_HOME)!, s.userHome, s.cwd);
+  return file ? expandHome(file.home!, s.userHome, dirname(file.path)) : join(s.userHome, ".deerflow");
+}
+
+/** The data directory, before (and without) loading the config: a file that cannot be read gives no "home". */
+export function peekDataHome(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+  const userHome = env.HOME ?? homedir();
+  const files = rcFiles(cwd, userHome).map((path) => {
+    try {
+      const home = (JSON.parse(stripJsonComments(readFileSync(path, "utf8"))) as { home?: unknown })?.home;
+      return { path, home: typeof home === "string" ? home : undefined };
+    } catch {
+      return { path };
+    }
+  });
+  return resolve(dataHomeOf({ flag, env, cwd, userHome, files }));
+}
