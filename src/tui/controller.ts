@@ -2,7 +2,7 @@
 // commands and `!cmd`, answers approvals and questions, cancels and exits cleanly. It talks to the runtime only
 // through the ChatSession API and its RunEvent stream, and to the screen only through the store.
 import { compactionNotice } from "../vocabulary/compaction-notice.js";
-import type { ChatSession, ChatSessionOptions, DiscoveredServer, ModelChoice, RewindScope, SavedChoice, ThreadView, TranscriptEntry } from "../runtime/chat-session.js";
+import type { ChatSession, ChatSessionOptions, DiscoveredServer, ModelChoice, RewindScope, SavedChoice, ThreadView } from "../runtime/chat-session.js";
 import { rewindText, runLine } from "../vocabulary/rewind-text.js";
 import type { RunEvent } from "../runtime/events.js";
 import type { GoalSummary } from "../runtime/run-goal.js";
@@ -11,11 +11,12 @@ import { APPROVAL_MODES } from "../vocabulary/approval-modes.js";
 import { isAbortError } from "../vocabulary/error-chain.js";
 import { findSlash, helpCommands, parseSlash } from "./commands/slash-commands.js";
 import { helpKeys } from "./keys/keybindings.js";
-import type { NewItem } from "./state/reducer.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 import type { ApprovalDecision, GoalView, ModelOption, StatusView } from "./state/types.js";
 import type { ChatStore } from "./store.js";
 import { loadingText } from "./format.js";
+import { runMemoryCommand } from "./commands/memory-command.js";
+import { itemsOfThread, recentTurns } from "./thread-transcript.js";
 
 /** Shift+Tab walks the approval modes in their documented order. */
 export const APPROVAL_CYCLE: readonly ApprovalMode[] = APPROVAL_MODES;
@@ -57,60 +58,6 @@ export function goalViewOf(summary: GoalSummary | undefined, active: { objective
   }
   if (summary) return { objective: summary.objective, status: summary.outcome, continuation_count: summary.continuation_count };
   return active ? { objective: active.objective, status: "active", continuation_count: active.continuation_count } : null;
-}
-
-/**
- * Entries a resumed thread draws: the newest ones, at most RESUME_DRAWN_ENTRIES and about RESUME_DRAWN_CHARS of
- * text (some ten screens), from the start of a turn. Drawing (Markdown, Ink's output, the terminal) costs per
- * character: with 2 KB answers, 60 entries took longer to draw than the rest of the start-up, so a 200-turn thread
- * appeared 1.9x later than a short one. The notice names `deerflow threads show` for the rest; the model still
- * gets the whole conversation.
- */
-export const RESUME_DRAWN_ENTRIES = 60;
-export const RESUME_DRAWN_CHARS = 16_000;
-
-/** About how much text an entry draws (a tool shows its call and the head of its output). */
-function drawnChars(e: TranscriptEntry): number {
-  switch (e.kind) {
-    case "user":
-    case "assistant":
-      return e.text.length;
-    case "tool":
-      return Math.min(JSON.stringify(e.args ?? null).length, 1_000) + Math.min(e.output.length, 1_000);
-    case "clarification":
-      return 500;
-  }
-}
-
-export function recentTurns(entries: TranscriptEntry[]): TranscriptEntry[] {
-  let start = entries.length;
-  let chars = 0;
-  // The newest entry is always drawn, however long; older ones while both budgets hold.
-  while (start > 0 && entries.length - start < RESUME_DRAWN_ENTRIES) {
-    chars += drawnChars(entries[start - 1]!);
-    if (chars > RESUME_DRAWN_CHARS && start < entries.length) break;
-    start--;
-  }
-  if (start === 0) return entries;
-  const turn = entries.findIndex((e, i) => i >= start && e.kind === "user");
-  if (turn !== -1) start = turn;
-  return entries.slice(start);
-}
-
-/** A saved thread's visible history as transcript items. */
-export function itemsOfThread(entries: TranscriptEntry[]): NewItem[] {
-  return entries.map((e): NewItem => {
-    switch (e.kind) {
-      case "user":
-        return { kind: "user", text: e.text };
-      case "assistant":
-        return { kind: "assistant", text: e.text };
-      case "clarification":
-        return { kind: "clarification", clarification: e.clarification };
-      case "tool":
-        return { kind: "tool", tool: { id: e.id, name: e.name, args: e.args, status: e.status === "running" ? "error" : e.status, output: e.status === "running" ? "not finished" : e.output } };
-    }
-  });
 }
 
 export class ChatController {
@@ -399,55 +346,7 @@ export class ChatController {
 
   /** `/memory [add [--project] <text> | edit <n> <text> | forget <n…> | clear]`: the facts remembered across threads. */
   private runMemory(args: string): void {
-    const s = this.session!;
-    const store = s.memory;
-    if (!store) {
-      this.notice("info", "Memory is off (--no-memory or memory.enabled: false in .deerflowrc).");
-      return;
-    }
-    const [verb = "list", ...rest] = args.split(/\s+/).filter(Boolean);
-    const project = s.memoryProject();
-    const said = (r: { status: string; reason?: string; fact?: { id: number; text: string } }, what: string) =>
-      r.status === "refused" ? this.notice("warning", `Not remembered: ${r.reason}.`) : this.notice("info", `${what} #${r.fact!.id}: ${r.fact!.text}`);
-    try {
-      switch (verb) {
-        case "list": {
-          const facts = store.list({ project: project || undefined });
-          this.notice(
-            "info",
-            facts.length
-              ? `Remembered facts (shown to the model in new threads):\n${facts.map((f) => `#${f.id} (${f.scope}) ${f.text}`).join("\n")}\nForget with /memory forget <n>, change with /memory edit <n> <text>.`
-              : "Nothing remembered yet. Facts are learned after each run; add one with /memory add <text>.",
-          );
-          return;
-        }
-        case "add": {
-          const toProject = rest[0] === "--project";
-          const text = (toProject ? rest.slice(1) : rest).join(" ");
-          if (toProject && !project) return this.notice("warning", "This thread has no project (start with -w <dir> in a repository); the fact was not added.");
-          return said(store.add({ scope: toProject ? "project" : "global", project, text, sourceThread: s.threadId }), "Remembered");
-        }
-        case "edit": {
-          const id = Number(rest[0]);
-          if (!Number.isInteger(id) || rest.length < 2) return this.notice("info", "Usage: /memory edit <n> <new text>");
-          return said(store.edit(id, rest.slice(1).join(" ")), "Changed");
-        }
-        case "forget": {
-          const ids = rest.map(Number).filter((n) => Number.isInteger(n));
-          if (ids.length === 0) return this.notice("info", "Usage: /memory forget <n> [n…] (numbers from /memory)");
-          const n = store.forget(ids);
-          return this.notice("info", n ? `Forgot ${n} fact${n === 1 ? "" : "s"}.` : "No such fact.");
-        }
-        case "clear": {
-          const n = store.clear();
-          return this.notice("info", `Forgot all ${n} remembered fact${n === 1 ? "" : "s"}.`);
-        }
-        default:
-          this.notice("info", "Usage: /memory [add [--project] <text> | edit <n> <text> | forget <n…> | clear]");
-      }
-    } catch (err) {
-      this.notice("error", formatErrorLine(err));
-    }
+    runMemoryCommand(this.session!, args, (level, text) => this.notice(level, text));
   }
 
   private runSlash(name: string, args: string): void {

@@ -1,0 +1,56 @@
+// `/memory` in the chat: list, add, edit, forget and clear the facts deerflow remembers, each answered as a notice.
+import type { ChatSession } from "../../runtime/chat-session.js";
+import { formatErrorLine } from "../../errors.js";
+
+type Notice = (level: "info" | "warning" | "error", text: string) => void;
+
+export function runMemoryCommand(s: ChatSession, args: string, notice: Notice): void {
+  const store = s.memory;
+  if (!store) {
+    notice("info", "Memory is off (--no-memory or memory.enabled: false in .deerflowrc).");
+    return;
+  }
+  const [verb = "list", ...rest] = args.split(/\s+/).filter(Boolean);
+  const project = s.memoryProject();
+  const said = (r: { status: string; reason?: string; fact?: { id: number; text: string } }, what: string) =>
+    r.status === "refused" ? notice("warning", `Not remembered: ${r.reason}.`) : notice("info", `${what} #${r.fact!.id}: ${r.fact!.text}`);
+  try {
+    switch (verb) {
+      case "list": {
+        const facts = store.list({ project: project || undefined });
+        notice(
+          "info",
+          facts.length
+            ? `Remembered facts (shown to the model in new threads):\n${facts.map((f) => `#${f.id} (${f.scope}) ${f.text}`).join("\n")}\nForget with /memory forget <n>, change with /memory edit <n> <text>.`
+            : "Nothing remembered yet. Facts are learned after each run; add one with /memory add <text>.",
+        );
+        return;
+      }
+      case "add": {
+        const toProject = rest[0] === "--project";
+        const text = (toProject ? rest.slice(1) : rest).join(" ");
+        if (toProject && !project) return notice("warning", "This thread has no project (start with -w <dir> in a repository); the fact was not added.");
+        return said(store.add({ scope: toProject ? "project" : "global", project, text, sourceThread: s.threadId }), "Remembered");
+      }
+      case "edit": {
+        const id = Number(rest[0]);
+        if (!Number.isInteger(id) || rest.length < 2) return notice("info", "Usage: /memory edit <n> <new text>");
+        return said(store.edit(id, rest.slice(1).join(" ")), "Changed");
+      }
+      case "forget": {
+        const ids = rest.map(Number).filter((n) => Number.isInteger(n));
+        if (ids.length === 0) return notice("info", "Usage: /memory forget <n> [n…] (numbers from /memory)");
+        const n = store.forget(ids);
+        return notice("info", n ? `Forgot ${n} fact${n === 1 ? "" : "s"}.` : "No such fact.");
+      }
+      case "clear": {
+        const n = store.clear();
+        return notice("info", `Forgot all ${n} remembered fact${n === 1 ? "" : "s"}.`);
+      }
+      default:
+        notice("info", "Usage: /memory [add [--project] <text> | edit <n> <text> | forget <n…> | clear]");
+    }
+  } catch (err) {
+    notice("error", formatErrorLine(err));
+  }
+}
