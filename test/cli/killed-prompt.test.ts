@@ -3,6 +3,7 @@
 // marked interrupted, and an interrupted run keeps its work (README: "Runs never lose a thread"). On Postgres the
 // question was lost: LangGraph saved the steps after the input while the model call already ran, the kill came
 // before those round trips ended, and the next input discarded the input's pending write.
+import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
@@ -59,3 +60,49 @@ describe("a run killed while the model is thinking", () => {
   });
 });
 
+
+// A run killed while a tool runs keeps the steps before it: the tool call that finished (with its output) and the
+// one that was running (answered as interrupted, never sent dangling), on both stores. On the team database each
+// step waits for its checkpoint, so what the model and the first tool did is saved before the next step starts.
+async function killMidTool(sb: Sandbox, env: Record<string, string>): Promise<void> {
+  e2e.server.setScript([
+    { toolCalls: [{ id: "done1", name: "bash", args: { command: "echo first-tool-output" } }] },
+    { toolCalls: [{ id: "slow2", name: "bash", args: { command: "echo started > started.txt; sleep 600" } }] },
+  ]);
+  const killed = sb.spawn(["run", "--output-format", "json", "do two things"], { env });
+  const started = () => {
+    const r = spawnSync("find", [sb.home, sb.cwd, "-name", "started.txt"], { encoding: "utf8" });
+    return r.stdout.trim() !== "";
+  };
+  await until(started, "the second tool to start");
+  killed.kill("SIGKILL");
+  await killed.catch(() => undefined);
+  let threadId = "";
+  await until(async () => {
+    const r = await sb.run(["threads", "--json"], { env });
+    const t = (JSON.parse(r.stdout) as { id: string; status: string }[])[0];
+    threadId = t?.id ?? "";
+    return t?.status === "interrupted";
+  }, "the killed run to show as interrupted", undefined, 250);
+
+  e2e.server.setScript([{ content: "carried on" }]);
+  const next = await sb.run(["run", "--thread", threadId, "--output-format", "json", "carry on"], { env });
+  expect(next.exitCode, next.stderr).toBe(0);
+  const msgs = (e2e.server.requests.at(-1)!.body as { messages: { role: string; content: unknown; tool_calls?: { id: string }[]; tool_call_id?: string }[] }).messages;
+  const calls = msgs.flatMap((m) => m.tool_calls?.map((c) => c.id) ?? []);
+  expect(calls).toEqual(["done1", "slow2"]);
+  const results = msgs.filter((m) => m.role === "tool");
+  expect(results.map((m) => m.tool_call_id)).toEqual(["done1", "slow2"]);
+  expect(JSON.stringify(results[0]!.content)).toContain("first-tool-output");
+  expect(userTexts({ messages: msgs }).join("\n")).toContain("do two things");
+}
+
+describe("a run killed while a tool runs", () => {
+  it("keeps the steps before it on the local store", async () => {
+    await killMidTool(e2e.sandbox(), {});
+  });
+
+  it.skipIf(pgSkip)("keeps the steps before it on the team database", async () => {
+    await killMidTool(e2e.sandbox(), { DEERFLOW_DATABASE_URL: db!.url, DEERFLOW_LEASE_SECONDS: "2" });
+  });
+});
