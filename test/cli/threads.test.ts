@@ -131,6 +131,19 @@ describe("checkpoint mode per thread", () => {
   const DELTA = { DEERFLOW_CHECKPOINT_MODE: "delta" };
   const FULL = { DEERFLOW_CHECKPOINT_MODE: "full" };
 
+  it("threads show reads a delta thread whose last checkpoint is a snapshot of the messages", async () => {
+    // This failed with "internal error: messages.forEach is not a function": the raw checkpoint's messages were
+    // handed to the transcript before the delta branch rebuilt them, and a snapshot there is an object, not a list.
+    sb = e2e.sandbox();
+    writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ checkpoint: { channelMode: "delta", snapshotFrequency: 1 } }));
+    e2e.server.push({ content: "snapshot answer" });
+    const t = await run(sb, ["remember this"]);
+    const shown = await sb.run(["threads", "show", t.thread_id]);
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    expect(shown.stdout).toContain("remember this");
+    expect(shown.stdout).toContain("snapshot answer");
+  }, 60_000);
+
   it("a new thread is delta by default; continuing it with full mode asked for explicitly → exit 2, one line naming the thread and both modes, no model call", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "delta answer" });

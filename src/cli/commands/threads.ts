@@ -69,9 +69,10 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
     mode ?? config.checkpoint.channelMode,
   );
   if (!found) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
-  let entries = transcriptOf(((found.tuple?.checkpoint.channel_values as { messages?: never[] } | undefined)?.messages ?? []) as never[]);
+  // Delta checkpoints keep messages as writes, or as a snapshot object (not a list): the state graph rebuilds them.
+  const raw = (found.tuple?.checkpoint.channel_values as { messages?: unknown } | undefined)?.messages;
+  let entries = transcriptOf(Array.isArray(raw) ? raw : []);
   if (config.model && found.row.mode === "delta") {
-    // Delta checkpoints keep messages as writes: the state graph rebuilds them.
     entries = (await ThreadRuntime.for(config).view(threadId, config.model)).entries;
     await ThreadRuntime.closeAll();
   }
