@@ -100,8 +100,11 @@ interface HeldLease {
 export class PgRunRecords {
   /** Leases this process holds, renewed by the heartbeat. */
   private readonly held = new Map<string, HeldLease>();
-  /** Leases found taken over (thread → the error a write on it gets). */
-  private readonly lost = new Map<string, LeaseLostError>();
+  /**
+   * Leases found taken over (thread → the error a write on it gets). Set in the same tick the lease stops being held,
+   * as a promise of the error (naming the new holder takes a query), so no write slips through in between.
+   */
+  private readonly lost = new Map<string, Promise<LeaseLostError>>();
   private readonly lostListeners = new Set<(threadId: string, runId: string, err: LeaseLostError) => void>();
   private heartbeat: NodeJS.Timeout | undefined;
 
@@ -173,12 +176,13 @@ export class PgRunRecords {
    */
   async assertHeld(threadId: string): Promise<void> {
     const lost = this.lost.get(threadId);
-    if (lost) throw lost;
+    if (lost) throw await lost;
     const lease = this.held.get(threadId);
     if (!lease || Date.now() - lease.renewedAt < (leaseSeconds() * 1000) / 2) return;
     await this.renewOne(threadId, lease);
+    // The heartbeat may have found the loss first, while this renewal was in flight.
     const after = this.lost.get(threadId);
-    if (after) throw after;
+    if (after) throw await after;
   }
 
   private startHeartbeat(): void {
@@ -204,11 +208,14 @@ export class PgRunRecords {
       lease.renewedAt = Date.now();
       return;
     }
-    if (this.held.get(threadId) !== lease) return; // released meanwhile
+    if (this.held.get(threadId) !== lease) return; // released, or found lost by a concurrent renewal
     this.held.delete(threadId);
-    const holder = (await this.saver.db.query<RunLock>("SELECT * FROM run_locks WHERE thread_id = $1", [threadId]).catch(() => undefined))?.rows[0];
-    const err = new LeaseLostError(threadId, lease.runId, holder);
-    this.lost.set(threadId, err);
+    const loss = this.saver.db
+      .query<RunLock>("SELECT * FROM run_locks WHERE thread_id = $1", [threadId])
+      .then((r) => r.rows[0], () => undefined)
+      .then((holder) => new LeaseLostError(threadId, lease.runId, holder));
+    this.lost.set(threadId, loss);
+    const err = await loss;
     for (const l of this.lostListeners) l(threadId, lease.runId, err);
   }
 

@@ -140,10 +140,16 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
   });
 }
 
+/**
+ * The model of a state-only graph when none is configured: reading or updating a thread's state never runs the model
+ * node, so a machine with no model (one that inspects a team database) still reads every thread.
+ */
+const UNCALLED_MODEL: ResolvedModel = { name: "none", model: "none", baseUrl: "http://127.0.0.1:9/v1", supportsVision: false, timeoutMs: 1, idleTimeoutMs: 1, passBackReasoning: false, stream: false };
+
 /** A graph for reading and writing thread state (no run): the lead agent's state schema, never streamed. */
-export function buildStateAgent(config: ResolvedConfig, model: ResolvedModel, checkpointer: BaseCheckpointSaver): LeadAgent {
+export function buildStateAgent(config: ResolvedConfig, model: ResolvedModel | null, checkpointer: BaseCheckpointSaver): LeadAgent {
   return createLeadAgent({
-    model: createChatModel(model),
+    model: createChatModel(model ?? UNCALLED_MODEL),
     approval: { mode: "ask", broker: headlessBroker({ yes: false }) },
     checkpointer: checkpointer as never,
     channelMode: config.checkpoint.channelMode,

@@ -97,11 +97,11 @@ export class ThreadRuntime {
   // ---------------------------------------------------------------------------------------------
   // Thread state outside runs
 
-  private stateGraph(model: ResolvedModel): LeadAgent {
+  private stateGraph(model: ResolvedModel | null): LeadAgent {
     return (this.stateAgent ??= buildStateAgent(this.config, model, this.store.saver));
   }
 
-  async readState(threadId: string, model: ResolvedModel): Promise<ThreadValues> {
+  async readState(threadId: string, model: ResolvedModel | null): Promise<ThreadValues> {
     const rt = await this.forThread(threadId);
     if (rt !== this) return rt.readState(threadId, model);
     const snapshot = await this.stateGraph(model).graph.getState({ configurable: { thread_id: threadId } });
@@ -148,7 +148,7 @@ export class ThreadRuntime {
     return done.info;
   }
 
-  async view(threadId: string, model: ResolvedModel): Promise<ThreadView> {
+  async view(threadId: string, model: ResolvedModel | null): Promise<ThreadView> {
     const thread = await this.store.threads.get(threadId);
     if (!thread) throw new DeerflowError(`Thread ${threadId} not found.`, { exitCode: ExitCode.usage, hint: "List threads with `deerflow threads`." });
     return threadViewOf(thread, await this.readState(threadId, model));

@@ -144,6 +144,17 @@ describe("checkpoint mode per thread", () => {
     expect(shown.stdout).toContain("snapshot answer");
   }, 60_000);
 
+  it("threads show reads a delta thread on a machine with no model configured (reading never calls the model)", async () => {
+    sb = e2e.sandbox();
+    e2e.server.push({ content: "an answer worth reading" });
+    const t = await run(sb, ["a question worth keeping"]);
+    const shown = await sb.run(["threads", "show", t.thread_id, "--json"], { env: { DEERFLOW_MODEL: "", OPENAI_BASE_URL: "", OPENAI_API_KEY: "" } });
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    const texts = (JSON.parse(shown.stdout).entries as { text?: string }[]).map((e) => e.text);
+    expect(texts).toEqual(["a question worth keeping", "an answer worth reading"]);
+    expect(e2e.server.requests).toHaveLength(1);
+  }, 60_000);
+
   it("a new thread is delta by default; continuing it with full mode asked for explicitly → exit 2, one line naming the thread and both modes, no model call", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "delta answer" });

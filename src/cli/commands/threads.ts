@@ -72,7 +72,7 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
   // Delta checkpoints keep messages as writes, or as a snapshot object (not a list): the state graph rebuilds them.
   const raw = (found.tuple?.checkpoint.channel_values as { messages?: unknown } | undefined)?.messages;
   let entries = transcriptOf(Array.isArray(raw) ? raw : []);
-  if (config.model && found.row.mode === "delta") {
+  if (found.row.mode === "delta") {
     entries = (await ThreadRuntime.for(config).view(threadId, config.model)).entries;
     await ThreadRuntime.closeAll();
   }
