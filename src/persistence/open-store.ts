@@ -27,15 +27,16 @@ export function openPostgresStore(url: string, channelMode: ChannelMode, home?: 
     onReady: home ? () => applyPgPendingRollbacks(saver, home, path) : undefined,
     // A run whose lease was taken over writes nothing more.
     beforeWrite: (threadId) => runs.assertHeld(threadId),
+    fenceIn: (client, threadId) => runs.fenceIn(client, threadId),
   });
   const runs = new PgRunRecords(saver);
   return {
     kind: "postgres",
     path,
     saver,
-    threads: new PgThreadIndex(saver),
+    threads: new PgThreadIndex(saver, runs),
     runs,
-    archive: new PgMessageArchive(saver),
+    archive: new PgMessageArchive(saver, runs),
     rewinds: undefined,
     sqlite: undefined,
     deleteThreadRows: (threadId) => deletePgThreadRows(saver, threadId),

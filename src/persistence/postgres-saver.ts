@@ -38,6 +38,8 @@ export interface DeerflowPostgresSaverOptions {
   onReady?: () => Promise<void>;
   /** Runs before every write on a thread (the store checks the run still holds the thread's lease). */
   beforeWrite?: (threadId: string) => Promise<void>;
+  /** The same check inside a write's transaction, holding the lease row until the commit (the store's fenceIn). */
+  fenceIn?: (client: pg.PoolClient, threadId: string) => Promise<void>;
 }
 
 const MODE_SQL = `COALESCE(metadata ->> '${CHANNEL_MODE_METADATA_KEY}', 'full')`;
@@ -66,6 +68,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
   private readonly url: string | undefined;
   private readonly onReady: (() => Promise<void>) | undefined;
   private readonly beforeWrite: ((threadId: string) => Promise<void>) | undefined;
+  private readonly fenceIn: DeerflowPostgresSaverOptions["fenceIn"];
   /** The pool (the stock saver keeps its own reference private). */
   readonly db: pg.Pool;
 
@@ -75,6 +78,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
     this.url = options.url;
     this.onReady = options.onReady;
     this.beforeWrite = options.beforeWrite;
+    this.fenceIn = options.fenceIn;
     this.channelMode = options.channelMode ?? "full";
     if (this.channelMode !== "full" && this.channelMode !== "delta") {
       throw new TypeError(`channelMode must be "full" or "delta" (got ${JSON.stringify(this.channelMode)})`);
@@ -214,7 +218,13 @@ export class DeerflowPostgresSaver extends PostgresSaver {
 
   async rollbackTo(threadId: string, mark: RollbackMark): Promise<void> {
     await this.beforeWrite?.(threadId);
-    await withRetry(() => this.transaction((client) => DeerflowPostgresSaver.rollbackWith(client, threadId, mark)));
+    // Fenced in the transaction: a run that lost the thread must never delete the rows of the run that took it.
+    await withRetry(() =>
+      this.transaction(async (client) => {
+        await this.fenceIn?.(client, threadId);
+        await DeerflowPostgresSaver.rollbackWith(client, threadId, mark);
+      }),
+    );
   }
 
   /** `rollbackTo` inside the caller's transaction. */

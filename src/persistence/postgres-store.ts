@@ -15,7 +15,11 @@ import type { RunLock, RunRecord } from "./run-records.js";
 import type { ThreadRow } from "./thread-index.js";
 
 export class PgThreadIndex {
-  constructor(private readonly saver: DeerflowPostgresSaver) {}
+  constructor(
+    private readonly saver: DeerflowPostgresSaver,
+    /** The leases this process holds (none: the index is read or written outside any run). */
+    private readonly leases?: PgRunRecords,
+  ) {}
 
   private async q<R extends pg.QueryResultRow>(sql: string, args: unknown[] = []): Promise<R[]> {
     await this.saver.setup();
@@ -58,7 +62,17 @@ export class PgThreadIndex {
       sets.push(`${k} = $${args.length}`);
     }
     args.push(id);
-    await this.q(`UPDATE threads SET ${sets.join(", ")} WHERE id = $${args.length}`, args);
+    const where = [`id = $${args.length}`];
+    // A run's own update lands only while the lease row is still its run's, checked in the same statement: a machine
+    // woken past its lease must not mark the thread another machine now runs (its status, title, host).
+    const runId = await this.leases?.fenceOf(id);
+    if (runId !== undefined) {
+      args.push(runId);
+      where.push(`EXISTS (SELECT 1 FROM run_locks WHERE thread_id = $${args.length - 1} AND run_id = $${args.length})`);
+    }
+    await this.saver.setup();
+    const { rowCount } = await this.saver.db.query(`UPDATE threads SET ${sets.join(", ")} WHERE ${where.join(" AND ")}`, args);
+    if (runId !== undefined && rowCount === 0 && (await this.get(id))) await this.leases!.assertHeld(id, true);
   }
 }
 
@@ -130,6 +144,7 @@ export class PgRunRecords {
   async acquire(threadId: string, runId: string): Promise<{ ok: true } | { ok: false; holder: RunLock }> {
     await this.saver.setup();
     const host = machineName();
+    const sentAt = Date.now(); // as in renewOne: the lease counts from when it was asked for
     const result = await withRetry(() =>
       this.saver.transaction(async (c) => {
         // A lease row to lock even for a thread never run: insert-or-nothing first, then lock it.
@@ -150,7 +165,7 @@ export class PgRunRecords {
       }),
     );
     if (result.ok) {
-      this.held.set(threadId, { runId, renewedAt: Date.now() });
+      this.held.set(threadId, { runId, renewedAt: sentAt });
       this.lost.delete(threadId);
       this.startHeartbeat();
     }
@@ -174,15 +189,37 @@ export class PgRunRecords {
    * heartbeat has not confirmed for most of its length is checked with the database first, so a process that was
    * paused or cut off past its lease cannot write over the run that took the thread.
    */
-  async assertHeld(threadId: string): Promise<void> {
+  async assertHeld(threadId: string, checkNow = false): Promise<void> {
     const lost = this.lost.get(threadId);
     if (lost) throw await lost;
     const lease = this.held.get(threadId);
-    if (!lease || Date.now() - lease.renewedAt < (leaseSeconds() * 1000) / 2) return;
+    if (!lease || (!checkNow && Date.now() - lease.renewedAt < (leaseSeconds() * 1000) / 2)) return;
     await this.renewOne(threadId, lease);
     // The heartbeat may have found the loss first, while this renewal was in flight.
     const after = this.lost.get(threadId);
     if (after) throw await after;
+  }
+
+  /**
+   * For a write that fences itself in SQL: the run whose lease this process holds on the thread (undefined: none),
+   * or LeaseLostError once it was found taken over.
+   */
+  async fenceOf(threadId: string): Promise<string | undefined> {
+    const lost = this.lost.get(threadId);
+    if (lost) throw await lost;
+    return this.held.get(threadId)?.runId;
+  }
+
+  /**
+   * Inside a write's transaction: the lease row still this process's run's, locked FOR SHARE until the commit, so a
+   * takeover (FOR UPDATE in acquire) waits for the write or the write sees the takeover. The in-process check alone
+   * leaves a gap a paused process falls into: checked, paused past the lease, woken, written.
+   */
+  async fenceIn(client: pg.PoolClient, threadId: string): Promise<void> {
+    const runId = await this.fenceOf(threadId);
+    if (runId === undefined) return;
+    const { rowCount } = await client.query("SELECT 1 FROM run_locks WHERE thread_id = $1 AND run_id = $2 FOR SHARE", [threadId, runId]);
+    if (rowCount === 0) await this.assertHeld(threadId, true);
   }
 
   private startHeartbeat(): void {
@@ -203,9 +240,12 @@ export class PgRunRecords {
 
   /** Extends one lease, or finds it taken over (no row of ours any more): then it is lost, and listeners hear so. */
   private async renewOne(threadId: string, lease: HeldLease): Promise<void> {
+    // The renewal counts from when it was sent: the database's now() is its transaction's start, and a process paused
+    // before reading the answer must not take a lease that ran out meanwhile for a fresh one.
+    const sentAt = Date.now();
     const { rowCount } = await this.saver.db.query("UPDATE run_locks SET expires_at = now() + $3::interval WHERE thread_id = $1 AND run_id = $2", [threadId, lease.runId, `${leaseSeconds()} seconds`]);
     if (rowCount === 1) {
-      lease.renewedAt = Date.now();
+      lease.renewedAt = Math.max(lease.renewedAt, sentAt);
       return;
     }
     if (this.held.get(threadId) !== lease) return; // released, or found lost by a concurrent renewal
@@ -248,8 +288,12 @@ export class PgRunRecords {
     await this.q("DELETE FROM run_locks WHERE thread_id = $1", [threadId]);
   }
 
+  /**
+   * Ends a run that is still pending or running. One that a takeover already ended (interrupted, when another machine
+   * took its lease) keeps that record: its machine, woken late, does not rewrite it as a success or an error.
+   */
   async finish(id: string, r: { status: RunStatus; stop_reason?: string | null; input_tokens?: number; output_tokens?: number; error?: string | null }): Promise<void> {
-    await this.q("UPDATE runs SET status = $1, stop_reason = $2, input_tokens = $3, output_tokens = $4, error = $5, ended_at = $6 WHERE id = $7", [
+    await this.q("UPDATE runs SET status = $1, stop_reason = $2, input_tokens = $3, output_tokens = $4, error = $5, ended_at = $6 WHERE id = $7 AND status IN ('pending', 'running')", [
       r.status,
       r.stop_reason ?? null,
       r.input_tokens ?? 0,
@@ -275,11 +319,16 @@ export class PgRunRecords {
 
 /** Compaction's archive of original messages, as in the SQLite file (idempotent by thread and message id). */
 export class PgMessageArchive {
-  constructor(private readonly saver: DeerflowPostgresSaver) {}
+  constructor(
+    private readonly saver: DeerflowPostgresSaver,
+    private readonly leases?: PgRunRecords,
+  ) {}
 
   async put(threadId: string, checkpointId: string | null, messages: readonly ArchiveInput[]): Promise<{ from: number; to: number; count: number }> {
     await this.saver.setup();
     return this.saver.transaction(async (c) => {
+      // Compaction by a run that lost the thread's lease archives nothing into the thread another run now owns.
+      await this.leases?.fenceIn(c, threadId);
       // One archiver per thread at a time (the run lease already ensures it; this keeps seq dense regardless).
       await c.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`archive:${threadId}`]);
       let next = (await this.countWith(c, threadId)) + 1;
