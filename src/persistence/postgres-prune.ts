@@ -45,6 +45,7 @@ function postgresRows(saver: DeerflowPostgresSaver, threadId: string): PruneRows
       await saver.beforeWriteOn(threadId);
       return withRetry(() =>
         saver.transaction(async (c) => {
+          await saver.fenceOn(c, threadId);
           await c.query(
             `UPDATE checkpoints SET checkpoint = u.checkpoint, metadata = u.metadata
                FROM unnest($2::bigint[], $3::jsonb[], $4::jsonb[]) AS u(seq, checkpoint, metadata)

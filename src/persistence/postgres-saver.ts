@@ -206,6 +206,11 @@ export class DeerflowPostgresSaver extends PostgresSaver {
     await this.beforeWrite?.(threadId);
   }
 
+  /** The same, inside the write's transaction (holds the lease row until the commit). */
+  async fenceOn(client: pg.PoolClient, threadId: string): Promise<void> {
+    await this.fenceIn?.(client, threadId);
+  }
+
   // ---- rollback marks ----------------------------------------------------------------------------
 
   async mark(): Promise<RollbackMark> {
@@ -221,7 +226,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
     // Fenced in the transaction: a run that lost the thread must never delete the rows of the run that took it.
     await withRetry(() =>
       this.transaction(async (client) => {
-        await this.fenceIn?.(client, threadId);
+        await this.fenceOn(client, threadId);
         await DeerflowPostgresSaver.rollbackWith(client, threadId, mark);
       }),
     );

@@ -263,8 +263,9 @@ export class PgRunRecords {
     await this.q("INSERT INTO runs (id, thread_id, status, started_at) VALUES ($1, $2, 'pending', $3)", [id, threadId, new Date().toISOString()]);
   }
 
+  /** pending → running; a run a takeover already ended (its machine paused right after taking the lease) stays ended. */
   async start(id: string, mark: unknown, input?: string | null): Promise<void> {
-    await this.q("UPDATE runs SET status = 'running', mark = $1, input = $2 WHERE id = $3", [JSON.stringify(mark), input ?? null, id]);
+    await this.q("UPDATE runs SET status = 'running', mark = $1, input = $2 WHERE id = $3 AND status = 'pending'", [JSON.stringify(mark), input ?? null, id]);
   }
 
   async setSnapshot(id: string, commit: string): Promise<void> {

@@ -67,6 +67,27 @@ describe.skipIf(pgSkip)("a run that lost its lease changes nothing of the thread
     expect(await a.runs.get(runB)).toMatchObject({ status: "running" });
   });
 
+  it("paused between taking the lease and starting, its run stays ended and the thread stays the new owner's", async () => {
+    const threadId = "thread-start";
+    const a = open();
+    const b = open();
+    const [runA, runB] = [`${threadId}-run-a`, `${threadId}-run-b`];
+    await a.threads.create({ id: threadId, mode: "delta" });
+    await a.runs.create(runA, threadId);
+    expect(await a.runs.acquire(threadId, runA)).toEqual({ ok: true });
+    await pool(a).query("UPDATE run_locks SET expires_at = now() - interval '1 second' WHERE thread_id = $1", [threadId]);
+    await b.runs.create(runB, threadId);
+    expect(await b.runs.acquire(threadId, runB)).toEqual({ ok: true });
+    await b.runs.start(runB, await b.saver.mark(), "take over");
+    await b.threads.update(threadId, { status: "running" });
+
+    // A wakes and goes on as the runtime's begin does: start its run, mark the thread running.
+    await a.runs.start(runA, await a.saver.mark(), "late start");
+    await expect(a.threads.update(threadId, { status: "running" })).rejects.toBeInstanceOf(LeaseLostError);
+    // Not `running` for ever: no lease of its own is left for any machine to find expired and end it.
+    expect(await a.runs.get(runA)).toMatchObject({ status: "interrupted" });
+  });
+
   it("its compaction archives nothing into the thread", async () => {
     const threadId = "thread-archive";
     const { a } = await takenOver(threadId);
