@@ -118,7 +118,7 @@ export class PgRunRecords {
    * Leases found taken over (thread → the error a write on it gets). Set in the same tick the lease stops being held,
    * as a promise of the error (naming the new holder takes a query), so no write slips through in between.
    */
-  private readonly lost = new Map<string, Promise<LeaseLostError>>();
+  private readonly lost = new Map<string, { runId: string; error: Promise<LeaseLostError> }>();
   private readonly lostListeners = new Set<(threadId: string, runId: string, err: LeaseLostError) => void>();
   private heartbeat: NodeJS.Timeout | undefined;
 
@@ -174,6 +174,8 @@ export class PgRunRecords {
 
   async release(threadId: string, runId: string): Promise<void> {
     if (this.held.get(threadId)?.runId === runId) this.held.delete(threadId);
+    // The lost run is over: what this process writes on the thread next (a title) is no run's, and not refused.
+    if (this.lost.get(threadId)?.runId === runId) this.lost.delete(threadId);
     if (this.held.size === 0) this.stopHeartbeat();
     await this.q("DELETE FROM run_locks WHERE thread_id = $1 AND run_id = $2", [threadId, runId]);
   }
@@ -191,13 +193,13 @@ export class PgRunRecords {
    */
   async assertHeld(threadId: string, checkNow = false): Promise<void> {
     const lost = this.lost.get(threadId);
-    if (lost) throw await lost;
+    if (lost) throw await lost.error;
     const lease = this.held.get(threadId);
     if (!lease || (!checkNow && Date.now() - lease.renewedAt < (leaseSeconds() * 1000) / 2)) return;
     await this.renewOne(threadId, lease);
     // The heartbeat may have found the loss first, while this renewal was in flight.
     const after = this.lost.get(threadId);
-    if (after) throw await after;
+    if (after) throw await after.error;
   }
 
   /**
@@ -206,7 +208,7 @@ export class PgRunRecords {
    */
   async fenceOf(threadId: string): Promise<string | undefined> {
     const lost = this.lost.get(threadId);
-    if (lost) throw await lost;
+    if (lost) throw await lost.error;
     return this.held.get(threadId)?.runId;
   }
 
@@ -254,7 +256,7 @@ export class PgRunRecords {
       .query<RunLock>("SELECT * FROM run_locks WHERE thread_id = $1", [threadId])
       .then((r) => r.rows[0], () => undefined)
       .then((holder) => new LeaseLostError(threadId, lease.runId, holder));
-    this.lost.set(threadId, loss);
+    this.lost.set(threadId, { runId: lease.runId, error: loss });
     const err = await loss;
     for (const l of this.lostListeners) l(threadId, lease.runId, err);
   }

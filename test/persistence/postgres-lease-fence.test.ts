@@ -65,6 +65,11 @@ describe.skipIf(pgSkip)("a run that lost its lease changes nothing of the thread
     expect(thread).toMatchObject({ status: "running", title: "B's title" });
     expect(await a.runs.get(runA)).toMatchObject({ status: "interrupted" });
     expect(await a.runs.get(runB)).toMatchObject({ status: "running" });
+
+    // Once the lost run is released, a title set on this machine (no run's write) is taken again.
+    await a.runs.release(threadId, runA);
+    await a.threads.update(threadId, { title: "renamed on A" });
+    expect(await a.threads.get(threadId)).toMatchObject({ status: "running", title: "renamed on A" });
   });
 
   it("paused between taking the lease and starting, its run stays ended and the thread stays the new owner's", async () => {
@@ -122,9 +127,15 @@ describe.skipIf(pgSkip)("a run that lost its lease changes nothing of the thread
     try {
       await blocker.query("BEGIN");
       await blocker.query("SELECT 1 FROM deerflow.run_locks WHERE thread_id = $1 FOR UPDATE", [threadId]);
-      const renewal = (runs as unknown as { renew(): Promise<void> }).renew();
-      const waiting = async () =>
-        (await blocker.query("SELECT clock_timestamp() - xact_start > interval '3 seconds' AS late FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE 'UPDATE run_locks%'")).rows[0]?.late === true;
+      let answered = false;
+      const renewal = (runs as unknown as { renew(): Promise<void> }).renew().finally(() => (answered = true));
+      const waiting = async () => {
+        if (answered) throw new Error("the renewal was answered before it waited on the lease row");
+        const { rows } = await blocker.query(
+          "SELECT bool_or(clock_timestamp() - xact_start > interval '3 seconds') AS late FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()] AND query LIKE 'UPDATE run_locks%'",
+        );
+        return rows[0]?.late === true;
+      };
       // The renewal waits, sent longer ago than the lease lasts: whatever expiry it sets has passed already.
       await until(waiting, "the renewal to wait on the lease row for longer than the lease");
       await blocker.query("COMMIT");
