@@ -123,16 +123,21 @@ describe.skipIf(pgSkip)("a run that lost its lease changes nothing of the thread
 
     // The renewal is held up (as a paused process leaves its answer unread) by a lock on the lease row.
     const blocker = new pg.Client({ connectionString: db.url });
+    const watcher = new pg.Client({ connectionString: db.url });
     await blocker.connect();
+    await watcher.connect();
     try {
+      const blockerPid = (await blocker.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
       await blocker.query("BEGIN");
       await blocker.query("SELECT 1 FROM deerflow.run_locks WHERE thread_id = $1 FOR UPDATE", [threadId]);
       let answered = false;
       const renewal = (runs as unknown as { renew(): Promise<void> }).renew().finally(() => (answered = true));
       const waiting = async () => {
         if (answered) throw new Error("the renewal was answered before it waited on the lease row");
-        const { rows } = await blocker.query(
-          "SELECT bool_or(clock_timestamp() - xact_start > interval '3 seconds') AS late FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[pg_backend_pid()] AND query LIKE 'UPDATE run_locks%'",
+        // Asked outside the blocker's transaction: inside it, pg_stat_activity is the snapshot its first read took.
+        const { rows } = await watcher.query(
+          "SELECT bool_or(clock_timestamp() - xact_start > interval '3 seconds') AS late FROM pg_stat_activity WHERE pg_blocking_pids(pid) @> ARRAY[$1::int] AND query LIKE 'UPDATE run_locks%'",
+          [blockerPid],
         );
         return rows[0]?.late === true;
       };
@@ -142,6 +147,7 @@ describe.skipIf(pgSkip)("a run that lost its lease changes nothing of the thread
       await renewal;
     } finally {
       await blocker.end();
+      await watcher.end();
     }
 
     expect(await b.runs.acquire(threadId, "run-b")).toEqual({ ok: true });
