@@ -4,7 +4,8 @@
 import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { openPool, redactDatabaseUrl } from "./postgres-connection.js";
 import { DeerflowPostgresSaver } from "./postgres-saver.js";
-import { PgMessageArchive, PgRunRecords, PgThreadIndex, applyPgPendingRollbacks, deletePgThreadRows } from "./postgres-store.js";
+import { PgMessageArchive } from "./postgres-message-archive.js";
+import { PgRunRecords, PgThreadIndex, applyPgPendingRollbacks, deletePgThreadRows } from "./postgres-store.js";
 import { type Store, openSqliteStore } from "./store.js";
 
 export interface StoreLocation {

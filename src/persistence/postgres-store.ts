@@ -5,7 +5,6 @@
 import type pg from "pg";
 import { DeerflowError, ExitCode } from "../errors.js";
 import type { RunStatus } from "../vocabulary/statuses.js";
-import type { ArchiveInput, ArchivedMessage } from "./message-archive.js";
 import { machineName } from "./machine.js";
 import { isConnectionFault, leaseSeconds, withRetry } from "./postgres-connection.js";
 import { DeerflowPostgresSaver } from "./postgres-saver.js";
@@ -118,7 +117,9 @@ export class PgRunRecords {
    * Leases found taken over (thread → the error a write on it gets). Set in the same tick the lease stops being held,
    * as a promise of the error (naming the new holder takes a query), so no write slips through in between.
    */
-  private readonly lost = new Map<string, { runId: string; error: Promise<LeaseLostError> }>();
+  // Kept until the thread is acquired again, not cleared on release: a lost run's graph may still finish a write after
+  // the run returned (its abort does not wait for the node in flight), and that write must still be refused.
+  private readonly lost = new Map<string, Promise<LeaseLostError>>();
   private readonly lostListeners = new Set<(threadId: string, runId: string, err: LeaseLostError) => void>();
   private heartbeat: NodeJS.Timeout | undefined;
 
@@ -174,8 +175,6 @@ export class PgRunRecords {
 
   async release(threadId: string, runId: string): Promise<void> {
     if (this.held.get(threadId)?.runId === runId) this.held.delete(threadId);
-    // The lost run is over: what this process writes on the thread next (a title) is no run's, and not refused.
-    if (this.lost.get(threadId)?.runId === runId) this.lost.delete(threadId);
     if (this.held.size === 0) this.stopHeartbeat();
     await this.q("DELETE FROM run_locks WHERE thread_id = $1 AND run_id = $2", [threadId, runId]);
   }
@@ -193,13 +192,13 @@ export class PgRunRecords {
    */
   async assertHeld(threadId: string, checkNow = false): Promise<void> {
     const lost = this.lost.get(threadId);
-    if (lost) throw await lost.error;
+    if (lost) throw await lost;
     const lease = this.held.get(threadId);
     if (!lease || (!checkNow && Date.now() - lease.renewedAt < (leaseSeconds() * 1000) / 2)) return;
     await this.renewOne(threadId, lease);
     // The heartbeat may have found the loss first, while this renewal was in flight.
     const after = this.lost.get(threadId);
-    if (after) throw await after.error;
+    if (after) throw await after;
   }
 
   /**
@@ -208,7 +207,7 @@ export class PgRunRecords {
    */
   async fenceOf(threadId: string): Promise<string | undefined> {
     const lost = this.lost.get(threadId);
-    if (lost) throw await lost.error;
+    if (lost) throw await lost;
     return this.held.get(threadId)?.runId;
   }
 
@@ -256,7 +255,7 @@ export class PgRunRecords {
       .query<RunLock>("SELECT * FROM run_locks WHERE thread_id = $1", [threadId])
       .then((r) => r.rows[0], () => undefined)
       .then((holder) => new LeaseLostError(threadId, lease.runId, holder));
-    this.lost.set(threadId, { runId: lease.runId, error: loss });
+    this.lost.set(threadId, loss);
     const err = await loss;
     for (const l of this.lostListeners) l(threadId, lease.runId, err);
   }
@@ -317,59 +316,6 @@ export class PgRunRecords {
 
   close(): void {
     this.stopHeartbeat();
-  }
-}
-
-/** Compaction's archive of original messages, as in the SQLite file (idempotent by thread and message id). */
-export class PgMessageArchive {
-  constructor(
-    private readonly saver: DeerflowPostgresSaver,
-    private readonly leases?: PgRunRecords,
-  ) {}
-
-  async put(threadId: string, checkpointId: string | null, messages: readonly ArchiveInput[]): Promise<{ from: number; to: number; count: number }> {
-    await this.saver.setup();
-    return this.saver.transaction(async (c) => {
-      // Compaction by a run that lost the thread's lease archives nothing into the thread another run now owns.
-      await this.leases?.fenceIn(c, threadId);
-      // One archiver per thread at a time (the run lease already ensures it; this keeps seq dense regardless).
-      await c.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`archive:${threadId}`]);
-      let next = (await this.countWith(c, threadId)) + 1;
-      let from = Number.POSITIVE_INFINITY;
-      let to = 0;
-      const now = new Date().toISOString();
-      for (const m of messages) {
-        const known = await c.query<{ seq: number }>("SELECT seq FROM message_archive WHERE thread_id = $1 AND message_id = $2", [threadId, m.message_id]);
-        const seq = known.rows[0]?.seq ?? next++;
-        if (!known.rows[0]) {
-          await c.query("INSERT INTO message_archive (thread_id, seq, message_id, checkpoint_id, role, name, text, archived_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", [threadId, seq, m.message_id, checkpointId, m.role, m.name ?? null, m.text, now]);
-        }
-        from = Math.min(from, seq);
-        to = Math.max(to, seq);
-      }
-      return { from: Number.isFinite(from) ? from : 0, to, count: messages.length };
-    });
-  }
-
-  private async countWith(c: pg.PoolClient | pg.Pool, threadId: string): Promise<number> {
-    const { rows } = await c.query<{ n: number | null }>("SELECT MAX(seq) AS n FROM message_archive WHERE thread_id = $1", [threadId]);
-    return rows[0]?.n ?? 0;
-  }
-
-  async range(threadId: string, from: number, to: number): Promise<ArchivedMessage[]> {
-    await this.saver.setup();
-    return (await this.saver.db.query<ArchivedMessage>("SELECT * FROM message_archive WHERE thread_id = $1 AND seq BETWEEN $2 AND $3 ORDER BY seq", [threadId, from, to])).rows;
-  }
-
-  async search(threadId: string, query: string, limit: number): Promise<ArchivedMessage[]> {
-    await this.saver.setup();
-    const like = `%${query.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`;
-    return (await this.saver.db.query<ArchivedMessage>("SELECT * FROM message_archive WHERE thread_id = $1 AND (text ILIKE $2 OR name ILIKE $2) ORDER BY seq LIMIT $3", [threadId, like, limit])).rows;
-  }
-
-  async count(threadId: string): Promise<number> {
-    await this.saver.setup();
-    return this.countWith(this.saver.db, threadId);
   }
 }
 
