@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import { createTestDatabase, pgSkip } from "../support/postgres.js";
+import { teamMachine } from "../support/team-machine.js";
 import { until, waitFor } from "../support/wait.js";
 
 const e2e = useE2E();
@@ -16,16 +17,7 @@ beforeAll(async () => {
 });
 afterAll(async () => db?.drop());
 
-function machine(name: string): Sandbox {
-  const sb = e2e.sandbox();
-  const base = { DEERFLOW_DATABASE_URL: db.url, DEERFLOW_HOST: name, DEERFLOW_LEASE_SECONDS: "3" };
-  const run = sb.run.bind(sb);
-  const spawn = sb.spawn.bind(sb);
-  return Object.assign(sb, {
-    run: (args: string[], opts: Parameters<Sandbox["run"]>[1] = {}) => run(args, { ...opts, env: { ...base, ...opts.env } }),
-    spawn: (args: string[], opts: Parameters<Sandbox["spawn"]>[1] = {}) => spawn(args, { ...opts, env: { ...base, ...opts.env } }),
-  });
-}
+const machine = (name: string): Sandbox => teamMachine(e2e.sandbox(), db.url, name);
 
 async function sql<R extends pg.QueryResultRow>(text: string, args: unknown[] = []): Promise<R[]> {
   const c = new pg.Client({ connectionString: db.url, options: "-c search_path=deerflow" });
