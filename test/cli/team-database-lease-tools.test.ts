@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import { createTestDatabase, pgSkip } from "../support/postgres.js";
-import { teamMachine } from "../support/team-machine.js";
-import { until, waitFor } from "../support/wait.js";
+import { takeOverWhileFrozen, teamMachine } from "../support/team-machine.js";
+import { until } from "../support/wait.js";
 
 const e2e = useE2E();
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -40,18 +40,8 @@ describe.skipIf(pgSkip)("a machine paused while its tool runs, on a team databas
     });
     const owner = a.spawn(["run", "--yes", "--thread", threadId, "tool turn"]);
     await until(() => existsSync(join(workspace, "started")), "machine A's bash command to start");
-    process.kill(owner.pid!, "SIGSTOP");
-    try {
-      await waitFor(async () => {
-        const listed = JSON.parse((await b.run(["threads", "--json"])).stdout) as { id: string; status: string }[];
-        return listed.find((t) => t.id === threadId)?.status === "interrupted" ? true : undefined;
-      }, "A's lease to expire");
-      const took = await b.run(["run", "--thread", threadId, "b's turn"]);
-      expect(took.exitCode).toBe(0);
-      expect(took.stdout).toBe("b took over\n");
-    } finally {
-      process.kill(owner.pid!, "SIGCONT");
-    }
+    // A's lease runs out while it is frozen; B sees the thread interrupted and takes it over.
+    await takeOverWhileFrozen(owner, b, threadId);
     writeFileSync(join(workspace, "go"), "");
     const woken = await owner.catch((e: { exitCode?: number; stderr?: string }) => e);
     expect(woken.exitCode).toBe(1);
