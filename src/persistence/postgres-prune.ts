@@ -42,7 +42,6 @@ function postgresRows(saver: DeerflowPostgresSaver, threadId: string): PruneRows
       const metadata = slimmed.map((s) => JSON.stringify(s.metadata));
       const seqs = slimmed.map((s) => s.pos);
       const ids = slimmed.map((s) => s.checkpoint_id);
-      await saver.beforeWriteOn(threadId);
       return withRetry(() =>
         saver.transaction(async (c) => {
           await saver.fenceOn(c, threadId);

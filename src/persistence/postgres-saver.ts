@@ -201,12 +201,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
     return prunePostgresThread(this, threadId, mode as ChannelMode, marks);
   }
 
-  /** The store's check before a write on the thread (its lease is still this run's), for writes made outside the saver. */
-  async beforeWriteOn(threadId: string): Promise<void> {
-    await this.beforeWrite?.(threadId);
-  }
-
-  /** The same, inside the write's transaction (holds the lease row until the commit). */
+  /** The store's lease check inside a write's transaction (holds the lease row until the commit), for writes made outside the saver. */
   async fenceOn(client: pg.PoolClient, threadId: string): Promise<void> {
     await this.fenceIn?.(client, threadId);
   }
@@ -222,8 +217,8 @@ export class DeerflowPostgresSaver extends PostgresSaver {
   }
 
   async rollbackTo(threadId: string, mark: RollbackMark): Promise<void> {
-    await this.beforeWrite?.(threadId);
-    // Fenced in the transaction: a run that lost the thread must never delete the rows of the run that took it.
+    // Fenced in the transaction (no check before it too): a run that lost the thread must never delete the rows of the
+    // run that took it.
     await withRetry(() =>
       this.transaction(async (client) => {
         await this.fenceOn(client, threadId);
