@@ -88,7 +88,7 @@ export interface PtyProcess {
    * screen. Ink lays out every line to fit, so any row here is a line the app wrote too wide.
    */
   softWrappedRows(): string[];
-  /** Resolves once the terminal has parsed everything received so far. */
+  /** Resolves once the terminal has parsed everything received so far and is between frames (no half-drawn one). */
   settle(): Promise<void>;
   /** Polls until the text/regex (or predicate over the text) matches; on timeout throws with the current screen. */
   waitFor(what: string | RegExp | ((text: string) => boolean), opts?: WaitOptions): Promise<string>;
@@ -149,7 +149,17 @@ export function spawnPty(sandbox: Sandbox, args: string[], opts: PtyOptions = {}
     return lines(term, base, base + rows).join("\n").trimEnd();
   };
   const scrollback = () => lines(term, 0, term.buffer.active.length).join("\n").trimEnd();
-  const settle = () => new Promise<void>((r) => term.write("", r));
+  // Ink wraps each frame in synchronized output (DEC mode 2026), and a terminal that supports it shows only whole
+  // frames. The PTY hands a frame over in pieces, so a read between them would see a half-erased screen: settling
+  // waits for the frame to end too. A frame never closed (the process died, or a bug) is read as it is after ~10 s,
+  // so a wait still fails with the screen it saw.
+  const settle = async () => {
+    for (let i = 0; i < 250; i++) {
+      await new Promise<void>((r) => term.write("", r));
+      if (!term.modes.synchronizedOutputMode || done) return;
+      await sleep(POLL_MS);
+    }
+  };
   const matches = (what: string | RegExp | ((text: string) => boolean), text: string) =>
     typeof what === "string" ? text.includes(what) : what instanceof RegExp ? what.test(text) : what(text);
   const describe = (what: unknown) => (typeof what === "function" ? "a condition" : JSON.stringify(String(what)));
