@@ -57,6 +57,7 @@ describe("approving guarded commands in the terminal", () => {
     await t.waitFor("Allow this command?", { where: "screen" });
     await t.type("any news? also, can you explain");
     await new Promise((r) => setTimeout(r, 300));
+    await t.settle();
     expect(t.screen()).toContain("Allow this command?");
     expect(e2e.server.requests).toHaveLength(1);
     // What was typed is kept in the input box (nothing lost); while it holds text, digits belong to it too.

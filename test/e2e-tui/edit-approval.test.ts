@@ -53,6 +53,7 @@ describe("file edits in ask mode", () => {
     await typeEchoed(t, "also fix 2 bugs");
     await t.press("enter");
     await new Promise((r) => setTimeout(r, 300));
+    await t.settle();
     screen = t.screen();
     expect(screen).toContain("Apply this edit?");
     expect(inputText(t)).toMatch(/^also fix 2 bugs/);

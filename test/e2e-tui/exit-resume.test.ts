@@ -53,6 +53,7 @@ describe("leaving the chat", () => {
     await typeEchoed(t, "draft");
     await t.press("ctrl-d");
     await sleep(400);
+    await t.settle();
     expect(t.hasExited).toBe(false);
     expect(inputText(t)).toBe("draft");
     await t.press("ctrl-u");
