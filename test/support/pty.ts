@@ -47,6 +47,8 @@ const TYPE_DELAY_MS = 30;
 /** Quiet time after a lone Esc so Ink reports it as Esc, not as the start of a sequence or Alt+key. */
 const ESC_PAUSE_MS = 120;
 const POLL_MS = 40;
+/** How long a read waits for an open frame to close before it reads the screen as it is. */
+const OPEN_FRAME_WAIT_MS = 10_000;
 
 /** Environment variables that make Ink (and other tools) think they are not at an interactive terminal. */
 const CI_VARS = ["CI", "CONTINUOUS_INTEGRATION", "BUILD_NUMBER", "RUN_ID", "GITHUB_ACTIONS", "GITLAB_CI", "BUILDKITE", "CIRCLECI", "TRAVIS", "TEAMCITY_VERSION"];
@@ -151,10 +153,10 @@ export function spawnPty(sandbox: Sandbox, args: string[], opts: PtyOptions = {}
   const scrollback = () => lines(term, 0, term.buffer.active.length).join("\n").trimEnd();
   // Ink wraps each frame in synchronized output (DEC mode 2026), and a terminal that supports it shows only whole
   // frames. The PTY hands a frame over in pieces, so a read between them would see a half-erased screen: settling
-  // waits for the frame to end too. A frame never closed (the process died, or a bug) is read as it is after ~10 s,
-  // so a wait still fails with the screen it saw.
+  // waits for the frame to end too. A frame never closed (the process died, or a bug) is read as it is after
+  // OPEN_FRAME_WAIT_MS, so a wait still fails with the screen it saw.
   const settle = async () => {
-    for (let i = 0; i < 250; i++) {
+    for (let waited = 0; waited < OPEN_FRAME_WAIT_MS; waited += POLL_MS) {
       await new Promise<void>((r) => term.write("", r));
       if (!term.modes.synchronizedOutputMode || done) return;
       await sleep(POLL_MS);
