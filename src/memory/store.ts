@@ -13,7 +13,9 @@
 // approved ones).
 //
 // Review before effect: a fact learned from a thread is "pending" and shown to no model until the user approves it
-// (`deerflow memory approve`, `/memory approve`); a fact the user adds by hand is "approved" at once. What the
+// (`deerflow memory approve`, `/memory approve`); a fact the user adds by hand is "approved" at once. A pending fact
+// is shown in no thread, not even the one it was learned from: that conversation already holds what was said, and
+// extraction runs after the run (often in a later process), so there is nothing to add there. What the
 // reminder shows (`inEffect`) is the approved facts that still pass the CURRENT policy, so a store written before a
 // rule existed (the facts the issue-26 pass planted) stops reaching the model as soon as the rule does. Facts from
 // before review existed stay approved (the user saw them in /memory); the policy filter is what retires bad ones.

@@ -350,7 +350,7 @@ export class ChatController {
     if (outcome.files_note) this.notice("warning", outcome.files_note);
   }
 
-  /** `/memory [add [--project] <text> | edit <n> <text> | forget <n…> | clear]`: the facts remembered across threads. */
+  /** `/memory [add … | edit … | forget … | clear | pending | approve … | reject …]`: remembered facts and their review. */
   private runMemory(args: string): void {
     runMemoryCommand(this.session!, args, (level, text) => this.notice(level, text));
   }
