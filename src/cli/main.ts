@@ -154,11 +154,11 @@ export function buildProgram(): Command {
 
   program
     .command("memory")
-    .description("the facts remembered across threads: list (default), add, edit <n>, forget <n…>, clear, pending")
-    .argument("[action]", "list | add <text> | edit <n> <text> | forget <n…> | clear | pending")
+    .description("the facts remembered across threads: list (default), add, edit <n>, forget <n…>, clear; learned facts wait in pending until you approve them")
+    .argument("[action]", "list | add <text> | edit <n> <text> | forget <n…> | clear | pending | approve <n…|all> | reject <n…|all>")
     .argument("[args...]", "the fact's text, or its number(s)")
     .option("--project", "add: a fact about this project (the working directory's repository) instead of a global one")
-    .option("--all", "list: every project's facts too")
+    .option("--all", "list, pending: every project's facts too")
     .option("--json", "print JSON")
     .action(async (action: string | undefined, args: string[], opts, cmd: Command) => {
       const { memoryCommand } = await import("./commands/memory.js");

@@ -119,8 +119,8 @@ export class ChatSession {
    * Extracts what finished runs taught (in the background: the chat never waits for it; leaving the chat hands an
    * unfinished run back to the queue). Resolves with the facts added.
    */
-  async drainMemory(onAdded?: (fact: Fact) => void): Promise<Fact[]> {
-    return (await drainMemoryQueue(this.config, this.model, { onAdded }).catch(() => undefined))?.added ?? [];
+  async drainMemory(onAdded?: (fact: Fact) => void, onRefused?: (refusal: { text: string; reason: string }) => void): Promise<Fact[]> {
+    return (await drainMemoryQueue(this.config, this.model, { onAdded, onRefused }).catch(() => undefined))?.added ?? [];
   }
 
   /** The memory store of this home (for /memory), or undefined when memory is off. */

@@ -11,18 +11,10 @@ import { join, relative } from "node:path";
 import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
 import type { ShellSettings } from "./shell-settings.js";
+import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 
-/** Secret directories and files under the user's home, hidden when they exist. */
-export const HOME_SECRET_DIRS = [
-  ".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".password-store", ".azure", ".config/gcloud",
-  ".local/share/keyrings", ".mozilla", ".config/google-chrome", ".config/chromium", ".terraform.d",
-];
-export const HOME_SECRET_FILES = [
-  ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".config/git/credentials", ".pgpass", ".cargo/credentials.toml",
-  ".cargo/credentials", ".deerflowrc",
-];
-/** Readable by root even without capabilities (their owner is root). */
-const SYSTEM_SECRET_FILES = ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"];
+// The secret paths have one home shared with the memory filter; re-exported for the sandbox's other users.
+export { HOME_SECRET_DIRS, HOME_SECRET_FILES } from "../vocabulary/secret-paths.js";
 /**
  * Sockets that hand out more than the sandbox has: a read-only bind does not stop connect(), and the container
  * daemons' sockets are root on the host. The user's runtime directory holds their agents (ssh, gpg) and buses.
