@@ -1,7 +1,7 @@
 // Shell audit — a pure policy over one bash command line: "allow", "edit" (writes files: asks in `ask` mode only,
 // like write_file), "ask" (ask first) or "block" (never run).
 //
-// How a command is read (shell-grammar.ts): tree-sitter-bash parses it; every simple command bash would run is
+// How a command is read (shell-grammar.ts, shell-command.ts): tree-sitter-bash parses it; every simple command bash would run is
 // judged, including those in `$(…)`, backticks, `<(…)`, `bash -c '<literal>'`, `eval '<literal>'`, `find -exec`
 // and a literal heredoc fed to a shell (audited recursively), with wrappers (`sudo`, `env`, `xargs`, `timeout`…)
 // seen through and the program name reduced to its basename (`/bin/rm`, `\rm` and `"rm"` are `rm`). The working
@@ -23,7 +23,8 @@
 // - A command that does not parse as bash asks (bash and the grammar may disagree on it).
 // Not a sandbox: the policy catches mistakes and the common shapes; the workspace boundary does the rest.
 
-import { type Cwd, INTERPRETERS, type Pipeline, SHELLS, type SimpleCommand, isFlag, loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
+import { type Cwd, INTERPRETERS, type Pipeline, SHELLS, SYSTEM_DIRS, type SimpleCommand, isFlag } from "./shell-command.js";
+import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
 
 export type AuditVerdict = "allow" | "edit" | "ask" | "block";
 export interface AuditResult {
@@ -45,15 +46,15 @@ interface Rule {
 // ---------------------------------------------------------------------------------------------
 // helpers the rules use
 
-const ROOTISH = /^(?:\/+\.?|\/+\*|~\/?|~\/\*|\$\{?HOME\}?\/?|\$\{?HOME\}?\/\*|\/(?:bin|boot|dev|etc|home|lib\w*|opt|proc|root|sbin|srv|sys|usr|var)\/*\*?)$/;
+const ROOTISH = new RegExp(`^(?:\\/+\\.?|\\/+\\*|~\\/?|~\\/\\*|\\$\\{?HOME\\}?\\/?|\\$\\{?HOME\\}?\\/\\*|\\/(?:${SYSTEM_DIRS})\\/*\\*?)$`);
 function operands(args: string[]): string[] {
   const i = args.indexOf("--");
   return i < 0 ? args.filter((a) => !isFlag(a)) : [...args.slice(0, i).filter((a) => !isFlag(a)), ...args.slice(i + 1)];
 }
 const recursive = (c: SimpleCommand) => c.args.some((a) => /^-[a-zA-Z]*[rR][a-zA-Z]*$/.test(a) || a === "--recursive");
 const hitsRoot = (c: SimpleCommand) => operands(c.args).some((a) => ROOTISH.test(a));
-/** `.`, `*`, `./*`, `..`, `.*`: the whole directory the command runs in (or above it). */
-const wholeDir = (a: string) => !a.startsWith("/") && a.split("/").every((s) => /^(?:|\.|\.\.|\*|\.\*)$/.test(s));
+/** `.`, `*`, `./*`, `..`, `.*`, `[a-z]*`: the directory the command runs in (or above it), or a glob over it. */
+const wholeDir = (a: string) => !a.startsWith("/") && a.split("/").every((s) => /^(?:|\.|\.\.)$/.test(s) || /[*?[]/.test(s));
 const awayFromWorkspace = (cwd: Cwd) => cwd.at !== "workspace";
 const atHomeOrRoot = (cwd: Cwd) => cwd.at === "home" || cwd.at === "root";
 const isEtc = (p: string) => /^\/etc(?:\/|$)/.test(p);
@@ -104,6 +105,16 @@ const DYNAMIC_CODE = /getattr|__import__|importlib|\beval\s*\(|\bexec\s*\(|\bcom
 const WRITE_CODE = /open\s*\([^)]*['"][rb]?[wax][bt+]?['"]|\bmode\s*=\s*['"][wax]|write_(?:text|bytes)|\bwriteFile|appendFile|createWriteStream|\bfs\.(?:write|copy|cp|rename|mkdir|rm|unlink|truncate)|shutil\.|os\.(?:rename|replace|remove|unlink|mkdir|makedirs|rmdir)|\.(?:touch|mkdir|unlink|rename)\s*\(|File\.(?:write|open\s*\([^)]*['"][wa])|open\s*\(?[^;]*['"]\s*\+?>/;
 
 const WRITES = "writes files (ask mode asks before edits)";
+const SHELL_OUT_CODE = /\bsystem\s*\(|subprocess|os\.(?:system|popen|exec)|child_process|execSync|spawnSync|\bspawn\s*\(|%x[({[]|`[^`]+`|\bexec\s+["']|IO\.popen|Open3|proc_open|shell_exec|passthru/;
+const HOMEISH = /^(?:~|\$\{?HOME\}?)(?:\/|$)/;
+/** The files a command visibly writes: its output redirections and the operands of the programs that write. */
+function writeTargets(c: SimpleCommand): string[] {
+  const targets = c.redirects.filter((r) => /[>]/.test(r.op) && !notAFile(r)).map((r) => r.target);
+  if (/^(?:tee|cp|mv|touch|mkdir|ln|rm|rmdir|unlink|shred|truncate|install|rsync|chmod|chown)$/.test(c.name)) targets.push(...operands(c.args));
+  if (/^(?:sed|perl|ruby)$/.test(c.name) && c.args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"))) targets.push(...operands(c.args));
+  if (c.name === "dd") targets.push(...c.args.filter((a) => a.startsWith("of=")).map((a) => a.slice(3)));
+  return targets;
+}
 
 // ---------------------------------------------------------------------------------------------
 // THE POLICY: one table. First the blocks, then the ask-firsts, then the edits; the most severe match wins, and
@@ -170,6 +181,11 @@ export const SHELL_RULES: readonly Rule[] = [
     test: (c) => awayFromWorkspace(c.cwd) && (DELETERS.test(c.name) || (c.name === "find" && findDeletes(c)) || DELETE_CODE.test(inlineCode(c))),
   },
   { verdict: "ask", reason: "recursive delete of a path computed at run time", cmd: /^rm$/, test: (c) => recursive(c) && c.dynamicArgs.some(Boolean) },
+  { verdict: "ask", reason: "inline interpreter code runs shell commands (system, subprocess, child_process)", test: (c) => SHELL_OUT_CODE.test(inlineCode(c)) },
+  { verdict: "ask", reason: "awk runs shell commands (system, a pipe to a command)", cmd: /^[gmn]?awk$/, args: /system\s*\(|\|\s*"|"\s*\|\s*getline/ },
+  // Dotfiles in the home directory run code later (.bashrc, .ssh/authorized_keys): never an ordinary edit.
+  { verdict: "ask", reason: "writes in the home directory (outside the workspace)", test: (c) => writeTargets(c).some((t) => HOMEISH.test(t)) || (atHomeOrRoot(c.cwd) && writeTargets(c).length > 0) },
+  { verdict: "ask", reason: "writes files after cd left the workspace (or went somewhere the audit cannot know)", test: (c) => awayFromWorkspace(c.cwd) && writeTargets(c).length > 0 },
 
   // --- ask first: the known shapes
   { verdict: "ask", reason: "recursive delete (rm -r)", cmd: /^rm$/, test: recursive },

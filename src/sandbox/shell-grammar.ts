@@ -11,46 +11,8 @@
 // is built, long before the first tool call); parsing is synchronous after that.
 import { createRequire } from "node:module";
 import type { Language as TSLanguage, Node, Parser as TSParser } from "web-tree-sitter";
-import { VIRTUAL_ROOT } from "./paths.js";
+import { type Cwd, type Pipeline, type Redirect, type SimpleCommand, type Word, cdTarget, expandBraces, normalise } from "./shell-command.js";
 
-export const isFlag = (a: string) => a.startsWith("-") && a !== "-";
-/** Programs whose `-c`/`-e` argument, heredoc or piped stdin is code. */
-export const SHELLS = /^(?:sh|bash|zsh|dash|ksh|fish|ash|csh|tcsh|python[\d.]*|perl|ruby|node|php)$/;
-export const INTERPRETERS = /^(?:python[\d.]*|perl|ruby|node|php)$/;
-
-export interface Redirect {
-  op: string;
-  target: string;
-}
-
-/** Where a command runs, as far as the audit can tell: the workspace (`depth` directories below it) or elsewhere. */
-export type Cwd = { at: "workspace"; depth: number } | { at: "home" | "root" | "outside" | "unknown" };
-
-/** One simple command after normalisation. */
-export interface SimpleCommand {
-  /** Program name (basename), "" for a bare redirection. */
-  name: string;
-  /** The program name is an expansion (`$x`, `$(…)`): the audit cannot know what runs. */
-  dynamicName: boolean;
-  /** Arguments after the program name: quotes removed, expansions as written. */
-  args: string[];
-  /** Per argument: it contains an expansion or substitution (its value is known only at run time). */
-  dynamicArgs: boolean[];
-  redirects: Redirect[];
-  /** Wrappers in front of the program (`sudo`, `xargs`, `env`…), by basename. */
-  via: string[];
-  /** Literal code this command runs besides itself: `bash -c` scripts, `eval`, `find -exec`, a heredoc to a shell. */
-  code: string[];
-  /** Text fed to its stdin by a heredoc or here-string (code, when the program is an interpreter). */
-  stdinText?: string;
-  /** The heredoc or here-string expands variables or substitutions. */
-  stdinDynamic?: boolean;
-  cwd: Cwd;
-}
-
-export interface Pipeline {
-  commands: SimpleCommand[];
-}
 
 export interface ShellScript {
   pipelines: Pipeline[];
@@ -97,7 +59,7 @@ export function parseShell(command: string, cwd: Cwd = { at: "workspace", depth:
   const tree = parser.parse(command.replace(/(^|[^\\])((?:\\\\)*)\\\n/g, "$1$2"));
   if (!tree) return { pipelines: [], syntaxError: true };
   try {
-    const ctx: Walk = { pipelines: [], cwd: { ...cwd } };
+    const ctx: Walk = { pipelines: [], cwd: { ...cwd }, functions: new Map(), calling: new Set() };
     walk(tree.rootNode, ctx);
     return { pipelines: ctx.pipelines, syntaxError: tree.rootNode.hasError };
   } finally {
@@ -110,10 +72,6 @@ export function parseShell(command: string, cwd: Cwd = { at: "workspace", depth:
 
 const EXPANSIONS = new Set(["simple_expansion", "expansion", "command_substitution", "process_substitution"]);
 
-interface Word {
-  text: string;
-  dynamic: boolean;
-}
 
 const unescape = (s: string) => s.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");
 
@@ -150,12 +108,25 @@ function wordOf(node: Node): Word {
   }
 }
 
+/** An unquoted word with brace expansion (`{rm,-rf,/}`) is the words bash makes of it. */
+function braced(node: Node): Word[] {
+  const w = wordOf(node);
+  const quoted = node.type !== "word" && (node.type !== "concatenation" || node.namedChildren.some((c) => c !== null && c.type !== "word"));
+  if (quoted || !/\{[^{}]*,[^{}]*\}/.test(w.text)) return [w];
+  return expandBraces(w.text).map((text) => ({ text, dynamic: w.dynamic }));
+}
+
+
 // ---------------------------------------------------------------------------------------------
 // the walk
 
 interface Walk {
   pipelines: Pipeline[];
   cwd: Cwd;
+  /** Functions defined so far (their bodies are judged where they are called, in that directory). */
+  functions: Map<string, Node>;
+  /** Functions being expanded (a recursive function is expanded once). */
+  calling: Set<string>;
   /** The pipeline commands are appended to (undefined: each command is its own pipeline). */
   pipeline?: Pipeline;
 }
@@ -164,13 +135,22 @@ const REDIRECTS = new Set(["file_redirect", "heredoc_redirect", "herestring_redi
 const SUBSTITUTIONS = new Set(["command_substitution", "process_substitution"]);
 
 /** A nested context: its own `cd` stays inside (subshell, pipeline element, substitution). */
-const inner = (ctx: Walk, pipeline?: Pipeline): Walk => ({ pipelines: ctx.pipelines, cwd: { ...ctx.cwd }, pipeline });
+const inner = (ctx: Walk, pipeline?: Pipeline): Walk => ({ ...ctx, cwd: { ...ctx.cwd }, pipeline });
 
 function walk(node: Node, ctx: Walk): void {
   switch (node.type) {
     case "command":
       command(node, [], ctx);
       return;
+    case "command_name": {
+      // A program name the grammar could not attach to a command (inside an ERROR node). `{rm,-rf,~}` reads as a
+      // `{` token glued to the name "rm,-rf,~}": glue it back, bash expands the braces into `rm -rf ~`.
+      const before = node.previousSibling;
+      const glued = before?.type === "{" && before.endIndex === node.startIndex;
+      const w = wordOf(node.namedChildren[0] ?? node);
+      emit(glued ? expandBraces(`{${w.text}`).map((text) => ({ text, dynamic: w.dynamic })) : braced(node.namedChildren[0] ?? node), [], ctx);
+      return;
+    }
     case "redirected_statement":
       redirected(node, ctx);
       return;
@@ -186,8 +166,13 @@ function walk(node: Node, ctx: Walk): void {
       for (const c of node.namedChildren) if (c) walk(c, inner(ctx));
       return;
     case "function_definition": {
+      // Judged where it is called (below); also here, in case it is called in a way the walk cannot see.
+      const name = node.childForFieldName("name")?.text;
       const body = node.childForFieldName("body");
-      if (body) walk(body, inner(ctx));
+      if (body) {
+        if (name) ctx.functions.set(name, body);
+        walk(body, inner(ctx));
+      }
       return;
     }
     case "heredoc_body":
@@ -262,31 +247,6 @@ function redirectsOf(nodes: Node[], ctx: Walk): Pick<SimpleCommand, "redirects" 
   return { redirects, stdinText, stdinDynamic };
 }
 
-/** Wrappers that run their arguments as a command; value: options that take an argument. */
-const WRAPPERS: Record<string, Set<string>> = {
-  sudo: new Set(["-u", "-g", "-U", "-C", "-h", "-p", "-r", "-t", "-D", "-R", "-T"]),
-  doas: new Set(["-u", "-C"]),
-  env: new Set(["-u", "-C", "-S", "--unset", "--chdir"]),
-  nice: new Set(["-n", "--adjustment"]),
-  ionice: new Set(["-c", "-n", "-p"]),
-  nohup: new Set(),
-  command: new Set(),
-  builtin: new Set(),
-  exec: new Set(["-a"]),
-  time: new Set(["-f", "-o"]),
-  stdbuf: new Set(["-i", "-o", "-e"]),
-  timeout: new Set(["-s", "-k", "--signal", "--kill-after"]),
-  xargs: new Set(["-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--max-args", "--delimiter"]),
-  watch: new Set(["-n", "-d", "--interval"]),
-  unbuffer: new Set(),
-  setsid: new Set(),
-  chroot: new Set(),
-};
-
-export function basename(p: string): string {
-  const b = p.replace(/\/+$/, "");
-  return b.slice(b.lastIndexOf("/") + 1) || p;
-}
 
 function command(node: Node, outer: Node[], ctx: Walk): void {
   const words: Word[] = [];
@@ -295,12 +255,23 @@ function command(node: Node, outer: Node[], ctx: Walk): void {
     if (!c) continue;
     if (REDIRECTS.has(c.type)) redirectNodes.push(c);
     else if (c.type === "variable_assignment") walkSubstitutions(c, ctx);
-    else if (c.type === "command_name") words.push(wordOf(c.namedChildren[0] ?? c));
-    else if (isWordNode(c) || c.type === "arithmetic_expansion") words.push(wordOf(c));
+    else if (c.type === "command_name") words.push(...braced(c.namedChildren[0] ?? c));
+    else if (isWordNode(c) || c.type === "arithmetic_expansion") words.push(...braced(c));
   }
   for (const c of node.namedChildren) if (c && c.type !== "variable_assignment" && !REDIRECTS.has(c.type)) walkSubstitutions(c, ctx);
+  emit(words, redirectNodes, ctx);
+}
+
+/** Records the simple command `words` (then judges a called function's body, and follows a `cd`). */
+function emit(words: Word[], redirectNodes: Node[], ctx: Walk): void {
   const simple = normalise(words, redirectsOf(redirectNodes, ctx), ctx.cwd);
   push(simple, ctx);
+  const fn = simple.dynamicName ? undefined : ctx.functions.get(simple.name);
+  if (fn && !ctx.calling.has(simple.name)) {
+    ctx.calling.add(simple.name);
+    walk(fn, { ...ctx, pipeline: undefined }); // a `{ }` body's cd stays in effect after the call, as in bash
+    ctx.calling.delete(simple.name);
+  }
   if (!ctx.pipeline || ctx.pipeline.commands.length === 1) {
     // `cd` outside a pipeline moves the rest of the sequence (a pipeline element runs in a subshell).
     if (/^(?:cd|pushd)$/.test(simple.name) && !simple.dynamicName) ctx.cwd = cdTarget(ctx.cwd, simple);
@@ -308,91 +279,3 @@ function command(node: Node, outer: Node[], ctx: Walk): void {
   }
 }
 
-function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirects" | "stdinText" | "stdinDynamic">, cwd: Cwd): SimpleCommand {
-  const via: string[] = [];
-  let k = 0;
-  for (;;) {
-    const w = words[k];
-    if (w === undefined || w.dynamic) break;
-    if (/^(?:!|time|coproc)$/.test(w.text) || /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/.test(w.text)) {
-      k++;
-      continue;
-    }
-    const wrapper = basename(w.text);
-    const opts = WRAPPERS[wrapper];
-    if (!opts) break;
-    via.push(wrapper);
-    k++;
-    while (k < words.length) {
-      const a = words[k]!.text;
-      if (a === "--") {
-        k++;
-        break;
-      }
-      if (wrapper === "env" && /^[A-Za-z_]\w*=/.test(a)) k++;
-      else if (isFlag(a)) k += opts.has(a) ? 2 : 1;
-      else break;
-    }
-    if (wrapper === "timeout" && k < words.length) k++; // the duration
-    if (wrapper === "chroot" && k < words.length) k++; // the new root
-  }
-  const first = words[k];
-  const name = first === undefined ? "" : basename(first.text);
-  const rest = words.slice(k + 1);
-  const args = rest.map((w) => w.text);
-  const simple: SimpleCommand = { name, dynamicName: first?.dynamic ?? false, args, dynamicArgs: rest.map((w) => w.dynamic), via, code: [], ...redirects, cwd: { ...cwd } };
-  simple.code = literalCode(simple);
-  return simple;
-}
-
-/** The literal code a command runs besides itself (the audit parses and audits it like the command line). */
-function literalCode(c: SimpleCommand): string[] {
-  const { name, args } = c;
-  const code: string[] = [];
-  if ((SHELLS.test(name) && !INTERPRETERS.test(name)) || name === "su") {
-    const ci = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === "--command");
-    if (ci >= 0 && args[ci + 1] !== undefined && !c.dynamicArgs[ci + 1]) code.push(args[ci + 1]!);
-    if (ci < 0 && c.stdinText !== undefined && !c.stdinDynamic) code.push(c.stdinText);
-  }
-  if (name === "eval" && !c.dynamicArgs.some(Boolean)) code.push(args.join(" "));
-  if (name === "find") {
-    for (let j = 0; j < args.length; j++) {
-      if (!/^-(?:exec|execdir|ok|okdir)$/.test(args[j]!)) continue;
-      const end = args.findIndex((a, n) => n > j && (a === ";" || a === "+"));
-      // Each word quoted back as the single word find passes on; `{}` stands for a matched path below here.
-      code.push(args.slice(j + 1, end < 0 ? undefined : end).map((a) => (a === "{}" ? "./x" : `'${a.replace(/'/g, "'\\''")}'`)).join(" "));
-    }
-  }
-  return code;
-}
-
-const WORKSPACE = `${VIRTUAL_ROOT}/workspace`;
-
-/** Where `cd <operand>` from `cwd` leads. */
-function cdTarget(cwd: Cwd, c: SimpleCommand): Cwd {
-  const i = c.args.findIndex((a) => !/^-[LPe@]+$/.test(a));
-  if (i < 0) return { at: "home" };
-  const dir = c.args[i]!;
-  if (c.dynamicArgs[i]) return /^\$\{?HOME\}?\/?$/.test(dir) ? { at: "home" } : { at: "unknown" };
-  if (dir === "-") return { at: "unknown" };
-  if (/^~\/*$/.test(dir)) return { at: "home" };
-  if (dir.startsWith("~")) return { at: "outside" };
-  if (dir.startsWith("/")) {
-    const norm = dir.replace(/\/+/g, "/").replace(/\/\.(?=\/|$)/g, "").replace(/\/$/, "");
-    if (norm === "" || /^(?:\/\.\.)+$/.test(norm)) return { at: "root" };
-    if (norm === WORKSPACE || norm.startsWith(`${WORKSPACE}/`)) return walkDown({ at: "workspace", depth: 0 }, norm.slice(WORKSPACE.length));
-    return { at: "outside" };
-  }
-  return walkDown(cwd, dir);
-}
-
-function walkDown(from: Cwd, rel: string): Cwd {
-  let at: Cwd = { ...from };
-  for (const seg of rel.split("/")) {
-    if (seg === "" || seg === ".") continue;
-    if (at.at === "workspace") at = seg === ".." ? (at.depth === 0 ? { at: "outside" } : { at: "workspace", depth: at.depth - 1 }) : { at: "workspace", depth: at.depth + 1 };
-    else if (at.at === "root") at = seg === ".." ? at : { at: "outside" };
-    else if (at.at === "home") at = { at: "outside" };
-  }
-  return at;
-}

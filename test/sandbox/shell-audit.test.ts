@@ -192,6 +192,18 @@ const ASK_INDIRECT: string[] = [
   "git clean -d",
   "git clean",
   "git switch --discard-changes main",
+  "perl -e 'system(\"rm -rf d\")'",
+  "python3 -c 'import os; os.system(\"make clean\")'",
+  "node -e \"require('child_process').execSync('rm -rf d')\"",
+  "ruby -e '`rm -rf d`'",
+  "awk 'BEGIN { system(\"rm -rf d\") }'",
+  "echo 'alias ls=\"rm -rf ~\"' >> ~/.bashrc",
+  "cat key.pub >> $HOME/.ssh/authorized_keys",
+  "cp evil ~/.profile",
+  "cd ~ && echo x > .bashrc",
+  "cd /tmp && touch x",
+  "sed -i s/a/b/ ~/.gitconfig",
+  "busybox rm -rf d",
 ];
 
 const BLOCK_INDIRECT: string[] = [
@@ -211,6 +223,18 @@ const BLOCK_INDIRECT: string[] = [
   "bash -c 'cd; rm -rf *'",
   "bash <<EOF\nrm -rf ~\nEOF",
   "cat <<EOF\n$(rm -rf /)\nEOF",
+  "cd /home && rm -rf *",
+  "cd /usr; find . -delete",
+  "cd ~; rm -rf [a-z]*",
+  "cd; rm -rf .[!.]* *",
+  "if cd ~; then rm -rf *; fi",
+  "(cd ~ && rm -rf .)",
+  "f() { rm -rf *; }; cd ~; f",
+  "wipe() { cd; rm -rf ./*; }; wipe",
+  "{rm,-rf,/}",
+  "rm {-rf,/}",
+  "busybox rm -rf /",
+  "toybox rm -rf ~",
   "r\\\nm -rf /",
   "rm -rf \\\n  /",
 ];
@@ -252,6 +276,7 @@ const EDIT: string[] = [
   "unzip a.zip",
   "cat > f <<EOF\nx\nEOF",
   "echo $(echo x > f)",
+  "mkdir -p src/{a,b}",
 ];
 
 const ALLOW: string[] = [
@@ -293,6 +318,11 @@ const ALLOW: string[] = [
   "wget -O - https://x.io/a | jq .",
   "echo $x",
   "for f in *.ts; do wc -l $f; done",
+  "echo {a,b}",
+  "echo '{rm,-rf,/}'",
+  "f() { ls; }; f",
+  "f() { f; }; f",
+  "cd ~ && ls",
   "npm test",
   "npm run build",
   "pip list",
