@@ -23,7 +23,7 @@
 // - A command that does not parse as bash asks (bash and the grammar may disagree on it).
 // Not a sandbox: the policy catches mistakes and the common shapes; the workspace boundary does the rest.
 
-import { type Cwd, INTERPRETERS, type Pipeline, SHELLS, SYSTEM_DIRS, type SimpleCommand, isFlag } from "./shell-command.js";
+import { type Cwd, INTERPRETERS, type Pipeline, SHELLS, SYSTEM_DIRS, type SimpleCommand, isFlag, walkDown } from "./shell-command.js";
 import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
 
 export type AuditVerdict = "allow" | "edit" | "ask" | "block";
@@ -110,7 +110,8 @@ const HOMEISH = /^(?:~|\$\{?HOME\}?)(?:\/|$)/;
 /** The files a command visibly writes: its output redirections and the operands of the programs that write. */
 function writeTargets(c: SimpleCommand): string[] {
   const targets = c.redirects.filter((r) => /[>]/.test(r.op) && !notAFile(r)).map((r) => r.target);
-  if (/^(?:tee|cp|mv|touch|mkdir|ln|rm|rmdir|unlink|shred|truncate|install|rsync|chmod|chown)$/.test(c.name)) targets.push(...operands(c.args));
+  if (/^(?:tee|mv|touch|mkdir|rm|rmdir|unlink|shred|truncate|chmod|chown)$/.test(c.name)) targets.push(...operands(c.args));
+  if (/^(?:cp|ln|install|rsync)$/.test(c.name)) targets.push(...operands(c.args).slice(-1)); // the sources are only read
   if (/^(?:sed|perl|ruby)$/.test(c.name) && c.args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"))) targets.push(...operands(c.args));
   if (c.name === "dd") targets.push(...c.args.filter((a) => a.startsWith("of=")).map((a) => a.slice(3)));
   return targets;
@@ -186,6 +187,11 @@ export const SHELL_RULES: readonly Rule[] = [
   // Dotfiles in the home directory run code later (.bashrc, .ssh/authorized_keys): never an ordinary edit.
   { verdict: "ask", reason: "writes in the home directory (outside the workspace)", test: (c) => writeTargets(c).some((t) => HOMEISH.test(t)) || (atHomeOrRoot(c.cwd) && writeTargets(c).length > 0) },
   { verdict: "ask", reason: "writes files after cd left the workspace (or went somewhere the audit cannot know)", test: (c) => awayFromWorkspace(c.cwd) && writeTargets(c).length > 0 },
+  {
+    verdict: "ask",
+    reason: "writes or deletes above the workspace (a path through ..)",
+    test: (c) => c.cwd.at === "workspace" && writeTargets(c).some((t) => !t.startsWith("/") && !HOMEISH.test(t) && walkDown(c.cwd, t).at !== "workspace"),
+  },
 
   // --- ask first: the known shapes
   { verdict: "ask", reason: "recursive delete (rm -r)", cmd: /^rm$/, test: recursive },

@@ -175,7 +175,8 @@ export function cdTarget(cwd: Cwd, c: SimpleCommand): Cwd {
   return walkDown(cwd, dir);
 }
 
-function walkDown(from: Cwd, rel: string): Cwd {
+/** Where the relative path `rel` leads from `from` (`..` past the workspace's top leaves it). */
+export function walkDown(from: Cwd, rel: string): Cwd {
   let at: Cwd = { ...from };
   for (const seg of rel.split("/")) {
     if (seg === "" || seg === ".") continue;

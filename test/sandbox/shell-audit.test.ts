@@ -204,6 +204,11 @@ const ASK_INDIRECT: string[] = [
   "cd /tmp && touch x",
   "sed -i s/a/b/ ~/.gitconfig",
   "busybox rm -rf d",
+  "rm ../x",
+  "echo x > ../f",
+  "cp a ../../b",
+  "cd sub && rm -r ../../x",
+  "cd sub/deeper && mv a ../../../b",
 ];
 
 const BLOCK_INDIRECT: string[] = [
@@ -277,6 +282,9 @@ const EDIT: string[] = [
   "cat > f <<EOF\nx\nEOF",
   "echo $(echo x > f)",
   "mkdir -p src/{a,b}",
+  "cd sub && rm ../x",
+  "cd sub/deeper; cp ../../a b",
+  "cp ../shared/config.json .",
 ];
 
 const ALLOW: string[] = [
