@@ -13,7 +13,6 @@ import { createRequire } from "node:module";
 import type { Language as TSLanguage, Node, Parser as TSParser } from "web-tree-sitter";
 import { type Cwd, type Pipeline, type Redirect, type SimpleCommand, type Word, cdTarget, expandBraces, normalise } from "./shell-command.js";
 
-
 export interface ShellScript {
   pipelines: Pipeline[];
   /** The grammar found a syntax error (the audit asks rather than guess what bash makes of it). */
@@ -72,7 +71,6 @@ export function parseShell(command: string, cwd: Cwd = { at: "workspace", depth:
 
 const EXPANSIONS = new Set(["simple_expansion", "expansion", "command_substitution", "process_substitution"]);
 
-
 const unescape = (s: string) => s.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");
 
 function hasExpansion(node: Node): boolean {
@@ -115,7 +113,6 @@ function braced(node: Node): Word[] {
   if (quoted || !/\{[^{}]*,[^{}]*\}/.test(w.text)) return [w];
   return expandBraces(w.text).map((text) => ({ text, dynamic: w.dynamic }));
 }
-
 
 // ---------------------------------------------------------------------------------------------
 // the walk
@@ -247,7 +244,6 @@ function redirectsOf(nodes: Node[], ctx: Walk): Pick<SimpleCommand, "redirects" 
   return { redirects, stdinText, stdinDynamic };
 }
 
-
 function command(node: Node, outer: Node[], ctx: Walk): void {
   const words: Word[] = [];
   const redirectNodes = [...outer];
@@ -269,13 +265,13 @@ function emit(words: Word[], redirectNodes: Node[], ctx: Walk): void {
   const fn = simple.dynamicName ? undefined : ctx.functions.get(simple.name);
   if (fn && !ctx.calling.has(simple.name)) {
     ctx.calling.add(simple.name);
-    walk(fn, { ...ctx, pipeline: undefined }); // a `{ }` body's cd stays in effect after the call, as in bash
+    const call: Walk = { ...ctx, pipeline: undefined };
+    walk(fn, call);
     ctx.calling.delete(simple.name);
+    ctx.cwd = call.cwd; // a `{ }` body's cd stays in effect after the call, as in bash
   }
-  if (!ctx.pipeline || ctx.pipeline.commands.length === 1) {
-    // `cd` outside a pipeline moves the rest of the sequence (a pipeline element runs in a subshell).
-    if (/^(?:cd|pushd)$/.test(simple.name) && !simple.dynamicName) ctx.cwd = cdTarget(ctx.cwd, simple);
-    else if (simple.name === "popd") ctx.cwd = { at: "unknown" };
-  }
+  // The rest of this sequence runs where `cd` went (a pipeline element or subshell has its own `ctx`: see `inner`).
+  if (/^(?:cd|pushd)$/.test(simple.name) && !simple.dynamicName) ctx.cwd = cdTarget(ctx.cwd, simple);
+  else if (simple.name === "popd") ctx.cwd = { at: "unknown" };
 }
 

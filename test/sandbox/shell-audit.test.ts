@@ -204,6 +204,9 @@ const ASK_INDIRECT: string[] = [
   "cd /tmp && touch x",
   "sed -i s/a/b/ ~/.gitconfig",
   "busybox rm -rf d",
+  // a cd in a pipeline element or a subshell does not move the next command (asked as a recursive delete, not blocked)
+  "cd ~ | rm -rf *.o",
+  "(cd ~); rm -rf *.o",
   "rm ../x",
   "echo x > ../f",
   "cp a ../../b",
@@ -236,6 +239,7 @@ const BLOCK_INDIRECT: string[] = [
   "(cd ~ && rm -rf .)",
   "f() { rm -rf *; }; cd ~; f",
   "wipe() { cd; rm -rf ./*; }; wipe",
+  "home() { cd ~; }; home; rm -rf *",
   "{rm,-rf,/}",
   "rm {-rf,/}",
   "busybox rm -rf /",
