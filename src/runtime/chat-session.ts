@@ -17,6 +17,8 @@ import { type ApprovalDecision, type ApprovalSettings, type EventBroker, eventBr
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { assertShellUsable, closeShellSessions, runShell, setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
+import { auditCommand } from "../sandbox/shell-audit.js";
+import { blockedMessage } from "../middleware/sandbox-audit.js";
 import { capOutput } from "../tools/bash.js";
 import { clearGoalUpdate } from "../state/goal-clear.js";
 import type { GoalState } from "../state/types.js";
@@ -304,10 +306,16 @@ export class ChatSession {
     await this.runtime.store.threads.update(id, { title });
   }
 
-  /** `!cmd`: a shell command in the thread's workspace, as the bash tool runs it (scrubbed env, own group). */
+  /**
+   * `!cmd`: a shell command in the thread's workspace, as the bash tool runs it (scrubbed env, own group). The user
+   * typed it, so nothing asks (not even in `ask` mode: it is the user's own edit or delete), but a blocked command
+   * stays blocked: the block list is about commands nobody means to run (`rm -rf ~`, a fork bomb).
+   */
   async shell(command: string, signal: AbortSignal): Promise<ShellOutput> {
     const paths = await this.ensureThread();
     const cwd = paths.workspace_path;
+    const audit = await auditCommand(command);
+    if (audit.verdict === "block") return { command, cwd, output: blockedMessage(audit.reason ?? "destructive command"), exitCode: undefined };
     const settings = shellSettingsFromConfig(this.config);
     let warning = "";
     setShellWarningSink((message) => (warning = `warning: ${message}\n`));
