@@ -31,7 +31,9 @@ import { createChatModel } from "../config/model-factory.js";
 import type { RunRequest, RunResult } from "./run-thread.js";
 import { translateStream } from "./stream-events.js";
 import { leaseLostIn, watchLease } from "./lease-watch.js";
-import { inputLine, snapshotBeforeRun } from "./workspace-snapshots.js";
+import { inputLine, snapshotAfterRun, snapshotBeforeRun } from "./workspace-snapshots.js";
+import { finishInterruptedRewind } from "./rewind.js";
+import { rewindText } from "../vocabulary/rewind-text.js";
 import { type SkillCatalog, skillCatalogFor, skillMounts } from "../skills/catalog.js";
 import { skillContextEntry, skillMessage } from "../skills/activation.js";
 import { type ThreadView, threadViewOf } from "./thread-view.js";
@@ -200,6 +202,9 @@ export class ThreadRuntime {
     let settled = false;
     try {
       emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew });
+      // A rewind killed half way is finished first: the run must not start from half-rewound files.
+      const finished = await finishInterruptedRewind({ home: this.config.home, store: this.store, runtime: this, threadId: opened.threadId });
+      if (finished) emit({ type: "snapshot.warning", run_id: runId, message: rewindText(finished).trim() });
       await this.snapshotFiles(opened, runId, input, emit);
       const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal }, opened, runId, usage), usage);
       // Found taken over after its last write: the thread's status is the new owner's to set.
@@ -216,6 +221,8 @@ export class ThreadRuntime {
     } finally {
       lease.dispose();
       if (!settled) await this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage, req);
+      // The files as the run left them: what changes after this is the user's, and a rewind leaves it alone.
+      if (!lease.lost()) await snapshotAfterRun(this.config.home, opened.threadId, opened.paths.workspace_path, runId);
       await this.release(opened.threadId, runId);
     }
   }

@@ -16,6 +16,12 @@ export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 const HEAD_REF = "refs/deerflow/head";
 export const runRef = (runId: string) => `refs/deerflow/runs/${runId}`;
 export const rewoundRef = (rewindId: string) => `refs/deerflow/rewound/${rewindId}`;
+/**
+ * The files as deerflow last left them: written when a run ends and after a rewind or undo, deleted before anything
+ * touches the files (a run's start, a rewind's restore), so it never outlives a process killed half way. What
+ * differs from it is the user's own editing, which a rewind leaves alone.
+ */
+const LEFT_REF = "refs/deerflow/left";
 
 const ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -diff -merge\n";
 const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbba4904";
@@ -37,6 +43,9 @@ export interface RestoreResult {
   /** Paths left as they are: over the size cap now, nested repositories, or missing from the target only because it
    * did not record them (ignored by its .gitignore files, or over the size cap then). */
   skipped: string[];
+  /** Paths the user changed since deerflow last left the workspace that the restore would change: left as they are,
+   * unless the caller forced them (then they are in `restored` too). */
+  edited: string[];
 }
 
 /** One `.gitignore` line that matches exactly this workspace-relative path. */
@@ -207,6 +216,31 @@ export class ShadowRepo {
     renameSync(tmp, path);
   }
 
+  /** The files as deerflow last left them (see LEFT_REF); undefined when not known (a run or rewind was cut short). */
+  leftCommit(): string | undefined {
+    return this.readRef(LEFT_REF);
+  }
+
+  setLeft(commit: string): void {
+    this.writeRef(LEFT_REF, commit);
+  }
+
+  clearLeft(): void {
+    rmSync(join(this.target.gitDir, LEFT_REF), { force: true });
+  }
+
+  /** Keeps `commit` under `ref` (e.g. the left mark before a rewind, for its undo). */
+  writeRefTo(ref: string, commit: string): void {
+    this.writeRef(ref, commit);
+  }
+
+  /** The left mark as kept under `ref` (none kept: not known). */
+  restoreLeftFrom(ref: string): void {
+    const kept = this.readRef(ref);
+    if (kept) this.setLeft(kept);
+    else this.clearLeft();
+  }
+
   /** Paths that differ between two snapshots (undefined `to`: the workspace as it is now). */
   async changedFiles(from: string, to?: string): Promise<string[]> {
     let toTree = to;
@@ -224,9 +258,10 @@ export class ShadowRepo {
    * snapshots never held (ignored, oversize, nested repositories) is left alone: a path missing from `commit` is only
    * deleted when it was not there unrecorded, i.e. not ignored by `commit`'s own .gitignore files (a run that rewrote
    * .gitignore must not get the user's ignored .env deleted) and not left out of it for its size. The caller
-   * snapshots first, so what is undone stays reachable.
+   * snapshots first, so what is undone stays reachable. Paths in `edited` (the user's own changes since deerflow
+   * last left the files) are left as they are unless `force`.
    */
-  async restore(commit: string, current: Snapshot): Promise<RestoreResult> {
+  async restore(commit: string, current: Snapshot, edits: { edited: readonly string[]; force: boolean } = { edited: [], force: false }): Promise<RestoreResult> {
     this.clearStaleLocks();
     const diff = nulList((await this.run(["diff-tree", "-r", "-z", "--no-renames", "--name-status", current.commit, commit])).stdout);
     const gitlinks = new Set(await this.gitlinks(current.commit, commit));
@@ -237,9 +272,13 @@ export class ShadowRepo {
     const skipped: string[] = [];
     /** Missing from the target but not the run's to delete: they are only dropped from the index. */
     const kept: string[] = [];
+    const editedSet = new Set(edits.edited);
+    const edited: string[] = [];
     for (let i = 0; i + 1 < diff.length; i += 2) {
       const status = diff[i]!;
       const path = diff[i + 1]!;
+      if (editedSet.has(path)) edited.push(path);
+      if (editedSet.has(path) && !edits.force) continue;
       if (gitlinks.has(path) || oversizeNow.has(path)) skipped.push(path);
       else if (status === "D" && excludedThen.some((x) => path === x || (x.endsWith("/") && path.startsWith(x)))) kept.push(path);
       else if (status === "D") remove.push(path);
@@ -263,7 +302,7 @@ export class ShadowRepo {
     const rest = write.filter((p) => !early.has(p));
     if (rest.length > 0) await this.run(["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: rest.join("\0") });
     this.writeRef(HEAD_REF, commit);
-    return { restored: [...write, ...toRemove].sort(), skipped: [...skipped, ...kept].sort() };
+    return { restored: [...write, ...toRemove].sort(), skipped: [...skipped, ...kept].sort(), edited: edited.sort() };
   }
 
   /** Which of `paths` the work tree's ignore rules (.gitignore files as they are now) ignore, recorded or not. */
