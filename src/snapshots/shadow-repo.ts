@@ -288,13 +288,13 @@ export class ShadowRepo {
     // is not the run's to delete.
     const isIgnoreFile = (p: string) => p === ".gitignore" || p.endsWith("/.gitignore");
     const rules = { write: write.filter((p) => isIgnoreFile(p) && insideWithoutSymlinks(this.target.workTree, p) && !lstatSafe(join(this.target.workTree, p))?.isDirectory()), remove: remove.filter(isIgnoreFile) };
-    for (const path of rules.remove) this.removeFile(path);
+    this.removeFiles(rules.remove);
     if (rules.write.length > 0) await this.run(["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: rules.write.join("\0") });
     const ignored = new Set(await this.ignored(remove.filter((p) => !isIgnoreFile(p))));
     const toRemove = remove.filter((p) => !ignored.has(p));
     kept.push(...ignored);
     // Deletions first: a directory recorded since may stand where the target has a file (and the reverse).
-    for (const path of toRemove) if (!isIgnoreFile(path)) this.removeFile(path);
+    this.removeFiles(toRemove.filter((p) => !isIgnoreFile(p)));
     // The index matches the target again, so what is kept goes back to being unrecorded (ignored stays ignored).
     const unrecorded = new Set([...remove, ...kept]);
     if (unrecorded.size > 0) await this.unrecord([...unrecorded]);
@@ -331,20 +331,26 @@ export class ShadowRepo {
     return out;
   }
 
-  /** Deletes one recorded file (never a directory, never through a symlink), then its emptied parent directories. */
-  private removeFile(path: string): void {
+  /**
+   * Deletes recorded files (never a directory, never through a symlink), then the directories they emptied, deepest
+   * first: each directory is looked at once, not once per file (3,000 files in one directory took 3 s that way).
+   */
+  private removeFiles(paths: readonly string[]): void {
     const root = this.target.workTree;
-    const abs = join(root, path);
-    if (!insideWithoutSymlinks(root, path)) return;
-    const st = lstatSafe(abs);
-    if (!st || st.isDirectory()) return;
-    rmSync(abs, { force: true });
-    for (let dir = dirname(abs); dir.length > root.length && dir.startsWith(root + sep); dir = dirname(dir)) {
+    const parents = new Set<string>();
+    for (const path of paths) {
+      const abs = join(root, path);
+      if (!insideWithoutSymlinks(root, path)) continue;
+      const st = lstatSafe(abs);
+      if (!st || st.isDirectory()) continue;
+      rmSync(abs, { force: true });
+      for (let dir = dirname(abs); dir.length > root.length && dir.startsWith(root + sep) && !parents.has(dir); dir = dirname(dir)) parents.add(dir);
+    }
+    for (const dir of [...parents].sort((a, b) => b.length - a.length)) {
       try {
-        if (readdirSync(dir).length > 0) break;
-        rmdirSync(dir);
+        if (readdirSync(dir).length === 0) rmdirSync(dir);
       } catch {
-        break;
+        // not empty, or gone: left as it is
       }
     }
   }
