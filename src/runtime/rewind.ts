@@ -31,7 +31,7 @@ export interface RewindableRun {
   started_at: string;
   status: string;
   input: string | null;
-  /** Files that changed from this run's start to the next run's (the last run: to now); null when not recorded. */
+  /** Files that changed from this run's start to the next run's (the last run: to its end, else now); null when not recorded. */
   files_changed: string[] | null;
 }
 
@@ -133,7 +133,9 @@ export function listRewindable(t: Target): Promise<RewindableRun[]> {
       const r = runs[i]!;
       const next = runs[i + 1]?.snapshot;
       let files: string[] | null = null;
-      if (git && r.snapshot && (next || i === runs.length - 1)) files = await repo.changedFiles(r.snapshot, next ?? undefined).catch(() => null);
+      // The last run: up to the files as deerflow left them, so the user's own edits since are not counted as its.
+      const to = next ?? (git ? repo.leftCommit() : undefined);
+      if (git && r.snapshot && (next || i === runs.length - 1)) files = await repo.changedFiles(r.snapshot, to).catch(() => null);
       out.push({ back: runs.length - i, run_id: r.id, started_at: r.started_at, status: r.status, input: r.input, files_changed: files });
     }
     return out.reverse();

@@ -49,6 +49,8 @@ describe.each(HAS_BWRAP ? (["bwrap", "fallback"] as const) : (["fallback"] as co
     writeFileSync(join(ws, "notes.md"), "my notes\n");
     writeFileSync(join(ws, "mine.txt"), "mine too\n");
 
+    // The run's own changes are what --list counts for it, not the user's since.
+    expect((await rewind(sb, [thread, "--list", "--json"])).json.runs[0].files_changed).toEqual(["app.js", "created.txt"]);
     const text = await rewind(sb, [thread]);
     expect(text.stdout).toMatch(
       new RegExp(`^Rewound thread ${thread} to before run run-\\S+ \\(1 run undone\\): the conversation and 1 file: created\\.txt restored\\. Changed since the last run, left as they are: app\\.js, mine\\.txt, notes\\.md \\(\`deerflow rewind ${thread} --force\` takes them too\\)\\. The files from before the rewind are kept at refs/deerflow/rewound/rewind-\\S+ in \\S+snapshots\\.git\\.`),
