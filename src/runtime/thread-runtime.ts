@@ -199,6 +199,7 @@ export class ThreadRuntime {
     const input = inputLine(req.prompt);
     const mark = await this.begin(opened.threadId, runId, input);
     const lease = watchLease(this.store, opened.threadId, runId, req.signal);
+    const snapshotEnd = this.endSnapshot(opened, runId, lease);
     let settled = false;
     try {
       emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew });
@@ -213,6 +214,8 @@ export class ThreadRuntime {
       await this.settleSuccess(result);
       settled = true;
       await this.pruneCheckpoints(opened.threadId);
+      // Before run.completed: a client may rewind as soon as it sees it, and the thread is locked until this is done.
+      await snapshotEnd();
       emit({ type: "run.completed", thread_id: result.thread_id, run_id: runId, status: result.status, stop_reason: result.stop_reason, final_text: result.final_text, usage: result.usage, thread_usage: result.thread_usage });
       return result;
     } catch (err) {
@@ -221,8 +224,7 @@ export class ThreadRuntime {
     } finally {
       lease.dispose();
       if (!settled) await this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage, req);
-      // The files as the run left them: what changes after this is the user's, and a rewind leaves it alone.
-      if (!lease.lost()) await snapshotAfterRun(this.config.home, opened.threadId, opened.paths.workspace_path, runId);
+      await snapshotEnd();
       await this.release(opened.threadId, runId);
     }
   }
@@ -244,6 +246,19 @@ export class ThreadRuntime {
     const snap = await snapshotBeforeRun(this.config.home, opened.threadId, opened.paths.workspace_path, runId, input);
     if (snap.commit) await this.store.runs.setSnapshot(runId, snap.commit);
     if (snap.warning) emit({ type: "snapshot.warning", run_id: runId, message: snap.warning });
+  }
+
+  /**
+   * The files as the run left them, taken once whichever way it ended: what changes after this is the user's, and a
+   * rewind leaves it alone. Not when another process took the thread over: the files are that run's now.
+   */
+  private endSnapshot(opened: OpenedThread, runId: string, lease: { lost(): unknown }): () => Promise<void> {
+    let taken = false;
+    return async () => {
+      if (taken || lease.lost()) return;
+      taken = true;
+      await snapshotAfterRun(this.config.home, opened.threadId, opened.paths.workspace_path, runId);
+    };
   }
 
   /**
