@@ -160,3 +160,15 @@ describe("a rewind killed half way (SIGKILL, 3,000 files)", () => {
     expect(userTexts(e2e.server.requests.at(-1)!)).toEqual(["what is left?"]);
   }, 400_000);
 });
+
+describe("rewind --force", () => {
+  it("with --list or --conversation-only is one line and exit 2 (it takes files back; those take none)", async () => {
+    const sb = e2e.sandbox();
+    for (const other of ["--list", "--conversation-only"]) {
+      const r = await sb.run(["rewind", "some-thread", "--force", other]);
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stderr).toContain(`--force takes files back; ${other} takes none.`);
+    }
+  }, 60_000);
+});
