@@ -205,7 +205,8 @@ async function finishRewind(t: Target, row: RewindRow, now?: Snapshot): Promise<
   const repo = repoOf(t);
   let files: RestoreResult;
   try {
-    now ??= await repo.snapshot(`finishing ${row.id}`, []);
+    // Half rewound (and anything changed since the kill) stays reachable too.
+    now ??= await repo.snapshot(`finishing ${row.id}`, [`${rewoundRef(row.id)}-finishing`]);
     repo.clearLeft();
     files = await repo.restore(target.snapshot, now, { edited: JSON.parse(row.edited ?? "[]") as string[], force: row.forced === 1 });
     repo.setLeft(target.snapshot);
