@@ -113,9 +113,10 @@ function workspaceFor(t: Target): void {
 }
 
 /** A git failure while restoring files, said as what it means for the user. */
-function filesError(t: Target, err: unknown): DeerflowError {
+function filesError(t: Target, err: unknown, keptRef?: string): DeerflowError {
   if (findDeerflowError(err)) return findDeerflowError(err)!;
-  return new DeerflowError(`The files of thread ${t.threadId} could not be rewound: ${(err as Error).message.split("\n")[0]}.`, {
+  const kept = keptRef ? ` The files from before it are kept at ${keptRef} in ${ShadowRepo.dirFor(t.home, t.threadId)}.` : "";
+  return new DeerflowError(`The files of thread ${t.threadId} could not be rewound: ${(err as Error).message.split("\n")[0]}.${kept}`, {
     exitCode: ExitCode.runtime,
     hint: `Nothing of the conversation was changed; fix the cause and run \`deerflow rewind ${t.threadId}\` again to finish it, or \`--undo\` to put the files back.`,
   });
@@ -211,7 +212,7 @@ async function finishRewind(t: Target, row: RewindRow, now?: Snapshot): Promise<
     files = await repo.restore(target.snapshot, now, { edited: JSON.parse(row.edited ?? "[]") as string[], force: row.forced === 1 });
     repo.setLeft(target.snapshot);
   } catch (err) {
-    throw filesError(t, err);
+    throw filesError(t, err, rewoundRef(row.id));
   }
   const archived = rewindConversation(t, row, () => t.store.rewinds.finish(row.id, 0));
   const before = row.files_before ? keptAt(repo, rewoundRef(row.id), row.files_before) : null;
