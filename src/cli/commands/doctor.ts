@@ -139,7 +139,9 @@ async function interruptedRewindChecks(config: ResolvedConfig): Promise<Check[]>
         const r = await runtime.withThreadLock(threadId, () => finishInterruptedRewind({ home: config.home, store: runtime.store, runtime, threadId }));
         if (r) out.push({ ok: true, label: "rewind", detail: `finished rewind ${r.rewind_id} of thread ${threadId}, which was interrupted: ${r.files ? filesSummary(r.files.restored) : "no files"} restored (the files from before it are at ${r.files_before?.ref ?? "-"})` });
       } catch (err) {
-        out.push({ ok: false, label: "rewind", detail: `rewind of thread ${threadId} was interrupted and could not be finished: ${formatErrorLine(err)} (\`deerflow rewind ${threadId} --undo\` puts the files back)` });
+        // Held by a live process: that rewind is under way, not interrupted.
+        if (/ is busy: /.test(formatErrorLine(err))) out.push({ ok: true, warn: true, label: "rewind", detail: `a rewind of thread ${threadId} is under way (${formatErrorLine(err)})` });
+        else out.push({ ok: false, label: "rewind", detail: `rewind of thread ${threadId} was interrupted and could not be finished: ${formatErrorLine(err)} (\`deerflow rewind ${threadId} --undo\` puts the files back)` });
       }
     }
   } finally {
