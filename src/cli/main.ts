@@ -137,6 +137,7 @@ export function buildProgram(): Command {
     .option("--conversation-only", "restore the conversation only; the files stay")
     .option("--list", "list the runs it can go back over: time, input, files changed")
     .option("--undo", "put back the last rewind (if the thread has not run since)")
+    .option("--force", "also take back files you changed since the last run (left as they are by default)")
     .option("--json", "print JSON")
     .action(async (thread: string, opts, cmd: Command) => {
       const { rewindCommand } = await import("./commands/rewind.js");
