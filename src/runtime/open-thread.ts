@@ -80,6 +80,9 @@ export async function openThread(store: Store, req: OpenThreadRequest): Promise<
     const row = await store.threads.get(threadId);
     if (!row) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
     if (row.mode !== req.mode) throw new CheckpointModeMismatchError(threadId, row.mode, req.mode);
+    if (row.status === "lost" && !req.readOnly) {
+      throw new UsageError(`Thread ${threadId}'s history was lost when \`deerflow doctor --repair\` rebuilt the database; it cannot be continued.`, "Start a new thread, or put back the backup the repair made (deerflow.sqlite.corrupt-…) to recover it.");
+    }
     const own = provider.pathsFor(threadId);
     const bound = row.workspace ?? own.workspace_path;
     if (req.readOnly) return { threadId, isNew: false, paths: { ...own, workspace_path: bound }, uploaded: [] };
