@@ -81,6 +81,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "DynamicContext",
   "InputSanitization",
   "DanglingToolCall",
+  "ToolCallIds",
   "ToolErrorHandling",
   "ArtifactCapture",
   "SandboxAudit",
