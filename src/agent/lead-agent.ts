@@ -82,6 +82,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "InputSanitization",
   "DanglingToolCall",
   "ToolCallIds",
+  "AnswerSecretMasking",
   "ToolErrorHandling",
   "ArtifactCapture",
   "SandboxAudit",
