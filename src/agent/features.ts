@@ -13,6 +13,8 @@ import { todoMiddleware } from "../middleware/todo.js";
 import { tokenBudgetMiddleware } from "../middleware/token-budget.js";
 import { toolErrorHandlingMiddleware } from "../middleware/tool-error-handling.js";
 import { invalidToolCallMiddleware } from "../middleware/invalid-tool-call.js";
+import { toolCallIdsMiddleware } from "../middleware/tool-call-ids.js";
+import { answerSecretMaskingMiddleware } from "../middleware/answer-secret-masking.js";
 import { subagentLimitMiddleware } from "../middleware/subagent-limit.js";
 import { summarizationMiddleware } from "../middleware/summarization.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
@@ -103,7 +105,7 @@ export function buildFeatureStack(features: RuntimeFeatures, todos: TodoSetting,
   if (features.sandbox !== false) {
     stack.push(threadDataMiddleware(), uploadsMiddleware(), pick(features.sandbox, () => sandboxMiddleware()));
   }
-  stack.push(danglingToolCallMiddleware());
+  stack.push(danglingToolCallMiddleware(), toolCallIdsMiddleware(), answerSecretMaskingMiddleware());
   stack.push(pick(features.guardrail));
   stack.push(toolErrorHandlingMiddleware());
   stack.push(invalidToolCallMiddleware());

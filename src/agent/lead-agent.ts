@@ -81,6 +81,8 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "DynamicContext",
   "InputSanitization",
   "DanglingToolCall",
+  "ToolCallIds",
+  "AnswerSecretMasking",
   "ToolErrorHandling",
   "ArtifactCapture",
   "SandboxAudit",

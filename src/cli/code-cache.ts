@@ -2,19 +2,27 @@
 // is most of what importing it costs, and Node 20 has no compile cache of its own (module.enableCompileCache is 22+):
 // the compiled code, including the functions the first start-up compiled lazily, is kept in `<home>/cache/` and
 // handed back to V8 next time. The cache is only an accelerator: its name carries a hash of the bundle, the node and
-// V8 versions and the architecture (a rebuilt bundle or another node never reads an old one); its bytes carry their
-// own checksum (V8 checks the source length and flags, not the payload, in release builds); it is written to a
+// V8 versions and the architecture (a rebuilt bundle or another node never reads an old one); its bytes carry a keyed
+// MAC (V8 checks the source length and flags, not the payload, in release builds; see below); it is written to a
 // temporary file and renamed (a crash leaves no half file); anything unreadable or rejected is ignored and rewritten.
 // V8 also rejects a cache written under other V8 flags: a module that calls v8.setFlagsFromString when loaded must
 // be loaded before the bundles are compiled (see commands/chat.ts), or every start compiles from scratch.
-import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+// WHY a keyed MAC, not a checksum: V8 trusts cached data as machine code, so a file with altered bytes and a
+// recomputed checksum crashed every start (SIGSEGV) and could do worse. Each cache is signed with HMAC-SHA256 under a
+// random key of this data home (`code-cache.key`, 0600, in the 0700 cache directory, owned by the user), so only a
+// cache this installation wrote is ever handed to V8; a key file anyone else could have written (other owner, group
+// or world bits, a symlink: what a cloned repository or a copied home looks like) is replaced, which voids every
+// cache signed with it.
+import { createHash, createHmac, randomBytes } from "node:crypto";
+import { chmodSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { basename, dirname, join } from "node:path";
 import vm from "node:vm";
 
-const MAGIC = Buffer.from("deerflow code cache 1\n");
+const MAGIC = Buffer.from("deerflow code cache 2\n");
 const SUM_BYTES = 32;
+const KEY_FILE = "code-cache.key";
+const KEY_BYTES = 32;
 
 export interface LoadedBundle<T> {
   exports: T;
@@ -28,11 +36,65 @@ export interface LoadedBundle<T> {
   saveCache(): void;
 }
 
-function sum(bytes: Uint8Array): Buffer {
-  return createHash("sha256").update(bytes).digest();
+/** The MAC of a cache file's payload, bound to its name (a valid cache of one bundle is not one of another). */
+function sum(key: Buffer, file: string, bytes: Uint8Array): Buffer {
+  return createHmac("sha256", key).update(basename(file)).update("\0").update(bytes).digest();
 }
 
-function readCache(file: string): { data?: Buffer; state: "absent" | "corrupt" } {
+const uid = () => process.getuid?.();
+
+/** Owned by this user, and no one else may read or write it. */
+function isPrivate(st: { uid: number; mode: number }): boolean {
+  return (uid() === undefined || st.uid === uid()) && (st.mode & 0o077) === 0;
+}
+
+/** The cache directory, made (or tightened to) 0700; false when it is someone else's. */
+function privateDir(dir: string): boolean {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = lstatSync(dir);
+  if (!st.isDirectory() || (uid() !== undefined && st.uid !== uid())) return false;
+  if ((st.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+  return true;
+}
+
+function readKey(file: string): Buffer | undefined {
+  try {
+    const st = lstatSync(file);
+    if (!st.isFile() || !isPrivate(st) || st.size !== KEY_BYTES) return undefined;
+    return readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * This data home's cache key, made on first use; undefined when the cache directory cannot be made private (then
+ * no cache is read or written). A key file that is not private is replaced. Made beside and linked in, so two
+ * starts at once agree on one key (link never replaces a file).
+ */
+export function codeCacheKey(cacheDir: string): Buffer | undefined {
+  try {
+    if (!privateDir(cacheDir)) return undefined;
+    const file = join(cacheDir, KEY_FILE);
+    const found = readKey(file);
+    if (found) return found;
+    rmSync(file, { force: true });
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, randomBytes(KEY_BYTES), { mode: 0o600 });
+    try {
+      linkSync(tmp, file);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    } finally {
+      rmSync(tmp, { force: true });
+    }
+    return readKey(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function readCache(file: string, key: Buffer): { data?: Buffer; state: "absent" | "corrupt" } {
   let raw: Buffer;
   try {
     raw = readFileSync(file);
@@ -42,16 +104,15 @@ function readCache(file: string): { data?: Buffer; state: "absent" | "corrupt" }
   const head = MAGIC.length + SUM_BYTES;
   if (raw.length <= head || !raw.subarray(0, MAGIC.length).equals(MAGIC)) return { state: "corrupt" };
   const data = raw.subarray(head);
-  if (!sum(data).equals(raw.subarray(MAGIC.length, head))) return { state: "corrupt" };
+  if (!sum(key, file, data).equals(raw.subarray(MAGIC.length, head))) return { state: "corrupt" };
   return { data, state: "absent" };
 }
 
-function writeCache(file: string, data: Buffer, prefix: string): void {
+function writeCache(file: string, key: Buffer, data: Buffer, prefix: string): void {
   const dir = dirname(file);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
   try {
-    writeFileSync(tmp, Buffer.concat([MAGIC, sum(data), data]), { mode: 0o600 });
+    writeFileSync(tmp, Buffer.concat([MAGIC, sum(key, file, data), data]), { mode: 0o600 });
     renameSync(tmp, file);
   } catch (err) {
     rmSync(tmp, { force: true });
@@ -75,8 +136,9 @@ export function codeCacheFile(bundle: string, source: string, cacheDir: string):
  */
 export function loadBundle<T>(file: string, cacheDir: string | undefined): LoadedBundle<T> {
   const source = readFileSync(file, "utf8");
-  const cacheFile = cacheDir === undefined ? undefined : codeCacheFile(file, source, cacheDir);
-  const found = cacheFile === undefined ? { state: "absent" as const } : readCache(cacheFile);
+  const key = cacheDir === undefined ? undefined : codeCacheKey(cacheDir);
+  const cacheFile = cacheDir === undefined || key === undefined ? undefined : codeCacheFile(file, source, cacheDir);
+  const found = cacheFile === undefined || key === undefined ? { state: "absent" as const } : readCache(cacheFile, key);
   // The wrapper sits on a line of its own (lineOffset -1) so the bundle's positions in stack traces stay its own.
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
     filename: file,
@@ -92,10 +154,10 @@ export function loadBundle<T>(file: string, cacheDir: string | undefined): Loade
     exports: module.exports,
     cache,
     saveCache() {
-      if (saved || cacheFile === undefined) return;
+      if (saved || cacheFile === undefined || key === undefined) return;
       saved = true;
       try {
-        writeCache(cacheFile, script.createCachedData(), `${basename(file)}-`);
+        writeCache(cacheFile, key, script.createCachedData(), `${basename(file)}-`);
       } catch {
         // Only an accelerator: the next start compiles the bundle again.
       }

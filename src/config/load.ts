@@ -6,6 +6,7 @@ import { homedir } from "node:os";
 import { dirname } from "node:path";
 import { ConfigError, NoModelError } from "../errors.js";
 import { stripJsonComments } from "./jsonc.js";
+import { assertUsableBaseUrl } from "./base-url.js";
 import { dataHomeOf, expandHome, rcFiles } from "./data-home.js";
 import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { type ApprovalModeSetting, type FileConfig, type McpServerConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
@@ -314,6 +315,7 @@ export function requireModel(config: ResolvedConfig): ResolvedModel {
       hint: 'Set DEERFLOW_MODEL (plus OPENAI_BASE_URL / OPENAI_API_KEY as your endpoint needs), or add "models" and "defaultModel" to .deerflowrc (see .deerflowrc.example).',
     });
   }
+  assertUsableBaseUrl(m.name, m.baseUrl);
   if (!m.apiKey && new URL(m.baseUrl).hostname === "api.openai.com") {
     throw new ConfigError(`No API key for model "${m.name}" at ${m.baseUrl}.`, {
       hint: `Set OPENAI_API_KEY, or "apiKey" for this model in .deerflowrc.`,

@@ -13,6 +13,7 @@ import { ModelUnavailableError, ProviderError } from "../errors.js";
 import { redactSecrets } from "../model/redact.js";
 import { isModelStreamError } from "../model/stream-errors.js";
 import { errorChain, isAbortError } from "../vocabulary/error-chain.js";
+import { RETRY_STEP_MS, formatWait } from "../vocabulary/retry-status.js";
 
 export interface ModelRetryInfo {
   /** The attempt that just failed (1-based); the next one is `attempt + 1`. */
@@ -31,6 +32,8 @@ export interface LLMErrorHandlingOptions {
   /** Backoff base: the cap of retry n (0-based) is min(maxDelayMs, baseDelayMs·2^n); the wait is uniform in [0, cap). */
   baseDelayMs?: number;
   maxDelayMs?: number;
+  /** Every wait is rounded up to a whole multiple of this (default RETRY_STEP_MS, 100 ms): the wait said is the wait taken. */
+  waitStepMs?: number;
   /** Longest wait a server's `retry-after` / `retry-after-ms` may impose (default 30 000 ms). */
   maxRetryAfterMs?: number;
   /** Endpoint named in messages; default: read from the model (ChatOpenAI's baseURL). */
@@ -137,10 +140,6 @@ function providerDetail(message: string, status: number): string {
   return m.length > 120 ? `${m.slice(0, 119)}…` : m;
 }
 
-function formatSeconds(ms: number): string {
-  const s = ms / 1000;
-  return Number.isInteger(s) ? `${s} s` : `${s.toFixed(1)} s`;
-}
 
 /** Classify a model-call failure; `endpoint`/`timeoutMs`/`modelName` only shape the reason text. */
 export function classifyModelError(
@@ -184,7 +183,7 @@ export function classifyModelError(
     (f) => (f.code && TIMEOUT_CODES.has(f.code)) || (f.name && TIMEOUT_NAMES.has(f.name)) || (f.ctor && TIMEOUT_NAMES.has(f.ctor)) || /\btimed? ?out\b/i.test(f.message),
   );
   if (isTimeout) {
-    return { kind: "transient", reason: ctx.timeoutMs ? `timed out after ${formatSeconds(ctx.timeoutMs)} waiting for ${ep}` : `request to ${ep} timed out` };
+    return { kind: "transient", reason: ctx.timeoutMs ? `timed out after ${formatWait(ctx.timeoutMs)} waiting for ${ep}` : `request to ${ep} timed out` };
   }
 
   const code = chain.find((f) => f.code && (NETWORK_CODES.has(f.code) || DROP_CODES.has(f.code)))?.code;
@@ -257,6 +256,7 @@ export function llmErrorHandlingMiddleware(options: LLMErrorHandlingOptions = {}
   const maxDelayMs = Math.max(0, options.maxDelayMs ?? 8000);
   const maxRetryAfterMs = Math.max(0, options.maxRetryAfterMs ?? 30_000);
   const random = options.random ?? Math.random;
+  const step = Math.max(1, options.waitStepMs ?? RETRY_STEP_MS);
 
   return createMiddleware({
     name: "LLMErrorHandling",
@@ -287,15 +287,17 @@ export function llmErrorHandlingMiddleware(options: LLMErrorHandlingOptions = {}
           const tooLongToWait = c.retryAfterMs !== undefined && c.retryAfterMs > maxRetryAfterMs;
           if (attempt > maxRetries || tooLongToWait) {
             const tries = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
-            const asked = tooLongToWait ? ` The server asks to wait ${formatSeconds(Math.round(c.retryAfterMs! / 1000) * 1000)} (retry-after), longer than deerflow waits (${formatSeconds(maxRetryAfterMs)}), so it did not retry.` : "";
-            throw new ModelUnavailableError(`Model request failed after ${tries} (${formatSeconds(Math.round((Date.now() - started) / 100) * 100)} in total): ${c.reason}.${asked}`, {
+            const asked = tooLongToWait ? ` The server asks to wait ${formatWait(c.retryAfterMs!)} (retry-after), longer than deerflow waits (${formatWait(maxRetryAfterMs)}), so it did not retry.` : "";
+            // The wall time, rounded up as the waits were: never less than the waits it includes.
+            throw new ModelUnavailableError(`Model request failed after ${tries} (${formatWait(Date.now() - started)} in total): ${c.reason}.${asked}`, {
               hint: c.reason.startsWith("rate limited") ? "The endpoint is rate-limiting requests; wait a moment and try again (deerflow doctor)." : HINTS.transient,
               cause: err,
             });
           }
           const cap = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-          const delayMs =
-            c.retryAfterMs !== undefined ? Math.min(c.retryAfterMs, maxRetryAfterMs) : Math.floor(random() * cap);
+          const raw = c.retryAfterMs !== undefined ? Math.min(c.retryAfterMs, maxRetryAfterMs) : Math.floor(random() * cap);
+          // Whole steps, so the wait announced ("retrying in 0.4 s") is the wait taken.
+          const delayMs = Math.ceil(raw / step) * step;
           try {
             options.onRetry?.({ attempt, maxRetries, delayMs, reason: c.reason, error: err });
           } catch {

@@ -129,6 +129,9 @@ export function repairDatabase(path: string): RepairReport {
   saver.db.prepare("UPDATE runs SET status = 'interrupted' WHERE status IN ('pending', 'running')").run();
   saver.db.prepare("UPDATE threads SET status = 'interrupted' WHERE status IN ('pending', 'running')").run();
   const threads = threadRecovery(saver.db);
+  // A thread that had run but kept no checkpoint would otherwise continue from an empty conversation, as if new.
+  const markLost = saver.db.prepare("UPDATE threads SET status = 'lost' WHERE id = ? AND status <> 'idle'");
+  for (const t of threads) if (t.state === "lost") markLost.run(t.id);
   saver.close();
   for (const suffix of ["-wal", "-shm"]) rmSync(path + suffix, { force: true });
   renameSync(fresh, path);

@@ -2,6 +2,7 @@
 // with --workspace, which later runs reuse), and which files the user attached (copied into its uploads/).
 // Every problem here is found before the model is called and is reported with what to do.
 import { copyFileSync, existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
+import { homedir } from "node:os";
 import { basename, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
@@ -10,6 +11,7 @@ import { CheckpointModeMismatchError } from "../persistence/sqlite-saver.js";
 import type { Store } from "../persistence/store.js";
 import { machineName } from "../persistence/machine.js";
 import { LocalSandboxProvider } from "../sandbox/local-provider.js";
+import { hostSecretReason } from "../sandbox/host-secrets.js";
 import { type ThreadPaths, assertSafeThreadId } from "../sandbox/provider.js";
 
 export interface OpenThreadRequest {
@@ -42,7 +44,23 @@ function realDir(dir: string, what: string): string {
   return realpathSync(dir);
 }
 
+/**
+ * Every attachment must be an existing file that is not a secret: the whole run is refused (exit 2, before any
+ * thread is made) rather than the file silently dropped, because `@~/.ssh/id_rsa` is usually typed on purpose
+ * and the user should learn it was not sent, and why.
+ */
+function checkUploads(files: readonly string[], home: string): void {
+  for (const file of files) {
+    if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`Cannot attach ${file}: not an existing file.`);
+    const secret = hostSecretReason(file, { userHome: process.env.HOME ?? homedir(), dataDir: home });
+    if (secret) {
+      throw new UsageError(`Refusing to attach ${file}: it ${secret}, so it is never copied to the agent.`, "Drop it from --upload or the @path in the prompt.");
+    }
+  }
+}
+
 export async function openThread(store: Store, req: OpenThreadRequest): Promise<OpenedThread> {
+  checkUploads(req.uploads ?? [], req.home);
   const provider = new LocalSandboxProvider(req.home);
   let threadId = req.threadId;
   if (req.continueLatest && !threadId) {
@@ -62,6 +80,9 @@ export async function openThread(store: Store, req: OpenThreadRequest): Promise<
     const row = await store.threads.get(threadId);
     if (!row) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
     if (row.mode !== req.mode) throw new CheckpointModeMismatchError(threadId, row.mode, req.mode);
+    if (row.status === "lost" && !req.readOnly) {
+      throw new UsageError(`Thread ${threadId}'s history was lost when \`deerflow doctor --repair\` rebuilt the database; it cannot be continued.`, "Start a new thread, or put back the backup the repair made (deerflow.sqlite.corrupt-…) to recover it.");
+    }
     const own = provider.pathsFor(threadId);
     const bound = row.workspace ?? own.workspace_path;
     if (req.readOnly) return { threadId, isNew: false, paths: { ...own, workspace_path: bound }, uploaded: [] };
@@ -90,7 +111,6 @@ export async function openThread(store: Store, req: OpenThreadRequest): Promise<
 
   const uploaded: string[] = [];
   for (const file of req.uploads ?? []) {
-    if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`Cannot attach ${file}: not an existing file.`);
     // Only the base name is kept, so an upload can never be placed outside uploads/.
     const name = basename(file);
     mkdirSync(paths.uploads_path, { recursive: true });

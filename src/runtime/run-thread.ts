@@ -5,6 +5,7 @@ import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
 import type { ApprovalSettings } from "../sandbox/approvals.js";
 import type { ClarificationRequest, RunEvent, RunEventListener } from "./events.js";
 import { ThreadRuntime } from "./thread-runtime.js";
+import { assertPromptFits } from "./prompt-bound.js";
 
 export interface RunRequest {
   config: ResolvedConfig;
@@ -58,8 +59,9 @@ export type RunResult = Omit<Extract<RunEvent, { type: "run.completed" }>, "type
   repeated?: boolean;
 };
 
-/** One run on one thread, through this home's runtime. */
-export function runThread(req: RunRequest): Promise<RunResult> {
+/** One run on one thread, through this home's runtime; a prompt too big to send is refused before anything else. */
+export async function runThread(req: RunRequest): Promise<RunResult> {
+  assertPromptFits(req.prompt, req.model);
   return ThreadRuntime.for(req.config).run(req);
 }
 

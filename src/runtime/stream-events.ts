@@ -2,6 +2,7 @@
 // model message with its tool calls (and its usage), each tool result, todos, notes and delegations. Pure translation: no store, no graph.
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { messageText } from "../vocabulary/message-text.js";
+import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
 import { type ApprovalDiff, type DelegationView, type RunEventListener, type TodoView, type TokenUsage } from "./events.js";
 
 /** Messages inside a stream "updates" chunk, whatever shape the node returned. */
@@ -104,11 +105,36 @@ export function placeholderRestorer(restore: (text: string) => string) {
   };
 }
 
+/** The word a streamed answer ends with, which the next piece may continue (a key arrives in several pieces). */
+const TRAILING_WORD = /[A-Za-z0-9_\-+/=.~:@]{1,512}$/;
+
+/**
+ * Streamed text with secret shapes masked (AnswerSecretMasking masks the stored answer): the trailing word is held
+ * until the next piece shows where it ends, so "sk-" + "proj…" is never printed in halves before it can be masked.
+ */
+export function secretMasker() {
+  let held = "";
+  return {
+    push(text: string): string {
+      const all = held + text;
+      held = TRAILING_WORD.exec(all)?.[0] ?? "";
+      return maskSecretShapes(all.slice(0, all.length - held.length));
+    },
+    flush(): string {
+      const rest = held;
+      held = "";
+      return maskSecretShapes(rest);
+    },
+  };
+}
+
 /** Drains the graph's stream, emitting RunEvents; adds the run's token usage into `usage`. */
 export async function translateStream(stream: AsyncIterable<[string, unknown]>, runId: string, usage: TokenUsage, emit: RunEventListener, restore?: (text: string) => string): Promise<void> {
   const deltas = restore ? placeholderRestorer(restore) : undefined;
+  const secrets = secretMasker();
   const flush = () => {
-    const rest = deltas?.flush();
+    const restored = deltas?.flush();
+    const rest = (restored ? secrets.push(restored) : "") + secrets.flush();
     if (rest) emit({ type: "message.delta", run_id: runId, text: rest });
   };
   for await (const [mode, chunk] of stream) {
@@ -116,9 +142,10 @@ export async function translateStream(stream: AsyncIterable<[string, unknown]>, 
       const [msg, meta] = chunk as [BaseMessage, { langgraph_node?: string }];
       if (meta?.langgraph_node === "model_request") {
         const reasoning = msg.additional_kwargs?.reasoning_content;
-        if (typeof reasoning === "string" && reasoning) emit({ type: "message.reasoning", run_id: runId, text: restore ? restore(reasoning) : reasoning });
+        if (typeof reasoning === "string" && reasoning) emit({ type: "message.reasoning", run_id: runId, text: maskSecretShapes(restore ? restore(reasoning) : reasoning) });
         const raw = messageText(msg);
-        const text = deltas && raw ? deltas.push(raw) : raw;
+        const restored = deltas && raw ? deltas.push(raw) : raw;
+        const text = restored ? secrets.push(restored) : restored;
         if (text) emit({ type: "message.delta", run_id: runId, text });
       }
       continue;

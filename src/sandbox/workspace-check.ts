@@ -1,8 +1,13 @@
 // Workspaces deerflow refuses to bind (unless --allow-dangerous-workspace): the whole disk, a system directory,
 // the home directory itself, or any directory holding deerflow's data directory. Tools and the shell get the
 // workspace read-write, so each of these would hand the model the machine, every project or other threads.
+// Refused always, flag or not: a directory inside deerflow's data directory (memory/, threads/, skills/: the
+// model's shell would write its own memory database and other threads) or inside a secret directory (~/.ssh:
+// the keys themselves). The flag exists for broad but ordinary places the sandbox can still hide secrets inside;
+// here the secret is the workspace itself, so there is nothing the user could mean by it that is safe.
 import { realpathSync } from "node:fs";
 import { UsageError } from "../errors.js";
+import { hostSecretReason } from "./host-secrets.js";
 import { isInside } from "./paths.js";
 
 /** Refused as they are (the places many things live under). */
@@ -27,9 +32,17 @@ export function dangerousWorkspaceReason(dir: string, ctx: { userHome: string; d
   return undefined;
 }
 
-/** Throws a usage error (exit 2) for a dangerous workspace unless the user allowed it. */
+/** Throws a usage error (exit 2) for a secret workspace, and for a dangerous one unless the user allowed it. */
 export function assertSafeWorkspace(dir: string | undefined, ctx: { userHome: string; dataDir: string; allow?: boolean }): void {
-  if (!dir || ctx.allow) return;
+  if (!dir) return;
+  const secret = hostSecretReason(dir, ctx);
+  if (secret) {
+    throw new UsageError(
+      `Refusing --workspace ${dir}: it ${secret}; the agent would get it read-write.`,
+      "Point --workspace at a project directory (--allow-dangerous-workspace does not unlock this).",
+    );
+  }
+  if (ctx.allow) return;
   const why = dangerousWorkspaceReason(dir, ctx);
   if (why) {
     throw new UsageError(

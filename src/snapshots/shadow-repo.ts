@@ -166,7 +166,8 @@ export class ShadowRepo {
     const { oversize, nested, changed } = await this.stage();
     let commit = this.readRef(HEAD_REF);
     if (!commit || changed) {
-      await this.run(["commit", "-q", "--no-verify", "--allow-empty", "--no-gpg-sign", "--untracked-files=no", "-m", message]);
+      // A NUL cannot cross argv (the spawn fails and the run had no snapshot): shown as U+2400 "␀" instead.
+      await this.run(["commit", "-q", "--no-verify", "--allow-empty", "--no-gpg-sign", "--untracked-files=no", "-m", message.replaceAll("\0", "\u2400")]);
       commit = this.readRef(HEAD_REF) ?? (await this.resolve(HEAD_REF));
     }
     if (!commit) throw new Error("the snapshot commit was not recorded");

@@ -8,15 +8,26 @@ export interface RetryFacts {
   reason: string;
 }
 
-/** Whole seconds, rounded up, so a countdown never shows "0 s" while it still waits. */
-function seconds(ms: number): number {
-  return Math.max(0, Math.ceil(ms / 1000));
+/** The step model retries wait in (the middleware rounds every wait up to it), so each wait is said exactly. */
+export const RETRY_STEP_MS = 100;
+
+/**
+ * A wait or a duration: tenths of a second below 10 s ("0.3 s", "2 s"), whole seconds above, always rounded up, so
+ * a countdown never shows "0 s" while it still waits and waits said one by one never add up to more than a total
+ * said the same way. WHY not whole seconds: three 0.3 s waits read "retrying in 1 s" three times, then "0.8 s in
+ * total".
+ */
+export function formatWait(ms: number): string {
+  const ms0 = Math.max(0, ms);
+  if (ms0 >= 10_000) return `${Math.ceil(ms0 / 1000)} s`;
+  const tenths = Math.ceil(Math.round(ms0) / 100) / 10;
+  return Number.isInteger(tenths) ? `${tenths} s` : `${tenths.toFixed(1)} s`;
 }
 
-/** "retrying in 4 s, attempt 2 of 4"; once the wait is over, "attempt 2 of 4…". */
+/** "retrying in 0.4 s, attempt 2 of 4"; once the wait is over, "attempt 2 of 4…". */
 export function retryStatus(facts: Pick<RetryFacts, "attempt" | "max_attempts">, remainingMs: number): string {
   const next = `attempt ${facts.attempt + 1} of ${facts.max_attempts}`;
-  return remainingMs > 0 ? `retrying in ${seconds(remainingMs)} s, ${next}` : `${next}…`;
+  return remainingMs > 0 ? `retrying in ${formatWait(remainingMs)}, ${next}` : `${next}…`;
 }
 
 /** One line for a log: "model endpoint: HTTP 500 from …; retrying in 4 s, attempt 2 of 4". */

@@ -1,12 +1,12 @@
 // The chat runtime's V8 code cache (src/cli/code-cache.ts) against real files and a real vm.Script: a bundle loads
-// the same with or without it; a stale, truncated, corrupt or foreign cache is never handed over as it is but
+// the same with or without it; a stale, truncated, corrupt, altered or foreign cache is never handed over as it is but
 // ignored and rewritten; a cache that cannot be written costs nothing but speed.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createHash } from "node:crypto";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createHash, createHmac } from "node:crypto";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { codeCacheFile, loadBundle } from "../../src/cli/code-cache.js";
+import { codeCacheFile, codeCacheKey, loadBundle } from "../../src/cli/code-cache.js";
 
 interface Bundle {
   answer: (n: number) => number;
@@ -36,7 +36,7 @@ function writeBundle(variant: string): void {
 
 function cacheFiles(): string[] {
   try {
-    return readdirSync(cacheDir).sort();
+    return readdirSync(cacheDir).filter((f) => f.endsWith(".v8cache")).sort();
   } catch {
     return [];
   }
@@ -125,13 +125,58 @@ describe("code cache", () => {
     }
   });
 
+  it("altered bytes under a recomputed checksum never reach V8 (they crashed every start): ignored and rebuilt", () => {
+    load().saveCache();
+    const file = join(cacheDir, cacheFiles()[0]!);
+    const good = readFileSync(file);
+    const head = "deerflow code cache 2\n".length;
+    const payload = Buffer.from(good.subarray(head + 32));
+    // Scribble over the middle of the compiled code, then recompute the plain SHA-256 the old format trusted.
+    for (let i = Math.floor(payload.length / 3); i < Math.floor(payload.length / 3) + 64; i++) payload[i] ^= 0x5a;
+    writeFileSync(file, Buffer.concat([good.subarray(0, head), createHash("sha256").update(payload).digest(), payload]));
+    const b = load();
+    expect(b.cache).toBe("corrupt");
+    expectWorking(b);
+    b.saveCache();
+    expect(load().cache).toBe("used");
+  });
+
+  it("the key is private to this home: 0600 in a 0700 directory; one anyone else could have written is replaced", () => {
+    load().saveCache();
+    const key = join(cacheDir, "code-cache.key");
+    expect(statSync(key).mode & 0o777).toBe(0o600);
+    expect(statSync(cacheDir).mode & 0o777).toBe(0o700);
+    expect(statSync(join(cacheDir, cacheFiles()[0]!)).mode & 0o777).toBe(0o600);
+    const before = readFileSync(key);
+    // A key as a cloned repository or a copied home would bring it (group- and world-readable): not trusted.
+    chmodSync(key, 0o644);
+    const b = load();
+    expect(b.cache).toBe("corrupt");
+    expectWorking(b);
+    expect(readFileSync(key).equals(before)).toBe(false);
+    expect(statSync(key).mode & 0o777).toBe(0o600);
+    b.saveCache();
+    expect(load().cache).toBe("used");
+    // A cache copied from another home (another key) is not this installation's either.
+    const otherDir = join(dir, "other-home", "cache");
+    loadBundle<Bundle>(bundle, otherDir).saveCache();
+    const foreign = readdirSync(otherDir).find((f) => f.endsWith(".v8cache"))!;
+    writeFileSync(join(cacheDir, foreign), readFileSync(join(otherDir, foreign)));
+    expect(load().cache).toBe("corrupt");
+  });
+
   it("a well-formed cache V8 refuses (compiled from other code) is reported as rejected and replaced", () => {
-    // Another script's compiled code, wrapped with a valid checksum under this bundle's name.
+    // Another script's compiled code, signed with this home's key under this bundle's name (as this installation
+    // would sign it): V8's own check is the last line.
     writeBundle("another-source-of-another-length");
     load().saveCache();
-    const foreign = readFileSync(join(cacheDir, cacheFiles()[0]!));
+    const other = readFileSync(join(cacheDir, cacheFiles()[0]!));
     writeBundle("v1");
     const target = codeCacheFile(bundle, readFileSync(bundle, "utf8"), cacheDir);
+    const head = "deerflow code cache 2\n".length;
+    const payload = other.subarray(head + 32);
+    const mac = createHmac("sha256", codeCacheKey(cacheDir)!).update(basename(target)).update("\0").update(payload).digest();
+    const foreign = Buffer.concat([other.subarray(0, head), mac, payload]);
     writeFileSync(target, foreign);
     const b = load();
     expect(b.cache).toBe("rejected");

@@ -141,10 +141,17 @@ describe("deerflow run", () => {
     const r = await sb.run(["run", "hi"], { env: { OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` } });
     expect(r.exitCode).toBe(1);
     const lines = r.stderr.trim().split("\n");
-    const retries = lines.filter((l) => l.includes("retrying"));
+    // One line per retry (a jittered wait of 0 says "attempt n of 4…" alone).
+    const retries = lines.filter((l) => /; (retrying in [\d.]+ s, )?attempt [234] of 4/.test(l));
     expect(retries).toHaveLength(3);
     const last = lines.at(-1)!;
     expect(last).toMatch(/^deerflow: Model request failed after 4 attempts/);
+    // The waits said one by one are the waits taken: together never more than the total said at the end (three
+    // 0.3 s waits once read "retrying in 1 s" three times, then "0.8 s in total").
+    const waits = retries.map((l) => Number(/retrying in ([\d.]+) s/.exec(l)?.[1] ?? 0));
+    for (const w of waits) expect(w).toBeLessThan(8);
+    const total = Number(/\(([\d.]+) s in total\)/.exec(last)?.[1]);
+    expect(total).toBeGreaterThanOrEqual(Math.round(waits.reduce((a, b) => a + b, 0) * 10) / 10);
     expect(last).toContain(`127.0.0.1:${port}`);
     noStackTrace(r.stderr);
   });
@@ -157,7 +164,7 @@ describe("deerflow run", () => {
     expect(r.stdout).toBe("after the rate limit\n");
     expect(e2e.server.requests).toHaveLength(2);
     // One progress line per retry on stderr (a log, so each stays): what failed, the wait, which attempt comes next.
-    expect(r.stderr).toMatch(/^deerflow: model endpoint: rate limited \(HTTP 429 .*; retrying in \d+ s, attempt 2 of 4$/m);
+    expect(r.stderr).toMatch(/^deerflow: model endpoint: rate limited \(HTTP 429 .*; retrying in [\d.]+ s, attempt 2 of 4$/m);
   });
 
   it("a 401 is not retried and says the key was rejected", async () => {

@@ -1,15 +1,16 @@
 // End to end: the chat keeps V8's compiled code of its two bundles in <home>/cache/ (src/cli/code-cache.ts). A cache
-// someone or something damaged — truncated by a full disk, overwritten, left by another build — never stops the chat:
+// someone or something damaged — truncated by a full disk, altered, left by another build — never stops the chat:
 // it starts, answers, and writes a good cache again.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
 import { submit, usePty, waitReady } from "../support/pty.js";
 
 const e2e = useE2E();
 const tui = usePty();
-const MAGIC = "deerflow code cache 1\n";
+const MAGIC = "deerflow code cache 2\n";
 
 function caches(home: string): string[] {
   try {
@@ -40,10 +41,15 @@ describe("code cache of the chat's bundles", () => {
     await warm.kill();
     expect(identity()).toEqual(before);
 
-    // One truncated (a full disk), one overwritten with garbage, plus a leftover of an older build.
+    // One truncated (a full disk); one with its compiled code altered under a recomputed SHA-256 (V8 runs cached
+    // data as machine code: this crashed every start with SIGSEGV when a plain checksum guarded it); plus a leftover
+    // of an older build.
     const [a, b] = files;
     writeFileSync(a!, readFileSync(a!).subarray(0, 4096));
-    writeFileSync(b!, Buffer.alloc(200_000, 0x41));
+    const good = readFileSync(b!);
+    const payload = Buffer.from(good.subarray(MAGIC.length + 32));
+    for (let i = 4096; i < 4096 + 4096; i++) payload[i] ^= 0xa5;
+    writeFileSync(b!, Buffer.concat([good.subarray(0, MAGIC.length), createHash("sha256").update(payload).digest(), payload]));
     const leftover = join(sb.home, "cache", `chat-session.cjs-${"0".repeat(32)}.v8cache`);
     writeFileSync(leftover, "from an older build");
 

@@ -19,7 +19,7 @@ describe("model retries in the terminal", () => {
     const t = tui.spawn(sb, ["chat"]);
     await waitReady(t);
     await submit(t, "hello");
-    await t.waitFor(/Model endpoint: retrying in \d s, attempt 2 of 4/, { where: "screen" });
+    await t.waitFor(/Model endpoint: retrying in [\d.]+ s, attempt 2 of 4/, { where: "screen" });
     expect(t.screen()).toContain("HTTP 503");
     await t.waitFor("Answer after the retries.");
     await t.waitForGone(/Model endpoint: /);

@@ -38,7 +38,7 @@ async function failure(p: Promise<unknown>): Promise<unknown> {
 }
 
 function agentFor(model: ReturnType<typeof fakeModel> | ChatOpenAI, opts: Parameters<typeof llmErrorHandlingMiddleware>[0] = {}) {
-  return createAgent({ model, tools: [], middleware: [llmErrorHandlingMiddleware({ baseDelayMs: 1, maxDelayMs: 5, ...opts })] });
+  return createAgent({ model, tools: [], middleware: [llmErrorHandlingMiddleware({ baseDelayMs: 1, maxDelayMs: 5, waitStepMs: 1, ...opts })] });
 }
 
 describe("LLMErrorHandling with a fake model", () => {
