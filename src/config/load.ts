@@ -3,10 +3,12 @@
 // the start-up path of every command, so it must stay light.
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { ConfigError, NoModelError } from "../errors.js";
 import { stripJsonComments } from "./jsonc.js";
-import { dataHomeOf, expandHome, rcFiles } from "./data-home.js";
+import { RC_NAME, dataHomeOf, expandHome, rcFiles } from "./data-home.js";
+import { type UntrustedProject, withoutUntrustedKeys } from "./project-trust.js";
+import { trustHomeOf, trustStateOf } from "./trust-store.js";
 import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { type ApprovalModeSetting, type FileConfig, type McpServerConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
 
@@ -33,6 +35,11 @@ export interface ResolvedModel {
   baseUrl: string;
   /** Undefined when no key is configured (fine for local servers such as Ollama). */
   apiKey?: string;
+  /**
+   * Set when a key was configured but not sent: it came from another source than the base URL (a key is sent
+   * only to a URL chosen by the same trusted source: the user, or one project file). Says which and why.
+   */
+  keyWithheld?: string;
   contextWindow?: number;
   maxTokens?: number;
   temperature?: number;
@@ -48,6 +55,10 @@ export interface ResolvedConfig {
   /** The files that were read, lowest precedence first. */
   files: string[];
   home: string;
+  /** Where trust in project folders is recorded (the home as the user alone chose it). */
+  trustHome: string;
+  /** The project's .deerflowrc when keys of it were left out because its folder is not trusted (or it changed). */
+  untrusted?: UntrustedProject;
   /** The team database's postgres:// URL (`database`, DEERFLOW_DATABASE_URL); undefined: the home's SQLite file. */
   database?: string;
   /**
@@ -102,6 +113,8 @@ export const DEFAULT_MCP_STARTUP_TIMEOUT_MS = 30_000;
 interface LoadedFile {
   path: string;
   config: FileConfig;
+  /** The file's bytes: trust is bound to them (trust-store.ts). */
+  bytes: Buffer;
 }
 
 function formatPath(path: PropertyKey[]): string {
@@ -109,15 +122,15 @@ function formatPath(path: PropertyKey[]): string {
 }
 
 export function readConfigFile(path: string): LoadedFile {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (err) {
     throw new ConfigError(`Cannot read ${path}: ${(err as Error).message}.`, { file: path });
   }
   let json: unknown;
   try {
-    const plain = stripJsonComments(text);
+    const plain = stripJsonComments(bytes.toString("utf8"));
     json = plain.trim() === "" ? {} : JSON.parse(plain);
   } catch (err) {
     throw new ConfigError(`Invalid config in ${path}: not valid JSON (${(err as Error).message}).`, {
@@ -137,7 +150,7 @@ export function readConfigFile(path: string): LoadedFile {
     }
     throw new ConfigError(`Invalid config in ${path} at "${keyPath || "(root)"}": ${what}.`, { file: path, keyPath });
   }
-  return { path, config: parsed.data };
+  return { path, config: parsed.data, bytes };
 }
 
 /** Resolve `$ENV_NAME` references; literal strings pass through. */
@@ -171,7 +184,20 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   const env = inputs.env ?? process.env;
   const cwd = inputs.cwd ?? process.cwd();
   const userHome = inputs.userHome ?? env.HOME ?? homedir();
-  const loaded: LoadedFile[] = rcFiles(cwd, userHome).map(readConfigFile);
+  // The user's own file is trusted; a project's keys that need trust are left out until its folder is trusted.
+  const userRc = join(userHome, RC_NAME);
+  const trustHome = trustHomeOf({ flag: inputs.flags?.home, env, cwd, userHome });
+  let untrusted: UntrustedProject | undefined;
+  const loaded: LoadedFile[] = rcFiles(cwd, userHome)
+    .map(readConfigFile)
+    .map((f) => {
+      const state = f.path === userRc ? "trusted" : trustStateOf(trustHome, f.path, f.bytes);
+      if (state === "trusted") return f;
+      const gated = withoutUntrustedKeys(f.path, f.config, state);
+      untrusted = gated.untrusted;
+      return { ...f, config: gated.config };
+    });
+  const sourceOf = (file: string | undefined) => (file === undefined || file === userRc ? "the user" : file);
 
   // Merge: later files win key by key; `models` and `checkpoint` merge one level deep.
   let merged: FileConfig = {};
@@ -231,15 +257,26 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     // A per-model baseUrl/apiKey names that model's own endpoint, so it is more specific than the
     // environment; OPENAI_BASE_URL / OPENAI_API_KEY override the files' top-level defaults.
     const file = named ? modelOrigin[selected] : undefined;
-    const baseUrl = named?.baseUrl ?? env.OPENAI_BASE_URL ?? merged.baseUrl ?? DEFAULT_BASE_URL;
-    const apiKey = named?.apiKey
-      ? resolveSecret(named.apiKey, env, { file, keyPath: `models.${selected}.apiKey` })
-      : env.OPENAI_API_KEY || resolveSecret(merged.apiKey, env, { file: origin.apiKey, keyPath: "apiKey" });
+    const url = named?.baseUrl ? { value: named.baseUrl, file } : env.OPENAI_BASE_URL ? { value: env.OPENAI_BASE_URL } : merged.baseUrl ? { value: merged.baseUrl, file: origin.baseUrl } : { value: DEFAULT_BASE_URL };
+    const baseUrl = url.value;
+    const keys = [
+      { ref: named?.apiKey, file, keyPath: `models.${selected}.apiKey` },
+      { ref: env.OPENAI_API_KEY ? "$OPENAI_API_KEY" : undefined, file: undefined, keyPath: "OPENAI_API_KEY" },
+      { ref: merged.apiKey, file: origin.apiKey, keyPath: "apiKey" },
+    ].filter((k) => k.ref);
+    // The first key (in precedence order) from the same source as the URL; a key of another source is withheld.
+    const key = keys.find((k) => sourceOf(k.file) === sourceOf(url.file));
+    const skipped = keys.find((k) => k !== key && keys.indexOf(k) < (key ? keys.indexOf(key) : keys.length));
+    const apiKey = key ? resolveSecret(key.ref, env, { file: key.file, keyPath: key.keyPath }) : undefined;
+    const keyWithheld = skipped
+      ? `${skipped.keyPath === "OPENAI_API_KEY" ? "OPENAI_API_KEY" : `the key at "${skipped.keyPath}" of ${sourceOf(skipped.file)}`} is not sent to ${baseUrl.replace(/\/+$/, "")}: that URL comes from ${sourceOf(url.file)}, and a key goes only to a URL from the same source`
+      : undefined;
     model = {
       name: selected,
       model: named?.model ?? selected,
       baseUrl: baseUrl.replace(/\/+$/, ""),
       apiKey: apiKey || undefined,
+      keyWithheld,
       contextWindow: named?.contextWindow,
       maxTokens: named?.maxTokens,
       temperature: named?.temperature,
@@ -255,6 +292,8 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   return {
     files: loaded.map((f) => f.path),
     home,
+    trustHome,
+    untrusted,
     database,
     checkpoint: { channelMode, explicitMode: chosenMode !== undefined, snapshotFrequency },
     approval: inputs.flags?.approval ?? merged.approval ?? inputs.flags?.defaultApproval ?? "ask",

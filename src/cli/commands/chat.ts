@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadBundle, type LoadedBundle } from "../code-cache.js";
-import { peekDataHome } from "../../config/data-home.js";
+import { peekDataHome } from "../../config/trust-store.js";
 // Sets a V8 flag when loaded. V8 refuses a code cache written under other flags, so it is set here, before either
 // bundle is compiled, rather than halfway through running the runtime's bundle (which carries the same module):
 // otherwise every cache the chat writes carries a flag the next start compiles without, and is never used.

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatErrorLine } from "../../errors.js";
 import { type ResolvedConfig, loadConfig, requireModel } from "../../config/load.js";
+import { ignoredNotice } from "../../config/project-trust.js";
 import { DB_FILE } from "../../persistence/store.js";
 import { checkDatabase, repairDatabase } from "../../persistence/repair.js";
 import type { GlobalOptions } from "../main.js";
@@ -63,7 +64,7 @@ async function endpointCheck(config: ResolvedConfig): Promise<Check> {
       signal: AbortSignal.timeout(5000),
     });
     if (res.status === 401 || res.status === 403) {
-      return { ok: false, label: "model", detail: `${model.baseUrl} rejected the API key (HTTP ${res.status}): check OPENAI_API_KEY or the model's apiKey` };
+      return { ok: false, label: "model", detail: `${model.baseUrl} rejected the API key (HTTP ${res.status}): check OPENAI_API_KEY or the model's apiKey${model.keyWithheld ? ` (${model.keyWithheld})` : ""}` };
     }
     if (res.status >= 500) return { ok: false, label: "model", detail: `${model.baseUrl} answers HTTP ${res.status}: the server is failing` };
     return { ok: true, label: "model", detail: `${model.name} (${model.model}) at ${model.baseUrl} is reachable` };
@@ -171,6 +172,7 @@ export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }):
     checks.push(homeCheck(config.home));
     checks.push(config.database ? await teamDatabaseCheck(config.database) : databaseCheck(config.home));
     checks.push({ ok: true, label: "config", detail: config.files.length ? `valid (${config.files.join(", ")})` : "valid (no .deerflowrc: environment and defaults)" });
+    if (config.untrusted) checks.push({ ok: true, warn: true, label: "trust", detail: ignoredNotice(config.untrusted) });
     checks.push(await endpointCheck(config));
     checks.push(await sandboxCheck(config));
     checks.push(await gitCheck());

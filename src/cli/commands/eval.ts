@@ -6,6 +6,7 @@ import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync, stat
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { loadConfig } from "../../config/load.js";
+import { refuseUntrusted } from "../../config/project-trust.js";
 import { ExitCode, UsageError } from "../../errors.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import { requireModelOrDiscover } from "../discovered-model.js";
@@ -82,6 +83,7 @@ export async function evalCommand(opts: EvalOptions): Promise<number> {
     }
     scratch = mkdtempSync(join(tmpdir(), "deerflow-eval-"));
     const base = loadConfig({ flags: { home: join(scratch, "home"), model: opts.model, defaultApproval: "auto-edit", noMemory: true } });
+    refuseUntrusted(base.untrusted);
     // The agent's shell never sees the task folders (their hidden checks, and the scripted solutions of the built-in
     // suite) nor the other attempts' folders in the scratch directory: only its own workspace is bound again.
     const hidden = [...taskIds(suiteRoot).map((id) => join(suiteRoot, id)), scratch];

@@ -2,6 +2,8 @@
 // shows them in the chat. The project is the working directory's (its repository root). Light on purpose: the
 // memory store only, no model and no LangChain.
 import { loadConfig } from "../../config/load.js";
+import { refuseUntrusted } from "../../config/project-trust.js";
+import { noteUntrusted } from "../untrusted-note.js";
 import { UsageError } from "../../errors.js";
 import { type AddOutcome, MemoryStore } from "../../memory/store.js";
 import { projectKeyOf } from "../../memory/project.js";
@@ -34,6 +36,9 @@ function outcome(r: AddOutcome, verb: string): number {
 export async function memoryCommand(action: string | undefined, args: string[], opts: MemoryOptions): Promise<number> {
   try {
     const config = loadConfig({ flags: { home: opts.home } });
+    // Reading is harmless; changing facts would act on a store chosen without the project's "home".
+    if (["list", "pending"].includes(action ?? "list")) noteUntrusted(config);
+    else refuseUntrusted(config.untrusted);
     const project = projectKeyOf(process.cwd(), config.home);
     const store = new MemoryStore(config.home);
     try {
