@@ -24,6 +24,8 @@ export interface ConfigInputs {
   env?: NodeJS.ProcessEnv;
   /** The user's home directory (where ~/.deerflowrc and ~/.deerflow live). */
   userHome?: string;
+  /** Reloading a config (another model): where its trust was read, since `flags.home` is then the resolved home. */
+  trustHome?: string;
   /** `defaultApproval`: the mode when neither --approval nor the file sets one (chat: ask; run: auto-edit). */
   flags?: { model?: string; home?: string; approval?: ApprovalModeSetting; defaultApproval?: ApprovalModeSetting; noNetwork?: boolean; noMemory?: boolean };
 }
@@ -186,7 +188,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   const userHome = inputs.userHome ?? env.HOME ?? homedir();
   // The user's own file is trusted; a project's keys that need trust are left out until its folder is trusted.
   const userRc = join(userHome, RC_NAME);
-  const trustHome = trustHomeOf({ flag: inputs.flags?.home, env, cwd, userHome });
+  const trustHome = inputs.trustHome ?? trustHomeOf({ flag: inputs.flags?.home, env, cwd, userHome });
   let untrusted: UntrustedProject | undefined;
   const loaded: LoadedFile[] = rcFiles(cwd, userHome)
     .map(readConfigFile)
@@ -373,7 +375,7 @@ export function maskSecret(secret: string | undefined): string | undefined {
  * so its own baseUrl, key and limits apply.
  */
 export function resolveNamedModel(config: ResolvedConfig, name: string): ResolvedModel {
-  return requireModel(loadConfig({ flags: { model: name, home: config.home } }));
+  return requireModel(loadConfig({ flags: { model: name, home: config.home }, trustHome: config.trustHome }));
 }
 
 function hostOf(url: string): string {

@@ -157,7 +157,7 @@ export class ChatSession {
   setModel(name: string): ResolvedModel {
     const local = this.modelNames.includes(name) ? undefined : this.discovered.find((s) => s.models.includes(name));
     const env = local ? { ...process.env, OPENAI_BASE_URL: local.baseUrl } : undefined;
-    this.model = requireModel(loadConfig({ cwd: this.cwd, env, flags: { home: this.config.home, model: name, approval: this.approval.mode, noNetwork: !this.config.sandbox.network } }));
+    this.model = requireModel(loadConfig({ cwd: this.cwd, env, trustHome: this.config.trustHome, flags: { home: this.config.home, model: name, approval: this.approval.mode, noNetwork: !this.config.sandbox.network } }));
     return this.model;
   }
 
