@@ -8,7 +8,7 @@ import { ConfigError, NoModelError } from "../errors.js";
 import { stripJsonComments } from "./jsonc.js";
 import { RC_NAME, dataHomeOf, expandHome, rcFiles } from "./data-home.js";
 import { type UntrustedProject, withoutUntrustedKeys } from "./project-trust.js";
-import { trustHomeOf, trustStateOf } from "./trust-store.js";
+import { sha256Of, trustHomeOf, trustStateOf } from "./trust-store.js";
 import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { type ApprovalModeSetting, type FileConfig, type McpServerConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
 
@@ -195,7 +195,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     .map((f) => {
       const state = f.path === userRc ? "trusted" : trustStateOf(trustHome, f.path, f.bytes);
       if (state === "trusted") return f;
-      const gated = withoutUntrustedKeys(f.path, f.config, state);
+      const gated = withoutUntrustedKeys(f.path, f.config, state, sha256Of(f.bytes));
       untrusted = gated.untrusted;
       return { ...f, config: gated.config };
     });

@@ -15,6 +15,23 @@ export interface UntrustedProject {
   ignored: SetKey[];
   /** What they would do, in plain words, one line per server, subagent or key (the TUI's question). */
   wants: string[];
+  /** sha256 of the file as read: trusting from the question trusts exactly what was shown. */
+  sha256: string;
+}
+
+/**
+ * The chat's start when the project file has keys that need trust: the TUI asks (trust / continue without them);
+ * anywhere else it is the one-line refusal (exit 2). Recognised by `untrustedFolder`, not instanceof (the TUI bundle
+ * carries its own copy of this module).
+ */
+export class UntrustedFolderError extends ConfigError {
+  readonly untrustedFolder = true;
+  constructor(
+    readonly untrusted: UntrustedProject,
+    readonly trustHome: string,
+  ) {
+    super(untrustedLine(untrusted), { file: untrusted.file });
+  }
 }
 
 /** Server and subagent entries are one thing each: named whole ("mcpServers.h"), not key by key. */
@@ -41,14 +58,14 @@ function deletePath(obj: Record<string, unknown>, path: string[]): void {
 }
 
 /** `config` without the keys that need trust, and what was left out (undefined: nothing was). */
-export function withoutUntrustedKeys(file: string, config: FileConfig, state: Exclude<TrustState, "trusted">): { config: FileConfig; untrusted?: UntrustedProject } {
+export function withoutUntrustedKeys(file: string, config: FileConfig, state: Exclude<TrustState, "trusted">, sha256 = ""): { config: FileConfig; untrusted?: UntrustedProject } {
   const ignored = setKeys(config as Record<string, unknown>).filter((k) => needsTrust(k.path, k.value));
   if (ignored.length === 0) return { config };
   const kept = structuredClone(config) as Record<string, unknown>;
   // A server or subagent missing one of its keys would be a different one: such entries go whole.
   for (const group of new Set(ignored.map((k) => groupOf(k.path)))) deletePath(kept, group.split("."));
   const wants = [...new Set(ignored.map((k) => describeKey(k, config)))];
-  return { config: kept as FileConfig, untrusted: { file, folder: dirname(file), state, ignored, wants } };
+  return { config: kept as FileConfig, untrusted: { file, folder: dirname(file), state, ignored, wants, sha256 } };
 }
 
 /** One line: which file, which keys, and the command that trusts it. */

@@ -69,10 +69,13 @@ function writeRecords(trustHome: string, folders: Record<string, TrustRecord>): 
   }
 }
 
-/** Trusts `rcPath`'s folder with the file as it is now; returns the record. */
-export function trustFolder(trustHome: string, rcPath: string): { folder: string; record: TrustRecord } {
+/**
+ * Trusts `rcPath`'s folder with the file as it is now (or as it was when shown: `sha256`, so a file changed while
+ * the user read the question is not what gets trusted); returns the record.
+ */
+export function trustFolder(trustHome: string, rcPath: string, sha256?: string): { folder: string; record: TrustRecord } {
   const folder = dirname(resolve(rcPath));
-  const record = { sha256: sha256Of(readFileSync(rcPath)), trustedAt: new Date().toISOString() };
+  const record = { sha256: sha256 || sha256Of(readFileSync(rcPath)), trustedAt: new Date().toISOString() };
   writeRecords(trustHome, { ...readTrustRecords(trustHome), [folder]: record });
   return { folder, record };
 }

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { assertSafeWorkspace } from "../sandbox/workspace-check.js";
 import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } from "../config/load.js";
 import { UsageError, findDeerflowError } from "../errors.js";
+import { UntrustedFolderError } from "../config/project-trust.js";
 import { type ModelChoice, type SavedChoice, saveModelChoice } from "../config/save-model-choice.js";
 import { type DiscoveredServer, discoverLocalServers } from "../model/discover.js";
 import { DB_FILE } from "../persistence/store.js";
@@ -60,6 +61,8 @@ export interface ChatSessionOptions {
   noMemory?: boolean;
   /** --allow-dangerous-workspace */
   allowDangerousWorkspace?: boolean;
+  /** The user answered "don't trust": go on with the project file's keys that need trust left out. */
+  ignoreUntrusted?: boolean;
 }
 
 export interface TurnResult {
@@ -99,6 +102,8 @@ export class ChatSession {
     this.options = options;
     this.cwd = options.cwd ?? process.cwd();
     this.config = loadConfig({ cwd: this.cwd, flags: { home: options.home, model: options.model, approval: options.approval, noNetwork: options.noNetwork, noMemory: options.noMemory } });
+    // Before anything of the project file is used (its MCP servers start below): the TUI asks first.
+    if (this.config.untrusted && !options.ignoreUntrusted) throw new UntrustedFolderError(this.config.untrusted, this.config.trustHome);
     this.model = requireModel(this.config);
     assertShellUsable(this.config.sandbox);
     assertSafeWorkspace(options.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home, allow: options.allowDangerousWorkspace });
