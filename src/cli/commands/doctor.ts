@@ -145,7 +145,7 @@ async function mcpChecks(config: ResolvedConfig): Promise<Check[]> {
 async function skillsAndMemoryChecks(config: ResolvedConfig): Promise<Check[]> {
   const { discoverSkills } = await import("../../skills/catalog.js");
   const { skills, problems } = discoverSkills({ home: config.home, cwd: process.cwd() });
-  const out: Check[] = [{ ok: true, label: "skills", detail: skills.length ? `${skills.length} installed: ${skills.map((s) => s.name).join(", ")}` : "none installed (.deerflow/skills/<name>/SKILL.md, or skills/ in the data directory)" }];
+  const out: Check[] = [{ ok: true, label: "skills", detail: skills.length ? `${skills.length} installed: ${skills.map((s) => `${s.name} [${s.scope}]`).join(", ")}` : "none installed (.deerflow/skills/<name>/SKILL.md, or skills/ in the data directory)" }];
   for (const p of problems) out.push({ ok: true, warn: true, label: "skills", detail: `skipped ${p}` });
   if (!config.memory.enabled) return [...out, { ok: true, label: "memory", detail: "off (memory.enabled: false)" }];
   const { MEMORY_DB, MEMORY_DIR, MemoryStore } = await import("../../memory/store.js");
