@@ -9,6 +9,7 @@ import { stripJsonComments } from "./jsonc.js";
 import { RC_NAME, dataHomeOf, expandHome, rcFiles } from "./data-home.js";
 import { type UntrustedProject, withoutUntrustedKeys } from "./project-trust.js";
 import { sha256Of, trustHomeOf, trustStateOf } from "./trust-store.js";
+import { modelEndpoint, resolveSecret } from "./model-endpoint.js";
 import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { type ApprovalModeSetting, type FileConfig, type McpServerConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
 
@@ -155,20 +156,6 @@ export function readConfigFile(path: string): LoadedFile {
   return { path, config: parsed.data, bytes };
 }
 
-/** Resolve `$ENV_NAME` references; literal strings pass through. */
-function resolveSecret(value: string | undefined, env: NodeJS.ProcessEnv, where: { file?: string; keyPath: string }) {
-  if (value === undefined || !value.startsWith("$")) return value;
-  const name = value.slice(1);
-  const got = env[name];
-  if (!got) {
-    throw new ConfigError(
-      `${where.file ? `Config ${where.file}` : "Config"} at "${where.keyPath}" reads the environment variable ${name}, which is not set.`,
-      { file: where.file, keyPath: where.keyPath, hint: `Export ${name} or change "${where.keyPath}".` },
-    );
-  }
-  return got;
-}
-
 /** A postgres:// URL, or nothing. Anything else is refused without echoing it (it may hold a password). */
 function resolveDatabase(url: string | undefined, file: string | undefined): string | undefined {
   if (!url) return undefined;
@@ -199,7 +186,6 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       untrusted = gated.untrusted;
       return { ...f, config: gated.config };
     });
-  const sourceOf = (file: string | undefined) => (file === undefined || file === userRc ? "the user" : file);
 
   // Merge: later files win key by key; `models` and `checkpoint` merge one level deep.
   let merged: FileConfig = {};
@@ -259,20 +245,16 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     // A per-model baseUrl/apiKey names that model's own endpoint, so it is more specific than the
     // environment; OPENAI_BASE_URL / OPENAI_API_KEY override the files' top-level defaults.
     const file = named ? modelOrigin[selected] : undefined;
-    const url = named?.baseUrl ? { value: named.baseUrl, file } : env.OPENAI_BASE_URL ? { value: env.OPENAI_BASE_URL } : merged.baseUrl ? { value: merged.baseUrl, file: origin.baseUrl } : { value: DEFAULT_BASE_URL };
-    const baseUrl = url.value;
-    const keys = [
-      { ref: named?.apiKey, file, keyPath: `models.${selected}.apiKey` },
-      { ref: env.OPENAI_API_KEY ? "$OPENAI_API_KEY" : undefined, file: undefined, keyPath: "OPENAI_API_KEY" },
-      { ref: merged.apiKey, file: origin.apiKey, keyPath: "apiKey" },
-    ].filter((k) => k.ref);
-    // The first key (in precedence order) from the same source as the URL; a key of another source is withheld.
-    const key = keys.find((k) => sourceOf(k.file) === sourceOf(url.file));
-    const skipped = keys.find((k) => k !== key && keys.indexOf(k) < (key ? keys.indexOf(key) : keys.length));
-    const apiKey = key ? resolveSecret(key.ref, env, { file: key.file, keyPath: key.keyPath }) : undefined;
-    const keyWithheld = skipped
-      ? `${skipped.keyPath === "OPENAI_API_KEY" ? "OPENAI_API_KEY" : `the key at "${skipped.keyPath}" of ${sourceOf(skipped.file)}`} is not sent to ${baseUrl.replace(/\/+$/, "")}: that URL comes from ${sourceOf(url.file)}, and a key goes only to a URL from the same source`
-      : undefined;
+    const { baseUrl, apiKey, keyWithheld } = modelEndpoint({
+      url: named?.baseUrl ? { value: named.baseUrl, file } : env.OPENAI_BASE_URL ? { value: env.OPENAI_BASE_URL } : merged.baseUrl ? { value: merged.baseUrl, file: origin.baseUrl } : { value: DEFAULT_BASE_URL },
+      keys: [
+        { ref: named?.apiKey, file, keyPath: `models.${selected}.apiKey` },
+        { ref: env.OPENAI_API_KEY ? "$OPENAI_API_KEY" : undefined, file: undefined, keyPath: "OPENAI_API_KEY" },
+        { ref: merged.apiKey, file: origin.apiKey, keyPath: "apiKey" },
+      ],
+      env,
+      userRc,
+    });
     model = {
       name: selected,
       model: named?.model ?? selected,
