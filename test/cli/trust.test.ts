@@ -70,6 +70,13 @@ describe("a hostile repository's .deerflowrc", () => {
     const mcp = await sb.run(["mcp", "list"]);
     expect(mcp.stdout).toMatch(/^No MCP servers configured/);
     expect(mcp.stderr).toMatch(/^deerflow: ignoring .*mcpServers\.h from .*\(not trusted; "deerflow trust .*" trusts it\)\n$/);
+    const threads = await sb.run(["threads"]);
+    expect(threads.exitCode).toBe(0);
+    expect(threads.stderr).toMatch(/^deerflow: ignoring apiKey, .* from \S+ \(not trusted; "deerflow trust \S+" trusts it\)\n$/);
+    // Changing remembered facts would act on a store the file's "home" was meant to choose: refused like `run`.
+    const remember = await sb.run(["memory", "add", "a fact"]);
+    expect(remember.exitCode).toBe(2);
+    expect(remember.stderr).toMatch(/^deerflow: \S+ is not trusted, and its apiKey, .* apply only in a trusted folder/);
     const doctor = await sb.run(["doctor"]);
     expect(doctor.stdout).toMatch(/^! trust {3}ignoring apiKey, .*mcpServers\.h from /m);
     expect(existsSync(marker)).toBe(false);
