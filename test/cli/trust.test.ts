@@ -77,6 +77,9 @@ describe("a hostile repository's .deerflowrc", () => {
     const remember = await sb.run(["memory", "add", "a fact"]);
     expect(remember.exitCode).toBe(2);
     expect(remember.stderr).toMatch(/^deerflow: \S+ is not trusted, and its apiKey, .* apply only in a trusted folder/);
+    const ev = await sb.run(["eval", "--tasks", "add-flag-json"]);
+    expect(ev.exitCode).toBe(2);
+    expect(ev.stderr).toMatch(/^deerflow: \S+ is not trusted, and its apiKey, .* apply only in a trusted folder/m);
     const doctor = await sb.run(["doctor"]);
     expect(doctor.stdout).toMatch(/^! trust {3}ignoring apiKey, .*mcpServers\.h from /m);
     expect(existsSync(marker)).toBe(false);
