@@ -2,7 +2,7 @@
 // modes (bwrap, and bwrap hidden from PATH): links out of the workspace read back through the file tools, /proc
 // back doors, a .deerflowrc above the workspace, 100 MB of output, terminal escapes in output and answers, jobs that
 // are not jobs, a command that ignores SIGTERM, and workspaces that are dangerous only once their path is resolved.
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
@@ -117,6 +117,8 @@ describe.each(modes)("hostile model against the confined shell (%s)", (mode) => 
 
   it("a workspace is judged by its resolved path: symlinks to $HOME or /, '..' into the data directory, DEERFLOW_HOME inside it", async () => {
     const { sb, env } = setUp(mode);
+    // Workspaces only: the project file (trusted in DEERFLOW_HOME, not in the other data homes used here) goes.
+    rmSync(join(sb.cwd, ".deerflowrc"));
     const homeEnv = { ...env, DEERFLOW_HOME: undefined };
     symlinkSync(sb.userHome, join(sb.cwd, "to-home"));
     symlinkSync("/", join(sb.cwd, "to-root"));
