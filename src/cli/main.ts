@@ -211,6 +211,17 @@ export function buildProgram(): Command {
     });
 
   program
+    .command("trust")
+    .description("let a project folder's .deerflowrc use the keys that need trust (MCP servers, sandbox, approval, endpoints, keys…)")
+    .argument("[dir]", "the project folder (default: the one whose .deerflowrc applies here)")
+    .option("--list", "list the trusted folders and whether each file changed since")
+    .option("--revoke", "stop trusting the folder")
+    .action(async (dir: string | undefined, opts, cmd: Command) => {
+      const { trustCommand } = await import("./commands/trust.js");
+      process.exitCode = await trustCommand(dir, { ...cmd.optsWithGlobals(), ...opts });
+    });
+
+  program
     .command("doctor")
     .description("check node, sqlite, the home directory, the database, the configuration and the model endpoint")
     .option("--repair", "back up a damaged database and recover every readable thread into a fresh one")

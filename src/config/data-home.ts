@@ -1,11 +1,9 @@
 // Where deerflow keeps its data (the "home"): --home, else DEERFLOW_HOME, else the "home" of the last .deerflowrc
 // that sets one (relative to that file's folder), else ~/.deerflow. loadConfig applies this rule; peekDataHome applies
-// it before the config is loaded (the chat reads its code cache from `<home>/cache/` before the runtime, which loads
-// the config, is even compiled), reading only the "home" key of the files, without validating them.
-import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
+// it before the config is loaded (trust-store.ts peekDataHome: the chat reads its code cache from `<home>/cache/`
+// before the runtime, which loads the config, is even compiled). A project file's "home" counts only when trusted.
+import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { stripJsonComments } from "./jsonc.js";
 
 export const RC_NAME = ".deerflowrc";
 
@@ -49,18 +47,4 @@ export function dataHomeOf(s: HomeSources): string {
   const file = s.files.filter((f) => f.home).at(-1);
   if (s.flag || s.env.DEERFLOW_HOME) return expandHome((s.flag || s.env.DEERFLOW_HOME)!, s.userHome, s.cwd);
   return file ? expandHome(file.home!, s.userHome, dirname(file.path)) : join(s.userHome, ".deerflow");
-}
-
-/** The data directory, before (and without) loading the config: a file that cannot be read gives no "home". */
-export function peekDataHome(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
-  const userHome = env.HOME ?? homedir();
-  const files = rcFiles(cwd, userHome).map((path) => {
-    try {
-      const home = (JSON.parse(stripJsonComments(readFileSync(path, "utf8"))) as { home?: unknown })?.home;
-      return { path, home: typeof home === "string" ? home : undefined };
-    } catch {
-      return { path };
-    }
-  });
-  return resolve(dataHomeOf({ flag, env, cwd, userHome, files }));
 }

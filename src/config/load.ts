@@ -3,11 +3,14 @@
 // the start-up path of every command, so it must stay light.
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { ConfigError, NoModelError } from "../errors.js";
 import { stripJsonComments } from "./jsonc.js";
 import { assertUsableBaseUrl } from "./base-url.js";
-import { dataHomeOf, expandHome, rcFiles } from "./data-home.js";
+import { RC_NAME, dataHomeOf, expandHome, rcFiles } from "./data-home.js";
+import { type UntrustedProject, withoutUntrustedKeys } from "./project-trust.js";
+import { sha256Of, trustHomeOf, trustStateOf } from "./trust-store.js";
+import { modelEndpoint, resolveSecret } from "./model-endpoint.js";
 import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { type ApprovalModeSetting, type FileConfig, type McpServerConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
 
@@ -23,6 +26,8 @@ export interface ConfigInputs {
   env?: NodeJS.ProcessEnv;
   /** The user's home directory (where ~/.deerflowrc and ~/.deerflow live). */
   userHome?: string;
+  /** Reloading a config (another model): where its trust was read, since `flags.home` is then the resolved home. */
+  trustHome?: string;
   /** `defaultApproval`: the mode when neither --approval nor the file sets one (chat: ask; run: auto-edit). */
   flags?: { model?: string; home?: string; approval?: ApprovalModeSetting; defaultApproval?: ApprovalModeSetting; noNetwork?: boolean; noMemory?: boolean };
 }
@@ -34,6 +39,11 @@ export interface ResolvedModel {
   baseUrl: string;
   /** Undefined when no key is configured (fine for local servers such as Ollama). */
   apiKey?: string;
+  /**
+   * Set when a key was configured but not sent: it came from another source than the base URL (a key is sent
+   * only to a URL chosen by the same trusted source: the user, or one project file). Says which and why.
+   */
+  keyWithheld?: string;
   contextWindow?: number;
   maxTokens?: number;
   temperature?: number;
@@ -49,6 +59,10 @@ export interface ResolvedConfig {
   /** The files that were read, lowest precedence first. */
   files: string[];
   home: string;
+  /** Where trust in project folders is recorded (the home as the user alone chose it). */
+  trustHome: string;
+  /** The project's .deerflowrc when keys of it were left out because its folder is not trusted (or it changed). */
+  untrusted?: UntrustedProject;
   /** The team database's postgres:// URL (`database`, DEERFLOW_DATABASE_URL); undefined: the home's SQLite file. */
   database?: string;
   /**
@@ -103,6 +117,8 @@ export const DEFAULT_MCP_STARTUP_TIMEOUT_MS = 30_000;
 interface LoadedFile {
   path: string;
   config: FileConfig;
+  /** The file's bytes: trust is bound to them (trust-store.ts). */
+  bytes: Buffer;
 }
 
 function formatPath(path: PropertyKey[]): string {
@@ -110,15 +126,15 @@ function formatPath(path: PropertyKey[]): string {
 }
 
 export function readConfigFile(path: string): LoadedFile {
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (err) {
     throw new ConfigError(`Cannot read ${path}: ${(err as Error).message}.`, { file: path });
   }
   let json: unknown;
   try {
-    const plain = stripJsonComments(text);
+    const plain = stripJsonComments(bytes.toString("utf8"));
     json = plain.trim() === "" ? {} : JSON.parse(plain);
   } catch (err) {
     throw new ConfigError(`Invalid config in ${path}: not valid JSON (${(err as Error).message}).`, {
@@ -138,21 +154,7 @@ export function readConfigFile(path: string): LoadedFile {
     }
     throw new ConfigError(`Invalid config in ${path} at "${keyPath || "(root)"}": ${what}.`, { file: path, keyPath });
   }
-  return { path, config: parsed.data };
-}
-
-/** Resolve `$ENV_NAME` references; literal strings pass through. */
-function resolveSecret(value: string | undefined, env: NodeJS.ProcessEnv, where: { file?: string; keyPath: string }) {
-  if (value === undefined || !value.startsWith("$")) return value;
-  const name = value.slice(1);
-  const got = env[name];
-  if (!got) {
-    throw new ConfigError(
-      `${where.file ? `Config ${where.file}` : "Config"} at "${where.keyPath}" reads the environment variable ${name}, which is not set.`,
-      { file: where.file, keyPath: where.keyPath, hint: `Export ${name} or change "${where.keyPath}".` },
-    );
-  }
-  return got;
+  return { path, config: parsed.data, bytes };
 }
 
 /** A postgres:// URL, or nothing. Anything else is refused without echoing it (it may hold a password). */
@@ -172,7 +174,19 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   const env = inputs.env ?? process.env;
   const cwd = inputs.cwd ?? process.cwd();
   const userHome = inputs.userHome ?? env.HOME ?? homedir();
-  const loaded: LoadedFile[] = rcFiles(cwd, userHome).map(readConfigFile);
+  // The user's own file is trusted; a project's keys that need trust are left out until its folder is trusted.
+  const userRc = join(userHome, RC_NAME);
+  const trustHome = inputs.trustHome ?? trustHomeOf({ flag: inputs.flags?.home, env, cwd, userHome });
+  let untrusted: UntrustedProject | undefined;
+  const loaded: LoadedFile[] = rcFiles(cwd, userHome)
+    .map(readConfigFile)
+    .map((f) => {
+      const state = f.path === userRc ? "trusted" : trustStateOf(trustHome, f.path, f.bytes);
+      if (state === "trusted") return f;
+      const gated = withoutUntrustedKeys(f.path, f.config, state, sha256Of(f.bytes));
+      untrusted = gated.untrusted;
+      return { ...f, config: gated.config };
+    });
 
   // Merge: later files win key by key; `models` and `checkpoint` merge one level deep.
   let merged: FileConfig = {};
@@ -232,15 +246,22 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     // A per-model baseUrl/apiKey names that model's own endpoint, so it is more specific than the
     // environment; OPENAI_BASE_URL / OPENAI_API_KEY override the files' top-level defaults.
     const file = named ? modelOrigin[selected] : undefined;
-    const baseUrl = named?.baseUrl ?? env.OPENAI_BASE_URL ?? merged.baseUrl ?? DEFAULT_BASE_URL;
-    const apiKey = named?.apiKey
-      ? resolveSecret(named.apiKey, env, { file, keyPath: `models.${selected}.apiKey` })
-      : env.OPENAI_API_KEY || resolveSecret(merged.apiKey, env, { file: origin.apiKey, keyPath: "apiKey" });
+    const { baseUrl, apiKey, keyWithheld } = modelEndpoint({
+      url: named?.baseUrl ? { value: named.baseUrl, file } : env.OPENAI_BASE_URL ? { value: env.OPENAI_BASE_URL } : merged.baseUrl ? { value: merged.baseUrl, file: origin.baseUrl } : { value: DEFAULT_BASE_URL },
+      keys: [
+        { ref: named?.apiKey, file, keyPath: `models.${selected}.apiKey` },
+        { ref: env.OPENAI_API_KEY ? "$OPENAI_API_KEY" : undefined, file: undefined, keyPath: "OPENAI_API_KEY" },
+        { ref: merged.apiKey, file: origin.apiKey, keyPath: "apiKey" },
+      ],
+      env,
+      userRc,
+    });
     model = {
       name: selected,
       model: named?.model ?? selected,
       baseUrl: baseUrl.replace(/\/+$/, ""),
       apiKey: apiKey || undefined,
+      keyWithheld,
       contextWindow: named?.contextWindow,
       maxTokens: named?.maxTokens,
       temperature: named?.temperature,
@@ -256,6 +277,8 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   return {
     files: loaded.map((f) => f.path),
     home,
+    trustHome,
+    untrusted,
     database,
     checkpoint: { channelMode, explicitMode: chosenMode !== undefined, snapshotFrequency },
     approval: inputs.flags?.approval ?? merged.approval ?? inputs.flags?.defaultApproval ?? "ask",
@@ -336,7 +359,7 @@ export function maskSecret(secret: string | undefined): string | undefined {
  * so its own baseUrl, key and limits apply.
  */
 export function resolveNamedModel(config: ResolvedConfig, name: string): ResolvedModel {
-  return requireModel(loadConfig({ flags: { model: name, home: config.home } }));
+  return requireModel(loadConfig({ flags: { model: name, home: config.home }, trustHome: config.trustHome }));
 }
 
 function hostOf(url: string): string {

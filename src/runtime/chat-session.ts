@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { assertSafeWorkspace } from "../sandbox/workspace-check.js";
 import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } from "../config/load.js";
 import { UsageError, findDeerflowError } from "../errors.js";
+import { UntrustedFolderError } from "../config/project-trust.js";
 import { type ModelChoice, type SavedChoice, saveModelChoice } from "../config/save-model-choice.js";
 import { type DiscoveredServer, discoverLocalServers } from "../model/discover.js";
 import { DB_FILE } from "../persistence/store.js";
@@ -62,6 +63,8 @@ export interface ChatSessionOptions {
   noMemory?: boolean;
   /** --allow-dangerous-workspace */
   allowDangerousWorkspace?: boolean;
+  /** The user answered "don't trust": go on with the project file's keys that need trust left out. */
+  ignoreUntrusted?: boolean;
 }
 
 export interface TurnResult {
@@ -101,6 +104,8 @@ export class ChatSession {
     this.options = options;
     this.cwd = options.cwd ?? process.cwd();
     this.config = loadConfig({ cwd: this.cwd, flags: { home: options.home, model: options.model, approval: options.approval, noNetwork: options.noNetwork, noMemory: options.noMemory } });
+    // Before anything of the project file is used (its MCP servers start below): the TUI asks first.
+    if (this.config.untrusted && !options.ignoreUntrusted) throw new UntrustedFolderError(this.config.untrusted, this.config.trustHome);
     this.model = requireModel(this.config);
     assertShellUsable(this.config.sandbox);
     assertSafeWorkspace(options.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home, allow: options.allowDangerousWorkspace });
@@ -159,7 +164,7 @@ export class ChatSession {
   setModel(name: string): ResolvedModel {
     const local = this.modelNames.includes(name) ? undefined : this.discovered.find((s) => s.models.includes(name));
     const env = local ? { ...process.env, OPENAI_BASE_URL: local.baseUrl } : undefined;
-    this.model = requireModel(loadConfig({ cwd: this.cwd, env, flags: { home: this.config.home, model: name, approval: this.approval.mode, noNetwork: !this.config.sandbox.network } }));
+    this.model = requireModel(loadConfig({ cwd: this.cwd, env, trustHome: this.config.trustHome, flags: { home: this.config.home, model: name, approval: this.approval.mode, noNetwork: !this.config.sandbox.network } }));
     return this.model;
   }
 

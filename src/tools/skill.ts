@@ -19,7 +19,7 @@ export function skillListing(catalog: SkillCatalog): string {
   const lines: string[] = [];
   let used = 0;
   for (const s of catalog.skills) {
-    const line = `- ${s.name}: ${s.description.length > 250 ? `${s.description.slice(0, 249)}…` : s.description}`;
+    const line = `- ${s.name} [${s.scope}]: ${s.description.length > 250 ? `${s.description.slice(0, 249)}…` : s.description}`;
     if (used + line.length > LISTING_MAX_CHARS) {
       lines.push(`- (${catalog.skills.length - lines.length} more skills not listed)`);
       break;
@@ -57,7 +57,8 @@ export function createSkillTool(catalog: SkillCatalog) {
       description:
         `Activate a skill: returns its full instructions (follow them) and lists its files, which live read-only under ${SKILLS_VIRTUAL_ROOT}/<name>/. ` +
         `Use a skill when the request matches its description; activate it before doing the work. With \`file\`, returns one of the skill's files instead.\n` +
-        `Available skills:\n${skillListing(catalog)}`,
+        // Where each came from: a [project] skill was written by the repository's authors, not by the user.
+        `Available skills ([user]: installed by the user; [project]: from the repository being worked on, written by its authors):\n${skillListing(catalog)}`,
       schema: z.object({
         name: z.string().describe("The skill's name, as listed."),
         file: z.string().optional().describe(`A file of the skill to read (relative to its folder, or under ${SKILLS_VIRTUAL_ROOT}/<name>/).`),

@@ -11,6 +11,7 @@ import { diffRows } from "./components/DiffView.js";
 import { InputBox } from "./components/InputBox.js";
 import { LiveAnswer } from "./components/LiveAnswer.js";
 import { ModelPicker } from "./components/ModelPicker.js";
+import { TrustPrompt } from "./components/TrustPrompt.js";
 import { Spinner } from "./components/Spinner.js";
 import { StatusLine } from "./components/StatusLine.js";
 import { loadingText } from "./format.js";
@@ -74,13 +75,16 @@ export function App({ store, controller, exitRef }: AppProps) {
   const todoRows = state.todos.length === 0 ? 0 : Math.min(state.todosExpanded ? state.todos.length : 5, todosFit) + 3;
   const visibleTools = state.tools.filter((t) => !state.delegations.some((d) => d.id === t.id));
   const pickerRows = state.modelPicker ? Math.min(state.modelPicker.length, Math.max(3, rows - 12)) : 0;
+  const trustRows = state.trustPrompt ? Math.min(state.trustPrompt.wants.length, Math.max(3, rows - 14)) : 0;
   // An edit's diff gets what is left of the screen, at least 3 rows, at most 20.
   const diffBudget = Math.max(3, Math.min(20, rows - 20 - todoRows));
   const approvalRows = !approval
     ? 0
     : (approval.diff ? rowsOf(approval.diff.path, columns - 4) + diffRows(approval.diff, diffBudget - 1) : rowsOf(approval.command, columns - 4)) +
       (reason ? 7 + rowsOf(`> ${reason.text} `, columns) : 10);
-  const promptRows = state.modelPicker
+  const promptRows = state.trustPrompt
+    ? trustRows + 6
+    : state.modelPicker
     ? pickerRows + 4
     : approval
     ? approvalRows
@@ -104,6 +108,7 @@ export function App({ store, controller, exitRef }: AppProps) {
       {/* Expanded but taller than a third of the screen: a bigger window instead (/todos prints the whole list). */}
       <TodoPanel todos={state.todos} expanded={state.todosExpanded && state.todos.length <= todosFit} maxCollapsed={state.todosExpanded && state.todos.length > todosFit ? todosFit : 5} />
       {state.modelPicker ? <ModelPicker options={state.modelPicker} selected={choice} maxRows={pickerRows} /> : null}
+      {state.trustPrompt ? <TrustPrompt prompt={state.trustPrompt} selected={choice} maxRows={trustRows} /> : null}
       {approval ? <ApprovalPrompt request={approval} selected={choice} queued={state.approvals.length - 1} reason={reason} maxDiffRows={diffBudget} width={columns} /> : null}
       {!approval && clarification ? <ClarificationPrompt clarification={clarification} selected={buf.text ? options.length : choice} typing={buf.text !== ""} /> : null}
       <InputBox

@@ -30,8 +30,11 @@ export interface StartRequest {
 
 export interface ControllerOptions {
   store: ChatStore;
-  /** Loads the runtime (LangChain, SQLite) — called after the first frame is on screen. */
-  loadSession: () => Promise<ChatSession>;
+  /**
+   * Loads the runtime (LangChain, SQLite) — called after the first frame is on screen. `ignoreUntrusted`: the user
+   * chose not to trust the project's .deerflowrc, so its keys that need trust are left out instead of asked about.
+   */
+  loadSession: (opts?: { ignoreUntrusted?: boolean }) => Promise<ChatSession>;
   /** Leaves the app; an error makes the CLI print it and exit non-zero. */
   exit: (error?: unknown) => void;
   /** First run: what to offer when loading failed for want of a model, and how to save the pick. */
@@ -39,6 +42,19 @@ export interface ControllerOptions {
     choices: (err: unknown) => Promise<DiscoveredServer[]>;
     save: (choice: ModelChoice) => Promise<SavedChoice>;
   };
+  /** Records trust in the project folder the start-up error names (`deerflow trust`'s record). */
+  trustFolder?: (err: UntrustedFolder) => Promise<void>;
+}
+
+/** The runtime's UntrustedFolderError, as the TUI sees it (duck-typed: the bundles carry their own classes). */
+export interface UntrustedFolder {
+  untrustedFolder: true;
+  untrusted: { file: string; folder: string; state: "untrusted" | "changed"; wants: string[]; sha256: string };
+  trustHome: string;
+}
+
+function untrustedFolderOf(err: unknown): UntrustedFolder | undefined {
+  return (err as Partial<UntrustedFolder> | undefined)?.untrustedFolder === true ? (err as UntrustedFolder) : undefined;
 }
 
 /** Every model of every server, one picker row each. */
@@ -96,10 +112,22 @@ export class ChatController {
   /** While the first-run picker is up: what to start after the pick, and the error to leave with on Esc. */
   private pending: { req: StartRequest; error: unknown } | undefined;
 
+  /** While the trust question is up: what to start after the answer, and the folder asked about. */
+  private pendingTrust: { req: StartRequest; folder: UntrustedFolder } | undefined;
+  /** The user answered "don't trust" (for this session). */
+  private ignoreUntrusted = false;
+
   async start(req: StartRequest): Promise<void> {
     try {
-      this.session = await this.opts.loadSession();
+      this.session = await this.opts.loadSession({ ignoreUntrusted: this.ignoreUntrusted });
     } catch (err) {
+      const folder = untrustedFolderOf(err);
+      if (folder && this.opts.trustFolder && !this.exiting) {
+        const u = folder.untrusted;
+        this.pendingTrust = { req, folder };
+        this.dispatch({ type: "ui.trust.prompt", prompt: { file: u.file, folder: u.folder, changed: u.state === "changed", wants: u.wants } });
+        return;
+      }
       // No model, but local servers offer some: let the user pick one instead of failing.
       const servers = await this.opts.firstRun?.choices(err).catch(() => []);
       const options = modelOptions(servers ?? []);
@@ -142,6 +170,31 @@ export class ChatController {
       this.notice("info", `Using ${option.model} at ${option.baseUrl}: saved to ${saved.path} as "${saved.name}" (defaultModel)${saved.backup ? `; the old file, with its comments, is ${saved.backup}` : ""}.`);
     } catch (err) {
       return this.opts.exit(err);
+    }
+    await this.start(pending.req);
+  }
+
+  /**
+   * The trust question's answer: true trusts the folder (recorded as `deerflow trust` does) and starts with its
+   * keys; false starts without them (a notice says which); undefined (Esc) leaves with the one-line refusal.
+   */
+  async answerTrust(trust: boolean | undefined): Promise<void> {
+    const pending = this.pendingTrust;
+    if (!pending) return;
+    this.pendingTrust = undefined;
+    this.dispatch({ type: "ui.trust.prompt", prompt: null });
+    const u = pending.folder.untrusted;
+    if (trust === undefined) return this.opts.exit(pending.folder);
+    if (trust) {
+      try {
+        await this.opts.trustFolder!(pending.folder);
+      } catch (err) {
+        return this.opts.exit(err);
+      }
+      this.notice("info", `Trusted ${u.folder}: its .deerflowrc applies (\`deerflow trust --revoke ${u.folder}\` undoes it).`);
+    } else {
+      this.ignoreUntrusted = true;
+      this.notice("warning", `Not trusted: ${u.file} applies without ${u.wants.length === 1 ? "this" : `these ${u.wants.length}`} (${u.wants.join("; ")}). \`deerflow trust ${u.folder}\` trusts it.`);
     }
     await this.start(pending.req);
   }

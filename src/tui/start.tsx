@@ -3,7 +3,6 @@
 import { render } from "ink";
 import { App } from "./app.js";
 import { ChatController, type ControllerOptions, type StartRequest } from "./controller.js";
-import type { ChatSession } from "../runtime/chat-session.js";
 import { loadMarkdown } from "./markdown/load.js";
 import { ChatStore } from "./store.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
@@ -11,7 +10,9 @@ import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 export interface StartChatOptions {
   version: string;
   cwd: string;
-  loadSession: () => Promise<ChatSession>;
+  loadSession: ControllerOptions["loadSession"];
+  /** Records trust in a project folder (the start-up's trust question). */
+  trustFolder?: ControllerOptions["trustFolder"];
   /** First run without a model: offer the local servers' models (see ChatController). */
   firstRun?: ControllerOptions["firstRun"];
   start: StartRequest;
@@ -33,8 +34,9 @@ export async function startChat(opts: StartChatOptions): Promise<ChatExit> {
   const controller = new ChatController({
     store,
     // The Markdown libraries load beside the runtime (never before the first frame); answers wait for neither.
-    loadSession: () => Promise.all([opts.loadSession(), loadMarkdown()]).then(([session]) => session),
+    loadSession: (o) => Promise.all([opts.loadSession(o), loadMarkdown()]).then(([session]) => session),
     firstRun: opts.firstRun,
+    trustFolder: opts.trustFolder,
     exit: (error) => exitRef.current?.(error === undefined ? undefined : error instanceof Error ? error : new Error(String(error))),
   });
   const instance = render(<App store={store} controller={controller} exitRef={exitRef} />, {

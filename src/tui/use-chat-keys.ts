@@ -39,7 +39,8 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
   const approvalId = store.get().approvals[0]?.id;
   const clarification = store.get().clarification;
   const modelPicker = store.get().modelPicker;
-  useEffect(() => setChoice(0), [approvalId, clarification, modelPicker]);
+  const trustPrompt = store.get().trustPrompt;
+  useEffect(() => setChoice(0), [approvalId, clarification, modelPicker, trustPrompt]);
   useEffect(() => setReason(null), [approvalId]);
 
   const send = (text: string): void => {
@@ -65,6 +66,14 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
     const approval = state.approvals[0];
     const options = state.clarification?.options ?? [];
     const action = actionFor(input, key);
+    if (state.trustPrompt) {
+      // Choice 0 is "don't trust", 1 "trust" (TRUST_CHOICES).
+      if (input === "1" || input === "2") void controller.answerTrust(input === "2");
+      else if (action === "historyPrev" || action === "historyNext") setChoice(1 - choice);
+      else if (action === "submit") void controller.answerTrust(choice === 1);
+      else if (action === "cancel" || action === "exit" || action === "interrupt") void controller.answerTrust(undefined);
+      return;
+    }
     if (state.modelPicker) {
       const n = state.modelPicker.length;
       if (/^[1-9]$/.test(input) && Number(input) <= n) void controller.pickModel(Number(input) - 1);

@@ -2,12 +2,13 @@
 // modes (bwrap, and bwrap hidden from PATH): links out of the workspace read back through the file tools, /proc
 // back doors, a .deerflowrc above the workspace, 100 MB of output, terminal escapes in output and answers, jobs that
 // are not jobs, a command that ignores SIGTERM, and workspaces that are dangerous only once their path is resolved.
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
 import { HAS_BWRAP, type Mode, attackTally, pathWithoutBwrap, toolResults } from "../support/confinement.js";
 import { processesMatching } from "../support/processes.js";
+import { trustProject } from "../support/trust.js";
 
 const e2e = useE2E();
 const SSH = "FAKE-SSH-PRIVATE-KEY";
@@ -21,6 +22,7 @@ function setUp(mode: Mode) {
   writeFileSync(join(sb.userHome, ".ssh", "id_rsa"), `${SSH}\n`);
   // The project's .deerflowrc sits ABOVE the workspace (-w project/repo).
   writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ apiKey: RC }));
+  trustProject(sb);
   const repo = join(sb.cwd, "repo");
   mkdirSync(repo);
   const env: Record<string, string> = {};
@@ -98,6 +100,7 @@ describe.each(modes)("hostile model against the confined shell (%s)", (mode) => 
   it("a command that ignores SIGTERM is killed at its timeout, and leaves nothing", async () => {
     const { sb, env } = setUp(mode);
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ sandbox: { bashTimeout: 2 } }));
+    trustProject(sb);
     const m = `deerflow-noterm-${mode}-${process.pid}-${Date.now()}`;
     e2e.server.push(
       { toolCalls: [{ id: "t", name: "bash", args: { command: `trap '' TERM; (exec -a ${m} sleep 300) & trap '' TERM; exec -a ${m}-main sleep 300` } }] },
@@ -114,6 +117,8 @@ describe.each(modes)("hostile model against the confined shell (%s)", (mode) => 
 
   it("a workspace is judged by its resolved path: symlinks to $HOME or /, '..' into the data directory, DEERFLOW_HOME inside it", async () => {
     const { sb, env } = setUp(mode);
+    // Workspaces only: the project file (trusted in DEERFLOW_HOME, not in the other data homes used here) goes.
+    rmSync(join(sb.cwd, ".deerflowrc"));
     const homeEnv = { ...env, DEERFLOW_HOME: undefined };
     symlinkSync(sb.userHome, join(sb.cwd, "to-home"));
     symlinkSync("/", join(sb.cwd, "to-root"));

@@ -6,6 +6,7 @@ import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import type { RecordedRequest } from "../support/openai-server.js";
 import { fixture, writeRc } from "../support/mcp.js";
+import { trustProject } from "../support/trust.js";
 
 const e2e = useE2E();
 let sb: Sandbox;
@@ -67,6 +68,7 @@ describe("control middlewares through deerflow run", () => {
   it("guards come from .deerflowrc: a tighter loop limit stops sooner", async () => {
     sb = e2e.sandbox();
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ guards: { loopWarn: 2, loopStop: 3 } }));
+    trustProject(sb);
     e2e.server.setScript(() => ({ toolCalls: [{ name: "bash", args: { command: "echo same" } }] }));
     const r = await runJson(["do it"]);
     expect(r.exitCode).toBe(5);
@@ -97,7 +99,7 @@ describe("control middlewares through deerflow run", () => {
   it("the system prompt sent to the model is byte-identical on turn 1 and turn 5 of a thread (60 deferred MCP tools, one promoted on turn 3)", async () => {
     sb = e2e.sandbox();
     // The deferred tools' listing is part of the system prompt; promoting one changes the tool list only.
-    writeRc(sb.cwd, { s1: fixture("--tools", "20", "--prefix", "a"), s2: fixture("--tools", "20", "--prefix", "b"), s3: fixture("--tools", "20", "--prefix", "c") });
+    writeRc(sb, { s1: fixture("--tools", "20", "--prefix", "a"), s2: fixture("--tools", "20", "--prefix", "b"), s3: fixture("--tools", "20", "--prefix", "c") });
     e2e.server.push({ content: "one" });
     const first = await runJson(["turn 1"]);
     let spent = first.json.usage.total_tokens;

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { trustProject } from "../support/trust.js";
 
 const e2e = useE2E();
 
@@ -90,6 +91,7 @@ describe("run lifecycle", () => {
     expect((await threads(sb))[0]!.status).toBe("timeout");
 
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ runTimeout: 1 }));
+    trustProject(sb);
     e2e.server.push({ hang: true });
     const again = await sb.run(["run", "--output-format", "json", "slow again"]);
     expect(again.exitCode).toBe(5);

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../support/openai-server.js";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { trustProject } from "../support/trust.js";
 
 const e2e = useE2E();
 const WINDOW = 32_768;
@@ -27,6 +28,7 @@ function setUp(sb: Sandbox) {
       guards: { toolCallWarn: 5000, toolCallStop: 6000, tokenBudget: 100_000_000 },
     }),
   );
+  trustProject(sb);
   for (let i = 0; i < FILES; i++) {
     const size = 2000 + ((i * 2654435761) % 6000);
     const lines = [`FILE-${i} start`];

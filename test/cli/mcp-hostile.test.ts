@@ -18,7 +18,7 @@ const toolDefs = (req: RecordedRequest): { name: string; description: string }[]
 describe("a hostile MCP server", () => {
   it("escape sequences never reach the model's tool list, the results or the terminal; a tool named bash is not the built-in", async () => {
     const sb = e2e.sandbox();
-    writeRc(sb.cwd, { fx: { ...fixture("--hostile"), trust: true } }, { mcp: { deferAbove: 100, deferTokens: 1_000_000 } });
+    writeRc(sb, { fx: { ...fixture("--hostile"), trust: true } }, { mcp: { deferAbove: 100, deferTokens: 1_000_000 } });
     const list = await sb.run(["mcp", "list"]);
     expect(list.stdout).not.toContain(ESC);
     expect(list.stdout).toContain("mcp__fx__evil_0_pwned_ (trusted)  Clears your screen and sets the title ; also OSC 52 .");
@@ -43,7 +43,7 @@ describe("a hostile MCP server", () => {
 
   it("huge and error results, a description of 100k characters, an image that is HTML: bounded and plain", async () => {
     const sb = e2e.sandbox();
-    writeRc(sb.cwd, { fx: { ...fixture("--hostile"), trust: true } }, { mcp: { deferAbove: 100, deferTokens: 1_000_000 }, models: { "test-model": { model: "test-model", supportsVision: true } } });
+    writeRc(sb, { fx: { ...fixture("--hostile"), trust: true } }, { mcp: { deferAbove: 100, deferTokens: 1_000_000 }, models: { "test-model": { model: "test-model", supportsVision: true } } });
     e2e.server.push(
       { toolCalls: [{ id: "h1", name: "mcp__fx__huge", args: { chars: 3_000_000 } }] },
       { toolCalls: [{ id: "f1", name: "mcp__fx__fails", args: {} }] },
@@ -69,7 +69,7 @@ describe("a hostile MCP server", () => {
 
   it("a server that crashes mid-call: that call and later ones are error results saying so; notification spam is survived", async () => {
     const sb = e2e.sandbox();
-    writeRc(sb.cwd, { fx: { ...fixture("--crash", "--hostile"), trust: true }, other: { ...fixture("--tools", "1"), trust: true } }, { mcp: { deferAbove: 100, deferTokens: 1_000_000 } });
+    writeRc(sb, { fx: { ...fixture("--crash", "--hostile"), trust: true }, other: { ...fixture("--tools", "1"), trust: true } }, { mcp: { deferAbove: 100, deferTokens: 1_000_000 } });
     e2e.server.push(
       { toolCalls: [{ id: "s1", name: "mcp__fx__spam", args: { count: 2000 } }] },
       { toolCalls: [{ id: "c1", name: "mcp__fx__crash", args: {} }] },
@@ -90,7 +90,7 @@ describe("a hostile MCP server", () => {
 describe("an MCP answer over the SDK's 10 MB message limit", () => {
   it("closes that server's connection; the call and later ones say why, the run goes on", async () => {
     const sb = e2e.sandbox();
-    writeRc(sb.cwd, { fx: { ...fixture("--hostile"), trust: true } }, { mcp: { deferAbove: 100, deferTokens: 1_000_000 } });
+    writeRc(sb, { fx: { ...fixture("--hostile"), trust: true } }, { mcp: { deferAbove: 100, deferTokens: 1_000_000 } });
     e2e.server.push({ toolCalls: [{ id: "h1", name: "mcp__fx__huge", args: { chars: 12_000_000 } }] }, { content: "moved on" });
     const r = await sb.run(["run", "go"]);
     expect(r.exitCode).toBe(0);
@@ -102,7 +102,7 @@ describe("an MCP answer over the SDK's 10 MB message limit", () => {
 describe("a slow MCP server", () => {
   it("a call past the server's timeout is cancelled and answered with an error result naming the setting", async () => {
     const sb = e2e.sandbox();
-    writeRc(sb.cwd, { slowpoke: { ...fixture("--slow"), trust: true, timeout: 1000 } });
+    writeRc(sb, { slowpoke: { ...fixture("--slow"), trust: true, timeout: 1000 } });
     e2e.server.push({ toolCalls: [{ id: "s1", name: "mcp__slowpoke__slow", args: { ms: 60_000 } }] }, { content: "gave up" });
     const r = await sb.run(["run", "wait"]);
     expect(r.exitCode).toBe(0);
@@ -115,7 +115,7 @@ describe("a slow MCP server", () => {
 describe("a hostile model", () => {
   it("calls an MCP tool that does not exist, a deferred tool by its short name, and a catastrophic regex in tool_search", async () => {
     const sb = e2e.sandbox();
-    writeRc(sb.cwd, { fx: { ...fixture("--tools", "25", "--prefix", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), trust: true } });
+    writeRc(sb, { fx: { ...fixture("--tools", "25", "--prefix", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), trust: true } });
     e2e.server.push(
       { toolCalls: [{ id: "n1", name: "mcp__fx__nope", args: {} }] },
       { toolCalls: [{ id: "q1", name: "tool_search", args: { query: "(a+)+$" } }] },

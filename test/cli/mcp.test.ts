@@ -33,7 +33,7 @@ const lastToolResult = (req: RecordedRequest) => toolResults(req).at(-1) ?? "";
 describe("deerflow mcp list", () => {
   it("shows a stdio, an HTTP and an SSE server with their tools, a failing server with its reason, a disabled one; --json too", async () => {
     const sb = e2e.sandbox();
-    writeRc(sb.cwd, {
+    writeRc(sb, {
       everything: everythingStdio(),
       web: { type: "http", url: http.url },
       old: { type: "sse", url: sse.url },
@@ -64,7 +64,7 @@ describe("deerflow mcp list", () => {
 
   it("doctor checks each server: a failing one fails doctor with its reason", async () => {
     const sb = e2e.sandbox();
-    writeRc(sb.cwd, { everything: everythingStdio(), hung: { ...fixture("--hang-init"), startupTimeout: 1500 } });
+    writeRc(sb, { everything: everythingStdio(), hung: { ...fixture("--hang-init"), startupTimeout: 1500 } });
     const r = await sb.run(["doctor"]);
     expect(r.stdout).toMatch(/✓ mcp {5}everything \(stdio\): started, 13 tools/);
     expect(r.stdout).toMatch(/✗ mcp {5}hung \(stdio\): starting the server and listing its tools did not finish within 1500 ms/);
@@ -76,7 +76,7 @@ describe("deerflow config with MCP servers", () => {
   it("masks the credentials servers are given: env, headers, a token on the command line or in the URL; $VAR references as written", async () => {
     const sb = e2e.sandbox();
     const secrets = ["ghp_abcdefghijklmnopqrstuvwxyz0123456789", "plain-token-value-1234", "sk-live-abcdefghijklmnop1234567890", "envsecret-0987654321", "sk-abcdefghijklmnopqrstuv"];
-    writeRc(sb.cwd, {
+    writeRc(sb, {
       gh: { command: "npx", args: ["-y", "some-server", "--token", secrets[1], `--api-key=${secrets[2]}`, `--github=${secrets[0]}`, "--password=$DB_PASSWORD"], env: { TOKEN: secrets[3] } },
       web: { url: `http://127.0.0.1:9/mcp?key=${secrets[4]}`, headers: { Authorization: `Bearer ${secrets[0]}`, "X-Key": "$MY_TOKEN" } },
     });
@@ -95,7 +95,7 @@ describe("deerflow config with MCP servers", () => {
 describe("MCP tools in a run", () => {
   it("calls a stdio and an HTTP server's tools; a failing server is reported once on stderr and the run goes on", async () => {
     const sb = e2e.sandbox();
-    writeRc(sb.cwd, {
+    writeRc(sb, {
       everything: { ...everythingStdio(), trust: true },
       web: { url: http.url, trust: ["get-sum"] },
       broken: { command: "definitely-not-a-program-here" },
@@ -121,7 +121,7 @@ describe("MCP tools in a run", () => {
 
   it("ask mode, headless: an untrusted MCP tool is denied without --yes (visibly), runs with --yes", async () => {
     const sb = e2e.sandbox();
-    writeRc(sb.cwd, { everything: everythingStdio() });
+    writeRc(sb, { everything: everythingStdio() });
     e2e.server.push({ toolCalls: [{ id: "d1", name: "mcp__everything__get-sum", args: { a: 1, b: 1 } }] }, { content: "denied, ok" });
     const denied = await sb.run(["run", "--approval", "ask", "sum"]);
     expect(denied.exitCode).toBe(0);
@@ -137,7 +137,7 @@ describe("MCP tools in a run", () => {
 
   it("an image result is saved under outputs/ and shown to a vision model on its next call", async () => {
     const sb = e2e.sandbox();
-    writeRc(sb.cwd, { charts: { ...fixture("--image"), trust: true } }, { models: { "test-model": { model: "test-model", supportsVision: true } } });
+    writeRc(sb, { charts: { ...fixture("--image"), trust: true } }, { models: { "test-model": { model: "test-model", supportsVision: true } } });
     e2e.server.push({ toolCalls: [{ id: "img1", name: "mcp__charts__chart", args: {} }] }, { content: "I see a tiny chart." });
     const r = await sb.run(["run", "--output-format", "json", "draw"]);
     expect(r.exitCode).toBe(0);
@@ -163,7 +163,7 @@ describe("MCP tools in a run", () => {
     const marker = `deerflow-mcp-${process.pid}-${Date.now()}`;
     const secs = String(500 + (Date.now() % 400));
     const childFile = join(sb.cwd, "child.pid");
-    writeRc(sb.cwd, { kids: fixture("--tools", "1", "--child", childFile, "--child-secs", secs, "--marker", marker) });
+    writeRc(sb, { kids: fixture("--tools", "1", "--child", childFile, "--child-secs", secs, "--marker", marker) });
     e2e.server.push({ content: "nothing to do" });
     const r = await sb.run(["run", "hi"]);
     expect(r.exitCode).toBe(0);
@@ -178,7 +178,7 @@ describe("MCP tools in a run", () => {
     const sb = e2e.sandbox();
     const marker = `deerflow-mcp-kill9-${process.pid}-${Date.now()}`;
     const hangFile = join(sb.cwd, "hang.pid");
-    writeRc(sb.cwd, { s: { ...fixture("--hang", "--stubborn", "--marker", marker), env: { FIXTURE_HANG_FILE: hangFile }, trust: true } });
+    writeRc(sb, { s: { ...fixture("--hang", "--stubborn", "--marker", marker), env: { FIXTURE_HANG_FILE: hangFile }, trust: true } });
     e2e.server.push({ toolCalls: [{ id: "h1", name: "mcp__s__hang", args: {} }] });
     const child = sb.spawn(["run", "call it"]);
     await until(() => existsSync(hangFile), "the server to receive the call");
@@ -193,7 +193,7 @@ describe("MCP tools in a run", () => {
 describe("deferred MCP tools", () => {
   it("60 tools are deferred: listed by name, refused until tool_search promotes them, promoted for the turn only; the system prompt never changes", async () => {
     const sb = e2e.sandbox();
-    writeRc(sb.cwd, {
+    writeRc(sb, {
       s1: { ...fixture("--tools", "20", "--prefix", "a"), trust: true },
       s2: { ...fixture("--tools", "20", "--prefix", "b"), trust: true },
       s3: { ...fixture("--tools", "20", "--prefix", "c"), trust: true },
@@ -248,7 +248,7 @@ describe("a confined stdio server (sandbox: true)", () => {
     mkdirSync(join(sb.userHome, ".ssh"), { recursive: true });
     const key = join(sb.userHome, ".ssh", "id_ed25519");
     writeFileSync(key, "PRIVATE-KEY-MATERIAL");
-    writeRc(sb.cwd, {
+    writeRc(sb, {
       boxed: { command: process.execPath, args: [FILESYSTEM, "/mnt/user-data/workspace", sb.userHome], sandbox: true, trust: true },
       plain: { command: process.execPath, args: [FILESYSTEM, sb.userHome], trust: true },
     }, { mcp: { deferAbove: 100, deferTokens: 1_000_000 } });

@@ -6,6 +6,7 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { BIN, type Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { trustProject } from "../support/trust.js";
 
 const e2e = useE2E();
 let sb: Sandbox;
@@ -118,6 +119,7 @@ describe("deerflow run", () => {
       join(sb.cwd, ".deerflowrc"),
       JSON.stringify({ defaultModel: "local", models: { local: { model: "qwen-coder", baseUrl: e2e.server.url, apiKey: "$MY_LOCAL_KEY" } } }),
     );
+    trustProject(sb);
     e2e.server.push({ content: "from the named model" });
     const r = await sb.run(["run", "hi"], { env: { MY_LOCAL_KEY: "secret-local-key" } });
     expect(r.exitCode).toBe(0);
@@ -253,6 +255,8 @@ describe("fast paths and other commands", () => {
     expect(envWins.checkpoint.channelMode).toBe("full");
     const flagWins = JSON.parse((await sb.run(["--home", join(sb.userHome, "h2"), "config", "--json"])).stdout);
     expect(flagWins.home).toBe(join(sb.userHome, "h2"));
+    // The file's "home" needs trust, recorded where the user's setup (no DEERFLOW_HOME: ~/.deerflow) keeps it.
+    expect((await sb.run(["trust"], { env: { DEERFLOW_HOME: undefined } })).exitCode).toBe(0);
     const fileOnly = JSON.parse((await sb.run(["config", "--json"], { env: { DEERFLOW_HOME: undefined } })).stdout);
     expect(fileOnly.home).toBe("/from/file");
     expect(fileOnly.checkpoint.channelMode).toBe("delta");

@@ -7,6 +7,7 @@ import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import { processesMatching } from "../support/processes.js";
 import type { RecordedRequest } from "../support/openai-server.js";
+import { trustProject } from "../support/trust.js";
 
 const e2e = useE2E();
 let sb: Sandbox;
@@ -81,6 +82,7 @@ describe("sandbox tools through deerflow run", () => {
   it("a bash timeout kills the command's whole process group: no orphan survives", async () => {
     sb = e2e.sandbox();
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ sandbox: { bashTimeout: 1 } }));
+    trustProject(sb);
     const marker = `deerflow-orphan-${process.pid}-${Date.now()}`;
     e2e.server.push(
       { toolCalls: [{ id: "t1", name: "bash", args: { command: `(sleep 300; echo ${marker}) & sleep 200 # ${marker}` } }] },

@@ -11,6 +11,7 @@ import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import { processesMatching } from "../support/processes.js";
 import { gate, type RecordedRequest, type ScriptedReply } from "../support/openai-server.js";
+import { trustProject } from "../support/trust.js";
 
 const e2e = useE2E();
 let sb: Sandbox;
@@ -103,6 +104,7 @@ describe("subagents through deerflow run", () => {
         subagents: { reviewer: { description: "reviews", tools: ["read_file"], maxTurns: 5, model: "other", systemPrompt: "You are a careful reviewer subagent of deerflow." } },
       }),
     );
+    trustProject(sb);
     script([{ toolCalls: [task("rv", "review", "reviewer")] }, { content: "reviewed" }], () => ({ content: "looks fine" }));
     const r = await streamRun(["--model", "test-model", "review it"]);
     expect(r.exitCode).toBe(0);

@@ -6,6 +6,7 @@ import { stripJsonComments } from "../../src/config/jsonc.js";
 import { loadConfig, maskSecret, readConfigFile, requireModel } from "../../src/config/load.js";
 import { ConfigError } from "../../src/errors.js";
 import { fileConfigSchema, modelConfigSchema } from "../../src/config/schema.js";
+import { trustFolder } from "../../src/config/trust-store.js";
 
 let root: string;
 let userHome: string;
@@ -20,6 +21,12 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 const load = (env: Record<string, string> = {}, flags = {}) => loadConfig({ cwd, env, userHome, flags });
+
+/** Writes a project file and trusts its folder as `deerflow trust` would (the default data home records it). */
+function writeTrusted(path: string, text: string): void {
+  writeFileSync(path, text);
+  trustFolder(join(userHome, ".deerflow"), path);
+}
 
 function configError(fn: () => unknown): ConfigError {
   try {
@@ -50,7 +57,7 @@ describe("config discovery and precedence", () => {
   });
 
   it("environment overrides the file; flags override both", () => {
-    writeFileSync(join(cwd, ".deerflowrc"), JSON.stringify({ models: { a: { model: "ma" }, b: { model: "mb" } }, defaultModel: "a", home: "data", checkpoint: { channelMode: "delta" } }));
+    writeTrusted(join(cwd, ".deerflowrc"), JSON.stringify({ models: { a: { model: "ma" }, b: { model: "mb" } }, defaultModel: "a", home: "data", checkpoint: { channelMode: "delta" } }));
     expect(load().home).toBe(join(cwd, "data"));
     expect(load().checkpoint.channelMode).toBe("delta");
     expect(load({ DEERFLOW_CHECKPOINT_MODE: "full" }).checkpoint.channelMode).toBe("full");
@@ -61,7 +68,7 @@ describe("config discovery and precedence", () => {
   });
 
   it("a single model is the default; a per-model baseUrl wins over OPENAI_BASE_URL", () => {
-    writeFileSync(join(cwd, ".deerflowrc"), JSON.stringify({ models: { local: { model: "q", baseUrl: "http://localhost:11434/v1" } } }));
+    writeTrusted(join(cwd, ".deerflowrc"), JSON.stringify({ models: { local: { model: "q", baseUrl: "http://localhost:11434/v1" } } }));
     const c = load({ OPENAI_BASE_URL: "http://elsewhere/v1" });
     expect(c.model).toMatchObject({ name: "local", baseUrl: "http://localhost:11434/v1", apiKey: undefined });
     expect(requireModel(c).name).toBe("local");
@@ -89,20 +96,22 @@ describe("config errors name the file, the key path and what was expected", () =
     expect(configError(() => load()).keyPath).toBe("checkpoint.channelMode");
     writeFileSync(rc, JSON.stringify({ defaultModel: "nope", models: { a: { model: "x" } } }));
     expect(configError(() => load()).message).toMatch(/"nope" is not one of the configured models \(a\)/);
-    writeFileSync(rc, JSON.stringify({ models: { a: { model: "x", apiKey: "$NOT_SET_ANYWHERE" } } }));
+    // A key is read where it would be sent: the user's own file's key goes to the user's endpoint.
+    writeFileSync(rc, "{}");
+    writeFileSync(join(userHome, ".deerflowrc"), JSON.stringify({ models: { a: { model: "x", apiKey: "$NOT_SET_ANYWHERE" } } }));
     const unset = configError(() => load());
     expect(unset.keyPath).toBe("models.a.apiKey");
     expect(unset.message).toContain("NOT_SET_ANYWHERE");
-    writeFileSync(rc, "{}");
+    rmSync(join(userHome, ".deerflowrc"));
     expect(configError(() => load({ DEERFLOW_CHECKPOINT_MODE: "fast" })).message).toMatch(/"full" or "delta"/);
   });
 
   it("guards: defaults, overrides, and a warn threshold that is not below its stop is refused", () => {
     expect(load().guards).toEqual({ loopWarn: 3, loopStop: 5, toolCallWarn: 30, toolCallStop: 50, tokenBudget: 200_000 });
     const rc = join(cwd, ".deerflowrc");
-    writeFileSync(rc, JSON.stringify({ guards: { loopWarn: 2, loopStop: 3, tokenBudget: 5000 } }));
+    writeTrusted(rc, JSON.stringify({ guards: { loopWarn: 2, loopStop: 3, tokenBudget: 5000 } }));
     expect(load().guards).toMatchObject({ loopWarn: 2, loopStop: 3, tokenBudget: 5000 });
-    writeFileSync(rc, JSON.stringify({ guards: { loopWarn: 6 } }));
+    writeTrusted(rc, JSON.stringify({ guards: { loopWarn: 6 } }));
     const e = configError(() => load());
     expect(e.keyPath).toBe("guards.loopWarn");
     expect(e.message).toContain(rc);

@@ -66,12 +66,13 @@ describe("code cache of the chat's bundles", () => {
     }
   }, 120_000);
 
-  it("is kept in the home a .deerflowrc names, never in ~/.deerflow or the working directory", async () => {
+  it("is kept in the home ~/.deerflowrc names, never in ~/.deerflow or the working directory", async () => {
     // This failed when the cache went to $DEERFLOW_HOME or ~/.deerflow whatever the config said (megabytes in a
     // directory the user never chose), and to ./cache in the project when DEERFLOW_HOME was set but empty.
     const sb = e2e.sandbox();
     const userHome = dirname(sb.cwd);
-    writeFileSync(join(sb.cwd, ".deerflowrc"), `{ "home": "../data" } // relative to this file's folder\n`);
+    // The user's own file: a project's "home" applies only in a trusted folder (test/cli/trust.test.ts).
+    writeFileSync(join(userHome, ".deerflowrc"), `{ "home": "data" } // relative to this file's folder\n`);
     const chat = tui.spawn(sb, ["chat"], { env: { DEERFLOW_HOME: "" } });
     await waitReady(chat);
     await chat.kill();

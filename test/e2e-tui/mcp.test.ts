@@ -18,7 +18,7 @@ describe("MCP in the chat", () => {
     const sb = e2e.sandbox();
     const marker = `deerflow-tui-mcp-${process.pid}-${Date.now()}`;
     const hangFile = join(sb.cwd, "hang.pid");
-    writeRc(sb.cwd, {
+    writeRc(sb, {
       fx: { ...fixture("--hang", "--tools", "2", "--marker", marker), env: { FIXTURE_HANG_FILE: hangFile }, trust: true },
       dies: fixture("--exit-at-start", "--marker", marker),
     });
@@ -52,7 +52,7 @@ describe("MCP in the chat", () => {
 
   it("ask mode: an untrusted MCP tool asks first; 'allow always' covers that tool for the rest of the thread", async () => {
     const sb = e2e.sandbox();
-    writeRc(sb.cwd, { fx: fixture("--tools", "1") });
+    writeRc(sb, { fx: fixture("--tools", "1") });
     e2e.server.push(
       { toolCalls: [{ id: "a1", name: "mcp__fx__fixture_0", args: { text: "first" } }] },
       { toolCalls: [{ id: "a2", name: "mcp__fx__fixture_0", args: { text: "second" } }] },

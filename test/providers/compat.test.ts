@@ -7,11 +7,13 @@ import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import { PROVIDERS, type ProviderFixture } from "./fixtures.js";
+import { trustProject } from "../support/trust.js";
 
 const e2e = useE2E();
 
 export function configure(sb: Sandbox, url: string, extra: Record<string, unknown> = {}): void {
   writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ models: { p: { model: "provider-model", baseUrl: url, apiKey: "sk-test-key-123456", ...extra } } }));
+  trustProject(sb);
 }
 
 const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");

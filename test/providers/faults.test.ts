@@ -9,11 +9,13 @@ import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import type { RawReply } from "../support/openai-server.js";
 import { rawSse } from "./fixtures.js";
+import { trustProject } from "../support/trust.js";
 
 const e2e = useE2E();
 
 function configure(sb: Sandbox, extra: Record<string, unknown> = {}): void {
   writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ models: { p: { model: "provider-model", baseUrl: e2e.server.url, apiKey: "sk-test-key-123456", ...extra } } }));
+  trustProject(sb);
 }
 const run = (sb: Sandbox, ...args: string[]) => sb.run(["run", "-m", "p", ...args]);
 

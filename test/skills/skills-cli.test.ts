@@ -52,8 +52,10 @@ describe("skills through the built CLI", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const reqs = agentRequests(e2e.server.requests);
     const tool = skillTool(reqs[0]!);
-    expect(tool.description).toContain("- release-notes: Write release notes from the git log. Use when the user asks for a changelog.");
-    expect(tool.description).toContain("- sql-style: House SQL style: uppercase keywords, one clause per line.");
+    // Marked by source: the project's own skills are not the user's.
+    expect(tool.description).toContain("[project]: from the repository being worked on, written by its authors");
+    expect(tool.description).toContain("- release-notes [project]: Write release notes from the git log. Use when the user asks for a changelog.");
+    expect(tool.description).toContain("- sql-style [user]: House SQL style: uppercase keywords, one clause per line.");
     expect(tool.description).not.toContain("the user's older copy");
     // The system prompt is byte-identical to the one without skills.
     expect(textOf(reqs[0]!.body.messages[0])).toBe(textOf(bare.body.messages[0]));
@@ -64,6 +66,8 @@ describe("skills through the built CLI", () => {
     expect(textOf(skillResult)).toContain("template.md");
     expect(textOf(skillResult)).not.toContain("USER-COPY-BODY");
     expect(textOf(reqs[2]!.body.messages.at(-1))).toContain("TEMPLATE-LINE-1");
+    // doctor names each skill's source too.
+    expect((await sb.run(["doctor"])).stdout).toMatch(/^✓ skills {2}\d+ installed: .*release-notes \[project\].*sql-style \[user\]/m);
   });
 
   it("activates a skill typed as /<name> in `run`: its text goes in before the request, and bash sees its folder read-only", async () => {

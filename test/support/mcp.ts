@@ -5,6 +5,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
+import { trustProject } from "./trust.js";
 
 export const EVERYTHING = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
 export const FILESYSTEM = fileURLToPath(new URL("../../node_modules/@modelcontextprotocol/server-filesystem/dist/index.js", import.meta.url));
@@ -13,9 +14,13 @@ export const FIXTURE = fileURLToPath(new URL("../fixtures/mcp/fixture-server.mjs
 export const fixture = (...args: string[]) => ({ command: process.execPath, args: [FIXTURE, ...args] });
 export const everythingStdio = () => ({ command: process.execPath, args: [EVERYTHING, "stdio"] });
 
-/** Writes `.deerflowrc` in `dir` with these MCP servers (plus any other keys). */
-export function writeRc(dir: string, mcpServers: Record<string, unknown>, extra: Record<string, unknown> = {}): void {
-  writeFileSync(join(dir, ".deerflowrc"), JSON.stringify({ mcpServers, ...extra }, null, 2));
+/**
+ * Writes the project's `.deerflowrc` (in `sb.cwd`) with these MCP servers (plus any other keys), and trusts the
+ * folder as `deerflow trust` would: MCP servers in a project file start only in a trusted folder.
+ */
+export function writeRc(sb: { home: string; cwd: string }, mcpServers: Record<string, unknown>, extra: Record<string, unknown> = {}): void {
+  writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ mcpServers, ...extra }, null, 2));
+  trustProject(sb);
 }
 
 export async function freePort(): Promise<number> {

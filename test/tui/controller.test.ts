@@ -14,6 +14,7 @@ import type { ScriptedReply, TestModelServer } from "../support/openai-server.js
 import { useInProcessModel } from "../support/in-process.js";
 import { isEvaluator, userTexts } from "../support/requests.js";
 import { until } from "../support/wait.js";
+import { trustProject } from "../support/trust.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 // A test that left a run going (it failed midway) must not write into the removed home.
@@ -374,6 +375,7 @@ describe("ChatController slash commands", () => {
         },
       }),
     );
+    trustProject({ home, cwd });
     const h = await started();
     h.ctl.submit("/model");
     expect(h.notices("info").at(-1)).toBe(`Model: test-model (test-model at ${server.url}). Configured: test-model, other`);

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadBundle, type LoadedBundle } from "../code-cache.js";
-import { peekDataHome } from "../../config/data-home.js";
+import { peekDataHome, trustFolder } from "../../config/trust-store.js";
 // Sets a V8 flag when loaded. V8 refuses a code cache written under other flags, so it is set here, before either
 // bundle is compiled, rather than halfway through running the runtime's bundle (which carries the same module):
 // otherwise every cache the chat writes carries a flag the next start compiles without, and is never used.
@@ -117,9 +117,11 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
         choices: async (err) => (await importRuntime(cacheDir)).firstRunChoices(err),
         save: async (choice) => (await importRuntime(cacheDir)).saveFirstRunChoice(choice),
       },
-      loadSession: async () => {
+      // Trusts exactly the bytes the question showed (their sha256), where `deerflow trust` records it.
+      trustFolder: async ({ untrusted, trustHome }) => void trustFolder(trustHome, untrusted.file, untrusted.sha256),
+      loadSession: async (o) => {
         const { createChatSession } = await importRuntime(cacheDir);
-        const session = await createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, noMemory: opts.memory === false, allowDangerousWorkspace: opts.allowDangerousWorkspace });
+        const session = await createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, noMemory: opts.memory === false, allowDangerousWorkspace: opts.allowDangerousWorkspace, ignoreUntrusted: o?.ignoreUntrusted });
         saveCodeCaches();
         return session;
       },

@@ -1,6 +1,7 @@
 // `deerflow config [--json]`: the resolved configuration, secrets masked, so users can see which file and
 // which environment variable won.
 import { loadConfig, maskSecret } from "../../config/load.js";
+import { ignoredKeyNames, ignoredNotice } from "../../config/project-trust.js";
 import type { GlobalOptions } from "../main.js";
 import { maskSecretShapes } from "../../vocabulary/secret-shapes.js";
 import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
@@ -47,6 +48,8 @@ export async function configCommand(opts: GlobalOptions & { json?: boolean }): P
     model: config.model ? { ...config.model, apiKey: maskSecret(config.model.apiKey) ?? null } : null,
     models,
     mcpServers: mcpView(config.mcp.servers),
+    // Keys of an untrusted project file that are left out (null: none).
+    ignored: config.untrusted ? { file: config.untrusted.file, state: config.untrusted.state, keys: ignoredKeyNames(config.untrusted) } : null,
   };
   if (opts.json) {
     process.stdout.write(maskUrlCredentials(`${JSON.stringify(view, null, 2)}\n`));
@@ -59,7 +62,7 @@ export async function configCommand(opts: GlobalOptions & { json?: boolean }): P
       ? `checkpoints:  ${config.checkpoint.channelMode} mode for every thread (snapshot every ${config.checkpoint.snapshotFrequency} steps in delta mode)`
       : `checkpoints:  ${config.checkpoint.channelMode} mode for new threads, an existing thread in its own (snapshot every ${config.checkpoint.snapshotFrequency} steps in delta mode)`,
     config.model
-      ? `model:        ${config.model.name} → ${config.model.model} at ${config.model.baseUrl} (api key: ${view.model?.apiKey ?? "none"}, timeout ${config.model.timeoutMs / 1000} s)`
+      ? `model:        ${config.model.name} → ${config.model.model} at ${config.model.baseUrl} (api key: ${view.model?.apiKey ?? (config.model.keyWithheld ? `none: ${config.model.keyWithheld}` : "none")}, timeout ${config.model.timeoutMs / 1000} s)`
       : "model:        (none configured: set DEERFLOW_MODEL or defaultModel in .deerflowrc)",
   ];
   const names = Object.keys(models);
@@ -74,6 +77,7 @@ export async function configCommand(opts: GlobalOptions & { json?: boolean }): P
     if (name === Object.keys(view.mcpServers)[0]) lines.push("mcp servers:");
     lines.push(`    ${name}: ${sv.command ? `stdio ${[sv.command, ...(sv.args ?? [])].join(" ")}` : `${sv.type === "sse" ? "sse" : "http"} ${sv.url ?? sv.httpUrl}`}${sv.enabled === false ? " (disabled)" : ""}`);
   }
+  if (config.untrusted) lines.push(`untrusted:    ${ignoredNotice(config.untrusted)}`);
   process.stdout.write(forTerminal(`${lines.join("\n")}\n`));
   return 0;
 }

@@ -3,6 +3,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../config/load.js";
+import { refuseUntrusted } from "../../config/project-trust.js";
 import { UsageError } from "../../errors.js";
 import { type CopyReport, copyThreads } from "../../persistence/copy-threads.js";
 import { openPostgresStore } from "../../persistence/open-store.js";
@@ -13,6 +14,7 @@ import type { GlobalOptions } from "../main.js";
 
 export async function dbMigrateCommand(opts: GlobalOptions & { from?: string; to?: string; json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
+  refuseUntrusted(config.untrusted);
   if (opts.from !== "sqlite") throw new UsageError(`--from must be "sqlite" (the home's database file), not ${JSON.stringify(opts.from ?? "")}.`);
   const to = opts.to ?? config.database;
   if (!isPostgresUrl(to)) throw new UsageError("--to must be a postgres:// URL (or set `database` / DEERFLOW_DATABASE_URL).", "Example: deerflow db migrate --from sqlite --to postgres://deerflow@db.internal/deerflow");

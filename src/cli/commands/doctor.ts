@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { formatErrorLine } from "../../errors.js";
 import { type ResolvedConfig, loadConfig, requireModel } from "../../config/load.js";
+import { ignoredNotice } from "../../config/project-trust.js";
 import { DB_FILE } from "../../persistence/store.js";
 import { checkDatabase, repairDatabase } from "../../persistence/repair.js";
 import type { GlobalOptions } from "../main.js";
@@ -63,7 +64,7 @@ async function endpointCheck(config: ResolvedConfig): Promise<Check> {
       signal: AbortSignal.timeout(5000),
     });
     if (res.status === 401 || res.status === 403) {
-      return { ok: false, label: "model", detail: `${model.baseUrl} rejected the API key (HTTP ${res.status}): check OPENAI_API_KEY or the model's apiKey` };
+      return { ok: false, label: "model", detail: `${model.baseUrl} rejected the API key (HTTP ${res.status}): check OPENAI_API_KEY or the model's apiKey${model.keyWithheld ? ` (${model.keyWithheld})` : ""}` };
     }
     if (res.status >= 500) return { ok: false, label: "model", detail: `${model.baseUrl} answers HTTP ${res.status}: the server is failing` };
     return { ok: true, label: "model", detail: `${model.name} (${model.model}) at ${model.baseUrl} is reachable` };
@@ -174,7 +175,7 @@ async function mcpChecks(config: ResolvedConfig): Promise<Check[]> {
 async function skillsAndMemoryChecks(config: ResolvedConfig): Promise<Check[]> {
   const { discoverSkills } = await import("../../skills/catalog.js");
   const { skills, problems } = discoverSkills({ home: config.home, cwd: process.cwd() });
-  const out: Check[] = [{ ok: true, label: "skills", detail: skills.length ? `${skills.length} installed: ${skills.map((s) => s.name).join(", ")}` : "none installed (.deerflow/skills/<name>/SKILL.md, or skills/ in the data directory)" }];
+  const out: Check[] = [{ ok: true, label: "skills", detail: skills.length ? `${skills.length} installed: ${skills.map((s) => `${s.name} [${s.scope}]`).join(", ")}` : "none installed (.deerflow/skills/<name>/SKILL.md, or skills/ in the data directory)" }];
   for (const p of problems) out.push({ ok: true, warn: true, label: "skills", detail: `skipped ${p}` });
   if (!config.memory.enabled) return [...out, { ok: true, label: "memory", detail: "off (memory.enabled: false)" }];
   const { MEMORY_DB, MEMORY_DIR, MemoryStore } = await import("../../memory/store.js");
@@ -202,6 +203,7 @@ export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }):
     checks.push(config.database ? await teamDatabaseCheck(config.database) : databaseCheck(config.home));
     if (checks.at(-1)!.ok) checks.push(...(await interruptedRewindChecks(config)));
     checks.push({ ok: true, label: "config", detail: config.files.length ? `valid (${config.files.join(", ")})` : "valid (no .deerflowrc: environment and defaults)" });
+    if (config.untrusted) checks.push({ ok: true, warn: true, label: "trust", detail: ignoredNotice(config.untrusted) });
     checks.push(await endpointCheck(config));
     checks.push(await sandboxCheck(config));
     checks.push(await gitCheck());

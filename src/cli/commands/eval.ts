@@ -3,9 +3,11 @@
 // throwaway repository (src/eval/), with a private data directory so the user's threads, memory and skills neither
 // leak into the measurement nor receive it. MCP servers are not started: a task must not depend on the machine.
 import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { loadConfig } from "../../config/load.js";
+import { refuseUntrusted } from "../../config/project-trust.js";
+import { trustHomeOf } from "../../config/trust-store.js";
 import { ExitCode, UsageError } from "../../errors.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import { requireModelOrDiscover } from "../discovered-model.js";
@@ -81,7 +83,10 @@ export async function evalCommand(opts: EvalOptions): Promise<number> {
       assertWritable(record, "--record");
     }
     scratch = mkdtempSync(join(tmpdir(), "deerflow-eval-"));
-    const base = loadConfig({ flags: { home: join(scratch, "home"), model: opts.model, defaultApproval: "auto-edit", noMemory: true } });
+    // The attempts keep their data in the scratch home; trust is read where the user keeps it.
+    const trustHome = trustHomeOf({ flag: opts.home, env: process.env, cwd: process.cwd(), userHome: process.env.HOME ?? homedir() });
+    const base = loadConfig({ flags: { home: join(scratch, "home"), model: opts.model, defaultApproval: "auto-edit", noMemory: true }, trustHome });
+    refuseUntrusted(base.untrusted);
     // The agent's shell never sees the task folders (their hidden checks, and the scripted solutions of the built-in
     // suite) nor the other attempts' folders in the scratch directory: only its own workspace is bound again.
     const hidden = [...taskIds(suiteRoot).map((id) => join(suiteRoot, id)), scratch];

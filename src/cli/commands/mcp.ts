@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadConfig } from "../../config/load.js";
 import type { McpServerState } from "../../mcp/hub.js";
+import { noteUntrusted } from "../untrusted-note.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import type { GlobalOptions } from "../main.js";
 
@@ -32,6 +33,7 @@ function statusLine(s: McpServerState): string {
 
 export async function mcpListCommand(opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
+  noteUntrusted(config);
   const names = Object.keys(config.mcp.servers);
   if (names.length === 0) {
     if (opts.json) process.stdout.write("[]\n");

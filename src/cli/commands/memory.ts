@@ -7,6 +7,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../config/load.js";
+import { refuseUntrusted } from "../../config/project-trust.js";
+import { noteUntrusted } from "../untrusted-note.js";
 import { UsageError } from "../../errors.js";
 import { pendingHere, pendingLine, reviewTargets } from "../../memory/review.js";
 import { type AddOutcome, MEMORY_DIR, MemoryStore } from "../../memory/store.js";
@@ -143,6 +145,9 @@ export async function memoryCommand(action: string | undefined, args: string[], 
     const run = ACTIONS[verb];
     if (!run) throw new UsageError(`Unknown memory action "${action}".`, "Use list, add, edit, forget, clear, pending, approve or reject.");
     const config = loadConfig({ flags: { home: opts.home } });
+    // Reading is harmless; changing facts would act on a store chosen without the project's "home".
+    if (verb === "list" || verb === "pending") noteUntrusted(config);
+    else refuseUntrusted(config.untrusted);
     if ((verb === "list" || verb === "pending") && !existsSync(join(config.home, MEMORY_DIR))) return nothingYet(verb, opts);
     const store = new MemoryStore(config.home);
     try {

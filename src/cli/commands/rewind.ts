@@ -3,6 +3,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../config/load.js";
+import { refuseUntrusted } from "../../config/project-trust.js";
 import { UsageError } from "../../errors.js";
 import { DB_FILE } from "../../persistence/store.js";
 import type { RewindScope } from "../../persistence/rewind-log.js";
@@ -33,6 +34,7 @@ export async function rewindCommand(threadId: string, opts: RewindOptions): Prom
   if (opts.list && opts.undo) throw new UsageError("--list and --undo exclude each other.");
   if (opts.force && (opts.list || scope === "conversation")) throw new UsageError(`--force takes files back; ${opts.list ? "--list" : "--conversation-only"} takes none.`);
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
+  refuseUntrusted(config.untrusted);
   if (!config.database && !existsSync(join(config.home, DB_FILE))) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
   const runtime = ThreadRuntime.for(config);
   const target = { home: config.home, store: await rewindStoreFor(runtime.store, threadId), runtime, threadId };

@@ -3,6 +3,7 @@
 // no prompt argument was given.
 import { homedir } from "node:os";
 import { loadConfig } from "../../config/load.js";
+import { refuseUntrusted } from "../../config/project-trust.js";
 import { requireModelOrDiscover } from "../discovered-model.js";
 import { assertSafeWorkspace } from "../../sandbox/workspace-check.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
@@ -68,6 +69,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
     // Headless, edits apply without asking (auto-edit); guarded shell commands are denied unless --yes.
     const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, defaultApproval: "auto-edit", noNetwork: opts.network === false, noMemory: opts.memory === false } });
+    refuseUntrusted(config.untrusted);
     const model = await requireModelOrDiscover(config);
     if (!config.sandbox.network || config.sandbox.require) (await import("../../sandbox/run-shell.js")).assertShellUsable(config.sandbox);
     assertSafeWorkspace(opts.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: config.home, allow: opts.allowDangerousWorkspace });

@@ -2,6 +2,7 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../config/load.js";
+import { refuseUntrusted } from "../../config/project-trust.js";
 import { DB_FILE } from "../../persistence/store.js";
 import { deleteThread } from "../../runtime/delete-thread.js";
 import { ThreadRuntime } from "../../runtime/thread-runtime.js";
@@ -10,6 +11,7 @@ import type { GlobalOptions } from "../main.js";
 
 export async function threadsRmCommand(threadId: string, opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
+  refuseUntrusted(config.untrusted);
   const runtime = config.database || existsSync(join(config.home, DB_FILE)) ? ThreadRuntime.for(config) : undefined;
   try {
     const r = await deleteThread(config.home, runtime?.store, runtime, threadId);

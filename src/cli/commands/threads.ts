@@ -12,6 +12,7 @@ import { machineName } from "../../persistence/machine.js";
 import { ThreadRuntime } from "../../runtime/thread-runtime.js";
 import { transcriptOf } from "../../runtime/thread-view.js";
 import type { GlobalOptions } from "../main.js";
+import { noteUntrusted } from "../untrusted-note.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 
 /** Runs `read` on the home's store; undefined when a SQLite home has no database yet (listing must not create one). */
@@ -34,6 +35,7 @@ async function withStore<T>(config: ResolvedConfig, read: (store: Store) => Prom
 
 export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
+  noteUntrusted(config);
   const rows: ThreadRow[] = (await withStore(config, async (store) => store.threads.list())) ?? [];
   if (opts.json) {
     process.stdout.write(`${JSON.stringify(rows.map(({ id, title, created_at, updated_at, status, workspace, mode, host }) => ({ id, title, created_at, updated_at, status, workspace, mode, host })), null, 2)}\n`);
@@ -55,6 +57,7 @@ export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): 
 
 export async function threadsShowCommand(threadId: string, opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
+  noteUntrusted(config);
   // An existing thread is read in the mode it was written in, unless the user chose a mode (SPEC §5).
   const mode = config.checkpoint.explicitMode ? config.checkpoint.channelMode : await withStore(config, async (store) => (await store.threads.get(threadId))?.mode);
   const found = await withStore(

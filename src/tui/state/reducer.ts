@@ -4,7 +4,7 @@
 import { compactionNotice } from "../../vocabulary/compaction-notice.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
-import type { ChatState, GoalView, ModelOption, NoticeLevel, StatusView, ToolCallView, TranscriptItem } from "./types.js";
+import type { ChatState, GoalView, ModelOption, NoticeLevel, StatusView, ToolCallView, TranscriptItem, TrustPromptView } from "./types.js";
 
 /** A transcript item before it gets its id. */
 export type NewItem = TranscriptItem extends infer T ? (T extends { id: string } ? Omit<T, "id"> : never) : never;
@@ -34,6 +34,7 @@ export type UiAction =
   | { type: "ui.exit.arm"; armed: boolean }
   | { type: "ui.hint"; text?: string }
   | { type: "ui.model.picker"; options: ModelOption[] | null }
+  | { type: "ui.trust.prompt"; prompt: TrustPromptView | null }
   | { type: "ui.clear" };
 
 export type ChatAction = RunEvent | UiAction;
@@ -53,6 +54,7 @@ export function initialState(status: Partial<StatusView> = {}): ChatState {
     delegations: [],
     clarification: null,
     modelPicker: null,
+    trustPrompt: null,
     approvals: [],
     run: null,
     status: {
@@ -223,6 +225,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return { ...state, hint: action.text };
     case "ui.model.picker":
       return { ...state, modelPicker: action.options };
+    case "ui.trust.prompt":
+      return { ...state, trustPrompt: action.prompt };
     case "ui.clear":
       return {
         ...state,

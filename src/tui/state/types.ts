@@ -92,6 +92,16 @@ export interface ModelOption {
   model: string;
 }
 
+/** A project .deerflowrc whose keys need trust, asked about once before the session starts. */
+export interface TrustPromptView {
+  file: string;
+  folder: string;
+  /** It was trusted, then changed. */
+  changed: boolean;
+  /** What it would do, in plain words. */
+  wants: string[];
+}
+
 export interface ChatState {
   /** Committed transcript (rendered once, in order). */
   items: TranscriptItem[];
@@ -112,6 +122,8 @@ export interface ChatState {
   clarification: ClarificationRequest | null;
   /** First run with no model configured: the local models offered, until one is picked. */
   modelPicker: ModelOption[] | null;
+  /** The project folder's trust question, until answered. */
+  trustPrompt: TrustPromptView | null;
   /** Guarded commands waiting for the user, oldest first. */
   approvals: ApprovalRequestedEvent[];
   run: RunView | null;

@@ -1,0 +1,109 @@
+// The gate between a project's .deerflowrc and the merged config: an untrusted (or changed-since-trusted) file keeps
+// its safe keys and loses the ones that need trust (trust-keys.ts). What was left out is reported, so each command
+// can refuse (headless: it would act), note it (read-only commands) or ask (the TUI).
+import { dirname } from "node:path";
+import { ConfigError } from "../errors.js";
+import type { FileConfig } from "./schema.js";
+import { type SetKey, needsTrust, setKeys } from "./trust-keys.js";
+import type { TrustState } from "./trust-store.js";
+
+export interface UntrustedProject {
+  file: string;
+  folder: string;
+  state: Exclude<TrustState, "trusted">;
+  /** The keys left out, as concrete paths with their values. */
+  ignored: SetKey[];
+  /** What they would do, in plain words, one line per server, subagent or key (the TUI's question). */
+  wants: string[];
+  /** sha256 of the file as read: trusting from the question trusts exactly what was shown. */
+  sha256: string;
+}
+
+/**
+ * The chat's start when the project file has keys that need trust: the TUI asks (trust / continue without them);
+ * anywhere else it is the one-line refusal (exit 2). Recognised by `untrustedFolder`, not instanceof (the TUI bundle
+ * carries its own copy of this module).
+ */
+export class UntrustedFolderError extends ConfigError {
+  readonly untrustedFolder = true;
+  constructor(
+    readonly untrusted: UntrustedProject,
+    readonly trustHome: string,
+  ) {
+    super(untrustedLine(untrusted), { file: untrusted.file });
+  }
+}
+
+/** Server and subagent entries are one thing each: named whole ("mcpServers.h"), not key by key. */
+function groupOf(path: string): string {
+  const parts = path.split(".");
+  return parts[0] === "mcpServers" || parts[0] === "subagents" ? parts.slice(0, 2).join(".") : path;
+}
+
+/** The ignored keys as the user reads them: "mcpServers.h, sandbox.readWrite, approval". */
+export function ignoredKeyNames(u: UntrustedProject): string[] {
+  return [...new Set(u.ignored.map((k) => groupOf(k.path)))];
+}
+
+function deletePath(obj: Record<string, unknown>, path: string[]): void {
+  const [head, ...rest] = path;
+  if (head === undefined || !(head in obj)) return;
+  if (rest.length === 0) {
+    delete obj[head];
+    return;
+  }
+  const child = obj[head] as Record<string, unknown>;
+  deletePath(child, rest);
+  if (Object.keys(child).length === 0) delete obj[head];
+}
+
+/** `config` without the keys that need trust, and what was left out (undefined: nothing was). */
+export function withoutUntrustedKeys(file: string, config: FileConfig, state: Exclude<TrustState, "trusted">, sha256 = ""): { config: FileConfig; untrusted?: UntrustedProject } {
+  const ignored = setKeys(config as Record<string, unknown>).filter((k) => needsTrust(k.path, k.value));
+  if (ignored.length === 0) return { config };
+  const kept = structuredClone(config) as Record<string, unknown>;
+  // A server or subagent missing one of its keys would be a different one: such entries go whole.
+  for (const group of new Set(ignored.map((k) => groupOf(k.path)))) deletePath(kept, group.split("."));
+  const wants = [...new Set(ignored.map((k) => describeKey(k, config)))];
+  return { config: kept as FileConfig, untrusted: { file, folder: dirname(file), state, ignored, wants, sha256 } };
+}
+
+/** One line: which file, which keys, and the command that trusts it. */
+export function untrustedLine(u: UntrustedProject): string {
+  const keys = ignoredKeyNames(u).join(", ");
+  const why = u.state === "changed" ? "changed since you trusted it, and its" : "is not trusted, and its";
+  return `${u.file} ${why} ${keys} apply only in a trusted folder: review it, then run "deerflow trust ${u.folder}" (or remove those keys).`;
+}
+
+/** What a headless command that would act throws: exit 2, the one line above. */
+export function refuseUntrusted(u: UntrustedProject | undefined): void {
+  if (u) throw new ConfigError(untrustedLine(u), { file: u.file });
+}
+
+/** For read-only commands: the same facts, saying nothing of them is used. */
+export function ignoredNotice(u: UntrustedProject): string {
+  const why = u.state === "changed" ? "changed since you trusted it" : "not trusted";
+  return `ignoring ${ignoredKeyNames(u).join(", ")} from ${u.file} (${why}; "deerflow trust ${u.folder}" trusts it)`;
+}
+
+const clip = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/** One ignored key in plain words, for the TUI's question ("run MCP server h: bash -c …"). */
+function describeKey(k: SetKey, config: FileConfig): string {
+  const [top, name, leaf] = k.path.split(".");
+  const v = k.value;
+  if (top === "mcpServers") {
+    const s = config.mcpServers?.[name!];
+    return s?.command ? `run MCP server ${name}: ${clip([s.command, ...(s.args ?? [])].join(" "))}` : `connect to MCP server ${name} at ${clip(String(s?.url ?? s?.httpUrl))}`;
+  }
+  if (top === "subagents") return `add subagent type ${name} with its own instructions and tools`;
+  if (top === "approval") return `approval mode ${String(v)}`;
+  if (k.path === "sandbox.readWrite") return `let commands write ${(v as string[]).join(", ")}`;
+  if (k.path === "sandbox.readOnly") return `let commands read ${(v as string[]).join(", ")}`;
+  if (k.path === "sandbox.passEnv") return `pass ${(v as string[]).join(", ")} to commands`;
+  if (leaf === "baseUrl" || k.path === "baseUrl") return `send the conversation to ${clip(String(v))}`;
+  if (leaf === "apiKey" || k.path === "apiKey") return `use the API key ${String(v).startsWith("$") ? `from ${String(v).slice(1)}` : "written in the file"}`;
+  if (top === "home") return `keep deerflow's data in ${String(v)}`;
+  if (top === "database") return "keep threads in a team database it names";
+  return `set ${k.path} to ${clip(JSON.stringify(v))}`;
+}

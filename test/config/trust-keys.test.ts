@@ -1,0 +1,61 @@
+// Every key the .deerflowrc schema accepts is classified in src/config/trust-keys.ts: a key added later without a
+// decision (does it need trust?) fails here, and so does a table entry the schema no longer has.
+import { describe, expect, it } from "vitest";
+import type { z } from "zod";
+import { fileConfigSchema } from "../../src/config/schema.js";
+import { KEY_CLASSES, RESERVED_KEYS, needsTrust, setKeys } from "../../src/config/trust-keys.js";
+
+type Def = { type: string; shape?: Record<string, z.ZodType>; innerType?: z.ZodType; valueType?: z.ZodType; options?: z.ZodType[] };
+const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def;
+
+/** Leaf key paths of a schema; records are walked through their values, written "*". */
+function leafPaths(schema: z.ZodType, prefix: string[] = []): string[] {
+  const def = defOf(schema);
+  if (def.type === "optional" || def.type === "nullable" || def.type === "default") return leafPaths(def.innerType!, prefix);
+  if (def.type === "object") return Object.entries(def.shape!).flatMap(([k, v]) => leafPaths(v, [...prefix, k]));
+  if (def.type === "record" && defOf(def.valueType!).type !== "string") return leafPaths(def.valueType!, [...prefix, "*"]);
+  return [prefix.join(".")];
+}
+
+describe("the trust classification of .deerflowrc keys", () => {
+  const paths = leafPaths(fileConfigSchema as unknown as z.ZodType);
+
+  it("walks the whole schema, records included", () => {
+    expect(paths).toEqual(expect.arrayContaining(["models.*.baseUrl", "mcpServers.*.command", "subagents.*.systemPrompt", "sandbox.readWrite", "approval"]));
+    expect(paths.length).toBeGreaterThan(50);
+  });
+
+  it("classifies every key path of the schema, with a reason", () => {
+    const unclassified = paths.filter((p) => !KEY_CLASSES[p]);
+    expect(unclassified, "classify these in src/config/trust-keys.ts").toEqual([]);
+    for (const p of paths) expect(KEY_CLASSES[p]!.why.length, p).toBeGreaterThan(3);
+  });
+
+  it("has no entries the schema lost (besides the reserved ones)", () => {
+    expect(Object.keys(KEY_CLASSES).filter((k) => !paths.includes(k) && !RESERVED_KEYS.includes(k))).toEqual([]);
+  });
+
+  it("requires trust for what can run commands, widen the sandbox, change approvals or route keys; not for tuning", () => {
+    for (const p of ["mcpServers.h.command", "sandbox.readWrite", "sandbox.passEnv", "approval", "models.x.baseUrl", "models.x.apiKey", "baseUrl", "apiKey", "home", "database", "guards.loopStop", "runTimeout", "subagents.s.systemPrompt"]) {
+      expect(needsTrust(p, p === "approval" ? "yolo" : ["x"]), p).toBe(true);
+    }
+    for (const p of ["models.x.model", "models.x.contextWindow", "compaction.threshold", "checkpoint.channelMode", "mcp.startupTimeout", "defaultModel"]) expect(needsTrust(p, 1), p).toBe(false);
+  });
+
+  it("lets an untrusted file only tighten where a value can only tighten", () => {
+    expect(needsTrust("approval", "ask")).toBe(false);
+    expect(needsTrust("approval", "auto-edit")).toBe(true);
+    expect(needsTrust("sandbox.network", "off")).toBe(false);
+    expect(needsTrust("sandbox.network", "on")).toBe(true);
+    expect(needsTrust("piiRedaction", true)).toBe(false);
+    expect(needsTrust("piiRedaction", false)).toBe(true);
+    expect(needsTrust("memory.enabled", false)).toBe(false);
+    expect(needsTrust("memory.enabled", true)).toBe(true);
+    expect(needsTrust("some.future.key", 1)).toBe(true);
+  });
+
+  it("lists the keys a parsed file sets, record entries by name", () => {
+    const parsed = fileConfigSchema.parse({ models: { x: { model: "m", baseUrl: "http://h/v1" } }, mcpServers: { h: { command: "bash", env: { A: "1" } } }, sandbox: { readWrite: ["~"] } });
+    expect(setKeys(parsed).map((k) => k.path).sort()).toEqual(["mcpServers.h.command", "mcpServers.h.env", "models.x.baseUrl", "models.x.model", "sandbox.readWrite"]);
+  });
+});
