@@ -59,20 +59,23 @@ async function storedLedger(threadId: string): Promise<any[]> {
 }
 
 describe("the delegation ledger through real task runs", () => {
-  it("a terminal status never goes back and the first created_at is kept, even when a later run reuses the call id", async () => {
+  it("a later run that reuses a finished delegation's call id gets its own entry; the first keeps its status and created_at", async () => {
     sb = e2e.sandbox();
     script([{ toolCalls: [task("same", "once")] }, { content: "first done" }], (prompt) => ({ content: `${prompt} ok` }));
     const first = await streamRun(["first"]);
     const threadId = first.events[0].thread_id;
     const before = (await storedLedger(threadId))[0];
     expect(before).toMatchObject({ id: "same", status: "completed" });
-    // The next run's model reuses the id and the subagent fails this time: the entry stays as it was.
+    // The next run's model reuses the id and the subagent fails this time. The reused id is renamed (ToolCallIds
+    // middleware: the tool node would otherwise skip the call as already answered), so the second delegation is
+    // recorded as its own entry and the first stays as it was (the reducer's never-go-back rule is in reducers.test).
     script([{ toolCalls: [task("same", "again")] }, { content: "second done" }], () => ({ status: 401, error: "child key revoked" }));
     const second = await streamRun(["--thread", threadId, "second"]);
     expect(second.exitCode).toBe(0);
     const after = await storedLedger(threadId);
-    expect(after).toHaveLength(1);
+    expect(after).toHaveLength(2);
     expect(after[0]).toMatchObject({ id: "same", status: "completed", created_at: before.created_at, run_id: before.run_id, result_brief: before.result_brief });
+    expect(after[1]).toMatchObject({ id: "same-2", status: "failed" });
   });
 
   it("keeps the last 50 delegations", async () => {

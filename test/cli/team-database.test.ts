@@ -125,9 +125,13 @@ describe.skipIf(pgSkip)("a team database shared by two machines", () => {
     expect((await a.run(["run", "I always use pnpm"])).exitCode).toBe(0);
     // The next start on machine A extracts what the last run queued.
     expect((await a.run(["run", "hello"])).exitCode).toBe(0);
+    // A learned fact waits for review on the machine that learned it, then is in effect there only.
+    const pendingOnA = JSON.parse((await a.run(["memory", "pending", "--json"])).stdout) as { facts: { text: string }[] };
+    expect(pendingOnA.facts.map((f) => f.text)).toEqual(["The user prefers pnpm over npm."]);
+    expect((await a.run(["memory", "approve", "all"])).exitCode).toBe(0);
     const onA = JSON.parse((await a.run(["memory", "list", "--json"])).stdout) as { text: string }[];
     expect(onA.map((f) => f.text)).toEqual(["The user prefers pnpm over npm."]);
     expect(JSON.parse((await b.run(["memory", "list", "--json"])).stdout)).toEqual([]);
-    expect(JSON.parse((await b.run(["memory", "pending", "--json"])).stdout)).toEqual([]);
+    expect(JSON.parse((await b.run(["memory", "pending", "--json"])).stdout)).toEqual({ facts: [], refused: [], runs: [] });
   });
 });
