@@ -17,6 +17,7 @@ import { type ApprovalDecision, type ApprovalSettings, type EventBroker, eventBr
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { assertShellUsable, closeShellSessions, runShell, setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
+import { assertAutoApprovalConfined, unconfinedAutoApprovalProblem, yoloRefusedNotice } from "../sandbox/unconfined.js";
 import { capOutput } from "../tools/bash.js";
 import { clearGoalUpdate } from "../state/goal-clear.js";
 import type { GoalState } from "../state/types.js";
@@ -60,6 +61,8 @@ export interface ChatSessionOptions {
   noMemory?: boolean;
   /** --allow-dangerous-workspace */
   allowDangerousWorkspace?: boolean;
+  /** --dangerously-run-unconfined: yolo allowed without bubblewrap (sandbox/unconfined.ts). */
+  allowUnconfined?: boolean;
 }
 
 export interface TurnResult {
@@ -101,6 +104,7 @@ export class ChatSession {
     this.config = loadConfig({ cwd: this.cwd, flags: { home: options.home, model: options.model, approval: options.approval, noNetwork: options.noNetwork, noMemory: options.noMemory } });
     this.model = requireModel(this.config);
     assertShellUsable(this.config.sandbox);
+    assertAutoApprovalConfined({ approval: this.config.approval, allowUnconfined: options.allowUnconfined });
     assertSafeWorkspace(options.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home, allow: options.allowDangerousWorkspace });
     this.planMode = options.plan ?? false;
     this.broker = eventBroker((e) => this.listener?.(e));
@@ -161,8 +165,11 @@ export class ChatSession {
     return this.model;
   }
 
-  setApprovalMode(mode: ApprovalMode): void {
+  /** Switches the approval mode, or returns why not (yolo without bubblewrap and without the flag) and keeps it. */
+  setApprovalMode(mode: ApprovalMode): string | undefined {
+    if (unconfinedAutoApprovalProblem({ approval: mode, allowUnconfined: this.options.allowUnconfined })) return yoloRefusedNotice();
     this.approval.mode = mode;
+    return undefined;
   }
 
   /** `reason`: for a denial, the user's words to the model (in the tool result). */

@@ -25,6 +25,8 @@ export interface ChatOptions extends GlobalOptions {
   /** false with --no-memory. */
   memory?: boolean;
   allowDangerousWorkspace?: boolean;
+  /** --dangerously-run-unconfined */
+  dangerouslyRunUnconfined?: boolean;
 }
 
 function version(): string {
@@ -119,7 +121,7 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
       },
       loadSession: async () => {
         const { createChatSession } = await importRuntime(cacheDir);
-        const session = await createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, noMemory: opts.memory === false, allowDangerousWorkspace: opts.allowDangerousWorkspace });
+        const session = await createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, noMemory: opts.memory === false, allowDangerousWorkspace: opts.allowDangerousWorkspace, allowUnconfined: opts.dangerouslyRunUnconfined });
         saveCodeCaches();
         return session;
       },

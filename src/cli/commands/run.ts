@@ -35,6 +35,8 @@ export interface RunOptions extends GlobalOptions {
   /** false with --no-memory. */
   memory?: boolean;
   allowDangerousWorkspace?: boolean;
+  /** --dangerously-run-unconfined: --yes / yolo allowed without bubblewrap. */
+  dangerouslyRunUnconfined?: boolean;
 }
 
 async function readStdin(): Promise<string> {
@@ -70,6 +72,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, defaultApproval: "auto-edit", noNetwork: opts.network === false, noMemory: opts.memory === false } });
     const model = await requireModelOrDiscover(config);
     if (!config.sandbox.network || config.sandbox.require) (await import("../../sandbox/run-shell.js")).assertShellUsable(config.sandbox);
+    if (opts.yes || config.approval === "yolo") (await import("../../sandbox/unconfined.js")).assertAutoApprovalConfined({ approval: config.approval, yes: opts.yes, allowUnconfined: opts.dangerouslyRunUnconfined });
     assertSafeWorkspace(opts.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: config.home, allow: opts.allowDangerousWorkspace });
     const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
