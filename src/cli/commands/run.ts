@@ -62,10 +62,12 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
   const controller = new AbortController();
   let runtimeLoaded = false;
   const onSigint = () => controller.abort();
-  // Ctrl+C or a supervisor's SIGTERM stops the run cleanly: status interrupted, exit 130, the thread usable.
+  // Ctrl+C, a supervisor's SIGTERM or a closed terminal's SIGHUP stops the run cleanly: status interrupted, exit 130,
+  // one line saying how to continue, the thread usable (a SIGHUP used to end the process at once: exit 129, no line).
   // Kept for the whole run (not once): a second signal while the run winds down must not kill it half-recorded.
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigint);
+  process.on("SIGHUP", onSigint);
   try {
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
     // Headless, edits apply without asking (auto-edit); guarded shell commands are denied unless --yes.
@@ -129,5 +131,6 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     if (runtimeLoaded) (await import("../../runtime/memory-drain.js")).closeMemory();
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
+    process.off("SIGHUP", onSigint);
   }
 }
