@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { type Server, createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { HAS_BWRAP, toolResults } from "../support/confinement.js";
+import { HAS_BWRAP, pathWithoutBwrap, toolResults } from "../support/confinement.js";
 import { useE2E } from "../support/e2e.js";
 
 const e2e = useE2E();
@@ -77,5 +77,49 @@ describe.runIf(HAS_BWRAP)("the sandbox's edges (bwrap)", () => {
     const out = toolResults(e2e.server.requests[1]!).read!;
     expect(out).toContain("end");
     expect(out).not.toContain("SECRET-");
+  });
+});
+
+describe("sandbox paths that break or open the sandbox", () => {
+  it("readWrite /, a system directory, the home or the data directory, and readOnly / or /proc: run exits 2 with one line; doctor says ✗", async () => {
+    const sb = e2e.sandbox();
+    const cases: [Record<string, string[]>, RegExp][] = [
+      [{ readWrite: ["/"] }, /^deerflow: sandbox\.readWrite "\/" is refused: \/ is a system directory, and commands would get all of it read-write\. List project directories only/],
+      [{ readWrite: ["/etc"] }, /sandbox\.readWrite "\/etc" is refused: \/etc is a system directory/],
+      [{ readWrite: ["~"] }, /sandbox\.readWrite "\/\S+\/user" is refused: \S+ is your home directory/],
+      [{ readWrite: [join(sb.home, "memory")] }, /is refused: .* is inside deerflow's data directory/],
+      [{ readOnly: ["/"] }, /sandbox\.readOnly "\/" is refused: \/ would cover the sandbox's own \/proc/],
+      [{ readOnly: ["/proc/self"] }, /sandbox\.readOnly "\/proc\/self" is refused/],
+    ];
+    mkdirSync(join(sb.home, "memory"), { recursive: true });
+    for (const [sandbox, line] of cases) {
+      writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ sandbox }));
+      const r = await sb.run(["run", "hi"]);
+      expect(r.exitCode, JSON.stringify(sandbox)).toBe(2);
+      expect(r.stderr.trim().split("\n"), r.stderr).toHaveLength(1);
+      expect(r.stderr).toMatch(line);
+    }
+    expect(e2e.server.requests).toHaveLength(0);
+    const doctor = await sb.run(["doctor"]);
+    expect(doctor.exitCode).toBe(1);
+    expect(doctor.stdout).toMatch(/^✗ sandbox +sandbox\.readOnly "\/proc\/self" is refused/m);
+  });
+
+  it("doctor's sandbox check runs a real command: a bubblewrap that starts but fails with these settings is ✗, not 'works'", async () => {
+    const sb = e2e.sandbox();
+    const ok = await sb.run(["doctor"]);
+    if (HAS_BWRAP) expect(ok.stdout).toMatch(/^✓ sandbox +bubblewrap works/m);
+    else expect(ok.stdout).toMatch(/^! sandbox +bubblewrap \(bwrap\) is not available/m);
+    // Without bwrap, the command runs on the host: it works, and doctor warns.
+    const fallback = await sb.run(["doctor"], { env: { PATH: pathWithoutBwrap(sb) } });
+    expect(fallback.stdout).toMatch(/^! sandbox +bubblewrap \(bwrap\) is not available/m);
+    if (!HAS_BWRAP) return;
+    // The probe (a bare sandbox) passes; the session with deerflow's settings does not start.
+    const shim = join(sb.userHome, "..", "picky-bwrap");
+    mkdirSync(shim, { recursive: true });
+    writeFileSync(join(shim, "bwrap"), '#!/bin/sh\ncase " $* " in *" --die-with-parent "*) echo "bwrap: Can\'t mount tmpfs on /run: Operation not permitted" >&2; exit 1;; esac\nexec /usr/bin/bwrap "$@"\n', { mode: 0o755 });
+    const broken = await sb.run(["doctor"], { env: { PATH: `${shim}:${sb.env.PATH}` } });
+    expect(broken.exitCode).toBe(1);
+    expect(broken.stdout).toMatch(/^✗ sandbox +a shell command fails with these settings: .*Can't mount tmpfs on \/run/m);
   });
 });

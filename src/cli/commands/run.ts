@@ -4,7 +4,7 @@
 import { homedir } from "node:os";
 import { loadConfig } from "../../config/load.js";
 import { requireModelOrDiscover } from "../discovered-model.js";
-import { assertSafeWorkspace } from "../../sandbox/workspace-check.js";
+import { assertSafeSandboxPaths, assertSafeWorkspace } from "../../sandbox/workspace-check.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
 import { atPathUploads } from "../../runtime/at-path-uploads.js";
@@ -76,6 +76,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     if (!config.sandbox.network || config.sandbox.require) (await import("../../sandbox/run-shell.js")).assertShellUsable(config.sandbox);
     if (opts.yes || config.approval === "yolo") (await import("../../sandbox/unconfined.js")).assertAutoApprovalConfined({ approval: config.approval, yes: opts.yes, allowUnconfined: opts.dangerouslyRunUnconfined });
     assertSafeWorkspace(opts.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: config.home, allow: opts.allowDangerousWorkspace });
+    assertSafeSandboxPaths(config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: config.home });
     const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
     // An unset shell variable (`--input-id "$ID"`) must not quietly turn idempotency off.
