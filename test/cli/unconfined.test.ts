@@ -37,6 +37,20 @@ describe("auto-approval without bubblewrap", () => {
     expect(existsSync(marker)).toBe(true);
   });
 
+  it("an unconfined command's parent is the watchdog with the scrubbed environment: /proc/$PPID/environ holds no key", async () => {
+    const sb = e2e.sandbox();
+    const command = "tr '\\0' '\\n' < /proc/$PPID/environ; echo; tr '\\0' ' ' < /proc/$PPID/cmdline";
+    e2e.server.push({ toolCalls: [{ id: "env", name: "bash", args: { command } }] }, { content: "done" });
+    const r = await sb.run(["run", "read my parent"], { env: { PATH: pathWithoutBwrap(sb), GITHUB_TOKEN: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = toolResults(e2e.server.requests[1]!).env!;
+    expect(out).toMatch(/^PATH=/m);
+    expect(out).toMatch(/deerflow-watchdog [0-9a-f]{16} bash -c /);
+    expect(out).not.toContain("sk-test-key-123456");
+    expect(out).not.toContain("ghp_");
+    expect(out).not.toMatch(/^OPENAI_/m);
+  });
+
   it.runIf(HAS_BWRAP)("with bubblewrap, --yes and yolo need no flag", async () => {
     const sb = e2e.sandbox();
     e2e.server.push({ content: "fine" }, { content: "fine too" });

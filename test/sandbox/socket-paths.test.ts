@@ -17,8 +17,7 @@ describe("hostSocketPaths", () => {
     expect(hostSocketPaths(TABLE)).toEqual(["/var/run/postgresql/.s.PGSQL.5432", "/home/u/my sockets/agent.sock"]);
   });
 
-  it("reads this host's table (a missing /proc/net/unix gives none)", () => {
-    expect(Array.isArray(hostSocketPaths())).toBe(true);
+  it("an empty table (no /proc/net/unix) gives none", () => {
     expect(hostSocketPaths("")).toEqual([]);
   });
 });
