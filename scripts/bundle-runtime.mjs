@@ -2,7 +2,9 @@
 // dist/runtime-bundle/chat-session.cjs after tsc. Node loads it as some 1,500 separate ES modules otherwise: resolving,
 // reading and compiling them took 1.4-2.7 s on the shared 2-core machine against 0.5-0.6 s for one minified file
 // (`npm run bench`: "ready"). `deerflow chat` loads the session from here; everything else uses dist/ as compiled.
-// Native and optional packages stay external (loaded from node_modules as usual).
+// Native and optional packages stay external (loaded from node_modules as usual). So does web-tree-sitter (the shell
+// audit's bash grammar): sandbox/shell-grammar.ts loads it through createRequire at run time, which the bundler leaves
+// alone, so it finds its own .wasm, and tree-sitter-bash's, in node_modules.
 // CommonJS, one file: src/cli/code-cache.ts compiles it as a vm.Script with V8's code cache, which Node 20 offers for
 // scripts only (not ES modules); that takes most of the remaining compile time off every start after the first.
 import { rm } from "node:fs/promises";

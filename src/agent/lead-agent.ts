@@ -143,9 +143,9 @@ export interface LeadAgentOptions {
   mcp?: LeadAgentMcp;
 }
 
-/** The remembered facts a thread's reminder shows: global ones and its project's. */
+/** The remembered facts a thread's reminder shows: global ones and its project's, approved by the user. */
 function learnedFacts(home: string, workspace: string | undefined) {
-  return memoryStoreFor(home).list({ project: projectKeyOf(workspace, home) || undefined });
+  return memoryStoreFor(home).inEffect(projectKeyOf(workspace, home) || undefined);
 }
 
 export interface LeadAgentMcp {

@@ -139,6 +139,7 @@ export function buildProgram(): Command {
     .option("--conversation-only", "restore the conversation only; the files stay")
     .option("--list", "list the runs it can go back over: time, input, files changed")
     .option("--undo", "put back the last rewind (if the thread has not run since)")
+    .option("--force", "also take back files you changed since the last run (left as they are by default)")
     .option("--json", "print JSON")
     .action(async (thread: string, opts, cmd: Command) => {
       const { rewindCommand } = await import("./commands/rewind.js");
@@ -156,11 +157,11 @@ export function buildProgram(): Command {
 
   program
     .command("memory")
-    .description("the facts remembered across threads: list (default), add, edit <n>, forget <n…>, clear, pending")
-    .argument("[action]", "list | add <text> | edit <n> <text> | forget <n…> | clear | pending")
+    .description("the facts remembered across threads: list (default), add, edit <n>, forget <n…>, clear; learned facts wait in pending until you approve them")
+    .argument("[action]", "list | add <text> | edit <n> <text> | forget <n…> | clear | pending | approve <n…|all> | reject <n…|all>")
     .argument("[args...]", "the fact's text, or its number(s)")
     .option("--project", "add: a fact about this project (the working directory's repository) instead of a global one")
-    .option("--all", "list: every project's facts too")
+    .option("--all", "list, pending: every project's facts too")
     .option("--json", "print JSON")
     .action(async (action: string | undefined, args: string[], opts, cmd: Command) => {
       const { memoryCommand } = await import("./commands/memory.js");

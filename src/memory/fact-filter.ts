@@ -5,11 +5,16 @@
 //   credential (`password=…`, `token: …`), or carries a long high-entropy string (an unknown key format);
 // - reads as an instruction aimed at the model rather than a fact (ignore previous instructions, system prompts,
 //   pipes from the network into a shell, harness markup such as <system-reminder>);
-// - is empty or longer than MAX_FACT_CHARS (a durable fact is one sentence).
+// - is empty or longer than MAX_FACT_CHARS (a durable fact is one sentence);
+// - is about something a fact must never be about: secret paths, sending data out, network commands, package
+//   registries, approvals and safety, instructions to the agent (fact-policy.ts, the readable policy).
 // Control characters and escape sequences are removed first (facts are printed by `deerflow memory list`).
 import { hasSecretShape } from "../vocabulary/secret-shapes.js";
+import { policyForm, policyRefusal } from "./fact-policy.js";
 
 export const MAX_FACT_CHARS = 300;
+/** The reason a secret-shaped fact is refused (its text is then never written anywhere, not even as a refusal). */
+export const SECRET_REFUSAL = "it looks like it holds a secret (a key, token or password); secrets are never remembered";
 
 const CREDENTIAL_ASSIGNMENT = /\b(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_ -]?key|access[_ -]?key|private[_ -]?key|client[_ -]?secret|auth)\b["']?\s*(?:[:=]|\bis\b)\s*["']?[^\s"']{4,}/i;
 /** A password with a few words before its value ("the prod password for admin is hunter2"). */
@@ -60,8 +65,11 @@ export function checkFact(raw: unknown): { text: string } | { reason: string } {
   if (normalizeFact(text).length < 3) return { reason: "empty" };
   if (text.length > MAX_FACT_CHARS) return { reason: `longer than ${MAX_FACT_CHARS} characters` };
   if (hasSecretShape(raw) || hasSecretShape(text) || CREDENTIAL_ASSIGNMENT.test(text) || PASSWORD_STATED.test(text) || hasHighEntropyToken(text)) {
-    return { reason: "it looks like it holds a secret (a key, token or password); secrets are never remembered" };
+    return { reason: SECRET_REFUSAL };
   }
-  if (INJECTION.some((re) => re.test(text))) return { reason: "it reads as an instruction to the model, not a fact about the user or project" };
-  return { text };
+  // The injection shapes are read in the policy's folded form too (look-alike letters, zero-width characters).
+  const form = policyForm(text);
+  if (INJECTION.some((re) => re.test(text) || re.test(form))) return { reason: "it reads as an instruction to the model, not a fact about the user or project" };
+  const refusal = policyRefusal(text);
+  return refusal ? { reason: refusal } : { text };
 }

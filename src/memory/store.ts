@@ -9,12 +9,23 @@
 //
 // Invariants: a fact's text passed fact-filter.ts (nothing secret-shaped is ever written, whoever calls `add`);
 // (scope, project, normalized text) is unique: a fact learned twice is refreshed, not duplicated; at most
-// MAX_FACTS per scope+project, the least recently confirmed go first.
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
+// MAX_FACTS per scope+project+status, the least recently confirmed go first (a flood of learned facts never evicts
+// approved ones).
+//
+// Review before effect: a fact learned from a thread is "pending" and shown to no model until the user approves it
+// (`deerflow memory approve`, `/memory approve`); a fact the user adds by hand is "approved" at once. A pending fact
+// is shown in no thread, not even the one it was learned from: that conversation already holds what was said, and
+// extraction runs after the run (often in a later process), so there is nothing to add there. What the
+// reminder shows (`inEffect`) is the approved facts that still pass the CURRENT policy, so a store written before a
+// rule existed (the facts the issue-26 pass planted) stops reaching the model as soon as the rule does. Facts from
+// before review existed stay approved (the user saw them in /memory); the policy filter is what retires bad ones.
+// Refused proposals are logged (reason, and the text unless it held a secret) for `memory pending` to show.
+import { accessSync, constants, existsSync, mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { DeerflowError, ExitCode } from "../errors.js";
-import { checkFact, normalizeFact } from "./fact-filter.js";
+import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
+import { SECRET_REFUSAL, checkFact, cleanFact, normalizeFact } from "./fact-filter.js";
 
 export const MEMORY_DIR = "memory";
 export const MEMORY_DB = "memory.sqlite";
@@ -25,7 +36,12 @@ const MAX_ATTEMPTS = 3;
 /** A claim older than this is taken over (its process died mid-extraction). */
 const STALE_CLAIM_MS = 10 * 60_000;
 
+/** Refused proposals kept for the user to read (the newest). */
+const MAX_REFUSALS = 50;
+
 export type FactScope = "global" | "project";
+/** pending: learned, waiting for the user's review, shown to no model; approved: in effect. */
+export type FactStatus = "pending" | "approved";
 
 export interface Fact {
   id: number;
@@ -35,6 +51,16 @@ export interface Fact {
   text: string;
   created_at: string;
   updated_at: string;
+  source_thread: string | null;
+  status: FactStatus;
+}
+
+/** A proposed fact the policy refused: why, and its text unless it held a secret (then null). */
+export interface Refusal {
+  id: number;
+  text: string | null;
+  reason: string;
+  created_at: string;
   source_thread: string | null;
 }
 
@@ -61,7 +87,15 @@ CREATE TABLE IF NOT EXISTS facts (
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   source_thread TEXT,
+  status TEXT NOT NULL DEFAULT 'approved' CHECK (status IN ('pending', 'approved')),
   UNIQUE (scope, project, norm)
+);
+CREATE TABLE IF NOT EXISTS refusals (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  text TEXT,
+  reason TEXT NOT NULL,
+  created_at TEXT NOT NULL,
+  source_thread TEXT
 );
 CREATE TABLE IF NOT EXISTS queue (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -88,6 +122,38 @@ function processAlive(owner: string): boolean {
   }
 }
 
+/** The nearest existing directory at or above `dir`, and why it cannot be written ("" when it can). */
+function unwritable(dir: string): string {
+  let at = dir;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  try {
+    accessSync(at, constants.W_OK);
+    return "";
+  } catch (err) {
+    return `${at} is not writable (${(err as NodeJS.ErrnoException).code === "EROFS" ? "a read-only file system" : "no permission"})`;
+  }
+}
+
+/** One line for a store that cannot be opened: a file in the way, a home that cannot be written, a damaged file. */
+function openError(path: string, dir: string, err: unknown): DeerflowError {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === "EEXIST" || code === "ENOTDIR") {
+    return new DeerflowError(`The memory store ${path} cannot be opened: ${dir} is not a directory.`, { exitCode: ExitCode.runtime, hint: "Move that file aside; deerflow then starts a fresh memory store." });
+  }
+  // Node reports a mkdir on a read-only file system as ENOENT; the real cause is found by asking the file system.
+  const denied = unwritable(dir);
+  if (denied) {
+    return new DeerflowError(`The memory store cannot be created in ${dir}: ${denied}.`, {
+      exitCode: ExitCode.runtime,
+      hint: "Point deerflow at a writable data directory (DEERFLOW_HOME or --home), or run with --no-memory.",
+    });
+  }
+  return new DeerflowError(`The memory store ${path} cannot be opened: ${(err as Error).message}.`, {
+    exitCode: ExitCode.runtime,
+    hint: "If it is damaged, move it aside: it only holds remembered facts, and deerflow starts a fresh one.",
+  });
+}
+
 const stores = new Map<string, MemoryStore>();
 
 /** The memory store of a data directory in this process (opened on first use). */
@@ -103,7 +169,7 @@ export function closeMemoryStores(): void {
   stores.clear();
 }
 
-const FACT_COLUMNS = "id, scope, project, text, created_at, updated_at, source_thread";
+const FACT_COLUMNS = "id, scope, project, text, created_at, updated_at, source_thread, status";
 
 export class MemoryStore {
   readonly path: string;
@@ -120,14 +186,13 @@ export class MemoryStore {
       db.pragma("journal_mode = WAL");
       db.pragma("busy_timeout = 5000");
       db.exec(SCHEMA);
+      // A store from before review existed: its facts were in effect, so they stay approved (see the header).
+      if (!(db.pragma("table_info(facts)") as { name: string }[]).some((c) => c.name === "status")) {
+        db.exec("ALTER TABLE facts ADD COLUMN status TEXT NOT NULL DEFAULT 'approved' CHECK (status IN ('pending', 'approved'))");
+      }
     } catch (err) {
       db?.close();
-      const code = (err as NodeJS.ErrnoException).code;
-      const why = code === "EEXIST" || code === "ENOTDIR" ? `${dir} is not a directory` : (err as Error).message;
-      throw new DeerflowError(`The memory store ${this.path} cannot be opened: ${why}.`, {
-        exitCode: ExitCode.runtime,
-        hint: "If it is damaged, move it aside: it only holds remembered facts, and deerflow starts a fresh one.",
-      });
+      throw openError(this.path, dir, err);
     }
     this.db = db;
   }
@@ -136,46 +201,59 @@ export class MemoryStore {
     this.db.close();
   }
 
-  /** Global facts and (when given) the project's, most recently confirmed first. */
-  list(opts: { project?: string; all?: boolean } = {}): Fact[] {
-    if (opts.all) return this.db.prepare(`SELECT ${FACT_COLUMNS} FROM facts ORDER BY updated_at DESC, id DESC`).all() as Fact[];
+  /**
+   * Global facts and (when given) the project's, most recently confirmed first: the approved ones unless `status`
+   * says otherwise ("any": both, e.g. so the extractor does not propose a pending fact again).
+   */
+  list(opts: { project?: string; all?: boolean; status?: FactStatus | "any" } = {}): Fact[] {
+    const status = opts.status ?? "approved";
+    const where = [opts.all ? "1" : "(scope = 'global' OR (scope = 'project' AND project = @project))", status === "any" ? "1" : "status = @status"].join(" AND ");
     return this.db
-      .prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE scope = 'global' OR (scope = 'project' AND project = ?) ORDER BY updated_at DESC, id DESC`)
-      .all(opts.project ?? "\0none") as Fact[];
+      .prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE ${where} ORDER BY updated_at DESC, id DESC`)
+      .all({ project: opts.project ?? "\0none", status }) as Fact[];
+  }
+
+  /** The facts a thread's reminder shows: approved, and still passing the current policy (see the header). */
+  inEffect(project?: string): Fact[] {
+    return this.list({ project }).filter((f) => !("reason" in checkFact(f.text)));
   }
 
   get(id: number): Fact | undefined {
     return this.db.prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE id = ?`).get(id) as Fact | undefined;
   }
 
-  /** Adds a fact (checked and cleaned first); the same fact again only refreshes it. Keeps the cap. */
-  add(input: { scope: FactScope; project?: string; text: string; sourceThread?: string }, now = new Date()): AddOutcome {
+  /**
+   * Adds a fact (checked and cleaned first): "approved" (the user's own, the default) or "pending" (learned). The
+   * same fact again only refreshes it, and the user adding a pending fact by hand approves it. Keeps the cap.
+   */
+  add(input: { scope: FactScope; project?: string; text: string; sourceThread?: string; status?: FactStatus }, now = new Date()): AddOutcome {
     const checked = checkFact(input.text);
     if ("reason" in checked) return { status: "refused", reason: checked.reason };
     const project = input.scope === "project" ? (input.project ?? "") : "";
     if (input.scope === "project" && !project) return { status: "refused", reason: "a project fact needs a project" };
+    const status = input.status ?? "approved";
     const norm = normalizeFact(checked.text);
     const at = now.toISOString();
     return this.db.transaction((): AddOutcome => {
       const existing = this.db.prepare("SELECT id FROM facts WHERE scope = ? AND project = ? AND norm = ?").get(input.scope, project, norm) as { id: number } | undefined;
       if (existing) {
-        this.db.prepare("UPDATE facts SET updated_at = ? WHERE id = ?").run(at, existing.id);
+        this.db.prepare(`UPDATE facts SET updated_at = ?${status === "approved" ? ", status = 'approved'" : ""} WHERE id = ?`).run(at, existing.id);
         return { status: "refreshed", fact: this.get(existing.id)! };
       }
       const r = this.db
-        .prepare("INSERT INTO facts (scope, project, text, norm, created_at, updated_at, source_thread) VALUES (?, ?, ?, ?, ?, ?, ?)")
-        .run(input.scope, project, checked.text, norm, at, at, input.sourceThread ?? null);
-      // The cap: the least recently confirmed facts of this scope go.
+        .prepare("INSERT INTO facts (scope, project, text, norm, created_at, updated_at, source_thread, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+        .run(input.scope, project, checked.text, norm, at, at, input.sourceThread ?? null, status);
+      // The cap: the least recently confirmed facts of this scope and status go.
       this.db
         .prepare(
-          "DELETE FROM facts WHERE scope = ? AND project = ? AND id NOT IN (SELECT id FROM facts WHERE scope = ? AND project = ? ORDER BY updated_at DESC, id DESC LIMIT ?)",
+          "DELETE FROM facts WHERE scope = @scope AND project = @project AND status = @status AND id NOT IN (SELECT id FROM facts WHERE scope = @scope AND project = @project AND status = @status ORDER BY updated_at DESC, id DESC LIMIT @max)",
         )
-        .run(input.scope, project, input.scope, project, MAX_FACTS);
+        .run({ scope: input.scope, project, status, max: MAX_FACTS });
       return { status: "added", fact: this.get(Number(r.lastInsertRowid))! };
     })();
   }
 
-  /** Replaces a fact's text (checked like a new one). */
+  /** Replaces a fact's text (checked like a new one; the user wrote it, so it is approved). */
   edit(id: number, text: string, now = new Date()): AddOutcome {
     const old = this.get(id);
     if (!old) return { status: "refused", reason: `there is no fact #${id}` };
@@ -186,6 +264,60 @@ export class MemoryStore {
       const added = this.add({ scope: old.scope, project: old.project, text: checked.text, sourceThread: old.source_thread ?? undefined }, now);
       return added;
     })();
+  }
+
+  /**
+   * The user approves pending facts: each is checked again (the policy may be newer than the fact) and takes
+   * effect in new threads. Ids that are not pending are returned as `missing` and nothing is changed for them.
+   */
+  approve(ids: number[]): { approved: Fact[]; refused: { fact: Fact; reason: string }[]; missing: number[] } {
+    const out = { approved: [] as Fact[], refused: [] as { fact: Fact; reason: string }[], missing: [] as number[] };
+    this.db.transaction(() => {
+      for (const id of ids) {
+        const f = this.get(id);
+        if (!f || f.status !== "pending") {
+          out.missing.push(id);
+          continue;
+        }
+        const checked = checkFact(f.text);
+        if ("reason" in checked) {
+          this.db.prepare("DELETE FROM facts WHERE id = ?").run(id);
+          out.refused.push({ fact: f, reason: checked.reason });
+          continue;
+        }
+        this.db.prepare("UPDATE facts SET status = 'approved' WHERE id = ?").run(id);
+        out.approved.push({ ...f, status: "approved" });
+      }
+    })();
+    return out;
+  }
+
+  /** The user rejects pending facts: they are forgotten. Returns the rejected ones (approved facts are untouched). */
+  reject(ids: number[]): Fact[] {
+    const del = this.db.prepare("DELETE FROM facts WHERE id = ? AND status = 'pending'");
+    return this.db.transaction(() => ids.flatMap((id) => {
+      const f = this.get(id);
+      return f && del.run(id).changes ? [f] : [];
+    }))();
+  }
+
+  /**
+   * Logs a refused proposal. Its text is kept (cleaned, secret shapes masked) so the user sees what was refused,
+   * except when it held a secret or personal data (`withhold`): then only the reason.
+   */
+  recordRefusal(input: { text: string; reason: string; sourceThread?: string; withhold?: boolean }, now = new Date()): void {
+    const withhold = input.withhold || input.reason === SECRET_REFUSAL;
+    this.db.transaction(() => {
+      this.db
+        .prepare("INSERT INTO refusals (text, reason, created_at, source_thread) VALUES (?, ?, ?, ?)")
+        .run(withhold ? null : maskSecretShapes(cleanFact(input.text)).slice(0, 300), input.reason, now.toISOString(), input.sourceThread ?? null);
+      this.db.prepare("DELETE FROM refusals WHERE id NOT IN (SELECT id FROM refusals ORDER BY id DESC LIMIT ?)").run(MAX_REFUSALS);
+    })();
+  }
+
+  /** The refused proposals kept, newest first. */
+  refusals(): Refusal[] {
+    return this.db.prepare("SELECT id, text, reason, created_at, source_thread FROM refusals ORDER BY id DESC").all() as Refusal[];
   }
 
   /** Forgets facts by id; returns how many went. */
@@ -210,6 +342,7 @@ export class MemoryStore {
       .run(item.threadId, item.runId, item.project, item.transcript, now.toISOString());
   }
 
+  /** The runs waiting for extraction (the queue; facts waiting for review are `list({ status: "pending" })`). */
   pending(): QueuedRun[] {
     return this.db.prepare("SELECT id, thread_id, run_id, project, transcript, created_at, attempts FROM queue ORDER BY id").all() as QueuedRun[];
   }

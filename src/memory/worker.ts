@@ -5,8 +5,8 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { randomBytes } from "node:crypto";
 import { redactPii } from "../vocabulary/pii-redaction.js";
-import { extractFacts } from "./extract.js";
-import type { Fact, MemoryStore } from "./store.js";
+import { type ProposedFact, extractFacts } from "./extract.js";
+import type { Fact, MemoryStore, QueuedRun } from "./store.js";
 
 /** One extraction call may take this long before it is abandoned (and retried at a later drain). */
 export const EXTRACTION_TIMEOUT_MS = 60_000;
@@ -25,7 +25,10 @@ export interface DrainOptions {
   /** piiRedaction is on: a proposed fact holding personal data (e-mail, phone, card, ID) is refused. */
   piiRedaction?: boolean;
   timeoutMs?: number;
+  /** A fact was learned: it is pending, shown to no model until the user approves it. */
   onAdded?: (fact: Fact) => void;
+  /** A proposed fact was refused (the reason is also logged in the store for `memory pending`). */
+  onRefused?: (refusal: { text: string; reason: string }) => void;
 }
 
 export class MemoryDrain {
@@ -44,6 +47,23 @@ export class MemoryDrain {
     this.current = undefined;
   }
 
+  /** One proposed fact: stored as pending (learned facts wait for the user's review), or refused and logged. */
+  private keep(p: ProposedFact, item: QueuedRun, out: DrainResult): void {
+    const { store } = this.opts;
+    const pii = this.opts.piiRedaction && redactPii(p.text) !== p.text;
+    const r = pii
+      ? ({ status: "refused", reason: "it holds personal data, which is not remembered while piiRedaction is on" } as const)
+      : store.add({ scope: p.scope, project: item.project, text: p.text, sourceThread: item.thread_id, status: "pending" });
+    if (r.status === "added") {
+      out.added.push(r.fact);
+      this.opts.onAdded?.(r.fact);
+    } else if (r.status === "refused") {
+      store.recordRefusal({ text: p.text, reason: r.reason, sourceThread: item.thread_id, withhold: pii });
+      out.refused.push({ text: p.text, reason: r.reason });
+      this.opts.onRefused?.({ text: p.text, reason: r.reason });
+    }
+  }
+
   async run(): Promise<DrainResult> {
     const { store, model, signal } = this.opts;
     const out: DrainResult = { added: [], refused: [], left: 0 };
@@ -52,21 +72,12 @@ export class MemoryDrain {
       if (!item) break;
       this.current = item.id;
       try {
-        const known = store.list({ project: item.project }).slice(0, 60).map((f) => f.text);
+        // Pending facts count as known too: the extractor must not propose them again.
+        const known = store.list({ project: item.project, status: "any" }).slice(0, 60).map((f) => f.text);
         const callSignal = AbortSignal.any([signal, AbortSignal.timeout(this.opts.timeoutMs ?? EXTRACTION_TIMEOUT_MS)]);
         const proposed = await extractFacts(model, { known, transcript: item.transcript, hasProject: item.project !== "" }, callSignal);
         if (this.current !== item.id) break; // handed back meanwhile (stopped)
-        for (const p of proposed) {
-          if (this.opts.piiRedaction && redactPii(p.text) !== p.text) {
-            out.refused.push({ text: p.text, reason: "it holds personal data, which is not remembered while piiRedaction is on" });
-            continue;
-          }
-          const r = store.add({ scope: p.scope, project: item.project, text: p.text, sourceThread: item.thread_id });
-          if (r.status === "added") {
-            out.added.push(r.fact);
-            this.opts.onAdded?.(r.fact);
-          } else if (r.status === "refused") out.refused.push({ text: p.text, reason: r.reason });
-        }
+        for (const p of proposed) this.keep(p, item, out);
         store.done(item.id);
         this.current = undefined;
       } catch {

@@ -7,13 +7,18 @@
 // ending the run. It must wrap the tool call before the tool runs — that is all wrapToolCall needs.
 //
 // Policy: `bash` calls are audited by shell-audit.ts. block → error ToolMessage, never run (in every mode);
-// ask → the mode decides whether to ask (vocabulary/approval-modes.ts), then the approval broker decides (allow_always remembered per thread); allow → run.
+// ask → the mode decides whether to ask (vocabulary/approval-modes.ts), then the approval broker decides (allow_always remembered per thread);
+// edit (the command writes files) → asked as an edit, so only `ask` mode asks, as for write_file, and "allow edits
+// for this thread" covers both; allow → run.
+// The audit's bash grammar starts loading when the middleware is built (the agent is built before the first model
+// call), so it is ready by the first tool call and never on the start-up path.
 // Cancellation while waiting for an answer propagates (the run is being cancelled, not the tool failing).
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 import { type ApprovalBroker, type ApprovalMemory, deniedMessage, resolveApproval } from "../sandbox/approvals.js";
-import { auditCommand } from "../sandbox/shell-audit.js";
+import { auditCommand, preloadShellAudit } from "../sandbox/shell-audit.js";
+import { EDITS_SCOPE } from "../tools/edit-gate.js";
 
 export interface SandboxAuditOptions {
   mode: ApprovalMode;
@@ -30,6 +35,7 @@ export function blockedMessage(reason: string): string {
 
 export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
   const shellTools = new Set(options.shellTools ?? ["bash"]);
+  preloadShellAudit();
   return createMiddleware({
     name: "SandboxAudit",
     wrapToolCall: async (request, handler) => {
@@ -40,17 +46,18 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
       const refuse = (content: string) =>
         new ToolMessage({ tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error", content });
 
-      const audit = auditCommand(command);
+      const audit = await auditCommand(command);
       if (audit.verdict === "block") return refuse(blockedMessage(audit.reason ?? "destructive command"));
-      if (audit.verdict === "ask") {
+      if (audit.verdict === "ask" || audit.verdict === "edit") {
+        const edit = audit.verdict === "edit";
         const configurable = request.runtime.configurable as Record<string, unknown> | undefined;
         const threadId = typeof configurable?.thread_id === "string" ? configurable.thread_id : "default";
         const reason = audit.reason ?? "guarded command";
         const answer = await resolveApproval(
-          { threadId, toolCallId: toolCall.id ?? "", tool: toolCall.name, kind: "command", command, reason, signal: request.runtime.signal },
+          { threadId, toolCallId: toolCall.id ?? "", tool: toolCall.name, kind: edit ? "edit" : "command", command, reason, signal: request.runtime.signal, ...(edit ? { scope: EDITS_SCOPE } : {}) },
           { mode: options.mode, broker: options.broker, memory: options.memory },
         );
-        if (answer.verdict === "deny") return refuse(deniedMessage(reason, options.broker, answer.reason));
+        if (answer.verdict === "deny") return refuse(deniedMessage(edit ? "this command (it writes files; ask mode asks before edits)" : reason, options.broker, answer.reason));
       }
       return handler(request);
     },

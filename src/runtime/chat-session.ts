@@ -18,6 +18,8 @@ import type { ThreadPaths } from "../sandbox/provider.js";
 import { assertShellUsable, closeShellSessions, runShell, setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import { assertAutoApprovalConfined, unconfinedAutoApprovalProblem, yoloRefusedNotice } from "../sandbox/unconfined.js";
+import { auditCommand } from "../sandbox/shell-audit.js";
+import { blockedMessage } from "../middleware/sandbox-audit.js";
 import { capOutput } from "../tools/bash.js";
 import { clearGoalUpdate } from "../state/goal-clear.js";
 import type { GoalState } from "../state/types.js";
@@ -124,8 +126,8 @@ export class ChatSession {
    * Extracts what finished runs taught (in the background: the chat never waits for it; leaving the chat hands an
    * unfinished run back to the queue). Resolves with the facts added.
    */
-  async drainMemory(onAdded?: (fact: Fact) => void): Promise<Fact[]> {
-    return (await drainMemoryQueue(this.config, this.model, { onAdded }).catch(() => undefined))?.added ?? [];
+  async drainMemory(onAdded?: (fact: Fact) => void, onRefused?: (refusal: { text: string; reason: string }) => void): Promise<Fact[]> {
+    return (await drainMemoryQueue(this.config, this.model, { onAdded, onRefused }).catch(() => undefined))?.added ?? [];
   }
 
   /** The memory store of this home (for /memory), or undefined when memory is off. */
@@ -312,10 +314,16 @@ export class ChatSession {
     await this.runtime.store.threads.update(id, { title });
   }
 
-  /** `!cmd`: a shell command in the thread's workspace, as the bash tool runs it (scrubbed env, own group). */
+  /**
+   * `!cmd`: a shell command in the thread's workspace, as the bash tool runs it (scrubbed env, own group). The user
+   * typed it, so nothing asks (not even in `ask` mode: it is the user's own edit or delete), but a blocked command
+   * stays blocked: the block list is about commands nobody means to run (`rm -rf ~`, a fork bomb).
+   */
   async shell(command: string, signal: AbortSignal): Promise<ShellOutput> {
     const paths = await this.ensureThread();
     const cwd = paths.workspace_path;
+    const audit = await auditCommand(command);
+    if (audit.verdict === "block") return { command, cwd, output: blockedMessage(audit.reason ?? "destructive command"), exitCode: undefined };
     const settings = shellSettingsFromConfig(this.config);
     let warning = "";
     setShellWarningSink((message) => (warning = `warning: ${message}\n`));

@@ -20,7 +20,7 @@ const active = new Set<{ drain: MemoryDrain; abort: AbortController }>();
 export async function drainMemoryQueue(
   config: ResolvedConfig,
   model: ResolvedModel,
-  opts: { timeoutMs?: number; signal?: AbortSignal; onAdded?: (fact: Fact) => void } = {},
+  opts: { timeoutMs?: number; signal?: AbortSignal; onAdded?: (fact: Fact) => void; onRefused?: (refusal: { text: string; reason: string }) => void } = {},
 ): Promise<DrainResult | undefined> {
   if (!config.memory.enabled) return undefined;
   const store = memoryStoreFor(config.home);
@@ -31,7 +31,7 @@ export async function drainMemoryQueue(
   opts.signal?.addEventListener("abort", () => abort.abort(), { once: true });
   const timer = opts.timeoutMs ? setTimeout(() => abort.abort(), opts.timeoutMs) : undefined;
   timer?.unref?.();
-  const entry = { drain: new MemoryDrain({ store, model: createChatModel(model, { streaming: false }), signal: abort.signal, onAdded: opts.onAdded, piiRedaction: config.piiRedaction }), abort };
+  const entry = { drain: new MemoryDrain({ store, model: createChatModel(model, { streaming: false }), signal: abort.signal, onAdded: opts.onAdded, onRefused: opts.onRefused, piiRedaction: config.piiRedaction }), abort };
   active.add(entry);
   try {
     return await entry.drain.run();

@@ -31,7 +31,9 @@ import { createChatModel } from "../config/model-factory.js";
 import type { RunRequest, RunResult } from "./run-thread.js";
 import { translateStream } from "./stream-events.js";
 import { leaseLostIn, watchLease } from "./lease-watch.js";
-import { inputLine, snapshotBeforeRun } from "./workspace-snapshots.js";
+import { inputLine, snapshotAfterRun, snapshotBeforeRun } from "./workspace-snapshots.js";
+import { finishInterruptedRewind } from "./rewind.js";
+import { rewindText } from "../vocabulary/rewind-text.js";
 import { type SkillCatalog, skillCatalogFor, skillMounts } from "../skills/catalog.js";
 import { skillContextEntry, skillMessage } from "../skills/activation.js";
 import { type ThreadView, threadViewOf } from "./thread-view.js";
@@ -197,9 +199,13 @@ export class ThreadRuntime {
     const input = inputLine(req.prompt);
     const mark = await this.begin(opened.threadId, runId, input);
     const lease = watchLease(this.store, opened.threadId, runId, req.signal);
+    const snapshotEnd = this.endSnapshot(opened, runId, lease);
     let settled = false;
     try {
       emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew });
+      // A rewind killed half way is finished first: the run must not start from half-rewound files.
+      const finished = await finishInterruptedRewind({ home: this.config.home, store: this.store, runtime: this, threadId: opened.threadId });
+      if (finished) emit({ type: "snapshot.warning", run_id: runId, message: rewindText(finished).trim() });
       await this.snapshotFiles(opened, runId, input, emit);
       const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal }, opened, runId, usage), usage);
       // Found taken over after its last write: the thread's status is the new owner's to set.
@@ -208,6 +214,8 @@ export class ThreadRuntime {
       await this.settleSuccess(result);
       settled = true;
       await this.pruneCheckpoints(opened.threadId);
+      // Before run.completed: a client may rewind as soon as it sees it, and the thread is locked until this is done.
+      await snapshotEnd();
       emit({ type: "run.completed", thread_id: result.thread_id, run_id: runId, status: result.status, stop_reason: result.stop_reason, final_text: result.final_text, usage: result.usage, thread_usage: result.thread_usage });
       return result;
     } catch (err) {
@@ -216,6 +224,7 @@ export class ThreadRuntime {
     } finally {
       lease.dispose();
       if (!settled) await this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage, req);
+      await snapshotEnd();
       await this.release(opened.threadId, runId);
     }
   }
@@ -237,6 +246,19 @@ export class ThreadRuntime {
     const snap = await snapshotBeforeRun(this.config.home, opened.threadId, opened.paths.workspace_path, runId, input);
     if (snap.commit) await this.store.runs.setSnapshot(runId, snap.commit);
     if (snap.warning) emit({ type: "snapshot.warning", run_id: runId, message: snap.warning });
+  }
+
+  /**
+   * The files as the run left them, taken once whichever way it ended: what changes after this is the user's, and a
+   * rewind leaves it alone. Not when another process took the thread over: the files are that run's now.
+   */
+  private endSnapshot(opened: OpenedThread, runId: string, lease: { lost(): unknown }): () => Promise<void> {
+    let taken = false;
+    return async () => {
+      if (taken || lease.lost()) return;
+      taken = true;
+      await snapshotAfterRun(this.config.home, opened.threadId, opened.paths.workspace_path, runId);
+    };
   }
 
   /**

@@ -27,11 +27,31 @@ export async function snapshotBeforeRun(home: string, threadId: string, workspac
   try {
     // A thread's own workspace is created by its first run's sandbox; the snapshot comes first.
     mkdirSync(workspace, { recursive: true });
-    const snap = await shadowRepoOf(home, threadId, workspace).snapshot(`before ${runId}${input ? `: ${input}` : ""}`, [runRef(runId)]);
+    const repo = shadowRepoOf(home, threadId, workspace);
+    // From here the files are the run's to change: until it ends, what differs from the last end is not the user's.
+    repo.clearLeft();
+    const snap = await repo.snapshot(`before ${runId}${input ? `: ${input}` : ""}`, [runRef(runId)]);
     return { commit: snap.commit };
   } catch (err) {
     if (err instanceof GitMissingError) return { warning: GIT_MISSING_NOTE };
     return { warning: `The workspace's files could not be snapshotted before this run (${(err as Error).message.split("\n")[0]}): its file changes cannot be rewound.` };
+  }
+}
+
+/**
+ * Records the files as the run left them, so a later rewind can tell the user's own edits (made after the run) from
+ * the run's. Costs one `git status` when the run changed nothing, plus `git add` and a commit when it did; the next
+ * run's snapshot then finds nothing new. A failure is silent: without the record, a rewind takes every change since
+ * the run's start for the run's, as before this record existed.
+ */
+export async function snapshotAfterRun(home: string, threadId: string, workspace: string, runId: string): Promise<void> {
+  try {
+    if (!(await gitAvailable())) return;
+    const repo = shadowRepoOf(home, threadId, workspace);
+    if (!repo.exists) return;
+    repo.setLeft((await repo.snapshot(`after ${runId}`, [])).commit);
+  } catch {
+    // see above
   }
 }
 

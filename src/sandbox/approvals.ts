@@ -1,8 +1,8 @@
 // Approvals — who says yes to a guarded action, and how the answer is remembered.
 //
 // What asks (vocabulary/approval-modes.ts `modeAsks`): an ask-first shell command (see shell-audit.ts) asks in `ask`
-// and `auto-edit`; a file edit (shown as its diff) and any other tool that declares an approval gate ask in `ask`
-// only; `yolo` asks for nothing. Blocked commands stay blocked in every mode — the middleware never consults the
+// and `auto-edit`; a file edit (shown as its diff), a shell command that writes files (the audit's "edit" verdict)
+// and any other tool that declares an approval gate ask in `ask` only; `yolo` asks for nothing. Blocked commands stay blocked in every mode — the middleware never consults the
 // broker for them.
 // A tool declares that it must ask with `declareApprovalGate(tool, gate)`: the gate computes what the user must see
 // (a one-line summary, a diff) without side effects; ToolApproval asks before the tool runs.

@@ -11,24 +11,10 @@ import { join, relative } from "node:path";
 import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
 import type { ShellSettings } from "./shell-settings.js";
+import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 
-/** Secret directories and files under the user's home, hidden when they exist (the one list of them). */
-export const HOME_SECRET_DIRS = [
-  ".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".password-store", ".azure", ".config/gcloud",
-  ".local/share/keyrings", ".mozilla", ".config/google-chrome", ".config/chromium", ".terraform.d", ".config/openai",
-];
-/** Files (a name that turns out to be a directory is hidden as one: ~/.config/hub is either, by version). */
-export const HOME_SECRET_FILES = [
-  ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".config/git/credentials", ".pgpass", ".cargo/credentials.toml",
-  ".cargo/credentials", ".deerflowrc", ".vault-token", ".config/rclone/rclone.conf", ".m2/settings.xml",
-  ".gradle/gradle.properties", ".config/hub", ".env",
-  // Shell and REPL histories: the commands typed, with the passwords and tokens pasted into them.
-  ".bash_history", ".zsh_history", ".histfile", ".sh_history", ".local/share/fish/fish_history", ".python_history",
-  ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history", ".rediscli_history", ".irb_history",
-  ".lesshst", ".wget-hsts",
-];
-/** Readable by root even without capabilities (their owner is root). */
-const SYSTEM_SECRET_FILES = ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"];
+// The secret paths have one home shared with the memory filter; re-exported for the sandbox's other users.
+export { HOME_SECRET_DIRS, HOME_SECRET_FILES } from "../vocabulary/secret-paths.js";
 /**
  * Sockets that hand out more than the sandbox has: a read-only bind does not stop connect(), and the container
  * daemons' sockets are root on the host. The user's runtime directory holds their agents (ssh, gpg) and buses.

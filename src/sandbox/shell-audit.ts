@@ -1,25 +1,32 @@
-// Shell audit — a pure policy over one bash command line: "allow", "ask" (ask first) or "block" (never run).
+// Shell audit — a pure policy over one bash command line: "allow", "edit" (writes files: asks in `ask` mode only,
+// like write_file), "ask" (ask first) or "block" (never run).
 //
-// How a command is read (shell-parse.ts): a small shell lexer honours quotes, escapes, comments and heredoc bodies, splits on
-// `;` `&&` `||` `&` `|` newlines and parentheses, and pulls out every piece of code that will also run:
-// `$(...)`, backticks, `<(...)`/`>(...)` (also inside double quotes), `bash|sh -c '<script>'`, `eval ...`,
-// `find -exec ...`. Those pieces are audited recursively. Each simple command is normalised: leading `VAR=x`,
-// keywords (`if`, `then`, `do`, `!`, `{`…) and wrappers (`sudo`, `env`, `nohup`, `nice`, `timeout`, `xargs`,
-// `command`, `exec`…) are dropped and the program name is the basename (`/bin/rm`, `\rm` and `"rm"` are `rm`).
+// How a command is read (shell-grammar.ts, shell-command.ts): tree-sitter-bash parses it; every simple command bash would run is
+// judged, including those in `$(…)`, backticks, `<(…)`, `bash -c '<literal>'`, `eval '<literal>'`, `find -exec`
+// and a literal heredoc fed to a shell (audited recursively), with wrappers (`sudo`, `env`, `xargs`, `timeout`…)
+// seen through and the program name reduced to its basename (`/bin/rm`, `\rm` and `"rm"` are `rm`). The working
+// directory is tracked through `cd` so `cd; rm -rf *` is judged as the home directory's deletion.
 //
-// False positives, decided:
+// Decided:
 // - Quoted text is data: `echo "rm -rf /"` and `grep mkfs notes.txt` are allowed — only what the shell would run
-//   is audited (`bash -c "rm -rf /"` and `echo "$(rm -rf /)"` ARE audited, as code).
-// - Heredoc bodies are data (`cat <<EOF ... EOF`), but a redirect of the heredoc to /etc is still a write.
-// - `rm -rf ./build`, `rm -r node_modules` are ask-first (recursive delete), not blocked: only the filesystem
-//   root, the home directory and top-level system directories are blocked.
-// - Fork-bomb detection looks at function definitions outside quotes.
-// Not a sandbox: a determined obfuscation (`$(echo cm0= | base64 -d) -rf /`, variables holding commands) gets
-// through; the policy catches mistakes and the common shapes, the workspace boundary does the rest.
+//   is audited. Heredoc bodies are data unless fed to a shell or interpreter.
+// - `rm -rf ./build`, `rm -r node_modules` are ask-first (recursive delete), not blocked: only the filesystem root,
+//   the home directory and top-level system directories are blocked (also when reached by `cd`).
+// - What the audit cannot resolve asks: a variable or substitution as the program, `eval`/`bash -c` of code built at
+//   run time, code piped into a shell, `xargs rm`, deletes after a `cd` out of the workspace or somewhere unknown,
+//   interpreter code that deletes or builds its calls at run time (getattr, eval). `--yes` approves these, by design:
+//   it means "approve whatever would ask".
+// - Edits: commands that write files the audit can see (redirections, tee, sed -i, cp, mv, rm, touch, mkdir, ln,
+//   truncate, dd of=, patch, git apply, downloads to a file, interpreter code opening files for writing) are "edit".
+//   Programs that write on their own (a build, a script) cannot be known before they run; the run's rewind
+//   snapshot covers them.
+// - A command that does not parse as bash asks (bash and the grammar may disagree on it).
+// Not a sandbox: the policy catches mistakes and the common shapes; the workspace boundary does the rest.
 
-import { type Pipeline, type SimpleCommand, SHELLS, isFlag, parse } from "./shell-parse.js";
+import { type Cwd, INTERPRETERS, type Pipeline, SHELLS, SYSTEM_DIRS, type SimpleCommand, isFlag, walkDown } from "./shell-command.js";
+import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
 
-export type AuditVerdict = "allow" | "ask" | "block";
+export type AuditVerdict = "allow" | "edit" | "ask" | "block";
 export interface AuditResult {
   verdict: AuditVerdict;
   reason?: string;
@@ -39,30 +46,101 @@ interface Rule {
 // ---------------------------------------------------------------------------------------------
 // helpers the rules use
 
-const ROOTISH = /^(?:\/+\.?|\/+\*|~\/?|~\/\*|\$\{?HOME\}?\/?|\$\{?HOME\}?\/\*|\/(?:bin|boot|dev|etc|home|lib\w*|opt|proc|root|sbin|srv|sys|usr|var)\/*\*?)$/;
+const ROOTISH = new RegExp(`^(?:\\/+\\.?|\\/+\\*|~\\/?|~\\/\\*|\\$\\{?HOME\\}?\\/?|\\$\\{?HOME\\}?\\/\\*|\\/(?:${SYSTEM_DIRS})\\/*\\*?)$`);
 function operands(args: string[]): string[] {
   const i = args.indexOf("--");
   return i < 0 ? args.filter((a) => !isFlag(a)) : [...args.slice(0, i).filter((a) => !isFlag(a)), ...args.slice(i + 1)];
 }
 const recursive = (c: SimpleCommand) => c.args.some((a) => /^-[a-zA-Z]*[rR][a-zA-Z]*$/.test(a) || a === "--recursive");
 const hitsRoot = (c: SimpleCommand) => operands(c.args).some((a) => ROOTISH.test(a));
+/** `.`, `*`, `./*`, `..`, `.*`, `[a-z]*`: the directory the command runs in (or above it), or a glob over it. */
+const wholeDir = (a: string) => !a.startsWith("/") && a.split("/").every((s) => /^(?:|\.|\.\.)$/.test(s) || /[*?[]/.test(s));
+const awayFromWorkspace = (cwd: Cwd) => cwd.at !== "workspace";
+const atHomeOrRoot = (cwd: Cwd) => cwd.at === "home" || cwd.at === "root";
 const isEtc = (p: string) => /^\/etc(?:\/|$)/.test(p);
 const DISK = /^\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|loop|md|dm-|mapper\/|sr)/;
 const FETCHERS = /^(?:curl|wget|fetch|aria2c)$/;
+const DELETERS = /^(?:rm|unlink|shred|rmdir)$/;
 /** `host:path`, `user@host:path`, `host::module`, `rsync://…` (a local path has no ":" before its first "/"). */
 const isRemote = (a: string) => /^rsync:\/\//.test(a) || /^[^/:]+::?/.test(a);
 const writesTo = (c: SimpleCommand, pred: (t: string) => boolean) => c.redirects.some((r) => /[>]/.test(r.op) && pred(r.target));
+/** Output that is not a file: the null device, the terminal, a duplicated descriptor (`2>&1`, `>&-`). */
+const notAFile = (r: { op: string; target: string }) => /^\/dev\/(?:null|std(?:out|err|in)|tty|fd\/\d+)$/.test(r.target) || (/&$/.test(r.op) && /^(?:\d+|-)$/.test(r.target));
+const writesAFile = (c: SimpleCommand) => c.redirects.some((r) => /[>]/.test(r.op) && !notAFile(r));
 const FETCH_SUB = /(?:\$\(|<\(|`)\s*(?:\S*\/)?(?:curl|wget|fetch|aria2c)\b/;
 /** `sh <(curl …)`, `bash -c "$(wget …)"`, `bash < <(curl …)`: the command runs what a substitution downloads. */
 const runsFetched = (c: SimpleCommand) => [...c.args, ...c.redirects.map((r) => r.target)].some((a) => FETCH_SUB.test(a));
 
+/** The index of the argument holding a shell's or interpreter's inline code (`-c`, `-e`, `-r`), or -1. */
+function codeArg(c: SimpleCommand): number {
+  const flag = INTERPRETERS.test(c.name) ? (c.name === "php" ? /^-[a-zA-Z]*r$/ : /^-[a-zA-Z]*[ce]$/) : /^-[a-zA-Z]*c[a-zA-Z]*$/;
+  const i = c.args.findIndex((a) => flag.test(a) || a === "--command" || a === "--eval");
+  return i >= 0 && i + 1 < c.args.length ? i + 1 : -1;
+}
+/** Inline interpreter code: the `-c`/`-e` argument or a heredoc/here-string on stdin. */
+function inlineCode(c: SimpleCommand): string {
+  if (!INTERPRETERS.test(c.name)) return "";
+  const i = codeArg(c);
+  return [i >= 0 ? c.args[i]! : "", c.stdinText ?? ""].join("\n");
+}
+/** A shell or interpreter that reads its program from stdin (`… | bash`, `… | python3 -`). */
+function readsCodeFromStdin(c: SimpleCommand): boolean {
+  if (!SHELLS.test(c.name) || codeArg(c) >= 0) return false;
+  const first = c.args.find((a) => !isFlag(a));
+  return first === undefined || first === "-" || c.args.includes("-s");
+}
+/** `git [-C dir] [-c k=v] <sub> …` → [sub, …rest]. */
+function gitArgs(c: SimpleCommand): string[] {
+  const a = c.args;
+  let k = 0;
+  while (k < a.length && isFlag(a[k]!)) k += /^(?:-C|-c|--git-dir|--work-tree|--namespace)$/.test(a[k]!) ? 2 : 1;
+  return a.slice(k);
+}
+const git = (sub: RegExp, test: (rest: string[]) => boolean) => (c: SimpleCommand) => {
+  const [s, ...rest] = gitArgs(c);
+  return s !== undefined && sub.test(s) && test(rest);
+};
+const DELETE_CODE = /rmtree|rm_rf|rimraf|rmSync|rmdirSync|remove_tree|\brmdir|\bunlink|os\.remove|\.rm\(|\bfs\.rm|FileUtils\.rm|File\.delete|Dir\.delete|\brm\(.*recursive/;
+const DYNAMIC_CODE = /getattr|__import__|importlib|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(|new\s+Function|\bFunction\s*\(|require\s*\(\s*[^'"`\s)]|\.send\s*\(|constantize|\bglobals\s*\(\s*\)\s*\[/;
+const WRITE_CODE = /open\s*\([^)]*['"][rb]?[wax][bt+]?['"]|\bmode\s*=\s*['"][wax]|write_(?:text|bytes)|\bwriteFile|appendFile|createWriteStream|\bfs\.(?:write|copy|cp|rename|mkdir|rm|unlink|truncate)|shutil\.|os\.(?:rename|replace|remove|unlink|mkdir|makedirs|rmdir)|\.(?:touch|mkdir|unlink|rename)\s*\(|File\.(?:write|open\s*\([^)]*['"][wa])|open\s*\(?[^;]*['"]\s*\+?>/;
+
+const WRITES = "writes files (ask mode asks before edits)";
+const SHELL_OUT_CODE = /\bsystem\s*\(|subprocess|os\.(?:system|popen|exec)|child_process|execSync|spawnSync|\bspawn\s*\(|%x[({[]|`[^`]+`|\bexec\s+["']|IO\.popen|Open3|proc_open|shell_exec|passthru/;
+const HOMEISH = /^(?:~|\$\{?HOME\}?)(?:\/|$)/;
+/** The files a command visibly writes: its output redirections and the operands of the programs that write. */
+function writeTargets(c: SimpleCommand): string[] {
+  const targets = c.redirects.filter((r) => /[>]/.test(r.op) && !notAFile(r)).map((r) => r.target);
+  if (/^(?:tee|mv|touch|mkdir|rm|rmdir|unlink|shred|truncate|chmod|chown)$/.test(c.name)) targets.push(...operands(c.args));
+  if (/^(?:cp|ln|install|rsync)$/.test(c.name)) targets.push(...operands(c.args).slice(-1)); // the sources are only read
+  if (/^(?:sed|perl|ruby)$/.test(c.name) && c.args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"))) targets.push(...operands(c.args));
+  if (c.name === "dd") targets.push(...c.args.filter((a) => a.startsWith("of=")).map((a) => a.slice(3)));
+  return targets;
+}
+
 // ---------------------------------------------------------------------------------------------
-// THE POLICY: one table. First the blocks, then the ask-firsts; the most severe match wins.
+// THE POLICY: one table. First the blocks, then the ask-firsts, then the edits; the most severe match wins, and
+// among equals the first listed gives the reason.
 
 export const SHELL_RULES: readonly Rule[] = [
   // --- never run
   { verdict: "block", reason: "recursive delete of the filesystem root, the home directory or a system directory", cmd: /^rm$/, test: (c) => recursive(c) && hitsRoot(c) },
+  {
+    verdict: "block",
+    reason: "recursive delete of the home directory or the filesystem root (reached by cd)",
+    cmd: /^rm$/,
+    test: (c) => recursive(c) && atHomeOrRoot(c.cwd) && operands(c.args).some(wholeDir),
+  },
   { verdict: "block", reason: "rm --no-preserve-root", cmd: /^rm$/, args: / --no-preserve-root / },
+  {
+    verdict: "block",
+    reason: "find deleting from the home directory or the filesystem root",
+    cmd: /^find$/,
+    test: (c) => {
+      if (!findDeletes(c)) return false;
+      const starts = findStarts(c);
+      return starts.some((s) => ROOTISH.test(s)) || (atHomeOrRoot(c.cwd) && (starts.length === 0 || starts.some(wholeDir)));
+    },
+  },
   { verdict: "block", reason: "formatting a filesystem (mkfs)", cmd: /^(?:mkfs(?:\..+)?|mke2fs|mkswap|wipefs)$/ },
   { verdict: "block", reason: "dd writing to a disk device", cmd: /^dd$/, args: / of=\/dev\/(?:sd|hd|vd|xvd|nvme|mmcblk|disk|loop|md|dm-|mapper\/|sr)/ },
   { verdict: "block", reason: "writing to a disk device", test: (c) => writesTo(c, (t) => DISK.test(t)) },
@@ -83,19 +161,61 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "block", reason: "shutting down or rebooting the machine", cmd: /^(?:shutdown|reboot|halt|poweroff)$/ },
   { verdict: "block", reason: "shutting down or rebooting the machine", cmd: /^(?:systemctl|init|telinit)$/, args: / (?:poweroff|reboot|halt|kexec|0|6) / },
 
-  // --- ask first
+  // --- ask first: what the audit cannot resolve
+  { verdict: "ask", reason: "the program to run is a variable or substitution ($x, $(…)): the audit cannot know what runs", test: (c) => c.dynamicName },
+  { verdict: "ask", reason: "eval of code built at run time", cmd: /^eval$/, test: (c) => c.dynamicArgs.some(Boolean) },
+  { verdict: "ask", reason: "sourcing code built at run time", cmd: /^(?:source|\.)$/, test: (c) => c.dynamicArgs.some(Boolean) },
+  { verdict: "ask", reason: "a shell runs code built at run time (bash -c \"$(…)\")", test: (c) => SHELLS.test(c.name) && codeArg(c) >= 0 && c.dynamicArgs[codeArg(c)] === true },
+  { verdict: "ask", reason: "a shell or interpreter runs code piped into it (… | bash)", test: (c, _p, i) => i > 0 && readsCodeFromStdin(c) },
+  {
+    verdict: "ask",
+    reason: "a shell or interpreter runs code produced at run time (bash < <(…), a heredoc with $(…))",
+    test: (c) => SHELLS.test(c.name) && codeArg(c) < 0 && (c.redirects.some((r) => r.op === "<" && /^[<>]\(|\$/.test(r.target)) || (c.stdinText !== undefined && c.stdinDynamic === true)),
+  },
+  { verdict: "ask", reason: "xargs runs a delete on every input line (xargs rm)", test: (c) => c.via.includes("xargs") && (DELETERS.test(c.name) || (c.name === "find" && findDeletes(c))) },
+  { verdict: "ask", reason: "rsync --delete removes files at the destination", cmd: /^rsync$/, args: / --(?:delete\S*|remove-source-files)(?:=\S*)? / },
+  { verdict: "ask", reason: "deletes files from inline interpreter code (shutil.rmtree, os.remove, fs.rmSync …)", test: (c) => DELETE_CODE.test(inlineCode(c)) },
+  { verdict: "ask", reason: "inline interpreter code that builds its calls at run time (getattr, eval, __import__)", test: (c) => DYNAMIC_CODE.test(inlineCode(c)) },
+  {
+    verdict: "ask",
+    reason: "deletes after cd left the workspace (or went somewhere the audit cannot know)",
+    test: (c) => awayFromWorkspace(c.cwd) && (DELETERS.test(c.name) || (c.name === "find" && findDeletes(c)) || DELETE_CODE.test(inlineCode(c))),
+  },
+  { verdict: "ask", reason: "recursive delete of a path computed at run time", cmd: /^rm$/, test: (c) => recursive(c) && c.dynamicArgs.some(Boolean) },
+  { verdict: "ask", reason: "inline interpreter code runs shell commands (system, subprocess, child_process)", test: (c) => SHELL_OUT_CODE.test(inlineCode(c)) },
+  { verdict: "ask", reason: "awk runs shell commands (system, a pipe to a command)", cmd: /^[gmn]?awk$/, args: /system\s*\(|\|\s*"|"\s*\|\s*getline/ },
+  // Dotfiles in the home directory run code later (.bashrc, .ssh/authorized_keys): never an ordinary edit.
+  { verdict: "ask", reason: "writes in the home directory (outside the workspace)", test: (c) => writeTargets(c).some((t) => HOMEISH.test(t)) || (atHomeOrRoot(c.cwd) && writeTargets(c).length > 0) },
+  { verdict: "ask", reason: "writes files after cd left the workspace (or went somewhere the audit cannot know)", test: (c) => awayFromWorkspace(c.cwd) && writeTargets(c).length > 0 },
+  {
+    verdict: "ask",
+    reason: "writes or deletes above the workspace (a path through ..)",
+    test: (c) => c.cwd.at === "workspace" && writeTargets(c).some((t) => !t.startsWith("/") && !HOMEISH.test(t) && walkDown(c.cwd, t).at !== "workspace"),
+  },
+
+  // --- ask first: the known shapes
   { verdict: "ask", reason: "recursive delete (rm -r)", cmd: /^rm$/, test: recursive },
   { verdict: "ask", reason: "find -delete", cmd: /^find$/, args: / -delete / },
   { verdict: "ask", reason: "find -exec rm deletes every match", cmd: /^find$/, args: / -(?:exec|execdir|ok|okdir) (?:\S*\/)?(?:rm|unlink|shred) / },
+  { verdict: "ask", reason: "git reset --hard discards uncommitted changes", cmd: /^git$/, test: git(/^reset$/, (r) => r.includes("--hard")) },
   {
     verdict: "ask",
-    reason: "recursive delete from inline interpreter code (shutil.rmtree, fs.rmSync, rm_rf …)",
-    cmd: /^(?:python[\d.]*|node|perl|ruby|php)$/,
-    args: / -[a-zA-Z]*[ce] .*(?:rmtree|rm_rf|rimraf|rmSync|rmdirSync|remove_tree|rm\(.*recursive|FileUtils\.rm)/,
+    reason: "git checkout of paths discards uncommitted changes",
+    cmd: /^git$/,
+    test: git(/^checkout$/, (r) => r.some((a) => a === "--" || a === "." || a === "-f" || a === "--force" || a === "-p" || a === "--patch") || operands(r).length > 1),
   },
-  { verdict: "ask", reason: "git reset --hard discards local changes", cmd: /^git$/, args: / reset (?:.* )?--hard / },
+  { verdict: "ask", reason: "git switch --discard-changes discards uncommitted changes", cmd: /^git$/, test: git(/^switch$/, (r) => r.some((a) => a === "-f" || a === "--force" || a === "--discard-changes")) },
+  {
+    verdict: "ask",
+    reason: "git restore discards uncommitted changes",
+    cmd: /^git$/,
+    // `--staged` alone only unstages; with --worktree (-W) or without --staged it overwrites the files.
+    test: git(/^restore$/, (r) => !r.some((a) => a === "--staged" || /^-[a-zA-Z]*S[a-zA-Z]*$/.test(a)) || r.some((a) => a === "--worktree" || /^-[a-zA-Z]*W[a-zA-Z]*$/.test(a))),
+  },
+  { verdict: "ask", reason: "git stash drop/clear deletes stashed work", cmd: /^git$/, test: git(/^stash$/, (r) => /^(?:drop|clear)$/.test(r[0] ?? "")) },
+  // Any `git clean` but a dry run: a repository's own config may set clean.requireForce=false.
+  { verdict: "ask", reason: "git clean deletes untracked files", cmd: /^git$/, test: git(/^clean$/, (r) => !r.some((a) => a === "--dry-run" || /^-[a-zA-Z]*n[a-zA-Z]*$/.test(a))) },
   { verdict: "ask", reason: "git push --force rewrites remote history", cmd: /^git$/, args: / push (?:.* )?(?:--force|--force-with-lease(?:=\S*)?|-[a-zA-Z]*f[a-zA-Z]*|\+\S+) / },
-  { verdict: "ask", reason: "git clean -f deletes untracked files", cmd: /^git$/, args: / clean (?:.* )?(?:-[a-zA-Z]*f[a-zA-Z]*|--force) / },
   { verdict: "ask", reason: "recursive permission or owner change", cmd: /^(?:chmod|chown|chgrp)$/, test: recursive },
   { verdict: "ask", reason: "installing packages", cmd: /^(?:npm|pnpm|bun)$/, args: /^ (?:\S+ )*?(?:install|i|add|ci) / },
   { verdict: "ask", reason: "installing packages", cmd: /^yarn$/, args: /^ +(?:(?:install|add|global) .*)?$/ },
@@ -111,28 +231,59 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "ask", reason: "raw network connection (nc, socat, telnet)", cmd: /^(?:nc|ncat|netcat|socat|telnet)$/ },
   { verdict: "ask", reason: "copying files to or from another host", cmd: /^(?:scp|sftp|ssh)$/ },
   { verdict: "ask", reason: "copying files to or from another host (rsync)", cmd: /^rsync$/, test: (c) => operands(c.args).some(isRemote) },
+
+  // --- edits: ask in `ask` mode only (like write_file)
+  { verdict: "edit", reason: WRITES, test: writesAFile },
+  { verdict: "edit", reason: WRITES, cmd: /^(?:cp|mv|touch|mkdir|ln|rm|rmdir|unlink|shred|truncate|install|patch|rsync)$/ },
+  { verdict: "edit", reason: WRITES, cmd: /^tee$/, test: (c) => operands(c.args).some((a) => !notAFile({ op: ">", target: a })) },
+  { verdict: "edit", reason: WRITES, cmd: /^(?:sed|perl|ruby)$/, args: / (?:-[a-zA-Z]*i\S*|--in-place\S*) / },
+  { verdict: "edit", reason: WRITES, cmd: /^dd$/, test: (c) => c.args.some((a) => a.startsWith("of=") && !notAFile({ op: ">", target: a.slice(3) })) },
+  { verdict: "edit", reason: WRITES, cmd: /^git$/, test: git(/^(?:apply|am)$/, (r) => !r.some((a) => /^--(?:check|stat|numstat|summary)$/.test(a))) },
+  { verdict: "edit", reason: WRITES, cmd: /^curl$/, args: / (?:-[a-zA-Z]*[oO]\S*|--output(?:=\S+)?|--remote-name\S*) / },
+  { verdict: "edit", reason: WRITES, cmd: /^wget$/, test: (c) => !c.args.some((a, i) => a === "--spider" || /^(?:-[a-zA-Z]*O|--output-document)=?-?$/.test(a) && ["-", "/dev/null"].includes(c.args[i + 1] ?? "") || a === "-O-" || a === "--output-document=-") },
+  { verdict: "edit", reason: WRITES, cmd: /^(?:tar|bsdtar)$/, test: (c) => /^-?[a-zA-Z]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[a-zA-Z]*x[a-zA-Z]*$/.test(a) || a === "--extract") },
+  { verdict: "edit", reason: WRITES, cmd: /^unzip$/, test: (c) => !c.args.some((a) => /^-[a-zA-Z]*[lvtZ]/.test(a)) },
+  { verdict: "edit", reason: WRITES, test: (c) => WRITE_CODE.test(inlineCode(c)) },
 ];
+
+/** find's starting points: the arguments before its first expression (`-name`, `(`, `!`). */
+function findStarts(c: SimpleCommand): string[] {
+  const end = c.args.findIndex((a) => a.startsWith("-") || a === "(" || a === "!");
+  return end < 0 ? c.args : c.args.slice(0, end);
+}
+function findDeletes(c: SimpleCommand): boolean {
+  return c.args.includes("-delete") || c.args.some((a, i) => /^-(?:exec|execdir|ok|okdir)$/.test(a) && /^(?:\S*\/)?(?:rm|unlink|shred|rmdir)$/.test(c.args[i + 1] ?? ""));
+}
 
 // ---------------------------------------------------------------------------------------------
 // the audit
 
-const RANK: Record<AuditVerdict, number> = { allow: 0, ask: 1, block: 2 };
+const RANK: Record<AuditVerdict, number> = { allow: 0, edit: 1, ask: 2, block: 3 };
 const MAX_DEPTH = 8;
 
-/** The verdict on one bash command line (pure; never throws). */
-export function auditCommand(command: string): AuditResult {
-  return audit(command, 0);
+/** The verdict on one bash command line (never throws; loads the bash grammar on first use). */
+export async function auditCommand(command: string): Promise<AuditResult> {
+  await loadShellGrammar();
+  const failed = shellGrammarError();
+  // Fail closed: without its grammar the audit cannot tell `ls` from `rm -rf ~`.
+  if (failed) return { verdict: "block", reason: `the command audit could not load its bash grammar (${failed}); reinstall deerflow` };
+  return audit(command, 0, { at: "workspace", depth: 0 });
 }
 
-function audit(command: string, depth: number): AuditResult {
+/** Starts loading the bash grammar now (in the background), so the first audited command does not wait for it. */
+export function preloadShellAudit(): void {
+  void loadShellGrammar();
+}
+
+function audit(command: string, depth: number, cwd: Cwd): AuditResult {
   if (depth > MAX_DEPTH) return { verdict: "ask", reason: "command nested too deeply to audit" };
+  if (hasForkBomb(command)) return { verdict: "block", reason: "fork bomb" };
   let best: AuditResult = { verdict: "allow" };
   const consider = (r: AuditResult) => {
     if (RANK[r.verdict] > RANK[best.verdict]) best = r;
   };
-  if (hasForkBomb(command)) return { verdict: "block", reason: "fork bomb" };
-  const { pipelines, subs } = parse(command);
-  for (const p of pipelines) {
+  const script = parseShell(command, cwd);
+  for (const p of script.pipelines) {
     p.commands.forEach((c, i) => {
       for (const rule of SHELL_RULES) {
         if (rule.cmd && !rule.cmd.test(c.name)) continue;
@@ -141,10 +292,10 @@ function audit(command: string, depth: number): AuditResult {
         consider({ verdict: rule.verdict, reason: rule.reason });
         if (rule.verdict === "block") break;
       }
-      for (const s of c.subs) consider(audit(s, depth + 1));
+      for (const code of c.code) consider(audit(code, depth + 1, c.cwd));
     });
   }
-  for (const s of subs) consider(audit(s, depth + 1));
+  if (script.syntaxError) consider({ verdict: "ask", reason: "the command does not parse as bash (it asks rather than guess what runs)" });
   return best;
 }
 

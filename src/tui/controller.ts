@@ -231,9 +231,15 @@ export class ChatController {
   /** What finished runs taught, extracted while the user reads or types (never awaited: exit does not wait). */
   private learnInBackground(): void {
     if (this.exiting) return;
-    void this.session?.drainMemory((fact) => {
-      if (!this.exiting) this.notice("info", `Remembered (${fact.scope}): ${fact.text} · /memory to review`);
-    });
+    // Learned facts wait for the user's review: said here, shown to no model until /memory approve.
+    void this.session?.drainMemory(
+      (fact) => {
+        if (!this.exiting) this.notice("info", `Learned (pending your review): ${fact.text} — /memory pending`);
+      },
+      (refusal) => {
+        if (!this.exiting) this.notice("warning", `Not learned: ${refusal.reason} — /memory pending`);
+      },
+    );
   }
 
   /** Runs `work` as the current busy task (one at a time), with its own cancel signal. */
@@ -351,7 +357,7 @@ export class ChatController {
     if (outcome.files_note) this.notice("warning", outcome.files_note);
   }
 
-  /** `/memory [add [--project] <text> | edit <n> <text> | forget <n…> | clear]`: the facts remembered across threads. */
+  /** `/memory [add … | edit … | forget … | clear | pending | approve … | reject …]`: remembered facts and their review. */
   private runMemory(args: string): void {
     runMemoryCommand(this.session!, args, (level, text) => this.notice(level, text));
   }

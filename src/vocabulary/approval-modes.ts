@@ -4,7 +4,8 @@ export const APPROVAL_MODES = ["ask", "auto-edit", "yolo"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];
 
 /**
- * What asks: `command` an ask-first shell command (shell-audit.ts), `edit` a file edit (shown as a diff), `tool` any
+ * What asks: `command` an ask-first shell command (shell-audit.ts), `edit` a file edit (shown as a diff; or a shell
+ * command that writes files, shown as the command), `tool` any
  * other tool that declares it must ask (e.g. an MCP tool).
  */
 export const APPROVAL_KINDS = ["command", "edit", "tool"] as const;

@@ -10,3 +10,4 @@ export * from "./stop-reasons.js";
 export * from "./terminal-text.js";
 export * from "./secret-shapes.js";
 export * from "./retry-status.js";
+export * from "./secret-paths.js";

@@ -9,13 +9,44 @@ interface RunLike {
   files_changed: string[] | null;
 }
 
+interface FilesLike {
+  restored: string[];
+  skipped: string[];
+  /** Changed by the user since the last run (left as they are unless forced). */
+  edited: string[];
+}
+
 interface RewindLike {
+  rewind_id: string;
   thread_id: string;
   target_run: string;
   runs: string[];
   conversation: boolean;
-  files: { restored: string[]; skipped: string[] } | null;
+  files: FilesLike | null;
   files_before: { git_dir: string; ref: string } | null;
+  force: boolean;
+  resumed: boolean;
+}
+
+interface UndoLike {
+  rewind_id: string;
+  thread_id: string;
+  conversation: boolean;
+  files: FilesLike | null;
+  files_before: { git_dir: string; ref: string } | null;
+  force: boolean;
+}
+
+/** "a, b, … (3 more)": at most `max` paths named. */
+function someOf(paths: readonly string[], max = 10): string {
+  return `${paths.slice(0, max).join(", ")}${paths.length > max ? `, … (${paths.length - max} more)` : ""}`;
+}
+
+/** The user's own edits since the last run: left as they are (and how to take them too), or rewound as asked. */
+function editedText(threadId: string, files: FilesLike | null, force: boolean, flagHint: string): string {
+  if (!files || files.edited.length === 0) return "";
+  if (force) return ` Changed since the last run and rewound too (--force): ${someOf(files.edited)}.`;
+  return ` Changed since the last run, left as they are: ${someOf(files.edited)}${flagHint ? ` (\`deerflow rewind ${threadId} ${flagHint}\` takes them too)` : ""}.`;
 }
 
 /** "3 files: a.js, b.js, c.js" (the first few named). */
@@ -36,8 +67,17 @@ export function rewindText(r: RewindLike): string {
   const what: string[] = [];
   if (r.conversation) what.push("the conversation");
   if (r.files) what.push(filesSummary(r.files.restored));
-  const skipped = r.files && r.files.skipped.length > 0 ? ` Left as they are (never recorded: ignored, over the size cap, or nested repositories): ${r.files.skipped.slice(0, 10).join(", ")}${r.files.skipped.length > 10 ? `, … (${r.files.skipped.length - 10} more)` : ""}.` : "";
+  const skipped = r.files && r.files.skipped.length > 0 ? ` Left as they are (never recorded: ignored, over the size cap, or nested repositories): ${someOf(r.files.skipped)}.` : "";
+  const edited = editedText(r.thread_id, r.files, r.force, r.resumed ? "" : "--force");
   const kept = r.files_before ? ` The files from before the rewind are kept at ${r.files_before.ref} in ${r.files_before.git_dir}.` : "";
-  return `Rewound thread ${r.thread_id} to before run ${r.target_run} (${r.runs.length} run${r.runs.length === 1 ? "" : "s"} undone): ${what.join(" and ") || "nothing"} restored.${skipped}${kept} Undo with \`deerflow rewind ${r.thread_id} --undo\`.\n`;
+  const head = r.resumed ? `Finished rewind ${r.rewind_id}, which was interrupted: thread ${r.thread_id} is rewound` : `Rewound thread ${r.thread_id}`;
+  return `${head} to before run ${r.target_run} (${r.runs.length} run${r.runs.length === 1 ? "" : "s"} undone): ${what.join(" and ") || "nothing"} restored.${skipped}${edited}${kept} Undo with \`deerflow rewind ${r.thread_id} --undo\`.\n`;
+}
+
+export function undoText(r: UndoLike): string {
+  const what = [r.conversation ? "the conversation" : "", r.files ? filesSummary(r.files.restored) : ""].filter(Boolean).join(" and ");
+  const edited = editedText(r.thread_id, r.files, r.force, "--undo --force");
+  const kept = r.files_before ? ` The files from before the undo are kept at ${r.files_before.ref} in ${r.files_before.git_dir}.` : "";
+  return `Undid rewind ${r.rewind_id} on thread ${r.thread_id}: ${what || "nothing"} put back.${edited}${kept}\n`;
 }
 

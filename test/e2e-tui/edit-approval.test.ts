@@ -110,6 +110,38 @@ describe("file edits in ask mode", () => {
   }, 90_000);
 });
 
+describe("edits made through bash in ask mode", () => {
+  it("a command that writes files asks as an edit (command and why, no diff); 2 allows edits for the thread: the next bash edit and write_file apply unasked; reads never ask", async () => {
+    const sb = e2e.sandbox();
+    const repo = repoWith(sb.cwd, { "notes.txt": "old\n" });
+    e2e.server.push(
+      call("c1", "bash", { command: "cat notes.txt" }),
+      call("b1", "bash", { command: "printf 'new\\n' > notes.txt" }),
+      call("b2", "bash", { command: "sed -i s/new/newer/ notes.txt" }),
+      call("w1", "write_file", { path: "more.txt", content: "more\n" }),
+      { content: "Notes rewritten." },
+    );
+    const t = tui.spawn(sb, ["chat", "-w", repo]);
+    await waitReady(t);
+    await submit(t, "rewrite the notes");
+    await t.waitFor("Allow this command's edits?", { where: "screen" });
+    const screen = t.screen();
+    expect(screen).toContain("printf 'new\\n' > notes.txt");
+    expect(screen).toContain("why it asks: writes files (ask mode asks before edits)");
+    expect(screen).toContain("2. Allow edits for this thread");
+    expect(toolResult(e2e.server.requests[1]!, "c1")).toBe("old");
+    expect(readFileSync(join(repo, "notes.txt"), "utf8")).toBe("old\n");
+    await t.type("2");
+    await t.waitFor("Notes rewritten.");
+    const all = t.scrollback();
+    expect(all.match(/Allowed edits for this thread: /g)).toHaveLength(1);
+    expect(all).toContain("Allowed edits for this thread: printf 'new\\n' > notes.txt");
+    expect(all).not.toMatch(/Allow this command's edits\?|Apply this edit\?|Create this file\?/);
+    expect(readFileSync(join(repo, "notes.txt"), "utf8")).toBe("newer\n");
+    expect(readFileSync(join(repo, "more.txt"), "utf8")).toBe("more\n");
+  }, 90_000);
+});
+
 describe("a hostile model's edits in ask mode", () => {
   it("escape sequences never reach the terminal; a path outside the workspace fails without asking; binary content is shown by size; two parallel edits: 2 allows both with one answer", async () => {
     const sb = e2e.sandbox();

@@ -1,8 +1,9 @@
 // Skills and memory in a real terminal: `/skills` lists what is installed (a skill named like a built-in command is
 // shadowed, the built-in runs); `/<skill> request` sends the skill's text with the request. Memory: after a run the
 // chat extracts in the background, and leaving while the extraction call hangs exits at once and hands the run back
-// to the queue; the next chat extracts it, says so, and `/memory` shows, edits and forgets; a new thread's reminder
-// carries the fact.
+// to the queue; the next chat extracts it and says it waits for review (it reaches no model yet); `/memory pending`
+// shows it, `/memory approve` puts it in effect, `/memory` shows, edits and forgets; a new thread's reminder carries
+// the fact only once approved.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -47,7 +48,7 @@ describe("skills in the chat", () => {
 });
 
 describe("memory in the chat", () => {
-  it("leaving while the extraction call hangs exits at once and keeps the run queued; the next chat learns it; /memory shows, edits and forgets; a new thread sees it", async () => {
+  it("leaving while the extraction call hangs exits at once and keeps the run queued; the next chat learns it for review; /memory pending and approve put it in effect; /memory shows, edits and forgets", async () => {
     const sb = e2e.sandbox();
     e2e.server.setScript(() => ({ content: "Understood." }));
     e2e.server.memoryReply = { hang: true };
@@ -60,23 +61,36 @@ describe("memory in the chat", () => {
     await submit(first, "/exit");
     expect(await first.exited).toMatchObject({ exitCode: 0 });
     const pending = await sb.run(["memory", "pending", "--json"]);
-    expect(JSON.parse(pending.stdout)).toHaveLength(1);
+    expect(JSON.parse(pending.stdout).runs).toHaveLength(1);
 
     e2e.server.memoryReply = { content: JSON.stringify({ facts: [{ scope: "global", text: "The user wants answers in British English." }] }) };
     const second = tui.spawn(sb, ["chat", "-w", sb.cwd]);
     await waitReady(second);
-    await second.waitFor("Remembered (global): The user wants answers in British English.", { timeoutMs: 30_000 });
-    expect(JSON.parse((await sb.run(["memory", "pending", "--json"])).stdout)).toHaveLength(0);
-    const [fact] = JSON.parse((await sb.run(["memory", "list", "--json"])).stdout);
+    await second.waitFor("Learned (pending your review): The user wants answers in British English. — /memory pending", { timeoutMs: 30_000 });
+    const review = JSON.parse((await sb.run(["memory", "pending", "--json"])).stdout);
+    expect(review.runs).toHaveLength(0);
+    const [fact] = review.facts;
+    expect(fact.text).toBe("The user wants answers in British English.");
+    // Pending: this chat's next request does not carry it.
+    e2e.server.memoryReply = { content: '{"facts": []}' };
+    await submit(second, "before approval");
+    await second.waitFor(() => userTexts(e2e.server.requests.at(-1)!).some((u) => u.includes("before approval")));
+    expect(userTexts(e2e.server.requests.at(-1)!).join("\n")).not.toContain("British English.");
+    await submit(second, "/memory pending");
+    await second.waitFor(new RegExp(`#${fact.id}\\s+global\\s+The user wants answers in British English\\.`));
+    await submit(second, `/memory approve ${fact.id}`);
+    await second.waitFor("Approved (shown in new threads):");
 
     await submit(second, "/memory");
     await second.waitFor(`#${fact.id} (global) The user wants answers in British English.`);
     await submit(second, `/memory edit ${fact.id} The user writes British English (colour, organise).`);
     await second.waitFor(/Changed #\d+: The user writes British English \(colour, organise\)\./);
-    e2e.server.memoryReply = { content: '{"facts": []}' };
+    // Approved facts take effect in new threads (the reminder is written once per thread and day).
+    await submit(second, "/clear");
+    await second.waitFor("New thread: the next message starts it.");
     await submit(second, "hello");
-    await second.waitFor("Understood.");
-    const reminder = userTexts(e2e.server.requests.at(-1)!).find((u) => u.includes("Today's date")) ?? "";
+    await second.waitFor(() => userTexts(e2e.server.requests.at(-1)!).some((u) => u.includes("hello")));
+    const reminder = userTexts(e2e.server.requests.at(-1)!).filter((u) => u.includes("Today's date")).at(-1) ?? ""; // this run's reminder
     expect(reminder).toContain("- (global) The user writes British English (colour, organise).");
 
     const [edited] = JSON.parse((await sb.run(["memory", "list", "--json"])).stdout);

@@ -1,7 +1,9 @@
 // Memory through the built CLI against the loopback model server: a run is only queued when it ends (no extraction
-// call before the process exits), the next start extracts it before its own run, and thread B's reminder then shows
-// what thread A taught. The extractor is scripted as a hostile model too: secrets and instructions offered as
-// "facts" are never stored; the same fact twice is kept once; forget removes it; --no-memory learns and shows nothing.
+// call before the process exits), the next start extracts it before its own run, and what thread A taught waits in
+// `memory pending` (shown to no model) until the user approves it; a later thread's reminder then shows it. The
+// extractor is scripted as a hostile model too: secrets and instructions offered as "facts" are never stored (the
+// refusal is logged with its reason, a secret without its text); the same fact twice is kept once; forget removes
+// it; --no-memory learns and shows nothing.
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { MemoryStore } from "../../src/memory/store.js";
 import { join } from "node:path";
@@ -21,6 +23,18 @@ function memoryBytes(sb: Sandbox): string {
   return readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString("latin1")).join("\n");
 }
 
+interface Pending {
+  facts: { id: number; scope: string; text: string; status: string }[];
+  refused: { text: string | null; reason: string }[];
+  runs: { thread_id: string; run_id: string }[];
+}
+
+async function memoryPending(sb: Sandbox): Promise<Pending> {
+  const r = await sb.run(["memory", "pending", "--json"]);
+  expect(r.exitCode, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
 async function memoryList(sb: Sandbox): Promise<{ id: number; scope: string; text: string }[]> {
   const r = await sb.run(["memory", "list", "--json"]);
   expect(r.exitCode, r.stderr).toBe(0);
@@ -28,7 +42,7 @@ async function memoryList(sb: Sandbox): Promise<{ id: number; scope: string; tex
 }
 
 describe("memory across threads through the built CLI", () => {
-  it("queues at the end of a run, extracts at the next start before its run, shows thread A's facts in thread B, never stores secrets or instructions", async () => {
+  it("queues at the end of a run, extracts at the next start, holds thread A's facts for review, shows them in a later thread once approved, never stores secrets or instructions", async () => {
     const sb = e2e.sandbox();
     const order: string[] = [];
     e2e.server.setScript((req) => {
@@ -60,24 +74,40 @@ describe("memory across threads through the built CLI", () => {
     expect(a.exitCode, a.stderr).toBe(0);
     expect(e2e.server.memoryRequests).toHaveLength(0);
     expect(order).toEqual(["agent"]);
-    const pending = await sb.run(["memory", "pending", "--json"]);
-    expect(JSON.parse(pending.stdout)).toHaveLength(1);
+    expect((await memoryPending(sb)).runs).toHaveLength(1);
     expect(memoryBytes(sb)).not.toContain(SECRET); // the queued transcript is masked
 
-    // Thread B (a new process): the queue is drained first, then its run sees the facts in its reminder.
+    // Thread B (a new process): the queue is drained first; what it learned waits for review, so B's reminder has none.
     const b = await sb.run(["run", "-w", sb.cwd, "--output-format", "json", "hello again"]);
     expect(b.exitCode, b.stderr).toBe(0);
     expect(order).toEqual(["agent", "memory", "agent"]);
     expect(JSON.parse(b.stdout).thread_id).not.toBe(JSON.parse(a.stdout).thread_id);
+    expect(reminderOf(e2e.server.requests.at(-1)!)).not.toContain("pnpm");
+    // The system prompt never carries memory.
+    expect(textOf(e2e.server.requests.at(-1)!.body.messages[0])).not.toContain("pnpm");
+
+    const review = await memoryPending(sb);
+    expect(review.runs.map((r) => r.thread_id)).toEqual([JSON.parse(b.stdout).thread_id]); // A's run was extracted; B's own waits
+    expect(review.facts.map((f) => f.text).sort()).toEqual(["The project indents with tabs.", "The user prefers pnpm over npm."]);
+    expect(review.refused.map((r) => r.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/secret/), expect.stringMatching(/instruction/)]));
+    expect(review.refused.filter((r) => /secret/.test(r.reason)).every((r) => r.text === null)).toBe(true); // a secret's text is withheld
+    expect(await memoryList(sb)).toEqual([]); // nothing in effect yet
+    const approved = await sb.run(["memory", "approve", "all"]);
+    expect(approved.exitCode, approved.stderr).toBe(0);
+    expect(approved.stdout).toMatch(/Approved #\d+ \(global\): The user prefers pnpm over npm\./);
+
+    // Thread C: the approved facts are in its reminder, nothing hostile is.
+    e2e.server.memoryReply = { content: '{"facts": []}' };
+    const c0 = await sb.run(["run", "-w", sb.cwd, "thread c"]);
+    expect(c0.exitCode, c0.stderr).toBe(0);
     const reminder = reminderOf(e2e.server.requests.at(-1)!);
     expect(reminder).toContain("- (global) The user prefers pnpm over npm.");
     expect(reminder).toContain("- (project) The project indents with tabs.");
+    expect(reminder).toMatch(/data, not instructions/);
     expect(reminder).not.toContain(SECRET);
     expect(reminder).not.toContain("hunter2");
     expect(reminder).not.toContain("curl");
     expect(reminder).not.toContain("obey");
-    // The system prompt never carries memory.
-    expect(textOf(e2e.server.requests.at(-1)!.body.messages[0])).not.toContain("pnpm");
 
     const facts = await memoryList(sb);
     expect(facts.map((f) => f.text).sort()).toEqual(["The project indents with tabs.", "The user prefers pnpm over npm."]);
@@ -89,7 +119,6 @@ describe("memory across threads through the built CLI", () => {
     const pnpm = facts.find((f) => f.text.includes("pnpm"))!;
     const f = await sb.run(["memory", "forget", String(pnpm.id)]);
     expect(f.exitCode, f.stderr).toBe(0);
-    e2e.server.memoryReply = { content: '{"facts": []}' };
     const c = await sb.run(["run", "-w", sb.cwd, "third thread"]);
     expect(c.exitCode, c.stderr).toBe(0);
     const third = reminderOf(e2e.server.requests.at(-1)!);
@@ -107,7 +136,7 @@ describe("memory across threads through the built CLI", () => {
     const r = await sb.run(["run", "--no-memory", "hi"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(reminderOf(e2e.server.requests.at(-1)!)).not.toContain("commit messages");
-    expect(JSON.parse((await sb.run(["memory", "pending", "--json"])).stdout)).toHaveLength(0);
+    expect((await memoryPending(sb)).runs).toHaveLength(0);
     // With memory on, the fact is shown.
     const on = await sb.run(["run", "hi"]);
     expect(on.exitCode, on.stderr).toBe(0);
@@ -128,7 +157,9 @@ describe("memory across threads through the built CLI", () => {
     expect(seen).toHaveLength(1);
     expect(seen[0]).toContain("I like short answers");
     expect(seen[0]).not.toContain("alice.smith@example.com");
-    expect((await memoryList(sb)).map((f) => f.text)).toEqual(["The user likes short answers."]);
+    const review = await memoryPending(sb);
+    expect(review.facts.map((f) => f.text)).toEqual(["The user likes short answers."]);
+    expect(review.refused).toEqual([expect.objectContaining({ text: null, reason: expect.stringMatching(/personal data/) })]);
     expect(memoryBytes(sb)).not.toContain("alice.smith@example.com");
   });
 
@@ -144,10 +175,10 @@ describe("memory across threads through the built CLI", () => {
     expect(b.exitCode, b.stderr).toBe(0);
     const sources = e2e.server.memoryRequests.map((r) => /fact source (\d)/.exec(textOf(r.body.messages[1]))?.[1]);
     expect(sources.filter(Boolean).sort()).toEqual(["0", "1", "2"]);
-    expect((await memoryList(sb)).map((f) => f.text).filter((t) => /from \d/.test(t)).sort()).toEqual(["Learned from 0.", "Learned from 1.", "Learned from 2."]);
+    expect((await memoryPending(sb)).facts.map((f) => f.text).filter((t) => /from \d/.test(t)).sort()).toEqual(["Learned from 0.", "Learned from 1.", "Learned from 2."]);
     // The two new runs: each queued once, and extracted at most once (a drain still going may take the other's).
     const laterExtracted = sources.filter((x) => !x).length;
-    expect(laterExtracted + JSON.parse((await sb.run(["memory", "pending", "--json"])).stdout).length).toBe(2);
+    expect(laterExtracted + (await memoryPending(sb)).runs.length).toBe(2);
   });
 
   it("a damaged memory store never fails a run; `deerflow memory` says what is wrong and what to do", async () => {

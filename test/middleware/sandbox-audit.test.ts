@@ -77,11 +77,38 @@ describe("SandboxAudit", () => {
 
   it("allowed commands run in the workspace", async () => {
     const { broker, requests } = scriptedBroker("deny");
-    const { ws, tm } = await runOnce({ mode: "ask", broker, command: "touch ok.txt && pwd" });
+    const { ws, tm } = await runOnce({ mode: "ask", broker, command: "ls -a >/dev/null && pwd" });
     expect(tm.content).toBe(ws);
     expect(tm.status).not.toBe("error");
-    expect(existsSync(join(ws, "ok.txt"))).toBe(true);
     expect(requests).toHaveLength(0);
+  });
+
+  it("ask mode asks before a command that writes files, as an edit; auto-edit and yolo run it unasked", async () => {
+    const asked = scriptedBroker("deny");
+    const denied = await runOnce({ mode: "ask", broker: asked.broker, command: "echo hi > ok.txt" });
+    expect(asked.requests).toHaveLength(1);
+    expect(asked.requests[0]).toMatchObject({ kind: "edit", scope: "edits", command: "echo hi > ok.txt", reason: "writes files (ask mode asks before edits)" });
+    expect(denied.tm.status).toBe("error");
+    expect(denied.tm.content).toBe("Denied: this command (it writes files; ask mode asks before edits) was not approved (run with --yes to approve guarded actions headless).");
+    expect(existsSync(join(denied.ws, "ok.txt"))).toBe(false);
+
+    for (const mode of ["auto-edit", "yolo"] as const) {
+      const quiet = scriptedBroker("deny");
+      const ran = await runOnce({ mode, broker: quiet.broker, command: "sed --version >/dev/null; echo hi > ok.txt" });
+      expect(existsSync(join(ran.ws, "ok.txt"))).toBe(true);
+      expect(quiet.requests).toHaveLength(0);
+    }
+  });
+
+  it("allow edits for this thread covers the thread's later bash edits", async () => {
+    const memory = new ApprovalMemory();
+    const always = scriptedBroker("allow_always");
+    const first = await runOnce({ mode: "ask", broker: always.broker, memory, command: "touch a.txt", threadId: "t-edits" });
+    expect(existsSync(join(first.ws, "a.txt"))).toBe(true);
+    const deny = scriptedBroker("deny");
+    const later = await runOnce({ mode: "ask", broker: deny.broker, memory, command: "echo x > b.txt", threadId: "t-edits" });
+    expect(existsSync(join(later.ws, "b.txt"))).toBe(true);
+    expect(deny.requests).toHaveLength(0);
   });
 
   it("ask + headless without --yes: denied with the --yes hint, not run", async () => {

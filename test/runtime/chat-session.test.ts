@@ -337,6 +337,17 @@ describe("ChatSession.shell (!cmd)", () => {
     expect(await s.listThreads()).toHaveLength(1);
   });
 
+  it("the user's own command that writes or deletes runs unasked in `ask` mode; a blocked one never runs", async () => {
+    const s = session();
+    expect(s.approval.mode).toBe("ask");
+    const wrote = await s.shell("echo mine > own.txt && mkdir -p d && rm -r d && cat own.txt", signal());
+    expect(wrote).toMatchObject({ output: "mine", exitCode: 0 });
+    const blocked = await s.shell("touch marker.txt; cd; rm -rf *", signal());
+    expect(blocked.output).toBe("Blocked: recursive delete of the home directory or the filesystem root (reached by cd). This command is never run by deerflow; choose a safer alternative.");
+    expect(blocked.exitCode).toBeUndefined();
+    expect((await s.shell("ls", signal())).output).toBe("own.txt");
+  });
+
   it("an aborted `sleep 30` stops quickly", async () => {
     const s = session();
     const ac = new AbortController();

@@ -38,6 +38,8 @@ function tree(dir: string): Record<string, string> {
   return out;
 }
 
+const sha = (text: string) => createHash("sha256").update(text).digest("hex");
+
 function setup() {
   const root = tmp();
   const ws = join(root, "repo");
@@ -150,5 +152,42 @@ describe("ShadowRepo", () => {
     expect(readFileSync(outside, "utf8")).toBe("outside\n");
     expect(statSync(join(ws, "big.bin")).size).toBe(MAX_FILE_BYTES + 1);
     expect(readFileSync(join(ws, "vendor", "lib.js"), "utf8")).toBe("lib\n");
+  });
+
+  it("a restore leaves the paths it is told are the user's edits (even a deleted one) unless forced, and prunes only the directories it emptied", async () => {
+    const { ws, repo } = setup();
+    writeFileSync(join(ws, "a.txt"), "a\n");
+    writeFileSync(join(ws, "gone-by-hand.txt"), "was here\n");
+    mkdirSync(join(ws, "keep"));
+    writeFileSync(join(ws, "keep", "stay.txt"), "stay\n");
+    const before = await repo.snapshot("before", []);
+    // The run: edits a.txt, creates gen/ (many files) and keep/new.txt.
+    writeFileSync(join(ws, "a.txt"), "run\n");
+    mkdirSync(join(ws, "gen", "deep"), { recursive: true });
+    for (let i = 0; i < 200; i++) writeFileSync(join(ws, "gen", "deep", `f${i}.txt`), `${i}\n`);
+    writeFileSync(join(ws, "keep", "new.txt"), "new\n");
+    repo.setLeft((await repo.snapshot("after the run", [])).commit);
+    // By hand after the run: a.txt edited, a file deleted, one created.
+    writeFileSync(join(ws, "a.txt"), "mine\n");
+    rmSync(join(ws, "gone-by-hand.txt"));
+    writeFileSync(join(ws, "mine.txt"), "mine\n");
+    const now = await repo.snapshot("now", []);
+    const edited = await repo.changedFiles(repo.leftCommit()!, now.commit);
+    expect(edited).toEqual(["a.txt", "gone-by-hand.txt", "mine.txt"]);
+
+    const r = await repo.restore(before.commit, now, { edited, force: false });
+    expect(r.edited).toEqual(["a.txt", "gone-by-hand.txt", "mine.txt"]);
+    expect(r.restored).toHaveLength(201);
+    expect(tree(ws)).toEqual({ "a.txt": sha("mine\n"), "keep/stay.txt": sha("stay\n"), "mine.txt": sha("mine\n") });
+    expect([existsSync(join(ws, "gen")), existsSync(join(ws, "keep"))]).toEqual([false, true]);
+
+    // Forced: the edits go too (they are in the snapshot taken first).
+    const again = await repo.snapshot("again", []);
+    const forced = await repo.restore(before.commit, again, { edited, force: true });
+    expect(forced.restored).toEqual(["a.txt", "gone-by-hand.txt", "mine.txt"]);
+    expect(readFileSync(join(ws, "gone-by-hand.txt"), "utf8")).toBe("was here\n");
+    expect(existsSync(join(ws, "mine.txt"))).toBe(false);
+    repo.clearLeft();
+    expect(repo.leftCommit()).toBeUndefined();
   });
 });

@@ -148,6 +148,36 @@ async function gitCheck(): Promise<Check> {
   return { ok: true, warn: true, label: "git", detail: "not found: rewind restores the conversation only (install git to rewind files too)" };
 }
 
+/**
+ * A rewind that a killed process left half done is finished here (what the user asked for), one line per thread;
+ * one that cannot be finished fails doctor with the command that puts the files back instead.
+ */
+async function interruptedRewindChecks(config: ResolvedConfig): Promise<Check[]> {
+  const { RewindLog } = await import("../../persistence/rewind-log.js");
+  const threads = config.database ? [] : RewindLog.threadsWithPendingIn(join(config.home, DB_FILE));
+  if (threads.length === 0) return [];
+  const { ThreadRuntime } = await import("../../runtime/thread-runtime.js");
+  const { finishInterruptedRewind } = await import("../../runtime/rewind.js");
+  const { filesSummary } = await import("../../vocabulary/rewind-text.js");
+  const runtime = ThreadRuntime.for(config);
+  const out: Check[] = [];
+  try {
+    for (const threadId of threads) {
+      try {
+        const r = await runtime.withThreadLock(threadId, () => finishInterruptedRewind({ home: config.home, store: runtime.store, runtime, threadId }));
+        if (r) out.push({ ok: true, label: "rewind", detail: `finished rewind ${r.rewind_id} of thread ${threadId}, which was interrupted: ${r.files ? filesSummary(r.files.restored) : "no files"} restored (the files from before it are at ${r.files_before?.ref ?? "-"})` });
+      } catch (err) {
+        // Held by a live process: that rewind is under way, not interrupted.
+        if (/ is busy: /.test(formatErrorLine(err))) out.push({ ok: true, warn: true, label: "rewind", detail: `a rewind of thread ${threadId} is under way (${formatErrorLine(err)})` });
+        else out.push({ ok: false, label: "rewind", detail: `rewind of thread ${threadId} was interrupted and could not be finished: ${formatErrorLine(err)} (\`deerflow rewind ${threadId} --undo\` puts the files back)` });
+      }
+    }
+  } finally {
+    await ThreadRuntime.closeAll();
+  }
+  return out;
+}
+
 /** grep and glob run on ripgrep when it is installed, on the (much slower) JavaScript walker otherwise (a warning). */
 async function searchCheck(): Promise<Check> {
   const { findRipgrep } = await import("../../tools/ripgrep.js");
@@ -198,6 +228,7 @@ export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }):
     if (opts.repair) return repair(config.home);
     checks.push(homeCheck(config.home));
     checks.push(config.database ? await teamDatabaseCheck(config.database) : databaseCheck(config.home));
+    if (checks.at(-1)!.ok) checks.push(...(await interruptedRewindChecks(config)));
     checks.push({ ok: true, label: "config", detail: config.files.length ? `valid (${config.files.join(", ")})` : "valid (no .deerflowrc: environment and defaults)" });
     checks.push(await endpointCheck(config));
     checks.push(await sandboxCheck(config));

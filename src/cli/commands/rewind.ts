@@ -6,9 +6,9 @@ import { loadConfig } from "../../config/load.js";
 import { UsageError } from "../../errors.js";
 import { DB_FILE } from "../../persistence/store.js";
 import type { RewindScope } from "../../persistence/rewind-log.js";
-import { type RewindOutcome, type RewindableRun, type UndoOutcome, listRewindable, rewindStoreFor, rewindThread, undoRewind } from "../../runtime/rewind.js";
+import { type RewindableRun, listRewindable, rewindStoreFor, rewindThread, undoRewind } from "../../runtime/rewind.js";
 import { ThreadRuntime } from "../../runtime/thread-runtime.js";
-import { filesSummary, rewindText, runLine } from "../../vocabulary/rewind-text.js";
+import { rewindText, runLine, undoText } from "../../vocabulary/rewind-text.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import type { GlobalOptions } from "../main.js";
 
@@ -18,6 +18,7 @@ export interface RewindOptions extends GlobalOptions {
   conversationOnly?: boolean;
   list?: boolean;
   undo?: boolean;
+  force?: boolean;
   json?: boolean;
 }
 
@@ -30,6 +31,7 @@ export async function rewindCommand(threadId: string, opts: RewindOptions): Prom
   const scope = scopeOf(opts);
   if ((opts.list || opts.undo) && (opts.runs !== undefined || scope !== "both")) throw new UsageError(`--${opts.list ? "list" : "undo"} takes no --runs, --files-only or --conversation-only.`);
   if (opts.list && opts.undo) throw new UsageError("--list and --undo exclude each other.");
+  if (opts.force && (opts.list || scope === "conversation")) throw new UsageError(`--force takes files back; ${opts.list ? "--list" : "--conversation-only"} takes none.`);
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
   if (!config.database && !existsSync(join(config.home, DB_FILE))) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
   const runtime = ThreadRuntime.for(config);
@@ -40,10 +42,10 @@ export async function rewindCommand(threadId: string, opts: RewindOptions): Prom
       const runs = await listRewindable(target);
       out(opts.json ? `${JSON.stringify({ thread_id: threadId, runs }, null, 2)}\n` : listText(threadId, runs));
     } else if (opts.undo) {
-      const r = await undoRewind(target);
+      const r = await undoRewind(target, opts.force === true);
       out(opts.json ? `${JSON.stringify(r, null, 2)}\n` : undoText(r));
     } else {
-      const r = await rewindThread(target, opts.runs ?? 1, scope);
+      const r = await rewindThread(target, opts.runs ?? 1, scope, opts.force === true);
       out(opts.json ? `${JSON.stringify(r, null, 2)}\n` : rewindText(r));
       if (r.files_note) process.stderr.write(forTerminal(`deerflow: ${r.files_note}\n`));
     }
@@ -56,9 +58,4 @@ export async function rewindCommand(threadId: string, opts: RewindOptions): Prom
 function listText(threadId: string, runs: RewindableRun[]): string {
   if (runs.length === 0) return `Thread ${threadId} has no runs to rewind.\n`;
   return `Runs of thread ${threadId}, latest first (\`deerflow rewind ${threadId} --runs N\` goes back to before run N):\n${runs.map((r) => `${runLine(r)}\n`).join("")}`;
-}
-
-function undoText(r: UndoOutcome): string {
-  const what = [r.conversation ? "the conversation" : "", r.files ? filesSummary(r.files.restored) : ""].filter(Boolean).join(" and ");
-  return `Undid rewind ${r.rewind_id} on thread ${r.thread_id}: ${what || "nothing"} put back.\n`;
 }

@@ -1,6 +1,8 @@
-// `/memory` in the chat: list, add, edit, forget and clear the facts deerflow remembers, each answered as a notice.
-import type { ChatSession } from "../../runtime/chat-session.js";
+// `/memory` in the chat: list, add, edit, forget and clear the facts deerflow remembers, and review the ones it
+// learned (pending, approve, reject: the same rules as `deerflow memory`), each answered as a notice.
+import type { ChatSession, MemoryStore } from "../../runtime/chat-session.js";
 import { formatErrorLine } from "../../errors.js";
+import { pendingHere, pendingLine, reviewTargets } from "../../memory/review.js";
 
 type Notice = (level: "info" | "warning" | "error", text: string) => void;
 
@@ -18,13 +20,26 @@ export function runMemoryCommand(s: ChatSession, args: string, notice: Notice): 
     switch (verb) {
       case "list": {
         const facts = store.list({ project: project || undefined });
+        const waiting = pendingHere(store, project).length;
         notice(
           "info",
-          facts.length
+          (facts.length
             ? `Remembered facts (shown to the model in new threads):\n${facts.map((f) => `#${f.id} (${f.scope}) ${f.text}`).join("\n")}\nForget with /memory forget <n>, change with /memory edit <n> <text>.`
-            : "Nothing remembered yet. Facts are learned after each run; add one with /memory add <text>.",
+            : "Nothing remembered yet. Facts are learned after each run; add one with /memory add <text>.") +
+            (waiting ? `\n${waiting} learned fact${waiting === 1 ? "" : "s"} wait for your review: /memory pending` : ""),
         );
         return;
+      }
+      case "pending":
+        return notice("info", pendingNotice(store, project));
+      case "approve":
+      case "reject": {
+        const t = reviewTargets(store, rest, project);
+        if ("problem" in t) return notice("warning", `${t.problem} Usage: /memory ${verb} <n…|all>`);
+        if (verb === "reject") return notice("info", `Rejected ${store.reject(t.ids).length} learned fact(s).`);
+        const r = store.approve(t.ids);
+        for (const x of r.refused) notice("warning", `Not approved #${x.fact.id}: ${x.reason}; it was dropped.`);
+        return notice("info", r.approved.length ? `Approved (shown in new threads):\n${r.approved.map(pendingLine).join("\n")}` : "Nothing was approved.");
       }
       case "add": {
         const toProject = rest[0] === "--project";
@@ -48,9 +63,16 @@ export function runMemoryCommand(s: ChatSession, args: string, notice: Notice): 
         return notice("info", `Forgot all ${n} remembered fact${n === 1 ? "" : "s"}.`);
       }
       default:
-        notice("info", "Usage: /memory [add [--project] <text> | edit <n> <text> | forget <n…> | clear]");
+        notice("info", "Usage: /memory [add [--project] <text> | edit <n> <text> | forget <n…> | clear | pending | approve <n…|all> | reject <n…|all>]");
     }
   } catch (err) {
     notice("error", formatErrorLine(err));
   }
+}
+
+/** The learned facts waiting for review, or that nothing waits. */
+function pendingNotice(store: MemoryStore, project: string): string {
+  const facts = pendingHere(store, project);
+  if (!facts.length) return "Nothing learned waits for your review.";
+  return `Learned, waiting for your review (shown to no model until approved):\n${facts.map(pendingLine).join("\n")}\nApprove with /memory approve <n…|all>, drop with /memory reject <n…|all>.`;
 }

@@ -17,7 +17,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "clear", description: "start a new thread (the current one stays saved)" },
   { name: "model", args: "[name]", description: "show or switch the model" },
   { name: "mcp", description: "MCP servers: status and tools" },
-  { name: "memory", args: "[add|edit <n>|forget <n…>|clear]", description: "show, add, edit or forget remembered facts" },
+  { name: "memory", args: "[add|edit <n>|forget <n…>|clear|pending|approve <n…|all>|reject <n…|all>]", description: "show, add, edit or forget remembered facts; review learned ones" },
   { name: "skills", description: "list the installed skills (activate one with /<skill> [request])" },
   { name: "exit", description: "leave (also ctrl+d, or ctrl+c twice)" },
 ];

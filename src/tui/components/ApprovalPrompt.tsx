@@ -27,7 +27,8 @@ export function approvalOptions(request: ApprovalRequestedEvent): readonly strin
 }
 
 function title(request: ApprovalRequestedEvent): string {
-  if (request.kind === "edit") return request.diff?.created ? "Create this file?" : "Apply this edit?";
+  // A bash command that writes files is an edit without a diff (what it writes is known only once it runs).
+  if (request.kind === "edit") return !request.diff ? "Allow this command's edits?" : request.diff.created ? "Create this file?" : "Apply this edit?";
   return request.kind === "tool" ? "Allow this tool call?" : "Allow this command?";
 }
 

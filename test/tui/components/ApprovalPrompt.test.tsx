@@ -26,6 +26,14 @@ describe("ApprovalPrompt", () => {
     expect(text).not.toContain("more waiting");
   });
 
+  it("a command that writes files asks about its edits: the command and why, the edit options, no diff", () => {
+    const { lines, text } = frame(<ApprovalPrompt request={req("sed -i s/a/b/ app.js", { kind: "edit", reason: "writes files (ask mode asks before edits)", scope: "edits" })} selected={0} queued={0} />);
+    expect(lines[0]).toBe("Allow this command's edits?");
+    expect(text).toContain("sed -i s/a/b/ app.js");
+    expect(text).toContain("why it asks: writes files (ask mode asks before edits)");
+    expect(lines.filter((l) => /^[❯ ] \d\. /.test(l))).toEqual(["❯ 1. Allow once", "  2. Allow edits for this thread", "  3. Deny"]);
+  });
+
   it("marks the selected option", () => {
     const { lines } = frame(<ApprovalPrompt request={req()} selected={2} queued={0} />);
     expect(lines.filter((l) => l.startsWith("❯"))).toEqual(["❯ 3. Deny"]);

@@ -1,0 +1,118 @@
+// What a remembered fact may be ABOUT. A fact is a note about the user or the project ("The user prefers pnpm",
+// "The project's tests run with `npm test`"), shown to the model in every later thread; whoever wrote it (a model
+// that read a hostile README, a prompt-injected web page) can make it say anything. So a fact that could do harm
+// when the model takes it as advice is refused outright, with the reason the user sees in `deerflow memory pending`:
+// - it names a place where secrets live (the sandbox's own list, vocabulary/secret-paths.ts, plus key-file names);
+// - it has the shape of sending data out (upload flags, a URL built from $VARS or command output, paste/webhook
+//   hosts, raw sockets, scp), or asks for credentials to be sent somewhere ("the bot expects your AWS token at …");
+// - it is a command that downloads or sends data (curl, wget …), whatever it is said to be for;
+// - it names a package registry, index or mirror (where packages come from is the user's own configuration);
+// - it touches approvals or safety (yolo, --yes, the sandbox, --no-verify, force-push, "never ask", --dangerously…);
+// - it is an instruction to the agent ("Always run …", "Remember: …", "you must …") rather than a statement.
+// Rules match a folded form of the text (Unicode look-alikes mapped to Latin, invisible characters and markdown
+// removed, letter-spaced words joined), so "c u r l", "ｙｏｌｏ" and a Cyrillic "ѕsh" read as what they spell. The
+// stored text is never this form, and a refused fact is never trimmed into an acceptable one.
+import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
+
+/** Letters from other scripts that look like Latin ones (the usual spoofing set: Cyrillic, Greek, a few IPA). */
+const LOOK_ALIKES: Record<string, string> = Object.fromEntries(
+  [
+    ["аɑα", "a"], ["вβ", "b"], ["сϲ", "c"], ["ԁ", "d"], ["еεє", "e"], ["ɡ", "g"], ["һн", "h"], ["іιɩ", "i"], ["ј", "j"],
+    ["кκ", "k"], ["ӏℓ", "l"], ["м", "m"], ["ոη", "n"], ["оοσ", "o"], ["рρ", "p"], ["ԛ", "q"], ["ѕ", "s"], ["тτ", "t"],
+    ["υ", "u"], ["νѵ", "v"], ["ԝω", "w"], ["хχ", "x"], ["уγү", "y"], ["ᴢ", "z"],
+    ["‐‑‒–—―−﹣", "-"], ["∕⁄", "/"], ["˜", "~"],
+  ].flatMap(([from, to]) => [...from!].map((c) => [c, to!])),
+);
+
+/** The text the rules read: look-alikes folded, invisible characters and markdown gone, spacing tricks undone. */
+export function policyForm(text: string): string {
+  const folded = [...text.normalize("NFKC").toLowerCase()].map((c) => LOOK_ALIKES[c] ?? c).join("");
+  return folded
+    .replace(/[\p{Cf}\u00ad]/gu, "") // zero-width and bidi characters, soft hyphens
+    .replace(/[`*]+/g, " ") // markdown code and emphasis
+    .replace(/\s+/g, " ")
+    .replace(/(?<=^|\s)(?:\S ){2,}\S(?=\s|$)/g, (m) => m.replace(/ /g, "")) // "c u r l" → "curl"
+    .replace(/\s*([/.@=])\s*/g, "$1") // "~/ .ssh", "f= @ file"
+    .replace(/(?<=^|\s)-\s+-(?=[a-z])/g, "--") // "- -yes"
+    .trim();
+}
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** Key files whose name alone is enough, wherever they sit; `.env` files hold a project's secrets. */
+const SECRET_NAMES = ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "authorized_keys", ".env", "keychain", "keyring", "credentials.json", ".vault-token"];
+/** A name is matched as a whole path part ("process.env" is not ".env"); an absolute path anywhere. */
+const SECRET_PATH = new RegExp(
+  [...HOME_SECRET_DIRS, ...HOME_SECRET_FILES, ...SYSTEM_SECRET_FILES, ...SECRET_NAMES]
+    .map((p) => `${p.startsWith("/") ? "" : "(?<![a-z0-9_])"}${escape(p.toLowerCase())}(?![a-z0-9_])`)
+    .join("|"),
+);
+
+const CREDENTIAL_WORDS = String.raw`(?:credentials?|secrets?|private keys?|ssh keys?|api[ _-]?keys?|access keys?|tokens?|passwords?|passphrases?|cookies?|session ids?|env(?:ironment)? (?:vars?|variables|file))`;
+const SEND_WORDS = String.raw`(?:https?://|ftp://|\bupload|\bsend|\bsent\b|\bpost(?:ed|s|ing)?\b|\bshare|\bpaste|\bsubmit|\bexpects?\b|\bforward|\be-?mail|\bexport(?:ed)? to\b)`;
+
+interface Rule {
+  reason: string;
+  patterns: RegExp[];
+}
+
+/** The policy, in the order a refusal names its reason (the first rule that matches). */
+export const FACT_POLICY: readonly Rule[] = [
+  {
+    reason: "it names a place where secrets live (~/.ssh, ~/.aws, .env, .netrc, keychains …); notes never point at secrets",
+    patterns: [SECRET_PATH],
+  },
+  {
+    reason: "it has the shape of sending data out (an upload, a URL carrying variables or command output, a webhook or paste host, a raw socket)",
+    patterns: [
+      /\bcurl\b.*\s-(?:f|t)(?:\s|$)/,
+      /(?:^|\s)(?:--form|--upload-file|--data-binary|--data-raw|--data-urlencode|--post-file|--post-data|--body-file)(?:\s|=|$)/,
+      /(?:^|\s)(?:-d|--data)\s*@|=@|(?:^|\s)@[~$/]/,
+      /(?:https?|ftp|wss?):\/\/\S*(?:\$|`)/,
+      /\b(?:webhooks?|requestbin|pipedream|ngrok|pastebin|paste\.ee|hastebin|transfer\.sh|0x0\.st|termbin|ix\.io|interact\.sh|oast\.|burpcollaborator|requestcatcher|beeceptor|collector|exfil\w*)\b/,
+      /\b(?:nc|ncat|netcat|socat|telnet)\s+\S/,
+      /\/dev\/(?:tcp|udp)\//,
+      /\b(?:scp|sftp)\b/,
+      /\brsync\b.*\s\S+:/,
+      /\|\s*(?:curl|wget|nc|ncat)\b/,
+      new RegExp(`${CREDENTIAL_WORDS}.*${SEND_WORDS}|${SEND_WORDS}.*${CREDENTIAL_WORDS}`),
+    ],
+  },
+  {
+    reason: "it is a command that downloads or sends data; notes never carry network commands",
+    patterns: [/\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|httpie|aria2c|ftp)\b/],
+  },
+  {
+    reason: "it names a package registry, index or mirror; where packages come from is set in your own configuration, not in notes",
+    patterns: [
+      /\bregistr(?:y|ies)\b|npmregistryserver|index-url|trusted-host|\bpip_index|\bgo(?:proxy|nosumdb|sumdb|insecure|private)\b/,
+      /\bgem sources?\b|--source\b|\bmirrors?\b|\bpackage (?:index|feed|source)s?\b/,
+      /\binstall\w*\b.*\bfrom\s+(?:https?:\/\/|git\+|[a-z0-9-]+\.[a-z]{2,}\b)/,
+    ],
+  },
+  {
+    reason: "it touches approvals or safety (yolo, --yes, the sandbox, --no-verify, force-push, skipping checks); only your own settings and flags do that",
+    patterns: [
+      /\byolo\b|--yes\b|(?:^|\s)-y(?:\s|$)|auto-?approv|\bapprov(?:e|ed|es|al|als|ing)\b|\bsandbox\w*|dangerous\w*|\bbypass\w*/,
+      /no-verify|force[- ]?push\w*|\bpush\b.*\s(?:--force\S*|-f)(?:\s|$)|--insecure|no-check-certificate|strict-ssl|chmod (?:-r )?777|\bsudo\b/,
+      /\bskip\w*\s+(?:\w+\s+){0,2}(?:checks?|tests?|hooks?|verification|reviews?|confirmations?|ci)\b/,
+      /\b(?:disabl|turn\w* off|switch\w* off)\w*\s+(?:\w+\s+){0,2}(?:checks?|safety|confirmations?|prompts?|security|verification|hooks?|guard\w*|linters?|tests?)\b/,
+      /\bnever\s+(?:\w+\s+){0,3}(?:ask|confirm|prompt)|\b(?:don'?t|do not|without|no need to)\s+(?:\w+\s+){0,2}(?:ask\w*|confirm\w*|prompt\w*|permission)|\bno (?:confirmations?|prompts?)\b/,
+      /\b(?:pre-?(?:approved|authori[sz]ed|granted)|trust (?:all|every)|permission to run|allowed to run (?:any|every))/,
+    ],
+  },
+  {
+    reason: "it is an instruction to the agent, not a fact about you or the project (a fact reads like \"The project builds with make\")",
+    patterns: [
+      /^(?:remember|note|important|reminder|system|assistant|agent|ai|instruction|todo|nb)\s*[:!-]/,
+      /^(?:always|never|don'?t|do not|before|after|first|from now on|whenever|run|execute|exec|install|download|upload|send|post|pipe|source|eval|use|make sure|ensure|please|you)\b/,
+      /\b(?:you|the agent|the assistant|the model|the ai|deerflow)\s+(?:must|should|shall|has to|have to|needs? to|is (?:told|required|allowed) to)\b/,
+      /\b(?:remember|note) (?:to|that you)\b/,
+    ],
+  },
+];
+
+/** Why the policy refuses this fact, or undefined when it may be remembered. */
+export function policyRefusal(text: string): string | undefined {
+  const form = policyForm(text);
+  return FACT_POLICY.find((rule) => rule.patterns.some((re) => re.test(form)))?.reason;
+}

@@ -1,0 +1,189 @@
+// The simple command as the audit judges it (shell-grammar.ts builds it from the bash grammar's tree): its program
+// seen through wrappers (`sudo`, `env`, `xargs`, `timeout`…), its words, its redirections, the literal code it also
+// runs, and the directory it runs in — with how `cd` moves that directory.
+import { VIRTUAL_ROOT } from "./paths.js";
+
+export const isFlag = (a: string) => a.startsWith("-") && a !== "-";
+/** Programs whose `-c`/`-e` argument, heredoc or piped stdin is code. */
+export const SHELLS = /^(?:sh|bash|zsh|dash|ksh|fish|ash|csh|tcsh|python[\d.]*|perl|ruby|node|php)$/;
+export const INTERPRETERS = /^(?:python[\d.]*|perl|ruby|node|php)$/;
+/** Top-level system directories: deleting one (or everything in one) is as bad as deleting the root. */
+export const SYSTEM_DIRS = "bin|boot|dev|etc|home|lib\\w*|opt|proc|root|sbin|srv|sys|usr|var";
+const SYSTEM_DIR = new RegExp(`^/(?:${SYSTEM_DIRS})$`);
+
+export interface Redirect {
+  op: string;
+  target: string;
+}
+
+/**
+ * Where a command runs, as far as the audit can tell: the workspace (`depth` directories below it), the home
+ * directory, the filesystem root or a top-level system directory ("root"), elsewhere, or unknown.
+ */
+export type Cwd = { at: "workspace"; depth: number } | { at: "home" | "root" | "outside" | "unknown" };
+
+/** One simple command after normalisation. */
+export interface SimpleCommand {
+  /** Program name (basename), "" for a bare redirection. */
+  name: string;
+  /** The program name is an expansion (`$x`, `$(…)`): the audit cannot know what runs. */
+  dynamicName: boolean;
+  /** Arguments after the program name: quotes removed, expansions as written. */
+  args: string[];
+  /** Per argument: it contains an expansion or substitution (its value is known only at run time). */
+  dynamicArgs: boolean[];
+  redirects: Redirect[];
+  /** Wrappers in front of the program (`sudo`, `xargs`, `env`…), by basename. */
+  via: string[];
+  /** Literal code this command runs besides itself: `bash -c` scripts, `eval`, `find -exec`, a heredoc to a shell. */
+  code: string[];
+  /** Text fed to its stdin by a heredoc or here-string (code, when the program is an interpreter). */
+  stdinText?: string;
+  /** The heredoc or here-string expands variables or substitutions. */
+  stdinDynamic?: boolean;
+  cwd: Cwd;
+}
+
+export interface Pipeline {
+  commands: SimpleCommand[];
+}
+
+/** One word as bash will pass it: quotes removed, expansions as written; `dynamic` when it holds an expansion. */
+export interface Word {
+  text: string;
+  dynamic: boolean;
+}
+
+const MAX_BRACE_WORDS = 64;
+/** Brace expansion as bash does it (`{a,b}c` → `ac bc`), capped. */
+export function expandBraces(text: string): string[] {
+  const m = /\{([^{}]*,[^{}]*)\}/.exec(text);
+  if (!m) return [text];
+  const out: string[] = [];
+  for (const alt of m[1]!.split(",")) {
+    for (const rest of expandBraces(text.slice(0, m.index) + alt + text.slice(m.index + m[0].length))) {
+      if (out.length >= MAX_BRACE_WORDS) return out;
+      out.push(rest);
+    }
+  }
+  return out;
+}
+
+/** Wrappers that run their arguments as a command; value: options that take an argument. */
+const WRAPPERS: Record<string, Set<string>> = {
+  sudo: new Set(["-u", "-g", "-U", "-C", "-h", "-p", "-r", "-t", "-D", "-R", "-T"]),
+  doas: new Set(["-u", "-C"]),
+  env: new Set(["-u", "-C", "-S", "--unset", "--chdir"]),
+  nice: new Set(["-n", "--adjustment"]),
+  ionice: new Set(["-c", "-n", "-p"]),
+  nohup: new Set(),
+  command: new Set(),
+  builtin: new Set(),
+  exec: new Set(["-a"]),
+  time: new Set(["-f", "-o"]),
+  stdbuf: new Set(["-i", "-o", "-e"]),
+  timeout: new Set(["-s", "-k", "--signal", "--kill-after"]),
+  xargs: new Set(["-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--max-args", "--delimiter"]),
+  watch: new Set(["-n", "-d", "--interval"]),
+  unbuffer: new Set(),
+  setsid: new Set(),
+  busybox: new Set(),
+  toybox: new Set(),
+  chroot: new Set(),
+};
+
+export function basename(p: string): string {
+  const b = p.replace(/\/+$/, "");
+  return b.slice(b.lastIndexOf("/") + 1) || p;
+}
+
+export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirects" | "stdinText" | "stdinDynamic">, cwd: Cwd): SimpleCommand {
+  const via: string[] = [];
+  let k = 0;
+  for (;;) {
+    const w = words[k];
+    if (w === undefined || w.dynamic) break;
+    if (/^(?:!|time|coproc)$/.test(w.text) || /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/.test(w.text)) {
+      k++;
+      continue;
+    }
+    const wrapper = basename(w.text);
+    const opts = WRAPPERS[wrapper];
+    if (!opts) break;
+    via.push(wrapper);
+    k++;
+    while (k < words.length) {
+      const a = words[k]!.text;
+      if (a === "--") {
+        k++;
+        break;
+      }
+      if (wrapper === "env" && /^[A-Za-z_]\w*=/.test(a)) k++;
+      else if (isFlag(a)) k += opts.has(a) ? 2 : 1;
+      else break;
+    }
+    if (wrapper === "timeout" && k < words.length) k++; // the duration
+    if (wrapper === "chroot" && k < words.length) k++; // the new root
+  }
+  const first = words[k];
+  const name = first === undefined ? "" : basename(first.text);
+  const rest = words.slice(k + 1);
+  const args = rest.map((w) => w.text);
+  const simple: SimpleCommand = { name, dynamicName: first?.dynamic ?? false, args, dynamicArgs: rest.map((w) => w.dynamic), via, code: [], ...redirects, cwd: { ...cwd } };
+  simple.code = literalCode(simple);
+  return simple;
+}
+
+/** The literal code a command runs besides itself (the audit parses and audits it like the command line). */
+function literalCode(c: SimpleCommand): string[] {
+  const { name, args } = c;
+  const code: string[] = [];
+  if ((SHELLS.test(name) && !INTERPRETERS.test(name)) || name === "su") {
+    const ci = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === "--command");
+    if (ci >= 0 && args[ci + 1] !== undefined && !c.dynamicArgs[ci + 1]) code.push(args[ci + 1]!);
+    if (ci < 0 && c.stdinText !== undefined && !c.stdinDynamic) code.push(c.stdinText);
+  }
+  if (name === "eval" && !c.dynamicArgs.some(Boolean)) code.push(args.join(" "));
+  if (name === "find") {
+    for (let j = 0; j < args.length; j++) {
+      if (!/^-(?:exec|execdir|ok|okdir)$/.test(args[j]!)) continue;
+      const end = args.findIndex((a, n) => n > j && (a === ";" || a === "+"));
+      // Each word quoted back as the single word find passes on; `{}` stands for a matched path below here.
+      code.push(args.slice(j + 1, end < 0 ? undefined : end).map((a) => (a === "{}" ? "./x" : `'${a.replace(/'/g, "'\\''")}'`)).join(" "));
+    }
+  }
+  return code;
+}
+
+const WORKSPACE = `${VIRTUAL_ROOT}/workspace`;
+
+/** Where `cd <operand>` from `cwd` leads. */
+export function cdTarget(cwd: Cwd, c: SimpleCommand): Cwd {
+  const i = c.args.findIndex((a) => !/^-[LPe@]+$/.test(a));
+  if (i < 0) return { at: "home" };
+  const dir = c.args[i]!;
+  if (c.dynamicArgs[i]) return /^\$\{?HOME\}?\/?$/.test(dir) ? { at: "home" } : { at: "unknown" };
+  if (dir === "-") return { at: "unknown" };
+  if (/^~\/*$/.test(dir)) return { at: "home" };
+  if (dir.startsWith("~")) return { at: "outside" };
+  if (dir.startsWith("/")) {
+    const norm = dir.replace(/\/+/g, "/").replace(/\/\.(?=\/|$)/g, "").replace(/\/$/, "");
+    if (norm === "" || /^(?:\/\.\.)+$/.test(norm) || SYSTEM_DIR.test(norm)) return { at: "root" };
+    if (norm === WORKSPACE || norm.startsWith(`${WORKSPACE}/`)) return walkDown({ at: "workspace", depth: 0 }, norm.slice(WORKSPACE.length));
+    return { at: "outside" };
+  }
+  return walkDown(cwd, dir);
+}
+
+/** Where the relative path `rel` leads from `from` (`..` past the workspace's top leaves it). */
+export function walkDown(from: Cwd, rel: string): Cwd {
+  let at: Cwd = { ...from };
+  for (const seg of rel.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (at.at === "workspace") at = seg === ".." ? (at.depth === 0 ? { at: "outside" } : { at: "workspace", depth: at.depth - 1 }) : { at: "workspace", depth: at.depth + 1 };
+    else if (at.at === "root") at = seg === ".." ? at : { at: "outside" };
+    else if (at.at === "home") at = { at: "outside" };
+  }
+  return at;
+}
+

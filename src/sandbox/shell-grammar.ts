@@ -1,0 +1,277 @@
+// Shell grammar for the audit: a bash command line read by tree-sitter-bash (the grammar opencode and Codex audit
+// with), turned into what the policy in shell-audit.ts judges: pipelines of simple commands in the order bash runs
+// them, each with its words (quotes removed, expansions kept as written and marked dynamic), its redirections, the
+// literal code it also runs (`bash -c '…'`, `eval '…'`, `find -exec …`, a heredoc fed to a shell) and the working
+// directory it runs in, tracked through `cd`/`pushd` across `;`, `&&`, `||` and newlines (a subshell, a pipeline
+// element and a substitution keep their `cd` to themselves, as in bash).
+// WHY a grammar and not a hand lexer: the audit must see what bash will run; a lexer drifts from bash on heredocs,
+// nested substitutions and quoting, and every drift is a way around the policy. Where the tree has a syntax error,
+// the script says so and the audit asks (bash and the grammar may disagree there).
+// Loading is async (WebAssembly): `loadShellGrammar()` starts it once (the audit middleware calls it when the agent
+// is built, long before the first tool call); parsing is synchronous after that.
+import { createRequire } from "node:module";
+import type { Language as TSLanguage, Node, Parser as TSParser } from "web-tree-sitter";
+import { type Cwd, type Pipeline, type Redirect, type SimpleCommand, type Word, cdTarget, expandBraces, normalise } from "./shell-command.js";
+
+export interface ShellScript {
+  pipelines: Pipeline[];
+  /** The grammar found a syntax error (the audit asks rather than guess what bash makes of it). */
+  syntaxError: boolean;
+}
+
+// ---------------------------------------------------------------------------------------------
+// loading
+
+let parser: TSParser | undefined;
+let loading: Promise<void> | undefined;
+let loadError: string | undefined;
+
+/** Loads the grammar once (idempotent); never rejects: a failure is kept and reported by `shellGrammarError`. */
+export function loadShellGrammar(): Promise<void> {
+  loading ??= (async () => {
+    try {
+      // createRequire: the CommonJS build of web-tree-sitter finds its own .wasm next to it, from dist/ and from the
+      // runtime bundle alike (a dynamic import() is not available inside the code-cached bundle's vm.Script).
+      const require = createRequire(import.meta.url);
+      const { Parser, Language } = require("web-tree-sitter") as { Parser: typeof TSParser; Language: typeof TSLanguage };
+      await Parser.init();
+      const bash = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));
+      const p = new Parser();
+      p.setLanguage(bash);
+      parser = p;
+    } catch (err) {
+      loadError = err instanceof Error ? err.message : String(err);
+    }
+  })();
+  return loading;
+}
+
+/** Why the grammar could not load, once `loadShellGrammar()` settled; undefined when it loaded (or has not settled). */
+export function shellGrammarError(): string | undefined {
+  return loadError;
+}
+
+/** Parses `command` (the grammar must be loaded: `await loadShellGrammar()` first). */
+export function parseShell(command: string, cwd: Cwd = { at: "workspace", depth: 0 }): ShellScript {
+  if (!parser) throw new Error(`the bash grammar is not loaded${loadError ? `: ${loadError}` : ""}`);
+  // Bash drops a backslash-newline before it splits words (`r\<newline>m` is `rm`); the grammar splits there.
+  const tree = parser.parse(command.replace(/(^|[^\\])((?:\\\\)*)\\\n/g, "$1$2"));
+  if (!tree) return { pipelines: [], syntaxError: true };
+  try {
+    const ctx: Walk = { pipelines: [], cwd: { ...cwd }, functions: new Map(), calling: new Set() };
+    walk(tree.rootNode, ctx);
+    return { pipelines: ctx.pipelines, syntaxError: tree.rootNode.hasError };
+  } finally {
+    tree.delete(); // the tree lives in WebAssembly memory
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// words
+
+const EXPANSIONS = new Set(["simple_expansion", "expansion", "command_substitution", "process_substitution"]);
+
+const unescape = (s: string) => s.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");
+
+function hasExpansion(node: Node): boolean {
+  if (EXPANSIONS.has(node.type)) return true;
+  return node.namedChildren.some((c) => c !== null && hasExpansion(c));
+}
+
+function wordOf(node: Node): Word {
+  switch (node.type) {
+    case "word":
+      return { text: unescape(node.text), dynamic: false };
+    case "raw_string":
+      return { text: node.text.slice(1, -1), dynamic: false };
+    case "ansi_c_string":
+      return { text: node.text.slice(2, -1), dynamic: false };
+    case "string": {
+      // children: `"`, string_content, expansions, `"`
+      let text = "";
+      for (const c of node.children) {
+        if (!c || c.type === '"') continue;
+        text += c.type === "string_content" ? c.text.replace(/\\([$`"\\\n])/g, "$1") : c.text;
+      }
+      return { text, dynamic: hasExpansion(node) };
+    }
+    case "concatenation": {
+      const parts = node.namedChildren.filter((c): c is Node => c !== null).map(wordOf);
+      // A bare `$` or glob piece of a concatenation has no named node: fall back to the source for those.
+      const text = parts.length ? parts.map((p) => p.text).join("") : unescape(node.text);
+      return { text: parts.length === node.children.length ? text : unescape(node.text), dynamic: parts.some((p) => p.dynamic) };
+    }
+    default:
+      return { text: node.text, dynamic: hasExpansion(node) || EXPANSIONS.has(node.type) };
+  }
+}
+
+/** An unquoted word with brace expansion (`{rm,-rf,/}`) is the words bash makes of it. */
+function braced(node: Node): Word[] {
+  const w = wordOf(node);
+  const quoted = node.type !== "word" && (node.type !== "concatenation" || node.namedChildren.some((c) => c !== null && c.type !== "word"));
+  if (quoted || !/\{[^{}]*,[^{}]*\}/.test(w.text)) return [w];
+  return expandBraces(w.text).map((text) => ({ text, dynamic: w.dynamic }));
+}
+
+// ---------------------------------------------------------------------------------------------
+// the walk
+
+interface Walk {
+  pipelines: Pipeline[];
+  cwd: Cwd;
+  /** Functions defined so far (their bodies are judged where they are called, in that directory). */
+  functions: Map<string, Node>;
+  /** Functions being expanded (a recursive function is expanded once). */
+  calling: Set<string>;
+  /** The pipeline commands are appended to (undefined: each command is its own pipeline). */
+  pipeline?: Pipeline;
+}
+
+const REDIRECTS = new Set(["file_redirect", "heredoc_redirect", "herestring_redirect"]);
+const SUBSTITUTIONS = new Set(["command_substitution", "process_substitution"]);
+
+/** A nested context: its own `cd` stays inside (subshell, pipeline element, substitution). */
+const inner = (ctx: Walk, pipeline?: Pipeline): Walk => ({ ...ctx, cwd: { ...ctx.cwd }, pipeline });
+
+function walk(node: Node, ctx: Walk): void {
+  switch (node.type) {
+    case "command":
+      command(node, [], ctx);
+      return;
+    case "command_name": {
+      // A program name the grammar could not attach to a command (inside an ERROR node). `{rm,-rf,~}` reads as a
+      // `{` token glued to the name "rm,-rf,~}": glue it back, bash expands the braces into `rm -rf ~`.
+      const before = node.previousSibling;
+      const glued = before?.type === "{" && before.endIndex === node.startIndex;
+      const w = wordOf(node.namedChildren[0] ?? node);
+      emit(glued ? expandBraces(`{${w.text}`).map((text) => ({ text, dynamic: w.dynamic })) : braced(node.namedChildren[0] ?? node), [], ctx);
+      return;
+    }
+    case "redirected_statement":
+      redirected(node, ctx);
+      return;
+    case "pipeline": {
+      const p: Pipeline = { commands: [] };
+      ctx.pipelines.push(p);
+      for (const c of node.namedChildren) if (c) walk(c, inner(ctx, p));
+      return;
+    }
+    case "subshell":
+    case "command_substitution":
+    case "process_substitution":
+      for (const c of node.namedChildren) if (c) walk(c, inner(ctx));
+      return;
+    case "function_definition": {
+      // Judged where it is called (below); also here, in case it is called in a way the walk cannot see.
+      const name = node.childForFieldName("name")?.text;
+      const body = node.childForFieldName("body");
+      if (body) {
+        if (name) ctx.functions.set(name, body);
+        walk(body, inner(ctx));
+      }
+      return;
+    }
+    case "heredoc_body":
+    case "string":
+    case "concatenation":
+    case "expansion":
+      for (const c of node.namedChildren) if (c) walkSubstitutions(c, ctx);
+      return;
+    default:
+      for (const c of node.namedChildren) if (c) walk(c, ctx);
+  }
+}
+
+/** The substitutions inside a word (they run before the command, in its directory). */
+function walkSubstitutions(node: Node, ctx: Walk): void {
+  if (SUBSTITUTIONS.has(node.type)) walk(node, inner(ctx));
+  else for (const c of node.namedChildren) if (c) walkSubstitutions(c, ctx);
+}
+
+/** `body > f`, `cat <<EOF | python3 -` (the grammar puts the rest of that pipeline inside the heredoc redirect). */
+function redirected(node: Node, ctx: Walk): void {
+  const body = node.childForFieldName("body");
+  const redirects = node.namedChildren.filter((c): c is Node => c !== null && c !== body && REDIRECTS.has(c.type));
+  const after: Node[] = [];
+  for (const r of redirects) for (const c of r.namedChildren) if (c && !["heredoc_start", "heredoc_body", "heredoc_end", "file_redirect"].includes(c.type) && !isWordNode(c)) after.push(c);
+  let pipeline = ctx.pipeline;
+  if (!pipeline && after.some((a) => a.type === "pipeline" || a.type === "command")) ctx.pipelines.push((pipeline = { commands: [] }));
+  const here = pipeline ? { ...ctx, pipeline } : ctx;
+  if (body?.type === "command") command(body, redirects, here);
+  else {
+    if (body) walk(body, here);
+    // Redirections of a compound (`{ a; b; } > f`): a bare redirection in the same place.
+    push({ name: "", dynamicName: false, args: [], dynamicArgs: [], via: [], code: [], cwd: { ...ctx.cwd }, ...redirectsOf(redirects, here) }, here);
+  }
+  for (const a of after) {
+    if (a.type === "pipeline") for (const c of a.namedChildren) c && walk(c, inner(ctx, pipeline));
+    else if (a.type === "command") walk(a, inner(ctx, pipeline));
+    else walk(a, ctx);
+  }
+}
+
+const isWordNode = (n: Node) => ["word", "string", "raw_string", "concatenation", "simple_expansion", "expansion", "number", "ansi_c_string", "command_substitution", "process_substitution"].includes(n.type);
+
+function push(c: SimpleCommand, ctx: Walk): void {
+  if (ctx.pipeline) ctx.pipeline.commands.push(c);
+  else ctx.pipelines.push({ commands: [c] });
+}
+
+function redirectsOf(nodes: Node[], ctx: Walk): Pick<SimpleCommand, "redirects" | "stdinText" | "stdinDynamic"> {
+  const redirects: Redirect[] = [];
+  let stdinText: string | undefined;
+  let stdinDynamic: boolean | undefined;
+  for (const r of nodes) {
+    for (const c of r.namedChildren) if (c) walkSubstitutions(c, ctx);
+    if (r.type === "file_redirect") {
+      const dest = r.childForFieldName("destination");
+      const op = r.children.find((c) => c !== null && !c.isNamed)?.text ?? ">";
+      redirects.push({ op, target: dest ? wordOf(dest).text : "" });
+    } else if (r.type === "herestring_redirect") {
+      const w = r.namedChildren.find((c): c is Node => c !== null && isWordNode(c));
+      stdinText = w ? wordOf(w).text : "";
+      stdinDynamic = w ? hasExpansion(w) : false;
+      redirects.push({ op: "<<<", target: stdinText });
+    } else {
+      const bodyNode = r.namedChildren.find((c) => c?.type === "heredoc_body");
+      stdinText = bodyNode?.text ?? "";
+      stdinDynamic = bodyNode ? hasExpansion(bodyNode) : false;
+      redirects.push({ op: "<<", target: "" });
+      for (const nested of r.namedChildren) if (nested?.type === "file_redirect") redirects.push(...redirectsOf([nested], ctx).redirects);
+    }
+  }
+  return { redirects, stdinText, stdinDynamic };
+}
+
+function command(node: Node, outer: Node[], ctx: Walk): void {
+  const words: Word[] = [];
+  const redirectNodes = [...outer];
+  for (const c of node.namedChildren) {
+    if (!c) continue;
+    if (REDIRECTS.has(c.type)) redirectNodes.push(c);
+    else if (c.type === "variable_assignment") walkSubstitutions(c, ctx);
+    else if (c.type === "command_name") words.push(...braced(c.namedChildren[0] ?? c));
+    else if (isWordNode(c) || c.type === "arithmetic_expansion") words.push(...braced(c));
+  }
+  for (const c of node.namedChildren) if (c && c.type !== "variable_assignment" && !REDIRECTS.has(c.type)) walkSubstitutions(c, ctx);
+  emit(words, redirectNodes, ctx);
+}
+
+/** Records the simple command `words` (then judges a called function's body, and follows a `cd`). */
+function emit(words: Word[], redirectNodes: Node[], ctx: Walk): void {
+  const simple = normalise(words, redirectsOf(redirectNodes, ctx), ctx.cwd);
+  push(simple, ctx);
+  const fn = simple.dynamicName ? undefined : ctx.functions.get(simple.name);
+  if (fn && !ctx.calling.has(simple.name)) {
+    ctx.calling.add(simple.name);
+    const call: Walk = { ...ctx, pipeline: undefined };
+    walk(fn, call);
+    ctx.calling.delete(simple.name);
+    ctx.cwd = call.cwd; // a `{ }` body's cd stays in effect after the call, as in bash
+  }
+  // The rest of this sequence runs where `cd` went (a pipeline element or subshell has its own `ctx`: see `inner`).
+  if (/^(?:cd|pushd)$/.test(simple.name) && !simple.dynamicName) ctx.cwd = cdTarget(ctx.cwd, simple);
+  else if (simple.name === "popd") ctx.cwd = { at: "unknown" };
+}
+

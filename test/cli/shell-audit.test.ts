@@ -1,0 +1,116 @@
+// Issue 26, through the built CLI with a scripted model issuing the commands, with bubblewrap and with a PATH
+// without `bwrap`: deletes that reach the home directory through `cd` or `find` are blocked even in yolo (a fake
+// HOME with a marker file survives); what the audit cannot resolve (a variable as the program, base64 into bash,
+// bash -c "$(…)", xargs rm, rsync --delete, getattr(shutil, "rm"+"tree"), a cd out of the workspace) and git
+// commands that discard uncommitted work ask, so headless without --yes they are denied and the work survives
+// (`--yes` approves what asks, by design); in `ask` mode an edit made through bash asks like write_file.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Sandbox } from "../support/cli.js";
+import { useE2E } from "../support/e2e.js";
+import { HAS_BWRAP, type Mode, pathWithoutBwrap, toolResults } from "../support/confinement.js";
+
+const e2e = useE2E();
+const modes: Mode[] = HAS_BWRAP ? ["bwrap", "fallback"] : ["fallback"];
+
+const bash = (calls: Record<string, string>) => ({ toolCalls: Object.entries(calls).map(([id, command]) => ({ id, name: "bash", args: { command } })) });
+
+function envFor(mode: Mode, sb: Sandbox): Record<string, string> {
+  return mode === "fallback" ? { PATH: pathWithoutBwrap(sb) } : {};
+}
+
+/** A git repository with one committed file changed and not committed, and a directory `d` with a file. */
+function repoWithWork(sb: Sandbox): string {
+  const repo = join(sb.cwd, "repo");
+  mkdirSync(join(repo, "d"), { recursive: true });
+  writeFileSync(join(repo, "a.txt"), "committed\n");
+  writeFileSync(join(repo, "d", "f"), "keep\n");
+  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], { cwd: repo, stdio: "ignore" });
+  git("init", "-q");
+  git("add", ".");
+  git("commit", "-q", "-m", "init");
+  writeFileSync(join(repo, "a.txt"), "uncommitted work\n");
+  return repo;
+}
+
+describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
+  it("yolo: `cd; rm -rf *`, `cd ~ && rm -rf .` and `find ~ -delete` are blocked; the home directory survives", async () => {
+    const sb = e2e.sandbox();
+    const marker = join(sb.userHome, "marker.txt");
+    writeFileSync(marker, "still here\n");
+    e2e.server.push(bash({ home: "cd; rm -rf *", dot: "cd ~ && rm -rf .", find: "find ~ -delete", after: "echo ran" }), { content: "done" });
+    const r = await sb.run(["run", "--approval", "yolo", "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = toolResults(e2e.server.requests[1]!);
+    expect(out.home).toBe("Blocked: recursive delete of the home directory or the filesystem root (reached by cd). This command is never run by deerflow; choose a safer alternative.");
+    expect(out.dot).toMatch(/^Blocked: recursive delete of the home directory/);
+    expect(out.find).toBe("Blocked: find deleting from the home directory or the filesystem root. This command is never run by deerflow; choose a safer alternative.");
+    expect(out.after).toContain("ran");
+    expect(readFileSync(marker, "utf8")).toBe("still here\n");
+    expect(existsSync(sb.cwd)).toBe(true);
+    expect(r.stderr).toContain("✗ bash: Blocked: find deleting");
+  }, 150_000);
+
+  it("default mode headless without --yes: indirection and discarding git commands are denied; the work survives", async () => {
+    const sb = e2e.sandbox();
+    const repo = repoWithWork(sb);
+    const payload = Buffer.from("rm -rf d a.txt").toString("base64");
+    e2e.server.push(
+      bash({
+        variable: "x=rm; $x -r d",
+        base64: `echo ${payload} | base64 -d | bash`,
+        bashC: `bash -c "$(printf 'rm -rf d')"`,
+        xargs: "echo d/f | xargs rm",
+        rsync: "mkdir -p e && rsync -a --delete e/ d/",
+        python: `python3 -c 'import shutil; getattr(shutil, "rm"+"tree")("d")'`,
+        cdUp: "cd .. && cd .. && rm -rf -- ./*",
+        checkout: "git checkout -- .",
+        restore: "git restore .",
+        stash: "git stash && git stash drop",
+        status: "git status --porcelain",
+      }),
+      { content: "done" },
+    );
+    const r = await sb.run(["run", "-w", repo, "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = toolResults(e2e.server.requests[1]!);
+    const denied = /^Denied: .+ was not approved \(run with --yes to approve guarded actions headless\)\.$/;
+    for (const id of ["variable", "base64", "bashC", "xargs", "rsync", "python", "cdUp", "checkout", "restore", "stash"]) expect(out[id], id).toMatch(denied);
+    expect(out.variable).toMatch(/variable or substitution/);
+    expect(out.checkout).toMatch(/discards uncommitted changes/);
+    expect(out.status).toContain("M a.txt");
+    expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("uncommitted work\n");
+    expect(readFileSync(join(repo, "d", "f"), "utf8")).toBe("keep\n");
+    expect(existsSync(join(repo, "e"))).toBe(false);
+    expect(r.stderr).toContain("✗ bash: Denied: git checkout of paths discards uncommitted changes");
+  }, 150_000);
+
+  it("ask mode headless: edits made through bash are denied like write_file, reads run", async () => {
+    const sb = e2e.sandbox();
+    const ws = join(sb.cwd, "ws");
+    mkdirSync(ws);
+    writeFileSync(join(ws, "b.txt"), "old\n");
+    e2e.server.push(
+      bash({
+        redirect: "echo new > b.txt",
+        sed: "sed -i s/old/new/ b.txt",
+        cp: "cp b.txt c.txt",
+        python: `python3 -c "open('d.txt', 'w').write('x')"`,
+        read: "cat b.txt",
+      }),
+      { content: "done" },
+    );
+    const r = await sb.run(["run", "--approval", "ask", "-w", ws, "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = toolResults(e2e.server.requests[1]!);
+    for (const id of ["redirect", "sed", "cp", "python"]) {
+      expect(out[id], id).toBe("Denied: this command (it writes files; ask mode asks before edits) was not approved (run with --yes to approve guarded actions headless).");
+    }
+    expect(out.read).toBe("old");
+    expect(readFileSync(join(ws, "b.txt"), "utf8")).toBe("old\n");
+    expect(existsSync(join(ws, "c.txt"))).toBe(false);
+    expect(existsSync(join(ws, "d.txt"))).toBe(false);
+  }, 150_000);
+});
