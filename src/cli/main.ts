@@ -201,6 +201,7 @@ export function buildProgram(): Command {
     .option("--parallel <n>", "attempts run at the same time (default 1)", positiveInt("--parallel", 16))
     .option("--timeout <seconds>", "cap every task's time limit", positiveInt("--timeout", MAX_RUN_TIMEOUT_SECONDS))
     .option("--yes", "approve guarded shell commands (default: denied, as in `deerflow run`)")
+    .option("--dangerously-run-unconfined", "allow --yes without bubblewrap: the agent's commands then run on this host unasked")
     .option("--json", "print the JSON report instead of the table")
     .option("--out <file>", "also write the JSON report to this file (for --compare)")
     .option("--record <dir>", "save each attempt's model exchanges (request and response bodies, no headers) to this folder")

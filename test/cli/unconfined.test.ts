@@ -37,6 +37,19 @@ describe("auto-approval without bubblewrap", () => {
     expect(existsSync(marker)).toBe(true);
   });
 
+  it("eval --yes without bubblewrap is refused the same way (exit 2, one line), before any model call", async () => {
+    const sb = e2e.sandbox();
+    const env = { PATH: pathWithoutBwrap(sb) };
+    const list = await sb.run(["eval", "--list"], { env });
+    expect(list.exitCode, list.stderr).toBe(0);
+    const task = list.stdout.split("\t")[0]!;
+    const r = await sb.run(["eval", "--yes", "--tasks", task], { env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split("\n"), r.stderr).toHaveLength(1);
+    expect(r.stderr).toMatch(/^deerflow: bubblewrap \(bwrap\) is not available, so with --yes .* pass --dangerously-run-unconfined/);
+    expect(e2e.server.requests).toHaveLength(0);
+  });
+
   it("an unconfined command's parent is the watchdog with the scrubbed environment: /proc/$PPID/environ holds no key", async () => {
     const sb = e2e.sandbox();
     const command = "tr '\\0' '\\n' < /proc/$PPID/environ; echo; tr '\\0' ' ' < /proc/$PPID/cmdline";
