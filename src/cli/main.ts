@@ -49,7 +49,8 @@ export function buildProgram(): Command {
       .option("--goal <objective>", "work toward this objective until it is met, asking you when it needs to")
       .option("--no-network", "shell commands get no network (needs bubblewrap; same as sandbox.network: \"off\")")
       .option("--no-memory", "neither learn facts from this session nor show remembered ones (same as memory.enabled: false)")
-      .option("--allow-dangerous-workspace", "accept -w /, a system directory, your home directory or one holding the data directory");
+      .option("--allow-dangerous-workspace", "accept -w /, a system directory, your home directory or one holding the data directory")
+      .option("--dangerously-run-unconfined", "allow yolo without bubblewrap: the agent's commands then run on this host unasked");
 
   chatOptions(
     program
@@ -97,6 +98,7 @@ export function buildProgram(): Command {
     .option("--no-network", "shell commands get no network (needs bubblewrap; same as sandbox.network: \"off\")")
     .option("--no-memory", "neither learn facts from this run nor show remembered ones (same as memory.enabled: false)")
     .option("--allow-dangerous-workspace", "accept -w /, a system directory, your home directory or one holding the data directory")
+    .option("--dangerously-run-unconfined", "allow --yes or yolo without bubblewrap: the agent's commands then run on this host unasked")
     .action(async (promptWords: string[], opts, cmd: Command) => {
       const { runCommand } = await import("./commands/run.js");
       process.exitCode = await runCommand(promptWords, { ...cmd.optsWithGlobals(), ...opts });
@@ -199,6 +201,7 @@ export function buildProgram(): Command {
     .option("--parallel <n>", "attempts run at the same time (default 1)", positiveInt("--parallel", 16))
     .option("--timeout <seconds>", "cap every task's time limit", positiveInt("--timeout", MAX_RUN_TIMEOUT_SECONDS))
     .option("--yes", "approve guarded shell commands (default: denied, as in `deerflow run`)")
+    .option("--dangerously-run-unconfined", "allow --yes without bubblewrap: the agent's commands then run on this host unasked")
     .option("--json", "print the JSON report instead of the table")
     .option("--out <file>", "also write the JSON report to this file (for --compare)")
     .option("--record <dir>", "save each attempt's model exchanges (request and response bodies, no headers) to this folder")

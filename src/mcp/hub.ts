@@ -8,6 +8,7 @@ import type { DynamicStructuredTool } from "@langchain/core/tools";
 import type { ResolvedConfig, ResolvedMcpServer } from "../config/load.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import type { ShellSettings } from "../sandbox/shell-settings.js";
+import { killByToken } from "../sandbox/host-watchdog.js";
 import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
 import { stripControl } from "../vocabulary/terminal-text.js";
 import { type BuiltTransport, buildTransport, transportKind } from "./transport.js";
@@ -214,6 +215,9 @@ export class McpHub {
         /* already gone */
       }
     }
+    // What the server started out of its group (setsid, a double fork) goes too.
+    const token = l.built?.runToken;
+    if (token) killByToken(token);
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 // The SDK transport of one configured MCP server. Stdio servers get their own process group (`setsid`), so the
 // group can be killed whole at the end of a chat or run (a server started through `npx` or a shell leaves children),
-// and, unconfined, a watchdog shell that kills that group when deerflow dies however it dies (GROUP_WATCHDOG);
+// and, unconfined, a watchdog shell that kills that group and what left it when deerflow dies (host-watchdog.ts);
 // with `sandbox: true` they run inside bubblewrap exactly as shell commands do (bwrap-args.ts: host read-only,
 // secrets hidden, own PID namespace that dies with deerflow). Remote servers: streamable HTTP, or SSE when asked.
 import { existsSync, mkdirSync, statSync } from "node:fs";
@@ -12,6 +12,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ResolvedMcpServer } from "../config/load.js";
 import { bwrapArgs } from "../sandbox/bwrap-args.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
+import { newRunToken, watchdogLine } from "../sandbox/host-watchdog.js";
 import { findBwrap } from "../sandbox/run-shell.js";
 import type { ShellSettings } from "../sandbox/shell-settings.js";
 import { expandEnv, expandRecord } from "./expand-env.js";
@@ -28,6 +29,8 @@ export interface BuiltTransport {
   kind: "stdio" | "http" | "sse";
   /** Stdio: the server's process group (killed whole at close), when it has its own. */
   processGroup(): number | undefined;
+  /** Unconfined stdio: the token in the environment of the server and all it starts (host-watchdog.ts). */
+  runToken?: string;
   /** The last lines the server wrote to stderr (why it failed to start). */
   stderrTail(): string;
 }
@@ -69,7 +72,7 @@ function remoteTransport(name: string, server: ResolvedMcpServer, ctx: Transport
 }
 
 /** Program and arguments of a stdio server: in bubblewrap when confined, else in its own session (setsid). */
-function launchLine(name: string, server: ResolvedMcpServer, ctx: TransportContext, cwd: string | undefined): { command: string; args: string[]; ownGroup: boolean } {
+function launchLine(name: string, server: ResolvedMcpServer, ctx: TransportContext, cwd: string | undefined, token: string): { command: string; args: string[]; ownGroup: boolean } {
   const command = expandEnv(server.command!, ctx.env, `mcpServers.${name}.command`);
   const args = (server.args ?? []).map((a, i) => expandEnv(a, ctx.env, `mcpServers.${name}.args[${i}]`));
   if (server.sandbox) {
@@ -91,24 +94,19 @@ function launchLine(name: string, server: ResolvedMcpServer, ctx: TransportConte
   }
   const setsid = onPath("setsid");
   if (!setsid) return { command, args, ownGroup: false };
-  const setpriv = onPath("setpriv");
-  return setpriv ? { command: setsid, args: [setpriv, "--pdeathsig", "TERM", "--", "/bin/sh", "-c", GROUP_WATCHDOG, "deerflow-mcp", command, ...args], ownGroup: true } : { command: setsid, args: [command, ...args], ownGroup: true };
+  // The host watchdog (sandbox/host-watchdog.ts) between the server and deerflow: when deerflow dies, even by
+  // SIGKILL, it kills the server's group and whatever left it (setsid, double forks) by the server's token.
+  const watched = watchdogLine(token, command, args);
+  return { command: setsid, args: watched ? [watched.command, ...watched.args] : [command, ...args], ownGroup: true };
 }
-
-/**
- * The shell between an unconfined server and deerflow (`setpriv --pdeathsig TERM`: the kernel signals it when
- * deerflow dies, even by SIGKILL). It runs the server in its own group and, when signalled, kills the whole group: a
- * server that outlives its closed stdin (timers, pools, a child of npx) would otherwise be left running. The server
- * gets the shell's stdin (a background command's would be /dev/null), and the shell exits with the server's status.
- */
-const GROUP_WATCHDOG = 'exec 3<&0; trap "kill -KILL 0" TERM HUP; "$@" <&3 3<&- & wait $!; exit $?';
 
 function stdioTransport(name: string, server: ResolvedMcpServer, ctx: TransportContext): BuiltTransport {
   const rawCwd = server.cwd ? expandEnv(server.cwd, ctx.env, `mcpServers.${name}.cwd`) : undefined;
   const cwd = rawCwd ? (isAbsolute(rawCwd) ? rawCwd : resolve(dirname(server.file), rawCwd)) : undefined;
   if (cwd && !existsSync(cwd)) throw new Error(`mcpServers.${name}.cwd ${cwd} does not exist`);
   const env = expandRecord(server.env, ctx.env, `mcpServers.${name}.env`);
-  const line = launchLine(name, server, ctx, cwd);
+  const token = newRunToken();
+  const line = launchLine(name, server, ctx, cwd, token);
   // The SDK passes only HOME, PATH, SHELL, TERM, USER, LOGNAME of ours plus the server's own `env`: no API keys.
   const transport = new StdioClientTransport({ command: line.command, args: line.args, env, cwd: server.sandbox ? undefined : cwd, stderr: "pipe" });
   // The pid is gone from the transport once it closes: keep it to kill the group afterwards.
@@ -126,6 +124,7 @@ function stdioTransport(name: string, server: ResolvedMcpServer, ctx: TransportC
     transport,
     kind: "stdio",
     processGroup: () => (line.ownGroup ? pid : undefined),
+    runToken: server.sandbox ? undefined : token,
     stderrTail: () => tail,
   };
 }

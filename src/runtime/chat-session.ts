@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { assertSafeWorkspace } from "../sandbox/workspace-check.js";
+import { assertSafeSandboxPaths, assertSafeWorkspace } from "../sandbox/workspace-check.js";
 import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } from "../config/load.js";
 import { UsageError, findDeerflowError } from "../errors.js";
 import { UntrustedFolderError } from "../config/project-trust.js";
@@ -18,6 +18,7 @@ import { type ApprovalDecision, type ApprovalSettings, type EventBroker, eventBr
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { assertShellUsable, closeShellSessions, runShell, setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
+import { assertAutoApprovalConfined, unconfinedAutoApprovalProblem, yoloRefusedNotice } from "../sandbox/unconfined.js";
 import { auditCommand } from "../sandbox/shell-audit.js";
 import { blockedMessage } from "../middleware/sandbox-audit.js";
 import { capOutput } from "../tools/bash.js";
@@ -65,6 +66,8 @@ export interface ChatSessionOptions {
   allowDangerousWorkspace?: boolean;
   /** The user answered "don't trust": go on with the project file's keys that need trust left out. */
   ignoreUntrusted?: boolean;
+  /** --dangerously-run-unconfined: yolo allowed without bubblewrap (sandbox/unconfined.ts). */
+  allowUnconfined?: boolean;
 }
 
 export interface TurnResult {
@@ -108,7 +111,9 @@ export class ChatSession {
     if (this.config.untrusted && !options.ignoreUntrusted) throw new UntrustedFolderError(this.config.untrusted, this.config.trustHome);
     this.model = requireModel(this.config);
     assertShellUsable(this.config.sandbox);
+    assertAutoApprovalConfined({ approval: this.config.approval, allowUnconfined: options.allowUnconfined });
     assertSafeWorkspace(options.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home, allow: options.allowDangerousWorkspace });
+    assertSafeSandboxPaths(this.config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home });
     this.planMode = options.plan ?? false;
     this.broker = eventBroker((e) => this.listener?.(e));
     this.approval = { mode: this.config.approval, broker: this.broker };
@@ -168,8 +173,11 @@ export class ChatSession {
     return this.model;
   }
 
-  setApprovalMode(mode: ApprovalMode): void {
+  /** Switches the approval mode, or returns why not (yolo without bubblewrap and without the flag) and keeps it. */
+  setApprovalMode(mode: ApprovalMode): string | undefined {
+    if (unconfinedAutoApprovalProblem({ approval: mode, allowUnconfined: this.options.allowUnconfined })) return yoloRefusedNotice();
     this.approval.mode = mode;
+    return undefined;
   }
 
   /** `reason`: for a denial, the user's words to the model (in the tool result). */

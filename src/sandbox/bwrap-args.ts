@@ -6,7 +6,7 @@
 //      at /mnt/user-data/{workspace,uploads,outputs} (a tmpfs on /mnt first: binding under it needs one);
 //   5. secret files inside a bound directory covered again at every place they are visible.
 // Capabilities are dropped (as root, the sandbox would otherwise keep CAP_SYS_ADMIN and could remount / rw).
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
@@ -21,6 +21,39 @@ export { HOME_SECRET_DIRS, HOME_SECRET_FILES } from "../vocabulary/secret-paths.
  */
 const DAEMON_SOCKETS = ["/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman/podman.sock", "/run/buildkit/buildkitd.sock"];
 const RUNTIME_DIRS = ["/run/user", "/var/run/user"];
+/**
+ * With the network off, where host services keep their Unix sockets (a network namespace cuts abstract sockets, not
+ * ones with a path: psql reached the local PostgreSQL at /var/run/postgresql). An empty tmpfs over each, and every
+ * other socket path the host has bound (/proc/net/unix) covered by /dev/null.
+ */
+const SOCKET_DIRS = ["/run", "/var/run"];
+
+/** The paths of the host's bound Unix sockets (not abstract ones: "@…"), from /proc/net/unix. */
+export function hostSocketPaths(table = readProcNetUnix()): string[] {
+  const out = new Set<string>();
+  for (const line of table.split("\n").slice(1)) {
+    // Num RefCount Protocol Flags Type St Inode Path — the path is the rest of the line (it may hold spaces).
+    const m = /^\s*\S+:\s+(?:\S+\s+){5}\S+\s+(\/.*)$/.exec(line);
+    if (m) out.add(m[1]!);
+  }
+  return [...out];
+}
+
+function readProcNetUnix(): string {
+  try {
+    return readFileSync("/proc/net/unix", "utf8");
+  } catch {
+    return "";
+  }
+}
+
+function isDirectory(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
 
 function real(p: string): string {
   try {
@@ -50,6 +83,8 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   const a: string[] = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   a.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
   if (!settings.network) a.push("--unshare-net");
+  const socketDirs = settings.network ? [] : [...new Set(SOCKET_DIRS.filter((d) => existsSync(d)).map(real))];
+  for (const d of socketDirs) a.push("--tmpfs", d);
 
   for (const p of settings.readOnly) if (existsSync(p)) a.push("--ro-bind", real(p), real(p));
   for (const p of settings.readWrite) if (existsSync(p)) a.push("--bind", real(p), real(p));
@@ -70,7 +105,15 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
 
   // Secret files, at their real path and wherever a bound directory shows them again.
   const agentSocket = process.env.SSH_AUTH_SOCK ? [real(process.env.SSH_AUTH_SOCK)] : [];
-  const files = [...SYSTEM_SECRET_FILES, ...DAEMON_SOCKETS.map(real), ...agentSocket, ...HOME_SECRET_FILES.map((f) => join(home, f)), ...settings.hiddenFiles.map(real), join(thread.workspace, ".deerflowrc")].filter((f) => existsSync(f));
+  // With the network off, the host's socket paths too (those under /run are already gone with it; the thread's own
+  // directories are the command's to use).
+  // Covered already: what lies under a tmpfs of ours (binding there would first need its parents made).
+  const covered = [...socketDirs, "/tmp", "/dev", "/proc", ...hiddenDirs, ...names.map((n) => thread[n]!)];
+  const sockets = settings.network ? [] : hostSocketPaths().map(real).filter((f) => !covered.some((d) => isInside(f, d)));
+  const homeFiles = HOME_SECRET_FILES.map((f) => join(home, f));
+  // A listed name that is a directory here (~/.config/hub) cannot take /dev/null: an empty tmpfs instead.
+  for (const d of homeFiles.filter(isDirectory)) a.push("--tmpfs", d);
+  const files = [...SYSTEM_SECRET_FILES, ...DAEMON_SOCKETS.map(real), ...agentSocket, ...homeFiles.filter((f) => !isDirectory(f)), ...settings.hiddenFiles.map(real), join(thread.workspace, ".deerflowrc"), ...sockets].filter((f) => existsSync(f));
   const seen = new Set<string>();
   const hideFile = (f: string) => {
     if (seen.has(f)) return;

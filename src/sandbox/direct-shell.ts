@@ -4,10 +4,12 @@
 // setsid() leaves the group, so each command also carries a random DEERFLOW_SHELL_RUN token in its environment,
 // inherited by everything it starts: after the command, every process whose /proc/<pid>/environ holds the token is
 // killed too (Linux; a process that clears its environment escapes — only the sandbox's PID namespace is sure).
-import { randomBytes } from "node:crypto";
-import { closeSync, openSync, readFileSync, readdirSync } from "node:fs";
+// bash runs under the host watchdog (host-watchdog.ts), which does the same when deerflow dies by kill -9 or a
+// signal it cannot handle, and which is the command's parent instead of deerflow.
+import { closeSync, openSync } from "node:fs";
 import { execa } from "execa";
 import { scrubEnv } from "./env-scrub.js";
+import { RUN_TOKEN_VAR, killByToken, newRunToken, watchdogLine } from "./host-watchdog.js";
 import { BASH_KILL_GRACE_MS, type RunOptions, type ShellResult } from "./shell-session.js";
 import type { ShellSettings } from "./shell-settings.js";
 
@@ -20,37 +22,21 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
-const TOKEN_VAR = "DEERFLOW_SHELL_RUN";
-
-function envFor(settings: ShellSettings, token?: string): Record<string, string> {
+/** `bash -c command` under the watchdog where there is one, else bash itself with the token in its environment. */
+function launch(command: string, settings: ShellSettings, token: string): { file: string; args: string[]; env: Record<string, string> } {
   const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues });
-  return token ? { ...env, [TOKEN_VAR]: token } : env;
-}
-
-/** SIGKILLs every process whose initial environment carries `token`. */
-function killByToken(token: string): void {
-  let pids: string[];
-  try {
-    pids = readdirSync("/proc").filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid);
-  } catch {
-    return; // no /proc (macOS): the process group is all we have
-  }
-  const needle = `${TOKEN_VAR}=${token}`;
-  for (const pid of pids) {
-    try {
-      if (readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(needle)) process.kill(Number(pid), "SIGKILL");
-    } catch {
-      // gone, or not ours
-    }
-  }
+  const watched = watchdogLine(token, "bash", ["-c", command]);
+  if (watched) return { file: watched.command, args: watched.args, env };
+  return { file: "bash", args: ["-c", command], env: { ...env, [RUN_TOKEN_VAR]: token } };
 }
 
 export async function runDirect(command: string, opts: RunOptions & { settings: ShellSettings }): Promise<ShellResult> {
   const { signal } = opts;
-  const token = randomBytes(8).toString("hex");
-  const child = execa("bash", ["-c", command], {
+  const token = newRunToken();
+  const line = launch(command, opts.settings, token);
+  const child = execa(line.file, line.args, {
     cwd: opts.cwd,
-    env: envFor(opts.settings, token),
+    env: line.env,
     extendEnv: false,
     detached: true, // own process group: see the header
     stdin: "ignore",
@@ -110,13 +96,14 @@ export function directBackground(
   command: string,
   opts: { cwd: string; logPath: string; settings: ShellSettings; onEnd: (code: number | undefined) => void },
 ): { kill: () => void } {
-  const token = randomBytes(8).toString("hex");
+  const token = newRunToken();
+  const line = launch(command, opts.settings, token);
   // The log as a file descriptor, not a pipe execa copies from: a descendant that outlives the job (setsid, a
   // double fork) must not hold a pipe of ours open, which would keep deerflow from exiting.
   const log = openSync(opts.logPath, "a");
-  const child = execa("bash", ["-c", command], {
+  const child = execa(line.file, line.args, {
     cwd: opts.cwd,
-    env: envFor(opts.settings, token),
+    env: line.env,
     extendEnv: false,
     detached: true,
     stdin: "ignore",

@@ -6,7 +6,7 @@
 // the keys themselves). The flag exists for broad but ordinary places the sandbox can still hide secrets inside;
 // here the secret is the workspace itself, so there is nothing the user could mean by it that is safe.
 import { realpathSync } from "node:fs";
-import { UsageError } from "../errors.js";
+import { ConfigError, UsageError } from "../errors.js";
 import { hostSecretReason } from "./host-secrets.js";
 import { isInside } from "./paths.js";
 
@@ -50,4 +50,48 @@ export function assertSafeWorkspace(dir: string | undefined, ctx: { userHome: st
       "Point --workspace at a project directory, or pass --allow-dangerous-workspace if you mean it.",
     );
   }
+}
+
+/**
+ * Why a `sandbox.readWrite` entry is refused, or undefined: the places a workspace may not be (above), and anything
+ * inside deerflow's data directory (the database, memory, other threads). WHY refuse rather than drop: "/" bound
+ * read-write also covers the sandbox's own /dev, /proc and /tmp, so every command failed while nothing said why.
+ */
+export function readWriteProblem(dir: string, ctx: { userHome: string; dataDir: string }): string | undefined {
+  const why = dangerousWorkspaceReason(dir, ctx);
+  if (why) return why;
+  const rw = real(dir);
+  if (isInside(rw, real(ctx.dataDir))) return `${rw} is inside deerflow's data directory`;
+  return undefined;
+}
+
+/** The sandbox's own mounts: a read-only bind of the host's copy over them (or of "/", which holds them) would show
+ * the host's /proc — deerflow's own environment with the API key — to commands. */
+const SANDBOX_OWN = ["/proc", "/sys", "/dev"];
+
+/** Why a `sandbox.readOnly` entry is refused, or undefined. */
+export function readOnlyProblem(dir: string): string | undefined {
+  const ro = real(dir);
+  if (ro === "/" || SANDBOX_OWN.some((t) => isInside(ro, t))) return `${ro} would cover the sandbox's own /proc, /sys or /dev with the host's`;
+  return undefined;
+}
+
+/** One line per refused `sandbox.readWrite` / `sandbox.readOnly` entry (empty when all are fine). */
+export function sandboxPathProblems(sandbox: { readWrite: readonly string[]; readOnly: readonly string[] }, ctx: { userHome: string; dataDir: string }): string[] {
+  return [
+    ...sandbox.readWrite.flatMap((d) => {
+      const why = readWriteProblem(d, ctx);
+      return why ? [`sandbox.readWrite ${JSON.stringify(d)} is refused: ${why}, and commands would get all of it read-write.`] : [];
+    }),
+    ...sandbox.readOnly.flatMap((d) => {
+      const why = readOnlyProblem(d);
+      return why ? [`sandbox.readOnly ${JSON.stringify(d)} is refused: ${why}.`] : [];
+    }),
+  ];
+}
+
+/** Throws a configuration error (exit 2) naming the first refused sandbox path. */
+export function assertSafeSandboxPaths(sandbox: { readWrite: readonly string[]; readOnly: readonly string[] }, ctx: { userHome: string; dataDir: string }): void {
+  const [first] = sandboxPathProblems(sandbox, ctx);
+  if (first) throw new ConfigError(first, { hint: "List project directories only (not /, a system directory, your home or deerflow's data directory) in .deerflowrc." });
 }

@@ -350,8 +350,15 @@ export class ChatController {
 
   cycleApproval(): void {
     const current = this.store.get().status.approvalMode;
-    const next = APPROVAL_CYCLE[(APPROVAL_CYCLE.indexOf(current) + 1) % APPROVAL_CYCLE.length]!;
-    this.session?.setApprovalMode(next);
+    const after = (m: ApprovalMode) => APPROVAL_CYCLE[(APPROVAL_CYCLE.indexOf(m) + 1) % APPROVAL_CYCLE.length]!;
+    let next = after(current);
+    // yolo without bubblewrap (and without --dangerously-run-unconfined) is refused: say so, and go on to the next.
+    const refused = this.session?.setApprovalMode(next);
+    if (refused) {
+      this.notice("warning", refused);
+      next = after(next);
+      this.session?.setApprovalMode(next);
+    }
     this.dispatch({ type: "ui.status", status: { approvalMode: next } });
   }
 

@@ -5,12 +5,20 @@
 /** Secret directories under the user's home (hidden by the sandbox as empty directories). */
 export const HOME_SECRET_DIRS: readonly string[] = [
   ".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".password-store", ".azure", ".config/gcloud",
-  ".local/share/keyrings", ".mozilla", ".config/google-chrome", ".config/chromium", ".terraform.d",
+  ".local/share/keyrings", ".mozilla", ".config/google-chrome", ".config/chromium", ".terraform.d", ".config/openai",
 ];
-/** Secret files under the user's home (hidden by the sandbox as /dev/null). */
+/**
+ * Secret files under the user's home (hidden by the sandbox as /dev/null; a name that is a directory on this machine
+ * is hidden as an empty one: ~/.config/hub is a file or a directory depending on hub's version).
+ */
 export const HOME_SECRET_FILES: readonly string[] = [
   ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".config/git/credentials", ".pgpass", ".cargo/credentials.toml",
-  ".cargo/credentials", ".deerflowrc",
+  ".cargo/credentials", ".deerflowrc", ".vault-token", ".config/rclone/rclone.conf", ".m2/settings.xml",
+  ".gradle/gradle.properties", ".config/hub", ".env",
+  // Shell and REPL histories: the commands typed, with the passwords and tokens pasted into them.
+  ".bash_history", ".zsh_history", ".histfile", ".sh_history", ".local/share/fish/fish_history", ".python_history",
+  ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history", ".rediscli_history", ".irb_history",
+  ".lesshst", ".wget-hsts",
 ];
 /** Readable by root even without capabilities (their owner is root). */
 export const SYSTEM_SECRET_FILES: readonly string[] = ["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"];

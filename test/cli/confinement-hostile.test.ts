@@ -6,7 +6,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
-import { HAS_BWRAP, type Mode, attackTally, pathWithoutBwrap, toolResults } from "../support/confinement.js";
+import { HAS_BWRAP, type Mode, attackTally, pathWithoutBwrap, toolResults, unconfinedFlag } from "../support/confinement.js";
 import { processesMatching } from "../support/processes.js";
 import { trustProject } from "../support/trust.js";
 
@@ -68,7 +68,7 @@ describe.each(modes)("hostile model against the confined shell (%s)", (mode) => 
       { toolCalls: [{ id: "alive", name: "bash", args: { command: "echo alive" } }] },
       { content: "done \u001b]52;c;cHduZWQ=\u0007 \u001b[2J\u001b]0;title\u0007end" },
     );
-    const r = await sb.run(["run", "--yes", "-w", repo, "attack"], { env, timeoutMs: 180_000 });
+    const r = await sb.run(["run", "--yes", ...unconfinedFlag(mode), "-w", repo, "attack"], { env, timeoutMs: 180_000 });
     expect(r.exitCode, `${r.exitCode} ${r.stderr.slice(-1500)}\n${JSON.stringify(e2e.server.requests.map((q) => toolResults(q))).slice(-1500)}`).toBe(0);
     expect(toolResults(e2e.server.requests[1]!).link).toContain("linked");
     const out = toolResults(e2e.server.requests[2]!);

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
-import { HAS_BWRAP, type Mode, attackTally, pathWithoutBwrap, toolResults } from "../support/confinement.js";
+import { HAS_BWRAP, type Mode, attackTally, pathWithoutBwrap, toolResults, unconfinedFlag } from "../support/confinement.js";
 import { processesMatching } from "../support/processes.js";
 
 const e2e = useE2E();
@@ -60,7 +60,7 @@ describe.each(modes)("confinement (%s)", (mode) => {
       { toolCalls: Object.entries(attacks).map(([id, command]) => ({ id, name: "bash", args: { command } })) },
       { content: "done" },
     );
-    const r = await sb.run(["run", "--yes", "--output-format", "json", "attack"], { env });
+    const r = await sb.run(["run", "--yes", ...unconfinedFlag(mode), "--output-format", "json", "attack"], { env });
     expect(r.exitCode).toBe(0);
     const out = toolResults(e2e.server.requests[1]!);
     for (const id of Object.keys(attacks)) expect(out[id], id).toBeDefined();

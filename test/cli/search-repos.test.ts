@@ -37,7 +37,8 @@ describe.each(envs)("search a real-looking repository through the CLI (%s)", (en
       { toolCalls: [{ id: "edit", name: "str_replace", args: { path: "node_modules/zod/index.js", old_str: "from zod", new_str: "patched" } }] },
       { content: "done" },
     );
-    const r = await sb.run(["run", "--yes", "-w", repo, "search"], { env: { PATH }, timeoutMs: 180_000 });
+    // Without bwrap, --yes needs the explicit flag (the commands run unconfined).
+    const r = await sb.run(["run", "--yes", ...(env === "no-rg-no-bwrap" ? ["--dangerously-run-unconfined"] : []), "-w", repo, "search"], { env: { PATH }, timeoutMs: 180_000 });
     expect(r.exitCode, r.stderr.slice(-2000)).toBe(0);
     const out = toolResults(e2e.server.requests[1]!);
     expect(out.glob).toBe(VISIBLE.map((p) => `${W}/${p}`).join("\n"));

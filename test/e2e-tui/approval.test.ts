@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
 import type { RecordedRequest } from "../support/openai-server.js";
+import { pathWithoutBwrap } from "../support/confinement.js";
 import { inputText, statusLine, submit, usePty, waitReady } from "../support/pty.js";
 
 const e2e = useE2E();
@@ -101,5 +102,26 @@ describe("approving guarded commands in the terminal", () => {
 
     await t.press("shift-tab");
     await t.waitFor(() => statusLine(t).includes("approval: ask (shift+tab)"), { where: "screen" });
+  }, 60_000);
+
+  it("without bubblewrap, shift+tab skips yolo with one notice; with --dangerously-run-unconfined it reaches yolo", async () => {
+    const sb = e2e.sandbox();
+    const env = { PATH: pathWithoutBwrap(sb) };
+    const t = tui.spawn(sb, ["chat"], { env });
+    await waitReady(t);
+    await t.press("shift-tab");
+    await t.waitFor(() => statusLine(t).includes("approval: auto-edit"), { where: "screen" });
+    await t.press("shift-tab");
+    await t.waitFor("yolo needs bubblewrap here");
+    await t.waitFor(() => statusLine(t).includes("approval: ask (shift+tab)"), { where: "screen" });
+    expect(t.scrollback().match(/yolo needs bubblewrap here/g)).toHaveLength(1);
+
+    const allowed = tui.spawn(sb, ["chat", "--dangerously-run-unconfined"], { env });
+    await waitReady(allowed);
+    await allowed.press("shift-tab");
+    await allowed.waitFor(() => statusLine(allowed).includes("approval: auto-edit"), { where: "screen" });
+    await allowed.press("shift-tab");
+    await allowed.waitFor(() => statusLine(allowed).includes("approval: yolo"), { where: "screen" });
+    expect(allowed.scrollback()).not.toContain("yolo needs bubblewrap");
   }, 60_000);
 });

@@ -10,6 +10,11 @@ export const HAS_BWRAP = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"
 
 export type Mode = "bwrap" | "fallback";
 
+/** The flag `run --yes` needs without bubblewrap (sandbox/unconfined.ts), for a test run in `mode`. */
+export function unconfinedFlag(mode: Mode): string[] {
+  return mode === "fallback" ? ["--dangerously-run-unconfined"] : [];
+}
+
 /** Counts attacks per mode and prints the totals after the file's tests: `count(mode, attack, refused)`. */
 export function attackTally(label: string): (mode: Mode, attack: string, refused: boolean) => void {
   const tally: Record<Mode, { tried: number; refused: number; notRefused: string[] }> = {

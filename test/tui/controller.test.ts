@@ -15,6 +15,7 @@ import { useInProcessModel } from "../support/in-process.js";
 import { isEvaluator, userTexts } from "../support/requests.js";
 import { until } from "../support/wait.js";
 import { trustProject } from "../support/trust.js";
+import { pathWithout } from "../support/confinement.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 // A test that left a run going (it failed midway) must not write into the removed home.
@@ -314,6 +315,40 @@ describe("ChatController turns", () => {
       seen.push(`${h.state().status.approvalMode}/${h.session().approval.mode}`);
     }
     expect(seen).toEqual(["auto-edit/auto-edit", "yolo/yolo", "ask/ask"]);
+  });
+
+  it("without bubblewrap, cycleApproval skips yolo with one notice unless --dangerously-run-unconfined; a configured yolo stops the start", async () => {
+    const saved = process.env.PATH;
+    process.env.PATH = pathWithout(join(home, "..", "nobwrap-bin"), ["bwrap"]);
+    try {
+      const cycle = (h: Harness) =>
+        [0, 1, 2].map(() => {
+          h.ctl.cycleApproval();
+          return `${h.state().status.approvalMode}/${h.session().approval.mode}`;
+        });
+      const h = await started();
+      expect(cycle(h)).toEqual(["auto-edit/auto-edit", "ask/ask", "auto-edit/auto-edit"]);
+      expect(h.notices("warning")).toEqual([
+        "yolo needs bubblewrap here: without it commands would run on this host unasked. Install the `bubblewrap` package, or start deerflow with --dangerously-run-unconfined.",
+      ]);
+      let session: ChatSession | undefined;
+      const allowed = harness({ loadSession: async () => (session = createChatSession({ home, model: "test-model", cwd, allowUnconfined: true })) });
+      await allowed.ctl.start({});
+      expect(
+        [0, 1].map(() => {
+          allowed.ctl.cycleApproval();
+          return session!.approval.mode;
+        }),
+      ).toEqual(["auto-edit", "yolo"]);
+      expect(allowed.notices("warning")).toEqual([]);
+
+      writeFileSync(join(cwd, ".deerflowrc"), JSON.stringify({ approval: "yolo" }));
+      const refused = harness();
+      await refused.ctl.start({});
+      expect(refused.exits.map((e) => (e as Error).message)).toEqual([expect.stringMatching(/with approval mode yolo the agent's shell commands would run on this host unasked/)]);
+    } finally {
+      process.env.PATH = saved;
+    }
   });
 });
 

@@ -25,6 +25,8 @@ export interface ChatOptions extends GlobalOptions {
   /** false with --no-memory. */
   memory?: boolean;
   allowDangerousWorkspace?: boolean;
+  /** --dangerously-run-unconfined */
+  dangerouslyRunUnconfined?: boolean;
 }
 
 function version(): string {
@@ -121,7 +123,7 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
       trustFolder: async ({ untrusted, trustHome }) => void trustFolder(trustHome, untrusted.file, untrusted.sha256),
       loadSession: async (o) => {
         const { createChatSession } = await importRuntime(cacheDir);
-        const session = await createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, noMemory: opts.memory === false, allowDangerousWorkspace: opts.allowDangerousWorkspace, ignoreUntrusted: o?.ignoreUntrusted });
+        const session = await createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, noMemory: opts.memory === false, allowDangerousWorkspace: opts.allowDangerousWorkspace, ignoreUntrusted: o?.ignoreUntrusted, allowUnconfined: opts.dangerouslyRunUnconfined });
         saveCodeCaches();
         return session;
       },

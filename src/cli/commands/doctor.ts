@@ -1,5 +1,6 @@
 // `deerflow doctor`: one line per check, ✓ or ✗, so a user can see at a glance what is wrong with the setup.
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatErrorLine } from "../../errors.js";
 import { type ResolvedConfig, loadConfig, requireModel } from "../../config/load.js";
@@ -108,10 +109,37 @@ function repair(home: string): number {
 
 async function sandboxCheck(config: ResolvedConfig): Promise<Check> {
   const { BWRAP_MISSING_WARNING, findBwrap } = await import("../../sandbox/run-shell.js");
+  const { sandboxPathProblems } = await import("../../sandbox/workspace-check.js");
+  const [refused] = sandboxPathProblems(config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: config.home });
+  if (refused) return { ok: false, label: "sandbox", detail: `${refused} Runs stop with exit 2 until it is removed.` };
   const bwrap = findBwrap();
+  if (!bwrap && config.sandbox.require) return { ok: false, label: "sandbox", detail: "bubblewrap (bwrap) is not available and sandbox.require is true: shell commands are refused (install the `bubblewrap` package)" };
+  // "Works" only when a command really ran with these settings (binds, hidden paths, network): a setting that breaks
+  // the sandbox's start fails here, not in the first run.
+  const failed = await trialCommand(config);
+  if (failed) return { ok: false, label: "sandbox", detail: `a shell command fails with these settings: ${failed}` };
   if (bwrap) return { ok: true, label: "sandbox", detail: `bubblewrap works (${bwrap}): shell commands run confined${config.sandbox.network ? "" : ", without network"}` };
-  if (config.sandbox.require) return { ok: false, label: "sandbox", detail: "bubblewrap (bwrap) is not available and sandbox.require is true: shell commands are refused (install the `bubblewrap` package)" };
   return { ok: true, warn: true, label: "sandbox", detail: BWRAP_MISSING_WARNING };
+}
+
+/** Runs `echo` as the bash tool would, in a throwaway thread folder; why it failed, or undefined. */
+async function trialCommand(config: ResolvedConfig): Promise<string | undefined> {
+  const { closeShellSessions, runShell, setShellWarningSink } = await import("../../sandbox/run-shell.js");
+  const { shellSettingsFromConfig } = await import("../../sandbox/shell-settings.js");
+  const root = mkdtempSync(join(tmpdir(), "deerflow-doctor-"));
+  const paths = { workspace_path: join(root, "workspace"), uploads_path: join(root, "uploads"), outputs_path: join(root, "outputs") };
+  for (const p of Object.values(paths)) mkdirSync(p);
+  setShellWarningSink(() => {}); // the check's own line says it
+  try {
+    const r = await runShell("echo deerflow-sandbox-ok", { paths, settings: shellSettingsFromConfig(config), cwd: paths.workspace_path, timeoutSeconds: 30 });
+    if (r.exitCode === 0 && r.output.includes("deerflow-sandbox-ok")) return undefined;
+    return r.output.trim().split("\n")[0] || `exit ${r.exitCode ?? r.signal}`;
+  } catch (err) {
+    return err instanceof Error ? err.message.split("\n")[0] : String(err);
+  } finally {
+    await closeShellSessions();
+    rmSync(root, { recursive: true, force: true });
+  }
 }
 
 /** Rewind snapshots the workspace's files with git; without it only the conversation can be rewound (a warning). */

@@ -27,6 +27,8 @@ export interface EvalOptions extends GlobalOptions {
   timeout?: number;
   keep?: boolean;
   list?: boolean;
+  /** --dangerously-run-unconfined: --yes allowed without bubblewrap. */
+  dangerouslyRunUnconfined?: boolean;
 }
 
 const err = (line: string) => process.stderr.write(`${forTerminal(line)}\n`);
@@ -66,6 +68,8 @@ export async function evalCommand(opts: EvalOptions): Promise<number> {
       for (const t of tasks) process.stdout.write(`${t.id}\t${t.kind}\t${t.title}\n`);
       return ExitCode.ok;
     }
+    // --yes without bubblewrap approves the agent's guarded commands on this host: only when said so (unconfined.ts).
+    if (opts.yes) (await import("../../sandbox/unconfined.js")).assertAutoApprovalConfined({ approval: "auto-edit", yes: true, allowUnconfined: opts.dangerouslyRunUnconfined });
     // Where the results go is checked before an hour of model calls, not after.
     const out = opts.out ? resolve(opts.out) : undefined;
     if (out) assertWritable(dirname(out), "--out");

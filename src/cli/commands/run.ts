@@ -5,7 +5,7 @@ import { homedir } from "node:os";
 import { loadConfig } from "../../config/load.js";
 import { refuseUntrusted } from "../../config/project-trust.js";
 import { requireModelOrDiscover } from "../discovered-model.js";
-import { assertSafeWorkspace } from "../../sandbox/workspace-check.js";
+import { assertSafeSandboxPaths, assertSafeWorkspace } from "../../sandbox/workspace-check.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
 import { atPathUploads } from "../../runtime/at-path-uploads.js";
@@ -36,6 +36,8 @@ export interface RunOptions extends GlobalOptions {
   /** false with --no-memory. */
   memory?: boolean;
   allowDangerousWorkspace?: boolean;
+  /** --dangerously-run-unconfined: --yes / yolo allowed without bubblewrap. */
+  dangerouslyRunUnconfined?: boolean;
 }
 
 async function readStdin(): Promise<string> {
@@ -61,10 +63,12 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
   const controller = new AbortController();
   let runtimeLoaded = false;
   const onSigint = () => controller.abort();
-  // Ctrl+C or a supervisor's SIGTERM stops the run cleanly: status interrupted, exit 130, the thread usable.
+  // Ctrl+C, a supervisor's SIGTERM or a closed terminal's SIGHUP stops the run cleanly: status interrupted, exit 130,
+  // one line saying how to continue, the thread usable (a SIGHUP used to end the process at once: exit 129, no line).
   // Kept for the whole run (not once): a second signal while the run winds down must not kill it half-recorded.
   process.on("SIGINT", onSigint);
   process.on("SIGTERM", onSigint);
+  process.on("SIGHUP", onSigint);
   try {
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
     // Headless, edits apply without asking (auto-edit); guarded shell commands are denied unless --yes.
@@ -72,7 +76,9 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     refuseUntrusted(config.untrusted);
     const model = await requireModelOrDiscover(config);
     if (!config.sandbox.network || config.sandbox.require) (await import("../../sandbox/run-shell.js")).assertShellUsable(config.sandbox);
+    if (opts.yes || config.approval === "yolo") (await import("../../sandbox/unconfined.js")).assertAutoApprovalConfined({ approval: config.approval, yes: opts.yes, allowUnconfined: opts.dangerouslyRunUnconfined });
     assertSafeWorkspace(opts.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: config.home, allow: opts.allowDangerousWorkspace });
+    assertSafeSandboxPaths(config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: config.home });
     const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
     // An unset shell variable (`--input-id "$ID"`) must not quietly turn idempotency off.
@@ -128,5 +134,6 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     if (runtimeLoaded) (await import("../../runtime/memory-drain.js")).closeMemory();
     process.off("SIGINT", onSigint);
     process.off("SIGTERM", onSigint);
+    process.off("SIGHUP", onSigint);
   }
 }

@@ -1,0 +1,78 @@
+// What deerflow starts on the host outside bubblewrap (shell commands without bwrap, unconfined MCP servers) must not
+// outlive it, however it dies. Each such program runs under a small watchdog shell started as
+//   setpriv --pdeathsig USR1 -- /bin/sh -c HOST_WATCHDOG deerflow-watchdog <token> <program> <args…>
+// in its own session and process group (the caller spawns it detached / under setsid):
+//   - the kernel sends the watchdog SIGUSR1 when deerflow dies, even by SIGKILL; the watchdog then SIGKILLs every
+//     process whose initial environment carries DEERFLOW_SHELL_RUN=<token> (what left the group with setsid or a
+//     double fork) and then its whole group, itself included;
+//   - the program, and everything it starts, inherits that token; the watchdog's own environment does not have it;
+//   - SIGTERM (a stop from deerflow, the MCP SDK's close) is passed to the program and the watchdog waits on;
+//   - the watchdog exits with the program's status, and dies by the same signal when the program did.
+// WHY a shell and not node: it costs a few milliseconds per command, not a second node start.
+// WHY the token in the environment: every descendant inherits it and /proc/<pid>/environ shows the INITIAL block, so
+// a command cannot hide it by unsetting the variable (only by exec-ing with a cleared environment: the limit).
+// The program's parent is the watchdog, whose environment is the scrubbed one: /proc/$PPID/environ shows no secret
+// of deerflow's (deerflow's own block is still one level up; README "Security" says so).
+import { randomBytes } from "node:crypto";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { delimiter, join } from "node:path";
+
+export const RUN_TOKEN_VAR = "DEERFLOW_SHELL_RUN";
+
+/** A fresh token for one command, job or server. */
+export function newRunToken(): string {
+  return randomBytes(8).toString("hex");
+}
+
+/** The watchdog program (POSIX sh; `grep -z` is GNU/busybox: without it the group kill still happens). */
+export const HOST_WATCHDOG = [
+  "t=$1; shift",
+  `sweep() { grep -lzxF "${RUN_TOKEN_VAR}=$t" /proc/[0-9]*/environ 2>/dev/null | while read -r f; do p=\${f#/proc/}; kill -KILL "\${p%/environ}" 2>/dev/null; done; kill -KILL 0; }`,
+  "trap sweep USR1 HUP",
+  "trap 'kill -TERM $c 2>/dev/null' TERM",
+  // A background command's stdin would be /dev/null: hand the program ours (an MCP server's requests).
+  "exec 3<&0",
+  `${RUN_TOKEN_VAR}=$t "$@" <&3 3<&- &`,
+  "c=$!",
+  "exec 3<&-",
+  // `wait` returns early when a trapped signal arrives: wait again while the program lives.
+  "while :; do wait $c; s=$?; kill -0 $c 2>/dev/null || break; done",
+  "if [ $s -gt 128 ]; then trap - TERM USR1 HUP; kill -$((s - 128)) $$; fi",
+  "exit $s",
+].join("\n");
+
+function onPath(program: string, path = process.env.PATH ?? ""): string | undefined {
+  for (const dir of path.split(delimiter)) {
+    const p = join(dir, program);
+    if (dir && existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+/**
+ * The command line that runs `program args…` under the watchdog, or undefined where it cannot (no setpriv, no
+ * /proc: macOS): the caller then runs the program as before, in its own group only.
+ */
+export function watchdogLine(token: string, program: string, args: string[]): { command: string; args: string[] } | undefined {
+  const setpriv = onPath("setpriv");
+  if (!setpriv || !existsSync("/proc/self/environ")) return undefined;
+  return { command: setpriv, args: ["--pdeathsig", "USR1", "--", "/bin/sh", "-c", HOST_WATCHDOG, "deerflow-watchdog", token, program, ...args] };
+}
+
+/** SIGKILLs every process (but deerflow) whose initial environment carries `token`. */
+export function killByToken(token: string): void {
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid);
+  } catch {
+    return; // no /proc (macOS): the process group is all we have
+  }
+  const needle = `${RUN_TOKEN_VAR}=${token}`;
+  for (const pid of pids) {
+    try {
+      if (readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(needle)) process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // gone, or not ours
+    }
+  }
+}

@@ -1,0 +1,106 @@
+// No process outlives deerflow, confined or not: the model's command leaves `sleep N &`, a `setsid` one and a double
+// fork running, and deerflow is then killed with SIGKILL (nothing of it can clean up: the watchdog must) or sent
+// SIGHUP (a closed terminal: it stops cleanly, says so in one line, and the thread takes the next run). /proc must then
+// show no process with that command line. Both with bubblewrap and without it (a PATH without `bwrap`). An MCP
+// server's `setsid` grandchild goes too, after a clean end and after kill -9.
+import { describe, expect, it } from "vitest";
+import type { Sandbox } from "../support/cli.js";
+import { HAS_BWRAP, type Mode, pathWithoutBwrap, unconfinedFlag } from "../support/confinement.js";
+import { useE2E } from "../support/e2e.js";
+import { FIXTURE, writeRc } from "../support/mcp.js";
+import { processesMatching } from "../support/processes.js";
+import { until } from "../support/wait.js";
+
+const e2e = useE2E();
+const modes: Mode[] = HAS_BWRAP ? ["bwrap", "fallback"] : ["fallback"];
+
+/** A sleep duration no other test uses: its command line marks this test's processes in /proc. */
+let seq = 0;
+function uniqueSecs(): string {
+  return String(3_019_000 + ((process.pid * 7 + Date.now() + ++seq * 131) % 900_000));
+}
+
+/** The 3 leftovers (plain background, setsid, double fork) and a foreground sleep that keeps the command running. */
+function leaveBehind(secs: string): string {
+  return [`sleep ${secs} &`, `setsid sleep ${secs} &`, `( (sleep ${secs} &) & )`, "echo started", `sleep ${secs}`].join("\n");
+}
+
+/** Each `sleep <secs>` process (the command lines of bash and the watchdog name the number too). */
+const sleeps = (secs: string) => processesMatching(`sleep\u0000${secs}`);
+
+function envFor(mode: Mode, sb: Sandbox): Record<string, string> {
+  return mode === "fallback" ? { PATH: pathWithoutBwrap(sb) } : {};
+}
+
+describe.each(modes)("no process outlives deerflow (%s)", (mode) => {
+  it("kill -9 while a command runs: its background, setsid and double-forked children are gone", async () => {
+    const sb = e2e.sandbox();
+    const secs = uniqueSecs();
+    e2e.server.push({ toolCalls: [{ id: "leave", name: "bash", args: { command: leaveBehind(secs), timeout: 600 } }] }, { content: "never" });
+    const child = sb.spawn(["run", "--yes", ...unconfinedFlag(mode), "leave things running"], { env: envFor(mode, sb) });
+    await until(() => sleeps(secs).length >= 4, "the command's four sleeps to run");
+    child.kill("SIGKILL");
+    await child;
+    await until(() => sleeps(secs).length === 0 && processesMatching(secs).length === 0, `no process with "${secs}" in its command line`);
+  });
+
+  it("SIGHUP while a command runs: one line, exit 130, nothing left, and the thread takes the next run", async () => {
+    const sb = e2e.sandbox();
+    const secs = uniqueSecs();
+    e2e.server.push({ toolCalls: [{ id: "leave", name: "bash", args: { command: leaveBehind(secs), timeout: 600 } }] }, { content: "never" });
+    const child = sb.spawn(["run", "--output-format", "json", "leave things running"], { env: envFor(mode, sb) });
+    await until(() => sleeps(secs).length >= 4, "the command's four sleeps to run");
+    child.kill("SIGHUP");
+    const r = await child;
+    expect(r.exitCode).toBe(130);
+    // After the progress lines, one line says what happened and how to go on.
+    const last = String(r.stderr).trim().split("\n").at(-1)!;
+    expect(last).toMatch(/^deerflow: Run \S+ on thread (\S+) was interrupted\. Continue with `deerflow run --thread \S+ "…"`\.$/);
+    expect(String(r.stderr).match(/interrupted/g), String(r.stderr)).toHaveLength(1);
+    const thread = /on thread (\S+) was interrupted/.exec(last)![1]!;
+    await until(() => processesMatching(secs).length === 0, `no process with "${secs}" in its command line`);
+    e2e.server.setScript([]);
+    e2e.server.push({ content: "continued" });
+    const next = await sb.run(["run", "--thread", thread, "go on"], { env: envFor(mode, sb) });
+    expect(next.exitCode, next.stderr).toBe(0);
+    expect(next.stdout).toBe("continued\n");
+  });
+
+  it("kill -9 with a background job running: the job and what it left are gone", async () => {
+    const sb = e2e.sandbox();
+    const secs = uniqueSecs();
+    e2e.server.push(
+      { toolCalls: [{ id: "bg", name: "bash", args: { command: `setsid sleep ${secs} & sleep ${secs}`, run_in_background: true } }] },
+      { toolCalls: [{ id: "fg", name: "bash", args: { command: `sleep ${Number(secs) + 1}`, timeout: 600 } }] },
+      { content: "never" },
+    );
+    const child = sb.spawn(["run", "--yes", ...unconfinedFlag(mode), "start a server"], { env: envFor(mode, sb) });
+    await until(() => sleeps(secs).length >= 2 && sleeps(String(Number(secs) + 1)).length >= 1, "the job's sleeps and the next command to run");
+    child.kill("SIGKILL");
+    await child;
+    await until(() => processesMatching(secs).length === 0 && sleeps(String(Number(secs) + 1)).length === 0, `no process with "${secs}" in its command line`);
+  });
+});
+
+describe("an unconfined MCP server's setsid grandchild", () => {
+  const server = (secs: string) => ({ command: "bash", args: ["-c", `setsid sleep ${secs} & exec "${process.execPath}" "${FIXTURE}" --tools 1`] });
+
+  it("is gone after the run ends, and after deerflow is killed with SIGKILL", async () => {
+    const sb = e2e.sandbox();
+    const clean = uniqueSecs();
+    writeRc(sb, { kids: server(clean) });
+    e2e.server.push({ toolCalls: [{ id: "t", name: "mcp__kids__fixture_0", args: { text: "hi" } }] }, { content: "done" });
+    const r = await sb.run(["run", "call it"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    await until(() => sleeps(clean).length === 0, `the grandchild "sleep ${clean}" to be gone after the run`);
+
+    const killed = uniqueSecs();
+    writeRc(sb, { kids: server(killed) });
+    e2e.server.push({ hang: true });
+    const child = sb.spawn(["run", "hang"]);
+    await until(() => sleeps(killed).length === 1 && e2e.server.requests.length >= 2, "the server's grandchild and the model call");
+    child.kill("SIGKILL");
+    await child;
+    await until(() => processesMatching(killed).length === 0, `no process with "${killed}" in its command line`);
+  });
+});

@@ -1,0 +1,78 @@
+// No confinement, no silent yolo: without bubblewrap (a PATH without `bwrap`), `run --yes`, `--approval yolo` and a
+// .deerflowrc `approval: "yolo"` stop with exit 2 and one line before any model call, unless the user passes
+// --dangerously-run-unconfined. With bubblewrap, the same invocations run as before.
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { useE2E } from "../support/e2e.js";
+import { HAS_BWRAP, pathWithoutBwrap, toolResults } from "../support/confinement.js";
+import { trustProject } from "../support/trust.js";
+
+const e2e = useE2E();
+
+describe("auto-approval without bubblewrap", () => {
+  it("--yes, --approval yolo and a .deerflowrc yolo are refused (exit 2, one line, no model call); the flag lets them run", async () => {
+    const sb = e2e.sandbox();
+    const env = { PATH: pathWithoutBwrap(sb) };
+    for (const args of [["--yes"], ["--approval", "yolo"]]) {
+      const r = await sb.run(["run", ...args, "delete things"], { env });
+      expect(r.exitCode, args.join(" ")).toBe(2);
+      const lines = r.stderr.trim().split("\n");
+      expect(lines, r.stderr).toHaveLength(1);
+      expect(lines[0]).toMatch(/^deerflow: bubblewrap \(bwrap\) is not available, so with (--yes|approval mode yolo) the agent's shell commands would run on this host unasked: refusing\. Install the `bubblewrap` package, or pass --dangerously-run-unconfined/);
+      expect(r.stdout).toBe("");
+    }
+    writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ approval: "yolo" }));
+    trustProject(sb);
+    const fromRc = await sb.run(["run", "hi"], { env });
+    expect(fromRc.exitCode).toBe(2);
+    expect(fromRc.stderr).toMatch(/with approval mode yolo .* refusing/);
+    expect(e2e.server.requests).toHaveLength(0);
+
+    // Said on purpose: the guarded command runs unasked (and the usual warning says it is unconfined).
+    const marker = join(sb.cwd, "ran.txt");
+    e2e.server.push({ toolCalls: [{ id: "rm", name: "bash", args: { command: `rm -rf ./gone; echo ok > ${marker}` } }] }, { content: "done" });
+    const allowed = await sb.run(["run", "--yes", "--dangerously-run-unconfined", "clean"], { env });
+    expect(allowed.exitCode, allowed.stderr).toBe(0);
+    expect(allowed.stderr).toMatch(/UNCONFINED/);
+    expect(toolResults(e2e.server.requests[1]!).rm).not.toMatch(/denied|needs approval/i);
+    expect(existsSync(marker)).toBe(true);
+  });
+
+  it("eval --yes without bubblewrap is refused the same way (exit 2, one line), before any model call", async () => {
+    const sb = e2e.sandbox();
+    const env = { PATH: pathWithoutBwrap(sb) };
+    const list = await sb.run(["eval", "--list"], { env });
+    expect(list.exitCode, list.stderr).toBe(0);
+    const task = list.stdout.split("\t")[0]!;
+    const r = await sb.run(["eval", "--yes", "--tasks", task], { env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr.trim().split("\n"), r.stderr).toHaveLength(1);
+    expect(r.stderr).toMatch(/^deerflow: bubblewrap \(bwrap\) is not available, so with --yes .* pass --dangerously-run-unconfined/);
+    expect(e2e.server.requests).toHaveLength(0);
+  });
+
+  it("an unconfined command's parent is the watchdog with the scrubbed environment: /proc/$PPID/environ holds no key", async () => {
+    const sb = e2e.sandbox();
+    const command = "tr '\\0' '\\n' < /proc/$PPID/environ; echo; tr '\\0' ' ' < /proc/$PPID/cmdline";
+    e2e.server.push({ toolCalls: [{ id: "env", name: "bash", args: { command } }] }, { content: "done" });
+    const r = await sb.run(["run", "read my parent"], { env: { PATH: pathWithoutBwrap(sb), GITHUB_TOKEN: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = toolResults(e2e.server.requests[1]!).env!;
+    expect(out).toMatch(/^PATH=/m);
+    expect(out).toMatch(/deerflow-watchdog [0-9a-f]{16} bash -c /);
+    expect(out).not.toContain("sk-test-key-123456");
+    expect(out).not.toContain("ghp_");
+    expect(out).not.toMatch(/^OPENAI_/m);
+  });
+
+  it.runIf(HAS_BWRAP)("with bubblewrap, --yes and yolo need no flag", async () => {
+    const sb = e2e.sandbox();
+    e2e.server.push({ content: "fine" }, { content: "fine too" });
+    const yes = await sb.run(["run", "--yes", "hi"]);
+    expect(yes.exitCode, yes.stderr).toBe(0);
+    const yolo = await sb.run(["run", "--approval", "yolo", "hi"]);
+    expect(yolo.exitCode, yolo.stderr).toBe(0);
+    expect(yolo.stdout).toBe("fine too\n");
+  });
+});
