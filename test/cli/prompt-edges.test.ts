@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { useE2E } from "../support/e2e.js";
-import { HAS_BWRAP, type Mode, pathWithoutBwrap } from "../support/confinement.js";
+import { HAS_BWRAP, type Mode, pathWithoutBwrap, unconfinedFlag } from "../support/confinement.js";
 
 const e2e = useE2E();
 const modes: Mode[] = HAS_BWRAP ? ["bwrap", "fallback"] : ["fallback"];
@@ -15,7 +15,7 @@ describe.each(modes)("a NUL byte in the prompt (%s)", (mode) => {
     const sb = e2e.sandbox();
     const env = mode === "fallback" ? { PATH: pathWithoutBwrap(sb) } : {};
     e2e.server.push({ toolCalls: [{ id: "w1", name: "bash", args: { description: "write", command: "printf 'made\\n' > made.txt" } }] }, { content: "Wrote it." });
-    const r = await sb.run(["run", "--yes", "-w", sb.cwd, "--output-format", "json"], { env, input: "write made.txt\u0000 now" });
+    const r = await sb.run(["run", "--yes", ...unconfinedFlag(mode), "-w", sb.cwd, "--output-format", "json"], { env, input: "write made.txt\u0000 now" });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stderr).not.toMatch(/could not be snapshotted/);
     expect(readFileSync(join(sb.cwd, "made.txt"), "utf8")).toBe("made\n");

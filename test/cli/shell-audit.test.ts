@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
-import { HAS_BWRAP, type Mode, pathWithoutBwrap, toolResults } from "../support/confinement.js";
+import { HAS_BWRAP, type Mode, pathWithoutBwrap, toolResults, unconfinedFlag } from "../support/confinement.js";
 
 const e2e = useE2E();
 const modes: Mode[] = HAS_BWRAP ? ["bwrap", "fallback"] : ["fallback"];
@@ -41,7 +41,7 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     const marker = join(sb.userHome, "marker.txt");
     writeFileSync(marker, "still here\n");
     e2e.server.push(bash({ home: "cd; rm -rf *", dot: "cd ~ && rm -rf .", find: "find ~ -delete", after: "echo ran" }), { content: "done" });
-    const r = await sb.run(["run", "--approval", "yolo", "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    const r = await sb.run(["run", "--approval", "yolo", ...unconfinedFlag(mode), "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
     expect(r.exitCode, r.stderr).toBe(0);
     const out = toolResults(e2e.server.requests[1]!);
     expect(out.home).toBe("Blocked: recursive delete of the home directory or the filesystem root (reached by cd). This command is never run by deerflow; choose a safer alternative.");

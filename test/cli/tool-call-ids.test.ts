@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { useE2E } from "../support/e2e.js";
-import { HAS_BWRAP, type Mode, pathWithoutBwrap, toolResults } from "../support/confinement.js";
+import { HAS_BWRAP, type Mode, pathWithoutBwrap, toolResults, unconfinedFlag } from "../support/confinement.js";
 
 const e2e = useE2E();
 const modes: Mode[] = HAS_BWRAP ? ["bwrap", "fallback"] : ["fallback"];
@@ -20,7 +20,7 @@ describe.each(modes)("a reused tool-call id (%s)", (mode) => {
       { toolCalls: [bash("call_0", "printf two > two.txt && echo wrote two"), bash("call_1", "printf three > three.txt && echo wrote three")] },
       { content: "All written." },
     );
-    const r = await sb.run(["run", "--yes", "-w", sb.cwd, "--output-format", "stream-json", "write three files"], { env });
+    const r = await sb.run(["run", "--yes", ...unconfinedFlag(mode), "-w", sb.cwd, "--output-format", "stream-json", "write three files"], { env });
     expect(r.exitCode, r.stderr).toBe(0);
     for (const [f, text] of [["one.txt", "one"], ["two.txt", "two"], ["three.txt", "three"]]) expect(readFileSync(join(sb.cwd, f!), "utf8")).toBe(text);
 

@@ -54,8 +54,10 @@ describe("/rewind", () => {
     await waitReady(t, 60_000);
     await submit(t, "create first.txt");
     await t.waitFor("Made first.txt.", LONG);
+    await t.waitForGone("Working…", LONG); // the run ends after its answer (its end snapshot)
     await submit(t, "rewrite app.js");
     await t.waitFor("Rewrote app.js as v2.", LONG);
+    await t.waitForGone("Working…", LONG); // the run ends after its answer (its end snapshot)
     expect(readFileSync(join(repo, "app.js"), "utf8")).toBe("v2\n");
 
     await submit(t, "/rewind");

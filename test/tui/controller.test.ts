@@ -343,6 +343,7 @@ describe("ChatController turns", () => {
       expect(allowed.notices("warning")).toEqual([]);
 
       writeFileSync(join(cwd, ".deerflowrc"), JSON.stringify({ approval: "yolo" }));
+      trustProject({ home, cwd }); // trusted, so the refusal is about bubblewrap, not about the folder
       const refused = harness();
       await refused.ctl.start({});
       expect(refused.exits.map((e) => (e as Error).message)).toEqual([expect.stringMatching(/with approval mode yolo the agent's shell commands would run on this host unasked/)]);
