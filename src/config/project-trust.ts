@@ -4,7 +4,7 @@
 import { dirname } from "node:path";
 import { ConfigError } from "../errors.js";
 import type { FileConfig } from "./schema.js";
-import { type SetKey, needsTrust, setKeys } from "./trust-keys.js";
+import { type SetKey, keyName, needsTrust, setKeys } from "./trust-keys.js";
 import type { TrustState } from "./trust-store.js";
 
 export interface UntrustedProject {
@@ -34,20 +34,24 @@ export class UntrustedFolderError extends ConfigError {
   }
 }
 
-/** Server and subagent entries are one thing each: named whole ("mcpServers.h"), not key by key. */
-function groupOf(path: string): string {
-  const parts = path.split(".");
-  return parts[0] === "mcpServers" || parts[0] === "subagents" ? parts.slice(0, 2).join(".") : path;
+/** Server and subagent entries are one thing each: named whole (["mcpServers", "h"]), not key by key. */
+function groupOf(keys: readonly string[]): string[] {
+  return keys[0] === "mcpServers" || keys[0] === "subagents" ? keys.slice(0, 2) : [...keys];
 }
 
-/** The ignored keys as the user reads them: "mcpServers.h, sandbox.readWrite, approval". */
+/** The distinct groups of these keys, as arrays (a record name may hold "."; never re-split a joined path). */
+function groupsOf(ignored: readonly SetKey[]): string[][] {
+  return [...new Map(ignored.map((k) => groupOf(k.keys)).map((g) => [JSON.stringify(g), g] as const)).values()];
+}
+
+/** The ignored keys as the user reads them: `mcpServers.h, mcpServers."a.b", sandbox.readWrite, approval`. */
 export function ignoredKeyNames(u: UntrustedProject): string[] {
-  return [...new Set(u.ignored.map((k) => groupOf(k.path)))];
+  return groupsOf(u.ignored).map(keyName);
 }
 
-function deletePath(obj: Record<string, unknown>, path: string[]): void {
+function deletePath(obj: Record<string, unknown>, path: readonly string[]): void {
   const [head, ...rest] = path;
-  if (head === undefined || !(head in obj)) return;
+  if (head === undefined || !Object.hasOwn(obj, head)) return;
   if (rest.length === 0) {
     delete obj[head];
     return;
@@ -59,11 +63,11 @@ function deletePath(obj: Record<string, unknown>, path: string[]): void {
 
 /** `config` without the keys that need trust, and what was left out (undefined: nothing was). */
 export function withoutUntrustedKeys(file: string, config: FileConfig, state: Exclude<TrustState, "trusted">, sha256 = ""): { config: FileConfig; untrusted?: UntrustedProject } {
-  const ignored = setKeys(config as Record<string, unknown>).filter((k) => needsTrust(k.path, k.value));
+  const ignored = setKeys(config as Record<string, unknown>).filter((k) => needsTrust(k.keys, k.value));
   if (ignored.length === 0) return { config };
   const kept = structuredClone(config) as Record<string, unknown>;
   // A server or subagent missing one of its keys would be a different one: such entries go whole.
-  for (const group of new Set(ignored.map((k) => groupOf(k.path)))) deletePath(kept, group.split("."));
+  for (const group of groupsOf(ignored)) deletePath(kept, group);
   const wants = [...new Set(ignored.map((k) => describeKey(k, config)))];
   return { config: kept as FileConfig, untrusted: { file, folder: dirname(file), state, ignored, wants, sha256 } };
 }
@@ -86,24 +90,27 @@ export function ignoredNotice(u: UntrustedProject): string {
   return `ignoring ${ignoredKeyNames(u).join(", ")} from ${u.file} (${why}; "deerflow trust ${u.folder}" trusts it)`;
 }
 
-const clip = (s: string, n = 80) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+/** One argument as a shell would need it written: the user sees where each argument starts and ends. */
+const shellWord = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
 
-/** One ignored key in plain words, for the TUI's question ("run MCP server h: bash -c …"). */
+/** One ignored key in plain words, for the TUI's question ("run MCP server h: bash -c 'touch x'"). Nothing is cut:
+ * a hostile author would put the dangerous part past any limit, so the question and `deerflow trust` wrap instead. */
 function describeKey(k: SetKey, config: FileConfig): string {
-  const [top, name, leaf] = k.path.split(".");
+  const [top, rawName, leaf] = k.keys;
+  const name = rawName === undefined ? "" : keyName([rawName]);
   const v = k.value;
   if (top === "mcpServers") {
-    const s = config.mcpServers?.[name!];
-    return s?.command ? `run MCP server ${name}: ${clip([s.command, ...(s.args ?? [])].join(" "))}` : `connect to MCP server ${name} at ${clip(String(s?.url ?? s?.httpUrl))}`;
+    const s = config.mcpServers?.[rawName!];
+    return s?.command ? `run MCP server ${name}: ${[s.command, ...(s.args ?? [])].map(shellWord).join(" ")}` : `connect to MCP server ${name} at ${String(s?.url ?? s?.httpUrl)}`;
   }
   if (top === "subagents") return `add subagent type ${name} with its own instructions and tools`;
   if (top === "approval") return `approval mode ${String(v)}`;
   if (k.path === "sandbox.readWrite") return `let commands write ${(v as string[]).join(", ")}`;
   if (k.path === "sandbox.readOnly") return `let commands read ${(v as string[]).join(", ")}`;
   if (k.path === "sandbox.passEnv") return `pass ${(v as string[]).join(", ")} to commands`;
-  if (leaf === "baseUrl" || k.path === "baseUrl") return `send the conversation to ${clip(String(v))}`;
+  if (leaf === "baseUrl" || k.path === "baseUrl") return `send the conversation${top === "models" ? ` of model ${name}` : ""} to ${String(v)}`;
   if (leaf === "apiKey" || k.path === "apiKey") return `use the API key ${String(v).startsWith("$") ? `from ${String(v).slice(1)}` : "written in the file"}`;
   if (top === "home") return `keep deerflow's data in ${String(v)}`;
   if (top === "database") return "keep threads in a team database it names";
-  return `set ${k.path} to ${clip(JSON.stringify(v))}`;
+  return `set ${k.path} to ${JSON.stringify(v)}`;
 }

@@ -90,14 +90,22 @@ export const KEY_CLASSES: Record<KeyPath, KeyClass> = {
 /** Key paths of the table that are not (yet) in the schema. */
 export const RESERVED_KEYS: readonly KeyPath[] = ["hooks"];
 
-/** A concrete key path ("models.x.baseUrl") as its table entry's ("models.*.baseUrl"). */
-function tablePath(path: string[]): KeyPath {
+/** A concrete key path (["models", "x", "baseUrl"]) as its table entry's ("models.*.baseUrl"). Paths stay arrays:
+ * a record name may contain "." (or anything), so joining and re-splitting would find another key (or none). */
+function tablePath(path: readonly string[]): KeyPath {
   const recordAt = new Set(["models", "subagents", "mcpServers"]);
   return path.map((p, i) => (i === 1 && recordAt.has(path[0]!) ? "*" : p)).join(".");
 }
 
+/** A key path as the user reads it: `mcpServers."a.b".command` (a part that is not a plain word is quoted). */
+export function keyName(path: readonly string[]): string {
+  return path.map((p) => (/^[A-Za-z0-9_-]+$/.test(p) ? p : JSON.stringify(p))).join(".");
+}
+
 export interface SetKey {
-  /** The concrete path, e.g. "mcpServers.h.command". */
+  /** The concrete path, one part per level, e.g. ["mcpServers", "a.b", "command"]. */
+  keys: string[];
+  /** The same for display (keyName). */
   path: string;
   value: unknown;
 }
@@ -109,14 +117,14 @@ export function setKeys(config: Record<string, unknown>, prefix: string[] = []):
     const path = [...prefix, k];
     if (v === undefined) continue;
     if (KEY_CLASSES[tablePath(path)] === undefined && v !== null && typeof v === "object" && !Array.isArray(v)) out.push(...setKeys(v as Record<string, unknown>, path));
-    else out.push({ path: path.join("."), value: v });
+    else out.push({ keys: path, path: keyName(path), value: v });
   }
   return out;
 }
 
 /** Whether this key, set to this value by a file nobody trusted, must be ignored. Unknown paths need trust. */
-export function needsTrust(path: string, value: unknown): boolean {
-  const cls = KEY_CLASSES[tablePath(path.split("."))];
+export function needsTrust(path: readonly string[], value: unknown): boolean {
+  const cls = KEY_CLASSES[tablePath(path)];
   if (!cls) return true;
   return cls.needsTrust && !(cls.safeWhen?.(value) ?? false);
 }

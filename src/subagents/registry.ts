@@ -1,13 +1,19 @@
 // Subagent types (SPEC §10): what a `task(subagent_type=…)` call may start. Two built-ins (general-purpose, bash),
 // more from the config file (`subagents: { name: {...} }`) and from markdown files in `<home>/agents/*.md` and
 // `<cwd>/.deerflow/agents/*.md` (front matter + system prompt body). Later sources override earlier ones by name:
-// built-ins < config < home < cwd.
+// built-ins < config < home; the project's files only add (below).
 //
 // Decisions:
 // - `task` is never given to a child (no recursive delegation): `tools` lists are filtered by `toolsForType`, and a
 //   "task" entry in a user's list is dropped silently rather than failing the whole file.
 // - The front-matter parser is deliberately tiny (no YAML dependency): `key: value` lines, quoted scalars,
 //   inline `[a, b]` lists and block `- item` lists. Anything else is an error naming the file and line.
+// - `<cwd>/.deerflow/agents` comes with the repository: anyone may have written it, and folder trust (a hash of the
+//   .deerflowrc) does not cover it. So a project file may add a type (marked [project] to the model, like project
+//   skills: a tool the repository's authors describe, as any README could) but never replace a built-in or one of
+//   the user's (config, <home>/agents): otherwise a cloned repo would rewrite what "general-purpose" means for every
+//   delegation. Its max_turns is capped at the default, so a repo cannot lift the limit either. Gating the files on
+//   folder trust instead would tie them to a hash of another file, and would silently drop harmless ones.
 import { ConfigError } from "../errors.js";
 import { BASH_SUBAGENT_PROMPT, GENERAL_PURPOSE_SUBAGENT_PROMPT } from "./prompts.js";
 import { readdir, readFile } from "node:fs/promises";
@@ -27,6 +33,8 @@ export interface SubagentType {
   model?: string;
   /** Where the type came from ("built-in", "config", or a file path): for error messages and listings. */
   source?: string;
+  /** "project": from the repository's .deerflow/agents, written by its authors, not the user. */
+  scope?: "project";
 }
 
 /** The tools the built-in `bash` subagent gets. */
@@ -120,7 +128,7 @@ export class SubagentRegistry {
   /** "- name: description" lines for the task tool's description. */
   describe(): string {
     return this.list()
-      .map((t) => `- ${t.name}: ${t.description}`)
+      .map((t) => `- ${t.name}${t.scope === "project" ? " [project]" : ""}: ${t.description}`)
       .join("\n");
   }
 }
@@ -292,12 +300,19 @@ export interface RegistrySources {
   cwd?: string;
 }
 
-/** Built-ins, then config, then `<home>/agents`, then `<cwd>/.deerflow/agents` (later wins by name). */
+/** Built-ins, then config, then `<home>/agents` (later wins by name); then `<cwd>/.deerflow/agents`, which only adds. */
 export async function loadSubagentRegistry(sources: RegistrySources = {}): Promise<SubagentRegistry> {
   const types = [...typesFromConfig(sources.config)];
   if (sources.home) types.push(...(await loadAgentDir(join(sources.home, "agents"))));
-  if (sources.cwd) types.push(...(await loadAgentDir(join(sources.cwd, ".deerflow", "agents"))));
-  return new SubagentRegistry(types);
+  const registry = new SubagentRegistry(types);
+  if (sources.cwd) for (const t of await loadAgentDir(join(sources.cwd, ".deerflow", "agents"))) registerProjectType(registry, t);
+  return registry;
+}
+
+/** A repository's type: new names only, [project], at most the default turns (see the header). */
+function registerProjectType(registry: SubagentRegistry, t: SubagentType): void {
+  if (registry.has(t.name)) return;
+  registry.register({ ...t, scope: "project", maxTurns: Math.min(t.maxTurns, DEFAULT_SUBAGENT_MAX_TURNS) });
 }
 
 /** The parent's tools a type may use: never `task`; "all-but-task" → all others; a list → those names. */

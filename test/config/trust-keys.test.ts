@@ -37,25 +37,33 @@ describe("the trust classification of .deerflowrc keys", () => {
 
   it("requires trust for what can run commands, widen the sandbox, change approvals or route keys; not for tuning", () => {
     for (const p of ["mcpServers.h.command", "sandbox.readWrite", "sandbox.passEnv", "approval", "models.x.baseUrl", "models.x.apiKey", "baseUrl", "apiKey", "home", "database", "guards.loopStop", "runTimeout", "subagents.s.systemPrompt"]) {
-      expect(needsTrust(p, p === "approval" ? "yolo" : ["x"]), p).toBe(true);
+      expect(needsTrust(p.split("."), p === "approval" ? "yolo" : ["x"]), p).toBe(true);
     }
-    for (const p of ["models.x.model", "models.x.contextWindow", "compaction.threshold", "checkpoint.channelMode", "mcp.startupTimeout", "defaultModel"]) expect(needsTrust(p, 1), p).toBe(false);
+    for (const p of ["models.x.model", "models.x.contextWindow", "compaction.threshold", "checkpoint.channelMode", "mcp.startupTimeout", "defaultModel"]) expect(needsTrust(p.split("."), 1), p).toBe(false);
   });
 
   it("lets an untrusted file only tighten where a value can only tighten", () => {
-    expect(needsTrust("approval", "ask")).toBe(false);
-    expect(needsTrust("approval", "auto-edit")).toBe(true);
-    expect(needsTrust("sandbox.network", "off")).toBe(false);
-    expect(needsTrust("sandbox.network", "on")).toBe(true);
-    expect(needsTrust("piiRedaction", true)).toBe(false);
-    expect(needsTrust("piiRedaction", false)).toBe(true);
-    expect(needsTrust("memory.enabled", false)).toBe(false);
-    expect(needsTrust("memory.enabled", true)).toBe(true);
-    expect(needsTrust("some.future.key", 1)).toBe(true);
+    expect(needsTrust(["approval"], "ask")).toBe(false);
+    expect(needsTrust(["approval"], "auto-edit")).toBe(true);
+    expect(needsTrust(["sandbox", "network"], "off")).toBe(false);
+    expect(needsTrust(["sandbox", "network"], "on")).toBe(true);
+    expect(needsTrust(["piiRedaction"], true)).toBe(false);
+    expect(needsTrust(["piiRedaction"], false)).toBe(true);
+    expect(needsTrust(["memory", "enabled"], false)).toBe(false);
+    expect(needsTrust(["memory", "enabled"], true)).toBe(true);
+    expect(needsTrust(["some", "future", "key"], 1)).toBe(true);
   });
 
   it("lists the keys a parsed file sets, record entries by name", () => {
     const parsed = fileConfigSchema.parse({ models: { x: { model: "m", baseUrl: "http://h/v1" } }, mcpServers: { h: { command: "bash", env: { A: "1" } } }, sandbox: { readWrite: ["~"] } });
     expect(setKeys(parsed).map((k) => k.path).sort()).toEqual(["mcpServers.h.command", "mcpServers.h.env", "models.x.baseUrl", "models.x.model", "sandbox.readWrite"]);
+  });
+
+  it("keeps a record's name one part of the path, whatever it holds", () => {
+    const parsed = fileConfigSchema.parse({ models: { "e.v": { model: "m", baseUrl: "http://h/v1" } }, mcpServers: { "a.b": { command: "bash" } } });
+    expect(setKeys(parsed).map((k) => k.keys)).toEqual([["models", "e.v", "model"], ["models", "e.v", "baseUrl"], ["mcpServers", "a.b", "command"]]);
+    expect(setKeys(parsed).map((k) => k.path)).toEqual(['models."e.v".model', 'models."e.v".baseUrl', 'mcpServers."a.b".command']);
+    expect(needsTrust(["mcpServers", "a.b", "command"], "bash")).toBe(true);
+    expect(needsTrust(["models", "e.v", "model"], "m")).toBe(false);
   });
 });

@@ -56,8 +56,9 @@ export async function trustCommand(dir: string | undefined, opts: TrustOptions):
   }
   const rc = projectRcOf(dir, userHome);
   // An invalid file is not trusted: the user would be trusting something deerflow cannot show them.
-  const { config } = readConfigFile(rc);
-  const { folder } = trustFolder(trustHome, rc);
+  // Read once: what is shown and what is hashed are the same bytes (a second read could see another file).
+  const { config, bytes } = readConfigFile(rc);
+  const { folder } = trustFolder(trustHome, rc, sha256Of(bytes));
   const wants = withoutUntrustedKeys(rc, config, "untrusted").untrusted?.wants ?? [];
   print(`Trusted ${folder} (${rc} as it is now; if it changes, deerflow refuses its keys that need trust until you trust it again).`);
   print(wants.length ? `It may now:\n${wants.map((w) => `  - ${w}`).join("\n")}` : "It sets no keys that need trust.");

@@ -21,7 +21,8 @@ export function TrustPrompt({ prompt, selected, maxRows }: TrustPromptProps) {
         {prompt.changed ? `${prompt.file} changed since you trusted it. It now asks to:` : `${prompt.file} is in a folder you have not trusted. It asks to:`}
       </Text>
       {shown.map((w, i) => (
-        <Text key={i} wrap="truncate-end">
+        // Wrapped, never cut: a hostile file would hide the dangerous end of a command past the edge.
+        <Text key={i} wrap="wrap">
           {"  "}- {w}
         </Text>
       ))}
