@@ -21,6 +21,12 @@
 //   Programs that write on their own (a build, a script) cannot be known before they run; the run's rewind
 //   snapshot covers them.
 // - A command that does not parse as bash asks (bash and the grammar may disagree on it).
+// - Code run through configuration asks, and is judged when it is literal: setting a variable that makes programs
+//   run code (code-env.ts: GIT_SSH_COMMAND, PAGER, LD_PRELOAD, BASH_ENV …), git's code-running keys and history
+//   rewrites (shell-git.ts), `vim -c '!…'`, `sqlite3 '.shell …'`. Also asked: inline interpreter code that names the
+//   home directory, writes to a path outside the workspace or opens network connections; a network command given
+//   `$(…)`/`$VAR` (possible exfiltration); sqlite3 on a database outside the workspace; crontab (but -l);
+//   tar --remove-files (blocked from ~ or /).
 // Not a sandbox: the policy catches mistakes and the common shapes; the workspace boundary does the rest.
 
 import { type Cwd, INTERPRETERS, type Pipeline, SHELLS, SYSTEM_DIRS, type SimpleCommand, isFlag, walkDown } from "./shell-command.js";
