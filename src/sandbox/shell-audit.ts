@@ -21,10 +21,19 @@
 //   Programs that write on their own (a build, a script) cannot be known before they run; the run's rewind
 //   snapshot covers them.
 // - A command that does not parse as bash asks (bash and the grammar may disagree on it).
+// - Code run through configuration asks, and is judged when it is literal: setting a variable that makes programs
+//   run code (code-env.ts: GIT_SSH_COMMAND, PAGER, LD_PRELOAD, BASH_ENV …), git's code-running keys and history
+//   rewrites (shell-git.ts), `vim -c '!…'`, `sqlite3 '.shell …'`. Also asked: inline interpreter code that names the
+//   home directory, writes to a path outside the workspace or opens network connections; a network command given
+//   `$(…)`/`$VAR` (possible exfiltration); sqlite3 on a database outside the workspace; crontab (but -l);
+//   tar --remove-files (blocked from ~ or /).
 // Not a sandbox: the policy catches mistakes and the common shapes; the workspace boundary does the rest.
 
 import { type Cwd, INTERPRETERS, type Pipeline, SHELLS, SYSTEM_DIRS, type SimpleCommand, isFlag, walkDown } from "./shell-command.js";
+import { codeEnvVar } from "./code-env.js";
+import { GIT_RULES, gitShellAliases } from "./shell-git.js";
 import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
+import { assignedCode, editorRunsShell, editorScripts, embeddedShell, runsNetworkWithRuntimeText, sqliteRisk, tarDir, tarRemovesFiles } from "./shell-rules-io.js";
 
 export type AuditVerdict = "allow" | "edit" | "ask" | "block";
 export interface AuditResult {
@@ -89,24 +98,20 @@ function readsCodeFromStdin(c: SimpleCommand): boolean {
   const first = c.args.find((a) => !isFlag(a));
   return first === undefined || first === "-" || c.args.includes("-s");
 }
-/** `git [-C dir] [-c k=v] <sub> …` → [sub, …rest]. */
-function gitArgs(c: SimpleCommand): string[] {
-  const a = c.args;
-  let k = 0;
-  while (k < a.length && isFlag(a[k]!)) k += /^(?:-C|-c|--git-dir|--work-tree|--namespace)$/.test(a[k]!) ? 2 : 1;
-  return a.slice(k);
-}
-const git = (sub: RegExp, test: (rest: string[]) => boolean) => (c: SimpleCommand) => {
-  const [s, ...rest] = gitArgs(c);
-  return s !== undefined && sub.test(s) && test(rest);
-};
 const DELETE_CODE = /rmtree|rm_rf|rimraf|rmSync|rmdirSync|remove_tree|\brmdir|\bunlink|os\.remove|\.rm\(|\bfs\.rm|FileUtils\.rm|File\.delete|Dir\.delete|\brm\(.*recursive/;
 const DYNAMIC_CODE = /getattr|__import__|importlib|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(|new\s+Function|\bFunction\s*\(|require\s*\(\s*[^'"`\s)]|\.send\s*\(|constantize|\bglobals\s*\(\s*\)\s*\[/;
 const WRITE_CODE = /open\s*\([^)]*['"][rb]?[wax][bt+]?['"]|\bmode\s*=\s*['"][wax]|write_(?:text|bytes)|\bwriteFile|appendFile|createWriteStream|\bfs\.(?:write|copy|cp|rename|mkdir|rm|unlink|truncate)|shutil\.|os\.(?:rename|replace|remove|unlink|mkdir|makedirs|rmdir)|\.(?:touch|mkdir|unlink|rename)\s*\(|File\.(?:write|open\s*\([^)]*['"][wa])|open\s*\(?[^;]*['"]\s*\+?>/;
 
 const WRITES = "writes files (ask mode asks before edits)";
+/** Inline code that names the home directory: a write there can plant code the user's own tools run later. */
+const HOME_CODE = /expanduser|homedir\s*\(|Path\.home|process\.env\.HOME\b|process\.env\[\s*['"]HOME|environ(?:\.get)?\s*[[(]\s*['"]HOME|getenv\s*\(\s*['"]HOME|ENV\s*\[\s*['"]HOME|\$ENV\{\s*['"]?HOME|Dir\.home|File\.expand_path|['"]~\/|\$\{?HOME\b/;
+/** A string literal naming a path outside the workspace (an absolute one but /tmp and the null device, or `../`). */
+const OUTSIDE_PATH_CODE = /['"`](?:\/(?!tmp\/|dev\/(?:null|stdout|stderr)['"`])|\.\.\/)/;
+/** Inline code that opens network connections. */
+const NET_CODE = /urllib|\brequests\.|http\.client|httplib|\bsocket\b|\bfetch\s*\(|\bhttps?\.(?:request|get)\b|\bnet\.(?:connect|createConnection|Socket)|\btls\.connect|\bdgram\b|require\s*\(\s*['"](?:node:)?(?:https?|http2|net|tls|dgram)['"]|from\s+['"](?:node:)?(?:https?|http2|net|tls|dgram)['"]|Net::HTTP|open-uri|URI\.open|LWP|IO::Socket|HTTP::Tiny|\baxios\b|\bundici\b|XMLHttpRequest|WebSocket|aiohttp|\bhttpx\b|smtplib|ftplib|telnetlib|paramiko|pycurl|curl_exec|fsockopen|file_get_contents\s*\(\s*['"]https?:/;
 const SHELL_OUT_CODE = /\bsystem\s*\(|subprocess|os\.(?:system|popen|exec)|child_process|execSync|spawnSync|\bspawn\s*\(|%x[({[]|`[^`]+`|\bexec\s+["']|IO\.popen|Open3|proc_open|shell_exec|passthru/;
 const HOMEISH = /^(?:~|\$\{?HOME\}?)(?:\/|$)/;
+const tarExtracts = (c: SimpleCommand) => /^-?[a-zA-Z]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[a-zA-Z]*x[a-zA-Z]*$/.test(a) || a === "--extract");
 /** The files a command visibly writes: its output redirections and the operands of the programs that write. */
 function writeTargets(c: SimpleCommand): string[] {
   const targets = c.redirects.filter((r) => /[>]/.test(r.op) && !notAFile(r)).map((r) => r.target);
@@ -114,6 +119,7 @@ function writeTargets(c: SimpleCommand): string[] {
   if (/^(?:cp|ln|install|rsync)$/.test(c.name)) targets.push(...operands(c.args).slice(-1)); // the sources are only read
   if (/^(?:sed|perl|ruby)$/.test(c.name) && c.args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"))) targets.push(...operands(c.args));
   if (c.name === "dd") targets.push(...c.args.filter((a) => a.startsWith("of=")).map((a) => a.slice(3)));
+  if (/^(?:tar|bsdtar)$/.test(c.name) && (tarExtracts(c) || tarRemovesFiles(c))) targets.push(tarDir(c) ?? ".");
   return targets;
 }
 
@@ -158,6 +164,12 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "block", reason: "writing to /etc", cmd: /^dd$/, args: / of=\/etc\// },
   { verdict: "block", reason: "raw network socket (/dev/tcp, /dev/udp)", test: (c) => [...c.redirects.map((r) => r.target), ...c.args].some((t) => /^\/dev\/(?:tcp|udp)\//.test(t)) },
   { verdict: "block", reason: "recursive permission change on the filesystem root or a system directory", cmd: /^(?:chmod|chown|chgrp)$/, test: (c) => recursive(c) && hitsRoot(c) },
+  {
+    verdict: "block",
+    reason: "tar --remove-files deleting from the home directory or the filesystem root",
+    cmd: /^(?:tar|bsdtar)$/,
+    test: (c) => tarRemovesFiles(c) && (ROOTISH.test(tarDir(c) ?? "") || (tarDir(c) === undefined && atHomeOrRoot(c.cwd))),
+  },
   { verdict: "block", reason: "shutting down or rebooting the machine", cmd: /^(?:shutdown|reboot|halt|poweroff)$/ },
   { verdict: "block", reason: "shutting down or rebooting the machine", cmd: /^(?:systemctl|init|telinit)$/, args: / (?:poweroff|reboot|halt|kexec|0|6) / },
 
@@ -192,30 +204,21 @@ export const SHELL_RULES: readonly Rule[] = [
     reason: "writes or deletes above the workspace (a path through ..)",
     test: (c) => c.cwd.at === "workspace" && writeTargets(c).some((t) => !t.startsWith("/") && !HOMEISH.test(t) && walkDown(c.cwd, t).at !== "workspace"),
   },
+  { verdict: "ask", reason: "sets an environment variable that makes programs run code (GIT_SSH_COMMAND, PAGER, LD_PRELOAD … see code-env.ts)", test: (c) => c.assigns.some((a) => codeEnvVar(a.name) !== undefined) },
+  { verdict: "ask", reason: "inline interpreter code reaches into the home directory (expanduser, homedir, $HOME)", test: (c) => HOME_CODE.test(inlineCode(c)) },
+  { verdict: "ask", reason: "inline interpreter code writes outside the workspace", test: (c) => WRITE_CODE.test(inlineCode(c)) && OUTSIDE_PATH_CODE.test(inlineCode(c)) },
+  { verdict: "ask", reason: "inline interpreter code opens network connections (possible exfiltration)", test: (c) => NET_CODE.test(inlineCode(c)) },
+  { verdict: "ask", reason: "a network command sends text computed at run time ($(…), $VAR): possible exfiltration", test: runsNetworkWithRuntimeText },
+  { verdict: "ask", reason: "sqlite3 on a database outside the workspace, or running shell commands or extensions", cmd: /^sqlite3?$/, test: (c) => sqliteRisk(c) === "ask" },
+  { verdict: "ask", reason: "an editor script runs shell commands (ed/ex/vim `!`)", test: editorRunsShell },
 
   // --- ask first: the known shapes
+  { verdict: "ask", reason: "tar --remove-files deletes the files it archives", cmd: /^(?:tar|bsdtar)$/, test: tarRemovesFiles },
+  { verdict: "ask", reason: "crontab installs or removes scheduled commands (they run later, outside deerflow)", cmd: /^crontab$/, test: (c) => !c.args.includes("-l") },
   { verdict: "ask", reason: "recursive delete (rm -r)", cmd: /^rm$/, test: recursive },
   { verdict: "ask", reason: "find -delete", cmd: /^find$/, args: / -delete / },
   { verdict: "ask", reason: "find -exec rm deletes every match", cmd: /^find$/, args: / -(?:exec|execdir|ok|okdir) (?:\S*\/)?(?:rm|unlink|shred) / },
-  { verdict: "ask", reason: "git reset --hard discards uncommitted changes", cmd: /^git$/, test: git(/^reset$/, (r) => r.includes("--hard")) },
-  {
-    verdict: "ask",
-    reason: "git checkout of paths discards uncommitted changes",
-    cmd: /^git$/,
-    test: git(/^checkout$/, (r) => r.some((a) => a === "--" || a === "." || a === "-f" || a === "--force" || a === "-p" || a === "--patch") || operands(r).length > 1),
-  },
-  { verdict: "ask", reason: "git switch --discard-changes discards uncommitted changes", cmd: /^git$/, test: git(/^switch$/, (r) => r.some((a) => a === "-f" || a === "--force" || a === "--discard-changes")) },
-  {
-    verdict: "ask",
-    reason: "git restore discards uncommitted changes",
-    cmd: /^git$/,
-    // `--staged` alone only unstages; with --worktree (-W) or without --staged it overwrites the files.
-    test: git(/^restore$/, (r) => !r.some((a) => a === "--staged" || /^-[a-zA-Z]*S[a-zA-Z]*$/.test(a)) || r.some((a) => a === "--worktree" || /^-[a-zA-Z]*W[a-zA-Z]*$/.test(a))),
-  },
-  { verdict: "ask", reason: "git stash drop/clear deletes stashed work", cmd: /^git$/, test: git(/^stash$/, (r) => /^(?:drop|clear)$/.test(r[0] ?? "")) },
-  // Any `git clean` but a dry run: a repository's own config may set clean.requireForce=false.
-  { verdict: "ask", reason: "git clean deletes untracked files", cmd: /^git$/, test: git(/^clean$/, (r) => !r.some((a) => a === "--dry-run" || /^-[a-zA-Z]*n[a-zA-Z]*$/.test(a))) },
-  { verdict: "ask", reason: "git push --force rewrites remote history", cmd: /^git$/, args: / push (?:.* )?(?:--force|--force-with-lease(?:=\S*)?|-[a-zA-Z]*f[a-zA-Z]*|\+\S+) / },
+  ...GIT_RULES.filter((r) => r.verdict === "ask").map((r) => ({ ...r, cmd: /^git$/ })),
   { verdict: "ask", reason: "recursive permission or owner change", cmd: /^(?:chmod|chown|chgrp)$/, test: recursive },
   { verdict: "ask", reason: "installing packages", cmd: /^(?:npm|pnpm|bun)$/, args: /^ (?:\S+ )*?(?:install|i|add|ci) / },
   { verdict: "ask", reason: "installing packages", cmd: /^yarn$/, args: /^ +(?:(?:install|add|global) .*)?$/ },
@@ -238,12 +241,24 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "edit", reason: WRITES, cmd: /^tee$/, test: (c) => operands(c.args).some((a) => !notAFile({ op: ">", target: a })) },
   { verdict: "edit", reason: WRITES, cmd: /^(?:sed|perl|ruby)$/, args: / (?:-[a-zA-Z]*i\S*|--in-place\S*) / },
   { verdict: "edit", reason: WRITES, cmd: /^dd$/, test: (c) => c.args.some((a) => a.startsWith("of=") && !notAFile({ op: ">", target: a.slice(3) })) },
-  { verdict: "edit", reason: WRITES, cmd: /^git$/, test: git(/^(?:apply|am)$/, (r) => !r.some((a) => /^--(?:check|stat|numstat|summary)$/.test(a))) },
+  ...GIT_RULES.filter((r) => r.verdict === "edit").map((r) => ({ ...r, cmd: /^git$/ })),
   { verdict: "edit", reason: WRITES, cmd: /^curl$/, args: / (?:-[a-zA-Z]*[oO]\S*|--output(?:=\S+)?|--remote-name\S*) / },
   { verdict: "edit", reason: WRITES, cmd: /^wget$/, test: (c) => !c.args.some((a, i) => a === "--spider" || /^(?:-[a-zA-Z]*O|--output-document)=?-?$/.test(a) && ["-", "/dev/null"].includes(c.args[i + 1] ?? "") || a === "-O-" || a === "--output-document=-") },
-  { verdict: "edit", reason: WRITES, cmd: /^(?:tar|bsdtar)$/, test: (c) => /^-?[a-zA-Z]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[a-zA-Z]*x[a-zA-Z]*$/.test(a) || a === "--extract") },
+  { verdict: "edit", reason: WRITES, cmd: /^(?:tar|bsdtar)$/, test: tarExtracts },
   { verdict: "edit", reason: WRITES, cmd: /^unzip$/, test: (c) => !c.args.some((a) => /^-[a-zA-Z]*[lvtZ]/.test(a)) },
   { verdict: "edit", reason: WRITES, test: (c) => WRITE_CODE.test(inlineCode(c)) },
+  { verdict: "edit", reason: WRITES, cmd: /^sort$/, test: (c) => c.args.some((a) => /^(?:-[a-zA-Z]*o\S*|--output(?:=\S*)?)$/.test(a)) },
+  {
+    verdict: "edit",
+    reason: WRITES,
+    cmd: /^(?:gzip|gunzip|bzip2|bunzip2|xz|unxz|lzma|unlzma|zstd|unzstd|pigz|lz4|compress|uncompress)$/,
+    test: (c) => operands(c.args).length > 0 && !c.args.some((a) => /^-[a-zA-Z]*[clt][a-zA-Z]*$|^--(?:stdout|to-stdout|list|test)$/.test(a)),
+  },
+  { verdict: "edit", reason: WRITES, cmd: /^[gmn]?awk$/, test: (c) => c.args.some((a) => /\bprintf?\b[^;{}]*?>/.test(a)) },
+  { verdict: "edit", reason: WRITES, cmd: /^(?:ed|red|ex)$/ },
+  { verdict: "edit", reason: WRITES, cmd: /^(?:vim?|nvim|gvim)$/, test: (c) => editorScripts(c).length > 0 || c.args.some((a) => /^-[a-zA-Z]*[seE][a-zA-Z]*$/.test(a)) },
+  { verdict: "edit", reason: WRITES, cmd: /^sqlite3?$/, test: (c) => sqliteRisk(c) === "edit" },
+  { verdict: "edit", reason: WRITES, cmd: /^(?:rename|prename|perl-rename|file-rename|chmod|chown|chgrp|chattr|setfacl)$/ },
 ];
 
 /** find's starting points: the arguments before its first expression (`-name`, `(`, `!`). */
@@ -292,7 +307,8 @@ function audit(command: string, depth: number, cwd: Cwd): AuditResult {
         consider({ verdict: rule.verdict, reason: rule.reason });
         if (rule.verdict === "block") break;
       }
-      for (const code of c.code) consider(audit(code, depth + 1, c.cwd));
+      // Literal code it also runs: `bash -c`, `find -exec`, a `git -c alias.x=!…` alias, `GIT_SSH_COMMAND='…'`, vim's `-c '!…'`.
+      for (const code of [...c.code, ...gitShellAliases(c), ...assignedCode(c), ...embeddedShell(c)]) consider(audit(code, depth + 1, c.cwd));
     });
   }
   if (script.syntaxError) consider({ verdict: "ask", reason: "the command does not parse as bash (it asks rather than guess what runs)" });

@@ -35,6 +35,8 @@ export interface SimpleCommand {
   redirects: Redirect[];
   /** Wrappers in front of the program (`sudo`, `xargs`, `env`…), by basename. */
   via: string[];
+  /** Variables this command sets: `VAR=… cmd`, `env VAR=… cmd`, `export VAR=…`, a bare `VAR=…`. */
+  assigns: Assignment[];
   /** Literal code this command runs besides itself: `bash -c` scripts, `eval`, `find -exec`, a heredoc to a shell. */
   code: string[];
   /** Text fed to its stdin by a heredoc or here-string (code, when the program is an interpreter). */
@@ -46,6 +48,19 @@ export interface SimpleCommand {
 
 export interface Pipeline {
   commands: SimpleCommand[];
+}
+
+export interface Assignment {
+  name: string;
+  value: string;
+  /** The value holds an expansion (known only at run time). */
+  dynamic: boolean;
+}
+
+/** `NAME=value` (or `NAME+=value`) as an assignment, else undefined. */
+export function assignmentOf(w: Word): Assignment | undefined {
+  const m = /^([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=(.*)$/s.exec(w.text);
+  return m ? { name: m[1]!, value: m[2]!, dynamic: w.dynamic } : undefined;
 }
 
 /** One word as bash will pass it: quotes removed, expansions as written; `dynamic` when it holds an expansion. */
@@ -97,13 +112,16 @@ export function basename(p: string): string {
   return b.slice(b.lastIndexOf("/") + 1) || p;
 }
 
-export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirects" | "stdinText" | "stdinDynamic">, cwd: Cwd): SimpleCommand {
+export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirects" | "stdinText" | "stdinDynamic">, cwd: Cwd, assigns: Assignment[] = []): SimpleCommand {
   const via: string[] = [];
+  assigns = [...assigns];
   let k = 0;
   for (;;) {
     const w = words[k];
     if (w === undefined || w.dynamic) break;
-    if (/^(?:!|time|coproc)$/.test(w.text) || /^[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=/.test(w.text)) {
+    const assigned = assignmentOf(w);
+    if (/^(?:!|time|coproc)$/.test(w.text) || assigned) {
+      if (assigned) assigns.push(assigned);
       k++;
       continue;
     }
@@ -118,8 +136,11 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
         k++;
         break;
       }
-      if (wrapper === "env" && /^[A-Za-z_]\w*=/.test(a)) k++;
-      else if (isFlag(a)) k += opts.has(a) ? 2 : 1;
+      const envAssigned = wrapper === "env" ? assignmentOf(words[k]!) : undefined;
+      if (envAssigned) {
+        assigns.push(envAssigned);
+        k++;
+      } else if (isFlag(a)) k += opts.has(a) ? 2 : 1;
       else break;
     }
     if (wrapper === "timeout" && k < words.length) k++; // the duration
@@ -129,7 +150,7 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
   const name = first === undefined ? "" : basename(first.text);
   const rest = words.slice(k + 1);
   const args = rest.map((w) => w.text);
-  const simple: SimpleCommand = { name, dynamicName: first?.dynamic ?? false, args, dynamicArgs: rest.map((w) => w.dynamic), via, code: [], ...redirects, cwd: { ...cwd } };
+  const simple: SimpleCommand = { name, dynamicName: first?.dynamic ?? false, args, dynamicArgs: rest.map((w) => w.dynamic), via, assigns, code: [], ...redirects, cwd: { ...cwd } };
   simple.code = literalCode(simple);
   return simple;
 }

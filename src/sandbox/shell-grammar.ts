@@ -11,7 +11,7 @@
 // is built, long before the first tool call); parsing is synchronous after that.
 import { createRequire } from "node:module";
 import type { Language as TSLanguage, Node, Parser as TSParser } from "web-tree-sitter";
-import { type Cwd, type Pipeline, type Redirect, type SimpleCommand, type Word, cdTarget, expandBraces, normalise } from "./shell-command.js";
+import { type Assignment, type Cwd, type Pipeline, type Redirect, type SimpleCommand, type Word, cdTarget, expandBraces, normalise } from "./shell-command.js";
 
 export interface ShellScript {
   pipelines: Pipeline[];
@@ -172,6 +172,16 @@ function walk(node: Node, ctx: Walk): void {
       }
       return;
     }
+    case "declaration_command":
+    case "variable_assignment":
+    case "variable_assignments": {
+      // `export VAR=…`, `declare -x VAR=…`, a bare `VAR=…` (it changes an already exported variable too).
+      const assigns = (node.type === "declaration_command" || node.type === "variable_assignments" ? node.namedChildren : [node]).filter((c): c is Node => c?.type === "variable_assignment").map(assignmentNode);
+      const name = node.type === "declaration_command" ? (node.children[0]?.text ?? "") : "";
+      push({ name, dynamicName: false, args: [], dynamicArgs: [], via: [], assigns, code: [], cwd: { ...ctx.cwd }, redirects: [] }, ctx);
+      for (const c of node.namedChildren) if (c) walkSubstitutions(c, ctx);
+      return;
+    }
     case "heredoc_body":
     case "string":
     case "concatenation":
@@ -202,7 +212,7 @@ function redirected(node: Node, ctx: Walk): void {
   else {
     if (body) walk(body, here);
     // Redirections of a compound (`{ a; b; } > f`): a bare redirection in the same place.
-    push({ name: "", dynamicName: false, args: [], dynamicArgs: [], via: [], code: [], cwd: { ...ctx.cwd }, ...redirectsOf(redirects, here) }, here);
+    push({ name: "", dynamicName: false, args: [], dynamicArgs: [], via: [], assigns: [], code: [], cwd: { ...ctx.cwd }, ...redirectsOf(redirects, here) }, here);
   }
   for (const a of after) {
     if (a.type === "pipeline") for (const c of a.namedChildren) c && walk(c, inner(ctx, pipeline));
@@ -244,23 +254,33 @@ function redirectsOf(nodes: Node[], ctx: Walk): Pick<SimpleCommand, "redirects" 
   return { redirects, stdinText, stdinDynamic };
 }
 
+/** `NAME=value` from the grammar's variable_assignment node. */
+function assignmentNode(node: Node): Assignment {
+  const value = node.childForFieldName("value");
+  const w = value ? wordOf(value) : { text: "", dynamic: false };
+  return { name: node.childForFieldName("name")?.text.replace(/\[.*$/s, "") ?? "", value: w.text, dynamic: w.dynamic };
+}
+
 function command(node: Node, outer: Node[], ctx: Walk): void {
   const words: Word[] = [];
+  const assigns: Assignment[] = [];
   const redirectNodes = [...outer];
   for (const c of node.namedChildren) {
     if (!c) continue;
     if (REDIRECTS.has(c.type)) redirectNodes.push(c);
-    else if (c.type === "variable_assignment") walkSubstitutions(c, ctx);
-    else if (c.type === "command_name") words.push(...braced(c.namedChildren[0] ?? c));
+    else if (c.type === "variable_assignment") {
+      walkSubstitutions(c, ctx);
+      assigns.push(assignmentNode(c));
+    } else if (c.type === "command_name") words.push(...braced(c.namedChildren[0] ?? c));
     else if (isWordNode(c) || c.type === "arithmetic_expansion") words.push(...braced(c));
   }
   for (const c of node.namedChildren) if (c && c.type !== "variable_assignment" && !REDIRECTS.has(c.type)) walkSubstitutions(c, ctx);
-  emit(words, redirectNodes, ctx);
+  emit(words, redirectNodes, ctx, assigns);
 }
 
 /** Records the simple command `words` (then judges a called function's body, and follows a `cd`). */
-function emit(words: Word[], redirectNodes: Node[], ctx: Walk): void {
-  const simple = normalise(words, redirectsOf(redirectNodes, ctx), ctx.cwd);
+function emit(words: Word[], redirectNodes: Node[], ctx: Walk, assigns: Assignment[] = []): void {
+  const simple = normalise(words, redirectsOf(redirectNodes, ctx), ctx.cwd, assigns);
   push(simple, ctx);
   const fn = simple.dynamicName ? undefined : ctx.functions.get(simple.name);
   if (fn && !ctx.calling.has(simple.name)) {

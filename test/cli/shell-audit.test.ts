@@ -3,7 +3,8 @@
 // HOME with a marker file survives); what the audit cannot resolve (a variable as the program, base64 into bash,
 // bash -c "$(…)", xargs rm, rsync --delete, getattr(shutil, "rm"+"tree"), a cd out of the workspace) and git
 // commands that discard uncommitted work ask, so headless without --yes they are denied and the work survives
-// (`--yes` approves what asks, by design); in `ask` mode an edit made through bash asks like write_file.
+// (`--yes` approves what asks, by design); code run through `git -c alias.x='!…'` or GIT_PAGER and git history
+// rewrites are denied too (the repository's .git, an unpushed branch and HOME survive); in `ask` mode an edit made through bash asks like write_file.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -85,6 +86,38 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     expect(readFileSync(join(repo, "d", "f"), "utf8")).toBe("keep\n");
     expect(existsSync(join(repo, "e"))).toBe(false);
     expect(r.stderr).toContain("✗ bash: Denied: git checkout of paths discards uncommitted changes");
+  }, 150_000);
+
+  it("default mode headless without --yes: code through git config or the environment, history rewrites and tar --remove-files do not run; .git, the branch and HOME survive", async () => {
+    const sb = e2e.sandbox();
+    const repo = repoWithWork(sb);
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-qam", "feature work"], { cwd: repo });
+    execFileSync("git", ["branch", "feature"], { cwd: repo });
+    execFileSync("git", ["reset", "-q", "--hard", "HEAD~1"], { cwd: repo });
+    const marker = join(sb.userHome, "marker.txt");
+    writeFileSync(marker, "still here\n");
+    e2e.server.push(
+      bash({
+        aliasGit: "git -c alias.x='!rm -rf .git' x",
+        aliasHome: "git -c alias.x='!rm -rf ~' x",
+        pager: "GIT_PAGER='rm -rf .git' git log",
+        history: "git branch -D feature && git reflog expire --expire=now --all && git gc -q --prune=now",
+        tar: "tar -C ~ --remove-files -cf x.tar marker.txt",
+        rc: `python3 -c "import os; open(os.path.expanduser('~/.deerflowrc'),'w').write('{}')"`,
+      }),
+      { content: "done" },
+    );
+    const r = await sb.run(["run", "-w", repo, "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = toolResults(e2e.server.requests[1]!);
+    for (const id of ["aliasGit", "pager", "history", "rc"]) expect(out[id], id).toMatch(/^Denied: .+ was not approved \(run with --yes to approve guarded actions headless\)\.$/);
+    expect(out.aliasGit).toMatch(/git -c sets a key that runs a program/);
+    expect(out.aliasHome).toMatch(/^Blocked: recursive delete of the filesystem root, the home directory/);
+    expect(out.tar).toMatch(/^Blocked: tar --remove-files deleting from the home directory/);
+    expect(existsSync(join(repo, ".git", "HEAD"))).toBe(true);
+    expect(execFileSync("git", ["log", "-1", "--format=%s", "feature"], { cwd: repo, encoding: "utf8" }).trim()).toBe("feature work");
+    expect(readFileSync(marker, "utf8")).toBe("still here\n");
+    expect(existsSync(join(sb.userHome, ".deerflowrc"))).toBe(false);
   }, 150_000);
 
   it("ask mode headless: edits made through bash are denied like write_file, reads run", async () => {

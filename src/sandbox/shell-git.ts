@@ -1,0 +1,137 @@
+// The command audit's git rules (shell-audit.ts holds the table they join): history and remote work destroyed,
+// code run through configuration, and the sub-commands that rewrite working-tree files (edits).
+//
+// Decided:
+// - Code through config: `git -c <key>=…`, `--config-env`, and `git config` writes of a key that runs a program
+//   (aliases, pager, editor, sshCommand, hooksPath, fsmonitor, filters, helpers, *.command …) ask; a `-c` shell alias
+//   (`alias.x=!cmd`) is also judged as the command line it is, so `git -c alias.x='!rm -rf ~' x` is blocked like
+//   `rm -rf ~`. Any `git config --global/--system/--file` write asks (it outlives the workspace).
+// - Destroying committed or remote work asks: branch -D/-M/-f, reflog expire/delete, gc --prune, prune, repack -d,
+//   update-ref, symbolic-ref -d, filter-branch/filter-repo, worktree remove --force, push that deletes or replaces
+//   remote refs (--delete, :ref, --mirror, --prune, --force*, +ref), `git rm -r`/`-f`.
+// - `commit --amend` and `rebase` ask: they replace commits that may already be pushed (a force push follows), and
+//   the originals survive only in the reflog. `rebase --continue/--abort/--skip/--quit` are edits.
+// - Edits (ask mode asks): checkout of a branch, switch, merge, pull, cherry-pick, revert, stash pop/apply, rm, mv,
+//   reset --keep/--merge, worktree remove. `git stash` (push) and `checkout -b` stay allowed: nothing is lost.
+import { type SimpleCommand, isFlag } from "./shell-command.js";
+
+type GitRule = { verdict: "ask" | "edit"; reason: string; test: (c: SimpleCommand) => boolean };
+
+/** Global options before the sub-command that take a separate value. */
+const VALUED = /^(?:-C|-c|--git-dir|--work-tree|--namespace|--config-env|--super-prefix)$/;
+
+/** `git [-C dir] [-c k=v] <sub> …` → [sub, …rest]. */
+export function gitArgs(c: SimpleCommand): string[] {
+  const a = c.args;
+  let k = 0;
+  while (k < a.length && isFlag(a[k]!)) k += VALUED.test(a[k]!) ? 2 : 1;
+  return a.slice(k);
+}
+/** The global options (before the sub-command). */
+function gitGlobals(c: SimpleCommand): string[] {
+  return c.args.slice(0, c.args.length - gitArgs(c).length);
+}
+/** `-c key=value` settings (and `--config-env key=VAR`, value unknown). */
+function gitSettings(c: SimpleCommand): { key: string; value?: string }[] {
+  const g = gitGlobals(c);
+  const out: { key: string; value?: string }[] = [];
+  g.forEach((a, i) => {
+    const v = a === "-c" || a === "--config-env" ? g[i + 1] : /^--config-env=/.test(a) ? a.slice(13) : undefined;
+    if (v === undefined) return;
+    const eq = v.indexOf("=");
+    out.push({ key: (eq < 0 ? v : v.slice(0, eq)).toLowerCase(), value: a === "-c" && eq >= 0 ? v.slice(eq + 1) : undefined });
+  });
+  return out;
+}
+
+/** Config keys whose value is a program or code git runs (or a file of more config, or a hook directory). */
+const CODE_KEY =
+  /^(?:alias\..+|core\.(?:pager|editor|sshcommand|hookspath|fsmonitor|askpass|gitproxy|alternaterefscommand|worktree)|sequence\.editor|pager\..+|.+\.(?:command|cmd|driver|textconv|helper|program|tool|path)|filter\..+|diff\.external|credential\..*helper|gpg\..*program|(?:include|includeif)\..+|protocol\..+\.allow|protocol\.allow|uploadpack\..+|receivepack\..+|remote\..+\.(?:uploadpack|receivepack|vcs)|submodule\..+\.update|init\.templatedir|safe\.directory|web\.browser|interactive\.difffilter|sendemail\..+|instaweb\..+)$/;
+
+/** Shell code in `-c alias.<name>=!<code>` (git runs it with sh). */
+export function gitShellAliases(c: SimpleCommand): string[] {
+  if (c.name !== "git") return [];
+  return gitSettings(c).flatMap((s) => (s.key.startsWith("alias.") && s.value?.startsWith("!") ? [s.value.slice(1)] : []));
+}
+
+/** `git config …`: the key it writes, or undefined for a read (get, list, --get*, -l, --show-*). */
+function configWrite(rest: string[]): { key: string; scope: boolean } | undefined {
+  const VALUE_OPTS = /^(?:-f|--file|--blob|--type|--default|--comment|--value)$/;
+  const words: string[] = [];
+  const flags: string[] = [];
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i]!;
+    if (isFlag(a)) {
+      flags.push(a);
+      if (VALUE_OPTS.test(a)) flags.push(rest[++i] ?? "");
+    } else words.push(a);
+  }
+  if (flags.some((f) => /^(?:--get\S*|-l|--list|--show-\S+|--get-color\S*|--get-colorbool)$/.test(f))) return undefined;
+  const verb = /^(?:get|list|set|unset|rename-section|remove-section|edit)$/.test(words[0] ?? "") ? words.shift() : undefined;
+  if (verb === "get" || verb === "list") return undefined;
+  const edit = verb === "edit" || flags.some((f) => f === "-e" || f === "--edit");
+  const writes = edit || verb !== undefined || words.length >= 2 || flags.some((f) => /^--(?:add|replace-all|unset\S*|rename-section|remove-section)$/.test(f));
+  if (!writes) return undefined;
+  // An edit opens the whole file in an editor: any key can be set.
+  return { key: edit ? "" : (words[0] ?? "").toLowerCase(), scope: flags.some((f) => /^(?:--global|--system|-f|--file)$/.test(f)) };
+}
+
+const sub = (c: SimpleCommand) => gitArgs(c)[0] ?? "";
+const rest = (c: SimpleCommand) => gitArgs(c).slice(1);
+const has = (c: SimpleCommand, re: RegExp) => rest(c).some((a) => re.test(a));
+const WRITES = "writes files (ask mode asks before edits)";
+
+const git = (re: RegExp, test: (rest: string[]) => boolean) => (c: SimpleCommand) => re.test(sub(c)) && test(rest(c));
+const operands = (r: string[]) => r.filter((a) => !isFlag(a));
+
+export const GIT_RULES: readonly GitRule[] = [
+  { verdict: "ask", reason: "git reset --hard discards uncommitted changes", test: git(/^reset$/, (r) => r.includes("--hard")) },
+  {
+    verdict: "ask",
+    reason: "git checkout of paths discards uncommitted changes",
+    test: git(/^checkout$/, (r) => r.some((a) => a === "--" || a === "." || a === "-f" || a === "--force" || a === "-p" || a === "--patch") || operands(r).length > 1),
+  },
+  { verdict: "ask", reason: "git switch --discard-changes discards uncommitted changes", test: git(/^switch$/, (r) => r.some((a) => a === "-f" || a === "--force" || a === "--discard-changes")) },
+  {
+    verdict: "ask",
+    reason: "git restore discards uncommitted changes",
+    // `--staged` alone only unstages; with --worktree (-W) or without --staged it overwrites the files.
+    test: git(/^restore$/, (r) => !r.some((a) => a === "--staged" || /^-[a-zA-Z]*S[a-zA-Z]*$/.test(a)) || r.some((a) => a === "--worktree" || /^-[a-zA-Z]*W[a-zA-Z]*$/.test(a))),
+  },
+  { verdict: "ask", reason: "git stash drop/clear deletes stashed work", test: git(/^stash$/, (r) => /^(?:drop|clear)$/.test(r[0] ?? "")) },
+  // Any `git clean` but a dry run: a repository's own config may set clean.requireForce=false.
+  { verdict: "ask", reason: "git clean deletes untracked files", test: git(/^clean$/, (r) => !r.some((a) => a === "--dry-run" || /^-[a-zA-Z]*n[a-zA-Z]*$/.test(a))) },
+  {
+    verdict: "ask",
+    reason: "git -c sets a key that runs a program (alias, pager, editor, sshCommand, hooksPath, filter, helper …)",
+    test: (c) => gitSettings(c).some((s) => CODE_KEY.test(s.key)),
+  },
+  { verdict: "ask", reason: "git --exec-path runs git's sub-commands from another directory", test: (c) => gitGlobals(c).some((a) => /^--exec-path=./.test(a)) },
+  {
+    verdict: "ask",
+    reason: "git config sets a key that runs a program (alias, pager, editor, sshCommand, hooksPath, filter, helper …)",
+    test: (c) => sub(c) === "config" && ((w) => w !== undefined && (w.key === "" || CODE_KEY.test(w.key)))(configWrite(rest(c))),
+  },
+  { verdict: "ask", reason: "git config writes the user's or the system's configuration (outside the workspace)", test: (c) => sub(c) === "config" && configWrite(rest(c))?.scope === true },
+  { verdict: "ask", reason: "git branch -D/-M/-f deletes or overwrites a branch (its unmerged commits are lost)", test: (c) => sub(c) === "branch" && (has(c, /^-[a-zA-Z]*[DMCf][a-zA-Z]*$|^--force$/) || (has(c, /^--delete$|^-[a-zA-Z]*d/) && has(c, /^--force$|^-[a-zA-Z]*f/))) },
+  { verdict: "ask", reason: "git reflog expire/delete drops the record of earlier commits", test: (c) => sub(c) === "reflog" && /^(?:expire|delete)$/.test(rest(c)[0] ?? "") },
+  { verdict: "ask", reason: "git gc --prune / git prune deletes unreachable commits", test: (c) => (sub(c) === "gc" && has(c, /^--prune(?:=(?!never$).*)?$/)) || sub(c) === "prune" || (sub(c) === "repack" && has(c, /^-[a-zA-Z]*d/)) },
+  { verdict: "ask", reason: "git update-ref/symbolic-ref moves or deletes a ref (commits can be lost)", test: (c) => sub(c) === "update-ref" || (sub(c) === "symbolic-ref" && has(c, /^-[a-zA-Z]*d|^--delete$/)) },
+  { verdict: "ask", reason: "git filter-branch/filter-repo rewrites the whole history", test: (c) => /^filter-(?:branch|repo)$/.test(sub(c)) },
+  { verdict: "ask", reason: "git worktree remove --force deletes a worktree with its uncommitted changes", test: (c) => sub(c) === "worktree" && rest(c)[0] === "remove" && has(c, /^-[a-zA-Z]*f|^--force$/) },
+  { verdict: "ask", reason: "git rm -r/-f deletes tracked files (recursively or with their changes)", test: (c) => sub(c) === "rm" && !has(c, /^--cached$/) && has(c, /^-[a-zA-Z]*[rf][a-zA-Z]*$|^--force$/) },
+  { verdict: "ask", reason: "git commit --amend replaces the last commit (it may already be pushed)", test: (c) => sub(c) === "commit" && has(c, /^--amend$/) },
+  { verdict: "ask", reason: "git rebase rewrites the branch's commits (the originals survive only in the reflog)", test: (c) => sub(c) === "rebase" && !has(c, /^--(?:continue|abort|skip|quit|show-current-patch)$/) },
+  {
+    verdict: "ask",
+    reason: "git push that deletes or replaces remote work (--delete, :ref, --mirror, --prune, --force, +ref)",
+    test: (c) => sub(c) === "push" && (has(c, /^(?:--delete|--mirror|--prune|--force\S*|-[a-zA-Z]*[df][a-zA-Z]*)$/) || rest(c).some((a) => !isFlag(a) && /^[+:]/.test(a))),
+  },
+  // --- edits
+  { verdict: "edit", reason: WRITES, test: git(/^(?:apply|am)$/, (r) => !r.some((a) => /^--(?:check|stat|numstat|summary)$/.test(a))) },
+  { verdict: "edit", reason: WRITES, test: (c) => /^(?:switch|merge|pull|cherry-pick|revert|rm|mv|rebase)$/.test(sub(c)) },
+  { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "checkout" && !has(c, /^-[bB]$|^--orphan$/) },
+  { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "stash" && /^(?:pop|apply|branch)$/.test(rest(c)[0] ?? "") },
+  { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "reset" && has(c, /^--(?:keep|merge)$/) },
+  { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "worktree" && rest(c)[0] === "remove" },
+];
