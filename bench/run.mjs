@@ -13,12 +13,14 @@ import { benchTeamDatabase } from "./team-database.mjs";
 import { benchLoop } from "./loop.mjs";
 import { benchLongThread } from "./long-thread.mjs";
 import { benchSearch } from "./search.mjs";
+import { benchShellAudit } from "./shell-audit.mjs";
 
 benchStartup();
 await benchFirstFrame();
 await benchMcpStart();
 await benchSkillsMemory();
 await benchTools();
+await benchShellAudit();
 await benchCheckpoints();
 await benchStateRead();
 await benchCompaction();

@@ -4,6 +4,7 @@
 import { performance } from "node:perf_hooks";
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
+import { execa } from "execa";
 
 const COMMANDS = [
   "npm test",
@@ -18,6 +19,17 @@ const COMMANDS = [
 const ITERS = 2_000;
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/** The same-run baseline: what the audited command itself costs at the least (a bare bash spawn), median of 40. */
+async function bashSpawnMs() {
+  const times = [];
+  for (let i = 0; i < 40; i++) {
+    const s = performance.now();
+    await execa("bash", ["-c", "true"]);
+    times.push(performance.now() - s);
+  }
+  return median(times);
+}
 
 async function measure(dir, label) {
   const t0 = performance.now();
@@ -35,8 +47,16 @@ async function measure(dir, label) {
     }
     perCommand.push(median(times) * 1000);
   }
+  const mean = perCommand.reduce((a, b) => a + b, 0) / perCommand.length;
+  const spawn = await bashSpawnMs();
+  console.log(`${label}: audit mean ${mean.toFixed(0)} µs = ${((mean / 1000 / spawn) * 100).toFixed(2)} % of a bare execa("bash", ["-c", "true"]) (${spawn.toFixed(1)} ms, same run)`);
   console.log(`${label}: first audit (module + grammar load) ${load.toFixed(1)} ms; median per command ${perCommand.map((u) => u.toFixed(0)).join(", ")} µs; mean ${(perCommand.reduce((a, b) => a + b, 0) / perCommand.length).toFixed(0)} µs`);
 }
 
-await measure(new URL("..", import.meta.url).pathname, "tree-sitter-bash");
-if (process.env.BASELINE) await measure(process.env.BASELINE, "baseline");
+export async function benchShellAudit() {
+  console.log("\n## the command audit (tree-sitter-bash) per bash call");
+  await measure(new URL("..", import.meta.url).pathname, "tree-sitter-bash");
+  if (process.env.BASELINE) await measure(process.env.BASELINE, "baseline");
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) await benchShellAudit();
