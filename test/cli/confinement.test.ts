@@ -152,7 +152,10 @@ describe.each(modes)("confinement (%s)", (mode) => {
     const port = new URL(e2e.server.url).port;
     const probe = `node -e "require('net').connect(${port},'127.0.0.1').on('connect',()=>{console.log('CONNECTED');process.exit(0)}).on('error',(e)=>{console.log('BLOCKED '+e.code);process.exit(0)})"`;
     e2e.server.push({ toolCalls: [{ id: "net", name: "bash", args: { command: probe } }] }, { content: "ok" });
-    const off = await sb.run(["run", "--no-network", "--output-format", "json", "connect"], { env });
+    // The probe is inline node code that opens a connection, which the audit asks about: approved, as the sandbox
+    // (not the audit) is what is under test.
+    const approve = mode === "bwrap" ? ["--yes"] : [];
+    const off = await sb.run(["run", "--no-network", ...approve, "--output-format", "json", "connect"], { env });
     if (mode === "fallback") {
       expect(off.exitCode).toBe(2);
       expect(off.stderr).toMatch(/needs bubblewrap/);
@@ -166,7 +169,7 @@ describe.each(modes)("confinement (%s)", (mode) => {
     // The control: with the network on, the same probe connects.
     e2e.server.requests.length = 0;
     e2e.server.push({ toolCalls: [{ id: "net", name: "bash", args: { command: probe } }] }, { content: "ok" });
-    const on = await sb.run(["run", "--output-format", "json", "connect"], { env });
+    const on = await sb.run(["run", "--yes", "--output-format", "json", "connect"], { env });
     expect(on.exitCode).toBe(0);
     expect(toolResults(e2e.server.requests[1]!).net).toContain("CONNECTED");
   });

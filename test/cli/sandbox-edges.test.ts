@@ -46,7 +46,8 @@ describe.runIf(HAS_BWRAP)("the sandbox's edges (bwrap)", () => {
     if (existsSync(PG_SOCKET)) paths.push(PG_SOCKET);
 
     e2e.server.push({ toolCalls: [{ id: "off", name: "bash", args: { command: probe(paths) } }] }, { content: "ok" });
-    const off = await sb.run(["run", "--no-network", "probe"]);
+    // The probe is inline code that connects, which the audit asks about: approved (the sandbox is under test).
+    const off = await sb.run(["run", "--no-network", "--yes", "probe"]);
     expect(off.exitCode, off.stderr).toBe(0);
     const blocked = toolResults(e2e.server.requests[1]!).off!;
     for (const p of paths) expect(blocked, p).toMatch(new RegExp(`BLOCKED \\S+ ${p.replace(/\./g, "\\.")}`));
@@ -55,7 +56,7 @@ describe.runIf(HAS_BWRAP)("the sandbox's edges (bwrap)", () => {
     // The control: the same probe with the network on reaches every one of them.
     e2e.server.requests.length = 0;
     e2e.server.push({ toolCalls: [{ id: "on", name: "bash", args: { command: probe(paths) } }] }, { content: "ok" });
-    const on = await sb.run(["run", "probe"]);
+    const on = await sb.run(["run", "--yes", "probe"]);
     expect(on.exitCode, on.stderr).toBe(0);
     const reached = toolResults(e2e.server.requests[1]!).on!;
     for (const p of paths) expect(reached, p).toContain(`CONNECTED ${p}`);
