@@ -25,6 +25,12 @@ const RUNTIME_DIRS = ["/run/user", "/var/run/user"];
  * With the network off, where host services keep their Unix sockets (a network namespace cuts abstract sockets, not
  * ones with a path: psql reached the local PostgreSQL at /var/run/postgresql). An empty tmpfs over each, and every
  * other socket path the host has bound (/proc/net/unix) covered by /dev/null.
+ * Known limits, decided (issue 26 re-check): the list is read when the thread's sandbox session starts (its first
+ * command), so a host socket bound LATER outside /run, /tmp and the hidden directories (say in /var/tmp, during a
+ * long chat) is reachable; so is a host socket inside the thread's own read-write directories (the workspace is the
+ * command's to use, its own servers included), and one bound in another network namespace (not in our
+ * /proc/net/unix). Closing these needs either a session restart per command (it would kill the user's background
+ * jobs) or a seccomp filter refusing socket(AF_UNIX) (it breaks tools that use Unix sockets inside the sandbox).
  */
 const SOCKET_DIRS = ["/run", "/var/run"];
 
