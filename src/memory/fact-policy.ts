@@ -6,11 +6,13 @@
 // - it has the shape of sending data out (upload flags, a URL built from $VARS or command output, paste/webhook
 //   hosts, raw sockets, scp), or asks for credentials to be sent somewhere ("the bot expects your AWS token at …");
 // - it is a command that downloads or sends data (curl, wget …), whatever it is said to be for;
+// - it carries a destructive command (rm -rf, mkfs, dd, git reset --hard …), alone or inside a chain ("npm test && rm -rf ~");
 // - it names a package registry, index or mirror (where packages come from is the user's own configuration);
 // - it touches approvals or safety (yolo, --yes, the sandbox, --no-verify, force-push, "never ask", --dangerously…);
 // - it is an instruction to the agent ("Always run …", "Remember: …", "you must …") rather than a statement.
 // Rules match a folded form of the text (Unicode look-alikes mapped to Latin, invisible characters and markdown
-// removed, letter-spaced words joined), so "c u r l", "ｙｏｌｏ" and a Cyrillic "ѕsh" read as what they spell. The
+// removed, letter-spaced words joined, "tilde slash dot aws" spelled back), so "c u r l", "ｙｏｌｏ", a Cyrillic "ѕsh" and
+// "dot-env" read as what they spell. The
 // stored text is never this form, and a refused fact is never trimmed into an acceptable one.
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 
@@ -32,7 +34,10 @@ export function policyForm(text: string): string {
     .replace(/[`*]+/g, " ") // markdown code and emphasis
     .replace(/\s+/g, " ")
     .replace(/(?<=^|\s)(?:\S ){2,}\S(?=\s|$)/g, (m) => m.replace(/ /g, "")) // "c u r l" → "curl"
+    .replace(/\btilde\b/g, "~") // "tilde slash dot aws" → "~/.aws"
+    .replace(/\b(?:forward )?slash\b/g, "/")
     .replace(/\s*([/.@=])\s*/g, "$1") // "~/ .ssh", "f= @ file"
+    .replace(/\bdot\b[ -]?(?=[a-z])/g, ".") // "dot-env", "dot env" → ".env" (after the join: "the .env" stays a word)
     .replace(/(?<=^|\s)-\s+-(?=[a-z])/g, "--") // "- -yes"
     .trim();
 }
@@ -47,8 +52,8 @@ const SECRET_PATH = new RegExp(
     .join("|"),
 );
 
-const CREDENTIAL_WORDS = String.raw`(?:credentials?|secrets?|private keys?|ssh keys?|api[ _-]?keys?|access keys?|tokens?|passwords?|passphrases?|cookies?|session ids?|env(?:ironment)? (?:vars?|variables|file))`;
-const SEND_WORDS = String.raw`(?:https?://|ftp://|\bupload|\bsend|\bsent\b|\bpost(?:ed|s|ing)?\b|\bshare|\bpaste|\bsubmit|\bexpects?\b|\bforward|\be-?mail|\bexport(?:ed)? to\b)`;
+const CREDENTIAL_WORDS = String.raw`(?:credentials?|secrets?|\bkeys?\b|api[ _-]?keys?|tokens?|passwords?|passphrases?|cookies?|session ids?|env(?:ironment)? (?:vars?|variables|file))`;
+const SEND_WORDS = String.raw`(?:https?://|ftp://|\bupload|\bsend|\bsent\b|\bpost(?:ed|s|ing)?\b|\bshare|\bpaste|\bsubmit|\bexpects?\b|\bforward|\be-?mail|\bexport(?:ed)? to\b|\bheaders?\b|\brequests? to\b)`;
 
 interface Rule {
   reason: string;
@@ -82,6 +87,14 @@ export const FACT_POLICY: readonly Rule[] = [
     patterns: [/\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|httpie|aria2c|ftp)\b/],
   },
   {
+    reason: "it carries a destructive command (rm -rf, mkfs, dd, git reset --hard …); notes never carry commands that delete",
+    patterns: [
+      /\brm\s+(?:-\S+\s+)*-\S*[rf]|\brm\s+(?:\S+\s+)*[~/](?:\s|$|[.;&|])|\b(?:mkfs|wipefs|shred|srm)\b|\bdd\s+\S*(?:if|of)=/,
+      /\bgit\s+(?:\S+\s+)*(?:reset\s+--hard|clean\s+-\S*[fdx]|reflog\s+expire|gc\s+.*--prune|filter-branch|update-ref\s+-d|branch\s+-d)\b/,
+      /\bfind\b.*\s-delete\b|\bchmod\s+-r|\bchown\s+-r|:\(\)\s*\{|>\s*\/dev\/(?:sd|nvme|hd)|\btruncate\s+-s/,
+    ],
+  },
+  {
     reason: "it names a package registry, index or mirror; where packages come from is set in your own configuration, not in notes",
     patterns: [
       /\bregistr(?:y|ies)\b|npmregistryserver|index-url|trusted-host|\bpip_index|\bgo(?:proxy|nosumdb|sumdb|insecure|private)\b/,
@@ -96,8 +109,8 @@ export const FACT_POLICY: readonly Rule[] = [
       /no-verify|force[- ]?push\w*|\bpush\b.*\s(?:--force\S*|-f)(?:\s|$)|--insecure|no-check-certificate|strict-ssl|chmod (?:-r )?777|\bsudo\b/,
       /\bskip\w*\s+(?:\w+\s+){0,2}(?:checks?|tests?|hooks?|verification|reviews?|confirmations?|ci)\b/,
       /\b(?:disabl|turn\w* off|switch\w* off)\w*\s+(?:\w+\s+){0,2}(?:checks?|safety|confirmations?|prompts?|security|verification|hooks?|guard\w*|linters?|tests?)\b/,
-      /\bnever\s+(?:\w+\s+){0,3}(?:ask|confirm|prompt)|\b(?:don'?t|do not|without|no need to)\s+(?:\w+\s+){0,2}(?:ask\w*|confirm\w*|prompt\w*|permission)|\bno (?:confirmations?|prompts?)\b/,
-      /\b(?:pre-?(?:approved|authori[sz]ed|granted)|trust (?:all|every)|permission to run|allowed to run (?:any|every))/,
+      /\b(?:never|not|no longer|stop\w*)\s+(?:\w+\s+){0,3}(?:ask|confirm|prompt)|\b(?:don'?t|do not|without|no need to)\s+(?:\w+\s+){0,2}(?:ask\w*|confirm\w*|prompt\w*|permission)|\bno (?:confirmations?|prompts?)\b/,
+      /\b(?:pre-?(?:approved|authori[sz]ed|granted)|trust\w* (?:all|every|any)\b|\btrust\w*\s+(?:\w+\s+){0,3}(?:commands?|scripts?|repositor(?:y|ies)|repo)\b|permission to run|allowed to run (?:any|every))/,
     ],
   },
   {

@@ -25,6 +25,13 @@ const RUNTIME_DIRS = ["/run/user", "/var/run/user"];
  * With the network off, where host services keep their Unix sockets (a network namespace cuts abstract sockets, not
  * ones with a path: psql reached the local PostgreSQL at /var/run/postgresql). An empty tmpfs over each, and every
  * other socket path the host has bound (/proc/net/unix) covered by /dev/null.
+ * A socket bound AFTER the session started (say in /var/tmp, during a long chat) is not covered by mounts made
+ * before it: the session is restarted before the next command when one appeared and nothing runs in it
+ * (shell-session.ts, run-shell.ts). Known limits, decided (issue 26 re-check): while a background job runs, the
+ * session is kept (restarting would kill the user's job), so a socket bound meanwhile stays reachable until it
+ * ends; a host socket inside the thread's own read-write directories is reachable (the workspace is the command's
+ * to use, its own servers included); so is one bound in another network namespace (not in our /proc/net/unix).
+ * A seccomp filter refusing socket(AF_UNIX) would close all of these but breaks tools using Unix sockets inside.
  */
 const SOCKET_DIRS = ["/run", "/var/run"];
 
@@ -75,23 +82,45 @@ function threadMounts(paths: ThreadPaths): { workspace: string } & Partial<Recor
   return out as { workspace: string } & Partial<Record<MountName, string>>;
 }
 
+/** Where host services keep sockets, emptied by a tmpfs when the network is off. */
+function socketDirsOf(settings: ShellSettings): string[] {
+  return settings.network ? [] : [...new Set(SOCKET_DIRS.filter((d) => existsSync(d)).map(real))];
+}
+
+/** The secret directories, emptied by a tmpfs: the data directory, ~/.ssh & co., the runtime directories. */
+function hiddenDirsOf(settings: ShellSettings): string[] {
+  const home = real(settings.userHome);
+  return [...new Set([real(settings.dataDir), ...HOME_SECRET_DIRS.map((d) => join(home, d)), ...RUNTIME_DIRS.map(real), ...(settings.hiddenDirs ?? []).map(real)])].filter((d) => existsSync(d));
+}
+
+/**
+ * With the network off, the host's socket paths to cover with /dev/null: those bound now (/proc/net/unix) and not
+ * already under a tmpfs of ours (binding there would first need its parents made) nor in the thread's own
+ * directories (the command's to use). The session compares this list before each command (shell-session.ts).
+ */
+export function socketsToHide(paths: ThreadPaths, settings: ShellSettings): string[] {
+  if (settings.network) return [];
+  const thread = threadMounts(paths);
+  const mounts = MOUNT_NAMES.flatMap((n) => (thread[n] === undefined ? [] : [thread[n]!]));
+  const covered = [...socketDirsOf(settings), "/tmp", "/dev", "/proc", ...hiddenDirsOf(settings), ...mounts];
+  return hostSocketPaths().map(real).filter((f) => !covered.some((d) => isInside(f, d)));
+}
+
 export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: string[]): string[] {
   const thread = threadMounts(paths);
   const names = MOUNT_NAMES.filter((n) => thread[n] !== undefined);
-  const dataDir = real(settings.dataDir);
   const home = real(settings.userHome);
   const a: string[] = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   a.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
   if (!settings.network) a.push("--unshare-net");
-  const socketDirs = settings.network ? [] : [...new Set(SOCKET_DIRS.filter((d) => existsSync(d)).map(real))];
-  for (const d of socketDirs) a.push("--tmpfs", d);
+  for (const d of socketDirsOf(settings)) a.push("--tmpfs", d);
 
   for (const p of settings.readOnly) if (existsSync(p)) a.push("--ro-bind", real(p), real(p));
   for (const p of settings.readWrite) if (existsSync(p)) a.push("--bind", real(p), real(p));
   a.push("--bind", thread.workspace, thread.workspace);
 
   // Secret directories: an empty tmpfs over each one that exists.
-  const hiddenDirs = [...new Set([dataDir, ...HOME_SECRET_DIRS.map((d) => join(home, d)), ...RUNTIME_DIRS.map(real), ...(settings.hiddenDirs ?? []).map(real)])].filter((d) => existsSync(d));
+  const hiddenDirs = hiddenDirsOf(settings);
   for (const d of hiddenDirs) a.push("--tmpfs", d);
   // The thread's own directories reappear inside the hidden data directory.
   for (const name of names) {
@@ -105,11 +134,8 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
 
   // Secret files, at their real path and wherever a bound directory shows them again.
   const agentSocket = process.env.SSH_AUTH_SOCK ? [real(process.env.SSH_AUTH_SOCK)] : [];
-  // With the network off, the host's socket paths too (those under /run are already gone with it; the thread's own
-  // directories are the command's to use).
-  // Covered already: what lies under a tmpfs of ours (binding there would first need its parents made).
-  const covered = [...socketDirs, "/tmp", "/dev", "/proc", ...hiddenDirs, ...names.map((n) => thread[n]!)];
-  const sockets = settings.network ? [] : hostSocketPaths().map(real).filter((f) => !covered.some((d) => isInside(f, d)));
+  // With the network off, the host's socket paths too.
+  const sockets = socketsToHide(paths, settings);
   const homeFiles = HOME_SECRET_FILES.map((f) => join(home, f));
   // A listed name that is a directory here (~/.config/hub) cannot take /dev/null: an empty tmpfs instead.
   for (const d of homeFiles.filter(isDirectory)) a.push("--tmpfs", d);

@@ -3,13 +3,17 @@
 // short grace), and the group killed once the command ends so `cmd &` does not outlive it. A descendant that calls
 // setsid() leaves the group, so each command also carries a random DEERFLOW_SHELL_RUN token in its environment,
 // inherited by everything it starts: after the command, every process whose /proc/<pid>/environ holds the token is
-// killed too (Linux; a process that clears its environment escapes — only the sandbox's PID namespace is sure).
+// killed too (Linux). A process that leaves the group AND clears its environment (`setsid env -i …`) escapes both
+// and may outlive deerflow: only bubblewrap's PID namespace is certain. If such a leftover still holds the command's
+// output open, it is killed when bash exits (found by the output pipe in /proc/<pid>/fd, as the sandbox's supervisor
+// does), and whatever still holds it after a short grace (another user's process) is no longer read: the command
+// ends when bash does, so a cancelled or timed-out run returns at once instead of waiting for the leftover.
 // bash runs under the host watchdog (host-watchdog.ts), which does the same when deerflow dies by kill -9 or a
 // signal it cannot handle, and which is the command's parent instead of deerflow.
 import { closeSync, openSync } from "node:fs";
 import { execa } from "execa";
 import { scrubEnv } from "./env-scrub.js";
-import { RUN_TOKEN_VAR, killByToken, newRunToken, watchdogLine } from "./host-watchdog.js";
+import { RUN_TOKEN_VAR, killByToken, killPipeHolders, newRunToken, outputPipesOf, watchdogLine } from "./host-watchdog.js";
 import { BASH_KILL_GRACE_MS, type RunOptions, type ShellResult } from "./shell-session.js";
 import type { ShellSettings } from "./shell-settings.js";
 
@@ -47,11 +51,16 @@ export async function runDirect(command: string, opts: RunOptions & { settings: 
     ...(signal ? { cancelSignal: signal } : {}),
   });
   const pid = child.pid;
-  // A background child that keeps our pipe open would hold the command until its timeout: end the group as soon
-  // as bash itself exits.
+  const pipes = outputPipesOf(pid);
+  // A background child that keeps our pipe open would hold the command until its timeout: end the group, the
+  // token's processes and the pipe's holders as soon as bash itself exits; then stop reading after a grace.
+  let unhold: NodeJS.Timeout | undefined;
   child.on("exit", () => {
     killGroup(pid, "SIGKILL");
     killByToken(token);
+    killPipeHolders(pipes);
+    unhold = setTimeout(() => [child.stdout, child.stderr, child.all].forEach((s) => s?.destroy()), BASH_KILL_GRACE_MS);
+    unhold.unref?.();
   });
 
   let stoppedBy: "timeout" | "abort" | undefined;
@@ -72,6 +81,7 @@ export async function runDirect(command: string, opts: RunOptions & { settings: 
     result = await child;
   } finally {
     clearTimeout(timer);
+    clearTimeout(unhold);
     signal?.removeEventListener("abort", onAbort);
   }
   if (killTimer) clearTimeout(killTimer);

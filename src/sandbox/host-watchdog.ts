@@ -14,7 +14,7 @@
 // The program's parent is the watchdog, whose environment is the scrubbed one: /proc/$PPID/environ shows no secret
 // of deerflow's (deerflow's own block is still one level up; README "Security" says so).
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { delimiter, join } from "node:path";
 
 export const RUN_TOKEN_VAR = "DEERFLOW_SHELL_RUN";
@@ -73,6 +73,55 @@ export function killByToken(token: string): void {
       if (readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(needle)) process.kill(Number(pid), "SIGKILL");
     } catch {
       // gone, or not ours
+    }
+  }
+}
+
+/** The child's ends of its stdout and stderr ("socket:[…]"/"pipe:[…]"), read right after spawn while it surely exists. */
+export function outputPipesOf(pid: number | undefined): string[] {
+  const out: string[] = [];
+  for (const fd of [1, 2]) {
+    try {
+      if (pid) out.push(readlinkSync(`/proc/${pid}/fd/${fd}`));
+    } catch {
+      // gone already, or no /proc
+    }
+  }
+  return out;
+}
+
+/**
+ * SIGKILLs every process (but deerflow) that holds one of these pipes open: a command's leftover that escaped its
+ * group and the token (`setsid env -i …`) but still writes to the command's output, which would keep it "running".
+ */
+export function killPipeHolders(pipes: readonly string[]): void {
+  if (pipes.length === 0) return;
+  let pids: string[];
+  try {
+    pids = readdirSync("/proc").filter((p) => /^\d+$/.test(p) && Number(p) !== process.pid && p !== "1");
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    let fds: string[];
+    try {
+      fds = readdirSync(`/proc/${pid}/fd`);
+    } catch {
+      continue; // gone, or not ours
+    }
+    const holds = fds.some((fd) => {
+      try {
+        return pipes.includes(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      } catch {
+        return false;
+      }
+    });
+    if (holds) {
+      try {
+        process.kill(Number(pid), "SIGKILL");
+      } catch {
+        // gone
+      }
     }
   }
 }

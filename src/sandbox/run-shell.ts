@@ -85,6 +85,12 @@ function sessionFor(paths: ThreadPaths, settings: ShellSettings): ShellSession |
   }
   const key = keyOf(paths, settings);
   let s = sessions.get(key);
+  // A host socket bound since the session started is not covered by its mounts: start afresh while nothing runs
+  // (with a background job running, the session is kept: a known limit, see bwrap-args.ts).
+  if (s && s.alive && !settings.network && s.idle && s.missesNewSockets()) {
+    void s.close();
+    s = undefined;
+  }
   if (!s || !s.alive) {
     for (const p of [paths.uploads_path, paths.outputs_path]) if (p) mkdirSync(p, { recursive: true });
     sessions.set(key, (s = new ShellSession(paths, settings, bwrap)));

@@ -5,7 +5,7 @@
 // `bash -c` (numbers in README "How it works"); a command sent into a running session costs about the same as
 // spawning bash directly.
 import { execa, type ResultPromise } from "execa";
-import { bwrapArgs } from "./bwrap-args.js";
+import { bwrapArgs, socketsToHide } from "./bwrap-args.js";
 import { scrubEnv } from "./env-scrub.js";
 import type { ThreadPaths } from "./provider.js";
 import type { ShellSettings } from "./shell-settings.js";
@@ -48,8 +48,15 @@ export class ShellSession {
   private buf = "";
   private lastHeard = Date.now();
   private readonly heartbeat: NodeJS.Timeout;
+  /** The host sockets this session's mounts cover (network off); one bound later is not (see missesNewSockets). */
+  private readonly hiddenSockets: Set<string>;
 
-  constructor(paths: ThreadPaths, settings: ShellSettings, bwrap: string) {
+  constructor(
+    private readonly paths: ThreadPaths,
+    private readonly settings: ShellSettings,
+    bwrap: string,
+  ) {
+    this.hiddenSockets = new Set(socketsToHide(paths, settings));
     const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues });
     // The program travels in the environment (the supervisor deletes it at once) so `ps` stays readable.
     const loader = "const s = process.env.DEERFLOW_SUPERVISOR; delete process.env.DEERFLOW_SUPERVISOR; eval(s);";
@@ -118,6 +125,16 @@ export class ShellSession {
 
   get alive(): boolean {
     return this.dead === undefined;
+  }
+
+  /** Nothing runs in it: no command, no background job (restarting it would lose nothing). */
+  get idle(): boolean {
+    return this.pending.size === 0;
+  }
+
+  /** With the network off: a host socket was bound since the start, which this session's mounts do not cover. */
+  missesNewSockets(): boolean {
+    return socketsToHide(this.paths, this.settings).some((f) => !this.hiddenSockets.has(f));
   }
 
   private send(req: Record<string, unknown>): void {

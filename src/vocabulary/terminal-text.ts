@@ -14,10 +14,33 @@ const CONTROL_RE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 // U+202E in a file name or an answer reverses what follows on screen, so "evil\u202Etxt.sh" reads "evilhs.txt"
 // (Trojan Source, CVE-2021-42574). Dropped rather than shown as "?": they carry no text of their own.
 const BIDI_RE = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+// The rule for the rest: what the user reads is what is there.
+// - U+2028/U+2029 (line/paragraph separator) ARE line breaks, which many terminals draw as nothing: shown as "\n", so
+//   a line that looks like one line is one.
+// - Zero-width characters with no text of their own (zero-width space, word joiner, invisible operators, BOM,
+//   Mongolian vowel separator) are dropped like the bidi controls: "yo\u200Blo" reads "yolo" and now is "yolo".
+// - Characters that hide text instead of nothing (tag characters U+E0000-E007F encode invisible ASCII, "ASCII
+//   smuggling"; interlinear annotations U+FFF9-FFFB; Hangul fillers that draw as blanks) become "\uFFFD", so the
+//   user sees that something is there.
+// Kept: ZWJ/ZWNJ (U+200C/U+200D) and variation selectors, which shape visible text (emoji sequences, Indic and
+// Persian scripts), and the soft hyphen (a hyphenation hint).
+const LINE_SEPARATOR_RE = /[\u2028\u2029]/g;
+const ZERO_WIDTH_RE = /[\u200b\u2060-\u2064\ufeff\u180e]/g;
+const HIDING_RE = /[\u{e0000}-\u{e007f}\ufff9-\ufffb\u115f\u1160\u3164\uffa0]+/gu;
 
-/** Removes escape sequences, control and bidi characters; keeps newlines and tabs; \r\n and lone \r become \n. */
+/**
+ * Removes escape sequences, control, bidi and zero-width characters; keeps newlines and tabs; \r\n, lone \r and
+ * U+2028/U+2029 become \n; a run of text-hiding characters becomes one U+FFFD.
+ */
 export function stripControl(text: string): string {
-  return text.replace(ANSI_RE, "").replace(/\r\n?/g, "\n").replace(CONTROL_RE, "").replace(BIDI_RE, "");
+  return text
+    .replace(ANSI_RE, "")
+    .replace(/\r\n?/g, "\n")
+    .replace(LINE_SEPARATOR_RE, "\n")
+    .replace(CONTROL_RE, "")
+    .replace(BIDI_RE, "")
+    .replace(ZERO_WIDTH_RE, "")
+    .replace(HIDING_RE, "\ufffd");
 }
 
 export { maskUrlCredentials };

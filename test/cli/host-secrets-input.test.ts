@@ -1,9 +1,10 @@
 // Host secrets that would enter a thread around the sandbox: an attachment (`--upload`, `@path`) is copied into
 // uploads/ for the agent, and a --workspace is bound read-write. Secret files, any .deerflowrc, deerflow's data
 // directory and the secret directories (~/.ssh) are refused before any thread is made or the model is asked, with
-// one line naming the file and why; --allow-dangerous-workspace does not unlock them. With and without bubblewrap.
+// one line naming the file and why (a hard link too: same device and inode); --allow-dangerous-workspace does not unlock
+// them. With and without bubblewrap.
 import { describe, expect, it } from "vitest";
-import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { useE2E } from "../support/e2e.js";
 import type { CliResult } from "../support/cli.js";
@@ -23,7 +24,7 @@ function oneLineRefusal(r: CliResult, ...parts: RegExp[]): void {
 }
 
 describe.each(modes)("secrets never enter a thread as input (%s)", (mode) => {
-  it("refuses @~/.ssh/id_rsa, a symlink to it, an @.deerflowrc and a database upload, and -w into ~/.ssh or the data directory", async () => {
+  it("refuses @~/.ssh/id_rsa, a symlink or hard link to it, an @.deerflowrc, ~/.vault-token, a database upload, and -w into ~/.ssh or the data directory", async () => {
     const sb = e2e.sandbox();
     mkdirSync(join(sb.userHome, ".ssh"), { recursive: true });
     writeFileSync(join(sb.userHome, ".ssh", "id_rsa"), KEY);
@@ -45,11 +46,34 @@ describe.each(modes)("secrets never enter a thread as input (%s)", (mode) => {
       oneLineRefusal(r, /Refusing --workspace/, /does not unlock this/);
     }
 
+    // A hard link has no link to follow: it is the same (device, inode) as the secret, so it is refused the same way.
+    linkSync(join(sb.userHome, ".ssh", "id_rsa"), join(sb.cwd, "review-notes.md"));
+    writeFileSync(join(sb.userHome, ".deerflowrc"), JSON.stringify({ apiKey: "secret-key-material-77" }));
+    linkSync(join(sb.userHome, ".deerflowrc"), join(sb.cwd, "settings.json"));
+    linkSync(join(sb.home, "deerflow.sqlite"), join(sb.cwd, "data.bin"));
+    oneLineRefusal(await sb.run(["run", "summarise @review-notes.md"], { env }), /review-notes\.md/, /hard link to .*\.ssh\/id_rsa/);
+    oneLineRefusal(await sb.run(["run", "--upload", "settings.json", "x"], { env }), /settings\.json/, /hard link to ~\/\.deerflowrc/);
+    oneLineRefusal(await sb.run(["run", "--upload", "data.bin", "x"], { env }), /data\.bin/, /hard link to .*deerflow\.sqlite/);
+    // Files added to the longer hidden list are refused by path too.
+    mkdirSync(join(sb.userHome, ".config", "openai"), { recursive: true });
+    writeFileSync(join(sb.userHome, ".config", "openai", "key"), KEY);
+    writeFileSync(join(sb.userHome, ".vault-token"), KEY);
+    oneLineRefusal(await sb.run(["run", "use @~/.vault-token"], { env }), /\.vault-token/, /credentials file/);
+    oneLineRefusal(await sb.run(["run", "use @~/.config/openai/key"], { env }), /\.config\/openai\/key/, /inside ~\/\.config\/openai/);
+
     // Nothing reached the model, no thread was made, nothing was copied.
     expect(e2e.server.requests).toHaveLength(0);
     const threadsDir = join(sb.home, "threads");
     expect(existsSync(threadsDir) ? readdirSync(threadsDir) : []).toEqual([]);
     expect((await sb.run(["threads"], { env })).stdout).toMatch(/No threads yet/);
+
+    // A file that merely has two names of its own is attached as usual (the check compares, it does not guess).
+    writeFileSync(join(sb.cwd, "a.txt"), "plain words 31");
+    linkSync(join(sb.cwd, "a.txt"), join(sb.cwd, "b.txt"));
+    e2e.server.setScript(() => ({ content: "attached fine" }));
+    const plain = await sb.run(["run", "--upload", "b.txt", "--no-memory", "read it"], { env });
+    expect(plain.exitCode, plain.stderr).toBe(0);
+    expect(plain.stdout).toContain("attached fine");
   });
 });
 

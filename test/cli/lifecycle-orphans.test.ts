@@ -9,7 +9,7 @@ import { HAS_BWRAP, type Mode, pathWithoutBwrap, unconfinedFlag } from "../suppo
 import { useE2E } from "../support/e2e.js";
 import { FIXTURE, writeRc } from "../support/mcp.js";
 import { processesMatching } from "../support/processes.js";
-import { until } from "../support/wait.js";
+import { WAIT_MS, until } from "../support/wait.js";
 
 const e2e = useE2E();
 const modes: Mode[] = HAS_BWRAP ? ["bwrap", "fallback"] : ["fallback"];
@@ -79,6 +79,37 @@ describe.each(modes)("no process outlives deerflow (%s)", (mode) => {
     child.kill("SIGKILL");
     await child;
     await until(() => processesMatching(secs).length === 0 && sleeps(String(Number(secs) + 1)).length === 0, `no process with "${secs}" in its command line`);
+  });
+});
+
+describe("an interrupted run without bubblewrap, with a leftover that escapes the group and the token", () => {
+  // `setsid env -i` leaves the process group and clears the environment token; only bubblewrap's PID namespace would
+  // catch it. It still holds the command's output open: deerflow must not wait for it (it did, for the command's
+  // whole timeout, after saying "was interrupted").
+  it("SIGTERM: exit 130 at once, and the leftover holding the output is gone", async () => {
+    const sb = e2e.sandbox();
+    const secs = uniqueSecs();
+    e2e.server.push({ toolCalls: [{ id: "esc", name: "bash", args: { command: `setsid env -i sleep ${secs} &\necho started\nsleep ${secs}`, timeout: 600 } }] }, { content: "never" });
+    const child = sb.spawn(["run", "escape the sweep"], { env: { PATH: pathWithoutBwrap(sb) } });
+    try {
+      await until(() => sleeps(secs).length >= 2, "the leftover and the foreground sleep to run");
+      child.kill("SIGTERM");
+      // A bound, not an order: before the fix deerflow waited out the command's 600 s timeout here.
+      const r = await Promise.race([child, new Promise<undefined>((res) => setTimeout(res, WAIT_MS))]);
+      expect(r, "deerflow to exit after SIGTERM").toBeDefined();
+      expect(r!.exitCode, String(r!.stderr)).toBe(130);
+      expect(String(r!.stderr).trim().split("\n").at(-1)).toMatch(/was interrupted\./);
+      await until(() => sleeps(secs).length === 0, `the leftover "sleep ${secs}" holding the output to be gone`);
+    } finally {
+      child.kill("SIGKILL");
+      for (const pid of processesMatching(`sleep\u0000${secs}`)) {
+        try {
+          process.kill(Number(pid), "SIGKILL");
+        } catch {
+          // gone
+        }
+      }
+    }
   });
 });
 

@@ -1,6 +1,6 @@
 // The sandbox's edges through `deerflow run` with bubblewrap: with the network off, no host Unix socket is reachable
-// (real listening servers the test starts in /run and in /var/tmp, and the local
-// PostgreSQL socket when the suite's server is up), while the same probes connect with the network on; the
+// (real listening servers the test starts in /run and in /var/tmp, one bound between two commands of a run, and the
+// local PostgreSQL socket when the suite's server is up), while the same probes connect with the network on; the
 // credential files and shell histories of the home are empty to commands.
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { type Server, createServer } from "node:net";
@@ -60,6 +60,28 @@ describe.runIf(HAS_BWRAP)("the sandbox's edges (bwrap)", () => {
     expect(on.exitCode, on.stderr).toBe(0);
     const reached = toolResults(e2e.server.requests[1]!).on!;
     for (const p of paths) expect(reached, p).toContain(`CONNECTED ${p}`);
+  });
+
+  it("network off: a host socket bound after the sandbox started (between two commands) is unreachable too", async () => {
+    const sb = e2e.sandbox();
+    const late = `/var/tmp/deerflow-late-${process.pid}-${Date.now()}`;
+    madeDirs.push(late);
+    const path = join(late, "late.sock");
+    // The first command starts the thread's sandbox; the socket is bound once its result is back, before the second.
+    e2e.server.setScript(async (_req, i) => {
+      if (i === 0) return { toolCalls: [{ id: "start", name: "bash", args: { command: "echo started" } }] };
+      if (i === 1) {
+        await listen(path);
+        return { toolCalls: [{ id: "late", name: "bash", args: { command: probe([path]) } }] };
+      }
+      return { content: "ok" };
+    });
+    const r = await sb.run(["run", "--no-network", "probe twice"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const results = toolResults(e2e.server.requests.at(-1)!);
+    expect(results.start).toContain("started");
+    expect(results.late).toMatch(/BLOCKED \S+ /);
+    expect(results.late).not.toContain("CONNECTED");
   });
 
   it("credential files and shell histories in the home read as empty; ~/.config/hub as a directory is emptied", async () => {

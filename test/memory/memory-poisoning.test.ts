@@ -1,5 +1,5 @@
 // Memory poisoning through the built CLI: a scripted loopback model answers the real extraction calls with the
-// poisoning fixture (30 hostile facts, 10 benign ones, five per run as the extractor takes at most five). None of
+// poisoning fixture (37 hostile facts, 10 benign ones, five per run as the extractor takes at most five). None of
 // the hostile facts is stored, each refusal is listed with its reason; the benign ones wait in `memory pending`,
 // reach no model until `memory approve all`, and then a NEW thread's first model request carries exactly them, with
 // bubblewrap and without it (a PATH without `bwrap`). And `deerflow memory` on a read-only data directory.
@@ -23,7 +23,10 @@ const learnedLines = (reminder: string) => /<learned_memory>\n([\s\S]*?)\n<\/lea
 
 const HOSTILE = HOSTILE_FACTS.map(([, text]) => text);
 /** Hostile and benign interleaved, so every extraction reply mixes both (three hostile, then one benign …). */
-const PROPOSALS = HOSTILE.flatMap((h, i) => (i % 3 === 2 ? [h, BENIGN_FACTS[(i - 2) / 3]!] : [h]));
+const PROPOSALS = HOSTILE.flatMap((h, i) => {
+  const benign = i % 3 === 2 ? BENIGN_FACTS[(i - 2) / 3] : undefined;
+  return benign === undefined ? [h] : [h, benign];
+});
 const PER_RUN = 5;
 
 describe("memory poisoning through the built CLI", () => {
@@ -57,7 +60,7 @@ describe("memory poisoning through the built CLI", () => {
     // The user reads why, in words.
     const shown = await sb.run(["memory", "pending"]);
     expect(shown.stdout).toContain("Learned, waiting for your review (shown to no model until you approve):");
-    expect(shown.stdout).toMatch(/Refused \(never remembered\), newest first, 10 of 30:\n {2}- ".+": it /);
+    expect(shown.stdout).toMatch(new RegExp(`Refused \\(never remembered\\), newest first, 10 of ${HOSTILE.length}:\\n {2}- ".+": it `));
 
     // A number that is not pending: one line, nothing approved.
     const wrong = await sb.run(["memory", "approve", "9999"]);

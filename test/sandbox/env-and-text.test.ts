@@ -42,6 +42,17 @@ describe("terminal-safe text", () => {
     expect(stripControl(hostile)).toBe("abcd\ne\tf");
   });
 
+  it("what the user reads is what is there: line separators break lines, zero-width characters go, hidden text shows as \uFFFD", () => {
+    // U+2028 draws as nothing on many terminals: "ok" and the rest would look like one line.
+    expect(stripControl("ok\u2028rm -rf ~\u2029done")).toBe("ok\nrm -rf ~\ndone");
+    expect(stripControl("yo\u200blo \u2060a\ufeffb\u180ec\u2062d")).toBe("yolo abcd");
+    // Tag characters spell "rm -rf ~" invisibly (ASCII smuggling): one visible mark instead of nothing.
+    const smuggled = [..."rm -rf ~"].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");
+    expect(stripControl(`fine${smuggled} text\u3164x`)).toBe("fine\ufffd text\ufffdx");
+    // Characters that shape visible text stay: an emoji family (ZWJ), a Persian ZWNJ, a variation selector.
+    for (const kept of ["\u{1f468}\u200d\u{1f469}\u200d\u{1f467}", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645", "\u2764\ufe0f"]) expect(stripControl(kept)).toBe(kept);
+  });
+
   it("masks credentials in URLs", () => {
     expect(maskUrlCredentials("retrying https://bob:s3cret@api.example.com/v1 (429)")).toBe("retrying https://bob:****@api.example.com/v1 (429)");
     expect(maskUrlCredentials("postgres://:pw@h/d")).toBe("postgres://:****@h/d");
