@@ -76,7 +76,7 @@ describe.runIf(HAS_BWRAP)("the sandbox's edges (bwrap)", () => {
       }
       return { content: "ok" };
     });
-    const r = await sb.run(["run", "--no-network", "probe twice"]);
+    const r = await sb.run(["run", "--no-network", "--yes", "probe twice"]); // the probe connects: approved
     expect(r.exitCode, r.stderr).toBe(0);
     const results = toolResults(e2e.server.requests.at(-1)!);
     expect(results.start).toContain("started");
