@@ -3,34 +3,19 @@
 // fact is refused whole, never trimmed; the secret paths the sandbox hides are the ones the memory refuses (one
 // list); and the review: learned facts are pending, approval re-checks them, a store from before review and policy
 // keeps its facts approved but no longer shows the ones the policy refuses now.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkFact } from "../../src/memory/fact-filter.js";
 import { policyForm } from "../../src/memory/fact-policy.js";
-import { MAX_FACTS, MemoryStore } from "../../src/memory/store.js";
+import { MAX_FACTS } from "../../src/memory/store.js";
 import * as sandboxList from "../../src/sandbox/bwrap-args.js";
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../../src/vocabulary/secret-paths.js";
 import { BENIGN_FACTS, HOSTILE_FACTS } from "./fixtures/poisoning.js";
+import { useMemoryStores } from "../support/memory-stores.js";
 
-const dirs: string[] = [];
-const stores: MemoryStore[] = [];
-afterEach(() => {
-  stores.splice(0).forEach((s) => s.close());
-  dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true }));
-});
-function home() {
-  const d = mkdtempSync(join(tmpdir(), "deerflow-policy-"));
-  dirs.push(d);
-  return d;
-}
-const open = (h: string) => {
-  const s = new MemoryStore(h);
-  stores.push(s);
-  return s;
-};
+const { home, open } = useMemoryStores("deerflow-policy-");
 
 describe("the fact policy", () => {
   it("the fixture is the size the issue asks for", () => {

@@ -1,32 +1,15 @@
 // The memory store on a real SQLite file, attacked: secret shapes and instructions offered as facts, escape
 // sequences, the same fact twice, more facts than the cap, and two stores (two processes' worth of connections)
 // claiming the queue at once; a claim left by a dead process is taken over.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { checkFact } from "../../src/memory/fact-filter.js";
-import { MAX_FACTS, MemoryStore } from "../../src/memory/store.js";
+import { MAX_FACTS } from "../../src/memory/store.js";
 import { parseExtraction } from "../../src/memory/extract.js";
 import { runTranscript } from "../../src/memory/transcript.js";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
+import { useMemoryStores } from "../support/memory-stores.js";
 
-const dirs: string[] = [];
-const stores: MemoryStore[] = [];
-afterEach(() => {
-  stores.splice(0).forEach((s) => s.close());
-  dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true }));
-});
-function home() {
-  const d = mkdtempSync(join(tmpdir(), "deerflow-memory-"));
-  dirs.push(d);
-  return d;
-}
-const open = (h: string) => {
-  const s = new MemoryStore(h);
-  stores.push(s);
-  return s;
-};
+const { home, open } = useMemoryStores("deerflow-memory-");
 
 describe("what may become a fact", () => {
   it.each([
