@@ -73,7 +73,7 @@ export const GIT_CONTROL_REASON = "writes git's configuration or hooks (.git/con
 // --- the home directory
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-const HOME_WORD = /(?:^|[\s=:'",])~[\w.-]*(?:\/|$|[\s'",;)])|\$\{?HOME\b/;
+const HOME_WORD = /(?:^|[\s=:'",])~(?:[a-z_][\w-]*)?(?:\/|$|[\s'",;)])|\$\{?HOME\b/;
 
 /** The home directory's literal path, when it is one worth matching (not unset, not the root). */
 function homePath(): string | undefined {

@@ -756,6 +756,11 @@ describe("auditCommand: writes into .git control files and the home directory (i
       vi.unstubAllEnvs();
     }
   });
+  it("a version range or a revision is not the home directory", async () => {
+    expect(await auditCommand(`sed -i 's/"lodash": "~4.1"/"lodash": "~4.2"/' package.json`)).toEqual({ verdict: "edit", reason: "writes files (ask mode asks before edits)" });
+    expect(await auditCommand("git checkout HEAD~1 -- a.ts")).not.toEqual(expect.objectContaining({ reason: expect.stringMatching(/home directory/) }));
+    expect((await auditCommand("cp a ~root/")).verdict).toBe("ask");
+  });
   it("keeps the most severe verdict: a block stays a block", async () => {
     expect((await auditCommand("rm -rf ~")).verdict).toBe("block");
     expect((await auditCommand("echo x > .git/hooks/pre-commit; rm -rf /")).verdict).toBe("block");
