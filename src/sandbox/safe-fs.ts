@@ -34,6 +34,18 @@ function label(hostPath: string, mounts: ThreadPaths): string {
   }
 }
 
+/**
+ * git's own directory (`.git/config`, `.git/hooks/*`) holds commands the user's git runs later on the host, outside
+ * any sandbox; a `.git` FILE redirects git to another directory. The file tools never write there (nor create a
+ * directory there): git writes it through the git command, which the shell audit judges.
+ */
+const GIT_INTERNAL = /(?:^|\/)\.git(?:\/|$)/i;
+export function refuseGitInternalWrite(virtualPath: string): void {
+  if (GIT_INTERNAL.test(virtualPath)) {
+    throw new SandboxPathError(`${virtualPath} is inside git's own directory (.git: its config and hooks run commands on your host); the file tools do not write there. Use the git command (e.g. git config) instead.`);
+  }
+}
+
 /** The real path of an open fd; falls back to realpath + inode comparison where /proc is unavailable. */
 async function fdRealPath(fh: FileHandle, hostPath: string, st: Stats): Promise<string | undefined> {
   try {
@@ -63,7 +75,11 @@ async function verifyFd(fh: FileHandle, hostPath: string, mounts: ThreadPaths): 
   return { st, real, inside, linksReadable: hardLinksReadable(mounts) };
 }
 
-function refuseFor(v: Verified, what: string, op: "read" | "write"): SandboxPathError | undefined {
+function refuseFor(v: Verified, what: string, op: "read" | "write", mounts?: ThreadPaths): SandboxPathError | undefined {
+  // The checked path may pass a symlinked directory: judge where the write really lands.
+  if (op === "write" && v.real !== undefined && mounts !== undefined && GIT_INTERNAL.test(label(v.real, mounts))) {
+    return new SandboxPathError(`${what} leads into git's own directory (.git: its config and hooks run commands on your host); the file tools do not write there.`);
+  }
   if (!v.inside) return new SandboxPathError(`${what} turned out to be outside the thread's directories when opened (a symlink was swapped in?); refusing to ${op} it.`);
   if (!v.st.isFile()) return new SandboxPathError(`${what} is not a regular file (device, FIFO, socket or directory); refusing to ${op} it.`);
   if (v.st.nlink > 1 && !v.linksReadable) {
@@ -192,6 +208,7 @@ export async function safeStat(hostPath: string, mounts: ThreadPaths): Promise<S
  * (never a file, never bytes); the write is then refused.
  */
 export async function safeMkdirp(dirHostPath: string, mounts: ThreadPaths): Promise<void> {
+  refuseGitInternalWrite(label(dirHostPath, mounts));
   const chain: string[] = [];
   let p = resolve(dirHostPath);
   for (;;) {
@@ -232,6 +249,7 @@ export async function safeWriteFile(
   options: { append?: boolean } = {},
 ): Promise<SafeWriteResult> {
   const what = label(hostPath, mounts);
+  refuseGitInternalWrite(what);
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   await safeFsTestHooks.beforeOpen?.(hostPath, "write");
   const base = O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
@@ -252,7 +270,7 @@ export async function safeWriteFile(
   let replaced = false;
   try {
     const v = await verifyFd(fh, hostPath, mounts);
-    const refusal = refuseFor(v, what, "write");
+    const refusal = refuseFor(v, what, "write", mounts);
     if (refusal) {
       if (created) {
         // Remove exactly what we created (the fd's real path, wherever it landed); it is still empty.

@@ -33,6 +33,7 @@ import { type Cwd, INTERPRETERS, type Pipeline, SHELLS, SYSTEM_DIRS, type Simple
 import { codeEnvVar } from "./code-env.js";
 import { GIT_RULES, gitShellAliases } from "./shell-git.js";
 import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
+import { GIT_CONTROL_REASON, HOME_REASON, touchesHome, writesGitControl } from "./shell-rules-paths.js";
 import { assignedCode, editorRunsShell, editorScripts, embeddedShell, runsNetworkWithRuntimeText, sqliteRisk, tarDir, tarRemovesFiles } from "./shell-rules-io.js";
 
 export type AuditVerdict = "allow" | "edit" | "ask" | "block";
@@ -198,6 +199,8 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "ask", reason: "awk runs shell commands (system, a pipe to a command)", cmd: /^[gmn]?awk$/, args: /system\s*\(|\|\s*"|"\s*\|\s*getline/ },
   // Dotfiles in the home directory run code later (.bashrc, .ssh/authorized_keys): never an ordinary edit.
   { verdict: "ask", reason: "writes in the home directory (outside the workspace)", test: (c) => writeTargets(c).some((t) => HOMEISH.test(t)) || (atHomeOrRoot(c.cwd) && writeTargets(c).length > 0) },
+  { verdict: "ask", reason: GIT_CONTROL_REASON, test: writesGitControl },
+  { verdict: "ask", reason: HOME_REASON, test: touchesHome },
   { verdict: "ask", reason: "writes files after cd left the workspace (or went somewhere the audit cannot know)", test: (c) => awayFromWorkspace(c.cwd) && writeTargets(c).length > 0 },
   {
     verdict: "ask",

