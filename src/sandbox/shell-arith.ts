@@ -18,7 +18,7 @@ const children = (n: Node) => n.namedChildren.filter((c): c is Node => c !== nul
 function plainValue(n: Node | null): boolean {
   if (!n) return true;
   if (n.type === "number" || n.type === "arithmetic_expansion") return true;
-  if (n.type === "array") return children(n).every(plainValue);
+  if (n.type === "array" || n.type === "brace_expression") return children(n).every(plainValue);
   if (n.type === "word" || n.type === "raw_string") return !/[[$`\\]/.test(n.text);
   if (n.type === "string") return children(n).every((c) => c.type === "string_content" && !/[[$`\\]/.test(c.text));
   // `$(seq 1 10)`: numbers.
