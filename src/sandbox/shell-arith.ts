@@ -12,6 +12,11 @@ const IDENT = /(?<![\w#@])[A-Za-z_]\w*/g;
 const TEST_ARITH = /^-(?:eq|ne|lt|le|gt|ge)$/;
 const SUBSTITUTION = new Set(["command_substitution", "process_substitution"]);
 
+const COUNTS = [
+  /^\$\(\s*seq(?:\s+-?[\d.]+){1,3}\s*\)$/,
+  /^\$\((?:[^()`]*\|)?\s*wc\s+-[lcmw]\s*(?:<\s*[^\s()`;|&<>]+\s*)?\)$/,
+  /^\$\(\s*grep\s+(?:-(?![a-zA-Z]*[HrR])[a-zA-Z]*c[a-zA-Z]*\s+)(?:-(?![a-zA-Z]*[HrR])\w+\s+)*(?:'[^']*'|"[^"$`]*"|[^\s'"$`()]+)(?:\s+[^\s'"$`()|;&<>*?[]+)?\s*\)$/,
+];
 const children = (n: Node) => n.namedChildren.filter((c): c is Node => c !== null);
 
 /** A value that bash cannot turn into code when it evaluates it: a number, a plain word, an arithmetic result. */
@@ -21,8 +26,8 @@ function plainValue(n: Node | null): boolean {
   if (n.type === "array" || n.type === "brace_expression") return children(n).every(plainValue);
   if (n.type === "word" || n.type === "raw_string") return !/[[$`\\]/.test(n.text);
   if (n.type === "string") return children(n).every((c) => c.type === "string_content" && !/[[$`\\]/.test(c.text));
-  // `$(seq 1 10)`: numbers.
-  if (n.type === "command_substitution") return /^\$\(\s*seq(?:\s+-?[\d.]+){1,3}\s*\)$/.test(n.text);
+  // Substitutions that print a number: `$(seq 1 10)`, `$(… | wc -l)`, `$(wc -l < f)`, `$(grep -c re f)` (one file: no name).
+  if (n.type === "command_substitution") return COUNTS.some((re) => re.test(n.text));
   return false;
 }
 

@@ -620,6 +620,8 @@ const ASK_HIDDEN: string[] = [
   "[[ -v 'a[$(rm -rf ~)]' ]]",
   "unset 'a[$(rm -rf ~)]'",
   "x=$(cat data.txt); echo $((x + 1))",
+  "n=$(grep -Hc x a); echo $((n))",
+  "n=$(wc -l *); echo $((n))",
   "echo $((x))",
   "echo $(($x))",
   "read n < f; (( n > 2 ))",
@@ -683,6 +685,11 @@ const ALLOW_HIDDEN: string[] = [
   "read -r line < f",
   "while read -r line; do echo \"$line\"; done < f",
   "git difftool --stat",
+  'for f in *.log; do n=$(wc -l < "$f"); echo $((n)); done',
+  "count=$(grep -c x f); if [[ $count -gt 0 ]]; then echo y; fi",
+  "n=$(cat f | wc -l); echo $((n + 1))",
+  "echo $(( $(wc -l < f) + 1 ))",
+  "i=0; while [ $i -lt 3 ]; do i=$((i+1)); done",
 ];
 
 describe("auditCommand", () => {
