@@ -45,6 +45,7 @@ export const CODE_ENV: Readonly<Record<string, CodeEnvVar>> = {
   ENV: { why: "sh sources that file at start" },
   ZDOTDIR: { why: "zsh sources its startup files from there" },
   PROMPT_COMMAND: { why: "bash runs it before each prompt", shell: true },
+  PS4: { why: "bash expands it (running its $(…)) before each command traced by set -x", shell: true },
   LD_PRELOAD: { why: "every program loads that library first" },
   LD_LIBRARY_PATH: { why: "every program loads its libraries from there first" },
   LD_AUDIT: { why: "every program loads that library" },

@@ -20,6 +20,9 @@
 //   truncate, dd of=, patch, git apply, downloads to a file, interpreter code opening files for writing) are "edit".
 //   Programs that write on their own (a build, a script) cannot be known before they run; the run's rewind
 //   snapshot covers them.
+// - Code bash runs later asks, or is judged when literal: a value holding `$(…)` that arithmetic or a subscript
+//   would run, arithmetic on a variable the line did not set plainly (shell-arith.ts), `trap '…'`, sed's `e`,
+//   `env -S`/`flock -c`/`watch`/`script -c` code, callbacks and unreadable code runners (shell-rules-code.ts).
 // - A command that does not parse as bash asks (bash and the grammar may disagree on it).
 // - Code run through configuration asks, and is judged when it is literal: setting a variable that makes programs
 //   run code (code-env.ts: GIT_SSH_COMMAND, PAGER, LD_PRELOAD, BASH_ENV …), git's code-running keys and history
@@ -32,6 +35,7 @@
 import { type Cwd, INTERPRETERS, type Pipeline, SHELLS, SYSTEM_DIRS, type SimpleCommand, isFlag, walkDown } from "./shell-command.js";
 import { codeEnvVar } from "./code-env.js";
 import { GIT_RULES, gitShellAliases } from "./shell-git.js";
+import { CODE_RULES, sedRuns, sedWrites } from "./shell-rules-code.js";
 import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
 import { GIT_CONTROL_REASON, HOME_REASON, touchesHome, writesGitControl } from "./shell-rules-paths.js";
 import { assignedCode, editorRunsShell, editorScripts, embeddedShell, runsNetworkWithRuntimeText, sqliteRisk, tarDir, tarRemovesFiles } from "./shell-rules-io.js";
@@ -121,6 +125,7 @@ function writeTargets(c: SimpleCommand): string[] {
   if (/^(?:sed|perl|ruby)$/.test(c.name) && c.args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"))) targets.push(...operands(c.args));
   if (c.name === "dd") targets.push(...c.args.filter((a) => a.startsWith("of=")).map((a) => a.slice(3)));
   if (/^(?:tar|bsdtar)$/.test(c.name) && (tarExtracts(c) || tarRemovesFiles(c))) targets.push(tarDir(c) ?? ".");
+  targets.push(...sedWrites(c).filter((t) => !notAFile({ op: ">", target: t })));
   return targets;
 }
 
@@ -214,6 +219,7 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "ask", reason: "a network command sends text computed at run time ($(…), $VAR): possible exfiltration", test: runsNetworkWithRuntimeText },
   { verdict: "ask", reason: "sqlite3 on a database outside the workspace, or running shell commands or extensions", cmd: /^sqlite3?$/, test: (c) => sqliteRisk(c) === "ask" },
   { verdict: "ask", reason: "an editor script runs shell commands (ed/ex/vim `!`)", test: editorRunsShell },
+  ...CODE_RULES,
 
   // --- ask first: the known shapes
   { verdict: "ask", reason: "tar --remove-files deletes the files it archives", cmd: /^(?:tar|bsdtar)$/, test: tarRemovesFiles },
@@ -243,6 +249,7 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "edit", reason: WRITES, cmd: /^(?:cp|mv|touch|mkdir|ln|rm|rmdir|unlink|shred|truncate|install|patch|rsync)$/ },
   { verdict: "edit", reason: WRITES, cmd: /^tee$/, test: (c) => operands(c.args).some((a) => !notAFile({ op: ">", target: a })) },
   { verdict: "edit", reason: WRITES, cmd: /^(?:sed|perl|ruby)$/, args: / (?:-[a-zA-Z]*i\S*|--in-place\S*) / },
+  { verdict: "edit", reason: WRITES, cmd: /^g?sed$/, test: (c) => sedWrites(c).some((t) => !notAFile({ op: ">", target: t })) },
   { verdict: "edit", reason: WRITES, cmd: /^dd$/, test: (c) => c.args.some((a) => a.startsWith("of=") && !notAFile({ op: ">", target: a.slice(3) })) },
   ...GIT_RULES.filter((r) => r.verdict === "edit").map((r) => ({ ...r, cmd: /^git$/ })),
   { verdict: "edit", reason: WRITES, cmd: /^curl$/, args: / (?:-[a-zA-Z]*[oO]\S*|--output(?:=\S+)?|--remote-name\S*) / },
@@ -311,9 +318,10 @@ function audit(command: string, depth: number, cwd: Cwd): AuditResult {
         if (rule.verdict === "block") break;
       }
       // Literal code it also runs: `bash -c`, `find -exec`, a `git -c alias.x=!…` alias, `GIT_SSH_COMMAND='…'`, vim's `-c '!…'`.
-      for (const code of [...c.code, ...gitShellAliases(c), ...assignedCode(c), ...embeddedShell(c)]) consider(audit(code, depth + 1, c.cwd));
+      for (const code of [...c.code, ...gitShellAliases(c), ...assignedCode(c), ...embeddedShell(c), ...sedRuns(c)]) consider(audit(code, depth + 1, c.cwd));
     });
   }
+  if (script.unknownArithmetic) consider({ verdict: "ask", reason: "arithmetic on a variable this command line did not set (its value may hold a command substitution that bash would run)" });
   if (script.syntaxError) consider({ verdict: "ask", reason: "the command does not parse as bash (it asks rather than guess what runs)" });
   return best;
 }

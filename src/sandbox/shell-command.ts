@@ -32,6 +32,8 @@ export interface SimpleCommand {
   args: string[];
   /** Per argument: it contains an expansion or substitution (its value is known only at run time). */
   dynamicArgs: boolean[];
+  /** Per argument: its literal text holds code (`'a[$(…)]'`), see Word. */
+  heldCode?: boolean[];
   redirects: Redirect[];
   /** Wrappers in front of the program (`sudo`, `xargs`, `env`…), by basename. */
   via: string[];
@@ -55,19 +57,25 @@ export interface Assignment {
   value: string;
   /** The value holds an expansion (known only at run time). */
   dynamic: boolean;
+  /** The value's literal text holds `$(`, `${` or a backtick (see Word). */
+  heldCode?: boolean;
 }
 
 /** `NAME=value` (or `NAME+=value`) as an assignment, else undefined. */
 export function assignmentOf(w: Word): Assignment | undefined {
   const m = /^([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=(.*)$/s.exec(w.text);
-  return m ? { name: m[1]!, value: m[2]!, dynamic: w.dynamic } : undefined;
+  return m ? { name: m[1]!, value: m[2]!, dynamic: w.dynamic, heldCode: w.heldCode } : undefined;
 }
 
 /** One word as bash will pass it: quotes removed, expansions as written; `dynamic` when it holds an expansion. */
 export interface Word {
   text: string;
   dynamic: boolean;
+  /** Literal text (quoted or escaped) that holds `$(`, `${` or a backtick: code if bash evaluates the value later. */
+  heldCode?: boolean;
 }
+/** Code-shaped text in a literal string: arithmetic or an array subscript that reads the value would run it. */
+export const HELD_CODE = /\$\(|\$\{|`/;
 
 const MAX_BRACE_WORDS = 64;
 /** Brace expansion as bash does it (`{a,b}c` → `ac bc`), capped. */
@@ -88,24 +96,45 @@ export function expandBraces(text: string): string[] {
 const WRAPPERS: Record<string, Set<string>> = {
   sudo: new Set(["-u", "-g", "-U", "-C", "-h", "-p", "-r", "-t", "-D", "-R", "-T"]),
   doas: new Set(["-u", "-C"]),
-  env: new Set(["-u", "-C", "-S", "--unset", "--chdir"]),
+  env: new Set(["-u", "-C", "-S", "--unset", "--chdir", "--split-string"]),
   nice: new Set(["-n", "--adjustment"]),
-  ionice: new Set(["-c", "-n", "-p"]),
+  ionice: new Set(["-c", "-n", "-p", "--class", "--classdata"]),
   nohup: new Set(),
   command: new Set(),
   builtin: new Set(),
   exec: new Set(["-a"]),
-  time: new Set(["-f", "-o"]),
+  time: new Set(["-f", "-o", "--format", "--output"]),
   stdbuf: new Set(["-i", "-o", "-e"]),
   timeout: new Set(["-s", "-k", "--signal", "--kill-after"]),
   xargs: new Set(["-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--max-args", "--delimiter"]),
-  watch: new Set(["-n", "-d", "--interval"]),
   unbuffer: new Set(),
   setsid: new Set(),
   busybox: new Set(),
   toybox: new Set(),
   chroot: new Set(),
+  flock: new Set(["-w", "--wait", "--timeout", "-E", "--conflict-exit-code", "-c", "--command"]),
+  taskset: new Set(),
+  chrt: new Set(["-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"]),
+  strace: new Set(["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-P", "-X", "--output", "--attach", "--user", "--env"]),
+  ltrace: new Set(["-o", "-e", "-p", "-s", "-u", "-a", "-n", "-l", "-w", "-A", "-D", "-F", "--output", "--library"]),
+  chronic: new Set(),
+  unshare: new Set(["-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd", "--map-user", "--map-group", "--propagation"]),
+  setpriv: new Set(["--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"]),
+  caffeinate: new Set(["-t", "-w"]),
 };
+/** Wrappers whose first operand is not the command: flock's lock file, taskset's mask, chrt's priority, timeout's duration, chroot's root. */
+const SKIPS_OPERAND = /^(?:flock|taskset|chrt|timeout|chroot)$/;
+/** A wrapper option whose value is a command line (`env -S '…'`, `flock -c '…'`), or one that changes directory (`env -C dir`). */
+function wrapperValue(wrapper: string, a: string): { kind: "code" | "chdir"; attached?: string } | undefined {
+  if (wrapper === "env") {
+    if (a === "-S" || a === "--split-string") return { kind: "code" };
+    if (/^(?:-S.|--split-string=)/.test(a)) return { kind: "code", attached: a.startsWith("--") ? a.slice(15) : a.slice(2) };
+    if (a === "-C" || a === "--chdir") return { kind: "chdir" };
+    if (/^(?:-C.|--chdir=)/.test(a)) return { kind: "chdir", attached: a.startsWith("--") ? a.slice(8) : a.slice(2) };
+  }
+  if (wrapper === "flock" && (a === "-c" || a === "--command")) return { kind: "code" };
+  return undefined;
+}
 
 export function basename(p: string): string {
   const b = p.replace(/\/+$/, "");
@@ -115,6 +144,9 @@ export function basename(p: string): string {
 export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirects" | "stdinText" | "stdinDynamic">, cwd: Cwd, assigns: Assignment[] = []): SimpleCommand {
   const via: string[] = [];
   assigns = [...assigns];
+  const wrapped: string[] = []; // code a wrapper option holds (`env -S`, `flock -c`)
+  let dynamicWrapped = false;
+  let chdir: Word | undefined;
   let k = 0;
   for (;;) {
     const w = words[k];
@@ -130,6 +162,7 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
     if (!opts) break;
     via.push(wrapper);
     k++;
+    let skipped = false;
     while (k < words.length) {
       const a = words[k]!.text;
       if (a === "--") {
@@ -137,21 +170,29 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
         break;
       }
       const envAssigned = wrapper === "env" ? assignmentOf(words[k]!) : undefined;
+      const special = wrapperValue(wrapper, a);
       if (envAssigned) {
         assigns.push(envAssigned);
         k++;
+      } else if (special) {
+        const value: Word | undefined = special.attached !== undefined ? { text: special.attached, dynamic: words[k]!.dynamic } : words[k + 1];
+        k += special.attached !== undefined ? 1 : 2;
+        if (special.kind === "chdir") chdir = value ?? { text: "", dynamic: true };
+        else if (value?.dynamic) dynamicWrapped = true;
+        else if (value) wrapped.push(value.text);
       } else if (isFlag(a)) k += opts.has(a) ? 2 : 1;
-      else break;
+      else if (SKIPS_OPERAND.test(wrapper) && !skipped && k < words.length) {
+        skipped = true; // flock's file, taskset's mask… (options may follow it: `flock f -c '…'`)
+        k++;
+      } else break;
     }
-    if (wrapper === "timeout" && k < words.length) k++; // the duration
-    if (wrapper === "chroot" && k < words.length) k++; // the new root
   }
   const first = words[k];
   const name = first === undefined ? "" : basename(first.text);
   const rest = words.slice(k + 1);
   const args = rest.map((w) => w.text);
-  const simple: SimpleCommand = { name, dynamicName: first?.dynamic ?? false, args, dynamicArgs: rest.map((w) => w.dynamic), via, assigns, code: [], ...redirects, cwd: { ...cwd } };
-  simple.code = literalCode(simple);
+  const simple: SimpleCommand = { name, dynamicName: (first?.dynamic ?? false) || dynamicWrapped, args, dynamicArgs: rest.map((w) => w.dynamic), heldCode: rest.map((w) => w.heldCode === true), via, assigns, code: [], ...redirects, cwd: chdir === undefined ? { ...cwd } : cdTarget(cwd, { args: [chdir.text], dynamicArgs: [chdir.dynamic] }) };
+  simple.code = [...wrapped, ...literalCode(simple)];
   return simple;
 }
 
@@ -165,6 +206,23 @@ function literalCode(c: SimpleCommand): string[] {
     if (ci < 0 && c.stdinText !== undefined && !c.stdinDynamic) code.push(c.stdinText);
   }
   if (name === "eval" && !c.dynamicArgs.some(Boolean)) code.push(args.join(" "));
+  // `trap '<code>' EXIT|DEBUG|…`: bash runs the code later (`trap - SIG`, `trap -p`, `trap -l` run nothing).
+  if (name === "trap") {
+    const i = args.findIndex((a) => a !== "--");
+    if (i >= 0 && args.length > i + 1 && !isFlag(args[i]!) && !c.dynamicArgs[i]) code.push(args[i]!);
+  }
+  // `watch 'cmd'` and `script -c 'cmd'` hand their command to `sh -c`.
+  if (name === "watch") {
+    let j = 0;
+    while (j < args.length && isFlag(args[j]!)) j += /^(?:-n|--interval|-q|--equexit)$/.test(args[j]!) ? 2 : 1;
+    if (j < args.length && !c.dynamicArgs.slice(j).some(Boolean)) code.push(args.slice(j).join(" "));
+  }
+  if (name === "script") {
+    const ci = args.findIndex((a) => /^-[a-zA-Z]*c$/.test(a) || a === "--command");
+    const eq = args.find((a) => a.startsWith("--command="));
+    if (ci >= 0 && args[ci + 1] !== undefined && !c.dynamicArgs[ci + 1]) code.push(args[ci + 1]!);
+    if (eq !== undefined) code.push(eq.slice(10));
+  }
   if (name === "find") {
     for (let j = 0; j < args.length; j++) {
       if (!/^-(?:exec|execdir|ok|okdir)$/.test(args[j]!)) continue;
@@ -179,7 +237,7 @@ function literalCode(c: SimpleCommand): string[] {
 const WORKSPACE = `${VIRTUAL_ROOT}/workspace`;
 
 /** Where `cd <operand>` from `cwd` leads. */
-export function cdTarget(cwd: Cwd, c: SimpleCommand): Cwd {
+export function cdTarget(cwd: Cwd, c: Pick<SimpleCommand, "args" | "dynamicArgs">): Cwd {
   const i = c.args.findIndex((a) => !/^-[LPe@]+$/.test(a));
   if (i < 0) return { at: "home" };
   const dir = c.args[i]!;

@@ -120,6 +120,7 @@ export const GIT_RULES: readonly GitRule[] = [
   { verdict: "ask", reason: "git filter-branch/filter-repo rewrites the whole history", test: (c) => /^filter-(?:branch|repo)$/.test(sub(c)) },
   { verdict: "ask", reason: "git worktree remove --force deletes a worktree with its uncommitted changes", test: (c) => sub(c) === "worktree" && rest(c)[0] === "remove" && has(c, /^-[a-zA-Z]*f|^--force$/) },
   { verdict: "ask", reason: "git rm -r/-f deletes tracked files (recursively or with their changes)", test: (c) => sub(c) === "rm" && !has(c, /^--cached$/) && has(c, /^-[a-zA-Z]*[rf][a-zA-Z]*$|^--force$/) },
+  { verdict: "ask", reason: "git difftool -x / bisect run runs a command given on its command line", test: (c) => (sub(c) === "difftool" && has(c, /^(?:-x|--extcmd)(?:=.*)?$|^-x./)) || (sub(c) === "bisect" && rest(c)[0] === "run") },
   { verdict: "ask", reason: "git commit --amend replaces the last commit (it may already be pushed)", test: (c) => sub(c) === "commit" && has(c, /^--amend$/) },
   { verdict: "ask", reason: "git rebase rewrites the branch's commits (the originals survive only in the reflog)", test: (c) => sub(c) === "rebase" && !has(c, /^--(?:continue|abort|skip|quit|show-current-patch)$/) },
   {

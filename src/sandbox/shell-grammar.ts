@@ -11,12 +11,15 @@
 // is built, long before the first tool call); parsing is synchronous after that.
 import { createRequire } from "node:module";
 import type { Language as TSLanguage, Node, Parser as TSParser } from "web-tree-sitter";
-import { type Assignment, type Cwd, type Pipeline, type Redirect, type SimpleCommand, type Word, cdTarget, expandBraces, normalise } from "./shell-command.js";
+import { arithmeticReadsUnknown } from "./shell-arith.js";
+import { type Assignment, type Cwd, HELD_CODE, type Pipeline, type Redirect, type SimpleCommand, type Word, cdTarget, expandBraces, normalise } from "./shell-command.js";
 
 export interface ShellScript {
   pipelines: Pipeline[];
   /** The grammar found a syntax error (the audit asks rather than guess what bash makes of it). */
   syntaxError: boolean;
+  /** Arithmetic reads a variable the line did not set plainly (shell-arith.ts): its value may hold code. */
+  unknownArithmetic: boolean;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -56,11 +59,11 @@ export function parseShell(command: string, cwd: Cwd = { at: "workspace", depth:
   if (!parser) throw new Error(`the bash grammar is not loaded${loadError ? `: ${loadError}` : ""}`);
   // Bash drops a backslash-newline before it splits words (`r\<newline>m` is `rm`); the grammar splits there.
   const tree = parser.parse(command.replace(/(^|[^\\])((?:\\\\)*)\\\n/g, "$1$2"));
-  if (!tree) return { pipelines: [], syntaxError: true };
+  if (!tree) return { pipelines: [], syntaxError: true, unknownArithmetic: false };
   try {
     const ctx: Walk = { pipelines: [], cwd: { ...cwd }, functions: new Map(), calling: new Set() };
     walk(tree.rootNode, ctx);
-    return { pipelines: ctx.pipelines, syntaxError: tree.rootNode.hasError };
+    return { pipelines: ctx.pipelines, syntaxError: tree.rootNode.hasError, unknownArithmetic: arithmeticReadsUnknown(tree.rootNode) };
   } finally {
     tree.delete(); // the tree lives in WebAssembly memory
   }
@@ -78,28 +81,36 @@ function hasExpansion(node: Node): boolean {
   return node.namedChildren.some((c) => c !== null && hasExpansion(c));
 }
 
+const held = (literal: string) => HELD_CODE.test(literal);
+
 function wordOf(node: Node): Word {
   switch (node.type) {
-    case "word":
-      return { text: unescape(node.text), dynamic: false };
+    case "word": {
+      const text = unescape(node.text);
+      return { text, dynamic: false, heldCode: held(text) };
+    }
     case "raw_string":
-      return { text: node.text.slice(1, -1), dynamic: false };
+      return { text: node.text.slice(1, -1), dynamic: false, heldCode: held(node.text) };
     case "ansi_c_string":
-      return { text: node.text.slice(2, -1), dynamic: false };
+      return { text: node.text.slice(2, -1), dynamic: false, heldCode: held(node.text) };
     case "string": {
       // children: `"`, string_content, expansions, `"`
       let text = "";
+      let literal = "";
       for (const c of node.children) {
         if (!c || c.type === '"') continue;
-        text += c.type === "string_content" ? c.text.replace(/\\([$`"\\\n])/g, "$1") : c.text;
+        const piece = c.type === "string_content" ? c.text.replace(/\\([$`"\\\n])/g, "$1") : c.text;
+        if (c.type === "string_content") literal += piece;
+        text += piece;
       }
-      return { text, dynamic: hasExpansion(node) };
+      return { text, dynamic: hasExpansion(node), heldCode: held(literal) };
     }
     case "concatenation": {
       const parts = node.namedChildren.filter((c): c is Node => c !== null).map(wordOf);
       // A bare `$` or glob piece of a concatenation has no named node: fall back to the source for those.
       const text = parts.length ? parts.map((p) => p.text).join("") : unescape(node.text);
-      return { text: parts.length === node.children.length ? text : unescape(node.text), dynamic: parts.some((p) => p.dynamic) };
+      const heldCode = parts.some((p) => p.heldCode) || (!parts.some((p) => p.dynamic) && held(text));
+      return { text: parts.length === node.children.length ? text : unescape(node.text), dynamic: parts.some((p) => p.dynamic), heldCode };
     }
     default:
       return { text: node.text, dynamic: hasExpansion(node) || EXPANSIONS.has(node.type) };
@@ -178,8 +189,24 @@ function walk(node: Node, ctx: Walk): void {
       // `export VAR=…`, `declare -x VAR=…`, a bare `VAR=…` (it changes an already exported variable too).
       const assigns = (node.type === "declaration_command" || node.type === "variable_assignments" ? node.namedChildren : [node]).filter((c): c is Node => c?.type === "variable_assignment").map(assignmentNode);
       const name = node.type === "declaration_command" ? (node.children[0]?.text ?? "") : "";
-      push({ name, dynamicName: false, args: [], dynamicArgs: [], via: [], assigns, code: [], cwd: { ...ctx.cwd }, redirects: [] }, ctx);
+      // Its other words (`-x`, `$x=…`, `'a[$(…)]'`): flags, and names the audit may not be able to read.
+      const words = name ? node.namedChildren.filter((c): c is Node => c !== null && isWordNode(c)).map(wordOf) : [];
+      const args = words.map((w) => w.text);
+      push({ name, dynamicName: false, args, dynamicArgs: words.map((w) => w.dynamic), heldCode: words.map((w) => w.heldCode === true), via: [], assigns, code: [], cwd: { ...ctx.cwd }, redirects: [] }, ctx);
       for (const c of node.namedChildren) if (c) walkSubstitutions(c, ctx);
+      return;
+    }
+    case "unset_command":
+    case "unary_expression": {
+      // `unset 'a[…]'`, `[ -v 'a[…]' ]`: the name is evaluated as a subscript (judged like a command's words).
+      const op = node.childForFieldName("operator")?.text;
+      if (node.type === "unset_command" || (node.parent?.type === "test_command" && (op === "-v" || op === "-R"))) {
+        const words = node.namedChildren.filter((c): c is Node => c !== null && (isWordNode(c) || c.type === "variable_name")).map(wordOf);
+        const args = op ? [op, ...words.map((w) => w.text)] : words.map((w) => w.text);
+        const flags = op ? [false, ...words.map((w) => w.heldCode === true)] : words.map((w) => w.heldCode === true);
+        push({ name: op ? "[" : "unset", dynamicName: false, args, dynamicArgs: op ? [false, ...words.map((w) => w.dynamic)] : words.map((w) => w.dynamic), heldCode: flags, via: [], assigns: [], code: [], cwd: { ...ctx.cwd }, redirects: [] }, ctx);
+      }
+      for (const c of node.namedChildren) if (c) walk(c, ctx);
       return;
     }
     case "heredoc_body":
@@ -258,7 +285,7 @@ function redirectsOf(nodes: Node[], ctx: Walk): Pick<SimpleCommand, "redirects" 
 function assignmentNode(node: Node): Assignment {
   const value = node.childForFieldName("value");
   const w = value ? wordOf(value) : { text: "", dynamic: false };
-  return { name: node.childForFieldName("name")?.text.replace(/\[.*$/s, "") ?? "", value: w.text, dynamic: w.dynamic };
+  return { name: node.childForFieldName("name")?.text.replace(/\[.*$/s, "") ?? "", value: w.text, dynamic: w.dynamic, heldCode: w.heldCode };
 }
 
 function command(node: Node, outer: Node[], ctx: Walk): void {

@@ -4,7 +4,8 @@
 // bash -c "$(…)", xargs rm, rsync --delete, getattr(shutil, "rm"+"tree"), a cd out of the workspace) and git
 // commands that discard uncommitted work ask, so headless without --yes they are denied and the work survives
 // (`--yes` approves what asks, by design); code run through `git -c alias.x='!…'` or GIT_PAGER and git history
-// rewrites are denied too (the repository's .git, an unpushed branch and HOME survive); in `ask` mode an edit made through bash asks like write_file.
+// rewrites are denied too (the repository's .git, an unpushed branch and HOME survive); so is code hidden in
+// arithmetic on a planted value or in sed's `e` command; in `ask` mode an edit made through bash asks like write_file.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -142,6 +143,21 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     expect(readFileSync(join(repo, ".git", "config"), "utf8")).toBe(config);
     expect(existsSync(join(repo, ".git", "hooks", "post-commit"))).toBe(false);
     expect(existsSync(join(sb.userHome, ".deerflowrc"))).toBe(false);
+  }, 150_000);
+
+  it("default mode headless without --yes: code hidden in arithmetic on a planted value and in sed's e command is denied; src survives", async () => {
+    const sb = e2e.sandbox();
+    const ws = join(sb.cwd, "ws");
+    mkdirSync(join(ws, "src"), { recursive: true });
+    writeFileSync(join(ws, "src", "main.ts"), "keep\n");
+    e2e.server.push(bash({ arith: "x='a[$(rm -rf src)]'; echo $((x))", sed: "sed -n '1e rm -rf src' /etc/hostname", list: "ls src" }), { content: "done" });
+    const r = await sb.run(["run", "-w", ws, "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = toolResults(e2e.server.requests[1]!);
+    expect(out.arith).toBe("Denied: a value holding a command substitution that arithmetic or an array subscript would run was not approved (run with --yes to approve guarded actions headless).");
+    expect(out.sed).toBe("Denied: recursive delete (rm -r) was not approved (run with --yes to approve guarded actions headless).");
+    expect(out.list).toContain("main.ts");
+    expect(readFileSync(join(ws, "src", "main.ts"), "utf8")).toBe("keep\n");
   }, 150_000);
 
   it("ask mode headless: edits made through bash are denied like write_file, reads run", async () => {

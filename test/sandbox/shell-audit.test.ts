@@ -578,6 +578,121 @@ const ALLOW_NEAR: string[] = [
   "awk '$1 > 2 {print}' a",
 ];
 
+
+// Issue 26, second adversarial pass (A1): code bash runs later, out of the audit's first sight.
+const BLOCK_HIDDEN: string[] = [
+  "trap 'rm -rf ~' EXIT",
+  "trap -- 'rm -rf ~' DEBUG",
+  "PS4='$(rm -rf ~)' bash -x -c true",
+  "sed -n '1e rm -rf ~' /etc/hostname",
+  "sed 's/.*/rm -rf ~/e' notes.txt",
+  "sed -e 's/x/y/' -e '$e rm -rf ~' f",
+  "env -S 'rm -rf ~'",
+  "env --split-string='rm -rf ~'",
+  "env -C ~ rm -rf .",
+  "env --chdir=$HOME rm -rf .",
+  "flock /tmp/l rm -rf ~",
+  "flock /tmp/l -c 'rm -rf ~'",
+  "script -qc 'rm -rf ~' /dev/null",
+  "watch 'rm -rf ~'",
+  "unshare -r rm -rf ~",
+  "setpriv --reuid=1000 rm -rf ~",
+  "taskset -c 0 rm -rf ~",
+  "strace -f -o /tmp/t rm -rf ~",
+  "ltrace rm -rf ~",
+  "chronic rm -rf ~",
+  "stdbuf -oL rm -rf ~",
+  "ionice -c3 rm -rf ~",
+  "chrt 10 rm -rf ~",
+  "caffeinate -i rm -rf ~",
+  "su -c 'rm -rf ~'",
+];
+const ASK_HIDDEN: string[] = [
+  "x='a[$(rm -rf ~)]'; echo $((x))",
+  "x='a[$(rm -rf ~)]'; (( x ))",
+  "x='a[$(rm -rf ~)]'; a[x]=1",
+  "x='a[$(rm -rf ~)]'; let x",
+  "x=\\$\\(rm\\ -rf\\ ~\\); echo $((x))",
+  "declare -i n='a[$(rm -rf ~)]'",
+  "printf -v 'a[$(rm -rf ~)]' x",
+  "read 'a[$(rm -rf ~)]' <<< 1",
+  "test -v 'a[$(rm -rf ~)]'",
+  "[ -v 'a[$(rm -rf ~)]' ]",
+  "[[ -v 'a[$(rm -rf ~)]' ]]",
+  "unset 'a[$(rm -rf ~)]'",
+  "x=$(cat data.txt); echo $((x + 1))",
+  "n=$(grep -Hc x a); echo $((n))",
+  "n=$(wc -l *); echo $((n))",
+  "echo $((x))",
+  "echo $(($x))",
+  "read n < f; (( n > 2 ))",
+  "[[ $x -eq 1 ]]",
+  'trap "$cleanup" EXIT',
+  "mapfile -C cb -c 1 lines < f",
+  "readarray -C cb a < f",
+  "complete -C 'rm -rf ~' ls",
+  "complete -F _f ls",
+  "fc -e vi",
+  "fc -s",
+  "sed 's/x/y/e' f",
+  "sed -f script.sed f",
+  "gdb -batch -ex 'shell rm -rf ~'",
+  "gdb -x cmds.gdb ./a.out",
+  "tclsh <<< 'exec rm -rf ~'",
+  "expect -c 'spawn rm -rf ~'",
+  "make -f /dev/stdin <<< 'x:'",
+  "make -f - all",
+  "git difftool -x 'rm -rf ~'",
+  "git difftool --extcmd=evil",
+  "git bisect run ./t.sh",
+  "less +'!rm -rf ~' f",
+  "man -P 'rm -rf ~' ls",
+  "man --pager=evil ls",
+  "x=PAGER; export $x=evil",
+  "declare -x \"$name\"=evil",
+  "printf -v PAGER x; export PAGER",
+  "read PAGER <<< evil",
+  "declare -n r=PAGER",
+  'printf -v "$v" x',
+  "set -x; PS4='+ '",
+];
+const EDIT_HIDDEN: string[] = ["sed -n 'w out.txt' f", "sed 's/a/b/w changed.txt' f", "sed -n '/x/W out.txt' f"];
+const ALLOW_HIDDEN: string[] = [
+  "for i in 1 2 3; do echo $((i+1)); done",
+  "for i in {1..5}; do echo $((i * 2)); done",
+  "for i in $(seq 1 5); do echo $((i*2)); done",
+  "for ((i=0;i<3;i++)); do echo $i; done",
+  "n=0; n=$((n+1)); echo $n",
+  "n=$((n+1))",
+  "echo $((RANDOM % 6))",
+  "a=(1 2 3); echo ${a[1]}",
+  "declare -A m; m[key]=1",
+  "sed -n 1p f",
+  "sed -n '/x/{p;q}' f",
+  "sed -e 's/x/y/' -e '/^$/d' f",
+  "sed '1i hello' f",
+  "sed 's/a/b/w /dev/stdout' f",
+  "sed -e '1e ls' f",
+  "trap 'echo done' EXIT",
+  "trap - EXIT",
+  "flock /tmp/l make",
+  "time make",
+  "watch -n 1 ls",
+  "env -C sub ls",
+  "strace -o /dev/null ls",
+  "less README.md",
+  "man ls",
+  "gdb -batch -ex bt ./a.out",
+  "read -r line < f",
+  "while read -r line; do echo \"$line\"; done < f",
+  "git difftool --stat",
+  'for f in *.log; do n=$(wc -l < "$f"); echo $((n)); done',
+  "count=$(grep -c x f); if [[ $count -gt 0 ]]; then echo y; fi",
+  "n=$(cat f | wc -l); echo $((n + 1))",
+  "echo $(( $(wc -l < f) + 1 ))",
+  "i=0; while [ $i -lt 3 ]; do i=$((i+1)); done",
+];
+
 describe("auditCommand", () => {
   it.each(BLOCK)("blocks %j", async (cmd) => {
     const r = await auditCommand(cmd);
@@ -613,6 +728,22 @@ describe("auditCommand", () => {
   });
   it.each(ALLOW_NEAR)("still allows %j", async (cmd) => {
     expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
+  });
+  it.each(BLOCK_HIDDEN)("blocks %j: code inside a trap, sed's e, a wrapper or env -C is judged (issue 26, second pass)", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "block", reason: expect.stringMatching(/recursive delete/) });
+  });
+  it.each(ASK_HIDDEN)("asks first for %j: code bash or a program runs later that the audit cannot read (issue 26, second pass)", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("ask");
+  });
+  it.each(EDIT_HIDDEN)("counts %j as an edit (sed's w)", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "edit", reason: "writes files (ask mode asks before edits)" });
+  });
+  it.each(ALLOW_HIDDEN)("still allows %j (arithmetic on values the line set, plain sed, wrappers)", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
+  });
+  it("names why a planted value or unread arithmetic asks", async () => {
+    expect((await auditCommand("x='a[$(rm -rf ~)]'")).reason).toBe("a value holding a command substitution that arithmetic or an array subscript would run");
+    expect((await auditCommand("echo $((count * 2))")).reason).toMatch(/^arithmetic on a variable this command line did not set/);
   });
   it("names why a variable, a git key or a git rewrite asks", async () => {
     expect((await auditCommand("LD_PRELOAD=./x.so ls")).reason).toMatch(/environment variable that makes programs run code/);
