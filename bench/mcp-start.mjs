@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { execFileSync } from "node:child_process";
 import { benchEnv, median, timeInPty } from "./first-frame.mjs";
+import { trustFolder } from "../dist/config/trust-store.js";
 
 const BIN = fileURLToPath(new URL("../bin/deerflow", import.meta.url));
 const EVERYTHING = fileURLToPath(new URL("../node_modules/@modelcontextprotocol/server-everything/dist/index.js", import.meta.url));
@@ -39,6 +40,8 @@ export async function benchMcpStart() {
         },
       }),
     );
+    // Trusted as the user would (`deerflow trust`): a project's MCP servers start only in a trusted folder.
+    trustFolder(withMcp.env.DEERFLOW_HOME, join(withMcp.cwd, ".deerflowrc"));
     const frame = { none: [], mcp: [] };
     const ready = { none: [], mcp: [] };
     const list = { none: [], mcp: [] };

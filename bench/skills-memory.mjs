@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
+import { trustFolder } from "../dist/config/trust-store.js";
 
 const BIN = fileURLToPath(new URL("../bin/deerflow", import.meta.url));
 const RUNS = Math.max(3, Number(process.env.BENCH_SKILLS_MEMORY_RUNS ?? 7));
@@ -34,6 +35,7 @@ function world(url, { memory, skills }) {
   const home = join(root, "home");
   mkdirSync(cwd, { recursive: true });
   writeFileSync(join(cwd, ".deerflowrc"), JSON.stringify({ models: { stub: { model: "stub", baseUrl: url, stream: false } }, memory: { enabled: memory } }));
+  trustFolder(home, join(cwd, ".deerflowrc")); // its baseUrl applies only in a trusted folder
   for (let i = 0; i < skills; i++) {
     const dir = join(cwd, ".deerflow", "skills", `skill-${i}`);
     mkdirSync(dir, { recursive: true });
