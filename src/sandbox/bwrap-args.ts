@@ -10,6 +10,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
+import { gitCodePaths } from "./git-code-paths.js";
 import type { ShellSettings } from "./shell-settings.js";
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 
@@ -131,6 +132,11 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   for (const name of names) a.push("--bind", thread[name]!, `${VIRTUAL_ROOT}/${name}`);
   // Skills: read-only, at /mnt/skills/<name> (their folders may live in the hidden data directory).
   for (const [name, dir] of Object.entries(settings.skillDirs ?? {})) if (existsSync(dir)) a.push("--ro-bind", real(dir), `${SKILLS_VIRTUAL_ROOT}/${name}`);
+
+  // git's code-running files of the workspace's repository: read-only at both of its paths (git-code-paths.ts).
+  for (const p of gitCodePaths(thread.workspace)) {
+    a.push("--ro-bind", p, p, "--ro-bind", p, join(VIRTUAL_ROOT, "workspace", relative(thread.workspace, p)));
+  }
 
   // Secret files, at their real path and wherever a bound directory shows them again.
   const agentSocket = process.env.SSH_AUTH_SOCK ? [real(process.env.SSH_AUTH_SOCK)] : [];

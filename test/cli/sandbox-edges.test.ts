@@ -2,7 +2,8 @@
 // (real listening servers the test starts in /run and in /var/tmp, one bound between two commands of a run, and the
 // local PostgreSQL socket when the suite's server is up), while the same probes connect with the network on; the
 // credential files and shell histories of the home are empty to commands.
-import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { type Server, createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -34,6 +35,42 @@ function probe(paths: string[]): string {
 const PG_SOCKET = "/var/run/postgresql/.s.PGSQL.5432";
 
 describe.runIf(HAS_BWRAP)("the sandbox's edges (bwrap)", () => {
+  it("a bound repository's git config and hooks are read-only inside: spellings the audit cannot read fail, git itself still commits", async () => {
+    const sb = e2e.sandbox();
+    const repo = join(sb.cwd, "repo");
+    mkdirSync(repo);
+    const git = (...args: string[]) => execFileSync("git", ["-C", repo, ...args], { encoding: "utf8" });
+    git("init", "-q");
+    writeFileSync(join(repo, "a.txt"), "one\n");
+    git("-c", "user.name=u", "-c", "user.email=u@x", "add", "a.txt");
+    git("-c", "user.name=u", "-c", "user.email=u@x", "commit", "-qm", "one");
+    const config = readFileSync(join(repo, ".git", "config"), "utf8");
+    const marker = join(sb.userHome, "RAN_ON_HOST");
+    e2e.server.push(
+      {
+        toolCalls: [
+          // A glob the audit reads as an ordinary edit, and a template that copies a hook in (the second adversarial pass).
+          { id: "glob", name: "bash", args: { command: `printf '[core]\\n\\tfsmonitor = touch ${marker}\\n' >> .gi?/config; echo rc=$?` } },
+          { id: "tpl", name: "bash", args: { command: `mkdir -p tpl/hooks && printf '#!/bin/sh\\ntouch ${marker}\\n' > tpl/hooks/post-commit && chmod +x tpl/hooks/post-commit && git init -q --template=tpl; echo rc=$?` } },
+          { id: "commit", name: "bash", args: { command: "echo two >> a.txt && git -c user.name=u -c user.email=u@x commit -qam two && git log --oneline | wc -l" } },
+        ],
+      },
+      { content: "done" },
+    );
+    const r = await sb.run(["run", "-w", repo, "go"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = toolResults(e2e.server.requests[1]!);
+    expect(out.glob).toMatch(/Read-only file system[\s\S]*rc=1/);
+    expect(out.commit!.trim()).toMatch(/(^|\n)2$/);
+    expect(readFileSync(join(repo, ".git", "config"), "utf8")).toBe(config);
+    expect(existsSync(join(repo, ".git", "hooks", "post-commit"))).toBe(false);
+    // The user's own git on the host runs nothing planted.
+    writeFileSync(join(repo, "a.txt"), "three\n");
+    git("status", "--short");
+    git("-c", "user.name=u", "-c", "user.email=u@x", "commit", "-qam", "three");
+    expect(existsSync(marker)).toBe(false);
+  }, 150_000);
+
   it("network off: host Unix sockets in /run, in /var/tmp and PostgreSQL's are unreachable; network on, they connect", async () => {
     const sb = e2e.sandbox();
     // One where services keep sockets (/run), one anywhere else on the host disk (the test's home is under /tmp,

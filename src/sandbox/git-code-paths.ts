@@ -1,0 +1,40 @@
+// The files of a workspace's git repository that make git run commands: its config (core.fsmonitor, core.pager,
+// aliases, filters, hooksPath…) and its hooks, and the same for each submodule under .git/modules. The sandbox binds
+// them read-only: a command inside it could otherwise plant code that the user's own `git status` or `git commit`
+// runs later on the host, outside the sandbox, through any spelling the command audit cannot read (a glob, a
+// variable, `git init --template`, an archive). git keeps working in the sandbox (objects, refs, the index and
+// logs stay writable); what fails is changing the repository's configuration or hooks (`git config`, `git remote
+// add`), which is the user's to do.
+import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+
+const CODE_FILES = ["config", "config.worktree", "hooks"];
+/** Submodules nest (.git/modules/a/modules/b): a bounded walk. */
+const MAX_DEPTH = 4;
+
+function isRealDir(p: string): boolean {
+  try {
+    return lstatSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function collect(gitDir: string, depth: number, out: string[]): void {
+  for (const name of CODE_FILES) if (existsSync(join(gitDir, name))) out.push(join(gitDir, name));
+  const modules = join(gitDir, "modules");
+  if (depth >= MAX_DEPTH || !isRealDir(modules)) return;
+  for (const entry of readdirSync(modules)) {
+    const sub = join(modules, entry);
+    if (isRealDir(sub)) collect(sub, depth + 1, out);
+  }
+}
+
+/** The paths to bind read-only for `workspace` (none when it has no .git directory of its own). */
+export function gitCodePaths(workspace: string): string[] {
+  const gitDir = join(workspace, ".git");
+  if (!isRealDir(gitDir)) return [];
+  const out: string[] = [];
+  collect(gitDir, 0, out);
+  return out;
+}
