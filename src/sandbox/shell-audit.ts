@@ -87,8 +87,9 @@ const runsFetched = (c: SimpleCommand) => [...c.args, ...c.redirects.map((r) => 
 
 /** The index of the argument holding a shell's or interpreter's inline code (`-c`, `-e`, `-r`), or -1. */
 function codeArg(c: SimpleCommand): number {
-  const flag = INTERPRETERS.test(c.name) ? (c.name === "php" ? /^-[a-zA-Z]*r$/ : /^-[a-zA-Z]*[ce]$/) : /^-[a-zA-Z]*c[a-zA-Z]*$/;
-  const i = c.args.findIndex((a) => flag.test(a) || a === "--command" || a === "--eval");
+  // node -p/--print and perl -E run code too.
+  const flag = INTERPRETERS.test(c.name) ? (c.name === "php" ? /^-[a-zA-Z]*r$/ : /^-[a-zA-Z]*[ceEp]$/) : /^-[a-zA-Z]*c[a-zA-Z]*$/;
+  const i = c.args.findIndex((a) => flag.test(a) || a === "--command" || a === "--eval" || a === "--print");
   return i >= 0 && i + 1 < c.args.length ? i + 1 : -1;
 }
 /** Inline interpreter code: the `-c`/`-e` argument or a heredoc/here-string on stdin. */
@@ -114,7 +115,19 @@ const HOME_CODE = /expanduser|homedir\s*\(|Path\.home|process\.env\.HOME\b|proce
 const OUTSIDE_PATH_CODE = /['"`](?:\/(?!tmp\/|dev\/(?:null|stdout|stderr)['"`])|\.\.\/)/;
 /** Inline code that opens network connections. */
 const NET_CODE = /urllib|\brequests\.|http\.client|httplib|\bsocket\b|\bfetch\s*\(|\bhttps?\.(?:request|get)\b|\bnet\.(?:connect|createConnection|Socket)|\btls\.connect|\bdgram\b|require\s*\(\s*['"](?:node:)?(?:https?|http2|net|tls|dgram)['"]|from\s+['"](?:node:)?(?:https?|http2|net|tls|dgram)['"]|Net::HTTP|open-uri|URI\.open|LWP|IO::Socket|HTTP::Tiny|\baxios\b|\bundici\b|XMLHttpRequest|WebSocket|aiohttp|\bhttpx\b|smtplib|ftplib|telnetlib|paramiko|pycurl|curl_exec|fsockopen|file_get_contents\s*\(\s*['"]https?:/;
-const SHELL_OUT_CODE = /\bsystem\s*\(|subprocess|os\.(?:system|popen|exec)|child_process|execSync|spawnSync|\bspawn\s*\(|%x[({[]|`[^`]+`|\bexec\s+["']|IO\.popen|Open3|proc_open|shell_exec|passthru/;
+/**
+ * Inline code that starts a process, in any of the languages' spellings: perl/ruby `system "…"`, `exec qw(…)`, `qx{}`,
+ * a pipe open (`open(F, "|-", …)`), lua `os.execute`/`io.popen`, python `from os import system`, `os.spawn*`,
+ * `posix_spawn`, R `system2`/`shell`. Broad on purpose: the audit cannot follow the code, so any spelling asks.
+ */
+const SHELL_OUT_CODE = /\bsystem2?\b|\bexec(?:[lv]p?e?)?\b|\bqx\b|\bspawn\w*|popen|os\.execute|posix_spawn|subprocess|child_process|execSync|spawnSync|%x[({[]|`[^`]+`|IO\.popen|Open3|proc_open|shell_exec|passthru|['"]\|-['"]|['"]-\|['"]|\bopen\b[^;]*['"]\s*\||\bshell\s*\(|\bpipe\s*\(/;
+/** Options that make a program run a command: tar's --to-command, zip -TT, git submodule foreach, aliases. */
+const RUNS_OPTION_COMMAND = (c: SimpleCommand): boolean =>
+  (c.name === "tar" && c.args.some((a) => /^--(?:checkpoint-action=exec|to-command|use-compress-program|info-script|new-volume-script|rsh-command)|^-[IF]$/.test(a))) ||
+  (c.name === "zip" && c.args.some((a) => /^(?:-TT|--unzip-command)/.test(a))) ||
+  (c.name === "git" && c.args.includes("submodule") && c.args.includes("foreach")) ||
+  (c.name === "alias" && c.args.length > 0) ||
+  (c.name === "shopt" && c.args.includes("expand_aliases"));
 const HOMEISH = /^(?:~|\$\{?HOME\}?)(?:\/|$)/;
 const tarExtracts = (c: SimpleCommand) => /^-?[a-zA-Z]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[a-zA-Z]*x[a-zA-Z]*$/.test(a) || a === "--extract");
 /** The files a command visibly writes: its output redirections and the operands of the programs that write. */
@@ -201,6 +214,7 @@ export const SHELL_RULES: readonly Rule[] = [
   },
   { verdict: "ask", reason: "recursive delete of a path computed at run time", cmd: /^rm$/, test: (c) => recursive(c) && c.dynamicArgs.some(Boolean) },
   { verdict: "ask", reason: "inline interpreter code runs shell commands (system, subprocess, child_process)", test: (c) => SHELL_OUT_CODE.test(inlineCode(c)) },
+  { verdict: "ask", reason: "runs a command given as an option or alias (tar --to-command, zip -TT, git submodule foreach, alias)", test: RUNS_OPTION_COMMAND },
   { verdict: "ask", reason: "awk runs shell commands (system, a pipe to a command)", cmd: /^[gmn]?awk$/, args: /system\s*\(|\|\s*"|"\s*\|\s*getline/ },
   // Dotfiles in the home directory run code later (.bashrc, .ssh/authorized_keys): never an ordinary edit.
   { verdict: "ask", reason: "writes in the home directory (outside the workspace)", test: (c) => writeTargets(c).some((t) => HOMEISH.test(t)) || (atHomeOrRoot(c.cwd) && writeTargets(c).length > 0) },

@@ -6,7 +6,7 @@ import { VIRTUAL_ROOT } from "./paths.js";
 export const isFlag = (a: string) => a.startsWith("-") && a !== "-";
 /** Programs whose `-c`/`-e` argument, heredoc or piped stdin is code. */
 export const SHELLS = /^(?:sh|bash|zsh|dash|ksh|fish|ash|csh|tcsh|python[\d.]*|perl|ruby|node|php)$/;
-export const INTERPRETERS = /^(?:python[\d.]*|perl|ruby|node|php)$/;
+export const INTERPRETERS = /^(?:python[\d.]*|perl|ruby|node|php|lua(?:jit|[\d.]+)?|Rscript|julia|bun|deno)$/;
 /** Top-level system directories: deleting one (or everything in one) is as bad as deleting the root. */
 export const SYSTEM_DIRS = "bin|boot|dev|etc|home|lib\\w*|opt|proc|root|sbin|srv|sys|usr|var";
 const SYSTEM_DIR = new RegExp(`^/(?:${SYSTEM_DIRS})$`);

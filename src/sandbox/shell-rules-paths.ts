@@ -93,15 +93,35 @@ function insideProject(word: string, home: string): boolean {
   return true;
 }
 
-function namesHome(word: string): boolean {
+/** `//` and `/./` spell the same path (`/var/tmp//u/home/x`): compared in the form the kernel resolves. */
+const tidy = (word: string) => word.replace(/\/(?:\.\/)+/g, "/").replace(/\/{2,}/g, "/");
+const GLOB = /[*?[{]/;
+
+/** An absolute path whose glob could expand to the home directory (`/var/tmp/u*` for /var/tmp/u1/home). */
+function globReachesHome(word: string, home: string): boolean {
+  for (const m of word.matchAll(/(?:^|[\s=:'",])(\/[^\s'",;)]*)/g)) {
+    const path = m[1]!;
+    const at = path.search(GLOB);
+    if (at >= 0 && home.startsWith(path.slice(0, at))) return true;
+  }
+  return false;
+}
+
+function namesHome(raw: string): boolean {
+  const word = tidy(raw);
   if (HOME_WORD.test(word)) return true;
   const home = homePath();
   if (home === undefined) return false;
+  if (globReachesHome(word, home)) return true;
   const literal = new RegExp(`(?:^|[\\s=:'",])${escape(home)}(?=/|$|[\\s'",;)])`);
   return literal.test(word) && !insideProject(word, home);
 }
 
+/**
+ * Also a variable set to the home directory in the same command line (`h=$HOME; … > $h/x`): the audit does not
+ * follow the value through, so the assignment itself counts as naming the home.
+ */
 export function touchesHome(c: SimpleCommand): boolean {
-  return wordsThatMayWrite(c, false).some(namesHome);
+  return wordsThatMayWrite(c, false).some(namesHome) || c.assigns.some((a) => !a.heldCode && namesHome(a.value));
 }
 export const HOME_REASON = "touches your home directory outside the workspace (a program that may write there)";

@@ -897,3 +897,51 @@ describe("auditCommand: writes into .git control files and the home directory (i
     expect((await auditCommand("echo x > .git/hooks/pre-commit; rm -rf /")).verdict).toBe("block");
   });
 });
+
+// The third adversarial pass: code started from program arguments in other spellings and languages, commands given as
+// options, aliases, and the home directory spelled through `//`, `/./`, a glob or a variable.
+const ASK_THIRD_PASS = [
+  `perl -e 'system "rm -rf src"'`,
+  `perl -e 'exec qw(rm -rf src)'`,
+  `perl -e 'print qx{id}'`,
+  `perl -e 'open(F,"|-","sh")'`,
+  `ruby -e 'system "ls"'`,
+  `ruby -e 'spawn "ls"'`,
+  `lua -e 'os.execute("ls")'`,
+  `lua -e 'io.popen("ls")'`,
+  `python3 -c 'from os import system as s; s("ls")'`,
+  `python3 -c 'import os; os.spawnlp(0,"ls","ls")'`,
+  `node -p 'require("child_process").execSync("ls")'`,
+  `Rscript -e 'unlink("src", recursive=TRUE)'`,
+  `timeout 5 perl -e 'system "ls"'`,
+  "tar --checkpoint-action=exec=ls -cf x.tar a",
+  "tar -xf x.tar --to-command=sh",
+  "zip -TT 'sh -c ls' x.zip a",
+  "git submodule foreach 'rm -rf .'",
+  "alias ll='rm -rf src'",
+  "h=$HOME; echo x > $h/x",
+];
+const ALLOW_THIRD_PASS = [
+  `python3 -c 'import json,sys; print(json.load(sys.stdin)["name"])'`,
+  "node -e 'console.log(1+1)'",
+  "perl -ne 'print if /x/' f",
+];
+
+describe("the third adversarial pass's shapes", () => {
+  it.each(ASK_THIRD_PASS)("asks: %s", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("ask");
+  });
+  it.each(ALLOW_THIRD_PASS)("allows: %s", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("allow");
+  });
+  it("the home directory spelled with // or /./ or reached by a glob asks", async () => {
+    vi.stubEnv("HOME", "/var/tmp/u1/home");
+    try {
+      for (const cmd of ["echo x > /var/tmp//u1/./home/.deerflowrc", "cp f /var/tmp/u*/home/", "echo x > /var/tmp/u?/home/.bashrc"]) {
+        expect((await auditCommand(cmd)).verdict, cmd).toBe("ask");
+      }
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});
