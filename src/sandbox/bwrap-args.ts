@@ -10,7 +10,7 @@ import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
-import { gitCodePaths } from "./git-code-paths.js";
+import { gitCodePaths, gitDirOf } from "./git-code-paths.js";
 import type { ShellSettings } from "./shell-settings.js";
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 
@@ -133,7 +133,10 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   // Skills: read-only, at /mnt/skills/<name> (their folders may live in the hidden data directory).
   for (const [name, dir] of Object.entries(settings.skillDirs ?? {})) if (existsSync(dir)) a.push("--ro-bind", real(dir), `${SKILLS_VIRTUAL_ROOT}/${name}`);
 
-  // git's code-running files of the workspace's repository: read-only at both of its paths (git-code-paths.ts).
+  // git's code-running files of the workspace's repository: read-only at both of its paths (git-code-paths.ts),
+  // inside a .git that is itself a mount point, so it cannot be renamed away and replaced by a writable copy.
+  const gitDir = gitDirOf(thread.workspace);
+  if (gitDir) a.push("--bind", gitDir, gitDir, "--bind", gitDir, join(VIRTUAL_ROOT, "workspace", ".git"));
   for (const p of gitCodePaths(thread.workspace)) {
     a.push("--ro-bind", p, p, "--ro-bind", p, join(VIRTUAL_ROOT, "workspace", relative(thread.workspace, p)));
   }

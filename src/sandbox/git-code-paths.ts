@@ -30,6 +30,16 @@ function collect(gitDir: string, depth: number, out: string[]): void {
   }
 }
 
+/**
+ * The workspace's own .git directory, or undefined. The sandbox binds it onto itself first: a mount point cannot be
+ * renamed or replaced, so `mv .git .gx; cp -a .gx .gy; (edit .gy/config); mv .gy .git` cannot swap in a writable copy
+ * of the read-only files (the fourth adversarial pass).
+ */
+export function gitDirOf(workspace: string): string | undefined {
+  const gitDir = join(workspace, ".git");
+  return isRealDir(gitDir) ? gitDir : undefined;
+}
+
 /** The paths to bind read-only for `workspace` (none when it has no .git directory of its own). */
 export function gitCodePaths(workspace: string): string[] {
   const gitDir = join(workspace, ".git");

@@ -52,6 +52,8 @@ describe.runIf(HAS_BWRAP)("the sandbox's edges (bwrap)", () => {
           // A glob the audit reads as an ordinary edit, and a template that copies a hook in (the second adversarial pass).
           { id: "glob", name: "bash", args: { command: `printf '[core]\\n\\tfsmonitor = touch ${marker}\\n' >> .gi?/config; echo rc=$?` } },
           { id: "tpl", name: "bash", args: { command: `mkdir -p tpl/hooks && printf '#!/bin/sh\\ntouch ${marker}\\n' > tpl/hooks/post-commit && chmod +x tpl/hooks/post-commit && git init -q --template=tpl; echo rc=$?` } },
+          // Rename the repository away and put a writable copy with a planted config in its place (the fourth pass).
+          { id: "swap", name: "bash", args: { command: `n=.gi; mv .gi? .gx; echo mv=$?; cp -a .gi? .gy; printf '[core]\\n\\tfsmonitor = touch ${marker}\\n' >> .gy/config; mv .gy \${n}t; echo swap=$?` } },
           { id: "commit", name: "bash", args: { command: "echo two >> a.txt && git -c user.name=u -c user.email=u@x commit -qam two && git log --oneline | wc -l" } },
         ],
       },
@@ -60,7 +62,12 @@ describe.runIf(HAS_BWRAP)("the sandbox's edges (bwrap)", () => {
     const r = await sb.run(["run", "-w", repo, "go"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const out = toolResults(e2e.server.requests[1]!);
-    expect(out.glob).toMatch(/Read-only file system[\s\S]*rc=1/);
+    // stdout and stderr interleave in either order.
+    expect(out.glob).toContain("Read-only file system");
+    expect(out.glob).toContain("rc=1");
+    // .git is a mount point: it cannot be renamed away (the copy then only lands inside it, as .git/.gy).
+    expect(out.swap).toMatch(/cannot move '\.git'.*busy/i);
+    expect(out.swap).toContain("mv=1");
     expect(out.commit!.trim()).toMatch(/(^|\n)2$/);
     expect(readFileSync(join(repo, ".git", "config"), "utf8")).toBe(config);
     expect(existsSync(join(repo, ".git", "hooks", "post-commit"))).toBe(false);
