@@ -250,6 +250,12 @@ export class ChatController {
       // A command refused while a request runs keeps its text in the input, like a refused message.
       return !this.slashRefused;
     }
+    if (this.running && this.store.get().clarification && this.queued.length === 0) {
+      // The answer to a question shown while its run is still finishing (its end-of-run snapshot): sent as soon as
+      // the run ends, never dropped.
+      this.queued.push(text);
+      return true;
+    }
     if (this.running) {
       // Said under the input, not in the transcript: the answer being streamed must not be split by it.
       this.dispatch({ type: "ui.hint", text: "A request is still running: wait for it, or press esc to cancel it." });
