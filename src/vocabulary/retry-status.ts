@@ -30,7 +30,8 @@ export function retryStatus(facts: Pick<RetryFacts, "attempt" | "max_attempts">,
   return remainingMs > 0 ? `retrying in ${formatWait(remainingMs)}, ${next}` : `${next}…`;
 }
 
-/** One line for a log: "model endpoint: HTTP 500 from …; retrying in 4 s, attempt 2 of 4". */
+/** One line for a log: "model endpoint: HTTP 500 from …; retrying in 4 s, attempt 2 of 4" ("retrying now" for no wait). */
 export function retryLine(facts: RetryFacts): string {
-  return `model endpoint: ${facts.reason}; ${retryStatus(facts, facts.delay_ms)}`;
+  const status = facts.delay_ms > 0 ? retryStatus(facts, facts.delay_ms) : `retrying now, attempt ${facts.attempt + 1} of ${facts.max_attempts}`;
+  return `model endpoint: ${facts.reason}; ${status}`;
 }
