@@ -18,6 +18,7 @@ import { createMiddleware } from "langchain";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 import { type ApprovalBroker, type ApprovalMemory, deniedMessage, resolveApproval } from "../sandbox/approvals.js";
 import { auditCommand, preloadShellAudit } from "../sandbox/shell-audit.js";
+import { findBwrap } from "../sandbox/run-shell.js";
 import { EDITS_SCOPE } from "../tools/edit-gate.js";
 
 export interface SandboxAuditOptions {
@@ -46,7 +47,8 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
       const refuse = (content: string) =>
         new ToolMessage({ tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error", content });
 
-      const audit = await auditCommand(command);
+      // Without bubblewrap only commands known to only read run unasked (sandbox/shell-unconfined.ts).
+      const audit = await auditCommand(command, { confined: findBwrap() !== null });
       if (audit.verdict === "block") return refuse(blockedMessage(audit.reason ?? "destructive command"));
       if (audit.verdict === "ask" || audit.verdict === "edit") {
         const edit = audit.verdict === "edit";

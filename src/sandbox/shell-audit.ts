@@ -38,6 +38,8 @@ import { GIT_RULES, gitShellAliases } from "./shell-git.js";
 import { CODE_RULES, sedRuns, sedWrites } from "./shell-rules-code.js";
 import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
 import { GIT_CONTROL_REASON, HOME_REASON, touchesHome, writesGitControl } from "./shell-rules-paths.js";
+import { notAFile } from "./shell-read-only.js";
+import { unconfinedRisk } from "./shell-unconfined.js";
 import { assignedCode, editorRunsShell, editorScripts, embeddedShell, runsNetworkWithRuntimeText, sqliteRisk, tarDir, tarRemovesFiles } from "./shell-rules-io.js";
 
 export type AuditVerdict = "allow" | "edit" | "ask" | "block";
@@ -79,7 +81,6 @@ const DELETERS = /^(?:rm|unlink|shred|rmdir)$/;
 const isRemote = (a: string) => /^rsync:\/\//.test(a) || /^[^/:]+::?/.test(a);
 const writesTo = (c: SimpleCommand, pred: (t: string) => boolean) => c.redirects.some((r) => /[>]/.test(r.op) && pred(r.target));
 /** Output that is not a file: the null device, the terminal, a duplicated descriptor (`2>&1`, `>&-`). */
-const notAFile = (r: { op: string; target: string }) => /^\/dev\/(?:null|std(?:out|err|in)|tty|fd\/\d+)$/.test(r.target) || (/&$/.test(r.op) && /^(?:\d+|-)$/.test(r.target));
 const writesAFile = (c: SimpleCommand) => c.redirects.some((r) => /[>]/.test(r.op) && !notAFile(r));
 const FETCH_SUB = /(?:\$\(|<\(|`)\s*(?:\S*\/)?(?:curl|wget|fetch|aria2c)\b/;
 /** `sh <(curl …)`, `bash -c "$(wget …)"`, `bash < <(curl …)`: the command runs what a substitution downloads. */
@@ -92,11 +93,13 @@ function codeArg(c: SimpleCommand): number {
   const i = c.args.findIndex((a) => flag.test(a) || a === "--command" || a === "--eval" || a === "--print");
   return i >= 0 && i + 1 < c.args.length ? i + 1 : -1;
 }
-/** Inline interpreter code: the `-c`/`-e` argument or a heredoc/here-string on stdin. */
+/** Inline interpreter code: the `-c`/`-e` argument or a heredoc/here-string on stdin, and the modules it loads
+ *  from the command line (perl `-MIPC::Open3`, ruby `-ropen3`), which the code then calls by a short name. */
 function inlineCode(c: SimpleCommand): string {
   if (!INTERPRETERS.test(c.name)) return "";
   const i = codeArg(c);
-  return [i >= 0 ? c.args[i]! : "", c.stdinText ?? ""].join("\n");
+  const modules = c.args.flatMap((a, k) => (/^-[mMr]./.test(a) ? [a] : a === "-r" ? [c.args[k + 1] ?? ""] : []));
+  return [i >= 0 ? c.args[i]! : "", c.stdinText ?? "", ...modules].join("\n");
 }
 /** A shell or interpreter that reads its program from stdin (`… | bash`, `… | python3 -`). */
 function readsCodeFromStdin(c: SimpleCommand): boolean {
@@ -105,7 +108,7 @@ function readsCodeFromStdin(c: SimpleCommand): boolean {
   return first === undefined || first === "-" || c.args.includes("-s");
 }
 const DELETE_CODE = /rmtree|rm_rf|rimraf|rmSync|rmdirSync|remove_tree|\brmdir|\bunlink|os\.remove|\.rm\(|\bfs\.rm|FileUtils\.rm|File\.delete|Dir\.delete|\brm\(.*recursive/;
-const DYNAMIC_CODE = /getattr|__import__|importlib|\beval\s*\(|\bexec\s*\(|\bcompile\s*\(|new\s+Function|\bFunction\s*\(|require\s*\(\s*[^'"`\s)]|\.send\s*\(|constantize|\bglobals\s*\(\s*\)\s*\[/;
+const DYNAMIC_CODE = /getattr|__import__|importlib|\beval\b|&\s*[{$]|\bdo\s*[('"$q]|->\s*\(|\bsyscall\b|\bexec\s*\(|\bcompile\s*\(|new\s+Function|\bFunction\s*\(|require\s*\(\s*[^'"`\s)]|\.send\s*\(|constantize|\bglobals\s*\(\s*\)\s*\[/;
 const WRITE_CODE = /open\s*\([^)]*['"][rb]?[wax][bt+]?['"]|\bmode\s*=\s*['"][wax]|write_(?:text|bytes)|\bwriteFile|appendFile|createWriteStream|\bfs\.(?:write|copy|cp|rename|mkdir|rm|unlink|truncate)|shutil\.|os\.(?:rename|replace|remove|unlink|mkdir|makedirs|rmdir)|\.(?:touch|mkdir|unlink|rename)\s*\(|File\.(?:write|open\s*\([^)]*['"][wa])|open\s*\(?[^;]*['"]\s*\+?>/;
 
 const WRITES = "writes files (ask mode asks before edits)";
@@ -118,15 +121,17 @@ const NET_CODE = /urllib|\brequests\.|http\.client|httplib|\bsocket\b|\bfetch\s*
 /**
  * Inline code that starts a process, in any of the languages' spellings: perl/ruby `system "…"`, `exec qw(…)`, `qx{}`,
  * a pipe open (`open(F, "|-", …)`), lua `os.execute`/`io.popen`, python `from os import system`, `os.spawn*`,
- * `posix_spawn`, R `system2`/`shell`. Broad on purpose: the audit cannot follow the code, so any spelling asks.
+ * `posix_spawn`, R `system2`/`shell`, perl `readpipe`, `IPC::Open3`, `open(F, q(cmd|))`, `fork`. Broad on purpose: the
+ * audit cannot follow the code, so any spelling asks (and without a sandbox any interpreter asks: shell-unconfined.ts).
  */
-const SHELL_OUT_CODE = /\bsystem2?\b|\bexec(?:[lv]p?e?)?\b|\bqx\b|\bspawn\w*|popen|os\.execute|posix_spawn|subprocess|child_process|execSync|spawnSync|%x[({[]|`[^`]+`|IO\.popen|Open3|proc_open|shell_exec|passthru|['"]\|-['"]|['"]-\|['"]|\bopen\b[^;]*['"]\s*\||\bshell\s*\(|\bpipe\s*\(/;
+const SHELL_OUT_CODE = /\bsystem2?\b|\bexec(?:[lv]p?e?)?\b|\bqx\b|\bspawn\w*|popen|os\.execute|posix_spawn|subprocess|child_process|execSync|spawnSync|%x[({[]|`[^`]+`|IO\.popen|Open3|proc_open|shell_exec|passthru|['"]\|-['"]|['"]-\|['"]|\bopen\b[^;]*\||\bshell\s*\(|\bpipe\s*\(|readpipe|IPC::|\bOpen[23]\b|\bfork\b/;
 /** Options that make a program run a command: tar's --to-command, zip -TT, git submodule foreach, aliases. */
 const RUNS_OPTION_COMMAND = (c: SimpleCommand): boolean =>
   (c.name === "tar" && c.args.some((a) => /^--(?:checkpoint-action=exec|to-command|use-compress-program|info-script|new-volume-script|rsh-command)|^-[IF]$/.test(a))) ||
   (c.name === "zip" && c.args.some((a) => /^(?:-TT|--unzip-command)/.test(a))) ||
   (c.name === "git" && c.args.includes("submodule") && c.args.includes("foreach")) ||
   (c.name === "alias" && c.args.length > 0) ||
+  /^(?:parallel|sem|rush)$/.test(c.name) ||
   (c.name === "shopt" && c.args.includes("expand_aliases"));
 const HOMEISH = /^(?:~|\$\{?HOME\}?)(?:\/|$)/;
 const tarExtracts = (c: SimpleCommand) => /^-?[a-zA-Z]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[a-zA-Z]*x[a-zA-Z]*$/.test(a) || a === "--extract");
@@ -214,7 +219,7 @@ export const SHELL_RULES: readonly Rule[] = [
   },
   { verdict: "ask", reason: "recursive delete of a path computed at run time", cmd: /^rm$/, test: (c) => recursive(c) && c.dynamicArgs.some(Boolean) },
   { verdict: "ask", reason: "inline interpreter code runs shell commands (system, subprocess, child_process)", test: (c) => SHELL_OUT_CODE.test(inlineCode(c)) },
-  { verdict: "ask", reason: "runs a command given as an option or alias (tar --to-command, zip -TT, git submodule foreach, alias)", test: RUNS_OPTION_COMMAND },
+  { verdict: "ask", reason: "runs a command given as an option or alias (tar --to-command, zip -TT, git submodule foreach, GNU parallel, alias)", test: RUNS_OPTION_COMMAND },
   { verdict: "ask", reason: "awk runs shell commands (system, a pipe to a command)", cmd: /^[gmn]?awk$/, args: /system\s*\(|\|\s*"|"\s*\|\s*getline/ },
   // Dotfiles in the home directory run code later (.bashrc, .ssh/authorized_keys): never an ordinary edit.
   { verdict: "ask", reason: "writes in the home directory (outside the workspace)", test: (c) => writeTargets(c).some((t) => HOMEISH.test(t)) || (atHomeOrRoot(c.cwd) && writeTargets(c).length > 0) },
@@ -300,13 +305,21 @@ function findDeletes(c: SimpleCommand): boolean {
 const RANK: Record<AuditVerdict, number> = { allow: 0, edit: 1, ask: 2, block: 3 };
 const MAX_DEPTH = 8;
 
+export interface AuditContext {
+  /**
+   * The command will run inside bubblewrap. Without it (false), every command that is not known to only read asks
+   * (shell-unconfined.ts): the table below catches mistakes and common shapes, and only a sandbox bounds the rest.
+   */
+  confined: boolean;
+}
+
 /** The verdict on one bash command line (never throws; loads the bash grammar on first use). */
-export async function auditCommand(command: string): Promise<AuditResult> {
+export async function auditCommand(command: string, context: AuditContext = { confined: true }): Promise<AuditResult> {
   await loadShellGrammar();
   const failed = shellGrammarError();
   // Fail closed: without its grammar the audit cannot tell `ls` from `rm -rf ~`.
   if (failed) return { verdict: "block", reason: `the command audit could not load its bash grammar (${failed}); reinstall deerflow` };
-  return audit(command, 0, { at: "workspace", depth: 0 });
+  return audit(command, 0, { at: "workspace", depth: 0 }, context);
 }
 
 /** Starts loading the bash grammar now (in the background), so the first audited command does not wait for it. */
@@ -314,10 +327,12 @@ export function preloadShellAudit(): void {
   void loadShellGrammar();
 }
 
-function audit(command: string, depth: number, cwd: Cwd): AuditResult {
+function audit(command: string, depth: number, cwd: Cwd, context: AuditContext): AuditResult {
   if (depth > MAX_DEPTH) return { verdict: "ask", reason: "command nested too deeply to audit" };
   if (hasForkBomb(command)) return { verdict: "block", reason: "fork bomb" };
   let best: AuditResult = { verdict: "allow" };
+  // Without a sandbox: why this line asks when no rule of the table does (a rule's reason is more specific).
+  let unconfined: string | undefined;
   const consider = (r: AuditResult) => {
     if (RANK[r.verdict] > RANK[best.verdict]) best = r;
   };
@@ -331,12 +346,14 @@ function audit(command: string, depth: number, cwd: Cwd): AuditResult {
         consider({ verdict: rule.verdict, reason: rule.reason });
         if (rule.verdict === "block") break;
       }
+      unconfined ??= context.confined ? undefined : unconfinedRisk(c);
       // Literal code it also runs: `bash -c`, `find -exec`, a `git -c alias.x=!…` alias, `GIT_SSH_COMMAND='…'`, vim's `-c '!…'`.
-      for (const code of [...c.code, ...gitShellAliases(c), ...assignedCode(c), ...embeddedShell(c), ...sedRuns(c)]) consider(audit(code, depth + 1, c.cwd));
+      for (const code of [...c.code, ...gitShellAliases(c), ...assignedCode(c), ...embeddedShell(c), ...sedRuns(c)]) consider(audit(code, depth + 1, c.cwd, context));
     });
   }
   if (script.unknownArithmetic) consider({ verdict: "ask", reason: "arithmetic on a variable this command line did not set (its value may hold a command substitution that bash would run)" });
   if (script.syntaxError) consider({ verdict: "ask", reason: "the command does not parse as bash (it asks rather than guess what runs)" });
+  if (unconfined) consider({ verdict: "ask", reason: unconfined });
   return best;
 }
 

@@ -7,7 +7,7 @@
 // Decided:
 // - A command is judged by the words it is given, not by a per-program model of its output flags: a word naming such
 //   a path (an operand, an option value `-o ~/x`, `--output=$HOME/x`, `-fprintf ~/x`, a sed script `w $HOME/x`,
-//   inline interpreter code) asks unless the program is known to only read (READ_ONLY below). Programs grow output
+//   inline interpreter code) asks unless the program is known to only read (shell-read-only.ts). Programs grow output
 //   flags faster than a list of them can (split, csplit, cmake -E, xxd -r, ssh-keygen -f, openssl -out …).
 // - Reading is allowed: `ls ~`, `cat ~/notes.txt`, `grep -r TODO ~/src`, `git -C ~/other log`.
 // - The home directory is `~`, `~user`, `$HOME`, `${HOME}` and the literal path ($HOME at audit time). The audit sees
@@ -18,35 +18,7 @@
 //   ordinary tracked content and git refuses its code-running `update = !cmd` keys.
 import { homedir } from "node:os";
 import { INTERPRETERS, SHELLS, type SimpleCommand } from "./shell-command.js";
-
-/**
- * Programs that only read, whatever paths they are given (so naming the home directory is fine). Excluded on purpose:
- * sort (-o), uniq and xxd (write their second operand), less/more with -o/-O (log file), rg --pre (runs a program),
- * find with actions that write or run, git subcommands that write (and any --output).
- */
-const READ_ONLY = /^(?:cat|tac|head|tail|ls|tree|stat|file|wc|grep|egrep|fgrep|ag|diff|cmp|du|df|realpath|readlink|dirname|basename|test|\[|\[\[|echo|printf|pwd|cd|pushd|popd|which|type|md5sum|sha1sum|sha256sum|sha512sum|b2sum|nl|cut|tr|column|jq|less|more|rg|find|git)$/;
-const GIT_READ = /^(?:log|show|status|diff|blame|ls-files|ls-tree|rev-parse|grep|shortlog|describe|cat-file|rev-list)$/;
-const FIND_ACTS = /^-(?:delete|exec|execdir|ok|okdir|fprint0?|fprintf|fls)$/;
-
-/** git's subcommand: the first word after its global options (`-C dir`, `-c k=v`, `--git-dir=…`). */
-function gitSub(args: string[]): string | undefined {
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (/^(?:-C|-c|--git-dir|--work-tree|--namespace)$/.test(a)) i++;
-    else if (!a.startsWith("-")) return a;
-  }
-  return undefined;
-}
-
-function readsOnly(c: SimpleCommand, { cdWrites }: { cdWrites: boolean }): boolean {
-  if (!READ_ONLY.test(c.name)) return false;
-  if (cdWrites && /^(?:cd|pushd)$/.test(c.name)) return false;
-  if (c.name === "find") return !c.args.some((a) => FIND_ACTS.test(a));
-  if (c.name === "rg") return !c.args.some((a) => /^--pre(?:=|$)/.test(a));
-  if (/^(?:less|more)$/.test(c.name)) return !c.args.some((a) => /^(?:-[a-zA-Z]*[oO]|--log-file|--LOG-FILE)/.test(a) || a.startsWith("+"));
-  if (c.name === "git") return GIT_READ.test(gitSub(c.args) ?? "") && !c.args.some((a) => /^--output(?:=|$)|^--ext-diff$/.test(a));
-  return true;
-}
+import { readsOnly } from "./shell-read-only.js";
 
 /** Output redirections (`>`, `>>`, `&>`…) of the command: these write whatever the program is. */
 const writtenRedirects = (c: SimpleCommand) => c.redirects.filter((r) => /[>]/.test(r.op)).map((r) => r.target);

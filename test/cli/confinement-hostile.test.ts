@@ -6,7 +6,7 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
-import { HAS_BWRAP, type Mode, attackTally, pathWithoutBwrap, toolResults, unconfinedFlag } from "../support/confinement.js";
+import { HAS_BWRAP, type Mode, attackTally, pathWithoutBwrap, toolResults, unconfinedFlag, approveUnconfined } from "../support/confinement.js";
 import { processesMatching } from "../support/processes.js";
 import { trustProject } from "../support/trust.js";
 
@@ -106,7 +106,7 @@ describe.each(modes)("hostile model against the confined shell (%s)", (mode) => 
       { toolCalls: [{ id: "t", name: "bash", args: { command: `trap '' TERM; (exec -a ${m} sleep 300) & trap '' TERM; exec -a ${m}-main sleep 300` } }] },
       { content: "ok" },
     );
-    const r = await sb.run(["run", "--output-format", "json", "hang"], { env, timeoutMs: 120_000 });
+    const r = await sb.run(["run", ...approveUnconfined(mode), "--output-format", "json", "hang"], { env, timeoutMs: 120_000 });
     expect(r.exitCode, r.stderr).toBe(0);
     const out = toolResults(e2e.server.requests[1]!).t!;
     expect(out).toMatch(/timed out after 2 s/);

@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
-import { HAS_BWRAP, type Mode, attackTally, pathWithoutBwrap, toolResults, unconfinedFlag } from "../support/confinement.js";
+import { HAS_BWRAP, type Mode, attackTally, pathWithoutBwrap, toolResults, unconfinedFlag, approveUnconfined } from "../support/confinement.js";
 import { processesMatching } from "../support/processes.js";
 
 const e2e = useE2E();
@@ -103,7 +103,7 @@ describe.each(modes)("confinement (%s)", (mode) => {
       { toolCalls: [{ id: "jobs", name: "bash_jobs", args: {} }] },
       { content: "done" },
     );
-    const r = await sb.run(["run", "--output-format", "json", "leave things behind"], { env, timeoutMs: 120_000 });
+    const r = await sb.run(["run", ...approveUnconfined(mode), "--output-format", "json", "leave things behind"], { env, timeoutMs: 120_000 });
     expect(r.exitCode).toBe(0);
     expect(toolResults(e2e.server.requests[1]!).leave).toContain("started");
     // Between calls, nothing of the first command is left (the next command sees none).
@@ -133,7 +133,7 @@ describe.each(modes)("confinement (%s)", (mode) => {
       },
       { content: "ok" },
     );
-    const r = await sb.run(["run", "--output-format", "json", "-w", project, "use paths"], { env });
+    const r = await sb.run(["run", ...approveUnconfined(mode), "--output-format", "json", "-w", project, "use paths"], { env });
     expect(r.exitCode).toBe(0);
     const out = toolResults(e2e.server.requests[1]!);
     expect(out.mnt).toMatch(/^v\n/);

@@ -5,7 +5,7 @@
 // server's `setsid` grandchild goes too, after a clean end and after kill -9.
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
-import { HAS_BWRAP, type Mode, pathWithoutBwrap, unconfinedFlag } from "../support/confinement.js";
+import { HAS_BWRAP, type Mode, pathWithoutBwrap, unconfinedFlag, approveUnconfined } from "../support/confinement.js";
 import { useE2E } from "../support/e2e.js";
 import { FIXTURE, writeRc } from "../support/mcp.js";
 import { processesMatching } from "../support/processes.js";
@@ -48,7 +48,7 @@ describe.each(modes)("no process outlives deerflow (%s)", (mode) => {
     const sb = e2e.sandbox();
     const secs = uniqueSecs();
     e2e.server.push({ toolCalls: [{ id: "leave", name: "bash", args: { command: leaveBehind(secs), timeout: 600 } }] }, { content: "never" });
-    const child = sb.spawn(["run", "--output-format", "json", "leave things running"], { env: envFor(mode, sb) });
+    const child = sb.spawn(["run", ...approveUnconfined(mode), "--output-format", "json", "leave things running"], { env: envFor(mode, sb) });
     await until(() => sleeps(secs).length >= 4, "the command's four sleeps to run");
     child.kill("SIGHUP");
     const r = await child;
@@ -90,7 +90,7 @@ describe("an interrupted run without bubblewrap, with a leftover that escapes th
     const sb = e2e.sandbox();
     const secs = uniqueSecs();
     e2e.server.push({ toolCalls: [{ id: "esc", name: "bash", args: { command: `setsid env -i sleep ${secs} &\necho started\nsleep ${secs}`, timeout: 600 } }] }, { content: "never" });
-    const child = sb.spawn(["run", "escape the sweep"], { env: { PATH: pathWithoutBwrap(sb) } });
+    const child = sb.spawn(["run", ...approveUnconfined("fallback"), "escape the sweep"], { env: { PATH: pathWithoutBwrap(sb) } });
     try {
       await until(() => sleeps(secs).length >= 2, "the leftover and the foreground sleep to run");
       child.kill("SIGTERM");

@@ -5,7 +5,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
-import { HAS_BWRAP, pathWithoutBwrap, toolResults } from "../support/confinement.js";
+import { HAS_BWRAP, pathWithoutBwrap, toolResults, approveUnconfined } from "../support/confinement.js";
 import { trustProject } from "../support/trust.js";
 
 const e2e = useE2E();
@@ -56,7 +56,8 @@ describe("auto-approval without bubblewrap", () => {
     const sb = e2e.sandbox();
     const command = "tr '\\0' '\\n' < /proc/$PPID/environ; echo; tr '\\0' ' ' < /proc/$PPID/cmdline";
     e2e.server.push({ toolCalls: [{ id: "env", name: "bash", args: { command } }] }, { content: "done" });
-    const r = await sb.run(["run", "read my parent"], { env: { PATH: pathWithoutBwrap(sb), GITHUB_TOKEN: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" } });
+    // Approved: reading /proc/*/environ asks without a sandbox (shell-unconfined.ts); this is the layer under that.
+    const r = await sb.run(["run", ...approveUnconfined("fallback"), "read my parent"], { env: { PATH: pathWithoutBwrap(sb), GITHUB_TOKEN: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" } });
     expect(r.exitCode, r.stderr).toBe(0);
     const out = toolResults(e2e.server.requests[1]!).env!;
     expect(out).toMatch(/^PATH=/m);

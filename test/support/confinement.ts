@@ -15,6 +15,14 @@ export function unconfinedFlag(mode: Mode): string[] {
   return mode === "fallback" ? ["--dangerously-run-unconfined"] : [];
 }
 
+/**
+ * For tests of what happens to the commands (processes, paths), not of approvals: without bubblewrap every command not
+ * known to only read asks (sandbox/shell-unconfined.ts), so a headless run there approves them explicitly.
+ */
+export function approveUnconfined(mode: Mode): string[] {
+  return mode === "fallback" ? ["--yes", "--dangerously-run-unconfined"] : [];
+}
+
 /** Counts attacks per mode and prints the totals after the file's tests: `count(mode, attack, refused)`. */
 export function attackTally(label: string): (mode: Mode, attack: string, refused: boolean) => void {
   const tally: Record<Mode, { tried: number; refused: number; notRefused: string[] }> = {

@@ -1,0 +1,31 @@
+// The command audit without a sandbox. Without bubblewrap a command runs on the host as the user: the rules in
+// shell-audit.ts catch mistakes and the common shapes, but no list of spellings can bound what code does (perl's
+// `readpipe`, `${PWD%/*}/.bashrc`, a symlink to `..` all reached the home directory in adversarial passes). So here
+// only commands known to only read run unasked, and those ask too when they read where credentials live.
+//
+// Decided:
+// - Read-only is the shared list (shell-read-only.ts), with no output redirection to a file and no code it runs.
+//   Everything else asks, edits included: an "edit" by bash cannot be bounded to the workspace without a sandbox
+//   (write_file and edit_file can, and stay edits). `yolo`/`--yes` with --dangerously-run-unconfined still approve
+//   all, by design.
+// - Reading a credential file (vocabulary/secret-paths.ts, /proc/*/environ where the API key is) asks: without the
+//   sandbox's hiding it would be sent to the model. Matched as path components in any word, so `cat ../../.ssh/id_rsa`
+//   asks as `cat ~/.ssh/id_rsa` does.
+import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
+import type { SimpleCommand } from "./shell-command.js";
+import { commandOnlyReads } from "./shell-read-only.js";
+
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const SECRET_WORD = new RegExp(
+  `(?:^|[/\\s=:'",])(?:${[...HOME_SECRET_DIRS, ...HOME_SECRET_FILES].map(escape).join("|")})(?=$|[/\\s'",;)])|${SYSTEM_SECRET_FILES.map(escape).join("|")}|/proc/[^/\\s]+/+environ`,
+);
+
+export const UNCONFINED_REASON = "no sandbox here (bubblewrap is not available): this command would run on your host as you, and only commands known to only read run unasked";
+export const UNCONFINED_SECRET_REASON = "no sandbox here (bubblewrap is not available): this command reads where credentials are kept";
+
+/** Why this simple command asks when it runs unconfined, or undefined when it only reads. */
+export function unconfinedRisk(c: SimpleCommand): string | undefined {
+  if (!commandOnlyReads(c)) return UNCONFINED_REASON;
+  if ([...c.args, ...c.redirects.map((r) => r.target)].some((w) => SECRET_WORD.test(w))) return UNCONFINED_SECRET_REASON;
+  return undefined;
+}

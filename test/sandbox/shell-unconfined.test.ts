@@ -1,0 +1,65 @@
+// The audit without a sandbox (shell-unconfined.ts): only commands known to only read run unasked; every spelling the
+// fourth adversarial pass used to reach the home directory through $PWD, `..` or a symlink asks, as does reading
+// where credentials are kept. And, with or without a sandbox, the fourth pass's process-starting perl spellings,
+// GNU parallel and `git init --template` ask.
+import { describe, expect, it } from "vitest";
+import { auditCommand } from "../../src/sandbox/shell-audit.js";
+
+const unconfined = (c: string) => auditCommand(c, { confined: false });
+
+const READS: string[] = [
+  "ls -la", "cat README.md", "grep -rn TODO src", "rg foo", "find . -name '*.ts' | wc -l", "git status", "git log --oneline | head",
+  "git diff HEAD~1", "head -5 a && tail -5 b", "cd .. && ls", "ls && git status 2>/dev/null", "x=1; echo $x", "jq .name package.json",
+  "cat ~/notes.txt", "pwd; uname -a; id", "diff a b || true", "tree src",
+];
+const WRITES_OR_RUNS: string[] = [
+  // the fourth pass: the home directory through $PWD, `..`, /proc and symlinks, judged "edit" before
+  "echo x >> ${PWD%/*}/.bashrc", 'echo x > "$(dirname "$PWD")/f"', "echo x > $(realpath ..)/f", "echo x > ~+/../f", "echo x > ~$USER/f",
+  "echo x > /proc/self/cwd/../f", "ln -s .. h", "read h <<< ..; echo x > $h/f", "printf -v h ..; echo x > $h/f", "for h in ..; do echo x > $h/f; done",
+  "getent passwd | cut -d: -f6 | head -1 | xargs touch",
+  // ordinary work that may write or run code
+  "echo hi > out.txt", "npm test", "make", "python3 script.py", "node -e 'console.log(1)'", "sed -i s/a/b/ f", "cp a b", "mkdir x",
+  "bash -c 'ls'", "sort -o out in", "tree -o out", "less +!rm x", "find . -delete", "git commit -m x", "git grep -Ofoo x", "git -c core.pager=x log",
+  "curl https://example.com", "source ./env.sh", "./run.sh", "xargs rm < list",
+];
+const SECRETS: string[] = ["cat ~/.ssh/id_rsa", "cat ../../.aws/credentials", "head $HOME/.netrc", "cat /proc/$PPID/environ", "grep token ~/.config/gh/hosts.yml", "cat < ~/.git-credentials", "cat /etc/shadow"];
+
+describe("auditCommand without a sandbox", () => {
+  it.each(READS)("allows %j: it only reads", async (cmd) => {
+    expect(await unconfined(cmd)).toEqual({ verdict: "allow" });
+  });
+  it.each(WRITES_OR_RUNS)("asks first for %j", async (cmd) => {
+    expect((await unconfined(cmd)).verdict).toBe("ask");
+  });
+  it.each(SECRETS)("asks first for %j: it reads where credentials are kept", async (cmd) => {
+    expect(await unconfined(cmd)).toEqual({ verdict: "ask", reason: "no sandbox here (bubblewrap is not available): this command reads where credentials are kept" });
+  });
+  it("a rule's own reason wins over the general one, and blocks stay blocks", async () => {
+    expect((await unconfined("x=rm; $x -r d")).reason).toMatch(/variable or substitution/);
+    expect((await unconfined("rm -rf ~")).verdict).toBe("block");
+    expect((await unconfined("npm test")).reason).toBe("no sandbox here (bubblewrap is not available): this command would run on your host as you, and only commands known to only read run unasked");
+  });
+  it("with a sandbox the same commands keep the table's verdicts", async () => {
+    expect((await auditCommand("npm test")).verdict).toBe("allow");
+    expect((await auditCommand("echo hi > out.txt")).verdict).toBe("edit");
+    expect((await auditCommand("cat ~/.ssh/id_rsa")).verdict).toBe("allow");
+  });
+});
+
+// The fourth pass: perl spellings that start a process, GNU parallel, a git template's hooks (sandbox or not).
+const ASK_EVERYWHERE: string[] = [
+  "perl -e 'readpipe(q(rm -rf d))'", "perl -MIPC::Open3 -e 'open3(my $i, my $o, undef, q(rm), q(-rf), q(d))'", "perl -e 'use IPC::Cmd; IPC::Cmd::run(command => q(rm -rf d))'",
+  "perl -e 'open(F, q(rm -rf d|)); print <F>'", `perl -e '&{"sys"."tem"}(q(rm -rf d))'`, "perl -e 'eval q(sys).q(tem q(rm -rf d))'",
+  "perl -e '$f = \\&CORE::system; $f->(q(rm -rf d))'", "perl -e 'fork or exit'", "perl -e 'do q(./x.pl)'",
+  "parallel rm -rf ::: d", "sem rm -rf d", "git init --template=tpl sub", "git clone --template tpl https://x/y.git",
+];
+const STILL_ALLOWED: string[] = ["perl -ne 'print if /foo/' f", "perl -pe 's/a/b/g' f", "git init sub", "python3 -c 'print(1+1)'"];
+
+describe("auditCommand: the fourth adversarial pass (any sandbox)", () => {
+  it.each(ASK_EVERYWHERE)("asks first for %j", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("ask");
+  });
+  it.each(STILL_ALLOWED)("still allows %j", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("allow");
+  });
+});
