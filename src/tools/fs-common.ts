@@ -47,7 +47,8 @@ function asPaths(v: unknown): ThreadPaths | undefined {
   return undefined;
 }
 
-function configurableOf(runtime: RuntimeLike | undefined): Record<string, unknown> | undefined {
+/** A tool runtime's `configurable` (LangGraph passes it at the top or under `config`, by version and caller). */
+export function configurableOf(runtime: RuntimeLike | undefined): Record<string, unknown> | undefined {
   return runtime?.configurable ?? runtime?.config?.configurable;
 }
 
