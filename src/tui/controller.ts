@@ -167,7 +167,7 @@ export class ChatController {
     if (!option) return this.opts.exit(pending.error);
     try {
       const saved = await this.opts.firstRun.save({ model: option.model, baseUrl: option.baseUrl });
-      this.notice("info", `Using ${option.model} at ${option.baseUrl}: saved to ${saved.path} as "${saved.name}" (defaultModel)${saved.backup ? `; the old file, with its comments, is ${saved.backup}` : ""}.`);
+      this.notice("info", `Using ${option.model} at ${option.baseUrl}: saved to ${saved.path} as "${saved.name}" (defaultModel).`);
     } catch (err) {
       return this.opts.exit(err);
     }
