@@ -87,7 +87,8 @@ const operands = (r: string[]) => r.filter((a) => !isFlag(a));
 export const GIT_RULES: readonly GitRule[] = [
   { verdict: "ask", reason: "git reset --hard discards uncommitted changes", test: git(/^reset$/, (r) => r.includes("--hard")) },
   // A template directory's hooks and config are copied into the new repository: its hooks run when the user commits there.
-  { verdict: "ask", reason: "git init/clone --template copies hooks that run later on your host", test: git(/^(?:init|clone)$/, (r) => r.some((a) => /^--template(?:=|$)/.test(a))) },
+  // git takes any unambiguous prefix of a long option (`--templ=tpl`), so every prefix down to `--te` counts.
+  { verdict: "ask", reason: "git init/clone --template copies hooks that run later on your host", test: git(/^(?:init|clone)$/, (r) => r.some((a) => /^--te(?:m(?:p(?:l(?:a(?:te?)?)?)?)?)?(?:=|$)/.test(a))) },
   {
     verdict: "ask",
     reason: "git checkout of paths discards uncommitted changes",

@@ -82,7 +82,9 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     for (const id of ["variable", "base64", "bashC", "xargs", "rsync", "python", "cdUp", "checkout", "restore", "stash"]) expect(out[id], id).toMatch(denied);
     expect(out.variable).toMatch(/variable or substitution/);
     expect(out.checkout).toMatch(/discards uncommitted changes/);
-    expect(out.status).toContain("M a.txt");
+    // Without bubblewrap git's read commands ask too (a planted config makes them run programs: shell-read-only.ts).
+    if (mode === "bwrap") expect(out.status).toContain("M a.txt");
+    else expect(out.status).toMatch(/^Denied: no sandbox here/);
     expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("uncommitted work\n");
     expect(readFileSync(join(repo, "d", "f"), "utf8")).toBe("keep\n");
     expect(existsSync(join(repo, "e"))).toBe(false);
@@ -121,7 +123,7 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     expect(existsSync(join(sb.userHome, ".deerflowrc"))).toBe(false);
   }, 150_000);
 
-  it("default mode headless without --yes: writes into .git/config, .git/hooks and the home directory are denied; reading home runs", async () => {
+  it("default mode headless without --yes: writes into .git/config, .git/hooks and the home directory are denied; reading home runs (with bubblewrap; without, it asks)", async () => {
     const sb = e2e.sandbox();
     const repo = repoWithWork(sb);
     const config = readFileSync(join(repo, ".git", "config"), "utf8");
@@ -139,7 +141,9 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     const out = toolResults(e2e.server.requests[1]!);
     for (const id of ["config", "hook"]) expect(out[id], id).toBe("Denied: writes git's configuration or hooks (.git/config, .git/hooks), which run commands later on your host was not approved (run with --yes to approve guarded actions headless).");
     expect(out.rc).toMatch(/^Denied: touches your home directory outside the workspace .* was not approved/);
-    expect(out.read).toBe("[core]");
+    // Without bubblewrap, reading outside the workspace asks (shell-unconfined.ts).
+    if (mode === "bwrap") expect(out.read).toBe("[core]");
+    else expect(out.read).toBe("Denied: no sandbox here (bubblewrap is not available): this command reads outside the workspace was not approved (run with --yes to approve guarded actions headless).");
     expect(readFileSync(join(repo, ".git", "config"), "utf8")).toBe(config);
     expect(existsSync(join(repo, ".git", "hooks", "post-commit"))).toBe(false);
     expect(existsSync(join(sb.userHome, ".deerflowrc"))).toBe(false);
@@ -207,7 +211,7 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
         perl: `perl -e 'readpipe(q(touch ../pwned4.txt))'`,
         secret: "cat ../.ssh/id_rsa",
         build: "npm --version",
-        read: "cat notes.txt && ls && git status 2>/dev/null; true",
+        read: "cat notes.txt && ls 2>/dev/null; true",
       }),
       { content: "done" },
     );
