@@ -193,6 +193,22 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     expect(existsSync(join(ws, "d.txt"))).toBe(false);
   }, 150_000);
 
+  it("a .git/commondir written by any program (a script here, in yolo) is put back after the command: the user's git keeps its own config and hooks", async () => {
+    const sb = e2e.sandbox();
+    const repo = repoWithWork(sb);
+    const script = "import os; os.makedirs('gd/hooks', exist_ok=True); open('gd/config','w').write('[core]\\n\\tfsmonitor = touch pwned\\n'); open('.git/commondir','w').write('../gd')";
+    e2e.server.push(bash({ plant: `python3 -c "${script}"` }), bash({ after: "test -e .git/commondir && echo still there || echo gone" }), { content: "done" });
+    const r = await sb.run(["run", "--approval", "yolo", ...unconfinedFlag(mode), "-w", repo, "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = { ...toolResults(e2e.server.requests[1]!), ...toolResults(e2e.server.requests[2]!) };
+    expect(out.plant).toContain(`deerflow undid a change to ${join(repo, ".git", "commondir")}: it would make git read another directory's config and hooks.`);
+    expect(out.after).toBe("gone");
+    expect(existsSync(join(repo, ".git", "commondir"))).toBe(false);
+    // The user's own git, on the host, still reads the repository's config: no planted fsmonitor runs.
+    execFileSync("git", ["status", "--porcelain"], { cwd: repo, stdio: "ignore" });
+    expect(existsSync(join(repo, "pwned"))).toBe(false);
+  }, 150_000);
+
   it.runIf(mode === "fallback")("without bubblewrap, default mode headless: only commands known to only read run; $PWD arithmetic, a symlink to .., perl's readpipe and credential reads are denied; HOME is untouched", async () => {
     const sb = e2e.sandbox();
     const ws = join(sb.userHome, "proj");
