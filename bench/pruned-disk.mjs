@@ -1,7 +1,9 @@
 // Pages that pruning frees, on disk: a thread of BENCH_DISK_TURNS turns (default 41) with 6 KB answers built through
 // deerflow's runtime in-process (delta checkpoints, step checkpoints pruned after each run). Reports the home's
 // deerflow.sqlite plus its -wal while the store is still open and after it is closed, the bytes its live pages hold
-// (dbstat), and the pages left free. Usage: npm run build && node bench/pruned-disk.mjs
+// (dbstat), and the pages left free. Usage: npm run build && node bench/pruned-disk.mjs (BENCH_DISK_KEEP=1 keeps the
+// home and prints where it is, to look inside the file). The baseline in the same run is the live bytes: on disk / live
+// is what pages left empty or free cost (2.35x before the file gave them back: 2.30 MB for 0.98 MB).
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -60,12 +62,14 @@ export async function benchPrunedDisk() {
     console.log(`| store open (after the last run) | ${mb(open.db)} | ${mb(open.wal)} | ${mb(total)} |`);
     console.log(`| store closed | ${mb(closed.db)} | ${mb(closed.wal)} | ${mb(closed.db + closed.wal)} |`);
     console.log(`live bytes in used pages: ${mb(used)}; free pages: ${free}; auto_vacuum: ${["none", "full", "incremental"][autoVacuum]}`);
+    console.log(`on disk / live bytes: ${(total / used).toFixed(2)}x`);
     console.log(`on disk (open, with the WAL) ≤ ${LIMIT_MB} MB: ${total <= LIMIT_MB * 1024 * 1024 ? "yes" : "NO"}`);
     return { open, closed, used, free };
   } finally {
     process.env = saved;
     await server.close();
-    if (!process.env.BENCH_DISK_KEEP) rmSync(root, { recursive: true, force: true }); else console.log(root);
+    if (process.env.BENCH_DISK_KEEP) console.log(`kept: ${root}`);
+    else rmSync(root, { recursive: true, force: true });
   }
 }
 

@@ -12,7 +12,9 @@ const INCREMENTAL = 2;
 /**
  * The tables whose rowids rollback marks and rewinds hold. SQLite's VACUUM copies a table's rowids as they are when
  * the table has an index (here the PRIMARY KEY's) and renumbers them when it has none (the `xferOptimization` in
- * sqlite3.c, checked against the SQLite that better-sqlite3 ships by test/persistence/free-pages.test.ts).
+ * sqlite3.c, checked against the SQLite that better-sqlite3 ships by test/persistence/free-pages.test.ts). Of
+ * deerflow's tables only rewind's archives (`rewound_*`) have no index: their rows keep their order, and they carry
+ * the rowid that matters as a column (`orig_rowid`).
  */
 const MARKED_TABLES = ["checkpoints", "writes", "checkpoint_blobs"] as const;
 
@@ -41,9 +43,11 @@ export function migrateToIncrementalVacuum(db: Database.Database): boolean {
     db.pragma("auto_vacuum = INCREMENTAL");
     db.exec("VACUUM");
   } catch {
-    return false;
+    // see above
+  } finally {
+    // A VACUUM writes the whole file through the WAL (a failed one may have grown it too).
+    truncateWal(db);
   }
-  truncateWal(db);
   return db.pragma("auto_vacuum", { simple: true }) === INCREMENTAL;
 }
 
