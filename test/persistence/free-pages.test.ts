@@ -122,6 +122,15 @@ describe("the SQLite file gives back what pruning frees", () => {
     store.close();
     const s2 = createChatSession({ home, model: "test-model", cwd });
     expect(await conversation(s2, threadId)).toEqual(["user: question 1", "assistant: answer 1"]);
+    await closeChatShell();
+
+    // `threads rm` gives the thread's pages back too.
+    const rm = openSqliteStore(home, "delta");
+    const pages = rm.sqlite.pragma("page_count", { simple: true }) as number;
+    rm.deleteThreadRows(threadId);
+    expect(rm.sqlite.pragma("freelist_count", { simple: true })).toBe(0);
+    expect(rm.sqlite.pragma("page_count", { simple: true })).toBeLessThan(pages);
+    rm.close();
   }, 180_000);
 
   it("an existing file a run is using is left as it is, and switched at the next open after the run", () => {
