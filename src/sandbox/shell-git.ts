@@ -20,6 +20,12 @@ type GitRule = { verdict: "ask" | "edit"; reason: string; test: (c: SimpleComman
 /** Global options before the sub-command that take a separate value. */
 const VALUED = /^(?:-C|-c|--git-dir|--work-tree|--namespace|--config-env|--super-prefix)$/;
 
+/** `--name`, `--name=…` or a prefix of it at least `min` letters long: git takes any unambiguous prefix (`--templ=tpl`). */
+function longOption(arg: string, name: string, min: number): boolean {
+  const m = /^--([a-z-]+)(?:=|$)/.exec(arg);
+  return m !== null && m[1]!.length >= min && name.startsWith(m[1]!);
+}
+
 /** `git [-C dir] [-c k=v] <sub> …` → [sub, …rest]. */
 export function gitArgs(c: SimpleCommand): string[] {
   const a = c.args;
@@ -87,8 +93,10 @@ const operands = (r: string[]) => r.filter((a) => !isFlag(a));
 export const GIT_RULES: readonly GitRule[] = [
   { verdict: "ask", reason: "git reset --hard discards uncommitted changes", test: git(/^reset$/, (r) => r.includes("--hard")) },
   // A template directory's hooks and config are copied into the new repository: its hooks run when the user commits there.
-  // git takes any unambiguous prefix of a long option (`--templ=tpl`), so every prefix down to `--te` counts.
-  { verdict: "ask", reason: "git init/clone --template copies hooks that run later on your host", test: git(/^(?:init|clone)$/, (r) => r.some((a) => /^--te(?:m(?:p(?:l(?:a(?:te?)?)?)?)?)?(?:=|$)/.test(a))) },
+  { verdict: "ask", reason: "git init/clone --template copies hooks that run later on your host", test: git(/^(?:init|clone)$/, (r) => r.some((a) => longOption(a, "template", 2))) },
+  // A git directory away from its work tree (`sub/.git` is then a file pointing at `gd`): its config is easy to fill
+  // under a name nothing guards, and the user's git runs it when it recurses into `sub` (the fifth pass).
+  { verdict: "ask", reason: "git --separate-git-dir puts a repository's config and hooks where nothing guards them", test: git(/^(?:init|clone)$/, (r) => r.some((a) => longOption(a, "separate-git-dir", 2))) },
   {
     verdict: "ask",
     reason: "git checkout of paths discards uncommitted changes",

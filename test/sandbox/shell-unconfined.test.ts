@@ -61,7 +61,7 @@ const ASK_EVERYWHERE: string[] = [
   "perl -e 'readpipe(q(rm -rf d))'", "perl -MIPC::Open3 -e 'open3(my $i, my $o, undef, q(rm), q(-rf), q(d))'", "perl -e 'use IPC::Cmd; IPC::Cmd::run(command => q(rm -rf d))'",
   "perl -e 'open(F, q(rm -rf d|)); print <F>'", `perl -e '&{"sys"."tem"}(q(rm -rf d))'`, "perl -e 'eval q(sys).q(tem q(rm -rf d))'",
   "perl -e '$f = \\&CORE::system; $f->(q(rm -rf d))'", "perl -e 'fork or exit'", "perl -e 'do q(./x.pl)'",
-  "parallel rm -rf ::: d", "sem rm -rf d", "git init --template=tpl sub", "git clone --template tpl https://x/y.git", "git init -q --templ=tpl newrepo",
+  "parallel rm -rf ::: d", "sem rm -rf d", "git init --template=tpl sub", "git clone --template tpl https://x/y.git", "git init -q --templ=tpl newrepo", "git init -q --separate-git-dir=gd sub", "git init --sep gd sub",
   // the fifth pass: anything but git writing inside .git (history rewind cannot restore, commondir moving the config)
   "rm -f .git/objects/pack/*.pack .git/objects/pack/*.idx", "rm -f .git/refs/heads/main .git/packed-refs", "echo ../gd > .git/commondir",
 ];
