@@ -29,6 +29,20 @@ export function truncate(text: string, width: number): string {
   return out + "…";
 }
 
+/** Cuts one line to `width` columns from the start, beginning with "…" when cut (a path keeps its file name). */
+export function truncateStart(text: string, width: number): string {
+  if (width <= 0) return "";
+  if (textWidth(text) <= width) return text;
+  const kept: string[] = [];
+  let w = 0;
+  for (const [g, gw] of [...graphemeWidths(text)].reverse()) {
+    if (w + gw > width - 1) break;
+    kept.unshift(g);
+    w += gw;
+  }
+  return `…${kept.join("")}`;
+}
+
 /**
  * Hard-wraps one line at `width` columns (an empty line stays one empty line). A space where the line breaks is
  * dropped, so a word ending on the last column never makes the next line start with a space.
