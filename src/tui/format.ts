@@ -43,22 +43,38 @@ export function truncateStart(text: string, width: number): string {
   return `…${kept.join("")}`;
 }
 
+/** One column per character: the common case, wrapped without segmenting (a streamed answer is re-wrapped often). */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+function wrapAscii(line: string, w: number): string[] {
+  const out: string[] = [];
+  let rest = line;
+  while (rest.length > w) {
+    out.push(rest.slice(0, w));
+    rest = rest.slice(rest[w] === " " && rest[w - 1] !== " " ? w + 1 : w);
+  }
+  out.push(rest);
+  return out;
+}
+
 /**
  * Hard-wraps one line at `width` columns (an empty line stays one empty line). A space where the line breaks is
  * dropped, so a word ending on the last column never makes the next line start with a space.
  */
 export function wrapLine(line: string, width: number): string[] {
   const w = Math.max(1, Math.floor(width));
+  if (PRINTABLE_ASCII.test(line)) return wrapAscii(line, w);
   if (textWidth(line) <= w) return [line];
   const out: string[] = [];
   let cur = "";
   let cw = 0;
   for (const [g, gw] of graphemeWidths(line)) {
     if (cw + gw > w && cur !== "") {
+      const wordEnded = !cur.endsWith(" ");
       out.push(cur);
       cur = "";
       cw = 0;
-      if (g === " ") continue;
+      if (g === " " && wordEnded) continue;
     }
     cur += g;
     cw += gw;

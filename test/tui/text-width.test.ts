@@ -50,8 +50,10 @@ describe("wrapLine / truncate / padEnd with emoji and CJK", () => {
   it("a word ending on the last column does not make the next line start with a space", () => {
     expect(wrapLine("abcd efgh", 4)).toEqual(["abcd", "efgh"]);
     expect(wrapLine("done ✅ next", 7)).toEqual(["done ✅", "next"]);
-    // Spaces inside a line and a line's own indentation stay.
+    // Spaces inside a line and a line's own indentation stay; a run of spaces (indentation, alignment) is kept.
     expect(wrapLine("  ab cd", 10)).toEqual(["  ab cd"]);
+    expect(wrapLine("ab      cd", 4)).toEqual(["ab  ", "    ", "cd"]);
+    expect(wrapLine("✅b      cd", 4)).toEqual(["✅b ", "    ", " cd"]);
   });
 
   it("wide characters move whole to the next line instead of overflowing", () => {

@@ -9,8 +9,10 @@ export interface DelegationsPanelProps {
   /** Clock for spinners and the elapsed time of delegations still running. */
   now: number;
   title?: string;
-  /** The counts line only (while a prompt waits). */
+  /** The counts line only (while a prompt waits; a finished run's panel in the transcript). */
   folded?: boolean;
+  /** Said after the folded counts line. */
+  foldedHint?: string;
 }
 
 const ACTIVE = new Set(["pending", "running"]);
@@ -19,7 +21,7 @@ function statusWord(status: string): string {
   return status.replace(/_/g, " ");
 }
 
-export function DelegationsPanel({ delegations, now, title = "Subagents", folded = false }: DelegationsPanelProps) {
+export function DelegationsPanel({ delegations, now, title = "Subagents", folded = false, foldedHint }: DelegationsPanelProps) {
   if (delegations.length === 0) return null;
   const running = delegations.filter((d) => ACTIVE.has(d.status)).length;
   const done = delegations.filter((d) => d.status === "completed").length;
@@ -28,6 +30,7 @@ export function DelegationsPanel({ delegations, now, title = "Subagents", folded
   const head = (
     <Text wrap="truncate-end">
       <Text bold>{title}</Text> <Text dimColor>({counts.join(", ")})</Text>
+      {folded && foldedHint ? <Text dimColor> · {foldedHint}</Text> : null}
     </Text>
   );
   if (folded) return head;

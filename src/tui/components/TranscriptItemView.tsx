@@ -187,7 +187,7 @@ function Body({ item, width }: TranscriptItemViewProps) {
         </Lead>
       );
     case "delegations":
-      return <DelegationsPanel delegations={item.delegations} now={frozenNow(item.delegations)} title="Subagents" />;
+      return <DelegationsPanel delegations={item.delegations} now={frozenNow(item.delegations)} title="Subagents" folded={!item.expanded} foldedHint="ctrl+t opens it" />;
     case "todos":
       return (
         <Box flexDirection="column">
