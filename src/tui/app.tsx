@@ -22,6 +22,7 @@ import { splitLines, wrapLine } from "./format.js";
 import type { ChatController } from "./controller.js";
 import type { ChatStore } from "./store.js";
 import { useChatKeys } from "./use-chat-keys.js";
+import { useRedrawOnResize } from "./use-redraw-on-resize.js";
 /** How long "Press Ctrl+C again to exit" stays armed. */
 const EXIT_ARM_MS = 2000;
 
@@ -56,6 +57,7 @@ export function App({ store, controller, exitRef }: AppProps) {
   const options = clarification?.options ?? [];
   const live = state.run !== null || state.delegations.length > 0;
   const now = useNow(live);
+  const redraws = useRedrawOnResize();
 
   useEffect(() => {
     exitRef.current = (error?: Error) => exit(error);
@@ -100,7 +102,7 @@ export function App({ store, controller, exitRef }: AppProps) {
 
   return (
     <Box flexDirection="column">
-      <Static items={state.items}>{(item) => <TranscriptItemView key={item.id} item={item} width={columns} />}</Static>
+      <Static key={redraws} items={state.items}>{(item) => <TranscriptItemView key={item.id} item={item} width={columns} />}</Static>
       <LiveAnswer text={state.streaming} maxLines={answerLines} width={columns} />
       {/* A running `task` call is shown by its row in the subagents panel. */}
       {visibleTools.map((t) => (

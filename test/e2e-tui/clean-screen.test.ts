@@ -1,6 +1,7 @@
 // End to end in a real terminal: an approval always shows the change (pinned panels fold to one line while it
 // waits; the rows go to changed lines), a finished todo list folds to one summary line when the run ends (ctrl+t
-// opens it), and the status line gives up its low-value parts before it would cut the approval mode.
+// opens it), the status line gives up its low-value parts before it would cut the approval mode, and resizing the
+// window while an answer streams leaves no stale line (no old spinner or answer frame, no second header).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -89,6 +90,31 @@ describe("a finished run", () => {
     await t.press("ctrl-t");
     await t.waitFor(/^\s+● fix it$/m, { where: "screen" });
     expect(t.screen()).toMatch(/^\s+● run the suite$/m);
+    expect(t.softWrappedRows()).toEqual([]);
+  }, 90_000);
+});
+
+describe("resizing while an answer streams", () => {
+  it("100x30 → 60x20 → 100x30 → 70x24: the scrollback holds the header and each answer line once, no stale spinner", async () => {
+    const sb = e2e.sandbox();
+    const lines = Array.from({ length: 30 }, (_, i) => `R${String(i + 1).padStart(2, "0")} of a streamed answer that is long enough to wrap at sixty columns wide`);
+    e2e.server.push({ content: `${lines.join("\n")}\nEnd of the answer.`, chunkDelayMs: 40 });
+    const t = tui.spawn(sb, ["chat"], { cols: 100, rows: 30 });
+    await waitReady(t);
+    await submit(t, "go");
+    await t.waitFor("R05 ", { where: "screen" });
+    await t.resize(60, 20);
+    await t.waitFor("R12 ", { where: "screen" });
+    await t.resize(100, 30);
+    await t.waitFor("R18 ", { where: "screen" });
+    await t.resize(70, 24);
+    await t.waitFor("End of the answer.");
+    await t.waitForGone("Working…");
+    const all = t.scrollback().split("\n");
+    expect(all.filter((r) => r.startsWith("deerflow v"))).toHaveLength(1);
+    expect(all.filter((r) => r.includes("❯ go"))).toHaveLength(1);
+    expect(lines.map((l) => all.filter((r) => r.includes(l.slice(0, 4))).length)).toEqual(lines.map(() => 1));
+    expect(all.filter((r) => r.includes("Working…"))).toEqual([]);
     expect(t.softWrappedRows()).toEqual([]);
   }, 90_000);
 });
