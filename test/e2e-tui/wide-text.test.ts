@@ -14,8 +14,8 @@ const tui = usePty();
 const inkWidth: (s: string) => number = (await import(pathToFileURL(join(process.cwd(), "node_modules/ink/node_modules/string-width/index.js")).href)).default;
 
 const marker = (p: string, i: number) => `${p}${String(i + 1).padStart(2, "0")}`;
-const EMOJI_LINES = Array.from({ length: 40 }, (_, i) => `${marker("L", i)} ${"Status ✅ done, deploy 🚀 shipped, checks ✔️ green ".repeat(1 + (i % 3))}🇯🇵 ok`);
-const CJK_LINES = Array.from({ length: 40 }, (_, i) => `${marker("C", i)} ${"状態は良好です、デプロイ完了。中文说明 ".repeat(1 + (i % 3))}끝`);
+const EMOJI_LINES = Array.from({ length: 30 }, (_, i) => `${marker("L", i)} ${"Status ✅ done, deploy 🚀 shipped, checks ✔️ green ".repeat(1 + (i % 3))}🇯🇵 ok`);
+const CJK_LINES = Array.from({ length: 30 }, (_, i) => `${marker("C", i)} ${"状態は良好です、デプロイ完了。中文说明 ".repeat(1 + (i % 3))}끝`);
 const TABLE = ["| Step | State | Owner |", "|---|---|---|", "| build | ✅ done | 🚀 ops |", "| lint | skipped | bot |", "| test | ❌ failed | 中文 |", "| ship | ⏳ wait | ✔️ me |"];
 
 /** Streams `answer` and collects every screen seen while it streams (the live region), then the final scrollback. */
@@ -29,7 +29,7 @@ async function stream(t: PtyProcess, answer: string, last: string): Promise<{ li
       live.push(t.screen());
       return text.includes(last);
     },
-    { timeoutMs: 60_000 },
+    { timeoutMs: 120_000 },
   );
   await t.waitForGone("Working…");
   return { live, all: t.scrollback().split("\n") };
@@ -70,7 +70,7 @@ describe.each([
     expect(header).toHaveLength(2);
     for (const has of ["build", "lint", "failed", "ship"]) expect(bars(has), has).toEqual(header);
     expect(inputArea(t)).toMatch(/^❯ Ask anything/);
-  }, 120_000);
+  }, 180_000);
 
   it("a CJK answer: each line once in the scrollback, never cut by the terminal", async () => {
     const t = tui.spawn(e2e.sandbox(), ["chat"], { cols, rows });
@@ -79,5 +79,19 @@ describe.each([
     expect(t.softWrappedRows()).toEqual([]);
     expect(t.raw()).not.toContain("\x1b[2J");
     expectNoLeadingSpace(all, all.findIndex((r) => r.includes("C01 ")));
+  }, 120_000);
+});
+
+describe("a word ending on the last column", () => {
+  it("60 columns: neither the streamed nor the committed answer starts its next row with a space", async () => {
+    const t = tui.spawn(e2e.sandbox(), ["chat"], { cols: 60, rows: 20 });
+    // 58 columns of text after the 2-column lead: the first word ends on the last column.
+    const first = `${"word ".repeat(11)}end`;
+    const { live, all } = await stream(t, `${first} next words here\n${"✅ ok ".repeat(10)}✅ tail row`, "tail row");
+    expect(first).toHaveLength(58);
+    expect(live.some((s) => /^ {2}next words here$/m.test(s))).toBe(true);
+    expect(all).toContain("  next words here");
+    // The emoji line wraps at a word too (by Ink's count of its width).
+    expect(all.filter((r) => /^ {3}\S/.test(r))).toEqual([]);
   }, 120_000);
 });
