@@ -64,6 +64,21 @@ function wrapAscii(line: string, w: number): string[] {
 export function wrapLine(line: string, width: number): string[] {
   const w = Math.max(1, Math.floor(width));
   if (PRINTABLE_ASCII.test(line)) return wrapAscii(line, w);
+  // A streamed answer is re-wrapped on every chunk, and only its last line changes: the others come from here.
+  const key = `${w}\u0000${line}`;
+  const known = wrapped.get(key);
+  if (known) return known;
+  const rows = wrapWide(line, w);
+  if (wrapped.size >= WRAPPED_MAX) wrapped.delete(wrapped.keys().next().value!);
+  wrapped.set(key, rows);
+  return rows;
+}
+
+/** Wrapped lines with wide or combining characters, by width and text (oldest dropped first). */
+const wrapped = new Map<string, string[]>();
+const WRAPPED_MAX = 4000;
+
+function wrapWide(line: string, w: number): string[] {
   if (textWidth(line) <= w) return [line];
   const out: string[] = [];
   let cur = "";

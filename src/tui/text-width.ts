@@ -15,5 +15,6 @@ export function textWidth(text: string): number {
 
 /** The line's grapheme clusters with their widths: what a terminal draws as one character. */
 export function* graphemeWidths(text: string): Generator<[string, number]> {
-  for (const { segment } of segmenter.segment(text)) yield [segment, widestLine(segment)];
+  // A printable ASCII character is one column: asked of string-width, it would be segmented again.
+  for (const { segment } of segmenter.segment(text)) yield [segment, segment.length === 1 && segment >= " " && segment <= "~" ? 1 : widestLine(segment)];
 }
