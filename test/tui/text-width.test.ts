@@ -1,5 +1,6 @@
 // The TUI's one width function is the one Ink lays text out with: every wrap and cut the chat makes must give lines
 // Ink measures as fitting (else Ink wraps or cuts them again and the live region's height is miscounted).
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
@@ -7,8 +8,9 @@ import { describe, expect, it } from "vitest";
 import { padEnd, truncate, wrapLine } from "../../src/tui/format.js";
 import { textWidth } from "../../src/tui/text-width.js";
 
-/** Ink's own copy of string-width (what its measure-text and output use). */
-const inkWidth: (s: string) => number = (await import(pathToFileURL(join(process.cwd(), "node_modules/ink/node_modules/string-width/index.js")).href)).default;
+/** The string-width Ink itself resolves (what its measure-text and output use), wherever npm placed it. */
+const inkStringWidth = createRequire(join(process.cwd(), "node_modules/ink/package.json")).resolve("string-width");
+const inkWidth: (s: string) => number = (await import(pathToFileURL(inkStringWidth).href)).default;
 
 const SAMPLES: [string, number][] = [
   ["✅", 2],
