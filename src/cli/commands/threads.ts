@@ -10,7 +10,8 @@ import { DatabaseUnavailableError, isConnectionFault, isServerRefusal } from "..
 import type { ThreadRow } from "../../persistence/thread-index.js";
 import { machineName } from "../../persistence/machine.js";
 import { ThreadRuntime } from "../../runtime/thread-runtime.js";
-import { transcriptOf } from "../../runtime/thread-view.js";
+import { type TranscriptEntry, transcriptOf } from "../../runtime/thread-view.js";
+import { INTERRUPTED_LINE } from "../../vocabulary/interruption-text.js";
 import type { GlobalOptions } from "../main.js";
 import { noteUntrusted } from "../untrusted-note.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
@@ -55,6 +56,20 @@ export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): 
   return 0;
 }
 
+/** One transcript entry as `threads show` prints it; what an interrupted run kept says so. */
+function entryLine(e: TranscriptEntry): string {
+  switch (e.kind) {
+    case "user":
+      return `> ${e.text}`;
+    case "assistant":
+      return e.interrupted ? `${e.text ? `${e.text}\n` : ""}${INTERRUPTED_LINE}` : e.text;
+    case "tool":
+      return `  [${e.name}] ${e.interrupted ? "interrupted" : e.status}`;
+    case "clarification":
+      return `? ${e.clarification.question}`;
+  }
+}
+
 export async function threadsShowCommand(threadId: string, opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
   noteUntrusted(config);
@@ -90,7 +105,7 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
     `  workspace ${row.workspace ?? "(its own)"}`,
     `  created ${row.created_at}, updated ${row.updated_at}, ${runs.length} run(s)`,
     "",
-    ...entries.map((e) => (e.kind === "user" ? `> ${e.text}` : e.kind === "assistant" ? e.text : e.kind === "tool" ? `  [${e.name}] ${e.status}` : `? ${e.clarification.question}`)),
+    ...entries.map(entryLine),
   ];
   process.stdout.write(forTerminal(`${lines.join("\n")}\n`));
   return 0;
