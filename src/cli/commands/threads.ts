@@ -8,6 +8,7 @@ import { DB_FILE, type Store, isCorruption } from "../../persistence/store.js";
 import { openStore } from "../../persistence/open-store.js";
 import { DatabaseUnavailableError, isConnectionFault, isServerRefusal } from "../../persistence/postgres-connection.js";
 import type { ThreadRow } from "../../persistence/thread-index.js";
+import type { ArchivedMessage } from "../../persistence/message-archive.js";
 import { machineName } from "../../persistence/machine.js";
 import { ThreadRuntime } from "../../runtime/thread-runtime.js";
 import { type TranscriptEntry, transcriptOf } from "../../runtime/thread-view.js";
@@ -70,6 +71,32 @@ function entryLine(e: TranscriptEntry): string {
   }
 }
 
+/**
+ * The live lines with the archived messages where compaction took them from: after the thread's first user message,
+ * which compaction always keeps (what it removes lies between that and the turns it keeps), between two marks.
+ */
+function withArchived(lines: string[], entries: TranscriptEntry[], archived: readonly ArchivedMessage[]): string[] {
+  if (archived.length === 0) return lines;
+  const at = entries.findIndex((e) => e.kind === "user") + 1;
+  const block = [
+    `── ${archived.length} archived message${archived.length === 1 ? "" : "s"} (#1–#${archived.at(-1)!.seq}, taken out of the conversation by compaction; the model reads them with read_history) ──`,
+    ...archived.map(archivedLine),
+    "── end of the archived messages ──",
+  ];
+  return [...lines.slice(0, at), ...block, ...lines.slice(at)];
+}
+
+/** One archived message, shaped like a live entry and marked. */
+function archivedLine(m: ArchivedMessage): string {
+  const mark = `[archived #${m.seq}]`;
+  if (m.role === "user") return `${mark} > ${m.text}`;
+  if (m.role === "tool") {
+    const first = m.text.split("\n", 1)[0]!;
+    return `${mark}   [${m.name ?? "tool"}] ${first.length > 100 ? `${first.slice(0, 100)}…` : first}`;
+  }
+  return `${mark} ${m.text}`;
+}
+
 export async function threadsShowCommand(threadId: string, opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
   noteUntrusted(config);
@@ -82,7 +109,9 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
       if (!row) return undefined;
       const runs = await store.runs.forThread(threadId);
       const tuple = await store.saver.getTuple({ configurable: { thread_id: threadId } });
-      return { row, runs, tuple };
+      // What compaction took out of the messages (`/compact`, auto-compaction): printed too, marked archived.
+      const archived = await store.archive.range(threadId, 1, await store.archive.count(threadId));
+      return { row, runs, tuple, archived };
     },
     mode ?? config.checkpoint.channelMode,
   );
@@ -94,9 +123,10 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
     entries = (await ThreadRuntime.for(config).view(threadId, config.model)).entries;
     await ThreadRuntime.closeAll();
   }
-  const { row, runs } = found;
+  const { row, runs, archived } = found;
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ thread: row, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), entries }, null, 2)}\n`);
+    const archivedJson = archived.map(({ seq, role, name, text, archived_at }) => ({ seq, role, name, text, archived_at }));
+    process.stdout.write(`${JSON.stringify({ thread: row, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), entries, archived: archivedJson }, null, 2)}\n`);
     return 0;
   }
   const lines = [
@@ -105,7 +135,7 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
     `  workspace ${row.workspace ?? "(its own)"}`,
     `  created ${row.created_at}, updated ${row.updated_at}, ${runs.length} run(s)`,
     "",
-    ...entries.map(entryLine),
+    ...withArchived(entries.map(entryLine), entries, archived),
   ];
   process.stdout.write(forTerminal(`${lines.join("\n")}\n`));
   return 0;
