@@ -9,7 +9,10 @@ import { repairToolCallHistory } from "../middleware/dangling-tool-call.js";
 import { INTERRUPTED_MARKER, isInterruptedMessage } from "../vocabulary/message-markers.js";
 import { messageText } from "../vocabulary/message-text.js";
 import { INTERRUPTED_BY_USER_TOOL_TEXT, INTERRUPTED_NOTE } from "../vocabulary/interruption-text.js";
+import { isStoreWriteFailure } from "../persistence/store.js";
+import { isConnectionFault } from "../persistence/postgres-connection.js";
 import type { RunEvent, RunEventListener } from "./events.js";
+import type { LeadAgent } from "./run-agent.js";
 
 /**
  * The answer text the user saw stream during the model call in progress: the deltas (already restored and masked, as
@@ -48,6 +51,27 @@ export function interruptedUpdate(messages: readonly BaseMessage[], partial: str
   if (appended) return { messages: [...repaired.slice(messages.length), ...note] };
   // A result moved next to its call: the whole list is written again (add-messages can only append or replace).
   return { messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...repaired, ...note] };
+}
+
+/**
+ * Writes what an interrupted run keeps into its thread, through the state graph, under the run's lock: first the steps
+ * that finished while another still ran (a tool that returned before esc: LangGraph applies a superstep's saved
+ * writes on the next state update), then the partial answer, the cut calls' results and the note.
+ */
+export async function keepInterruptedWork(graph: LeadAgent["graph"], threadId: string, runId: string, partial: string): Promise<void> {
+  const config = { configurable: { thread_id: threadId } };
+  try {
+    const before = await graph.getState(config);
+    if (!before.config?.configurable?.checkpoint_id) return;
+    if (before.next.length > 0) await graph.updateState(config, { messages: [] } as never, "model_request");
+    const values = (await graph.getState(config)).values as { messages?: BaseMessage[] };
+    const update = interruptedUpdate(values.messages ?? [], partial, runId);
+    if (update) await graph.updateState(config, update as never, "model_request");
+  } catch (err) {
+    // A store that cannot write is the caller's to report; anything else must not cost the run its record (the
+    // thread then keeps its finished steps, and DanglingToolCall mends a cut call on the next run).
+    if (isStoreWriteFailure(err) || isConnectionFault(err)) throw err;
+  }
 }
 
 /** The kept answer: what streamed, then the note. */

@@ -37,7 +37,7 @@ import { rewindText } from "../vocabulary/rewind-text.js";
 import { type SkillCatalog, skillCatalogFor, skillMounts } from "../skills/catalog.js";
 import { skillContextEntry, skillMessage } from "../skills/activation.js";
 import { type ThreadView, threadViewOf } from "./thread-view.js";
-import { StreamedAnswer, interruptedUpdate } from "./interrupted-turn.js";
+import { StreamedAnswer, keepInterruptedWork } from "./interrupted-turn.js";
 
 /** What `applied_run_inputs[inputId]` records once the input's run succeeded. */
 interface AppliedInput {
@@ -326,7 +326,7 @@ export class ThreadRuntime {
     if (stopped || status !== "error") {
       // Interrupted or timed-out work is kept (the user may want it); DanglingToolCall mends a cut tool call next run.
       try {
-        if (stopped?.status === "interrupted") await this.keepInterrupted(threadId, runId, partial, req.model);
+        if (stopped?.status === "interrupted") await keepInterruptedWork(this.stateGraph(req.model).graph, threadId, runId, partial);
         await this.store.runs.finish(runId, { status, stop_reason: status, ...tokens });
         await this.store.threads.update(threadId, { status });
       } catch (storeErr) {
@@ -349,21 +349,6 @@ export class ThreadRuntime {
       notePendingRollback(this.config.home, runId, this.store.path);
       return this.typedStoreError(isStoreWriteFailure(err) ? err : storeErr, "rollback-pending");
     }
-  }
-
-  /**
-   * An interrupted run's work, kept in the thread (interrupted-turn.ts): the steps that finished while another still
-   * ran are applied first (a tool that returned before esc), then the partial answer, the cut calls' results and the note.
-   */
-  private async keepInterrupted(threadId: string, runId: string, partial: string, model: ResolvedModel): Promise<void> {
-    const graph = this.stateGraph(model).graph;
-    const config = { configurable: { thread_id: threadId } };
-    const before = await graph.getState(config);
-    if (!before.config?.configurable?.checkpoint_id) return;
-    if (before.next.length > 0) await graph.updateState(config, { messages: [] } as never, "model_request");
-    const values = (await graph.getState(config)).values as ThreadValues;
-    const update = interruptedUpdate(values.messages ?? [], partial, runId);
-    if (update) await graph.updateState(config, update as never, "model_request");
   }
 
   private stoppedError(err: unknown, runId: string, threadId: string, req: RunRequest): RunStoppedError | undefined {
