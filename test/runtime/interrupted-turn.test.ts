@@ -1,10 +1,14 @@
 // An interrupted run keeps what happened (issue 27, part 6): the streamed part of the answer, finished tool results,
 // an "interrupted" result for a call that never returned, and one note for the model. In-process (ChatSession: what
 // the TUI runs on) against the loopback model, real SQLite, in both checkpoint modes.
+import { AIMessage, HumanMessage, RemoveMessage, ToolMessage } from "@langchain/core/messages";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type ChatSession, createChatSession } from "../../src/runtime/chat-session.js";
 import type { RunEvent } from "../../src/runtime/events.js";
 import { ThreadRuntime } from "../../src/runtime/thread-runtime.js";
+import { interruptedAnswerText, interruptedUpdate } from "../../src/runtime/interrupted-turn.js";
+import { isInterruptedMessage } from "../../src/vocabulary/message-markers.js";
+import { messageText } from "../../src/vocabulary/message-text.js";
 import type { RecordedRequest, TestModelServer } from "../support/openai-server.js";
 import { useInProcessModel } from "../support/in-process.js";
 import { partialAnswer } from "../support/partial-stream.js";
@@ -115,5 +119,28 @@ describe.each(["full", "delta"] as const)("an interrupted run (%s checkpoints)",
       "assistant: [Interrupted by the user.]",
       "user: what happened?",
     ]);
+  });
+});
+
+describe("interruptedUpdate (what is written after an interrupt)", () => {
+  const user = new HumanMessage({ id: "u1", content: "do it" });
+  const calls = new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "c1", name: "bash", args: {} }, { id: "c2", name: "bash", args: {} }] });
+  const result = (id: string) => new ToolMessage({ id: `t-${id}`, tool_call_id: id, name: "bash", content: "ok" });
+
+  it("nothing when the thread ends with a finished answer and nothing streamed after it", () => {
+    expect(interruptedUpdate([user, new AIMessage({ id: "a2", content: "Done." })], "", "run-1")).toBeUndefined();
+    expect(interruptedUpdate([], "", "run-1")).toBeUndefined();
+  });
+
+  it("appends the cut call's interrupted result and the note; a misplaced result rewrites the list in order", () => {
+    const appended = interruptedUpdate([user, calls, result("c1")], "", "run-1")!.messages;
+    expect(appended.map((m) => [m.getType(), messageText(m).slice(0, 26), isInterruptedMessage(m)])).toEqual([
+      ["tool", "[Interrupted by the user b", true],
+      ["ai", "[Interrupted by the user.]", true],
+    ]);
+    const rewritten = interruptedUpdate([user, calls, new HumanMessage({ id: "u2", content: "late" }), result("c2")], "half", "run-1")!.messages;
+    expect(rewritten[0]).toBeInstanceOf(RemoveMessage);
+    expect(rewritten.slice(1).map((m) => m.id)).toEqual(["u1", "a1", "t-c2", "dangling-a1-c1", "u2", "interrupted-run-1"]);
+    expect(interruptedAnswerText(rewritten.at(-1)!)).toBe("half");
   });
 });
