@@ -23,8 +23,9 @@ const isSummary = (r: RecordedRequest) => textOf(r.body.messages?.[0]).startsWit
 const show = (threadId: string, ...flags: string[]) =>
   execa(process.execPath, [BIN, "threads", "show", ...flags, threadId], { cwd, env: { PATH: process.env.PATH!, HOME: process.env.HOME!, DEERFLOW_HOME: home, NO_COLOR: "1", DEERFLOW_DISCOVER_PORTS: "none" }, reject: false });
 
-describe("threads show of a compacted thread", () => {
+describe.each(["full", "delta"] as const)("threads show of a compacted thread (%s checkpoints)", (mode) => {
   it("prints the archived turns in their place, marked archived (text and --json)", async () => {
+    process.env.DEERFLOW_CHECKPOINT_MODE = mode;
     // Keep little on /compact, so the middle turns are archived.
     writeFileSync(join(process.env.HOME!, ".deerflowrc"), JSON.stringify({ compaction: { keepRecentTokens: 256 } }));
     let n = 0;

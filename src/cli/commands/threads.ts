@@ -9,6 +9,8 @@ import { openStore } from "../../persistence/open-store.js";
 import { DatabaseUnavailableError, isConnectionFault, isServerRefusal } from "../../persistence/postgres-connection.js";
 import type { ThreadRow } from "../../persistence/thread-index.js";
 import type { ArchivedMessage } from "../../persistence/message-archive.js";
+import type { BaseMessage } from "@langchain/core/messages";
+import { withArchivedTurns } from "../../runtime/archived-turns.js";
 import { machineName } from "../../persistence/machine.js";
 import { ThreadRuntime } from "../../runtime/thread-runtime.js";
 import { type TranscriptEntry, transcriptOf } from "../../runtime/thread-view.js";
@@ -71,19 +73,14 @@ function entryLine(e: TranscriptEntry): string {
   }
 }
 
-/**
- * The live lines with the archived messages where compaction took them from: after the thread's first user message,
- * which compaction always keeps (what it removes lies between that and the turns it keeps), between two marks.
- */
-function withArchived(lines: string[], entries: TranscriptEntry[], archived: readonly ArchivedMessage[]): string[] {
-  if (archived.length === 0) return lines;
-  const at = entries.findIndex((e) => e.kind === "user") + 1;
-  const block = [
-    `── ${archived.length} archived message${archived.length === 1 ? "" : "s"} (#1–#${archived.at(-1)!.seq}, taken out of the conversation by compaction; the model reads them with read_history) ──`,
-    ...archived.map(archivedLine),
+/** A run of archived messages between two marks (compaction took them out of the conversation). */
+function archivedBlock(rows: readonly ArchivedMessage[]): string[] {
+  const range = rows.length === 1 ? `#${rows[0]!.seq}` : `#${rows[0]!.seq}–#${rows.at(-1)!.seq}`;
+  return [
+    `── ${rows.length} archived message${rows.length === 1 ? "" : "s"} (${range}, taken out of the conversation by compaction; the model reads them with read_history) ──`,
+    ...rows.map(archivedLine),
     "── end of the archived messages ──",
   ];
-  return [...lines.slice(0, at), ...block, ...lines.slice(at)];
 }
 
 /** One archived message, shaped like a live entry and marked. */
@@ -117,12 +114,16 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
   );
   if (!found) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
   // Delta checkpoints keep messages as writes, or as a snapshot object (not a list): the state graph rebuilds them.
-  const raw = (found.tuple?.checkpoint.channel_values as { messages?: unknown } | undefined)?.messages;
-  let entries = transcriptOf(Array.isArray(raw) ? raw : []);
+  const channels = found.tuple?.checkpoint.channel_values as { messages?: unknown; task_history?: unknown } | undefined;
+  let messages: BaseMessage[] = Array.isArray(channels?.messages) ? channels.messages : [];
+  let history = channels?.task_history;
   if (found.row.mode === "delta") {
-    entries = (await ThreadRuntime.for(config).view(threadId, config.model)).entries;
+    const values = await ThreadRuntime.for(config).readState(threadId, config.model);
+    [messages, history] = [values.messages ?? [], values.task_history];
     await ThreadRuntime.closeAll();
   }
+  const entries = transcriptOf(messages);
+  const compactions = (history as { compactions?: unknown } | null | undefined)?.compactions;
   const { row, runs, archived } = found;
   if (opts.json) {
     const archivedJson = archived.map(({ seq, role, name, text, archived_at }) => ({ seq, role, name, text, archived_at }));
@@ -135,7 +136,7 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
     `  workspace ${row.workspace ?? "(its own)"}`,
     `  created ${row.created_at}, updated ${row.updated_at}, ${runs.length} run(s)`,
     "",
-    ...withArchived(entries.map(entryLine), entries, archived),
+    ...withArchivedTurns(messages, archived, Array.isArray(compactions) ? compactions : []).flatMap((seg) => ("live" in seg ? transcriptOf(seg.live).map(entryLine) : archivedBlock(seg.archived))),
   ];
   process.stdout.write(forTerminal(`${lines.join("\n")}\n`));
   return 0;
