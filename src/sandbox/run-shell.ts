@@ -134,6 +134,7 @@ export async function startBackground(
 ): Promise<{ kill: () => void }> {
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
+  noteGitRedirect(req.paths.workspace_path);
   if (session) {
     const id = await session.background(command, req.cwd, req.logPath, req.onEnd);
     return { kill: () => session.kill(id) };

@@ -32,6 +32,8 @@
 //   tar --remove-files (blocked from ~ or /).
 // Not a sandbox: the policy catches mistakes and the common shapes; the workspace boundary does the rest.
 
+import { homedir } from "node:os";
+import { posix } from "node:path";
 import { type Cwd, INTERPRETERS, type Pipeline, SHELLS, SYSTEM_DIRS, type SimpleCommand, isFlag, walkDown } from "./shell-command.js";
 import { codeEnvVar } from "./code-env.js";
 import { GIT_RULES, gitShellAliases } from "./shell-git.js";
@@ -68,7 +70,17 @@ function operands(args: string[]): string[] {
   return i < 0 ? args.filter((a) => !isFlag(a)) : [...args.slice(0, i).filter((a) => !isFlag(a)), ...args.slice(i + 1)];
 }
 const recursive = (c: SimpleCommand) => c.args.some((a) => /^-[a-zA-Z]*[rR][a-zA-Z]*$/.test(a) || a === "--recursive");
-const hitsRoot = (c: SimpleCommand) => operands(c.args).some((a) => ROOTISH.test(a));
+/**
+ * An absolute path that is, once `//`, `/./` and `..` are resolved as the kernel would, the root, a system directory
+ * or the home directory by its literal path (`rm -rf /usr/../home/u`, `//home//u/`, `/home/u/*`: the sixth pass).
+ */
+function absoluteRootish(a: string): boolean {
+  if (!a.startsWith("/")) return false;
+  const n = posix.normalize(a).replace(/\/\*$/, "").replace(/\/+$/, "") || "/";
+  const home = (process.env.HOME || homedir()).replace(/\/+$/, "");
+  return n === "/" || (home.length > 1 && n === home) || ROOTISH.test(n);
+}
+const hitsRoot = (c: SimpleCommand) => operands(c.args).some((a) => ROOTISH.test(a) || absoluteRootish(a));
 /** `.`, `*`, `./*`, `..`, `.*`, `[a-z]*`: the directory the command runs in (or above it), or a glob over it. */
 const wholeDir = (a: string) => !a.startsWith("/") && a.split("/").every((s) => /^(?:|\.|\.\.)$/.test(s) || /[*?[]/.test(s));
 const awayFromWorkspace = (cwd: Cwd) => cwd.at !== "workspace";

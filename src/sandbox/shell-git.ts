@@ -117,6 +117,15 @@ export const GIT_RULES: readonly GitRule[] = [
     reason: "git -c sets a key that runs a program (alias, pager, editor, sshCommand, hooksPath, filter, helper …)",
     test: (c) => gitSettings(c).some((s) => CODE_KEY.test(s.key)),
   },
+  // The sixth pass: `git clone -c core.fsmonitor=… . sub && git add sub` left a nested repository whose config the
+  // user's own `git status` in the parent runs; `-c gc.*Expire=now gc` deleted an unmerged branch's commits for good.
+  {
+    verdict: "ask",
+    reason: "git clone --config sets a key that runs a program in the new repository",
+    test: git(/^clone$/, (r) => r.some((a, i) => ((a === "-c" || longOption(a, "config", 3)) && CODE_KEY.test((a.includes("=") && a.startsWith("--") ? a.slice(a.indexOf("=") + 1) : r[i + 1] ?? "").split("=")[0]!.toLowerCase())) || (/^-c./.test(a) && CODE_KEY.test(a.slice(2).split("=")[0]!.toLowerCase())))),
+  },
+  { verdict: "ask", reason: "git -c changes when gc deletes unreachable commits (they may be lost at once)", test: (c) => gitSettings(c).some((s) => /^(?:gc|maintenance)\./.test(s.key)) },
+  { verdict: "ask", reason: "a forced fetch into a local branch replaces its commits", test: git(/^fetch$/, (r) => r.some((a) => !isFlag(a) && /^\+[^:]*:./.test(a)) || (r.some((a) => /^(?:-f|--force)$/.test(a)) && r.some((a) => !isFlag(a) && /:./.test(a)))) },
   { verdict: "ask", reason: "git --exec-path runs git's sub-commands from another directory", test: (c) => gitGlobals(c).some((a) => /^--exec-path=./.test(a)) },
   {
     verdict: "ask",

@@ -6,7 +6,11 @@
 // (log file) or +cmd, rg --pre (runs a program), find with actions that write or run, tree -o (output file), git
 // subcommands that write, `--output` and external diff drivers, `git grep -O` (opens a pager it is given).
 import { type SimpleCommand } from "./shell-command.js";
+import { codeEnvVar } from "./code-env.js";
 import { gitArgs } from "./shell-git.js";
+
+/** A program found on PATH or named by its system path: `./cat` or `bin/ls` is whatever the workspace put there. */
+const systemProgram = (c: SimpleCommand) => c.programPath === undefined || /^\/(?:usr\/)?(?:local\/)?s?bin\/[^/]+$/.test(c.programPath);
 
 const READ_ONLY = /^(?:cat|tac|head|tail|ls|tree|stat|file|wc|grep|egrep|fgrep|ag|diff|cmp|du|df|realpath|readlink|dirname|basename|test|\[|\[\[|echo|printf|pwd|cd|pushd|popd|which|type|md5sum|sha1sum|sha256sum|sha512sum|b2sum|nl|cut|tr|column|jq|less|more|rg|find|git|true|false|uname|id|whoami)$/;
 const GIT_READ = /^(?:log|show|status|diff|blame|ls-files|ls-tree|rev-parse|grep|shortlog|describe|cat-file|rev-list)$/;
@@ -59,6 +63,9 @@ const RUNS_CONFIGURED_CODE = /^(?:git|less|more|ag)$/;
  * (`a && b 2>/dev/null`).
  */
 export function commandOnlyReads(c: SimpleCommand): boolean {
-  if (c.name !== "" && (RUNS_CONFIGURED_CODE.test(c.name) || c.assigns.length > 0)) return false;
+  if (c.name !== "" && (RUNS_CONFIGURED_CODE.test(c.name) || c.assigns.length > 0 || !systemProgram(c))) return false;
+  // `PATH=./tools:$PATH` (or LD_PRELOAD…) alone on its line changes what every later `ls` is; `printf -v` sets any.
+  if (c.name === "" && c.assigns.some((a) => a.name === "PATH" || codeEnvVar(a.name) !== undefined)) return false;
+  if (c.name === "printf" && c.args.includes("-v")) return false;
   return (c.name === "" || readsOnly(c, { cdWrites: false })) && !c.redirects.some((r) => /[>]/.test(r.op) && !notAFile(c, r)) && c.code.length === 0;
 }

@@ -17,6 +17,7 @@ import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../voc
 import type { SimpleCommand } from "./shell-command.js";
 import { commandOnlyReads } from "./shell-read-only.js";
 import { namesHome } from "./shell-rules-paths.js";
+import { VIRTUAL_ROOT } from "./paths.js";
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const SECRET_WORD = new RegExp(
@@ -27,8 +28,18 @@ export const UNCONFINED_REASON = "no sandbox here (bubblewrap is not available):
 export const UNCONFINED_SECRET_REASON = "no sandbox here (bubblewrap is not available): this command reads where credentials are kept";
 export const UNCONFINED_OUTSIDE_REASON = "no sandbox here (bubblewrap is not available): this command reads outside the workspace";
 
-/** Run from outside the workspace, or given a word that names the home directory or climbs out with `..`. */
-const readsOutside = (c: SimpleCommand) => c.cwd.at !== "workspace" || [...c.args, ...c.redirects.map((r) => r.target)].some((w) => namesHome(w) || /(?:^|\/)\.\.(?:\/|$)/.test(w));
+/** An absolute path outside the project deerflow started in and its /mnt/user-data view (/dev/null is nothing). */
+function absoluteOutside(w: string): boolean {
+  if (!w.startsWith("/") || /^\/dev\/null$/.test(w) || w.startsWith(`${VIRTUAL_ROOT}/`)) return false;
+  const project = process.cwd().replace(/\/+$/, "");
+  return !(w === project || w.startsWith(`${project}/`));
+}
+
+/**
+ * Run from outside the workspace, or given a word that names the home directory, climbs out with `..`, or is an
+ * absolute path elsewhere (a glob over /proc's environ files, /run/secrets: the sixth pass).
+ */
+const readsOutside = (c: SimpleCommand) => c.cwd.at !== "workspace" || [...c.args, ...c.redirects.map((r) => r.target)].some((w) => namesHome(w) || /(?:^|\/)\.\.(?:\/|$)/.test(w) || absoluteOutside(w));
 
 /** Why this simple command asks when it runs unconfined, or undefined when it only reads. */
 export function unconfinedRisk(c: SimpleCommand): string | undefined {
