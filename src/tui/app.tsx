@@ -11,6 +11,7 @@ import { diffRows } from "./components/DiffView.js";
 import { InputBox } from "./components/InputBox.js";
 import { LiveAnswer } from "./components/LiveAnswer.js";
 import { ModelPicker } from "./components/ModelPicker.js";
+import { QueuedMessages, queuedRows } from "./components/QueuedMessages.js";
 import { TrustPrompt } from "./components/TrustPrompt.js";
 import { Spinner } from "./components/Spinner.js";
 import { StatusLine } from "./components/StatusLine.js";
@@ -92,7 +93,7 @@ export function App({ store, controller, exitRef }: AppProps) {
       ? 5 + rowsOf(clarification.question, columns) + rowsOf(clarification.context ?? "", columns) + options.reduce((n, o) => n + rowsOf(o, columns - 5), 1)
       : 0;
   const reserved =
-    3 + Math.min(inputRows, rowsOf(buf.text || " ", columns - 2)) + (state.exitArmed || state.hint ? 1 : 0) + visibleTools.length + (state.delegations.length ? state.delegations.length + 2 : 0) + (state.run ? 1 : 0) + todoRows + promptRows;
+    3 + Math.min(inputRows, rowsOf(buf.text || " ", columns - 2)) + (state.exitArmed || state.hint ? 1 : 0) + visibleTools.length + (state.delegations.length ? state.delegations.length + 2 : 0) + (state.run ? 1 : 0) + queuedRows(state.queued.length) + todoRows + promptRows;
   const answerLines = Math.max(1, rows - reserved - 1);
 
   return (
@@ -105,6 +106,7 @@ export function App({ store, controller, exitRef }: AppProps) {
       ))}
       <DelegationsPanel delegations={state.delegations} now={now} />
       {state.run ? <Spinner run={state.run} now={now} /> : null}
+      <QueuedMessages queued={state.queued} />
       {/* Expanded but taller than a third of the screen: a bigger window instead (/todos prints the whole list). */}
       <TodoPanel todos={state.todos} expanded={state.todosExpanded && state.todos.length <= todosFit} maxCollapsed={state.todosExpanded && state.todos.length > todosFit ? todosFit : 5} />
       {state.modelPicker ? <ModelPicker options={state.modelPicker} selected={choice} maxRows={pickerRows} /> : null}

@@ -17,6 +17,7 @@ import type { ChatStore } from "./store.js";
 import { loadingText } from "./format.js";
 import { runMemoryCommand } from "./commands/memory-command.js";
 import { itemsOfThread, recentTurns } from "./thread-transcript.js";
+import { MessageQueue } from "./message-queue.js";
 
 /** Shift+Tab walks the approval modes in their documented order. */
 export const APPROVAL_CYCLE: readonly ApprovalMode[] = APPROVAL_MODES;
@@ -82,8 +83,8 @@ export class ChatController {
   private session: ChatSession | undefined;
   private abort: AbortController | undefined;
   private running: Promise<void> | undefined;
-  /** Submitted before the runtime finished loading: sent once it has. */
-  private queued: string[] = [];
+  /** Typed before the runtime finished loading or while a run works: sent in order, one per finished run. */
+  private readonly queued: MessageQueue;
   private exiting = false;
   /** Set by a slash command that could not run now (a request is busy). */
   private slashRefused = false;
@@ -91,6 +92,7 @@ export class ChatController {
   constructor(opts: ControllerOptions) {
     this.store = opts.store;
     this.opts = opts;
+    this.queued = new MessageQueue(opts.store);
   }
 
   private get dispatch() {
@@ -199,9 +201,14 @@ export class ChatController {
     await this.start(pending.req);
   }
 
-  /** Sends what was typed during start-up, one message per finished request. */
+  /** Sends what was queued, one message per finished request. */
   private drainQueue(): void {
     while (!this.running && this.queued.length > 0) this.submit(this.queued.shift()!);
+  }
+
+  /** Esc with messages queued: the newest one is taken back (the input gets its text) instead of cancelling. */
+  unqueueLast(): string | undefined {
+    return this.queued.pop();
   }
 
   private showThread(view: ThreadView, verb: string): void {
@@ -250,16 +257,10 @@ export class ChatController {
       // A command refused while a request runs keeps its text in the input, like a refused message.
       return !this.slashRefused;
     }
-    if (this.running && this.store.get().clarification && this.queued.length === 0) {
-      // The answer to a question shown while its run is still finishing (its end-of-run snapshot): sent as soon as
-      // the run ends, never dropped.
+    if (this.running) {
+      // Sent when the run ends (an answer to a question shown while its run is still finishing, too), never refused.
       this.queued.push(text);
       return true;
-    }
-    if (this.running) {
-      // Said under the input, not in the transcript: the answer being streamed must not be split by it.
-      this.dispatch({ type: "ui.hint", text: "A request is still running: wait for it, or press esc to cancel it." });
-      return false;
     }
     if (text.startsWith("!")) {
       this.runShell(text.slice(1).trim());
@@ -427,10 +428,8 @@ export class ChatController {
     if (!cmd) {
       // `/<skill> [request]`: the skill's instructions go in with the request (built-in commands win a name clash).
       if (s.skills.skills.some((k) => k.name === name)) {
-        if (this.running) {
-          this.slashRefused = true;
-          this.dispatch({ type: "ui.hint", text: "A request is still running: wait for it, or press esc to cancel it." });
-        } else this.submitTurn(`/${name}${args ? ` ${args}` : ""}`, undefined, name);
+        if (this.running) this.queued.push(`/${name}${args ? ` ${args}` : ""}`);
+        else this.submitTurn(`/${name}${args ? ` ${args}` : ""}`, undefined, name);
         return;
       }
       this.notice("warning", `Unknown command /${name}. Type /help for the list (and /skills for the skills).`);

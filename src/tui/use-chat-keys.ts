@@ -95,9 +95,14 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
       case "exit":
         if (!buf.text) void controller.exit();
         return;
-      case "cancel":
-        controller.cancel();
+      case "cancel": {
+        // Esc takes back the newest queued message first (into the input, before what is there: nothing typed is
+        // lost); with nothing queued it cancels the run.
+        const back = controller.unqueueLast();
+        if (back === undefined) controller.cancel();
+        else setBuf(inputOf(buf.text ? `${back}\n${buf.text}` : back));
         return;
+      }
       case "submit":
         if (!picking) submitBuffer(buf);
         else if (choice < options.length) send(options[choice]!);

@@ -33,6 +33,7 @@ export type UiAction =
   | { type: "ui.clarification.answered" }
   | { type: "ui.exit.arm"; armed: boolean }
   | { type: "ui.hint"; text?: string }
+  | { type: "ui.queued"; queued: string[] }
   | { type: "ui.model.picker"; options: ModelOption[] | null }
   | { type: "ui.trust.prompt"; prompt: TrustPromptView | null }
   | { type: "ui.clear" };
@@ -67,6 +68,7 @@ export function initialState(status: Partial<StatusView> = {}): ChatState {
     },
     ready: false,
     exitArmed: false,
+    queued: [],
     seq: 0,
   };
 }
@@ -223,6 +225,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return { ...state, exitArmed: action.armed };
     case "ui.hint":
       return { ...state, hint: action.text };
+    case "ui.queued":
+      return { ...state, queued: action.queued };
     case "ui.model.picker":
       return { ...state, modelPicker: action.options };
     case "ui.trust.prompt":

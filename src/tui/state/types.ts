@@ -132,6 +132,8 @@ export interface ChatState {
   ready: boolean;
   /** Set while Ctrl+C was pressed once on an empty input: a second press exits. */
   exitArmed: boolean;
+  /** Messages typed while a run works, oldest first: sent in order as runs end (message-queue.ts). */
+  queued: string[];
   /** A passing word under the input (e.g. why Enter did nothing); cleared when the run ends. */
   hint?: string;
   seq: number;
