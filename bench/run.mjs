@@ -14,6 +14,7 @@ import { benchLoop } from "./loop.mjs";
 import { benchLongThread } from "./long-thread.mjs";
 import { benchSearch } from "./search.mjs";
 import { benchShellAudit } from "./shell-audit.mjs";
+import { benchAtCompletion } from "./at-completion.mjs";
 
 benchStartup();
 await benchFirstFrame();
@@ -28,5 +29,6 @@ await benchArtifacts();
 await benchSnapshots();
 await benchTeamDatabase();
 await benchSearch();
+await benchAtCompletion();
 await benchLoop();
 await benchLongThread();

@@ -37,6 +37,7 @@ import { projectKeyOf } from "../memory/project.js";
 import { closeMemory, drainMemoryQueue } from "./memory-drain.js";
 import { McpHub, type McpServerState, closeMcpServers } from "../mcp/hub.js";
 import type { ThreadView } from "./thread-view.js";
+import { WorkspacePathIndex } from "./workspace-path-index.js";
 
 export type { ThreadView, TranscriptEntry } from "./thread-view.js";
 export type { RewindOutcome, RewindableRun } from "./rewind.js";
@@ -48,6 +49,7 @@ export type { ThreadRow } from "../persistence/thread-index.js";
 export type { ApprovalDecision } from "../sandbox/approvals.js";
 export type { DiscoveredServer } from "../model/discover.js";
 export type { ModelChoice, SavedChoice } from "../config/save-model-choice.js";
+export type { WorkspacePathIndex, PathIndexState } from "./workspace-path-index.js";
 
 export interface ChatSessionOptions {
   home?: string;
@@ -149,6 +151,25 @@ export class ChatSession {
   /** The installed skills (discovered once per process, like the agent's `skill` tool). */
   get skills(): SkillCatalog {
     return skillCatalogFor({ home: this.config.home, cwd: process.cwd() });
+  }
+
+  private paths: WorkspacePathIndex | undefined;
+
+  /**
+   * The files `@` completes: those of the folder `@path` resolves in, listed in the background on first use. A
+   * folder a workspace may not be ($HOME, /, the data directory: the workspace check) is never listed.
+   */
+  pathIndex(): WorkspacePathIndex {
+    if (this.paths) return this.paths;
+    let refusal: string | undefined;
+    try {
+      assertSafeWorkspace(this.cwd, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home });
+    } catch (err) {
+      refusal = `${this.cwd} is not listed for @ completion: ${(err as Error).message.replace(/^Refusing --workspace [^:]*: /, "")}`;
+    }
+    this.paths = new WorkspacePathIndex(this.cwd, refusal);
+    void this.paths.refresh();
+    return this.paths;
   }
 
   /** Names configured in .deerflowrc `models`. */

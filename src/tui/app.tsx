@@ -11,6 +11,7 @@ import { diffRows } from "./components/DiffView.js";
 import { InputBox } from "./components/InputBox.js";
 import { LiveAnswer } from "./components/LiveAnswer.js";
 import { ModelPicker } from "./components/ModelPicker.js";
+import { CompletionMenu, completionMenuRows } from "./components/CompletionMenu.js";
 import { QueuedMessages, queuedRows } from "./components/QueuedMessages.js";
 import { TrustPrompt } from "./components/TrustPrompt.js";
 import { Spinner } from "./components/Spinner.js";
@@ -49,7 +50,7 @@ export function App({ store, controller, exitRef }: AppProps) {
   const state = useSyncExternalStore(store.subscribe, store.get);
   const { exit } = useApp();
   const { stdout } = useStdout();
-  const { buf, choice, reason } = useChatKeys(store, controller);
+  const { buf, choice, reason, menu } = useChatKeys(store, controller);
   const columns = stdout.columns || 80;
   const rows = stdout.rows || 24;
   const approval = state.approvals[0];
@@ -92,8 +93,10 @@ export function App({ store, controller, exitRef }: AppProps) {
     : clarification
       ? 5 + rowsOf(clarification.question, columns) + rowsOf(clarification.context ?? "", columns) + options.reduce((n, o) => n + rowsOf(o, columns - 5), 1)
       : 0;
+  const menuRows = Math.max(2, Math.min(8, Math.floor(rows / 3)));
   const reserved =
-    3 + Math.min(inputRows, rowsOf(buf.text || " ", columns - 2)) + (state.exitArmed || state.hint ? 1 : 0) + visibleTools.length + (state.delegations.length ? state.delegations.length + 2 : 0) + (state.run ? 1 : 0) + queuedRows(state.queued.length) + todoRows + promptRows;
+    3 +
+    completionMenuRows(menu?.list, menuRows) + Math.min(inputRows, rowsOf(buf.text || " ", columns - 2)) + (state.exitArmed || state.hint ? 1 : 0) + visibleTools.length + (state.delegations.length ? state.delegations.length + 2 : 0) + (state.run ? 1 : 0) + queuedRows(state.queued.length) + todoRows + promptRows;
   const answerLines = Math.max(1, rows - reserved - 1);
 
   return (
@@ -122,6 +125,7 @@ export function App({ store, controller, exitRef }: AppProps) {
         maxRows={inputRows}
         width={columns}
       />
+      {menu ? <CompletionMenu list={menu.list} selected={menu.selected} maxRows={menuRows} /> : null}
       <StatusLine status={state.status} ready={state.ready} />
     </Box>
   );

@@ -18,6 +18,7 @@ import { loadingText } from "./format.js";
 import { runMemoryCommand } from "./commands/memory-command.js";
 import { itemsOfThread, recentTurns } from "./thread-transcript.js";
 import { MessageQueue } from "./message-queue.js";
+import { CompletionSource } from "./completion-source.js";
 
 /** Shift+Tab walks the approval modes in their documented order. */
 export const APPROVAL_CYCLE: readonly ApprovalMode[] = APPROVAL_MODES;
@@ -86,6 +87,8 @@ export class ChatController {
   /** Typed before the runtime finished loading or while a run works: sent in order, one per finished run. */
   private readonly queued: MessageQueue;
   private exiting = false;
+  /** The rows of the input's `/` and `@` menus. */
+  readonly completion = new CompletionSource(() => this.session);
   /** Set by a slash command that could not run now (a request is busy). */
   private slashRefused = false;
 
@@ -154,6 +157,7 @@ export class ChatController {
     }
     this.dispatch({ type: "ui.ready", status: { model: s.model.name, approvalMode: s.approval.mode, planMode: s.planMode, contextWindow: s.model.contextWindow, resuming: undefined } });
     this.learnInBackground();
+    this.completion.warm();
     if (req.goal !== undefined) this.submitTurn(req.prompt?.trim() || req.goal, req.goal);
     else if (req.prompt?.trim()) this.submit(req.prompt);
     this.drainQueue();
@@ -312,6 +316,7 @@ export class ChatController {
       .finally(() => {
         this.running = undefined;
         this.abort = undefined;
+        this.completion.refresh();
         if (!this.exiting) this.drainQueue();
       });
   }
