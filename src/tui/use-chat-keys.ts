@@ -164,7 +164,8 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
 
   /**
    * Keys while a `/` or `@` menu is open: ↑↓ select, tab completes, enter runs a command (one that needs arguments
-   * is completed instead) or completes a path, esc closes the menu. True when the key was the menu's.
+   * is completed instead) or completes a path (a path typed out in full is sent), esc closes the menu. True when
+   * the key was the menu's.
    */
   const menuKey = (menu: OpenMenu, b: InputBuffer, key: Key, action: ReturnType<typeof actionFor>): boolean => {
     if (action === "cancel") {
@@ -183,6 +184,8 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
       return true;
     }
     if (action !== "submit") return false;
+    // A path typed out in full is sent as it is (enter completes only what is unfinished).
+    if (menu.ctx.kind === "path" && item.value === b.text.slice(menu.ctx.start, menu.ctx.end)) return false;
     if (menu.ctx.kind === "slash" && !item.needsArgs) send(item.value);
     else complete();
     return true;

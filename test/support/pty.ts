@@ -285,7 +285,7 @@ export function inputArea(p: PtyProcess): string {
 
 const squash = (s: string) => s.replace(/\s+/g, " ").trim();
 /** The first row of the input's completion menu (src/tui/components/CompletionMenu.tsx). */
-export const MENU_TOP = /^(↑↓ select · tab complete|esc close$)/;
+export const MENU_TOP = /^(?:↑↓ select · tab complete|esc close$)/m;
 const HINTS = new Set(["Press Ctrl+C again to exit", "A request is still running: wait for it, or press esc to cancel it."]);
 
 /**
