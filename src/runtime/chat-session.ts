@@ -38,6 +38,7 @@ import { closeMemory, drainMemoryQueue } from "./memory-drain.js";
 import { McpHub, type McpServerState, closeMcpServers } from "../mcp/hub.js";
 import type { ThreadView } from "./thread-view.js";
 import { WorkspacePathIndex } from "./workspace-path-index.js";
+import { userShellMessage } from "./user-shell-message.js";
 
 export type { ThreadView, TranscriptEntry } from "./thread-view.js";
 export type { RewindOutcome, RewindableRun } from "./rewind.js";
@@ -354,7 +355,10 @@ export class ChatSession {
     let warning = "";
     setShellWarningSink((message) => (warning = `warning: ${message}\n`));
     const r = await runShell(command, { cwd, paths, settings, timeoutSeconds: this.config.sandbox.bashTimeoutSeconds, signal });
-    return { command, cwd, output: warning + capOutput(r.output.replace(/\n$/, ""), SHELL_OUTPUT_MAX_CHARS), exitCode: r.exitCode, stoppedBy: r.stoppedBy };
+    const out: ShellOutput = { command, cwd, output: warning + capOutput(r.output.replace(/\n$/, ""), SHELL_OUTPUT_MAX_CHARS), exitCode: r.exitCode, stoppedBy: r.stoppedBy };
+    // Joins the conversation (the model sees it next turn); a command cancelled with esc does not.
+    if (r.stoppedBy !== "abort") await this.runtime.updateState(this.threadId!, this.model, { messages: [userShellMessage(out)] });
+    return out;
   }
 }
 

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
-import { userTexts } from "../support/requests.js";
+import { listThreads, userTexts } from "../support/requests.js";
 import { MENU_TOP, inputText, submit, typeEchoed, usePty, waitReady } from "../support/pty.js";
 
 const e2e = useE2E();
@@ -87,6 +87,24 @@ describe.each(SIZES)("the input at $cols×$rows", ({ cols, rows }) => {
     await t.press("enter");
     await t.waitFor("Still HEADER_MARK.");
     expect(userTexts(e2e.server.requests[1]!).at(-2)).toBe("again @src/components/AppHeader.tsx");
+  }, 90_000);
+
+  it("!cmd output joins the conversation: the next request carries it, and `threads show` prints it as a shell entry", async () => {
+    const sb = e2e.sandbox();
+    e2e.server.push({ content: "It printed shell-mark-77." });
+    const t = tui.spawn(sb, ["chat"], { cols, rows });
+    await waitReady(t);
+    await submit(t, "!echo shell-mark-77; exit 4");
+    await t.waitFor("exit 4");
+    await waitReady(t);
+    await submit(t, "what did it print?");
+    await t.waitFor("It printed shell-mark-77.");
+    const texts = userTexts(e2e.server.requests[0]!);
+    expect(texts.at(-1)).toBe("what did it print?");
+    expect(texts.at(-2)).toContain("$ echo shell-mark-77; exit 4\n(exit code 4)\n<output>\nshell-mark-77\n</output>");
+    const [thread] = await listThreads(sb);
+    const shown = await sb.run(["threads", "show", thread!.id]);
+    expect(shown.stdout).toContain("! echo shell-mark-77; exit 4 (exit 4)\nshell-mark-77\n> what did it print?");
   }, 90_000);
 
   it("a message typed while a run works is queued and shown; esc takes the newest back into the input; the rest go in order when the run ends", async () => {

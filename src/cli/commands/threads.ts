@@ -90,7 +90,7 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
     `  workspace ${row.workspace ?? "(its own)"}`,
     `  created ${row.created_at}, updated ${row.updated_at}, ${runs.length} run(s)`,
     "",
-    ...entries.map((e) => (e.kind === "user" ? `> ${e.text}` : e.kind === "assistant" ? e.text : e.kind === "tool" ? `  [${e.name}] ${e.status}` : `? ${e.clarification.question}`)),
+    ...entries.map((e) => (e.kind === "user" ? `> ${e.text}` : e.kind === "assistant" ? e.text : e.kind === "tool" ? `  [${e.name}] ${e.status}` : e.kind === "shell" ? `! ${e.command}${e.exitCode ? ` (exit ${e.exitCode})` : ""}\n${e.output}` : `? ${e.clarification.question}`)),
   ];
   process.stdout.write(forTerminal(`${lines.join("\n")}\n`));
   return 0;
