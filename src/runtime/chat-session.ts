@@ -10,7 +10,7 @@ import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } fro
 import { UsageError, findDeerflowError } from "../errors.js";
 import { UntrustedFolderError } from "../config/project-trust.js";
 import { type ModelChoice, type SavedChoice, saveModelChoice } from "../config/save-model-choice.js";
-import { type DiscoveredServer, discoverLocalServers } from "../model/discover.js";
+import { type DiscoveredServer, discoverLocalServers, listEndpointModels } from "../model/discover.js";
 import { DB_FILE } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
@@ -181,15 +181,21 @@ export class ChatSession {
   /** Local servers found by the last `discoverModels()` (what `/model <id>` may pick beside the configured names). */
   private discovered: DiscoveredServer[] = [];
 
-  /** Probes the usual local endpoints (loopback, in parallel, short timeouts) for `/model`. */
+  /**
+   * `/model`'s choices beyond the configured names: the current endpoint's `/v1/models` (asked with its own key)
+   * and the usual local servers (loopback), all in parallel with short timeouts. `/model <id>` may then pick one.
+   */
   async discoverModels(): Promise<DiscoveredServer[]> {
-    this.discovered = await discoverLocalServers();
+    const [endpoint, local] = await Promise.all([listEndpointModels("endpoint", this.model.baseUrl, this.model.apiKey, 3000), discoverLocalServers()]);
+    // The endpoint itself may be a local server: listed once, as the endpoint.
+    this.discovered = [...(endpoint ? [endpoint] : []), ...local.filter((s) => s.baseUrl !== endpoint?.baseUrl)];
     return this.discovered;
   }
 
   /** A configured name, a model id of a discovered server (used at that server), or a raw id at the default endpoint. */
   setModel(name: string): ResolvedModel {
-    const local = this.modelNames.includes(name) ? undefined : this.discovered.find((s) => s.models.includes(name));
+    // A model of a local server is used at that server; one the endpoint listed, at the default endpoint as any id.
+    const local = this.modelNames.includes(name) ? undefined : this.discovered.find((s) => s.name !== "endpoint" && s.models.includes(name));
     const env = local ? { ...process.env, OPENAI_BASE_URL: local.baseUrl } : undefined;
     this.model = requireModel(loadConfig({ cwd: this.cwd, env, trustHome: this.config.trustHome, flags: { home: this.config.home, model: name, approval: this.approval.mode, noNetwork: !this.config.sandbox.network } }));
     return this.model;

@@ -112,7 +112,7 @@ export function App({ store, controller, exitRef }: AppProps) {
       <QueuedMessages queued={state.queued} />
       {/* Expanded but taller than a third of the screen: a bigger window instead (/todos prints the whole list). */}
       <TodoPanel todos={state.todos} expanded={state.todosExpanded && state.todos.length <= todosFit} maxCollapsed={state.todosExpanded && state.todos.length > todosFit ? todosFit : 5} />
-      {state.modelPicker ? <ModelPicker options={state.modelPicker} selected={choice} maxRows={pickerRows} /> : null}
+      {state.modelPicker ? <ModelPicker options={state.modelPicker} selected={choice} maxRows={pickerRows} switching={state.modelPickerSwitch} /> : null}
       {state.trustPrompt ? <TrustPrompt prompt={state.trustPrompt} selected={choice} maxRows={trustRows} /> : null}
       {approval ? <ApprovalPrompt request={approval} selected={choice} queued={state.approvals.length - 1} reason={reason} maxDiffRows={diffBudget} width={columns} /> : null}
       {!approval && clarification ? <ClarificationPrompt clarification={clarification} selected={buf.text ? options.length : choice} typing={buf.text !== ""} /> : null}

@@ -16,6 +16,7 @@ import type { ApprovalDecision, GoalView, ModelOption, StatusView } from "./stat
 import type { ChatStore } from "./store.js";
 import { loadingText } from "./format.js";
 import { runMemoryCommand } from "./commands/memory-command.js";
+import { modelChoices, modelOptions, switchModel } from "./commands/model-command.js";
 import { itemsOfThread, recentTurns } from "./thread-transcript.js";
 import { MessageQueue } from "./message-queue.js";
 import { CompletionSource } from "./completion-source.js";
@@ -59,10 +60,7 @@ function untrustedFolderOf(err: unknown): UntrustedFolder | undefined {
   return (err as Partial<UntrustedFolder> | undefined)?.untrustedFolder === true ? (err as UntrustedFolder) : undefined;
 }
 
-/** Every model of every server, one picker row each. */
-export function modelOptions(servers: DiscoveredServer[]): ModelOption[] {
-  return servers.flatMap((s) => s.models.map((model) => ({ server: s.name, baseUrl: s.baseUrl, model: model.replace(/[\x00-\x1f\x7f]/g, "") })));
-}
+export { modelOptions };
 
 /** A cancelled run: the runtime's interrupted error (exit 130) or an abort anywhere in the chain. */
 function isInterrupted(err: unknown): boolean {
@@ -165,6 +163,7 @@ export class ChatController {
 
   /** The first-run picker's answer: an option's index saves it and starts; undefined (Esc) leaves with the error. */
   async pickModel(index: number | undefined): Promise<void> {
+    if (this.store.get().modelPickerSwitch) return this.useModel(this.store.get().modelPicker?.[index ?? -1]?.model);
     const pending = this.pending;
     const option = index === undefined ? undefined : this.store.get().modelPicker?.[index];
     if (!pending || !this.opts.firstRun || (index !== undefined && !option)) return;
@@ -398,6 +397,15 @@ export class ChatController {
     });
   }
 
+  /** `/model <name>` or a pick in `/model`'s picker (undefined: esc, the model stays). */
+  private useModel(name: string | undefined): void {
+    this.dispatch({ type: "ui.model.picker", options: null });
+    if (name === undefined) return this.notice("info", `Model unchanged: ${this.session!.model.name}`);
+    const r = switchModel(this.session!, name);
+    if (r.model) this.dispatch({ type: "ui.status", status: { model: r.model.name, contextWindow: r.model.contextWindow } });
+    this.notice(r.level, r.text);
+  }
+
   /** `/rewind`: the runs to go back over; `/rewind <n> [files|conversation]`: back to before the nth latest. */
   private async rewind(args: string): Promise<void> {
     const s = this.session!;
@@ -492,30 +500,9 @@ export class ChatController {
         this.notice("info", mcpListing(s.mcpServers()));
         return;
       case "model":
-        if (!args) {
-          const names = s.modelNames;
-          this.notice("info", `Model: ${s.model.name} (${s.model.model} at ${s.model.baseUrl})${names.length ? `. Configured: ${names.join(", ")}` : ""}`);
-          // The probe takes up to a second: its answer follows as its own line, and nothing waits for it.
-          void s.discoverModels().then(
-            (servers) => {
-              const found = modelOptions(servers);
-              this.notice("info", found.length ? `Local: ${found.map((o) => `${o.model} (${o.server})`).join(", ")}. Switch with /model <name>.` : "No local model servers found (Ollama, LM Studio, llama.cpp, vLLM).");
-            },
-            () => undefined,
-          );
-          return;
-        }
-        whileIdle("switching models", () => {
-          try {
-            const m = s.setModel(args);
-            this.dispatch({ type: "ui.status", status: { model: m.name, contextWindow: m.contextWindow } });
-            // A name that is not in .deerflowrc is taken as the provider's model id: say so, a typo shows here.
-            const configured = s.modelNames.includes(m.name);
-            this.notice("info", `Model: ${m.name}${configured ? "" : ` (not in .deerflowrc "models": used as a model id at ${m.baseUrl})`}`);
-          } catch (err) {
-            this.notice("error", formatErrorLine(err));
-          }
-        });
+        // Without a name: the picker, once the endpoint and the local servers answered (a second at most).
+        if (!args) idleTask("switching models", async () => this.dispatch({ type: "ui.model.picker", options: await modelChoices(s), switching: true }));
+        else whileIdle("switching models", () => this.useModel(args));
         return;
       case "clear":
         whileIdle("starting a new thread", () => {

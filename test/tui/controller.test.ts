@@ -397,10 +397,30 @@ describe("ChatController slash commands", () => {
     expect(lists[1]).toMatchObject({ current: h.ctl.threadId, threads: [{ id: h.ctl.threadId, title: "Test thread title", status: "success" }] });
   });
 
-  it("/model shows the model and its endpoint", async () => {
+  it("/model opens a picker over what the endpoint's /v1/models lists (the model in use marked); a pick switches to it, esc keeps the model", async () => {
+    server.models = ["test-model", "big-model", "small-model"];
     const h = await started();
     h.ctl.submit("/model");
-    expect(h.notices("info").at(-1)).toBe(`Model: test-model (test-model at ${server.url})`);
+    await until(() => h.state().modelPicker !== null, "the picker");
+    expect(h.state().modelPickerSwitch).toBe(true);
+    expect(h.state().modelPicker).toEqual([
+      { server: "endpoint", baseUrl: server.url, model: "test-model", current: true },
+      { server: "endpoint", baseUrl: server.url, model: "big-model" },
+      { server: "endpoint", baseUrl: server.url, model: "small-model" },
+    ]);
+    await h.ctl.pickModel(undefined);
+    expect(h.state().modelPicker).toBeNull();
+    expect(h.notices("info").at(-1)).toBe("Model unchanged: test-model");
+
+    h.ctl.submit("/model");
+    await until(() => h.state().modelPicker !== null, "the picker again");
+    await h.ctl.pickModel(2);
+    expect(h.state().modelPicker).toBeNull();
+    expect(h.state().status.model).toBe("small-model");
+    expect(h.notices("info").at(-1)).toBe(`Model: small-model (not in .deerflowrc "models": used as a model id at ${server.url})`);
+    script([{ content: "from the small model" }]);
+    await turn(h, "hi");
+    expect(server.requests[0]!.body.model).toBe("small-model");
   });
 
   it("/model <name> switches between configured models; an unusable one is an error notice", async () => {
@@ -419,7 +439,13 @@ describe("ChatController slash commands", () => {
     trustProject({ home, cwd });
     const h = await started();
     h.ctl.submit("/model");
-    expect(h.notices("info").at(-1)).toBe(`Model: test-model (test-model at ${server.url}). Configured: test-model, other`);
+    await until(() => h.state().modelPicker !== null, "the picker");
+    // The configured names first; the endpoint's list adds nothing they name.
+    expect(h.state().modelPicker).toEqual([
+      { server: "in .deerflowrc", baseUrl: "", model: "test-model", current: true },
+      { server: "in .deerflowrc", baseUrl: "", model: "other" },
+    ]);
+    await h.ctl.pickModel(undefined);
 
     h.ctl.submit("/model other");
     expect(h.state().status.model).toBe("other");

@@ -34,7 +34,7 @@ export type UiAction =
   | { type: "ui.exit.arm"; armed: boolean }
   | { type: "ui.hint"; text?: string }
   | { type: "ui.queued"; queued: string[] }
-  | { type: "ui.model.picker"; options: ModelOption[] | null }
+  | { type: "ui.model.picker"; options: ModelOption[] | null; switching?: boolean }
   | { type: "ui.trust.prompt"; prompt: TrustPromptView | null }
   | { type: "ui.clear" };
 
@@ -228,7 +228,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     case "ui.queued":
       return { ...state, queued: action.queued };
     case "ui.model.picker":
-      return { ...state, modelPicker: action.options };
+      return { ...state, modelPicker: action.options, modelPickerSwitch: action.switching };
     case "ui.trust.prompt":
       return { ...state, trustPrompt: action.prompt };
     case "ui.clear":

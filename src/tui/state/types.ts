@@ -85,11 +85,17 @@ export interface RunView {
   retry?: { attempt: number; max_attempts: number; reason: string; until: number };
 }
 
-/** A model a local server offers on first run (the picker writes the choice to ~/.deerflowrc). */
+/**
+ * A model the picker offers: on first run, one a local server serves (the choice is written to ~/.deerflowrc); on
+ * `/model`, also the configured names and what the endpoint lists (the choice is used for this session).
+ */
 export interface ModelOption {
   server: string;
+  /** "" for a configured name (its endpoint is in .deerflowrc). */
   baseUrl: string;
   model: string;
+  /** The model in use now. */
+  current?: boolean;
 }
 
 /** A project .deerflowrc whose keys need trust, asked about once before the session starts. */
@@ -122,6 +128,8 @@ export interface ChatState {
   clarification: ClarificationRequest | null;
   /** First run with no model configured: the local models offered, until one is picked. */
   modelPicker: ModelOption[] | null;
+  /** Set when the picker is `/model`'s (switch for this session), not the first run's (save and start). */
+  modelPickerSwitch?: boolean;
   /** The project folder's trust question, until answered. */
   trustPrompt: TrustPromptView | null;
   /** Guarded commands waiting for the user, oldest first. */
