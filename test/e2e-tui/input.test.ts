@@ -89,6 +89,26 @@ describe.each(SIZES)("the input at $cols×$rows", ({ cols, rows }) => {
     expect(userTexts(e2e.server.requests[1]!).at(-2)).toBe("again @src/components/AppHeader.tsx");
   }, 90_000);
 
+  it("/model opens a picker over the endpoint's models; ↓ and enter switch to one, and the next request uses it", async () => {
+    const sb = e2e.sandbox();
+    e2e.server.models = ["test-model", "big-model"];
+    e2e.server.push({ content: "Answered by the big one." });
+    const t = tui.spawn(sb, ["chat"], { cols, rows });
+    await waitReady(t);
+    await submit(t, "/model");
+    await t.waitFor("Switch model (for this session):", { where: "screen" });
+    await t.waitFor("❯ 1. test-model · endpoint", { where: "screen" });
+    await t.press("down");
+    await t.waitFor("❯ 2. big-model", { where: "screen" });
+    await t.press("enter");
+    await t.waitFor("Model: big-model");
+    await t.waitForGone("Switch model");
+    await waitReady(t);
+    await submit(t, "hello");
+    await t.waitFor("Answered by the big one.");
+    expect(e2e.server.requests[0]!.body.model).toBe("big-model");
+  }, 90_000);
+
   it("!cmd output joins the conversation: the next request carries it, and `threads show` prints it as a shell entry", async () => {
     const sb = e2e.sandbox();
     e2e.server.push({ content: "It printed shell-mark-77." });
