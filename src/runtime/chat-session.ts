@@ -166,7 +166,7 @@ export class ChatSession {
     try {
       assertSafeWorkspace(this.cwd, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home });
     } catch (err) {
-      refusal = `${this.cwd} is not listed for @ completion: ${(err as Error).message.replace(/^Refusing --workspace [^:]*: /, "")}`;
+      refusal = `${this.cwd} is not listed for @ completion (${(err as Error).message.replace(/^Refusing --workspace [^:]*: /, "").replace(/;.*$/s, "")}); type the path in full.`;
     }
     this.paths = new WorkspacePathIndex(this.cwd, refusal);
     void this.paths.refresh();
