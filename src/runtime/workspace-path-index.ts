@@ -109,12 +109,33 @@ export class WorkspacePathIndex {
   search(query: string, limit: number): string[] {
     const q = query.toLowerCase();
     if (q === "") return this.entries.slice(0, limit).map((e) => e.text);
+    if (q.length === 1) return this.firstLetter(q, limit);
     const pool = this.last && q.startsWith(this.last.query) ? this.last.hits : this.entries;
     // One pass: every hit is kept (the next keystroke narrows from them: ranking may change as the query grows).
     const hits: Entry[] = [];
     const top = bestMatches(pool, q, limit, (e) => e, (e) => hits.push(e));
     this.last = { query: q, hits };
     return top.map((e) => e.text);
+  }
+
+  /**
+   * A one-letter query matches nearly every path, so it is not ranked (that is the slowest keystroke on a big
+   * tree): names starting with it, shallow first, then the others; the next letter narrows from all its hits.
+   */
+  private firstLetter(q: string, limit: number): string[] {
+    const hits: Entry[] = [];
+    const top: string[] = [];
+    for (const e of this.entries) {
+      if (!e.lower.includes(q)) continue;
+      hits.push(e);
+      if (top.length < limit && e.lower[e.nameStart] === q) top.push(e.text);
+    }
+    this.last = { query: q, hits };
+    for (const e of hits) {
+      if (top.length >= limit) break;
+      if (e.lower[e.nameStart] !== q) top.push(e.text);
+    }
+    return top;
   }
 
   get size(): number {
