@@ -15,6 +15,7 @@ import { benchLongThread } from "./long-thread.mjs";
 import { benchPrunedDisk } from "./pruned-disk.mjs";
 import { benchSearch } from "./search.mjs";
 import { benchShellAudit } from "./shell-audit.mjs";
+import { benchAtCompletion } from "./at-completion.mjs";
 
 benchStartup();
 await benchFirstFrame();
@@ -29,6 +30,7 @@ await benchArtifacts();
 await benchSnapshots();
 await benchTeamDatabase();
 await benchSearch();
+await benchAtCompletion();
 await benchLoop();
 await benchLongThread();
 await benchPrunedDisk();

@@ -10,7 +10,7 @@ import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } fro
 import { UsageError, findDeerflowError } from "../errors.js";
 import { UntrustedFolderError } from "../config/project-trust.js";
 import { type ModelChoice, type SavedChoice, saveModelChoice } from "../config/save-model-choice.js";
-import { type DiscoveredServer, discoverLocalServers } from "../model/discover.js";
+import { type DiscoveredServer, discoverLocalServers, listEndpointModels } from "../model/discover.js";
 import { DB_FILE } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
@@ -37,6 +37,8 @@ import { projectKeyOf } from "../memory/project.js";
 import { closeMemory, drainMemoryQueue } from "./memory-drain.js";
 import { McpHub, type McpServerState, closeMcpServers } from "../mcp/hub.js";
 import type { ThreadView } from "./thread-view.js";
+import { WorkspacePathIndex } from "./workspace-path-index.js";
+import { userShellMessage } from "./user-shell-message.js";
 
 export type { ThreadView, TranscriptEntry } from "./thread-view.js";
 export type { RewindOutcome, RewindableRun, UndoOutcome } from "./rewind.js";
@@ -48,6 +50,7 @@ export type { ThreadRow } from "../persistence/thread-index.js";
 export type { ApprovalDecision } from "../sandbox/approvals.js";
 export type { DiscoveredServer } from "../model/discover.js";
 export type { ModelChoice, SavedChoice } from "../config/save-model-choice.js";
+export type { WorkspacePathIndex, PathIndexState } from "./workspace-path-index.js";
 
 export interface ChatSessionOptions {
   home?: string;
@@ -151,6 +154,25 @@ export class ChatSession {
     return skillCatalogFor({ home: this.config.home, cwd: process.cwd() });
   }
 
+  private paths: WorkspacePathIndex | undefined;
+
+  /**
+   * The files `@` completes: those of the folder `@path` resolves in, listed in the background on first use. A
+   * folder a workspace may not be ($HOME, /, the data directory: the workspace check) is never listed.
+   */
+  pathIndex(): WorkspacePathIndex {
+    if (this.paths) return this.paths;
+    let refusal: string | undefined;
+    try {
+      assertSafeWorkspace(this.cwd, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home });
+    } catch (err) {
+      refusal = `${this.cwd} is not listed for @ completion (${(err as Error).message.replace(/^Refusing --workspace [^:]*: /, "").replace(/;.*$/s, "")}); type the path in full.`;
+    }
+    this.paths = new WorkspacePathIndex(this.cwd, refusal);
+    void this.paths.refresh();
+    return this.paths;
+  }
+
   /** Names configured in .deerflowrc `models`. */
   get modelNames(): string[] {
     return Object.keys(this.config.models);
@@ -159,15 +181,21 @@ export class ChatSession {
   /** Local servers found by the last `discoverModels()` (what `/model <id>` may pick beside the configured names). */
   private discovered: DiscoveredServer[] = [];
 
-  /** Probes the usual local endpoints (loopback, in parallel, short timeouts) for `/model`. */
+  /**
+   * `/model`'s choices beyond the configured names: the current endpoint's `/v1/models` (asked with its own key)
+   * and the usual local servers (loopback), all in parallel with short timeouts. `/model <id>` may then pick one.
+   */
   async discoverModels(): Promise<DiscoveredServer[]> {
-    this.discovered = await discoverLocalServers();
+    const [endpoint, local] = await Promise.all([listEndpointModels("endpoint", this.model.baseUrl, this.model.apiKey, 3000), discoverLocalServers()]);
+    // The endpoint itself may be a local server: listed once, as the endpoint.
+    this.discovered = [...(endpoint ? [endpoint] : []), ...local.filter((s) => s.baseUrl !== endpoint?.baseUrl)];
     return this.discovered;
   }
 
   /** A configured name, a model id of a discovered server (used at that server), or a raw id at the default endpoint. */
   setModel(name: string): ResolvedModel {
-    const local = this.modelNames.includes(name) ? undefined : this.discovered.find((s) => s.models.includes(name));
+    // A model of a local server is used at that server; one the endpoint listed, at the default endpoint as any id.
+    const local = this.modelNames.includes(name) ? undefined : this.discovered.find((s) => s.name !== "endpoint" && s.models.includes(name));
     const env = local ? { ...process.env, OPENAI_BASE_URL: local.baseUrl } : undefined;
     this.model = requireModel(loadConfig({ cwd: this.cwd, env, trustHome: this.config.trustHome, flags: { home: this.config.home, model: name, approval: this.approval.mode, noNetwork: !this.config.sandbox.network } }));
     return this.model;
@@ -341,7 +369,10 @@ export class ChatSession {
     let warning = "";
     setShellWarningSink((message) => (warning = `warning: ${message}\n`));
     const r = await runShell(command, { cwd, paths, settings, timeoutSeconds: this.config.sandbox.bashTimeoutSeconds, signal });
-    return { command, cwd, output: warning + capOutput(r.output.replace(/\n$/, ""), SHELL_OUTPUT_MAX_CHARS), exitCode: r.exitCode, stoppedBy: r.stoppedBy };
+    const out: ShellOutput = { command, cwd, output: warning + capOutput(r.output.replace(/\n$/, ""), SHELL_OUTPUT_MAX_CHARS), exitCode: r.exitCode, stoppedBy: r.stoppedBy };
+    // Joins the conversation (the model sees it next turn); a command cancelled with esc does not.
+    if (r.stoppedBy !== "abort") await this.runtime.updateState(this.threadId!, this.model, { messages: [userShellMessage(out)] });
+    return out;
   }
 }
 

@@ -11,12 +11,15 @@ import type { GoalOutcome, GoalState } from "../state/types.js";
 import type { ClarificationRequest, DelegationView, TodoView, TokenUsage } from "./events.js";
 import { emptyUsage } from "./events.js";
 import { messagesTokens } from "../middleware/util/compaction-selection.js";
+import { userShellOf } from "./user-shell-message.js";
 
 export type TranscriptEntry =
   | { kind: "user"; id: string; text: string }
   | { kind: "assistant"; id: string; text: string; interrupted?: true }
   | { kind: "tool"; id: string; name: string; args: unknown; status: "ok" | "error" | "running"; output: string; interrupted?: true }
-  | { kind: "clarification"; id: string; clarification: ClarificationRequest };
+  | { kind: "clarification"; id: string; clarification: ClarificationRequest }
+  /** A `!cmd` the user ran (user-shell-message.ts). */
+  | { kind: "shell"; id: string; command: string; exitCode: number | undefined; output: string };
 
 export interface ThreadView {
   thread: ThreadRow;
@@ -42,7 +45,9 @@ export function transcriptOf(messages: readonly BaseMessage[]): TranscriptEntry[
   messages.forEach((m, i) => {
     const id = m.id ?? `m${i}`;
     if (HumanMessage.isInstance(m)) {
-      if (!isHiddenMessage(m)) out.push({ kind: "user", id, text: messageText(m) });
+      const shell = userShellOf(m);
+      if (shell) out.push({ kind: "shell", id, ...shell });
+      else if (!isHiddenMessage(m)) out.push({ kind: "user", id, text: messageText(m) });
     } else if (AIMessage.isInstance(m)) {
       // An interrupted run's kept answer shows what streamed (possibly nothing), marked; the note is the model's.
       if (isInterruptedMessage(m)) out.push({ kind: "assistant", id, text: interruptedAnswerText(m), interrupted: true });

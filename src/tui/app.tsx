@@ -11,6 +11,8 @@ import { DelegationsPanel } from "./components/DelegationsPanel.js";
 import { InputBox } from "./components/InputBox.js";
 import { LiveAnswer } from "./components/LiveAnswer.js";
 import { ModelPicker } from "./components/ModelPicker.js";
+import { CompletionMenu, completionMenuRows } from "./components/CompletionMenu.js";
+import { QueuedMessages, queuedRows } from "./components/QueuedMessages.js";
 import { TrustPrompt } from "./components/TrustPrompt.js";
 import { Spinner } from "./components/Spinner.js";
 import { StatusLine } from "./components/StatusLine.js";
@@ -49,7 +51,7 @@ export function App({ store, controller, exitRef }: AppProps) {
   const state = useSyncExternalStore(store.subscribe, store.get);
   const { exit } = useApp();
   const { stdout } = useStdout();
-  const { buf, choice, reason } = useChatKeys(store, controller);
+  const { buf, choice, reason, menu } = useChatKeys(store, controller);
   const columns = stdout.columns || 80;
   const rows = stdout.rows || 24;
   const approval = state.approvals[0];
@@ -85,8 +87,10 @@ export function App({ store, controller, exitRef }: AppProps) {
   const showSpinner = state.run !== null && !approval;
   const pickerRows = state.modelPicker ? Math.min(state.modelPicker.length, Math.max(3, rows - 12)) : 0;
   const trustRows = state.trustPrompt ? Math.min(state.trustPrompt.wants.length, Math.max(3, rows - 14)) : 0;
+  const menuRows = Math.max(2, Math.min(8, Math.floor(rows / 3)));
   const others =
-    3 + Math.min(inputRows, rowsOf(buf.text || " ", columns - 2)) + (state.exitArmed || state.hint ? 1 : 0) + visibleTools.length + delegationRows + (showSpinner ? 1 : 0) + todoRows;
+    3 +
+    completionMenuRows(menu?.list, menuRows) + Math.min(inputRows, rowsOf(buf.text || " ", columns - 2)) + (state.exitArmed || state.hint ? 1 : 0) + visibleTools.length + delegationRows + (showSpinner ? 1 : 0) + queuedRows(state.queued.length) + todoRows;
   const approvalFit = approval ? approvalLayout(approval, rows - 1 - others - (state.streaming.trim() ? 1 : 0), columns, reason) : undefined;
   const promptRows = state.trustPrompt
     ? trustRows + 6
@@ -110,9 +114,10 @@ export function App({ store, controller, exitRef }: AppProps) {
       ))}
       <DelegationsPanel delegations={state.delegations} now={now} folded={prompting} />
       {showSpinner && state.run ? <Spinner run={state.run} now={now} /> : null}
+      <QueuedMessages queued={state.queued} />
       {/* Expanded but taller than a third of the screen: a bigger window instead (/todos prints the whole list). */}
       <TodoPanel todos={state.todos} folded={todosFolded} expanded={state.todosExpanded && state.todos.length <= todosFit} maxCollapsed={state.todosExpanded && state.todos.length > todosFit ? todosFit : 5} />
-      {state.modelPicker ? <ModelPicker options={state.modelPicker} selected={choice} maxRows={pickerRows} /> : null}
+      {state.modelPicker ? <ModelPicker options={state.modelPicker} selected={choice} maxRows={pickerRows} switching={state.modelPickerSwitch} /> : null}
       {state.trustPrompt ? <TrustPrompt prompt={state.trustPrompt} selected={choice} maxRows={trustRows} /> : null}
       {approval ? <ApprovalPrompt request={approval} selected={choice} queued={state.approvals.length - 1} reason={reason} layout={approvalFit} width={columns} /> : null}
       {!approval && clarification ? <ClarificationPrompt clarification={clarification} selected={buf.text ? options.length : choice} typing={buf.text !== ""} /> : null}
@@ -125,6 +130,7 @@ export function App({ store, controller, exitRef }: AppProps) {
         maxRows={inputRows}
         width={columns}
       />
+      {menu ? <CompletionMenu list={menu.list} selected={menu.selected} maxRows={menuRows} /> : null}
       <StatusLine status={state.status} ready={state.ready} width={columns} />
     </Box>
   );

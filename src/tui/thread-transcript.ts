@@ -24,6 +24,8 @@ function drawnChars(e: TranscriptEntry): number {
       return Math.min(JSON.stringify(e.args ?? null).length, 1_000) + Math.min(e.output.length, 1_000);
     case "clarification":
       return 500;
+    case "shell":
+      return e.command.length + Math.min(e.output.length, 1_000);
   }
 }
 
@@ -54,6 +56,8 @@ export function itemsOfThread(entries: TranscriptEntry[]): NewItem[] {
         return { kind: "assistant", text: e.text };
       case "clarification":
         return { kind: "clarification", clarification: e.clarification };
+      case "shell":
+        return { kind: "shell", command: e.command, cwd: "", output: e.output, exitCode: e.exitCode };
       case "tool":
         return { kind: "tool", tool: { id: e.id, name: e.name, args: e.args, status: e.status === "running" ? "error" : e.status, output: e.status === "running" ? "not finished" : e.output } };
     }

@@ -37,10 +37,13 @@ describe("first run: the model picker", () => {
     await t.waitFor("Hello from the picked model.");
     expect(e2e.server.requests.at(-1)?.body.model).toBe("test-model");
 
-    // `/model` lists the configured name and what the probe finds.
+    // `/model` is a picker: the configured name, in use; the probe finds the same model again (listed once).
     await submit(t, "/model");
-    await t.waitFor("Configured: test-model");
-    await t.waitFor("Local: test-model (Ollama). Switch with /model <name>.");
+    await t.waitFor("Switch model (for this session):", { where: "screen" });
+    await t.waitFor("❯ 1. test-model · in .deerflowrc (in use)", { where: "screen" });
+    expect(t.screen()).not.toContain("2. test-model");
+    await t.press("esc");
+    await t.waitFor("Model unchanged: test-model");
   }, 60_000);
 
   it("Esc leaves with the one-line hint (exit 2) and writes nothing", async () => {

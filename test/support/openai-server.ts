@@ -95,6 +95,8 @@ export interface TestModelServer {
   titleRequests: RecordedRequest[];
   /** The answer to title requests (default "Test thread title"); a ScriptedReply (e.g. {status: 500}) works too. */
   titleReply: ScriptedReply;
+  /** The ids `GET /v1/models` lists (default just `test-model`). */
+  models: string[];
   /**
    * Memory extraction requests (their system prompt starts with "Extract durable memory", see src/memory/extract.ts),
    * answered from `memoryReply` (default: no facts) without touching the queue, like title requests.
@@ -174,6 +176,7 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
   const api = {
     titleRequests: [] as RecordedRequest[],
     titleReply: { content: "Test thread title" } as ScriptedReply,
+    models: ["test-model"],
     memoryRequests: [] as RecordedRequest[],
     memoryReply: { content: '{"facts": []}' } as TestModelServer["memoryReply"],
   } as TestModelServer;
@@ -319,7 +322,7 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
         }
       }
       if (req.method === "GET" && path === "/models") {
-        return sendJson(res, 200, { object: "list", data: [{ id: "test-model", object: "model", created: 0, owned_by: "deerflow-test" }] });
+        return sendJson(res, 200, { object: "list", data: api.models.map((id) => ({ id, object: "model", created: 0, owned_by: "deerflow-test" })) });
       }
       if (req.method === "POST" && path === "/chat/completions") {
         handleChat(req, res, body).catch((err) => sendError(res, 500, `test model server bug: ${String(err)}`));

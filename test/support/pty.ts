@@ -298,6 +298,8 @@ export function inputArea(p: PtyProcess): string {
 }
 
 const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+/** The first row of the input's completion menu (src/tui/components/CompletionMenu.tsx). */
+export const MENU_TOP = /^(?:↑↓ select · tab complete|esc close$)/m;
 const HINTS = new Set(["Press Ctrl+C again to exit", "A request is still running: wait for it, or press esc to cancel it."]);
 
 /**
@@ -305,7 +307,10 @@ const HINTS = new Set(["Press Ctrl+C again to exit", "A request is still running
  * dim). Reads the rows between the input's top rule and the status line, without the 2-column prompt mark.
  */
 export function inputText(p: PtyProcess): string {
-  const rows = inputArea(p).split("\n").slice(0, -1).filter((r) => !HINTS.has(r.trim()));
+  const area = inputArea(p).split("\n").slice(0, -1);
+  // A `/` or `@` menu under the input starts with its keys row.
+  const menu = area.findIndex((r) => MENU_TOP.test(r));
+  const rows = (menu < 0 ? area : area.slice(0, menu)).filter((r) => !HINTS.has(r.trim()));
   const text = squash(rows.map((r) => r.slice(2)).join(" "));
   return /^(?:Ask anything|Starting…|Type your answer…)/.test(text) ? "" : text;
 }

@@ -70,6 +70,8 @@ function entryLine(e: TranscriptEntry): string {
       return `  [${e.name}] ${e.interrupted ? "interrupted" : e.status}`;
     case "clarification":
       return `? ${e.clarification.question}`;
+    case "shell":
+      return `! ${e.command}${e.exitCode ? ` (exit ${e.exitCode})` : ""}\n${e.output}`;
   }
 }
 

@@ -37,7 +37,7 @@ export const KEYBINDINGS: readonly KeyBinding[] = [
   // `\` then Enter inserts a newline: the App sees the backslash at the end of the input on submit.
   { action: "submit", label: "enter", description: "send (a trailing \\ inserts a newline instead)", match: (_i, k) => k.return && !k.meta },
   { action: "newline", label: "alt+enter", description: "insert a newline", match: (_i, k) => k.return && k.meta },
-  { action: "cancel", label: "esc", description: "cancel the running request, or deny an approval", match: (_i, k) => k.escape },
+  { action: "cancel", label: "esc", description: "close a menu; else take back the last queued message; else cancel the running request (or deny an approval)", match: (_i, k) => k.escape },
   { action: "interrupt", label: "ctrl+c", description: "clear the input; press twice to exit", match: ctrl("c") },
   { action: "exit", label: "ctrl+d", description: "exit (on an empty input)", match: ctrl("d") },
   { action: "historyPrev", label: "↑", description: "previous input (history)", match: (_i, k) => k.upArrow },

@@ -34,7 +34,8 @@ export type UiAction =
   | { type: "ui.clarification.answered" }
   | { type: "ui.exit.arm"; armed: boolean }
   | { type: "ui.hint"; text?: string }
-  | { type: "ui.model.picker"; options: ModelOption[] | null }
+  | { type: "ui.queued"; queued: string[] }
+  | { type: "ui.model.picker"; options: ModelOption[] | null; switching?: boolean }
   | { type: "ui.trust.prompt"; prompt: TrustPromptView | null }
   | { type: "ui.clear" };
 
@@ -68,6 +69,7 @@ export function initialState(status: Partial<StatusView> = {}): ChatState {
     },
     ready: false,
     exitArmed: false,
+    queued: [],
     seq: 0,
   };
 }
@@ -226,8 +228,10 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return { ...state, exitArmed: action.armed };
     case "ui.hint":
       return { ...state, hint: action.text };
+    case "ui.queued":
+      return { ...state, queued: action.queued };
     case "ui.model.picker":
-      return { ...state, modelPicker: action.options };
+      return { ...state, modelPicker: action.options, modelPickerSwitch: action.switching };
     case "ui.trust.prompt":
       return { ...state, trustPrompt: action.prompt };
     case "ui.clear":

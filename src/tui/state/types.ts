@@ -86,11 +86,17 @@ export interface RunView {
   retry?: { attempt: number; max_attempts: number; reason: string; until: number };
 }
 
-/** A model a local server offers on first run (the picker writes the choice to ~/.deerflowrc). */
+/**
+ * A model the picker offers: on first run, one a local server serves (the choice is written to ~/.deerflowrc); on
+ * `/model`, also the configured names and what the endpoint lists (the choice is used for this session).
+ */
 export interface ModelOption {
   server: string;
+  /** "" for a configured name (its endpoint is in .deerflowrc). */
   baseUrl: string;
   model: string;
+  /** The model in use now. */
+  current?: boolean;
 }
 
 /** A project .deerflowrc whose keys need trust, asked about once before the session starts. */
@@ -123,6 +129,8 @@ export interface ChatState {
   clarification: ClarificationRequest | null;
   /** First run with no model configured: the local models offered, until one is picked. */
   modelPicker: ModelOption[] | null;
+  /** Set when the picker is `/model`'s (switch for this session), not the first run's (save and start). */
+  modelPickerSwitch?: boolean;
   /** The project folder's trust question, until answered. */
   trustPrompt: TrustPromptView | null;
   /** Guarded commands waiting for the user, oldest first. */
@@ -133,6 +141,8 @@ export interface ChatState {
   ready: boolean;
   /** Set while Ctrl+C was pressed once on an empty input: a second press exits. */
   exitArmed: boolean;
+  /** Messages typed while a run works, oldest first: sent in order as runs end (message-queue.ts). */
+  queued: string[];
   /** A passing word under the input (e.g. why Enter did nothing); cleared when the run ends. */
   hint?: string;
   seq: number;
