@@ -4,8 +4,10 @@
 // to it through this small API plus the RunEvent stream — never through the graph.
 import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { assertSafeSandboxPaths, assertSafeWorkspace } from "../sandbox/workspace-check.js";
+import { continuingNotice } from "../sandbox/start-workspace.js";
+import { isInside } from "../sandbox/paths.js";
 import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } from "../config/load.js";
 import { UsageError, findDeerflowError } from "../errors.js";
 import { UntrustedFolderError } from "../config/project-trust.js";
@@ -144,6 +146,24 @@ export class ChatSession {
   memoryProject(): string {
     const ws = this.threadId ? this.workspaces.get(this.threadId) : this.options.workspace;
     return projectKeyOf(ws ?? undefined, this.config.home);
+  }
+
+  /** Where the current thread works, or where a new thread would (null: its own fresh folder). */
+  currentWorkspace(): string | null {
+    if (this.threadId) return this.workspaces.get(this.threadId) ?? null;
+    return this.options.workspace ? resolve(this.cwd, this.options.workspace) : null;
+  }
+
+  /** The status line's name for it: the directory's name, or "scratch" for a thread's own fresh folder. */
+  workspaceLabel(): string {
+    const ws = this.currentWorkspace();
+    return !ws || isInside(ws, join(this.config.home, "threads")) ? "scratch" : basename(ws) || ws;
+  }
+
+  /** One line when the current (resumed) thread works somewhere other than the directory the chat started in. */
+  workspaceNotice(): string | undefined {
+    const ws = this.threadId ? this.workspaces.get(this.threadId) : undefined;
+    return this.threadId && ws ? continuingNotice(this.threadId, ws, this.cwd) : undefined;
   }
 
   /** The installed skills (discovered once per process, like the agent's `skill` tool). */

@@ -1,4 +1,4 @@
-// The one status line under the input: model · thread · tokens · context fill · goal · approval mode · plan.
+// The one status line under the input: model · thread · tokens · context fill · goal · approval mode · plan · workspace.
 import { Text } from "ink";
 import type { GoalView, StatusView } from "../state/types.js";
 import { formatTokens, oneLine } from "../format.js";
@@ -54,6 +54,8 @@ export function StatusLine({ status, ready }: StatusLineProps) {
   }
   parts.push({ text: `approval: ${status.approvalMode} (shift+tab)`, color: status.approvalMode === "yolo" ? theme.error : status.approvalMode === "auto-edit" ? theme.warning : undefined });
   if (status.planMode) parts.push({ text: "plan", color: theme.active });
+  // Last: the part a narrow terminal cuts first (the header names the whole path).
+  if (status.workspace) parts.push({ text: `in ${status.workspace}`, dim: true });
   return (
     <Text wrap="truncate-end">
       {parts.map((p, i) => (
