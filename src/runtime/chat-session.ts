@@ -12,6 +12,7 @@ import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } fro
 import { UsageError, findDeerflowError } from "../errors.js";
 import { UntrustedFolderError } from "../config/project-trust.js";
 import { type ModelChoice, type SavedChoice, saveModelChoice } from "../config/save-model-choice.js";
+import { configuredEndpointModels } from "../config/configured-endpoint.js";
 import { type DiscoveredServer, discoverLocalServers } from "../model/discover.js";
 import { DB_FILE } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
@@ -368,9 +369,19 @@ export async function closeChatShell(): Promise<void> {
  * First run: when `err` says no model is configured at all, the local servers that serve models (for the TUI's
  * picker); otherwise none, and the error stands.
  */
-export async function firstRunChoices(err: unknown): Promise<DiscoveredServer[]> {
+export async function firstRunChoices(err: unknown, opts: { home?: string } = {}): Promise<DiscoveredServer[]> {
   if ((findDeerflowError(err) as { noModel?: unknown } | undefined)?.noModel !== true) return [];
-  return (await discoverLocalServers()).filter((s) => s.models.length > 0);
+  // The endpoint the user set up (a key and/or base URL, no model) first: that is where they mean to work.
+  const [own, local] = await Promise.all([ownEndpointModels(opts.home), discoverLocalServers()]);
+  return [...(own ? [own] : []), ...local.filter((s) => s.models.length > 0 && s.baseUrl !== own?.baseUrl)];
+}
+
+async function ownEndpointModels(home: string | undefined): Promise<DiscoveredServer | undefined> {
+  try {
+    return await configuredEndpointModels(loadConfig({ flags: { home } }));
+  } catch {
+    return undefined; // a bad .deerflowrc: its own error stands
+  }
 }
 
 /** The picked model, saved to ~/.deerflowrc as "defaultModel" (the file's other keys kept). */

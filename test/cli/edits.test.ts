@@ -50,12 +50,12 @@ describe("edits headless", () => {
     const result = (e2e.server.requests[1]!.body.messages as { role: string; content: string }[]).find((m) => m.role === "tool")!.content;
     expect(result).toBe("Denied: the creation of /mnt/user-data/workspace/a.txt was not approved (run with --yes to approve guarded actions headless).");
     expect(denied.stderr).toContain("✗ write_file: Denied: the creation of /mnt/user-data/workspace/a.txt");
-    expect(existsSync(join(sb.home, "threads", thread, "workspace", "a.txt"))).toBe(false);
+    expect(existsSync(join(sb.cwd, "a.txt"))).toBe(false);
 
     e2e.server.push(call("w2", "write_file", { path: "a.txt", content: "x\n" }), { content: "written" });
     const yes = await sb.run(["run", "--approval", "ask", "--yes", "--thread", thread, "write a"]);
     expect(yes.exitCode).toBe(0);
-    expect(readFileSync(join(sb.home, "threads", thread, "workspace", "a.txt"), "utf8")).toBe("x\n");
+    expect(readFileSync(join(sb.cwd, "a.txt"), "utf8")).toBe("x\n");
   });
 
   it("str_replace keeps every byte it does not replace (a Latin-1 file), and edits across lines of a CRLF file", async () => {

@@ -125,7 +125,7 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
       planMode: opts.plan,
       start: { prompt: words.join(" "), goal: opts.goal, resume },
       firstRun: {
-        choices: async (err) => (await importRuntime(cacheDir)).firstRunChoices(err),
+        choices: async (err) => (await importRuntime(cacheDir)).firstRunChoices(err, { home: opts.home }),
         save: async (choice) => (await importRuntime(cacheDir)).saveFirstRunChoice(choice),
       },
       // Trusts exactly the bytes the question showed (their sha256), where `deerflow trust` records it.

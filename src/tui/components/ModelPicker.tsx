@@ -1,8 +1,10 @@
-// First run with no model configured: the models the local servers offer. The choice is saved to ~/.deerflowrc,
+// First run with no model configured: the models the endpoint the user set up (a key or base URL, no model) and
+// the local servers offer. The choice is saved to ~/.deerflowrc,
 // so the next start goes straight to the chat.
 import { Box, Text } from "ink";
 import type { ModelOption } from "../state/types.js";
 import { marks, theme } from "../theme.js";
+import { OWN_ENDPOINT_NAME } from "../../vocabulary/own-endpoint.js";
 
 export interface ModelPickerProps {
   options: ModelOption[];
@@ -17,7 +19,7 @@ export function ModelPicker({ options, selected, maxRows }: ModelPickerProps) {
   return (
     <Box flexDirection="column">
       <Text bold color={theme.accent} wrap="truncate-end">
-        No model configured. Found on this machine:
+        No model configured. {options.some((o) => o.server === OWN_ENDPOINT_NAME) ? "Your endpoint serves:" : "Found on this machine:"}
       </Text>
       <Box flexDirection="column" marginTop={1}>
         {options.slice(first, first + rows).map((o, k) => {
