@@ -57,9 +57,15 @@ export function App({ store, controller, exitRef }: AppProps) {
   const live = state.run !== null || state.delegations.length > 0;
   const now = useNow(live);
 
+  // Leaving with an error (no model, a refused start): the live region goes first, so "Starting…" and the status
+  // line do not stay on screen above the one-line error the CLI prints.
+  const [failed, setFailed] = useState<Error | undefined>(undefined);
   useEffect(() => {
-    exitRef.current = (error?: Error) => exit(error);
+    exitRef.current = (error?: Error) => (error ? setFailed(error) : exit());
   }, [exit, exitRef]);
+  useEffect(() => {
+    if (failed) exit(failed);
+  }, [failed, exit]);
 
   useEffect(() => {
     if (!state.exitArmed) return;
@@ -95,9 +101,11 @@ export function App({ store, controller, exitRef }: AppProps) {
     3 + Math.min(inputRows, rowsOf(buf.text || " ", columns - 2)) + (state.exitArmed || state.hint ? 1 : 0) + visibleTools.length + (state.delegations.length ? state.delegations.length + 2 : 0) + (state.run ? 1 : 0) + todoRows + promptRows;
   const answerLines = Math.max(1, rows - reserved - 1);
 
+  const transcript = <Static items={state.items}>{(item) => <TranscriptItemView key={item.id} item={item} width={columns} />}</Static>;
+  if (failed) return <Box flexDirection="column">{transcript}</Box>;
   return (
     <Box flexDirection="column">
-      <Static items={state.items}>{(item) => <TranscriptItemView key={item.id} item={item} width={columns} />}</Static>
+      {transcript}
       <LiveAnswer text={state.streaming} maxLines={answerLines} width={columns} />
       {/* A running `task` call is shown by its row in the subagents panel. */}
       {visibleTools.map((t) => (
