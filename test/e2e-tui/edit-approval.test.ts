@@ -69,9 +69,9 @@ describe("file edits in ask mode", () => {
     await t.press("enter");
     await t.waitFor("Understood, x stays 1.");
     expect(toolResult(e2e.server.requests[2]!, "s1")).toBe(
-      'Denied: the edit to /mnt/user-data/workspace/app.js was not approved (the user denied it; do not retry it, ask the user or take another way). The user said: "keep x at 1, it is a constant"',
+      'Denied: the edit to app.js was not approved (the user denied it; do not retry it, ask the user or take another way). The user said: "keep x at 1, it is a constant"',
     );
-    expect(t.scrollback()).toContain("Denied: edit /mnt/user-data/workspace/app.js (+1 −1) (keep x at 1, it is a constant)");
+    expect(t.scrollback()).toContain("Denied: edit app.js (+1 −1) (keep x at 1, it is a constant)");
     expect(readFileSync(join(repo, "app.js"), "utf8")).toBe("const a = 0;\nconst x = 1;\nexport { x };\n");
   }, 90_000);
 
