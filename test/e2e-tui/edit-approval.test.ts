@@ -41,7 +41,9 @@ describe("file edits in ask mode", () => {
 
     await t.waitFor("Apply this edit?", { where: "screen" });
     let screen = t.screen();
-    expect(screen).toContain("/mnt/user-data/workspace/app.js");
+    // The file by its real path relative to the workspace, not the model's /mnt/user-data view.
+    expect(screen).toContain("app.js");
+    expect(screen).not.toContain("/mnt/user-data");
     expect(screen).toContain("+1 −1");
     expect(screen).toMatch(/^\s*-const x = 1;$/m);
     expect(screen).toMatch(/^\s*\+const x = 2;$/m);
