@@ -486,6 +486,8 @@ describe("ChatController slash commands", () => {
       { kind: "notice", text: expect.stringMatching(new RegExp(`^Resumed thread ${a}`)) },
       { kind: "user", text: "question in A" },
       { kind: "assistant", text: "Answer in A." },
+      // Its own fresh folder is not the directory the chat started in: one line says where it works.
+      { kind: "notice", text: expect.stringMatching(new RegExp(`^Thread ${a} works in .*${a}/workspace \\(its own workspace\\)`)) },
     ]);
     expect(h.state().status.threadId).toBe(a);
     expect(h.ctl.threadId).toBe(a);
