@@ -12,6 +12,7 @@ import { benchSnapshots } from "./snapshots.mjs";
 import { benchTeamDatabase } from "./team-database.mjs";
 import { benchLoop } from "./loop.mjs";
 import { benchLongThread } from "./long-thread.mjs";
+import { benchPrunedDisk } from "./pruned-disk.mjs";
 import { benchSearch } from "./search.mjs";
 import { benchShellAudit } from "./shell-audit.mjs";
 
@@ -30,3 +31,4 @@ await benchTeamDatabase();
 await benchSearch();
 await benchLoop();
 await benchLongThread();
+await benchPrunedDisk();

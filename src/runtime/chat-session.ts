@@ -32,7 +32,7 @@ import type { RunEvent, RunEventListener } from "./events.js";
 import { type GoalSummary, runGoalThread } from "./run-goal.js";
 import { type RunResult, runThread } from "./run-thread.js";
 import { ThreadRuntime } from "./thread-runtime.js";
-import { type RewindOutcome, type RewindableRun, listRewindable, rewindStoreFor, rewindThread } from "./rewind.js";
+import { type RewindOutcome, type RewindableRun, type UndoOutcome, listRewindable, rewindStoreFor, rewindThread, undoRewind } from "./rewind.js";
 import type { RewindScope } from "../persistence/rewind-log.js";
 import { type SkillCatalog, skillCatalogFor } from "../skills/catalog.js";
 import { type Fact, type MemoryStore, memoryStoreFor } from "../memory/store.js";
@@ -42,7 +42,7 @@ import { McpHub, type McpServerState, closeMcpServers } from "../mcp/hub.js";
 import type { ThreadView } from "./thread-view.js";
 
 export type { ThreadView, TranscriptEntry } from "./thread-view.js";
-export type { RewindOutcome, RewindableRun } from "./rewind.js";
+export type { RewindOutcome, RewindableRun, UndoOutcome } from "./rewind.js";
 export type { RewindScope } from "../persistence/rewind-log.js";
 export type { McpServerState } from "../mcp/hub.js";
 export type { SkillCatalog } from "../skills/catalog.js";
@@ -327,6 +327,14 @@ export class ChatSession {
   /** /rewind n [files|conversation]: back to before the nth latest run; returns what was done and the thread as it is now. */
   async rewind(back: number, scope: RewindScope): Promise<{ outcome: RewindOutcome; view: ThreadView }> {
     const outcome = await rewindThread(await this.rewindTarget(), back, scope);
+    const view = await this.runtime.view(outcome.thread_id, this.model);
+    this.goal = view.goal;
+    return { outcome, view };
+  }
+
+  /** /rewind undo: the last rewind put back (refused once the thread ran since); what was done and the thread now. */
+  async undoRewind(): Promise<{ outcome: UndoOutcome; view: ThreadView }> {
+    const outcome = await undoRewind(await this.rewindTarget());
     const view = await this.runtime.view(outcome.thread_id, this.model);
     this.goal = view.goal;
     return { outcome, view };

@@ -37,6 +37,7 @@ import { rewindText } from "../vocabulary/rewind-text.js";
 import { type SkillCatalog, skillCatalogFor, skillMounts } from "../skills/catalog.js";
 import { skillContextEntry, skillMessage } from "../skills/activation.js";
 import { type ThreadView, threadViewOf } from "./thread-view.js";
+import { StreamedAnswer, keepInterruptedWork } from "./interrupted-turn.js";
 
 /** What `applied_run_inputs[inputId]` records once the input's run succeeded. */
 interface AppliedInput {
@@ -200,6 +201,7 @@ export class ThreadRuntime {
     const mark = await this.begin(opened.threadId, runId, input);
     const lease = watchLease(this.store, opened.threadId, runId, req.signal);
     const snapshotEnd = this.endSnapshot(opened, runId, lease);
+    const streamed = new StreamedAnswer();
     let settled = false;
     try {
       emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew, workspace: opened.paths.workspace_path });
@@ -207,7 +209,7 @@ export class ThreadRuntime {
       const finished = await finishInterruptedRewind({ home: this.config.home, store: this.store, runtime: this, threadId: opened.threadId });
       if (finished) emit({ type: "snapshot.warning", run_id: runId, message: rewindText(finished).trim() });
       await this.snapshotFiles(opened, runId, input, emit);
-      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal }, opened, runId, usage), usage);
+      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal, onEvent: streamed.listen(req.onEvent) }, opened, runId, usage), usage);
       // Found taken over after its last write: the thread's status is the new owner's to set.
       const lost = lease.lost();
       if (lost) throw lost;
@@ -220,7 +222,7 @@ export class ThreadRuntime {
       return result;
     } catch (err) {
       settled = true;
-      throw await this.settleFailure(opened.threadId, runId, mark, lease.lost() ?? err, usage, req);
+      throw await this.settleFailure(opened.threadId, runId, mark, lease.lost() ?? err, usage, req, streamed.partial);
     } finally {
       lease.dispose();
       if (!settled) await this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage, req);
@@ -314,7 +316,7 @@ export class ThreadRuntime {
   }
 
   /** Records how the run ended and returns the error the caller sees (typed, one line). */
-  private async settleFailure(threadId: string, runId: string, mark: RollbackMark, err: unknown, usage: TokenUsage, req: RunRequest): Promise<unknown> {
+  private async settleFailure(threadId: string, runId: string, mark: RollbackMark, err: unknown, usage: TokenUsage, req: RunRequest, partial = ""): Promise<unknown> {
     // Another run owns the thread now (it marked this one interrupted): write nothing, least of all a rollback.
     const lost = leaseLostIn(err);
     if (lost) return lost;
@@ -324,6 +326,7 @@ export class ThreadRuntime {
     if (stopped || status !== "error") {
       // Interrupted or timed-out work is kept (the user may want it); DanglingToolCall mends a cut tool call next run.
       try {
+        if (stopped?.status === "interrupted") await keepInterruptedWork(this.stateGraph(req.model).graph, threadId, runId, partial);
         await this.store.runs.finish(runId, { status, stop_reason: status, ...tokens });
         await this.store.threads.update(threadId, { status });
       } catch (storeErr) {

@@ -3,7 +3,7 @@
 // through the ChatSession API and its RunEvent stream, and to the screen only through the store.
 import { compactionNotice } from "../vocabulary/compaction-notice.js";
 import type { ChatSession, ChatSessionOptions, DiscoveredServer, ModelChoice, RewindScope, SavedChoice, ThreadView } from "../runtime/chat-session.js";
-import { rewindText, runLine } from "../vocabulary/rewind-text.js";
+import { rewindText, runLine, undoText } from "../vocabulary/rewind-text.js";
 import type { RunEvent } from "../runtime/events.js";
 import type { GoalSummary } from "../runtime/run-goal.js";
 import { findDeerflowError, formatErrorLine } from "../errors.js";
@@ -167,7 +167,7 @@ export class ChatController {
     if (!option) return this.opts.exit(pending.error);
     try {
       const saved = await this.opts.firstRun.save({ model: option.model, baseUrl: option.baseUrl });
-      this.notice("info", `Using ${option.model} at ${option.baseUrl}: saved to ${saved.path} as "${saved.name}" (defaultModel)${saved.backup ? `; the old file, with its comments, is ${saved.backup}` : ""}.`);
+      this.notice("info", `Using ${option.model} at ${option.baseUrl}: saved to ${saved.path} as "${saved.name}" (defaultModel).`);
     } catch (err) {
       return this.opts.exit(err);
     }
@@ -395,18 +395,27 @@ export class ChatController {
     });
   }
 
-  /** `/rewind`: the runs to go back over; `/rewind <n> [files|conversation]`: back to before the nth latest. */
+  /** `/rewind`: the runs to go back over; `/rewind <n> [files|conversation]`: back to before the nth latest; `/rewind undo`. */
   private async rewind(args: string): Promise<void> {
     const s = this.session!;
+    if (/^undo$/i.test(args)) {
+      const { outcome, view } = await s.undoRewind();
+      if (outcome.conversation) {
+        this.dispatch({ type: "ui.clear" });
+        this.showThread(view, "Restored");
+      }
+      this.notice("info", undoText(outcome).trim());
+      return;
+    }
     const m = /^(\d+)(?:\s+(files|conversation|both))?$/i.exec(args);
     if (args && !m) {
-      this.notice("info", "Usage: /rewind (list the runs), /rewind <n> [files|conversation] (back to before the nth latest run)");
+      this.notice("info", "Usage: /rewind (list the runs), /rewind <n> [files|conversation] (back to before the nth latest run), /rewind undo (put the last rewind back)");
       return;
     }
     if (!m) {
       const runs = await s.rewindable();
       if (runs.length === 0) this.notice("info", "This thread has no runs to rewind.");
-      else this.notice("info", `Runs of this thread, latest first:\n${runs.map(runLine).join("\n")}\nRewind with /rewind <n> (files and conversation), /rewind <n> files, or /rewind <n> conversation.`);
+      else this.notice("info", `Runs of this thread, latest first:\n${runs.map(runLine).join("\n")}\nRewind with /rewind <n> (files and conversation), /rewind <n> files, or /rewind <n> conversation; /rewind undo puts the last rewind back.`);
       return;
     }
     const scope = (m[2]?.toLowerCase() ?? "both") as RewindScope;
@@ -415,7 +424,7 @@ export class ChatController {
       this.dispatch({ type: "ui.clear" });
       this.showThread(view, "Rewound");
     }
-    this.notice("info", rewindText(outcome).trim());
+    this.notice("info", rewindText(outcome, "/rewind undo").trim());
     if (outcome.files_note) this.notice("warning", outcome.files_note);
   }
 

@@ -195,7 +195,9 @@ describe("the edit prompt on a small screen", () => {
     await t.waitFor("1. Allow once", { where: "screen" });
     const screen = t.screen();
     expect(screen).toContain("3. Deny");
-    expect(screen).toMatch(/… \d+ more lines · ctrl\+o/);
+    // The question names the file and says how many more lines ctrl+o prints; the rest of the screen is changes.
+    expect(screen).toMatch(/^Create this file\? new file, \+40 .*wide\.txt · \d+ more \(ctrl\+o\)$/m);
+    expect(screen.split("\n").filter((r) => /^\+row \d+ x/.test(r)).length).toBeGreaterThanOrEqual(10);
     expect(screen).toMatch(/approval: ask/);
     expect(t.softWrappedRows()).toEqual([]);
     // Ink clears the whole screen when the live region outgrows it (the flicker): never here.

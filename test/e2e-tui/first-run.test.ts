@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseJsonc } from "../../src/config/jsonc.js";
 import { useE2E } from "../support/e2e.js";
 import { submit, usePty, waitReady } from "../support/pty.js";
 
@@ -26,9 +27,11 @@ describe("first run: the model picker", () => {
     await waitReady(t);
     await t.waitFor("(defaultModel)");
     expect(t.screen().replace(/\s+/g, " ")).toContain(`saved to ${rc} as "test-model" (defaultModel)`);
-    const saved = JSON.parse(readFileSync(rc, "utf8"));
-    expect(saved).toEqual({ approval: "auto-edit", guards: { loopStop: 7 }, models: { "test-model": { model: "test-model", baseUrl: baseUrl() } }, defaultModel: "test-model" });
-    expect(readFileSync(`${rc}.bak`, "utf8")).toContain("// mine");
+    // Edited in place: the comment stays in the file (no .bak copy).
+    const text = readFileSync(rc, "utf8");
+    expect(text).toMatch(/^\/\/ mine\n/);
+    expect(parseJsonc(text)).toEqual({ approval: "auto-edit", guards: { loopStop: 7 }, models: { "test-model": { model: "test-model", baseUrl: baseUrl() } }, defaultModel: "test-model" });
+    expect(existsSync(`${rc}.bak`)).toBe(false);
 
     await submit(t, "hi");
     await t.waitFor("Hello from the picked model.");

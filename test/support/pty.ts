@@ -102,6 +102,8 @@ export interface PtyProcess {
   press(key: KeyName, times?: number): Promise<void>;
   /** Writes raw bytes at once (a paste, or a sequence not in KEYS). */
   write(data: string): Promise<void>;
+  /** Resizes the terminal (the headless one reflows as a terminal does) and the PTY (the process gets SIGWINCH). */
+  resize(cols: number, rows: number): Promise<void>;
   readonly exited: Promise<PtyExit>;
   readonly hasExited: boolean;
   /**
@@ -148,7 +150,7 @@ export function spawnPty(sandbox: Sandbox, args: string[], opts: PtyOptions = {}
 
   const screen = () => {
     const base = term.buffer.active.baseY;
-    return lines(term, base, base + rows).join("\n").trimEnd();
+    return lines(term, base, base + term.rows).join("\n").trimEnd();
   };
   const scrollback = () => lines(term, 0, term.buffer.active.length).join("\n").trimEnd();
   // Ink wraps each frame in synchronized output (DEC mode 2026), and a terminal that supports it shows only whole
@@ -166,7 +168,7 @@ export function spawnPty(sandbox: Sandbox, args: string[], opts: PtyOptions = {}
     typeof what === "string" ? text.includes(what) : what instanceof RegExp ? what.test(text) : what(text);
   const describe = (what: unknown) => (typeof what === "function" ? "a condition" : JSON.stringify(String(what)));
   const failure = (msg: string) =>
-    new Error(`${msg}${done ? " (the process has exited)" : ""}\n--- screen (${cols}x${rows}) ---\n${screen()}\n--- end of screen ---`);
+    new Error(`${msg}${done ? " (the process has exited)" : ""}\n--- screen (${term.cols}x${term.rows}) ---\n${screen()}\n--- end of screen ---`);
 
   /** Serialises writes, so `press` and `type` calls never interleave. */
   const enqueue = (fn: () => Promise<void>): Promise<void> => {
@@ -180,8 +182,12 @@ export function spawnPty(sandbox: Sandbox, args: string[], opts: PtyOptions = {}
 
   const self: PtyProcess = {
     pid: proc.pid,
-    cols,
-    rows,
+    get cols() {
+      return term.cols;
+    },
+    get rows() {
+      return term.rows;
+    },
     screen,
     scrollback,
     raw: () => received,
@@ -231,6 +237,14 @@ export function spawnPty(sandbox: Sandbox, args: string[], opts: PtyOptions = {}
     write: (data) =>
       enqueue(async () => {
         send(data);
+        await sleep(TYPE_DELAY_MS);
+      }),
+    resize: (newCols, newRows) =>
+      enqueue(async () => {
+        // The terminal first, as a window does: the program redraws for the size it then reads.
+        await new Promise<void>((r) => term.write("", r));
+        term.resize(newCols, newRows);
+        if (!done) proc.resize(newCols, newRows);
         await sleep(TYPE_DELAY_MS);
       }),
     exited,

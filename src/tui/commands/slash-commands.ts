@@ -13,7 +13,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "resume", args: "<id>", description: "switch to a saved thread" },
   { name: "title", args: "<text>", description: "rename this thread" },
   { name: "compact", args: "[focus]", description: "summarize and archive older turns now (optionally: what to keep in focus)" },
-  { name: "rewind", args: "[n] [files|conversation]", description: "list this thread's runs; with n: back to before the nth latest (files and conversation, or one of them)" },
+  { name: "rewind", args: "[n] [files|conversation] | undo", description: "list this thread's runs; with n: back to before the nth latest (files and conversation, or one of them); undo: put the last rewind back" },
   { name: "clear", description: "start a new thread (the current one stays saved)" },
   { name: "model", args: "[name]", description: "show or switch the model" },
   { name: "mcp", description: "MCP servers: status and tools" },

@@ -48,7 +48,8 @@ export type TranscriptItem =
   | { kind: "clarification"; id: string; clarification: ClarificationRequest }
   | { kind: "shell"; id: string; command: string; cwd: string; output: string; exitCode?: number; stoppedBy?: "timeout" | "abort" }
   | { kind: "notice"; id: string; level: NoticeLevel; text: string }
-  | { kind: "delegations"; id: string; delegations: DelegationView[] }
+  /** A finished run's subagents: one summary line unless `expanded` (ctrl+t prints the panel). */
+  | { kind: "delegations"; id: string; delegations: DelegationView[]; expanded?: boolean }
   | { kind: "todos"; id: string; todos: TodoView[]; notes?: string }
   | { kind: "threads"; id: string; threads: ThreadSummary[]; current?: string }
   | { kind: "help"; id: string; commands: HelpLine[]; keys: HelpLine[] }
