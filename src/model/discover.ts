@@ -35,7 +35,8 @@ async function probe(name: string, port: number, timeoutMs: number): Promise<Dis
  */
 export async function listEndpointModels(name: string, baseUrl: string, apiKey: string | undefined, timeoutMs: number): Promise<DiscoveredServer | undefined> {
   try {
-    const res = await fetch(`${baseUrl}/models`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {}, signal: AbortSignal.timeout(timeoutMs) });
+    const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+    const res = await fetch(`${baseUrl.replace(/\/+$/, "")}/models`, { headers, signal: AbortSignal.timeout(timeoutMs) });
     if (!res.ok) return undefined;
     const body = (await res.json()) as { data?: { id?: unknown }[] };
     if (!Array.isArray(body?.data)) return undefined; // something else listens there

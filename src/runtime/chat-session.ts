@@ -4,12 +4,15 @@
 // to it through this small API plus the RunEvent stream — never through the graph.
 import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { assertSafeSandboxPaths, assertSafeWorkspace } from "../sandbox/workspace-check.js";
+import { continuingNotice } from "../sandbox/start-workspace.js";
+import { isInside } from "../sandbox/paths.js";
 import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } from "../config/load.js";
 import { UsageError, findDeerflowError } from "../errors.js";
 import { UntrustedFolderError } from "../config/project-trust.js";
 import { type ModelChoice, type SavedChoice, saveModelChoice } from "../config/save-model-choice.js";
+import { configuredEndpointModels } from "../config/configured-endpoint.js";
 import { type DiscoveredServer, discoverLocalServers, listEndpointModels } from "../model/discover.js";
 import { DB_FILE } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
@@ -147,6 +150,24 @@ export class ChatSession {
   memoryProject(): string {
     const ws = this.threadId ? this.workspaces.get(this.threadId) : this.options.workspace;
     return projectKeyOf(ws ?? undefined, this.config.home);
+  }
+
+  /** Where the current thread works, or where a new thread would (null: its own fresh folder). */
+  currentWorkspace(): string | null {
+    if (this.threadId) return this.workspaces.get(this.threadId) ?? null;
+    return this.options.workspace ? resolve(this.cwd, this.options.workspace) : null;
+  }
+
+  /** The status line's name for it: the directory's name, or "scratch" for a thread's own fresh folder. */
+  workspaceLabel(): string {
+    const ws = this.currentWorkspace();
+    return !ws || isInside(ws, join(this.config.home, "threads")) ? "scratch" : basename(ws) || ws;
+  }
+
+  /** One line when the current (resumed) thread works somewhere other than the directory the chat started in. */
+  workspaceNotice(): string | undefined {
+    const ws = this.threadId ? this.workspaces.get(this.threadId) : undefined;
+    return this.threadId && ws ? continuingNotice(this.threadId, ws, this.cwd) : undefined;
   }
 
   /** The installed skills (discovered once per process, like the agent's `skill` tool). */
@@ -387,9 +408,19 @@ export async function closeChatShell(): Promise<void> {
  * First run: when `err` says no model is configured at all, the local servers that serve models (for the TUI's
  * picker); otherwise none, and the error stands.
  */
-export async function firstRunChoices(err: unknown): Promise<DiscoveredServer[]> {
+export async function firstRunChoices(err: unknown, opts: { home?: string } = {}): Promise<DiscoveredServer[]> {
   if ((findDeerflowError(err) as { noModel?: unknown } | undefined)?.noModel !== true) return [];
-  return (await discoverLocalServers()).filter((s) => s.models.length > 0);
+  // The endpoint the user set up (a key and/or base URL, no model) first: that is where they mean to work.
+  const [own, local] = await Promise.all([ownEndpointModels(opts.home), discoverLocalServers()]);
+  return [...(own ? [own] : []), ...local.filter((s) => s.models.length > 0 && s.baseUrl !== own?.baseUrl)];
+}
+
+async function ownEndpointModels(home: string | undefined): Promise<DiscoveredServer | undefined> {
+  try {
+    return await configuredEndpointModels(loadConfig({ flags: { home } }));
+  } catch {
+    return undefined; // a bad .deerflowrc: its own error stands
+  }
 }
 
 /** The picked model, saved to ~/.deerflowrc as "defaultModel" (the file's other keys kept). */

@@ -204,7 +204,7 @@ export class ThreadRuntime {
     const streamed = new StreamedAnswer();
     let settled = false;
     try {
-      emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew });
+      emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew, workspace: opened.paths.workspace_path });
       // A rewind killed half way is finished first: the run must not start from half-rewound files.
       const finished = await finishInterruptedRewind({ home: this.config.home, store: this.store, runtime: this, threadId: opened.threadId });
       if (finished) emit({ type: "snapshot.warning", run_id: runId, message: rewindText(finished).trim() });
@@ -429,7 +429,7 @@ export class ThreadRuntime {
     const clarification = entry.stop_reason === "clarification" ? (findPendingClarification(messages) ?? undefined) : undefined;
     const thread_usage = (values.thread_usage as TokenUsage | undefined) ?? entry.usage;
     const r: RunResult = { thread_id: opened.threadId, run_id: entry.run_id, status: "success", stop_reason: entry.stop_reason, final_text: entry.final_text, usage: entry.usage, thread_usage, clarification, messages, repeated: true };
-    req.onEvent?.({ type: "run.started", thread_id: r.thread_id, run_id: r.run_id, new_thread: false });
+    req.onEvent?.({ type: "run.started", thread_id: r.thread_id, run_id: r.run_id, new_thread: false, workspace: opened.paths.workspace_path });
     req.onEvent?.({ type: "run.completed", thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage });
     return r;
   }

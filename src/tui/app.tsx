@@ -61,9 +61,15 @@ export function App({ store, controller, exitRef }: AppProps) {
   const now = useNow(live);
   const redraws = useRedrawOnResize();
 
+  // Leaving with an error (no model, a refused start): the live region goes first, so "Starting…" and the status
+  // line do not stay on screen above the one-line error the CLI prints.
+  const [failed, setFailed] = useState<Error | undefined>(undefined);
   useEffect(() => {
-    exitRef.current = (error?: Error) => exit(error);
+    exitRef.current = (error?: Error) => (error ? setFailed(error) : exit());
   }, [exit, exitRef]);
+  useEffect(() => {
+    if (failed) exit(failed);
+  }, [failed, exit]);
 
   useEffect(() => {
     if (!state.exitArmed) return;
@@ -104,9 +110,11 @@ export function App({ store, controller, exitRef }: AppProps) {
   const reserved = others + promptRows;
   const answerLines = Math.max(1, rows - reserved - 1);
 
+  const transcript = <Static key={redraws} items={state.items}>{(item) => <TranscriptItemView key={item.id} item={item} width={columns} />}</Static>;
+  if (failed) return <Box flexDirection="column">{transcript}</Box>;
   return (
     <Box flexDirection="column">
-      <Static key={redraws} items={state.items}>{(item) => <TranscriptItemView key={item.id} item={item} width={columns} />}</Static>
+      {transcript}
       <LiveAnswer text={state.streaming} maxLines={answerLines} width={columns} />
       {/* A running `task` call is shown by its row in the subagents panel. */}
       {visibleTools.map((t) => (

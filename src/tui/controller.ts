@@ -153,7 +153,7 @@ export class ChatController {
         return;
       }
     }
-    this.dispatch({ type: "ui.ready", status: { model: s.model.name, approvalMode: s.approval.mode, planMode: s.planMode, contextWindow: s.model.contextWindow, resuming: undefined } });
+    this.dispatch({ type: "ui.ready", status: { model: s.model.name, approvalMode: s.approval.mode, planMode: s.planMode, contextWindow: s.model.contextWindow, resuming: undefined, workspace: s.workspaceLabel() } });
     this.learnInBackground();
     this.completion.warm();
     if (req.goal !== undefined) this.submitTurn(req.prompt?.trim() || req.goal, req.goal);
@@ -239,6 +239,9 @@ export class ChatController {
       },
     });
     if (view.goal) this.notice("info", `Active goal: ${view.goal.objective}`);
+    const away = this.session?.workspaceNotice();
+    if (away) this.notice("info", away);
+    if (this.session) this.dispatch({ type: "ui.status", status: { workspace: this.session.workspaceLabel() } });
   }
 
   /**
@@ -518,6 +521,7 @@ export class ChatController {
           // The old conversation stays on screen above (erasing Ink's <Static> output is not reliable); a notice marks the cut.
           s.newThread();
           this.dispatch({ type: "ui.clear" });
+          this.dispatch({ type: "ui.status", status: { workspace: s.workspaceLabel() } });
           this.notice("info", "New thread: the next message starts it. Earlier threads stay in /threads.");
         });
         return;

@@ -2,6 +2,7 @@
 // never gets re-wrapped by Ink — that is what keeps the live region's height exactly what the App budgeted.
 
 import { forTerminal } from "../vocabulary/terminal-text.js";
+import { userPath } from "../vocabulary/workspace-path.js";
 import type { StatusView } from "./state/types.js";
 import { graphemeWidths, textWidth } from "./text-width.js";
 
@@ -163,6 +164,11 @@ function basename(p: string): string {
   return parts[parts.length - 1] || p;
 }
 
+/** A path argument as the user reads it (relative to the workspace; the model's /mnt/user-data view stays its own). */
+function shownPath(p: string | undefined): string | undefined {
+  return p === undefined ? undefined : userPath(p);
+}
+
 /** One short line describing a tool call's arguments (the command, the path, the pattern…). */
 export function summarizeArgs(toolName: string, args: unknown): string {
   const a: Record<string, unknown> = args !== null && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
@@ -176,12 +182,12 @@ export function summarizeArgs(toolName: string, args: unknown): string {
     case "str_replace":
     case "ls":
     case "view_image":
-      s = str(a.path) ?? str(a.image_path) ?? str(a.file_path);
+      s = shownPath(str(a.path) ?? str(a.image_path) ?? str(a.file_path));
       break;
     case "glob":
     case "grep": {
       const pattern = str(a.pattern);
-      const path = str(a.path);
+      const path = shownPath(str(a.path));
       s = pattern && path ? `${pattern} in ${path}` : pattern;
       break;
     }

@@ -57,11 +57,40 @@ describe("first run: the model picker", () => {
     expect(e2e.server.requests).toHaveLength(0);
   }, 60_000);
 
-  it("nothing found: no picker, the usual error", async () => {
+  for (const [cols, rows] of [[60, 20], [100, 30]] as const) {
+    it(`nothing found (${cols}×${rows}): no picker, the error says what to set, and no stale start-up lines stay`, async () => {
+      const sb = e2e.sandbox(false);
+      const t = tui.spawn(sb, ["chat"], { cols, rows });
+      expect(await t.exited).toMatchObject({ exitCode: 2 });
+      await t.waitFor(/No model configured\. Set DEERFLOW_MODEL/);
+      const all = t.scrollback();
+      expect(all).not.toContain("Found on this machine");
+      // The terminal wraps the CLI's line anywhere: compared without whitespace.
+      const squeeze = (x: string) => x.replace(/\s+/g, "");
+      expect(squeeze(all)).toContain(squeeze('Set DEERFLOW_MODEL (plus OPENAI_BASE_URL / OPENAI_API_KEY as your endpoint needs), or add "models" and "defaultModel" to .deerflowrc'));
+      // The input box and the status line of the start-up frame are gone, not left above the error.
+      expect(all).not.toContain("Starting…");
+      expect(all).not.toContain("loading…");
+    }, 60_000);
+  }
+
+  it("60×20 with a key and base URL but no model: the picker offers the endpoint's models; the pick is saved and used", async () => {
     const sb = e2e.sandbox(false);
-    const t = tui.spawn(sb, ["chat"]);
-    expect(await t.exited).toMatchObject({ exitCode: 2 });
-    await t.waitFor(/No model configured\. Set DEERFLOW_MODEL/);
-    expect(t.screen()).not.toContain("Found on this machine");
+    e2e.server.modelIds = ["alpha-coder", "beta-chat"];
+    const env = { OPENAI_BASE_URL: e2e.server.url, OPENAI_API_KEY: "sk-picker-key-77" };
+    const t = tui.spawn(sb, ["chat"], { cols: 60, rows: 20, env });
+    await t.waitFor("No model configured. Your endpoint serves:");
+    await t.waitFor("beta-chat · your endpoint at");
+    expect(e2e.server.modelListAuth).toContain("Bearer sk-picker-key-77");
+    await t.press("down");
+    await t.press("enter");
+    await waitReady(t);
+    const saved = JSON.parse(readFileSync(join(sb.userHome, ".deerflowrc"), "utf8"));
+    expect(saved).toEqual({ models: { "beta-chat": { model: "beta-chat", baseUrl: baseUrl() } }, defaultModel: "beta-chat" });
+    e2e.server.push({ content: "Hello from beta." });
+    await submit(t, "hi");
+    await t.waitFor("Hello from beta.");
+    expect(e2e.server.requests.at(-1)?.body.model).toBe("beta-chat");
+    expect(e2e.server.requests.at(-1)?.headers.authorization).toBe("Bearer sk-picker-key-77");
   }, 60_000);
 });

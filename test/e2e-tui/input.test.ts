@@ -91,7 +91,7 @@ describe.each(SIZES)("the input at $cols×$rows", ({ cols, rows }) => {
 
   it("/model opens a picker over the endpoint's models; ↓ and enter switch to one, and the next request uses it", async () => {
     const sb = e2e.sandbox();
-    e2e.server.models = ["test-model", "big-model"];
+    e2e.server.modelIds = ["test-model", "big-model"];
     e2e.server.push({ content: "Answered by the big one." });
     const t = tui.spawn(sb, ["chat"], { cols, rows });
     await waitReady(t);

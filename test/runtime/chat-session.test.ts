@@ -95,12 +95,12 @@ describe("ChatSession approvals", () => {
       signal(),
     );
     const asked = events.find((e): e is Extract<RunEvent, { type: "approval.requested" }> => e.type === "approval.requested");
-    expect(asked).toMatchObject({ kind: "edit", tool: "write_file", tool_call_id: "w1", diff: { path: "/mnt/user-data/workspace/hello.py", added: 1, removed: 0, created: true } });
+    expect(asked).toMatchObject({ kind: "edit", tool: "write_file", tool_call_id: "w1", diff: { path: "hello.py", added: 1, removed: 0, created: true } });
     expect(asked!.diff!.patch).toContain("+print('hi')");
     // Nothing was sent to the model while it waited, and the file was never written.
     const done = events.find((e): e is Extract<RunEvent, { type: "tool.completed" }> => e.type === "tool.completed");
     expect(done).toMatchObject({ tool_call_id: "w1", status: "error" });
-    expect(done!.output).toBe('Denied: the creation of /mnt/user-data/workspace/hello.py was not approved (the user denied it; do not retry it, ask the user or take another way). The user said: "use hello.txt instead"');
+    expect(done!.output).toBe('Denied: the creation of hello.py was not approved (the user denied it; do not retry it, ask the user or take another way). The user said: "use hello.txt instead"');
     expect(bodyText(server.requests[1]!)).toContain("use hello.txt instead");
     expect(existsSync(join(home, "threads", r.result.thread_id, "workspace", "hello.py"))).toBe(false);
   });
@@ -120,7 +120,7 @@ describe("ChatSession approvals", () => {
     expect(events.filter((e) => e.type === "approval.requested")).toHaveLength(1);
     const completed = events.filter((e): e is Extract<RunEvent, { type: "tool.completed" }> => e.type === "tool.completed");
     expect(completed.map((e) => [e.tool_call_id, e.status])).toEqual([["e1", "ok"], ["e2", "ok"]]);
-    expect(completed[1]!.diff).toMatchObject({ path: "/mnt/user-data/workspace/a.txt", added: 1, removed: 1 });
+    expect(completed[1]!.diff).toMatchObject({ path: "a.txt", added: 1, removed: 1 });
     expect(completed[1]!.diff!.patch).toMatch(/^-one$/m);
     expect(completed[1]!.diff!.patch).toMatch(/^\+two$/m);
 

@@ -26,9 +26,10 @@ export function useE2E(): E2E {
     server.requests.length = 0;
     server.titleRequests.length = 0;
     server.titleReply = { content: "Test thread title" };
-    server.models = ["test-model"];
     server.memoryRequests.length = 0;
     server.memoryReply = { content: '{"facts": []}' };
+    server.modelIds = ["test-model"];
+    server.modelListAuth.length = 0;
   });
   return {
     get server() {

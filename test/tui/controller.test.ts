@@ -398,7 +398,7 @@ describe("ChatController slash commands", () => {
   });
 
   it("/model opens a picker over what the endpoint's /v1/models lists (the model in use marked); a pick switches to it, esc keeps the model", async () => {
-    server.models = ["test-model", "big-model", "small-model"];
+    server.modelIds = ["test-model", "big-model", "small-model"];
     const h = await started();
     h.ctl.submit("/model");
     await until(() => h.state().modelPicker !== null, "the picker");
@@ -517,6 +517,8 @@ describe("ChatController slash commands", () => {
       { kind: "notice", text: expect.stringMatching(new RegExp(`^Resumed thread ${a}`)) },
       { kind: "user", text: "question in A" },
       { kind: "assistant", text: "Answer in A." },
+      // Its own fresh folder is not the directory the chat started in: one line says where it works.
+      { kind: "notice", text: expect.stringMatching(new RegExp(`^Thread ${a} works in .*${a}/workspace \\(its own workspace\\)`)) },
     ]);
     expect(h.state().status.threadId).toBe(a);
     expect(h.ctl.threadId).toBe(a);

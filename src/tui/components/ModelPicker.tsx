@@ -1,9 +1,11 @@
-// The model picker. First run with no model configured: the models the local servers offer; the choice is saved to
-// ~/.deerflowrc, so the next start goes straight to the chat. `/model` (`switching`): the configured names, what the
-// endpoint lists and the local servers' models; the choice is used for the rest of the session.
+// The model picker. First run with no model configured: the models the endpoint the user set up (a key or base URL,
+// no model) and the local servers offer; the choice is saved to ~/.deerflowrc, so the next start goes straight to
+// the chat. `/model` (`switching`): the configured names, what the endpoint lists and the local servers' models; the
+// choice is used for the rest of the session.
 import { Box, Text } from "ink";
 import type { ModelOption } from "../state/types.js";
 import { marks, theme } from "../theme.js";
+import { OWN_ENDPOINT_NAME } from "../../vocabulary/own-endpoint.js";
 
 export interface ModelPickerProps {
   options: ModelOption[];
@@ -19,7 +21,7 @@ export function ModelPicker({ options, selected, maxRows, switching = false }: M
   return (
     <Box flexDirection="column">
       <Text bold color={theme.accent} wrap="truncate-end">
-        {switching ? "Switch model (for this session):" : "No model configured. Found on this machine:"}
+        {switching ? "Switch model (for this session):" : `No model configured. ${options.some((o) => o.server === OWN_ENDPOINT_NAME) ? "Your endpoint serves:" : "Found on this machine:"}`}
       </Text>
       <Box flexDirection="column" marginTop={1}>
         {options.slice(first, first + rows).map((o, k) => {

@@ -1,4 +1,4 @@
-// The one status line under the input: model · thread · tokens · context fill · goal · approval mode · plan.
+// The one status line under the input: model · thread · tokens · context fill · goal · approval mode · plan · workspace.
 import { Text } from "ink";
 import type { GoalView, StatusView } from "../state/types.js";
 import { formatTokens, oneLine } from "../format.js";
@@ -24,7 +24,7 @@ interface Part {
 }
 
 /**
- * The parts that fit `width`: the low-value ones are given up first (the thread's title, the shift+tab hint, the
+ * The parts that fit `width`: the low-value ones are given up first (the thread's title, the shift+tab hint, the workspace, the
  * token count, the model, the context fill, the goal), so the approval mode is never cut. The thread id is cut
  * only when nothing else is left to give up.
  */
@@ -84,6 +84,8 @@ export function StatusLine({ status, ready, width = Infinity }: StatusLineProps)
   const approval = `approval: ${status.approvalMode}`;
   parts.push({ text: `${approval} (shift+tab)`, color: status.approvalMode === "yolo" ? theme.error : status.approvalMode === "auto-edit" ? theme.warning : undefined, drop: 2, short: approval });
   if (status.planMode) parts.push({ text: "plan", color: theme.active });
+  // Given up after the title and the shift+tab hint, before the token count (the header names the whole path).
+  if (status.workspace) parts.push({ text: `in ${status.workspace}`, dim: true, drop: 2.5 });
   const shown = fitParts(parts, width);
   return (
     <Text wrap="truncate-end">

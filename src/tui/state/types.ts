@@ -73,6 +73,8 @@ export interface StatusView {
   contextWindow?: number;
   /** Tokens the next request starts from (the last call's usage, or an estimate). */
   context?: { tokens: number; estimated: boolean };
+  /** The directory the thread works in, by name ("scratch": its own fresh folder); absent until loaded. */
+  workspace?: string;
   /** Start-up is loading a thread to resume (`deerflow resume`): by id, or the latest one. Cleared when ready. */
   resuming?: { threadId?: string };
 }
