@@ -5,11 +5,11 @@
 // fifth adversarial pass, through `echo ../gd > .git/commondir`; the audit asks for that spelling, but not for a
 // script that does the same). So after every command, and at the end of the run for background jobs, the file is
 // put back as the run found it, whatever wrote it, and the command's output says so.
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gitDirOf } from "./git-code-paths.js";
 
-/** Per repository (its .git directory): `commondir` as the run found it (null: there was none). */
+/** Per watched file (a repository's `commondir`, each linked worktree's): its content as the run found it (null: none). */
 const found = new Map<string, string | null>();
 
 function read(path: string): string | null {
@@ -20,17 +20,31 @@ function read(path: string): string | null {
   }
 }
 
-/** Remembers the workspace repository's `commondir` the first time a run touches the workspace. */
-export function noteGitRedirect(workspace: string): void {
-  const gitDir = gitDirOf(workspace);
-  if (gitDir && !found.has(gitDir)) found.set(gitDir, read(join(gitDir, "commondir")));
+/**
+ * The files that say where git finds a repository's config: `.git/commondir`, and for each linked worktree
+ * (`git worktree add`) its `commondir` and `config.worktree` (the sixth pass pointed a worktree at a planted config).
+ */
+function watchedFiles(gitDir: string): string[] {
+  let worktrees: string[] = [];
+  try {
+    worktrees = readdirSync(join(gitDir, "worktrees"));
+  } catch {
+    // none
+  }
+  return [join(gitDir, "commondir"), ...worktrees.flatMap((w) => [join(gitDir, "worktrees", w, "commondir"), join(gitDir, "worktrees", w, "config.worktree")])];
 }
 
-/** Puts every noted `commondir` back as it was; a line per repository it had to repair (empty when none). */
+/** Remembers the workspace repository's files the first time a run touches the workspace. */
+export function noteGitRedirect(workspace: string): void {
+  const gitDir = gitDirOf(workspace);
+  if (!gitDir) return;
+  for (const f of watchedFiles(gitDir)) if (!found.has(f)) found.set(f, read(f));
+}
+
+/** Puts every noted file back as it was; a line per file it had to repair (empty when none). */
 export function restoreGitRedirects(): string {
   const lines: string[] = [];
-  for (const [gitDir, before] of found) {
-    const path = join(gitDir, "commondir");
+  for (const [path, before] of found) {
     const now = read(path);
     if (now === before) continue;
     try {
