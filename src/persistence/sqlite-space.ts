@@ -18,8 +18,12 @@ const INCREMENTAL = 2;
  */
 const MARKED_TABLES = ["checkpoints", "writes", "checkpoint_blobs"] as const;
 
-/** Before the first table exists: the file is created in INCREMENTAL mode (a no-op on an existing file). */
+/**
+ * Before the first table exists: the file is created in INCREMENTAL mode. Only then: on an existing file the pragma
+ * is a write, which a read-only file (chattr +i, a read-only mount) refuses, and reading must still work there.
+ */
 export function createIncremental(db: Database.Database): void {
+  if (db.prepare("SELECT 1 FROM sqlite_master LIMIT 1").get() !== undefined) return;
   db.pragma("auto_vacuum = INCREMENTAL");
 }
 
