@@ -1,6 +1,7 @@
 // End to end in a real terminal: answers full of emoji (VS16, flags) and CJK stream and land in the scrollback
 // exactly once at 60 and 100 columns, and a Markdown table with emoji aligns — widths are counted the way Ink counts
 // them (src/tui/text-width.ts), so no line the chat wraps or cuts is wrapped or cut again.
+import { createRequire } from "node:module";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -11,7 +12,7 @@ const e2e = useE2E();
 const tui = usePty();
 
 /** Ink's own string-width: the columns Ink (and a modern terminal) give a row's text. */
-const inkWidth: (s: string) => number = (await import(pathToFileURL(join(process.cwd(), "node_modules/ink/node_modules/string-width/index.js")).href)).default;
+const inkWidth: (s: string) => number = (await import(pathToFileURL(createRequire(join(process.cwd(), "node_modules/ink/package.json")).resolve("string-width")).href)).default;
 
 const marker = (p: string, i: number) => `${p}${String(i + 1).padStart(2, "0")}`;
 const EMOJI_LINES = Array.from({ length: 30 }, (_, i) => `${marker("L", i)} ${"Status ✅ done, deploy 🚀 shipped, checks ✔️ green ".repeat(1 + (i % 3))}🇯🇵 ok`);
