@@ -4,12 +4,14 @@
 import { mkdirSync } from "node:fs";
 import { GitMissingError, gitAvailable } from "../snapshots/git.js";
 import { ShadowRepo, runRef } from "../snapshots/shadow-repo.js";
+import { WorkspaceStore } from "../snapshots/workspace-store.js";
 
 /** Said once per process when git is missing (conversation rewind still works). */
 export const GIT_MISSING_NOTE = "git is not installed: files are not snapshotted before runs, so rewind restores the conversation only (install git to rewind files too).";
 
+/** The thread's shadow repository; its objects live in the store it shares with the workspace's other threads. */
 export function shadowRepoOf(home: string, threadId: string, workspace: string): ShadowRepo {
-  return new ShadowRepo(ShadowRepo.dirFor(home, threadId), workspace);
+  return new ShadowRepo(ShadowRepo.dirFor(home, threadId), workspace, WorkspaceStore.of(home, workspace, threadId));
 }
 
 let gitMissingSaid = false;
