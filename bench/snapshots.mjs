@@ -79,7 +79,8 @@ async function firstSnapshot(repo, root) {
 
 /** Whole runs through the runtime in one child process, on the repository and on an empty folder, interleaved. */
 async function runs(repo, root) {
-  const server = await startModelServer({ steps: 1 });
+  // "hi" is answered at once; "run one tool" after one bash call (a run that starts a tool snapshots when it ends).
+  const server = await startModelServer({ steps: (text) => (text.includes("run one tool") ? 2 : 1) });
   try {
     const home = join(root, "user");
     const empty = join(root, "empty");
@@ -91,6 +92,7 @@ async function runs(repo, root) {
       for (const [ws, name] of [[repo, "repo"], [empty, "empty"]]) {
         plan.push({ workspace: ws, label: `${name} new thread` });
         plan.push({ workspace: ws, label: `${name} same thread`, thread: "same" });
+        plan.push({ workspace: ws, label: `${name} same thread, one tool`, thread: "same", prompt: "run one tool" });
       }
     }
     const { stdout } = await promisify(execFile)(process.execPath, [here("./snapshots/run-child.mjs"), server.url, JSON.stringify(plan)], {
@@ -152,8 +154,8 @@ export async function benchSnapshots() {
     console.log(`|---|---|---|`);
     row("baseline: git add -A of a copy (fresh repository)", first.base, "");
     row("the workspace's first-ever snapshot", first.ours, `${(first.ours / first.base).toFixed(2)}x git add -A (target ≤ 2x)`);
-    console.log(`| **whole runs (median of ${RUNS}), "hi" answered at once** | | |`);
-    for (const kind of ["new thread", "same thread"]) {
+    console.log(`| **whole runs (median of ${RUNS}): "hi" answered at once; "one tool": one bash call first** | | |`);
+    for (const kind of ["new thread", "same thread", "same thread, one tool"]) {
       const extra = run[`repo ${kind}`] - run[`empty ${kind}`];
       row(`baseline: run in an empty folder, ${kind}`, run[`empty ${kind}`], "");
       row(`run on the repository, ${kind}`, run[`repo ${kind}`], "");
@@ -166,7 +168,12 @@ export async function benchSnapshots() {
     row("a new thread's first snapshot (from the shared store)", step.newThread);
     row("a rewind: the user's edits since (diff)", step.editedSince);
     row("a rewind: restore of those 4 files", step.restore);
-    return { firstRatio: first.ours / first.base, newThreadExtraMs: run["repo new thread"] - run["empty new thread"], sameThreadExtraMs: run["repo same thread"] - run["empty same thread"] };
+    return {
+      firstRatio: first.ours / first.base,
+      newThreadExtraMs: run["repo new thread"] - run["empty new thread"],
+      sameThreadExtraMs: run["repo same thread"] - run["empty same thread"],
+      toolRunExtraMs: run["repo same thread, one tool"] - run["empty same thread, one tool"],
+    };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
