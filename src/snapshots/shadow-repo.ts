@@ -210,7 +210,8 @@ export class ShadowRepo {
     }
     if (oversize.length > 0) writeFileSync(exclude, `${oversize.map((p) => (p.endsWith("/") ? `${excludeLine(p.slice(0, -1))}/` : excludeLine(p))).join("\n")}\n`);
     if (gone.length > 0) await this.unrecord(gone);
-    // The whole tree leaves out the same paths: ignored ones, and the oversize and nested ones just excluded.
+    // The whole tree leaves out the same paths: ignored ones, and the oversize and nested ones just excluded (only a
+    // file that grows past the cap between the status and the add is recorded, that once).
     if (changed.length >= WHOLE_TREE_AT) await this.run(["add", "-A"]);
     else if (changed.length > 0) await this.run(["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: changed.join("\0") });
     return { oversize: oversize.filter((p) => !p.endsWith("/")), nested: oversize.filter((p) => p.endsWith("/")), changed: staged || changed.length > 0 || gone.length > 0 };
