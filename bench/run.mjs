@@ -12,8 +12,10 @@ import { benchSnapshots } from "./snapshots.mjs";
 import { benchTeamDatabase } from "./team-database.mjs";
 import { benchLoop } from "./loop.mjs";
 import { benchLongThread } from "./long-thread.mjs";
+import { benchPrunedDisk } from "./pruned-disk.mjs";
 import { benchSearch } from "./search.mjs";
 import { benchShellAudit } from "./shell-audit.mjs";
+import { benchAtCompletion } from "./at-completion.mjs";
 
 benchStartup();
 await benchFirstFrame();
@@ -28,5 +30,7 @@ await benchArtifacts();
 await benchSnapshots();
 await benchTeamDatabase();
 await benchSearch();
+await benchAtCompletion();
 await benchLoop();
 await benchLongThread();
+await benchPrunedDisk();

@@ -20,6 +20,9 @@ const bundle = await rolldown({
   platform: "node",
   // better-sqlite3 is a native addon; pg asks for its optional native binding (pg-native) only when used.
   external: (id) => /^(better-sqlite3|pg-native)(\/|$)/.test(id),
+  // jsonc-parser's "main" is a UMD build whose require("./impl/format") calls the bundler cannot follow; its ES build
+  // ("module") bundles cleanly. Unbundled Node keeps loading the UMD build.
+  resolve: { alias: { "jsonc-parser": `${root}node_modules/jsonc-parser/lib/esm/main.js` } },
   logLevel: "warn",
 });
 // keepNames: LangChain serializes a message by its class name (`RemoveMessage`); mangled names ("Sd") written into a

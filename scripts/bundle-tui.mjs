@@ -73,6 +73,32 @@ function stringWidthOf(${input}, options = {}) {`,
   },
 };
 
+/**
+ * Ink wraps text with wrap-ansi and `trim: false` (to keep indentation), which leaves the space at a soft break at
+ * the start of the next row (" next"), or alone on a row when a word ends on the last column. Each source line is
+ * wrapped on its own, and in its continuation rows one such break space is dropped (colour codes before it kept).
+ * Ink measures a text's height with the same function, so its layout stays exact.
+ */
+const wrapBreakSpaces = {
+  name: "wrap-break-spaces",
+  transform(code, id) {
+    if (!id.endsWith("/ink/build/wrap-text.js")) return undefined;
+    const call = /wrappedText = wrapAnsi\(text, maxWidth, \{\s*trim: false,\s*hard: true,\s*\}\);/;
+    if (!call.test(code)) throw new Error(`ink changed (${id}): revisit scripts/bundle-tui.mjs`);
+    return `${code.replace(call, "wrappedText = text.split('\\n').map((line) => dropBreakSpaces(wrapAnsi(line, maxWidth, { trim: false, hard: true }))).join('\\n');")}
+function dropBreakSpaces(wrapped) {
+  const rows = wrapped.split('\\n');
+  const out = [rows[0]];
+  for (const row of rows.slice(1)) {
+    const plain = row.replace(/\\u001B\\[[0-9;]*m/g, '');
+    if (plain === ' ') continue;
+    out.push(/^(?:\\u001B\\[[0-9;]*m)* (?! )/.test(row) ? row.replace(/^((?:\\u001B\\[[0-9;]*m)*) /, '$1') : row);
+  }
+  return out.join('\\n');
+}`;
+  },
+};
+
 /** Ink's per-line tokenizer walks plain narrow text (with its colour codes) by code unit (see narrow-text.mjs). */
 const tokenizeFastPath = {
   name: "tokenize-fast-path",
@@ -127,7 +153,7 @@ const bundle = await rolldown({
     return false;
   },
   transform: { define: { "process.env.NODE_ENV": '"production"' } },
-  plugins: [noTopLevelAwait, narrowTextFastPath, tokenizeFastPath, lazySegmenter],
+  plugins: [noTopLevelAwait, narrowTextFastPath, tokenizeFastPath, wrapBreakSpaces, lazySegmenter],
   logLevel: "warn",
 });
 if (leaked.size > 0) {

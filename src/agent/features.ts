@@ -15,6 +15,7 @@ import { toolErrorHandlingMiddleware } from "../middleware/tool-error-handling.j
 import { invalidToolCallMiddleware } from "../middleware/invalid-tool-call.js";
 import { toolCallIdsMiddleware } from "../middleware/tool-call-ids.js";
 import { answerSecretMaskingMiddleware } from "../middleware/answer-secret-masking.js";
+import { toolResultSecretMaskingMiddleware } from "../middleware/tool-result-secret-masking.js";
 import { subagentLimitMiddleware } from "../middleware/subagent-limit.js";
 import { summarizationMiddleware } from "../middleware/summarization.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
@@ -105,7 +106,7 @@ export function buildFeatureStack(features: RuntimeFeatures, todos: TodoSetting,
   if (features.sandbox !== false) {
     stack.push(threadDataMiddleware(), uploadsMiddleware(), pick(features.sandbox, () => sandboxMiddleware()));
   }
-  stack.push(danglingToolCallMiddleware(), toolCallIdsMiddleware(), answerSecretMaskingMiddleware());
+  stack.push(danglingToolCallMiddleware(), toolCallIdsMiddleware(), answerSecretMaskingMiddleware(), toolResultSecretMaskingMiddleware());
   stack.push(pick(features.guardrail));
   stack.push(toolErrorHandlingMiddleware());
   stack.push(invalidToolCallMiddleware());

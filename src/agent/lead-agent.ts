@@ -83,6 +83,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "DanglingToolCall",
   "ToolCallIds",
   "AnswerSecretMasking",
+  "ToolResultSecretMasking", // outside every tool wrapper: what reaches the model, errors included, is masked
   "ToolErrorHandling",
   "ArtifactCapture",
   "SandboxAudit",

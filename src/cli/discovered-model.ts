@@ -1,10 +1,19 @@
-// "No model configured" names what is running locally, so a first run says how to start instead of only failing.
+// "No model configured" names what could be used, so a first run says how to start instead of only failing: the
+// models of the endpoint the user set up (OPENAI_BASE_URL / OPENAI_API_KEY without DEERFLOW_MODEL), else what is
+// running locally.
 import { ConfigError } from "../errors.js";
 import { type ResolvedConfig, type ResolvedModel, requireModel } from "../config/load.js";
+import { configuredEndpointModels } from "../config/configured-endpoint.js";
+import { OWN_ENDPOINT_NAME } from "../vocabulary/own-endpoint.js";
 import { describeServers, discoverLocalServers, suggestion } from "../model/discover.js";
 
 export async function requireModelOrDiscover(config: ResolvedConfig): Promise<ResolvedModel> {
   if (config.model) return requireModel(config);
+  const own = await configuredEndpointModels(config);
+  if (own) {
+    const shown = describeServers([own]).replace(`${OWN_ENDPOINT_NAME} at `, "");
+    throw new ConfigError(`No model configured; ${shown} serves: pick one with -m <id> or DEERFLOW_MODEL=${own.models[0]} (or "defaultModel" in ~/.deerflowrc).`);
+  }
   const servers = await discoverLocalServers();
   if (servers.length === 0) return requireModel(config); // the usual error and hint
   const use = suggestion(servers);

@@ -43,7 +43,8 @@ export function buildProgram(): Command {
 
   const chatOptions = (cmd: Command) =>
     cmd
-      .option("-w, --workspace <dir>", "bind a new thread's workspace to this existing directory (default: a fresh per-thread directory)")
+      .option("-w, --workspace <dir>", "a new thread works in this existing directory (default: the current directory)")
+      .option("--scratch", "a new thread works in a fresh per-thread folder instead of the current directory")
       .addOption(new Option("--approval <mode>", "ask (default: file edits with their diff and guarded shell commands ask), auto-edit (only guarded shell commands ask), yolo (nothing asks)").choices(APPROVAL_MODES))
       .option("--plan", "plan mode: the agent writes its plan as a todo list first, then acts")
       .option("--goal <objective>", "work toward this objective until it is met, asking you when it needs to")
@@ -80,7 +81,8 @@ export function buildProgram(): Command {
     .argument("[prompt...]", "what to do")
     .option("-t, --thread <id>", "continue this thread")
     .option("-c, --continue", "continue the most recently updated thread")
-    .option("-w, --workspace <dir>", "bind a new thread's workspace to this existing directory (default: a fresh per-thread directory)")
+    .option("-w, --workspace <dir>", "a new thread works in this existing directory (default: the current directory)")
+    .option("--scratch", "a new thread works in a fresh per-thread folder instead of the current directory")
     .option("--upload <file>", "attach a file (copied to the thread's uploads; repeatable; `@path` in the prompt works too)", collect, [])
     .addOption(new Option("--approval <mode>", "what asks (headless: denied unless --yes): ask = file edits and guarded shell commands; auto-edit (default) = guarded shell commands; yolo = nothing").choices(APPROVAL_MODES))
     .option("--yes", "approve what would ask (blocked commands stay blocked)")

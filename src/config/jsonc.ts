@@ -1,39 +1,28 @@
 // .deerflowrc is JSON that may carry // and /* */ comments, so the example file can document every key in place.
-// Comments are blanked out (keeping line/column positions for JSON.parse errors); strings are left untouched.
+// Read and edited with Microsoft's jsonc-parser (VS Code's): parse errors say where, and an edit (the model picker's
+// choice) changes only the keys it sets, so the user's comments and layout stay.
+import { type ParseError, applyEdits, modify, parse, printParseErrorCode } from "jsonc-parser";
 
-export function stripJsonComments(text: string): string {
-  let out = "";
-  let i = 0;
-  let inString = false;
-  while (i < text.length) {
-    const c = text[i]!;
-    const next = text[i + 1];
-    if (inString) {
-      out += c;
-      if (c === "\\" && next !== undefined) {
-        out += next;
-        i += 2;
-        continue;
-      }
-      if (c === '"') inString = false;
-      i++;
-    } else if (c === '"') {
-      inString = true;
-      out += c;
-      i++;
-    } else if (c === "/" && next === "/") {
-      while (i < text.length && text[i] !== "\n") {
-        out += " ";
-        i++;
-      }
-    } else if (c === "/" && next === "*") {
-      const end = text.indexOf("*/", i + 2);
-      const stop = end < 0 ? text.length : end + 2;
-      for (; i < stop; i++) out += text[i] === "\n" ? "\n" : " ";
-    } else {
-      out += c;
-      i++;
-    }
+/** Parses JSON with comments (no trailing commas, as JSON); throws one line "line 3, column 9: …" on an error. */
+export function parseJsonc(text: string): unknown {
+  if (text.trim() === "") return {};
+  const errors: ParseError[] = [];
+  const value = parse(text, errors, { allowTrailingComma: false, disallowComments: false });
+  const first = errors[0];
+  if (first) {
+    const before = text.slice(0, first.offset).split("\n");
+    throw new SyntaxError(`${printParseErrorCode(first.error)} at line ${before.length}, column ${before.at(-1)!.length + 1}`);
   }
-  return out;
+  return value;
+}
+
+/**
+ * `text` with each [key path, value] set (added or replaced), comments and formatting of the rest kept. A new key goes
+ * first in its object: appended last, it would land before a comment that ends the previous last line.
+ */
+export function editJsonc(text: string, edits: readonly [path: (string | number)[], value: unknown][]): string {
+  let out = text.trim() === "" ? "{}\n" : text;
+  const options = { formattingOptions: { insertSpaces: true, tabSize: 2, eol: "\n" }, getInsertionIndex: () => 0 };
+  for (const [path, value] of edits) out = applyEdits(out, modify(out, path, value, options));
+  return out.endsWith("\n") ? out : `${out}\n`;
 }

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { ConfigError, NoModelError } from "../errors.js";
-import { stripJsonComments } from "./jsonc.js";
+import { parseJsonc } from "./jsonc.js";
 import { assertUsableBaseUrl } from "./base-url.js";
 import { RC_NAME, dataHomeOf, expandHome, rcFiles } from "./data-home.js";
 import { type UntrustedProject, withoutUntrustedKeys } from "./project-trust.js";
@@ -134,8 +134,7 @@ export function readConfigFile(path: string): LoadedFile {
   }
   let json: unknown;
   try {
-    const plain = stripJsonComments(bytes.toString("utf8"));
-    json = plain.trim() === "" ? {} : JSON.parse(plain);
+    json = parseJsonc(bytes.toString("utf8"));
   } catch (err) {
     throw new ConfigError(`Invalid config in ${path}: not valid JSON (${(err as Error).message}).`, {
       file: path,

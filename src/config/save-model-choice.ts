@@ -1,11 +1,12 @@
 // The first-run picker's choice, written to ~/.deerflowrc. The user's file is theirs: every other key stays, the
 // chosen model is added to "models" (its own baseUrl, so a top-level baseUrl other models rely on is untouched)
-// and becomes "defaultModel". Written to a temporary file and renamed, so a crash never leaves half a file.
-import { copyFileSync, existsSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
+// and becomes "defaultModel". Only those two keys are edited (config/jsonc.ts): the user's comments and layout stay.
+// Written to a temporary file and renamed, so a crash never leaves half a file.
+import { existsSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ConfigError } from "../errors.js";
-import { stripJsonComments } from "./jsonc.js";
+import { editJsonc, parseJsonc } from "./jsonc.js";
 import { RC_NAME } from "./load.js";
 
 export interface ModelChoice {
@@ -18,8 +19,6 @@ export interface SavedChoice {
   path: string;
   /** The key under "models" it was saved as. */
   name: string;
-  /** Where the old file was copied first (it had comments, which JSON cannot keep). */
-  backup?: string;
 }
 
 /** A key for `models` that does not overwrite a different entry already there. */
@@ -42,7 +41,7 @@ export function saveModelChoice(choice: ModelChoice, userHome: string = process.
     text = readFileSync(path, "utf8");
     let parsed: unknown;
     try {
-      parsed = JSON.parse(stripJsonComments(text));
+      parsed = parseJsonc(text);
     } catch {
       throw new ConfigError(`Could not add the model to ${path}: it is not valid JSON.`, { file: path, hint: "Fix it (see .deerflowrc.example) and start again." });
     }
@@ -53,18 +52,14 @@ export function saveModelChoice(choice: ModelChoice, userHome: string = process.
   }
   const models = typeof config.models === "object" && config.models !== null ? { ...(config.models as Record<string, unknown>) } : {};
   const name = entryName(models, choice);
-  models[name] = { model: choice.model, baseUrl: choice.baseUrl };
-  const next = { ...config, models, defaultModel: name };
-  let backup: string | undefined;
-  // Comments cannot survive a JSON rewrite: keep the file as it was next to it.
-  if (text !== undefined && stripJsonComments(text) !== text) {
-    backup = `${path}.bak`;
-    copyFileSync(path, backup);
-  }
+  const entry = { model: choice.model, baseUrl: choice.baseUrl };
+  // A "models" that is not an object is replaced whole (as before); otherwise only the new entry is added.
+  const modelsEdit: [string[], unknown] = typeof config.models === "object" && config.models !== null && !Array.isArray(config.models) ? [["models", name], entry] : [["models"], { ...models, [name]: entry }];
+  const next = editJsonc(text ?? "", [modelsEdit, [["defaultModel"], name]]);
   // The file may hold API keys: keep its permissions (a new one is private).
   const mode = text !== undefined ? statSync(path).mode & 0o777 : 0o600;
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode });
+  writeFileSync(tmp, next, { mode });
   renameSync(tmp, path);
-  return { path, name, backup };
+  return { path, name };
 }

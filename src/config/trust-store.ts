@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { stripJsonComments } from "./jsonc.js";
+import { parseJsonc } from "./jsonc.js";
 import { homedir } from "node:os";
 import { RC_NAME, dataHomeOf, rcFiles } from "./data-home.js";
 
@@ -28,7 +28,7 @@ export function trustHomeOf(s: { flag?: string; env: NodeJS.ProcessEnv; cwd: str
   const userRc = join(s.userHome, RC_NAME);
   let home: string | undefined;
   try {
-    const h = (JSON.parse(stripJsonComments(readFileSync(userRc, "utf8"))) as { home?: unknown })?.home;
+    const h = (parseJsonc(readFileSync(userRc, "utf8")) as { home?: unknown })?.home;
     home = typeof h === "string" && h ? h : undefined;
   } catch {
     home = undefined;
@@ -103,7 +103,7 @@ export function peekDataHome(flag: string | undefined, env: NodeJS.ProcessEnv = 
     try {
       const bytes = readFileSync(path);
       if (path !== userRc && trustStateOf(trustHome, path, bytes) !== "trusted") return { path };
-      const home = (JSON.parse(stripJsonComments(bytes.toString("utf8"))) as { home?: unknown })?.home;
+      const home = (parseJsonc(bytes.toString("utf8")) as { home?: unknown })?.home;
       return { path, home: typeof home === "string" ? home : undefined };
     } catch {
       return { path };

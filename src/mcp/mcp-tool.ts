@@ -10,6 +10,7 @@ import { declareApprovalGate } from "../sandbox/approvals.js";
 import { stripControl } from "../vocabulary/terminal-text.js";
 import type { McpHub, McpToolInfo } from "./hub.js";
 import { convertMcpContent } from "./results.js";
+import { abortErrorFrom } from "../vocabulary/abort-error.js";
 
 /** A call longer than this is recorded in `background_tasks` (the seed's long-running MCP work). */
 export const LONG_MCP_CALL_MS = 10_000;
@@ -24,11 +25,6 @@ type Runtime = {
   state?: { thread_data?: { outputs_path?: string | null } | null; background_tasks?: unknown };
 };
 
-function abortError(signal: AbortSignal): Error {
-  const r = signal.reason;
-  if (r instanceof Error && r.name === "AbortError") return r;
-  return Object.assign(new Error("The MCP call was cancelled"), { name: "AbortError", cause: r });
-}
 
 /** The reason of a failed call in words the model (and the user reading the transcript) can act on. */
 function failureText(info: McpToolInfo, err: unknown, hub: McpHub): string {
@@ -86,7 +82,7 @@ function mcpTool(info: McpToolInfo, hub: McpHub) {
     async (args: Record<string, unknown>, runtime: unknown) => {
       const rt = (runtime ?? {}) as Runtime;
       const callId = rt.toolCallId ?? rt.toolCall?.id ?? "";
-      if (rt.signal?.aborted) throw abortError(rt.signal);
+      if (rt.signal?.aborted) throw abortErrorFrom(rt.signal, "The MCP call was cancelled");
       const started = Date.now();
       let content: unknown;
       let failed: string | undefined;
@@ -98,7 +94,7 @@ function mcpTool(info: McpToolInfo, hub: McpHub) {
           const out = (await info.adapter.func(args as never, undefined, config as never)) as unknown;
           content = Array.isArray(out) && out.length === 2 ? out[0] : out;
         } catch (err) {
-          if (rt.signal?.aborted) throw abortError(rt.signal);
+          if (rt.signal?.aborted) throw abortErrorFrom(rt.signal, "The MCP call was cancelled");
           failed = failureText(info, err, hub);
         }
       }

@@ -10,6 +10,7 @@
 //   registries, approvals and safety, instructions to the agent (fact-policy.ts, the readable policy).
 // Control characters and escape sequences are removed first (facts are printed by `deerflow memory list`).
 import { hasSecretShape } from "../vocabulary/secret-shapes.js";
+import { stripControl } from "../vocabulary/terminal-text.js";
 import { policyForm, policyRefusal } from "./fact-policy.js";
 
 export const MAX_FACT_CHARS = 300;
@@ -45,12 +46,7 @@ function hasHighEntropyToken(text: string): boolean {
 
 /** The text as stored: no control characters or escape sequences, whitespace collapsed. */
 export function cleanFact(text: string): string {
-  return text
-    .replace(/\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g, "")
-    .replace(/\x1b\[[0-?]*[ -/]*[@-~]/g, "")
-    .replace(/[\x00-\x1f\x7f-\x9f]/g, " ")
-    .replace(/\s+/g, " ")
-    .trim();
+  return stripControl(text).replace(/\s+/g, " ").trim();
 }
 
 /** The key two facts are "the same" by: case, punctuation and spacing ignored. */

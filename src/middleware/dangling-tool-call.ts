@@ -40,8 +40,9 @@ export interface RepairResult {
  * - a ToolMessage is kept only if it answers a still-unanswered call of an EARLIER AI message (a result that was
  *   separated from its AI message, e.g. by a user message, moves back next to it); others are orphans: dropped.
  * A valid history comes back unchanged (same array order, same objects), `inserted === dropped === 0`.
+ * `marks` go into each placeholder's additional_kwargs (an interrupted run marks the ones it wrote).
  */
-export function repairToolCallHistory(messages: readonly BaseMessage[], placeholder = INTERRUPTED_TOOL_CALL_TEXT): RepairResult {
+export function repairToolCallHistory(messages: readonly BaseMessage[], placeholder = INTERRUPTED_TOOL_CALL_TEXT, marks?: Record<string, unknown>): RepairResult {
   // Pass 1: assign each ToolMessage to the AI message whose call it answers.
   const open = new Map<string, number>(); // unanswered call id → index of its AI message
   const results = new Map<number, ToolMessage[]>(); // AI index → its results, in order of appearance
@@ -85,6 +86,7 @@ export function repairToolCallHistory(messages: readonly BaseMessage[], placehol
           name: call.name,
           status: "error",
           content: placeholder,
+          ...(marks ? { additional_kwargs: { ...marks } } : {}),
         }),
       );
     }

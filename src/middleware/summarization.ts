@@ -26,7 +26,7 @@ import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { HIDDEN_MARKER, SUMMARY_KIND } from "../vocabulary/message-markers.js";
 import { contentText } from "../vocabulary/message-text.js";
 import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
-import { isUserTurn, messageTokens, messagesTokens, selectForCompaction } from "./util/compaction-selection.js";
+import { isUserTurn, messageTokens, messagesTokens, placementOf, selectForCompaction } from "./util/compaction-selection.js";
 import { redactingInvoker } from "./util/pii-messages.js";
 import { type UsageTotals, UsageTotalsSchema, usageOf, zeroUsage } from "./util/usage.js";
 
@@ -189,7 +189,7 @@ export async function compactMessages(opts: SummarizationOptions, args: CompactA
     ...(written.usage ? { summary_usage: written.usage } : {}),
   };
   const prev = (args.history ?? {}) as { compactions?: unknown[] };
-  const compactions = [...(Array.isArray(prev.compactions) ? prev.compactions : []), { at: new Date().toISOString(), checkpoint_id: args.checkpointId, ...info }].slice(-20);
+  const compactions = [...(Array.isArray(prev.compactions) ? prev.compactions : []), { at: new Date().toISOString(), checkpoint_id: args.checkpointId, ...info, placed: placementOf(sel) }].slice(-20);
   opts.onCompacted?.(info);
   return {
     info,

@@ -1,7 +1,8 @@
 // Uploads — after ThreadData (it needs uploads_path), before Sandbox: in beforeAgent it records the files the user
 // attached for THIS run (names in `configurable.deerflow_uploads`, copied into uploads/ by the runtime) in
-// `uploaded_files` (cleared when there are none), and wrapModelCall tells the model about them next to the user's
-// message without rewriting the stored message.
+// `uploaded_files` (cleared when there are none), and wrapModelCall tells the model about them — with their
+// contents, bounded (upload-contents.ts) — next to the user's message without rewriting the stored message: the
+// contents go to every model call of this run and are not kept in the thread (a later run reads the file).
 import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import { HumanMessage } from "@langchain/core/messages";
 import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { THREAD_STATE_VALUES } from "../state/thread-state.js";
+import { uploadContents } from "./upload-contents.js";
 
 interface UploadedFile {
   filename: string;
@@ -38,11 +40,14 @@ export function uploadsMiddleware() {
       const files = dir && names ? await listUploads(dir, names) : [];
       return { uploaded_files: files } as never;
     },
-    wrapModelCall: (request, handler) => {
-      const files = (request.state as { uploaded_files?: UploadedFile[] | null }).uploaded_files ?? [];
-      if (files.length === 0) return handler(request);
+    wrapModelCall: async (request, handler) => {
+      const state = request.state as { uploaded_files?: UploadedFile[] | null; thread_data?: { uploads_path?: string } | null };
+      const files = state.uploaded_files ?? [];
+      const dir = state.thread_data?.uploads_path;
+      if (files.length === 0 || !dir) return handler(request);
       const listing = files.map((f) => `- ${f.path} (${f.size} bytes)`).join("\n");
-      const note = new HumanMessage(`<uploaded_files>\nThe user attached these files:\n${listing}\n</uploaded_files>`);
+      const contents = await Promise.all(files.map((f) => uploadContents(join(dir, f.filename), f.path, f.size)));
+      const note = new HumanMessage(`<uploaded_files>\nThe user attached these files:\n${listing}\n\n${contents.join("\n\n")}\n</uploaded_files>`);
       const messages = [...request.messages];
       let lastHuman = -1;
       messages.forEach((m, i) => {

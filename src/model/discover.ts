@@ -26,9 +26,17 @@ function portsFrom(env: NodeJS.ProcessEnv): [string, number][] {
 }
 
 async function probe(name: string, port: number, timeoutMs: number): Promise<DiscoveredServer | undefined> {
-  const baseUrl = `http://127.0.0.1:${port}/v1`;
+  return listEndpointModels(name, `http://127.0.0.1:${port}/v1`, undefined, timeoutMs);
+}
+
+/**
+ * The models an OpenAI-compatible endpoint lists at `GET {baseUrl}/models` (with `apiKey` as its bearer token, for
+ * the endpoint that key belongs to), or undefined when it does not answer such a list in time.
+ */
+export async function listEndpointModels(name: string, baseUrl: string, apiKey: string | undefined, timeoutMs: number): Promise<DiscoveredServer | undefined> {
   try {
-    const res = await fetch(`${baseUrl}/models`, { signal: AbortSignal.timeout(timeoutMs) });
+    const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+    const res = await fetch(`${baseUrl.replace(/\/+$/, "")}/models`, { headers, signal: AbortSignal.timeout(timeoutMs) });
     if (!res.ok) return undefined;
     const body = (await res.json()) as { data?: { id?: unknown }[] };
     if (!Array.isArray(body?.data)) return undefined; // something else listens there

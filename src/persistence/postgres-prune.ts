@@ -2,7 +2,8 @@
 // position is its `seq` (what rollback marks hold there); checkpoints and metadata are jsonb, channel values live in
 // `checkpoint_blobs` only (the stock saver keeps none inline), so a slimmed checkpoint is its jsonb without values.
 // One statement per kind of change, in one transaction, retried as a whole across a server restart. No VACUUM FULL:
-// autovacuum reuses the space.
+// it locks the tables every machine of the team writes to while it rewrites them; autovacuum makes the space the
+// old row versions held reusable by the next rows, so the tables stop growing rather than shrink (README).
 import type { Checkpoint } from "@langchain/langgraph-checkpoint";
 import { PRUNED_METADATA_KEY, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { type PruneResult, type PruneRows, pruneThread } from "./checkpoint-prune.js";

@@ -1,6 +1,9 @@
 // Pruning on the SQLite file: the thread's rows as the policy (checkpoint-prune.ts) reads and writes them. A row's
-// position is its rowid; checkpoints and metadata are serialized by the saver's serde. No VACUUM (marks are rowids):
-// SQLite reuses the freed pages.
+// position is its rowid; checkpoints and metadata are serialized by the saver's serde. A slimmed checkpoint is deleted
+// and inserted again under its own rowid rather than updated: an UPDATE that shrinks a row leaves its page as full of
+// holes as before (SQLite rebalances a page only when a delete leaves it mostly empty), and a 2 KB step checkpoint
+// slimmed to 300 bytes would leave most of every page empty. The pages this frees are given back to the disk by the
+// saver (sqlite-space.ts); no full VACUUM here.
 import type Database from "better-sqlite3";
 import type { Checkpoint, SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { PRUNED_METADATA_KEY, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
@@ -18,6 +21,20 @@ interface Row {
 }
 
 const PRUNED_SQL = `json_extract(CAST(metadata AS TEXT), '$.${PRUNED_METADATA_KEY}')`;
+
+/** Replaces some columns of the checkpoint at `rowid` by deleting the row and inserting it again with the same rowid. */
+function slimRewrite(db: Database.Database): (rowid: number, values: Record<string, unknown>) => void {
+  const columns = (db.prepare("PRAGMA table_info(checkpoints)").all() as { name: string }[]).map((c) => c.name);
+  const read = db.prepare("SELECT * FROM checkpoints WHERE rowid = ?");
+  const remove = db.prepare("DELETE FROM checkpoints WHERE rowid = ?");
+  const insert = db.prepare(`INSERT INTO checkpoints (rowid, ${columns.map((c) => `"${c}"`).join(", ")}) VALUES (?${", ?".repeat(columns.length)})`);
+  return (rowid, values) => {
+    const row = read.get(rowid) as Record<string, unknown> | undefined;
+    if (!row) return;
+    remove.run(rowid);
+    insert.run(rowid, ...columns.map((c) => (c in values ? values[c] : row[c])));
+  };
+}
 
 function sqliteRows(db: Database.Database, serde: SerializerProtocol, threadId: string): PruneRows {
   return {
@@ -50,14 +67,14 @@ function sqliteRows(db: Database.Database, serde: SerializerProtocol, threadId: 
           return { s, type, checkpoint, metadata };
         }),
       );
-      const update = db.prepare("UPDATE checkpoints SET type = ?, checkpoint = ?, metadata = ? WHERE rowid = ?");
+      const rewrite = slimRewrite(db);
       const keep = keepChannels.map(() => "?").join(", ");
       const dropWrites = db.prepare(`DELETE FROM writes WHERE thread_id = ? AND checkpoint_ns = '' AND checkpoint_id = ?${keepChannels.length ? ` AND channel NOT IN (${keep})` : ""}`);
       const dropBlob = db.prepare("DELETE FROM checkpoint_blobs WHERE rowid = ?");
       const done = { writes: 0, blobs: 0 };
       db.transaction(() => {
         for (const e of encoded) {
-          update.run(e.type, e.checkpoint, e.metadata, e.s.pos);
+          rewrite(e.s.pos, { type: e.type, checkpoint: e.checkpoint, metadata: e.metadata });
           done.writes += dropWrites.run(threadId, e.s.checkpoint_id, ...keepChannels).changes;
         }
         for (const b of blobs) done.blobs += dropBlob.run(b).changes;

@@ -57,6 +57,7 @@ import { CHANNEL_MODE_METADATA_KEY, PRUNED_METADATA_KEY, type ChannelMode } from
 import { type PruneResult, pruneThreadCheckpoints } from "./sqlite-prune.js";
 import { CheckpointModeMismatchError, GUARDED_SAVER_BRAND } from "./mode-gate.js";
 import { ensureSchema } from "./sqlite-schema.js";
+import { returnFreePages } from "./sqlite-space.js";
 
 export { CheckpointModeMismatchError, GUARDED_SAVER_BRAND, isGuardedSaver } from "./mode-gate.js";
 
@@ -446,11 +447,16 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
     })();
   }
 
-  /** Slims the thread's step checkpoints that rollback and rewind cannot go back to (policy: checkpoint-prune.ts). */
+  /**
+   * Slims the thread's step checkpoints that rollback and rewind cannot go back to (policy: checkpoint-prune.ts), then
+   * gives the file's free pages back to the disk (sqlite-space.ts).
+   */
   async prune(threadId: string, marks: readonly RollbackMark[]): Promise<PruneResult> {
     const mode = this.getThreadChannelMode(threadId);
     if (mode === undefined) return { checkpoints: 0, writes: 0, blobs: 0 };
-    return pruneThreadCheckpoints(this.db, this.serde, threadId, mode as ChannelMode, marks);
+    const result = await pruneThreadCheckpoints(this.db, this.serde, threadId, mode as ChannelMode, marks);
+    returnFreePages(this.db);
+    return result;
   }
 
   async deleteThread(threadId: string): Promise<void> {

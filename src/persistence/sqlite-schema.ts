@@ -3,6 +3,7 @@
 // it also brings a file from before the version table (or a stock SqliteSaver file) up to it, adding the columns
 // that were once added ad hoc. Never edit a migration that shipped: append.
 import type Database from "better-sqlite3";
+import { createIncremental, migrateToIncrementalVacuum } from "./sqlite-space.js";
 import { MESSAGE_ARCHIVE, RUNS, RUN_LOCKS, SchemaTooNewError, type TableDef, THREADS, VERSION_TABLE, columnName, createTableSql } from "./schema-tables.js";
 
 const CHECKPOINT_TABLES = `
@@ -56,10 +57,13 @@ export const SQLITE_MIGRATIONS: readonly ((db: Database.Database) => void)[] = [
 ];
 
 export function ensureSchema(db: Database.Database): void {
+  // First: a new file takes its auto_vacuum mode before its first table (sqlite-space.ts).
+  createIncremental(db);
   db.pragma("journal_mode = WAL");
   db.pragma("busy_timeout = 5000");
   db.pragma("synchronous = NORMAL");
   migrateSqlite(db);
+  migrateToIncrementalVacuum(db);
 }
 
 /** The version recorded in the file (0: none yet). */

@@ -4,13 +4,16 @@
 // to it through this small API plus the RunEvent stream — never through the graph.
 import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { assertSafeSandboxPaths, assertSafeWorkspace } from "../sandbox/workspace-check.js";
+import { continuingNotice } from "../sandbox/start-workspace.js";
+import { isInside } from "../sandbox/paths.js";
 import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } from "../config/load.js";
 import { UsageError, findDeerflowError } from "../errors.js";
 import { UntrustedFolderError } from "../config/project-trust.js";
 import { type ModelChoice, type SavedChoice, saveModelChoice } from "../config/save-model-choice.js";
-import { type DiscoveredServer, discoverLocalServers } from "../model/discover.js";
+import { configuredEndpointModels } from "../config/configured-endpoint.js";
+import { type DiscoveredServer, discoverLocalServers, listEndpointModels } from "../model/discover.js";
 import { DB_FILE } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
@@ -29,7 +32,7 @@ import type { RunEvent, RunEventListener } from "./events.js";
 import { type GoalSummary, runGoalThread } from "./run-goal.js";
 import { type RunResult, runThread } from "./run-thread.js";
 import { ThreadRuntime } from "./thread-runtime.js";
-import { type RewindOutcome, type RewindableRun, listRewindable, rewindStoreFor, rewindThread } from "./rewind.js";
+import { type RewindOutcome, type RewindableRun, type UndoOutcome, listRewindable, rewindStoreFor, rewindThread, undoRewind } from "./rewind.js";
 import type { RewindScope } from "../persistence/rewind-log.js";
 import { type SkillCatalog, skillCatalogFor } from "../skills/catalog.js";
 import { type Fact, type MemoryStore, memoryStoreFor } from "../memory/store.js";
@@ -37,9 +40,11 @@ import { projectKeyOf } from "../memory/project.js";
 import { closeMemory, drainMemoryQueue } from "./memory-drain.js";
 import { McpHub, type McpServerState, closeMcpServers } from "../mcp/hub.js";
 import type { ThreadView } from "./thread-view.js";
+import { WorkspacePathIndex } from "./workspace-path-index.js";
+import { userShellMessage } from "./user-shell-message.js";
 
 export type { ThreadView, TranscriptEntry } from "./thread-view.js";
-export type { RewindOutcome, RewindableRun } from "./rewind.js";
+export type { RewindOutcome, RewindableRun, UndoOutcome } from "./rewind.js";
 export type { RewindScope } from "../persistence/rewind-log.js";
 export type { McpServerState } from "../mcp/hub.js";
 export type { SkillCatalog } from "../skills/catalog.js";
@@ -48,6 +53,7 @@ export type { ThreadRow } from "../persistence/thread-index.js";
 export type { ApprovalDecision } from "../sandbox/approvals.js";
 export type { DiscoveredServer } from "../model/discover.js";
 export type { ModelChoice, SavedChoice } from "../config/save-model-choice.js";
+export type { WorkspacePathIndex, PathIndexState } from "./workspace-path-index.js";
 
 export interface ChatSessionOptions {
   home?: string;
@@ -146,9 +152,46 @@ export class ChatSession {
     return projectKeyOf(ws ?? undefined, this.config.home);
   }
 
+  /** Where the current thread works, or where a new thread would (null: its own fresh folder). */
+  currentWorkspace(): string | null {
+    if (this.threadId) return this.workspaces.get(this.threadId) ?? null;
+    return this.options.workspace ? resolve(this.cwd, this.options.workspace) : null;
+  }
+
+  /** The status line's name for it: the directory's name, or "scratch" for a thread's own fresh folder. */
+  workspaceLabel(): string {
+    const ws = this.currentWorkspace();
+    return !ws || isInside(ws, join(this.config.home, "threads")) ? "scratch" : basename(ws) || ws;
+  }
+
+  /** One line when the current (resumed) thread works somewhere other than the directory the chat started in. */
+  workspaceNotice(): string | undefined {
+    const ws = this.threadId ? this.workspaces.get(this.threadId) : undefined;
+    return this.threadId && ws ? continuingNotice(this.threadId, ws, this.cwd) : undefined;
+  }
+
   /** The installed skills (discovered once per process, like the agent's `skill` tool). */
   get skills(): SkillCatalog {
     return skillCatalogFor({ home: this.config.home, cwd: process.cwd() });
+  }
+
+  private paths: WorkspacePathIndex | undefined;
+
+  /**
+   * The files `@` completes: those of the folder `@path` resolves in, listed in the background on first use. A
+   * folder a workspace may not be ($HOME, /, the data directory: the workspace check) is never listed.
+   */
+  pathIndex(): WorkspacePathIndex {
+    if (this.paths) return this.paths;
+    let refusal: string | undefined;
+    try {
+      assertSafeWorkspace(this.cwd, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home });
+    } catch (err) {
+      refusal = `${this.cwd} is not listed for @ completion (${(err as Error).message.replace(/^Refusing --workspace [^:]*: /, "").replace(/;.*$/s, "")}); type the path in full.`;
+    }
+    this.paths = new WorkspacePathIndex(this.cwd, refusal);
+    void this.paths.refresh();
+    return this.paths;
   }
 
   /** Names configured in .deerflowrc `models`. */
@@ -159,15 +202,21 @@ export class ChatSession {
   /** Local servers found by the last `discoverModels()` (what `/model <id>` may pick beside the configured names). */
   private discovered: DiscoveredServer[] = [];
 
-  /** Probes the usual local endpoints (loopback, in parallel, short timeouts) for `/model`. */
+  /**
+   * `/model`'s choices beyond the configured names: the current endpoint's `/v1/models` (asked with its own key)
+   * and the usual local servers (loopback), all in parallel with short timeouts. `/model <id>` may then pick one.
+   */
   async discoverModels(): Promise<DiscoveredServer[]> {
-    this.discovered = await discoverLocalServers();
+    const [endpoint, local] = await Promise.all([listEndpointModels("endpoint", this.model.baseUrl, this.model.apiKey, 3000), discoverLocalServers()]);
+    // The endpoint itself may be a local server: listed once, as the endpoint.
+    this.discovered = [...(endpoint ? [endpoint] : []), ...local.filter((s) => s.baseUrl !== endpoint?.baseUrl)];
     return this.discovered;
   }
 
   /** A configured name, a model id of a discovered server (used at that server), or a raw id at the default endpoint. */
   setModel(name: string): ResolvedModel {
-    const local = this.modelNames.includes(name) ? undefined : this.discovered.find((s) => s.models.includes(name));
+    // A model of a local server is used at that server; one the endpoint listed, at the default endpoint as any id.
+    const local = this.modelNames.includes(name) ? undefined : this.discovered.find((s) => s.name !== "endpoint" && s.models.includes(name));
     const env = local ? { ...process.env, OPENAI_BASE_URL: local.baseUrl } : undefined;
     this.model = requireModel(loadConfig({ cwd: this.cwd, env, trustHome: this.config.trustHome, flags: { home: this.config.home, model: name, approval: this.approval.mode, noNetwork: !this.config.sandbox.network } }));
     return this.model;
@@ -311,6 +360,14 @@ export class ChatSession {
     return { outcome, view };
   }
 
+  /** /rewind undo: the last rewind put back (refused once the thread ran since); what was done and the thread now. */
+  async undoRewind(): Promise<{ outcome: UndoOutcome; view: ThreadView }> {
+    const outcome = await undoRewind(await this.rewindTarget());
+    const view = await this.runtime.view(outcome.thread_id, this.model);
+    this.goal = view.goal;
+    return { outcome, view };
+  }
+
   /** /title: names the thread in the index and in its state (so the title middleware leaves it alone). */
   async setTitle(title: string): Promise<void> {
     await this.ensureThread();
@@ -333,7 +390,10 @@ export class ChatSession {
     let warning = "";
     setShellWarningSink((message) => (warning = `warning: ${message}\n`));
     const r = await runShell(command, { cwd, paths, settings, timeoutSeconds: this.config.sandbox.bashTimeoutSeconds, signal });
-    return { command, cwd, output: warning + capOutput(r.output.replace(/\n$/, ""), SHELL_OUTPUT_MAX_CHARS), exitCode: r.exitCode, stoppedBy: r.stoppedBy };
+    const out: ShellOutput = { command, cwd, output: warning + capOutput(r.output.replace(/\n$/, ""), SHELL_OUTPUT_MAX_CHARS), exitCode: r.exitCode, stoppedBy: r.stoppedBy };
+    // Joins the conversation (the model sees it next turn); a command cancelled with esc does not.
+    if (r.stoppedBy !== "abort") await this.runtime.updateState(this.threadId!, this.model, { messages: [userShellMessage(out)] });
+    return out;
   }
 }
 
@@ -348,9 +408,19 @@ export async function closeChatShell(): Promise<void> {
  * First run: when `err` says no model is configured at all, the local servers that serve models (for the TUI's
  * picker); otherwise none, and the error stands.
  */
-export async function firstRunChoices(err: unknown): Promise<DiscoveredServer[]> {
+export async function firstRunChoices(err: unknown, opts: { home?: string } = {}): Promise<DiscoveredServer[]> {
   if ((findDeerflowError(err) as { noModel?: unknown } | undefined)?.noModel !== true) return [];
-  return (await discoverLocalServers()).filter((s) => s.models.length > 0);
+  // The endpoint the user set up (a key and/or base URL, no model) first: that is where they mean to work.
+  const [own, local] = await Promise.all([ownEndpointModels(opts.home), discoverLocalServers()]);
+  return [...(own ? [own] : []), ...local.filter((s) => s.models.length > 0 && s.baseUrl !== own?.baseUrl)];
+}
+
+async function ownEndpointModels(home: string | undefined): Promise<DiscoveredServer | undefined> {
+  try {
+    return await configuredEndpointModels(loadConfig({ flags: { home } }));
+  } catch {
+    return undefined; // a bad .deerflowrc: its own error stands
+  }
 }
 
 /** The picked model, saved to ~/.deerflowrc as "defaultModel" (the file's other keys kept). */

@@ -46,7 +46,8 @@ export interface TodoView {
 
 export type RunEvent =
   | ApprovalRequestedEvent
-  | { type: "run.started"; thread_id: string; run_id: string; new_thread: boolean }
+  /** `workspace`: the host directory the thread works in (its bound directory or its own fresh folder). */
+  | { type: "run.started"; thread_id: string; run_id: string; new_thread: boolean; workspace?: string }
   | { type: "message.delta"; run_id: string; text: string }
   /** The model's reasoning as it streams (reasoning_content / reasoning): shown as thinking, never part of the answer. */
   | { type: "message.reasoning"; run_id: string; text: string }

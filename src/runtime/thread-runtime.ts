@@ -38,6 +38,7 @@ import { rewindText } from "../vocabulary/rewind-text.js";
 import { type SkillCatalog, skillCatalogFor, skillMounts } from "../skills/catalog.js";
 import { skillContextEntry, skillMessage } from "../skills/activation.js";
 import { type ThreadView, threadViewOf } from "./thread-view.js";
+import { StreamedAnswer, keepInterruptedWork } from "./interrupted-turn.js";
 
 /** What `applied_run_inputs[inputId]` records once the input's run succeeded. */
 interface AppliedInput {
@@ -203,14 +204,15 @@ export class ThreadRuntime {
     const tools = new ToolWatch();
     let before: string | undefined;
     const snapshotEnd = this.endSnapshot(opened, runId, lease, () => (tools.started ? undefined : before));
+    const streamed = new StreamedAnswer();
     let settled = false;
     try {
-      emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew });
+      emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew, workspace: opened.paths.workspace_path });
       // A rewind killed half way is finished first: the run must not start from half-rewound files.
       const finished = await finishInterruptedRewind({ home: this.config.home, store: this.store, runtime: this, threadId: opened.threadId });
       if (finished) emit({ type: "snapshot.warning", run_id: runId, message: rewindText(finished).trim() });
       before = await this.snapshotFiles(opened, runId, input, emit);
-      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal }, opened, runId, usage, tools), usage);
+      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal, onEvent: streamed.listen(req.onEvent) }, opened, runId, usage, tools), usage);
       // Found taken over after its last write: the thread's status is the new owner's to set.
       const lost = lease.lost();
       if (lost) throw lost;
@@ -223,7 +225,7 @@ export class ThreadRuntime {
       return result;
     } catch (err) {
       settled = true;
-      throw await this.settleFailure(opened.threadId, runId, mark, lease.lost() ?? err, usage, req);
+      throw await this.settleFailure(opened.threadId, runId, mark, lease.lost() ?? err, usage, req, streamed.partial);
     } finally {
       lease.dispose();
       if (!settled) await this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage, req);
@@ -319,7 +321,7 @@ export class ThreadRuntime {
   }
 
   /** Records how the run ended and returns the error the caller sees (typed, one line). */
-  private async settleFailure(threadId: string, runId: string, mark: RollbackMark, err: unknown, usage: TokenUsage, req: RunRequest): Promise<unknown> {
+  private async settleFailure(threadId: string, runId: string, mark: RollbackMark, err: unknown, usage: TokenUsage, req: RunRequest, partial = ""): Promise<unknown> {
     // Another run owns the thread now (it marked this one interrupted): write nothing, least of all a rollback.
     const lost = leaseLostIn(err);
     if (lost) return lost;
@@ -329,6 +331,7 @@ export class ThreadRuntime {
     if (stopped || status !== "error") {
       // Interrupted or timed-out work is kept (the user may want it); DanglingToolCall mends a cut tool call next run.
       try {
+        if (stopped?.status === "interrupted") await keepInterruptedWork(this.stateGraph(req.model).graph, threadId, runId, partial);
         await this.store.runs.finish(runId, { status, stop_reason: status, ...tokens });
         await this.store.threads.update(threadId, { status });
       } catch (storeErr) {
@@ -431,7 +434,7 @@ export class ThreadRuntime {
     const clarification = entry.stop_reason === "clarification" ? (findPendingClarification(messages) ?? undefined) : undefined;
     const thread_usage = (values.thread_usage as TokenUsage | undefined) ?? entry.usage;
     const r: RunResult = { thread_id: opened.threadId, run_id: entry.run_id, status: "success", stop_reason: entry.stop_reason, final_text: entry.final_text, usage: entry.usage, thread_usage, clarification, messages, repeated: true };
-    req.onEvent?.({ type: "run.started", thread_id: r.thread_id, run_id: r.run_id, new_thread: false });
+    req.onEvent?.({ type: "run.started", thread_id: r.thread_id, run_id: r.run_id, new_thread: false, workspace: opened.paths.workspace_path });
     req.onEvent?.({ type: "run.completed", thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage });
     return r;
   }

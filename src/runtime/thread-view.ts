@@ -4,18 +4,22 @@
 // left out because the user never wrote or saw them.
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import type { ThreadRow } from "../persistence/thread-index.js";
-import { ASK_CLARIFICATION, clarificationOf, findPendingClarification, isHiddenMessage } from "../vocabulary/message-markers.js";
+import { ASK_CLARIFICATION, clarificationOf, findPendingClarification, isHiddenMessage, isInterruptedMessage } from "../vocabulary/message-markers.js";
+import { interruptedAnswerText } from "./interrupted-turn.js";
 import { messageText } from "../vocabulary/message-text.js";
 import type { GoalOutcome, GoalState } from "../state/types.js";
 import type { ClarificationRequest, DelegationView, TodoView, TokenUsage } from "./events.js";
 import { emptyUsage } from "./events.js";
 import { messagesTokens } from "../middleware/util/compaction-selection.js";
+import { userShellOf } from "./user-shell-message.js";
 
 export type TranscriptEntry =
   | { kind: "user"; id: string; text: string }
-  | { kind: "assistant"; id: string; text: string }
-  | { kind: "tool"; id: string; name: string; args: unknown; status: "ok" | "error" | "running"; output: string }
-  | { kind: "clarification"; id: string; clarification: ClarificationRequest };
+  | { kind: "assistant"; id: string; text: string; interrupted?: true }
+  | { kind: "tool"; id: string; name: string; args: unknown; status: "ok" | "error" | "running"; output: string; interrupted?: true }
+  | { kind: "clarification"; id: string; clarification: ClarificationRequest }
+  /** A `!cmd` the user ran (user-shell-message.ts). */
+  | { kind: "shell"; id: string; command: string; exitCode: number | undefined; output: string };
 
 export interface ThreadView {
   thread: ThreadRow;
@@ -41,10 +45,13 @@ export function transcriptOf(messages: readonly BaseMessage[]): TranscriptEntry[
   messages.forEach((m, i) => {
     const id = m.id ?? `m${i}`;
     if (HumanMessage.isInstance(m)) {
-      if (!isHiddenMessage(m)) out.push({ kind: "user", id, text: messageText(m) });
+      const shell = userShellOf(m);
+      if (shell) out.push({ kind: "shell", id, ...shell });
+      else if (!isHiddenMessage(m)) out.push({ kind: "user", id, text: messageText(m) });
     } else if (AIMessage.isInstance(m)) {
-      const text = messageText(m);
-      if (text.trim()) out.push({ kind: "assistant", id, text });
+      // An interrupted run's kept answer shows what streamed (possibly nothing), marked; the note is the model's.
+      if (isInterruptedMessage(m)) out.push({ kind: "assistant", id, text: interruptedAnswerText(m), interrupted: true });
+      else if (messageText(m).trim()) out.push({ kind: "assistant", id, text: messageText(m) });
       for (const c of m.tool_calls ?? []) {
         if (c.name === ASK_CLARIFICATION) continue;
         const entry = { kind: "tool" as const, id: c.id ?? `${id}:${c.name}`, name: c.name, args: c.args, status: "running" as const, output: "" };
@@ -61,6 +68,7 @@ export function transcriptOf(messages: readonly BaseMessage[]): TranscriptEntry[
       if (entry) {
         entry.status = m.status === "error" ? "error" : "ok";
         entry.output = messageText(m);
+        if (isInterruptedMessage(m)) entry.interrupted = true;
       }
     }
   });

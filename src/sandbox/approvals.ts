@@ -10,6 +10,7 @@
 // process (not persisted). A denial may carry the user's reason, which reaches the model in the tool result.
 import { type ApprovalKind, type ApprovalMode, modeAsks } from "../vocabulary/approval-modes.js";
 import { normalizeCommand } from "./shell-audit.js";
+import { abortErrorFrom } from "../vocabulary/abort-error.js";
 
 export type ApprovalDecision = "allow_once" | "allow_always" | "deny";
 
@@ -122,11 +123,6 @@ export interface EventBroker extends ApprovalBroker {
   pending(): string[];
 }
 
-function abortError(signal: AbortSignal): Error {
-  const r = signal.reason;
-  if (r instanceof Error && r.name === "AbortError") return r;
-  return Object.assign(new Error("The approval request was cancelled"), { name: "AbortError", cause: r });
-}
 
 /** A broker that emits `approval.requested` and waits for `respond(id, decision)`; a cancelled run rejects. */
 export function eventBroker(emit: (event: ApprovalRequestedEvent) => void): EventBroker {
@@ -135,12 +131,12 @@ export function eventBroker(emit: (event: ApprovalRequestedEvent) => void): Even
   return {
     denialNote: "the user denied it; do not retry it, ask the user or take another way",
     request(req) {
-      if (req.signal?.aborted) return Promise.reject(abortError(req.signal));
+      if (req.signal?.aborted) return Promise.reject(abortErrorFrom(req.signal, "The approval request was cancelled"));
       const id = `appr_${++seq}`;
       return new Promise<ApprovalAnswer>((resolve, reject) => {
         const onAbort = () => {
           waiting.delete(id);
-          reject(abortError(req.signal!));
+          reject(abortErrorFrom(req.signal!, "The approval request was cancelled"));
         };
         const scope = scopeOf(req);
         waiting.set(id, {

@@ -15,6 +15,14 @@ const SECRET_ENV_PATTERNS: readonly RegExp[] = [
   /^DEERFLOW_/i, // the agent's own configuration (model keys, endpoints) is never the command's business
 ];
 
+/** The names that say "a credential" (keys, tokens, secrets, passwords), not just "deerflow's settings". */
+const CREDENTIAL_NAMES = SECRET_ENV_PATTERNS.slice(0, 5);
+
+/** The values of the credential-named variables in `env` (12 characters or more: a short value would mask words). */
+export function credentialValues(env: NodeJS.ProcessEnv = process.env): string[] {
+  return Object.entries(env).flatMap(([name, value]) => (value && value.length >= 12 && CREDENTIAL_NAMES.some((re) => re.test(name)) ? [value] : []));
+}
+
 /** True when an environment variable's name looks like it holds a secret. */
 export function isSecretEnvName(name: string): boolean {
   return SECRET_ENV_PATTERNS.some((re) => re.test(name));

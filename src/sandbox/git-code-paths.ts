@@ -5,7 +5,7 @@
 // variable, `git init --template`, an archive). git keeps working in the sandbox (objects, refs, the index and
 // logs stay writable); what fails is changing the repository's configuration or hooks (`git config`, `git remote
 // add`), which is the user's to do.
-import { existsSync, lstatSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 
 const CODE_FILES = ["config", "config.worktree", "hooks"];
@@ -40,10 +40,21 @@ export function gitDirOf(workspace: string): string | undefined {
   return isRealDir(gitDir) ? gitDir : undefined;
 }
 
-/** The paths to bind read-only for `workspace` (none when it has no .git directory of its own). */
+/**
+ * The paths to bind read-only for `workspace` (none when it has no .git directory of its own). A repository without
+ * `.git/hooks` gets an empty one first (git makes one at init anyway): a bind needs its mount point, and a missing
+ * hooks directory was one a script could create and fill (the sixth adversarial pass).
+ */
 export function gitCodePaths(workspace: string): string[] {
   const gitDir = join(workspace, ".git");
   if (!isRealDir(gitDir)) return [];
+  if (!existsSync(join(gitDir, "hooks"))) {
+    try {
+      mkdirSync(join(gitDir, "hooks"));
+    } catch {
+      // a read-only repository: nothing inside can create it either
+    }
+  }
   const out: string[] = [];
   collect(gitDir, 0, out);
   return out;

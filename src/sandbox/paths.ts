@@ -8,7 +8,8 @@ import { realpathSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, normalize, posix, relative, resolve, sep } from "node:path";
 import type { ThreadPaths } from "./provider.js";
 
-export const VIRTUAL_ROOT = "/mnt/user-data";
+import { VIRTUAL_ROOT } from "../vocabulary/workspace-path.js";
+export { VIRTUAL_ROOT };
 /** Installed skills, read-only: /mnt/skills/<name> (see skills/catalog.ts). */
 export const SKILLS_VIRTUAL_ROOT = "/mnt/skills";
 export const MOUNT_NAMES = ["workspace", "uploads", "outputs"] as const;

@@ -11,6 +11,7 @@ import type { ThreadPaths } from "./provider.js";
 import { type RunOptions, type ShellResult, ShellSession } from "./shell-session.js";
 import { type ShellSettings, defaultShellSettings } from "./shell-settings.js";
 import { fromHostPaths, toHostPaths } from "./virtual-paths.js";
+import { endGitRedirectWatch, noteGitRedirect, restoreGitRedirects } from "./git-redirect-guard.js";
 
 export { BASH_KILL_GRACE_MS, type ShellResult } from "./shell-session.js";
 export { isSecretEnvName, scrubEnv } from "./env-scrub.js";
@@ -106,6 +107,8 @@ export async function closeShellSessions(): Promise<void> {
   killAllJobs();
   killDirect();
   await Promise.all(all.map((s) => s.close()));
+  const repaired = endGitRedirectWatch();
+  if (repaired) warn(repaired);
 }
 
 export interface ShellRequest extends RunOptions {
@@ -117,9 +120,11 @@ export interface ShellRequest extends RunOptions {
 export async function runShell(command: string, req: ShellRequest): Promise<ShellResult> {
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
-  if (session) return session.run(command, req);
-  const r = await runDirect(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
-  return { ...r, output: fromHostPaths(r.output, req.paths, settings.skillDirs) };
+  noteGitRedirect(req.paths.workspace_path);
+  const r = session ? await session.run(command, req) : await runDirect(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
+  const output = session ? r.output : fromHostPaths(r.output, req.paths, settings.skillDirs);
+  const repaired = restoreGitRedirects();
+  return { ...r, output: repaired ? `${output}${output.endsWith("\n") || !output ? "" : "\n"}${repaired}\n` : output };
 }
 
 /** A background job: its output goes to `logPath`; it lives until killed or until closeShellSessions(). */
@@ -129,6 +134,7 @@ export async function startBackground(
 ): Promise<{ kill: () => void }> {
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
+  noteGitRedirect(req.paths.workspace_path);
   if (session) {
     const id = await session.background(command, req.cwd, req.logPath, req.onEnd);
     return { kill: () => session.kill(id) };

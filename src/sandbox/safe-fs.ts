@@ -8,7 +8,7 @@
 // links the user made). A write never goes THROUGH a link: an existing file is replaced by a new one renamed over
 // it (as editors do), so the other names of the old inode (pnpm's store) keep their content. A new file is created
 // with O_EXCL, checked, then written; a file this call created in the wrong place is unlinked again.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, readlinkSync, realpathSync, type Stats } from "node:fs";
+import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { lstat, mkdir, open, readlink, realpath, rename, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
@@ -43,6 +43,22 @@ const GIT_INTERNAL = /(?:^|\/)\.git(?:\/|$)/i;
 export function refuseGitInternalWrite(virtualPath: string): void {
   if (GIT_INTERNAL.test(virtualPath)) {
     throw new SandboxPathError(`${virtualPath} is inside git's own directory (.git: its config and hooks run commands on your host); the file tools do not write there. Use the git command (e.g. git config) instead.`);
+  }
+}
+
+/**
+ * A git directory under another name (a bare repository, `git init --separate-git-dir=gd`): its `config` runs
+ * commands just as `.git/config` does, for whoever runs git where it is used (the fifth adversarial pass planted
+ * core.fsmonitor in `gd/config`, and the user's `git status` in the parent ran it through a gitlink). Refused like
+ * `.git`: any directory between the file and the mount that has HEAD, objects/ and refs/.
+ */
+export function refuseGitDirShapedWrite(hostPath: string, mounts: ThreadPaths): void {
+  const roots = [mounts.workspace_path, mounts.uploads_path, mounts.outputs_path].filter(Boolean).map((p) => resolve(p));
+  for (let dir = dirname(resolve(hostPath)); !roots.includes(dir) && dir !== dirname(dir); dir = dirname(dir)) {
+    if (!roots.some((r) => dir.startsWith(`${r}/`))) return;
+    if (existsSync(join(dir, "HEAD")) && existsSync(join(dir, "objects")) && existsSync(join(dir, "refs"))) {
+      throw new SandboxPathError(`${label(hostPath, mounts)} is inside a git directory (${label(dir, mounts)}: its config and hooks run commands on your host); the file tools do not write there. Use the git command instead.`);
+    }
   }
 }
 
@@ -209,6 +225,7 @@ export async function safeStat(hostPath: string, mounts: ThreadPaths): Promise<S
  */
 export async function safeMkdirp(dirHostPath: string, mounts: ThreadPaths): Promise<void> {
   refuseGitInternalWrite(label(dirHostPath, mounts));
+  refuseGitDirShapedWrite(dirHostPath, mounts);
   const chain: string[] = [];
   let p = resolve(dirHostPath);
   for (;;) {
@@ -250,6 +267,7 @@ export async function safeWriteFile(
 ): Promise<SafeWriteResult> {
   const what = label(hostPath, mounts);
   refuseGitInternalWrite(what);
+  refuseGitDirShapedWrite(hostPath, mounts);
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   await safeFsTestHooks.beforeOpen?.(hostPath, "write");
   const base = O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;

@@ -32,14 +32,16 @@
 //   tar --remove-files (blocked from ~ or /).
 // Not a sandbox: the policy catches mistakes and the common shapes; the workspace boundary does the rest.
 
+import { homedir } from "node:os";
+import { posix } from "node:path";
 import { type Cwd, INTERPRETERS, type Pipeline, SHELLS, SYSTEM_DIRS, type SimpleCommand, isFlag, walkDown } from "./shell-command.js";
 import { codeEnvVar } from "./code-env.js";
 import { GIT_RULES, gitShellAliases } from "./shell-git.js";
 import { CODE_RULES, sedRuns, sedWrites } from "./shell-rules-code.js";
 import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
-import { GIT_CONTROL_REASON, HOME_REASON, touchesHome, writesGitControl } from "./shell-rules-paths.js";
-import { notAFile } from "./shell-read-only.js";
-import { unconfinedRisk } from "./shell-unconfined.js";
+import { GIT_CONTROL_REASON, GIT_INTERNALS_REASON, HOME_REASON, touchesHome, writesGitControl, writesGitInternals } from "./shell-rules-paths.js";
+import { notAFile, repointsDescriptor, writesStream } from "./shell-read-only.js";
+import { UNCONFINED_REASON, unconfinedRisk } from "./shell-unconfined.js";
 import { assignedCode, editorRunsShell, editorScripts, embeddedShell, runsNetworkWithRuntimeText, sqliteRisk, tarDir, tarRemovesFiles } from "./shell-rules-io.js";
 
 export type AuditVerdict = "allow" | "edit" | "ask" | "block";
@@ -68,7 +70,17 @@ function operands(args: string[]): string[] {
   return i < 0 ? args.filter((a) => !isFlag(a)) : [...args.slice(0, i).filter((a) => !isFlag(a)), ...args.slice(i + 1)];
 }
 const recursive = (c: SimpleCommand) => c.args.some((a) => /^-[a-zA-Z]*[rR][a-zA-Z]*$/.test(a) || a === "--recursive");
-const hitsRoot = (c: SimpleCommand) => operands(c.args).some((a) => ROOTISH.test(a));
+/**
+ * An absolute path that is, once `//`, `/./` and `..` are resolved as the kernel would, the root, a system directory
+ * or the home directory by its literal path (`rm -rf /usr/../home/u`, `//home//u/`, `/home/u/*`: the sixth pass).
+ */
+function absoluteRootish(a: string): boolean {
+  if (!a.startsWith("/")) return false;
+  const n = posix.normalize(a).replace(/\/\*$/, "").replace(/\/+$/, "") || "/";
+  const home = (process.env.HOME || homedir()).replace(/\/+$/, "");
+  return n === "/" || (home.length > 1 && n === home) || ROOTISH.test(n);
+}
+const hitsRoot = (c: SimpleCommand) => operands(c.args).some((a) => ROOTISH.test(a) || absoluteRootish(a));
 /** `.`, `*`, `./*`, `..`, `.*`, `[a-z]*`: the directory the command runs in (or above it), or a glob over it. */
 const wholeDir = (a: string) => !a.startsWith("/") && a.split("/").every((s) => /^(?:|\.|\.\.)$/.test(s) || /[*?[]/.test(s));
 const awayFromWorkspace = (cwd: Cwd) => cwd.at !== "workspace";
@@ -81,7 +93,7 @@ const DELETERS = /^(?:rm|unlink|shred|rmdir)$/;
 const isRemote = (a: string) => /^rsync:\/\//.test(a) || /^[^/:]+::?/.test(a);
 const writesTo = (c: SimpleCommand, pred: (t: string) => boolean) => c.redirects.some((r) => /[>]/.test(r.op) && pred(r.target));
 /** Output that is not a file: the null device, the terminal, a duplicated descriptor (`2>&1`, `>&-`). */
-const writesAFile = (c: SimpleCommand) => c.redirects.some((r) => /[>]/.test(r.op) && !notAFile(r));
+const writesAFile = (c: SimpleCommand) => c.redirects.some((r) => /[>]/.test(r.op) && !notAFile(c, r));
 const FETCH_SUB = /(?:\$\(|<\(|`)\s*(?:\S*\/)?(?:curl|wget|fetch|aria2c)\b/;
 /** `sh <(curl …)`, `bash -c "$(wget …)"`, `bash < <(curl …)`: the command runs what a substitution downloads. */
 const runsFetched = (c: SimpleCommand) => [...c.args, ...c.redirects.map((r) => r.target)].some((a) => FETCH_SUB.test(a));
@@ -137,13 +149,13 @@ const HOMEISH = /^(?:~|\$\{?HOME\}?)(?:\/|$)/;
 const tarExtracts = (c: SimpleCommand) => /^-?[a-zA-Z]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[a-zA-Z]*x[a-zA-Z]*$/.test(a) || a === "--extract");
 /** The files a command visibly writes: its output redirections and the operands of the programs that write. */
 function writeTargets(c: SimpleCommand): string[] {
-  const targets = c.redirects.filter((r) => /[>]/.test(r.op) && !notAFile(r)).map((r) => r.target);
+  const targets = c.redirects.filter((r) => /[>]/.test(r.op) && !notAFile(c, r)).map((r) => r.target);
   if (/^(?:tee|mv|touch|mkdir|rm|rmdir|unlink|shred|truncate|chmod|chown)$/.test(c.name)) targets.push(...operands(c.args));
   if (/^(?:cp|ln|install|rsync)$/.test(c.name)) targets.push(...operands(c.args).slice(-1)); // the sources are only read
   if (/^(?:sed|perl|ruby)$/.test(c.name) && c.args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"))) targets.push(...operands(c.args));
   if (c.name === "dd") targets.push(...c.args.filter((a) => a.startsWith("of=")).map((a) => a.slice(3)));
   if (/^(?:tar|bsdtar)$/.test(c.name) && (tarExtracts(c) || tarRemovesFiles(c))) targets.push(tarDir(c) ?? ".");
-  targets.push(...sedWrites(c).filter((t) => !notAFile({ op: ">", target: t })));
+  targets.push(...sedWrites(c).filter((t) => !notAFile(c, { op: ">", target: t })));
   return targets;
 }
 
@@ -224,6 +236,7 @@ export const SHELL_RULES: readonly Rule[] = [
   // Dotfiles in the home directory run code later (.bashrc, .ssh/authorized_keys): never an ordinary edit.
   { verdict: "ask", reason: "writes in the home directory (outside the workspace)", test: (c) => writeTargets(c).some((t) => HOMEISH.test(t)) || (atHomeOrRoot(c.cwd) && writeTargets(c).length > 0) },
   { verdict: "ask", reason: GIT_CONTROL_REASON, test: writesGitControl },
+  { verdict: "ask", reason: GIT_INTERNALS_REASON, test: writesGitInternals },
   { verdict: "ask", reason: HOME_REASON, test: touchesHome },
   { verdict: "ask", reason: "writes files after cd left the workspace (or went somewhere the audit cannot know)", test: (c) => awayFromWorkspace(c.cwd) && writeTargets(c).length > 0 },
   {
@@ -266,10 +279,10 @@ export const SHELL_RULES: readonly Rule[] = [
   // --- edits: ask in `ask` mode only (like write_file)
   { verdict: "edit", reason: WRITES, test: writesAFile },
   { verdict: "edit", reason: WRITES, cmd: /^(?:cp|mv|touch|mkdir|ln|rm|rmdir|unlink|shred|truncate|install|patch|rsync)$/ },
-  { verdict: "edit", reason: WRITES, cmd: /^tee$/, test: (c) => operands(c.args).some((a) => !notAFile({ op: ">", target: a })) },
+  { verdict: "edit", reason: WRITES, cmd: /^tee$/, test: (c) => operands(c.args).some((a) => !notAFile(c, { op: ">", target: a })) },
   { verdict: "edit", reason: WRITES, cmd: /^(?:sed|perl|ruby)$/, args: / (?:-[a-zA-Z]*i\S*|--in-place\S*) / },
-  { verdict: "edit", reason: WRITES, cmd: /^g?sed$/, test: (c) => sedWrites(c).some((t) => !notAFile({ op: ">", target: t })) },
-  { verdict: "edit", reason: WRITES, cmd: /^dd$/, test: (c) => c.args.some((a) => a.startsWith("of=") && !notAFile({ op: ">", target: a.slice(3) })) },
+  { verdict: "edit", reason: WRITES, cmd: /^g?sed$/, test: (c) => sedWrites(c).some((t) => !notAFile(c, { op: ">", target: t })) },
+  { verdict: "edit", reason: WRITES, cmd: /^dd$/, test: (c) => c.args.some((a) => a.startsWith("of=") && !notAFile(c, { op: ">", target: a.slice(3) })) },
   ...GIT_RULES.filter((r) => r.verdict === "edit").map((r) => ({ ...r, cmd: /^git$/ })),
   { verdict: "edit", reason: WRITES, cmd: /^curl$/, args: / (?:-[a-zA-Z]*[oO]\S*|--output(?:=\S+)?|--remote-name\S*) / },
   { verdict: "edit", reason: WRITES, cmd: /^wget$/, test: (c) => !c.args.some((a, i) => a === "--spider" || /^(?:-[a-zA-Z]*O|--output-document)=?-?$/.test(a) && ["-", "/dev/null"].includes(c.args[i + 1] ?? "") || a === "-O-" || a === "--output-document=-") },
@@ -353,6 +366,10 @@ function audit(command: string, depth: number, cwd: Cwd, context: AuditContext):
   }
   if (script.unknownArithmetic) consider({ verdict: "ask", reason: "arithmetic on a variable this command line did not set (its value may hold a command substitution that bash would run)" });
   if (script.syntaxError) consider({ verdict: "ask", reason: "the command does not parse as bash (it asks rather than guess what runs)" });
+  // `exec 3<file` (a redirection with no program once exec is seen through) points a descriptor at a file for the
+  // commands after it: a later `… >/dev/fd/3` writes that file.
+  const all = script.pipelines.flatMap((p) => p.commands);
+  if (all.some((c) => c.name === "" && repointsDescriptor(c)) && all.some(writesStream)) consider({ verdict: context.confined ? "edit" : "ask", reason: context.confined ? WRITES : UNCONFINED_REASON });
   if (unconfined) consider({ verdict: "ask", reason: unconfined });
   return best;
 }

@@ -28,6 +28,8 @@ export interface SimpleCommand {
   name: string;
   /** The program name is an expansion (`$x`, `$(…)`): the audit cannot know what runs. */
   dynamicName: boolean;
+  /** The program as written when it was a path (`./cat`, `/usr/bin/cat`): `name` is its basename. */
+  programPath?: string;
   /** Arguments after the program name: quotes removed, expansions as written. */
   args: string[];
   /** Per argument: it contains an expansion or substitution (its value is known only at run time). */
@@ -191,7 +193,7 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
   const name = first === undefined ? "" : basename(first.text);
   const rest = words.slice(k + 1);
   const args = rest.map((w) => w.text);
-  const simple: SimpleCommand = { name, dynamicName: (first?.dynamic ?? false) || dynamicWrapped, args, dynamicArgs: rest.map((w) => w.dynamic), heldCode: rest.map((w) => w.heldCode === true), via, assigns, code: [], ...redirects, cwd: chdir === undefined ? { ...cwd } : cdTarget(cwd, { args: [chdir.text], dynamicArgs: [chdir.dynamic] }) };
+  const simple: SimpleCommand = { name, ...(first?.text.includes("/") ? { programPath: first.text } : {}), dynamicName: (first?.dynamic ?? false) || dynamicWrapped, args, dynamicArgs: rest.map((w) => w.dynamic), heldCode: rest.map((w) => w.heldCode === true), via, assigns, code: [], ...redirects, cwd: chdir === undefined ? { ...cwd } : cdTarget(cwd, { args: [chdir.text], dynamicArgs: [chdir.dynamic] }) };
   simple.code = [...wrapped, ...literalCode(simple)];
   return simple;
 }

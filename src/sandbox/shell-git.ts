@@ -20,6 +20,12 @@ type GitRule = { verdict: "ask" | "edit"; reason: string; test: (c: SimpleComman
 /** Global options before the sub-command that take a separate value. */
 const VALUED = /^(?:-C|-c|--git-dir|--work-tree|--namespace|--config-env|--super-prefix)$/;
 
+/** `--name`, `--name=…` or a prefix of it at least `min` letters long: git takes any unambiguous prefix (`--templ=tpl`). */
+function longOption(arg: string, name: string, min: number): boolean {
+  const m = /^--([a-z-]+)(?:=|$)/.exec(arg);
+  return m !== null && m[1]!.length >= min && name.startsWith(m[1]!);
+}
+
 /** `git [-C dir] [-c k=v] <sub> …` → [sub, …rest]. */
 export function gitArgs(c: SimpleCommand): string[] {
   const a = c.args;
@@ -87,7 +93,10 @@ const operands = (r: string[]) => r.filter((a) => !isFlag(a));
 export const GIT_RULES: readonly GitRule[] = [
   { verdict: "ask", reason: "git reset --hard discards uncommitted changes", test: git(/^reset$/, (r) => r.includes("--hard")) },
   // A template directory's hooks and config are copied into the new repository: its hooks run when the user commits there.
-  { verdict: "ask", reason: "git init/clone --template copies hooks that run later on your host", test: git(/^(?:init|clone)$/, (r) => r.some((a) => /^--template(?:=|$)/.test(a))) },
+  { verdict: "ask", reason: "git init/clone --template copies hooks that run later on your host", test: git(/^(?:init|clone)$/, (r) => r.some((a) => longOption(a, "template", 2))) },
+  // A git directory away from its work tree (`sub/.git` is then a file pointing at `gd`): its config is easy to fill
+  // under a name nothing guards, and the user's git runs it when it recurses into `sub` (the fifth pass).
+  { verdict: "ask", reason: "git --separate-git-dir puts a repository's config and hooks where nothing guards them", test: git(/^(?:init|clone)$/, (r) => r.some((a) => longOption(a, "separate-git-dir", 2))) },
   {
     verdict: "ask",
     reason: "git checkout of paths discards uncommitted changes",
@@ -108,6 +117,15 @@ export const GIT_RULES: readonly GitRule[] = [
     reason: "git -c sets a key that runs a program (alias, pager, editor, sshCommand, hooksPath, filter, helper …)",
     test: (c) => gitSettings(c).some((s) => CODE_KEY.test(s.key)),
   },
+  // The sixth pass: `git clone -c core.fsmonitor=… . sub && git add sub` left a nested repository whose config the
+  // user's own `git status` in the parent runs; `-c gc.*Expire=now gc` deleted an unmerged branch's commits for good.
+  {
+    verdict: "ask",
+    reason: "git clone --config sets a key that runs a program in the new repository",
+    test: git(/^clone$/, (r) => r.some((a, i) => ((a === "-c" || longOption(a, "config", 3)) && CODE_KEY.test((a.includes("=") && a.startsWith("--") ? a.slice(a.indexOf("=") + 1) : r[i + 1] ?? "").split("=")[0]!.toLowerCase())) || (/^-c./.test(a) && CODE_KEY.test(a.slice(2).split("=")[0]!.toLowerCase())))),
+  },
+  { verdict: "ask", reason: "git -c changes when gc deletes unreachable commits (they may be lost at once)", test: (c) => gitSettings(c).some((s) => /^(?:gc|maintenance)\./.test(s.key)) },
+  { verdict: "ask", reason: "a forced fetch into a local branch replaces its commits", test: git(/^fetch$/, (r) => r.some((a) => !isFlag(a) && /^\+[^:]*:./.test(a)) || (r.some((a) => /^(?:-f|--force)$/.test(a)) && r.some((a) => !isFlag(a) && /:./.test(a)))) },
   { verdict: "ask", reason: "git --exec-path runs git's sub-commands from another directory", test: (c) => gitGlobals(c).some((a) => /^--exec-path=./.test(a)) },
   {
     verdict: "ask",

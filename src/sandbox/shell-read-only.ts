@@ -6,14 +6,31 @@
 // (log file) or +cmd, rg --pre (runs a program), find with actions that write or run, tree -o (output file), git
 // subcommands that write, `--output` and external diff drivers, `git grep -O` (opens a pager it is given).
 import { type SimpleCommand } from "./shell-command.js";
+import { codeEnvVar } from "./code-env.js";
 import { gitArgs } from "./shell-git.js";
+
+/** A program found on PATH or named by its system path: `./cat` or `bin/ls` is whatever the workspace put there. */
+const systemProgram = (c: SimpleCommand) => c.programPath === undefined || /^\/(?:usr\/)?(?:local\/)?s?bin\/[^/]+$/.test(c.programPath);
 
 const READ_ONLY = /^(?:cat|tac|head|tail|ls|tree|stat|file|wc|grep|egrep|fgrep|ag|diff|cmp|du|df|realpath|readlink|dirname|basename|test|\[|\[\[|echo|printf|pwd|cd|pushd|popd|which|type|md5sum|sha1sum|sha256sum|sha512sum|b2sum|nl|cut|tr|column|jq|less|more|rg|find|git|true|false|uname|id|whoami)$/;
 const GIT_READ = /^(?:log|show|status|diff|blame|ls-files|ls-tree|rev-parse|grep|shortlog|describe|cat-file|rev-list)$/;
 const FIND_ACTS = /^-(?:delete|exec|execdir|ok|okdir|fprint0?|fprintf|fls)$/;
 
-/** A redirection target that is not a file: /dev/null, the standard streams, a descriptor (`2>&1`). */
-export const notAFile = (r: { op: string; target: string }) => /^\/dev\/(?:null|std(?:out|err|in)|tty|fd\/\d+)$/.test(r.target) || (/&$/.test(r.op) && /^(?:\d+|-)$/.test(r.target));
+const STREAM = /^\/dev\/(?:std(?:out|err|in)|fd\/\d+)$/;
+/** The command points a descriptor at a file for reading (`3<f`, `< f`, `2<>f`); a heredoc or here-string is not one. */
+export const repointsDescriptor = (c: SimpleCommand) => c.redirects.some((r) => r.op.includes("<") && !r.op.startsWith("<<") && !/^\/dev\/null$/.test(r.target));
+
+/**
+ * A target the command writes that is not a file: /dev/null, the terminal, a descriptor (`2>&1`), and the standard
+ * streams (/dev/stdout, /dev/stderr, /dev/stdin, /dev/fd/N) unless the same command points a descriptor at a file:
+ * opening /dev/fd/3 re-opens, truncating, whatever file descriptor 3 holds, so `3<~/.bashrc >/dev/fd/3` writes
+ * ~/.bashrc (the fifth adversarial pass). `exec 3<file`, re-pointing for later commands, is an edit itself.
+ */
+/** The command writes to a standard stream or descriptor by its /dev path (`>/dev/fd/3`, `tee /dev/stderr`). */
+export const writesStream = (c: SimpleCommand) => c.redirects.some((r) => /[>]/.test(r.op) && STREAM.test(r.target)) || c.args.some((a) => STREAM.test(a));
+
+export const notAFile = (c: SimpleCommand, r: { op: string; target: string }) =>
+  /^\/dev\/(?:null|tty)$/.test(r.target) || (/&$/.test(r.op) && /^(?:\d+|-)$/.test(r.target)) || (STREAM.test(r.target) && !repointsDescriptor(c));
 
 /** The program only reads, whatever it is given (its own output redirections are judged apart). `cdWrites`: count
  *  `cd`/`pushd` as writing (a destination that matters, such as `.git`). */
@@ -21,8 +38,9 @@ export function readsOnly(c: SimpleCommand, { cdWrites }: { cdWrites: boolean })
   if (!READ_ONLY.test(c.name)) return false;
   if (cdWrites && /^(?:cd|pushd)$/.test(c.name)) return false;
   if (c.name === "find") return !c.args.some((a) => FIND_ACTS.test(a));
-  if (c.name === "rg") return !c.args.some((a) => /^--pre(?:=|$)/.test(a));
+  if (c.name === "rg") return !c.args.some((a) => /^--(?:pre|hostname-bin)(?:=|$)/.test(a));
   if (c.name === "tree") return !c.args.some((a) => /^-[a-zA-Z]*o/.test(a));
+  if (c.name === "file") return !c.args.some((a) => /^-[a-zA-Z]*C|^--c/.test(a)); // -C/--compile writes a .mgc file
   if (/^(?:less|more)$/.test(c.name)) return !c.args.some((a) => /^(?:-[a-zA-Z]*[oO]|--log-file|--LOG-FILE)/.test(a) || a.startsWith("+"));
   if (c.name === "git") {
     const [sub, ...rest] = gitArgs(c);
@@ -32,9 +50,22 @@ export function readsOnly(c: SimpleCommand, { cdWrites }: { cdWrites: boolean })
 }
 
 /**
- * The simple command neither writes a file (program or redirection) nor runs anything but itself. A command with no
- * name is an assignment alone (`x=1`) or a redirection the grammar hangs on a whole list (`a && b 2>/dev/null`).
+ * Read-only "as far as it matters" is not enough where nothing confines the command: git's read subcommands run the
+ * programs a planted config names (core.fsmonitor, textconv), pagers run commands (less's lesskey, `git grep -O`,
+ * ag --pager), and an assignment before a program (`LESSKEYIN=k less`, `RIPGREP_CONFIG_PATH=c rg`, `HOME=. git`)
+ * points it at a config that does the same.
+ */
+const RUNS_CONFIGURED_CODE = /^(?:git|less|more|ag)$/;
+
+/**
+ * The simple command neither writes a file (program or redirection) nor runs anything but itself, whatever config it
+ * finds. A command with no name is an assignment alone (`x=1`) or a redirection the grammar hangs on a whole list
+ * (`a && b 2>/dev/null`).
  */
 export function commandOnlyReads(c: SimpleCommand): boolean {
-  return (c.name === "" || readsOnly(c, { cdWrites: false })) && !c.redirects.some((r) => /[>]/.test(r.op) && !notAFile(r)) && c.code.length === 0;
+  if (c.name !== "" && (RUNS_CONFIGURED_CODE.test(c.name) || c.assigns.length > 0 || !systemProgram(c))) return false;
+  // `PATH=./tools:$PATH` (or LD_PRELOAD…) alone on its line changes what every later `ls` is; `printf -v` sets any.
+  if (c.name === "" && c.assigns.some((a) => a.name === "PATH" || codeEnvVar(a.name) !== undefined)) return false;
+  if (c.name === "printf" && c.args.includes("-v")) return false;
+  return (c.name === "" || readsOnly(c, { cdWrites: false })) && !c.redirects.some((r) => /[>]/.test(r.op) && !notAFile(c, r)) && c.code.length === 0;
 }

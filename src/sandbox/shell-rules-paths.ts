@@ -37,10 +37,20 @@ const GIT_CONTROL = /(?:^|[^\w.-])\.git\/+(?:config(?![\w.-])|hooks(?![\w.-])|in
 /** `.git` itself as a path (`cp -r x .git`, `cd .git`), but not `--git-dir=.git` given to git. */
 const GIT_DIR_WORD = /^(?:.*\/)?\.git\/*$/;
 
+/**
+ * Any path inside a `.git` directory, written by a program other than git: `rm .git/objects/pack/*` destroys history
+ * the rewind snapshot does not hold, `echo ../gd > .git/commondir` moves the repository's config and hooks elsewhere.
+ */
+const GIT_INTERNAL = /(?:^|[^\w.-])\.git\/+[^\s'"]/;
+
 export function writesGitControl(c: SimpleCommand): boolean {
   return wordsThatMayWrite(c, true).some((w) => GIT_CONTROL.test(w) || (c.name !== "git" && GIT_DIR_WORD.test(w)));
 }
+export function writesGitInternals(c: SimpleCommand): boolean {
+  return c.name !== "git" && wordsThatMayWrite(c, true).some((w) => GIT_INTERNAL.test(w));
+}
 export const GIT_CONTROL_REASON = "writes git's configuration or hooks (.git/config, .git/hooks), which run commands later on your host";
+export const GIT_INTERNALS_REASON = "writes inside .git (history, refs or where git finds its config), which rewind cannot restore";
 
 // --- the home directory
 
@@ -79,7 +89,7 @@ function globReachesHome(word: string, home: string): boolean {
   return false;
 }
 
-function namesHome(raw: string): boolean {
+export function namesHome(raw: string): boolean {
   const word = tidy(raw);
   if (HOME_WORD.test(word)) return true;
   const home = homePath();

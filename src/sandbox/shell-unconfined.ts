@@ -8,24 +8,43 @@
 //   Everything else asks, edits included: an "edit" by bash cannot be bounded to the workspace without a sandbox
 //   (write_file and edit_file can, and stay edits). `yolo`/`--yes` with --dangerously-run-unconfined still approve
 //   all, by design.
-// - Reading a credential file (vocabulary/secret-paths.ts, /proc/*/environ where the API key is) asks: without the
-//   sandbox's hiding it would be sent to the model. Matched as path components in any word, so `cat ../../.ssh/id_rsa`
-//   asks as `cat ~/.ssh/id_rsa` does.
+// - Reading outside the workspace asks: a command run from elsewhere (`cd ~ && cat .s*/id_rsa`), or a word that names
+//   the home directory or climbs out with `..`. Reading a credential file (vocabulary/secret-paths.ts,
+//   /proc/*/environ where the API key is) asks by name too. These are spellings; what they miss (a symlink the
+//   repository ships, a glob, a loop variable) is caught at the output: tool results are masked for secrets
+//   (middleware/tool-result-secret-masking.ts).
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 import type { SimpleCommand } from "./shell-command.js";
 import { commandOnlyReads } from "./shell-read-only.js";
+import { namesHome } from "./shell-rules-paths.js";
+import { VIRTUAL_ROOT } from "./paths.js";
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const SECRET_WORD = new RegExp(
-  `(?:^|[/\\s=:'",])(?:${[...HOME_SECRET_DIRS, ...HOME_SECRET_FILES].map(escape).join("|")})(?=$|[/\\s'",;)])|${SYSTEM_SECRET_FILES.map(escape).join("|")}|/proc/[^/\\s]+/+environ`,
+  `(?:^|[/\\s=:'",])(?:${[...HOME_SECRET_DIRS, ...HOME_SECRET_FILES].map(escape).join("|")})(?=$|[/\\s'",;)])|${SYSTEM_SECRET_FILES.map(escape).join("|")}|/proc/\\S*environ`,
 );
 
 export const UNCONFINED_REASON = "no sandbox here (bubblewrap is not available): this command would run on your host as you, and only commands known to only read run unasked";
 export const UNCONFINED_SECRET_REASON = "no sandbox here (bubblewrap is not available): this command reads where credentials are kept";
+export const UNCONFINED_OUTSIDE_REASON = "no sandbox here (bubblewrap is not available): this command reads outside the workspace";
+
+/** An absolute path outside the project deerflow started in and its /mnt/user-data view (/dev/null is nothing). */
+function absoluteOutside(w: string): boolean {
+  if (!w.startsWith("/") || /^\/dev\/null$/.test(w) || w.startsWith(`${VIRTUAL_ROOT}/`)) return false;
+  const project = process.cwd().replace(/\/+$/, "");
+  return !(w === project || w.startsWith(`${project}/`));
+}
+
+/**
+ * Run from outside the workspace, or given a word that names the home directory, climbs out with `..`, or is an
+ * absolute path elsewhere (a glob over /proc's environ files, /run/secrets: the sixth pass).
+ */
+const readsOutside = (c: SimpleCommand) => c.cwd.at !== "workspace" || [...c.args, ...c.redirects.map((r) => r.target)].some((w) => namesHome(w) || /(?:^|\/)\.\.(?:\/|$)/.test(w) || absoluteOutside(w));
 
 /** Why this simple command asks when it runs unconfined, or undefined when it only reads. */
 export function unconfinedRisk(c: SimpleCommand): string | undefined {
   if (!commandOnlyReads(c)) return UNCONFINED_REASON;
   if ([...c.args, ...c.redirects.map((r) => r.target)].some((w) => SECRET_WORD.test(w))) return UNCONFINED_SECRET_REASON;
+  if (c.name !== "" && readsOutside(c)) return UNCONFINED_OUTSIDE_REASON;
   return undefined;
 }

@@ -6,14 +6,15 @@
 // Decisions:
 // - `task` is never given to a child (no recursive delegation): `tools` lists are filtered by `toolsForType`, and a
 //   "task" entry in a user's list is dropped silently rather than failing the whole file.
-// - The front-matter parser is deliberately tiny (no YAML dependency): `key: value` lines, quoted scalars,
-//   inline `[a, b]` lists and block `- item` lists. Anything else is an error naming the file and line.
+// - The front matter is YAML (config/front-matter.ts, shared with SKILL.md); an unknown key, a duplicate key or
+//   invalid YAML is an error naming the file (and the line).
 // - `<cwd>/.deerflow/agents` comes with the repository: anyone may have written it, and folder trust (a hash of the
 //   .deerflowrc) does not cover it. So a project file may add a type (marked [project] to the model, like project
 //   skills: a tool the repository's authors describe, as any README could) but never replace a built-in or one of
 //   the user's (config, <home>/agents): otherwise a cloned repo would rewrite what "general-purpose" means for every
 //   delegation. Its max_turns is capped at the default, so a repo cannot lift the limit either. Gating the files on
 //   folder trust instead would tie them to a hash of another file, and would silently drop harmless ones.
+import { FrontMatterError, type FrontMatterValue, scalarText, splitFrontMatter } from "../config/front-matter.js";
 import { ConfigError } from "../errors.js";
 import { BASH_SUBAGENT_PROMPT, GENERAL_PURPOSE_SUBAGENT_PROMPT } from "./prompts.js";
 import { readdir, readFile } from "node:fs/promises";
@@ -181,61 +182,14 @@ export function typesFromConfig(config: Record<string, SubagentConfigEntry> | un
 // ---------------------------------------------------------------------------------------------
 // Markdown agents
 
-export type FrontMatterValue = string | string[];
-
-function unquote(s: string): string {
-  const t = s.trim();
-  if (t.length >= 2 && ((t.startsWith('"') && t.endsWith('"')) || (t.startsWith("'") && t.endsWith("'")))) {
-    if (t.startsWith('"')) {
-      try {
-        return JSON.parse(t) as string;
-      } catch {
-        return t.slice(1, -1);
-      }
-    }
-    return t.slice(1, -1).replace(/''/g, "'");
-  }
-  return t;
-}
-
-/** `---` front matter (key: value, inline [a, b] lists, block `- item` lists) and the body after it. */
+/** `---` YAML front matter and the body after it (config/front-matter.ts); errors name the file. */
 export function parseFrontMatter(text: string, file = "<input>"): { data: Record<string, FrontMatterValue>; body: string } {
-  const src = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  const lines = src.split("\n");
-  if (lines[0]?.trim() !== "---") throw new SubagentConfigError(`${file}: missing front matter (the file must start with a "---" line).`, file);
-  const end = lines.findIndex((l, i) => i > 0 && l.trim() === "---");
-  if (end === -1) throw new SubagentConfigError(`${file}: front matter is not closed (no second "---" line).`, file);
-  const data: Record<string, FrontMatterValue> = {};
-  let listKey: string | undefined;
-  for (let i = 1; i < end; i++) {
-    const line = lines[i]!;
-    if (!line.trim() || line.trim().startsWith("#")) continue;
-    const item = /^\s+-\s*(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
-    if (item && listKey !== undefined) {
-      (data[listKey] as string[]).push(unquote(item[1]!));
-      continue;
-    }
-    const kv = /^([A-Za-z_][A-Za-z0-9_-]*)\s*:(.*)$/.exec(line);
-    if (!kv) throw new SubagentConfigError(`${file}:${i + 1}: cannot parse front matter line ${JSON.stringify(line)} (expected "key: value").`, file);
-    const key = kv[1]!;
-    const value = kv[2]!.trim();
-    if (key in data) throw new SubagentConfigError(`${file}:${i + 1}: duplicate front matter key "${key}".`, file);
-    listKey = undefined;
-    if (value === "") {
-      data[key] = [];
-      listKey = key;
-    } else if (value.startsWith("[")) {
-      if (!value.endsWith("]")) throw new SubagentConfigError(`${file}:${i + 1}: unclosed list for "${key}".`, file);
-      data[key] = value
-        .slice(1, -1)
-        .split(",")
-        .map(unquote)
-        .filter((s) => s !== "");
-    } else {
-      data[key] = unquote(value);
-    }
+  try {
+    return splitFrontMatter(text);
+  } catch (e) {
+    if (e instanceof FrontMatterError) throw new SubagentConfigError(`${file}: ${e.message}.`, file);
+    throw e;
   }
-  return { data, body: lines.slice(end + 1).join("\n").trim() };
 }
 
 const KNOWN_KEYS = new Set(["name", "description", "tools", "model", "max_turns", "maxTurns"]);
@@ -248,9 +202,10 @@ export function parseAgentMarkdown(text: string, file: string): SubagentType {
   }
   const str = (key: string): string | undefined => {
     const v = data[key];
-    if (v === undefined) return undefined;
-    if (typeof v !== "string") throw new SubagentConfigError(`${file}: "${key}" must be a single value, not a list.`, file);
-    return v;
+    if (v === undefined || v === null) return undefined;
+    const text = scalarText(v);
+    if (text === undefined) throw new SubagentConfigError(`${file}: "${key}" must be a single value, not a list.`, file);
+    return text;
   };
   const name = str("name") || basename(file).replace(/\.md$/i, "");
   const description = str("description");

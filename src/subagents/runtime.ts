@@ -7,6 +7,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import type { SubagentRuntimeLike } from "../agent/create-deerflow-agent.js";
 import { createTaskTool } from "./task-tool.js";
 import { SubagentRegistry } from "./registry.js";
+import { abortErrorFrom } from "../vocabulary/abort-error.js";
 
 export const DEFAULT_MAX_CONCURRENT_SUBAGENTS = 3;
 
@@ -20,11 +21,6 @@ export interface SubagentRuntimeStats {
   cancelledWhileQueued: number;
 }
 
-export function abortErrorFrom(signal: AbortSignal | undefined, fallback = "The operation was cancelled"): Error {
-  const reason = signal?.reason;
-  if (reason instanceof Error && reason.name === "AbortError") return reason;
-  return Object.assign(new Error(reason instanceof Error ? reason.message : fallback), { name: "AbortError", cause: reason });
-}
 
 interface Waiter {
   grant: () => void;

@@ -24,8 +24,9 @@ import type { ThreadPaths } from "../sandbox/provider.js";
 import { DELEGATION_RESULT_BRIEF_MAX_CHARS, type DelegationEntry, type DelegationStatus, type DelegationStopReason } from "../state/types.js";
 import { type RunSubagentOptions, type SubagentResult, runSubagent } from "./executor.js";
 import { type SubagentRegistry, type SubagentType, UnknownSubagentTypeError } from "./registry.js";
-import { type SubagentRuntime, abortErrorFrom } from "./runtime.js";
-import { type RuntimeLike, getMounts } from "../tools/fs-common.js";
+import type { SubagentRuntime } from "./runtime.js";
+import { abortErrorFrom } from "../vocabulary/abort-error.js";
+import { type RuntimeLike, configurableOf, getMounts } from "../tools/fs-common.js";
 
 export const TASK_TOOL_NAME = "task";
 export const SUBAGENT_RESULTS_DIR = ".subagent-results";
@@ -92,10 +93,6 @@ export function taskResultText(r: Pick<SubagentResult, "status" | "stop_reason" 
   }
 }
 
-function configurableOf(rt: RuntimeLike): Record<string, unknown> {
-  return rt.configurable ?? rt.config?.configurable ?? {};
-}
-
 export function createTaskTool(options: TaskToolOptions) {
   const timeoutMs = options.timeoutMs ?? 1_800_000;
   const now = options.now ?? (() => new Date());
@@ -105,7 +102,7 @@ export function createTaskTool(options: TaskToolOptions) {
     async (input, runtime: ToolRuntime) => {
       const rt = runtime as RuntimeLike & { signal?: AbortSignal };
       const toolCallId = rt.toolCallId ?? rt.toolCall?.id ?? `task_${randomUUID()}`;
-      const configurable = configurableOf(rt);
+      const configurable = configurableOf(rt) ?? {};
       const run = readRunConfigurable(configurable);
       const created_at = now().toISOString();
       const base: DelegationEntry = {

@@ -23,6 +23,8 @@ import { runShell, startBackground } from "../sandbox/run-shell.js";
 import { shellSettingsOf } from "../sandbox/shell-settings.js";
 import { tool } from "langchain";
 import { z } from "zod";
+import { abortErrorFrom } from "../vocabulary/abort-error.js";
+import { type RuntimeLike, configurableOf } from "./fs-common.js";
 
 export const BASH_DEFAULT_TIMEOUT_SECONDS = 600;
 export const BASH_DEFAULT_MAX_OUTPUT_CHARS = 20_000;
@@ -65,16 +67,7 @@ function pathsOf(runtime: unknown): ThreadPaths {
   return td as ThreadPaths;
 }
 
-function configurableOf(runtime: unknown): Record<string, unknown> | undefined {
-  const r = runtime as { configurable?: Record<string, unknown>; config?: { configurable?: Record<string, unknown> } } | undefined;
-  return r?.configurable ?? r?.config?.configurable;
-}
 
-function abortError(signal: AbortSignal): Error {
-  const reason = signal.reason;
-  if (reason instanceof Error && reason.name === "AbortError") return reason;
-  return Object.assign(new Error("The bash command was cancelled; its process group was killed"), { name: "AbortError", cause: reason });
-}
 
 export const bashSchema = z.object({
   description: z.string().optional().describe("Why you are running this command, in a few words."),
@@ -93,14 +86,14 @@ export function createBashTool(options: BashToolOptions = {}) {
     async ({ command, run_in_background }, runtime) => {
       const paths = pathsOf(runtime);
       const cwd = paths.workspace_path;
-      const settings = shellSettingsOf(configurableOf(runtime));
+      const settings = shellSettingsOf(configurableOf(runtime as RuntimeLike));
       const signal = (runtime as { signal?: AbortSignal } | undefined)?.signal;
       const toolCallId = (runtime as { toolCallId?: string } | undefined)?.toolCallId ?? "";
-      if (signal?.aborted) throw abortError(signal);
+      if (signal?.aborted) throw abortErrorFrom(signal, "The bash command was cancelled; its process group was killed");
       if (run_in_background) return startJob(command, paths, settings, runtime, toolCallId);
 
       const result = await runShell(command, { cwd, paths, settings, timeoutSeconds, signal });
-      if (result.stoppedBy === "abort") throw abortError(signal!);
+      if (result.stoppedBy === "abort") throw abortErrorFrom(signal!, "The bash command was cancelled; its process group was killed");
 
       let output = capOutput(result.output.replace(/\n$/, ""), maxOutputChars);
 

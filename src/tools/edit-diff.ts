@@ -9,8 +9,9 @@
 // - Binary content (a NUL byte on either side) is never diffed line by line: "binary file, A → B bytes".
 import { FILE_HEADERS_ONLY, formatPatch, structuredPatch } from "diff";
 import type { ApprovalDiff } from "../sandbox/approvals.js";
+import { userPath } from "../vocabulary/workspace-path.js";
 
-/** An edit's diff: the shape the approval prompt shows (path as the model names it, counts of the whole edit, a
+/** An edit's diff: the shape the approval prompt shows (path relative to the workspace, counts of the whole edit, a
  * patch cut at MAX_PATCH_LINES with `truncated`, `created` for a new file, sizes only for binary content). */
 export type EditDiff = ApprovalDiff;
 
@@ -34,9 +35,17 @@ export function displayPath(path: string): string {
   return /[\x00-\x1f\x7f"\\]/.test(path) ? JSON.stringify(path) : path;
 }
 
-/** The diff from `before` (null: the file does not exist yet) to `after`. */
-export function editDiff(rawPath: string, before: string | Buffer | null, after: string | Buffer): EditDiff {
+/**
+ * The diff from `before` (null: the file does not exist yet) to `after`. `virtualPath` is the model's name for the
+ * file; the diff names a workspace file relative to the workspace, with git's a/ b/ headers, so its patch applies
+ * with `git apply` in the repository (uploads and outputs keep their virtual paths: they are not in it).
+ */
+export function editDiff(virtualPath: string, before: string | Buffer | null, after: string | Buffer): EditDiff {
+  const rawPath = userPath(virtualPath);
+  const inWorkspace = rawPath !== virtualPath;
   const path = displayPath(rawPath);
+  const oldName = inWorkspace ? `a/${rawPath}` : rawPath;
+  const newName = inWorkspace ? `b/${rawPath}` : rawPath;
   const created = before === null;
   const b = before ?? "";
   if (isBinary(b) || isBinary(after)) {
@@ -46,7 +55,7 @@ export function editDiff(rawPath: string, before: string | Buffer | null, after:
   const newText = after.toString();
   // The library diffs only the part that differs (plus context): a one-line change in a large file stays cheap.
   const span = changedSpan(oldText, newText);
-  const patch = structuredPatch(created ? "/dev/null" : rawPath, rawPath, span.oldText, span.newText, undefined, undefined, { context: CONTEXT_LINES, maxEditLength: MAX_EDIT_LENGTH, timeout: MAX_DIFF_MS });
+  const patch = structuredPatch(created ? "/dev/null" : oldName, newName, span.oldText, span.newText, undefined, undefined, { context: CONTEXT_LINES, maxEditLength: MAX_EDIT_LENGTH, timeout: MAX_DIFF_MS });
   for (const h of patch?.hunks ?? []) {
     h.oldStart += span.skipped;
     h.newStart += span.skipped;
@@ -59,7 +68,7 @@ export function editDiff(rawPath: string, before: string | Buffer | null, after:
     const header = removed === 0 ? `@@ -0,0 +1,${added} @@` : `@@ whole file replaced: -${removed} +${added} lines @@`;
     const body = added === 0 ? [] : newText.replace(/\n$/, "").split("\n").map((l) => `+${l}`);
     if (added > 0 && !newText.endsWith("\n")) body.push("\\ No newline at end of file");
-    const lines = [`--- ${created ? "/dev/null" : path}`, `+++ ${path}`, header, ...body];
+    const lines = [`--- ${created ? "/dev/null" : displayPath(oldName)}`, `+++ ${displayPath(newName)}`, header, ...body];
     const truncated = lines.length > MAX_PATCH_LINES;
     return { path, added, removed, patch: `${lines.slice(0, MAX_PATCH_LINES).join("\n")}\n`, truncated: truncated || undefined, created: created || undefined };
   }

@@ -47,7 +47,8 @@ function asPaths(v: unknown): ThreadPaths | undefined {
   return undefined;
 }
 
-function configurableOf(runtime: RuntimeLike | undefined): Record<string, unknown> | undefined {
+/** A tool runtime's `configurable` (LangGraph passes it at the top or under `config`, by version and caller). */
+export function configurableOf(runtime: RuntimeLike | undefined): Record<string, unknown> | undefined {
   return runtime?.configurable ?? runtime?.config?.configurable;
 }
 
@@ -195,7 +196,12 @@ function escapeRe(s: string): string {
   return s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
 
-/** Compile a glob (`*`, `?`, `**`, `[...]`, `{a,b}`) to a RegExp matching whole "/"-separated relative paths. */
+/**
+ * Compile a glob (`*`, `?`, `**`, `[...]`, `{a,b}`, `\x`) to a RegExp matching whole "/"-separated relative paths.
+ * WHY not picomatch/minimatch: their regexes use look-around, which V8's linear-time engine cannot run, and the model
+ * writes these globs: a glob with many stars could then backtrack for minutes with nothing able to stop it
+ * (bounded-regex.ts). It is tested against minimatch, which follows bash (`[!a-c]`, `[]]x`, `a\*b`).
+ */
 export function globToRegExp(pattern: string): RegExp {
   let re = "";
   let i = 0;
@@ -222,13 +228,19 @@ export function globToRegExp(pattern: string): RegExp {
       }
       re += "[^/]*";
     } else if (c === "?") re += "[^/]";
-    else if (c === "[") {
-      const end = pattern.indexOf("]", i + 2);
-      if (end === -1) re += "\\[";
+    else if (c === "\\" && i + 1 < pattern.length) {
+      re += escapeRe(pattern[++i]!); // `a\*b` is a literal star, as in bash, picomatch and minimatch
+    } else if (c === "[") {
+      // A `]` right after `[` or `[!`/`[^` is a member, not the end (`[]]x`, `[!]]`), as POSIX says.
+      const negated = pattern[i + 1] === "!" || pattern[i + 1] === "^";
+      const first = i + (negated ? 2 : 1);
+      let end = pattern[first] === "]" ? first + 1 : first;
+      while (end < pattern.length && pattern[end] !== "]") end += pattern[end] === "\\" ? 2 : 1;
+      if (end >= pattern.length) re += "\\[";
       else {
-        let body = pattern.slice(i + 1, end);
-        if (body.startsWith("!")) body = "^" + body.slice(1);
-        re += "[" + body.replace(/\\/g, "\\\\") + "]";
+        // `\x` in a class is x; every member is escaped for the RegExp class but a range's "-".
+        const members = pattern.slice(first, end).replace(/\\(.)/g, "$1").replace(/[\\\]^[]/g, "\\$&");
+        re += `[${negated ? "^" : ""}${members}]`;
         i = end;
       }
     } else if (c === "{") {

@@ -5,12 +5,14 @@
 import { Box, Static, useApp, useStdout } from "ink";
 import { useEffect, useState, useSyncExternalStore } from "react";
 import { ApprovalPrompt } from "./components/ApprovalPrompt.js";
+import { approvalLayout } from "./components/approval-layout.js";
 import { ClarificationPrompt } from "./components/ClarificationPrompt.js";
 import { DelegationsPanel } from "./components/DelegationsPanel.js";
-import { diffRows } from "./components/DiffView.js";
 import { InputBox } from "./components/InputBox.js";
 import { LiveAnswer } from "./components/LiveAnswer.js";
 import { ModelPicker } from "./components/ModelPicker.js";
+import { CompletionMenu, completionMenuRows } from "./components/CompletionMenu.js";
+import { QueuedMessages, queuedRows } from "./components/QueuedMessages.js";
 import { TrustPrompt } from "./components/TrustPrompt.js";
 import { Spinner } from "./components/Spinner.js";
 import { StatusLine } from "./components/StatusLine.js";
@@ -22,6 +24,7 @@ import { splitLines, wrapLine } from "./format.js";
 import type { ChatController } from "./controller.js";
 import type { ChatStore } from "./store.js";
 import { useChatKeys } from "./use-chat-keys.js";
+import { useRedrawOnResize } from "./use-redraw-on-resize.js";
 /** How long "Press Ctrl+C again to exit" stays armed. */
 const EXIT_ARM_MS = 2000;
 
@@ -48,7 +51,7 @@ export function App({ store, controller, exitRef }: AppProps) {
   const state = useSyncExternalStore(store.subscribe, store.get);
   const { exit } = useApp();
   const { stdout } = useStdout();
-  const { buf, choice, reason } = useChatKeys(store, controller);
+  const { buf, choice, reason, menu } = useChatKeys(store, controller);
   const columns = stdout.columns || 80;
   const rows = stdout.rows || 24;
   const approval = state.approvals[0];
@@ -56,10 +59,17 @@ export function App({ store, controller, exitRef }: AppProps) {
   const options = clarification?.options ?? [];
   const live = state.run !== null || state.delegations.length > 0;
   const now = useNow(live);
+  const redraws = useRedrawOnResize();
 
+  // Leaving with an error (no model, a refused start): the live region goes first, so "Starting…" and the status
+  // line do not stay on screen above the one-line error the CLI prints.
+  const [failed, setFailed] = useState<Error | undefined>(undefined);
   useEffect(() => {
-    exitRef.current = (error?: Error) => exit(error);
+    exitRef.current = (error?: Error) => (error ? setFailed(error) : exit());
   }, [exit, exitRef]);
+  useEffect(() => {
+    if (failed) exit(failed);
+  }, [failed, exit]);
 
   useEffect(() => {
     if (!state.exitArmed) return;
@@ -72,44 +82,52 @@ export function App({ store, controller, exitRef }: AppProps) {
   const rowsOf = (text: string, width: number) => splitLines(text).reduce((n, l) => n + wrapLine(l, Math.max(1, width)).length, 0);
   const inputRows = Math.max(3, Math.floor(rows / 4));
   const todosFit = Math.max(3, Math.floor(rows / 3));
-  const todoRows = state.todos.length === 0 ? 0 : Math.min(state.todosExpanded ? state.todos.length : 5, todosFit) + 3;
-  const visibleTools = state.tools.filter((t) => !state.delegations.some((d) => d.id === t.id));
+  // While a prompt waits, pinned panels fold to one line and the spinner and running tool cards step aside (the
+  // prompt says what the run waits for): the rows go to what is being approved.
+  const prompting = approval !== undefined || clarification != null || state.trustPrompt != null || state.modelPicker != null;
+  // A finished list folds to its one summary line once the run ends; ctrl+t opens it.
+  const todosFolded = prompting || (state.run === null && !state.todosExpanded && state.todos.length > 0 && state.todos.every((t) => t.status === "completed"));
+  const todoRows = state.todos.length === 0 ? 0 : todosFolded ? 1 : Math.min(state.todosExpanded ? state.todos.length : 5, todosFit) + 3;
+  const delegationRows = state.delegations.length === 0 ? 0 : prompting ? 1 : state.delegations.length + 2;
+  const visibleTools = approval ? [] : state.tools.filter((t) => !state.delegations.some((d) => d.id === t.id));
+  const showSpinner = state.run !== null && !approval;
   const pickerRows = state.modelPicker ? Math.min(state.modelPicker.length, Math.max(3, rows - 12)) : 0;
   const trustRows = state.trustPrompt ? Math.min(state.trustPrompt.wants.length, Math.max(3, rows - 14)) : 0;
-  // An edit's diff gets what is left of the screen, at least 3 rows, at most 20.
-  const diffBudget = Math.max(3, Math.min(20, rows - 20 - todoRows));
-  const approvalRows = !approval
-    ? 0
-    : (approval.diff ? rowsOf(approval.diff.path, columns - 4) + diffRows(approval.diff, diffBudget - 1) : rowsOf(approval.command, columns - 4)) +
-      (reason ? 7 + rowsOf(`> ${reason.text} `, columns) : 10);
+  const menuRows = Math.max(2, Math.min(8, Math.floor(rows / 3)));
+  const others =
+    3 +
+    completionMenuRows(menu?.list, menuRows) + Math.min(inputRows, rowsOf(buf.text || " ", columns - 2)) + (state.exitArmed || state.hint ? 1 : 0) + visibleTools.length + delegationRows + (showSpinner ? 1 : 0) + queuedRows(state.queued.length) + todoRows;
+  const approvalFit = approval ? approvalLayout(approval, rows - 1 - others - (state.streaming.trim() ? 1 : 0), columns, reason) : undefined;
   const promptRows = state.trustPrompt
     ? trustRows + 6
     : state.modelPicker
     ? pickerRows + 4
-    : approval
-    ? approvalRows
+    : approvalFit
+    ? approvalFit.rows
     : clarification
       ? 5 + rowsOf(clarification.question, columns) + rowsOf(clarification.context ?? "", columns) + options.reduce((n, o) => n + rowsOf(o, columns - 5), 1)
       : 0;
-  const reserved =
-    3 + Math.min(inputRows, rowsOf(buf.text || " ", columns - 2)) + (state.exitArmed || state.hint ? 1 : 0) + visibleTools.length + (state.delegations.length ? state.delegations.length + 2 : 0) + (state.run ? 1 : 0) + todoRows + promptRows;
+  const reserved = others + promptRows;
   const answerLines = Math.max(1, rows - reserved - 1);
 
+  const transcript = <Static key={redraws} items={state.items}>{(item) => <TranscriptItemView key={item.id} item={item} width={columns} />}</Static>;
+  if (failed) return <Box flexDirection="column">{transcript}</Box>;
   return (
     <Box flexDirection="column">
-      <Static items={state.items}>{(item) => <TranscriptItemView key={item.id} item={item} width={columns} />}</Static>
+      {transcript}
       <LiveAnswer text={state.streaming} maxLines={answerLines} width={columns} />
       {/* A running `task` call is shown by its row in the subagents panel. */}
       {visibleTools.map((t) => (
         <ToolCard key={t.id} tool={t} now={now} />
       ))}
-      <DelegationsPanel delegations={state.delegations} now={now} />
-      {state.run ? <Spinner run={state.run} now={now} /> : null}
+      <DelegationsPanel delegations={state.delegations} now={now} folded={prompting} />
+      {showSpinner && state.run ? <Spinner run={state.run} now={now} /> : null}
+      <QueuedMessages queued={state.queued} />
       {/* Expanded but taller than a third of the screen: a bigger window instead (/todos prints the whole list). */}
-      <TodoPanel todos={state.todos} expanded={state.todosExpanded && state.todos.length <= todosFit} maxCollapsed={state.todosExpanded && state.todos.length > todosFit ? todosFit : 5} />
-      {state.modelPicker ? <ModelPicker options={state.modelPicker} selected={choice} maxRows={pickerRows} /> : null}
+      <TodoPanel todos={state.todos} folded={todosFolded} expanded={state.todosExpanded && state.todos.length <= todosFit} maxCollapsed={state.todosExpanded && state.todos.length > todosFit ? todosFit : 5} />
+      {state.modelPicker ? <ModelPicker options={state.modelPicker} selected={choice} maxRows={pickerRows} switching={state.modelPickerSwitch} /> : null}
       {state.trustPrompt ? <TrustPrompt prompt={state.trustPrompt} selected={choice} maxRows={trustRows} /> : null}
-      {approval ? <ApprovalPrompt request={approval} selected={choice} queued={state.approvals.length - 1} reason={reason} maxDiffRows={diffBudget} width={columns} /> : null}
+      {approval ? <ApprovalPrompt request={approval} selected={choice} queued={state.approvals.length - 1} reason={reason} layout={approvalFit} width={columns} /> : null}
       {!approval && clarification ? <ClarificationPrompt clarification={clarification} selected={buf.text ? options.length : choice} typing={buf.text !== ""} /> : null}
       <InputBox
         value={buf.text}
@@ -120,7 +138,8 @@ export function App({ store, controller, exitRef }: AppProps) {
         maxRows={inputRows}
         width={columns}
       />
-      <StatusLine status={state.status} ready={state.ready} />
+      {menu ? <CompletionMenu list={menu.list} selected={menu.selected} maxRows={menuRows} /> : null}
+      <StatusLine status={state.status} ready={state.ready} width={columns} />
     </Box>
   );
 }

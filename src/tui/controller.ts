@@ -3,7 +3,7 @@
 // through the ChatSession API and its RunEvent stream, and to the screen only through the store.
 import { compactionNotice } from "../vocabulary/compaction-notice.js";
 import type { ChatSession, ChatSessionOptions, DiscoveredServer, ModelChoice, RewindScope, SavedChoice, ThreadView } from "../runtime/chat-session.js";
-import { rewindText, runLine } from "../vocabulary/rewind-text.js";
+import { rewindText, runLine, undoText } from "../vocabulary/rewind-text.js";
 import type { RunEvent } from "../runtime/events.js";
 import type { GoalSummary } from "../runtime/run-goal.js";
 import { findDeerflowError, formatErrorLine } from "../errors.js";
@@ -16,7 +16,10 @@ import type { ApprovalDecision, GoalView, ModelOption, StatusView } from "./stat
 import type { ChatStore } from "./store.js";
 import { loadingText } from "./format.js";
 import { runMemoryCommand } from "./commands/memory-command.js";
+import { modelChoices, modelOptions, switchModel } from "./commands/model-command.js";
 import { itemsOfThread, recentTurns } from "./thread-transcript.js";
+import { MessageQueue } from "./message-queue.js";
+import { CompletionSource } from "./completion-source.js";
 
 /** Shift+Tab walks the approval modes in their documented order. */
 export const APPROVAL_CYCLE: readonly ApprovalMode[] = APPROVAL_MODES;
@@ -57,10 +60,7 @@ function untrustedFolderOf(err: unknown): UntrustedFolder | undefined {
   return (err as Partial<UntrustedFolder> | undefined)?.untrustedFolder === true ? (err as UntrustedFolder) : undefined;
 }
 
-/** Every model of every server, one picker row each. */
-export function modelOptions(servers: DiscoveredServer[]): ModelOption[] {
-  return servers.flatMap((s) => s.models.map((model) => ({ server: s.name, baseUrl: s.baseUrl, model: model.replace(/[\x00-\x1f\x7f]/g, "") })));
-}
+export { modelOptions };
 
 /** A cancelled run: the runtime's interrupted error (exit 130) or an abort anywhere in the chain. */
 function isInterrupted(err: unknown): boolean {
@@ -82,15 +82,18 @@ export class ChatController {
   private session: ChatSession | undefined;
   private abort: AbortController | undefined;
   private running: Promise<void> | undefined;
-  /** Submitted before the runtime finished loading: sent once it has. */
-  private queued: string[] = [];
+  /** Typed before the runtime finished loading or while a run works: sent in order, one per finished run. */
+  private readonly queued: MessageQueue;
   private exiting = false;
+  /** The rows of the input's `/` and `@` menus. */
+  readonly completion = new CompletionSource(() => this.session);
   /** Set by a slash command that could not run now (a request is busy). */
   private slashRefused = false;
 
   constructor(opts: ControllerOptions) {
     this.store = opts.store;
     this.opts = opts;
+    this.queued = new MessageQueue(opts.store);
   }
 
   private get dispatch() {
@@ -150,8 +153,9 @@ export class ChatController {
         return;
       }
     }
-    this.dispatch({ type: "ui.ready", status: { model: s.model.name, approvalMode: s.approval.mode, planMode: s.planMode, contextWindow: s.model.contextWindow, resuming: undefined } });
+    this.dispatch({ type: "ui.ready", status: { model: s.model.name, approvalMode: s.approval.mode, planMode: s.planMode, contextWindow: s.model.contextWindow, resuming: undefined, workspace: s.workspaceLabel() } });
     this.learnInBackground();
+    this.completion.warm();
     if (req.goal !== undefined) this.submitTurn(req.prompt?.trim() || req.goal, req.goal);
     else if (req.prompt?.trim()) this.submit(req.prompt);
     this.drainQueue();
@@ -159,6 +163,7 @@ export class ChatController {
 
   /** The first-run picker's answer: an option's index saves it and starts; undefined (Esc) leaves with the error. */
   async pickModel(index: number | undefined): Promise<void> {
+    if (this.store.get().modelPickerSwitch) return this.useModel(this.store.get().modelPicker?.[index ?? -1]?.model);
     const pending = this.pending;
     const option = index === undefined ? undefined : this.store.get().modelPicker?.[index];
     if (!pending || !this.opts.firstRun || (index !== undefined && !option)) return;
@@ -167,7 +172,7 @@ export class ChatController {
     if (!option) return this.opts.exit(pending.error);
     try {
       const saved = await this.opts.firstRun.save({ model: option.model, baseUrl: option.baseUrl });
-      this.notice("info", `Using ${option.model} at ${option.baseUrl}: saved to ${saved.path} as "${saved.name}" (defaultModel)${saved.backup ? `; the old file, with its comments, is ${saved.backup}` : ""}.`);
+      this.notice("info", `Using ${option.model} at ${option.baseUrl}: saved to ${saved.path} as "${saved.name}" (defaultModel).`);
     } catch (err) {
       return this.opts.exit(err);
     }
@@ -199,9 +204,14 @@ export class ChatController {
     await this.start(pending.req);
   }
 
-  /** Sends what was typed during start-up, one message per finished request. */
+  /** Sends what was queued, one message per finished request. */
   private drainQueue(): void {
     while (!this.running && this.queued.length > 0) this.submit(this.queued.shift()!);
+  }
+
+  /** Esc with messages queued: the newest one is taken back (the input gets its text) instead of cancelling. */
+  unqueueLast(): string | undefined {
+    return this.queued.pop();
   }
 
   private showThread(view: ThreadView, verb: string): void {
@@ -229,6 +239,9 @@ export class ChatController {
       },
     });
     if (view.goal) this.notice("info", `Active goal: ${view.goal.objective}`);
+    const away = this.session?.workspaceNotice();
+    if (away) this.notice("info", away);
+    if (this.session) this.dispatch({ type: "ui.status", status: { workspace: this.session.workspaceLabel() } });
   }
 
   /**
@@ -250,16 +263,10 @@ export class ChatController {
       // A command refused while a request runs keeps its text in the input, like a refused message.
       return !this.slashRefused;
     }
-    if (this.running && this.store.get().clarification && this.queued.length === 0) {
-      // The answer to a question shown while its run is still finishing (its end-of-run snapshot): sent as soon as
-      // the run ends, never dropped.
+    if (this.running) {
+      // Sent when the run ends (an answer to a question shown while its run is still finishing, too), never refused.
       this.queued.push(text);
       return true;
-    }
-    if (this.running) {
-      // Said under the input, not in the transcript: the answer being streamed must not be split by it.
-      this.dispatch({ type: "ui.hint", text: "A request is still running: wait for it, or press esc to cancel it." });
-      return false;
     }
     if (text.startsWith("!")) {
       this.runShell(text.slice(1).trim());
@@ -311,6 +318,7 @@ export class ChatController {
       .finally(() => {
         this.running = undefined;
         this.abort = undefined;
+        this.completion.refresh();
         if (!this.exiting) this.drainQueue();
       });
   }
@@ -392,18 +400,36 @@ export class ChatController {
     });
   }
 
-  /** `/rewind`: the runs to go back over; `/rewind <n> [files|conversation]`: back to before the nth latest. */
+  /** `/model <name>` or a pick in `/model`'s picker (undefined: esc, the model stays). */
+  private useModel(name: string | undefined): void {
+    this.dispatch({ type: "ui.model.picker", options: null });
+    if (name === undefined) return this.notice("info", `Model unchanged: ${this.session!.model.name}`);
+    const r = switchModel(this.session!, name);
+    if (r.model) this.dispatch({ type: "ui.status", status: { model: r.model.name, contextWindow: r.model.contextWindow } });
+    this.notice(r.level, r.text);
+  }
+
+  /** `/rewind`: the runs to go back over; `/rewind <n> [files|conversation]`: back to before the nth latest; `/rewind undo`. */
   private async rewind(args: string): Promise<void> {
     const s = this.session!;
+    if (/^undo$/i.test(args)) {
+      const { outcome, view } = await s.undoRewind();
+      if (outcome.conversation) {
+        this.dispatch({ type: "ui.clear" });
+        this.showThread(view, "Restored");
+      }
+      this.notice("info", undoText(outcome).trim());
+      return;
+    }
     const m = /^(\d+)(?:\s+(files|conversation|both))?$/i.exec(args);
     if (args && !m) {
-      this.notice("info", "Usage: /rewind (list the runs), /rewind <n> [files|conversation] (back to before the nth latest run)");
+      this.notice("info", "Usage: /rewind (list the runs), /rewind <n> [files|conversation] (back to before the nth latest run), /rewind undo (put the last rewind back)");
       return;
     }
     if (!m) {
       const runs = await s.rewindable();
       if (runs.length === 0) this.notice("info", "This thread has no runs to rewind.");
-      else this.notice("info", `Runs of this thread, latest first:\n${runs.map(runLine).join("\n")}\nRewind with /rewind <n> (files and conversation), /rewind <n> files, or /rewind <n> conversation.`);
+      else this.notice("info", `Runs of this thread, latest first:\n${runs.map(runLine).join("\n")}\nRewind with /rewind <n> (files and conversation), /rewind <n> files, or /rewind <n> conversation; /rewind undo puts the last rewind back.`);
       return;
     }
     const scope = (m[2]?.toLowerCase() ?? "both") as RewindScope;
@@ -412,7 +438,7 @@ export class ChatController {
       this.dispatch({ type: "ui.clear" });
       this.showThread(view, "Rewound");
     }
-    this.notice("info", rewindText(outcome).trim());
+    this.notice("info", rewindText(outcome, "/rewind undo").trim());
     if (outcome.files_note) this.notice("warning", outcome.files_note);
   }
 
@@ -427,10 +453,8 @@ export class ChatController {
     if (!cmd) {
       // `/<skill> [request]`: the skill's instructions go in with the request (built-in commands win a name clash).
       if (s.skills.skills.some((k) => k.name === name)) {
-        if (this.running) {
-          this.slashRefused = true;
-          this.dispatch({ type: "ui.hint", text: "A request is still running: wait for it, or press esc to cancel it." });
-        } else this.submitTurn(`/${name}${args ? ` ${args}` : ""}`, undefined, name);
+        if (this.running) this.queued.push(`/${name}${args ? ` ${args}` : ""}`);
+        else this.submitTurn(`/${name}${args ? ` ${args}` : ""}`, undefined, name);
         return;
       }
       this.notice("warning", `Unknown command /${name}. Type /help for the list (and /skills for the skills).`);
@@ -488,36 +512,16 @@ export class ChatController {
         this.notice("info", mcpListing(s.mcpServers()));
         return;
       case "model":
-        if (!args) {
-          const names = s.modelNames;
-          this.notice("info", `Model: ${s.model.name} (${s.model.model} at ${s.model.baseUrl})${names.length ? `. Configured: ${names.join(", ")}` : ""}`);
-          // The probe takes up to a second: its answer follows as its own line, and nothing waits for it.
-          void s.discoverModels().then(
-            (servers) => {
-              const found = modelOptions(servers);
-              this.notice("info", found.length ? `Local: ${found.map((o) => `${o.model} (${o.server})`).join(", ")}. Switch with /model <name>.` : "No local model servers found (Ollama, LM Studio, llama.cpp, vLLM).");
-            },
-            () => undefined,
-          );
-          return;
-        }
-        whileIdle("switching models", () => {
-          try {
-            const m = s.setModel(args);
-            this.dispatch({ type: "ui.status", status: { model: m.name, contextWindow: m.contextWindow } });
-            // A name that is not in .deerflowrc is taken as the provider's model id: say so, a typo shows here.
-            const configured = s.modelNames.includes(m.name);
-            this.notice("info", `Model: ${m.name}${configured ? "" : ` (not in .deerflowrc "models": used as a model id at ${m.baseUrl})`}`);
-          } catch (err) {
-            this.notice("error", formatErrorLine(err));
-          }
-        });
+        // Without a name: the picker, once the endpoint and the local servers answered (a second at most).
+        if (!args) idleTask("switching models", async () => this.dispatch({ type: "ui.model.picker", options: await modelChoices(s), switching: true }));
+        else whileIdle("switching models", () => this.useModel(args));
         return;
       case "clear":
         whileIdle("starting a new thread", () => {
           // The old conversation stays on screen above (erasing Ink's <Static> output is not reliable); a notice marks the cut.
           s.newThread();
           this.dispatch({ type: "ui.clear" });
+          this.dispatch({ type: "ui.status", status: { workspace: s.workspaceLabel() } });
           this.notice("info", "New thread: the next message starts it. Earlier threads stay in /threads.");
         });
         return;

@@ -1,8 +1,10 @@
-// Pure text helpers for the TUI. Widths are terminal columns (wide CJK/emoji count 2), so pre-wrapped text never
-// gets re-wrapped by Ink — that is what keeps the live region's height exactly what the App budgeted.
+// Pure text helpers for the TUI. Widths are terminal columns as Ink counts them (text-width.ts), so pre-wrapped text
+// never gets re-wrapped by Ink — that is what keeps the live region's height exactly what the App budgeted.
 
 import { forTerminal } from "../vocabulary/terminal-text.js";
+import { userPath } from "../vocabulary/workspace-path.js";
 import type { StatusView } from "./state/types.js";
+import { graphemeWidths, textWidth } from "./text-width.js";
 
 /** Removes ANSI escapes and control characters (and masks URL credentials), expands tabs; keeps newlines. */
 export function cleanText(text: string): string {
@@ -14,63 +16,84 @@ export function oneLine(text: string): string {
   return cleanText(text).replace(/\s+/g, " ").trim();
 }
 
-/** Terminal column width of one code point (0 for combining marks, 2 for wide East Asian and emoji). */
-export function charWidth(cp: number): number {
-  if (cp < 32 || (cp >= 0x7f && cp < 0xa0)) return 0;
-  if ((cp >= 0x300 && cp <= 0x36f) || (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x20d0 && cp <= 0x20ff) || (cp >= 0xfe00 && cp <= 0xfe0f)) return 0;
-  if (
-    (cp >= 0x1100 && cp <= 0x115f) ||
-    (cp >= 0x2e80 && cp <= 0xa4cf && cp !== 0x303f) ||
-    (cp >= 0xac00 && cp <= 0xd7a3) ||
-    (cp >= 0xf900 && cp <= 0xfaff) ||
-    (cp >= 0xfe30 && cp <= 0xfe4f) ||
-    (cp >= 0xff00 && cp <= 0xff60) ||
-    (cp >= 0xffe0 && cp <= 0xffe6) ||
-    (cp >= 0x1f300 && cp <= 0x1f64f) ||
-    (cp >= 0x1f900 && cp <= 0x1f9ff) ||
-    (cp >= 0x20000 && cp <= 0x3fffd)
-  )
-    return 2;
-  return 1;
-}
-
-/** Column width of a (single-line, already clean) string. */
-export function textWidth(text: string): number {
-  let w = 0;
-  for (const ch of text) w += charWidth(ch.codePointAt(0)!);
-  return w;
-}
-
 /** Cuts one line to `width` columns, ending with "…" when cut. */
 export function truncate(text: string, width: number): string {
   if (width <= 0) return "";
   if (textWidth(text) <= width) return text;
   let out = "";
   let w = 0;
-  for (const ch of text) {
-    const cw = charWidth(ch.codePointAt(0)!);
-    if (w + cw > width - 1) break;
-    out += ch;
-    w += cw;
+  for (const [g, gw] of graphemeWidths(text)) {
+    if (w + gw > width - 1) break;
+    out += g;
+    w += gw;
   }
   return out + "…";
 }
 
-/** Hard-wraps one line at `width` columns (an empty line stays one empty line). */
+/** Cuts one line to `width` columns from the start, beginning with "…" when cut (a path keeps its file name). */
+export function truncateStart(text: string, width: number): string {
+  if (width <= 0) return "";
+  if (textWidth(text) <= width) return text;
+  const kept: string[] = [];
+  let w = 0;
+  for (const [g, gw] of [...graphemeWidths(text)].reverse()) {
+    if (w + gw > width - 1) break;
+    kept.unshift(g);
+    w += gw;
+  }
+  return `…${kept.join("")}`;
+}
+
+/** One column per character: the common case, wrapped without segmenting (a streamed answer is re-wrapped often). */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+function wrapAscii(line: string, w: number): string[] {
+  const out: string[] = [];
+  let rest = line;
+  while (rest.length > w) {
+    out.push(rest.slice(0, w));
+    rest = rest.slice(rest[w] === " " && rest[w - 1] !== " " ? w + 1 : w);
+  }
+  out.push(rest);
+  return out;
+}
+
+/**
+ * Hard-wraps one line at `width` columns (an empty line stays one empty line). A space where the line breaks is
+ * dropped, so a word ending on the last column never makes the next line start with a space.
+ */
 export function wrapLine(line: string, width: number): string[] {
   const w = Math.max(1, Math.floor(width));
+  if (PRINTABLE_ASCII.test(line)) return wrapAscii(line, w);
+  // A streamed answer is re-wrapped on every chunk, and only its last line changes: the others come from here.
+  const key = `${w}\u0000${line}`;
+  const known = wrapped.get(key);
+  if (known) return known;
+  const rows = wrapWide(line, w);
+  if (wrapped.size >= WRAPPED_MAX) wrapped.delete(wrapped.keys().next().value!);
+  wrapped.set(key, rows);
+  return rows;
+}
+
+/** Wrapped lines with wide or combining characters, by width and text (oldest dropped first). */
+const wrapped = new Map<string, string[]>();
+const WRAPPED_MAX = 4000;
+
+function wrapWide(line: string, w: number): string[] {
+  if (textWidth(line) <= w) return [line];
   const out: string[] = [];
   let cur = "";
   let cw = 0;
-  for (const ch of line) {
-    const chw = charWidth(ch.codePointAt(0)!);
-    if (cw + chw > w && cur !== "") {
+  for (const [g, gw] of graphemeWidths(line)) {
+    if (cw + gw > w && cur !== "") {
+      const wordEnded = !cur.endsWith(" ");
       out.push(cur);
       cur = "";
       cw = 0;
+      if (g === " " && wordEnded) continue;
     }
-    cur += ch;
-    cw += chw;
+    cur += g;
+    cw += gw;
   }
   out.push(cur);
   return out;
@@ -141,6 +164,11 @@ function basename(p: string): string {
   return parts[parts.length - 1] || p;
 }
 
+/** A path argument as the user reads it (relative to the workspace; the model's /mnt/user-data view stays its own). */
+function shownPath(p: string | undefined): string | undefined {
+  return p === undefined ? undefined : userPath(p);
+}
+
 /** One short line describing a tool call's arguments (the command, the path, the pattern…). */
 export function summarizeArgs(toolName: string, args: unknown): string {
   const a: Record<string, unknown> = args !== null && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
@@ -154,12 +182,12 @@ export function summarizeArgs(toolName: string, args: unknown): string {
     case "str_replace":
     case "ls":
     case "view_image":
-      s = str(a.path) ?? str(a.image_path) ?? str(a.file_path);
+      s = shownPath(str(a.path) ?? str(a.image_path) ?? str(a.file_path));
       break;
     case "glob":
     case "grep": {
       const pattern = str(a.pattern);
-      const path = str(a.path);
+      const path = shownPath(str(a.path));
       s = pattern && path ? `${pattern} in ${path}` : pattern;
       break;
     }

@@ -1,5 +1,6 @@
 // The TUI's entry (bundled with Ink and React into one file so the first frame is on screen fast; see
 // scripts/bundle-tui.mjs). It paints first, then asks the controller to load the runtime.
+import { resolve } from "node:path";
 import { render } from "ink";
 import { App } from "./app.js";
 import { ChatController, type ControllerOptions, type StartRequest } from "./controller.js";
@@ -10,6 +11,10 @@ import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 export interface StartChatOptions {
   version: string;
   cwd: string;
+  /** Where a new thread works: a directory, null for its own fresh folder, undefined when resuming (not known yet). */
+  workspace?: string | null;
+  /** One line about the workspace (the current directory was not bound), shown under the header. */
+  notice?: string;
   loadSession: ControllerOptions["loadSession"];
   /** Records trust in a project folder (the start-up's trust question). */
   trustFolder?: ControllerOptions["trustFolder"];
@@ -25,11 +30,18 @@ export interface ChatExit {
   threadId?: string;
 }
 
+/** The header's second line: the directory the session works in. */
+function headerWorkspace(opts: StartChatOptions): string {
+  if (opts.workspace === null) return `a fresh folder for each new thread${opts.notice ? "" : " (--scratch)"}`;
+  return resolve(opts.cwd, opts.workspace ?? ".");
+}
+
 export async function startChat(opts: StartChatOptions): Promise<ChatExit> {
   // A resumed thread is named from the first frame, so nobody takes the screen for a new thread while it loads.
   const resuming = opts.start.resume ? { threadId: opts.start.resume.threadId } : undefined;
   const store = new ChatStore({ approvalMode: opts.approvalMode ?? "ask", planMode: opts.planMode ?? false, resuming, threadId: resuming?.threadId });
-  store.dispatch({ type: "ui.item", item: { kind: "banner", version: opts.version, cwd: opts.cwd } });
+  store.dispatch({ type: "ui.item", item: { kind: "banner", version: opts.version, cwd: headerWorkspace(opts) } });
+  if (opts.notice) store.dispatch({ type: "ui.notice", level: "warning", text: opts.notice });
   const exitRef: { current?: (error?: Error) => void } = {};
   const controller = new ChatController({
     store,

@@ -2,6 +2,7 @@
 // transcript items.
 import type { TranscriptEntry } from "../runtime/chat-session.js";
 import type { NewItem } from "./state/reducer.js";
+import { INTERRUPTED_LINE } from "../vocabulary/interruption-text.js";
 
 /**
  * Entries a resumed thread draws: the newest ones, at most RESUME_DRAWN_ENTRIES and about RESUME_DRAWN_CHARS of
@@ -23,6 +24,8 @@ function drawnChars(e: TranscriptEntry): number {
       return Math.min(JSON.stringify(e.args ?? null).length, 1_000) + Math.min(e.output.length, 1_000);
     case "clarification":
       return 500;
+    case "shell":
+      return e.command.length + Math.min(e.output.length, 1_000);
   }
 }
 
@@ -43,14 +46,18 @@ export function recentTurns(entries: TranscriptEntry[]): TranscriptEntry[] {
 
 /** A saved thread's visible history as transcript items. */
 export function itemsOfThread(entries: TranscriptEntry[]): NewItem[] {
-  return entries.map((e): NewItem => {
+  return entries.flatMap((e): NewItem | NewItem[] => {
     switch (e.kind) {
       case "user":
         return { kind: "user", text: e.text };
       case "assistant":
+        // What an interrupted run kept: the answer as far as it streamed, then the mark the live chat showed.
+        if (e.interrupted) return [...(e.text.trim() ? [{ kind: "assistant" as const, text: e.text }] : []), { kind: "notice", level: "warning", text: INTERRUPTED_LINE }];
         return { kind: "assistant", text: e.text };
       case "clarification":
         return { kind: "clarification", clarification: e.clarification };
+      case "shell":
+        return { kind: "shell", command: e.command, cwd: "", output: e.output, exitCode: e.exitCode };
       case "tool":
         return { kind: "tool", tool: { id: e.id, name: e.name, args: e.args, status: e.status === "running" ? "error" : e.status, output: e.status === "running" ? "not finished" : e.output } };
     }

@@ -10,10 +10,12 @@ import { InputHistory } from "./input/input-history.js";
 import { actionFor } from "./keys/keybindings.js";
 import type { ApprovalDecision } from "./state/types.js";
 import type { ChatStore } from "./store.js";
+import { type OpenMenu, useCompletionMenu } from "./input/use-completion-menu.js";
+import { applyCompletion } from "./input/completion.js";
 
 const APPROVAL_CHOICES: readonly ApprovalDecision[] = ["allow_once", "allow_always", "deny"];
 
-export function useChatKeys(store: ChatStore, controller: ChatController): { buf: InputBuffer; choice: number; reason: InputBuffer | null } {
+export function useChatKeys(store: ChatStore, controller: ChatController): { buf: InputBuffer; choice: number; reason: InputBuffer | null; menu: OpenMenu | undefined } {
   const [buf, setBufState] = useState<InputBuffer>(EMPTY_INPUT);
   const [choice, setChoiceState] = useState(0);
   // Set once Deny was chosen on an approval: the reason being typed.
@@ -22,6 +24,7 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
   const choiceRef = useRef(choice);
   const reasonRef = useRef(reason);
   const history = useRef(new InputHistory());
+  const menus = useCompletionMenu(controller.completion);
   const setBuf = (b: InputBuffer) => {
     bufRef.current = b;
     setBufState(b);
@@ -90,14 +93,21 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
       return;
     }
     if (approval) return approvalKey(approval.id, input, key, action);
+    const menu = menus.menuFor(buf);
+    if (menu && menuKey(menu, buf, key, action)) return;
     const picking = options.length > 0 && buf.text === "";
     switch (action) {
       case "exit":
         if (!buf.text) void controller.exit();
         return;
-      case "cancel":
-        controller.cancel();
+      case "cancel": {
+        // Esc takes back the newest queued message first (into the input, before what is there: nothing typed is
+        // lost); with nothing queued it cancels the run.
+        const back = controller.unqueueLast();
+        if (back === undefined) controller.cancel();
+        else setBuf(inputOf(buf.text ? `${back}\n${buf.text}` : back));
         return;
+      }
       case "submit":
         if (!picking) submitBuffer(buf);
         else if (choice < options.length) send(options[choice]!);
@@ -107,13 +117,13 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
       case "historyPrev": {
         if (picking) return setChoice((choice + options.length) % (options.length + 1));
         const h = history.current.prev(buf.text);
-        if (h !== undefined) setBuf(inputOf(h));
+        if (h !== undefined) recall(h);
         return;
       }
       case "historyNext": {
         if (picking) return setChoice((choice + 1) % (options.length + 1));
         const h = history.current.next();
-        if (h !== undefined) setBuf(inputOf(h));
+        if (h !== undefined) recall(h);
         return;
       }
       case "toggleTodos":
@@ -144,6 +154,41 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
     // several lines is a paste, kept as text.
     if (input.length > 1 && /[\r\n]$/.test(input) && !/[\r\n]/.test(input.slice(0, -1))) return submitBuffer(insert(buf, input.slice(0, -1)));
     setBuf(insert(buf, input));
+  };
+
+  /** A recalled input opens no menu (↑ goes on through the history, not into a menu). */
+  const recall = (text: string): void => {
+    menus.close(text);
+    setBuf(inputOf(text));
+  };
+
+  /**
+   * Keys while a `/` or `@` menu is open: ↑↓ select, tab completes, enter runs a command (one that needs arguments
+   * is completed instead) or completes a path (a path typed out in full is sent), esc closes the menu. True when
+   * the key was the menu's.
+   */
+  const menuKey = (menu: OpenMenu, b: InputBuffer, key: Key, action: ReturnType<typeof actionFor>): boolean => {
+    if (action === "cancel") {
+      menus.close(b.text);
+      return true;
+    }
+    const item = menu.list.items[menu.selected];
+    if (!item) return false;
+    if (action === "historyPrev" || action === "historyNext") {
+      menus.move(menu, action === "historyPrev" ? -1 : 1);
+      return true;
+    }
+    const complete = () => setBuf(applyCompletion(b, menu.ctx, item));
+    if (key.tab && !key.shift) {
+      complete();
+      return true;
+    }
+    if (action !== "submit") return false;
+    // A path typed out in full is sent as it is (enter completes only what is unfinished).
+    if (menu.ctx.kind === "path" && item.value === b.text.slice(menu.ctx.start, menu.ctx.end)) return false;
+    if (menu.ctx.kind === "slash" && !item.needsArgs) send(item.value);
+    else complete();
+    return true;
   };
 
   /**
@@ -189,7 +234,7 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
   latest.current = handle;
   const stable = useCallback((input: string, key: Key) => latest.current(input, key), []);
   useInput(stable);
-  return { buf, choice, reason };
+  return { buf, choice, reason, menu: menus.menuFor(buf) };
 }
 
 /** An editing key or typed text applied to `b` (one line: newlines become spaces); undefined for other keys. */

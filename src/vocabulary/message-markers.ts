@@ -4,11 +4,13 @@
 //   UIs, transcripts and the title skip these messages.
 // - TRANSIENT_MARKER: a warning a guard adds for one model call only.
 // - CLARIFICATION_MARKER: the ToolMessage carrying an `ask_clarification` question the thread waits on.
+// - INTERRUPTED_MARKER: what an interrupted run kept (the partial answer, a tool call cut before its result).
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 
 export const HIDDEN_MARKER = "deerflow_hidden";
 export const TRANSIENT_MARKER = "deerflow_transient";
 export const CLARIFICATION_MARKER = "deerflow_clarification";
+export const INTERRUPTED_MARKER = "deerflow_interrupted";
 /** Every harness marker starts with this, so a message carrying one is ours (InputSanitization leaves it alone). */
 export const MARKER_PREFIX = "deerflow_";
 
@@ -34,6 +36,11 @@ function kwargsOf(m: unknown): Record<string, unknown> | undefined {
 export function isHiddenMessage(m: unknown): boolean {
   const kind = kwargsOf(m)?.[HIDDEN_MARKER];
   return typeof kind === "string" && kind !== "";
+}
+
+/** True for a message an interrupted run kept (its partial answer, or the result of a tool call it cut). */
+export function isInterruptedMessage(m: unknown): boolean {
+  return kwargsOf(m)?.[INTERRUPTED_MARKER] === true;
 }
 
 /** The HIDDEN_MARKER kind of a message, if any. */

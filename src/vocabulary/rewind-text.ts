@@ -63,7 +63,8 @@ export function runLine(r: RunLike): string {
   return `${String(r.back).padStart(2)}. ${when}  ${r.status.padEnd(11)} ${input}  · ${files}`;
 }
 
-export function rewindText(r: RewindLike): string {
+/** `undo`: how the reader undoes it (the chat says `/rewind undo`). */
+export function rewindText(r: RewindLike, undo = `deerflow rewind ${r.thread_id} --undo`): string {
   const what: string[] = [];
   if (r.conversation) what.push("the conversation");
   if (r.files) what.push(filesSummary(r.files.restored));
@@ -71,7 +72,7 @@ export function rewindText(r: RewindLike): string {
   const edited = editedText(r.thread_id, r.files, r.force, r.resumed ? "" : "--force");
   const kept = r.files_before ? ` The files from before the rewind are kept at ${r.files_before.ref} in ${r.files_before.git_dir}.` : "";
   const head = r.resumed ? `Finished rewind ${r.rewind_id}, which was interrupted: thread ${r.thread_id} is rewound` : `Rewound thread ${r.thread_id}`;
-  return `${head} to before run ${r.target_run} (${r.runs.length} run${r.runs.length === 1 ? "" : "s"} undone): ${what.join(" and ") || "nothing"} restored.${skipped}${edited}${kept} Undo with \`deerflow rewind ${r.thread_id} --undo\`.\n`;
+  return `${head} to before run ${r.target_run} (${r.runs.length} run${r.runs.length === 1 ? "" : "s"} undone): ${what.join(" and ") || "nothing"} restored.${skipped}${edited}${kept} Undo with \`${undo}\`.\n`;
 }
 
 export function undoText(r: UndoLike): string {

@@ -6,6 +6,10 @@
 export const HOME_SECRET_DIRS: readonly string[] = [
   ".ssh", ".aws", ".gnupg", ".config/gh", ".docker", ".kube", ".password-store", ".azure", ".config/gcloud",
   ".local/share/keyrings", ".mozilla", ".config/google-chrome", ".config/chromium", ".terraform.d", ".config/openai",
+  // Other agents' and tools' logins (the fifth adversarial pass read each of these through the sandbox).
+  ".codex", ".claude", ".kaggle", ".config/github-copilot", ".pulumi", ".config/configstore",
+  // Shell start-up directories (snippets that export keys).
+  ".bashrc.d", ".config/environment.d", ".config/fish",
 ];
 /**
  * Secret files under the user's home (hidden by the sandbox as /dev/null; a name that is a directory on this machine
@@ -14,7 +18,12 @@ export const HOME_SECRET_DIRS: readonly string[] = [
 export const HOME_SECRET_FILES: readonly string[] = [
   ".netrc", ".npmrc", ".pypirc", ".git-credentials", ".config/git/credentials", ".pgpass", ".cargo/credentials.toml",
   ".cargo/credentials", ".deerflowrc", ".vault-token", ".config/rclone/rclone.conf", ".m2/settings.xml",
-  ".gradle/gradle.properties", ".config/hub", ".env",
+  ".gradle/gradle.properties", ".config/hub", ".env", ".s3cfg", ".yarnrc.yml", ".gem/credentials", ".cache/huggingface/token",
+  ".huggingface/token", ".claude.json",
+  // Shell start-up files: where `export OPENAI_API_KEY=…` usually lives. Commands in the sandbox never read them
+  // (bash -c is not interactive), and the environment they would set is inherited, scrubbed, from deerflow.
+  ".bashrc", ".bash_profile", ".bash_login", ".profile", ".zshrc", ".zshenv", ".zprofile", ".zlogin", ".bash_aliases",
+  ".pam_environment",
   // Shell and REPL histories: the commands typed, with the passwords and tokens pasted into them.
   ".bash_history", ".zsh_history", ".histfile", ".sh_history", ".local/share/fish/fish_history", ".python_history",
   ".node_repl_history", ".psql_history", ".mysql_history", ".sqlite_history", ".rediscli_history", ".irb_history",

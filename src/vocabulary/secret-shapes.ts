@@ -10,7 +10,8 @@ const KEY_SHAPES: readonly RegExp[] = [
   /\bglpat-[A-Za-z0-9_-]{16,}/g, // GitLab
   /\bxox[abprs]-[A-Za-z0-9-]{10,}/g, // Slack
   /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, // AWS access key ids
-  /-----BEGIN [A-Z ]*PRIVATE KEY-----/g,
+  // The whole block, not just its first line: the base64 body is the key (to the end of the text when cut off).
+  /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$(?![\s\S]))/g,
 ];
 const BEARER = /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
 // scheme://user:password@ (a URL with a password in it). Bounded parts: an unbounded scheme made every position of
@@ -48,6 +49,13 @@ export function secretShapeRanges(text: string): { start: number; end: number }[
     const start = m.index + m[1]!.length + m[2]!.length + 1;
     out.push({ start, end: start + m[3]!.length });
   }
+  return out;
+}
+
+/** `text` with every occurrence of the given secret values (8 characters or more) replaced by "***". */
+export function maskKnownSecrets(text: string, values: readonly string[]): string {
+  let out = text;
+  for (const v of values) if (v.length >= 8) out = out.split(v).join("***");
   return out;
 }
 

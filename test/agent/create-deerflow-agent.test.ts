@@ -62,7 +62,7 @@ afterEach(() => {
 
 const mw = (name: string) => createMiddleware({ name });
 const names = (list: readonly AgentMiddleware[]) => list.map((m) => m.name);
-const DEFAULT_NAMES = ["ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolErrorHandling", "InvalidToolCall", "LoopDetection", "Clarification"];
+const DEFAULT_NAMES = ["ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "LoopDetection", "Clarification"];
 
 function caught(fn: () => unknown): unknown {
   try {
@@ -167,7 +167,7 @@ describe("createDeerflowAgent: validation (SPEC §2), each a typed error raised 
 
     const ok = { features: { subagent }, subagentRuntime: { batchWorker: { started: true } } };
     expect(names(assembleMiddleware(ok))).toEqual([
-      "ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolErrorHandling", "InvalidToolCall", "SubagentLimit", "LoopDetection", "Clarification",
+      "ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "SubagentLimit", "LoopDetection", "Clarification",
     ]);
     vi.mocked(createAgent).mockClear();
     vi.mocked(threadDataMiddleware).mockClear();
@@ -280,7 +280,7 @@ describe("RuntimeFeatures (SPEC §3)", () => {
       "ThreadData",
       "Uploads",
       "Sandbox",
-      "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking",
+      "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking",
       "ToolErrorHandling", "InvalidToolCall",
       "Todo",
       "Title",
@@ -320,12 +320,12 @@ describe("RuntimeFeatures (SPEC §3)", () => {
   });
 
   it("sandbox: false drops ThreadData, Uploads and Sandbox; loopDetection: false drops LoopDetection", () => {
-    expect(names(assembleMiddleware({ features: { sandbox: false } }))).toEqual(["DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolErrorHandling", "InvalidToolCall", "LoopDetection", "Clarification"]);
+    expect(names(assembleMiddleware({ features: { sandbox: false } }))).toEqual(["DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "LoopDetection", "Clarification"]);
     expect(names(assembleMiddleware({ features: { loopDetection: false } }))).toEqual([
-      "ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolErrorHandling", "InvalidToolCall", "Clarification",
+      "ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "Clarification",
     ]);
     expect(names(assembleMiddleware({ features: { sandbox: false, loopDetection: false } }))).toEqual([
-      "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolErrorHandling", "InvalidToolCall", "Clarification",
+      "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "Clarification",
     ]);
   });
 
@@ -345,7 +345,7 @@ describe("RuntimeFeatures (SPEC §3)", () => {
       "ThreadData",
       "Uploads",
       "MySandbox",
-      "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking",
+      "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking",
       "Guardrail",
       "ToolErrorHandling", "InvalidToolCall",
       "Summarization",
@@ -361,7 +361,7 @@ describe("RuntimeFeatures (SPEC §3)", () => {
     // a loopDetection instance replaces the built-in in the same place
     const loop = mw("MyLoop");
     expect(names(assembleMiddleware({ features: { loopDetection: loop } }))).toEqual([
-      "ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolErrorHandling", "InvalidToolCall", "MyLoop", "Clarification",
+      "ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "MyLoop", "Clarification",
     ]);
     // and the compiled agent carries the same order
     const agent = createDeerflowAgent(fakeModel(), [], { features: { ...inst } });
@@ -392,12 +392,12 @@ describe("extras and anchors (SPEC §3)", () => {
   it("nextTo(X) lands right after X, before(X) right before X", () => {
     const list = names(assembleMiddleware({ extraMiddleware: [nextTo("LoopDetection", mw("AfterLoop")), before("ToolErrorHandling", mw("BeforeTEH"))] }));
     expect(list).toEqual([
-      "ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "BeforeTEH", "ToolErrorHandling", "InvalidToolCall", "LoopDetection", "AfterLoop", "Clarification",
+      "ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "BeforeTEH", "ToolErrorHandling", "InvalidToolCall", "LoopDetection", "AfterLoop", "Clarification",
     ]);
   });
 
   it("an extra may anchor to another extra, whatever the list order", () => {
-    const expected = ["ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolErrorHandling", "InvalidToolCall", "LoopDetection", "A", "B", "C", "Clarification"];
+    const expected = ["ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "LoopDetection", "A", "B", "C", "Clarification"];
     const a = nextTo("LoopDetection", mw("A"));
     const b = nextTo("A", mw("B"));
     const c = nextTo("B", mw("C"));
@@ -406,7 +406,7 @@ describe("extras and anchors (SPEC §3)", () => {
     // before another extra
     const d = before("A", mw("D"));
     expect(names(assembleMiddleware({ extraMiddleware: [d, a] }))).toEqual([
-      "ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolErrorHandling", "InvalidToolCall", "LoopDetection", "D", "A", "Clarification",
+      "ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "LoopDetection", "D", "A", "Clarification",
     ]);
     // an unanchored extra can be a target too
     expect(names(assembleMiddleware({ extraMiddleware: [nextTo("U", mw("V")), mw("U")] })).slice(-3)).toEqual(["U", "V", "Clarification"]);
@@ -417,7 +417,7 @@ describe("extras and anchors (SPEC §3)", () => {
     expect(list).toEqual([...DEFAULT_NAMES.slice(0, -1), "X1", "X2", "X3", "Clarification"]);
     // also when features change what comes before
     expect(names(assembleMiddleware({ features: { sandbox: false, loopDetection: false }, extraMiddleware: [mw("X1"), mw("X2")] }))).toEqual([
-      "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolErrorHandling", "InvalidToolCall", "X1", "X2", "Clarification",
+      "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "X1", "X2", "Clarification",
     ]);
   });
 
@@ -489,7 +489,7 @@ describe("extras and anchors (SPEC §3)", () => {
     expect(anchorOf(b)).toEqual({ before: "ToolErrorHandling" });
     // the copies keep everything else (hooks, brand) and still pass as middleware
     expect(a.beforeModel).toBe(original.beforeModel);
-    expect(names(assembleMiddleware({ extraMiddleware: [a] })).indexOf("Orig")).toBe(9);
+    expect(names(assembleMiddleware({ extraMiddleware: [a] })).indexOf("Orig")).toBe(10);
     // a hook-less createMiddleware({ name }) copy is still a middleware
     expect(() => assembleMiddleware({ extraMiddleware: [nextTo("LoopDetection", mw("Bare"))] })).not.toThrow();
   });

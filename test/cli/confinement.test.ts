@@ -187,9 +187,9 @@ describe.each(modes)("confinement (%s)", (mode) => {
     }
     count(mode, "dangerous workspace", true);
 
-    // Another thread under ~/.deerflow with a secret.
+    // Another thread under ~/.deerflow (its own fresh folder: --scratch) with a secret.
     e2e.server.push({ toolCalls: [{ id: "w", name: "write_file", args: { path: "secret.txt", content: SECRETS.other } }] }, { content: "saved" });
-    const first = await sb.run(["run", "--output-format", "json", "save"], { env: homeEnv });
+    const first = await sb.run(["run", "--scratch", "--output-format", "json", "save"], { env: homeEnv });
     const other = JSON.parse(first.stdout).thread_id as string;
     e2e.server.requests.length = 0;
     e2e.server.push(

@@ -92,7 +92,7 @@ describe("control middlewares through deerflow run", () => {
     const r = await runJson(["write it"]);
     expect(r.exitCode).toBe(5);
     expect(r.json.stop_reason).toBe("model_length_capped");
-    expect(existsSync(join(sb.home, "threads", r.json.thread_id, "workspace", "truncated.txt"))).toBe(false);
+    expect(existsSync(join(sb.cwd, "truncated.txt"))).toBe(false);
     expect(e2e.server.requests).toHaveLength(1);
   });
 

@@ -1,7 +1,8 @@
 // File edits through `deerflow run` and the test model: run's default approval mode (auto-edit) applies edits; the
 // edit's unified diff rides on stream-json's tool.completed; `--approval ask` headless denies edits unless --yes.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
 
@@ -26,19 +27,48 @@ describe("edits headless", () => {
     const done = events(r.stdout).filter((e) => e.type === "tool.completed");
     expect(done.map((e) => [e.tool_call_id, e.status])).toEqual([["r1", "ok"], ["s1", "ok"], ["w1", "ok"]]);
     expect(done[0]).not.toHaveProperty("diff");
+    // Real paths relative to the workspace, with git's a/ b/ headers (the model keeps its /mnt/user-data view).
     expect(done[1]!.diff).toEqual({
-      path: "/mnt/user-data/workspace/app.js",
+      path: "app.js",
       added: 1,
       removed: 1,
-      patch: "--- /mnt/user-data/workspace/app.js\n+++ /mnt/user-data/workspace/app.js\n@@ -1,2 +1,2 @@\n-let n = 1;\n+let n = 2;\n console.log(n);\n",
+      patch: "--- a/app.js\n+++ b/app.js\n@@ -1,2 +1,2 @@\n-let n = 1;\n+let n = 2;\n console.log(n);\n",
     });
-    expect(done[2]!.diff).toMatchObject({ path: "/mnt/user-data/workspace/new.txt", added: 1, removed: 0, created: true, patch: expect.stringContaining("+++ /mnt/user-data/workspace/new.txt\n@@ -0,0 +1,1 @@\n+fresh\n") });
+    expect(done[2]!.diff).toMatchObject({ path: "new.txt", added: 1, removed: 0, created: true, patch: expect.stringContaining("--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,1 @@\n+fresh\n") });
     expect(events(r.stdout).some((e) => e.type === "approval.requested")).toBe(false);
     expect(readFileSync(join(repo, "app.js"), "utf8")).toBe("let n = 2;\nconsole.log(n);\n");
     // The diff is for people and scripts: the model's tool result is the short confirmation.
     const sent = JSON.stringify(e2e.server.requests.at(-1)!.body.messages);
     expect(sent).toContain("Replaced 1 occurrence");
     expect(sent).not.toContain("@@ -1,2 +1,2 @@");
+  });
+
+  it("the stream-json patches apply with `git apply` in the repository (edit and new file, in a subfolder)", async () => {
+    const sb = e2e.sandbox();
+    await execa("git", ["init", "-q"], { cwd: sb.cwd });
+    mkdirSync(join(sb.cwd, "src"));
+    writeFileSync(join(sb.cwd, "src", "app.js"), "const a = 1;\nconst b = 2;\nconsole.log(a + b);\n");
+    await execa("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-qm", "init", "--allow-empty"], { cwd: sb.cwd });
+    await execa("git", ["add", "-A"], { cwd: sb.cwd });
+    await execa("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-qm", "app"], { cwd: sb.cwd });
+    e2e.server.push(
+      call("r1", "read_file", { path: "src/app.js" }),
+      call("s1", "str_replace", { path: "/mnt/user-data/workspace/src/app.js", old_str: "const b = 2;", new_str: "const b = 40;" }),
+      call("w1", "write_file", { path: "src/new.js", content: "export const n = 1;\n" }),
+      { content: "edited" },
+    );
+    const r = await sb.run(["run", "--output-format", "stream-json", "edit it"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const diffs = events(r.stdout).filter((e) => e.type === "tool.completed" && e.diff).map((e) => e.diff as { path: string; patch: string });
+    expect(diffs.map((d) => d.path)).toEqual(["src/app.js", "src/new.js"]);
+    // Undo the agent's edits, then re-apply its patches with git: the same files result.
+    const edited = readFileSync(join(sb.cwd, "src", "app.js"), "utf8");
+    await execa("git", ["checkout", "--", "src/app.js"], { cwd: sb.cwd });
+    rmSync(join(sb.cwd, "src", "new.js"));
+    for (const d of diffs) await execa("git", ["apply", "-"], { cwd: sb.cwd, input: d.patch });
+    expect(readFileSync(join(sb.cwd, "src", "app.js"), "utf8")).toBe(edited);
+    expect(edited).toContain("const b = 40;");
+    expect(readFileSync(join(sb.cwd, "src", "new.js"), "utf8")).toBe("export const n = 1;\n");
   });
 
   it("--approval ask headless: an edit is denied (visibly, nothing written) unless --yes", async () => {
@@ -48,14 +78,14 @@ describe("edits headless", () => {
     expect(denied.exitCode).toBe(0);
     const thread = JSON.parse(denied.stdout).thread_id as string;
     const result = (e2e.server.requests[1]!.body.messages as { role: string; content: string }[]).find((m) => m.role === "tool")!.content;
-    expect(result).toBe("Denied: the creation of /mnt/user-data/workspace/a.txt was not approved (run with --yes to approve guarded actions headless).");
-    expect(denied.stderr).toContain("✗ write_file: Denied: the creation of /mnt/user-data/workspace/a.txt");
-    expect(existsSync(join(sb.home, "threads", thread, "workspace", "a.txt"))).toBe(false);
+    expect(result).toBe("Denied: the creation of a.txt was not approved (run with --yes to approve guarded actions headless).");
+    expect(denied.stderr).toContain("✗ write_file: Denied: the creation of a.txt");
+    expect(existsSync(join(sb.cwd, "a.txt"))).toBe(false);
 
     e2e.server.push(call("w2", "write_file", { path: "a.txt", content: "x\n" }), { content: "written" });
     const yes = await sb.run(["run", "--approval", "ask", "--yes", "--thread", thread, "write a"]);
     expect(yes.exitCode).toBe(0);
-    expect(readFileSync(join(sb.home, "threads", thread, "workspace", "a.txt"), "utf8")).toBe("x\n");
+    expect(readFileSync(join(sb.cwd, "a.txt"), "utf8")).toBe("x\n");
   });
 
   it("str_replace keeps every byte it does not replace (a Latin-1 file), and edits across lines of a CRLF file", async () => {

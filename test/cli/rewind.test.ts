@@ -233,7 +233,7 @@ describe("deerflow threads rm", () => {
     const sb = e2e.sandbox();
     const { repo, thread } = await twoRuns(sb);
     e2e.server.push({ toolCalls: [{ id: "w", name: "write_file", args: { path: "own.txt", content: "mine" } }] }, { content: "Wrote it." });
-    const own = await runJson(sb, ["a thread with its own workspace"]);
+    const own = await runJson(sb, ["--scratch", "a thread with its own workspace"]);
     const ownDir = join(sb.home, "threads", own.thread_id);
     expect(existsSync(join(ownDir, "workspace", "own.txt"))).toBe(true);
 

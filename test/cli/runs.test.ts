@@ -125,7 +125,7 @@ describe("runs", () => {
     expect(out.stop_reason).toBe("turn_capped");
     expect(e2e.server.requests).toHaveLength(2);
     const { readFileSync } = await import("node:fs");
-    expect(readFileSync(join(sb.home, "threads", out.thread_id, "workspace", "steps.txt"), "utf8")).toBe("step 1\n");
+    expect(readFileSync(join(sb.cwd, "steps.txt"), "utf8")).toBe("step 1\n");
   });
 
   it("SIGINT stops a run cleanly: exit 130, and the thread stays usable", async () => {

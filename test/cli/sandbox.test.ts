@@ -36,7 +36,7 @@ describe("sandbox tools through deerflow run", () => {
     );
     const r = await runJson(["write a note"]);
     expect(r.exitCode).toBe(0);
-    const file = join(sb.home, "threads", r.json.thread_id, "workspace", "notes", "hello.txt");
+    const file = join(sb.cwd, "notes", "hello.txt");
     expect(readFileSync(file, "utf8")).toBe("line one\nline two\n");
     const read = toolResults(e2e.server.requests[2]!).r1!;
     expect(read).toMatch(/1.*line one/);
@@ -114,7 +114,7 @@ describe("sandbox tools through deerflow run", () => {
     expect(results.x1).toMatch(/^Blocked:/);
     expect(results.x2).toMatch(/^Denied:.*--yes/);
     expect(results.x3).not.toMatch(/Blocked|Denied/);
-    expect(readFileSync(join(sb.home, "threads", r.json.thread_id, "workspace", "ok.txt"), "utf8")).toBe("allowed\n");
+    expect(readFileSync(join(sb.cwd, "ok.txt"), "utf8")).toBe("allowed\n");
     // Visible to the user too.
     expect(r.stderr).toMatch(/Blocked/);
     expect(r.stderr).toMatch(/Denied/);

@@ -82,7 +82,9 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     for (const id of ["variable", "base64", "bashC", "xargs", "rsync", "python", "cdUp", "checkout", "restore", "stash"]) expect(out[id], id).toMatch(denied);
     expect(out.variable).toMatch(/variable or substitution/);
     expect(out.checkout).toMatch(/discards uncommitted changes/);
-    expect(out.status).toContain("M a.txt");
+    // Without bubblewrap git's read commands ask too (a planted config makes them run programs: shell-read-only.ts).
+    if (mode === "bwrap") expect(out.status).toContain("M a.txt");
+    else expect(out.status).toMatch(/^Denied: no sandbox here/);
     expect(readFileSync(join(repo, "a.txt"), "utf8")).toBe("uncommitted work\n");
     expect(readFileSync(join(repo, "d", "f"), "utf8")).toBe("keep\n");
     expect(existsSync(join(repo, "e"))).toBe(false);
@@ -121,7 +123,7 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     expect(existsSync(join(sb.userHome, ".deerflowrc"))).toBe(false);
   }, 150_000);
 
-  it("default mode headless without --yes: writes into .git/config, .git/hooks and the home directory are denied; reading home runs", async () => {
+  it("default mode headless without --yes: writes into .git/config, .git/hooks and the home directory are denied; reading home runs (with bubblewrap; without, it asks)", async () => {
     const sb = e2e.sandbox();
     const repo = repoWithWork(sb);
     const config = readFileSync(join(repo, ".git", "config"), "utf8");
@@ -139,7 +141,9 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     const out = toolResults(e2e.server.requests[1]!);
     for (const id of ["config", "hook"]) expect(out[id], id).toBe("Denied: writes git's configuration or hooks (.git/config, .git/hooks), which run commands later on your host was not approved (run with --yes to approve guarded actions headless).");
     expect(out.rc).toMatch(/^Denied: touches your home directory outside the workspace .* was not approved/);
-    expect(out.read).toBe("[core]");
+    // Without bubblewrap, reading outside the workspace asks (shell-unconfined.ts).
+    if (mode === "bwrap") expect(out.read).toBe("[core]");
+    else expect(out.read).toBe("Denied: no sandbox here (bubblewrap is not available): this command reads outside the workspace was not approved (run with --yes to approve guarded actions headless).");
     expect(readFileSync(join(repo, ".git", "config"), "utf8")).toBe(config);
     expect(existsSync(join(repo, ".git", "hooks", "post-commit"))).toBe(false);
     expect(existsSync(join(sb.userHome, ".deerflowrc"))).toBe(false);
@@ -189,6 +193,22 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     expect(existsSync(join(ws, "d.txt"))).toBe(false);
   }, 150_000);
 
+  it("a .git/commondir written by any program (a script here, in yolo) is put back after the command: the user's git keeps its own config and hooks", async () => {
+    const sb = e2e.sandbox();
+    const repo = repoWithWork(sb);
+    const script = "import os; os.makedirs('gd/hooks', exist_ok=True); open('gd/config','w').write('[core]\\n\\tfsmonitor = touch pwned\\n'); open('.git/commondir','w').write('../gd')";
+    e2e.server.push(bash({ plant: `python3 -c "${script}"` }), bash({ after: "test -e .git/commondir && echo still there || echo gone" }), { content: "done" });
+    const r = await sb.run(["run", "--approval", "yolo", ...unconfinedFlag(mode), "-w", repo, "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const out = { ...toolResults(e2e.server.requests[1]!), ...toolResults(e2e.server.requests[2]!) };
+    expect(out.plant).toContain(`deerflow undid a change to ${join(repo, ".git", "commondir")}: it would make git read another directory's config and hooks.`);
+    expect(out.after).toBe("gone");
+    expect(existsSync(join(repo, ".git", "commondir"))).toBe(false);
+    // The user's own git, on the host, still reads the repository's config: no planted fsmonitor runs.
+    execFileSync("git", ["status", "--porcelain"], { cwd: repo, stdio: "ignore" });
+    expect(existsSync(join(repo, "pwned"))).toBe(false);
+  }, 150_000);
+
   it.runIf(mode === "fallback")("without bubblewrap, default mode headless: only commands known to only read run; $PWD arithmetic, a symlink to .., perl's readpipe and credential reads are denied; HOME is untouched", async () => {
     const sb = e2e.sandbox();
     const ws = join(sb.userHome, "proj");
@@ -207,7 +227,7 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
         perl: `perl -e 'readpipe(q(touch ../pwned4.txt))'`,
         secret: "cat ../.ssh/id_rsa",
         build: "npm --version",
-        read: "cat notes.txt && ls && git status 2>/dev/null; true",
+        read: "cat notes.txt && ls 2>/dev/null; true",
       }),
       { content: "done" },
     );

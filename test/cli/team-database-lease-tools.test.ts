@@ -30,7 +30,7 @@ describe.skipIf(pgSkip)("a machine paused while its tool runs, on a team databas
     const b = machine("machine-b");
     e2e.server.push({ content: "first answer" });
     const threadId = JSON.parse((await a.run(["run", "--output-format", "json", "first turn"])).stdout).thread_id as string;
-    const workspace = join(a.home, "threads", threadId, "workspace");
+    const workspace = a.cwd; // the thread works where machine a started it
 
     // The command says it started, then waits for the test's go (the tool runs on while its machine is frozen).
     const command = "touch started; until [ -f go ]; do sleep 0.1; done; echo result-$((6 * 7))";

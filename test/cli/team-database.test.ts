@@ -68,7 +68,8 @@ describe.skipIf(pgSkip)("a team database shared by two machines", () => {
     expect(after.host).toBe("machine-a");
 
     e2e.server.setScript([{ content: "taken over" }]);
-    const takeover = await b.run(["run", "--thread", threadId, "carry on"]);
+    // From the same checkout path (as on a team's machines): nothing to say about where the thread works.
+    const takeover = await b.run(["run", "--thread", threadId, "carry on"], { cwd: a.cwd });
     expect(takeover.stderr).toBe(`deerflow: thread ${threadId}\n`);
     expect(takeover.exitCode).toBe(0);
     expect(takeover.stdout).toBe("taken over\n");
@@ -84,8 +85,9 @@ describe.skipIf(pgSkip)("a team database shared by two machines", () => {
     const b = machine("machine-b");
     e2e.server.push({ content: "made on a" });
     const first = JSON.parse((await a.run(["run", "--output-format", "json", "hello from a"])).stdout);
-    // Machine B does not have A's disk.
+    // Machine B does not have A's disk (its data directory, nor the project folder the thread works in).
     rmSync(a.home, { recursive: true, force: true });
+    rmSync(a.cwd, { recursive: true, force: true });
     const shown = await b.run(["threads", "show", first.thread_id]);
     expect(shown.exitCode).toBe(0);
     expect(shown.stdout).toContain("last ran on machine-a (another machine: inspect only)");

@@ -1,6 +1,6 @@
 // End to end: `deerflow threads`, `run --continue` / `--thread`, and the checkpoint-mode gate, with the built
 // bin/deerflow spawned as a process against the loopback test model. (`npm test` builds first.)
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -72,8 +72,8 @@ describe("deerflow threads", () => {
       expect(row.updated_at).toMatch(ISO);
       expect(String(row.updated_at) >= String(row.created_at)).toBe(true);
       expect(row.title === null || typeof row.title === "string").toBe(true);
-      // The thread's workspace exists on disk where the index says it is.
-      expect(row.workspace).toBe(join(sb.home, "threads", String(row.id), "workspace"));
+      // A new thread works in the directory it was started in (here the sandbox's project folder).
+      expect(row.workspace).toBe(realpathSync(sb.cwd));
       expect(existsSync(String(row.workspace))).toBe(true);
     }
     expect(String(rows[0]!.updated_at) >= String(rows[1]!.updated_at)).toBe(true);

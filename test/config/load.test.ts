@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { stripJsonComments } from "../../src/config/jsonc.js";
+import { parseJsonc } from "../../src/config/jsonc.js";
 import { loadConfig, maskSecret, readConfigFile, requireModel } from "../../src/config/load.js";
 import { ConfigError } from "../../src/errors.js";
 import { fileConfigSchema, modelConfigSchema } from "../../src/config/schema.js";
@@ -128,8 +128,11 @@ describe("config errors name the file, the key path and what was expected", () =
 describe(".deerflowrc syntax", () => {
   it("accepts // and /* */ comments but not inside strings", () => {
     const text = `// top\n{ /* a */ "home": "http://x//y", // trailing\n "defaultModel": "a/*b*/" }`;
-    expect(JSON.parse(stripJsonComments(text))).toEqual({ home: "http://x//y", defaultModel: "a/*b*/" });
-    expect(JSON.parse(stripJsonComments(`{"a": "q\\"//"}`))).toEqual({ a: 'q"//' });
+    expect(parseJsonc(text)).toEqual({ home: "http://x//y", defaultModel: "a/*b*/" });
+    expect(parseJsonc(`{"a": "q\\"//"}`)).toEqual({ a: 'q"//' });
+    // Errors say where: the line and column of the first problem.
+    expect(() => parseJsonc(`{\n  // ok\n  "a": 1,\n}`)).toThrow("PropertyNameExpected at line 4, column 1");
+    expect(() => parseJsonc(`{ "a": 1 "b": 2 }`)).toThrow(/CommaExpected at line 1, column 10/);
   });
 
   it("the shipped .deerflowrc.example is valid and documents every key of the schema", () => {

@@ -15,7 +15,7 @@ describe("saveModelChoice", () => {
   it("creates a private file that selects the model", () => {
     const h = home();
     const saved = saveModelChoice(choice, h);
-    expect(saved).toEqual({ path: join(h, ".deerflowrc"), name: "qwen2.5-coder:7b", backup: undefined });
+    expect(saved).toEqual({ path: join(h, ".deerflowrc"), name: "qwen2.5-coder:7b" });
     expect(statSync(saved.path).mode & 0o777).toBe(0o600);
     const m = loadConfig({ userHome: h, cwd: h, env: {} }).model;
     expect(m).toMatchObject({ name: "qwen2.5-coder:7b", model: "qwen2.5-coder:7b", baseUrl: "http://127.0.0.1:11434/v1" });
@@ -56,5 +56,20 @@ describe("saveModelChoice", () => {
     expect(() => saveModelChoice(choice, h)).toThrow(/Could not add the model to .*\.deerflowrc: it is not a JSON object\./);
     expect(readFileSync(join(h, ".deerflowrc"), "utf8")).toBe("[1, 2]");
     expect(existsSync(join(h, ".deerflowrc.bak"))).toBe(false);
+  });
+
+  it("a file with comments keeps them and its layout: only the chosen model and defaultModel are written", () => {
+    const h = home();
+    const rc = join(h, ".deerflowrc");
+    const before = `{\n  // my endpoint, do not touch\n  "baseUrl": "https://api.example.com/v1", /* key from env */ "apiKey": "$KEY",\n  "models": {\n    "gpt": { "model": "gpt-4o" } // the old one\n  }\n}\n`;
+    writeFileSync(rc, before);
+    saveModelChoice(choice, h);
+    const after = readFileSync(rc, "utf8");
+    expect(after).toContain("// my endpoint, do not touch");
+    expect(after).toContain('"baseUrl": "https://api.example.com/v1", /* key from env */ "apiKey": "$KEY",');
+    expect(after).toContain('"gpt": { "model": "gpt-4o" }');
+    expect(after).toContain("// the old one");
+    expect(readdirSync(h)).toEqual([".deerflowrc"]); // no .bak: nothing was lost
+    expect(loadConfig({ userHome: h, cwd: h, env: { KEY: "k" } }).model).toMatchObject({ name: "qwen2.5-coder:7b", baseUrl: "http://127.0.0.1:11434/v1" });
   });
 });

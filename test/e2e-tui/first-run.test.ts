@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseJsonc } from "../../src/config/jsonc.js";
 import { useE2E } from "../support/e2e.js";
 import { submit, usePty, waitReady } from "../support/pty.js";
 
@@ -26,18 +27,23 @@ describe("first run: the model picker", () => {
     await waitReady(t);
     await t.waitFor("(defaultModel)");
     expect(t.screen().replace(/\s+/g, " ")).toContain(`saved to ${rc} as "test-model" (defaultModel)`);
-    const saved = JSON.parse(readFileSync(rc, "utf8"));
-    expect(saved).toEqual({ approval: "auto-edit", guards: { loopStop: 7 }, models: { "test-model": { model: "test-model", baseUrl: baseUrl() } }, defaultModel: "test-model" });
-    expect(readFileSync(`${rc}.bak`, "utf8")).toContain("// mine");
+    // Edited in place: the comment stays in the file (no .bak copy).
+    const text = readFileSync(rc, "utf8");
+    expect(text).toMatch(/^\/\/ mine\n/);
+    expect(parseJsonc(text)).toEqual({ approval: "auto-edit", guards: { loopStop: 7 }, models: { "test-model": { model: "test-model", baseUrl: baseUrl() } }, defaultModel: "test-model" });
+    expect(existsSync(`${rc}.bak`)).toBe(false);
 
     await submit(t, "hi");
     await t.waitFor("Hello from the picked model.");
     expect(e2e.server.requests.at(-1)?.body.model).toBe("test-model");
 
-    // `/model` lists the configured name and what the probe finds.
+    // `/model` is a picker: the configured name, in use; the probe finds the same model again (listed once).
     await submit(t, "/model");
-    await t.waitFor("Configured: test-model");
-    await t.waitFor("Local: test-model (Ollama). Switch with /model <name>.");
+    await t.waitFor("Switch model (for this session):", { where: "screen" });
+    await t.waitFor("❯ 1. test-model · in .deerflowrc (in use)", { where: "screen" });
+    expect(t.screen()).not.toContain("2. test-model");
+    await t.press("esc");
+    await t.waitFor("Model unchanged: test-model");
   }, 60_000);
 
   it("Esc leaves with the one-line hint (exit 2) and writes nothing", async () => {
@@ -51,11 +57,40 @@ describe("first run: the model picker", () => {
     expect(e2e.server.requests).toHaveLength(0);
   }, 60_000);
 
-  it("nothing found: no picker, the usual error", async () => {
+  for (const [cols, rows] of [[60, 20], [100, 30]] as const) {
+    it(`nothing found (${cols}×${rows}): no picker, the error says what to set, and no stale start-up lines stay`, async () => {
+      const sb = e2e.sandbox(false);
+      const t = tui.spawn(sb, ["chat"], { cols, rows });
+      expect(await t.exited).toMatchObject({ exitCode: 2 });
+      await t.waitFor(/No model configured\. Set DEERFLOW_MODEL/);
+      const all = t.scrollback();
+      expect(all).not.toContain("Found on this machine");
+      // The terminal wraps the CLI's line anywhere: compared without whitespace.
+      const squeeze = (x: string) => x.replace(/\s+/g, "");
+      expect(squeeze(all)).toContain(squeeze('Set DEERFLOW_MODEL (plus OPENAI_BASE_URL / OPENAI_API_KEY as your endpoint needs), or add "models" and "defaultModel" to .deerflowrc'));
+      // The input box and the status line of the start-up frame are gone, not left above the error.
+      expect(all).not.toContain("Starting…");
+      expect(all).not.toContain("loading…");
+    }, 60_000);
+  }
+
+  it("60×20 with a key and base URL but no model: the picker offers the endpoint's models; the pick is saved and used", async () => {
     const sb = e2e.sandbox(false);
-    const t = tui.spawn(sb, ["chat"]);
-    expect(await t.exited).toMatchObject({ exitCode: 2 });
-    await t.waitFor(/No model configured\. Set DEERFLOW_MODEL/);
-    expect(t.screen()).not.toContain("Found on this machine");
+    e2e.server.modelIds = ["alpha-coder", "beta-chat"];
+    const env = { OPENAI_BASE_URL: e2e.server.url, OPENAI_API_KEY: "sk-picker-key-77" };
+    const t = tui.spawn(sb, ["chat"], { cols: 60, rows: 20, env });
+    await t.waitFor("No model configured. Your endpoint serves:");
+    await t.waitFor("beta-chat · your endpoint at");
+    expect(e2e.server.modelListAuth).toContain("Bearer sk-picker-key-77");
+    await t.press("down");
+    await t.press("enter");
+    await waitReady(t);
+    const saved = JSON.parse(readFileSync(join(sb.userHome, ".deerflowrc"), "utf8"));
+    expect(saved).toEqual({ models: { "beta-chat": { model: "beta-chat", baseUrl: baseUrl() } }, defaultModel: "beta-chat" });
+    e2e.server.push({ content: "Hello from beta." });
+    await submit(t, "hi");
+    await t.waitFor("Hello from beta.");
+    expect(e2e.server.requests.at(-1)?.body.model).toBe("beta-chat");
+    expect(e2e.server.requests.at(-1)?.headers.authorization).toBe("Bearer sk-picker-key-77");
   }, 60_000);
 });

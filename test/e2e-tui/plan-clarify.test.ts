@@ -26,7 +26,7 @@ describe("plan mode in the terminal", () => {
     );
     const t = tui.spawn(sb, ["chat", "--plan"]);
     await waitReady(t);
-    expect(statusLine(t)).toMatch(/ · plan$/);
+    expect(statusLine(t)).toMatch(/ · plan · in project$/);
     await submit(t, "fix the login bug");
 
     await t.waitFor("Plan written: three steps");

@@ -36,7 +36,11 @@ describe("subagents in the terminal", () => {
     for (const what of ["alpha", "beta", "gamma"]) expect(running).toMatch(new RegExp(`research ${what} \\(general-purpose\\) running`));
 
     await t.waitFor("All three subagents reported back.");
-    await t.waitFor("Subagents (3 done)", { where: "screen" });
+    // The finished run's panel is one summary line; ctrl+t prints it in full.
+    await t.waitFor("Subagents (3 done) · ctrl+t opens it", { where: "screen" });
+    expect(t.screen()).not.toMatch(/✓ research \w+ \(general-purpose\) completed/);
+    await t.press("ctrl-t");
+    await t.waitFor(/^Subagents \(3 done\)$/m, { where: "screen" });
     const done = t.screen();
     for (const what of ["alpha", "beta", "gamma"]) {
       expect(done).toMatch(new RegExp(`✓ research ${what} \\(general-purpose\\) completed`));

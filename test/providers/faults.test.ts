@@ -29,10 +29,8 @@ const answer = (text: string, id = "chatcmpl-7"): RawReply => rawSse([chunk({ ro
 const clean = (stderr: string) => {
   expect(stderr).not.toMatch(/internal error|From chunk|Could not parse|\n\s+at .+:\d+:\d+/);
 };
-const workspaceFile = (sb: Sandbox, name: string) => {
-  const threads = join(sb.home, "threads");
-  return existsSync(threads) && readdirSync(threads).some((t) => existsSync(join(threads, t, "workspace", name)));
-};
+// A new thread works in the directory it was started in: the sandbox's project folder.
+const workspaceFile = (sb: Sandbox, name: string) => existsSync(join(sb.cwd, name));
 const toolResults = (body: any) => (body.messages as any[]).filter((m) => m.role === "tool").map((m) => String(m.content));
 
 describe("ids, roles and fragments", () => {

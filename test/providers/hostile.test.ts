@@ -1,7 +1,7 @@
 // A hostile model through the built CLI: escape sequences, huge arguments, duplicate ids, odd but legal SSE framing;
 // and a hostile or sloppy provider/proxy on the wire: bytes split anywhere, glued events, early [DONE], redirects to
 // another host, gzip, runaway answers, long retry-after, every error-body shape.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -26,14 +26,8 @@ const DONE = "data: [DONE]\n\n";
 const call = (id: string, command: string, index = 0) => ({ id, index, type: "function", function: { name: "bash", arguments: JSON.stringify({ command }) } });
 const answer = (text: string) => rawSse([chunk({ role: "assistant", content: text }), chunk({}, "stop"), DONE]);
 const toolResults = (body: any) => (body.messages as any[]).filter((m) => m.role === "tool");
-const inWorkspace = (sb: Sandbox, name: string) => {
-  const threads = join(sb.home, "threads");
-  for (const t of existsSync(threads) ? readdirSync(threads) : []) {
-    const f = join(threads, t, "workspace", name);
-    if (existsSync(f)) return readFileSync(f, "utf8");
-  }
-  return undefined;
-};
+// A new thread works in the directory it was started in: the sandbox's project folder.
+const inWorkspace = (sb: Sandbox, name: string) => (existsSync(join(sb.cwd, name)) ? readFileSync(join(sb.cwd, name), "utf8") : undefined);
 
 describe("hostile model", () => {
   it("escape sequences in the answer and in tool arguments never reach the terminal raw", async () => {

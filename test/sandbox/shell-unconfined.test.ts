@@ -8,9 +8,9 @@ import { auditCommand } from "../../src/sandbox/shell-audit.js";
 const unconfined = (c: string) => auditCommand(c, { confined: false });
 
 const READS: string[] = [
-  "ls -la", "cat README.md", "grep -rn TODO src", "rg foo", "find . -name '*.ts' | wc -l", "git status", "git log --oneline | head",
-  "git diff HEAD~1", "head -5 a && tail -5 b", "cd .. && ls", "ls && git status 2>/dev/null", "x=1; echo $x", "jq .name package.json",
-  "cat ~/notes.txt", "pwd; uname -a; id", "diff a b || true", "tree src",
+  "ls -la", "cat README.md", "grep -rn TODO src", "rg foo", "find . -name '*.ts' | wc -l",
+  "head -5 a && tail -5 b", "cd src && ls", "ls 2>/dev/null", "x=1; echo $x", "jq .name package.json",
+  "pwd; uname -a; id", "diff a b || true", "tree src", "file README.md", "echo done >&2", "for f in *.ts; do wc -l $f; done", "cat /mnt/user-data/workspace/a.txt",
 ];
 const WRITES_OR_RUNS: string[] = [
   // the fourth pass: the home directory through $PWD, `..`, /proc and symlinks, judged "edit" before
@@ -21,8 +21,17 @@ const WRITES_OR_RUNS: string[] = [
   "echo hi > out.txt", "npm test", "make", "python3 script.py", "node -e 'console.log(1)'", "sed -i s/a/b/ f", "cp a b", "mkdir x",
   "bash -c 'ls'", "sort -o out in", "tree -o out", "less +!rm x", "find . -delete", "git commit -m x", "git grep -Ofoo x", "git -c core.pager=x log",
   "curl https://example.com", "source ./env.sh", "./run.sh", "xargs rm < list",
+  // the fifth pass: descriptors re-opened for writing, programs on the read-only list that write or run configured code
+  "echo x 3<$HOME/.bashrc >/dev/fd/3", "echo x < ../.profile > /dev/stdin", "echo x 2<../.zshrc >/dev/stderr", "cd .. && file -C -m project/m",
+  "git status", "git log --oneline | head", "git --git-dir=bare --work-tree=. status", "HOME=. git status", "cd vendor/x && git log -p -1",
+  "git grep --open-files-in-p='touch x' --untracked ABC", "LESSKEYIN=k less m", "less --lesskey-s=k m", "RIPGREP_CONFIG_PATH=rgcfg rg X s.txt",
+  "rg --hostname-bin=./x foo", "env LESSKEYIN=k cat m",
+  // the sixth pass: the workspace's own program under a read-only name, or a PATH the line changed
+  "./cat README.md", "bin/ls", "cd docs && ../cat notes.md", "printf -v PATH %s:/usr/bin:/bin \"$PWD/tools\"; ls", "PATH=./tools:$PATH; ls",
 ];
-const SECRETS: string[] = ["cat ~/.ssh/id_rsa", "cat ../../.aws/credentials", "head $HOME/.netrc", "cat /proc/$PPID/environ", "grep token ~/.config/gh/hosts.yml", "cat < ~/.git-credentials", "cat /etc/shadow"];
+// Reads outside the workspace ask without a sandbox (the output masking backs up what spelling cannot see).
+const OUTSIDE: string[] = ["cat /etc/os-release", "cat /var/tmp/x/token", "cat /proc/[0-9]*/e?viron", "ls /run/secrets", "cd .. && ls", "cat ~/notes.txt", "cd ~ && cat .s*/id_rsa", "grep -r SECRETKEY ~", "cat ../x", "wc -l < ../x", "ls $HOME"];
+const SECRETS: string[] = ["cat ~/.ssh/id_rsa", "cat ../../.aws/credentials", "head $HOME/.netrc", "cat /proc/$PPID/environ", "grep -a -o sk /proc/[0-9]*/task/*/environ", "grep token ~/.config/gh/hosts.yml", "cat < ~/.git-credentials", "cat /etc/shadow"];
 
 describe("auditCommand without a sandbox", () => {
   it.each(READS)("allows %j: it only reads", async (cmd) => {
@@ -30,6 +39,9 @@ describe("auditCommand without a sandbox", () => {
   });
   it.each(WRITES_OR_RUNS)("asks first for %j", async (cmd) => {
     expect((await unconfined(cmd)).verdict).toBe("ask");
+  });
+  it.each(OUTSIDE)("asks first for %j: it reads outside the workspace", async (cmd) => {
+    expect(await unconfined(cmd)).toEqual({ verdict: "ask", reason: "no sandbox here (bubblewrap is not available): this command reads outside the workspace" });
   });
   it.each(SECRETS)("asks first for %j: it reads where credentials are kept", async (cmd) => {
     expect(await unconfined(cmd)).toEqual({ verdict: "ask", reason: "no sandbox here (bubblewrap is not available): this command reads where credentials are kept" });
@@ -51,15 +63,37 @@ const ASK_EVERYWHERE: string[] = [
   "perl -e 'readpipe(q(rm -rf d))'", "perl -MIPC::Open3 -e 'open3(my $i, my $o, undef, q(rm), q(-rf), q(d))'", "perl -e 'use IPC::Cmd; IPC::Cmd::run(command => q(rm -rf d))'",
   "perl -e 'open(F, q(rm -rf d|)); print <F>'", `perl -e '&{"sys"."tem"}(q(rm -rf d))'`, "perl -e 'eval q(sys).q(tem q(rm -rf d))'",
   "perl -e '$f = \\&CORE::system; $f->(q(rm -rf d))'", "perl -e 'fork or exit'", "perl -e 'do q(./x.pl)'",
-  "parallel rm -rf ::: d", "sem rm -rf d", "git init --template=tpl sub", "git clone --template tpl https://x/y.git",
+  "parallel rm -rf ::: d", "sem rm -rf d", "git init --template=tpl sub", "git clone --template tpl https://x/y.git", "git init -q --templ=tpl newrepo", "git init -q --separate-git-dir=gd sub", "git init --sep gd sub",
+  // the sixth pass: a nested clone with code in its config, gc told to drop unreachable commits now, a forced fetch into a branch
+  "git clone -q -c core.fsmonitor='touch M; false' . sub", "git clone --config=core.fsmonitor=x . sub", "git -c gc.reflogExpire=now -c gc.pruneExpire=now gc -q",
+  "git fetch -q . +main:feature",
+  // the fifth pass: anything but git writing inside .git (history rewind cannot restore, commondir moving the config)
+  "rm -f .git/objects/pack/*.pack .git/objects/pack/*.idx", "rm -f .git/refs/heads/main .git/packed-refs", "echo ../gd > .git/commondir",
 ];
-const STILL_ALLOWED: string[] = ["perl -ne 'print if /foo/' f", "perl -pe 's/a/b/g' f", "git init sub", "python3 -c 'print(1+1)'"];
+// The fifth pass: a descriptor re-opened for writing is a write (an edit, which ask mode asks for).
+const EDIT_EVERYWHERE: string[] = ["echo CHANGED 3<a.txt >/dev/fd/3", "echo x < a.txt > /dev/stdin", "exec 3<a.txt; echo x >/dev/fd/3"];
+const STILL_ALLOWED: string[] = ["perl -ne 'print if /foo/' f", "perl -pe 's/a/b/g' f", "git init sub", "python3 -c 'print(1+1)'", "cat .git/HEAD", "git commit -m 'fix .git/ handling'", "git fetch origin", "git clone -q https://x/y.git sub", "echo x >/dev/null 2>&1", "cat a | tee /dev/stderr", "exec 2>&1", "cat <<EOF >/dev/stderr\nhi\nEOF"];
 
 describe("auditCommand: the fourth adversarial pass (any sandbox)", () => {
   it.each(ASK_EVERYWHERE)("asks first for %j", async (cmd) => {
     expect((await auditCommand(cmd)).verdict).toBe("ask");
   });
+  it.each(EDIT_EVERYWHERE)("counts %j as an edit", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("edit");
+  });
   it.each(STILL_ALLOWED)("still allows %j", async (cmd) => {
     expect((await auditCommand(cmd)).verdict).toBe("allow");
+  });
+});
+
+describe("auditCommand: the home directory by its literal path (the sixth pass)", () => {
+  it.each(["rm -rf HOME", "rm -rf HOME/", "rm -rf /usr/../HOMEREL", "rm -rf //HOMEREL//", "rm -rf HOME/*"])("blocks %j", async (shape) => {
+    const home = (process.env.HOME ?? "").replace(/\/+$/, "");
+    if (home.length <= 1) return;
+    const cmd = shape.replace("HOMEREL", home.slice(1).replace(/\//g, "//")).replace("HOME", home);
+    expect((await auditCommand(cmd)).verdict, cmd).toBe("block");
+  });
+  it("a folder inside the home directory is only a recursive delete (asks)", async () => {
+    expect((await auditCommand(`rm -rf ${process.env.HOME}/project/build`)).verdict).toBe("ask");
   });
 });

@@ -39,12 +39,21 @@ describe("SKILL.md front matter", () => {
     expect(() => parseSkillFile("---\nname: Big-Name\ndescription: d\n---\nbody", "x")).toThrow(/invalid skill name/);
   });
 
-  it("reads Claude Code style files: block-scalar descriptions, nested metadata and unknown keys are fine; the first of duplicate keys wins", () => {
+  it("reads Claude Code style files: block-scalar descriptions, nested metadata and unknown keys are fine; a duplicate key is refused", () => {
     const s = parseSkillFile(
-      "---\nname: pdf\ndescription: |\n  Extract text from PDFs.\n  Use for forms.\nallowed-tools: Read, Grep\nmetadata:\n  version: 1.0\n  tags: [a, b]\nname: hijack\n---\n# PDF\nSteps.",
+      "---\nname: pdf\ndescription: |\n  Extract text from PDFs.\n  Use for forms.\nallowed-tools: Read, Grep\nmetadata:\n  version: 1.0\n  tags: [a, b]\n---\n# PDF\nSteps.",
       "pdf",
     );
     expect(s).toEqual({ name: "pdf", description: "Extract text from PDFs. Use for forms.", body: "# PDF\nSteps." });
+    const folded = parseSkillFile("---\nname: pdf\ndescription: >\n  Extract text\n  from PDFs.\n---\nbody", "pdf");
+    expect(folded.description).toBe("Extract text from PDFs.");
+    // Which `name` would be meant is ambiguous (js-yaml, which the peers use, refuses it too): never the injected one.
+    expect(() => parseSkillFile("---\nname: pdf\ndescription: d\nname: hijack\n---\nbody", "pdf")).toThrow(/front matter is not valid YAML \(line 4\): Map keys must be unique/);
+  });
+
+  it("a front matter that expands aliases without bound (a billion laughs) is refused, quickly", () => {
+    const laughs = ["a: &a [x, x, x, x, x, x, x, x, x, x]", ...Array.from({ length: 8 }, (_, i) => `${"bcdefghi"[i]}: &${"bcdefghi"[i]} [${Array(10).fill(`*${"abcdefgh"[i]}`).join(", ")}]`)];
+    expect(() => parseSkillFile(`---\nname: lol\ndescription: d\n${laughs.join("\n")}\n---\nbody`, "lol")).toThrow(/front matter is not valid YAML/);
   });
 
   it("needs front matter, a description and a body", () => {

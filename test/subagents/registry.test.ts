@@ -77,7 +77,7 @@ describe("markdown agents", () => {
     expect(err).toBeInstanceOf(SubagentConfigError);
     expect(err.message).toContain(bad);
     expect(err.file).toBe(bad);
-    expect(err.message).toMatch(/cannot parse front matter line/);
+    expect(err.message).toMatch(/front matter is not valid YAML \(line 4\)/);
 
     writeFileSync(bad, "no front matter here\n");
     await expect(loadSubagentRegistry({ home, cwd })).rejects.toThrow(`${bad}: missing front matter`);

@@ -28,6 +28,8 @@ export function useE2E(): E2E {
     server.titleReply = { content: "Test thread title" };
     server.memoryRequests.length = 0;
     server.memoryReply = { content: '{"facts": []}' };
+    server.modelIds = ["test-model"];
+    server.modelListAuth.length = 0;
   });
   return {
     get server() {

@@ -50,6 +50,8 @@ export function useInProcessModel(prefix: string, before: () => Promise<void> = 
     server!.requests.length = 0;
     server!.titleRequests.length = 0;
     server!.titleReply = { content: "Test thread title" };
+    server!.modelIds = ["test-model"];
+    server!.modelListAuth.length = 0;
   });
   return () => {
     if (!current) throw new Error("the in-process environment is set up in beforeEach");

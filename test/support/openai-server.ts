@@ -14,7 +14,8 @@
  * Routes:
  *   POST /v1/chat/completions  recorded in `requests`, answered by the next scripted reply
  *                              (SSE when the body has `stream: true`, plain JSON otherwise)
- *   GET  /v1/models            one model, `test-model` (reachability checks)
+ *   GET  /v1/models            `modelIds` (default one model, `test-model`); records each request's
+ *                              authorization header in `modelListAuth`
  *   anything else              404 with an OpenAI-style error body
  *
  * Reply selection: replies queued with `push()` / an array script are used first, in order;
@@ -101,6 +102,10 @@ export interface TestModelServer {
    */
   memoryRequests: RecordedRequest[];
   memoryReply: ScriptedReply | ((req: RecordedRequest) => ScriptedReply);
+  /** What GET /v1/models lists (default ["test-model"]). */
+  modelIds: string[];
+  /** The authorization header of each GET /v1/models, in order ("" when none was sent). */
+  modelListAuth: string[];
   /** Stop the server, destroying every open (including hanging) connection. */
   close(): Promise<void>;
 }
@@ -176,6 +181,8 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
     titleReply: { content: "Test thread title" } as ScriptedReply,
     memoryRequests: [] as RecordedRequest[],
     memoryReply: { content: '{"facts": []}' } as TestModelServer["memoryReply"],
+    modelIds: ["test-model"],
+    modelListAuth: [] as string[],
   } as TestModelServer;
   let scriptFn: Exclude<Script, ScriptedReply[]> | undefined;
   let toolCallCounter = 0;
@@ -319,7 +326,8 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
         }
       }
       if (req.method === "GET" && path === "/models") {
-        return sendJson(res, 200, { object: "list", data: [{ id: "test-model", object: "model", created: 0, owned_by: "deerflow-test" }] });
+        api.modelListAuth.push(String(req.headers.authorization ?? ""));
+        return sendJson(res, 200, { object: "list", data: api.modelIds.map((id) => ({ id, object: "model", created: 0, owned_by: "deerflow-test" })) });
       }
       if (req.method === "POST" && path === "/chat/completions") {
         handleChat(req, res, body).catch((err) => sendError(res, 500, `test model server bug: ${String(err)}`));

@@ -102,6 +102,8 @@ export interface PtyProcess {
   press(key: KeyName, times?: number): Promise<void>;
   /** Writes raw bytes at once (a paste, or a sequence not in KEYS). */
   write(data: string): Promise<void>;
+  /** Resizes the terminal (the headless one reflows as a terminal does) and the PTY (the process gets SIGWINCH). */
+  resize(cols: number, rows: number): Promise<void>;
   readonly exited: Promise<PtyExit>;
   readonly hasExited: boolean;
   /**
@@ -148,7 +150,7 @@ export function spawnPty(sandbox: Sandbox, args: string[], opts: PtyOptions = {}
 
   const screen = () => {
     const base = term.buffer.active.baseY;
-    return lines(term, base, base + rows).join("\n").trimEnd();
+    return lines(term, base, base + term.rows).join("\n").trimEnd();
   };
   const scrollback = () => lines(term, 0, term.buffer.active.length).join("\n").trimEnd();
   // Ink wraps each frame in synchronized output (DEC mode 2026), and a terminal that supports it shows only whole
@@ -166,7 +168,7 @@ export function spawnPty(sandbox: Sandbox, args: string[], opts: PtyOptions = {}
     typeof what === "string" ? text.includes(what) : what instanceof RegExp ? what.test(text) : what(text);
   const describe = (what: unknown) => (typeof what === "function" ? "a condition" : JSON.stringify(String(what)));
   const failure = (msg: string) =>
-    new Error(`${msg}${done ? " (the process has exited)" : ""}\n--- screen (${cols}x${rows}) ---\n${screen()}\n--- end of screen ---`);
+    new Error(`${msg}${done ? " (the process has exited)" : ""}\n--- screen (${term.cols}x${term.rows}) ---\n${screen()}\n--- end of screen ---`);
 
   /** Serialises writes, so `press` and `type` calls never interleave. */
   const enqueue = (fn: () => Promise<void>): Promise<void> => {
@@ -180,8 +182,12 @@ export function spawnPty(sandbox: Sandbox, args: string[], opts: PtyOptions = {}
 
   const self: PtyProcess = {
     pid: proc.pid,
-    cols,
-    rows,
+    get cols() {
+      return term.cols;
+    },
+    get rows() {
+      return term.rows;
+    },
     screen,
     scrollback,
     raw: () => received,
@@ -231,6 +237,14 @@ export function spawnPty(sandbox: Sandbox, args: string[], opts: PtyOptions = {}
     write: (data) =>
       enqueue(async () => {
         send(data);
+        await sleep(TYPE_DELAY_MS);
+      }),
+    resize: (newCols, newRows) =>
+      enqueue(async () => {
+        // The terminal first, as a window does: the program redraws for the size it then reads.
+        await new Promise<void>((r) => term.write("", r));
+        term.resize(newCols, newRows);
+        if (!done) proc.resize(newCols, newRows);
         await sleep(TYPE_DELAY_MS);
       }),
     exited,
@@ -284,6 +298,8 @@ export function inputArea(p: PtyProcess): string {
 }
 
 const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+/** The first row of the input's completion menu (src/tui/components/CompletionMenu.tsx). */
+export const MENU_TOP = /^(?:↑↓ select · tab complete|esc close$)/m;
 const HINTS = new Set(["Press Ctrl+C again to exit", "A request is still running: wait for it, or press esc to cancel it."]);
 
 /**
@@ -291,7 +307,10 @@ const HINTS = new Set(["Press Ctrl+C again to exit", "A request is still running
  * dim). Reads the rows between the input's top rule and the status line, without the 2-column prompt mark.
  */
 export function inputText(p: PtyProcess): string {
-  const rows = inputArea(p).split("\n").slice(0, -1).filter((r) => !HINTS.has(r.trim()));
+  const area = inputArea(p).split("\n").slice(0, -1);
+  // A `/` or `@` menu under the input starts with its keys row.
+  const menu = area.findIndex((r) => MENU_TOP.test(r));
+  const rows = (menu < 0 ? area : area.slice(0, menu)).filter((r) => !HINTS.has(r.trim()));
   const text = squash(rows.map((r) => r.slice(2)).join(" "));
   return /^(?:Ask anything|Starting…|Type your answer…)/.test(text) ? "" : text;
 }

@@ -121,6 +121,19 @@ describe("git's own directory (issue 26, second pass)", () => {
     expect(await t(writeFile, { path: ".gitignore", content: "dist\n" })).toMatch(/Created/);
   });
 
+  it("refuses writes inside a git directory under another name (bare, --separate-git-dir): its config runs commands too", async () => {
+    for (const d of ["gd/objects", "gd/refs/heads", "gd/hooks"]) mkdirSync(ws(d), { recursive: true });
+    writeFileSync(ws("gd/HEAD"), "ref: refs/heads/main\n");
+    const refused = /gd\/config is inside a git directory \(.*gd: its config and hooks run commands on your host\); the file tools do not write there/;
+    await expect(call(writeFile, { path: "gd/config", content: "[core]\n\tfsmonitor = touch m\n" }, M)).rejects.toThrow(refused);
+    await expect(call(writeFile, { path: "gd/hooks/post-checkout", content: "#!/bin/sh\nid\n" }, M)).rejects.toThrow(/inside a git directory/);
+    expect(existsSync(ws("gd/config"))).toBe(false);
+    // A folder that merely holds a HEAD file, or an ordinary project folder, is not one.
+    mkdirSync(ws("notes"), { recursive: true });
+    writeFileSync(ws("notes/HEAD"), "x");
+    expect(await t(writeFile, { path: "notes/config", content: "ok\n" })).toMatch(/Created/);
+  });
+
   it("refuses a write that reaches .git through a symlinked directory, leaving nothing behind", async () => {
     mkdirSync(ws(".git/hooks"), { recursive: true });
     symlinkSync(".git/hooks", ws("h"));

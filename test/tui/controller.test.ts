@@ -247,34 +247,39 @@ describe("ChatController turns", () => {
     expect(h.state().lastTool).toMatchObject({ id: "sh" });
   });
 
-  it("submitting while a request runs returns false with a hint under the input (not in the transcript); a refused slash command too; cancel ends it with an Interrupted notice", async () => {
-    script([{ hang: true }, { content: "Continued fine." }]);
+  it("messages typed while a request runs are queued (shown, sent in order when it ends, never refused); unqueueLast takes the newest back; a slash command that needs quiet is still refused; cancel ends the run with an Interrupted notice", async () => {
+    script([{ hang: true }, { content: "Answered the first queued." }]);
     const h = await started();
     expect(h.ctl.submit("this will hang")).toBe(true);
     await until(() => server.requests.length === 1);
     expect(h.ctl.busy).toBe(true);
-    expect(h.state().run).not.toBeNull();
 
-    expect(h.ctl.submit("second message")).toBe(false);
-    expect(h.state().hint).toBe("A request is still running: wait for it, or press esc to cancel it.");
-    expect(h.notices("warning")).toEqual([]);
-    expect(h.ctl.submit("!echo no")).toBe(false);
+    expect(h.ctl.submit("first queued")).toBe(true);
+    expect(h.ctl.submit("!echo shell-queued")).toBe(true);
+    expect(h.ctl.submit("taken back")).toBe(true);
+    expect(h.state().queued).toEqual(["first queued", "!echo shell-queued", "taken back"]);
+    expect(h.state().hint).toBeUndefined();
+    expect(h.ctl.unqueueLast()).toBe("taken back");
+    expect(h.state().queued).toEqual(["first queued", "!echo shell-queued"]);
     expect(h.ctl.submit("/title Renamed while busy")).toBe(false);
     expect(h.notices("warning")).toEqual(["Wait for the running request (or press esc) before renaming the thread."]);
     expect(server.requests).toHaveLength(1);
 
     expect(h.ctl.cancel()).toBe(true);
+    // The queue drains in order: the first message is the next turn, then the shell command runs.
+    await until(() => h.items("shell").length === 1, "the queued shell command to run");
     await h.idle();
-    expect(h.notices("warning").at(-1)).toBe("Interrupted. The thread is saved: type to continue it.");
-    expect(h.state().hint).toBeUndefined();
-    expect(h.ctl.cancel()).toBe(false);
+    expect(h.state().queued).toEqual([]);
+    expect(h.notices("warning")).toContain("Interrupted. The thread is saved: type to continue it.");
+    expect(h.items("user").map((i) => i.text)).toEqual(["this will hang", "first queued"]);
+    expect(h.items("assistant").map((i) => i.text)).toEqual(["Answered the first queued."]);
+    expect(userTexts(server.requests[1]!).at(-1)).toBe("first queued");
+    expect(h.items("shell")[0]!.output).toContain("shell-queued");
+    expect(server.requests).toHaveLength(2);
+    expect(JSON.stringify(server.requests)).not.toContain("taken back");
     const threadId = h.ctl.threadId!;
-    expect(await h.session().listThreads()).toMatchObject([{ id: threadId, status: "interrupted" }]);
-
-    // The thread goes on.
-    await turn(h, "go on");
-    expect(h.items("assistant").map((i) => i.text)).toEqual(["Continued fine."]);
-    expect(h.ctl.threadId).toBe(threadId);
+    expect(await h.session().listThreads()).toMatchObject([{ id: threadId }]);
+    expect(h.ctl.cancel()).toBe(false);
   });
 
   it("exit() while running cancels first, then calls the exit callback", async () => {
@@ -392,10 +397,30 @@ describe("ChatController slash commands", () => {
     expect(lists[1]).toMatchObject({ current: h.ctl.threadId, threads: [{ id: h.ctl.threadId, title: "Test thread title", status: "success" }] });
   });
 
-  it("/model shows the model and its endpoint", async () => {
+  it("/model opens a picker over what the endpoint's /v1/models lists (the model in use marked); a pick switches to it, esc keeps the model", async () => {
+    server.modelIds = ["test-model", "big-model", "small-model"];
     const h = await started();
     h.ctl.submit("/model");
-    expect(h.notices("info").at(-1)).toBe(`Model: test-model (test-model at ${server.url})`);
+    await until(() => h.state().modelPicker !== null, "the picker");
+    expect(h.state().modelPickerSwitch).toBe(true);
+    expect(h.state().modelPicker).toEqual([
+      { server: "endpoint", baseUrl: server.url, model: "test-model", current: true },
+      { server: "endpoint", baseUrl: server.url, model: "big-model" },
+      { server: "endpoint", baseUrl: server.url, model: "small-model" },
+    ]);
+    await h.ctl.pickModel(undefined);
+    expect(h.state().modelPicker).toBeNull();
+    expect(h.notices("info").at(-1)).toBe("Model unchanged: test-model");
+
+    h.ctl.submit("/model");
+    await until(() => h.state().modelPicker !== null, "the picker again");
+    await h.ctl.pickModel(2);
+    expect(h.state().modelPicker).toBeNull();
+    expect(h.state().status.model).toBe("small-model");
+    expect(h.notices("info").at(-1)).toBe(`Model: small-model (not in .deerflowrc "models": used as a model id at ${server.url})`);
+    script([{ content: "from the small model" }]);
+    await turn(h, "hi");
+    expect(server.requests[0]!.body.model).toBe("small-model");
   });
 
   it("/model <name> switches between configured models; an unusable one is an error notice", async () => {
@@ -414,7 +439,13 @@ describe("ChatController slash commands", () => {
     trustProject({ home, cwd });
     const h = await started();
     h.ctl.submit("/model");
-    expect(h.notices("info").at(-1)).toBe(`Model: test-model (test-model at ${server.url}). Configured: test-model, other`);
+    await until(() => h.state().modelPicker !== null, "the picker");
+    // The configured names first; the endpoint's list adds nothing they name.
+    expect(h.state().modelPicker).toEqual([
+      { server: "in .deerflowrc", baseUrl: "", model: "test-model", current: true },
+      { server: "in .deerflowrc", baseUrl: "", model: "other" },
+    ]);
+    await h.ctl.pickModel(undefined);
 
     h.ctl.submit("/model other");
     expect(h.state().status.model).toBe("other");
@@ -486,6 +517,8 @@ describe("ChatController slash commands", () => {
       { kind: "notice", text: expect.stringMatching(new RegExp(`^Resumed thread ${a}`)) },
       { kind: "user", text: "question in A" },
       { kind: "assistant", text: "Answer in A." },
+      // Its own fresh folder is not the directory the chat started in: one line says where it works.
+      { kind: "notice", text: expect.stringMatching(new RegExp(`^Thread ${a} works in .*${a}/workspace \\(its own workspace\\)`)) },
     ]);
     expect(h.state().status.threadId).toBe(a);
     expect(h.ctl.threadId).toBe(a);

@@ -42,7 +42,10 @@ describe("summarizeArgs", () => {
     expect(summarizeArgs("read_file", { path: "src/a.ts", start_line: 3 })).toBe("src/a.ts");
     expect(summarizeArgs("write_file", { path: "b.txt", content: "x".repeat(10_000) })).toBe("b.txt");
     expect(summarizeArgs("str_replace", { path: "c.ts", old_str: "a", new_str: "b" })).toBe("c.ts");
-    expect(summarizeArgs("ls", { path: "/mnt/user-data/workspace" })).toBe("/mnt/user-data/workspace");
+    // Workspace paths as the user reads them: relative to the workspace; uploads and outputs keep their virtual path.
+    expect(summarizeArgs("ls", { path: "/mnt/user-data/workspace" })).toBe(".");
+    expect(summarizeArgs("read_file", { path: "/mnt/user-data/workspace/src/a.ts" })).toBe("src/a.ts");
+    expect(summarizeArgs("read_file", { path: "/mnt/user-data/uploads/notes.md" })).toBe("/mnt/user-data/uploads/notes.md");
     expect(summarizeArgs("view_image", { image_path: "shot.png" })).toBe("shot.png");
   });
   it("glob/grep show the pattern and the path", () => {

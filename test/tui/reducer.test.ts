@@ -153,6 +153,26 @@ describe("reduce: delegations", () => {
   });
 });
 
+describe("reduce: ctrl+t after a run with subagents", () => {
+  it("prints the run's folded subagents panel in full, once; during a run, or after a new prompt, it only toggles the todos", () => {
+    const d = { id: "d1", description: "research", subagent_type: "general", status: "completed" };
+    let s = apply(initialState(), { type: "ui.run.begin" }, started, { type: "delegation.updated", run_id: RUN, delegations: [d] });
+    s = reduce(s, { type: "ui.todos.toggle" });
+    expect(kinds(s)).toEqual([]);
+    s = reduce(s, { type: "ui.run.end", end: { status: "success", stop_reason: "end_turn", usage: usage(5) } });
+    expect(s.items.at(-1)).toMatchObject({ kind: "delegations", delegations: [d] });
+    expect(s.items.at(-1)).not.toHaveProperty("expanded");
+    s = reduce(s, { type: "ui.todos.toggle" });
+    expect(s.items.at(-1)).toMatchObject({ kind: "delegations", delegations: [d], expanded: true });
+    const n = s.items.length;
+    s = reduce(s, { type: "ui.todos.toggle" });
+    expect(s.items).toHaveLength(n);
+    s = reduce(s, { type: "ui.item", item: { kind: "user", text: "next" } });
+    s = reduce(s, { type: "ui.todos.toggle" });
+    expect(s.items).toHaveLength(n + 1);
+  });
+});
+
 describe("reduce: the end of a run", () => {
   it("an interrupted end commits the partial answer, cancels running tools, commits the delegations, resets live state", () => {
     let s = apply(

@@ -1,10 +1,12 @@
 // `deerflow [chat] [prompt]` and `deerflow resume <thread>`: the interactive TUI. It needs a terminal on both
 // ends; scripts use `deerflow run`. The TUI bundle paints its first frame before the runtime is imported.
 import { existsSync, readFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadBundle, type LoadedBundle } from "../code-cache.js";
 import { peekDataHome, trustFolder } from "../../config/trust-store.js";
+import { chooseStartWorkspace } from "../../sandbox/start-workspace.js";
 // Sets a V8 flag when loaded. V8 refuses a code cache written under other flags, so it is set here, before either
 // bundle is compiled, rather than halfway through running the runtime's bundle (which carries the same module):
 // otherwise every cache the chat writes carries a flag the next start compiles without, and is never used.
@@ -18,6 +20,8 @@ export interface ChatOptions extends GlobalOptions {
   thread?: string;
   continue?: boolean;
   workspace?: string;
+  /** --scratch: new threads work in a fresh per-thread folder instead of the current directory. */
+  scratch?: boolean;
   approval?: ApprovalMode;
   plan?: boolean;
   goal?: string;
@@ -97,6 +101,9 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
       throw new UsageError("deerflow chat needs an interactive terminal.", 'For scripts and pipes use `deerflow run "…"` (the prompt may come on stdin).');
     }
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
+    // Where new threads work (the current directory unless refused or --scratch): decided before the first frame,
+    // so the header names it. A resumed thread keeps its own (the chat says so when it is elsewhere).
+    const start = chooseStartWorkspace({ explicit: opts.workspace, scratch: opts.scratch, cwd: process.cwd(), allowDangerous: opts.allowDangerousWorkspace, userHome: process.env.HOME ?? homedir(), dataDir: peekDataHome(opts.home) });
     // Raw mode at once: keys typed while the TUI loads wait in the terminal (read by Ink as soon as it listens)
     // instead of being echoed over the screen.
     process.stdin.setRawMode(true);
@@ -112,18 +119,20 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
     const exit = await startChat({
       version: version(),
       cwd: process.cwd(),
+      workspace: resume ? undefined : (start.workspace ?? null),
+      notice: resume ? undefined : start.notice,
       approvalMode: opts.approval,
       planMode: opts.plan,
       start: { prompt: words.join(" "), goal: opts.goal, resume },
       firstRun: {
-        choices: async (err) => (await importRuntime(cacheDir)).firstRunChoices(err),
+        choices: async (err) => (await importRuntime(cacheDir)).firstRunChoices(err, { home: opts.home }),
         save: async (choice) => (await importRuntime(cacheDir)).saveFirstRunChoice(choice),
       },
       // Trusts exactly the bytes the question showed (their sha256), where `deerflow trust` records it.
       trustFolder: async ({ untrusted, trustHome }) => void trustFolder(trustHome, untrusted.file, untrusted.sha256),
       loadSession: async (o) => {
         const { createChatSession } = await importRuntime(cacheDir);
-        const session = await createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: opts.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, noMemory: opts.memory === false, allowDangerousWorkspace: opts.allowDangerousWorkspace, ignoreUntrusted: o?.ignoreUntrusted, allowUnconfined: opts.dangerouslyRunUnconfined });
+        const session = await createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: start.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, noMemory: opts.memory === false, allowDangerousWorkspace: opts.allowDangerousWorkspace, ignoreUntrusted: o?.ignoreUntrusted, allowUnconfined: opts.dangerouslyRunUnconfined });
         saveCodeCaches();
         return session;
       },

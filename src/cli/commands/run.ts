@@ -5,7 +5,8 @@ import { homedir } from "node:os";
 import { loadConfig } from "../../config/load.js";
 import { refuseUntrusted } from "../../config/project-trust.js";
 import { requireModelOrDiscover } from "../discovered-model.js";
-import { assertSafeSandboxPaths, assertSafeWorkspace } from "../../sandbox/workspace-check.js";
+import { assertSafeSandboxPaths } from "../../sandbox/workspace-check.js";
+import { runWorkspace, workspaceNotices } from "../run-workspace.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
 import { atPathUploads } from "../../runtime/at-path-uploads.js";
@@ -21,6 +22,8 @@ export interface RunOptions extends GlobalOptions {
   thread?: string;
   continue?: boolean;
   workspace?: string;
+  /** --scratch: a new thread works in a fresh per-thread folder instead of the current directory. */
+  scratch?: boolean;
   upload?: string[];
   approval?: ApprovalMode;
   yes?: boolean;
@@ -77,7 +80,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     const model = await requireModelOrDiscover(config);
     if (!config.sandbox.network || config.sandbox.require) (await import("../../sandbox/run-shell.js")).assertShellUsable(config.sandbox);
     if (opts.yes || config.approval === "yolo") (await import("../../sandbox/unconfined.js")).assertAutoApprovalConfined({ approval: config.approval, yes: opts.yes, allowUnconfined: opts.dangerouslyRunUnconfined });
-    assertSafeWorkspace(opts.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: config.home, allow: opts.allowDangerousWorkspace });
+    const start = runWorkspace(opts, config.home);
     assertSafeSandboxPaths(config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: config.home });
     const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
@@ -87,6 +90,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     if (!prompt && opts.goal === undefined) throw new UsageError("No prompt given.", 'Pass it as an argument (deerflow run "…") or pipe it on stdin.');
     // `deerflow run "/<skill> …"` activates an installed skill, as typing it in the chat does.
     const skill = prompt.startsWith("/") ? skillInvocation(prompt, skillCatalogFor({ home: config.home, cwd: process.cwd() })) : undefined;
+    const notices = workspaceNotices(start, (line) => process.stderr.write(`deerflow: ${forTerminal(line)}\n`));
     const request = {
       config,
       model,
@@ -94,7 +98,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       skill: skill?.name,
       threadId: opts.thread,
       continueLatest: opts.continue,
-      workspace: opts.workspace,
+      workspace: start.workspace,
       uploads: [...(opts.upload ?? []), ...atPathUploads(prompt, process.cwd())],
       approveGuarded: opts.yes ?? false,
       planMode: opts.plan ?? false,
@@ -102,7 +106,10 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       inputId: opts.inputId,
       timeoutSeconds: opts.timeout ?? config.runTimeoutSeconds,
       signal: controller.signal,
-      onEvent: (e: RunEvent) => printer.event(e),
+      onEvent: (e: RunEvent) => {
+        notices(e);
+        printer.event(e);
+      },
     };
     // LangChain loads only once the request is known to be valid: usage errors answer instantly.
     runtimeLoaded = true;

@@ -8,9 +8,13 @@ import { DB_FILE, type Store, isCorruption } from "../../persistence/store.js";
 import { openStore } from "../../persistence/open-store.js";
 import { DatabaseUnavailableError, isConnectionFault, isServerRefusal } from "../../persistence/postgres-connection.js";
 import type { ThreadRow } from "../../persistence/thread-index.js";
+import type { ArchivedMessage } from "../../persistence/message-archive.js";
+import type { BaseMessage } from "@langchain/core/messages";
+import { withArchivedTurns } from "../../runtime/archived-turns.js";
 import { machineName } from "../../persistence/machine.js";
 import { ThreadRuntime } from "../../runtime/thread-runtime.js";
-import { transcriptOf } from "../../runtime/thread-view.js";
+import { type TranscriptEntry, transcriptOf } from "../../runtime/thread-view.js";
+import { INTERRUPTED_LINE } from "../../vocabulary/interruption-text.js";
 import type { GlobalOptions } from "../main.js";
 import { noteUntrusted } from "../untrusted-note.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
@@ -55,6 +59,43 @@ export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): 
   return 0;
 }
 
+/** One transcript entry as `threads show` prints it; what an interrupted run kept says so. */
+function entryLine(e: TranscriptEntry): string {
+  switch (e.kind) {
+    case "user":
+      return `> ${e.text}`;
+    case "assistant":
+      return e.interrupted ? `${e.text ? `${e.text}\n` : ""}${INTERRUPTED_LINE}` : e.text;
+    case "tool":
+      return `  [${e.name}] ${e.interrupted ? "interrupted" : e.status}`;
+    case "clarification":
+      return `? ${e.clarification.question}`;
+    case "shell":
+      return `! ${e.command}${e.exitCode ? ` (exit ${e.exitCode})` : ""}\n${e.output}`;
+  }
+}
+
+/** A run of archived messages between two marks (compaction took them out of the conversation). */
+function archivedBlock(rows: readonly ArchivedMessage[]): string[] {
+  const range = rows.length === 1 ? `#${rows[0]!.seq}` : `#${rows[0]!.seq}–#${rows.at(-1)!.seq}`;
+  return [
+    `── ${rows.length} archived message${rows.length === 1 ? "" : "s"} (${range}, taken out of the conversation by compaction; the model reads them with read_history) ──`,
+    ...rows.map(archivedLine),
+    "── end of the archived messages ──",
+  ];
+}
+
+/** One archived message, shaped like a live entry and marked. */
+function archivedLine(m: ArchivedMessage): string {
+  const mark = `[archived #${m.seq}]`;
+  if (m.role === "user") return `${mark} > ${m.text}`;
+  if (m.role === "tool") {
+    const first = m.text.split("\n", 1)[0]!;
+    return `${mark}   [${m.name ?? "tool"}] ${first.length > 100 ? `${first.slice(0, 100)}…` : first}`;
+  }
+  return `${mark} ${m.text}`;
+}
+
 export async function threadsShowCommand(threadId: string, opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
   noteUntrusted(config);
@@ -67,21 +108,28 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
       if (!row) return undefined;
       const runs = await store.runs.forThread(threadId);
       const tuple = await store.saver.getTuple({ configurable: { thread_id: threadId } });
-      return { row, runs, tuple };
+      // What compaction took out of the messages (`/compact`, auto-compaction): printed too, marked archived.
+      const archived = await store.archive.range(threadId, 1, await store.archive.count(threadId));
+      return { row, runs, tuple, archived };
     },
     mode ?? config.checkpoint.channelMode,
   );
   if (!found) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
   // Delta checkpoints keep messages as writes, or as a snapshot object (not a list): the state graph rebuilds them.
-  const raw = (found.tuple?.checkpoint.channel_values as { messages?: unknown } | undefined)?.messages;
-  let entries = transcriptOf(Array.isArray(raw) ? raw : []);
+  const channels = found.tuple?.checkpoint.channel_values as { messages?: unknown; task_history?: unknown } | undefined;
+  let messages: BaseMessage[] = Array.isArray(channels?.messages) ? channels.messages : [];
+  let history = channels?.task_history;
   if (found.row.mode === "delta") {
-    entries = (await ThreadRuntime.for(config).view(threadId, config.model)).entries;
+    const values = await ThreadRuntime.for(config).readState(threadId, config.model);
+    [messages, history] = [values.messages ?? [], values.task_history];
     await ThreadRuntime.closeAll();
   }
-  const { row, runs } = found;
+  const entries = transcriptOf(messages);
+  const compactions = (history as { compactions?: unknown } | null | undefined)?.compactions;
+  const { row, runs, archived } = found;
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({ thread: row, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), entries }, null, 2)}\n`);
+    const archivedJson = archived.map(({ seq, role, name, text, archived_at }) => ({ seq, role, name, text, archived_at }));
+    process.stdout.write(`${JSON.stringify({ thread: row, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), entries, archived: archivedJson }, null, 2)}\n`);
     return 0;
   }
   const lines = [
@@ -90,7 +138,7 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
     `  workspace ${row.workspace ?? "(its own)"}`,
     `  created ${row.created_at}, updated ${row.updated_at}, ${runs.length} run(s)`,
     "",
-    ...entries.map((e) => (e.kind === "user" ? `> ${e.text}` : e.kind === "assistant" ? e.text : e.kind === "tool" ? `  [${e.name}] ${e.status}` : `? ${e.clarification.question}`)),
+    ...withArchivedTurns(messages, archived, Array.isArray(compactions) ? compactions : []).flatMap((seg) => ("live" in seg ? transcriptOf(seg.live).map(entryLine) : archivedBlock(seg.archived))),
   ];
   process.stdout.write(forTerminal(`${lines.join("\n")}\n`));
   return 0;

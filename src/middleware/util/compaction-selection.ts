@@ -18,6 +18,8 @@ export interface CompactionSelection {
   removed: BaseMessage[];
   /** What stays after the summary, in order. */
   kept: BaseMessage[];
+  /** Each kept or removed message's position in the conversation. */
+  order: Map<BaseMessage, number>;
 }
 
 /** Estimated tokens of one message as sent: its text, its tool calls' names and arguments, a few for the framing. */
@@ -51,6 +53,31 @@ export function turnBlocks(messages: readonly BaseMessage[]): BaseMessage[][] {
   return blocks;
 }
 
+/** A run of removed messages and the id of the message kept right before it (null: at the start). */
+export interface Placement {
+  after: string | null;
+  count: number;
+}
+
+/**
+ * Where the removed messages stood, as runs after kept messages (pure): recorded with each compaction so a reader
+ * (`threads show`) can print the archived originals in their place, also when some came after the kept latest user message.
+ */
+export function placementOf(sel: CompactionSelection): Placement[] {
+  const removed = new Set(sel.removed);
+  const out: Placement[] = [];
+  let after: string | null = null;
+  let open: Placement | undefined;
+  for (const m of [...sel.kept, ...sel.removed].sort((a, b) => sel.order.get(a)! - sel.order.get(b)!)) {
+    if (!removed.has(m)) {
+      after = m.id ?? after;
+      open = undefined;
+    } else if (open) open.count += 1;
+    else out.push((open = { after, count: 1 }));
+  }
+  return out;
+}
+
 export function selectForCompaction(messages: readonly BaseMessage[], keepRecentTokens: number): CompactionSelection {
   const reminders: BaseMessage[] = [];
   let previousSummary: BaseMessage | undefined;
@@ -78,5 +105,5 @@ export function selectForCompaction(messages: readonly BaseMessage[], keepRecent
   const removed: BaseMessage[] = [];
   const kept: BaseMessage[] = [];
   blocks.forEach((b, i) => (keep[i] ? kept : removed).push(...b));
-  return { reminders, previousSummary, removed, kept };
+  return { reminders, previousSummary, removed, kept, order: new Map(rest.map((m, i) => [m, i])) };
 }

@@ -13,9 +13,9 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "resume", args: "<id>", description: "switch to a saved thread" },
   { name: "title", args: "<text>", description: "rename this thread" },
   { name: "compact", args: "[focus]", description: "summarize and archive older turns now (optionally: what to keep in focus)" },
-  { name: "rewind", args: "[n] [files|conversation]", description: "list this thread's runs; with n: back to before the nth latest (files and conversation, or one of them)" },
+  { name: "rewind", args: "[n] [files|conversation] | undo", description: "list this thread's runs; with n: back to before the nth latest (files and conversation, or one of them); undo: put the last rewind back" },
   { name: "clear", description: "start a new thread (the current one stays saved)" },
-  { name: "model", args: "[name]", description: "show or switch the model" },
+  { name: "model", args: "[name]", description: "pick a model (configured, the endpoint's, local servers'), or switch to one by name" },
   { name: "mcp", description: "MCP servers: status and tools" },
   { name: "memory", args: "[add|edit <n>|forget <n…>|clear|pending|approve <n…|all>|reject <n…|all>]", description: "show, add, edit or forget remembered facts; review learned ones" },
   { name: "skills", description: "list the installed skills (activate one with /<skill> [request])" },
@@ -34,7 +34,7 @@ export function findSlash(name: string): SlashCommand | undefined {
 export function helpCommands(): { keys: string; description: string }[] {
   return [
     ...SLASH_COMMANDS.map((c) => ({ keys: `/${c.name}${c.args ? ` ${c.args}` : ""}`, description: c.description })),
-    { keys: "!<command>", description: "run a shell command in the thread's workspace" },
-    { keys: "@<path>", description: "attach a file to the message" },
+    { keys: "!<command>", description: "run a shell command in the thread's workspace; its output joins the conversation" },
+    { keys: "@<path>", description: "attach a file: its contents go with the message (@ then tab completes paths)" },
   ];
 }

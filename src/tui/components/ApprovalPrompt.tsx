@@ -4,7 +4,11 @@
 import { Box, Text } from "ink";
 import type { ApprovalRequestedEvent } from "../state/types.js";
 import { marks, theme } from "../theme.js";
-import { DiffView } from "./DiffView.js";
+import { diffBody, diffCounts, DiffView } from "./DiffView.js";
+import { diffWindow } from "./diff-window.js";
+import type { ApprovalLayout } from "./approval-layout.js";
+import { truncateStart } from "../format.js";
+import { textWidth } from "../text-width.js";
 
 export interface ApprovalPromptProps {
   request: ApprovalRequestedEvent;
@@ -17,7 +21,11 @@ export interface ApprovalPromptProps {
   /** Rows the diff of an edit may take (its counts row included). */
   maxDiffRows?: number;
   width?: number;
+  /** The layout the screen has room for (approval-layout.ts); without it, the full layout with `maxDiffRows`. */
+  layout?: ApprovalLayout;
 }
+
+const HINT = "↑↓ select · 1-3 pick · enter confirm · esc deny";
 
 export const APPROVAL_OPTIONS = ["Allow once", "Allow always for this thread", "Deny"] as const;
 const EDIT_OPTIONS = ["Allow once", "Allow edits for this thread", "Deny"] as const;
@@ -52,22 +60,45 @@ function ReasonInput({ text, cursor }: { text: string; cursor: number }) {
   );
 }
 
-export function ApprovalPrompt({ request, selected, queued, reason, maxDiffRows = 12, width = 80 }: ApprovalPromptProps) {
+export function ApprovalPrompt({ request, selected, queued, reason, maxDiffRows = 12, width = 80, layout }: ApprovalPromptProps) {
   const edit = request.kind === "edit" && request.diff;
+  const compact = edit && layout?.compact;
+  const diffRows = layout ? layout.diffRows : Math.max(1, maxDiffRows - 1);
+  // The rows of the diff left out are said in the hint row (the diff shows changed lines first).
+  const hidden = edit ? diffWindow(diffBody(request.diff!), diffRows).hidden : 0;
+  const waiting = queued > 0 ? ` (+${queued} more waiting)` : "";
+  let head = `${title(request)}${waiting}`;
+  if (compact) {
+    // The path is cut from its start (the file name stays); what the diff leaves out is said last.
+    const more = hidden > 0 ? ` · ${hidden} more (ctrl+o)` : "";
+    head = `${head} ${diffCounts(request.diff!)} `;
+    head += truncateStart(request.diff!.path, Math.max(8, width - textWidth(head) - textWidth(more))) + more;
+  }
   return (
     <Box flexDirection="column">
-      <Text wrap="truncate-end">
-        <Text bold color={theme.warning}>
-          {title(request)}
+      {compact ? (
+        <Text wrap="truncate-end">
+          <Text bold color={theme.warning}>
+            {title(request)}
+          </Text>
+          {head.slice(title(request).length)}
         </Text>
-        {request.tool && request.tool !== "bash" ? <Text dimColor> ({request.tool})</Text> : null}
-        {queued > 0 ? <Text dimColor> (+{queued} more waiting)</Text> : null}
-      </Text>
-      <Box borderStyle="round" borderColor={theme.warning} paddingX={1}>
-        <Text wrap="wrap">{edit ? request.diff!.path : request.command}</Text>
-      </Box>
+      ) : (
+        <>
+          <Text wrap="truncate-end">
+            <Text bold color={theme.warning}>
+              {title(request)}
+            </Text>
+            {request.tool && request.tool !== "bash" ? <Text dimColor> ({request.tool})</Text> : null}
+            {waiting ? <Text dimColor>{waiting}</Text> : null}
+          </Text>
+          <Box borderStyle="round" borderColor={theme.warning} paddingX={1}>
+            <Text wrap="wrap">{edit ? request.diff!.path : request.command}</Text>
+          </Box>
+        </>
+      )}
       {edit ? (
-        <DiffView diff={request.diff!} width={width} maxRows={Math.max(1, maxDiffRows - 1)} moreHint="ctrl+o to print all of it" />
+        <DiffView diff={request.diff!} width={width} maxRows={diffRows} moreHint="ctrl+o to print all of it" countsRow={!compact} changesFirst />
       ) : request.reason ? (
         <Text dimColor>why it asks: {request.reason}</Text>
       ) : null}
@@ -75,19 +106,22 @@ export function ApprovalPrompt({ request, selected, queued, reason, maxDiffRows 
         <ReasonInput text={reason.text} cursor={reason.cursor} />
       ) : (
         <>
-          <Box flexDirection="column" marginTop={1}>
+          <Box flexDirection="column" marginTop={compact ? 0 : 1}>
             {approvalOptions(request).map((label, i) => {
               const on = i === selected;
               return (
                 <Text key={i} wrap="truncate-end" color={on ? theme.accent : undefined} bold={on}>
                   {on ? marks.selected : " "} {i + 1}. {label}
+                  {compact && i === 2 ? <Text dimColor> (esc)</Text> : null}
                 </Text>
               );
             })}
           </Box>
-          <Text dimColor wrap="truncate-end">
-            ↑↓ select · 1-3 pick · enter confirm · esc deny
-          </Text>
+          {compact ? null : (
+            <Text dimColor wrap="truncate-end">
+              {hidden > 0 ? `… ${hidden} more diff ${hidden === 1 ? "line" : "lines"} · ctrl+o prints all · ${HINT}` : HINT}
+            </Text>
+          )}
         </>
       )}
     </Box>

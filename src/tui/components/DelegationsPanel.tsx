@@ -9,6 +9,10 @@ export interface DelegationsPanelProps {
   /** Clock for spinners and the elapsed time of delegations still running. */
   now: number;
   title?: string;
+  /** The counts line only (while a prompt waits; a finished run's panel in the transcript). */
+  folded?: boolean;
+  /** Said after the folded counts line. */
+  foldedHint?: string;
 }
 
 const ACTIVE = new Set(["pending", "running"]);
@@ -17,17 +21,22 @@ function statusWord(status: string): string {
   return status.replace(/_/g, " ");
 }
 
-export function DelegationsPanel({ delegations, now, title = "Subagents" }: DelegationsPanelProps) {
+export function DelegationsPanel({ delegations, now, title = "Subagents", folded = false, foldedHint }: DelegationsPanelProps) {
   if (delegations.length === 0) return null;
   const running = delegations.filter((d) => ACTIVE.has(d.status)).length;
   const done = delegations.filter((d) => d.status === "completed").length;
   const failed = delegations.length - running - done;
   const counts = [running > 0 ? `${running} running` : "", done > 0 ? `${done} done` : "", failed > 0 ? `${failed} failed` : ""].filter(Boolean);
+  const head = (
+    <Text wrap="truncate-end">
+      <Text bold>{title}</Text> <Text dimColor>({counts.join(", ")})</Text>
+      {folded && foldedHint ? <Text dimColor> · {foldedHint}</Text> : null}
+    </Text>
+  );
+  if (folded) return head;
   return (
     <Box flexDirection="column">
-      <Text wrap="truncate-end">
-        <Text bold>{title}</Text> <Text dimColor>({counts.join(", ")})</Text>
-      </Text>
+      {head}
       <Box flexDirection="column" paddingLeft={2}>
         {delegations.map((d) => {
           const active = ACTIVE.has(d.status);

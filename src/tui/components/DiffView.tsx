@@ -6,6 +6,7 @@ import { Box, Text } from "ink";
 import type { ApprovalDiff } from "../state/types.js";
 import { cleanText, truncate } from "../format.js";
 import { theme } from "../theme.js";
+import { diffWindow } from "./diff-window.js";
 
 export interface DiffViewProps {
   diff: ApprovalDiff;
@@ -14,6 +15,10 @@ export interface DiffViewProps {
   width: number;
   /** Said after "… N more lines" (e.g. "ctrl+o to see all"). */
   moreHint?: string;
+  /** The "+N −M" row on top (default true; a compact approval prompt has the counts in its title). */
+  countsRow?: boolean;
+  /** When the patch does not fit: changed lines first (see diff-window.ts) and no "… more" row (the caller says it). */
+  changesFirst?: boolean;
 }
 
 /** The patch's lines without its ---/+++ header (the card or prompt names the file). */
@@ -43,26 +48,28 @@ function colorOf(line: string): string | undefined {
   return undefined;
 }
 
-export function DiffView({ diff, maxRows, width, moreHint }: DiffViewProps) {
+export function DiffView({ diff, maxRows, width, moreHint, countsRow = true, changesFirst = false }: DiffViewProps) {
   const body = diff.binary ? [] : diffBody(diff);
   const limit = maxRows === undefined ? body.length : Math.max(0, maxRows);
   // The "… more" row takes the last slot when the patch does not fit.
   const cut = body.length > limit;
-  const shown = cut ? body.slice(0, Math.max(0, limit - 1)) : body;
+  const shown = changesFirst ? diffWindow(body, limit).shown : cut ? body.slice(0, Math.max(0, limit - 1)) : body;
   const hidden = body.length - shown.length;
   const inner = Math.max(4, width);
   return (
     <Box flexDirection="column">
-      <Text wrap="truncate-end">
-        <Text color={theme.ok}>{diff.binary ? diffCounts(diff) : diff.created ? `new file, +${diff.added}` : `+${diff.added}`}</Text>
-        {!diff.binary && !diff.created ? <Text color={theme.error}> −{diff.removed}</Text> : null}
-      </Text>
+      {countsRow ? (
+        <Text wrap="truncate-end">
+          <Text color={theme.ok}>{diff.binary ? diffCounts(diff) : diff.created ? `new file, +${diff.added}` : `+${diff.added}`}</Text>
+          {!diff.binary && !diff.created ? <Text color={theme.error}> −{diff.removed}</Text> : null}
+        </Text>
+      ) : null}
       {shown.map((line, i) => (
         <Text key={i} color={colorOf(line)} dimColor={line.startsWith(" ")} wrap="truncate-end">
           {truncate(line === "" ? " " : line, inner)}
         </Text>
       ))}
-      {cut && limit > 0 ? (
+      {cut && limit > 0 && !changesFirst ? (
         <Text dimColor wrap="truncate-end">
           … {hidden} more {hidden === 1 ? "line" : "lines"}
           {moreHint ? ` · ${moreHint}` : ""}

@@ -11,6 +11,8 @@ export interface TodoPanelProps {
   maxCollapsed?: number;
   /** Show the "ctrl+t to expand/collapse" hint (default true; off for the frozen transcript copy). */
   hint?: boolean;
+  /** One line only: while a prompt waits, or once the list is finished (ctrl+t opens it). */
+  folded?: boolean;
 }
 
 /** The [start, end) window of `max` items around the in-progress item (else the first not completed). */
@@ -46,9 +48,19 @@ function TodoLine({ todo, wrap }: { todo: TodoView; wrap: boolean }) {
   );
 }
 
-export function TodoPanel({ todos, expanded, maxCollapsed = 5, hint = true }: TodoPanelProps) {
+export function TodoPanel({ todos, expanded, maxCollapsed = 5, hint = true, folded = false }: TodoPanelProps) {
   if (todos.length === 0) return null;
   const done = todos.filter((t) => t.status === "completed").length;
+  if (folded) {
+    const current = todos.find((t) => t.status === "in_progress") ?? todos.find((t) => t.status !== "completed");
+    return (
+      <Text wrap="truncate-end">
+        <Text bold>Todos</Text> {done}/{todos.length} done
+        {current ? <Text color={theme.active}> · {current.status === "in_progress" ? marks.inProgress : marks.pending} {current.content}</Text> : null}
+        {hint && !current ? <Text dimColor> · ctrl+t opens the list</Text> : null}
+      </Text>
+    );
+  }
   const foldable = todos.length > maxCollapsed;
   const [start, end] = expanded || !foldable ? [0, todos.length] : todoWindow(todos, maxCollapsed);
   return (

@@ -3,7 +3,8 @@
 import { Box, Text } from "ink";
 import type { ReactNode } from "react";
 import type { DelegationView, HelpLine, ThreadSummary, TranscriptItem } from "../state/types.js";
-import { formatDateTime, formatElapsed, formatTokens, headLines, padEnd, textWidth } from "../format.js";
+import { formatDateTime, formatElapsed, formatTokens, headLines, padEnd, truncate } from "../format.js";
+import { textWidth } from "../text-width.js";
 import { marks, theme } from "../theme.js";
 import { DelegationsPanel } from "./DelegationsPanel.js";
 import { DiffView } from "./DiffView.js";
@@ -114,7 +115,7 @@ function Body({ item, width }: TranscriptItemViewProps) {
     case "thinking": {
       // Collapsed to a dimmed summary: the reasoning is there to glance at, not to read past.
       const lines = item.text.trim().split("\n");
-      const first = lines[0]!.length > 100 ? `${lines[0]!.slice(0, 99)}…` : lines[0]!;
+      const first = truncate(lines[0]!, 100);
       return (
         <Lead mark={marks.assistant} color={theme.accent}>
           <Text dimColor italic>
@@ -186,7 +187,7 @@ function Body({ item, width }: TranscriptItemViewProps) {
         </Lead>
       );
     case "delegations":
-      return <DelegationsPanel delegations={item.delegations} now={frozenNow(item.delegations)} title="Subagents" />;
+      return <DelegationsPanel delegations={item.delegations} now={frozenNow(item.delegations)} title="Subagents" folded={!item.expanded} foldedHint="ctrl+t opens it" />;
     case "todos":
       return (
         <Box flexDirection="column">

@@ -1,6 +1,7 @@
 // A Markdown table laid out for the terminal: columns as wide as their widest cell, shrunk (widest first, cells cut
 // with "…") until the table fits the width; cells aligned as the table's delimiter row says.
-import { padEnd, textWidth, truncate } from "../format.js";
+import { padEnd, truncate } from "../format.js";
+import { textWidth } from "../text-width.js";
 
 export type Align = "left" | "center" | "right" | null;
 

@@ -2,6 +2,7 @@
 // Invariant: a thing is either live (streaming text, running tools, delegations, prompts) or committed to the
 // transcript — never both — so the <Static> transcript only ever grows and nothing on it is redrawn.
 import { compactionNotice } from "../../vocabulary/compaction-notice.js";
+import { openedDelegations } from "./open-delegations.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
 import type { ChatState, GoalView, ModelOption, NoticeLevel, StatusView, ToolCallView, TranscriptItem, TrustPromptView } from "./types.js";
@@ -33,7 +34,8 @@ export type UiAction =
   | { type: "ui.clarification.answered" }
   | { type: "ui.exit.arm"; armed: boolean }
   | { type: "ui.hint"; text?: string }
-  | { type: "ui.model.picker"; options: ModelOption[] | null }
+  | { type: "ui.queued"; queued: string[] }
+  | { type: "ui.model.picker"; options: ModelOption[] | null; switching?: boolean }
   | { type: "ui.trust.prompt"; prompt: TrustPromptView | null }
   | { type: "ui.clear" };
 
@@ -67,6 +69,7 @@ export function initialState(status: Partial<StatusView> = {}): ChatState {
     },
     ready: false,
     exitArmed: false,
+    queued: [],
     seq: 0,
   };
 }
@@ -211,8 +214,10 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return append(state, ...action.items);
     case "ui.thread":
       return { ...state, clarification: action.clarification, todos: action.todos, notes: action.notes ?? "", status: { ...state.status, ...action.status } };
-    case "ui.todos.toggle":
-      return { ...state, todosExpanded: !state.todosExpanded };
+    case "ui.todos.toggle": {
+      const opened = state.run ? undefined : openedDelegations(state.items);
+      return { ...(opened ? append(state, opened) : state), todosExpanded: !state.todosExpanded };
+    }
     case "ui.tool.expand":
       return state.lastTool ? append(state, { kind: "tool", tool: state.lastTool, expanded: true }) : append(state, { kind: "notice", level: "info", text: "No tool output to show yet." });
     case "ui.approval.answered":
@@ -223,8 +228,10 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return { ...state, exitArmed: action.armed };
     case "ui.hint":
       return { ...state, hint: action.text };
+    case "ui.queued":
+      return { ...state, queued: action.queued };
     case "ui.model.picker":
-      return { ...state, modelPicker: action.options };
+      return { ...state, modelPicker: action.options, modelPickerSwitch: action.switching };
     case "ui.trust.prompt":
       return { ...state, trustPrompt: action.prompt };
     case "ui.clear":

@@ -48,7 +48,8 @@ export type TranscriptItem =
   | { kind: "clarification"; id: string; clarification: ClarificationRequest }
   | { kind: "shell"; id: string; command: string; cwd: string; output: string; exitCode?: number; stoppedBy?: "timeout" | "abort" }
   | { kind: "notice"; id: string; level: NoticeLevel; text: string }
-  | { kind: "delegations"; id: string; delegations: DelegationView[] }
+  /** A finished run's subagents: one summary line unless `expanded` (ctrl+t prints the panel). */
+  | { kind: "delegations"; id: string; delegations: DelegationView[]; expanded?: boolean }
   | { kind: "todos"; id: string; todos: TodoView[]; notes?: string }
   | { kind: "threads"; id: string; threads: ThreadSummary[]; current?: string }
   | { kind: "help"; id: string; commands: HelpLine[]; keys: HelpLine[] }
@@ -72,6 +73,8 @@ export interface StatusView {
   contextWindow?: number;
   /** Tokens the next request starts from (the last call's usage, or an estimate). */
   context?: { tokens: number; estimated: boolean };
+  /** The directory the thread works in, by name ("scratch": its own fresh folder); absent until loaded. */
+  workspace?: string;
   /** Start-up is loading a thread to resume (`deerflow resume`): by id, or the latest one. Cleared when ready. */
   resuming?: { threadId?: string };
 }
@@ -85,11 +88,17 @@ export interface RunView {
   retry?: { attempt: number; max_attempts: number; reason: string; until: number };
 }
 
-/** A model a local server offers on first run (the picker writes the choice to ~/.deerflowrc). */
+/**
+ * A model the picker offers: on first run, one a local server serves (the choice is written to ~/.deerflowrc); on
+ * `/model`, also the configured names and what the endpoint lists (the choice is used for this session).
+ */
 export interface ModelOption {
   server: string;
+  /** "" for a configured name (its endpoint is in .deerflowrc). */
   baseUrl: string;
   model: string;
+  /** The model in use now. */
+  current?: boolean;
 }
 
 /** A project .deerflowrc whose keys need trust, asked about once before the session starts. */
@@ -122,6 +131,8 @@ export interface ChatState {
   clarification: ClarificationRequest | null;
   /** First run with no model configured: the local models offered, until one is picked. */
   modelPicker: ModelOption[] | null;
+  /** Set when the picker is `/model`'s (switch for this session), not the first run's (save and start). */
+  modelPickerSwitch?: boolean;
   /** The project folder's trust question, until answered. */
   trustPrompt: TrustPromptView | null;
   /** Guarded commands waiting for the user, oldest first. */
@@ -132,6 +143,8 @@ export interface ChatState {
   ready: boolean;
   /** Set while Ctrl+C was pressed once on an empty input: a second press exits. */
   exitArmed: boolean;
+  /** Messages typed while a run works, oldest first: sent in order as runs end (message-queue.ts). */
+  queued: string[];
   /** A passing word under the input (e.g. why Enter did nothing); cleared when the run ends. */
   hint?: string;
   seq: number;

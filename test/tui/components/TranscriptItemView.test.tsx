@@ -46,10 +46,20 @@ describe("TranscriptItemView", () => {
     expect(show({ kind: "notice", id: "1", level: "error", text: "Boom." }).lines).toEqual(["", "✗ Boom."]);
   });
 
-  it("delegations: frozen at the last update", () => {
+  it("delegations of a finished run: one summary line", () => {
     const { lines } = show({
       kind: "delegations",
       id: "1",
+      delegations: [{ id: "d", description: "Scan", subagent_type: "explorer", status: "completed", created_at: "2025-01-01T00:00:00Z", updated_at: "2025-01-01T00:00:03Z" }],
+    });
+    expect(lines).toEqual(["", "Subagents (1 done) · ctrl+t opens it"]);
+  });
+
+  it("delegations, opened (ctrl+t): the whole panel, frozen at the last update", () => {
+    const { lines } = show({
+      kind: "delegations",
+      id: "1",
+      expanded: true,
       delegations: [{ id: "d", description: "Scan", subagent_type: "explorer", status: "completed", created_at: "2025-01-01T00:00:00Z", updated_at: "2025-01-01T00:00:03Z" }],
     });
     expect(lines).toEqual(["", "Subagents (1 done)", "  ✓ Scan (explorer) completed · 3.0s"]);

@@ -1,0 +1,52 @@
+// Tool results are masked for secrets before the model sees them, whatever path reached the secret (the fifth
+// adversarial pass): a symlink the repository ships into ~/.ssh, read with read_file's sibling `cat`, and the API key
+// deerflow was started with, read from its own environment. Through a ChatSession against the loopback model.
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { ToolMessage } from "@langchain/core/messages";
+import { beforeEach, describe, expect, it } from "vitest";
+import { toolResultSecretMaskingMiddleware } from "../../src/middleware/tool-result-secret-masking.js";
+import { createChatSession } from "../../src/runtime/chat-session.js";
+import { maskSecretShapes } from "../../src/vocabulary/secret-shapes.js";
+import { useInProcessModel } from "../support/in-process.js";
+import type { TestModelServer } from "../support/openai-server.js";
+
+const env = useInProcessModel("deerflow-mask-");
+let server: TestModelServer;
+let home: string;
+let cwd: string;
+beforeEach(() => ({ server, home, cwd } = env()));
+
+const PEM = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\nQyNTUxOQAAACDa\n-----END OPENSSH PRIVATE KEY-----";
+const toolText = (body: any, id: string): string => String(body.messages.find((m: any) => m.role === "tool" && m.tool_call_id === id)?.content ?? "");
+
+describe("ToolResultSecretMasking", () => {
+  it("a key reached through a symlink the repository ships, and the API key in a dump, never reach the model", async () => {
+    const ssh = join(cwd, "..", ".ssh");
+    mkdirSync(ssh, { recursive: true });
+    writeFileSync(join(ssh, "id_ed25519"), `${PEM}\n`);
+    symlinkSync(join(ssh, "id_ed25519"), join(cwd, "docs-key"));
+    writeFileSync(join(cwd, "dump.txt"), `config: api_key=${process.env.OPENAI_API_KEY} region=eu\n`);
+    server.push(
+      { toolCalls: [{ id: "k", name: "bash", args: { command: "cat docs-key; echo; cat dump.txt" } }] },
+      { content: "done" },
+    );
+    const s = createChatSession({ home, model: "test-model", cwd, workspace: cwd, approval: "yolo", allowUnconfined: true });
+    await s.send({ prompt: "show me" }, () => {}, new AbortController().signal);
+    const seen = toolText(server.requests[1]!.body, "k");
+    expect(seen).toContain("config: api_key=*** region=eu");
+    expect(seen).not.toContain("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAE");
+    expect(seen).not.toContain("sk-test-key-123456");
+  }, 120_000);
+
+  it("masks whole private-key blocks (cut off too), key shapes and the given values; leaves other text as it was", async () => {
+    expect(maskSecretShapes(`a\n${PEM}\nb`)).toBe("a\n***\nb");
+    expect(maskSecretShapes(`a\n${PEM.slice(0, 80)}`)).toBe("a\n***");
+    const mw = toolResultSecretMaskingMiddleware(["hunter2-long-password"]);
+    const run = (content: string) => (mw as any).wrapToolCall({ toolCall: { id: "t", name: "x", args: {} } }, async () => new ToolMessage({ tool_call_id: "t", name: "x", content, status: "success" }));
+    expect((await run("pw=hunter2-long-password ok")).content).toBe("pw=*** ok");
+    const plain = await run("nothing secret here");
+    expect(plain.content).toBe("nothing secret here");
+    expect(plain.status).toBe("success");
+  });
+});
