@@ -1,7 +1,7 @@
 // A zero-latency OpenAI-compatible chat endpoint for the loop benchmarks (loopback only): the same answer shape for
 // the bare langchain loop and for deerflow. A request carrying tools gets a bash tool call until the conversation
 // holds STEPS - 1 tool results since its last user message, then a final answer of ANSWER_BYTES; a request without
-// tools (a title, a summary) gets a short text. Streams like a provider (role chunk, content/tool-call chunks,
+// tools (a title, a summary) gets a short text. `steps` may be a function of the last user message's text. Streams like a provider (role chunk, content/tool-call chunks,
 // finish chunk, usage, [DONE]).
 import http from "node:http";
 
@@ -21,9 +21,11 @@ export function startModelServer({ steps = 20, answerBytes = 200 } = {}) {
       let lastUser = -1;
       for (let i = 0; i < messages.length; i++) if (messages[i].role === "user") lastUser = i;
       const toolResults = messages.slice(lastUser + 1).filter((m) => m.role === "tool").length;
+      const userText = typeof messages[lastUser]?.content === "string" ? messages[lastUser].content : JSON.stringify(messages[lastUser]?.content ?? "");
+      const stepsNow = typeof steps === "function" ? steps(userText) : steps;
       const id = `chatcmpl-bench-${++seq}`;
       const hasTools = Array.isArray(body.tools) && body.tools.length > 0;
-      const reply = hasTools && toolResults < steps - 1
+      const reply = hasTools && toolResults < stepsNow - 1
         ? { tool: { id: `call_${seq}`, name: "bash", arguments: JSON.stringify({ command: `echo step ${toolResults + 1}`, description: "step" }) } }
         : { content: hasTools ? `done after ${toolResults} steps: ${"x".repeat(Math.max(0, answerBytes - 30))}` : "Bench title" };
       const usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };

@@ -1,11 +1,13 @@
 // `deerflow threads rm <id>`: a thread and everything deerflow keeps for it — its rows in every table (checkpoints,
 // runs, archives, rewinds), and its directory `threads/<id>/` (its own workspace, uploads, outputs and the shadow
-// repository of its snapshots). A workspace bound with --workspace is the user's directory and is never deleted.
+// repository of its snapshots), and its share of the workspace's snapshot store (the store goes with the last thread
+// that used it). A workspace bound with --workspace is the user's directory and is never deleted.
 // A busy thread is refused; a kill halfway leaves either the thread whole or its directory to be removed by a re-run.
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../errors.js";
 import type { Store } from "../persistence/store.js";
+import { WorkspaceStore } from "../snapshots/workspace-store.js";
 import { assertSafeThreadId } from "../sandbox/provider.js";
 import type { ThreadRuntime } from "./thread-runtime.js";
 
@@ -30,6 +32,7 @@ export async function deleteThread(home: string, store: Store | undefined, runti
     // A re-run after a kill between the rows and the directory: finish the job.
     if (existsSync(dir)) {
       rmSync(dir, { recursive: true, force: true });
+      WorkspaceStore.leaveAll(home, threadId);
       return { thread_id: threadId, removed_dir: dir, kept_workspace: null, rows: 0 };
     }
     throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
@@ -41,6 +44,7 @@ export async function deleteThread(home: string, store: Store | undefined, runti
     // rmSync removes symlinks, never what they point to; a bound workspace lives outside this directory.
     const had = existsSync(dir);
     rmSync(dir, { recursive: true, force: true });
+    WorkspaceStore.leaveAll(home, threadId);
     return { thread_id: threadId, removed_dir: had ? dir : null, kept_workspace: bound, rows: Object.values(counts).reduce((a, b) => a + b, 0) };
   });
 }

@@ -32,6 +32,7 @@ import type { RunRequest, RunResult } from "./run-thread.js";
 import { translateStream } from "./stream-events.js";
 import { leaseLostIn, watchLease } from "./lease-watch.js";
 import { inputLine, snapshotAfterRun, snapshotBeforeRun } from "./workspace-snapshots.js";
+import { ToolWatch } from "./tool-watch.js";
 import { finishInterruptedRewind } from "./rewind.js";
 import { rewindText } from "../vocabulary/rewind-text.js";
 import { type SkillCatalog, skillCatalogFor, skillMounts } from "../skills/catalog.js";
@@ -200,7 +201,9 @@ export class ThreadRuntime {
     const input = inputLine(req.prompt);
     const mark = await this.begin(opened.threadId, runId, input);
     const lease = watchLease(this.store, opened.threadId, runId, req.signal);
-    const snapshotEnd = this.endSnapshot(opened, runId, lease);
+    const tools = new ToolWatch();
+    let before: string | undefined;
+    const snapshotEnd = this.endSnapshot(opened, runId, lease, () => (tools.started ? undefined : before));
     const streamed = new StreamedAnswer();
     let settled = false;
     try {
@@ -208,8 +211,8 @@ export class ThreadRuntime {
       // A rewind killed half way is finished first: the run must not start from half-rewound files.
       const finished = await finishInterruptedRewind({ home: this.config.home, store: this.store, runtime: this, threadId: opened.threadId });
       if (finished) emit({ type: "snapshot.warning", run_id: runId, message: rewindText(finished).trim() });
-      await this.snapshotFiles(opened, runId, input, emit);
-      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal, onEvent: streamed.listen(req.onEvent) }, opened, runId, usage), usage);
+      before = await this.snapshotFiles(opened, runId, input, emit);
+      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal, onEvent: streamed.listen(req.onEvent) }, opened, runId, usage, tools), usage);
       // Found taken over after its last write: the thread's status is the new owner's to set.
       const lost = lease.lost();
       if (lost) throw lost;
@@ -244,22 +247,24 @@ export class ThreadRuntime {
   }
 
   /** The workspace's files before the run, for rewind (recorded with the run; a failure only warns). */
-  private async snapshotFiles(opened: OpenedThread, runId: string, input: string | null, emit: (e: RunEvent) => void): Promise<void> {
+  private async snapshotFiles(opened: OpenedThread, runId: string, input: string | null, emit: (e: RunEvent) => void): Promise<string | undefined> {
     const snap = await snapshotBeforeRun(this.config.home, opened.threadId, opened.paths.workspace_path, runId, input);
     if (snap.commit) await this.store.runs.setSnapshot(runId, snap.commit);
     if (snap.warning) emit({ type: "snapshot.warning", run_id: runId, message: snap.warning });
+    return snap.commit;
   }
 
   /**
    * The files as the run left them, taken once whichever way it ended: what changes after this is the user's, and a
    * rewind leaves it alone. Not when another process took the thread over: the files are that run's now.
+   * `untouched`: the run's snapshot from before, when it started no tool (the files are as it found them).
    */
-  private endSnapshot(opened: OpenedThread, runId: string, lease: { lost(): unknown }): () => Promise<void> {
+  private endSnapshot(opened: OpenedThread, runId: string, lease: { lost(): unknown }, untouched: () => string | undefined): () => Promise<void> {
     let taken = false;
     return async () => {
       if (taken || lease.lost()) return;
       taken = true;
-      await snapshotAfterRun(this.config.home, opened.threadId, opened.paths.workspace_path, runId);
+      await snapshotAfterRun(this.config.home, opened.threadId, opened.paths.workspace_path, runId, untouched());
     };
   }
 
@@ -375,7 +380,7 @@ export class ThreadRuntime {
     return agent;
   }
 
-  private async execute(req: RunRequest, opened: OpenedThread, runId: string, usage: TokenUsage): Promise<RunResult> {
+  private async execute(req: RunRequest, opened: OpenedThread, runId: string, usage: TokenUsage, tools: ToolWatch): Promise<RunResult> {
     const agent = await this.agentFor(req, opened.paths);
     const { threadId } = opened;
     const skills = skillCatalogFor({ home: this.config.home, cwd: process.cwd() });
@@ -394,7 +399,7 @@ export class ThreadRuntime {
       // right after the model got the request lost the steps that held the user's question (it lived only as the
       // input's pending write, which the next input discards). So on Postgres each step waits for its checkpoint.
       const durability = this.store.kind === "postgres" ? "sync" : "async";
-      const stream = await agent.stream(input as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: RUN_STEP_LIMIT, durability } as never);
+      const stream = await agent.stream(input as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: RUN_STEP_LIMIT, durability, callbacks: [tools] } as never);
       // With piiRedaction the model streams placeholders: the user sees the values (the stored answer has them too).
       const restore = this.config.piiRedaction ? redactorFor(threadId).restore : undefined;
       await translateStream(stream as AsyncIterable<[string, unknown]>, runId, usage, req.onEvent ?? (() => {}), restore);

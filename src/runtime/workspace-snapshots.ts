@@ -4,12 +4,14 @@
 import { mkdirSync } from "node:fs";
 import { GitMissingError, gitAvailable } from "../snapshots/git.js";
 import { ShadowRepo, runRef } from "../snapshots/shadow-repo.js";
+import { WorkspaceStore } from "../snapshots/workspace-store.js";
 
 /** Said once per process when git is missing (conversation rewind still works). */
 export const GIT_MISSING_NOTE = "git is not installed: files are not snapshotted before runs, so rewind restores the conversation only (install git to rewind files too).";
 
+/** The thread's shadow repository; its objects live in the store it shares with the workspace's other threads. */
 export function shadowRepoOf(home: string, threadId: string, workspace: string): ShadowRepo {
-  return new ShadowRepo(ShadowRepo.dirFor(home, threadId), workspace);
+  return new ShadowRepo(ShadowRepo.dirFor(home, threadId), workspace, WorkspaceStore.of(home, workspace, threadId));
 }
 
 let gitMissingSaid = false;
@@ -41,15 +43,17 @@ export async function snapshotBeforeRun(home: string, threadId: string, workspac
 /**
  * Records the files as the run left them, so a later rewind can tell the user's own edits (made after the run) from
  * the run's. Costs one `git status` when the run changed nothing, plus `git add` and a commit when it did; the next
- * run's snapshot then finds nothing new. A failure is silent: without the record, a rewind takes every change since
- * the run's start for the run's, as before this record existed.
+ * run's snapshot then finds nothing new. A run that started no tool left the files as its snapshot from before
+ * (`untouched`) found them: that is the record, and costs no git at all (what changed meanwhile is the user's). A
+ * failure is silent: without the record, a rewind takes every change since the run's start for the run's, as before
+ * this record existed.
  */
-export async function snapshotAfterRun(home: string, threadId: string, workspace: string, runId: string): Promise<void> {
+export async function snapshotAfterRun(home: string, threadId: string, workspace: string, runId: string, untouched?: string): Promise<void> {
   try {
     if (!(await gitAvailable())) return;
     const repo = shadowRepoOf(home, threadId, workspace);
     if (!repo.exists) return;
-    repo.setLeft((await repo.snapshot(`after ${runId}`, [])).commit);
+    repo.setLeft(untouched ?? (await repo.snapshot(`after ${runId}`, [])).commit);
   } catch {
     // see above
   }

@@ -1,7 +1,8 @@
 // Running git for the shadow repositories. The user's environment and configuration must never redirect us: every
 // GIT_* variable is dropped (GIT_DIR, GIT_INDEX_FILE, GIT_WORK_TREE… would point us at the user's repository), the
 // system and global config files are not read (no core.excludesFile, hooksPath, fsmonitor or filter drivers of the
-// user's), and the repository is always named explicitly with --git-dir / --work-tree.
+// user's), and the repository is always named explicitly with --git-dir / --work-tree (and, for a shadow repository in
+// a workspace's shared store, its objects with GIT_OBJECT_DIRECTORY: see shadow-repo.ts).
 import { execa } from "execa";
 
 export interface GitTarget {

@@ -4,10 +4,13 @@
 // `.gitignore` files are respected, and their attributes cannot transform bytes (info/attributes turns text, eol and
 // filter conversion off). What is not recorded, and so never restored nor deleted by a rewind: ignored files, files
 // over MAX_FILE_BYTES, and the contents of nested repositories (a directory with its own `.git` is recorded as a
-// pointer only).
-import { appendFileSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, rmdirSync, writeFileSync } from "node:fs";
-import { dirname, join, sep } from "node:path";
+// pointer only). A repository created with its workspace's store (workspace-store.ts) keeps its objects there,
+// shared with the workspace's other threads; one from before that keeps its own.
+import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { type GitTarget, git } from "./git.js";
+import { insideWithoutSymlinks, lstatSafe, removeFiles } from "./work-tree-files.js";
+import { type WorkspaceStore, hasObject, writeIndexCopy } from "./workspace-store.js";
 
 /** Files larger than this are not recorded (a model's build output or dataset should not double the disk use). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -24,9 +27,17 @@ export const rewoundRef = (rewindId: string) => `refs/deerflow/rewound/${rewindI
 const LEFT_REF = "refs/deerflow/left";
 
 const ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -diff -merge\n";
-const EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbba4904";
+const REPO_CONFIG = "[core]\n\tbare = false\n\tautocrlf = false\n\tsymlinks = true\n\thooksPath = /dev/null\n\tuntrackedCache = true\n[gc]\n\tauto = 0\n";
 /** Per snapshot commit, the paths it left out for their size or as nested repositories (see recordExcluded). */
 const EXCLUDED_DIR = "deerflow-excluded";
+/**
+ * From this many changed paths on, `git add` takes the whole work tree instead of the list: git matches every path
+ * it looks at against every listed one, so 20,000 listed paths (a first snapshot) took 15 s where the whole tree
+ * takes one hashing pass.
+ */
+const WHOLE_TREE_AT = 256;
+/** Where a repository that uses a shared store names it (git's own mechanism, so `git --git-dir … show` works by hand). */
+const ALTERNATES = join("objects", "info", "alternates");
 
 export interface Snapshot {
   /** The commit holding the files. */
@@ -60,8 +71,15 @@ function nulList(out: string): string[] {
 
 export class ShadowRepo {
   readonly target: GitTarget;
+  /** The shared object directory this repository uses (null: its own objects); read from its alternates. */
+  private sharedDir: string | null | undefined;
 
-  constructor(gitDir: string, workTree: string) {
+  /** `store`: the workspace's shared store, used when this creates the repository (and for its seed). */
+  constructor(
+    gitDir: string,
+    workTree: string,
+    private readonly store?: WorkspaceStore,
+  ) {
     this.target = { gitDir, workTree };
   }
 
@@ -74,8 +92,23 @@ export class ShadowRepo {
     return existsSync(join(this.target.gitDir, "HEAD"));
   }
 
+  /** The shared store's object directory, if this repository was created with one. */
+  private get sharedObjects(): string | undefined {
+    if (this.sharedDir === undefined) {
+      try {
+        const line = readFileSync(join(this.target.gitDir, ALTERNATES), "utf8").split("\n")[0]!.trim();
+        this.sharedDir = line ? resolve(this.target.gitDir, "objects", line) : null;
+      } catch {
+        this.sharedDir = null;
+      }
+    }
+    return this.sharedDir ?? undefined;
+  }
+
+  /** Git on this repository; with a shared store, objects are read from and written to the store. */
   private run(args: string[], opts?: { input?: string; allowFail?: boolean; env?: Record<string, string> }) {
-    return git(this.target, args, opts);
+    const shared = this.sharedObjects;
+    return git(this.target, args, shared ? { ...opts, env: { GIT_OBJECT_DIRECTORY: shared, ...opts?.env } } : opts);
   }
 
   /** Creates the repository in a temporary directory and renames it into place, so a kill leaves none or a whole one. */
@@ -86,20 +119,45 @@ export class ShadowRepo {
     rmSync(tmp, { recursive: true, force: true });
     mkdirSync(dirname(gitDir), { recursive: true });
     await git({ gitDir: tmp, workTree }, ["init", "-q", "--bare"], { bare: true });
-    const set = (k: string, v: string) => git({ gitDir: tmp, workTree }, ["config", k, v], { bare: true });
-    await set("core.bare", "false");
-    await set("core.autocrlf", "false");
-    await set("core.symlinks", "true");
-    await set("core.hooksPath", "/dev/null");
-    await set("core.untrackedCache", "true");
-    await set("gc.auto", "0");
-    // Snapshots are commits on refs/deerflow/head; refs are never packed, so they can be read as files.
-    await git({ gitDir: tmp, workTree }, ["symbolic-ref", "HEAD", HEAD_REF], { bare: true });
+    // Written here rather than by a `git config` each (a git process costs 10-20 ms, more on a busy machine): the
+    // later of two values wins, and a section may repeat. Snapshots are commits on refs/deerflow/head; refs are never
+    // packed (gc is off), so they can be read as files.
+    appendFileSync(join(tmp, "config"), REPO_CONFIG);
+    writeFileSync(join(tmp, "HEAD"), `ref: ${HEAD_REF}\n`);
     mkdirSync(join(tmp, "info"), { recursive: true });
     writeFileSync(join(tmp, "info", "attributes"), ATTRIBUTES);
     writeFileSync(join(tmp, "info", "exclude"), "");
+    if (this.store) {
+      this.store.join(workTree);
+      // Relative to the objects directory, as git reads it: the data directory can move as a whole.
+      writeFileSync(join(tmp, ALTERNATES), `${relative(join(gitDir, "objects"), this.store.objectsDir)}\n`);
+    }
     rmSync(gitDir, { recursive: true, force: true });
     renameSync(tmp, gitDir);
+    this.sharedDir = undefined;
+  }
+
+  /**
+   * Before a snapshot in a shared store. A thread with no snapshot yet starts from the store's seed: the index that
+   * describes the workspace's newest snapshot, and a commit of its own of that tree, so the snapshot then costs
+   * what changed since (git re-reads a file whose size, times or inode differ from the index's). A head whose
+   * objects are gone (the store was removed as this thread joined it) is dropped: the snapshot is taken whole.
+   */
+  private async startFromStore(shared: string, message: string): Promise<void> {
+    this.store?.join(this.target.workTree);
+    const head = this.readRef(HEAD_REF);
+    if (head && hasObject(shared, head)) return;
+    if (head) rmSync(join(this.target.gitDir, HEAD_REF), { force: true });
+    const seed = this.store?.readSeed();
+    if (!seed) return rmSync(join(this.target.gitDir, "index"), { force: true });
+    writeIndexCopy(join(this.target.gitDir, "index"), seed);
+    this.writeRef(HEAD_REF, await this.commitTree(seed.tree, undefined, message));
+  }
+
+  private async commitTree(tree: string, parent: string | undefined, message: string): Promise<string> {
+    // A NUL cannot cross argv (the spawn fails and the run had no snapshot): shown as U+2400 "␀" instead.
+    const args = ["commit-tree", tree, ...(parent ? ["-p", parent] : []), "--no-gpg-sign", "-m", message.replaceAll("\0", "\u2400")];
+    return (await this.run(args)).stdout.trim();
   }
 
   /** A lock file left by a git killed mid-write. Only called under the thread's run lock, so no live git holds it. */
@@ -152,25 +210,31 @@ export class ShadowRepo {
     }
     if (oversize.length > 0) writeFileSync(exclude, `${oversize.map((p) => (p.endsWith("/") ? `${excludeLine(p.slice(0, -1))}/` : excludeLine(p))).join("\n")}\n`);
     if (gone.length > 0) await this.unrecord(gone);
-    if (changed.length > 0) await this.run(["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: changed.join("\0") });
+    // The whole tree leaves out the same paths: ignored ones, and the oversize and nested ones just excluded (only a
+    // file that grows past the cap between the status and the add is recorded, that once).
+    if (changed.length >= WHOLE_TREE_AT) await this.run(["add", "-A"]);
+    else if (changed.length > 0) await this.run(["add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"], { input: changed.join("\0") });
     return { oversize: oversize.filter((p) => !p.endsWith("/")), nested: oversize.filter((p) => p.endsWith("/")), changed: staged || changed.length > 0 || gone.length > 0 };
   }
 
   /**
    * Records the workspace's files as a commit on the head ref, also named by `refs`. Each git process costs ~10-20 ms
-   * to start, so an unchanged workspace costs one `status`, and a changed one status, add and commit.
+   * to start, so an unchanged workspace costs one `status`, and a changed one status, add, write-tree and
+   * commit-tree (a thread's first snapshot in a store with a seed: one commit-tree more).
    */
   async snapshot(message: string, refs: string[]): Promise<Snapshot> {
     await this.init();
     this.clearStaleLocks();
+    const shared = this.sharedObjects;
+    if (shared) await this.startFromStore(shared, message);
     const { oversize, nested, changed } = await this.stage();
     let commit = this.readRef(HEAD_REF);
     if (!commit || changed) {
-      // A NUL cannot cross argv (the spawn fails and the run had no snapshot): shown as U+2400 "␀" instead.
-      await this.run(["commit", "-q", "--no-verify", "--allow-empty", "--no-gpg-sign", "--untracked-files=no", "-m", message.replaceAll("\0", "\u2400")]);
-      commit = this.readRef(HEAD_REF) ?? (await this.resolve(HEAD_REF));
+      const tree = (await this.run(["write-tree"])).stdout.trim();
+      commit = await this.commitTree(tree, commit, message);
+      this.writeRef(HEAD_REF, commit);
+      if (shared) this.store?.publishSeed(tree, join(this.target.gitDir, "index"));
     }
-    if (!commit) throw new Error("the snapshot commit was not recorded");
     this.recordExcluded(commit, [...oversize, ...nested]);
     for (const ref of refs) this.writeRef(ref, commit);
     return { commit, oversize, nested };
@@ -289,13 +353,13 @@ export class ShadowRepo {
     // is not the run's to delete.
     const isIgnoreFile = (p: string) => p === ".gitignore" || p.endsWith("/.gitignore");
     const rules = { write: write.filter((p) => isIgnoreFile(p) && insideWithoutSymlinks(this.target.workTree, p) && !lstatSafe(join(this.target.workTree, p))?.isDirectory()), remove: remove.filter(isIgnoreFile) };
-    this.removeFiles(rules.remove);
+    removeFiles(this.target.workTree, rules.remove);
     if (rules.write.length > 0) await this.run(["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: rules.write.join("\0") });
     const ignored = new Set(await this.ignored(remove.filter((p) => !isIgnoreFile(p))));
     const toRemove = remove.filter((p) => !ignored.has(p));
     kept.push(...ignored);
     // Deletions first: a directory recorded since may stand where the target has a file (and the reverse).
-    this.removeFiles(toRemove.filter((p) => !isIgnoreFile(p)));
+    removeFiles(this.target.workTree, toRemove.filter((p) => !isIgnoreFile(p)));
     // The index matches the target again, so what is kept goes back to being unrecorded (ignored stays ignored).
     const unrecorded = new Set([...remove, ...kept]);
     if (unrecorded.size > 0) await this.unrecord([...unrecorded]);
@@ -331,56 +395,4 @@ export class ShadowRepo {
     }
     return out;
   }
-
-  /**
-   * Deletes recorded files (never a directory, never through a symlink), then the directories they emptied, deepest
-   * first: each directory is looked at once, not once per file (3,000 files in one directory took 3 s that way).
-   */
-  private removeFiles(paths: readonly string[]): void {
-    const root = this.target.workTree;
-    const parents = new Set<string>();
-    for (const path of paths) {
-      const abs = join(root, path);
-      if (!insideWithoutSymlinks(root, path)) continue;
-      const st = lstatSafe(abs);
-      if (!st || st.isDirectory()) continue;
-      rmSync(abs, { force: true });
-      for (let dir = dirname(abs); dir.length > root.length && dir.startsWith(root + sep) && !parents.has(dir); dir = dirname(dir)) parents.add(dir);
-    }
-    for (const dir of [...parents].sort((a, b) => b.length - a.length)) {
-      try {
-        if (readdirSync(dir).length === 0) rmdirSync(dir);
-      } catch {
-        // not empty, or gone: left as it is
-      }
-    }
-  }
-
-  /** Deletes the repository (`threads rm`). */
-  remove(): void {
-    rmSync(this.target.gitDir, { recursive: true, force: true });
-  }
-
-  static readonly emptyTree = EMPTY_TREE;
-}
-
-function lstatSafe(path: string) {
-  try {
-    return lstatSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Every directory between `root` and `root/rel` is a real directory (a symlinked parent could lead outside). */
-function insideWithoutSymlinks(root: string, rel: string): boolean {
-  const parts = rel.split("/");
-  let cur = root;
-  for (const part of parts.slice(0, -1)) {
-    if (part === ".." || part === "") return false;
-    cur = join(cur, part);
-    const st = lstatSafe(cur);
-    if (!st || !st.isDirectory()) return false;
-  }
-  return true;
 }

@@ -6,34 +6,38 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { ShadowRepo } from "../../src/snapshots/shadow-repo.js";
+import { WorkspaceStore } from "../../src/snapshots/workspace-store.js";
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-function setup() {
+/** A thread's shadow repository with its own objects (threads from before the shared store), or in the store. */
+function setup(mode: "own objects" | "shared store") {
   const root = mkdtempSync(join(tmpdir(), "deerflow-shadow-hostile-"));
   dirs.push(root);
   const ws = join(root, "ws");
   mkdirSync(ws);
-  return { root, ws, repo: new ShadowRepo(join(root, "data", "snapshots.git"), ws) };
+  const data = join(root, "data");
+  return { root, ws, repo: new ShadowRepo(join(data, "threads", "t1", "snapshots.git"), ws, mode === "shared store" ? WorkspaceStore.of(data, ws, "t1") : undefined) };
 }
 
-describe("ShadowRepo under attack", () => {
-  it("a .git the model writes (with a hook and a config pointing elsewhere) is never used nor recorded, whatever .gitignore says", async () => {
-    const { root, ws, repo } = setup();
+describe.each(["own objects", "shared store"] as const)("ShadowRepo under attack (%s)", (mode) => {
+  it("a .git the model writes (with a hook, an fsmonitor and a config pointing elsewhere) is never used nor recorded, whatever .gitignore says", async () => {
+    const { root, ws, repo } = setup(mode);
     writeFileSync(join(ws, "a.txt"), "one\n");
     const s1 = await repo.snapshot("before", []);
     mkdirSync(join(ws, ".git", "hooks"), { recursive: true });
     writeFileSync(join(ws, ".git", "HEAD"), "ref: refs/heads/main\n");
-    writeFileSync(join(ws, ".git", "config"), `[core]\n\tworktree = ${root}\n\thooksPath = ${join(ws, ".git", "hooks")}\n`);
+    writeFileSync(join(ws, ".git", "config"), `[core]\n\tworktree = ${root}\n\thooksPath = ${join(ws, ".git", "hooks")}\n\tfsmonitor = ${join(ws, ".git", "hooks", "pre-commit")}\n`);
     writeFileSync(join(ws, ".git", "hooks", "pre-commit"), `#!/bin/sh\ntouch ${join(root, "pwned")}\n`, { mode: 0o755 });
     writeFileSync(join(ws, ".gitignore"), "!.git\n!.git/\n!/.git/**\n");
     writeFileSync(join(ws, "a.txt"), "two\n");
     const s2 = await repo.snapshot("after", []);
     expect(await repo.changedFiles(s1.commit, s2.commit)).toEqual([".gitignore", "a.txt"]);
     await repo.restore(s1.commit, s2);
+    await repo.snapshot("again", []);
     expect(readFileSync(join(ws, "a.txt"), "utf8")).toBe("one\n");
     expect(existsSync(join(root, "pwned"))).toBe(false);
     // The model's .git is not the snapshots' business: left as it is.
@@ -41,7 +45,7 @@ describe("ShadowRepo under attack", () => {
   });
 
   it("a directory swapped for a symlink to outside (and hidden by .gitignore) is never written through on restore", async () => {
-    const { root, ws, repo } = setup();
+    const { root, ws, repo } = setup(mode);
     const victim = join(root, "victim");
     mkdirSync(victim);
     mkdirSync(join(ws, "out"));
@@ -58,7 +62,7 @@ describe("ShadowRepo under attack", () => {
   });
 
   it("names that look like options or globs, or hold newlines and spaces, round-trip exactly", async () => {
-    const { ws, repo } = setup();
+    const { ws, repo } = setup(mode);
     const names = ["-rf", "--force", "*.js", "[ab].txt", "sp ace", "new\nline.txt", "ünï.txt", ":(glob)x"];
     const s1 = await repo.snapshot("empty", []);
     for (const n of names) writeFileSync(join(ws, n), `${n}\n`);
@@ -75,7 +79,7 @@ describe("ShadowRepo under attack", () => {
   });
 
   it("a git killed mid-write (stale index.lock) does not stop the next snapshot", async () => {
-    const { ws, repo } = setup();
+    const { ws, repo } = setup(mode);
     writeFileSync(join(ws, "a.txt"), "one\n");
     await repo.snapshot("first", []);
     writeFileSync(join(repo.target.gitDir, "index.lock"), "");

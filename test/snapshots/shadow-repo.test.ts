@@ -7,6 +7,7 @@ import { join, relative } from "node:path";
 import { execFileSync } from "node:child_process";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_FILE_BYTES, ShadowRepo } from "../../src/snapshots/shadow-repo.js";
+import { WorkspaceStore } from "../../src/snapshots/workspace-store.js";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -40,17 +41,21 @@ function tree(dir: string): Record<string, string> {
 
 const sha = (text: string) => createHash("sha256").update(text).digest("hex");
 
-function setup() {
+type Mode = "own objects" | "shared store";
+
+/** A thread's shadow repository: with its own objects (as threads from before the shared store), or in the store. */
+function setup(mode: Mode) {
   const root = tmp();
   const ws = join(root, "repo");
   mkdirSync(ws);
-  const repo = new ShadowRepo(join(root, "data", "snapshots.git"), ws);
+  const data = join(root, "data");
+  const repo = new ShadowRepo(join(data, "threads", "t1", "snapshots.git"), ws, mode === "shared store" ? WorkspaceStore.of(data, ws, "t1") : undefined);
   return { root, ws, repo };
 }
 
-describe("ShadowRepo", () => {
+describe.each(["own objects", "shared store"] as const)("ShadowRepo (%s)", (mode) => {
   it("restores edited, created and deleted files byte for byte, including CRLF text under eol attributes", async () => {
-    const { ws, repo } = setup();
+    const { ws, repo } = setup(mode);
     writeFileSync(join(ws, "a.txt"), "one\n");
     writeFileSync(join(ws, "crlf.txt"), "x\r\ny\n");
     writeFileSync(join(ws, ".gitattributes"), "* text eol=crlf\n");
@@ -76,7 +81,7 @@ describe("ShadowRepo", () => {
   });
 
   it("a listing (which stages the work tree) before a snapshot does not hide the change from it", async () => {
-    const { ws, repo } = setup();
+    const { ws, repo } = setup(mode);
     writeFileSync(join(ws, "a.txt"), "one\n");
     const s1 = await repo.snapshot("before run 1", []);
     writeFileSync(join(ws, "a.txt"), "two\n");
@@ -88,7 +93,7 @@ describe("ShadowRepo", () => {
   });
 
   it("never touches the user's .git: status, index, config and objects are identical after snapshot and restore", async () => {
-    const { ws, repo } = setup();
+    const { ws, repo } = setup(mode);
     userGit(ws, "init", "-q");
     writeFileSync(join(ws, "a.txt"), "one\n");
     writeFileSync(join(ws, ".gitignore"), "secret.env\n");
@@ -115,7 +120,7 @@ describe("ShadowRepo", () => {
   });
 
   it("is not redirected by GIT_* variables of the user's environment", async () => {
-    const { root, ws, repo } = setup();
+    const { root, ws, repo } = setup(mode);
     const decoy = join(root, "decoy.git");
     userGit(root, "init", "-q", "--bare", decoy);
     const saved = { ...process.env };
@@ -131,7 +136,7 @@ describe("ShadowRepo", () => {
   });
 
   it("leaves oversize files, nested repositories and symlink targets alone", async () => {
-    const { root, ws, repo } = setup();
+    const { root, ws, repo } = setup(mode);
     const outside = join(root, "outside.txt");
     writeFileSync(outside, "outside\n");
     writeFileSync(join(ws, "a.txt"), "one\n");
@@ -155,7 +160,7 @@ describe("ShadowRepo", () => {
   });
 
   it("a restore leaves the paths it is told are the user's edits (even a deleted one) unless forced, and prunes only the directories it emptied", async () => {
-    const { ws, repo } = setup();
+    const { ws, repo } = setup(mode);
     writeFileSync(join(ws, "a.txt"), "a\n");
     writeFileSync(join(ws, "gone-by-hand.txt"), "was here\n");
     mkdirSync(join(ws, "keep"));
