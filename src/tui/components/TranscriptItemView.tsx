@@ -70,20 +70,32 @@ function ThreadsTable({ threads, current, width }: { threads: ThreadSummary[]; c
   );
 }
 
-function HelpTable({ commands, keys }: { commands: HelpLine[]; keys: HelpLine[] }) {
+function HelpTable({ commands, keys, width }: { commands: HelpLine[]; keys: HelpLine[]; width: number }) {
   const w = Math.max(0, ...[...commands, ...keys].map((l) => textWidth(l.keys))) + 2;
+  // On a narrow screen the widest command would leave the descriptions a column or two (one character per row):
+  // then each description goes under its command instead.
+  const stacked = w > Math.floor((width - 2) / 2);
   const section = (title: string, lines: HelpLine[]) =>
     lines.length === 0 ? null : (
       <Box flexDirection="column">
         <Text bold>{title}</Text>
-        {lines.map((l, i) => (
-          <Box key={i} paddingLeft={2}>
-            <Box width={w} flexShrink={0}>
+        {lines.map((l, i) =>
+          stacked ? (
+            <Box key={i} paddingLeft={2} flexDirection="column">
               <Text color={theme.accent}>{l.keys}</Text>
+              <Box paddingLeft={4}>
+                <Text dimColor>{l.description}</Text>
+              </Box>
             </Box>
-            <Text dimColor>{l.description}</Text>
-          </Box>
-        ))}
+          ) : (
+            <Box key={i} paddingLeft={2}>
+              <Box width={w} flexShrink={0}>
+                <Text color={theme.accent}>{l.keys}</Text>
+              </Box>
+              <Text dimColor>{l.description}</Text>
+            </Box>
+          ),
+        )}
       </Box>
     );
   return (
@@ -203,7 +215,7 @@ function Body({ item, width }: TranscriptItemViewProps) {
     case "threads":
       return <ThreadsTable threads={item.threads} current={item.current} width={width} />;
     case "help":
-      return <HelpTable commands={item.commands} keys={item.keys} />;
+      return <HelpTable commands={item.commands} keys={item.keys} width={width} />;
     case "run-end": {
       const label =
         item.status === "interrupted"

@@ -3,6 +3,8 @@ import { TranscriptItemView } from "../../../src/tui/components/TranscriptItemVi
 import type { TranscriptItem } from "../../../src/tui/state/types.js";
 import { formatDateTime } from "../../../src/tui/format.js";
 import { frame, usage, visibleWidth } from "./helpers.js";
+import { helpCommands } from "../../../src/tui/commands/slash-commands.js";
+import { helpKeys } from "../../../src/tui/keys/keybindings.js";
 
 const show = (item: TranscriptItem, width = 100) => frame(<TranscriptItemView item={item} width={width} />, width);
 
@@ -114,6 +116,13 @@ describe("TranscriptItemView", () => {
       keys: [{ keys: "ctrl+t", description: "Toggle todos" }],
     });
     expect(lines).toEqual(["", "Commands", "  /help     Show this help", "  /threads  List threads", "", "Keys", "  ctrl+t    Toggle todos"]);
+  });
+
+  it("help at 60 columns: the real commands and keys stay readable (no description squeezed to one character per row)", () => {
+    const { lines } = show({ kind: "help", id: "1", commands: helpCommands(), keys: helpKeys() }, 60);
+    for (const l of lines) expect(visibleWidth(l)).toBeLessThanOrEqual(60);
+    // Squeezed descriptions took over a thousand rows; now each entry is a line or two (more for a long description).
+    expect(lines.length).toBeLessThan(3 * (helpCommands().length + helpKeys().length) + 6);
   });
 
   it("run-end: stopped, interrupted, failed", () => {
