@@ -1,4 +1,4 @@
-// Errors the ThreadState reducers throw. A reducer throws only where the table in SPEC §4 says a
+// Errors the ThreadState reducers throw. A reducer throws only where the table in README, run says a
 // write must fail closed: the graph step fails instead of silently picking a value.
 import { DeerflowError } from "../errors.js";
 
