@@ -11,6 +11,8 @@ import { gitDirOf } from "./git-code-paths.js";
 
 /** Per watched file (a repository's `commondir`, each linked worktree's): its content as the run found it (null: none). */
 const found = new Map<string, string | null>();
+/** The workspaces already noted this run. */
+const noted = new Set<string>();
 
 function read(path: string): string | null {
   try {
@@ -36,6 +38,8 @@ function watchedFiles(gitDir: string): string[] {
 
 /** Remembers the workspace repository's files the first time a run touches the workspace. */
 export function noteGitRedirect(workspace: string): void {
+  if (noted.has(workspace)) return; // once per run: runShell calls this before every command
+  noted.add(workspace);
   const gitDir = gitDirOf(workspace);
   if (!gitDir) return;
   for (const f of watchedFiles(gitDir)) if (!found.has(f)) found.set(f, read(f));
@@ -62,5 +66,6 @@ export function restoreGitRedirects(): string {
 export function endGitRedirectWatch(): string {
   const said = restoreGitRedirects();
   found.clear();
+  noted.clear();
   return said;
 }
