@@ -1,6 +1,7 @@
 // The bubblewrap command line of a sandbox session. Order matters (later mounts cover earlier ones):
 //   1. the host read-only, fresh /dev, its own /proc (own PID namespace), private /tmp;
-//   2. the user's extra read-only / read-write paths, then the workspace read-write at its real path;
+//   2. the user's home emptied (a tmpfs) with its toolchains bound back read-only (sandbox-home.ts), then the user's
+//      extra read-only / read-write paths, then the workspace read-write at its real path;
 //   3. secrets covered: the data directory by an empty tmpfs, ~/.ssh & co. by empty tmpfs, files by /dev/null;
 //   4. the thread's own directories bound again at their real paths (they live inside the data directory), and
 //      at /mnt/user-data/{workspace,uploads,outputs} (a tmpfs on /mnt first: binding under it needs one);
@@ -12,6 +13,7 @@ import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT, isInside } from "./path
 import type { ThreadPaths } from "./provider.js";
 import { gitCodePaths, gitDirOf } from "./git-code-paths.js";
 import type { ShellSettings } from "./shell-settings.js";
+import { homeToolchainPaths, sandboxGitconfig } from "./sandbox-home.js";
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 
 // The secret paths have one home shared with the memory filter; re-exported for the sandbox's other users.
@@ -107,6 +109,16 @@ export function socketsToHide(paths: ThreadPaths, settings: ShellSettings): stri
   return hostSocketPaths().map(real).filter((f) => !covered.some((d) => isInside(f, d)));
 }
 
+/** The home as an allow list: an empty tmpfs, the toolchains read-only, a `.gitconfig` with only the identity. */
+function homeArgs(home: string, dataDir: string): string[] {
+  if (home === "/" || !isDirectory(home)) return [];
+  const a = ["--tmpfs", home];
+  for (const p of homeToolchainPaths(home)) a.push("--ro-bind", p, p);
+  const gitconfig = sandboxGitconfig(real(dataDir), home);
+  if (gitconfig) a.push("--ro-bind", gitconfig, join(home, ".gitconfig"));
+  return a;
+}
+
 export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: string[]): string[] {
   const thread = threadMounts(paths);
   const names = MOUNT_NAMES.filter((n) => thread[n] !== undefined);
@@ -115,6 +127,7 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   a.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
   if (!settings.network) a.push("--unshare-net");
   for (const d of socketDirsOf(settings)) a.push("--tmpfs", d);
+  a.push(...homeArgs(home, settings.dataDir));
 
   for (const p of settings.readOnly) if (existsSync(p)) a.push("--ro-bind", real(p), real(p));
   for (const p of settings.readWrite) if (existsSync(p)) a.push("--bind", real(p), real(p));

@@ -1,0 +1,99 @@
+// The user's home inside the sandbox is an allow list, not a deny list: an empty tmpfs with only the toolchains bound
+// back read-only (and the workspace, the user's own sandbox.readOnly/readWrite paths, which bwrap-args.ts binds after
+// it). A deny list of secret paths lost to every adversarial pass: each new tool keeps its login somewhere new
+// (~/.config/<app>/token), and a script with the network on read one the list had not named. The secret lists in
+// vocabulary/secret-paths.ts still apply on top, for secrets inside a directory bound back here (~/.cargo).
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { isInside } from "./paths.js";
+
+/**
+ * Where toolchains install themselves under a home: version managers, language toolchains and per-user binaries.
+ * Read-only in the sandbox (a command can use them, not change them). Caches are not here: they start empty in the
+ * sandbox's home (a poisoned cache would otherwise outlive the sandbox); `sandbox.readWrite: ["~/.cache/pip"]` keeps one.
+ */
+export const HOME_TOOLCHAINS: readonly string[] = [
+  ".nvm", ".volta", ".fnm", ".local/share/fnm", ".local/share/pnpm", ".bun", ".deno", ".cargo/bin", ".rustup", ".pyenv",
+  ".rbenv", ".rvm", ".local/bin", ".local/lib", ".sdkman", ".asdf", ".local/share/mise", ".elan", ".ghcup", ".opam",
+  ".juliaup", ".dotnet", ".jdks", ".nix-profile", "go/bin", "sdk", ".gradle/wrapper", ".npm-global",
+];
+
+/** Home folders never bound back whole, even when a PATH entry is one of them (they hold logins and keys). */
+const NEVER_BOUND = new Set([".config", ".local", ".local/share", ".cache", ".ssh", ".gnupg", ".aws"]);
+/** Where apps keep data and logins: a PATH entry `<prefix>/bin` here binds the bin only, not its prefix. */
+const APP_DATA = [".config", ".local/share", ".cache"];
+
+function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * Home paths to bind back read-only: the known toolchains that exist, the PATH entries inside the home (with their
+ * prefix when the entry is `<prefix>/bin`: a toolchain's bin links into its lib), and node's own prefix (the
+ * sandbox's supervisor runs on it). `home` is the real path of the user's home.
+ */
+export function homeToolchainPaths(home: string, pathVar = process.env.PATH ?? "", execPath = process.execPath): string[] {
+  const out = new Set<string>();
+  const add = (p: string, prefix = false) => {
+    const r = real(p);
+    if (r === home || !isInside(r, home) || !existsSync(r)) return;
+    const rel = r.slice(home.length + 1);
+    if (NEVER_BOUND.has(rel)) return;
+    if (prefix && APP_DATA.some((d) => isInside(r, join(home, d)))) return;
+    out.add(r);
+  };
+  for (const t of HOME_TOOLCHAINS) add(join(home, t));
+  const entries = pathVar.split(":").filter((e) => e.startsWith("/"));
+  for (const e of [...entries, dirname(execPath)]) {
+    add(e);
+    if (basename(e) === "bin") add(dirname(e), true);
+  }
+  return [...out].sort();
+}
+
+/** The git identity of the host's global config (`user.name`, `user.email`), so commits in the sandbox keep working. */
+function hostGitIdentity(home: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  try {
+    const text = execFileSync("git", ["config", "--global", "--includes", "--get-regexp", "^user\\.(name|email)$"], {
+      env: { ...process.env, HOME: home },
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 5_000,
+    });
+    for (const line of text.split("\n")) {
+      const m = /^user\.(name|email) (.+)$/.exec(line.trim());
+      if (m && !/["\\]/.test(m[2]!)) out[m[1]!] = m[2]!;
+    }
+  } catch {
+    // not set, or no git: commits in the sandbox then ask for an identity, as git does anywhere
+  }
+  return out;
+}
+
+/**
+ * A minimal `.gitconfig` for the sandbox's home: only the identity, never the host's credential helpers, url
+ * rewrites with tokens or aliases that run commands. Written under the data directory (hidden from commands) and
+ * bound read-only at `~/.gitconfig`; undefined when the host has no identity.
+ */
+export function sandboxGitconfig(dataDir: string, home: string): string | undefined {
+  const id = hostGitIdentity(home);
+  if (Object.keys(id).length === 0) return undefined;
+  const dir = join(dataDir, "sandbox");
+  const file = join(dir, "gitconfig");
+  const body = `# Written by deerflow for its shell sandbox: the identity of your ~/.gitconfig, nothing else.\n[user]\n${Object.entries(id)
+    .map(([k, v]) => `\t${k} = "${v}"\n`)
+    .join("")}`;
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    writeFileSync(file, body, { mode: 0o600 });
+    return file;
+  } catch {
+    return undefined;
+  }
+}

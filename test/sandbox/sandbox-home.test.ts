@@ -1,0 +1,93 @@
+// The home inside bubblewrap is an allow list (sandbox-home.ts): a login file no list names is out of reach, while
+// toolchains under the home still run, the workspace under it is writable, and git commits with the host's identity
+// but none of its other global settings. Real bwrap, a real git; a private home per test.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync, chmodSync, existsSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import { describe, expect, it } from "vitest";
+import { bwrapArgs } from "../../src/sandbox/bwrap-args.js";
+import { homeToolchainPaths } from "../../src/sandbox/sandbox-home.js";
+import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
+import { HAS_BWRAP } from "../support/confinement.js";
+import { makeRoot } from "../tools/helpers.js";
+
+function fakeHome() {
+  const root = makeRoot("deerflow-home-");
+  const home = join(root, "home");
+  const ws = join(home, "src", "app");
+  mkdirSync(ws, { recursive: true });
+  // Logins no secret list names: a new tool's token, an app's config with a key.
+  mkdirSync(join(home, ".someapp"), { recursive: true });
+  writeFileSync(join(home, ".someapp", "token"), "UNLISTED-TOKEN-1\n");
+  mkdirSync(join(home, ".config", "newtool"), { recursive: true });
+  writeFileSync(join(home, ".config", "newtool", "auth.json"), '{"key":"UNLISTED-TOKEN-2"}\n');
+  // A toolchain the user installed under the home, on PATH.
+  mkdirSync(join(home, ".local", "bin"), { recursive: true });
+  writeFileSync(join(home, ".local", "bin", "mytool"), "#!/bin/sh\necho mytool-ran\n");
+  chmodSync(join(home, ".local", "bin", "mytool"), 0o755);
+  writeFileSync(
+    join(home, ".gitconfig"),
+    '[user]\n\tname = Ada Example\n\temail = ada@example.com\n[credential]\n\thelper = store\n[url "https://x:ghp_SECRET@github.com/"]\n\tinsteadOf = https://github.com/\n',
+  );
+  const paths = { workspace_path: ws, uploads_path: join(root, "data", "up"), outputs_path: join(root, "data", "out") };
+  mkdirSync(paths.uploads_path, { recursive: true });
+  mkdirSync(paths.outputs_path, { recursive: true });
+  const settings = defaultShellSettings({ userHome: home, dataDir: join(root, "data") });
+  return { root, home, ws, paths, settings };
+}
+
+async function inSandbox(h: ReturnType<typeof fakeHome>, command: string) {
+  const env = { PATH: `${join(h.home, ".local", "bin")}:/usr/local/bin:/usr/bin:/bin`, HOME: h.home };
+  const saved = process.env.PATH;
+  process.env.PATH = env.PATH; // the PATH deerflow runs with decides which home folders are toolchains
+  try {
+    const args = bwrapArgs(h.paths, h.settings, ["bash", "-c", command]);
+    return await execa("bwrap", args, { env, extendEnv: false, reject: false, all: true });
+  } finally {
+    process.env.PATH = saved;
+  }
+}
+
+describe("homeToolchainPaths", () => {
+  it("binds known toolchains and PATH entries inside the home, never the home itself, .config or paths outside", () => {
+    const h = fakeHome();
+    mkdirSync(join(h.home, ".nvm", "versions", "node", "v20", "bin"), { recursive: true });
+    mkdirSync(join(h.home, "tools", "x", "bin"), { recursive: true });
+    mkdirSync(join(h.home, ".config", "app", "bin"), { recursive: true });
+    const got = homeToolchainPaths(h.home, `${h.home}/tools/x/bin:${h.home}/.config/app/bin:${h.home}:/usr/bin`, "/usr/bin/node");
+    expect(got).toEqual([join(h.home, ".config", "app", "bin"), join(h.home, ".local", "bin"), join(h.home, ".nvm"), join(h.home, "tools", "x"), join(h.home, "tools", "x", "bin")]);
+    expect(got).not.toContain(h.home);
+    expect(got).not.toContain(join(h.home, ".config"));
+  });
+});
+
+describe.skipIf(!HAS_BWRAP)("the home inside bubblewrap", () => {
+  it("an unlisted login under the home is not there; a toolchain under it runs; the workspace under it is writable", async () => {
+    const h = fakeHome();
+    const r = await inSandbox(
+      h,
+      `cat ~/.someapp/token ~/.config/newtool/auth.json 2>&1; ls -A ~; mytool; echo hi > written.txt && cat written.txt; echo x > ~/scratch && echo home-writable`,
+    );
+    expect(r.all).not.toContain("UNLISTED-TOKEN");
+    expect(r.all).toContain("No such file or directory");
+    expect(r.all).toContain("mytool-ran");
+    expect(r.all).toContain("hi");
+    expect(r.all).toContain("home-writable");
+    expect(existsSync(join(h.ws, "written.txt"))).toBe(true);
+    // The sandbox's own writes to the home stay in its tmpfs.
+    expect(existsSync(join(h.home, "scratch"))).toBe(false);
+  });
+
+  it("git commits with the host's identity, and the host's credential helper and url rewrites are not there", async () => {
+    const h = fakeHome();
+    execFileSync("git", ["init", "-q", h.ws]);
+    const r = await inSandbox(
+      h,
+      `git config --global --list; echo a > a.txt && git add a.txt && git -c commit.gpgsign=false commit -qm first && git log --format='%an <%ae>'`,
+    );
+    expect(r.all).toContain("Ada Example <ada@example.com>");
+    expect(r.all).not.toContain("ghp_SECRET");
+    expect(r.all).not.toContain("credential.helper");
+  });
+});
