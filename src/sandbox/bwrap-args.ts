@@ -8,7 +8,7 @@
 //   5. secret files inside a bound directory covered again at every place they are visible.
 // Capabilities are dropped (as root, the sandbox would otherwise keep CAP_SYS_ADMIN and could remount / rw).
 import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
 import { gitCodePaths, gitDirOf } from "./git-code-paths.js";
@@ -109,6 +109,18 @@ export function socketsToHide(paths: ThreadPaths, settings: ShellSettings): stri
   return hostSocketPaths().map(real).filter((f) => !covered.some((d) => isInside(f, d)));
 }
 
+/** The folders between the workspace and each code path outside `.git`, outermost first, once each. */
+function foldersAbove(paths: string[], workspace: string, gitDir: string | undefined): string[] {
+  const out = new Set<string>();
+  for (const p of paths) {
+    if (gitDir && isInside(p, gitDir)) continue;
+    const chain: string[] = [];
+    for (let d = dirname(p); d !== workspace && isInside(d, workspace); d = dirname(d)) chain.unshift(d);
+    for (const d of chain) out.add(d);
+  }
+  return [...out];
+}
+
 /** The home as an allow list: an empty tmpfs, the toolchains read-only, a `.gitconfig` with only the identity. */
 function homeArgs(home: string, dataDir: string): string[] {
   if (home === "/" || !isDirectory(home)) return [];
@@ -150,7 +162,13 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   // inside a .git that is itself a mount point, so it cannot be renamed away and replaced by a writable copy.
   const gitDir = gitDirOf(thread.workspace);
   if (gitDir) a.push("--bind", gitDir, gitDir, "--bind", gitDir, join(VIRTUAL_ROOT, "workspace", ".git"));
-  for (const p of gitCodePaths(thread.workspace)) {
+  const codePaths = gitCodePaths(thread.workspace);
+  // A hooks folder in the worktree (.husky/_) gets the same: each folder above it is a mount point of its own, so
+  // `mv .husky .h && mkdir -p .husky/_` cannot put a writable folder where git looks.
+  for (const d of foldersAbove(codePaths, thread.workspace, gitDir)) {
+    a.push("--bind", d, d, "--bind", d, join(VIRTUAL_ROOT, "workspace", relative(thread.workspace, d)));
+  }
+  for (const p of codePaths) {
     a.push("--ro-bind", p, p, "--ro-bind", p, join(VIRTUAL_ROOT, "workspace", relative(thread.workspace, p)));
   }
 

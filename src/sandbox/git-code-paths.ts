@@ -7,6 +7,7 @@
 // add`), which is the user's to do.
 import { existsSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { repoCodePathsInWorkspace } from "./repo-code-paths.js";
 
 const CODE_FILES = ["config", "config.worktree", "hooks"];
 /** Submodules nest (.git/modules/a/modules/b): a bounded walk. */
@@ -57,5 +58,17 @@ export function gitCodePaths(workspace: string): string[] {
   }
   const out: string[] = [];
   collect(gitDir, 0, out);
+  // The worktree's own files the config makes code (husky's hooks folder, included configs): read-only too. A hooks
+  // folder not made yet is made empty, as .git/hooks above; an included config not there yet is a known limit.
+  for (const { path, kind } of repoCodePathsInWorkspace(workspace)) {
+    if (kind === "hooks" && !existsSync(path)) {
+      try {
+        mkdirSync(path, { recursive: true });
+      } catch {
+        // read-only: nothing inside can create it either
+      }
+    }
+    if (existsSync(path)) out.push(path);
+  }
   return out;
 }

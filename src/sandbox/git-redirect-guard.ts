@@ -4,10 +4,12 @@
 // directory it filled with a config whose core.fsmonitor the user's own `git status` then runs on the host (the
 // fifth adversarial pass, through `echo ../gd > .git/commondir`; the audit asks for that spelling, but not for a
 // script that does the same). So after every command, and at the end of the run for background jobs, the file is
-// put back as the run found it, whatever wrote it, and the command's output says so.
+// put back as the run found it, whatever wrote it, and the command's output says so. The configs of nested
+// repositories the index records get the same care (nested-repo-guard.ts).
 import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gitDirOf } from "./git-code-paths.js";
+import { forgetNestedRepos, noteNestedRepos, restoreNestedRepos } from "./nested-repo-guard.js";
 
 /** Per watched file (a repository's `commondir`, each linked worktree's): its content as the run found it (null: none). */
 const found = new Map<string, string | null>();
@@ -40,6 +42,7 @@ function watchedFiles(gitDir: string): string[] {
 export function noteGitRedirect(workspace: string): void {
   if (noted.has(workspace)) return; // once per run: runShell calls this before every command
   noted.add(workspace);
+  noteNestedRepos(workspace);
   const gitDir = gitDirOf(workspace);
   if (!gitDir) return;
   for (const f of watchedFiles(gitDir)) if (!found.has(f)) found.set(f, read(f));
@@ -59,6 +62,8 @@ export function restoreGitRedirects(): string {
       lines.push(`deerflow could not undo a change to ${path} (${(err as Error).message}): check it before you run git there.`);
     }
   }
+  const nested = restoreNestedRepos();
+  if (nested) lines.push(nested);
   return lines.join("\n");
 }
 
@@ -67,5 +72,6 @@ export function endGitRedirectWatch(): string {
   const said = restoreGitRedirects();
   found.clear();
   noted.clear();
+  forgetNestedRepos();
   return said;
 }

@@ -14,6 +14,7 @@ import { lstat, mkdir, open, readlink, realpath, rename, unlink, type FileHandle
 import { basename, dirname, join, resolve } from "node:path";
 import { SandboxPathError, hardLinksReadable, isInsideMounts, isInsideMountsSync, toVirtualPath } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
+import { repoCodePathOf } from "./repo-code-paths.js";
 
 const { O_RDONLY, O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_APPEND } = constants;
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -62,6 +63,25 @@ export function refuseGitDirShapedWrite(hostPath: string, mounts: ThreadPaths): 
   }
 }
 
+/**
+ * A file the repository's config makes code while it sits in the worktree: the `core.hooksPath` folder (husky) or a
+ * config file it includes (repo-code-paths.ts). Refused like `.git`: the user's git runs them on the host.
+ */
+export function refuseRepoCodeWrite(hostPath: string, mounts: ThreadPaths): void {
+  if (!mounts.workspace_path) return;
+  const hit = repoCodePathOf(hostPath, mounts.workspace_path);
+  if (hit !== undefined) {
+    throw new SandboxPathError(`${label(hostPath, mounts)} is inside ${label(hit, mounts)}, which your repository's git config names as its hooks folder or an included config (your git runs what is there on your host); the file tools do not write there. Edit it yourself.`);
+  }
+}
+
+/** Every refusal above, for a write to `hostPath`: what the file tools check before asking and again when writing. */
+export function refuseGitCodeWrite(hostPath: string, mounts: ThreadPaths, virtualPath = label(hostPath, mounts)): void {
+  refuseGitInternalWrite(virtualPath);
+  refuseGitDirShapedWrite(hostPath, mounts);
+  refuseRepoCodeWrite(hostPath, mounts);
+}
+
 /** The real path of an open fd; falls back to realpath + inode comparison where /proc is unavailable. */
 async function fdRealPath(fh: FileHandle, hostPath: string, st: Stats): Promise<string | undefined> {
   try {
@@ -93,8 +113,13 @@ async function verifyFd(fh: FileHandle, hostPath: string, mounts: ThreadPaths): 
 
 function refuseFor(v: Verified, what: string, op: "read" | "write", mounts?: ThreadPaths): SandboxPathError | undefined {
   // The checked path may pass a symlinked directory: judge where the write really lands.
-  if (op === "write" && v.real !== undefined && mounts !== undefined && GIT_INTERNAL.test(label(v.real, mounts))) {
-    return new SandboxPathError(`${what} leads into git's own directory (.git: its config and hooks run commands on your host); the file tools do not write there.`);
+  if (op === "write" && v.real !== undefined && mounts !== undefined) {
+    if (GIT_INTERNAL.test(label(v.real, mounts))) return new SandboxPathError(`${what} leads into git's own directory (.git: its config and hooks run commands on your host); the file tools do not write there.`);
+    try {
+      refuseRepoCodeWrite(v.real, mounts);
+    } catch (err) {
+      return err as SandboxPathError;
+    }
   }
   if (!v.inside) return new SandboxPathError(`${what} turned out to be outside the thread's directories when opened (a symlink was swapped in?); refusing to ${op} it.`);
   if (!v.st.isFile()) return new SandboxPathError(`${what} is not a regular file (device, FIFO, socket or directory); refusing to ${op} it.`);
@@ -224,8 +249,7 @@ export async function safeStat(hostPath: string, mounts: ThreadPaths): Promise<S
  * (never a file, never bytes); the write is then refused.
  */
 export async function safeMkdirp(dirHostPath: string, mounts: ThreadPaths): Promise<void> {
-  refuseGitInternalWrite(label(dirHostPath, mounts));
-  refuseGitDirShapedWrite(dirHostPath, mounts);
+  refuseGitCodeWrite(dirHostPath, mounts);
   const chain: string[] = [];
   let p = resolve(dirHostPath);
   for (;;) {
@@ -266,8 +290,7 @@ export async function safeWriteFile(
   options: { append?: boolean } = {},
 ): Promise<SafeWriteResult> {
   const what = label(hostPath, mounts);
-  refuseGitInternalWrite(what);
-  refuseGitDirShapedWrite(hostPath, mounts);
+  refuseGitCodeWrite(hostPath, mounts, what);
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   await safeFsTestHooks.beforeOpen?.(hostPath, "write");
   const base = O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;

@@ -54,6 +54,11 @@ function gitSettings(c: SimpleCommand): { key: string; value?: string }[] {
 const CODE_KEY =
   /^(?:alias\..+|core\.(?:pager|editor|sshcommand|hookspath|fsmonitor|askpass|gitproxy|alternaterefscommand|worktree)|sequence\.editor|pager\..+|.+\.(?:command|cmd|driver|textconv|helper|program|tool|path)|filter\..+|diff\.external|credential\..*helper|gpg\..*program|(?:include|includeif)\..+|protocol\..+\.allow|protocol\.allow|uploadpack\..+|receivepack\..+|remote\..+\.(?:uploadpack|receivepack|vcs)|submodule\..+\.update|init\.templatedir|safe\.directory|web\.browser|interactive\.difffilter|sendemail\..+|instaweb\..+)$/;
 
+/** A config key (lower-case section and name) whose value git runs or follows: see CODE_KEY. */
+export function isGitCodeKey(key: string): boolean {
+  return CODE_KEY.test(key.toLowerCase());
+}
+
 /** Shell code in `-c alias.<name>=!<code>` (git runs it with sh). */
 export function gitShellAliases(c: SimpleCommand): string[] {
   if (c.name !== "git") return [];

@@ -6,7 +6,7 @@ import { z } from "zod";
 import { declareApprovalGate } from "../sandbox/approvals.js";
 import { resolveSandboxPath } from "../sandbox/paths.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
-import { refuseGitDirShapedWrite, refuseGitInternalWrite, safeReadFile, safeWriteFile } from "../sandbox/safe-fs.js";
+import { refuseGitCodeWrite, safeReadFile, safeWriteFile } from "../sandbox/safe-fs.js";
 import { type EditDiff, editDiff } from "./edit-diff.js";
 import { editGate } from "./edit-gate.js";
 import { inEditQueue } from "./edit-queue.js";
@@ -62,8 +62,7 @@ export async function planReplace(input: ReplaceInput, rt: RuntimeLike, options:
   const { old_str, new_str, replace_all = false } = input;
   if (old_str.length === 0) throw new Error("old_str is empty; give the exact text to replace (use write_file to create a file).");
   const target = await resolveSandboxPath(input.path, mounts, { mustExist: true, kind: "file" });
-  refuseGitInternalWrite(target.virtualPath); // before any approval is asked
-  refuseGitDirShapedWrite(target.hostPath, mounts);
+  refuseGitCodeWrite(target.hostPath, mounts, target.virtualPath); // before any approval is asked
   const v = target.virtualPath;
   const current = await safeReadFile(target.hostPath, mounts);
   assertReadCurrent(rt, mounts, current.realPath, current.data, v);

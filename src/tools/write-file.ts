@@ -8,7 +8,7 @@ import { z } from "zod";
 import { declareApprovalGate } from "../sandbox/approvals.js";
 import { resolveSandboxPath } from "../sandbox/paths.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
-import { refuseGitDirShapedWrite, refuseGitInternalWrite, safeMkdirp, safeReadFile, safeWriteFile } from "../sandbox/safe-fs.js";
+import { refuseGitCodeWrite, safeMkdirp, safeReadFile, safeWriteFile } from "../sandbox/safe-fs.js";
 import { type EditDiff, editDiff } from "./edit-diff.js";
 import { editGate } from "./edit-gate.js";
 import { inEditQueue } from "./edit-queue.js";
@@ -43,8 +43,7 @@ export async function planWrite(input: WriteInput, rt: RuntimeLike, options: Fil
     );
   }
   const target = await resolveSandboxPath(input.path, mounts, { kind: "file" });
-  refuseGitInternalWrite(target.virtualPath); // before any approval is asked
-  refuseGitDirShapedWrite(target.hostPath, mounts);
+  refuseGitCodeWrite(target.hostPath, mounts, target.virtualPath); // before any approval is asked
   let before: Buffer | null = null;
   if (target.exists) {
     const current = append ? await safeReadFile(target.hostPath, mounts).catch(() => undefined) : await safeReadFile(target.hostPath, mounts);

