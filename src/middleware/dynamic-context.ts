@@ -25,9 +25,9 @@ import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
-import { REMOVE_ALL_MESSAGES, StateSchema } from "@langchain/langgraph";
+import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
-import { THREAD_STATE_VALUES } from "../state/thread-state.js";
+import { THREAD_DATA_STATE } from "../state/thread-state.js";
 import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { findRepoRoot } from "../memory/project.js";
 import { DYNAMIC_CONTEXT_KIND, HIDDEN_MARKER, hiddenKind, isHiddenMessage } from "../vocabulary/message-markers.js";
@@ -213,14 +213,11 @@ function insertionIndex(messages: readonly BaseMessage[]): number {
   return i;
 }
 
-// langchain hands a middleware node only the fields its schema declares (plus messages): we read thread_data.
-const stateSchema = new StateSchema({ thread_data: THREAD_STATE_VALUES.thread_data });
-
 export function dynamicContextMiddleware(options: DynamicContextOptions = {}) {
   const now = options.now ?? (() => new Date());
   return createMiddleware({
     name: "DynamicContext",
-    stateSchema,
+    stateSchema: THREAD_DATA_STATE,
     beforeAgent: (state, runtime) => {
       const messages: BaseMessage[] = state.messages ?? [];
       const instant = now();

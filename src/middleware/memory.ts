@@ -4,15 +4,12 @@
 // in a chat; at the next start for `deerflow run`), never inside the run. WHY its position (DeerFlow's, after
 // Title): after* hooks run bottom to top, so the run's own work is done before it looks at the messages.
 import { createMiddleware } from "langchain";
-import { StateSchema } from "@langchain/langgraph";
 import { memoryStoreFor } from "../memory/store.js";
 import { projectKeyOf } from "../memory/project.js";
 import { runTranscript } from "../memory/transcript.js";
-import { THREAD_STATE_VALUES } from "../state/thread-state.js";
+import { THREAD_DATA_STATE } from "../state/thread-state.js";
 import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { redactPii } from "../vocabulary/pii-redaction.js";
-
-const stateSchema = new StateSchema({ thread_data: THREAD_STATE_VALUES.thread_data });
 
 export interface MemoryMiddlewareOptions {
   /** piiRedaction is on: personal values in the queued transcript are masked (they never reach the extractor). */
@@ -22,7 +19,7 @@ export interface MemoryMiddlewareOptions {
 export function memoryMiddleware(options: MemoryMiddlewareOptions = {}) {
   return createMiddleware({
     name: "Memory",
-    stateSchema,
+    stateSchema: THREAD_DATA_STATE,
     afterAgent: (state, runtime) => {
       const run = readRunConfigurable(runtime.configurable);
       // Subagents and runs outside a thread have nothing durable of their own to teach.

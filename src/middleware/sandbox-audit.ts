@@ -15,6 +15,7 @@
 // Cancellation while waiting for an answer propagates (the run is being cancelled, not the tool failing).
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
+import { THREAD_DATA_STATE } from "../state/thread-state.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 import { type ApprovalBroker, type ApprovalMemory, deniedMessage, resolveApproval } from "../sandbox/approvals.js";
 import { auditCommand, preloadShellAudit } from "../sandbox/shell-audit.js";
@@ -30,6 +31,12 @@ export interface SandboxAuditOptions {
   shellTools?: string[];
 }
 
+/** The thread's workspace from the graph state the tool node runs with (ThreadData recorded it), if any. */
+function workspaceOf(request: { state?: unknown }): string | undefined {
+  const td = (request.state as { thread_data?: { workspace_path?: unknown } | null } | undefined)?.thread_data;
+  return typeof td?.workspace_path === "string" ? td.workspace_path : undefined;
+}
+
 export function blockedMessage(reason: string): string {
   return `Blocked: ${reason}. This command is never run by deerflow; choose a safer alternative.`;
 }
@@ -39,6 +46,8 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
   preloadShellAudit();
   return createMiddleware({
     name: "SandboxAudit",
+    // Declared so wrapToolCall sees thread_data: without a sandbox, read-only commands are judged against the workspace.
+    stateSchema: THREAD_DATA_STATE,
     wrapToolCall: async (request, handler) => {
       const { toolCall } = request;
       const command = (toolCall.args as { command?: unknown } | undefined)?.command;
@@ -48,7 +57,7 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
         new ToolMessage({ tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error", content });
 
       // Without bubblewrap only commands known to only read run unasked (sandbox/shell-unconfined.ts).
-      const audit = await auditCommand(command, { confined: findBwrap() !== null });
+      const audit = await auditCommand(command, { confined: findBwrap() !== null, workspace: workspaceOf(request) });
       if (audit.verdict === "block") return refuse(blockedMessage(audit.reason ?? "destructive command"));
       if (audit.verdict === "ask" || audit.verdict === "edit") {
         const edit = audit.verdict === "edit";

@@ -4,19 +4,15 @@
 // passes in `configurable.deerflow_thread_data` (e.g. a --workspace binding; createAgent drops extra input keys,
 // so they cannot come in as input state), else the provider's per-thread directories.
 import { readRunConfigurable } from "../vocabulary/configurable.js";
-import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
-import { THREAD_STATE_VALUES } from "../state/thread-state.js";
+import { THREAD_DATA_STATE } from "../state/thread-state.js";
 import type { SandboxProvider } from "../sandbox/provider.js";
 import { requireThreadId, resolveSandboxProvider } from "../sandbox/resolve-provider.js";
-
-// langchain hands a middleware node only the fields its schema declares: these are the ones it reads and writes.
-const stateSchema = new StateSchema({ thread_data: THREAD_STATE_VALUES.thread_data });
 
 export function threadDataMiddleware(options: { provider?: SandboxProvider } = {}) {
   return createMiddleware({
     name: "ThreadData",
-    stateSchema,
+    stateSchema: THREAD_DATA_STATE,
     beforeAgent: (state, runtime) => {
       const current = (state as { thread_data?: { workspace_path?: string } | null }).thread_data;
       if (current?.workspace_path) return;

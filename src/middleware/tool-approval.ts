@@ -9,9 +9,8 @@
 // The mode is read at every call (the TUI's Shift+Tab changes it while a run works): `ask` asks for edits and gated
 // tools, `auto-edit` and `yolo` do not (vocabulary/approval-modes.ts).
 import { ToolMessage } from "@langchain/core/messages";
-import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
-import { THREAD_STATE_VALUES } from "../state/thread-state.js";
+import { THREAD_DATA_STATE } from "../state/thread-state.js";
 import { modeAsks } from "../vocabulary/approval-modes.js";
 import { type ApprovalMemory, type ApprovalSettings, approvalGateOf, deniedMessage, resolveApproval } from "../sandbox/approvals.js";
 
@@ -20,13 +19,10 @@ export interface ToolApprovalOptions extends ApprovalSettings {
   memory?: ApprovalMemory;
 }
 
-// Declared so langchain hands this middleware `thread_data` (the mounts the gates resolve paths against).
-const stateSchema = new StateSchema({ thread_data: THREAD_STATE_VALUES.thread_data });
-
 export function toolApprovalMiddleware(options: ToolApprovalOptions) {
   return createMiddleware({
     name: "ToolApproval",
-    stateSchema,
+    stateSchema: THREAD_DATA_STATE,
     wrapToolCall: async (request, handler) => {
       const gate = approvalGateOf(request.tool);
       if (!gate || !modeAsks(options.mode, gate.kind)) return handler(request);

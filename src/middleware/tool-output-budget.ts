@@ -13,10 +13,9 @@
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ToolMessage } from "@langchain/core/messages";
-import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { VIRTUAL_ROOT } from "../sandbox/paths.js";
-import { THREAD_STATE_VALUES } from "../state/thread-state.js";
+import { THREAD_DATA_STATE } from "../state/thread-state.js";
 
 export const TOOL_RESULTS_DIR = ".tool-results";
 
@@ -28,9 +27,6 @@ export interface ToolOutputBudgetOptions {
   /** Characters kept from the end. Default 2000. */
   tailChars?: number;
 }
-
-// langchain hands a middleware node only the fields its schema declares: these are the ones it reads.
-const stateSchema = new StateSchema({ thread_data: THREAD_STATE_VALUES.thread_data });
 
 /** A file-name-safe version of a tool name or call id. */
 function safePart(s: string, fallback: string): string {
@@ -83,7 +79,7 @@ export function toolOutputBudgetMiddleware(options: ToolOutputBudgetOptions = {}
 
   return createMiddleware({
     name: "ToolOutputBudget",
-    stateSchema,
+    stateSchema: THREAD_DATA_STATE,
     wrapToolCall: async (request, handler) => {
       const result = await handler(request);
       if (!ToolMessage.isInstance(result)) return result;

@@ -324,6 +324,8 @@ export interface AuditContext {
    * (shell-unconfined.ts): the table below catches mistakes and common shapes, and only a sandbox bounds the rest.
    */
   confined: boolean;
+  /** The workspace's host path: without a sandbox, where a read-only command's paths lead is followed there. */
+  workspace?: string;
 }
 
 /** The verdict on one bash command line (never throws; loads the bash grammar on first use). */
@@ -359,7 +361,7 @@ function audit(command: string, depth: number, cwd: Cwd, context: AuditContext):
         consider({ verdict: rule.verdict, reason: rule.reason });
         if (rule.verdict === "block") break;
       }
-      unconfined ??= context.confined ? undefined : unconfinedRisk(c);
+      unconfined ??= context.confined ? undefined : unconfinedRisk(c, context.workspace);
       // Literal code it also runs: `bash -c`, `find -exec`, a `git -c alias.x=!…` alias, `GIT_SSH_COMMAND='…'`, vim's `-c '!…'`.
       for (const code of [...c.code, ...gitShellAliases(c), ...assignedCode(c), ...embeddedShell(c), ...sedRuns(c)]) consider(audit(code, depth + 1, c.cwd, context));
     });

@@ -20,7 +20,8 @@ export interface Redirect {
  * Where a command runs, as far as the audit can tell: the workspace (`depth` directories below it), the home
  * directory, the filesystem root or a top-level system directory ("root"), elsewhere, or unknown.
  */
-export type Cwd = { at: "workspace"; depth: number } | { at: "home" | "root" | "outside" | "unknown" };
+/** Where a command runs; in the workspace, `rel` is the folder below its top (`a/b`, "" at the top). */
+export type Cwd = { at: "workspace"; depth: number; rel?: string } | { at: "home" | "root" | "outside" | "unknown" };
 
 /** One simple command after normalisation. */
 export interface SimpleCommand {
@@ -261,7 +262,15 @@ export function walkDown(from: Cwd, rel: string): Cwd {
   let at: Cwd = { ...from };
   for (const seg of rel.split("/")) {
     if (seg === "" || seg === ".") continue;
-    if (at.at === "workspace") at = seg === ".." ? (at.depth === 0 ? { at: "outside" } : { at: "workspace", depth: at.depth - 1 }) : { at: "workspace", depth: at.depth + 1 };
+    if (at.at === "workspace") {
+      const segs = at.rel ? at.rel.split("/") : [];
+      if (seg === ".." && at.depth === 0) at = { at: "outside" };
+      else {
+        if (seg === "..") segs.pop();
+        else segs.push(seg);
+        at = { at: "workspace", depth: at.depth + (seg === ".." ? -1 : 1), rel: segs.join("/") };
+      }
+    }
     else if (at.at === "root") at = seg === ".." ? at : { at: "outside" };
     else if (at.at === "home") at = { at: "outside" };
   }

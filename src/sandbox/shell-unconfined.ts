@@ -10,14 +10,15 @@
 //   all, by design.
 // - Reading outside the workspace asks: a command run from elsewhere (`cd ~ && cat .s*/id_rsa`), or a word that names
 //   the home directory or climbs out with `..`. Reading a credential file (vocabulary/secret-paths.ts,
-//   /proc/*/environ where the API key is) asks by name too. These are spellings; what they miss (a symlink the
-//   repository ships, a glob, a loop variable) is caught at the output: tool results are masked for secrets
-//   (middleware/tool-result-secret-masking.ts).
+//   /proc/*/environ where the API key is) asks by name too. Given the workspace, the file system is followed too
+//   (unconfined-paths.ts): a symlink the repository ships, a glob through one, a word known only at run time. Tool
+//   results are masked for secrets besides (middleware/tool-result-secret-masking.ts).
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 import type { SimpleCommand } from "./shell-command.js";
 import { commandOnlyReads } from "./shell-read-only.js";
 import { namesHome } from "./shell-rules-paths.js";
 import { VIRTUAL_ROOT } from "./paths.js";
+import { leavesWorkspaceByLinks } from "./unconfined-paths.js";
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const SECRET_WORD = new RegExp(
@@ -41,10 +42,11 @@ function absoluteOutside(w: string): boolean {
  */
 const readsOutside = (c: SimpleCommand) => c.cwd.at !== "workspace" || [...c.args, ...c.redirects.map((r) => r.target)].some((w) => namesHome(w) || /(?:^|\/)\.\.(?:\/|$)/.test(w) || absoluteOutside(w));
 
-/** Why this simple command asks when it runs unconfined, or undefined when it only reads. */
-export function unconfinedRisk(c: SimpleCommand): string | undefined {
+/** Why this simple command asks when it runs unconfined, or undefined when it only reads (inside `workspace`). */
+export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | undefined {
   if (!commandOnlyReads(c)) return UNCONFINED_REASON;
   if ([...c.args, ...c.redirects.map((r) => r.target)].some((w) => SECRET_WORD.test(w))) return UNCONFINED_SECRET_REASON;
   if (c.name !== "" && readsOutside(c)) return UNCONFINED_OUTSIDE_REASON;
-  return undefined;
+  const link = c.name !== "" && workspace ? leavesWorkspaceByLinks(c, workspace) : undefined;
+  return link ? `${UNCONFINED_OUTSIDE_REASON} (${link})` : undefined;
 }

@@ -201,6 +201,9 @@ export const THREAD_STATE_VALUES = {
   ),
 };
 
+/** The schema of a middleware (or subgraph) that reads only the thread's directories. */
+export const THREAD_DATA_STATE = new StateSchema({ thread_data: THREAD_STATE_VALUES.thread_data });
+
 export type ThreadStateFields<M extends CheckpointChannelMode = CheckpointChannelMode> = {
   messages: MessagesValueFor<M>;
 } & typeof THREAD_STATE_VALUES;

@@ -20,7 +20,6 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
-import { StateSchema } from "@langchain/langgraph";
 import { type AgentMiddleware, createMiddleware } from "langchain";
 import { before, nextTo } from "../agent/anchors.js";
 import { createDeerflowAgent } from "../agent/create-deerflow-agent.js";
@@ -31,7 +30,7 @@ import { safetyFinishReasonMiddleware } from "../middleware/safety-finish-reason
 import { tokenBudgetMiddleware } from "../middleware/token-budget.js";
 import { turnLimitMiddleware } from "../middleware/turn-limit.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
-import { THREAD_STATE_VALUES } from "../state/thread-state.js";
+import { THREAD_DATA_STATE } from "../state/thread-state.js";
 import { DELEGATION_STOP_REASONS, type DelegationStopReason } from "../state/types.js";
 import { readRunConfigurable, runConfigurable } from "../vocabulary/configurable.js";
 import { messageText } from "../vocabulary/message-text.js";
@@ -74,13 +73,11 @@ export interface RunSubagentOptions {
   threadId?: string;
 }
 
-const threadDataState = new StateSchema({ thread_data: THREAD_STATE_VALUES.thread_data });
-
 /** Seeds `thread_data` from `configurable.deerflow_thread_data` (the child has no ThreadData/Sandbox). */
 export function subagentThreadDataMiddleware() {
   return createMiddleware({
     name: "SubagentThreadData",
-    stateSchema: threadDataState,
+    stateSchema: THREAD_DATA_STATE,
     beforeAgent: (state, runtime) => {
       const current = (state as { thread_data?: { workspace_path?: string } | null }).thread_data;
       if (current?.workspace_path) return;

@@ -2,6 +2,9 @@
 // fourth adversarial pass used to reach the home directory through $PWD, `..` or a symlink asks, as does reading
 // where credentials are kept. And, with or without a sandbox, the fourth pass's process-starting perl spellings,
 // GNU parallel and `git init --template` ask.
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { auditCommand } from "../../src/sandbox/shell-audit.js";
 
@@ -95,5 +98,31 @@ describe("auditCommand: the home directory by its literal path (the sixth pass)"
   });
   it("a folder inside the home directory is only a recursive delete (asks)", async () => {
     expect((await auditCommand(`rm -rf ${process.env.HOME}/project/build`)).verdict).toBe("ask");
+  });
+});
+
+describe("auditCommand without a sandbox: where the paths lead on disk (the sixth pass's shipped symlink)", () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "deerflow-links-")));
+  const ws = join(root, "ws");
+  const secrets = join(root, "aws");
+  mkdirSync(join(ws, "src"), { recursive: true });
+  mkdirSync(secrets);
+  writeFileSync(join(secrets, "credentials"), "aws_secret_access_key = x\n");
+  writeFileSync(join(ws, "notes.txt"), "n\n");
+  writeFileSync(join(ws, "src", "a.ts"), "a\n");
+  symlinkSync(secrets, join(ws, "docs"));
+  symlinkSync(join(ws, "src"), join(ws, "srclink"));
+  const audit = (c: string) => auditCommand(c, { confined: false, workspace: ws });
+
+  it.each(["cat docs/credentials", "cat */credentials", "cd docs && cat credentials", "grep -R key .", "rg -L key", "find -L . -name x", "cat $f", "wc -l < docs/credentials", "head d?cs/*"])(
+    "asks for %j",
+    async (cmd) => {
+      const r = await audit(cmd);
+      expect(r.verdict, cmd).toBe("ask");
+      expect(r.reason).toContain("reads outside the workspace");
+    },
+  );
+  it.each(["cat notes.txt", "grep -rn key .", "ls src/*.ts", "cat srclink/a.ts", "echo $HOSTNAME", "ls -la", "cat /mnt/user-data/workspace/notes.txt"])("allows %j", async (cmd) => {
+    expect((await audit(cmd)).verdict, cmd).toBe("allow");
   });
 });

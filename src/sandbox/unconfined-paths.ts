@@ -1,0 +1,82 @@
+// Without a sandbox, where a read-only command's paths really lead. Spellings (`..`, `~`, an absolute path) are judged
+// in shell-unconfined.ts; this follows the file system: a symlink the repository ships (`docs -> ~/.aws`), a glob
+// that walks through one (`cat */credentials`), a `cd` into one, a folder read by a program told to follow links.
+// The sixth adversarial pass read a credential through a shipped symlink with a command that ran unasked.
+import { execFileSync } from "node:child_process";
+import { existsSync, realpathSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { VIRTUAL_ROOT, isInside } from "./paths.js";
+import type { SimpleCommand } from "./shell-command.js";
+
+/** Programs and the flags that make them follow symlinks while they walk folders. */
+const FOLLOWS_LINKS: Record<string, RegExp> = {
+  grep: /^(?:-[a-zA-Z]*R[a-zA-Z]*|--dereference-recursive)$/,
+  egrep: /^(?:-[a-zA-Z]*R[a-zA-Z]*|--dereference-recursive)$/,
+  fgrep: /^(?:-[a-zA-Z]*R[a-zA-Z]*|--dereference-recursive)$/,
+  rg: /^(?:-[a-zA-Z]*L[a-zA-Z]*|--follow)$/,
+  find: /^(?:-L|-H|-follow)$/,
+  fd: /^(?:-[a-zA-Z]*L[a-zA-Z]*|--follow)$/,
+  du: /^(?:-[a-zA-Z]*L[a-zA-Z]*|--dereference)$/,
+  tree: /^-l$/,
+  ls: /^(?:-[a-zA-Z]*L[a-zA-Z]*|--dereference)$/,
+};
+const GLOB = /[*?[]/;
+/** Programs that read no file named by their words: a word known only at run time is harmless there. */
+const NO_PATHS = new Set(["echo", "printf", "test", "[", "true", "false", "pwd", "date", "basename", "dirname", "expr", "seq", "sleep", "id", "uname", "whoami", "hostname", "nproc"]);
+const MAX_MATCHES = 5_000;
+
+function real(p: string): string | undefined {
+  try {
+    return realpathSync(p);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What bash's pathname expansion makes of `pattern` in `dir` (nothing else is expanded: the word is data). */
+function expandGlob(pattern: string, dir: string): string[] {
+  try {
+    const out = execFileSync("bash", ["-c", 'shopt -s nullglob; set -f; p=$1; set +f; for f in $p; do printf "%s\\0" "$f"; done', "_", pattern], {
+      cwd: dir,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 5_000,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    });
+    return out.split("\0").filter(Boolean).slice(0, MAX_MATCHES);
+  } catch {
+    return [pattern];
+  }
+}
+
+/** The words that may name paths: arguments (an option's `=value` part) and redirection targets. */
+function pathWords(c: SimpleCommand): { word: string; dynamic: boolean }[] {
+  const args = c.args.map((a, i) => ({ word: a.startsWith("-") && a.includes("=") ? a.slice(a.indexOf("=") + 1) : a, dynamic: c.dynamicArgs[i] ?? false }));
+  return [...args.filter((w) => !w.word.startsWith("-")), ...c.redirects.map((r) => ({ word: r.target, dynamic: false }))];
+}
+
+/**
+ * Why this read-only command reads outside `workspace` once links are followed, or undefined. A word whose value is
+ * known only when it runs (`cat $f`) counts as outside: nothing here can tell where it leads.
+ */
+export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string): string | undefined {
+  const top = real(workspace);
+  if (!top || c.cwd.at !== "workspace") return undefined;
+  const dir = join(top, c.cwd.rel ?? "");
+  const here = real(dir);
+  if (here && !isInside(here, top)) return `it runs in ${c.cwd.rel}, a link to ${here}`;
+  if (FOLLOWS_LINKS[c.name] && c.args.some((a) => FOLLOWS_LINKS[c.name]!.test(a))) return `${c.name} is told to follow symlinks out of the folders it reads`;
+  for (const { word, dynamic } of pathWords(c)) {
+    if (NO_PATHS.has(c.name) && !c.redirects.some((r) => r.target === word)) continue;
+    if (dynamic) return `${word} is known only when it runs`;
+    if (word === "" || word.startsWith(`${VIRTUAL_ROOT}/`) || word === "/dev/null") continue;
+    const candidates = GLOB.test(word) ? expandGlob(word, here ?? dir) : [word];
+    for (const p of candidates) {
+      const abs = isAbsolute(p) ? p : resolve(here ?? dir, p);
+      if (!existsSync(abs)) continue;
+      const r = real(abs);
+      if (r && !isInside(r, top)) return `${p} leads to ${r}`;
+    }
+  }
+  return undefined;
+}
