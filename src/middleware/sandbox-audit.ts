@@ -1,5 +1,5 @@
 // SandboxAudit — WHY wrapToolCall: the decision must be taken per tool call, before the tool runs, and a refusal
-// must be a normal tool result the model can react to (README, The shell sandbox: "a denial is an error ToolMessage, never a
+// must be a normal tool result the model can react to (docs/security.md, The shell sandbox: "a denial is an error ToolMessage, never a
 // crash"). wrapToolCall sees the call's arguments and can answer with a ToolMessage without calling the handler.
 // WHY its position (after ToolErrorHandling, i.e. inside it; before anything that runs or replaces the bash
 // tool): refusals are ToolMessages it returns itself, so for them the order relative to ToolErrorHandling does

@@ -1,4 +1,4 @@
-// The per-home runtime (README: "How it works"): opens the store once per process, compiles graphs once
+// The per-home runtime (docs/architecture.md): opens the store once per process, compiles graphs once
 // (a state graph for reads and writes, one run graph per model/plan/approval setup), and owns the run lifecycle:
 //   pending (waiting for the thread's lock) → running → success | error | timeout | interrupted
 // `begin` and `settle` are the only places a run's record and its thread's status change, and `run` pairs them in
@@ -81,7 +81,7 @@ export class ThreadRuntime {
   }
 
   /**
-   * The runtime a thread is worked in: an existing thread in the mode it was written in (README: "Configuration", DEERFLOW_CHECKPOINT_MODE), unless the user
+   * The runtime a thread is worked in: an existing thread in the mode it was written in (docs/configuration.md, DEERFLOW_CHECKPOINT_MODE), unless the user
    * chose a mode (then this one, and the gate refuses a thread of the other mode). New threads: this one.
    */
   async forThread(threadId: string | undefined, latest = false): Promise<ThreadRuntime> {
