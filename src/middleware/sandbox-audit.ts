@@ -13,6 +13,7 @@
 // The audit's bash grammar starts loading when the middleware is built (the agent is built before the first model
 // call), so it is ready by the first tool call and never on the start-up path.
 // Cancellation while waiting for an answer propagates (the run is being cancelled, not the tool failing).
+import { debugLog } from "../model/debug-log.js";
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
@@ -49,6 +50,7 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
 
       // Without bubblewrap only commands known to only read run unasked (sandbox/shell-unconfined.ts).
       const audit = await auditCommand(command, { confined: findBwrap() !== null });
+      if (audit.verdict !== "allow") debugLog("audit", { tool: toolCall.name, verdict: audit.verdict, reason: audit.reason, command: command.slice(0, 200) });
       if (audit.verdict === "block") return refuse(blockedMessage(audit.reason ?? "destructive command"));
       if (audit.verdict === "ask" || audit.verdict === "edit") {
         const edit = audit.verdict === "edit";
@@ -59,6 +61,7 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
           { threadId, toolCallId: toolCall.id ?? "", tool: toolCall.name, kind: edit ? "edit" : "command", command, reason, signal: request.runtime.signal, ...(edit ? { scope: EDITS_SCOPE } : {}) },
           { mode: options.mode, broker: options.broker, memory: options.memory },
         );
+        debugLog("approval", { tool: toolCall.name, verdict: answer.verdict, mode: options.mode });
         if (answer.verdict === "deny") return refuse(deniedMessage(edit ? "this command (it writes files; ask mode asks before edits)" : reason, options.broker, answer.reason));
       }
       return handler(request);
