@@ -2,7 +2,7 @@
 // `message` (plus `hint`) as one line: users never see a stack trace unless DEERFLOW_DEBUG=1.
 import { findInChain } from "./vocabulary/error-chain.js";
 
-/** Exit codes of the CLI contract (README (How it works)). */
+/** Exit codes of the CLI contract (docs/cli.md, run). */
 export const ExitCode = {
   ok: 0,
   runtime: 1,

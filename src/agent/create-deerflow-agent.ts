@@ -179,7 +179,7 @@ function adaptMiddleware(mw: AgentMiddleware, mode: CheckpointChannelMode, snaps
   return copy as unknown as AgentMiddleware;
 }
 
-/** The assembled middleware list (exposed for tests and for the README's order). */
+/** The assembled middleware list (exposed for tests and for docs/architecture.md's order). */
 export function assembleMiddleware(options: DeerflowAgentOptions = {}, model?: BaseChatModel): AgentMiddleware[] {
   validate(options);
   let stack: AgentMiddleware[];

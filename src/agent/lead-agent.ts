@@ -1,5 +1,5 @@
 // The product's lead agent: the full ordered stack assembled in one place. LEAD_MIDDLEWARE_ORDER is the documented
-// order (README "How it works"); a tracing test asserts the hooks run in exactly this order.
+// order (docs/architecture.md); a tracing test asserts the hooks run in exactly this order.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { delegationLedgerMiddleware } from "../middleware/delegation-ledger.js";

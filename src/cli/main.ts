@@ -16,6 +16,7 @@ function packageVersion(): string {
 export interface GlobalOptions {
   home?: string;
   model?: string;
+  debug?: boolean;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -37,9 +38,14 @@ export function buildProgram(): Command {
     .version(packageVersion(), "-V, --version", "print the version")
     .option("--home <dir>", "data directory (default: $DEERFLOW_HOME, else ~/.deerflow)")
     .option("-m, --model <name>", "model to use: a name from .deerflowrc \"models\", or a model id")
+    .option("--debug", "write a debug log (JSON lines, secrets masked) to $DEERFLOW_LOG, else <home>/logs/debug.jsonl")
     .showHelpAfterError("(run `deerflow --help` for usage)")
     .configureOutput({ outputError: (str, write) => write(str) })
-    .exitOverride();
+    .exitOverride()
+    .hook("preAction", async (_program, action) => {
+      const opts = action.optsWithGlobals() as GlobalOptions;
+      if (opts.debug || process.env.DEERFLOW_LOG) (await import("./start-debug-log.js")).startDebugLog(opts, action.name(), packageVersion());
+    });
 
   const chatOptions = (cmd: Command) =>
     cmd

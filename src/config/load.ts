@@ -67,7 +67,7 @@ export interface ResolvedConfig {
   database?: string;
   /**
    * `channelMode`: the mode of new threads (default delta). `explicitMode`: DEERFLOW_CHECKPOINT_MODE or
-   * checkpoint.channelMode chose it, so every thread is opened in it (a thread of the other mode is refused, README, How it works: Checkpoints);
+   * checkpoint.channelMode chose it, so every thread is opened in it (a thread of the other mode is refused, docs/architecture.md, Checkpoints);
    * otherwise an existing thread opens in the mode it was written in.
    */
   checkpoint: { channelMode: ChannelMode; explicitMode: boolean; snapshotFrequency: number };

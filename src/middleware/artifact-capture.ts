@@ -1,4 +1,4 @@
-// ArtifactCapture (README, The shell sandbox, the seed's ArtifactEntry) — long references in tool results (paths, URLs of at least
+// ArtifactCapture (docs/architecture.md, Artifact handles; the seed's ArtifactEntry) — long references in tool results (paths, URLs of at least
 // `minRefChars`) get short handles `art_xxxxxxxx`; the model sees the handle, and a tool call that passes a handle
 // gets the real reference back.
 // WHY beforeModel (not wrapToolCall, as the seed argues): it reads the normalized results stored in state whatever

@@ -1,5 +1,5 @@
 // DeferredToolFilter — keeps deferred tools (a large MCP catalogue) out of the model's tool list until tool_search
-// promotes them (README, The shell sandbox; DeerFlow's DeferredToolFilterMiddleware).
+// promotes them (docs/mcp.md, Deferred tools; DeerFlow's DeferredToolFilterMiddleware).
 // WHY beforeAgent: each user turn opens a new promotion scope — `promoted` gets `{catalog_hash, names: [], turn_id}`
 //   (the run id), and tool_search's writes without a turn_id join it (the reducer's scoping rule).
 // WHY wrapModelCall: it changes only the request's tool list, never the system prompt or the messages, so the

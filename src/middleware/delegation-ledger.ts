@@ -1,4 +1,4 @@
-// DelegationLedger (README, How it works: Subagents) — shows the model the thread's `delegations` ledger as "work already delegated" on
+// DelegationLedger (docs/architecture.md, Subagents) — shows the model the thread's `delegations` ledger as "work already delegated" on
 // every model call, so it reuses finished subagent results (reading the full text at `result_ref` with read_file)
 // instead of delegating the same work twice. The ledger lives in state (it survives summarization, which may have
 // dropped the `task` calls and their results from `messages`); this middleware only reads it.

@@ -1,5 +1,5 @@
 // SandboxAudit — WHY wrapToolCall: the decision must be taken per tool call, before the tool runs, and a refusal
-// must be a normal tool result the model can react to (README, The shell sandbox: "a denial is an error ToolMessage, never a
+// must be a normal tool result the model can react to (docs/security.md, The shell sandbox: "a denial is an error ToolMessage, never a
 // crash"). wrapToolCall sees the call's arguments and can answer with a ToolMessage without calling the handler.
 // WHY its position (after ToolErrorHandling, i.e. inside it; before anything that runs or replaces the bash
 // tool): refusals are ToolMessages it returns itself, so for them the order relative to ToolErrorHandling does
@@ -13,6 +13,7 @@
 // The audit's bash grammar starts loading when the middleware is built (the agent is built before the first model
 // call), so it is ready by the first tool call and never on the start-up path.
 // Cancellation while waiting for an answer propagates (the run is being cancelled, not the tool failing).
+import { debugLog } from "../model/debug-log.js";
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { THREAD_DATA_STATE } from "../state/thread-state.js";
@@ -58,6 +59,7 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
 
       // Without bubblewrap only commands known to only read run unasked (sandbox/shell-unconfined.ts).
       const audit = await auditCommand(command, { confined: findBwrap() !== null, workspace: workspaceOf(request) });
+      if (audit.verdict !== "allow") debugLog("audit", { tool: toolCall.name, verdict: audit.verdict, reason: audit.reason, command: command.slice(0, 200) });
       if (audit.verdict === "block") return refuse(blockedMessage(audit.reason ?? "destructive command"));
       if (audit.verdict === "ask" || audit.verdict === "edit") {
         const edit = audit.verdict === "edit";
@@ -68,6 +70,7 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
           { threadId, toolCallId: toolCall.id ?? "", tool: toolCall.name, kind: edit ? "edit" : "command", command, reason, signal: request.runtime.signal, ...(edit ? { scope: EDITS_SCOPE } : {}) },
           { mode: options.mode, broker: options.broker, memory: options.memory },
         );
+        debugLog("approval", { tool: toolCall.name, verdict: answer.verdict, mode: options.mode });
         if (answer.verdict === "deny") return refuse(deniedMessage(edit ? "this command (it writes files; ask mode asks before edits)" : reason, options.broker, answer.reason));
       }
       return handler(request);

@@ -1,4 +1,4 @@
-// SubagentLimit (README, How it works: Subagents) — bounds delegation: at most `maxPerTurn` (default 3) `task` calls run per model turn
+// SubagentLimit (docs/architecture.md, Subagents) — bounds delegation: at most `maxPerTurn` (default 3) `task` calls run per model turn
 // (they run concurrently, so this is the concurrency cap), at most `maxPerRun` (default 6) per run. Extra task calls
 // are removed from the AI message BEFORE anything runs them, and the message says which ones did not run:
 // - per turn: the first N task calls and every non-task call are kept, in their order, and the text gets
@@ -14,7 +14,7 @@
 //
 // WHY the limit is applied in wrapModelCall, not (only) in afterModel — the ordering question.
 // DeerFlow lists SubagentLimit BEFORE LoopDetection (… ViewImage → SubagentLimit → LoopDetection → TokenBudget …;
-// README, How it works: Middleware order says keep it, and a test asserts it). after* hooks run in reverse, so with an afterModel-only limit
+// docs/architecture.md, Middleware order says keep it, and a test asserts it). after* hooks run in reverse, so with an afterModel-only limit
 // LoopDetection's afterModel would run FIRST and hash and count the task calls this middleware then strips: calls
 // that never run would enter its iteration hashes and its per-tool `task` count (a model that keeps retrying
 // refused delegations would reach the 30/50 per-tool caps on phantom calls, and its hashes would describe

@@ -1,4 +1,4 @@
-// TokenBudget (README, The shell sandbox) — caps the tokens one run may spend (default 200 000).
+// TokenBudget (docs/architecture.md, Middleware order) — caps the tokens one run may spend (default 200 000).
 // WHY afterModel: the model's answer carries the call's `usage_metadata`; right after it, BEFORE its tool calls run,
 // is the moment to judge the budget — at 100% the tool calls are stripped so nothing more executes and the run ends
 // on its normal exit. WHY beforeAgent: the budget is per run. WHY wrapModelCall: the 80% warning must reach the next

@@ -14,6 +14,7 @@ import { fetchFollowingSameOrigin } from "./same-origin-fetch.js";
 import { redactSecrets } from "./redact.js";
 import { ModelStreamError } from "./stream-errors.js";
 import { currentReasoning } from "./reasoning-context.js";
+import { debugTimer } from "./debug-log.js";
 
 export interface GuardedFetchOptions {
   /** Longest silence (no data event) allowed inside a response body. */
@@ -41,28 +42,42 @@ const SSE_FIELDS = /^(data|event|id|retry)(:|$)/;
 export function guardedFetch(opts: GuardedFetchOptions): typeof fetch {
   const baseFetch = opts.fetch ?? globalThis.fetch;
   return async (input, init) => {
-    const { body, streaming } = rewriteRequest(init?.body, opts.passBackReasoning === true);
+    const { body, streaming, summary } = rewriteRequest(init?.body, opts.passBackReasoning === true);
     const secrets = [...(opts.secrets ?? []), bearerOf(init?.headers)];
-    const res = await fetchFollowingSameOrigin(baseFetch, input, { ...init, body }, opts.endpoint);
+    const logged = debugTimer("model.request", { endpoint: opts.endpoint, ...summary, stream: streaming });
+    const res = await fetchFollowingSameOrigin(baseFetch, input, { ...init, body }, opts.endpoint).catch((err: unknown) => {
+      const cause = (err as { cause?: { code?: unknown } })?.cause?.code;
+      logged({ error: redactSecrets(`${String((err as Error)?.message ?? err)}${typeof cause === "string" ? ` (${cause})` : ""}`, secrets) });
+      throw err;
+    });
     if (!res.ok) {
       // Error bodies become SDK error messages: scrub them here, before anything can print or store them, and give
       // every provider's shape the one the SDK reads (`{"error":{"message"}}`), so its own words reach the user.
       const text = errorBody(redactSecrets(await res.text().catch(() => ""), secrets));
+      logged({ status: res.status, error: snippet(text) });
       return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
     }
-    const ctx = { ...opts, secrets, id: `msg_${randomUUID().replace(/-/g, "")}` };
+    const ctx = { ...opts, secrets, id: `msg_${randomUUID().replace(/-/g, "")}`, logged: (end: Json) => logged({ status: res.status, ...end }) };
     const type = res.headers.get("content-type") ?? "";
     if (streaming && !/json|html/i.test(type)) {
       return new Response(guardStream(res, ctx), { status: res.status, headers: res.headers });
     }
-    return guardWhole(res, ctx, streaming);
+    return guardWhole(res, ctx, streaming).catch((err: unknown) => {
+      ctx.logged({ error: String((err as Error)?.message ?? err) });
+      throw err;
+    });
   };
 }
 
 interface Ctx extends GuardedFetchOptions {
   secrets: (string | undefined)[];
   id: string;
+  /** Ends the request's debug-log line: its tokens when it completed, its error when it did not. */
+  logged: (end: Json) => void;
 }
+
+/** The request as the debug log summarizes it (never its messages' content). */
+type RequestSummary = { model?: unknown; messages?: number; tools?: number };
 
 function bearerOf(headers: RequestInit["headers"] | undefined): string | undefined {
   if (!headers) return undefined;
@@ -70,7 +85,7 @@ function bearerOf(headers: RequestInit["headers"] | undefined): string | undefin
   return h.get("authorization")?.replace(/^Bearer\s+/i, "") ?? h.get("api-key") ?? undefined;
 }
 
-function rewriteRequest(body: RequestInit["body"] | undefined, passBackReasoning: boolean): { body: RequestInit["body"] | undefined; streaming: boolean } {
+function rewriteRequest(body: RequestInit["body"] | undefined, passBackReasoning: boolean): { body: RequestInit["body"] | undefined; streaming: boolean; summary?: RequestSummary } {
   if (typeof body !== "string") return { body, streaming: false };
   let req: Json;
   try {
@@ -78,7 +93,8 @@ function rewriteRequest(body: RequestInit["body"] | undefined, passBackReasoning
   } catch {
     return { body, streaming: false };
   }
-  if (!Array.isArray(req.messages)) return { body, streaming: req.stream === true };
+  const summary = { model: req.model, messages: Array.isArray(req.messages) ? req.messages.length : undefined, tools: Array.isArray(req.tools) ? req.tools.length : undefined };
+  if (!Array.isArray(req.messages)) return { body, streaming: req.stream === true, summary };
   const reasoning = passBackReasoning ? currentReasoning() : undefined;
   let a = 0;
   for (const m of req.messages) {
@@ -87,7 +103,7 @@ function rewriteRequest(body: RequestInit["body"] | undefined, passBackReasoning
     const r = reasoning?.[a++];
     if (typeof r === "string" && r.length > 0) m.reasoning_content = r;
   }
-  return { body: JSON.stringify(req), streaming: req.stream === true };
+  return { body: JSON.stringify(req), streaming: req.stream === true, summary };
 }
 
 function snippet(text: string): string {
@@ -131,7 +147,14 @@ async function guardWhole(res: Response, ctx: Ctx, streamingRequested: boolean):
   }
   const normalizer = new ChunkNormalizer(ctx.id);
   const out = JSON.stringify(normalizer.response(obj));
+  ctx.logged({ tokens: tokensOf(obj.usage) });
   return new Response(out, { status: res.status, headers: { "content-type": "application/json" } });
+}
+
+/** A chunk's or an answer's `usage` as the debug log records it. */
+function tokensOf(usage: unknown): Json | undefined {
+  const u = usage as Json | undefined;
+  return u && typeof u === "object" ? { input: u.prompt_tokens, output: u.completion_tokens, total: u.total_tokens } : undefined;
 }
 
 /**
@@ -184,10 +207,12 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
   let sawDone = false;
   const cap = ctx.maxOutputChars ?? OUTPUT_CAP_CHARS;
   let produced = 0;
+  let usage: unknown;
   const tooLong = () =>
     new ModelStreamError("too_long", `the answer from ${ctx.endpoint} went past ${cap.toLocaleString("en-US")} characters without ending (the provider ignores max_tokens); it was stopped and nothing of it was used`, { transient: false });
   /** Counts what a chunk adds to the answer; a runaway stream is stopped here, not when memory runs out. */
   const count = (c: Json): Json => {
+    if (c.usage) usage = c.usage;
     for (const ch of c.choices as Json[]) {
       const d = ch?.delta ?? {};
       produced += (typeof d.content === "string" ? d.content.length : 0) + (typeof d.reasoning_content === "string" ? d.reasoning_content.length : 0);
@@ -240,6 +265,7 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
       throw new ModelStreamError("incomplete", `the stream from ${ctx.endpoint} ended before the answer was complete (no finish_reason, no [DONE])`, { transient: true });
     }
     if (!normalizer.sawChoice) throw new ModelStreamError("protocol", `the stream from ${ctx.endpoint} carried no choices`, { transient: true });
+    ctx.logged({ tokens: tokensOf(usage) });
     return "data: [DONE]\n\n";
   };
 
@@ -288,10 +314,12 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
         }
       } catch (e) {
         void reader.cancel().catch(() => {});
+        ctx.logged({ error: String((e as Error)?.message ?? e) });
         controller.error(e);
       }
     },
     cancel(reason) {
+      ctx.logged({ error: "cancelled" });
       return reader.cancel(reason);
     },
   });

@@ -1,4 +1,4 @@
-// Pruning a thread's step checkpoints: the policy (README "Performance"), one for both stores. Every graph step
+// Pruning a thread's step checkpoints: the policy (docs/architecture.md, Checkpoints), one for both stores. Every graph step
 // writes a checkpoint (some 25 per turn with the lead agent's hooks), but rollback and rewind only ever go back to the
 // point a run started from: the thread's last checkpoint before that run's rollback mark. So once a run has
 // finished, every checkpoint before its mark is kept whole only if it is such a point (one per run) or newer;

@@ -1,4 +1,4 @@
-// Checkpoint channel-mode markers and the compatibility gate (README, How it works: Checkpoints): every checkpoint records the mode it was
+// Checkpoint channel-mode markers and the compatibility gate (docs/architecture.md, Checkpoints): every checkpoint records the mode it was
 // written in; opening a thread in the other mode fails closed.
 import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { DeerflowError, ExitCode } from "../errors.js";

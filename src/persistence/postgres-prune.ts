@@ -3,7 +3,7 @@
 // `checkpoint_blobs` only (the stock saver keeps none inline), so a slimmed checkpoint is its jsonb without values.
 // One statement per kind of change, in one transaction, retried as a whole across a server restart. No VACUUM FULL:
 // it locks the tables every machine of the team writes to while it rewrites them; autovacuum makes the space the
-// old row versions held reusable by the next rows, so the tables stop growing rather than shrink (README).
+// old row versions held reusable by the next rows, so the tables stop growing rather than shrink (docs/team-database.md).
 import type { Checkpoint } from "@langchain/langgraph-checkpoint";
 import { PRUNED_METADATA_KEY, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { type PruneResult, type PruneRows, pruneThread } from "./checkpoint-prune.js";

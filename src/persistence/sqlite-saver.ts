@@ -1,4 +1,4 @@
-// DeerFlow's SQLite checkpointer (README, How it works: Checkpoints).
+// DeerFlow's SQLite checkpointer (docs/architecture.md, Checkpoints).
 //
 // Why not the stock `SqliteSaver` (@langchain/langgraph-checkpoint-sqlite 1.0.4)?
 //  1. It drops `putWrites`' task path and reads pending writes without ORDER BY. LangGraph applies a
@@ -62,7 +62,7 @@ import { returnFreePages } from "./sqlite-space.js";
 export { CheckpointModeMismatchError, GUARDED_SAVER_BRAND, isGuardedSaver } from "./mode-gate.js";
 
 export interface DeerflowSqliteSaverOptions {
-  /** Checkpoint channel mode of this process (README, How it works: Checkpoints). Default "full". */
+  /** Checkpoint channel mode of this process (docs/architecture.md, Checkpoints). Default "full". */
   channelMode?: ChannelMode;
   serde?: SerializerProtocol;
 }
@@ -187,7 +187,7 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
     return row?.mode;
   }
 
-  /** Fail closed: throw when the thread was saved in another channel mode (README, How it works: Checkpoints). */
+  /** Fail closed: throw when the thread was saved in another channel mode (docs/architecture.md, Checkpoints). */
   private assertThreadMode(threadId: string): void {
     if (this.verifiedThreads.has(threadId)) return;
     const stored = this.getThreadChannelMode(threadId);

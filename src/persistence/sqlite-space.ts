@@ -1,4 +1,4 @@
-// Giving the SQLite file's freed pages back to the disk (README "Checkpoints", Pruning). SQLite keeps the pages that
+// Giving the SQLite file's freed pages back to the disk (docs/architecture.md, Checkpoints, Pruning). SQLite keeps the pages that
 // pruning and deletes free inside the file for reuse; a file in `auto_vacuum = INCREMENTAL` mode can cut them off its
 // end (`PRAGMA incremental_vacuum`), which moves pages, never rows, so rowids (what rollback marks hold) stay put.
 // New files are created in that mode. An existing file changes mode only through one full VACUUM, done once on open

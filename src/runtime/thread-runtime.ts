@@ -1,4 +1,4 @@
-// The per-home runtime (README: "How it works"): opens the store once per process, compiles graphs once
+// The per-home runtime (docs/architecture.md): opens the store once per process, compiles graphs once
 // (a state graph for reads and writes, one run graph per model/plan/approval setup), and owns the run lifecycle:
 //   pending (waiting for the thread's lock) → running → success | error | timeout | interrupted
 // `begin` and `settle` are the only places a run's record and its thread's status change, and `run` pairs them in
@@ -33,6 +33,8 @@ import { translateStream } from "./stream-events.js";
 import { leaseLostIn, watchLease } from "./lease-watch.js";
 import { inputLine, snapshotAfterRun, snapshotBeforeRun } from "./workspace-snapshots.js";
 import { ToolWatch } from "./tool-watch.js";
+import { toolCallLog } from "./tool-call-log.js";
+import { loggedRun, withEventLog } from "./run-event-log.js";
 import { finishInterruptedRewind } from "./rewind.js";
 import { rewindText } from "../vocabulary/rewind-text.js";
 import { type SkillCatalog, skillCatalogFor, skillMounts } from "../skills/catalog.js";
@@ -81,7 +83,7 @@ export class ThreadRuntime {
   }
 
   /**
-   * The runtime a thread is worked in: an existing thread in the mode it was written in (README: "Configuration", DEERFLOW_CHECKPOINT_MODE), unless the user
+   * The runtime a thread is worked in: an existing thread in the mode it was written in (docs/configuration.md, DEERFLOW_CHECKPOINT_MODE), unless the user
    * chose a mode (then this one, and the gate refuses a thread of the other mode). New threads: this one.
    */
   async forThread(threadId: string | undefined, latest = false): Promise<ThreadRuntime> {
@@ -165,7 +167,8 @@ export class ThreadRuntime {
     try {
       const rt = await this.forThread(req.threadId, req.continueLatest);
       // The run's graphs are built from its config: the thread's mode goes with it.
-      return await (rt === this ? this.runOnce(req) : rt.run({ ...req, config: rt.config }));
+      if (rt !== this) return await rt.run({ ...req, config: rt.config });
+      return await loggedRun(req.threadId, () => this.runOnce({ ...req, onEvent: withEventLog(req.onEvent) }));
     } catch (err) {
       // A store fault before the run began (creating the thread, its run record, the lock) changed nothing.
       throw this.typedStoreError(err, "nothing-changed");
@@ -399,7 +402,7 @@ export class ThreadRuntime {
       // right after the model got the request lost the steps that held the user's question (it lived only as the
       // input's pending write, which the next input discards). So on Postgres each step waits for its checkpoint.
       const durability = this.store.kind === "postgres" ? "sync" : "async";
-      const stream = await agent.stream(input as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: RUN_STEP_LIMIT, durability, callbacks: [tools] } as never);
+      const stream = await agent.stream(input as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: RUN_STEP_LIMIT, durability, callbacks: [tools, ...toolCallLog()] } as never);
       // With piiRedaction the model streams placeholders: the user sees the values (the stored answer has them too).
       const restore = this.config.piiRedaction ? redactorFor(threadId).restore : undefined;
       await translateStream(stream as AsyncIterable<[string, unknown]>, runId, usage, req.onEvent ?? (() => {}), restore);

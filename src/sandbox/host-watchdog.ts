@@ -12,7 +12,7 @@
 // WHY the token in the environment: every descendant inherits it and /proc/<pid>/environ shows the INITIAL block, so
 // a command cannot hide it by unsetting the variable (only by exec-ing with a cleared environment: the limit).
 // The program's parent is the watchdog, whose environment is the scrubbed one: /proc/$PPID/environ shows no secret
-// of deerflow's (deerflow's own block is still one level up; README "Security" says so).
+// of deerflow's (deerflow's own block is still one level up; docs/security.md says so).
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { delimiter, join } from "node:path";

@@ -2,7 +2,7 @@
 // closeShellSessions() at the end (or by the kernel with deerflow: --die-with-parent, and the PID namespace dies
 // with its pid 1). Commands go to the supervisor inside (supervisor-source.ts) over its stdin.
 // WHY a long-lived session instead of one bwrap per command: starting bwrap + bash costs several times a plain
-// `bash -c` (numbers in README "How it works"); a command sent into a running session costs about the same as
+// `bash -c` (numbers in docs/security.md, the end of The shell sandbox); a command sent into a running session costs about the same as
 // spawning bash directly.
 import { execa, type ResultPromise } from "execa";
 import { bwrapArgs, socketsToHide } from "./bwrap-args.js";

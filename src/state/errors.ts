@@ -1,4 +1,4 @@
-// Errors the ThreadState reducers throw. A reducer throws only where the table in README, run says a
+// Errors the ThreadState reducers throw. A reducer throws only where the table in docs/architecture.md (the thread state) says a
 // write must fail closed: the graph step fails instead of silently picking a value.
 import { DeerflowError } from "../errors.js";
 

@@ -1,4 +1,4 @@
-// The one way to end a goal (README, run/§9). Pure: builds the state update the goal runtime returns.
+// The one way to end a goal (docs/cli.md, run --goal). Pure: builds the state update the goal runtime returns.
 import { GOAL_CLEAR, type GoalClear, type GoalOutcome } from "./types.js";
 
 /**

@@ -1,4 +1,4 @@
-// ThreadState as a LangGraph StateSchema (README, run/§5). Every field is a ReducedValue (so several
+// ThreadState as a LangGraph StateSchema (docs/architecture.md, the thread state). Every field is a ReducedValue (so several
 // writers may write it in one step) whose value schema has a default (so createAgent never reports
 // "required state fields") and whose input schema accepts null/undefined (the reducers decide what
 // those mean). Only `messages` depends on the checkpoint mode: a full ReducedValue, or a DeltaValue
@@ -67,7 +67,7 @@ import type {
   ViewedImages,
 } from "./types.js";
 
-/** How the messages channel is checkpointed. Fixed per process (README, How it works: Checkpoints). */
+/** How the messages channel is checkpointed. Fixed per process (docs/architecture.md, Checkpoints). */
 export type CheckpointChannelMode = "full" | "delta";
 export const CHECKPOINT_CHANNEL_MODES = ["full", "delta"] as const satisfies readonly CheckpointChannelMode[];
 /** Delta mode: a full snapshot of the messages every this many updates. Keep it within 20..100. */

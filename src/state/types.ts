@@ -1,4 +1,4 @@
-// The shapes stored in ThreadState (README, run). Plain data only: everything here survives a JSON
+// The shapes stored in ThreadState (docs/events.md). Plain data only: everything here survives a JSON
 // round trip through a checkpoint. Zod schemas for the same shapes live in `schemas.ts`; a
 // compile-time check there keeps the two in step. `type` aliases (not interfaces) on purpose: they
 // stay assignable to `Record<string, unknown>`, which the loose zod schemas produce.
@@ -6,7 +6,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { LOOP_CAPPED, MODEL_LENGTH_CAPPED, TOKEN_CAPPED, TURN_CAPPED } from "../vocabulary/stop-reasons.js";
 
 // ---------------------------------------------------------------------------------------------
-// Goal mode (README, run: goal mode)
+// Goal mode (docs/cli.md, run --goal)
 
 /** Longest objective a goal may carry. */
 export const GOAL_OBJECTIVE_MAX_CHARS = 4000;
@@ -74,7 +74,7 @@ export const GOAL_CLEAR = "__deerflow_goal_clear__" as const;
 export type GoalClear = typeof GOAL_CLEAR;
 
 // ---------------------------------------------------------------------------------------------
-// Subagent ledger (README, How it works: Subagents)
+// Subagent ledger (docs/architecture.md, Subagents)
 
 export const DELEGATION_STATUSES = [
   "pending",

@@ -1,4 +1,4 @@
-// runSubagent — one child agent run for a `task` call (README, How it works: Subagents): its own loop, no checkpointer, the parent's
+// runSubagent — one child agent run for a `task` call (docs/architecture.md, Subagents): its own loop, no checkpointer, the parent's
 // thread directories, the type's tools (never `task`), TurnLimit(type.maxTurns) + TokenBudget + LoopDetection.
 //
 // Decisions:
@@ -16,7 +16,7 @@
 //   (the ToolNode hands it to tools: bash kills its process group). The result does not wait for a tool that
 //   ignores its signal: the run is raced against the abort.
 // - Clarification is offered to nobody (`deerflow_unattended: true`): a child cannot ask the user.
-// - A guard's stop (turn/loop/token/length) is still "completed", with `stop_reason` set (README, run).
+// - A guard's stop (turn/loop/token/length) is still "completed", with `stop_reason` set (docs/events.md).
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";

@@ -1,4 +1,4 @@
-// Subagent types (README, How it works: Subagents): what a `task(subagent_type=…)` call may start. Two built-ins (general-purpose, bash),
+// Subagent types (docs/architecture.md, Subagents): what a `task(subagent_type=…)` call may start. Two built-ins (general-purpose, bash),
 // more from the config file (`subagents: { name: {...} }`) and from markdown files in `<home>/agents/*.md` and
 // `<cwd>/.deerflow/agents/*.md` (front matter + system prompt body). Later sources override earlier ones by name:
 // built-ins < config < home; the project's files only add (below).

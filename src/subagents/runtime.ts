@@ -1,4 +1,4 @@
-// SubagentRuntime — one shared capacity for subagent runs, usable by several agent graphs at once (README, How it works: Subagents:
+// SubagentRuntime — one shared capacity for subagent runs, usable by several agent graphs at once (docs/architecture.md, Subagents:
 // "Several agent graphs can share one SubagentRuntime's capacity"). A counting semaphore with a FIFO queue:
 // `run(fn, signal)` starts `fn` when a slot is free; a queued caller whose signal aborts leaves the queue at once
 // (rejects with an AbortError) and never takes a slot. Satisfies createDeerflowAgent's SubagentRuntimeLike

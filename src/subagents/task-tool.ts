@@ -1,4 +1,4 @@
-// task — delegate one piece of work to a subagent (README, How it works: Subagents): `task(description, prompt, subagent_type)`.
+// task — delegate one piece of work to a subagent (docs/architecture.md, Subagents): `task(description, prompt, subagent_type)`.
 // The child runs through the shared SubagentRuntime (one capacity for every graph using it), with the parent's
 // thread directories and the type's tools (never `task`). The call returns a Command that
 //   - upserts the final DelegationEntry into `delegations` (id = the provider's tool-call id), and

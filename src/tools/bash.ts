@@ -1,4 +1,4 @@
-// bash — runs one shell command in the thread's workspace (README, The shell sandbox: timeout 600 s, output ≤20k chars,
+// bash — runs one shell command in the thread's workspace (docs/security.md: timeout 600 s, output ≤20k chars,
 // cwd = workspace, secrets scrubbed from env).
 //
 // Decisions:

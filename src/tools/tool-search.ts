@@ -1,4 +1,4 @@
-// tool_search — finds deferred tools and promotes them into the model's tool list (README, The shell sandbox). A large catalogue
+// tool_search — finds deferred tools and promotes them into the model's tool list (docs/mcp.md, Deferred tools). A large catalogue
 // (many MCP tools) is listed by name and one line only, so its schemas do not cost tokens on every call; the model
 // asks for what it needs: `select:a,b` (exact names), a regular expression, or keywords; at most 5 results. The
 // promotion goes to `promoted` as `{catalog_hash, names}`: without a turn_id it joins the turn the

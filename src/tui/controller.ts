@@ -579,7 +579,7 @@ export class ChatController {
 
 /** /mcp: one line per server (status, or why it is not available), its tools indented under it. */
 function mcpListing(servers: ReturnType<ChatSession["mcpServers"]>): string {
-  if (servers.length === 0) return 'No MCP servers configured. Add "mcpServers" to .deerflowrc (see the README).';
+  if (servers.length === 0) return 'No MCP servers configured. Add "mcpServers" to .deerflowrc (see docs/mcp.md).';
   const MAX_TOOLS = 12;
   const lines = ["MCP servers:"];
   for (const sv of servers) {

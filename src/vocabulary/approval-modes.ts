@@ -1,4 +1,4 @@
-// How guarded actions are approved (README (How it works) "Approval modes"). The config schema, the CLI flags, the
+// How guarded actions are approved (docs/security.md). The config schema, the CLI flags, the
 // sandbox's approval middleware and the TUI's mode cycle all read this one list.
 export const APPROVAL_MODES = ["ask", "auto-edit", "yolo"] as const;
 export type ApprovalMode = (typeof APPROVAL_MODES)[number];

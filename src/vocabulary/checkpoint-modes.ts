@@ -1,4 +1,4 @@
-// How checkpoints store channels (README: "Configuration", DEERFLOW_CHECKPOINT_MODE): `full` snapshots or `delta` writes. Every checkpoint records its mode
+// How checkpoints store channels (docs/configuration.md, DEERFLOW_CHECKPOINT_MODE): `full` snapshots or `delta` writes. Every checkpoint records its mode
 // under CHANNEL_MODE_METADATA_KEY; a thread is opened only in the mode it was saved in.
 export const CHANNEL_MODES = ["full", "delta"] as const;
 export type ChannelMode = (typeof CHANNEL_MODES)[number];

@@ -1,4 +1,4 @@
-// README, How it works: createDeerflowAgent (the factory and its validation) and §3 (RuntimeFeatures, the default stack, DeerFlow's order, anchors).
+// docs/architecture.md, createDeerflowAgent (the factory and its validation) and §3 (RuntimeFeatures, the default stack, DeerFlow's order, anchors).
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -133,7 +133,7 @@ const echo = tool(async ({ text }: { text: string }) => `echo: ${text}`, {
 
 // ---------------------------------------------------------------------------------------------------------------
 
-describe("createDeerflowAgent: validation (README, How it works: createDeerflowAgent), each a typed error raised before anything is built", () => {
+describe("createDeerflowAgent: validation (docs/architecture.md, createDeerflowAgent), each a typed error raised before anything is built", () => {
   it("middleware together with features → middleware_with_features", () => {
     const e = expectRefused({ middleware: [mw("A")], features: { sandbox: false } }, AgentOptionsError, "middleware_with_features");
     expect(e.name).toBe("AgentOptionsError");
@@ -255,7 +255,7 @@ describe("createDeerflowAgent: validation (README, How it works: createDeerflowA
   });
 });
 
-describe("RuntimeFeatures (README, How it works: Middleware order)", () => {
+describe("RuntimeFeatures (docs/architecture.md, Middleware order)", () => {
   it("guardrail: true needs a configured instance → feature_needs_instance; summarization: true is the built-in at its place", () => {
     const stack = names(assembleMiddleware({ features: { summarization: true } }));
     expect(stack.indexOf("Summarization")).toBe(stack.indexOf("InvalidToolCall") + 1);
@@ -386,7 +386,7 @@ describe("RuntimeFeatures (README, How it works: Middleware order)", () => {
   });
 });
 
-describe("extras and anchors (README, How it works: Middleware order)", () => {
+describe("extras and anchors (docs/architecture.md, Middleware order)", () => {
   const at = (list: string[], name: string) => list.indexOf(name);
 
   it("nextTo(X) lands right after X, before(X) right before X", () => {

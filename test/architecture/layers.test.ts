@@ -1,4 +1,4 @@
-// The layer rules of README (How it works), checked on the source: the core never imports the UI, and the TUI reaches
+// The layer rules of docs/architecture.md, checked on the source: the core never imports the UI, and the TUI reaches
 // the runtime only through types (its bundle must paint before LangChain loads).
 import { describe, expect, it } from "vitest";
 import { readFileSync, readdirSync, statSync } from "node:fs";
@@ -45,7 +45,7 @@ describe("layers", () => {
   });
 });
 
-// README (How it works)'s layer order, highest first; a file may import its own layer and any lower one, never a higher.
+// docs/architecture.md's layer order, highest first; a file may import its own layer and any lower one, never a higher.
 // `errors.ts` (typed errors every layer throws) and `vocabulary/` (the shared words) sit under everything.
 const RANK: Record<string, number> = {
   cli: 11,

@@ -1,6 +1,6 @@
 // A run killed (SIGKILL) while the model is still thinking keeps what the user asked: the next run of the thread
 // sends that question to the model, on the local SQLite store and on the team database (PostgreSQL). The run is
-// marked interrupted, and an interrupted run keeps its work (README: "Runs never lose a thread"). On Postgres the
+// marked interrupted, and an interrupted run keeps its work (docs/cli.md: "Runs never lose a thread"). On Postgres the
 // question was lost: LangGraph saved the steps after the input while the model call already ran, the kill came
 // before those round trips ended, and the next input discarded the input's pending write.
 import { spawnSync } from "node:child_process";

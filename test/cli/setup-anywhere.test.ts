@@ -2,34 +2,25 @@
 // outside the clone with a fresh HOME; and with only a key and/or base URL (no model) `run` names the endpoint's
 // models in one line, exit 2.
 //
-// What this can honestly test without the network: npm resolves the tarball's dependencies from the registry, which
-// tests must not reach (and npm's cache here holds no registry metadata, so `npm install --offline` of the tarball
-// fails with ENOTCACHED). So the tarball is unpacked where `npm install -g --prefix <p>` puts it
-// (<p>/lib/node_modules/deerflow, <p>/bin/deerflow), and its node_modules are the checkout's: the same versions the
-// lockfile pins. What is proven: the packed file list is complete and the command works outside the clone.
+// The tarball is unpacked where `npm install -g --prefix <p>` puts it (<p>/lib/node_modules/deerflow, <p>/bin/deerflow;
+// why by hand: test/support/packed.ts). What is proven: the packed file list is complete and the command works
+// outside the clone.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import { afterAll, describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
+import { ROOT, packTarball, unpackInto } from "../support/packed.js";
 import { listThreads } from "../support/requests.js";
 
 const e2e = useE2E();
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const tmp = mkdtempSync(join(tmpdir(), "deerflow-setup-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** The packed package laid out as a global install under `prefix`; returns its `bin/deerflow`. */
 async function installPacked(prefix: string): Promise<string> {
-  // --ignore-scripts: the test runs on the build already made (prepare would build again).
-  const packed = await execa("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", tmp], { cwd: ROOT, env: { ...process.env, npm_config_offline: "true" } });
-  const file = (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename;
-  const pkg = join(prefix, "lib", "node_modules", "deerflow");
-  mkdirSync(pkg, { recursive: true });
-  await execa("tar", ["-xzf", join(tmp, file), "-C", pkg, "--strip-components=1"]);
-  symlinkSync(join(ROOT, "node_modules"), join(pkg, "node_modules"));
+  await unpackInto(await packTarball(tmp), join(prefix, "lib", "node_modules", "deerflow"));
   mkdirSync(join(prefix, "bin"));
   symlinkSync(join("..", "lib", "node_modules", "deerflow", "bin", "deerflow"), join(prefix, "bin", "deerflow"));
   return join(prefix, "bin", "deerflow");

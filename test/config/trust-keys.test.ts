@@ -2,20 +2,9 @@
 // decision (does it need trust?) fails here, and so does a table entry the schema no longer has.
 import { describe, expect, it } from "vitest";
 import type { z } from "zod";
+import { leafPaths } from "../support/schema-paths.js";
 import { fileConfigSchema } from "../../src/config/schema.js";
 import { KEY_CLASSES, RESERVED_KEYS, needsTrust, setKeys } from "../../src/config/trust-keys.js";
-
-type Def = { type: string; shape?: Record<string, z.ZodType>; innerType?: z.ZodType; valueType?: z.ZodType; options?: z.ZodType[] };
-const defOf = (s: z.ZodType) => (s as unknown as { _zod: { def: Def } })._zod.def;
-
-/** Leaf key paths of a schema; records are walked through their values, written "*". */
-function leafPaths(schema: z.ZodType, prefix: string[] = []): string[] {
-  const def = defOf(schema);
-  if (def.type === "optional" || def.type === "nullable" || def.type === "default") return leafPaths(def.innerType!, prefix);
-  if (def.type === "object") return Object.entries(def.shape!).flatMap(([k, v]) => leafPaths(v, [...prefix, k]));
-  if (def.type === "record" && defOf(def.valueType!).type !== "string") return leafPaths(def.valueType!, [...prefix, "*"]);
-  return [prefix.join(".")];
-}
 
 describe("the trust classification of .deerflowrc keys", () => {
   const paths = leafPaths(fileConfigSchema as unknown as z.ZodType);

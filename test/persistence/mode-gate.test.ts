@@ -1,4 +1,4 @@
-// README, How it works: Checkpoints: checkpoint channel mode markers and the fail-closed compatibility gate.
+// docs/architecture.md, Checkpoints: checkpoint channel mode markers and the fail-closed compatibility gate.
 import { HumanMessage, AIMessage, type BaseMessage } from "@langchain/core/messages";
 import { END, MemorySaver, MessagesDeltaValue, MessagesValue, START, StateGraph, StateSchema } from "@langchain/langgraph";
 import { emptyCheckpoint, uuid6, type BaseCheckpointSaver, type CheckpointMetadata } from "@langchain/langgraph-checkpoint";

@@ -33,7 +33,7 @@ export interface ProviderFixture {
   name: string;
   /** Where the framing comes from. */
   source: string;
-  /** What this provider does differently (README "Tested providers"). */
+  /** What this provider does differently (docs/providers.md). */
   quirk: string;
   /** Extra per-model configuration this provider needs (.deerflowrc `models.<name>`). */
   config?: Json;

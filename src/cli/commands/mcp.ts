@@ -37,7 +37,7 @@ export async function mcpListCommand(opts: GlobalOptions & { json?: boolean }): 
   const names = Object.keys(config.mcp.servers);
   if (names.length === 0) {
     if (opts.json) process.stdout.write("[]\n");
-    else process.stdout.write('No MCP servers configured. Add "mcpServers" to .deerflowrc (see README, "MCP servers").\n');
+    else process.stdout.write('No MCP servers configured. Add "mcpServers" to .deerflowrc (see docs/mcp.md).\n');
     return 0;
   }
   const states = await probeMcpServers(config);

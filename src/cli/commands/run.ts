@@ -1,5 +1,5 @@
 // `deerflow run [prompt]`: one headless run. The answer goes to stdout, progress to stderr; the exit code says how
-// it ended (README (How it works)). Never waits on a user who is not there: stdin is read only when it is not a TTY and
+// it ended (docs/architecture.md). Never waits on a user who is not there: stdin is read only when it is not a TTY and
 // no prompt argument was given.
 import { homedir } from "node:os";
 import { loadConfig } from "../../config/load.js";

@@ -99,7 +99,7 @@ function archivedLine(m: ArchivedMessage): string {
 export async function threadsShowCommand(threadId: string, opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
   noteUntrusted(config);
-  // An existing thread is read in the mode it was written in, unless the user chose a mode (README, How it works: Checkpoints).
+  // An existing thread is read in the mode it was written in, unless the user chose a mode (docs/architecture.md, Checkpoints).
   const mode = config.checkpoint.explicitMode ? config.checkpoint.channelMode : await withStore(config, async (store) => (await store.threads.get(threadId))?.mode);
   const found = await withStore(
     config,

@@ -1,4 +1,4 @@
-// The strict goal evaluator (README: "run", --goal). One non-streaming model call after each run of a goal: it sees the
+// The strict goal evaluator (docs/cli.md, run --goal). One non-streaming model call after each run of a goal: it sees the
 // objective and the VISIBLE conversation only (hidden reminders and continuation messages are context for the
 // agent, not evidence), and answers a JSON verdict. Anything unparsable or invalid is `missing_evidence`: a
 // goal is never declared met on an answer we could not read.

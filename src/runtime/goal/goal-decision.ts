@@ -1,4 +1,4 @@
-// Goal mode's decision logic (README: "run", --goal) as a pure state machine (`decideAfterRun`); goal-loop.ts drives it with
+// Goal mode's decision logic (docs/cli.md, run --goal) as a pure state machine (`decideAfterRun`); goal-loop.ts drives it with
 // real runs and a real evaluator.
 //
 // After each run: a durable end of turn is required (a non-empty final AI reply) → the evaluator's verdict →

@@ -1,4 +1,4 @@
-// Goal mode's driver (README: "run", --goal): runs the thread, asks the evaluator, and applies the pure decision of
+// Goal mode's driver (docs/cli.md, run --goal): runs the thread, asks the evaluator, and applies the pure decision of
 // goal-decision.ts until the goal is achieved or honestly stopped. No graph access here: every state write goes
 // to the caller (`onDecision` → `decision.stateUpdate`), so the runtime decides where and when it is checkpointed.
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";

@@ -1,0 +1,101 @@
+// The debug log (`--debug`, `DEERFLOW_LOG=<file>`): one JSON object per line, written as things happen, so a run
+// that fails in the field (a model 500, a crash) leaves its lines behind. What it records is a summary — requests
+// (model, message count, tokens, status, duration), retries, guard and audit decisions, tool calls, timings — never
+// a request's or an answer's body. Every string is masked on the way out (key shapes, URL passwords and the exact
+// values of the credentials deerflow was started with). The file is bounded: past `maxBytes` it is renamed to
+// `<file>.1` (replacing the previous one) and a new file is started, so at most two files exist.
+//
+// It lives in the model layer, the lowest one that writes to it (guarded-fetch.ts); higher layers import it. The
+// open log is kept on globalThis, not in this module: the chat's runtime is a separate bundle with its own copy of
+// this module, and both copies must write to the one log the CLI opened.
+import { appendFileSync, mkdirSync, renameSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { maskKnownSecrets, maskSecretShapes, maskUrlCredentials } from "../vocabulary/secret-shapes.js";
+
+/** Rotate past 5 MB: a long day of runs, small enough to attach to an issue. */
+export const DEBUG_LOG_MAX_BYTES = 5 * 1024 * 1024;
+/** Longest string kept in a field (an error message, a command); the rest is cut with "…". */
+const MAX_FIELD_CHARS = 2000;
+
+export interface DebugLogOptions {
+  file: string;
+  /** Exact secret values to mask (the API keys, credential-named environment variables). */
+  secrets?: readonly string[];
+  maxBytes?: number;
+}
+
+interface OpenLog {
+  file: string;
+  secrets: readonly string[];
+  maxBytes: number;
+  size: number;
+}
+
+const KEY = Symbol.for("deerflow.debugLog");
+const slot = globalThis as unknown as { [KEY]?: OpenLog };
+
+/** Starts writing to `file` (created 0600 with its folder); replaces a log already open. Throws when it cannot be written. */
+export function openDebugLog(options: DebugLogOptions): void {
+  mkdirSync(dirname(options.file), { recursive: true });
+  appendFileSync(options.file, "", { mode: 0o600 });
+  let size = 0;
+  try {
+    size = statSync(options.file).size;
+  } catch {
+    // a new file
+  }
+  slot[KEY] = { file: options.file, secrets: (options.secrets ?? []).filter((s) => s.length >= 8), maxBytes: options.maxBytes ?? DEBUG_LOG_MAX_BYTES, size };
+}
+
+export function closeDebugLog(): void {
+  delete slot[KEY];
+}
+
+/** The file being written, when a log is open. */
+export function debugLogFile(): string | undefined {
+  return slot[KEY]?.file;
+}
+
+/** Appends one line `{ts, event, ...fields}`; does nothing when no log is open, and never throws. */
+export function debugLog(event: string, fields: Record<string, unknown> = {}): void {
+  const log = slot[KEY];
+  if (!log) return;
+  try {
+    const line = `${JSON.stringify({ ts: new Date().toISOString(), event, ...(masked(fields, log.secrets) as object) })}\n`;
+    const bytes = Buffer.byteLength(line);
+    if (log.size > 0 && log.size + bytes > log.maxBytes) {
+      renameSync(log.file, `${log.file}.1`);
+      log.size = 0;
+    }
+    // Synchronous: the line is on disk before the next step, so a process that dies right after still left it.
+    appendFileSync(log.file, line, { mode: 0o600 });
+    log.size += bytes;
+  } catch {
+    // A log that cannot be written (disk full, folder removed) must never fail the work it describes.
+  }
+}
+
+/**
+ * Starts timing `event`; the returned function logs it once, with `duration_ms` and the fields known at the end
+ * (later calls are ignored, so every way out of a request may call it).
+ */
+export function debugTimer(event: string, fields: Record<string, unknown> = {}): (end?: Record<string, unknown>) => void {
+  if (!slot[KEY]) return () => {};
+  const started = performance.now();
+  let done = false;
+  return (end = {}) => {
+    if (done) return;
+    done = true;
+    debugLog(event, { ...fields, ...end, duration_ms: Math.round(performance.now() - started) });
+  };
+}
+
+function masked(value: unknown, secrets: readonly string[]): unknown {
+  if (typeof value === "string") {
+    const text = maskUrlCredentials(maskSecretShapes(maskKnownSecrets(value, secrets)));
+    return text.length > MAX_FIELD_CHARS ? `${text.slice(0, MAX_FIELD_CHARS - 1)}…` : text;
+  }
+  if (Array.isArray(value)) return value.map((v) => masked(v, secrets));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, masked(v, secrets)]));
+  return value;
+}
