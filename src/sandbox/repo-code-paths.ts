@@ -1,7 +1,7 @@
 // The workspace's own files that the repository's configuration turns into code the user's git runs: the hooks folder
 // named by `core.hooksPath` (husky's `.husky/_`, and `.husky` whose scripts its wrappers run) and config files pulled
 // in by `include.path` / `includeIf.*.path`. What those hooks run in turn (lint-staged's config in package.json, a
-// .pre-commit-config.yaml) is project content like any other: the README says to review the diff before committing.
+// .pre-commit-config.yaml) is project content like any other: docs/security.md says to review the diff before committing.
 // They are ordinary files of the worktree, so neither the read-only `.git/config` nor `.git/hooks` covers them: the
 // sixth adversarial pass wrote `.husky/_/pre-commit` in auto-edit, and the user's `git commit` ran it on the host.
 // The sandbox binds them read-only (git-code-paths.ts); the file tools refuse to write them (safe-fs.ts).
