@@ -2,12 +2,11 @@
 // core while the other idles. Vitest orders by each file's duration in its results cache (node_modules/.vite), which a
 // fresh clone (CI) lacks; it then starts the largest files first, and size says little (a large unit-test file runs
 // in a second, a small one that spawns the CLI for minutes). So when any duration is unknown, files that start real
-// processes or a database (they use these helpers) go first, each group largest first.
+// processes or a database (test-kinds.ts) go first, each group largest first.
 import { readFileSync } from "node:fs";
 import { relative } from "node:path";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
-
-const SLOW_HELPERS = /from "\.\.\/support\/(e2e|cli|pty|postgres|team-machine)\.js"/;
+import { isEndToEnd } from "./test-kinds.js";
 
 export class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -17,7 +16,7 @@ export class SlowFirstSequencer extends BaseSequencer {
     const rank = new Map(
       files.map((f) => {
         const text = readFileSync(f.moduleId, "utf8");
-        return [f, (SLOW_HELPERS.test(text) ? 1e9 : 0) + text.length];
+        return [f, (isEndToEnd(text) ? 1e9 : 0) + text.length];
       }),
     );
     return [...files].sort((a, b) => rank.get(b)! - rank.get(a)!);
