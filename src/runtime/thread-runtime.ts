@@ -15,7 +15,6 @@ import { DatabaseUnavailableError, isConnectionFault } from "../persistence/post
 import { machineName } from "../persistence/machine.js";
 import type { RollbackMark } from "../persistence/sqlite-saver.js";
 import { runConfigurable } from "../vocabulary/configurable.js";
-import { findInChain } from "../vocabulary/error-chain.js";
 import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
 import { findPendingClarification } from "../vocabulary/message-markers.js";
 import { messageText } from "../vocabulary/message-text.js";
@@ -35,6 +34,7 @@ import { inputLine, snapshotAfterRun, snapshotBeforeRun } from "./workspace-snap
 import { ToolWatch } from "./tool-watch.js";
 import { toolCallLog } from "./tool-call-log.js";
 import { loggedRun, withEventLog } from "./run-event-log.js";
+import { isStepLimit, runStepLimit, stepLimitError } from "./step-limit.js";
 import { finishInterruptedRewind } from "./rewind.js";
 import { rewindText } from "../vocabulary/rewind-text.js";
 import { type SkillCatalog, skillCatalogFor, skillMounts } from "../skills/catalog.js";
@@ -402,7 +402,7 @@ export class ThreadRuntime {
       // right after the model got the request lost the steps that held the user's question (it lived only as the
       // input's pending write, which the next input discards). So on Postgres each step waits for its checkpoint.
       const durability = this.store.kind === "postgres" ? "sync" : "async";
-      const stream = await agent.stream(input as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: RUN_STEP_LIMIT, durability, callbacks: [tools, ...toolCallLog()] } as never);
+      const stream = await agent.stream(input as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: runStepLimit(), durability, callbacks: [tools, ...toolCallLog()] } as never);
       // With piiRedaction the model streams placeholders: the user sees the values (the stored answer has them too).
       const restore = this.config.piiRedaction ? redactorFor(threadId).restore : undefined;
       await translateStream(stream as AsyncIterable<[string, unknown]>, runId, usage, req.onEvent ?? (() => {}), restore);
@@ -492,19 +492,4 @@ function resultOf(values: ThreadValues, threadId: string, runId: string, usage: 
   const thread_usage = (values.thread_usage as TokenUsage | undefined) ?? usage;
   const title = (values.title as string | null | undefined) ?? undefined;
   return { thread_id: threadId, run_id: runId, status: "success", stop_reason, final_text, usage, thread_usage, clarification, messages, title };
-}
-
-/** LangGraph steps one run may take: four per model turn (fused before-model hooks, model, fused after-model hooks, tools), so some 100 turns. */
-const RUN_STEP_LIMIT = 400;
-
-function isStepLimit(err: unknown): boolean {
-  return findInChain(err, (e) => (e as { name?: unknown } | null)?.name === "GraphRecursionError") !== undefined;
-}
-
-/** LangGraph's recursion limit, said as what it is for a user (a guard, exit 5; the run is rolled back). */
-function stepLimitError(threadId: string): DeerflowError {
-  return new DeerflowError(`The run reached deerflow's limit of ${RUN_STEP_LIMIT} graph steps (about 100 model turns) and was rolled back.`, {
-    exitCode: ExitCode.guardStop,
-    hint: `Split the work into smaller requests: \`deerflow run --thread ${threadId} "…"\`.`,
-  });
 }
