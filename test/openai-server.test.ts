@@ -3,7 +3,7 @@
  * in both streaming and non-streaming mode.
  */
 import { ChatOpenAI } from "@langchain/openai";
-import { AIMessageChunk, HumanMessage, SystemMessage, ToolMessage, type BaseMessageLike } from "@langchain/core/messages";
+import { type AIMessageChunk, HumanMessage, SystemMessage, ToolMessage, type BaseMessageLike } from "@langchain/core/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTestModelServer, type TestModelServer } from "./support/openai-server.js";
 
