@@ -3,7 +3,7 @@
  * in both streaming and non-streaming mode.
  */
 import { ChatOpenAI } from "@langchain/openai";
-import { AIMessageChunk, HumanMessage, SystemMessage, ToolMessage, type BaseMessageLike } from "@langchain/core/messages";
+import { type AIMessageChunk, HumanMessage, SystemMessage, ToolMessage, type BaseMessageLike } from "@langchain/core/messages";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startTestModelServer, type TestModelServer } from "./support/openai-server.js";
 
@@ -53,7 +53,7 @@ describe.each([
     expect(msg.tool_calls ?? []).toEqual([]);
     expect(msg.response_metadata.finish_reason).toBe("stop");
     expect(server.requests).toHaveLength(1);
-    expect(server.requests[0].body.stream ?? false).toBe(streaming);
+    expect(server.requests[0]!.body.stream ?? false).toBe(streaming);
   });
 
   it("two tool calls in one turn", async () => {
@@ -66,7 +66,7 @@ describe.each([
     const msg = await ask(model(streaming), streaming, "do things");
     expect(msg.tool_calls).toHaveLength(2);
     expect(msg.tool_calls![0]).toMatchObject({ name: "read_file", args: { path: "src/index.ts", limit: 20 } });
-    expect(msg.tool_calls![0].id).toMatch(/^call_\d+$/);
+    expect(msg.tool_calls![0]!.id).toMatch(/^call_\d+$/);
     expect(msg.tool_calls![1]).toMatchObject({ name: "bash", args: { command: "ls -la && echo \"done\"" }, id: "call_custom" });
     expect(msg.response_metadata.finish_reason).toBe("tool_calls");
   });
@@ -101,7 +101,7 @@ describe.each([
     const b = await ask(m, streaming, "count me too");
     expect(b.usage_metadata!.input_tokens).toBeGreaterThan(0);
     expect(b.usage_metadata!.output_tokens).toBeGreaterThan(0);
-    if (streaming) expect(server.requests[0].body.stream_options).toEqual({ include_usage: true });
+    if (streaming) expect(server.requests[0]!.body.stream_options).toEqual({ include_usage: true });
   });
 
   it("finish_reason length is visible in response_metadata", async () => {
@@ -148,9 +148,9 @@ describe.each([
       new SystemMessage("you are a test"),
       new HumanMessage("list files"),
       first,
-      new ToolMessage({ content: "a.txt\nb.txt", tool_call_id: first.tool_calls![0].id! }),
+      new ToolMessage({ content: "a.txt\nb.txt", tool_call_id: first.tool_calls![0]!.id! }),
     ]);
-    const [r1, r2] = server.requests;
+    const [r1, r2] = server.requests as [(typeof server.requests)[number], (typeof server.requests)[number]];
     expect(r1.method).toBe("POST");
     expect(r1.path).toBe("/v1/chat/completions");
     expect(r1.headers.authorization).toBe("Bearer test-key");
@@ -161,9 +161,9 @@ describe.each([
     ]);
     expect(r2.body.messages[2]).toMatchObject({
       role: "assistant",
-      tool_calls: [{ id: first.tool_calls![0].id, type: "function", function: { name: "ls", arguments: '{"dir":"."}' } }],
+      tool_calls: [{ id: first.tool_calls![0]!.id, type: "function", function: { name: "ls", arguments: '{"dir":"."}' } }],
     });
-    expect(r2.body.messages[3]).toMatchObject({ role: "tool", content: "a.txt\nb.txt", tool_call_id: first.tool_calls![0].id });
+    expect(r2.body.messages[3]).toMatchObject({ role: "tool", content: "a.txt\nb.txt", tool_call_id: first.tool_calls![0]!.id });
     expect(r2.receivedAt).toBeGreaterThanOrEqual(r1.receivedAt);
   });
 

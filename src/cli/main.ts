@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { Command, CommanderError, Option } from "commander";
 import { reportFatal } from "./report-error.js";
 import { UsageError } from "../errors.js";
-import { APPROVAL_MODES } from "../vocabulary/approval-modes.js";
+import { sharedOption } from "./shared-options.js";
 import { MAX_RUN_TIMEOUT_SECONDS } from "../config/run-timeout.js";
 
 function packageVersion(): string {
@@ -47,25 +47,17 @@ export function buildProgram(): Command {
       if (opts.debug || process.env.DEERFLOW_LOG) (await import("./start-debug-log.js")).startDebugLog(opts, action.name(), packageVersion());
     });
 
+  // What a chat session takes (chat and resume), in help order; run declares its own order of the shared options.
   const chatOptions = (cmd: Command) =>
-    cmd
-      .option("-w, --workspace <dir>", "a new thread works in this existing directory (default: the current directory)")
-      .option("--scratch", "a new thread works in a fresh per-thread folder instead of the current directory")
-      .addOption(new Option("--approval <mode>", "ask (default: file edits with their diff and guarded shell commands ask), auto-edit (only guarded shell commands ask), yolo (nothing asks)").choices(APPROVAL_MODES))
-      .option("--plan", "plan mode: the agent writes its plan as a todo list first, then acts")
-      .option("--goal <objective>", "work toward this objective until it is met, asking you when it needs to")
-      .option("--no-network", "shell commands get no network (needs bubblewrap; same as sandbox.network: \"off\")")
-      .option("--no-memory", "neither learn facts from this session nor show remembered ones (same as memory.enabled: false)")
-      .option("--allow-dangerous-workspace", "accept -w /, a system directory, your home directory or one holding the data directory")
-      .option("--dangerously-run-unconfined", "allow yolo without bubblewrap: the agent's commands then run on this host unasked");
+    (["workspace", "scratch", "approval", "plan", "goal", "network", "memory", "dangerousWorkspace", "unconfined"] as const).reduce((c, name) => c.addOption(sharedOption(name, "chat")), cmd);
 
   chatOptions(
     program
       .command("chat", { isDefault: true })
       .description("the interactive TUI (the default command)")
       .argument("[prompt...]", "a first message to send")
-      .option("-t, --thread <id>", "reopen this thread")
-      .option("-c, --continue", "reopen the most recently updated thread"),
+      .addOption(sharedOption("thread", "chat"))
+      .addOption(sharedOption("continue", "chat")),
   ).action(async (promptWords: string[], opts, cmd: Command) => {
     const { chatCommand } = await import("./commands/chat.js");
     process.exitCode = await chatCommand(promptWords, { ...cmd.optsWithGlobals(), ...opts });
@@ -85,14 +77,14 @@ export function buildProgram(): Command {
     .command("run")
     .description("run one request headless; the prompt comes from the argument or from piped stdin")
     .argument("[prompt...]", "what to do")
-    .option("-t, --thread <id>", "continue this thread")
-    .option("-c, --continue", "continue the most recently updated thread")
-    .option("-w, --workspace <dir>", "a new thread works in this existing directory (default: the current directory)")
-    .option("--scratch", "a new thread works in a fresh per-thread folder instead of the current directory")
+    .addOption(sharedOption("thread", "run"))
+    .addOption(sharedOption("continue", "run"))
+    .addOption(sharedOption("workspace", "run"))
+    .addOption(sharedOption("scratch", "run"))
     .option("--upload <file>", "attach a file (copied to the thread's uploads; repeatable; `@path` in the prompt works too)", collect, [])
-    .addOption(new Option("--approval <mode>", "what asks (headless: denied unless --yes): ask = file edits and guarded shell commands; auto-edit (default) = guarded shell commands; yolo = nothing").choices(APPROVAL_MODES))
+    .addOption(sharedOption("approval", "run"))
     .option("--yes", "approve what would ask (blocked commands stay blocked)")
-    .option("--plan", "plan mode: the agent writes its plan as a todo list first, then acts")
+    .addOption(sharedOption("plan", "run"))
     .addOption(
       new Option("--output-format <format>", "text: answer on stdout; json: one object at the end; stream-json: one event per line")
         .choices(["text", "json", "stream-json"])
@@ -101,12 +93,12 @@ export function buildProgram(): Command {
     .option("--max-turns <n>", "stop after this many model calls in the run (exit 5)", positiveInt("--max-turns"))
     .option("--input-id <id>", "an idempotency key: the same input id on a thread runs once; a repeat prints the recorded result")
     .option("--timeout <seconds>", "stop the run after this many seconds: status timeout, exit 5 (default: .deerflowrc runTimeout, else none)", positiveInt("--timeout", MAX_RUN_TIMEOUT_SECONDS))
-    .option("--goal <objective>", "work unattended until the objective is met (exit 0), needs you (3) or cannot be met (4)")
+    .addOption(sharedOption("goal", "run"))
     .option("--max-continuations <n>", "goal mode: at most this many continuation runs (default 8)", positiveInt("--max-continuations"))
-    .option("--no-network", "shell commands get no network (needs bubblewrap; same as sandbox.network: \"off\")")
-    .option("--no-memory", "neither learn facts from this run nor show remembered ones (same as memory.enabled: false)")
-    .option("--allow-dangerous-workspace", "accept -w /, a system directory, your home directory or one holding the data directory")
-    .option("--dangerously-run-unconfined", "allow --yes or yolo without bubblewrap: the agent's commands then run on this host unasked")
+    .addOption(sharedOption("network", "run"))
+    .addOption(sharedOption("memory", "run"))
+    .addOption(sharedOption("dangerousWorkspace", "run"))
+    .addOption(sharedOption("unconfined", "run"))
     .action(async (promptWords: string[], opts, cmd: Command) => {
       const { runCommand } = await import("./commands/run.js");
       process.exitCode = await runCommand(promptWords, { ...cmd.optsWithGlobals(), ...opts });

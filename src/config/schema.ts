@@ -2,7 +2,7 @@
 import { z } from "zod";
 
 import { APPROVAL_MODES, type ApprovalMode } from "../vocabulary/approval-modes.js";
-import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
+import { CHANNEL_MODES } from "../vocabulary/checkpoint-modes.js";
 import { MAX_RUN_TIMEOUT_SECONDS } from "./run-timeout.js";
 
 /** `"$ENV_NAME"` means "read this environment variable"; anything else is the literal secret. */

@@ -19,7 +19,7 @@
 //   • wrapModelCall: unattended runs are not offered the tool at all (spec: "the tool is removed, or answers
 //     proceed…" — we do both: removed from the model's list, and answered if called anyway).
 // The state is checkpointed as usual; the user's answer arrives as a new run on the same thread.
-import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { AIMessage, ToolMessage } from "@langchain/core/messages";
 import { createMiddleware, tool } from "langchain";
 import { z } from "zod";
 import { keepToolCalls } from "./util/strip-tool-calls.js";

@@ -21,9 +21,9 @@
 // Memory: AGENTS.md of the deerflow home (global), of the repository root (nearest ancestor of the workspace holding
 // `.git`) and of the workspace itself, merged top-down (general first, most specific last), capped at ~8 KB. When
 // the cap bites, the most specific files keep their text first and the more general ones are truncated.
-import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";

@@ -9,7 +9,7 @@
 // wrapper, so each of our two attempts gets LLMErrorHandling's transient-error retries, and our DeerflowError is
 // not seen (or reclassified) by it. Inner wrappers (LoopDetection's reminder, Uploads' note) rebuild their additions
 // on the retry, since it goes through the same handler chain.
-import { AIMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { DeerflowError } from "../errors.js";
 import { messageText } from "../vocabulary/message-text.js";

@@ -4,7 +4,6 @@
 // WHY its position (lead agent only, anywhere in the stack): it only reads the last AI message and writes its own
 // fields. Guards that rewrite that message (LoopDetection, TokenBudget…) keep `usage_metadata`, so the count is the
 // same whichever side of them it sits.
-import { AIMessage } from "@langchain/core/messages";
 import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { type UsageTotals, UsageTotalsSchema, usageOf, zeroUsage } from "./util/usage.js";

@@ -3,7 +3,7 @@
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { messageText } from "../vocabulary/message-text.js";
 import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
-import { type ApprovalDiff, type DelegationView, type RunEventListener, type TodoView, type TokenUsage } from "./events.js";
+import type { ApprovalDiff, DelegationView, RunEventListener, TodoView, TokenUsage } from "./events.js";
 
 /** Messages inside a stream "updates" chunk, whatever shape the node returned. */
 function messagesIn(update: unknown): BaseMessage[] {

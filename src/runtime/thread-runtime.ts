@@ -5,10 +5,9 @@
 // one try/finally, so no path leaves a run `running`. Failed runs are rolled back to the mark taken at `begin`;
 // when the store itself cannot write (disk full, the team database gone), the rollback is remembered outside the
 // store and done on next open.
-import { createHash } from "node:crypto";
-import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
-import { DatabaseCorruptError, DeerflowError, ExitCode, RunStoppedError, StoreWriteError, type StoreWriteOutcome, UsageError, findDeerflowError, formatErrorLine, runStatusOf } from "../errors.js";
+import { DatabaseCorruptError, DeerflowError, ExitCode, RunStoppedError, StoreWriteError, type StoreWriteOutcome, findDeerflowError, formatErrorLine, runStatusOf } from "../errors.js";
 import { type Store, isCorruption, isStoreWriteFailure, notePendingRollback, sqliteCode } from "../persistence/store.js";
 import { openStore } from "../persistence/open-store.js";
 import { DatabaseUnavailableError, isConnectionFault } from "../persistence/postgres-connection.js";
@@ -16,9 +15,6 @@ import { machineName } from "../persistence/machine.js";
 import type { RollbackMark } from "../persistence/sqlite-saver.js";
 import { runConfigurable } from "../vocabulary/configurable.js";
 import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
-import { findPendingClarification } from "../vocabulary/message-markers.js";
-import { messageText } from "../vocabulary/message-text.js";
-import type { StopReason } from "../vocabulary/stop-reasons.js";
 import { setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import { type RunEvent, type TokenUsage, emptyUsage } from "./events.js";
@@ -34,25 +30,13 @@ import { inputLine, snapshotAfterRun, snapshotBeforeRun } from "./workspace-snap
 import { ToolWatch } from "./tool-watch.js";
 import { toolCallLog } from "./tool-call-log.js";
 import { loggedRun, withEventLog } from "./run-event-log.js";
-import { isStepLimit, runStepLimit, stepLimitError } from "./step-limit.js";
 import { finishInterruptedRewind } from "./rewind.js";
 import { rewindText } from "../vocabulary/rewind-text.js";
-import { type SkillCatalog, skillCatalogFor, skillMounts } from "../skills/catalog.js";
-import { skillContextEntry, skillMessage } from "../skills/activation.js";
+import { skillCatalogFor, skillMounts } from "../skills/catalog.js";
+import { type ThreadValues, recordedInput, repeatedRun, resultOf, userActivation } from "./run-input.js";
+import { isStepLimit, runSignal, runStepLimit, stepLimitError, tookTimeLimit } from "./run-limits.js";
 import { type ThreadView, threadViewOf } from "./thread-view.js";
 import { StreamedAnswer, keepInterruptedWork } from "./interrupted-turn.js";
-
-/** What `applied_run_inputs[inputId]` records once the input's run succeeded. */
-interface AppliedInput {
-  run_id: string;
-  /** sha256 of the prompt it applied (absent in records from before it was kept): the same id with another prompt is refused. */
-  prompt_sha256?: string;
-  stop_reason: StopReason;
-  final_text: string;
-  usage: TokenUsage;
-}
-
-type ThreadValues = Record<string, unknown> & { messages?: BaseMessage[] };
 
 const runtimes = new Map<string, ThreadRuntime>();
 
@@ -197,7 +181,7 @@ export class ThreadRuntime {
   private async runOnce(req: RunRequest): Promise<RunResult> {
     const emit = req.onEvent ?? (() => {});
     const opened = await openThread(this.store, { home: this.config.home, mode: this.config.checkpoint.channelMode, threadId: req.threadId, continueLatest: req.continueLatest, workspace: req.workspace, uploads: req.uploads });
-    const repeat = await this.appliedInput(opened, req);
+    const repeat = req.inputId && !opened.isNew ? repeatedRun(await this.readState(opened.threadId, req.model), opened, { ...req, inputId: req.inputId }) : undefined;
     if (repeat) return repeat;
     const runId = newId("run-");
     const usage = emptyUsage();
@@ -361,7 +345,7 @@ export class ThreadRuntime {
 
   private stoppedError(err: unknown, runId: string, threadId: string, req: RunRequest): RunStoppedError | undefined {
     if (err instanceof RunStoppedError) return err;
-    if (timedOut.delete(runId)) {
+    if (tookTimeLimit(runId)) {
       return new RunStoppedError("timeout", `Run ${runId} on thread ${threadId} stopped after its time limit of ${req.timeoutSeconds} s.`, `Continue with \`deerflow run --thread ${threadId} "…"\`, or allow more time with --timeout.`);
     }
     if (req.signal?.aborted) {
@@ -412,84 +396,8 @@ export class ThreadRuntime {
     const values = (await agent.graph.getState(config)).values as ThreadValues;
     const result = resultOf(values, threadId, runId, usage);
     if (result.clarification) req.onEvent?.({ type: "clarification.requested", run_id: runId, clarification: result.clarification });
-    if (req.inputId) await this.recordInput(agent, config, values, req.inputId, req.prompt, result);
+    if (req.inputId) await agent.graph.updateState(config, recordedInput(values, req.inputId, req.prompt, result) as never);
     return result;
   }
 
-  /** `applied_run_inputs` gains this input with its result, in the thread's state (so it survives with the checkpoint). */
-  private async recordInput(agent: LeadAgent, config: { configurable: Record<string, unknown> }, values: ThreadValues, inputId: string, prompt: RunRequest["prompt"], r: RunResult): Promise<void> {
-    const applied = (values.applied_run_inputs as Record<string, AppliedInput> | null | undefined) ?? {};
-    const entry: AppliedInput = { run_id: r.run_id, prompt_sha256: promptDigest(prompt), stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage };
-    await agent.graph.updateState(config, { applied_run_inputs: { ...applied, [inputId]: entry } } as never);
-  }
-
-  /** A repeated `--input-id` whose run succeeded: its recorded result, without calling the model again. */
-  private async appliedInput(opened: OpenedThread, req: RunRequest): Promise<RunResult | undefined> {
-    if (!req.inputId || opened.isNew) return undefined;
-    const values = await this.readState(opened.threadId, req.model);
-    const entry = (values.applied_run_inputs as Record<string, AppliedInput> | null | undefined)?.[req.inputId];
-    if (!entry) return undefined;
-    if (entry.prompt_sha256 && entry.prompt_sha256 !== promptDigest(req.prompt)) {
-      // A script reusing a key for new work is a bug in the script; answering with the old result would hide it.
-      throw new UsageError(`Input id ${JSON.stringify(req.inputId)} was already applied on thread ${opened.threadId} (run ${entry.run_id}) to a different prompt.`, "Use a new --input-id for a new prompt; repeat the original prompt to get its recorded result.");
-    }
-    const messages = values.messages ?? [];
-    const clarification = entry.stop_reason === "clarification" ? (findPendingClarification(messages) ?? undefined) : undefined;
-    const thread_usage = (values.thread_usage as TokenUsage | undefined) ?? entry.usage;
-    const r: RunResult = { thread_id: opened.threadId, run_id: entry.run_id, status: "success", stop_reason: entry.stop_reason, final_text: entry.final_text, usage: entry.usage, thread_usage, clarification, messages, repeated: true };
-    req.onEvent?.({ type: "run.started", thread_id: r.thread_id, run_id: r.run_id, new_thread: false, workspace: opened.paths.workspace_path });
-    req.onEvent?.({ type: "run.completed", thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage });
-    return r;
-  }
-}
-
-/** The run's input: the prompt, preceded by a skill's text when the user activated one (`/<skill>`). */
-function userActivation(catalog: SkillCatalog, name: string | undefined, prompt: HumanMessage, runId: string): Record<string, unknown> {
-  if (!name) return { messages: [prompt] };
-  const skill = catalog.skills.find((s) => s.name === name);
-  if (!skill) throw new UsageError(`There is no skill named "${name}".`, "List the installed skills with /skills (skills live in .deerflow/skills/<name>/SKILL.md or ~/.deerflow/skills/).");
-  const message = skillMessage(skill, "user");
-  message.id = `skill-${runId}`;
-  return { messages: [message, prompt], skill_context: [skillContextEntry(skill, 0)] };
-}
-
-/** What identifies an input's prompt in `applied_run_inputs`. */
-function promptDigest(prompt: RunRequest["prompt"]): string {
-  return createHash("sha256").update(typeof prompt === "string" ? prompt : messageText(prompt)).digest("hex");
-}
-
-/** Runs whose time limit fired (so their abort reads as `timeout`, not `interrupted`). */
-const timedOut = new Set<string>();
-
-/** The run's abort signal: the caller's, and the time limit (`--timeout`, `runTimeout`) when there is one. */
-function runSignal(req: RunRequest, runId: string): { signal: AbortSignal | undefined; dispose(): void } {
-  if (!req.timeoutSeconds) return { signal: req.signal, dispose: () => {} };
-  const controller = new AbortController();
-  const onAbort = () => controller.abort(req.signal?.reason);
-  req.signal?.addEventListener("abort", onAbort, { once: true });
-  const timer = setTimeout(() => {
-    timedOut.add(runId);
-    controller.abort(Object.assign(new Error(`run time limit of ${req.timeoutSeconds} s`), { name: "AbortError" }));
-  }, req.timeoutSeconds * 1000);
-  timer.unref?.();
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      clearTimeout(timer);
-      req.signal?.removeEventListener("abort", onAbort);
-    },
-  };
-}
-
-/** The run's result from the thread's state after it. */
-function resultOf(values: ThreadValues, threadId: string, runId: string, usage: TokenUsage): RunResult {
-  const messages = values.messages ?? [];
-  const clarification = findPendingClarification(messages) ?? undefined;
-  const last = messages[messages.length - 1];
-  const guardStop = values.stop_reason as StopReason | null | undefined;
-  const stop_reason: StopReason = clarification ? "clarification" : (guardStop ?? "end_turn");
-  const final_text = clarification ? clarification.question : AIMessage.isInstance(last) ? messageText(last) : "";
-  const thread_usage = (values.thread_usage as TokenUsage | undefined) ?? usage;
-  const title = (values.title as string | null | undefined) ?? undefined;
-  return { thread_id: threadId, run_id: runId, status: "success", stop_reason, final_text, usage, thread_usage, clarification, messages, title };
 }

@@ -5,7 +5,7 @@
 // Excluded on purpose: sort (-o, --compress-program), uniq and xxd (write their second operand), less/more with -o/-O
 // (log file) or +cmd, rg --pre (runs a program), find with actions that write or run, tree -o (output file), git
 // subcommands that write, `--output` and external diff drivers, `git grep -O` (opens a pager it is given).
-import { type SimpleCommand } from "./shell-command.js";
+import type { SimpleCommand } from "./shell-command.js";
 import { codeEnvVar } from "./code-env.js";
 import { gitArgs } from "./shell-git.js";
 

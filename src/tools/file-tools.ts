@@ -1,6 +1,6 @@
 // The file tools as one list (bash lives elsewhere). Mounts come from the graph state (`thread_data`), see
 // fs-common.ts; pass `mounts` to bind the tools to fixed directories instead.
-import { type FileToolOptions } from "./fs-common.js";
+import type { FileToolOptions } from "./fs-common.js";
 import { createGlobTool } from "./glob.js";
 import { createGrepTool } from "./grep.js";
 import { createLsTool } from "./ls.js";

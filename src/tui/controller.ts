@@ -1,66 +1,27 @@
 // What the chat does, apart from drawing it: loads the runtime after the first frame, sends turns, runs slash
 // commands and `!cmd`, answers approvals and questions, cancels and exits cleanly. It talks to the runtime only
 // through the ChatSession API and its RunEvent stream, and to the screen only through the store.
-import { compactionNotice } from "../vocabulary/compaction-notice.js";
-import type { ChatSession, ChatSessionOptions, DiscoveredServer, ModelChoice, RewindScope, SavedChoice, ThreadView } from "../runtime/chat-session.js";
-import { rewindText, runLine, undoText } from "../vocabulary/rewind-text.js";
+import type { ChatSession, ChatSessionOptions, ThreadView } from "../runtime/chat-session.js";
 import type { RunEvent } from "../runtime/events.js";
-import type { GoalSummary } from "../runtime/run-goal.js";
 import { findDeerflowError, formatErrorLine } from "../errors.js";
 import { APPROVAL_MODES } from "../vocabulary/approval-modes.js";
 import { isAbortError } from "../vocabulary/error-chain.js";
-import { findSlash, helpCommands, parseSlash } from "./commands/slash-commands.js";
-import { helpKeys } from "./keys/keybindings.js";
+import { type SlashContext, findSlash, helpCommands, parseSlash } from "./commands/slash-commands.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
-import type { ApprovalDecision, GoalView, ModelOption, StatusView } from "./state/types.js";
+import type { ApprovalDecision, StatusView } from "./state/types.js";
 import type { ChatStore } from "./store.js";
 import { loadingText } from "./format.js";
-import { runMemoryCommand } from "./commands/memory-command.js";
-import { modelChoices, modelOptions, switchModel } from "./commands/model-command.js";
-import { itemsOfThread, recentTurns } from "./thread-transcript.js";
+import { modelOptions, switchModel } from "./commands/model-command.js";
+import { goalViewOf, showThread } from "./show-thread.js";
+import { type ControllerOptions, type StartRequest, type UntrustedFolder, untrustedFolderOf } from "./controller-options.js";
 import { MessageQueue } from "./message-queue.js";
 import { CompletionSource } from "./completion-source.js";
 
 /** Shift+Tab walks the approval modes in their documented order. */
 export const APPROVAL_CYCLE: readonly ApprovalMode[] = APPROVAL_MODES;
 
-export interface StartRequest {
-  prompt?: string;
-  goal?: string;
-  /** Resume a thread: by id, or the latest one. */
-  resume?: { threadId?: string; latest?: boolean };
-}
-
-export interface ControllerOptions {
-  store: ChatStore;
-  /**
-   * Loads the runtime (LangChain, SQLite) — called after the first frame is on screen. `ignoreUntrusted`: the user
-   * chose not to trust the project's .deerflowrc, so its keys that need trust are left out instead of asked about.
-   */
-  loadSession: (opts?: { ignoreUntrusted?: boolean }) => Promise<ChatSession>;
-  /** Leaves the app; an error makes the CLI print it and exit non-zero. */
-  exit: (error?: unknown) => void;
-  /** First run: what to offer when loading failed for want of a model, and how to save the pick. */
-  firstRun?: {
-    choices: (err: unknown) => Promise<DiscoveredServer[]>;
-    save: (choice: ModelChoice) => Promise<SavedChoice>;
-  };
-  /** Records trust in the project folder the start-up error names (`deerflow trust`'s record). */
-  trustFolder?: (err: UntrustedFolder) => Promise<void>;
-}
-
-/** The runtime's UntrustedFolderError, as the TUI sees it (duck-typed: the bundles carry their own classes). */
-export interface UntrustedFolder {
-  untrustedFolder: true;
-  untrusted: { file: string; folder: string; state: "untrusted" | "changed"; wants: string[]; sha256: string };
-  trustHome: string;
-}
-
-function untrustedFolderOf(err: unknown): UntrustedFolder | undefined {
-  return (err as Partial<UntrustedFolder> | undefined)?.untrustedFolder === true ? (err as UntrustedFolder) : undefined;
-}
-
 export { modelOptions };
+export type { ControllerOptions, StartRequest, UntrustedFolder };
 
 /** A cancelled run: the runtime's interrupted error (exit 130) or an abort anywhere in the chain. */
 function isInterrupted(err: unknown): boolean {
@@ -68,13 +29,6 @@ function isInterrupted(err: unknown): boolean {
   return isAbortError(err);
 }
 
-export function goalViewOf(summary: GoalSummary | undefined, active: { objective: string; continuation_count: number } | null): GoalView | null {
-  if (summary && summary.outcome !== "not_achieved" && summary.outcome !== "needs_user_input") {
-    return { objective: summary.objective, status: "achieved", continuation_count: summary.continuation_count };
-  }
-  if (summary) return { objective: summary.objective, status: summary.outcome, continuation_count: summary.continuation_count };
-  return active ? { objective: active.objective, status: "active", continuation_count: active.continuation_count } : null;
-}
 
 export class ChatController {
   private readonly store: ChatStore;
@@ -215,33 +169,7 @@ export class ChatController {
   }
 
   private showThread(view: ThreadView, verb: string): void {
-    const t = view.thread;
-    this.dispatch({ type: "ui.notice", level: "info", text: `${verb} thread ${t.id}${t.title ? ` · ${t.title}` : ""} (${t.status}, ${view.entries.length} entries)` });
-    // A pending question is shown by its prompt, not twice.
-    const entries = view.clarification && view.entries.at(-1)?.kind === "clarification" ? view.entries.slice(0, -1) : view.entries;
-    const shown = recentTurns(entries);
-    if (shown.length < entries.length) {
-      this.dispatch({ type: "ui.notice", level: "info", text: `${entries.length - shown.length} earlier entries not drawn; \`deerflow threads show ${t.id}\` prints them all.` });
-    }
-    this.dispatch({ type: "ui.items", items: itemsOfThread(shown) });
-    if (view.delegations.length > 0) this.dispatch({ type: "ui.item", item: { kind: "delegations", delegations: view.delegations } });
-    this.dispatch({
-      type: "ui.thread",
-      clarification: view.clarification,
-      todos: view.todos,
-      notes: view.notes,
-      status: {
-        context: view.context_tokens > 0 ? { tokens: view.context_tokens, estimated: view.context_estimated } : undefined,
-        threadId: t.id,
-        title: t.title ?? undefined,
-        usage: view.usage,
-        goal: view.goal ? goalViewOf(undefined, view.goal) : view.goal_outcome ? { objective: view.goal_outcome.objective, status: "achieved", continuation_count: view.goal_outcome.continuation_count } : null,
-      },
-    });
-    if (view.goal) this.notice("info", `Active goal: ${view.goal.objective}`);
-    const away = this.session?.workspaceNotice();
-    if (away) this.notice("info", away);
-    if (this.session) this.dispatch({ type: "ui.status", status: { workspace: this.session.workspaceLabel() } });
+    showThread(this.store, this.session, view, verb);
   }
 
   /**
@@ -409,186 +337,48 @@ export class ChatController {
     this.notice(r.level, r.text);
   }
 
-  /** `/rewind`: the runs to go back over; `/rewind <n> [files|conversation]`: back to before the nth latest; `/rewind undo`. */
-  private async rewind(args: string): Promise<void> {
-    const s = this.session!;
-    if (/^undo$/i.test(args)) {
-      const { outcome, view } = await s.undoRewind();
-      if (outcome.conversation) {
-        this.dispatch({ type: "ui.clear" });
-        this.showThread(view, "Restored");
-      }
-      this.notice("info", undoText(outcome).trim());
-      return;
-    }
-    const m = /^(\d+)(?:\s+(files|conversation|both))?$/i.exec(args);
-    if (args && !m) {
-      this.notice("info", "Usage: /rewind (list the runs), /rewind <n> [files|conversation] (back to before the nth latest run), /rewind undo (put the last rewind back)");
-      return;
-    }
-    if (!m) {
-      const runs = await s.rewindable();
-      if (runs.length === 0) this.notice("info", "This thread has no runs to rewind.");
-      else this.notice("info", `Runs of this thread, latest first:\n${runs.map(runLine).join("\n")}\nRewind with /rewind <n> (files and conversation), /rewind <n> files, or /rewind <n> conversation; /rewind undo puts the last rewind back.`);
-      return;
-    }
-    const scope = (m[2]?.toLowerCase() ?? "both") as RewindScope;
-    const { outcome, view } = await s.rewind(Number(m[1]), scope);
-    if (outcome.conversation) {
-      this.dispatch({ type: "ui.clear" });
-      this.showThread(view, "Rewound");
-    }
-    this.notice("info", rewindText(outcome, "/rewind undo").trim());
-    if (outcome.files_note) this.notice("warning", outcome.files_note);
-  }
-
-  /** `/memory [add … | edit … | forget … | clear | pending | approve … | reject …]`: remembered facts and their review. */
-  private runMemory(args: string): void {
-    runMemoryCommand(this.session!, args, (level, text) => this.notice(level, text));
-  }
-
+  /** `/name args`: a registered command, else `/<skill> [request]`, else one warning. */
   private runSlash(name: string, args: string): void {
     const s = this.session!;
     const cmd = findSlash(name);
-    if (!cmd) {
-      // `/<skill> [request]`: the skill's instructions go in with the request (built-in commands win a name clash).
-      if (s.skills.skills.some((k) => k.name === name)) {
-        if (this.running) this.queued.push(`/${name}${args ? ` ${args}` : ""}`);
-        else this.submitTurn(`/${name}${args ? ` ${args}` : ""}`, undefined, name);
-        return;
-      }
-      this.notice("warning", `Unknown command /${name}. Type /help for the list (and /skills for the skills).`);
+    if (cmd) return cmd.run(this.slashContext(s, args));
+    // `/<skill> [request]`: the skill's instructions go in with the request (built-in commands win a name clash).
+    if (s.skills.skills.some((k) => k.name === name)) {
+      if (this.running) this.queued.push(`/${name}${args ? ` ${args}` : ""}`);
+      else this.submitTurn(`/${name}${args ? ` ${args}` : ""}`, undefined, name);
       return;
     }
+    this.notice("warning", `Unknown command /${name}. Type /help for the list (and /skills for the skills).`);
+  }
+
+  /** What a slash command may do (commands/types.ts). */
+  private slashContext(session: ChatSession, args: string): SlashContext {
     const whileIdle = (what: string, fn: () => void) => {
       if (!this.running) return fn();
       this.slashRefused = true;
       this.notice("warning", `Wait for the running request (or press esc) before ${what}.`);
     };
-    // A short piece of work that shows the spinner and reports its failure as one line.
-    const idleTask = (what: string, work: () => Promise<void>) =>
-      whileIdle(what, () =>
-        this.track(async () => {
-          await work().catch((err: unknown) => this.notice("error", formatErrorLine(err)));
-          this.dispatch({ type: "ui.run.end" });
-        }),
-      );
-    switch (cmd.name) {
-      case "help":
-        this.dispatch({ type: "ui.item", item: { kind: "help", commands: helpCommands(), keys: helpKeys() } });
-        return;
-      case "exit":
-        void this.exit();
-        return;
-      case "todos": {
-        const { todos, notes } = this.store.get();
-        if (todos.length === 0 && !notes) this.notice("info", "No todos or notes yet. The agent writes todos for work with several steps (--plan asks it to plan first), and notes on long work.");
-        else this.dispatch({ type: "ui.item", item: { kind: "todos", todos, ...(notes ? { notes } : {}) } });
-        return;
-      }
-      case "memory":
-        this.runMemory(args);
-        return;
-      case "skills": {
-        const { skills, problems } = s.skills;
-        const builtIn = (n: string) => findSlash(n) !== undefined;
-        const lines = skills.map((k) => `/${k.name}${builtIn(k.name) ? " (shadowed by the built-in command: the model can still use it)" : ""} — ${k.description} [${k.scope}]`);
-        this.notice(
-          "info",
-          skills.length
-            ? `Skills (activate with /<name> [request]; the model may also use them on its own):\n${lines.join("\n")}`
-            : "No skills installed. Put a folder with a SKILL.md in .deerflow/skills/ (this project) or in the data directory's skills/.",
-        );
-        if (problems.length) this.notice("warning", `Skills not loaded:\n${problems.join("\n")}`);
-        return;
-      }
-      case "threads":
-        void s
-          .listThreads()
-          .then((threads) => this.dispatch({ type: "ui.item", item: { kind: "threads", threads: threads.slice(0, 30), current: s.threadId } }))
-          .catch((err: unknown) => this.notice("error", formatErrorLine(err)));
-        return;
-      case "mcp":
-        this.notice("info", mcpListing(s.mcpServers()));
-        return;
-      case "model":
-        // Without a name: the picker, once the endpoint and the local servers answered (a second at most).
-        if (!args) idleTask("switching models", async () => this.dispatch({ type: "ui.model.picker", options: await modelChoices(s), switching: true }));
-        else whileIdle("switching models", () => this.useModel(args));
-        return;
-      case "clear":
-        whileIdle("starting a new thread", () => {
-          // The old conversation stays on screen above (erasing Ink's <Static> output is not reliable); a notice marks the cut.
-          s.newThread();
-          this.dispatch({ type: "ui.clear" });
-          this.dispatch({ type: "ui.status", status: { workspace: s.workspaceLabel() } });
-          this.notice("info", "New thread: the next message starts it. Earlier threads stay in /threads.");
-        });
-        return;
-      case "resume":
-        if (!args) {
-          this.notice("info", "Usage: /resume <thread id> (see /threads)");
-          return;
-        }
-        idleTask("switching threads", async () => {
-          const view = await s.resume({ threadId: args });
-          this.dispatch({ type: "ui.clear" });
-          this.showThread(view, "Resumed");
-        });
-        return;
-      case "rewind":
-        idleTask("rewinding", () => this.rewind(args));
-        return;
-      case "compact":
-        idleTask("compacting the conversation", async () => {
-          const info = await s.compact(args);
-          if (!info) this.notice("info", "Nothing to compact yet: the conversation is short enough to keep whole.");
-          else this.notice(info.summary_failed ? "warning" : "info", compactionNotice(info));
-        });
-        return;
-      case "title":
-        if (!args) {
-          this.notice("info", "Usage: /title <text>");
-          return;
-        }
-        idleTask("renaming the thread", async () => {
-          await s.setTitle(args);
-          this.dispatch({ type: "ui.status", status: { threadId: s.threadId, title: args } });
-          this.notice("info", `Title: ${args}`);
-        });
-        return;
-      case "goal":
-        if (!args) {
-          const g = this.store.get().status.goal;
-          this.notice("info", g ? `Goal (${g.status.replace(/_/g, " ")}): ${g.objective}` : "No goal. Set one with /goal <what must be true when done>.");
-          return;
-        }
-        if (args === "clear") {
-          idleTask("clearing the goal", async () => {
-            await s.clearGoal();
-            this.dispatch({ type: "ui.status", status: { goal: null } });
-            this.notice("info", "Goal cleared.");
-          });
-          return;
-        }
-        whileIdle("starting a goal", () => this.submitTurn(args, args));
-        return;
-    }
+    return {
+      session,
+      store: this.store,
+      args,
+      notice: (level, text) => this.notice(level, text),
+      whileIdle,
+      idleTask: (what, work) =>
+        whileIdle(what, () =>
+          this.track(async () => {
+            await work().catch((err: unknown) => this.notice("error", formatErrorLine(err)));
+            this.dispatch({ type: "ui.run.end" });
+          }),
+        ),
+      showThread: (view, verb) => this.showThread(view, verb),
+      submitTurn: (prompt, goal) => this.submitTurn(prompt, goal),
+      useModel: (name) => this.useModel(name),
+      exit: () => void this.exit(),
+      helpRows: helpCommands,
+      isBuiltIn: (n) => findSlash(n) !== undefined,
+    };
   }
-}
-
-/** /mcp: one line per server (status, or why it is not available), its tools indented under it. */
-function mcpListing(servers: ReturnType<ChatSession["mcpServers"]>): string {
-  if (servers.length === 0) return 'No MCP servers configured. Add "mcpServers" to .deerflowrc (see docs/mcp.md).';
-  const MAX_TOOLS = 12;
-  const lines = ["MCP servers:"];
-  for (const sv of servers) {
-    const state = sv.status === "ready" ? `ready, ${sv.tools.length} tool${sv.tools.length === 1 ? "" : "s"}` : sv.status === "waiting" ? "starts with the first message" : sv.status;
-    lines.push(`  ${sv.name} (${sv.kind}): ${state}${sv.error ? ` — ${sv.error}` : ""}`);
-    for (const t of sv.tools.slice(0, MAX_TOOLS)) lines.push(`    ${t.name}${t.trusted ? " (trusted)" : ""}`);
-    if (sv.tools.length > MAX_TOOLS) lines.push(`    … ${sv.tools.length - MAX_TOOLS} more (deerflow mcp list shows all)`);
-  }
-  return lines.join("\n");
 }
 
 export type { StatusView, ChatSessionOptions };

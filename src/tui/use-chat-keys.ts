@@ -43,7 +43,9 @@ export function useChatKeys(store: ChatStore, controller: ChatController): { buf
   const clarification = store.get().clarification;
   const modelPicker = store.get().modelPicker;
   const trustPrompt = store.get().trustPrompt;
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the dependencies are the prompts whose arrival resets the choice
   useEffect(() => setChoice(0), [approvalId, clarification, modelPicker, trustPrompt]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new approval starts without a typed reason
   useEffect(() => setReason(null), [approvalId]);
 
   const send = (text: string): void => {

@@ -64,6 +64,7 @@ describe("createDeerflowAgent review fixes", () => {
       } catch (err) {
         return err;
       }
+      return undefined;
     })();
     expect(e).toBeInstanceOf(AgentOptionsError);
     expect((e as AgentOptionsError).code).toBe("duplicate_middleware_name");

@@ -109,7 +109,7 @@ describe("code cache", () => {
     const good = readFileSync(file);
 
     const flipped = Buffer.from(good);
-    flipped[flipped.length - 100] ^= 0xff;
+    flipped[flipped.length - 100]! ^= 0xff;
     writeFileSync(file, flipped);
     const afterFlip = load();
     expect(afterFlip.cache).toBe("corrupt");
@@ -132,7 +132,7 @@ describe("code cache", () => {
     const head = "deerflow code cache 2\n".length;
     const payload = Buffer.from(good.subarray(head + 32));
     // Scribble over the middle of the compiled code, then recompute the plain SHA-256 the old format trusted.
-    for (let i = Math.floor(payload.length / 3); i < Math.floor(payload.length / 3) + 64; i++) payload[i] ^= 0x5a;
+    for (let i = Math.floor(payload.length / 3); i < Math.floor(payload.length / 3) + 64; i++) payload[i]! ^= 0x5a;
     writeFileSync(file, Buffer.concat([good.subarray(0, head), createHash("sha256").update(payload).digest(), payload]));
     const b = load();
     expect(b.cache).toBe("corrupt");

@@ -48,7 +48,7 @@ describe("code cache of the chat's bundles", () => {
     writeFileSync(a!, readFileSync(a!).subarray(0, 4096));
     const good = readFileSync(b!);
     const payload = Buffer.from(good.subarray(MAGIC.length + 32));
-    for (let i = 4096; i < 4096 + 4096; i++) payload[i] ^= 0xa5;
+    for (let i = 4096; i < 4096 + 4096; i++) payload[i]! ^= 0xa5;
     writeFileSync(b!, Buffer.concat([good.subarray(0, MAGIC.length), createHash("sha256").update(payload).digest(), payload]));
     const leftover = join(sb.home, "cache", `chat-session.cjs-${"0".repeat(32)}.v8cache`);
     writeFileSync(leftover, "from an older build");

@@ -21,7 +21,7 @@ describe("TaskNotes", () => {
     const agent: any = createAgent({ model, tools: [], middleware: [taskNotesMiddleware()], checkpointer: new MemorySaver() });
     const cfg = { configurable: { thread_id: "t" } };
     await agent.invoke({ messages: [new HumanMessage("work")] }, cfg);
-    let state = (await agent.getState(cfg)).values as { messages: BaseMessage[]; task_notes: { text: string; updated_at: string } };
+    const state = (await agent.getState(cfg)).values as { messages: BaseMessage[]; task_notes: { text: string; updated_at: string } };
     expect(state.task_notes.text).toBe("found: the parser drops CRLF\nnext: add a test");
     const results = state.messages.filter(ToolMessage.isInstance).map((m) => contentText(m.content));
     expect(results[0]).toBe("Notes saved (28 characters).");

@@ -96,8 +96,8 @@ describe("pending writes order", () => {
     const fromMemory = await memory.getDeltaChannelHistory({ config: m.c2, channels });
     const fromSqlite = await saver.getDeltaChannelHistory({ config: s.c2, channels });
     expect(fromSqlite).toEqual(fromMemory);
-    expect(fromSqlite.messages.writes.map((w) => w[2])).toEqual(["input", "c0", "b0", "a0", "a1", "input", "c0", "b0", "a0", "a1"]);
-    expect((fromSqlite.messages.seed as DeltaSnapshot).value).toEqual(["seed"]);
+    expect(fromSqlite.messages!.writes.map((w) => w[2])).toEqual(["input", "c0", "b0", "a0", "a1", "input", "c0", "b0", "a0", "a1"]);
+    expect((fromSqlite.messages!.seed as DeltaSnapshot).value).toEqual(["seed"]);
     // The latest checkpoint (no checkpoint_id) and a mid-chain one agree too.
     expect(await saver.getDeltaChannelHistory({ config: { configurable: { thread_id: "t", checkpoint_ns: "" } }, channels })).toEqual(fromSqlite);
     expect(await saver.getDeltaChannelHistory({ config: s.c1, channels })).toEqual(

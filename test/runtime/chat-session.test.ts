@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type ChatSession, createChatSession } from "../../src/runtime/chat-session.js";
 import type { RunEvent } from "../../src/runtime/events.js";
-import { type RecordedRequest, type ScriptedReply, type TestModelServer } from "../support/openai-server.js";
+import type { RecordedRequest, ScriptedReply, TestModelServer } from "../support/openai-server.js";
 import { useInProcessModel } from "../support/in-process.js";
 import { isEvaluator, userTexts, verdict } from "../support/requests.js";
 import { until } from "../support/wait.js";

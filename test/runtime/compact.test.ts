@@ -3,7 +3,7 @@
 // sends the summary right after the reminder while the first and latest user messages stay.
 import { beforeEach, describe, expect, it } from "vitest";
 import { createChatSession } from "../../src/runtime/chat-session.js";
-import { type RecordedRequest, type TestModelServer } from "../support/openai-server.js";
+import type { RecordedRequest, TestModelServer } from "../support/openai-server.js";
 import { useInProcessModel } from "../support/in-process.js";
 
 const env = useInProcessModel("deerflow-compact-");

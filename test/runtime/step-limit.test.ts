@@ -3,7 +3,7 @@
 // DEERFLOW_RUN_STEP_LIMIT at 24 steps, so six model turns prove what the default's hundred would.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type ChatSession, createChatSession } from "../../src/runtime/chat-session.js";
-import { runStepLimit } from "../../src/runtime/step-limit.js";
+import { runStepLimit } from "../../src/runtime/run-limits.js";
 import type { TestModelServer } from "../support/openai-server.js";
 import { useInProcessModel } from "../support/in-process.js";
 

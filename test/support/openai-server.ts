@@ -315,7 +315,7 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const path = (req.url ?? "").split("?")[0].replace(/^\/v1(?=\/)/, "");
+      const path = (req.url ?? "").split("?")[0]!.replace(/^\/v1(?=\/)/, "");
       let body: any = undefined;
       const raw = Buffer.concat(chunks).toString("utf8");
       if (raw.length > 0) {

@@ -4,6 +4,7 @@ import { compactionNotice } from "../../vocabulary/compaction-notice.js";
 import { formatErrorLine, runStatusOf } from "../../errors.js";
 import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
 import { retryLine } from "../../vocabulary/retry-status.js";
+import { unhandled } from "../../vocabulary/exhaustive.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { GoalSummary } from "../../runtime/run-goal.js";
 import type { RunResult } from "../../runtime/run-thread.js";
@@ -78,6 +79,18 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
       case "model.retry":
         note(retryLine(e));
         break;
+      // The answer and the question arrive with the result; approvals are answered by the approval gate (denied
+      // headless unless --yes, and the denial is a tool result); an error ends the run through failure().
+      case "message.delta":
+      case "message.reasoning":
+      case "message.completed":
+      case "clarification.requested":
+      case "approval.requested":
+      case "error":
+      case "run.completed":
+        break;
+      default:
+        unhandled(e, undefined);
     }
   };
 

@@ -100,7 +100,7 @@ export function visibleConversation(
   let total = 0;
   let start = parts.length;
   while (start > 0) {
-    const next = parts[start - 1].length + (start < parts.length ? sep.length : 0);
+    const next = parts[start - 1]!.length + (start < parts.length ? sep.length : 0);
     if (total + next > maxChars) break;
     total += next;
     start--;
@@ -108,7 +108,7 @@ export function visibleConversation(
   let kept = parts.slice(start);
   if (kept.length === 0 && parts.length > 0) {
     // Even the newest entry alone is too long: keep its end.
-    const last = parts[parts.length - 1];
+    const last = parts[parts.length - 1]!;
     kept = [`[…]${last.slice(last.length - maxChars)}`];
   }
   const omitted = parts.length - kept.length;
@@ -230,7 +230,7 @@ function* balancedObjects(text: string): Generator<string> {
 /** Candidate JSON texts: fenced ```json blocks first, then balanced objects anywhere. */
 function candidates(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/```[a-zA-Z]*\s*\n?([\s\S]*?)```/g)) out.push(...balancedObjects(m[1]));
+  for (const m of text.matchAll(/```[a-zA-Z]*\s*\n?([\s\S]*?)```/g)) out.push(...balancedObjects(m[1] ?? ""));
   out.push(...balancedObjects(text));
   return out;
 }

@@ -1,7 +1,7 @@
 // Goal mode's driver (docs/cli.md, run --goal): runs the thread, asks the evaluator, and applies the pure decision of
 // goal-decision.ts until the goal is achieved or honestly stopped. No graph access here: every state write goes
 // to the caller (`onDecision` → `decision.stateUpdate`), so the runtime decides where and when it is checkpointed.
-import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, type HumanMessage } from "@langchain/core/messages";
 import { ExitCode } from "../../errors.js";
 import type { Blocker, GoalEvaluation, GoalOutcome, GoalState } from "../../state/types.js";
 import type { RunResult } from "../run-thread.js";

@@ -1,6 +1,6 @@
 // Invariant: add-messages semantics (ids assigned, same id replaces in place, RemoveMessage deletes,
 // REMOVE_ALL_MESSAGES clears then rebuilds) and a RemoveMessage for an unknown id THROWS.
-import { BaseMessage, RemoveMessage, coerceMessageLikeToMessage, type BaseMessageLike } from "@langchain/core/messages";
+import { type BaseMessage, RemoveMessage, coerceMessageLikeToMessage, type BaseMessageLike } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES, messagesStateReducer, type Messages } from "@langchain/langgraph";
 import { MessageRemovalError } from "../errors.js";
 import { assignMissingIds } from "./message-ids.js";

@@ -3,6 +3,7 @@
 import type { ChatSession, MemoryStore } from "../../runtime/chat-session.js";
 import { formatErrorLine } from "../../errors.js";
 import { pendingHere, pendingLine, reviewTargets } from "../../memory/review.js";
+import type { SlashCommand } from "./types.js";
 
 type Notice = (level: "info" | "warning" | "error", text: string) => void;
 
@@ -76,3 +77,10 @@ function pendingNotice(store: MemoryStore, project: string): string {
   if (!facts.length) return "Nothing learned waits for your review.";
   return `Learned, waiting for your review (shown to no model until approved):\n${facts.map(pendingLine).join("\n")}\nApprove with /memory approve <n…|all>, drop with /memory reject <n…|all>.`;
 }
+
+export const memoryCommand: SlashCommand = {
+  name: "memory",
+  args: "[add|edit <n>|forget <n…>|clear|pending|approve <n…|all>|reject <n…|all>]",
+  description: "show, add, edit or forget remembered facts; review learned ones",
+  run: (ctx) => runMemoryCommand(ctx.session, ctx.args, (level, text) => ctx.notice(level, text)),
+};

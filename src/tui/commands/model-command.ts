@@ -3,6 +3,7 @@
 import type { ChatSession, DiscoveredServer } from "../../runtime/chat-session.js";
 import { formatErrorLine } from "../../errors.js";
 import type { ModelOption } from "../state/types.js";
+import type { SlashCommand } from "./types.js";
 
 /** Every model of every server, one picker row each. */
 export function modelOptions(servers: DiscoveredServer[]): ModelOption[] {
@@ -30,3 +31,15 @@ export function switchModel(s: ChatSession, name: string): { model?: { name: str
     return { level: "error", text: formatErrorLine(err) };
   }
 }
+
+export const modelCommand: SlashCommand = {
+  name: "model",
+  args: "[name]",
+  description: "pick a model (configured, the endpoint's, local servers'), or switch to one by name",
+  run: (ctx) => {
+    const s = ctx.session;
+    // Without a name: the picker, once the endpoint and the local servers answered (a second at most).
+    if (!ctx.args) ctx.idleTask("switching models", async () => ctx.store.dispatch({ type: "ui.model.picker", options: await modelChoices(s), switching: true }));
+    else ctx.whileIdle("switching models", () => ctx.useModel(ctx.args));
+  },
+};

@@ -1,26 +1,42 @@
-// The slash commands the chat understands (one registry: /help lists it, the controller runs it).
-export interface SlashCommand {
-  name: string;
-  args?: string;
-  description: string;
-}
+// The registry of slash commands, in menu order: the `/` menu, /help and the controller's dispatch all read it.
+// One file per command (`*-command.ts`); adding a command is adding its file and its line here.
+import { clearCommand } from "./clear-command.js";
+import { compactCommand } from "./compact-command.js";
+import { exitCommand } from "./exit-command.js";
+import { goalCommand } from "./goal-command.js";
+import { helpCommand } from "./help-command.js";
+import { mcpCommand } from "./mcp-command.js";
+import { memoryCommand } from "./memory-command.js";
+import { modelCommand } from "./model-command.js";
+import { resumeCommand } from "./resume-command.js";
+import { rewindCommand } from "./rewind-command.js";
+import type { SlashCommand } from "./types.js";
+import { skillsCommand } from "./skills-command.js";
+import { threadsCommand } from "./threads-command.js";
+import { titleCommand } from "./title-command.js";
+import { todosCommand } from "./todos-command.js";
+
+export type { SlashCommand, SlashContext } from "./types.js";
 
 export const SLASH_COMMANDS: readonly SlashCommand[] = [
-  { name: "help", description: "keys and commands" },
-  { name: "goal", args: "[text|clear]", description: "work toward a goal until it is met; without text: show it" },
-  { name: "todos", description: "show the full todo list and the agent's working notes" },
-  { name: "threads", description: "list saved threads" },
-  { name: "resume", args: "<id>", description: "switch to a saved thread" },
-  { name: "title", args: "<text>", description: "rename this thread" },
-  { name: "compact", args: "[focus]", description: "summarize and archive older turns now (optionally: what to keep in focus)" },
-  { name: "rewind", args: "[n] [files|conversation] | undo", description: "list this thread's runs; with n: back to before the nth latest (files and conversation, or one of them); undo: put the last rewind back" },
-  { name: "clear", description: "start a new thread (the current one stays saved)" },
-  { name: "model", args: "[name]", description: "pick a model (configured, the endpoint's, local servers'), or switch to one by name" },
-  { name: "mcp", description: "MCP servers: status and tools" },
-  { name: "memory", args: "[add|edit <n>|forget <n…>|clear|pending|approve <n…|all>|reject <n…|all>]", description: "show, add, edit or forget remembered facts; review learned ones" },
-  { name: "skills", description: "list the installed skills (activate one with /<skill> [request])" },
-  { name: "exit", description: "leave (also ctrl+d, or ctrl+c twice)" },
+  helpCommand,
+  goalCommand,
+  todosCommand,
+  threadsCommand,
+  resumeCommand,
+  titleCommand,
+  compactCommand,
+  rewindCommand,
+  clearCommand,
+  modelCommand,
+  mcpCommand,
+  memoryCommand,
+  skillsCommand,
+  exitCommand,
 ];
+
+/** Other names a command answers to. */
+const ALIASES: Record<string, string> = { quit: "exit" };
 
 export function parseSlash(text: string): { name: string; args: string } | null {
   const m = /^\/(\S+)\s*([\s\S]*)$/.exec(text.trim());
@@ -28,7 +44,8 @@ export function parseSlash(text: string): { name: string; args: string } | null 
 }
 
 export function findSlash(name: string): SlashCommand | undefined {
-  return SLASH_COMMANDS.find((c) => c.name === name || (name === "quit" && c.name === "exit"));
+  const wanted = ALIASES[name] ?? name;
+  return SLASH_COMMANDS.find((c) => c.name === wanted);
 }
 
 export function helpCommands(): { keys: string; description: string }[] {

@@ -11,6 +11,7 @@ import { DiffView } from "./DiffView.js";
 import { Markdown } from "./Markdown.js";
 import { TodoPanel } from "./TodoPanel.js";
 import { MAX_EXPANDED_LINES, ToolCard } from "./ToolCard.js";
+import { unhandled } from "../../vocabulary/exhaustive.js";
 
 export interface TranscriptItemViewProps {
   item: TranscriptItem;
@@ -236,6 +237,8 @@ function Body({ item, width }: TranscriptItemViewProps) {
         </Text>
       );
     }
+    default:
+      return unhandled(item, null);
   }
 }
 

@@ -2,6 +2,7 @@
 // Invariant: a thing is either live (streaming text, running tools, delegations, prompts) or committed to the
 // transcript — never both — so the <Static> transcript only ever grows and nothing on it is redrawn.
 import { compactionNotice } from "../../vocabulary/compaction-notice.js";
+import { unhandled } from "../../vocabulary/exhaustive.js";
 import { openedDelegations } from "./open-delegations.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
@@ -248,5 +249,7 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
         lastTool: undefined,
         status: { ...state.status, threadId: undefined, title: undefined, goal: null, context: undefined, usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 } },
       };
+    default:
+      return unhandled(action, state);
   }
 }

@@ -50,7 +50,7 @@ describe("evaluateGoal over HTTP", () => {
     expect(v).toEqual({ satisfied: true, blocker: "none", reason: "cat shows hi", evidence_summary: "bash cat output", relied_on_assumption: false });
 
     expect(server.requests).toHaveLength(1);
-    const body = server.requests[0].body;
+    const body = server.requests[0]!.body;
     expect(body.stream).not.toBe(true);
     const text = bodyText(body);
     expect(text).toContain("add a hello.txt file containing hi");

@@ -167,7 +167,7 @@ function fakeRuns(replies: (string | Error | Partial<RunResult>)[]) {
   let n = 0;
   const runOnce = async (input: GoalRunInput) => {
     inputs.push(input);
-    const r = replies[Math.min(n, replies.length - 1)];
+    const r = replies[Math.min(n, replies.length - 1)]!;
     n++;
     if (r instanceof Error) throw r;
     messages.push(typeof input.prompt === "string" ? new HumanMessage(input.prompt) : input.prompt);
@@ -194,7 +194,7 @@ function scriptedEvaluator(verdicts: GoalEvaluation[]) {
   let i = 0;
   const evaluate = async (ms: BaseMessage[]) => {
     seen.push(ms);
-    return verdicts[Math.min(i++, verdicts.length - 1)];
+    return verdicts[Math.min(i++, verdicts.length - 1)]!;
   };
   return { evaluate, seen };
 }
@@ -217,11 +217,11 @@ describe("runGoal", () => {
     expect(r.stateUpdate).toEqual({ goal: GOAL_CLEAR, goal_outcome: r.goal_outcome });
     expect(decisions).toHaveLength(2);
     // First run gets the objective; the second a hidden continuation message.
-    expect(runs.inputs[0].prompt).toBe("make the tests pass");
-    const cont = runs.inputs[1].prompt as HumanMessage;
+    expect(runs.inputs[0]!.prompt).toBe("make the tests pass");
+    const cont = runs.inputs[1]!.prompt as HumanMessage;
     expect(isHiddenMessage(cont)).toBe(true);
     expect(cont.content).toContain("tests not run");
-    expect(runs.inputs[1].goal.continuation_count).toBe(1);
+    expect(runs.inputs[1]!.goal.continuation_count).toBe(1);
   });
 
   it("no progress stands down within the caps (exit 4)", async () => {

@@ -1,0 +1,55 @@
+// The options `deerflow chat`/`resume` and `deerflow run` share, declared once: the same flag means the same thing
+// in both front ends. Where the words differ (a run is headless, a chat asks), each front end's help says its own.
+import { Option } from "commander";
+import { APPROVAL_MODES } from "../vocabulary/approval-modes.js";
+
+export type FrontEnd = "chat" | "run";
+
+interface Shared {
+  flags: string;
+  /** One help text for both, or each front end's own. */
+  help: string | Record<FrontEnd, string>;
+  choices?: readonly string[];
+}
+
+const SHARED = {
+  thread: { flags: "-t, --thread <id>", help: { chat: "reopen this thread", run: "continue this thread" } },
+  continue: { flags: "-c, --continue", help: { chat: "reopen the most recently updated thread", run: "continue the most recently updated thread" } },
+  workspace: { flags: "-w, --workspace <dir>", help: "a new thread works in this existing directory (default: the current directory)" },
+  scratch: { flags: "--scratch", help: "a new thread works in a fresh per-thread folder instead of the current directory" },
+  approval: {
+    flags: "--approval <mode>",
+    help: {
+      chat: "ask (default: file edits with their diff and guarded shell commands ask), auto-edit (only guarded shell commands ask), yolo (nothing asks)",
+      run: "what asks (headless: denied unless --yes): ask = file edits and guarded shell commands; auto-edit (default) = guarded shell commands; yolo = nothing",
+    },
+    choices: APPROVAL_MODES,
+  },
+  plan: { flags: "--plan", help: "plan mode: the agent writes its plan as a todo list first, then acts" },
+  goal: {
+    flags: "--goal <objective>",
+    help: { chat: "work toward this objective until it is met, asking you when it needs to", run: "work unattended until the objective is met (exit 0), needs you (3) or cannot be met (4)" },
+  },
+  network: { flags: "--no-network", help: 'shell commands get no network (needs bubblewrap; same as sandbox.network: "off")' },
+  memory: {
+    flags: "--no-memory",
+    help: {
+      chat: "neither learn facts from this session nor show remembered ones (same as memory.enabled: false)",
+      run: "neither learn facts from this run nor show remembered ones (same as memory.enabled: false)",
+    },
+  },
+  dangerousWorkspace: { flags: "--allow-dangerous-workspace", help: "accept -w /, a system directory, your home directory or one holding the data directory" },
+  unconfined: {
+    flags: "--dangerously-run-unconfined",
+    help: { chat: "allow yolo without bubblewrap: the agent's commands then run on this host unasked", run: "allow --yes or yolo without bubblewrap: the agent's commands then run on this host unasked" },
+  },
+} satisfies Record<string, Shared>;
+
+export type SharedOptionName = keyof typeof SHARED;
+
+/** The shared option `name` as `front` declares it. */
+export function sharedOption(name: SharedOptionName, front: FrontEnd): Option {
+  const spec: Shared = SHARED[name];
+  const option = new Option(spec.flags, typeof spec.help === "string" ? spec.help : spec.help[front]);
+  return spec.choices ? option.choices(spec.choices) : option;
+}
