@@ -10,6 +10,7 @@ import { openSqliteStore as openStore } from "../../src/persistence/store.js";
 import { headlessBroker } from "../../src/sandbox/approvals.js";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 import { processesMatching } from "../support/processes.js";
 import { gate, type RecordedRequest, type ScriptedReply } from "../support/openai-server.js";
 import { trustProject } from "../support/trust.js";
@@ -36,7 +37,7 @@ function script(parent: ScriptedReply[], child: (prompt: string, req: RecordedRe
 }
 
 async function streamRun(args: string[]) {
-  const r = await sb.run(["run", "--output-format", "stream-json", ...args]);
+  const r = await runCli(sb, ["run", "--output-format", "stream-json", ...args]);
   const events = r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
   return { ...r, events, final: events.at(-1) };
 }
