@@ -195,7 +195,8 @@ describe("subagents through deerflow run", () => {
     const marker = `${300 + (process.pid % 97)}.${Date.now() % 997}`;
     script([{ toolCalls: [task("k1", "sleep", "bash")] }], () => ({ toolCalls: [{ name: "bash", args: { command: `sleep ${marker}; echo woke` } }] }));
     const child = sb.spawn(["run", "--yes", "long delegation"]);
-    const deadline = Date.now() + 20_000;
+    // Generous: on a loaded 2-core machine the spawned CLI alone can take seconds to start (20 s was seen to run out).
+    const deadline = Date.now() + 90_000;
     const running = () => processesMatching(marker);
     while (running().length === 0) {
       if (Date.now() > deadline) throw new Error("the child's command never started");
