@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 import type { RecordedRequest } from "../support/openai-server.js";
 import { fixture, writeRc } from "../support/mcp.js";
 import { trustProject } from "../support/trust.js";
@@ -19,7 +20,7 @@ const systemText = (req: RecordedRequest) => {
 };
 
 async function runJson(args: string[]) {
-  const r = await sb.run(["run", "--output-format", "json", ...args]);
+  const r = await runCli(sb, ["run", "--output-format", "json", ...args]);
   return { ...r, json: r.stdout ? JSON.parse(r.stdout) : undefined };
 }
 
@@ -35,7 +36,7 @@ describe("control middlewares through deerflow run", () => {
         },
       ],
     });
-    const asked = await sb.run(["run", "set up persistence"]);
+    const asked = await runCli(sb, ["run", "set up persistence"]);
     expect(asked.exitCode).toBe(3);
     expect(asked.stdout).toContain("Which database should I use?");
     expect(asked.stdout).toMatch(/1\. SQLite/);
@@ -44,7 +45,7 @@ describe("control middlewares through deerflow run", () => {
     expect(e2e.server.requests).toHaveLength(1);
 
     e2e.server.push({ content: "Using SQLite." });
-    const answered = await sb.run(["run", "--thread", threadId, "SQLite please"]);
+    const answered = await runCli(sb, ["run", "--thread", threadId, "SQLite please"]);
     expect(answered.exitCode).toBe(0);
     expect(answered.stdout).toBe("Using SQLite.\n");
     const next = flat(e2e.server.requests[1]!);
@@ -80,7 +81,7 @@ describe("control middlewares through deerflow run", () => {
   it("a 500 followed by success is retried and answers", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ status: 500, error: "upstream exploded" }, { content: "recovered" });
-    const r = await sb.run(["run", "hi"]);
+    const r = await runCli(sb, ["run", "hi"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("recovered\n");
     expect(e2e.server.requests).toHaveLength(2);
@@ -137,7 +138,7 @@ describe("control middlewares through deerflow run", () => {
       },
       { content: "planned" },
     );
-    const r = await sb.run(["run", "--plan", "--output-format", "stream-json", "fix the login bug in the app"]);
+    const r = await runCli(sb, ["run", "--plan", "--output-format", "stream-json", "fix the login bug in the app"]);
     expect(r.exitCode).toBe(0);
     const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
     const todos = events.find((e) => e.type === "todos.updated");
@@ -145,7 +146,7 @@ describe("control middlewares through deerflow run", () => {
       { content: "read the code", status: "in_progress" },
       { content: "fix the bug", status: "pending" },
     ]);
-    const threads = JSON.parse((await sb.run(["threads", "--json"])).stdout);
+    const threads = JSON.parse((await runCli(sb, ["threads", "--json"])).stdout);
     expect(threads[0].title).toBe("Test thread title");
     expect(e2e.server.titleRequests).toHaveLength(1);
   });
@@ -157,7 +158,7 @@ describe("control middlewares through deerflow run", () => {
       { toolCalls: [{ id: "t1", name: "write_todos", args: { todos: [{ content: "look at the code", status: "in_progress" }] } }] },
       { content: "listed" },
     );
-    const r = await sb.run(["run", "--output-format", "stream-json", "tidy the repo"]);
+    const r = await runCli(sb, ["run", "--output-format", "stream-json", "tidy the repo"]);
     expect(r.exitCode).toBe(0);
     const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
     expect(events.find((e) => e.type === "todos.updated").todos).toEqual([{ content: "look at the code", status: "in_progress" }]);
@@ -165,7 +166,7 @@ describe("control middlewares through deerflow run", () => {
     expect(plain?.function.description).not.toMatch(/plan mode/i);
 
     e2e.server.push({ content: "ok" });
-    expect((await sb.run(["run", "--plan", "plan it"])).exitCode).toBe(0);
+    expect((await runCli(sb, ["run", "--plan", "plan it"])).exitCode).toBe(0);
     expect(toolOf(e2e.server.requests.at(-1)!)?.function.description).toMatch(/^Plan mode: before any other tool call, write the plan/);
   });
 });

@@ -10,18 +10,19 @@ import { execa } from "execa";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 
 const e2e = useE2E();
 
 async function threadStatus(sb: Sandbox, env: Record<string, string>, threadId: string): Promise<string | undefined> {
-  const list = JSON.parse((await sb.run(["threads", "--json"], { env })).stdout) as { id: string; status: string }[];
+  const list = JSON.parse((await runCli(sb, ["threads", "--json"], { env })).stdout) as { id: string; status: string }[];
   return list.find((t) => t.id === threadId)?.status;
 }
 
 /** The next run on the thread sees it exactly as after its first run: neither the failed input nor its answer. */
 async function expectAsBeforeTheRun(sb: Sandbox, env: Record<string, string>, threadId: string, failedAnswer: string): Promise<void> {
   e2e.server.push({ content: "after the disk was freed" });
-  const next = await sb.run(["run", "--thread", threadId, "next input"], { env });
+  const next = await runCli(sb, ["run", "--thread", threadId, "next input"], { env });
   expect(next.exitCode, next.stderr).toBe(0);
   const sent = JSON.stringify(e2e.server.requests.at(-1)!.body.messages);
   expect(sent).toContain("first answer");
@@ -45,7 +46,7 @@ async function threadWithOneRun(home: string): Promise<{ sb: Sandbox; env: Recor
   const sb = e2e.sandbox();
   const env = { DEERFLOW_HOME: home };
   e2e.server.push({ content: "first answer" });
-  const first = await sb.run(["run", "--output-format", "json", "first input"], { env });
+  const first = await runCli(sb, ["run", "--output-format", "json", "first input"], { env });
   expect(first.exitCode, first.stdout + first.stderr).toBe(0);
   return { sb, env, threadId: JSON.parse(first.stdout).thread_id as string };
 }
@@ -83,7 +84,7 @@ describe("disk full", () => {
 
     // Under the model layer's 2,000,000-character answer cap, over what is left of the 1.5 MB disk (the pre-run snapshot and run records take their share first; since hook fusion the answer is stored about once, so the disk must be smaller than one copy).
     e2e.server.push({ content: `HUGE:${"z".repeat(1_900_000)}` });
-    const failed = await sb.run(["run", "--thread", threadId, "the failing input"], { env });
+    const failed = await runCli(sb, ["run", "--thread", threadId, "the failing input"], { env });
     expect(failed.exitCode).toBe(1);
     expect(failed.stderr).toContain(join(home, "deerflow.sqlite"));
     expect(failed.stderr).not.toMatch(/internal error/i);
@@ -136,6 +137,7 @@ describe("disk full", () => {
       mkdirSync(home);
       const filler = fillUp(mp);
       const env = { DEERFLOW_HOME: home };
+      // Spawned: the mount is unmounted at the end, and a process that has exited holds nothing open on it.
       for (const args of [["run", "hi"], ["threads"]]) {
         const r = await sb.run(args, { env });
         expect(r.exitCode, r.stderr).toBe(1);

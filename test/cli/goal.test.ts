@@ -6,6 +6,7 @@ import { openSqliteStore as openStore } from "../../src/persistence/store.js";
 import { headlessBroker } from "../../src/sandbox/approvals.js";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 import { isEvaluator, verdict } from "../support/requests.js";
 import type { ScriptedReply } from "../support/openai-server.js";
 
@@ -19,7 +20,7 @@ function script(agent: ScriptedReply[], verdicts: ScriptedReply[]) {
 }
 
 async function runGoal(args: string[]) {
-  const r = await sb.run(["run", "--output-format", "json", ...args]);
+  const r = await runCli(sb, ["run", "--output-format", "json", ...args]);
   return { ...r, json: r.stdout ? JSON.parse(r.stdout) : undefined };
 }
 

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 import { partialAnswer } from "../support/partial-stream.js";
 import { createTestDatabase, pgSkip } from "../support/postgres.js";
 import { until } from "../support/wait.js";
@@ -42,15 +43,15 @@ describe.each(stores)("an interrupted run ($name)", ({ env, skip }) => {
     expect(r.exitCode).toBe(130);
     expect(r.stderr).toMatch(/was interrupted/);
 
-    const shown = await sb.run(["threads", "show", r.threadId], { env: env() });
+    const shown = await runCli(sb, ["threads", "show", r.threadId], { env: env() });
     expect(shown.exitCode, shown.stderr).toBe(0);
     expect(shown.stdout).toMatch(/> explain the loader\nThe config loader reads three[a-z ]*\n\[interrupted by the user\]\n$/);
-    const json = JSON.parse((await sb.run(["threads", "show", "--json", r.threadId], { env: env() })).stdout);
+    const json = JSON.parse((await runCli(sb, ["threads", "show", "--json", r.threadId], { env: env() })).stdout);
     expect(json.entries.at(-1)).toMatchObject({ kind: "assistant", interrupted: true, text: expect.stringMatching(/^The config loader reads three/) });
     expect(json.thread.status).toBe("interrupted");
 
     e2e.server.push({ content: "Continuing." });
-    const next = await sb.run(["run", "--thread", r.threadId, "go on"], { env: env() });
+    const next = await runCli(sb, ["run", "--thread", r.threadId, "go on"], { env: env() });
     expect(next.exitCode, next.stderr).toBe(0);
     const sent = (e2e.server.requests.at(-1)!.body.messages as { role: string; content: string }[]).filter((m) => m.role !== "system" && !String(m.content).startsWith("<system-reminder>"));
     expect(sent.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
@@ -68,7 +69,7 @@ describe("an interrupted run (SIGTERM)", () => {
     const r = await child.catch((e: { exitCode?: number; stdout?: string }) => e);
     expect(r.exitCode).toBe(130);
     const threadId = JSON.parse(String(r.stdout)).thread_id as string;
-    const shown = await sb.run(["threads", "show", threadId]);
+    const shown = await runCli(sb, ["threads", "show", threadId]);
     expect(shown.stdout).toMatch(/> long job\n\[interrupted by the user\]\n$/);
   });
 });

@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 import { createTestDatabase, pgSkip } from "../support/postgres.js";
 import { until } from "../support/wait.js";
 
@@ -23,7 +24,7 @@ function userTexts(body: { messages: { role: string; content: unknown }[] }): st
 
 async function killWhileThinking(sb: Sandbox, env: Record<string, string>): Promise<void> {
   e2e.server.push({ content: "first answer" });
-  const first = await sb.run(["run", "--output-format", "json", "first question"], { env });
+  const first = await runCli(sb, ["run", "--output-format", "json", "first question"], { env });
   expect(first.exitCode, first.stderr).toBe(0);
   const threadId = JSON.parse(first.stdout).thread_id as string;
 
@@ -35,12 +36,12 @@ async function killWhileThinking(sb: Sandbox, env: Record<string, string>): Prom
   await killed.catch(() => undefined);
   // On the team database the dead run's lease has to run out first.
   await until(async () => {
-    const r = await sb.run(["threads", "--json"], { env });
+    const r = await runCli(sb, ["threads", "--json"], { env });
     return (JSON.parse(r.stdout) as { id: string; status: string }[]).find((t) => t.id === threadId)?.status === "interrupted";
   }, "the killed run to show as interrupted", undefined, 250);
 
   e2e.server.setScript([{ content: "carried on" }]);
-  const next = await sb.run(["run", "--thread", threadId, "--output-format", "json", "carry on"], { env });
+  const next = await runCli(sb, ["run", "--thread", threadId, "--output-format", "json", "carry on"], { env });
   expect(next.exitCode, next.stderr).toBe(0);
   const sent = userTexts(e2e.server.requests.at(-1)!.body as never).join("\n");
   expect(sent).toContain("first question");
@@ -79,14 +80,14 @@ async function killMidTool(sb: Sandbox, env: Record<string, string>): Promise<vo
   await killed.catch(() => undefined);
   let threadId = "";
   await until(async () => {
-    const r = await sb.run(["threads", "--json"], { env });
+    const r = await runCli(sb, ["threads", "--json"], { env });
     const t = (JSON.parse(r.stdout) as { id: string; status: string }[])[0];
     threadId = t?.id ?? "";
     return t?.status === "interrupted";
   }, "the killed run to show as interrupted", undefined, 250);
 
   e2e.server.setScript([{ content: "carried on" }]);
-  const next = await sb.run(["run", "--thread", threadId, "--output-format", "json", "carry on"], { env });
+  const next = await runCli(sb, ["run", "--thread", threadId, "--output-format", "json", "carry on"], { env });
   expect(next.exitCode, next.stderr).toBe(0);
   const msgs = (e2e.server.requests.at(-1)!.body as { messages: { role: string; content: unknown; tool_calls?: { id: string }[]; tool_call_id?: string }[] }).messages;
   const calls = msgs.flatMap((m) => m.tool_calls?.map((c) => c.id) ?? []);

@@ -6,11 +6,12 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 
 const e2e = useE2E();
 
 async function threads(sb: Sandbox): Promise<{ id: string; status: string }[]> {
-  const r = await sb.run(["threads", "--json"]);
+  const r = await runCli(sb, ["threads", "--json"]);
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
 }
@@ -43,7 +44,7 @@ describe("attacking the run lifecycle", () => {
       expect(t!.status).not.toBe("running");
       e2e.server.setScript([]);
       e2e.server.push({ content: "continued" });
-      const next = await sb.run(["run", "--thread", t!.id, "go on"]);
+      const next = await runCli(sb, ["run", "--thread", t!.id, "go on"]);
       expect(next.exitCode, next.stderr).toBe(0);
       expect(next.stdout).toBe("continued\n");
       expect((await threads(sb))[0]!.status).toBe("success");
@@ -53,11 +54,11 @@ describe("attacking the run lifecycle", () => {
   it("two runs racing for one thread: one works, the other is refused (busy, exit 1); the thread ends consistent", async () => {
     const sb = e2e.sandbox();
     e2e.server.push({ content: "first" });
-    const id = JSON.parse((await sb.run(["run", "--output-format", "json", "start"])).stdout).thread_id as string;
+    const id = JSON.parse((await runCli(sb, ["run", "--output-format", "json", "start"])).stdout).thread_id as string;
     e2e.server.push({ hang: true });
     const a = sb.spawn(["run", "--thread", id, "--output-format", "json", "slow one"]);
     for (let i = 0; i < 3000 && e2e.server.requests.length < 2; i++) await new Promise((r) => setTimeout(r, 20));
-    const b = await sb.run(["run", "--thread", id, "--output-format", "json", "racing one"]);
+    const b = await runCli(sb, ["run", "--thread", id, "--output-format", "json", "racing one"]);
     expect(b.exitCode).toBe(1);
     expect(b.stderr).toMatch(/is busy/);
     expect((await threads(sb))[0]!.status).toBe("running");
@@ -70,16 +71,16 @@ describe("attacking the run lifecycle", () => {
   it("database files that are not databases: empty, truncated, a directory — named, never 'internal error'", async () => {
     const sb = e2e.sandbox();
     e2e.server.push({ content: "big answer ".repeat(20_000) });
-    expect((await sb.run(["run", "make some history"])).exitCode).toBe(0);
+    expect((await runCli(sb, ["run", "make some history"])).exitCode).toBe(0);
     const db = join(sb.home, "deerflow.sqlite");
     truncateSync(db, Math.floor(statSync(db).size / 2));
-    const truncated = await sb.run(["threads"]);
+    const truncated = await runCli(sb, ["threads"]);
     expect(truncated.stderr).not.toMatch(/internal error/i);
     if (truncated.exitCode !== 0) expect(truncated.stderr).toContain("doctor --repair");
 
     const sb2 = e2e.sandbox();
     mkdirSync(join(sb2.home, "deerflow.sqlite"), { recursive: true });
-    const dir = await sb2.run(["run", "hi"]);
+    const dir = await runCli(sb2, ["run", "hi"]);
     expect(dir.exitCode).not.toBe(0);
     expect(dir.stderr).toContain(join(sb2.home, "deerflow.sqlite").replace(/\/deerflow\.sqlite$/, ""));
     expect(dir.stderr).not.toMatch(/internal error/i);
@@ -90,7 +91,7 @@ describe("attacking the run lifecycle", () => {
     mkdirSync(sb3.home, { recursive: true });
     writeFileSync(join(sb3.home, "deerflow.sqlite"), "");
     e2e.server.push({ content: "fine" });
-    const empty = await sb3.run(["run", "hi"]);
+    const empty = await runCli(sb3, ["run", "hi"]);
     expect(empty.exitCode, empty.stderr).toBe(0);
   });
 });

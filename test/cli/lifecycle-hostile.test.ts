@@ -1,4 +1,4 @@
-// A hostile environment and a careless user against the run lifecycle, through the built CLI: time limits that do
+// A hostile environment and a careless user against the run lifecycle, through the CLI: time limits that do
 // not fit a timer, an idempotency key reused for other work or after a failure, a database file nobody may write,
 // a dead run's pid taken by an unrelated process, and `threads`/`doctor` while a run works.
 import { writeFileSync } from "node:fs";
@@ -9,11 +9,12 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 
 const e2e = useE2E();
 
 async function threads(sb: Sandbox): Promise<{ id: string; status: string }[]> {
-  const r = await sb.run(["threads", "--json"]);
+  const r = await runCli(sb, ["threads", "--json"]);
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
 }
@@ -25,7 +26,7 @@ function clean(stderr: string): void {
 
 async function firstThread(sb: Sandbox, args: string[] = []): Promise<string> {
   e2e.server.push({ content: "first answer" });
-  const r = await sb.run(["run", "--output-format", "json", ...args, "first prompt"]);
+  const r = await runCli(sb, ["run", "--output-format", "json", ...args, "first prompt"]);
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout).thread_id as string;
 }
@@ -49,7 +50,7 @@ describe("run limits and idempotency keys from a careless user", () => {
   it("--timeout beyond a week (or past what a timer holds) is refused up front, exit 2, model not called", async () => {
     const sb = e2e.sandbox();
     for (const t of ["99999999999", "604801"]) {
-      const r = await sb.run(["run", "--timeout", t, "hi"]);
+      const r = await runCli(sb, ["run", "--timeout", t, "hi"]);
       expect(r.exitCode, r.stderr).toBe(2);
       expect(r.stderr).toMatch(/--timeout must be at most 604800/);
       clean(r.stderr);
@@ -61,12 +62,12 @@ describe("run limits and idempotency keys from a careless user", () => {
     const sb = e2e.sandbox();
     const id = await firstThread(sb, ["--input-id", "k1"]);
     const before = e2e.server.requests.length;
-    const r = await sb.run(["run", "--thread", id, "--input-id", "k1", "another prompt"]);
+    const r = await runCli(sb, ["run", "--thread", id, "--input-id", "k1", "another prompt"]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/Input id "k1" was already applied on thread .* to a different prompt/);
     clean(r.stderr);
     expect(e2e.server.requests.length).toBe(before);
-    const same = await sb.run(["run", "--thread", id, "--input-id", "k1", "first prompt"]);
+    const same = await runCli(sb, ["run", "--thread", id, "--input-id", "k1", "first prompt"]);
     expect(same.exitCode, same.stderr).toBe(0);
     expect(same.stdout).toBe("first answer\n");
     expect(e2e.server.requests.length).toBe(before);
@@ -75,7 +76,7 @@ describe("run limits and idempotency keys from a careless user", () => {
   it("an empty --input-id (an unset shell variable) or one longer than 255 characters is refused, exit 2", async () => {
     const sb = e2e.sandbox();
     for (const [id, why] of [["", /--input-id is empty/], ["  ", /--input-id is empty/], ["x".repeat(256), /longer than 255/]] as const) {
-      const r = await sb.run(["run", "--input-id", id, "hi"]);
+      const r = await runCli(sb, ["run", "--input-id", id, "hi"]);
       expect(r.exitCode, r.stderr).toBe(2);
       expect(r.stderr).toMatch(why);
       clean(r.stderr);
@@ -87,19 +88,19 @@ describe("run limits and idempotency keys from a careless user", () => {
     const sb = e2e.sandbox();
     const id = await firstThread(sb);
     e2e.server.push({ status: 400, error: "refused" });
-    const failed = await sb.run(["run", "--thread", id, "--input-id", "k2", "try this"]);
+    const failed = await runCli(sb, ["run", "--thread", id, "--input-id", "k2", "try this"]);
     expect(failed.exitCode).toBe(1);
     e2e.server.push({ content: "worked the second time" });
-    const again = await sb.run(["run", "--thread", id, "--input-id", "k2", "try this"]);
+    const again = await runCli(sb, ["run", "--thread", id, "--input-id", "k2", "try this"]);
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stdout).toBe("worked the second time\n");
 
     e2e.server.push({ hang: true });
-    const slow = await sb.run(["run", "--thread", id, "--timeout", "1", "--input-id", "k3", "slow one"]);
+    const slow = await runCli(sb, ["run", "--thread", id, "--timeout", "1", "--input-id", "k3", "slow one"]);
     expect(slow.exitCode).toBe(5);
     e2e.server.setScript([]);
     e2e.server.push({ content: "finished this time" });
-    const retry = await sb.run(["run", "--thread", id, "--input-id", "k3", "slow one"]);
+    const retry = await runCli(sb, ["run", "--thread", id, "--input-id", "k3", "slow one"]);
     expect(retry.exitCode, retry.stderr).toBe(0);
     expect(retry.stdout).toBe("finished this time\n");
     // The retried input replaced itself: the model sees it once.
@@ -116,7 +117,7 @@ describe("a hostile environment", () => {
     const list = await threads(sb);
     expect(list.find((t) => t.id === id)!.status).toBe("success");
     e2e.server.push({ content: "still here" });
-    const next = await sb.run(["run", "--thread", id, "go on"]);
+    const next = await runCli(sb, ["run", "--thread", id, "go on"]);
     expect(next.exitCode, next.stderr).toBe(0);
     expect(JSON.stringify(e2e.server.requests.at(-1)!.body.messages)).toContain("first answer");
   });
@@ -135,7 +136,7 @@ describe("a hostile environment", () => {
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toMatch(/is busy/);
     }
-    const again = await sb.run(["run", "--thread", id, "--input-id", "same", "do it once"]);
+    const again = await runCli(sb, ["run", "--thread", id, "--input-id", "same", "do it once"]);
     expect(again.stdout).toBe("the one answer\n");
     // The model answered the input once.
     expect(e2e.server.requests.filter((r) => JSON.stringify(r.body.messages).includes("do it once"))).toHaveLength(1);
@@ -148,7 +149,7 @@ describe("a hostile environment", () => {
     await execa("chattr", ["+i", db]);
     try {
       e2e.server.push({ content: "never stored" });
-      const r = await sb.run(["run", "--thread", id, "again"]);
+      const r = await runCli(sb, ["run", "--thread", id, "again"]);
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toContain(db);
       expect(r.stderr).toMatch(/Nothing was changed.*writable/s);
@@ -160,7 +161,7 @@ describe("a hostile environment", () => {
     }
     e2e.server.setScript([]);
     e2e.server.push({ content: "stored now" });
-    const next = await sb.run(["run", "--thread", id, "once writable"]);
+    const next = await runCli(sb, ["run", "--thread", id, "once writable"]);
     expect(next.exitCode, next.stderr).toBe(0);
   });
 
@@ -184,7 +185,7 @@ describe("a hostile environment", () => {
       expect((await threads(sb)).find((t) => t.id === id)!.status).toBe("interrupted");
       e2e.server.setScript([]);
       e2e.server.push({ content: "took it over" });
-      const next = await sb.run(["run", "--thread", id, "go on"]);
+      const next = await runCli(sb, ["run", "--thread", id, "go on"]);
       expect(next.exitCode, next.stderr).toBe(0);
     } finally {
       other.kill("SIGKILL");
@@ -198,7 +199,7 @@ describe("a hostile environment", () => {
     const run = sb.spawn(["run", "--output-format", "json", "slow work"]);
     await modelCalled(1);
     expect((await threads(sb))[0]!.status).toBe("running");
-    const doctor = await sb.run(["doctor"]);
+    const doctor = await runCli(sb, ["doctor"]);
     expect(doctor.stdout).toMatch(/✓ db .*passes quick_check/);
     clean(doctor.stderr);
     expect((await threads(sb))[0]!.status).toBe("running");

@@ -1,11 +1,13 @@
-// The run lifecycle through the built CLI, as a user and a hostile environment meet it: a malformed agent file,
+// The run lifecycle through the CLI, as a user and a hostile environment meet it: a malformed agent file,
 // kill -9, SIGTERM, a run timeout, a repeated --input-id, a clarification that must still title the thread, a data
-// directory that is a file, and a corrupted database repaired with `doctor --repair`.
+// directory that is a file, and a corrupted database repaired with `doctor --repair`. The CLI runs in-process
+// (runCli) except where a process is killed: kill -9 and SIGTERM spawn the built bin/deerflow.
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 import { trustProject } from "../support/trust.js";
 
 const e2e = useE2E();
@@ -16,7 +18,7 @@ const noInternalError = (s: string) => {
 };
 
 async function threads(sb: Sandbox): Promise<{ id: string; status: string; title: string | null }[]> {
-  const r = await sb.run(["threads", "--json"]);
+  const r = await runCli(sb, ["threads", "--json"]);
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
 }
@@ -34,7 +36,7 @@ describe("run lifecycle", () => {
     const sb = e2e.sandbox();
     mkdirSync(join(sb.cwd, ".deerflow", "agents"), { recursive: true });
     writeFileSync(join(sb.cwd, ".deerflow", "agents", "reviewer.md"), "no front matter here\n");
-    const r = await sb.run(["run", "hello"]);
+    const r = await runCli(sb, ["run", "hello"]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain("reviewer.md");
     expect(r.stderr).toMatch(/front matter/);
@@ -58,7 +60,7 @@ describe("run lifecycle", () => {
     expect(after[0]!.status).toBe("interrupted");
     // the thread is usable again: the stale lock is gone
     e2e.server.push({ content: "continued" });
-    const next = await sb.run(["run", "--thread", after[0]!.id, "go on"]);
+    const next = await runCli(sb, ["run", "--thread", after[0]!.id, "go on"]);
     expect(next.exitCode, next.stderr).toBe(0);
     expect(next.stdout).toBe("continued\n");
   });
@@ -82,7 +84,7 @@ describe("run lifecycle", () => {
   it("--timeout ends a run that takes too long with status timeout (exit 5); runTimeout in .deerflowrc does the same", async () => {
     const sb = e2e.sandbox();
     e2e.server.push({ hang: true });
-    const r = await sb.run(["run", "--timeout", "1", "--output-format", "json", "slow work"]);
+    const r = await runCli(sb, ["run", "--timeout", "1", "--output-format", "json", "slow work"]);
     expect(r.exitCode).toBe(5);
     const json = JSON.parse(r.stdout);
     expect(json.status).toBe("timeout");
@@ -93,7 +95,7 @@ describe("run lifecycle", () => {
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ runTimeout: 1 }));
     trustProject(sb);
     e2e.server.push({ hang: true });
-    const again = await sb.run(["run", "--output-format", "json", "slow again"]);
+    const again = await runCli(sb, ["run", "--output-format", "json", "slow again"]);
     expect(again.exitCode).toBe(5);
     expect(JSON.parse(again.stdout).status).toBe("timeout");
   });
@@ -101,10 +103,10 @@ describe("run lifecycle", () => {
   it("a repeated --input-id after success returns the recorded result without calling the model (same exit)", async () => {
     const sb = e2e.sandbox();
     e2e.server.push({ content: "Done: created notes.md" });
-    const first = await sb.run(["run", "--input-id", "job-1", "--output-format", "json", "create notes.md"]);
+    const first = await runCli(sb, ["run", "--input-id", "job-1", "--output-format", "json", "create notes.md"]);
     expect(first.exitCode, first.stderr).toBe(0);
     const a = JSON.parse(first.stdout);
-    const again = await sb.run(["run", "--thread", a.thread_id, "--input-id", "job-1", "--output-format", "json", "create notes.md"]);
+    const again = await runCli(sb, ["run", "--thread", a.thread_id, "--input-id", "job-1", "--output-format", "json", "create notes.md"]);
     expect(again.exitCode, again.stderr).toBe(0);
     const b = JSON.parse(again.stdout);
     expect(b).toMatchObject({ thread_id: a.thread_id, run_id: a.run_id, status: "success", stop_reason: "end_turn", final_text: "Done: created notes.md" });
@@ -112,9 +114,9 @@ describe("run lifecycle", () => {
 
     // a question is recorded too: the repeat asks it again with exit 3, still without a model call
     e2e.server.push(ask);
-    const q = await sb.run(["run", "--thread", a.thread_id, "--input-id", "job-2", "which db?"]);
+    const q = await runCli(sb, ["run", "--thread", a.thread_id, "--input-id", "job-2", "which db?"]);
     expect(q.exitCode).toBe(3);
-    const q2 = await sb.run(["run", "--thread", a.thread_id, "--input-id", "job-2", "which db?"]);
+    const q2 = await runCli(sb, ["run", "--thread", a.thread_id, "--input-id", "job-2", "which db?"]);
     expect(q2.exitCode).toBe(3);
     expect(q2.stdout).toContain("Which database should I use?");
     expect(e2e.server.requests).toHaveLength(2);
@@ -124,7 +126,7 @@ describe("run lifecycle", () => {
     const sb = e2e.sandbox();
     e2e.server.push(ask);
     e2e.server.titleReply = { content: "Database choice" };
-    const r = await sb.run(["run", "--output-format", "json", "set up the service database"]);
+    const r = await runCli(sb, ["run", "--output-format", "json", "set up the service database"]);
     expect(r.exitCode).toBe(3);
     expect(JSON.parse(r.stdout).stop_reason).toBe("clarification");
     expect(e2e.server.titleRequests).toHaveLength(1);
@@ -137,7 +139,7 @@ describe("run lifecycle", () => {
     const file = join(sb.userHome, "not-a-dir");
     writeFileSync(file, "x");
     for (const home of [file, join(file, "sub")]) {
-      const r = await sb.run(["run", "hi"], { env: { DEERFLOW_HOME: home } });
+      const r = await runCli(sb, ["run", "hi"], { env: { DEERFLOW_HOME: home } });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toContain(home);
       // The fix is moving the file, not permissions.
@@ -145,7 +147,7 @@ describe("run lifecycle", () => {
       expect(r.stderr).not.toMatch(/permissions/);
       noInternalError(r.stderr);
     }
-    const t = await sb.run(["threads"], { env: { DEERFLOW_HOME: file } });
+    const t = await runCli(sb, ["threads"], { env: { DEERFLOW_HOME: file } });
     expect(t.exitCode).toBe(2);
     expect(t.stderr).toContain(file);
     expect(t.stdout).not.toContain("No threads yet");
@@ -155,9 +157,9 @@ describe("run lifecycle", () => {
 describe("a corrupted database", () => {
   async function twoThreads(sb: Sandbox): Promise<[string, string]> {
     e2e.server.push({ content: "small answer" });
-    const a = JSON.parse((await sb.run(["run", "--output-format", "json", "first thread"])).stdout).thread_id as string;
+    const a = JSON.parse((await runCli(sb, ["run", "--output-format", "json", "first thread"])).stdout).thread_id as string;
     e2e.server.push({ content: `big:${"y".repeat(400_000)}` });
-    const b = JSON.parse((await sb.run(["run", "--output-format", "json", "second thread"])).stdout).thread_id as string;
+    const b = JSON.parse((await runCli(sb, ["run", "--output-format", "json", "second thread"])).stdout).thread_id as string;
     return [a, b];
   }
 
@@ -169,20 +171,20 @@ describe("a corrupted database", () => {
     writeSync(fd, Buffer.alloc(100, 0x41), 0, 100, 0);
     closeSync(fd);
     for (const args of [["threads"], ["run", "new work"]]) {
-      const r = await sb.run(args);
+      const r = await runCli(sb, args);
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toContain(db);
       expect(r.stderr).toContain("deerflow doctor --repair");
       noInternalError(r.stderr);
     }
-    const doctor = await sb.run(["doctor"]);
+    const doctor = await runCli(sb, ["doctor"]);
     expect(doctor.exitCode).toBe(1);
     expect(doctor.stdout).toMatch(/✗ db\s+.*damaged/);
-    const repair = await sb.run(["doctor", "--repair"]);
+    const repair = await runCli(sb, ["doctor", "--repair"]);
     expect(repair.exitCode, repair.stdout + repair.stderr).toBe(0);
     expect(repair.stdout).toMatch(/backed up the damaged database to .*deerflow\.sqlite\.corrupt-/);
     e2e.server.push({ content: "fresh start" });
-    const next = await sb.run(["run", "new work"]);
+    const next = await runCli(sb, ["run", "new work"]);
     expect(next.exitCode, next.stderr).toBe(0);
   });
 
@@ -195,9 +197,9 @@ describe("a corrupted database", () => {
     const fd = openSync(db, "r+");
     writeSync(fd, Buffer.alloc(64 * 1024, 0xee), 0, 64 * 1024, Math.floor(size * 0.6));
     closeSync(fd);
-    const doctor = await sb.run(["doctor"]);
+    const doctor = await runCli(sb, ["doctor"]);
     expect(doctor.stdout).toMatch(/✗ db\s+.*damaged.*doctor --repair/);
-    const repair = await sb.run(["doctor", "--repair"]);
+    const repair = await runCli(sb, ["doctor", "--repair"]);
     expect(repair.exitCode, repair.stdout + repair.stderr).toBe(0);
     expect(repair.stdout).toContain(`thread ${a}`);
     expect(repair.stdout).toMatch(new RegExp(`thread ${a}.*: recovered`));
@@ -206,7 +208,7 @@ describe("a corrupted database", () => {
     expect(list.map((t) => t.id)).toContain(a);
     // the intact thread continues with its history
     e2e.server.push({ content: "still here" });
-    const next = await sb.run(["run", "--thread", a, "and now?"]);
+    const next = await runCli(sb, ["run", "--thread", a, "and now?"]);
     expect(next.exitCode, next.stderr).toBe(0);
     expect(JSON.stringify(e2e.server.requests.at(-1)!.body.messages)).toContain("small answer");
     expect(b).not.toBe(a);
@@ -215,7 +217,7 @@ describe("a corrupted database", () => {
   it("a run that reaches the graph's step limit is a guard stop (exit 5) with a hint, rolled back, never 'internal error'", async () => {
     const sb = e2e.sandbox();
     e2e.server.push({ content: "first answer", usage: { prompt_tokens: 10, completion_tokens: 5 } });
-    const first = await sb.run(["run", "--output-format", "json", "start"]);
+    const first = await runCli(sb, ["run", "--output-format", "json", "start"]);
     expect(first.exitCode, first.stderr).toBe(0);
     const threadId = JSON.parse(first.stdout).thread_id as string;
     // A model that never stops working, every call different (so loop detection and per-tool caps stay quiet).
@@ -227,14 +229,14 @@ describe("a corrupted database", () => {
       (i: number) => ({ name: "read_file", args: { path: `f${i - 1}.txt` } }),
     ];
     e2e.server.setScript((_req, i) => ({ toolCalls: [{ ...tools[i % tools.length]!(i), id: `c${i}` }], usage: { prompt_tokens: 10, completion_tokens: 5 } }));
-    const r = await sb.run(["run", "--thread", threadId, "work forever"], { timeoutMs: 400_000 });
+    const r = await runCli(sb, ["run", "--thread", threadId, "work forever"]);
     noInternalError(r.stderr);
     expect(r.exitCode, r.stderr).toBe(5);
     expect(r.stderr).toMatch(/limit of \d+ graph steps/);
     expect(r.stderr).toContain(`deerflow run --thread ${threadId}`);
     // Rolled back: the next run sees the thread as after the first run.
     e2e.server.setScript([{ content: "fine" }]);
-    const next = await sb.run(["run", "--thread", threadId, "and now?"]);
+    const next = await runCli(sb, ["run", "--thread", threadId, "and now?"]);
     expect(next.exitCode, next.stderr).toBe(0);
     const sent = JSON.stringify(e2e.server.requests.at(-1)!.body.messages);
     expect(sent).toContain("first answer");

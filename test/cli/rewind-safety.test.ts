@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { HAS_BWRAP, pathWithoutBwrap } from "../support/confinement.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 import { userTexts } from "../support/requests.js";
 
 const e2e = useE2E();
@@ -16,13 +17,13 @@ const write = (id: string, path: string, content: string) => ({ toolCalls: [{ id
 const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: "bash", args: { description: "generate", command } }] });
 
 async function runJson(sb: Sandbox, args: string[], env?: Record<string, string>) {
-  const r = await sb.run(["run", "--output-format", "json", ...args], { env });
+  const r = await runCli(sb, ["run", "--output-format", "json", ...args], { env });
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as { thread_id: string; run_id: string };
 }
 
 async function rewind(sb: Sandbox, args: string[]) {
-  const r = await sb.run(["rewind", ...args]);
+  const r = await runCli(sb, ["rewind", ...args]);
   expect(r.exitCode, r.stderr).toBe(0);
   return { ...r, json: args.includes("--json") ? JSON.parse(r.stdout) : undefined };
 }
@@ -145,7 +146,7 @@ describe("a rewind killed half way (SIGKILL, 3,000 files)", () => {
     // Killed during the rewind of a second run: `doctor` finishes it.
     await threadWithFiles(sb, ws, thread);
     await killMidRewind(sb, thread, gen);
-    const doctor = await sb.run(["doctor"]);
+    const doctor = await runCli(sb, ["doctor"]);
     expect(doctor.stdout).toMatch(new RegExp(`✓ rewind  finished rewind rewind-\\S+ of thread ${thread}, which was interrupted: \\d+ files?: .* restored \\(the files from before it are at refs/deerflow/rewound/rewind-\\S+\\)`));
     expect(existsSync(gen)).toBe(false);
 
@@ -153,7 +154,7 @@ describe("a rewind killed half way (SIGKILL, 3,000 files)", () => {
     await threadWithFiles(sb, ws, thread);
     await killMidRewind(sb, thread, gen);
     e2e.server.push({ content: "Fresh start." });
-    const next = await sb.run(["run", "--thread", thread, "what is left?"]);
+    const next = await runCli(sb, ["run", "--thread", thread, "what is left?"]);
     expect(next.exitCode, next.stderr).toBe(0);
     expect(next.stderr).toMatch(/warning: Finished rewind rewind-\S+, which was interrupted: thread \S+ is rewound to before run run-\S+ \(1 run undone\): the conversation and \d+ files?: .* restored\. The files from before the rewind are kept at refs\/deerflow\/rewound\//);
     expect(existsSync(gen)).toBe(false);
@@ -165,7 +166,7 @@ describe("rewind --force", () => {
   it("with --list or --conversation-only is one line and exit 2 (it takes files back; those take none)", async () => {
     const sb = e2e.sandbox();
     for (const other of ["--list", "--conversation-only"]) {
-      const r = await sb.run(["rewind", "some-thread", "--force", other]);
+      const r = await runCli(sb, ["rewind", "some-thread", "--force", other]);
       expect(r.exitCode).toBe(2);
       expect(r.stderr.trim().split("\n")).toHaveLength(1);
       expect(r.stderr).toContain(`--force takes files back; ${other} takes none.`);

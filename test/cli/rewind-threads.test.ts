@@ -1,4 +1,4 @@
-// End to end through the built bin/deerflow: threads that share a workspace share its snapshot store, and nothing
+// End to end through the CLI: threads that share a workspace share its snapshot store, and nothing
 // else. Two threads run on one repository at once and each rewinds only its own run; `threads rm` of the last one
 // takes the store. And what the user changes while a run that started no tool works is the user's, not the run's.
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 import { gate, type RecordedRequest, type ScriptedReply } from "../support/openai-server.js";
 import { userTexts } from "../support/requests.js";
 
@@ -15,7 +16,7 @@ const bash = (id: string, command: string): ScriptedReply => ({ toolCalls: [{ id
 const answered = (req: RecordedRequest) => (req.body.messages as { role: string }[]).at(-1)?.role === "tool";
 
 async function rewind(sb: Sandbox, args: string[]) {
-  const r = await sb.run(["rewind", ...args, "--json"]);
+  const r = await runCli(sb, ["rewind", ...args, "--json"]);
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
 }
@@ -38,6 +39,7 @@ describe("threads that share a workspace", () => {
       await aFinished;
       return bash("b1", "printf 'b\\n' > b.txt");
     });
+    // Two processes at once (in-process calls run one at a time).
     const runA = sb.run(["run", "--output-format", "json", "-w", ws, "thread a: write a.txt"]).then((r) => (aDone(), r));
     const runB = sb.run(["run", "--output-format", "json", "-w", ws, "thread b: write b.txt"]);
     const [ra, rb] = await Promise.all([runA, runB]);
@@ -51,12 +53,12 @@ describe("threads that share a workspace", () => {
     expect([existsSync(join(ws, "a.txt")), readFileSync(join(ws, "b.txt"), "utf8")]).toEqual([false, "b\n"]);
 
     // a goes; the store stays for b, whose rewind still works.
-    expect((await sb.run(["threads", "rm", a])).exitCode).toBe(0);
+    expect((await runCli(sb, ["threads", "rm", a])).exitCode).toBe(0);
     expect(readdirSync(join(sb.home, "snapshots"))).toHaveLength(1);
     expect((await rewind(sb, [b])).files).toMatchObject({ restored: ["b.txt"], edited: [] });
     expect(readdirSync(ws)).toEqual(["app.js"]);
 
-    expect((await sb.run(["threads", "rm", b])).exitCode).toBe(0);
+    expect((await runCli(sb, ["threads", "rm", b])).exitCode).toBe(0);
     expect(readdirSync(join(sb.home, "snapshots"))).toEqual([]);
   }, 240_000);
 
@@ -70,7 +72,7 @@ describe("threads that share a workspace", () => {
       writeFileSync(join(ws, "app.js"), "mine\n");
       return { content: "Hello." };
     });
-    const r = await sb.run(["run", "--output-format", "json", "-w", ws, "hi"]);
+    const r = await runCli(sb, ["run", "--output-format", "json", "-w", ws, "hi"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const out = await rewind(sb, [JSON.parse(r.stdout).thread_id]);
     expect(out.files).toMatchObject({ restored: [], edited: ["app.js"] });

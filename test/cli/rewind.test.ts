@@ -1,5 +1,5 @@
-// End to end: `deerflow rewind` and `deerflow threads rm` through the built bin/deerflow against the loopback test
-// model, in a bound git repository whose own .git must stay exactly as it was. (`npm test` builds first.)
+// End to end: `deerflow rewind` and `deerflow threads rm` through the CLI against the loopback test
+// model, in a bound git repository whose own .git must stay exactly as it was.
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from "node:fs";
@@ -7,6 +7,7 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 import { listThreads, userTexts } from "../support/requests.js";
 
 const e2e = useE2E();
@@ -50,13 +51,13 @@ function userRepo(sb: Sandbox): string {
 const bash = (id: string, command: string) => ({ toolCalls: [{ id, name: "bash", args: { description: "edit", command } }] });
 
 async function runJson(sb: Sandbox, args: string[]) {
-  const r = await sb.run(["run", "--output-format", "json", ...args]);
+  const r = await runCli(sb, ["run", "--output-format", "json", ...args]);
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as { thread_id: string; run_id: string };
 }
 
 async function rewind(sb: Sandbox, args: string[]) {
-  const r = await sb.run(["rewind", ...args]);
+  const r = await runCli(sb, ["rewind", ...args]);
   return { ...r, json: r.exitCode === 0 && args.includes("--json") ? JSON.parse(r.stdout) : undefined };
 }
 
@@ -154,7 +155,8 @@ describe("deerflow rewind", () => {
 
   it("without git, the conversation still rewinds and the files say why in one line", async () => {
     const sb = e2e.sandbox();
-    // deerflow itself is started by absolute path; its PATH has no git (nor anything else).
+    // Spawned: whether git runs is checked once per process. deerflow itself is started by absolute path; its PATH has
+    // no git (nor anything else).
     const bin = join(sb.userHome, "empty-bin");
     mkdirSync(bin);
     const noGit = { PATH: bin };
@@ -237,20 +239,20 @@ describe("deerflow threads rm", () => {
     const ownDir = join(sb.home, "threads", own.thread_id);
     expect(existsSync(join(ownDir, "workspace", "own.txt"))).toBe(true);
 
-    const r = await sb.run(["threads", "rm", thread]);
+    const r = await runCli(sb, ["threads", "rm", thread]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toContain(`Its workspace ${repo} is yours and was left as it is.`);
     expect(readFileSync(join(repo, "src", "app.js"), "utf8")).toBe("console.log('v3');\n");
     expect(existsSync(join(sb.home, "threads", thread))).toBe(false);
     expect((await listThreads(sb)).map((t) => t.id)).toEqual([own.thread_id]);
 
-    const json = await sb.run(["threads", "rm", own.thread_id, "--json"]);
+    const json = await runCli(sb, ["threads", "rm", own.thread_id, "--json"]);
     expect(json.exitCode, json.stderr).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ thread_id: own.thread_id, removed_dir: ownDir, kept_workspace: null });
     expect(existsSync(ownDir)).toBe(false);
     expect(await listThreads(sb)).toEqual([]);
 
-    const again = await sb.run(["threads", "rm", own.thread_id]);
+    const again = await runCli(sb, ["threads", "rm", own.thread_id]);
     expect(again.exitCode).toBe(2);
     expect(again.stderr).toMatch(/not found/);
   }, 120_000);
@@ -269,10 +271,10 @@ describe("deerflow threads rm", () => {
         break;
       }
     }
-    const r = await sb.run(["threads", "rm", thread]);
+    const r = await runCli(sb, ["threads", "rm", thread]);
     expect(r.exitCode, r.stdout + r.stderr).toBe(1);
     expect(r.stderr).toMatch(/is busy/);
-    const rw = await sb.run(["rewind", thread]);
+    const rw = await runCli(sb, ["rewind", thread]);
     expect(rw.exitCode).toBe(1);
     expect(rw.stderr).toMatch(/is busy/);
     child.kill("SIGTERM");

@@ -1,10 +1,13 @@
-// End to end: the built bin/deerflow spawned as a process against the loopback test model.
+// End to end against the loopback test model: the CLI in-process (runCli: argv parsing, output formats, exit codes),
+// and the built bin/deerflow spawned where the process is the contract (exit status, stdout/stderr split, one-line
+// errors with no stack trace, stream-json, --version's imports, Node's own warnings).
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { BIN, type Sandbox } from "../support/cli.js";
+import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 import { trustProject } from "../support/trust.js";
 
@@ -22,7 +25,7 @@ function userText(req: { body: any }): string {
 }
 
 describe("deerflow run", () => {
-  it("answers a prompt given as an argument: answer on stdout, progress on stderr", async () => {
+  it("answers a prompt given as an argument: answer on stdout, progress on stderr (spawned: exit 0, the two streams)", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "Hello from the test model." });
     const r = await sb.run(["run", "say", "hi"]);
@@ -39,7 +42,7 @@ describe("deerflow run", () => {
   it("reads the prompt from piped stdin", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "Got it." });
-    const r = await sb.run(["run"], { input: "explain this piped prompt\n" });
+    const r = await runCli(sb, ["run"], { input: "explain this piped prompt\n" });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("Got it.\n");
     expect(userText(e2e.server.requests[0]!)).toContain("explain this piped prompt");
@@ -47,7 +50,7 @@ describe("deerflow run", () => {
 
   it("refuses an empty prompt with exit 2 instead of waiting", async () => {
     sb = e2e.sandbox();
-    const r = await sb.run(["run"]);
+    const r = await runCli(sb, ["run"]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/No prompt given/);
     expect(e2e.server.requests).toHaveLength(0);
@@ -56,7 +59,7 @@ describe("deerflow run", () => {
   it("prints the documented JSON object with --output-format json", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "The answer is 42.", usage: { prompt_tokens: 11, completion_tokens: 5 } });
-    const r = await sb.run(["run", "--output-format", "json", "what is the answer?"]);
+    const r = await runCli(sb, ["run", "--output-format", "json", "what is the answer?"]);
     expect(r.exitCode).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(Object.keys(out).sort()).toEqual(["final_text", "goal", "run_id", "status", "stop_reason", "thread_id", "thread_usage", "usage"]);
@@ -66,7 +69,7 @@ describe("deerflow run", () => {
     expect(out.thread_id).toMatch(/^[0-9a-f]{12}$/);
   });
 
-  it("stream-json writes one event per line, first run.started, last run.completed", async () => {
+  it("stream-json writes one event per line, first run.started, last run.completed (spawned)", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "streamed words arrive in pieces" });
     const r = await sb.run(["run", "--output-format", "stream-json", "go"]);
@@ -79,7 +82,7 @@ describe("deerflow run", () => {
     expect(deltas.join("")).toBe("streamed words arrive in pieces");
   });
 
-  it("an invalid .deerflowrc exits 2 with one line naming the file and the key", async () => {
+  it("an invalid .deerflowrc exits 2 with one line naming the file and the key (spawned: the usage-error contract)", async () => {
     sb = e2e.sandbox();
     const rc = join(sb.cwd, ".deerflowrc");
     writeFileSync(rc, JSON.stringify({ models: { fast: { model: "x", temperature: "hot" } } }));
@@ -98,7 +101,7 @@ describe("deerflow run", () => {
     writeFileSync(rc, JSON.stringify({ modles: {} }));
     const nested = join(sb.cwd, "a", "b");
     mkdirSync(nested, { recursive: true });
-    const r = await sb.run(["run", "hi"], { cwd: nested });
+    const r = await runCli(sb, ["run", "hi"], { cwd: nested });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(rc);
     expect(r.stderr).toContain('"modles"');
@@ -106,7 +109,7 @@ describe("deerflow run", () => {
 
   it("exits 2 and says what to set when no model is configured", async () => {
     sb = e2e.sandbox();
-    const r = await sb.run(["run", "hi"], { env: { DEERFLOW_MODEL: undefined } });
+    const r = await runCli(sb, ["run", "hi"], { env: { DEERFLOW_MODEL: undefined } });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/No model configured/);
     expect(r.stderr).toMatch(/DEERFLOW_MODEL/);
@@ -121,17 +124,17 @@ describe("deerflow run", () => {
     );
     trustProject(sb);
     e2e.server.push({ content: "from the named model" });
-    const r = await sb.run(["run", "hi"], { env: { MY_LOCAL_KEY: "secret-local-key" } });
+    const r = await runCli(sb, ["run", "hi"], { env: { MY_LOCAL_KEY: "secret-local-key" } });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("from the named model\n");
     expect(e2e.server.requests[0]!.body.model).toBe("qwen-coder");
     expect(e2e.server.requests[0]!.headers.authorization).toBe("Bearer secret-local-key");
-    const missing = await sb.run(["run", "hi"]);
+    const missing = await runCli(sb, ["run", "hi"]);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain("MY_LOCAL_KEY");
   });
 
-  it("a dead endpoint is retried, then exit 1 with one clear line and no stack trace", async () => {
+  it("a dead endpoint is retried, then exit 1 with one clear line and no stack trace (spawned: the runtime-error contract)", async () => {
     sb = e2e.sandbox();
     const port = await new Promise<number>((resolve) => {
       const s = createServer();
@@ -161,7 +164,7 @@ describe("deerflow run", () => {
   it("a 429 followed by success is retried and answers", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ status: 429, error: "Rate limit reached" }, { content: "after the rate limit" });
-    const r = await sb.run(["run", "hi"]);
+    const r = await runCli(sb, ["run", "hi"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("after the rate limit\n");
     expect(e2e.server.requests).toHaveLength(2);
@@ -172,7 +175,7 @@ describe("deerflow run", () => {
   it("a 401 is not retried and says the key was rejected", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ status: 401, error: "Incorrect API key provided" });
-    const r = await sb.run(["run", "hi"]);
+    const r = await runCli(sb, ["run", "hi"]);
     expect(r.exitCode).toBe(1);
     expect(e2e.server.requests).toHaveLength(1);
     expect(r.stderr.toLowerCase()).toContain("api key");
@@ -182,10 +185,10 @@ describe("deerflow run", () => {
   it("continues a thread with --thread: the model receives the whole history", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "First answer." });
-    const first = await sb.run(["run", "--output-format", "json", "first question"]);
+    const first = await runCli(sb, ["run", "--output-format", "json", "first question"]);
     const { thread_id } = JSON.parse(first.stdout);
     e2e.server.push({ content: "Second answer." });
-    const second = await sb.run(["run", "--thread", thread_id, "second question"]);
+    const second = await runCli(sb, ["run", "--thread", thread_id, "second question"]);
     expect(second.exitCode).toBe(0);
     expect(second.stdout).toBe("Second answer.\n");
     const msgs = e2e.server.requests[1]!.body.messages.map((m: any) => [m.role, m.content]);
@@ -199,7 +202,7 @@ describe("deerflow run", () => {
 
   it("an unknown --thread is exit 2, not a silent new thread", async () => {
     sb = e2e.sandbox();
-    const r = await sb.run(["run", "--thread", "doesnotexist", "hi"]);
+    const r = await runCli(sb, ["run", "--thread", "doesnotexist", "hi"]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/Thread doesnotexist not found/);
     expect(e2e.server.requests).toHaveLength(0);
@@ -225,21 +228,21 @@ describe("fast paths and other commands", () => {
 
   it("--help lists the commands; an unknown flag is a usage error (exit 2)", async () => {
     sb = e2e.sandbox(false);
-    const help = await sb.run(["--help"]);
+    const help = await runCli(sb, ["--help"]);
     expect(help.exitCode).toBe(0);
     for (const c of ["run", "threads", "config", "doctor"]) expect(help.stdout).toContain(c);
-    const bad = await sb.run(["run", "--no-such-flag", "x"]);
+    const bad = await runCli(sb, ["run", "--no-such-flag", "x"]);
     expect(bad.exitCode).toBe(2);
     expect(bad.stderr).toMatch(/unknown option/);
   });
 
   it("config masks secrets; --json is machine readable", async () => {
     sb = e2e.sandbox();
-    const text = await sb.run(["config"]);
+    const text = await runCli(sb, ["config"]);
     expect(text.exitCode).toBe(0);
     expect(text.stdout).not.toContain("sk-test-key-123456");
     expect(text.stdout).toContain(e2e.server.url);
-    const json = await sb.run(["config", "--json"]);
+    const json = await runCli(sb, ["config", "--json"]);
     const cfg = JSON.parse(json.stdout);
     expect(cfg.model).toMatchObject({ name: "test-model", model: "test-model", baseUrl: e2e.server.url });
     expect(json.stdout).not.toContain("sk-test-key-123456");
@@ -250,31 +253,31 @@ describe("fast paths and other commands", () => {
   it("flags override the environment, which overrides the file", async () => {
     sb = e2e.sandbox();
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ home: "/from/file", checkpoint: { channelMode: "delta" } }));
-    const envWins = JSON.parse((await sb.run(["config", "--json"], { env: { DEERFLOW_CHECKPOINT_MODE: "full" } })).stdout);
+    const envWins = JSON.parse((await runCli(sb, ["config", "--json"], { env: { DEERFLOW_CHECKPOINT_MODE: "full" } })).stdout);
     expect(envWins.home).toBe(sb.home);
     expect(envWins.checkpoint.channelMode).toBe("full");
-    const flagWins = JSON.parse((await sb.run(["--home", join(sb.userHome, "h2"), "config", "--json"])).stdout);
+    const flagWins = JSON.parse((await runCli(sb, ["--home", join(sb.userHome, "h2"), "config", "--json"])).stdout);
     expect(flagWins.home).toBe(join(sb.userHome, "h2"));
     // The file's "home" needs trust, recorded where the user's setup (no DEERFLOW_HOME: ~/.deerflow) keeps it.
-    expect((await sb.run(["trust"], { env: { DEERFLOW_HOME: undefined } })).exitCode).toBe(0);
-    const fileOnly = JSON.parse((await sb.run(["config", "--json"], { env: { DEERFLOW_HOME: undefined } })).stdout);
+    expect((await runCli(sb, ["trust"], { env: { DEERFLOW_HOME: undefined } })).exitCode).toBe(0);
+    const fileOnly = JSON.parse((await runCli(sb, ["config", "--json"], { env: { DEERFLOW_HOME: undefined } })).stdout);
     expect(fileOnly.home).toBe("/from/file");
     expect(fileOnly.checkpoint.channelMode).toBe("delta");
   });
 
   it("doctor prints one ✓/✗ line per check and fails on a dead endpoint", async () => {
     sb = e2e.sandbox();
-    const ok = await sb.run(["doctor"]);
+    const ok = await runCli(sb, ["doctor"]);
     expect(ok.exitCode).toBe(0);
     const lines = ok.stdout.trim().split("\n");
     expect(lines.map((l) => l.split(/\s+/)[1])).toEqual(["node", "sqlite", "home", "db", "config", "model", "sandbox", "git", "search", "skills", "memory"]);
     expect(lines.every((l) => l.startsWith("✓"))).toBe(true);
-    const bad = await sb.run(["doctor"], { env: { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" } });
+    const bad = await runCli(sb, ["doctor"], { env: { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" } });
     expect(bad.exitCode).toBe(1);
     expect(bad.stdout).toMatch(/✗ model\s+http:\/\/127\.0\.0\.1:9\/v1 is not reachable/);
   });
 
-  it("a model turn with many parallel tool calls runs them all, and stderr has no Node warning", async () => {
+  it("a model turn with many parallel tool calls runs them all, and stderr has no Node warning (spawned: Node writes its warnings)", async () => {
     sb = e2e.sandbox();
     // Providers send 10+ tool calls in one turn (a model reading a dozen files at once): each tool task listens on
     // the run's abort signal, and Node warned "MaxListenersExceededWarning" past 10 listeners.

@@ -5,6 +5,7 @@ import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 import type { RecordedRequest } from "../support/openai-server.js";
 import { until } from "../support/wait.js";
 
@@ -43,7 +44,7 @@ describe("runs", () => {
   it("a second concurrent run on the same thread is refused (exit 1); the first one finishes", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "first" });
-    const first = JSON.parse((await sb.run(["run", "--output-format", "json", "start"])).stdout);
+    const first = JSON.parse((await runCli(sb, ["run", "--output-format", "json", "start"])).stdout);
     // The slow run's answer is held until the second run has been refused (an event, not a delay).
     let release!: () => void;
     const released = new Promise<void>((r) => (release = r));
@@ -53,7 +54,7 @@ describe("runs", () => {
     });
     const slow = sb.spawn(["run", "--thread", first.thread_id, "slow one"]);
     await until(() => e2e.server.requests.length === 2);
-    const second = await sb.run(["run", "--thread", first.thread_id, "me too"]);
+    const second = await runCli(sb, ["run", "--thread", first.thread_id, "me too"]);
     release();
     expect(second.exitCode).toBe(1);
     expect(second.stderr).toMatch(new RegExp(`Thread ${first.thread_id} is busy`));
@@ -77,7 +78,7 @@ describe("runs", () => {
     expect(integrity(sb.home)).toBe("ok");
 
     e2e.server.push({ content: "picked up where we left off" });
-    const next = await sb.run(["run", "--thread", threadId, "go on"]);
+    const next = await runCli(sb, ["run", "--thread", threadId, "go on"]);
     expect(next.exitCode).toBe(0);
     expect(next.stdout).toBe("picked up where we left off\n");
     const req = e2e.server.requests.at(-1)!;
@@ -90,12 +91,12 @@ describe("runs", () => {
   it("a failed run rolls back: the thread is exactly as after the last good run", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "good answer" });
-    const first = JSON.parse((await sb.run(["run", "--output-format", "json", "good question"])).stdout);
+    const first = JSON.parse((await runCli(sb, ["run", "--output-format", "json", "good question"])).stdout);
     e2e.server.push({ toolCalls: [{ id: "w", name: "write_file", args: { path: "half.txt", content: "x" } }] }, { status: 401, error: "key revoked" });
-    const failed = await sb.run(["run", "--thread", first.thread_id, "doomed question"]);
+    const failed = await runCli(sb, ["run", "--thread", first.thread_id, "doomed question"]);
     expect(failed.exitCode).toBe(1);
     e2e.server.push({ content: "after the failure" });
-    const after = await sb.run(["run", "--thread", first.thread_id, "next question"]);
+    const after = await runCli(sb, ["run", "--thread", first.thread_id, "next question"]);
     expect(after.exitCode).toBe(0);
     expect(roles(e2e.server.requests.at(-1)!)).toEqual(["user:good question", "assistant:good answer", "user:next question"]);
   });
@@ -103,14 +104,14 @@ describe("runs", () => {
   it("--input-id: a retried input is applied once, even after its first run was killed", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "base" });
-    const base = JSON.parse((await sb.run(["run", "--output-format", "json", "base"])).stdout);
+    const base = JSON.parse((await runCli(sb, ["run", "--output-format", "json", "base"])).stdout);
     e2e.server.push({ content: "too slow", delayMs: 10_000 });
     const child = sb.spawn(["run", "--thread", base.thread_id, "--input-id", "job-42", "do the job"]);
     await until(() => e2e.server.requests.length === 2);
     child.kill("SIGKILL");
     await child.catch(() => undefined);
     e2e.server.setScript([{ content: "job done" }]);
-    const retry = await sb.run(["run", "--thread", base.thread_id, "--input-id", "job-42", "do the job"]);
+    const retry = await runCli(sb, ["run", "--thread", base.thread_id, "--input-id", "job-42", "do the job"]);
     expect(retry.exitCode).toBe(0);
     expect(roles(e2e.server.requests.at(-1)!)).toEqual(["user:base", "assistant:base", "user:do the job"]);
   });
@@ -119,7 +120,7 @@ describe("runs", () => {
     sb = e2e.sandbox();
     let n = 0;
     e2e.server.setScript(() => ({ toolCalls: [{ name: "bash", args: { command: `echo step ${++n} >> steps.txt` } }] }));
-    const r = await sb.run(["run", "--max-turns", "2", "--output-format", "json", "keep going"]);
+    const r = await runCli(sb, ["run", "--max-turns", "2", "--output-format", "json", "keep going"]);
     expect(r.exitCode).toBe(5);
     const out = JSON.parse(r.stdout);
     expect(out.stop_reason).toBe("turn_capped");
@@ -141,7 +142,7 @@ describe("runs", () => {
     expect(String(r.stderr)).toMatch(/interrupted/);
     const threadId = JSON.parse(out.split("\n")[0]!).thread_id;
     e2e.server.setScript([{ content: "back again" }]);
-    const next = await sb.run(["run", "--thread", threadId, "again"]);
+    const next = await runCli(sb, ["run", "--thread", threadId, "again"]);
     expect(next.exitCode).toBe(0);
     expect(next.stdout).toBe("back again\n");
   });
@@ -149,7 +150,7 @@ describe("runs", () => {
   it("crash loop: 20 runs killed at random moments, then a final run succeeds with a valid conversation", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "base" });
-    const base = JSON.parse((await sb.run(["run", "--output-format", "json", "base question"])).stdout);
+    const base = JSON.parse((await runCli(sb, ["run", "--output-format", "json", "base question"])).stdout);
     let step = 0;
     e2e.server.setScript(() => {
       step++;
@@ -164,7 +165,7 @@ describe("runs", () => {
       expect(integrity(sb.home)).toBe("ok");
     }
     e2e.server.setScript([{ content: "final answer" }]);
-    const last = await sb.run(["run", "--thread", base.thread_id, "final question"]);
+    const last = await runCli(sb, ["run", "--thread", base.thread_id, "final question"]);
     expect(last.exitCode).toBe(0);
     expect(last.stdout).toBe("final answer\n");
     assertValidConversation(e2e.server.requests.at(-1)!);

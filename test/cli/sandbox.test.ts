@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 import { processesMatching } from "../support/processes.js";
 import type { RecordedRequest } from "../support/openai-server.js";
 import { trustProject } from "../support/trust.js";
@@ -22,7 +23,7 @@ function toolResults(req: RecordedRequest): Record<string, string> {
 }
 
 async function runJson(args: string[], env?: Record<string, string | undefined>) {
-  const r = await sb.run(["run", "--output-format", "json", ...args], { env });
+  const r = await runCli(sb, ["run", "--output-format", "json", ...args], { env });
   return { ...r, json: r.stdout ? JSON.parse(r.stdout) : undefined };
 }
 
@@ -62,17 +63,17 @@ describe("sandbox tools through deerflow run", () => {
     const out = toolResults(e2e.server.requests[3]!).b2!;
     expect(out).toContain("made");
     expect(out).toContain("myproject");
-    const threads = JSON.parse((await sb.run(["threads", "--json"])).stdout);
+    const threads = JSON.parse((await runCli(sb, ["threads", "--json"])).stdout);
     expect(threads[0].workspace).toBe(project);
 
     // A different --workspace on the same thread is refused; so is a bound directory that disappeared.
     const other = join(sb.cwd, "other");
     mkdirSync(other);
-    const clash = await sb.run(["run", "--thread", first.json.thread_id, "-w", other, "x"]);
+    const clash = await runCli(sb, ["run", "--thread", first.json.thread_id, "-w", other, "x"]);
     expect(clash.exitCode).toBe(2);
     expect(clash.stderr).toContain(project);
     rmSync(project, { recursive: true });
-    const gone = await sb.run(["run", "--thread", first.json.thread_id, "x"]);
+    const gone = await runCli(sb, ["run", "--thread", first.json.thread_id, "x"]);
     expect(gone.exitCode).toBe(2);
     expect(gone.stderr).toMatch(/no longer exists/);
     expect(existsSync(project)).toBe(false);
@@ -154,7 +155,7 @@ describe("sandbox tools through deerflow run", () => {
     expect(firstRequest).toContain("/mnt/user-data/uploads/spec.md");
     expect(firstRequest).toContain("/mnt/user-data/uploads/data.csv");
     expect(toolResults(e2e.server.requests[1]!).u1).toContain("1,2");
-    const missing = await sb.run(["run", "--upload", join(sb.cwd, "nope.txt"), "x"]);
+    const missing = await runCli(sb, ["run", "--upload", join(sb.cwd, "nope.txt"), "x"]);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/not an existing file/);
   });

@@ -1,4 +1,4 @@
-// Issue 26, through the built CLI with a scripted model issuing the commands, with bubblewrap and with a PATH
+// Issue 26, through the CLI with a scripted model issuing the commands, with bubblewrap and with a PATH
 // without `bwrap`: deletes that reach the home directory through `cd` or `find` are blocked even in yolo (a fake
 // HOME with a marker file survives); what the audit cannot resolve (a variable as the program, base64 into bash,
 // bash -c "$(…)", xargs rm, rsync --delete, getattr(shutil, "rm"+"tree"), a cd out of the workspace) and git
@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 import { HAS_BWRAP, type Mode, pathWithoutBwrap, toolResults, unconfinedFlag } from "../support/confinement.js";
 
 const e2e = useE2E();
@@ -43,7 +44,7 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     const marker = join(sb.userHome, "marker.txt");
     writeFileSync(marker, "still here\n");
     e2e.server.push(bash({ home: "cd; rm -rf *", dot: "cd ~ && rm -rf .", find: "find ~ -delete", after: "echo ran" }), { content: "done" });
-    const r = await sb.run(["run", "--approval", "yolo", ...unconfinedFlag(mode), "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    const r = await runCli(sb, ["run", "--approval", "yolo", ...unconfinedFlag(mode), "go"], { env: envFor(mode, sb) });
     expect(r.exitCode, r.stderr).toBe(0);
     const out = toolResults(e2e.server.requests[1]!);
     expect(out.home).toBe("Blocked: recursive delete of the home directory or the filesystem root (reached by cd). This command is never run by deerflow; choose a safer alternative.");
@@ -75,7 +76,7 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
       }),
       { content: "done" },
     );
-    const r = await sb.run(["run", "-w", repo, "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    const r = await runCli(sb, ["run", "-w", repo, "go"], { env: envFor(mode, sb) });
     expect(r.exitCode, r.stderr).toBe(0);
     const out = toolResults(e2e.server.requests[1]!);
     const denied = /^Denied: .+ was not approved \(run with --yes to approve guarded actions headless\)\.$/;
@@ -110,7 +111,7 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
       }),
       { content: "done" },
     );
-    const r = await sb.run(["run", "-w", repo, "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    const r = await runCli(sb, ["run", "-w", repo, "go"], { env: envFor(mode, sb) });
     expect(r.exitCode, r.stderr).toBe(0);
     const out = toolResults(e2e.server.requests[1]!);
     for (const id of ["aliasGit", "pager", "history", "rc"]) expect(out[id], id).toMatch(/^Denied: .+ was not approved \(run with --yes to approve guarded actions headless\)\.$/);
@@ -136,7 +137,7 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
       }),
       { content: "done" },
     );
-    const r = await sb.run(["run", "-w", repo, "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    const r = await runCli(sb, ["run", "-w", repo, "go"], { env: envFor(mode, sb) });
     expect(r.exitCode, r.stderr).toBe(0);
     const out = toolResults(e2e.server.requests[1]!);
     for (const id of ["config", "hook"]) expect(out[id], id).toBe("Denied: writes git's configuration or hooks (.git/config, .git/hooks), which run commands later on your host was not approved (run with --yes to approve guarded actions headless).");
@@ -155,7 +156,7 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     mkdirSync(join(ws, "src"), { recursive: true });
     writeFileSync(join(ws, "src", "main.ts"), "keep\n");
     e2e.server.push(bash({ arith: "x='a[$(rm -rf src)]'; echo $((x))", sed: "sed -n '1e rm -rf src' /etc/hostname", list: "ls src" }), { content: "done" });
-    const r = await sb.run(["run", "-w", ws, "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    const r = await runCli(sb, ["run", "-w", ws, "go"], { env: envFor(mode, sb) });
     expect(r.exitCode, r.stderr).toBe(0);
     const out = toolResults(e2e.server.requests[1]!);
     expect(out.arith).toBe("Denied: a value holding a command substitution that arithmetic or an array subscript would run was not approved (run with --yes to approve guarded actions headless).");
@@ -179,7 +180,7 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
       }),
       { content: "done" },
     );
-    const r = await sb.run(["run", "--approval", "ask", "-w", ws, "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    const r = await runCli(sb, ["run", "--approval", "ask", "-w", ws, "go"], { env: envFor(mode, sb) });
     expect(r.exitCode, r.stderr).toBe(0);
     const out = toolResults(e2e.server.requests[1]!);
     // Without bubblewrap they ask as commands that may reach the host (shell-unconfined.ts), still denied headless.
@@ -198,7 +199,7 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     const repo = repoWithWork(sb);
     const script = "import os; os.makedirs('gd/hooks', exist_ok=True); open('gd/config','w').write('[core]\\n\\tfsmonitor = touch pwned\\n'); open('.git/commondir','w').write('../gd')";
     e2e.server.push(bash({ plant: `python3 -c "${script}"` }), bash({ after: "test -e .git/commondir && echo still there || echo gone" }), { content: "done" });
-    const r = await sb.run(["run", "--approval", "yolo", ...unconfinedFlag(mode), "-w", repo, "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    const r = await runCli(sb, ["run", "--approval", "yolo", ...unconfinedFlag(mode), "-w", repo, "go"], { env: envFor(mode, sb) });
     expect(r.exitCode, r.stderr).toBe(0);
     const out = { ...toolResults(e2e.server.requests[1]!), ...toolResults(e2e.server.requests[2]!) };
     expect(out.plant).toContain(`deerflow undid a change to ${join(repo, ".git", "commondir")}: it would make git read another directory's config and hooks.`);
@@ -231,7 +232,7 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
       }),
       { content: "done" },
     );
-    const r = await sb.run(["run", "-w", ws, "go"], { env: envFor(mode, sb), timeoutMs: 120_000 });
+    const r = await runCli(sb, ["run", "-w", ws, "go"], { env: envFor(mode, sb) });
     expect(r.exitCode, r.stderr).toBe(0);
     const out = toolResults(e2e.server.requests[1]!);
     expect(out.perl).toMatch(/^Denied: inline interpreter code runs shell commands/);

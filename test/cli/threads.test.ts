@@ -1,11 +1,12 @@
-// End to end: `deerflow threads`, `run --continue` / `--thread`, and the checkpoint-mode gate, with the built
-// bin/deerflow spawned as a process against the loopback test model. (`npm test` builds first.)
+// End to end: `deerflow threads`, `run --continue` / `--thread`, and the checkpoint-mode gate, with the CLI run
+// in-process (runCli: argv, output, exit codes) against the loopback test model.
 import { existsSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import Database from "better-sqlite3";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 import type { RecordedRequest } from "../support/openai-server.js";
 
 const e2e = useE2E();
@@ -29,13 +30,13 @@ function conversation(req: RecordedRequest): string[] {
 
 /** `deerflow run --output-format json …`, asserting success; returns the result object. */
 async function run(s: Sandbox, args: string[], env?: Record<string, string | undefined>) {
-  const r = await s.run(["run", "--output-format", "json", ...args], { env });
+  const r = await runCli(s, ["run", "--output-format", "json", ...args], { env });
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as { thread_id: string; status: string; final_text: string };
 }
 
 async function threadsJson(s: Sandbox, env?: Record<string, string | undefined>) {
-  const r = await s.run(["threads", "--json"], { env });
+  const r = await runCli(s, ["threads", "--json"], { env });
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as Record<string, unknown>[];
 }
@@ -43,11 +44,11 @@ async function threadsJson(s: Sandbox, env?: Record<string, string | undefined>)
 describe("deerflow threads", () => {
   it("with no threads says so, exits 0 and creates no database", async () => {
     sb = e2e.sandbox();
-    const r = await sb.run(["threads"]);
+    const r = await runCli(sb, ["threads"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/No threads yet/);
     expect(r.stderr).toBe("");
-    const j = await sb.run(["threads", "--json"]);
+    const j = await runCli(sb, ["threads", "--json"]);
     expect(j.exitCode).toBe(0);
     expect(JSON.parse(j.stdout)).toEqual([]);
     expect(existsSync(join(sb.home, DB_FILE))).toBe(false);
@@ -80,7 +81,7 @@ describe("deerflow threads", () => {
     expect(String(rows[0]!.created_at) >= String(rows[1]!.created_at)).toBe(true);
 
     // the text listing: one line per thread, same order
-    const text = await sb.run(["threads"]);
+    const text = await runCli(sb, ["threads"]);
     expect(text.exitCode).toBe(0);
     const lines = text.stdout.trim().split("\n");
     expect(lines).toHaveLength(2);
@@ -120,7 +121,7 @@ describe("deerflow threads", () => {
 
   it("run --continue with no thread yet is a usage error (exit 2) and calls no model", async () => {
     sb = e2e.sandbox();
-    const r = await sb.run(["run", "--continue", "hello?"]);
+    const r = await runCli(sb, ["run", "--continue", "hello?"]);
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/no thread to continue/i);
     expect(e2e.server.requests).toHaveLength(0);
@@ -138,7 +139,7 @@ describe("checkpoint mode per thread", () => {
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ checkpoint: { channelMode: "delta", snapshotFrequency: 1 } }));
     e2e.server.push({ content: "snapshot answer" });
     const t = await run(sb, ["remember this"]);
-    const shown = await sb.run(["threads", "show", t.thread_id]);
+    const shown = await runCli(sb, ["threads", "show", t.thread_id]);
     expect(shown.exitCode, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("remember this");
     expect(shown.stdout).toContain("snapshot answer");
@@ -148,7 +149,7 @@ describe("checkpoint mode per thread", () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "an answer worth reading" });
     const t = await run(sb, ["a question worth keeping"]);
-    const shown = await sb.run(["threads", "show", t.thread_id, "--json"], { env: { DEERFLOW_MODEL: "", OPENAI_BASE_URL: "", OPENAI_API_KEY: "" } });
+    const shown = await runCli(sb, ["threads", "show", t.thread_id, "--json"], { env: { DEERFLOW_MODEL: "", OPENAI_BASE_URL: "", OPENAI_API_KEY: "" } });
     expect(shown.exitCode, shown.stderr).toBe(0);
     const texts = (JSON.parse(shown.stdout).entries as { text?: string }[]).map((e) => e.text);
     expect(texts).toEqual(["a question worth keeping", "an answer worth reading"]);
@@ -165,7 +166,7 @@ describe("checkpoint mode per thread", () => {
     expect(e2e.server.requests).toHaveLength(1);
 
     for (const args of [["--thread", t.thread_id], ["--continue"]]) {
-      const r = await sb.run(["run", ...args, "continue it in full mode"], { env: FULL });
+      const r = await runCli(sb, ["run", ...args, "continue it in full mode"], { env: FULL });
       expect(r.exitCode).toBe(2);
       const lines = r.stderr.split("\n").filter((l) => l.trim() !== "");
       expect(lines, r.stderr).toHaveLength(1);
@@ -177,7 +178,7 @@ describe("checkpoint mode per thread", () => {
     }
     // the same through .deerflowrc
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ checkpoint: { channelMode: "full" } }));
-    const fromFile = await sb.run(["run", "--thread", t.thread_id, "again"]);
+    const fromFile = await runCli(sb, ["run", "--thread", t.thread_id, "again"]);
     expect(fromFile.exitCode).toBe(2);
     expect(fromFile.stderr).toContain(t.thread_id);
     expect(e2e.server.requests).toHaveLength(1);
@@ -212,7 +213,7 @@ describe("checkpoint mode per thread", () => {
     const t3 = await run(sb, ["--continue", "turn three"]);
     expect([t2.thread_id, t3.thread_id]).toEqual([t.thread_id, t.thread_id]);
     expect(conversation(e2e.server.requests[2]!)).toEqual(["user: made in full mode", "assistant: full one", "user: turn two", "assistant: full two", "user: turn three"]);
-    const shown = await sb.run(["threads", "show", t.thread_id]);
+    const shown = await runCli(sb, ["threads", "show", t.thread_id]);
     expect(shown.exitCode, shown.stderr).toBe(0);
     expect(shown.stdout).toContain("full three");
     // every checkpoint of it is still marked full: the thread never mixed modes
@@ -228,7 +229,7 @@ describe("checkpoint mode per thread", () => {
     const fresh = await run(sb, ["a new one"]);
     expect((await threadsJson(sb)).find((r) => r.id === fresh.thread_id)).toMatchObject({ mode: "delta" });
 
-    const r = await sb.run(["run", "--thread", t.thread_id, "now delta"], { env: DELTA });
+    const r = await runCli(sb, ["run", "--thread", t.thread_id, "now delta"], { env: DELTA });
     expect(r.exitCode).toBe(2);
     const lines = r.stderr.split("\n").filter((l) => l.trim() !== "");
     expect(lines).toHaveLength(1);

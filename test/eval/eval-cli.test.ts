@@ -1,4 +1,4 @@
-// `deerflow eval` as a user meets it: the built CLI against the scripted model. The table and the JSON report, a
+// `deerflow eval` as a user meets it: the CLI against the scripted model. The table and the JSON report, a
 // comparison of two reports, --record, and the replay of a recorded run through the test server (the regression
 // test of the issue), plus the one-line errors of bad input.
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_TASKS_DIR, loadTasks } from "../../src/eval/task.js";
 import { type Sandbox, makeSandbox } from "../support/cli.js";
+import { runCli } from "../support/cli-in-process.js";
 import { playSolutions, replayRecording, solutionOf } from "../support/eval-script.js";
 import { type TestModelServer, startTestModelServer } from "../support/openai-server.js";
 
@@ -31,7 +32,7 @@ const oneLine = (stderr: string) => stderr.trim().split("\n").filter((l) => l.st
 describe("deerflow eval", () => {
   it("runs the chosen tasks: a table on stdout, the JSON report in --out, each attempt's exchanges in --record", async () => {
     play("correct");
-    const r = await sb.run(["eval", "--tasks", "fix-slugify,clarify-config", "--parallel", "2", "--out", "a.json", "--record", "rec"], { timeoutMs: 300_000 });
+    const r = await runCli(sb, ["eval", "--tasks", "fix-slugify,clarify-config", "--parallel", "2", "--out", "a.json", "--record", "rec"]);
     expect(r.stderr).toContain("pass  fix-slugify");
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/\| clarify-config +\| clarify-first +\| pass +\| +2 \|/);
@@ -57,11 +58,11 @@ describe("deerflow eval", () => {
 
   it("--compare sets two reports side by side and names what got worse", async () => {
     play("wrong");
-    const r = await sb.run(["eval", "--tasks", "fix-slugify,clarify-config", "--out", "b.json"], { timeoutMs: 300_000 });
+    const r = await runCli(sb, ["eval", "--tasks", "fix-slugify,clarify-config", "--out", "b.json"]);
     expect(r.exitCode).toBe(4); // some task failed
     expect(r.stdout).toContain("0/2 passed (0%)");
     expect(r.stdout).toMatch(/Failed:\n- clarify-config: stop reason end_turn, expected clarification/);
-    const c = await sb.run(["eval", "--compare", "a.json", "b.json"]);
+    const c = await runCli(sb, ["eval", "--compare", "a.json", "b.json"]);
     expect(c.exitCode).toBe(0);
     expect(c.stdout).toMatch(/\| fix-slugify +\| 1\/1 → 0\/1 \|.*\| WORSE +\|/);
     expect(c.stdout).toContain("passed 2/2 (100%) → 0/2 (0%); 0 better, 2 worse.");
@@ -73,7 +74,7 @@ describe("deerflow eval", () => {
     expect(task).toBe("fix-slugify");
     server.setScript(replies);
     const before = server.requests.length;
-    const r = await sb.run(["eval", "--tasks", "fix-slugify", "--json"], { timeoutMs: 300_000 });
+    const r = await runCli(sb, ["eval", "--tasks", "fix-slugify", "--json"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.results[0]).toMatchObject({ task: "fix-slugify", pass: true, stop_reason: "end_turn" });
@@ -82,35 +83,35 @@ describe("deerflow eval", () => {
   });
 
   it("bad input: one line naming what is wrong, exit 2, nothing run", async () => {
-    const unknown = await sb.run(["eval", "--tasks", "fix-slugify,nope"]);
+    const unknown = await runCli(sb, ["eval", "--tasks", "fix-slugify,nope"]);
     expect(unknown.exitCode).toBe(2);
     expect(oneLine(unknown.stderr)).toEqual([expect.stringMatching(/Unknown eval task: nope\. .*Known tasks: .*fix-slugify/)]);
 
-    const one = await sb.run(["eval", "--compare", "a.json"]);
+    const one = await runCli(sb, ["eval", "--compare", "a.json"]);
     expect(one.exitCode).toBe(2);
     expect(one.stderr).toMatch(/--compare takes two reports \(got 1\)/);
-    const missing = await sb.run(["eval", "--compare", "a.json", "missing.json"]);
+    const missing = await runCli(sb, ["eval", "--compare", "a.json", "missing.json"]);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toMatch(/Cannot read the eval report missing\.json: no such file/);
     writeFileSync(join(sb.cwd, "other.json"), '{"hello": 1}');
-    const other = await sb.run(["eval", "--compare", "a.json", "other.json"]);
+    const other = await runCli(sb, ["eval", "--compare", "a.json", "other.json"]);
     expect(other.stderr).toMatch(/other\.json is not a deerflow eval report/);
 
     const suite = join(sb.cwd, "suite");
     mkdirSync(join(suite, "broken", "repo"), { recursive: true });
     writeFileSync(join(suite, "broken", "task.json"), JSON.stringify({ kind: "fix-failing-test", title: "t", prompt: "p", check: { run: "node --test" } }));
-    const bad = await sb.run(["eval", "--suite", suite]);
+    const bad = await runCli(sb, ["eval", "--suite", suite]);
     expect(bad.exitCode).toBe(2);
     expect(oneLine(bad.stderr)).toEqual([expect.stringMatching(/broken\/task\.json: check\.run: .*expected array/)]);
 
-    const zero = await sb.run(["eval", "--repeat", "0"]);
+    const zero = await runCli(sb, ["eval", "--repeat", "0"]);
     expect(zero.exitCode).toBe(2);
     expect(zero.stderr).toMatch(/--repeat must be a positive integer/);
     expect(existsSync(join(sb.home, "deerflow.sqlite"))).toBe(false);
   });
 
   it("--list names the built-in tasks without a model", async () => {
-    const r = await sb.run(["eval", "--list"], { env: { OPENAI_BASE_URL: undefined, DEERFLOW_MODEL: undefined } });
+    const r = await runCli(sb, ["eval", "--list"], { env: { OPENAI_BASE_URL: undefined, DEERFLOW_MODEL: undefined } });
     expect(r.exitCode).toBe(0);
     expect(r.stdout.trim().split("\n").length).toBeGreaterThanOrEqual(20);
     expect(r.stdout).toMatch(/^split-packages\tsplit-subagents\t/m);

@@ -1,4 +1,4 @@
-// Memory through the built CLI against the loopback model server: a run is only queued when it ends (no extraction
+// Memory through the CLI against the loopback model server: a run is only queued when it ends (no extraction
 // call before the process exits), the next start extracts it before its own run, and what thread A taught waits in
 // `memory pending` (shown to no model) until the user approves it; a later thread's reminder then shows it. The
 // extractor is scripted as a hostile model too: secrets and instructions offered as "facts" are never stored (the
@@ -11,6 +11,7 @@ import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../support/openai-server.js";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 
 const e2e = useE2E();
 const textOf = (m: any): string => (typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((b: any) => b?.text ?? "").join("") : "");
@@ -30,13 +31,13 @@ interface Pending {
 }
 
 async function memoryPending(sb: Sandbox): Promise<Pending> {
-  const r = await sb.run(["memory", "pending", "--json"]);
+  const r = await runCli(sb, ["memory", "pending", "--json"]);
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
 }
 
 async function memoryList(sb: Sandbox): Promise<{ id: number; scope: string; text: string }[]> {
-  const r = await sb.run(["memory", "list", "--json"]);
+  const r = await runCli(sb, ["memory", "list", "--json"]);
   expect(r.exitCode, r.stderr).toBe(0);
   return JSON.parse(r.stdout);
 }
@@ -70,7 +71,7 @@ describe("memory across threads through the built CLI", () => {
     };
 
     // Thread A: the run ends and the process exits with its run queued, not extracted.
-    const a = await sb.run(["run", "-w", sb.cwd, "--output-format", "json", `I always use pnpm, never npm. Tabs here. My token is ${SECRET}`]);
+    const a = await runCli(sb, ["run", "-w", sb.cwd, "--output-format", "json", `I always use pnpm, never npm. Tabs here. My token is ${SECRET}`]);
     expect(a.exitCode, a.stderr).toBe(0);
     expect(e2e.server.memoryRequests).toHaveLength(0);
     expect(order).toEqual(["agent"]);
@@ -78,7 +79,7 @@ describe("memory across threads through the built CLI", () => {
     expect(memoryBytes(sb)).not.toContain(SECRET); // the queued transcript is masked
 
     // Thread B (a new process): the queue is drained first; what it learned waits for review, so B's reminder has none.
-    const b = await sb.run(["run", "-w", sb.cwd, "--output-format", "json", "hello again"]);
+    const b = await runCli(sb, ["run", "-w", sb.cwd, "--output-format", "json", "hello again"]);
     expect(b.exitCode, b.stderr).toBe(0);
     expect(order).toEqual(["agent", "memory", "agent"]);
     expect(JSON.parse(b.stdout).thread_id).not.toBe(JSON.parse(a.stdout).thread_id);
@@ -92,13 +93,13 @@ describe("memory across threads through the built CLI", () => {
     expect(review.refused.map((r) => r.reason)).toEqual(expect.arrayContaining([expect.stringMatching(/secret/), expect.stringMatching(/instruction/)]));
     expect(review.refused.filter((r) => /secret/.test(r.reason)).every((r) => r.text === null)).toBe(true); // a secret's text is withheld
     expect(await memoryList(sb)).toEqual([]); // nothing in effect yet
-    const approved = await sb.run(["memory", "approve", "all"]);
+    const approved = await runCli(sb, ["memory", "approve", "all"]);
     expect(approved.exitCode, approved.stderr).toBe(0);
     expect(approved.stdout).toMatch(/Approved #\d+ \(global\): The user prefers pnpm over npm\./);
 
     // Thread C: the approved facts are in its reminder, nothing hostile is.
     e2e.server.memoryReply = { content: '{"facts": []}' };
-    const c0 = await sb.run(["run", "-w", sb.cwd, "thread c"]);
+    const c0 = await runCli(sb, ["run", "-w", sb.cwd, "thread c"]);
     expect(c0.exitCode, c0.stderr).toBe(0);
     const reminder = reminderOf(e2e.server.requests.at(-1)!);
     expect(reminder).toContain("- (global) The user prefers pnpm over npm.");
@@ -117,9 +118,9 @@ describe("memory across threads through the built CLI", () => {
 
     // Forget: a new thread no longer sees it.
     const pnpm = facts.find((f) => f.text.includes("pnpm"))!;
-    const f = await sb.run(["memory", "forget", String(pnpm.id)]);
+    const f = await runCli(sb, ["memory", "forget", String(pnpm.id)]);
     expect(f.exitCode, f.stderr).toBe(0);
-    const c = await sb.run(["run", "-w", sb.cwd, "third thread"]);
+    const c = await runCli(sb, ["run", "-w", sb.cwd, "third thread"]);
     expect(c.exitCode, c.stderr).toBe(0);
     const third = reminderOf(e2e.server.requests.at(-1)!);
     expect(third).not.toContain("pnpm");
@@ -129,16 +130,16 @@ describe("memory across threads through the built CLI", () => {
   it("--no-memory neither shows remembered facts nor queues the run; memory add refuses a secret", async () => {
     const sb = e2e.sandbox();
     e2e.server.setScript(() => ({ content: "ok" }));
-    expect((await sb.run(["memory", "add", "The user writes commit messages in English."])).exitCode).toBe(0);
-    const refused = await sb.run(["memory", "add", `my key is ${SECRET}`]);
+    expect((await runCli(sb, ["memory", "add", "The user writes commit messages in English."])).exitCode).toBe(0);
+    const refused = await runCli(sb, ["memory", "add", `my key is ${SECRET}`]);
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/never remembered/);
-    const r = await sb.run(["run", "--no-memory", "hi"]);
+    const r = await runCli(sb, ["run", "--no-memory", "hi"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(reminderOf(e2e.server.requests.at(-1)!)).not.toContain("commit messages");
     expect((await memoryPending(sb)).runs).toHaveLength(0);
     // With memory on, the fact is shown.
-    const on = await sb.run(["run", "hi"]);
+    const on = await runCli(sb, ["run", "hi"]);
     expect(on.exitCode, on.stderr).toBe(0);
     expect(reminderOf(e2e.server.requests.at(-1)!)).toContain("- (global) The user writes commit messages in English.");
   });
@@ -152,8 +153,8 @@ describe("memory across threads through the built CLI", () => {
       seen.push(textOf(req.body.messages[1]));
       return { content: JSON.stringify({ facts: [{ scope: "global", text: "The user's e-mail is alice.smith@example.com." }, { scope: "global", text: "The user likes short answers." }] }) };
     };
-    expect((await sb.run(["run", "Mail me at alice.smith@example.com; I like short answers."])).exitCode).toBe(0);
-    expect((await sb.run(["run", "next"])).exitCode).toBe(0);
+    expect((await runCli(sb, ["run", "Mail me at alice.smith@example.com; I like short answers."])).exitCode).toBe(0);
+    expect((await runCli(sb, ["run", "next"])).exitCode).toBe(0);
     expect(seen).toHaveLength(1);
     expect(seen[0]).toContain("I like short answers");
     expect(seen[0]).not.toContain("alice.smith@example.com");
@@ -186,10 +187,10 @@ describe("memory across threads through the built CLI", () => {
     mkdirSync(join(sb.home, "memory"), { recursive: true });
     writeFileSync(join(sb.home, "memory", "memory.sqlite"), "this is not a database, it was overwritten by accident");
     e2e.server.setScript(() => ({ content: "still fine" }));
-    const r = await sb.run(["run", "hi"]);
+    const r = await runCli(sb, ["run", "hi"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe("still fine\n");
-    const m = await sb.run(["memory", "list"]);
+    const m = await runCli(sb, ["memory", "list"]);
     expect(m.exitCode).toBe(1);
     expect(m.stderr).toMatch(/The memory store .*memory\.sqlite cannot be opened: file is not a database\. If it is damaged, move it aside/);
   });
@@ -199,9 +200,9 @@ describe("memory across threads through the built CLI", () => {
     mkdirSync(sb.home, { recursive: true });
     writeFileSync(join(sb.home, "memory"), "a file where the memory directory goes");
     e2e.server.setScript(() => ({ content: "still fine" }));
-    const r = await sb.run(["run", "hi"]);
+    const r = await runCli(sb, ["run", "hi"]);
     expect(r.exitCode, r.stderr).toBe(0);
-    const m = await sb.run(["memory", "list"]);
+    const m = await runCli(sb, ["memory", "list"]);
     expect(m.exitCode).toBe(1);
     expect(m.stderr.trim().split("\n")).toHaveLength(1);
     expect(m.stderr).toMatch(/The memory store .*memory\.sqlite cannot be opened: .*\/memory is not a directory\./);

@@ -1,4 +1,4 @@
-// Memory poisoning through the built CLI: a scripted loopback model answers the real extraction calls with the
+// Memory poisoning through the CLI: a scripted loopback model answers the real extraction calls with the
 // poisoning fixture (37 hostile facts, 10 benign ones, five per run as the extractor takes at most five). None of
 // the hostile facts is stored, each refusal is listed with its reason; the benign ones wait in `memory pending`,
 // reach no model until `memory approve all`, and then a NEW thread's first model request carries exactly them, with
@@ -12,6 +12,7 @@ import { MemoryStore } from "../../src/memory/store.js";
 import { BIN } from "../support/cli.js";
 import { HAS_BWRAP, pathWithoutBwrap } from "../support/confinement.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 import type { RecordedRequest } from "../support/openai-server.js";
 import { BENIGN_FACTS, HOSTILE_FACTS } from "./fixtures/poisoning.js";
 
@@ -45,12 +46,12 @@ describe("memory poisoning through the built CLI", () => {
     e2e.server.setScript(() => ({ content: "ok" }));
 
     // The start drains the queue before its run; what it learned is pending, so its own request carries none of it.
-    const first = await sb.run(["run", "first"]);
+    const first = await runCli(sb, ["run", "first"]);
     expect(first.exitCode, first.stderr).toBe(0);
     expect(e2e.server.memoryRequests).toHaveLength(runs);
     expect(learnedLines(reminderOf(e2e.server.requests.at(-1)!))).toEqual([]);
 
-    const pending = await sb.run(["memory", "pending", "--json"]);
+    const pending = await runCli(sb, ["memory", "pending", "--json"]);
     expect(pending.exitCode, pending.stderr).toBe(0);
     const review = JSON.parse(pending.stdout) as { facts: { text: string; status: string }[]; refused: { text: string | null; reason: string }[] };
     expect(review.facts.map((f) => f.text).sort()).toEqual([...BENIGN_FACTS].sort());
@@ -58,15 +59,15 @@ describe("memory poisoning through the built CLI", () => {
     expect(review.refused).toHaveLength(HOSTILE.length);
     expect(review.refused.every((r) => /^it /.test(r.reason))).toBe(true);
     // The user reads why, in words.
-    const shown = await sb.run(["memory", "pending"]);
+    const shown = await runCli(sb, ["memory", "pending"]);
     expect(shown.stdout).toContain("Learned, waiting for your review (shown to no model until you approve):");
     expect(shown.stdout).toMatch(new RegExp(`Refused \\(never remembered\\), newest first, 10 of ${HOSTILE.length}:\\n {2}- ".+": it `));
 
     // A number that is not pending: one line, nothing approved.
-    const wrong = await sb.run(["memory", "approve", "9999"]);
+    const wrong = await runCli(sb, ["memory", "approve", "9999"]);
     expect(wrong.exitCode).toBe(2);
     expect(wrong.stderr.trim().split("\n")).toEqual([expect.stringMatching(/^deerflow: No pending fact #9999 .*See `deerflow memory pending`\.$/)]);
-    const approve = await sb.run(["memory", "approve", "all"]);
+    const approve = await runCli(sb, ["memory", "approve", "all"]);
     expect(approve.exitCode, approve.stderr).toBe(0);
     expect(approve.stdout.trim().split("\n")).toHaveLength(BENIGN_FACTS.length);
 
@@ -81,7 +82,7 @@ describe("memory poisoning through the built CLI", () => {
     const modes: Record<string, string>[] = [...(HAS_BWRAP ? [{}] : []), { PATH: pathWithoutBwrap(sb) }];
     for (const env of modes) {
       const before = e2e.server.requests.length;
-      const next = await sb.run(["run", "a new thread"], { env });
+      const next = await runCli(sb, ["run", "a new thread"], { env });
       expect(next.exitCode, next.stderr).toBe(0);
       const request = e2e.server.requests[before]!;
       expect(request.body.messages.map(textOf).join("\n")).toContain("a new thread");

@@ -1,4 +1,4 @@
-// Skills through the built CLI against the loopback model server (which records every request): discovery from
+// Skills through the CLI against the loopback model server (which records every request): discovery from
 // the project's .deerflow/skills (nearest first) and the data directory's skills/, the listing in the `skill`
 // tool (the system prompt unchanged), activation by the model's tool call and by a typed `/<skill>`, the skill's
 // files read at /mnt/skills/<name>, and the instructions surviving a compaction.
@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../support/openai-server.js";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { runCli } from "../support/cli-in-process.js";
 
 const e2e = useE2E();
 
@@ -35,7 +36,8 @@ function installSkills(sb: Sandbox) {
 describe("skills through the built CLI", () => {
   it("lists installed skills in the skill tool (system prompt unchanged) and activates one by tool call; its files are readable at /mnt/skills", async () => {
     const sb = e2e.sandbox();
-    // The system prompt without any skill installed, for comparison.
+    // The system prompt without any skill installed, for comparison. Spawned: a process discovers its skills once
+    // (skills/catalog.ts), and the in-process runs below must be the first to look.
     e2e.server.push({ content: "no skills here" });
     expect((await sb.run(["run", "hello"])).exitCode).toBe(0);
     const bare = agentRequests(e2e.server.requests)[0]!;
@@ -48,7 +50,7 @@ describe("skills through the built CLI", () => {
       { toolCalls: [{ name: "read_file", args: { path: "/mnt/skills/release-notes/template.md" } }] },
       { content: "notes written" },
     );
-    const r = await sb.run(["run", "--output-format", "json", "write the changelog"]);
+    const r = await runCli(sb, ["run", "--output-format", "json", "write the changelog"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const reqs = agentRequests(e2e.server.requests);
     const tool = skillTool(reqs[0]!);
@@ -67,7 +69,7 @@ describe("skills through the built CLI", () => {
     expect(textOf(skillResult)).not.toContain("USER-COPY-BODY");
     expect(textOf(reqs[2]!.body.messages.at(-1))).toContain("TEMPLATE-LINE-1");
     // doctor names each skill's source too.
-    expect((await sb.run(["doctor"])).stdout).toMatch(/^✓ skills {2}\d+ installed: .*release-notes \[project\].*sql-style \[user\]/m);
+    expect((await runCli(sb, ["doctor"])).stdout).toMatch(/^✓ skills {2}\d+ installed: .*release-notes \[project\].*sql-style \[user\]/m);
   });
 
   it("activates a skill typed as /<name> in `run`: its text goes in before the request, and bash sees its folder read-only", async () => {
@@ -77,7 +79,7 @@ describe("skills through the built CLI", () => {
       { toolCalls: [{ name: "bash", args: { command: "cat /mnt/skills/release-notes/template.md; touch /mnt/skills/release-notes/x 2>&1 || echo WRITE-REFUSED" } }] },
       { content: "done" },
     );
-    const r = await sb.run(["run", "--yes", "/release-notes for v2"]);
+    const r = await runCli(sb, ["run", "--yes", "/release-notes for v2"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const [first, second] = agentRequests(e2e.server.requests);
     const users = first!.body.messages.filter((m: any) => m.role === "user").map(textOf);
@@ -105,7 +107,7 @@ describe("skills through the built CLI", () => {
       if (step <= 7) return { toolCalls: [{ name: "read_file", args: { path: `f${step - 2}.txt` } }] };
       return { content: "finished" };
     });
-    const r = await sb.run(["run", "--yes", "-w", sb.cwd, "--output-format", "json", "format the queries"]);
+    const r = await runCli(sb, ["run", "--yes", "-w", sb.cwd, "--output-format", "json", "format the queries"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const all = e2e.server.requests;
     const summaryAt = all.findIndex((q) => textOf(q.body.messages[0]).startsWith("Summarize this conversation"));
@@ -132,7 +134,7 @@ describe("skills through the built CLI", () => {
       if (step <= 6) return { toolCalls: [{ name: "read_file", args: { path: `f${step - 1}.txt` } }] };
       return { content: "finished" };
     });
-    const r = await sb.run(["run", "--yes", "-w", sb.cwd, "/sql-style format the queries"]);
+    const r = await runCli(sb, ["run", "--yes", "-w", sb.cwd, "/sql-style format the queries"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const all = e2e.server.requests;
     const summaryAt = all.findIndex((q) => textOf(q.body.messages[0]).startsWith("Summarize this conversation"));
