@@ -229,7 +229,8 @@ describe("a corrupted database", () => {
       (i: number) => ({ name: "read_file", args: { path: `f${i - 1}.txt` } }),
     ];
     e2e.server.setScript((_req, i) => ({ toolCalls: [{ ...tools[i % tools.length]!(i), id: `c${i}` }], usage: { prompt_tokens: 10, completion_tokens: 5 } }));
-    const r = await runCli(sb, ["run", "--thread", threadId, "work forever"]);
+    // A 40-step limit proves the same as the default 400 in a tenth of the turns (DEERFLOW_RUN_STEP_LIMIT).
+    const r = await runCli(sb, ["run", "--thread", threadId, "work forever"], { env: { DEERFLOW_RUN_STEP_LIMIT: "40" } });
     noInternalError(r.stderr);
     expect(r.exitCode, r.stderr).toBe(5);
     expect(r.stderr).toMatch(/limit of \d+ graph steps/);
