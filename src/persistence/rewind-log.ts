@@ -47,6 +47,23 @@ export class RewindLog {
 
   constructor(db: Database.Database) {
     this.db = db;
+    // Checked first without writing (a read-only file must still open), then made in one IMMEDIATE transaction: two
+    // processes opening a new file at once both saw a column missing and both added it ("duplicate column name": the
+    // first run of two started together on a fresh home failed).
+    if (RewindLog.tablesComplete(db)) return;
+    db.transaction(() => RewindLog.createTables(db)).immediate();
+  }
+
+  private static tablesComplete(db: Database.Database): boolean {
+    const have = new Set(columnsOf(db, "rewinds"));
+    if (!["pending", "edited", "forced"].every((c) => have.has(c))) return false;
+    return ARCHIVED.every(([table]) => {
+      const archived = new Set(columnsOf(db, `rewound_${table}`));
+      return archived.size > 0 && columnsOf(db, table).every((c) => archived.has(c));
+    });
+  }
+
+  private static createTables(db: Database.Database): void {
     db.exec(`CREATE TABLE IF NOT EXISTS rewinds (
       id TEXT PRIMARY KEY,
       thread_id TEXT NOT NULL,

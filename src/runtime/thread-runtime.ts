@@ -7,10 +7,10 @@
 // store and done on next open.
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
-import { DatabaseCorruptError, DeerflowError, ExitCode, RunStoppedError, StoreWriteError, type StoreWriteOutcome, findDeerflowError, formatErrorLine, runStatusOf } from "../errors.js";
-import { type Store, isCorruption, isStoreWriteFailure, notePendingRollback, sqliteCode } from "../persistence/store.js";
+import { DatabaseCorruptError, DeerflowError, ExitCode, RunStoppedError, type StoreWriteOutcome, formatErrorLine, runStatusOf } from "../errors.js";
+import { type Store, isCorruption, isStoreWriteFailure, notePendingRollback } from "../persistence/store.js";
 import { openStore } from "../persistence/open-store.js";
-import { DatabaseUnavailableError, isConnectionFault } from "../persistence/postgres-connection.js";
+import { isConnectionFault } from "../persistence/postgres-connection.js";
 import { machineName } from "../persistence/machine.js";
 import type { RollbackMark } from "../persistence/sqlite-saver.js";
 import { runConfigurable } from "../vocabulary/configurable.js";
@@ -29,6 +29,7 @@ import { leaseLostIn, watchLease } from "./lease-watch.js";
 import { inputLine, snapshotAfterRun, snapshotBeforeRun } from "./workspace-snapshots.js";
 import { ToolWatch } from "./tool-watch.js";
 import { toolCallLog } from "./tool-call-log.js";
+import { typedStoreError } from "./store-errors.js";
 import { loggedRun, withEventLog } from "./run-event-log.js";
 import { finishInterruptedRewind } from "./rewind.js";
 import { rewindText } from "../vocabulary/rewind-text.js";
@@ -159,13 +160,8 @@ export class ThreadRuntime {
     }
   }
 
-  /** A store fault as the user should read it: the file's path and what to do (other errors pass through). */
   private typedStoreError(err: unknown, outcome: StoreWriteOutcome): unknown {
-    if (findDeerflowError(err)) return err;
-    if (this.config.database && (isConnectionFault(err) || isStoreWriteFailure(err))) return new DatabaseUnavailableError(this.config.database, err, outcome);
-    if (isCorruption(err)) return new DatabaseCorruptError(this.store.path, (err as Error).message);
-    if (isStoreWriteFailure(err)) return new StoreWriteError(this.store.path, (err as Error).message, outcome, sqliteCode(err)?.startsWith("SQLITE_READONLY"));
-    return err;
+    return typedStoreError(err, outcome, { database: this.config.database, storePath: this.store.path });
   }
 
   /** Drops the thread's lock. If even that cannot be written, the lock names a process that is about to be gone: the next open reaps it. */

@@ -7,7 +7,7 @@
 //      at /mnt/user-data/{workspace,uploads,outputs} (a tmpfs on /mnt first: binding under it needs one);
 //   5. secret files inside a bound directory covered again at every place they are visible.
 // Capabilities are dropped (as root, the sandbox would otherwise keep CAP_SYS_ADMIN and could remount / rw).
-import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
@@ -54,6 +54,14 @@ function readProcNetUnix(): string {
     return readFileSync("/proc/net/unix", "utf8");
   } catch {
     return "";
+  }
+}
+
+function isRegularFile(p: string): boolean {
+  try {
+    return lstatSync(p).isFile();
+  } catch {
+    return false;
   }
 }
 
@@ -162,6 +170,9 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   // inside a .git that is itself a mount point, so it cannot be renamed away and replaced by a writable copy.
   const gitDir = gitDirOf(thread.workspace);
   if (gitDir) a.push("--bind", gitDir, gitDir, "--bind", gitDir, join(VIRTUAL_ROOT, "workspace", ".git"));
+  // A linked worktree's or a submodule's `.git` FILE says where its git dir is: read-only, and a mount point.
+  const dotGit = join(thread.workspace, ".git");
+  if (!gitDir && isRegularFile(dotGit)) a.push("--ro-bind", dotGit, dotGit, "--ro-bind", dotGit, join(VIRTUAL_ROOT, "workspace", ".git"));
   const codePaths = gitCodePaths(thread.workspace);
   // A hooks folder in the worktree (.husky/_) gets the same: each folder above it is a mount point of its own, so
   // `mv .husky .h && mkdir -p .husky/_` cannot put a writable folder where git looks.

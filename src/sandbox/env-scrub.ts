@@ -5,10 +5,13 @@ import { hasSecretShape } from "../vocabulary/secret-shapes.js";
 
 const SECRET_ENV_PATTERNS: readonly RegExp[] = [
   /(?:^|_)(?:API_?)?KEYS?(?:_\d+)?$/i, // FOO_API_KEY, GPG_KEY, OPENAI_API_KEY_2
-  /(?:^|_)(?:ACCESS_|AUTH_|REFRESH_|SESSION_)?TOKENS?(?:_\d+)?$/i, // GITHUB_TOKEN, NPM_TOKEN, HF_TOKEN
-  /(?:^|_)SECRETS?(?:_\d+)?$/i, // CLIENT_SECRET
-  /(?:^|_)(?:PASSWORD|PASSWD|PASS)$/i, // DB_PASSWORD (not PWD: the working directory)
-  /(?:^|_)CREDENTIALS?$/i, // GOOGLE_APPLICATION_CREDENTIALS
+  /(?:^|_)(?:[A-Z]+_)?TOKENS?(?:_|$)/i, // GITHUB_TOKEN, NPM_TOKEN, TF_TOKEN_app_terraform_io
+  /(?:^|_)SECRETS?(?:_|$)/i, // CLIENT_SECRET, SECRET_KEY_BASE
+  // DB_PASSWORD, PGPASSWORD, MYSQL_PWD, SSHPASS, GPG_PASSPHRASE (not PWD or OLDPWD: working directories)
+  /PASSWORD|PASSWD|PASSPHRASE|(?:^|_)PASS$|^SSHPASS$|_PWD$/i,
+  /(?:^|_)CREDENTIALS?(?:_|$)/i, // GOOGLE_APPLICATION_CREDENTIALS
+  // AZURE_DEVOPS_EXT_PAT, SENTRY_DSN, SLACK_WEBHOOK_URL, DOCKER_AUTH_CONFIG, NPM_CONFIG__AUTH (the seventh pass)
+  /(?:^|_)(?:PAT|DSN|WEBHOOK(?:_URL)?|AUTH(?:_CONFIG)?)$/i,
   /^OPENAI_/i,
   /^ANTHROPIC_/i,
   /^AWS_(?:ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|SECURITY_TOKEN)$/i,
@@ -16,7 +19,7 @@ const SECRET_ENV_PATTERNS: readonly RegExp[] = [
 ];
 
 /** The names that say "a credential" (keys, tokens, secrets, passwords), not just "deerflow's settings". */
-const CREDENTIAL_NAMES = SECRET_ENV_PATTERNS.slice(0, 5);
+const CREDENTIAL_NAMES = SECRET_ENV_PATTERNS.slice(0, 6);
 
 /** The values of the credential-named variables in `env` (12 characters or more: a short value would mask words). */
 export function credentialValues(env: NodeJS.ProcessEnv = process.env): string[] {

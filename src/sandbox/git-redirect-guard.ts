@@ -6,8 +6,8 @@
 // script that does the same). So after every command, and at the end of the run for background jobs, the file is
 // put back as the run found it, whatever wrote it, and the command's output says so. The configs of nested
 // repositories the index records get the same care (nested-repo-guard.ts).
-import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { type FSWatcher, chmodSync, lstatSync, readFileSync, readdirSync, rmSync, statSync, watch, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { gitDirOf } from "./git-code-paths.js";
 import { forgetNestedRepos, noteNestedRepos, restoreNestedRepos } from "./nested-repo-guard.js";
 
@@ -16,11 +16,29 @@ const found = new Map<string, string | null>();
 /** The workspaces already noted this run. */
 const noted = new Set<string>();
 
+/** A file's text; null when there is none; a marker for anything else (a FIFO would block the read forever). */
 function read(path: string): string | null {
   try {
+    const st = lstatSync(path);
+    if (!st.isFile() || st.size > 64 * 1024) return `\0not a small regular file (${st.mode})`;
     return readFileSync(path, "utf8");
   } catch {
     return null;
+  }
+}
+
+/** Writes or removes `path`; a command that took write permission from its folder (chmod a-w .git) gets it back. */
+function putBack(path: string, before: string | null): void {
+  const act = () => {
+    rmSync(path, { force: true, recursive: true });
+    if (before !== null) writeFileSync(path, before);
+  };
+  try {
+    act();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "EACCES" && (err as NodeJS.ErrnoException).code !== "EPERM") throw err;
+    chmodSync(dirname(path), statSync(dirname(path)).mode | 0o700);
+    act();
   }
 }
 
@@ -43,25 +61,55 @@ export function noteGitRedirect(workspace: string): void {
   if (noted.has(workspace)) return; // once per run: runShell calls this before every command
   noted.add(workspace);
   noteNestedRepos(workspace);
+  // A workspace that is a linked worktree or a submodule checkout: its `.git` FILE names the git dir (the seventh pass
+  // rewrote it to point at a planted one). The sandbox binds it read-only; unconfined, it is put back like commondir.
+  const dotGit = join(workspace, ".git");
   const gitDir = gitDirOf(workspace);
-  if (!gitDir) return;
+  if (!gitDir) {
+    if (read(dotGit) !== null && !found.has(dotGit)) found.set(dotGit, read(dotGit));
+    return;
+  }
   for (const f of watchedFiles(gitDir)) if (!found.has(f)) found.set(f, read(f));
+  watchGitDir(gitDir);
+}
+
+/** Lines from repairs made between commands, said with the next command's output. */
+const heard: string[] = [];
+const watchers: FSWatcher[] = [];
+
+/**
+ * A background job can rewrite commondir while the run goes on, and the user's IDE or prompt runs git meanwhile
+ * (the seventh pass): the git dir is watched (inotify) for the whole run, and a change is undone at once.
+ */
+function watchGitDir(gitDir: string): void {
+  try {
+    const w = watch(gitDir, (_event, name) => {
+      const path = join(gitDir, String(name ?? ""));
+      if (name === "commondir" && found.has(path)) heard.push(...repair(path, found.get(path) ?? null));
+    });
+    w.on("error", () => w.close());
+    w.unref();
+    watchers.push(w);
+  } catch {
+    // no inotify here: the check after each command still runs
+  }
+}
+
+/** Puts `path` back as it was before the run when it changed; the line saying so (none when unchanged). */
+function repair(path: string, before: string | null): string[] {
+  if (read(path) === before) return [];
+  try {
+    putBack(path, before);
+    return [`deerflow undid a change to ${path}: it would make git read another directory's config and hooks.`];
+  } catch (err) {
+    return [`deerflow could not undo a change to ${path} (${(err as Error).message}): check it before you run git there.`];
+  }
 }
 
 /** Puts every noted file back as it was; a line per file it had to repair (empty when none). */
 export function restoreGitRedirects(): string {
-  const lines: string[] = [];
-  for (const [path, before] of found) {
-    const now = read(path);
-    if (now === before) continue;
-    try {
-      if (before === null) rmSync(path, { force: true, recursive: true });
-      else writeFileSync(path, before);
-      lines.push(`deerflow undid a change to ${path}: it would make git read another directory's config and hooks.`);
-    } catch (err) {
-      lines.push(`deerflow could not undo a change to ${path} (${(err as Error).message}): check it before you run git there.`);
-    }
-  }
+  const lines: string[] = heard.splice(0);
+  for (const [path, before] of found) lines.push(...repair(path, before));
   const nested = restoreNestedRepos();
   if (nested) lines.push(nested);
   return lines.join("\n");
@@ -70,6 +118,7 @@ export function restoreGitRedirects(): string {
 /** The end of a chat or run: a last check, then forget. */
 export function endGitRedirectWatch(): string {
   const said = restoreGitRedirects();
+  for (const w of watchers.splice(0)) w.close();
   found.clear();
   noted.clear();
   forgetNestedRepos();

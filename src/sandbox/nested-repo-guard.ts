@@ -6,21 +6,37 @@
 // calls this) each gitlink's config is compared with the run's start, and any key that runs code (shell-git.ts) the run
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
 import { execFileSync } from "node:child_process";
-import { readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { gitDirOf } from "./git-code-paths.js";
 import { isGitCodeKey } from "./shell-git.js";
 
-/** Per workspace: the index's mtime when last listed, and its gitlinks' config files. */
-const workspaces = new Map<string, { stamp: number; configs: string[] }>();
+/** Per workspace: the index's mtime when last listed, and its gitlinks' paths. */
+const workspaces = new Map<string, { stamp: number; links: string[] }>();
 /** Per config file: its code keys when the run first saw it (null: the file did not exist). */
 const baseline = new Map<string, Set<string> | null>();
 
-/** git with nothing of the environment's GIT_* (a GIT_DIR would point it elsewhere). */
-function git(args: string[], cwd?: string): string {
-  const env: Record<string, string> = {};
+/**
+ * git as deerflow runs it on the host: nothing of the environment's GIT_*, no system or global config, and no
+ * repository config at all where `gitDir` is given (an empty repository of our own, reading `index` through
+ * GIT_INDEX_FILE): the seventh pass made this guard's own `git ls-files` run a planted core.fsmonitor by pointing
+ * the workspace's commondir at a planted config. `core.fsmonitor=false` besides, should any config be read.
+ */
+function git(args: string[], opts: { cwd?: string; index?: string } = {}): string {
+  const env: Record<string, string> = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
-  return execFileSync("git", args, { cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 10_000, maxBuffer: 256 * 1024 * 1024 });
+  if (opts.index) Object.assign(env, { GIT_DIR: emptyRepo(), GIT_INDEX_FILE: opts.index });
+  return execFileSync("git", ["-c", "core.fsmonitor=false", ...args], { cwd: opts.cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 10_000, maxBuffer: 256 * 1024 * 1024 });
+}
+
+let empty: string | undefined;
+/** A bare repository of deerflow's own, with nothing in its config: the git dir the index is read under. */
+function emptyRepo(): string {
+  if (empty && existsSync(empty)) return empty;
+  empty = mkdtempSync(join(tmpdir(), "deerflow-git-"));
+  execFileSync("git", ["init", "-q", "--bare", empty], { stdio: "ignore", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
+  return empty;
 }
 
 function mtimeOf(p: string): number {
@@ -31,45 +47,63 @@ function mtimeOf(p: string): number {
   }
 }
 
-/** The config files of the repository checked out at `dir` (`.git` a folder, or a file saying `gitdir: …`). */
+const isFile = (p: string) => {
+  try {
+    return lstatSync(p).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** A small regular file's text (never a FIFO or device: a read of those can block forever), or undefined. */
+function readSmall(p: string): string | undefined {
+  try {
+    const st = lstatSync(p);
+    return st.isFile() && st.size < 64 * 1024 ? readFileSync(p, "utf8") : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every config file git reads for the repository checked out at `dir`: its `.git` (a folder, or a file saying
+ * `gitdir: …`), that git dir's config and config.worktree, and the config of the directory its `commondir` names.
+ * Resolved afresh at every check: a `.git` file or a commondir rewritten without touching the index counts too.
+ */
 function configsOf(dir: string): string[] {
   const dotGit = join(dir, ".git");
   let gitDir = dotGit;
-  try {
-    if (statSync(dotGit).isFile()) {
-      const m = /^gitdir:\s*(.+)$/m.exec(readFileSync(dotGit, "utf8"));
-      if (!m) return [];
-      gitDir = resolve(dir, m[1]!.trim());
-    }
-  } catch {
+  if (isFile(dotGit)) {
+    const m = /^gitdir:\s*(.+)$/m.exec(readSmall(dotGit) ?? "");
+    if (!m) return [];
+    gitDir = resolve(dir, m[1]!.trim());
+  } else if (!existsSync(dotGit)) {
     return []; // not checked out: git status does not look inside
   }
-  return [join(gitDir, "config"), join(gitDir, "config.worktree")];
+  const out = [join(gitDir, "config"), join(gitDir, "config.worktree")];
+  const common = readSmall(join(gitDir, "commondir"))?.trim();
+  if (common) out.push(join(resolve(gitDir, common), "config"));
+  return out;
 }
 
-/** The gitlinks of the workspace's index (mode 160000) and their config files. */
-function gitlinkConfigs(workspace: string): string[] {
+/** The gitlinks of the workspace's index (mode 160000), read without the repository's config. */
+function gitlinks(workspace: string): string[] {
   let listing = "";
   try {
-    listing = git(["ls-files", "--stage", "-z"], workspace);
+    listing = git(["ls-files", "--stage", "-z"], { cwd: workspace, index: join(workspace, ".git", "index") });
   } catch {
     return [];
   }
   const out: string[] = [];
   for (const entry of listing.split("\0")) {
-    if (!entry.startsWith("160000 ")) continue;
-    const path = entry.slice(entry.indexOf("\t") + 1);
-    out.push(...configsOf(join(workspace, path)));
+    if (entry.startsWith("160000 ")) out.push(join(workspace, entry.slice(entry.indexOf("\t") + 1)));
   }
   return out;
 }
 
 function codeKeys(file: string): Set<string> | null {
-  try {
-    statSync(file);
-  } catch {
-    return null;
-  }
+  if (!existsSync(file)) return null;
+  if (!isFile(file)) return new Set(["(not a regular file)"]); // a FIFO or a link: git may hang or go elsewhere
   try {
     return new Set(git(["config", "--file", file, "--name-only", "--list"]).split("\n").filter((k) => k && isGitCodeKey(k)));
   } catch {
@@ -77,13 +111,15 @@ function codeKeys(file: string): Set<string> | null {
   }
 }
 
+/** The config files of the workspace's gitlinks now (the list of gitlinks is read again when the index changed). */
 function refresh(workspace: string): string[] {
   const stamp = mtimeOf(join(workspace, ".git", "index"));
-  const known = workspaces.get(workspace);
-  if (known && known.stamp === stamp) return known.configs;
-  const configs = stamp === -1 ? [] : gitlinkConfigs(workspace);
-  workspaces.set(workspace, { stamp, configs });
-  return configs;
+  let known = workspaces.get(workspace);
+  if (!known || known.stamp !== stamp) {
+    known = { stamp, links: stamp === -1 ? [] : gitlinks(workspace) };
+    workspaces.set(workspace, known);
+  }
+  return known.links.flatMap(configsOf);
 }
 
 /** The first command of a run in `workspace`: what its gitlinks' configs hold now is the user's. */
@@ -101,6 +137,10 @@ export function restoreNestedRepos(): string {
       const before = baseline.get(f) ?? new Set<string>();
       const added = [...(codeKeys(f) ?? [])].filter((k) => !before.has(k));
       if (added.length === 0) continue;
+      if (added.includes("(not a regular file)")) {
+        lines.push(`deerflow found ${f} is not a regular file: a repository your git status enters reads it. Remove it before you run git in the workspace.`);
+        continue;
+      }
       try {
         for (const k of added) git(["config", "--file", f, "--unset-all", k]);
         lines.push(`deerflow removed ${added.join(", ")} from ${f}: a repository your git status enters would run ${added.length === 1 ? "it" : "them"} on your host.`);

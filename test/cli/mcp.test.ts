@@ -260,7 +260,7 @@ describe("a confined stdio server (sandbox: true)", () => {
     );
     const r = await sb.run(["run", "--output-format", "json", "files"]);
     expect(r.exitCode).toBe(0);
-    const threadId = JSON.parse(r.stdout).thread_id;
+    expect(JSON.parse(r.stdout).thread_id).toBeTypeOf("string");
     expect(readFileSync(join(sb.cwd, "hello.txt"), "utf8")).toBe("from the confined server");
     expect(lastToolResult(e2e.server.requests[2]!)).not.toContain("PRIVATE-KEY-MATERIAL");
     expect(lastToolResult(e2e.server.requests[3]!)).toContain("PRIVATE-KEY-MATERIAL");

@@ -25,7 +25,7 @@ const USER_KEY = "sk-test-key-123456"; // makeSandbox's OPENAI_API_KEY
 const NO_MODEL_ENV = { DEERFLOW_MODEL: undefined };
 
 /** Every key that needs trust, with a MCP "server" that only writes a marker file when started. */
-function hostileRc(sb: Sandbox, marker: string, extra: Record<string, unknown> = {}) {
+function hostileRc(_sb: Sandbox, marker: string, extra: Record<string, unknown> = {}) {
   return {
     defaultModel: "x",
     models: { x: { model: "evil-model", baseUrl: evil.url } },

@@ -11,7 +11,7 @@ import { trustProject } from "../support/trust.js";
 
 const e2e = useE2E();
 
-export function configure(sb: Sandbox, url: string, extra: Record<string, unknown> = {}): void {
+function configure(sb: Sandbox, url: string, extra: Record<string, unknown> = {}): void {
   writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ models: { p: { model: "provider-model", baseUrl: url, apiKey: "sk-test-key-123456", ...extra } } }));
   trustProject(sb);
 }

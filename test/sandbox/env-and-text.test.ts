@@ -3,7 +3,7 @@ import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { isSecretEnvValue, scrubEnv } from "../../src/sandbox/env-scrub.js";
+import { isSecretEnvName, isSecretEnvValue, scrubEnv } from "../../src/sandbox/env-scrub.js";
 import { dangerousWorkspaceReason } from "../../src/sandbox/workspace-check.js";
 import { forTerminal, maskUrlCredentials, stripControl } from "../../src/vocabulary/terminal-text.js";
 
@@ -71,4 +71,11 @@ describe("dangerous workspaces", () => {
     expect(dangerousWorkspaceReason(root, ctx)).toMatch(/data directory/);
     expect(dangerousWorkspaceReason(join(ctx.userHome, "project"), ctx)).toBeUndefined();
   });
+});
+
+describe("isSecretEnvName: the credential names the seventh pass saw reach commands", () => {
+  const secret = ["PGPASSWORD", "MYSQL_PWD", "SSHPASS", "GPG_PASSPHRASE", "TF_TOKEN_app_terraform_io", "AZURE_DEVOPS_EXT_PAT", "DOCKER_AUTH_CONFIG", "NPM_CONFIG__AUTH", "npm_config__auth", "SECRET_KEY_BASE", "SENTRY_DSN", "SLACK_WEBHOOK_URL", "GITHUB_TOKEN", "DB_PASSWORD", "CLIENT_SECRET", "GOOGLE_APPLICATION_CREDENTIALS"];
+  const plain = ["PWD", "OLDPWD", "PATH", "HOME", "SSH_AUTH_SOCK", "GIT_ASKPASS", "TOKENIZERS_PARALLELISM", "LANG", "TERM", "KUBECONFIG", "NODE_OPTIONS", "EDITOR", "SHELL", "USER"];
+  it.each(secret)("%s is scrubbed", (n) => expect(isSecretEnvName(n)).toBe(true));
+  it.each(plain)("%s passes", (n) => expect(isSecretEnvName(n)).toBe(false));
 });

@@ -3,7 +3,7 @@
 // canary files keep content, mtime and (where the filesystem tracks it) atime; their text never shows up in any
 // tool output.
 import { execFileSync } from "node:child_process";
-import { existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync, rmSync, lstatSync } from "node:fs";
+import { existsSync, linkSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, symlinkSync, utimesSync, writeFileSync, rmSync, lstatSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -72,7 +72,7 @@ async function refused(label: string, fn: () => Promise<unknown>, match?: RegExp
 }
 
 /** Expect the attempt to either be refused or succeed with an effect confined to the mounts (checked by `check`). */
-async function contained(label: string, fn: () => Promise<unknown>, check?: (text: string) => void) {
+async function contained(_label: string, fn: () => Promise<unknown>, check?: (text: string) => void) {
   try {
     const text = textOf(await fn());
     outputs.push(text);

@@ -3,7 +3,7 @@
 // records (a gitlink) loses a code-running key the run put in its config before the user's `git status` reaches it.
 // Real bwrap (and the same commands run unconfined), real git, in-process through runShell.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeShellSessions, runShell } from "../../src/sandbox/run-shell.js";
@@ -11,6 +11,7 @@ import { SandboxPathError } from "../../src/sandbox/paths.js";
 import { safeWriteFile } from "../../src/sandbox/safe-fs.js";
 import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
 import { HAS_BWRAP, type Mode, pathWithout } from "../support/confinement.js";
+import { until } from "../support/wait.js";
 import { makeRoot, makeThread } from "../tools/helpers.js";
 
 const modes: Mode[] = HAS_BWRAP ? ["bwrap", "fallback"] : ["fallback"];
@@ -74,5 +75,56 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     // A key the user had before the run stays theirs.
     const again = await sh("git -C sub config core.pager cat && echo set");
     expect(again).toContain("deerflow removed core.pager");
+  });
+
+  it("deerflow's own git, listing the index after a command, never reads the repository's config (a planted fsmonitor)", async () => {
+    const { ws, sh } = setUp(mode);
+    await sh("true");
+    // However it got there (the seventh pass pointed commondir at it and took write permission from .git), a
+    // config that runs code is where git would look: the guard's next listing of the index must not run it.
+    const marker = join(ws, "..", "deerflow-ran-it");
+    writeFileSync(join(ws, ".git", "config"), `${readFileSync(join(ws, ".git", "config"), "utf8")}[core]\n\tfsmonitor = touch ${marker}\n`);
+    const later = new Date(Date.now() + 5_000);
+    utimesSync(join(ws, ".git", "index"), later, later);
+    await sh("true");
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("a submodule's .git file pointed at a planted git dir loses the planted code key before the user's git status", async () => {
+    const { ws, sh, git } = setUp(mode);
+    const sub = join(ws, "..", "subsrc");
+    execFileSync("git", ["init", "-q", sub]);
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "s"], { cwd: sub });
+    git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "mod");
+    git("commit", "-q", "-m", "mod");
+    const out = await sh("mkdir -p evil && git init -q evil/gd && printf '[core]\\n\\tfsmonitor = touch ../../pwned-mod\\n' >> evil/gd/.git/config && printf 'gitdir: ../evil/gd/.git\\n' > mod/.git; echo done");
+    expect(out).toContain("deerflow removed core.fsmonitor");
+    git("status", "--porcelain");
+    expect(existsSync(join(ws, "pwned-mod"))).toBe(false);
+  });
+
+  it("a change to commondir made between commands (a background job) is undone at once", async () => {
+    const { ws, sh } = setUp(mode);
+    await sh("true");
+    writeFileSync(join(ws, ".git", "commondir"), "../gd\n");
+    await until(() => !existsSync(join(ws, ".git", "commondir")), "the watcher to undo commondir", 30_000);
+    expect(await sh("true")).toContain("deerflow undid a change to");
+  });
+});
+
+describe.skipIf(!HAS_BWRAP)("a workspace that is a linked worktree (bwrap)", () => {
+  it("its .git file cannot be rewritten from the sandbox", async () => {
+    const { ws, git } = setUp("bwrap");
+    git("worktree", "add", "-q", join(ws, "..", "wt2"));
+    const wt = join(ws, "..", "wt2");
+    const before = readFileSync(join(wt, ".git"), "utf8");
+    const root = join(ws, "..", "..");
+    const paths = { workspace_path: wt, uploads_path: join(root, "up2"), outputs_path: join(root, "out2") };
+    mkdirSync(paths.uploads_path, { recursive: true });
+    mkdirSync(paths.outputs_path, { recursive: true });
+    const settings = defaultShellSettings({ userHome: join(root, "home"), dataDir: join(root, "data") });
+    const out = (await runShell("printf 'gitdir: evil\\n' > .git; mv .git g2; echo tried", { paths, settings, cwd: wt, timeoutSeconds: 60 })).output;
+    expect(out).toContain("tried");
+    expect(readFileSync(join(wt, ".git"), "utf8")).toBe(before);
   });
 });
