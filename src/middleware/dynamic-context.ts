@@ -23,12 +23,13 @@
 // the cap bites, the most specific files keep their text first and the more general ones are truncated.
 import { readFileSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { type BaseMessage, HumanMessage, RemoveMessage } from "@langchain/core/messages";
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { THREAD_DATA_STATE } from "../state/thread-state.js";
 import { readRunConfigurable } from "../vocabulary/configurable.js";
+import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
 import { findRepoRoot } from "../memory/project.js";
 import { DYNAMIC_CONTEXT_KIND, HIDDEN_MARKER, hiddenKind, isHiddenMessage } from "../vocabulary/message-markers.js";
 
@@ -122,11 +123,14 @@ export function loadAgentsMemory(opts: { home?: string; workspace?: string; maxB
   for (const c of candidates) {
     if (!isFile(c.path)) continue;
     const key = canonical(c.path);
+    // A repository's AGENTS.md is read only where it lies: a symlink the repository ships (AGENTS.md -> ~/.aws/…)
+    // would put a credential into every request (the seventh adversarial pass).
+    if (c.scope !== "global" && !key.startsWith(`${canonical(dirname(c.path))}/`)) continue;
     if (seen.has(key)) continue; // the workspace IS the repo root, or the home is inside it
     seen.add(key);
     let text: string;
     try {
-      text = readFileSync(c.path, "utf8").trim();
+      text = maskSecretShapes(readFileSync(c.path, "utf8").trim());
     } catch {
       continue;
     }

@@ -13,7 +13,7 @@ import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT, isInside } from "./path
 import type { ThreadPaths } from "./provider.js";
 import { gitCodePaths, gitDirOf } from "./git-code-paths.js";
 import type { ShellSettings } from "./shell-settings.js";
-import { homeToolchainPaths, sandboxGitconfig } from "./sandbox-home.js";
+import { homeToolchainPaths, sandboxGitconfig, toolchainSecrets } from "./sandbox-home.js";
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 
 // The secret paths have one home shared with the memory filter; re-exported for the sandbox's other users.
@@ -133,7 +133,11 @@ function foldersAbove(paths: string[], workspace: string, gitDir: string | undef
 function homeArgs(home: string, dataDir: string): string[] {
   if (home === "/" || !isDirectory(home)) return [];
   const a = ["--tmpfs", home];
-  for (const p of homeToolchainPaths(home)) a.push("--ro-bind", p, p);
+  const bound = homeToolchainPaths(home);
+  for (const p of bound) a.push("--ro-bind", p, p);
+  const secrets = toolchainSecrets(home, bound);
+  for (const d of secrets.dirs) a.push("--tmpfs", d);
+  for (const f of secrets.files) a.push("--ro-bind", "/dev/null", f);
   const gitconfig = sandboxGitconfig(real(dataDir), home);
   if (gitconfig) a.push("--ro-bind", gitconfig, join(home, ".gitconfig"));
   return a;

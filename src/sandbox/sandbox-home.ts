@@ -4,7 +4,7 @@
 // (~/.config/<app>/token), and a script with the network on read one the list had not named. The secret lists in
 // vocabulary/secret-paths.ts still apply on top, for secrets inside a directory bound back here (~/.cargo).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { isInside } from "./paths.js";
 
@@ -21,7 +21,7 @@ export const HOME_TOOLCHAINS: readonly string[] = [
 
 /** Home folders never bound back whole, even when a PATH entry is one of them (they hold logins and keys). */
 const NEVER_BOUND = new Set([".config", ".local", ".local/share", ".cache", ".ssh", ".gnupg", ".aws"]);
-/** Where apps keep data and logins: a PATH entry `<prefix>/bin` here binds the bin only, not its prefix. */
+/** Where apps keep data and logins: never bound as a prefix. */
 const APP_DATA = [".config", ".local/share", ".cache"];
 
 function real(p: string): string {
@@ -48,12 +48,33 @@ export function homeToolchainPaths(home: string, pathVar = process.env.PATH ?? "
     out.add(r);
   };
   for (const t of HOME_TOOLCHAINS) add(join(home, t));
+  // A PATH entry is bound itself; its prefix only for node's own (the supervisor needs its lib). The seventh pass read
+  // flyctl's token in ~/.fly/config.yml when ~/.fly/bin on PATH bound all of ~/.fly.
   const entries = pathVar.split(":").filter((e) => e.startsWith("/"));
-  for (const e of [...entries, dirname(execPath)]) {
-    add(e);
-    if (basename(e) === "bin") add(dirname(e), true);
-  }
+  for (const e of entries) add(e);
+  add(dirname(execPath));
+  if (basename(dirname(execPath)) === "bin") add(dirname(dirname(execPath)), true);
   return [...out].sort();
+}
+
+/** Where a toolchain bound back keeps a login of its own: hidden again inside it (files by /dev/null, folders emptied). */
+const TOOLCHAIN_SECRET_DIRS = [".dotnet/corefx"];
+const NODE_PREFIX_PARENTS = [".nvm/versions/node", ".volta/tools/image/node", ".local/share/fnm/node-versions", ".fnm/node-versions"];
+
+/** Secrets inside the toolchains: a node prefix's global npmrc (`<prefix>/etc/npmrc`, where `npm login -g` writes), .NET's certificate stores. */
+export function toolchainSecrets(home: string, bound: string[]): { files: string[]; dirs: string[] } {
+  const inBound = (p: string) => bound.some((b) => isInside(p, b));
+  const dirs = TOOLCHAIN_SECRET_DIRS.map((d) => join(home, d)).filter((d) => existsSync(d) && inBound(d));
+  const prefixes = [...bound];
+  for (const parent of NODE_PREFIX_PARENTS) {
+    try {
+      for (const v of readdirSync(join(home, parent))) prefixes.push(join(home, parent, v), join(home, parent, v, "installation"));
+    } catch {
+      // not installed
+    }
+  }
+  const files = prefixes.map((p) => join(p, "etc", "npmrc")).filter((f) => existsSync(f) && inBound(f));
+  return { files: [...new Set(files)], dirs };
 }
 
 /** The git identity of the host's global config (`user.name`, `user.email`), so commits in the sandbox keep working. */

@@ -31,9 +31,16 @@ function plainValue(n: Node | null): boolean {
   return false;
 }
 
-/** The variable names an arithmetic context reads (not those inside a nested `$(…)`: that is a command of its own). */
+/**
+ * The variable names an arithmetic context reads. A nested `$(…)` is a command of its own, but its OUTPUT is read
+ * as an expression too (the seventh pass: `$(( $(printf 'a[$(…)]') ))` ran the hidden command): unless it prints a
+ * count, it counts as an unknown value (`$(…)` in `into`).
+ */
 function readNames(n: Node, into: Set<string>): void {
-  if (SUBSTITUTION.has(n.type)) return;
+  if (SUBSTITUTION.has(n.type)) {
+    if (!plainValue(n)) into.add("$(…)");
+    return;
+  }
   if (n.type === "variable_name") into.add(n.text);
   else if (n.type === "word" || n.type === "string_content" || n.type === "raw_string") for (const m of n.text.matchAll(IDENT)) into.add(m[0]);
   for (const c of children(n)) readNames(c, into);
@@ -80,9 +87,17 @@ export function arithmeticReadsUnknown(root: Node): boolean {
       case "binary_expression":
         if (n.parent?.type === "test_command" && children(n).some((c) => c.type === "test_operator" && TEST_ARITH.test(c.text))) readNames(n, read);
         break;
+      case "unary_expression":
+        // `[[ -v x ]]` evaluates x's subscript when x names an array element.
+        if (children(n).some((c) => c.type === "test_operator" && c.text === "-v")) readNames(n, read);
+        break;
+      case "expansion":
+        // `${!x}` (indirection) and `${x@P}` (prompt expansion) evaluate what x holds.
+        if (/^\$\{!|@P\}$/.test(n.text)) for (const m of n.text.matchAll(IDENT)) if (m[0] !== "P") read.add(m[0]);
+        break;
     }
     for (const c of children(n)) visit(c);
   };
   visit(root);
-  return [...read].some((name) => /^[A-Za-z_]\w*$/.test(name) && !plain.has(name) && !NUMERIC_SPECIALS.has(name));
+  return read.has("$(…)") || [...read].some((name) => /^[A-Za-z_]\w*$/.test(name) && !plain.has(name) && !NUMERIC_SPECIALS.has(name));
 }

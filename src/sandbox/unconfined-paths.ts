@@ -19,6 +19,8 @@ const FOLLOWS_LINKS: Record<string, RegExp> = {
   du: /^(?:-[a-zA-Z]*L[a-zA-Z]*|--dereference)$/,
   tree: /^-l$/,
   ls: /^(?:-[a-zA-Z]*L[a-zA-Z]*|--dereference)$/,
+  // GNU diff follows symlinks while it recurses (the seventh pass read a linked credential with `diff -r a b`).
+  diff: /^(?:-[a-zA-Z]*r[a-zA-Z]*|--recursive)$/,
 };
 const GLOB = /[*?[]/;
 /** Programs that read no file named by their words: a word known only at run time is harmless there. */
@@ -66,11 +68,18 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string): str
   const here = real(dir);
   if (here && !isInside(here, top)) return `it runs in ${c.cwd.rel}, a link to ${here}`;
   if (FOLLOWS_LINKS[c.name] && c.args.some((a) => FOLLOWS_LINKS[c.name]!.test(a))) return `${c.name} is told to follow symlinks out of the folders it reads`;
-  for (const { word, dynamic } of pathWords(c)) {
-    if (NO_PATHS.has(c.name) && !c.redirects.some((r) => r.target === word)) continue;
-    if (dynamic) return `${word} is known only when it runs`;
+  // jq reads modules from any folder it is told (`-L /tmp`, `import "…/.config/x/auth" as $a`).
+  if (c.name === "jq" && c.args.some((a) => /^(?:-L|--library-path)|\b(?:import|include)\b/.test(a))) return "jq is told to read modules";
+  for (const { word: raw, dynamic } of pathWords(c)) {
+    if (NO_PATHS.has(c.name) && !c.redirects.some((r) => r.target === raw)) continue;
+    if (dynamic) return `${raw} is known only when it runs`;
+    // `~+` is $PWD and `~-` is $OLDPWD (inherited from the user's shell): a tilde is never judged as written.
+    if (raw.startsWith("~")) return `${raw} names a folder by the shell's tilde`;
+    // The workspace's /mnt/user-data view is the workspace: its links are followed the same way.
+    const word = raw.startsWith(`${VIRTUAL_ROOT}/workspace/`) ? join(top, raw.slice(`${VIRTUAL_ROOT}/workspace/`.length)) : raw;
     if (word === "" || word.startsWith(`${VIRTUAL_ROOT}/`) || word === "/dev/null") continue;
     const candidates = GLOB.test(word) ? expandGlob(word, here ?? dir) : [word];
+    if (candidates.length >= MAX_MATCHES) return `${raw} matches too many paths to follow`;
     for (const p of candidates) {
       const abs = isAbsolute(p) ? p : resolve(here ?? dir, p);
       if (!existsSync(abs)) continue;

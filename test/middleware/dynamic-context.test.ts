@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HumanMessage, type BaseMessage } from "@langchain/core/messages";
@@ -188,5 +188,23 @@ describe("AGENTS.md memory loading", () => {
   it("localDate is the local calendar date", () => {
     expect(localDate(new Date(2025, 11, 31, 23, 59))).toBe("2025-12-31");
     expect(localDate(new Date(2026, 0, 1, 0, 0))).toBe("2026-01-01");
+  });
+});
+
+describe("a repository's AGENTS.md is data from where it lies (the seventh pass)", () => {
+  it("a shipped AGENTS.md symlink to a credential outside the repository is not read; key shapes in one are masked", () => {
+    const root = mkdtempSync(join(tmpdir(), "deerflow-agentsmd-"));
+    const ws = join(root, "clone");
+    mkdirSync(join(ws, ".git"), { recursive: true });
+    mkdirSync(join(root, "aws"));
+    writeFileSync(join(root, "aws", "credentials"), "aws_secret_access_key = LINKED-SECRET\n");
+    symlinkSync(join(root, "aws", "credentials"), join(ws, "AGENTS.md"));
+    expect(JSON.stringify(loadAgentsMemory({ workspace: ws }))).not.toContain("LINKED-SECRET");
+    rmSync(join(ws, "AGENTS.md"));
+    writeFileSync(join(ws, "AGENTS.md"), "Use pnpm. Deploy token: ghp_abcdefghijklmnopqrstuvwxyz0123456789\n");
+    const files = loadAgentsMemory({ workspace: ws });
+    expect(files[0]!.content).toContain("Use pnpm.");
+    expect(files[0]!.content).not.toContain("ghp_abcdefghijklmnopqrstuvwxyz0123456789");
+    rmSync(root, { recursive: true, force: true });
   });
 });

@@ -37,8 +37,8 @@ function fakeHome() {
   return { root, home, ws, paths, settings };
 }
 
-async function inSandbox(h: ReturnType<typeof fakeHome>, command: string) {
-  const env = { PATH: `${join(h.home, ".local", "bin")}:/usr/local/bin:/usr/bin:/bin`, HOME: h.home };
+async function inSandbox(h: ReturnType<typeof fakeHome>, command: string, extraPath: string[] = []) {
+  const env = { PATH: [...extraPath, join(h.home, ".local", "bin"), "/usr/local/bin:/usr/bin:/bin"].join(":"), HOME: h.home };
   const saved = process.env.PATH;
   process.env.PATH = env.PATH; // the PATH deerflow runs with decides which home folders are toolchains
   try {
@@ -56,13 +56,29 @@ describe("homeToolchainPaths", () => {
     mkdirSync(join(h.home, "tools", "x", "bin"), { recursive: true });
     mkdirSync(join(h.home, ".config", "app", "bin"), { recursive: true });
     const got = homeToolchainPaths(h.home, `${h.home}/tools/x/bin:${h.home}/.config/app/bin:${h.home}:/usr/bin`, "/usr/bin/node");
-    expect(got).toEqual([join(h.home, ".config", "app", "bin"), join(h.home, ".local", "bin"), join(h.home, ".nvm"), join(h.home, "tools", "x"), join(h.home, "tools", "x", "bin")]);
+    // A PATH entry is bound itself, never its prefix (~/.fly/bin must not bind ~/.fly and its config.yml).
+    expect(got).toEqual([join(h.home, ".config", "app", "bin"), join(h.home, ".local", "bin"), join(h.home, ".nvm"), join(h.home, "tools", "x", "bin")]);
     expect(got).not.toContain(h.home);
     expect(got).not.toContain(join(h.home, ".config"));
   });
 });
 
 describe.skipIf(!HAS_BWRAP)("the home inside bubblewrap", () => {
+  it("a PATH tool's own config beside its bin, a node prefix's global npmrc and .NET's certificate stores stay hidden", async () => {
+    const h = fakeHome();
+    mkdirSync(join(h.home, ".fly", "bin"), { recursive: true });
+    writeFileSync(join(h.home, ".fly", "config.yml"), "access_token: FLY-TOKEN-1\n");
+    writeFileSync(join(h.home, ".fly", "bin", "flyctl"), "#!/bin/sh\necho fly-ran\n");
+    chmodSync(join(h.home, ".fly", "bin", "flyctl"), 0o755);
+    mkdirSync(join(h.home, ".nvm", "versions", "node", "v20.0.0", "etc"), { recursive: true });
+    writeFileSync(join(h.home, ".nvm", "versions", "node", "v20.0.0", "etc", "npmrc"), "//registry.npmjs.org/:_authToken=NPM-TOKEN-1\n");
+    mkdirSync(join(h.home, ".dotnet", "corefx", "cryptography", "x509stores", "my"), { recursive: true });
+    writeFileSync(join(h.home, ".dotnet", "corefx", "cryptography", "x509stores", "my", "k.pfx"), "PFX-SECRET-1");
+    const r = await inSandbox(h, "cat ~/.fly/config.yml ~/.nvm/versions/node/v20.0.0/etc/npmrc ~/.dotnet/corefx/cryptography/x509stores/my/k.pfx 2>&1; flyctl", [join(h.home, ".fly", "bin")]);
+    expect(r.all).not.toMatch(/FLY-TOKEN|NPM-TOKEN|PFX-SECRET/);
+    expect(r.all).toContain("fly-ran");
+  });
+
   it("an unlisted login under the home is not there; a toolchain under it runs; the workspace under it is writable", async () => {
     const h = fakeHome();
     const r = await inSandbox(

@@ -608,6 +608,13 @@ const BLOCK_HIDDEN: string[] = [
   "su -c 'rm -rf ~'",
 ];
 const ASK_HIDDEN: string[] = [
+  // the seventh pass: a substitution's OUTPUT read as an expression, indirection, prompt expansion, -v
+  "echo $(( $(printf '\\x61\\x5b\\x24\\x28rm -rf src\\x29\\x5d') ))",
+  "(( $(<f) ))",
+  "echo ${a[$(<f)]}",
+  "echo ${x@P}",
+  "echo ${!x}",
+  "[[ -v $x ]]",
   "x='a[$(rm -rf ~)]'; echo $((x))",
   "x='a[$(rm -rf ~)]'; (( x ))",
   "x='a[$(rm -rf ~)]'; a[x]=1",
@@ -663,6 +670,7 @@ const ALLOW_HIDDEN: string[] = [
   "for i in $(seq 1 5); do echo $((i*2)); done",
   "for ((i=0;i<3;i++)); do echo $i; done",
   "n=0; n=$((n+1)); echo $n",
+  "echo $(( $(wc -l < f) + 1 ))",
   "n=$((n+1))",
   "echo $((RANDOM % 6))",
   "a=(1 2 3); echo ${a[1]}",

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { auditCommand } from "../../src/sandbox/shell-audit.js";
+import { VIRTUAL_ROOT } from "../../src/sandbox/paths.js";
 
 const unconfined = (c: string) => auditCommand(c, { confined: false });
 
@@ -114,7 +115,7 @@ describe("auditCommand without a sandbox: where the paths lead on disk (the sixt
   symlinkSync(join(ws, "src"), join(ws, "srclink"));
   const audit = (c: string) => auditCommand(c, { confined: false, workspace: ws });
 
-  it.each(["cat docs/credentials", "cat */credentials", "cd docs && cat credentials", "grep -R key .", "rg -L key", "find -L . -name x", "cat $f", "wc -l < docs/credentials", "head d?cs/*"])(
+  it.each(["cat docs/credentials", "cat */credentials", "cd docs && cat credentials", "grep -R key .", "rg -L key", "find -L . -name x", "cat $f", "wc -l < docs/credentials", "head d?cs/*", `cat ${VIRTUAL_ROOT}/workspace/docs/credentials`, "diff -r docs src", "jq -L /tmp 'import \"x\" as $a; 1' -n", "cat ~+/docs/credentials", "cat ~-/x"])(
     "asks for %j",
     async (cmd) => {
       const r = await audit(cmd);
