@@ -62,7 +62,10 @@ export async function benchArtifacts() {
   console.log(`stored with / without = ${((withC.bytes / without.bytes) * 100).toFixed(1)}%; time with / without = ${((withC.ms / without.ms) * 100).toFixed(0)}%`);
   const refs = Array.from({ length: 100 }, (_, i) => LONG(i));
   const entries = captureArtifacts([new ToolMessage({ id: "x", content: refs.join("\n"), tool_call_id: "c" })], [], [], 120).tool_artifacts;
-  const history = Array.from({ length: 400 }, (_, i) => new ToolMessage({ id: `m${i}`, content: `${"lorem ipsum /usr/lib/x ".repeat(220)}${i % 10 === 0 ? refs[i % 100] : ""}`, tool_call_id: `c${i}` }));
+  const history = Array.from(
+    { length: 400 },
+    (_, i) => new ToolMessage({ id: `m${i}`, content: `${"lorem ipsum /usr/lib/x ".repeat(220)}${i % 10 === 0 ? refs[i % 100] : ""}`, tool_call_id: `c${i}` }),
+  );
   const times = [];
   for (let k = 0; k < 7; k++) {
     const t = performance.now();

@@ -68,7 +68,9 @@ export async function benchAtCompletion() {
         shown = index.search(typed.slice(0, i), 8);
         per.push(performance.now() - t);
       }
-      console.log(`  typing "${typed}": per keystroke median ${median(per).toFixed(2)} ms, max ${Math.max(...per).toFixed(2)} ms (first keystroke ${per[0].toFixed(2)} ms); top: ${shown[0] ?? "(none)"}`);
+      console.log(
+        `  typing "${typed}": per keystroke median ${median(per).toFixed(2)} ms, max ${Math.max(...per).toFixed(2)} ms (first keystroke ${per[0].toFixed(2)} ms); top: ${shown[0] ?? "(none)"}`,
+      );
     }
   } finally {
     if (!keep) rmSync(join(dir, ".."), { recursive: true, force: true });

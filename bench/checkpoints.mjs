@@ -16,11 +16,7 @@ const REPLY = "x".repeat(5 * 1024);
 
 function storedBytes(db) {
   const q = (sql) => db.prepare(sql).get().n ?? 0;
-  return (
-    q("SELECT SUM(length(checkpoint) + length(metadata)) AS n FROM checkpoints") +
-    q("SELECT SUM(length(value)) AS n FROM writes") +
-    q("SELECT SUM(length(value)) AS n FROM checkpoint_blobs")
-  );
+  return q("SELECT SUM(length(checkpoint) + length(metadata)) AS n FROM checkpoints") + q("SELECT SUM(length(value)) AS n FROM writes") + q("SELECT SUM(length(value)) AS n FROM checkpoint_blobs");
 }
 
 function median(xs) {
@@ -97,7 +93,9 @@ export async function benchCheckpoints() {
   }
   console.log("(turn N = median bytes of the 10 turns around N; the mean columns include delta mode's periodic full snapshots)");
   const ratio = delta.total / full.total;
-  console.log(`delta total / full total = ${(ratio * 100).toFixed(1)}% (target ≤ 10%); delta turn ${TURNS}/turn 10 = ${(delta.turnLast / delta.turn10).toFixed(2)} (target ≤ 2); resume ≤ 50 ms: full ${full.resumeMs <= 50 ? "yes" : "NO"}, delta ${delta.resumeMs <= 50 ? "yes" : "NO"}`);
+  console.log(
+    `delta total / full total = ${(ratio * 100).toFixed(1)}% (target ≤ 10%); delta turn ${TURNS}/turn 10 = ${(delta.turnLast / delta.turn10).toFixed(2)} (target ≤ 2); resume ≤ 50 ms: full ${full.resumeMs <= 50 ? "yes" : "NO"}, delta ${delta.resumeMs <= 50 ? "yes" : "NO"}`,
+  );
   return { full, delta, ratio };
 }
 

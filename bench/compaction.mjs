@@ -29,9 +29,7 @@ async function runOne(compact) {
     for (const text of summaries) side = side.respond(new AIMessage(text));
     const saver = DeerflowSqliteSaver.open(join(dir, "deerflow.sqlite"), { channelMode: "full" });
     const compactions = [];
-    const summarization = compact
-      ? summarizationMiddleware({ model: side, contextWindow: WINDOW, archive: new MessageArchive(saver.db), onCompacted: (i) => compactions.push(i) })
-      : false;
+    const summarization = compact ? summarizationMiddleware({ model: side, contextWindow: WINDOW, archive: new MessageArchive(saver.db), onCompacted: (i) => compactions.push(i) }) : false;
     const agent = createDeerflowAgent(model, [], { features: { sandbox: false, summarization }, checkpointer: saver });
     const config = { configurable: { thread_id: "bench" } };
     const t0 = performance.now();
@@ -55,8 +53,13 @@ export async function benchCompaction() {
   console.log(`\n## Compaction: ${TURNS}-turn thread, 5 KB replies, ${WINDOW / 1024}k window (tokens sent per model call, estimated)`);
   console.log("| | turn 10 | turn 100 | turn 200 | turn " + TURNS + " | max | total sent | summary calls | summary input | summary output | time |");
   console.log("|---|---|---|---|---|---|---|---|---|---|---|");
-  for (const [name, r] of [["without", without], ["with", withC]]) {
-    console.log(`| ${name} | ${at(r, 10)} | ${at(r, 100)} | ${at(r, 200)} | ${at(r, TURNS)} | ${Math.max(...r.sent)} | ${total(r)} | ${r.compactions} | ${r.summaryIn} | ${r.summaryOut} | ${(r.ms / 1000).toFixed(1)} s |`);
+  for (const [name, r] of [
+    ["without", without],
+    ["with", withC],
+  ]) {
+    console.log(
+      `| ${name} | ${at(r, 10)} | ${at(r, 100)} | ${at(r, 200)} | ${at(r, TURNS)} | ${Math.max(...r.sent)} | ${total(r)} | ${r.compactions} | ${r.summaryIn} | ${r.summaryOut} | ${(r.ms / 1000).toFixed(1)} s |`,
+    );
   }
   const cost = withC.summaryIn + withC.summaryOut;
   console.log(

@@ -72,7 +72,13 @@ export function timeInPty(args, where, marks) {
     const timer = setTimeout(() => {
       const text = screen();
       proc.kill("SIGKILL");
-      finish(new Error(`no ${Object.keys(marks).filter((k) => !(k in seen)).join(", ")} within ${TIMEOUT_MS} ms; screen:\n${text}`));
+      finish(
+        new Error(
+          `no ${Object.keys(marks)
+            .filter((k) => !(k in seen))
+            .join(", ")} within ${TIMEOUT_MS} ms; screen:\n${text}`,
+        ),
+      );
     }, TIMEOUT_MS);
     let killed = false;
     proc.onData((d) => {

@@ -3,7 +3,7 @@
 // thread in a real PTY, interleaved: time until the transcript is drawn (the input says "Ask anything", which the
 // TUI shows only once the resumed thread is on screen), and the first frame (which names the thread being loaded).
 import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";

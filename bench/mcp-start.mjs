@@ -47,7 +47,10 @@ export async function benchMcpStart() {
     const list = { none: [], mcp: [] };
     await timeInPty([BIN, "chat"], withMcp, { frame: FIRST_FRAME, ready: READY });
     for (let i = 0; i < RUNS; i++) {
-      for (const [k, where] of [["none", none], ["mcp", withMcp]]) {
+      for (const [k, where] of [
+        ["none", none],
+        ["mcp", withMcp],
+      ]) {
         const r = await timeInPty([BIN, "chat"], where, { frame: FIRST_FRAME, ready: READY });
         frame[k].push(r.frame);
         ready[k].push(r.ready);
@@ -58,7 +61,11 @@ export async function benchMcpStart() {
     console.log(`\n## Cold start with 3 MCP servers configured (median of ${RUNS} runs; baseline: no MCP servers, same run)`);
     console.log(`| measure | no MCP servers | 3 MCP servers | ratio |`);
     console.log(`|---|---|---|---|`);
-    for (const [label, xs] of [["deerflow chat: first frame", frame], ['deerflow chat: ready ("Ask anything")', ready], ["deerflow mcp list (start all, list, stop)", list]]) {
+    for (const [label, xs] of [
+      ["deerflow chat: first frame", frame],
+      ['deerflow chat: ready ("Ask anything")', ready],
+      ["deerflow mcp list (start all, list, stop)", list],
+    ]) {
       console.log(`| ${label} | ${m(xs.none).toFixed(1)} ms | ${m(xs.mcp).toFixed(1)} ms | ${(m(xs.mcp) / m(xs.none)).toFixed(2)}x |`);
     }
     return { frame: { none: m(frame.none), mcp: m(frame.mcp) }, ready: { none: m(ready.none), mcp: m(ready.mcp) } };

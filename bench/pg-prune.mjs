@@ -62,7 +62,9 @@ try {
   const [kb, pb] = [await bytes("kept"), await bytes("pruned")];
   const [kh, ph] = [await head("kept"), await head("pruned")];
   console.log(`pruning on PostgreSQL (${TURNS} turns, delta, 2 KB answers; baseline: the same thread never pruned, same run):`);
-  console.log(`  rows' bytes ${(pb / 1e6).toFixed(1)} MB pruned vs ${(kb / 1e6).toFixed(1)} MB (x${(pb / kb).toFixed(2)}); prune per run median ${median(pruneTimes).toFixed(1)} ms, last ${pruneTimes.at(-1).toFixed(1)} ms; head read ${ph.toFixed(1)} ms vs ${kh.toFixed(1)} ms`);
+  console.log(
+    `  rows' bytes ${(pb / 1e6).toFixed(1)} MB pruned vs ${(kb / 1e6).toFixed(1)} MB (x${(pb / kb).toFixed(2)}); prune per run median ${median(pruneTimes).toFixed(1)} ms, last ${pruneTimes.at(-1).toFixed(1)} ms; head read ${ph.toFixed(1)} ms vs ${kh.toFixed(1)} ms`,
+  );
   await saver.close();
 } finally {
   await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

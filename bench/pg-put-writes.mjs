@@ -21,7 +21,10 @@ function relay() {
     const pipe = (from, to) => from.on("data", (d) => (LATENCY ? setTimeout(() => to.write(d), LATENCY) : to.write(d)));
     pipe(client, up);
     pipe(up, client);
-    for (const [a, b] of [[client, up], [up, client]]) {
+    for (const [a, b] of [
+      [client, up],
+      [up, client],
+    ]) {
       a.on("error", () => b.destroy());
       a.on("close", () => b.destroy());
     }

@@ -99,18 +99,33 @@ export async function benchSearch() {
   const rows = [];
   try {
     // Sanity: the tools and the baselines agree on what they find.
-    const hits = String(await call(grep, { pattern: NEEDLE }, mounts)).split("\n").filter((l) => l.startsWith("/mnt"));
-    const rgHits = rg ? String(run(rg, ["-n", NEEDLE], tree)).trim().split("\n") : [];
+    const hits = String(await call(grep, { pattern: NEEDLE }, mounts))
+      .split("\n")
+      .filter((l) => l.startsWith("/mnt"));
+    const rgHits = rg
+      ? String(run(rg, ["-n", NEEDLE], tree))
+          .trim()
+          .split("\n")
+      : [];
     if (rg && hits.length !== rgHits.length) throw new Error(`grep found ${hits.length} lines, rg ${rgHits.length}`);
     const globbed = String(await call(glob, { pattern: "**/f1234*.ts", max_results: 10000 }, mounts)).split("\n");
     if (rg) {
-      const rgFiles = String(run(rg, ["--files", "-g", "**/f1234*.ts"], tree)).trim().split("\n");
+      const rgFiles = String(run(rg, ["--files", "-g", "**/f1234*.ts"], tree))
+        .trim()
+        .split("\n");
       if (globbed.length !== rgFiles.length) throw new Error(`glob listed ${globbed.length} files, rg --files ${rgFiles.length}`);
     }
 
     const section = async (name, variants, baseline, target) => {
       const res = await rounds(variants);
-      for (const [variant, ms] of Object.entries(res)) rows.push({ section: name, variant, ms, ratio: baseline && res[baseline] ? ms / res[baseline] : undefined, target: variant === Object.keys(variants).find((v) => v.endsWith("tool")) ? target : undefined });
+      for (const [variant, ms] of Object.entries(res))
+        rows.push({
+          section: name,
+          variant,
+          ms,
+          ratio: baseline && res[baseline] ? ms / res[baseline] : undefined,
+          target: variant === Object.keys(variants).find((v) => v.endsWith("tool")) ? target : undefined,
+        });
     };
     const rgOr = (args) => (rg ? { [`rg ${args.join(" ")}`]: () => run(rg, args, tree) } : {});
     await section(
@@ -155,7 +170,9 @@ export async function benchSearch() {
   }
   const ms = (x) => (x < 1 ? `${(x * 1000).toFixed(0)} µs` : `${x.toFixed(1)} ms`);
   console.log(`\n## Search on a ${FILES.toLocaleString("en")}-file repository (half ignored build output)`);
-  console.log(`engine: ${rg ? `ripgrep (${rg})` : "JavaScript walker (rg not on PATH)"}; tree ${given ? `reused at ${given}` : `generated in ${(made / 1000).toFixed(1)} s`}; median of ${ROUNDS} rounds`);
+  console.log(
+    `engine: ${rg ? `ripgrep (${rg})` : "JavaScript walker (rg not on PATH)"}; tree ${given ? `reused at ${given}` : `generated in ${(made / 1000).toFixed(1)} s`}; median of ${ROUNDS} rounds`,
+  );
   console.log(`| tool | variant | median | vs baseline | target |`);
   console.log(`|---|---|---|---|---|`);
   for (const r of rows) {

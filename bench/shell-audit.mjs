@@ -14,7 +14,7 @@ const COMMANDS = [
   "python3 -c 'import json,sys; print(json.load(sys.stdin)[\"name\"])' < package.json",
   "find . -name '*.ts' -not -path './node_modules/*' | xargs wc -l | sort -n | tail -5",
   "cat <<'EOF' > notes.md\n# Notes\n- one\n- two\nEOF",
-  "for f in src/*.ts; do echo \"$f: $(wc -l < \"$f\")\"; done",
+  'for f in src/*.ts; do echo "$f: $(wc -l < "$f")"; done',
 ];
 const ITERS = 2_000;
 
@@ -50,7 +50,9 @@ async function measure(dir, label) {
   const mean = perCommand.reduce((a, b) => a + b, 0) / perCommand.length;
   const spawn = await bashSpawnMs();
   console.log(`${label}: audit mean ${mean.toFixed(0)} µs = ${((mean / 1000 / spawn) * 100).toFixed(2)} % of a bare execa("bash", ["-c", "true"]) (${spawn.toFixed(1)} ms, same run)`);
-  console.log(`${label}: first audit (module + grammar load) ${load.toFixed(1)} ms; median per command ${perCommand.map((u) => u.toFixed(0)).join(", ")} µs; mean ${(perCommand.reduce((a, b) => a + b, 0) / perCommand.length).toFixed(0)} µs`);
+  console.log(
+    `${label}: first audit (module + grammar load) ${load.toFixed(1)} ms; median per command ${perCommand.map((u) => u.toFixed(0)).join(", ")} µs; mean ${(perCommand.reduce((a, b) => a + b, 0) / perCommand.length).toFixed(0)} µs`,
+  );
 }
 
 export async function benchShellAudit() {

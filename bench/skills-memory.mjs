@@ -22,7 +22,16 @@ function stub() {
     req.on("end", () => {
       calls += 1;
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ id: `c${calls}`, object: "chat.completion", created: 0, model: "stub", choices: [{ index: 0, message: { role: "assistant", content: '{"facts": []}' }, finish_reason: "stop" }], usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 } }));
+      res.end(
+        JSON.stringify({
+          id: `c${calls}`,
+          object: "chat.completion",
+          created: 0,
+          model: "stub",
+          choices: [{ index: 0, message: { role: "assistant", content: '{"facts": []}' }, finish_reason: "stop" }],
+          usage: { prompt_tokens: 10, completion_tokens: 3, total_tokens: 13 },
+        }),
+      );
     });
   });
   return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/v1`, calls: () => calls })));

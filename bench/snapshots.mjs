@@ -87,9 +87,15 @@ async function runs(repo, root) {
     mkdirSync(join(home, "project"), { recursive: true });
     mkdirSync(empty);
     // Warm-up: the process, and the repository's first-ever snapshot (measured above, not here).
-    const plan = [{ workspace: empty, label: "warm" }, { workspace: repo, label: "warm" }];
+    const plan = [
+      { workspace: empty, label: "warm" },
+      { workspace: repo, label: "warm" },
+    ];
     for (let i = 0; i < RUNS; i++) {
-      for (const [ws, name] of [[repo, "repo"], [empty, "empty"]]) {
+      for (const [ws, name] of [
+        [repo, "repo"],
+        [empty, "empty"],
+      ]) {
         plan.push({ workspace: ws, label: `${name} new thread` });
         plan.push({ workspace: ws, label: `${name} same thread`, thread: "same" });
         plan.push({ workspace: ws, label: `${name} same thread, one tool`, thread: "same", prompt: "run one tool" });

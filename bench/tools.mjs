@@ -119,11 +119,15 @@ export async function benchTools() {
           ...(findBwrap()
             ? {
                 "fresh bwrap per command `true`": () =>
-                  execa(findBwrap(), ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-pid", "--die-with-parent", "--cap-drop", "ALL", "--chdir", cwd, "bash", "-c", "true"], {
-                    env: scrubEnv(),
-                    extendEnv: false,
-                    reject: false,
-                  }),
+                  execa(
+                    findBwrap(),
+                    ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--unshare-pid", "--die-with-parent", "--cap-drop", "ALL", "--chdir", cwd, "bash", "-c", "true"],
+                    {
+                      env: scrubEnv(),
+                      extendEnv: false,
+                      reject: false,
+                    },
+                  ),
               }
             : {}),
         },

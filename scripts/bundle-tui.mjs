@@ -59,7 +59,7 @@ const narrowTextFastPath = {
     return code.replace(
       head,
       (_, input) =>
-      `const narrowText = new RegExp(${JSON.stringify(NARROW_TEXT_SOURCE)});
+        `const narrowText = new RegExp(${JSON.stringify(NARROW_TEXT_SOURCE)});
 export default function stringWidth(input, options = {}) {
   if (typeof input === "string" && options.ambiguousIsNarrow !== false) {
     // Colours do not count (string-width strips them the same way unless told to count them).

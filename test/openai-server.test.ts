@@ -60,14 +60,14 @@ describe.each([
     server.push({
       toolCalls: [
         { name: "read_file", args: { path: "src/index.ts", limit: 20 } },
-        { name: "bash", args: { command: "ls -la && echo \"done\"" }, id: "call_custom" },
+        { name: "bash", args: { command: 'ls -la && echo "done"' }, id: "call_custom" },
       ],
     });
     const msg = await ask(model(streaming), streaming, "do things");
     expect(msg.tool_calls).toHaveLength(2);
     expect(msg.tool_calls![0]).toMatchObject({ name: "read_file", args: { path: "src/index.ts", limit: 20 } });
     expect(msg.tool_calls![0]!.id).toMatch(/^call_\d+$/);
-    expect(msg.tool_calls![1]).toMatchObject({ name: "bash", args: { command: "ls -la && echo \"done\"" }, id: "call_custom" });
+    expect(msg.tool_calls![1]).toMatchObject({ name: "bash", args: { command: 'ls -la && echo "done"' }, id: "call_custom" });
     expect(msg.response_metadata.finish_reason).toBe("tool_calls");
   });
 
@@ -144,12 +144,7 @@ describe.each([
     server.push({ toolCalls: [{ name: "ls", args: { dir: "." } }] }, { content: "done" });
     const m = model(streaming);
     const first = await ask(m, streaming, [new SystemMessage("you are a test"), new HumanMessage("list files")]);
-    await ask(m, streaming, [
-      new SystemMessage("you are a test"),
-      new HumanMessage("list files"),
-      first,
-      new ToolMessage({ content: "a.txt\nb.txt", tool_call_id: first.tool_calls![0]!.id! }),
-    ]);
+    await ask(m, streaming, [new SystemMessage("you are a test"), new HumanMessage("list files"), first, new ToolMessage({ content: "a.txt\nb.txt", tool_call_id: first.tool_calls![0]!.id! })]);
     const [r1, r2] = server.requests as [(typeof server.requests)[number], (typeof server.requests)[number]];
     expect(r1.method).toBe("POST");
     expect(r1.path).toBe("/v1/chat/completions");
@@ -182,9 +177,7 @@ describe.each([
     server.push({ content: "only one" });
     const m = model(streaming);
     await ask(m, streaming, "one");
-    await expect(ask(m, streaming, "two")).rejects.toThrow(
-      /test model script exhausted: no reply scripted for request #2/,
-    );
+    await expect(ask(m, streaming, "two")).rejects.toThrow(/test model script exhausted: no reply scripted for request #2/);
   });
 
   it("chunkDelayMs and delayMs slow the answer down", async () => {
@@ -197,7 +190,13 @@ describe.each([
 
 describe("raw protocol", () => {
   it("streams OpenAI-shaped SSE chunks", async () => {
-    server.push({ content: "Hi you", toolCalls: [{ name: "a", args: { x: 1 } }, { name: "b", args: "{}" }] });
+    server.push({
+      content: "Hi you",
+      toolCalls: [
+        { name: "a", args: { x: 1 } },
+        { name: "b", args: "{}" },
+      ],
+    });
     const res = await fetch(`${server.url}/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -205,7 +204,10 @@ describe("raw protocol", () => {
     });
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const text = await res.text();
-    const datas = text.split("\n\n").filter(Boolean).map((e) => e.replace(/^data: /, ""));
+    const datas = text
+      .split("\n\n")
+      .filter(Boolean)
+      .map((e) => e.replace(/^data: /, ""));
     expect(datas.at(-1)).toBe("[DONE]");
     const chunks = datas.slice(0, -1).map((d) => JSON.parse(d));
     expect(chunks[0].choices[0].delta).toEqual({ role: "assistant", content: "" });
@@ -214,8 +216,15 @@ describe("raw protocol", () => {
     expect(usageChunk.usage.total_tokens).toBe(usageChunk.usage.prompt_tokens + usageChunk.usage.completion_tokens);
     expect(chunks.at(-2).choices[0].finish_reason).toBe("tool_calls");
     const tcDeltas = chunks.flatMap((c) => c.choices[0]?.delta?.tool_calls ?? []);
-    expect(tcDeltas.filter((d: any) => d.id).map((d: any) => [d.index, d.function.name])).toEqual([[0, "a"], [1, "b"]]);
-    const args = (i: number) => tcDeltas.filter((d: any) => d.index === i).map((d: any) => d.function.arguments).join("");
+    expect(tcDeltas.filter((d: any) => d.id).map((d: any) => [d.index, d.function.name])).toEqual([
+      [0, "a"],
+      [1, "b"],
+    ]);
+    const args = (i: number) =>
+      tcDeltas
+        .filter((d: any) => d.index === i)
+        .map((d: any) => d.function.arguments)
+        .join("");
     expect(args(0)).toBe('{"x":1}');
     expect(args(1)).toBe("{}");
   });

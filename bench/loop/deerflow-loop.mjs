@@ -15,7 +15,14 @@ const model = requireModel(config);
 
 async function once() {
   let steps = 0;
-  const r = await runThread({ config, model, prompt: "run the 20 steps", onEvent: (e) => { if (e.type === "tool.completed" || e.type === "tool.end") steps++; } });
+  const r = await runThread({
+    config,
+    model,
+    prompt: "run the 20 steps",
+    onEvent: (e) => {
+      if (e.type === "tool.completed" || e.type === "tool.end") steps++;
+    },
+  });
   if (r.status !== "success") throw new Error(`run ended ${r.status}`);
   return steps;
 }

@@ -25,9 +25,10 @@ export function startModelServer({ steps = 20, answerBytes = 200 } = {}) {
       const stepsNow = typeof steps === "function" ? steps(userText) : steps;
       const id = `chatcmpl-bench-${++seq}`;
       const hasTools = Array.isArray(body.tools) && body.tools.length > 0;
-      const reply = hasTools && toolResults < stepsNow - 1
-        ? { tool: { id: `call_${seq}`, name: "bash", arguments: JSON.stringify({ command: `echo step ${toolResults + 1}`, description: "step" }) } }
-        : { content: hasTools ? `done after ${toolResults} steps: ${"x".repeat(Math.max(0, answerBytes - 30))}` : "Bench title" };
+      const reply =
+        hasTools && toolResults < stepsNow - 1
+          ? { tool: { id: `call_${seq}`, name: "bash", arguments: JSON.stringify({ command: `echo step ${toolResults + 1}`, description: "step" }) } }
+          : { content: hasTools ? `done after ${toolResults} steps: ${"x".repeat(Math.max(0, answerBytes - 30))}` : "Bench title" };
       const usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
       const base = { id, object: "chat.completion.chunk", created: 1, model: "bench-model" };
       if (!body.stream) {
@@ -42,7 +43,11 @@ export function startModelServer({ steps = 20, answerBytes = 200 } = {}) {
       const send = (o) => res.write(`data: ${JSON.stringify({ ...base, ...o })}\n\n`);
       send({ choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] });
       if (reply.tool) {
-        send({ choices: [{ index: 0, delta: { tool_calls: [{ index: 0, id: reply.tool.id, type: "function", function: { name: reply.tool.name, arguments: reply.tool.arguments } }] }, finish_reason: null }] });
+        send({
+          choices: [
+            { index: 0, delta: { tool_calls: [{ index: 0, id: reply.tool.id, type: "function", function: { name: reply.tool.name, arguments: reply.tool.arguments } }] }, finish_reason: null },
+          ],
+        });
       } else {
         send({ choices: [{ index: 0, delta: { content: reply.content }, finish_reason: null }] });
       }
@@ -51,7 +56,5 @@ export function startModelServer({ steps = 20, answerBytes = 200 } = {}) {
       res.end("data: [DONE]\n\n");
     });
   });
-  return new Promise((resolve) =>
-    server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${server.address().port}/v1`, close: () => new Promise((r) => server.close(r)) })),
-  );
+  return new Promise((resolve) => server.listen(0, "127.0.0.1", () => resolve({ url: `http://127.0.0.1:${server.address().port}/v1`, close: () => new Promise((r) => server.close(r)) })));
 }

@@ -16,7 +16,13 @@ const threads = new Map();
 const out = {};
 for (const step of JSON.parse(planArg)) {
   const t0 = performance.now();
-  const r = await runThread({ config, model, prompt: step.prompt ?? "hi", workspace: step.thread === "same" ? undefined : step.workspace, threadId: step.thread === "same" ? threads.get(step.workspace) : undefined });
+  const r = await runThread({
+    config,
+    model,
+    prompt: step.prompt ?? "hi",
+    workspace: step.thread === "same" ? undefined : step.workspace,
+    threadId: step.thread === "same" ? threads.get(step.workspace) : undefined,
+  });
   const ms = performance.now() - t0;
   if (r.status !== "success") throw new Error(`run ended ${r.status}`);
   threads.set(step.workspace, r.thread_id);

@@ -87,10 +87,7 @@ export function placeExtras(base: AgentMiddleware[], extras: AgentMiddleware[], 
         `Middleware "${unknown.mw.name}" is anchored to "${unknown.target}", which is not in the stack. Available: ${[...out.map((m) => m.name), terminalName].join(", ")}.`,
       );
     }
-    throw new AnchorError(
-      "anchor_cycle",
-      `Extra middleware anchors form a cycle: ${pending.map((p) => `${p.mw.name} → ${p.target}`).join(", ")}. Anchor one of them to a built-in middleware.`,
-    );
+    throw new AnchorError("anchor_cycle", `Extra middleware anchors form a cycle: ${pending.map((p) => `${p.mw.name} → ${p.target}`).join(", ")}. Anchor one of them to a built-in middleware.`);
   }
   return out;
 }

@@ -72,10 +72,7 @@ function describeType(x: unknown): string {
 function validate(options: DeerflowAgentOptions): void {
   const extras = options.extraMiddleware ?? [];
   if (options.middleware && options.features) {
-    throw new AgentOptionsError(
-      "middleware_with_features",
-      "Pass either `middleware` (a full takeover of the stack) or `features` (the built-in stack), not both: use one or the other.",
-    );
+    throw new AgentOptionsError("middleware_with_features", "Pass either `middleware` (a full takeover of the stack) or `features` (the built-in stack), not both: use one or the other.");
   }
   if (options.middleware && options.piiRedaction) {
     throw new AgentOptionsError(
@@ -125,7 +122,7 @@ function validate(options: DeerflowAgentOptions): void {
   const freq = options.checkpointSnapshotFrequency;
   if (freq !== undefined) {
     if (mode !== "delta") {
-      throw new AgentOptionsError("invalid_snapshot_frequency", "checkpointSnapshotFrequency only applies to checkpointChannelMode \"delta\": set the mode or drop the frequency.");
+      throw new AgentOptionsError("invalid_snapshot_frequency", 'checkpointSnapshotFrequency only applies to checkpointChannelMode "delta": set the mode or drop the frequency.');
     }
     if (!Number.isInteger(freq) || freq < 1) {
       throw new AgentOptionsError("invalid_snapshot_frequency", `checkpointSnapshotFrequency must be a positive integer (got ${freq}); 20 to 100 works well.`);
@@ -140,7 +137,7 @@ function validate(options: DeerflowAgentOptions): void {
   if (mode === "delta" && options.checkpointer && !isGuardedSaver(options.checkpointer)) {
     throw new AgentOptionsError(
       "delta_with_raw_checkpointer",
-      "checkpointChannelMode \"delta\" needs deerflow's guarded SQLite saver (DeerflowSqliteSaver), which marks each checkpoint with its mode so a delta thread is never opened in full mode. Pass that saver, or no checkpointer.",
+      'checkpointChannelMode "delta" needs deerflow\'s guarded SQLite saver (DeerflowSqliteSaver), which marks each checkpoint with its mode so a delta thread is never opened in full mode. Pass that saver, or no checkpointer.',
     );
   }
 }

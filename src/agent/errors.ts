@@ -29,9 +29,7 @@ export class AgentOptionsError extends Error {
 export class MiddlewareTypeError extends TypeError {
   readonly index: number;
   constructor(index: number, got: string) {
-    super(
-      `extraMiddleware[${index}] is not a middleware (got ${got}). Create middleware with createMiddleware({ name, ... }) from "langchain".`,
-    );
+    super(`extraMiddleware[${index}] is not a middleware (got ${got}). Create middleware with createMiddleware({ name, ... }) from "langchain".`);
     this.name = "MiddlewareTypeError";
     this.index = index;
   }

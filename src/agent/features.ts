@@ -77,10 +77,7 @@ export function resolveFeatures(input: Partial<Record<string, unknown>> | undefi
     }
     if (value === undefined) continue;
     if (typeof value !== "boolean" && !isMiddleware(value)) {
-      throw new AgentOptionsError(
-        "invalid_feature_value",
-        `features.${key} must be true, false or a middleware instance (got ${value === null ? "null" : typeof value}).`,
-      );
+      throw new AgentOptionsError("invalid_feature_value", `features.${key} must be true, false or a middleware instance (got ${value === null ? "null" : typeof value}).`);
     }
     const k = key as keyof RuntimeFeatures;
     if (value === true && NEEDS_INSTANCE[k]) {
@@ -104,7 +101,11 @@ export type TodoSetting = "off" | "on" | "plan";
 export function buildFeatureStack(features: RuntimeFeatures, todos: TodoSetting, ctx: { model?: Pick<BaseChatModel, "invoke">; piiRedaction?: boolean } = {}): AgentMiddleware[] {
   const stack: (AgentMiddleware | undefined)[] = [];
   if (features.sandbox !== false) {
-    stack.push(threadDataMiddleware(), uploadsMiddleware(), pick(features.sandbox, () => sandboxMiddleware()));
+    stack.push(
+      threadDataMiddleware(),
+      uploadsMiddleware(),
+      pick(features.sandbox, () => sandboxMiddleware()),
+    );
   }
   stack.push(danglingToolCallMiddleware(), toolCallIdsMiddleware(), answerSecretMaskingMiddleware(), toolResultSecretMaskingMiddleware());
   stack.push(pick(features.guardrail));

@@ -57,7 +57,10 @@ function applyWrites(channel: BaseChannel | undefined, current: unknown, writes:
 }
 
 const sameMessages = (a: unknown, b: unknown) =>
-  Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((m, i) => m === b[i] || (m instanceof BaseMessage && b[i] instanceof BaseMessage && m.id === b[i].id && m.content === b[i].content));
+  Array.isArray(a) &&
+  Array.isArray(b) &&
+  a.length === b.length &&
+  a.every((m, i) => m === b[i] || (m instanceof BaseMessage && b[i] instanceof BaseMessage && m.id === b[i].id && m.content === b[i].content));
 const sameValue = (a: unknown, b: unknown) => a === b || JSON.stringify(a) === JSON.stringify(b);
 
 /**
@@ -150,7 +153,7 @@ function unionSchema(group: readonly AgentMiddleware[]): StateSchema<any> | unde
     const schema = (m as { stateSchema?: StateSchema<any> }).stateSchema;
     for (const [k, f] of Object.entries(schema?.fields ?? {})) if (!(k in fields)) fields[k] = f;
   }
-  return Object.keys(fields).length > 0 ? new StateSchema(fields as never) as StateSchema<any> : undefined;
+  return Object.keys(fields).length > 0 ? (new StateSchema(fields as never) as StateSchema<any>) : undefined;
 }
 
 /** Consecutive runs (in execution order) of fusible hooks of `kind`; a run ends after a hook that may jump. */

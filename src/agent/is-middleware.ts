@@ -10,4 +10,3 @@ export function isMiddleware(x: unknown): x is AgentMiddleware {
   if (o[MIDDLEWARE_BRAND] === true) return true;
   return typeof o.name === "string" && (HOOKS.some((h) => typeof o[h] === "function" || typeof o[h] === "object") || "tools" in o);
 }
-

@@ -172,9 +172,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
     features: {
       sandbox: true,
       loopDetection: loopDetectionMiddleware(
-        opts.guards
-          ? { warnThreshold: opts.guards.loopWarn, hardLimit: opts.guards.loopStop, toolWarn: opts.guards.toolCallWarn, toolHardLimit: opts.guards.toolCallStop }
-          : {},
+        opts.guards ? { warnThreshold: opts.guards.loopWarn, hardLimit: opts.guards.loopStop, toolWarn: opts.guards.toolCallWarn, toolHardLimit: opts.guards.toolCallStop } : {},
       ),
       vision: opts.supportsVision ?? false,
       autoTitle: titleMiddleware({ model: sideModel }),

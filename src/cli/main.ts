@@ -37,7 +37,7 @@ export function buildProgram(): Command {
     .description("A terminal coding agent.")
     .version(packageVersion(), "-V, --version", "print the version")
     .option("--home <dir>", "data directory (default: $DEERFLOW_HOME, else ~/.deerflow)")
-    .option("-m, --model <name>", "model to use: a name from .deerflowrc \"models\", or a model id")
+    .option("-m, --model <name>", 'model to use: a name from .deerflowrc "models", or a model id')
     .option("--debug", "write a debug log (JSON lines, secrets masked) to $DEERFLOW_LOG, else <home>/logs/debug.jsonl")
     .showHelpAfterError("(run `deerflow --help` for usage)")
     .configureOutput({ outputError: (str, write) => write(str) })
@@ -63,15 +63,12 @@ export function buildProgram(): Command {
     process.exitCode = await chatCommand(promptWords, { ...cmd.optsWithGlobals(), ...opts });
   });
 
-  chatOptions(
-    program
-      .command("resume")
-      .description("reopen a thread in the TUI where it stopped")
-      .argument("<thread>", "the thread id (see `deerflow threads`)"),
-  ).action(async (thread: string, opts, cmd: Command) => {
-    const { chatCommand } = await import("./commands/chat.js");
-    process.exitCode = await chatCommand([], { ...cmd.optsWithGlobals(), ...opts, thread });
-  });
+  chatOptions(program.command("resume").description("reopen a thread in the TUI where it stopped").argument("<thread>", "the thread id (see `deerflow threads`)")).action(
+    async (thread: string, opts, cmd: Command) => {
+      const { chatCommand } = await import("./commands/chat.js");
+      process.exitCode = await chatCommand([], { ...cmd.optsWithGlobals(), ...opts, thread });
+    },
+  );
 
   program
     .command("run")
@@ -85,11 +82,7 @@ export function buildProgram(): Command {
     .addOption(sharedOption("approval", "run"))
     .option("--yes", "approve what would ask (blocked commands stay blocked)")
     .addOption(sharedOption("plan", "run"))
-    .addOption(
-      new Option("--output-format <format>", "text: answer on stdout; json: one object at the end; stream-json: one event per line")
-        .choices(["text", "json", "stream-json"])
-        .default("text"),
-    )
+    .addOption(new Option("--output-format <format>", "text: answer on stdout; json: one object at the end; stream-json: one event per line").choices(["text", "json", "stream-json"]).default("text"))
     .option("--max-turns <n>", "stop after this many model calls in the run (exit 5)", positiveInt("--max-turns"))
     .option("--input-id <id>", "an idempotency key: the same input id on a thread runs once; a repeat prints the recorded result")
     .option("--timeout <seconds>", "stop the run after this many seconds: status timeout, exit 5 (default: .deerflowrc runTimeout, else none)", positiveInt("--timeout", MAX_RUN_TIMEOUT_SECONDS))

@@ -18,7 +18,8 @@ export interface RunWorkspaceFlags {
 export function runWorkspace(opts: RunWorkspaceFlags, dataDir: string, cwd = process.cwd()): StartWorkspace {
   const userHome = process.env.HOME ?? homedir();
   if (opts.thread || opts.continue) {
-    if (opts.scratch) throw new UsageError("--scratch starts a new thread in a fresh folder; it does not go with --thread or --continue.", "Drop --scratch to continue the thread in its own workspace.");
+    if (opts.scratch)
+      throw new UsageError("--scratch starts a new thread in a fresh folder; it does not go with --thread or --continue.", "Drop --scratch to continue the thread in its own workspace.");
     // -w with a thread still checks that it is the thread's own (open-thread.ts); the current directory is not bound.
     assertSafeWorkspace(opts.workspace, { userHome, dataDir, allow: opts.allowDangerousWorkspace });
     return { workspace: opts.workspace };

@@ -41,7 +41,10 @@ const SHARED = {
   dangerousWorkspace: { flags: "--allow-dangerous-workspace", help: "accept -w /, a system directory, your home directory or one holding the data directory" },
   unconfined: {
     flags: "--dangerously-run-unconfined",
-    help: { chat: "allow yolo without bubblewrap: the agent's commands then run on this host unasked", run: "allow --yes or yolo without bubblewrap: the agent's commands then run on this host unasked" },
+    help: {
+      chat: "allow yolo without bubblewrap: the agent's commands then run on this host unasked",
+      run: "allow --yes or yolo without bubblewrap: the agent's commands then run on this host unasked",
+    },
   },
 } satisfies Record<string, Shared>;
 

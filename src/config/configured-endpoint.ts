@@ -36,4 +36,3 @@ export async function configuredEndpointModels(config: Pick<ResolvedConfig, "hom
   const listed = await listEndpointModels(OWN_ENDPOINT_NAME, endpoint.baseUrl, endpoint.apiKey, ENDPOINT_LIST_TIMEOUT_MS);
   return listed && listed.models.length > 0 ? listed : undefined;
 }
-

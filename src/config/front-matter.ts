@@ -28,12 +28,20 @@ export function splitFrontMatter(text: string): { data: Record<string, FrontMatt
     // Everything `parse` throws is about the text (a syntax error, a duplicate key, too many aliases).
     // The YAML's line + 1 is the file's line (the opening "---").
     const line = err instanceof YAMLParseError ? err.linePos?.[0]?.line : undefined;
-    const what = String((err as Error).message).split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
+    const what = String((err as Error).message)
+      .split("\n")[0]!
+      .replace(/ at line \d+, column \d+:?$/, "");
     throw new FrontMatterError(`front matter is not valid YAML${line ? ` (line ${line + 1})` : ""}: ${what}`);
   }
   if (data === null || data === undefined) data = {};
   if (typeof data !== "object" || Array.isArray(data)) throw new FrontMatterError("front matter must be `key: value` lines");
-  return { data: data as Record<string, FrontMatterValue>, body: lines.slice(end + 1).join("\n").trim() };
+  return {
+    data: data as Record<string, FrontMatterValue>,
+    body: lines
+      .slice(end + 1)
+      .join("\n")
+      .trim(),
+  };
 }
 
 /** A scalar as text (`max_turns: 5` → "5"); undefined for a list or a mapping. */

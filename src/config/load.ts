@@ -227,26 +227,34 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   // Flags override both.
   const home = dataHomeOf({ flag: inputs.flags?.home, env, cwd, userHome, files: loaded.map((f) => ({ path: f.path, home: f.config.home })) });
 
-  const database = resolveDatabase(env.DEERFLOW_DATABASE_URL || resolveSecret(merged.database, env, { file: origin.database, keyPath: "database" }), env.DEERFLOW_DATABASE_URL ? undefined : origin.database);
+  const database = resolveDatabase(
+    env.DEERFLOW_DATABASE_URL || resolveSecret(merged.database, env, { file: origin.database, keyPath: "database" }),
+    env.DEERFLOW_DATABASE_URL ? undefined : origin.database,
+  );
 
   const models = merged.models ?? {};
-  const selected =
-    inputs.flags?.model || env.DEERFLOW_MODEL || merged.defaultModel || (Object.keys(models).length === 1 ? Object.keys(models)[0] : undefined);
+  const selected = inputs.flags?.model || env.DEERFLOW_MODEL || merged.defaultModel || (Object.keys(models).length === 1 ? Object.keys(models)[0] : undefined);
 
   let model: ResolvedModel | null = null;
   if (selected) {
     const named = models[selected];
     if (!named && merged.defaultModel === selected && !inputs.flags?.model && !env.DEERFLOW_MODEL && Object.keys(models).length > 0) {
-      throw new ConfigError(
-        `Invalid config in ${origin.defaultModel} at "defaultModel": "${selected}" is not one of the configured models (${Object.keys(models).join(", ")}).`,
-        { file: origin.defaultModel, keyPath: "defaultModel" },
-      );
+      throw new ConfigError(`Invalid config in ${origin.defaultModel} at "defaultModel": "${selected}" is not one of the configured models (${Object.keys(models).join(", ")}).`, {
+        file: origin.defaultModel,
+        keyPath: "defaultModel",
+      });
     }
     // A per-model baseUrl/apiKey names that model's own endpoint, so it is more specific than the
     // environment; OPENAI_BASE_URL / OPENAI_API_KEY override the files' top-level defaults.
     const file = named ? modelOrigin[selected] : undefined;
     const { baseUrl, apiKey, keyWithheld } = modelEndpoint({
-      url: named?.baseUrl ? { value: named.baseUrl, file } : env.OPENAI_BASE_URL ? { value: env.OPENAI_BASE_URL } : merged.baseUrl ? { value: merged.baseUrl, file: origin.baseUrl } : { value: DEFAULT_BASE_URL },
+      url: named?.baseUrl
+        ? { value: named.baseUrl, file }
+        : env.OPENAI_BASE_URL
+          ? { value: env.OPENAI_BASE_URL }
+          : merged.baseUrl
+            ? { value: merged.baseUrl, file: origin.baseUrl }
+            : { value: DEFAULT_BASE_URL },
       keys: [
         { ref: named?.apiKey, file, keyPath: `models.${selected}.apiKey` },
         { ref: env.OPENAI_API_KEY ? "$OPENAI_API_KEY" : undefined, file: undefined, keyPath: "OPENAI_API_KEY" },

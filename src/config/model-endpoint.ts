@@ -8,10 +8,11 @@ export function resolveSecret(value: string | undefined, env: NodeJS.ProcessEnv,
   const name = value.slice(1);
   const got = env[name];
   if (!got) {
-    throw new ConfigError(
-      `${where.file ? `Config ${where.file}` : "Config"} at "${where.keyPath}" reads the environment variable ${name}, which is not set.`,
-      { file: where.file, keyPath: where.keyPath, hint: `Export ${name} or change "${where.keyPath}".` },
-    );
+    throw new ConfigError(`${where.file ? `Config ${where.file}` : "Config"} at "${where.keyPath}" reads the environment variable ${name}, which is not set.`, {
+      file: where.file,
+      keyPath: where.keyPath,
+      hint: `Export ${name} or change "${where.keyPath}".`,
+    });
   }
   return got;
 }

@@ -54,7 +54,8 @@ export function saveModelChoice(choice: ModelChoice, userHome: string = process.
   const name = entryName(models, choice);
   const entry = { model: choice.model, baseUrl: choice.baseUrl };
   // A "models" that is not an object is replaced whole (as before); otherwise only the new entry is added.
-  const modelsEdit: [string[], unknown] = typeof config.models === "object" && config.models !== null && !Array.isArray(config.models) ? [["models", name], entry] : [["models"], { ...models, [name]: entry }];
+  const modelsEdit: [string[], unknown] =
+    typeof config.models === "object" && config.models !== null && !Array.isArray(config.models) ? [["models", name], entry] : [["models"], { ...models, [name]: entry }];
   const next = editJsonc(text ?? "", [modelsEdit, [["defaultModel"], name]]);
   // The file may hold API keys: keep its permissions (a new one is private).
   const mode = text !== undefined ? statSync(path).mode & 0o777 : 0o600;

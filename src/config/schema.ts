@@ -6,11 +6,11 @@ import { CHANNEL_MODES } from "../vocabulary/checkpoint-modes.js";
 import { MAX_RUN_TIMEOUT_SECONDS } from "./run-timeout.js";
 
 /** `"$ENV_NAME"` means "read this environment variable"; anything else is the literal secret. */
-const secretRef = z.string().min(1, "a non-empty string (the key itself, or \"$ENV_NAME\" to read it from the environment)");
+const secretRef = z.string().min(1, 'a non-empty string (the key itself, or "$ENV_NAME" to read it from the environment)');
 
 export const modelConfigSchema = z.strictObject({
-  model: z.string().min(1, "the provider's model id, e.g. \"gpt-4o-mini\" or \"qwen2.5-coder:7b\""),
-  baseUrl: z.url("an http(s) URL of an OpenAI-compatible endpoint, e.g. \"http://localhost:11434/v1\"").optional(),
+  model: z.string().min(1, 'the provider\'s model id, e.g. "gpt-4o-mini" or "qwen2.5-coder:7b"'),
+  baseUrl: z.url('an http(s) URL of an OpenAI-compatible endpoint, e.g. "http://localhost:11434/v1"').optional(),
   apiKey: secretRef.optional(),
   contextWindow: z.int().positive().optional(),
   maxTokens: z.int().positive().optional(),
@@ -35,7 +35,7 @@ export type ModelConfig = z.infer<typeof modelConfigSchema>;
 export const mcpServerConfigSchema = z
   .strictObject({
     type: z.enum(["stdio", "http", "sse", "streamable-http", "streamableHttp"]).optional(),
-    command: z.string().min(1, "the program that starts the server, e.g. \"npx\"").optional(),
+    command: z.string().min(1, 'the program that starts the server, e.g. "npx"').optional(),
     args: z.array(z.string()).optional(),
     env: z.record(z.string(), z.string()).optional(),
     cwd: z.string().min(1).optional(),
@@ -59,7 +59,7 @@ export const mcpServerConfigSchema = z
     description: z.string().optional(),
   })
   .refine((s) => [s.command, s.url, s.httpUrl].filter((v) => v !== undefined).length === 1, {
-    message: "exactly one of \"command\" (a stdio server) or \"url\" / \"httpUrl\" (a remote server)",
+    message: 'exactly one of "command" (a stdio server) or "url" / "httpUrl" (a remote server)',
   });
 export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
 
@@ -144,7 +144,7 @@ export const fileConfigSchema = z.strictObject({
   /** true: e-mails, phone numbers, card numbers, national IDs and API keys are masked in what is sent to the provider. */
   piiRedaction: z.boolean().optional(),
   /** MCP servers by name (the key names the server in tool names: mcp__<name>__<tool>). */
-  mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, "letters, digits, \".\", \"_\" and \"-\" (at most 40)"), mcpServerConfigSchema).optional(),
+  mcpServers: z.record(z.string().regex(/^[A-Za-z0-9_.-]{1,40}$/, 'letters, digits, ".", "_" and "-" (at most 40)'), mcpServerConfigSchema).optional(),
   /** How MCP servers start and how their tools are offered. */
   mcp: z
     .strictObject({

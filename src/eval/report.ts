@@ -55,7 +55,10 @@ export function readReport(file: string): EvalReport {
   try {
     data = JSON.parse(readFileSync(file, "utf8"));
   } catch (e) {
-    throw new UsageError(`Cannot read the eval report ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`, "Write one with `deerflow eval --out <file>`.");
+    throw new UsageError(
+      `Cannot read the eval report ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}.`,
+      "Write one with `deerflow eval --out <file>`.",
+    );
   }
   const r = data as Partial<EvalReport>;
   if (r?.version !== 1 || !Array.isArray(r.results)) throw new UsageError(`${file} is not a deerflow eval report (version 1).`, "Write one with `deerflow eval --out <file>`.");

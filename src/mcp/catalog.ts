@@ -24,8 +24,6 @@ export function shouldDefer(infos: readonly McpToolInfo[], limits: { deferAbove:
 export function agentMcp(hub: McpHub, limits: { deferAbove: number; deferTokens: number }): AgentMcp | undefined {
   const infos = hub.tools();
   if (infos.length === 0) return undefined;
-  const deferred = shouldDefer(infos, limits)
-    ? deferredToolCatalog(infos.map((t) => ({ name: t.name, summary: oneLine(t.description), description: t.description })))
-    : undefined;
+  const deferred = shouldDefer(infos, limits) ? deferredToolCatalog(infos.map((t) => ({ name: t.name, summary: oneLine(t.description), description: t.description }))) : undefined;
   return { tools: createMcpTools(hub, infos), deferred };
 }

@@ -25,7 +25,6 @@ type Runtime = {
   state?: { thread_data?: { outputs_path?: string | null } | null; background_tasks?: unknown };
 };
 
-
 /** The reason of a failed call in words the model (and the user reading the transcript) can act on. */
 function failureText(info: McpToolInfo, err: unknown, hub: McpHub): string {
   const msg = err instanceof Error ? err.message : String(err);
@@ -112,7 +111,15 @@ function mcpTool(info: McpToolInfo, hub: McpHub) {
       if (images.length > 0) update.viewed_images = result!.images;
       if (elapsed >= LONG_MCP_CALL_MS) {
         const now = new Date().toISOString();
-        update.background_tasks = longCallTasks(rt, { kind: "mcp", task_id: callId, task_name: info.name, status: failed ? "failed" : "completed", started_at: new Date(started).toISOString(), updated_at: now, duration_ms: elapsed });
+        update.background_tasks = longCallTasks(rt, {
+          kind: "mcp",
+          task_id: callId,
+          task_name: info.name,
+          status: failed ? "failed" : "completed",
+          started_at: new Date(started).toISOString(),
+          updated_at: now,
+          duration_ms: elapsed,
+        });
       }
       if (Object.keys(update).length === 0) return message;
       return new Command({ update: { ...update, messages: [message] } });

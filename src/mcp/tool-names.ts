@@ -26,7 +26,9 @@ export function isMcpToolName(name: string): boolean {
 
 /** A description the model and the terminal can take: no control characters, whitespace collapsed, capped. */
 export function cleanDescription(text: string | undefined, max = MAX_DESCRIPTION): string {
-  const clean = stripControl(text ?? "").replace(/\s+/g, " ").trim();
+  const clean = stripControl(text ?? "")
+    .replace(/\s+/g, " ")
+    .trim();
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 

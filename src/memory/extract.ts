@@ -61,11 +61,7 @@ export function parseExtraction(raw: string, hasProject: boolean): ProposedFact[
 }
 
 /** One extraction call (non-streaming, tagged "nostream" so nothing reaches a chat's screen). */
-export async function extractFacts(
-  model: Pick<BaseChatModel, "invoke">,
-  input: { known: readonly string[]; transcript: string; hasProject: boolean },
-  signal: AbortSignal,
-): Promise<ProposedFact[]> {
+export async function extractFacts(model: Pick<BaseChatModel, "invoke">, input: { known: readonly string[]; transcript: string; hasProject: boolean }, signal: AbortSignal): Promise<ProposedFact[]> {
   const answer = await model.invoke([new SystemMessage(EXTRACTION_PROMPT), new HumanMessage(extractionRequest(input.known, input.transcript, input.hasProject))], {
     tags: ["nostream"],
     signal,

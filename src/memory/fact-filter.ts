@@ -51,7 +51,10 @@ export function cleanFact(text: string): string {
 
 /** The key two facts are "the same" by: case, punctuation and spacing ignored. */
 export function normalizeFact(text: string): string {
-  return text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim();
+  return text
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]+/gu, " ")
+    .trim();
 }
 
 /** The cleaned fact, or why it must not be stored. */

@@ -19,10 +19,33 @@ import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../voc
 /** Letters from other scripts that look like Latin ones (the usual spoofing set: Cyrillic, Greek, a few IPA). */
 const LOOK_ALIKES: Record<string, string> = Object.fromEntries(
   [
-    ["аɑα", "a"], ["вβ", "b"], ["сϲ", "c"], ["ԁ", "d"], ["еεє", "e"], ["ɡ", "g"], ["һн", "h"], ["іιɩ", "i"], ["ј", "j"],
-    ["кκ", "k"], ["ӏℓ", "l"], ["м", "m"], ["ոη", "n"], ["оοσ", "o"], ["рρ", "p"], ["ԛ", "q"], ["ѕ", "s"], ["тτ", "t"],
-    ["υ", "u"], ["νѵ", "v"], ["ԝω", "w"], ["хχ", "x"], ["уγү", "y"], ["ᴢ", "z"],
-    ["‐‑‒–—―−﹣", "-"], ["∕⁄", "/"], ["˜", "~"],
+    ["аɑα", "a"],
+    ["вβ", "b"],
+    ["сϲ", "c"],
+    ["ԁ", "d"],
+    ["еεє", "e"],
+    ["ɡ", "g"],
+    ["һн", "h"],
+    ["іιɩ", "i"],
+    ["ј", "j"],
+    ["кκ", "k"],
+    ["ӏℓ", "l"],
+    ["м", "m"],
+    ["ոη", "n"],
+    ["оοσ", "o"],
+    ["рρ", "p"],
+    ["ԛ", "q"],
+    ["ѕ", "s"],
+    ["тτ", "t"],
+    ["υ", "u"],
+    ["νѵ", "v"],
+    ["ԝω", "w"],
+    ["хχ", "x"],
+    ["уγү", "y"],
+    ["ᴢ", "z"],
+    ["‐‑‒–—―−﹣", "-"],
+    ["∕⁄", "/"],
+    ["˜", "~"],
   ].flatMap(([from, to]) => [...from!].map((c) => [c, to!])),
 );
 
@@ -47,9 +70,7 @@ const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const SECRET_NAMES = ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "authorized_keys", ".env", "keychain", "keyring", "credentials.json", ".vault-token"];
 /** A name is matched as a whole path part ("process.env" is not ".env"); an absolute path anywhere. */
 const SECRET_PATH = new RegExp(
-  [...HOME_SECRET_DIRS, ...HOME_SECRET_FILES, ...SYSTEM_SECRET_FILES, ...SECRET_NAMES]
-    .map((p) => `${p.startsWith("/") ? "" : "(?<![a-z0-9_])"}${escape(p.toLowerCase())}(?![a-z0-9_])`)
-    .join("|"),
+  [...HOME_SECRET_DIRS, ...HOME_SECRET_FILES, ...SYSTEM_SECRET_FILES, ...SECRET_NAMES].map((p) => `${p.startsWith("/") ? "" : "(?<![a-z0-9_])"}${escape(p.toLowerCase())}(?![a-z0-9_])`).join("|"),
 );
 
 const CREDENTIAL_WORDS = String.raw`(?:credentials?|secrets?|\bkeys?\b|api[ _-]?keys?|tokens?|passwords?|passphrases?|cookies?|session ids?|env(?:ironment)? (?:vars?|variables|file))`;
@@ -114,7 +135,7 @@ export const FACT_POLICY: readonly Rule[] = [
     ],
   },
   {
-    reason: "it is an instruction to the agent, not a fact about you or the project (a fact reads like \"The project builds with make\")",
+    reason: 'it is an instruction to the agent, not a fact about you or the project (a fact reads like "The project builds with make")',
     patterns: [
       /^(?:remember|note|important|reminder|system|assistant|agent|ai|instruction|todo|nb)\s*[:!-]/,
       /^(?:always|never|don'?t|do not|before|after|first|from now on|whenever|run|execute|exec|install|download|upload|send|post|pipe|source|eval|use|make sure|ensure|please|you)\b/,

@@ -138,7 +138,10 @@ function unwritable(dir: string): string {
 function openError(path: string, dir: string, err: unknown): DeerflowError {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === "EEXIST" || code === "ENOTDIR") {
-    return new DeerflowError(`The memory store ${path} cannot be opened: ${dir} is not a directory.`, { exitCode: ExitCode.runtime, hint: "Move that file aside; deerflow then starts a fresh memory store." });
+    return new DeerflowError(`The memory store ${path} cannot be opened: ${dir} is not a directory.`, {
+      exitCode: ExitCode.runtime,
+      hint: "Move that file aside; deerflow then starts a fresh memory store.",
+    });
   }
   // Node reports a mkdir on a read-only file system as ENOENT; the real cause is found by asking the file system.
   const denied = unwritable(dir);
@@ -208,9 +211,7 @@ export class MemoryStore {
   list(opts: { project?: string; all?: boolean; status?: FactStatus | "any" } = {}): Fact[] {
     const status = opts.status ?? "approved";
     const where = [opts.all ? "1" : "(scope = 'global' OR (scope = 'project' AND project = @project))", status === "any" ? "1" : "status = @status"].join(" AND ");
-    return this.db
-      .prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE ${where} ORDER BY updated_at DESC, id DESC`)
-      .all({ project: opts.project ?? "\0none", status }) as Fact[];
+    return this.db.prepare(`SELECT ${FACT_COLUMNS} FROM facts WHERE ${where} ORDER BY updated_at DESC, id DESC`).all({ project: opts.project ?? "\0none", status }) as Fact[];
   }
 
   /** The facts a thread's reminder shows: approved, and still passing the current policy (see the header). */
@@ -295,10 +296,12 @@ export class MemoryStore {
   /** The user rejects pending facts: they are forgotten. Returns the rejected ones (approved facts are untouched). */
   reject(ids: number[]): Fact[] {
     const del = this.db.prepare("DELETE FROM facts WHERE id = ? AND status = 'pending'");
-    return this.db.transaction(() => ids.flatMap((id) => {
-      const f = this.get(id);
-      return f && del.run(id).changes ? [f] : [];
-    }))();
+    return this.db.transaction(() =>
+      ids.flatMap((id) => {
+        const f = this.get(id);
+        return f && del.run(id).changes ? [f] : [];
+      }),
+    )();
   }
 
   /**
@@ -355,9 +358,7 @@ export class MemoryStore {
     return this.db.transaction(() => {
       const rows = this.db.prepare("SELECT id, claimed_by, claimed_at FROM queue ORDER BY id").all() as { id: number; claimed_by: string | null; claimed_at: number | null }[];
       const free = rows.find((r) => r.claimed_by === null || (r.claimed_at ?? 0) < nowMs - STALE_CLAIM_MS || !processAlive(r.claimed_by));
-      const row = free
-        ? (this.db.prepare("SELECT id, thread_id, run_id, project, transcript, created_at, attempts FROM queue WHERE id = ?").get(free.id) as QueuedRun)
-        : undefined;
+      const row = free ? (this.db.prepare("SELECT id, thread_id, run_id, project, transcript, created_at, attempts FROM queue WHERE id = ?").get(free.id) as QueuedRun) : undefined;
       if (row) this.db.prepare("UPDATE queue SET claimed_by = ?, claimed_at = ?, attempts = attempts + 1 WHERE id = ?").run(owner, nowMs, row.id);
       return row;
     })();

@@ -73,7 +73,10 @@ export class MemoryDrain {
       this.current = item.id;
       try {
         // Pending facts count as known too: the extractor must not propose them again.
-        const known = store.list({ project: item.project, status: "any" }).slice(0, 60).map((f) => f.text);
+        const known = store
+          .list({ project: item.project, status: "any" })
+          .slice(0, 60)
+          .map((f) => f.text);
         const callSignal = AbortSignal.any([signal, AbortSignal.timeout(this.opts.timeoutMs ?? EXTRACTION_TIMEOUT_MS)]);
         const proposed = await extractFacts(model, { known, transcript: item.transcript, hasProject: item.project !== "" }, callSignal);
         if (this.current !== item.id) break; // handed back meanwhile (stopped)

@@ -12,7 +12,9 @@ import { hasSecretShape, maskSecretShapes } from "../vocabulary/secret-shapes.js
 
 function maskContent(content: AIMessage["content"]): AIMessage["content"] {
   if (typeof content === "string") return maskSecretShapes(content);
-  return content.map((block) => (block && typeof block === "object" && block.type === "text" && typeof block.text === "string" ? { ...block, text: maskSecretShapes(block.text) } : block)) as AIMessage["content"];
+  return content.map((block) =>
+    block && typeof block === "object" && block.type === "text" && typeof block.text === "string" ? { ...block, text: maskSecretShapes(block.text) } : block,
+  ) as AIMessage["content"];
 }
 
 /** `answer` with secret-shaped text masked; the same object when there is none. */

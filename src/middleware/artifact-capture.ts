@@ -34,9 +34,22 @@ const URL_RE = /\bhttps?:\/\/[^\s"'<>`()[\]{}]+/g;
 const PATH_RE = /(?<![\w:/.-])(?:\.{1,2})?(?:\/[\w.@+~%=,-]+){2,}\/?/g;
 
 const MIME: Record<string, string> = {
-  png: "image/png", jpg: "image/jpeg", jpeg: "image/jpeg", gif: "image/gif", webp: "image/webp", svg: "image/svg+xml",
-  pdf: "application/pdf", json: "application/json", csv: "text/csv", md: "text/markdown", txt: "text/plain",
-  html: "text/html", js: "text/javascript", ts: "text/x-typescript", py: "text/x-python", zip: "application/zip",
+  png: "image/png",
+  jpg: "image/jpeg",
+  jpeg: "image/jpeg",
+  gif: "image/gif",
+  webp: "image/webp",
+  svg: "image/svg+xml",
+  pdf: "application/pdf",
+  json: "application/json",
+  csv: "text/csv",
+  md: "text/markdown",
+  txt: "text/plain",
+  html: "text/html",
+  js: "text/javascript",
+  ts: "text/x-typescript",
+  py: "text/x-python",
+  zip: "application/zip",
 };
 
 export interface ArtifactCaptureOptions {
@@ -59,7 +72,10 @@ const callKey = (m: AIMessage) => `call:${sha(`${m.id ?? ""}\0${(m.tool_calls ??
 export function findLongRefs(text: string, minChars: number): { ref: string; type: "url" | "file" }[] {
   const out: { ref: string; type: "url" | "file" }[] = [];
   const seen = new Set<string>();
-  for (const [re, type] of [[URL_RE, "url"], [PATH_RE, "file"]] as const) {
+  for (const [re, type] of [
+    [URL_RE, "url"],
+    [PATH_RE, "file"],
+  ] as const) {
     re.lastIndex = 0;
     for (const m of text.matchAll(re)) {
       const ref = m[0].replace(/[.,;:]+$/, "");
@@ -152,7 +168,13 @@ export function withHandles(messages: readonly BaseMessage[], entries: readonly 
   // One pass per string: an alternation of the references, longest first (a reference that contains another is
   // replaced whole). A long history is re-sent on every call, so this is linear in its text, not text × entries.
   const byRef = new Map(entries.map((e) => [e.real_ref, e]));
-  const any = new RegExp([...byRef.keys()].sort((a, b) => b.length - a.length).map((r) => r.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"), "g");
+  const any = new RegExp(
+    [...byRef.keys()]
+      .sort((a, b) => b.length - a.length)
+      .map((r) => r.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+      .join("|"),
+    "g",
+  );
   const out = messages.map((m) => {
     const used: ArtifactEntry[] = [];
     const swap = (text: string) =>
@@ -167,7 +189,16 @@ export function withHandles(messages: readonly BaseMessage[], entries: readonly 
     if (used.length > 0 && ToolMessage.isInstance(next) && typeof next.content === "string") {
       const list = used.map((e) => `${e.handle} = ${e.artifact_type} ${e.display_name}`).join("; ");
       const note = `\n[Long references above are shown as handles (${list}); pass a handle as the argument where the reference is needed.]`;
-      next = new ToolMessage({ id: next.id, name: next.name, content: `${next.content}${note}`, tool_call_id: next.tool_call_id, status: next.status, artifact: next.artifact, additional_kwargs: next.additional_kwargs, response_metadata: next.response_metadata });
+      next = new ToolMessage({
+        id: next.id,
+        name: next.name,
+        content: `${next.content}${note}`,
+        tool_call_id: next.tool_call_id,
+        status: next.status,
+        artifact: next.artifact,
+        additional_kwargs: next.additional_kwargs,
+        response_metadata: next.response_metadata,
+      });
     }
     return next;
   });
@@ -175,7 +206,10 @@ export function withHandles(messages: readonly BaseMessage[], entries: readonly 
 }
 
 function reminderOf(entries: readonly ArtifactEntry[], shown: Set<string>): HumanMessage | undefined {
-  const hidden = entries.filter((e) => !shown.has(e.handle)).slice(-REMINDER_MAX).reverse();
+  const hidden = entries
+    .filter((e) => !shown.has(e.handle))
+    .slice(-REMINDER_MAX)
+    .reverse();
   if (hidden.length === 0) return undefined;
   const text = [
     "Artifact handles from earlier tool results (their messages were compacted); pass a handle as the argument where its reference is needed:",
@@ -222,7 +256,10 @@ export function resolveHandles(args: unknown, entries: readonly ArtifactEntry[],
 }
 
 function unknownHandleError(toolCall: { id?: string; name: string }, unknown: string[], entries: readonly ArtifactEntry[]): ToolMessage {
-  const known = entries.slice(-10).map((e) => `${e.handle} (${e.display_name})`).join(", ");
+  const known = entries
+    .slice(-10)
+    .map((e) => `${e.handle} (${e.display_name})`)
+    .join(", ");
   return new ToolMessage({
     tool_call_id: toolCall.id ?? "",
     name: toolCall.name,

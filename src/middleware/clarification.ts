@@ -28,13 +28,7 @@ import { ASK_CLARIFICATION, CLARIFICATION_MARKER, type ClarificationPayload as M
 
 export const UNATTENDED_ANSWER = "No user is available: proceed with your best judgment and state your assumptions.";
 
-export const CLARIFICATION_TYPES = [
-  "missing_info",
-  "ambiguous_requirement",
-  "approach_choice",
-  "risk_confirmation",
-  "suggestion",
-] as const;
+export const CLARIFICATION_TYPES = ["missing_info", "ambiguous_requirement", "approach_choice", "risk_confirmation", "suggestion"] as const;
 export type ClarificationType = (typeof CLARIFICATION_TYPES)[number];
 
 export const askClarificationSchema = z.object({

@@ -17,8 +17,7 @@ import { AIMessage, type BaseMessage, RemoveMessage, ToolMessage } from "@langch
 import { REMOVE_ALL_MESSAGES } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 
-export const INTERRUPTED_TOOL_CALL_TEXT =
-  "[Tool call was interrupted and did not return a result.] The tool call was interrupted and did not return a result; do not assume it ran.";
+export const INTERRUPTED_TOOL_CALL_TEXT = "[Tool call was interrupted and did not return a result.] The tool call was interrupted and did not return a result; do not assume it ran.";
 
 export interface DanglingToolCallOptions {
   /** Content of the placeholder result (must stay meaningful to the model). */

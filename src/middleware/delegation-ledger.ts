@@ -42,7 +42,10 @@ const stateSchema = new StateSchema({ delegations: THREAD_STATE_VALUES.delegatio
 
 /** One line, `max` chars at most (an ellipsis marks a cut); reminder tags neutralised. */
 function clip(text: string, max: number): string {
-  const oneLine = text.replace(/<(\/?)system-reminder>/gi, "[$1system-reminder]").replace(/\s+/g, " ").trim();
+  const oneLine = text
+    .replace(/<(\/?)system-reminder>/gi, "[$1system-reminder]")
+    .replace(/\s+/g, " ")
+    .trim();
   return oneLine.length > max ? `${oneLine.slice(0, Math.max(0, max - 1))}…` : oneLine;
 }
 

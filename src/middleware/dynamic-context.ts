@@ -102,7 +102,10 @@ function canonical(path: string): string {
 /** Cut `text` to at most `maxBytes` UTF-8 bytes without splitting a character. */
 function cutBytes(text: string, maxBytes: number): string {
   if (Buffer.byteLength(text, "utf8") <= maxBytes) return text;
-  return Buffer.from(text, "utf8").subarray(0, Math.max(0, maxBytes)).toString("utf8").replace(/\uFFFD+$/, "");
+  return Buffer.from(text, "utf8")
+    .subarray(0, Math.max(0, maxBytes))
+    .toString("utf8")
+    .replace(/\uFFFD+$/, "");
 }
 
 /**
@@ -165,10 +168,7 @@ function learnedLines(facts: readonly LearnedFact[]): string[] {
 export function formatDynamicContext(date: string, weekday: string, memory: readonly MemoryFile[], learned: readonly LearnedFact[] = []): string {
   const lines = ["<system-reminder>", `Today's date is ${date} (${weekday}).`];
   if (memory.length > 0) {
-    lines.push(
-      "",
-      "Instructions from AGENTS.md memory files, general first, most specific last (a later file takes precedence):",
-    );
+    lines.push("", "Instructions from AGENTS.md memory files, general first, most specific last (a later file takes precedence):");
     for (const f of memory) {
       lines.push("", `<agents_md scope="${f.scope}" path="${f.path.replace(/"/g, "&quot;")}">`, f.content);
       if (f.truncated) lines.push("[… truncated: memory is capped]");
@@ -187,11 +187,7 @@ export function formatDynamicContext(date: string, weekday: string, memory: read
       "</learned_memory>",
     );
   }
-  lines.push(
-    "",
-    "This context is added by the system, not written by the user; do not reply to it, use it when relevant.",
-    "</system-reminder>",
-  );
+  lines.push("", "This context is added by the system, not written by the user; do not reply to it, use it when relevant.", "</system-reminder>");
   return lines.join("\n");
 }
 

@@ -39,9 +39,15 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 export function createSanitizer(tags: readonly string[] = CONTROL_TAGS, markers: readonly string[] = CONTROL_MARKERS): (text: string) => string {
   // Longest names first so "system-reminder" wins over "system"; the tag name must end there (`<systemd>` is not
   // `<system>`); spaces, a slash and attributes are tolerated (`< /System-Reminder foo="x">`).
-  const tagAlt = [...tags].sort((a, b) => b.length - a.length).map(escapeRe).join("|");
+  const tagAlt = [...tags]
+    .sort((a, b) => b.length - a.length)
+    .map(escapeRe)
+    .join("|");
   const tagRe = new RegExp(`<(?=\\s*/?\\s*(?:${tagAlt})(?![\\w-])[^<>]*>)`, "gi");
-  const markerAlt = [...markers].sort((a, b) => b.length - a.length).map((m) => m.trim().split(/\s+/).map(escapeRe).join("\\s+")).join("|");
+  const markerAlt = [...markers]
+    .sort((a, b) => b.length - a.length)
+    .map((m) => m.trim().split(/\s+/).map(escapeRe).join("\\s+"))
+    .join("|");
   const markerRe = new RegExp(`\\[\\s*(${markerAlt})\\s*\\]`, "gi");
   return (text) => text.replace(tagRe, "&lt;").replace(markerRe, "($1)");
 }
@@ -63,9 +69,7 @@ function sanitizeMessage(m: BaseMessage, sanitize: (t: string) => string): BaseM
     }
     return b;
   });
-  return changed
-    ? new HumanMessage({ id: m.id, name: m.name, content: blocks as HumanMessage["content"], additional_kwargs: m.additional_kwargs, response_metadata: m.response_metadata })
-    : m;
+  return changed ? new HumanMessage({ id: m.id, name: m.name, content: blocks as HumanMessage["content"], additional_kwargs: m.additional_kwargs, response_metadata: m.response_metadata }) : m;
 }
 
 export function inputSanitizationMiddleware(options: InputSanitizationOptions = {}) {

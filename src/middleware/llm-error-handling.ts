@@ -83,7 +83,8 @@ const DROP_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CL
  * "request (4476 tokens) exceeds the available context size (4096 tokens)"), Anthropic-compatible gateways ("prompt is
  * too long"), Gemini's OpenAI endpoint ("input token count … exceeds the maximum").
  */
-const CONTEXT_OVERFLOW = /context_length_exceeded|maximum context length|exceed(s|ed)? the (available )?context|exceed_context_size|context length exceeded|prompt is too long|input token count.*exceeds/i;
+const CONTEXT_OVERFLOW =
+  /context_length_exceeded|maximum context length|exceed(s|ed)? the (available )?context|exceed_context_size|context length exceeded|prompt is too long|input token count.*exceeds/i;
 const CONTEXT_OVERFLOW_HINT =
   "The conversation no longer fits the model's context window: set this model's contextWindow in .deerflowrc so deerflow compacts it in time (then /compact in chat), or start a new thread.";
 
@@ -135,17 +136,16 @@ export function retryAfterMs(headers: unknown, now = Date.now()): number | undef
 /** The provider's own words, without the leading status and LangChain's troubleshooting footer, ≤120 chars. */
 function providerDetail(message: string, status: number): string {
   let m = message.split("Troubleshooting URL:")[0]!.trim();
-  m = m.replace(new RegExp(`^${status}\\s*`), "").split("\n")[0]!.trim();
+  m = m
+    .replace(new RegExp(`^${status}\\s*`), "")
+    .split("\n")[0]!
+    .trim();
   if (!m || /status code \(no body\)/.test(m)) return "";
   return m.length > 120 ? `${m.slice(0, 119)}…` : m;
 }
 
-
 /** Classify a model-call failure; `endpoint`/`timeoutMs`/`modelName` only shape the reason text. */
-export function classifyModelError(
-  err: unknown,
-  ctx: { endpoint?: string; timeoutMs?: number; modelName?: string } = {},
-): ModelErrorClass {
+export function classifyModelError(err: unknown, ctx: { endpoint?: string; timeoutMs?: number; modelName?: string } = {}): ModelErrorClass {
   const ep = ctx.endpoint ?? "the model endpoint";
   const chain = errorChain(err).map(fieldsOf);
 
@@ -179,26 +179,20 @@ export function classifyModelError(
     if (f.lcCode === "MODEL_RATE_LIMIT") return { kind: "transient", reason: `rate limited by ${ep}`, retryAfterMs: retryAfterMs(f.headers) };
   }
 
-  const isTimeout = chain.some(
-    (f) => (f.code && TIMEOUT_CODES.has(f.code)) || (f.name && TIMEOUT_NAMES.has(f.name)) || (f.ctor && TIMEOUT_NAMES.has(f.ctor)) || /\btimed? ?out\b/i.test(f.message),
-  );
+  const isTimeout = chain.some((f) => (f.code && TIMEOUT_CODES.has(f.code)) || (f.name && TIMEOUT_NAMES.has(f.name)) || (f.ctor && TIMEOUT_NAMES.has(f.ctor)) || /\btimed? ?out\b/i.test(f.message));
   if (isTimeout) {
     return { kind: "transient", reason: ctx.timeoutMs ? `timed out after ${formatWait(ctx.timeoutMs)} waiting for ${ep}` : `request to ${ep} timed out` };
   }
 
   const code = chain.find((f) => f.code && (NETWORK_CODES.has(f.code) || DROP_CODES.has(f.code)))?.code;
-  const dropped =
-    (code !== undefined && DROP_CODES.has(code)) ||
-    chain.some((f) => f.message === "terminated" || /other side closed|socket hang up/i.test(f.message));
+  const dropped = (code !== undefined && DROP_CODES.has(code)) || chain.some((f) => f.message === "terminated" || /other side closed|socket hang up/i.test(f.message));
   const connection =
     code !== undefined ||
     dropped ||
     chain.some((f) => (f.name && CONNECTION_NAMES.has(f.name)) || (f.ctor && CONNECTION_NAMES.has(f.ctor)) || /fetch failed|network error|connection error/i.test(f.message));
   if (connection) {
     const why = code ?? chain.map((f) => f.message).find((m) => /other side closed|socket hang up|terminated/i.test(m));
-    return dropped
-      ? { kind: "transient", reason: `the connection to ${ep} was dropped${why ? ` (${why})` : ""}` }
-      : { kind: "transient", reason: `cannot connect to ${ep}${why ? ` (${why})` : ""}` };
+    return dropped ? { kind: "transient", reason: `the connection to ${ep} was dropped${why ? ` (${why})` : ""}` } : { kind: "transient", reason: `cannot connect to ${ep}${why ? ` (${why})` : ""}` };
   }
 
   // A provider SDK may have classified it for us (e.g. @langchain/openai stamps timeouts retryable).
@@ -287,7 +281,9 @@ export function llmErrorHandlingMiddleware(options: LLMErrorHandlingOptions = {}
           const tooLongToWait = c.retryAfterMs !== undefined && c.retryAfterMs > maxRetryAfterMs;
           if (attempt > maxRetries || tooLongToWait) {
             const tries = `${attempt} attempt${attempt === 1 ? "" : "s"}`;
-            const asked = tooLongToWait ? ` The server asks to wait ${formatWait(c.retryAfterMs!)} (retry-after), longer than deerflow waits (${formatWait(maxRetryAfterMs)}), so it did not retry.` : "";
+            const asked = tooLongToWait
+              ? ` The server asks to wait ${formatWait(c.retryAfterMs!)} (retry-after), longer than deerflow waits (${formatWait(maxRetryAfterMs)}), so it did not retry.`
+              : "";
             // The wall time, rounded up as the waits were: never less than the waits it includes.
             throw new ModelUnavailableError(`Model request failed after ${tries} (${formatWait(Date.now() - started)} in total): ${c.reason}.${asked}`, {
               hint: c.reason.startsWith("rate limited") ? "The endpoint is rate-limiting requests; wait a moment and try again (deerflow doctor)." : HINTS.transient,

@@ -118,7 +118,6 @@ export function effectiveRepeats(window: readonly string[]): { repeats: number; 
   return { repeats: Math.max(count, cycle), count, cycle };
 }
 
-
 function summarize(calls: readonly Pick<ToolCall, "name">[]): string {
   const names = [...new Set(calls.map((c) => c.name))];
   return names.length <= 4 ? names.join(", ") : `${names.slice(0, 4).join(", ")}, …`;
@@ -170,10 +169,7 @@ export function loopDetectionMiddleware(options: LoopDetectionOptions = {}) {
 
       const cappedTool = [...new Set(calls.map((c) => c.name))].find((name) => counts[name]! >= toolHardLimit);
       if (repeats >= hardLimit || cappedTool !== undefined) {
-        const why =
-          repeats >= hardLimit
-            ? `the same tool calls (${summarize(calls)}) were repeated ${repeats} times`
-            : `'${cappedTool}' was called ${counts[cappedTool!]} times in this run`;
+        const why = repeats >= hardLimit ? `the same tool calls (${summarize(calls)}) were repeated ${repeats} times` : `'${cappedTool}' was called ${counts[cappedTool!]} times in this run`;
         return {
           ...base,
           loop_pending_warning: null,

@@ -54,8 +54,7 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
       const command = (toolCall.args as { command?: unknown } | undefined)?.command;
       if (!shellTools.has(toolCall.name) || typeof command !== "string") return handler(request);
 
-      const refuse = (content: string) =>
-        new ToolMessage({ tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error", content });
+      const refuse = (content: string) => new ToolMessage({ tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error", content });
 
       // Without bubblewrap only commands known to only read run unasked (sandbox/shell-unconfined.ts).
       const audit = await auditCommand(command, { confined: findBwrap() !== null, workspace: workspaceOf(request) });

@@ -83,11 +83,7 @@ export interface SubagentLimitDecision {
  * Applies the limits to one AI message, given `used` task calls already made in this run. Pure and idempotent: a
  * message it returned, judged again with the same `used`, is left as it is.
  */
-export function applySubagentLimit(
-  msg: AIMessage,
-  used: number,
-  limits: { maxPerTurn: number; maxPerRun: number; toolName?: string },
-): SubagentLimitDecision {
+export function applySubagentLimit(msg: AIMessage, used: number, limits: { maxPerTurn: number; maxPerRun: number; toolName?: string }): SubagentLimitDecision {
   const toolName = limits.toolName ?? "task";
   const calls = msg.tool_calls ?? [];
   const tasks = calls.filter((c) => c.name === toolName);

@@ -118,7 +118,9 @@ function summaryRequest(previous: string | null, removed: ArchiveInput[], budget
 
 /** The model's answer as a summary, or why it is not one. */
 function cleanSummary(raw: unknown): { text?: string; problem?: string } {
-  const text = contentText(raw).replace(/<think>[\s\S]*?<\/think>/gi, "").trim();
+  const text = contentText(raw)
+    .replace(/<think>[\s\S]*?<\/think>/gi, "")
+    .trim();
   if (!text) return { problem: "the summary call returned no text" };
   if (!/[\p{L}\p{N}]{2}/u.test(text)) return { problem: "the summary call returned no words" };
   return { text: text.length > SUMMARY_MAX_CHARS ? `${text.slice(0, SUMMARY_MAX_CHARS)} […]` : text };
@@ -133,7 +135,11 @@ async function writeSummary(opts: SummarizationOptions, request: string, threadI
     const answer = await model.invoke([new SystemMessage(SUMMARY_PROMPT), new HumanMessage(request)], { tags: ["nostream"], signal: ac.signal });
     return { ...cleanSummary(answer.content), usage: usageOf(answer) ?? undefined };
   } catch (err) {
-    return { problem: `the summary call failed (${String((err as Error)?.message ?? err).split("\n")[0]!.slice(0, 200)})` };
+    return {
+      problem: `the summary call failed (${String((err as Error)?.message ?? err)
+        .split("\n")[0]!
+        .slice(0, 200)})`,
+    };
   } finally {
     clearTimeout(timer);
   }

@@ -48,8 +48,7 @@ export function terminalResponseMiddleware(options: TerminalResponseOptions = {}
         result = await handler(request);
       }
       if (isEmptyFinalAnswer(result)) {
-        const message =
-          retries === 1 ? EMPTY_ANSWER_MESSAGE : retries === 0 ? "The model returned an empty answer." : `The model returned an empty answer ${retries + 1} times.`;
+        const message = retries === 1 ? EMPTY_ANSWER_MESSAGE : retries === 0 ? "The model returned an empty answer." : `The model returned an empty answer ${retries + 1} times.`;
         throw new DeerflowError(message, { hint: EMPTY_ANSWER_HINT });
       }
       return result;

@@ -76,7 +76,14 @@ export function normalizeTitle(raw: string): string {
 
 /** The fallback title: the first words of the user's message. */
 export function fallbackTitle(userText: string): string {
-  const t = clip(userText.replace(/[#*_`~"“”]+/g, "").replace(/\s+/g, " ").trim(), TITLE_MAX_WORDS, TITLE_MAX_CHARS);
+  const t = clip(
+    userText
+      .replace(/[#*_`~"“”]+/g, "")
+      .replace(/\s+/g, " ")
+      .trim(),
+    TITLE_MAX_WORDS,
+    TITLE_MAX_CHARS,
+  );
   return t || UNTITLED;
 }
 
@@ -119,14 +126,8 @@ export async function generateTitle(user: string, answer: string, options: Title
   const model = options.model;
   if (!model) return fallback;
   try {
-    const request = [
-      new SystemMessage(TITLE_PROMPT),
-      new HumanMessage(`User request:\n${user.slice(0, TITLE_USER_CHARS)}\n\nAssistant answer:\n${answer.slice(0, TITLE_ANSWER_CHARS)}`),
-    ];
-    const reply = await withTimeout(
-      (signal) => model.invoke(request, { signal, tags: ["nostream", "deerflow:title"] } as never),
-      Math.max(1, options.timeoutMs ?? 8000),
-    );
+    const request = [new SystemMessage(TITLE_PROMPT), new HumanMessage(`User request:\n${user.slice(0, TITLE_USER_CHARS)}\n\nAssistant answer:\n${answer.slice(0, TITLE_ANSWER_CHARS)}`)];
+    const reply = await withTimeout((signal) => model.invoke(request, { signal, tags: ["nostream", "deerflow:title"] } as never), Math.max(1, options.timeoutMs ?? 8000));
     const title = normalizeTitle(contentText((reply as { content?: unknown } | undefined)?.content));
     return title || fallback;
   } catch {

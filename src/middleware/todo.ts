@@ -40,11 +40,9 @@ const TODO_RULES = [
 ].join(" ");
 
 /** Always on: the model keeps a list when the work has several steps. */
-export const WRITE_TODOS_DESCRIPTION = [
-  "Keep a visible todo list for multi-step work (3+ steps, or when the user gives several tasks).",
-  TODO_RULES,
-  "Skip it for trivial one-step requests.",
-].join(" ");
+export const WRITE_TODOS_DESCRIPTION = ["Keep a visible todo list for multi-step work (3+ steps, or when the user gives several tasks).", TODO_RULES, "Skip it for trivial one-step requests."].join(
+  " ",
+);
 
 /** Plan mode (--plan): plan first, then act. Said in the tool description, never the system prompt (prefix cache). */
 export const WRITE_TODOS_PLAN_DESCRIPTION = [
@@ -89,8 +87,7 @@ function dropNulls(args: unknown): unknown {
 }
 
 async function writeTodos(input: z.infer<typeof writeTodosSchema>, runtime: ToolRuntime) {
-  const toolCallId = (runtime as { toolCallId?: string; toolCall?: { id?: string } } | undefined)?.toolCallId ??
-    (runtime as { toolCall?: { id?: string } } | undefined)?.toolCall?.id ?? "";
+  const toolCallId = (runtime as { toolCallId?: string; toolCall?: { id?: string } } | undefined)?.toolCallId ?? (runtime as { toolCall?: { id?: string } } | undefined)?.toolCall?.id ?? "";
   const todos: Todo[] = input.todos.map((t) => ({ content: t.content, status: t.status }));
   const problem = todosProblem(todos);
   if (problem) return errorMessage(toolCallId, problem);

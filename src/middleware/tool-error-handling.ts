@@ -42,7 +42,11 @@ export function errorDetail(err: unknown, max = TOOL_ERROR_DETAIL_MAX): string {
       text = String(err);
     }
   }
-  text = text.replace(/\s+/g, " ").trim().replace(/[.\s]+$/, "") || "no details";
+  text =
+    text
+      .replace(/\s+/g, " ")
+      .trim()
+      .replace(/[.\s]+$/, "") || "no details";
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 

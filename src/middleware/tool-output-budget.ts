@@ -30,7 +30,10 @@ export interface ToolOutputBudgetOptions {
 
 /** A file-name-safe version of a tool name or call id. */
 function safePart(s: string, fallback: string): string {
-  const cleaned = s.replace(/[^A-Za-z0-9_.-]+/g, "_").replace(/^\.+/, "_").slice(0, 100);
+  const cleaned = s
+    .replace(/[^A-Za-z0-9_.-]+/g, "_")
+    .replace(/^\.+/, "_")
+    .slice(0, 100);
   return cleaned || fallback;
 }
 

@@ -11,7 +11,6 @@ import { STOP_REASON_VALUE } from "./util/stop-reason.js";
 import { TURN_CAPPED } from "../vocabulary/stop-reasons.js";
 import { stripToolCalls } from "./util/strip-tool-calls.js";
 
-
 const stateSchema = new StateSchema({ run_model_calls: z.number().default(0), stop_reason: STOP_REASON_VALUE });
 
 export function turnLimitMiddleware(options: { maxTurns: number }) {

@@ -92,7 +92,8 @@ export class ChunkNormalizer {
       // index is still waiting for its id.
       index = known >= 0 && !duplicate ? known : atIndex !== undefined && this.slots[atIndex]!.id === undefined ? atIndex : this.slots.length;
     } else if (atIndex !== undefined) index = atIndex;
-    else if (pIndex === undefined && this.slots.length > 0) index = this.slots.length - 1; // indexless continuation
+    else if (pIndex === undefined && this.slots.length > 0)
+      index = this.slots.length - 1; // indexless continuation
     else index = this.slots.length;
     if (pIndex !== undefined) this.byProviderIndex.set(pIndex, index);
     const slot = (this.slots[index] ??= { announced: false });
@@ -131,7 +132,10 @@ function flattenContent(m: Json): void {
   const blocks = m.content as unknown[];
   const isThinking = (b: unknown) => !!b && typeof b === "object" && ((b as Json).type === "thinking" || (b as Json).type === "reasoning");
   const thinking = blocks.filter(isThinking).map(blockText).join("");
-  m.content = blocks.filter((b) => !isThinking(b)).map(blockText).join("");
+  m.content = blocks
+    .filter((b) => !isThinking(b))
+    .map(blockText)
+    .join("");
   if (thinking) m.reasoning_content = `${typeof m.reasoning_content === "string" ? m.reasoning_content : ""}${thinking}`;
 }
 

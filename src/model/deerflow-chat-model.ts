@@ -58,10 +58,12 @@ export class DeerflowChatModel extends ChatOpenAI {
   /** Typed as ChatOpenAI's AIMessageChunk; it is a plain AIMessage, so nothing re-derives tool calls from fragments. */
   override async invoke(input: InvokeInput, options?: InvokeOptions): Promise<AIMessageChunk> {
     const reasoning = Array.isArray(input)
-      ? input.filter((m): m is AIMessage => AIMessage.isInstance(m)).map((m) => {
-          const r = m.additional_kwargs?.reasoning_content;
-          return typeof r === "string" ? r : undefined;
-        })
+      ? input
+          .filter((m): m is AIMessage => AIMessage.isInstance(m))
+          .map((m) => {
+            const r = m.additional_kwargs?.reasoning_content;
+            return typeof r === "string" ? r : undefined;
+          })
       : [];
     const out = await withReasoning(reasoning, () => super.invoke(input, options));
     return finalizeMessage(out, inputChars(input)) as unknown as AIMessageChunk;

@@ -56,7 +56,10 @@ export async function discoverLocalServers(env: NodeJS.ProcessEnv = process.env,
 export function describeServers(servers: DiscoveredServer[]): string {
   return servers
     .map((s) => {
-      const shown = s.models.slice(0, 4).map((m) => m.replace(/[\x00-\x1f\x7f]/g, "")).join(", ");
+      const shown = s.models
+        .slice(0, 4)
+        .map((m) => m.replace(/[\x00-\x1f\x7f]/g, ""))
+        .join(", ");
       const more = s.models.length > 4 ? `, +${s.models.length - 4} more` : "";
       return `${s.name} at ${s.baseUrl} (${s.models.length ? `${shown}${more}` : "no models loaded"})`;
     })

@@ -125,7 +125,11 @@ async function guardWhole(res: Response, ctx: Ctx, streamingRequested: boolean):
   const text = await withIdleTimeout(res.text(), ctx, () => void res.body?.cancel().catch(() => {}));
   const cap = ctx.maxOutputChars ?? OUTPUT_CAP_CHARS;
   if (text.length > cap * 2 + 65_536) {
-    throw new ModelStreamError("too_long", `the answer from ${ctx.endpoint} was ${text.length.toLocaleString("en-US")} characters, far past ${cap.toLocaleString("en-US")} (the provider ignores max_tokens); nothing of it was used`, { transient: false });
+    throw new ModelStreamError(
+      "too_long",
+      `the answer from ${ctx.endpoint} was ${text.length.toLocaleString("en-US")} characters, far past ${cap.toLocaleString("en-US")} (the provider ignores max_tokens); nothing of it was used`,
+      { transient: false },
+    );
   }
   const type = res.headers.get("content-type") ?? "unknown content type";
   // Some proxies label an event stream application/json: the body says what it is.
@@ -209,7 +213,11 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
   let produced = 0;
   let usage: unknown;
   const tooLong = () =>
-    new ModelStreamError("too_long", `the answer from ${ctx.endpoint} went past ${cap.toLocaleString("en-US")} characters without ending (the provider ignores max_tokens); it was stopped and nothing of it was used`, { transient: false });
+    new ModelStreamError(
+      "too_long",
+      `the answer from ${ctx.endpoint} went past ${cap.toLocaleString("en-US")} characters without ending (the provider ignores max_tokens); it was stopped and nothing of it was used`,
+      { transient: false },
+    );
   /** Counts what a chunk adds to the answer; a runaway stream is stopped here, not when memory runs out. */
   const count = (c: Json): Json => {
     if (c.usage) usage = c.usage;
@@ -238,7 +246,9 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
       const objects = parseEventData(payload);
       if (!objects && isError) throw providerError({ message: payload }, ctx);
       if (!objects) {
-        throw new ModelStreamError("protocol", `the stream from ${ctx.endpoint} is not valid server-sent events (unparsable data: "${redactSecrets(snippet(payload), ctx.secrets)}")`, { transient: false });
+        throw new ModelStreamError("protocol", `the stream from ${ctx.endpoint} is not valid server-sent events (unparsable data: "${redactSecrets(snippet(payload), ctx.secrets)}")`, {
+          transient: false,
+        });
       }
       let out = "";
       for (const parsed of objects) {
@@ -283,7 +293,12 @@ function guardStream(res: Response, ctx: Ctx): ReadableStream<Uint8Array> {
             return;
           }
           const remaining = deadline - Date.now();
-          const r = remaining <= 0 ? "timeout" : await withIdleTimeout(reader.read(), { ...ctx, idleTimeoutMs: remaining }, () => {}).catch((e) => (e instanceof ModelStreamError && e.kind === "idle_timeout" ? "timeout" : Promise.reject(e)));
+          const r =
+            remaining <= 0
+              ? "timeout"
+              : await withIdleTimeout(reader.read(), { ...ctx, idleTimeoutMs: remaining }, () => {}).catch((e) =>
+                  e instanceof ModelStreamError && e.kind === "idle_timeout" ? "timeout" : Promise.reject(e),
+                );
           if (r === "timeout") {
             void reader.cancel().catch(() => {});
             throw idleError(ctx);

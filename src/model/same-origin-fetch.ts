@@ -18,7 +18,9 @@ export async function fetchFollowingSameOrigin(baseFetch: typeof fetch, input: P
     const next = new URL(location, url);
     if (next.origin !== url.origin || hop >= MAX_REDIRECTS) {
       const where = next.origin !== url.origin ? `to another host (${next.origin})` : `more than ${MAX_REDIRECTS} times`;
-      throw new ModelStreamError("protocol", `${endpoint} answered HTTP ${res.status}, a redirect ${where}; deerflow does not follow it, so the conversation stays where baseUrl points`, { transient: false });
+      throw new ModelStreamError("protocol", `${endpoint} answered HTTP ${res.status}, a redirect ${where}; deerflow does not follow it, so the conversation stays where baseUrl points`, {
+        transient: false,
+      });
     }
     url = next;
   }

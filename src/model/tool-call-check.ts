@@ -16,11 +16,18 @@ interface RawCall {
 function rawCalls(msg: AIMessage | AIMessageChunk): RawCall[] {
   const wire = msg.additional_kwargs?.tool_calls;
   if (Array.isArray(wire) && wire.length > 0) {
-    return wire.map((tc: any) => ({ id: tc?.id || undefined, name: tc?.function?.name || undefined, args: typeof tc?.function?.arguments === "string" ? tc.function.arguments : tc?.function?.arguments == null ? "" : JSON.stringify(tc.function.arguments) }));
+    return wire.map((tc: any) => ({
+      id: tc?.id || undefined,
+      name: tc?.function?.name || undefined,
+      args: typeof tc?.function?.arguments === "string" ? tc.function.arguments : tc?.function?.arguments == null ? "" : JSON.stringify(tc.function.arguments),
+    }));
   }
   const chunks = (msg as AIMessageChunk).tool_call_chunks;
   if (Array.isArray(chunks) && chunks.length > 0) return chunks.map((c) => ({ id: c.id || undefined, name: c.name || undefined, args: c.args ?? "" }));
-  const parsed = [...(msg.tool_calls ?? []).map((tc) => ({ id: tc.id || undefined, name: tc.name, args: JSON.stringify(tc.args ?? {}) })), ...(msg.invalid_tool_calls ?? []).map((tc) => ({ id: tc.id || undefined, name: tc.name || undefined, args: tc.args ?? "" }))];
+  const parsed = [
+    ...(msg.tool_calls ?? []).map((tc) => ({ id: tc.id || undefined, name: tc.name, args: JSON.stringify(tc.args ?? {}) })),
+    ...(msg.invalid_tool_calls ?? []).map((tc) => ({ id: tc.id || undefined, name: tc.name || undefined, args: tc.args ?? "" })),
+  ];
   return parsed;
 }
 

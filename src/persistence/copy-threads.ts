@@ -24,7 +24,11 @@ async function copyCheckpoints(from: Store, to: Store, threadId: string): Promis
     const { checkpoint_ns = "", checkpoint_id } = (t.config.configurable ?? {}) as { checkpoint_ns?: string; checkpoint_id: string };
     const parent = (t.parentConfig?.configurable?.checkpoint_id as string | undefined) ?? undefined;
     // Every channel value the checkpoint carries is stored at its version (a delta step carries none).
-    const versions = Object.fromEntries(Object.keys(t.checkpoint.channel_values ?? {}).map((ch) => [ch, t.checkpoint.channel_versions[ch]!]).filter(([, v]) => v !== undefined));
+    const versions = Object.fromEntries(
+      Object.keys(t.checkpoint.channel_values ?? {})
+        .map((ch) => [ch, t.checkpoint.channel_versions[ch]!])
+        .filter(([, v]) => v !== undefined),
+    );
     await to.saver.put({ configurable: { thread_id: threadId, checkpoint_ns, checkpoint_id: parent } }, t.checkpoint, t.metadata ?? ({} as never), versions);
     // Pending writes grouped by task, in the order they were read (writesSortKey order): idx is their position.
     const byTask = new Map<string, [string, unknown][]>();
@@ -67,10 +71,21 @@ export async function copyThreads(from: SqliteStore, to: Store, report: CopyRepo
     for (const run of from.runs.forThread(row.id)) {
       // Rollback marks are positions in the SQLite file: meaningless there, so not copied.
       await to.runs.create(run.id, run.thread_id);
-      await to.runs.finish(run.id, { status: run.status === "running" || run.status === "pending" ? "interrupted" : run.status, stop_reason: run.stop_reason, input_tokens: run.input_tokens, output_tokens: run.output_tokens, error: run.error });
+      await to.runs.finish(run.id, {
+        status: run.status === "running" || run.status === "pending" ? "interrupted" : run.status,
+        stop_reason: run.stop_reason,
+        input_tokens: run.input_tokens,
+        output_tokens: run.output_tokens,
+        error: run.error,
+      });
     }
     const archived = from.archive.range(row.id, 1, Number.MAX_SAFE_INTEGER) as Awaited<ReturnType<Store["archive"]["range"]>>;
-    if (archived.length > 0) await to.archive.put(row.id, archived[0]!.checkpoint_id, archived.map((m) => ({ message_id: m.message_id, role: m.role, name: m.name, text: m.text })));
+    if (archived.length > 0)
+      await to.archive.put(
+        row.id,
+        archived[0]!.checkpoint_id,
+        archived.map((m) => ({ message_id: m.message_id, role: m.role, name: m.name, text: m.text })),
+      );
     await verify(from, to, row.id);
     // The index row last: a thread is listed on the team database only once all of it is there.
     await to.threads.create({ id: row.id, workspace: row.workspace, mode: row.mode, title: row.title });

@@ -45,9 +45,7 @@ export class MessageArchive implements MessageArchiveLike {
   put(threadId: string, checkpointId: string | null, messages: readonly ArchiveInput[]): { from: number; to: number; count: number } {
     const tx = this.db.transaction(() => {
       const known = this.db.prepare("SELECT seq FROM message_archive WHERE thread_id = ? AND message_id = ?");
-      const insert = this.db.prepare(
-        "INSERT INTO message_archive (thread_id, seq, message_id, checkpoint_id, role, name, text, archived_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-      );
+      const insert = this.db.prepare("INSERT INTO message_archive (thread_id, seq, message_id, checkpoint_id, role, name, text, archived_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
       let next = this.count(threadId) + 1;
       let from = Number.POSITIVE_INFINITY;
       let to = 0;
@@ -65,9 +63,7 @@ export class MessageArchive implements MessageArchiveLike {
   }
 
   range(threadId: string, from: number, to: number): ArchivedMessage[] {
-    return this.db
-      .prepare("SELECT * FROM message_archive WHERE thread_id = ? AND seq BETWEEN ? AND ? ORDER BY seq")
-      .all(threadId, from, to) as ArchivedMessage[];
+    return this.db.prepare("SELECT * FROM message_archive WHERE thread_id = ? AND seq BETWEEN ? AND ? ORDER BY seq").all(threadId, from, to) as ArchivedMessage[];
   }
 
   search(threadId: string, query: string, limit: number): ArchivedMessage[] {

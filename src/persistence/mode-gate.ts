@@ -4,7 +4,6 @@ import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { DeerflowError, ExitCode } from "../errors.js";
 import type { DeerflowSqliteSaver } from "./sqlite-saver.js";
 
-
 /** Brand of the project's guarded saver (`Symbol.for`, so it survives duplicated module copies). */
 export const GUARDED_SAVER_BRAND: unique symbol = Symbol.for("deerflow.guardedCheckpointSaver") as never;
 
@@ -30,4 +29,3 @@ export class CheckpointModeMismatchError extends DeerflowError {
 export function isGuardedSaver(x: unknown): x is DeerflowSqliteSaver {
   return typeof x === "object" && x !== null && (x as Record<symbol, unknown>)[GUARDED_SAVER_BRAND] === true;
 }
-

@@ -36,8 +36,6 @@ export function redactPassword(text: string, url: string): string {
   return out;
 }
 
-
-
 /** What became of a run when the team database went away under it (said after the cause). */
 const outcomeText: Record<StoreWriteOutcome, string> = {
   "rolled-back": " The run was rolled back.",
@@ -54,7 +52,6 @@ export class DatabaseUnavailableError extends DeerflowError {
     });
   }
 }
-
 
 function describePgError(err: unknown): string {
   const code = pgCode(err);
@@ -90,7 +87,8 @@ function hintFor(err: unknown): string {
   if (code === "53300") return "The server has no connection slots left: raise max_connections, or run fewer deerflow processes at once.";
   if (code?.startsWith("53")) return "The database server is short of resources: check its logs, then run it again.";
   if (code?.startsWith("54")) return "A value is past a PostgreSQL limit: shorten what was sent (save large text as a workspace file) and run it again.";
-  if (code === "42P01" || code === "42703") return "deerflow's schema there lacks what its recorded version has (a partial restore, a dropped table): restore the database from a backup, or point `database` at a new one and `deerflow db migrate` into it.";
+  if (code === "42P01" || code === "42703")
+    return "deerflow's schema there lacks what its recorded version has (a partial restore, a dropped table): restore the database from a backup, or point `database` at a new one and `deerflow db migrate` into it.";
   if (code === "25006") return "The server is read-only (a standby, or default_transaction_read_only): point `database` at the primary.";
   if (code === "3D000") return "Create it first (createdb), or fix the database name in the URL.";
   if (code === "42501") return "The user needs CREATE on the database (GRANT CREATE ON DATABASE … TO …).";
@@ -156,8 +154,7 @@ export function openPool(url: string, max = 10): pg.Pool {
     // Every statement, ours and the stock saver's, passes here: a title, a prompt or an archived message with a NUL
     // byte in it is stored rather than failing the run.
     const send = client.query.bind(client) as (...args: unknown[]) => unknown;
-    client.query = ((text: unknown, values?: unknown, ...rest: unknown[]) =>
-      send(text, Array.isArray(values) ? values.map(withoutNul) : values, ...rest)) as typeof client.query;
+    client.query = ((text: unknown, values?: unknown, ...rest: unknown[]) => send(text, Array.isArray(values) ? values.map(withoutNul) : values, ...rest)) as typeof client.query;
   });
   // Single statements (ours and the stock saver's reads) ride out a restart here, so callers never wrap them again
   // (nested retries would multiply); transactions retry as a whole (withRetry around them).
@@ -189,10 +186,7 @@ export async function checkTeamDatabase(url: string): Promise<{ ok: boolean; det
   const pool = openPool(url, 1);
   const known = PG_MIGRATIONS.length;
   try {
-    const { rows } = await pool.query<{ server: string; has: boolean }>(
-      "SELECT current_setting('server_version') AS server, to_regclass($1) IS NOT NULL AS has",
-      [`${PG_SCHEMA}.${VERSION_TABLE}`],
-    );
+    const { rows } = await pool.query<{ server: string; has: boolean }>("SELECT current_setting('server_version') AS server, to_regclass($1) IS NOT NULL AS has", [`${PG_SCHEMA}.${VERSION_TABLE}`]);
     const where = `team database ${redactDatabaseUrl(url)} (PostgreSQL ${rows[0]!.server})`;
     if (!rows[0]!.has) return { ok: true, detail: `${where} is reachable; no deerflow schema yet (created on the first run)` };
     const v = await schemaVersion(pool);

@@ -6,7 +6,8 @@ import { errorChain } from "../vocabulary/error-chain.js";
 export function isConnectionFault(err: unknown): boolean {
   return errorChain(err).some((e) => {
     const code = (e as { code?: unknown } | null)?.code;
-    if (typeof code !== "string") return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test((e as Error)?.message ?? "");
+    if (typeof code !== "string")
+      return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error/i.test((e as Error)?.message ?? "");
     // 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 25P03 idle-in-transaction timeout (a
     // frozen process woken), 08xxx connection exceptions.
     return ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENOTFOUND", "EAI_AGAIN", "57P01", "57P02", "57P03", "25P03"].includes(code) || code.startsWith("08");

@@ -26,7 +26,16 @@ export class PgMessageArchive {
         const known = await c.query<{ seq: number }>("SELECT seq FROM message_archive WHERE thread_id = $1 AND message_id = $2", [threadId, m.message_id]);
         const seq = known.rows[0]?.seq ?? next++;
         if (!known.rows[0]) {
-          await c.query("INSERT INTO message_archive (thread_id, seq, message_id, checkpoint_id, role, name, text, archived_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", [threadId, seq, m.message_id, checkpointId, m.role, m.name ?? null, m.text, now]);
+          await c.query("INSERT INTO message_archive (thread_id, seq, message_id, checkpoint_id, role, name, text, archived_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)", [
+            threadId,
+            seq,
+            m.message_id,
+            checkpointId,
+            m.role,
+            m.name ?? null,
+            m.text,
+            now,
+          ]);
         }
         from = Math.min(from, seq);
         to = Math.max(to, seq);

@@ -18,10 +18,9 @@ function postgresRows(saver: DeerflowPostgresSaver, threadId: string): PruneRows
   return {
     async lastCheckpointsAtOrBefore(positions) {
       // One round trip for every run's start point, however many runs the thread has had.
-      const rows = await q<{ r: string | null }>(
-        `SELECT (SELECT MAX(seq) FROM checkpoints WHERE ${MAIN} AND seq <= m.pos) AS r FROM unnest($2::bigint[]) WITH ORDINALITY AS m(pos, i) ORDER BY m.i`,
-        [[...positions]],
-      );
+      const rows = await q<{ r: string | null }>(`SELECT (SELECT MAX(seq) FROM checkpoints WHERE ${MAIN} AND seq <= m.pos) AS r FROM unnest($2::bigint[]) WITH ORDINALITY AS m(pos, i) ORDER BY m.i`, [
+        [...positions],
+      ]);
       return rows.map((row) => (row.r == null ? null : Number(row.r)));
     },
     async wholeCheckpoints() {
@@ -31,7 +30,11 @@ function postgresRows(saver: DeerflowPostgresSaver, threadId: string): PruneRows
       return rows.map((r) => ({ pos: Number(r.seq), checkpoint_id: r.checkpoint_id, checkpoint: r.checkpoint, metadata: r.metadata }));
     },
     async blobsUpTo(pos) {
-      return (await q<{ seq: string; channel: string; version: string }>(`SELECT seq, channel, version FROM checkpoint_blobs WHERE ${MAIN} AND seq <= $2`, [pos])).map((b) => ({ pos: Number(b.seq), channel: b.channel, version: b.version }));
+      return (await q<{ seq: string; channel: string; version: string }>(`SELECT seq, channel, version FROM checkpoint_blobs WHERE ${MAIN} AND seq <= $2`, [pos])).map((b) => ({
+        pos: Number(b.seq),
+        channel: b.channel,
+        version: b.version,
+      }));
     },
     async newestBlob(channel) {
       const r = (await q<{ r: string | null }>(`SELECT MAX(seq) AS r FROM checkpoint_blobs WHERE ${MAIN} AND channel = $2`, [channel]))[0]?.r;

@@ -104,10 +104,7 @@ export class DeerflowPostgresSaver extends PostgresSaver {
   // ---- mode gate ---------------------------------------------------------------------------------
 
   async getThreadChannelMode(threadId: string): Promise<string | undefined> {
-    const { rows } = await this.db.query<{ mode: string }>(
-      `SELECT ${MODE_SQL} AS mode FROM checkpoints WHERE thread_id = $1 ORDER BY (${MODE_SQL} = $2) ASC LIMIT 1`,
-      [threadId, this.channelMode],
-    );
+    const { rows } = await this.db.query<{ mode: string }>(`SELECT ${MODE_SQL} AS mode FROM checkpoints WHERE thread_id = $1 ORDER BY (${MODE_SQL} = $2) ASC LIMIT 1`, [threadId, this.channelMode]);
     return rows[0]?.mode;
   }
 

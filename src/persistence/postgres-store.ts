@@ -83,7 +83,10 @@ async function reapExpired(saver: DeerflowPostgresSaver): Promise<void> {
       const now = new Date().toISOString();
       const { rows } = await c.query<{ thread_id: string; run_id: string }>("DELETE FROM run_locks WHERE expires_at < now() RETURNING thread_id, run_id");
       for (const r of rows) {
-        await c.query("UPDATE runs SET status = 'interrupted', stop_reason = 'interrupted', ended_at = $1, error = 'its machine stopped renewing the lease (crashed or cut off)' WHERE id = $2 AND status IN ('pending', 'running')", [now, r.run_id]);
+        await c.query(
+          "UPDATE runs SET status = 'interrupted', stop_reason = 'interrupted', ended_at = $1, error = 'its machine stopped renewing the lease (crashed or cut off)' WHERE id = $2 AND status IN ('pending', 'running')",
+          [now, r.run_id],
+        );
       }
       await c.query("UPDATE threads SET status = 'interrupted', updated_at = $1 WHERE status IN ('pending', 'running') AND id NOT IN (SELECT thread_id FROM run_locks)", [now]);
     }),
@@ -159,9 +162,19 @@ export class PgRunRecords {
         const held = rows[0]!;
         if (!held.expired) return { ok: false as const, holder: held };
         // Expired: its machine crashed or was cut off; its run did not finish.
-        await c.query("UPDATE runs SET status = 'interrupted', stop_reason = 'interrupted', ended_at = $1, error = 'its machine stopped renewing the lease (crashed or cut off)' WHERE id = $2 AND status IN ('pending', 'running')", [new Date().toISOString(), held.run_id]);
+        await c.query(
+          "UPDATE runs SET status = 'interrupted', stop_reason = 'interrupted', ended_at = $1, error = 'its machine stopped renewing the lease (crashed or cut off)' WHERE id = $2 AND status IN ('pending', 'running')",
+          [new Date().toISOString(), held.run_id],
+        );
         await c.query("UPDATE threads SET status = 'interrupted', updated_at = $1 WHERE id = $2 AND status IN ('pending', 'running')", [new Date().toISOString(), threadId]);
-        await c.query("UPDATE run_locks SET run_id = $2, pid = $3, host = $4, started_at = $5, expires_at = now() + $6::interval WHERE thread_id = $1", [threadId, runId, process.pid, host, new Date().toISOString(), lease]);
+        await c.query("UPDATE run_locks SET run_id = $2, pid = $3, host = $4, started_at = $5, expires_at = now() + $6::interval WHERE thread_id = $1", [
+          threadId,
+          runId,
+          process.pid,
+          host,
+          new Date().toISOString(),
+          lease,
+        ]);
         return { ok: true as const };
       }),
     );
@@ -253,7 +266,10 @@ export class PgRunRecords {
     this.held.delete(threadId);
     const loss = this.saver.db
       .query<RunLock>("SELECT * FROM run_locks WHERE thread_id = $1", [threadId])
-      .then((r) => r.rows[0], () => undefined)
+      .then(
+        (r) => r.rows[0],
+        () => undefined,
+      )
       .then((holder) => new LeaseLostError(threadId, lease.runId, holder));
     this.lost.set(threadId, loss);
     const err = await loss;

@@ -96,7 +96,10 @@ function threadRecovery(db: Database.Database): ThreadRecovery[] {
   const ids = new Map(index.map((t) => [t.id, t.title]));
   for (const r of db.prepare("SELECT DISTINCT thread_id FROM checkpoints WHERE checkpoint_ns = ''").all() as { thread_id: string }[]) if (!ids.has(r.thread_id)) ids.set(r.thread_id, null);
   return [...ids].map(([id, title]) => {
-    const rows = db.prepare("SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC").all(id) as { checkpoint_id: string; parent_checkpoint_id: string | null }[];
+    const rows = db.prepare("SELECT checkpoint_id, parent_checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' ORDER BY checkpoint_id DESC").all(id) as {
+      checkpoint_id: string;
+      parent_checkpoint_id: string | null;
+    }[];
     if (rows.length === 0) return { id, title, checkpoints: 0, state: "lost" as const };
     const have = new Set(rows.map((r) => r.checkpoint_id));
     const broken = rows.some((r) => r.parent_checkpoint_id !== null && !have.has(r.parent_checkpoint_id));

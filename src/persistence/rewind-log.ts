@@ -95,8 +95,13 @@ export class RewindLog {
   archiveAfter(rewindId: string, threadId: string, mark: RollbackMark): number {
     let moved = 0;
     for (const [table, key] of ARCHIVED) {
-      const cols = columnsOf(this.db, table).filter((c) => c !== "thread_id").map((c) => `"${c}"`).join(", ");
-      this.db.prepare(`INSERT INTO rewound_${table} (rewind_id, thread_id, orig_rowid, ${cols}) SELECT ?, thread_id, rowid, ${cols} FROM ${table} WHERE thread_id = ? AND rowid > ? ORDER BY rowid`).run(rewindId, threadId, mark[key]);
+      const cols = columnsOf(this.db, table)
+        .filter((c) => c !== "thread_id")
+        .map((c) => `"${c}"`)
+        .join(", ");
+      this.db
+        .prepare(`INSERT INTO rewound_${table} (rewind_id, thread_id, orig_rowid, ${cols}) SELECT ?, thread_id, rowid, ${cols} FROM ${table} WHERE thread_id = ? AND rowid > ? ORDER BY rowid`)
+        .run(rewindId, threadId, mark[key]);
       moved += this.db.prepare(`DELETE FROM ${table} WHERE thread_id = ? AND rowid > ?`).run(threadId, mark[key]).changes;
     }
     return moved;
@@ -106,7 +111,9 @@ export class RewindLog {
   restoreArchived(rewindId: string): number {
     let restored = 0;
     for (const [table] of ARCHIVED) {
-      const cols = columnsOf(this.db, table).map((c) => `"${c}"`).join(", ");
+      const cols = columnsOf(this.db, table)
+        .map((c) => `"${c}"`)
+        .join(", ");
       restored += this.db.prepare(`INSERT OR REPLACE INTO ${table} (${cols}) SELECT ${cols} FROM rewound_${table} WHERE rewind_id = ? ORDER BY orig_rowid`).run(rewindId).changes;
       this.db.prepare(`DELETE FROM rewound_${table} WHERE rewind_id = ?`).run(rewindId);
     }

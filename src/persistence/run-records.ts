@@ -82,7 +82,9 @@ export class RunRecords {
       // Whatever is still pending/running without a lock had its process die under it.
       const now = new Date().toISOString();
       this.db
-        .prepare("UPDATE runs SET status = 'interrupted', stop_reason = 'interrupted', ended_at = ?, error = 'the process running it died' WHERE status IN ('pending', 'running') AND thread_id NOT IN (SELECT thread_id FROM run_locks)")
+        .prepare(
+          "UPDATE runs SET status = 'interrupted', stop_reason = 'interrupted', ended_at = ?, error = 'the process running it died' WHERE status IN ('pending', 'running') AND thread_id NOT IN (SELECT thread_id FROM run_locks)",
+        )
         .run(now);
       this.db.prepare("UPDATE threads SET status = 'interrupted', updated_at = ? WHERE status IN ('pending', 'running') AND id NOT IN (SELECT thread_id FROM run_locks)").run(now);
     });
@@ -99,7 +101,9 @@ export class RunRecords {
       if (held && held.host === hostname() && holderAlive(held) && held.pid !== process.pid) return { ok: false as const, holder: held };
       if (held) {
         // Stale: the process that held it is gone; its run did not finish.
-        this.db.prepare("UPDATE runs SET status = 'interrupted', ended_at = ?, error = 'the process running it died' WHERE id = ? AND status IN ('pending', 'running')").run(new Date().toISOString(), held.run_id);
+        this.db
+          .prepare("UPDATE runs SET status = 'interrupted', ended_at = ?, error = 'the process running it died' WHERE id = ? AND status IN ('pending', 'running')")
+          .run(new Date().toISOString(), held.run_id);
       }
       this.db
         .prepare("INSERT OR REPLACE INTO run_locks (thread_id, run_id, pid, host, started_at, pid_start) VALUES (?, ?, ?, ?, ?, ?)")

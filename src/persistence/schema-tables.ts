@@ -53,16 +53,7 @@ export const RUN_LOCKS: TableDef = {
 
 export const MESSAGE_ARCHIVE: TableDef = {
   name: "message_archive",
-  columns: [
-    "thread_id TEXT NOT NULL",
-    "seq INTEGER NOT NULL",
-    "message_id TEXT NOT NULL",
-    "checkpoint_id TEXT",
-    "role TEXT NOT NULL",
-    "name TEXT",
-    "text TEXT NOT NULL",
-    "archived_at TEXT NOT NULL",
-  ],
+  columns: ["thread_id TEXT NOT NULL", "seq INTEGER NOT NULL", "message_id TEXT NOT NULL", "checkpoint_id TEXT", "role TEXT NOT NULL", "name TEXT", "text TEXT NOT NULL", "archived_at TEXT NOT NULL"],
   constraints: ["PRIMARY KEY (thread_id, seq)", "UNIQUE (thread_id, message_id)"],
 };
 

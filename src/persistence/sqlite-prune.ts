@@ -54,7 +54,13 @@ function sqliteRows(db: Database.Database, serde: SerializerProtocol, threadId: 
       );
     },
     async blobsUpTo(pos) {
-      return (db.prepare("SELECT rowid AS pos, channel, version FROM checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = '' AND rowid <= ?").all(threadId, pos) as { pos: number; channel: string; version: string }[]).map((b) => ({ ...b, version: String(b.version) }));
+      return (
+        db.prepare("SELECT rowid AS pos, channel, version FROM checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = '' AND rowid <= ?").all(threadId, pos) as {
+          pos: number;
+          channel: string;
+          version: string;
+        }[]
+      ).map((b) => ({ ...b, version: String(b.version) }));
     },
     async newestBlob(channel) {
       return (db.prepare("SELECT MAX(rowid) AS r FROM checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = '' AND channel = ?").get(threadId, channel) as { r: number | null }).r;

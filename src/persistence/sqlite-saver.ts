@@ -142,37 +142,17 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
   private prepare() {
     const db = this.db;
     return {
-      latest: db.prepare(
-        `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`,
-      ),
-      byId: db.prepare(
-        `SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
-      ),
-      writes: db.prepare(
-        `SELECT task_id, task_path, idx, channel, type, value FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`,
-      ),
-      sends: db.prepare(
-        `SELECT task_id, task_path, idx, channel, type, value FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND channel = '${TASKS}'`,
-      ),
-      blob: db.prepare(
-        `SELECT type, value FROM checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?`,
-      ),
-      insertBlob: db.prepare(
-        `INSERT OR IGNORE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, value) VALUES (?, ?, ?, ?, ?, ?)`,
-      ),
-      insertCheckpoint: db.prepare(
-        `INSERT OR REPLACE INTO checkpoints (${CHECKPOINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      insertWriteReplace: db.prepare(
-        `INSERT OR REPLACE INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      insertWriteIgnore: db.prepare(
-        `INSERT OR IGNORE INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
+      latest: db.prepare(`SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? ORDER BY checkpoint_id DESC LIMIT 1`),
+      byId: db.prepare(`SELECT ${CHECKPOINT_COLUMNS} FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`),
+      writes: db.prepare(`SELECT task_id, task_path, idx, channel, type, value FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ?`),
+      sends: db.prepare(`SELECT task_id, task_path, idx, channel, type, value FROM writes WHERE thread_id = ? AND checkpoint_ns = ? AND checkpoint_id = ? AND channel = '${TASKS}'`),
+      blob: db.prepare(`SELECT type, value FROM checkpoint_blobs WHERE thread_id = ? AND checkpoint_ns = ? AND channel = ? AND version = ?`),
+      insertBlob: db.prepare(`INSERT OR IGNORE INTO checkpoint_blobs (thread_id, checkpoint_ns, channel, version, type, value) VALUES (?, ?, ?, ?, ?, ?)`),
+      insertCheckpoint: db.prepare(`INSERT OR REPLACE INTO checkpoints (${CHECKPOINT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?)`),
+      insertWriteReplace: db.prepare(`INSERT OR REPLACE INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      insertWriteIgnore: db.prepare(`INSERT OR IGNORE INTO writes (thread_id, checkpoint_ns, checkpoint_id, task_id, task_path, idx, channel, type, value) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
       // A mismatching marker sorts first, so one row answers "is any checkpoint of another mode?".
-      threadMode: db.prepare(
-        `SELECT ${MODE_SQL} AS mode FROM checkpoints WHERE thread_id = ? ORDER BY (${MODE_SQL} = ?) ASC LIMIT 1`,
-      ),
+      threadMode: db.prepare(`SELECT ${MODE_SQL} AS mode FROM checkpoints WHERE thread_id = ? ORDER BY (${MODE_SQL} = ?) ASC LIMIT 1`),
     };
   }
 
@@ -199,11 +179,7 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
   // ---- reads -------------------------------------------------------------------------------------
 
   private async loadSortedWrites(rows: WriteRow[]): Promise<CheckpointPendingWrite[]> {
-    return Promise.all(
-      sortWrites(rows).map(
-        async (w): Promise<CheckpointPendingWrite> => [w.task_id, w.channel, await this.serde.loadsTyped(w.type ?? "json", w.value ?? "")],
-      ),
-    );
+    return Promise.all(sortWrites(rows).map(async (w): Promise<CheckpointPendingWrite> => [w.task_id, w.channel, await this.serde.loadsTyped(w.type ?? "json", w.value ?? "")]));
   }
 
   /** Stored value of `channel` at `version`, or `undefined` when none was stored (a delta step). */
@@ -238,9 +214,7 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
       config,
       checkpoint,
       metadata: publicMetadata as CheckpointMetadata,
-      parentConfig: parent_checkpoint_id
-        ? { configurable: { thread_id, checkpoint_ns, checkpoint_id: parent_checkpoint_id } }
-        : undefined,
+      parentConfig: parent_checkpoint_id ? { configurable: { thread_id, checkpoint_ns, checkpoint_id: parent_checkpoint_id } } : undefined,
       pendingWrites: await this.loadSortedWrites(writes),
     };
   }
@@ -251,13 +225,9 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
     const ns = (config.configurable?.checkpoint_ns as string | undefined) ?? "";
     const checkpointId = getCheckpointId(config);
     this.assertThreadMode(threadId);
-    const row = (
-      checkpointId ? this.stmts.byId.get(threadId, ns, checkpointId) : this.stmts.latest.get(threadId, ns)
-    ) as CheckpointRow | undefined;
+    const row = (checkpointId ? this.stmts.byId.get(threadId, ns, checkpointId) : this.stmts.latest.get(threadId, ns)) as CheckpointRow | undefined;
     if (row === undefined) return undefined;
-    const tupleConfig = checkpointId
-      ? config
-      : { configurable: { thread_id: row.thread_id, checkpoint_ns: ns, checkpoint_id: row.checkpoint_id } };
+    const tupleConfig = checkpointId ? config : { configurable: { thread_id: row.thread_id, checkpoint_ns: ns, checkpoint_id: row.checkpoint_id } };
     return this.rowToTuple(row, tupleConfig);
   }
 
@@ -305,10 +275,7 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
    * `MemorySaver`), reading rows directly: the base walk calls `getTuple` per ancestor, which would
    * deserialize every channel's blob and every write at each step of the chain.
    */
-  override async getDeltaChannelHistory(options: {
-    config: RunnableConfig;
-    channels: string[];
-  }): Promise<Record<string, DeltaChannelHistory>> {
+  override async getDeltaChannelHistory(options: { config: RunnableConfig; channels: string[] }): Promise<Record<string, DeltaChannelHistory>> {
     const { config, channels } = options;
     if (channels.length === 0) return {};
     const threadId = config.configurable?.thread_id as string | undefined;
@@ -319,9 +286,7 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
     if (threadId !== undefined && threadId !== null) {
       this.assertThreadMode(threadId);
       const checkpointId = getCheckpointId(config);
-      const target = (
-        checkpointId ? this.stmts.byId.get(threadId, ns, checkpointId) : this.stmts.latest.get(threadId, ns)
-      ) as CheckpointRow | undefined;
+      const target = (checkpointId ? this.stmts.byId.get(threadId, ns, checkpointId) : this.stmts.latest.get(threadId, ns)) as CheckpointRow | undefined;
       let cursor = target?.parent_checkpoint_id ?? null;
       while (cursor !== null && remaining.size > 0) {
         const row = this.stmts.byId.get(threadId, ns, cursor) as CheckpointRow | undefined;
@@ -367,12 +332,7 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
 
   // ---- writes ------------------------------------------------------------------------------------
 
-  async put(
-    config: RunnableConfig,
-    checkpoint: Checkpoint,
-    metadata: CheckpointMetadata,
-    newVersions: ChannelVersions,
-  ): Promise<RunnableConfig> {
+  async put(config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata, newVersions: ChannelVersions): Promise<RunnableConfig> {
     if (!config.configurable) throw new Error("Empty configuration supplied.");
     const threadId = config.configurable.thread_id as string | undefined;
     const ns = (config.configurable.checkpoint_ns as string | undefined) ?? "";
@@ -393,10 +353,7 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
     );
     const stored = { ...copyCheckpoint(checkpoint), channel_values: {} };
     const markedMetadata = { ...metadata, [CHANNEL_MODE_METADATA_KEY]: this.channelMode };
-    const [[checkpointType, checkpointBytes], [metadataType, metadataBytes]] = await Promise.all([
-      this.serde.dumpsTyped(stored),
-      this.serde.dumpsTyped(markedMetadata),
-    ]);
+    const [[checkpointType, checkpointBytes], [metadataType, metadataBytes]] = await Promise.all([this.serde.dumpsTyped(stored), this.serde.dumpsTyped(markedMetadata)]);
     if (checkpointType !== metadataType) throw new Error("Failed to serialize checkpoint and metadata to the same type.");
 
     this.db.transaction(() => {

@@ -108,7 +108,10 @@ export function checkDataDir(home: string): void {
 /** What `PRAGMA quick_check` found, on one line (undefined: the file is sound). */
 export function quickCheckProblem(db: Database.Database): string | undefined {
   const rows = db.pragma("quick_check") as { quick_check: string }[];
-  const problems = rows.flatMap((r) => r.quick_check.split("\n")).map((l) => l.trim()).filter((l) => l && l !== "ok" && !l.startsWith("***"));
+  const problems = rows
+    .flatMap((r) => r.quick_check.split("\n"))
+    .map((l) => l.trim())
+    .filter((l) => l && l !== "ok" && !l.startsWith("***"));
   if (problems.length === 0) return undefined;
   return `${problems[0]}${problems.length > 1 ? `; ${problems.length - 1} more problems` : ""}`;
 }
@@ -213,7 +216,13 @@ function applyPendingRollbacks(home: string, store: { path: string; saver: Deerf
     const run = store.runs.get(runId);
     if (run?.mark) {
       store.saver.rollbackTo(run.thread_id, JSON.parse(run.mark) as RollbackMark);
-      store.runs.finish(runId, { status: "error", stop_reason: "error", input_tokens: run.input_tokens, output_tokens: run.output_tokens, error: run.error ?? "the store could not write (rolled back when reopened)" });
+      store.runs.finish(runId, {
+        status: "error",
+        stop_reason: "error",
+        input_tokens: run.input_tokens,
+        output_tokens: run.output_tokens,
+        error: run.error ?? "the store could not write (rolled back when reopened)",
+      });
       store.threads.update(run.thread_id, { status: "error" });
     }
     done();

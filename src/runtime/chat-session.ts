@@ -125,7 +125,9 @@ export class ChatSession {
     this.approval = { mode: this.config.approval, broker: this.broker };
     // MCP servers start now, in the background (the first frame is already up): by the first prompt they are
     // ready. A failure is reported in the first run; confined servers wait for the thread's workspace.
-    void McpHub.for(this.config).start({ shell: shellSettingsFromConfig(this.config) }).catch(() => {});
+    void McpHub.for(this.config)
+      .start({ shell: shellSettingsFromConfig(this.config) })
+      .catch(() => {});
   }
 
   /** /mcp: the configured MCP servers, their status and tools. */
@@ -218,7 +220,9 @@ export class ChatSession {
     // A model of a local server is used at that server; one the endpoint listed, at the default endpoint as any id.
     const local = this.modelNames.includes(name) ? undefined : this.discovered.find((s) => s.name !== "endpoint" && s.models.includes(name));
     const env = local ? { ...process.env, OPENAI_BASE_URL: local.baseUrl } : undefined;
-    this.model = requireModel(loadConfig({ cwd: this.cwd, env, trustHome: this.config.trustHome, flags: { home: this.config.home, model: name, approval: this.approval.mode, noNetwork: !this.config.sandbox.network } }));
+    this.model = requireModel(
+      loadConfig({ cwd: this.cwd, env, trustHome: this.config.trustHome, flags: { home: this.config.home, model: name, approval: this.approval.mode, noNetwork: !this.config.sandbox.network } }),
+    );
     return this.model;
   }
 

@@ -31,7 +31,10 @@ export async function drainMemoryQueue(
   opts.signal?.addEventListener("abort", () => abort.abort(), { once: true });
   const timer = opts.timeoutMs ? setTimeout(() => abort.abort(), opts.timeoutMs) : undefined;
   timer?.unref?.();
-  const entry = { drain: new MemoryDrain({ store, model: createChatModel(model, { streaming: false }), signal: abort.signal, onAdded: opts.onAdded, onRefused: opts.onRefused, piiRedaction: config.piiRedaction }), abort };
+  const entry = {
+    drain: new MemoryDrain({ store, model: createChatModel(model, { streaming: false }), signal: abort.signal, onAdded: opts.onAdded, onRefused: opts.onRefused, piiRedaction: config.piiRedaction }),
+    abort,
+  };
   active.add(entry);
   try {
     return await entry.drain.run();

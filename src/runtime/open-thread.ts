@@ -81,14 +81,20 @@ export async function openThread(store: Store, req: OpenThreadRequest): Promise<
     if (!row) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
     if (row.mode !== req.mode) throw new CheckpointModeMismatchError(threadId, row.mode, req.mode);
     if (row.status === "lost" && !req.readOnly) {
-      throw new UsageError(`Thread ${threadId}'s history was lost when \`deerflow doctor --repair\` rebuilt the database; it cannot be continued.`, "Start a new thread, or put back the backup the repair made (deerflow.sqlite.corrupt-…) to recover it.");
+      throw new UsageError(
+        `Thread ${threadId}'s history was lost when \`deerflow doctor --repair\` rebuilt the database; it cannot be continued.`,
+        "Start a new thread, or put back the backup the repair made (deerflow.sqlite.corrupt-…) to recover it.",
+      );
     }
     const own = provider.pathsFor(threadId);
     const bound = row.workspace ?? own.workspace_path;
     if (req.readOnly) return { threadId, isNew: false, paths: { ...own, workspace_path: bound }, uploaded: [] };
     if (row.host && row.host !== machineName() && !existsSync(bound)) {
       // Its files are on that machine: running here would start over in an empty directory.
-      throw new UsageError(`Thread ${threadId} last ran on ${row.host}; its workspace ${bound} is there, not on this machine (${machineName()}).`, `Continue it on ${row.host}; here you can inspect it with \`deerflow threads show ${threadId}\`.`);
+      throw new UsageError(
+        `Thread ${threadId} last ran on ${row.host}; its workspace ${bound} is there, not on this machine (${machineName()}).`,
+        `Continue it on ${row.host}; here you can inspect it with \`deerflow threads show ${threadId}\`.`,
+      );
     }
     if (req.workspace && realDir(req.workspace, "The workspace") !== bound) {
       throw new UsageError(`Thread ${threadId} works in ${bound}.`, "Drop --workspace to continue it there, or start a new thread for the other directory.");

@@ -12,10 +12,13 @@ export const UNKNOWN_WINDOW_TOKENS = 1_048_576;
 
 export class PromptTooLongError extends DeerflowError {
   constructor(tokens: number) {
-    super(`The prompt is too long to send: about ${tokens.toLocaleString("en-US")} tokens, more than the ${UNKNOWN_WINDOW_TOKENS.toLocaleString("en-US")} deerflow sends to a model whose context window is not configured.`, {
-      exitCode: ExitCode.runtime,
-      hint: "Save the text as a file in the workspace and ask about the file (the model reads it in parts); if the model's window is larger, set its contextWindow in .deerflowrc.",
-    });
+    super(
+      `The prompt is too long to send: about ${tokens.toLocaleString("en-US")} tokens, more than the ${UNKNOWN_WINDOW_TOKENS.toLocaleString("en-US")} deerflow sends to a model whose context window is not configured.`,
+      {
+        exitCode: ExitCode.runtime,
+        hint: "Save the text as a file in the workspace and ask about the file (the model reads it in parts); if the model's window is larger, set its contextWindow in .deerflowrc.",
+      },
+    );
   }
 }
 

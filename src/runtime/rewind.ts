@@ -159,10 +159,23 @@ export function rewindThread(t: Target, back: number, scope: RewindScope, force 
     if (pending) return finishRewind(t, pending);
     const runs = t.store.runs.rewindable(t.threadId);
     if (runs.length === 0) throw new UsageError(`Thread ${t.threadId} has no runs to rewind.`);
-    if (back > runs.length) throw new UsageError(`Thread ${t.threadId} has ${runs.length} run${runs.length === 1 ? "" : "s"} to rewind, not ${back}.`, "List them with `deerflow rewind <thread> --list`.");
+    if (back > runs.length)
+      throw new UsageError(`Thread ${t.threadId} has ${runs.length} run${runs.length === 1 ? "" : "s"} to rewind, not ${back}.`, "List them with `deerflow rewind <thread> --list`.");
     const undone = runs.slice(runs.length - back);
     const target = undone[0]!;
-    const row = { id: newId("rewind-"), thread_id: t.threadId, created_at: new Date().toISOString(), target_run: target.id, scope, runs: JSON.stringify(undone.map((r) => r.id)), files_before: null, rows_archived: 0, pending: 0, edited: null, forced: force ? 1 : 0 };
+    const row = {
+      id: newId("rewind-"),
+      thread_id: t.threadId,
+      created_at: new Date().toISOString(),
+      target_run: target.id,
+      scope,
+      runs: JSON.stringify(undone.map((r) => r.id)),
+      files_before: null,
+      rows_archived: 0,
+      pending: 0,
+      edited: null,
+      forced: force ? 1 : 0,
+    };
 
     let filesNote: string | undefined;
     if (scope !== "conversation") {
@@ -201,7 +214,11 @@ export function rewindThread(t: Target, back: number, scope: RewindScope, force 
 async function finishRewind(t: Target, row: RewindRow, now?: Snapshot): Promise<RewindOutcome> {
   const resumed = now === undefined;
   const target = t.store.runs.get(row.target_run);
-  if (!target?.snapshot) throw new DeerflowError(`Rewind ${row.id} of thread ${t.threadId} cannot be finished: the snapshot of run ${row.target_run} is gone.`, { exitCode: ExitCode.runtime, hint: `Put the files back with \`deerflow rewind ${t.threadId} --undo\`.` });
+  if (!target?.snapshot)
+    throw new DeerflowError(`Rewind ${row.id} of thread ${t.threadId} cannot be finished: the snapshot of run ${row.target_run} is gone.`, {
+      exitCode: ExitCode.runtime,
+      hint: `Put the files back with \`deerflow rewind ${t.threadId} --undo\`.`,
+    });
   workspaceFor(t);
   const repo = repoOf(t);
   let files: RestoreResult;
@@ -222,20 +239,33 @@ async function finishRewind(t: Target, row: RewindRow, now?: Snapshot): Promise<
 /** The conversation's half, in one transaction with `record` (which writes or finishes the rewind's row). */
 function rewindConversation(t: Target, row: RewindRow, record: () => void): number {
   let archived = 0;
-  t.store.saver.db.transaction(() => {
-    record();
-    if (row.scope === "files") return;
-    const target = t.store.runs.get(row.target_run)!;
-    archived = t.store.rewinds.archiveAfter(row.id, t.threadId, JSON.parse(target.mark!) as RollbackMark);
-    t.store.runs.markRewound(JSON.parse(row.runs) as string[], row.id);
-    t.store.rewinds.finish(row.id, archived);
-    t.store.threads.update(t.threadId, { status: statusAfter(t.store.runs.rewindable(t.threadId)) });
-  }).immediate();
+  t.store.saver.db
+    .transaction(() => {
+      record();
+      if (row.scope === "files") return;
+      const target = t.store.runs.get(row.target_run)!;
+      archived = t.store.rewinds.archiveAfter(row.id, t.threadId, JSON.parse(target.mark!) as RollbackMark);
+      t.store.runs.markRewound(JSON.parse(row.runs) as string[], row.id);
+      t.store.rewinds.finish(row.id, archived);
+      t.store.threads.update(t.threadId, { status: statusAfter(t.store.runs.rewindable(t.threadId)) });
+    })
+    .immediate();
   return archived;
 }
 
 function outcomeOf(t: Target, row: RewindRow, files: RestoreResult | null, before: RewindOutcome["files_before"], resumed: boolean): RewindOutcome {
-  return { rewind_id: row.id, thread_id: t.threadId, target_run: row.target_run, runs: JSON.parse(row.runs) as string[], scope: row.scope, conversation: row.scope !== "files", files, files_before: before, force: row.forced === 1, resumed };
+  return {
+    rewind_id: row.id,
+    thread_id: t.threadId,
+    target_run: row.target_run,
+    runs: JSON.parse(row.runs) as string[],
+    scope: row.scope,
+    conversation: row.scope !== "files",
+    files,
+    files_before: before,
+    force: row.forced === 1,
+    resumed,
+  };
 }
 
 /**
@@ -267,7 +297,9 @@ export function undoRewind(t: Target, force = false): Promise<UndoOutcome> {
     if (since.length > 0) {
       throw new UsageError(
         `Thread ${t.threadId} went on after rewind ${last.id} (${since.length} run${since.length === 1 ? "" : "s"}); undoing it would drop them.`,
-        last.files_before ? `The files from before that rewind are in ${ShadowRepo.dirFor(t.home, t.threadId)} at ${rewoundRef(last.id)} (git --git-dir <that> show ${rewoundRef(last.id)}:<path>).` : undefined,
+        last.files_before
+          ? `The files from before that rewind are in ${ShadowRepo.dirFor(t.home, t.threadId)} at ${rewoundRef(last.id)} (git --git-dir <that> show ${rewoundRef(last.id)}:<path>).`
+          : undefined,
       );
     }
     let files: RestoreResult | null = null;
@@ -291,14 +323,16 @@ export function undoRewind(t: Target, force = false): Promise<UndoOutcome> {
       }
     }
     const conversation = last.pending === 0 && (last.rows_archived > 0 || last.scope !== "files");
-    t.store.saver.db.transaction(() => {
-      if (conversation) {
-        t.store.rewinds.restoreArchived(last.id);
-        t.store.runs.clearRewound(last.id);
-      }
-      t.store.rewinds.markUndone(last.id);
-      if (conversation) t.store.threads.update(t.threadId, { status: statusAfter(t.store.runs.rewindable(t.threadId)) });
-    }).immediate();
+    t.store.saver.db
+      .transaction(() => {
+        if (conversation) {
+          t.store.rewinds.restoreArchived(last.id);
+          t.store.runs.clearRewound(last.id);
+        }
+        t.store.rewinds.markUndone(last.id);
+        if (conversation) t.store.threads.update(t.threadId, { status: statusAfter(t.store.runs.rewindable(t.threadId)) });
+      })
+      .immediate();
     return { rewind_id: last.id, thread_id: t.threadId, conversation, files, files_before: before, force };
   });
 }

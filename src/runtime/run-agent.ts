@@ -113,7 +113,11 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     // A type may name another configured model; otherwise children use the parent's.
     model: (type) => (type.model && config.models[type.model] ? createChatModel(resolveNamedModel(config, type.model)) : model),
     tools: () => leadAgentTools({ bashTimeoutSeconds: config.sandbox.bashTimeoutSeconds }) as never,
-    childMiddleware: () => [nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval)), nextTo("SandboxAudit", toolApprovalMiddleware(approval)), ...(config.piiRedaction ? [piiRedactionMiddleware()] : [])],
+    childMiddleware: () => [
+      nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval)),
+      nextTo("SandboxAudit", toolApprovalMiddleware(approval)),
+      ...(config.piiRedaction ? [piiRedactionMiddleware()] : []),
+    ],
   });
   return createLeadAgent({
     model,

@@ -71,7 +71,8 @@ export async function runGoalThread(req: GoalRunRequest): Promise<GoalRunResult>
       return { result: r, messages: r.messages };
     },
     // The evaluator reads the conversation: with piiRedaction on, it is masked like every other request.
-    evaluate: (messages, ctx) => evaluateGoal({ model: req.config.piiRedaction ? redactingInvoker(evaluator, threadId) : evaluator, objective: goal.objective, messages, unattended: ctx.unattended, signal: req.signal }),
+    evaluate: (messages, ctx) =>
+      evaluateGoal({ model: req.config.piiRedaction ? redactingInvoker(evaluator, threadId) : evaluator, objective: goal.objective, messages, unattended: ctx.unattended, signal: req.signal }),
     onEvent: (e) => emit(e as RunEvent),
     onDecision: async (decision) => {
       if (threadId) await updateThreadState(req, threadId, decision.stateUpdate as Record<string, unknown>);

@@ -37,7 +37,9 @@ export function userActivation(catalog: SkillCatalog, name: string | undefined, 
 
 /** What identifies an input's prompt in `applied_run_inputs`. */
 function promptDigest(prompt: RunRequest["prompt"]): string {
-  return createHash("sha256").update(typeof prompt === "string" ? prompt : messageText(prompt)).digest("hex");
+  return createHash("sha256")
+    .update(typeof prompt === "string" ? prompt : messageText(prompt))
+    .digest("hex");
 }
 
 /** The state update that records this input with its result (in the thread's state, so it survives with the checkpoint). */
@@ -53,12 +55,26 @@ export function repeatedRun(values: ThreadValues, opened: OpenedThread, req: Run
   if (!entry) return undefined;
   if (entry.prompt_sha256 && entry.prompt_sha256 !== promptDigest(req.prompt)) {
     // A script reusing a key for new work is a bug in the script; answering with the old result would hide it.
-    throw new UsageError(`Input id ${JSON.stringify(req.inputId)} was already applied on thread ${opened.threadId} (run ${entry.run_id}) to a different prompt.`, "Use a new --input-id for a new prompt; repeat the original prompt to get its recorded result.");
+    throw new UsageError(
+      `Input id ${JSON.stringify(req.inputId)} was already applied on thread ${opened.threadId} (run ${entry.run_id}) to a different prompt.`,
+      "Use a new --input-id for a new prompt; repeat the original prompt to get its recorded result.",
+    );
   }
   const messages = values.messages ?? [];
   const clarification = entry.stop_reason === "clarification" ? (findPendingClarification(messages) ?? undefined) : undefined;
   const thread_usage = (values.thread_usage as TokenUsage | undefined) ?? entry.usage;
-  const r: RunResult = { thread_id: opened.threadId, run_id: entry.run_id, status: "success", stop_reason: entry.stop_reason, final_text: entry.final_text, usage: entry.usage, thread_usage, clarification, messages, repeated: true };
+  const r: RunResult = {
+    thread_id: opened.threadId,
+    run_id: entry.run_id,
+    status: "success",
+    stop_reason: entry.stop_reason,
+    final_text: entry.final_text,
+    usage: entry.usage,
+    thread_usage,
+    clarification,
+    messages,
+    repeated: true,
+  };
   req.onEvent?.({ type: "run.started", thread_id: r.thread_id, run_id: r.run_id, new_thread: false, workspace: opened.paths.workspace_path });
   req.onEvent?.({ type: "run.completed", thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage });
   return r;

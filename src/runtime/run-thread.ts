@@ -69,6 +69,3 @@ export async function runThread(req: RunRequest): Promise<RunResult> {
 export function updateThreadState(req: Pick<RunRequest, "config" | "model">, threadId: string, update: Record<string, unknown>): Promise<void> {
   return ThreadRuntime.for(req.config).updateState(threadId, req.model, update);
 }
-
-
-

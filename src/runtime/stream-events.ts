@@ -75,7 +75,15 @@ function translateUpdates(chunk: Record<string, unknown>, runId: string, usage: 
         for (const c of calls) emit({ type: "tool.started", run_id: runId, tool_call_id: c.id, name: c.name, args: c.args });
       } else if (node === "tools" && ToolMessage.isInstance(m)) {
         const diff = diffOf(m.artifact);
-        emit({ type: "tool.completed", run_id: runId, tool_call_id: m.tool_call_id, name: m.name ?? "", status: m.status === "error" ? "error" : "ok", output: messageText(m), ...(diff ? { diff } : {}) });
+        emit({
+          type: "tool.completed",
+          run_id: runId,
+          tool_call_id: m.tool_call_id,
+          name: m.name ?? "",
+          status: m.status === "error" ? "error" : "ok",
+          output: messageText(m),
+          ...(diff ? { diff } : {}),
+        });
       }
     }
   }

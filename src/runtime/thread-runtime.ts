@@ -176,7 +176,14 @@ export class ThreadRuntime {
 
   private async runOnce(req: RunRequest): Promise<RunResult> {
     const emit = req.onEvent ?? (() => {});
-    const opened = await openThread(this.store, { home: this.config.home, mode: this.config.checkpoint.channelMode, threadId: req.threadId, continueLatest: req.continueLatest, workspace: req.workspace, uploads: req.uploads });
+    const opened = await openThread(this.store, {
+      home: this.config.home,
+      mode: this.config.checkpoint.channelMode,
+      threadId: req.threadId,
+      continueLatest: req.continueLatest,
+      workspace: req.workspace,
+      uploads: req.uploads,
+    });
     const repeat = req.inputId && !opened.isNew ? repeatedRun(await this.readState(opened.threadId, req.model), opened, { ...req, inputId: req.inputId }) : undefined;
     if (repeat) return repeat;
     const runId = newId("run-");
@@ -204,7 +211,16 @@ export class ThreadRuntime {
       await this.pruneCheckpoints(opened.threadId);
       // Before run.completed: a client may rewind as soon as it sees it, and the thread is locked until this is done.
       await snapshotEnd();
-      emit({ type: "run.completed", thread_id: result.thread_id, run_id: runId, status: result.status, stop_reason: result.stop_reason, final_text: result.final_text, usage: result.usage, thread_usage: result.thread_usage });
+      emit({
+        type: "run.completed",
+        thread_id: result.thread_id,
+        run_id: runId,
+        status: result.status,
+        stop_reason: result.stop_reason,
+        final_text: result.final_text,
+        usage: result.usage,
+        thread_usage: result.thread_usage,
+      });
       return result;
     } catch (err) {
       settled = true;
@@ -342,7 +358,11 @@ export class ThreadRuntime {
   private stoppedError(err: unknown, runId: string, threadId: string, req: RunRequest): RunStoppedError | undefined {
     if (err instanceof RunStoppedError) return err;
     if (tookTimeLimit(runId)) {
-      return new RunStoppedError("timeout", `Run ${runId} on thread ${threadId} stopped after its time limit of ${req.timeoutSeconds} s.`, `Continue with \`deerflow run --thread ${threadId} "…"\`, or allow more time with --timeout.`);
+      return new RunStoppedError(
+        "timeout",
+        `Run ${runId} on thread ${threadId} stopped after its time limit of ${req.timeoutSeconds} s.`,
+        `Continue with \`deerflow run --thread ${threadId} "…"\`, or allow more time with --timeout.`,
+      );
     }
     if (req.signal?.aborted) {
       return new RunStoppedError("interrupted", `Run ${runId} on thread ${threadId} was interrupted.`, `Continue with \`deerflow run --thread ${threadId} "…"\`.`);
@@ -382,7 +402,10 @@ export class ThreadRuntime {
       // right after the model got the request lost the steps that held the user's question (it lived only as the
       // input's pending write, which the next input discards). So on Postgres each step waits for its checkpoint.
       const durability = this.store.kind === "postgres" ? "sync" : "async";
-      const stream = await agent.stream(input as never, { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: runStepLimit(), durability, callbacks: [tools, ...toolCallLog()] } as never);
+      const stream = await agent.stream(
+        input as never,
+        { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: runStepLimit(), durability, callbacks: [tools, ...toolCallLog()] } as never,
+      );
       // With piiRedaction the model streams placeholders: the user sees the values (the stored answer has them too).
       const restore = this.config.piiRedaction ? redactorFor(threadId).restore : undefined;
       await translateStream(stream as AsyncIterable<[string, unknown]>, runId, usage, req.onEvent ?? (() => {}), restore);
@@ -395,5 +418,4 @@ export class ThreadRuntime {
     if (req.inputId) await agent.graph.updateState(config, recordedInput(values, req.inputId, req.prompt, result) as never);
     return result;
   }
-
 }

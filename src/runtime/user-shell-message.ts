@@ -32,14 +32,9 @@ function bounded(output: string): string {
 /** The stored message for one `!cmd`. */
 export function userShellMessage(run: UserShellRun): HumanMessage {
   const status = run.stoppedBy === "timeout" ? "timed out" : run.exitCode === undefined ? "not run" : `exit code ${run.exitCode}`;
-  const text = [
-    `The user ran a shell command in the workspace (not you; for your information):`,
-    `$ ${run.command}`,
-    `(${status})`,
-    "<output>",
-    neutralise(bounded(run.output)),
-    "</output>",
-  ].join("\n");
+  const text = [`The user ran a shell command in the workspace (not you; for your information):`, `$ ${run.command}`, `(${status})`, "<output>", neutralise(bounded(run.output)), "</output>"].join(
+    "\n",
+  );
   return new HumanMessage({ content: text, additional_kwargs: { [USER_SHELL_MARKER]: { command: run.command, exit_code: run.exitCode ?? null } } });
 }
 

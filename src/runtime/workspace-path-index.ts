@@ -113,7 +113,13 @@ export class WorkspacePathIndex {
     const pool = this.last && q.startsWith(this.last.query) ? this.last.hits : this.entries;
     // One pass: every hit is kept (the next keystroke narrows from them: ranking may change as the query grows).
     const hits: Entry[] = [];
-    const top = bestMatches(pool, q, limit, (e) => e, (e) => hits.push(e));
+    const top = bestMatches(
+      pool,
+      q,
+      limit,
+      (e) => e,
+      (e) => hits.push(e),
+    );
     this.last = { query: q, hits };
     return top.map((e) => e.text);
   }

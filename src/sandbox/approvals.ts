@@ -123,7 +123,6 @@ export interface EventBroker extends ApprovalBroker {
   pending(): string[];
 }
 
-
 /** A broker that emits `approval.requested` and waits for `respond(id, decision)`; a cancelled run rejects. */
 export function eventBroker(emit: (event: ApprovalRequestedEvent) => void): EventBroker {
   const waiting = new Map<string, { answer: (a: ApprovalAnswer) => void; threadId: string; scope: string }>();
@@ -212,10 +211,7 @@ export type ApprovalVerdict = { verdict: "allow" } | { verdict: "deny"; reason?:
  * Whether a guarded action may run: a mode that does not ask for its kind → yes; remembered "always" → yes; else the
  * broker decides (an "allow_always" answer is remembered). Blocked commands must never reach this function.
  */
-export async function resolveApproval(
-  req: ApprovalRequest,
-  opts: { mode: ApprovalMode; broker: ApprovalBroker; memory?: ApprovalMemory },
-): Promise<ApprovalVerdict> {
+export async function resolveApproval(req: ApprovalRequest, opts: { mode: ApprovalMode; broker: ApprovalBroker; memory?: ApprovalMemory }): Promise<ApprovalVerdict> {
   if (!modeAsks(opts.mode, req.kind ?? "command")) return { verdict: "allow" };
   const memory = opts.memory ?? processApprovalMemory;
   const scope = scopeOf(req);

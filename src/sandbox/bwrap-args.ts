@@ -114,7 +114,9 @@ export function socketsToHide(paths: ThreadPaths, settings: ShellSettings): stri
   const thread = threadMounts(paths);
   const mounts = MOUNT_NAMES.flatMap((n) => (thread[n] === undefined ? [] : [thread[n]!]));
   const covered = [...socketDirsOf(settings), "/tmp", "/dev", "/proc", ...hiddenDirsOf(settings), ...mounts];
-  return hostSocketPaths().map(real).filter((f) => !covered.some((d) => isInside(f, d)));
+  return hostSocketPaths()
+    .map(real)
+    .filter((f) => !covered.some((d) => isInside(f, d)));
 }
 
 /** The folders between the workspace and each code path outside `.git`, outermost first, once each. */
@@ -194,7 +196,15 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   const homeFiles = HOME_SECRET_FILES.map((f) => join(home, f));
   // A listed name that is a directory here (~/.config/hub) cannot take /dev/null: an empty tmpfs instead.
   for (const d of homeFiles.filter(isDirectory)) a.push("--tmpfs", d);
-  const files = [...SYSTEM_SECRET_FILES, ...DAEMON_SOCKETS.map(real), ...agentSocket, ...homeFiles.filter((f) => !isDirectory(f)), ...settings.hiddenFiles.map(real), join(thread.workspace, ".deerflowrc"), ...sockets].filter((f) => existsSync(f));
+  const files = [
+    ...SYSTEM_SECRET_FILES,
+    ...DAEMON_SOCKETS.map(real),
+    ...agentSocket,
+    ...homeFiles.filter((f) => !isDirectory(f)),
+    ...settings.hiddenFiles.map(real),
+    join(thread.workspace, ".deerflowrc"),
+    ...sockets,
+  ].filter((f) => existsSync(f));
   const seen = new Set<string>();
   const hideFile = (f: string) => {
     if (seen.has(f)) return;
@@ -220,4 +230,3 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   a.push("--chdir", thread.workspace, "--", ...command);
   return a;
 }
-

@@ -102,10 +102,7 @@ export async function runDirect(command: string, opts: RunOptions & { settings: 
 // pid → token: a job's descendants that setsid() out of its group are found by the token (see the header).
 const jobs = new Map<number, string>();
 
-export function directBackground(
-  command: string,
-  opts: { cwd: string; logPath: string; settings: ShellSettings; onEnd: (code: number | undefined) => void },
-): { kill: () => void } {
+export function directBackground(command: string, opts: { cwd: string; logPath: string; settings: ShellSettings; onEnd: (code: number | undefined) => void }): { kill: () => void } {
   const token = newRunToken();
   const line = launch(command, opts.settings, token);
   // The log as a file descriptor, not a pipe execa copies from: a descendant that outlives the job (setsid, a

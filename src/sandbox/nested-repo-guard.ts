@@ -105,7 +105,11 @@ function codeKeys(file: string): Set<string> | null {
   if (!existsSync(file)) return null;
   if (!isFile(file)) return new Set(["(not a regular file)"]); // a FIFO or a link: git may hang or go elsewhere
   try {
-    return new Set(git(["config", "--file", file, "--name-only", "--list"]).split("\n").filter((k) => k && isGitCodeKey(k)));
+    return new Set(
+      git(["config", "--file", file, "--name-only", "--list"])
+        .split("\n")
+        .filter((k) => k && isGitCodeKey(k)),
+    );
   } catch {
     return new Set(); // unreadable as config: git will refuse it too
   }

@@ -15,8 +15,7 @@ export const SKILLS_VIRTUAL_ROOT = "/mnt/skills";
 export const MOUNT_NAMES = ["workspace", "uploads", "outputs"] as const;
 export type MountName = (typeof MOUNT_NAMES)[number];
 
-const ALLOWED =
-  "Allowed: paths relative to the workspace, or under /mnt/user-data/workspace, /mnt/user-data/uploads or /mnt/user-data/outputs.";
+const ALLOWED = "Allowed: paths relative to the workspace, or under /mnt/user-data/workspace, /mnt/user-data/uploads or /mnt/user-data/outputs.";
 
 /** A path the sandbox refuses; the message tells the model what is allowed instead. */
 export class SandboxPathError extends Error {
@@ -199,7 +198,7 @@ export function hiddenFromTools(mounts: ThreadPaths): (realPath: string) => bool
 
 function show(input: string): string {
   const s = JSON.stringify(input);
-  return s.length > 160 ? s.slice(0, 157) + "…\"" : s;
+  return s.length > 160 ? s.slice(0, 157) + '…"' : s;
 }
 
 /** The lexical host path of a model-supplied path (no filesystem access). */
@@ -265,9 +264,7 @@ export async function resolveSandboxPath(input: string, mounts: ThreadPaths, opt
   if (real === "/proc" || real.startsWith("/proc/")) throw new SandboxPathError(`${show(input)} leads into /proc, which is never allowed. ${ALLOWED}`);
   const hit = containing(real, list, "real");
   if (!hit) {
-    throw new SandboxPathError(
-      `${show(input)} resolves (through a symlink) to a place outside the thread's directories; refusing. ${ALLOWED}`,
-    );
+    throw new SandboxPathError(`${show(input)} resolves (through a symlink) to a place outside the thread's directories; refusing. ${ALLOWED}`);
   }
   const hidden = hiddenReason(real, mounts);
   if (hidden) throw new SandboxPathError(`${show(input)} ${hidden}. ${ALLOWED}`);

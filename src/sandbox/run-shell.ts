@@ -16,8 +16,7 @@ import { endGitRedirectWatch, noteGitRedirect, restoreGitRedirects } from "./git
 export { BASH_KILL_GRACE_MS, type ShellResult } from "./shell-session.js";
 export { isSecretEnvName, scrubEnv } from "./env-scrub.js";
 
-export const BWRAP_MISSING_WARNING =
-  "bubblewrap (bwrap) is not available: shell commands run UNCONFINED on the host (install the `bubblewrap` package, or set sandbox.require: true to refuse).";
+export const BWRAP_MISSING_WARNING = "bubblewrap (bwrap) is not available: shell commands run UNCONFINED on the host (install the `bubblewrap` package, or set sandbox.require: true to refuse).";
 
 const probed = new Map<string, string | null>();
 
@@ -141,4 +140,3 @@ export async function startBackground(
   }
   return directBackground(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
 }
-

@@ -43,7 +43,9 @@ function label(hostPath: string, mounts: ThreadPaths): string {
 const GIT_INTERNAL = /(?:^|\/)\.git(?:\/|$)/i;
 export function refuseGitInternalWrite(virtualPath: string): void {
   if (GIT_INTERNAL.test(virtualPath)) {
-    throw new SandboxPathError(`${virtualPath} is inside git's own directory (.git: its config and hooks run commands on your host); the file tools do not write there. Use the git command (e.g. git config) instead.`);
+    throw new SandboxPathError(
+      `${virtualPath} is inside git's own directory (.git: its config and hooks run commands on your host); the file tools do not write there. Use the git command (e.g. git config) instead.`,
+    );
   }
 }
 
@@ -58,7 +60,9 @@ export function refuseGitDirShapedWrite(hostPath: string, mounts: ThreadPaths): 
   for (let dir = dirname(resolve(hostPath)); !roots.includes(dir) && dir !== dirname(dir); dir = dirname(dir)) {
     if (!roots.some((r) => dir.startsWith(`${r}/`))) return;
     if (existsSync(join(dir, "HEAD")) && existsSync(join(dir, "objects")) && existsSync(join(dir, "refs"))) {
-      throw new SandboxPathError(`${label(hostPath, mounts)} is inside a git directory (${label(dir, mounts)}: its config and hooks run commands on your host); the file tools do not write there. Use the git command instead.`);
+      throw new SandboxPathError(
+        `${label(hostPath, mounts)} is inside a git directory (${label(dir, mounts)}: its config and hooks run commands on your host); the file tools do not write there. Use the git command instead.`,
+      );
     }
   }
 }
@@ -71,7 +75,9 @@ export function refuseRepoCodeWrite(hostPath: string, mounts: ThreadPaths): void
   if (!mounts.workspace_path) return;
   const hit = repoCodePathOf(hostPath, mounts.workspace_path);
   if (hit !== undefined) {
-    throw new SandboxPathError(`${label(hostPath, mounts)} is inside ${label(hit, mounts)}, which your repository's git config names as its hooks folder or an included config (your git runs what is there on your host); the file tools do not write there. Edit it yourself.`);
+    throw new SandboxPathError(
+      `${label(hostPath, mounts)} is inside ${label(hit, mounts)}, which your repository's git config names as its hooks folder or an included config (your git runs what is there on your host); the file tools do not write there. Edit it yourself.`,
+    );
   }
 }
 
@@ -114,7 +120,8 @@ async function verifyFd(fh: FileHandle, hostPath: string, mounts: ThreadPaths): 
 function refuseFor(v: Verified, what: string, op: "read" | "write", mounts?: ThreadPaths): SandboxPathError | undefined {
   // The checked path may pass a symlinked directory: judge where the write really lands.
   if (op === "write" && v.real !== undefined && mounts !== undefined) {
-    if (GIT_INTERNAL.test(label(v.real, mounts))) return new SandboxPathError(`${what} leads into git's own directory (.git: its config and hooks run commands on your host); the file tools do not write there.`);
+    if (GIT_INTERNAL.test(label(v.real, mounts)))
+      return new SandboxPathError(`${what} leads into git's own directory (.git: its config and hooks run commands on your host); the file tools do not write there.`);
     try {
       refuseRepoCodeWrite(v.real, mounts);
     } catch (err) {
@@ -283,12 +290,7 @@ export interface SafeWriteResult {
 }
 
 /** Write (or append) a regular file inside the mounts; the parent directory must exist. */
-export async function safeWriteFile(
-  hostPath: string,
-  mounts: ThreadPaths,
-  data: string | Buffer,
-  options: { append?: boolean } = {},
-): Promise<SafeWriteResult> {
+export async function safeWriteFile(hostPath: string, mounts: ThreadPaths, data: string | Buffer, options: { append?: boolean } = {}): Promise<SafeWriteResult> {
   const what = label(hostPath, mounts);
   refuseGitCodeWrite(hostPath, mounts, what);
   const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;

@@ -14,9 +14,34 @@ import { isInside } from "./paths.js";
  * sandbox's home (a poisoned cache would otherwise outlive the sandbox); `sandbox.readWrite: ["~/.cache/pip"]` keeps one.
  */
 export const HOME_TOOLCHAINS: readonly string[] = [
-  ".nvm", ".volta", ".fnm", ".local/share/fnm", ".local/share/pnpm", ".bun", ".deno", ".cargo/bin", ".rustup", ".pyenv",
-  ".rbenv", ".rvm", ".local/bin", ".local/lib", ".sdkman", ".asdf", ".local/share/mise", ".elan", ".ghcup", ".opam",
-  ".juliaup", ".dotnet", ".jdks", ".nix-profile", "go/bin", "sdk", ".gradle/wrapper", ".npm-global",
+  ".nvm",
+  ".volta",
+  ".fnm",
+  ".local/share/fnm",
+  ".local/share/pnpm",
+  ".bun",
+  ".deno",
+  ".cargo/bin",
+  ".rustup",
+  ".pyenv",
+  ".rbenv",
+  ".rvm",
+  ".local/bin",
+  ".local/lib",
+  ".sdkman",
+  ".asdf",
+  ".local/share/mise",
+  ".elan",
+  ".ghcup",
+  ".opam",
+  ".juliaup",
+  ".dotnet",
+  ".jdks",
+  ".nix-profile",
+  "go/bin",
+  "sdk",
+  ".gradle/wrapper",
+  ".npm-global",
 ];
 
 /** Home folders never bound back whole, even when a PATH entry is one of them (they hold logins and keys). */

@@ -120,23 +120,28 @@ function readsCodeFromStdin(c: SimpleCommand): boolean {
   return first === undefined || first === "-" || c.args.includes("-s");
 }
 const DELETE_CODE = /rmtree|rm_rf|rimraf|rmSync|rmdirSync|remove_tree|\brmdir|\bunlink|os\.remove|\.rm\(|\bfs\.rm|FileUtils\.rm|File\.delete|Dir\.delete|\brm\(.*recursive/;
-const DYNAMIC_CODE = /getattr|__import__|importlib|\beval\b|&\s*[{$]|\bdo\s*[('"$q]|->\s*\(|\bsyscall\b|\bexec\s*\(|\bcompile\s*\(|new\s+Function|\bFunction\s*\(|require\s*\(\s*[^'"`\s)]|\.send\s*\(|constantize|\bglobals\s*\(\s*\)\s*\[/;
-const WRITE_CODE = /open\s*\([^)]*['"][rb]?[wax][bt+]?['"]|\bmode\s*=\s*['"][wax]|write_(?:text|bytes)|\bwriteFile|appendFile|createWriteStream|\bfs\.(?:write|copy|cp|rename|mkdir|rm|unlink|truncate)|shutil\.|os\.(?:rename|replace|remove|unlink|mkdir|makedirs|rmdir)|\.(?:touch|mkdir|unlink|rename)\s*\(|File\.(?:write|open\s*\([^)]*['"][wa])|open\s*\(?[^;]*['"]\s*\+?>/;
+const DYNAMIC_CODE =
+  /getattr|__import__|importlib|\beval\b|&\s*[{$]|\bdo\s*[('"$q]|->\s*\(|\bsyscall\b|\bexec\s*\(|\bcompile\s*\(|new\s+Function|\bFunction\s*\(|require\s*\(\s*[^'"`\s)]|\.send\s*\(|constantize|\bglobals\s*\(\s*\)\s*\[/;
+const WRITE_CODE =
+  /open\s*\([^)]*['"][rb]?[wax][bt+]?['"]|\bmode\s*=\s*['"][wax]|write_(?:text|bytes)|\bwriteFile|appendFile|createWriteStream|\bfs\.(?:write|copy|cp|rename|mkdir|rm|unlink|truncate)|shutil\.|os\.(?:rename|replace|remove|unlink|mkdir|makedirs|rmdir)|\.(?:touch|mkdir|unlink|rename)\s*\(|File\.(?:write|open\s*\([^)]*['"][wa])|open\s*\(?[^;]*['"]\s*\+?>/;
 
 const WRITES = "writes files (ask mode asks before edits)";
 /** Inline code that names the home directory: a write there can plant code the user's own tools run later. */
-const HOME_CODE = /expanduser|homedir\s*\(|Path\.home|process\.env\.HOME\b|process\.env\[\s*['"]HOME|environ(?:\.get)?\s*[[(]\s*['"]HOME|getenv\s*\(\s*['"]HOME|ENV\s*\[\s*['"]HOME|\$ENV\{\s*['"]?HOME|Dir\.home|File\.expand_path|['"]~\/|\$\{?HOME\b/;
+const HOME_CODE =
+  /expanduser|homedir\s*\(|Path\.home|process\.env\.HOME\b|process\.env\[\s*['"]HOME|environ(?:\.get)?\s*[[(]\s*['"]HOME|getenv\s*\(\s*['"]HOME|ENV\s*\[\s*['"]HOME|\$ENV\{\s*['"]?HOME|Dir\.home|File\.expand_path|['"]~\/|\$\{?HOME\b/;
 /** A string literal naming a path outside the workspace (an absolute one but /tmp and the null device, or `../`). */
 const OUTSIDE_PATH_CODE = /['"`](?:\/(?!tmp\/|dev\/(?:null|stdout|stderr)['"`])|\.\.\/)/;
 /** Inline code that opens network connections. */
-const NET_CODE = /urllib|\brequests\.|http\.client|httplib|\bsocket\b|\bfetch\s*\(|\bhttps?\.(?:request|get)\b|\bnet\.(?:connect|createConnection|Socket)|\btls\.connect|\bdgram\b|require\s*\(\s*['"](?:node:)?(?:https?|http2|net|tls|dgram)['"]|from\s+['"](?:node:)?(?:https?|http2|net|tls|dgram)['"]|Net::HTTP|open-uri|URI\.open|LWP|IO::Socket|HTTP::Tiny|\baxios\b|\bundici\b|XMLHttpRequest|WebSocket|aiohttp|\bhttpx\b|smtplib|ftplib|telnetlib|paramiko|pycurl|curl_exec|fsockopen|file_get_contents\s*\(\s*['"]https?:/;
+const NET_CODE =
+  /urllib|\brequests\.|http\.client|httplib|\bsocket\b|\bfetch\s*\(|\bhttps?\.(?:request|get)\b|\bnet\.(?:connect|createConnection|Socket)|\btls\.connect|\bdgram\b|require\s*\(\s*['"](?:node:)?(?:https?|http2|net|tls|dgram)['"]|from\s+['"](?:node:)?(?:https?|http2|net|tls|dgram)['"]|Net::HTTP|open-uri|URI\.open|LWP|IO::Socket|HTTP::Tiny|\baxios\b|\bundici\b|XMLHttpRequest|WebSocket|aiohttp|\bhttpx\b|smtplib|ftplib|telnetlib|paramiko|pycurl|curl_exec|fsockopen|file_get_contents\s*\(\s*['"]https?:/;
 /**
  * Inline code that starts a process, in any of the languages' spellings: perl/ruby `system "…"`, `exec qw(…)`, `qx{}`,
  * a pipe open (`open(F, "|-", …)`), lua `os.execute`/`io.popen`, python `from os import system`, `os.spawn*`,
  * `posix_spawn`, R `system2`/`shell`, perl `readpipe`, `IPC::Open3`, `open(F, q(cmd|))`, `fork`. Broad on purpose: the
  * audit cannot follow the code, so any spelling asks (and without a sandbox any interpreter asks: shell-unconfined.ts).
  */
-const SHELL_OUT_CODE = /\bsystem2?\b|\bexec(?:[lv]p?e?)?\b|\bqx\b|\bspawn\w*|popen|os\.execute|posix_spawn|subprocess|child_process|execSync|spawnSync|%x[({[]|`[^`]+`|IO\.popen|Open3|proc_open|shell_exec|passthru|['"]\|-['"]|['"]-\|['"]|\bopen\b[^;]*\||\bshell\s*\(|\bpipe\s*\(|readpipe|IPC::|\bOpen[23]\b|\bfork\b/;
+const SHELL_OUT_CODE =
+  /\bsystem2?\b|\bexec(?:[lv]p?e?)?\b|\bqx\b|\bspawn\w*|popen|os\.execute|posix_spawn|subprocess|child_process|execSync|spawnSync|%x[({[]|`[^`]+`|IO\.popen|Open3|proc_open|shell_exec|passthru|['"]\|-['"]|['"]-\|['"]|\bopen\b[^;]*\||\bshell\s*\(|\bpipe\s*\(|readpipe|IPC::|\bOpen[23]\b|\bfork\b/;
 /** Options that make a program run a command: tar's --to-command, zip -TT, git submodule foreach, aliases. */
 const RUNS_OPTION_COMMAND = (c: SimpleCommand): boolean =>
   (c.name === "tar" && c.args.some((a) => /^--(?:checkpoint-action=exec|to-command|use-compress-program|info-script|new-volume-script|rsh-command)|^-[IF]$/.test(a))) ||
@@ -191,7 +196,7 @@ export const SHELL_RULES: readonly Rule[] = [
     reason: "piping a downloaded script into a shell or interpreter (curl | sh)",
     test: (c, p, i) => SHELLS.test(c.name) && p.commands.slice(0, i).some((x) => FETCHERS.test(x.name)),
   },
-  { verdict: "block", reason: "running a downloaded script (sh <(curl …) / sh -c \"$(curl …)\")", test: (c) => SHELLS.test(c.name) && runsFetched(c) },
+  { verdict: "block", reason: 'running a downloaded script (sh <(curl …) / sh -c "$(curl …)")', test: (c) => SHELLS.test(c.name) && runsFetched(c) },
   { verdict: "block", reason: "writing to /etc", test: (c) => writesTo(c, isEtc) },
   { verdict: "block", reason: "writing to /etc", cmd: /^tee$/, test: (c) => operands(c.args).some(isEtc) },
   { verdict: "block", reason: "writing to /etc", cmd: /^(?:cp|mv|install|ln|rsync|scp)$/, test: (c) => isEtc(operands(c.args).at(-1) ?? "") },
@@ -213,7 +218,7 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "ask", reason: "the program to run is a variable or substitution ($x, $(…)): the audit cannot know what runs", test: (c) => c.dynamicName },
   { verdict: "ask", reason: "eval of code built at run time", cmd: /^eval$/, test: (c) => c.dynamicArgs.some(Boolean) },
   { verdict: "ask", reason: "sourcing code built at run time", cmd: /^(?:source|\.)$/, test: (c) => c.dynamicArgs.some(Boolean) },
-  { verdict: "ask", reason: "a shell runs code built at run time (bash -c \"$(…)\")", test: (c) => SHELLS.test(c.name) && codeArg(c) >= 0 && c.dynamicArgs[codeArg(c)] === true },
+  { verdict: "ask", reason: 'a shell runs code built at run time (bash -c "$(…)")', test: (c) => SHELLS.test(c.name) && codeArg(c) >= 0 && c.dynamicArgs[codeArg(c)] === true },
   { verdict: "ask", reason: "a shell or interpreter runs code piped into it (… | bash)", test: (c, _p, i) => i > 0 && readsCodeFromStdin(c) },
   {
     verdict: "ask",
@@ -244,7 +249,11 @@ export const SHELL_RULES: readonly Rule[] = [
     reason: "writes or deletes above the workspace (a path through ..)",
     test: (c) => c.cwd.at === "workspace" && writeTargets(c).some((t) => !t.startsWith("/") && !HOMEISH.test(t) && walkDown(c.cwd, t).at !== "workspace"),
   },
-  { verdict: "ask", reason: "sets an environment variable that makes programs run code (GIT_SSH_COMMAND, PAGER, LD_PRELOAD … see code-env.ts)", test: (c) => c.assigns.some((a) => codeEnvVar(a.name) !== undefined) },
+  {
+    verdict: "ask",
+    reason: "sets an environment variable that makes programs run code (GIT_SSH_COMMAND, PAGER, LD_PRELOAD … see code-env.ts)",
+    test: (c) => c.assigns.some((a) => codeEnvVar(a.name) !== undefined),
+  },
   { verdict: "ask", reason: "inline interpreter code reaches into the home directory (expanduser, homedir, $HOME)", test: (c) => HOME_CODE.test(inlineCode(c)) },
   { verdict: "ask", reason: "inline interpreter code writes outside the workspace", test: (c) => WRITE_CODE.test(inlineCode(c)) && OUTSIDE_PATH_CODE.test(inlineCode(c)) },
   { verdict: "ask", reason: "inline interpreter code opens network connections (possible exfiltration)", test: (c) => NET_CODE.test(inlineCode(c)) },
@@ -269,7 +278,12 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "ask", reason: "installing packages", cmd: /^pacman$/, args: / -S/ },
   { verdict: "ask", reason: "installing packages", cmd: /^go$/, args: /^ (?:install|get) / },
   // Network exfiltration: a file (or anything) sent to another host.
-  { verdict: "ask", reason: "sending a file over the network (curl upload)", cmd: /^curl$/, args: / (?:-[a-zA-Z]*[dF]|--data(?:-binary|-raw|-urlencode|-ascii)?|--form(?:-string)?|--json)(?: |=)?\S*@/ },
+  {
+    verdict: "ask",
+    reason: "sending a file over the network (curl upload)",
+    cmd: /^curl$/,
+    args: / (?:-[a-zA-Z]*[dF]|--data(?:-binary|-raw|-urlencode|-ascii)?|--form(?:-string)?|--json)(?: |=)?\S*@/,
+  },
   { verdict: "ask", reason: "sending a file over the network (curl upload)", cmd: /^curl$/, args: / (?:-[a-zA-Z]*T|--upload-file)(?: |=)?\S/ },
   { verdict: "ask", reason: "sending a file over the network (wget post)", cmd: /^wget$/, args: / --(?:post-file|body-file)(?: |=)/ },
   { verdict: "ask", reason: "raw network connection (nc, socat, telnet)", cmd: /^(?:nc|ncat|netcat|socat|telnet)$/ },
@@ -285,7 +299,13 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "edit", reason: WRITES, cmd: /^dd$/, test: (c) => c.args.some((a) => a.startsWith("of=") && !notAFile(c, { op: ">", target: a.slice(3) })) },
   ...GIT_RULES.filter((r) => r.verdict === "edit").map((r) => ({ ...r, cmd: /^git$/ })),
   { verdict: "edit", reason: WRITES, cmd: /^curl$/, args: / (?:-[a-zA-Z]*[oO]\S*|--output(?:=\S+)?|--remote-name\S*) / },
-  { verdict: "edit", reason: WRITES, cmd: /^wget$/, test: (c) => !c.args.some((a, i) => a === "--spider" || /^(?:-[a-zA-Z]*O|--output-document)=?-?$/.test(a) && ["-", "/dev/null"].includes(c.args[i + 1] ?? "") || a === "-O-" || a === "--output-document=-") },
+  {
+    verdict: "edit",
+    reason: WRITES,
+    cmd: /^wget$/,
+    test: (c) =>
+      !c.args.some((a, i) => a === "--spider" || (/^(?:-[a-zA-Z]*O|--output-document)=?-?$/.test(a) && ["-", "/dev/null"].includes(c.args[i + 1] ?? "")) || a === "-O-" || a === "--output-document=-"),
+  },
   { verdict: "edit", reason: WRITES, cmd: /^(?:tar|bsdtar)$/, test: tarExtracts },
   { verdict: "edit", reason: WRITES, cmd: /^unzip$/, test: (c) => !c.args.some((a) => /^-[a-zA-Z]*[lvtZ]/.test(a)) },
   { verdict: "edit", reason: WRITES, test: (c) => WRITE_CODE.test(inlineCode(c)) },
@@ -371,7 +391,8 @@ function audit(command: string, depth: number, cwd: Cwd, context: AuditContext):
   // `exec 3<file` (a redirection with no program once exec is seen through) points a descriptor at a file for the
   // commands after it: a later `… >/dev/fd/3` writes that file.
   const all = script.pipelines.flatMap((p) => p.commands);
-  if (all.some((c) => c.name === "" && repointsDescriptor(c)) && all.some(writesStream)) consider({ verdict: context.confined ? "edit" : "ask", reason: context.confined ? WRITES : UNCONFINED_REASON });
+  if (all.some((c) => c.name === "" && repointsDescriptor(c)) && all.some(writesStream))
+    consider({ verdict: context.confined ? "edit" : "ask", reason: context.confined ? WRITES : UNCONFINED_REASON });
   if (unconfined) consider({ verdict: "ask", reason: unconfined });
   return best;
 }

@@ -122,7 +122,24 @@ const WRAPPERS: Record<string, Set<string>> = {
   ltrace: new Set(["-o", "-e", "-p", "-s", "-u", "-a", "-n", "-l", "-w", "-A", "-D", "-F", "--output", "--library"]),
   chronic: new Set(),
   unshare: new Set(["-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd", "--map-user", "--map-group", "--propagation"]),
-  setpriv: new Set(["--reuid", "--regid", "--ruid", "--euid", "--rgid", "--egid", "--groups", "--inh-caps", "--ambient-caps", "--bounding-set", "--securebits", "--pdeathsig", "--selinux-label", "--apparmor-profile", "--landlock-access", "--landlock-rule"]),
+  setpriv: new Set([
+    "--reuid",
+    "--regid",
+    "--ruid",
+    "--euid",
+    "--rgid",
+    "--egid",
+    "--groups",
+    "--inh-caps",
+    "--ambient-caps",
+    "--bounding-set",
+    "--securebits",
+    "--pdeathsig",
+    "--selinux-label",
+    "--apparmor-profile",
+    "--landlock-access",
+    "--landlock-rule",
+  ]),
   caffeinate: new Set(["-t", "-w"]),
 };
 /** Wrappers whose first operand is not the command: flock's lock file, taskset's mask, chrt's priority, timeout's duration, chroot's root. */
@@ -194,7 +211,19 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
   const name = first === undefined ? "" : basename(first.text);
   const rest = words.slice(k + 1);
   const args = rest.map((w) => w.text);
-  const simple: SimpleCommand = { name, ...(first?.text.includes("/") ? { programPath: first.text } : {}), dynamicName: (first?.dynamic ?? false) || dynamicWrapped, args, dynamicArgs: rest.map((w) => w.dynamic), heldCode: rest.map((w) => w.heldCode === true), via, assigns, code: [], ...redirects, cwd: chdir === undefined ? { ...cwd } : cdTarget(cwd, { args: [chdir.text], dynamicArgs: [chdir.dynamic] }) };
+  const simple: SimpleCommand = {
+    name,
+    ...(first?.text.includes("/") ? { programPath: first.text } : {}),
+    dynamicName: (first?.dynamic ?? false) || dynamicWrapped,
+    args,
+    dynamicArgs: rest.map((w) => w.dynamic),
+    heldCode: rest.map((w) => w.heldCode === true),
+    via,
+    assigns,
+    code: [],
+    ...redirects,
+    cwd: chdir === undefined ? { ...cwd } : cdTarget(cwd, { args: [chdir.text], dynamicArgs: [chdir.dynamic] }),
+  };
   simple.code = [...wrapped, ...literalCode(simple)];
   return simple;
 }
@@ -231,7 +260,12 @@ function literalCode(c: SimpleCommand): string[] {
       if (!/^-(?:exec|execdir|ok|okdir)$/.test(args[j]!)) continue;
       const end = args.findIndex((a, n) => n > j && (a === ";" || a === "+"));
       // Each word quoted back as the single word find passes on; `{}` stands for a matched path below here.
-      code.push(args.slice(j + 1, end < 0 ? undefined : end).map((a) => (a === "{}" ? "./x" : `'${a.replace(/'/g, "'\\''")}'`)).join(" "));
+      code.push(
+        args
+          .slice(j + 1, end < 0 ? undefined : end)
+          .map((a) => (a === "{}" ? "./x" : `'${a.replace(/'/g, "'\\''")}'`))
+          .join(" "),
+      );
     }
   }
   return code;
@@ -249,7 +283,10 @@ export function cdTarget(cwd: Cwd, c: Pick<SimpleCommand, "args" | "dynamicArgs"
   if (/^~\/*$/.test(dir)) return { at: "home" };
   if (dir.startsWith("~")) return { at: "outside" };
   if (dir.startsWith("/")) {
-    const norm = dir.replace(/\/+/g, "/").replace(/\/\.(?=\/|$)/g, "").replace(/\/$/, "");
+    const norm = dir
+      .replace(/\/+/g, "/")
+      .replace(/\/\.(?=\/|$)/g, "")
+      .replace(/\/$/, "");
     if (norm === "" || /^(?:\/\.\.)+$/.test(norm) || SYSTEM_DIR.test(norm)) return { at: "root" };
     if (norm === WORKSPACE || norm.startsWith(`${WORKSPACE}/`)) return walkDown({ at: "workspace", depth: 0 }, norm.slice(WORKSPACE.length));
     return { at: "outside" };
@@ -270,10 +307,8 @@ export function walkDown(from: Cwd, rel: string): Cwd {
         else segs.push(seg);
         at = { at: "workspace", depth: at.depth + (seg === ".." ? -1 : 1), rel: segs.join("/") };
       }
-    }
-    else if (at.at === "root") at = seg === ".." ? at : { at: "outside" };
+    } else if (at.at === "root") at = seg === ".." ? at : { at: "outside" };
     else if (at.at === "home") at = { at: "outside" };
   }
   return at;
 }
-

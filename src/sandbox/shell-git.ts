@@ -101,7 +101,11 @@ export const GIT_RULES: readonly GitRule[] = [
   { verdict: "ask", reason: "git init/clone --template copies hooks that run later on your host", test: git(/^(?:init|clone)$/, (r) => r.some((a) => longOption(a, "template", 2))) },
   // A git directory away from its work tree (`sub/.git` is then a file pointing at `gd`): its config is easy to fill
   // under a name nothing guards, and the user's git runs it when it recurses into `sub` (the fifth pass).
-  { verdict: "ask", reason: "git --separate-git-dir puts a repository's config and hooks where nothing guards them", test: git(/^(?:init|clone)$/, (r) => r.some((a) => longOption(a, "separate-git-dir", 2))) },
+  {
+    verdict: "ask",
+    reason: "git --separate-git-dir puts a repository's config and hooks where nothing guards them",
+    test: git(/^(?:init|clone)$/, (r) => r.some((a) => longOption(a, "separate-git-dir", 2))),
+  },
   {
     verdict: "ask",
     reason: "git checkout of paths discards uncommitted changes",
@@ -127,10 +131,20 @@ export const GIT_RULES: readonly GitRule[] = [
   {
     verdict: "ask",
     reason: "git clone --config sets a key that runs a program in the new repository",
-    test: git(/^clone$/, (r) => r.some((a, i) => ((a === "-c" || longOption(a, "config", 3)) && CODE_KEY.test((a.includes("=") && a.startsWith("--") ? a.slice(a.indexOf("=") + 1) : r[i + 1] ?? "").split("=")[0]!.toLowerCase())) || (/^-c./.test(a) && CODE_KEY.test(a.slice(2).split("=")[0]!.toLowerCase())))),
+    test: git(/^clone$/, (r) =>
+      r.some(
+        (a, i) =>
+          ((a === "-c" || longOption(a, "config", 3)) && CODE_KEY.test((a.includes("=") && a.startsWith("--") ? a.slice(a.indexOf("=") + 1) : (r[i + 1] ?? "")).split("=")[0]!.toLowerCase())) ||
+          (/^-c./.test(a) && CODE_KEY.test(a.slice(2).split("=")[0]!.toLowerCase())),
+      ),
+    ),
   },
   { verdict: "ask", reason: "git -c changes when gc deletes unreachable commits (they may be lost at once)", test: (c) => gitSettings(c).some((s) => /^(?:gc|maintenance)\./.test(s.key)) },
-  { verdict: "ask", reason: "a forced fetch into a local branch replaces its commits", test: git(/^fetch$/, (r) => r.some((a) => !isFlag(a) && /^\+[^:]*:./.test(a)) || (r.some((a) => /^(?:-f|--force)$/.test(a)) && r.some((a) => !isFlag(a) && /:./.test(a)))) },
+  {
+    verdict: "ask",
+    reason: "a forced fetch into a local branch replaces its commits",
+    test: git(/^fetch$/, (r) => r.some((a) => !isFlag(a) && /^\+[^:]*:./.test(a)) || (r.some((a) => /^(?:-f|--force)$/.test(a)) && r.some((a) => !isFlag(a) && /:./.test(a)))),
+  },
   { verdict: "ask", reason: "git --exec-path runs git's sub-commands from another directory", test: (c) => gitGlobals(c).some((a) => /^--exec-path=./.test(a)) },
   {
     verdict: "ask",
@@ -138,16 +152,44 @@ export const GIT_RULES: readonly GitRule[] = [
     test: (c) => sub(c) === "config" && ((w) => w !== undefined && (w.key === "" || CODE_KEY.test(w.key)))(configWrite(rest(c))),
   },
   { verdict: "ask", reason: "git config writes the user's or the system's configuration (outside the workspace)", test: (c) => sub(c) === "config" && configWrite(rest(c))?.scope === true },
-  { verdict: "ask", reason: "git branch -D/-M/-f deletes or overwrites a branch (its unmerged commits are lost)", test: (c) => sub(c) === "branch" && (has(c, /^-[a-zA-Z]*[DMCf][a-zA-Z]*$|^--force$/) || (has(c, /^--delete$|^-[a-zA-Z]*d/) && has(c, /^--force$|^-[a-zA-Z]*f/))) },
+  {
+    verdict: "ask",
+    reason: "git branch -D/-M/-f deletes or overwrites a branch (its unmerged commits are lost)",
+    test: (c) => sub(c) === "branch" && (has(c, /^-[a-zA-Z]*[DMCf][a-zA-Z]*$|^--force$/) || (has(c, /^--delete$|^-[a-zA-Z]*d/) && has(c, /^--force$|^-[a-zA-Z]*f/))),
+  },
   { verdict: "ask", reason: "git reflog expire/delete drops the record of earlier commits", test: (c) => sub(c) === "reflog" && /^(?:expire|delete)$/.test(rest(c)[0] ?? "") },
-  { verdict: "ask", reason: "git gc --prune / git prune deletes unreachable commits", test: (c) => (sub(c) === "gc" && has(c, /^--prune(?:=(?!never$).*)?$/)) || sub(c) === "prune" || (sub(c) === "repack" && has(c, /^-[a-zA-Z]*d/)) },
-  { verdict: "ask", reason: "git update-ref/symbolic-ref moves or deletes a ref (commits can be lost)", test: (c) => sub(c) === "update-ref" || (sub(c) === "symbolic-ref" && has(c, /^-[a-zA-Z]*d|^--delete$/)) },
+  {
+    verdict: "ask",
+    reason: "git gc --prune / git prune deletes unreachable commits",
+    test: (c) => (sub(c) === "gc" && has(c, /^--prune(?:=(?!never$).*)?$/)) || sub(c) === "prune" || (sub(c) === "repack" && has(c, /^-[a-zA-Z]*d/)),
+  },
+  {
+    verdict: "ask",
+    reason: "git update-ref/symbolic-ref moves or deletes a ref (commits can be lost)",
+    test: (c) => sub(c) === "update-ref" || (sub(c) === "symbolic-ref" && has(c, /^-[a-zA-Z]*d|^--delete$/)),
+  },
   { verdict: "ask", reason: "git filter-branch/filter-repo rewrites the whole history", test: (c) => /^filter-(?:branch|repo)$/.test(sub(c)) },
-  { verdict: "ask", reason: "git worktree remove --force deletes a worktree with its uncommitted changes", test: (c) => sub(c) === "worktree" && rest(c)[0] === "remove" && has(c, /^-[a-zA-Z]*f|^--force$/) },
-  { verdict: "ask", reason: "git rm -r/-f deletes tracked files (recursively or with their changes)", test: (c) => sub(c) === "rm" && !has(c, /^--cached$/) && has(c, /^-[a-zA-Z]*[rf][a-zA-Z]*$|^--force$/) },
-  { verdict: "ask", reason: "git difftool -x / bisect run runs a command given on its command line", test: (c) => (sub(c) === "difftool" && has(c, /^(?:-x|--extcmd)(?:=.*)?$|^-x./)) || (sub(c) === "bisect" && rest(c)[0] === "run") },
+  {
+    verdict: "ask",
+    reason: "git worktree remove --force deletes a worktree with its uncommitted changes",
+    test: (c) => sub(c) === "worktree" && rest(c)[0] === "remove" && has(c, /^-[a-zA-Z]*f|^--force$/),
+  },
+  {
+    verdict: "ask",
+    reason: "git rm -r/-f deletes tracked files (recursively or with their changes)",
+    test: (c) => sub(c) === "rm" && !has(c, /^--cached$/) && has(c, /^-[a-zA-Z]*[rf][a-zA-Z]*$|^--force$/),
+  },
+  {
+    verdict: "ask",
+    reason: "git difftool -x / bisect run runs a command given on its command line",
+    test: (c) => (sub(c) === "difftool" && has(c, /^(?:-x|--extcmd)(?:=.*)?$|^-x./)) || (sub(c) === "bisect" && rest(c)[0] === "run"),
+  },
   { verdict: "ask", reason: "git commit --amend replaces the last commit (it may already be pushed)", test: (c) => sub(c) === "commit" && has(c, /^--amend$/) },
-  { verdict: "ask", reason: "git rebase rewrites the branch's commits (the originals survive only in the reflog)", test: (c) => sub(c) === "rebase" && !has(c, /^--(?:continue|abort|skip|quit|show-current-patch)$/) },
+  {
+    verdict: "ask",
+    reason: "git rebase rewrites the branch's commits (the originals survive only in the reflog)",
+    test: (c) => sub(c) === "rebase" && !has(c, /^--(?:continue|abort|skip|quit|show-current-patch)$/),
+  },
   {
     verdict: "ask",
     reason: "git push that deletes or replaces remote work (--delete, :ref, --mirror, --prune, --force, +ref)",

@@ -187,12 +187,17 @@ function walk(node: Node, ctx: Walk): void {
     case "variable_assignment":
     case "variable_assignments": {
       // `export VAR=…`, `declare -x VAR=…`, a bare `VAR=…` (it changes an already exported variable too).
-      const assigns = (node.type === "declaration_command" || node.type === "variable_assignments" ? node.namedChildren : [node]).filter((c): c is Node => c?.type === "variable_assignment").map(assignmentNode);
+      const assigns = (node.type === "declaration_command" || node.type === "variable_assignments" ? node.namedChildren : [node])
+        .filter((c): c is Node => c?.type === "variable_assignment")
+        .map(assignmentNode);
       const name = node.type === "declaration_command" ? (node.children[0]?.text ?? "") : "";
       // Its other words (`-x`, `$x=…`, `'a[$(…)]'`): flags, and names the audit may not be able to read.
       const words = name ? node.namedChildren.filter((c): c is Node => c !== null && isWordNode(c)).map(wordOf) : [];
       const args = words.map((w) => w.text);
-      push({ name, dynamicName: false, args, dynamicArgs: words.map((w) => w.dynamic), heldCode: words.map((w) => w.heldCode === true), via: [], assigns, code: [], cwd: { ...ctx.cwd }, redirects: [] }, ctx);
+      push(
+        { name, dynamicName: false, args, dynamicArgs: words.map((w) => w.dynamic), heldCode: words.map((w) => w.heldCode === true), via: [], assigns, code: [], cwd: { ...ctx.cwd }, redirects: [] },
+        ctx,
+      );
       for (const c of node.namedChildren) if (c) walkSubstitutions(c, ctx);
       return;
     }
@@ -204,7 +209,21 @@ function walk(node: Node, ctx: Walk): void {
         const words = node.namedChildren.filter((c): c is Node => c !== null && (isWordNode(c) || c.type === "variable_name")).map(wordOf);
         const args = op ? [op, ...words.map((w) => w.text)] : words.map((w) => w.text);
         const flags = op ? [false, ...words.map((w) => w.heldCode === true)] : words.map((w) => w.heldCode === true);
-        push({ name: op ? "[" : "unset", dynamicName: false, args, dynamicArgs: op ? [false, ...words.map((w) => w.dynamic)] : words.map((w) => w.dynamic), heldCode: flags, via: [], assigns: [], code: [], cwd: { ...ctx.cwd }, redirects: [] }, ctx);
+        push(
+          {
+            name: op ? "[" : "unset",
+            dynamicName: false,
+            args,
+            dynamicArgs: op ? [false, ...words.map((w) => w.dynamic)] : words.map((w) => w.dynamic),
+            heldCode: flags,
+            via: [],
+            assigns: [],
+            code: [],
+            cwd: { ...ctx.cwd },
+            redirects: [],
+          },
+          ctx,
+        );
       }
       for (const c of node.namedChildren) if (c) walk(c, ctx);
       return;
@@ -248,7 +267,8 @@ function redirected(node: Node, ctx: Walk): void {
   }
 }
 
-const isWordNode = (n: Node) => ["word", "string", "raw_string", "concatenation", "simple_expansion", "expansion", "number", "ansi_c_string", "command_substitution", "process_substitution"].includes(n.type);
+const isWordNode = (n: Node) =>
+  ["word", "string", "raw_string", "concatenation", "simple_expansion", "expansion", "number", "ansi_c_string", "command_substitution", "process_substitution"].includes(n.type);
 
 function push(c: SimpleCommand, ctx: Walk): void {
   if (ctx.pipeline) ctx.pipeline.commands.push(c);
@@ -321,4 +341,3 @@ function emit(words: Word[], redirectNodes: Node[], ctx: Walk, assigns: Assignme
   if (/^(?:cd|pushd)$/.test(simple.name) && !simple.dynamicName) ctx.cwd = cdTarget(ctx.cwd, simple);
   else if (simple.name === "popd") ctx.cwd = { at: "unknown" };
 }
-

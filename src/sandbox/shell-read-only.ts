@@ -12,7 +12,8 @@ import { gitArgs } from "./shell-git.js";
 /** A program found on PATH or named by its system path: `./cat` or `bin/ls` is whatever the workspace put there. */
 const systemProgram = (c: SimpleCommand) => c.programPath === undefined || /^\/(?:usr\/)?(?:local\/)?s?bin\/[^/]+$/.test(c.programPath);
 
-const READ_ONLY = /^(?:cat|tac|head|tail|ls|tree|stat|file|wc|grep|egrep|fgrep|ag|diff|cmp|du|df|realpath|readlink|dirname|basename|test|\[|\[\[|echo|printf|pwd|cd|pushd|popd|which|type|md5sum|sha1sum|sha256sum|sha512sum|b2sum|nl|cut|tr|column|jq|less|more|rg|find|git|true|false|uname|id|whoami)$/;
+const READ_ONLY =
+  /^(?:cat|tac|head|tail|ls|tree|stat|file|wc|grep|egrep|fgrep|ag|diff|cmp|du|df|realpath|readlink|dirname|basename|test|\[|\[\[|echo|printf|pwd|cd|pushd|popd|which|type|md5sum|sha1sum|sha256sum|sha512sum|b2sum|nl|cut|tr|column|jq|less|more|rg|find|git|true|false|uname|id|whoami)$/;
 const GIT_READ = /^(?:log|show|status|diff|blame|ls-files|ls-tree|rev-parse|grep|shortlog|describe|cat-file|rev-list)$/;
 const FIND_ACTS = /^-(?:delete|exec|execdir|ok|okdir|fprint0?|fprintf|fls)$/;
 
@@ -44,7 +45,9 @@ export function readsOnly(c: SimpleCommand, { cdWrites }: { cdWrites: boolean })
   if (/^(?:less|more)$/.test(c.name)) return !c.args.some((a) => /^(?:-[a-zA-Z]*[oO]|--log-file|--LOG-FILE)/.test(a) || a.startsWith("+"));
   if (c.name === "git") {
     const [sub, ...rest] = gitArgs(c);
-    return GIT_READ.test(sub ?? "") && !c.args.some((a) => /^-c$|^--config-env|^--output(?:=|$)|^--ext-diff$/.test(a)) && !(sub === "grep" && rest.some((a) => /^(?:-O|--open-files-in-pager)/.test(a)));
+    return (
+      GIT_READ.test(sub ?? "") && !c.args.some((a) => /^-c$|^--config-env|^--output(?:=|$)|^--ext-diff$/.test(a)) && !(sub === "grep" && rest.some((a) => /^(?:-O|--open-files-in-pager)/.test(a)))
+    );
   }
   return true;
 }

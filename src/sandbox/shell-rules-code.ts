@@ -47,27 +47,57 @@ function namesSet(c: SimpleCommand): string[] {
 const GDB_SHELL = /^\s*(?:shell|!|pipe|\||python|py|pi|python-interactive|guile|gu|source|call|print|p)\b|^\s*!/;
 function gdbRunsCode(c: SimpleCommand): boolean {
   if (c.name !== "gdb" && c.name !== "gdb-multiarch") return false;
-  return c.stdinText !== undefined || c.args.some((a, i) => /^-{1,2}(?:x|ix|command|init-command)$/.test(a) || /^--(?:command|init-command)=/.test(a) || (/^-{1,2}(?:ex|iex|eval-command|init-eval-command)$/.test(a) && GDB_SHELL.test(c.args[i + 1] ?? "")) || /^--(?:eval-command|init-eval-command)=/.test(a) && GDB_SHELL.test(a.slice(a.indexOf("=") + 1)));
+  return (
+    c.stdinText !== undefined ||
+    c.args.some(
+      (a, i) =>
+        /^-{1,2}(?:x|ix|command|init-command)$/.test(a) ||
+        /^--(?:command|init-command)=/.test(a) ||
+        (/^-{1,2}(?:ex|iex|eval-command|init-eval-command)$/.test(a) && GDB_SHELL.test(c.args[i + 1] ?? "")) ||
+        (/^--(?:eval-command|init-eval-command)=/.test(a) && GDB_SHELL.test(a.slice(a.indexOf("=") + 1))),
+    )
+  );
 }
 /** make reading its makefile from stdin (`-f -`, `-f /dev/stdin`, a heredoc or here-string with -f). */
 function makeFromStdin(c: SimpleCommand): boolean {
   if (!/^(?:make|gmake|bmake)$/.test(c.name)) return false;
-  const files = c.args.flatMap((a, i) => (/^(?:-f|--file|--makefile)$/.test(a) ? [c.args[i + 1] ?? ""] : /^--(?:file|makefile)=/.test(a) ? [a.slice(a.indexOf("=") + 1)] : /^-f./.test(a) ? [a.slice(2)] : []));
+  const files = c.args.flatMap((a, i) =>
+    /^(?:-f|--file|--makefile)$/.test(a) ? [c.args[i + 1] ?? ""] : /^--(?:file|makefile)=/.test(a) ? [a.slice(a.indexOf("=") + 1)] : /^-f./.test(a) ? [a.slice(2)] : [],
+  );
   return files.some((f) => f === "-" || /^\/(?:dev\/stdin|proc\/self\/fd\/0|dev\/fd\/0)$/.test(f) || /^[<>]\(/.test(f) || c.dynamicArgs[c.args.indexOf(f)] === true);
 }
 
 export const CODE_RULES: readonly CodeRule[] = [
   { verdict: "ask", reason: "a value holding a command substitution that arithmetic or an array subscript would run", test: holdsCode },
-  { verdict: "ask", reason: "sets a variable whose name is computed at run time (export $x=…, printf -v \"$v\", read \"$v\")", test: setsUnnamed },
-  { verdict: "ask", reason: "sets an environment variable that makes programs run code (read, printf -v or a nameref into PAGER, PS4 …)", test: (c) => namesSet(c).some((n) => codeEnvVar(n.replace(/\[.*$/s, "")) !== undefined) },
+  { verdict: "ask", reason: 'sets a variable whose name is computed at run time (export $x=…, printf -v "$v", read "$v")', test: setsUnnamed },
+  {
+    verdict: "ask",
+    reason: "sets an environment variable that makes programs run code (read, printf -v or a nameref into PAGER, PS4 …)",
+    test: (c) => namesSet(c).some((n) => codeEnvVar(n.replace(/\[.*$/s, "")) !== undefined),
+  },
   { verdict: "ask", reason: "a trap, watch or script runs code built at run time", test: (c) => /^(?:trap|watch|script)$/.test(c.name) && c.code.length === 0 && c.dynamicArgs.some(Boolean) },
-  { verdict: "ask", reason: "a shell callback runs code later (mapfile -C, complete -C/-F, fc re-running history)", test: (c) => (/^(?:mapfile|readarray)$/.test(c.name) && c.args.some((a) => /^-[a-zA-Z]*C/.test(a))) || (/^(?:complete|compgen)$/.test(c.name) && c.args.some((a) => /^-[a-zA-Z]*[CF]/.test(a))) || (c.name === "fc" && !c.args.some((a) => /^-[a-zA-Z]*l/.test(a))) },
+  {
+    verdict: "ask",
+    reason: "a shell callback runs code later (mapfile -C, complete -C/-F, fc re-running history)",
+    test: (c) =>
+      (/^(?:mapfile|readarray)$/.test(c.name) && c.args.some((a) => /^-[a-zA-Z]*C/.test(a))) ||
+      (/^(?:complete|compgen)$/.test(c.name) && c.args.some((a) => /^-[a-zA-Z]*[CF]/.test(a))) ||
+      (c.name === "fc" && !c.args.some((a) => /^-[a-zA-Z]*l/.test(a))),
+  },
   { verdict: "ask", reason: "sed runs commands the audit cannot read (e on file data, s///e, a -f script)", test: (c) => sedScript(c).unknownRun },
   { verdict: "ask", reason: "gdb runs shell or script commands", test: gdbRunsCode },
   { verdict: "ask", reason: "a Tcl/expect script can run any command (exec, spawn)", test: (c) => /^(?:tclsh[\d.]*|wish[\d.]*|expect|expectk)$/.test(c.name) },
   { verdict: "ask", reason: "make runs a makefile given on stdin (its recipes are shell commands)", test: makeFromStdin },
-  { verdict: "ask", reason: "less runs a command given on its command line (+!cmd, a lesskey file)", test: (c) => /^(?:less|more|most)$/.test(c.name) && c.args.some((a) => (/^\+/.test(a) && /[!|]/.test(a)) || /^(?:-k|--lesskey-file|--lesskey-src)/.test(a)) },
-  { verdict: "ask", reason: "man runs the pager or browser it is given (-P, --pager, -H)", test: (c) => c.name === "man" && c.args.some((a) => /^(?:-P|--pager|-H|--html)/.test(a) || /^-[a-zA-Z]*[PH]/.test(a)) },
+  {
+    verdict: "ask",
+    reason: "less runs a command given on its command line (+!cmd, a lesskey file)",
+    test: (c) => /^(?:less|more|most)$/.test(c.name) && c.args.some((a) => (/^\+/.test(a) && /[!|]/.test(a)) || /^(?:-k|--lesskey-file|--lesskey-src)/.test(a)),
+  },
+  {
+    verdict: "ask",
+    reason: "man runs the pager or browser it is given (-P, --pager, -H)",
+    test: (c) => c.name === "man" && c.args.some((a) => /^(?:-P|--pager|-H|--html)/.test(a) || /^-[a-zA-Z]*[PH]/.test(a)),
+  },
 ];
 
 /** The files sed's script writes (`w file`, `s///w file`): an edit, judged like any write target. */

@@ -21,7 +21,7 @@ function scripts(c: SimpleCommand): { texts: string[]; fromFile: boolean } {
     const a = c.args[i]!;
     if (a === "-e" || a === "--expression") texts.push(c.args[++i] ?? "");
     else if (a.startsWith("--expression=")) texts.push(a.slice(13));
-    else if (a === "-f" || a === "--file" || a.startsWith("--file=") || /^-[a-zA-Z]*f/.test(a) && !a.startsWith("--")) fromFile = true;
+    else if (a === "-f" || a === "--file" || a.startsWith("--file=") || (/^-[a-zA-Z]*f/.test(a) && !a.startsWith("--"))) fromFile = true;
     else if (/^-[nrsuzE]*e./.test(a) && !a.startsWith("--")) texts.push(a.slice(a.indexOf("e") + 1));
     else if (/^-[nrsuzE]*e$/.test(a)) texts.push(c.args[++i] ?? "");
     else if (a === "-l" || a === "--line-length") i++;

@@ -62,9 +62,7 @@ export function shellSettingsFromConfig(config: {
   models: Record<string, { apiKey?: string }>;
   model: { apiKey?: string } | null;
 }): ShellSettings {
-  const keys = [config.model?.apiKey, ...Object.values(config.models).map((m) => m.apiKey)].filter(
-    (k): k is string => typeof k === "string" && !k.startsWith("$") && k.length >= 8,
-  );
+  const keys = [config.model?.apiKey, ...Object.values(config.models).map((m) => m.apiKey)].filter((k): k is string => typeof k === "string" && !k.startsWith("$") && k.length >= 8);
   const s = config.sandbox;
   return defaultShellSettings({
     network: s.network,

@@ -40,7 +40,8 @@ function absoluteOutside(w: string): boolean {
  * Run from outside the workspace, or given a word that names the home directory, climbs out with `..`, or is an
  * absolute path elsewhere (a glob over /proc's environ files, /run/secrets: the sixth pass).
  */
-const readsOutside = (c: SimpleCommand) => c.cwd.at !== "workspace" || [...c.args, ...c.redirects.map((r) => r.target)].some((w) => namesHome(w) || /(?:^|\/)\.\.(?:\/|$)/.test(w) || absoluteOutside(w));
+const readsOutside = (c: SimpleCommand) =>
+  c.cwd.at !== "workspace" || [...c.args, ...c.redirects.map((r) => r.target)].some((w) => namesHome(w) || /(?:^|\/)\.\.(?:\/|$)/.test(w) || absoluteOutside(w));
 
 /** Why this simple command asks when it runs unconfined, or undefined when it only reads (inside `workspace`). */
 export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | undefined {

@@ -39,11 +39,7 @@ export function skillText(skill: Skill, body = loadSkillBody(skill)): string {
   const base = skillVirtualDir(skill.name);
   const files = skillFiles(skill);
   const lines = [`<skill name="${skill.name}" base="${base}">`, body, "</skill>"];
-  lines.push(
-    files.length
-      ? `Files of this skill (read-only, under ${base}/; read them with read_file or in bash): ${files.join(", ")}`
-      : `This skill has no other files.`,
-  );
+  lines.push(files.length ? `Files of this skill (read-only, under ${base}/; read them with read_file or in bash): ${files.join(", ")}` : `This skill has no other files.`);
   return lines.join("\n");
 }
 

@@ -88,7 +88,10 @@ export function readInside(dir: string, file: string, maxBytes: number): string 
  * symlinked "skill" that would show ~/.ssh or the database at /mnt/skills/<name>, where no secret is hidden).
  */
 function unsafeFolder(realDir: string, guard: { home: string; userHome?: string }): string | undefined {
-  for (const [what, p] of [["the data directory", guard.home], ["your home directory", guard.userHome]] as const) {
+  for (const [what, p] of [
+    ["the data directory", guard.home],
+    ["your home directory", guard.userHome],
+  ] as const) {
     if (!p) continue;
     let real: string;
     try {

@@ -34,7 +34,9 @@ export function parseSkillFile(text: string, folder: string): ParsedSkill {
   if (!NAME_RE.test(name)) {
     throw new Error(`invalid skill name ${JSON.stringify(stripControl(name).slice(0, 80))} (lowercase letters, digits and hyphens, at most ${SKILL_NAME_MAX})`);
   }
-  const description = stripControl(scalarText(data.description) ?? "").replace(/\s+/g, " ").trim();
+  const description = stripControl(scalarText(data.description) ?? "")
+    .replace(/\s+/g, " ")
+    .trim();
   if (!description) throw new Error('front matter needs a "description" (what the skill does and when to use it)');
   const body = stripControl(rawBody).trim();
   if (!body) throw new Error("the instructions after the front matter are empty");

@@ -48,7 +48,11 @@ export async function gitAvailable(): Promise<boolean> {
 }
 
 /** Runs `git --git-dir … --work-tree … <args>` (`bare`: without the work tree) and returns stdout; a failure throws with git's own message. */
-export async function git(target: GitTarget, args: string[], opts: { input?: string; allowFail?: boolean; bare?: boolean; env?: Record<string, string> } = {}): Promise<{ stdout: string; exitCode: number }> {
+export async function git(
+  target: GitTarget,
+  args: string[],
+  opts: { input?: string; allowFail?: boolean; bare?: boolean; env?: Record<string, string> } = {},
+): Promise<{ stdout: string; exitCode: number }> {
   const named = opts.bare ? ["--git-dir", target.gitDir] : ["--git-dir", target.gitDir, "--work-tree", target.workTree];
   const r = await execa("git", [...named, ...args], {
     cwd: opts.bare ? undefined : target.workTree,
@@ -65,7 +69,12 @@ export async function git(target: GitTarget, args: string[], opts: { input?: str
   if ((r as { code?: string }).code === "ENOENT" || (r.exitCode === undefined && /ENOENT/.test(String(r.message)))) throw new GitMissingError();
   const exitCode = r.exitCode ?? 1;
   if (exitCode !== 0 && !opts.allowFail) {
-    const said = String(r.stderr ?? "").trim().split("\n").filter(Boolean).at(-1) ?? `exit ${exitCode}`;
+    const said =
+      String(r.stderr ?? "")
+        .trim()
+        .split("\n")
+        .filter(Boolean)
+        .at(-1) ?? `exit ${exitCode}`;
     throw new Error(`git ${args[0]} failed: ${said}`);
   }
   return { stdout: String(r.stdout ?? ""), exitCode };

@@ -352,14 +352,20 @@ export class ShadowRepo {
     // The target's ignore rules first: its .gitignore files back (deleted where it had none), then what they ignore
     // is not the run's to delete.
     const isIgnoreFile = (p: string) => p === ".gitignore" || p.endsWith("/.gitignore");
-    const rules = { write: write.filter((p) => isIgnoreFile(p) && insideWithoutSymlinks(this.target.workTree, p) && !lstatSafe(join(this.target.workTree, p))?.isDirectory()), remove: remove.filter(isIgnoreFile) };
+    const rules = {
+      write: write.filter((p) => isIgnoreFile(p) && insideWithoutSymlinks(this.target.workTree, p) && !lstatSafe(join(this.target.workTree, p))?.isDirectory()),
+      remove: remove.filter(isIgnoreFile),
+    };
     removeFiles(this.target.workTree, rules.remove);
     if (rules.write.length > 0) await this.run(["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: rules.write.join("\0") });
     const ignored = new Set(await this.ignored(remove.filter((p) => !isIgnoreFile(p))));
     const toRemove = remove.filter((p) => !ignored.has(p));
     kept.push(...ignored);
     // Deletions first: a directory recorded since may stand where the target has a file (and the reverse).
-    removeFiles(this.target.workTree, toRemove.filter((p) => !isIgnoreFile(p)));
+    removeFiles(
+      this.target.workTree,
+      toRemove.filter((p) => !isIgnoreFile(p)),
+    );
     // The index matches the target again, so what is kept goes back to being unrecorded (ignored stays ignored).
     const unrecorded = new Set([...remove, ...kept]);
     if (unrecorded.size > 0) await this.unrecord([...unrecorded]);

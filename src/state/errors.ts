@@ -7,11 +7,9 @@ export class SandboxConflictError extends DeerflowError {
   readonly existingId: string | null;
   readonly incomingId: string | null;
   constructor(existingId: string | null, incomingId: string | null) {
-    super(
-      `Conflicting sandbox state: the thread is bound to sandbox ${JSON.stringify(existingId)}, ` +
-        `but a write tried to set sandbox ${JSON.stringify(incomingId)}.`,
-      { hint: "One thread has one sandbox; acquire it once per thread and reuse its id." },
-    );
+    super(`Conflicting sandbox state: the thread is bound to sandbox ${JSON.stringify(existingId)}, ` + `but a write tried to set sandbox ${JSON.stringify(incomingId)}.`, {
+      hint: "One thread has one sandbox; acquire it once per thread and reuse its id.",
+    });
     this.existingId = existingId;
     this.incomingId = incomingId;
   }
@@ -21,10 +19,9 @@ export class SandboxConflictError extends DeerflowError {
 export class MessageRemovalError extends DeerflowError {
   readonly messageId: string;
   constructor(messageId: string) {
-    super(
-      `Cannot remove message ${JSON.stringify(messageId)}: no message with this id is in the thread state.`,
-      { hint: "RemoveMessage must target the id of an existing message (use REMOVE_ALL_MESSAGES to clear all)." },
-    );
+    super(`Cannot remove message ${JSON.stringify(messageId)}: no message with this id is in the thread state.`, {
+      hint: "RemoveMessage must target the id of an existing message (use REMOVE_ALL_MESSAGES to clear all).",
+    });
     this.messageId = messageId;
   }
 }

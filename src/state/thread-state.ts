@@ -135,14 +135,20 @@ export const THREAD_STATE_VALUES = {
     inputSchema: z.string().nullish(),
     reducer: mergeTitle,
   }),
-  artifacts: new ReducedValue<string[], string[] | null | undefined>(z.array(z.string()).default(() => []), {
-    inputSchema: z.array(z.string()).nullish(),
-    reducer: mergeArtifacts,
-  }),
-  todos: new ReducedValue<Todo[], Todo[] | null | undefined>(z.array(TodoSchema).default(() => []), {
-    inputSchema: z.array(TodoSchema).nullish(),
-    reducer: mergeTodos,
-  }),
+  artifacts: new ReducedValue<string[], string[] | null | undefined>(
+    z.array(z.string()).default(() => []),
+    {
+      inputSchema: z.array(z.string()).nullish(),
+      reducer: mergeArtifacts,
+    },
+  ),
+  todos: new ReducedValue<Todo[], Todo[] | null | undefined>(
+    z.array(TodoSchema).default(() => []),
+    {
+      inputSchema: z.array(TodoSchema).nullish(),
+      reducer: mergeTodos,
+    },
+  ),
   goal: new ReducedValue<GoalState | null, GoalState | GoalClear | null | undefined>(nullable(GoalStateSchema), {
     inputSchema: z.union([GoalStateSchema, GoalClearSchema]).nullish(),
     reducer: mergeGoal,
@@ -151,18 +157,21 @@ export const THREAD_STATE_VALUES = {
     inputSchema: GoalOutcomeSchema.nullish(),
     reducer: mergeGoalOutcome,
   }),
-  applied_run_inputs: new ReducedValue<AppliedRunInputs | null, AppliedRunInputs | null | undefined>(
-    nullable(AppliedRunInputsSchema),
-    { inputSchema: AppliedRunInputsSchema.nullish(), reducer: mergeAppliedRunInputs },
-  ),
-  uploaded_files: new ReducedValue<UploadedFile[] | null, UploadedFile[] | null | undefined>(
-    nullable(z.array(UploadedFileSchema)),
-    { inputSchema: z.array(UploadedFileSchema).nullish(), reducer: mergeUploadedFiles },
-  ),
-  viewed_images: new ReducedValue<ViewedImages, ViewedImages | null | undefined>(ViewedImagesSchema.default(() => ({})), {
-    inputSchema: ViewedImagesSchema.nullish(),
-    reducer: mergeViewedImages,
+  applied_run_inputs: new ReducedValue<AppliedRunInputs | null, AppliedRunInputs | null | undefined>(nullable(AppliedRunInputsSchema), {
+    inputSchema: AppliedRunInputsSchema.nullish(),
+    reducer: mergeAppliedRunInputs,
   }),
+  uploaded_files: new ReducedValue<UploadedFile[] | null, UploadedFile[] | null | undefined>(nullable(z.array(UploadedFileSchema)), {
+    inputSchema: z.array(UploadedFileSchema).nullish(),
+    reducer: mergeUploadedFiles,
+  }),
+  viewed_images: new ReducedValue<ViewedImages, ViewedImages | null | undefined>(
+    ViewedImagesSchema.default(() => ({})),
+    {
+      inputSchema: ViewedImagesSchema.nullish(),
+      reducer: mergeViewedImages,
+    },
+  ),
   promoted: new ReducedValue<Promoted | null, PromotedUpdate>(nullable(PromotedSchema), {
     inputSchema: PromotedUpdateSchema.nullish(),
     reducer: mergePromoted,
@@ -179,10 +188,13 @@ export const THREAD_STATE_VALUES = {
     z.array(ArtifactEntrySchema).default(() => []),
     { inputSchema: z.array(ArtifactEntrySchema).nullish(), reducer: mergeToolArtifacts },
   ),
-  tool_artifact_processed: new ReducedValue<string[], string[] | null | undefined>(z.array(z.string()).default(() => []), {
-    inputSchema: z.array(z.string()).nullish(),
-    reducer: mergeToolArtifactProcessed,
-  }),
+  tool_artifact_processed: new ReducedValue<string[], string[] | null | undefined>(
+    z.array(z.string()).default(() => []),
+    {
+      inputSchema: z.array(z.string()).nullish(),
+      reducer: mergeToolArtifactProcessed,
+    },
+  ),
   summary_text: new ReducedValue<string | null, string | null | undefined>(nullable(z.string()), {
     inputSchema: z.string().nullish(),
     reducer: mergeSummaryText,
@@ -195,10 +207,10 @@ export const THREAD_STATE_VALUES = {
     inputSchema: TaskHistorySchema.nullish(),
     reducer: mergeTaskHistory,
   }),
-  background_tasks: new ReducedValue<BackgroundTask[] | null, BackgroundTask[] | null | undefined>(
-    nullable(z.array(BackgroundTaskSchema)),
-    { inputSchema: z.array(BackgroundTaskSchema).nullish(), reducer: mergeBackgroundTasks },
-  ),
+  background_tasks: new ReducedValue<BackgroundTask[] | null, BackgroundTask[] | null | undefined>(nullable(z.array(BackgroundTaskSchema)), {
+    inputSchema: z.array(BackgroundTaskSchema).nullish(),
+    reducer: mergeBackgroundTasks,
+  }),
 };
 
 /** The schema of a middleware (or subgraph) that reads only the thread's directories. */
@@ -234,19 +246,11 @@ export const THREAD_STATE_FIELDS = [
 ] as const satisfies readonly ThreadStateField[];
 
 // A field added to types.ts but not to the schema (or the reverse) fails `tsc` here.
-type _FieldsMatch = [ThreadStateField] extends [keyof ThreadStateFields]
-  ? [keyof ThreadStateFields] extends [ThreadStateField]
-    ? true
-    : never
-  : never;
+type _FieldsMatch = [ThreadStateField] extends [keyof ThreadStateFields] ? ([keyof ThreadStateFields] extends [ThreadStateField] ? true : never) : never;
 const _fieldsMatch: _FieldsMatch = true;
 void _fieldsMatch;
 // ...and the values a node reads are exactly ThreadStateValues.
-type _ValuesMatch = [ThreadStateSchema["State"]] extends [ThreadStateValues]
-  ? [ThreadStateValues] extends [ThreadStateSchema["State"]]
-    ? true
-    : never
-  : never;
+type _ValuesMatch = [ThreadStateSchema["State"]] extends [ThreadStateValues] ? ([ThreadStateValues] extends [ThreadStateSchema["State"]] ? true : never) : never;
 const _valuesMatch: _ValuesMatch = true;
 void _valuesMatch;
 
@@ -256,10 +260,7 @@ void _valuesMatch;
  * `snapshotFrequency` (default 20) updates, rebuilt on read by the same reducer. Every other field is
  * identical in both modes. Returns a new StateSchema each call (the field values are shared).
  */
-export function createThreadStateSchema<M extends CheckpointChannelMode>(
-  mode: M,
-  opts: ThreadStateSchemaOptions = {},
-): ThreadStateSchema<M> {
+export function createThreadStateSchema<M extends CheckpointChannelMode>(mode: M, opts: ThreadStateSchemaOptions = {}): ThreadStateSchema<M> {
   const fields: ThreadStateFields<M> = { messages: createMessagesValue(mode, opts), ...THREAD_STATE_VALUES };
   return new StateSchema(fields);
 }
@@ -278,11 +279,7 @@ export type AdaptStateSchemaOptions = ThreadStateSchemaOptions & {
  * messages value of `mode`, so a caller's or a middleware's own state schema agrees with the
  * checkpoint mode. Never mutates `schema`; every other field is carried over as is.
  */
-export function adaptStateSchemaToMode<F extends StateSchemaFields>(
-  schema: StateSchema<F>,
-  mode: CheckpointChannelMode,
-  opts: AdaptStateSchemaOptions = {},
-): StateSchema<F> {
+export function adaptStateSchemaToMode<F extends StateSchemaFields>(schema: StateSchema<F>, mode: CheckpointChannelMode, opts: AdaptStateSchemaOptions = {}): StateSchema<F> {
   if (!StateSchema.isInstance(schema)) throw new TypeError("adaptStateSchemaToMode expects a StateSchema instance.");
   const messages = createMessagesValue(mode, opts);
   const fields: StateSchemaFields = { ...schema.fields };
@@ -299,11 +296,7 @@ export function adaptStateSchemaToMode<F extends StateSchemaFields>(
  * (`createThreadStateSchema("delta")`, or `adaptStateSchemaToMode(..., { ensureMessages: true })`).
  * Never mutates `schema`.
  */
-export function adaptMiddlewareStateSchemaToMode<F extends StateSchemaFields>(
-  schema: StateSchema<F>,
-  mode: CheckpointChannelMode,
-  opts: ThreadStateSchemaOptions = {},
-): StateSchema<F> {
+export function adaptMiddlewareStateSchemaToMode<F extends StateSchemaFields>(schema: StateSchema<F>, mode: CheckpointChannelMode, opts: ThreadStateSchemaOptions = {}): StateSchema<F> {
   if (mode === "full") return adaptStateSchemaToMode(schema, mode, opts);
   createMessagesValue(mode, opts); // validates mode and options
   if (!StateSchema.isInstance(schema)) throw new TypeError("adaptMiddlewareStateSchemaToMode expects a StateSchema instance.");

@@ -15,14 +15,7 @@ export const DEFAULT_MAX_CONTINUATIONS = 8;
 /** Default number of repeated identical evaluations that counts as "no progress". */
 export const DEFAULT_MAX_NO_PROGRESS_CONTINUATIONS = 2;
 
-export const GOAL_BLOCKERS = [
-  "none",
-  "missing_evidence",
-  "needs_user_input",
-  "run_failed",
-  "external_wait",
-  "goal_not_met_yet",
-] as const;
+export const GOAL_BLOCKERS = ["none", "missing_evidence", "needs_user_input", "run_failed", "external_wait", "goal_not_met_yet"] as const;
 /** Why a goal is not (yet) met, as judged by the evaluator. */
 export type Blocker = (typeof GOAL_BLOCKERS)[number];
 
@@ -76,25 +69,11 @@ export type GoalClear = typeof GOAL_CLEAR;
 // ---------------------------------------------------------------------------------------------
 // Subagent ledger (docs/architecture.md, Subagents)
 
-export const DELEGATION_STATUSES = [
-  "pending",
-  "running",
-  "completed",
-  "failed",
-  "cancelled",
-  "timed_out",
-  "polling_timed_out",
-] as const;
+export const DELEGATION_STATUSES = ["pending", "running", "completed", "failed", "cancelled", "timed_out", "polling_timed_out"] as const;
 export type DelegationStatus = (typeof DELEGATION_STATUSES)[number];
 
 /** Statuses a delegation never leaves once reached. */
-export const TERMINAL_DELEGATION_STATUSES = [
-  "completed",
-  "failed",
-  "cancelled",
-  "timed_out",
-  "polling_timed_out",
-] as const satisfies readonly DelegationStatus[];
+export const TERMINAL_DELEGATION_STATUSES = ["completed", "failed", "cancelled", "timed_out", "polling_timed_out"] as const satisfies readonly DelegationStatus[];
 export type TerminalDelegationStatus = (typeof TERMINAL_DELEGATION_STATUSES)[number];
 
 export const DELEGATION_STOP_REASONS = [TOKEN_CAPPED, TURN_CAPPED, LOOP_CAPPED, MODEL_LENGTH_CAPPED] as const;

@@ -174,16 +174,19 @@ export async function runSubagent(options: RunSubagentOptions): Promise<Subagent
 
   const work = outsideParentRun(async () => {
     let last: Record<string, unknown> | undefined;
-    const stream = await child.stream({ messages: [new HumanMessage(options.prompt)] } as never, {
-      configurable,
-      signal: controller.signal,
-      streamMode: ["values", "messages"],
-      // Each model turn passes through several middleware nodes; TurnLimit is the real cap.
-      recursionLimit: maxTurns * 25 + 100,
-      callbacks: [],
-      tags: ["deerflow:subagent"],
-      metadata: { deerflow_subagent: options.type.name, description: options.description },
-    } as never);
+    const stream = await child.stream(
+      { messages: [new HumanMessage(options.prompt)] } as never,
+      {
+        configurable,
+        signal: controller.signal,
+        streamMode: ["values", "messages"],
+        // Each model turn passes through several middleware nodes; TurnLimit is the real cap.
+        recursionLimit: maxTurns * 25 + 100,
+        callbacks: [],
+        tags: ["deerflow:subagent"],
+        metadata: { deerflow_subagent: options.type.name, description: options.description },
+      } as never,
+    );
     for await (const chunk of stream as AsyncIterable<unknown>) {
       const [mode, payload] = chunk as [string, unknown];
       if (mode === "values") last = payload as Record<string, unknown>;
@@ -195,9 +198,7 @@ export async function runSubagent(options: RunSubagentOptions): Promise<Subagent
   try {
     const outcome = await Promise.race([work, aborted]);
     if (outcome === "aborted" || controller.signal.aborted) {
-      return timedOut
-        ? done({ status: "timed_out", result: "", error: `timed out after ${Math.round(timeoutMs / 1000)} s` })
-        : done({ status: "cancelled", result: "", error: "cancelled" });
+      return timedOut ? done({ status: "timed_out", result: "", error: `timed out after ${Math.round(timeoutMs / 1000)} s` }) : done({ status: "cancelled", result: "", error: "cancelled" });
     }
     const values = outcome ?? {};
     const messages = values.messages as BaseMessage[] | undefined;

@@ -45,8 +45,7 @@ export const DEFAULT_SUBAGENT_MAX_TURNS = 150;
 export const BUILTIN_SUBAGENT_TYPES: readonly SubagentType[] = Object.freeze([
   {
     name: "general-purpose",
-    description:
-      "A capable general agent with every tool except task: research the codebase, make multi-step changes, investigate a question end to end.",
+    description: "A capable general agent with every tool except task: research the codebase, make multi-step changes, investigate a question end to end.",
     tools: "all-but-task",
     maxTurns: 150,
     systemPrompt: GENERAL_PURPOSE_SUBAGENT_PROMPT,
@@ -149,7 +148,11 @@ export interface SubagentConfigEntry {
 
 function toolsSpec(v: unknown, where: string): SubagentToolsSpec {
   if (v === undefined || v === null || v === "all-but-task" || v === "all") return "all-but-task";
-  if (typeof v === "string") return v.split(",").map((s) => s.trim()).filter(Boolean);
+  if (typeof v === "string")
+    return v
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (Array.isArray(v) && v.every((s) => typeof s === "string")) return v.map((s) => s.trim()).filter(Boolean);
   throw new SubagentConfigError(`${where}: tools must be "all-but-task", a comma list or a list of tool names.`);
 }
@@ -219,10 +222,7 @@ export function parseAgentMarkdown(text: string, file: string): SubagentType {
   }
   const model = str("model");
   try {
-    return checkType(
-      { name, description, tools: toolsSpec(data.tools, file), maxTurns, systemPrompt: body, ...(model ? { model } : {}), source: file },
-      file,
-    );
+    return checkType({ name, description, tools: toolsSpec(data.tools, file), maxTurns, systemPrompt: body, ...(model ? { model } : {}), source: file }, file);
   } catch (e) {
     if (e instanceof SubagentConfigError) throw new SubagentConfigError(e.message, file);
     throw e;

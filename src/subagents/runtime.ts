@@ -21,7 +21,6 @@ export interface SubagentRuntimeStats {
   cancelledWhileQueued: number;
 }
 
-
 interface Waiter {
   grant: () => void;
 }

@@ -58,9 +58,7 @@ export interface TaskToolOptions {
 
 export const taskSchema = z.object({
   description: z.string().describe("A short (3-8 words) description of the delegated task, for the ledger and the user."),
-  prompt: z
-    .string()
-    .describe("Everything the subagent needs: the goal, the context it cannot see (it does not see this conversation), constraints, and what to report back."),
+  prompt: z.string().describe("Everything the subagent needs: the goal, the context it cannot see (it does not see this conversation), constraints, and what to report back."),
   subagent_type: z.string().describe("Which kind of subagent to start (see the list in the tool description)."),
 });
 

@@ -67,15 +67,15 @@ function pathsOf(runtime: unknown): ThreadPaths {
   return td as ThreadPaths;
 }
 
-
-
 export const bashSchema = z.object({
   description: z.string().optional().describe("Why you are running this command, in a few words."),
   command: z.string().describe("The bash command to run. It runs in the thread's workspace directory."),
   run_in_background: z
     .boolean()
     .optional()
-    .describe("Start a long-running process (a server, a watcher) and return at once; its output goes to a log under /mnt/user-data/outputs. Otherwise everything the command starts is stopped when it ends."),
+    .describe(
+      "Start a long-running process (a server, a watcher) and return at once; its output goes to a log under /mnt/user-data/outputs. Otherwise everything the command starts is stopped when it ends.",
+    ),
 });
 
 export function createBashTool(options: BashToolOptions = {}) {
@@ -98,9 +98,7 @@ export function createBashTool(options: BashToolOptions = {}) {
       let output = capOutput(result.output.replace(/\n$/, ""), maxOutputChars);
 
       if (result.stoppedBy === "timeout") {
-        const text =
-          `Error: the command timed out after ${timeoutSeconds} s; its process group was killed.` +
-          (output ? `\nOutput before the timeout:\n${output}` : "");
+        const text = `Error: the command timed out after ${timeoutSeconds} s; its process group was killed.` + (output ? `\nOutput before the timeout:\n${output}` : "");
         return new ToolMessage({ tool_call_id: toolCallId, name: "bash", status: "error", content: text });
       }
 

@@ -55,7 +55,11 @@ export function editDiff(virtualPath: string, before: string | Buffer | null, af
   const newText = after.toString();
   // The library diffs only the part that differs (plus context): a one-line change in a large file stays cheap.
   const span = changedSpan(oldText, newText);
-  const patch = structuredPatch(created ? "/dev/null" : oldName, newName, span.oldText, span.newText, undefined, undefined, { context: CONTEXT_LINES, maxEditLength: MAX_EDIT_LENGTH, timeout: MAX_DIFF_MS });
+  const patch = structuredPatch(created ? "/dev/null" : oldName, newName, span.oldText, span.newText, undefined, undefined, {
+    context: CONTEXT_LINES,
+    maxEditLength: MAX_EDIT_LENGTH,
+    timeout: MAX_DIFF_MS,
+  });
   for (const h of patch?.hunks ?? []) {
     h.oldStart += span.skipped;
     h.newStart += span.skipped;
@@ -66,7 +70,13 @@ export function editDiff(virtualPath: string, before: string | Buffer | null, af
     const removed = lineCount(oldText);
     const added = lineCount(newText);
     const header = removed === 0 ? `@@ -0,0 +1,${added} @@` : `@@ whole file replaced: -${removed} +${added} lines @@`;
-    const body = added === 0 ? [] : newText.replace(/\n$/, "").split("\n").map((l) => `+${l}`);
+    const body =
+      added === 0
+        ? []
+        : newText
+            .replace(/\n$/, "")
+            .split("\n")
+            .map((l) => `+${l}`);
     if (added > 0 && !newText.endsWith("\n")) body.push("\\ No newline at end of file");
     const lines = [`--- ${created ? "/dev/null" : displayPath(oldName)}`, `+++ ${displayPath(newName)}`, header, ...body];
     const truncated = lines.length > MAX_PATCH_LINES;

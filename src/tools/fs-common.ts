@@ -239,7 +239,10 @@ export function globToRegExp(pattern: string): RegExp {
       if (end >= pattern.length) re += "\\[";
       else {
         // `\x` in a class is x; every member is escaped for the RegExp class but a range's "-".
-        const members = pattern.slice(first, end).replace(/\\(.)/g, "$1").replace(/[\\\]^[]/g, "\\$&");
+        const members = pattern
+          .slice(first, end)
+          .replace(/\\(.)/g, "$1")
+          .replace(/[\\\]^[]/g, "\\$&");
         re += `[${negated ? "^" : ""}${members}]`;
         i = end;
       }

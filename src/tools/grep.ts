@@ -61,7 +61,10 @@ export function createGrepTool(options: FileToolOptions = {}) {
       if (more) notes.push(`[Stopped at max_results=${max_results}; narrow the search or raise max_results.]`);
       const stopped = stoppedNote(end);
       if (stopped) notes.push(stopped);
-      if (out.length === 0) return [`No matches for ${JSON.stringify(input.pattern)} under ${base.virtualPath}${include_ignored ? "" : " (ignored files skipped; include_ignored=true searches them)"}.`, ...notes].join("\n");
+      if (out.length === 0)
+        return [`No matches for ${JSON.stringify(input.pattern)} under ${base.virtualPath}${include_ignored ? "" : " (ignored files skipped; include_ignored=true searches them)"}.`, ...notes].join(
+          "\n",
+        );
       return [...out, ...notes].join("\n");
     },
     {

@@ -141,13 +141,25 @@ export function rebaseRule(line: string, dir: string): string | undefined {
 export function explicitRules(rootHost: string, baseRel: string, options: { vendor?: boolean } = {}): string {
   const out: string[] = [];
   const exclude = readRules(join(rootHost, GIT_EXCLUDE));
-  if (exclude) out.push(...exclude.split("\n").map((l) => rebaseRule(l, "")).filter((l): l is string => l !== undefined));
+  if (exclude)
+    out.push(
+      ...exclude
+        .split("\n")
+        .map((l) => rebaseRule(l, ""))
+        .filter((l): l is string => l !== undefined),
+    );
   const parts = baseRel ? baseRel.split("/") : [];
   for (let i = 0; i < parts.length; i++) {
     const dir = parts.slice(0, i).join("/");
     for (const name of IGNORE_FILES) {
       const text = readRules(join(rootHost, ...parts.slice(0, i), name));
-      if (text) out.push(...text.split("\n").map((l) => rebaseRule(l, dir)).filter((l): l is string => l !== undefined));
+      if (text)
+        out.push(
+          ...text
+            .split("\n")
+            .map((l) => rebaseRule(l, dir))
+            .filter((l): l is string => l !== undefined),
+        );
     }
   }
   if (options.vendor) out.push(`!${VENDOR_DIR}/`);

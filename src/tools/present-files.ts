@@ -32,7 +32,8 @@ export function createPresentFilesTool(options: FileToolOptions = {}) {
     },
     {
       name: "present_files",
-      description: "Present finished files to the user. Every file must exist under /mnt/user-data/outputs. Use it for deliverables the user asked for (reports, generated files), not for files you changed in the workspace.",
+      description:
+        "Present finished files to the user. Every file must exist under /mnt/user-data/outputs. Use it for deliverables the user asked for (reports, generated files), not for files you changed in the workspace.",
       schema: z.object({
         description: z.string().optional().describe("Why you are presenting these files (say it first)."),
         filepaths: z.array(z.string()).describe("Files under /mnt/user-data/outputs."),

@@ -61,9 +61,7 @@ export function createReadFileTool(options: FileToolOptions = {}) {
       }
       const last = n - 1;
       if (last < wantedEnd) {
-        out.push(
-          `[Showing lines ${start}-${last} of ${total} (a page is at most ${READ_MAX_LINES} lines / ${READ_MAX_BYTES / 1024} KB). To read on, call read_file with start_line=${last + 1}.]`,
-        );
+        out.push(`[Showing lines ${start}-${last} of ${total} (a page is at most ${READ_MAX_LINES} lines / ${READ_MAX_BYTES / 1024} KB). To read on, call read_file with start_line=${last + 1}.]`);
       }
       return out.join("\n");
     },

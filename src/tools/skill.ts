@@ -46,9 +46,7 @@ export function createSkillTool(catalog: SkillCatalog) {
       return new Command({
         update: {
           skill_context: [skillContextEntry(skill, messages.length)],
-          messages: [
-            new ToolMessage({ content: skillText(skill), tool_call_id: toolCallIdOf(rt), name: "skill", additional_kwargs: { [SKILL_MARKER]: skill.name } }),
-          ],
+          messages: [new ToolMessage({ content: skillText(skill), tool_call_id: toolCallIdOf(rt), name: "skill", additional_kwargs: { [SKILL_MARKER]: skill.name } })],
         },
       });
     },

@@ -114,7 +114,10 @@ export function createStrReplaceTool(options: FileToolOptions = {}) {
       responseFormat: "content_and_artifact",
     },
   );
-  return declareApprovalGate(t, editGate(strReplaceSchema, (input, rt) => planReplace(input, rt, options)));
+  return declareApprovalGate(
+    t,
+    editGate(strReplaceSchema, (input, rt) => planReplace(input, rt, options)),
+  );
 }
 
 export const strReplaceTool = createStrReplaceTool();

@@ -68,7 +68,10 @@ export function searchDeferred(catalog: DeferredToolCatalog, query: string): { m
   const q = query.trim();
   const sel = /^select:(.*)$/is.exec(q);
   if (sel) {
-    const wanted = sel[1]!.split(",").map((s) => s.trim()).filter(Boolean);
+    const wanted = sel[1]!
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     const matches: DeferredToolEntry[] = [];
     const unknown: string[] = [];
     for (const w of wanted) {
@@ -89,7 +92,10 @@ export function searchDeferred(catalog: DeferredToolCatalog, query: string): { m
     // Names and one-line summaries only: bounded input for a pattern from the model.
     if (re) return { matches: catalog.entries.filter((e) => re!.test(e.name) || re!.test(e.summary)).slice(0, TOOL_SEARCH_MAX_RESULTS), unknown: [] };
   }
-  const words = q.toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 1);
+  const words = q
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w.length > 1);
   const scored = catalog.entries
     .map((e) => {
       const name = e.name.toLowerCase();

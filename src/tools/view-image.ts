@@ -64,8 +64,7 @@ export function createViewImageTool(options: FileToolOptions = {}) {
       const digest = sha256(data);
       const meta: ViewedImage = { mime_type: sniffed.mime, size: data.length, actual_path: realPath, sha256: digest };
       const dims = imageSize(data, sniffed.mime);
-      const content =
-        `Image ${v}: ${sniffed.mime}, ${data.length} bytes` + (dims ? `, ${dims.width}x${dims.height}` : "") + `, sha256 ${digest}. It will be shown to you.`;
+      const content = `Image ${v}: ${sniffed.mime}, ${data.length} bytes` + (dims ? `, ${dims.width}x${dims.height}` : "") + `, sha256 ${digest}. It will be shown to you.`;
       return new Command({
         update: {
           viewed_images: { [v]: meta },

@@ -38,9 +38,7 @@ export async function planWrite(input: WriteInput, rt: RuntimeLike, options: Fil
   const { content, append = false } = input;
   const size = Buffer.byteLength(content, "utf8");
   if (size > WRITE_MAX_BYTES) {
-    throw new Error(
-      `content is ${size} bytes; the cap is ${WRITE_MAX_BYTES} bytes (80 KB) per write_file call. Write the file in parts: the first with append=false, the rest with append=true.`,
-    );
+    throw new Error(`content is ${size} bytes; the cap is ${WRITE_MAX_BYTES} bytes (80 KB) per write_file call. Write the file in parts: the first with append=false, the rest with append=true.`);
   }
   const target = await resolveSandboxPath(input.path, mounts, { kind: "file" });
   refuseGitCodeWrite(target.hostPath, mounts, target.virtualPath); // before any approval is asked
@@ -84,7 +82,10 @@ export function createWriteFileTool(options: FileToolOptions = {}) {
       responseFormat: "content_and_artifact",
     },
   );
-  return declareApprovalGate(t, editGate(writeFileSchema, (input, rt) => planWrite(input, rt, options)));
+  return declareApprovalGate(
+    t,
+    editGate(writeFileSchema, (input, rt) => planWrite(input, rt, options)),
+  );
 }
 
 export const writeFileTool = createWriteFileTool();

@@ -96,21 +96,32 @@ export function App({ store, controller, exitRef }: AppProps) {
   const menuRows = Math.max(2, Math.min(8, Math.floor(rows / 3)));
   const others =
     3 +
-    completionMenuRows(menu?.list, menuRows) + Math.min(inputRows, rowsOf(buf.text || " ", columns - 2)) + (state.exitArmed || state.hint ? 1 : 0) + visibleTools.length + delegationRows + (showSpinner ? 1 : 0) + queuedRows(state.queued.length) + todoRows;
+    completionMenuRows(menu?.list, menuRows) +
+    Math.min(inputRows, rowsOf(buf.text || " ", columns - 2)) +
+    (state.exitArmed || state.hint ? 1 : 0) +
+    visibleTools.length +
+    delegationRows +
+    (showSpinner ? 1 : 0) +
+    queuedRows(state.queued.length) +
+    todoRows;
   const approvalFit = approval ? approvalLayout(approval, rows - 1 - others - (state.streaming.trim() ? 1 : 0), columns, reason) : undefined;
   const promptRows = state.trustPrompt
     ? trustRows + 6
     : state.modelPicker
-    ? pickerRows + 4
-    : approvalFit
-    ? approvalFit.rows
-    : clarification
-      ? 5 + rowsOf(clarification.question, columns) + rowsOf(clarification.context ?? "", columns) + options.reduce((n, o) => n + rowsOf(o, columns - 5), 1)
-      : 0;
+      ? pickerRows + 4
+      : approvalFit
+        ? approvalFit.rows
+        : clarification
+          ? 5 + rowsOf(clarification.question, columns) + rowsOf(clarification.context ?? "", columns) + options.reduce((n, o) => n + rowsOf(o, columns - 5), 1)
+          : 0;
   const reserved = others + promptRows;
   const answerLines = Math.max(1, rows - reserved - 1);
 
-  const transcript = <Static key={redraws} items={state.items}>{(item) => <TranscriptItemView key={item.id} item={item} width={columns} />}</Static>;
+  const transcript = (
+    <Static key={redraws} items={state.items}>
+      {(item) => <TranscriptItemView key={item.id} item={item} width={columns} />}
+    </Static>
+  );
   if (failed) return <Box flexDirection="column">{transcript}</Box>;
   return (
     <Box flexDirection="column">
@@ -124,7 +135,12 @@ export function App({ store, controller, exitRef }: AppProps) {
       {showSpinner && state.run ? <Spinner run={state.run} now={now} /> : null}
       <QueuedMessages queued={state.queued} />
       {/* Expanded but taller than a third of the screen: a bigger window instead (/todos prints the whole list). */}
-      <TodoPanel todos={state.todos} folded={todosFolded} expanded={state.todosExpanded && state.todos.length <= todosFit} maxCollapsed={state.todosExpanded && state.todos.length > todosFit ? todosFit : 5} />
+      <TodoPanel
+        todos={state.todos}
+        folded={todosFolded}
+        expanded={state.todosExpanded && state.todos.length <= todosFit}
+        maxCollapsed={state.todosExpanded && state.todos.length > todosFit ? todosFit : 5}
+      />
       {state.modelPicker ? <ModelPicker options={state.modelPicker} selected={choice} maxRows={pickerRows} switching={state.modelPickerSwitch} /> : null}
       {state.trustPrompt ? <TrustPrompt prompt={state.trustPrompt} selected={choice} maxRows={trustRows} /> : null}
       {approval ? <ApprovalPrompt request={approval} selected={choice} queued={state.approvals.length - 1} reason={reason} layout={approvalFit} width={columns} /> : null}
@@ -143,4 +159,3 @@ export function App({ store, controller, exitRef }: AppProps) {
     </Box>
   );
 }
-

@@ -37,7 +37,9 @@ export class CompletionSource {
     const s = this.session();
     if (ctx.kind === "slash") {
       // Built-ins win a name clash (as when the command runs); skills after them.
-      const skills: CommandSpec[] = (s?.skills.skills ?? []).filter((k) => !SLASH_COMMANDS.some((c) => c.name === k.name)).map((k) => ({ name: k.name, args: "[request]", description: `skill: ${k.description}` }));
+      const skills: CommandSpec[] = (s?.skills.skills ?? [])
+        .filter((k) => !SLASH_COMMANDS.some((c) => c.name === k.name))
+        .map((k) => ({ name: k.name, args: "[request]", description: `skill: ${k.description}` }));
       const items = commandItems([...SLASH_COMMANDS, ...skills], ctx.query, limit);
       return items.length ? { items } : { items, note: `No command matches /${ctx.query} (enter sends it as typed)` };
     }

@@ -29,7 +29,6 @@ function isInterrupted(err: unknown): boolean {
   return isAbortError(err);
 }
 
-
 export class ChatController {
   private readonly store: ChatStore;
   private readonly opts: ControllerOptions;
@@ -107,7 +106,10 @@ export class ChatController {
         return;
       }
     }
-    this.dispatch({ type: "ui.ready", status: { model: s.model.name, approvalMode: s.approval.mode, planMode: s.planMode, contextWindow: s.model.contextWindow, resuming: undefined, workspace: s.workspaceLabel() } });
+    this.dispatch({
+      type: "ui.ready",
+      status: { model: s.model.name, approvalMode: s.approval.mode, planMode: s.planMode, contextWindow: s.model.contextWindow, resuming: undefined, workspace: s.workspaceLabel() },
+    });
     this.learnInBackground();
     this.completion.warm();
     if (req.goal !== undefined) this.submitTurn(req.prompt?.trim() || req.goal, req.goal);
@@ -275,7 +277,8 @@ export class ChatController {
     this.session?.respondApproval(id, decision, reason);
     this.dispatch({ type: "ui.approval.answered", id });
     // "Always" settled the other requests waiting in the same scope (the broker let them run): their prompts go too.
-    if (req?.scope !== undefined && decision === "allow_always") for (const other of this.store.get().approvals) if (other.scope === req.scope) this.dispatch({ type: "ui.approval.answered", id: other.id });
+    if (req?.scope !== undefined && decision === "allow_always")
+      for (const other of this.store.get().approvals) if (other.scope === req.scope) this.dispatch({ type: "ui.approval.answered", id: other.id });
     if (req) {
       const edit = req.kind === "edit";
       const said = decision === "deny" ? "Denied" : decision === "allow_always" ? (edit ? "Allowed edits for this thread" : "Allowed for this thread") : "Allowed once";

@@ -203,7 +203,12 @@ export function summarizeArgs(toolName: string, args: unknown): string {
       break;
     }
     case "present_files":
-      s = Array.isArray(a.filepaths) ? a.filepaths.filter((f): f is string => typeof f === "string").map(basename).join(", ") : undefined;
+      s = Array.isArray(a.filepaths)
+        ? a.filepaths
+            .filter((f): f is string => typeof f === "string")
+            .map(basename)
+            .join(", ")
+        : undefined;
       break;
   }
   if (s === undefined) {

@@ -36,7 +36,11 @@ export function showThread(store: ChatStore, session: ChatSession | undefined, v
       threadId: t.id,
       title: t.title ?? undefined,
       usage: view.usage,
-      goal: view.goal ? goalViewOf(undefined, view.goal) : view.goal_outcome ? { objective: view.goal_outcome.objective, status: "achieved", continuation_count: view.goal_outcome.continuation_count } : null,
+      goal: view.goal
+        ? goalViewOf(undefined, view.goal)
+        : view.goal_outcome
+          ? { objective: view.goal_outcome.objective, status: "achieved", continuation_count: view.goal_outcome.continuation_count }
+          : null,
     },
   });
   if (view.goal) store.dispatch({ type: "ui.notice", level: "info", text: `Active goal: ${view.goal.objective}` });

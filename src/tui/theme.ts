@@ -27,9 +27,7 @@ export function noColor(): boolean {
 
 export const theme: { readonly [K in ThemeColor]: string | undefined } = Object.defineProperties(
   {},
-  Object.fromEntries(
-    (Object.keys(palette) as ThemeColor[]).map((k) => [k, { enumerable: true, get: () => (noColor() ? undefined : palette[k]) }]),
-  ),
+  Object.fromEntries((Object.keys(palette) as ThemeColor[]).map((k) => [k, { enumerable: true, get: () => (noColor() ? undefined : palette[k]) }])),
 ) as { readonly [K in ThemeColor]: string | undefined };
 
 /** Colours of highlight.js scopes in code blocks (undefined: the terminal's own colour). */

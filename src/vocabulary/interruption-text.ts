@@ -8,5 +8,4 @@ export const INTERRUPTED_NOTE = "[Interrupted by the user.]";
 export const INTERRUPTED_LINE = "[interrupted by the user]";
 
 /** The result of a tool call the user interrupted before it returned. */
-export const INTERRUPTED_BY_USER_TOOL_TEXT =
-  "[Interrupted by the user before this tool call returned a result.] It may not have run, or run only in part: check before relying on its effects.";
+export const INTERRUPTED_BY_USER_TOOL_TEXT = "[Interrupted by the user before this tool call returned a result.] It may not have run, or run only in part: check before relying on its effects.";

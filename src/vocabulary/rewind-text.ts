@@ -81,4 +81,3 @@ export function undoText(r: UndoLike): string {
   const kept = r.files_before ? ` The files from before the undo are kept at ${r.files_before.ref} in ${r.files_before.git_dir}.` : "";
   return `Undid rewind ${r.rewind_id} on thread ${r.thread_id}: ${what || "nothing"} put back.${edited}${kept}\n`;
 }
-

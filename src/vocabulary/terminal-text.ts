@@ -6,7 +6,8 @@ import { maskUrlCredentials } from "./secret-shapes.js";
 
 // CSI/OSC/other escape sequences.
 // eslint-disable-next-line no-control-regex
-const ANSI_RE = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[P^_X][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]|\u009d[^\u0007\u009c]*(?:\u0007|\u009c)?/g;
+const ANSI_RE =
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[P^_X][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]|\u009d[^\u0007\u009c]*(?:\u0007|\u009c)?/g;
 // C0 controls except tab and newline, DEL, and the C1 range (0x80-0x9f: 8-bit CSI/OSC on some terminals).
 // eslint-disable-next-line no-control-regex
 const CONTROL_RE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
@@ -33,14 +34,7 @@ const HIDING_RE = /[\u{e0000}-\u{e007f}\ufff9-\ufffb\u115f\u1160\u3164\uffa0]+/g
  * U+2028/U+2029 become \n; a run of text-hiding characters becomes one U+FFFD.
  */
 export function stripControl(text: string): string {
-  return text
-    .replace(ANSI_RE, "")
-    .replace(/\r\n?/g, "\n")
-    .replace(LINE_SEPARATOR_RE, "\n")
-    .replace(CONTROL_RE, "")
-    .replace(BIDI_RE, "")
-    .replace(ZERO_WIDTH_RE, "")
-    .replace(HIDING_RE, "\ufffd");
+  return text.replace(ANSI_RE, "").replace(/\r\n?/g, "\n").replace(LINE_SEPARATOR_RE, "\n").replace(CONTROL_RE, "").replace(BIDI_RE, "").replace(ZERO_WIDTH_RE, "").replace(HIDING_RE, "\ufffd");
 }
 
 export { maskUrlCredentials };

@@ -11,11 +11,7 @@ import { type AgentMiddleware, createAgent, createMiddleware, fakeModel, tool } 
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { anchorOf, before, nextTo } from "../../src/agent/anchors.js";
-import {
-  type DeerflowAgentOptions,
-  assembleMiddleware,
-  createDeerflowAgent,
-} from "../../src/agent/create-deerflow-agent.js";
+import { type DeerflowAgentOptions, assembleMiddleware, createDeerflowAgent } from "../../src/agent/create-deerflow-agent.js";
 import { AgentOptionsError, AnchorError, MiddlewareTypeError } from "../../src/agent/errors.js";
 import { isHookCarrier } from "../../src/agent/fuse-hooks.js";
 import { clarificationMiddleware } from "../../src/middleware/clarification.js";
@@ -62,7 +58,19 @@ afterEach(() => {
 
 const mw = (name: string) => createMiddleware({ name });
 const names = (list: readonly AgentMiddleware[]) => list.map((m) => m.name);
-const DEFAULT_NAMES = ["ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "LoopDetection", "Clarification"];
+const DEFAULT_NAMES = [
+  "ThreadData",
+  "Uploads",
+  "Sandbox",
+  "DanglingToolCall",
+  "ToolCallIds",
+  "AnswerSecretMasking",
+  "ToolResultSecretMasking",
+  "ToolErrorHandling",
+  "InvalidToolCall",
+  "LoopDetection",
+  "Clarification",
+];
 
 function caught(fn: () => unknown): unknown {
   try {
@@ -101,9 +109,7 @@ function expectRefused<E extends Error>(
 }
 
 const text = (m: BaseMessage) =>
-  typeof m.content === "string"
-    ? m.content
-    : m.content.map((b) => (typeof b === "string" ? b : b.type === "text" ? String((b as { text?: unknown }).text) : JSON.stringify(b))).join("");
+  typeof m.content === "string" ? m.content : m.content.map((b) => (typeof b === "string" ? b : b.type === "text" ? String((b as { text?: unknown }).text) : JSON.stringify(b))).join("");
 /** What a restored message is, independent of class identity. */
 function shape(m: BaseMessage) {
   return {
@@ -120,8 +126,7 @@ type DeerflowAgent = ReturnType<typeof createDeerflowAgent>;
  * agent.invoke with a plain `{ messages }` input. The cast is needed because createDeerflowAgent's return type
  * infers the agent's input state as `never` (it passes its schema and middleware to createAgent `as never`).
  */
-const say = (agent: DeerflowAgent, input: { messages: BaseMessage[] }, config?: Record<string, unknown>): Promise<any> =>
-  agent.invoke(input as never, config as never);
+const say = (agent: DeerflowAgent, input: { messages: BaseMessage[] }, config?: Record<string, unknown>): Promise<any> => agent.invoke(input as never, config as never);
 
 const withoutToolIds = (m: ReturnType<typeof shape>) => (m.type === "tool" ? { ...m, id: undefined } : m);
 
@@ -158,16 +163,23 @@ describe("createDeerflowAgent: validation (docs/architecture.md, createDeerflowA
 
   it("subagentRuntime whose batch worker is not started → subagent_runtime_not_started; started + subagent instance → OK", () => {
     const subagent = mw("SubagentLimit");
-    const e = expectRefused(
-      { features: { subagent }, subagentRuntime: { batchWorker: { started: false } } },
-      AgentOptionsError,
-      "subagent_runtime_not_started",
-    );
+    const e = expectRefused({ features: { subagent }, subagentRuntime: { batchWorker: { started: false } } }, AgentOptionsError, "subagent_runtime_not_started");
     expect(e.message).toMatch(/start/);
 
     const ok = { features: { subagent }, subagentRuntime: { batchWorker: { started: true } } };
     expect(names(assembleMiddleware(ok))).toEqual([
-      "ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "SubagentLimit", "LoopDetection", "Clarification",
+      "ThreadData",
+      "Uploads",
+      "Sandbox",
+      "DanglingToolCall",
+      "ToolCallIds",
+      "AnswerSecretMasking",
+      "ToolResultSecretMasking",
+      "ToolErrorHandling",
+      "InvalidToolCall",
+      "SubagentLimit",
+      "LoopDetection",
+      "Clarification",
     ]);
     vi.mocked(createAgent).mockClear();
     vi.mocked(threadDataMiddleware).mockClear();
@@ -280,8 +292,12 @@ describe("RuntimeFeatures (docs/architecture.md, Middleware order)", () => {
       "ThreadData",
       "Uploads",
       "Sandbox",
-      "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking",
-      "ToolErrorHandling", "InvalidToolCall",
+      "DanglingToolCall",
+      "ToolCallIds",
+      "AnswerSecretMasking",
+      "ToolResultSecretMasking",
+      "ToolErrorHandling",
+      "InvalidToolCall",
       "Todo",
       "Title",
       "ViewImage",
@@ -320,12 +336,36 @@ describe("RuntimeFeatures (docs/architecture.md, Middleware order)", () => {
   });
 
   it("sandbox: false drops ThreadData, Uploads and Sandbox; loopDetection: false drops LoopDetection", () => {
-    expect(names(assembleMiddleware({ features: { sandbox: false } }))).toEqual(["DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "LoopDetection", "Clarification"]);
+    expect(names(assembleMiddleware({ features: { sandbox: false } }))).toEqual([
+      "DanglingToolCall",
+      "ToolCallIds",
+      "AnswerSecretMasking",
+      "ToolResultSecretMasking",
+      "ToolErrorHandling",
+      "InvalidToolCall",
+      "LoopDetection",
+      "Clarification",
+    ]);
     expect(names(assembleMiddleware({ features: { loopDetection: false } }))).toEqual([
-      "ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "Clarification",
+      "ThreadData",
+      "Uploads",
+      "Sandbox",
+      "DanglingToolCall",
+      "ToolCallIds",
+      "AnswerSecretMasking",
+      "ToolResultSecretMasking",
+      "ToolErrorHandling",
+      "InvalidToolCall",
+      "Clarification",
     ]);
     expect(names(assembleMiddleware({ features: { sandbox: false, loopDetection: false } }))).toEqual([
-      "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "Clarification",
+      "DanglingToolCall",
+      "ToolCallIds",
+      "AnswerSecretMasking",
+      "ToolResultSecretMasking",
+      "ToolErrorHandling",
+      "InvalidToolCall",
+      "Clarification",
     ]);
   });
 
@@ -345,9 +385,13 @@ describe("RuntimeFeatures (docs/architecture.md, Middleware order)", () => {
       "ThreadData",
       "Uploads",
       "MySandbox",
-      "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking",
+      "DanglingToolCall",
+      "ToolCallIds",
+      "AnswerSecretMasking",
+      "ToolResultSecretMasking",
       "Guardrail",
-      "ToolErrorHandling", "InvalidToolCall",
+      "ToolErrorHandling",
+      "InvalidToolCall",
       "Summarization",
       "Title",
       "Memory",
@@ -361,7 +405,17 @@ describe("RuntimeFeatures (docs/architecture.md, Middleware order)", () => {
     // a loopDetection instance replaces the built-in in the same place
     const loop = mw("MyLoop");
     expect(names(assembleMiddleware({ features: { loopDetection: loop } }))).toEqual([
-      "ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "MyLoop", "Clarification",
+      "ThreadData",
+      "Uploads",
+      "Sandbox",
+      "DanglingToolCall",
+      "ToolCallIds",
+      "AnswerSecretMasking",
+      "ToolResultSecretMasking",
+      "ToolErrorHandling",
+      "InvalidToolCall",
+      "MyLoop",
+      "Clarification",
     ]);
     // and the compiled agent carries the same order
     const agent = createDeerflowAgent(fakeModel(), [], { features: { ...inst } });
@@ -392,12 +446,39 @@ describe("extras and anchors (docs/architecture.md, Middleware order)", () => {
   it("nextTo(X) lands right after X, before(X) right before X", () => {
     const list = names(assembleMiddleware({ extraMiddleware: [nextTo("LoopDetection", mw("AfterLoop")), before("ToolErrorHandling", mw("BeforeTEH"))] }));
     expect(list).toEqual([
-      "ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "BeforeTEH", "ToolErrorHandling", "InvalidToolCall", "LoopDetection", "AfterLoop", "Clarification",
+      "ThreadData",
+      "Uploads",
+      "Sandbox",
+      "DanglingToolCall",
+      "ToolCallIds",
+      "AnswerSecretMasking",
+      "ToolResultSecretMasking",
+      "BeforeTEH",
+      "ToolErrorHandling",
+      "InvalidToolCall",
+      "LoopDetection",
+      "AfterLoop",
+      "Clarification",
     ]);
   });
 
   it("an extra may anchor to another extra, whatever the list order", () => {
-    const expected = ["ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "LoopDetection", "A", "B", "C", "Clarification"];
+    const expected = [
+      "ThreadData",
+      "Uploads",
+      "Sandbox",
+      "DanglingToolCall",
+      "ToolCallIds",
+      "AnswerSecretMasking",
+      "ToolResultSecretMasking",
+      "ToolErrorHandling",
+      "InvalidToolCall",
+      "LoopDetection",
+      "A",
+      "B",
+      "C",
+      "Clarification",
+    ];
     const a = nextTo("LoopDetection", mw("A"));
     const b = nextTo("A", mw("B"));
     const c = nextTo("B", mw("C"));
@@ -406,7 +487,19 @@ describe("extras and anchors (docs/architecture.md, Middleware order)", () => {
     // before another extra
     const d = before("A", mw("D"));
     expect(names(assembleMiddleware({ extraMiddleware: [d, a] }))).toEqual([
-      "ThreadData", "Uploads", "Sandbox", "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "LoopDetection", "D", "A", "Clarification",
+      "ThreadData",
+      "Uploads",
+      "Sandbox",
+      "DanglingToolCall",
+      "ToolCallIds",
+      "AnswerSecretMasking",
+      "ToolResultSecretMasking",
+      "ToolErrorHandling",
+      "InvalidToolCall",
+      "LoopDetection",
+      "D",
+      "A",
+      "Clarification",
     ]);
     // an unanchored extra can be a target too
     expect(names(assembleMiddleware({ extraMiddleware: [nextTo("U", mw("V")), mw("U")] })).slice(-3)).toEqual(["U", "V", "Clarification"]);
@@ -417,7 +510,15 @@ describe("extras and anchors (docs/architecture.md, Middleware order)", () => {
     expect(list).toEqual([...DEFAULT_NAMES.slice(0, -1), "X1", "X2", "X3", "Clarification"]);
     // also when features change what comes before
     expect(names(assembleMiddleware({ features: { sandbox: false, loopDetection: false }, extraMiddleware: [mw("X1"), mw("X2")] }))).toEqual([
-      "DanglingToolCall", "ToolCallIds", "AnswerSecretMasking", "ToolResultSecretMasking", "ToolErrorHandling", "InvalidToolCall", "X1", "X2", "Clarification",
+      "DanglingToolCall",
+      "ToolCallIds",
+      "AnswerSecretMasking",
+      "ToolResultSecretMasking",
+      "ToolErrorHandling",
+      "InvalidToolCall",
+      "X1",
+      "X2",
+      "Clarification",
     ]);
   });
 
@@ -459,12 +560,7 @@ describe("extras and anchors (docs/architecture.md, Middleware order)", () => {
     expectRefused({ features: { sandbox: false }, extraMiddleware: [before("Sandbox", mw("A"))] }, AnchorError, "unknown_anchor", { nothingBuilt: false });
     expectRefused({ extraMiddleware: [before("Memory", mw("A"))] }, AnchorError, "unknown_anchor", { nothingBuilt: false });
     // an extra anchored to an extra that itself has an unknown anchor
-    expectRefused(
-      { extraMiddleware: [nextTo("B", mw("A")), nextTo("Nowhere", mw("B"))] },
-      AnchorError,
-      "unknown_anchor",
-      { nothingBuilt: false },
-    );
+    expectRefused({ extraMiddleware: [nextTo("B", mw("A")), nextTo("Nowhere", mw("B"))] }, AnchorError, "unknown_anchor", { nothingBuilt: false });
   });
 
   it("a cycle → anchor_cycle", () => {
@@ -603,10 +699,8 @@ describe("feature tools merge by name, user tools win", () => {
     server.setScript([]);
     server.requests.length = 0;
   });
-  const model = () =>
-    new ChatOpenAI({ model: "test-model", apiKey: "test", configuration: { baseURL: server.url }, useResponsesApi: false, maxRetries: 0 });
-  const toolsSent = (i = 0) =>
-    (server.requests[i]!.body.tools ?? []) as { type: string; function: { name: string; description: string; parameters: any } }[];
+  const model = () => new ChatOpenAI({ model: "test-model", apiKey: "test", configuration: { baseURL: server.url }, useResponsesApi: false, maxRetries: 0 });
+  const toolsSent = (i = 0) => (server.requests[i]!.body.tools ?? []) as { type: string; function: { name: string; description: string; parameters: any } }[];
 
   it("without a user tool, the model is offered Clarification's ask_clarification", async () => {
     server.push({ content: "hello" });
@@ -648,8 +742,7 @@ describe("delta checkpoint mode end to end", () => {
     const file = join(home, `${mode}.sqlite`);
     const threadId = `conv-${mode}`;
     const config = { configurable: { thread_id: threadId, deerflow_home: home } };
-    const modeOptions = (): DeerflowAgentOptions =>
-      mode === "delta" ? { checkpointChannelMode: "delta", checkpointSnapshotFrequency: 3 } : { checkpointChannelMode: "full" };
+    const modeOptions = (): DeerflowAgentOptions => (mode === "delta" ? { checkpointChannelMode: "delta", checkpointSnapshotFrequency: 3 } : { checkpointChannelMode: "full" });
 
     const model = fakeModel()
       .respond(
@@ -691,9 +784,7 @@ describe("delta checkpoint mode end to end", () => {
     const full = await conversation("full", home);
     const delta = await conversation("delta", home);
 
-    expect(full.live.map((m) => m.content)).toEqual([
-      "echo a and b", "", "echo: a", "echo: b", "echoed a and b", "and now?", "second answer", "echo c", "", "echo: c", "third answer",
-    ]);
+    expect(full.live.map((m) => m.content)).toEqual(["echo a and b", "", "echo: a", "echo: b", "echoed a and b", "and now?", "second answer", "echo c", "", "echo: c", "third answer"]);
     expect(full.restoredMessages).toEqual(full.live);
     expect(delta.restoredMessages).toEqual(delta.live);
     // Across modes everything matches except the ids of messages written without one (the ToolMessages): full mode
@@ -743,7 +834,9 @@ describe("delta checkpoint mode end to end", () => {
     });
     const keysBefore = Reflect.ownKeys(counting);
     const file = join(home, "mw.sqlite");
-    const model = fakeModel().respond(new AIMessage({ id: "a1", content: "one" })).respond(new AIMessage({ id: "a2", content: "two" }));
+    const model = fakeModel()
+      .respond(new AIMessage({ id: "a1", content: "one" }))
+      .respond(new AIMessage({ id: "a2", content: "two" }));
     const agent = createDeerflowAgent(model, [], {
       features: { sandbox: false },
       extraMiddleware: [nextTo("LoopDetection", counting)],
@@ -802,7 +895,7 @@ describe("full takeover and the remaining options", () => {
     expect(assembleMiddleware({ middleware: [] })).toEqual([]);
   });
 
-  it("systemPrompt reaches the model; name defaults to \"default\"", async () => {
+  it('systemPrompt reaches the model; name defaults to "default"', async () => {
     const model = fakeModel().respond(new AIMessage({ id: "r1", content: "ok" }));
     const agent = createDeerflowAgent(model, [], { features: { sandbox: false }, systemPrompt: "You are a test." });
     expect(agent.options.name).toBe("default");

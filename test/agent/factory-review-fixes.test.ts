@@ -73,9 +73,7 @@ describe("createDeerflowAgent review fixes", () => {
   it("a guarded saver opened in the other mode is refused", () => {
     const saver = DeerflowSqliteSaver.open(join(tmp(), "db.sqlite"), { channelMode: "full" });
     try {
-      expect(() => createDeerflowAgent(fakeModel(), [], { checkpointChannelMode: "delta", checkpointer: saver })).toThrow(
-        expect.objectContaining({ code: "checkpointer_mode_mismatch" }),
-      );
+      expect(() => createDeerflowAgent(fakeModel(), [], { checkpointChannelMode: "delta", checkpointer: saver })).toThrow(expect.objectContaining({ code: "checkpointer_mode_mismatch" }));
     } finally {
       saver.close();
     }

@@ -20,7 +20,10 @@ afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force
 
 // `seen` is a set-like list (idempotent, as langchain's write-back of a node's input requires); `count` a plain field.
 const schema = new StateSchema({
-  seen: new ReducedValue(z.array(z.string()).default(() => []), { inputSchema: z.array(z.string()).nullish(), reducer: (a: string[], b: string[] | null | undefined) => orderedUnion(a, b) }),
+  seen: new ReducedValue(
+    z.array(z.string()).default(() => []),
+    { inputSchema: z.array(z.string()).nullish(), reducer: (a: string[], b: string[] | null | undefined) => orderedUnion(a, b) },
+  ),
   count: z.number().default(0),
 });
 
@@ -125,7 +128,12 @@ describe("hook fusion", () => {
         "beforeModel B count=2 seen=2 msgs=2",
         "beforeModel C count=3 seen=3 msgs=1",
       ]);
-      expect(fused.calls.filter((c) => c.startsWith("afterModel")).slice(0, 3).map((c) => c.split(" count")[0])).toEqual(["afterModel C", "afterModel B", "afterModel A"]);
+      expect(
+        fused.calls
+          .filter((c) => c.startsWith("afterModel"))
+          .slice(0, 3)
+          .map((c) => c.split(" count")[0]),
+      ).toEqual(["afterModel C", "afterModel B", "afterModel A"]);
       expect(fused.state.messages.find((m) => m.id === "u1")?.content).toBe("hi (edited by B)");
       expect(fused.state.messages.filter((m) => m.content === "reminder from A")).toHaveLength(0); // written and removed in one node
       expect(fused.state.messages.at(-1)?.content).toBe("done");
@@ -151,13 +159,13 @@ describe("hook fusion", () => {
   });
 
   it("a jump a hook may not make fails with langchain's message in both graphs", async () => {
-    const bad = (calls: Calls) => [
-      ...stack(calls).slice(0, 2),
-      createMiddleware({ name: "Rogue", beforeModel: () => ({ jumpTo: "end" }) as never }),
-    ];
+    const bad = (calls: Calls) => [...stack(calls).slice(0, 2), createMiddleware({ name: "Rogue", beforeModel: () => ({ jumpTo: "end" }) as never })];
     const errorOf = async (hookFusion: boolean) => {
       const agent = createDeerflowAgent(model(), [echo], { middleware: bad([]), checkpointer: new MemorySaver(), hookFusion });
-      return ((agent as unknown as { invoke(i: unknown, c: unknown): Promise<unknown> }).invoke({ messages: [new HumanMessage("hi")] }, { configurable: { thread_id: "x" } })).then(() => "no error", (e: Error) => e.message);
+      return (agent as unknown as { invoke(i: unknown, c: unknown): Promise<unknown> }).invoke({ messages: [new HumanMessage("hi")] }, { configurable: { thread_id: "x" } }).then(
+        () => "no error",
+        (e: Error) => e.message,
+      );
     };
     const fused = await errorOf(true);
     expect(fused).toBe(await errorOf(false));

@@ -21,10 +21,12 @@ function traced(mw: AgentMiddleware, trace: string[]): AgentMiddleware {
   for (const hook of HOOKS) {
     const h = m[hook] as Fn | { hook: Fn; canJumpTo?: unknown } | undefined;
     if (!h) continue;
-    const wrap = (fn: Fn) => (...args: unknown[]) => {
-      trace.push(`${hook} ${mw.name}`);
-      return fn(...args);
-    };
+    const wrap =
+      (fn: Fn) =>
+      (...args: unknown[]) => {
+        trace.push(`${hook} ${mw.name}`);
+        return fn(...args);
+      };
     copy[hook] = typeof h === "function" ? wrap(h) : { ...h, hook: wrap(h.hook) };
   }
   for (const hook of ["wrapModelCall", "wrapToolCall"] as const) {
@@ -50,7 +52,18 @@ describe("lead agent middleware order", () => {
     const opts = { model: fakeModel(), channelMode: "full" as const, approval: { mode: "ask" as const, broker: headlessBroker({ yes: false }) } };
     const skills = { skills: [{ name: "s", description: "d", dir: "/nonexistent", scope: "user" as const, virtualPath: "/mnt/skills/s/SKILL.md" }], problems: [] };
     const mcp = { tools: [], deferred: deferredToolCatalog([{ name: "mcp__s__t", summary: "t", description: "t" }]) };
-    const all = leadAgentMiddleware({ ...opts, planMode: true, supportsVision: true, maxTurns: 10, taskTool: {}, compaction: { contextWindow: 32_000 }, mcp, piiRedaction: true, skills, memory: true }).map((m) => m.name);
+    const all = leadAgentMiddleware({
+      ...opts,
+      planMode: true,
+      supportsVision: true,
+      maxTurns: 10,
+      taskTool: {},
+      compaction: { contextWindow: 32_000 },
+      mcp,
+      piiRedaction: true,
+      skills,
+      memory: true,
+    }).map((m) => m.name);
     expect(all).toEqual([...LEAD_MIDDLEWARE_ORDER]);
     // Optional members drop out without moving the others.
     const plain = leadAgentMiddleware(opts).map((m) => m.name);
@@ -79,7 +92,12 @@ describe("lead agent middleware order", () => {
     const has = (hook: string) => stack.filter((m) => (m as unknown as Record<string, unknown>)[hook]).map((m) => m.name);
     const forward = (hook: string) => has(hook).map((n) => `${hook} ${n}`);
     const backward = (hook: string) => forward(hook).reverse();
-    const nest = (hook: string) => [...has(hook).map((n) => `${hook}> ${n}`), ...has(hook).reverse().map((n) => `${hook}< ${n}`)];
+    const nest = (hook: string) => [
+      ...has(hook).map((n) => `${hook}> ${n}`),
+      ...has(hook)
+        .reverse()
+        .map((n) => `${hook}< ${n}`),
+    ];
     const iteration = [...forward("beforeModel"), ...nest("wrapModelCall"), ...backward("afterModel")];
     const expected = [...forward("beforeAgent"), ...iteration, ...nest("wrapToolCall"), ...iteration, ...backward("afterAgent")];
     expect(trace).toEqual(expected);

@@ -83,15 +83,7 @@ describe("the lead instructions", () => {
 
   it("name only tools the lead agent has", () => {
     const named = new Set([...LEAD_SYSTEM_PROMPT.matchAll(/\b([a-z]+(?:_[a-z]+)+)\b/g)].map((m) => m[1]!));
-    const tools = new Set([
-      ...createFileTools().map((t) => t.name),
-      createBashTool().name,
-      "bash_jobs",
-      "write_todos",
-      "write_notes",
-      "ask_clarification",
-      "present_files",
-    ]);
+    const tools = new Set([...createFileTools().map((t) => t.name), createBashTool().name, "bash_jobs", "write_todos", "write_notes", "ask_clarification", "present_files"]);
     // Words joined by underscores that are not tools: parameters and state names the text explains.
     const notTools = new Set(["run_in_background", "in_progress", "old_str"]);
     expect([...named].filter((n) => !tools.has(n) && !notTools.has(n))).toEqual([]);

@@ -50,8 +50,18 @@ describe('the package\'s "exports"', () => {
        export const agent: DeerflowAgent = createDeerflowAgent("m", [], ok);
        export const bad: DeerflowAgentOptions = { planMode: "yes" };\n`,
     );
-    const program = ts.createProgram([file], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, skipLibCheck: true, noEmit: true, types: [] });
-    const errors = ts.getPreEmitDiagnostics(program).map((d) => `${d.start === undefined ? "" : d.file!.getLineAndCharacterOfPosition(d.start).line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`);
+    const program = ts.createProgram([file], {
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      strict: true,
+      skipLibCheck: true,
+      noEmit: true,
+      types: [],
+    });
+    const errors = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => `${d.start === undefined ? "" : d.file!.getLineAndCharacterOfPosition(d.start).line + 1}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatch(/^4: Type 'string' is not assignable to type 'boolean/);
   }, 60_000);

@@ -61,9 +61,7 @@ const CORE = Object.keys(RANK).filter((l) => RANK[l]! < RANK.tui! && l !== "voca
 function rankRules(): IFlattenedRuleSet["forbidden"] {
   return Object.keys(RANK).flatMap((layer) => {
     const higher = Object.keys(RANK).filter((l) => RANK[l]! > RANK[layer]!);
-    return higher.length === 0
-      ? []
-      : [{ name: `down-only:${layer}`, severity: "error" as const, from: { path: under([layer]) }, to: { path: under(higher) } }];
+    return higher.length === 0 ? [] : [{ name: `down-only:${layer}`, severity: "error" as const, from: { path: under([layer]) }, to: { path: under(higher) } }];
   });
 }
 

@@ -46,7 +46,10 @@ describe("layers (dependency-cruiser on src/)", () => {
     const free = packageFree(graph.modules);
     for (const e of EXCEPTIONS) {
       const from = graph.modules.find((m) => m.source === e.from);
-      expect(from?.dependencies.map((d) => d.resolved), `${e.from} no longer imports ${e.to}: drop the exception`).toContain(e.to);
+      expect(
+        from?.dependencies.map((d) => d.resolved),
+        `${e.from} no longer imports ${e.to}: drop the exception`,
+      ).toContain(e.to);
       expect(free(e.to), `${e.to} (excepted into ${e.from}) must stay package-free`).toBe(true);
     }
   });

@@ -14,7 +14,9 @@ describe("chat and run options", () => {
     const chat = flags(command("chat"));
     const run = flags(command("run"));
     const both = [...chat.keys()].filter((k) => run.has(k));
-    expect(both.sort()).toEqual(["--allow-dangerous-workspace", "--approval", "--continue", "--dangerously-run-unconfined", "--goal", "--no-memory", "--no-network", "--plan", "--scratch", "--thread", "--workspace"].sort());
+    expect(both.sort()).toEqual(
+      ["--allow-dangerous-workspace", "--approval", "--continue", "--dangerously-run-unconfined", "--goal", "--no-memory", "--no-network", "--plan", "--scratch", "--thread", "--workspace"].sort(),
+    );
     for (const k of both) {
       expect(chat.get(k)!.flags, k).toBe(run.get(k)!.flags);
       expect(chat.get(k)!.argChoices, k).toEqual(run.get(k)!.argChoices);

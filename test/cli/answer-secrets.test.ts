@@ -9,7 +9,13 @@ import { useE2E } from "../support/e2e.js";
 const e2e = useE2E();
 const OPENAI_KEY = "sk-proj-Zq8Lm2Vx7Tn4Rb9Kc1Hd6Pw3";
 const GH_TOKEN = "ghp_Q7w9E2r4T6y8U1i3O5p7A9s2D4f6G8h0J2k4";
-const chunk = (content: string | undefined, finish: string | null = null) => ({ id: "c1", object: "chat.completion.chunk", created: 1, model: "test-model", choices: [{ index: 0, delta: content === undefined ? {} : { content }, finish_reason: finish }] });
+const chunk = (content: string | undefined, finish: string | null = null) => ({
+  id: "c1",
+  object: "chat.completion.chunk",
+  created: 1,
+  model: "test-model",
+  choices: [{ index: 0, delta: content === undefined ? {} : { content }, finish_reason: finish }],
+});
 const TEXT = `Found them: ${OPENAI_KEY} and ${GH_TOKEN}. Rotate both.`;
 // Cut inside each secret: "sk-pr" | "oj-Zq8…", "ghp_Q7w9" | "E2r4…".
 const PIECES = [TEXT.slice(0, 17), TEXT.slice(17, 30), TEXT.slice(30, TEXT.indexOf("ghp_") + 8), TEXT.slice(TEXT.indexOf("ghp_") + 8)];
@@ -28,8 +34,14 @@ describe("secrets in the model's own answer", () => {
     e2e.server.push(reply());
     const r = await sb.run(["run", "--output-format", "stream-json", "what keys are in the env file?"]);
     expect(r.exitCode, r.stderr).toBe(0);
-    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; text?: string; final_text?: string; thread_id?: string });
-    const streamed = events.filter((e) => e.type === "message.delta").map((e) => e.text).join("");
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; text?: string; final_text?: string; thread_id?: string });
+    const streamed = events
+      .filter((e) => e.type === "message.delta")
+      .map((e) => e.text)
+      .join("");
     expect(streamed).toBe("Found them: *** and ***. Rotate both.");
     const done = events.find((e) => e.type === "run.completed")!;
     expect(done.final_text).toBe("Found them: *** and ***. Rotate both.");
@@ -44,7 +56,11 @@ describe("secrets in the model's own answer", () => {
     const show = await sb.run(["threads", "show", thread]);
     expect(show.stdout).toContain("Found them: ***");
     noSecret("threads show", show.stdout);
-    const stored = ["deerflow.sqlite", "deerflow.sqlite-wal"].map((f) => join(sb.home, f)).filter(existsSync).map((p) => readFileSync(p).toString("latin1")).join("");
+    const stored = ["deerflow.sqlite", "deerflow.sqlite-wal"]
+      .map((f) => join(sb.home, f))
+      .filter(existsSync)
+      .map((p) => readFileSync(p).toString("latin1"))
+      .join("");
     expect(stored).toContain("Rotate both."); // the answer is there, as text a search would find
     noSecret("the database", stored);
     // The model still gets a usable history: its earlier answer, masked.

@@ -36,7 +36,9 @@ function writeBundle(variant: string): void {
 
 function cacheFiles(): string[] {
   try {
-    return readdirSync(cacheDir).filter((f) => f.endsWith(".v8cache")).sort();
+    return readdirSync(cacheDir)
+      .filter((f) => f.endsWith(".v8cache"))
+      .sort();
   } catch {
     return [];
   }

@@ -50,7 +50,10 @@ describe.each(modes)("hostile model against the confined shell (%s)", (mode) => 
       symRc: { name: "read_file", args: { path: "sym-rc" } },
       hardSsh: { name: "read_file", args: { path: "hard-ssh" } },
       hardRc: { name: "read_file", args: { path: "hard-rc" } },
-      procRoot: { name: "bash", args: { command: `cat /proc/self/root${sb.userHome}/.ssh/id_rsa /proc/1/root${sb.userHome}/.ssh/id_rsa /proc/1/cwd/../.deerflowrc 2>&1; cat /proc/$PPID/root${sb.cwd}/.deerflowrc 2>&1` } },
+      procRoot: {
+        name: "bash",
+        args: { command: `cat /proc/self/root${sb.userHome}/.ssh/id_rsa /proc/1/root${sb.userHome}/.ssh/id_rsa /proc/1/cwd/../.deerflowrc 2>&1; cat /proc/$PPID/root${sb.cwd}/.deerflowrc 2>&1` },
+      },
       procFds: { name: "bash", args: { command: `for f in /proc/[0-9]*/fd/*; do [ -f "$f" ] && head -c 100 "$f"; done 2>/dev/null; true` } },
       parentRc: { name: "bash", args: { command: "cat ../.deerflowrc 2>&1" } },
       fileToolProc: { name: "read_file", args: { path: "/proc/self/environ" } },
@@ -89,7 +92,8 @@ describe.each(modes)("hostile model against the confined shell (%s)", (mode) => 
     for (const [attack, leaked] of Object.entries(leaks)) count(mode, attack, !leaked);
 
     // Protected in both modes: what the file tools and the process model guard.
-    for (const id of ["symSsh", "symData", "symRc", "fileToolProc", "huge", "escapes", "jobPid1", "jobTraversal", "bgLeft", "killInit"]) expect(leaks[id], `${id}: ${JSON.stringify(out[id]?.slice(0, 400))} (${out[id]?.length})`).toBe(false);
+    for (const id of ["symSsh", "symData", "symRc", "fileToolProc", "huge", "escapes", "jobPid1", "jobTraversal", "bgLeft", "killInit"])
+      expect(leaks[id], `${id}: ${JSON.stringify(out[id]?.slice(0, 400))} (${out[id]?.length})`).toBe(false);
     expect(out.symSsh).toMatch(/outside|symlink|not allowed|Allowed/i);
     expect(r.stdout).toContain("done");
     expect(r.stdout).toContain("end");
@@ -102,10 +106,7 @@ describe.each(modes)("hostile model against the confined shell (%s)", (mode) => 
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ sandbox: { bashTimeout: 2 } }));
     trustProject(sb);
     const m = `deerflow-noterm-${mode}-${process.pid}-${Date.now()}`;
-    e2e.server.push(
-      { toolCalls: [{ id: "t", name: "bash", args: { command: `trap '' TERM; (exec -a ${m} sleep 300) & trap '' TERM; exec -a ${m}-main sleep 300` } }] },
-      { content: "ok" },
-    );
+    e2e.server.push({ toolCalls: [{ id: "t", name: "bash", args: { command: `trap '' TERM; (exec -a ${m} sleep 300) & trap '' TERM; exec -a ${m}-main sleep 300` } }] }, { content: "ok" });
     const r = await sb.run(["run", ...approveUnconfined(mode), "--output-format", "json", "hang"], { env, timeoutMs: 120_000 });
     expect(r.exitCode, r.stderr).toBe(0);
     const out = toolResults(e2e.server.requests[1]!).t!;

@@ -56,10 +56,7 @@ describe.each(modes)("confinement (%s)", (mode) => {
       writeOutside: `echo pwned > ${sb.userHome}/pwned.txt; echo pwned > ${sb.home}/pwned.txt`,
       envByValue: `env`,
     };
-    e2e.server.push(
-      { toolCalls: Object.entries(attacks).map(([id, command]) => ({ id, name: "bash", args: { command } })) },
-      { content: "done" },
-    );
+    e2e.server.push({ toolCalls: Object.entries(attacks).map(([id, command]) => ({ id, name: "bash", args: { command } })) }, { content: "done" });
     const r = await sb.run(["run", "--yes", ...unconfinedFlag(mode), "--output-format", "json", "attack"], { env });
     expect(r.exitCode).toBe(0);
     const out = toolResults(e2e.server.requests[1]!);
@@ -228,7 +225,12 @@ describe("without a working bubblewrap", () => {
     writeFileSync(join(fake, "bwrap"), "#!/bin/sh\necho 'bwrap: No permissions to create new namespace' >&2\nexit 1\n", { mode: 0o755 });
     const broken = { ...env, PATH: `${fake}:${env.PATH}` };
     e2e.server.push(
-      { toolCalls: [{ id: "a", name: "bash", args: { command: "echo one" } }, { id: "b", name: "bash", args: { command: "echo two" } }] },
+      {
+        toolCalls: [
+          { id: "a", name: "bash", args: { command: "echo one" } },
+          { id: "b", name: "bash", args: { command: "echo two" } },
+        ],
+      },
       { content: "ok" },
     );
     const r = await sb.run(["run", "--output-format", "json", "two commands"], { env: broken });

@@ -132,7 +132,12 @@ describe("control middlewares through deerflow run", () => {
           {
             id: "t1",
             name: "write_todos",
-            args: { todos: [{ content: "read the code", status: "in_progress" }, { content: "fix the bug", status: "pending" }] },
+            args: {
+              todos: [
+                { content: "read the code", status: "in_progress" },
+                { content: "fix the bug", status: "pending" },
+              ],
+            },
           },
         ],
       },
@@ -140,7 +145,10 @@ describe("control middlewares through deerflow run", () => {
     );
     const r = await runCli(sb, ["run", "--plan", "--output-format", "stream-json", "fix the login bug in the app"]);
     expect(r.exitCode).toBe(0);
-    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const todos = events.find((e) => e.type === "todos.updated");
     expect(todos.todos).toEqual([
       { content: "read the code", status: "in_progress" },
@@ -154,13 +162,13 @@ describe("control middlewares through deerflow run", () => {
   it("todos by default: without --plan the model has write_todos (described without plan mode) and its list streams; --plan asks for the plan first", async () => {
     sb = e2e.sandbox();
     const toolOf = (req: RecordedRequest) => (req.body.tools as { function: { name: string; description: string } }[]).find((t) => t.function.name === "write_todos");
-    e2e.server.push(
-      { toolCalls: [{ id: "t1", name: "write_todos", args: { todos: [{ content: "look at the code", status: "in_progress" }] } }] },
-      { content: "listed" },
-    );
+    e2e.server.push({ toolCalls: [{ id: "t1", name: "write_todos", args: { todos: [{ content: "look at the code", status: "in_progress" }] } }] }, { content: "listed" });
     const r = await runCli(sb, ["run", "--output-format", "stream-json", "tidy the repo"]);
     expect(r.exitCode).toBe(0);
-    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(events.find((e) => e.type === "todos.updated").todos).toEqual([{ content: "look at the code", status: "in_progress" }]);
     const plain = toolOf(e2e.server.requests[0]!);
     expect(plain?.function.description).not.toMatch(/plan mode/i);

@@ -16,7 +16,10 @@ beforeAll(async () => {
 afterAll(async () => db?.drop());
 
 const userTexts = (body: { messages: { role: string; content: unknown }[] }) =>
-  body.messages.filter((m) => m.role === "user" || m.role === "assistant").map((m) => `${m.role}:${typeof m.content === "string" ? m.content : "…"}`).filter((t) => !t.includes("<system-reminder>"));
+  body.messages
+    .filter((m) => m.role === "user" || m.role === "assistant")
+    .map((m) => `${m.role}:${typeof m.content === "string" ? m.content : "…"}`)
+    .filter((t) => !t.includes("<system-reminder>"));
 
 // 50 threads made and copied through the CLI: generous on a loaded machine.
 describe.skipIf(pgSkip)("db migrate", { timeout: 300_000 }, () => {

@@ -7,7 +7,11 @@ import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
 
 const e2e = useE2E();
-const events = (file: string) => readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+const events = (file: string) =>
+  readFileSync(file, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("--debug and DEERFLOW_LOG", () => {
   it("--debug writes the invocation's lines under the data home; DEERFLOW_LOG names another file", async () => {

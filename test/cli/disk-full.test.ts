@@ -78,82 +78,94 @@ function fillUp(dir: string): string {
 }
 
 describe("disk full", () => {
-  it.skipIf(!AS_ROOT)("a store failure mid-run rolls the thread back (checked after space is freed)", async () => {
-    const home = join(mountPoint, "home");
-    const { sb, env, threadId } = await threadWithOneRun(home);
+  it.skipIf(!AS_ROOT)(
+    "a store failure mid-run rolls the thread back (checked after space is freed)",
+    async () => {
+      const home = join(mountPoint, "home");
+      const { sb, env, threadId } = await threadWithOneRun(home);
 
-    // Under the model layer's 2,000,000-character answer cap, over what is left of the 1.5 MB disk (the pre-run snapshot and run records take their share first; since hook fusion the answer is stored about once, so the disk must be smaller than one copy).
-    e2e.server.push({ content: `HUGE:${"z".repeat(1_900_000)}` });
-    const failed = await runCli(sb, ["run", "--thread", threadId, "the failing input"], { env });
-    expect(failed.exitCode).toBe(1);
-    expect(failed.stderr).toContain(join(home, "deerflow.sqlite"));
-    expect(failed.stderr).not.toMatch(/internal error/i);
-    expect(failed.stderr).toMatch(/rolled back|undone the next time the thread is opened/);
+      // Under the model layer's 2,000,000-character answer cap, over what is left of the 1.5 MB disk (the pre-run snapshot and run records take their share first; since hook fusion the answer is stored about once, so the disk must be smaller than one copy).
+      e2e.server.push({ content: `HUGE:${"z".repeat(1_900_000)}` });
+      const failed = await runCli(sb, ["run", "--thread", threadId, "the failing input"], { env });
+      expect(failed.exitCode).toBe(1);
+      expect(failed.stderr).toContain(join(home, "deerflow.sqlite"));
+      expect(failed.stderr).not.toMatch(/internal error/i);
+      expect(failed.stderr).toMatch(/rolled back|undone the next time the thread is opened/);
 
-    await execa("mount", ["-o", "remount,size=20m", mountPoint]);
-    expect(await threadStatus(sb, env, threadId)).toBe("error");
-    await expectAsBeforeTheRun(sb, env, threadId, "HUGE:");
-  }, 180_000);
+      await execa("mount", ["-o", "remount,size=20m", mountPoint]);
+      expect(await threadStatus(sb, env, threadId)).toBe("error");
+      await expectAsBeforeTheRun(sb, env, threadId, "HUGE:");
+    },
+    180_000,
+  );
 
-  it.skipIf(!AS_ROOT)("when even the rollback cannot be written, the next open undoes the run (thread as before, run failed)", async () => {
-    const home = join(mountPoint2, "home");
-    const { sb, env, threadId } = await threadWithOneRun(home);
+  it.skipIf(!AS_ROOT)(
+    "when even the rollback cannot be written, the next open undoes the run (thread as before, run failed)",
+    async () => {
+      const home = join(mountPoint2, "home");
+      const { sb, env, threadId } = await threadWithOneRun(home);
 
-    // The run has stored its input and is streaming the answer when the disk fills up (another program's doing):
-    // the answer's checkpoint cannot be written, and neither can the rollback.
-    e2e.server.push({ content: "an answer that arrives while the disk fills up", chunkDelayMs: 30 });
-    const child = sb.spawn(["run", "--thread", threadId, "--output-format", "stream-json", "the failing input"], { env });
-    let filler = "";
-    let buf = "";
-    child.stdout!.on("data", (d: Buffer) => {
-      buf += d.toString();
-      if (!filler && buf.includes('"type":"message.delta"')) filler = fillUp(mountPoint2);
-    });
-    const failed = await child;
-    const stderr = String(failed.stderr);
-    expect(filler, stderr).not.toBe("");
-    expect(failed.exitCode, stderr).toBe(1);
-    expect(stderr).toContain(join(home, "deerflow.sqlite"));
-    expect(stderr).not.toMatch(/internal error|\n\s+at /i);
-    expect(stderr).toMatch(/undone the next time the thread is opened/);
+      // The run has stored its input and is streaming the answer when the disk fills up (another program's doing):
+      // the answer's checkpoint cannot be written, and neither can the rollback.
+      e2e.server.push({ content: "an answer that arrives while the disk fills up", chunkDelayMs: 30 });
+      const child = sb.spawn(["run", "--thread", threadId, "--output-format", "stream-json", "the failing input"], { env });
+      let filler = "";
+      let buf = "";
+      child.stdout!.on("data", (d: Buffer) => {
+        buf += d.toString();
+        if (!filler && buf.includes('"type":"message.delta"')) filler = fillUp(mountPoint2);
+      });
+      const failed = await child;
+      const stderr = String(failed.stderr);
+      expect(filler, stderr).not.toBe("");
+      expect(failed.exitCode, stderr).toBe(1);
+      expect(stderr).toContain(join(home, "deerflow.sqlite"));
+      expect(stderr).not.toMatch(/internal error|\n\s+at /i);
+      expect(stderr).toMatch(/undone the next time the thread is opened/);
 
-    // Space comes back; the next command that opens the store finishes the rollback.
-    rmSync(filler);
-    expect(await threadStatus(sb, env, threadId)).toBe("error");
-    const db = new Database(join(home, "deerflow.sqlite"), { readonly: true });
-    const runs = db.prepare("SELECT status, error FROM runs WHERE thread_id = ? ORDER BY started_at, rowid").all(threadId) as { status: string; error: string }[];
-    db.close();
-    expect(runs.map((r) => r.status)).toEqual(["success", "error"]);
-    expect(runs[1]!.error).toMatch(/full|rolled back/);
-    await expectAsBeforeTheRun(sb, env, threadId, "while the disk fills up");
-  }, 180_000);
-
-  it.skipIf(!AS_ROOT)("a data directory on a disk that is full from the start: one typed line naming the file, exit 1, then works once freed", async () => {
-    const mp = mkdtempSync(join(tmpdir(), "deerflow-full0-"));
-    await execa("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mp]);
-    try {
-      const sb = e2e.sandbox();
-      const home = join(mp, "home");
-      mkdirSync(home);
-      const filler = fillUp(mp);
-      const env = { DEERFLOW_HOME: home };
-      // Spawned: the mount is unmounted at the end, and a process that has exited holds nothing open on it.
-      for (const args of [["run", "hi"], ["threads"]]) {
-        const r = await sb.run(args, { env });
-        expect(r.exitCode, r.stderr).toBe(1);
-        expect(r.stderr).toContain(`Could not write to ${join(home, "deerflow.sqlite")}`);
-        expect(r.stderr).toMatch(/Nothing was changed.*Free disk space/s);
-        expect(r.stderr).not.toMatch(/internal error|\n\s+at /i);
-      }
-      expect(e2e.server.requests).toHaveLength(0);
+      // Space comes back; the next command that opens the store finishes the rollback.
       rmSync(filler);
-      e2e.server.push({ content: "room now" });
-      const ok = await sb.run(["run", "hi"], { env });
-      expect(ok.exitCode, ok.stderr).toBe(0);
-      expect(ok.stdout).toBe("room now\n");
-    } finally {
-      await execa("umount", [mp], { reject: false });
-      rmSync(mp, { recursive: true, force: true });
-    }
-  }, 180_000);
+      expect(await threadStatus(sb, env, threadId)).toBe("error");
+      const db = new Database(join(home, "deerflow.sqlite"), { readonly: true });
+      const runs = db.prepare("SELECT status, error FROM runs WHERE thread_id = ? ORDER BY started_at, rowid").all(threadId) as { status: string; error: string }[];
+      db.close();
+      expect(runs.map((r) => r.status)).toEqual(["success", "error"]);
+      expect(runs[1]!.error).toMatch(/full|rolled back/);
+      await expectAsBeforeTheRun(sb, env, threadId, "while the disk fills up");
+    },
+    180_000,
+  );
+
+  it.skipIf(!AS_ROOT)(
+    "a data directory on a disk that is full from the start: one typed line naming the file, exit 1, then works once freed",
+    async () => {
+      const mp = mkdtempSync(join(tmpdir(), "deerflow-full0-"));
+      await execa("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", mp]);
+      try {
+        const sb = e2e.sandbox();
+        const home = join(mp, "home");
+        mkdirSync(home);
+        const filler = fillUp(mp);
+        const env = { DEERFLOW_HOME: home };
+        // Spawned: the mount is unmounted at the end, and a process that has exited holds nothing open on it.
+        for (const args of [["run", "hi"], ["threads"]]) {
+          const r = await sb.run(args, { env });
+          expect(r.exitCode, r.stderr).toBe(1);
+          expect(r.stderr).toContain(`Could not write to ${join(home, "deerflow.sqlite")}`);
+          expect(r.stderr).toMatch(/Nothing was changed.*Free disk space/s);
+          expect(r.stderr).not.toMatch(/internal error|\n\s+at /i);
+        }
+        expect(e2e.server.requests).toHaveLength(0);
+        rmSync(filler);
+        e2e.server.push({ content: "room now" });
+        const ok = await sb.run(["run", "hi"], { env });
+        expect(ok.exitCode, ok.stderr).toBe(0);
+        expect(ok.stdout).toBe("room now\n");
+      } finally {
+        await execa("umount", [mp], { reject: false });
+        rmSync(mp, { recursive: true, force: true });
+      }
+    },
+    180_000,
+  );
 });

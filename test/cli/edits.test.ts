@@ -8,7 +8,11 @@ import { useE2E } from "../support/e2e.js";
 
 const e2e = useE2E();
 const call = (id: string, name: string, args: Record<string, unknown>) => ({ toolCalls: [{ id, name, args }] });
-const events = (stdout: string) => stdout.trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown> & { type: string });
+const events = (stdout: string) =>
+  stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown> & { type: string });
 
 describe("edits headless", () => {
   it("run applies edits without asking (auto-edit); tool.completed carries the diff; the model never sees it", async () => {
@@ -25,7 +29,11 @@ describe("edits headless", () => {
     const r = await sb.run(["run", "-w", repo, "--output-format", "stream-json", "edit it"]);
     expect(r.exitCode).toBe(0);
     const done = events(r.stdout).filter((e) => e.type === "tool.completed");
-    expect(done.map((e) => [e.tool_call_id, e.status])).toEqual([["r1", "ok"], ["s1", "ok"], ["w1", "ok"]]);
+    expect(done.map((e) => [e.tool_call_id, e.status])).toEqual([
+      ["r1", "ok"],
+      ["s1", "ok"],
+      ["w1", "ok"],
+    ]);
     expect(done[0]).not.toHaveProperty("diff");
     // Real paths relative to the workspace, with git's a/ b/ headers (the model keeps its /mnt/user-data view).
     expect(done[1]!.diff).toEqual({
@@ -59,7 +67,9 @@ describe("edits headless", () => {
     );
     const r = await sb.run(["run", "--output-format", "stream-json", "edit it"]);
     expect(r.exitCode, r.stderr).toBe(0);
-    const diffs = events(r.stdout).filter((e) => e.type === "tool.completed" && e.diff).map((e) => e.diff as { path: string; patch: string });
+    const diffs = events(r.stdout)
+      .filter((e) => e.type === "tool.completed" && e.diff)
+      .map((e) => e.diff as { path: string; patch: string });
     expect(diffs.map((d) => d.path)).toEqual(["src/app.js", "src/new.js"]);
     // Undo the agent's edits, then re-apply its patches with git: the same files result.
     const edited = readFileSync(join(sb.cwd, "src", "app.js"), "utf8");
@@ -98,7 +108,12 @@ describe("edits headless", () => {
     // read_file shows a CRLF file's lines without their \r; the model's old_str has bare \n.
     writeFileSync(join(repo, "crlf.txt"), "one\r\ntwo\r\nthree\r\n");
     e2e.server.push(
-      { toolCalls: [{ id: "r1", name: "read_file", args: { path: "latin.txt" } }, { id: "r2", name: "read_file", args: { path: "crlf.txt" } }] },
+      {
+        toolCalls: [
+          { id: "r1", name: "read_file", args: { path: "latin.txt" } },
+          { id: "r2", name: "read_file", args: { path: "crlf.txt" } },
+        ],
+      },
       call("s1", "str_replace", { path: "latin.txt", old_str: '"x"', new_str: '"y"' }),
       call("s2", "str_replace", { path: "crlf.txt", old_str: "two\nthree", new_str: "TWO\nTHREE\nfour" }),
       { content: "edited" },
@@ -108,8 +123,14 @@ describe("edits headless", () => {
     const done = events(r.stdout).filter((e) => e.type === "tool.completed");
     // r1 and r2 are one batch and run concurrently: either may finish first; the edits come after both.
     const pairs = done.map((e) => [e.tool_call_id, e.status]);
-    expect([...pairs.slice(0, 2)].sort()).toEqual([["r1", "ok"], ["r2", "ok"]]);
-    expect(pairs.slice(2)).toEqual([["s1", "ok"], ["s2", "ok"]]);
+    expect([...pairs.slice(0, 2)].sort()).toEqual([
+      ["r1", "ok"],
+      ["r2", "ok"],
+    ]);
+    expect(pairs.slice(2)).toEqual([
+      ["s1", "ok"],
+      ["s2", "ok"],
+    ]);
     expect(readFileSync(join(repo, "latin.txt")).equals(Buffer.from([...Buffer.from("caf"), 0xe9, ...Buffer.from(' = 1\nname = "y"\n')]))).toBe(true);
     expect(readFileSync(join(repo, "crlf.txt"), "utf8")).toBe("one\r\nTWO\r\nTHREE\r\nfour\r\n");
     expect(done[3]!.diff).toMatchObject({ added: 3, removed: 2 });

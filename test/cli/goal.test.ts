@@ -13,7 +13,6 @@ import type { ScriptedReply } from "../support/openai-server.js";
 const e2e = useE2E();
 let sb: Sandbox;
 
-
 /** The agent's replies and the evaluator's verdicts, each from its own queue. */
 function script(agent: ScriptedReply[], verdicts: ScriptedReply[]) {
   e2e.server.setScript((req) => (isEvaluator(req) ? (verdicts.length > 1 ? verdicts.shift()! : verdicts[0]!) : (agent.shift() ?? { content: "same reply" })));
@@ -29,7 +28,10 @@ describe("deerflow run --goal", () => {
     sb = e2e.sandbox();
     script(
       [{ toolCalls: [{ id: "w", name: "write_file", args: { path: "hello.txt", content: "hello" } }] }, { content: "I wrote hello.txt." }, { content: "Verified: hello.txt contains hello." }],
-      [verdict({ satisfied: false, blocker: "goal_not_met_yet", reason: "no evidence the file has the right content" }), verdict({ satisfied: true, blocker: "none", reason: "the file content was shown" })],
+      [
+        verdict({ satisfied: false, blocker: "goal_not_met_yet", reason: "no evidence the file has the right content" }),
+        verdict({ satisfied: true, blocker: "none", reason: "the file content was shown" }),
+      ],
     );
     const r = await runGoal(["--goal", "hello.txt contains hello"]);
     expect(r.exitCode).toBe(0);
@@ -81,10 +83,7 @@ describe("deerflow run --goal", () => {
   it("unattended: a clarification question is answered 'proceed with your best judgment', never waits", async () => {
     sb = e2e.sandbox();
     script(
-      [
-        { toolCalls: [{ id: "q", name: "ask_clarification", args: { question: "Tabs or spaces?", clarification_type: "approach_choice" } }] },
-        { content: "Assuming spaces (the repo's style). Done." },
-      ],
+      [{ toolCalls: [{ id: "q", name: "ask_clarification", args: { question: "Tabs or spaces?", clarification_type: "approach_choice" } }] }, { content: "Assuming spaces (the repo's style). Done." }],
       [verdict({ satisfied: true, blocker: "none", reason: "low-risk assumption stated", relied_on_assumption: true })],
     );
     const r = await runGoal(["--goal", "format the code"]);

@@ -73,7 +73,10 @@ describe("artifact handles and task notes through the built CLI", () => {
 
     const first = await sb.run(["run", "--yes", "-w", sb.cwd, "--output-format", "stream-json", "find the report"], { timeoutMs: 180_000 });
     expect(first.exitCode, first.stderr + first.stdout.slice(-3000)).toBe(0);
-    const events = first.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const events = first.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const thread = events[0].thread_id as string;
     expect(events.at(-1)).toMatchObject({ type: "run.completed", final_text: "found it" });
     // The model saw a handle, not the path, with a note saying what it stands for.

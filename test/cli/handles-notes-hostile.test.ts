@@ -67,7 +67,7 @@ describe("hostile model vs notes and handles", () => {
 describe("a handle put back into a shell command", () => {
   // A URL from a tool result may hold `$NAME` or a backslash: the model writes its handle in double quotes (as it
   // would any argument) and the command must see the URL as printed, not a shell expansion of it.
-  it('inside "…", inside \'…\' and bare, the reference reaches the command literally', async () => {
+  it("inside \"…\", inside '…' and bare, the reference reaches the command literally", async () => {
     const sb = e2e.sandbox();
     const url = `https://example.com/${"segment/".repeat(14)}x.json?home=$HOME&q=a\\b%24USER`;
     writeFileSync(join(sb.cwd, "links.txt"), `${url}\n`);

@@ -28,7 +28,16 @@ async function interruptedRun(sb: Sandbox, env: Record<string, string>, prompt: 
   const child = sb.spawn(["run", "--output-format", "stream-json", prompt], { env });
   let out = "";
   child.stdout!.on("data", (d: Buffer) => (out += d.toString()));
-  await until(() => out.split("\n").filter((l) => l.includes('"message.delta"')).map((l) => JSON.parse(l).text as string).join("").includes(shown), `"${shown}" to stream`);
+  await until(
+    () =>
+      out
+        .split("\n")
+        .filter((l) => l.includes('"message.delta"'))
+        .map((l) => JSON.parse(l).text as string)
+        .join("")
+        .includes(shown),
+    `"${shown}" to stream`,
+  );
   child.kill(signal);
   const r = await child.catch((e: { exitCode?: number; stdout?: string; stderr?: string }) => e);
   const completed = out.split("\n").find((l) => l.includes('"run.completed"') || l.includes('"run.failed"') || l.includes('"thread_id"'));

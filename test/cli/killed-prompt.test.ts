@@ -35,10 +35,15 @@ async function killWhileThinking(sb: Sandbox, env: Record<string, string>): Prom
   killed.kill("SIGKILL");
   await killed.catch(() => undefined);
   // On the team database the dead run's lease has to run out first.
-  await until(async () => {
-    const r = await runCli(sb, ["threads", "--json"], { env });
-    return (JSON.parse(r.stdout) as { id: string; status: string }[]).find((t) => t.id === threadId)?.status === "interrupted";
-  }, "the killed run to show as interrupted", undefined, 250);
+  await until(
+    async () => {
+      const r = await runCli(sb, ["threads", "--json"], { env });
+      return (JSON.parse(r.stdout) as { id: string; status: string }[]).find((t) => t.id === threadId)?.status === "interrupted";
+    },
+    "the killed run to show as interrupted",
+    undefined,
+    250,
+  );
 
   e2e.server.setScript([{ content: "carried on" }]);
   const next = await runCli(sb, ["run", "--thread", threadId, "--output-format", "json", "carry on"], { env });
@@ -61,7 +66,6 @@ describe("a run killed while the model is thinking", () => {
   });
 });
 
-
 // A run killed while a tool runs keeps the steps before it: the tool call that finished (with its output) and the
 // one that was running (answered as interrupted, never sent dangling), on both stores. On the team database each
 // step waits for its checkpoint, so what the model and the first tool did is saved before the next step starts.
@@ -79,12 +83,17 @@ async function killMidTool(sb: Sandbox, env: Record<string, string>): Promise<vo
   killed.kill("SIGKILL");
   await killed.catch(() => undefined);
   let threadId = "";
-  await until(async () => {
-    const r = await runCli(sb, ["threads", "--json"], { env });
-    const t = (JSON.parse(r.stdout) as { id: string; status: string }[])[0];
-    threadId = t?.id ?? "";
-    return t?.status === "interrupted";
-  }, "the killed run to show as interrupted", undefined, 250);
+  await until(
+    async () => {
+      const r = await runCli(sb, ["threads", "--json"], { env });
+      const t = (JSON.parse(r.stdout) as { id: string; status: string }[])[0];
+      threadId = t?.id ?? "";
+      return t?.status === "interrupted";
+    },
+    "the killed run to show as interrupted",
+    undefined,
+    250,
+  );
 
   e2e.server.setScript([{ content: "carried on" }]);
   const next = await runCli(sb, ["run", "--thread", threadId, "--output-format", "json", "carry on"], { env });

@@ -28,7 +28,10 @@ async function killAfter(sb: Sandbox, args: string[], at: string): Promise<void>
         resolve();
       }
     });
-    void child.then(() => resolve(), () => resolve());
+    void child.then(
+      () => resolve(),
+      () => resolve(),
+    );
   });
   await child.catch(() => {});
 }

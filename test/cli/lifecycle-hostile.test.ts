@@ -75,7 +75,11 @@ describe("run limits and idempotency keys from a careless user", () => {
 
   it("an empty --input-id (an unset shell variable) or one longer than 255 characters is refused, exit 2", async () => {
     const sb = e2e.sandbox();
-    for (const [id, why] of [["", /--input-id is empty/], ["  ", /--input-id is empty/], ["x".repeat(256), /longer than 255/]] as const) {
+    for (const [id, why] of [
+      ["", /--input-id is empty/],
+      ["  ", /--input-id is empty/],
+      ["x".repeat(256), /longer than 255/],
+    ] as const) {
       const r = await runCli(sb, ["run", "--input-id", id, "hi"]);
       expect(r.exitCode, r.stderr).toBe(2);
       expect(r.stderr).toMatch(why);

@@ -48,7 +48,8 @@ function script(state: { step: number; hangSummary: boolean }) {
     const last = req.body.messages.at(-1);
     if (last.role === "user" && textOf(last).includes("recall")) return { toolCalls: [{ name: "read_history", args: { search: "FILE-3 start" } }] };
     // Found, with the file's own text (the query alone is echoed by "No archived message matches …" too).
-    if (last.role === "tool" && textOf(last).includes("match")) return { content: /\d+ archived message\(s\) match/.test(textOf(last)) && textOf(last).includes("line 1 of file 3 ") ? "recalled FILE-3" : "not found" };
+    if (last.role === "tool" && textOf(last).includes("match"))
+      return { content: /\d+ archived message\(s\) match/.test(textOf(last)) && textOf(last).includes("line 1 of file 3 ") ? "recalled FILE-3" : "not found" };
     if (last.role === "user") state.step = 0;
     state.step += 1;
     if (state.step > TURNS) return { content: "read them all" };
@@ -67,7 +68,14 @@ function checkRequest(r: RecordedRequest, first: string, latest: string) {
   for (let i = 0; i < msgs.length; i++) {
     const ids = (msgs[i].tool_calls ?? []).map((c: any) => c.id);
     if (ids.length) expect(msgs.slice(i + 1, i + 1 + ids.length).map((m) => m.tool_call_id)).toEqual(ids);
-    if (msgs[i].role === "tool") expect(msgs.slice(0, i).reverse().find((m) => m.role === "assistant")?.tool_calls?.map((c: any) => c.id)).toContain(msgs[i].tool_call_id);
+    if (msgs[i].role === "tool")
+      expect(
+        msgs
+          .slice(0, i)
+          .reverse()
+          .find((m) => m.role === "assistant")
+          ?.tool_calls?.map((c: any) => c.id),
+      ).toContain(msgs[i].tool_call_id);
   }
 }
 

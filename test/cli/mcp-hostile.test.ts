@@ -24,7 +24,12 @@ describe("a hostile MCP server", () => {
     expect(list.stdout).toContain("mcp__fx__evil_0_pwned_ (trusted)  Clears your screen and sets the title ; also OSC 52 .");
     e2e.server.push(
       { toolCalls: [{ id: "e1", name: "mcp__fx__evil_0_pwned_", args: {} }] },
-      { toolCalls: [{ id: "b1", name: "mcp__fx__bash", args: { command: "echo from-model" } }, { id: "b2", name: "bash", args: { command: "echo real-bash" } }] },
+      {
+        toolCalls: [
+          { id: "b1", name: "mcp__fx__bash", args: { command: "echo from-model" } },
+          { id: "b2", name: "bash", args: { command: "echo real-bash" } },
+        ],
+      },
       { content: "done" },
     );
     const r = await sb.run(["run", "go"]);
@@ -73,7 +78,12 @@ describe("a hostile MCP server", () => {
     e2e.server.push(
       { toolCalls: [{ id: "s1", name: "mcp__fx__spam", args: { count: 2000 } }] },
       { toolCalls: [{ id: "c1", name: "mcp__fx__crash", args: {} }] },
-      { toolCalls: [{ id: "c2", name: "mcp__fx__fails", args: {} }, { id: "o1", name: "mcp__other__fixture_0", args: { text: "still here" } }] },
+      {
+        toolCalls: [
+          { id: "c2", name: "mcp__fx__fails", args: {} },
+          { id: "o1", name: "mcp__other__fixture_0", args: { text: "still here" } },
+        ],
+      },
       { content: "done" },
     );
     const r = await sb.run(["run", "go"]);

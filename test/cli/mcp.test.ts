@@ -95,12 +95,16 @@ describe("deerflow config with MCP servers", () => {
 describe("MCP tools in a run", () => {
   it("calls a stdio and an HTTP server's tools; a failing server is reported once on stderr and the run goes on", async () => {
     const sb = e2e.sandbox();
-    writeRc(sb, {
-      everything: { ...everythingStdio(), trust: true },
-      web: { url: http.url, trust: ["get-sum"] },
-      broken: { command: "definitely-not-a-program-here" },
-      hung: { ...fixture("--hang-init"), startupTimeout: 1500 },
-    }, { mcp: { deferAbove: 100, deferTokens: 100_000 } });
+    writeRc(
+      sb,
+      {
+        everything: { ...everythingStdio(), trust: true },
+        web: { url: http.url, trust: ["get-sum"] },
+        broken: { command: "definitely-not-a-program-here" },
+        hung: { ...fixture("--hang-init"), startupTimeout: 1500 },
+      },
+      { mcp: { deferAbove: 100, deferTokens: 100_000 } },
+    );
     e2e.server.push(
       { toolCalls: [{ id: "e1", name: "mcp__everything__echo", args: { message: "hello over stdio" } }] },
       { toolCalls: [{ id: "s1", name: "mcp__web__get-sum", args: { a: 2, b: 40 } }] },
@@ -222,7 +226,9 @@ describe("deferred MCP tools", () => {
     expect(mcpIn(r2!).sort()).toEqual(["mcp__s1__a_0", "mcp__s3__c_19"]);
     expect(lastToolResult(r3!)).toBe("a_0 says: hello");
     // Keywords: at most 5 results, all about the weather; promotions add up within the turn.
-    const found = lastToolResult(r4!).split("\n").filter((l) => l.startsWith("- "));
+    const found = lastToolResult(r4!)
+      .split("\n")
+      .filter((l) => l.startsWith("- "));
     expect(found).toHaveLength(5);
     for (const l of found) expect(l).toContain("weather");
     const names = found.map((l) => l.slice(2).split(":")[0]);
@@ -248,10 +254,14 @@ describe("a confined stdio server (sandbox: true)", () => {
     mkdirSync(join(sb.userHome, ".ssh"), { recursive: true });
     const key = join(sb.userHome, ".ssh", "id_ed25519");
     writeFileSync(key, "PRIVATE-KEY-MATERIAL");
-    writeRc(sb, {
-      boxed: { command: process.execPath, args: [FILESYSTEM, "/mnt/user-data/workspace", sb.userHome], sandbox: true, trust: true },
-      plain: { command: process.execPath, args: [FILESYSTEM, sb.userHome], trust: true },
-    }, { mcp: { deferAbove: 100, deferTokens: 1_000_000 } });
+    writeRc(
+      sb,
+      {
+        boxed: { command: process.execPath, args: [FILESYSTEM, "/mnt/user-data/workspace", sb.userHome], sandbox: true, trust: true },
+        plain: { command: process.execPath, args: [FILESYSTEM, sb.userHome], trust: true },
+      },
+      { mcp: { deferAbove: 100, deferTokens: 1_000_000 } },
+    );
     e2e.server.push(
       { toolCalls: [{ id: "w1", name: "mcp__boxed__write_file", args: { path: "/mnt/user-data/workspace/hello.txt", content: "from the confined server" } }] },
       { toolCalls: [{ id: "r1", name: "mcp__boxed__read_text_file", args: { path: key } }] },

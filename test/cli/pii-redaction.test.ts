@@ -27,7 +27,10 @@ const wire = (reqs: RecordedRequest[]) => reqs.map((r) => JSON.stringify(r.body)
 function script() {
   return (req: RecordedRequest) => {
     const msgs = req.body.messages as any[];
-    const user = msgs.filter((m) => m.role === "user").map(textOf).join("\n");
+    const user = msgs
+      .filter((m) => m.role === "user")
+      .map(textOf)
+      .join("\n");
     const placeholder = /\[EMAIL_[0-9a-f]{8}\]/.exec(user)?.[0] ?? EMAIL;
     const tools = msgs.filter((m) => m.role === "tool").length;
     if (tools === 0) return { toolCalls: [{ name: "write_file", args: { path: "to.txt", content: `to: ${placeholder}\n` } }] };
@@ -86,7 +89,10 @@ describe("piiRedaction through the built CLI", () => {
     });
     const r = await sb.run(["run", "--output-format", "stream-json", `note ${EMAIL}`], { timeoutMs: 120_000 });
     expect(r.exitCode, r.stderr).toBe(0);
-    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const deltas = events.filter((e) => e.type === "message.delta").map((e) => e.text);
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.join("")).toBe(`Sure, I will write to ${EMAIL} right away; ${EMAIL} again.`);

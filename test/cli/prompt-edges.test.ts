@@ -36,7 +36,9 @@ describe("a prompt larger than any model takes", () => {
     expect(r.exitCode).toBe(1);
     const lines = r.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^deerflow: The prompt is too long to send: about 13,107,\d{3} tokens, more than the 1,048,576 deerflow sends to a model whose context window is not configured\. .*contextWindow/);
+    expect(lines[0]).toMatch(
+      /^deerflow: The prompt is too long to send: about 13,107,\d{3} tokens, more than the 1,048,576 deerflow sends to a model whose context window is not configured\. .*contextWindow/,
+    );
     expect(e2e.server.requests).toHaveLength(0);
     const threads = join(sb.home, "threads");
     expect(existsSync(threads) ? readdirSync(threads) : []).toEqual([]);

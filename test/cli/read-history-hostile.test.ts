@@ -40,7 +40,10 @@ describe("read_history against a hostile model", () => {
     expect(e2e.server.requests.filter(isSummary).length).toBeGreaterThan(0);
     const recall = await sb.run(["run", "--yes", "-w", sb.cwd, "--continue", "recall who owns the files"], { timeoutMs: 300_000 });
     expect(recall.exitCode, recall.stderr).toBe(0);
-    const lasts = e2e.server.requests.slice(-4).map((r) => { const m = r.body.messages.at(-1); return `${m.role}: ${textOf(m).slice(0, 200)}`; });
+    const lasts = e2e.server.requests.slice(-4).map((r) => {
+      const m = r.body.messages.at(-1);
+      return `${m.role}: ${textOf(m).slice(0, 200)}`;
+    });
     expect(recall.stdout, lasts.join("\n---\n")).toBe("found it\n");
     const wire = [...e2e.server.requests, ...e2e.server.titleRequests].map((r) => JSON.stringify(r.body)).join("\n");
     const toolTexts = e2e.server.requests.flatMap((r) => (r.body.messages as any[]).filter((m) => m.role === "tool").map(textOf));

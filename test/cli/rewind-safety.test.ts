@@ -54,7 +54,9 @@ describe.each(HAS_BWRAP ? (["bwrap", "fallback"] as const) : (["fallback"] as co
     expect((await rewind(sb, [thread, "--list", "--json"])).json.runs[0].files_changed).toEqual(["app.js", "created.txt"]);
     const text = await rewind(sb, [thread]);
     expect(text.stdout).toMatch(
-      new RegExp(`^Rewound thread ${thread} to before run run-\\S+ \\(1 run undone\\): the conversation and 1 file: created\\.txt restored\\. Changed since the last run, left as they are: app\\.js, mine\\.txt, notes\\.md \\(\`deerflow rewind ${thread} --force\` takes them too\\)\\. The files from before the rewind are kept at refs/deerflow/rewound/rewind-\\S+ in \\S+snapshots\\.git\\.`),
+      new RegExp(
+        `^Rewound thread ${thread} to before run run-\\S+ \\(1 run undone\\): the conversation and 1 file: created\\.txt restored\\. Changed since the last run, left as they are: app\\.js, mine\\.txt, notes\\.md \\(\`deerflow rewind ${thread} --force\` takes them too\\)\\. The files from before the rewind are kept at refs/deerflow/rewound/rewind-\\S+ in \\S+snapshots\\.git\\.`,
+      ),
     );
     expect(existsSync(join(ws, "created.txt"))).toBe(false);
     expect([read(ws, "app.js"), read(ws, "notes.md"), read(ws, "mine.txt")]).toEqual(["mine\n", "my notes\n", "mine too\n"]);
@@ -147,7 +149,9 @@ describe("a rewind killed half way (SIGKILL, 3,000 files)", () => {
     await threadWithFiles(sb, ws, thread);
     await killMidRewind(sb, thread, gen);
     const doctor = await runCli(sb, ["doctor"]);
-    expect(doctor.stdout).toMatch(new RegExp(`✓ rewind  finished rewind rewind-\\S+ of thread ${thread}, which was interrupted: \\d+ files?: .* restored \\(the files from before it are at refs/deerflow/rewound/rewind-\\S+\\)`));
+    expect(doctor.stdout).toMatch(
+      new RegExp(`✓ rewind  finished rewind rewind-\\S+ of thread ${thread}, which was interrupted: \\d+ files?: .* restored \\(the files from before it are at refs/deerflow/rewound/rewind-\\S+\\)`),
+    );
     expect(existsSync(gen)).toBe(false);
 
     // And during the rewind of a third: the next run on the thread finishes it first and says so.
@@ -156,7 +160,9 @@ describe("a rewind killed half way (SIGKILL, 3,000 files)", () => {
     e2e.server.push({ content: "Fresh start." });
     const next = await runCli(sb, ["run", "--thread", thread, "what is left?"]);
     expect(next.exitCode, next.stderr).toBe(0);
-    expect(next.stderr).toMatch(/warning: Finished rewind rewind-\S+, which was interrupted: thread \S+ is rewound to before run run-\S+ \(1 run undone\): the conversation and \d+ files?: .* restored\. The files from before the rewind are kept at refs\/deerflow\/rewound\//);
+    expect(next.stderr).toMatch(
+      /warning: Finished rewind rewind-\S+, which was interrupted: thread \S+ is rewound to before run run-\S+ \(1 run undone\): the conversation and \d+ files?: .* restored\. The files from before the rewind are kept at refs\/deerflow\/rewound\//,
+    );
     expect(existsSync(gen)).toBe(false);
     expect(userTexts(e2e.server.requests.at(-1)!)).toEqual(["what is left?"]);
   }, 400_000);

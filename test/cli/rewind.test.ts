@@ -14,7 +14,11 @@ const e2e = useE2E();
 
 // GIT_OPTIONAL_LOCKS=0: our own `git status` must not refresh the index it is checking.
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@x", ...args], { cwd, encoding: "utf8", env: { PATH: process.env.PATH!, GIT_CONFIG_NOSYSTEM: "1", GIT_OPTIONAL_LOCKS: "0", HOME: cwd } });
+  execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@x", ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { PATH: process.env.PATH!, GIT_CONFIG_NOSYSTEM: "1", GIT_OPTIONAL_LOCKS: "0", HOME: cwd },
+  });
 
 /** sha256 of every file under `dir` (the user's .git: objects, index, config, hooks, refs). */
 function dirHash(dir: string): string {
@@ -265,7 +269,10 @@ describe("deerflow threads rm", () => {
     let buffered = "";
     for await (const chunk of child.stdout!) {
       buffered += String(chunk);
-      const started = buffered.split("\n").map((l) => (l.startsWith("{") ? JSON.parse(l) : {})).find((e) => e.type === "tool.started");
+      const started = buffered
+        .split("\n")
+        .map((l) => (l.startsWith("{") ? JSON.parse(l) : {}))
+        .find((e) => e.type === "tool.started");
       if (started) {
         thread = JSON.parse(buffered.split("\n")[0]!).thread_id;
         break;

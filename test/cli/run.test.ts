@@ -74,7 +74,10 @@ describe("deerflow run", () => {
     e2e.server.push({ content: "streamed words arrive in pieces" });
     const r = await sb.run(["run", "--output-format", "stream-json", "go"]);
     expect(r.exitCode).toBe(0);
-    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(events[0].type).toBe("run.started");
     expect(events.at(-1)).toMatchObject({ type: "run.completed", status: "success", final_text: "streamed words arrive in pieces" });
     const deltas = events.filter((e) => e.type === "message.delta").map((e) => e.text);
@@ -118,10 +121,7 @@ describe("deerflow run", () => {
 
   it("uses named models from .deerflowrc with $ENV api keys", async () => {
     sb = e2e.sandbox(false);
-    writeFileSync(
-      join(sb.cwd, ".deerflowrc"),
-      JSON.stringify({ defaultModel: "local", models: { local: { model: "qwen-coder", baseUrl: e2e.server.url, apiKey: "$MY_LOCAL_KEY" } } }),
-    );
+    writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ defaultModel: "local", models: { local: { model: "qwen-coder", baseUrl: e2e.server.url, apiKey: "$MY_LOCAL_KEY" } } }));
     trustProject(sb);
     e2e.server.push({ content: "from the named model" });
     const r = await runCli(sb, ["run", "hi"], { env: { MY_LOCAL_KEY: "secret-local-key" } });

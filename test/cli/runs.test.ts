@@ -18,7 +18,6 @@ const roles = (req: RecordedRequest) =>
     .filter((m) => m.role !== "system" && !(typeof m.content === "string" && m.content.startsWith("<system-reminder>")))
     .map((m) => (m.role === "tool" ? `tool:${m.tool_call_id}` : m.role === "assistant" && m.tool_calls?.length ? "assistant+calls" : `${m.role}:${typeof m.content === "string" ? m.content : "…"}`));
 
-
 function integrity(home: string): string {
   const db = new Database(join(home, "deerflow.sqlite"), { readonly: true });
   try {

@@ -51,9 +51,17 @@ describe.runIf(HAS_BWRAP)("the sandbox's edges (bwrap)", () => {
         toolCalls: [
           // A glob the audit reads as an ordinary edit, and a template that copies a hook in (the second adversarial pass).
           { id: "glob", name: "bash", args: { command: `printf '[core]\\n\\tfsmonitor = touch ${marker}\\n' >> .gi?/config; echo rc=$?` } },
-          { id: "tpl", name: "bash", args: { command: `mkdir -p tpl/hooks && printf '#!/bin/sh\\ntouch ${marker}\\n' > tpl/hooks/post-commit && chmod +x tpl/hooks/post-commit && git init -q --template=tpl; echo rc=$?` } },
+          {
+            id: "tpl",
+            name: "bash",
+            args: { command: `mkdir -p tpl/hooks && printf '#!/bin/sh\\ntouch ${marker}\\n' > tpl/hooks/post-commit && chmod +x tpl/hooks/post-commit && git init -q --template=tpl; echo rc=$?` },
+          },
           // Rename the repository away and put a writable copy with a planted config in its place (the fourth pass).
-          { id: "swap", name: "bash", args: { command: `n=.gi; mv .gi? .gx; echo mv=$?; cp -a .gi? .gy; printf '[core]\\n\\tfsmonitor = touch ${marker}\\n' >> .gy/config; mv .gy \${n}t; echo swap=$?` } },
+          {
+            id: "swap",
+            name: "bash",
+            args: { command: `n=.gi; mv .gi? .gx; echo mv=$?; cp -a .gi? .gy; printf '[core]\\n\\tfsmonitor = touch ${marker}\\n' >> .gy/config; mv .gy \${n}t; echo swap=$?` },
+          },
           { id: "commit", name: "bash", args: { command: "echo two >> a.txt && git -c user.name=u -c user.email=u@x commit -qam two && git log --oneline | wc -l" } },
         ],
       },
@@ -131,8 +139,18 @@ describe.runIf(HAS_BWRAP)("the sandbox's edges (bwrap)", () => {
   it("credential files and shell histories in the home read as empty; ~/.config/hub as a directory is emptied", async () => {
     const sb = e2e.sandbox();
     const secretFiles = [
-      ".vault-token", ".config/rclone/rclone.conf", ".m2/settings.xml", ".gradle/gradle.properties", ".config/openai/key", ".env",
-      ".bash_history", ".zsh_history", ".python_history", ".node_repl_history", ".psql_history", ".mysql_history",
+      ".vault-token",
+      ".config/rclone/rclone.conf",
+      ".m2/settings.xml",
+      ".gradle/gradle.properties",
+      ".config/openai/key",
+      ".env",
+      ".bash_history",
+      ".zsh_history",
+      ".python_history",
+      ".node_repl_history",
+      ".psql_history",
+      ".mysql_history",
     ];
     for (const f of [...secretFiles, ".config/hub/hosts.yml"]) {
       mkdirSync(dirname(join(sb.userHome, f)), { recursive: true });
@@ -186,7 +204,11 @@ describe("sandbox paths that break or open the sandbox", () => {
     // The probe (a bare sandbox) passes; the session with deerflow's settings does not start.
     const shim = join(sb.userHome, "..", "picky-bwrap");
     mkdirSync(shim, { recursive: true });
-    writeFileSync(join(shim, "bwrap"), '#!/bin/sh\ncase " $* " in *" --die-with-parent "*) echo "bwrap: Can\'t mount tmpfs on /run: Operation not permitted" >&2; exit 1;; esac\nexec /usr/bin/bwrap "$@"\n', { mode: 0o755 });
+    writeFileSync(
+      join(shim, "bwrap"),
+      '#!/bin/sh\ncase " $* " in *" --die-with-parent "*) echo "bwrap: Can\'t mount tmpfs on /run: Operation not permitted" >&2; exit 1;; esac\nexec /usr/bin/bwrap "$@"\n',
+      { mode: 0o755 },
+    );
     const broken = await sb.run(["doctor"], { env: { PATH: `${shim}:${sb.env.PATH}` } });
     expect(broken.exitCode).toBe(1);
     expect(broken.stdout).toMatch(/^✗ sandbox +a shell command fails with these settings: .*Can't mount tmpfs on \/run/m);

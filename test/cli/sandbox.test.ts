@@ -85,10 +85,7 @@ describe("sandbox tools through deerflow run", () => {
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ sandbox: { bashTimeout: 1 } }));
     trustProject(sb);
     const marker = `deerflow-orphan-${process.pid}-${Date.now()}`;
-    e2e.server.push(
-      { toolCalls: [{ id: "t1", name: "bash", args: { command: `(sleep 300; echo ${marker}) & sleep 200 # ${marker}` } }] },
-      { content: "gave up" },
-    );
+    e2e.server.push({ toolCalls: [{ id: "t1", name: "bash", args: { command: `(sleep 300; echo ${marker}) & sleep 200 # ${marker}` } }] }, { content: "gave up" });
     const r = await runJson(["hang"]);
     expect(r.exitCode).toBe(0);
     expect(toolResults(e2e.server.requests[1]!).t1).toMatch(/timed out after 1 s/);
@@ -143,10 +140,7 @@ describe("sandbox tools through deerflow run", () => {
     sb = e2e.sandbox();
     writeFileSync(join(sb.cwd, "spec.md"), "the spec");
     writeFileSync(join(sb.cwd, "data.csv"), "a,b\n1,2\n");
-    e2e.server.push(
-      { toolCalls: [{ id: "u1", name: "read_file", args: { path: "/mnt/user-data/uploads/data.csv" } }] },
-      { content: "read it" },
-    );
+    e2e.server.push({ toolCalls: [{ id: "u1", name: "read_file", args: { path: "/mnt/user-data/uploads/data.csv" } }] }, { content: "read it" });
     const r = await runJson(["--upload", join(sb.cwd, "spec.md"), "summarise @data.csv please"]);
     expect(r.exitCode).toBe(0);
     const uploads = join(sb.home, "threads", r.json.thread_id, "uploads");

@@ -43,24 +43,28 @@ describe.each(["rg", "walker"] as const)("hostile patterns (%s)", (env) => {
 });
 
 describe("rewrites keep the file's metadata", () => {
-  it.skipIf(process.getuid?.() !== 0)("an edit as root keeps the owner, group and mode of a user's file", async () => {
-    const sb = e2e.sandbox();
-    const repo = join(sb.userHome, "repo");
-    mkdirSync(repo, { recursive: true });
-    const file = join(repo, "owned.txt");
-    writeFileSync(file, "owned\n");
-    chownSync(file, 1234, 2345);
-    chmodSync(file, 0o640);
-    e2e.server.push(
-      { toolCalls: [{ id: "read", name: "read_file", args: { path: "owned.txt" } }] },
-      { toolCalls: [{ id: "edit", name: "str_replace", args: { path: "owned.txt", old_str: "owned", new_str: "edited" } }] },
-      { content: "done" },
-    );
-    const r = await sb.run(["run", "--yes", "-w", repo, "edit"], { timeoutMs: 180_000 });
-    expect(r.exitCode, r.stderr.slice(-2000)).toBe(0);
-    expect(toolResults(e2e.server.requests[2]!).edit).toMatch(/^Replaced 1 occurrence/);
-    const st = statSync(file);
-    expect(readFileSync(file, "utf8")).toBe("edited\n");
-    expect([st.uid, st.gid, st.mode & 0o7777]).toEqual([1234, 2345, 0o640]);
-  }, 240_000);
+  it.skipIf(process.getuid?.() !== 0)(
+    "an edit as root keeps the owner, group and mode of a user's file",
+    async () => {
+      const sb = e2e.sandbox();
+      const repo = join(sb.userHome, "repo");
+      mkdirSync(repo, { recursive: true });
+      const file = join(repo, "owned.txt");
+      writeFileSync(file, "owned\n");
+      chownSync(file, 1234, 2345);
+      chmodSync(file, 0o640);
+      e2e.server.push(
+        { toolCalls: [{ id: "read", name: "read_file", args: { path: "owned.txt" } }] },
+        { toolCalls: [{ id: "edit", name: "str_replace", args: { path: "owned.txt", old_str: "owned", new_str: "edited" } }] },
+        { content: "done" },
+      );
+      const r = await sb.run(["run", "--yes", "-w", repo, "edit"], { timeoutMs: 180_000 });
+      expect(r.exitCode, r.stderr.slice(-2000)).toBe(0);
+      expect(toolResults(e2e.server.requests[2]!).edit).toMatch(/^Replaced 1 occurrence/);
+      const st = statSync(file);
+      expect(readFileSync(file, "utf8")).toBe("edited\n");
+      expect([st.uid, st.gid, st.mode & 0o7777]).toEqual([1234, 2345, 0o640]);
+    },
+    240_000,
+  );
 });

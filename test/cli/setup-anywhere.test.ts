@@ -58,7 +58,9 @@ describe("a key and/or base URL but no model", () => {
     expect(r.exitCode).toBe(2);
     const lines = r.stderr.trimEnd().split("\n");
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toBe(`deerflow: No model configured; ${e2e.server.url} (alpha-coder, beta-chat) serves: pick one with -m <id> or DEERFLOW_MODEL=alpha-coder (or "defaultModel" in ~/.deerflowrc).`);
+    expect(lines[0]).toBe(
+      `deerflow: No model configured; ${e2e.server.url} (alpha-coder, beta-chat) serves: pick one with -m <id> or DEERFLOW_MODEL=alpha-coder (or "defaultModel" in ~/.deerflowrc).`,
+    );
     expect(e2e.server.modelListAuth).toEqual(["Bearer sk-listing-key-42"]);
     expect(e2e.server.requests).toHaveLength(0);
     expect(await listThreads(sb).catch(() => [])).toEqual([]);

@@ -33,12 +33,16 @@ const task = (id: string, what: string, type = "general-purpose") => ({ id, name
 
 /** Parent replies in order; children answer by their prompt. */
 function script(parent: ScriptedReply[], child: (prompt: string, req: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>) {
-  e2e.server.setScript((req) => (isChild(req) ? child(firstUser(req), req) : parent.shift() ?? { content: "parent done" }));
+  e2e.server.setScript((req) => (isChild(req) ? child(firstUser(req), req) : (parent.shift() ?? { content: "parent done" })));
 }
 
 async function streamRun(args: string[]) {
   const r = await runCli(sb, ["run", "--output-format", "stream-json", ...args]);
-  const events = r.stdout.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const events = r.stdout
+    .trim()
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
   return { ...r, events, final: events.at(-1) };
 }
 

@@ -53,7 +53,10 @@ describe.skipIf(pgSkip)("the team database restarting during a run", { timeout: 
     const run = a.spawn(["run", "--output-format", "json", "survive a restart"], { env: {} });
     // deerflow comes back for the database (refused at least twice: backoff, not one retry), then it is up again.
     let ended: string | undefined;
-    void run.then((r) => (ended = `${r.exitCode}: ${r.stderr}`), (e: Error) => (ended = e.message));
+    void run.then(
+      (r) => (ended = `${r.exitCode}: ${r.stderr}`),
+      (e: Error) => (ended = e.message),
+    );
     await until(() => proxy.refused >= refusedBefore + 2 || ended !== undefined, "deerflow retrying against the restarting database");
     expect(ended).toBeUndefined();
     proxy.restore();
@@ -81,7 +84,9 @@ describe.skipIf(pgSkip)("the team database restarting during a run", { timeout: 
     const failed = await a.run(["run", "--thread", threadId, "second turn"]);
     expect(failed.exitCode).toBe(1);
     const lines = failed.stderr.trim().split("\n");
-    expect(lines.at(-1)).toMatch(/^deerflow: The team database postgres:\/\/.*@127\.0\.0\.1:\d+\/\w+ is not usable: .+\. The run failed; its changes are undone the next time deerflow on this machine reaches the database\./);
+    expect(lines.at(-1)).toMatch(
+      /^deerflow: The team database postgres:\/\/.*@127\.0\.0\.1:\d+\/\w+ is not usable: .+\. The run failed; its changes are undone the next time deerflow on this machine reaches the database\./,
+    );
     expect(lines.filter((l) => !l.startsWith("  ")).length).toBeLessThanOrEqual(2); // the thread line, the error (and its hint)
     expect(failed.stderr).not.toMatch(/\n\s+at /);
     expect(failed.stderr).not.toContain(`:${password()}@`);

@@ -37,7 +37,11 @@ function machine(url = db.url): Sandbox {
 
 /** The password as it would leak: after the user name (the test role's password is its name). */
 const password = () => `:${new URL(db.url).password}@`;
-const oneLine = (stderr: string) => stderr.trim().split("\n").filter((l) => !/new thread|^deerflow: thread /.test(l));
+const oneLine = (stderr: string) =>
+  stderr
+    .trim()
+    .split("\n")
+    .filter((l) => !/new thread|^deerflow: thread /.test(l));
 
 async function shownTexts(sb: Sandbox, threadId: string): Promise<string[]> {
   const shown = JSON.parse((await sb.run(["threads", "show", threadId, "--json"])).stdout);
@@ -95,9 +99,12 @@ describe.skipIf(pgSkip)("the team database against hostile input and a hostile s
       e2e.server.push({ content: "first answer" });
       const threadId = JSON.parse((await a.run(["run", "--output-format", "json", "first turn"])).stdout).thread_id as string;
       // Every new session of that database gets a 300 ms statement_timeout; pending writes take a second each.
-      await sql(`CREATE FUNCTION deerflow.slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$;
+      await sql(
+        `CREATE FUNCTION deerflow.slow() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(1); RETURN NEW; END $$;
         CREATE TRIGGER slow BEFORE INSERT ON deerflow.checkpoint_writes FOR EACH ROW EXECUTE FUNCTION deerflow.slow();
-        ALTER DATABASE ${slow.name} SET statement_timeout = '300ms'`, slow.url);
+        ALTER DATABASE ${slow.name} SET statement_timeout = '300ms'`,
+        slow.url,
+      );
       e2e.server.push({ content: "never saved" });
       const r = await a.run(["run", "--thread", threadId, "second turn"]);
       expect(r.exitCode).toBe(1);

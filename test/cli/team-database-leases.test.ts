@@ -48,7 +48,10 @@ describe.skipIf(pgSkip)("leases on a team database", { timeout: 300_000 }, () =>
     await owner.catch(() => undefined);
     // Wait for the lease to run out without reading through deerflow (a read would reap it first): the race is
     // for the expired row itself.
-    await until(async () => (await sql<{ expired: boolean }>("SELECT expires_at < now() AS expired FROM run_locks WHERE thread_id = $1", [threadId]))[0]?.expired === true, "machine A's lease to expire");
+    await until(
+      async () => (await sql<{ expired: boolean }>("SELECT expires_at < now() AS expired FROM run_locks WHERE thread_id = $1", [threadId]))[0]?.expired === true,
+      "machine A's lease to expire",
+    );
 
     const b = machine("machine-b");
     const c = machine("machine-c");
@@ -92,7 +95,11 @@ describe.skipIf(pgSkip)("leases on a team database", { timeout: 300_000 }, () =>
     const woken = await owner.catch((e: { exitCode?: number; stderr?: string }) => e);
     expect(woken.exitCode).toBe(1);
     const lines = String(woken.stderr).trim().split("\n");
-    expect(lines.at(-1)).toMatch(new RegExp(`^deerflow: Run run-\\w+ lost thread ${threadId}'s lease( to run run-\\w+ \\(pid \\d+ on machine-b\\))?: this machine did not renew it in time, so the run stopped without saving more\\.`));
+    expect(lines.at(-1)).toMatch(
+      new RegExp(
+        `^deerflow: Run run-\\w+ lost thread ${threadId}'s lease( to run run-\\w+ \\(pid \\d+ on machine-b\\))?: this machine did not renew it in time, so the run stopped without saving more\\.`,
+      ),
+    );
     expect(String(woken.stderr)).not.toMatch(/\n\s+at /);
 
     // B's turn stands; A's late answer was never written, and A rolled nothing back over B's rows.

@@ -16,7 +16,6 @@ beforeAll(async () => {
 });
 afterAll(async () => db?.drop());
 
-
 /** A machine: its own home and host name, the team database, a short lease so a takeover comes soon. */
 function machine(name: string): Sandbox & { env2: Record<string, string> } {
   const sb = e2e.sandbox();

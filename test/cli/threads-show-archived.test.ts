@@ -21,7 +21,11 @@ const textOf = (m: any): string => (typeof m?.content === "string" ? m.content :
 const isSummary = (r: RecordedRequest) => textOf(r.body.messages?.[0]).startsWith("Summarize this conversation so far");
 
 const show = (threadId: string, ...flags: string[]) =>
-  execa(process.execPath, [BIN, "threads", "show", ...flags, threadId], { cwd, env: { PATH: process.env.PATH!, HOME: process.env.HOME!, DEERFLOW_HOME: home, NO_COLOR: "1", DEERFLOW_DISCOVER_PORTS: "none" }, reject: false });
+  execa(process.execPath, [BIN, "threads", "show", ...flags, threadId], {
+    cwd,
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME!, DEERFLOW_HOME: home, NO_COLOR: "1", DEERFLOW_DISCOVER_PORTS: "none" },
+    reject: false,
+  });
 
 describe.each(["full", "delta"] as const)("threads show of a compacted thread (%s checkpoints)", (mode) => {
   it("prints the archived turns in their place, marked archived (text and --json)", async () => {
@@ -49,7 +53,14 @@ describe.each(["full", "delta"] as const)("threads show of a compacted thread (%
     expect(block).toContain("[archived #2] > question 2");
     expect(block.every((l) => l.startsWith("[archived #"))).toBe(true);
     // Every turn appears once: archived or live, in order.
-    const order = lines.filter((l) => /(?:> question|answer) \d/.test(l)).map((l) => l.match(/(question|answer) (\d)/)!.slice(1).join(" "));
+    const order = lines
+      .filter((l) => /(?:> question|answer) \d/.test(l))
+      .map((l) =>
+        l
+          .match(/(question|answer) (\d)/)!
+          .slice(1)
+          .join(" "),
+      );
     expect(order).toEqual(["question 1", "answer 1", "question 2", "answer 2", "question 3", "answer 3", "question 4", "answer 4", "question 5", "answer 5"]);
     expect(lines.slice(end + 1).some((l) => l === "> question 5")).toBe(true);
 

@@ -22,7 +22,7 @@ function conversation(req: RecordedRequest): string[] {
     .filter((m) => m.role !== "system")
     .map((m) => {
       const c = m.content;
-      const t = typeof c === "string" ? c : Array.isArray(c) ? c.map((b: any) => (typeof b === "string" ? b : b?.text ?? "")).join("") : "";
+      const t = typeof c === "string" ? c : Array.isArray(c) ? c.map((b: any) => (typeof b === "string" ? b : (b?.text ?? ""))).join("") : "";
       return `${m.role}: ${t}`;
     })
     .filter((line) => !line.startsWith("user: <system-reminder>"));
@@ -107,13 +107,7 @@ describe("deerflow threads", () => {
     expect(viaId.thread_id).toBe(a.thread_id);
     const cont2 = await run(sb, ["-c", "and once more"]);
     expect(cont2.thread_id).toBe(a.thread_id);
-    expect(conversation(e2e.server.requests[4]!)).toEqual([
-      "user: alpha question",
-      "assistant: alpha answer",
-      "user: back to alpha",
-      "assistant: alpha again",
-      "user: and once more",
-    ]);
+    expect(conversation(e2e.server.requests[4]!)).toEqual(["user: alpha question", "assistant: alpha answer", "user: back to alpha", "assistant: alpha again", "user: and once more"]);
     const rows = await threadsJson(sb);
     expect(rows.map((t) => t.id)).toEqual([a.thread_id, b.thread_id]);
     expect(rows.every((t) => t.status === "success")).toBe(true);
@@ -194,13 +188,7 @@ describe("checkpoint mode per thread", () => {
     const t3 = await run(sb, ["--thread", t.thread_id, "turn three"], DELTA);
     expect([t2.thread_id, t3.thread_id]).toEqual([t.thread_id, t.thread_id]);
     expect(t3.final_text).toBe("three");
-    expect(conversation(e2e.server.requests[2]!)).toEqual([
-      "user: turn one",
-      "assistant: one",
-      "user: turn two",
-      "assistant: two",
-      "user: turn three",
-    ]);
+    expect(conversation(e2e.server.requests[2]!)).toEqual(["user: turn one", "assistant: one", "user: turn two", "assistant: two", "user: turn three"]);
     const rows = await threadsJson(sb, DELTA);
     expect(rows).toEqual([expect.objectContaining({ id: t.thread_id, mode: "delta", status: "success" })]);
   }, 60_000);

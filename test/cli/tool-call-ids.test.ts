@@ -22,9 +22,17 @@ describe.each(modes)("a reused tool-call id (%s)", (mode) => {
     );
     const r = await sb.run(["run", "--yes", ...unconfinedFlag(mode), "-w", sb.cwd, "--output-format", "stream-json", "write three files"], { env });
     expect(r.exitCode, r.stderr).toBe(0);
-    for (const [f, text] of [["one.txt", "one"], ["two.txt", "two"], ["three.txt", "three"]]) expect(readFileSync(join(sb.cwd, f!), "utf8")).toBe(text);
+    for (const [f, text] of [
+      ["one.txt", "one"],
+      ["two.txt", "two"],
+      ["three.txt", "three"],
+    ])
+      expect(readFileSync(join(sb.cwd, f!), "utf8")).toBe(text);
 
-    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; tool_call_id?: string; output?: string; status?: string });
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; tool_call_id?: string; output?: string; status?: string });
     const started = events.filter((e) => e.type === "tool.started").map((e) => e.tool_call_id);
     const completed = events.filter((e) => e.type === "tool.completed");
     expect(started).toHaveLength(3);

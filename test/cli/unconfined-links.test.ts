@@ -19,7 +19,13 @@ describe("unconfined reads follow links", () => {
     writeFileSync(join(ws, "notes.txt"), "plain notes\n");
     symlinkSync(join(sb.userHome, ".aws"), join(ws, "docs"));
     e2e.server.push(
-      { toolCalls: [{ id: "link", name: "bash", args: { command: "cat docs/credentials" } }, { id: "glob", name: "bash", args: { command: "cat */credentials" } }, { id: "plain", name: "bash", args: { command: "cat notes.txt" } }] },
+      {
+        toolCalls: [
+          { id: "link", name: "bash", args: { command: "cat docs/credentials" } },
+          { id: "glob", name: "bash", args: { command: "cat */credentials" } },
+          { id: "plain", name: "bash", args: { command: "cat notes.txt" } },
+        ],
+      },
       { content: "done" },
     );
     const r = await sb.run(["run", "-w", ws, "read"], { env: { PATH: pathWithoutBwrap(sb) } });

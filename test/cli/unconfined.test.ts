@@ -19,7 +19,9 @@ describe("auto-approval without bubblewrap", () => {
       expect(r.exitCode, args.join(" ")).toBe(2);
       const lines = r.stderr.trim().split("\n");
       expect(lines, r.stderr).toHaveLength(1);
-      expect(lines[0]).toMatch(/^deerflow: bubblewrap \(bwrap\) is not available, so with (--yes|approval mode yolo) the agent's shell commands would run on this host unasked: refusing\. Install the `bubblewrap` package, or pass --dangerously-run-unconfined/);
+      expect(lines[0]).toMatch(
+        /^deerflow: bubblewrap \(bwrap\) is not available, so with (--yes|approval mode yolo) the agent's shell commands would run on this host unasked: refusing\. Install the `bubblewrap` package, or pass --dangerously-run-unconfined/,
+      );
       expect(r.stdout).toBe("");
     }
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ approval: "yolo" }));

@@ -90,7 +90,7 @@ describe("config errors name the file, the key path and what was expected", () =
     const rc = join(cwd, ".deerflowrc");
     writeFileSync(rc, JSON.stringify({ checkpoint: { channelMode: "delta", snapshotFreq: 3 } }));
     expect(configError(() => load()).keyPath).toBe("checkpoint.snapshotFreq");
-    writeFileSync(rc, "{ \"models\": { ");
+    writeFileSync(rc, '{ "models": { ');
     expect(configError(() => load()).message).toMatch(/not valid JSON/);
     writeFileSync(rc, JSON.stringify({ checkpoint: { channelMode: "partial" } }));
     expect(configError(() => load()).keyPath).toBe("checkpoint.channelMode");

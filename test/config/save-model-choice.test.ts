@@ -25,7 +25,14 @@ describe("saveModelChoice", () => {
   it("keeps other keys and models; a different model of the same name gets another key; permissions stay", () => {
     const h = home();
     const rc = join(h, ".deerflowrc");
-    writeFileSync(rc, JSON.stringify({ baseUrl: "https://api.example.com/v1", apiKey: "$KEY", models: { "qwen2.5-coder:7b": { model: "qwen2.5-coder:7b", baseUrl: "https://elsewhere/v1" }, gpt: { model: "gpt-4o" } } }));
+    writeFileSync(
+      rc,
+      JSON.stringify({
+        baseUrl: "https://api.example.com/v1",
+        apiKey: "$KEY",
+        models: { "qwen2.5-coder:7b": { model: "qwen2.5-coder:7b", baseUrl: "https://elsewhere/v1" }, gpt: { model: "gpt-4o" } },
+      }),
+    );
     chmodSync(rc, 0o640);
     const saved = saveModelChoice(choice, h);
     expect(saved.name).toBe("qwen2.5-coder:7b-2");

@@ -25,10 +25,25 @@ describe("the trust classification of .deerflowrc keys", () => {
   });
 
   it("requires trust for what can run commands, widen the sandbox, change approvals or route keys; not for tuning", () => {
-    for (const p of ["mcpServers.h.command", "sandbox.readWrite", "sandbox.passEnv", "approval", "models.x.baseUrl", "models.x.apiKey", "baseUrl", "apiKey", "home", "database", "guards.loopStop", "runTimeout", "subagents.s.systemPrompt"]) {
+    for (const p of [
+      "mcpServers.h.command",
+      "sandbox.readWrite",
+      "sandbox.passEnv",
+      "approval",
+      "models.x.baseUrl",
+      "models.x.apiKey",
+      "baseUrl",
+      "apiKey",
+      "home",
+      "database",
+      "guards.loopStop",
+      "runTimeout",
+      "subagents.s.systemPrompt",
+    ]) {
       expect(needsTrust(p.split("."), p === "approval" ? "yolo" : ["x"]), p).toBe(true);
     }
-    for (const p of ["models.x.model", "models.x.contextWindow", "compaction.threshold", "checkpoint.channelMode", "mcp.startupTimeout", "defaultModel"]) expect(needsTrust(p.split("."), 1), p).toBe(false);
+    for (const p of ["models.x.model", "models.x.contextWindow", "compaction.threshold", "checkpoint.channelMode", "mcp.startupTimeout", "defaultModel"])
+      expect(needsTrust(p.split("."), 1), p).toBe(false);
   });
 
   it("lets an untrusted file only tighten where a value can only tighten", () => {
@@ -45,12 +60,20 @@ describe("the trust classification of .deerflowrc keys", () => {
 
   it("lists the keys a parsed file sets, record entries by name", () => {
     const parsed = fileConfigSchema.parse({ models: { x: { model: "m", baseUrl: "http://h/v1" } }, mcpServers: { h: { command: "bash", env: { A: "1" } } }, sandbox: { readWrite: ["~"] } });
-    expect(setKeys(parsed).map((k) => k.path).sort()).toEqual(["mcpServers.h.command", "mcpServers.h.env", "models.x.baseUrl", "models.x.model", "sandbox.readWrite"]);
+    expect(
+      setKeys(parsed)
+        .map((k) => k.path)
+        .sort(),
+    ).toEqual(["mcpServers.h.command", "mcpServers.h.env", "models.x.baseUrl", "models.x.model", "sandbox.readWrite"]);
   });
 
   it("keeps a record's name one part of the path, whatever it holds", () => {
     const parsed = fileConfigSchema.parse({ models: { "e.v": { model: "m", baseUrl: "http://h/v1" } }, mcpServers: { "a.b": { command: "bash" } } });
-    expect(setKeys(parsed).map((k) => k.keys)).toEqual([["models", "e.v", "model"], ["models", "e.v", "baseUrl"], ["mcpServers", "a.b", "command"]]);
+    expect(setKeys(parsed).map((k) => k.keys)).toEqual([
+      ["models", "e.v", "model"],
+      ["models", "e.v", "baseUrl"],
+      ["mcpServers", "a.b", "command"],
+    ]);
     expect(setKeys(parsed).map((k) => k.path)).toEqual(['models."e.v".model', 'models."e.v".baseUrl', 'mcpServers."a.b".command']);
     expect(needsTrust(["mcpServers", "a.b", "command"], "bash")).toBe(true);
     expect(needsTrust(["models", "e.v", "model"], "m")).toBe(false);

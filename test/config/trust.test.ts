@@ -72,7 +72,15 @@ describe("an untrusted project .deerflowrc", () => {
     expect(c.mcp.servers).toEqual({});
     expect(c.subagents ?? {}).toEqual({});
     expect(c.model).toMatchObject({ name: "e.v", model: "evil", baseUrl: "http://127.0.0.1:8/v1", apiKey: "sk-user-secret-1" });
-    expect(ignoredKeyNames(c.untrusted!)).toEqual(['models."e.v".baseUrl', 'models."e.v".apiKey', 'subagents."s.t"', 'mcpServers."a.b"', 'mcpServers."a..b"', 'mcpServers."."', "mcpServers.__proto__x"]);
+    expect(ignoredKeyNames(c.untrusted!)).toEqual([
+      'models."e.v".baseUrl',
+      'models."e.v".apiKey',
+      'subagents."s.t"',
+      'mcpServers."a.b"',
+      'mcpServers."a..b"',
+      'mcpServers."."',
+      "mcpServers.__proto__x",
+    ]);
     // The whole command, each argument where it starts and ends: nothing hides past a cut.
     expect(c.untrusted!.wants).toContain(`run MCP server "a.b": bash -c '${long}'`);
     expect(c.untrusted!.wants).toContain('connect to MCP server "a..b" at http://127.0.0.1:9/mcp');

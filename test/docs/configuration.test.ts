@@ -24,11 +24,16 @@ describe("docs/configuration.md", () => {
   it("has a row for every .deerflowrc key of the schema (a record's name written <name>)", () => {
     const keys = leafPaths(fileConfigSchema as unknown as z.ZodType).map((p) => p.replace(/\.\*\./g, ".<name>."));
     expect(keys.length).toBeGreaterThan(50);
-    expect(keys.filter((k) => !rows.has(k)), "document these in docs/configuration.md").toEqual([]);
+    expect(
+      keys.filter((k) => !rows.has(k)),
+      "document these in docs/configuration.md",
+    ).toEqual([]);
   });
 
   it("has a row for every DEERFLOW_* / OPENAI_* environment variable the source names", () => {
-    const text = sources(join(ROOT, "src")).map((f) => readFileSync(f, "utf8")).join("\n");
+    const text = sources(join(ROOT, "src"))
+      .map((f) => readFileSync(f, "utf8"))
+      .join("\n");
     const vars = [...new Set([...text.matchAll(/\b(?:DEERFLOW|OPENAI)_[A-Z][A-Z_]*[A-Z]\b/g)].map((m) => m[0]))];
     expect(vars).toEqual(expect.arrayContaining(["DEERFLOW_HOME", "OPENAI_API_KEY", "DEERFLOW_DATABASE_URL"]));
     expect(vars.filter((v) => !rows.has(v)).sort(), "document these in docs/configuration.md").toEqual([]);

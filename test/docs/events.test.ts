@@ -23,7 +23,14 @@ function section(type: string): string | undefined {
 /** Each variant of RunEvent as its `type` and its field names, read from the source by the checker. */
 function runEventVariants(): Map<string, string[]> {
   const file = join(ROOT, "src/runtime/events.ts");
-  const program = ts.createProgram([file], { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, skipLibCheck: true, noEmit: true });
+  const program = ts.createProgram([file], {
+    module: ts.ModuleKind.NodeNext,
+    moduleResolution: ts.ModuleResolutionKind.NodeNext,
+    target: ts.ScriptTarget.ES2022,
+    strict: true,
+    skipLibCheck: true,
+    noEmit: true,
+  });
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(file)!;
   const alias = source.statements.find((s): s is ts.TypeAliasDeclaration => ts.isTypeAliasDeclaration(s) && s.name.text === "RunEvent")!;
@@ -32,7 +39,13 @@ function runEventVariants(): Map<string, string[]> {
   for (const variant of union.isUnion() ? union.types : [union]) {
     const typeProp = variant.getProperty("type")!;
     const literal = checker.getTypeOfSymbolAtLocation(typeProp, alias) as ts.StringLiteralType;
-    out.set(literal.value, variant.getProperties().map((p) => p.name).filter((n) => n !== "type"));
+    out.set(
+      literal.value,
+      variant
+        .getProperties()
+        .map((p) => p.name)
+        .filter((n) => n !== "type"),
+    );
   }
   return out;
 }
@@ -64,12 +77,25 @@ describe("docs/events.md", () => {
     const lines: string[] = [];
     const printer = createPrinter("json", { write: (s: string) => lines.push(s) }, { write: () => {} });
     const usage = { input_tokens: 1, output_tokens: 2, total_tokens: 3 };
-    const result = { thread_id: "t", run_id: "r", status: "success", stop_reason: "clarification", final_text: "", usage, thread_usage: usage, messages: [], clarification: { question: "q", clarification_type: "missing_info" } } as unknown as RunResult;
+    const result = {
+      thread_id: "t",
+      run_id: "r",
+      status: "success",
+      stop_reason: "clarification",
+      final_text: "",
+      usage,
+      thread_usage: usage,
+      messages: [],
+      clarification: { question: "q", clarification_type: "missing_info" },
+    } as unknown as RunResult;
     printer.result(result, { objective: "o", outcome: "achieved", reason: "", blocker: "", continuation_count: 0, goal_outcome: null });
     printer.failure(new Error("boom"));
     const fields = new Set(lines.flatMap((l) => Object.keys(JSON.parse(l) as object)));
     expect(fields.size).toBeGreaterThan(8);
     const rows = new Set([...doc.matchAll(/^\| `([a-z_]+)` \|/gm)].map((m) => m[1]!));
-    expect([...fields].filter((f) => !rows.has(f)), "document these in docs/events.md").toEqual([]);
+    expect(
+      [...fields].filter((f) => !rows.has(f)),
+      "document these in docs/events.md",
+    ).toEqual([]);
   });
 });

@@ -57,18 +57,24 @@ describe("approvals always show the change", () => {
   it.each([
     [60, 20],
     [100, 30],
-  ])("%ix%i, a todo list pinned, a 30-line change: at least 10 changed lines and how many more ctrl+o prints", async (cols, rows) => {
-    const oldStr = FILE.slice(10, 25).join("\n");
-    const newStr = FILE.slice(10, 25).map((l) => l.replace(";", "; // bumped")).join("\n");
-    const t = await editWaiting(cols, rows, oldStr, newStr);
-    const screen = t.screen();
-    const changed = screen.split("\n").filter((r) => /^[-+]const v\d+/.test(r));
-    expect(changed.length, screen).toBeGreaterThanOrEqual(Math.min(10, rows - 8));
-    expect(screen).toMatch(/\+15 −15 .*app\.js · \d+ more \(ctrl\+o\)/);
-    expect(screen).toMatch(/^Todos 1\/4 done · ◐ bump the values$/m);
-    expect(t.softWrappedRows()).toEqual([]);
-    expect(t.raw()).not.toContain("\x1b[2J");
-  }, 90_000);
+  ])(
+    "%ix%i, a todo list pinned, a 30-line change: at least 10 changed lines and how many more ctrl+o prints",
+    async (cols, rows) => {
+      const oldStr = FILE.slice(10, 25).join("\n");
+      const newStr = FILE.slice(10, 25)
+        .map((l) => l.replace(";", "; // bumped"))
+        .join("\n");
+      const t = await editWaiting(cols, rows, oldStr, newStr);
+      const screen = t.screen();
+      const changed = screen.split("\n").filter((r) => /^[-+]const v\d+/.test(r));
+      expect(changed.length, screen).toBeGreaterThanOrEqual(Math.min(10, rows - 8));
+      expect(screen).toMatch(/\+15 −15 .*app\.js · \d+ more \(ctrl\+o\)/);
+      expect(screen).toMatch(/^Todos 1\/4 done · ◐ bump the values$/m);
+      expect(t.softWrappedRows()).toEqual([]);
+      expect(t.raw()).not.toContain("\x1b[2J");
+    },
+    90_000,
+  );
 });
 
 describe("a finished run", () => {

@@ -14,7 +14,9 @@ const MAGIC = "deerflow code cache 2\n";
 
 function caches(home: string): string[] {
   try {
-    return readdirSync(join(home, "cache")).filter((f) => f.endsWith(".v8cache")).sort();
+    return readdirSync(join(home, "cache"))
+      .filter((f) => f.endsWith(".v8cache"))
+      .sort();
   } catch {
     return [];
   }

@@ -30,11 +30,9 @@ describe("file edits in ask mode", () => {
   it("shows the diff and waits; letters go to the input, never to the prompt; 3 asks why and the reason reaches the model; nothing is written", async () => {
     const sb = e2e.sandbox();
     const repo = repoWith(sb.cwd, { "app.js": "const a = 0;\nconst x = 1;\nexport { x };\n" });
-    e2e.server.push(
-      call("r1", "read_file", { path: "app.js" }),
-      call("s1", "str_replace", { path: "app.js", old_str: "const x = 1;", new_str: "const x = 2;" }),
-      { content: "Understood, x stays 1." },
-    );
+    e2e.server.push(call("r1", "read_file", { path: "app.js" }), call("s1", "str_replace", { path: "app.js", old_str: "const x = 1;", new_str: "const x = 2;" }), {
+      content: "Understood, x stays 1.",
+    });
     const t = tui.spawn(sb, ["chat", "-w", repo]);
     await waitReady(t);
     await submit(t, "bump x");

@@ -8,8 +8,6 @@ const e2e = useE2E();
 const tui = usePty();
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
-
 describe("leaving the chat", () => {
   it("ctrl+c clears typed text first; on an empty input it arms, the second press exits 0 and prints how to resume", async () => {
     const sb = e2e.sandbox();

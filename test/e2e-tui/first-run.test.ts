@@ -57,7 +57,10 @@ describe("first run: the model picker", () => {
     expect(e2e.server.requests).toHaveLength(0);
   }, 60_000);
 
-  for (const [cols, rows] of [[60, 20], [100, 30]] as const) {
+  for (const [cols, rows] of [
+    [60, 20],
+    [100, 30],
+  ] as const) {
     it(`nothing found (${cols}×${rows}): no picker, the error says what to set, and no stale start-up lines stay`, async () => {
       const sb = e2e.sandbox(false);
       const t = tui.spawn(sb, ["chat"], { cols, rows });

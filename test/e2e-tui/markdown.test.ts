@@ -7,7 +7,7 @@ import { submit, usePty, waitReady } from "../support/pty.js";
 const e2e = useE2E();
 const tui = usePty();
 
-const CODE = ['def greet(name):', '    """Say hi."""', '    return f"hi {name}"  # a comment', "", "print(greet('<world>'))"];
+const CODE = ["def greet(name):", '    """Say hi."""', '    return f"hi {name}"  # a comment', "", "print(greet('<world>'))"];
 const ANSWER = [
   "# Setup guide",
   "",

@@ -11,8 +11,6 @@ const tui = usePty();
 type Todo = { content: string; status: "pending" | "in_progress" | "completed" };
 const writeTodos = (id: string, todos: Todo[]) => ({ toolCalls: [{ id, name: "write_todos", args: { todos } }] });
 
-
-
 describe("plan mode in the terminal", () => {
   it("shows the todo panel with the item in progress, the answer and the thread id; ctrl+t expands and collapses a long plan", async () => {
     const sb = e2e.sandbox();

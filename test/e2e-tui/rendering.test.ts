@@ -71,7 +71,11 @@ describe("streaming a long answer", () => {
     const raw = t.raw();
     for (const seq of CLEAR_SCREEN) expect(raw.includes(seq), `the terminal was cleared (${JSON.stringify(seq)})`).toBe(false);
     const all = t.scrollback().split("\n");
-    for (const line of lines) expect(all.filter((row) => row.replace(/^[●\s]+/, "") === line), line).toHaveLength(1);
+    for (const line of lines)
+      expect(
+        all.filter((row) => row.replace(/^[●\s]+/, "") === line),
+        line,
+      ).toHaveLength(1);
     expect(all.some((row) => /earlier lines/.test(row))).toBe(false);
     expect(t.softWrappedRows()).toEqual([]);
     expect(inputArea(t)).toMatch(/^❯ Ask anything/);
@@ -152,7 +156,15 @@ describe("hostile or oversized content", () => {
     const sb = e2e.sandbox();
     const long = (s: string) => `${s} ${"and some more words that make it wrap ".repeat(3)}`;
     e2e.server.push(
-      { toolCalls: [{ id: "q1", name: "ask_clarification", args: { question: long("Which way should we go with this?"), clarification_type: "approach_choice", context: long("Context:"), options: [long("First"), long("Second"), long("Third")] } }] },
+      {
+        toolCalls: [
+          {
+            id: "q1",
+            name: "ask_clarification",
+            args: { question: long("Which way should we go with this?"), clarification_type: "approach_choice", context: long("Context:"), options: [long("First"), long("Second"), long("Third")] },
+          },
+        ],
+      },
       { content: "thanks for the answer" },
     );
     const t = tui.spawn(sb, ["chat"], { cols: 60, rows: 24 });

@@ -29,7 +29,10 @@ describe("resuming a killed run in the chat", () => {
           resolve();
         }
       });
-      void killed.then(() => resolve(), () => resolve());
+      void killed.then(
+        () => resolve(),
+        () => resolve(),
+      );
     });
     await killed.catch(() => {});
     expect(buf).toContain('"type":"tool.started"');

@@ -14,7 +14,11 @@ const tui = usePty();
 
 // GIT_OPTIONAL_LOCKS=0: our own `git status` must not refresh the index it is checking.
 const git = (cwd: string, ...args: string[]) =>
-  execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@x", ...args], { cwd, encoding: "utf8", env: { PATH: process.env.PATH!, GIT_CONFIG_NOSYSTEM: "1", GIT_OPTIONAL_LOCKS: "0", HOME: cwd } });
+  execFileSync("git", ["-c", "user.name=u", "-c", "user.email=u@x", ...args], {
+    cwd,
+    encoding: "utf8",
+    env: { PATH: process.env.PATH!, GIT_CONFIG_NOSYSTEM: "1", GIT_OPTIONAL_LOCKS: "0", HOME: cwd },
+  });
 
 function dirHash(dir: string): string {
   const h = createHash("sha256");

@@ -90,7 +90,10 @@ describe("memory in the chat", () => {
     await second.waitFor("New thread: the next message starts it.");
     await submit(second, "hello");
     await second.waitFor(() => userTexts(e2e.server.requests.at(-1)!).some((u) => u.includes("hello")));
-    const reminder = userTexts(e2e.server.requests.at(-1)!).filter((u) => u.includes("Today's date")).at(-1) ?? ""; // this run's reminder
+    const reminder =
+      userTexts(e2e.server.requests.at(-1)!)
+        .filter((u) => u.includes("Today's date"))
+        .at(-1) ?? ""; // this run's reminder
     expect(reminder).toContain("- (global) The user writes British English (colour, organise).");
 
     const [edited] = JSON.parse((await sb.run(["memory", "list", "--json"])).stdout);

@@ -19,7 +19,6 @@ const systemText = (req: RecordedRequest) => {
 const isChild = (req: RecordedRequest) => systemText(req).includes("subagent of deerflow");
 const flat = (req: RecordedRequest) => JSON.stringify(req.body.messages);
 
-
 describe("subagents in the terminal", () => {
   it("three task calls in one turn: the Subagents panel lists the three, all end completed (✓), then the answer", async () => {
     const sb = e2e.sandbox();
@@ -113,24 +112,28 @@ describe("esc cancels a long run in the terminal", () => {
 });
 
 describe("the terminal closes during a run", () => {
-  it.each(["SIGHUP", "SIGTERM"])("%s: the run is cancelled, the thread saved as interrupted and unlocked, the process ends", async (signal) => {
-    const sb = e2e.sandbox();
-    e2e.server.push({ hang: true });
-    const t = tui.spawn(sb, ["chat"]);
-    await waitReady(t);
-    await submit(t, "a long think");
-    await t.waitFor(() => e2e.server.requests.length === 1, { timeoutMs: 10_000 });
-    await sleep(300);
-    t.signal(signal);
-    // The model hangs forever: the process ending at all proves the run was cancelled.
-    const exit = await t.exited;
-    expect(exit.exitCode).toBe(0);
-    const [thread] = await listThreads(sb);
-    expect(thread!.status).toBe("interrupted");
-    // Unlocked: a headless run continues the thread at once.
-    e2e.server.push({ content: "continued" });
-    const r = await sb.run(["run", "--thread", thread!.id, "go on"]);
-    expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout).toContain("continued");
-  }, 60_000);
+  it.each(["SIGHUP", "SIGTERM"])(
+    "%s: the run is cancelled, the thread saved as interrupted and unlocked, the process ends",
+    async (signal) => {
+      const sb = e2e.sandbox();
+      e2e.server.push({ hang: true });
+      const t = tui.spawn(sb, ["chat"]);
+      await waitReady(t);
+      await submit(t, "a long think");
+      await t.waitFor(() => e2e.server.requests.length === 1, { timeoutMs: 10_000 });
+      await sleep(300);
+      t.signal(signal);
+      // The model hangs forever: the process ending at all proves the run was cancelled.
+      const exit = await t.exited;
+      expect(exit.exitCode).toBe(0);
+      const [thread] = await listThreads(sb);
+      expect(thread!.status).toBe("interrupted");
+      // Unlocked: a headless run continues the thread at once.
+      e2e.server.push({ content: "continued" });
+      const r = await sb.run(["run", "--thread", thread!.id, "go on"]);
+      expect(r.exitCode, r.stderr).toBe(0);
+      expect(r.stdout).toContain("continued");
+    },
+    60_000,
+  );
 });

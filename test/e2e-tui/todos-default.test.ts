@@ -10,7 +10,20 @@ describe("todos by default", () => {
   it("a chat without --plan shows the todo panel when the model writes a list", async () => {
     const sb = e2e.sandbox();
     e2e.server.push(
-      { toolCalls: [{ id: "t1", name: "write_todos", args: { todos: [{ content: "find the failing test", status: "in_progress" }, { content: "fix it", status: "pending" }] } }] },
+      {
+        toolCalls: [
+          {
+            id: "t1",
+            name: "write_todos",
+            args: {
+              todos: [
+                { content: "find the failing test", status: "in_progress" },
+                { content: "fix it", status: "pending" },
+              ],
+            },
+          },
+        ],
+      },
       { content: "Working through the list." },
     );
     const t = tui.spawn(sb, ["chat"]);

@@ -59,7 +59,10 @@ describe.each([
     expect(t.raw()).not.toContain("\x1b[2J");
     // While it streamed, no answer row was cut by Ink ("…" at its end: the chat's wrap was wider than Ink's count).
     expect(live.flatMap((s) => s.split("\n")).filter((r) => /^(● | {2})L\d\d .*…$/.test(r) || /^ {2}(Status|deploy|checks|green|shipped).*…$/.test(r))).toEqual([]);
-    expectNoLeadingSpace(all, all.findIndex((r) => r.includes("L01 ")));
+    expectNoLeadingSpace(
+      all,
+      all.findIndex((r) => r.includes("L01 ")),
+    );
 
     // The table: each row's separators at the same columns, as Ink and the terminal count them.
     const bars = (has: string) => {
@@ -79,7 +82,10 @@ describe.each([
     expectEachOnce(all, "C", CJK_LINES.length);
     expect(t.softWrappedRows()).toEqual([]);
     expect(t.raw()).not.toContain("\x1b[2J");
-    expectNoLeadingSpace(all, all.findIndex((r) => r.includes("C01 ")));
+    expectNoLeadingSpace(
+      all,
+      all.findIndex((r) => r.includes("C01 ")),
+    );
   }, 120_000);
 });
 

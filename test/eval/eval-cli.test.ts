@@ -27,7 +27,11 @@ afterAll(async () => {
 });
 
 const play = (which: "correct" | "wrong") => server.setScript(playSolutions(tasks.map((task) => ({ task, solution: solutionOf(task, which) }))));
-const oneLine = (stderr: string) => stderr.trim().split("\n").filter((l) => l.startsWith("deerflow:"));
+const oneLine = (stderr: string) =>
+  stderr
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("deerflow:"));
 
 describe("deerflow eval", () => {
   it("runs the chosen tasks: a table on stdout, the JSON report in --out, each attempt's exchanges in --record", async () => {
@@ -41,7 +45,10 @@ describe("deerflow eval", () => {
 
     const report = JSON.parse(readFileSync(join(sb.cwd, "a.json"), "utf8"));
     expect(report).toMatchObject({ version: 1, model: "test-model", repeat: 1, summary: { attempts: 2, passed: 2 } });
-    expect(report.results.map((x: { task: string; stop_reason: string }) => [x.task, x.stop_reason])).toEqual([["clarify-config", "clarification"], ["fix-slugify", "end_turn"]]);
+    expect(report.results.map((x: { task: string; stop_reason: string }) => [x.task, x.stop_reason])).toEqual([
+      ["clarify-config", "clarification"],
+      ["fix-slugify", "end_turn"],
+    ]);
     const slug = report.results[1];
     expect(slug).toMatchObject({ turns: 4, guard: null, tools: { bash: 2, read_file: 1, str_replace: 1 }, changed: ["src/slug.js"] });
     expect(slug.tokens.total_tokens).toBeGreaterThan(0);

@@ -31,33 +31,28 @@ describe.skipIf(!HAS_BWRAP || !existsSync(OUTSIDE_TMP))("an eval model that look
     const sb = e2e.sandbox();
     const root = mkdtempSync(join(OUTSIDE_TMP, "deerflow-eval-hostile-"));
     try {
-    const dir = suite(root);
-    // Outside /tmp (which the sandbox replaces), so the scratch folder of the attempts would be visible if not hidden.
-    const tmp = join(root, "tmp");
-    mkdirSync(tmp);
-    const peek = [
-      `cat ${dir}/peek/check/hidden.cjs ${dir}/peek/solution.txt`,
-      `ls -R ${dir}`,
-      `cat ${tmp}/deerflow-eval-*/peek-1/workspace/hidden.cjs`,
-      `ls -R ${tmp}`,
-    ].join("; ");
-    e2e.server.setScript((req: RecordedRequest) => {
-      const done = (req.body.messages as { role: string }[]).filter((m) => m.role === "tool").length;
-      if (done === 0) return { toolCalls: [{ name: "bash", args: { command: `${peek}; true` } }] };
-      if (done === 1) return { toolCalls: [{ name: "write_file", args: { path: "answer.txt", content: "42\n" } }] };
-      return { content: "Done." };
-    });
-    const r = await sb.run(["eval", "--suite", dir, "--repeat", "2", "--json"], { env: { TMPDIR: tmp }, timeoutMs: 300_000 });
-    expect(r.exitCode, r.stderr.slice(-2000)).toBe(0);
-    expect(JSON.parse(r.stdout).summary).toMatchObject({ attempts: 2, passed: 2 });
-    const seen = e2e.server.requests.flatMap((q) => Object.values(toolResults(q)));
-    expect(seen.length).toBeGreaterThan(0);
-    for (const out of seen) {
-      // Neither file's content, nor the first attempt's checked workspace (hidden.cjs and answer.txt) in a listing.
-      expect(out).not.toMatch(/CHECK-SECRET|SOLUTION-SECRET|^answer\.txt$|^hidden\.cjs$/m);
-    }
-    // What the cheat got instead: nothing there (the folders are empty in its sandbox), not an error to work around.
-    expect(seen.join("\n")).toMatch(/hidden\.cjs: No such file or directory/);
+      const dir = suite(root);
+      // Outside /tmp (which the sandbox replaces), so the scratch folder of the attempts would be visible if not hidden.
+      const tmp = join(root, "tmp");
+      mkdirSync(tmp);
+      const peek = [`cat ${dir}/peek/check/hidden.cjs ${dir}/peek/solution.txt`, `ls -R ${dir}`, `cat ${tmp}/deerflow-eval-*/peek-1/workspace/hidden.cjs`, `ls -R ${tmp}`].join("; ");
+      e2e.server.setScript((req: RecordedRequest) => {
+        const done = (req.body.messages as { role: string }[]).filter((m) => m.role === "tool").length;
+        if (done === 0) return { toolCalls: [{ name: "bash", args: { command: `${peek}; true` } }] };
+        if (done === 1) return { toolCalls: [{ name: "write_file", args: { path: "answer.txt", content: "42\n" } }] };
+        return { content: "Done." };
+      });
+      const r = await sb.run(["eval", "--suite", dir, "--repeat", "2", "--json"], { env: { TMPDIR: tmp }, timeoutMs: 300_000 });
+      expect(r.exitCode, r.stderr.slice(-2000)).toBe(0);
+      expect(JSON.parse(r.stdout).summary).toMatchObject({ attempts: 2, passed: 2 });
+      const seen = e2e.server.requests.flatMap((q) => Object.values(toolResults(q)));
+      expect(seen.length).toBeGreaterThan(0);
+      for (const out of seen) {
+        // Neither file's content, nor the first attempt's checked workspace (hidden.cjs and answer.txt) in a listing.
+        expect(out).not.toMatch(/CHECK-SECRET|SOLUTION-SECRET|^answer\.txt$|^hidden\.cjs$/m);
+      }
+      // What the cheat got instead: nothing there (the folders are empty in its sandbox), not an error to work around.
+      expect(seen.join("\n")).toMatch(/hidden\.cjs: No such file or directory/);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -120,7 +115,13 @@ describe.skipIf(!HAS_BWRAP || !existsSync(OUTSIDE_TMP))("an eval model that look
 
   it("--compare refuses a report whose entries are missing or of the wrong type, naming the key", async () => {
     const sb = e2e.sandbox();
-    const good = { version: 1, model: "m", started_at: "2026-01-01T00:00:00.000Z", summary: { attempts: 1, passed: 1, pass_rate: 1 }, results: [{ task: "t", pass: true, turns: 2, tokens: { total_tokens: 10 }, wall_ms: 5 }] };
+    const good = {
+      version: 1,
+      model: "m",
+      started_at: "2026-01-01T00:00:00.000Z",
+      summary: { attempts: 1, passed: 1, pass_rate: 1 },
+      results: [{ task: "t", pass: true, turns: 2, tokens: { total_tokens: 10 }, wall_ms: 5 }],
+    };
     writeFileSync(join(sb.cwd, "good.json"), JSON.stringify(good));
     writeFileSync(join(sb.cwd, "bad.json"), JSON.stringify({ ...good, results: [{ task: "t", pass: true, turns: 2, wall_ms: 5 }] }));
     const ok = await sb.run(["eval", "--compare", "good.json", "good.json"]);

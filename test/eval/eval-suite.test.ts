@@ -102,7 +102,12 @@ describe("the eval suite", () => {
     const [hang] = loadTasks(FIXTURES, ["hang"]);
     const [quick] = tasks.filter((t) => t.id === "fix-paginate");
     await server?.close();
-    server = await startTestModelServer(playSolutions([{ task: hang!, solution: [{ hang: true }] }, { task: quick!, solution: solutionOf(quick!, "correct") }]));
+    server = await startTestModelServer(
+      playSolutions([
+        { task: hang!, solution: [{ hang: true }] },
+        { task: quick!, solution: solutionOf(quick!, "correct") },
+      ]),
+    );
     const report = await runSuite([hang!, quick!], context("hang"), { repeat: 1, parallel: 1 });
     const h = report.results.find((r) => r.task === "hang");
     const q = report.results.find((r) => r.task === "fix-paginate");

@@ -50,10 +50,10 @@ describe("McpHub", () => {
     await hub.start({ shell: defaultShellSettings() });
     const [slow] = createMcpTools(hub);
     const earlier = { kind: "bash", id: "bg-1" };
-    const out = await slow!.invoke(
-      { id: "call-long", name: slow!.name, args: { ms: LONG_MCP_CALL_MS + 300 }, type: "tool_call" },
-      { configurable: {}, state: { background_tasks: [earlier] } } as never,
-    );
+    const out = await slow!.invoke({ id: "call-long", name: slow!.name, args: { ms: LONG_MCP_CALL_MS + 300 }, type: "tool_call" }, {
+      configurable: {},
+      state: { background_tasks: [earlier] },
+    } as never);
     // The runtime's state is what the ToolNode passes; invoked directly, the tool still returns the update.
     expect(out).toBeInstanceOf(Command);
     const update = (out as unknown as Command).update as { background_tasks: Record<string, unknown>[]; messages: { content: string }[] };
@@ -65,7 +65,11 @@ describe("McpHub", () => {
 });
 
 describe("tool_search", () => {
-  const entries = ["mcp__gh__search_issues", "mcp__gh__get_issue", "mcp__jira__get_issue", "mcp__wx__forecast"].map((name) => ({ name, summary: `${name} tool`, description: `${name} tool for ${name.includes("wx") ? "weather" : "tickets"}` }));
+  const entries = ["mcp__gh__search_issues", "mcp__gh__get_issue", "mcp__jira__get_issue", "mcp__wx__forecast"].map((name) => ({
+    name,
+    summary: `${name} tool`,
+    description: `${name} tool for ${name.includes("wx") ? "weather" : "tickets"}`,
+  }));
   const catalog = deferredToolCatalog(entries);
   const names = (q: string) => searchDeferred(catalog, q).matches.map((m) => m.name);
 

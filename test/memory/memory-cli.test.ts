@@ -21,7 +21,9 @@ const SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
 /** Every byte the memory store keeps on disk (database, WAL). */
 function memoryBytes(sb: Sandbox): string {
   const dir = join(sb.home, "memory");
-  return readdirSync(dir).map((f) => readFileSync(join(dir, f)).toString("latin1")).join("\n");
+  return readdirSync(dir)
+    .map((f) => readFileSync(join(dir, f)).toString("latin1"))
+    .join("\n");
 }
 
 interface Pending {
@@ -151,7 +153,14 @@ describe("memory across threads through the built CLI", () => {
     const seen: string[] = [];
     e2e.server.memoryReply = (req) => {
       seen.push(textOf(req.body.messages[1]));
-      return { content: JSON.stringify({ facts: [{ scope: "global", text: "The user's e-mail is alice.smith@example.com." }, { scope: "global", text: "The user likes short answers." }] }) };
+      return {
+        content: JSON.stringify({
+          facts: [
+            { scope: "global", text: "The user's e-mail is alice.smith@example.com." },
+            { scope: "global", text: "The user likes short answers." },
+          ],
+        }),
+      };
     };
     expect((await runCli(sb, ["run", "Mail me at alice.smith@example.com; I like short answers."])).exitCode).toBe(0);
     expect((await runCli(sb, ["run", "next"])).exitCode).toBe(0);
@@ -176,7 +185,12 @@ describe("memory across threads through the built CLI", () => {
     expect(b.exitCode, b.stderr).toBe(0);
     const sources = e2e.server.memoryRequests.map((r) => /fact source (\d)/.exec(textOf(r.body.messages[1]))?.[1]);
     expect(sources.filter(Boolean).sort()).toEqual(["0", "1", "2"]);
-    expect((await memoryPending(sb)).facts.map((f) => f.text).filter((t) => /from \d/.test(t)).sort()).toEqual(["Learned from 0.", "Learned from 1.", "Learned from 2."]);
+    expect(
+      (await memoryPending(sb)).facts
+        .map((f) => f.text)
+        .filter((t) => /from \d/.test(t))
+        .sort(),
+    ).toEqual(["Learned from 0.", "Learned from 1.", "Learned from 2."]);
     // The two new runs: each queued once, and extracted at most once (a drain still going may take the other's).
     const laterExtracted = sources.filter((x) => !x).length;
     expect(laterExtracted + (await memoryPending(sb)).runs.length).toBe(2);

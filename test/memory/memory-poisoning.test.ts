@@ -112,7 +112,9 @@ describe("memory poisoning through the built CLI", () => {
     const add = await deerflow(["memory", "add", "The user likes tabs."]);
     expect(add.exitCode).toBe(1);
     expect(add.stderr.trim().split("\n")).toEqual([
-      expect.stringMatching(/^deerflow: The memory store cannot be created in .*deerflow-home\/memory: .*\/ro is not writable \((a read-only file system|no permission)\)\. Point deerflow at a writable data directory \(DEERFLOW_HOME or --home\), or run with --no-memory\.$/),
+      expect.stringMatching(
+        /^deerflow: The memory store cannot be created in .*deerflow-home\/memory: .*\/ro is not writable \((a read-only file system|no permission)\)\. Point deerflow at a writable data directory \(DEERFLOW_HOME or --home\), or run with --no-memory\.$/,
+      ),
     ]);
     expect(add.stderr).not.toMatch(/ENOENT|mkdir|internal error/);
   });

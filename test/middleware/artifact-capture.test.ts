@@ -62,7 +62,9 @@ describe("handles in the request and in tool calls", () => {
 
   it("the request shows handles with a note; the reminder lists handles whose messages are gone", () => {
     const { messages, shown } = withHandles([new HumanMessage("hi"), result(`found ${PNG}`)], entries);
-    expect(contentText(messages[1]!.content)).toBe(`found ${byRef(PNG)}\\n[Long references above are shown as handles (${byRef(PNG)} = image chart.png); pass a handle as the argument where the reference is needed.]`.replace("\\n", "\n"));
+    expect(contentText(messages[1]!.content)).toBe(
+      `found ${byRef(PNG)}\\n[Long references above are shown as handles (${byRef(PNG)} = image chart.png); pass a handle as the argument where the reference is needed.]`.replace("\\n", "\n"),
+    );
     expect([...shown]).toEqual([byRef(PNG)]);
   });
 
@@ -115,7 +117,14 @@ describe("ArtifactCapture in createAgent", () => {
     model.respond(new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "c1", name: "find", args: {} }] }));
     model.respond((messages: BaseMessage[]) => {
       const handle = /art_[0-9a-f]{8}/.exec(contentText(messages.at(-1)!.content))![0];
-      return new AIMessage({ id: "a2", content: "", tool_calls: [{ id: "c2", name: "open", args: { path: handle } }, { id: "c3", name: "open", args: { path: "art_00000000" } }] });
+      return new AIMessage({
+        id: "a2",
+        content: "",
+        tool_calls: [
+          { id: "c2", name: "open", args: { path: handle } },
+          { id: "c3", name: "open", args: { path: "art_00000000" } },
+        ],
+      });
     });
     model.respond(new AIMessage({ id: "a3", content: "done" }));
     const agent: any = createAgent({ model, tools: [find, open], middleware: [artifactCaptureMiddleware()], checkpointer: new MemorySaver() });

@@ -4,11 +4,7 @@ import { createAgent, createMiddleware, fakeModel, tool } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ASK_CLARIFICATION, CLARIFICATION_MARKER, findPendingClarification } from "../../src/vocabulary/message-markers.js";
-import {
-  UNATTENDED_ANSWER,
-  clarificationMiddleware,
-  formatClarification,
-} from "../../src/middleware/clarification.js";
+import { UNATTENDED_ANSWER, clarificationMiddleware, formatClarification } from "../../src/middleware/clarification.js";
 
 const question = {
   question: "Which database should the service use?",
@@ -25,10 +21,13 @@ const ask = (id: string, args: Record<string, unknown> = question, extra: { name
   });
 
 const bashRuns: string[] = [];
-const bash = tool(async ({ command }: { command: string }) => {
-  bashRuns.push(command);
-  return `ran ${command}`;
-}, { name: "bash", description: "bash", schema: z.object({ command: z.string() }) });
+const bash = tool(
+  async ({ command }: { command: string }) => {
+    bashRuns.push(command);
+    return `ran ${command}`;
+  },
+  { name: "bash", description: "bash", schema: z.object({ command: z.string() }) },
+);
 
 function setup(model: ReturnType<typeof fakeModel>, opts: Parameters<typeof clarificationMiddleware>[0] = {}) {
   const log: string[] = [];
@@ -48,7 +47,9 @@ function setup(model: ReturnType<typeof fakeModel>, opts: Parameters<typeof clar
 
 describe("Clarification", () => {
   it("attended: the question becomes the last ToolMessage, the run ends, the model is called exactly once", async () => {
-    const model = fakeModel().respond(ask("a1")).respond(new AIMessage({ id: "a2", content: "must not happen" }));
+    const model = fakeModel()
+      .respond(ask("a1"))
+      .respond(new AIMessage({ id: "a2", content: "must not happen" }));
     const { agent, log, seenTools } = setup(model);
     const config = { configurable: { thread_id: "clar-1" } };
     const out = await agent.invoke({ messages: [new HumanMessage({ id: "h1", content: "set up the db" })] }, config);
@@ -58,9 +59,7 @@ describe("Clarification", () => {
     const tm = last as ToolMessage;
     expect(tm.name).toBe(ASK_CLARIFICATION);
     expect(tm.tool_call_id).toBe("a1-ask");
-    expect(tm.content).toBe(
-      "Which database should the service use?\n\nContext: Both are configured in docker-compose.yml.\n\nOptions:\n  1. PostgreSQL\n  2. SQLite",
-    );
+    expect(tm.content).toBe("Which database should the service use?\n\nContext: Both are configured in docker-compose.yml.\n\nOptions:\n  1. PostgreSQL\n  2. SQLite");
     expect(tm.additional_kwargs[CLARIFICATION_MARKER]).toEqual(question);
     expect(findPendingClarification(out.messages)).toEqual(question);
     // the run ends through the graph's exit: every afterAgent hook runs (the seed's Command(goto=END))
@@ -73,7 +72,9 @@ describe("Clarification", () => {
   });
 
   it("the answer arrives as a new run on the same thread and the model sees the whole history", async () => {
-    const model = fakeModel().respond(ask("a1")).respond(new AIMessage({ id: "a2", content: "Using SQLite." }));
+    const model = fakeModel()
+      .respond(ask("a1"))
+      .respond(new AIMessage({ id: "a2", content: "Using SQLite." }));
     const { agent } = setup(model);
     const config = { configurable: { thread_id: "clar-2" } };
     await agent.invoke({ messages: [new HumanMessage({ id: "h1", content: "set up the db" })] }, config);
@@ -85,12 +86,11 @@ describe("Clarification", () => {
   });
 
   it("unattended (configurable.deerflow_unattended): answers 'proceed…', the run continues, the tool is not offered", async () => {
-    const model = fakeModel().respond(ask("a1")).respond(new AIMessage({ id: "a2", content: "Assuming PostgreSQL." }));
+    const model = fakeModel()
+      .respond(ask("a1"))
+      .respond(new AIMessage({ id: "a2", content: "Assuming PostgreSQL." }));
     const { agent, seenTools } = setup(model);
-    const out = await agent.invoke(
-      { messages: [new HumanMessage("set up the db")] },
-      { configurable: { thread_id: "clar-3", deerflow_unattended: true } },
-    );
+    const out = await agent.invoke({ messages: [new HumanMessage("set up the db")] }, { configurable: { thread_id: "clar-3", deerflow_unattended: true } });
     expect(model.callCount).toBe(2);
     const tm = out.messages.find(ToolMessage.isInstance)!;
     expect(tm.content).toBe(UNATTENDED_ANSWER);

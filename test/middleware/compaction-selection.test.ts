@@ -45,7 +45,10 @@ function assertPaired(list: BaseMessage[]) {
       expect(next.map((t) => (t as ToolMessage).tool_call_id)).toEqual(ids);
     }
     if (ToolMessage.isInstance(m)) {
-      const owner = list.slice(0, i).reverse().find((x) => AIMessage.isInstance(x));
+      const owner = list
+        .slice(0, i)
+        .reverse()
+        .find((x) => AIMessage.isInstance(x));
       expect((owner as AIMessage | undefined)?.tool_calls?.some((c) => c.id === m.tool_call_id)).toBe(true);
     }
   }

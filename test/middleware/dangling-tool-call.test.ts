@@ -93,13 +93,7 @@ describe("DanglingToolCall middleware in createAgent", () => {
     const config = { configurable: { thread_id: "t-repair" } };
     const out = await agent.invoke(
       {
-        messages: [
-          new HumanMessage({ id: "h1", content: "start" }),
-          ai("a1", call("c1"), call("c2")),
-          result("c2"),
-          new HumanMessage({ id: "h2", content: "what happened?" }),
-          result("ghost"),
-        ],
+        messages: [new HumanMessage({ id: "h1", content: "start" }), ai("a1", call("c1"), call("c2")), result("c2"), new HumanMessage({ id: "h2", content: "what happened?" }), result("ghost")],
       },
       config,
     );

@@ -3,12 +3,7 @@ import { Command, MemorySaver } from "@langchain/langgraph";
 import { type AgentMiddleware, createAgent, createMiddleware, fakeModel, tool } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  DEFAULT_LEDGER_MAX_CHARS,
-  LEDGER_HEADER,
-  delegationLedgerMiddleware,
-  renderLedger,
-} from "../../src/middleware/delegation-ledger.js";
+import { DEFAULT_LEDGER_MAX_CHARS, LEDGER_HEADER, delegationLedgerMiddleware, renderLedger } from "../../src/middleware/delegation-ledger.js";
 import type { DelegationEntry } from "../../src/state/types.js";
 
 const entry = (i: number, extra: Partial<DelegationEntry> = {}): DelegationEntry => ({

@@ -6,12 +6,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { ChatOpenAI } from "@langchain/openai";
 import { createAgent } from "langchain";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import {
-  dynamicContextMiddleware,
-  findRepoRoot,
-  loadAgentsMemory,
-  localDate,
-} from "../../src/middleware/dynamic-context.js";
+import { dynamicContextMiddleware, findRepoRoot, loadAgentsMemory, localDate } from "../../src/middleware/dynamic-context.js";
 import { threadDataMiddleware } from "../../src/middleware/thread-data.js";
 import { isHiddenMessage } from "../../src/vocabulary/message-markers.js";
 import { type TestModelServer, startTestModelServer } from "../support/openai-server.js";

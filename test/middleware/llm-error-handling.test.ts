@@ -4,12 +4,7 @@ import { ChatOpenAI } from "@langchain/openai";
 import { createAgent, fakeModel } from "langchain";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ModelUnavailableError, ProviderError, formatErrorLine } from "../../src/errors.js";
-import {
-  type ModelRetryInfo,
-  classifyModelError,
-  llmErrorHandlingMiddleware,
-  retryAfterMs,
-} from "../../src/middleware/llm-error-handling.js";
+import { type ModelRetryInfo, classifyModelError, llmErrorHandlingMiddleware, retryAfterMs } from "../../src/middleware/llm-error-handling.js";
 import { unwrapMiddlewareError } from "../../src/vocabulary/error-chain.js";
 import { type TestModelServer, startTestModelServer } from "../support/openai-server.js";
 
@@ -205,8 +200,21 @@ describe("LLMErrorHandling against the real OpenAI client over HTTP", () => {
   // Bodies as providers send them. OpenAI: the API reference's error object with code context_length_exceeded (also
   // what vLLM answers); llama.cpp server: tools/server `exceed_context_size_error` (its README and issue reports).
   it.each([
-    ["OpenAI / vLLM", { error: { message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 tokens. Please reduce the length of the messages.", type: "invalid_request_error", param: "messages", code: "context_length_exceeded" } }],
-    ["llama.cpp server", { error: { code: 400, message: "request (4476 tokens) exceeds the available context size (4096 tokens)", type: "exceed_context_size_error", n_prompt_tokens: 4476, n_ctx: 4096 } }],
+    [
+      "OpenAI / vLLM",
+      {
+        error: {
+          message: "This model's maximum context length is 8192 tokens. However, your messages resulted in 9120 tokens. Please reduce the length of the messages.",
+          type: "invalid_request_error",
+          param: "messages",
+          code: "context_length_exceeded",
+        },
+      },
+    ],
+    [
+      "llama.cpp server",
+      { error: { code: 400, message: "request (4476 tokens) exceeds the available context size (4096 tokens)", type: "exceed_context_size_error", n_prompt_tokens: 4476, n_ctx: 4096 } },
+    ],
   ])("a context-window overflow from %s is not retried and says what to do", async (_who, body) => {
     server.push({ raw: [JSON.stringify(body)], status: 400, headers: { "content-type": "application/json" } });
     const err = unwrapMiddlewareError(await failure(agentFor(chat(server.url), { endpoint: EP }).invoke({ messages: [new HumanMessage("hi")] })));
@@ -268,9 +276,7 @@ describe("LLMErrorHandling against the real OpenAI client over HTTP", () => {
 
   it("a hanging server → timed out after the model's timeout", async () => {
     server.setScript(() => ({ hang: true }));
-    const err = unwrapMiddlewareError(
-      await failure(agentFor(chat(server.url, { timeout: 200 }), { maxRetries: 1 }).invoke({ messages: [new HumanMessage("hi")] })),
-    );
+    const err = unwrapMiddlewareError(await failure(agentFor(chat(server.url, { timeout: 200 }), { maxRetries: 1 }).invoke({ messages: [new HumanMessage("hi")] })));
     expect((err as Error).message.replace(/ \([\d.]+ s in total\)/, "")).toBe(`Model request failed after 2 attempts: timed out after 0.2 s waiting for ${server.url}.`);
   });
 });

@@ -3,14 +3,7 @@ import { MemorySaver } from "@langchain/langgraph";
 import { type AgentMiddleware, createAgent, createMiddleware, fakeModel, tool } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import {
-  FORCED_STOP_TEXT,
-  LOOP_WARNING_PREFIX,
-  effectiveRepeats,
-  iterationHash,
-  loopDetectionMiddleware,
-  toolCallHash,
-} from "../../src/middleware/loop-detection.js";
+import { FORCED_STOP_TEXT, LOOP_WARNING_PREFIX, effectiveRepeats, iterationHash, loopDetectionMiddleware, toolCallHash } from "../../src/middleware/loop-detection.js";
 import { stripToolCalls } from "../../src/middleware/util/strip-tool-calls.js";
 
 type Call = { name: string; args: Record<string, unknown> };
@@ -31,18 +24,24 @@ function scripted(turns: (Call[] | string)[]) {
 }
 
 const executed: string[] = [];
-const readFile = tool(async ({ path, start_line, end_line }: { path: string; start_line?: number; end_line?: number }) => {
-  executed.push(`read_file:${path}`);
-  return `${path} ${start_line ?? 1}-${end_line ?? "end"}`;
-}, {
-  name: "read_file",
-  description: "read",
-  schema: z.object({ path: z.string(), start_line: z.number().optional(), end_line: z.number().optional() }),
-});
-const bash = tool(async ({ command }: { command: string }) => {
-  executed.push(`bash:${command}`);
-  return `ran ${command}`;
-}, { name: "bash", description: "bash", schema: z.object({ command: z.string() }) });
+const readFile = tool(
+  async ({ path, start_line, end_line }: { path: string; start_line?: number; end_line?: number }) => {
+    executed.push(`read_file:${path}`);
+    return `${path} ${start_line ?? 1}-${end_line ?? "end"}`;
+  },
+  {
+    name: "read_file",
+    description: "read",
+    schema: z.object({ path: z.string(), start_line: z.number().optional(), end_line: z.number().optional() }),
+  },
+);
+const bash = tool(
+  async ({ command }: { command: string }) => {
+    executed.push(`bash:${command}`);
+    return `ran ${command}`;
+  },
+  { name: "bash", description: "bash", schema: z.object({ command: z.string() }) },
+);
 
 const rf = (path: string, start_line?: number, end_line?: number): Call => ({
   name: "read_file",
@@ -98,12 +97,7 @@ describe("LoopDetection in createAgent", () => {
   });
 
   it("hashes an iteration order-independently (same calls, other order, other key order = repeat)", async () => {
-    const model = scripted([
-      [sh("ls"), rf("/a.txt", 1, 10)],
-      [{ name: "read_file", args: { end_line: 10, path: "/a.txt", start_line: 1 } }, sh("ls")],
-      [rf("/a.txt", 1, 10), sh("ls")],
-      "done",
-    ]);
+    const model = scripted([[sh("ls"), rf("/a.txt", 1, 10)], [{ name: "read_file", args: { end_line: 10, path: "/a.txt", start_line: 1 } }, sh("ls")], [rf("/a.txt", 1, 10), sh("ls")], "done"]);
     await agentFor(model).invoke({ messages: [new HumanMessage("go")] });
     expect(warningIn(model.calls[3]!.messages)).toBeDefined();
   });
@@ -204,9 +198,18 @@ describe("LoopDetection helpers", () => {
     expect(s.additional_kwargs.reasoning_content).toBe("hm");
     expect(s.content).toBe(`Let me look again.\n\n${FORCED_STOP_TEXT}`);
     const blocks = stripToolCalls(
-      new AIMessage({ id: "m2", content: [{ type: "text", text: "hi" }, { type: "tool_use", id: "c", name: "bash", input: {} }] as never }),
+      new AIMessage({
+        id: "m2",
+        content: [
+          { type: "text", text: "hi" },
+          { type: "tool_use", id: "c", name: "bash", input: {} },
+        ] as never,
+      }),
       FORCED_STOP_TEXT,
     );
-    expect(blocks.content).toEqual([{ type: "text", text: "hi" }, { type: "text", text: FORCED_STOP_TEXT }]);
+    expect(blocks.content).toEqual([
+      { type: "text", text: "hi" },
+      { type: "text", text: FORCED_STOP_TEXT },
+    ]);
   });
 });

@@ -5,11 +5,7 @@ import { type AgentMiddleware, createAgent, fakeModel, tool } from "langchain";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loopDetectionMiddleware } from "../../src/middleware/loop-detection.js";
-import {
-  LENGTH_NOTE,
-  LENGTH_NOTE_WITH_CALLS,
-  modelLengthFinishReasonMiddleware,
-} from "../../src/middleware/model-length-finish-reason.js";
+import { LENGTH_NOTE, LENGTH_NOTE_WITH_CALLS, modelLengthFinishReasonMiddleware } from "../../src/middleware/model-length-finish-reason.js";
 import { MODEL_LENGTH_CAPPED } from "../../src/vocabulary/stop-reasons.js";
 import { finishReasonOf } from "../../src/middleware/util/finish-reason-guard.js";
 import { type TestModelServer, startTestModelServer } from "../support/openai-server.js";
@@ -17,10 +13,13 @@ import { type TestModelServer, startTestModelServer } from "../support/openai-se
 type Out = { messages: BaseMessage[]; stop_reason: string | null; loop_window?: string[]; tool_call_counts?: Record<string, number> };
 
 let executed: string[] = [];
-const bash = tool(async ({ command }: { command: string }) => {
-  executed.push(command);
-  return `ran ${command}`;
-}, { name: "bash", description: "run a command", schema: z.object({ command: z.string() }) });
+const bash = tool(
+  async ({ command }: { command: string }) => {
+    executed.push(command);
+    return `ran ${command}`;
+  },
+  { name: "bash", description: "run a command", schema: z.object({ command: z.string() }) },
+);
 
 let server: TestModelServer;
 beforeEach(async () => {
@@ -31,8 +30,7 @@ afterEach(async () => {
   await server.close();
 });
 
-const chat = (streaming: boolean) =>
-  new ChatOpenAI({ model: "test-model", apiKey: "k", configuration: { baseURL: server.url }, useResponsesApi: false, streaming, streamUsage: true, maxRetries: 0 });
+const chat = (streaming: boolean) => new ChatOpenAI({ model: "test-model", apiKey: "k", configuration: { baseURL: server.url }, useResponsesApi: false, streaming, streamUsage: true, maxRetries: 0 });
 
 /**
  * Non-streaming: `invoke` on a non-streaming model. Streaming: a streaming model driven by `agent.stream` with a

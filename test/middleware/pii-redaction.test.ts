@@ -37,8 +37,13 @@ describe("piiRedaction in createDeerflowAgent", () => {
 
   it("the summary side call is masked and the summary stored with the real value", async () => {
     const side = fakeModel().respond((msgs: BaseMessage[]) => new AIMessage(`The user wrote to ${/\[EMAIL_[0-9a-f]{8}\]/.exec(contentText(msgs[1]!.content))![0]}.`));
-    const messages = Array.from({ length: 12 }, (_, i) => (i % 2 ? new AIMessage({ id: `a${i}`, content: "ok ".repeat(300) }) : new HumanMessage({ id: `h${i}`, content: `turn ${i}: write ${EMAIL}` })));
-    const done = await compactMessages({ model: side, contextWindow: 2000, keepRecentTokens: 300, archive: new MemoryArchive(), piiRedaction: true }, { messages, summary: null, history: null, threadId: "t", checkpointId: null });
+    const messages = Array.from({ length: 12 }, (_, i) =>
+      i % 2 ? new AIMessage({ id: `a${i}`, content: "ok ".repeat(300) }) : new HumanMessage({ id: `h${i}`, content: `turn ${i}: write ${EMAIL}` }),
+    );
+    const done = await compactMessages(
+      { model: side, contextWindow: 2000, keepRecentTokens: 300, archive: new MemoryArchive(), piiRedaction: true },
+      { messages, summary: null, history: null, threadId: "t", checkpointId: null },
+    );
     expect(JSON.stringify(side.calls)).not.toContain(EMAIL);
     expect(done!.update.summary_text).toBe(`The user wrote to ${EMAIL}.`);
   });

@@ -12,10 +12,13 @@ import { type TestModelServer, startTestModelServer } from "../support/openai-se
 type Out = { messages: BaseMessage[]; stop_reason: string | null; loop_window?: string[]; tool_call_counts?: Record<string, number> };
 
 let executed: string[] = [];
-const bash = tool(async ({ command }: { command: string }) => {
-  executed.push(command);
-  return `ran ${command}`;
-}, { name: "bash", description: "run a command", schema: z.object({ command: z.string() }) });
+const bash = tool(
+  async ({ command }: { command: string }) => {
+    executed.push(command);
+    return `ran ${command}`;
+  },
+  { name: "bash", description: "run a command", schema: z.object({ command: z.string() }) },
+);
 
 let server: TestModelServer;
 beforeEach(async () => {
@@ -26,8 +29,7 @@ afterEach(async () => {
   await server.close();
 });
 
-const chat = (streaming: boolean) =>
-  new ChatOpenAI({ model: "test-model", apiKey: "k", configuration: { baseURL: server.url }, useResponsesApi: false, streaming, streamUsage: true, maxRetries: 0 });
+const chat = (streaming: boolean) => new ChatOpenAI({ model: "test-model", apiKey: "k", configuration: { baseURL: server.url }, useResponsesApi: false, streaming, streamUsage: true, maxRetries: 0 });
 
 /** Non-streaming: invoke. Streaming: agent.stream with a "messages" stream (invoke on a streaming model fetches a tokenizer). */
 async function run(streaming: boolean, middleware: AgentMiddleware[], input = "go"): Promise<Out> {
@@ -103,7 +105,10 @@ describe("SafetyFinishReason with a fake model", () => {
     const ai = lastAi(out);
     expect(ai.id).toBe("ai-r");
     expect(ai.tool_calls).toEqual([]);
-    expect(ai.content).toEqual([{ type: "text", text: "I can't" }, { type: "text", text: SAFETY_NOTE_WITH_CALLS }]);
+    expect(ai.content).toEqual([
+      { type: "text", text: "I can't" },
+      { type: "text", text: SAFETY_NOTE_WITH_CALLS },
+    ]);
     expect(out.stop_reason).toBe(CONTENT_FILTER);
   });
 });

@@ -8,15 +8,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { toolErrorHandlingMiddleware } from "../../src/middleware/tool-error-handling.js";
 import { sandboxAuditMiddleware } from "../../src/middleware/sandbox-audit.js";
-import {
-  ApprovalMemory,
-  type ApprovalBroker,
-  type ApprovalDecision,
-  type ApprovalRequest,
-  type ApprovalRequestedEvent,
-  eventBroker,
-  headlessBroker,
-} from "../../src/sandbox/approvals.js";
+import { ApprovalMemory, type ApprovalBroker, type ApprovalDecision, type ApprovalRequest, type ApprovalRequestedEvent, eventBroker, headlessBroker } from "../../src/sandbox/approvals.js";
 import { createBashTool } from "../../src/tools/bash.js";
 
 const stateSchema = z.object({
@@ -28,8 +20,7 @@ function newWorkspace() {
   return { workspace_path: ws, uploads_path: join(ws, "u"), outputs_path: join(ws, "o") };
 }
 
-const bashCall = (id: string, command: string) =>
-  new AIMessage({ id, content: "", tool_calls: [{ id: `${id}-call`, name: "bash", args: { description: "test", command }, type: "tool_call" }] });
+const bashCall = (id: string, command: string) => new AIMessage({ id, content: "", tool_calls: [{ id: `${id}-call`, name: "bash", args: { description: "test", command }, type: "tool_call" }] });
 
 /** Counts requests and answers with `decision`. */
 function scriptedBroker(decision: ApprovalDecision) {
@@ -43,19 +34,26 @@ function scriptedBroker(decision: ApprovalDecision) {
   return { broker, requests };
 }
 
-async function runOnce(opts: { mode: ApprovalMode; broker: ApprovalBroker; memory?: ApprovalMemory; command: string; threadId?: string; ws?: ReturnType<typeof newWorkspace>; timeoutSeconds?: number }) {
+async function runOnce(opts: {
+  mode: ApprovalMode;
+  broker: ApprovalBroker;
+  memory?: ApprovalMemory;
+  command: string;
+  threadId?: string;
+  ws?: ReturnType<typeof newWorkspace>;
+  timeoutSeconds?: number;
+}) {
   const ws = opts.ws ?? newWorkspace();
-  const model = fakeModel().respond(bashCall("a1", opts.command)).respond(new AIMessage({ id: "a2", content: "done" }));
+  const model = fakeModel()
+    .respond(bashCall("a1", opts.command))
+    .respond(new AIMessage({ id: "a2", content: "done" }));
   const agent = createAgent({
     model,
     tools: [createBashTool({ timeoutSeconds: opts.timeoutSeconds ?? 20 })],
     stateSchema,
     middleware: [toolErrorHandlingMiddleware(), sandboxAuditMiddleware({ mode: opts.mode, broker: opts.broker, memory: opts.memory ?? new ApprovalMemory() })],
   });
-  const out = await agent.invoke(
-    { messages: [new HumanMessage("go")], thread_data: ws },
-    { configurable: { thread_id: opts.threadId ?? "t1" } },
-  );
+  const out = await agent.invoke({ messages: [new HumanMessage("go")], thread_data: ws }, { configurable: { thread_id: opts.threadId ?? "t1" } });
   const tm = out.messages.find(ToolMessage.isInstance)!;
   return { ws: ws.workspace_path, tm, model, out };
 }

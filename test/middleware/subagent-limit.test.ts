@@ -4,12 +4,7 @@ import { type AgentMiddleware, createAgent, fakeModel, tool } from "langchain";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { loopDetectionMiddleware } from "../../src/middleware/loop-detection.js";
-import {
-  SUBAGENT_LIMIT_PREFIX,
-  SUBAGENT_LIMIT_REACHED,
-  applySubagentLimit,
-  subagentLimitMiddleware,
-} from "../../src/middleware/subagent-limit.js";
+import { SUBAGENT_LIMIT_PREFIX, SUBAGENT_LIMIT_REACHED, applySubagentLimit, subagentLimitMiddleware } from "../../src/middleware/subagent-limit.js";
 import { keepToolCalls } from "../../src/middleware/util/strip-tool-calls.js";
 
 type Call = { name: string; args: Record<string, unknown> };
@@ -31,18 +26,24 @@ function scripted(turns: (Call[] | string)[]) {
 
 function stubs() {
   const executed: string[] = [];
-  const task = tool(async ({ description }: { description: string; prompt: string; subagent_type: string }) => {
-    executed.push(`task:${description}`);
-    return `Task Succeeded. Result: did ${description}`;
-  }, {
-    name: "task",
-    description: "delegate",
-    schema: z.object({ description: z.string(), prompt: z.string(), subagent_type: z.string() }),
-  });
-  const bash = tool(async ({ command }: { command: string }) => {
-    executed.push(`bash:${command}`);
-    return `ran ${command}`;
-  }, { name: "bash", description: "bash", schema: z.object({ command: z.string() }) });
+  const task = tool(
+    async ({ description }: { description: string; prompt: string; subagent_type: string }) => {
+      executed.push(`task:${description}`);
+      return `Task Succeeded. Result: did ${description}`;
+    },
+    {
+      name: "task",
+      description: "delegate",
+      schema: z.object({ description: z.string(), prompt: z.string(), subagent_type: z.string() }),
+    },
+  );
+  const bash = tool(
+    async ({ command }: { command: string }) => {
+      executed.push(`bash:${command}`);
+      return `ran ${command}`;
+    },
+    { name: "bash", description: "bash", schema: z.object({ command: z.string() }) },
+  );
   return { executed, tools: [task, bash] };
 }
 
@@ -171,7 +172,11 @@ describe("SubagentLimit helpers", () => {
   it("keepToolCalls keeps id and text, drops provider-format copies of the removed calls only", () => {
     const m = new AIMessage({
       id: "m1",
-      content: [{ type: "text", text: "Delegating." }, { type: "tool_use", id: "c0", name: "task", input: {} }, { type: "tool_use", id: "c1", name: "task", input: {} }] as never,
+      content: [
+        { type: "text", text: "Delegating." },
+        { type: "tool_use", id: "c0", name: "task", input: {} },
+        { type: "tool_use", id: "c1", name: "task", input: {} },
+      ] as never,
       tool_calls: [
         { id: "c0", name: "task", args: {}, type: "tool_call" },
         { id: "c1", name: "task", args: {}, type: "tool_call" },
@@ -189,7 +194,11 @@ describe("SubagentLimit helpers", () => {
     expect(k.tool_calls!.map((c) => c.id)).toEqual(["c0"]);
     expect((k.additional_kwargs.tool_calls as { id: string }[]).map((c) => c.id)).toEqual(["c0"]);
     expect(k.additional_kwargs.reasoning_content).toBe("hm");
-    expect(k.content).toEqual([{ type: "text", text: "Delegating." }, { type: "tool_use", id: "c0", name: "task", input: {} }, { type: "text", text: "NOTE" }]);
+    expect(k.content).toEqual([
+      { type: "text", text: "Delegating." },
+      { type: "tool_use", id: "c0", name: "task", input: {} },
+      { type: "text", text: "NOTE" },
+    ]);
     expect(keepToolCalls(new AIMessage({ id: "m2", content: "Let me delegate." }), [], "NOTE").content).toBe("Let me delegate.\n\nNOTE");
   });
 });

@@ -86,7 +86,10 @@ function checkRequest(r: RecordedRequest, firstUser: string, latestUser: string)
     const ids = (msgs[i].tool_calls ?? []).map((c: any) => c.id);
     if (ids.length) expect(msgs.slice(i + 1, i + 1 + ids.length).map((m) => m.tool_call_id)).toEqual(ids);
     if (msgs[i].role === "tool") {
-      const owner = msgs.slice(0, i).reverse().find((m) => m.role === "assistant");
+      const owner = msgs
+        .slice(0, i)
+        .reverse()
+        .find((m) => m.role === "assistant");
       expect(owner.tool_calls.map((c: any) => c.id)).toContain(msgs[i].tool_call_id);
     }
   }

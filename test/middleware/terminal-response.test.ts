@@ -8,10 +8,13 @@ import { EMPTY_ANSWER_HINT, EMPTY_ANSWER_MESSAGE, isEmptyFinalAnswer, terminalRe
 type Out = { messages: BaseMessage[] };
 
 let executed: string[] = [];
-const bash = tool(async ({ command }: { command: string }) => {
-  executed.push(command);
-  return `ran ${command}`;
-}, { name: "bash", description: "run", schema: z.object({ command: z.string() }) });
+const bash = tool(
+  async ({ command }: { command: string }) => {
+    executed.push(command);
+    return `ran ${command}`;
+  },
+  { name: "bash", description: "run", schema: z.object({ command: z.string() }) },
+);
 
 function agentFor(model: ReturnType<typeof fakeModel>, opts: Parameters<typeof terminalResponseMiddleware>[0] = {}) {
   return createAgent({ model, tools: [bash], middleware: [terminalResponseMiddleware(opts)] });
@@ -28,7 +31,9 @@ async function failure(p: Promise<unknown>): Promise<unknown> {
 
 describe("TerminalResponse", () => {
   it("an empty final answer is retried once with the same request; the empty one never reaches the thread", async () => {
-    const model = fakeModel().respond(new AIMessage({ id: "e1", content: "  \n" })).respond(new AIMessage({ id: "ok", content: "Here it is." }));
+    const model = fakeModel()
+      .respond(new AIMessage({ id: "e1", content: "  \n" }))
+      .respond(new AIMessage({ id: "ok", content: "Here it is." }));
     const retries: number[] = [];
     const out = (await agentFor(model, { onRetry: (a) => retries.push(a) }).invoke({ messages: [new HumanMessage("hi")] })) as unknown as Out;
     expect(model.callCount).toBe(2);
@@ -38,7 +43,9 @@ describe("TerminalResponse", () => {
   });
 
   it("empty twice → DeerflowError with a hint (exit code runtime)", async () => {
-    const model = fakeModel().respond(new AIMessage("")).respond(new AIMessage({ content: [{ type: "text", text: " " }] }));
+    const model = fakeModel()
+      .respond(new AIMessage(""))
+      .respond(new AIMessage({ content: [{ type: "text", text: " " }] }));
     const err = findDeerflowError(await failure(agentFor(model).invoke({ messages: [new HumanMessage("hi")] })));
     expect(err).toBeInstanceOf(DeerflowError);
     expect(err!.message).toBe(EMPTY_ANSWER_MESSAGE);

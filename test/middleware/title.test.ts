@@ -88,7 +88,7 @@ describe("Title middleware in createAgent", () => {
     expect(titler.callCount).toBe(0);
   });
 
-  it("the title call never shows up in the run's \"messages\" stream; the title does in \"updates\"", async () => {
+  it('the title call never shows up in the run\'s "messages" stream; the title does in "updates"', async () => {
     const titler = fakeModel().respond(new AIMessage({ id: "title-reply", content: "Secret Title Words" }));
     const agent = createAgent({ model: agentModel("visible answer"), tools: [], middleware: [titleMiddleware({ model: titler })] });
     const stream = await agent.stream({ messages: [new HumanMessage("stream me")] }, { streamMode: ["messages", "updates"] });

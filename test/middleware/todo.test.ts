@@ -56,11 +56,7 @@ describe("Todo middleware in createAgent", () => {
   });
 
   it("writes todos, answers with the list, then a second call replaces it and [] clears it", async () => {
-    const model = scripted([
-      [{ description: "plan", todos: plan }],
-      [{ todos: [{ content: "only step", status: "in_progress" }] }],
-      "done",
-    ]);
+    const model = scripted([[{ description: "plan", todos: plan }], [{ todos: [{ content: "only step", status: "in_progress" }] }], "done"]);
     const agent = createAgent({ model, tools: [], middleware: [todoMiddleware()], checkpointer: new MemorySaver() });
     const out = (await agent.invoke({ messages: [new HumanMessage("go")] }, cfg("t1"))) as unknown as TodoState;
     expect(out.todos).toEqual([{ content: "only step", status: "in_progress" }]);
@@ -118,7 +114,10 @@ describe("Todo middleware in createAgent", () => {
     const stream = await agent.stream({ messages: [new HumanMessage("go")] }, { streamMode: "updates" });
     const updates: Record<string, unknown>[] = [];
     for await (const chunk of stream as AsyncIterable<Record<string, unknown>>) updates.push(chunk);
-    const withTodos = updates.flatMap((u) => Object.values(u)).flat().filter((v) => v && typeof v === "object" && "todos" in (v as object));
+    const withTodos = updates
+      .flatMap((u) => Object.values(u))
+      .flat()
+      .filter((v) => v && typeof v === "object" && "todos" in (v as object));
     expect(withTodos).toHaveLength(1);
     expect((withTodos[0] as { todos: Todo[] }).todos).toEqual(plan);
   });

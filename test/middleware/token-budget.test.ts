@@ -29,10 +29,13 @@ const finalTurn = (total: number) => new AIMessage({ id: `ai-${++seq}`, content:
 
 function setup(middleware: AgentMiddleware[]) {
   const executed: string[] = [];
-  const run = tool(async ({ cmd }: { cmd: string }) => {
-    executed.push(cmd);
-    return `ran ${cmd}`;
-  }, { name: "run", description: "run", schema: z.object({ cmd: z.string() }) });
+  const run = tool(
+    async ({ cmd }: { cmd: string }) => {
+      executed.push(cmd);
+      return `ran ${cmd}`;
+    },
+    { name: "run", description: "run", schema: z.object({ cmd: z.string() }) },
+  );
   const model = fakeModel();
   const agent = createAgent({ model, tools: [run], middleware, checkpointer: new MemorySaver() });
   return { executed, model, agent };
@@ -128,10 +131,13 @@ describe("TokenBudget middleware in createAgent", () => {
     try {
       const chat = new ChatOpenAI({ model: "test-model", apiKey: "k", configuration: { baseURL: server.url }, useResponsesApi: false, streaming: false, maxRetries: 0 });
       const executed: string[] = [];
-      const run = tool(async ({ cmd }: { cmd: string }) => {
-        executed.push(cmd);
-        return `ran ${cmd}`;
-      }, { name: "run", description: "run", schema: z.object({ cmd: z.string() }) });
+      const run = tool(
+        async ({ cmd }: { cmd: string }) => {
+          executed.push(cmd);
+          return `ran ${cmd}`;
+        },
+        { name: "run", description: "run", schema: z.object({ cmd: z.string() }) },
+      );
       const agent = createAgent({ model: chat, tools: [run], middleware: [tokenBudgetMiddleware({ maxTokens: 1000 })] });
       const out = (await agent.invoke({ messages: [new HumanMessage("go")] })) as unknown as BudgetState;
       expect(server.requests).toHaveLength(2);

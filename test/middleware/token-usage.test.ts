@@ -20,7 +20,10 @@ const cfg = { configurable: { thread_id: "usage-thread" } };
 
 describe("TokenUsage middleware in createAgent", () => {
   it("sums usage_metadata per run (reset each run) and per thread (cumulative)", async () => {
-    const model = fakeModel().respond(toolTurn(u(100, 10))).respond(toolTurn(u(200, 20))).respond(finalTurn(u(300, 30)));
+    const model = fakeModel()
+      .respond(toolTurn(u(100, 10)))
+      .respond(toolTurn(u(200, 20)))
+      .respond(finalTurn(u(300, 30)));
     const agent = createAgent({ model, tools: [echo], middleware: [tokenUsageMiddleware()], checkpointer: new MemorySaver() });
     const r1 = (await agent.invoke({ messages: [new HumanMessage("go")] }, cfg)) as unknown as UsageState;
     expect(r1.run_usage).toEqual({ input_tokens: 600, output_tokens: 60, total_tokens: 660 });
@@ -33,7 +36,9 @@ describe("TokenUsage middleware in createAgent", () => {
   });
 
   it("a model answer without usage_metadata counts nothing", async () => {
-    const model = fakeModel().respond(toolTurn()).respond(finalTurn(u(7, 3)));
+    const model = fakeModel()
+      .respond(toolTurn())
+      .respond(finalTurn(u(7, 3)));
     const agent = createAgent({ model, tools: [echo], middleware: [tokenUsageMiddleware()] });
     const r = (await agent.invoke({ messages: [new HumanMessage("go")] })) as unknown as UsageState;
     expect(r.run_usage).toEqual({ input_tokens: 7, output_tokens: 3, total_tokens: 10 });

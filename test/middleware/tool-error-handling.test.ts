@@ -5,8 +5,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { formatToolError, toolErrorHandlingMiddleware } from "../../src/middleware/tool-error-handling.js";
 
-const toolCallMsg = (id: string, name: string, args: Record<string, unknown>, callId = `${id}-call`) =>
-  new AIMessage({ id, content: "", tool_calls: [{ id: callId, name, args, type: "tool_call" }] });
+const toolCallMsg = (id: string, name: string, args: Record<string, unknown>, callId = `${id}-call`) => new AIMessage({ id, content: "", tool_calls: [{ id: callId, name, args, type: "tool_call" }] });
 
 class FileMissingError extends Error {
   override name = "FileMissingError";
@@ -36,9 +35,7 @@ describe("ToolErrorHandling", () => {
     expect(tm.status).toBe("error");
     expect(tm.name).toBe("read_file");
     expect(tm.tool_call_id).toBe("a1-call");
-    expect(tm.content).toBe(
-      "Error: Tool 'read_file' failed with FileMissingError: no such file: /missing. Continue with available context, or choose an alternative tool.",
-    );
+    expect(tm.content).toBe("Error: Tool 'read_file' failed with FileMissingError: no such file: /missing. Continue with available context, or choose an alternative tool.");
     expect(model.callCount).toBe(2);
     expect(out.messages.at(-1)!.content).toBe("The file does not exist.");
     // the model saw the error
@@ -77,7 +74,9 @@ describe("ToolErrorHandling", () => {
     const out = await agentWith(model).invoke({ messages: [new HumanMessage("go")] });
     const [bad, good] = out.messages.filter(ToolMessage.isInstance);
     expect(bad!.status).toBe("error");
-    expect(String(bad!.content)).toMatch(/^Error: Tool 'read_file' failed with ValidationError: Received tool input did not match expected schema .*path.*\. Continue with available context, or choose an alternative tool\.$/);
+    expect(String(bad!.content)).toMatch(
+      /^Error: Tool 'read_file' failed with ValidationError: Received tool input did not match expected schema .*path.*\. Continue with available context, or choose an alternative tool\.$/,
+    );
     expect(String(bad!.content)).not.toContain("\n");
     expect(good!.content).toBe("contents of /ok");
     expect(model.callCount).toBe(3);
@@ -110,7 +109,9 @@ describe("ToolErrorHandling", () => {
         }),
       { name: "slow", description: "slow", schema: z.object({ x: z.number() }) },
     );
-    const model = fakeModel().respond(toolCallMsg("a1", "slow", { x: 1 })).respond(new AIMessage("never"));
+    const model = fakeModel()
+      .respond(toolCallMsg("a1", "slow", { x: 1 }))
+      .respond(new AIMessage("never"));
     const agent = createAgent({ model, tools: [slow], middleware: [toolErrorHandlingMiddleware()] });
     const controller = new AbortController();
     const run = agent.invoke({ messages: [new HumanMessage("go")] }, { signal: controller.signal });
@@ -136,7 +137,9 @@ describe("ToolErrorHandling", () => {
     // and end to end: a tool calling interrupt() pauses the run
     const { interrupt: interruptFn } = await import("@langchain/langgraph");
     const ask = tool(async () => String(interruptFn("approve?")), { name: "ask", description: "ask", schema: z.object({}) });
-    const model = fakeModel().respond(toolCallMsg("a1", "ask", {})).respond(new AIMessage("after"));
+    const model = fakeModel()
+      .respond(toolCallMsg("a1", "ask", {}))
+      .respond(new AIMessage("after"));
     const agent = createAgent({ model, tools: [ask], middleware: [toolErrorHandlingMiddleware()], checkpointer: new MemorySaver() });
     const out = (await agent.invoke({ messages: [new HumanMessage("go")] }, { configurable: { thread_id: "i" } })) as { __interrupt__?: unknown[]; messages: unknown[] };
     expect(out.__interrupt__).toHaveLength(1);

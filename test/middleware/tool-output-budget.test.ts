@@ -15,7 +15,12 @@ const big = (n: number) => Array.from({ length: n }, (_, i) => `line ${i} — ü
 
 let output = "";
 const dump = tool(async () => output, { name: "dump", description: "dump", schema: z.object({ what: z.string() }) });
-const failing = tool(async () => { throw new Error("E".repeat(30_000)); }, { name: "failing", description: "f", schema: z.object({}) });
+const failing = tool(
+  async () => {
+    throw new Error("E".repeat(30_000));
+  },
+  { name: "failing", description: "f", schema: z.object({}) },
+);
 
 function modelCalling(name: string, args: Record<string, unknown>, id = "call_1") {
   return fakeModel()
@@ -71,12 +76,16 @@ describe("ToolOutputBudget", () => {
     const { outputs } = outputsDir();
     output = "a".repeat(100);
     const mw = () => toolOutputBudgetMiddleware({ maxChars: 100, headChars: 10, tailChars: 5 });
-    let out = (await createAgent({ model: modelCalling("dump", { what: "x" }), tools: [dump], middleware: [mw()] })
-      .invoke({ messages: [new HumanMessage("go")], thread_data: { outputs_path: outputs } } as never)) as unknown as Out;
+    let out = (await createAgent({ model: modelCalling("dump", { what: "x" }), tools: [dump], middleware: [mw()] }).invoke({
+      messages: [new HumanMessage("go")],
+      thread_data: { outputs_path: outputs },
+    } as never)) as unknown as Out;
     expect(toolMsg(out).content).toBe(output);
     output = `${"h".repeat(10)}${"m".repeat(86)}${"t".repeat(5)}`;
-    out = (await createAgent({ model: modelCalling("dump", { what: "x" }, "c/../x"), tools: [dump], middleware: [mw()] })
-      .invoke({ messages: [new HumanMessage("go")], thread_data: { outputs_path: outputs } } as never)) as unknown as Out;
+    out = (await createAgent({ model: modelCalling("dump", { what: "x" }, "c/../x"), tools: [dump], middleware: [mw()] }).invoke({
+      messages: [new HumanMessage("go")],
+      thread_data: { outputs_path: outputs },
+    } as never)) as unknown as Out;
     const content = String(toolMsg(out).content);
     expect(content.startsWith(`${"h".repeat(10)}\n\n[... 86 chars omitted ...]\n\n${"t".repeat(5)}\n\n[Full output (101 chars)`)).toBe(true);
     // an odd call id cannot escape the directory

@@ -27,10 +27,7 @@ describe("ToolResultSecretMasking", () => {
     writeFileSync(join(ssh, "id_ed25519"), `${PEM}\n`);
     symlinkSync(join(ssh, "id_ed25519"), join(cwd, "docs-key"));
     writeFileSync(join(cwd, "dump.txt"), `config: api_key=${process.env.OPENAI_API_KEY} region=eu\n`);
-    server.push(
-      { toolCalls: [{ id: "k", name: "bash", args: { command: "cat docs-key; echo; cat dump.txt" } }] },
-      { content: "done" },
-    );
+    server.push({ toolCalls: [{ id: "k", name: "bash", args: { command: "cat docs-key; echo; cat dump.txt" } }] }, { content: "done" });
     const s = createChatSession({ home, model: "test-model", cwd, workspace: cwd, approval: "yolo", allowUnconfined: true });
     await s.send({ prompt: "show me" }, () => {}, new AbortController().signal);
     const seen = toolText(server.requests[1]!.body, "k");
@@ -43,7 +40,8 @@ describe("ToolResultSecretMasking", () => {
     expect(maskSecretShapes(`a\n${PEM}\nb`)).toBe("a\n***\nb");
     expect(maskSecretShapes(`a\n${PEM.slice(0, 80)}`)).toBe("a\n***");
     const mw = toolResultSecretMaskingMiddleware(["hunter2-long-password"]);
-    const run = (content: string) => (mw as any).wrapToolCall({ toolCall: { id: "t", name: "x", args: {} } }, async () => new ToolMessage({ tool_call_id: "t", name: "x", content, status: "success" }));
+    const run = (content: string) =>
+      (mw as any).wrapToolCall({ toolCall: { id: "t", name: "x", args: {} } }, async () => new ToolMessage({ tool_call_id: "t", name: "x", content, status: "success" }));
     expect((await run("pw=hunter2-long-password ok")).content).toBe("pw=*** ok");
     const plain = await run("nothing secret here");
     expect(plain.content).toBe("nothing secret here");

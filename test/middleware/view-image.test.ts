@@ -39,8 +39,7 @@ function agent(extraTools: StructuredToolInterface[] = []) {
   };
 }
 
-const imageBlocks = (i: number) =>
-  (server.requests[i]!.body.messages as { content: unknown }[]).flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === "image_url");
+const imageBlocks = (i: number) => (server.requests[i]!.body.messages as { content: unknown }[]).flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((b: any) => b.type === "image_url");
 
 describe("ViewImage", () => {
   it("shows the viewed image to the next model call only; state keeps metadata and sha256, not bytes", async () => {
@@ -77,7 +76,12 @@ describe("ViewImage", () => {
     mkdirSync(ws, { recursive: true });
     writeFileSync(join(ws, "dot.png"), PNG);
     server.push(
-      { toolCalls: [{ id: "i1", name: "view_image", args: { image_path: "dot.png" } }, { id: "m1", name: "mutate", args: {} }] },
+      {
+        toolCalls: [
+          { id: "i1", name: "view_image", args: { image_path: "dot.png" } },
+          { id: "m1", name: "mutate", args: {} },
+        ],
+      },
       { content: "ok" },
     );
     await a.invoke({ messages: [new HumanMessage("look")] }, { configurable: { thread_id: "v2", deerflow_home: home } });

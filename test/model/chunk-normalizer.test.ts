@@ -71,7 +71,12 @@ describe("ChunkNormalizer.chunk", () => {
 
   it("joins a name split across fragments and sends it whole; a repeated whole name changes nothing", () => {
     const n = new ChunkNormalizer("m");
-    const out = calls(n, { index: 0, id: "c1", function: { name: "read_", arguments: "" } }, { index: 0, function: { name: "file", arguments: "{}" } }, { index: 0, function: { name: "read_file", arguments: "" } });
+    const out = calls(
+      n,
+      { index: 0, id: "c1", function: { name: "read_", arguments: "" } },
+      { index: 0, function: { name: "file", arguments: "{}" } },
+      { index: 0, function: { name: "read_file", arguments: "" } },
+    );
     expect(out[1]).toEqual({ index: 0, function: { name: "read_file", arguments: "{}" } });
     expect(out[2]).toEqual({ index: 0, function: { arguments: "" } });
   });
@@ -87,7 +92,13 @@ describe("ChunkNormalizer.response", () => {
     const n = new ChunkNormalizer("msg_ours");
     const out = n.response({
       id: "chatcmpl-1",
-      choices: [{ index: 0, finish_reason: "tool_calls", message: { content: [{ type: "text", text: "ok" }], reasoning: "why", tool_calls: [{ id: "c1", function: { name: "ls", arguments: { path: "." } } }] } }],
+      choices: [
+        {
+          index: 0,
+          finish_reason: "tool_calls",
+          message: { content: [{ type: "text", text: "ok" }], reasoning: "why", tool_calls: [{ id: "c1", function: { name: "ls", arguments: { path: "." } } }] },
+        },
+      ],
     });
     expect(out.id).toBe("msg_ours");
     expect(out.choices[0].message).toEqual({

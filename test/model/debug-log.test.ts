@@ -17,7 +17,11 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const lines = (f = file) => readFileSync(f, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+const lines = (f = file) =>
+  readFileSync(f, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 describe("the debug log", () => {
   it("writes one JSON object per line with a timestamp and the event, in a 0600 file", () => {
@@ -34,7 +38,10 @@ describe("the debug log", () => {
   it("masks key shapes, URL passwords and the exact credential values it was given, at any depth", () => {
     const known = "hunter2-very-long-password";
     openDebugLog({ file, secrets: [known] });
-    debugLog("cli.error", { error: `HTTP 401 for key sk-proj-abcdefghijklmnopqrstuvwx at postgres://me:${known}@db/x`, nested: { list: [`token ${known}`, "ghp_0123456789abcdefghijklmnopqrstuvwxyz"] } });
+    debugLog("cli.error", {
+      error: `HTTP 401 for key sk-proj-abcdefghijklmnopqrstuvwx at postgres://me:${known}@db/x`,
+      nested: { list: [`token ${known}`, "ghp_0123456789abcdefghijklmnopqrstuvwxyz"] },
+    });
     const text = readFileSync(file, "utf8");
     expect(text).not.toContain(known);
     expect(text).not.toContain("sk-proj-abcdefghijklmnopqrstuvwx");

@@ -31,7 +31,11 @@ async function read(res: Response): Promise<string | ModelStreamError> {
   return res.text().catch((e: unknown) => (e instanceof ModelStreamError ? e : Promise.reject(e)));
 }
 
-const events = (body: string): unknown[] => body.split("\n\n").filter(Boolean).map((e) => (e === "data: [DONE]" ? "[DONE]" : JSON.parse(e.slice(6))));
+const events = (body: string): unknown[] =>
+  body
+    .split("\n\n")
+    .filter(Boolean)
+    .map((e) => (e === "data: [DONE]" ? "[DONE]" : JSON.parse(e.slice(6))));
 
 describe("guardedFetch: requests", () => {
   it("leaves `name` off assistant messages (xAI refuses it) and keeps it on tool messages (Gemini needs it)", async () => {
@@ -93,7 +97,7 @@ describe("guardedFetch: streams", () => {
   });
 
   it("refuses what is not server-sent events with the offending line, secrets scrubbed", async () => {
-    const err = await read(await post({ raw: ["data: {\"choices\":[]}\n", `<p>key ${KEY}</p>\n\n`] }));
+    const err = await read(await post({ raw: ['data: {"choices":[]}\n', `<p>key ${KEY}</p>\n\n`] }));
     expect(err).toMatchObject({ kind: "protocol", transient: false });
     expect((err as Error).message).toMatch(/is not server-sent events \(unexpected line "<p>key .*<\/p>"\)/);
     expect((err as Error).message).not.toContain(KEY);

@@ -133,12 +133,7 @@ describe("compatibility gate", () => {
     const full = openSaver("full");
     await expectMismatch(full.getTuple(cfg("thread-delta")), "thread-delta", "delta", "full");
     await expectMismatch(buildGraph("full", full).getState(cfg("thread-delta")), "thread-delta", "delta", "full");
-    await expectMismatch(
-      full.putWrites({ configurable: { thread_id: "thread-delta", checkpoint_ns: "", checkpoint_id: "x" } }, [["messages", []]], "task"),
-      "thread-delta",
-      "delta",
-      "full",
-    );
+    await expectMismatch(full.putWrites({ configurable: { thread_id: "thread-delta", checkpoint_ns: "", checkpoint_id: "x" } }, [["messages", []]], "task"), "thread-delta", "delta", "full");
     await expectMismatch(full.getDeltaChannelHistory({ config: cfg("thread-delta"), channels: ["messages"] }), "thread-delta", "delta", "full");
     // Unscoped listing crosses threads: it fails closed on the foreign one.
     await expectMismatch(drain(full.list({})), "thread-delta", "delta", "full");

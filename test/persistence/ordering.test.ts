@@ -4,17 +4,7 @@
 // what made a restored DeltaChannel history come back with parallel ToolMessages out of order.
 import { AIMessage, HumanMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import type { RunnableConfig } from "@langchain/core/runnables";
-import {
-  DeltaValue,
-  END,
-  MemorySaver,
-  MessagesDeltaValue,
-  MessagesValue,
-  START,
-  Send,
-  StateGraph,
-  StateSchema,
-} from "@langchain/langgraph";
+import { DeltaValue, END, MemorySaver, MessagesDeltaValue, MessagesValue, START, Send, StateGraph, StateSchema } from "@langchain/langgraph";
 import { DeltaSnapshot, emptyCheckpoint, uuid6, type BaseCheckpointSaver, type PendingWrite } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { join } from "node:path";
@@ -39,10 +29,24 @@ function openSaver(file: string, channelMode: ChannelMode = "full"): DeerflowSql
 
 // Inserted in an order that is neither the path order nor the task-id order.
 const WRITES: { taskId: string; taskPath: string; writes: PendingWrite[] }[] = [
-  { taskId: "task-a", taskPath: "~__pregel_push, 0000000002", writes: [["messages", "a0"], ["messages", "a1"]] },
+  {
+    taskId: "task-a",
+    taskPath: "~__pregel_push, 0000000002",
+    writes: [
+      ["messages", "a0"],
+      ["messages", "a1"],
+    ],
+  },
   { taskId: "task-c", taskPath: "~__pregel_push, 0000000000", writes: [["messages", "c0"]] },
   { taskId: "task-0", taskPath: "", writes: [["messages", "input"]] },
-  { taskId: "task-b", taskPath: "~__pregel_push, 0000000001", writes: [["messages", "b0"], ["other", "b1"]] },
+  {
+    taskId: "task-b",
+    taskPath: "~__pregel_push, 0000000001",
+    writes: [
+      ["messages", "b0"],
+      ["other", "b1"],
+    ],
+  },
 ];
 const SORTED = [
   ["task-0", "messages", "input"],
@@ -100,9 +104,7 @@ describe("pending writes order", () => {
     expect((fromSqlite.messages!.seed as DeltaSnapshot).value).toEqual(["seed"]);
     // The latest checkpoint (no checkpoint_id) and a mid-chain one agree too.
     expect(await saver.getDeltaChannelHistory({ config: { configurable: { thread_id: "t", checkpoint_ns: "" } }, channels })).toEqual(fromSqlite);
-    expect(await saver.getDeltaChannelHistory({ config: s.c1, channels })).toEqual(
-      await memory.getDeltaChannelHistory({ config: m.c1, channels }),
-    );
+    expect(await saver.getDeltaChannelHistory({ config: s.c1, channels })).toEqual(await memory.getDeltaChannelHistory({ config: m.c1, channels }));
   });
 
   it("the stock SqliteSaver 1.0.4 does not (the bug this saver fixes)", async () => {
@@ -134,9 +136,7 @@ function buildGraph(messages: typeof MessagesValue | typeof MessagesDeltaValue, 
       return { messages: [new ToolMessage({ id: `tm-${call.id}`, tool_call_id: call.id, content: `${call.name} done` })] };
     })
     .addEdge(START, "model")
-    .addConditionalEdges("model", (state: { messages: AIMessage[] }) =>
-      state.messages.at(-1)!.tool_calls!.map((call) => new Send("tool", { call })),
-    )
+    .addConditionalEdges("model", (state: { messages: AIMessage[] }) => state.messages.at(-1)!.tool_calls!.map((call) => new Send("tool", { call })))
     .addEdge("tool", END)
     .compile({ checkpointer });
 }
@@ -186,22 +186,24 @@ describe.each([
     const state = await reopened.getState({ configurable: { thread_id: "thread" } });
     expect(ids(state.values.messages)).toEqual(ids(memoryLive));
     // Path order, not completion order: tool0 … tool5 after each AI message.
-    expect(ids(state.values.messages).slice(0, 8)).toEqual([
-      "h-0",
-      "ai-1",
-      ...Array.from({ length: TOOL_COUNT }, (_, i) => `tm-call-1-${i}`),
-    ]);
+    expect(ids(state.values.messages).slice(0, 8)).toEqual(["h-0", "ai-1", ...Array.from({ length: TOOL_COUNT }, (_, i) => `tm-call-1-${i}`)]);
     const memoryHistory = await history(memoryGraph, "thread");
     expect(memoryHistory.length).toBeGreaterThan(6);
     expect(await history(reopened, "thread")).toEqual(memoryHistory);
 
     // And the thread keeps going from the reopened file.
-    const next = await reopened.invoke({ messages: [new HumanMessage({ id: "h-3", content: "again" })] }, {
-      configurable: { thread_id: "thread" },
-    });
-    const memoryNext = await memoryGraph.invoke({ messages: [new HumanMessage({ id: "h-3", content: "again" })] }, {
-      configurable: { thread_id: "thread" },
-    });
+    const next = await reopened.invoke(
+      { messages: [new HumanMessage({ id: "h-3", content: "again" })] },
+      {
+        configurable: { thread_id: "thread" },
+      },
+    );
+    const memoryNext = await memoryGraph.invoke(
+      { messages: [new HumanMessage({ id: "h-3", content: "again" })] },
+      {
+        configurable: { thread_id: "thread" },
+      },
+    );
     expect(ids(next.messages)).toEqual(ids(memoryNext.messages));
   });
 });

@@ -29,7 +29,12 @@ describe.skipIf(pgSkip)("leases on a team database, at the store", () => {
       let writeCheck: Promise<unknown> | undefined;
       pool.query = ((...args: unknown[]) => {
         if (typeof args[0] === "string" && args[0].startsWith("SELECT * FROM run_locks") && !writeCheck) {
-          writeCheck = Promise.resolve().then(() => runs.assertHeld(threadId)).then(() => "write let through", (err: unknown) => err);
+          writeCheck = Promise.resolve()
+            .then(() => runs.assertHeld(threadId))
+            .then(
+              () => "write let through",
+              (err: unknown) => err,
+            );
         }
         return query(...args);
       }) as typeof pool.query;

@@ -61,20 +61,27 @@ function sent(req: RecordedRequest): string[] {
 }
 
 async function rows(threadId: string) {
-  const counts = (await sql<{ pruned: string; whole: string }>(
-    `SELECT COUNT(*) FILTER (WHERE metadata ? 'deerflow_pruned') AS pruned, COUNT(*) FILTER (WHERE NOT metadata ? 'deerflow_pruned') AS whole
+  const counts = (
+    await sql<{ pruned: string; whole: string }>(
+      `SELECT COUNT(*) FILTER (WHERE metadata ? 'deerflow_pruned') AS pruned, COUNT(*) FILTER (WHERE NOT metadata ? 'deerflow_pruned') AS whole
        FROM deerflow.checkpoints WHERE thread_id = $1`,
-    [threadId],
-  ))[0]!;
+      [threadId],
+    )
+  )[0]!;
   // The points rollback goes back to: the thread's last checkpoint at or before each run's mark.
   const marks = (await sql<{ mark: string }>("SELECT mark FROM deerflow.runs WHERE thread_id = $1 AND mark IS NOT NULL ORDER BY seq", [threadId])).map((r) => JSON.parse(r.mark).checkpoints as number);
   const targets = [];
-  for (const m of marks) targets.push((await sql<{ pruned: boolean }>("SELECT metadata ? 'deerflow_pruned' AS pruned FROM deerflow.checkpoints WHERE thread_id = $1 AND seq <= $2 ORDER BY seq DESC LIMIT 1", [threadId, m]))[0]);
+  for (const m of marks)
+    targets.push(
+      (await sql<{ pruned: boolean }>("SELECT metadata ? 'deerflow_pruned' AS pruned FROM deerflow.checkpoints WHERE thread_id = $1 AND seq <= $2 ORDER BY seq DESC LIMIT 1", [threadId, m]))[0],
+    );
   // Channels of the writes pruned checkpoints still have.
-  const kept = (await sql<{ channel: string }>(
-    "SELECT DISTINCT w.channel FROM deerflow.checkpoint_writes w JOIN deerflow.checkpoints c USING (thread_id, checkpoint_ns, checkpoint_id) WHERE c.thread_id = $1 AND c.metadata ? 'deerflow_pruned'",
-    [threadId],
-  )).map((r) => r.channel);
+  const kept = (
+    await sql<{ channel: string }>(
+      "SELECT DISTINCT w.channel FROM deerflow.checkpoint_writes w JOIN deerflow.checkpoints c USING (thread_id, checkpoint_ns, checkpoint_id) WHERE c.thread_id = $1 AND c.metadata ? 'deerflow_pruned'",
+      [threadId],
+    )
+  ).map((r) => r.channel);
   return { pruned: Number(counts.pruned), whole: Number(counts.whole), targets, kept };
 }
 

@@ -32,10 +32,24 @@ function saver(channelMode: ChannelMode = "full", url = db.url): DeerflowPostgre
 // Inserted in an order that is neither the path order nor the task-id order; one path holds an astral character,
 // where code-point order and UTF-16 order differ.
 const WRITES: { taskId: string; taskPath: string; writes: PendingWrite[] }[] = [
-  { taskId: "task-a", taskPath: "~__pregel_push, 0000000002", writes: [["messages", "a0"], ["messages", "a1"]] },
+  {
+    taskId: "task-a",
+    taskPath: "~__pregel_push, 0000000002",
+    writes: [
+      ["messages", "a0"],
+      ["messages", "a1"],
+    ],
+  },
   { taskId: "task-c", taskPath: "~__pregel_push, 0000000000", writes: [["messages", "c0"]] },
   { taskId: "task-0", taskPath: "", writes: [["messages", "input"]] },
-  { taskId: "task-b", taskPath: "~__pregel_push, 0000000001", writes: [["messages", "b0"], ["other", "b1"]] },
+  {
+    taskId: "task-b",
+    taskPath: "~__pregel_push, 0000000001",
+    writes: [
+      ["messages", "b0"],
+      ["other", "b1"],
+    ],
+  },
   { taskId: "task-d", taskPath: "\u{1F600}", writes: [["messages", "d0"]] },
   { taskId: "task-e", taskPath: "\uFF5E", writes: [["messages", "e0"]] },
 ];

@@ -57,7 +57,10 @@ function rows(threadId: string) {
     // The points rollback and rewind go back to: the thread's last checkpoint before each run's mark.
     const marks = (db.prepare("SELECT mark FROM runs WHERE thread_id = ? AND mark IS NOT NULL").all(threadId) as { mark: string }[]).map((r) => JSON.parse(r.mark).checkpoints as number);
     const targets = marks.map(
-      (m) => db.prepare("SELECT json_extract(CAST(metadata AS TEXT), '$.deerflow_pruned') AS p FROM checkpoints WHERE thread_id = ? AND rowid <= ? ORDER BY rowid DESC LIMIT 1").get(threadId, m) as { p: number | null } | undefined,
+      (m) =>
+        db.prepare("SELECT json_extract(CAST(metadata AS TEXT), '$.deerflow_pruned') AS p FROM checkpoints WHERE thread_id = ? AND rowid <= ? ORDER BY rowid DESC LIMIT 1").get(threadId, m) as
+          | { p: number | null }
+          | undefined,
     );
     return { pruned, whole, targets };
   } finally {

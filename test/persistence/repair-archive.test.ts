@@ -23,7 +23,11 @@ describe("repairDatabase and the message archive", () => {
     const path = tempDb();
     const saver = DeerflowSqliteSaver.open(path, { channelMode: "full" });
     const archive = new MessageArchive(saver.db);
-    archive.put("t1", "cp-1", Array.from({ length: 250 }, (_, i) => ({ message_id: `m${i}`, role: i % 2 ? "assistant" : "user", name: null, text: `message ${i} about FILE-${i}` })));
+    archive.put(
+      "t1",
+      "cp-1",
+      Array.from({ length: 250 }, (_, i) => ({ message_id: `m${i}`, role: i % 2 ? "assistant" : "user", name: null, text: `message ${i} about FILE-${i}` })),
+    );
     archive.put("t2", null, [{ message_id: "x", role: "tool", name: "bash", text: "ls output" }]);
     saver.close();
 

@@ -58,6 +58,8 @@ describe("the SQLite schema's migrations", () => {
     const db = new Database(join(dir, "deerflow.sqlite"));
     db.prepare("INSERT INTO deerflow_schema_version (v) VALUES (999)").run();
     db.close();
-    expect(() => openSqliteStore(dir, "full")).toThrow(new RegExp(`${join(dir, "deerflow.sqlite").replace(/[.]/g, "\\.")} holds deerflow schema version 999, newer than this deerflow knows \\(${SQLITE_MIGRATIONS.length}\\)`));
+    expect(() => openSqliteStore(dir, "full")).toThrow(
+      new RegExp(`${join(dir, "deerflow.sqlite").replace(/[.]/g, "\\.")} holds deerflow schema version 999, newer than this deerflow knows \\(${SQLITE_MIGRATIONS.length}\\)`),
+    );
   });
 });

@@ -16,7 +16,11 @@ function configure(sb: Sandbox, url: string, extra: Record<string, unknown> = {}
   trustProject(sb);
 }
 
-const slug = (name: string) => name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+const slug = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-|-$/g, "");
 /** The conversation the provider received, without system prompts and the dated reminder. */
 const conversation = (body: any) =>
   (body.messages as any[]).filter((m) => m.role !== "system" && !(m.role === "user" && String(typeof m.content === "string" ? m.content : JSON.stringify(m.content)).startsWith("<system-reminder>")));

@@ -20,10 +20,20 @@ function configure(sb: Sandbox, extra: Record<string, unknown> = {}): void {
 const run = (sb: Sandbox, ...args: string[]) => sb.run(["run", "-m", "p", ...args]);
 
 /** Ollama-style chunk (the framing that reuses ids). */
-const chunk = (delta: Record<string, unknown>, finish: string | null = null, id = "chatcmpl-7") => ({ id, object: "chat.completion.chunk", created: 1744438886, model: "qwen2.5-coder:7b", choices: [{ index: 0, delta, finish_reason: finish }] });
+const chunk = (delta: Record<string, unknown>, finish: string | null = null, id = "chatcmpl-7") => ({
+  id,
+  object: "chat.completion.chunk",
+  created: 1744438886,
+  model: "qwen2.5-coder:7b",
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 const DONE = "data: [DONE]\n\n";
 const toolTurn = (command: string, callId: string, id = "chatcmpl-7"): RawReply =>
-  rawSse([chunk({ role: "assistant", content: "", tool_calls: [{ id: callId, index: 0, type: "function", function: { name: "bash", arguments: JSON.stringify({ command }) } }] }, null, id), chunk({}, "tool_calls", id), DONE]);
+  rawSse([
+    chunk({ role: "assistant", content: "", tool_calls: [{ id: callId, index: 0, type: "function", function: { name: "bash", arguments: JSON.stringify({ command }) } }] }, null, id),
+    chunk({}, "tool_calls", id),
+    DONE,
+  ]);
 const answer = (text: string, id = "chatcmpl-7"): RawReply => rawSse([chunk({ role: "assistant", content: text }, null, id), chunk({}, "stop", id), DONE]);
 
 const clean = (stderr: string) => {
@@ -127,7 +137,10 @@ describe("tool calls run only when complete and valid", () => {
     const sb = e2e.sandbox();
     configure(sb);
     e2e.server.push(
-      { ...rawSse([chunk({ role: "assistant", tool_calls: [{ id: "call_c", index: 0, type: "function", function: { name: "bash", arguments: '{"command": "echo half > cut.txt' } }] })]), end: "destroy" },
+      {
+        ...rawSse([chunk({ role: "assistant", tool_calls: [{ id: "call_c", index: 0, type: "function", function: { name: "bash", arguments: '{"command": "echo half > cut.txt' } }] })]),
+        end: "destroy",
+      },
       toolTurn("echo whole > whole.txt", "call_w"),
       answer("Done after the retry."),
     );
@@ -143,7 +156,9 @@ describe("tool calls run only when complete and valid", () => {
   it("a stream that ends cleanly but without finish_reason or [DONE] is incomplete, retried, and finally a clear error", async () => {
     const sb = e2e.sandbox();
     configure(sb);
-    e2e.server.setScript(() => rawSse([chunk({ role: "assistant", tool_calls: [{ id: "call_i", index: 0, type: "function", function: { name: "bash", arguments: '{"command":"echo x > inc.txt"}' } }] })]));
+    e2e.server.setScript(() =>
+      rawSse([chunk({ role: "assistant", tool_calls: [{ id: "call_i", index: 0, type: "function", function: { name: "bash", arguments: '{"command":"echo x > inc.txt"}' } }] })]),
+    );
     const r = await run(sb, "go");
     clean(r.stderr);
     expect(r.exitCode).toBe(1);
@@ -209,7 +224,21 @@ describe("stalls and protocol errors", () => {
   it("an error object inside a 200 stream (OpenRouter mid-stream) is retried as the provider's failure", async () => {
     const sb = e2e.sandbox();
     configure(sb);
-    e2e.server.push(rawSse([chunk({ role: "assistant", content: "Par" }), { id: "gen-1", object: "chat.completion.chunk", created: 1, model: "m", provider: "x", error: { code: 502, message: "Provider returned error" }, choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }] }]), answer("Second time lucky."));
+    e2e.server.push(
+      rawSse([
+        chunk({ role: "assistant", content: "Par" }),
+        {
+          id: "gen-1",
+          object: "chat.completion.chunk",
+          created: 1,
+          model: "m",
+          provider: "x",
+          error: { code: 502, message: "Provider returned error" },
+          choices: [{ index: 0, delta: { content: "" }, finish_reason: "error" }],
+        },
+      ]),
+      answer("Second time lucky."),
+    );
     const r = await run(sb, "go");
     clean(r.stderr);
     expect(r.exitCode).toBe(0);
@@ -249,12 +278,27 @@ describe("reasoning", () => {
   it("reasoning_content streams as message.reasoning, never as answer text (stream-json)", async () => {
     const sb = e2e.sandbox();
     configure(sb);
-    e2e.server.push(rawSse([chunk({ role: "assistant", content: null, reasoning_content: "Secret plan. " }), chunk({ reasoning: "More plan." }), chunk({ content: "The answer." }), chunk({}, "stop"), DONE]));
+    e2e.server.push(
+      rawSse([chunk({ role: "assistant", content: null, reasoning_content: "Secret plan. " }), chunk({ reasoning: "More plan." }), chunk({ content: "The answer." }), chunk({}, "stop"), DONE]),
+    );
     const r = await run(sb, "--output-format", "stream-json", "go");
     expect(r.exitCode).toBe(0);
-    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
-    expect(events.filter((e) => e.type === "message.reasoning").map((e) => e.text).join("")).toBe("Secret plan. More plan.");
-    expect(events.filter((e) => e.type === "message.delta").map((e) => e.text).join("")).toBe("The answer.");
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(
+      events
+        .filter((e) => e.type === "message.reasoning")
+        .map((e) => e.text)
+        .join(""),
+    ).toBe("Secret plan. More plan.");
+    expect(
+      events
+        .filter((e) => e.type === "message.delta")
+        .map((e) => e.text)
+        .join(""),
+    ).toBe("The answer.");
     expect(events.at(-1)).toMatchObject({ type: "run.completed", final_text: "The answer." });
   });
 });

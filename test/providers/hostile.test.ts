@@ -21,7 +21,13 @@ const run = (sb: Sandbox, ...args: string[]) => sb.run(["run", "-m", "p", ...arg
 const KEY = "sk-test-key-123456";
 const clean = (stderr: string) => expect(stderr).not.toMatch(/internal error|From chunk|\n\s+at .+:\d+:\d+/);
 const sseText = (...events: unknown[]) => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("") + DONE;
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ id: "chatcmpl-1", object: "chat.completion.chunk", created: 1, model: "m", choices: [{ index: 0, delta, finish_reason: finish }] });
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+  id: "chatcmpl-1",
+  object: "chat.completion.chunk",
+  created: 1,
+  model: "m",
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
 const DONE = "data: [DONE]\n\n";
 const call = (id: string, command: string, index = 0) => ({ id, index, type: "function", function: { name: "bash", arguments: JSON.stringify({ command }) } });
 const answer = (text: string) => rawSse([chunk({ role: "assistant", content: text }), chunk({}, "stop"), DONE]);
@@ -50,7 +56,12 @@ describe("hostile model", () => {
     const args = JSON.stringify({ command: `echo ${big.slice(0, 10)} > big.txt`, padding: big });
     const frags = args.match(/[\s\S]{1,4096}/g)!;
     e2e.server.push(
-      rawSse([chunk({ role: "assistant", tool_calls: [{ id: "c-big", index: 0, type: "function", function: { name: "bash", arguments: "" } }] }), ...frags.map((a) => chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] })), chunk({}, "tool_calls"), DONE]),
+      rawSse([
+        chunk({ role: "assistant", tool_calls: [{ id: "c-big", index: 0, type: "function", function: { name: "bash", arguments: "" } }] }),
+        ...frags.map((a) => chunk({ tool_calls: [{ index: 0, function: { arguments: a } }] })),
+        chunk({}, "tool_calls"),
+        DONE,
+      ]),
       answer("Handled."),
     );
     const r = await run(sb, "--output-format", "json", "go");
@@ -66,10 +77,7 @@ describe("hostile model", () => {
   it("two calls with the same id in one answer: the first runs, the duplicate is refused with the reason", async () => {
     const sb = e2e.sandbox();
     configure(sb);
-    e2e.server.push(
-      rawSse([chunk({ role: "assistant", tool_calls: [call("dup", "echo one > one.txt", 0), call("dup", "echo two > two.txt", 1)] }), chunk({}, "tool_calls"), DONE]),
-      answer("Noted."),
-    );
+    e2e.server.push(rawSse([chunk({ role: "assistant", tool_calls: [call("dup", "echo one > one.txt", 0), call("dup", "echo two > two.txt", 1)] }), chunk({}, "tool_calls"), DONE]), answer("Noted."));
     const r = await run(sb, "go");
     expect(r.exitCode).toBe(0);
     expect(inWorkspace(sb, "one.txt")).toBe("one\n");
@@ -100,7 +108,14 @@ describe("hostile model", () => {
     const first = JSON.stringify(chunk({ role: "assistant", content: "" }));
     const objArgs = { id: "c-obj", index: 0, type: "function", function: { name: "bash", arguments: { command: "echo object-args" } } };
     e2e.server.push(
-      { raw: [`\uFEFFretry: 1000\r\nid: 1\r\nevent: message\r\ndata: ${first}\r\n\r\n`, `data: ${JSON.stringify(chunk({ tool_calls: [objArgs] })).replace(",", ",\ndata: ")}\r\n\r\n`, `data: ${JSON.stringify(chunk({}, "tool_calls"))}\r\n\r\n`, "data: [DONE]\r\n\r\n"] },
+      {
+        raw: [
+          `\uFEFFretry: 1000\r\nid: 1\r\nevent: message\r\ndata: ${first}\r\n\r\n`,
+          `data: ${JSON.stringify(chunk({ tool_calls: [objArgs] })).replace(",", ",\ndata: ")}\r\n\r\n`,
+          `data: ${JSON.stringify(chunk({}, "tool_calls"))}\r\n\r\n`,
+          "data: [DONE]\r\n\r\n",
+        ],
+      },
       answer("Framing survived."),
     );
     const r = await run(sb, "go");
@@ -148,7 +163,9 @@ describe("hostile provider on the wire", () => {
   it("several chunks glued into one event (`{…}{…}`, seen from proxies) are read as several chunks", async () => {
     const sb = e2e.sandbox();
     configure(sb);
-    e2e.server.push({ raw: [`data: ${JSON.stringify(chunk({ role: "assistant", content: "glued " }))}${JSON.stringify(chunk({ content: "but whole" }))}\n\n`, `data: ${JSON.stringify(chunk({}, "stop"))}\n\n${DONE}`] });
+    e2e.server.push({
+      raw: [`data: ${JSON.stringify(chunk({ role: "assistant", content: "glued " }))}${JSON.stringify(chunk({ content: "but whole" }))}\n\n`, `data: ${JSON.stringify(chunk({}, "stop"))}\n\n${DONE}`],
+    });
     const r = await run(sb, "go");
     clean(r.stderr);
     expect(r.exitCode).toBe(0);
@@ -158,7 +175,10 @@ describe("hostile provider on the wire", () => {
   it("[DONE] before any finish_reason, in the middle of the arguments: nothing runs, the model is told", async () => {
     const sb = e2e.sandbox();
     configure(sb);
-    e2e.server.push(rawSse([chunk({ role: "assistant", tool_calls: [{ id: "c1", index: 0, type: "function", function: { name: "bash", arguments: '{"command": "echo hi > early.txt' } }] }), DONE]), answer("Understood."));
+    e2e.server.push(
+      rawSse([chunk({ role: "assistant", tool_calls: [{ id: "c1", index: 0, type: "function", function: { name: "bash", arguments: '{"command": "echo hi > early.txt' } }] }), DONE]),
+      answer("Understood."),
+    );
     const r = await run(sb, "go");
     clean(r.stderr);
     expect(r.exitCode).toBe(0);
@@ -179,7 +199,10 @@ describe("hostile provider on the wire", () => {
   it("a tool call without `type` and with arguments as an object runs once, as meant", async () => {
     const sb = e2e.sandbox();
     configure(sb);
-    e2e.server.push(rawSse([chunk({ role: "assistant", tool_calls: [{ id: "c1", index: 0, function: { name: "bash", arguments: { command: "echo typed > notype.txt" } } }] }), chunk({}, "tool_calls"), DONE]), answer("Done."));
+    e2e.server.push(
+      rawSse([chunk({ role: "assistant", tool_calls: [{ id: "c1", index: 0, function: { name: "bash", arguments: { command: "echo typed > notype.txt" } } }] }), chunk({}, "tool_calls"), DONE]),
+      answer("Done."),
+    );
     const r = await run(sb, "go");
     clean(r.stderr);
     expect(r.exitCode).toBe(0);
@@ -300,7 +323,7 @@ describe("hostile provider on the wire", () => {
     expect(r.stderr).toMatch(/went past 2,000,000 characters without ending/);
   });
 
-  it("every error-body shape gives the provider's own words (masked): {error:{message}}, {detail}, {message}, {error:\"…\"}, text", async () => {
+  it('every error-body shape gives the provider\'s own words (masked): {error:{message}}, {detail}, {message}, {error:"…"}, text', async () => {
     const cases: [string, string, RegExp][] = [
       [`{"error":{"message":"bad param","type":"invalid_request_error"}}`, "application/json", /: bad param\./],
       [`{"detail":"Model not loaded: m"}`, "application/json", /: Model not loaded: m\./],
@@ -326,7 +349,10 @@ describe("hostile provider on the wire", () => {
     const sb = e2e.sandbox();
     configure(sb, { stream: false });
     const whole = (message: unknown, finish: string) => rawJson({ id: "x", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message, finish_reason: finish }] });
-    e2e.server.push(whole({ role: "assistant", content: null, tool_calls: [{ id: "c1", function: { name: "bash", arguments: { command: "echo whole > whole.txt" } } }] }, "tool_calls"), whole({ role: "assistant", content: "Done." }, "stop"));
+    e2e.server.push(
+      whole({ role: "assistant", content: null, tool_calls: [{ id: "c1", function: { name: "bash", arguments: { command: "echo whole > whole.txt" } } }] }, "tool_calls"),
+      whole({ role: "assistant", content: "Done." }, "stop"),
+    );
     const r = await run(sb, "go");
     clean(r.stderr);
     expect(r.stderr).not.toMatch(/New LangChain packages|upgrade your packages/);
@@ -337,7 +363,9 @@ describe("hostile provider on the wire", () => {
   it("non-streaming: a 5 MB answer to a model with maxTokens 100 is refused whole, nothing of it kept", async () => {
     const sb = e2e.sandbox();
     configure(sb, { stream: false, maxTokens: 100 });
-    e2e.server.push(rawJson({ id: "x", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "z".repeat(5_000_000) }, finish_reason: "stop" }] }));
+    e2e.server.push(
+      rawJson({ id: "x", object: "chat.completion", created: 1, model: "m", choices: [{ index: 0, message: { role: "assistant", content: "z".repeat(5_000_000) }, finish_reason: "stop" }] }),
+    );
     const r = await run(sb, "--output-format", "json", "go");
     clean(r.stderr);
     expect(r.exitCode).toBe(1);
@@ -349,7 +377,10 @@ describe("hostile provider on the wire", () => {
   it("a gateway's HTML 502 page is named by its title, and retried", async () => {
     const sb = e2e.sandbox();
     configure(sb);
-    e2e.server.push({ raw: ["<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><center>cloudflare</center></body></html>"], status: 502, headers: { "content-type": "text/html" } }, answer("Recovered."));
+    e2e.server.push(
+      { raw: ["<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><center>cloudflare</center></body></html>"], status: 502, headers: { "content-type": "text/html" } },
+      answer("Recovered."),
+    );
     const r = await run(sb, "go");
     clean(r.stderr);
     expect(r.exitCode).toBe(0);
@@ -360,7 +391,10 @@ describe("hostile provider on the wire", () => {
   it("an `event: error` in the stream (Anthropic-style proxies) is the provider's failure, in its own words", async () => {
     const sb = e2e.sandbox();
     configure(sb);
-    e2e.server.push({ raw: [`data: ${JSON.stringify(chunk({ role: "assistant", content: "par" }))}\n\n`, `event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n`] }, answer("Second try worked."));
+    e2e.server.push(
+      { raw: [`data: ${JSON.stringify(chunk({ role: "assistant", content: "par" }))}\n\n`, `event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n`] },
+      answer("Second try worked."),
+    );
     const r = await run(sb, "go");
     clean(r.stderr);
     expect(r.exitCode).toBe(0);

@@ -40,7 +40,11 @@ describe("@file contents", () => {
     const note = await send("summarise @big.log");
     expect(note).toContain(`line ${PREVIEW_LINES} of the log\n`);
     expect(note).not.toContain(`line ${PREVIEW_LINES + 1} of the log`);
-    expect(note).toMatch(new RegExp(`the file is \\d+ bytes, more than is sent whole \\(${INLINE_MAX_BYTES / 1024} KB or 1000 lines\\): read the rest with read_file /mnt/user-data/uploads/big.log start_line=${PREVIEW_LINES + 1}`));
+    expect(note).toMatch(
+      new RegExp(
+        `the file is \\d+ bytes, more than is sent whole \\(${INLINE_MAX_BYTES / 1024} KB or 1000 lines\\): read the rest with read_file /mnt/user-data/uploads/big.log start_line=${PREVIEW_LINES + 1}`,
+      ),
+    );
     expect(note.length).toBeLessThan(8000);
   });
 

@@ -27,13 +27,12 @@ function bodyText(req: RecordedRequest): string {
   return (req.body.messages as { content: unknown }[]).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
 }
 
-
-
 /** The agent's replies and the evaluator's verdicts, each from its own queue (the last verdict repeats). */
 function script(agent: ScriptedReply[], verdicts: ScriptedReply[] = []) {
-  server.setScript((req) => (isEvaluator(req) ? (verdicts.length > 1 ? verdicts.shift()! : (verdicts[0] ?? { status: 400, error: "no verdict scripted" })) : (agent.shift() ?? { content: "(unscripted reply)" })));
+  server.setScript((req) =>
+    isEvaluator(req) ? (verdicts.length > 1 ? verdicts.shift()! : (verdicts[0] ?? { status: 400, error: "no verdict scripted" })) : (agent.shift() ?? { content: "(unscripted reply)" }),
+  );
 }
-
 
 describe("ChatSession.send", () => {
   it("streams the run's events and returns its result; the thread becomes current", async () => {
@@ -113,13 +112,20 @@ describe("ChatSession approvals", () => {
     ]);
     const s = session();
     const events: RunEvent[] = [];
-    await s.send({ prompt: "edit" }, (e) => {
-      events.push(e);
-      if (e.type === "approval.requested") setTimeout(() => s.respondApproval(e.id, "allow_always"), 5);
-    }, signal());
+    await s.send(
+      { prompt: "edit" },
+      (e) => {
+        events.push(e);
+        if (e.type === "approval.requested") setTimeout(() => s.respondApproval(e.id, "allow_always"), 5);
+      },
+      signal(),
+    );
     expect(events.filter((e) => e.type === "approval.requested")).toHaveLength(1);
     const completed = events.filter((e): e is Extract<RunEvent, { type: "tool.completed" }> => e.type === "tool.completed");
-    expect(completed.map((e) => [e.tool_call_id, e.status])).toEqual([["e1", "ok"], ["e2", "ok"]]);
+    expect(completed.map((e) => [e.tool_call_id, e.status])).toEqual([
+      ["e1", "ok"],
+      ["e2", "ok"],
+    ]);
     expect(completed[1]!.diff).toMatchObject({ path: "a.txt", added: 1, removed: 1 });
     expect(completed[1]!.diff!.patch).toMatch(/^-one$/m);
     expect(completed[1]!.diff!.patch).toMatch(/^\+two$/m);
@@ -247,7 +253,18 @@ describe("ChatSession.resume", () => {
     script([
       {
         content: "Planning first.",
-        toolCalls: [{ id: "plan", name: "write_todos", args: { todos: [{ content: "say hi", status: "in_progress" }, { content: "report", status: "pending" }] } }],
+        toolCalls: [
+          {
+            id: "plan",
+            name: "write_todos",
+            args: {
+              todos: [
+                { content: "say hi", status: "in_progress" },
+                { content: "report", status: "pending" },
+              ],
+            },
+          },
+        ],
       },
       { toolCalls: [{ id: "sh", name: "bash", args: { command: "echo hi" } }] },
       { content: "It printed hi." },
@@ -263,7 +280,9 @@ describe("ChatSession.resume", () => {
     const view = await s.resume({ threadId });
     expect(s.threadId).toBe(threadId);
     expect(view.thread).toMatchObject({ id: threadId, status: "input_required", title: "Test thread title" });
-    const shape = view.entries.map((e) => (e.kind === "tool" ? `tool:${e.name}:${e.status}` : e.kind === "clarification" ? "clarification" : e.kind === "shell" ? `shell:${e.command}` : `${e.kind}:${e.text}`));
+    const shape = view.entries.map((e) =>
+      e.kind === "tool" ? `tool:${e.name}:${e.status}` : e.kind === "clarification" ? "clarification" : e.kind === "shell" ? `shell:${e.command}` : `${e.kind}:${e.text}`,
+    );
     expect(shape).toEqual(["user:say hi", "assistant:Planning first.", "tool:write_todos:ok", "tool:bash:ok", "assistant:It printed hi.", "user:now format it", "clarification"]);
     const bash = view.entries.find((e) => e.kind === "tool" && e.name === "bash");
     expect(bash).toMatchObject({ id: "sh", args: { command: "echo hi" }, output: expect.stringContaining("hi") });
@@ -450,10 +469,7 @@ describe("ChatSession goals", () => {
 
   it("attended: a question stops the goal for the user, and the answer resumes the same goal", async () => {
     script(
-      [
-        { toolCalls: [{ id: "q", name: "ask_clarification", args: { question: "Which file?", clarification_type: "missing_info" } }] },
-        { content: "Updated a.txt as asked; done." },
-      ],
+      [{ toolCalls: [{ id: "q", name: "ask_clarification", args: { question: "Which file?", clarification_type: "missing_info" } }] }, { content: "Updated a.txt as asked; done." }],
       [verdict({ satisfied: true, blocker: "none", reason: "done after the answer" })],
     );
     const s = session();

@@ -23,7 +23,11 @@ beforeEach(() => {
 afterEach(() => closeDebugLog());
 
 type Line = Record<string, unknown> & { event: string };
-const lines = (): Line[] => readFileSync(file, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l) as Line);
+const lines = (): Line[] =>
+  readFileSync(file, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Line);
 const send = (prompt: string) => createChatSession({ home, model: "test-model", cwd }).send({ prompt }, () => {}, new AbortController().signal);
 
 describe("the debug log of a run", () => {

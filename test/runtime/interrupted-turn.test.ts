@@ -124,7 +124,14 @@ describe.each(["full", "delta"] as const)("an interrupted run (%s checkpoints)",
 
 describe("interruptedUpdate (what is written after an interrupt)", () => {
   const user = new HumanMessage({ id: "u1", content: "do it" });
-  const calls = new AIMessage({ id: "a1", content: "", tool_calls: [{ id: "c1", name: "bash", args: {} }, { id: "c2", name: "bash", args: {} }] });
+  const calls = new AIMessage({
+    id: "a1",
+    content: "",
+    tool_calls: [
+      { id: "c1", name: "bash", args: {} },
+      { id: "c2", name: "bash", args: {} },
+    ],
+  });
   const result = (id: string) => new ToolMessage({ id: `t-${id}`, tool_call_id: id, name: "bash", content: "ok" });
 
   it("nothing when the thread ends with a finished answer and nothing streamed after it", () => {

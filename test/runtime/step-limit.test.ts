@@ -37,10 +37,12 @@ describe("the step limit of one run", () => {
 
     server.setScript((_req, i) => ({ toolCalls: [{ ...tools[i % tools.length]!(i), id: `c${i}` }] }));
     const before = server.requests.length;
-    const err = await s.send({ prompt: "work forever" }, () => {}, quiet()).then(
-      () => undefined,
-      (e: { exitCode?: number; message?: string; hint?: string }) => e,
-    );
+    const err = await s
+      .send({ prompt: "work forever" }, () => {}, quiet())
+      .then(
+        () => undefined,
+        (e: { exitCode?: number; message?: string; hint?: string }) => e,
+      );
     expect(err).toMatchObject({ exitCode: 5, message: "The run reached deerflow's limit of 24 graph steps (about 6 model turns) and was rolled back." });
     expect(err!.hint).toContain(`deerflow run --thread ${threadId}`);
     // Stopped by the limit, not by anything else: about limit / 4 model turns went out.

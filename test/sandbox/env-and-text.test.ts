@@ -74,7 +74,24 @@ describe("dangerous workspaces", () => {
 });
 
 describe("isSecretEnvName: the credential names the seventh pass saw reach commands", () => {
-  const secret = ["PGPASSWORD", "MYSQL_PWD", "SSHPASS", "GPG_PASSPHRASE", "TF_TOKEN_app_terraform_io", "AZURE_DEVOPS_EXT_PAT", "DOCKER_AUTH_CONFIG", "NPM_CONFIG__AUTH", "npm_config__auth", "SECRET_KEY_BASE", "SENTRY_DSN", "SLACK_WEBHOOK_URL", "GITHUB_TOKEN", "DB_PASSWORD", "CLIENT_SECRET", "GOOGLE_APPLICATION_CREDENTIALS"];
+  const secret = [
+    "PGPASSWORD",
+    "MYSQL_PWD",
+    "SSHPASS",
+    "GPG_PASSPHRASE",
+    "TF_TOKEN_app_terraform_io",
+    "AZURE_DEVOPS_EXT_PAT",
+    "DOCKER_AUTH_CONFIG",
+    "NPM_CONFIG__AUTH",
+    "npm_config__auth",
+    "SECRET_KEY_BASE",
+    "SENTRY_DSN",
+    "SLACK_WEBHOOK_URL",
+    "GITHUB_TOKEN",
+    "DB_PASSWORD",
+    "CLIENT_SECRET",
+    "GOOGLE_APPLICATION_CREDENTIALS",
+  ];
   const plain = ["PWD", "OLDPWD", "PATH", "HOME", "SSH_AUTH_SOCK", "GIT_ASKPASS", "TOKENIZERS_PARALLELISM", "LANG", "TERM", "KUBECONFIG", "NODE_OPTIONS", "EDITOR", "SHELL", "USER"];
   it.each(secret)("%s is scrubbed", (n) => expect(isSecretEnvName(n)).toBe(true));
   it.each(plain)("%s passes", (n) => expect(isSecretEnvName(n)).toBe(false));

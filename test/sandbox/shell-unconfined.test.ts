@@ -12,30 +12,105 @@ import { VIRTUAL_ROOT } from "../../src/sandbox/paths.js";
 const unconfined = (c: string) => auditCommand(c, { confined: false });
 
 const READS: string[] = [
-  "ls -la", "cat README.md", "grep -rn TODO src", "rg foo", "find . -name '*.ts' | wc -l",
-  "head -5 a && tail -5 b", "cd src && ls", "ls 2>/dev/null", "x=1; echo $x", "jq .name package.json",
-  "pwd; uname -a; id", "diff a b || true", "tree src", "file README.md", "echo done >&2", "for f in *.ts; do wc -l $f; done", "cat /mnt/user-data/workspace/a.txt",
+  "ls -la",
+  "cat README.md",
+  "grep -rn TODO src",
+  "rg foo",
+  "find . -name '*.ts' | wc -l",
+  "head -5 a && tail -5 b",
+  "cd src && ls",
+  "ls 2>/dev/null",
+  "x=1; echo $x",
+  "jq .name package.json",
+  "pwd; uname -a; id",
+  "diff a b || true",
+  "tree src",
+  "file README.md",
+  "echo done >&2",
+  "for f in *.ts; do wc -l $f; done",
+  "cat /mnt/user-data/workspace/a.txt",
 ];
 const WRITES_OR_RUNS: string[] = [
   // the fourth pass: the home directory through $PWD, `..`, /proc and symlinks, judged "edit" before
-  "echo x >> ${PWD%/*}/.bashrc", 'echo x > "$(dirname "$PWD")/f"', "echo x > $(realpath ..)/f", "echo x > ~+/../f", "echo x > ~$USER/f",
-  "echo x > /proc/self/cwd/../f", "ln -s .. h", "read h <<< ..; echo x > $h/f", "printf -v h ..; echo x > $h/f", "for h in ..; do echo x > $h/f; done",
+  "echo x >> ${PWD%/*}/.bashrc",
+  'echo x > "$(dirname "$PWD")/f"',
+  "echo x > $(realpath ..)/f",
+  "echo x > ~+/../f",
+  "echo x > ~$USER/f",
+  "echo x > /proc/self/cwd/../f",
+  "ln -s .. h",
+  "read h <<< ..; echo x > $h/f",
+  "printf -v h ..; echo x > $h/f",
+  "for h in ..; do echo x > $h/f; done",
   "getent passwd | cut -d: -f6 | head -1 | xargs touch",
   // ordinary work that may write or run code
-  "echo hi > out.txt", "npm test", "make", "python3 script.py", "node -e 'console.log(1)'", "sed -i s/a/b/ f", "cp a b", "mkdir x",
-  "bash -c 'ls'", "sort -o out in", "tree -o out", "less +!rm x", "find . -delete", "git commit -m x", "git grep -Ofoo x", "git -c core.pager=x log",
-  "curl https://example.com", "source ./env.sh", "./run.sh", "xargs rm < list",
+  "echo hi > out.txt",
+  "npm test",
+  "make",
+  "python3 script.py",
+  "node -e 'console.log(1)'",
+  "sed -i s/a/b/ f",
+  "cp a b",
+  "mkdir x",
+  "bash -c 'ls'",
+  "sort -o out in",
+  "tree -o out",
+  "less +!rm x",
+  "find . -delete",
+  "git commit -m x",
+  "git grep -Ofoo x",
+  "git -c core.pager=x log",
+  "curl https://example.com",
+  "source ./env.sh",
+  "./run.sh",
+  "xargs rm < list",
   // the fifth pass: descriptors re-opened for writing, programs on the read-only list that write or run configured code
-  "echo x 3<$HOME/.bashrc >/dev/fd/3", "echo x < ../.profile > /dev/stdin", "echo x 2<../.zshrc >/dev/stderr", "cd .. && file -C -m project/m",
-  "git status", "git log --oneline | head", "git --git-dir=bare --work-tree=. status", "HOME=. git status", "cd vendor/x && git log -p -1",
-  "git grep --open-files-in-p='touch x' --untracked ABC", "LESSKEYIN=k less m", "less --lesskey-s=k m", "RIPGREP_CONFIG_PATH=rgcfg rg X s.txt",
-  "rg --hostname-bin=./x foo", "env LESSKEYIN=k cat m",
+  "echo x 3<$HOME/.bashrc >/dev/fd/3",
+  "echo x < ../.profile > /dev/stdin",
+  "echo x 2<../.zshrc >/dev/stderr",
+  "cd .. && file -C -m project/m",
+  "git status",
+  "git log --oneline | head",
+  "git --git-dir=bare --work-tree=. status",
+  "HOME=. git status",
+  "cd vendor/x && git log -p -1",
+  "git grep --open-files-in-p='touch x' --untracked ABC",
+  "LESSKEYIN=k less m",
+  "less --lesskey-s=k m",
+  "RIPGREP_CONFIG_PATH=rgcfg rg X s.txt",
+  "rg --hostname-bin=./x foo",
+  "env LESSKEYIN=k cat m",
   // the sixth pass: the workspace's own program under a read-only name, or a PATH the line changed
-  "./cat README.md", "bin/ls", "cd docs && ../cat notes.md", "printf -v PATH %s:/usr/bin:/bin \"$PWD/tools\"; ls", "PATH=./tools:$PATH; ls",
+  "./cat README.md",
+  "bin/ls",
+  "cd docs && ../cat notes.md",
+  'printf -v PATH %s:/usr/bin:/bin "$PWD/tools"; ls',
+  "PATH=./tools:$PATH; ls",
 ];
 // Reads outside the workspace ask without a sandbox (the output masking backs up what spelling cannot see).
-const OUTSIDE: string[] = ["cat /etc/os-release", "cat /var/tmp/x/token", "cat /proc/[0-9]*/e?viron", "ls /run/secrets", "cd .. && ls", "cat ~/notes.txt", "cd ~ && cat .s*/id_rsa", "grep -r SECRETKEY ~", "cat ../x", "wc -l < ../x", "ls $HOME"];
-const SECRETS: string[] = ["cat ~/.ssh/id_rsa", "cat ../../.aws/credentials", "head $HOME/.netrc", "cat /proc/$PPID/environ", "grep -a -o sk /proc/[0-9]*/task/*/environ", "grep token ~/.config/gh/hosts.yml", "cat < ~/.git-credentials", "cat /etc/shadow"];
+const OUTSIDE: string[] = [
+  "cat /etc/os-release",
+  "cat /var/tmp/x/token",
+  "cat /proc/[0-9]*/e?viron",
+  "ls /run/secrets",
+  "cd .. && ls",
+  "cat ~/notes.txt",
+  "cd ~ && cat .s*/id_rsa",
+  "grep -r SECRETKEY ~",
+  "cat ../x",
+  "wc -l < ../x",
+  "ls $HOME",
+];
+const SECRETS: string[] = [
+  "cat ~/.ssh/id_rsa",
+  "cat ../../.aws/credentials",
+  "head $HOME/.netrc",
+  "cat /proc/$PPID/environ",
+  "grep -a -o sk /proc/[0-9]*/task/*/environ",
+  "grep token ~/.config/gh/hosts.yml",
+  "cat < ~/.git-credentials",
+  "cat /etc/shadow",
+];
 
 describe("auditCommand without a sandbox", () => {
   it.each(READS)("allows %j: it only reads", async (cmd) => {
@@ -64,19 +139,48 @@ describe("auditCommand without a sandbox", () => {
 
 // The fourth pass: perl spellings that start a process, GNU parallel, a git template's hooks (sandbox or not).
 const ASK_EVERYWHERE: string[] = [
-  "perl -e 'readpipe(q(rm -rf d))'", "perl -MIPC::Open3 -e 'open3(my $i, my $o, undef, q(rm), q(-rf), q(d))'", "perl -e 'use IPC::Cmd; IPC::Cmd::run(command => q(rm -rf d))'",
-  "perl -e 'open(F, q(rm -rf d|)); print <F>'", `perl -e '&{"sys"."tem"}(q(rm -rf d))'`, "perl -e 'eval q(sys).q(tem q(rm -rf d))'",
-  "perl -e '$f = \\&CORE::system; $f->(q(rm -rf d))'", "perl -e 'fork or exit'", "perl -e 'do q(./x.pl)'",
-  "parallel rm -rf ::: d", "sem rm -rf d", "git init --template=tpl sub", "git clone --template tpl https://x/y.git", "git init -q --templ=tpl newrepo", "git init -q --separate-git-dir=gd sub", "git init --sep gd sub",
+  "perl -e 'readpipe(q(rm -rf d))'",
+  "perl -MIPC::Open3 -e 'open3(my $i, my $o, undef, q(rm), q(-rf), q(d))'",
+  "perl -e 'use IPC::Cmd; IPC::Cmd::run(command => q(rm -rf d))'",
+  "perl -e 'open(F, q(rm -rf d|)); print <F>'",
+  `perl -e '&{"sys"."tem"}(q(rm -rf d))'`,
+  "perl -e 'eval q(sys).q(tem q(rm -rf d))'",
+  "perl -e '$f = \\&CORE::system; $f->(q(rm -rf d))'",
+  "perl -e 'fork or exit'",
+  "perl -e 'do q(./x.pl)'",
+  "parallel rm -rf ::: d",
+  "sem rm -rf d",
+  "git init --template=tpl sub",
+  "git clone --template tpl https://x/y.git",
+  "git init -q --templ=tpl newrepo",
+  "git init -q --separate-git-dir=gd sub",
+  "git init --sep gd sub",
   // the sixth pass: a nested clone with code in its config, gc told to drop unreachable commits now, a forced fetch into a branch
-  "git clone -q -c core.fsmonitor='touch M; false' . sub", "git clone --config=core.fsmonitor=x . sub", "git -c gc.reflogExpire=now -c gc.pruneExpire=now gc -q",
+  "git clone -q -c core.fsmonitor='touch M; false' . sub",
+  "git clone --config=core.fsmonitor=x . sub",
+  "git -c gc.reflogExpire=now -c gc.pruneExpire=now gc -q",
   "git fetch -q . +main:feature",
   // the fifth pass: anything but git writing inside .git (history rewind cannot restore, commondir moving the config)
-  "rm -f .git/objects/pack/*.pack .git/objects/pack/*.idx", "rm -f .git/refs/heads/main .git/packed-refs", "echo ../gd > .git/commondir",
+  "rm -f .git/objects/pack/*.pack .git/objects/pack/*.idx",
+  "rm -f .git/refs/heads/main .git/packed-refs",
+  "echo ../gd > .git/commondir",
 ];
 // The fifth pass: a descriptor re-opened for writing is a write (an edit, which ask mode asks for).
 const EDIT_EVERYWHERE: string[] = ["echo CHANGED 3<a.txt >/dev/fd/3", "echo x < a.txt > /dev/stdin", "exec 3<a.txt; echo x >/dev/fd/3"];
-const STILL_ALLOWED: string[] = ["perl -ne 'print if /foo/' f", "perl -pe 's/a/b/g' f", "git init sub", "python3 -c 'print(1+1)'", "cat .git/HEAD", "git commit -m 'fix .git/ handling'", "git fetch origin", "git clone -q https://x/y.git sub", "echo x >/dev/null 2>&1", "cat a | tee /dev/stderr", "exec 2>&1", "cat <<EOF >/dev/stderr\nhi\nEOF"];
+const STILL_ALLOWED: string[] = [
+  "perl -ne 'print if /foo/' f",
+  "perl -pe 's/a/b/g' f",
+  "git init sub",
+  "python3 -c 'print(1+1)'",
+  "cat .git/HEAD",
+  "git commit -m 'fix .git/ handling'",
+  "git fetch origin",
+  "git clone -q https://x/y.git sub",
+  "echo x >/dev/null 2>&1",
+  "cat a | tee /dev/stderr",
+  "exec 2>&1",
+  "cat <<EOF >/dev/stderr\nhi\nEOF",
+];
 
 describe("auditCommand: the fourth adversarial pass (any sandbox)", () => {
   it.each(ASK_EVERYWHERE)("asks first for %j", async (cmd) => {
@@ -115,14 +219,26 @@ describe("auditCommand without a sandbox: where the paths lead on disk (the sixt
   symlinkSync(join(ws, "src"), join(ws, "srclink"));
   const audit = (c: string) => auditCommand(c, { confined: false, workspace: ws });
 
-  it.each(["cat docs/credentials", "cat */credentials", "cd docs && cat credentials", "grep -R key .", "rg -L key", "find -L . -name x", "cat $f", "wc -l < docs/credentials", "head d?cs/*", `cat ${VIRTUAL_ROOT}/workspace/docs/credentials`, "diff -r docs src", "jq -L /tmp 'import \"x\" as $a; 1' -n", "cat ~+/docs/credentials", "cat ~-/x"])(
-    "asks for %j",
-    async (cmd) => {
-      const r = await audit(cmd);
-      expect(r.verdict, cmd).toBe("ask");
-      expect(r.reason).toContain("reads outside the workspace");
-    },
-  );
+  it.each([
+    "cat docs/credentials",
+    "cat */credentials",
+    "cd docs && cat credentials",
+    "grep -R key .",
+    "rg -L key",
+    "find -L . -name x",
+    "cat $f",
+    "wc -l < docs/credentials",
+    "head d?cs/*",
+    `cat ${VIRTUAL_ROOT}/workspace/docs/credentials`,
+    "diff -r docs src",
+    "jq -L /tmp 'import \"x\" as $a; 1' -n",
+    "cat ~+/docs/credentials",
+    "cat ~-/x",
+  ])("asks for %j", async (cmd) => {
+    const r = await audit(cmd);
+    expect(r.verdict, cmd).toBe("ask");
+    expect(r.reason).toContain("reads outside the workspace");
+  });
   it.each(["cat notes.txt", "grep -rn key .", "ls src/*.ts", "cat srclink/a.ts", "echo $HOSTNAME", "ls -la", "cat /mnt/user-data/workspace/notes.txt"])("allows %j", async (cmd) => {
     expect((await audit(cmd)).verdict, cmd).toBe("allow");
   });

@@ -27,7 +27,13 @@ function writeSkill(root: string, folder: string, frontMatter: string, body: str
 function installSkills(sb: Sandbox) {
   const project = join(sb.cwd, ".deerflow", "skills");
   const user = join(sb.home, "skills");
-  writeSkill(project, "release-notes", "name: release-notes\ndescription: >\n  Write release notes from the git log.\n  Use when the user asks for a changelog.\nlicense: MIT\nmetadata:\n  version: 2", "RN-BODY: group changes by feature; never list merge commits.", { "template.md": "TEMPLATE-LINE-1\n" });
+  writeSkill(
+    project,
+    "release-notes",
+    "name: release-notes\ndescription: >\n  Write release notes from the git log.\n  Use when the user asks for a changelog.\nlicense: MIT\nmetadata:\n  version: 2",
+    "RN-BODY: group changes by feature; never list merge commits.",
+    { "template.md": "TEMPLATE-LINE-1\n" },
+  );
   // The same name in the user's directory: the project's (nearer) one wins.
   writeSkill(user, "release-notes", "name: release-notes\ndescription: the user's older copy", "USER-COPY-BODY");
   writeSkill(user, "sql-style", 'name: sql-style\ndescription: "House SQL style: uppercase keywords, one clause per line."', "SQL-BODY: uppercase keywords.");

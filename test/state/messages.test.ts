@@ -78,16 +78,11 @@ describe("messages reducer (add-messages semantics)", () => {
 
   it("after REMOVE_ALL_MESSAGES, removing an id of the old list fails", () => {
     const state = [new HumanMessage({ id: "1", content: "a" })];
-    expect(() => mergeMessages(state, [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), new RemoveMessage({ id: "1" })])).toThrow(
-      MessageRemovalError,
-    );
+    expect(() => mergeMessages(state, [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), new RemoveMessage({ id: "1" })])).toThrow(MessageRemovalError);
   });
 
   it("coerces message-likes and chunks into messages", () => {
-    const out = mergeMessages([], [
-      { role: "user", content: "plain object" },
-      new AIMessageChunk({ id: "c", content: "chunk" }),
-    ] as MessagesUpdate);
+    const out = mergeMessages([], [{ role: "user", content: "plain object" }, new AIMessageChunk({ id: "c", content: "chunk" })] as MessagesUpdate);
     expect(out.map((m) => m.getType())).toEqual(["human", "ai"]);
     expect(AIMessageChunk.isInstance(out[1])).toBe(false);
     expect(out[0]!.id).toBeTruthy();
@@ -167,11 +162,7 @@ describe("messages delta batch reducer", () => {
     return () =>
       plan.map((steps) =>
         steps.map((s) =>
-          s.kind === "add"
-            ? s.id === null
-              ? new HumanMessage(s.text)
-              : new HumanMessage({ id: s.id, content: s.text })
-            : new RemoveMessage({ id: s.kind === "clear" ? REMOVE_ALL_MESSAGES : s.id }),
+          s.kind === "add" ? (s.id === null ? new HumanMessage(s.text) : new HumanMessage({ id: s.id, content: s.text })) : new RemoveMessage({ id: s.kind === "clear" ? REMOVE_ALL_MESSAGES : s.id }),
         ),
       );
   }

@@ -226,11 +226,7 @@ describe("properties: tool_artifacts", () => {
 });
 
 describe("properties: sandbox", () => {
-  const write: fc.Arbitrary<SandboxState | null | undefined> = fc.oneof(
-    fc.constant(null),
-    fc.constant(undefined),
-    fc.record({ sandbox_id: fc.constantFrom("sb1", "sb2", "sb3") }),
-  );
+  const write: fc.Arbitrary<SandboxState | null | undefined> = fc.oneof(fc.constant(null), fc.constant(undefined), fc.record({ sandbox_id: fc.constantFrom("sb1", "sb2", "sb3") }));
   it("never silently changes the id: a different id always throws, otherwise the id is kept", () => {
     fc.assert(
       fc.property(fc.array(write, { maxLength: 10 }), (writes) => {

@@ -202,8 +202,7 @@ describe("viewed_images", () => {
 });
 
 describe("promoted", () => {
-  const p = (catalog_hash: string, names: string[], turn_id?: string): Promoted =>
-    turn_id === undefined ? { catalog_hash, names } : { catalog_hash, names, turn_id };
+  const p = (catalog_hash: string, names: string[], turn_id?: string): Promoted => (turn_id === undefined ? { catalog_hash, names } : { catalog_hash, names, turn_id });
   it("empty keeps (null, undefined, {})", () => {
     const e = p("h", ["a"], "t1");
     expect(mergePromoted(e, null)).toBe(e);
@@ -360,7 +359,10 @@ describe("tool_artifacts", () => {
     expect(out).toEqual([art("art_1", "/new"), art("art_2", "/b"), art("art_3", "/c")]);
   });
   it("keeps the last 100", () => {
-    const out = mergeToolArtifacts([], Array.from({ length: 130 }, (_, i) => art(`art_${i}`, `/r${i}`)));
+    const out = mergeToolArtifacts(
+      [],
+      Array.from({ length: 130 }, (_, i) => art(`art_${i}`, `/r${i}`)),
+    );
     expect(out).toHaveLength(100);
     expect(out[0]!.handle).toBe("art_30");
   });

@@ -66,7 +66,12 @@ describe("schemas", () => {
 
   it("channel input schemas accept null/undefined everywhere and the goal clear marker", async () => {
     const schema = createThreadStateSchema("full");
-    const nulls = Object.fromEntries(schema.getChannelKeys().filter((k) => k !== "messages").map((k) => [k, null]));
+    const nulls = Object.fromEntries(
+      schema
+        .getChannelKeys()
+        .filter((k) => k !== "messages")
+        .map((k) => [k, null]),
+    );
     await expect(schema.validateInput(nulls)).resolves.toEqual(nulls);
     await expect(schema.validateInput({ goal: GOAL_CLEAR })).resolves.toEqual({ goal: GOAL_CLEAR });
     await expect(schema.validateInput({ goal: "something else" })).rejects.toThrow(/goal/);

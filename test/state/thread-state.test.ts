@@ -128,17 +128,20 @@ describe.each(MODES)("ThreadState in a real StateGraph (%s mode)", (mode) => {
     const config = newThread();
     const out = await graph.invoke({}, config);
     expect(out.goal).toEqual(goal);
-    await graph.updateState(config, clearGoalUpdate({
-      status: "achieved",
-      objective: "finish",
-      goal_created_at: "t0",
-      achieved_at: "t1",
-      continuation_count: 0,
-      max_continuations: 8,
-      reason: "done",
-      relied_on_assumption: false,
-      reply_message_id: null,
-    }));
+    await graph.updateState(
+      config,
+      clearGoalUpdate({
+        status: "achieved",
+        objective: "finish",
+        goal_created_at: "t0",
+        achieved_at: "t1",
+        continuation_count: 0,
+        max_continuations: 8,
+        reason: "done",
+        relied_on_assumption: false,
+        reply_message_id: null,
+      }),
+    );
     const state = await graph.getState(config);
     expect(state.values.goal).toBeNull();
     expect(state.values.goal_outcome).toMatchObject({ status: "achieved", reason: "done" });

@@ -42,7 +42,10 @@ describe("SubagentRegistry", () => {
 
 describe("markdown agents", () => {
   it("parses front matter with comma and YAML lists", () => {
-    const a = parseAgentMarkdown(`---\nname: researcher\ndescription: "Finds things: fast"\ntools: read_file, grep\nmodel: gpt-small\nmax_turns: 12\n---\nYou research.\n\nBe thorough.\n`, "/x/researcher.md");
+    const a = parseAgentMarkdown(
+      `---\nname: researcher\ndescription: "Finds things: fast"\ntools: read_file, grep\nmodel: gpt-small\nmax_turns: 12\n---\nYou research.\n\nBe thorough.\n`,
+      "/x/researcher.md",
+    );
     expect(a).toMatchObject({ name: "researcher", description: "Finds things: fast", tools: ["read_file", "grep"], model: "gpt-small", maxTurns: 12 });
     expect(a.systemPrompt).toBe("You research.\n\nBe thorough.");
     const b = parseAgentMarkdown(`---\ndescription: Lists\ntools:\n  - bash\n  - "ls"\n---\nbody`, "/x/lister.md");

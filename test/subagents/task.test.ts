@@ -14,7 +14,10 @@ import { createTaskTool, taskResultText } from "../../src/subagents/task-tool.js
 import { runSubagent } from "../../src/subagents/executor.js";
 import { callTask, makeMounts, sleep, sleepyTool } from "./helpers.js";
 
-const sleeperChild = (ms: number, answer = "child done") => fakeModel().respondWithTools([{ name: "sleepy", args: { ms } }]).respond(new AIMessage(answer));
+const sleeperChild = (ms: number, answer = "child done") =>
+  fakeModel()
+    .respondWithTools([{ name: "sleepy", args: { ms } }])
+    .respond(new AIMessage(answer));
 
 function taskCall(id: string, description: string, subagent_type = "general-purpose") {
   return { id, name: "task", args: { description, prompt: `do ${description}`, subagent_type } };
@@ -35,9 +38,12 @@ describe("task tool in a parent agent", () => {
     const saver = new MemorySaver();
     const parent = createDeerflowAgent(parentModel, [taskTool, sleepy], { features: { sandbox: false }, checkpointer: saver });
 
-    const out = (await parent.invoke({ messages: [new HumanMessage("go")] } as never, {
-      configurable: { thread_id: "p1", thread_data: mounts, deerflow_run_id: "run-42" },
-    } as never)) as { delegations: DelegationEntry[]; messages: unknown[] };
+    const out = (await parent.invoke(
+      { messages: [new HumanMessage("go")] } as never,
+      {
+        configurable: { thread_id: "p1", thread_data: mounts, deerflow_run_id: "run-42" },
+      } as never,
+    )) as { delegations: DelegationEntry[]; messages: unknown[] };
 
     // Concurrent by count, not by the clock: all three children held a slot at once.
     expect(log.spans).toHaveLength(3);
@@ -184,9 +190,7 @@ describe("cancellation", () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 150);
     // Invoked with a signal, the tool call itself rejects on abort (as inside a cancelled graph run).
-    await expect(callTask(taskTool, { description: "c", prompt: "p", subagent_type: "general-purpose" }, { mounts: makeMounts(), signal: ac.signal })).rejects.toThrow(
-      /abort/i,
-    );
+    await expect(callTask(taskTool, { description: "c", prompt: "p", subagent_type: "general-purpose" }, { mounts: makeMounts(), signal: ac.signal })).rejects.toThrow(/abort/i);
     await sleep(50);
     expect(log.calls).toBe(1);
     expect(log.aborted).toBe(1);
@@ -216,13 +220,13 @@ describe("cancellation", () => {
     const sleepy = sleepyTool(log, true);
     const runtime = new SubagentRuntime();
     const taskTool = createTaskTool({ runtime, registry: new SubagentRegistry(), model: () => sleeperChild(5000), tools: () => [sleepy] });
-    const parentModel = fakeModel().respondWithTools([taskCall("call_p1", "p1"), taskCall("call_p2", "p2")]).respond(new AIMessage("done"));
+    const parentModel = fakeModel()
+      .respondWithTools([taskCall("call_p1", "p1"), taskCall("call_p2", "p2")])
+      .respond(new AIMessage("done"));
     const parent = createDeerflowAgent(parentModel, [taskTool], { features: { sandbox: false }, checkpointer: new MemorySaver() });
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);
-    await expect(
-      parent.invoke({ messages: [new HumanMessage("go")] } as never, { configurable: { thread_id: "p2", thread_data: makeMounts() }, signal: ac.signal } as never),
-    ).rejects.toThrow();
+    await expect(parent.invoke({ messages: [new HumanMessage("go")] } as never, { configurable: { thread_id: "p2", thread_data: makeMounts() }, signal: ac.signal } as never)).rejects.toThrow();
     await sleep(100);
     expect(log.calls).toBe(2);
     expect(log.aborted).toBe(2);

@@ -80,4 +80,3 @@ export function makeSandbox(modelUrl?: string): Sandbox {
     },
   };
 }
-

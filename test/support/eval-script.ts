@@ -16,8 +16,7 @@ export function solutionOf(task: Pick<EvalTask, "dir">, which: "correct" | "wron
   return (JSON.parse(readFileSync(join(task.dir, "scripted.json"), "utf8")) as Record<string, Solution>)[which]!;
 }
 
-const text = (content: unknown): string =>
-  typeof content === "string" ? content : Array.isArray(content) ? content.map((b: { text?: string }) => b?.text ?? "").join("") : "";
+const text = (content: unknown): string => (typeof content === "string" ? content : Array.isArray(content) ? content.map((b: { text?: string }) => b?.text ?? "").join("") : "");
 const systemOf = (req: RecordedRequest) => text(req.body?.messages?.[0]?.role === "system" ? req.body.messages[0].content : "");
 const usersOf = (req: RecordedRequest): string[] => (req.body?.messages ?? []).filter((m: { role: string }) => m.role === "user").map((m: { content: unknown }) => text(m.content));
 
@@ -48,7 +47,8 @@ export function playSolutions(entries: { task: Pick<EvalTask, "prompt">; solutio
     if (system.startsWith("Summarize this conversation")) return SUMMARY;
     const users = usersOf(req);
     if (system.includes("subagent of deerflow")) {
-      for (const [i, p] of players.entries()) for (const s of p.sub) if (users.some((u) => u.includes(s.key))) return withIds(s.replies.shift(), `${i}${s.key.replace(/\W+/g, "")}`) ?? { content: "(subagent script exhausted)" };
+      for (const [i, p] of players.entries())
+        for (const s of p.sub) if (users.some((u) => u.includes(s.key))) return withIds(s.replies.shift(), `${i}${s.key.replace(/\W+/g, "")}`) ?? { content: "(subagent script exhausted)" };
       return { content: "(no subagent script for this brief)" };
     }
     const i = players.findIndex((p) => users.some((u) => u.includes(p.prompt)));

@@ -76,9 +76,7 @@ export interface RecordedRequest {
   receivedAt: number;
 }
 
-export type Script =
-  | ScriptedReply[]
-  | ((req: RecordedRequest, index: number) => ScriptedReply | Promise<ScriptedReply>);
+export type Script = ScriptedReply[] | ((req: RecordedRequest, index: number) => ScriptedReply | Promise<ScriptedReply>);
 
 export interface TestModelServer {
   /** Base URL including `/v1`, e.g. `http://127.0.0.1:PORT/v1` — pass as `configuration.baseURL`. */
@@ -206,11 +204,8 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
       arguments: typeof tc.args === "string" ? tc.args : JSON.stringify(tc.args),
     }));
     const finishReason = reply.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop");
-    const promptTokens =
-      reply.usage?.prompt_tokens ?? estimateTokens(JSON.stringify(body?.messages ?? []));
-    const completionTokens =
-      reply.usage?.completion_tokens ??
-      estimateTokens((reply.content ?? "") + toolCalls.map((tc) => tc.name + tc.arguments).join(""));
+    const promptTokens = reply.usage?.prompt_tokens ?? estimateTokens(JSON.stringify(body?.messages ?? []));
+    const completionTokens = reply.usage?.completion_tokens ?? estimateTokens((reply.content ?? "") + toolCalls.map((tc) => tc.name + tc.arguments).join(""));
     const usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
     const head = { id: `chatcmpl-${++completionCounter}`, created: Math.floor(Date.now() / 1000), model: body?.model ?? "test-model", system_fingerprint: null };
 
@@ -230,7 +225,9 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
 
     // Streaming: build the OpenAI chunk sequence, then write it with optional pauses.
     const chunk = (delta: object, finish: string | null = null) => ({
-      ...head, object: "chat.completion.chunk", choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...head,
+      object: "chat.completion.chunk",
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
     });
     const events: object[] = [chunk({ role: "assistant", content: "" })];
     for (const piece of splitWords(reply.content ?? "")) events.push(chunk({ content: piece }));

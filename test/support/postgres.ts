@@ -34,13 +34,11 @@ export async function createTestDatabase(prefix = "dftest"): Promise<{ url: stri
     // Not `WITH (FORCE)`: on PostgreSQL 15 a non-superuser's forced drop fails when an autovacuum worker happens to
     // be in the database ("must be a member of the role whose process is being terminated"). Ending our own
     // connections and a plain DROP is enough: DROP DATABASE itself stops autovacuum workers and waits for them.
-    drop: () => admin(async (c) => {
-      await c.query(
-        "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND usename = current_user",
-        [name],
-      );
-      await c.query(`DROP DATABASE IF EXISTS ${name}`);
-    }),
+    drop: () =>
+      admin(async (c) => {
+        await c.query("SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND usename = current_user", [name]);
+        await c.query(`DROP DATABASE IF EXISTS ${name}`);
+      }),
   };
 }
 
@@ -52,9 +50,7 @@ async function emptyDatabase(url: string): Promise<void> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
-    const { rows: schemas } = await c.query<{ nspname: string }>(
-      "SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname NOT IN ('information_schema', 'public', 'deerflow')",
-    );
+    const { rows: schemas } = await c.query<{ nspname: string }>("SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname NOT IN ('information_schema', 'public', 'deerflow')");
     for (const r of schemas) await c.query(`DROP SCHEMA "${r.nspname}" CASCADE`);
     const { rows: tables } = await c.query<{ table_name: string }>(
       "SELECT table_name FROM information_schema.tables WHERE table_schema = 'deerflow' AND table_type = 'BASE TABLE' AND NOT (table_name = ANY($1))",

@@ -150,7 +150,9 @@ export function spawnPty(sandbox: Sandbox, args: string[], opts: PtyOptions = {}
 
   const screen = () => {
     const base = term.buffer.active.baseY;
-    return lines(term, base, base + term.rows).join("\n").trimEnd();
+    return lines(term, base, base + term.rows)
+      .join("\n")
+      .trimEnd();
   };
   const scrollback = () => lines(term, 0, term.buffer.active.length).join("\n").trimEnd();
   // Ink wraps each frame in synchronized output (DEC mode 2026), and a terminal that supports it shows only whole
@@ -164,11 +166,9 @@ export function spawnPty(sandbox: Sandbox, args: string[], opts: PtyOptions = {}
       await sleep(POLL_MS);
     }
   };
-  const matches = (what: string | RegExp | ((text: string) => boolean), text: string) =>
-    typeof what === "string" ? text.includes(what) : what instanceof RegExp ? what.test(text) : what(text);
+  const matches = (what: string | RegExp | ((text: string) => boolean), text: string) => (typeof what === "string" ? text.includes(what) : what instanceof RegExp ? what.test(text) : what(text));
   const describe = (what: unknown) => (typeof what === "function" ? "a condition" : JSON.stringify(String(what)));
-  const failure = (msg: string) =>
-    new Error(`${msg}${done ? " (the process has exited)" : ""}\n--- screen (${term.cols}x${term.rows}) ---\n${screen()}\n--- end of screen ---`);
+  const failure = (msg: string) => new Error(`${msg}${done ? " (the process has exited)" : ""}\n--- screen (${term.cols}x${term.rows}) ---\n${screen()}\n--- end of screen ---`);
 
   /** Serialises writes, so `press` and `type` calls never interleave. */
   const enqueue = (fn: () => Promise<void>): Promise<void> => {
@@ -282,7 +282,13 @@ export async function waitReady(p: PtyProcess, timeoutMs = 20_000): Promise<void
 
 /** The last non-empty row of the screen: the status line while the chat runs. */
 export function statusLine(p: PtyProcess): string {
-  return p.screen().split("\n").filter((l) => l.trim() !== "").at(-1) ?? "";
+  return (
+    p
+      .screen()
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .at(-1) ?? ""
+  );
 }
 
 /** Whether the status line shows thread `id` (in full, or its first 8+ characters when shortened). */

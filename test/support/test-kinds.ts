@@ -12,8 +12,7 @@ export function isEndToEnd(source: string): boolean {
 
 /** The end-to-end test files under `root`/test, as paths relative to `root`. */
 export function endToEndTestFiles(root: string): string[] {
-  const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : TEST_FILE.test(e.name) ? [join(dir, e.name)] : []));
+  const walk = (dir: string): string[] => readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : TEST_FILE.test(e.name) ? [join(dir, e.name)] : []));
   return walk(join(root, "test"))
     .filter((f) => isEndToEnd(readFileSync(f, "utf8")))
     .map((f) => relative(root, f));

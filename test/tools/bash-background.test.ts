@@ -14,10 +14,8 @@ import { until } from "../support/wait.js";
 
 const root = makeRoot("deerflow-bg-");
 const mounts = makeThread(root, "T");
-const rt = (extra: Record<string, unknown> = {}) =>
-  ({ state: { thread_data: mounts, ...extra }, configurable: { thread_id: "T", deerflow_home: root }, toolCallId: "call_1" }) as never;
+const rt = (extra: Record<string, unknown> = {}) => ({ state: { thread_data: mounts, ...extra }, configurable: { thread_id: "T", deerflow_home: root }, toolCallId: "call_1" }) as never;
 afterAll(() => closeShellSessions());
-
 
 describe("bash process life cycle", () => {
   const bash = createBashTool();

@@ -110,10 +110,7 @@ describe("bash tool", () => {
     const marker = `dfmark-timeout-${process.pid}-${Date.now()}`;
     const quick = createBashTool({ timeoutSeconds: 1 });
     const t0 = Date.now();
-    const out = await quick.invoke(
-      { command: `echo started; (exec -a ${marker} sleep 300) & (trap '' TERM; exec -a ${marker} sleep 301) & exec -a ${marker} sleep 302` },
-      rt({ toolCallId: "tc1" }),
-    );
+    const out = await quick.invoke({ command: `echo started; (exec -a ${marker} sleep 300) & (trap '' TERM; exec -a ${marker} sleep 301) & exec -a ${marker} sleep 302` }, rt({ toolCallId: "tc1" }));
     const elapsed = Date.now() - t0;
     expect(ToolMessage.isInstance(out)).toBe(true);
     const msg = out as unknown as ToolMessage;

@@ -18,10 +18,7 @@ describe("concurrent edits of one workspace", () => {
     const lines = Array.from({ length: 8 }, (_, i) => `var v${i} = ${i};`);
     writeFileSync(file, `${lines.join("\n")}\n`);
     await call(readFile, { path: "sum.js" }, M);
-    await Promise.all([
-      ...lines.map((_, i) => call(strReplace, { path: "sum.js", old_str: `var v${i} `, new_str: `let v${i} ` }, M)),
-      call(writeFile, { path: "other.js", content: "x\n" }, M),
-    ]);
+    await Promise.all([...lines.map((_, i) => call(strReplace, { path: "sum.js", old_str: `var v${i} `, new_str: `let v${i} ` }, M)), call(writeFile, { path: "other.js", content: "x\n" }, M)]);
     expect(readFileSync(file, "utf8")).toBe(`${lines.map((l) => l.replace("var", "let")).join("\n")}\n`);
     expect(readFileSync(join(M.workspace_path, "other.js"), "utf8")).toBe("x\n");
   });
@@ -31,10 +28,7 @@ describe("concurrent edits of one workspace", () => {
     const M = makeThread(root, "failing");
     writeFileSync(join(M.workspace_path, "a.txt"), "one\n");
     await call(readFile, { path: "a.txt" }, M);
-    const results = await Promise.allSettled([
-      call(strReplace, { path: "a.txt", old_str: "missing", new_str: "x" }, M),
-      call(strReplace, { path: "a.txt", old_str: "one", new_str: "two" }, M),
-    ]);
+    const results = await Promise.allSettled([call(strReplace, { path: "a.txt", old_str: "missing", new_str: "x" }, M), call(strReplace, { path: "a.txt", old_str: "one", new_str: "two" }, M)]);
     expect(results.map((r) => r.status)).toEqual(["rejected", "fulfilled"]);
     expect(readFileSync(join(M.workspace_path, "a.txt"), "utf8")).toBe("two\n");
   });

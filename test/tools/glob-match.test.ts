@@ -7,7 +7,29 @@ import { describe, expect, it } from "vitest";
 import { globToRegExp } from "../../src/tools/fs-common.js";
 
 const GLOBS = ["*.ts", "**/*.ts", "src/**", "src/**/*.test.ts", "?x", "[]]x", "[!]]x", "[a-c]*", "[!a-c]*", "a\\*b", "a\\?b", "{a,b}/*.md", "**", "*", "a/**/b", "x[^y]z", ".*", "[\\]]x"];
-const PATHS = ["a.ts", "src/a.ts", "src/deep/b.test.ts", "ax", "]x", "bx", "a*b", "axb", "a?b", "a/x.md", "b/y.md", "c/z.md", "a/b", "a/q/r/b", "xyz", "xaz", ".env", "src/.hidden.ts", "README.md", "b", "d"];
+const PATHS = [
+  "a.ts",
+  "src/a.ts",
+  "src/deep/b.test.ts",
+  "ax",
+  "]x",
+  "bx",
+  "a*b",
+  "axb",
+  "a?b",
+  "a/x.md",
+  "b/y.md",
+  "c/z.md",
+  "a/b",
+  "a/q/r/b",
+  "xyz",
+  "xaz",
+  ".env",
+  "src/.hidden.ts",
+  "README.md",
+  "b",
+  "d",
+];
 
 describe("globToRegExp agrees with minimatch", () => {
   it.each(GLOBS)("%j", (glob) => {

@@ -63,7 +63,11 @@ const t = async (tool: unknown, args: Record<string, unknown>) => textOf(await c
 describe.each(engines)("search with %s", (engine) => {
   it("glob lists what the repository does not ignore, in path order, and everything with include_ignored", async () => {
     await using(engine, async () => {
-      expect((await t(glob, { pattern: "**/*" })).split("\n")).toEqual(VISIBLE.map((p) => `${W}/${p}`).join("\n").split("\n"));
+      expect((await t(glob, { pattern: "**/*" })).split("\n")).toEqual(
+        VISIBLE.map((p) => `${W}/${p}`)
+          .join("\n")
+          .split("\n"),
+      );
       const all = [...VISIBLE, ...IGNORED].sort(pathOrder).map((p) => `${W}/${p}`);
       expect(await t(glob, { pattern: "**/*", include_ignored: true, max_results: 1000 })).toBe(all.join("\n"));
       // Rules of the folders above the one searched still apply (root *.log; src's own generated/ and !important.log).

@@ -27,7 +27,6 @@ let home: string;
 let cwd: string;
 beforeEach(() => ({ server, home, cwd } = env()));
 
-
 interface Harness {
   store: ChatStore;
   ctl: ChatController;
@@ -92,11 +91,11 @@ async function turn(h: Harness, text: string): Promise<void> {
   await h.idle();
 }
 
-
-
 /** The agent's replies and the evaluator's verdicts, each from its own queue (the last verdict repeats). */
 function script(agent: ScriptedReply[], verdicts: ScriptedReply[] = []) {
-  server.setScript((req) => (isEvaluator(req) ? (verdicts.length > 1 ? verdicts.shift()! : (verdicts[0] ?? { status: 400, error: "no verdict scripted" })) : (agent.shift() ?? { content: "(unscripted reply)" })));
+  server.setScript((req) =>
+    isEvaluator(req) ? (verdicts.length > 1 ? verdicts.shift()! : (verdicts[0] ?? { status: 400, error: "no verdict scripted" })) : (agent.shift() ?? { content: "(unscripted reply)" }),
+  );
 }
 
 describe("ChatController start", () => {
@@ -199,7 +198,10 @@ describe("ChatController start", () => {
   });
 
   it("a long thread resumes with its recent turns drawn from the start of a turn, and says how to see the rest", () => {
-    const entries = Array.from({ length: 100 }, (_, i): TranscriptEntry => (i % 2 === 0 ? { kind: "user", id: `u${i}`, text: `q${i / 2}` } : { kind: "assistant", id: `a${i}`, text: `a${(i - 1) / 2}` }));
+    const entries = Array.from(
+      { length: 100 },
+      (_, i): TranscriptEntry => (i % 2 === 0 ? { kind: "user", id: `u${i}`, text: `q${i / 2}` } : { kind: "assistant", id: `a${i}`, text: `a${(i - 1) / 2}` }),
+    );
     const shown = recentTurns(entries);
     expect(shown.length).toBeLessThanOrEqual(RESUME_DRAWN_ENTRIES);
     expect(shown[0]).toMatchObject({ kind: "user" });

@@ -2,19 +2,7 @@
 import type { Key } from "ink";
 import { describe, expect, it } from "vitest";
 import { SLASH_COMMANDS, findSlash, helpCommands, parseSlash } from "../../src/tui/commands/slash-commands.js";
-import {
-  EMPTY_INPUT,
-  type InputBuffer,
-  deleteBack,
-  deleteWordBack,
-  inputOf,
-  insert,
-  killToLineStart,
-  lineEnd,
-  lineStart,
-  moveLeft,
-  moveRight,
-} from "../../src/tui/input/input-buffer.js";
+import { EMPTY_INPUT, type InputBuffer, deleteBack, deleteWordBack, inputOf, insert, killToLineStart, lineEnd, lineStart, moveLeft, moveRight } from "../../src/tui/input/input-buffer.js";
 import { InputHistory } from "../../src/tui/input/input-history.js";
 import { KEYBINDINGS, type KeyAction, actionFor, helpKeys } from "../../src/tui/keys/keybindings.js";
 

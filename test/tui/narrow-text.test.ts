@@ -14,7 +14,9 @@ const narrow = new RegExp(NARROW_TEXT_SOURCE as string);
 
 /** The string-width copies the TUI bundle contains (Ink's, wrap-ansi's, cli-truncate's, widest-line's, ours), wherever npm put each. */
 const resolveFrom = (pkg: string) => dirname(createRequire(join(process.cwd(), "node_modules", pkg, "package.json")).resolve("string-width"));
-const COPIES = [...new Set([...["ink", "ink/node_modules/wrap-ansi", "cli-truncate", "widest-line"].map(resolveFrom), dirname(createRequire(join(process.cwd(), "package.json")).resolve("string-width"))])];
+const COPIES = [
+  ...new Set([...["ink", "ink/node_modules/wrap-ansi", "cli-truncate", "widest-line"].map(resolveFrom), dirname(createRequire(join(process.cwd(), "package.json")).resolve("string-width"))]),
+];
 
 async function stringWidths(): Promise<Map<string, (s: string, o?: object) => number>> {
   const found = new Map<string, (s: string, o?: object) => number>();

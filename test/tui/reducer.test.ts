@@ -46,7 +46,13 @@ describe("reduce: streaming answers", () => {
   });
 
   it("reasoning streams apart from the answer and is committed before it as thinking, never inside it", () => {
-    let s = apply(initialState(), started, { type: "message.reasoning", run_id: RUN, text: "Let me " }, { type: "message.reasoning", run_id: RUN, text: "think." }, { type: "message.delta", run_id: RUN, text: "Answer." });
+    let s = apply(
+      initialState(),
+      started,
+      { type: "message.reasoning", run_id: RUN, text: "Let me " },
+      { type: "message.reasoning", run_id: RUN, text: "think." },
+      { type: "message.delta", run_id: RUN, text: "Answer." },
+    );
     expect(s.thinking).toBe("Let me think.");
     expect(s.streaming).toBe("Answer.");
     s = reduce(s, { type: "message.completed", run_id: RUN, text: "Answer.", tool_calls: [] });
@@ -91,11 +97,7 @@ describe("reduce: tool cards", () => {
   });
 
   it("ask_clarification calls are never shown as tool cards", () => {
-    const s = apply(
-      initialState(),
-      toolStarted("q1", "ask_clarification", { question: "Tabs or spaces?" }),
-      toolCompleted("q1", "asked", "ok", "ask_clarification"),
-    );
+    const s = apply(initialState(), toolStarted("q1", "ask_clarification", { question: "Tabs or spaces?" }), toolCompleted("q1", "asked", "ok", "ask_clarification"));
     expect(s.tools).toEqual([]);
     expect(s.items).toEqual([]);
     expect(s.lastTool).toBeUndefined();
@@ -119,7 +121,16 @@ describe("reduce: prompts", () => {
   });
 
   it("approvals queue in arrival order; ui.approval.answered removes exactly that id", () => {
-    const ask = (id: string, command: string): RunEvent => ({ type: "approval.requested", id, thread_id: "t1", tool_call_id: `tc-${id}`, tool: "bash", kind: "command", command, reason: "recursive delete (rm -r)" });
+    const ask = (id: string, command: string): RunEvent => ({
+      type: "approval.requested",
+      id,
+      thread_id: "t1",
+      tool_call_id: `tc-${id}`,
+      tool: "bash",
+      kind: "command",
+      command,
+      reason: "recursive delete (rm -r)",
+    });
     let s = apply(initialState(), ask("a1", "rm -r build"), ask("a2", "rm -r dist"), ask("a3", "chmod -R 700 x"));
     expect(s.approvals.map((a) => a.id)).toEqual(["a1", "a2", "a3"]);
     s = reduce(s, { type: "ui.approval.answered", id: "a2" });
@@ -329,9 +340,9 @@ const action: fc.Arbitrary<ChatAction> = fc.oneof(
   text.map((t): ChatAction => ({ type: "message.delta", run_id: RUN, text: t })),
   text.map((t): ChatAction => ({ type: "message.completed", run_id: RUN, text: t, tool_calls: [] })),
   fc.tuple(callId, toolName).map(([id, name]): ChatAction => ({ type: "tool.started", run_id: RUN, tool_call_id: id, name, args: {} })),
-  fc.tuple(callId, toolName, fc.constantFrom("ok" as const, "error" as const), text).map(
-    ([id, name, status, output]): ChatAction => ({ type: "tool.completed", run_id: RUN, tool_call_id: id, name, status, output }),
-  ),
+  fc
+    .tuple(callId, toolName, fc.constantFrom("ok" as const, "error" as const), text)
+    .map(([id, name, status, output]): ChatAction => ({ type: "tool.completed", run_id: RUN, tool_call_id: id, name, status, output })),
   fc.constantFrom("d1", "d2").map((id): ChatAction => ({ type: "delegation.updated", run_id: RUN, delegations: [{ id, description: id, subagent_type: "general", status: "running" }] })),
   fc.constant<ChatAction>({ type: "todos.updated", run_id: RUN, todos: [{ content: "x", status: "pending" }] }),
   fc.constant<ChatAction>({ type: "clarification.requested", run_id: RUN, clarification: { question: "?", clarification_type: "missing_info" } }),
@@ -356,7 +367,13 @@ const action: fc.Arbitrary<ChatAction> = fc.oneof(
   fc.constant<ChatAction>({ type: "ui.clear" }),
   fc.constant<ChatAction>({ type: "ui.clarification.answered" }),
   text.map((t): ChatAction => ({ type: "ui.notice", level: "info", text: t })),
-  fc.constant<ChatAction>({ type: "ui.items", items: [{ kind: "user", text: "u" }, { kind: "assistant", text: "a" }] }),
+  fc.constant<ChatAction>({
+    type: "ui.items",
+    items: [
+      { kind: "user", text: "u" },
+      { kind: "assistant", text: "a" },
+    ],
+  }),
 );
 
 describe("reduce: invariants (property)", () => {

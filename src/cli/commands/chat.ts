@@ -103,7 +103,14 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
     // Where new threads work (the current directory unless refused or --scratch): decided before the first frame,
     // so the header names it. A resumed thread keeps its own (the chat says so when it is elsewhere).
-    const start = chooseStartWorkspace({ explicit: opts.workspace, scratch: opts.scratch, cwd: process.cwd(), allowDangerous: opts.allowDangerousWorkspace, userHome: process.env.HOME ?? homedir(), dataDir: peekDataHome(opts.home) });
+    const start = chooseStartWorkspace({
+      explicit: opts.workspace,
+      scratch: opts.scratch,
+      cwd: process.cwd(),
+      allowDangerous: opts.allowDangerousWorkspace,
+      userHome: process.env.HOME ?? homedir(),
+      dataDir: peekDataHome(opts.home),
+    });
     // Raw mode at once: keys typed while the TUI loads wait in the terminal (read by Ink as soon as it listens)
     // instead of being echoed over the screen.
     process.stdin.setRawMode(true);
@@ -132,7 +139,19 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
       trustFolder: async ({ untrusted, trustHome }) => void trustFolder(trustHome, untrusted.file, untrusted.sha256),
       loadSession: async (o) => {
         const { createChatSession } = await importRuntime(cacheDir);
-        const session = await createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, workspace: start.workspace, plan: opts.plan, cwd: process.cwd(), noNetwork: opts.network === false, noMemory: opts.memory === false, allowDangerousWorkspace: opts.allowDangerousWorkspace, ignoreUntrusted: o?.ignoreUntrusted, allowUnconfined: opts.dangerouslyRunUnconfined });
+        const session = await createChatSession({
+          home: opts.home,
+          model: opts.model,
+          approval: opts.approval,
+          workspace: start.workspace,
+          plan: opts.plan,
+          cwd: process.cwd(),
+          noNetwork: opts.network === false,
+          noMemory: opts.memory === false,
+          allowDangerousWorkspace: opts.allowDangerousWorkspace,
+          ignoreUntrusted: o?.ignoreUntrusted,
+          allowUnconfined: opts.dangerouslyRunUnconfined,
+        });
         saveCodeCaches();
         return session;
       },

@@ -37,9 +37,7 @@ function mcpView(servers: ReturnType<typeof loadConfig>["mcp"]["servers"]) {
 
 export async function configCommand(opts: GlobalOptions & { json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
-  const models = Object.fromEntries(
-    Object.entries(config.models).map(([name, m]) => [name, { ...m, apiKey: m.apiKey?.startsWith("$") ? m.apiKey : maskSecret(m.apiKey) }]),
-  );
+  const models = Object.fromEntries(Object.entries(config.models).map(([name, m]) => [name, { ...m, apiKey: m.apiKey?.startsWith("$") ? m.apiKey : maskSecret(m.apiKey) }]));
   const view = {
     files: config.files,
     home: config.home,
@@ -75,7 +73,9 @@ export async function configCommand(opts: GlobalOptions & { json?: boolean }): P
   }
   for (const [name, sv] of Object.entries(view.mcpServers)) {
     if (name === Object.keys(view.mcpServers)[0]) lines.push("mcp servers:");
-    lines.push(`    ${name}: ${sv.command ? `stdio ${[sv.command, ...(sv.args ?? [])].join(" ")}` : `${sv.type === "sse" ? "sse" : "http"} ${sv.url ?? sv.httpUrl}`}${sv.enabled === false ? " (disabled)" : ""}`);
+    lines.push(
+      `    ${name}: ${sv.command ? `stdio ${[sv.command, ...(sv.args ?? [])].join(" ")}` : `${sv.type === "sse" ? "sse" : "http"} ${sv.url ?? sv.httpUrl}`}${sv.enabled === false ? " (disabled)" : ""}`,
+    );
   }
   if (config.untrusted) lines.push(`untrusted:    ${ignoredNotice(config.untrusted)}`);
   process.stdout.write(forTerminal(`${lines.join("\n")}\n`));

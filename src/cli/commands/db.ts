@@ -17,7 +17,8 @@ export async function dbMigrateCommand(opts: GlobalOptions & { from?: string; to
   refuseUntrusted(config.untrusted);
   if (opts.from !== "sqlite") throw new UsageError(`--from must be "sqlite" (the home's database file), not ${JSON.stringify(opts.from ?? "")}.`);
   const to = opts.to ?? config.database;
-  if (!isPostgresUrl(to)) throw new UsageError("--to must be a postgres:// URL (or set `database` / DEERFLOW_DATABASE_URL).", "Example: deerflow db migrate --from sqlite --to postgres://deerflow@db.internal/deerflow");
+  if (!isPostgresUrl(to))
+    throw new UsageError("--to must be a postgres:// URL (or set `database` / DEERFLOW_DATABASE_URL).", "Example: deerflow db migrate --from sqlite --to postgres://deerflow@db.internal/deerflow");
   if (!existsSync(join(config.home, DB_FILE))) throw new UsageError(`There is no SQLite database in ${config.home} to migrate.`);
   const report: CopyReport = { copied: [], skipped: [], checkpoints: 0 };
   for (const mode of CHANNEL_MODES) {
@@ -34,7 +35,9 @@ export async function dbMigrateCommand(opts: GlobalOptions & { from?: string; to
   }
   if (opts.json) process.stdout.write(`${JSON.stringify({ to: redactDatabaseUrl(to), ...report }, null, 2)}\n`);
   else {
-    process.stdout.write(`Copied ${report.copied.length} thread(s) (${report.checkpoints} checkpoints) to ${redactDatabaseUrl(to)}, each verified by reading it back.${report.skipped.length ? ` ${report.skipped.length} already there, skipped.` : ""}\n`);
+    process.stdout.write(
+      `Copied ${report.copied.length} thread(s) (${report.checkpoints} checkpoints) to ${redactDatabaseUrl(to)}, each verified by reading it back.${report.skipped.length ? ` ${report.skipped.length} already there, skipped.` : ""}\n`,
+    );
     process.stdout.write(`Use it: set "database" in .deerflowrc (or DEERFLOW_DATABASE_URL). The SQLite file is left as it was.\n`);
   }
   return 0;

@@ -65,7 +65,11 @@ async function endpointCheck(config: ResolvedConfig): Promise<Check> {
       signal: AbortSignal.timeout(5000),
     });
     if (res.status === 401 || res.status === 403) {
-      return { ok: false, label: "model", detail: `${model.baseUrl} rejected the API key (HTTP ${res.status}): check OPENAI_API_KEY or the model's apiKey${model.keyWithheld ? ` (${model.keyWithheld})` : ""}` };
+      return {
+        ok: false,
+        label: "model",
+        detail: `${model.baseUrl} rejected the API key (HTTP ${res.status}): check OPENAI_API_KEY or the model's apiKey${model.keyWithheld ? ` (${model.keyWithheld})` : ""}`,
+      };
     }
     if (res.status >= 500) return { ok: false, label: "model", detail: `${model.baseUrl} answers HTTP ${res.status}: the server is failing` };
     return { ok: true, label: "model", detail: `${model.name} (${model.model}) at ${model.baseUrl} is reachable` };
@@ -99,7 +103,12 @@ function repair(home: string): number {
   process.stdout.write(`backed up the damaged database to ${report.backup}\n`);
   for (const [table, r] of Object.entries(report.rows)) process.stdout.write(`  ${table.padEnd(16)} ${r.copied} rows recovered${r.unreadable ? `, ${r.unreadable} unreadable` : ""}\n`);
   for (const t of report.threads) {
-    const what = t.state === "intact" ? `recovered (${t.checkpoints} checkpoints)` : t.state === "partial" ? `partly recovered (${t.checkpoints} checkpoints; some history lost)` : "lost (no readable checkpoints)";
+    const what =
+      t.state === "intact"
+        ? `recovered (${t.checkpoints} checkpoints)`
+        : t.state === "partial"
+          ? `partly recovered (${t.checkpoints} checkpoints; some history lost)`
+          : "lost (no readable checkpoints)";
     process.stdout.write(`  thread ${t.id}${t.title ? ` "${t.title}"` : ""}: ${what}\n`);
   }
   const after = checkDatabase(path);
@@ -113,7 +122,8 @@ async function sandboxCheck(config: ResolvedConfig): Promise<Check> {
   const [refused] = sandboxPathProblems(config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: config.home });
   if (refused) return { ok: false, label: "sandbox", detail: `${refused} Runs stop with exit 2 until it is removed.` };
   const bwrap = findBwrap();
-  if (!bwrap && config.sandbox.require) return { ok: false, label: "sandbox", detail: "bubblewrap (bwrap) is not available and sandbox.require is true: shell commands are refused (install the `bubblewrap` package)" };
+  if (!bwrap && config.sandbox.require)
+    return { ok: false, label: "sandbox", detail: "bubblewrap (bwrap) is not available and sandbox.require is true: shell commands are refused (install the `bubblewrap` package)" };
   // "Works" only when a command really ran with these settings (binds, hidden paths, network): a setting that breaks
   // the sandbox's start fails here, not in the first run.
   const failed = await trialCommand(config);
@@ -166,11 +176,21 @@ async function interruptedRewindChecks(config: ResolvedConfig): Promise<Check[]>
     for (const threadId of threads) {
       try {
         const r = await runtime.withThreadLock(threadId, () => finishInterruptedRewind({ home: config.home, store: runtime.store, runtime, threadId }));
-        if (r) out.push({ ok: true, label: "rewind", detail: `finished rewind ${r.rewind_id} of thread ${threadId}, which was interrupted: ${r.files ? filesSummary(r.files.restored) : "no files"} restored (the files from before it are at ${r.files_before?.ref ?? "-"})` });
+        if (r)
+          out.push({
+            ok: true,
+            label: "rewind",
+            detail: `finished rewind ${r.rewind_id} of thread ${threadId}, which was interrupted: ${r.files ? filesSummary(r.files.restored) : "no files"} restored (the files from before it are at ${r.files_before?.ref ?? "-"})`,
+          });
       } catch (err) {
         // Held by a live process: that rewind is under way, not interrupted.
         if (/ is busy: /.test(formatErrorLine(err))) out.push({ ok: true, warn: true, label: "rewind", detail: `a rewind of thread ${threadId} is under way (${formatErrorLine(err)})` });
-        else out.push({ ok: false, label: "rewind", detail: `rewind of thread ${threadId} was interrupted and could not be finished: ${formatErrorLine(err)} (\`deerflow rewind ${threadId} --undo\` puts the files back)` });
+        else
+          out.push({
+            ok: false,
+            label: "rewind",
+            detail: `rewind of thread ${threadId} was interrupted and could not be finished: ${formatErrorLine(err)} (\`deerflow rewind ${threadId} --undo\` puts the files back)`,
+          });
       }
     }
   } finally {
@@ -203,7 +223,15 @@ async function mcpChecks(config: ResolvedConfig): Promise<Check[]> {
 async function skillsAndMemoryChecks(config: ResolvedConfig): Promise<Check[]> {
   const { discoverSkills } = await import("../../skills/catalog.js");
   const { skills, problems } = discoverSkills({ home: config.home, cwd: process.cwd() });
-  const out: Check[] = [{ ok: true, label: "skills", detail: skills.length ? `${skills.length} installed: ${skills.map((s) => `${s.name} [${s.scope}]`).join(", ")}` : "none installed (.deerflow/skills/<name>/SKILL.md, or skills/ in the data directory)" }];
+  const out: Check[] = [
+    {
+      ok: true,
+      label: "skills",
+      detail: skills.length
+        ? `${skills.length} installed: ${skills.map((s) => `${s.name} [${s.scope}]`).join(", ")}`
+        : "none installed (.deerflow/skills/<name>/SKILL.md, or skills/ in the data directory)",
+    },
+  ];
   for (const p of problems) out.push({ ok: true, warn: true, label: "skills", detail: `skipped ${p}` });
   if (!config.memory.enabled) return [...out, { ok: true, label: "memory", detail: "off (memory.enabled: false)" }];
   const { MEMORY_DB, MEMORY_DIR, MemoryStore } = await import("../../memory/store.js");

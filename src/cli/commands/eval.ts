@@ -60,7 +60,10 @@ export async function evalCommand(opts: EvalOptions): Promise<number> {
   try {
     if (opts.compare) return await compare(opts.compare);
     const { DEFAULT_TASKS_DIR, loadTasks, taskIds } = await import("../../eval/task.js");
-    const only = opts.tasks?.split(",").map((s) => s.trim()).filter(Boolean);
+    const only = opts.tasks
+      ?.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (opts.tasks !== undefined && !only?.length) throw new UsageError("--tasks is empty.", "Name task ids separated by commas (see `deerflow eval --list`).");
     const suiteRoot = resolve(opts.suite ?? DEFAULT_TASKS_DIR);
     const tasks = loadTasks(suiteRoot, only);
@@ -95,7 +98,10 @@ export async function evalCommand(opts: EvalOptions): Promise<number> {
     // suite) nor the other attempts' folders in the scratch directory: only its own workspace is bound again.
     const hidden = [...taskIds(suiteRoot).map((id) => join(suiteRoot, id)), scratch];
     const config = { ...base, mcp: { ...base.mcp, servers: {} }, sandbox: { ...base.sandbox, hidden } };
-    if (!(await import("../../sandbox/run-shell.js")).findBwrap()) err("deerflow eval: bubblewrap is not available, so the agent's shell and the checks (which run the agent's code) run unconfined, and the agent could read the tasks' hidden checks; install the `bubblewrap` package for a fair measurement.");
+    if (!(await import("../../sandbox/run-shell.js")).findBwrap())
+      err(
+        "deerflow eval: bubblewrap is not available, so the agent's shell and the checks (which run the agent's code) run unconfined, and the agent could read the tasks' hidden checks; install the `bubblewrap` package for a fair measurement.",
+      );
     const model = await requireModelOrDiscover(config);
     runtimeLoaded = true;
     const { runSuite } = await import("../../eval/suite.js");

@@ -75,18 +75,22 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
   try {
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
     // Headless, edits apply without asking (auto-edit); guarded shell commands are denied unless --yes.
-    const config = loadConfig({ flags: { home: opts.home, model: opts.model, approval: opts.approval, defaultApproval: "auto-edit", noNetwork: opts.network === false, noMemory: opts.memory === false } });
+    const config = loadConfig({
+      flags: { home: opts.home, model: opts.model, approval: opts.approval, defaultApproval: "auto-edit", noNetwork: opts.network === false, noMemory: opts.memory === false },
+    });
     refuseUntrusted(config.untrusted);
     const model = await requireModelOrDiscover(config);
     if (!config.sandbox.network || config.sandbox.require) (await import("../../sandbox/run-shell.js")).assertShellUsable(config.sandbox);
-    if (opts.yes || config.approval === "yolo") (await import("../../sandbox/unconfined.js")).assertAutoApprovalConfined({ approval: config.approval, yes: opts.yes, allowUnconfined: opts.dangerouslyRunUnconfined });
+    if (opts.yes || config.approval === "yolo")
+      (await import("../../sandbox/unconfined.js")).assertAutoApprovalConfined({ approval: config.approval, yes: opts.yes, allowUnconfined: opts.dangerouslyRunUnconfined });
     const start = runWorkspace(opts, config.home);
     assertSafeSandboxPaths(config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: config.home });
     const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
     // An unset shell variable (`--input-id "$ID"`) must not quietly turn idempotency off.
     if (opts.inputId !== undefined && !opts.inputId.trim()) throw new UsageError("--input-id is empty.", "Pass the key your script uses for this input, or drop --input-id.");
-    if (opts.inputId !== undefined && opts.inputId.length > MAX_INPUT_ID_LENGTH) throw new UsageError(`--input-id is longer than ${MAX_INPUT_ID_LENGTH} characters.`, "Use a short key, e.g. a UUID or a hash of the input.");
+    if (opts.inputId !== undefined && opts.inputId.length > MAX_INPUT_ID_LENGTH)
+      throw new UsageError(`--input-id is longer than ${MAX_INPUT_ID_LENGTH} characters.`, "Use a short key, e.g. a UUID or a hash of the input.");
     if (!prompt && opts.goal === undefined) throw new UsageError("No prompt given.", 'Pass it as an argument (deerflow run "…") or pipe it on stdin.');
     // `deerflow run "/<skill> …"` activates an installed skill, as typing it in the chat does.
     const skill = prompt.startsWith("/") ? skillInvocation(prompt, skillCatalogFor({ home: config.home, cwd: process.cwd() })) : undefined;

@@ -16,7 +16,10 @@ export async function threadsRmCommand(threadId: string, opts: GlobalOptions & {
   try {
     const r = await deleteThread(config.home, runtime?.store, runtime, threadId);
     if (opts.json) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
-    else process.stdout.write(forTerminal(`Deleted thread ${r.thread_id}${r.removed_dir ? ` and ${r.removed_dir}` : ""}.${r.kept_workspace ? ` Its workspace ${r.kept_workspace} is yours and was left as it is.` : ""}\n`));
+    else
+      process.stdout.write(
+        forTerminal(`Deleted thread ${r.thread_id}${r.removed_dir ? ` and ${r.removed_dir}` : ""}.${r.kept_workspace ? ` Its workspace ${r.kept_workspace} is yours and was left as it is.` : ""}\n`),
+      );
     return 0;
   } finally {
     await ThreadRuntime.closeAll();

@@ -42,11 +42,17 @@ export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): 
   noteUntrusted(config);
   const rows: ThreadRow[] = (await withStore(config, async (store) => store.threads.list())) ?? [];
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify(rows.map(({ id, title, created_at, updated_at, status, workspace, mode, host }) => ({ id, title, created_at, updated_at, status, workspace, mode, host })), null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify(
+        rows.map(({ id, title, created_at, updated_at, status, workspace, mode, host }) => ({ id, title, created_at, updated_at, status, workspace, mode, host })),
+        null,
+        2,
+      )}\n`,
+    );
     return 0;
   }
   if (rows.length === 0) {
-    process.stdout.write("No threads yet. Start one with `deerflow` (or `deerflow run \"…\"` headless).\n");
+    process.stdout.write('No threads yet. Start one with `deerflow` (or `deerflow run "…"` headless).\n');
     return 0;
   }
   const here = machineName();
@@ -54,7 +60,12 @@ export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): 
     const title = r.title ?? "(untitled)";
     const host = r.host && r.host !== here ? `  @${r.host}` : "";
     // Titles come from the model: never let one reach the terminal as escape sequences.
-    process.stdout.write(forTerminal(`${r.id}  ${r.updated_at.replace("T", " ").slice(0, 19)}  ${r.status.padEnd(14)} ${r.mode.padEnd(5)}  ${title}${r.workspace ? `  [${r.workspace}]` : ""}${host}`).replace(/\n/g, " ") + "\n");
+    process.stdout.write(
+      forTerminal(`${r.id}  ${r.updated_at.replace("T", " ").slice(0, 19)}  ${r.status.padEnd(14)} ${r.mode.padEnd(5)}  ${title}${r.workspace ? `  [${r.workspace}]` : ""}${host}`).replace(
+        /\n/g,
+        " ",
+      ) + "\n",
+    );
   }
   return 0;
 }
@@ -129,7 +140,9 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
   const { row, runs, archived } = found;
   if (opts.json) {
     const archivedJson = archived.map(({ seq, role, name, text, archived_at }) => ({ seq, role, name, text, archived_at }));
-    process.stdout.write(`${JSON.stringify({ thread: row, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), entries, archived: archivedJson }, null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ thread: row, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), entries, archived: archivedJson }, null, 2)}\n`,
+    );
     return 0;
   }
   const lines = [

@@ -118,7 +118,9 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
       // stdout stays one JSON object; the user still sees progress (and denials) on stderr.
       event: progress,
       result(r, goal) {
-        stdout.write(`${JSON.stringify({ thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage: r.thread_usage, goal: goal ?? null, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`);
+        stdout.write(
+          `${JSON.stringify({ thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage: r.thread_usage, goal: goal ?? null, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`,
+        );
       },
       failure(err) {
         const status = runId ? runStatusOf(err) : "error";

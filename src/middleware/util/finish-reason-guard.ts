@@ -116,4 +116,3 @@ export function finishReasonGuard(cfg: FinishReasonGuardConfig) {
     },
   });
 }
-

@@ -7,7 +7,9 @@ type Content = BaseMessage["content"];
 function mapContent(content: Content, f: (s: string) => string): Content {
   if (typeof content === "string") return f(content);
   if (!Array.isArray(content)) return content;
-  return content.map((b) => (b && typeof b === "object" && (b as { type?: unknown }).type === "text" && typeof (b as { text?: unknown }).text === "string" ? { ...b, text: f((b as { text: string }).text) } : b)) as Content;
+  return content.map((b) =>
+    b && typeof b === "object" && (b as { type?: unknown }).type === "text" && typeof (b as { text?: unknown }).text === "string" ? { ...b, text: f((b as { text: string }).text) } : b,
+  ) as Content;
 }
 
 /** Every string leaf of a tool call's arguments through `f` (keys and structure untouched). */

@@ -30,4 +30,3 @@ export function usageOf(message: unknown): UsageTotals | null {
   const estimated = message.response_metadata?.usage_estimated === true;
   return { input_tokens, output_tokens, total_tokens, ...(estimated && { estimated }) };
 }
-

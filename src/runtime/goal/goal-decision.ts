@@ -69,10 +69,7 @@ export function hashReply(text: string): string {
 }
 
 /** A fresh active goal. Throws UsageError (exit 2) on an empty or too long objective or a bad cap. */
-export function newGoalState(
-  objective: string,
-  opts: { maxContinuations?: number; maxNoProgressContinuations?: number; now?: () => Date } = {},
-): GoalState {
+export function newGoalState(objective: string, opts: { maxContinuations?: number; maxNoProgressContinuations?: number; now?: () => Date } = {}): GoalState {
   const text = (objective ?? "").trim();
   if (!text) throw new UsageError("The goal objective is empty.", 'Pass an objective: --goal "<objective>".');
   if (text.length > GOAL_OBJECTIVE_MAX_CHARS) {
@@ -168,11 +165,7 @@ export function decideAfterRun(input: DecideInput): GoalDecision {
   if (blocker !== "goal_not_met_yet") return stop(4, evaluation.reason, blocker, { no_progress_count: 0 });
 
   const prev = goal.last_evaluation as StoredGoalEvaluation | undefined;
-  const same =
-    prev !== undefined &&
-    prev.satisfied === evaluation.satisfied &&
-    prev.blocker === evaluation.blocker &&
-    prev.reply_hash === reply_hash;
+  const same = prev !== undefined && prev.satisfied === evaluation.satisfied && prev.blocker === evaluation.blocker && prev.reply_hash === reply_hash;
   const no_progress_count = same ? goal.no_progress_count + 1 : 0;
 
   if (goal.continuation_count >= goal.max_continuations) {

@@ -172,8 +172,7 @@ export async function runGoal(opts: RunGoalOptions): Promise<RunGoalResult> {
       prompt = continuationMessage(goal, evaluation);
       continue;
     }
-    const outcome: GoalRunOutcome =
-      decision.action === "achieved" ? "achieved" : decision.exitCode === 3 ? "needs_user_input" : "not_achieved";
+    const outcome: GoalRunOutcome = decision.action === "achieved" ? "achieved" : decision.exitCode === 3 ? "needs_user_input" : "not_achieved";
     return {
       outcome,
       exitCode: decision.exitCode,

@@ -2,9 +2,6 @@
 import { orderedUnion } from "./util.js";
 
 /** Parallel writers (two tools presenting files in one step) both land; re-presenting a path is a no-op. */
-export function mergeArtifacts(
-  existing: readonly string[] | null | undefined,
-  update: readonly string[] | null | undefined,
-): string[] {
+export function mergeArtifacts(existing: readonly string[] | null | undefined, update: readonly string[] | null | undefined): string[] {
   return orderedUnion(existing, update);
 }

@@ -1,11 +1,6 @@
 // Invariant: upsert by id in first-seen order; a terminal status is never left (the first terminal
 // status sticks); the first created_at/run_id are kept; empty keeps; at most the last 50 entries.
-import {
-  DELEGATION_RESULT_BRIEF_MAX_CHARS,
-  DELEGATIONS_MAX_ENTRIES,
-  TERMINAL_DELEGATION_STATUSES,
-  type DelegationEntry,
-} from "../types.js";
+import { DELEGATION_RESULT_BRIEF_MAX_CHARS, DELEGATIONS_MAX_ENTRIES, TERMINAL_DELEGATION_STATUSES, type DelegationEntry } from "../types.js";
 import { isRecord, truncate } from "./util.js";
 
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_DELEGATION_STATUSES);
@@ -41,10 +36,7 @@ function upsert(prev: DelegationEntry, next: DelegationEntry): DelegationEntry {
 }
 
 /** The subagent ledger: survives compaction and tells the model what was already delegated. */
-export function mergeDelegations(
-  existing: readonly DelegationEntry[] | null | undefined,
-  update: readonly DelegationEntry[] | null | undefined,
-): DelegationEntry[] {
+export function mergeDelegations(existing: readonly DelegationEntry[] | null | undefined, update: readonly DelegationEntry[] | null | undefined): DelegationEntry[] {
   if (update == null || update.length === 0) return (existing ?? []) as DelegationEntry[];
   const byId = new Map<string, DelegationEntry>();
   for (const entry of [...(existing ?? []), ...update]) {

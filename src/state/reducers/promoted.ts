@@ -6,8 +6,7 @@ import { dedupe, isRecord } from "./util.js";
 /** What may be written to `promoted`: a promotion, `{}`, null or undefined (the last three keep). */
 export type PromotedUpdate = Promoted | Record<string, never> | null | undefined;
 
-const isStringArray = (value: unknown): value is string[] =>
-  Array.isArray(value) && value.every((item) => typeof item === "string");
+const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === "string");
 
 /**
  * The deferred-tool filter writes `{catalog_hash, names, turn_id}` at the start of a turn; `tool_search`
@@ -20,8 +19,7 @@ export function mergePromoted(existing: Promoted | null | undefined, update: Pro
   const current = isRecord(existing) ? existing : null;
   const currentTurn = typeof current?.turn_id === "string" ? current.turn_id : undefined;
   const newTurn = typeof next.turn_id === "string" ? next.turn_id : undefined;
-  const replace =
-    current === null || current.catalog_hash !== next.catalog_hash || (newTurn !== undefined && newTurn !== currentTurn);
+  const replace = current === null || current.catalog_hash !== next.catalog_hash || (newTurn !== undefined && newTurn !== currentTurn);
   const currentNames = current !== null && isStringArray(current.names) ? current.names : [];
   const names = dedupe(replace ? next.names : [...currentNames, ...next.names]);
   const turnId = newTurn ?? currentTurn;

@@ -15,10 +15,7 @@ function idOf(state: unknown): string | null {
  * step fails with a `SandboxConflictError` naming both ids instead of choosing one silently.
  * A current value without an id (null, `{}`) is unbound and takes the incoming value.
  */
-export function mergeSandbox(
-  existing: SandboxState | null | undefined,
-  update: SandboxState | null | undefined,
-): SandboxState | null {
+export function mergeSandbox(existing: SandboxState | null | undefined, update: SandboxState | null | undefined): SandboxState | null {
   if (update == null) return existing ?? null;
   const existingId = idOf(existing);
   if (existingId === null) return update;

@@ -10,10 +10,7 @@ function normalize(entry: SkillContextEntry): SkillContextEntry {
 }
 
 /** Skill references (never bodies) that must survive compaction. */
-export function mergeSkillContext(
-  existing: readonly SkillContextEntry[] | null | undefined,
-  update: readonly SkillContextEntry[] | null | undefined,
-): SkillContextEntry[] {
+export function mergeSkillContext(existing: readonly SkillContextEntry[] | null | undefined, update: readonly SkillContextEntry[] | null | undefined): SkillContextEntry[] {
   if (update == null || update.length === 0) return (existing ?? []) as SkillContextEntry[];
   const byPath = new Map<string, SkillContextEntry>();
   for (const entry of [...(existing ?? []), ...update]) {

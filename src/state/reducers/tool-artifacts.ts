@@ -4,10 +4,7 @@ import { TOOL_ARTIFACTS_MAX_ENTRIES, type ArtifactEntry } from "../types.js";
 import { isRecord } from "./util.js";
 
 /** Short handles for long references: the model passes the handle, a middleware resolves it. */
-export function mergeToolArtifacts(
-  existing: readonly ArtifactEntry[] | null | undefined,
-  update: readonly ArtifactEntry[] | null | undefined,
-): ArtifactEntry[] {
+export function mergeToolArtifacts(existing: readonly ArtifactEntry[] | null | undefined, update: readonly ArtifactEntry[] | null | undefined): ArtifactEntry[] {
   if (update == null || update.length === 0) return (existing ?? []) as ArtifactEntry[];
   const byHandle = new Map<string, ArtifactEntry>();
   for (const entry of [...(existing ?? []), ...update]) {

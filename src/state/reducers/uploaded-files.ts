@@ -2,9 +2,6 @@
 import type { UploadedFile } from "../types.js";
 import { lastWrite } from "./util.js";
 
-export function mergeUploadedFiles(
-  existing: UploadedFile[] | null,
-  update: UploadedFile[] | null | undefined,
-): UploadedFile[] | null {
+export function mergeUploadedFiles(existing: UploadedFile[] | null, update: UploadedFile[] | null | undefined): UploadedFile[] | null {
   return lastWrite(existing, update);
 }

@@ -26,7 +26,11 @@ export function switchModel(s: ChatSession, name: string): { model?: { name: str
     const m = s.setModel(name);
     // A name that is not in .deerflowrc is taken as the provider's model id: say so, a typo shows here.
     const configured = s.modelNames.includes(m.name);
-    return { model: { name: m.name, contextWindow: m.contextWindow }, level: "info", text: `Model: ${m.name}${configured ? "" : ` (not in .deerflowrc "models": used as a model id at ${m.baseUrl})`}` };
+    return {
+      model: { name: m.name, contextWindow: m.contextWindow },
+      level: "info",
+      text: `Model: ${m.name}${configured ? "" : ` (not in .deerflowrc "models": used as a model id at ${m.baseUrl})`}`,
+    };
   } catch (err) {
     return { level: "error", text: formatErrorLine(err) };
   }

@@ -23,7 +23,11 @@ async function rewind(ctx: SlashContext): Promise<void> {
   if (!m) {
     const runs = await s.rewindable();
     if (runs.length === 0) ctx.notice("info", "This thread has no runs to rewind.");
-    else ctx.notice("info", `Runs of this thread, latest first:\n${runs.map(runLine).join("\n")}\nRewind with /rewind <n> (files and conversation), /rewind <n> files, or /rewind <n> conversation; /rewind undo puts the last rewind back.`);
+    else
+      ctx.notice(
+        "info",
+        `Runs of this thread, latest first:\n${runs.map(runLine).join("\n")}\nRewind with /rewind <n> (files and conversation), /rewind <n> files, or /rewind <n> conversation; /rewind undo puts the last rewind back.`,
+      );
     return;
   }
   const scope = (m[2]?.toLowerCase() ?? "both") as RewindScope;

@@ -23,7 +23,11 @@ export function LiveAnswer({ text, maxLines, width }: LiveAnswerProps) {
   const showNote = hidden > 0 && maxLines > 1;
   return (
     <Box flexDirection="column">
-      {showNote ? <Text dimColor>… {hidden} earlier {hidden === 1 ? "line" : "lines"}</Text> : null}
+      {showNote ? (
+        <Text dimColor>
+          … {hidden} earlier {hidden === 1 ? "line" : "lines"}
+        </Text>
+      ) : null}
       <Box>
         <Box width={LEAD} flexShrink={0}>
           <Text color={theme.accent}>{showNote ? " " : marks.assistant}</Text>

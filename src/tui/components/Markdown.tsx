@@ -71,7 +71,11 @@ function inline(tokens: Token[] | undefined): ReactNode[] {
         );
       }
       case "image":
-        return <Text key={i} dimColor>[image: {t.text || t.href}]</Text>;
+        return (
+          <Text key={i} dimColor>
+            [image: {t.text || t.href}]
+          </Text>
+        );
       case "br":
         return "\n";
       case "checkbox":

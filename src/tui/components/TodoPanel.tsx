@@ -56,7 +56,12 @@ export function TodoPanel({ todos, expanded, maxCollapsed = 5, hint = true, fold
     return (
       <Text wrap="truncate-end">
         <Text bold>Todos</Text> {done}/{todos.length} done
-        {current ? <Text color={theme.active}> · {current.status === "in_progress" ? marks.inProgress : marks.pending} {current.content}</Text> : null}
+        {current ? (
+          <Text color={theme.active}>
+            {" "}
+            · {current.status === "in_progress" ? marks.inProgress : marks.pending} {current.content}
+          </Text>
+        ) : null}
         {hint && !current ? <Text dimColor> · ctrl+t opens the list</Text> : null}
       </Text>
     );

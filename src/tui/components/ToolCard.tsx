@@ -82,12 +82,12 @@ export function ToolCard({ tool, expanded = false, now, width = 80 }: ToolCardPr
     <Box flexDirection="column">
       {header}
       <Box flexDirection="column" paddingLeft={2}>
-        {lines.length === 0 ? (
-          <Text dimColor>(no output)</Text>
-        ) : (
-          lines.map((line, i) => <Text key={i}>{line === "" ? " " : line}</Text>)
-        )}
-        {hidden > 0 ? <Text dimColor>… {hidden} more {hidden === 1 ? "line" : "lines"}</Text> : null}
+        {lines.length === 0 ? <Text dimColor>(no output)</Text> : lines.map((line, i) => <Text key={i}>{line === "" ? " " : line}</Text>)}
+        {hidden > 0 ? (
+          <Text dimColor>
+            … {hidden} more {hidden === 1 ? "line" : "lines"}
+          </Text>
+        ) : null}
       </Box>
     </Box>
   );

@@ -218,14 +218,7 @@ function Body({ item, width }: TranscriptItemViewProps) {
     case "help":
       return <HelpTable commands={item.commands} keys={item.keys} width={width} />;
     case "run-end": {
-      const label =
-        item.status === "interrupted"
-          ? "Interrupted"
-          : item.status === "error"
-            ? "Failed"
-            : item.status === "timeout"
-              ? "Timed out"
-              : `Stopped: ${words(item.stop_reason)}`;
+      const label = item.status === "interrupted" ? "Interrupted" : item.status === "error" ? "Failed" : item.status === "timeout" ? "Timed out" : `Stopped: ${words(item.stop_reason)}`;
       const color = item.status === "error" ? theme.error : theme.warning;
       return (
         <Text wrap="truncate-end">

@@ -61,7 +61,9 @@ export function commandItems(commands: readonly CommandSpec[], query: string, li
     limit,
     (k) => k,
   );
-  return [...prefix, ...rest].slice(0, limit).map(({ c }) => ({ value: `/${c.name}`, label: `/${c.name}${c.args ? ` ${c.args}` : ""}`, detail: c.description, needsArgs: c.args?.startsWith("<") === true }));
+  return [...prefix, ...rest]
+    .slice(0, limit)
+    .map(({ c }) => ({ value: `/${c.name}`, label: `/${c.name}${c.args ? ` ${c.args}` : ""}`, detail: c.description, needsArgs: c.args?.startsWith("<") === true }));
 }
 
 /** Workspace paths as rows (directories end with "/"). */

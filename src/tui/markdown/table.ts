@@ -34,6 +34,10 @@ function place(text: string, w: number, align: Align): string {
 /** The table as terminal lines: header, a rule, the rows. */
 export function tableLines(header: string[], rows: string[][], align: Align[], width: number): { header: string; rule: string; rows: string[] } {
   const widths = columnWidths([header, ...rows], width);
-  const line = (cells: string[]) => widths.map((w, c) => place(cells[c] ?? "", w, align[c] ?? null)).join(GAP).replace(/\s+$/, "");
+  const line = (cells: string[]) =>
+    widths
+      .map((w, c) => place(cells[c] ?? "", w, align[c] ?? null))
+      .join(GAP)
+      .replace(/\s+$/, "");
   return { header: line(header), rule: widths.map((w) => "─".repeat(w)).join("─┼─"), rows: rows.map(line) };
 }

@@ -14,8 +14,7 @@ afterEach(async () => {
   await server.close();
 });
 
-const model = () =>
-  new ChatOpenAI({ model: "test-model", apiKey: "k", configuration: { baseURL: server.url }, useResponsesApi: false, streaming: false, maxRetries: 0 });
+const model = () => new ChatOpenAI({ model: "test-model", apiKey: "k", configuration: { baseURL: server.url }, useResponsesApi: false, streaming: false, maxRetries: 0 });
 
 function conversation() {
   const goal = newGoalState("add a hello.txt file containing hi");
@@ -32,9 +31,7 @@ function conversation() {
 }
 
 function bodyText(body: any): string {
-  return (body.messages as { content: unknown }[])
-    .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)))
-    .join("\n");
+  return (body.messages as { content: unknown }[]).map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content))).join("\n");
 }
 
 describe("evaluateGoal over HTTP", () => {

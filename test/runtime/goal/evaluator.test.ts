@@ -1,12 +1,6 @@
 import { AIMessage, HumanMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
 import { describe, expect, it } from "vitest";
-import {
-  GOAL_EVALUATOR_PROMPT_PREFIX,
-  buildEvaluationPrompt,
-  evaluateGoal,
-  parseVerdict,
-  visibleConversation,
-} from "../../../src/runtime/goal/evaluator.js";
+import { GOAL_EVALUATOR_PROMPT_PREFIX, buildEvaluationPrompt, evaluateGoal, parseVerdict, visibleConversation } from "../../../src/runtime/goal/evaluator.js";
 
 const ok = { satisfied: true, blocker: "none", reason: "tests pass", evidence_summary: "vitest output: 3 passed", relied_on_assumption: false };
 
@@ -132,7 +126,11 @@ describe("buildEvaluationPrompt", () => {
 
 describe("evaluateGoal with a fake model", () => {
   it("never throws on a model error; rethrows on abort", async () => {
-    const failing = { invoke: async () => { throw new Error("boom\nstack"); } };
+    const failing = {
+      invoke: async () => {
+        throw new Error("boom\nstack");
+      },
+    };
     await expect(evaluateGoal({ model: failing, objective: "x", messages: [] })).resolves.toMatchObject({
       satisfied: false,
       blocker: "missing_evidence",

@@ -205,7 +205,14 @@ describe("runGoal", () => {
     const evals = scriptedEvaluator([ev("goal_not_met_yet", false, "tests not run"), { ...ev("none", true, "5 passed shown"), relied_on_assumption: false }]);
     const events: GoalEvent[] = [];
     const decisions: unknown[] = [];
-    const r = await runGoal({ objective: "make the tests pass", runOnce: runs.runOnce, evaluate: evals.evaluate, onEvent: (e) => events.push(e), onDecision: (d) => void decisions.push(d.stateUpdate), now });
+    const r = await runGoal({
+      objective: "make the tests pass",
+      runOnce: runs.runOnce,
+      evaluate: evals.evaluate,
+      onEvent: (e) => events.push(e),
+      onDecision: (d) => void decisions.push(d.stateUpdate),
+      now,
+    });
     expect(r.outcome).toBe("achieved");
     expect(r.exitCode).toBe(0);
     expect(r.runs).toHaveLength(2);

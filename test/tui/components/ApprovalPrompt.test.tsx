@@ -27,7 +27,9 @@ describe("ApprovalPrompt", () => {
   });
 
   it("a command that writes files asks about its edits: the command and why, the edit options, no diff", () => {
-    const { lines, text } = frame(<ApprovalPrompt request={req("sed -i s/a/b/ app.js", { kind: "edit", reason: "writes files (ask mode asks before edits)", scope: "edits" })} selected={0} queued={0} />);
+    const { lines, text } = frame(
+      <ApprovalPrompt request={req("sed -i s/a/b/ app.js", { kind: "edit", reason: "writes files (ask mode asks before edits)", scope: "edits" })} selected={0} queued={0} />,
+    );
     expect(lines[0]).toBe("Allow this command's edits?");
     expect(text).toContain("sed -i s/a/b/ app.js");
     expect(text).toContain("why it asks: writes files (ask mode asks before edits)");

@@ -48,10 +48,7 @@ describe("ClarificationPrompt", () => {
 
   it("wraps a long question and long options at 60 columns without losing text", () => {
     const question = `Should I ${"really ".repeat(25)}delete the cache END?`;
-    const { text, lines } = frame(
-      <ClarificationPrompt clarification={q({ question, options: ["Yes, delete " + "it ".repeat(30), "No"] })} selected={1} typing={false} />,
-      60,
-    );
+    const { text, lines } = frame(<ClarificationPrompt clarification={q({ question, options: ["Yes, delete " + "it ".repeat(30), "No"] })} selected={1} typing={false} />, 60);
     expect(text.replace(/\s+/g, " ")).toContain("delete the cache END?");
     for (const l of lines) expect(visibleWidth(l)).toBeLessThanOrEqual(60);
     expect(lines.find((l) => l.startsWith("❯"))).toBe("❯ 2. No");

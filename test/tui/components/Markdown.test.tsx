@@ -8,7 +8,15 @@ beforeAll(() => loadMarkdown());
 
 describe("Markdown", () => {
   it("a table wider than the screen shrinks its widest columns and cuts their cells with …; every line fits", () => {
-    const t = tableLines(["id", "description"], [["1", "x".repeat(80)], ["22", "short"]], [null, "left"], 40);
+    const t = tableLines(
+      ["id", "description"],
+      [
+        ["1", "x".repeat(80)],
+        ["22", "short"],
+      ],
+      [null, "left"],
+      40,
+    );
     for (const l of [t.header, t.rule, ...t.rows]) expect(visibleWidth(l)).toBeLessThanOrEqual(40);
     expect(t.rows[0]).toMatch(/^1  │ x+…$/);
     expect(t.rows[1]).toBe("22 │ short");

@@ -26,9 +26,7 @@ describe("StatusLine", () => {
       approvalMode: "auto-edit",
       planMode: true,
     });
-    expect(frame(<StatusLine status={s} ready />, 130).text).toBe(
-      "gpt-4.1 · 3f2a9c1d1111 Fix the flaky test · 1.2k tokens · goal: active (2 cont.) · approval: auto-edit (shift+tab) · plan",
-    );
+    expect(frame(<StatusLine status={s} ready />, 130).text).toBe("gpt-4.1 · 3f2a9c1d1111 Fix the flaky test · 1.2k tokens · goal: active (2 cont.) · approval: auto-edit (shift+tab) · plan");
   });
 
   it("shows the context fill against the model's window: reported, estimated (~), nothing without a window", () => {

@@ -10,11 +10,7 @@ const show = (item: TranscriptItem, width = 100) => frame(<TranscriptItemView it
 
 describe("TranscriptItemView", () => {
   it("banner: name + version, cwd and the key hint", () => {
-    expect(show({ kind: "banner", id: "1", version: "0.1.0", cwd: "/home/me/proj" }).lines).toEqual([
-      "deerflow v0.1.0",
-      "/home/me/proj",
-      "/help for commands · esc cancels · ctrl+c twice exits",
-    ]);
+    expect(show({ kind: "banner", id: "1", version: "0.1.0", cwd: "/home/me/proj" }).lines).toEqual(["deerflow v0.1.0", "/home/me/proj", "/help for commands · esc cancels · ctrl+c twice exits"]);
   });
 
   it("user and assistant messages keep line breaks under a lead, with one blank line before", () => {

@@ -42,9 +42,7 @@ describe("StatusLine at 60 columns", () => {
     expect(frame(<StatusLine status={status} ready width={60} />, 60).lines).toEqual(["test-model · 9484ae120aeb · approval: auto-edit"]);
   });
   it("keeps the title and the hint when they fit", () => {
-    expect(frame(<StatusLine status={status} ready width={200} />, 200).text).toBe(
-      "test-model · 9484ae120aeb A long thread title that fills the line · 8.4k tokens · approval: auto-edit (shift+tab)",
-    );
+    expect(frame(<StatusLine status={status} ready width={200} />, 200).text).toBe("test-model · 9484ae120aeb A long thread title that fills the line · 8.4k tokens · approval: auto-edit (shift+tab)");
   });
   it("at 40 columns the mode is still whole", () => {
     expect(frame(<StatusLine status={status} ready width={40} />, 40).lines).toEqual(["9484ae120aeb · approval: auto-edit"]);
@@ -52,7 +50,13 @@ describe("StatusLine at 60 columns", () => {
 });
 
 describe("changed lines first", () => {
-  const body = ["@@ -1,20 +1,20 @@", ...Array.from({ length: 5 }, (_, i) => ` ctx ${i}`), ...Array.from({ length: 12 }, (_, i) => `-old ${i}`), ...Array.from({ length: 12 }, (_, i) => `+new ${i}`), " tail"];
+  const body = [
+    "@@ -1,20 +1,20 @@",
+    ...Array.from({ length: 5 }, (_, i) => ` ctx ${i}`),
+    ...Array.from({ length: 12 }, (_, i) => `-old ${i}`),
+    ...Array.from({ length: 12 }, (_, i) => `+new ${i}`),
+    " tail",
+  ];
   it("a window smaller than the patch holds changed lines only, in the patch's order", () => {
     const { shown, hidden } = diffWindow(body, 10);
     expect(shown).toEqual([...Array.from({ length: 10 }, (_, i) => `-old ${i}`)]);

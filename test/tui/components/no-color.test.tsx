@@ -11,7 +11,13 @@ import { frame, hasColorCode, usage, withColor } from "./helpers.js";
 const ui = (
   <Box flexDirection="column">
     <ToolCard tool={{ id: "1", name: "bash", args: { command: "false" }, status: "error", output: "boom" }} />
-    <TodoPanel expanded todos={[{ content: "a", status: "in_progress" }, { content: "b", status: "completed" }]} />
+    <TodoPanel
+      expanded
+      todos={[
+        { content: "a", status: "in_progress" },
+        { content: "b", status: "completed" },
+      ]}
+    />
     <ApprovalPrompt request={{ type: "approval.requested", id: "x", thread_id: "t", tool_call_id: "c", tool: "bash", kind: "command", command: "rm -rf x", reason: "rm" }} selected={0} queued={0} />
     <StatusLine ready status={{ model: "m", usage: usage(10), goal: null, approvalMode: "yolo", planMode: true }} />
     <TranscriptItemView width={80} item={{ kind: "notice", id: "n", level: "error", text: "bad" }} />
