@@ -1,9 +1,9 @@
 // Configuration resolution: .deerflowrc files (home, then the nearest one up from the working directory),
 // then the environment, then command-line flags. Later sources win. Only JSON and zod here: this module is on
 // the start-up path of every command, so it must stay light.
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, isAbsolute, join } from "node:path";
 import { ConfigError, NoModelError } from "../errors.js";
 import { parseJsonc } from "./jsonc.js";
 import { assertUsableBaseUrl } from "./base-url.js";
@@ -293,8 +293,8 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       bashTimeoutSeconds: merged.sandbox?.bashTimeout ?? DEFAULT_BASH_TIMEOUT_S,
       network: !inputs.flags?.noNetwork && merged.sandbox?.network !== "off",
       // Relative and ~ paths are read against the file that set them.
-      readWrite: (merged.sandbox?.readWrite ?? []).map((p) => expandHome(p, userHome, origin.sandbox ? dirname(origin.sandbox) : cwd)),
-      readOnly: (merged.sandbox?.readOnly ?? []).map((p) => expandHome(p, userHome, origin.sandbox ? dirname(origin.sandbox) : cwd)),
+      readWrite: sandboxPaths(merged.sandbox?.readWrite, "readWrite", userHome, origin.sandbox, cwd),
+      readOnly: sandboxPaths(merged.sandbox?.readOnly, "readOnly", userHome, origin.sandbox, cwd),
       passEnv: merged.sandbox?.passEnv ?? [],
       require: merged.sandbox?.require ?? false,
     },
@@ -374,5 +374,36 @@ function hostOf(url: string): string {
     return new URL(url).hostname;
   } catch {
     return "";
+  }
+}
+
+/**
+ * `sandbox.readWrite` / `readOnly` as host paths. A relative entry names a folder beside the file that set it; one
+ * whose real path leaves that folder (a symlink swapped in after the folder was trusted: the seventh adversarial pass
+ * bound ~/.config read-write that way) is refused rather than bound.
+ */
+function sandboxPaths(list: string[] | undefined, key: string, userHome: string, file: string | undefined, cwd: string): string[] {
+  const base = file ? dirname(file) : cwd;
+  return (list ?? []).map((p) => {
+    const path = expandHome(p, userHome, base);
+    if (p.startsWith("~") || isAbsolute(p)) return path;
+    const real = realOrSelf(path);
+    const realBase = realOrSelf(base);
+    if (real !== realBase && !real.startsWith(`${realBase}/`)) {
+      throw new ConfigError(`Invalid config in ${file ?? "the configuration"} at "sandbox.${key}": "${p}" leads to ${real} (through a symlink), outside the folder it names.`, {
+        file,
+        keyPath: `sandbox.${key}`,
+        hint: "Write the real path if you mean it, or remove the symlink.",
+      });
+    }
+    return path;
+  });
+}
+
+function realOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
   }
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -150,5 +150,19 @@ describe(".deerflowrc syntax", () => {
   it("masks secrets", () => {
     expect(maskSecret("sk-1234567890abcdef")).not.toContain("567890");
     expect(maskSecret("short")).toBe("****");
+  });
+});
+
+describe("sandbox paths of a trusted project file (the seventh pass)", () => {
+  it("a relative readWrite entry that a symlink swapped in after trust leads out of the folder is refused, not bound", () => {
+    mkdirSync(join(userHome, ".config"), { recursive: true });
+    mkdirSync(join(cwd, "data"));
+    writeTrusted(join(cwd, ".deerflowrc"), JSON.stringify({ sandbox: { readWrite: ["data"] } }));
+    expect(load().sandbox.readWrite).toEqual([join(cwd, "data")]);
+    rmSync(join(cwd, "data"), { recursive: true });
+    symlinkSync(join(userHome, ".config"), join(cwd, "data"));
+    const err = configError(() => load());
+    expect(err.message).toContain('"data" leads to');
+    expect(err.message).toContain("outside the folder it names");
   });
 });
