@@ -12,6 +12,8 @@ const SECRET_ENV_PATTERNS: readonly RegExp[] = [
   /(?:^|_)CREDENTIALS?(?:_|$)/i, // GOOGLE_APPLICATION_CREDENTIALS
   // AZURE_DEVOPS_EXT_PAT, SENTRY_DSN, SLACK_WEBHOOK_URL, DOCKER_AUTH_CONFIG, NPM_CONFIG__AUTH (the seventh pass)
   /(?:^|_)(?:PAT|DSN|WEBHOOK(?:_URL)?|AUTH(?:_CONFIG)?)$/i,
+  // TAILSCALE_AUTHKEY, NPM_CONFIG__AUTHTOKEN, BW_SESSION, OP_SESSION_x, MNEMONIC, DB_PW (the eighth pass)
+  /AUTHKEY|AUTHTOKEN|MNEMONIC|^BW_SESSION$|^OP_SESSION_|(?:^|_)PW$/i,
   /^OPENAI_/i,
   /^ANTHROPIC_/i,
   /^AWS_(?:ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|SECURITY_TOKEN)$/i,
@@ -19,7 +21,7 @@ const SECRET_ENV_PATTERNS: readonly RegExp[] = [
 ];
 
 /** The names that say "a credential" (keys, tokens, secrets, passwords), not just "deerflow's settings". */
-const CREDENTIAL_NAMES = SECRET_ENV_PATTERNS.slice(0, 6);
+const CREDENTIAL_NAMES = SECRET_ENV_PATTERNS.slice(0, 7);
 
 /** The values of the credential-named variables in `env` (12 characters or more: a short value would mask words). */
 export function credentialValues(env: NodeJS.ProcessEnv = process.env): string[] {

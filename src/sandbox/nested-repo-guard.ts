@@ -6,7 +6,7 @@
 // calls this) each gitlink's config is compared with the run's start, and any key that runs code (shell-git.ts) the run
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdtempSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { gitDirOf } from "./git-code-paths.js";
@@ -55,10 +55,18 @@ const isFile = (p: string) => {
   }
 };
 
+const isFileFollowing = (p: string) => {
+  try {
+    return statSync(p).isFile();
+  } catch {
+    return false;
+  }
+};
+
 /** A small regular file's text (never a FIFO or device: a read of those can block forever), or undefined. */
 function readSmall(p: string): string | undefined {
   try {
-    const st = lstatSync(p);
+    const st = statSync(p);
     return st.isFile() && st.size < 64 * 1024 ? readFileSync(p, "utf8") : undefined;
   } catch {
     return undefined;
@@ -73,7 +81,8 @@ function readSmall(p: string): string | undefined {
 function configsOf(dir: string): string[] {
   const dotGit = join(dir, ".git");
   let gitDir = dotGit;
-  if (isFile(dotGit)) {
+  // git follows a `.git` that is a symlink (to a gitfile or a git dir): so does this (the eighth pass hid one so).
+  if (isFileFollowing(dotGit)) {
     const m = /^gitdir:\s*(.+)$/m.exec(readSmall(dotGit) ?? "");
     if (!m) return [];
     gitDir = resolve(dir, m[1]!.trim());
@@ -142,7 +151,13 @@ export function restoreNestedRepos(): string {
       const added = [...(codeKeys(f) ?? [])].filter((k) => !before.has(k));
       if (added.length === 0) continue;
       if (added.includes("(not a regular file)")) {
-        lines.push(`deerflow found ${f} is not a regular file: a repository your git status enters reads it. Remove it before you run git in the workspace.`);
+        // A link or special file the run put where a nested repository's config belongs: git follows it.
+        try {
+          rmSync(f, { force: true });
+          lines.push(`deerflow removed ${f}: a link or special file where a repository your git status enters keeps its config.`);
+        } catch {
+          lines.push(`deerflow found ${f} is not a regular file: a repository your git status enters reads it. Remove it before you run git in the workspace.`);
+        }
         continue;
       }
       try {

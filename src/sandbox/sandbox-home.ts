@@ -84,7 +84,16 @@ export function homeToolchainPaths(home: string, pathVar = process.env.PATH ?? "
 
 /** Where a toolchain bound back keeps a login of its own: hidden again inside it (files by /dev/null, folders emptied). */
 const TOOLCHAIN_SECRET_DIRS = [".dotnet/corefx"];
-const NODE_PREFIX_PARENTS = [".nvm/versions/node", ".volta/tools/image/node", ".local/share/fnm/node-versions", ".fnm/node-versions"];
+const NODE_PREFIX_PARENTS = [
+  ".nvm/versions/node",
+  ".volta/tools/image/node",
+  ".local/share/fnm/node-versions",
+  ".fnm/node-versions",
+  ".local/share/mise/installs/node",
+  ".asdf/installs/nodejs",
+  ".local/share/pnpm/nodejs",
+  ".n/n/versions/node",
+];
 
 /** Secrets inside the toolchains: a node prefix's global npmrc (`<prefix>/etc/npmrc`, where `npm login -g` writes), .NET's certificate stores. */
 export function toolchainSecrets(home: string, bound: string[]): { files: string[]; dirs: string[] } {

@@ -81,8 +81,17 @@ export function arithmeticReadsUnknown(root: Node): boolean {
         if (index && !associative) readNames(index, read);
         break;
       }
-      case "command":
-        if (n.childForFieldName("name")?.text === "let") for (const a of n.childrenForFieldName("argument")) if (a) readNames(a, read);
+      case "command": {
+        const name = n.childForFieldName("name")?.text;
+        const args = n.childrenForFieldName("argument").filter((a): a is Node => a !== null);
+        if (name === "let") for (const a of args) readNames(a, read);
+        // `test -v x` / `[ -v x ]` evaluate x's subscript like `[[ -v x ]]` (the eighth pass).
+        if ((name === "test" || name === "[") && args.some((a) => a.text === "-v")) for (const a of args) readNames(a, read);
+        break;
+      }
+      case "array":
+        // `a=([$x]=1)`: the subscript of an element assignment is arithmetic.
+        for (const c of children(n)) if (c.text.startsWith("[")) readNames(c, read);
         break;
       case "binary_expression":
         if (n.parent?.type === "test_command" && children(n).some((c) => c.type === "test_operator" && TEST_ARITH.test(c.text))) readNames(n, read);
@@ -91,10 +100,15 @@ export function arithmeticReadsUnknown(root: Node): boolean {
         // `[[ -v x ]]` evaluates x's subscript when x names an array element.
         if (children(n).some((c) => c.type === "test_operator" && c.text === "-v")) readNames(n, read);
         break;
-      case "expansion":
+      case "expansion": {
         // `${!x}` (indirection) and `${x@P}` (prompt expansion) evaluate what x holds.
         if (/^\$\{!|@P\}$/.test(n.text)) for (const m of n.text.matchAll(IDENT)) if (m[0] !== "P") read.add(m[0]);
+        // `${x:offset:length}`: offset and length are arithmetic (`${PWD:$(printf 'a[$(…)]')}`, the eighth pass).
+        const colon = n.children.findIndex((c) => c?.type === ":");
+        const next = colon >= 0 ? n.children[colon + 1] : undefined;
+        if (colon >= 0 && !(next && /^[-=?+]/.test(next.text))) for (const c of n.children.slice(colon + 1)) if (c) readNames(c, read);
         break;
+      }
     }
     for (const c of children(n)) visit(c);
   };

@@ -91,8 +91,12 @@ function wordOf(node: Node): Word {
     }
     case "raw_string":
       return { text: node.text.slice(1, -1), dynamic: false, heldCode: held(node.text) };
-    case "ansi_c_string":
-      return { text: node.text.slice(2, -1), dynamic: false, heldCode: held(node.text) };
+    case "ansi_c_string": {
+      // bash decodes `$'\x2dexec'` to `-exec` before the program sees it: every rule judges the decoded word (the
+      // eighth adversarial pass hid `-exec` and `../.aws` this way).
+      const text = decodeAnsiC(node.text.slice(2, -1));
+      return { text, dynamic: false, heldCode: held(text) };
+    }
     case "string": {
       // children: `"`, string_content, expansions, `"`
       let text = "";
@@ -340,4 +344,17 @@ function emit(words: Word[], redirectNodes: Node[], ctx: Walk, assigns: Assignme
   // The rest of this sequence runs where `cd` went (a pipeline element or subshell has its own `ctx`: see `inner`).
   if (/^(?:cd|pushd)$/.test(simple.name) && !simple.dynamicName) ctx.cwd = cdTarget(ctx.cwd, simple);
   else if (simple.name === "popd") ctx.cwd = { at: "unknown" };
+}
+
+const C_ESCAPES: Record<string, string> = { a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
+
+/** The text of a `$'…'` word as bash makes it: \xHH, \uHHHH, \UHHHHHHHH, octal \nnn, \cX and the C escapes. */
+export function decodeAnsiC(body: string): string {
+  return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (all, e: string) => {
+    const hex = /^[xuU]/.test(e) ? Number.parseInt(e.slice(1), 16) : undefined;
+    if (hex !== undefined) return hex <= 0x10ffff ? String.fromCodePoint(hex) : all;
+    if (/^[0-7]/.test(e)) return String.fromCharCode(Number.parseInt(e, 8) & 0xff);
+    if (e[0] === "c") return String.fromCharCode(e.charCodeAt(1) & 0x1f);
+    return C_ESCAPES[e] ?? all;
+  });
 }

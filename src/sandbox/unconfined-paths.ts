@@ -8,19 +8,27 @@ import { isAbsolute, join, resolve } from "node:path";
 import { VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { SimpleCommand } from "./shell-command.js";
 
+/** `arg` is `--<long>` or a GNU abbreviation of it (three letters at least: `--rec`, `--deref`). */
+const longOpt = (arg: string, long: string) => arg.startsWith("--") && arg.length >= 5 && long.startsWith(arg.slice(2).split("=")[0]!);
+
 /** Programs and the flags that make them follow symlinks while they walk folders. */
-const FOLLOWS_LINKS: Record<string, RegExp> = {
-  grep: /^(?:-[a-zA-Z]*R[a-zA-Z]*|--dereference-recursive)$/,
-  egrep: /^(?:-[a-zA-Z]*R[a-zA-Z]*|--dereference-recursive)$/,
-  fgrep: /^(?:-[a-zA-Z]*R[a-zA-Z]*|--dereference-recursive)$/,
-  rg: /^(?:-[a-zA-Z]*L[a-zA-Z]*|--follow)$/,
-  find: /^(?:-L|-H|-follow)$/,
-  fd: /^(?:-[a-zA-Z]*L[a-zA-Z]*|--follow)$/,
-  du: /^(?:-[a-zA-Z]*L[a-zA-Z]*|--dereference)$/,
-  tree: /^-l$/,
-  ls: /^(?:-[a-zA-Z]*L[a-zA-Z]*|--dereference)$/,
+const FOLLOWS_LINKS: Record<string, (a: string) => boolean> = {
+  grep: (a) => /^-[a-zA-Z]*R/.test(a) || longOpt(a, "dereference-recursive"),
+  egrep: (a) => /^-[a-zA-Z]*R/.test(a) || longOpt(a, "dereference-recursive"),
+  fgrep: (a) => /^-[a-zA-Z]*R/.test(a) || longOpt(a, "dereference-recursive"),
+  rg: (a) => /^-[a-zA-Z]*L/.test(a) || longOpt(a, "follow"),
+  find: (a) => /^(?:-L|-H|-follow)$/.test(a),
+  fd: (a) => /^-[a-zA-Z]*L/.test(a) || longOpt(a, "follow"),
+  du: (a) => /^-[a-zA-Z]*L/.test(a) || longOpt(a, "dereference"),
+  tree: (a) => a === "-l",
+  ls: (a) => /^-[a-zA-Z]*L/.test(a) || longOpt(a, "dereference"),
   // GNU diff follows symlinks while it recurses (the seventh pass read a linked credential with `diff -r a b`).
-  diff: /^(?:-[a-zA-Z]*r[a-zA-Z]*|--recursive)$/,
+  diff: (a) => /^-[a-zA-Z]*r/.test(a) || longOpt(a, "recursive"),
+};
+/** Programs that read a list of names or a program from a file an option names (`file -f list`, `jq -f q.jq`). */
+const READS_NAMED_FILE: Record<string, (a: string) => boolean> = {
+  file: (a) => /^-[a-zA-Z]*f/.test(a) || longOpt(a, "files-from"),
+  jq: (a) => /^-[a-zA-Z]*[fL]/.test(a) || longOpt(a, "from-file") || longOpt(a, "library-path") || /\b(?:import|include)\b/.test(a),
 };
 const GLOB = /[*?[]/;
 /** Programs that read no file named by their words: a word known only at run time is harmless there. */
@@ -67,9 +75,9 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string): str
   const dir = join(top, c.cwd.rel ?? "");
   const here = real(dir);
   if (here && !isInside(here, top)) return `it runs in ${c.cwd.rel}, a link to ${here}`;
-  if (FOLLOWS_LINKS[c.name] && c.args.some((a) => FOLLOWS_LINKS[c.name]!.test(a))) return `${c.name} is told to follow symlinks out of the folders it reads`;
-  // jq reads modules from any folder it is told (`-L /tmp`, `import "…/.config/x/auth" as $a`).
-  if (c.name === "jq" && c.args.some((a) => /^(?:-L|--library-path)|\b(?:import|include)\b/.test(a))) return "jq is told to read modules";
+  if (FOLLOWS_LINKS[c.name] && c.args.some(FOLLOWS_LINKS[c.name]!)) return `${c.name} is told to follow symlinks out of the folders it reads`;
+  // jq reads modules and programs from any folder it is told (`-L /tmp`, `import "…" as $a`, `-f q.jq`).
+  if (READS_NAMED_FILE[c.name] && c.args.some(READS_NAMED_FILE[c.name]!)) return `${c.name} is told to read what another file names`;
   for (const { word: raw, dynamic } of pathWords(c)) {
     if (NO_PATHS.has(c.name) && !c.redirects.some((r) => r.target === raw)) continue;
     if (dynamic) return `${raw} is known only when it runs`;

@@ -104,6 +104,16 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(existsSync(join(ws, "pwned-mod"))).toBe(false);
   });
 
+  it("a gitlink whose .git is a symlink to a planted gitfile, or whose config is a link, is followed and cleaned (the eighth pass)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    const out = await sh(
+      "git init -q sub && git -C sub -c user.name=t -c user.email=t@t commit -q --allow-empty -m s && git add sub && mkdir -p p && git init -q p/gd && printf '[core]\\n\\tfsmonitor = touch ../../pwned-link\\n' >> p/gd/.git/config && printf 'gitdir: ../p/gd/.git\\n' > p/gitfile && rm -rf sub/.git && ln -s ../p/gitfile sub/.git; echo done",
+    );
+    expect(out).toContain("deerflow removed core.fsmonitor");
+    git("status", "--porcelain");
+    expect(existsSync(join(ws, "pwned-link"))).toBe(false);
+  });
+
   it("a change to commondir made between commands (a background job) is undone at once", async () => {
     const { ws, sh } = setUp(mode);
     await sh("true");

@@ -614,6 +614,11 @@ const ASK_HIDDEN: string[] = [
   "echo ${x@P}",
   "echo ${!x}",
   "[[ -v $x ]]",
+  // the eighth pass: substring offsets, element subscripts, test -v, ANSI-C quoted words
+  "echo ${PWD:$(printf 'a[$(rm -rf src)]')}",
+  "a=([$x]=1)",
+  'test -v "$x"',
+  "find . -maxdepth 0 $'\\x2dexec' sh -c 'rm -rf src' \\;",
   "x='a[$(rm -rf ~)]'; echo $((x))",
   "x='a[$(rm -rf ~)]'; (( x ))",
   "x='a[$(rm -rf ~)]'; a[x]=1",
@@ -670,6 +675,8 @@ const ALLOW_HIDDEN: string[] = [
   "for ((i=0;i<3;i++)); do echo $i; done",
   "n=0; n=$((n+1)); echo $n",
   "echo $(( $(wc -l < f) + 1 ))",
+  "s=abcdef; echo ${s:1:3}",
+  "echo ${HOME_DIR:-default}",
   "n=$((n+1))",
   "echo $((RANDOM % 6))",
   "a=(1 2 3); echo ${a[1]}",
@@ -696,7 +703,6 @@ const ALLOW_HIDDEN: string[] = [
   'for f in *.log; do n=$(wc -l < "$f"); echo $((n)); done',
   "count=$(grep -c x f); if [[ $count -gt 0 ]]; then echo y; fi",
   "n=$(cat f | wc -l); echo $((n + 1))",
-  "echo $(( $(wc -l < f) + 1 ))",
   "i=0; while [ $i -lt 3 ]; do i=$((i+1)); done",
 ];
 

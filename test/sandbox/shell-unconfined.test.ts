@@ -234,10 +234,15 @@ describe("auditCommand without a sandbox: where the paths lead on disk (the sixt
     "jq -L /tmp 'import \"x\" as $a; 1' -n",
     "cat ~+/docs/credentials",
     "cat ~-/x",
+    "diff --rec docs src",
+    "grep --deref key .",
+    "jq -n -f q.jq",
+    "file -fnames.txt",
+    "cat $'\\x2e\\x2e/\\x2eaws/credentials'",
   ])("asks for %j", async (cmd) => {
     const r = await audit(cmd);
     expect(r.verdict, cmd).toBe("ask");
-    expect(r.reason).toContain("reads outside the workspace");
+    expect(r.reason).toMatch(/reads outside the workspace|reads where credentials are kept/);
   });
   it.each(["cat notes.txt", "grep -rn key .", "ls src/*.ts", "cat srclink/a.ts", "echo $HOSTNAME", "ls -la", "cat /mnt/user-data/workspace/notes.txt"])("allows %j", async (cmd) => {
     expect((await audit(cmd)).verdict, cmd).toBe("allow");
