@@ -129,6 +129,8 @@ export function loadAgentsMemory(opts: { home?: string; workspace?: string; maxB
     // A repository's AGENTS.md is read only where it lies: a symlink the repository ships (AGENTS.md -> ~/.aws/…)
     // would put a credential into every request (the seventh adversarial pass).
     if (c.scope !== "global" && !key.startsWith(`${canonical(dirname(c.path))}/`)) continue;
+    // Nor from inside git's own directory (`AGENTS.md -> .git/config`: a CI checkout keeps its token there).
+    if (c.scope !== "global" && /\/\.git(?:\/|$)/.test(key)) continue;
     if (seen.has(key)) continue; // the workspace IS the repo root, or the home is inside it
     seen.add(key);
     let text: string;

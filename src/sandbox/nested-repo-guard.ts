@@ -6,14 +6,13 @@
 // calls this) each gitlink's config is compared with the run's start, and any key that runs code (shell-git.ts) the run
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { type FSWatcher, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, statSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { gitDirOf } from "./git-code-paths.js";
 import { isGitCodeKey } from "./shell-git.js";
 
-/** Per workspace: the index's mtime when last listed, and its gitlinks' paths. */
-const workspaces = new Map<string, { stamp: number; links: string[] }>();
+/** Per workspace: the indexes listed (and their mtimes then), and the gitlinks found in them. */
+const workspaces = new Map<string, { stamp: string; indexes: string[]; links: string[] }>();
 /** Per config file: its code keys when the run first saw it (null: the file did not exist). */
 const baseline = new Map<string, Set<string> | null>();
 
@@ -73,39 +72,69 @@ function readSmall(p: string): string | undefined {
   }
 }
 
-/**
- * Every config file git reads for the repository checked out at `dir`: its `.git` (a folder, or a file saying
- * `gitdir: …`), that git dir's config and config.worktree, and the config of the directory its `commondir` names.
- * Resolved afresh at every check: a `.git` file or a commondir rewritten without touching the index counts too.
- */
-function configsOf(dir: string): string[] {
+/** The git dir of the checkout at `dir`: its `.git` folder, or the folder a `.git` file (or link to one) names. */
+function gitDirOfCheckout(dir: string): string | undefined {
   const dotGit = join(dir, ".git");
-  let gitDir = dotGit;
   // git follows a `.git` that is a symlink (to a gitfile or a git dir): so does this (the eighth pass hid one so).
   if (isFileFollowing(dotGit)) {
     const m = /^gitdir:\s*(.+)$/m.exec(readSmall(dotGit) ?? "");
-    if (!m) return [];
-    gitDir = resolve(dir, m[1]!.trim());
-  } else if (!existsSync(dotGit)) {
-    return []; // not checked out: git status does not look inside
+    return m ? resolve(dir, m[1]!.trim()) : undefined;
   }
+  return existsSync(dotGit) ? dotGit : undefined; // none: not checked out, git status does not look inside
+}
+
+/**
+ * Every config file git reads for the repository checked out at `dir`: its git dir's config and config.worktree,
+ * and the config of the directory its `commondir` names. Resolved afresh at every check: a `.git` file or a
+ * commondir rewritten without touching the index counts too.
+ */
+function configsOf(dir: string): string[] {
+  const gitDir = gitDirOfCheckout(dir);
+  if (!gitDir) return [];
   const out = [join(gitDir, "config"), join(gitDir, "config.worktree")];
   const common = readSmall(join(gitDir, "commondir"))?.trim();
   if (common) out.push(join(resolve(gitDir, common), "config"));
   return out;
 }
 
-/** The gitlinks of the workspace's index (mode 160000), read without the repository's config. */
-function gitlinks(workspace: string): string[] {
+/** The checkout that holds `dir` (itself, or the repository a monorepo package or a worktree belongs to). */
+function enclosingCheckout(dir: string): { root: string; gitDir: string } | undefined {
+  for (let d = resolve(dir); ; d = dirname(d)) {
+    if (existsSync(join(d, ".git"))) {
+      const gitDir = gitDirOfCheckout(d);
+      return gitDir ? { root: d, gitDir } : undefined;
+    }
+    if (d === dirname(d)) return undefined;
+  }
+}
+
+/** Gitlinks nest (a submodule's own submodules): a bounded walk. */
+const MAX_DEPTH = 3;
+
+/**
+ * The gitlinks (mode 160000) inside `workspace` of the index of the checkout at `root`, and of their own indexes, with
+ * the indexes read (path and mtime, to know when to list again). Read without any repository's config.
+ */
+function gitlinks(workspace: string, root: string, gitDir: string, depth = 0): { links: string[]; indexes: string[] } {
+  const index = join(gitDir, "index");
+  const out = { links: [] as string[], indexes: [index] };
   let listing = "";
   try {
-    listing = git(["ls-files", "--stage", "-z"], { cwd: workspace, index: join(workspace, ".git", "index") });
+    listing = git(["ls-files", "--stage", "-z"], { cwd: root, index });
   } catch {
-    return [];
+    return out;
   }
-  const out: string[] = [];
   for (const entry of listing.split("\0")) {
-    if (entry.startsWith("160000 ")) out.push(join(workspace, entry.slice(entry.indexOf("\t") + 1)));
+    if (!entry.startsWith("160000 ")) continue;
+    const path = join(root, entry.slice(entry.indexOf("\t") + 1));
+    if (path !== workspace && !path.startsWith(`${workspace}/`)) continue;
+    out.links.push(path);
+    const sub = depth < MAX_DEPTH ? gitDirOfCheckout(path) : undefined;
+    if (sub) {
+      const inner = gitlinks(workspace, path, sub, depth + 1);
+      out.links.push(...inner.links);
+      out.indexes.push(...inner.indexes);
+    }
   }
   return out;
 }
@@ -124,55 +153,87 @@ function codeKeys(file: string): Set<string> | null {
   }
 }
 
-/** The config files of the workspace's gitlinks now (the list of gitlinks is read again when the index changed). */
+/** The config files of the workspace's gitlinks now (the gitlinks are listed again when an index they came from changed). */
 function refresh(workspace: string): string[] {
-  const stamp = mtimeOf(join(workspace, ".git", "index"));
   let known = workspaces.get(workspace);
-  if (!known || known.stamp !== stamp) {
-    known = { stamp, links: stamp === -1 ? [] : gitlinks(workspace) };
+  const stamp = (indexes: string[]) => indexes.map(mtimeOf).join(":");
+  if (!known || stamp(known.indexes) !== known.stamp) {
+    const at = enclosingCheckout(workspace);
+    const found = at ? gitlinks(workspace, at.root, at.gitDir) : { links: [], indexes: [] };
+    known = { stamp: stamp(found.indexes), indexes: found.indexes, links: found.links };
     workspaces.set(workspace, known);
   }
-  return known.links.flatMap(configsOf);
+  const configs = known.links.flatMap(configsOf);
+  for (const f of configs) watchConfig(f);
+  return configs;
+}
+
+/** Repairs made between commands (a background job rewrote a config), said with the next command's output. */
+const heard: string[] = [];
+const watchers = new Map<string, FSWatcher>();
+
+/** A background job can re-plant a key while the run goes on (the eighth pass): each config's folder is watched. */
+function watchConfig(file: string): void {
+  const dir = dirname(file);
+  if (watchers.has(dir) || !existsSync(dir)) return;
+  try {
+    const w = watch(dir, (_event, name) => {
+      const f = join(dir, String(name ?? ""));
+      if (baseline.has(f)) heard.push(...check(f));
+    });
+    w.on("error", () => w.close());
+    w.unref();
+    watchers.set(dir, w);
+  } catch {
+    // no inotify: the check after each command still runs
+  }
 }
 
 /** The first command of a run in `workspace`: what its gitlinks' configs hold now is the user's. */
 export function noteNestedRepos(workspace: string): void {
-  if (workspaces.has(workspace) || !gitDirOf(workspace)) return;
+  if (workspaces.has(workspace) || !enclosingCheckout(workspace)) return;
   for (const f of refresh(workspace)) if (!baseline.has(f)) baseline.set(f, codeKeys(f));
 }
 
 /** After a command: code keys the run added to a gitlink's config are removed; a line for each (empty when none). */
 export function restoreNestedRepos(): string {
-  const lines: string[] = [];
+  const lines: string[] = heard.splice(0);
   for (const workspace of workspaces.keys()) {
     for (const f of refresh(workspace)) {
       if (!baseline.has(f)) baseline.set(f, null); // a gitlink the run added: everything in its config is the run's
-      const before = baseline.get(f) ?? new Set<string>();
-      const added = [...(codeKeys(f) ?? [])].filter((k) => !before.has(k));
-      if (added.length === 0) continue;
-      if (added.includes("(not a regular file)")) {
-        // A link or special file the run put where a nested repository's config belongs: git follows it.
-        try {
-          rmSync(f, { force: true });
-          lines.push(`deerflow removed ${f}: a link or special file where a repository your git status enters keeps its config.`);
-        } catch {
-          lines.push(`deerflow found ${f} is not a regular file: a repository your git status enters reads it. Remove it before you run git in the workspace.`);
-        }
-        continue;
-      }
-      try {
-        for (const k of added) git(["config", "--file", f, "--unset-all", k]);
-        lines.push(`deerflow removed ${added.join(", ")} from ${f}: a repository your git status enters would run ${added.length === 1 ? "it" : "them"} on your host.`);
-      } catch {
-        lines.push(`deerflow could not remove ${added.join(", ")} from ${f}: check ${dirname(f)} before you run git in the workspace.`);
-      }
+      lines.push(...check(f));
     }
   }
   return lines.join("\n");
 }
 
+/** Takes out of `f` what the run added that runs code; the lines saying so. */
+function check(f: string): string[] {
+  const before = baseline.get(f) ?? new Set<string>();
+  const added = [...(codeKeys(f) ?? [])].filter((k) => !before.has(k));
+  if (added.length === 0) return [];
+  if (added.includes("(not a regular file)")) {
+    // A link or special file the run put where a nested repository's config belongs: git follows it.
+    try {
+      rmSync(f, { force: true });
+      return [`deerflow removed ${f}: a link or special file where a repository your git status enters keeps its config.`];
+    } catch {
+      return [`deerflow found ${f} is not a regular file: a repository your git status enters reads it. Remove it before you run git in the workspace.`];
+    }
+  }
+  try {
+    for (const k of added) git(["config", "--file", f, "--unset-all", k]);
+    return [`deerflow removed ${added.join(", ")} from ${f}: a repository your git status enters would run ${added.length === 1 ? "it" : "them"} on your host.`];
+  } catch {
+    return [`deerflow could not remove ${added.join(", ")} from ${f}: check ${dirname(f)} before you run git in the workspace.`];
+  }
+}
+
 /** The end of a chat or run: forget. */
 export function forgetNestedRepos(): void {
+  for (const w of watchers.values()) w.close();
+  watchers.clear();
+  heard.length = 0;
   workspaces.clear();
   baseline.clear();
 }

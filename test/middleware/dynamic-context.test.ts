@@ -196,6 +196,10 @@ describe("a repository's AGENTS.md is data from where it lies (the seventh pass)
     symlinkSync(join(root, "aws", "credentials"), join(ws, "AGENTS.md"));
     expect(JSON.stringify(loadAgentsMemory({ workspace: ws }))).not.toContain("LINKED-SECRET");
     rmSync(join(ws, "AGENTS.md"));
+    writeFileSync(join(ws, ".git", "config"), '[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic CI-TOKEN-1\n');
+    symlinkSync(join(ws, ".git", "config"), join(ws, "AGENTS.md"));
+    expect(JSON.stringify(loadAgentsMemory({ workspace: ws }))).not.toContain("CI-TOKEN-1");
+    rmSync(join(ws, "AGENTS.md"));
     writeFileSync(join(ws, "AGENTS.md"), "Use pnpm. Deploy token: ghp_abcdefghijklmnopqrstuvwxyz0123456789\n");
     const files = loadAgentsMemory({ workspace: ws });
     expect(files[0]!.content).toContain("Use pnpm.");

@@ -114,6 +114,33 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(existsSync(join(ws, "pwned-link"))).toBe(false);
   });
 
+  it("in a monorepo package, a submodule under the workspace pointed at a planted git dir is cleaned; a key re-planted between commands is taken out at once", async () => {
+    const { ws, git } = setUp(mode);
+    const sub = join(ws, "..", "subsrc2");
+    execFileSync("git", ["init", "-q", sub]);
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "s"], { cwd: sub });
+    mkdirSync(join(ws, "pkg"));
+    writeFileSync(join(ws, "pkg", "a.txt"), "a\n");
+    git("-c", "protocol.file.allow=always", "submodule", "add", "-q", sub, "pkg/mod");
+    git("add", ".");
+    git("commit", "-q", "-m", "pkg");
+    const pkg = join(ws, "pkg");
+    const root = join(ws, "..", "..");
+    const paths = { workspace_path: pkg, uploads_path: join(root, "up3"), outputs_path: join(root, "out3") };
+    mkdirSync(paths.uploads_path, { recursive: true });
+    mkdirSync(paths.outputs_path, { recursive: true });
+    const settings = defaultShellSettings({ userHome: join(root, "home"), dataDir: join(root, "data") });
+    const sh = async (command: string) => (await runShell(command, { paths, settings, cwd: pkg, timeoutSeconds: 60 })).output;
+    const out = await sh("git init -q gd && printf '[core]\\n\\tfsmonitor = touch ../../pwned-pkg\\n' >> gd/.git/config && printf 'gitdir: ../gd/.git\\n' > mod/.git; echo done");
+    expect(out).toContain("deerflow removed core.fsmonitor");
+    git("status", "--porcelain");
+    expect(existsSync(join(ws, "pwned-pkg"))).toBe(false);
+    // Re-planted from outside any command (as a background job would): taken out without waiting for one.
+    const config = join(pkg, "gd", ".git", "config");
+    writeFileSync(config, `${readFileSync(config, "utf8")}[core]\n\tfsmonitor = touch ../../pwned-pkg\n`);
+    await until(() => !readFileSync(config, "utf8").includes("fsmonitor"), "the watcher to take the key out", 30_000);
+  });
+
   it("a change to commondir made between commands (a background job) is undone at once", async () => {
     const { ws, sh } = setUp(mode);
     await sh("true");
