@@ -1,13 +1,14 @@
 // Configuration resolution: .deerflowrc files (home, then the nearest one up from the working directory),
 // then the environment, then command-line flags. Later sources win. Only JSON and zod here: this module is on
 // the start-up path of every command, so it must stay light.
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, isAbsolute, join } from "node:path";
+import { join } from "node:path";
 import { ConfigError, NoModelError } from "../errors.js";
 import { parseJsonc } from "./jsonc.js";
 import { assertUsableBaseUrl } from "./base-url.js";
-import { RC_NAME, dataHomeOf, expandHome, rcFiles } from "./data-home.js";
+import { RC_NAME, dataHomeOf, rcFiles } from "./data-home.js";
+import { sandboxPaths } from "./sandbox-paths.js";
 import { type UntrustedProject, withoutUntrustedKeys } from "./project-trust.js";
 import { sha256Of, trustHomeOf, trustStateOf } from "./trust-store.js";
 import { modelEndpoint, resolveSecret } from "./model-endpoint.js";
@@ -374,36 +375,5 @@ function hostOf(url: string): string {
     return new URL(url).hostname;
   } catch {
     return "";
-  }
-}
-
-/**
- * `sandbox.readWrite` / `readOnly` as host paths. A relative entry names a folder beside the file that set it; one
- * whose real path leaves that folder (a symlink swapped in after the folder was trusted: the seventh adversarial pass
- * bound ~/.config read-write that way) is refused rather than bound.
- */
-function sandboxPaths(list: string[] | undefined, key: string, userHome: string, file: string | undefined, cwd: string): string[] {
-  const base = file ? dirname(file) : cwd;
-  return (list ?? []).map((p) => {
-    const path = expandHome(p, userHome, base);
-    if (p.startsWith("~") || isAbsolute(p)) return path;
-    const real = realOrSelf(path);
-    const realBase = realOrSelf(base);
-    if (real !== realBase && !real.startsWith(`${realBase}/`)) {
-      throw new ConfigError(`Invalid config in ${file ?? "the configuration"} at "sandbox.${key}": "${p}" leads to ${real} (through a symlink), outside the folder it names.`, {
-        file,
-        keyPath: `sandbox.${key}`,
-        hint: "Write the real path if you mean it, or remove the symlink.",
-      });
-    }
-    return path;
-  });
-}
-
-function realOrSelf(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
   }
 }

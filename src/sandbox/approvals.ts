@@ -9,7 +9,6 @@
 // "allow_always" is remembered per thread per scope (a normalised command, or "every edit") for the rest of the
 // process (not persisted). A denial may carry the user's reason, which reaches the model in the tool result.
 import { type ApprovalKind, type ApprovalMode, modeAsks } from "../vocabulary/approval-modes.js";
-import { normalizeCommand } from "./shell-audit.js";
 import { abortErrorFrom } from "../vocabulary/abort-error.js";
 
 export type ApprovalDecision = "allow_once" | "allow_always" | "deny";
@@ -228,4 +227,9 @@ export async function resolveApproval(req: ApprovalRequest, opts: { mode: Approv
 export function deniedMessage(what: string, broker?: ApprovalBroker, said?: string): string {
   const base = `Denied: ${what} was not approved (${broker?.denialNote ?? "run with --yes to approve guarded actions headless"}).`;
   return said ? `${base} The user said: ${JSON.stringify(said)}` : base;
+}
+
+/** The command as remembered for "allow always": trimmed, runs of whitespace collapsed. */
+export function normalizeCommand(command: string): string {
+  return command.trim().replace(/\s+/g, " ");
 }

@@ -145,6 +145,29 @@ function homeArgs(home: string, dataDir: string): string[] {
   return a;
 }
 
+/**
+ * git's code-running files of the workspace's repository: read-only at both of its paths (git-code-paths.ts), inside a
+ * .git that is itself a mount point, so it cannot be renamed away and replaced by a writable copy.
+ */
+function gitCodeArgs(workspace: string): string[] {
+  const a: string[] = [];
+  const gitDir = gitDirOf(workspace);
+  if (gitDir) a.push("--bind", gitDir, gitDir, "--bind", gitDir, join(VIRTUAL_ROOT, "workspace", ".git"));
+  // A linked worktree's or a submodule's `.git` FILE says where its git dir is: read-only, and a mount point.
+  const dotGit = join(workspace, ".git");
+  if (!gitDir && isRegularFile(dotGit)) a.push("--ro-bind", dotGit, dotGit, "--ro-bind", dotGit, join(VIRTUAL_ROOT, "workspace", ".git"));
+  const codePaths = gitCodePaths(workspace);
+  // A hooks folder in the worktree (.husky/_) gets the same: each folder above it is a mount point of its own, so
+  // `mv .husky .h && mkdir -p .husky/_` cannot put a writable folder where git looks.
+  for (const d of foldersAbove(codePaths, workspace, gitDir)) {
+    a.push("--bind", d, d, "--bind", d, join(VIRTUAL_ROOT, "workspace", relative(workspace, d)));
+  }
+  for (const p of codePaths) {
+    a.push("--ro-bind", p, p, "--ro-bind", p, join(VIRTUAL_ROOT, "workspace", relative(workspace, p)));
+  }
+  return a;
+}
+
 export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: string[]): string[] {
   const thread = threadMounts(paths);
   const names = MOUNT_NAMES.filter((n) => thread[n] !== undefined);
@@ -172,22 +195,7 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   // Skills: read-only, at /mnt/skills/<name> (their folders may live in the hidden data directory).
   for (const [name, dir] of Object.entries(settings.skillDirs ?? {})) if (existsSync(dir)) a.push("--ro-bind", real(dir), `${SKILLS_VIRTUAL_ROOT}/${name}`);
 
-  // git's code-running files of the workspace's repository: read-only at both of its paths (git-code-paths.ts),
-  // inside a .git that is itself a mount point, so it cannot be renamed away and replaced by a writable copy.
-  const gitDir = gitDirOf(thread.workspace);
-  if (gitDir) a.push("--bind", gitDir, gitDir, "--bind", gitDir, join(VIRTUAL_ROOT, "workspace", ".git"));
-  // A linked worktree's or a submodule's `.git` FILE says where its git dir is: read-only, and a mount point.
-  const dotGit = join(thread.workspace, ".git");
-  if (!gitDir && isRegularFile(dotGit)) a.push("--ro-bind", dotGit, dotGit, "--ro-bind", dotGit, join(VIRTUAL_ROOT, "workspace", ".git"));
-  const codePaths = gitCodePaths(thread.workspace);
-  // A hooks folder in the worktree (.husky/_) gets the same: each folder above it is a mount point of its own, so
-  // `mv .husky .h && mkdir -p .husky/_` cannot put a writable folder where git looks.
-  for (const d of foldersAbove(codePaths, thread.workspace, gitDir)) {
-    a.push("--bind", d, d, "--bind", d, join(VIRTUAL_ROOT, "workspace", relative(thread.workspace, d)));
-  }
-  for (const p of codePaths) {
-    a.push("--ro-bind", p, p, "--ro-bind", p, join(VIRTUAL_ROOT, "workspace", relative(thread.workspace, p)));
-  }
+  a.push(...gitCodeArgs(thread.workspace));
 
   // Secret files, at their real path and wherever a bound directory shows them again.
   const agentSocket = process.env.SSH_AUTH_SOCK ? [real(process.env.SSH_AUTH_SOCK)] : [];

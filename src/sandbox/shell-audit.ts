@@ -42,6 +42,7 @@ import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar
 import { GIT_CONTROL_REASON, GIT_INTERNALS_REASON, HOME_REASON, touchesHome, writesGitControl, writesGitInternals } from "./shell-rules-paths.js";
 import { notAFile, repointsDescriptor, writesStream } from "./shell-read-only.js";
 import { UNCONFINED_REASON, unconfinedRisk } from "./shell-unconfined.js";
+import { hasForkBomb } from "./shell-fork-bomb.js";
 import { assignedCode, editorRunsShell, editorScripts, embeddedShell, runsNetworkWithRuntimeText, sqliteRisk, tarDir, tarRemovesFiles } from "./shell-rules-io.js";
 
 export type AuditVerdict = "allow" | "edit" | "ask" | "block";
@@ -395,22 +396,4 @@ function audit(command: string, depth: number, cwd: Cwd, context: AuditContext):
     consider({ verdict: context.confined ? "edit" : "ask", reason: context.confined ? WRITES : UNCONFINED_REASON });
   if (unconfined) consider({ verdict: "ask", reason: unconfined });
   return best;
-}
-
-/** A function that calls itself twice with `|` or `&`, e.g. `:(){ :|:& };:` or `bomb(){ bomb|bomb& };bomb`. */
-function hasForkBomb(command: string): boolean {
-  const code = command.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''");
-  const def = /(?:\bfunction\s+([^\s(){};|&<>'"]+)\s*(?:\(\s*\))?|([^\s(){};|&<>'"]+)\s*\(\s*\))\s*\{([^}]*)\}/g;
-  for (let m = def.exec(code); m; m = def.exec(code)) {
-    const name = m[1] ?? m[2]!;
-    const body = m[3]!;
-    const n = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    if (new RegExp(`(?:^|[\\s;|&])${n}\\s*[|&]\\s*${n}(?=$|[\\s;|&])`).test(` ${body} `)) return true;
-  }
-  return false;
-}
-
-/** The command as remembered for "allow always": trimmed, runs of whitespace collapsed. */
-export function normalizeCommand(command: string): string {
-  return command.trim().replace(/\s+/g, " ");
 }

@@ -29,13 +29,15 @@ const LONG_FUNCTIONS: Record<string, string> = {
   "tui/app.tsx App": "the root component: wires the store, controller and panels; the panels are components",
   "cli/commands/eval.ts evalCommand": "the eval command's flow: suite, runs, report; each step is a function in eval/",
   "cli/commands/run.ts runCommand": "the run command's flow from flags to exit code; the work lives in runtime/",
-  "middleware/loop-detection.ts loopDetectionMiddleware": "one middleware's hooks sharing its thresholds; the detection itself is in helper functions",
+  "sandbox/shell-grammar.ts walk": "one walk over the bash grammar's node kinds (a case each) that keeps the command's cwd and pipeline; the formatting pass broke its longest cases over lines",
 };
 
 /** Files allowed past the limit, with why they are one unit. */
 const LONG_FILES: Record<string, string> = {
   "persistence/sqlite-saver.ts": "one BaseCheckpointSaver implementation (the class LangGraph calls); schema, prune and space are already apart",
   "runtime/chat-session.ts": "the interactive session's one API for the TUI (loaded after the first frame); its actions share the session's state",
+  "runtime/thread-runtime.ts": "the run lifecycle (begin, execute, settle, release) in one class; 399 lines before the formatting pass broke its long calls, and the next split (snapshot steps into workspace-snapshots.ts) is due",
+  "snapshots/shadow-repo.ts": "one shadow repository's git operations on one store; 398 lines before the formatting pass",
 };
 
 function files(dir: string): string[] {

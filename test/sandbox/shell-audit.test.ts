@@ -1,6 +1,7 @@
 import { dirname } from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { auditCommand, normalizeCommand } from "../../src/sandbox/shell-audit.js";
+import { normalizeCommand } from "../../src/sandbox/approvals.js";
+import { auditCommand } from "../../src/sandbox/shell-audit.js";
 
 const BLOCK: string[] = [
   "rm -rf /",
