@@ -36,7 +36,8 @@ const LONG_FUNCTIONS: Record<string, string> = {
 const LONG_FILES: Record<string, string> = {
   "persistence/sqlite-saver.ts": "one BaseCheckpointSaver implementation (the class LangGraph calls); schema, prune and space are already apart",
   "runtime/chat-session.ts": "the interactive session's one API for the TUI (loaded after the first frame); its actions share the session's state",
-  "runtime/thread-runtime.ts": "the run lifecycle (begin, execute, settle, release) in one class; 399 lines before the formatting pass broke its long calls, and the next split (snapshot steps into workspace-snapshots.ts) is due",
+  "runtime/thread-runtime.ts":
+    "the run lifecycle (begin, execute, settle, release) in one class; 399 lines before the formatting pass broke its long calls, and the next split (snapshot steps into workspace-snapshots.ts) is due",
   "snapshots/shadow-repo.ts": "one shadow repository's git operations on one store; 398 lines before the formatting pass",
 };
 
