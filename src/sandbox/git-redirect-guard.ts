@@ -75,6 +75,10 @@ export function noteGitRedirect(workspace: string): void {
 
 /** Lines from repairs made between commands, said with the next command's output. */
 const heard: string[] = [];
+/** Notes repair lines once each: a job re-planting in a loop must not grow the next command's output without end. */
+const hear = (...lines: string[]) => {
+  for (const l of lines) if (!heard.includes(l)) heard.push(l);
+};
 const watchers: FSWatcher[] = [];
 
 /**
@@ -83,9 +87,18 @@ const watchers: FSWatcher[] = [];
  */
 function watchGitDir(gitDir: string): void {
   try {
+    let pending = false;
     const w = watch(gitDir, (_event, name) => {
       const path = join(gitDir, String(name ?? ""));
-      if (name === "commondir" && found.has(path)) heard.push(...repair(path, found.get(path) ?? null));
+      if (name !== "commondir" || !found.has(path)) return;
+      hear(...repair(path, found.get(path) ?? null));
+      // A job rewriting it in a loop: one more look after the burst, never a repair per event in a row.
+      if (pending) return;
+      pending = true;
+      setTimeout(() => {
+        pending = false;
+        hear(...repair(path, found.get(path) ?? null));
+      }, 50).unref();
     });
     w.on("error", () => w.close());
     w.unref();

@@ -170,16 +170,34 @@ function refresh(workspace: string): string[] {
 
 /** Repairs made between commands (a background job rewrote a config), said with the next command's output. */
 const heard: string[] = [];
+/** Notes repair lines once each: a job re-planting in a loop must not grow the next command's output without end. */
+const hear = (...lines: string[]) => {
+  for (const l of lines) if (!heard.includes(l)) heard.push(l);
+};
 const watchers = new Map<string, FSWatcher>();
+
+const scheduled = new Set<string>();
+/** Checks `f` once, shortly after the events about it stop coming in a burst. */
+function later(f: string): void {
+  if (scheduled.has(f)) return;
+  scheduled.add(f);
+  setTimeout(() => {
+    scheduled.delete(f);
+    if (baseline.has(f)) hear(...check(f));
+  }, WATCH_DEBOUNCE_MS).unref();
+}
+const WATCH_DEBOUNCE_MS = 50;
 
 /** A background job can re-plant a key while the run goes on (the eighth pass): each config's folder is watched. */
 function watchConfig(file: string): void {
   const dir = dirname(file);
   if (watchers.has(dir) || !existsSync(dir)) return;
   try {
+    // Debounced: the check runs git and rewrites the file, which fires events of its own; a check per event starved
+    // the event loop under a job that re-plants in a loop (the ninth pass froze deerflow that way).
     const w = watch(dir, (_event, name) => {
       const f = join(dir, String(name ?? ""));
-      if (baseline.has(f)) heard.push(...check(f));
+      if (baseline.has(f)) later(f);
     });
     w.on("error", () => w.close());
     w.unref();

@@ -139,6 +139,19 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     const config = join(pkg, "gd", ".git", "config");
     writeFileSync(config, `${readFileSync(config, "utf8")}[core]\n\tfsmonitor = touch ../../pwned-pkg\n`);
     await until(() => !readFileSync(config, "utf8").includes("fsmonitor"), "the watcher to take the key out", 30_000);
+    // A job re-planting it in a tight loop (the ninth pass froze deerflow so): commands still run, and once the
+    // loop stops the key is gone.
+    let planting = true;
+    const storm = (async () => {
+      while (planting) {
+        if (!readFileSync(config, "utf8").includes("fsmonitor")) writeFileSync(config, `${readFileSync(config, "utf8")}[core]\n\tfsmonitor = touch ../../pwned-pkg\n`);
+        await new Promise((r) => setImmediate(r));
+      }
+    })();
+    for (let i = 0; i < 3; i++) expect(await sh(`echo alive-${i}`)).toContain(`alive-${i}`);
+    planting = false;
+    await storm;
+    await until(() => !readFileSync(config, "utf8").includes("fsmonitor"), "the last planted key to be taken out", 30_000);
   });
 
   it("a change to commondir made between commands (a background job) is undone at once", async () => {

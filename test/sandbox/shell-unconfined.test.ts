@@ -81,6 +81,10 @@ const WRITES_OR_RUNS: string[] = [
   "rg --hostname-bin=./x foo",
   "env LESSKEYIN=k cat m",
   // the sixth pass: the workspace's own program under a read-only name, or a PATH the line changed
+  // the ninth pass: bash ends a $'…' word at its first NUL
+  "find . -maxdepth 0 $'-exec\\0' sh ./p.sh \\;",
+  "find . -maxdepth 0 $'-exec\\c@junk' sh ./p.sh \\;",
+  "rg $'--pre\\0' x y",
   "./cat README.md",
   "bin/ls",
   "cd docs && ../cat notes.md",
