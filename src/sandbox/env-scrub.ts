@@ -14,6 +14,8 @@ const SECRET_ENV_PATTERNS: readonly RegExp[] = [
   /(?:^|_)(?:PAT|DSN|WEBHOOK(?:_URL)?|AUTH(?:_CONFIG)?)$/i,
   // TAILSCALE_AUTHKEY, NPM_CONFIG__AUTHTOKEN, BW_SESSION, OP_SESSION_x, MNEMONIC, DB_PW (the eighth pass)
   /AUTHKEY|AUTHTOKEN|MNEMONIC|^BW_SESSION$|^OP_SESSION_|(?:^|_)PW$/i,
+  // *_PRIVATE_KEY_HEX, SECRETKEY, ACCESSKEY, SEED_PHRASE, SESSION_COOKIE, JWT, KUBE_CONFIG_DATA (the ninth pass)
+  /PRIVATE_?KEY|SECRETKEY|ACCESSKEY|SEED_?PHRASE|COOKIE|(?:^|_)JWT(?:_|$)|^KUBE_?CONFIG_DATA$/i,
   /^OPENAI_/i,
   /^ANTHROPIC_/i,
   /^AWS_(?:ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|SECURITY_TOKEN)$/i,
@@ -21,7 +23,7 @@ const SECRET_ENV_PATTERNS: readonly RegExp[] = [
 ];
 
 /** The names that say "a credential" (keys, tokens, secrets, passwords), not just "deerflow's settings". */
-const CREDENTIAL_NAMES = SECRET_ENV_PATTERNS.slice(0, 7);
+const CREDENTIAL_NAMES = SECRET_ENV_PATTERNS.slice(0, 8);
 
 /** The values of the credential-named variables in `env` (12 characters or more: a short value would mask words). */
 export function credentialValues(env: NodeJS.ProcessEnv = process.env): string[] {

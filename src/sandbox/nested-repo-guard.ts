@@ -22,20 +22,22 @@ const baseline = new Map<string, Set<string> | null>();
  * GIT_INDEX_FILE): the seventh pass made this guard's own `git ls-files` run a planted core.fsmonitor by pointing
  * the workspace's commondir at a planted config. `core.fsmonitor=false` besides, should any config be read.
  */
-function git(args: string[], opts: { cwd?: string; index?: string } = {}): string {
+function git(args: string[], opts: { cwd?: string; index?: string; format?: "sha1" | "sha256" } = {}): string {
   const env: Record<string, string> = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
-  if (opts.index) Object.assign(env, { GIT_DIR: emptyRepo(), GIT_INDEX_FILE: opts.index });
+  if (opts.index) Object.assign(env, { GIT_DIR: emptyRepo(opts.format ?? "sha1"), GIT_INDEX_FILE: opts.index });
   return execFileSync("git", ["-c", "core.fsmonitor=false", ...args], { cwd: opts.cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 10_000, maxBuffer: 256 * 1024 * 1024 });
 }
 
-let empty: string | undefined;
-/** A bare repository of deerflow's own, with nothing in its config: the git dir the index is read under. */
-function emptyRepo(): string {
-  if (empty && existsSync(empty)) return empty;
-  empty = mkdtempSync(join(tmpdir(), "deerflow-git-"));
-  execFileSync("git", ["init", "-q", "--bare", empty], { stdio: "ignore", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
-  return empty;
+const empties = new Map<string, string>();
+/** A bare repository of deerflow's own, with nothing in its config, per object format: the git dir an index is read under. */
+function emptyRepo(format: "sha1" | "sha256"): string {
+  const known = empties.get(format);
+  if (known && existsSync(known)) return known;
+  const dir = mkdtempSync(join(tmpdir(), "deerflow-git-"));
+  execFileSync("git", ["init", "-q", "--bare", `--object-format=${format}`, dir], { stdio: "ignore", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
+  empties.set(format, dir);
+  return dir;
 }
 
 function mtimeOf(p: string): number {
@@ -109,7 +111,7 @@ function enclosingCheckout(dir: string): { root: string; gitDir: string } | unde
 }
 
 /** Gitlinks nest (a submodule's own submodules): a bounded walk. */
-const MAX_DEPTH = 3;
+const MAX_DEPTH = 8;
 
 /**
  * The gitlinks (mode 160000) inside `workspace` of the index of the checkout at `root`, and of their own indexes, with
@@ -118,9 +120,11 @@ const MAX_DEPTH = 3;
 function gitlinks(workspace: string, root: string, gitDir: string, depth = 0): { links: string[]; indexes: string[] } {
   const index = join(gitDir, "index");
   const out = { links: [] as string[], indexes: [index] };
+  // A sha256 repository's index reads right only under a sha256 git dir (the ninth pass: no gitlinks seen at all).
+  const format = /objectformat\s*=\s*sha256/i.test(readSmall(join(gitDir, "config")) ?? "") ? "sha256" : "sha1";
   let listing = "";
   try {
-    listing = git(["ls-files", "--stage", "-z"], { cwd: root, index });
+    listing = git(["ls-files", "--stage", "-z"], { cwd: root, index, format });
   } catch {
     return out;
   }

@@ -91,6 +91,19 @@ describe("isSecretEnvName: the credential names the seventh pass saw reach comma
     "DB_PASSWORD",
     "CLIENT_SECRET",
     "GOOGLE_APPLICATION_CREDENTIALS",
+    "TAILSCALE_AUTHKEY",
+    "BW_SESSION",
+    "OP_SESSION_my",
+    "npm_config__authToken",
+    "MNEMONIC",
+    "DB_PW",
+    "ETH_PRIVATE_KEY_HEX",
+    "SECRETKEY",
+    "ACCESSKEY",
+    "SEED_PHRASE",
+    "SESSION_COOKIE",
+    "JWT",
+    "KUBE_CONFIG_DATA",
   ];
   const plain = ["PWD", "OLDPWD", "PATH", "HOME", "SSH_AUTH_SOCK", "GIT_ASKPASS", "TOKENIZERS_PARALLELISM", "LANG", "TERM", "KUBECONFIG", "NODE_OPTIONS", "EDITOR", "SHELL", "USER"];
   it.each(secret)("%s is scrubbed", (n) => expect(isSecretEnvName(n)).toBe(true));

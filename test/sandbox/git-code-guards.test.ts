@@ -3,7 +3,7 @@
 // records (a gitlink) loses a code-running key the run put in its config before the user's `git status` reaches it.
 // Real bwrap (and the same commands run unconfined), real git, in-process through runShell.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeShellSessions, runShell } from "../../src/sandbox/run-shell.js";
@@ -152,6 +152,18 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     planting = false;
     await storm;
     await until(() => !readFileSync(config, "utf8").includes("fsmonitor"), "the last planted key to be taken out", 30_000);
+  });
+
+  it("in a sha256 repository a planted gitlink config is seen and cleaned too (the ninth pass)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    rmSync(join(ws, ".git"), { recursive: true, force: true });
+    git("init", "-q", "--object-format=sha256");
+    git("add", "a.txt");
+    git("commit", "-q", "-m", "init");
+    const out = await sh("git init -q --object-format=sha256 sub && git -C sub -c user.name=t -c user.email=t@t commit -q --allow-empty -m s && printf '[core]\\n\\tfsmonitor = touch ../pwned256\\n' >> sub/.git/config && git add sub; echo done");
+    expect(out).toContain("deerflow removed core.fsmonitor");
+    git("status", "--porcelain");
+    expect(existsSync(join(ws, "pwned256"))).toBe(false);
   });
 
   it("a change to commondir made between commands (a background job) is undone at once", async () => {
