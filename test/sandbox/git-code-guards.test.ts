@@ -160,7 +160,9 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     git("init", "-q", "--object-format=sha256");
     git("add", "a.txt");
     git("commit", "-q", "-m", "init");
-    const out = await sh("git init -q --object-format=sha256 sub && git -C sub -c user.name=t -c user.email=t@t commit -q --allow-empty -m s && printf '[core]\\n\\tfsmonitor = touch ../pwned256\\n' >> sub/.git/config && git add sub; echo done");
+    const out = await sh(
+      "git init -q --object-format=sha256 sub && git -C sub -c user.name=t -c user.email=t@t commit -q --allow-empty -m s && printf '[core]\\n\\tfsmonitor = touch ../pwned256\\n' >> sub/.git/config && git add sub; echo done",
+    );
     expect(out).toContain("deerflow removed core.fsmonitor");
     git("status", "--porcelain");
     expect(existsSync(join(ws, "pwned256"))).toBe(false);
