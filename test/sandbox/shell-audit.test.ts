@@ -295,7 +295,7 @@ const EDIT: string[] = [
   "mkdir -p src/{a,b}",
   "cd sub && rm ../x",
   "cd sub/deeper; cp ../../a b",
-  "cp ../shared/config.json .",
+  "cp ../common/config.json .",
 ];
 
 const ALLOW: string[] = [
