@@ -1,10 +1,10 @@
 // Pages that pruning frees, on disk: a thread of BENCH_DISK_TURNS turns (default 41) with 6 KB answers built through
-// deerflow's runtime in-process (delta checkpoints, step checkpoints pruned after each run). Reports the home's
+// deerflow's runtime in-process; the answers are slices of this repository's sources (delta checkpoints, step checkpoints pruned after each run). Reports the home's
 // deerflow.sqlite plus its -wal while the store is still open and after it is closed, the bytes its live pages hold
 // (dbstat), and the pages left free. Usage: npm run build && node bench/pruned-disk.mjs (BENCH_DISK_KEEP=1 keeps the
 // home and prints where it is, to look inside the file). The baseline in the same run is the live bytes: on disk / live
 // is what pages left empty or free cost (2.35x before the file gave them back: 2.30 MB for 0.98 MB).
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -13,6 +13,16 @@ import { startModelServer } from "./loop/model-server.mjs";
 const TURNS = Number(process.env.BENCH_DISK_TURNS ?? 41);
 const ANSWER = Number(process.env.BENCH_DISK_ANSWER_BYTES ?? 6 * 1024);
 const LIMIT_MB = 1;
+
+/** Answers cut from this repository's own sources, one slice per turn: text that deflates as real answers do. */
+function realText() {
+  const dir = new URL("../src/", import.meta.url);
+  const files = readdirSync(dir, { recursive: true })
+    .filter((f) => f.endsWith(".ts"))
+    .sort();
+  const text = files.map((f) => readFileSync(new URL(f, dir), "utf8")).join("\n");
+  return (n, bytes) => text.slice((n * bytes) % (text.length - bytes), ((n * bytes) % (text.length - bytes)) + bytes);
+}
 
 const size = (p) => (existsSync(p) ? statSync(p).size : 0);
 const mb = (b) => `${(b / 1024 / 1024).toFixed(2)} MB`;
@@ -29,7 +39,7 @@ function inside(path) {
 }
 
 export async function benchPrunedDisk() {
-  const server = await startModelServer({ steps: 1, answerBytes: ANSWER });
+  const server = await startModelServer({ steps: 1, answerBytes: ANSWER, answer: realText() });
   const root = mkdtempSync(join(tmpdir(), "deerflow-bench-disk-"));
   const saved = { ...process.env };
   try {

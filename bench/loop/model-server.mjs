@@ -5,7 +5,10 @@
 // finish chunk, usage, [DONE]).
 import http from "node:http";
 
-export function startModelServer({ steps = 20, answerBytes = 200 } = {}) {
+// `answer(n, bytes)`, when given, writes the n-th final answer (the disk bench gives real text: "x" repeated deflates
+// to nothing).
+export function startModelServer({ steps = 20, answerBytes = 200, answer = (_n, bytes) => "x".repeat(bytes) } = {}) {
+  let answers = 0;
   let seq = 0;
   const server = http.createServer((req, res) => {
     if (req.method === "GET") {
@@ -28,7 +31,7 @@ export function startModelServer({ steps = 20, answerBytes = 200 } = {}) {
       const reply =
         hasTools && toolResults < stepsNow - 1
           ? { tool: { id: `call_${seq}`, name: "bash", arguments: JSON.stringify({ command: `echo step ${toolResults + 1}`, description: "step" }) } }
-          : { content: hasTools ? `done after ${toolResults} steps: ${"x".repeat(Math.max(0, answerBytes - 30))}` : "Bench title" };
+          : { content: hasTools ? `done after ${toolResults} steps: ${answer(answers++, Math.max(0, answerBytes - 30))}` : "Bench title" };
       const usage = { prompt_tokens: 100, completion_tokens: 10, total_tokens: 110 };
       const base = { id, object: "chat.completion.chunk", created: 1, model: "bench-model" };
       if (!body.stream) {

@@ -58,6 +58,7 @@ import { type PruneResult, pruneThreadCheckpoints } from "./sqlite-prune.js";
 import { CheckpointModeMismatchError, GUARDED_SAVER_BRAND } from "./mode-gate.js";
 import { ensureSchema } from "./sqlite-schema.js";
 import { returnFreePages } from "./sqlite-space.js";
+import { packValue, unpackValue } from "./value-compression.js";
 
 export { CheckpointModeMismatchError, GUARDED_SAVER_BRAND, isGuardedSaver } from "./mode-gate.js";
 
@@ -115,13 +116,20 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
   /** `db`: an open better-sqlite3 Database, or a file path (":memory:" works too). */
   constructor(db: Database.Database | string, options: DeerflowSqliteSaverOptions = {}) {
     super(options.serde);
-    this.db = typeof db === "string" ? new Database(db) : db;
     this.channelMode = options.channelMode ?? "full";
     if (this.channelMode !== "full" && this.channelMode !== "delta") {
       throw new TypeError(`channelMode must be "full" or "delta" (got ${JSON.stringify(this.channelMode)})`);
     }
-    this.setup();
-    this.stmts = this.prepare();
+    this.db = typeof db === "string" ? new Database(db) : db;
+    try {
+      this.setup();
+      this.stmts = this.prepare();
+    } catch (err) {
+      // A file this constructor opened is closed again: nobody else holds the handle (a corrupt or locked file, a
+      // full disk), and an open handle keeps its WAL and locks alive until the process exits.
+      if (typeof db === "string") this.db.close();
+      throw err;
+    }
   }
 
   /** Open (creating parent directories and the file if needed) a checkpoint database. */
@@ -179,14 +187,14 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
   // ---- reads -------------------------------------------------------------------------------------
 
   private async loadSortedWrites(rows: WriteRow[]): Promise<CheckpointPendingWrite[]> {
-    return Promise.all(sortWrites(rows).map(async (w): Promise<CheckpointPendingWrite> => [w.task_id, w.channel, await this.serde.loadsTyped(w.type ?? "json", w.value ?? "")]));
+    return Promise.all(sortWrites(rows).map(async (w): Promise<CheckpointPendingWrite> => [w.task_id, w.channel, await this.serde.loadsTyped(...unpackValue(w.type ?? "json", w.value ?? ""))]));
   }
 
   /** Stored value of `channel` at `version`, or `undefined` when none was stored (a delta step). */
   private async loadBlob(threadId: string, ns: string, channel: string, version: unknown): Promise<{ value: unknown } | undefined> {
     const blob = this.stmts.blob.get(threadId, ns, channel, String(version)) as { type: string; value: Uint8Array | null } | undefined;
     if (blob === undefined) return undefined;
-    return { value: await this.serde.loadsTyped(blob.type, blob.value ?? "") };
+    return { value: await this.serde.loadsTyped(...unpackValue(blob.type, blob.value ?? "")) };
   }
 
   private async rowToTuple(row: CheckpointRow, config: RunnableConfig): Promise<CheckpointTuple> {
@@ -347,7 +355,7 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
         .filter(([ch]) => Object.prototype.hasOwnProperty.call(checkpoint.channel_values, ch))
         .filter(([ch]) => (checkpoint.channel_values as Record<string, unknown>)[ch] !== undefined)
         .map(async ([ch, version]) => {
-          const [type, value] = await this.serde.dumpsTyped((checkpoint.channel_values as Record<string, unknown>)[ch]);
+          const [type, value] = packValue(await this.serde.dumpsTyped((checkpoint.channel_values as Record<string, unknown>)[ch]));
           return [threadId, ns, ch, String(version), type, value] as const;
         }),
     );
@@ -378,7 +386,7 @@ export class DeerflowSqliteSaver extends BaseCheckpointSaver<number> {
     const insert = allSpecial ? this.stmts.insertWriteReplace : this.stmts.insertWriteIgnore;
     const rows = await Promise.all(
       writes.map(async ([channel, value], idx) => {
-        const [type, bytes] = await this.serde.dumpsTyped(value);
+        const [type, bytes] = packValue(await this.serde.dumpsTyped(value));
         return [threadId, ns, checkpointId, taskId, taskPath ?? "", WRITES_IDX_MAP[channel] ?? idx, channel, type, bytes] as const;
       }),
     );

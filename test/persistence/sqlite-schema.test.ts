@@ -1,9 +1,11 @@
 // The SQLite file's schema is created and migrated on open through the version table, as on a team database: a new
 // file gets every table at the latest version; a file from before the version table (tables missing the columns
 // later versions added ad hoc) is brought up to it with its rows kept; a file written by a newer deerflow is refused.
+import { readdirSync, readlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { DeerflowSqliteSaver } from "../../src/persistence/sqlite-saver.js";
 import { SQLITE_MIGRATIONS, sqliteSchemaVersion } from "../../src/persistence/sqlite-schema.js";
 import { openSqliteStore } from "../../src/persistence/store.js";
 import { tempDir } from "./helpers.js";
@@ -61,5 +63,21 @@ describe("the SQLite schema's migrations", () => {
     expect(() => openSqliteStore(dir, "full")).toThrow(
       new RegExp(`${join(dir, "deerflow.sqlite").replace(/[.]/g, "\\.")} holds deerflow schema version 999, newer than this deerflow knows \\(${SQLITE_MIGRATIONS.length}\\)`),
     );
+  });
+
+  it("a file the saver refuses is not left open (its handle, WAL and locks go with the error)", () => {
+    const dir = home();
+    const file = join(dir, "deerflow.sqlite");
+    writeFileSync(file, "not a database ".repeat(512));
+    const handles = () =>
+      readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).startsWith(file);
+        } catch {
+          return false; // the fd readdir itself used, closed already
+        }
+      }).length;
+    expect(() => DeerflowSqliteSaver.open(file)).toThrow(/not a database/);
+    expect(handles()).toBe(0);
   });
 });
