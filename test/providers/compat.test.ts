@@ -5,6 +5,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
+import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 import { PROVIDERS, type ProviderFixture } from "./fixtures.js";
 import { trustProject } from "../support/trust.js";
@@ -32,7 +33,7 @@ describe.each(PROVIDERS.map((p) => [p.name, p] as [string, ProviderFixture]))("%
     configure(sb, e2e.server.url, p.config);
     const marker = `hello-${slug(p.name)}`;
     e2e.server.push(p.toolTurn(`echo ${marker}`), p.answerTurn(`Done for ${p.name}.`));
-    const first = await sb.run(["run", "-m", "p", "--output-format", "json", "run the marker command"]);
+    const first = await runCli(sb, ["run", "-m", "p", "--output-format", "json", "run the marker command"]);
     expect(first.stderr).not.toMatch(/internal error|From chunk/);
     expect(first.exitCode).toBe(0);
     const out = JSON.parse(first.stdout);
@@ -59,7 +60,7 @@ describe.each(PROVIDERS.map((p) => [p.name, p] as [string, ProviderFixture]))("%
 
     // Second run on the same thread: the provider reuses its ids, deerflow does not.
     e2e.server.push(p.answerTurn(`Second answer for ${p.name}.`));
-    const again = await sb.run(["run", "-m", "p", "--thread", out.thread_id, "and again"]);
+    const again = await runCli(sb, ["run", "-m", "p", "--thread", out.thread_id, "and again"]);
     expect(again.exitCode).toBe(0);
     expect(again.stdout).toBe(`Second answer for ${p.name}.\n`);
     const history = conversation(e2e.server.requests[2]!.body).map((m) => [m.role, m.tool_calls?.[0]?.id ?? m.tool_call_id ?? text(m)]);

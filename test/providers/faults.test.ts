@@ -6,6 +6,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
+import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 import type { RawReply } from "../support/openai-server.js";
 import { rawSse } from "./fixtures.js";
@@ -17,7 +18,7 @@ function configure(sb: Sandbox, extra: Record<string, unknown> = {}): void {
   writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ models: { p: { model: "provider-model", baseUrl: e2e.server.url, apiKey: "sk-test-key-123456", ...extra } } }));
   trustProject(sb);
 }
-const run = (sb: Sandbox, ...args: string[]) => sb.run(["run", "-m", "p", ...args]);
+const run = (sb: Sandbox, ...args: string[]) => runCli(sb, ["run", "-m", "p", ...args]);
 
 /** Ollama-style chunk (the framing that reuses ids). */
 const chunk = (delta: Record<string, unknown>, finish: string | null = null, id = "chatcmpl-7") => ({

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
+import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 import { rawJson, rawSse } from "./fixtures.js";
 import { trustProject } from "../support/trust.js";
@@ -17,7 +18,7 @@ function configure(sb: Sandbox, extra: Record<string, unknown> = {}): void {
   writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ models: { p: { model: "m", baseUrl: e2e.server.url, apiKey: "sk-test-key-123456", ...extra } } }));
   trustProject(sb);
 }
-const run = (sb: Sandbox, ...args: string[]) => sb.run(["run", "-m", "p", ...args], { timeoutMs: 120_000 });
+const run = (sb: Sandbox, ...args: string[]) => runCli(sb, ["run", "-m", "p", ...args]);
 const KEY = "sk-test-key-123456";
 const clean = (stderr: string) => expect(stderr).not.toMatch(/internal error|From chunk|\n\s+at .+:\d+:\d+/);
 const sseText = (...events: unknown[]) => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("") + DONE;
