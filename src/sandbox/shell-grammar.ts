@@ -20,6 +20,31 @@ export interface ShellScript {
   syntaxError: boolean;
   /** Arithmetic reads a variable the line did not set plainly (shell-arith.ts): its value may hold code. */
   unknownArithmetic: boolean;
+  /**
+   * Spellings whose meaning the audit would have to emulate bash to know: `$'…'` quoting (escapes bash decodes),
+   * tests (`[ ]`, `[[ ]]`, whose operands can be arithmetic) and arithmetic (`$(( ))`, `(( ))`, array subscripts).
+   * Without a sandbox they ask (shell-audit.ts); inside one the rules judge what they decode to.
+   */
+  emulated: string[];
+}
+
+const EMULATED: Record<string, string> = {
+  ansi_c_string: "$'…' quoting",
+  test_command: "a [ ] or [[ ]] test",
+  arithmetic_expansion: "arithmetic",
+  subscript: "an array subscript",
+};
+
+/** The kinds of EMULATED spelling in the tree, each once. */
+function emulatedIn(root: Node): string[] {
+  const found = new Set<string>();
+  const visit = (n: Node) => {
+    const kind = EMULATED[n.type] ?? (n.type === "compound_statement" && n.text.startsWith("((") ? EMULATED.arithmetic_expansion : undefined);
+    if (kind) found.add(kind);
+    for (const c of n.namedChildren) if (c) visit(c);
+  };
+  visit(root);
+  return [...found];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -59,11 +84,11 @@ export function parseShell(command: string, cwd: Cwd = { at: "workspace", depth:
   if (!parser) throw new Error(`the bash grammar is not loaded${loadError ? `: ${loadError}` : ""}`);
   // Bash drops a backslash-newline before it splits words (`r\<newline>m` is `rm`); the grammar splits there.
   const tree = parser.parse(command.replace(/(^|[^\\])((?:\\\\)*)\\\n/g, "$1$2"));
-  if (!tree) return { pipelines: [], syntaxError: true, unknownArithmetic: false };
+  if (!tree) return { pipelines: [], syntaxError: true, unknownArithmetic: false, emulated: [] };
   try {
     const ctx: Walk = { pipelines: [], cwd: { ...cwd }, functions: new Map(), calling: new Set() };
     walk(tree.rootNode, ctx);
-    return { pipelines: ctx.pipelines, syntaxError: tree.rootNode.hasError, unknownArithmetic: arithmeticReadsUnknown(tree.rootNode) };
+    return { pipelines: ctx.pipelines, syntaxError: tree.rootNode.hasError, unknownArithmetic: arithmeticReadsUnknown(tree.rootNode), emulated: emulatedIn(tree.rootNode) };
   } finally {
     tree.delete(); // the tree lives in WebAssembly memory
   }
@@ -350,7 +375,9 @@ const C_ESCAPES: Record<string, string> = { a: "\x07", b: "\b", e: "\x1b", E: "\
 
 /** The text of a `$'…'` word as bash makes it: \xHH, \uHHHH, \UHHHHHHHH, octal \nnn, \cX and the C escapes. */
 export function decodeAnsiC(body: string): string {
-  const text = body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (all, e: string) => {
+  const text = body.replace(/\\(x\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (all, e: string) => {
+    // bash 5.2's `\x{H…}` is a byte: the value's low eight bits (the tenth pass: `$'\x{2d}exec'` is `-exec`).
+    if (e.startsWith("x{")) return String.fromCharCode(Number.parseInt(e.slice(2, -1).slice(-8), 16) & 0xff);
     const hex = /^[xuU]/.test(e) ? Number.parseInt(e.slice(1), 16) : undefined;
     if (hex !== undefined) return hex <= 0x10ffff ? String.fromCodePoint(hex) : all;
     if (/^[0-7]/.test(e)) return String.fromCharCode(Number.parseInt(e, 8) & 0xff);

@@ -18,6 +18,7 @@ import type { SimpleCommand } from "./shell-command.js";
 import { commandOnlyReads } from "./shell-read-only.js";
 import { namesHome } from "./shell-rules-paths.js";
 import { VIRTUAL_ROOT } from "./paths.js";
+import { unlistedOption } from "./unconfined-options.js";
 import { leavesWorkspaceByLinks } from "./unconfined-paths.js";
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -28,6 +29,8 @@ const SECRET_WORD = new RegExp(
 export const UNCONFINED_REASON = "no sandbox here (bubblewrap is not available): this command would run on your host as you, and only commands known to only read run unasked";
 export const UNCONFINED_SECRET_REASON = "no sandbox here (bubblewrap is not available): this command reads where credentials are kept";
 export const UNCONFINED_OUTSIDE_REASON = "no sandbox here (bubblewrap is not available): this command reads outside the workspace";
+export const UNCONFINED_OPTION_REASON = "no sandbox here (bubblewrap is not available): an option not on this program's read-only list";
+export const UNCONFINED_SPELLING_REASON = "no sandbox here (bubblewrap is not available): this command uses a spelling only bash can read";
 
 /** An absolute path outside the project deerflow started in and its /mnt/user-data view (/dev/null is nothing). */
 function absoluteOutside(w: string): boolean {
@@ -46,6 +49,8 @@ const readsOutside = (c: SimpleCommand) =>
 /** Why this simple command asks when it runs unconfined, or undefined when it only reads (inside `workspace`). */
 export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | undefined {
   if (!commandOnlyReads(c)) return UNCONFINED_REASON;
+  const option = unlistedOption(c);
+  if (option !== undefined) return `${UNCONFINED_OPTION_REASON} (${c.name} ${option})`;
   if ([...c.args, ...c.redirects.map((r) => r.target)].some((w) => SECRET_WORD.test(w))) return UNCONFINED_SECRET_REASON;
   if (c.name !== "" && readsOutside(c)) return UNCONFINED_OUTSIDE_REASON;
   const link = c.name !== "" && workspace ? leavesWorkspaceByLinks(c, workspace) : undefined;

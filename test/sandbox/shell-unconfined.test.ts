@@ -246,9 +246,69 @@ describe("auditCommand without a sandbox: where the paths lead on disk (the sixt
   ])("asks for %j", async (cmd) => {
     const r = await audit(cmd);
     expect(r.verdict, cmd).toBe("ask");
-    expect(r.reason).toMatch(/reads outside the workspace|reads where credentials are kept/);
+    expect(r.reason).toMatch(/reads outside the workspace|reads where credentials are kept|not on this program's read-only list|a spelling only bash can read/);
   });
   it.each(["cat notes.txt", "grep -rn key .", "ls src/*.ts", "cat srclink/a.ts", "echo $HOSTNAME", "ls -la", "cat /mnt/user-data/workspace/notes.txt"])("allows %j", async (cmd) => {
     expect((await audit(cmd)).verdict, cmd).toBe("allow");
+  });
+});
+
+// The tenth pass got around option and spelling lists again: bash's `\x{HH}` escape, a short option's value attached
+// (`file -m<path>` prints a magic file's lines), a GNU long-option abbreviation, arithmetic inside `[[ ]]`. Without a
+// sandbox, options are an allow list per program and spellings only bash can read ask, whatever they decode to.
+describe("auditCommand without a sandbox: options are an allow list, bash-only spellings ask (the tenth pass)", () => {
+  it.each([
+    ["find . -maxdepth 0 $'-exec\\x{0}' sh ./p.sh \\;", /no sandbox here/],
+    ["cat $'aws\\x{2f}credentials'", /\$'…' quoting/],
+    ["rg $'\\x{2d}-pre' ./p.sh x", /\$'…' quoting/],
+    ["file -maws/credentials x", /read-only list \(file -maws\/credentials\)/],
+    ["file -m../notes.txt x", /read-only list/],
+    ["file --magic-file=../x y", /read-only list/],
+    ["grep -faws/credentials x", /read-only list \(grep -faws\/credentials\)/],
+    ["grep -rfaws/credentials .", /read-only list/],
+    ["grep --reg=x .", /read-only list \(grep --reg=x\)/],
+    ["du --files0-from=list", /read-only list/],
+    ["wc --files0-from=list", /read-only list/],
+    ["md5sum -c sums", /read-only list/],
+    ["jq --rawfile k ../.aws/credentials -n '$k'", /read-only list/],
+    ["tail -f --pid=1 x", /read-only list/],
+    ["find . -fprint out", /no sandbox here/],
+    ["find . -newerXY x", /read-only list/],
+    ["[[ 'a[$(sh p.sh 2)]' -le 1 || 1 ]]; echo $?", /a \[ \] or \[\[ \]\] test/],
+    ["[[ ( 'a' -eq 0 ) ]]", /test/],
+    ["[ ! -v x ]", /arithmetic/],
+    ["(( x + 1 ))", /arithmetic/],
+    ["echo $((1+2))", /arithmetic/],
+    ["test -v x", /arithmetic/],
+  ])("asks for %j", async (cmd, reason) => {
+    const r = await unconfined(cmd);
+    expect(r.verdict, cmd).toBe("ask");
+    expect(r.reason, cmd).toMatch(reason);
+  });
+  it.each([
+    "head -n 5 a",
+    "head -5 a",
+    "tail -n+3 a",
+    "grep -rn -e TODO -A2 src",
+    "grep --include=*.ts -rl x .",
+    "rg -n -g '*.ts' --max-count 3 foo",
+    "ls -la --color=never",
+    "find . -name '*.ts' -type f -print0",
+    "cut -d: -f1 a",
+    "jq -r --indent 2 .x a.json",
+    "diff -u a b",
+    "wc -l a",
+    "sha256sum a",
+  ])("allows %j", async (cmd) => {
+    expect(await unconfined(cmd), cmd).toEqual({ verdict: "allow" });
+  });
+  it("inside the sandbox the same spellings are judged by what they decode to", async () => {
+    expect((await auditCommand("cat $'a\\x2eb'")).verdict).toBe("allow");
+    expect((await auditCommand("[ -f a ] && cat a")).verdict).toBe("allow");
+    // bash 5.2's braced hex escape is decoded as bash does (low byte), so the rules see `-exec rm`.
+    const plain = await auditCommand("find . -exec rm -rf {} \\;");
+    expect(plain.verdict).not.toBe("allow");
+    expect(await auditCommand("find . $'\\x{2d}exec' rm -rf {} \\;")).toEqual(plain);
+    expect(await auditCommand("find . $'\\x{12d}exec' rm -rf {} \\;")).toEqual(plain);
   });
 });
