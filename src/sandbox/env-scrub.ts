@@ -16,6 +16,10 @@ const SECRET_ENV_PATTERNS: readonly RegExp[] = [
   /AUTHKEY|AUTHTOKEN|MNEMONIC|^BW_SESSION$|^OP_SESSION_|(?:^|_)PW$/i,
   // *_PRIVATE_KEY_HEX, SECRETKEY, ACCESSKEY, SEED_PHRASE, SESSION_COOKIE, JWT, KUBE_CONFIG_DATA (the ninth pass)
   /PRIVATE_?KEY|SECRETKEY|ACCESSKEY|SEED_?PHRASE|COOKIE|(?:^|_)JWT(?:_|$)|^KUBE_?CONFIG_DATA$/i,
+  // *_PEM, *_B64, AGE_IDENTITY, WALLET_SEED (not PYTHONHASHSEED), PRIVKEY, ID_RSA, STRIPE_SK, CREDS, AUTHORIZATION,
+  // *CONNECTION_STRING, DB_CONN, MONGO_URI, SLACK_HOOK, DOCKER_CONFIG_JSON, NETRC_CONTENT, TOTP, HMAC, SESSION_ID,
+  // VAULT_UNSEAL, PGPASS, CLIENTSECRET (the tenth pass)
+  /(?:^|_)(?:PEM|B64|IDENTITY|PRIVKEY|ID_(?:RSA|ED25519|ECDSA|DSA)|SK|CREDS|AUTHORIZATION|CONN|URI|HOOK(?:_URL)?|CONFIG_JSON|CONTENT|TOTP|HMAC|SESSION_ID|UNSEAL|PGPASS)$|(?<!HASH)SEED$|CONNECTION_?STRING|(?:CLIENT|APP)SECRET|(?:^|_)HOOK_URL$/i,
   /^OPENAI_/i,
   /^ANTHROPIC_/i,
   /^AWS_(?:ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|SECURITY_TOKEN)$/i,
@@ -23,7 +27,7 @@ const SECRET_ENV_PATTERNS: readonly RegExp[] = [
 ];
 
 /** The names that say "a credential" (keys, tokens, secrets, passwords), not just "deerflow's settings". */
-const CREDENTIAL_NAMES = SECRET_ENV_PATTERNS.slice(0, 8);
+const CREDENTIAL_NAMES = SECRET_ENV_PATTERNS.slice(0, 9);
 
 /** The values of the credential-named variables in `env` (12 characters or more: a short value would mask words). */
 export function credentialValues(env: NodeJS.ProcessEnv = process.env): string[] {
@@ -53,7 +57,8 @@ export function scrubEnv(env: NodeJS.ProcessEnv = process.env, options: ScrubOpt
   const pass = new Set(options.passEnv ?? []);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(env)) {
-    if (value === undefined) continue;
+    // An exported CDPATH sends a command's `cd name` somewhere the audit cannot see (the tenth pass's A6).
+    if (value === undefined || name === "CDPATH") continue;
     if (!pass.has(name) && (isSecretEnvName(name) || isSecretEnvValue(value, options.secretValues))) continue;
     out[name] = value;
   }

@@ -41,7 +41,7 @@ import { CODE_RULES, sedRuns, sedWrites } from "./shell-rules-code.js";
 import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
 import { GIT_CONTROL_REASON, GIT_INTERNALS_REASON, HOME_REASON, touchesHome, writesGitControl, writesGitInternals } from "./shell-rules-paths.js";
 import { notAFile, repointsDescriptor, writesStream } from "./shell-read-only.js";
-import { UNCONFINED_REASON, UNCONFINED_SPELLING_REASON, unconfinedRisk } from "./shell-unconfined.js";
+import { UNCONFINED_REASON, plainOrAsk, unconfinedRisk } from "./shell-unconfined.js";
 import { hasForkBomb } from "./shell-fork-bomb.js";
 import { assignedCode, editorRunsShell, editorScripts, embeddedShell, runsNetworkWithRuntimeText, sqliteRisk, tarDir, tarRemovesFiles } from "./shell-rules-io.js";
 
@@ -355,7 +355,8 @@ export async function auditCommand(command: string, context: AuditContext = { co
   const failed = shellGrammarError();
   // Fail closed: without its grammar the audit cannot tell `ls` from `rm -rf ~`.
   if (failed) return { verdict: "block", reason: `the command audit could not load its bash grammar (${failed}); reinstall deerflow` };
-  return audit(command, 0, { at: "workspace", depth: 0 }, context);
+  const verdict = audit(command, 0, { at: "workspace", depth: 0 }, context);
+  return context.confined ? verdict : plainOrAsk(command, verdict);
 }
 
 /** Starts loading the bash grammar now (in the background), so the first audited command does not wait for it. */
@@ -389,7 +390,6 @@ function audit(command: string, depth: number, cwd: Cwd, context: AuditContext):
   }
   if (script.unknownArithmetic) consider({ verdict: "ask", reason: "arithmetic on a variable this command line did not set (its value may hold a command substitution that bash would run)" });
   if (script.syntaxError) consider({ verdict: "ask", reason: "the command does not parse as bash (it asks rather than guess what runs)" });
-  if (!context.confined && script.emulated.length > 0) consider({ verdict: "ask", reason: `${UNCONFINED_SPELLING_REASON}: ${script.emulated.join(", ")}` });
   // `exec 3<file` (a redirection with no program once exec is seen through) points a descriptor at a file for the
   // commands after it: a later `… >/dev/fd/3` writes that file.
   const all = script.pipelines.flatMap((p) => p.commands);

@@ -83,14 +83,27 @@ export const HELD_CODE = /\$\(|\$\{|`/;
 const MAX_BRACE_WORDS = 64;
 /** Brace expansion as bash does it (`{a,b}c` → `ac bc`), capped. */
 export function expandBraces(text: string): string[] {
-  const m = /\{([^{}]*,[^{}]*)\}/.exec(text);
+  const m = /\{([^{}]*,[^{}]*)\}/.exec(text) ?? /\{(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.-?\d+)?\}/.exec(text);
   if (!m) return [text];
   const out: string[] = [];
-  for (const alt of m[1]!.split(",")) {
+  for (const alt of m[2] === undefined ? m[1]!.split(",") : sequence(m[1]!, m[2])) {
     for (const rest of expandBraces(text.slice(0, m.index) + alt + text.slice(m.index + m[0].length))) {
       if (out.length >= MAX_BRACE_WORDS) return out;
       out.push(rest);
     }
+  }
+  return out;
+}
+
+/** `{a..e}`, `{1..3}`, `{3..1}`: bash's sequence expression (letters by code point), bounded like the lists. */
+function sequence(from: string, to: string): string[] {
+  const num = /\d/.test(from);
+  const [a, b] = num ? [Number(from), Number(to)] : [from.charCodeAt(0), to.charCodeAt(0)];
+  const step = a <= b ? 1 : -1;
+  const out: string[] = [];
+  for (let v = a; out.length < MAX_BRACE_WORDS; v += step) {
+    out.push(num ? String(v) : String.fromCharCode(v));
+    if (v === b) break;
   }
   return out;
 }

@@ -20,31 +20,6 @@ export interface ShellScript {
   syntaxError: boolean;
   /** Arithmetic reads a variable the line did not set plainly (shell-arith.ts): its value may hold code. */
   unknownArithmetic: boolean;
-  /**
-   * Spellings whose meaning the audit would have to emulate bash to know: `$'…'` quoting (escapes bash decodes),
-   * tests (`[ ]`, `[[ ]]`, whose operands can be arithmetic) and arithmetic (`$(( ))`, `(( ))`, array subscripts).
-   * Without a sandbox they ask (shell-audit.ts); inside one the rules judge what they decode to.
-   */
-  emulated: string[];
-}
-
-const EMULATED: Record<string, string> = {
-  ansi_c_string: "$'…' quoting",
-  test_command: "a [ ] or [[ ]] test",
-  arithmetic_expansion: "arithmetic",
-  subscript: "an array subscript",
-};
-
-/** The kinds of EMULATED spelling in the tree, each once. */
-function emulatedIn(root: Node): string[] {
-  const found = new Set<string>();
-  const visit = (n: Node) => {
-    const kind = EMULATED[n.type] ?? (n.type === "compound_statement" && n.text.startsWith("((") ? EMULATED.arithmetic_expansion : undefined);
-    if (kind) found.add(kind);
-    for (const c of n.namedChildren) if (c) visit(c);
-  };
-  visit(root);
-  return [...found];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -84,11 +59,11 @@ export function parseShell(command: string, cwd: Cwd = { at: "workspace", depth:
   if (!parser) throw new Error(`the bash grammar is not loaded${loadError ? `: ${loadError}` : ""}`);
   // Bash drops a backslash-newline before it splits words (`r\<newline>m` is `rm`); the grammar splits there.
   const tree = parser.parse(command.replace(/(^|[^\\])((?:\\\\)*)\\\n/g, "$1$2"));
-  if (!tree) return { pipelines: [], syntaxError: true, unknownArithmetic: false, emulated: [] };
+  if (!tree) return { pipelines: [], syntaxError: true, unknownArithmetic: false };
   try {
     const ctx: Walk = { pipelines: [], cwd: { ...cwd }, functions: new Map(), calling: new Set() };
     walk(tree.rootNode, ctx);
-    return { pipelines: ctx.pipelines, syntaxError: tree.rootNode.hasError, unknownArithmetic: arithmeticReadsUnknown(tree.rootNode), emulated: emulatedIn(tree.rootNode) };
+    return { pipelines: ctx.pipelines, syntaxError: tree.rootNode.hasError, unknownArithmetic: arithmeticReadsUnknown(tree.rootNode) };
   } finally {
     tree.delete(); // the tree lives in WebAssembly memory
   }
@@ -147,11 +122,39 @@ function wordOf(node: Node): Word {
 }
 
 /** An unquoted word with brace expansion (`{rm,-rf,/}`) is the words bash makes of it. */
-function braced(node: Node): Word[] {
-  const w = wordOf(node);
-  const quoted = node.type !== "word" && (node.type !== "concatenation" || node.namedChildren.some((c) => c !== null && c.type !== "word"));
-  if (quoted || !/\{[^{}]*,[^{}]*\}/.test(w.text)) return [w];
-  return expandBraces(w.text).map((text) => ({ text, dynamic: w.dynamic }));
+function braced(...nodes: Node[]): Word[] {
+  const words = nodes.map(wordOf);
+  const w: Word = { text: words.map((x) => x.text).join(""), dynamic: words.some((x) => x.dynamic), heldCode: words.some((x) => x.heldCode) };
+  if (nodes.some((n) => n.type !== "word" && n.type !== "concatenation")) return nodes.length === 1 ? [words[0]!] : [w];
+  // Bash expands a brace whose `{`, `,` and `}` are unquoted and unescaped, whatever quoting its elements have
+  // (`{'-exec',sh}`, `{\.\.,x}`: the tenth pass). Quoted and escaped braces and commas are kept apart as private
+  // characters while the word is expanded, then put back.
+  const pieces = nodes.flatMap((n) => (n.type === "concatenation" ? n.children.filter((c): c is Node => c !== null) : [n]));
+  const marked = pieces
+    .map((c) => {
+      if (c.type === "word" || c.type === "brace_expression")
+        return c.text
+          .replace(/\\([{},])/g, (_m, ch: string) => PROTECT[ch]!)
+          .replace(/\\\n/g, "")
+          .replace(/\\(.)/gs, "$1");
+      return wordOf(c).text.replace(/[{},]/g, (ch) => PROTECT[ch]!);
+    })
+    .join("");
+  if (!/\{[^{}]*(?:,|\.\.)[^{}]*\}/.test(marked)) return [w];
+  return expandBraces(marked).map((text) => ({ text: text.replace(/[\uE000-\uE002]/g, (ch) => RESTORE[ch]!), dynamic: w.dynamic }));
+}
+const PROTECT: Record<string, string> = { "{": "\uE000", ",": "\uE001", "}": "\uE002" };
+const RESTORE: Record<string, string> = { "\uE000": "{", "\uE001": ",", "\uE002": "}" };
+
+/** Argument nodes bash reads as one word: the grammar splits `{\.\.,x}/n` after its `{`, bash does not. */
+function adjacentGroups(nodes: Node[]): Node[][] {
+  const groups: Node[][] = [];
+  for (const n of nodes) {
+    const last = groups.at(-1)?.at(-1);
+    if (last && last.endIndex === n.startIndex) groups.at(-1)!.push(n);
+    else groups.push([n]);
+  }
+  return groups;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -341,6 +344,7 @@ function command(node: Node, outer: Node[], ctx: Walk): void {
   const words: Word[] = [];
   const assigns: Assignment[] = [];
   const redirectNodes = [...outer];
+  const args: Node[] = [];
   for (const c of node.namedChildren) {
     if (!c) continue;
     if (REDIRECTS.has(c.type)) redirectNodes.push(c);
@@ -348,8 +352,9 @@ function command(node: Node, outer: Node[], ctx: Walk): void {
       walkSubstitutions(c, ctx);
       assigns.push(assignmentNode(c));
     } else if (c.type === "command_name") words.push(...braced(c.namedChildren[0] ?? c));
-    else if (isWordNode(c) || c.type === "arithmetic_expansion") words.push(...braced(c));
+    else if (isWordNode(c) || c.type === "arithmetic_expansion") args.push(c);
   }
+  for (const group of adjacentGroups(args)) words.push(...braced(...group));
   for (const c of node.namedChildren) if (c && c.type !== "variable_assignment" && !REDIRECTS.has(c.type)) walkSubstitutions(c, ctx);
   emit(words, redirectNodes, ctx, assigns);
 }

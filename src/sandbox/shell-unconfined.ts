@@ -18,6 +18,7 @@ import type { SimpleCommand } from "./shell-command.js";
 import { commandOnlyReads } from "./shell-read-only.js";
 import { namesHome } from "./shell-rules-paths.js";
 import { VIRTUAL_ROOT } from "./paths.js";
+import { notLiteral } from "./unconfined-literal.js";
 import { unlistedOption } from "./unconfined-options.js";
 import { leavesWorkspaceByLinks } from "./unconfined-paths.js";
 
@@ -30,7 +31,7 @@ export const UNCONFINED_REASON = "no sandbox here (bubblewrap is not available):
 export const UNCONFINED_SECRET_REASON = "no sandbox here (bubblewrap is not available): this command reads where credentials are kept";
 export const UNCONFINED_OUTSIDE_REASON = "no sandbox here (bubblewrap is not available): this command reads outside the workspace";
 export const UNCONFINED_OPTION_REASON = "no sandbox here (bubblewrap is not available): an option not on this program's read-only list";
-export const UNCONFINED_SPELLING_REASON = "no sandbox here (bubblewrap is not available): this command uses a spelling only bash can read";
+export const UNCONFINED_SPELLING_REASON = "no sandbox here (bubblewrap is not available): this command line is not plain words, and only plain ones run unasked";
 
 /** An absolute path outside the project deerflow started in and its /mnt/user-data view (/dev/null is nothing). */
 function absoluteOutside(w: string): boolean {
@@ -49,10 +50,19 @@ const readsOutside = (c: SimpleCommand) =>
 /** Why this simple command asks when it runs unconfined, or undefined when it only reads (inside `workspace`). */
 export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | undefined {
   if (!commandOnlyReads(c)) return UNCONFINED_REASON;
+  // `CDPATH=..` alone on a line sends the next `cd` elsewhere; `rg --files | xargs rg` makes file names options.
+  if (c.assigns.length > 0 || c.via.length > 0) return UNCONFINED_REASON;
   const option = unlistedOption(c);
   if (option !== undefined) return `${UNCONFINED_OPTION_REASON} (${c.name} ${option})`;
   if ([...c.args, ...c.redirects.map((r) => r.target)].some((w) => SECRET_WORD.test(w))) return UNCONFINED_SECRET_REASON;
   if (c.name !== "" && readsOutside(c)) return UNCONFINED_OUTSIDE_REASON;
   const link = c.name !== "" && workspace ? leavesWorkspaceByLinks(c, workspace) : undefined;
   return link ? `${UNCONFINED_OUTSIDE_REASON} (${link})` : undefined;
+}
+
+/** The audit's verdict on a whole line without a sandbox: a line that is not plain words (unconfined-literal.ts)
+ *  asks even when every command in it only reads; a verdict above allow (a block, a more specific ask) stands. */
+export function plainOrAsk(command: string, verdict: { verdict: "allow" | "edit" | "ask" | "block"; reason?: string }): typeof verdict {
+  const spelled = verdict.verdict === "allow" ? notLiteral(command) : undefined;
+  return spelled ? { verdict: "ask", reason: `${UNCONFINED_SPELLING_REASON}: ${spelled}` } : verdict;
 }

@@ -69,6 +69,18 @@ describe("auto-approval without bubblewrap", () => {
     expect(out).not.toMatch(/^OPENAI_/m);
   });
 
+  it("a repository's file named --pre=sh does not turn an ordinary `rg -n TODO *` into its code running (the tenth pass's A12)", async () => {
+    const sb = e2e.sandbox();
+    const marker = join(sb.userHome, "PWNED-rgstar");
+    writeFileSync(join(sb.cwd, "--pre=sh"), "");
+    writeFileSync(join(sb.cwd, "build.sh"), `echo ran >> ${marker}\n# TODO\n`);
+    e2e.server.push({ toolCalls: [{ id: "rg", name: "bash", args: { command: "rg -n TODO *" } }] }, { content: "done" });
+    const r = await sb.run(["run", "find the TODOs"], { env: { PATH: pathWithoutBwrap(sb) } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(toolResults(e2e.server.requests[1]!).rg).toMatch(/^Denied: no sandbox here/);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it.runIf(HAS_BWRAP)("with bubblewrap, --yes and yolo need no flag", async () => {
     const sb = e2e.sandbox();
     e2e.server.push({ content: "fine" }, { content: "fine too" });

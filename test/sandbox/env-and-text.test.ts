@@ -104,8 +104,30 @@ describe("isSecretEnvName: the credential names the seventh pass saw reach comma
     "SESSION_COOKIE",
     "JWT",
     "KUBE_CONFIG_DATA",
+    // the tenth pass
+    ...["AGE_IDENTITY", "SIGNING_KEY_PEM", "DOCKER_CONFIG_JSON", "NETRC_CONTENT", "MASTER_KEY_B64", "WALLET_SEED", "PGPASS", "CLIENTSECRET", "APPSECRET", "PRIVKEY", "ID_RSA"],
+    ...["STRIPE_SK", "CREDS", "AUTHORIZATION", "AZURE_STORAGE_CONNECTION_STRING", "CONNECTION_STRING", "DB_CONN", "MONGO_URI", "SLACK_HOOK", "DISCORD_HOOK_URL", "OTP_SEED"],
+    ...["TOTP", "HMAC", "SESSION_ID", "VAULT_UNSEAL"],
   ];
-  const plain = ["PWD", "OLDPWD", "PATH", "HOME", "SSH_AUTH_SOCK", "GIT_ASKPASS", "TOKENIZERS_PARALLELISM", "LANG", "TERM", "KUBECONFIG", "NODE_OPTIONS", "EDITOR", "SHELL", "USER"];
+  const plain = [
+    "PWD",
+    "OLDPWD",
+    "PATH",
+    "HOME",
+    "SSH_AUTH_SOCK",
+    "GIT_ASKPASS",
+    "TOKENIZERS_PARALLELISM",
+    "LANG",
+    "TERM",
+    "KUBECONFIG",
+    "NODE_OPTIONS",
+    "EDITOR",
+    "SHELL",
+    "USER",
+    "PYTHONHASHSEED",
+    "XDG_SESSION_TYPE",
+    "DISPLAY",
+  ];
   it.each(secret)("%s is scrubbed", (n) => expect(isSecretEnvName(n)).toBe(true));
   it.each(plain)("%s passes", (n) => expect(isSecretEnvName(n)).toBe(false));
 });

@@ -20,14 +20,12 @@ const READS: string[] = [
   "head -5 a && tail -5 b",
   "cd src && ls",
   "ls 2>/dev/null",
-  "x=1; echo $x",
   "jq .name package.json",
   "pwd; uname -a; id",
   "diff a b || true",
   "tree src",
   "file README.md",
   "echo done >&2",
-  "for f in *.ts; do wc -l $f; done",
   "cat /mnt/user-data/workspace/a.txt",
 ];
 const WRITES_OR_RUNS: string[] = [
@@ -205,6 +203,14 @@ describe("auditCommand: the home directory by its literal path (the sixth pass)"
     const cmd = shape.replace("HOMEREL", home.slice(1).replace(/\//g, "//")).replace("HOME", home);
     expect((await auditCommand(cmd)).verdict, cmd).toBe("block");
   });
+  // The tenth pass (A8): braces with quoted or escaped elements, sequences and bash's \x{…} escape spell the same
+  // deletes; yolo approves an ask, so they must block as the plain spelling does.
+  it.each(["rm -rf {'HOME',x}", "rm -rf $'\\x{2f}'", "find {'HOME',x} -delete", "rm -rf {\\/,x}", "rm -rf {'/',x}"])("blocks %j", async (shape) => {
+    const home = (process.env.HOME ?? "").replace(/\/+$/, "");
+    if (home.length <= 1) return;
+    const cmd = shape.replace("HOME", home);
+    expect((await auditCommand(cmd)).verdict, cmd).toBe("block");
+  });
   it("a folder inside the home directory is only a recursive delete (asks)", async () => {
     expect((await auditCommand(`rm -rf ${process.env.HOME}/project/build`)).verdict).toBe("ask");
   });
@@ -246,9 +252,9 @@ describe("auditCommand without a sandbox: where the paths lead on disk (the sixt
   ])("asks for %j", async (cmd) => {
     const r = await audit(cmd);
     expect(r.verdict, cmd).toBe("ask");
-    expect(r.reason).toMatch(/reads outside the workspace|reads where credentials are kept|not on this program's read-only list|a spelling only bash can read/);
+    expect(r.reason).toMatch(/reads outside the workspace|reads where credentials are kept|not on this program's read-only list|not plain words/);
   });
-  it.each(["cat notes.txt", "grep -rn key .", "ls src/*.ts", "cat srclink/a.ts", "echo $HOSTNAME", "ls -la", "cat /mnt/user-data/workspace/notes.txt"])("allows %j", async (cmd) => {
+  it.each(["cat notes.txt", "grep -rn key .", "cat srclink/a.ts", "ls -la", "cat /mnt/user-data/workspace/notes.txt"])("allows %j", async (cmd) => {
     expect((await audit(cmd)).verdict, cmd).toBe("allow");
   });
 });
@@ -259,8 +265,8 @@ describe("auditCommand without a sandbox: where the paths lead on disk (the sixt
 describe("auditCommand without a sandbox: options are an allow list, bash-only spellings ask (the tenth pass)", () => {
   it.each([
     ["find . -maxdepth 0 $'-exec\\x{0}' sh ./p.sh \\;", /no sandbox here/],
-    ["cat $'aws\\x{2f}credentials'", /\$'…' quoting/],
-    ["rg $'\\x{2d}-pre' ./p.sh x", /\$'…' quoting/],
+    ["cat $'aws\\x{2f}credentials'", /no sandbox here/],
+    ["rg $'\\x{2d}-pre' ./p.sh x", /no sandbox here/],
     ["file -maws/credentials x", /read-only list \(file -maws\/credentials\)/],
     ["file -m../notes.txt x", /read-only list/],
     ["file --magic-file=../x y", /read-only list/],
@@ -274,12 +280,30 @@ describe("auditCommand without a sandbox: options are an allow list, bash-only s
     ["tail -f --pid=1 x", /read-only list/],
     ["find . -fprint out", /no sandbox here/],
     ["find . -newerXY x", /read-only list/],
-    ["[[ 'a[$(sh p.sh 2)]' -le 1 || 1 ]]; echo $?", /a \[ \] or \[\[ \]\] test/],
-    ["[[ ( 'a' -eq 0 ) ]]", /test/],
+    ["[[ 'a[$(sh p.sh 2)]' -le 1 || 1 ]]; echo $?", /no sandbox here/],
+    ["[[ ( 'a' -eq 0 ) ]]", /not plain words/],
     ["[ ! -v x ]", /arithmetic/],
-    ["(( x + 1 ))", /arithmetic/],
-    ["echo $((1+2))", /arithmetic/],
+    ["(( x + 1 ))", /arithmetic|not plain words/],
+    ["echo $((1+2))", /not plain words/],
     ["test -v x", /arithmetic/],
+    // A5: `$"…"` translated through a catalog the repository ships, with the domain set on the lines before
+    ['LC_ALL=C.UTF-8\nTEXTDOMAINDIR=l\nTEXTDOMAIN=x\nfind . -maxdepth 0 $"-foo" sh ./p.sh \\;', /no sandbox here/],
+    // A6: CDPATH alone on a line sends the next `cd` out of the workspace
+    ["CDPATH=..\ncd .someapp\ncat token", /no sandbox here/],
+    // A7: braces with quoted or escaped elements, and sequences
+    ["find . -maxdepth 0 {'-exec',sh} ./p.sh \\;", /no sandbox here/],
+    ["cat {\\.\\.,x}/notes.txt", /no sandbox here/],
+    ["find . -maxdepth 0 -exe{c..c} sh ./p.sh \\;", /no sandbox here/],
+    // A9, A10: substitutions the grammar does not surface
+    ["cat <<E\n`sh p.sh`\nE", /no sandbox here/],
+    ['echo "${x:-`sh p.sh`}"', /no sandbox here/],
+    ["x=abc; echo ${x%$(sh p.sh)}", /no sandbox here/],
+    ["cat <<-E\n\t$(sh p.sh)\n\tE", /no sandbox here/],
+    ["[[ x =~ <(sh p.sh) ]]", /no sandbox here/],
+    // A11, A12: a glob that bash may turn into an option (a file named `-exec` or `--pre=sh`), xargs likewise
+    ["find . -maxdepth 0 -e[x]ec sh ./p.sh \\;", /no sandbox here/],
+    ["rg -n TODO *", /no sandbox here/],
+    ["rg --files | xargs rg -n TODO", /no sandbox here/],
   ])("asks for %j", async (cmd, reason) => {
     const r = await unconfined(cmd);
     expect(r.verdict, cmd).toBe("ask");
@@ -290,7 +314,7 @@ describe("auditCommand without a sandbox: options are an allow list, bash-only s
     "head -5 a",
     "tail -n+3 a",
     "grep -rn -e TODO -A2 src",
-    "grep --include=*.ts -rl x .",
+    "grep --include='*.ts' -rl x .",
     "rg -n -g '*.ts' --max-count 3 foo",
     "ls -la --color=never",
     "find . -name '*.ts' -type f -print0",
@@ -299,6 +323,11 @@ describe("auditCommand without a sandbox: options are an allow list, bash-only s
     "diff -u a b",
     "wc -l a",
     "sha256sum a",
+    "ls 2>/dev/null",
+    "pwd; uname -a; id",
+    "grep -rn 'a b' src 2>&1 | head -5",
+    'cat "README.md"',
+    "echo done >&2",
   ])("allows %j", async (cmd) => {
     expect(await unconfined(cmd), cmd).toEqual({ verdict: "allow" });
   });
