@@ -4,6 +4,7 @@ import { compactionNotice } from "../../vocabulary/compaction-notice.js";
 import { formatErrorLine, runStatusOf } from "../../errors.js";
 import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
 import { retryLine } from "../../vocabulary/retry-status.js";
+import { failedRunUsage } from "../../runtime/run-usage.js";
 import { unhandled } from "../../vocabulary/exhaustive.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { GoalSummary } from "../../runtime/run-goal.js";
@@ -108,7 +109,7 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
       failure(err) {
         line({ type: "error", run_id: runId, message: formatErrorLine(err) });
         const status = runStatusOf(err);
-        if (runId) line({ type: "run.completed", thread_id: threadId, run_id: runId, status, stop_reason: status, final_text: "", usage: null });
+        if (runId) line({ type: "run.completed", thread_id: threadId, run_id: runId, status, stop_reason: status, final_text: "", ...failedRunUsage(err) });
       },
     };
   }
@@ -124,7 +125,9 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
       },
       failure(err) {
         const status = runId ? runStatusOf(err) : "error";
-        stdout.write(`${JSON.stringify({ thread_id: threadId ?? null, run_id: runId ?? null, status, stop_reason: status, final_text: "", usage: null, goal: null, error: formatErrorLine(err) })}\n`);
+        stdout.write(
+          `${JSON.stringify({ thread_id: threadId ?? null, run_id: runId ?? null, status, stop_reason: status, final_text: "", ...failedRunUsage(err), goal: null, error: formatErrorLine(err) })}\n`,
+        );
       },
     };
   }
