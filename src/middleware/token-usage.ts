@@ -6,6 +6,7 @@
 // same whichever side of them it sits.
 // Subagents' tokens are spent inside a tool call, outside this graph's state: the run's ledger (`sink`) holds them
 // until the next lead call or the run's end, when they are added here, so the thread's totals hold every source.
+// Memory extraction runs after a run ended: what it spent joins the thread's totals (never a run's) at the next run.
 import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { type UsageSink, type UsageTotals, UsageTotalsSchema, addUsage, usageOf, zeroUsage } from "./util/usage.js";
@@ -33,7 +34,11 @@ export function tokenUsageMiddleware(options: TokenUsageOptions = {}) {
   return createMiddleware({
     name: "TokenUsage",
     stateSchema: tokenUsageState,
-    beforeAgent: () => ({ run_usage: zeroUsage() }),
+    beforeAgent: (state) => {
+      // Memory extraction after an earlier run spent for this thread, not for this run.
+      const carried = options.sink?.()?.takeCarried();
+      return { run_usage: zeroUsage(), ...(carried && { thread_usage: addUsage(state.thread_usage, carried) }) };
+    },
     afterModel: (state) => {
       const usage = usageOf(state.messages.at(-1));
       const own = usage ? { run_usage: addUsage(state.run_usage, usage, "lead"), thread_usage: addUsage(state.thread_usage, usage, "lead") } : {};

@@ -18,7 +18,7 @@ import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
 import { setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import type { RunEvent, TokenUsage } from "./events.js";
-import { RunUsage, noteFailedRunUsage } from "./run-usage.js";
+import { RunUsage, carryMemorySpending, noteFailedRunUsage } from "./run-usage.js";
 import { addUsage } from "../vocabulary/token-usage.js";
 import { type OpenThreadRequest, type OpenedThread, newId, openThread } from "./open-thread.js";
 import { type LeadAgent, type RunAgentSpec, approvalOf, buildRunAgent, buildStateAgent, compactionOf, runAgentKey, withRunContext } from "./run-agent.js";
@@ -190,6 +190,7 @@ export class ThreadRuntime {
     if (repeat) return repeat;
     const runId = newId("run-");
     const usage = new RunUsage();
+    const billed = carryMemorySpending(this.config, opened.threadId, usage);
     const input = inputLine(req.prompt);
     const mark = await this.begin(opened.threadId, runId, input);
     const lease = watchLease(this.store, opened.threadId, runId, req.signal);
@@ -210,6 +211,7 @@ export class ThreadRuntime {
       if (lost) throw lost;
       await this.settleSuccess(result);
       settled = true;
+      billed();
       await this.pruneCheckpoints(opened.threadId);
       // Before run.completed: a client may rewind as soon as it sees it, and the thread is locked until this is done.
       await snapshotEnd();

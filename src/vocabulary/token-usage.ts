@@ -46,6 +46,18 @@ export function addUsage(a: TokenUsage | null | undefined, b: TokenUsage, source
   return sum;
 }
 
+/**
+ * A model answer's `usage_metadata` as counts (total defaults to input + output), or null when it has none.
+ * `estimated`: the model layer estimated it (`response_metadata.usage_estimated`).
+ */
+export function countsOf(meta: { input_tokens?: unknown; output_tokens?: unknown; total_tokens?: unknown } | null | undefined, estimated = false): TokenCounts | null {
+  if (!meta) return null;
+  const input_tokens = Number(meta.input_tokens) || 0;
+  const output_tokens = Number(meta.output_tokens) || 0;
+  const total_tokens = meta.total_tokens !== undefined && Number.isFinite(Number(meta.total_tokens)) ? Number(meta.total_tokens) : input_tokens + output_tokens;
+  return { input_tokens, output_tokens, total_tokens, ...(estimated && { estimated }) };
+}
+
 /** Whether any token was counted. */
 export function spentAny(u: TokenCounts | null | undefined): boolean {
   return !!u && (u.total_tokens > 0 || u.input_tokens > 0 || u.output_tokens > 0);

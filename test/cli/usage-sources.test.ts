@@ -57,7 +57,8 @@ describe("usage counts everything the run spent", () => {
       { toolCalls: [task("c", "three")], usage: use(300, 30) },
       { content: "done again", usage: use(400, 40) },
     ]);
-    const r = await runCli(sb, ["run", "--output-format", "stream-json", "--thread", first.thread_id, "once more"]);
+    // Memory extraction (its own test below) stays out of this count.
+    const r = await runCli(sb, ["run", "--no-memory", "--output-format", "stream-json", "--thread", first.thread_id, "once more"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const completed = JSON.parse(r.stdout.trim().split("\n").at(-1)!);
     expect(completed.type).toBe("run.completed");
@@ -106,8 +107,30 @@ describe("run --goal counts its evaluator", () => {
     expect(out.thread_usage).toEqual(whole);
     // Stored: the next run on the thread starts from it.
     e2e.server.setScript([{ content: "after", usage: use(1, 1) }]);
-    const next = JSON.parse((await runCli(sb, ["run", "--output-format", "json", "--thread", out.thread_id, "after"])).stdout);
+    const next = JSON.parse((await runCli(sb, ["run", "--no-memory", "--output-format", "json", "--thread", out.thread_id, "after"])).stdout);
     expect(next.thread_usage).toEqual({ ...tokens(358, 39), by_source: { ...whole.by_source, lead: tokens(301, 31) } });
+  });
+});
+
+describe("memory extraction is the thread's, not a run's", () => {
+  it("extraction after run 1 (drained at run 2's start) joins the thread's total at run 2, never run 2's usage", async () => {
+    sb = e2e.sandbox();
+    e2e.server.titleReply = { content: "Remembering", usage: use(7, 3) };
+    e2e.server.memoryReply = { content: '{"facts": []}', usage: use(40, 4) };
+    e2e.server.setScript([{ content: "first", usage: use(10, 1) }]);
+    const first = JSON.parse((await runCli(sb, ["run", "--output-format", "json", "one"])).stdout);
+    expect(e2e.server.memoryRequests).toHaveLength(0);
+    e2e.server.setScript([{ content: "second", usage: use(20, 2) }]);
+    const second = JSON.parse((await runCli(sb, ["run", "--output-format", "json", "--thread", first.thread_id, "two"])).stdout);
+    expect(e2e.server.memoryRequests).toHaveLength(1);
+    expect(second.usage).toEqual({ ...tokens(20, 2), by_source: { lead: tokens(20, 2) } });
+    const thread = { ...tokens(77, 10), by_source: { lead: tokens(30, 3), title: tokens(7, 3), memory: tokens(40, 4) } };
+    expect(second.thread_usage).toEqual(thread);
+    // Counted once: run 1's extraction is not added again at run 3 (run 2's own extraction, 40/4, is).
+    e2e.server.setScript([{ content: "third", usage: use(1, 1) }]);
+    const third = JSON.parse((await runCli(sb, ["run", "--output-format", "json", "--thread", first.thread_id, "three"])).stdout);
+    expect(e2e.server.memoryRequests).toHaveLength(2);
+    expect(third.thread_usage).toEqual({ ...tokens(118, 15), by_source: { lead: tokens(31, 4), title: tokens(7, 3), memory: tokens(80, 8) } });
   });
 });
 

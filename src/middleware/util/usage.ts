@@ -2,7 +2,7 @@
 // a run's side calls (title, subagents) report their tokens to.
 import { AIMessage } from "@langchain/core/messages";
 import { z } from "zod";
-import { type TokenUsage, USAGE_SOURCES, type UsageSource, addUsage, zeroUsage } from "../../vocabulary/token-usage.js";
+import { type TokenUsage, USAGE_SOURCES, type UsageSource, addUsage, countsOf, zeroUsage } from "../../vocabulary/token-usage.js";
 
 export { addUsage, zeroUsage, type UsageSource };
 export type UsageTotals = TokenUsage;
@@ -27,16 +27,12 @@ export interface UsageSink {
   sideTokens(): number;
   /** Tokens counted in the run but not yet written to the thread's totals (subagents'); taking them clears them. */
   takeUnsaved(): UsageTotals | null;
+  /** Tokens the thread spent outside any run (memory extraction) for its totals only; taking them clears them. */
+  takeCarried(): UsageTotals | null;
 }
 
 /** `usage_metadata` of `message` as totals (total defaults to input + output), or null when it has none. */
 export function usageOf(message: unknown): UsageTotals | null {
   if (!message || !AIMessage.isInstance(message)) return null;
-  const u = message.usage_metadata;
-  if (!u) return null;
-  const input_tokens = Number(u.input_tokens) || 0;
-  const output_tokens = Number(u.output_tokens) || 0;
-  const total_tokens = Number.isFinite(Number(u.total_tokens)) && u.total_tokens !== undefined ? Number(u.total_tokens) : input_tokens + output_tokens;
-  const estimated = message.response_metadata?.usage_estimated === true;
-  return { input_tokens, output_tokens, total_tokens, ...(estimated && { estimated }) };
+  return countsOf(message.usage_metadata, message.response_metadata?.usage_estimated === true);
 }
