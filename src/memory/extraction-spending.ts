@@ -14,7 +14,8 @@ CREATE TABLE IF NOT EXISTS extraction_spending (
   output_tokens INTEGER NOT NULL,
   total_tokens INTEGER NOT NULL,
   estimated INTEGER NOT NULL DEFAULT 0
-);`;
+);
+CREATE INDEX IF NOT EXISTS extraction_spending_thread ON extraction_spending (thread_id);`;
 
 interface Row {
   id: number;

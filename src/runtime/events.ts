@@ -5,10 +5,9 @@ import type { ApprovalDiff, ApprovalRequestedEvent } from "../sandbox/approvals.
 import type { FinalRunStatus } from "../vocabulary/statuses.js";
 import type { StopReason } from "../vocabulary/stop-reasons.js";
 import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
+import type { TokenUsage } from "../vocabulary/token-usage.js";
 
 export type { ApprovalDiff, ApprovalRequestedEvent };
-
-import type { TokenUsage } from "../vocabulary/token-usage.js";
 
 /** Tokens with their breakdown by source (`by_source`: lead, subagents, title, summary, goal, memory). */
 export type { TokenUsage };
