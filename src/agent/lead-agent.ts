@@ -2,6 +2,7 @@
 // order (docs/architecture.md); a tracing test asserts the hooks run in exactly this order.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
+import type { UsageSink } from "../middleware/util/usage.js";
 import { delegationLedgerMiddleware } from "../middleware/delegation-ledger.js";
 import { dynamicContextMiddleware } from "../middleware/dynamic-context.js";
 import { subagentLimitMiddleware } from "../middleware/subagent-limit.js";
@@ -136,6 +137,8 @@ export interface LeadAgentOptions {
   /** Compaction of long conversations (the model has a contextWindow): enables Summarization and read_history. */
   compaction?: SummarizationOptions;
   onModelRetry?: (info: { attempt: number; maxRetries: number; delayMs: number; reason: string }) => void;
+  /** The current run's usage ledger (the graph is shared by runs): side calls report to it, the budget reads it. */
+  usageSink?: () => UsageSink | undefined;
   /** Installed skills: the `skill` tool (listing them) and SkillActivation, when there is at least one. */
   skills?: SkillCatalog;
   /** Memory (features.memory): the Memory middleware queues what a run taught, DynamicContext shows what was learned. */
@@ -175,8 +178,8 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
         opts.guards ? { warnThreshold: opts.guards.loopWarn, hardLimit: opts.guards.loopStop, toolWarn: opts.guards.toolCallWarn, toolHardLimit: opts.guards.toolCallStop } : {},
       ),
       vision: opts.supportsVision ?? false,
-      autoTitle: titleMiddleware({ model: sideModel }),
-      tokenBudget: tokenBudgetMiddleware({ maxTokens: opts.guards?.tokenBudget }),
+      autoTitle: titleMiddleware({ model: sideModel, sink: opts.usageSink }),
+      tokenBudget: tokenBudgetMiddleware({ maxTokens: opts.guards?.tokenBudget, sideTokens: () => opts.usageSink?.()?.sideTokens() ?? 0 }),
       subagent: opts.taskTool ? subagentLimitMiddleware() : false,
       summarization: opts.compaction ? summarizationMiddleware({ model: sideModel, ...opts.compaction, piiRedaction: false }) : false,
       memory: opts.memory ? memoryMiddleware({ piiRedaction: opts.piiRedaction }) : false,
@@ -196,7 +199,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       // Unanchored extras keep this order just before Clarification.
       safetyFinishReasonMiddleware(),
       modelLengthFinishReasonMiddleware(),
-      tokenUsageMiddleware(),
+      tokenUsageMiddleware({ sink: opts.usageSink }),
       systemMessageCoalescingMiddleware(),
       terminalResponseMiddleware(),
       llmErrorHandlingMiddleware({ onRetry: opts.onModelRetry }),

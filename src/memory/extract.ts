@@ -5,6 +5,7 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { contentText } from "../vocabulary/message-text.js";
+import { type TokenCounts, countsOf } from "../vocabulary/token-usage.js";
 import type { FactScope } from "./store.js";
 
 /** Starts with the marker test model servers recognise (like the title's "Write a short title"). */
@@ -60,11 +61,21 @@ export function parseExtraction(raw: string, hasProject: boolean): ProposedFact[
   return out;
 }
 
-/** One extraction call (non-streaming, tagged "nostream" so nothing reaches a chat's screen). */
-export async function extractFacts(model: Pick<BaseChatModel, "invoke">, input: { known: readonly string[]; transcript: string; hasProject: boolean }, signal: AbortSignal): Promise<ProposedFact[]> {
+/**
+ * One extraction call (non-streaming, tagged "nostream" so nothing reaches a chat's screen). `onUsage`: the call's
+ * tokens, once it answered (whatever it answered).
+ */
+export async function extractFacts(
+  model: Pick<BaseChatModel, "invoke">,
+  input: { known: readonly string[]; transcript: string; hasProject: boolean },
+  signal: AbortSignal,
+  onUsage?: (usage: TokenCounts) => void,
+): Promise<ProposedFact[]> {
   const answer = await model.invoke([new SystemMessage(EXTRACTION_PROMPT), new HumanMessage(extractionRequest(input.known, input.transcript, input.hasProject))], {
     tags: ["nostream"],
     signal,
   });
+  const usage = countsOf(answer.usage_metadata, answer.response_metadata?.usage_estimated === true);
+  if (usage) onUsage?.(usage);
   return parseExtraction(contentText(answer.content), input.hasProject);
 }

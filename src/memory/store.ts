@@ -26,6 +26,7 @@ import Database from "better-sqlite3";
 import { DeerflowError, ExitCode } from "../errors.js";
 import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
 import { SECRET_REFUSAL, checkFact, cleanFact, normalizeFact } from "./fact-filter.js";
+import { ExtractionSpending, SPENDING_SCHEMA } from "./extraction-spending.js";
 
 export const MEMORY_DIR = "memory";
 export const MEMORY_DB = "memory.sqlite";
@@ -177,6 +178,8 @@ const FACT_COLUMNS = "id, scope, project, text, created_at, updated_at, source_t
 export class MemoryStore {
   readonly path: string;
   private readonly db: Database.Database;
+  /** What extraction spent per thread, until the thread's next run counts it. */
+  readonly spending: ExtractionSpending;
 
   constructor(home: string) {
     const dir = join(home, MEMORY_DIR);
@@ -189,6 +192,7 @@ export class MemoryStore {
       db.pragma("journal_mode = WAL");
       db.pragma("busy_timeout = 5000");
       db.exec(SCHEMA);
+      db.exec(SPENDING_SCHEMA);
       // A store from before review existed: its facts were in effect, so they stay approved (see the header).
       if (!(db.pragma("table_info(facts)") as { name: string }[]).some((c) => c.name === "status")) {
         db.exec("ALTER TABLE facts ADD COLUMN status TEXT NOT NULL DEFAULT 'approved' CHECK (status IN ('pending', 'approved'))");
@@ -198,6 +202,7 @@ export class MemoryStore {
       throw openError(this.path, dir, err);
     }
     this.db = db;
+    this.spending = new ExtractionSpending(db);
   }
 
   close(): void {

@@ -78,7 +78,7 @@ export class MemoryDrain {
           .slice(0, 60)
           .map((f) => f.text);
         const callSignal = AbortSignal.any([signal, AbortSignal.timeout(this.opts.timeoutMs ?? EXTRACTION_TIMEOUT_MS)]);
-        const proposed = await extractFacts(model, { known, transcript: item.transcript, hasProject: item.project !== "" }, callSignal);
+        const proposed = await extractFacts(model, { known, transcript: item.transcript, hasProject: item.project !== "" }, callSignal, (u) => store.spending.record(item.thread_id, u));
         if (this.current !== item.id) break; // handed back meanwhile (stopped)
         for (const p of proposed) this.keep(p, item, out);
         store.done(item.id);

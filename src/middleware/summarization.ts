@@ -28,7 +28,7 @@ import { contentText } from "../vocabulary/message-text.js";
 import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
 import { isUserTurn, messageTokens, messagesTokens, placementOf, selectForCompaction } from "./util/compaction-selection.js";
 import { redactingInvoker } from "./util/pii-messages.js";
-import { type UsageTotals, UsageTotalsSchema, usageOf, zeroUsage } from "./util/usage.js";
+import { type UsageTotals, UsageTotalsSchema, addUsage, usageOf, zeroUsage } from "./util/usage.js";
 
 export const DEFAULT_COMPACTION_THRESHOLD = 0.75;
 /** Used by `features.summarization: true` without a window (library use); the CLI needs `contextWindow` set. */
@@ -71,12 +71,6 @@ const stateSchema = new StateSchema({
   run_usage: UsageTotalsSchema.default(zeroUsage),
   thread_usage: UsageTotalsSchema.default(zeroUsage),
 });
-
-function plus(a: UsageTotals | null | undefined, b: UsageTotals): UsageTotals {
-  const base = a ?? zeroUsage();
-  const estimated = base.estimated || b.estimated;
-  return { input_tokens: base.input_tokens + b.input_tokens, output_tokens: base.output_tokens + b.output_tokens, total_tokens: base.total_tokens + b.total_tokens, ...(estimated && { estimated }) };
-}
 
 function roleOf(m: BaseMessage): string {
   if (AIMessage.isInstance(m)) return "assistant";
@@ -203,8 +197,8 @@ export async function compactMessages(opts: SummarizationOptions, args: CompactA
       messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...rebuilt],
       summary_text: text,
       task_history: { table: "message_archive", archived: total, compactions },
-      ...(written.usage && args.usage?.run_usage ? { run_usage: plus(args.usage.run_usage, written.usage) } : {}),
-      ...(written.usage ? { thread_usage: plus(args.usage?.thread_usage, written.usage) } : {}),
+      ...(written.usage && args.usage?.run_usage ? { run_usage: addUsage(args.usage.run_usage, written.usage, "summary") } : {}),
+      ...(written.usage ? { thread_usage: addUsage(args.usage?.thread_usage, written.usage, "summary") } : {}),
     },
   };
 }

@@ -16,6 +16,7 @@ import { createMiddleware } from "langchain";
 import { THREAD_STATE_VALUES } from "../state/thread-state.js";
 import { clarificationOf, isHiddenMessage } from "../vocabulary/message-markers.js";
 import { contentText } from "../vocabulary/message-text.js";
+import { type UsageSink, type UsageTotals, UsageTotalsSchema, addUsage, usageOf, zeroUsage } from "./util/usage.js";
 
 /** The system prompt of the title request. Starts with the marker text test model servers recognise. */
 export const TITLE_PROMPT =
@@ -35,6 +36,8 @@ export interface TitleOptions {
   model?: Pick<BaseChatModel, "invoke">;
   /** Give up on the model after this long and fall back. Default 8000. */
   timeoutMs?: number;
+  /** The current run's ledger: the title call's tokens count in the run's usage (and here in the thread's). */
+  sink?: () => UsageSink | undefined;
 }
 
 /** A hidden `<system-reminder>` message (DynamicContext's `deerflow_hidden`, LoopDetection…) is not something the user wrote. */
@@ -122,20 +125,25 @@ async function withTimeout<T>(work: (signal: AbortSignal) => Promise<T>, ms: num
 
 /** One title for `user`'s request and the `answer`; never throws. */
 export async function generateTitle(user: string, answer: string, options: TitleOptions = {}): Promise<string> {
+  return (await titleCall(user, answer, options)).title;
+}
+
+/** The title and the call's tokens (null: no call answered). */
+async function titleCall(user: string, answer: string, options: TitleOptions): Promise<{ title: string; usage: UsageTotals | null }> {
   const fallback = fallbackTitle(user);
   const model = options.model;
-  if (!model) return fallback;
+  if (!model) return { title: fallback, usage: null };
   try {
     const request = [new SystemMessage(TITLE_PROMPT), new HumanMessage(`User request:\n${user.slice(0, TITLE_USER_CHARS)}\n\nAssistant answer:\n${answer.slice(0, TITLE_ANSWER_CHARS)}`)];
     const reply = await withTimeout((signal) => model.invoke(request, { signal, tags: ["nostream", "deerflow:title"] } as never), Math.max(1, options.timeoutMs ?? 8000));
     const title = normalizeTitle(contentText((reply as { content?: unknown } | undefined)?.content));
-    return title || fallback;
+    return { title: title || fallback, usage: usageOf(reply) };
   } catch {
-    return fallback;
+    return { title: fallback, usage: null };
   }
 }
 
-const stateSchema = new StateSchema({ title: THREAD_STATE_VALUES.title });
+const stateSchema = new StateSchema({ title: THREAD_STATE_VALUES.title, thread_usage: UsageTotalsSchema.default(zeroUsage) });
 
 export function titleMiddleware(options: TitleOptions = {}) {
   return createMiddleware({
@@ -146,7 +154,10 @@ export function titleMiddleware(options: TitleOptions = {}) {
         if ((state as { title?: string | null }).title) return undefined;
         const exchange = firstExchange(state.messages);
         if (!exchange) return undefined;
-        return { title: await generateTitle(exchange.user, exchange.answer, options) };
+        const { title, usage } = await titleCall(exchange.user, exchange.answer, options);
+        if (!usage) return { title };
+        options.sink?.()?.add("title", usage);
+        return { title, thread_usage: addUsage((state as { thread_usage?: UsageTotals }).thread_usage, usage, "title") };
       } catch {
         return undefined; // never fail a run over a title
       }

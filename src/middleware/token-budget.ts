@@ -14,6 +14,8 @@
 // `stop_reason` becomes "token_capped". No `jumpTo: "end"` (it would skip earlier afterModel and every afterAgent hook).
 // An answer that already has no tool calls ends the run anyway: it is left alone and not marked capped.
 // Without `usage_metadata` a call counts 0 tokens (the budget cannot see what the provider does not report).
+// The budget is on everything the run spent: `token_budget_used` counts the lead's calls, `sideTokens` adds the
+// subagents' and side calls' (spent inside a tool or another middleware, reported to the run's ledger).
 import { TRANSIENT_MARKER } from "../vocabulary/message-markers.js";
 import { createHash } from "node:crypto";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
@@ -30,6 +32,8 @@ export interface TokenBudgetOptions {
   maxTokens?: number;
   /** Fraction of `maxTokens` at which the model is warned once. Default 0.8. */
   warnRatio?: number;
+  /** Tokens this run spent outside the lead's own calls so far (subagents, title, summary): the budget is on the total. */
+  sideTokens?: () => number;
 }
 
 export const DEFAULT_TOKEN_BUDGET = 200_000;
@@ -75,10 +79,11 @@ export function tokenBudgetMiddleware(options: TokenBudgetOptions = {}) {
     afterModel: (state) => {
       const last = state.messages.at(-1);
       const usage = usageOf(last);
-      const used = (state.token_budget_used ?? 0) + (usage?.total_tokens ?? 0);
+      const leadUsed = (state.token_budget_used ?? 0) + (usage?.total_tokens ?? 0);
+      const used = leadUsed + (options.sideTokens?.() ?? 0);
       const clearPending = state.token_budget_pending_warning ? { token_budget_pending_warning: null } : {};
       const calls = last && AIMessage.isInstance(last) ? (last.tool_calls ?? []) : [];
-      const base = usage ? { token_budget_used: used } : {};
+      const base = usage ? { token_budget_used: leadUsed } : {};
 
       if (!last || !AIMessage.isInstance(last) || calls.length === 0) {
         // No tool calls: the run ends here on its own.

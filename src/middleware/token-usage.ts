@@ -4,21 +4,14 @@
 // WHY its position (lead agent only, anywhere in the stack): it only reads the last AI message and writes its own
 // fields. Guards that rewrite that message (LoopDetection, TokenBudget…) keep `usage_metadata`, so the count is the
 // same whichever side of them it sits.
+// Subagents' tokens are spent inside a tool call, outside this graph's state: the run's ledger (`sink`) holds them
+// until the next lead call or the run's end, when they are added here, so the thread's totals hold every source.
+// Memory extraction runs after a run ended: what it spent joins the thread's totals (never a run's) at the next run.
 import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
-import { type UsageTotals, UsageTotalsSchema, usageOf, zeroUsage } from "./util/usage.js";
+import { type UsageSink, type UsageTotals, UsageTotalsSchema, addUsage, usageOf, zeroUsage } from "./util/usage.js";
 
-export { type UsageTotals, UsageTotalsSchema, usageOf, zeroUsage };
-
-export function addUsage(a: UsageTotals | null | undefined, b: UsageTotals): UsageTotals {
-  const base = a ?? zeroUsage();
-  return {
-    input_tokens: base.input_tokens + b.input_tokens,
-    output_tokens: base.output_tokens + b.output_tokens,
-    total_tokens: base.total_tokens + b.total_tokens,
-    ...((base.estimated || b.estimated) && { estimated: true }),
-  };
-}
+export { type UsageTotals, UsageTotalsSchema, addUsage, usageOf, zeroUsage };
 
 export const tokenUsageState = new StateSchema({
   /** Tokens of this run's model calls; reset at each run start. */
@@ -27,15 +20,34 @@ export const tokenUsageState = new StateSchema({
   thread_usage: UsageTotalsSchema.default(zeroUsage),
 });
 
-export function tokenUsageMiddleware() {
+export interface TokenUsageOptions {
+  /** The current run's ledger, whose unsaved side tokens (subagents') are added to the totals. */
+  sink?: () => UsageSink | undefined;
+}
+
+export function tokenUsageMiddleware(options: TokenUsageOptions = {}) {
+  const withUnsaved = (state: { run_usage?: UsageTotals; thread_usage?: UsageTotals }, update: { run_usage?: UsageTotals; thread_usage?: UsageTotals }) => {
+    const side = options.sink?.()?.takeUnsaved();
+    if (!side) return update;
+    return { run_usage: addUsage(update.run_usage ?? state.run_usage, side), thread_usage: addUsage(update.thread_usage ?? state.thread_usage, side) };
+  };
   return createMiddleware({
     name: "TokenUsage",
     stateSchema: tokenUsageState,
-    beforeAgent: () => ({ run_usage: zeroUsage() }),
+    beforeAgent: (state) => {
+      // Memory extraction after an earlier run spent for this thread, not for this run.
+      const carried = options.sink?.()?.takeCarried();
+      return { run_usage: zeroUsage(), ...(carried && { thread_usage: addUsage(state.thread_usage, carried) }) };
+    },
     afterModel: (state) => {
       const usage = usageOf(state.messages.at(-1));
-      if (!usage) return undefined;
-      return { run_usage: addUsage(state.run_usage, usage), thread_usage: addUsage(state.thread_usage, usage) };
+      const own = usage ? { run_usage: addUsage(state.run_usage, usage, "lead"), thread_usage: addUsage(state.thread_usage, usage, "lead") } : {};
+      const update = withUnsaved(state, own);
+      return Object.keys(update).length > 0 ? update : undefined;
+    },
+    afterAgent: (state) => {
+      const update = withUnsaved(state, {});
+      return Object.keys(update).length > 0 ? update : undefined;
     },
   });
 }

@@ -5,16 +5,12 @@ import type { ApprovalDiff, ApprovalRequestedEvent } from "../sandbox/approvals.
 import type { FinalRunStatus } from "../vocabulary/statuses.js";
 import type { StopReason } from "../vocabulary/stop-reasons.js";
 import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
+import type { TokenUsage } from "../vocabulary/token-usage.js";
 
 export type { ApprovalDiff, ApprovalRequestedEvent };
 
-export interface TokenUsage {
-  input_tokens: number;
-  output_tokens: number;
-  total_tokens: number;
-  /** Some of it was estimated from text length: the provider reported no usage (the model layer's estimate). */
-  estimated?: boolean;
-}
+/** Tokens with their breakdown by source (`by_source`: lead, subagents, title, summary, goal, memory). */
+export type { TokenUsage };
 
 /** How a run ended (the event stream never shows pending/running as an end). */
 export type RunStatus = FinalRunStatus;
@@ -56,7 +52,7 @@ export type RunEvent =
   | { type: "tool.started"; run_id: string; tool_call_id?: string; name: string; args: unknown }
   /** `diff`: what a file edit (write_file, str_replace) changed, as a unified diff with its +/− counts. */
   | { type: "tool.completed"; run_id: string; tool_call_id?: string; name: string; status: "ok" | "error"; output: string; diff?: ApprovalDiff }
-  /** A transient model failure: `attempt` (1-based) failed, attempt `attempt + 1` of `max_attempts` follows after `delay_ms`. */
+  /** A transient model failure: attempt `attempt` of `max_attempts` (2 for the first retry) follows after `delay_ms`. */
   | { type: "model.retry"; run_id: string; attempt: number; max_attempts: number; delay_ms: number; reason: string }
   /** Older messages were replaced by a summary (originals archived, readable with read_history). */
   | ({ type: "context.compacted"; run_id: string } & CompactionInfo)
@@ -90,7 +86,7 @@ export type RunEvent =
       status: RunStatus;
       stop_reason: StopReason;
       final_text: string;
-      /** This run's tokens. */
+      /** This run's tokens: the lead's, its subagents' and its side calls', with `by_source`. */
       usage: TokenUsage;
       /** The thread's tokens so far, this run included. */
       thread_usage: TokenUsage;

@@ -17,7 +17,9 @@ import { SubagentRuntime } from "../subagents/runtime.js";
 import { createTaskTool } from "../subagents/task-tool.js";
 import type { ArchiveStore } from "../persistence/store.js";
 import { DEFAULT_CONTEXT_WINDOW, type SummarizationOptions } from "../middleware/summarization.js";
-import type { RunEventListener, TokenUsage } from "./events.js";
+import type { RunEventListener } from "./events.js";
+import type { RunUsage } from "./run-usage.js";
+import { usageReportMiddleware } from "../middleware/usage-report.js";
 import { skillCatalogFor } from "../skills/catalog.js";
 import { McpHub } from "../mcp/hub.js";
 import { agentMcp } from "../mcp/catalog.js";
@@ -30,12 +32,15 @@ export type LeadAgent = ReturnType<typeof createLeadAgent>;
 const processSubagents = new SubagentRuntime({ maxConcurrent: 3 });
 
 /** The run a model retry belongs to (the compiled graph is shared, the listener is not). */
-const currentRun = new AsyncLocalStorage<{ runId: string; emit: RunEventListener; usage?: TokenUsage }>();
+const currentRun = new AsyncLocalStorage<{ runId: string; emit: RunEventListener; usage?: RunUsage }>();
 
-/** Runs `fn` as run `runId`: its retry and compaction notices go to `emit`, a summary call's tokens into `usage`. */
-export function withRunContext<T>(runId: string, emit: RunEventListener, fn: () => Promise<T>, usage?: TokenUsage): Promise<T> {
+/** Runs `fn` as run `runId`: its retry and compaction notices go to `emit`, its side calls' tokens into `usage`. */
+export function withRunContext<T>(runId: string, emit: RunEventListener, fn: () => Promise<T>, usage?: RunUsage): Promise<T> {
   return currentRun.run({ runId, emit, usage }, fn);
 }
+
+/** The ledger of the run this call belongs to (undefined outside a run). */
+const runLedger = () => currentRun.getStore()?.usage;
 
 export interface RunAgentSpec {
   config: ResolvedConfig;
@@ -89,12 +94,7 @@ export function compactionOf(spec: Pick<RunAgentSpec, "config" | "model">, archi
     piiRedaction: spec.config.piiRedaction,
     onCompacted: (info) => {
       const run = currentRun.getStore();
-      if (run?.usage && info.summary_usage) {
-        run.usage.input_tokens += info.summary_usage.input_tokens;
-        run.usage.output_tokens += info.summary_usage.output_tokens;
-        run.usage.total_tokens += info.summary_usage.total_tokens;
-        if (info.summary_usage.estimated) run.usage.estimated = true;
-      }
+      if (info.summary_usage) run?.usage?.add("summary", info.summary_usage);
       run?.emit({ type: "context.compacted", run_id: run.runId, ...info });
     },
   };
@@ -114,6 +114,7 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     model: (type) => (type.model && config.models[type.model] ? createChatModel(resolveNamedModel(config, type.model)) : model),
     tools: () => leadAgentTools({ bashTimeoutSeconds: config.sandbox.bashTimeoutSeconds }) as never,
     childMiddleware: () => [
+      usageReportMiddleware("subagents", runLedger),
       nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval)),
       nextTo("SandboxAudit", toolApprovalMiddleware(approval)),
       ...(config.piiRedaction ? [piiRedactionMiddleware()] : []),
@@ -137,9 +138,11 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     checkpointer: checkpointer as never,
     channelMode: config.checkpoint.channelMode,
     snapshotFrequency: config.checkpoint.snapshotFrequency,
+    usageSink: runLedger,
     onModelRetry: (info) => {
       const run = currentRun.getStore();
-      run?.emit({ type: "model.retry", run_id: run.runId, attempt: info.attempt, max_attempts: info.maxRetries + 1, delay_ms: info.delayMs, reason: info.reason });
+      // `attempt` is the attempt about to be made (2 for the first retry): the number text mode and the TUI show.
+      run?.emit({ type: "model.retry", run_id: run.runId, attempt: info.attempt + 1, max_attempts: info.maxRetries + 1, delay_ms: info.delayMs, reason: info.reason });
     },
   });
 }

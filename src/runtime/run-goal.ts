@@ -6,7 +6,9 @@
 import { createChatModel } from "../config/model-factory.js";
 import { redactingInvoker } from "../middleware/util/pii-messages.js";
 import type { GoalOutcome, GoalState } from "../state/types.js";
-import type { RunEvent } from "./events.js";
+import type { RunEvent, TokenUsage } from "./events.js";
+import { countedInvoker } from "./run-usage.js";
+import { addUsage } from "../vocabulary/token-usage.js";
 import { evaluateGoal } from "./goal/evaluator.js";
 import { newGoalState } from "./goal/goal-decision.js";
 import { runGoal } from "./goal/goal-loop.js";
@@ -39,13 +41,21 @@ export interface GoalRunRequest extends RunRequest {
 
 export async function runGoalThread(req: GoalRunRequest): Promise<GoalRunResult> {
   const emit = req.onEvent ?? (() => {});
-  const evaluator = createChatModel(req.model, { streaming: false });
+  // The evaluator's tokens: the goal's (every run's and every evaluation's) in the result, and the thread's through
+  // each decision's state write (the round's evaluation joins what the run before it left in the thread's total).
+  let spent: TokenUsage | null = null;
+  let round: TokenUsage | null = null;
+  const evaluator = countedInvoker(createChatModel(req.model, { streaming: false }), (u) => {
+    round = addUsage(round, u, "goal");
+    spent = addUsage(spent, u, "goal");
+  });
   let threadId = req.threadId;
   // A run that fails outright (model unreachable, internal error) is reported as that error (exit 1), not as an
   // unmet goal.
   let failure: unknown;
   const unattended = !req.attended;
   const goal = req.resume ?? newGoalState(req.objective, { maxContinuations: req.maxContinuations });
+  let lastThreadUsage: TokenUsage | undefined;
   const out = await runGoal({
     objective: goal.objective,
     goal,
@@ -68,21 +78,27 @@ export async function runGoalThread(req: GoalRunRequest): Promise<GoalRunResult>
         throw err;
       });
       threadId = r.thread_id;
+      spent = addUsage(spent, r.usage);
       return { result: r, messages: r.messages };
     },
     // The evaluator reads the conversation: with piiRedaction on, it is masked like every other request.
     evaluate: (messages, ctx) =>
       evaluateGoal({ model: req.config.piiRedaction ? redactingInvoker(evaluator, threadId) : evaluator, objective: goal.objective, messages, unattended: ctx.unattended, signal: req.signal }),
     onEvent: (e) => emit(e as RunEvent),
-    onDecision: async (decision) => {
-      if (threadId) await updateThreadState(req, threadId, decision.stateUpdate as Record<string, unknown>);
+    onDecision: async (decision, result) => {
+      const evaluated = round;
+      round = null;
+      const usage = evaluated && result ? { thread_usage: addUsage(result.thread_usage, evaluated) } : {};
+      if (threadId) await updateThreadState(req, threadId, { ...(decision.stateUpdate as Record<string, unknown>), ...usage });
+      lastThreadUsage = usage.thread_usage ?? result?.thread_usage;
     },
   });
-  const last = out.runs.at(-1);
-  if (failure !== undefined && (out.blocker === "run_failed" || !last)) throw failure;
-  if (!last) throw new Error("goal mode ended without a run");
+  const lastRun = out.runs.at(-1);
+  if (failure !== undefined && (out.blocker === "run_failed" || !lastRun)) throw failure;
+  if (!lastRun) throw new Error("goal mode ended without a run");
   return {
-    result: last,
+    // The goal's result names its last run; its usage is the whole goal's.
+    result: { ...lastRun, usage: spent ?? lastRun.usage, thread_usage: lastThreadUsage ?? lastRun.thread_usage },
     exitCode: out.exitCode,
     goal: {
       objective: goal.objective,

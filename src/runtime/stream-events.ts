@@ -3,6 +3,7 @@
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { messageText } from "../vocabulary/message-text.js";
 import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
+import { usageOf } from "../middleware/util/usage.js";
 import type { ApprovalDiff, DelegationView, RunEventListener, TodoView, TokenUsage } from "./events.js";
 
 /** Messages inside a stream "updates" chunk, whatever shape the node returned. */
@@ -35,17 +36,11 @@ function diffOf(artifact: unknown): ApprovalDiff | undefined {
   return d && typeof d.path === "string" && typeof d.patch === "string" && typeof d.added === "number" && typeof d.removed === "number" ? (d as ApprovalDiff) : undefined;
 }
 
-/** This call's usage, added into the run's `total`. */
-function addUsage(total: TokenUsage, m: AIMessage): TokenUsage | undefined {
-  const u = m.usage_metadata;
-  if (!u) return undefined;
-  const call: TokenUsage = { input_tokens: u.input_tokens ?? 0, output_tokens: u.output_tokens ?? 0, total_tokens: u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0) };
-  if (m.response_metadata?.usage_estimated === true) call.estimated = true;
-  total.input_tokens += call.input_tokens;
-  total.output_tokens += call.output_tokens;
-  total.total_tokens += call.total_tokens;
-  if (call.estimated) total.estimated = true;
-  return call;
+/** This call's usage, counted into the run's by `count`. */
+function countUsage(count: (call: TokenUsage) => void, m: AIMessage): TokenUsage | undefined {
+  const call = usageOf(m);
+  if (call) count(call);
+  return call ?? undefined;
 }
 
 /** The notes text written in an "updates" chunk (null/"" when cleared), or undefined when the chunk has none. */
@@ -59,7 +54,7 @@ function notesIn(update: unknown): string | undefined {
   return undefined;
 }
 
-function translateUpdates(chunk: Record<string, unknown>, runId: string, usage: TokenUsage, emit: RunEventListener): void {
+function translateUpdates(chunk: Record<string, unknown>, runId: string, count: (call: TokenUsage) => void, emit: RunEventListener): void {
   for (const [node, update] of Object.entries(chunk)) {
     const todos = fieldIn(update, "todos");
     if (todos) emit({ type: "todos.updated", run_id: runId, todos: todos as TodoView[] });
@@ -69,7 +64,7 @@ function translateUpdates(chunk: Record<string, unknown>, runId: string, usage: 
     if (notes !== undefined) emit({ type: "notes.updated", run_id: runId, notes });
     for (const m of messagesIn(update)) {
       if (node === "model_request" && AIMessage.isInstance(m)) {
-        const call = addUsage(usage, m);
+        const call = countUsage(count, m);
         const calls = m.tool_calls ?? [];
         emit({ type: "message.completed", run_id: runId, message_id: m.id, text: messageText(m), tool_calls: calls.map((c) => ({ id: c.id, name: c.name })), ...(call ? { usage: call } : {}) });
         for (const c of calls) emit({ type: "tool.started", run_id: runId, tool_call_id: c.id, name: c.name, args: c.args });
@@ -136,8 +131,14 @@ export function secretMasker() {
   };
 }
 
-/** Drains the graph's stream, emitting RunEvents; adds the run's token usage into `usage`. */
-export async function translateStream(stream: AsyncIterable<[string, unknown]>, runId: string, usage: TokenUsage, emit: RunEventListener, restore?: (text: string) => string): Promise<void> {
+/** Drains the graph's stream, emitting RunEvents; each model call's token usage goes to `count`. */
+export async function translateStream(
+  stream: AsyncIterable<[string, unknown]>,
+  runId: string,
+  count: (call: TokenUsage) => void,
+  emit: RunEventListener,
+  restore?: (text: string) => string,
+): Promise<void> {
   const deltas = restore ? placeholderRestorer(restore) : undefined;
   const secrets = secretMasker();
   const flush = () => {
@@ -159,7 +160,7 @@ export async function translateStream(stream: AsyncIterable<[string, unknown]>, 
       continue;
     }
     flush();
-    translateUpdates(chunk as Record<string, unknown>, runId, usage, emit);
+    translateUpdates(chunk as Record<string, unknown>, runId, count, emit);
   }
   flush();
 }

@@ -17,7 +17,9 @@ import { runConfigurable } from "../vocabulary/configurable.js";
 import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
 import { setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
-import { type RunEvent, type TokenUsage, emptyUsage } from "./events.js";
+import type { RunEvent, TokenUsage } from "./events.js";
+import { RunUsage, carryMemorySpending, noteFailedRunUsage } from "./run-usage.js";
+import { addUsage } from "../vocabulary/token-usage.js";
 import { type OpenThreadRequest, type OpenedThread, newId, openThread } from "./open-thread.js";
 import { type LeadAgent, type RunAgentSpec, approvalOf, buildRunAgent, buildStateAgent, compactionOf, runAgentKey, withRunContext } from "./run-agent.js";
 import { compactMessages } from "../middleware/summarization.js";
@@ -187,7 +189,8 @@ export class ThreadRuntime {
     const repeat = req.inputId && !opened.isNew ? repeatedRun(await this.readState(opened.threadId, req.model), opened, { ...req, inputId: req.inputId }) : undefined;
     if (repeat) return repeat;
     const runId = newId("run-");
-    const usage = emptyUsage();
+    const usage = new RunUsage();
+    const billed = carryMemorySpending(this.config, opened.threadId, usage);
     const input = inputLine(req.prompt);
     const mark = await this.begin(opened.threadId, runId, input);
     const lease = watchLease(this.store, opened.threadId, runId, req.signal);
@@ -208,6 +211,7 @@ export class ThreadRuntime {
       if (lost) throw lost;
       await this.settleSuccess(result);
       settled = true;
+      billed();
       await this.pruneCheckpoints(opened.threadId);
       // Before run.completed: a client may rewind as soon as it sees it, and the thread is locked until this is done.
       await snapshotEnd();
@@ -224,10 +228,12 @@ export class ThreadRuntime {
       return result;
     } catch (err) {
       settled = true;
-      throw await this.settleFailure(opened.threadId, runId, mark, lease.lost() ?? err, usage, req, streamed.partial);
+      const failure = await this.settleFailure(opened.threadId, runId, mark, lease.lost() ?? err, usage.total, req, streamed.partial);
+      noteFailedRunUsage(failure, usage.total, await this.threadUsageAfterFailure(opened.threadId, req, usage.total, failure));
+      throw failure;
     } finally {
       lease.dispose();
-      if (!settled) await this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage, req);
+      if (!settled) await this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage.total, req);
       await snapshotEnd();
       await this.release(opened.threadId, runId);
     }
@@ -383,7 +389,22 @@ export class ThreadRuntime {
     return agent;
   }
 
-  private async execute(req: RunRequest, opened: OpenedThread, runId: string, usage: TokenUsage, tools: ToolWatch): Promise<RunResult> {
+  /**
+   * The thread's tokens after a failed run, this run's included. A rolled-back run's work is gone from the thread's
+   * state, its tokens with it, so they are added to what the state holds; interrupted and timed-out work is kept
+   * (the state already counts it). Null when the store cannot be read (another owner, a broken store).
+   */
+  private async threadUsageAfterFailure(threadId: string, req: RunRequest, usage: TokenUsage, failure: unknown): Promise<TokenUsage | null> {
+    if (leaseLostIn(failure)) return null;
+    try {
+      const kept = (await this.readState(threadId, req.model)).thread_usage as TokenUsage | undefined;
+      return runStatusOf(failure) === "error" ? addUsage(kept, usage) : (kept ?? usage);
+    } catch {
+      return null;
+    }
+  }
+
+  private async execute(req: RunRequest, opened: OpenedThread, runId: string, usage: RunUsage, tools: ToolWatch): Promise<RunResult> {
     const agent = await this.agentFor(req, opened.paths);
     const { threadId } = opened;
     const skills = skillCatalogFor({ home: this.config.home, cwd: process.cwd() });
@@ -408,12 +429,12 @@ export class ThreadRuntime {
       );
       // With piiRedaction the model streams placeholders: the user sees the values (the stored answer has them too).
       const restore = this.config.piiRedaction ? redactorFor(threadId).restore : undefined;
-      await translateStream(stream as AsyncIterable<[string, unknown]>, runId, usage, req.onEvent ?? (() => {}), restore);
+      await translateStream(stream as AsyncIterable<[string, unknown]>, runId, (call) => usage.add("lead", call), req.onEvent ?? (() => {}), restore);
     } finally {
       signal.dispose();
     }
     const values = (await agent.graph.getState(config)).values as ThreadValues;
-    const result = resultOf(values, threadId, runId, usage);
+    const result = resultOf(values, threadId, runId, usage.total);
     if (result.clarification) req.onEvent?.({ type: "clarification.requested", run_id: runId, clarification: result.clarification });
     if (req.inputId) await agent.graph.updateState(config, recordedInput(values, req.inputId, req.prompt, result) as never);
     return result;

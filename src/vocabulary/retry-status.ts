@@ -1,7 +1,7 @@
 // How a model retry is said, in the TUI's transient status line and on `run`'s stderr: one home for the words.
 
 export interface RetryFacts {
-  /** The attempt that failed (1-based). */
+  /** The attempt about to be made (1-based: 2 is the first retry), as `model.retry` carries it. */
   attempt: number;
   max_attempts: number;
   delay_ms: number;
@@ -26,12 +26,12 @@ export function formatWait(ms: number): string {
 
 /** "retrying in 0.4 s, attempt 2 of 4"; once the wait is over, "attempt 2 of 4…". */
 export function retryStatus(facts: Pick<RetryFacts, "attempt" | "max_attempts">, remainingMs: number): string {
-  const next = `attempt ${facts.attempt + 1} of ${facts.max_attempts}`;
+  const next = `attempt ${facts.attempt} of ${facts.max_attempts}`;
   return remainingMs > 0 ? `retrying in ${formatWait(remainingMs)}, ${next}` : `${next}…`;
 }
 
 /** One line for a log: "model endpoint: HTTP 500 from …; retrying in 4 s, attempt 2 of 4" ("retrying now" for no wait). */
 export function retryLine(facts: RetryFacts): string {
-  const status = facts.delay_ms > 0 ? retryStatus(facts, facts.delay_ms) : `retrying now, attempt ${facts.attempt + 1} of ${facts.max_attempts}`;
+  const status = facts.delay_ms > 0 ? retryStatus(facts, facts.delay_ms) : `retrying now, attempt ${facts.attempt} of ${facts.max_attempts}`;
   return `model endpoint: ${facts.reason}; ${status}`;
 }

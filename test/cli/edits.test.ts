@@ -1,9 +1,10 @@
 // File edits through `deerflow run` and the test model: run's default approval mode (auto-edit) applies edits; the
 // edit's unified diff rides on stream-json's tool.completed; `--approval ask` headless denies edits unless --yes.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
+import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 
 const e2e = useE2E();
@@ -51,34 +52,55 @@ describe("edits headless", () => {
     expect(sent).not.toContain("@@ -1,2 +1,2 @@");
   });
 
-  it("the stream-json patches apply with `git apply` in the repository (edit and new file, in a subfolder)", async () => {
+  it("the stream-json patches apply with `git apply` in the -w repository (edit and new file, in a subfolder)", async () => {
     const sb = e2e.sandbox();
-    await execa("git", ["init", "-q"], { cwd: sb.cwd });
-    mkdirSync(join(sb.cwd, "src"));
-    writeFileSync(join(sb.cwd, "src", "app.js"), "const a = 1;\nconst b = 2;\nconsole.log(a + b);\n");
-    await execa("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-qm", "init", "--allow-empty"], { cwd: sb.cwd });
-    await execa("git", ["add", "-A"], { cwd: sb.cwd });
-    await execa("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-qm", "app"], { cwd: sb.cwd });
+    // The repository is the run's -w workspace, not the directory deerflow starts in: paths are the workspace's.
+    const repo = join(sb.cwd, "repo");
+    mkdirSync(join(repo, "src"), { recursive: true });
+    await execa("git", ["init", "-q"], { cwd: repo });
+    writeFileSync(join(repo, "src", "app.js"), "const a = 1;\nconst b = 2;\nconsole.log(a + b);\n");
+    await execa("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-qm", "init", "--allow-empty"], { cwd: repo });
+    await execa("git", ["add", "-A"], { cwd: repo });
+    await execa("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-qm", "app"], { cwd: repo });
     e2e.server.push(
       call("r1", "read_file", { path: "src/app.js" }),
       call("s1", "str_replace", { path: "/mnt/user-data/workspace/src/app.js", old_str: "const b = 2;", new_str: "const b = 40;" }),
       call("w1", "write_file", { path: "src/new.js", content: "export const n = 1;\n" }),
       { content: "edited" },
     );
-    const r = await sb.run(["run", "--output-format", "stream-json", "edit it"]);
+    const r = await sb.run(["run", "-w", repo, "--output-format", "stream-json", "edit it"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const diffs = events(r.stdout)
       .filter((e) => e.type === "tool.completed" && e.diff)
       .map((e) => e.diff as { path: string; patch: string });
     expect(diffs.map((d) => d.path)).toEqual(["src/app.js", "src/new.js"]);
     // Undo the agent's edits, then re-apply its patches with git: the same files result.
-    const edited = readFileSync(join(sb.cwd, "src", "app.js"), "utf8");
-    await execa("git", ["checkout", "--", "src/app.js"], { cwd: sb.cwd });
-    rmSync(join(sb.cwd, "src", "new.js"));
-    for (const d of diffs) await execa("git", ["apply", "-"], { cwd: sb.cwd, input: d.patch });
-    expect(readFileSync(join(sb.cwd, "src", "app.js"), "utf8")).toBe(edited);
+    const edited = readFileSync(join(repo, "src", "app.js"), "utf8");
+    await execa("git", ["checkout", "--", "src/app.js"], { cwd: repo });
+    rmSync(join(repo, "src", "new.js"));
+    for (const d of diffs) await execa("git", ["apply", "-"], { cwd: repo, input: d.patch });
+    expect(readFileSync(join(repo, "src", "app.js"), "utf8")).toBe(edited);
     expect(edited).toContain("const b = 40;");
-    expect(readFileSync(join(sb.cwd, "src", "new.js"), "utf8")).toBe("export const n = 1;\n");
+    expect(readFileSync(join(repo, "src", "new.js"), "utf8")).toBe("export const n = 1;\n");
+  });
+
+  it("text mode names the workspace's files by their real path, in progress lines and the answer (the model keeps its view)", async () => {
+    const sb = e2e.sandbox();
+    const repo = join(sb.cwd, "repo");
+    mkdirSync(repo);
+    e2e.server.push(call("r0", "read_file", { path: "/mnt/user-data/workspace/missing.py" }), call("w1", "write_file", { path: "/mnt/user-data/workspace/app.py", content: "x = 1\n" }), {
+      content: "I wrote /mnt/user-data/workspace/app.py.",
+    });
+    const r = await runCli(sb, ["run", "-w", repo, "write it"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const host = realpathSync(repo);
+    expect(r.stdout).toBe(`I wrote ${host}/app.py.\n`);
+    expect(r.stderr).toContain(`→ write_file {"path":"${host}/app.py"`);
+    const failed = r.stderr.split("\n").find((l) => l.startsWith("deerflow: ✗ read_file:"));
+    expect(failed).toContain(`${host}/missing.py`);
+    expect(r.stdout + r.stderr).not.toContain("/mnt/user-data/workspace");
+    // What the model reads is unchanged: its own view.
+    expect(JSON.stringify(e2e.server.requests.at(-1)!.body.messages)).toContain("/mnt/user-data/workspace/missing.py");
   });
 
   it("--approval ask headless: an edit is denied (visibly, nothing written) unless --yes", async () => {

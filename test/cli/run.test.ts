@@ -59,13 +59,21 @@ describe("deerflow run", () => {
   it("prints the documented JSON object with --output-format json", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ content: "The answer is 42.", usage: { prompt_tokens: 11, completion_tokens: 5 } });
+    e2e.server.titleReply = { content: "The answer", usage: { prompt_tokens: 3, completion_tokens: 1 } };
     const r = await runCli(sb, ["run", "--output-format", "json", "what is the answer?"]);
     expect(r.exitCode).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(Object.keys(out).sort()).toEqual(["final_text", "goal", "run_id", "status", "stop_reason", "thread_id", "thread_usage", "usage"]);
     expect(out).toMatchObject({ status: "success", stop_reason: "end_turn", final_text: "The answer is 42.", goal: null });
-    expect(out.usage).toEqual({ input_tokens: 11, output_tokens: 5, total_tokens: 16 });
-    expect(out.thread_usage).toEqual({ input_tokens: 11, output_tokens: 5, total_tokens: 16 });
+    // The run's tokens are its answer's and its new thread's title's (usage-sources.test.ts covers every source).
+    const usage = {
+      input_tokens: 14,
+      output_tokens: 6,
+      total_tokens: 20,
+      by_source: { lead: { input_tokens: 11, output_tokens: 5, total_tokens: 16 }, title: { input_tokens: 3, output_tokens: 1, total_tokens: 4 } },
+    };
+    expect(out.usage).toEqual(usage);
+    expect(out.thread_usage).toEqual(usage);
     expect(out.thread_id).toMatch(/^[0-9a-f]{12}$/);
   });
 

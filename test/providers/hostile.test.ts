@@ -217,7 +217,8 @@ describe("hostile provider on the wire", () => {
     e2e.server.push(rawSse([{ ...chunk({ role: "assistant", content: "a" }), ...u(1) }, { ...chunk({ content: "b" }), ...u(2) }, { ...chunk({}, "stop"), ...u(2) }, DONE]));
     const r = await run(sb, "--output-format", "json", "go");
     clean(r.stderr);
-    expect(JSON.parse(r.stdout).usage).toEqual({ input_tokens: 100, output_tokens: 2, total_tokens: 102 });
+    // The lead's call (the run's usage also holds the new thread's title call).
+    expect(JSON.parse(r.stdout).usage.by_source.lead).toEqual({ input_tokens: 100, output_tokens: 2, total_tokens: 102 });
   });
 
   it("a gzip-encoded stream is decoded", async () => {

@@ -67,7 +67,7 @@ describe("the debug log of a run", () => {
     const attempts = log.filter((l) => l.event === "model.request" && l.tools !== undefined);
     expect(attempts).toHaveLength(4);
     for (const a of attempts) expect(a).toMatchObject({ status: 500, error: expect.stringContaining("upstream exploded"), duration_ms: expect.any(Number) });
-    expect(log.filter((l) => l.event === "model.retry").map((l) => l.attempt)).toEqual([1, 2, 3]);
+    expect(log.filter((l) => l.event === "model.retry").map((l) => l.attempt)).toEqual([2, 3, 4]);
     expect(log.find((l) => l.event === "run.failed")).toMatchObject({ error: expect.stringMatching(/after 4 attempts/), exit_code: 1, stack: expect.stringContaining("\n    at ") });
     expect(readFileSync(file, "utf8")).not.toContain("sk-test-key-123456");
   });

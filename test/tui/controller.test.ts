@@ -237,6 +237,24 @@ describe("ChatController start", () => {
 });
 
 describe("ChatController turns", () => {
+  it("the status line's tokens are the thread's whole spending: the lead's, its subagents' and the title's", async () => {
+    const child = (req: { body: { messages: { content: unknown }[] } }) => JSON.stringify(req.body.messages[0]?.content ?? "").includes("subagent of deerflow");
+    const lead: ScriptedReply[] = [
+      {
+        toolCalls: ["one", "two"].map((w) => ({ id: w, name: "task", args: { description: `do ${w}`, prompt: `child ${w}`, subagent_type: "general-purpose" } })),
+        usage: { prompt_tokens: 100, completion_tokens: 10 },
+      },
+      { content: "both done", usage: { prompt_tokens: 200, completion_tokens: 20 } },
+    ];
+    server.setScript((req) => (child(req) ? { content: "child done", usage: { prompt_tokens: 50, completion_tokens: 5 } } : lead.shift()!));
+    server.titleReply = { content: "Two helpers", usage: { prompt_tokens: 7, completion_tokens: 3 } };
+    const h = await started();
+    await turn(h, "delegate twice");
+    expect(h.items("assistant").map((i) => i.text)).toEqual(["both done"]);
+    // Lead 330 + two children 2 × 55 + title 10.
+    expect(h.state().status.usage).toMatchObject({ total_tokens: 450, by_source: { lead: { total_tokens: 330 }, subagents: { total_tokens: 110 }, title: { total_tokens: 10 } } });
+  });
+
   it("a turn streams into the store and commits the answer", async () => {
     script([{ toolCalls: [{ id: "sh", name: "bash", args: { command: "echo from-tool" } }] }, { content: "The tool said from-tool." }]);
     const h = await started();

@@ -350,7 +350,7 @@ const action: fc.Arbitrary<ChatAction> = fc.oneof(
   fc.constantFrom("a1", "a2").map((id): ChatAction => ({ type: "ui.approval.answered", id })),
   fc.constant<ChatAction>({ type: "goal.continued", continuation_count: 1, reason: "more" }),
   fc.constant<ChatAction>({ type: "goal.evaluated", evaluation: { satisfied: false, blocker: "goal_not_met_yet", reason: "r" }, continuation_count: 1 }),
-  fc.constant<ChatAction>({ type: "model.retry", run_id: RUN, attempt: 1, max_attempts: 4, delay_ms: 1000, reason: "HTTP 500" }),
+  fc.constant<ChatAction>({ type: "model.retry", run_id: RUN, attempt: 2, max_attempts: 4, delay_ms: 1000, reason: "HTTP 500" }),
   fc.constant<ChatAction>({ type: "error", message: "boom" }),
   text.map((t): ChatAction => ({ type: "ui.user", text: t })),
   fc.constant<ChatAction>({ type: "ui.run.begin" }),

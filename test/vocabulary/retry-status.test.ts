@@ -8,11 +8,11 @@ describe("retry status", () => {
   });
 
   it("a countdown names the wait it takes and never shows 0 while it waits", () => {
-    expect(retryStatus({ attempt: 1, max_attempts: 4 }, 300)).toBe("retrying in 0.3 s, attempt 2 of 4");
-    expect(retryStatus({ attempt: 1, max_attempts: 4 }, 20)).toBe("retrying in 0.1 s, attempt 2 of 4");
-    expect(retryStatus({ attempt: 3, max_attempts: 4 }, 0)).toBe("attempt 4 of 4…");
-    expect(retryLine({ attempt: 2, max_attempts: 4, delay_ms: 700, reason: "HTTP 503" })).toBe("model endpoint: HTTP 503; retrying in 0.7 s, attempt 3 of 4");
+    expect(retryStatus({ attempt: 2, max_attempts: 4 }, 300)).toBe("retrying in 0.3 s, attempt 2 of 4");
+    expect(retryStatus({ attempt: 2, max_attempts: 4 }, 20)).toBe("retrying in 0.1 s, attempt 2 of 4");
+    expect(retryStatus({ attempt: 4, max_attempts: 4 }, 0)).toBe("attempt 4 of 4…");
+    expect(retryLine({ attempt: 3, max_attempts: 4, delay_ms: 700, reason: "HTTP 503" })).toBe("model endpoint: HTTP 503; retrying in 0.7 s, attempt 3 of 4");
     // A jittered wait can be zero; the log still says a retry happens (a faults test once missed "retrying").
-    expect(retryLine({ attempt: 1, max_attempts: 4, delay_ms: 0, reason: "HTTP 503" })).toBe("model endpoint: HTTP 503; retrying now, attempt 2 of 4");
+    expect(retryLine({ attempt: 2, max_attempts: 4, delay_ms: 0, reason: "HTTP 503" })).toBe("model endpoint: HTTP 503; retrying now, attempt 2 of 4");
   });
 });

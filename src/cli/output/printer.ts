@@ -4,6 +4,8 @@ import { compactionNotice } from "../../vocabulary/compaction-notice.js";
 import { formatErrorLine, runStatusOf } from "../../errors.js";
 import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
 import { retryLine } from "../../vocabulary/retry-status.js";
+import { failedRunUsage } from "../../runtime/run-usage.js";
+import { withHostPaths } from "./host-paths.js";
 import { unhandled } from "../../vocabulary/exhaustive.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { GoalSummary } from "../../runtime/run-goal.js";
@@ -34,19 +36,21 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
   const stderr = guarded(rawStderr, false);
   let threadId: string | undefined;
   let runId: string | undefined;
+  let workspace: string | undefined;
   const note = (s: string) => stderr.write(`deerflow: ${s}\n`);
   const progress = (e: RunEvent) => {
     switch (e.type) {
       case "run.started":
         threadId = e.thread_id;
         runId = e.run_id;
+        workspace = e.workspace;
         note(e.new_thread ? `new thread ${e.thread_id} (continue it with --thread ${e.thread_id})` : `thread ${e.thread_id}`);
         break;
       case "tool.started":
-        note(`→ ${e.name} ${oneLine(JSON.stringify(e.args ?? {}), 100)}`);
+        note(`→ ${e.name} ${oneLine(withHostPaths(JSON.stringify(e.args ?? {}), workspace), 100)}`);
         break;
       case "tool.completed":
-        if (e.status === "error") note(`✗ ${e.name}: ${oneLine(e.output)}`);
+        if (e.status === "error") note(`✗ ${e.name}: ${oneLine(withHostPaths(e.output, workspace))}`);
         break;
       case "todos.updated": {
         const mark = { pending: "[ ]", in_progress: "[>]", completed: "[x]" } as const;
@@ -108,7 +112,7 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
       failure(err) {
         line({ type: "error", run_id: runId, message: formatErrorLine(err) });
         const status = runStatusOf(err);
-        if (runId) line({ type: "run.completed", thread_id: threadId, run_id: runId, status, stop_reason: status, final_text: "", usage: null });
+        if (runId) line({ type: "run.completed", thread_id: threadId, run_id: runId, status, stop_reason: status, final_text: "", ...failedRunUsage(err) });
       },
     };
   }
@@ -124,7 +128,9 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
       },
       failure(err) {
         const status = runId ? runStatusOf(err) : "error";
-        stdout.write(`${JSON.stringify({ thread_id: threadId ?? null, run_id: runId ?? null, status, stop_reason: status, final_text: "", usage: null, goal: null, error: formatErrorLine(err) })}\n`);
+        stdout.write(
+          `${JSON.stringify({ thread_id: threadId ?? null, run_id: runId ?? null, status, stop_reason: status, final_text: "", ...failedRunUsage(err), goal: null, error: formatErrorLine(err) })}\n`,
+        );
       },
     };
   }
@@ -142,7 +148,8 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
         note(`the agent needs your answer: deerflow run --thread ${r.thread_id} "<answer>"`);
         return;
       }
-      stdout.write(r.final_text.endsWith("\n") ? r.final_text : `${r.final_text}\n`);
+      const answer = withHostPaths(r.final_text, workspace);
+      stdout.write(answer.endsWith("\n") ? answer : `${answer}\n`);
       if (r.stop_reason !== "end_turn") note(`stopped: ${r.stop_reason} (continue with --thread ${r.thread_id})`);
     },
     failure() {},
