@@ -3,6 +3,7 @@
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { messageText } from "../vocabulary/message-text.js";
 import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
+import { denialOf } from "../sandbox/permission-denial.js";
 import type { ApprovalDiff, DelegationView, RunEventListener, TodoView, TokenUsage } from "./events.js";
 
 /** Messages inside a stream "updates" chunk, whatever shape the node returned. */
@@ -75,6 +76,7 @@ function translateUpdates(chunk: Record<string, unknown>, runId: string, usage: 
         for (const c of calls) emit({ type: "tool.started", run_id: runId, tool_call_id: c.id, name: c.name, args: c.args });
       } else if (node === "tools" && ToolMessage.isInstance(m)) {
         const diff = diffOf(m.artifact);
+        const denial = denialOf(m.artifact);
         emit({
           type: "tool.completed",
           run_id: runId,
@@ -83,6 +85,7 @@ function translateUpdates(chunk: Record<string, unknown>, runId: string, usage: 
           status: m.status === "error" ? "error" : "ok",
           output: messageText(m),
           ...(diff ? { diff } : {}),
+          ...(denial ? { denial } : {}),
         });
       }
     }
