@@ -32,6 +32,23 @@ describe("deerflow run with piped stdin", () => {
     expect(userTexts(e2e.server.requests[0]!)).toEqual([`review this diff\n\nPiped input (stdin):\n\`\`\`\`\`\n${MATERIAL}\n\`\`\`\`\``]);
   });
 
+  it("a shell pipe whose command is slower than the silence limit is waited for, not dropped", async () => {
+    const sb = e2e.sandbox();
+    e2e.server.push({ content: "Read it." });
+    // The producer sends nothing for 4 s (more than the 3 s limit, however fast the machine), then its output.
+    const r = await execa("sh", ["-c", `(sleep 4; printf 'late output') | "${process.execPath}" "${BIN}" run "summarize"`], {
+      cwd: sb.cwd,
+      env: sb.env,
+      extendEnv: false,
+      reject: false,
+      stripFinalNewline: false,
+      timeout: 60_000,
+    });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/waiting for the piped input on stdin to end/);
+    expect(userTexts(e2e.server.requests[0]!)).toEqual(["summarize\n\nPiped input (stdin):\n```\nlate output\n```"]);
+  });
+
   it("binary stdin is refused in one line (exit 2) and nothing is sent", async () => {
     const sb = e2e.sandbox();
     const r = await sb.run(["run", "what is in this file"], { input: "PK\u0003\u0004\u0000\u0000binary" });
