@@ -93,6 +93,16 @@ describe("permission_denials", () => {
     expect(JSON.parse(clean.stdout)).toMatchObject({ permission_denials: [] });
   });
 
+  it("the sandbox refusing a path outside the thread's directories is a policy denial", async () => {
+    sb = e2e.sandbox();
+    e2e.server.push({ toolCalls: [{ id: "o1", name: "write_file", args: { path: "/etc/deerflow-test.txt", content: "x\n" } }] }, { content: "could not" });
+    const r = await runCli(sb, ["run", "--output-format", "json", "write outside"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).permission_denials).toEqual([
+      { tool: "write_file", tool_call_id: "o1", arguments: expect.stringContaining("/etc/deerflow-test.txt"), reason: expect.stringMatching(/outside the thread's directories/), denied_by: "policy" },
+    ]);
+  });
+
   it("--approval ask headless: a denied file edit is listed with its summary and the reason it asked", async () => {
     sb = e2e.sandbox();
     e2e.server.push({ toolCalls: [{ id: "w1", name: "write_file", args: { path: "a.txt", content: "x\n" } }] }, { content: "could not write" });
