@@ -49,13 +49,17 @@ function binaryRefusal(what: string): UsageError {
   );
 }
 
-function decodeText(bytes: Buffer): string {
-  if (bytes.includes(0)) throw binaryRefusal("it holds NUL bytes");
+function decodeText(bytes: Buffer, material: boolean): string {
+  if (material && bytes.includes(0)) throw binaryRefusal("it holds NUL bytes");
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
   } catch {
     throw binaryRefusal("it is not valid UTF-8");
   }
+}
+
+function sizeText(bytes: number): string {
+  return bytes >= 2 ** 20 ? `${Math.round(bytes / 2 ** 20)} MB` : `${Math.ceil(bytes / 1024)} KB`;
 }
 
 function delay(ms: number): { done: Promise<"silent">; clear(): void } {
@@ -67,14 +71,22 @@ function delay(ms: number): { done: Promise<"silent">; clear(): void } {
 }
 
 /**
- * Reads stdin as text, or undefined when it is a terminal or stayed silent. `waitMs`: how long a stdin that may
- * never end is waited for (undefined: to its end). `note` gets the one line said while waiting or giving up.
+ * Reads stdin as text, or undefined when it is a terminal or stayed silent. `material`: stdin is what an argument's
+ * instruction is about (NUL bytes refuse it, and reading stops past the bound); otherwise it is the prompt itself,
+ * read whole as before (NUL bytes kept: a prompt may hold one, argv cannot carry it). Bytes that are not UTF-8 are
+ * refused either way. `waitMs`: how long a stdin that may never end is waited for (undefined: to its end). `note`
+ * gets the one line said while waiting or giving up.
  */
-export async function readPipedText(stdin: Stdin, model: Pick<ResolvedModel, "contextWindow">, opts: { waitMs?: number; note: (line: string) => void }): Promise<string | undefined> {
+export async function readPipedText(
+  stdin: Stdin,
+  model: Pick<ResolvedModel, "contextWindow">,
+  opts: { material?: boolean; waitMs?: number; note: (line: string) => void },
+): Promise<string | undefined> {
   if (stdin.isTTY) return undefined;
+  const material = opts.material ?? true;
   // A character holds at most 4 bytes of UTF-8 and a token about 4 characters: past this many bytes the text is
   // over the bound whatever it holds, so reading stops (a 10 GB pipe is not read to be refused).
-  const maxBytes = promptTokenBound(model) * 16;
+  const maxBytes = material ? promptTokenBound(model) * 16 : Number.POSITIVE_INFINITY;
   const chunks: Buffer[] = [];
   let size = 0;
   const it = stdin[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
@@ -96,7 +108,7 @@ export async function readPipedText(stdin: Stdin, model: Pick<ResolvedModel, "co
   }
   for (let r = await next; !r.done; r = await next) {
     const chunk = typeof r.value === "string" ? Buffer.from(r.value) : r.value;
-    if (chunk.includes(0)) {
+    if (material && chunk.includes(0)) {
       await it.return?.();
       throw binaryRefusal("it holds NUL bytes");
     }
@@ -104,11 +116,11 @@ export async function readPipedText(stdin: Stdin, model: Pick<ResolvedModel, "co
     size += chunk.length;
     if (size > maxBytes) {
       await it.return?.();
-      assertPromptFits(Buffer.concat(chunks).toString("utf8"), model, "The piped input");
+      assertPromptFits(Buffer.concat(chunks).toString("utf8"), model, `The piped input (read up to ${sizeText(maxBytes)}, then no further)`);
     }
     next = it.next();
   }
-  return decodeText(Buffer.concat(chunks));
+  return decodeText(Buffer.concat(chunks), material);
 }
 
 /** The fence around the material: longer than any run of backticks inside it, so the material cannot close it. */
@@ -128,7 +140,7 @@ export function withPipedInput(instruction: string, material: string): string {
 /** The run's prompt from its argument words and stdin (see the top of this file). */
 export async function runPrompt(words: string[], stdin: Stdin, model: Pick<ResolvedModel, "contextWindow">, note: (line: string) => void): Promise<RunPrompt> {
   const instruction = words.join(" ").trim();
-  const piped = await readPipedText(stdin, model, { waitMs: words.length > 0 ? STDIN_SILENCE_MS : undefined, note });
+  const piped = await readPipedText(stdin, model, { material: instruction !== "", waitMs: words.length > 0 ? STDIN_SILENCE_MS : undefined, note });
   const material = piped?.trim() ? piped : undefined;
   const typed = instruction || (material ?? "").trim();
   const prompt = instruction && material ? withPipedInput(instruction, material) : typed;

@@ -51,12 +51,30 @@ describe("deerflow run with piped stdin (in-process)", () => {
     expect(userTexts(e2e.server.requests[0]!).join("\n")).toContain("compare with @docs/notes.md\n\nPiped input (stdin):\n```\na log line that mentions @secret.txt\n```");
   });
 
-  it("bytes that are not UTF-8 are refused as binary, as NUL bytes are", async () => {
+  it("bytes that are not UTF-8 are refused as binary; NUL bytes too in material", async () => {
     // runCli's stdin holds a string (always valid UTF-8), so the reader is given the bytes directly.
     const note = () => {};
-    const read = (bytes: number[]) => readPipedText(Readable.from([Buffer.from(bytes)]), {}, { note });
+    const read = (bytes: number[], material = true) => readPipedText(Readable.from([Buffer.from(bytes)]), {}, { note, material });
     await expect(read([0x68, 0x69, 0xc3, 0x28])).rejects.toThrow(/^The piped input is binary \(it is not valid UTF-8\)/);
+    await expect(read([0x68, 0x69, 0xc3, 0x28], false)).rejects.toThrow(/it is not valid UTF-8/);
     await expect(read([0x68, 0x00, 0x69])).rejects.toThrow(/it holds NUL bytes/);
     await expect(read([0x68, 0xc3, 0xa9])).resolves.toBe("hé");
+    // A prompt piped alone may hold a NUL (argv cannot carry one): it is kept, as before (test/cli/prompt-edges.test.ts).
+    await expect(read([0x68, 0x00, 0x69], false)).resolves.toBe("h\u0000i");
+  });
+
+  it("material far past the bound is not read to its end: reading stops there and says so", async () => {
+    let produced = 0;
+    // An endless producer (like `yes | deerflow run "…"`): reading must stop on its own.
+    const endless = new Readable({
+      read() {
+        produced += 65536;
+        this.push(Buffer.alloc(65536, 0x61));
+      },
+    });
+    await expect(readPipedText(endless, { contextWindow: 8192 }, { note: () => {} })).rejects.toThrow(
+      /^The piped input \(read up to 128 KB, then no further\) is too long for the model.s context window/,
+    );
+    expect(produced).toBeLessThan(1024 * 1024);
   });
 });
