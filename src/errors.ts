@@ -10,6 +10,8 @@ export const ExitCode = {
   inputRequired: 3,
   goalNotAchieved: 4,
   guardStop: 5,
+  /** `run --fail-on-denial`: the run ended well, but a tool call was denied or blocked on the way. */
+  denied: 6,
   interrupted: 130,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

@@ -72,7 +72,7 @@ export function buildProgram(): Command {
 
   program
     .command("run")
-    .description("run one request headless; the prompt comes from the argument or from piped stdin")
+    .description("run one request headless; the prompt comes from the argument or piped stdin (with both, stdin is the material)")
     .argument("[prompt...]", "what to do")
     .addOption(sharedOption("thread", "run"))
     .addOption(sharedOption("continue", "run"))
@@ -81,6 +81,7 @@ export function buildProgram(): Command {
     .option("--upload <file>", "attach a file (copied to the thread's uploads; repeatable; `@path` in the prompt works too)", collect, [])
     .addOption(sharedOption("approval", "run"))
     .option("--yes", "approve what would ask (blocked commands stay blocked)")
+    .option("--fail-on-denial", "exit 6 when a tool call was denied or blocked and the run would otherwise exit 0")
     .addOption(sharedOption("plan", "run"))
     .addOption(new Option("--output-format <format>", "text: answer on stdout; json: one object at the end; stream-json: one event per line").choices(["text", "json", "stream-json"]).default("text"))
     .option("--max-turns <n>", "stop after this many model calls in the run (exit 5)", positiveInt("--max-turns"))

@@ -5,7 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
 import { ModelUnavailableError, findDeerflowError, formatErrorLine } from "../errors.js";
-import type { RunEvent, TokenUsage } from "../runtime/events.js";
+import type { PermissionDenial, RunEvent, TokenUsage } from "../runtime/events.js";
 import { runThread } from "../runtime/run-thread.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import { isGuardStopReason } from "../vocabulary/stop-reasons.js";
@@ -52,9 +52,8 @@ export interface AttemptResult {
   endpoint_error?: boolean;
 }
 
-// The policy's refusals as the tools report them (middleware/sandbox-audit.ts "Blocked: …", sandbox/approvals.ts
-// "Denied: …"): the guard fired even when the run went on.
-const REFUSAL = /^(Blocked|Denied):/;
+/** A refused call's guard (its structured denial, sandbox/permission-denial.ts): it fired even when the run went on. */
+const refusalOf = (d: PermissionDenial | undefined): string | null => (d ? (d.denied_by === "policy" ? "blocked" : "denied") : null);
 
 /** What the event stream says about a run: turns, tools, refusals, compaction. */
 function observer() {
@@ -63,7 +62,7 @@ function observer() {
     if (e.type === "run.started") seen.runId = e.run_id;
     else if (e.type === "message.completed" && e.run_id === seen.runId) seen.turns++;
     else if (e.type === "tool.started" && e.run_id === seen.runId) seen.tools.push(e.name);
-    else if (e.type === "tool.completed" && e.run_id === seen.runId && !seen.refusal) seen.refusal = REFUSAL.exec(e.output)?.[1]?.toLowerCase() ?? null;
+    else if (e.type === "tool.completed" && e.run_id === seen.runId && !seen.refusal) seen.refusal = refusalOf(e.denial);
     else if (e.type === "context.compacted") seen.compacted = true;
   };
   return { seen, onEvent };

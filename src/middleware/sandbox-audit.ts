@@ -22,6 +22,7 @@ import { type ApprovalBroker, type ApprovalMemory, deniedMessage, resolveApprova
 import { auditCommand, preloadShellAudit } from "../sandbox/shell-audit.js";
 import { findBwrap } from "../sandbox/run-shell.js";
 import { EDITS_SCOPE } from "../tools/edit-gate.js";
+import { permissionDenial } from "../sandbox/permission-denial.js";
 
 export interface SandboxAuditOptions {
   mode: ApprovalMode;
@@ -54,12 +55,20 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
       const command = (toolCall.args as { command?: unknown } | undefined)?.command;
       if (!shellTools.has(toolCall.name) || typeof command !== "string") return handler(request);
 
-      const refuse = (content: string) => new ToolMessage({ tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error", content });
+      // The refusal carries its structured record (artifact.denial): the run's result lists it (permission_denials).
+      const refuse = (content: string, denial: Omit<Parameters<typeof permissionDenial>[0], "tool" | "toolCallId" | "summary">) =>
+        new ToolMessage({
+          tool_call_id: toolCall.id ?? "",
+          name: toolCall.name,
+          status: "error",
+          content,
+          artifact: { denial: permissionDenial({ tool: toolCall.name, toolCallId: toolCall.id, summary: command, ...denial }) },
+        });
 
       // Without bubblewrap only commands known to only read run unasked (sandbox/shell-unconfined.ts).
       const audit = await auditCommand(command, { confined: findBwrap() !== null, workspace: workspaceOf(request) });
       if (audit.verdict !== "allow") debugLog("audit", { tool: toolCall.name, verdict: audit.verdict, reason: audit.reason, command: command.slice(0, 200) });
-      if (audit.verdict === "block") return refuse(blockedMessage(audit.reason ?? "destructive command"));
+      if (audit.verdict === "block") return refuse(blockedMessage(audit.reason ?? "destructive command"), { reason: audit.reason ?? "destructive command", deniedBy: "policy" });
       if (audit.verdict === "ask" || audit.verdict === "edit") {
         const edit = audit.verdict === "edit";
         const configurable = request.runtime.configurable as Record<string, unknown> | undefined;
@@ -70,7 +79,12 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
           { mode: options.mode, broker: options.broker, memory: options.memory },
         );
         debugLog("approval", { tool: toolCall.name, verdict: answer.verdict, mode: options.mode });
-        if (answer.verdict === "deny") return refuse(deniedMessage(edit ? "this command (it writes files; ask mode asks before edits)" : reason, options.broker, answer.reason));
+        if (answer.verdict === "deny")
+          return refuse(deniedMessage(edit ? "this command (it writes files; ask mode asks before edits)" : reason, options.broker, answer.reason), {
+            reason,
+            deniedBy: answer.by,
+            said: answer.reason,
+          });
       }
       return handler(request);
     },

@@ -13,6 +13,7 @@ import { createMiddleware } from "langchain";
 import { THREAD_DATA_STATE } from "../state/thread-state.js";
 import { modeAsks } from "../vocabulary/approval-modes.js";
 import { type ApprovalMemory, type ApprovalSettings, approvalGateOf, deniedMessage, resolveApproval } from "../sandbox/approvals.js";
+import { permissionDenial } from "../sandbox/permission-denial.js";
 
 export interface ToolApprovalOptions extends ApprovalSettings {
   /** Where "allow always" answers are kept (default: the process-wide memory). */
@@ -48,7 +49,15 @@ export function toolApprovalMiddleware(options: ToolApprovalOptions) {
       );
       if (answer.verdict === "allow") return handler(request);
       const what = preview.diff ? `the ${preview.diff.created ? "creation of" : "edit to"} ${preview.diff.path}` : `${toolCall.name} (${preview.summary})`;
-      return new ToolMessage({ tool_call_id: toolCall.id ?? "", name: toolCall.name, status: "error", content: deniedMessage(`${what}`, options.broker, answer.reason) });
+      const denial = permissionDenial({ tool: toolCall.name, toolCallId: toolCall.id, summary: preview.summary, reason: preview.reason, deniedBy: answer.by, said: answer.reason });
+      return new ToolMessage({
+        tool_call_id: toolCall.id ?? "",
+        name: toolCall.name,
+        status: "error",
+        content: deniedMessage(`${what}`, options.broker, answer.reason),
+        // The structured record the run's result lists (permission_denials).
+        artifact: { denial },
+      });
     },
   });
 }

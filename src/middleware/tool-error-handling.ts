@@ -10,6 +10,8 @@ import { ToolInputParsingException } from "@langchain/core/tools";
 import { isGraphBubbleUp } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import { errorChain, isAbortError, unwrapMiddlewareError } from "../vocabulary/error-chain.js";
+import { SandboxPathError } from "../sandbox/paths.js";
+import { permissionDenial } from "../sandbox/permission-denial.js";
 
 export const TOOL_ERROR_DETAIL_MAX = 500;
 
@@ -67,11 +69,18 @@ export function toolErrorHandlingMiddleware(options: ToolErrorHandlingOptions = 
         if (request.runtime.signal?.aborted || isAbortError(err)) throw err;
         if (errorChain(err).some((e) => isGraphBubbleUp(e))) throw err;
         const { toolCall } = request;
+        const cause = unwrapMiddlewareError(err);
+        // The sandbox refusing a path outside the thread's directories is a policy denial, listed with the others.
+        const confined = errorChain(cause).find((e): e is SandboxPathError => e instanceof SandboxPathError && e.kind === "refused");
+        const denial = confined
+          ? permissionDenial({ tool: toolCall.name, toolCallId: toolCall.id, summary: JSON.stringify(toolCall.args ?? {}), reason: errorDetail(confined), deniedBy: "policy" })
+          : undefined;
         return new ToolMessage({
           tool_call_id: toolCall.id ?? "",
           name: toolCall.name,
           status: "error",
-          content: formatToolError(toolCall.name, unwrapMiddlewareError(err), max),
+          content: formatToolError(toolCall.name, cause, max),
+          ...(denial ? { artifact: { denial } } : {}),
         });
       }
     },

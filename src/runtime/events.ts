@@ -2,12 +2,13 @@
 // consumers of it; neither reaches into the graph.
 
 import type { ApprovalDiff, ApprovalRequestedEvent } from "../sandbox/approvals.js";
+import type { PermissionDenial } from "../sandbox/permission-denial.js";
 import type { FinalRunStatus } from "../vocabulary/statuses.js";
 import type { StopReason } from "../vocabulary/stop-reasons.js";
 import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
 import type { TokenUsage } from "../vocabulary/token-usage.js";
 
-export type { ApprovalDiff, ApprovalRequestedEvent };
+export type { ApprovalDiff, ApprovalRequestedEvent, PermissionDenial };
 
 /** Tokens with their breakdown by source (`by_source`: lead, subagents, title, summary, goal, memory). */
 export type { TokenUsage };
@@ -50,8 +51,11 @@ export type RunEvent =
   /** `usage`: this model call's tokens (input = the context it was sent; the TUI's context fill). */
   | { type: "message.completed"; run_id: string; message_id?: string; text: string; tool_calls: { id?: string; name: string }[]; usage?: TokenUsage }
   | { type: "tool.started"; run_id: string; tool_call_id?: string; name: string; args: unknown }
-  /** `diff`: what a file edit (write_file, str_replace) changed, as a unified diff with its +/− counts. */
-  | { type: "tool.completed"; run_id: string; tool_call_id?: string; name: string; status: "ok" | "error"; output: string; diff?: ApprovalDiff }
+  /**
+   * `diff`: what a file edit (write_file, str_replace) changed, as a unified diff with its +/− counts. `denial`: the
+   * call was refused (blocked by policy, or denied by the headless default or the user), never run.
+   */
+  | { type: "tool.completed"; run_id: string; tool_call_id?: string; name: string; status: "ok" | "error"; output: string; diff?: ApprovalDiff; denial?: PermissionDenial }
   /** A transient model failure: attempt `attempt` of `max_attempts` (2 for the first retry) follows after `delay_ms`. */
   | { type: "model.retry"; run_id: string; attempt: number; max_attempts: number; delay_ms: number; reason: string }
   /** Older messages were replaced by a summary (originals archived, readable with read_history). */
@@ -90,6 +94,10 @@ export type RunEvent =
       usage: TokenUsage;
       /** The thread's tokens so far, this run included. */
       thread_usage: TokenUsage;
+      /** The run's tool calls that were refused, in order (empty when none). */
+      permission_denials: PermissionDenial[];
+      /** After a failure (the headless printers' last line): the one line also printed on stderr. */
+      error?: string;
     };
 
 export type RunEventType = RunEvent["type"];

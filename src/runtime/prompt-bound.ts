@@ -11,9 +11,9 @@ import type { ResolvedModel } from "../config/load.js";
 export const UNKNOWN_WINDOW_TOKENS = 1_048_576;
 
 export class PromptTooLongError extends DeerflowError {
-  constructor(tokens: number) {
+  constructor(tokens: number, what = "The prompt") {
     super(
-      `The prompt is too long to send: about ${tokens.toLocaleString("en-US")} tokens, more than the ${UNKNOWN_WINDOW_TOKENS.toLocaleString("en-US")} deerflow sends to a model whose context window is not configured.`,
+      `${what} is too long to send: about ${tokens.toLocaleString("en-US")} tokens, more than the ${UNKNOWN_WINDOW_TOKENS.toLocaleString("en-US")} deerflow sends to a model whose context window is not configured.`,
       {
         exitCode: ExitCode.runtime,
         hint: "Save the text as a file in the workspace and ask about the file (the model reads it in parts); if the model's window is larger, set its contextWindow in .deerflowrc.",
@@ -22,13 +22,19 @@ export class PromptTooLongError extends DeerflowError {
   }
 }
 
-/** Throws when a text prompt alone is larger than the model's window (or, with no window known, the bound above). */
-export function assertPromptFits(prompt: unknown, model: Pick<ResolvedModel, "contextWindow">): void {
+/** The most tokens a prompt alone may hold for this model: its window, or the bound above when none is known. */
+export function promptTokenBound(model: Pick<ResolvedModel, "contextWindow">): number {
+  return model.contextWindow ?? UNKNOWN_WINDOW_TOKENS;
+}
+
+/**
+ * Throws when a text prompt alone is larger than the model's window (or, with no window known, the bound above).
+ * `what` names it in the message ("The piped input").
+ */
+export function assertPromptFits(prompt: unknown, model: Pick<ResolvedModel, "contextWindow">, what = "The prompt"): void {
   if (typeof prompt !== "string") return;
   const tokens = estimateTokens(prompt.length);
-  if (model.contextWindow !== undefined) {
-    if (tokens > model.contextWindow) throw new ContextOverflowError("The prompt", tokens, model.contextWindow);
-  } else if (tokens > UNKNOWN_WINDOW_TOKENS) {
-    throw new PromptTooLongError(tokens);
-  }
+  if (tokens <= promptTokenBound(model)) return;
+  if (model.contextWindow !== undefined) throw new ContextOverflowError(what, tokens, model.contextWindow);
+  throw new PromptTooLongError(tokens, what);
 }

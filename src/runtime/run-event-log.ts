@@ -11,7 +11,7 @@ function summary(e: RunEvent): Record<string, unknown> | undefined {
     case "run.started":
       return { thread_id: e.thread_id, run_id: e.run_id, new_thread: e.new_thread, workspace: e.workspace };
     case "run.completed":
-      return { thread_id: e.thread_id, run_id: e.run_id, status: e.status, stop_reason: e.stop_reason, usage: e.usage, thread_usage: e.thread_usage };
+      return { thread_id: e.thread_id, run_id: e.run_id, status: e.status, stop_reason: e.stop_reason, usage: e.usage, thread_usage: e.thread_usage, denials: e.permission_denials.length };
     case "message.completed":
       return { run_id: e.run_id, tool_calls: e.tool_calls.map((c) => c.name), usage: e.usage };
     case "model.retry":
@@ -27,8 +27,8 @@ function summary(e: RunEvent): Record<string, unknown> | undefined {
     case "clarification.requested":
       return { run_id: e.run_id, clarification_type: e.clarification.clarification_type };
     case "tool.completed":
-      // An error result is also how a denial or a blocked command reaches the model: its first words say which.
-      return e.status === "error" ? { run_id: e.run_id, tool: e.name, status: e.status, output: e.output.slice(0, 300) } : undefined;
+      // An error result is also how a denial or a blocked command reaches the model; `denied_by` says which.
+      return e.status === "error" ? { run_id: e.run_id, tool: e.name, status: e.status, output: e.output.slice(0, 300), ...(e.denial ? { denied_by: e.denial.denied_by } : {}) } : undefined;
     case "sandbox.warning":
     case "snapshot.warning":
     case "mcp.failed":

@@ -9,7 +9,7 @@ import type { SkillCatalog } from "../skills/catalog.js";
 import { findPendingClarification } from "../vocabulary/message-markers.js";
 import { messageText } from "../vocabulary/message-text.js";
 import type { StopReason } from "../vocabulary/stop-reasons.js";
-import type { TokenUsage } from "./events.js";
+import type { PermissionDenial, TokenUsage } from "./events.js";
 import type { OpenedThread } from "./open-thread.js";
 import type { RunRequest, RunResult } from "./run-thread.js";
 
@@ -23,6 +23,8 @@ interface AppliedInput {
   stop_reason: StopReason;
   final_text: string;
   usage: TokenUsage;
+  /** The run's refused tool calls (absent in records from before they were kept). */
+  permission_denials?: PermissionDenial[];
 }
 
 /** The run's input: the prompt, preceded by a skill's text when the user activated one (`/<skill>`). */
@@ -45,7 +47,7 @@ function promptDigest(prompt: RunRequest["prompt"]): string {
 /** The state update that records this input with its result (in the thread's state, so it survives with the checkpoint). */
 export function recordedInput(values: ThreadValues, inputId: string, prompt: RunRequest["prompt"], r: RunResult): Record<string, unknown> {
   const applied = (values.applied_run_inputs as Record<string, AppliedInput> | null | undefined) ?? {};
-  const entry: AppliedInput = { run_id: r.run_id, prompt_sha256: promptDigest(prompt), stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage };
+  const entry: AppliedInput = { run_id: r.run_id, prompt_sha256: promptDigest(prompt), stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, permission_denials: r.permission_denials };
   return { applied_run_inputs: { ...applied, [inputId]: entry } };
 }
 
@@ -71,17 +73,28 @@ export function repeatedRun(values: ThreadValues, opened: OpenedThread, req: Run
     final_text: entry.final_text,
     usage: entry.usage,
     thread_usage,
+    permission_denials: entry.permission_denials ?? [],
     clarification,
     messages,
     repeated: true,
   };
   req.onEvent?.({ type: "run.started", thread_id: r.thread_id, run_id: r.run_id, new_thread: false, workspace: opened.paths.workspace_path });
-  req.onEvent?.({ type: "run.completed", thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage });
+  req.onEvent?.({
+    type: "run.completed",
+    thread_id: r.thread_id,
+    run_id: r.run_id,
+    status: r.status,
+    stop_reason: r.stop_reason,
+    final_text: r.final_text,
+    usage: r.usage,
+    thread_usage,
+    permission_denials: r.permission_denials,
+  });
   return r;
 }
 
-/** The run's result from the thread's state after it. */
-export function resultOf(values: ThreadValues, threadId: string, runId: string, usage: TokenUsage): RunResult {
+/** The run's result from the thread's state after it, with the tool calls refused on the way. */
+export function resultOf(values: ThreadValues, threadId: string, runId: string, usage: TokenUsage, permission_denials: PermissionDenial[]): RunResult {
   const messages = values.messages ?? [];
   const clarification = findPendingClarification(messages) ?? undefined;
   const last = messages[messages.length - 1];
@@ -90,5 +103,5 @@ export function resultOf(values: ThreadValues, threadId: string, runId: string, 
   const final_text = clarification ? clarification.question : AIMessage.isInstance(last) ? messageText(last) : "";
   const thread_usage = (values.thread_usage as TokenUsage | undefined) ?? usage;
   const title = (values.title as string | null | undefined) ?? undefined;
-  return { thread_id: threadId, run_id: runId, status: "success", stop_reason, final_text, usage, thread_usage, clarification, messages, title };
+  return { thread_id: threadId, run_id: runId, status: "success", stop_reason, final_text, usage, thread_usage, permission_denials, clarification, messages, title };
 }

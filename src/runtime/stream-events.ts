@@ -4,6 +4,7 @@ import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messag
 import { messageText } from "../vocabulary/message-text.js";
 import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
 import { usageOf } from "../middleware/util/usage.js";
+import { denialOf } from "../sandbox/permission-denial.js";
 import type { ApprovalDiff, DelegationView, RunEventListener, TodoView, TokenUsage } from "./events.js";
 
 /** Messages inside a stream "updates" chunk, whatever shape the node returned. */
@@ -70,6 +71,7 @@ function translateUpdates(chunk: Record<string, unknown>, runId: string, count: 
         for (const c of calls) emit({ type: "tool.started", run_id: runId, tool_call_id: c.id, name: c.name, args: c.args });
       } else if (node === "tools" && ToolMessage.isInstance(m)) {
         const diff = diffOf(m.artifact);
+        const denial = denialOf(m.artifact);
         emit({
           type: "tool.completed",
           run_id: runId,
@@ -78,6 +80,7 @@ function translateUpdates(chunk: Record<string, unknown>, runId: string, count: 
           status: m.status === "error" ? "error" : "ok",
           output: messageText(m),
           ...(diff ? { diff } : {}),
+          ...(denial ? { denial } : {}),
         });
       }
     }

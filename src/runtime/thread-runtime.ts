@@ -37,6 +37,7 @@ import { finishInterruptedRewind } from "./rewind.js";
 import { rewindText } from "../vocabulary/rewind-text.js";
 import { skillCatalogFor, skillMounts } from "../skills/catalog.js";
 import { type ThreadValues, recordedInput, repeatedRun, resultOf, userActivation } from "./run-input.js";
+import { DenialLog } from "./denial-log.js";
 import { isStepLimit, runSignal, runStepLimit, stepLimitError, tookTimeLimit } from "./run-limits.js";
 import { type ThreadView, threadViewOf } from "./thread-view.js";
 import { StreamedAnswer, keepInterruptedWork } from "./interrupted-turn.js";
@@ -224,6 +225,7 @@ export class ThreadRuntime {
         final_text: result.final_text,
         usage: result.usage,
         thread_usage: result.thread_usage,
+        permission_denials: result.permission_denials,
       });
       return result;
     } catch (err) {
@@ -416,6 +418,7 @@ export class ThreadRuntime {
     const prompt = typeof req.prompt === "string" ? new HumanMessage({ content: req.prompt, id: `input-${req.inputId ?? runId}` }) : req.prompt;
     const input = userActivation(skills, req.skill, prompt, runId);
     const signal = runSignal(req, runId);
+    const denials = new DenialLog();
     setShellWarningSink((message) => req.onEvent?.({ type: "sandbox.warning", message }));
     try {
       // LangGraph's default ("async") saves a step's checkpoint while the next step already runs. SQLite's writes are
@@ -429,12 +432,12 @@ export class ThreadRuntime {
       );
       // With piiRedaction the model streams placeholders: the user sees the values (the stored answer has them too).
       const restore = this.config.piiRedaction ? redactorFor(threadId).restore : undefined;
-      await translateStream(stream as AsyncIterable<[string, unknown]>, runId, (call) => usage.add("lead", call), req.onEvent ?? (() => {}), restore);
+      await translateStream(stream as AsyncIterable<[string, unknown]>, runId, (call) => usage.add("lead", call), denials.listen(req.onEvent), restore);
     } finally {
       signal.dispose();
     }
     const values = (await agent.graph.getState(config)).values as ThreadValues;
-    const result = resultOf(values, threadId, runId, usage.total);
+    const result = resultOf(values, threadId, runId, usage.total, denials.list);
     if (result.clarification) req.onEvent?.({ type: "clarification.requested", run_id: runId, clarification: result.clarification });
     if (req.inputId) await agent.graph.updateState(config, recordedInput(values, req.inputId, req.prompt, result) as never);
     return result;

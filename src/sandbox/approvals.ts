@@ -10,6 +10,7 @@
 // process (not persisted). A denial may carry the user's reason, which reaches the model in the tool result.
 import { type ApprovalKind, type ApprovalMode, modeAsks } from "../vocabulary/approval-modes.js";
 import { abortErrorFrom } from "../vocabulary/abort-error.js";
+import type { DeniedBy } from "./permission-denial.js";
 
 export type ApprovalDecision = "allow_once" | "allow_always" | "deny";
 
@@ -55,6 +56,8 @@ export interface ApprovalBroker {
   request(req: ApprovalRequest): Promise<ApprovalReply>;
   /** Said to the model after a denial, e.g. who denied it and what to do. */
   denialNote?: string;
+  /** Who a denial is reported as (`permission_denials`): a person (default), or the headless default. */
+  deniedBy?: Extract<DeniedBy, "headless" | "user">;
 }
 
 /** What a tool's gate shows before the tool runs; null: this call needs no approval. */
@@ -90,7 +93,7 @@ export function answerOf(reply: ApprovalReply): ApprovalAnswer {
 
 /** Unattended runs: `--yes` approves guarded actions once each; without it they are denied. */
 export function headlessBroker(options: { yes: boolean }): ApprovalBroker {
-  return { request: async () => (options.yes ? "allow_once" : "deny") };
+  return { deniedBy: "headless", request: async () => (options.yes ? "allow_once" : "deny") };
 }
 
 /** Raised when an action waits for the user (the TUI shows it and answers with `respond`). */
@@ -128,6 +131,7 @@ export function eventBroker(emit: (event: ApprovalRequestedEvent) => void): Even
   let seq = 0;
   return {
     denialNote: "the user denied it; do not retry it, ask the user or take another way",
+    deniedBy: "user",
     request(req) {
       if (req.signal?.aborted) return Promise.reject(abortErrorFrom(req.signal, "The approval request was cancelled"));
       const id = `appr_${++seq}`;
@@ -204,7 +208,8 @@ function scopeOf(req: ApprovalRequest): string {
   return req.scope !== undefined ? `scope:${req.scope}` : `command:${normalizeCommand(req.command)}`;
 }
 
-export type ApprovalVerdict = { verdict: "allow" } | { verdict: "deny"; reason?: string };
+/** A denial says who denied it (the broker's `deniedBy`) and the user's words when given. */
+export type ApprovalVerdict = { verdict: "allow" } | { verdict: "deny"; reason?: string; by: Extract<DeniedBy, "headless" | "user"> };
 
 /**
  * Whether a guarded action may run: a mode that does not ask for its kind → yes; remembered "always" → yes; else the
@@ -217,7 +222,7 @@ export async function resolveApproval(req: ApprovalRequest, opts: { mode: Approv
   if (memory.has(req.threadId, scope)) return { verdict: "allow" };
   const answer = answerOf(await opts.broker.request(req));
   if (answer.decision === "allow_always") memory.remember(req.threadId, scope);
-  return answer.decision === "deny" ? { verdict: "deny", reason: answer.reason } : { verdict: "allow" };
+  return answer.decision === "deny" ? { verdict: "deny", reason: answer.reason, by: opts.broker.deniedBy ?? "user" } : { verdict: "allow" };
 }
 
 /**

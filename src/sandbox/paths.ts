@@ -19,9 +19,12 @@ const ALLOWED = "Allowed: paths relative to the workspace, or under /mnt/user-da
 
 /** A path the sandbox refuses; the message tells the model what is allowed instead. */
 export class SandboxPathError extends Error {
-  constructor(message: string) {
+  /** `refused`: the sandbox will not let a tool there (a denial the run reports); `invalid`: no such file, wrong kind. */
+  readonly kind: "refused" | "invalid";
+  constructor(message: string, kind: "refused" | "invalid" = "refused") {
     super(message);
     this.name = "SandboxPathError";
+    this.kind = kind;
   }
 }
 
@@ -225,9 +228,9 @@ function lexicalHostPath(input: string, mounts: ThreadPaths): string {
  */
 export async function resolveSandboxPath(input: string, mounts: ThreadPaths, options: ResolveOptions = {}): Promise<ResolvedPath> {
   const { mustExist = false, kind = "any" } = options;
-  if (typeof input !== "string" || input.length === 0) throw new SandboxPathError(`An empty path was given. ${ALLOWED}`);
+  if (typeof input !== "string" || input.length === 0) throw new SandboxPathError(`An empty path was given. ${ALLOWED}`, "invalid");
   if (input.includes("\0")) throw new SandboxPathError(`The path contains a NUL byte, which is never allowed. ${ALLOWED}`);
-  if (input.length > 4096) throw new SandboxPathError("The path is longer than 4096 characters.");
+  if (input.length > 4096) throw new SandboxPathError("The path is longer than 4096 characters.", "invalid");
 
   const lexical = lexicalHostPath(input, mounts);
   const list = await realMounts(mounts);
@@ -272,17 +275,17 @@ export async function resolveSandboxPath(input: string, mounts: ThreadPaths, opt
   const exists = missing.length === 0;
   if (!exists) {
     if (leaf && !leaf.isDirectory() && !leaf.isSymbolicLink()) {
-      throw new SandboxPathError(`${show(input)}: a parent of it is not a directory.`);
+      throw new SandboxPathError(`${show(input)}: a parent of it is not a directory.`, "invalid");
     }
-    if (mustExist) throw new SandboxPathError(`${virtualPath} does not exist.`);
+    if (mustExist) throw new SandboxPathError(`${virtualPath} does not exist.`, "invalid");
     return { hostPath: real, virtualPath, mount: hit.name, exists: false, isDirectory: false };
   }
   const st = await stat(real).catch(() => undefined);
-  if (!st) throw new SandboxPathError(`${virtualPath} cannot be accessed.`);
+  if (!st) throw new SandboxPathError(`${virtualPath} cannot be accessed.`, "invalid");
   if (!st.isFile() && !st.isDirectory()) {
     throw new SandboxPathError(`${virtualPath} is a device, FIFO or socket; only regular files and directories are allowed.`);
   }
-  if (kind === "file" && !st.isFile()) throw new SandboxPathError(`${virtualPath} is a directory, not a file.`);
-  if (kind === "dir" && !st.isDirectory()) throw new SandboxPathError(`${virtualPath} is a file, not a directory.`);
+  if (kind === "file" && !st.isFile()) throw new SandboxPathError(`${virtualPath} is a directory, not a file.`, "invalid");
+  if (kind === "dir" && !st.isDirectory()) throw new SandboxPathError(`${virtualPath} is a file, not a directory.`, "invalid");
   return { hostPath: real, virtualPath, mount: hit.name, exists: true, isDirectory: st.isDirectory() };
 }

@@ -141,8 +141,8 @@ function refuseFor(v: Verified, what: string, op: "read" | "write", mounts?: Thr
 function openError(err: unknown, what: string, op: "read" | "write"): Error {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === "ELOOP" || code === "EMLINK") return new SandboxPathError(`${what} is a symlink; the file tools do not follow symlinks when opening.`);
-  if (code === "ENOENT") return new SandboxPathError(`${what} does not exist.`);
-  if (code === "EISDIR") return new SandboxPathError(`${what} is a directory, not a file.`);
+  if (code === "ENOENT") return new SandboxPathError(`${what} does not exist.`, "invalid");
+  if (code === "EISDIR") return new SandboxPathError(`${what} is a directory, not a file.`, "invalid");
   if (code === "ENXIO") return new SandboxPathError(`${what} is a FIFO or socket; only regular files are allowed.`);
   return new Error(`Cannot ${op} ${what} (${code ?? String(err)}).`);
 }

@@ -102,6 +102,11 @@ describe("ChatSession approvals", () => {
     expect(done!.output).toBe('Denied: the creation of hello.py was not approved (the user denied it; do not retry it, ask the user or take another way). The user said: "use hello.txt instead"');
     expect(bodyText(server.requests[1]!)).toContain("use hello.txt instead");
     expect(existsSync(join(home, "threads", r.result.thread_id, "workspace", "hello.py"))).toBe(false);
+    // The run's result lists it as the user's denial, with their words.
+    const completed = events.find((e): e is Extract<RunEvent, { type: "run.completed" }> => e.type === "run.completed");
+    expect(completed!.permission_denials).toEqual([
+      { tool: "write_file", tool_call_id: "w1", arguments: expect.stringContaining("hello.py"), reason: expect.stringMatching(/the user said: use hello\.txt instead$/), denied_by: "user" },
+    ]);
   });
 
   it("allow edits for this thread: the next edits apply without asking; auto-edit never asks for edits; tool.completed carries the diff", async () => {
@@ -163,6 +168,9 @@ describe("ChatSession approvals", () => {
     expect(r.result.final_text).toBe("OK, I left build alone.");
     // The model read the denial.
     expect(bodyText(server.requests[1]!)).toContain("the user denied it");
+    expect(events.find((e) => e.type === "run.completed")).toMatchObject({
+      permission_denials: [{ tool: "bash", tool_call_id: "rm1", arguments: "rm -r build", reason: expect.stringMatching(/recursive delete/), denied_by: "user" }],
+    });
     // An answered request is gone.
     expect(s.respondApproval(asked[0]!.id, "allow_once")).toBe(false);
   });

@@ -53,7 +53,8 @@ export function makeSandbox(modelUrl?: string): Sandbox {
       extendEnv: false,
       reject: false,
       stripFinalNewline: false,
-      stdin: "pipe",
+      // No test writes to a spawned run's stdin; an open pipe would be waited for (a run reads piped stdin).
+      stdin: "ignore",
     });
   return {
     userHome,

@@ -321,6 +321,7 @@ describe("reduce: UI actions", () => {
       final_text: "",
       usage: usage(3),
       thread_usage: usage(9),
+      permission_denials: [],
     });
     expect(s.status.threadId).toBe("t1");
     expect(s.run?.runId).toBe(RUN);

@@ -1,6 +1,6 @@
 // `deerflow run [prompt]`: one headless run. The answer goes to stdout, progress to stderr; the exit code says how
-// it ended (docs/architecture.md). Never waits on a user who is not there: stdin is read only when it is not a TTY and
-// no prompt argument was given.
+// it ended (docs/architecture.md). Never waits on a user who is not there: a terminal's stdin is never read; piped
+// stdin is the prompt, or with an argument the material the instruction is about (piped-input.ts).
 import { homedir } from "node:os";
 import { loadConfig } from "../../config/load.js";
 import { refuseUntrusted } from "../../config/project-trust.js";
@@ -17,6 +17,7 @@ import { type ApprovalMode, isGuardStopReason } from "../../vocabulary/index.js"
 import type { GlobalOptions } from "../main.js";
 import { exitCodeOf, reportFatal } from "../report-error.js";
 import { createPrinter, type OutputFormat } from "../output/printer.js";
+import { runPrompt } from "../piped-input.js";
 
 export interface RunOptions extends GlobalOptions {
   thread?: string;
@@ -27,6 +28,8 @@ export interface RunOptions extends GlobalOptions {
   upload?: string[];
   approval?: ApprovalMode;
   yes?: boolean;
+  /** --fail-on-denial: a run that would exit 0 exits 6 when a tool call was denied or blocked. */
+  failOnDenial?: boolean;
   plan?: boolean;
   maxTurns?: number;
   goal?: string;
@@ -43,13 +46,6 @@ export interface RunOptions extends GlobalOptions {
   dangerouslyRunUnconfined?: boolean;
 }
 
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return "";
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
 /** Idempotency keys are short identifiers (as Stripe's, at most 255 characters), not payloads. */
 const MAX_INPUT_ID_LENGTH = 255;
 
@@ -59,6 +55,15 @@ export function exitCodeFor(result: RunResult): number {
   // tool calls were not run, so the work is unfinished).
   if (isGuardStopReason(result.stop_reason)) return ExitCode.guardStop;
   return ExitCode.ok;
+}
+
+/**
+ * A denial leaves the exit code alone unless asked (--fail-on-denial): a denied action is the approval rules working,
+ * and the model usually carries on another way; a CI job that must not pass with anything refused opts in. Only a
+ * run that would exit 0 becomes 6: a clarification, a guard or a failure says more.
+ */
+function withDenials(code: number, printer: { denials(): unknown[] }, opts: RunOptions): number {
+  return code === ExitCode.ok && opts.failOnDenial && printer.denials().length > 0 ? ExitCode.denied : code;
 }
 
 export async function runCommand(words: string[], opts: RunOptions): Promise<number> {
@@ -85,7 +90,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       (await import("../../sandbox/unconfined.js")).assertAutoApprovalConfined({ approval: config.approval, yes: opts.yes, allowUnconfined: opts.dangerouslyRunUnconfined });
     const start = runWorkspace(opts, config.home);
     assertSafeSandboxPaths(config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: config.home });
-    const prompt = (words.length > 0 ? words.join(" ") : await readStdin()).trim();
+    const { prompt, typed } = await runPrompt(words, process.stdin, model, (line) => process.stderr.write(`deerflow: ${line}\n`));
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
     // An unset shell variable (`--input-id "$ID"`) must not quietly turn idempotency off.
     if (opts.inputId !== undefined && !opts.inputId.trim()) throw new UsageError("--input-id is empty.", "Pass the key your script uses for this input, or drop --input-id.");
@@ -93,7 +98,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       throw new UsageError(`--input-id is longer than ${MAX_INPUT_ID_LENGTH} characters.`, "Use a short key, e.g. a UUID or a hash of the input.");
     if (!prompt && opts.goal === undefined) throw new UsageError("No prompt given.", 'Pass it as an argument (deerflow run "…") or pipe it on stdin.');
     // `deerflow run "/<skill> …"` activates an installed skill, as typing it in the chat does.
-    const skill = prompt.startsWith("/") ? skillInvocation(prompt, skillCatalogFor({ home: config.home, cwd: process.cwd() })) : undefined;
+    const skill = typed.startsWith("/") ? skillInvocation(typed, skillCatalogFor({ home: config.home, cwd: process.cwd() })) : undefined;
     const notices = workspaceNotices(start, (line) => process.stderr.write(`deerflow: ${forTerminal(line)}\n`));
     const request = {
       config,
@@ -103,7 +108,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       threadId: opts.thread,
       continueLatest: opts.continue,
       workspace: start.workspace,
-      uploads: [...(opts.upload ?? []), ...atPathUploads(prompt, process.cwd())],
+      uploads: [...(opts.upload ?? []), ...atPathUploads(typed, process.cwd())],
       approveGuarded: opts.yes ?? false,
       planMode: opts.plan ?? false,
       maxTurns: opts.maxTurns,
@@ -124,12 +129,12 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       const { runGoalThread } = await import("../../runtime/run-goal.js");
       const g = await runGoalThread({ ...request, objective: opts.goal, maxContinuations: opts.maxContinuations });
       printer.result(g.result, g.goal);
-      return g.exitCode;
+      return withDenials(g.exitCode, printer, opts);
     }
     const { runThread } = await import("../../runtime/run-thread.js");
     const result = await runThread(request);
     printer.result(result);
-    return exitCodeFor(result);
+    return withDenials(exitCodeFor(result), printer, opts);
   } catch (err) {
     printer.failure(err);
     if (opts.outputFormat === "text") return reportFatal(err);

@@ -7,7 +7,8 @@ import { retryLine } from "../../vocabulary/retry-status.js";
 import { failedRunUsage } from "../../runtime/run-usage.js";
 import { withHostPaths } from "./host-paths.js";
 import { unhandled } from "../../vocabulary/exhaustive.js";
-import type { RunEvent } from "../../runtime/events.js";
+import type { PermissionDenial, RunEvent } from "../../runtime/events.js";
+import { DenialTally, denialSummary } from "./denials.js";
 import type { GoalSummary } from "../../runtime/run-goal.js";
 import type { RunResult } from "../../runtime/run-thread.js";
 
@@ -17,6 +18,8 @@ export interface Printer {
   event(e: RunEvent): void;
   result(r: RunResult, goal?: GoalSummary): void;
   failure(err: unknown): void;
+  /** The tool calls refused so far in this command's runs (`permission_denials`). */
+  denials(): PermissionDenial[];
 }
 
 type Out = { write(s: string): unknown };
@@ -37,13 +40,27 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
   let threadId: string | undefined;
   let runId: string | undefined;
   let workspace: string | undefined;
+  let newThread: boolean | undefined;
+  const tally = new DenialTally();
+  const denials = () => tally.all();
+  /** What every consumer of the stream keeps: the thread, the run, whether the thread is new, the denials. */
+  const track = (e: RunEvent) => {
+    tally.see(e);
+    if (e.type !== "run.started") return;
+    threadId = e.thread_id;
+    runId = e.run_id;
+    workspace = e.workspace;
+    newThread ??= e.new_thread;
+  };
   const note = (s: string) => stderr.write(`deerflow: ${s}\n`);
+  const noteDenials = () => {
+    const line = denialSummary(denials());
+    if (line) note(withHostPaths(line, workspace));
+  };
   const progress = (e: RunEvent) => {
+    track(e);
     switch (e.type) {
       case "run.started":
-        threadId = e.thread_id;
-        runId = e.run_id;
-        workspace = e.workspace;
         note(e.new_thread ? `new thread ${e.thread_id} (continue it with --thread ${e.thread_id})` : `thread ${e.thread_id}`);
         break;
       case "tool.started":
@@ -102,18 +119,28 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
     const line = (o: unknown) => stdout.write(`${JSON.stringify(o)}\n`);
     return {
       event(e) {
-        if (e.type === "run.started") {
-          threadId = e.thread_id;
-          runId = e.run_id;
-        }
+        track(e);
         line(e);
       },
       result() {},
+      // Always ends with run.completed, also when nothing ran (bad config, no model): one terminal shape to wait for.
       failure(err) {
-        line({ type: "error", run_id: runId, message: formatErrorLine(err) });
-        const status = runStatusOf(err);
-        if (runId) line({ type: "run.completed", thread_id: threadId, run_id: runId, status, stop_reason: status, final_text: "", ...failedRunUsage(err) });
+        const message = formatErrorLine(err);
+        line({ type: "error", run_id: runId, message });
+        const status = runId ? runStatusOf(err) : "error";
+        line({
+          type: "run.completed",
+          thread_id: threadId ?? null,
+          run_id: runId ?? null,
+          status,
+          stop_reason: status,
+          final_text: "",
+          ...failedRunUsage(err),
+          permission_denials: denials(),
+          error: message,
+        });
       },
+      denials,
     };
   }
 
@@ -122,16 +149,16 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
       // stdout stays one JSON object; the user still sees progress (and denials) on stderr.
       event: progress,
       result(r, goal) {
-        stdout.write(
-          `${JSON.stringify({ thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage: r.thread_usage, goal: goal ?? null, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`,
-        );
+        const base = { thread_id: r.thread_id, new_thread: newThread ?? false, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text };
+        const rest = { usage: r.usage, thread_usage: r.thread_usage, permission_denials: denials(), goal: goal ?? null };
+        stdout.write(`${JSON.stringify({ ...base, ...rest, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`);
       },
       failure(err) {
         const status = runId ? runStatusOf(err) : "error";
-        stdout.write(
-          `${JSON.stringify({ thread_id: threadId ?? null, run_id: runId ?? null, status, stop_reason: status, final_text: "", ...failedRunUsage(err), goal: null, error: formatErrorLine(err) })}\n`,
-        );
+        const base = { thread_id: threadId ?? null, new_thread: newThread ?? null, run_id: runId ?? null, status, stop_reason: status, final_text: "" };
+        stdout.write(`${JSON.stringify({ ...base, ...failedRunUsage(err), permission_denials: denials(), goal: null, error: formatErrorLine(err) })}\n`);
       },
+      denials,
     };
   }
 
@@ -139,6 +166,7 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
     event: progress,
     result(r, goal) {
       if (goal) note(`goal ${goal.outcome.replace("_", " ")}: ${oneLine(goal.reason, 200)}`);
+      noteDenials();
       if (r.clarification) {
         const c = r.clarification;
         const lines = [c.question];
@@ -152,6 +180,8 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
       stdout.write(answer.endsWith("\n") ? answer : `${answer}\n`);
       if (r.stop_reason !== "end_turn") note(`stopped: ${r.stop_reason} (continue with --thread ${r.thread_id})`);
     },
-    failure() {},
+    // The error's own line follows (the command reports it).
+    failure: noteDenials,
+    denials,
   };
 }

@@ -182,6 +182,7 @@ function fakeRuns(replies: (string | Error | Partial<RunResult>)[]) {
       messages: [...messages],
       usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
       thread_usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
+      permission_denials: [],
       ...(typeof r === "string" ? {} : r),
     };
     return { result, messages: [...messages] };
