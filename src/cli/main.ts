@@ -19,6 +19,9 @@ export interface GlobalOptions {
   debug?: boolean;
 }
 
+/** A command of the runtime bundle (load-runtime.ts), imported only when one runs: --version and --help load none of it. */
+const fromRuntime: typeof import("./load-runtime.js").fromRuntime = async (use, command) => (await import("./load-runtime.js")).fromRuntime(use, command);
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
@@ -93,8 +96,7 @@ export function buildProgram(): Command {
     .addOption(sharedOption("dangerousWorkspace", "run"))
     .addOption(sharedOption("unconfined", "run"))
     .action(async (promptWords: string[], opts, cmd: Command) => {
-      const { runCommand } = await import("./commands/run.js");
-      process.exitCode = await runCommand(promptWords, { ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("run", (rt) => rt.runCommand(promptWords, { ...cmd.optsWithGlobals(), ...opts }));
     });
 
   const threads = program
@@ -102,8 +104,7 @@ export function buildProgram(): Command {
     .description("list threads, newest first: id, title, updated, status, workspace")
     .option("--json", "print JSON")
     .action(async (opts, cmd: Command) => {
-      const { threadsCommand } = await import("./commands/threads.js");
-      process.exitCode = await threadsCommand({ ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("threads", (rt) => rt.threadsCommand({ ...cmd.optsWithGlobals(), ...opts }));
     });
   threads
     .command("show")
@@ -111,16 +112,14 @@ export function buildProgram(): Command {
     .argument("<thread>", "the thread id")
     .option("--json", "print JSON")
     .action(async (thread: string, opts, cmd: Command) => {
-      const { threadsShowCommand } = await import("./commands/threads.js");
-      process.exitCode = await threadsShowCommand(thread, { ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("threads", (rt) => rt.threadsShowCommand(thread, { ...cmd.optsWithGlobals(), ...opts }));
     });
   threads
     .command("rm")
     .description("delete a thread and all its data (a workspace bound with --workspace is left as it is)")
     .argument("<thread>", "the thread id")
     .action(async (thread: string, _opts, cmd: Command) => {
-      const { threadsRmCommand } = await import("./commands/threads-rm.js");
-      process.exitCode = await threadsRmCommand(thread, cmd.optsWithGlobals());
+      process.exitCode = await fromRuntime("threads", (rt) => rt.threadsRmCommand(thread, cmd.optsWithGlobals()));
     });
 
   program
@@ -135,8 +134,7 @@ export function buildProgram(): Command {
     .option("--force", "also take back files you changed since the last run (left as they are by default)")
     .option("--json", "print JSON")
     .action(async (thread: string, opts, cmd: Command) => {
-      const { rewindCommand } = await import("./commands/rewind.js");
-      process.exitCode = await rewindCommand(thread, { ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("rewind", (rt) => rt.rewindCommand(thread, { ...cmd.optsWithGlobals(), ...opts }));
     });
 
   program
@@ -144,8 +142,7 @@ export function buildProgram(): Command {
     .description("print the resolved configuration (secrets masked)")
     .option("--json", "print JSON")
     .action(async (opts, cmd: Command) => {
-      const { configCommand } = await import("./commands/config.js");
-      process.exitCode = await configCommand({ ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("config", (rt) => rt.configCommand({ ...cmd.optsWithGlobals(), ...opts }));
     });
 
   program
@@ -157,8 +154,7 @@ export function buildProgram(): Command {
     .option("--all", "list, pending: every project's facts too")
     .option("--json", "print JSON")
     .action(async (action: string | undefined, args: string[], opts, cmd: Command) => {
-      const { memoryCommand } = await import("./commands/memory.js");
-      process.exitCode = await memoryCommand(action, args, { ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("memory", (rt) => rt.memoryCommand(action, args, { ...cmd.optsWithGlobals(), ...opts }));
     });
 
   program
@@ -168,8 +164,7 @@ export function buildProgram(): Command {
     .description("start the configured MCP servers and list their status and tools")
     .option("--json", "print JSON")
     .action(async (opts, cmd: Command) => {
-      const { mcpListCommand } = await import("./commands/mcp.js");
-      process.exitCode = await mcpListCommand({ ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("mcp", (rt) => rt.mcpListCommand({ ...cmd.optsWithGlobals(), ...opts }));
     });
 
   program
@@ -181,8 +176,7 @@ export function buildProgram(): Command {
     .option("--to <url>", "postgres://user:password@host:5432/db (default: `database` / DEERFLOW_DATABASE_URL)")
     .option("--json", "print JSON")
     .action(async (opts, cmd: Command) => {
-      const { dbMigrateCommand } = await import("./commands/db.js");
-      process.exitCode = await dbMigrateCommand({ ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("db", (rt) => rt.dbMigrateCommand({ ...cmd.optsWithGlobals(), ...opts }));
     });
 
   program
@@ -202,8 +196,7 @@ export function buildProgram(): Command {
     .option("--keep", "keep the attempts' workspaces and print where they are")
     .option("--list", "list the tasks and exit")
     .action(async (opts, cmd: Command) => {
-      const { evalCommand } = await import("./commands/eval.js");
-      process.exitCode = await evalCommand({ ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("eval", (rt) => rt.evalCommand({ ...cmd.optsWithGlobals(), ...opts }));
     });
 
   program
@@ -213,8 +206,7 @@ export function buildProgram(): Command {
     .option("--list", "list the trusted folders and whether each file changed since")
     .option("--revoke", "stop trusting the folder")
     .action(async (dir: string | undefined, opts, cmd: Command) => {
-      const { trustCommand } = await import("./commands/trust.js");
-      process.exitCode = await trustCommand(dir, { ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("trust", (rt) => rt.trustCommand(dir, { ...cmd.optsWithGlobals(), ...opts }));
     });
 
   program
@@ -222,8 +214,7 @@ export function buildProgram(): Command {
     .description("check node, sqlite, the home directory, the database, the configuration and the model endpoint")
     .option("--repair", "back up a damaged database and recover every readable thread into a fresh one")
     .action(async (opts, cmd: Command) => {
-      const { doctorCommand } = await import("./commands/doctor.js");
-      process.exitCode = await doctorCommand({ ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("doctor", (rt) => rt.doctorCommand({ ...cmd.optsWithGlobals(), ...opts }));
     });
 
   return program;

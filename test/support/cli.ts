@@ -7,6 +7,14 @@ import { execa, type ResultPromise } from "execa";
 
 export const BIN = fileURLToPath(new URL("../../bin/deerflow", import.meta.url));
 
+/**
+ * One code cache (DEERFLOW_CACHE_DIR, src/config/cache-home.ts) for every CLI the suite spawns, whatever its fresh
+ * HOME and DEERFLOW_HOME: the first start compiles the bundles, the rest use that code (as a user's second start
+ * does). Per user (a directory another user made is not used, and costs only speed); a test about the cache itself
+ * sets its own.
+ */
+export const SUITE_CODE_CACHE = join(tmpdir(), `deerflow-test-code-cache-${process.getuid?.() ?? "user"}`);
+
 export interface CliResult {
   exitCode: number;
   stdout: string;
@@ -39,6 +47,7 @@ export function makeSandbox(modelUrl?: string): Sandbox {
     NO_COLOR: "1",
     // No test depends on what runs on this machine's usual model ports (first-run discovery).
     DEERFLOW_DISCOVER_PORTS: "none",
+    DEERFLOW_CACHE_DIR: SUITE_CODE_CACHE,
   };
   if (modelUrl) {
     env.OPENAI_BASE_URL = modelUrl;
