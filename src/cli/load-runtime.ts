@@ -5,6 +5,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { cacheHomeOf } from "../config/cache-home.js";
 import { type LoadedBundle, loadBundle } from "./code-cache.js";
+import { debugLog } from "../model/debug-log.js";
 // Sets a V8 flag when loaded. V8 refuses a code cache written under other flags, so it is set here, before any
 // bundle is compiled, rather than halfway through running the runtime's bundle (which carries the same module):
 // otherwise every cache written carries a flag the next start compiles without, and is never used.
@@ -23,7 +24,10 @@ export function loadRuntime(use: string): Promise<Runtime> {
   runtime ??= (async () => {
     const bundled = fileURLToPath(new URL("../runtime-bundle/runtime.cjs", import.meta.url));
     if (!existsSync(bundled)) return import("./runtime-entry.js");
-    bundle = loadBundle<Runtime>(bundled, cacheHomeOf(), use);
+    const cacheDir = cacheHomeOf();
+    bundle = loadBundle<Runtime>(bundled, cacheDir, use);
+    // How the start went: a start that keeps compiling from scratch shows here (--debug, DEERFLOW_LOG).
+    debugLog("cli.code_cache", { bundle: "runtime", use, cache: bundle.cache, dir: cacheDir });
     return bundle.exports;
   })();
   return runtime;
