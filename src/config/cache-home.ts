@@ -3,7 +3,8 @@
 // ~/.cache/deerflow. One per user, shared by every data home: a fresh DEERFLOW_HOME (a test, a CI job, a second
 // project) starts from code compiled by another instead of compiling ~2.7 MB again. The cache names carry a hash of
 // the bundle and the node that wrote them, so two versions of deerflow share the directory without reading each
-// other's code.
+// other's code. Read from the environment only, never from a .deerflowrc: a repository must not choose which compiled
+// code deerflow loads.
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 
