@@ -2,9 +2,10 @@
 // way (time to exit) in the same run. The first frame is the chat screen with its input prompt ("Starting…" until
 // the runtime is loaded, then "Ask anything"); the time to "Ask anything" (runtime loaded) is shown too.
 // Nothing is contacted before the first frame: the model endpoint is 127.0.0.1:9 in a throwaway DEERFLOW_HOME.
-// The chat keeps V8's compiled code of its two bundles in <home>/cache/ (src/cli/code-cache.ts): the warm-up run
-// writes it and the measured runs use it, as every start after the first does; a "first start" row measures the
-// start with no cache yet (a fresh home each time: right after an install, an upgrade or a new node).
+// The chat keeps V8's compiled code of its two bundles in the user's cache directory (src/cli/code-cache.ts): the
+// warm-up run writes it and the measured runs use it, as every start after the first does; a "first start" row
+// measures the start with no cache yet (a fresh cache directory and home each time: right after an install, an
+// upgrade or a new node).
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -116,7 +117,7 @@ export async function benchFirstFrame() {
       const r = await timeInPty([BIN, "chat"], where, { frame: FIRST_FRAME, ready: READY });
       frame.push(r.frame);
       ready.push(r.ready);
-      const fresh = { ...where, env: { ...where.env, DEERFLOW_HOME: join(root, `fresh-home-${i}`) } };
+      const fresh = { ...where, env: { ...where.env, DEERFLOW_HOME: join(root, `fresh-home-${i}`), DEERFLOW_CACHE_DIR: join(root, `fresh-cache-${i}`) } };
       const c = await timeInPty([BIN, "chat"], fresh, { frame: FIRST_FRAME, ready: READY });
       cold.frame.push(c.frame);
       cold.ready.push(c.ready);

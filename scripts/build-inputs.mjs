@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const STAMP = join(root, "dist", ".build-inputs");
-const OUTPUTS = ["dist/cli/main.js", "dist/tui-bundle/start.cjs", "dist/runtime-bundle/chat-session.cjs"];
+const OUTPUTS = ["dist/cli/main.js", "dist/tui-bundle/start.cjs", "dist/runtime-bundle/runtime.cjs"];
 const INPUT_DIRS = ["src", "scripts"];
 const INPUT_FILES = ["tsconfig.json", "tsconfig.build.json", "package.json", "package-lock.json"];
 

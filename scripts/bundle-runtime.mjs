@@ -1,7 +1,9 @@
-// Bundles the chat's runtime (runtime/chat-session.js with LangChain, LangGraph, the OpenAI client, zod, MCP…) into
-// dist/runtime-bundle/chat-session.cjs after tsc. Node loads it as some 1,500 separate ES modules otherwise: resolving,
-// reading and compiling them took 1.4-2.7 s on the shared 2-core machine against 0.5-0.6 s for one minified file
-// (`npm run bench`: "ready"). `deerflow chat` loads the session from here; everything else uses dist/ as compiled.
+// Bundles the runtime (cli/runtime-entry.js: the chat's session and every command that loads the runtime, with
+// LangChain, LangGraph, the OpenAI client, zod, MCP…) into dist/runtime-bundle/runtime.cjs after tsc. Node loads it
+// as some 1,500 separate ES modules otherwise: resolving, reading and compiling them took 1.4-2.7 s on the shared
+// 2-core machine against 0.5-0.6 s for one minified file (`npm run bench`: "ready"). `deerflow chat`, `run`,
+// `threads`, `eval`… load it through cli/load-runtime.ts; the library entry (package.json "main") stays dist/ as
+// compiled.
 // Native and optional packages stay external (loaded from node_modules as usual). So does web-tree-sitter (the shell
 // audit's bash grammar): sandbox/shell-grammar.ts loads it through createRequire at run time, which the bundler leaves
 // alone, so it finds its own .wasm, and tree-sitter-bash's, in node_modules.
@@ -16,7 +18,7 @@ const outDir = `${root}dist/runtime-bundle`;
 await rm(outDir, { recursive: true, force: true });
 
 const bundle = await rolldown({
-  input: { "chat-session": `${root}dist/runtime/chat-session.js` },
+  input: { runtime: `${root}dist/cli/runtime-entry.js` },
   platform: "node",
   // better-sqlite3 is a native addon; pg asks for its optional native binding (pg-native) only when used.
   external: (id) => /^(better-sqlite3|pg-native)(\/|$)/.test(id),
@@ -26,6 +28,7 @@ const bundle = await rolldown({
   logLevel: "warn",
 });
 // keepNames: LangChain serializes a message by its class name (`RemoveMessage`); mangled names ("Sd") written into a
-// checkpoint by the bundled chat made the thread unreadable to the unbundled `deerflow run` ("Invalid identifer").
+// checkpoint by the bundled chat made the thread unreadable to the unbundled runtime ("Invalid identifer"): the
+// library entry, the tests, and every deerflow before this bundle served `run` read the same threads.
 await bundle.write({ dir: outDir, format: "cjs", codeSplitting: false, minify: true, keepNames: true, entryFileNames: "[name].cjs" });
 await bundle.close();

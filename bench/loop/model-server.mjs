@@ -2,12 +2,13 @@
 // the bare langchain loop and for deerflow. A request carrying tools gets a bash tool call until the conversation
 // holds STEPS - 1 tool results since its last user message, then a final answer of ANSWER_BYTES; a request without
 // tools (a title, a summary) gets a short text. `steps` may be a function of the last user message's text. Streams like a provider (role chunk, content/tool-call chunks,
-// finish chunk, usage, [DONE]).
+// finish chunk, usage, [DONE]). `onRequest` is called as each chat request arrives (bench/task.mjs times a start to
+// its first model request with it).
 import http from "node:http";
 
 // `answer(n, bytes)`, when given, writes the n-th final answer (the disk bench gives real text: "x" repeated deflates
 // to nothing).
-export function startModelServer({ steps = 20, answerBytes = 200, answer = (_n, bytes) => "x".repeat(bytes) } = {}) {
+export function startModelServer({ steps = 20, answerBytes = 200, answer = (_n, bytes) => "x".repeat(bytes), onRequest = () => {} } = {}) {
   let answers = 0;
   let seq = 0;
   const server = http.createServer((req, res) => {
@@ -16,6 +17,7 @@ export function startModelServer({ steps = 20, answerBytes = 200, answer = (_n, 
       res.end(JSON.stringify({ object: "list", data: [{ id: "bench-model", object: "model" }] }));
       return;
     }
+    onRequest();
     const chunks = [];
     req.on("data", (c) => chunks.push(c));
     req.on("end", () => {

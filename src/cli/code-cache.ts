@@ -1,18 +1,22 @@
-// Loads a CommonJS bundle (scripts/bundle-runtime.mjs) through V8's code cache. Compiling the ~2.4 MB chat runtime
-// is most of what importing it costs, and Node 20 has no compile cache of its own (module.enableCompileCache is 22+):
-// the compiled code, including the functions the first start-up compiled lazily, is kept in `<home>/cache/` and
-// handed back to V8 next time. The cache is only an accelerator: its name carries a hash of the bundle, the node and
-// V8 versions and the architecture (a rebuilt bundle or another node never reads an old one); its bytes carry a keyed
-// MAC (V8 checks the source length and flags, not the payload, in release builds; see below); it is written to a
-// temporary file and renamed (a crash leaves no half file); anything unreadable or rejected is ignored and rewritten.
+// Loads a CommonJS bundle (scripts/bundle-runtime.mjs, scripts/bundle-tui.mjs) through V8's code cache. Compiling the
+// ~2.7 MB runtime is most of what importing it costs, and Node 20 has no compile cache of its own
+// (module.enableCompileCache is 22+): the compiled code, including the functions the first start-up compiled lazily,
+// is kept in the user's cache directory (config/cache-home.ts: one per user, shared by every data home) and handed
+// back to V8 next time. The cache is only an accelerator: its name carries a hash of the bundle, the node and V8
+// versions and the architecture (a rebuilt bundle or another node never reads an old one, and two versions of
+// deerflow sharing the directory each keep their own); its bytes carry a keyed MAC (V8 checks the source length and
+// flags, not the payload, in release builds; see below); it is written to a temporary file of its own and renamed (a
+// crash leaves no half file; two processes writing at once each rename a whole file in); anything unreadable or
+// rejected is ignored and rewritten.
 // V8 also rejects a cache written under other V8 flags: a module that calls v8.setFlagsFromString when loaded must
-// be loaded before the bundles are compiled (see commands/chat.ts), or every start compiles from scratch.
+// be loaded before the bundles are compiled (see load-runtime.ts), or every start compiles from scratch.
 // WHY a keyed MAC, not a checksum: V8 trusts cached data as machine code, so a file with altered bytes and a
 // recomputed checksum crashed every start (SIGSEGV) and could do worse. Each cache is signed with HMAC-SHA256 under a
-// random key of this data home (`code-cache.key`, 0600, in the 0700 cache directory, owned by the user), so only a
-// cache this installation wrote is ever handed to V8; a key file anyone else could have written (other owner, group
-// or world bits, a symlink: what a cloned repository or a copied home looks like) is replaced, which voids every
-// cache signed with it.
+// random key kept beside the caches (`code-cache.key`, 0600, in the 0700 cache directory, owned by the user), so
+// only a cache this user's deerflow wrote is ever handed to V8; a key file anyone else could have written (other
+// owner, group or world bits, a symlink: what a cloned repository or a copied home looks like) is replaced, which
+// voids every cache signed with it. A cache directory owned by someone else, or one that cannot be made, means no
+// cache at all (the bundle compiles as if none were there), never a failed start.
 import { createHash, createHmac, randomBytes } from "node:crypto";
 import { chmodSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -21,6 +25,8 @@ import vm from "node:vm";
 
 const MAGIC = Buffer.from("deerflow code cache 2\n");
 const SUM_BYTES = 32;
+/** Caches kept per bundle and use: the newest few, so two builds or node versions used in turn both stay warm. */
+const KEPT_PER_USE = 3;
 const KEY_FILE = "code-cache.key";
 const KEY_BYTES = 32;
 
@@ -68,7 +74,7 @@ function readKey(file: string): Buffer | undefined {
 }
 
 /**
- * This data home's cache key, made on first use; undefined when the cache directory cannot be made private (then
+ * This cache directory's key, made on first use; undefined when the cache directory cannot be made private (then
  * no cache is read or written). A key file that is not private is replaced. Made beside and linked in, so two
  * starts at once agree on one key (link never replaces a file).
  */
@@ -79,7 +85,7 @@ export function codeCacheKey(cacheDir: string): Buffer | undefined {
     const found = readKey(file);
     if (found) return found;
     rmSync(file, { force: true });
-    const tmp = `${file}.${process.pid}.tmp`;
+    const tmp = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
     writeFileSync(tmp, randomBytes(KEY_BYTES), { mode: 0o600 });
     try {
       linkSync(tmp, file);
@@ -109,8 +115,7 @@ function readCache(file: string, key: Buffer): { data?: Buffer; state: "absent" 
 }
 
 function writeCache(file: string, key: Buffer, data: Buffer, prefix: string): void {
-  const dir = dirname(file);
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = `${file}.${process.pid}-${randomBytes(4).toString("hex")}.tmp`;
   try {
     writeFileSync(tmp, Buffer.concat([MAGIC, sum(key, file, data), data]), { mode: 0o600 });
     renameSync(tmp, file);
@@ -118,26 +123,50 @@ function writeCache(file: string, key: Buffer, data: Buffer, prefix: string): vo
     rmSync(tmp, { force: true });
     throw err;
   }
-  // The caches of older bundles or other node versions are dead weight (a couple of MB each).
-  for (const name of readdirSync(dir)) {
-    if (name.startsWith(prefix) && join(dir, name) !== file && !name.endsWith(".tmp")) rmSync(join(dir, name), { force: true });
-  }
+  pruneOlder(dirname(file), prefix);
 }
 
-/** The cache file of `bundle`'s current source under this node: `<dir>/<bundle>-<key>.v8cache`. */
-export function codeCacheFile(bundle: string, source: string, cacheDir: string): string {
+/**
+ * The caches of older bundles or other node versions are dead weight (a couple of MB each): all but the newest
+ * KEPT_PER_USE of this prefix go. Not all but this one: two versions sharing the directory would delete each
+ * other's cache on every start and never start warm.
+ */
+function pruneOlder(dir: string, prefix: string): void {
+  const mine = readdirSync(dir)
+    .filter((name) => name.startsWith(prefix) && name.endsWith(".v8cache"))
+    .flatMap((name) => {
+      try {
+        return [{ name, mtime: lstatSync(join(dir, name)).mtimeMs }];
+      } catch {
+        return [];
+      }
+    })
+    .sort((a, b) => b.mtime - a.mtime);
+  for (const { name } of mine.slice(KEPT_PER_USE)) rmSync(join(dir, name), { force: true });
+}
+
+/** What a cache file's name starts with: the bundle, and the use it was compiled for (see loadBundle). */
+function cachePrefix(bundle: string, use: string | undefined): string {
+  return `${basename(bundle)}${use ? `.${use}` : ""}-`;
+}
+
+/** The cache file of `bundle`'s current source under this node: `<dir>/<bundle>[.<use>]-<key>.v8cache`. */
+export function codeCacheFile(bundle: string, source: string, cacheDir: string, use?: string): string {
   const key = createHash("sha256").update(source).update(`\0${process.version}\0${process.versions.v8}\0${process.arch}`).digest("hex").slice(0, 32);
-  return join(cacheDir, `${basename(bundle)}-${key}.v8cache`);
+  return join(cacheDir, `${cachePrefix(bundle, use)}${key}.v8cache`);
 }
 
 /**
  * Runs the CommonJS bundle `file` (as Node's own loader would: module, exports, require relative to it) and returns
- * its exports. `cacheDir` undefined: no cache at all.
+ * its exports. `cacheDir` undefined: no cache at all. `use` names what the process will do with the bundle (`run`,
+ * `chat`, …) when one bundle serves several commands: each gets a cache of its own, holding the functions its own
+ * start compiled (a cache written by `deerflow threads` would hold little of what `run` needs, and a used cache is
+ * never rewritten).
  */
-export function loadBundle<T>(file: string, cacheDir: string | undefined): LoadedBundle<T> {
+export function loadBundle<T>(file: string, cacheDir: string | undefined, use?: string): LoadedBundle<T> {
   const source = readFileSync(file, "utf8");
   const key = cacheDir === undefined ? undefined : codeCacheKey(cacheDir);
-  const cacheFile = cacheDir === undefined || key === undefined ? undefined : codeCacheFile(file, source, cacheDir);
+  const cacheFile = cacheDir === undefined || key === undefined ? undefined : codeCacheFile(file, source, cacheDir, use);
   const found = cacheFile === undefined || key === undefined ? { state: "absent" as const } : readCache(cacheFile, key);
   // The wrapper sits on a line of its own (lineOffset -1) so the bundle's positions in stack traces stay its own.
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {\n${source}\n})`, {
@@ -157,7 +186,7 @@ export function loadBundle<T>(file: string, cacheDir: string | undefined): Loade
       if (saved || cacheFile === undefined || key === undefined) return;
       saved = true;
       try {
-        writeCache(cacheFile, key, script.createCachedData(), `${basename(file)}-`);
+        writeCache(cacheFile, key, script.createCachedData(), cachePrefix(file, use));
       } catch {
         // Only an accelerator: the next start compiles the bundle again.
       }

@@ -19,6 +19,12 @@ export interface GlobalOptions {
   debug?: boolean;
 }
 
+/**
+ * A command of the runtime bundle (load-runtime.ts), imported only when one runs: --version and --help load none of
+ * it. `config`, `trust` and `memory` load no runtime: their own few modules cost less than the bundle (measured).
+ */
+const fromRuntime: typeof import("./load-runtime.js").fromRuntime = async (use, command) => (await import("./load-runtime.js")).fromRuntime(use, command);
+
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
@@ -94,8 +100,7 @@ export function buildProgram(): Command {
     .addOption(sharedOption("dangerousWorkspace", "run"))
     .addOption(sharedOption("unconfined", "run"))
     .action(async (promptWords: string[], opts, cmd: Command) => {
-      const { runCommand } = await import("./commands/run.js");
-      process.exitCode = await runCommand(promptWords, { ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("run", (rt) => rt.runCommand(promptWords, { ...cmd.optsWithGlobals(), ...opts }));
     });
 
   const threads = program
@@ -103,8 +108,7 @@ export function buildProgram(): Command {
     .description("list threads, newest first: id, title, updated, status, workspace")
     .option("--json", "print JSON")
     .action(async (opts, cmd: Command) => {
-      const { threadsCommand } = await import("./commands/threads.js");
-      process.exitCode = await threadsCommand({ ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("threads", (rt) => rt.threadsCommand({ ...cmd.optsWithGlobals(), ...opts }));
     });
   threads
     .command("show")
@@ -112,16 +116,14 @@ export function buildProgram(): Command {
     .argument("<thread>", "the thread id")
     .option("--json", "print JSON")
     .action(async (thread: string, opts, cmd: Command) => {
-      const { threadsShowCommand } = await import("./commands/threads.js");
-      process.exitCode = await threadsShowCommand(thread, { ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("threads", (rt) => rt.threadsShowCommand(thread, { ...cmd.optsWithGlobals(), ...opts }));
     });
   threads
     .command("rm")
     .description("delete a thread and all its data (a workspace bound with --workspace is left as it is)")
     .argument("<thread>", "the thread id")
     .action(async (thread: string, _opts, cmd: Command) => {
-      const { threadsRmCommand } = await import("./commands/threads-rm.js");
-      process.exitCode = await threadsRmCommand(thread, cmd.optsWithGlobals());
+      process.exitCode = await fromRuntime("threads", (rt) => rt.threadsRmCommand(thread, cmd.optsWithGlobals()));
     });
 
   program
@@ -136,8 +138,7 @@ export function buildProgram(): Command {
     .option("--force", "also take back files you changed since the last run (left as they are by default)")
     .option("--json", "print JSON")
     .action(async (thread: string, opts, cmd: Command) => {
-      const { rewindCommand } = await import("./commands/rewind.js");
-      process.exitCode = await rewindCommand(thread, { ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("rewind", (rt) => rt.rewindCommand(thread, { ...cmd.optsWithGlobals(), ...opts }));
     });
 
   program
@@ -169,8 +170,7 @@ export function buildProgram(): Command {
     .description("start the configured MCP servers and list their status and tools")
     .option("--json", "print JSON")
     .action(async (opts, cmd: Command) => {
-      const { mcpListCommand } = await import("./commands/mcp.js");
-      process.exitCode = await mcpListCommand({ ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("mcp", (rt) => rt.mcpListCommand({ ...cmd.optsWithGlobals(), ...opts }));
     });
 
   program
@@ -182,8 +182,7 @@ export function buildProgram(): Command {
     .option("--to <url>", "postgres://user:password@host:5432/db (default: `database` / DEERFLOW_DATABASE_URL)")
     .option("--json", "print JSON")
     .action(async (opts, cmd: Command) => {
-      const { dbMigrateCommand } = await import("./commands/db.js");
-      process.exitCode = await dbMigrateCommand({ ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("db", (rt) => rt.dbMigrateCommand({ ...cmd.optsWithGlobals(), ...opts }));
     });
 
   program
@@ -203,8 +202,7 @@ export function buildProgram(): Command {
     .option("--keep", "keep the attempts' workspaces and print where they are")
     .option("--list", "list the tasks and exit")
     .action(async (opts, cmd: Command) => {
-      const { evalCommand } = await import("./commands/eval.js");
-      process.exitCode = await evalCommand({ ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("eval", (rt) => rt.evalCommand({ ...cmd.optsWithGlobals(), ...opts }));
     });
 
   program
@@ -223,8 +221,7 @@ export function buildProgram(): Command {
     .description("check node, sqlite, the home directory, the database, the configuration and the model endpoint")
     .option("--repair", "back up a damaged database and recover every readable thread into a fresh one")
     .action(async (opts, cmd: Command) => {
-      const { doctorCommand } = await import("./commands/doctor.js");
-      process.exitCode = await doctorCommand({ ...cmd.optsWithGlobals(), ...opts });
+      process.exitCode = await fromRuntime("doctor", (rt) => rt.doctorCommand({ ...cmd.optsWithGlobals(), ...opts }));
     });
 
   return program;

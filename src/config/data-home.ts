@@ -1,6 +1,6 @@
 // Where deerflow keeps its data (the "home"): --home, else DEERFLOW_HOME, else the "home" of the last .deerflowrc
 // that sets one (relative to that file's folder), else ~/.deerflow. loadConfig applies this rule; peekDataHome applies
-// it before the config is loaded (trust-store.ts peekDataHome: the chat reads its code cache from `<home>/cache/`
+// it before the config is loaded (trust-store.ts peekDataHome: the debug log and the chat's start-up need the home
 // before the runtime, which loads the config, is even compiled). A project file's "home" counts only when trusted.
 import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";

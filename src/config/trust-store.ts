@@ -92,8 +92,9 @@ export function revokeFolder(trustHome: string, folder: string): boolean {
 
 /**
  * The data directory, before (and without) loading the config: reads only the files' "home" keys, a project's only
- * when its folder is trusted (the chat's code cache lives there: a repository must not choose which compiled code
- * deerflow loads). A file that cannot be read gives no "home".
+ * when its folder is trusted (a repository must not choose where deerflow keeps its data). A file that cannot be
+ * read gives no "home". (The code cache is not in the home: config/cache-home.ts reads only the environment, so no
+ * .deerflowrc chooses which compiled code deerflow loads.)
  */
 export function peekDataHome(flag: string | undefined, env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
   const userHome = env.HOME ?? homedir();

@@ -2,8 +2,7 @@
 // when its agent is built), all in parallel, each within its start-up timeout; a server that fails is recorded
 // with a one-line reason, reported once, and the chat or run goes on without it. `closeMcpServers()` ends them
 // all at the end of the chat or run, stdio servers with their whole process group.
-import { loadMcpTools } from "@langchain/mcp-adapters";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { DynamicStructuredTool } from "@langchain/core/tools";
 import type { ResolvedConfig, ResolvedMcpServer } from "../config/load.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
@@ -13,6 +12,7 @@ import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
 import { stripControl } from "../vocabulary/terminal-text.js";
 import { type BuiltTransport, buildTransport, transportKind } from "./transport.js";
 import { cleanDescription, mcpToolName } from "./tool-names.js";
+import { loadMcpSdk } from "./sdk.js";
 
 export type McpServerStatus = "disabled" | "waiting" | "starting" | "ready" | "failed" | "stopped";
 
@@ -119,8 +119,9 @@ export class McpHub {
     const timeoutMs = l.config.startupTimeout ?? this.startupTimeoutMs;
     const limit = deadline(timeoutMs, "starting the server and listing its tools");
     try {
-      l.built = buildTransport(name, l.config, { env: ctx.env ?? process.env, paths: ctx.paths, shell: ctx.shell });
-      const client = new Client({ name: "deerflow", version: "0.1.0" }, { capabilities: {} });
+      const sdk = await loadMcpSdk();
+      l.built = buildTransport(sdk, name, l.config, { env: ctx.env ?? process.env, paths: ctx.paths, shell: ctx.shell });
+      const client = new sdk.Client({ name: "deerflow", version: "0.1.0" }, { capabilities: {} });
       l.client = client;
       // The transport's last error says why a connection closed (e.g. a message over the SDK's 10 MB limit).
       let lastError = "";
@@ -137,7 +138,7 @@ export class McpHub {
         }
       };
       await Promise.race([client.connect(l.built.transport, { timeout: timeoutMs }), limit.promise]);
-      const tools = await Promise.race([loadMcpTools(name, client, { throwOnLoadError: false, outputHandling: "content" }), limit.promise]);
+      const tools = await Promise.race([sdk.loadMcpTools(name, client, { throwOnLoadError: false, outputHandling: "content" }), limit.promise]);
       this.adopt(name, l, tools);
       l.state.status = "ready";
     } catch (err) {

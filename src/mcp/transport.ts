@@ -5,11 +5,9 @@
 // secrets hidden, own PID namespace that dies with deerflow). Remote servers: streamable HTTP, or SSE when asked.
 import { existsSync, mkdirSync, statSync } from "node:fs";
 import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
-import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ResolvedMcpServer } from "../config/load.js";
+import type { McpSdk } from "./sdk.js";
 import { bwrapArgs } from "../sandbox/bwrap-args.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { newRunToken, watchdogLine } from "../sandbox/host-watchdog.js";
@@ -55,7 +53,7 @@ export function transportKind(server: ResolvedMcpServer): BuiltTransport["kind"]
   return server.type === "sse" ? "sse" : "http";
 }
 
-function remoteTransport(name: string, server: ResolvedMcpServer, ctx: TransportContext): BuiltTransport {
+function remoteTransport(sdk: McpSdk, name: string, server: ResolvedMcpServer, ctx: TransportContext): BuiltTransport {
   const raw = expandEnv((server.httpUrl ?? server.url)!, ctx.env, `mcpServers.${name}.url`);
   let url: URL;
   try {
@@ -67,7 +65,7 @@ function remoteTransport(name: string, server: ResolvedMcpServer, ctx: Transport
   const headers = expandRecord(server.headers, ctx.env, `mcpServers.${name}.headers`);
   const requestInit = headers ? { headers } : undefined;
   const kind = transportKind(server);
-  const transport = kind === "sse" ? new SSEClientTransport(url, { requestInit }) : new StreamableHTTPClientTransport(url, { requestInit });
+  const transport = kind === "sse" ? new sdk.SSEClientTransport(url, { requestInit }) : new sdk.StreamableHTTPClientTransport(url, { requestInit });
   return { transport, kind, processGroup: () => undefined, stderrTail: () => "" };
 }
 
@@ -100,7 +98,7 @@ function launchLine(name: string, server: ResolvedMcpServer, ctx: TransportConte
   return { command: setsid, args: watched ? [watched.command, ...watched.args] : [command, ...args], ownGroup: true };
 }
 
-function stdioTransport(name: string, server: ResolvedMcpServer, ctx: TransportContext): BuiltTransport {
+function stdioTransport(sdk: McpSdk, name: string, server: ResolvedMcpServer, ctx: TransportContext): BuiltTransport {
   const rawCwd = server.cwd ? expandEnv(server.cwd, ctx.env, `mcpServers.${name}.cwd`) : undefined;
   const cwd = rawCwd ? (isAbsolute(rawCwd) ? rawCwd : resolve(dirname(server.file), rawCwd)) : undefined;
   if (cwd && !existsSync(cwd)) throw new Error(`mcpServers.${name}.cwd ${cwd} does not exist`);
@@ -108,7 +106,7 @@ function stdioTransport(name: string, server: ResolvedMcpServer, ctx: TransportC
   const token = newRunToken();
   const line = launchLine(name, server, ctx, cwd, token);
   // The SDK passes only HOME, PATH, SHELL, TERM, USER, LOGNAME of ours plus the server's own `env`: no API keys.
-  const transport = new StdioClientTransport({ command: line.command, args: line.args, env, cwd: server.sandbox ? undefined : cwd, stderr: "pipe" });
+  const transport = new sdk.StdioClientTransport({ command: line.command, args: line.args, env, cwd: server.sandbox ? undefined : cwd, stderr: "pipe" });
   // The pid is gone from the transport once it closes: keep it to kill the group afterwards.
   let pid: number | undefined;
   const start = transport.start.bind(transport);
@@ -129,8 +127,9 @@ function stdioTransport(name: string, server: ResolvedMcpServer, ctx: TransportC
   };
 }
 
-export function buildTransport(name: string, server: ResolvedMcpServer, ctx: TransportContext): BuiltTransport {
-  return isRemote(server) ? remoteTransport(name, server, ctx) : stdioTransport(name, server, ctx);
+/** `sdk`: the MCP SDK as loaded by the hub (sdk.ts: imported when the first server starts). */
+export function buildTransport(sdk: McpSdk, name: string, server: ResolvedMcpServer, ctx: TransportContext): BuiltTransport {
+  return isRemote(server) ? remoteTransport(sdk, name, server, ctx) : stdioTransport(sdk, name, server, ctx);
 }
 
 /** Read-only binds for a confined server's program files that live under /tmp (hidden by the sandbox's tmpfs). */

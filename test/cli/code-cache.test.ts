@@ -1,7 +1,7 @@
 // The chat runtime's V8 code cache (src/cli/code-cache.ts) against real files and a real vm.Script: a bundle loads
 // the same with or without it; a stale, truncated, corrupt, altered or foreign cache is never handed over as it is but
 // ignored and rewritten; a cache that cannot be written costs nothing but speed.
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { createHash, createHmac } from "node:crypto";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -84,17 +84,47 @@ describe("code cache", () => {
     expect(readFileSync(join(cacheDir, file!)).equals(before)).toBe(true);
   });
 
-  it("a rebuilt bundle never reads the old cache, and the old one is removed when the new one is written", () => {
+  it("a rebuilt bundle never reads the old cache; the newest three builds' caches are kept, older ones removed", () => {
     load().saveCache();
-    const [old] = cacheFiles();
+    const [v1] = cacheFiles();
     writeBundle("v2-longer");
     const rebuilt = load();
     expect(rebuilt.cache).toBe("absent");
     expectWorking(rebuilt, "v2-longer");
     rebuilt.saveCache();
-    expect(cacheFiles()).toHaveLength(1);
-    expect(cacheFiles()[0]).not.toBe(old);
+    // Two versions sharing the user's cache directory, used in turn, each keep theirs: this failed when writing one
+    // removed every other, so each start of either compiled from scratch.
+    expect(cacheFiles()).toHaveLength(2);
+    writeBundle("v1");
     expect(load().cache).toBe("used");
+    writeBundle("v2-longer");
+    expect(load().cache).toBe("used");
+    // Separate builds have distinct modification times: the oldest cache goes first.
+    const age = (minutes: number) => {
+      const newest = cacheFiles().find((f) => !agedOnes.has(f))!;
+      agedOnes.add(newest);
+      const t = new Date(Date.now() - minutes * 60_000);
+      utimesSync(join(cacheDir, newest), t, t);
+    };
+    const agedOnes = new Set<string>([v1!]);
+    utimesSync(join(cacheDir, v1!), new Date(Date.now() - 30 * 60_000), new Date(Date.now() - 30 * 60_000));
+    age(20);
+    writeBundle("v3-much-longer");
+    load().saveCache();
+    age(10);
+    writeBundle("v4-longer-still");
+    load().saveCache();
+    expect(cacheFiles()).toHaveLength(3);
+    expect(cacheFiles()).not.toContain(v1);
+    expect(load().cache).toBe("used");
+  });
+
+  it("each use of one bundle keeps its own cache, so one command's start never stands in for another's", () => {
+    const run = loadBundle<Bundle>(bundle, cacheDir, "run");
+    run.saveCache();
+    expect(cacheFiles()).toEqual([expect.stringMatching(/^chat-session\.cjs\.run-[0-9a-f]{32}\.v8cache$/)]);
+    expect(loadBundle<Bundle>(bundle, cacheDir, "threads").cache).toBe("absent");
+    expect(loadBundle<Bundle>(bundle, cacheDir, "run").cache).toBe("used");
   });
 
   it("a same-length edit of the bundle gets a cache of its own (V8 alone would only compare the length)", () => {

@@ -7,7 +7,7 @@ import { execa } from "execa";
 import { beforeEach, describe, expect, it } from "vitest";
 import { createChatSession } from "../../src/runtime/chat-session.js";
 import { ThreadRuntime } from "../../src/runtime/thread-runtime.js";
-import { BIN } from "../support/cli.js";
+import { BIN, SUITE_CODE_CACHE } from "../support/cli.js";
 import { useInProcessModel } from "../support/in-process.js";
 import type { RecordedRequest, TestModelServer } from "../support/openai-server.js";
 
@@ -23,7 +23,7 @@ const isSummary = (r: RecordedRequest) => textOf(r.body.messages?.[0]).startsWit
 const show = (threadId: string, ...flags: string[]) =>
   execa(process.execPath, [BIN, "threads", "show", ...flags, threadId], {
     cwd,
-    env: { PATH: process.env.PATH!, HOME: process.env.HOME!, DEERFLOW_HOME: home, NO_COLOR: "1", DEERFLOW_DISCOVER_PORTS: "none" },
+    env: { PATH: process.env.PATH!, HOME: process.env.HOME!, DEERFLOW_HOME: home, NO_COLOR: "1", DEERFLOW_DISCOVER_PORTS: "none", DEERFLOW_CACHE_DIR: SUITE_CODE_CACHE },
     reject: false,
   });
 

@@ -1,4 +1,5 @@
 // Spawns the built `bin/deerflow` as a user would, with a private home and HOME so no test touches real user data.
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,6 +7,14 @@ import { fileURLToPath } from "node:url";
 import { execa, type ResultPromise } from "execa";
 
 export const BIN = fileURLToPath(new URL("../../bin/deerflow", import.meta.url));
+
+/**
+ * One code cache (DEERFLOW_CACHE_DIR, src/config/cache-home.ts) for every CLI the suite spawns, whatever its fresh
+ * HOME and DEERFLOW_HOME: the first start compiles the bundles, the rest use that code (as a user's second start
+ * does). Per user (a directory another user made is not used, and costs only speed) and per checkout (two checkouts
+ * building different bundles would push each other's caches out); a test about the cache itself sets its own.
+ */
+export const SUITE_CODE_CACHE = join(tmpdir(), `deerflow-test-code-cache-${process.getuid?.() ?? "user"}-${createHash("sha256").update(BIN).digest("hex").slice(0, 12)}`);
 
 export interface CliResult {
   exitCode: number;
@@ -39,6 +48,7 @@ export function makeSandbox(modelUrl?: string): Sandbox {
     NO_COLOR: "1",
     // No test depends on what runs on this machine's usual model ports (first-run discovery).
     DEERFLOW_DISCOVER_PORTS: "none",
+    DEERFLOW_CACHE_DIR: SUITE_CODE_CACHE,
   };
   if (modelUrl) {
     env.OPENAI_BASE_URL = modelUrl;

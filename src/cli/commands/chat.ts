@@ -2,15 +2,12 @@
 // ends; scripts use `deerflow run`. The TUI bundle paints its first frame before the runtime is imported.
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadBundle, type LoadedBundle } from "../code-cache.js";
+import { loadRuntime, saveRuntimeCache } from "../load-runtime.js";
+import { cacheHomeOf } from "../../config/cache-home.js";
 import { peekDataHome, trustFolder } from "../../config/trust-store.js";
 import { chooseStartWorkspace } from "../../sandbox/start-workspace.js";
-// Sets a V8 flag when loaded. V8 refuses a code cache written under other flags, so it is set here, before either
-// bundle is compiled, rather than halfway through running the runtime's bundle (which carries the same module):
-// otherwise every cache the chat writes carries a flag the next start compiles without, and is never used.
-import "../../tools/bounded-regex.js";
 import { DeerflowError, UsageError } from "../../errors.js";
 import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
 import type { GlobalOptions } from "../main.js";
@@ -37,13 +34,7 @@ function version(): string {
   return (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
 }
 
-/** Where the bundles' compiled code is kept: `<home>/cache/`, the home the config will resolve (a `home` set in
- * .deerflowrc included: the cache is read before the runtime that loads the config is compiled). */
-function codeCacheDir(home: string | undefined): string {
-  return join(peekDataHome(home), "cache");
-}
-
-const bundles: LoadedBundle<unknown>[] = [];
+let tuiBundle: LoadedBundle<unknown> | undefined;
 
 /**
  * The TUI bundle (scripts/bundle-tui.mjs) through V8's code cache (code-cache.ts). Ink turns its interactive mode
@@ -59,39 +50,26 @@ function loadTui(cacheDir: string): typeof import("../../tui/start.js") {
     const bundled = fileURLToPath(new URL("../../tui-bundle/start.cjs", import.meta.url));
     if (!existsSync(bundled)) throw new DeerflowError(`The chat screen is not built (${bundled} is missing).`, { hint: "Run `npm run build` in the deerflow folder." });
     const tui = loadBundle<typeof import("../../tui/start.js")>(bundled, cacheDir);
-    bundles.push(tui);
+    tuiBundle = tui;
     return tui.exports;
   } finally {
     for (const [k, v] of Object.entries(saved)) if (v !== undefined) process.env[k] = v;
   }
 }
 
-type Runtime = typeof import("../../runtime/chat-session.js");
-
 /**
- * The chat's runtime as one bundled file (scripts/bundle-runtime.mjs): a third of the time to load the ~1,500
- * modules it is made of, and compiled once per bundle and node version (code-cache.ts). Every use in the chat goes
- * through it, so the session, its stores and its sandbox are one copy. Running from src (tests) there is no bundle:
- * the modules load as they are.
+ * The chat's runtime: the runtime bundle shared with `run` and the other commands (load-runtime.ts), so the session,
+ * its stores and its sandbox are one copy.
  */
-let runtime: Promise<Runtime> | undefined;
-function importRuntime(cacheDir: string): Promise<Runtime> {
-  runtime ??= (async () => {
-    const bundled = fileURLToPath(new URL("../../runtime-bundle/chat-session.cjs", import.meta.url));
-    if (!existsSync(bundled)) return import("../../runtime/chat-session.js");
-    const loaded = loadBundle<Runtime>(bundled, cacheDir);
-    bundles.push(loaded);
-    return loaded.exports;
-  })();
-  return runtime;
-}
+const importRuntime = () => loadRuntime("chat");
 
 /**
  * Once the session is up, keep the code compiled so far (the bundles and what start-up ran of them) for the next
  * start. Only the first start with a new build or node pays for it (tens of ms); a no-op when the caches were used.
  */
 function saveCodeCaches(): void {
-  for (const b of bundles) b.saveCache();
+  tuiBundle?.saveCache();
+  saveRuntimeCache();
 }
 
 export async function chatCommand(words: string[], opts: ChatOptions): Promise<number> {
@@ -114,7 +92,7 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
     // Raw mode at once: keys typed while the TUI loads wait in the terminal (read by Ink as soon as it listens)
     // instead of being echoed over the screen.
     process.stdin.setRawMode(true);
-    const cacheDir = codeCacheDir(opts.home);
+    const cacheDir = cacheHomeOf();
     let startChat: typeof import("../../tui/start.js").startChat;
     try {
       ({ startChat } = loadTui(cacheDir));
@@ -132,13 +110,13 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
       planMode: opts.plan,
       start: { prompt: words.join(" "), goal: opts.goal, resume },
       firstRun: {
-        choices: async (err) => (await importRuntime(cacheDir)).firstRunChoices(err, { home: opts.home }),
-        save: async (choice) => (await importRuntime(cacheDir)).saveFirstRunChoice(choice),
+        choices: async (err) => (await importRuntime()).firstRunChoices(err, { home: opts.home }),
+        save: async (choice) => (await importRuntime()).saveFirstRunChoice(choice),
       },
       // Trusts exactly the bytes the question showed (their sha256), where `deerflow trust` records it.
       trustFolder: async ({ untrusted, trustHome }) => void trustFolder(trustHome, untrusted.file, untrusted.sha256),
       loadSession: async (o) => {
-        const { createChatSession } = await importRuntime(cacheDir);
+        const { createChatSession } = await importRuntime();
         const session = await createChatSession({
           home: opts.home,
           model: opts.model,
@@ -156,7 +134,7 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
         return session;
       },
     });
-    await (await importRuntime(cacheDir)).closeChatShell();
+    await (await importRuntime()).closeChatShell();
     if (exit.threadId) process.stdout.write(`Thread ${exit.threadId} is saved. Continue it with: deerflow resume ${exit.threadId}\n`);
     return 0;
   } catch (err) {
