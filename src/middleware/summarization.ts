@@ -1,6 +1,8 @@
 // Summarization — WHY beforeModel: the request grows with every model call of a run, so the check runs before EACH
 // call (not once per run): when the messages would pass `threshold` of the model's context window (estimated from
-// text, since many providers report no usage), the oldest turn blocks are replaced by one running summary.
+// text, since many providers report no usage), or when there are more than `maxMessages` messages, the oldest turn
+// blocks are replaced by one running summary. A call the provider still refuses as too long is compacted and sent once
+// more (wrapModelCall, below).
 // WHY its position (DeerFlow's: after DanglingToolCall and ToolErrorHandling, before Todo/Title/guards): it sees a
 // repaired history (no dangling call to split), and everything after it sees the compacted one.
 //
@@ -32,7 +34,7 @@ import { compactedRequestMessages, contextOverflowOf } from "./util/overflow-ret
 import { type UsageTotals, UsageTotalsSchema, usageOf, zeroUsage } from "./util/usage.js";
 
 export const DEFAULT_COMPACTION_THRESHOLD = 0.75;
-/** Used by `features.summarization: true` without a window (library use); the CLI needs `contextWindow` set. */
+/** Used by `features.summarization: true` without a window (library use); the CLI passes the model's (run-agent.ts). */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 export const SUMMARY_MESSAGE_ID = "conversation-summary";
 /** The system prompt of the summary call. Starts with the marker text test model servers recognise. */
