@@ -69,9 +69,12 @@ export type ProviderErrorKind = "auth" | "not_found" | "bad_request" | "protocol
  */
 export class ProviderError extends ModelUnavailableError {
   readonly kind: ProviderErrorKind;
-  constructor(kind: ProviderErrorKind, message: string, opts: { hint?: string; cause?: unknown } = {}) {
-    super(message, opts);
+  /** The provider said the request does not fit the model's context window (compaction may make it fit). */
+  readonly contextOverflow: boolean;
+  constructor(kind: ProviderErrorKind, message: string, opts: { hint?: string; cause?: unknown; contextOverflow?: boolean } = {}) {
+    super(message, { hint: opts.hint, cause: opts.cause });
     this.kind = kind;
+    this.contextOverflow = opts.contextOverflow === true;
   }
 }
 

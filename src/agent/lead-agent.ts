@@ -67,8 +67,8 @@ export { LEAD_SYSTEM_PROMPT };
  *   injection, an empty answer retried as one more model call, and a transient error retried as the bare HTTP call.
  * - DeferredToolFilter (MCP tools past the threshold) right before ToolApproval: a deferred tool that was not
  *   promoted is refused before anyone is asked. MCP tools ask through ToolApproval (their approval gate).
- * - Summarization at DeerFlow's place (after the history repairs, before Todo/Title and the guards): it runs only
- *   for a model with a contextWindow, and brings read_history.
+ * - Summarization at DeerFlow's place (after the history repairs, before Todo/Title and the guards): for every model
+ *   (its window configured, stated by its server, or a default), and brings read_history.
  * - SkillActivation after Summarization (and Todo), before Title: it restores a compacted skill's text before the
  *   same model call. Present only when skills were found.
  * - Memory at DeerFlow's place (after Title): its afterAgent queues what the run taught, after the title is set.
@@ -92,7 +92,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "ToolApproval",
   "ToolOutputBudget",
   "InvalidToolCall",
-  "Summarization", // models with a contextWindow
+  "Summarization", // unless compaction is off
   "Todo",
   "SkillActivation", // when skills are installed
   "Title",
@@ -134,7 +134,7 @@ export interface LeadAgentOptions {
   taskTool?: unknown;
   /** Guard limits (defaults: loop 3/5, per tool 30/50, 200k tokens per run). */
   guards?: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
-  /** Compaction of long conversations (the model has a contextWindow): enables Summarization and read_history. */
+  /** Compaction of long conversations (the runtime gives it unless compaction is off): Summarization and read_history. */
   compaction?: SummarizationOptions;
   onModelRetry?: (info: { attempt: number; maxRetries: number; delayMs: number; reason: string }) => void;
   /** The current run's usage ledger (the graph is shared by runs): side calls report to it, the budget reads it. */

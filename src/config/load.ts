@@ -21,6 +21,8 @@ export const DEFAULT_SNAPSHOT_FREQUENCY = 20;
 const DEFAULT_MODEL_TIMEOUT_S = 120;
 const DEFAULT_IDLE_TIMEOUT_S = 60;
 const DEFAULT_BASH_TIMEOUT_S = 600;
+/** Compaction's message trigger: past 200 messages (about 100 tool turns) a thread is compacted whatever its tokens. */
+export const DEFAULT_MAX_MESSAGES = 200;
 
 export interface ConfigInputs {
   cwd?: string;
@@ -86,8 +88,8 @@ export interface ResolvedConfig {
   guards: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
   /** Memory across threads (.deerflowrc memory.enabled; --no-memory turns it off). */
   memory: { enabled: boolean };
-  /** Compaction settings; it runs only for a model with a contextWindow. */
-  compaction: { enabled: boolean; threshold: number; keepRecentTokens?: number };
+  /** Compaction settings (by the configured, learned or default window; and past maxMessages messages). */
+  compaction: { enabled: boolean; threshold: number; keepRecentTokens?: number; maxMessages: number };
   /** Mask personal values (e-mails, phones, cards, IDs, API keys) in what is sent to the provider. Default false. */
   piiRedaction: boolean;
   models: Record<string, ModelConfig>;
@@ -301,7 +303,12 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     },
     guards: resolveGuards(merged.guards ?? {}, origin.guards),
     memory: { enabled: !inputs.flags?.noMemory && merged.memory?.enabled !== false },
-    compaction: { enabled: merged.compaction?.enabled ?? true, threshold: merged.compaction?.threshold ?? 0.75, keepRecentTokens: merged.compaction?.keepRecentTokens },
+    compaction: {
+      enabled: merged.compaction?.enabled ?? true,
+      threshold: merged.compaction?.threshold ?? 0.75,
+      keepRecentTokens: merged.compaction?.keepRecentTokens,
+      maxMessages: merged.compaction?.maxMessages ?? DEFAULT_MAX_MESSAGES,
+    },
     piiRedaction: merged.piiRedaction ?? false,
     models,
     defaultModel: merged.defaultModel,

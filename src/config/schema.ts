@@ -123,7 +123,7 @@ export const fileConfigSchema = z.strictObject({
       }),
     )
     .optional(),
-  /** Compaction of long conversations (needs the model's contextWindow). */
+  /** Compaction of long conversations (by the model's contextWindow, else the window its server states, else 32k). */
   compaction: z
     .strictObject({
       /** false: never compact (the request grows until the provider refuses it). Default true. */
@@ -132,6 +132,8 @@ export const fileConfigSchema = z.strictObject({
       threshold: z.number().min(0.2).max(0.95).optional(),
       /** Tokens of the most recent turns kept verbatim. Default 30% of the contextWindow. */
       keepRecentTokens: z.int().min(256).optional(),
+      /** Compact also when the conversation passes this many messages (the recent half is kept). Default 200. */
+      maxMessages: z.int().min(10).optional(),
     })
     .optional(),
   /** Facts learned across threads (per user, in the data directory's memory/). */

@@ -60,6 +60,7 @@ export const KEY_CLASSES: Record<KeyPath, KeyClass> = {
   "compaction.enabled": SAFE("tuning: how long conversations are shortened"),
   "compaction.threshold": SAFE("tuning"),
   "compaction.keepRecentTokens": SAFE("tuning"),
+  "compaction.maxMessages": SAFE("tuning"),
   "memory.enabled": TRUST("true could turn on learning facts that you turned off; false only tightens", (v) => v === false),
   piiRedaction: TRUST("false could turn off masking that you turned on; true only tightens", (v) => v === true),
   "mcpServers.*.type": MCP_SERVER,

@@ -54,6 +54,8 @@ export interface ModelErrorClass {
   retryAfterMs?: number;
   /** What to do, when it differs from the kind's usual hint. */
   hint?: string;
+  /** A 4xx saying the request does not fit the model's context window. */
+  contextOverflow?: boolean;
 }
 
 const NETWORK_CODES = new Set([
@@ -86,7 +88,7 @@ const DROP_CODES = new Set(["ECONNRESET", "EPIPE", "UND_ERR_SOCKET", "UND_ERR_CL
 const CONTEXT_OVERFLOW =
   /context_length_exceeded|maximum context length|exceed(s|ed)? the (available )?context|exceed_context_size|context length exceeded|prompt is too long|input token count.*exceeds/i;
 const CONTEXT_OVERFLOW_HINT =
-  "The conversation no longer fits the model's context window: set this model's contextWindow in .deerflowrc so deerflow compacts it in time (then /compact in chat), or start a new thread.";
+  "The conversation no longer fits the model's context window: set this model's contextWindow in .deerflowrc to its real window so deerflow compacts it in time (then /compact in chat), or start a new thread.";
 
 interface ErrFields {
   status?: number;
@@ -170,7 +172,7 @@ export function classifyModelError(err: unknown, ctx: { endpoint?: string; timeo
     if (status === 408 || status === 409 || status >= 500) return { kind: "transient", reason: `${where}${detail ? ` (${detail})` : ""}`, retryAfterMs: retryAfter };
     // 400/422 and the rest of 4xx: the provider refused this request; its own words say why.
     const overflow = CONTEXT_OVERFLOW.test(`${withStatus.code ?? ""} ${withStatus.message}`);
-    return { kind: "bad_request", reason: `the request was refused (${where})${detail ? `: ${detail}` : ""}`, ...(overflow ? { hint: CONTEXT_OVERFLOW_HINT } : {}) };
+    return { kind: "bad_request", reason: `the request was refused (${where})${detail ? `: ${detail}` : ""}`, ...(overflow ? { hint: CONTEXT_OVERFLOW_HINT, contextOverflow: true } : {}) };
   }
 
   for (const f of chain) {
@@ -275,7 +277,7 @@ export function llmErrorHandlingMiddleware(options: LLMErrorHandlingOptions = {}
           c.reason = scrub(c.reason);
           if (c.kind === "fatal") throw err;
           if (c.kind !== "transient") {
-            throw new ProviderError(PROVIDER_KIND[c.kind], `Model request failed: ${c.reason}.`, { hint: c.hint ?? HINTS[c.kind], cause: err });
+            throw new ProviderError(PROVIDER_KIND[c.kind], `Model request failed: ${c.reason}.`, { hint: c.hint ?? HINTS[c.kind], cause: err, contextOverflow: c.contextOverflow });
           }
           // A server that asks for a longer wait than we allow will refuse an earlier retry too: say so now.
           const tooLongToWait = c.retryAfterMs !== undefined && c.retryAfterMs > maxRetryAfterMs;

@@ -1,6 +1,8 @@
 // Summarization — WHY beforeModel: the request grows with every model call of a run, so the check runs before EACH
 // call (not once per run): when the messages would pass `threshold` of the model's context window (estimated from
-// text, since many providers report no usage), the oldest turn blocks are replaced by one running summary.
+// text, since many providers report no usage), or when there are more than `maxMessages` messages, the oldest turn
+// blocks are replaced by one running summary. A call the provider still refuses as too long is compacted and sent once
+// more (wrapModelCall, below).
 // WHY its position (DeerFlow's: after DanglingToolCall and ToolErrorHandling, before Todo/Title/guards): it sees a
 // repaired history (no dangling call to split), and everything after it sees the compacted one.
 //
@@ -16,7 +18,7 @@
 // artifacts live in other state fields and are not touched.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage, RemoveMessage, SystemMessage, ToolMessage } from "@langchain/core/messages";
-import { REMOVE_ALL_MESSAGES, StateSchema } from "@langchain/langgraph";
+import { Command, REMOVE_ALL_MESSAGES, StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
 import type { ArchiveInput, MessageArchiveLike } from "../persistence/message-archive.js";
 import { MemoryArchive } from "../persistence/message-archive.js";
@@ -28,10 +30,11 @@ import { contentText } from "../vocabulary/message-text.js";
 import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
 import { isUserTurn, messageTokens, messagesTokens, placementOf, selectForCompaction } from "./util/compaction-selection.js";
 import { redactingInvoker } from "./util/pii-messages.js";
+import { compactedRequestMessages, contextOverflowOf } from "./util/overflow-retry.js";
 import { type UsageTotals, UsageTotalsSchema, addUsage, usageOf, zeroUsage } from "./util/usage.js";
 
 export const DEFAULT_COMPACTION_THRESHOLD = 0.75;
-/** Used by `features.summarization: true` without a window (library use); the CLI needs `contextWindow` set. */
+/** Used by `features.summarization: true` without a window (library use); the CLI passes the model's (run-agent.ts). */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 export const SUMMARY_MESSAGE_ID = "conversation-summary";
 /** The system prompt of the summary call. Starts with the marker text test model servers recognise. */
@@ -62,6 +65,18 @@ export interface SummarizationOptions {
   onCompacted?: (info: CompactionInfo) => void;
   /** Mask personal values in the summary request (the summary comes back restored). Default false. */
   piiRedaction?: boolean;
+  /**
+   * The window is a guess (the server did not say): compact by it, but never refuse a message as too long for it
+   * (the provider decides; its overflow error is compacted and retried once).
+   */
+  guessedWindow?: boolean;
+  /** Compact also when the conversation holds more than this many messages (the seed's message trigger). */
+  maxMessages?: number;
+  /**
+   * The provider refused a call as too long for its window: learn what the error says the window is (tokens), if
+   * it says. The call is then compacted to fit that window (else a tenth of the current one is kept) and retried once.
+   */
+  onOverflow?: (providerMessage: string) => number | undefined;
 }
 
 // The summary call is a model call: its tokens count in the run's and the thread's usage (TokenUsage's fields).
@@ -164,7 +179,7 @@ export async function compactMessages(opts: SummarizationOptions, args: CompactA
   const window = opts.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const keepRecent = opts.keepRecentTokens ?? Math.floor(window * 0.3);
   const before = messagesTokens(args.messages);
-  const sel = selectForCompaction(args.messages, keepRecent);
+  const sel = selectForCompaction(args.messages, keepRecent, opts.maxMessages ? Math.max(2, Math.floor(opts.maxMessages / 2)) : undefined);
   if (sel.removed.length === 0) return undefined;
   const archive = opts.archive ?? fallbackArchive;
   const inputs = sel.removed.map(archiveInput);
@@ -193,6 +208,9 @@ export async function compactMessages(opts: SummarizationOptions, args: CompactA
   opts.onCompacted?.(info);
   return {
     info,
+    summary,
+    removed: sel.removed,
+    kept: sel.kept,
     update: {
       messages: [new RemoveMessage({ id: REMOVE_ALL_MESSAGES }), ...rebuilt],
       summary_text: text,
@@ -205,6 +223,21 @@ export async function compactMessages(opts: SummarizationOptions, args: CompactA
 
 const fallbackArchive = new MemoryArchive();
 
+/** The compaction of one model call's state (shared by the threshold check and the overflow retry). */
+function compactState(options: SummarizationOptions, state: Record<string, unknown>, runtime: unknown) {
+  const configurable = (runtime as { configurable?: Record<string, unknown> }).configurable;
+  const run = readRunConfigurable(configurable);
+  const s = state as { messages?: BaseMessage[]; summary_text?: string | null; task_history?: Record<string, unknown> | null; run_usage?: UsageTotals; thread_usage?: UsageTotals };
+  return compactMessages(options, {
+    messages: s.messages ?? [],
+    summary: s.summary_text ?? null,
+    history: s.task_history ?? null,
+    threadId: run.threadId ?? "ephemeral",
+    checkpointId: typeof configurable?.checkpoint_id === "string" ? configurable.checkpoint_id : null,
+    usage: { run_usage: s.run_usage, thread_usage: s.thread_usage },
+  });
+}
+
 export function summarizationMiddleware(options: SummarizationOptions = {}) {
   const window = options.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
   const reserve = options.reserveTokens ?? 4096;
@@ -214,25 +247,36 @@ export function summarizationMiddleware(options: SummarizationOptions = {}) {
     stateSchema,
     beforeModel: async (state, runtime) => {
       const messages: BaseMessage[] = state.messages ?? [];
-      if (messagesTokens(messages) <= limit) return undefined;
+      const tooMany = options.maxMessages !== undefined && messages.length > options.maxMessages;
+      if (messagesTokens(messages) <= limit && !tooMany) return undefined;
       // A user message bigger than the whole window fits no compaction: refuse it before archiving anything.
       const latest = [...messages].reverse().find(isUserTurn);
       const latestTokens = latest ? messageTokens(latest) : 0;
-      if (latestTokens > window - reserve) throw new ContextOverflowError("The latest message", latestTokens, window);
-      const configurable = (runtime as { configurable?: Record<string, unknown> }).configurable;
-      const run = readRunConfigurable(configurable);
-      const s = state as { summary_text?: string | null; task_history?: Record<string, unknown> | null; run_usage?: UsageTotals; thread_usage?: UsageTotals };
-      const done = await compactMessages(options, {
-        messages,
-        summary: s.summary_text ?? null,
-        history: s.task_history ?? null,
-        threadId: run.threadId ?? "ephemeral",
-        checkpointId: typeof configurable?.checkpoint_id === "string" ? configurable.checkpoint_id : null,
-        usage: { run_usage: s.run_usage, thread_usage: s.thread_usage },
-      });
+      if (!options.guessedWindow && latestTokens > window - reserve) throw new ContextOverflowError("The latest message", latestTokens, window);
+      const done = await compactState(options, state as Record<string, unknown>, runtime);
       const after = done ? done.info.tokens_after : messagesTokens(messages);
-      if (after > window) throw new ContextOverflowError("The conversation's most recent turns", after, window);
+      if (!options.guessedWindow && after > window) throw new ContextOverflowError("The conversation's most recent turns", after, window);
       return done?.update as never;
+    },
+    // WHY wrapModelCall too: the window may be a guess or the estimate low, and the provider then refuses the call
+    // as too long. That is what compaction is for: compact to the window the error states (else keep a tenth of the
+    // current one) and send the call once more; a second refusal fails the run with the provider's words.
+    wrapModelCall: async (request, handler) => {
+      try {
+        return await handler(request);
+      } catch (err) {
+        const overflow = contextOverflowOf(err);
+        if (!overflow) throw err;
+        const stated = options.onOverflow?.(overflow.message);
+        const sized = Math.min(stated ?? window, window);
+        const done = await compactState({ ...options, contextWindow: sized, keepRecentTokens: Math.floor(sized * (stated ? 0.3 : 0.1)) }, request.state as Record<string, unknown>, request.runtime);
+        if (!done) throw err;
+        const answer = await handler({ ...request, messages: compactedRequestMessages(request.messages, done.removed, done.kept, done.summary) });
+        // The compaction is kept: the state becomes the compacted list plus this answer (the agent node appends the
+        // answer first; this update then replaces the list, so the answer is part of it).
+        const update = done.update as { messages: BaseMessage[] } & Record<string, unknown>;
+        return new Command({ update: { ...update, messages: [...update.messages, answer] } });
+      }
     },
   });
 }

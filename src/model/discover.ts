@@ -1,10 +1,15 @@
 // First run without configuration: which local OpenAI-compatible servers are up, and what models they serve.
 // Loopback only, all probed in parallel with a short timeout, so a machine with nothing running answers in well
 // under a second. DEERFLOW_DISCOVER_PORTS ("Ollama=11434,vLLM=8000", or "none") replaces the usual ports (tests).
+import { modelListEntries, windowOfListedModel } from "./context-window-parsers.js";
+import { fetchFollowingSameOrigin } from "./same-origin-fetch.js";
+
 export interface DiscoveredServer {
   name: string;
   baseUrl: string;
   models: string[];
+  /** Context windows the list states (vLLM, OpenRouter, Together AI), by model id. */
+  windows?: Record<string, number>;
 }
 
 const USUAL: [string, number][] = [
@@ -36,12 +41,19 @@ async function probe(name: string, port: number, timeoutMs: number): Promise<Dis
 export async function listEndpointModels(name: string, baseUrl: string, apiKey: string | undefined, timeoutMs: number): Promise<DiscoveredServer | undefined> {
   try {
     const headers: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
-    const res = await fetch(`${baseUrl.replace(/\/+$/, "")}/models`, { headers, signal: AbortSignal.timeout(timeoutMs) });
+    // Redirects within the endpoint's origin only, as for the model request: the key never goes to another host.
+    const res = await fetchFollowingSameOrigin(fetch, `${baseUrl.replace(/\/+$/, "")}/models`, { headers, signal: AbortSignal.timeout(timeoutMs) }, baseUrl);
     if (!res.ok) return undefined;
-    const body = (await res.json()) as { data?: { id?: unknown }[] };
-    if (!Array.isArray(body?.data)) return undefined; // something else listens there
-    const models = body.data.map((m) => m?.id).filter((id): id is string => typeof id === "string" && id.length > 0 && id.length < 200);
-    return { name, baseUrl, models };
+    // OpenAI's `{data: [...]}`, or Together AI's bare array; anything else: something else listens there.
+    const entries = modelListEntries(await res.json());
+    if (!entries) return undefined;
+    const listed = entries.filter((m): m is typeof m & { id: string } => typeof m.id === "string" && m.id.length > 0 && m.id.length < 200);
+    const windows: Record<string, number> = {};
+    for (const m of listed) {
+      const w = windowOfListedModel(m);
+      if (w !== undefined) windows[m.id] = w;
+    }
+    return { name, baseUrl, models: listed.map((m) => m.id), ...(Object.keys(windows).length > 0 && { windows }) };
   } catch {
     return undefined;
   }

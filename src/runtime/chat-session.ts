@@ -32,6 +32,7 @@ import type { RunEvent, RunEventListener } from "./events.js";
 import { type GoalSummary, runGoalThread } from "./run-goal.js";
 import { type RunResult, runThread } from "./run-thread.js";
 import { ThreadRuntime } from "./thread-runtime.js";
+import { modelWindowOf } from "./run-agent.js";
 import { type RewindOutcome, type RewindableRun, type UndoOutcome, listRewindable, rewindStoreFor, rewindThread, undoRewind } from "./rewind.js";
 import type { RewindScope } from "../persistence/rewind-log.js";
 import { type SkillCatalog, skillCatalogFor } from "../skills/catalog.js";
@@ -194,6 +195,11 @@ export class ChatSession {
     this.paths = new WorkspacePathIndex(this.cwd, refusal);
     void this.paths.refresh();
     return this.paths;
+  }
+
+  /** The current model's context window (configured, learned from its server, or the default): the status line's `ctx %`. */
+  async contextWindow(): Promise<number> {
+    return (await modelWindowOf(this.model)).tokens;
   }
 
   /** Names configured in .deerflowrc `models`. */

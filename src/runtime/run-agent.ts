@@ -16,7 +16,8 @@ import { loadSubagentRegistry } from "../subagents/registry.js";
 import { SubagentRuntime } from "../subagents/runtime.js";
 import { createTaskTool } from "../subagents/task-tool.js";
 import type { ArchiveStore } from "../persistence/store.js";
-import { DEFAULT_CONTEXT_WINDOW, type SummarizationOptions } from "../middleware/summarization.js";
+import type { SummarizationOptions } from "../middleware/summarization.js";
+import { type ModelWindow, UNKNOWN_MODEL_WINDOW, modelWindow, noteWindowFromError } from "../model/context-window.js";
 import type { RunEventListener } from "./events.js";
 import type { RunUsage } from "./run-usage.js";
 import { usageReportMiddleware } from "../middleware/usage-report.js";
@@ -49,6 +50,8 @@ export interface RunAgentSpec {
   approveGuarded?: boolean;
   planMode?: boolean;
   maxTurns?: number;
+  /** The model's window (configured, learned from its server, or the default); see modelWindowOf. */
+  window?: ModelWindow;
 }
 
 /**
@@ -72,26 +75,42 @@ export function approvalOf(spec: RunAgentSpec): ApprovalSettings {
 export function runAgentKey(spec: RunAgentSpec, approval: ApprovalSettings): string {
   // The whole resolved model, not only its name: one process may run the same model through another endpoint or
   // with another context window (`deerflow eval`: a recording proxy per attempt, a task's small window).
-  return JSON.stringify([spec.model, spec.planMode ?? false, spec.maxTurns ?? null, spec.approval ? "shared" : `${approval.mode}/${spec.approveGuarded ?? false}`]);
+  return JSON.stringify([spec.model, spec.window ?? null, spec.planMode ?? false, spec.maxTurns ?? null, spec.approval ? "shared" : `${approval.mode}/${spec.approveGuarded ?? false}`]);
+}
+
+/** The model's window: configured, else asked of its server (once per process, bounded), else UNKNOWN_MODEL_WINDOW. */
+export function modelWindowOf(model: ResolvedModel): Promise<ModelWindow> {
+  return modelWindow({ baseUrl: model.baseUrl, model: model.model, apiKey: model.apiKey, contextWindow: model.contextWindow });
+}
+
+/** The window a run compacts by: `spec.window` when resolved (modelWindowOf), else the configured one, else the default. */
+function windowOf(spec: Pick<RunAgentSpec, "model" | "window">): ModelWindow {
+  if (spec.window) return spec.window;
+  return spec.model.contextWindow ? { tokens: spec.model.contextWindow, source: "configured" } : { tokens: UNKNOWN_MODEL_WINDOW, source: "default" };
 }
 
 /**
- * Compaction for this model: only with a configured contextWindow (a guessed window is either too large to help or
- * so small it summarizes constantly), unless `compaction.enabled` is false. Originals go to the store's archive.
+ * Compaction for this model, unless `compaction.enabled` is false: by its configured window, else the one its server
+ * states, else a conservative default (a guess: it compacts, but never refuses a message for it). A provider that
+ * still refuses a call as too long gets it compacted and sent once more. Originals go to the store's archive.
  */
-export function compactionOf(spec: Pick<RunAgentSpec, "config" | "model">, archive: ArchiveStore | undefined, explicit = false): SummarizationOptions | undefined {
+export function compactionOf(spec: Pick<RunAgentSpec, "config" | "model" | "window">, archive: ArchiveStore | undefined, explicit = false): SummarizationOptions | undefined {
   const { compaction } = spec.config;
-  // `/compact` asks for it explicitly: then a model without a window still compacts (the window only sizes what stays).
-  if (!archive || (!explicit && (!compaction.enabled || !spec.model.contextWindow))) return undefined;
-  const window = spec.model.contextWindow ?? DEFAULT_CONTEXT_WINDOW;
+  // `/compact` asks for it explicitly: it compacts even when compaction is off.
+  if (!archive || (!explicit && !compaction.enabled)) return undefined;
+  const known = windowOf(spec);
+  const window = known.tokens;
   return {
     contextWindow: window,
+    guessedWindow: known.source === "default",
     threshold: compaction.threshold,
+    maxMessages: compaction.maxMessages,
     // Asked for, it keeps less (a tenth of the window) unless configured: the user wants room now.
     keepRecentTokens: compaction.keepRecentTokens ?? (explicit ? Math.floor(window * 0.1) : undefined),
     reserveTokens: Math.min(Math.floor(window * 0.15), (spec.model.maxTokens ?? 2048) + 2048),
     archive,
     piiRedaction: spec.config.piiRedaction,
+    onOverflow: (message) => noteWindowFromError(spec.model, message),
     onCompacted: (info) => {
       const run = currentRun.getStore();
       if (info.summary_usage) run?.usage?.add("summary", info.summary_usage);

@@ -21,7 +21,7 @@ import type { RunEvent, TokenUsage } from "./events.js";
 import { RunUsage, carryMemorySpending, noteFailedRunUsage } from "./run-usage.js";
 import { addUsage } from "../vocabulary/token-usage.js";
 import { type OpenThreadRequest, type OpenedThread, newId, openThread } from "./open-thread.js";
-import { type LeadAgent, type RunAgentSpec, approvalOf, buildRunAgent, buildStateAgent, compactionOf, runAgentKey, withRunContext } from "./run-agent.js";
+import { type LeadAgent, type RunAgentSpec, approvalOf, buildRunAgent, buildStateAgent, compactionOf, modelWindowOf, runAgentKey, withRunContext } from "./run-agent.js";
 import { compactMessages } from "../middleware/summarization.js";
 import { redactorFor } from "../middleware/util/pii-messages.js";
 import { createChatModel } from "../config/model-factory.js";
@@ -123,7 +123,7 @@ export class ThreadRuntime {
   async compact(threadId: string, model: ResolvedModel, focus?: string): Promise<CompactionInfo | null> {
     const rt = await this.forThread(threadId);
     if (rt !== this) return rt.compact(threadId, model, focus);
-    const opts = compactionOf({ config: this.config, model }, this.store.archive, true)!;
+    const opts = compactionOf({ config: this.config, model, window: await modelWindowOf(model) }, this.store.archive, true)!;
     const values = (await this.readState(threadId, model)) as Record<string, unknown>;
     const done = await compactMessages(
       { ...opts, model: createChatModel(model, { streaming: false }), onCompacted: undefined },
@@ -378,7 +378,9 @@ export class ThreadRuntime {
     return undefined;
   }
 
-  private async agentFor(spec: RunAgentSpec, paths: OpenedThread["paths"]): Promise<LeadAgent> {
+  private async agentFor(req: RunAgentSpec, paths: OpenedThread["paths"]): Promise<LeadAgent> {
+    // The window compaction goes by: configured, else learned from the model's server (once per process), else the default.
+    const spec: RunAgentSpec = { ...req, window: await modelWindowOf(req.model) };
     const approval = approvalOf(spec);
     const key = runAgentKey(spec, approval);
     let agent = this.runAgents.get(key);

@@ -110,6 +110,7 @@ export class ChatController {
       type: "ui.ready",
       status: { model: s.model.name, approvalMode: s.approval.mode, planMode: s.planMode, contextWindow: s.model.contextWindow, resuming: undefined, workspace: s.workspaceLabel() },
     });
+    this.showWindow();
     this.learnInBackground();
     this.completion.warm();
     if (req.goal !== undefined) this.submitTurn(req.prompt?.trim() || req.goal, req.goal);
@@ -337,7 +338,17 @@ export class ChatController {
     if (name === undefined) return this.notice("info", `Model unchanged: ${this.session!.model.name}`);
     const r = switchModel(this.session!, name);
     if (r.model) this.dispatch({ type: "ui.status", status: { model: r.model.name, contextWindow: r.model.contextWindow } });
+    if (r.model) this.showWindow();
     this.notice(r.level, r.text);
+  }
+
+  /** The status line's `ctx %` needs the window from the first call: learned from the server when not configured. */
+  private showWindow(): void {
+    const [s, model] = [this.session!, this.session!.model];
+    s.contextWindow().then(
+      (contextWindow) => s.model === model && this.dispatch({ type: "ui.status", status: { contextWindow } }),
+      () => {},
+    );
   }
 
   /** `/name args`: a registered command, else `/<skill> [request]`, else one warning. */

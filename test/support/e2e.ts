@@ -30,6 +30,9 @@ export function useE2E(): E2E {
     server.memoryReply = { content: '{"facts": []}' };
     server.modelIds = ["test-model"];
     server.modelListAuth.length = 0;
+    server.modelList = undefined;
+    server.routes = {};
+    server.probes.length = 0;
   });
   return {
     get server() {

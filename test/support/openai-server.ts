@@ -14,8 +14,10 @@
  * Routes:
  *   POST /v1/chat/completions  recorded in `requests`, answered by the next scripted reply
  *                              (SSE when the body has `stream: true`, plain JSON otherwise)
- *   GET  /v1/models            `modelIds` (default one model, `test-model`); records each request's
- *                              authorization header in `modelListAuth`
+ *   GET  /v1/models            `modelIds` (default one model, `test-model`), or `modelList` (a provider's recorded
+ *                              list); records each request's authorization header in `modelListAuth`
+ *   `routes`                   a local server's native routes ("POST /api/show", "GET /props", …) answering a
+ *                              recorded body; each request to them is recorded in `probes`
  *   anything else              404 with an OpenAI-style error body
  *
  * Reply selection: replies queued with `push()` / an array script are used first, in order;
@@ -104,6 +106,12 @@ export interface TestModelServer {
   modelIds: string[];
   /** The authorization header of each GET /v1/models, in order ("" when none was sent). */
   modelListAuth: string[];
+  /** GET /v1/models answers this body instead (a provider's recorded list, e.g. vLLM's with `max_model_len`). */
+  modelList?: unknown;
+  /** Native routes by "METHOD /path" (the path as requested, e.g. "POST /api/show"): a body answered with 200, or hang. */
+  routes: Record<string, { body: unknown; status?: number } | { hang: true }>;
+  /** Requests to `routes` (and to unrouted native paths), in order: "METHOD /path", its authorization and body. */
+  probes: { route: string; auth: string; body: any }[];
   /** Stop the server, destroying every open (including hanging) connection. */
   close(): Promise<void>;
 }
@@ -181,6 +189,8 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
     memoryReply: { content: '{"facts": []}' } as TestModelServer["memoryReply"],
     modelIds: ["test-model"],
     modelListAuth: [] as string[],
+    routes: {},
+    probes: [] as TestModelServer["probes"],
   } as TestModelServer;
   let scriptFn: Exclude<Script, ScriptedReply[]> | undefined;
   let toolCallCounter = 0;
@@ -324,7 +334,14 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
       }
       if (req.method === "GET" && path === "/models") {
         api.modelListAuth.push(String(req.headers.authorization ?? ""));
-        return sendJson(res, 200, { object: "list", data: api.modelIds.map((id) => ({ id, object: "model", created: 0, owned_by: "deerflow-test" })) });
+        return sendJson(res, 200, api.modelList ?? { object: "list", data: api.modelIds.map((id) => ({ id, object: "model", created: 0, owned_by: "deerflow-test" })) });
+      }
+      const route = `${req.method} ${(req.url ?? "").split("?")[0]}`;
+      if (!route.includes(" /v1/")) {
+        api.probes.push({ route, auth: String(req.headers.authorization ?? ""), body });
+        const routed = api.routes[route];
+        if (routed && "hang" in routed) return; // left open; close() destroys the socket
+        if (routed) return sendJson(res, routed.status ?? 200, routed.body);
       }
       if (req.method === "POST" && path === "/chat/completions") {
         handleChat(req, res, body).catch((err) => sendError(res, 500, `test model server bug: ${String(err)}`));

@@ -78,7 +78,8 @@ export function placementOf(sel: CompactionSelection): Placement[] {
   return out;
 }
 
-export function selectForCompaction(messages: readonly BaseMessage[], keepRecentTokens: number): CompactionSelection {
+/** `keepRecentMessages`: the recent blocks kept also stop at this many messages (the message-count trigger). */
+export function selectForCompaction(messages: readonly BaseMessage[], keepRecentTokens: number, keepRecentMessages = Number.POSITIVE_INFINITY): CompactionSelection {
   const reminders: BaseMessage[] = [];
   let previousSummary: BaseMessage | undefined;
   const rest: BaseMessage[] = [];
@@ -96,10 +97,12 @@ export function selectForCompaction(messages: readonly BaseMessage[], keepRecent
     if (b.some((m) => m === firstUser || m === latestUser)) keep[i] = true;
   });
   let budget = keepRecentTokens;
+  let count = keepRecentMessages;
   for (let i = blocks.length - 1; i >= 0; i--) {
     const cost = messagesTokens(blocks[i]!);
-    if (i < blocks.length - 1 && cost > budget) break;
+    if (i < blocks.length - 1 && (cost > budget || blocks[i]!.length > count)) break;
     budget -= cost;
+    count -= blocks[i]!.length;
     keep[i] = true;
   }
   const removed: BaseMessage[] = [];
