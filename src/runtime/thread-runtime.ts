@@ -34,7 +34,7 @@ import { loggedRun, withEventLog } from "./run-event-log.js";
 import { finishInterruptedRewind } from "./rewind.js";
 import { rewindText } from "../vocabulary/rewind-text.js";
 import { skillCatalogFor, skillMounts } from "../skills/catalog.js";
-import { type ThreadValues, recordedInput, repeatedRun, resultOf, userActivation } from "./run-input.js";
+import { type ThreadValues, inputMessageId, recordedInput, repeatedRun, resultOf, startedInput, userActivation } from "./run-input.js";
 import { isStepLimit, runSignal, runStepLimit, stepLimitError, tookTimeLimit } from "./run-limits.js";
 import { type ThreadView, threadViewOf } from "./thread-view.js";
 import { StreamedAnswer, keepInterruptedWork } from "./interrupted-turn.js";
@@ -185,7 +185,11 @@ export class ThreadRuntime {
       uploads: req.uploads,
     });
     const repeat = req.inputId && !opened.isNew ? repeatedRun(await this.readState(opened.threadId, req.model), opened, { ...req, inputId: req.inputId }) : undefined;
-    if (repeat) return repeat;
+    if (repeat) {
+      const { answered, ...result } = repeat;
+      if (answered) await this.recordAnswered(opened.threadId, req, result);
+      return result;
+    }
     const runId = newId("run-");
     const usage = emptyUsage();
     const input = inputLine(req.prompt);
@@ -230,6 +234,19 @@ export class ThreadRuntime {
       if (!settled) await this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage, req);
       await snapshotEnd();
       await this.release(opened.threadId, runId);
+    }
+  }
+
+  /**
+   * A retried input whose first run was killed after its answer but before its result was recorded: the result is
+   * recorded now, so later repeats read it. Best effort: when it cannot be written (the thread is busy), the next repeat
+   * reads the answer from the thread again.
+   */
+  private async recordAnswered(threadId: string, req: RunRequest, r: RunResult): Promise<void> {
+    try {
+      await this.updateState(threadId, req.model, recordedInput(await this.readState(threadId, req.model), req.inputId!, req.prompt, r));
+    } catch {
+      // see above
     }
   }
 
@@ -392,8 +409,10 @@ export class ThreadRuntime {
       configurable: runConfigurable({ threadId, home: this.config.home, runId, uploads: opened.uploaded, threadData: opened.paths, unattended: req.unattended ?? false, shell }),
     };
     if (req.initialState) await agent.graph.updateState(config, req.initialState as never);
-    const prompt = typeof req.prompt === "string" ? new HumanMessage({ content: req.prompt, id: `input-${req.inputId ?? runId}` }) : req.prompt;
+    const prompt = typeof req.prompt === "string" ? new HumanMessage({ content: req.prompt, id: inputMessageId(req.inputId, runId) }) : req.prompt;
     const input = userActivation(skills, req.skill, prompt, runId);
+    // The input id goes into the input's own checkpoint write, with the user's message: no kill can separate them.
+    if (req.inputId) Object.assign(input, startedInput((await agent.graph.getState(config)).values as ThreadValues, req.inputId, req.prompt, runId));
     const signal = runSignal(req, runId);
     setShellWarningSink((message) => req.onEvent?.({ type: "sandbox.warning", message }));
     try {
