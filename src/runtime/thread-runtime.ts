@@ -38,6 +38,7 @@ import { type ThreadValues, inputMessageId, recordedInput, repeatedRun, resultOf
 import { isStepLimit, runSignal, runStepLimit, stepLimitError, tookTimeLimit } from "./run-limits.js";
 import { type ThreadView, threadViewOf } from "./thread-view.js";
 import { StreamedAnswer, keepInterruptedWork } from "./interrupted-turn.js";
+import { PresentedFiles } from "./presented-files.js";
 
 const runtimes = new Map<string, ThreadRuntime>();
 
@@ -199,6 +200,7 @@ export class ThreadRuntime {
     let before: string | undefined;
     const snapshotEnd = this.endSnapshot(opened, runId, lease, () => (tools.started ? undefined : before));
     const streamed = new StreamedAnswer();
+    const presented = new PresentedFiles();
     let settled = false;
     try {
       emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew, workspace: opened.paths.workspace_path });
@@ -206,7 +208,9 @@ export class ThreadRuntime {
       const finished = await finishInterruptedRewind({ home: this.config.home, store: this.store, runtime: this, threadId: opened.threadId });
       if (finished) emit({ type: "snapshot.warning", run_id: runId, message: rewindText(finished).trim() });
       before = await this.snapshotFiles(opened, runId, input, emit);
-      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal, onEvent: streamed.listen(req.onEvent) }, opened, runId, usage, tools), usage);
+      const onEvent = presented.listen(streamed.listen(req.onEvent));
+      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal, onEvent }, opened, runId, usage, tools), usage);
+      result.files = presented.files;
       // Found taken over after its last write: the thread's status is the new owner's to set.
       const lost = lease.lost();
       if (lost) throw lost;
@@ -427,7 +431,7 @@ export class ThreadRuntime {
       );
       // With piiRedaction the model streams placeholders: the user sees the values (the stored answer has them too).
       const restore = this.config.piiRedaction ? redactorFor(threadId).restore : undefined;
-      await translateStream(stream as AsyncIterable<[string, unknown]>, runId, usage, req.onEvent ?? (() => {}), restore);
+      await translateStream(stream as AsyncIterable<[string, unknown]>, runId, usage, req.onEvent ?? (() => {}), { restore, mounts: opened.paths });
     } finally {
       signal.dispose();
     }

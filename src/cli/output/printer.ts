@@ -4,6 +4,7 @@ import { compactionNotice } from "../../vocabulary/compaction-notice.js";
 import { formatErrorLine, runStatusOf } from "../../errors.js";
 import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
 import { retryLine } from "../../vocabulary/retry-status.js";
+import { presentedLine } from "../../vocabulary/presented-files.js";
 import { unhandled } from "../../vocabulary/exhaustive.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { GoalSummary } from "../../runtime/run-goal.js";
@@ -54,6 +55,9 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
         for (const t of e.todos) stderr.write(`  ${mark[t.status] ?? "[ ]"} ${oneLine(t.content, 100)}\n`);
         break;
       }
+      case "files.presented":
+        note(presentedLine(e.files));
+        break;
       case "notes.updated":
         note(e.notes ? `notes updated (${e.notes.length} characters)` : "notes cleared");
         break;
@@ -119,12 +123,14 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
       event: progress,
       result(r, goal) {
         stdout.write(
-          `${JSON.stringify({ thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage: r.thread_usage, goal: goal ?? null, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`,
+          `${JSON.stringify({ thread_id: r.thread_id, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text, usage: r.usage, thread_usage: r.thread_usage, files: r.files ?? [], goal: goal ?? null, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`,
         );
       },
       failure(err) {
         const status = runId ? runStatusOf(err) : "error";
-        stdout.write(`${JSON.stringify({ thread_id: threadId ?? null, run_id: runId ?? null, status, stop_reason: status, final_text: "", usage: null, goal: null, error: formatErrorLine(err) })}\n`);
+        stdout.write(
+          `${JSON.stringify({ thread_id: threadId ?? null, run_id: runId ?? null, status, stop_reason: status, final_text: "", usage: null, files: [], goal: null, error: formatErrorLine(err) })}\n`,
+        );
       },
     };
   }
