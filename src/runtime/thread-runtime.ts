@@ -5,6 +5,7 @@
 // one try/finally, so no path leaves a run `running`. Failed runs are rolled back to the mark taken at `begin`;
 // when the store itself cannot write (disk full, the team database gone), the rollback is remembered outside the
 // store and done on next open.
+import { join } from "node:path";
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
 import { DatabaseCorruptError, DeerflowError, ExitCode, RunStoppedError, type StoreWriteOutcome, formatErrorLine, runStatusOf } from "../errors.js";
@@ -39,6 +40,7 @@ import { isStepLimit, runSignal, runStepLimit, stepLimitError, tookTimeLimit } f
 import { type ThreadView, threadViewOf } from "./thread-view.js";
 import { StreamedAnswer, keepInterruptedWork } from "./interrupted-turn.js";
 import { PresentedFiles } from "./presented-files.js";
+import { clearFailedRunFiles, failedRunReminder, filesChangedSince, noteFailedRunFiles } from "./failed-run-files.js";
 
 const runtimes = new Map<string, ThreadRuntime>();
 
@@ -232,7 +234,12 @@ export class ThreadRuntime {
       return result;
     } catch (err) {
       settled = true;
-      throw await this.settleFailure(opened.threadId, runId, mark, lease.lost() ?? err, usage, req, streamed.partial);
+      // Rolled back: the files it changed stay (failed-run-files.ts); the user sees which, the next run is told.
+      const keepFiles = async () => {
+        await snapshotEnd();
+        if (before && tools.started) await this.keepFailedRunFiles(opened, runId, before, emit);
+      };
+      throw await this.settleFailure(opened.threadId, runId, mark, lease.lost() ?? err, usage, req, streamed.partial, keepFiles);
     } finally {
       lease.dispose();
       if (!settled) await this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage, req);
@@ -335,13 +342,31 @@ export class ThreadRuntime {
     }
   }
 
+  /** The files a rolled-back run changed: noted for the next run's reminder, and shown to the user. */
+  private async keepFailedRunFiles(opened: OpenedThread, runId: string, before: string, emit: (e: RunEvent) => void): Promise<void> {
+    const files = await filesChangedSince(this.config.home, opened.threadId, opened.paths.workspace_path, before);
+    if (files.length === 0) return;
+    noteFailedRunFiles(this.config.home, opened.threadId, files);
+    emit({ type: "files.kept", run_id: runId, files: files.map((f) => join(opened.paths.workspace_path, f)) });
+  }
+
   private async settleSuccess(r: RunResult): Promise<void> {
     await this.store.threads.update(r.thread_id, { status: r.clarification ? "input_required" : "success", title: r.title });
     await this.store.runs.finish(r.run_id, { status: "success", stop_reason: r.stop_reason, input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens });
+    clearFailedRunFiles(this.config.home, r.thread_id);
   }
 
   /** Records how the run ended and returns the error the caller sees (typed, one line). */
-  private async settleFailure(threadId: string, runId: string, mark: RollbackMark, err: unknown, usage: TokenUsage, req: RunRequest, partial = ""): Promise<unknown> {
+  private async settleFailure(
+    threadId: string,
+    runId: string,
+    mark: RollbackMark,
+    err: unknown,
+    usage: TokenUsage,
+    req: RunRequest,
+    partial = "",
+    afterRollback?: () => Promise<void>,
+  ): Promise<unknown> {
     // Another run owns the thread now (it marked this one interrupted): write nothing, least of all a rollback.
     const lost = leaseLostIn(err);
     if (lost) return lost;
@@ -366,6 +391,7 @@ export class ThreadRuntime {
       await this.store.saver.rollbackTo(threadId, mark);
       await this.store.runs.finish(runId, { status: "error", stop_reason: "error", error: formatErrorLine(typed), ...tokens });
       await this.store.threads.update(threadId, { status: "error" });
+      await afterRollback?.();
       return isStoreWriteFailure(err) || isConnectionFault(err) ? this.typedStoreError(err, "rolled-back") : typed;
     } catch (storeErr) {
       if (isCorruption(storeErr)) return new DatabaseCorruptError(this.store.path, (storeErr as Error).message);
@@ -415,6 +441,8 @@ export class ThreadRuntime {
     if (req.initialState) await agent.graph.updateState(config, req.initialState as never);
     const prompt = typeof req.prompt === "string" ? new HumanMessage({ content: req.prompt, id: inputMessageId(req.inputId, runId) }) : req.prompt;
     const input = userActivation(skills, req.skill, prompt, runId);
+    const reminder = failedRunReminder(this.config.home, threadId, runId);
+    if (reminder) input.messages = [reminder, ...(input.messages as unknown[])];
     // The input id goes into the input's own checkpoint write, with the user's message: no kill can separate them.
     if (req.inputId) Object.assign(input, startedInput((await agent.graph.getState(config)).values as ThreadValues, req.inputId, req.prompt, runId));
     const signal = runSignal(req, runId);

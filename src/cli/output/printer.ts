@@ -5,6 +5,7 @@ import { formatErrorLine, runStatusOf } from "../../errors.js";
 import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
 import { retryLine } from "../../vocabulary/retry-status.js";
 import { presentedLine } from "../../vocabulary/presented-files.js";
+import { keptFilesLine } from "../../vocabulary/kept-files.js";
 import { unhandled } from "../../vocabulary/exhaustive.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { GoalSummary } from "../../runtime/run-goal.js";
@@ -57,6 +58,9 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
       }
       case "files.presented":
         note(presentedLine(e.files));
+        break;
+      case "files.kept":
+        note(keptFilesLine(e.files));
         break;
       case "notes.updated":
         note(e.notes ? `notes updated (${e.notes.length} characters)` : "notes cleared");

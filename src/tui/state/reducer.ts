@@ -4,6 +4,7 @@
 import { compactionNotice } from "../../vocabulary/compaction-notice.js";
 import { unhandled } from "../../vocabulary/exhaustive.js";
 import { presentedLine } from "../../vocabulary/presented-files.js";
+import { keptFilesLine } from "../../vocabulary/kept-files.js";
 import { openedDelegations } from "./open-delegations.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
@@ -158,6 +159,8 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return { ...state, notes: action.notes };
     case "files.presented":
       return append(state, { kind: "notice", level: "info", text: presentedLine(action.files) });
+    case "files.kept":
+      return append(state, { kind: "notice", level: "warning", text: keptFilesLine(action.files) });
     case "delegation.updated": {
       const byId = new Map(state.delegations.map((d) => [d.id, d]));
       for (const d of action.delegations) byId.set(d.id, { ...byId.get(d.id), ...d });
