@@ -62,8 +62,8 @@ describe("deerflow run", () => {
     const r = await runCli(sb, ["run", "--output-format", "json", "what is the answer?"]);
     expect(r.exitCode).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(Object.keys(out).sort()).toEqual(["final_text", "goal", "run_id", "status", "stop_reason", "thread_id", "thread_usage", "usage"]);
-    expect(out).toMatchObject({ status: "success", stop_reason: "end_turn", final_text: "The answer is 42.", goal: null });
+    expect(Object.keys(out).sort()).toEqual(["files", "final_text", "goal", "run_id", "status", "stop_reason", "thread_id", "thread_usage", "usage"]);
+    expect(out).toMatchObject({ status: "success", stop_reason: "end_turn", final_text: "The answer is 42.", goal: null, files: [] });
     expect(out.usage).toEqual({ input_tokens: 11, output_tokens: 5, total_tokens: 16 });
     expect(out.thread_usage).toEqual({ input_tokens: 11, output_tokens: 5, total_tokens: 16 });
     expect(out.thread_id).toMatch(/^[0-9a-f]{12}$/);
