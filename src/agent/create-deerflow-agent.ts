@@ -177,7 +177,7 @@ function adaptMiddleware(mw: AgentMiddleware, mode: CheckpointChannelMode, snaps
 }
 
 /** The assembled middleware list (exposed for tests and for docs/architecture.md's order). */
-export function assembleMiddleware(options: DeerflowAgentOptions = {}, model?: BaseChatModel): AgentMiddleware[] {
+export function assembleMiddleware(options: DeerflowAgentOptions = {}): AgentMiddleware[] {
   validate(options);
   let stack: AgentMiddleware[];
   if (options.middleware) {
@@ -185,7 +185,7 @@ export function assembleMiddleware(options: DeerflowAgentOptions = {}, model?: B
   } else {
     const features = resolveFeatures(options.features as Partial<Record<string, unknown>> | undefined);
     const pii = options.piiRedaction === true;
-    const base = buildFeatureStack(features, options.planMode ? "plan" : options.todos ? "on" : "off", { model, piiRedaction: pii });
+    const base = buildFeatureStack(features, options.planMode ? "plan" : options.todos ? "on" : "off");
     // PiiRedaction innermost of the model wrappers (it masks the final request), Clarification still last.
     stack = [...placeExtras(base, [...(options.extraMiddleware ?? [])], TERMINAL_MIDDLEWARE), ...(pii ? [piiRedactionMiddleware()] : []), terminalMiddleware()];
   }
@@ -201,7 +201,7 @@ export function assembleMiddleware(options: DeerflowAgentOptions = {}, model?: B
 }
 
 export function createDeerflowAgent(model: BaseChatModel | string, tools: readonly AgentTool[] = [], options: DeerflowAgentOptions = {}) {
-  const stack = assembleMiddleware(options, typeof model === "string" ? undefined : model);
+  const stack = assembleMiddleware(options);
   const mode = options.checkpointChannelMode ?? "full";
   const snapshotFrequency = options.checkpointSnapshotFrequency;
   const userTools = [...tools];

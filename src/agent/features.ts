@@ -1,7 +1,6 @@
 // RuntimeFeatures: each feature is false (off), true (the built-in middleware) or a middleware instance (use
 // that one instead). `buildFeatureStack` turns them into DeerFlow's assembly order, which is semantics: before*
 // hooks run in this order, after* hooks in reverse, and the first entry is the outermost wrapper.
-import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { AgentMiddleware } from "langchain";
 import { clarificationMiddleware } from "../middleware/clarification.js";
 import { danglingToolCallMiddleware } from "../middleware/dangling-tool-call.js";
@@ -17,7 +16,6 @@ import { toolCallIdsMiddleware } from "../middleware/tool-call-ids.js";
 import { answerSecretMaskingMiddleware } from "../middleware/answer-secret-masking.js";
 import { toolResultSecretMaskingMiddleware } from "../middleware/tool-result-secret-masking.js";
 import { subagentLimitMiddleware } from "../middleware/subagent-limit.js";
-import { summarizationMiddleware } from "../middleware/summarization.js";
 import { uploadsMiddleware } from "../middleware/uploads.js";
 import { memoryMiddleware } from "../middleware/memory.js";
 import { viewImageMiddleware } from "../middleware/view-image.js";
@@ -62,9 +60,13 @@ export const DEFAULT_FEATURES: Readonly<RuntimeFeatures> = Object.freeze({
   loopDetection: true,
 });
 
-/** Features that have no sensible built-in: they need a configured instance. */
+/**
+ * Features that have no sensible built-in: they need a configured instance. Summarization too (DeerFlow's rule): a
+ * summary needs a model and the model's window, which `true` cannot say; a guessed window compacts too late or too early.
+ */
 const NEEDS_INSTANCE: Partial<Record<keyof RuntimeFeatures, string>> = {
   guardrail: "a guardrail middleware configured with its policy",
+  summarization: "summarizationMiddleware({ model, contextWindow }) configured for the model",
 };
 
 export const TERMINAL_MIDDLEWARE = "Clarification";
@@ -98,7 +100,7 @@ function pick(value: FeatureValue, builtIn?: () => AgentMiddleware): AgentMiddle
 /** The todo tool: off, on (the model keeps a list when it helps), or plan (write the plan first, then act). */
 export type TodoSetting = "off" | "on" | "plan";
 
-export function buildFeatureStack(features: RuntimeFeatures, todos: TodoSetting, ctx: { model?: Pick<BaseChatModel, "invoke">; piiRedaction?: boolean } = {}): AgentMiddleware[] {
+export function buildFeatureStack(features: RuntimeFeatures, todos: TodoSetting): AgentMiddleware[] {
   const stack: (AgentMiddleware | undefined)[] = [];
   if (features.sandbox !== false) {
     stack.push(
@@ -111,8 +113,8 @@ export function buildFeatureStack(features: RuntimeFeatures, todos: TodoSetting,
   stack.push(pick(features.guardrail));
   stack.push(toolErrorHandlingMiddleware());
   stack.push(invalidToolCallMiddleware());
-  // The built-in: the agent's own model writes the summary; a 128k window unless configured (pass an instance).
-  stack.push(pick(features.summarization, () => summarizationMiddleware({ model: ctx.model, piiRedaction: ctx.piiRedaction })));
+  // Only an instance (resolveFeatures refuses `true`): the lead agent passes one built for its model and window.
+  stack.push(pick(features.summarization));
   if (todos !== "off") stack.push(todoMiddleware({ planFirst: todos === "plan" }));
   stack.push(pick(features.autoTitle, () => titleMiddleware()));
   // The built-in queues each finished run in the data directory's memory store; a drain (memory/worker.ts) extracts.

@@ -66,6 +66,10 @@ export type RunEvent =
       delegations: DelegationView[];
     }
   | { type: "todos.updated"; run_id: string; todos: TodoView[] }
+  /** A failed run's conversation was rolled back but the files it changed are kept (`files`: their paths here); the next run's model is told. */
+  | { type: "files.kept"; run_id: string; files: string[] }
+  /** The agent presented finished files (present_files): `files` are their paths on this machine. */
+  | { type: "files.presented"; run_id: string; files: string[] }
   /** The agent's working notes (write_notes) changed; "" when cleared. */
   | { type: "notes.updated"; run_id: string; notes: string }
   | { type: "clarification.requested"; run_id: string; clarification: ClarificationRequest }

@@ -53,6 +53,8 @@ export type RunResult = Omit<Extract<RunEvent, { type: "run.completed" }>, "type
   clarification?: ClarificationRequest;
   /** The thread's messages after the run (for the goal evaluator; not printed). */
   messages: BaseMessage[];
+  /** The files this run presented (present_files), as paths on this machine. */
+  files?: string[];
   /** The thread's title after the run. */
   title?: string;
   /** A repeated --input-id: the recorded result of the run that applied it (the model was not called). */

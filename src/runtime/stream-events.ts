@@ -5,6 +5,7 @@ import { messageText } from "../vocabulary/message-text.js";
 import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
 import { usageOf } from "../middleware/util/usage.js";
 import { denialOf } from "../sandbox/permission-denial.js";
+import { type PresentedMounts, hostPathOf } from "../vocabulary/presented-files.js";
 import type { ApprovalDiff, DelegationView, RunEventListener, TodoView, TokenUsage } from "./events.js";
 
 /** Messages inside a stream "updates" chunk, whatever shape the node returned. */
@@ -31,6 +32,16 @@ function fieldIn(update: unknown, field: "todos" | "delegations"): unknown[] | u
   return undefined;
 }
 
+/** The paths present_files wrote to `artifacts` in an "updates" chunk (virtual paths), or undefined. */
+function artifactsIn(update: unknown): string[] | undefined {
+  const out: string[] = [];
+  for (const u of Array.isArray(update) ? update : [update]) {
+    const a = u && typeof u === "object" ? (u as Record<string, unknown>).artifacts : undefined;
+    if (Array.isArray(a)) for (const p of a) if (typeof p === "string" && !out.includes(p)) out.push(p);
+  }
+  return out.length > 0 ? out : undefined;
+}
+
 /** The diff a file tool carried on its result (artifact `{ diff }`), when it is one. */
 function diffOf(artifact: unknown): ApprovalDiff | undefined {
   const d = (artifact as { diff?: Partial<ApprovalDiff> } | null | undefined)?.diff;
@@ -55,8 +66,10 @@ function notesIn(update: unknown): string | undefined {
   return undefined;
 }
 
-function translateUpdates(chunk: Record<string, unknown>, runId: string, count: (call: TokenUsage) => void, emit: RunEventListener): void {
+function translateUpdates(chunk: Record<string, unknown>, runId: string, count: (call: TokenUsage) => void, emit: RunEventListener, mounts: PresentedMounts): void {
   for (const [node, update] of Object.entries(chunk)) {
+    const presented = artifactsIn(update);
+    if (presented) emit({ type: "files.presented", run_id: runId, files: presented.map((p) => hostPathOf(p, mounts)) });
     const todos = fieldIn(update, "todos");
     if (todos) emit({ type: "todos.updated", run_id: runId, todos: todos as TodoView[] });
     const delegations = fieldIn(update, "delegations");
@@ -134,14 +147,15 @@ export function secretMasker() {
   };
 }
 
+/** How the stream is read: `restore` turns PII placeholders back into values; `mounts` maps presented files to this machine. */
+export interface TranslateOptions {
+  restore?: (text: string) => string;
+  mounts?: PresentedMounts;
+}
+
 /** Drains the graph's stream, emitting RunEvents; each model call's token usage goes to `count`. */
-export async function translateStream(
-  stream: AsyncIterable<[string, unknown]>,
-  runId: string,
-  count: (call: TokenUsage) => void,
-  emit: RunEventListener,
-  restore?: (text: string) => string,
-): Promise<void> {
+export async function translateStream(stream: AsyncIterable<[string, unknown]>, runId: string, count: (call: TokenUsage) => void, emit: RunEventListener, opts: TranslateOptions = {}): Promise<void> {
+  const { restore, mounts = {} } = opts;
   const deltas = restore ? placeholderRestorer(restore) : undefined;
   const secrets = secretMasker();
   const flush = () => {
@@ -163,7 +177,7 @@ export async function translateStream(
       continue;
     }
     flush();
-    translateUpdates(chunk as Record<string, unknown>, runId, count, emit);
+    translateUpdates(chunk as Record<string, unknown>, runId, count, emit, mounts);
   }
   flush();
 }

@@ -5,6 +5,7 @@
 // one try/finally, so no path leaves a run `running`. Failed runs are rolled back to the mark taken at `begin`;
 // when the store itself cannot write (disk full, the team database gone), the rollback is remembered outside the
 // store and done on next open.
+import { join } from "node:path";
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
 import { DatabaseCorruptError, DeerflowError, ExitCode, RunStoppedError, type StoreWriteOutcome, formatErrorLine, runStatusOf } from "../errors.js";
@@ -36,11 +37,13 @@ import { loggedRun, withEventLog } from "./run-event-log.js";
 import { finishInterruptedRewind } from "./rewind.js";
 import { rewindText } from "../vocabulary/rewind-text.js";
 import { skillCatalogFor, skillMounts } from "../skills/catalog.js";
-import { type ThreadValues, recordedInput, repeatedRun, resultOf, userActivation } from "./run-input.js";
+import { type ThreadValues, inputMessageId, recordedInput, repeatedRun, resultOf, startedInput, userActivation } from "./run-input.js";
 import { DenialLog } from "./denial-log.js";
 import { isStepLimit, runSignal, runStepLimit, stepLimitError, tookTimeLimit } from "./run-limits.js";
 import { type ThreadView, threadViewOf } from "./thread-view.js";
 import { StreamedAnswer, keepInterruptedWork } from "./interrupted-turn.js";
+import { PresentedFiles } from "./presented-files.js";
+import { clearFailedRunFiles, failedRunReminder, filesChangedSince, noteFailedRunFiles } from "./failed-run-files.js";
 
 const runtimes = new Map<string, ThreadRuntime>();
 
@@ -188,7 +191,11 @@ export class ThreadRuntime {
       uploads: req.uploads,
     });
     const repeat = req.inputId && !opened.isNew ? repeatedRun(await this.readState(opened.threadId, req.model), opened, { ...req, inputId: req.inputId }) : undefined;
-    if (repeat) return repeat;
+    if (repeat) {
+      const { answered, ...result } = repeat;
+      if (answered) await this.recordAnswered(opened.threadId, req, result);
+      return result;
+    }
     const runId = newId("run-");
     const usage = new RunUsage();
     const billed = carryMemorySpending(this.config, opened.threadId, usage);
@@ -199,6 +206,7 @@ export class ThreadRuntime {
     let before: string | undefined;
     const snapshotEnd = this.endSnapshot(opened, runId, lease, () => (tools.started ? undefined : before));
     const streamed = new StreamedAnswer();
+    const presented = new PresentedFiles();
     let settled = false;
     try {
       emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew, workspace: opened.paths.workspace_path });
@@ -206,7 +214,9 @@ export class ThreadRuntime {
       const finished = await finishInterruptedRewind({ home: this.config.home, store: this.store, runtime: this, threadId: opened.threadId });
       if (finished) emit({ type: "snapshot.warning", run_id: runId, message: rewindText(finished).trim() });
       before = await this.snapshotFiles(opened, runId, input, emit);
-      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal, onEvent: streamed.listen(req.onEvent) }, opened, runId, usage, tools), usage);
+      const onEvent = presented.listen(streamed.listen(req.onEvent));
+      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal, onEvent }, opened, runId, usage, tools), usage);
+      result.files = presented.files;
       // Found taken over after its last write: the thread's status is the new owner's to set.
       const lost = lease.lost();
       if (lost) throw lost;
@@ -230,7 +240,12 @@ export class ThreadRuntime {
       return result;
     } catch (err) {
       settled = true;
-      const failure = await this.settleFailure(opened.threadId, runId, mark, lease.lost() ?? err, usage.total, req, streamed.partial);
+      // Rolled back: the files it changed stay (failed-run-files.ts); the user sees which, the next run is told.
+      const keepFiles = async () => {
+        await snapshotEnd();
+        if (before && tools.started) await this.keepFailedRunFiles(opened, runId, before, emit);
+      };
+      const failure = await this.settleFailure(opened.threadId, runId, mark, lease.lost() ?? err, usage.total, req, streamed.partial, keepFiles);
       noteFailedRunUsage(failure, usage.total, await this.threadUsageAfterFailure(opened.threadId, req, usage.total, failure));
       throw failure;
     } finally {
@@ -238,6 +253,19 @@ export class ThreadRuntime {
       if (!settled) await this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage.total, req);
       await snapshotEnd();
       await this.release(opened.threadId, runId);
+    }
+  }
+
+  /**
+   * A retried input whose first run was killed after its answer but before its result was recorded: the result is
+   * recorded now, so later repeats read it. Best effort: when it cannot be written (the thread is busy), the next repeat
+   * reads the answer from the thread again.
+   */
+  private async recordAnswered(threadId: string, req: RunRequest, r: RunResult): Promise<void> {
+    try {
+      await this.updateState(threadId, req.model, recordedInput(await this.readState(threadId, req.model), req.inputId!, req.prompt, r));
+    } catch {
+      // see above
     }
   }
 
@@ -322,13 +350,31 @@ export class ThreadRuntime {
     }
   }
 
+  /** The files a rolled-back run changed: noted for the next run's reminder, and shown to the user. */
+  private async keepFailedRunFiles(opened: OpenedThread, runId: string, before: string, emit: (e: RunEvent) => void): Promise<void> {
+    const files = await filesChangedSince(this.config.home, opened.threadId, opened.paths.workspace_path, before);
+    if (files.length === 0) return;
+    noteFailedRunFiles(this.config.home, opened.threadId, files);
+    emit({ type: "files.kept", run_id: runId, files: files.map((f) => join(opened.paths.workspace_path, f)) });
+  }
+
   private async settleSuccess(r: RunResult): Promise<void> {
     await this.store.threads.update(r.thread_id, { status: r.clarification ? "input_required" : "success", title: r.title });
     await this.store.runs.finish(r.run_id, { status: "success", stop_reason: r.stop_reason, input_tokens: r.usage.input_tokens, output_tokens: r.usage.output_tokens });
+    clearFailedRunFiles(this.config.home, r.thread_id);
   }
 
   /** Records how the run ended and returns the error the caller sees (typed, one line). */
-  private async settleFailure(threadId: string, runId: string, mark: RollbackMark, err: unknown, usage: TokenUsage, req: RunRequest, partial = ""): Promise<unknown> {
+  private async settleFailure(
+    threadId: string,
+    runId: string,
+    mark: RollbackMark,
+    err: unknown,
+    usage: TokenUsage,
+    req: RunRequest,
+    partial = "",
+    afterRollback?: () => Promise<void>,
+  ): Promise<unknown> {
     // Another run owns the thread now (it marked this one interrupted): write nothing, least of all a rollback.
     const lost = leaseLostIn(err);
     if (lost) return lost;
@@ -353,6 +399,7 @@ export class ThreadRuntime {
       await this.store.saver.rollbackTo(threadId, mark);
       await this.store.runs.finish(runId, { status: "error", stop_reason: "error", error: formatErrorLine(typed), ...tokens });
       await this.store.threads.update(threadId, { status: "error" });
+      await afterRollback?.();
       return isStoreWriteFailure(err) || isConnectionFault(err) ? this.typedStoreError(err, "rolled-back") : typed;
     } catch (storeErr) {
       if (isCorruption(storeErr)) return new DatabaseCorruptError(this.store.path, (storeErr as Error).message);
@@ -417,8 +464,12 @@ export class ThreadRuntime {
       configurable: runConfigurable({ threadId, home: this.config.home, runId, uploads: opened.uploaded, threadData: opened.paths, unattended: req.unattended ?? false, shell }),
     };
     if (req.initialState) await agent.graph.updateState(config, req.initialState as never);
-    const prompt = typeof req.prompt === "string" ? new HumanMessage({ content: req.prompt, id: `input-${req.inputId ?? runId}` }) : req.prompt;
+    const prompt = typeof req.prompt === "string" ? new HumanMessage({ content: req.prompt, id: inputMessageId(req.inputId, runId) }) : req.prompt;
     const input = userActivation(skills, req.skill, prompt, runId);
+    const reminder = failedRunReminder(this.config.home, threadId, runId);
+    if (reminder) input.messages = [reminder, ...(input.messages as unknown[])];
+    // The input id goes into the input's own checkpoint write, with the user's message: no kill can separate them.
+    if (req.inputId) Object.assign(input, startedInput((await agent.graph.getState(config)).values as ThreadValues, req.inputId, req.prompt, runId));
     const signal = runSignal(req, runId);
     const denials = new DenialLog();
     setShellWarningSink((message) => req.onEvent?.({ type: "sandbox.warning", message }));
@@ -434,7 +485,7 @@ export class ThreadRuntime {
       );
       // With piiRedaction the model streams placeholders: the user sees the values (the stored answer has them too).
       const restore = this.config.piiRedaction ? redactorFor(threadId).restore : undefined;
-      await translateStream(stream as AsyncIterable<[string, unknown]>, runId, (call) => usage.add("lead", call), denials.listen(req.onEvent), restore);
+      await translateStream(stream as AsyncIterable<[string, unknown]>, runId, (call) => usage.add("lead", call), denials.listen(req.onEvent), { restore, mounts: opened.paths });
     } finally {
       signal.dispose();
     }

@@ -12,6 +12,7 @@ import type { ClarificationRequest, DelegationView, TodoView, TokenUsage } from 
 import { emptyUsage } from "./events.js";
 import { messagesTokens } from "../middleware/util/compaction-selection.js";
 import { userShellOf } from "./user-shell-message.js";
+import { type PresentedMounts, hostPathOf } from "../vocabulary/presented-files.js";
 
 export type TranscriptEntry =
   | { kind: "user"; id: string; text: string }
@@ -36,6 +37,15 @@ export interface ThreadView {
   /** Tokens the next request starts from: the last model call's usage, else estimated from the messages. */
   context_tokens: number;
   context_estimated: boolean;
+  /** The files the agent presented on this thread (present_files), as paths on this machine. */
+  files: string[];
+}
+
+/** The files a thread's agent presented, as paths on this machine (from its state's `artifacts` and `thread_data`). */
+export function presentedFilesOf(values: { artifacts?: unknown; thread_data?: unknown }): string[] {
+  const artifacts = Array.isArray(values.artifacts) ? values.artifacts.filter((p): p is string => typeof p === "string") : [];
+  const mounts = (values.thread_data ?? {}) as PresentedMounts;
+  return artifacts.map((p) => hostPathOf(p, mounts));
 }
 
 /** The visible conversation of a message list (pure; exported for tests). */
@@ -100,6 +110,7 @@ export function threadViewOf(thread: ThreadRow, values: Record<string, unknown>)
     notes: typeof v.task_notes?.text === "string" ? v.task_notes.text : "",
     context_tokens: context.tokens,
     context_estimated: context.estimated,
+    files: presentedFilesOf(values),
   };
 }
 

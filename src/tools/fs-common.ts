@@ -1,4 +1,4 @@
-// Shared plumbing of the file tools: where the thread's mounts come from, the ReadBeforeWrite record, the
+// Shared plumbing of the file tools: where the thread's mounts come from, the ReadBeforeWrite record (read-records.ts), the
 // directory walker (never follows symlinks) and a small glob matcher.
 //
 // Where the mounts come from (first that is set):
@@ -8,7 +8,6 @@
 //      ThreadData middleware has recorded the paths there in beforeAgent;
 //   3. `runtime.configurable.thread_data` (callers invoking a tool outside a graph);
 //   4. the sandbox provider for `configurable.thread_id` (same rule as the ThreadData middleware).
-import { createHash } from "node:crypto";
 import type { Dirent } from "node:fs";
 import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -72,36 +71,8 @@ export function toolCallIdOf(runtime: RuntimeLike | undefined): string {
   return runtime?.toolCallId ?? runtime?.toolCall?.id ?? "";
 }
 
-// ---------------------------------------------------------------------------------------------
-// ReadBeforeWrite: thread + real host path → sha256 of the version the agent last read (or wrote).
-
-const readRecords = new Map<string, string>();
-
-function threadKey(runtime: RuntimeLike | undefined, mounts: ThreadPaths): string {
-  const id = configurableOf(runtime)?.thread_id;
-  return typeof id === "string" && id ? `thread:${id}` : `ws:${mounts.workspace_path}`;
-}
-
-export function sha256(data: Buffer | string): string {
-  return createHash("sha256").update(data).digest("hex");
-}
-
-export function recordRead(runtime: RuntimeLike | undefined, mounts: ThreadPaths, realPath: string, data: Buffer | string): void {
-  readRecords.set(`${threadKey(runtime, mounts)}\0${realPath}`, sha256(data));
-}
-
-/** Throws unless the agent has read exactly this version of the file. */
-export function assertReadCurrent(runtime: RuntimeLike | undefined, mounts: ThreadPaths, realPath: string, current: Buffer | string, virtualPath: string): void {
-  const seen = readRecords.get(`${threadKey(runtime, mounts)}\0${realPath}`);
-  if (seen !== sha256(current)) {
-    throw new Error(`read ${virtualPath} first: it has not been read, or it changed since you read it (use read_file, then retry).`);
-  }
-}
-
-/** Forget every ReadBeforeWrite record (tests). */
-export function resetReadRecords(): void {
-  readRecords.clear();
-}
+// ReadBeforeWrite lives in read-records.ts (persisted with the thread).
+export { assertReadCurrent, recordRead, resetReadRecords, sha256 } from "./read-records.js";
 
 // ---------------------------------------------------------------------------------------------
 // Walking and matching

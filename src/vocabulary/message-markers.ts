@@ -21,6 +21,8 @@ export const GOAL_CONTINUATION_KIND = "goal_continuation";
 export const SUMMARY_KIND = "conversation_summary";
 /** A skill's instructions the harness put in the conversation (a `/<skill>` typed by the user, or re-read after a compaction). */
 export const SKILL_KIND = "skill";
+/** The reminder of the files a failed run changed and kept (runtime/failed-run-files.ts). */
+export const FAILED_RUN_FILES_KIND = "failed_run_files";
 /** The skill name on every message that carries a skill's full text (the `skill` tool's result or a SKILL_KIND message). */
 export const SKILL_MARKER = "deerflow_skill";
 

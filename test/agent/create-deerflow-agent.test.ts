@@ -17,6 +17,7 @@ import { isHookCarrier } from "../../src/agent/fuse-hooks.js";
 import { clarificationMiddleware } from "../../src/middleware/clarification.js";
 import { ASK_CLARIFICATION } from "../../src/vocabulary/message-markers.js";
 import { threadDataMiddleware } from "../../src/middleware/thread-data.js";
+import { summarizationMiddleware } from "../../src/middleware/summarization.js";
 import { SubagentRuntime } from "../../src/subagents/runtime.js";
 import { CheckpointModeMismatchError, DeerflowSqliteSaver } from "../../src/persistence/sqlite-saver.js";
 import { startTestModelServer, type TestModelServer } from "../support/openai-server.js";
@@ -268,10 +269,11 @@ describe("createDeerflowAgent: validation (docs/architecture.md, createDeerflowA
 });
 
 describe("RuntimeFeatures (docs/architecture.md, Middleware order)", () => {
-  it("guardrail: true needs a configured instance → feature_needs_instance; summarization: true is the built-in at its place", () => {
-    const stack = names(assembleMiddleware({ features: { summarization: true } }));
-    expect(stack.indexOf("Summarization")).toBe(stack.indexOf("InvalidToolCall") + 1);
+  it("guardrail: true and summarization: true need a configured instance → feature_needs_instance; an instance takes its place", () => {
     expect(expectRefused({ features: { guardrail: true } }, AgentOptionsError, "feature_needs_instance").message).toMatch(/guardrail/);
+    expect(expectRefused({ features: { summarization: true } }, AgentOptionsError, "feature_needs_instance").message).toMatch(/summarizationMiddleware/);
+    const stack = names(assembleMiddleware({ features: { summarization: summarizationMiddleware({ contextWindow: 8000 }) } }));
+    expect(stack.indexOf("Summarization")).toBe(stack.indexOf("InvalidToolCall") + 1);
   });
 
   it("subagent: true needs a SubagentRuntime; with one, SubagentLimit and the task tool are built in", () => {

@@ -63,8 +63,8 @@ describe("deerflow run", () => {
     const r = await runCli(sb, ["run", "--output-format", "json", "what is the answer?"]);
     expect(r.exitCode).toBe(0);
     const out = JSON.parse(r.stdout);
-    expect(Object.keys(out).sort()).toEqual(["final_text", "goal", "new_thread", "permission_denials", "run_id", "status", "stop_reason", "thread_id", "thread_usage", "usage"]);
-    expect(out).toMatchObject({ status: "success", stop_reason: "end_turn", final_text: "The answer is 42.", goal: null, new_thread: true, permission_denials: [] });
+    expect(Object.keys(out).sort()).toEqual(["files", "final_text", "goal", "new_thread", "permission_denials", "run_id", "status", "stop_reason", "thread_id", "thread_usage", "usage"]);
+    expect(out).toMatchObject({ status: "success", stop_reason: "end_turn", final_text: "The answer is 42.", goal: null, new_thread: true, permission_denials: [], files: [] });
     // The run's tokens are its answer's and its new thread's title's (usage-sources.test.ts covers every source).
     const usage = {
       input_tokens: 14,

@@ -419,3 +419,10 @@ describe("context fill and notes", () => {
     expect(s.notes).toBe("");
   });
 });
+
+describe("reduce: presented files", () => {
+  it("files.presented adds one line to the transcript naming the files' real paths", () => {
+    const s = apply(initialState(), { type: "ui.run.begin" }, started, { type: "files.presented", run_id: RUN, files: ["/home/u/.deerflow/threads/t1/outputs/report.md"] });
+    expect(s.items).toEqual([{ kind: "notice", id: "i1", level: "info", text: "presented file: /home/u/.deerflow/threads/t1/outputs/report.md" }]);
+  });
+});

@@ -13,7 +13,7 @@ import type { BaseMessage } from "@langchain/core/messages";
 import { withArchivedTurns } from "../../runtime/archived-turns.js";
 import { machineName } from "../../persistence/machine.js";
 import { ThreadRuntime } from "../../runtime/thread-runtime.js";
-import { type TranscriptEntry, transcriptOf } from "../../runtime/thread-view.js";
+import { type TranscriptEntry, presentedFilesOf, transcriptOf } from "../../runtime/thread-view.js";
 import { INTERRUPTED_LINE } from "../../vocabulary/interruption-text.js";
 import type { GlobalOptions } from "../main.js";
 import { noteUntrusted } from "../untrusted-note.js";
@@ -127,9 +127,10 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
   );
   if (!found) throw new UsageError(`Thread ${threadId} not found.`, "List threads with `deerflow threads`.");
   // Delta checkpoints keep messages as writes, or as a snapshot object (not a list): the state graph rebuilds them.
-  const channels = found.tuple?.checkpoint.channel_values as { messages?: unknown; task_history?: unknown } | undefined;
+  const channels = found.tuple?.checkpoint.channel_values as { messages?: unknown; task_history?: unknown; artifacts?: unknown; thread_data?: unknown } | undefined;
   let messages: BaseMessage[] = Array.isArray(channels?.messages) ? channels.messages : [];
   let history = channels?.task_history;
+  const files = presentedFilesOf(channels ?? {});
   if (found.row.mode === "delta") {
     const values = await ThreadRuntime.for(config).readState(threadId, config.model);
     [messages, history] = [values.messages ?? [], values.task_history];
@@ -141,7 +142,7 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
   if (opts.json) {
     const archivedJson = archived.map(({ seq, role, name, text, archived_at }) => ({ seq, role, name, text, archived_at }));
     process.stdout.write(
-      `${JSON.stringify({ thread: row, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), entries, archived: archivedJson }, null, 2)}\n`,
+      `${JSON.stringify({ thread: row, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), entries, files, archived: archivedJson }, null, 2)}\n`,
     );
     return 0;
   }
@@ -150,6 +151,7 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
     `  status ${row.status}, mode ${row.mode}, last ran on ${row.host ?? "(unknown)"}${row.host && row.host !== machineName() ? " (another machine: inspect only)" : ""}`,
     `  workspace ${row.workspace ?? "(its own)"}`,
     `  created ${row.created_at}, updated ${row.updated_at}, ${runs.length} run(s)`,
+    ...(files.length > 0 ? ["  presented files:", ...files.map((f) => `    ${f}`)] : []),
     "",
     ...withArchivedTurns(messages, archived, Array.isArray(compactions) ? compactions : []).flatMap((seg) => ("live" in seg ? transcriptOf(seg.live).map(entryLine) : archivedBlock(seg.archived))),
   ];

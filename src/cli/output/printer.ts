@@ -6,6 +6,8 @@ import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.
 import { retryLine } from "../../vocabulary/retry-status.js";
 import { failedRunUsage } from "../../runtime/run-usage.js";
 import { withHostPaths } from "./host-paths.js";
+import { presentedLine } from "../../vocabulary/presented-files.js";
+import { keptFilesLine } from "../../vocabulary/kept-files.js";
 import { unhandled } from "../../vocabulary/exhaustive.js";
 import type { PermissionDenial, RunEvent } from "../../runtime/events.js";
 import { DenialTally, denialSummary } from "./denials.js";
@@ -75,6 +77,12 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
         for (const t of e.todos) stderr.write(`  ${mark[t.status] ?? "[ ]"} ${oneLine(t.content, 100)}\n`);
         break;
       }
+      case "files.presented":
+        note(presentedLine(e.files));
+        break;
+      case "files.kept":
+        note(keptFilesLine(e.files));
+        break;
       case "notes.updated":
         note(e.notes ? `notes updated (${e.notes.length} characters)` : "notes cleared");
         break;
@@ -150,13 +158,13 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
       event: progress,
       result(r, goal) {
         const base = { thread_id: r.thread_id, new_thread: newThread ?? false, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text };
-        const rest = { usage: r.usage, thread_usage: r.thread_usage, permission_denials: denials(), goal: goal ?? null };
+        const rest = { usage: r.usage, thread_usage: r.thread_usage, permission_denials: denials(), files: r.files ?? [], goal: goal ?? null };
         stdout.write(`${JSON.stringify({ ...base, ...rest, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`);
       },
       failure(err) {
         const status = runId ? runStatusOf(err) : "error";
         const base = { thread_id: threadId ?? null, new_thread: newThread ?? null, run_id: runId ?? null, status, stop_reason: status, final_text: "" };
-        stdout.write(`${JSON.stringify({ ...base, ...failedRunUsage(err), permission_denials: denials(), goal: null, error: formatErrorLine(err) })}\n`);
+        stdout.write(`${JSON.stringify({ ...base, ...failedRunUsage(err), permission_denials: denials(), files: [], goal: null, error: formatErrorLine(err) })}\n`);
       },
       denials,
     };

@@ -3,6 +3,8 @@
 // transcript — never both — so the <Static> transcript only ever grows and nothing on it is redrawn.
 import { compactionNotice } from "../../vocabulary/compaction-notice.js";
 import { unhandled } from "../../vocabulary/exhaustive.js";
+import { presentedLine } from "../../vocabulary/presented-files.js";
+import { keptFilesLine } from "../../vocabulary/kept-files.js";
 import { openedDelegations } from "./open-delegations.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
@@ -155,6 +157,10 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
       return { ...state, todos: action.todos };
     case "notes.updated":
       return { ...state, notes: action.notes };
+    case "files.presented":
+      return append(state, { kind: "notice", level: "info", text: presentedLine(action.files) });
+    case "files.kept":
+      return append(state, { kind: "notice", level: "warning", text: keptFilesLine(action.files) });
     case "delegation.updated": {
       const byId = new Map(state.delegations.map((d) => [d.id, d]));
       for (const d of action.delegations) byId.set(d.id, { ...byId.get(d.id), ...d });

@@ -1,0 +1,68 @@
+// Files the agent presents (present_files) reach the user where they are on this machine, never as the model's
+// /mnt/user-data/outputs path: a `files.presented` event in stream-json, `files` in the JSON result, a line on stderr
+// in text mode, and `threads show` listing them. In-process: what is tested is the output, not the process.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { Sandbox } from "../support/cli.js";
+import { runCli } from "../support/cli-in-process.js";
+import { useE2E } from "../support/e2e.js";
+
+const e2e = useE2E();
+
+/** The model writes a report into the outputs folder, presents it, and says so. */
+function presentReport(): void {
+  e2e.server.push(
+    { toolCalls: [{ id: "w", name: "write_file", args: { path: "/mnt/user-data/outputs/report.md", content: "# Report\n" } }] },
+    { toolCalls: [{ id: "p", name: "present_files", args: { filepaths: ["/mnt/user-data/outputs/report.md"] } }] },
+    { content: "The report is ready." },
+  );
+}
+
+async function threadDir(sb: Sandbox, threadId: string): Promise<string> {
+  return join(sb.home, "threads", threadId);
+}
+
+describe("presented files", () => {
+  it("stream-json: a files.presented event names the file's real path; the JSON result's `files` the same", async () => {
+    const sb = e2e.sandbox();
+    presentReport();
+    const r = await runCli(sb, ["run", "--output-format", "stream-json", "write the report"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    const presented = events.filter((e) => e.type === "files.presented");
+    expect(presented).toHaveLength(1);
+    const [file] = presented[0].files as string[];
+    expect(file).not.toMatch(/^\/mnt\//);
+    expect(file).toBe(join(await threadDir(sb, events[0].thread_id), "outputs", "report.md"));
+    expect(readFileSync(file!, "utf8")).toBe("# Report\n");
+
+    presentReport();
+    const json = JSON.parse((await runCli(sb, ["run", "--thread", events[0].thread_id, "--output-format", "json", "again"])).stdout);
+    expect(json.files).toEqual([file]);
+    // A run that presents nothing says so with an empty list.
+    e2e.server.push({ content: "nothing to show" });
+    const none = JSON.parse((await runCli(sb, ["run", "--thread", events[0].thread_id, "--output-format", "json", "hello"])).stdout);
+    expect(none.files).toEqual([]);
+  });
+
+  it("text mode prints the real path on stderr; `threads show` lists the thread's presented files", async () => {
+    const sb = e2e.sandbox();
+    presentReport();
+    const r = await runCli(sb, ["run", "write the report"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe("The report is ready.\n");
+    const threadId = /new thread (\w+)/.exec(r.stderr)![1]!;
+    const file = join(await threadDir(sb, threadId), "outputs", "report.md");
+    expect(existsSync(file)).toBe(true);
+    expect(r.stderr).toContain(`deerflow: presented file: ${file}\n`);
+
+    const shown = await runCli(sb, ["threads", "show", threadId]);
+    expect(shown.stdout).toContain(`  presented files:\n    ${file}\n`);
+    const json = JSON.parse((await runCli(sb, ["threads", "show", "--json", threadId])).stdout);
+    expect(json.files).toEqual([file]);
+  });
+});
