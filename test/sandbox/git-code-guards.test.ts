@@ -76,6 +76,21 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(again).toContain("deerflow removed core.pager");
   });
 
+  it("gpg.ssh.defaultKeyCommand, imap.tunnel and any key ending in `command` planted in a gitlink's config are taken out (the tenth pass)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    const cfg =
+      '[commit]\\n\\tgpgsign = true\\n[gpg]\\n\\tformat = ssh\\n[gpg \\"ssh\\"]\\n\\tdefaultKeyCommand = touch ../pwned-gpgk\\n[imap]\\n\\ttunnel = touch ../pwned-imap\\n[x]\\n\\tsomeCommand = touch ../pwned-x\\n';
+    const out = await sh(`git init -q sub && git -C sub -c user.name=t -c user.email=t@t commit -q --allow-empty -m s && printf '${cfg}' >> sub/.git/config && git add sub; echo done`);
+    expect(out).toMatch(/deerflow removed .*gpg\.ssh\.defaultkeycommand/);
+    const left = readFileSync(join(ws, "sub", ".git", "config"), "utf8");
+    expect(left).not.toMatch(/defaultKeyCommand|tunnel|someCommand/);
+    expect(left).toContain("gpgsign"); // not code: stays
+    // The user's signed commit there finds no key command to run (it fails for want of a key instead).
+    const commit = () => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "z"], { cwd: join(ws, "sub"), stdio: "pipe" });
+    expect(commit).toThrow();
+    expect(existsSync(join(ws, "pwned-gpgk"))).toBe(false);
+  });
+
   it("deerflow's own git, listing the index after a command, never reads the repository's config (a planted fsmonitor)", async () => {
     const { ws, sh } = setUp(mode);
     await sh("true");
