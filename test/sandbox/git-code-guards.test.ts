@@ -77,7 +77,7 @@ describe.each(modes)("git code guards (%s)", (mode) => {
   });
 
   it("gpg.ssh.defaultKeyCommand, imap.tunnel and any key ending in `command` planted in a gitlink's config are taken out (the tenth pass)", async () => {
-    const { ws, sh, git } = setUp(mode);
+    const { ws, sh } = setUp(mode);
     const cfg =
       '[commit]\\n\\tgpgsign = true\\n[gpg]\\n\\tformat = ssh\\n[gpg \\"ssh\\"]\\n\\tdefaultKeyCommand = touch ../pwned-gpgk\\n[imap]\\n\\ttunnel = touch ../pwned-imap\\n[x]\\n\\tsomeCommand = touch ../pwned-x\\n';
     const out = await sh(`git init -q sub && git -C sub -c user.name=t -c user.email=t@t commit -q --allow-empty -m s && printf '${cfg}' >> sub/.git/config && git add sub; echo done`);
