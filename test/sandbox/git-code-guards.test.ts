@@ -242,6 +242,30 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(bad).toMatch(/deerflow could not read the index of .*vendor\/q/);
   });
 
+  it.runIf(mode === "bwrap")("an absent .git/config.worktree cannot be created from the sandbox (the tenth pass)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    git("config", "extensions.worktreeConfig", "true");
+    rmSync(join(ws, ".git", "config.worktree"), { force: true });
+    const out = await sh("printf '[core]\\n\\tfsmonitor = touch ../pwned-wtc\\n' > .git/config.worktree; echo done");
+    expect(out).toContain("done");
+    expect(readFileSync(join(ws, ".git", "config.worktree"), "utf8")).toBe("");
+    git("status", "--porcelain");
+    expect(existsSync(join(ws, "pwned-wtc"))).toBe(false);
+  });
+
+  it("a config file the repository includes from the worktree, absent at the start, is moved aside when a command creates it (the tenth pass)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    git("config", "include.path", "../.gitconfig.local");
+    git("config", "includeIf.onbranch:main.path", "../.gitconfig.branch");
+    const out = await sh("printf '[core]\\n\\tfsmonitor = touch pwned-incl\\n' | tee .gitconfig.local > .gitconfig.branch; echo done");
+    expect(out).toMatch(/deerflow moved .*\.gitconfig\.local to .*\.gitconfig\.local\.deerflow-removed/);
+    expect(out).toMatch(/deerflow moved .*\.gitconfig\.branch to/);
+    expect(existsSync(join(ws, ".gitconfig.local"))).toBe(false);
+    expect(readFileSync(join(ws, ".gitconfig.local.deerflow-removed"), "utf8")).toContain("fsmonitor");
+    git("status", "--porcelain");
+    expect(existsSync(join(ws, "pwned-incl"))).toBe(false);
+  });
+
   it("a change to commondir made between commands (a background job) is undone at once", async () => {
     const { ws, sh } = setUp(mode);
     await sh("true");
