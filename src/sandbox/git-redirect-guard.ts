@@ -92,7 +92,9 @@ function moveAsideInclude(path: string): string[] {
   try {
     rmSync(aside, { force: true, recursive: true });
     renameSync(path, aside);
-    return [`deerflow moved ${path} to ${aside}: your repository's git config includes it, it did not exist when the run started, and git runs what its keys name on your host. Look at it before you put it back.`];
+    return [
+      `deerflow moved ${path} to ${aside}: your repository's git config includes it, it did not exist when the run started, and git runs what its keys name on your host. Look at it before you put it back.`,
+    ];
   } catch (err) {
     return [`deerflow could not move ${path} aside (${(err as Error).message}): your repository's git config includes it; check it before you run git there.`];
   }
