@@ -1,11 +1,11 @@
 // Configuration resolution: .deerflowrc files (home, then the nearest one up from the working directory),
 // then the environment, then command-line flags. Later sources win. Only JSON and zod here: this module is on
 // the start-up path of every command, so it must stay light.
-import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, NoModelError } from "../errors.js";
 import { parseJsonc } from "./jsonc.js";
+import { configText, readBounded } from "./config-file-bytes.js";
 import { assertUsableBaseUrl } from "./base-url.js";
 import { RC_NAME, dataHomeOf, rcFiles } from "./data-home.js";
 import { sandboxPaths } from "./sandbox-paths.js";
@@ -129,15 +129,10 @@ function formatPath(path: PropertyKey[]): string {
 }
 
 export function readConfigFile(path: string): LoadedFile {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (err) {
-    throw new ConfigError(`Cannot read ${path}: ${(err as Error).message}.`, { file: path });
-  }
+  const bytes = readBounded(path);
   let json: unknown;
   try {
-    json = parseJsonc(bytes.toString("utf8"));
+    json = parseJsonc(configText(bytes));
   } catch (err) {
     throw new ConfigError(`Invalid config in ${path}: not valid JSON (${(err as Error).message}).`, {
       file: path,

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { parseJsonc } from "./jsonc.js";
+import { configText, readBounded } from "./config-file-bytes.js";
 import { homedir } from "node:os";
 import { RC_NAME, dataHomeOf, rcFiles } from "./data-home.js";
 
@@ -28,7 +29,7 @@ export function trustHomeOf(s: { flag?: string; env: NodeJS.ProcessEnv; cwd: str
   const userRc = join(s.userHome, RC_NAME);
   let home: string | undefined;
   try {
-    const h = (parseJsonc(readFileSync(userRc, "utf8")) as { home?: unknown })?.home;
+    const h = (parseJsonc(configText(readBounded(userRc))) as { home?: unknown })?.home;
     home = typeof h === "string" && h ? h : undefined;
   } catch {
     home = undefined;
@@ -75,7 +76,7 @@ function writeRecords(trustHome: string, folders: Record<string, TrustRecord>): 
  */
 export function trustFolder(trustHome: string, rcPath: string, sha256?: string): { folder: string; record: TrustRecord } {
   const folder = dirname(resolve(rcPath));
-  const record = { sha256: sha256 || sha256Of(readFileSync(rcPath)), trustedAt: new Date().toISOString() };
+  const record = { sha256: sha256 || sha256Of(readBounded(rcPath)), trustedAt: new Date().toISOString() };
   writeRecords(trustHome, { ...readTrustRecords(trustHome), [folder]: record });
   return { folder, record };
 }
@@ -102,9 +103,9 @@ export function peekDataHome(flag: string | undefined, env: NodeJS.ProcessEnv = 
   const trustHome = trustHomeOf({ flag, env, cwd, userHome });
   const files = rcFiles(cwd, userHome).map((path) => {
     try {
-      const bytes = readFileSync(path);
+      const bytes = readBounded(path); // never a read of /dev/zero or a FIFO a repository links there
       if (path !== userRc && trustStateOf(trustHome, path, bytes) !== "trusted") return { path };
-      const home = (parseJsonc(bytes.toString("utf8")) as { home?: unknown })?.home;
+      const home = (parseJsonc(configText(bytes)) as { home?: unknown })?.home;
       return { path, home: typeof home === "string" ? home : undefined };
     } catch {
       return { path };

@@ -4,8 +4,8 @@
 // are also recorded in `viewed_images`, so the ViewImage middleware shows them to a model that accepts images on
 // its next call (the vision path view_image uses; checkpoints never hold the bytes).
 import { createHash } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { hostWriteFile } from "../sandbox/host-write.js";
 import { VIRTUAL_ROOT } from "../sandbox/paths.js";
 import type { ViewedImage } from "../state/types.js";
 import { stripControl } from "../vocabulary/terminal-text.js";
@@ -40,8 +40,8 @@ export async function convertMcpContent(content: unknown, where: { outputsPath?:
     if (!where.outputsPath) return `[${what} (${mime}, ${data.length} bytes) not kept: this run has no outputs directory]`;
     const dir = join(where.outputsPath, MCP_OUTPUT_DIR);
     const file = `${safeFilePart(where.toolName)}-${safeFilePart(where.callId)}-${++n}.${EXT[mime] ?? "bin"}`;
-    await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, file), data);
+    // outputs/ is writable inside the sandbox: never through a link a command planted there.
+    await hostWriteFile({ base: dirname(where.outputsPath), dir, name: file }, { data });
     return { virtual: `${VIRTUAL_ROOT}/outputs/${MCP_OUTPUT_DIR}/${file}`, real: join(dir, file) };
   };
   for (const b of blocks) {

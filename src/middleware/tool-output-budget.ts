@@ -10,10 +10,10 @@
 // and its head and tail are where the error is. Commands and non-text content (images…) pass through untouched.
 // WHY its position (early, listed before ToolErrorHandling): the first middleware is the outermost wrapper, so it
 // sees the final ToolMessage after every inner wrapper (errors turned into messages, audits, clarification).
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
+import { hostWriteFile } from "../sandbox/host-write.js";
 import { VIRTUAL_ROOT } from "../sandbox/paths.js";
 import { THREAD_DATA_STATE } from "../state/thread-state.js";
 
@@ -97,9 +97,8 @@ export function toolOutputBudgetMiddleware(options: ToolOutputBudgetOptions = {}
       if (outputs) {
         const file = `${safePart(toolName, "tool")}-${safePart(callId, `${Date.now()}`)}.txt`;
         try {
-          const dir = join(outputs, TOOL_RESULTS_DIR);
-          await mkdir(dir, { recursive: true });
-          await writeFile(join(dir, file), text, "utf8");
+          // outputs/ is writable inside the sandbox: a planted link there must not carry the host's write out.
+          await hostWriteFile({ base: dirname(outputs), dir: join(outputs, TOOL_RESULTS_DIR), name: file }, { data: text });
           closing = `[Full output (${text.length} chars) saved to ${VIRTUAL_ROOT}/outputs/${TOOL_RESULTS_DIR}/${file}; read it with read_file if you need more.]`;
         } catch (err) {
           const why = err instanceof Error ? err.message.split("\n")[0] : String(err);

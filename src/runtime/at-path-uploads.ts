@@ -1,9 +1,37 @@
 // `@path` in a prompt attaches that file (headless and TUI alike).
 // `@~/x` means the home directory as a shell would read it, so a secret named that way is found (and refused by
 // openThread) instead of silently missed.
-import { existsSync, statSync } from "node:fs";
+// A word that names a place inside the working directory must stay there: a repository can ship
+// `docs/guide.md -> ../../.someapp/token`, and `summarize @docs/guide.md` sent the token (the tenth adversarial pass).
+// The user named a repository file, not that one; naming the target itself (`@~/.someapp/token`) is their choice.
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve, sep } from "node:path";
+import { UsageError } from "../errors.js";
+import { hostSecretReason } from "../sandbox/host-secrets.js";
+
+const inside = (p: string, dir: string) => {
+  const rel = relative(dir, p);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !rel.startsWith(sep));
+};
+
+/** Refuses (one line) a file named inside `cwd` whose real path leads out of it through a link. */
+export function refuseLinkOut(word: string, path: string, cwd: string): void {
+  const realCwd = realpathSync(cwd);
+  if (!inside(resolve(path), resolve(cwd)) && !inside(resolve(path), realCwd)) return; // named outside on purpose
+  const real = realpathSync(path);
+  if (inside(real, realCwd)) return;
+  // A secret is refused by openThread with the reason it is one (~/.ssh…): the more useful line for the same refusal.
+  const userHome = process.env.HOME ?? homedir();
+  if (hostSecretReason(real, { userHome, dataDir: join(userHome, ".deerflow") })) return;
+  throw new UsageError(`Refusing to attach ${word}: it is a symbolic link (or inside one) that leads out of ${cwd} to ${real}.`, `Name ${real} itself if you mean to send that file.`);
+}
+
+/** `--upload` files, each checked as refuseLinkOut says (a missing one is left to openThread's message). */
+export function checkedUploads(files: readonly string[], cwd: string): string[] {
+  for (const f of files) if (existsSync(f)) refuseLinkOut(f, resolve(cwd, f), cwd);
+  return [...files];
+}
 
 /** `@path` tokens in a prompt that name existing files are attached as uploads (other `@words` are left alone). */
 export function atPathUploads(prompt: string, cwd: string): string[] {
@@ -11,7 +39,9 @@ export function atPathUploads(prompt: string, cwd: string): string[] {
   for (const m of prompt.matchAll(/(?:^|\s)@([^\s]+)/g)) {
     const word = m[1]!;
     const p = word === "~" || word.startsWith("~/") ? join(process.env.HOME ?? homedir(), word.slice(1)) : resolve(cwd, word);
-    if (existsSync(p) && statSync(p).isFile()) out.push(p);
+    if (!existsSync(p) || !statSync(p).isFile()) continue;
+    refuseLinkOut(`@${word}`, p, cwd);
+    out.push(p);
   }
   return out;
 }

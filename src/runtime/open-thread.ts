@@ -1,9 +1,9 @@
 // Before a run: which thread (new, named, or the latest), where it works (a fresh per-thread workspace or one bound
 // with --workspace, which later runs reuse), and which files the user attached (copied into its uploads/).
 // Every problem here is found before the model is called and is reported with what to do.
-import { copyFileSync, existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
+import { existsSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, join } from "node:path";
+import { basename } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { DeerflowError, ExitCode, UsageError } from "../errors.js";
@@ -12,6 +12,7 @@ import type { Store } from "../persistence/store.js";
 import { machineName } from "../persistence/machine.js";
 import { LocalSandboxProvider } from "../sandbox/local-provider.js";
 import { hostSecretReason } from "../sandbox/host-secrets.js";
+import { HostWriteError, hostWriteFile } from "../sandbox/host-write.js";
 import { type ThreadPaths, assertSafeThreadId } from "../sandbox/provider.js";
 
 export interface OpenThreadRequest {
@@ -119,8 +120,13 @@ export async function openThread(store: Store, req: OpenThreadRequest): Promise<
   for (const file of req.uploads ?? []) {
     // Only the base name is kept, so an upload can never be placed outside uploads/.
     const name = basename(file);
-    mkdirSync(paths.uploads_path, { recursive: true });
-    copyFileSync(file, join(paths.uploads_path, name));
+    // uploads/ is writable inside the sandbox: a link planted there is replaced, never written through.
+    try {
+      await hostWriteFile({ base: req.home, dir: paths.uploads_path, name }, { copyFrom: file });
+    } catch (err) {
+      if (!(err instanceof HostWriteError)) throw err;
+      throw new UsageError(`Cannot attach ${file}: ${err.message}`, `Look at ${paths.uploads_path} (remove the link), then run again.`);
+    }
     if (!uploaded.includes(name)) uploaded.push(name);
   }
   return { threadId, isNew, paths, uploaded };

@@ -5,7 +5,7 @@
 // variable, `git init --template`, an archive). git keeps working in the sandbox (objects, refs, the index and
 // logs stay writable); what fails is changing the repository's configuration or hooks (`git config`, `git remote
 // add`), which is the user's to do.
-import { existsSync, lstatSync, mkdirSync, readdirSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoCodePathsInWorkspace } from "./repo-code-paths.js";
 
@@ -56,10 +56,19 @@ export function gitCodePaths(workspace: string): string[] {
       // a read-only repository: nothing inside can create it either
     }
   }
+  // The same for `.git/config.worktree`: git reads it when extensions.worktreeConfig is on, and an absent one was a
+  // file a script could create (the tenth pass planted core.fsmonitor so). An empty one changes nothing for git, sits
+  // in .git where no status shows it, and is left like the hooks folder (git would make it when needed anyway).
+  try {
+    if (!existsSync(join(gitDir, "config.worktree"))) writeFileSync(join(gitDir, "config.worktree"), "", { flag: "wx" });
+  } catch {
+    // a read-only repository, or made meanwhile: bound as it is
+  }
   const out: string[] = [];
   collect(gitDir, 0, out);
   // The worktree's own files the config makes code (husky's hooks folder, included configs): read-only too. A hooks
-  // folder not made yet is made empty, as .git/hooks above; an included config not there yet is a known limit.
+  // folder not made yet is made empty, as .git/hooks above; an included config not there yet is moved aside after
+  // each command that creates it (git-redirect-guard.ts): an empty placeholder in the worktree would show in git status.
   for (const { path, kind } of repoCodePathsInWorkspace(workspace)) {
     if (kind === "hooks" && !existsSync(path)) {
       try {

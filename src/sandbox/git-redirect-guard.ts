@@ -6,15 +6,22 @@
 // script that does the same). So after every command, and at the end of the run for background jobs, the file is
 // put back as the run found it, whatever wrote it, and the command's output says so. The configs of nested
 // repositories the index records get the same care (nested-repo-guard.ts).
-import { type FSWatcher, chmodSync, lstatSync, readFileSync, readdirSync, rmSync, statSync, watch, writeFileSync } from "node:fs";
+import { type FSWatcher, chmodSync, existsSync, lstatSync, readFileSync, readdirSync, renameSync, rmSync, statSync, watch, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { gitDirOf } from "./git-code-paths.js";
 import { forgetNestedRepos, noteNestedRepos, restoreNestedRepos } from "./nested-repo-guard.js";
+import { repoCodePathsInWorkspace } from "./repo-code-paths.js";
 
 /** Per watched file (a repository's `commondir`, each linked worktree's): its content as the run found it (null: none). */
 const found = new Map<string, string | null>();
 /** The workspaces already noted this run. */
 const noted = new Set<string>();
+/**
+ * Config files the repository includes from its worktree (`include.path`, `includeIf`) that did not exist when the run
+ * started: the sandbox binds only existing files read-only, so a command could create one with core.fsmonitor in it
+ * (the tenth pass). One made during the run is moved aside (never deleted: the user may have made it meanwhile).
+ */
+const absentIncludes = new Set<string>();
 
 /** A file's text; null when there is none; a marker for anything else (a FIFO would block the read forever). */
 function read(path: string): string | null {
@@ -70,7 +77,27 @@ export function noteGitRedirect(workspace: string): void {
     return;
   }
   for (const f of watchedFiles(gitDir)) if (!found.has(f)) found.set(f, read(f));
+  for (const { path, kind } of repoCodePathsInWorkspace(workspace)) if (kind === "config" && !existsSync(path)) absentIncludes.add(path);
   watchGitDir(gitDir);
+}
+
+/** An included config the run created is moved to `<name>.deerflow-removed`; the line saying so. */
+function moveAsideInclude(path: string): string[] {
+  try {
+    lstatSync(path);
+  } catch {
+    return [];
+  }
+  const aside = `${path}.deerflow-removed`;
+  try {
+    rmSync(aside, { force: true, recursive: true });
+    renameSync(path, aside);
+    return [
+      `deerflow moved ${path} to ${aside}: your repository's git config includes it, it did not exist when the run started, and git runs what its keys name on your host. Look at it before you put it back.`,
+    ];
+  } catch (err) {
+    return [`deerflow could not move ${path} aside (${(err as Error).message}): your repository's git config includes it; check it before you run git there.`];
+  }
 }
 
 /** Lines from repairs made between commands, said with the next command's output. */
@@ -123,6 +150,7 @@ function repair(path: string, before: string | null): string[] {
 export function restoreGitRedirects(): string {
   const lines: string[] = heard.splice(0);
   for (const [path, before] of found) lines.push(...repair(path, before));
+  for (const path of absentIncludes) lines.push(...moveAsideInclude(path));
   const nested = restoreNestedRepos();
   if (nested) lines.push(nested);
   return lines.join("\n");
@@ -134,6 +162,7 @@ export function endGitRedirectWatch(): string {
   for (const w of watchers.splice(0)) w.close();
   found.clear();
   noted.clear();
+  absentIncludes.clear();
   forgetNestedRepos();
   return said;
 }

@@ -6,7 +6,7 @@
 // calls this) each gitlink's config is compared with the run's start, and any key that runs code (shell-git.ts) the run
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
 import { execFileSync } from "node:child_process";
-import { type FSWatcher, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync, statSync, watch } from "node:fs";
+import { type FSWatcher, existsSync, lstatSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { isGitCodeKey } from "./shell-git.js";
@@ -110,37 +110,86 @@ function enclosingCheckout(dir: string): { root: string; gitDir: string } | unde
   }
 }
 
-/** Gitlinks nest (a submodule's own submodules): a bounded walk. */
-const MAX_DEPTH = 8;
+/**
+ * Gitlinks nest (a submodule's own submodules) and git's status follows them without a depth bound (the tenth pass hid
+ * a key ten deep, past this walk's old bound of 8). So the walk has no depth bound: a cycle guard (each git dir by
+ * its real path) and a total budget of indexes; past the budget it says so rather than stop in silence.
+ */
+export const nestedRepoLimits = { indexes: 256 }; // a test lowers it
+
+interface Walk {
+  links: string[];
+  indexes: string[];
+  /** Lines for the user: what could not be looked into (the budget ran out, an index could not be read). */
+  problems: string[];
+  seen: Set<string>;
+}
+
+/** The object format a git dir's repository uses, as git reads it (a quoted value, a config of any size). */
+function formatOf(gitDir: string): "sha1" | "sha256" {
+  const common = readSmall(join(gitDir, "commondir"))?.trim();
+  for (const cfg of [join(gitDir, "config"), ...(common ? [join(resolve(gitDir, common), "config")] : [])]) {
+    if (!isFile(cfg)) continue;
+    try {
+      // `--file` reads that one file (no includes, no repository config), so nothing of it runs.
+      if (git(["config", "--file", cfg, "--get", "extensions.objectformat"]).trim().toLowerCase() === "sha256") return "sha256";
+    } catch {
+      // unset (exit 1) or unreadable: sha1, and the listing below tries the other format when it fails
+    }
+  }
+  return "sha1";
+}
+
+/** `git ls-files --stage` of an index, in the repository's format, else in the other one; undefined when neither reads it. */
+function listIndex(root: string, index: string, gitDir: string): string | undefined {
+  const first = formatOf(gitDir);
+  for (const format of [first, first === "sha1" ? "sha256" : "sha1"] as const) {
+    try {
+      return git(["ls-files", "--stage", "-z"], { cwd: root, index, format });
+    } catch {
+      // the other format next
+    }
+  }
+  return existsSync(index) ? undefined : "";
+}
 
 /**
  * The gitlinks (mode 160000) inside `workspace` of the index of the checkout at `root`, and of their own indexes, with
  * the indexes read (path and mtime, to know when to list again). Read without any repository's config.
  */
-function gitlinks(workspace: string, root: string, gitDir: string, depth = 0): { links: string[]; indexes: string[] } {
+function gitlinks(workspace: string, root: string, gitDir: string, walk: Walk = { links: [], indexes: [], problems: [], seen: new Set() }): Walk {
+  const real = (() => {
+    try {
+      return realpathSync(gitDir);
+    } catch {
+      return resolve(gitDir);
+    }
+  })();
+  if (walk.seen.has(real)) return walk;
+  walk.seen.add(real);
+  if (walk.indexes.length >= nestedRepoLimits.indexes) {
+    walk.problems.push(
+      `deerflow stopped looking into nested repositories at ${root}: more than ${nestedRepoLimits.indexes} of them. Code keys in the ones below it were not checked; look at their .git/config before you run git status in the workspace.`,
+    );
+    return walk;
+  }
   const index = join(gitDir, "index");
-  const out = { links: [] as string[], indexes: [index] };
-  // A sha256 repository's index reads right only under a sha256 git dir (the ninth pass: no gitlinks seen at all).
-  const format = /objectformat\s*=\s*sha256/i.test(readSmall(join(gitDir, "config")) ?? "") ? "sha256" : "sha1";
-  let listing = "";
-  try {
-    listing = git(["ls-files", "--stage", "-z"], { cwd: root, index, format });
-  } catch {
-    return out;
+  walk.indexes.push(index);
+  const listing = listIndex(root, index, gitDir);
+  if (listing === undefined) {
+    // Never read as "no gitlinks" (the ninth and tenth passes blinded this guard so): say so.
+    walk.problems.push(`deerflow could not read the index of ${root}, so it could not check the repositories it records; look at their .git/config before you run git status in the workspace.`);
+    return walk;
   }
   for (const entry of listing.split("\0")) {
     if (!entry.startsWith("160000 ")) continue;
     const path = join(root, entry.slice(entry.indexOf("\t") + 1));
     if (path !== workspace && !path.startsWith(`${workspace}/`)) continue;
-    out.links.push(path);
-    const sub = depth < MAX_DEPTH ? gitDirOfCheckout(path) : undefined;
-    if (sub) {
-      const inner = gitlinks(workspace, path, sub, depth + 1);
-      out.links.push(...inner.links);
-      out.indexes.push(...inner.indexes);
-    }
+    walk.links.push(path);
+    const sub = gitDirOfCheckout(path);
+    if (sub) gitlinks(workspace, path, sub, walk);
   }
-  return out;
+  return walk;
 }
 
 function codeKeys(file: string): Set<string> | null {
@@ -163,8 +212,9 @@ function refresh(workspace: string): string[] {
   const stamp = (indexes: string[]) => indexes.map(mtimeOf).join(":");
   if (!known || stamp(known.indexes) !== known.stamp) {
     const at = enclosingCheckout(workspace);
-    const found = at ? gitlinks(workspace, at.root, at.gitDir) : { links: [], indexes: [] };
+    const found = at ? gitlinks(workspace, at.root, at.gitDir) : { links: [], indexes: [], problems: [] };
     known = { stamp: stamp(found.indexes), indexes: found.indexes, links: found.links };
+    hear(...found.problems); // said with this command's output (or the next), once per listing
     workspaces.set(workspace, known);
   }
   const configs = known.links.flatMap(configsOf);
@@ -219,14 +269,14 @@ export function noteNestedRepos(workspace: string): void {
 
 /** After a command: code keys the run added to a gitlink's config are removed; a line for each (empty when none). */
 export function restoreNestedRepos(): string {
-  const lines: string[] = heard.splice(0);
+  const lines: string[] = [];
   for (const workspace of workspaces.keys()) {
     for (const f of refresh(workspace)) {
       if (!baseline.has(f)) baseline.set(f, null); // a gitlink the run added: everything in its config is the run's
       lines.push(...check(f));
     }
   }
-  return lines.join("\n");
+  return [...heard.splice(0), ...lines].join("\n");
 }
 
 /** Takes out of `f` what the run added that runs code; the lines saying so. */

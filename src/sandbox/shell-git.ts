@@ -50,9 +50,12 @@ function gitSettings(c: SimpleCommand): { key: string; value?: string }[] {
   return out;
 }
 
-/** Config keys whose value is a program or code git runs (or a file of more config, or a hook directory). */
+/**
+ * Config keys whose value is a program or code git runs (or a file of more config, or a hook directory). Any key
+ * ending in `command` (gpg.ssh.defaultKeyCommand runs on a signed commit) and imap.tunnel (git imap-send) included.
+ */
 const CODE_KEY =
-  /^(?:alias\..+|core\.(?:pager|editor|sshcommand|hookspath|fsmonitor|askpass|gitproxy|alternaterefscommand|worktree)|sequence\.editor|pager\..+|.+\.(?:command|cmd|driver|textconv|helper|program|tool|path)|filter\..+|diff\.external|credential\..*helper|gpg\..*program|(?:include|includeif)\..+|protocol\..+\.allow|protocol\.allow|uploadpack\..+|receivepack\..+|remote\..+\.(?:uploadpack|receivepack|vcs)|submodule\..+\.update|init\.templatedir|safe\.directory|web\.browser|interactive\.difffilter|sendemail\..+|instaweb\..+)$/;
+  /^(?:alias\..+|core\.(?:pager|editor|sshcommand|hookspath|fsmonitor|askpass|gitproxy|alternaterefscommand|worktree)|sequence\.editor|pager\..+|.+command|.+\.(?:cmd|driver|textconv|helper|program|tool|path)|imap\.tunnel|filter\..+|diff\.external|credential\..*helper|gpg\..*program|(?:include|includeif)\..+|protocol\..+\.allow|protocol\.allow|uploadpack\..+|receivepack\..+|remote\..+\.(?:uploadpack|receivepack|vcs)|submodule\..+\.update|init\.templatedir|safe\.directory|web\.browser|interactive\.difffilter|sendemail\..+|instaweb\..+)$/;
 
 /** A config key (lower-case section and name) whose value git runs or follows: see CODE_KEY. */
 export function isGitCodeKey(key: string): boolean {

@@ -13,13 +13,13 @@
 // writes only the terminal entry (the reducer keeps the first created_at / run_id if a "running" entry exists).
 import { readRunConfigurable, runConfigurable } from "../vocabulary/configurable.js";
 import { createHash, randomUUID } from "node:crypto";
-import { mkdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { ToolMessage } from "@langchain/core/messages";
 import { Command } from "@langchain/langgraph";
 import { type AgentMiddleware, tool, type ToolRuntime } from "langchain";
 import { z } from "zod";
+import { hostWriteFile } from "../sandbox/host-write.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { DELEGATION_RESULT_BRIEF_MAX_CHARS, type DelegationEntry, type DelegationStatus, type DelegationStopReason } from "../state/types.js";
 import { type RunSubagentOptions, type SubagentResult, runSubagent } from "./executor.js";
@@ -46,8 +46,6 @@ export interface TaskToolOptions {
   model: BaseChatModel | ((type: SubagentType) => BaseChatModel);
   /** The parent's tools (read at call time); filtered per type, `task` never included. */
   tools: () => RunSubagentOptions["tools"];
-  /** Host directory for full results (default `<outputs_path>/.subagent-results`). */
-  resultsDir?: (mounts: ThreadPaths) => string;
   timeoutMs?: number;
   tokenBudget?: number;
   /** Extra middleware for every child (e.g. the parent's SandboxAudit anchored next to "ToolErrorHandling"). */
@@ -94,7 +92,6 @@ export function taskResultText(r: Pick<SubagentResult, "status" | "stop_reason" 
 export function createTaskTool(options: TaskToolOptions) {
   const timeoutMs = options.timeoutMs ?? 1_800_000;
   const now = options.now ?? (() => new Date());
-  const resultsDirOf = options.resultsDir ?? ((m: ThreadPaths) => join(m.outputs_path, SUBAGENT_RESULTS_DIR));
 
   return tool(
     async (input, runtime: ToolRuntime) => {
@@ -152,10 +149,11 @@ export function createTaskTool(options: TaskToolOptions) {
       if (result.status === "completed" && mounts) {
         const file = `${safeId(toolCallId)}.md`;
         try {
-          const dir = resultsDirOf(mounts);
-          await mkdir(dir, { recursive: true });
-          await writeFile(join(dir, file), full, "utf8");
-          result_ref = options.resultsDir ? join(dir, file) : `${VIRTUAL_OUTPUTS}/${SUBAGENT_RESULTS_DIR}/${file}`;
+          const dir = join(mounts.outputs_path, SUBAGENT_RESULTS_DIR);
+          // outputs/ is writable inside the sandbox: a planted link there must not carry the host's write out
+          // (the tenth adversarial pass linked .subagent-results to ~ and to <data>/agents).
+          await hostWriteFile({ base: dirname(mounts.outputs_path), dir, name: file }, { data: full });
+          result_ref = `${VIRTUAL_OUTPUTS}/${SUBAGENT_RESULTS_DIR}/${file}`;
         } catch {
           result_ref = undefined; // the brief is still in the ledger and the message
         }

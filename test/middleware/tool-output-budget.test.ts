@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, readdirSync, existsSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, existsSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
@@ -61,6 +61,32 @@ describe("ToolOutputBudget", () => {
     expect(content.length).toBeLessThan(6500);
     // the model's next call sees the synopsis, not the full output
     expect(String(model.calls[1]!.messages.find(ToolMessage.isInstance)!.content)).toBe(content);
+  });
+
+  it("never saves through a link a command planted: a linked .tool-results is refused (said in the result), a linked file replaced", async () => {
+    output = big(2000);
+    const { root, outputs } = outputsDir();
+    const outside = join(root, "home");
+    mkdirSync(outside);
+    mkdirSync(outputs);
+    symlinkSync(outside, join(outputs, TOOL_RESULTS_DIR));
+    const run = (id: string) =>
+      createAgent({ model: modelCalling("dump", { what: "all" }, id), tools: [dump], middleware: [toolOutputBudgetMiddleware()] }).invoke({
+        messages: [new HumanMessage("go")],
+        thread_data: { workspace_path: join(root, "workspace"), uploads_path: join(root, "uploads"), outputs_path: outputs },
+      } as never) as unknown as Promise<Out>;
+    const refused = String(toolMsg(await run("call_x")).content);
+    expect(refused).toMatch(/could not be saved \(.*\.tool-results is a symbolic link/);
+    expect(readdirSync(outside)).toEqual([]);
+
+    // A real folder holding a link at the file's name: the link is replaced, its target keeps its content.
+    rmSync(join(outputs, TOOL_RESULTS_DIR));
+    mkdirSync(join(outputs, TOOL_RESULTS_DIR));
+    writeFileSync(join(outside, ".bashrc"), "alias ll=ls\n");
+    symlinkSync(join(outside, ".bashrc"), join(outputs, TOOL_RESULTS_DIR, "dump-call_y.txt"));
+    await run("call_y");
+    expect(readFileSync(join(outside, ".bashrc"), "utf8")).toBe("alias ll=ls\n");
+    expect(readFileSync(join(outputs, TOOL_RESULTS_DIR, "dump-call_y.txt"), "utf8")).toBe(output);
   });
 
   it("a result under the budget is untouched and nothing is written", async () => {

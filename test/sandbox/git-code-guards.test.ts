@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync 
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeShellSessions, runShell } from "../../src/sandbox/run-shell.js";
+import { nestedRepoLimits } from "../../src/sandbox/nested-repo-guard.js";
 import { SandboxPathError } from "../../src/sandbox/paths.js";
 import { safeWriteFile } from "../../src/sandbox/safe-fs.js";
 import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
@@ -74,6 +75,21 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     // A key the user had before the run stays theirs.
     const again = await sh("git -C sub config core.pager cat && echo set");
     expect(again).toContain("deerflow removed core.pager");
+  });
+
+  it("gpg.ssh.defaultKeyCommand, imap.tunnel and any key ending in `command` planted in a gitlink's config are taken out (the tenth pass)", async () => {
+    const { ws, sh } = setUp(mode);
+    const cfg =
+      '[commit]\\n\\tgpgsign = true\\n[gpg]\\n\\tformat = ssh\\n[gpg \\"ssh\\"]\\n\\tdefaultKeyCommand = touch ../pwned-gpgk\\n[imap]\\n\\ttunnel = touch ../pwned-imap\\n[x]\\n\\tsomeCommand = touch ../pwned-x\\n';
+    const out = await sh(`git init -q sub && git -C sub -c user.name=t -c user.email=t@t commit -q --allow-empty -m s && printf '${cfg}' >> sub/.git/config && git add sub; echo done`);
+    expect(out).toMatch(/deerflow removed .*gpg\.ssh\.defaultkeycommand/);
+    const left = readFileSync(join(ws, "sub", ".git", "config"), "utf8");
+    expect(left).not.toMatch(/defaultKeyCommand|tunnel|someCommand/);
+    expect(left).toContain("gpgsign"); // not code: stays
+    // The user's signed commit there finds no key command to run (it fails for want of a key instead).
+    const commit = () => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "z"], { cwd: join(ws, "sub"), stdio: "pipe" });
+    expect(commit).toThrow();
+    expect(existsSync(join(ws, "pwned-gpgk"))).toBe(false);
   });
 
   it("deerflow's own git, listing the index after a command, never reads the repository's config (a planted fsmonitor)", async () => {
@@ -166,6 +182,88 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(out).toContain("deerflow removed core.fsmonitor");
     git("status", "--porcelain");
     expect(existsSync(join(ws, "pwned256"))).toBe(false);
+  });
+
+  it("a gitlink chain ten deep loses its planted key; a gitlink pointing back at its parent's git dir ends the walk (the tenth pass)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    const chain = [
+      "set -e",
+      'mk() { git init -q "$1" && git -C "$1" -c user.name=t -c user.email=t@t commit -q --allow-empty -m x; }',
+      "p=v/a; mk $p",
+      "for i in 1 2 3 4 5 6 7 8 9; do p=$p/n$i; mk $p; done",
+      "printf '[core]\\n\\tfsmonitor = touch \"$PWD/pwned-depth10\"\\n' >> $p/.git/config",
+      'while [ "$p" != v/a ]; do c=${p##*/}; p=${p%/*}; git -C $p add $c && git -C $p -c user.name=t -c user.email=t@t commit -qm $c; done',
+      "git add v/a; echo ok",
+    ].join("\n");
+    const out = await sh(chain);
+    expect(out).toMatch(/deerflow removed core\.fsmonitor from .*n9\/\.git\/config/);
+    git("status", "--porcelain");
+    expect(existsSync(join(ws, "pwned-depth10"))).toBe(false);
+    // Past the walk's budget it says so (fails closed in words), rather than stopping in silence.
+    nestedRepoLimits.indexes = 3;
+    try {
+      expect(await sh("touch .git/index && echo relisted")).toMatch(
+        /deerflow stopped looking into nested repositories at .*v\/a\/n1\/n2: more than 3 of them\. Code keys in the ones below it were not checked/,
+      );
+    } finally {
+      nestedRepoLimits.indexes = 256;
+    }
+    // A cycle: a recorded gitlink whose .git file names the workspace's own git dir.
+    const loop = await sh("mkdir -p loop && printf 'gitdir: ../.git\\n' > loop/.git && git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),loop && echo looped");
+    expect(loop).toContain("looped");
+  });
+
+  it("a sha256 gitlink whose objectformat is quoted, or whose config is past 64 KiB, is still listed; an unreadable index is said, not read as empty (the tenth pass)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    rmSync(join(ws, ".git"), { recursive: true, force: true });
+    git("init", "-q", "--object-format=sha256");
+    git("add", "a.txt");
+    git("commit", "-q", "-m", "init");
+    for (const [name, spoil] of [
+      ["q", `sed -i 's/objectformat = sha256/objectformat = "sha256"/' vendor/q/.git/config`],
+      ["big", 'c=vendor/big/.git/config; { for i in $(seq 1500); do echo "# padding padding padding padding padding $i"; done; cat $c; } > c.tmp && cat c.tmp > $c && rm c.tmp'],
+    ]) {
+      const out = await sh(
+        [
+          "set -e",
+          `git init -q --object-format=sha256 vendor/${name} && git -C vendor/${name} -c user.name=t -c user.email=t@t commit -q --allow-empty -m x`,
+          spoil,
+          `git init -q --object-format=sha256 vendor/${name}/y && git -C vendor/${name}/y -c user.name=t -c user.email=t@t commit -q --allow-empty -m y`,
+          `printf '[core]\\n\\tfsmonitor = touch "$PWD/pwned-${name}"\\n' >> vendor/${name}/y/.git/config`,
+          `git -C vendor/${name} add y && git -C vendor/${name} -c user.name=t -c user.email=t@t commit -qm y && git add vendor/${name}; echo ok`,
+        ].join("\n"),
+      );
+      expect(out, name).toMatch(new RegExp(`deerflow removed core\\.fsmonitor from .*vendor/${name}/y/\\.git/config`));
+      git("status", "--porcelain");
+      expect(existsSync(join(ws, `pwned-${name}`)), name).toBe(false);
+    }
+    // An index no format reads: a line says the repositories it records were not checked.
+    const bad = await sh("printf 'DIRC garbage' > vendor/q/.git/index && git add vendor/q 2>&1; echo done");
+    expect(bad).toMatch(/deerflow could not read the index of .*vendor\/q/);
+  });
+
+  it.runIf(mode === "bwrap")("an absent .git/config.worktree cannot be created from the sandbox (the tenth pass)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    git("config", "extensions.worktreeConfig", "true");
+    rmSync(join(ws, ".git", "config.worktree"), { force: true });
+    const out = await sh("printf '[core]\\n\\tfsmonitor = touch ../pwned-wtc\\n' > .git/config.worktree; echo done");
+    expect(out).toContain("done");
+    expect(readFileSync(join(ws, ".git", "config.worktree"), "utf8")).toBe("");
+    git("status", "--porcelain");
+    expect(existsSync(join(ws, "pwned-wtc"))).toBe(false);
+  });
+
+  it("a config file the repository includes from the worktree, absent at the start, is moved aside when a command creates it (the tenth pass)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    git("config", "include.path", "../.gitconfig.local");
+    git("config", "includeIf.onbranch:main.path", "../.gitconfig.branch");
+    const out = await sh("printf '[core]\\n\\tfsmonitor = touch pwned-incl\\n' | tee .gitconfig.local > .gitconfig.branch; echo done");
+    expect(out).toMatch(/deerflow moved .*\.gitconfig\.local to .*\.gitconfig\.local\.deerflow-removed/);
+    expect(out).toMatch(/deerflow moved .*\.gitconfig\.branch to/);
+    expect(existsSync(join(ws, ".gitconfig.local"))).toBe(false);
+    expect(readFileSync(join(ws, ".gitconfig.local.deerflow-removed"), "utf8")).toContain("fsmonitor");
+    git("status", "--porcelain");
+    expect(existsSync(join(ws, "pwned-incl"))).toBe(false);
   });
 
   it("a change to commondir made between commands (a background job) is undone at once", async () => {

@@ -376,6 +376,10 @@ const ASK_CONFIG_CODE: string[] = [
   "git -c diff.x.textconv=./x log -p",
   "git -c include.path=/tmp/evil status",
   "git --config-env=core.pager=EVIL log",
+  // Any key ending in "command", and imap.tunnel (the tenth pass: not code keys before).
+  "git -c gpg.ssh.defaultKeyCommand='sh -c id' commit -S -m x",
+  "git -c imap.tunnel='sh -c id' imap-send",
+  "git config gpg.ssh.defaultKeyCommand 'sh -c id'",
   "git --exec-path=/tmp/bin status",
   "git config alias.x '!rm -rf ~'",
   "git config core.pager less",

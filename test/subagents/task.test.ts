@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AIMessage, HumanMessage } from "@langchain/core/messages";
 import { MemorySaver } from "@langchain/langgraph";
@@ -102,6 +102,31 @@ describe("task tool results", () => {
     expect(readFileSync(join(mounts.outputs_path, ".subagent-results", "call_long.md"), "utf8")).toBe(long);
     expect(r.text.startsWith(`Task Succeeded. Result: ${long.slice(0, 2000)}`)).toBe(true);
     expect(r.text).toContain("/mnt/user-data/outputs/.subagent-results/call_long.md");
+  });
+
+  it("never writes a result through a link a command planted in outputs/: a linked folder is refused, a linked file replaced", async () => {
+    const mounts = makeMounts();
+    const outside = join(mounts.workspace_path, "..", "home");
+    mkdirSync(outside);
+    writeFileSync(join(outside, "notes.md"), "the user's notes\n");
+    const taskTool = () => createTaskTool({ runtime: new SubagentRuntime(), registry: new SubagentRegistry(), model: () => fakeModel().respond(new AIMessage("OVERWRITTEN")), tools: () => [] });
+    // The folder is a link to the user's home (the tenth adversarial pass overwrote ~/notes.md this way).
+    symlinkSync(outside, join(mounts.outputs_path, ".subagent-results"));
+    const viaDir = await callTask(taskTool(), { description: "d", prompt: "p", subagent_type: "general-purpose" }, { mounts, id: "notes" });
+    expect(viaDir.entry.status).toBe("completed");
+    expect(viaDir.entry.result_ref).toBeUndefined();
+    expect(viaDir.text).toContain("OVERWRITTEN"); // the brief still reaches the model
+    expect(readdirSync(outside)).toEqual(["notes.md"]);
+    expect(readFileSync(join(outside, "notes.md"), "utf8")).toBe("the user's notes\n");
+
+    // A real folder with a linked file in it: the link is replaced by the result; its target is untouched.
+    const m2 = makeMounts();
+    mkdirSync(join(m2.outputs_path, ".subagent-results"));
+    symlinkSync(join(outside, "notes.md"), join(m2.outputs_path, ".subagent-results", "notes.md"));
+    const viaFile = await callTask(taskTool(), { description: "d", prompt: "p", subagent_type: "general-purpose" }, { mounts: m2, id: "notes" });
+    expect(viaFile.entry.result_ref).toBe("/mnt/user-data/outputs/.subagent-results/notes.md");
+    expect(readFileSync(join(m2.outputs_path, ".subagent-results", "notes.md"), "utf8")).toBe("OVERWRITTEN");
+    expect(readFileSync(join(outside, "notes.md"), "utf8")).toBe("the user's notes\n");
   });
 
   it("a looping child is capped by LoopDetection and the result says so", async () => {

@@ -9,7 +9,7 @@ import { assertSafeSandboxPaths } from "../../sandbox/workspace-check.js";
 import { runWorkspace, workspaceNotices } from "../run-workspace.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
-import { atPathUploads } from "../../runtime/at-path-uploads.js";
+import { atPathUploads, checkedUploads } from "../../runtime/at-path-uploads.js";
 import { skillCatalogFor, skillInvocation } from "../../skills/catalog.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { RunResult } from "../../runtime/run-thread.js";
@@ -108,7 +108,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       threadId: opts.thread,
       continueLatest: opts.continue,
       workspace: start.workspace,
-      uploads: [...(opts.upload ?? []), ...atPathUploads(typed, process.cwd())],
+      uploads: [...checkedUploads(opts.upload ?? [], process.cwd()), ...atPathUploads(typed, process.cwd())],
       approveGuarded: opts.yes ?? false,
       planMode: opts.plan ?? false,
       maxTurns: opts.maxTurns,

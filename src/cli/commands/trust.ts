@@ -1,10 +1,11 @@
 // `deerflow trust [dir]`, `--list`, `--revoke [dir]`: the user's decision that a project folder's .deerflowrc may use
 // the keys that need trust (src/config/trust-keys.ts). Trust is recorded with the file's sha256: once the file
 // changes, its dangerous keys are refused again until it is trusted anew.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { RC_NAME, findProjectRc } from "../../config/data-home.js";
+import { readBounded } from "../../config/config-file-bytes.js";
 import { readConfigFile } from "../../config/load.js";
 import { withoutUntrustedKeys } from "../../config/project-trust.js";
 import { readTrustRecords, revokeFolder, sha256Of, trustFolder, trustHomeOf } from "../../config/trust-store.js";
@@ -40,7 +41,14 @@ function list(trustHome: string): number {
   if (records.length === 0) print("No trusted folders.");
   for (const [folder, r] of records) {
     const rc = join(folder, RC_NAME);
-    const state = !existsSync(rc) ? "its .deerflowrc is gone" : sha256Of(readFileSync(rc)) === r.sha256 ? "trusted" : "changed since trusted: its keys that need trust are refused";
+    const bytes = (() => {
+      try {
+        return readBounded(rc); // not a read of /dev/zero or a FIFO put there since
+      } catch {
+        return undefined;
+      }
+    })();
+    const state = !existsSync(rc) ? "its .deerflowrc is gone" : bytes && sha256Of(bytes) === r.sha256 ? "trusted" : "changed since trusted: its keys that need trust are refused";
     print(`${folder}  ${r.trustedAt.replace("T", " ").slice(0, 19)}  ${state}`);
   }
   return 0;
