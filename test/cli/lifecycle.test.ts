@@ -2,6 +2,7 @@
 // kill -9, SIGTERM, a run timeout, a repeated --input-id, a clarification that must still title the thread, a data
 // directory that is a file, and a corrupted database repaired with `doctor --repair`. The CLI runs in-process
 // (runCli) except where a process is killed: kill -9 and SIGTERM spawn the built bin/deerflow.
+import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -158,7 +159,8 @@ describe("a corrupted database", () => {
   async function twoThreads(sb: Sandbox): Promise<[string, string]> {
     e2e.server.push({ content: "small answer" });
     const a = JSON.parse((await runCli(sb, ["run", "--output-format", "json", "first thread"])).stdout).thread_id as string;
-    e2e.server.push({ content: `big:${"y".repeat(400_000)}` });
+    // Random text: stored values are deflated (persistence/value-compression.ts), and a repeated letter would take a page.
+    e2e.server.push({ content: `big:${randomBytes(300_000).toString("base64")}` });
     const b = JSON.parse((await runCli(sb, ["run", "--output-format", "json", "second thread"])).stdout).thread_id as string;
     return [a, b];
   }
