@@ -8,7 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { type FSWatcher, existsSync, lstatSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { isGitCodeKey } from "./shell-git.js";
 
 /** Per workspace: the indexes listed (and their mtimes then), and the gitlinks found in them. */
@@ -217,9 +217,35 @@ function refresh(workspace: string): string[] {
     hear(...found.problems); // said with this command's output (or the next), once per listing
     workspaces.set(workspace, known);
   }
-  const configs = known.links.flatMap(configsOf);
+  const roots = [workspace, enclosingCheckout(workspace)?.gitDir].flatMap((r) => (r ? [realOr(r)] : []));
+  const configs: string[] = [];
+  for (const f of known.links.flatMap(configsOf)) {
+    if (repairable(f, roots)) configs.push(f);
+    else if (existsSync(f))
+      hear(
+        `deerflow left ${f} alone: a repository in the workspace points git at it (its .git file or commondir), outside the workspace. Remove that pointer before you run git status in the workspace.`,
+      );
+  }
   for (const f of configs) watchConfig(f);
   return configs;
+}
+
+const realOr = (p: string) => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
+  }
+};
+
+/**
+ * A config a command could have written: in the workspace or its repository's git dir. A gitfile or commondir can
+ * point anywhere (`~/.config/git`, another repository's `.git`); what lies there is the user's own file, which
+ * deerflow names and never edits (the tenth pass emptied ~/.config/git/config through one).
+ */
+function repairable(config: string, roots: string[]): boolean {
+  const real = join(realOr(dirname(config)), basename(config));
+  return roots.some((r) => real === r || real.startsWith(`${r}/`));
 }
 
 /** Repairs made between commands (a background job rewrote a config), said with the next command's output. */

@@ -213,6 +213,33 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(loop).toContain("looped");
   });
 
+  it("a gitlink whose .git file or commondir points outside the workspace: the config there is named and left as it is (the tenth pass's B6)", async () => {
+    const { ws, sh } = setUp(mode);
+    const home = join(ws, "..", "..", "..", "outside-home");
+    const global = join(home, ".config", "git");
+    mkdirSync(global, { recursive: true });
+    const globalConfig = "[alias]\n\tlg = log --graph\n[credential]\n\thelper = store\n[core]\n\tpager = less -R\n";
+    writeFileSync(join(global, "config"), globalConfig);
+    const other = join(home, "other");
+    mkdirSync(other, { recursive: true });
+    execFileSync("git", ["init", "-q", other]);
+    execFileSync("git", ["-C", other, "config", "core.hooksPath", ".husky"]);
+    const otherConfig = readFileSync(join(other, ".git", "config"), "utf8");
+    const out = await sh(
+      [
+        "Z=0000000000000000000000000000000000000001",
+        `git update-index --add --cacheinfo 160000,$Z,vendor/x && mkdir -p vendor/x && printf 'gitdir: %s\\n' '${global}' > vendor/x/.git`,
+        `git init -q vendor/y && printf '%s\\n' '${join(other, ".git")}' > vendor/y/.git/commondir && git update-index --add --cacheinfo 160000,$Z,vendor/y`,
+        "echo planted",
+      ].join("\n"),
+    );
+    expect(out).toContain("planted");
+    expect(out).toContain(`deerflow left ${join(global, "config")} alone`);
+    expect(out).not.toMatch(/deerflow removed .*outside-home/);
+    expect(readFileSync(join(global, "config"), "utf8")).toBe(globalConfig);
+    expect(readFileSync(join(other, ".git", "config"), "utf8")).toBe(otherConfig);
+  });
+
   it("a sha256 gitlink whose objectformat is quoted, or whose config is past 64 KiB, is still listed; an unreadable index is said, not read as empty (the tenth pass)", async () => {
     const { ws, sh, git } = setUp(mode);
     rmSync(join(ws, ".git"), { recursive: true, force: true });
