@@ -5,6 +5,7 @@
 // variable, `git init --template`, an archive). git keeps working in the sandbox (objects, refs, the index and
 // logs stay writable); what fails is changing the repository's configuration or hooks (`git config`, `git remote
 // add`), which is the user's to do.
+import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { repoCodePathsInWorkspace } from "./repo-code-paths.js";
@@ -41,6 +42,18 @@ export function gitDirOf(workspace: string): string | undefined {
   return isRealDir(gitDir) ? gitDir : undefined;
 }
 
+/** `extensions.worktreeConfig` in the repository's own config (read as a file: nothing it names runs). */
+function worktreeConfigOn(gitDir: string): boolean {
+  try {
+    return (
+      execFileSync("git", ["config", "--file", join(gitDir, "config"), "--type=bool", "--get", "extensions.worktreeConfig"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() ===
+      "true"
+    );
+  } catch {
+    return false; // unset (git exits 1), or no git: nothing reads the file then
+  }
+}
+
 /**
  * The paths to bind read-only for `workspace` (none when it has no .git directory of its own). A repository without
  * `.git/hooks` gets an empty one first (git makes one at init anyway): a bind needs its mount point, and a missing
@@ -56,11 +69,12 @@ export function gitCodePaths(workspace: string): string[] {
       // a read-only repository: nothing inside can create it either
     }
   }
-  // The same for `.git/config.worktree`: git reads it when extensions.worktreeConfig is on, and an absent one was a
-  // file a script could create (the tenth pass planted core.fsmonitor so). An empty one changes nothing for git, sits
-  // in .git where no status shows it, and is left like the hooks folder (git would make it when needed anyway).
+  // The same for `.git/config.worktree` where git reads it (extensions.worktreeConfig on): an absent one was a file a
+  // script could create (the tenth pass planted core.fsmonitor so). An empty one changes nothing for git and is left
+  // like the hooks folder. Where the extension is off the file is dormant, and the user's .git is left as it is: one a
+  // command creates is removed after it (git-redirect-guard.ts), before anything could turn the extension on.
   try {
-    if (!existsSync(join(gitDir, "config.worktree"))) writeFileSync(join(gitDir, "config.worktree"), "", { flag: "wx" });
+    if (!existsSync(join(gitDir, "config.worktree")) && worktreeConfigOn(gitDir)) writeFileSync(join(gitDir, "config.worktree"), "", { flag: "wx" });
   } catch {
     // a read-only repository, or made meanwhile: bound as it is
   }

@@ -60,7 +60,10 @@ function watchedFiles(gitDir: string): string[] {
   } catch {
     // none
   }
-  return [join(gitDir, "commondir"), ...worktrees.flatMap((w) => [join(gitDir, "worktrees", w, "commondir"), join(gitDir, "worktrees", w, "config.worktree")])];
+  // The main worktree's config.worktree too: absent at the start (and the extension off), one a command creates is
+  // removed, as git would read it once the extension is turned on (the tenth pass).
+  const own = [join(gitDir, "commondir"), join(gitDir, "config.worktree")];
+  return [...own, ...worktrees.flatMap((w) => [join(gitDir, "worktrees", w, "commondir"), join(gitDir, "worktrees", w, "config.worktree")])];
 }
 
 /** Remembers the workspace repository's files the first time a run touches the workspace. */

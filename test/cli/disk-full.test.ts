@@ -2,6 +2,7 @@
 // naming the file, and the thread is exactly as before the run — verified by reading it back once space is freed
 // (the next run's request to the model holds neither the failed input nor its answer). Needs root for `mount`:
 // skipped for other users (CI runs as root, where a mount that fails is a test failure, not a skip).
+import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -85,7 +86,8 @@ describe("disk full", () => {
       const { sb, env, threadId } = await threadWithOneRun(home);
 
       // Under the model layer's 2,000,000-character answer cap, over what is left of the 1.5 MB disk (the pre-run snapshot and run records take their share first; since hook fusion the answer is stored about once, so the disk must be smaller than one copy).
-      e2e.server.push({ content: `HUGE:${"z".repeat(1_900_000)}` });
+      // Random text: stored values are deflated (persistence/value-compression.ts), and a repeated letter would fit.
+      e2e.server.push({ content: `HUGE:${randomBytes(1_450_000).toString("base64")}` });
       const failed = await runCli(sb, ["run", "--thread", threadId, "the failing input"], { env });
       expect(failed.exitCode).toBe(1);
       expect(failed.stderr).toContain(join(home, "deerflow.sqlite"));

@@ -60,7 +60,7 @@ describe("deerflow eval", () => {
     expect(rec).not.toContain("sk-test-key-123456");
     const parsed = JSON.parse(rec);
     expect(parsed.exchanges.filter((e: { path: string }) => e.path === "/chat/completions").length).toBeGreaterThanOrEqual(4);
-    expect(parsed.exchanges[0].response).toContain("data: ");
+    expect(parsed.exchanges.find((e: { path: string }) => e.path === "/chat/completions").response).toContain("data: ");
   });
 
   it("--compare sets two reports side by side and names what got worse", async () => {

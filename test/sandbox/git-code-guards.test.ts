@@ -280,6 +280,17 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(existsSync(join(ws, "pwned-wtc"))).toBe(false);
   });
 
+  it("without extensions.worktreeConfig the user's .git is left as it is, and a config.worktree a command creates is removed after it", async () => {
+    const { ws, sh, git } = setUp(mode);
+    rmSync(join(ws, ".git", "config.worktree"), { force: true });
+    const out = await sh("printf '[core]\\n\\tfsmonitor = touch ../pwned-wtc2\\n' > .git/config.worktree; echo done");
+    expect(out).toContain("done");
+    expect(existsSync(join(ws, ".git", "config.worktree"))).toBe(false);
+    git("config", "extensions.worktreeConfig", "true");
+    git("status", "--porcelain");
+    expect(existsSync(join(ws, "..", "pwned-wtc2"))).toBe(false);
+  });
+
   it("a config file the repository includes from the worktree, absent at the start, is moved aside when a command creates it (the tenth pass)", async () => {
     const { ws, sh, git } = setUp(mode);
     git("config", "include.path", "../.gitconfig.local");
