@@ -4,7 +4,7 @@
 // (dbstat), and the pages left free. Usage: npm run build && node bench/pruned-disk.mjs (BENCH_DISK_KEEP=1 keeps the
 // home and prints where it is, to look inside the file). The baseline in the same run is the live bytes: on disk / live
 // is what pages left empty or free cost (2.35x before the file gave them back: 2.30 MB for 0.98 MB).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -38,7 +38,14 @@ function inside(path) {
   }
 }
 
+/** Both shapes: what pruning leaves (compaction off: the ≤ 1 MB bound), and the default, where a 32k window compacts
+ *  this thread and its originals are archived for read_history. */
 export async function benchPrunedDisk() {
+  await benchPrunedDiskOnce({ compaction: false });
+  await benchPrunedDiskOnce({ compaction: true });
+}
+
+async function benchPrunedDiskOnce({ compaction }) {
   const server = await startModelServer({ steps: 1, answerBytes: ANSWER, answer: realText() });
   const root = mkdtempSync(join(tmpdir(), "deerflow-bench-disk-"));
   const saved = { ...process.env };
@@ -46,6 +53,7 @@ export async function benchPrunedDisk() {
     const home = join(root, "deerflow-home");
     const cwd = join(root, "user", "project");
     mkdirSync(cwd, { recursive: true });
+    if (!compaction) writeFileSync(join(cwd, ".deerflowrc"), JSON.stringify({ compaction: { enabled: false } }));
     Object.assign(process.env, { HOME: join(root, "user"), DEERFLOW_HOME: home, DEERFLOW_MODEL: "bench-model", OPENAI_BASE_URL: server.url, OPENAI_API_KEY: "sk-bench-not-used" });
     const { loadConfig, requireModel } = await import("../dist/config/load.js");
     const { runThread } = await import("../dist/runtime/run-thread.js");
@@ -66,14 +74,14 @@ export async function benchPrunedDisk() {
     const closed = { db: size(file), wal: size(`${file}-wal`) };
     const { used, free, autoVacuum } = inside(file);
     const total = open.db + open.wal;
-    console.log(`\n## Pruned thread on disk: ${TURNS} turns with ${ANSWER / 1024} KB answers (delta checkpoints, pruned)`);
+    console.log(`\n## Pruned thread on disk: ${TURNS} turns with ${ANSWER / 1024} KB answers (delta checkpoints, pruned, compaction ${compaction ? "on (default; originals archived)" : "off"})`);
     console.log(`| | deerflow.sqlite | -wal | sum |`);
     console.log(`|---|---|---|---|`);
     console.log(`| store open (after the last run) | ${mb(open.db)} | ${mb(open.wal)} | ${mb(total)} |`);
     console.log(`| store closed | ${mb(closed.db)} | ${mb(closed.wal)} | ${mb(closed.db + closed.wal)} |`);
     console.log(`live bytes in used pages: ${mb(used)}; free pages: ${free}; auto_vacuum: ${["none", "full", "incremental"][autoVacuum]}`);
     console.log(`on disk / live bytes: ${(total / used).toFixed(2)}x`);
-    console.log(`on disk (open, with the WAL) ≤ ${LIMIT_MB} MB: ${total <= LIMIT_MB * 1024 * 1024 ? "yes" : "NO"}`);
+    console.log(`on disk (open, with the WAL) ≤ ${LIMIT_MB} MB: ${total <= LIMIT_MB * 1024 * 1024 ? "yes" : "NO"}${compaction ? " (the bound is for compaction off)" : ""}`);
     return { open, closed, used, free };
   } finally {
     process.env = saved;

@@ -4,6 +4,7 @@
 // Writes are idempotent by (thread, message id): a compaction killed before its checkpoint was written archives the
 // same messages again on the retry, never twice.
 import type Database from "better-sqlite3";
+import { archiveText, packText } from "./value-compression.js";
 
 export interface ArchivedMessage {
   /** 1-based position in the thread's archive (stable: the order in which messages were archived). */
@@ -40,6 +41,8 @@ export class MessageArchive implements MessageArchiveLike {
 
   constructor(db: Database.Database) {
     this.db = db;
+    // The search reads texts stored deflated (value-compression.ts) through this.
+    db.function("archive_text", { deterministic: true }, (v: unknown) => archiveText(v as string | Uint8Array | null));
   }
 
   put(threadId: string, checkpointId: string | null, messages: readonly ArchiveInput[]): { from: number; to: number; count: number } {
@@ -53,7 +56,7 @@ export class MessageArchive implements MessageArchiveLike {
       for (const m of messages) {
         const row = known.get(threadId, m.message_id) as { seq: number } | undefined;
         const seq = row?.seq ?? next++;
-        if (!row) insert.run(threadId, seq, m.message_id, checkpointId, m.role, m.name ?? null, m.text, now);
+        if (!row) insert.run(threadId, seq, m.message_id, checkpointId, m.role, m.name ?? null, packText(m.text), now);
         from = Math.min(from, seq);
         to = Math.max(to, seq);
       }
@@ -63,14 +66,16 @@ export class MessageArchive implements MessageArchiveLike {
   }
 
   range(threadId: string, from: number, to: number): ArchivedMessage[] {
-    return this.db.prepare("SELECT * FROM message_archive WHERE thread_id = ? AND seq BETWEEN ? AND ? ORDER BY seq").all(threadId, from, to) as ArchivedMessage[];
+    return (this.db.prepare("SELECT * FROM message_archive WHERE thread_id = ? AND seq BETWEEN ? AND ? ORDER BY seq").all(threadId, from, to) as ArchivedMessage[]).map(unpacked);
   }
 
   search(threadId: string, query: string, limit: number): ArchivedMessage[] {
     const like = `%${query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    return this.db
-      .prepare("SELECT * FROM message_archive WHERE thread_id = ? AND (text LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\') ORDER BY seq LIMIT ?")
-      .all(threadId, like, like, limit) as ArchivedMessage[];
+    return (
+      this.db
+        .prepare("SELECT * FROM message_archive WHERE thread_id = ? AND (archive_text(text) LIKE ? ESCAPE '\\' OR name LIKE ? ESCAPE '\\') ORDER BY seq LIMIT ?")
+        .all(threadId, like, like, limit) as ArchivedMessage[]
+    ).map(unpacked);
   }
 
   count(threadId: string): number {
@@ -78,6 +83,8 @@ export class MessageArchive implements MessageArchiveLike {
     return row.n ?? 0;
   }
 }
+
+const unpacked = (row: ArchivedMessage): ArchivedMessage => ({ ...row, text: archiveText(row.text as string | Uint8Array) });
 
 /** The archive of an agent without a SQLite store (library use without a checkpointer): it lives as long as the process. */
 export class MemoryArchive implements MessageArchiveLike {

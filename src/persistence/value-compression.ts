@@ -3,7 +3,9 @@
 // messages are most of a thread's bytes: JSON text of prose and code shrinks three to eight times. Checkpoints and
 // metadata stay plain JSON, because SQL reads them (json_extract of the mode and pruned markers). The stored type
 // says which rows are deflated (`json+deflate`), so rows written before this, or below the threshold, read as they
-// were. Only the SQLite saver uses it: its file is what sits on the user's disk.
+// were. Only the SQLite store uses it: its file is what sits on the user's disk. The message archive (compaction's
+// originals) is stored the same way: a deflated text is a BLOB, read back through `archiveText` (also as a SQL
+// function for its search).
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 
 const SUFFIX = "+deflate";
@@ -21,4 +23,18 @@ export function packValue([type, bytes]: [string, Uint8Array]): [string, Uint8Ar
 export function unpackValue(type: string, data: Uint8Array | string): [string, Uint8Array | string] {
   if (!type.endsWith(SUFFIX)) return [type, data];
   return [type.slice(0, -SUFFIX.length), inflateRawSync(typeof data === "string" ? Buffer.from(data, "latin1") : data)];
+}
+
+/** An archived message's text as stored: deflated (a BLOB) past the threshold, else the string itself. */
+export function packText(text: string): string | Buffer {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.byteLength < MIN_BYTES) return text;
+  const packed = deflateRawSync(bytes);
+  return packed.byteLength < bytes.byteLength ? packed : text;
+}
+
+/** An archived message's text from its stored form (a string, or a BLOB `packText` deflated). */
+export function archiveText(stored: string | Uint8Array | null): string {
+  if (stored === null) return "";
+  return typeof stored === "string" ? stored : inflateRawSync(stored).toString("utf8");
 }

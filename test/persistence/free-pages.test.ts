@@ -2,7 +2,7 @@
 // the loopback test model, on real files: a new file is in auto_vacuum INCREMENTAL mode and keeps no free pages after
 // a run; an existing file is switched with one VACUUM on open, which keeps every rowid (rollback marks and rewinds
 // hold rowids) with the SQLite better-sqlite3 ships; a file a live run is using is left until the next open.
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -70,6 +70,9 @@ describe("the SQLite file gives back what pruning frees", () => {
     const answer = (n: number) => `answer ${n} ${source.slice(n * 6000, n * 6000 + 6000)}`;
     let n = 0;
     server.setScript(() => ({ content: answer(++n) }));
+    // What pruning leaves, without compaction's archive of the originals (a 32k default window compacts this thread;
+    // bench/pruned-disk.mjs reports both).
+    writeFileSync(join(cwd, ".deerflowrc"), JSON.stringify({ compaction: { enabled: false } }));
     const s = createChatSession({ home, model: "test-model", cwd });
     let threadId = "";
     for (let i = 1; i <= 41; i++) threadId = await ask(s, i);

@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { inflateRawSync } from "node:zlib";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DeerflowSqliteSaver } from "../../src/persistence/index.js";
+import { MessageArchive } from "../../src/persistence/message-archive.js";
+import { ensureSchema } from "../../src/persistence/sqlite-schema.js";
 import { tempDir } from "./helpers.js";
 
 let dir: string;
@@ -84,5 +86,27 @@ describe("stored values are deflated past a kilobyte", () => {
     const tuple = (await saver.getTuple(config))!;
     expect((tuple.checkpoint.channel_values as { messages: AIMessage[] }).messages[0]!.content).toBe(PROSE);
     expect((tuple.pendingWrites![0]![2] as AIMessage).content).toBe(PROSE);
+  });
+});
+
+// Made at run time: PROSE is this file's own text, which holds every literal written here.
+const TAG = ["zq", "7x"].join("");
+
+describe("the message archive stores long texts deflated", () => {
+  it("a long original is a BLOB on disk, read back whole, and found by search; short ones stay text", () => {
+    ensureSchema(saver.db);
+    const archive = new MessageArchive(saver.db);
+    archive.put("t", null, [
+      { message_id: "m1", role: "assistant", text: `${PROSE}needle-in-the-haystack` },
+      { message_id: "m2", role: "user", text: `the ${TAG} question` },
+    ]);
+    const stored = saver.db.prepare("SELECT message_id, typeof(text) AS kind FROM message_archive ORDER BY seq").all();
+    expect(stored).toEqual([
+      { message_id: "m1", kind: "blob" },
+      { message_id: "m2", kind: "text" },
+    ]);
+    expect(archive.range("t", 1, 2).map((m) => m.text)).toEqual([`${PROSE}needle-in-the-haystack`, `the ${TAG} question`]);
+    expect(archive.search("t", "NEEDLE-in-the", 5).map((m) => m.message_id)).toEqual(["m1"]);
+    expect(archive.search("t", `${TAG.toUpperCase()} QUEST`, 5).map((m) => m.message_id)).toEqual(["m2"]);
   });
 });
