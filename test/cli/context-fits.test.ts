@@ -53,6 +53,14 @@ function reader(reads: number) {
   };
 }
 
+/** The context.compacted events of a stream-json output. */
+const compactions = (stdout: string) =>
+  stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l))
+    .filter((e) => e.type === "context.compacted");
+
 describe("context that fits without a configured window", () => {
   it("learns the window vLLM states and compacts by it; the request after the summary is smaller (spawned CLI)", async () => {
     const { server, sb } = await setUp(3000);
@@ -75,11 +83,7 @@ describe("context that fits without a configured window", () => {
     server.setScript(reader(14));
     const r = await runCli(sb, ["run", "--output-format", "stream-json", "read f.txt fourteen times"]);
     expect(r.exitCode).toBe(0);
-    const compacted = r.stdout
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => JSON.parse(l))
-      .filter((e) => e.type === "context.compacted");
+    const compacted = compactions(r.stdout);
     expect(compacted.length).toBeGreaterThan(0);
     // 0.75 × 32 768 − 4 096 (the reserve for the answer and the prompt) = 20 480; one read adds ~2 000 tokens.
     const limit = UNKNOWN_MODEL_WINDOW * 0.75 - 4096;
@@ -142,11 +146,7 @@ describe("context that fits without a configured window", () => {
     server.setScript(reader(8));
     const r = await runCli(sb, ["run", "--output-format", "stream-json", "read f.txt eight times"]);
     expect(r.exitCode).toBe(0);
-    const compacted = r.stdout
-      .split("\n")
-      .filter(Boolean)
-      .map((l) => JSON.parse(l))
-      .filter((e) => e.type === "context.compacted");
+    const compacted = compactions(r.stdout);
     expect(compacted.length).toBeGreaterThan(0);
     expect(compacted[0].tokens_before).toBeLessThan(2000);
     const at = server.requests.findIndex(isSummary);
