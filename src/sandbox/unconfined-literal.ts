@@ -27,8 +27,21 @@ const NAMES: Record<string, string> = {
   "(": "a subshell",
 };
 
+/**
+ * Reserved words: a loop's variable is an assignment no simple command shows (`for PATH in tools; do ls; done` ran a
+ * repository's `ls`, `for CDPATH in ..` sent `cd` out: the eleventh pass), and the rest open compound commands.
+ * Judged where a command starts (`echo done` is plain).
+ */
+const RESERVED = /^(?:for|select|while|until|if|then|elif|else|fi|case|esac|do|done|function|coproc|in|time|!|\{|\}|\[\[|\]\])$/;
+
 /** What in `command` bash reads otherwise than as written (a short description), or undefined when nothing does. */
 export function notLiteral(command: string): string | undefined {
+  const word = command
+    .replace(/'[^']*'|"[^"]*"/g, "''")
+    .split(/[;|&\n]+/)
+    .map((statement) => statement.trim().split(/\s+/)[0] ?? "")
+    .find((w) => RESERVED.test(w));
+  if (word) return `\`${word}\` (a compound command or loop)`;
   let quote: "'" | '"' | undefined;
   for (let i = 0; i < command.length; i++) {
     const ch = command[i]!;

@@ -135,7 +135,10 @@ const FIND: Record<string, number> = Object.fromEntries([
 
 /** The first argument of `c` that is not on its program's list, or undefined (every option is known and safe). */
 export function unlistedOption(c: SimpleCommand): string | undefined {
-  if (c.name === "echo" || c.name === "printf" || c.name === "") return undefined; // they print their arguments (printf -v: shell-read-only.ts)
+  // echo prints its arguments. printf takes none of its options here: `-v'a[$(…)]'` assigns, and an array subscript
+  // runs its `$(…)` (the eleventh pass); a format starting with `-` follows `--`.
+  if (c.name === "echo" || c.name === "") return undefined;
+  if (c.name === "printf") return c.args[0]?.startsWith("-") && c.args[0] !== "--" ? c.args[0] : undefined;
   if (c.name === "find") return unlistedFindOption(c.args);
   const o = OPTIONS[c.name];
   if (!o) return c.args.find((a) => a.startsWith("-") && a !== "-") ?? undefined;

@@ -3,7 +3,7 @@
 // that walks through one (`cat */credentials`), a `cd` into one, a folder read by a program told to follow links.
 // The sixth adversarial pass read a credential through a shipped symlink with a command that ran unasked.
 import { execFileSync } from "node:child_process";
-import { existsSync, realpathSync } from "node:fs";
+import { existsSync, statSync, realpathSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { SimpleCommand } from "./shell-command.js";
@@ -93,6 +93,9 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string): str
       if (!existsSync(abs)) continue;
       const r = real(abs);
       if (r && !isInside(r, top)) return `${p} leads to ${r}`;
+      // Given a folder, GNU diff compares the files directly inside it, following their links, even without -r (the
+      // eleventh pass read linked credentials with `diff -N cfg defaults`).
+      if (c.name === "diff" && r && statSync(r).isDirectory()) return `${p} is a folder: diff reads the files in it through their links`;
     }
   }
   return undefined;

@@ -249,6 +249,8 @@ describe("auditCommand without a sandbox: where the paths lead on disk (the sixt
     "jq -n -f q.jq",
     "file -fnames.txt",
     "cat $'\\x2e\\x2e/\\x2eaws/credentials'",
+    // the eleventh pass: given folders, diff reads the files in them through their links, -r or not
+    "diff -N src srclink",
   ])("asks for %j", async (cmd) => {
     const r = await audit(cmd);
     expect(r.verdict, cmd).toBe("ask");
@@ -304,6 +306,9 @@ describe("auditCommand without a sandbox: options are an allow list, bash-only s
     ["find . -maxdepth 0 -e[x]ec sh ./p.sh \\;", /no sandbox here/],
     ["rg -n TODO *", /no sandbox here/],
     ["rg --files | xargs rg -n TODO", /no sandbox here/],
+    // the eleventh pass: printf -v with its value attached assigns to an array element, whose subscript runs $(…)
+    ["printf -v'a[$(sh p.sh >&2)]' %s x", /no sandbox here/],
+    ["for PATH in tools; do ls; done", /no sandbox here/],
   ])("asks for %j", async (cmd, reason) => {
     const r = await unconfined(cmd);
     expect(r.verdict, cmd).toBe("ask");

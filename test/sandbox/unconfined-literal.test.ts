@@ -17,6 +17,7 @@ describe("notLiteral", () => {
     "tail -n +3 a.txt",
     "cut -d: -f1,3 a",
     "ls --color=never",
+    "grep -rn 'wait for it' src",
   ])("passes %j", (cmd) => {
     expect(notLiteral(cmd)).toBeUndefined();
   });
@@ -33,7 +34,7 @@ describe("notLiteral", () => {
     ["rg -n TODO *", "a glob"],
     ["find . -e[x]ec sh p.sh", "a glob or test"],
     ["ls ?", "a glob"],
-    ["[[ a -eq 1 ]]", "a glob or test"],
+    ["[[ a -eq 1 ]]", "`[[` (a compound command or loop)"],
     ["(( x ))", "a subshell"],
     ["cat ~/.ssh/id_rsa", "a tilde"],
     ["cat <<E\nx\nE", "a redirection"],
@@ -43,6 +44,10 @@ describe("notLiteral", () => {
     ["cat a\\ b", "a backslash"],
     ["echo 'unclosed", "an unclosed quote"],
     ["ls #x", "`#`"],
+    // the eleventh pass: a loop's variable is an assignment no simple command shows
+    ["for PATH in tools; do ls; done", "`for` (a compound command or loop)"],
+    ["for CDPATH in ..; do cd .someapp && cat token; done", "`for` (a compound command or loop)"],
+    ["ls; if true; then ls; fi", "`if` (a compound command or loop)"],
   ])("names %j", (cmd, what) => {
     expect(notLiteral(cmd)).toBe(what);
   });
