@@ -6,12 +6,14 @@
 // other's code. Read from the environment only, never from a .deerflowrc: a repository must not choose which compiled
 // code deerflow loads.
 import { homedir } from "node:os";
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join } from "node:path";
 
 /** The cache directory for this environment (never created here: code-cache.ts makes it private when it writes). */
-export function cacheHomeOf(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): string {
+export function cacheHomeOf(env: NodeJS.ProcessEnv = process.env): string {
+  // Absolute only, as $XDG_CACHE_HOME: a relative one would put the cache, and the key that signs it, in whatever
+  // folder deerflow starts in (a repository's own `.dfcache`, where its scripts can rewrite it: the eleventh pass).
   const named = env.DEERFLOW_CACHE_DIR?.trim();
-  if (named) return resolve(cwd, named);
+  if (named && isAbsolute(named)) return named;
   // The XDG spec: a relative $XDG_CACHE_HOME is invalid and ignored.
   const xdg = env.XDG_CACHE_HOME?.trim();
   if (xdg && isAbsolute(xdg)) return join(xdg, "deerflow");

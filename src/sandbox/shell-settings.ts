@@ -1,6 +1,7 @@
 // What the shell sandbox needs to know besides the thread's directories: the user's choices from .deerflowrc and
 // flags, and what must stay hidden (the data directory, every .deerflowrc, the configured API keys). The runtime
 // passes it to the bash tool in `configurable.deerflow_shell`; library callers without it get the defaults.
+import { cacheHomeOf } from "../config/cache-home.js";
 import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -72,7 +73,9 @@ export function shellSettingsFromConfig(config: {
     require: s.require,
     dataDir: config.home,
     hiddenFiles: config.files,
-    hiddenDirs: s.hidden ?? [],
+    // The code cache too (V8 code deerflow runs at its next start, and the key that signs it): a command that could
+    // write it there would run on the host later (the eleventh pass, through `sandbox.readWrite: ["~/.cache"]`).
+    hiddenDirs: [...(s.hidden ?? []), cacheHomeOf()],
     secretValues: [...new Set(keys)],
   });
 }

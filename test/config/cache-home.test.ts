@@ -8,8 +8,9 @@ describe("cache directory", () => {
     expect(cacheHomeOf(home)).toBe("/home/u/.cache/deerflow");
     expect(cacheHomeOf({ ...home, XDG_CACHE_HOME: "/xdg" })).toBe("/xdg/deerflow");
     expect(cacheHomeOf({ ...home, XDG_CACHE_HOME: "/xdg", DEERFLOW_CACHE_DIR: "/mine" })).toBe("/mine");
-    // Relative: DEERFLOW_CACHE_DIR against the working directory; a relative XDG_CACHE_HOME is invalid (XDG spec).
-    expect(cacheHomeOf({ ...home, DEERFLOW_CACHE_DIR: "c" }, "/work")).toBe("/work/c");
+    // Relative ones are ignored: a relative XDG_CACHE_HOME is invalid (XDG spec), and a relative DEERFLOW_CACHE_DIR
+    // would put the signed cache in the folder deerflow starts in, where a repository's scripts write.
+    expect(cacheHomeOf({ ...home, DEERFLOW_CACHE_DIR: "c" })).toBe("/home/u/.cache/deerflow");
     expect(cacheHomeOf({ ...home, XDG_CACHE_HOME: "rel" })).toBe("/home/u/.cache/deerflow");
     // Empty counts as unset.
     expect(cacheHomeOf({ ...home, DEERFLOW_CACHE_DIR: " ", XDG_CACHE_HOME: "" })).toBe("/home/u/.cache/deerflow");

@@ -8,7 +8,7 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { bwrapArgs } from "../../src/sandbox/bwrap-args.js";
 import { homeToolchainPaths } from "../../src/sandbox/sandbox-home.js";
-import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
+import { defaultShellSettings, shellSettingsFromConfig } from "../../src/sandbox/shell-settings.js";
 import { HAS_BWRAP } from "../support/confinement.js";
 import { makeRoot } from "../tools/helpers.js";
 
@@ -64,6 +64,30 @@ describe("homeToolchainPaths", () => {
 });
 
 describe.skipIf(!HAS_BWRAP)("the home inside bubblewrap", () => {
+  it("the code cache (compiled code deerflow runs at its next start, and its key) stays out of reach, even with ~/.cache read-write (the eleventh pass)", async () => {
+    const h = fakeHome();
+    const cache = join(h.home, ".cache", "deerflow");
+    mkdirSync(cache, { recursive: true });
+    writeFileSync(join(cache, "code-cache.key"), "KEY-BYTES-PLANTED\n");
+    const savedHome = process.env.HOME;
+    const savedDir = process.env.DEERFLOW_CACHE_DIR;
+    process.env.HOME = h.home;
+    delete process.env.DEERFLOW_CACHE_DIR;
+    try {
+      const config = { home: join(h.root, "data"), files: [], models: {}, model: null };
+      h.settings = shellSettingsFromConfig({ ...config, sandbox: { network: true, readWrite: [join(h.home, ".cache")], readOnly: [], passEnv: [], require: false } });
+    } finally {
+      process.env.HOME = savedHome;
+      if (savedDir !== undefined) process.env.DEERFLOW_CACHE_DIR = savedDir;
+    }
+    const r = await inSandbox(h, `cat ${cache}/code-cache.key; echo planted > ${cache}/runtime.cjs.run-x.v8cache; echo pip > ${h.home}/.cache/pip-ok; echo done`);
+    expect(r.all).toContain("done");
+    expect(r.all).not.toContain("KEY-BYTES-PLANTED");
+    expect(existsSync(join(cache, "runtime.cjs.run-x.v8cache"))).toBe(false);
+    // The rest of ~/.cache is what the user bound read-write.
+    expect(existsSync(join(h.home, ".cache", "pip-ok"))).toBe(true);
+  });
+
   it("a PATH tool's own config beside its bin, a node prefix's global npmrc and .NET's certificate stores stay hidden", async () => {
     const h = fakeHome();
     mkdirSync(join(h.home, ".fly", "bin"), { recursive: true });
