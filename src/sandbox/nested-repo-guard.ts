@@ -6,7 +6,7 @@
 // calls this) each gitlink's config is compared with the run's start, and any key that runs code (shell-git.ts) the run
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
 import { execFileSync } from "node:child_process";
-import { type FSWatcher, existsSync, lstatSync, mkdtempSync, readFileSync, realpathSync, rmSync, statSync, watch } from "node:fs";
+import { type FSWatcher, existsSync, lstatSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { isGitCodeKey } from "./shell-git.js";
@@ -219,15 +219,48 @@ function refresh(workspace: string): string[] {
   }
   const roots = [workspace, enclosingCheckout(workspace)?.gitDir].flatMap((r) => (r ? [realOr(r)] : []));
   const configs: string[] = [];
-  for (const f of known.links.flatMap(configsOf)) {
-    if (repairable(f, roots)) configs.push(f);
-    else if (existsSync(f))
-      hear(
-        `deerflow left ${f} alone: a repository in the workspace points git at it (its .git file or commondir), outside the workspace. Remove that pointer before you run git status in the workspace.`,
-      );
+  for (const link of known.links) {
+    const all = configsOf(link);
+    configs.push(...all.filter((f) => repairable(f, roots)));
+    const outside = all.filter((f) => !repairable(f, roots) && existsSync(f));
+    if (outside.length > 0) hear(...outsidePointer(workspace, link, outside, roots));
   }
   for (const f of configs) watchConfig(f);
   return configs;
+}
+
+/** Per noted workspace: the `.git` files and commondirs of its gitlinks when the run began (the user's own). */
+const pointersAtStart = new Map<string, Set<string>>();
+
+/** What points the checkout at `link` elsewhere: its `.git` file, or its git dir's commondir. */
+function pointerOf(link: string, roots: string[]): string | undefined {
+  const gitDir = gitDirOfCheckout(link);
+  if (!gitDir) return undefined;
+  if (!repairable(join(gitDir, "config"), roots)) return join(link, ".git");
+  return existsSync(join(gitDir, "commondir")) ? join(gitDir, "commondir") : undefined;
+}
+
+/**
+ * A gitlink pointed at a config deerflow may not edit (outside the workspace and its repository's git dir). A pointer
+ * the run made is moved aside, so git status no longer enters it: the config it named may be one the sandbox can
+ * write elsewhere (the thread's outputs: the eleventh pass) or the user's own. One the user had is named.
+ */
+function outsidePointer(workspace: string, link: string, outside: string[], roots: string[]): string[] {
+  const pointer = pointerOf(link, roots);
+  const known = pointersAtStart.get(workspace);
+  if (pointer && known && !known.has(pointer)) {
+    try {
+      rmSync(`${pointer}.deerflow-removed`, { force: true, recursive: true });
+      renameSync(pointer, `${pointer}.deerflow-removed`);
+      return [`deerflow moved ${pointer} to ${pointer}.deerflow-removed: it pointed git at ${outside[0]}, outside the workspace, and your git status would have run what that config names.`];
+    } catch {
+      // said as left alone below
+    }
+  }
+  return outside.map(
+    (f) =>
+      `deerflow left ${f} alone: a repository in the workspace points git at it (its .git file or commondir), outside the workspace. Remove that pointer before you run git status in the workspace.`,
+  );
 }
 
 const realOr = (p: string) => {
@@ -291,6 +324,9 @@ function watchConfig(file: string): void {
 export function noteNestedRepos(workspace: string): void {
   if (workspaces.has(workspace) || !enclosingCheckout(workspace)) return;
   for (const f of refresh(workspace)) if (!baseline.has(f)) baseline.set(f, codeKeys(f));
+  const pointers = new Set<string>();
+  for (const link of workspaces.get(workspace)?.links ?? []) for (const p of [join(link, ".git"), join(gitDirOfCheckout(link) ?? link, "commondir")]) if (existsSync(p)) pointers.add(p);
+  pointersAtStart.set(workspace, pointers);
 }
 
 /** After a command: code keys the run added to a gitlink's config are removed; a line for each (empty when none). */
@@ -334,4 +370,5 @@ export function forgetNestedRepos(): void {
   heard.length = 0;
   workspaces.clear();
   baseline.clear();
+  pointersAtStart.clear();
 }

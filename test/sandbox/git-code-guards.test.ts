@@ -213,7 +213,7 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(loop).toContain("looped");
   });
 
-  it("a gitlink whose .git file or commondir points outside the workspace: the config there is named and left as it is (the tenth pass's B6)", async () => {
+  it("a gitlink whose .git file or commondir points outside the workspace: the config there is never edited, and a pointer the run made is moved aside (the tenth pass's B6, the eleventh's C6)", async () => {
     const { ws, sh } = setUp(mode);
     const home = join(ws, "..", "..", "..", "outside-home");
     const global = join(home, ".config", "git");
@@ -234,7 +234,9 @@ describe.each(modes)("git code guards (%s)", (mode) => {
       ].join("\n"),
     );
     expect(out).toContain("planted");
-    expect(out).toContain(`deerflow left ${join(global, "config")} alone`);
+    // Pointers the run made are moved aside (git status no longer enters those checkouts); the configs are untouched.
+    expect(out).toMatch(/deerflow moved \S*vendor\/x\/\.git to \S*vendor\/x\/\.git\.deerflow-removed: it pointed git at \S*\.config\/git\/config/);
+    expect(out).toMatch(/deerflow moved \S*vendor\/y\/\.git\/commondir to /);
     expect(out).not.toMatch(/deerflow removed .*outside-home/);
     expect(readFileSync(join(global, "config"), "utf8")).toBe(globalConfig);
     expect(readFileSync(join(other, ".git", "config"), "utf8")).toBe(otherConfig);
