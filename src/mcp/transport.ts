@@ -106,7 +106,11 @@ function stdioTransport(sdk: McpSdk, name: string, server: ResolvedMcpServer, ct
   const token = newRunToken();
   const line = launchLine(name, server, ctx, cwd, token);
   // The SDK passes only HOME, PATH, SHELL, TERM, USER, LOGNAME of ours plus the server's own `env`: no API keys.
-  const transport = new sdk.StdioClientTransport({ command: line.command, args: line.args, env, cwd: server.sandbox ? undefined : cwd, stderr: "pipe" });
+  // Unconfined and with no cwd of its own, a server starts in the folder of the file that configured it (the home for
+  // ~/.deerflowrc), never the project deerflow runs in: npx and `python3 -m` resolve from their cwd, so a repository's
+  // node_modules/.bin, .npmrc or module file ran on the host with the server's token (the eleventh pass).
+  const where = server.sandbox ? undefined : (cwd ?? dirname(server.file));
+  const transport = new sdk.StdioClientTransport({ command: line.command, args: line.args, env, cwd: where, stderr: "pipe" });
   // The pid is gone from the transport once it closes: keep it to kill the group afterwards.
   let pid: number | undefined;
   const start = transport.start.bind(transport);

@@ -22,7 +22,24 @@ export { HOME_SECRET_DIRS, HOME_SECRET_FILES } from "../vocabulary/secret-paths.
  * Sockets that hand out more than the sandbox has: a read-only bind does not stop connect(), and the container
  * daemons' sockets are root on the host. The user's runtime directory holds their agents (ssh, gpg) and buses.
  */
-const DAEMON_SOCKETS = ["/var/run/docker.sock", "/run/docker.sock", "/run/containerd/containerd.sock", "/run/podman/podman.sock", "/run/buildkit/buildkitd.sock"];
+// Root-equivalent daemons (containers, VMs with host disks) and the system bus (polkit lets a local session reboot,
+// mount): hidden with the network on too. The eleventh pass reached LXD's snap socket.
+const DAEMON_SOCKETS = [
+  "/var/run/docker.sock",
+  "/run/docker.sock",
+  "/run/containerd/containerd.sock",
+  "/run/podman/podman.sock",
+  "/run/buildkit/buildkitd.sock",
+  "/var/snap/lxd/common/lxd/unix.socket",
+  "/var/lib/lxd/unix.socket",
+  "/var/lib/incus/unix.socket",
+  "/run/incus/unix.socket",
+  "/var/run/libvirt/libvirt-sock",
+  "/run/libvirt/libvirt-sock",
+  "/run/k3s/containerd/containerd.sock",
+  "/var/run/crio/crio.sock",
+  "/run/dbus/system_bus_socket",
+];
 const RUNTIME_DIRS = ["/run/user", "/var/run/user"];
 /**
  * With the network off, where host services keep their Unix sockets (a network namespace cuts abstract sockets, not

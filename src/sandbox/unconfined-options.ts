@@ -50,10 +50,11 @@ const OPTIONS: Record<string, Options> = {
     longValued: ["charset", "filelimit", "sort", "timefmt"],
   },
   stat: { flags: "ft", valued: "c", long: ["file-system", "terse"], longValued: ["format", "printf", "cached"] },
+  // No -z/-Z: file runs decompressors (lz4, zstd, …) found on PATH (the eleventh pass).
   file: {
-    flags: "bhiknNrszZ0",
+    flags: "bhiknNrs0",
     valued: "eF",
-    long: ["brief", "mime", "mime-type", "mime-encoding", "keep-going", "no-pad", "no-buffer", "uncompress", "uncompress-noreport", "extension", "apple", "raw", "special-files", "no-dereference", "print0", "preserve-date"],
+    long: ["brief", "mime", "mime-type", "mime-encoding", "keep-going", "no-pad", "no-buffer", "extension", "apple", "raw", "special-files", "no-dereference", "print0", "preserve-date"],
     longValued: ["separator", "exclude", "exclude-quiet"],
   },
   wc: { flags: "cmlLw", long: ["bytes", "chars", "lines", "max-line-length", "words"], longValued: ["total"] },
@@ -61,7 +62,7 @@ const OPTIONS: Record<string, Options> = {
   egrep: GREP,
   fgrep: GREP,
   diff: {
-    flags: "iEZbwBtTaruNpqsylcdP",
+    flags: "iEZbwBtTaruNpqsycdP", // no -l: --paginate pipes through `pr` found on PATH
     valued: "UCWxIF",
     long: ["brief", "report-identical-files", "normal", "side-by-side", "ignore-case", "ignore-all-space", "ignore-space-change", "ignore-blank-lines", "ignore-tab-expansion", "ignore-trailing-space", "strip-trailing-cr", "text", "recursive", "new-file", "unidirectional-new-file", "suppress-common-lines", "left-column", "minimal", "speed-large-files", "show-c-function", "expand-tabs", "initial-tab", "no-ignore-file-name-case", "ignore-file-name-case", "suppress-blank-empty"],
     longValued: ["context", "unified", "width", "exclude", "color", "show-function-line", "label", "tabsize", "ignore-matching-lines", "line-format", "old-line-format", "new-line-format", "unchanged-line-format", "palette", "horizon-lines"],

@@ -1,9 +1,10 @@
 // A hostile MCP server and a hostile model, through the built CLI: escape sequences in tool names, descriptions
 // and results; a tool named like a built-in; huge results; error results; a server that crashes mid-call; one that
 // spams notifications; an image that is not an image; a model that calls tools it was not given.
-import { readdirSync } from "node:fs";
+import { readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 import { fixture, writeRc } from "../support/mcp.js";
 import type { RecordedRequest } from "../support/openai-server.js";
@@ -138,5 +139,17 @@ describe("a hostile model", () => {
     expect(lastToolResult(second!)).toMatch(/mcp__fx__nope/);
     expect(lastToolResult(third!)).toMatch(/^(Loaded|No deferred tool)/);
     expect(lastToolResult(fourth!)).toMatch(/^No deferred tool matches "select:nope,also_nope"\.\nNot found: nope, also_nope\./);
+  });
+});
+
+describe("a hostile repository and the user's own MCP servers", () => {
+  it("a server from ~/.deerflowrc with no cwd starts in the home, not the project (npx and python -m resolve from their cwd: the eleventh pass)", async () => {
+    const sb = e2e.sandbox();
+    const seen = join(sb.userHome, "server-cwd.txt");
+    writeFileSync(join(sb.userHome, ".deerflowrc"), JSON.stringify({ mcpServers: { where: { command: "sh", args: ["-c", `pwd > ${seen}`] } } }));
+    e2e.server.push({ content: "done" });
+    const r = await runCli(sb, ["run", "hi"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(seen, "utf8").trim()).toBe(realpathSync(sb.userHome));
   });
 });

@@ -309,6 +309,9 @@ describe("auditCommand without a sandbox: options are an allow list, bash-only s
     // the eleventh pass: printf -v with its value attached assigns to an array element, whose subscript runs $(…)
     ["printf -v'a[$(sh p.sh >&2)]' %s x", /no sandbox here/],
     ["for PATH in tools; do ls; done", /no sandbox here/],
+    // file -z and diff -l run programs found on PATH (decompressors, pr)
+    ["file -z a.lz4", /read-only list/],
+    ["diff -l a b", /read-only list/],
   ])("asks for %j", async (cmd, reason) => {
     const r = await unconfined(cmd);
     expect(r.verdict, cmd).toBe("ask");
