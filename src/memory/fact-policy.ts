@@ -136,8 +136,10 @@ export const FACT_POLICY: readonly Rule[] = [
   },
   {
     reason:
-      "it carries a command spelled so that only a shell can read what runs ($'…' or $\"…\" quoting, escapes, quoted braces, CDPATH, find -exec, rg --pre, xargs); notes say what a command is for in plain words",
-    patterns: [/\$['"]|\\x\{?[0-9a-f]|\{['"][^}]*,|,['"][^}]*\}|\b(?:cdpath|textdomain(?:dir)?|bash_env)\b|(?:^|\s)-(?:exec(?:dir)?|ok(?:dir)?|delete)\b|--pre(?:-glob)?\b|\bxargs\b/],
+      "it carries a command spelled so that only a shell can read what runs ($'…' or $\"…\" quoting, escapes, quoted braces, CDPATH, find -exec, rg --pre, xargs, for loops, printf -v); notes say what a command is for in plain words",
+    patterns: [
+      /\$['"]|\\x\{?[0-9a-f]|\{['"][^}]*,|,['"][^}]*\}|\b(?:cdpath|textdomain(?:dir)?|bash_env)\b|(?:^|\s)-(?:exec(?:dir)?|ok(?:dir)?|delete)\b|--pre(?:-glob)?\b|\bxargs\b|\bfor\s+\w+\s+in\b|\bprintf\s+-v/,
+    ],
   },
   {
     reason: 'it is an instruction to the agent, not a fact about you or the project (a fact reads like "The project builds with make")',

@@ -22,14 +22,14 @@ describe("a failed run's files", () => {
     expect(failed.exitCode).toBe(1);
     const file = join(sb.cwd, "x.txt");
     expect(readFileSync(file, "utf8")).toBe("half done\n");
-    expect(failed.stderr).toContain(`the files it changed are kept: ${file}`);
+    expect(failed.stderr).toContain(`the files it changed are kept: ${JSON.stringify(file)}`);
 
     e2e.server.push({ content: "checked" });
     const next = await runCli(sb, ["run", "--thread", first.thread_id, "go on"]);
     expect(next.exitCode, next.stderr).toBe(0);
     const told = reminders(e2e.server.requests.at(-1)!);
     expect(told).toHaveLength(1);
-    expect(JSON.stringify(told[0]!.content)).toContain("- x.txt");
+    expect(told[0]!.content).toContain('- "x.txt"');
 
     e2e.server.push({ content: "again" });
     await runCli(sb, ["run", "--thread", first.thread_id, "and again"]);
