@@ -34,7 +34,7 @@ import { compactedRequestMessages, contextOverflowOf } from "./util/overflow-ret
 import { type UsageTotals, UsageTotalsSchema, addUsage, usageOf, zeroUsage } from "./util/usage.js";
 
 export const DEFAULT_COMPACTION_THRESHOLD = 0.75;
-/** Used by `features.summarization: true` without a window (library use); the CLI passes the model's (run-agent.ts). */
+/** A window for a Summarization middleware built without one (library use); the CLI passes the model's (run-agent.ts). */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 export const SUMMARY_MESSAGE_ID = "conversation-summary";
 /** The system prompt of the summary call. Starts with the marker text test model servers recognise. */
