@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { gitDirOf } from "./git-code-paths.js";
 import { forgetNestedRepos, noteNestedRepos, restoreNestedRepos } from "./nested-repo-guard.js";
 import { repoCodePathsInWorkspace } from "./repo-code-paths.js";
+import { RepairLines } from "./repair-lines.js";
 
 /** Per watched file (a repository's `commondir`, each linked worktree's): its content as the run found it (null: none). */
 const found = new Map<string, string | null>();
@@ -104,11 +105,8 @@ function moveAsideInclude(path: string): string[] {
 }
 
 /** Lines from repairs made between commands, said with the next command's output. */
-const heard: string[] = [];
-/** Notes repair lines once each: a job re-planting in a loop must not grow the next command's output without end. */
-const hear = (...lines: string[]) => {
-  for (const l of lines) if (!heard.includes(l)) heard.push(l);
-};
+const heard = new RepairLines();
+const hear = (...lines: string[]) => heard.hear(...lines);
 const watchers: FSWatcher[] = [];
 
 /**
@@ -151,7 +149,7 @@ function repair(path: string, before: string | null): string[] {
 
 /** Puts every noted file back as it was; a line per file it had to repair (empty when none). */
 export function restoreGitRedirects(): string {
-  const lines: string[] = heard.splice(0);
+  const lines: string[] = heard.take();
   for (const [path, before] of found) lines.push(...repair(path, before));
   for (const path of absentIncludes) lines.push(...moveAsideInclude(path));
   const nested = restoreNestedRepos();

@@ -9,6 +9,8 @@ import { execFileSync } from "node:child_process";
 import { type FSWatcher, existsSync, lstatSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
+import { realOrSelf } from "./real-path.js";
+import { RepairLines } from "./repair-lines.js";
 import { isGitCodeKey } from "./shell-git.js";
 
 /** Per workspace: the indexes listed (and their mtimes then), and the gitlinks found in them. */
@@ -217,7 +219,7 @@ function refresh(workspace: string): string[] {
     hear(...found.problems); // said with this command's output (or the next), once per listing
     workspaces.set(workspace, known);
   }
-  const roots = [workspace, enclosingCheckout(workspace)?.gitDir].flatMap((r) => (r ? [realOr(r)] : []));
+  const roots = [workspace, enclosingCheckout(workspace)?.gitDir].flatMap((r) => (r ? [realOrSelf(r)] : []));
   const configs: string[] = [];
   for (const link of known.links) {
     const all = configsOf(link);
@@ -263,30 +265,19 @@ function outsidePointer(workspace: string, link: string, outside: string[], root
   );
 }
 
-const realOr = (p: string) => {
-  try {
-    return realpathSync(p);
-  } catch {
-    return resolve(p);
-  }
-};
-
 /**
  * A config a command could have written: in the workspace or its repository's git dir. A gitfile or commondir can
  * point anywhere (`~/.config/git`, another repository's `.git`); what lies there is the user's own file, which
  * deerflow names and never edits (the tenth pass emptied ~/.config/git/config through one).
  */
 function repairable(config: string, roots: string[]): boolean {
-  const real = join(realOr(dirname(config)), basename(config));
+  const real = join(realOrSelf(dirname(config)), basename(config));
   return roots.some((r) => real === r || real.startsWith(`${r}/`));
 }
 
 /** Repairs made between commands (a background job rewrote a config), said with the next command's output. */
-const heard: string[] = [];
-/** Notes repair lines once each: a job re-planting in a loop must not grow the next command's output without end. */
-const hear = (...lines: string[]) => {
-  for (const l of lines) if (!heard.includes(l)) heard.push(l);
-};
+const heard = new RepairLines();
+const hear = (...lines: string[]) => heard.hear(...lines);
 const watchers = new Map<string, FSWatcher>();
 
 const scheduled = new Set<string>();
@@ -338,7 +329,7 @@ export function restoreNestedRepos(): string {
       lines.push(...check(f));
     }
   }
-  return [...heard.splice(0), ...lines].join("\n");
+  return [...heard.take(), ...lines].join("\n");
 }
 
 /** Takes out of `f` what the run added that runs code; the lines saying so. */
@@ -367,7 +358,7 @@ function check(f: string): string[] {
 export function forgetNestedRepos(): void {
   for (const w of watchers.values()) w.close();
   watchers.clear();
-  heard.length = 0;
+  heard.take();
   workspaces.clear();
   baseline.clear();
   pointersAtStart.clear();

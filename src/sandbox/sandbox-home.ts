@@ -4,9 +4,10 @@
 // (~/.config/<app>/token), and a script with the network on read one the list had not named. The secret lists in
 // vocabulary/secret-paths.ts still apply on top, for secrets inside a directory bound back here (~/.cargo).
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { isInside } from "./paths.js";
+import { realOrSelf } from "./real-path.js";
 
 /**
  * Where toolchains install themselves under a home: version managers, language toolchains and per-user binaries.
@@ -49,13 +50,7 @@ const NEVER_BOUND = new Set([".config", ".local", ".local/share", ".cache", ".ss
 /** Where apps keep data and logins: never bound as a prefix. */
 const APP_DATA = [".config", ".local/share", ".cache"];
 
-function real(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
-}
+const real = realOrSelf;
 
 /**
  * Home paths to bind back read-only: the known toolchains that exist, the PATH entries inside the home (with their
