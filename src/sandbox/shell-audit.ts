@@ -29,7 +29,7 @@
 //   rewrites (shell-git.ts), `vim -c '!…'`, `sqlite3 '.shell …'`. Also asked: inline interpreter code that names the
 //   home directory, writes to a path outside the workspace or opens network connections; a network command given
 //   `$(…)`/`$VAR` (possible exfiltration); sqlite3 on a database outside the workspace; crontab (but -l);
-//   tar --remove-files (blocked from ~ or /).
+//   tar --remove-files (blocked from ~ or /). Unconfined deletes outside the workspace block (unconfined-deletes.ts).
 // Not a sandbox: the policy catches mistakes and the common shapes; the workspace boundary does the rest.
 
 import { homedir } from "node:os";
@@ -43,7 +43,8 @@ import { GIT_CONTROL_REASON, GIT_INTERNALS_REASON, HOME_REASON, touchesHome, wri
 import { notAFile, repointsDescriptor, writesStream } from "./shell-read-only.js";
 import { UNCONFINED_REASON, plainOrAsk, unconfinedRisk } from "./shell-unconfined.js";
 import { hasForkBomb } from "./shell-fork-bomb.js";
-import { assignedCode, editorRunsShell, editorScripts, embeddedShell, runsNetworkWithRuntimeText, sqliteRisk, tarDir, tarRemovesFiles } from "./shell-rules-io.js";
+import { assignedCode, editorRunsShell, editorScripts, embeddedShell, runsNetworkWithRuntimeText, sqliteRisk, findDeletes, findStarts, tarDir, tarRemovesFiles } from "./shell-rules-io.js";
+import { unconfinedDeleteOutside } from "./unconfined-deletes.js";
 
 export type AuditVerdict = "allow" | "edit" | "ask" | "block";
 export interface AuditResult {
@@ -65,7 +66,9 @@ interface Rule {
 // ---------------------------------------------------------------------------------------------
 // helpers the rules use
 
-const ROOTISH = new RegExp(`^(?:\\/+\\.?|\\/+\\*|~\\/?|~\\/\\*|\\$\\{?HOME\\}?\\/?|\\$\\{?HOME\\}?\\/\\*|\\/(?:${SYSTEM_DIRS})\\/*\\*?)$`);
+/** The home as the shell spells it (`~user`, `${HOME:?}`, `${HOME%/}`: no operator makes a set HOME safer), then a glob over it. */
+const HOME_SPELLING = "(?:~(?:[a-z_][\\w-]*)?|\\$HOME|\\$\\{HOME(?:[:%#/^,@?+-][^}]*)?\\})(?:\\/+(?:\\.?\\*|\\.\\[!.\\]\\*)?)?";
+const ROOTISH = new RegExp(`^(?:\\/+\\.?|\\/+\\*|${HOME_SPELLING}|\\/(?:${SYSTEM_DIRS})\\/*\\*?)$`);
 function operands(args: string[]): string[] {
   const i = args.indexOf("--");
   return i < 0 ? args.filter((a) => !isFlag(a)) : [...args.slice(0, i).filter((a) => !isFlag(a)), ...args.slice(i + 1)];
@@ -77,7 +80,11 @@ const recursive = (c: SimpleCommand) => c.args.some((a) => /^-[a-zA-Z]*[rR][a-zA
  */
 function absoluteRootish(a: string): boolean {
   if (!a.startsWith("/")) return false;
-  const n = posix.normalize(a).replace(/\/\*$/, "").replace(/\/+$/, "") || "/";
+  const n =
+    posix
+      .normalize(a)
+      .replace(/\/(?:\.?\*|\.\[!.\]\*)$/, "")
+      .replace(/\/+$/, "") || "/";
   const home = (process.env.HOME || homedir()).replace(/\/+$/, "");
   return n === "/" || (home.length > 1 && n === home) || ROOTISH.test(n);
 }
@@ -324,15 +331,6 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "edit", reason: WRITES, cmd: /^(?:rename|prename|perl-rename|file-rename|chmod|chown|chgrp|chattr|setfacl)$/ },
 ];
 
-/** find's starting points: the arguments before its first expression (`-name`, `(`, `!`). */
-function findStarts(c: SimpleCommand): string[] {
-  const end = c.args.findIndex((a) => a.startsWith("-") || a === "(" || a === "!");
-  return end < 0 ? c.args : c.args.slice(0, end);
-}
-function findDeletes(c: SimpleCommand): boolean {
-  return c.args.includes("-delete") || c.args.some((a, i) => /^-(?:exec|execdir|ok|okdir)$/.test(a) && /^(?:\S*\/)?(?:rm|unlink|shred|rmdir)$/.test(c.args[i + 1] ?? ""));
-}
-
 // ---------------------------------------------------------------------------------------------
 // the audit
 
@@ -384,6 +382,8 @@ function audit(command: string, depth: number, cwd: Cwd, context: AuditContext):
         if (rule.verdict === "block") break;
       }
       unconfined ??= context.confined ? undefined : unconfinedRisk(c, context.workspace);
+      const outside = context.confined ? undefined : unconfinedDeleteOutside(c, context.workspace);
+      if (outside) consider({ verdict: "block", reason: outside });
       // Literal code it also runs: `bash -c`, `find -exec`, a `git -c alias.x=!…` alias, `GIT_SSH_COMMAND='…'`, vim's `-c '!…'`.
       for (const code of [...c.code, ...gitShellAliases(c), ...assignedCode(c), ...embeddedShell(c), ...sedRuns(c)]) consider(audit(code, depth + 1, c.cwd, context));
     });

@@ -14,6 +14,15 @@ export function tarDir(c: SimpleCommand): string | undefined {
   });
   return dir;
 }
+/** find's starting points: the arguments before its first expression (`-name`, `(`, `!`). */
+export function findStarts(c: SimpleCommand): string[] {
+  const end = c.args.findIndex((a) => a.startsWith("-") || a === "(" || a === "!");
+  return end < 0 ? c.args : c.args.slice(0, end);
+}
+/** find deletes what it matches (`-delete`, `-exec rm`). */
+export function findDeletes(c: SimpleCommand): boolean {
+  return c.args.includes("-delete") || c.args.some((a, i) => /^-(?:exec|execdir|ok|okdir)$/.test(a) && /^(?:\S*\/)?(?:rm|unlink|shred|rmdir)$/.test(c.args[i + 1] ?? ""));
+}
 export const tarRemovesFiles = (c: SimpleCommand) => /^(?:tar|bsdtar)$/.test(c.name) && c.args.includes("--remove-files");
 
 /** The code in variables whose value is a command line (`GIT_SSH_COMMAND='…' git fetch`): judged like the command. */

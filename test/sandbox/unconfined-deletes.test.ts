@@ -1,0 +1,79 @@
+// Without a sandbox, a delete whose targets the audit cannot place inside the workspace is blocked, so yolo (which
+// approves what asks) cannot run it. Every spelling here deleted a whole (fake) home directory through the built CLI
+// in the eleventh adversarial pass, or asked where the security docs promised a block. Deletes inside the workspace
+// still ask, and with bubblewrap only the home spellings block (the sandbox bounds the rest).
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { auditCommand } from "../../src/sandbox/shell-audit.js";
+
+let workspace = "";
+let home = "";
+const savedHome = process.env.HOME;
+beforeAll(() => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "df-unconfined-del-")));
+  home = join(root, "user");
+  workspace = join(home, "project");
+  mkdirSync(join(workspace, "build"), { recursive: true });
+  mkdirSync(join(home, ".ssh"));
+  writeFileSync(join(home, "notes.txt"), "mine");
+  symlinkSync(home, join(workspace, "up"));
+  process.env.HOME = home;
+});
+afterAll(() => {
+  process.env.HOME = savedHome;
+});
+const unconfined = (c: string) => auditCommand(c, { confined: false, workspace });
+
+const HOME_DELETES = [
+  "rm -rf ${HOME:?}",
+  "rm -rf ${HOME%/}",
+  "rm -rf ${HOME:-x}",
+  "rm -rf ~-",
+  "rm -rf ~+/..",
+  "rm -rf ~root",
+  'rm -rf "$(dirname "$PWD")"',
+  "xargs rm -rf <<< ~",
+  "tar -cf /dev/null --remove-files ~",
+  "rm -r -- ~/.*",
+  "rsync -a --delete emptyd/ ~/",
+  "find ${HOME:?} -delete",
+  "cd ${HOME:?} && rm -rf *",
+  "git -C ~ clean -fdx",
+  "mv ~ /tmp/gone",
+  "rmdir ~",
+  "unlink ~/.ssh",
+  'd=/root; rm -rf "$d"',
+  "d=~; rm -rf $d",
+  "for d in ~; do rm -rf $d; done",
+  "rm -rf up/*",
+  "find up -delete",
+  "xargs rm < list",
+];
+const WORKSPACE_DELETES = ["rm -rf build", "rm -rf ./build/*", "find . -name '*.o' -delete", "rm -f a.txt", "git clean -fdx", "mv a.txt b.txt", "rm -rf node_modules dist"];
+
+describe("deletes without a sandbox", () => {
+  it.each(HOME_DELETES)("blocks %j (its targets are not shown to be in the workspace)", async (cmd) => {
+    expect((await unconfined(cmd)).verdict).toBe("block");
+  });
+  it("names the target it could not place", async () => {
+    expect((await unconfined("rm -rf up/*")).reason).toMatch(/no sandbox here.*leads to .*\/user/);
+    expect((await unconfined("rm -rf ~-")).reason).toMatch(/tilde/);
+  });
+  it.each(WORKSPACE_DELETES)("still only asks for %j inside the workspace", async (cmd) => {
+    expect((await unconfined(cmd)).verdict).toBe("ask");
+  });
+  it("blocks when the workspace is not known", async () => {
+    expect((await auditCommand("rm -rf build", { confined: false })).verdict).toBe("block");
+  });
+});
+
+describe("the home directory's spellings with a sandbox", () => {
+  it.each(["rm -rf ${HOME:?}", "rm -rf ${HOME%/}", "rm -rf ~root", "rm -r -- ~/.*", "rm -rf ~/.[!.]*", "find ${HOME:?} -delete"])("blocks %j", async (cmd) => {
+    expect((await auditCommand(cmd, { confined: true })).verdict).toBe("block");
+  });
+  it("leaves a literal absolute path to the sandbox and the ask rules", async () => {
+    expect((await auditCommand("rm -rf build", { confined: true })).verdict).toBe("ask");
+  });
+});
