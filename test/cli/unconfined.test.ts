@@ -39,6 +39,26 @@ describe("auto-approval without bubblewrap", () => {
     expect(allowed.stderr).toMatch(/UNCONFINED/);
     expect(toolResults(e2e.server.requests[1]!).rm).not.toMatch(/denied|needs approval/i);
     expect(existsSync(marker)).toBe(true);
+
+    // Even said on purpose, a delete the audit cannot place inside the workspace never runs (the eleventh pass deleted
+    // the whole home with these spellings under yolo).
+    writeFileSync(join(sb.userHome, "notes.txt"), "mine");
+    e2e.server.push(
+      {
+        toolCalls: [
+          { id: "h1", name: "bash", args: { command: "rm -rf ${HOME:?}" } },
+          { id: "h2", name: "bash", args: { command: "tar -cf /dev/null --remove-files ~" } },
+          { id: "h3", name: "bash", args: { command: "d=~; rm -rf $d" } },
+        ],
+      },
+      { content: "done" },
+    );
+    const before = e2e.server.requests.length;
+    const home = await sb.run(["run", "--approval", "yolo", "--dangerously-run-unconfined", "clean up"], { env });
+    expect(home.exitCode, home.stderr).toBe(0);
+    const results = toolResults(e2e.server.requests[before + 1]!);
+    for (const id of ["h1", "h2", "h3"]) expect(results[id], id).toMatch(/^Blocked: .*never run/s);
+    expect(existsSync(join(sb.userHome, "notes.txt"))).toBe(true);
   });
 
   it("eval --yes without bubblewrap is refused the same way (exit 2, one line), before any model call", async () => {
