@@ -33,21 +33,28 @@ function mtimeOf(p: string): number {
   }
 }
 
-/** `key value` lines of the repository's own config files (not the user's global one) for the keys above. */
+/**
+ * The keys above in the repository's own config files (not the user's global one), each with the file that holds it:
+ * an include path is relative to the file it is written in, which may itself be an included file (the eleventh pass
+ * planted `.gitconfig.more`, named by a tracked `.gitconfig.local` that `.git/config` includes: C5).
+ */
 function readKeys(gitDir: string): { key: string; value: string; file: string }[] {
   const out: { key: string; value: string; file: string }[] = [];
   for (const name of ["config", "config.worktree"]) {
-    const file = join(gitDir, name);
     let text = "";
     try {
-      // --includes: a hooksPath set in an included file counts too. Reading config runs nothing.
-      text = execFileSync("git", ["config", "--file", file, "--includes", "--get-regexp", KEYS], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000 });
+      // --includes: a key set in an included file counts too; -z: the origin's path unquoted. Reading config runs nothing.
+      const args = ["config", "--file", join(gitDir, name), "--includes", "--show-origin", "-z", "--get-regexp", KEYS];
+      text = execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000 });
     } catch {
       continue; // no such file, none of the keys, or no git
     }
-    for (const line of text.split("\n")) {
-      const m = /^(\S+) (.+)$/.exec(line);
-      if (m) out.push({ key: m[1]!.toLowerCase(), value: m[2]!, file });
+    const fields = text.split("\0");
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const origin = fields[i]!.replace(/^file:/, "");
+      const entry = fields[i + 1]!;
+      const cut = entry.indexOf("\n");
+      if (cut > 0) out.push({ key: entry.slice(0, cut).toLowerCase(), value: entry.slice(cut + 1), file: resolve(gitDir, "..", origin) });
     }
   }
   return out;
@@ -59,7 +66,9 @@ export interface RepoCodePath {
   kind: "hooks" | "config";
 }
 
-const cache = new Map<string, { stamp: string; paths: RepoCodePath[] }>();
+/** Every config file read (included ones too) is part of the cache's stamp: editing one changes what is code. */
+const cache = new Map<string, { files: string[]; stamp: string; paths: RepoCodePath[] }>();
+const stampOf = (files: string[]) => files.map(mtimeOf).join(":");
 
 /**
  * The real paths inside `workspace` that its repository's config makes code (existing or not yet created). A hooks
@@ -68,13 +77,16 @@ const cache = new Map<string, { stamp: string; paths: RepoCodePath[] }>();
  */
 export function repoCodePathsInWorkspace(workspace: string): RepoCodePath[] {
   const gitDir = join(workspace, ".git");
-  const stamp = `${mtimeOf(join(gitDir, "config"))}:${mtimeOf(join(gitDir, "config.worktree"))}`;
   const hit = cache.get(workspace);
-  if (hit && hit.stamp === stamp) return hit.paths;
+  if (hit && hit.stamp === stampOf(hit.files)) return hit.paths;
+  const files = [join(gitDir, "config"), join(gitDir, "config.worktree")];
+  const stamp = stampOf(files);
   const root = real(workspace);
   const paths = new Map<string, RepoCodePath>();
   if (stamp !== "-1:-1") {
-    for (const { key, value, file } of readKeys(gitDir)) {
+    const keys = readKeys(gitDir);
+    for (const file of new Set(keys.map((k) => k.file))) if (!files.includes(file)) files.push(file);
+    for (const { key, value, file } of keys) {
       if (value.startsWith("~")) continue;
       const hooks = key === "core.hookspath";
       const p = real(isAbsolute(value) ? value : resolve(hooks ? root : resolve(file, ".."), value));
@@ -85,7 +97,7 @@ export function repoCodePathsInWorkspace(workspace: string): RepoCodePath[] {
     }
   }
   const out = [...paths.values()].sort((a, b) => a.path.localeCompare(b.path));
-  cache.set(workspace, { stamp, paths: out });
+  cache.set(workspace, { files, stamp: stampOf(files), paths: out });
   return out;
 }
 

@@ -62,6 +62,16 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(readFileSync(join(ws, "b.txt"), "utf8")).toBe("fine\n");
   });
 
+  it("an include inside an included config is resolved against that file's folder: the file it names is refused and, written by a command, never runs (the eleventh pass's C5)", async () => {
+    const { ws, paths, sh, git } = setUp(mode);
+    writeFileSync(join(ws, ".gitconfig.local"), "[include]\n\tpath = .gitconfig.more\n");
+    git("config", "include.path", "../.gitconfig.local");
+    await expect(safeWriteFile(join(ws, ".gitconfig.more"), paths, "[core]\n\tfsmonitor = touch pwned\n")).rejects.toThrow(SandboxPathError);
+    await sh("printf '[core]\\n\\tfsmonitor = touch ../pwned-c5\\n' > .gitconfig.more; true");
+    git("status", "--porcelain");
+    expect(existsSync(join(ws, "..", "pwned-c5"))).toBe(false);
+  });
+
   it("a code key planted in a nested repository's config, then `git add`ed as a gitlink, is taken out before the user's git status", async () => {
     const { ws, sh, git } = setUp(mode);
     // A spelling the audit cannot read (python writes the file), approved in yolo or by --yes.
