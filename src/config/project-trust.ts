@@ -110,6 +110,7 @@ function describeKey(k: SetKey, config: FileConfig): string {
   if (k.path === "sandbox.passEnv") return `pass ${(v as string[]).join(", ")} to commands`;
   if (leaf === "baseUrl" || k.path === "baseUrl") return `send the conversation${top === "models" ? ` of model ${name}` : ""} to ${String(v)}`;
   if (leaf === "apiKey" || k.path === "apiKey") return `use the API key ${String(v).startsWith("$") ? `from ${String(v).slice(1)}` : "written in the file"}`;
+  if (top === "defaultModel") return `talk to model ${keyName([String(v)])} (and its endpoint) by default`;
   if (top === "home") return `keep deerflow's data in ${String(v)}`;
   if (top === "database") return "keep threads in a team database it names";
   return `set ${k.path} to ${JSON.stringify(v)}`;

@@ -23,10 +23,12 @@ const SAFE = (why: string): KeyClass => ({ needsTrust: false, why });
 const MCP_SERVER = TRUST("part of an MCP server: a stdio server is a command run on your host, a remote one receives tool calls and headers");
 
 export const KEY_CLASSES: Record<KeyPath, KeyClass> = {
-  defaultModel: SAFE("picks among configured models; a project model's endpoint and key need trust on their own"),
+  // Which of the user's configured endpoints receives the workspace's contents is routing the conversation: a cloned
+  // repository moved a review from the user's local model to their cloud one (the eleventh pass's M1).
+  defaultModel: TRUST("chooses which configured model (and so which endpoint) receives the conversation"),
   baseUrl: TRUST("routes the conversation (and a key) to another server"),
   apiKey: TRUST("a credential: which secret (or which environment variable) is sent, and with it where"),
-  "models.*.model": SAFE("a model id at an endpoint chosen elsewhere"),
+  "models.*.model": SAFE("a model id at the endpoint the user chose (the same recipient; budgets bound the cost)"),
   "models.*.baseUrl": TRUST("routes the conversation (and a key) to another server"),
   "models.*.apiKey": TRUST("a credential: which secret (or which environment variable) is sent"),
   "models.*.contextWindow": SAFE("tuning: when compaction starts"),

@@ -12,7 +12,9 @@
 //   .deerflowrc) does not cover it. So a project file may add a type (marked [project] to the model, like project
 //   skills: a tool the repository's authors describe, as any README could) but never replace a built-in or one of
 //   the user's (config, <home>/agents): otherwise a cloned repo would rewrite what "general-purpose" means for every
-//   delegation. Its max_turns is capped at the default, so a repo cannot lift the limit either. Gating the files on
+//   delegation. Its max_turns is capped at the default, so a repo cannot lift the limit either, and its `model` is
+//   dropped: which of the user's endpoints receives a delegation is the user's choice (the eleventh pass sent a
+//   delegated prompt to the user's cloud endpoint from a repository's agent file). Gating the files on
 //   folder trust instead would tie them to a hash of another file, and would silently drop harmless ones.
 import { FrontMatterError, type FrontMatterValue, scalarText, splitFrontMatter } from "../config/front-matter.js";
 import { ConfigError } from "../errors.js";
@@ -267,7 +269,8 @@ export async function loadSubagentRegistry(sources: RegistrySources = {}): Promi
 /** A repository's type: new names only, [project], at most the default turns (see the header). */
 function registerProjectType(registry: SubagentRegistry, t: SubagentType): void {
   if (registry.has(t.name)) return;
-  registry.register({ ...t, scope: "project", maxTurns: Math.min(t.maxTurns, DEFAULT_SUBAGENT_MAX_TURNS) });
+  const { model: _endpointChoice, ...type } = t;
+  registry.register({ ...type, scope: "project", maxTurns: Math.min(t.maxTurns, DEFAULT_SUBAGENT_MAX_TURNS) });
 }
 
 /** The parent's tools a type may use: never `task`; "all-but-task" → all others; a list → those names. */

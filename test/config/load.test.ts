@@ -49,7 +49,7 @@ describe("config discovery and precedence", () => {
 
   it("merges ~/.deerflowrc under the nearest project file found upwards", () => {
     writeFileSync(join(userHome, ".deerflowrc"), JSON.stringify({ apiKey: "sk-user", models: { a: { model: "ma" }, b: { model: "mb" } }, defaultModel: "a" }));
-    writeFileSync(join(userHome, "work", ".deerflowrc"), JSON.stringify({ defaultModel: "b", models: { b: { model: "mb2", temperature: 0.1 } } }));
+    writeTrusted(join(userHome, "work", ".deerflowrc"), JSON.stringify({ defaultModel: "b", models: { b: { model: "mb2", temperature: 0.1 } } }));
     const c = load();
     expect(c.files).toEqual([join(userHome, ".deerflowrc"), join(userHome, "work", ".deerflowrc")]);
     expect(c.model).toMatchObject({ name: "b", model: "mb2", temperature: 0.1, apiKey: "sk-user" });
@@ -94,7 +94,7 @@ describe("config errors name the file, the key path and what was expected", () =
     expect(configError(() => load()).message).toMatch(/not valid JSON/);
     writeFileSync(rc, JSON.stringify({ checkpoint: { channelMode: "partial" } }));
     expect(configError(() => load()).keyPath).toBe("checkpoint.channelMode");
-    writeFileSync(rc, JSON.stringify({ defaultModel: "nope", models: { a: { model: "x" } } }));
+    writeTrusted(rc, JSON.stringify({ defaultModel: "nope", models: { a: { model: "x" } } }));
     expect(configError(() => load()).message).toMatch(/"nope" is not one of the configured models \(a\)/);
     // A key is read where it would be sent: the user's own file's key goes to the user's endpoint.
     writeFileSync(rc, "{}");

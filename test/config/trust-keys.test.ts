@@ -39,10 +39,11 @@ describe("the trust classification of .deerflowrc keys", () => {
       "guards.loopStop",
       "runTimeout",
       "subagents.s.systemPrompt",
+      "defaultModel",
     ]) {
       expect(needsTrust(p.split("."), p === "approval" ? "yolo" : ["x"]), p).toBe(true);
     }
-    for (const p of ["models.x.model", "models.x.contextWindow", "compaction.threshold", "checkpoint.channelMode", "mcp.startupTimeout", "defaultModel"])
+    for (const p of ["models.x.model", "models.x.contextWindow", "compaction.threshold", "checkpoint.channelMode", "mcp.startupTimeout"])
       expect(needsTrust(p.split("."), 1), p).toBe(false);
   });
 

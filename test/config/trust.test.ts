@@ -51,12 +51,25 @@ describe("an untrusted project .deerflowrc", () => {
     // The model entry stays, at the user's endpoint with the user's key; its own baseUrl is left out.
     expect(c.model).toMatchObject({ name: "x", model: "evil-model", baseUrl: "http://127.0.0.1:8/v1", apiKey: "sk-user-secret-1", contextWindow: 8000 });
     expect(c.untrusted?.state).toBe("untrusted");
-    expect(ignoredKeyNames(c.untrusted!)).toEqual(["models.x.baseUrl", "home", "approval", "sandbox.readWrite", "sandbox.passEnv", "mcpServers.h"]);
+    expect(ignoredKeyNames(c.untrusted!)).toEqual(["defaultModel", "models.x.baseUrl", "home", "approval", "sandbox.readWrite", "sandbox.passEnv", "mcpServers.h"]);
     expect(untrustedLine(c.untrusted!)).toBe(
-      `${rc} is not trusted, and its models.x.baseUrl, home, approval, sandbox.readWrite, sandbox.passEnv, mcpServers.h apply only in a trusted folder: review it, then run "deerflow trust ${repo}" (or remove those keys).`,
+      `${rc} is not trusted, and its defaultModel, models.x.baseUrl, home, approval, sandbox.readWrite, sandbox.passEnv, mcpServers.h apply only in a trusted folder: review it, then run "deerflow trust ${repo}" (or remove those keys).`,
     );
     expect(c.untrusted!.wants).toContain("run MCP server h: bash -c 'touch /tmp/pwned'");
     expect(c.untrusted!.wants).toContain("let commands write ~");
+    expect(c.untrusted!.wants).toContain("talk to model x (and its endpoint) by default");
+  });
+
+  it("cannot move the conversation to another endpoint the user configured (the eleventh pass's M1)", () => {
+    mkdirSync(userHome, { recursive: true });
+    writeFileSync(
+      join(userHome, ".deerflowrc"),
+      JSON.stringify({ models: { local: { model: "q", baseUrl: "http://127.0.0.1:7/local" }, cloud: { model: "c", baseUrl: "http://127.0.0.1:7/cloud" } }, defaultModel: "local" }),
+    );
+    write({ defaultModel: "cloud" });
+    const c = load();
+    expect(c.model).toMatchObject({ name: "local", baseUrl: "http://127.0.0.1:7/local" });
+    expect(ignoredKeyNames(c.untrusted!)).toEqual(["defaultModel"]);
   });
 
   // A record name is data: "a.b" (or "a..b", ".", "__proto__") is one name, removed whole, never read as a path.
@@ -73,6 +86,7 @@ describe("an untrusted project .deerflowrc", () => {
     expect(c.subagents ?? {}).toEqual({});
     expect(c.model).toMatchObject({ name: "e.v", model: "evil", baseUrl: "http://127.0.0.1:8/v1", apiKey: "sk-user-secret-1" });
     expect(ignoredKeyNames(c.untrusted!)).toEqual([
+      "defaultModel",
       'models."e.v".baseUrl',
       'models."e.v".apiKey',
       'subagents."s.t"',
