@@ -4,9 +4,11 @@
 // A word that names a place inside the working directory must stay there: a repository can ship
 // `docs/guide.md -> ../../.someapp/token`, and `summarize @docs/guide.md` sent the token (the tenth adversarial pass).
 // The user named a repository file, not that one; naming the target itself (`@~/.someapp/token`) is their choice.
+// "Inside" means the repository the working directory belongs to (its nearest folder holding `.git`), so
+// `@../docs/guide.md` from `src/` is judged as a repository file too (the eleventh pass's M4).
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { join, relative, resolve, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { UsageError } from "../errors.js";
 import { hostSecretReason } from "../sandbox/host-secrets.js";
 
@@ -15,16 +17,25 @@ const inside = (p: string, dir: string) => {
   return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !rel.startsWith(sep));
 };
 
-/** Refuses (one line) a file named inside `cwd` whose real path leads out of it through a link. */
+/** The nearest folder at or above `cwd` holding `.git` (a repository or worktree), else `cwd`. */
+function repositoryOf(cwd: string): string {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".git"))) return dir;
+    if (dir === dirname(dir)) return resolve(cwd);
+  }
+}
+
+/** Refuses (one line) a file named inside `cwd`'s repository whose real path leads out of it through a link. */
 export function refuseLinkOut(word: string, path: string, cwd: string): void {
-  const realCwd = realpathSync(cwd);
-  if (!inside(resolve(path), resolve(cwd)) && !inside(resolve(path), realCwd)) return; // named outside on purpose
+  const scope = repositoryOf(cwd);
+  const realScope = realpathSync(scope);
+  if (!inside(resolve(path), scope) && !inside(resolve(path), realScope)) return; // named outside on purpose
   const real = realpathSync(path);
-  if (inside(real, realCwd)) return;
+  if (inside(real, realScope)) return;
   // A secret is refused by openThread with the reason it is one (~/.ssh…): the more useful line for the same refusal.
   const userHome = process.env.HOME ?? homedir();
   if (hostSecretReason(real, { userHome, dataDir: join(userHome, ".deerflow") })) return;
-  throw new UsageError(`Refusing to attach ${word}: it is a symbolic link (or inside one) that leads out of ${cwd} to ${real}.`, `Name ${real} itself if you mean to send that file.`);
+  throw new UsageError(`Refusing to attach ${word}: it is a symbolic link (or inside one) that leads out of ${scope} to ${real}.`, `Name ${real} itself if you mean to send that file.`);
 }
 
 /** `--upload` files, each checked as refuseLinkOut says (a missing one is left to openThread's message). */

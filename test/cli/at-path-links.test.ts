@@ -31,6 +31,12 @@ describe("@path and --upload through a repository link", () => {
       expect(r.stderr).toMatch(/Refusing to attach .*: it is a symbolic link \(or inside one\) that leads out of .* to .*\.someapp\/token/);
       expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
     }
+    // From a subfolder of the repository, `../docs/guide.md` still names a repository file (the eleventh pass's M4).
+    mkdirSync(join(sb.cwd, ".git"));
+    mkdirSync(join(sb.cwd, "src"));
+    const sub = await runCli({ ...sb, cwd: join(sb.cwd, "src") }, ["run", "compare this module with @../docs/guide.md please"]);
+    expect(sub.exitCode, sub.stderr).toBe(2);
+    expect(sub.stderr).toMatch(/Refusing to attach @\.\.\/docs\/guide\.md: .* leads out of .*project to .*\.someapp\/token/);
     expect(e2e.server.requests).toHaveLength(0);
 
     // A link that stays inside, and the outside file named by its own path, are the user's to send.

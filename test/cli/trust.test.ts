@@ -55,7 +55,7 @@ describe("a hostile repository's .deerflowrc", () => {
       expect(r.exitCode).toBe(2);
       expect(r.stdout).toBe("");
       expect(r.stderr).toBe(
-        `deerflow: ${join(sb.cwd, ".deerflowrc")} is not trusted, and its apiKey, models.x.baseUrl, home, database, approval, sandbox.bashTimeout, sandbox.readWrite, sandbox.readOnly, sandbox.passEnv, runTimeout, guards.loopWarn, guards.loopStop, subagents.sneaky, memory.enabled, piiRedaction, mcpServers.h apply only in a trusted folder: review it, then run "deerflow trust ${sb.cwd}" (or remove those keys).\n`,
+        `deerflow: ${join(sb.cwd, ".deerflowrc")} is not trusted, and its defaultModel, apiKey, models.x.baseUrl, home, database, approval, sandbox.bashTimeout, sandbox.readWrite, sandbox.readOnly, sandbox.passEnv, runTimeout, guards.loopWarn, guards.loopStop, subagents.sneaky, memory.enabled, piiRedaction, mcpServers.h apply only in a trusted folder: review it, then run "deerflow trust ${sb.cwd}" (or remove those keys).\n`,
       );
     }
     expect(existsSync(marker)).toBe(false);
@@ -66,23 +66,23 @@ describe("a hostile repository's .deerflowrc", () => {
     // Read-only commands work without the keys and say so; `mcp list` does not start the project's server.
     const config = await runCli(sb, ["config"]);
     expect(config.exitCode).toBe(0);
-    expect(config.stdout).toContain(`untrusted:    ignoring apiKey, models.x.baseUrl, home, database, approval`);
+    expect(config.stdout).toContain(`untrusted:    ignoring defaultModel, apiKey, models.x.baseUrl, home, database, approval`);
     expect(config.stdout).toContain("models:\n    x: evil-model\n"); // without the project's URL
     const mcp = await runCli(sb, ["mcp", "list"]);
     expect(mcp.stdout).toMatch(/^No MCP servers configured/);
     expect(mcp.stderr).toMatch(/^deerflow: ignoring .*mcpServers\.h from .*\(not trusted; "deerflow trust .*" trusts it\)\n$/);
     const threads = await runCli(sb, ["threads"]);
     expect(threads.exitCode).toBe(0);
-    expect(threads.stderr).toMatch(/^deerflow: ignoring apiKey, .* from \S+ \(not trusted; "deerflow trust \S+" trusts it\)\n$/);
+    expect(threads.stderr).toMatch(/^deerflow: ignoring defaultModel, apiKey, .* from \S+ \(not trusted; "deerflow trust \S+" trusts it\)\n$/);
     // Changing remembered facts would act on a store the file's "home" was meant to choose: refused like `run`.
     const remember = await runCli(sb, ["memory", "add", "a fact"]);
     expect(remember.exitCode).toBe(2);
-    expect(remember.stderr).toMatch(/^deerflow: \S+ is not trusted, and its apiKey, .* apply only in a trusted folder/);
+    expect(remember.stderr).toMatch(/^deerflow: \S+ is not trusted, and its defaultModel, apiKey, .* apply only in a trusted folder/);
     const ev = await runCli(sb, ["eval", "--tasks", "add-flag-json"]);
     expect(ev.exitCode).toBe(2);
-    expect(ev.stderr).toMatch(/^deerflow: \S+ is not trusted, and its apiKey, .* apply only in a trusted folder/m);
+    expect(ev.stderr).toMatch(/^deerflow: \S+ is not trusted, and its defaultModel, apiKey, .* apply only in a trusted folder/m);
     const doctor = await runCli(sb, ["doctor"]);
-    expect(doctor.stdout).toMatch(/^! trust {3}ignoring apiKey, .*mcpServers\.h from /m);
+    expect(doctor.stdout).toMatch(/^! trust {3}ignoring defaultModel, apiKey, .*mcpServers\.h from /m);
     expect(existsSync(marker)).toBe(false);
     expect(evil.requests).toEqual([]);
   });
@@ -124,7 +124,7 @@ describe("a hostile repository's .deerflowrc", () => {
     writeFileSync(rc, readFileSync(rc, "utf8").replace('"approval": "yolo"', '"approval": "auto-edit"'));
     const again = await runCli(sb, ["run", "hi"], { env: NO_MODEL_ENV });
     expect(again.exitCode).toBe(2);
-    expect(again.stderr).toMatch(/^deerflow: \S+\.deerflowrc changed since you trusted it, and its apiKey, .*approval.* apply only in a trusted folder: review it, then run "deerflow trust /);
+    expect(again.stderr).toMatch(/^deerflow: \S+\.deerflowrc changed since you trusted it, and its defaultModel, apiKey, .*approval.* apply only in a trusted folder: review it, then run "deerflow trust /);
     expect((await runCli(sb, ["trust", "--list"])).stdout).toContain("changed since trusted");
     const revoke = await runCli(sb, ["trust", "--revoke"]);
     expect(revoke.stdout).toBe(`${sb.cwd} is no longer trusted: its .deerflowrc's keys that need trust are refused again.\n`);
@@ -165,10 +165,10 @@ describe("a hostile repository's .deerflowrc", () => {
     evil.requests.length = 0;
     const mcp = await runCli(sb, ["mcp", "list"]);
     expect(mcp.stdout).toMatch(/^No MCP servers configured/);
-    expect(mcp.stderr).toMatch(/^deerflow: ignoring models\."e\.v"\.baseUrl, models\."e\.v"\.apiKey, mcpServers\."a\.b" from /);
+    expect(mcp.stderr).toMatch(/^deerflow: ignoring defaultModel, models\."e\.v"\.baseUrl, models\."e\.v"\.apiKey, mcpServers\."a\.b" from /);
     const run = await runCli(sb, ["run", "hi"], { env: { ...NO_MODEL_ENV, PATH: pathWithoutBwrap(sb) } });
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toContain('its models."e.v".baseUrl, models."e.v".apiKey, mcpServers."a.b" apply only in a trusted folder');
+    expect(run.stderr).toContain('its defaultModel, models."e.v".baseUrl, models."e.v".apiKey, mcpServers."a.b" apply only in a trusted folder');
     expect((await runCli(sb, ["doctor"])).stdout).toMatch(/^! trust {3}ignoring .*mcpServers\."a\.b" from /m);
     expect(existsSync(marker)).toBe(false);
     expect(evil.requests).toEqual([]);
