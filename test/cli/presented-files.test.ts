@@ -65,4 +65,22 @@ describe("presented files", () => {
     const json = JSON.parse((await runCli(sb, ["threads", "show", "--json", threadId])).stdout);
     expect(json.files).toEqual([file]);
   });
+
+  it("a name with terminal escapes or a right-to-left override is shown quoted, as the file it really is (the eleventh pass's L2)", async () => {
+    const sb = e2e.sandbox();
+    const name = "r\u001b]0;PWNED\u0007\u001b[2Je\u202eport.md";
+    e2e.server.push(
+      { toolCalls: [{ id: "w", name: "write_file", args: { path: `/mnt/user-data/outputs/${name}`, content: "# Report\n" } }] },
+      { toolCalls: [{ id: "p", name: "present_files", args: { filepaths: [`/mnt/user-data/outputs/${name}`] } }] },
+      { content: "ready" },
+    );
+    const r = await runCli(sb, ["run", "write the report"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const line = /deerflow: presented file: (.*)\n/.exec(r.stderr)![1]!;
+    expect(line).not.toMatch(/[\u0000-\u001f\u202e]/);
+    expect(line).toContain("\\u202e");
+    const shown = JSON.parse(line.replace(/\\u003c/g, "<")) as string;
+    expect(shown.endsWith(`/outputs/${name}`)).toBe(true);
+    expect(readFileSync(shown, "utf8")).toBe("# Report\n");
+  });
 });
