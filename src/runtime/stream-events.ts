@@ -2,7 +2,8 @@
 // model message with its tool calls (and its usage), each tool result, todos, notes and delegations. Pure translation: no store, no graph.
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { messageText } from "../vocabulary/message-text.js";
-import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
+import { maskSecretShapes, maskSecretsDeep } from "../vocabulary/secret-shapes.js";
+import { credentialValues } from "../sandbox/env-scrub.js";
 import { usageOf } from "../middleware/util/usage.js";
 import { denialOf } from "../sandbox/permission-denial.js";
 import { type PresentedMounts, hostPathOf } from "../vocabulary/presented-files.js";
@@ -81,7 +82,9 @@ function translateUpdates(chunk: Record<string, unknown>, runId: string, count: 
         const call = countUsage(count, m);
         const calls = m.tool_calls ?? [];
         emit({ type: "message.completed", run_id: runId, message_id: m.id, text: messageText(m), tool_calls: calls.map((c) => ({ id: c.id, name: c.name })), ...(call ? { usage: call } : {}) });
-        for (const c of calls) emit({ type: "tool.started", run_id: runId, tool_call_id: c.id, name: c.name, args: c.args });
+        // The arguments go to logs and terminals: a key the model repeats is masked there as in its answer (the call
+        // itself still gets them whole).
+        for (const c of calls) emit({ type: "tool.started", run_id: runId, tool_call_id: c.id, name: c.name, args: maskSecretsDeep(c.args, credentialValues()) });
       } else if (node === "tools" && ToolMessage.isInstance(m)) {
         const diff = diffOf(m.artifact);
         const denial = denialOf(m.artifact);

@@ -63,3 +63,11 @@ export function maskKnownSecrets(text: string, values: readonly string[]): strin
 export function maskUrlCredentials(text: string): string {
   return text.replace(URL_CREDENTIALS, (_m, scheme: string, user: string) => `${scheme}${user}:****@`);
 }
+
+/** Every string inside `value` (arrays and objects walked) masked by shape and by the given values. */
+export function maskSecretsDeep(value: unknown, known: readonly string[]): unknown {
+  if (typeof value === "string") return maskKnownSecrets(maskSecretShapes(value), known);
+  if (Array.isArray(value)) return value.map((v) => maskSecretsDeep(v, known));
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskSecretsDeep(v, known)]));
+  return value;
+}

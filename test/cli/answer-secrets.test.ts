@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 
 const e2e = useE2E();
@@ -65,5 +66,23 @@ describe("secrets in the model's own answer", () => {
     noSecret("the database", stored);
     // The model still gets a usable history: its earlier answer, masked.
     expect(JSON.stringify(e2e.server.requests.at(-1)!.body.messages)).toContain("Found them: ***");
+  });
+
+  it("are masked in tool.started's arguments (the key in the environment and a key's shape); the tool still gets them", async () => {
+    const sb = e2e.sandbox();
+    const envKey = sb.env.OPENAI_API_KEY!;
+    const command = `echo ${envKey} ${GH_TOKEN} > keys.txt`;
+    e2e.server.push({ toolCalls: [{ id: "k", name: "bash", args: { command } }] }, { content: "saved" });
+    const r = await runCli(sb, ["run", "--yes", "--output-format", "stream-json", "save the keys"], { env: { OPENAI_API_KEY: envKey } });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const started = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; args?: { command?: string } })
+      .find((e) => e.type === "tool.started")!;
+    expect(started.args!.command).toBe("echo *** *** > keys.txt");
+    noSecret("tool.started", r.stdout);
+    expect(r.stdout).not.toContain(envKey);
+    expect(readFileSync(join(sb.cwd, "keys.txt"), "utf8")).toBe(`${envKey} ${GH_TOKEN}\n`);
   });
 });
