@@ -6,6 +6,7 @@ import type { ApprovalSettings } from "../sandbox/approvals.js";
 import type { ClarificationRequest, RunEvent, RunEventListener } from "./events.js";
 import { ThreadRuntime } from "./thread-runtime.js";
 import { assertPromptFits } from "./prompt-bound.js";
+import { modelWindowOf } from "./run-agent.js";
 
 export interface RunRequest {
   config: ResolvedConfig;
@@ -61,9 +62,13 @@ export type RunResult = Omit<Extract<RunEvent, { type: "run.completed" }>, "type
   repeated?: boolean;
 };
 
-/** One run on one thread, through this home's runtime; a prompt too big to send is refused before anything else. */
+/**
+ * One run on one thread, through this home's runtime; a prompt too big to send is refused before anything else, by
+ * the window the server states when none is configured (asked once per process, as compaction asks it).
+ */
 export async function runThread(req: RunRequest): Promise<RunResult> {
-  assertPromptFits(req.prompt, req.model);
+  const window = await modelWindowOf(req.model);
+  assertPromptFits(req.prompt, window.source === "learned" ? { contextWindow: window.tokens } : req.model);
   return ThreadRuntime.for(req.config).run(req);
 }
 

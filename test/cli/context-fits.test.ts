@@ -78,6 +78,15 @@ describe("context that fits without a configured window", () => {
     expect(server.modelListAuth).toEqual(["Bearer sk-test-key-123456"]);
   });
 
+  it("a message larger than the window the server states is refused before any model call, in one line", async () => {
+    const { server, sb } = await setUp(100);
+    server.modelList = { ...VLLM_MODELS, data: [{ ...VLLM_MODELS.data[0]!, id: "test-model", root: "test-model", max_model_len: 4096 }] };
+    const r = await runCli(sb, ["run", `summarize this: ${"lorem ipsum dolor sit amet ".repeat(1200)}`]);
+    expect(r.exitCode).toBe(1);
+    expect(r.stderr).toMatch(/^deerflow: The prompt is too long for the model's context window: about [\d,]+ tokens, and the window holds 4,096 in all\./);
+    expect(server.requests).toHaveLength(0);
+  });
+
   it("a server that states nothing: the 32k default; compaction starts past 75% of it, less the reserve", async () => {
     const { server, sb } = await setUp(8000);
     server.setScript(reader(14));
