@@ -124,7 +124,9 @@ describe("a hostile repository's .deerflowrc", () => {
     writeFileSync(rc, readFileSync(rc, "utf8").replace('"approval": "yolo"', '"approval": "auto-edit"'));
     const again = await runCli(sb, ["run", "hi"], { env: NO_MODEL_ENV });
     expect(again.exitCode).toBe(2);
-    expect(again.stderr).toMatch(/^deerflow: \S+\.deerflowrc changed since you trusted it, and its defaultModel, apiKey, .*approval.* apply only in a trusted folder: review it, then run "deerflow trust /);
+    expect(again.stderr).toMatch(
+      /^deerflow: \S+\.deerflowrc changed since you trusted it, and its defaultModel, apiKey, .*approval.* apply only in a trusted folder: review it, then run "deerflow trust /,
+    );
     expect((await runCli(sb, ["trust", "--list"])).stdout).toContain("changed since trusted");
     const revoke = await runCli(sb, ["trust", "--revoke"]);
     expect(revoke.stdout).toBe(`${sb.cwd} is no longer trusted: its .deerflowrc's keys that need trust are refused again.\n`);

@@ -43,8 +43,7 @@ describe("the trust classification of .deerflowrc keys", () => {
     ]) {
       expect(needsTrust(p.split("."), p === "approval" ? "yolo" : ["x"]), p).toBe(true);
     }
-    for (const p of ["models.x.model", "models.x.contextWindow", "compaction.threshold", "checkpoint.channelMode", "mcp.startupTimeout"])
-      expect(needsTrust(p.split("."), 1), p).toBe(false);
+    for (const p of ["models.x.model", "models.x.contextWindow", "compaction.threshold", "checkpoint.channelMode", "mcp.startupTimeout"]) expect(needsTrust(p.split("."), 1), p).toBe(false);
   });
 
   it("lets an untrusted file only tighten where a value can only tighten", () => {
