@@ -1,7 +1,9 @@
 // The environment a command gets: the host's, minus anything that looks like a credential, judged by the
 // variable's name AND by its value (a password inside DATABASE_URL, a token pasted into an unrelated variable,
 // the configured API key under any name). Only the names the user lists in `sandbox.passEnv` get in unchecked.
+import { delimiter, isAbsolute, resolve } from "node:path";
 import { hasSecretShape } from "../vocabulary/secret-shapes.js";
+import { isInside } from "./paths.js";
 
 const SECRET_ENV_PATTERNS: readonly RegExp[] = [
   /(?:^|_)(?:API_?)?KEYS?(?:_\d+)?$/i, // FOO_API_KEY, GPG_KEY, OPENAI_API_KEY_2
@@ -60,7 +62,19 @@ export function scrubEnv(env: NodeJS.ProcessEnv = process.env, options: ScrubOpt
     // An exported CDPATH sends a command's `cd name` somewhere the audit cannot see (the tenth pass's A6).
     if (value === undefined || name === "CDPATH") continue;
     if (!pass.has(name) && (isSecretEnvName(name) || isSecretEnvValue(value, options.secretValues))) continue;
-    out[name] = value;
+    out[name] = name === "PATH" ? hostPath(value) : value;
   }
   return out;
+}
+
+/**
+ * PATH without its relative and empty entries (`.`, `./node_modules/.bin`, a trailing `:`) and the folders inside the
+ * project: with them a bare `ls` the audit lets run unasked resolved to a repository's own script (the twelfth pass).
+ */
+export function hostPath(path: string, project = process.cwd()): string {
+  const root = resolve(project);
+  return path
+    .split(delimiter)
+    .filter((dir) => isAbsolute(dir) && (root === "/" || !isInside(resolve(dir), root)))
+    .join(delimiter);
 }

@@ -6,6 +6,7 @@ import { delimiter, join } from "node:path";
 import { execaSync } from "execa";
 import { DeerflowError, ExitCode } from "../errors.js";
 import { killAllJobs } from "./background-jobs.js";
+import { hostPath } from "./env-scrub.js";
 import { directBackground, killDirect, runDirect } from "./direct-shell.js";
 import type { ThreadPaths } from "./provider.js";
 import { type RunOptions, type ShellResult, ShellSession } from "./shell-session.js";
@@ -24,9 +25,11 @@ const probed = new Map<string, string | null>();
 export function findBwrap(path = process.env.PATH ?? ""): string | null {
   if (probed.has(path)) return probed.get(path)!;
   let found: string | null = null;
-  for (const dir of path.split(delimiter)) {
+  // Only absolute folders outside the project: with `.` or `./node_modules/.bin` on PATH a repository's own `bwrap`
+  // ran on the host and deerflow believed it was confined (the twelfth pass).
+  for (const dir of hostPath(path).split(delimiter)) {
     const candidate = join(dir, "bwrap");
-    if (dir && existsSync(candidate)) {
+    if (existsSync(candidate)) {
       // A container without user namespaces has the binary but cannot use it.
       const r = execaSync(candidate, ["--ro-bind", "/", "/", "--unshare-pid", "--dev", "/dev", "--proc", "/proc", "true"], { reject: false, timeout: 10_000 });
       if (r.exitCode === 0) found = candidate;

@@ -31,6 +31,9 @@ function stat(pid) {
   } catch { return undefined; }
 }
 function sweep() {
+  // Only inside the sandbox's own PID namespace, where bubblewrap is pid 1 and this supervisor pid 2: anywhere else
+  // (a fake bwrap that ran it on the host) the sweep would SIGKILL every process the user can signal (the twelfth pass).
+  if (process.pid > 2) return;
   const pids = fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p)).map(Number);
   const info = new Map();
   for (const p of pids) { const s = stat(p); if (s) info.set(p, s); }
