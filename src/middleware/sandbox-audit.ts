@@ -17,7 +17,7 @@ import { debugLog } from "../model/debug-log.js";
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { THREAD_DATA_STATE } from "../state/thread-state.js";
-import type { ApprovalMode } from "../vocabulary/approval-modes.js";
+import { type ApprovalMode, modeAsks } from "../vocabulary/approval-modes.js";
 import { type ApprovalBroker, type ApprovalMemory, deniedMessage, resolveApproval } from "../sandbox/approvals.js";
 import { auditCommand, preloadShellAudit } from "../sandbox/shell-audit.js";
 import { findBwrap } from "../sandbox/run-shell.js";
@@ -38,6 +38,9 @@ function workspaceOf(request: { state?: unknown }): string | undefined {
   const td = (request.state as { thread_data?: { workspace_path?: unknown } | null } | undefined)?.thread_data;
   return typeof td?.workspace_path === "string" ? td.workspace_path : undefined;
 }
+
+/** Why a headless run did not run a command only a person may approve (shell-unconfined.ts `needsPerson`). */
+const PERSON_NOTE = "Without a sandbox (bubblewrap) this needs a person's approval: --yes and yolo do not give it. Choose another way, or the user runs it.";
 
 export function blockedMessage(reason: string): string {
   return `Blocked: ${reason}. This command is never run by deerflow; choose a safer alternative.`;
@@ -75,10 +78,23 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
         const threadId = typeof configurable?.thread_id === "string" ? configurable.thread_id : "default";
         const reason = audit.reason ?? "guarded command";
         const answer = await resolveApproval(
-          { threadId, toolCallId: toolCall.id ?? "", tool: toolCall.name, kind: edit ? "edit" : "command", command, reason, signal: request.runtime.signal, ...(edit ? { scope: EDITS_SCOPE } : {}) },
+          {
+            threadId,
+            toolCallId: toolCall.id ?? "",
+            tool: toolCall.name,
+            kind: edit ? "edit" : "command",
+            command,
+            reason,
+            signal: request.runtime.signal,
+            ...(edit ? { scope: EDITS_SCOPE } : {}),
+            ...(audit.needsPerson ? { needsPerson: true } : {}),
+          },
           { mode: options.mode, broker: options.broker, memory: options.memory },
         );
         debugLog("approval", { tool: toolCall.name, verdict: answer.verdict, mode: options.mode });
+        // Said only where an automatic yes would have approved it before (--yes, yolo): elsewhere the usual words hold.
+        const automatic = options.broker.approvesGuarded === true || !modeAsks(options.mode, edit ? "edit" : "command");
+        if (answer.verdict === "deny" && audit.needsPerson && answer.by === "headless" && automatic) return refuse(`Denied: ${reason}. ${PERSON_NOTE}`, { reason, deniedBy: answer.by });
         if (answer.verdict === "deny")
           return refuse(deniedMessage(edit ? "this command (it writes files; ask mode asks before edits)" : reason, options.broker, answer.reason), {
             reason,

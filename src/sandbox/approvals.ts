@@ -39,6 +39,11 @@ export interface ApprovalRequest {
   scope?: string;
   /** The run's signal: a broker waiting for a person gives up when the run is cancelled. */
   signal?: AbortSignal;
+  /**
+   * Only a person may approve it: no mode skips the question and `--yes` does not answer it (without a sandbox, a
+   * command the audit has a specific concern about: shell-unconfined.ts `needsPerson`).
+   */
+  needsPerson?: boolean;
 }
 
 /** An edit's diff as the approval shows it (the file tools' EditDiff fits). */
@@ -58,6 +63,8 @@ export interface ApprovalBroker {
   denialNote?: string;
   /** Who a denial is reported as (`permission_denials`): a person (default), or the headless default. */
   deniedBy?: Extract<DeniedBy, "headless" | "user">;
+  /** It says yes to every guarded action a person need not approve (`--yes`). */
+  approvesGuarded?: boolean;
 }
 
 /** What a tool's gate shows before the tool runs; null: this call needs no approval. */
@@ -91,9 +98,9 @@ export function answerOf(reply: ApprovalReply): ApprovalAnswer {
   return typeof reply === "string" ? { decision: reply } : reply;
 }
 
-/** Unattended runs: `--yes` approves guarded actions once each; without it they are denied. */
+/** Unattended runs: `--yes` approves guarded actions once each (never one only a person may approve); without it they are denied. */
 export function headlessBroker(options: { yes: boolean }): ApprovalBroker {
-  return { deniedBy: "headless", request: async () => (options.yes ? "allow_once" : "deny") };
+  return { deniedBy: "headless", approvesGuarded: options.yes, request: async (req) => (options.yes && !req.needsPerson ? "allow_once" : "deny") };
 }
 
 /** Raised when an action waits for the user (the TUI shows it and answers with `respond`). */
@@ -216,7 +223,7 @@ export type ApprovalVerdict = { verdict: "allow" } | { verdict: "deny"; reason?:
  * broker decides (an "allow_always" answer is remembered). Blocked commands must never reach this function.
  */
 export async function resolveApproval(req: ApprovalRequest, opts: { mode: ApprovalMode; broker: ApprovalBroker; memory?: ApprovalMemory }): Promise<ApprovalVerdict> {
-  if (!modeAsks(opts.mode, req.kind ?? "command")) return { verdict: "allow" };
+  if (!req.needsPerson && !modeAsks(opts.mode, req.kind ?? "command")) return { verdict: "allow" };
   const memory = opts.memory ?? processApprovalMemory;
   const scope = scopeOf(req);
   if (memory.has(req.threadId, scope)) return { verdict: "allow" };

@@ -41,15 +41,30 @@ import { CODE_RULES, sedRuns, sedWrites } from "./shell-rules-code.js";
 import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
 import { GIT_CONTROL_REASON, GIT_INTERNALS_REASON, HOME_REASON, touchesHome, writesGitControl, writesGitInternals } from "./shell-rules-paths.js";
 import { notAFile, repointsDescriptor, writesStream } from "./shell-read-only.js";
-import { UNCONFINED_REASON, plainOrAsk, unconfinedRisk } from "./shell-unconfined.js";
+import { UNCONFINED_REASON, needsPerson, plainOrAsk, unconfinedRisk } from "./shell-unconfined.js";
 import { hasForkBomb } from "./shell-fork-bomb.js";
-import { assignedCode, editorRunsShell, editorScripts, embeddedShell, runsNetworkWithRuntimeText, sqliteRisk, findDeletes, findStarts, tarDir, tarRemovesFiles } from "./shell-rules-io.js";
+import {
+  assignedCode,
+  editorRunsShell,
+  editorScripts,
+  embeddedShell,
+  runsNetworkWithRuntimeText,
+  sqliteRisk,
+  findDeletes,
+  findStarts,
+  tarDir,
+  tarRemovesFiles,
+  zipMoves,
+  RUNS_OPTION_COMMAND,
+} from "./shell-rules-io.js";
 import { unconfinedDeleteOutside } from "./unconfined-deletes.js";
 
 export type AuditVerdict = "allow" | "edit" | "ask" | "block";
 export interface AuditResult {
   verdict: AuditVerdict;
   reason?: string;
+  /** An ask only a person may approve (without a sandbox: shell-unconfined.ts `needsPerson`). */
+  needsPerson?: boolean;
 }
 
 interface Rule {
@@ -150,14 +165,6 @@ const NET_CODE =
  */
 const SHELL_OUT_CODE =
   /\bsystem2?\b|\bexec(?:[lv]p?e?)?\b|\bqx\b|\bspawn\w*|popen|os\.execute|posix_spawn|subprocess|child_process|execSync|spawnSync|%x[({[]|`[^`]+`|IO\.popen|Open3|proc_open|shell_exec|passthru|['"]\|-['"]|['"]-\|['"]|\bopen\b[^;]*\||\bshell\s*\(|\bpipe\s*\(|readpipe|IPC::|\bOpen[23]\b|\bfork\b/;
-/** Options that make a program run a command: tar's --to-command, zip -TT, git submodule foreach, aliases. */
-const RUNS_OPTION_COMMAND = (c: SimpleCommand): boolean =>
-  (c.name === "tar" && c.args.some((a) => /^--(?:checkpoint-action=exec|to-command|use-compress-program|info-script|new-volume-script|rsh-command)|^-[IF]$/.test(a))) ||
-  (c.name === "zip" && c.args.some((a) => /^(?:-TT|--unzip-command)/.test(a))) ||
-  (c.name === "git" && c.args.includes("submodule") && c.args.includes("foreach")) ||
-  (c.name === "alias" && c.args.length > 0) ||
-  /^(?:parallel|sem|rush)$/.test(c.name) ||
-  (c.name === "shopt" && c.args.includes("expand_aliases"));
 const HOMEISH = /^(?:~|\$\{?HOME\}?)(?:\/|$)/;
 const tarExtracts = (c: SimpleCommand) => /^-?[a-zA-Z]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[a-zA-Z]*x[a-zA-Z]*$/.test(a) || a === "--extract");
 /** The files a command visibly writes: its output redirections and the operands of the programs that write. */
@@ -272,6 +279,7 @@ export const SHELL_RULES: readonly Rule[] = [
 
   // --- ask first: the known shapes
   { verdict: "ask", reason: "tar --remove-files deletes the files it archives", cmd: /^(?:tar|bsdtar)$/, test: tarRemovesFiles },
+  { verdict: "ask", reason: "zip -m deletes the files it archives", cmd: /^zip$/, test: zipMoves },
   { verdict: "ask", reason: "crontab installs or removes scheduled commands (they run later, outside deerflow)", cmd: /^crontab$/, test: (c) => !c.args.includes("-l") },
   { verdict: "ask", reason: "recursive delete (rm -r)", cmd: /^rm$/, test: recursive },
   { verdict: "ask", reason: "find -delete", cmd: /^find$/, args: / -delete / },
@@ -354,7 +362,7 @@ export async function auditCommand(command: string, context: AuditContext = { co
   // Fail closed: without its grammar the audit cannot tell `ls` from `rm -rf ~`.
   if (failed) return { verdict: "block", reason: `the command audit could not load its bash grammar (${failed}); reinstall deerflow` };
   const verdict = audit(command, 0, { at: "workspace", depth: 0 }, context);
-  return context.confined ? verdict : plainOrAsk(command, verdict);
+  return context.confined ? verdict : needsPerson(plainOrAsk(command, verdict));
 }
 
 /** Starts loading the bash grammar now (in the background), so the first audited command does not wait for it. */

@@ -288,7 +288,9 @@ const WORKSPACE = `${VIRTUAL_ROOT}/workspace`;
 
 /** Where `cd <operand>` from `cwd` leads. */
 export function cdTarget(cwd: Cwd, c: Pick<SimpleCommand, "args" | "dynamicArgs">): Cwd {
-  const i = c.args.findIndex((a) => !/^-[LPe@]+$/.test(a));
+  // `--` ends the options: `cd -- ..` goes up (the twelfth pass read it as a folder named "--").
+  const end = c.args.indexOf("--");
+  const i = end >= 0 && c.args.slice(0, end).every((a) => /^-[LPe@]+$/.test(a)) ? (end + 1 < c.args.length ? end + 1 : -1) : c.args.findIndex((a) => !/^-[LPe@]+$/.test(a));
   if (i < 0) return { at: "home" };
   const dir = c.args[i]!;
   if (c.dynamicArgs[i]) return /^\$\{?HOME\}?\/?$/.test(dir) ? { at: "home" } : { at: "unknown" };

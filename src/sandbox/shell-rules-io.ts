@@ -23,7 +23,10 @@ export function findStarts(c: SimpleCommand): string[] {
 export function findDeletes(c: SimpleCommand): boolean {
   return c.args.includes("-delete") || c.args.some((a, i) => /^-(?:exec|execdir|ok|okdir)$/.test(a) && /^(?:\S*\/)?(?:rm|unlink|shred|rmdir)$/.test(c.args[i + 1] ?? ""));
 }
-export const tarRemovesFiles = (c: SimpleCommand) => /^(?:tar|bsdtar)$/.test(c.name) && c.args.includes("--remove-files");
+/** tar's --remove-files, also as GNU's abbreviations (`--rem`, `--remove-f`: the twelfth pass deleted a home with one). */
+export const tarRemovesFiles = (c: SimpleCommand) => /^(?:tar|bsdtar)$/.test(c.name) && c.args.some((a) => a.length >= 5 && "--remove-files".startsWith(a));
+/** zip -m / --move deletes the files once they are in the archive. */
+export const zipMoves = (c: SimpleCommand) => c.name === "zip" && c.args.some((a) => /^-[a-zA-Z]*m/.test(a) || (a.length >= 4 && "--move".startsWith(a)));
 
 /** The code in variables whose value is a command line (`GIT_SSH_COMMAND='…' git fetch`): judged like the command. */
 export function assignedCode(c: SimpleCommand): string[] {
@@ -79,3 +82,12 @@ export function embeddedShell(c: SimpleCommand): string[] {
     return m ? [m[1]!] : [];
   });
 }
+
+/** Options that make a program run a command: tar's --to-command, zip -TT, git submodule foreach, aliases. */
+export const RUNS_OPTION_COMMAND = (c: SimpleCommand): boolean =>
+  (c.name === "tar" && c.args.some((a) => /^--(?:checkpoint-action=exec|to-command|use-compress-program|info-script|new-volume-script|rsh-command)|^-[IF]$/.test(a))) ||
+  (c.name === "zip" && c.args.some((a) => /^(?:-TT|--unzip-command)/.test(a))) ||
+  (c.name === "git" && c.args.includes("submodule") && c.args.includes("foreach")) ||
+  (c.name === "alias" && c.args.length > 0) ||
+  /^(?:parallel|sem|rush)$/.test(c.name) ||
+  (c.name === "shopt" && c.args.includes("expand_aliases"));

@@ -29,7 +29,7 @@ const SECRET_WORD = new RegExp(
 
 export const UNCONFINED_REASON = "no sandbox here (bubblewrap is not available): this command would run on your host as you, and only commands known to only read run unasked";
 export const UNCONFINED_SECRET_REASON = "no sandbox here (bubblewrap is not available): this command reads where credentials are kept";
-export const UNCONFINED_OUTSIDE_REASON = "no sandbox here (bubblewrap is not available): this command reads outside the workspace";
+export const UNCONFINED_OUTSIDE_REASON = "no sandbox here (bubblewrap is not available): this command reaches outside the workspace";
 export const UNCONFINED_OPTION_REASON = "no sandbox here (bubblewrap is not available): an option not on this program's read-only list";
 export const UNCONFINED_SPELLING_REASON = "no sandbox here (bubblewrap is not available): this command line is not plain words, and only plain ones run unasked";
 
@@ -49,13 +49,16 @@ const readsOutside = (c: SimpleCommand) =>
 
 /** Why this simple command asks when it runs unconfined, or undefined when it only reads (inside `workspace`). */
 export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | undefined {
+  // Credentials and outside first: a command that is not read-only and reaches out (`find ~ -exec truncate …`) asks for that reason,
+  // which only a person may approve (needsPerson), not for the generic one.
+  const words = [...c.args, ...c.redirects.map((r) => r.target)];
+  if (words.some((w) => SECRET_WORD.test(w))) return UNCONFINED_SECRET_REASON;
+  if (c.name !== "" && readsOutside(c)) return UNCONFINED_OUTSIDE_REASON;
   if (!commandOnlyReads(c)) return UNCONFINED_REASON;
   // `CDPATH=..` alone on a line sends the next `cd` elsewhere; `rg --files | xargs rg` makes file names options.
   if (c.assigns.length > 0 || c.via.length > 0) return UNCONFINED_REASON;
   const option = unlistedOption(c);
   if (option !== undefined) return `${UNCONFINED_OPTION_REASON} (${c.name} ${option})`;
-  if ([...c.args, ...c.redirects.map((r) => r.target)].some((w) => SECRET_WORD.test(w))) return UNCONFINED_SECRET_REASON;
-  if (c.name !== "" && readsOutside(c)) return UNCONFINED_OUTSIDE_REASON;
   const link = c.name !== "" && workspace ? leavesWorkspaceByLinks(c, workspace) : undefined;
   return link ? `${UNCONFINED_OUTSIDE_REASON} (${link})` : undefined;
 }
@@ -65,4 +68,20 @@ export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | u
 export function plainOrAsk(command: string, verdict: { verdict: "allow" | "edit" | "ask" | "block"; reason?: string }): typeof verdict {
   const spelled = verdict.verdict === "allow" ? notLiteral(command) : undefined;
   return spelled ? { verdict: "ask", reason: `${UNCONFINED_SPELLING_REASON}: ${spelled}` } : verdict;
+}
+
+/** Why a command asks without a sandbox for no reason but the missing sandbox: it is not known to only read. */
+const GENERIC_REASONS = [UNCONFINED_REASON, UNCONFINED_SPELLING_REASON, UNCONFINED_OPTION_REASON];
+
+/**
+ * Without a sandbox, an ask the audit has a specific concern about (a delete, the home directory, code it cannot read,
+ * git discarding work, a package install …) is for a person: `--yes` and yolo approve only the asks that are there
+ * because no sandbox bounds the command. The twelfth pass deleted a home under yolo with spellings no rule blocks
+ * (`python3 -c 'shutil.rmtree(os.path.expanduser("~"))'`, an alias, `find ~ -exec truncate`): each asked, and an
+ * automatic yes is not a person reading the reason.
+ */
+export function needsPerson<T extends { verdict: "allow" | "edit" | "ask" | "block"; reason?: string }>(verdict: T): T & { needsPerson?: boolean } {
+  if (verdict.verdict !== "ask") return verdict;
+  const generic = GENERIC_REASONS.some((r) => verdict.reason === r || verdict.reason?.startsWith(`${r}:`) || verdict.reason?.startsWith(`${r} (`));
+  return generic ? verdict : { ...verdict, needsPerson: true };
 }

@@ -6,13 +6,13 @@
 // words, followed through globs and links by unconfined-paths.ts), or the command is blocked.
 //
 // Decided:
-// - Deletes are rm, rmdir, unlink, shred, find -delete / -exec rm, tar --remove-files, rsync --delete /
+// - Deletes are rm, rmdir, unlink, shred, find -delete / -exec rm, tar --remove-files, zip -m, rsync --delete /
 //   --remove-source-files, git clean, and mv (its sources leave their place). Writes that only add files stay asks.
 // - Unknown is refused: a word known only at run time, a tilde, a run from outside the workspace, targets fed by xargs.
 //   The user can still run such a command themselves; the agent without a sandbox cannot.
 // - With bubblewrap none of this applies: the sandbox bounds what a delete can reach.
 import type { SimpleCommand } from "./shell-command.js";
-import { findDeletes, tarRemovesFiles } from "./shell-rules-io.js";
+import { findDeletes, tarRemovesFiles, zipMoves } from "./shell-rules-io.js";
 import { leavesWorkspaceByLinks } from "./unconfined-paths.js";
 
 const DELETES = /^(?:rm|rmdir|unlink|shred|mv)$/;
@@ -23,7 +23,7 @@ export function destroysFiles(c: SimpleCommand): boolean {
   if (c.name === "find") return findDeletes(c);
   if (c.name === "rsync") return c.args.some((a) => /^--(?:delete|del$|remove-source-files)/.test(a));
   if (c.name === "git") return c.args.includes("clean");
-  return tarRemovesFiles(c);
+  return tarRemovesFiles(c) || zipMoves(c);
 }
 
 export const UNCONFINED_DELETE_REASON = "no sandbox here (bubblewrap is not available): a delete whose targets are not shown to be inside the workspace never runs";

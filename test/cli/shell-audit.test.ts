@@ -80,7 +80,9 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     expect(r.exitCode, r.stderr).toBe(0);
     const out = toolResults(e2e.server.requests[1]!);
     const denied = /^Denied: .+ was not approved \(run with --yes to approve guarded actions headless\)\.$/;
-    for (const id of ["variable", "base64", "bashC", "xargs", "rsync", "python", "cdUp", "checkout", "restore", "stash"]) expect(out[id], id).toMatch(denied);
+    for (const id of ["variable", "base64", "bashC", "rsync", "python", "checkout", "restore", "stash"]) expect(out[id], id).toMatch(denied);
+    // Without bubblewrap a delete whose targets are not shown to be in the workspace is blocked outright (unconfined-deletes.ts).
+    for (const id of ["xargs", "cdUp"]) expect(out[id], id).toMatch(mode === "bwrap" ? denied : /^Blocked: no sandbox here .*a delete whose targets are not shown/);
     expect(out.variable).toMatch(/variable or substitution/);
     expect(out.checkout).toMatch(/discards uncommitted changes/);
     // Without bubblewrap git's read commands ask too (a planted config makes them run programs: shell-read-only.ts).
@@ -148,7 +150,7 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
     // Without bubblewrap, reading outside the workspace asks (shell-unconfined.ts).
     if (mode === "bwrap") expect(out.read).toBe("[core]");
     else
-      expect(out.read).toBe("Denied: no sandbox here (bubblewrap is not available): this command reads outside the workspace was not approved (run with --yes to approve guarded actions headless).");
+      expect(out.read).toBe("Denied: no sandbox here (bubblewrap is not available): this command reaches outside the workspace was not approved (run with --yes to approve guarded actions headless).");
     expect(readFileSync(join(repo, ".git", "config"), "utf8")).toBe(config);
     expect(existsSync(join(repo, ".git", "hooks", "post-commit"))).toBe(false);
     expect(existsSync(join(sb.userHome, ".deerflowrc"))).toBe(false);
@@ -204,8 +206,13 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
   it("a .git/commondir written by any program (a script here, in yolo) is put back after the command: the user's git keeps its own config and hooks", async () => {
     const sb = e2e.sandbox();
     const repo = repoWithWork(sb);
-    const script = "import os; os.makedirs('gd/hooks', exist_ok=True); open('gd/config','w').write('[core]\\n\\tfsmonitor = touch pwned\\n'); open('.git/commondir','w').write('../gd')";
-    e2e.server.push(bash({ plant: `python3 -c "${script}"` }), bash({ after: "test -e .git/commondir && echo still there || echo gone" }), { content: "done" });
+    // A script file the audit cannot read: yolo runs it, with or without bubblewrap (inline code naming .git would need
+    // a person's approval without one).
+    writeFileSync(
+      join(repo, "plant.py"),
+      "import os; os.makedirs('gd/hooks', exist_ok=True); open('gd/config','w').write('[core]\\n\\tfsmonitor = touch pwned\\n'); open('.git/commondir','w').write('../gd')\n",
+    );
+    e2e.server.push(bash({ plant: "python3 plant.py" }), bash({ after: "test -e .git/commondir && echo still there || echo gone" }), { content: "done" });
     const r = await runCli(sb, ["run", "--approval", "yolo", ...unconfinedFlag(mode), "-w", repo, "go"], { env: envFor(mode, sb) });
     expect(r.exitCode, r.stderr).toBe(0);
     const out = { ...toolResults(e2e.server.requests[1]!), ...toolResults(e2e.server.requests[2]!) };
@@ -246,8 +253,8 @@ describe.each(modes)("the command audit through the built CLI (%s)", (mode) => {
       const out = toolResults(e2e.server.requests[1]!);
       expect(out.perl).toMatch(/^Denied: inline interpreter code runs shell commands/);
       for (const id of ["pwdTrim", "dirname", "procCwd", "link", "build"]) {
-        expect(out[id], id).toBe(
-          "Denied: no sandbox here (bubblewrap is not available): this command would run on your host as you, and only commands known to only read run unasked was not approved (run with --yes to approve guarded actions headless).",
+        expect(out[id], id).toMatch(
+          /^Denied: no sandbox here \(bubblewrap is not available\): this command (?:would run on your host as you|reaches outside the workspace|reads where credentials are kept).* was not approved \(run with --yes to approve guarded actions headless\)\.$/,
         );
       }
       expect(out.secret).toMatch(/^Denied: no sandbox here \(bubblewrap is not available\): this command reads where credentials are kept was not approved/);

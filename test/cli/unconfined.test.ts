@@ -33,7 +33,7 @@ describe("auto-approval without bubblewrap", () => {
 
     // Said on purpose: the guarded command runs unasked (and the usual warning says it is unconfined).
     const marker = join(sb.cwd, "ran.txt");
-    e2e.server.push({ toolCalls: [{ id: "rm", name: "bash", args: { command: `rm -rf ./gone; echo ok > ${marker}` } }] }, { content: "done" });
+    e2e.server.push({ toolCalls: [{ id: "rm", name: "bash", args: { command: `rm -f ./gone; echo ok > ${marker}` } }] }, { content: "done" });
     const allowed = await sb.run(["run", "--yes", "--dangerously-run-unconfined", "clean"], { env });
     expect(allowed.exitCode, allowed.stderr).toBe(0);
     expect(allowed.stderr).toMatch(/UNCONFINED/);
@@ -49,6 +49,8 @@ describe("auto-approval without bubblewrap", () => {
           { id: "h1", name: "bash", args: { command: "rm -rf ${HOME:?}" } },
           { id: "h2", name: "bash", args: { command: "tar -cf /dev/null --remove-files ~" } },
           { id: "h3", name: "bash", args: { command: "d=~; rm -rf $d" } },
+          // Asks with a specific concern: only a person may approve it without a sandbox (the twelfth pass's D1).
+          { id: "h4", name: "bash", args: { command: `python3 -c 'import shutil,os; shutil.rmtree(os.path.expanduser("~"))'` } },
         ],
       },
       { content: "done" },
@@ -58,6 +60,7 @@ describe("auto-approval without bubblewrap", () => {
     expect(home.exitCode, home.stderr).toBe(0);
     const results = toolResults(e2e.server.requests[before + 1]!);
     for (const id of ["h1", "h2", "h3"]) expect(results[id], id).toMatch(/^Blocked: .*never run/s);
+    expect(results.h4).toMatch(/^Denied: deletes files from inline interpreter code .*needs a person's approval: --yes and yolo do not give it/s);
     expect(existsSync(join(sb.userHome, "notes.txt"))).toBe(true);
   });
 
@@ -76,9 +79,10 @@ describe("auto-approval without bubblewrap", () => {
 
   it("an unconfined command's parent is the watchdog with the scrubbed environment: /proc/$PPID/environ holds no key", async () => {
     const sb = e2e.sandbox();
-    const command = "tr '\\0' '\\n' < /proc/$PPID/environ; echo; tr '\\0' ' ' < /proc/$PPID/cmdline";
-    e2e.server.push({ toolCalls: [{ id: "env", name: "bash", args: { command } }] }, { content: "done" });
-    // Approved: reading /proc/*/environ asks without a sandbox (shell-unconfined.ts); this is the layer under that.
+    // A script the audit cannot read (so --yes approves it): reading /proc/*/environ by name needs a person without a
+    // sandbox (shell-unconfined.ts); this is the layer under that.
+    writeFileSync(join(sb.cwd, "read-parent.sh"), "tr '\\0' '\\n' < /proc/$PPID/environ; echo; tr '\\0' ' ' < /proc/$PPID/cmdline\n");
+    e2e.server.push({ toolCalls: [{ id: "env", name: "bash", args: { command: "sh read-parent.sh" } }] }, { content: "done" });
     const r = await sb.run(["run", ...approveUnconfined("fallback"), "read my parent"], { env: { PATH: pathWithoutBwrap(sb), GITHUB_TOKEN: "ghp_abcdefghijklmnopqrstuvwxyz0123456789" } });
     expect(r.exitCode, r.stderr).toBe(0);
     const out = toolResults(e2e.server.requests[1]!).env!;

@@ -119,11 +119,11 @@ describe("auditCommand without a sandbox", () => {
   it.each(WRITES_OR_RUNS)("asks first for %j", async (cmd) => {
     expect((await unconfined(cmd)).verdict).toBe("ask");
   });
-  it.each(OUTSIDE)("asks first for %j: it reads outside the workspace", async (cmd) => {
-    expect(await unconfined(cmd)).toEqual({ verdict: "ask", reason: "no sandbox here (bubblewrap is not available): this command reads outside the workspace" });
+  it.each(OUTSIDE)("asks first for %j: it reaches outside the workspace", async (cmd) => {
+    expect(await unconfined(cmd)).toMatchObject({ verdict: "ask", reason: "no sandbox here (bubblewrap is not available): this command reaches outside the workspace" });
   });
   it.each(SECRETS)("asks first for %j: it reads where credentials are kept", async (cmd) => {
-    expect(await unconfined(cmd)).toEqual({ verdict: "ask", reason: "no sandbox here (bubblewrap is not available): this command reads where credentials are kept" });
+    expect(await unconfined(cmd)).toMatchObject({ verdict: "ask", reason: "no sandbox here (bubblewrap is not available): this command reads where credentials are kept" });
   });
   it("a rule's own reason wins over the general one, and blocks stay blocks", async () => {
     expect((await unconfined("x=rm; $x -r d")).reason).toMatch(/variable or substitution/);
@@ -252,7 +252,7 @@ describe("auditCommand without a sandbox: where the paths lead on disk (the sixt
   ])("asks for %j", async (cmd) => {
     const r = await audit(cmd);
     expect(r.verdict, cmd).toBe("ask");
-    expect(r.reason).toMatch(/reads outside the workspace|reads where credentials are kept|not on this program's read-only list|not plain words/);
+    expect(r.reason).toMatch(/reaches outside the workspace|reads where credentials are kept|not on this program's read-only list|not plain words/);
   });
   it.each(["cat notes.txt", "grep -rn key .", "cat srclink/a.ts", "ls -la", "cat /mnt/user-data/workspace/notes.txt"])("allows %j", async (cmd) => {
     expect((await audit(cmd)).verdict, cmd).toBe("allow");
@@ -276,7 +276,7 @@ describe("auditCommand without a sandbox: options are an allow list, bash-only s
     ["du --files0-from=list", /read-only list/],
     ["wc --files0-from=list", /read-only list/],
     ["md5sum -c sums", /read-only list/],
-    ["jq --rawfile k ../.aws/credentials -n '$k'", /read-only list/],
+    ["jq --rawfile k ../.aws/credentials -n '$k'", /credentials are kept/],
     ["tail -f --pid=1 x", /read-only list/],
     ["find . -fprint out", /no sandbox here/],
     ["find . -newerXY x", /read-only list/],

@@ -77,3 +77,34 @@ describe("the home directory's spellings with a sandbox", () => {
     expect((await auditCommand("rm -rf build", { confined: true })).verdict).toBe("ask");
   });
 });
+
+// The twelfth pass's yolo deletions: each is now blocked, or an ask only a person may approve (--yes and yolo do not).
+const PERSON_ONLY = [
+  `python3 -c 'import shutil,os; shutil.rmtree(os.path.expanduser("~"))'`,
+  `perl -e 'system("rm -rf ../.ssh")'`,
+  "GIT_WORK_TREE=.. git clean -ffdx :/",
+  "ln -s .. up2; rm -rf up2/*",
+  "alias r=rm; r -rf ../.ssh",
+  `awk 'BEGIN{system("rm -rf x")}'`,
+  "zip -qrm k.zip ../.ssh ../.aws",
+  "git worktree remove --force --force user",
+  "rm -rf /mnt/user-data/outputs/../../../../user",
+  "find ~ -type f -exec truncate -s0 {} +",
+  "(cd ..; rm x)",
+  "rm -rf /proc/self/cwd/../*",
+  "rm -rf build",
+];
+describe("asks only a person may approve without a sandbox", () => {
+  it.each(PERSON_ONLY)("%j is blocked or needs a person", async (cmd) => {
+    const r = await unconfined(cmd);
+    expect(r.verdict === "block" || (r.verdict === "ask" && r.needsPerson === true), JSON.stringify(r)).toBe(true);
+  });
+  it.each(["tar -cf /dev/null --remove-f ~", "tar -cf /dev/null --rem ~", "cd -- .. && rm -rf *"])("%j is blocked", async (cmd) => {
+    expect((await unconfined(cmd)).verdict).toBe("block");
+  });
+  it.each(["npm test", "make", "python3 script.py", "echo hi > out.txt", "rm -f a.txt", "git commit -m x", "ls *.ts"])("%j asks, and --yes may approve it", async (cmd) => {
+    const r = await unconfined(cmd);
+    expect(r.verdict).toBe("ask");
+    expect(r.needsPerson).toBeUndefined();
+  });
+});
