@@ -32,6 +32,8 @@ export interface DelegationView {
   status: string;
   stop_reason?: string | null;
   result_brief?: string;
+  /** The runtime's check of the report's receipts and the lead's acceptance checks (absent: nothing to check). */
+  verdict?: { verified: boolean; summary: string };
   created_at?: string;
   updated_at?: string;
 }

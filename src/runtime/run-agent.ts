@@ -132,6 +132,7 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     // A type may name another configured model; otherwise children use the parent's.
     model: (type) => (type.model && config.models[type.model] ? createChatModel(resolveNamedModel(config, type.model)) : model),
     tools: () => leadAgentTools({ bashTimeoutSeconds: config.sandbox.bashTimeoutSeconds }) as never,
+    acceptanceTimeoutSeconds: config.sandbox.bashTimeoutSeconds,
     childMiddleware: () => [
       usageReportMiddleware("subagents", runLedger),
       nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval)),

@@ -25,3 +25,18 @@ export class MessageRemovalError extends DeerflowError {
     this.messageId = messageId;
   }
 }
+
+/** One step wrote a one-writer field (title, thread_data) twice with different values. */
+export class DoubleWriteError extends DeerflowError {
+  readonly field: string;
+  constructor(field: string, first: unknown, second: unknown) {
+    const show = (v: unknown) => {
+      const s = JSON.stringify(v) ?? String(v);
+      return s.length > 200 ? `${s.slice(0, 199)}…` : s;
+    };
+    super(`Two different writes of "${field}" in one step (${show(first)} and ${show(second)}); one step may write ${field} once.`, {
+      hint: `Write ${field} from one node or tool per step.`,
+    });
+    this.field = field;
+  }
+}

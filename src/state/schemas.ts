@@ -4,6 +4,7 @@
 // are NOT validation errors here: a long brief must not crash a run.
 import { z } from "zod";
 import {
+  ACCEPTANCE_CHECK_KINDS,
   DEFAULT_MAX_CONTINUATIONS,
   DEFAULT_MAX_NO_PROGRESS_CONTINUATIONS,
   DELEGATION_STATUSES,
@@ -67,6 +68,21 @@ export const GoalOutcomeSchema = z.looseObject({
 export const DelegationStatusSchema = z.enum(DELEGATION_STATUSES);
 export const DelegationStopReasonSchema = z.enum(DELEGATION_STOP_REASONS);
 
+export const AcceptanceCheckResultSchema = z.looseObject({
+  check: z.enum(ACCEPTANCE_CHECK_KINDS),
+  target: z.string(),
+  passed: z.boolean(),
+  detail: z.string(),
+});
+
+export const DelegationVerdictSchema = z.looseObject({
+  verified: z.boolean(),
+  receipts_cited: z.array(z.string()),
+  receipts_missing: z.array(z.string()),
+  checks: z.array(AcceptanceCheckResultSchema),
+  summary: z.string(),
+});
+
 export const DelegationEntrySchema = z.looseObject({
   id: z.string().min(1),
   run_id: z.string(),
@@ -77,6 +93,7 @@ export const DelegationEntrySchema = z.looseObject({
   result_sha256: z.string().optional(),
   result_ref: z.string().optional(),
   stop_reason: DelegationStopReasonSchema.optional(),
+  verdict: DelegationVerdictSchema.optional(),
   created_at: z.string(),
   updated_at: z.string().optional(),
 });

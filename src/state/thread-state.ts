@@ -22,6 +22,7 @@ import { mergeTaskHistory } from "./reducers/task-history.js";
 import { mergeTaskNotes } from "./reducers/task-notes.js";
 import { mergeThreadData } from "./reducers/thread-data.js";
 import { mergeTitle } from "./reducers/title.js";
+import { oneWritePerStep } from "./reducers/one-write-per-step.js";
 import { mergeTodos } from "./reducers/todos.js";
 import { mergeToolArtifactProcessed } from "./reducers/tool-artifact-processed.js";
 import { mergeToolArtifacts } from "./reducers/tool-artifacts.js";
@@ -121,19 +122,28 @@ export function createMessagesValue<M extends CheckpointChannelMode>(mode: M, op
 // langchain gives a middleware node only the fields its schema declares (plus messages).
 
 const nullable = <S extends z.ZodType>(schema: S) => schema.nullable().default(null);
+/** The same thread directories (key order and extra keys aside). */
+const samePaths = (a: ThreadData | null | undefined, b: ThreadData | null | undefined) =>
+  a?.workspace_path === b?.workspace_path && a?.uploads_path === b?.uploads_path && a?.outputs_path === b?.outputs_path;
 
 export const THREAD_STATE_VALUES = {
   sandbox: new ReducedValue<SandboxState | null, SandboxState | null | undefined>(nullable(SandboxStateSchema), {
     inputSchema: SandboxStateSchema.nullish(),
     reducer: mergeSandbox,
   }),
+  // One writer per step (reducers/one-write-per-step.ts): two different values in one step fail the step.
   thread_data: new ReducedValue<ThreadData | null, ThreadData | null | undefined>(nullable(ThreadDataSchema), {
     inputSchema: ThreadDataSchema.nullish(),
-    reducer: mergeThreadData,
+    reducer: oneWritePerStep("thread_data", mergeThreadData, (u) => u != null, samePaths),
   }),
   title: new ReducedValue<string | null, string | null | undefined>(nullable(z.string()), {
     inputSchema: z.string().nullish(),
-    reducer: mergeTitle,
+    reducer: oneWritePerStep(
+      "title",
+      mergeTitle,
+      (u) => u !== undefined,
+      (a, b) => a === b,
+    ),
   }),
   artifacts: new ReducedValue<string[], string[] | null | undefined>(
     z.array(z.string()).default(() => []),

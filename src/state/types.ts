@@ -3,7 +3,7 @@
 // compile-time check there keeps the two in step. `type` aliases (not interfaces) on purpose: they
 // stay assignable to `Record<string, unknown>`, which the loose zod schemas produce.
 import type { BaseMessage } from "@langchain/core/messages";
-import { LOOP_CAPPED, MODEL_LENGTH_CAPPED, TOKEN_CAPPED, TURN_CAPPED } from "../vocabulary/stop-reasons.js";
+import { CONTENT_FILTER, LOOP_CAPPED, MODEL_LENGTH_CAPPED, TOKEN_CAPPED, TURN_CAPPED } from "../vocabulary/stop-reasons.js";
 
 // ---------------------------------------------------------------------------------------------
 // Goal mode (docs/cli.md, run --goal)
@@ -76,14 +76,41 @@ export type DelegationStatus = (typeof DELEGATION_STATUSES)[number];
 export const TERMINAL_DELEGATION_STATUSES = ["completed", "failed", "cancelled", "timed_out", "polling_timed_out"] as const satisfies readonly DelegationStatus[];
 export type TerminalDelegationStatus = (typeof TERMINAL_DELEGATION_STATUSES)[number];
 
-export const DELEGATION_STOP_REASONS = [TOKEN_CAPPED, TURN_CAPPED, LOOP_CAPPED, MODEL_LENGTH_CAPPED] as const;
-/** Why a guard ended a subagent early; the status stays completed/failed. */
+export const DELEGATION_STOP_REASONS = [TOKEN_CAPPED, TURN_CAPPED, LOOP_CAPPED, MODEL_LENGTH_CAPPED, CONTENT_FILTER] as const;
+/** Why a guard (or the provider's content filter) ended a subagent early; the status stays completed/failed. */
 export type DelegationStopReason = (typeof DELEGATION_STOP_REASONS)[number];
 
 /** Longest result brief kept in the ledger. */
 export const DELEGATION_RESULT_BRIEF_MAX_CHARS = 2000;
 /** The ledger keeps this many most recent delegations. */
 export const DELEGATIONS_MAX_ENTRIES = 50;
+
+export const ACCEPTANCE_CHECK_KINDS = ["file_exists", "json_parses", "command_exits_zero"] as const;
+/** What the runtime verifies after a subagent finished (the lead names them in the task call). */
+export type AcceptanceCheckKind = (typeof ACCEPTANCE_CHECK_KINDS)[number];
+
+/** One acceptance check as the runtime ran it. */
+export type AcceptanceCheckResult = {
+  check: AcceptanceCheckKind;
+  /** The path (file checks) or the command line. */
+  target: string;
+  passed: boolean;
+  /** Why it failed, or what it saw (a command's exit code and last output lines). */
+  detail: string;
+};
+
+/** The runtime's verdict on a subagent's report: its receipts and the lead's acceptance checks. */
+export type DelegationVerdict = {
+  /** True when every cited receipt exists and every acceptance check passed. */
+  verified: boolean;
+  /** Tool-call ids the report cites as `[receipt: <id>]`. */
+  receipts_cited: string[];
+  /** Cited ids the subagent never called (or whose call never ran). */
+  receipts_missing: string[];
+  checks: AcceptanceCheckResult[];
+  /** One line for people: what was verified, or what failed. */
+  summary: string;
+};
 
 /** One delegation to a subagent (`task` tool call). */
 export type DelegationEntry = {
@@ -98,6 +125,8 @@ export type DelegationEntry = {
   result_sha256?: string;
   result_ref?: string;
   stop_reason?: DelegationStopReason;
+  /** Set when the report cited receipts or the lead asked for acceptance checks. */
+  verdict?: DelegationVerdict;
   created_at: string;
   updated_at?: string;
 };

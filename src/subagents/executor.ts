@@ -16,7 +16,11 @@
 //   (the ToolNode hands it to tools: bash kills its process group). The result does not wait for a tool that
 //   ignores its signal: the run is raced against the abort.
 // - Clarification is offered to nobody (`deerflow_unattended: true`): a child cannot ask the user.
-// - A guard's stop (turn/loop/token/length) is still "completed", with `stop_reason` set (docs/events.md).
+// - A guard's stop (turn/loop/token/length, the provider's content filter) is still "completed", with `stop_reason`
+//   set (docs/events.md); the task tool decides what the lead reads.
+// - Uploads: the files attached to the parent's run (`configurable.deerflow_uploads`) reach the child through the
+//   same Uploads middleware the lead has, right after SubagentThreadData (it needs uploads_path in state).
+// - The result carries the ids of the tool calls the child made (receipts.ts checks the report's citations).
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
@@ -25,6 +29,7 @@ import { before, nextTo } from "../agent/anchors.js";
 import { createDeerflowAgent } from "../agent/create-deerflow-agent.js";
 import { llmErrorHandlingMiddleware } from "../middleware/llm-error-handling.js";
 import { loopDetectionMiddleware } from "../middleware/loop-detection.js";
+import { uploadsMiddleware } from "../middleware/uploads.js";
 import { modelLengthFinishReasonMiddleware } from "../middleware/model-length-finish-reason.js";
 import { safetyFinishReasonMiddleware } from "../middleware/safety-finish-reason.js";
 import { tokenBudgetMiddleware } from "../middleware/token-budget.js";
@@ -34,6 +39,7 @@ import { THREAD_DATA_STATE } from "../state/thread-state.js";
 import { DELEGATION_STOP_REASONS, type DelegationStopReason } from "../state/types.js";
 import { readRunConfigurable, runConfigurable } from "../vocabulary/configurable.js";
 import { messageText } from "../vocabulary/message-text.js";
+import { madeToolCalls } from "./receipts.js";
 import { type SubagentType, toolsForType } from "./registry.js";
 
 export const DEFAULT_SUBAGENT_TIMEOUT_MS = 1_800_000;
@@ -48,6 +54,8 @@ export interface SubagentResult {
   result: string;
   stop_reason?: DelegationStopReason;
   error?: string;
+  /** Ids of the tool calls the child made that produced a result (completed runs). */
+  toolCallIds?: string[];
   /** Wall-clock duration of the child run. */
   durationMs: number;
 }
@@ -71,6 +79,8 @@ export interface RunSubagentOptions {
   configurable?: Record<string, unknown>;
   /** Child thread id (ReadBeforeWrite scope); default: a fresh one per run. */
   threadId?: string;
+  /** File names attached to the parent's run (in uploads/): the child is told about them as the lead is. */
+  uploads?: string[];
 }
 
 /** Seeds `thread_data` from `configurable.deerflow_thread_data` (the child has no ThreadData/Sandbox). */
@@ -101,6 +111,7 @@ export function buildSubagent(options: Pick<RunSubagentOptions, "type" | "model"
     },
     extraMiddleware: [
       before("DanglingToolCall", subagentThreadDataMiddleware()),
+      nextTo("SubagentThreadData", uploadsMiddleware()),
       nextTo("TokenBudget", turnLimitMiddleware({ maxTurns: type.maxTurns })),
       ...(options.extraMiddleware ?? []),
       safetyFinishReasonMiddleware(),
@@ -167,7 +178,7 @@ export async function runSubagent(options: RunSubagentOptions): Promise<Subagent
   const maxTurns = options.type.maxTurns;
   const configurable: Record<string, unknown> = {
     thread_id: options.threadId ?? `subagent-${process.pid}-${Date.now().toString(36)}-${++seq}`,
-    ...runConfigurable({ unattended: true, subagent: options.type.name, threadData: options.mounts }),
+    ...runConfigurable({ unattended: true, subagent: options.type.name, threadData: options.mounts, uploads: options.uploads }),
     ...(options.mounts ? { thread_data: options.mounts } : {}),
     ...options.configurable,
   };
@@ -204,7 +215,7 @@ export async function runSubagent(options: RunSubagentOptions): Promise<Subagent
     const messages = values.messages as BaseMessage[] | undefined;
     const stop = values.stop_reason;
     const stop_reason = (DELEGATION_STOP_REASONS as readonly unknown[]).includes(stop) ? (stop as DelegationStopReason) : undefined;
-    return done({ status: "completed", result: finalText(messages), ...(stop_reason ? { stop_reason } : {}) });
+    return done({ status: "completed", result: finalText(messages), toolCallIds: [...madeToolCalls(messages ?? [])], ...(stop_reason ? { stop_reason } : {}) });
   } catch (e) {
     if (timedOut) return done({ status: "timed_out", result: "", error: `timed out after ${Math.round(timeoutMs / 1000)} s` });
     if (options.signal?.aborted) return done({ status: "cancelled", result: "", error: "cancelled" });

@@ -19,7 +19,8 @@ const SHARED = `# Your situation
 - Never print or copy secrets (API keys, tokens, passwords, .env values).
 
 # Your final answer
-Only your final answer reaches the lead agent. Make it a complete, self-contained report: what you found or did, the file paths (path:line where it helps), the commands you ran and their results, assumptions you made, and what is left open. Be factual and concise: no preamble, no filler, and never claim something you did not check.`;
+Only your final answer reaches the lead agent. Make it a complete, self-contained report: what you found or did, the file paths (path:line where it helps), the commands you ran and their results, assumptions you made, and what is left open. Be factual and concise: no preamble, no filler, and never claim something you did not check.
+- Back each claim that rests on a tool call with a receipt: \`[receipt: <id>]\`, the id of that tool call as your conversation shows it (e.g. "tests pass [receipt: call_abc123]"). The lead's runtime checks every receipt against the calls you really made: a receipt for a call you never made fails your task.`;
 
 export const GENERAL_PURPOSE_SUBAGENT_PROMPT = `You are a general-purpose subagent of deerflow, a coding agent. You research a codebase, answer a question end to end, or make a multi-step change, with every tool except task.
 

@@ -8,6 +8,12 @@
 // `<outputs>/.subagent-results/<tool_call_id>.md` (result_ref is its virtual path, readable with read_file) and
 // hashed (result_sha256).
 //
+// Verification (docs/subagents.md): the report's `[receipt: <id>]` citations are checked against the child's real tool
+// calls, and the lead's `acceptance` checks are run by the runtime (acceptance-checks.ts), never taken from the
+// subagent's word. The verdict goes into the entry (`verdict`) and under the result the lead reads; a missing receipt
+// or a failed check makes the delegation "failed" ("Task Failed. Verification failed: …", the report kept as
+// unverified). A child the provider's content filter stopped failed too: its work was not done.
+//
 // A tool cannot write state before it returns, so the "running" entry is never written from here: the ledger
 // middleware (SubagentLimit / delegation ledger) shows in-flight calls from the pending tool calls; this tool
 // writes only the terminal entry (the reducer keeps the first created_at / run_id if a "running" entry exists).
@@ -27,6 +33,12 @@ import { type SubagentRegistry, type SubagentType, UnknownSubagentTypeError } fr
 import type { SubagentRuntime } from "./runtime.js";
 import { abortErrorFrom } from "../vocabulary/abort-error.js";
 import { type RuntimeLike, configurableOf, getMounts } from "../tools/fs-common.js";
+import { shellSettingsOf } from "../sandbox/shell-settings.js";
+import { ACCEPTANCE_CHECK_KINDS, type DelegationVerdict } from "../state/types.js";
+import { CONTENT_FILTER } from "../vocabulary/stop-reasons.js";
+import { type AcceptanceCheck, runAcceptanceChecks } from "./acceptance-checks.js";
+import { checkReceipts } from "./receipts.js";
+import { buildVerdict, verdictText } from "./verdict.js";
 
 export const TASK_TOOL_NAME = "task";
 export const SUBAGENT_RESULTS_DIR = ".subagent-results";
@@ -37,7 +49,13 @@ const STOP_REASON_WORDS: Record<DelegationStopReason, string> = {
   turn_capped: "turn limit",
   loop_capped: "loop guard",
   model_length_capped: "model output limit",
+  content_filter: "content filter",
 };
+
+/** Most acceptance checks one task call may ask for. */
+export const MAX_ACCEPTANCE_CHECKS = 8;
+/** Default time limit of one command_exits_zero check (the bash tool's default). */
+export const DEFAULT_ACCEPTANCE_TIMEOUT_SECONDS = 600;
 
 export interface TaskToolOptions {
   runtime: SubagentRuntime;
@@ -50,6 +68,8 @@ export interface TaskToolOptions {
   tokenBudget?: number;
   /** Extra middleware for every child (e.g. the parent's SandboxAudit anchored next to "ToolErrorHandling"). */
   childMiddleware?: () => readonly AgentMiddleware[];
+  /** Time limit of one command_exits_zero check (default 600 s, like bash). */
+  acceptanceTimeoutSeconds?: number;
   /** Clock (tests). */
   now?: () => Date;
 }
@@ -58,6 +78,16 @@ export const taskSchema = z.object({
   description: z.string().describe("A short (3-8 words) description of the delegated task, for the ledger and the user."),
   prompt: z.string().describe("Everything the subagent needs: the goal, the context it cannot see (it does not see this conversation), constraints, and what to report back."),
   subagent_type: z.string().describe("Which kind of subagent to start (see the list in the tool description)."),
+  acceptance: z
+    .array(
+      z.object({
+        check: z.enum(ACCEPTANCE_CHECK_KINDS).describe("file_exists: the path is a file; json_parses: the file parses as JSON; command_exits_zero: the command exits 0."),
+        target: z.string().describe("The file path (file_exists, json_parses), or the command line (command_exits_zero), run in the workspace."),
+      }),
+    )
+    .max(MAX_ACCEPTANCE_CHECKS)
+    .optional()
+    .describe("Checks the runtime runs itself after the subagent finishes; the task fails when one fails. Use them for claims you would otherwise take on trust (a file written, tests passing)."),
 });
 
 function safeId(id: string): string {
@@ -68,17 +98,27 @@ export function sha256Hex(text: string): string {
   return createHash("sha256").update(text).digest("hex");
 }
 
-function statusOf(r: SubagentResult): DelegationStatus {
-  return r.status;
+/** A completed child whose report failed verification, or that the content filter stopped, failed. */
+function statusOf(r: SubagentResult, verdict: DelegationVerdict | undefined): DelegationStatus {
+  if (r.status !== "completed") return r.status;
+  return r.stop_reason === CONTENT_FILTER || verdict?.verified === false ? "failed" : "completed";
 }
 
 /** The text the parent model reads for a result (the brief, not the full result). */
-export function taskResultText(r: Pick<SubagentResult, "status" | "stop_reason" | "error">, brief: string, timeoutMs: number, fullLength: number, ref?: string): string {
+export function taskResultText(r: Pick<SubagentResult, "status" | "stop_reason" | "error">, brief: string, timeoutMs: number, fullLength: number, ref?: string, verdict?: DelegationVerdict): string {
+  const more = fullLength > brief.length ? `\n\n[Result cut to ${brief.length} of ${fullLength} characters; the full result is in ${ref ?? "(not saved)"}.]` : "";
+  const answer = brief || "(the subagent gave no final answer)";
+  const checked = verdict ? `\n\n${verdictText(verdict)}` : "";
+  if (r.status === "completed" && r.stop_reason === CONTENT_FILTER) {
+    return `Task Failed. The provider's content filter stopped the subagent (stop_reason content_filter); its work is not done. Partial report: ${answer}${more}${checked}`;
+  }
+  if (r.status === "completed" && verdict && !verdict.verified) {
+    return `Task Failed. Verification failed: ${verdict.summary}. The subagent's report (unverified): ${answer}${more}${checked}`;
+  }
   switch (r.status) {
     case "completed": {
       const head = r.stop_reason ? `Task Succeeded (capped: ${STOP_REASON_WORDS[r.stop_reason]}). Result: ` : "Task Succeeded. Result: ";
-      const more = fullLength > brief.length ? `\n\n[Result cut to ${brief.length} of ${fullLength} characters; the full result is in ${ref ?? "(not saved)"}.]` : "";
-      return head + (brief || "(the subagent gave no final answer)") + more;
+      return head + answer + more + checked;
     }
     case "failed":
       return `Task Failed. Error: ${r.error ?? "unknown error"}`;
@@ -92,6 +132,23 @@ export function taskResultText(r: Pick<SubagentResult, "status" | "stop_reason" 
 export function createTaskTool(options: TaskToolOptions) {
   const timeoutMs = options.timeoutMs ?? 1_800_000;
   const now = options.now ?? (() => new Date());
+
+  /** The report's receipts against the child's calls, then the lead's checks, run here (not by the child). */
+  const verify = async (
+    report: string,
+    result: SubagentResult,
+    checks: readonly AcceptanceCheck[],
+    ctx: { mounts: ThreadPaths | undefined; configurable: Record<string, unknown>; signal?: AbortSignal },
+  ): Promise<DelegationVerdict | undefined> => {
+    const receipts = checkReceipts(report, new Set(result.toolCallIds ?? []));
+    const ran = await runAcceptanceChecks(checks, {
+      mounts: ctx.mounts,
+      settings: shellSettingsOf(ctx.configurable),
+      timeoutSeconds: options.acceptanceTimeoutSeconds ?? DEFAULT_ACCEPTANCE_TIMEOUT_SECONDS,
+      signal: ctx.signal,
+    });
+    return buildVerdict(receipts, ran);
+  };
 
   return tool(
     async (input, runtime: ToolRuntime) => {
@@ -134,6 +191,7 @@ export function createTaskTool(options: TaskToolOptions) {
               extraMiddleware: options.childMiddleware?.(),
               configurable: run.home ? runConfigurable({ home: run.home }) : undefined,
               threadId: `${safeId(run.threadId ?? "thread")}.sub.${safeId(toolCallId)}`,
+              uploads: run.uploads,
             }),
           rt.signal,
         );
@@ -159,16 +217,19 @@ export function createTaskTool(options: TaskToolOptions) {
         }
       }
 
+      const verdict = result.status === "completed" ? await verify(full, result, input.acceptance ?? [], { mounts, configurable, signal: rt.signal }) : undefined;
+      const status = statusOf(result, verdict);
       const entry: DelegationEntry = {
         ...base,
-        status: statusOf(result),
+        status,
         result_brief: result.status === "completed" ? brief : (result.error ?? result.status).slice(0, DELEGATION_RESULT_BRIEF_MAX_CHARS),
         ...(result.status === "completed" ? { result_sha256: sha256Hex(full) } : {}),
         ...(result_ref ? { result_ref } : {}),
         ...(result.stop_reason ? { stop_reason: result.stop_reason } : {}),
+        ...(verdict ? { verdict } : {}),
         updated_at: now().toISOString(),
       };
-      const content = taskResultText(result, brief, timeoutMs, full.length, result_ref);
+      const content = taskResultText(result, brief, timeoutMs, full.length, result_ref, verdict);
       return new Command({
         update: {
           delegations: [entry],
@@ -177,7 +238,7 @@ export function createTaskTool(options: TaskToolOptions) {
               tool_call_id: toolCallId,
               name: TASK_TOOL_NAME,
               content,
-              status: result.status === "completed" ? "success" : "error",
+              status: status === "completed" ? "success" : "error",
               artifact: { delegation: entry },
             }),
           ],
@@ -190,7 +251,9 @@ export function createTaskTool(options: TaskToolOptions) {
         "Delegate a self-contained piece of work to a subagent that runs its own agent loop with its own tools and returns a report. " +
         "Use it for independent work that can run in parallel (several task calls in one turn run concurrently) or that would flood this conversation. " +
         "The subagent does not see this conversation: put everything it needs in `prompt`. Do not delegate work that is already delegated, " +
-        "a single quick step, or steps that each need the previous one's result: do those yourself.\n" +
+        "a single quick step, or steps that each need the previous one's result: do those yourself. " +
+        "The runtime checks the receipts a subagent cites against its real tool calls; for claims that matter (a file written, tests passing), " +
+        "add `acceptance` checks: the runtime runs them itself after the subagent finishes, and the task fails when one fails.\n" +
         `Subagent types:\n${options.registry.describe()}`,
       schema: taskSchema,
     },

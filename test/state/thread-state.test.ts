@@ -7,6 +7,7 @@ import {
   DEFAULT_SNAPSHOT_FREQUENCY,
   FULL_MESSAGES_VALUE,
   GOAL_CLEAR,
+  DoubleWriteError,
   MessageRemovalError,
   SandboxConflictError,
   THREAD_STATE_FIELDS,
@@ -82,6 +83,43 @@ describe.each(MODES)("ThreadState in a real StateGraph (%s mode)", (mode) => {
     const state = await graph.getState(config);
     expect(state.values.artifacts).toHaveLength(2);
     expect(state.values.messages.map((m: BaseMessage) => m.content)).toEqual(["go"]);
+  });
+
+  it.each([
+    ["title", { title: "a" }, { title: "b" }],
+    ["thread_data", { thread_data: { workspace_path: "/w1" } }, { thread_data: { workspace_path: "/w2" } }],
+  ])("two different writes of %s in one step fail the step with DoubleWriteError naming the field; in turn they are fine", async (field, a, b) => {
+    const parallel = new StateGraph(createThreadStateSchema(mode))
+      .addNode("a", () => a)
+      .addNode("b", () => b)
+      .addEdge(START, "a")
+      .addEdge(START, "b")
+      .compile({ checkpointer: new MemorySaver() });
+    const failed = parallel.invoke({}, newThread());
+    await expect(failed).rejects.toBeInstanceOf(DoubleWriteError);
+    await expect(failed).rejects.toThrow(`Two different writes of "${field}" in one step`);
+    const sequential = new StateGraph(createThreadStateSchema(mode))
+      .addNode("a", () => a)
+      .addNode("b", () => b)
+      .addEdge(START, "a")
+      .addEdge("a", "b")
+      .compile({ checkpointer: new MemorySaver() });
+    expect((await sequential.invoke({}, newThread()))[field as "title"]).toEqual(Object.values(b)[0]);
+  });
+
+  it("the same value written twice in one step (a middleware node re-emitting the state it was given) and a null thread_data are no conflict", async () => {
+    const paths = { workspace_path: "/w", uploads_path: "/u", outputs_path: "/o" };
+    const graph = new StateGraph(createThreadStateSchema(mode))
+      .addNode("a", () => ({ title: "t", thread_data: paths }))
+      .addNode("b", () => ({ title: "t", thread_data: { outputs_path: "/o", uploads_path: "/u", workspace_path: "/w" } }))
+      .addNode("c", () => ({ thread_data: null }))
+      .addEdge(START, "a")
+      .addEdge(START, "b")
+      .addEdge(START, "c")
+      .compile({ checkpointer: new MemorySaver() });
+    const out = await graph.invoke({}, newThread());
+    expect(out.title).toBe("t");
+    expect(out.thread_data).toEqual(paths);
   });
 
   it("defaults are present before any write", async () => {

@@ -52,7 +52,7 @@ let seq = 0;
 /** Call the task tool as createAgent's ToolNode does. */
 export async function callTask(
   t: unknown,
-  args: { description: string; prompt: string; subagent_type: string },
+  args: { description: string; prompt: string; subagent_type: string; acceptance?: { check: string; target: string }[] },
   opts: { mounts?: ThreadPaths; signal?: AbortSignal; id?: string; configurable?: Record<string, unknown> } = {},
 ): Promise<{ text: string; status: string | undefined; entry: DelegationEntry; command: Command }> {
   const id = opts.id ?? `call_t${++seq}`;

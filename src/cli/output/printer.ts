@@ -87,7 +87,10 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
         note(e.notes ? `notes updated (${e.notes.length} characters)` : "notes cleared");
         break;
       case "delegation.updated":
-        for (const d of e.delegations) note(`subagent ${d.subagent_type} "${oneLine(d.description, 60)}": ${d.status}${d.stop_reason ? ` (${d.stop_reason})` : ""}`);
+        for (const d of e.delegations) {
+          const verdict = d.verdict ? ` · ${oneLine(d.verdict.summary, 160)}` : "";
+          note(`subagent ${d.subagent_type} "${oneLine(d.description, 60)}": ${d.status}${d.stop_reason ? ` (${d.stop_reason})` : ""}${verdict}`);
+        }
         break;
       case "goal.evaluated":
         note(`goal ${e.evaluation.satisfied ? "met" : `not met (${e.evaluation.blocker})`}: ${oneLine(e.evaluation.reason, 160)}`);

@@ -54,6 +54,7 @@ export function DelegationsPanel({ delegations, now, title = "Subagents", folded
               </Text>
               {ms !== undefined ? <Text dimColor> · {formatElapsed(ms)}</Text> : null}
               {d.stop_reason ? <Text color={theme.warning}> · {statusWord(d.stop_reason)}</Text> : null}
+              {d.verdict ? <Text color={d.verdict.verified ? theme.ok : theme.error}> · {oneLine(d.verdict.summary)}</Text> : null}
             </Text>
           );
         })}

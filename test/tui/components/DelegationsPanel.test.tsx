@@ -43,6 +43,23 @@ describe("DelegationsPanel", () => {
     ]);
   });
 
+  it("shows the runtime's verdict after the status: what failed, or what was verified", () => {
+    const { lines } = frame(
+      <DelegationsPanel
+        now={T0 + 5_000}
+        delegations={[
+          d({ id: "v1", status: "failed", description: "Run tests", verdict: { verified: false, summary: "1 of 1 acceptance checks failed: command_exits_zero npm test" } }),
+          d({ id: "v2", status: "completed", description: "Write report", verdict: { verified: true, summary: "verified: 1 receipt found" } }),
+        ]}
+      />,
+      120,
+    );
+    expect(lines.slice(1)).toEqual([
+      "  ✗ Run tests (explorer) failed · 1.0s · 1 of 1 acceptance checks failed: command_exits_zero npm test",
+      "  ✓ Write report (explorer) completed · 1.0s · verified: 1 receipt found",
+    ]);
+  });
+
   it("uses the title and skips the elapsed time without created_at", () => {
     const { lines } = frame(<DelegationsPanel title="Subagents (last run)" now={T0} delegations={[d({ status: "failed", created_at: undefined })]} />);
     expect(lines).toEqual(["Subagents (last run) (1 failed)", "  ✗ Explore the repo (explorer) failed"]);
