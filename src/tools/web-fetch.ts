@@ -10,7 +10,7 @@ import { tool } from "langchain";
 import { z } from "zod";
 import { declareApprovalGate } from "../sandbox/approvals.js";
 import { frameUntrusted } from "../vocabulary/untrusted-content.js";
-import { privateAddressesAllowed } from "./web/address-check.js";
+import { loopbackAllowed } from "./web/address-check.js";
 import { type FetchLimits, fetchPage } from "./web/fetch-page.js";
 import { type CachedPage, type PageCache, sessionPageCache } from "./web/page-cache.js";
 import { capPage, pageText } from "./web/page-content.js";
@@ -42,8 +42,8 @@ function headline(entry: CachedPage, cache: PageCache, cached: boolean, cut: boo
 }
 
 async function fetchEntry(url: string, options: WebFetchToolOptions, signal: AbortSignal | undefined): Promise<Omit<CachedPage, "fetchedAt">> {
-  const allowPrivate = options.allowPrivate ?? privateAddressesAllowed();
-  const fetched = await fetchPage(url, { ...options, allowPrivate, signal });
+  const allowLoopback = options.allowLoopback ?? loopbackAllowed();
+  const fetched = await fetchPage(url, { ...options, allowLoopback, signal });
   const page = await pageText(fetched);
   return { url: fetched.url, status: fetched.status, contentType: fetched.contentType, bytes: fetched.body.length, truncated: fetched.truncated, redirects: fetched.redirects, page };
 }

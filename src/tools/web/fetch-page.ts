@@ -21,8 +21,8 @@ export const USER_AGENT = "deerflow (terminal coding agent; web_fetch)";
 export interface FetchLimits {
   maxBytes?: number;
   timeoutMs?: number;
-  /** Test-only: reach loopback and private addresses (address-check.ts, ALLOW_PRIVATE_ENV). */
-  allowPrivate?: boolean;
+  /** Test-only: reach loopback addresses (address-check.ts, ALLOW_LOOPBACK_ENV). */
+  allowLoopback?: boolean;
   signal?: AbortSignal;
 }
 
@@ -46,7 +46,7 @@ export class WebFetchError extends Error {
 }
 
 /** The URL if web_fetch may request it; else a WebFetchError saying why. */
-export function checkUrl(raw: string, allowPrivate = false): URL {
+export function checkUrl(raw: string, allowLoopback = false): URL {
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -56,8 +56,8 @@ export function checkUrl(raw: string, allowPrivate = false): URL {
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new WebFetchError(`${url.protocol} URLs are not fetched: only http:// and https://.`);
   if (url.username || url.password) throw new WebFetchError("URLs with a user name or password are refused: web_fetch never sends credentials. Remove the user:password@ part.");
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (isIP(host) && !allowPrivate) {
-    const range = blockedRange(host);
+  if (isIP(host)) {
+    const range = blockedRange(host, allowLoopback);
     if (range) throw new WebFetchError(new BlockedAddressError(host, host, range).message);
   }
   return url;
@@ -65,21 +65,21 @@ export function checkUrl(raw: string, allowPrivate = false): URL {
 
 /** Fetches `raw`, following redirects within the rules above. */
 export async function fetchPage(raw: string, limits: FetchLimits = {}): Promise<FetchedPage> {
-  const allowPrivate = limits.allowPrivate ?? false;
+  const allowLoopback = limits.allowLoopback ?? false;
   const timeoutMs = limits.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const timer = AbortSignal.timeout(timeoutMs);
   const signal = limits.signal ? AbortSignal.any([limits.signal, timer]) : timer;
   const redirects: string[] = [];
-  let url = checkUrl(raw, allowPrivate);
+  let url = checkUrl(raw, allowLoopback);
   try {
     for (;;) {
-      const res = await request(url, allowPrivate, signal);
+      const res = await request(url, allowLoopback, signal);
       const location = res.statusCode && res.statusCode >= 300 && res.statusCode < 400 ? res.headers.location : undefined;
       if (!location) return { ...(await readBody(res, limits.maxBytes ?? DEFAULT_MAX_BYTES)), url: url.href, redirects };
       res.destroy();
       if (redirects.length >= MAX_REDIRECTS) throw new WebFetchError(`${raw} redirected more than ${MAX_REDIRECTS} times; stopped at ${url.href}.`);
       redirects.push(url.href);
-      url = nextHop(url, location, allowPrivate);
+      url = nextHop(url, location, allowLoopback);
     }
   } catch (err) {
     if (limits.signal?.aborted) throw err;
@@ -88,7 +88,7 @@ export async function fetchPage(raw: string, limits: FetchLimits = {}): Promise<
   }
 }
 
-function nextHop(from: URL, location: string, allowPrivate: boolean): URL {
+function nextHop(from: URL, location: string, allowLoopback: boolean): URL {
   let to: URL;
   try {
     to = new URL(location, from);
@@ -97,20 +97,20 @@ function nextHop(from: URL, location: string, allowPrivate: boolean): URL {
   }
   if (from.protocol === "https:" && to.protocol === "http:") throw new WebFetchError(`${from.href} redirected from https to plain http (${to.href}); the downgrade is refused.`);
   try {
-    return checkUrl(to.href, allowPrivate);
+    return checkUrl(to.href, allowLoopback);
   } catch (err) {
     throw new WebFetchError(`${from.href} redirected to ${to.href}: ${(err as Error).message}`);
   }
 }
 
-function request(url: URL, allowPrivate: boolean, signal: AbortSignal): Promise<http.IncomingMessage> {
+function request(url: URL, allowLoopback: boolean, signal: AbortSignal): Promise<http.IncomingMessage> {
   const mod = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
     const req = mod.request(url, {
       method: "GET",
       // No agent: a pooled socket would skip the connect-time check of a later request.
       agent: false,
-      lookup: guardedLookup(allowPrivate),
+      lookup: guardedLookup(allowLoopback),
       signal,
       headers: { "user-agent": USER_AGENT, accept: "text/html, text/markdown, text/plain, application/json, application/pdf;q=0.9, */*;q=0.1", "accept-encoding": "identity" },
     });
