@@ -64,6 +64,12 @@ export function resultsOf(provider: WebSearchSetup["provider"], body: unknown): 
   }
 }
 
+/** fetch's "fetch failed" hides the reason in `cause` (an AggregateError when several addresses were tried). */
+function causeOf(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string; errors?: { code?: string }[] } }).cause;
+  return cause?.code ?? cause?.errors?.[0]?.code ?? cause?.message ?? (err as Error).message;
+}
+
 /** Searches; a failure is one line naming the provider and what to check. */
 export async function search(setup: WebSearchSetup, query: string, signal?: AbortSignal): Promise<SearchResult[]> {
   const { url, init } = requestOf(setup, query);
@@ -73,7 +79,7 @@ export async function search(setup: WebSearchSetup, query: string, signal?: Abor
     res = await fetch(url, { ...init, credentials: "omit", signal: signal ? AbortSignal.any([signal, timer]) : timer });
   } catch (err) {
     if (signal?.aborted) throw err;
-    const why = timer.aborted ? `no answer within ${SEARCH_TIMEOUT_MS / 1000} s` : ((err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message);
+    const why = timer.aborted ? `no answer within ${SEARCH_TIMEOUT_MS / 1000} s` : causeOf(err);
     throw new WebFetchError(`The ${setup.provider} search at ${new URL(url).host} failed (${why}).`);
   }
   if (!res.ok) {
