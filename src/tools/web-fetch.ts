@@ -33,12 +33,13 @@ const schema = z.object({
 
 /** The first line: what was fetched, from where, how big, and every cut. */
 function headline(entry: CachedPage, cache: PageCache, cached: boolean, cut: boolean, maxBytes: number): string {
-  const parts = [`HTTP ${entry.status}`, entry.contentType || "no content type", formatBytes(entry.bytes), entry.page.form];
+  const parts = [`HTTP ${entry.status}`, entry.contentType || "no content type", entry.page.form];
   if (entry.redirects.length) parts.push(`redirected from ${entry.redirects[0]}`);
   if (entry.truncated) parts.push(`cut at the ${formatBytes(maxBytes)} size cap`);
   if (cut) parts.push("text cut (see the end)");
   if (cached) parts.push(`from this session's cache, fetched ${Math.round(cache.age(entry) / 60_000)} min ago`);
-  return `Fetched ${entry.url} (${parts.join(", ")})`;
+  // The size before the URL: a tool card's one line shows the URL already, and a long URL would push the size off it.
+  return `Fetched ${formatBytes(entry.bytes)} from ${entry.url} (${parts.join(", ")})`;
 }
 
 async function fetchEntry(url: string, options: WebFetchToolOptions, signal: AbortSignal | undefined): Promise<Omit<CachedPage, "fetchedAt">> {

@@ -62,7 +62,7 @@ describe("web_fetch in a chat", () => {
       ["f2", "ok"],
       ["f3", "error"],
     ]);
-    expect(done[0]!.output.split("\n")[0]).toMatch(new RegExp(`^Fetched ${docs} \\(HTTP 200, text/html, [\\d.]+ KB`));
+    expect(done[0]!.output.split("\n")[0]).toMatch(new RegExp(`^Fetched [\\d.]+ KB from ${docs} \\(HTTP 200, text/html, Markdown from HTML\\)$`));
     // Only the two allowed pages were requested.
     expect(site.requests.map((r) => r.path)).toEqual(["/docs/retry", "/example/widgetlib/issues/1234"]);
     // What the model read: the page inside the untrusted frame.

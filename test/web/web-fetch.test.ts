@@ -40,7 +40,7 @@ const framed = (out: string) => out.slice(out.indexOf(`<${UNTRUSTED_TAG}`), out.
 describe("web_fetch: pages", () => {
   it("a documentation page: its main content as Markdown, without the site's chrome; the first line says URL, status, type and size", async () => {
     const out = await read(`${site.origin}/docs/retry`);
-    expect(out.split("\n")[0]).toMatch(new RegExp(`^Fetched ${site.origin}/docs/retry \\(HTTP 200, text/html, \\d+\\.\\d KB, Markdown from HTML\\)$`));
+    expect(out.split("\n")[0]).toMatch(new RegExp(`^Fetched \\d+\\.\\d KB from ${site.origin}/docs/retry \\(HTTP 200, text/html, Markdown from HTML\\)$`));
     const page = framed(out);
     expect(page).toContain("# Configuring the retry policy");
     expect(page).toMatch(/^- +`maxAttempts`: how many times a request is tried in all \(default 3\)\.$/m);
