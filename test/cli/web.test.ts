@@ -6,6 +6,7 @@ import { type Server, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 import { type WebPageServer, startWebPageServer } from "../support/web-pages.js";
 
@@ -65,7 +66,22 @@ describe("deerflow run with the web tools", () => {
     expect(completed[2]!.output).toMatch(/169\.254\.169\.254 \(linkLocal\), which web_fetch does not reach/);
     expect(completed[2]!.output).not.toContain("\n");
     expect(searches).toEqual(["/search?q=widgetlib+retry+policy&format=json"]);
+    searches.length = 0;
     expect(site.requests.map((q) => q.path)).toEqual(["/docs/retry"]);
     expect(events.at(-1)).toMatchObject({ type: "run.completed" });
+  });
+
+  it("doctor says how to add a search provider, names the one in use, and fails on a key that is not set (in-process)", async () => {
+    const sb = e2e.sandbox();
+    const none = await runCli(sb, ["doctor"]);
+    expect(none.exitCode).toBe(0);
+    expect(none.stdout).toMatch(/✓ web\s+web_fetch reads public pages; web_search is not offered: add "web": \{"search": \{"provider": "tavily", "apiKey": "\$TAVILY_API_KEY"\}\}/);
+    writeFileSync(join(sb.userHome, ".deerflowrc"), JSON.stringify({ web: { search: { provider: "searxng", url: searxUrl } } }));
+    expect((await runCli(sb, ["doctor"])).stdout).toMatch(new RegExp(`✓ web\\s+web_search uses searxng at ${new URL(searxUrl).host}`));
+    writeFileSync(join(sb.userHome, ".deerflowrc"), JSON.stringify({ web: { search: { provider: "tavily", apiKey: "$TAVILY_API_KEY" } } }));
+    const unset = await runCli(sb, ["doctor"]);
+    expect(unset.exitCode).toBe(1);
+    expect(unset.stdout).toMatch(/✗ web\s+web\.search in .*\.deerflowrc reads its key from \$TAVILY_API_KEY, which is not set/);
+    expect(searches).toEqual([]);
   });
 });
