@@ -63,7 +63,7 @@ describe("deerflow run with the web tools", () => {
     expect(completed[0]!.output!.split("\n")[0]).toBe('2 results from searxng for "widgetlib retry policy"');
     expect(completed[0]!.output).toContain("https://docs.widgetlib.example/retry");
     expect(completed[1]!.output!.split("\n")[0]).toMatch(new RegExp(`^Fetched [\\d.]+ KB from ${docs} \\(HTTP 200, text/html, Markdown from HTML\\)$`));
-    expect(completed[2]!.output).toMatch(/169\.254\.169\.254 \(linkLocal\), which web_fetch does not reach/);
+    expect(completed[2]!.output).toMatch(/169\.254\.169\.254 \(linkLocal\) is not an address web_fetch reaches/);
     expect(completed[2]!.output).not.toContain("\n");
     expect(searches).toEqual(["/search?q=widgetlib+retry+policy&format=json"]);
     searches.length = 0;

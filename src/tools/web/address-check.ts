@@ -39,7 +39,8 @@ export class BlockedAddressError extends Error {
     readonly address: string,
     readonly range: string,
   ) {
-    super(`${host} resolves to ${address} (${range}), which web_fetch does not reach: only public internet addresses are fetched.`);
+    const what = host === address ? `${address} (${range})` : `${host} resolves to ${address} (${range}), which`;
+    super(`${what} is not an address web_fetch reaches: only public internet addresses are fetched.`);
     this.name = "BlockedAddressError";
   }
 }

@@ -88,7 +88,8 @@ export async function fetchPage(raw: string, limits: FetchLimits = {}): Promise<
   }
 }
 
-function nextHop(from: URL, location: string, allowLoopback: boolean): URL {
+/** Where a redirect leads, if web_fetch may follow it (the same rules as the first URL; no https → http). */
+export function nextHop(from: URL, location: string, allowLoopback = false): URL {
   let to: URL;
   try {
     to = new URL(location, from);
