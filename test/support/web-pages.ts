@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { type IncomingHttpHeaders, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { gzipSync } from "node:zlib";
 
 const FIXTURES = new URL("../fixtures/web/", import.meta.url);
 const page = (name: string) => readFileSync(new URL(name, FIXTURES));
@@ -67,6 +68,11 @@ export async function startWebPageServer(): Promise<WebPageServer> {
         return send(res, 200, "text/html; charset=utf-8", page("issue-page.html"));
       case "/e42":
         return send(res, 200, "text/html", page("injection-page.html"));
+      case "/docs/retry.gz":
+        return send(res, 200, "text/html; charset=utf-8", gzipSync(page("docs-page.html")), { "content-encoding": "gzip" });
+      case "/bomb":
+        // 64 MB of zeros gzipped to about 64 KB: the cap must count the inflated bytes.
+        return send(res, 200, "text/plain", gzipSync(Buffer.alloc(64 * 1024 * 1024)), { "content-encoding": "gzip" });
       case "/notes.txt":
         return send(res, 200, "text/plain; charset=utf-8", "plain notes\nline two\n");
       case "/api/status":

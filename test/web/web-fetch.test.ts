@@ -92,6 +92,13 @@ describe("web_fetch: pages", () => {
     expect(site.hugeBytesSent()).toBeLessThan(32 * 1024 * 1024);
   });
 
+  it("a gzipped page is inflated; a gzip bomb stops at the cap on its inflated size", async () => {
+    expect(framed(await read(`${site.origin}/docs/retry.gz`))).toContain("# Configuring the retry policy");
+    expect(site.requests[0]!.headers["accept-encoding"]).toContain("gzip");
+    const bomb = await read(`${site.origin}/bomb`, { maxBytes: 1024 * 1024 });
+    expect(bomb.split("\n")[0]).toContain("cut at the 1.0 MB size cap");
+  });
+
   it("a page that stops answering is given up at the time cap", async () => {
     expect(await refusal(`${site.origin}/slow`, { timeoutMs: 300 })).toBe(`${site.origin}/slow did not answer within 0.3 s; nothing was fetched.`);
   });

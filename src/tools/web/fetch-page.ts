@@ -11,6 +11,8 @@
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
+import type { Readable } from "node:stream";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { BlockedAddressError, blockedRange, guardedLookup } from "./address-check.js";
 
 export const MAX_REDIRECTS = 5;
@@ -113,7 +115,7 @@ function request(url: URL, allowLoopback: boolean, signal: AbortSignal): Promise
       agent: false,
       lookup: guardedLookup(allowLoopback),
       signal,
-      headers: { "user-agent": USER_AGENT, accept: "text/html, text/markdown, text/plain, application/json, application/pdf;q=0.9, */*;q=0.1", "accept-encoding": "identity" },
+      headers: { "user-agent": USER_AGENT, accept: "text/html, text/markdown, text/plain, application/json, application/pdf;q=0.9, */*;q=0.1", "accept-encoding": "gzip, deflate, br" },
     });
     req.on("response", resolve);
     req.on("error", reject);
@@ -128,12 +130,14 @@ function readBody(res: http.IncomingMessage, maxBytes: number): Promise<Omit<Fet
     .find((p) => /^charset=/i.test(p))
     ?.slice(8)
     .replace(/"/g, "");
+  // Compressed bodies are inflated as they stream, and the cap counts inflated bytes (a zip bomb stops at the cap).
+  const body = decoded(res);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     let truncated = false;
     const done = () => resolve({ status: res.statusCode ?? 0, contentType: media.toLowerCase(), charset, body: Buffer.concat(chunks), truncated });
-    res.on("data", (chunk: Buffer) => {
+    body.on("data", (chunk: Buffer) => {
       if (truncated) return;
       if (size + chunk.length <= maxBytes) {
         chunks.push(chunk);
@@ -144,11 +148,27 @@ function readBody(res: http.IncomingMessage, maxBytes: number): Promise<Omit<Fet
       chunks.push(chunk.subarray(0, maxBytes - size));
       truncated = true;
       res.destroy();
+      if (body !== res) body.destroy();
       done();
     });
-    res.on("end", done);
-    res.on("error", (err) => (truncated ? undefined : reject(err)));
+    body.on("end", done);
+    body.on("error", (err) => (truncated ? undefined : reject(err)));
+    if (body !== res) res.on("error", (err) => (truncated ? undefined : reject(err)));
   });
+}
+
+function decoded(res: http.IncomingMessage): Readable {
+  switch (String(res.headers["content-encoding"] ?? "").toLowerCase()) {
+    case "gzip":
+    case "x-gzip":
+      return res.pipe(createGunzip());
+    case "deflate":
+      return res.pipe(createInflate());
+    case "br":
+      return res.pipe(createBrotliDecompress());
+    default:
+      return res;
+  }
 }
 
 function asFetchError(err: unknown, url: URL): Error {
