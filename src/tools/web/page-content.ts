@@ -5,9 +5,6 @@
 // - text/* and XML as they are; JSON pretty-printed (as sent when it does not parse, e.g. cut at the size cap);
 // - PDF: its text (unpdf, pdf.js without a canvas);
 // - anything else (images, archives, binaries) is refused with its type.
-import { Readability } from "@mozilla/readability";
-import { parseHTML } from "linkedom";
-import TurndownService from "turndown";
 import type { FetchedPage } from "./fetch-page.js";
 import { WebFetchError } from "./fetch-page.js";
 
@@ -36,7 +33,7 @@ function decode(page: FetchedPage): string {
 /** The page as text, or a WebFetchError naming a type that is not converted. */
 export async function pageText(page: FetchedPage): Promise<PageText> {
   const type = page.contentType || sniff(page.body);
-  if (HTML_TYPES.has(type)) return htmlToMarkdown(decode(page));
+  if (HTML_TYPES.has(type)) return await htmlToMarkdown(decode(page));
   if (isJson(type)) return { form: "JSON", text: prettyJson(decode(page)) };
   if (type === "application/pdf") return pdfText(page);
   if (isText(type)) return { form: "text", text: decode(page) };
@@ -57,7 +54,9 @@ function prettyJson(text: string): string {
   }
 }
 
-export function htmlToMarkdown(html: string): PageText {
+/** The libraries are imported here, on the first page: at start-up they cost about 1.5 s (linkedom, turndown). */
+export async function htmlToMarkdown(html: string): Promise<PageText> {
+  const [{ parseHTML }, { Readability }, { default: TurndownService }] = await Promise.all([import("linkedom"), import("@mozilla/readability"), import("turndown")]);
   const { document } = parseHTML(html);
   for (const el of document.querySelectorAll("script, style, noscript, template")) el.remove();
   const title = document.title?.trim() || undefined;
