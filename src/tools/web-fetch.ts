@@ -13,6 +13,7 @@ import { frameUntrusted } from "../vocabulary/untrusted-content.js";
 import { loopbackAllowed } from "./web/address-check.js";
 import { type FetchLimits, fetchPage } from "./web/fetch-page.js";
 import { type CachedPage, type PageCache, sessionPageCache } from "./web/page-cache.js";
+import { capPage, pageText } from "./web/page-content.js";
 
 export interface WebFetchToolOptions extends Omit<FetchLimits, "signal"> {
   cache?: PageCache;
@@ -44,7 +45,6 @@ function headline(entry: CachedPage, cache: PageCache, cached: boolean, cut: boo
 async function fetchEntry(url: string, options: WebFetchToolOptions, signal: AbortSignal | undefined): Promise<Omit<CachedPage, "fetchedAt">> {
   const allowLoopback = options.allowLoopback ?? loopbackAllowed();
   const fetched = await fetchPage(url, { ...options, allowLoopback, signal });
-  const { pageText } = await import("./web/page-content.js");
   const page = await pageText(fetched);
   return { url: fetched.url, status: fetched.status, contentType: fetched.contentType, bytes: fetched.body.length, truncated: fetched.truncated, redirects: fetched.redirects, page };
 }
@@ -57,7 +57,6 @@ export function createWebFetchTool(options: WebFetchToolOptions = {}) {
       const signal = (runtime as { signal?: AbortSignal } | undefined)?.signal;
       const hit = cache.get(url.trim());
       const entry = hit ?? cache.set(url.trim(), await fetchEntry(url, { ...options, maxBytes }, signal));
-      const { capPage } = await import("./web/page-content.js");
       const { text, cut } = capPage(entry.page.title ? `# ${entry.page.title}\n\n${entry.page.text}` : entry.page.text);
       const lines = [headline(entry, cache, hit !== undefined, cut, maxBytes)];
       if (prompt) lines.push(`You were looking for: ${prompt}`);

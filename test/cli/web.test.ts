@@ -59,7 +59,10 @@ describe("deerflow run with the web tools", () => {
       ["web_fetch", "http://169.254.169.254/latest/meta-data/"],
     ]);
     const completed = events.filter((e) => e.type === "tool.completed");
-    expect(completed.map((e) => e.status)).toEqual(["ok", "ok", "error"]);
+    expect(
+      completed.map((e) => e.status),
+      completed.map((e) => e.output).join("\n---\n"),
+    ).toEqual(["ok", "ok", "error"]);
     expect(completed[0]!.output!.split("\n")[0]).toBe('2 results from searxng for "widgetlib retry policy"');
     expect(completed[0]!.output).toContain("https://docs.widgetlib.example/retry");
     expect(completed[1]!.output!.split("\n")[0]).toMatch(new RegExp(`^Fetched [\\d.]+ KB from ${docs} \\(HTTP 200, text/html, Markdown from HTML\\)$`));
@@ -83,5 +86,16 @@ describe("deerflow run with the web tools", () => {
     expect(unset.exitCode).toBe(1);
     expect(unset.stdout).toMatch(/✗ web\s+web\.search in .*\.deerflowrc reads its key from \$TAVILY_API_KEY, which is not set/);
     expect(searches).toEqual([]);
+  });
+
+  it("headless with --approval ask and no --yes: a fetch of a new domain is denied, and nothing is requested (in-process)", async () => {
+    const sb = e2e.sandbox();
+    site.requests.length = 0;
+    e2e.server.setScript([{ toolCalls: [{ id: "f1", name: "web_fetch", args: { url: `${site.origin}/docs/retry` } }] }, { content: "Could not read it." }]);
+    const r = await runCli(sb, ["run", "--approval", "ask", "--output-format", "json", "read the docs"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout) as { permission_denials: { tool: string; summary?: string }[] };
+    expect(result.permission_denials).toEqual([expect.objectContaining({ tool: "web_fetch" })]);
+    expect(site.requests).toEqual([]);
   });
 });

@@ -5,6 +5,10 @@
 // - text/* and XML as they are; JSON pretty-printed (as sent when it does not parse, e.g. cut at the size cap);
 // - PDF: its text (unpdf, pdf.js without a canvas);
 // - anything else (images, archives, binaries) is refused with its type.
+import { createRequire } from "node:module";
+import type { Readability as ReadabilityClass } from "@mozilla/readability";
+import type { parseHTML as ParseHTML } from "linkedom";
+import type TurndownService from "turndown";
 import type { FetchedPage } from "./fetch-page.js";
 import { WebFetchError } from "./fetch-page.js";
 
@@ -54,9 +58,22 @@ function prettyJson(text: string): string {
   }
 }
 
-/** The libraries are imported here, on the first page: at start-up they cost about 1.5 s (linkedom, turndown). */
+/**
+ * The conversion libraries, loaded on the first page (at start-up linkedom and turndown cost about 1.5 s). Through
+ * require, not import(): a dynamic import() is not available inside the code-cached runtime bundle's vm.Script (as
+ * sandbox/shell-grammar.ts found), and the bundle keeps these packages external.
+ */
+function libraries() {
+  const require = createRequire(import.meta.url);
+  return {
+    parseHTML: (require("linkedom") as { parseHTML: typeof ParseHTML }).parseHTML,
+    Readability: (require("@mozilla/readability") as { Readability: typeof ReadabilityClass }).Readability,
+    TurndownService: require("turndown") as typeof TurndownService,
+  };
+}
+
 export async function htmlToMarkdown(html: string): Promise<PageText> {
-  const [{ parseHTML }, { Readability }, { default: TurndownService }] = await Promise.all([import("linkedom"), import("@mozilla/readability"), import("turndown")]);
+  const { parseHTML, Readability, TurndownService } = libraries();
   const { document } = parseHTML(html);
   for (const el of document.querySelectorAll("script, style, noscript, template")) el.remove();
   const title = document.title?.trim() || undefined;
@@ -79,7 +96,7 @@ export async function htmlToMarkdown(html: string): Promise<PageText> {
 async function pdfText(page: FetchedPage): Promise<PageText> {
   if (page.truncated) throw new WebFetchError(`${page.url} is a PDF larger than the size cap; a cut PDF cannot be read.`);
   try {
-    const { extractText, getDocumentProxy } = await import("unpdf");
+    const { extractText, getDocumentProxy } = createRequire(import.meta.url)("unpdf") as typeof import("unpdf");
     const pdf = await getDocumentProxy(new Uint8Array(page.body));
     const { text } = await extractText(pdf, { mergePages: true });
     return { form: "PDF text", text: String(text).trim() };
