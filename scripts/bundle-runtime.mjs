@@ -21,8 +21,8 @@ const bundle = await rolldown({
   input: { runtime: `${root}dist/cli/runtime-entry.js` },
   platform: "node",
   // better-sqlite3 is a native addon; pg asks for its optional native binding (pg-native) only when used. web_fetch's
-  // page conversion (pdf.js through unpdf, linkedom, Readability, turndown) is imported on the first fetch only (a
-  // dynamic import of an external stays lazy): bundled, it more than doubled the file every start reads (2.9 → 5.4 MB).
+  // page conversion (pdf.js through unpdf, linkedom, Readability, turndown) is required on the first fetch only
+  // (tools/web/page-content.ts): bundled, it more than doubled the file every start reads (2.9 → 5.4 MB).
   external: (id) => /^(better-sqlite3|pg-native|unpdf|linkedom|@mozilla\/readability|turndown)(\/|$)/.test(id),
   // jsonc-parser's "main" is a UMD build whose require("./impl/format") calls the bundler cannot follow; its ES build
   // ("module") bundles cleanly. Unbundled Node keeps loading the UMD build.
