@@ -20,8 +20,10 @@ await rm(outDir, { recursive: true, force: true });
 const bundle = await rolldown({
   input: { runtime: `${root}dist/cli/runtime-entry.js` },
   platform: "node",
-  // better-sqlite3 is a native addon; pg asks for its optional native binding (pg-native) only when used.
-  external: (id) => /^(better-sqlite3|pg-native)(\/|$)/.test(id),
+  // better-sqlite3 is a native addon; pg asks for its optional native binding (pg-native) only when used. web_fetch's
+  // page conversion (pdf.js through unpdf, linkedom, Readability, turndown) is required on the first fetch only
+  // (tools/web/page-content.ts): bundled, it more than doubled the file every start reads (2.9 → 5.4 MB).
+  external: (id) => /^(better-sqlite3|pg-native|unpdf|linkedom|@mozilla\/readability|turndown)(\/|$)/.test(id),
   // jsonc-parser's "main" is a UMD build whose require("./impl/format") calls the bundler cannot follow; its ES build
   // ("module") bundles cleanly. Unbundled Node keeps loading the UMD build.
   resolve: { alias: { "jsonc-parser": `${root}node_modules/jsonc-parser/lib/esm/main.js` } },

@@ -27,6 +27,7 @@ import type { ApprovalSettings } from "../sandbox/approvals.js";
 import { createBashTool } from "../tools/bash.js";
 import { createBashJobsTool } from "../tools/bash-jobs.js";
 import { createFileTools } from "../tools/file-tools.js";
+import { webTools, type WebToolsOptions } from "../tools/web-tools.js";
 import { createSkillTool } from "../tools/skill.js";
 import { skillActivationMiddleware } from "../middleware/skill-activation.js";
 import type { SkillCatalog } from "../skills/catalog.js";
@@ -147,6 +148,8 @@ export interface LeadAgentOptions {
   piiRedaction?: boolean;
   /** MCP tools (already built by the mcp layer; untrusted ones carry an approval gate) and the deferred catalogue. */
   mcp?: LeadAgentMcp;
+  /** web_fetch's limits and web_search's provider (without one, web_search is not offered). */
+  web?: WebToolsOptions;
 }
 
 /** The remembered facts a thread's reminder shows: global ones and its project's, approved by the user. */
@@ -215,9 +218,10 @@ export function leadAgentMiddleware(opts: LeadAgentOptions) {
   return assembleMiddleware(leadAgentOptions(opts));
 }
 
-export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds" | "taskTool" | "compaction" | "skills" | "mcp">) {
+export function leadAgentTools(opts: Pick<LeadAgentOptions, "bashTimeoutSeconds" | "taskTool" | "compaction" | "skills" | "mcp" | "web">) {
   // view_image comes with the ViewImage feature, and only for models that can see images.
   const tools: unknown[] = [createBashTool({ timeoutSeconds: opts.bashTimeoutSeconds }), createBashJobsTool(), ...createFileTools().filter((t) => t.name !== "view_image")];
+  tools.push(...webTools(opts.web));
   if (opts.taskTool) tools.push(opts.taskTool);
   if (opts.compaction?.archive) tools.push(createReadHistoryTool(opts.compaction.archive));
   if (opts.skills?.skills.length) tools.push(createSkillTool(opts.skills));

@@ -65,6 +65,26 @@ export type McpServerConfig = z.infer<typeof mcpServerConfigSchema>;
 
 export type ApprovalModeSetting = ApprovalMode;
 
+/** The web_search providers (docs/web.md); SearXNG is self-hosted, so it has no default endpoint. */
+export const WEB_SEARCH_PROVIDERS = ["tavily", "brave", "searxng"] as const;
+export type WebSearchProvider = (typeof WEB_SEARCH_PROVIDERS)[number];
+
+export const webConfigSchema = z.strictObject({
+  /** The web_search tool's provider; without it the tool is not offered. */
+  search: z
+    .strictObject({
+      provider: z.enum(WEB_SEARCH_PROVIDERS),
+      /** Tavily's or Brave's API key (or "$ENV_NAME"); SearXNG needs none. */
+      apiKey: secretRef.optional(),
+      /** The endpoint: SearXNG's base URL (required), or another endpoint for Tavily or Brave (a proxy). */
+      url: z.url('an http(s) URL, e.g. "http://localhost:8888" for a SearXNG instance').optional(),
+      /** Results per search (default 5). */
+      maxResults: z.int().min(1).max(20).optional(),
+    })
+    .optional(),
+});
+export type WebConfig = z.infer<typeof webConfigSchema>;
+
 export const fileConfigSchema = z.strictObject({
   /** Name of the entry in `models` to use when no --model / DEERFLOW_MODEL is given. */
   defaultModel: z.string().min(1).optional(),
@@ -158,6 +178,8 @@ export const fileConfigSchema = z.strictObject({
       deferTokens: z.int().min(0).optional(),
     })
     .optional(),
+  /** web_fetch and web_search (docs/web.md). */
+  web: webConfigSchema.optional(),
   checkpoint: z
     .strictObject({
       channelMode: z.enum(CHANNEL_MODES).optional(),

@@ -84,6 +84,10 @@ export const KEY_CLASSES: Record<KeyPath, KeyClass> = {
   "mcp.startupTimeout": SAFE("tuning: how long servers (already trusted) may take to start"),
   "mcp.deferAbove": SAFE("tuning: how tools are offered"),
   "mcp.deferTokens": SAFE("tuning: how tools are offered"),
+  "web.search.provider": TRUST("where the agent's search queries go (and with them the user's key)"),
+  "web.search.apiKey": TRUST("a credential: which secret (or which environment variable) is sent, and with it where"),
+  "web.search.url": TRUST("routes the agent's search queries (and a key) to another server"),
+  "web.search.maxResults": SAFE("tuning: results per search"),
   "checkpoint.channelMode": SAFE("tuning: how checkpoints are stored"),
   "checkpoint.snapshotFrequency": SAFE("tuning"),
   // Not a feature (yet): hooks run commands, so a project's would need trust the day they exist.

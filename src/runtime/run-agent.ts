@@ -26,6 +26,7 @@ import { McpHub } from "../mcp/hub.js";
 import { agentMcp } from "../mcp/catalog.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
+import { webSearchSetup } from "../config/web-search.js";
 
 export type LeadAgent = ReturnType<typeof createLeadAgent>;
 
@@ -65,6 +66,11 @@ async function mcpOf(config: ResolvedConfig, paths: ThreadPaths | undefined) {
   const run = currentRun.getStore();
   for (const f of hub.takeFailures()) run?.emit({ type: "mcp.failed", server: f.server, message: f.message });
   return agentMcp(hub, config.mcp);
+}
+
+/** web_search's provider when one is configured and usable (`deerflow doctor` says why one is not). */
+function webToolsOf(config: ResolvedConfig) {
+  return { search: webSearchSetup(config.web).setup };
 }
 
 export function approvalOf(spec: RunAgentSpec): ApprovalSettings {
@@ -131,7 +137,7 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     registry: await loadSubagentRegistry({ config: config.subagents, home: config.home, cwd: process.cwd() }),
     // A type may name another configured model; otherwise children use the parent's.
     model: (type) => (type.model && config.models[type.model] ? createChatModel(resolveNamedModel(config, type.model)) : model),
-    tools: () => leadAgentTools({ bashTimeoutSeconds: config.sandbox.bashTimeoutSeconds }) as never,
+    tools: () => leadAgentTools({ bashTimeoutSeconds: config.sandbox.bashTimeoutSeconds, web: webToolsOf(config) }) as never,
     acceptanceTimeoutSeconds: config.sandbox.bashTimeoutSeconds,
     childMiddleware: () => [
       usageReportMiddleware("subagents", runLedger),
@@ -153,6 +159,7 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     guards: config.guards,
     approval,
     mcp,
+    web: webToolsOf(config),
     bashTimeoutSeconds: config.sandbox.bashTimeoutSeconds,
     supportsVision: spec.model.supportsVision,
     checkpointer: checkpointer as never,

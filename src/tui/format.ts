@@ -191,6 +191,12 @@ export function summarizeArgs(toolName: string, args: unknown): string {
       s = pattern && path ? `${pattern} in ${path}` : pattern;
       break;
     }
+    case "web_fetch":
+      s = str(a.url);
+      break;
+    case "web_search":
+      s = str(a.query);
+      break;
     case "task": {
       const d = str(a.description);
       const t = str(a.subagent_type);

@@ -278,7 +278,7 @@ describe("fast paths and other commands", () => {
     const ok = await runCli(sb, ["doctor"]);
     expect(ok.exitCode).toBe(0);
     const lines = ok.stdout.trim().split("\n");
-    expect(lines.map((l) => l.split(/\s+/)[1])).toEqual(["node", "sqlite", "home", "db", "config", "model", "sandbox", "git", "search", "skills", "memory"]);
+    expect(lines.map((l) => l.split(/\s+/)[1])).toEqual(["node", "sqlite", "home", "db", "config", "model", "sandbox", "git", "search", "web", "skills", "memory"]);
     expect(lines.every((l) => l.startsWith("✓"))).toBe(true);
     const bad = await runCli(sb, ["doctor"], { env: { OPENAI_BASE_URL: "http://127.0.0.1:9/v1" } });
     expect(bad.exitCode).toBe(1);

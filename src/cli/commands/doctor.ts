@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { formatErrorLine } from "../../errors.js";
 import { type ResolvedConfig, loadConfig, requireModel } from "../../config/load.js";
 import { ignoredNotice } from "../../config/project-trust.js";
+import { webSearchSetup } from "../../config/web-search.js";
 import { DB_FILE } from "../../persistence/store.js";
 import { checkDatabase, repairDatabase } from "../../persistence/repair.js";
 import type { GlobalOptions } from "../main.js";
@@ -208,6 +209,19 @@ async function searchCheck(): Promise<Check> {
 }
 
 /** One line per configured MCP server: started and listed its tools, or why not (a failure fails doctor). */
+/** web_search: which provider, or how to add one (no search is made: a search costs the user credits). */
+function webSearchCheck(config: ResolvedConfig): Check {
+  const { setup, problem } = webSearchSetup(config.web);
+  if (problem) return { ok: false, label: "web", detail: problem };
+  if (setup) return { ok: true, label: "web", detail: `web_search uses ${setup.provider} at ${new URL(setup.endpoint).host}; web_fetch reads public pages` };
+  return {
+    ok: true,
+    label: "web",
+    detail:
+      'web_fetch reads public pages; web_search is not offered: add "web": {"search": {"provider": "tavily", "apiKey": "$TAVILY_API_KEY"}} (or brave, or searxng with "url") to ~/.deerflowrc (docs/web.md)',
+  };
+}
+
 async function mcpChecks(config: ResolvedConfig): Promise<Check[]> {
   if (Object.keys(config.mcp.servers).length === 0) return [];
   const { probeMcpServers } = await import("./mcp.js");
@@ -264,6 +278,7 @@ export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }):
     checks.push(await sandboxCheck(config));
     checks.push(await gitCheck());
     checks.push(await searchCheck());
+    checks.push(webSearchCheck(config));
     checks.push(...(await mcpChecks(config)));
     checks.push(...(await skillsAndMemoryChecks(config)));
   } catch (err) {

@@ -82,3 +82,13 @@ describe("ToolCard expanded", () => {
     for (const l of lines) expect(visibleWidth(l)).toBeLessThanOrEqual(60);
   });
 });
+
+describe("ToolCard for the web tools", () => {
+  it("web_fetch shows the URL, then the size from its result's first line; web_search shows the query", () => {
+    const url = "https://docs.widgetlib.example/retry";
+    const fetched = tool({ name: "web_fetch", args: { url }, output: `Fetched 14.2 KB from ${url} (HTTP 200, text/html, Markdown from HTML)\n…` });
+    expect(frame(<ToolCard tool={fetched} />, 120).lines[0]).toBe(`✓ web_fetch ${url} · 1.5s  Fetched 14.2 KB from ${url} (HTT…`);
+    const searched = tool({ name: "web_search", args: { query: "widgetlib retry policy" }, output: '2 results from searxng for "widgetlib retry policy"\n…' });
+    expect(frame(<ToolCard tool={searched} />, 120).lines[0]).toBe('✓ web_search widgetlib retry policy · 1.5s  2 results from searxng for "widgetlib retry policy"');
+  });
+});
