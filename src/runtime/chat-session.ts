@@ -286,8 +286,8 @@ export class ChatSession {
     this.goal = null;
   }
 
-  /** The current thread, created now when there is none yet (for `!cmd`); returns its workspace. */
-  private async ensureThread(): Promise<ThreadPaths> {
+  /** The current thread, created now when there is none yet (for `!cmd`, and an editor's new session); returns its workspace. */
+  async ensureThread(): Promise<ThreadPaths> {
     const { opened } = await this.runtime.open({ threadId: this.threadId, workspace: this.threadId ? undefined : this.options.workspace });
     this.threadId = opened.threadId;
     this.workspaces.set(opened.threadId, opened.paths.workspace_path);
