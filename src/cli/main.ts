@@ -219,7 +219,7 @@ export function buildProgram(): Command {
   (["approval", "network", "memory", "unconfined"] as const)
     .reduce((c, name) => c.addOption(sharedOption(name, "chat")), program.command("acp").description("the Agent Client Protocol agent on stdio, for editors (Zed, JetBrains, Neovim, Emacs)"))
     .action(async (opts, cmd: Command) => {
-      process.exitCode = await fromRuntime("acp", (rt) => rt.acpCommand({ ...cmd.optsWithGlobals(), ...opts }));
+      process.exitCode = await fromRuntime("acp", (rt) => rt.acpCommand({ ...cmd.optsWithGlobals(), ...opts }, packageVersion()));
     });
 
   program

@@ -1,7 +1,6 @@
 // `deerflow acp`: the Agent Client Protocol agent on stdio, for editors (Zed, JetBrains, Neovim, Emacs; docs/acp.md).
 // stdout carries nothing but protocol messages: anything else written to it (a stray log line) goes to stderr,
 // where every line for the user goes. The agent drives the same runtime as the chat (src/acp).
-import { readFileSync } from "node:fs";
 import { Readable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
 import { acpAgent } from "../../acp/agent.js";
@@ -17,10 +16,6 @@ export interface AcpOptions extends GlobalOptions {
   dangerouslyRunUnconfined?: boolean;
 }
 
-function version(): string {
-  return (JSON.parse(readFileSync(new URL("../../../package.json", import.meta.url), "utf8")) as { version: string }).version;
-}
-
 /** stdout for the protocol alone: its own writer, and every other write to process.stdout sent to stderr. */
 function protocolOutput(): WritableStream<Uint8Array> {
   const write = process.stdout.write.bind(process.stdout);
@@ -30,10 +25,11 @@ function protocolOutput(): WritableStream<Uint8Array> {
   });
 }
 
-export async function acpCommand(opts: AcpOptions): Promise<number> {
+/** `version`: deerflow's (main.ts reads it; this module runs from the runtime bundle, away from package.json). */
+export async function acpCommand(opts: AcpOptions, version: string): Promise<number> {
   const log = (line: string) => void process.stderr.write(`deerflow: ${forTerminal(line)}\n`);
   const { app, close } = acpAgent({
-    version: version(),
+    version,
     home: opts.home,
     model: opts.model,
     approval: opts.approval,
