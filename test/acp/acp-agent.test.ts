@@ -13,6 +13,7 @@ import { useInProcessModel } from "../support/in-process.js";
 import { rawSse } from "../providers/fixtures.js";
 import type { TestModelServer } from "../support/openai-server.js";
 import { userTexts } from "../support/requests.js";
+import { waitFor } from "../support/wait.js";
 
 let open: { close: () => Promise<void>; client: TestClient }[] = [];
 const env = useInProcessModel("deerflow-acp-", async () => {
@@ -145,7 +146,55 @@ describe("a prompt turn", () => {
   });
 });
 
+describe("plan and prompt content", () => {
+  it("the todo list arrives as plan updates", async () => {
+    const todos = [
+      { content: "find the failing test", status: "in_progress" },
+      { content: "fix it", status: "pending" },
+    ];
+    server.push({ toolCalls: [{ id: "t1", name: "write_todos", args: { todos } }] }, { content: "Working through the list." });
+    const c = connect();
+    const { sessionId } = await newSession(c);
+    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "plan it" }] });
+    expect(c.of(sessionId, "plan").at(-1)).toEqual({ sessionUpdate: "plan", entries: todos.map((t) => ({ ...t, priority: "medium" })) });
+  });
+
+  it("resource links and embedded text become the prompt; an image block is refused with what is accepted", async () => {
+    server.push({ content: "Seen." });
+    const c = connect();
+    const { sessionId } = await newSession(c);
+    await expect(c.agent.request("session/prompt", { sessionId, prompt: [{ type: "image", data: "AAAA", mimeType: "image/png" }] })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining("text, resource links and embedded text resources"),
+    });
+    await c.agent.request("session/prompt", {
+      sessionId,
+      prompt: [
+        { type: "text", text: "look at these" },
+        { type: "resource_link", uri: `file://${cwd}/a.ts`, name: "a.ts" },
+        { type: "resource", resource: { uri: `file://${cwd}/b.ts`, text: "export const unsaved = 1;" } },
+      ],
+    });
+    const sent = userTexts(server.requests.at(-1)!).join("\n");
+    expect(sent).toContain(`[file: ${cwd}/a.ts]`);
+    expect(sent).toContain("export const unsaved = 1;");
+  });
+});
+
 describe("cancel", () => {
+  it("session/cancel mid-stream: the turn is cancelled, the streamed part is kept, the thread goes on", async () => {
+    server.push(rawSse([chunk({ role: "assistant", content: "Partial answer " })], { end: "hang" }), { content: "Fresh answer." });
+    const c = connect();
+    const { sessionId } = await newSession(c);
+    const turn = c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write a lot" }] });
+    await waitFor(() => (c.of(sessionId, "agent_message_chunk").length > 0 ? true : undefined), "the first chunk");
+    await c.agent.notify("session/cancel", { sessionId });
+    expect((await turn).stopReason).toBe("cancelled");
+    const next = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go on" }] });
+    expect(next.stopReason).toBe("end_turn");
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain("Partial answer");
+  });
+
   it("session/cancel while a permission waits: the question is withdrawn, the command never runs, the turn is cancelled and the thread goes on", async () => {
     server.push({ toolCalls: [{ id: "rm1", name: "bash", args: { command: "rm -r build && echo removed" } }] }, { content: "Still here." });
     execFileSync("mkdir", ["-p", join(cwd, "build")]);
