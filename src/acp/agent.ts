@@ -3,11 +3,12 @@
 // session id is a thread id, so `deerflow resume <id>` opens in the terminal what the editor started.
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { RequestError } from "@agentclientprotocol/sdk";
+import { type McpServer, RequestError } from "@agentclientprotocol/sdk";
 import { loadConfig, requireModel } from "../config/load.js";
 import { findDeerflowError, formatErrorLine } from "../errors.js";
 import { type ChatSession, type ChatSessionOptions, createChatSession } from "../runtime/chat-session.js";
 import { AcpSession } from "./acp-session.js";
+import { clientMcpServers } from "./client-mcp.js";
 import { initializeResponse } from "./initialize.js";
 import { replayOf } from "./load-replay.js";
 
@@ -49,15 +50,25 @@ function checkedCwd(cwd: string): string {
 
 export function acpAgent(opts: AcpAgentOptions) {
   const sessions = new Map<string, AcpSession>();
-  const chatFor = (cwd: string, workspace?: string): ChatSession =>
-    createChatSession({ home: opts.home, model: opts.model, approval: opts.approval, noNetwork: opts.noNetwork, noMemory: opts.noMemory, allowUnconfined: opts.allowUnconfined, cwd, workspace });
+  const chatFor = (cwd: string, servers: readonly McpServer[], workspace?: string): ChatSession => {
+    const configured = Object.keys(loadConfig({ cwd, flags: { home: opts.home } }).mcp.servers);
+    const mcpServers = clientMcpServers(servers, cwd, configured, opts.log);
+    return createChatSession({
+      home: opts.home,
+      model: opts.model,
+      approval: opts.approval,
+      noNetwork: opts.noNetwork,
+      noMemory: opts.noMemory,
+      allowUnconfined: opts.allowUnconfined,
+      cwd,
+      workspace,
+      mcpServers,
+    });
+  };
   const sessionOf = (id: string): AcpSession => {
     const s = sessions.get(id);
     if (!s) throw RequestError.resourceNotFound(id);
     return s;
-  };
-  const noteMcp = (servers: readonly unknown[]) => {
-    if (servers.length > 0) opts.log(`the client's ${servers.length} MCP server(s) are not started: deerflow uses the MCP servers in .deerflowrc (docs/mcp.md).`);
   };
 
   const app = acp
@@ -69,9 +80,8 @@ export function acpAgent(opts: AcpAgentOptions) {
     .onRequest(acp.methods.agent.session.new, ({ params }) =>
       answering(async () => {
         const cwd = checkedCwd(params.cwd);
-        noteMcp(params.mcpServers);
         // The client's cwd is the workspace, with the CLI's refusals ($HOME, /, the data directory, an untrusted .deerflowrc).
-        const chat = chatFor(cwd, cwd);
+        const chat = chatFor(cwd, params.mcpServers, cwd);
         await chat.ensureThread();
         const session = new AcpSession(chat.threadId!, chat);
         sessions.set(session.id, session);
@@ -81,9 +91,8 @@ export function acpAgent(opts: AcpAgentOptions) {
     .onRequest(acp.methods.agent.session.load, ({ params, client }) =>
       answering(async () => {
         const cwd = checkedCwd(params.cwd);
-        noteMcp(params.mcpServers);
         sessions.get(params.sessionId)?.cancel();
-        const chat = chatFor(cwd);
+        const chat = chatFor(cwd, params.mcpServers);
         const view = await chat.resume({ threadId: params.sessionId });
         const notice = chat.workspaceNotice();
         if (notice) opts.log(notice);

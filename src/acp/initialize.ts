@@ -18,7 +18,8 @@ export function initializeResponse(req: InitializeRequest, opts: { version: stri
       // Text, resource links and embedded text resources become the prompt; deerflow's prompt is text (images go
       // through view_image on a file), so image and audio blocks are not offered.
       promptCapabilities: { image: false, audio: false, embeddedContext: true },
-      mcpCapabilities: { http: false, sse: false },
+      // MCP servers the client passes: stdio always, HTTP and SSE as .deerflowrc servers can be (client-mcp.ts).
+      mcpCapabilities: { http: true, sse: true },
     },
     authMethods: opts.modelConfigured ? [] : [CONFIGURE_MODEL],
     agentInfo: { name: "deerflow", title: "deerflow", version: opts.version },

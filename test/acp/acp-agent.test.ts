@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { acpAgent } from "../../src/acp/agent.js";
+import { closeMcpServers } from "../../src/mcp/hub.js";
 import { createChatSession } from "../../src/runtime/chat-session.js";
 import { type TestClient, choose, memoryPipes, testClient } from "../support/acp-client.js";
 import { useInProcessModel } from "../support/in-process.js";
@@ -14,6 +15,7 @@ import { rawSse } from "../providers/fixtures.js";
 import type { TestModelServer } from "../support/openai-server.js";
 import { userTexts } from "../support/requests.js";
 import { waitFor } from "../support/wait.js";
+import { fixture } from "../support/mcp.js";
 
 let open: { close: () => Promise<void>; client: TestClient }[] = [];
 const env = useInProcessModel("deerflow-acp-", async () => {
@@ -22,6 +24,8 @@ const env = useInProcessModel("deerflow-acp-", async () => {
     await o.close();
   }
   open = [];
+  // The sessions' MCP servers (the editor's) end with the test.
+  await closeMcpServers();
 });
 let server: TestModelServer;
 let home: string;
@@ -236,6 +240,28 @@ describe("sessions are threads", () => {
     const r = await b.agent.request("session/prompt", { sessionId: tid, prompt: [{ type: "text", text: "and in the editor" }] });
     expect(r.stopReason).toBe("end_turn");
     expect(userTexts(server.requests.at(-1)!)).toEqual(["in the terminal", "and in the editor"]);
+  });
+});
+
+describe("the client's MCP servers", () => {
+  it("a stdio server passed in session/new runs beside the configured ones; its untrusted tool asks first", async () => {
+    server.push({ toolCalls: [{ id: "m1", name: "mcp__editor__fixture_0", args: { text: "ping" } }] }, { content: "The editor's tool answered." });
+    const c = connect();
+    await c.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const fx = fixture("--tools", "1");
+    const { sessionId } = await c.agent.request("session/new", { cwd, mcpServers: [{ name: "editor", command: fx.command, args: fx.args, env: [] }] });
+    c.policy = () => choose("allow_once");
+    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "use the editor's tool" }] });
+    expect(server.requests[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toContain("mcp__editor__fixture_0");
+    expect(c.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["m1"]);
+    expect(c.of(sessionId, "tool_call_update")).toMatchObject([{ toolCallId: "m1", status: "completed", content: [{ content: { text: expect.stringContaining("ping") } }] }]);
+  });
+
+  it("a name the configuration would refuse is left out with a line on stderr", async () => {
+    const c = connect();
+    await c.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    await c.agent.request("session/new", { cwd, mcpServers: [{ name: "bad name/../x", command: "true", args: [], env: [] }] });
+    expect(logs.join("\n")).toMatch(/MCP server "bad name\/\.\.\/x" is not started/);
   });
 });
 
