@@ -19,6 +19,8 @@ export class AcpSession {
   constructor(
     readonly id: string,
     readonly chat: ChatSession,
+    /** A line for the person (stderr): what the terminal would show beside the conversation. */
+    private readonly log: (line: string) => void,
   ) {}
 
   modes() {
@@ -58,6 +60,8 @@ export class AcpSession {
     const updates = new TurnUpdates(this.chat.currentWorkspace() ?? undefined);
     const onEvent = (e: RunEvent) => {
       if (e.type === "approval.requested") void this.askClient(e, client, turn.signal, updates.workspace);
+      else if (e.type === "mcp.failed") this.log(`MCP server ${e.server}: ${e.message}`);
+      else if (e.type === "sandbox.warning" || e.type === "snapshot.warning") this.log(e.message);
       else for (const u of updates.updates(e)) send(u);
     };
     try {

@@ -83,7 +83,7 @@ export function acpAgent(opts: AcpAgentOptions) {
         // The client's cwd is the workspace, with the CLI's refusals ($HOME, /, the data directory, an untrusted .deerflowrc).
         const chat = chatFor(cwd, params.mcpServers, cwd);
         await chat.ensureThread();
-        const session = new AcpSession(chat.threadId!, chat);
+        const session = new AcpSession(chat.threadId!, chat, opts.log);
         sessions.set(session.id, session);
         return { sessionId: session.id, modes: session.modes() };
       }),
@@ -96,7 +96,7 @@ export function acpAgent(opts: AcpAgentOptions) {
         const view = await chat.resume({ threadId: params.sessionId });
         const notice = chat.workspaceNotice();
         if (notice) opts.log(notice);
-        const session = new AcpSession(view.thread.id, chat);
+        const session = new AcpSession(view.thread.id, chat, opts.log);
         sessions.set(session.id, session);
         for (const update of replayOf(view, chat.currentWorkspace() ?? cwd)) await client.notify("session/update", { sessionId: session.id, update });
         return { modes: session.modes() };

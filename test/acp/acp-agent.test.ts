@@ -2,7 +2,7 @@
 // against the loopback OpenAI test server and real SQLite: a prompt that reasons, answers, edits a file and runs a
 // command; permissions answered allow / reject / allow always; cancel; load; bad requests.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
@@ -266,13 +266,17 @@ describe("the client's MCP servers", () => {
 });
 
 describe("bad requests get a JSON-RPC error and the agent keeps serving", () => {
-  it("an unknown session, a relative cwd, the home folder as workspace, an unknown mode", async () => {
+  it("an unknown session, a relative cwd, the home folder as workspace, an untrusted project file, an unknown mode", async () => {
     const c = connect();
     await c.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
     await expect(c.agent.request("session/prompt", { sessionId: "nope", prompt: [{ type: "text", text: "x" }] })).rejects.toMatchObject({ code: -32002 });
     await expect(c.agent.request("session/new", { cwd: "relative/dir", mcpServers: [] })).rejects.toMatchObject({ message: expect.stringContaining("absolute") });
     await expect(c.agent.request("session/new", { cwd: process.env.HOME!, mcpServers: [] })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/home/i) });
     await expect(c.agent.request("session/load", { sessionId: "../../etc", cwd, mcpServers: [] })).rejects.toMatchObject({ code: -32602 });
+    // A project file that is not trusted refuses the session, saying what to do (the editor cannot ask).
+    writeFileSync(join(cwd, ".deerflowrc"), JSON.stringify({ mcpServers: { x: { command: "true" } } }));
+    await expect(c.agent.request("session/new", { cwd, mcpServers: [] })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("deerflow trust") });
+    rmSync(join(cwd, ".deerflowrc"));
     const { sessionId } = await c.agent.request("session/new", { cwd, mcpServers: [] });
     await expect(c.agent.request("session/set_mode", { sessionId, modeId: "root" })).rejects.toMatchObject({ message: expect.stringContaining("Unknown mode") });
     await c.agent.request("session/set_mode", { sessionId, modeId: "auto-edit" });
