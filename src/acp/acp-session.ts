@@ -5,6 +5,7 @@ import { type AgentContext, type ContentBlock, type PromptResponse, RequestError
 import type { ChatSession } from "../runtime/chat-session.js";
 import type { RunEvent } from "../runtime/events.js";
 import type { ApprovalRequestedEvent } from "../sandbox/approvals.js";
+import { invokedSkill } from "./commands.js";
 import { isApprovalMode, modeStateOf } from "./modes.js";
 import { decisionOf, permissionRequestOf } from "./permission-bridge.js";
 import { promptTextOf } from "./prompt-text.js";
@@ -58,18 +59,22 @@ export class AcpSession {
       sent = sent.then(() => client.notify("session/update", { sessionId: this.id, update })).catch(() => undefined);
     };
     const updates = new TurnUpdates(this.chat.currentWorkspace() ?? undefined);
+    // The context the next model call starts from (the last call's input and answer): the editor's context meter.
+    let used: number | undefined;
     const onEvent = (e: RunEvent) => {
       if (e.type === "approval.requested") void this.askClient(e, client, turn.signal, updates.workspace);
+      else if (e.type === "message.completed" && e.usage) used = e.usage.input_tokens + e.usage.output_tokens;
       else if (e.type === "mcp.failed") this.log(`MCP server ${e.server}: ${e.message}`);
       else if (e.type === "sandbox.warning" || e.type === "snapshot.warning") this.log(e.message);
       else for (const u of updates.updates(e)) send(u);
     };
     try {
-      const { result } = await this.chat.send({ prompt }, onEvent, turn.signal).catch((err: unknown) => {
+      const { result } = await this.chat.send({ prompt, skill: invokedSkill(prompt, this.chat.skills) }, onEvent, turn.signal).catch((err: unknown) => {
         // A cancelled turn ends as ACP says (stopReason cancelled), not as the run's interruption error.
         if (turn.signal.aborted) return { result: { status: "interrupted" as const, stop_reason: "interrupted" as const, error: undefined } };
         throw err;
       });
+      if (used !== undefined) send({ sessionUpdate: "usage_update", used, size: await this.chat.contextWindow() });
       await sent;
       if (turn.signal.aborted || result.status === "interrupted") return { stopReason: "cancelled" };
       if (result.status === "error") throw RequestError.internalError(undefined, result.error ?? "The run failed; the thread is kept, and the next prompt continues it.");

@@ -9,6 +9,7 @@ import { findDeerflowError, formatErrorLine } from "../errors.js";
 import { type ChatSession, type ChatSessionOptions, createChatSession } from "../runtime/chat-session.js";
 import { AcpSession } from "./acp-session.js";
 import { clientMcpServers } from "./client-mcp.js";
+import { availableCommandsOf } from "./commands.js";
 import { initializeResponse } from "./initialize.js";
 import { replayOf } from "./load-replay.js";
 
@@ -77,7 +78,7 @@ export function acpAgent(opts: AcpAgentOptions) {
     .onRequest(acp.methods.agent.authenticate, () => {
       throw RequestError.invalidParams(undefined, "deerflow has no sign-in: configure the model in .deerflowrc or the environment (`deerflow doctor` checks it).");
     })
-    .onRequest(acp.methods.agent.session.new, ({ params }) =>
+    .onRequest(acp.methods.agent.session.new, ({ params, client }) =>
       answering(async () => {
         const cwd = checkedCwd(params.cwd);
         // The client's cwd is the workspace, with the CLI's refusals ($HOME, /, the data directory, an untrusted .deerflowrc).
@@ -85,6 +86,8 @@ export function acpAgent(opts: AcpAgentOptions) {
         await chat.ensureThread();
         const session = new AcpSession(chat.threadId!, chat, opts.log);
         sessions.set(session.id, session);
+        // After the answer: the update names a session the client knows.
+        setImmediate(() => void client.notify("session/update", { sessionId: session.id, update: availableCommandsOf(chat.skills) }).catch(() => undefined));
         return { sessionId: session.id, modes: session.modes() };
       }),
     )
@@ -98,7 +101,7 @@ export function acpAgent(opts: AcpAgentOptions) {
         if (notice) opts.log(notice);
         const session = new AcpSession(view.thread.id, chat, opts.log);
         sessions.set(session.id, session);
-        for (const update of replayOf(view, chat.currentWorkspace() ?? cwd)) await client.notify("session/update", { sessionId: session.id, update });
+        for (const update of [...replayOf(view, chat.currentWorkspace() ?? cwd), availableCommandsOf(chat.skills)]) await client.notify("session/update", { sessionId: session.id, update });
         return { modes: session.modes() };
       }),
     )

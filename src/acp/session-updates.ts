@@ -6,6 +6,7 @@ import type { PlanEntry, SessionUpdate, ToolCallContent } from "@agentclientprot
 import type { RunEvent, TodoView } from "../runtime/events.js";
 import { toHostPaths } from "../sandbox/virtual-paths.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
+import { ASK_CLARIFICATION } from "../vocabulary/message-markers.js";
 import { diffContentOf } from "./diff-content.js";
 import { toolKindOf, toolLocationsOf, toolTitleOf } from "./tool-calls.js";
 
@@ -52,10 +53,11 @@ export class TurnUpdates {
         return e.text ? [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: e.text } }] : [];
       case "message.reasoning":
         return e.text ? [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: e.text } }] : [];
+      // A clarification is not a tool the user watches run: its question is the answer (below).
       case "tool.started":
-        return [this.started(e)];
+        return e.name === ASK_CLARIFICATION ? [] : [this.started(e)];
       case "tool.completed":
-        return [this.completed(e)];
+        return e.name === ASK_CLARIFICATION ? [] : [this.completed(e)];
       case "todos.updated":
         return [planOf(e.todos)];
       case "clarification.requested":

@@ -2,7 +2,7 @@
 // against the loopback OpenAI test server and real SQLite: a prompt that reasons, answers, edits a file and runs a
 // command; permissions answered allow / reject / allow always; cancel; load; bad requests.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
@@ -182,6 +182,38 @@ describe("plan and prompt content", () => {
     const sent = userTexts(server.requests.at(-1)!).join("\n");
     expect(sent).toContain(`[file: ${cwd}/a.ts]`);
     expect(sent).toContain("export const unsaved = 1;");
+  });
+});
+
+describe("questions, skills and usage", () => {
+  it("a clarification question is the turn's answer (end_turn), and the next prompt answers it", async () => {
+    server.push(
+      { toolCalls: [{ id: "q", name: "ask_clarification", args: { question: "Tabs or spaces?", clarification_type: "approach_choice", options: ["tabs", "spaces"] } }] },
+      { content: "Spaces it is." },
+    );
+    const c = connect();
+    const { sessionId } = await newSession(c);
+    const r = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "format it" }] });
+    expect(r.stopReason).toBe("end_turn");
+    expect(text(c.of(sessionId, "agent_message_chunk"))).toBe("Tabs or spaces?\n- tabs\n- spaces");
+    expect(c.of(sessionId, "tool_call")).toEqual([]);
+    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "spaces" }] });
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain("Tabs or spaces?");
+    expect(text(c.of(sessionId, "agent_message_chunk"))).toContain("Spaces it is.");
+  });
+
+  it("installed skills are offered as commands and /<skill> activates one; the context used is reported", async () => {
+    const dir = join(home, "skills", "sql-style");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "SKILL.md"), "---\nname: sql-style\ndescription: House SQL style\n---\nSQL-BODY: uppercase keywords.\n");
+    server.push({ content: "Formatted.", usage: { prompt_tokens: 1234, completion_tokens: 56 } });
+    const c = connect();
+    const { sessionId } = await newSession(c);
+    const offered = await waitFor(() => c.of(sessionId, "available_commands_update")[0], "the commands");
+    expect(offered.availableCommands).toEqual([{ name: "sql-style", description: "House SQL style", input: { hint: "what to do with it" } }]);
+    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/sql-style format the queries" }] });
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain("SQL-BODY: uppercase keywords.");
+    expect(c.of(sessionId, "usage_update")).toEqual([{ sessionUpdate: "usage_update", used: 1290, size: expect.any(Number) }]);
   });
 });
 
