@@ -22,7 +22,9 @@ function blockText(block: ContentBlock): string {
     case "resource": {
       const r = block.resource;
       if (!("text" in r)) return `[binary resource ${pathOfUri(r.uri)} left out]`;
-      return `Contents of ${pathOfUri(r.uri)} (from the editor):\n\`\`\`\n${r.text}\n\`\`\``;
+      // A fence longer than any backtick run in the text, so the file's own fences cannot close it early.
+      const fence = "`".repeat(Math.max(3, ...[...r.text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
+      return `Contents of ${pathOfUri(r.uri)} (from the editor):\n${fence}\n${r.text}\n${fence}`;
     }
     default:
       throw RequestError.invalidParams(undefined, `deerflow accepts text, resource links and embedded text resources in a prompt, not ${block.type}.`);
