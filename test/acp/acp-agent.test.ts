@@ -264,6 +264,10 @@ describe("sessions are threads", () => {
     await b.agent.request("session/load", { sessionId, cwd, mcpServers: [] });
     expect(text(b.of(sessionId, "user_message_chunk"))).toBe("hello from the editor");
     expect(text(b.of(sessionId, "agent_message_chunk"))).toBe("First answer.");
+    // `deerflow resume <id>` (the TUI's ChatSession) opens the editor's session as the thread it is.
+    const resumed = await createChatSession({ home, model: "test-model", cwd }).resume({ threadId: sessionId });
+    expect(resumed.entries).toMatchObject([{ kind: "user", text: "hello from the editor" }, { kind: "assistant", text: "First answer." }]);
+    expect(resumed.thread.workspace).toBe(cwd);
 
     // A thread of the terminal chat (ChatSession, as `deerflow` runs it) loads the same way.
     server.push({ toolCalls: [{ id: "s1", name: "bash", args: { command: "echo from-terminal" } }] }, { content: "Terminal answer." }, { content: "Continued." });
