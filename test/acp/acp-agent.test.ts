@@ -218,6 +218,16 @@ describe("questions, skills and usage", () => {
   });
 });
 
+describe("stop reasons", () => {
+  it("an answer cut off by the model's output limit ends the turn as max_tokens", async () => {
+    server.push({ content: "A long answer that was cut", finishReason: "length" });
+    const c = connect();
+    const { sessionId } = await newSession(c);
+    const r = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write an essay" }] });
+    expect(r.stopReason).toBe("max_tokens");
+  });
+});
+
 describe("cancel", () => {
   it("session/cancel mid-stream: the turn is cancelled, the streamed part is kept, the thread goes on", async () => {
     server.push(rawSse([chunk({ role: "assistant", content: "Partial answer " })], { end: "hang" }), { content: "Fresh answer." });
@@ -266,7 +276,10 @@ describe("sessions are threads", () => {
     expect(text(b.of(sessionId, "agent_message_chunk"))).toBe("First answer.");
     // `deerflow resume <id>` (the TUI's ChatSession) opens the editor's session as the thread it is.
     const resumed = await createChatSession({ home, model: "test-model", cwd }).resume({ threadId: sessionId });
-    expect(resumed.entries).toMatchObject([{ kind: "user", text: "hello from the editor" }, { kind: "assistant", text: "First answer." }]);
+    expect(resumed.entries).toMatchObject([
+      { kind: "user", text: "hello from the editor" },
+      { kind: "assistant", text: "First answer." },
+    ]);
     expect(resumed.thread.workspace).toBe(cwd);
 
     // A thread of the terminal chat (ChatSession, as `deerflow` runs it) loads the same way.
