@@ -1,10 +1,11 @@
 // A deerflow tool call as an editor shows it: ACP's kind, a one-line title and the locations the editor follows.
 // The arguments come from the model, so they are data: a title is stripped of control characters and bounded, and a
-// location is given only when the path lies inside the thread's workspace (a hostile `../../etc/passwd` or
-// `/home/me/.ssh/id_rsa` never makes the editor open that file).
-import { isAbsolute, normalize, resolve } from "node:path";
+// location is given only when the path lies inside the thread's workspace, links followed (a hostile
+// `../../etc/passwd`, `/home/me/.ssh/id_rsa` or a link to them never makes the editor open that file).
+import { basename, dirname, isAbsolute, join, normalize, resolve } from "node:path";
 import type { ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
 import { isInside } from "../sandbox/paths.js";
+import { realOrSelf } from "../sandbox/real-path.js";
 import { hostPathOf } from "../vocabulary/presented-files.js";
 import { VIRTUAL_ROOT } from "../vocabulary/workspace-path.js";
 import { stripControl } from "../vocabulary/terminal-text.js";
@@ -52,7 +53,11 @@ export function workspacePathOf(path: string | undefined, workspace: string): st
   if (!path || path.includes("\0")) return undefined;
   const host = path.startsWith(`${VIRTUAL_ROOT}/`) || path === VIRTUAL_ROOT ? hostPathOf(normalize(path), { workspace_path: workspace }) : path;
   const abs = isAbsolute(host) ? normalize(host) : resolve(workspace, host);
-  return isInside(abs, workspace) ? abs : undefined;
+  if (!isInside(abs, workspace)) return undefined;
+  // Followed through links too: a link in the workspace to /etc offers nothing of /etc (a new file: its folder's links).
+  const resolved = realOrSelf(abs);
+  const real = resolved === abs ? join(realOrSelf(dirname(abs)), basename(abs)) : resolved;
+  return isInside(real, realOrSelf(workspace)) ? abs : undefined;
 }
 
 /** "Read src/a.ts", "Run `npm test`", "Search TODO": what the call does, from its arguments. */

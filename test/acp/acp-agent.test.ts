@@ -2,7 +2,7 @@
 // against the loopback OpenAI test server and real SQLite: a prompt that reasons, answers, edits a file and runs a
 // command; permissions answered allow / reject / allow always; cancel; load; bad requests.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
@@ -138,15 +138,17 @@ describe("a prompt turn", () => {
     server.push(
       { toolCalls: [{ id: "r1", name: "read_file", args: { path: "../../../../../etc/passwd", description: "x" } }] },
       { toolCalls: [{ id: "r2", name: "read_file", args: { path: "/mnt/user-data/workspace/../../../etc/hostname\u001b[2J\u001b]0;pwned\u0007" } }] },
+      { toolCalls: [{ id: "r3", name: "read_file", args: { path: "etc-link/hostname" } }] },
       { content: "Could not read them." },
     );
+    symlinkSync("/etc", join(cwd, "etc-link"));
     const c = connect();
     const { sessionId } = await newSession(c);
     await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "read system files" }] });
     const calls = c.of(sessionId, "tool_call");
-    expect(calls.map((t) => t.locations)).toEqual([[], []]);
+    expect(calls.map((t) => t.locations)).toEqual([[], [], []]);
     expect(calls[1]!.title).not.toMatch(/[\u001b\u0007]/);
-    expect(c.of(sessionId, "tool_call_update").map((u) => u.status)).toEqual(["failed", "failed"]);
+    expect(c.of(sessionId, "tool_call_update").map((u) => u.status)).toEqual(["failed", "failed", "failed"]);
   });
 });
 
