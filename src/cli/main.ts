@@ -216,6 +216,12 @@ export function buildProgram(): Command {
       process.exitCode = await trustCommand(dir, { ...cmd.optsWithGlobals(), ...opts });
     });
 
+  (["approval", "network", "memory", "unconfined"] as const)
+    .reduce((c, name) => c.addOption(sharedOption(name, "chat")), program.command("acp").description("the Agent Client Protocol agent on stdio, for editors (Zed, JetBrains, Neovim, Emacs)"))
+    .action(async (opts, cmd: Command) => {
+      process.exitCode = await fromRuntime("acp", (rt) => rt.acpCommand({ ...cmd.optsWithGlobals(), ...opts }, packageVersion()));
+    });
+
   program
     .command("doctor")
     .description("check node, sqlite, the home directory, the database, the configuration and the model endpoint")

@@ -12,3 +12,4 @@ export { mcpListCommand } from "./commands/mcp.js";
 export { dbMigrateCommand } from "./commands/db.js";
 export { evalCommand } from "./commands/eval.js";
 export { doctorCommand } from "./commands/doctor.js";
+export { acpCommand } from "./commands/acp.js";

@@ -8,7 +8,7 @@ import { basename, join, resolve } from "node:path";
 import { assertSafeSandboxPaths, assertSafeWorkspace } from "../sandbox/workspace-check.js";
 import { continuingNotice } from "../sandbox/start-workspace.js";
 import { isInside } from "../sandbox/paths.js";
-import { type ResolvedConfig, type ResolvedModel, loadConfig, requireModel } from "../config/load.js";
+import { type ResolvedConfig, type ResolvedMcpServer, type ResolvedModel, loadConfig, requireModel } from "../config/load.js";
 import { UsageError, findDeerflowError } from "../errors.js";
 import { UntrustedFolderError } from "../config/project-trust.js";
 import { type ModelChoice, type SavedChoice, saveModelChoice } from "../config/save-model-choice.js";
@@ -75,6 +75,8 @@ export interface ChatSessionOptions {
   ignoreUntrusted?: boolean;
   /** --dangerously-run-unconfined: yolo allowed without bubblewrap (sandbox/unconfined.ts). */
   allowUnconfined?: boolean;
+  /** MCP servers beside the configured ones (an editor's, over ACP). */
+  mcpServers?: Record<string, ResolvedMcpServer>;
 }
 
 export interface TurnResult {
@@ -113,7 +115,9 @@ export class ChatSession {
   constructor(options: ChatSessionOptions = {}) {
     this.options = options;
     this.cwd = options.cwd ?? process.cwd();
-    this.config = loadConfig({ cwd: this.cwd, flags: { home: options.home, model: options.model, approval: options.approval, noNetwork: options.noNetwork, noMemory: options.noMemory } });
+    const loaded = loadConfig({ cwd: this.cwd, flags: { home: options.home, model: options.model, approval: options.approval, noNetwork: options.noNetwork, noMemory: options.noMemory } });
+    // An editor's own MCP servers (`deerflow acp`) run beside the configured ones.
+    this.config = options.mcpServers ? { ...loaded, mcp: { ...loaded.mcp, servers: { ...loaded.mcp.servers, ...options.mcpServers } } } : loaded;
     // Before anything of the project file is used (its MCP servers start below): the TUI asks first.
     if (this.config.untrusted && !options.ignoreUntrusted) throw new UntrustedFolderError(this.config.untrusted, this.config.trustHome);
     this.model = requireModel(this.config);
@@ -286,8 +290,8 @@ export class ChatSession {
     this.goal = null;
   }
 
-  /** The current thread, created now when there is none yet (for `!cmd`); returns its workspace. */
-  private async ensureThread(): Promise<ThreadPaths> {
+  /** The current thread, created now when there is none yet (for `!cmd`, and an editor's new session); returns its workspace. */
+  async ensureThread(): Promise<ThreadPaths> {
     const { opened } = await this.runtime.open({ threadId: this.threadId, workspace: this.threadId ? undefined : this.options.workspace });
     this.threadId = opened.threadId;
     this.workspaces.set(opened.threadId, opened.paths.workspace_path);

@@ -12,6 +12,8 @@ export const RANK: Record<string, number> = {
   // `deerflow eval`: a CLI-level driver of the runtime (like `deerflow run`); nothing below the CLI imports it.
   eval: 11,
   tui: 10,
+  // `deerflow acp`: the editor's front end (the Agent Client Protocol), beside the TUI; drives the runtime.
+  acp: 10,
   runtime: 9,
   subagents: 8,
   agent: 7,
