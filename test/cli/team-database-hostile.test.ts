@@ -1,8 +1,8 @@
 // The team database as a hostile environment and user meet it, through the CLI (in this process; the TLS warning and
-// the closed pipe through the built CLI) against a real PostgreSQL server: NUL bytes (text and jsonb cannot hold U+0000), a server that refuses writes mid-run (out of disk, its
-// statement_timeout), URLs the driver cannot use, TLS the server does not offer, a `db migrate` killed half-way, and
-// a reader that closes the pipe. Each cause is said in one line with the right exit code, never "internal error",
-// never the password.
+// the closed pipe through the built CLI) against a real PostgreSQL server: NUL bytes (text and jsonb cannot hold
+// U+0000), a server that refuses writes mid-run (out of disk, its statement_timeout), URLs the driver cannot use, TLS
+// the server does not offer, a `db migrate` killed half-way, and a reader that closes the pipe. Each cause is said in
+// one line with the right exit code, never "internal error", never the password.
 import { spawn } from "node:child_process";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
