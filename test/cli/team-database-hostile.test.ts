@@ -1,12 +1,13 @@
-// The team database as a hostile environment and user meet it, through the built CLI against a real PostgreSQL
-// server: NUL bytes (text and jsonb cannot hold U+0000), a server that refuses writes mid-run (out of disk, its
-// statement_timeout), URLs the driver cannot use, TLS the server does not offer, a `db migrate` killed half-way, and
-// a reader that closes the pipe. Each cause is said in one line with the right exit code, never "internal error",
-// never the password.
+// The team database as a hostile environment and user meet it, through the CLI (in this process; the TLS warning and
+// the closed pipe through the built CLI) against a real PostgreSQL server: NUL bytes (text and jsonb cannot hold
+// U+0000), a server that refuses writes mid-run (out of disk, its statement_timeout), URLs the driver cannot use, TLS
+// the server does not offer, a `db migrate` killed half-way, and a reader that closes the pipe. Each cause is said in
+// one line with the right exit code, never "internal error", never the password.
 import { spawn } from "node:child_process";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BIN, type Sandbox } from "../support/cli.js";
+import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 import { createTestDatabase, pgSkip } from "../support/postgres.js";
 
@@ -29,10 +30,11 @@ async function sql(text: string, url = db.url): Promise<pg.QueryResult> {
   }
 }
 
+/** A home on the team database whose `run` drives the CLI in this process (cli-in-process.ts); `spawn` is the built CLI. */
 function machine(url = db.url): Sandbox {
   const sb = e2e.sandbox();
   sb.env.DEERFLOW_DATABASE_URL = url;
-  return sb;
+  return Object.assign(sb, { run: (args: string[], opts: Parameters<Sandbox["run"]>[1] = {}) => runCli(sb, args, opts) });
 }
 
 /** The password as it would leak: after the user name (the test role's password is its name). */
@@ -145,8 +147,9 @@ describe.skipIf(pgSkip)("the team database against hostile input and a hostile s
 
   it("sslmode=require: one line on what TLS did, none of the driver's multi-line warning", async () => {
     // The test server either offers no TLS or a certificate nobody signed (Debian's snakeoil): both are said in one line.
-    const a = machine(`${db.url}?sslmode=require`);
-    const r = await a.run(["threads"]);
+    // The built CLI: the driver's warning would go to the process's own stderr.
+    const a = e2e.sandbox();
+    const r = await a.run(["threads"], { env: { DEERFLOW_DATABASE_URL: `${db.url}?sslmode=require` } });
     expect(r.exitCode).toBe(1);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).not.toMatch(/SECURITY WARNING|uselibpqcompat/);
@@ -159,12 +162,12 @@ describe.skipIf(pgSkip)("the team database against hostile input and a hostile s
     try {
       const home = e2e.sandbox();
       e2e.server.setScript([{ content: "one" }, { content: "two" }]);
-      const t1 = JSON.parse((await home.run(["run", "--output-format", "json", "first"])).stdout).thread_id as string;
-      const t2 = JSON.parse((await home.run(["run", "--output-format", "json", "second"])).stdout).thread_id as string;
-      expect((await home.run(["db", "migrate", "--from", "sqlite", "--to", target.url])).exitCode).toBe(0);
+      const t1 = JSON.parse((await runCli(home, ["run", "--output-format", "json", "first"])).stdout).thread_id as string;
+      const t2 = JSON.parse((await runCli(home, ["run", "--output-format", "json", "second"])).stdout).thread_id as string;
+      expect((await runCli(home, ["db", "migrate", "--from", "sqlite", "--to", target.url])).exitCode).toBe(0);
       // What a kill between the copied rows and the index row leaves: everything but the thread's listing.
       await sql(`DELETE FROM deerflow.threads WHERE id = '${t2}'`, target.url);
-      const again = await home.run(["db", "migrate", "--from", "sqlite", "--to", target.url]);
+      const again = await runCli(home, ["db", "migrate", "--from", "sqlite", "--to", target.url]);
       expect(again.stderr).not.toMatch(/internal error|duplicate key/);
       expect(again.exitCode).toBe(0);
       expect(again.stdout).toMatch(/Copied 1 thread\(s\).*1 already there, skipped/);

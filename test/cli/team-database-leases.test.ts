@@ -1,4 +1,4 @@
-// Leases across machines on a team database, through the built CLI. Two machines race for a dead machine's expired
+// Leases across machines on a team database, through the CLI (the racing, killed and frozen runs are processes). Two machines race for a dead machine's expired
 // lease: exactly one wins, the other is told the thread is busy, and the dead run reads interrupted. A machine that
 // pauses (SIGSTOP: a frozen VM, a long GC pause) past its lease loses the thread to another machine; when it wakes it
 // stops in one line instead of writing its late answer over the run that took over.
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import { createTestDatabase, pgSkip } from "../support/postgres.js";
-import { takeOverWhileFrozen, teamMachine } from "../support/team-machine.js";
+import { finished, takeOverWhileFrozen, teamMachine } from "../support/team-machine.js";
 import { until } from "../support/wait.js";
 
 const e2e = useE2E();
@@ -55,7 +55,8 @@ describe.skipIf(pgSkip)("leases on a team database", { timeout: 300_000 }, () =>
 
     const b = machine("machine-b");
     const c = machine("machine-c");
-    const [rb, rc] = await Promise.all([b.run(["run", "--thread", threadId, "b wants it"]), c.run(["run", "--thread", threadId, "c wants it"])]);
+    // Two processes at once: the race is between them.
+    const [rb, rc] = await Promise.all([finished(b.spawn(["run", "--thread", threadId, "b wants it"])), finished(c.spawn(["run", "--thread", threadId, "c wants it"]))]);
     const results = [rb, rc].map((r) => r.exitCode).sort();
     expect(results).toEqual([0, 1]);
     const [winner, loser] = rb.exitCode === 0 ? [rb, rc] : [rc, rb];

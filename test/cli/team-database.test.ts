@@ -1,4 +1,5 @@
-// Two "machines" (two DEERFLOW_HOMEs, two DEERFLOW_HOSTs) sharing one PostgreSQL database through the built CLI:
+// Two "machines" (two DEERFLOW_HOMEs, two DEERFLOW_HOSTs) sharing one PostgreSQL database through the CLI (in
+// this process, team-machine.ts; the run that is killed and the one-line connection errors are the built CLI):
 // both list the same threads with the host each last ran on; a run of a thread another machine is running is
 // refused; kill -9 of that machine's process, and once its lease expires the thread is taken over (the dead run
 // marked interrupted); a thread whose workspace is not on this machine can be inspected but not run (exit 2).
@@ -7,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import { createTestDatabase, pgSkip } from "../support/postgres.js";
-import { waitFor } from "../support/wait.js";
+import { teamMachine } from "../support/team-machine.js";
+import { until, waitFor } from "../support/wait.js";
 
 const e2e = useE2E();
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -17,17 +19,7 @@ beforeAll(async () => {
 afterAll(async () => db?.drop());
 
 /** A machine: its own home and host name, the team database, a short lease so a takeover comes soon. */
-function machine(name: string): Sandbox & { env2: Record<string, string> } {
-  const sb = e2e.sandbox();
-  const env2 = { DEERFLOW_DATABASE_URL: db.url, DEERFLOW_HOST: name, DEERFLOW_LEASE_SECONDS: "3" };
-  const run = sb.run.bind(sb);
-  const spawn = sb.spawn.bind(sb);
-  return Object.assign(sb, {
-    env2,
-    run: (args: string[], opts: Parameters<Sandbox["run"]>[1] = {}) => run(args, { ...opts, env: { ...env2, ...opts.env } }),
-    spawn: (args: string[], opts: Parameters<Sandbox["spawn"]>[1] = {}) => spawn(args, { ...opts, env: { ...env2, ...opts.env } }),
-  });
-}
+const machine = (name: string): Sandbox => teamMachine(e2e.sandbox(), db.url, name);
 
 type Listed = { id: string; status: string; host: string | null; title: string | null };
 async function list(m: Sandbox): Promise<Listed[]> {
@@ -52,6 +44,9 @@ describe.skipIf(pgSkip)("a team database shared by two machines", () => {
     // A holds the thread: its model answer never comes.
     e2e.server.setScript(async () => new Promise(() => {}));
     const owner = a.spawn(["run", "--thread", threadId, "long job"]);
+    // Its model call has begun, so its input is saved (on PostgreSQL each step waits for its checkpoint): the kill
+    // below comes after that, whatever the speed of the polls.
+    await until(() => e2e.server.requests.some((r) => JSON.stringify(r.body.messages).includes("long job")), "machine A's run calling the model");
     await waitFor(async () => ((await list(b)).find((t) => t.id === threadId)?.status === "running" ? true : undefined));
     const refused = await b.run(["run", "--thread", threadId, "me too"]);
     expect(refused.exitCode).toBe(1);
@@ -103,7 +98,8 @@ describe.skipIf(pgSkip)("a team database shared by two machines", () => {
   });
 
   it("a wrong password or an unreachable server is one line with no password in it", async () => {
-    const b = machine("machine-b");
+    // The built CLI itself: what a user's terminal shows, exit status included.
+    const b = e2e.sandbox();
     const bad = new URL(db.url);
     bad.password = "s3cret-wrong-pw";
     const wrong = await b.run(["threads"], { env: { DEERFLOW_DATABASE_URL: bad.toString() } });
