@@ -34,7 +34,7 @@
 
 import { homedir } from "node:os";
 import { posix } from "node:path";
-import { type Cwd, INTERPRETERS, type Pipeline, SHELLS, SYSTEM_DIRS, type SimpleCommand, isFlag, walkDown } from "./shell-command.js";
+import { type Cwd, type Pipeline, SHELLS, SYSTEM_DIRS, type SimpleCommand, isFlag, walkDown } from "./shell-command.js";
 import { codeEnvVar } from "./code-env.js";
 import { GIT_RULES, gitShellAliases } from "./shell-git.js";
 import { CODE_RULES, sedRuns, sedWrites } from "./shell-rules-code.js";
@@ -43,6 +43,7 @@ import { GIT_CONTROL_REASON, GIT_INTERNALS_REASON, HOME_REASON, touchesHome, wri
 import { notAFile, repointsDescriptor, writesStream } from "./shell-read-only.js";
 import { UNCONFINED_REASON, needsPerson, plainOrAsk, unconfinedRisk } from "./shell-unconfined.js";
 import { hasForkBomb } from "./shell-fork-bomb.js";
+import { codeArg, inlineCode, readsCodeFromStdin } from "./shell-inline-code.js";
 import {
   assignedCode,
   editorRunsShell,
@@ -121,27 +122,6 @@ const FETCH_SUB = /(?:\$\(|<\(|`)\s*(?:\S*\/)?(?:curl|wget|fetch|aria2c)\b/;
 /** `sh <(curl …)`, `bash -c "$(wget …)"`, `bash < <(curl …)`: the command runs what a substitution downloads. */
 const runsFetched = (c: SimpleCommand) => [...c.args, ...c.redirects.map((r) => r.target)].some((a) => FETCH_SUB.test(a));
 
-/** The index of the argument holding a shell's or interpreter's inline code (`-c`, `-e`, `-r`), or -1. */
-function codeArg(c: SimpleCommand): number {
-  // node -p/--print and perl -E run code too.
-  const flag = INTERPRETERS.test(c.name) ? (c.name === "php" ? /^-[a-zA-Z]*r$/ : /^-[a-zA-Z]*[ceEp]$/) : /^-[a-zA-Z]*c[a-zA-Z]*$/;
-  const i = c.args.findIndex((a) => flag.test(a) || a === "--command" || a === "--eval" || a === "--print");
-  return i >= 0 && i + 1 < c.args.length ? i + 1 : -1;
-}
-/** Inline interpreter code: the `-c`/`-e` argument or a heredoc/here-string on stdin, and the modules it loads
- *  from the command line (perl `-MIPC::Open3`, ruby `-ropen3`), which the code then calls by a short name. */
-function inlineCode(c: SimpleCommand): string {
-  if (!INTERPRETERS.test(c.name)) return "";
-  const i = codeArg(c);
-  const modules = c.args.flatMap((a, k) => (/^-[mMr]./.test(a) ? [a] : a === "-r" ? [c.args[k + 1] ?? ""] : []));
-  return [i >= 0 ? c.args[i]! : "", c.stdinText ?? "", ...modules].join("\n");
-}
-/** A shell or interpreter that reads its program from stdin (`… | bash`, `… | python3 -`). */
-function readsCodeFromStdin(c: SimpleCommand): boolean {
-  if (!SHELLS.test(c.name) || codeArg(c) >= 0) return false;
-  const first = c.args.find((a) => !isFlag(a));
-  return first === undefined || first === "-" || c.args.includes("-s");
-}
 const DELETE_CODE = /rmtree|rm_rf|rimraf|rmSync|rmdirSync|remove_tree|\brmdir|\bunlink|os\.remove|\.rm\(|\bfs\.rm|FileUtils\.rm|File\.delete|Dir\.delete|\brm\(.*recursive/;
 const DYNAMIC_CODE =
   /getattr|__import__|importlib|\beval\b|&\s*[{$]|\bdo\s*[('"$q]|->\s*\(|\bsyscall\b|\bexec\s*\(|\bcompile\s*\(|new\s+Function|\bFunction\s*\(|require\s*\(\s*[^'"`\s)]|\.send\s*\(|constantize|\bglobals\s*\(\s*\)\s*\[/;

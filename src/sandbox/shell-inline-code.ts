@@ -1,0 +1,25 @@
+// Where a shell or interpreter command line holds code of its own: the `-c`/`-e` argument, a heredoc on stdin, the
+// modules it loads, or a program read from stdin. The audit's rules judge that code (shell-audit.ts).
+import { INTERPRETERS, SHELLS, type SimpleCommand, isFlag } from "./shell-command.js";
+
+/** The index of the argument holding a shell's or interpreter's inline code (`-c`, `-e`, `-r`), or -1. */
+export function codeArg(c: SimpleCommand): number {
+  // node -p/--print and perl -E run code too.
+  const flag = INTERPRETERS.test(c.name) ? (c.name === "php" ? /^-[a-zA-Z]*r$/ : /^-[a-zA-Z]*[ceEp]$/) : /^-[a-zA-Z]*c[a-zA-Z]*$/;
+  const i = c.args.findIndex((a) => flag.test(a) || a === "--command" || a === "--eval" || a === "--print");
+  return i >= 0 && i + 1 < c.args.length ? i + 1 : -1;
+}
+/** Inline interpreter code: the `-c`/`-e` argument or a heredoc/here-string on stdin, and the modules it loads
+ *  from the command line (perl `-MIPC::Open3`, ruby `-ropen3`), which the code then calls by a short name. */
+export function inlineCode(c: SimpleCommand): string {
+  if (!INTERPRETERS.test(c.name)) return "";
+  const i = codeArg(c);
+  const modules = c.args.flatMap((a, k) => (/^-[mMr]./.test(a) ? [a] : a === "-r" ? [c.args[k + 1] ?? ""] : []));
+  return [i >= 0 ? c.args[i]! : "", c.stdinText ?? "", ...modules].join("\n");
+}
+/** A shell or interpreter that reads its program from stdin (`… | bash`, `… | python3 -`). */
+export function readsCodeFromStdin(c: SimpleCommand): boolean {
+  if (!SHELLS.test(c.name) || codeArg(c) >= 0) return false;
+  const first = c.args.find((a) => !isFlag(a));
+  return first === undefined || first === "-" || c.args.includes("-s");
+}
