@@ -36,6 +36,8 @@ import { modelWindowOf } from "./run-agent.js";
 import { type RewindOutcome, type RewindableRun, type UndoOutcome, listRewindable, rewindStoreFor, rewindThread, undoRewind } from "./rewind.js";
 import type { RewindScope } from "../persistence/rewind-log.js";
 import { type SkillCatalog, skillCatalogFor } from "../skills/catalog.js";
+import { type CommandCatalog, commandCatalogFor } from "../commands/catalog.js";
+import { promptOfTurn } from "./custom-command-prompt.js";
 import { type Fact, type MemoryStore, memoryStoreFor } from "../memory/store.js";
 import { projectKeyOf } from "../memory/project.js";
 import { closeMemory, drainMemoryQueue } from "./memory-drain.js";
@@ -49,6 +51,7 @@ export type { RewindOutcome, RewindableRun, UndoOutcome } from "./rewind.js";
 export type { RewindScope } from "../persistence/rewind-log.js";
 export type { McpServerState } from "../mcp/hub.js";
 export type { SkillCatalog } from "../skills/catalog.js";
+export type { CommandCatalog, CustomCommand } from "../commands/catalog.js";
 export type { Fact, MemoryStore } from "../memory/store.js";
 export type { ThreadRow } from "../persistence/thread-index.js";
 export type { ApprovalDecision } from "../sandbox/approvals.js";
@@ -178,6 +181,11 @@ export class ChatSession {
     return skillCatalogFor({ home: this.config.home, cwd: process.cwd() });
   }
 
+  /** The custom commands (commands/catalog.ts) of this folder and the data directory, discovered once. */
+  get commands(): CommandCatalog {
+    return commandCatalogFor({ home: this.config.home, cwd: this.cwd });
+  }
+
   private paths: WorkspacePathIndex | undefined;
 
   /**
@@ -301,16 +309,19 @@ export class ChatSession {
    * goal, turns run through the goal loop so the goal keeps being pursued after the user answers a question.
    */
   async send(input: { prompt: string; goal?: string; skill?: string }, onEvent: (e: RunEvent) => void, signal: AbortSignal): Promise<TurnResult> {
+    // `/name args` of a custom command (never with a skill or a goal): its `!` lines run in the thread's workspace.
+    const shell = { paths: () => this.ensureThread(), settings: shellSettingsFromConfig(this.config), timeoutSeconds: this.config.sandbox.bashTimeoutSeconds, signal };
+    const turn = input.skill || input.goal !== undefined ? { prompt: input.prompt, attach: input.prompt } : await promptOfTurn(input.prompt, this.commands, this.cwd, shell);
     this.listener = onEvent;
     const request = {
       config: this.config,
       model: this.model,
-      prompt: input.prompt,
+      prompt: turn.prompt,
       skill: input.skill,
       threadId: this.threadId,
       // Only a thread's first run binds its workspace.
       workspace: this.threadId ? undefined : this.options.workspace,
-      uploads: atPathUploads(input.prompt, this.cwd),
+      uploads: atPathUploads(turn.attach, this.cwd),
       approval: this.approval,
       planMode: this.planMode,
       signal,

@@ -7,6 +7,7 @@ import { findDeerflowError, formatErrorLine } from "../errors.js";
 import { APPROVAL_MODES } from "../vocabulary/approval-modes.js";
 import { isAbortError } from "../vocabulary/error-chain.js";
 import { type SlashContext, findSlash, helpCommands, parseSlash } from "./commands/slash-commands.js";
+import { customCommandNamed, customHelpRows } from "./commands/custom-commands.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 import type { ApprovalDecision, StatusView } from "./state/types.js";
 import type { ChatStore } from "./store.js";
@@ -351,7 +352,7 @@ export class ChatController {
     );
   }
 
-  /** `/name args`: a registered command, else `/<skill> [request]`, else one warning. */
+  /** `/name args`: a registered command, else `/<skill> [request]`, else a custom command, else one warning. */
   private runSlash(name: string, args: string): void {
     const s = this.session!;
     const cmd = findSlash(name);
@@ -360,6 +361,12 @@ export class ChatController {
     if (s.skills.skills.some((k) => k.name === name)) {
       if (this.running) this.queued.push(`/${name}${args ? ` ${args}` : ""}`);
       else this.submitTurn(`/${name}${args ? ` ${args}` : ""}`, undefined, name);
+      return;
+    }
+    // A custom command: the session expands it when it sends the turn (chat-session.ts).
+    if (customCommandNamed(s, name)) {
+      if (this.running) this.queued.push(`/${name}${args ? ` ${args}` : ""}`);
+      else this.submitTurn(`/${name}${args ? ` ${args}` : ""}`);
       return;
     }
     this.notice("warning", `Unknown command /${name}. Type /help for the list (and /skills for the skills).`);
@@ -389,7 +396,7 @@ export class ChatController {
       submitTurn: (prompt, goal) => this.submitTurn(prompt, goal),
       useModel: (name) => this.useModel(name),
       exit: () => void this.exit(),
-      helpRows: helpCommands,
+      helpRows: () => [...helpCommands(), ...customHelpRows(session)],
       isBuiltIn: (n) => findSlash(n) !== undefined,
     };
   }

@@ -22,6 +22,8 @@ export const RANK: Record<string, number> = {
   sandbox: 4,
   // Skill discovery and activation text: reads SKILL.md folders, names their sandbox mount (sandbox/paths).
   skills: 4,
+  // Custom slash commands: reads `.deerflow/commands/*.md` (config's front matter, skills' confined file read).
+  commands: 4,
   state: 3,
   persistence: 2,
   // The shadow git repositories of rewind: storage beside the SQLite file.
