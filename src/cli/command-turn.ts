@@ -3,7 +3,7 @@
 // Piped material stays after the expanded prompt. A command with `!` lines opens its thread first (they run in its
 // workspace), and the run continues that thread.
 import { mkdirSync } from "node:fs";
-import { commandCatalogFor } from "../commands/catalog.js";
+import { commandCatalogFor, commandInvocation } from "../commands/catalog.js";
 import type { ResolvedConfig } from "../config/load.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
@@ -21,7 +21,7 @@ export interface CommandTurn {
 export async function commandTurn(
   typed: string,
   prompt: string,
-  ctx: { config: ResolvedConfig; thread?: string; continueLatest?: boolean; workspace?: string; signal: AbortSignal },
+  ctx: { config: ResolvedConfig; thread?: string; continueLatest?: boolean; workspace?: string; signal: AbortSignal; note: (line: string) => void },
 ): Promise<CommandTurn> {
   const name = /^\/(\S+)/.exec(typed)?.[1]?.toLowerCase();
   if (!name || findSlash(name) || skillInvocation(typed, skillCatalogFor({ home: ctx.config.home, cwd: process.cwd() }))) return { prompt, attach: typed };
@@ -35,6 +35,8 @@ export async function commandTurn(
     mkdirSync(opened.paths.workspace_path, { recursive: true });
     return opened.paths;
   };
+  // A `/name` that is no command is sent as typed; when some command file did not load, the user hears why.
+  if (!commandInvocation(typed, catalog)) for (const p of catalog.problems) ctx.note(`custom command not loaded: ${p}`);
   const { promptOfTurn } = await import("../runtime/custom-command-prompt.js");
   const shell = { paths, settings: shellSettingsFromConfig(ctx.config), timeoutSeconds: ctx.config.sandbox.bashTimeoutSeconds, signal: ctx.signal };
   const turn = await promptOfTurn(typed, catalog, process.cwd(), shell);

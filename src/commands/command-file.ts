@@ -29,10 +29,22 @@ function toolList(v: FrontMatterValue | undefined): string[] {
   return items.map((s) => oneLine(s)).filter(Boolean);
 }
 
+/**
+ * Claude Code's documented examples write `argument-hint: [pr-number] [priority]` unquoted, which YAML refuses (and
+ * reads `[message]` alone as a list): that one key's value is taken as written.
+ */
+const HINT_LINE = /^(argument-hint:[ \t]*)(\[.*?)[ \t]*$/m;
+
+function splitCommandFile(text: string): { data: Record<string, FrontMatterValue>; body: string } {
+  if (!/^\uFEFF?---[ \t]*\r?\n/.test(text)) return { data: {}, body: text.trim() };
+  const end = text.search(/\n---[ \t]*(\r?\n|$)/);
+  const head = end === -1 ? text : text.slice(0, end);
+  return splitFrontMatter(head.replace(HINT_LINE, (_m, key: string, v: string) => `${key}${JSON.stringify(v)}`) + text.slice(head.length));
+}
+
 /** Parse a command file's text. Throws a one-line reason. */
 export function parseCommandFile(text: string): CommandFile {
-  const starts = /^\uFEFF?---[ \t]*\r?\n/.test(text);
-  const { data, body: rawBody } = starts ? splitFrontMatter(text) : { data: {} as Record<string, FrontMatterValue>, body: text.trim() };
+  const { data, body: rawBody } = splitCommandFile(text);
   const body = stripControl(rawBody).trim();
   if (!body) throw new Error("the prompt after the front matter is empty");
   // Claude Code's default description: the body's first line.

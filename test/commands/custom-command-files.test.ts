@@ -42,6 +42,10 @@ describe("command files", () => {
     const c = parseCommandFile('---\ndescription: "\x1b]0;pwned\x07Fix \x1b[31missue\x1b[0m"\nargument-hint: "[pr-number] [priority]"\nmodel: gpt-4.1\n---\nFix $1');
     expect(c).toMatchObject({ description: "Fix issue", argumentHint: "[pr-number] [priority]", model: "gpt-4.1", body: "Fix $1" });
     expect(() => parseCommandFile("---\ndescription: x\n---\n")).toThrow(/empty/);
+    // Claude Code's examples leave the hint unquoted (YAML would refuse it, or read "[message]" as a list).
+    expect(parseCommandFile("---\nargument-hint: [pr-number] [priority] [assignee]\ndescription: Review pull request\n---\nReview PR #$1").argumentHint).toBe("[pr-number] [priority] [assignee]");
+    expect(parseCommandFile("---\nargument-hint: [message]\n---\nCommit: $ARGUMENTS").argumentHint).toBe("[message]");
+    expect(parseCommandFile("---\ndescription: d\n---\nargument-hint: [x] [y]").body).toBe("argument-hint: [x] [y]");
     expect(() => parseCommandFile("---\ndescription: a\ndescription: b\n---\nbody")).toThrow(/not valid YAML/);
   });
 });

@@ -102,7 +102,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     const skill = typed.startsWith("/") ? skillInvocation(typed, skillCatalogFor({ home: config.home, cwd: process.cwd() })) : undefined;
     const notices = workspaceNotices(start, (line) => process.stderr.write(`deerflow: ${forTerminal(line)}\n`));
     // `deerflow run "/name args"` sends a custom command (never one named like a built-in: the chat's names hold here).
-    const turn = await commandTurn(typed, prompt, { config, thread: opts.thread, continueLatest: opts.continue, workspace: start.workspace, signal: controller.signal });
+    const turn = await commandTurn(typed, prompt, { config, thread: opts.thread, continueLatest: opts.continue, workspace: start.workspace, signal: controller.signal, note: (line) => process.stderr.write(`deerflow: ${forTerminal(line)}\n`) });
     const request = {
       config,
       model,
