@@ -14,6 +14,7 @@ import { sha256Of, trustHomeOf, trustStateOf } from "./trust-store.js";
 import { modelEndpoint, resolveSecret } from "./model-endpoint.js";
 import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { type ApprovalModeSetting, type FileConfig, type McpServerConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
+import { type ResolvedHook, flattenHooks } from "./hooks-config.js";
 
 export { RC_NAME } from "./data-home.js";
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -101,6 +102,8 @@ export interface ResolvedConfig {
   model: ResolvedModel | null;
   /** MCP servers (as written; `$VAR`s are read when a server starts) and how their tools are offered. */
   mcp: ResolvedMcp;
+  /** `hooks` of every file read (the user's first, a project's only once trusted), flat. */
+  hooks: ResolvedHook[];
 }
 
 export interface ResolvedMcpServer extends McpServerConfig {
@@ -191,8 +194,11 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   const modelOrigin: Record<string, string> = {};
   // A later file's server of the same name replaces the earlier one whole (its keys belong together).
   const mcpServers: Record<string, ResolvedMcpServer> = {};
+  // Every file's hooks run (Claude Code adds them up too), in file order.
+  const hooks: ResolvedHook[] = [];
   for (const f of loaded) {
     const c = f.config;
+    hooks.push(...flattenHooks(c.hooks, f.path));
     for (const key of Object.keys(c)) origin[key] = f.path;
     for (const name of Object.keys(c.models ?? {})) modelOrigin[name] = f.path;
     for (const [name, server] of Object.entries(c.mcpServers ?? {})) mcpServers[name] = { ...server, file: f.path };
@@ -316,6 +322,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       deferAbove: merged.mcp?.deferAbove ?? 20,
       deferTokens: merged.mcp?.deferTokens ?? 8000,
     },
+    hooks,
   };
 }
 

@@ -38,6 +38,7 @@ import type { RewindScope } from "../persistence/rewind-log.js";
 import { type SkillCatalog, skillCatalogFor } from "../skills/catalog.js";
 import { type CommandCatalog, commandCatalogFor } from "../commands/catalog.js";
 import { promptOfTurn } from "./custom-command-prompt.js";
+import { submitPrompt } from "./prompt-hooks.js";
 import { type Fact, type MemoryStore, memoryStoreFor } from "../memory/store.js";
 import { projectKeyOf } from "../memory/project.js";
 import { closeMemory, drainMemoryQueue } from "./memory-drain.js";
@@ -312,11 +313,12 @@ export class ChatSession {
     // `/name args` of a custom command (never with a skill or a goal): its `!` lines run in the thread's workspace.
     const shell = { paths: () => this.ensureThread(), settings: shellSettingsFromConfig(this.config), timeoutSeconds: this.config.sandbox.bashTimeoutSeconds, signal };
     const turn = input.skill || input.goal !== undefined ? { prompt: input.prompt, attach: input.prompt } : await promptOfTurn(input.prompt, this.commands, this.cwd, shell);
-    this.listener = onEvent;
+    const submitted = await submitPrompt(this.config, turn.prompt, { threadId: this.threadId, signal });
+    this.listener = submitted.report(onEvent);
     const request = {
       config: this.config,
       model: this.model,
-      prompt: turn.prompt,
+      prompt: submitted.prompt,
       skill: input.skill,
       threadId: this.threadId,
       // Only a thread's first run binds its workspace.
@@ -327,7 +329,7 @@ export class ChatSession {
       signal,
       onEvent: (e: RunEvent) => {
         if (e.type === "run.started") this.threadId = e.thread_id;
-        onEvent(e);
+        this.listener?.(e);
       },
     };
     try {

@@ -354,19 +354,14 @@ export class ChatController {
 
   /** `/name args`: a registered command, else `/<skill> [request]`, else a custom command, else one warning. */
   private runSlash(name: string, args: string): void {
-    const s = this.session!;
-    const cmd = findSlash(name);
+    const [s, cmd] = [this.session!, findSlash(name)];
     if (cmd) return cmd.run(this.slashContext(s, args));
-    // `/<skill> [request]`: the skill's instructions go in with the request (built-in commands win a name clash).
-    if (s.skills.skills.some((k) => k.name === name)) {
+    // `/<skill> [request]`: the skill's instructions go in with the request (built-in commands win a name clash); a
+    // custom command's file is expanded by the session when it sends the turn (chat-session.ts).
+    const skill = s.skills.skills.some((k) => k.name === name);
+    if (skill || customCommandNamed(s, name)) {
       if (this.running) this.queued.push(`/${name}${args ? ` ${args}` : ""}`);
-      else this.submitTurn(`/${name}${args ? ` ${args}` : ""}`, undefined, name);
-      return;
-    }
-    // A custom command: the session expands it when it sends the turn (chat-session.ts).
-    if (customCommandNamed(s, name)) {
-      if (this.running) this.queued.push(`/${name}${args ? ` ${args}` : ""}`);
-      else this.submitTurn(`/${name}${args ? ` ${args}` : ""}`);
+      else this.submitTurn(`/${name}${args ? ` ${args}` : ""}`, undefined, skill ? name : undefined);
       return;
     }
     this.notice("warning", `Unknown command /${name}. Type /help for the list (and /skills for the skills).`);

@@ -36,7 +36,7 @@ function gitRepo(sb: Sandbox) {
 }
 
 describe("custom commands through the CLI", () => {
-  it('runs Claude Code\'s documented /commit file unchanged: `deerflow run "/commit"` sends its ! lines\' output', async () => {
+  it("runs Claude Code's documented /commit file unchanged: `deerflow run \"/commit\"` sends its ! lines' output", async () => {
     const sb = e2e.sandbox();
     gitRepo(sb);
     put(join(sb.cwd, ".deerflow/commands/commit.md"), readFileSync(join(import.meta.dirname, "../fixtures/commands/commit.md"), "utf8"));

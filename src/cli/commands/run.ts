@@ -12,6 +12,7 @@ import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
 import { atPathUploads, checkedUploads } from "../../runtime/at-path-uploads.js";
 import { skillCatalogFor, skillInvocation } from "../../skills/catalog.js";
 import { commandTurn } from "../command-turn.js";
+import { submitPrompt } from "../../runtime/prompt-hooks.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { RunResult } from "../../runtime/run-thread.js";
 import { type ApprovalMode, isGuardStopReason } from "../../vocabulary/index.js";
@@ -102,11 +103,19 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     const skill = typed.startsWith("/") ? skillInvocation(typed, skillCatalogFor({ home: config.home, cwd: process.cwd() })) : undefined;
     const notices = workspaceNotices(start, (line) => process.stderr.write(`deerflow: ${forTerminal(line)}\n`));
     // `deerflow run "/name args"` sends a custom command (never one named like a built-in: the chat's names hold here).
-    const turn = await commandTurn(typed, prompt, { config, thread: opts.thread, continueLatest: opts.continue, workspace: start.workspace, signal: controller.signal, note: (line) => process.stderr.write(`deerflow: ${forTerminal(line)}\n`) });
+    const turn = await commandTurn(typed, prompt, {
+      config,
+      thread: opts.thread,
+      continueLatest: opts.continue,
+      workspace: start.workspace,
+      signal: controller.signal,
+      note: (line) => process.stderr.write(`deerflow: ${forTerminal(line)}\n`),
+    });
+    const submitted = await submitPrompt(config, turn.prompt, { threadId: turn.threadId ?? opts.thread, signal: controller.signal });
     const request = {
       config,
       model,
-      prompt: turn.prompt,
+      prompt: submitted.prompt,
       skill: skill?.name,
       threadId: turn.threadId ?? opts.thread,
       continueLatest: turn.threadId ? false : opts.continue,
@@ -118,10 +127,10 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       inputId: opts.inputId,
       timeoutSeconds: opts.timeout ?? config.runTimeoutSeconds,
       signal: controller.signal,
-      onEvent: (e: RunEvent) => {
+      onEvent: submitted.report((e: RunEvent) => {
         notices(e);
         printer.event(e);
-      },
+      })!,
     };
     // LangChain loads only once the request is known to be valid: usage errors answer instantly.
     runtimeLoaded = true;
