@@ -5,3 +5,8 @@ export function hookNotice(e: { event: string; command: string; tool?: string; s
   const what = `${e.event} hook${e.tool ? ` on ${e.tool}` : ""} (${e.command})`;
   return e.status === "blocked" ? `${what} blocked it: ${e.reason ?? "no reason given"}` : `${what} failed: ${e.reason ?? "no message"}; going on without it`;
 }
+
+/** The configured hooks, one line each (`deerflow doctor`, `/hooks`): event, matcher, command, timeout, file. */
+export function hookLines(hooks: readonly { event: string; matcher: string; command: string; timeoutSeconds: number; file: string }[]): string[] {
+  return hooks.map((h) => `${h.event}${h.matcher ? ` [${h.matcher}]` : ""}: ${h.command} (timeout ${h.timeoutSeconds} s; ${h.file})`);
+}

@@ -54,6 +54,8 @@ describe("hooks through the CLI", () => {
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatchObject({ hook_event_name: "PreToolUse", tool_name: "bash", tool_input: { command: "echo RAN-FINE" }, cwd: sb.cwd });
     expect(logged[0].session_id).toMatch(/\S/);
+    // doctor lists them, in the order they run.
+    expect((await runCli(sb, ["doctor"])).stdout).toMatch(/hooks {3}2 configured: PreToolUse \[Bash\]: sh \S+no-push\.sh \(timeout 60 s; \S+\.deerflowrc\); PreToolUse: sh \S+log\.sh/);
     const events = r.stdout
       .trim()
       .split("\n")
