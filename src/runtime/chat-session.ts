@@ -108,6 +108,8 @@ export class ChatSession {
   goal: GoalState | null = null;
   /** Workspaces of the threads this session has opened (memory's project key needs one without a query). */
   private readonly workspaces = new Map<string, string>();
+  /** The thread SessionStart hooks last ran for (prompt-hooks.ts). */
+  private sessionThread: string | undefined;
   private readonly options: ChatSessionOptions;
   private readonly broker: EventBroker;
   /** Shared with every run: Shift+Tab changes `mode` while a run works. */
@@ -313,7 +315,9 @@ export class ChatSession {
     // `/name args` of a custom command (never with a skill or a goal): its `!` lines run in the thread's workspace.
     const shell = { paths: () => this.ensureThread(), settings: shellSettingsFromConfig(this.config), timeoutSeconds: this.config.sandbox.bashTimeoutSeconds, signal };
     const turn = input.skill || input.goal !== undefined ? { prompt: input.prompt, attach: input.prompt } : await promptOfTurn(input.prompt, this.commands, this.cwd, shell);
-    const submitted = await submitPrompt(this.config, turn.prompt, { threadId: this.threadId, signal });
+    // SessionStart: the first prompt on a thread in this session (a new one, or one resumed or switched to).
+    const sessionStart = this.sessionThread === this.threadId && this.sessionThread !== undefined ? undefined : this.threadId ? "resume" : "startup";
+    const submitted = await submitPrompt(this.config, turn.prompt, { threadId: this.threadId, signal, sessionStart });
     this.listener = submitted.report(onEvent);
     const request = {
       config: this.config,
@@ -328,7 +332,7 @@ export class ChatSession {
       planMode: this.planMode,
       signal,
       onEvent: (e: RunEvent) => {
-        if (e.type === "run.started") this.threadId = e.thread_id;
+        if (e.type === "run.started") this.threadId = this.sessionThread = e.thread_id;
         this.listener?.(e);
       },
     };

@@ -131,10 +131,11 @@ describe("hooks through the CLI", () => {
     expect(events[0].reason).toBe("timed out after 1 s (killed)");
   });
 
-  it("a UserPromptSubmit hook stops a prompt before any run (its reason the one line, exit 5) or adds its context to it", async () => {
+  it("a UserPromptSubmit hook stops a prompt before any run (its reason the one line, exit 5) or adds its context to it, after SessionStart's", async () => {
     const sb = e2e.sandbox();
     const gate = hookScript(sb, "gate", `if grep -q 'secret-project'; then echo "do not send that project's name" >&2; exit 2; fi; echo '{"additionalContext":"TICKET-42 is the current ticket"}'`);
-    userHooks(sb, { UserPromptSubmit: [{ hooks: [{ type: "command", command: gate }] }] });
+    const start = hookScript(sb, "start", `grep -q '"source":"startup"' && echo '{"hookSpecificOutput":{"additionalContext":"SESSION-CTX: main is frozen"}}'`);
+    userHooks(sb, { UserPromptSubmit: [{ hooks: [{ type: "command", command: gate }] }], SessionStart: [{ hooks: [{ type: "command", command: start }] }] });
     const blocked = await runCli(sb, ["run", "work on secret-project"]);
     expect(blocked.exitCode).toBe(5);
     expect(blocked.stderr).toMatch(/Your prompt was not sent: a UserPromptSubmit hook blocked it: do not send that project's name \(sh .*gate\.sh\)/);
@@ -147,12 +148,15 @@ describe("hooks through the CLI", () => {
       .filter((m) => m.role === "user")
       .map(textOf)
       .join("\n");
-    expect(user).toMatch(/work on the bug\s+\[UserPromptSubmit hook\] TICKET-42 is the current ticket/);
+    expect(user).toMatch(/work on the bug\s+\[SessionStart hook\] SESSION-CTX: main is frozen\s+\[UserPromptSubmit hook\] TICKET-42 is the current ticket/);
     const events = r.stdout
       .trim()
       .split("\n")
       .map((l) => JSON.parse(l));
     expect(events[0].type).toBe("run.started");
-    expect(events.filter((e) => e.type === "hook.run")).toMatchObject([{ event: "UserPromptSubmit", status: "ok", run_id: events[0].run_id }]);
+    expect(events.filter((e) => e.type === "hook.run")).toMatchObject([
+      { event: "SessionStart", status: "ok", run_id: events[0].run_id },
+      { event: "UserPromptSubmit", status: "ok", run_id: events[0].run_id },
+    ]);
   });
 });

@@ -111,7 +111,8 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       signal: controller.signal,
       note: (line) => process.stderr.write(`deerflow: ${forTerminal(line)}\n`),
     });
-    const submitted = await submitPrompt(config, turn.prompt, { threadId: turn.threadId ?? opts.thread, signal: controller.signal });
+    const sessionStart = opts.thread || opts.continue ? "resume" : "startup";
+    const submitted = await submitPrompt(config, turn.prompt, { threadId: turn.threadId ?? opts.thread, signal: controller.signal, sessionStart });
     const request = {
       config,
       model,
