@@ -268,7 +268,7 @@ export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }):
     checks.push(...(await mcpChecks(config)));
     checks.push(...(await skillsAndMemoryChecks(config)));
     const hooks = hookLines(config.hooks);
-    checks.push({ ok: true, label: "hooks", detail: hooks.length ? `${hooks.length} configured: ${hooks.join("; ")}` : "none configured" });
+    if (hooks.length) checks.push({ ok: true, label: "hooks", detail: `${hooks.length} configured: ${hooks.join("; ")}` });
   } catch (err) {
     checks.push({ ok: false, label: "config", detail: formatErrorLine(err) });
   }
