@@ -1,5 +1,8 @@
 // The product's lead agent: the full ordered stack assembled in one place. LEAD_MIDDLEWARE_ORDER is the documented
 // order (docs/architecture.md); a tracing test asserts the hooks run in exactly this order.
+import { toolHooksMiddleware } from "../middleware/tool-hooks.js";
+import type { HookSetup } from "../hooks/run-hooks.js";
+import { TOOL_HOOK_EVENTS } from "../vocabulary/hook-events.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import type { UsageSink } from "../middleware/util/usage.js";
@@ -74,6 +77,8 @@ export { LEAD_SYSTEM_PROMPT };
  *   same model call. Present only when skills were found.
  * - Memory at DeerFlow's place (after Title): its afterAgent queues what the run taught, after the title is set.
  * - PiiRedaction innermost of the model wrappers (piiRedaction only): it masks the final request, reminders included.
+ * - ToolHooks (the user's PreToolUse / PostToolUse hooks) right after ArtifactCapture, outside SandboxAudit and
+ *   ToolApproval: a hook refuses a call before anyone is asked, and no hook answer gets a call past them.
  * - Clarification always last.
  */
 export const LEAD_MIDDLEWARE_ORDER = [
@@ -88,6 +93,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "ToolResultSecretMasking", // outside every tool wrapper: what reaches the model, errors included, is masked
   "ToolErrorHandling",
   "ArtifactCapture",
+  "ToolHooks", // .deerflowrc hooks (PreToolUse / PostToolUse) only
   "SandboxAudit",
   "DeferredToolFilter", // MCP tools past the deferral threshold
   "ToolApproval",
@@ -150,6 +156,8 @@ export interface LeadAgentOptions {
   mcp?: LeadAgentMcp;
   /** web_fetch's limits and web_search's provider (without one, web_search is not offered). */
   web?: WebToolsOptions;
+  /** The user's hooks (.deerflowrc `hooks`): ToolHooks when any is a tool event's. */
+  hooks?: HookSetup;
 }
 
 /** The remembered facts a thread's reminder shows: global ones and its project's, approved by the user. */
@@ -199,6 +207,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       ...(opts.taskTool ? [nextTo("SubagentLimit", delegationLedgerMiddleware())] : []),
       ...(opts.skills?.skills.length ? [before("Title", skillActivationMiddleware({ catalog: opts.skills }))] : []),
       ...(opts.mcp?.deferred ? [before("ToolApproval", deferredToolFilterMiddleware(opts.mcp.deferred))] : []),
+      ...(opts.hooks?.hooks.some((h) => TOOL_HOOK_EVENTS.includes(h.event)) ? [nextTo("ArtifactCapture", toolHooksMiddleware(opts.hooks))] : []),
       // Unanchored extras keep this order just before Clarification.
       safetyFinishReasonMiddleware(),
       modelLengthFinishReasonMiddleware(),

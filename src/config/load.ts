@@ -15,6 +15,7 @@ import { modelEndpoint, resolveSecret } from "./model-endpoint.js";
 import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { type ApprovalModeSetting, type FileConfig, type McpServerConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
 import { type ResolvedWeb, mergeWeb } from "./web-search.js";
+import { type ResolvedHook, flattenHooks } from "./hooks-config.js";
 
 export { RC_NAME } from "./data-home.js";
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -104,6 +105,8 @@ export interface ResolvedConfig {
   mcp: ResolvedMcp;
   /** web_search's provider as configured (its key is read when the tools are built: config/web-search.ts). */
   web: ResolvedWeb;
+  /** `hooks` of every file read (the user's first, a project's only once trusted), flat. */
+  hooks: ResolvedHook[];
 }
 
 export interface ResolvedMcpServer extends McpServerConfig {
@@ -195,9 +198,12 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   // A later file's server of the same name replaces the earlier one whole (its keys belong together).
   const mcpServers: Record<string, ResolvedMcpServer> = {};
   let web: ResolvedWeb = {};
+  // Every file's hooks run (Claude Code adds them up too), in file order.
+  const hooks: ResolvedHook[] = [];
   for (const f of loaded) {
     const c = f.config;
     web = mergeWeb(web, c.web, f.path);
+    hooks.push(...flattenHooks(c.hooks, f.path));
     for (const key of Object.keys(c)) origin[key] = f.path;
     for (const name of Object.keys(c.models ?? {})) modelOrigin[name] = f.path;
     for (const [name, server] of Object.entries(c.mcpServers ?? {})) mcpServers[name] = { ...server, file: f.path };
@@ -322,6 +328,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       deferTokens: merged.mcp?.deferTokens ?? 8000,
     },
     web,
+    hooks,
   };
 }
 

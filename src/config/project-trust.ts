@@ -4,6 +4,7 @@
 import { dirname } from "node:path";
 import { ConfigError } from "../errors.js";
 import type { FileConfig } from "./schema.js";
+import { flattenHooks } from "./hooks-config.js";
 import { type SetKey, keyName, needsTrust, setKeys } from "./trust-keys.js";
 import type { TrustState } from "./trust-store.js";
 
@@ -34,8 +35,9 @@ export class UntrustedFolderError extends ConfigError {
   }
 }
 
-/** Server and subagent entries are one thing each: named whole (["mcpServers", "h"]), not key by key. */
+/** Server and subagent entries are one thing each: named whole (["mcpServers", "h"]), not key by key; hooks are one. */
 function groupOf(keys: readonly string[]): string[] {
+  if (keys[0] === "hooks") return ["hooks"];
   return keys[0] === "mcpServers" || keys[0] === "subagents" ? keys.slice(0, 2) : [...keys];
 }
 
@@ -104,6 +106,10 @@ function describeKey(k: SetKey, config: FileConfig): string {
     return s?.command ? `run MCP server ${name}: ${[s.command, ...(s.args ?? [])].map(shellWord).join(" ")}` : `connect to MCP server ${name} at ${String(s?.url ?? s?.httpUrl)}`;
   }
   if (top === "subagents") return `add subagent type ${name} with its own instructions and tools`;
+  if (top === "hooks")
+    return `run hooks on your host: ${flattenHooks(config.hooks, "")
+      .map((h) => `${h.event}${h.matcher ? ` ${h.matcher}` : ""}: ${h.command}`)
+      .join("; ")}`;
   if (top === "approval") return `approval mode ${String(v)}`;
   if (k.path === "sandbox.readWrite") return `let commands write ${(v as string[]).join(", ")}`;
   if (k.path === "sandbox.readOnly") return `let commands read ${(v as string[]).join(", ")}`;

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { APPROVAL_MODES, type ApprovalMode } from "../vocabulary/approval-modes.js";
 import { CHANNEL_MODES } from "../vocabulary/checkpoint-modes.js";
 import { MAX_RUN_TIMEOUT_SECONDS } from "./run-timeout.js";
+import { hooksConfigSchema } from "./hooks-config.js";
 
 /** `"$ENV_NAME"` means "read this environment variable"; anything else is the literal secret. */
 const secretRef = z.string().min(1, 'a non-empty string (the key itself, or "$ENV_NAME" to read it from the environment)');
@@ -180,6 +181,8 @@ export const fileConfigSchema = z.strictObject({
     .optional(),
   /** web_fetch and web_search (docs/web.md). */
   web: webConfigSchema.optional(),
+  /** Commands run on agent events (Claude Code's shape: docs/hooks.md). */
+  hooks: hooksConfigSchema.optional(),
   checkpoint: z
     .strictObject({
       channelMode: z.enum(CHANNEL_MODES).optional(),

@@ -90,17 +90,16 @@ export const KEY_CLASSES: Record<KeyPath, KeyClass> = {
   "web.search.maxResults": SAFE("tuning: results per search"),
   "checkpoint.channelMode": SAFE("tuning: how checkpoints are stored"),
   "checkpoint.snapshotFrequency": SAFE("tuning"),
-  // Not a feature (yet): hooks run commands, so a project's would need trust the day they exist.
-  hooks: TRUST("would run commands on events"),
+  "hooks.*": TRUST("runs commands on your host, outside the sandbox, on agent events"),
 };
 
 /** Key paths of the table that are not (yet) in the schema. */
-export const RESERVED_KEYS: readonly KeyPath[] = ["hooks"];
+export const RESERVED_KEYS: readonly KeyPath[] = [];
 
 /** A concrete key path (["models", "x", "baseUrl"]) as its table entry's ("models.*.baseUrl"). Paths stay arrays:
  * a record name may contain "." (or anything), so joining and re-splitting would find another key (or none). */
 function tablePath(path: readonly string[]): KeyPath {
-  const recordAt = new Set(["models", "subagents", "mcpServers"]);
+  const recordAt = new Set(["models", "subagents", "mcpServers", "hooks"]);
   return path.map((p, i) => (i === 1 && recordAt.has(path[0]!) ? "*" : p)).join(".");
 }
 

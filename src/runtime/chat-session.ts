@@ -36,6 +36,9 @@ import { modelWindowOf } from "./run-agent.js";
 import { type RewindOutcome, type RewindableRun, type UndoOutcome, listRewindable, rewindStoreFor, rewindThread, undoRewind } from "./rewind.js";
 import type { RewindScope } from "../persistence/rewind-log.js";
 import { type SkillCatalog, skillCatalogFor } from "../skills/catalog.js";
+import { type CommandCatalog, commandCatalogFor } from "../commands/catalog.js";
+import { promptOfTurn } from "./custom-command-prompt.js";
+import { submitPrompt } from "./prompt-hooks.js";
 import { type Fact, type MemoryStore, memoryStoreFor } from "../memory/store.js";
 import { projectKeyOf } from "../memory/project.js";
 import { closeMemory, drainMemoryQueue } from "./memory-drain.js";
@@ -49,6 +52,7 @@ export type { RewindOutcome, RewindableRun, UndoOutcome } from "./rewind.js";
 export type { RewindScope } from "../persistence/rewind-log.js";
 export type { McpServerState } from "../mcp/hub.js";
 export type { SkillCatalog } from "../skills/catalog.js";
+export type { CommandCatalog, CustomCommand } from "../commands/catalog.js";
 export type { Fact, MemoryStore } from "../memory/store.js";
 export type { ThreadRow } from "../persistence/thread-index.js";
 export type { ApprovalDecision } from "../sandbox/approvals.js";
@@ -106,6 +110,8 @@ export class ChatSession {
   goal: GoalState | null = null;
   /** Workspaces of the threads this session has opened (memory's project key needs one without a query). */
   private readonly workspaces = new Map<string, string>();
+  /** The thread SessionStart hooks last ran for (prompt-hooks.ts). */
+  private sessionThread: string | undefined;
   private readonly options: ChatSessionOptions;
   private readonly broker: EventBroker;
   /** Shared with every run: Shift+Tab changes `mode` while a run works. */
@@ -180,6 +186,11 @@ export class ChatSession {
   /** The installed skills (discovered once per process, like the agent's `skill` tool). */
   get skills(): SkillCatalog {
     return skillCatalogFor({ home: this.config.home, cwd: process.cwd() });
+  }
+
+  /** The custom commands (commands/catalog.ts) of this folder and the data directory, discovered once. */
+  get commands(): CommandCatalog {
+    return commandCatalogFor({ home: this.config.home, cwd: this.cwd });
   }
 
   private paths: WorkspacePathIndex | undefined;
@@ -305,22 +316,28 @@ export class ChatSession {
    * goal, turns run through the goal loop so the goal keeps being pursued after the user answers a question.
    */
   async send(input: { prompt: string; goal?: string; skill?: string }, onEvent: (e: RunEvent) => void, signal: AbortSignal): Promise<TurnResult> {
-    this.listener = onEvent;
+    // `/name args` of a custom command (never with a skill or a goal): its `!` lines run in the thread's workspace.
+    const shell = { paths: () => this.ensureThread(), settings: shellSettingsFromConfig(this.config), timeoutSeconds: this.config.sandbox.bashTimeoutSeconds, signal };
+    const turn = input.skill || input.goal !== undefined ? { prompt: input.prompt, attach: input.prompt } : await promptOfTurn(input.prompt, this.commands, this.cwd, shell);
+    // SessionStart: the first prompt on a thread in this session (a new one, or one resumed or switched to).
+    const sessionStart = this.sessionThread === this.threadId && this.sessionThread !== undefined ? undefined : this.threadId ? "resume" : "startup";
+    const submitted = await submitPrompt(this.config, turn.prompt, { threadId: this.threadId, signal, sessionStart });
+    this.listener = submitted.report(onEvent);
     const request = {
       config: this.config,
       model: this.model,
-      prompt: input.prompt,
+      prompt: submitted.prompt,
       skill: input.skill,
       threadId: this.threadId,
       // Only a thread's first run binds its workspace.
       workspace: this.threadId ? undefined : this.options.workspace,
-      uploads: atPathUploads(input.prompt, this.cwd),
+      uploads: atPathUploads(turn.attach, this.cwd),
       approval: this.approval,
       planMode: this.planMode,
       signal,
       onEvent: (e: RunEvent) => {
-        if (e.type === "run.started") this.threadId = e.thread_id;
-        onEvent(e);
+        if (e.type === "run.started") this.threadId = this.sessionThread = e.thread_id;
+        this.listener?.(e);
       },
     };
     try {

@@ -1,6 +1,7 @@
 // The one typed event stream of a run. The headless printers (text / json / stream-json) and the TUI are both
 // consumers of it; neither reaches into the graph.
 
+import type { HookReport } from "../hooks/run-hooks.js";
 import type { ApprovalDiff, ApprovalRequestedEvent } from "../sandbox/approvals.js";
 import type { PermissionDenial } from "../sandbox/permission-denial.js";
 import type { FinalRunStatus } from "../vocabulary/statuses.js";
@@ -58,6 +59,8 @@ export type RunEvent =
    * call was refused (blocked by policy, or denied by the headless default or the user), never run.
    */
   | { type: "tool.completed"; run_id: string; tool_call_id?: string; name: string; status: "ok" | "error"; output: string; diff?: ApprovalDiff; denial?: PermissionDenial }
+  /** One hook ran (.deerflowrc `hooks`): which, on what, how it ended (docs/hooks.md). */
+  | ({ type: "hook.run"; run_id: string } & HookReport)
   /** A transient model failure: attempt `attempt` of `max_attempts` (2 for the first retry) follows after `delay_ms`. */
   | { type: "model.retry"; run_id: string; attempt: number; max_attempts: number; delay_ms: number; reason: string }
   /** Older messages were replaced by a summary (originals archived, readable with read_history). */

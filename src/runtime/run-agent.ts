@@ -2,6 +2,7 @@
 // approval rules. Compiled once per (model, plan mode, turn cap, approval) and reused by every later run of the
 // process (a chat's turns, a goal's continuations); per-run facts travel in `configurable`, and the retry notice
 // finds its run through AsyncLocalStorage.
+import type { HookSetup } from "../hooks/run-hooks.js";
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { type ResolvedConfig, type ResolvedModel, resolveNamedModel } from "../config/load.js";
@@ -166,12 +167,26 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     channelMode: config.checkpoint.channelMode,
     snapshotFrequency: config.checkpoint.snapshotFrequency,
     usageSink: runLedger,
+    hooks: hookSetupOf(config),
     onModelRetry: (info) => {
       const run = currentRun.getStore();
       // `attempt` is the attempt about to be made (2 for the first retry): the number text mode and the TUI show.
       run?.emit({ type: "model.retry", run_id: run.runId, attempt: info.attempt + 1, max_attempts: info.maxRetries + 1, delay_ms: info.delayMs, reason: info.reason });
     },
   });
+}
+
+/** The config's hooks, each run reported as the current run's `hook.run` event. */
+export function hookSetupOf(config: ResolvedConfig): HookSetup | undefined {
+  if (!config.hooks.length) return undefined;
+  return {
+    hooks: config.hooks,
+    cwd: process.cwd(),
+    onReport: (report) => {
+      const run = currentRun.getStore();
+      run?.emit({ type: "hook.run", run_id: run.runId, ...report });
+    },
+  };
 }
 
 /**

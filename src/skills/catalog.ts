@@ -65,10 +65,10 @@ export function skillRoots(opts: { home: string; cwd: string }): { dir: string; 
 const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 
 /** The text of a file inside `dir` (by real path), refused when it leaves the folder or is too big. */
-export function readInside(dir: string, file: string, maxBytes: number): string {
+export function readInside(dir: string, file: string, maxBytes: number, folder = "the skill's folder"): string {
   const realDir = realpathSync(dir);
   const real = realpathSync(file);
-  if (!inside(real, realDir)) throw new Error("it is a symlink that leads outside the skill's folder");
+  if (!inside(real, realDir)) throw new Error(`it is a symlink that leads outside ${folder}`);
   if (real.split(sep).pop() === ".deerflowrc") throw new Error("it is a deerflow configuration file, which is never read");
   const fd = openSync(real, "r");
   try {

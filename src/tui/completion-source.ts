@@ -1,7 +1,8 @@
-// Where the input's menus get their rows: the built-in commands and the installed skills for `/`, the workspace's
+// Where the input's menus get their rows: the built-in commands, the installed skills and the custom commands for `/`, the workspace's
 // path index (runtime/workspace-path-index.ts: listed in the background, searched in memory) for `@`.
 import type { ChatSession } from "../runtime/chat-session.js";
 import { SLASH_COMMANDS } from "./commands/slash-commands.js";
+import { customCommandSpecs } from "./commands/custom-commands.js";
 import { type CommandSpec, type CompletionContext, type CompletionList, commandItems, pathItems } from "./input/completion.js";
 
 export class CompletionSource {
@@ -40,7 +41,7 @@ export class CompletionSource {
       const skills: CommandSpec[] = (s?.skills.skills ?? [])
         .filter((k) => !SLASH_COMMANDS.some((c) => c.name === k.name))
         .map((k) => ({ name: k.name, args: "[request]", description: `skill: ${k.description}` }));
-      const items = commandItems([...SLASH_COMMANDS, ...skills], ctx.query, limit);
+      const items = commandItems([...SLASH_COMMANDS, ...skills, ...customCommandSpecs(s)], ctx.query, limit);
       return items.length ? { items } : { items, note: `No command matches /${ctx.query} (enter sends it as typed)` };
     }
     if (!s) return { items: [], note: "Starting…" };

@@ -7,6 +7,7 @@ import { findDeerflowError, formatErrorLine } from "../errors.js";
 import { APPROVAL_MODES } from "../vocabulary/approval-modes.js";
 import { isAbortError } from "../vocabulary/error-chain.js";
 import { type SlashContext, findSlash, helpCommands, parseSlash } from "./commands/slash-commands.js";
+import { customCommandNamed, customHelpRows } from "./commands/custom-commands.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 import type { ApprovalDecision, StatusView } from "./state/types.js";
 import type { ChatStore } from "./store.js";
@@ -351,15 +352,16 @@ export class ChatController {
     );
   }
 
-  /** `/name args`: a registered command, else `/<skill> [request]`, else one warning. */
+  /** `/name args`: a registered command, else `/<skill> [request]`, else a custom command, else one warning. */
   private runSlash(name: string, args: string): void {
-    const s = this.session!;
-    const cmd = findSlash(name);
+    const [s, cmd] = [this.session!, findSlash(name)];
     if (cmd) return cmd.run(this.slashContext(s, args));
-    // `/<skill> [request]`: the skill's instructions go in with the request (built-in commands win a name clash).
-    if (s.skills.skills.some((k) => k.name === name)) {
+    // `/<skill> [request]`: the skill's instructions go in with the request (built-in commands win a name clash); a
+    // custom command's file is expanded by the session when it sends the turn (chat-session.ts).
+    const skill = s.skills.skills.some((k) => k.name === name);
+    if (skill || customCommandNamed(s, name)) {
       if (this.running) this.queued.push(`/${name}${args ? ` ${args}` : ""}`);
-      else this.submitTurn(`/${name}${args ? ` ${args}` : ""}`, undefined, name);
+      else this.submitTurn(`/${name}${args ? ` ${args}` : ""}`, undefined, skill ? name : undefined);
       return;
     }
     this.notice("warning", `Unknown command /${name}. Type /help for the list (and /skills for the skills).`);
@@ -389,7 +391,7 @@ export class ChatController {
       submitTurn: (prompt, goal) => this.submitTurn(prompt, goal),
       useModel: (name) => this.useModel(name),
       exit: () => void this.exit(),
-      helpRows: helpCommands,
+      helpRows: () => [...helpCommands(), ...customHelpRows(session)],
       isBuiltIn: (n) => findSlash(n) !== undefined,
     };
   }

@@ -24,6 +24,10 @@ export const RANK: Record<string, number> = {
   sandbox: 4,
   // Skill discovery and activation text: reads SKILL.md folders, names their sandbox mount (sandbox/paths).
   skills: 4,
+  // Custom slash commands: reads `.deerflow/commands/*.md` (config's front matter, skills' confined file read).
+  commands: 4,
+  // Hooks: the user's commands run on the host on agent events (the runner and Claude Code's output protocol).
+  hooks: 4,
   state: 3,
   persistence: 2,
   // The shadow git repositories of rewind: storage beside the SQLite file.

@@ -1,4 +1,5 @@
 // `deerflow doctor`: one line per check, ✓ or ✗, so a user can see at a glance what is wrong with the setup.
+import { hookLines } from "../../vocabulary/hook-notice.js";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -281,6 +282,8 @@ export async function doctorCommand(opts: GlobalOptions & { repair?: boolean }):
     checks.push(webSearchCheck(config));
     checks.push(...(await mcpChecks(config)));
     checks.push(...(await skillsAndMemoryChecks(config)));
+    const hooks = hookLines(config.hooks);
+    if (hooks.length) checks.push({ ok: true, label: "hooks", detail: `${hooks.length} configured: ${hooks.join("; ")}` });
   } catch (err) {
     checks.push({ ok: false, label: "config", detail: formatErrorLine(err) });
   }

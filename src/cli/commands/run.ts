@@ -11,6 +11,8 @@ import { forTerminal } from "../../vocabulary/terminal-text.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
 import { atPathUploads, checkedUploads } from "../../runtime/at-path-uploads.js";
 import { skillCatalogFor, skillInvocation } from "../../skills/catalog.js";
+import { commandTurn } from "../command-turn.js";
+import { submitPrompt } from "../../runtime/prompt-hooks.js";
 import type { RunEvent } from "../../runtime/events.js";
 import type { RunResult } from "../../runtime/run-thread.js";
 import { type ApprovalMode, isGuardStopReason } from "../../vocabulary/index.js";
@@ -100,25 +102,36 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     // `deerflow run "/<skill> …"` activates an installed skill, as typing it in the chat does.
     const skill = typed.startsWith("/") ? skillInvocation(typed, skillCatalogFor({ home: config.home, cwd: process.cwd() })) : undefined;
     const notices = workspaceNotices(start, (line) => process.stderr.write(`deerflow: ${forTerminal(line)}\n`));
+    // `deerflow run "/name args"` sends a custom command (never one named like a built-in: the chat's names hold here).
+    const turn = await commandTurn(typed, prompt, {
+      config,
+      thread: opts.thread,
+      continueLatest: opts.continue,
+      workspace: start.workspace,
+      signal: controller.signal,
+      note: (line) => process.stderr.write(`deerflow: ${forTerminal(line)}\n`),
+    });
+    const sessionStart = opts.thread || opts.continue ? "resume" : "startup";
+    const submitted = await submitPrompt(config, turn.prompt, { threadId: turn.threadId ?? opts.thread, signal: controller.signal, sessionStart });
     const request = {
       config,
       model,
-      prompt,
+      prompt: submitted.prompt,
       skill: skill?.name,
-      threadId: opts.thread,
-      continueLatest: opts.continue,
+      threadId: turn.threadId ?? opts.thread,
+      continueLatest: turn.threadId ? false : opts.continue,
       workspace: start.workspace,
-      uploads: [...checkedUploads(opts.upload ?? [], process.cwd()), ...atPathUploads(typed, process.cwd())],
+      uploads: [...checkedUploads(opts.upload ?? [], process.cwd()), ...atPathUploads(turn.attach, process.cwd())],
       approveGuarded: opts.yes ?? false,
       planMode: opts.plan ?? false,
       maxTurns: opts.maxTurns,
       inputId: opts.inputId,
       timeoutSeconds: opts.timeout ?? config.runTimeoutSeconds,
       signal: controller.signal,
-      onEvent: (e: RunEvent) => {
+      onEvent: submitted.report((e: RunEvent) => {
         notices(e);
         printer.event(e);
-      },
+      })!,
     };
     // LangChain loads only once the request is known to be valid: usage errors answer instantly.
     runtimeLoaded = true;

@@ -1,5 +1,6 @@
 // The headless consumers of the run event stream: text (answer on stdout, progress on stderr), json (one object at
 // the end), stream-json (one event per line, first run.started, last run.completed).
+import { hookNotice } from "../../vocabulary/hook-notice.js";
 import { compactionNotice } from "../../vocabulary/compaction-notice.js";
 import { formatErrorLine, runStatusOf } from "../../errors.js";
 import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
@@ -111,6 +112,11 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
       case "model.retry":
         note(retryLine(e));
         break;
+      case "hook.run": {
+        const line = hookNotice(e);
+        if (line) stderr.write(`${e.status === "error" ? "warning: " : ""}${line}\n`);
+        break;
+      }
       // The answer and the question arrive with the result; approvals are answered by the approval gate (denied
       // headless unless --yes, and the denial is a tool result); an error ends the run through failure().
       case "message.delta":

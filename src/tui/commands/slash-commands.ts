@@ -5,6 +5,7 @@ import { compactCommand } from "./compact-command.js";
 import { exitCommand } from "./exit-command.js";
 import { goalCommand } from "./goal-command.js";
 import { helpCommand } from "./help-command.js";
+import { hooksCommand } from "./hooks-command.js";
 import { mcpCommand } from "./mcp-command.js";
 import { memoryCommand } from "./memory-command.js";
 import { modelCommand } from "./model-command.js";
@@ -32,6 +33,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   mcpCommand,
   memoryCommand,
   skillsCommand,
+  hooksCommand,
   exitCommand,
 ];
 

@@ -1,6 +1,7 @@
 // The TUI's one state transition: run events and UI actions in, the next ChatState out (pure).
 // Invariant: a thing is either live (streaming text, running tools, delegations, prompts) or committed to the
 // transcript — never both — so the <Static> transcript only ever grows and nothing on it is redrawn.
+import { hookNotice } from "../../vocabulary/hook-notice.js";
 import { compactionNotice } from "../../vocabulary/compaction-notice.js";
 import { unhandled } from "../../vocabulary/exhaustive.js";
 import { presentedLine } from "../../vocabulary/presented-files.js";
@@ -190,6 +191,10 @@ export function reduce(state: ChatState, action: ChatAction): ChatState {
     }
     case "error":
       return append(state, { kind: "notice", level: "error", text: action.message });
+    case "hook.run": {
+      const text = hookNotice(action);
+      return text ? append(state, { kind: "notice", level: action.status === "error" ? "warning" : "info", text }) : state;
+    }
     case "sandbox.warning":
     case "snapshot.warning":
       return append(state, { kind: "notice", level: "warning", text: action.message });

@@ -1,0 +1,96 @@
+// `/name args` of a custom command (commands/) turned into the prompt that is sent: the body's `!` commands run now,
+// their output in their place, and the arguments put in.
+//
+// Trust (a project's commands come from whatever repository was cloned): the body is a prompt the user chose to send
+// by typing its name, no more trusted than the repository's AGENTS.md. What could act is what is checked:
+// - a `!` command runs only when the command's `allowed-tools` names Bash (Claude Code's rule), then only confined as
+//   the bash tool runs it, and only when the command audit lets it run unasked ("allow"): a command file can never do
+//   what the agent would have to ask for (an edit, a network fetch that runs code, a push), in any approval mode;
+// - a project command's own `@path` must name a file inside the working directory (a repository's command must not
+//   attach `@~/notes/private.md`); paths the user typed in the arguments are the user's, checked as the input's `@`.
+// The output is capped and masked for secrets, as a tool result is.
+import { existsSync, realpathSync, statSync } from "node:fs";
+import { relative, resolve, sep } from "node:path";
+import { UsageError } from "../errors.js";
+import { type CommandCatalog, type CustomCommand, commandInvocation } from "../commands/catalog.js";
+import { BANG_COMMAND, allowsBang, bangCommands, expandBody } from "../commands/expand.js";
+import { credentialValues } from "../sandbox/env-scrub.js";
+import type { ThreadPaths } from "../sandbox/provider.js";
+import { findBwrap, runShell } from "../sandbox/run-shell.js";
+import { auditCommand } from "../sandbox/shell-audit.js";
+import type { ShellSettings } from "../sandbox/shell-settings.js";
+import { capOutput } from "../tools/bash.js";
+import { maskKnownSecrets, maskSecretShapes } from "../vocabulary/secret-shapes.js";
+
+/** One `!` command's output kept in the prompt. */
+export const BANG_OUTPUT_MAX_CHARS = 8_000;
+
+export interface CommandShell {
+  /** The thread's directories (opened on first need: a command without `!` opens nothing). */
+  paths: () => Promise<ThreadPaths>;
+  settings: ShellSettings;
+  timeoutSeconds: number;
+  signal?: AbortSignal;
+}
+
+const inside = (p: string, dir: string) => {
+  const rel = relative(dir, p);
+  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !rel.startsWith(sep));
+};
+
+/** Refuses a project command whose body attaches a file outside `cwd` (its arguments are checked later, as typed). */
+function checkOwnAttachments(command: CustomCommand, cwd: string): void {
+  if (command.scope !== "project") return;
+  const realCwd = realpathSync(cwd);
+  for (const m of command.body.matchAll(/(?:^|\s)@([^\s]+)/g)) {
+    const word = m[1]!;
+    const p = word === "~" || word.startsWith("~/") ? resolve(process.env.HOME ?? "/", word.slice(2)) : resolve(cwd, word);
+    if (!existsSync(p) || !statSync(p).isFile() || inside(realpathSync(p), realCwd)) continue;
+    throw new UsageError(
+      `/${command.name} (${command.file}) attaches @${word}, which is outside ${cwd}; a project's command attaches only the project's files.`,
+      "Type the @path yourself if you mean to send it.",
+    );
+  }
+}
+
+/** Runs one allowed `!` command and returns its output as the prompt shows it; throws one line when it may not run. */
+async function runBang(command: CustomCommand, cmd: string, shell: CommandShell): Promise<string> {
+  const where = `/${command.name} (${command.file})`;
+  if (!allowsBang(command.allowedTools)) {
+    throw new UsageError(`${where} runs !\`${cmd}\`, but its front matter does not allow commands.`, `Add "allowed-tools: Bash(${cmd.split(/\s+/)[0]}:*)" to its front matter if you mean it to run.`);
+  }
+  const paths = await shell.paths();
+  const audit = await auditCommand(cmd, { confined: findBwrap() !== null, workspace: paths.workspace_path });
+  if (audit.verdict !== "allow") {
+    throw new UsageError(
+      `${where} was not sent: !\`${cmd}\` would need your approval (${audit.reason ?? audit.verdict}), and a command's ! lines run only what needs none.`,
+      "Run it yourself with !<command>, or ask the agent to.",
+    );
+  }
+  const r = await runShell(cmd, { cwd: paths.workspace_path, paths, settings: shell.settings, timeoutSeconds: shell.timeoutSeconds, signal: shell.signal });
+  if (r.stoppedBy === "abort") throw new UsageError(`${where} was stopped while !\`${cmd}\` ran.`);
+  const tail = r.stoppedBy === "timeout" ? "\n[stopped: timed out]" : r.exitCode ? `\n[exit code ${r.exitCode}]` : "";
+  const text = capOutput(r.output.replace(/\n$/, ""), BANG_OUTPUT_MAX_CHARS) + tail;
+  return maskKnownSecrets(maskSecretShapes(text), credentialValues());
+}
+
+/**
+ * The prompt `/name args` sends, and the text whose `@path` words are attached: the body's and the arguments', never
+ * a `!` command's output (a file it prints must not choose what is attached). Throws a UsageError (one line) when
+ * the command may not be sent as written.
+ */
+export async function customCommandPrompt(command: CustomCommand, args: string, cwd: string, shell: CommandShell): Promise<{ prompt: string; attach: string }> {
+  checkOwnAttachments(command, cwd);
+  const outputs: string[] = [];
+  for (const cmd of bangCommands(command.body)) outputs.push(await runBang(command, cmd, shell));
+  return { prompt: expandBody(command.body, args, outputs), attach: expandBody(command.body.replace(BANG_COMMAND, ""), args) };
+}
+
+/**
+ * A turn's prompt as sent: `/name args` of a catalog command expanded (customCommandPrompt), anything else as typed.
+ * `attach` is the text whose `@path` words go with it.
+ */
+export async function promptOfTurn(text: string, catalog: CommandCatalog, cwd: string, shell: CommandShell): Promise<{ prompt: string; attach: string }> {
+  const inv = text.startsWith("/") ? commandInvocation(text, catalog) : undefined;
+  return inv ? customCommandPrompt(inv.command, inv.args, cwd, shell) : { prompt: text, attach: text };
+}
