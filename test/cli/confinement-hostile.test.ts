@@ -73,7 +73,8 @@ describe.each(modes)("hostile model against the confined shell (%s)", (mode) => 
     );
     const r = await sb.run(["run", "--yes", ...unconfinedFlag(mode), "-w", repo, "attack"], { env, timeoutMs: 180_000 });
     expect(r.exitCode, `${r.exitCode} ${r.stderr.slice(-1500)}\n${JSON.stringify(e2e.server.requests.map((q) => toolResults(q))).slice(-1500)}`).toBe(0);
-    expect(toolResults(e2e.server.requests[1]!).link).toContain("linked");
+    // Without bubblewrap, links to the home and the data directory need a person's approval: --yes does not give it.
+    expect(toolResults(e2e.server.requests[1]!).link).toMatch(mode === "bwrap" ? /linked/ : /^Denied: .*needs a person's approval/s);
     const out = toolResults(e2e.server.requests[2]!);
     const leaks: Record<string, boolean> = {};
     for (const id of ["symSsh", "symData", "symRc", "hardSsh", "hardRc", "procRoot", "procFds", "parentRc", "fileToolProc"]) {
@@ -94,7 +95,8 @@ describe.each(modes)("hostile model against the confined shell (%s)", (mode) => 
     // Protected in both modes: what the file tools and the process model guard.
     for (const id of ["symSsh", "symData", "symRc", "fileToolProc", "huge", "escapes", "jobPid1", "jobTraversal", "bgLeft", "killInit"])
       expect(leaks[id], `${id}: ${JSON.stringify(out[id]?.slice(0, 400))} (${out[id]?.length})`).toBe(false);
-    expect(out.symSsh).toMatch(/outside|symlink|not allowed|Allowed/i);
+    // (Without bubblewrap the link was never made: its command needed a person's approval.)
+    expect(out.symSsh).toMatch(mode === "bwrap" ? /outside|symlink|not allowed|Allowed/i : /does not exist/);
     expect(r.stdout).toContain("done");
     expect(r.stdout).toContain("end");
     // Inside the sandbox the hidden files cannot be linked or reached through /proc either.

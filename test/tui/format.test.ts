@@ -61,7 +61,7 @@ describe("summarizeArgs", () => {
     expect(summarizeArgs("present_files", { filepaths: ["/mnt/user-data/outputs/a.md", "/x/b.csv"] })).toBe("a.md, b.csv");
   });
   it("other tools get compact JSON, capped", () => {
-    expect(summarizeArgs("web_search", { query: "ink", n: 3 })).toBe('{"query":"ink","n":3}');
+    expect(summarizeArgs("some_mcp_tool", { query: "ink", n: 3 })).toBe('{"query":"ink","n":3}');
     expect(summarizeArgs("x", {})).toBe("");
     expect(summarizeArgs("x", undefined)).toBe("");
     expect(summarizeArgs("x", { big: "y".repeat(5000) }).length).toBeLessThanOrEqual(300);
