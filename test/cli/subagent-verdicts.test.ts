@@ -12,16 +12,12 @@ import { headlessBroker } from "../../src/sandbox/approvals.js";
 import type { Sandbox } from "../support/cli.js";
 import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
+import { isChild } from "../support/requests.js";
 import type { RecordedRequest, ScriptedReply } from "../support/openai-server.js";
 
 const e2e = useE2E();
 let sb: Sandbox;
 
-const systemText = (req: RecordedRequest) => {
-  const c = req.body.messages[0]?.content;
-  return typeof c === "string" ? c : (c ?? []).map((b: { text?: string }) => b.text ?? "").join("");
-};
-const isChild = (req: RecordedRequest) => systemText(req).includes("subagent of deerflow");
 const flat = (req: RecordedRequest) => JSON.stringify(req.body.messages);
 /** The lead's tool result for the task call, as the lead's next request carries it. */
 const taskResult = (req: RecordedRequest) => (req.body.messages as { role: string; content: unknown }[]).find((m) => m.role === "tool")?.content as string;

@@ -10,6 +10,7 @@ import { openSqliteStore as openStore } from "../../src/persistence/store.js";
 import { headlessBroker } from "../../src/sandbox/approvals.js";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
+import { isChild, systemText } from "../support/requests.js";
 import { runCli } from "../support/cli-in-process.js";
 import { processesMatching } from "../support/processes.js";
 import { gate, type RecordedRequest, type ScriptedReply } from "../support/openai-server.js";
@@ -19,11 +20,6 @@ const e2e = useE2E();
 let sb: Sandbox;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const systemText = (req: RecordedRequest) => {
-  const c = req.body.messages[0]?.content;
-  return typeof c === "string" ? c : (c ?? []).map((b: { text?: string }) => b.text ?? "").join("");
-};
-const isChild = (req: RecordedRequest) => systemText(req).includes("subagent of deerflow");
 const firstUser = (req: RecordedRequest) => {
   const m = (req.body.messages as { role: string; content: unknown }[]).find((x) => x.role === "user" && !(typeof x.content === "string" && x.content.startsWith("<system-reminder>")));
   return typeof m?.content === "string" ? m.content : JSON.stringify(m?.content);

@@ -7,17 +7,12 @@ import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
-import type { RecordedRequest, ScriptedReply } from "../support/openai-server.js";
-import { isEvaluator, verdict } from "../support/requests.js";
+import type { ScriptedReply } from "../support/openai-server.js";
+import { isChild, isEvaluator, verdict } from "../support/requests.js";
 
 const e2e = useE2E();
 let sb: Sandbox;
 
-const systemText = (req: RecordedRequest) => {
-  const c = req.body.messages[0]?.content;
-  return typeof c === "string" ? c : (c ?? []).map((b: { text?: string }) => b.text ?? "").join("");
-};
-const isChild = (req: RecordedRequest) => systemText(req).includes("subagent of deerflow");
 const task = (id: string, what: string) => ({ id, name: "task", args: { description: `do ${what}`, prompt: `child ${what}`, subagent_type: "general-purpose" } });
 const use = (prompt_tokens: number, completion_tokens: number) => ({ prompt_tokens, completion_tokens });
 const tokens = (input_tokens: number, output_tokens: number) => ({ input_tokens, output_tokens, total_tokens: input_tokens + output_tokens });

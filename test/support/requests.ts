@@ -12,11 +12,18 @@ export function userTexts(req: RecordedRequest): string[] {
     .filter((t) => !t.startsWith("<system-reminder>"));
 }
 
+/** The text of a request's first (system) message. */
+export function systemText(req: RecordedRequest): string {
+  const c = req.body.messages[0]?.content;
+  return typeof c === "string" ? c : (c ?? []).map((b: { text?: string }) => b.text ?? "").join("");
+}
+
+/** Whether a request is a subagent's (its system prompt), not the lead's. */
+export const isChild = (req: RecordedRequest): boolean => systemText(req).includes("subagent of deerflow");
+
 /** Whether a request is the goal evaluator's (its system prompt), not the agent's. */
 export function isEvaluator(req: RecordedRequest): boolean {
-  const first = req.body.messages[0];
-  const text = typeof first?.content === "string" ? first.content : (first?.content ?? []).map((b: { text?: string }) => b.text ?? "").join("");
-  return first?.role === "system" && text.startsWith(GOAL_EVALUATOR_PROMPT_PREFIX);
+  return req.body.messages[0]?.role === "system" && systemText(req).startsWith(GOAL_EVALUATOR_PROMPT_PREFIX);
 }
 
 /** An evaluator verdict as the model would answer it. */
