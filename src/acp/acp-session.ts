@@ -8,7 +8,7 @@ import type { ApprovalRequestedEvent } from "../sandbox/approvals.js";
 import { invokedSkill } from "./commands.js";
 import { isApprovalMode, modeStateOf } from "./modes.js";
 import { decisionOf, permissionRequestOf } from "./permission-bridge.js";
-import { promptTextOf } from "./prompt-text.js";
+import { attachTextOf, promptTextOf } from "./prompt-text.js";
 import { TurnUpdates } from "./session-updates.js";
 import { acpStopReason } from "./stop-reason.js";
 
@@ -69,7 +69,7 @@ export class AcpSession {
       else for (const u of updates.updates(e)) send(u);
     };
     try {
-      const { result } = await this.chat.send({ prompt, skill: invokedSkill(prompt, this.chat.skills) }, onEvent, turn.signal).catch((err: unknown) => {
+      const { result } = await this.chat.send({ prompt, attach: attachTextOf(blocks), skill: invokedSkill(prompt, this.chat.skills) }, onEvent, turn.signal).catch((err: unknown) => {
         // A cancelled turn ends as ACP says (stopReason cancelled), not as the run's interruption error.
         if (turn.signal.aborted) return { result: { status: "interrupted" as const, stop_reason: "interrupted" as const, error: undefined } };
         throw err;

@@ -36,3 +36,12 @@ export function promptTextOf(blocks: readonly ContentBlock[]): string {
   if (!text) throw RequestError.invalidParams(undefined, "The prompt is empty: send at least one text block.");
   return text;
 }
+
+/** The user's own words of a prompt (its text blocks): only they attach `@path` files, never an embedded file's text
+ *  or a resource's address (a README's `@~/.someapp/token` was uploaded: the thirteenth pass's A1). */
+export function attachTextOf(blocks: readonly ContentBlock[]): string {
+  return blocks
+    .filter((b) => b.type === "text")
+    .map((b) => (b as { text: string }).text)
+    .join("\n\n");
+}

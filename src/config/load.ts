@@ -107,6 +107,9 @@ export interface ResolvedConfig {
   web: ResolvedWeb;
   /** `hooks` of every file read (the user's first, a project's only once trusted), flat. */
   hooks: ResolvedHook[];
+  /** The folder the configuration was read for (the project): hooks and project files are found there, not in the
+   *  process's folder (one `deerflow acp` process serves sessions in many folders). */
+  cwd?: string;
 }
 
 export interface ResolvedMcpServer extends McpServerConfig {
@@ -291,6 +294,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   }
 
   return {
+    cwd,
     files: loaded.map((f) => f.path),
     home,
     trustHome,

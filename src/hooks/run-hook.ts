@@ -31,6 +31,9 @@ function collector() {
   };
 }
 
+/** How long output is still read after the hook's own process exits (its pipes may be held by a process it left). */
+const EXIT_GRACE_MS = 200;
+
 export function runHookCommand(command: string, input: unknown, opts: { cwd: string; timeoutSeconds: number; env?: NodeJS.ProcessEnv; signal?: AbortSignal }): Promise<HookRunResult> {
   const started = Date.now();
   return new Promise((resolve) => {
@@ -38,6 +41,7 @@ export function runHookCommand(command: string, input: unknown, opts: { cwd: str
     const out = collector();
     const err = collector();
     let timedOut = false;
+    let grace: NodeJS.Timeout | undefined;
     const killGroup = () => {
       try {
         if (child.pid) process.kill(-child.pid, "SIGKILL");
@@ -48,6 +52,9 @@ export function runHookCommand(command: string, input: unknown, opts: { cwd: str
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup();
+      // A process that left the group (`setsid … &`) may still hold the output open: the timeout does not wait for it
+      // (the thirteenth pass's M1 held a run 25 s past a 2 s timeout).
+      finish(undefined);
     }, opts.timeoutSeconds * 1000);
     const onAbort = () => killGroup();
     opts.signal?.addEventListener("abort", onAbort, { once: true });
@@ -56,8 +63,14 @@ export function runHookCommand(command: string, input: unknown, opts: { cwd: str
     // A hook that never reads stdin (or exits first) must not fail the run with EPIPE.
     child.stdin.on("error", () => {});
     child.stdin.end(`${JSON.stringify(input)}\n`);
+    let done = false;
     const finish = (exitCode: number | undefined, startError?: Error) => {
+      if (done) return;
+      done = true;
       clearTimeout(timer);
+      clearTimeout(grace);
+      child.stdout.destroy();
+      child.stderr.destroy();
       opts.signal?.removeEventListener("abort", onAbort);
       // Children it left behind (a backgrounded `sleep`) go with it.
       killGroup();
@@ -65,5 +78,9 @@ export function runHookCommand(command: string, input: unknown, opts: { cwd: str
     };
     child.on("error", (e) => finish(undefined, e));
     child.on("close", (code) => finish(timedOut ? undefined : (code ?? undefined)));
+    // The hook itself ended: what it printed is read for a moment more, then nothing it left behind is waited for.
+    child.on("exit", (code) => {
+      grace = setTimeout(() => finish(timedOut ? undefined : (code ?? undefined)), EXIT_GRACE_MS);
+    });
   });
 }

@@ -38,9 +38,21 @@ export function refuseLinkOut(word: string, path: string, cwd: string): void {
   throw new UsageError(`Refusing to attach ${word}: it is a symbolic link (or inside one) that leads out of ${scope} to ${real}.`, `Name ${real} itself if you mean to send that file.`);
 }
 
+/** `/proc`, `/sys` and `/dev` hold the process's own state, not files to send: `@/proc/self/environ` copied deerflow's
+ *  environment, its API key included, into the uploads (the thirteenth pass). */
+function refuseKernelFile(word: string, path: string): void {
+  const real = realpathSync(path);
+  if (/^\/(?:proc|sys|dev)(?:\/|$)/.test(real))
+    throw new UsageError(`Refusing to attach ${word}: ${real} is the system's or a process's state, not a file to send.`, "Copy what you mean to send into a file first.");
+}
+
 /** `--upload` files, each checked as refuseLinkOut says (a missing one is left to openThread's message). */
 export function checkedUploads(files: readonly string[], cwd: string): string[] {
-  for (const f of files) if (existsSync(f)) refuseLinkOut(f, resolve(cwd, f), cwd);
+  for (const f of files) {
+    if (!existsSync(f)) continue;
+    refuseLinkOut(f, resolve(cwd, f), cwd);
+    refuseKernelFile(f, resolve(cwd, f));
+  }
   return [...files];
 }
 
@@ -52,6 +64,7 @@ export function atPathUploads(prompt: string, cwd: string): string[] {
     const p = word === "~" || word.startsWith("~/") ? join(process.env.HOME ?? homedir(), word.slice(1)) : resolve(cwd, word);
     if (!existsSync(p) || !statSync(p).isFile()) continue;
     refuseLinkOut(`@${word}`, p, cwd);
+    refuseKernelFile(`@${word}`, p);
     out.push(p);
   }
   return out;

@@ -315,7 +315,7 @@ export class ChatSession {
    * One user turn: a prompt (with `@path` attachments), optionally starting a goal. While the thread has an active
    * goal, turns run through the goal loop so the goal keeps being pursued after the user answers a question.
    */
-  async send(input: { prompt: string; goal?: string; skill?: string }, onEvent: (e: RunEvent) => void, signal: AbortSignal): Promise<TurnResult> {
+  async send(input: { prompt: string; goal?: string; skill?: string; attach?: string }, onEvent: (e: RunEvent) => void, signal: AbortSignal): Promise<TurnResult> {
     // `/name args` of a custom command (never with a skill or a goal): its `!` lines run in the thread's workspace.
     const shell = { paths: () => this.ensureThread(), settings: shellSettingsFromConfig(this.config), timeoutSeconds: this.config.sandbox.bashTimeoutSeconds, signal };
     const turn = input.skill || input.goal !== undefined ? { prompt: input.prompt, attach: input.prompt } : await promptOfTurn(input.prompt, this.commands, this.cwd, shell);
@@ -331,7 +331,8 @@ export class ChatSession {
       threadId: this.threadId,
       // Only a thread's first run binds its workspace.
       workspace: this.threadId ? undefined : this.options.workspace,
-      uploads: atPathUploads(turn.attach, this.cwd),
+      // `attach`: the part of the prompt the user wrote (an editor's embedded file is quoted material: its `@words` attach nothing).
+      uploads: atPathUploads(turn.attach === input.prompt && input.attach !== undefined ? input.attach : turn.attach, this.cwd),
       approval: this.approval,
       planMode: this.planMode,
       signal,

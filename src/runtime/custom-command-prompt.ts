@@ -39,10 +39,12 @@ const inside = (p: string, dir: string) => {
 };
 
 /** Refuses a project command whose body attaches a file outside `cwd` (its arguments are checked later, as typed). */
-function checkOwnAttachments(command: CustomCommand, cwd: string): void {
+function checkOwnAttachments(command: CustomCommand, attach: string, cwd: string): void {
   if (command.scope !== "project") return;
   const realCwd = realpathSync(cwd);
-  for (const m of command.body.matchAll(/(?:^|\s)@([^\s]+)/g)) {
+  // The text that is attached from, after `$1`/`$ARGUMENTS` and the `!` lines: the body as written hid
+  // `@~/token$1` and `` !`true`@~/token `` (the thirteenth pass's C1).
+  for (const m of attach.matchAll(/(?:^|\s)@([^\s]+)/g)) {
     const word = m[1]!;
     const p = word === "~" || word.startsWith("~/") ? resolve(process.env.HOME ?? "/", word.slice(2)) : resolve(cwd, word);
     if (!existsSync(p) || !statSync(p).isFile() || inside(realpathSync(p), realCwd)) continue;
@@ -80,10 +82,11 @@ async function runBang(command: CustomCommand, cmd: string, shell: CommandShell)
  * the command may not be sent as written.
  */
 export async function customCommandPrompt(command: CustomCommand, args: string, cwd: string, shell: CommandShell): Promise<{ prompt: string; attach: string }> {
-  checkOwnAttachments(command, cwd);
+  const attach = expandBody(command.body.replace(BANG_COMMAND, ""), args);
+  checkOwnAttachments(command, attach, cwd);
   const outputs: string[] = [];
   for (const cmd of bangCommands(command.body)) outputs.push(await runBang(command, cmd, shell));
-  return { prompt: expandBody(command.body, args, outputs), attach: expandBody(command.body.replace(BANG_COMMAND, ""), args) };
+  return { prompt: expandBody(command.body, args, outputs), attach };
 }
 
 /**

@@ -21,7 +21,7 @@ export async function submitPrompt(config: ResolvedConfig, prompt: string, opts:
   const some = (event: "SessionStart" | "UserPromptSubmit") => hooksFor({ hooks: config.hooks, cwd: "" }, event).length > 0;
   if (!some("UserPromptSubmit") && !(opts.sessionStart && some("SessionStart"))) return { prompt, report: passThrough };
   const reports: HookReport[] = [];
-  const setup = { hooks: config.hooks, cwd: process.cwd(), onReport: (r: HookReport) => reports.push(r) };
+  const setup = { hooks: config.hooks, cwd: config.cwd ?? process.cwd(), onReport: (r: HookReport) => reports.push(r) };
   const ids = { session_id: opts.threadId, thread_id: opts.threadId };
   const started = opts.sessionStart ? await runHooks(setup, "SessionStart", { ...ids, source: opts.sessionStart }, { signal: opts.signal }) : { context: [] };
   const r = await runHooks(setup, "UserPromptSubmit", { ...ids, prompt }, { signal: opts.signal });

@@ -181,7 +181,7 @@ export function hookSetupOf(config: ResolvedConfig): HookSetup | undefined {
   if (!config.hooks.length) return undefined;
   return {
     hooks: config.hooks,
-    cwd: process.cwd(),
+    cwd: config.cwd ?? process.cwd(),
     onReport: (report) => {
       const run = currentRun.getStore();
       run?.emit({ type: "hook.run", run_id: run.runId, ...report });
