@@ -18,6 +18,8 @@ import { safeReadFile } from "../sandbox/safe-fs.js";
 import { auditCommand } from "../sandbox/shell-audit.js";
 import type { ShellSettings } from "../sandbox/shell-settings.js";
 import type { AcceptanceCheckKind, AcceptanceCheckResult } from "../state/types.js";
+import { maskKnownSecrets, maskSecretShapes } from "../vocabulary/secret-shapes.js";
+import { credentialValues } from "../sandbox/env-scrub.js";
 
 export interface AcceptanceCheck {
   check: AcceptanceCheckKind;
@@ -39,8 +41,10 @@ function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
+/** The end of a check's output, masked as tool results are: a check's detail reaches the lead model, the terminal
+ *  and the ledger (`command_exits_zero "cat .env"` carried a live key past the masking: the thirteenth pass's C1). */
 function tail(output: string): string {
-  const t = output.trim();
+  const t = maskKnownSecrets(maskSecretShapes(output.trim()), credentialValues());
   return t.length > OUTPUT_TAIL_CHARS ? `…${t.slice(-OUTPUT_TAIL_CHARS)}` : t;
 }
 
@@ -59,7 +63,9 @@ async function fileCheck(c: AcceptanceCheck, mounts: ThreadPaths): Promise<Accep
     JSON.parse(data.toString("utf8"));
     return result(true, "the file parses as JSON");
   } catch (e) {
-    return result(false, `not valid JSON: ${errorText(e)}`);
+    // By position only: V8's message quotes the file's first bytes.
+    const at = /position (\d+)/.exec(errorText(e))?.[1];
+    return result(false, `not valid JSON${at ? ` (at byte ${at})` : ""}`);
   }
 }
 

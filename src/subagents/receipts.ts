@@ -19,13 +19,14 @@ export function citedReceipts(report: string): string[] {
   return [...ids];
 }
 
-/** The ids of the tool calls the child asked for and that produced a tool result. */
+/** The ids of the tool calls the child asked for and that produced a tool result that is not an error. */
 export function madeToolCalls(messages: readonly BaseMessage[]): Set<string> {
   const asked = new Set<string>();
   const answered = new Set<string>();
   for (const m of messages) {
     if (AIMessage.isInstance(m)) for (const c of m.tool_calls ?? []) if (c.id) asked.add(c.id);
-    if (ToolMessage.isInstance(m) && m.tool_call_id) answered.add(m.tool_call_id);
+    // A refused or failed call is no evidence (a Blocked `rm -rf ~` passed as a receipt: the thirteenth pass's M4).
+    if (ToolMessage.isInstance(m) && m.tool_call_id && m.status !== "error") answered.add(m.tool_call_id);
   }
   return new Set([...asked].filter((id) => answered.has(id)));
 }

@@ -10,7 +10,7 @@ const NOTE =
 
 /** `text` framed as untrusted content from `source` (a URL, "web search: <query>"). */
 export function frameUntrusted(source: string, text: string): string {
-  const safe = text.replace(new RegExp(`<(/?)\\s*${UNTRUSTED_TAG}`, "gi"), `<$1${UNTRUSTED_TAG}-quoted`);
+  const safe = text.replace(new RegExp(`<\\s*(/?)\\s*${UNTRUSTED_TAG}`, "gi"), `<$1${UNTRUSTED_TAG}-quoted`);
   const attr = source.replace(/["<>\n\r]/g, " ");
   return `${NOTE}\n<${UNTRUSTED_TAG} source="${attr}">\n${safe}\n</${UNTRUSTED_TAG}>`;
 }

@@ -107,6 +107,8 @@ export async function startWebPageServer(): Promise<WebPageServer> {
         return send(res, 307, "text/plain", "", { location: "http://169.254.169.254/latest/meta-data/iam/security-credentials/" });
       case "/to-docs":
         return send(res, 302, "text/plain", "", { location: "/docs/retry" });
+      case "/to-other-host":
+        return send(res, 302, "text/plain", "", { location: `http://localhost:${(server.address() as AddressInfo).port}/docs/retry` });
       case "/loop":
         return send(res, 302, "text/plain", "", { location: "/loop" });
       default:

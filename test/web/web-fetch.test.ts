@@ -115,6 +115,12 @@ describe("web_fetch: redirects", () => {
     expect(site.requests.map((r) => r.path)).toEqual(["/r1", "/r2", "/r3"]);
   });
 
+  it("to another host are named, not followed: that domain is the model's to fetch and the user's to approve", async () => {
+    site.requests.length = 0;
+    expect(await refusal(`${site.origin}/to-other-host`)).toMatch(/redirects to http:\/\/localhost:\d+\/docs\/retry, on another domain: call web_fetch on that URL/);
+    expect(site.requests.map((r) => r.path)).toEqual(["/to-other-host"]);
+  });
+
   it("stop after five", async () => {
     expect(await refusal(`${site.origin}/loop`)).toMatch(/redirected more than 5 times/);
     expect(site.requests).toHaveLength(6);

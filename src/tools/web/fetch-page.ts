@@ -3,8 +3,8 @@
 //   page smuggles one into a later request);
 // - every connection goes through guardedLookup (address-check.ts): the address is checked at connect time, and an
 //   IP literal before it, so neither a redirect nor DNS rebinding reaches loopback, private or metadata addresses;
-// - redirects are followed by hand (at most MAX_REDIRECTS), each hop re-checked like the first; https → http is
-//   refused (a downgrade would expose what follows);
+// - redirects are followed by hand (at most MAX_REDIRECTS), each hop re-checked like the first, on the same host only
+//   (another domain is named for the model to fetch, and asked for, itself); https → http is refused;
 // - a size cap (the body is streamed and cut, and the result says so) and one time cap for all hops;
 // - a User-Agent naming deerflow, no cookies (none are sent, none kept), nothing else from the workspace.
 // node:http(s) and not fetch(): its `lookup` option is the connect-time hook the check needs.
@@ -73,6 +73,7 @@ export async function fetchPage(raw: string, limits: FetchLimits = {}): Promise<
   const signal = limits.signal ? AbortSignal.any([limits.signal, timer]) : timer;
   const redirects: string[] = [];
   let url = checkUrl(raw, allowLoopback);
+  const first = url;
   try {
     for (;;) {
       const res = await request(url, allowLoopback, signal);
@@ -82,6 +83,10 @@ export async function fetchPage(raw: string, limits: FetchLimits = {}): Promise<
       if (redirects.length >= MAX_REDIRECTS) throw new WebFetchError(`${raw} redirected more than ${MAX_REDIRECTS} times; stopped at ${url.href}.`);
       redirects.push(url.href);
       url = nextHop(url, location, allowLoopback);
+      // Approval is per domain (web-fetch.ts): a hop to another host is not followed here but named, so the model
+      // fetches it itself and the user is asked for that domain (an open redirect reached an unapproved host: the
+      // thirteenth pass's M1).
+      if (url.hostname !== first.hostname) throw new WebFetchError(`${raw} redirects to ${url.href}, on another domain: call web_fetch on that URL to follow it.`);
     }
   } catch (err) {
     if (limits.signal?.aborted) throw err;

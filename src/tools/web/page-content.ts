@@ -72,7 +72,47 @@ function libraries() {
   };
 }
 
+/**
+ * What the DOM libraries are given at most: they parse and walk recursively on the main thread, where no timer,
+ * abort or Ctrl-C can stop them (a 7 KB gzipped page of 450 000 nested divs hung deerflow for minutes: the
+ * thirteenth pass's W1). Past any bound the page is read as tag-stripped text instead, in one linear pass.
+ */
+const HTML_LIMITS = { chars: 1_500_000, elements: 30_000, depth: 200 };
+const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]);
+
+/** Whether `html` is within HTML_LIMITS (elements counted and nesting followed by one scan of its tags). */
+function convertible(html: string): boolean {
+  if (html.length > HTML_LIMITS.chars) return false;
+  let depth = 0;
+  let elements = 0;
+  for (const m of html.matchAll(/<(\/?)([a-zA-Z][\w:-]*)[^>]*?(\/?)>/g)) {
+    const name = m[2]!.toLowerCase();
+    if (m[1]) depth = Math.max(0, depth - 1);
+    else if (!m[3] && !VOID.has(name)) depth++;
+    if (++elements > HTML_LIMITS.elements || depth > HTML_LIMITS.depth) return false;
+  }
+  return true;
+}
+
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
+
+/** The page's text without its tags, scripts and styles: linear, for pages past HTML_LIMITS. */
+function strippedText(html: string): string {
+  return html
+    .replace(/<(script|style|noscript|template)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, " ")
+    .replace(/<br\s*\/?>|<\/(?:p|div|li|h[1-6]|tr|section|article)\s*>/gi, "\n")
+    .replace(/<[^>]*>/g, " ")
+    .replace(/&(#\d+|#x[\da-f]+|[a-z]+);/gi, (e, n: string) =>
+      n[0] === "#" ? String.fromCodePoint(Number.parseInt(n.slice(n[1] === "x" || n[1] === "X" ? 2 : 1), n[1] === "x" || n[1] === "X" ? 16 : 10) || 32) : (ENTITIES[n.toLowerCase()] ?? e),
+    )
+    .replace(/[ \t\r\f\v]+/g, " ")
+    .replace(/\s*\n\s*/g, "\n")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
+}
+
 export async function htmlToMarkdown(html: string): Promise<PageText> {
+  if (!convertible(html)) return { form: "text from HTML (too large or too deeply nested to convert)", text: strippedText(html) };
   const { parseHTML, Readability, TurndownService } = libraries();
   const { document } = parseHTML(html);
   for (const el of document.querySelectorAll("script, style, noscript, template")) el.remove();
@@ -93,13 +133,27 @@ export async function htmlToMarkdown(html: string): Promise<PageText> {
   return { form: "Markdown from HTML", title, text: markdown };
 }
 
+/** Past this many pages only the first ones are read, within a time budget. */
+const PDF_LIMITS = { pages: 200, ms: 10_000 };
+
 async function pdfText(page: FetchedPage): Promise<PageText> {
   if (page.truncated) throw new WebFetchError(`${page.url} is a PDF larger than the size cap; a cut PDF cannot be read.`);
   try {
     const { extractText, getDocumentProxy } = createRequire(import.meta.url)("unpdf") as typeof import("unpdf");
     const pdf = await getDocumentProxy(new Uint8Array(page.body));
-    const { text } = await extractText(pdf, { mergePages: true });
-    return { form: "PDF text", text: String(text).trim() };
+    if (pdf.numPages <= PDF_LIMITS.pages) {
+      const { text } = await extractText(pdf, { mergePages: true });
+      return { form: "PDF text", text: String(text).trim() };
+    }
+    // A PDF of thousands of pages ran for minutes at 1.7 GB (the thirteenth pass): its first pages, page by page (so
+    // the run can be stopped between them), within a time budget.
+    const parts: string[] = [];
+    const started = Date.now();
+    for (let i = 1; i <= PDF_LIMITS.pages && Date.now() - started < PDF_LIMITS.ms; i++) {
+      const content = await (await pdf.getPage(i)).getTextContent();
+      parts.push(content.items.map((it) => ("str" in it ? it.str : "")).join(" "));
+    }
+    return { form: `PDF text (the first ${parts.length} of ${pdf.numPages} pages)`, text: parts.join("\n").trim() };
   } catch (err) {
     throw new WebFetchError(`${page.url} is a PDF whose text could not be read (${(err as Error).message}).`);
   }
