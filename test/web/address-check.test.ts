@@ -16,6 +16,9 @@ describe("blockedRange", () => {
       ["::1", "loopback"],
       ["::ffff:127.0.0.1", "loopback"],
       ["::ffff:7f00:1", "loopback"],
+      // IPv4-compatible (deprecated) forms: the thirteenth pass's L2.
+      ["::7f00:1", "loopback"],
+      ["::a9fe:a9fe", "linkLocal"],
       ["10.0.0.1", "private"],
       ["172.16.5.4", "private"],
       ["192.168.1.1", "private"],
