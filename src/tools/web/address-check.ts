@@ -28,8 +28,7 @@ export function blockedRange(address: string, allowLoopback = false): string | u
   if (ip.kind() === "ipv6" && (ip as ipaddr.IPv6).isIPv4MappedAddress()) ip = (ip as ipaddr.IPv6).toIPv4Address();
   // The deprecated IPv4-compatible form (`::7f00:1` is 127.0.0.1 to a stack that still routes it): judged as IPv4 too.
   const parts = ip.kind() === "ipv6" ? (ip as ipaddr.IPv6).parts : [];
-  if (parts.length === 8 && parts.slice(0, 6).every((p) => p === 0) && (parts[6]! > 0 || parts[7]! > 1))
-    ip = ipaddr.fromByteArray([parts[6]! >> 8, parts[6]! & 255, parts[7]! >> 8, parts[7]! & 255]);
+  if (parts.length === 8 && parts.slice(0, 6).every((p) => p === 0) && (parts[6]! > 0 || parts[7]! > 1)) ip = ipaddr.fromByteArray([parts[6]! >> 8, parts[6]! & 255, parts[7]! >> 8, parts[7]! & 255]);
   const range = ip.range();
   // Everything but "unicast" is refused: loopback, private, linkLocal (169.254.169.254, the cloud metadata address),
   // uniqueLocal, carrierGradeNat, unspecified (0.0.0.0, ::), multicast, and the v6 tunnels that embed a v4 host.
