@@ -4,13 +4,10 @@
 // in stream-json, and what the thread's ledger keeps.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeModel } from "langchain";
 import { describe, expect, it } from "vitest";
-import { createLeadAgent } from "../../src/agent/lead-agent.js";
-import { openSqliteStore as openStore } from "../../src/persistence/store.js";
-import { headlessBroker } from "../../src/sandbox/approvals.js";
 import type { Sandbox } from "../support/cli.js";
 import { runCli } from "../support/cli-in-process.js";
+import { storedLedger } from "../support/delegations.js";
 import { useE2E } from "../support/e2e.js";
 import { isChild } from "../support/requests.js";
 import type { RecordedRequest, ScriptedReply } from "../support/openai-server.js";
@@ -45,16 +42,6 @@ async function streamRun(args: string[]) {
 const delegationEvents = (events: any[]) => events.filter((e) => e.type === "delegation.updated").flatMap((e) => e.delegations);
 const leadRequests = () => e2e.server.requests.filter((q) => !isChild(q));
 
-async function storedLedger(threadId: string): Promise<any[]> {
-  const store = openStore(sb.home, "delta");
-  try {
-    const agent = createLeadAgent({ model: fakeModel(), checkpointer: store.saver, channelMode: "delta", approval: { mode: "ask", broker: headlessBroker({ yes: false }) } });
-    return ((await agent.graph.getState({ configurable: { thread_id: threadId } } as never)).values as { delegations: any[] }).delegations;
-  } finally {
-    store.close();
-  }
-}
-
 describe("the lead checks what a subagent claims", () => {
   it("a subagent that says the tests pass without running them fails the lead's acceptance check: Task Failed, not Task Succeeded", async () => {
     sb = e2e.sandbox();
@@ -72,7 +59,7 @@ describe("the lead checks what a subagent claims", () => {
     const final = delegationEvents(r.events).find((d) => d.id === "t1" && d.status !== "running");
     expect(final).toMatchObject({ status: "failed", verdict: { verified: false, checks: [{ check: "command_exits_zero", passed: false }] } });
     expect(final.verdict.summary).toContain("acceptance checks failed");
-    const ledger = await storedLedger(r.events[0].thread_id);
+    const ledger = await storedLedger(sb.home, r.events[0].thread_id);
     expect(ledger[0]).toMatchObject({ id: "t1", status: "failed", verdict: { verified: false } });
   });
 
@@ -115,7 +102,7 @@ describe("the lead checks what a subagent claims", () => {
     expect(bad).toMatch(/^Task Failed\. Verification failed: 2 of 2 acceptance checks failed/);
     expect(bad).toContain("json_parses broken.json: FAILED (not valid JSON");
     expect(bad).toMatch(/file_exists \.\.\/\.\.\/\.\.\/\.\.\/etc\/passwd: FAILED \([^)]*outside the thread's directories/);
-    const ledger = await storedLedger(r.events[0].thread_id);
+    const ledger = await storedLedger(sb.home, r.events[0].thread_id);
     expect(ledger.map((d) => [d.id, d.status, d.verdict?.verified])).toEqual([
       ["good", "completed", true],
       ["bad", "failed", false],
@@ -149,7 +136,7 @@ describe("a subagent's stop and its view of the run", () => {
     const seen = taskResult(leadRequests()[1]!);
     expect(seen).toMatch(/^Task Failed\. The provider's content filter stopped the subagent \(stop_reason content_filter\); its work is not done\. Partial report: Here is how to/);
     const threadId = /new thread ([0-9a-f]{12})/.exec(r.stderr)![1]!;
-    expect((await storedLedger(threadId))[0]).toMatchObject({ id: "cf", status: "failed", stop_reason: "content_filter" });
+    expect((await storedLedger(sb.home, threadId))[0]).toMatchObject({ id: "cf", status: "failed", stop_reason: "content_filter" });
   });
 
   it("the subagent is told about the files attached to the run, as the lead is", async () => {

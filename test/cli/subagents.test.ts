@@ -2,13 +2,10 @@
 // capped children, and cancellation reaching the children's processes.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fakeModel } from "langchain";
 import { describe, expect, it } from "vitest";
-import { createLeadAgent } from "../../src/agent/lead-agent.js";
 import { GENERAL_PURPOSE_SUBAGENT_PROMPT } from "../../src/subagents/prompts.js";
-import { openSqliteStore as openStore } from "../../src/persistence/store.js";
-import { headlessBroker } from "../../src/sandbox/approvals.js";
 import type { Sandbox } from "../support/cli.js";
+import { storedLedger } from "../support/delegations.js";
 import { useE2E } from "../support/e2e.js";
 import { isChild, systemText } from "../support/requests.js";
 import { runCli } from "../support/cli-in-process.js";
@@ -48,25 +45,13 @@ function lastLedger(events: any[]) {
   return [...byId.values()];
 }
 
-/** The thread's stored delegation ledger. */
-async function storedLedger(threadId: string): Promise<any[]> {
-  // New threads are delta (the default mode).
-  const store = openStore(sb.home, "delta");
-  try {
-    const agent = createLeadAgent({ model: fakeModel(), checkpointer: store.saver, channelMode: "delta", approval: { mode: "ask", broker: headlessBroker({ yes: false }) } });
-    return ((await agent.graph.getState({ configurable: { thread_id: threadId } } as never)).values as { delegations: any[] }).delegations;
-  } finally {
-    store.close();
-  }
-}
-
 describe("the delegation ledger through real task runs", () => {
   it("a later run that reuses a finished delegation's call id gets its own entry; the first keeps its status and created_at", async () => {
     sb = e2e.sandbox();
     script([{ toolCalls: [task("same", "once")] }, { content: "first done" }], (prompt) => ({ content: `${prompt} ok` }));
     const first = await streamRun(["first"]);
     const threadId = first.events[0].thread_id;
-    const before = (await storedLedger(threadId))[0];
+    const before = (await storedLedger(sb.home, threadId))[0];
     expect(before).toMatchObject({ id: "same", status: "completed" });
     // The next run's model reuses the id and the subagent fails this time. The reused id is renamed (ToolCallIds
     // middleware: the tool node would otherwise skip the call as already answered), so the second delegation is
@@ -74,7 +59,7 @@ describe("the delegation ledger through real task runs", () => {
     script([{ toolCalls: [task("same", "again")] }, { content: "second done" }], () => ({ status: 401, error: "child key revoked" }));
     const second = await streamRun(["--thread", threadId, "second"]);
     expect(second.exitCode).toBe(0);
-    const after = await storedLedger(threadId);
+    const after = await storedLedger(sb.home, threadId);
     expect(after).toHaveLength(2);
     expect(after[0]).toMatchObject({ id: "same", status: "completed", created_at: before.created_at, run_id: before.run_id, result_brief: before.result_brief });
     expect(after[1]).toMatchObject({ id: "same-2", status: "failed" });
@@ -90,7 +75,7 @@ describe("the delegation ledger through real task runs", () => {
       expect(r.exitCode).toBe(0);
       threadId = r.events[0].thread_id;
     }
-    const ledger = await storedLedger(threadId!);
+    const ledger = await storedLedger(sb.home, threadId!);
     expect(ledger).toHaveLength(50);
     expect(ledger.every((d) => d.status === "completed")).toBe(true);
     // The oldest four (54 - 50) are the ones dropped.
