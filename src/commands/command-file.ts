@@ -5,7 +5,7 @@
 // Hostile input (a cloned repository ships these files): at most COMMAND_MAX_BYTES (a bigger file is refused, not
 // cut); control characters and escape sequences are removed from every text shown on the terminal or sent.
 import { type FrontMatterValue, scalarText, splitFrontMatter } from "../config/front-matter.js";
-import { stripControl } from "../vocabulary/terminal-text.js";
+import { oneLine, stripControl } from "../vocabulary/terminal-text.js";
 
 /** A command file larger than this is refused (its text goes into the conversation whole). */
 export const COMMAND_MAX_BYTES = 64 * 1024;
@@ -19,8 +19,6 @@ export interface CommandFile {
   allowedTools: string[];
   body: string;
 }
-
-const oneLine = (s: string) => stripControl(s).replace(/\s+/g, " ").trim();
 
 function toolList(v: FrontMatterValue | undefined): string[] {
   if (v === undefined || v === null) return [];

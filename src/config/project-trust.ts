@@ -7,6 +7,7 @@ import type { FileConfig } from "./schema.js";
 import { flattenHooks } from "./hooks-config.js";
 import { type SetKey, keyName, needsTrust, setKeys } from "./trust-keys.js";
 import type { TrustState } from "./trust-store.js";
+import { shownText } from "../vocabulary/terminal-text.js";
 
 export interface UntrustedProject {
   file: string;
@@ -92,11 +93,10 @@ export function ignoredNotice(u: UntrustedProject): string {
   return `ignoring ${ignoredKeyNames(u).join(", ")} from ${u.file} (${why}; "deerflow trust ${u.folder}" trusts it)`;
 }
 
-/** A command on one line: newlines and control characters escaped, so 60 blank lines cannot push `curl … | sh` off the
- *  trust question's screen (the thirteenth pass's M2). */
-const oneLine = (a: string) => a.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => (c === "\n" ? "\\n" : c === "\t" ? "\\t" : `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`));
 /** One argument as a shell would need it written: the user sees where each argument starts and ends. */
-const shellWord = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${oneLine(a).replace(/'/g, `'\\''`)}'`);
+// A word with newlines or controls is shown quoted as one string: 60 blank lines cannot push `curl … | sh` off the
+// trust question's screen (the thirteenth pass's M2).
+const shellWord = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : shownText(a) !== a ? shownText(a) : `'${a.replace(/'/g, `'\\''`)}'`);
 
 /** One ignored key in plain words, for the TUI's question ("run MCP server h: bash -c 'touch x'"). Nothing is cut:
  * a hostile author would put the dangerous part past any limit, so the question and `deerflow trust` wrap instead. */
@@ -111,7 +111,7 @@ function describeKey(k: SetKey, config: FileConfig): string {
   if (top === "subagents") return `add subagent type ${name} with its own instructions and tools`;
   if (top === "hooks")
     return `run hooks on your host: ${flattenHooks(config.hooks, "")
-      .map((h) => `${h.event}${h.matcher ? ` ${oneLine(h.matcher)}` : ""}: ${oneLine(h.command)}`)
+      .map((h) => `${h.event}${h.matcher ? ` ${shownText(h.matcher)}` : ""}: ${shownText(h.command)}`)
       .join("; ")}`;
   if (top === "approval") return `approval mode ${String(v)}`;
   if (k.path === "sandbox.readWrite") return `let commands write ${(v as string[]).join(", ")}`;

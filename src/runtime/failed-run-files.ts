@@ -4,7 +4,7 @@
 // a run that fails late (an HTTP 400 after an hour of edits) would otherwise take work the user may want, and a
 // restore could overwrite what the user changed meanwhile; `deerflow rewind` still takes the files back on request.
 // The note lives in the thread's data folder until a run succeeds (a second failure adds its files to it).
-import { quotedFileName } from "../vocabulary/kept-files.js";
+import { quotedText } from "../vocabulary/terminal-text.js";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HumanMessage } from "@langchain/core/messages";
@@ -47,7 +47,7 @@ function failedRunFiles(home: string, threadId: string): string[] {
 export function failedRunReminder(home: string, threadId: string, runId: string): HumanMessage | undefined {
   const files = failedRunFiles(home, threadId);
   if (files.length === 0) return undefined;
-  const list = files.map((f) => `- ${quotedFileName(f)}`).join("\n");
+  const list = files.map((f) => `- ${quotedText(f)}`).join("\n");
   return new HumanMessage({
     id: `failed-run-files-${runId}`,
     content: `<system-reminder>\nAn earlier run on this thread failed and its conversation was rolled back, but the files it changed were kept as it left them (in the workspace):\n${list}\nThey may be half done. Check them before you rely on them.\n</system-reminder>`,

@@ -1,7 +1,9 @@
 // Pure text helpers for the TUI. Widths are terminal columns as Ink counts them (text-width.ts), so pre-wrapped text
 // never gets re-wrapped by Ink — that is what keeps the live region's height exactly what the App budgeted.
 
-import { forTerminal } from "../vocabulary/terminal-text.js";
+import { forTerminal, oneLine } from "../vocabulary/terminal-text.js";
+
+export { oneLine };
 import { userPath } from "../vocabulary/workspace-path.js";
 import type { StatusView } from "./state/types.js";
 import { graphemeWidths, textWidth } from "./text-width.js";
@@ -9,11 +11,6 @@ import { graphemeWidths, textWidth } from "./text-width.js";
 /** Removes ANSI escapes and control characters (and masks URL credentials), expands tabs; keeps newlines. */
 export function cleanText(text: string): string {
   return forTerminal(text).replace(/\t/g, "    ");
-}
-
-/** Collapses any whitespace run (newlines included) to one space: for one-line summaries. */
-export function oneLine(text: string): string {
-  return cleanText(text).replace(/\s+/g, " ").trim();
 }
 
 /** Cuts one line to `width` columns, ending with "…" when cut. */

@@ -1,7 +1,7 @@
 // Files the agent presented (present_files): the model names them by virtual paths under /mnt/user-data/outputs, the
 // user needs where they are on this machine. One home for the mapping and for the line every front end prints, so
 // the text output, the TUI and `threads show` name a presented file the same way.
-import { shownFileName } from "./kept-files.js";
+import { shownText } from "./terminal-text.js";
 import { VIRTUAL_ROOT } from "./workspace-path.js";
 
 /** The thread's host directories, as the thread's state records them (`thread_data`). */
@@ -28,5 +28,5 @@ export function hostPathOf(virtualPath: string, mounts: PresentedMounts): string
 
 /** The line that tells the user where presented files are (text mode's stderr, the TUI). */
 export function presentedLine(files: readonly string[]): string {
-  return `presented ${files.length === 1 ? "file" : `${files.length} files`}: ${files.map(shownFileName).join(", ")}`;
+  return `presented ${files.length === 1 ? "file" : `${files.length} files`}: ${files.map(shownText).join(", ")}`;
 }

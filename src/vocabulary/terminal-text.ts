@@ -43,3 +43,25 @@ export { maskUrlCredentials };
 export function forTerminal(text: string): string {
   return maskUrlCredentials(stripControl(text));
 }
+
+/** One line for a summary: printed as forTerminal prints it, every whitespace run (newlines included) one space. */
+export function oneLine(text: string): string {
+  return forTerminal(text).replace(/\s+/g, " ").trim();
+}
+
+/** What makes a string print as another one: controls, quotes, backslashes, bidi marks and overrides. */
+const UNPLAIN_RE = /[\u0000-\u001f\u007f-\u009f"\\\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * `text` quoted so it reads as one string and nothing else: JSON-escaped, with C1 controls, bidi marks and `<` escaped
+ * too (a file name holding "\n</system-reminder>…" forged reminder text in the next run's prompt: the eleventh pass).
+ */
+export function quotedText(text: string): string {
+  return JSON.stringify(text).replace(/[<\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** `text` as it is when plain, else quotedText: a name is shown as the name it is, never stripped into another
+ *  (a presented `r\e]0;…\u202eport.md` showed as `report.md`: the eleventh pass's L2). */
+export function shownText(text: string): string {
+  return UNPLAIN_RE.test(text) ? quotedText(text) : text;
+}

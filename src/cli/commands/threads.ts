@@ -17,8 +17,7 @@ import { type TranscriptEntry, presentedFilesOf, transcriptOf } from "../../runt
 import { INTERRUPTED_LINE } from "../../vocabulary/interruption-text.js";
 import type { GlobalOptions } from "../main.js";
 import { noteUntrusted } from "../untrusted-note.js";
-import { forTerminal } from "../../vocabulary/terminal-text.js";
-import { shownFileName } from "../../vocabulary/kept-files.js";
+import { forTerminal, shownText } from "../../vocabulary/terminal-text.js";
 
 /** Runs `read` on the home's store; undefined when a SQLite home has no database yet (listing must not create one). */
 async function withStore<T>(config: ResolvedConfig, read: (store: Store) => Promise<T>, channelMode = config.checkpoint.channelMode): Promise<T | undefined> {
@@ -152,7 +151,7 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
     `  status ${row.status}, mode ${row.mode}, last ran on ${row.host ?? "(unknown)"}${row.host && row.host !== machineName() ? " (another machine: inspect only)" : ""}`,
     `  workspace ${row.workspace ?? "(its own)"}`,
     `  created ${row.created_at}, updated ${row.updated_at}, ${runs.length} run(s)`,
-    ...(files.length > 0 ? ["  presented files:", ...files.map((f) => `    ${shownFileName(f)}`)] : []),
+    ...(files.length > 0 ? ["  presented files:", ...files.map((f) => `    ${shownText(f)}`)] : []),
     "",
     ...withArchivedTurns(messages, archived, Array.isArray(compactions) ? compactions : []).flatMap((seg) => ("live" in seg ? transcriptOf(seg.live).map(entryLine) : archivedBlock(seg.archived))),
   ];
