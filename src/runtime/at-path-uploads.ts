@@ -8,30 +8,19 @@
 // `@../docs/guide.md` from `src/` is judged as a repository file too (the eleventh pass's M4).
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { join, resolve } from "node:path";
 import { UsageError } from "../errors.js";
 import { hostSecretReason } from "../sandbox/host-secrets.js";
-
-const inside = (p: string, dir: string) => {
-  const rel = relative(dir, p);
-  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !rel.startsWith(sep));
-};
-
-/** The nearest folder at or above `cwd` holding `.git` (a repository or worktree), else `cwd`. */
-function repositoryOf(cwd: string): string {
-  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, ".git"))) return dir;
-    if (dir === dirname(dir)) return resolve(cwd);
-  }
-}
+import { isInside } from "../sandbox/paths.js";
+import { findRepoRoot } from "../memory/project.js";
 
 /** Refuses (one line) a file named inside `cwd`'s repository whose real path leads out of it through a link. */
 export function refuseLinkOut(word: string, path: string, cwd: string): void {
-  const scope = repositoryOf(cwd);
+  const scope = findRepoRoot(cwd) ?? resolve(cwd);
   const realScope = realpathSync(scope);
-  if (!inside(resolve(path), scope) && !inside(resolve(path), realScope)) return; // named outside on purpose
+  if (!isInside(resolve(path), scope) && !isInside(resolve(path), realScope)) return; // named outside on purpose
   const real = realpathSync(path);
-  if (inside(real, realScope)) return;
+  if (isInside(real, realScope)) return;
   // A secret is refused by openThread with the reason it is one (~/.ssh…): the more useful line for the same refusal.
   const userHome = process.env.HOME ?? homedir();
   if (hostSecretReason(real, { userHome, dataDir: join(userHome, ".deerflow") })) return;
@@ -56,16 +45,22 @@ export function checkedUploads(files: readonly string[], cwd: string): string[] 
   return [...files];
 }
 
-/** `@path` tokens in a prompt that name existing files are attached as uploads (other `@words` are left alone). */
-export function atPathUploads(prompt: string, cwd: string): string[] {
-  const out: string[] = [];
-  for (const m of prompt.matchAll(/(?:^|\s)@([^\s]+)/g)) {
+/** The `@path` words of `text` that name existing files, each with the path it names (`@~/x` in the home directory). */
+export function atPathTargets(text: string, cwd: string): { word: string; path: string }[] {
+  const out: { word: string; path: string }[] = [];
+  for (const m of text.matchAll(/(?:^|\s)@([^\s]+)/g)) {
     const word = m[1]!;
-    const p = word === "~" || word.startsWith("~/") ? join(process.env.HOME ?? homedir(), word.slice(1)) : resolve(cwd, word);
-    if (!existsSync(p) || !statSync(p).isFile()) continue;
-    refuseLinkOut(`@${word}`, p, cwd);
-    refuseKernelFile(`@${word}`, p);
-    out.push(p);
+    const path = word === "~" || word.startsWith("~/") ? join(process.env.HOME ?? homedir(), word.slice(1)) : resolve(cwd, word);
+    if (existsSync(path) && statSync(path).isFile()) out.push({ word, path });
   }
   return out;
+}
+
+/** `@path` tokens in a prompt that name existing files are attached as uploads (other `@words` are left alone). */
+export function atPathUploads(prompt: string, cwd: string): string[] {
+  return atPathTargets(prompt, cwd).map(({ word, path }) => {
+    refuseLinkOut(`@${word}`, path, cwd);
+    refuseKernelFile(`@${word}`, path);
+    return path;
+  });
 }

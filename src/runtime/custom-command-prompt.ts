@@ -9,13 +9,14 @@
 // - a project command's own `@path` must name a file inside the working directory (a repository's command must not
 //   attach `@~/notes/private.md`); paths the user typed in the arguments are the user's, checked as the input's `@`.
 // The output is capped and masked for secrets, as a tool result is.
-import { existsSync, realpathSync, statSync } from "node:fs";
-import { relative, resolve, sep } from "node:path";
+import { realpathSync } from "node:fs";
 import { UsageError } from "../errors.js";
 import { type CommandCatalog, type CustomCommand, commandInvocation } from "../commands/catalog.js";
 import { BANG_COMMAND, allowsBang, bangCommands, expandBody } from "../commands/expand.js";
 import { credentialValues } from "../sandbox/env-scrub.js";
+import { isInside } from "../sandbox/paths.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
+import { atPathTargets } from "./at-path-uploads.js";
 import { findBwrap, runShell } from "../sandbox/run-shell.js";
 import { auditCommand } from "../sandbox/shell-audit.js";
 import type { ShellSettings } from "../sandbox/shell-settings.js";
@@ -33,21 +34,14 @@ export interface CommandShell {
   signal?: AbortSignal;
 }
 
-const inside = (p: string, dir: string) => {
-  const rel = relative(dir, p);
-  return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !rel.startsWith(sep));
-};
-
 /** Refuses a project command whose body attaches a file outside `cwd` (its arguments are checked later, as typed). */
 function checkOwnAttachments(command: CustomCommand, attach: string, cwd: string): void {
   if (command.scope !== "project") return;
   const realCwd = realpathSync(cwd);
   // The text that is attached from, after `$1`/`$ARGUMENTS` and the `!` lines: the body as written hid
   // `@~/token$1` and `` !`true`@~/token `` (the thirteenth pass's C1).
-  for (const m of attach.matchAll(/(?:^|\s)@([^\s]+)/g)) {
-    const word = m[1]!;
-    const p = word === "~" || word.startsWith("~/") ? resolve(process.env.HOME ?? "/", word.slice(2)) : resolve(cwd, word);
-    if (!existsSync(p) || !statSync(p).isFile() || inside(realpathSync(p), realCwd)) continue;
+  for (const { word, path } of atPathTargets(attach, cwd)) {
+    if (isInside(realpathSync(path), realCwd)) continue;
     throw new UsageError(
       `/${command.name} (${command.file}) attaches @${word}, which is outside ${cwd}; a project's command attaches only the project's files.`,
       "Type the @path yourself if you mean to send it.",

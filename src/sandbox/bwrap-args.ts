@@ -15,7 +15,7 @@ import { gitCodePaths, gitDirOf } from "./git-code-paths.js";
 import type { ShellSettings } from "./shell-settings.js";
 import { homeToolchainPaths, sandboxGitconfig, toolchainSecrets } from "./sandbox-home.js";
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
-import { realOrSelf } from "./real-path.js";
+import { realOrSelf as real } from "./real-path.js";
 
 // The secret paths have one home shared with the memory filter; re-exported for the sandbox's other users.
 export { HOME_SECRET_DIRS, HOME_SECRET_FILES } from "../vocabulary/secret-paths.js";
@@ -90,8 +90,6 @@ function isDirectory(p: string): boolean {
     return false;
   }
 }
-
-const real = realOrSelf;
 
 type MountName = (typeof MOUNT_NAMES)[number];
 

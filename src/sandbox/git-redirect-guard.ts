@@ -76,12 +76,13 @@ export function noteGitRedirect(workspace: string): void {
   // rewrote it to point at a planted one). The sandbox binds it read-only; unconfined, it is put back like commondir.
   const dotGit = join(workspace, ".git");
   const gitDir = gitDirOf(workspace);
+  // Also for a linked worktree or a folder of a repository, whose includes are code too (repo-code-paths.ts).
+  for (const { path, kind } of repoCodePathsInWorkspace(workspace)) if (kind === "config" && !existsSync(path)) absentIncludes.add(path);
   if (!gitDir) {
     if (read(dotGit) !== null && !found.has(dotGit)) found.set(dotGit, read(dotGit));
     return;
   }
   for (const f of watchedFiles(gitDir)) if (!found.has(f)) found.set(f, read(f));
-  for (const { path, kind } of repoCodePathsInWorkspace(workspace)) if (kind === "config" && !existsSync(path)) absentIncludes.add(path);
   watchGitDir(gitDir);
 }
 

@@ -6,7 +6,7 @@
 // calls this) each gitlink's config is compared with the run's start, and any key that runs code (shell-git.ts) the run
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
 import { execFileSync } from "node:child_process";
-import { type FSWatcher, existsSync, lstatSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync, watch } from "node:fs";
+import { type FSWatcher, existsSync, lstatSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, watch } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { realOrSelf } from "./real-path.js";
@@ -160,13 +160,7 @@ function listIndex(root: string, index: string, gitDir: string): string | undefi
  * the indexes read (path and mtime, to know when to list again). Read without any repository's config.
  */
 function gitlinks(workspace: string, root: string, gitDir: string, walk: Walk = { links: [], indexes: [], problems: [], seen: new Set() }): Walk {
-  const real = (() => {
-    try {
-      return realpathSync(gitDir);
-    } catch {
-      return resolve(gitDir);
-    }
-  })();
+  const real = realOrSelf(resolve(gitDir));
   if (walk.seen.has(real)) return walk;
   walk.seen.add(real);
   if (walk.indexes.length >= nestedRepoLimits.indexes) {

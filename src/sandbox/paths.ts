@@ -9,6 +9,7 @@ import { basename, dirname, isAbsolute, join, normalize, posix, relative, resolv
 import type { ThreadPaths } from "./provider.js";
 
 import { VIRTUAL_ROOT } from "../vocabulary/workspace-path.js";
+import { realOrSelf } from "./real-path.js";
 export { VIRTUAL_ROOT };
 /** Installed skills, read-only: /mnt/skills/<name> (see skills/catalog.ts). */
 export const SKILLS_VIRTUAL_ROOT = "/mnt/skills";
@@ -156,20 +157,12 @@ export function toVirtualPath(hostPath: string, mounts: ThreadPaths): string {
 
 const RC_FILE = ".deerflowrc";
 
-function realSync(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
-}
-
 /** The data directory a thread's mounts live in (`<data>/threads/<id>/uploads`), or undefined. */
 function dataDirOf(mounts: ThreadPaths): string | undefined {
   const up = mounts.uploads_path;
   if (typeof up !== "string" || !isAbsolute(up)) return undefined;
   const threads = dirname(dirname(normalize(up)));
-  return basename(threads) === "threads" ? realSync(dirname(threads)) : undefined;
+  return basename(threads) === "threads" ? realOrSelf(dirname(threads)) : undefined;
 }
 
 /**

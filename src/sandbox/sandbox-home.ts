@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { isInside } from "./paths.js";
-import { realOrSelf } from "./real-path.js";
+import { realOrSelf as real } from "./real-path.js";
 
 /**
  * Where toolchains install themselves under a home: version managers, language toolchains and per-user binaries.
@@ -49,8 +49,6 @@ export const HOME_TOOLCHAINS: readonly string[] = [
 const NEVER_BOUND = new Set([".config", ".local", ".local/share", ".cache", ".ssh", ".gnupg", ".aws"]);
 /** Where apps keep data and logins: never bound as a prefix. */
 const APP_DATA = [".config", ".local/share", ".cache"];
-
-const real = realOrSelf;
 
 /**
  * Home paths to bind back read-only: the known toolchains that exist, the PATH entries inside the home (with their

@@ -1,7 +1,12 @@
+// Where a NEW thread works: the directory deerflow was started in (as every peer does), `-w <dir>` when given, or a
+// fresh per-thread folder with `--scratch`. The current directory is never bound when the workspace check would
+// refuse it as a `-w` (/, $HOME, a system directory, the data home, a secret directory): deerflow then uses a fresh
+// folder and says so in one line, rather than refusing to start or binding it silently. A thread that already
+// exists keeps its own workspace whatever the current directory is (see `continuingNotice`).
 import { UsageError } from "../errors.js";
 import { hostSecretReason } from "./host-secrets.js";
 import { assertSafeWorkspace, dangerousWorkspaceReason } from "./workspace-check.js";
-import { realOrSelf } from "./real-path.js";
+import { realOrSelf as real } from "./real-path.js";
 
 export interface StartWorkspaceRequest {
   /** -w / --workspace */
@@ -44,8 +49,6 @@ function cwdRefusal(cwd: string, ctx: { userHome: string; dataDir: string }, all
   const why = dangerousWorkspaceReason(cwd, ctx);
   return why ? why.replace(/^\S+ /, "it ") : undefined;
 }
-
-const real = realOrSelf;
 
 /** One line when a continued thread works somewhere other than the current directory (undefined when the same). */
 export function continuingNotice(threadId: string, workspace: string, cwd: string): string | undefined {

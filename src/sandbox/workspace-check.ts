@@ -1,14 +1,19 @@
+// Workspaces deerflow refuses to bind (unless --allow-dangerous-workspace): the whole disk, a system directory,
+// the home directory itself, or any directory holding deerflow's data directory. Tools and the shell get the
+// workspace read-write, so each of these would hand the model the machine, every project or other threads.
+// Refused always, flag or not: a directory inside deerflow's data directory (memory/, threads/, skills/: the
+// model's shell would write its own memory database and other threads) or inside a secret directory (~/.ssh:
+// the keys themselves). The flag exists for broad but ordinary places the sandbox can still hide secrets inside;
+// here the secret is the workspace itself, so there is nothing the user could mean by it that is safe.
 import { ConfigError, UsageError } from "../errors.js";
 import { hostSecretReason } from "./host-secrets.js";
 import { isInside } from "./paths.js";
-import { realOrSelf } from "./real-path.js";
+import { realOrSelf as real } from "./real-path.js";
 
 /** Refused as they are (the places many things live under). */
 const SYSTEM_ROOTS = ["/", "/home", "/var", "/opt", "/tmp", "/mnt", "/media", "/srv", "/root", "/Users", "/private", "/Volumes"];
 /** Refused with everything inside them. */
 const SYSTEM_TREES = ["/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/proc", "/sys", "/dev", "/run", "/System", "/Library"];
-
-const real = realOrSelf;
 
 /** Why `dir` is a dangerous workspace, or undefined. */
 export function dangerousWorkspaceReason(dir: string, ctx: { userHome: string; dataDir: string }): string | undefined {
