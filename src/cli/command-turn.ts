@@ -8,7 +8,7 @@ import type { ResolvedConfig } from "../config/load.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import { skillCatalogFor, skillInvocation } from "../skills/catalog.js";
-import { findSlash } from "../tui/commands/slash-commands.js";
+import { isBuiltInCommand } from "../vocabulary/built-in-commands.js";
 
 export interface CommandTurn {
   prompt: string;
@@ -24,8 +24,8 @@ export async function commandTurn(
   ctx: { config: ResolvedConfig; thread?: string; continueLatest?: boolean; workspace?: string; signal: AbortSignal; note: (line: string) => void },
 ): Promise<CommandTurn> {
   const name = /^\/(\S+)/.exec(typed)?.[1]?.toLowerCase();
-  if (!name || findSlash(name) || skillInvocation(typed, skillCatalogFor({ home: ctx.config.home, cwd: process.cwd() }))) return { prompt, attach: typed };
-  const catalog = commandCatalogFor({ home: ctx.config.home, cwd: process.cwd(), reserved: (n) => findSlash(n) !== undefined });
+  if (!name || isBuiltInCommand(name) || skillInvocation(typed, skillCatalogFor({ home: ctx.config.home, cwd: process.cwd() }))) return { prompt, attach: typed };
+  const catalog = commandCatalogFor({ home: ctx.config.home, cwd: process.cwd() });
   let threadId: string | undefined;
   const paths = async (): Promise<ThreadPaths> => {
     const { ThreadRuntime } = await import("../runtime/thread-runtime.js");

@@ -1,7 +1,7 @@
 // Custom command discovery: Markdown files in the project's `.deerflow/commands/` (the working directory and each
 // ancestor, nearest first) and then in the data directory's `commands/` (~/.deerflow/commands). The file name is the
 // command (`review.md` → /review); folders are namespaces (`git/commit.md` → /git:commit). The first command of a
-// name wins (a project's over a personal one); a name in `reserved` (the built-in commands) is never taken. Read once
+// name wins (a project's over a personal one); a built-in command's name (vocabulary/built-in-commands.ts) is never taken. Read once
 // per process; a broken file is reported, never fatal.
 //
 // Hostile input (a cloned repository's folder): names are refused unless plain (letters, digits, `-`, `_`), symlinked
@@ -11,6 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { readInside } from "../skills/catalog.js";
 import { stripControl } from "../vocabulary/terminal-text.js";
 import { COMMAND_MAX_BYTES, type CommandFile, parseCommandFile } from "./command-file.js";
+import { isBuiltInCommand } from "../vocabulary/built-in-commands.js";
 
 export const COMMANDS_DIR = "commands";
 /** Commands listed at most (the rest are reported as problems). */
@@ -79,8 +80,8 @@ function commandFiles(dir: string, problems: string[], prefix: string[] = []): [
   return out;
 }
 
-/** Every usable custom command under `home` and `cwd`, nearest first, one per name, none named in `reserved`. */
-export function discoverCommands(opts: { home: string; cwd: string; reserved?: (name: string) => boolean }): CommandCatalog {
+/** Every usable custom command under `home` and `cwd`, nearest first, one per name, none a built-in's. */
+export function discoverCommands(opts: { home: string; cwd: string }): CommandCatalog {
   const commands: CustomCommand[] = [];
   const problems: string[] = [];
   const byName = new Set<string>();
@@ -92,7 +93,7 @@ export function discoverCommands(opts: { home: string; cwd: string; reserved?: (
         continue;
       }
       const name = segments.join(":").toLowerCase();
-      if (opts.reserved?.(name)) {
+      if (isBuiltInCommand(name)) {
         problems.push(`${file}: skipped (/${name} is a built-in command)`);
         continue;
       }
@@ -118,7 +119,7 @@ export function discoverCommands(opts: { home: string; cwd: string; reserved?: (
 const catalogs = new Map<string, CommandCatalog>();
 
 /** The catalog of this process for a data directory and working directory (discovered on first use). */
-export function commandCatalogFor(opts: { home: string; cwd: string; reserved?: (name: string) => boolean }): CommandCatalog {
+export function commandCatalogFor(opts: { home: string; cwd: string }): CommandCatalog {
   const key = `${opts.home}\0${opts.cwd}`;
   let c = catalogs.get(key);
   if (!c) catalogs.set(key, (c = discoverCommands(opts)));

@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { commandInvocation, discoverCommands } from "../../src/commands/catalog.js";
 import { COMMAND_MAX_BYTES, parseCommandFile } from "../../src/commands/command-file.js";
 import { allowsBang, bangCommands, expandBody, splitArguments } from "../../src/commands/expand.js";
+import { SLASH_COMMANDS, findSlash } from "../../src/tui/commands/slash-commands.js";
+import { BUILT_IN_COMMAND_NAMES } from "../../src/vocabulary/built-in-commands.js";
 
 /** Claude Code's documentation example ("Create a git commit"), byte for byte. */
 const CLAUDE_COMMIT_EXAMPLE = readFileSync(join(import.meta.dirname, "../fixtures/commands/commit.md"), "utf8");
@@ -25,7 +27,7 @@ function world() {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(path, text);
   };
-  return { root, home, cwd, put, discover: (reserved?: (n: string) => boolean) => discoverCommands({ home, cwd, reserved }) };
+  return { root, home, cwd, put, discover: () => discoverCommands({ home, cwd }) };
 }
 
 describe("command files", () => {
@@ -87,7 +89,7 @@ describe("discovery", () => {
     w.put(join(w.home, "commands/standup.md"), "Write my standup.");
     w.put(join(w.home, "commands/help.md"), "I am not /help");
     w.put(join(w.home, "commands/notes.txt"), "not a command");
-    const cat = w.discover((n) => n === "help");
+    const cat = w.discover();
     expect(cat.commands.map((c) => [c.name, c.scope, c.body])).toEqual([
       ["review", "project", "NEAR"],
       ["git:commit", "project", expect.stringContaining("## Context")],
@@ -119,5 +121,13 @@ describe("discovery", () => {
     expect(problems).toMatch(/big\.md: it is \d+ bytes, over the limit/);
     expect(problems).toMatch(/namespaces nest at most 2 deep/);
     expect(JSON.stringify(cat)).not.toContain("SECRET-CONTENT");
+  });
+});
+
+describe("built-in command names", () => {
+  it("are the chat's own slash commands and aliases, so no catalog needs the TUI's registry to know them", () => {
+    const registry = [...SLASH_COMMANDS.map((c) => c.name), "quit"].sort();
+    expect([...BUILT_IN_COMMAND_NAMES].sort()).toEqual(registry);
+    for (const n of BUILT_IN_COMMAND_NAMES) expect(findSlash(n), n).toBeDefined();
   });
 });
