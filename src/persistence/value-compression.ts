@@ -27,10 +27,8 @@ export function unpackValue(type: string, data: Uint8Array | string): [string, U
 
 /** An archived message's text as stored: deflated (a BLOB) past the threshold, else the string itself. */
 export function packText(text: string): string | Buffer {
-  const bytes = Buffer.from(text, "utf8");
-  if (bytes.byteLength < MIN_BYTES) return text;
-  const packed = deflateRawSync(bytes);
-  return packed.byteLength < bytes.byteLength ? packed : text;
+  const [type, bytes] = packValue(["", Buffer.from(text, "utf8")]);
+  return type ? Buffer.from(bytes) : text;
 }
 
 /** An archived message's text from its stored form (a string, or a BLOB `packText` deflated). */

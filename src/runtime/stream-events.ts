@@ -67,7 +67,7 @@ function notesIn(update: unknown): string | undefined {
   return undefined;
 }
 
-function translateUpdates(chunk: Record<string, unknown>, runId: string, count: (call: TokenUsage) => void, emit: RunEventListener, mounts: PresentedMounts): void {
+function translateUpdates(chunk: Record<string, unknown>, runId: string, count: (call: TokenUsage) => void, emit: RunEventListener, mounts: PresentedMounts, credentials: readonly string[]): void {
   for (const [node, update] of Object.entries(chunk)) {
     const presented = artifactsIn(update);
     if (presented) emit({ type: "files.presented", run_id: runId, files: presented.map((p) => hostPathOf(p, mounts)) });
@@ -84,7 +84,7 @@ function translateUpdates(chunk: Record<string, unknown>, runId: string, count: 
         emit({ type: "message.completed", run_id: runId, message_id: m.id, text: messageText(m), tool_calls: calls.map((c) => ({ id: c.id, name: c.name })), ...(call ? { usage: call } : {}) });
         // The arguments go to logs and terminals: a key the model repeats is masked there as in its answer (the call
         // itself still gets them whole).
-        for (const c of calls) emit({ type: "tool.started", run_id: runId, tool_call_id: c.id, name: c.name, args: maskSecretsDeep(c.args, credentialValues()) });
+        for (const c of calls) emit({ type: "tool.started", run_id: runId, tool_call_id: c.id, name: c.name, args: maskSecretsDeep(c.args, credentials) });
       } else if (node === "tools" && ToolMessage.isInstance(m)) {
         const diff = diffOf(m.artifact);
         const denial = denialOf(m.artifact);
@@ -161,6 +161,8 @@ export async function translateStream(stream: AsyncIterable<[string, unknown]>, 
   const { restore, mounts = {} } = opts;
   const deltas = restore ? placeholderRestorer(restore) : undefined;
   const secrets = secretMasker();
+  // The environment's credentials, read once per stream: tool.started masks them in every call's arguments.
+  const credentials = credentialValues();
   const flush = () => {
     const restored = deltas?.flush();
     const rest = (restored ? secrets.push(restored) : "") + secrets.flush();
@@ -180,7 +182,7 @@ export async function translateStream(stream: AsyncIterable<[string, unknown]>, 
       continue;
     }
     flush();
-    translateUpdates(chunk as Record<string, unknown>, runId, count, emit, mounts);
+    translateUpdates(chunk as Record<string, unknown>, runId, count, emit, mounts, credentials);
   }
   flush();
 }

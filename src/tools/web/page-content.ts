@@ -117,13 +117,15 @@ export async function htmlToMarkdown(html: string): Promise<PageText> {
   const { document } = parseHTML(html);
   for (const el of document.querySelectorAll("script, style, noscript, template")) el.remove();
   const title = document.title?.trim() || undefined;
+  // Readability changes the document it reads: the whole body is kept first, for a page it finds no article in.
+  const whole = document.body?.innerHTML ?? html;
   let content: string;
   try {
     content = new Readability(document as unknown as Document).parse()?.content || "";
   } catch {
     content = "";
   }
-  if (!content.trim()) content = parseHTML(html).document.body?.innerHTML ?? html;
+  if (!content.trim()) content = whole;
   const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
   turndown.remove(["script", "style", "noscript", "iframe", "form"] as never);
   const markdown = turndown
