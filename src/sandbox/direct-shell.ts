@@ -13,6 +13,7 @@
 import { closeSync, openSync } from "node:fs";
 import { execa } from "execa";
 import { scrubEnv } from "./env-scrub.js";
+import type { ThreadPaths } from "./provider.js";
 import { RUN_TOKEN_VAR, killByToken, killPipeHolders, newRunToken, outputPipesOf, watchdogLine } from "./host-watchdog.js";
 import { BASH_KILL_GRACE_MS, type RunOptions, type ShellResult } from "./shell-session.js";
 import type { ShellSettings } from "./shell-settings.js";
@@ -27,17 +28,17 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 /** `bash -c command` under the watchdog where there is one, else bash itself with the token in its environment. */
-function launch(command: string, settings: ShellSettings, token: string): { file: string; args: string[]; env: Record<string, string> } {
-  const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues });
+function launch(command: string, settings: ShellSettings, token: string, paths?: ThreadPaths): { file: string; args: string[]; env: Record<string, string> } {
+  const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues, project: paths?.workspace_path });
   const watched = watchdogLine(token, "bash", ["-c", command]);
   if (watched) return { file: watched.command, args: watched.args, env };
   return { file: "bash", args: ["-c", command], env: { ...env, [RUN_TOKEN_VAR]: token } };
 }
 
-export async function runDirect(command: string, opts: RunOptions & { settings: ShellSettings }): Promise<ShellResult> {
+export async function runDirect(command: string, opts: RunOptions & { settings: ShellSettings; paths?: ThreadPaths }): Promise<ShellResult> {
   const { signal } = opts;
   const token = newRunToken();
-  const line = launch(command, opts.settings, token);
+  const line = launch(command, opts.settings, token, opts.paths);
   const child = execa(line.file, line.args, {
     cwd: opts.cwd,
     env: line.env,
@@ -102,9 +103,12 @@ export async function runDirect(command: string, opts: RunOptions & { settings: 
 // pid → token: a job's descendants that setsid() out of its group are found by the token (see the header).
 const jobs = new Map<number, string>();
 
-export function directBackground(command: string, opts: { cwd: string; logPath: string; settings: ShellSettings; onEnd: (code: number | undefined) => void }): { kill: () => void } {
+export function directBackground(
+  command: string,
+  opts: { cwd: string; logPath: string; settings: ShellSettings; paths?: ThreadPaths; onEnd: (code: number | undefined) => void },
+): { kill: () => void } {
   const token = newRunToken();
-  const line = launch(command, opts.settings, token);
+  const line = launch(command, opts.settings, token, opts.paths);
   // The log as a file descriptor, not a pipe execa copies from: a descendant that outlives the job (setsid, a
   // double fork) must not hold a pipe of ours open, which would keep deerflow from exiting.
   const log = openSync(opts.logPath, "a");

@@ -52,6 +52,8 @@ export interface ScrubOptions {
   passEnv?: readonly string[];
   /** Secret values held by deerflow: a variable containing one is dropped. */
   secretValues?: readonly string[];
+  /** The workspace: PATH folders inside it are dropped (default: the folder deerflow runs in). */
+  project?: string;
 }
 
 /** A copy of `env` without secret-looking variables (allow by default, strip by name and by value). */
@@ -62,7 +64,7 @@ export function scrubEnv(env: NodeJS.ProcessEnv = process.env, options: ScrubOpt
     // An exported CDPATH sends a command's `cd name` somewhere the audit cannot see (the tenth pass's A6).
     if (value === undefined || name === "CDPATH") continue;
     if (!pass.has(name) && (isSecretEnvName(name) || isSecretEnvValue(value, options.secretValues))) continue;
-    out[name] = name === "PATH" ? hostPath(value) : value;
+    out[name] = name === "PATH" ? hostPath(value, options.project) : value;
   }
   return out;
 }

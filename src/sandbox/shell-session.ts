@@ -57,7 +57,7 @@ export class ShellSession {
     bwrap: string,
   ) {
     this.hiddenSockets = new Set(socketsToHide(paths, settings));
-    const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues });
+    const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues, project: paths.workspace_path });
     // The program travels in the environment (the supervisor deletes it at once) so `ps` stays readable.
     const loader = "const s = process.env.DEERFLOW_SUPERVISOR; delete process.env.DEERFLOW_SUPERVISOR; eval(s);";
     this.child = execa(bwrap, bwrapArgs(paths, settings, [process.execPath, "-e", loader]), {
