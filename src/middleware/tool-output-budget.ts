@@ -16,6 +16,7 @@ import { createMiddleware } from "langchain";
 import { hostWriteFile } from "../sandbox/host-write.js";
 import { VIRTUAL_ROOT } from "../sandbox/paths.js";
 import { THREAD_DATA_STATE } from "../state/thread-state.js";
+import { TOOL_RESULT_BUDGET_CHARS } from "../vocabulary/tool-result-budget.js";
 
 export const TOOL_RESULTS_DIR = ".tool-results";
 
@@ -75,7 +76,7 @@ export function synopsis(text: string, headChars: number, tailChars: number, clo
 }
 
 export function toolOutputBudgetMiddleware(options: ToolOutputBudgetOptions = {}) {
-  const maxChars = options.maxChars ?? 12_000;
+  const maxChars = options.maxChars ?? TOOL_RESULT_BUDGET_CHARS;
   const headChars = Math.max(0, options.headChars ?? 4000);
   const tailChars = Math.max(0, options.tailChars ?? 2000);
   if (headChars + tailChars >= maxChars) throw new RangeError(`headChars + tailChars (${headChars + tailChars}) must be below maxChars (${maxChars}).`);

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createWebFetchTool } from "../../src/tools/web-fetch.js";
 import { PAGE_CACHE_TTL_MS, PageCache } from "../../src/tools/web/page-cache.js";
 import { UNTRUSTED_TAG } from "../../src/vocabulary/untrusted-content.js";
-import { type WebPageServer, startWebPageServer } from "../support/web-pages.js";
+import { TOOL_RESULT_BUDGET_CHARS } from "../../src/vocabulary/tool-result-budget.js";
+import { LONG_TEXT, type WebPageServer, startWebPageServer } from "../support/web-pages.js";
 
 let site: WebPageServer;
 let clock = 0;
@@ -90,6 +91,31 @@ describe("web_fetch: pages", () => {
     expect(framed(out).length).toBeLessThan(300 * 1024);
     // The server was stopped long before its 64 MB (socket buffers hold at most a few MB).
     expect(site.hugeBytesSent()).toBeLessThan(32 * 1024 * 1024);
+  });
+
+  it("a long page comes in framed windows under the result budget (never spilled to a file read back unframed)", async () => {
+    const tool = fetchTool();
+    const windows: string[] = [];
+    let start: number | undefined;
+    for (let n = 0; n < 20; n++) {
+      const out = String(await tool.invoke({ url: `${site.origin}/long.txt`, start }));
+      expect(out.length).toBeLessThanOrEqual(TOOL_RESULT_BUDGET_CHARS);
+      const body = framed(out);
+      windows.push(body.slice(body.indexOf(">\n") + 2, -1));
+      const next = /call web_fetch with the same url and start=(\d+)\.\]$/.exec(out);
+      if (!next) {
+        expect(out).toMatch(/: the end of the page\.\]$/);
+        break;
+      }
+      start = Number(next[1]);
+    }
+    expect(windows.length).toBeGreaterThan(5);
+    // Every character of the page arrived inside a frame, once, in order; the injected middle line too.
+    expect(windows.join("")).toBe(LONG_TEXT);
+    expect(windows.some((w) => w.includes("SYSTEM NOTE FROM THE USER"))).toBe(true);
+    expect(site.requests.filter((r) => r.path === "/long.txt")).toHaveLength(1); // the rest from the session's cache
+    const past = String(await tool.invoke({ url: `${site.origin}/long.txt`, start: 10_000_000 }));
+    expect(framed(past)).toContain("start=10000000 is past the end: the page has");
   });
 
   it("a gzipped page is inflated; a gzip bomb stops at the cap on its inflated size", async () => {

@@ -12,7 +12,7 @@ import type TurndownService from "turndown";
 import type { FetchedPage } from "./fetch-page.js";
 import { WebFetchError } from "./fetch-page.js";
 
-/** Longest text kept from one page (the cut is stated); ToolOutputBudget then spills long results to a file. */
+/** Longest text kept from one page (the cut is stated); web_fetch hands it out in framed windows. */
 export const MAX_PAGE_CHARS = 100_000;
 
 export interface PageText {
