@@ -40,7 +40,7 @@ export function displayPath(path: string): string {
  * file; the diff names a workspace file relative to the workspace, with git's a/ b/ headers, so its patch applies
  * with `git apply` in the repository (uploads and outputs keep their virtual paths: they are not in it).
  */
-export function editDiff(virtualPath: string, before: string | Buffer | null, after: string | Buffer): EditDiff {
+export function editDiff(virtualPath: string, before: string | Buffer | null, after: string | Buffer, budgetMs = MAX_DIFF_MS): EditDiff {
   const rawPath = userPath(virtualPath);
   const inWorkspace = rawPath !== virtualPath;
   const path = displayPath(rawPath);
@@ -58,7 +58,7 @@ export function editDiff(virtualPath: string, before: string | Buffer | null, af
   const patch = structuredPatch(created ? "/dev/null" : oldName, newName, span.oldText, span.newText, undefined, undefined, {
     context: CONTEXT_LINES,
     maxEditLength: MAX_EDIT_LENGTH,
-    timeout: MAX_DIFF_MS,
+    timeout: budgetMs,
   });
   for (const h of patch?.hunks ?? []) {
     h.oldStart += span.skipped;
