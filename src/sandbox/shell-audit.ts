@@ -41,7 +41,7 @@ import { CODE_RULES, sedRuns, sedWrites } from "./shell-rules-code.js";
 import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
 import { GIT_CONTROL_REASON, GIT_INTERNALS_REASON, HOME_REASON, touchesHome, writesGitControl, writesGitInternals } from "./shell-rules-paths.js";
 import { notAFile, repointsDescriptor, writesStream } from "./shell-read-only.js";
-import { UNCONFINED_REASON, needsPerson, plainOrAsk, unconfinedRisk } from "./shell-unconfined.js";
+import { UNCONFINED_REASON, isGenericAsk, needsPerson, plainOrAsk, unconfinedRisk } from "./shell-unconfined.js";
 import { hasForkBomb } from "./shell-fork-bomb.js";
 import { codeArg, inlineCode, readsCodeFromStdin } from "./shell-inline-code.js";
 import {
@@ -356,8 +356,10 @@ function audit(command: string, depth: number, cwd: Cwd, context: AuditContext):
   let best: AuditResult = { verdict: "allow" };
   // Without a sandbox: why this line asks when no rule of the table does (a rule's reason is more specific).
   let unconfined: string | undefined;
+  // Of two asks the specific one stands: a generic ask earlier on the line (`sh -c 'touch x'; python3 -c '…rmtree…'`)
+  // must not hide the concern only a person may approve (the fourteenth pass deleted a home that way).
   const consider = (r: AuditResult) => {
-    if (RANK[r.verdict] > RANK[best.verdict]) best = r;
+    if (RANK[r.verdict] > RANK[best.verdict] || (r.verdict === "ask" && best.verdict === "ask" && isGenericAsk(best.reason) && !isGenericAsk(r.reason))) best = r;
   };
   const script = parseShell(command, cwd);
   for (const p of script.pipelines) {
@@ -369,7 +371,8 @@ function audit(command: string, depth: number, cwd: Cwd, context: AuditContext):
         consider({ verdict: rule.verdict, reason: rule.reason });
         if (rule.verdict === "block") break;
       }
-      unconfined ??= context.confined ? undefined : unconfinedRisk(c, context.workspace);
+      const risk = context.confined ? undefined : unconfinedRisk(c, context.workspace);
+      if (risk !== undefined && (unconfined === undefined || (isGenericAsk(unconfined) && !isGenericAsk(risk)))) unconfined = risk;
       const outside = context.confined ? undefined : unconfinedDeleteOutside(c, context.workspace);
       if (outside) consider({ verdict: "block", reason: outside });
       // Literal code it also runs: `bash -c`, `find -exec`, a `git -c alias.x=!…` alias, `GIT_SSH_COMMAND='…'`, vim's `-c '!…'`.

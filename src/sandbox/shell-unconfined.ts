@@ -54,13 +54,15 @@ export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | u
   const words = [...c.args, ...c.redirects.map((r) => r.target)];
   if (words.some((w) => SECRET_WORD.test(w))) return UNCONFINED_SECRET_REASON;
   if (c.name !== "" && readsOutside(c)) return UNCONFINED_OUTSIDE_REASON;
+  // Where the words lead (links, words known only when the command runs) counts for writers as for readers: the
+  // fourteenth pass emptied home files with `truncate -s0 "${PWD%/*}/notes.txt"` and through a link to `..`.
+  const link = c.name !== "" && workspace ? leavesWorkspaceByLinks(c, workspace) : undefined;
+  if (link) return `${UNCONFINED_OUTSIDE_REASON} (${link})`;
   if (!commandOnlyReads(c)) return UNCONFINED_REASON;
   // `CDPATH=..` alone on a line sends the next `cd` elsewhere; `rg --files | xargs rg` makes file names options.
   if (c.assigns.length > 0 || c.via.length > 0) return UNCONFINED_REASON;
   const option = unlistedOption(c);
-  if (option !== undefined) return `${UNCONFINED_OPTION_REASON} (${c.name} ${option})`;
-  const link = c.name !== "" && workspace ? leavesWorkspaceByLinks(c, workspace) : undefined;
-  return link ? `${UNCONFINED_OUTSIDE_REASON} (${link})` : undefined;
+  return option === undefined ? undefined : `${UNCONFINED_OPTION_REASON} (${c.name} ${option})`;
 }
 
 /** The audit's verdict on a whole line without a sandbox: a line that is not plain words (unconfined-literal.ts)
@@ -81,7 +83,10 @@ const GENERIC_REASONS = [UNCONFINED_REASON, UNCONFINED_SPELLING_REASON, UNCONFIN
  * automatic yes is not a person reading the reason.
  */
 export function needsPerson<T extends { verdict: "allow" | "edit" | "ask" | "block"; reason?: string }>(verdict: T): T & { needsPerson?: boolean } {
-  if (verdict.verdict !== "ask") return verdict;
-  const generic = GENERIC_REASONS.some((r) => verdict.reason === r || verdict.reason?.startsWith(`${r}:`) || verdict.reason?.startsWith(`${r} (`));
-  return generic ? verdict : { ...verdict, needsPerson: true };
+  return verdict.verdict !== "ask" || isGenericAsk(verdict.reason) ? verdict : { ...verdict, needsPerson: true };
+}
+
+/** An ask only because no sandbox bounds the command (see needsPerson): any more specific reason outranks it. */
+export function isGenericAsk(reason: string | undefined): boolean {
+  return GENERIC_REASONS.some((r) => reason === r || reason?.startsWith(`${r}:`) || reason?.startsWith(`${r} (`));
 }

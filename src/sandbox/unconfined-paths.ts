@@ -61,8 +61,11 @@ function expandGlob(pattern: string, dir: string): string[] {
 
 /** The words that may name paths: arguments (an option's `=value` part) and redirection targets. */
 function pathWords(c: SimpleCommand): { word: string; dynamic: boolean }[] {
-  const args = c.args.map((a, i) => ({ word: a.startsWith("-") && a.includes("=") ? a.slice(a.indexOf("=") + 1) : a, dynamic: c.dynamicArgs[i] ?? false }));
-  return [...args.filter((w) => !w.word.startsWith("-")), ...c.redirects.map((r) => ({ word: r.target, dynamic: false }))];
+  // `--file=x` and dd's `of=x` name a path after the `=`.
+  const args = c.args.map((a, i) => ({ word: /^-|^[a-z]+=/.test(a) && a.includes("=") ? a.slice(a.indexOf("=") + 1) : a, dynamic: c.dynamicArgs[i] ?? false }));
+  // A redirection's target with a `$` or a backquote is known only when it runs (`> "${PWD%/*}/x"`).
+  const redirects = c.redirects.map((r) => ({ word: r.target, dynamic: /[$`]/.test(r.target) }));
+  return [...args.filter((w) => !w.word.startsWith("-")), ...redirects];
 }
 
 /**

@@ -93,6 +93,19 @@ const PERSON_ONLY = [
   "(cd ..; rm x)",
   "rm -rf /proc/self/cwd/../*",
   "rm -rf build",
+  // The fourteenth pass: a generic ask earlier on the line hid the specific one (and only the first command's reason was kept).
+  `sh -c 'touch x'; python3 -c 'import shutil,os; shutil.rmtree(os.path.expanduser("~"))'`,
+  "find . -name x -exec touch {} +; git reset --hard",
+  "find .. -type f -exec truncate -s0 {} +",
+  "touch a; cat /proc/[0-9]*/environ | rev",
+  "sh -c 'touch x'; ln -s .. up; rm -rf up/*",
+  // Writes whose target is known only when they run, or through a link out of the workspace (`up` -> the home).
+  'truncate -s0 "${PWD%/*}/notes.txt"',
+  'cp /dev/null "$(dirname "$PWD")/notes.txt"',
+  'echo x > "${PWD%/*}/notes.txt"',
+  "cp /dev/null up/notes.txt",
+  "dd if=/dev/null of=up/notes.txt",
+  "tee up/.ssh/id_rsa",
 ];
 describe("asks only a person may approve without a sandbox", () => {
   it.each(PERSON_ONLY)("%j is blocked or needs a person", async (cmd) => {
