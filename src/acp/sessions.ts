@@ -28,7 +28,7 @@ export class AcpSessions {
 
   private chatFor(cwd: string, servers: readonly McpServer[], workspace?: string): ChatSession {
     const configured = Object.keys(loadConfig({ cwd, flags: { home: this.defaults.home } }).mcp.servers);
-    return createChatSession({ ...this.defaults, cwd, workspace, mcpServers: clientMcpServers(servers, cwd, configured, this.log) });
+    return createChatSession({ ...this.defaults, cwd, workspace, mcpServers: clientMcpServers(servers, configured, this.log) });
   }
 
   get(id: string): AcpSession {

@@ -3,6 +3,7 @@
 // command; permissions answered allow / reject / allow always; cancel; load; bad requests.
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
@@ -328,6 +329,17 @@ describe("the client's MCP servers", () => {
     expect(server.requests[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toContain("mcp__editor__fixture_0");
     expect(c.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["m1"]);
     expect(c.of(sessionId, "tool_call_update")).toMatchObject([{ toolCallId: "m1", status: "completed", content: [{ content: { text: expect.stringContaining("ping") } }] }]);
+  });
+
+  it("a stdio server starts in the home folder, never the session's (npx would run a cloned repository's package)", async () => {
+    const marker = join(cwd, "..", "mcp-cwd.txt");
+    const c = connect();
+    await c.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const script = `require("fs").writeFileSync(${JSON.stringify(marker)}, process.cwd())`;
+    await c.agent.request("session/new", { cwd, mcpServers: [{ name: "where", command: process.execPath, args: ["-e", script], env: [] }] });
+    const started = await waitFor(() => (existsSync(marker) ? readFileSync(marker, "utf8") : undefined), "the server's start");
+    expect(started).toBe(homedir());
+    expect(started).not.toBe(cwd);
   });
 
   it("a name the configuration would refuse is left out with a line on stderr", async () => {
