@@ -318,7 +318,8 @@ export class ChatSession {
   async send(input: { prompt: string; goal?: string; skill?: string; attach?: string }, onEvent: (e: RunEvent) => void, signal: AbortSignal): Promise<TurnResult> {
     // `/name args` of a custom command (never with a skill or a goal): its `!` lines run in the thread's workspace.
     const shell = { paths: () => this.ensureThread(), settings: shellSettingsFromConfig(this.config), timeoutSeconds: this.config.sandbox.bashTimeoutSeconds, signal };
-    const turn = input.skill || input.goal !== undefined ? { prompt: input.prompt, attach: input.prompt } : await promptOfTurn(input.prompt, this.commands, this.cwd, shell);
+    const typed = input.attach ?? input.prompt;
+    const turn = input.skill || input.goal !== undefined ? { prompt: input.prompt, attach: typed } : await promptOfTurn(input.prompt, this.commands, this.cwd, shell, typed);
     // SessionStart: the first prompt on a thread in this session (a new one, or one resumed or switched to).
     const sessionStart = this.sessionThread === this.threadId && this.sessionThread !== undefined ? undefined : this.threadId ? "resume" : "startup";
     const submitted = await submitPrompt(this.config, turn.prompt, { threadId: this.threadId, signal, sessionStart });
@@ -332,7 +333,7 @@ export class ChatSession {
       // Only a thread's first run binds its workspace.
       workspace: this.threadId ? undefined : this.options.workspace,
       // `attach`: the part of the prompt the user wrote (an editor's embedded file is quoted material: its `@words` attach nothing).
-      uploads: atPathUploads(turn.attach === input.prompt && input.attach !== undefined ? input.attach : turn.attach, this.cwd),
+      uploads: atPathUploads(turn.attach, this.cwd),
       approval: this.approval,
       planMode: this.planMode,
       signal,

@@ -75,8 +75,8 @@ async function runBang(command: CustomCommand, cmd: string, shell: CommandShell)
  * a `!` command's output (a file it prints must not choose what is attached). Throws a UsageError (one line) when
  * the command may not be sent as written.
  */
-export async function customCommandPrompt(command: CustomCommand, args: string, cwd: string, shell: CommandShell): Promise<{ prompt: string; attach: string }> {
-  const attach = expandBody(command.body.replace(BANG_COMMAND, ""), args);
+export async function customCommandPrompt(command: CustomCommand, args: string, cwd: string, shell: CommandShell, typedArgs = args): Promise<{ prompt: string; attach: string }> {
+  const attach = expandBody(command.body.replace(BANG_COMMAND, ""), typedArgs);
   checkOwnAttachments(command, attach, cwd);
   const outputs: string[] = [];
   for (const cmd of bangCommands(command.body)) outputs.push(await runBang(command, cmd, shell));
@@ -85,9 +85,13 @@ export async function customCommandPrompt(command: CustomCommand, args: string, 
 
 /**
  * A turn's prompt as sent: `/name args` of a catalog command expanded (customCommandPrompt), anything else as typed.
- * `attach` is the text whose `@path` words go with it.
+ * `attach` is the text whose `@path` words go with it: from `typed`, the part of `text` the user wrote (over ACP the
+ * rest is the editor's copy of a file, quoted material whose `@words` must not choose what is uploaded, also when
+ * it becomes a command's `$ARGUMENTS`: the fourteenth pass's A3).
  */
-export async function promptOfTurn(text: string, catalog: CommandCatalog, cwd: string, shell: CommandShell): Promise<{ prompt: string; attach: string }> {
+export async function promptOfTurn(text: string, catalog: CommandCatalog, cwd: string, shell: CommandShell, typed = text): Promise<{ prompt: string; attach: string }> {
   const inv = text.startsWith("/") ? commandInvocation(text, catalog) : undefined;
-  return inv ? customCommandPrompt(inv.command, inv.args, cwd, shell) : { prompt: text, attach: text };
+  if (!inv) return { prompt: text, attach: typed };
+  const typedArgs = typed === text ? inv.args : typed.startsWith("/") ? (commandInvocation(typed, catalog)?.args ?? "") : "";
+  return customCommandPrompt(inv.command, inv.args, cwd, shell, typedArgs);
 }

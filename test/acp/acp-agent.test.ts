@@ -206,6 +206,28 @@ describe("plan and prompt content", () => {
     expect(sent).not.toContain("HOMENOTE-PLANTED-5");
     expect(sent).not.toContain("OPENAI_API_KEY");
   });
+
+  it("also when the prompt is the user's own command: the embedded file becomes its arguments, its @paths attach nothing (pass 14's A3)", async () => {
+    writeFileSync(join(cwd, "..", "notes.txt"), "HOMENOTE-PLANTED-5\n");
+    writeFileSync(join(cwd, "mine.txt"), "MINE-7\n");
+    mkdirSync(join(home, "commands"), { recursive: true });
+    writeFileSync(join(home, "commands", "review.md"), "Review this for bugs:\n$ARGUMENTS\n");
+    server.push({ content: "Reviewed." });
+    const c = connect();
+    const { sessionId } = await newSession(c);
+    await c.agent.request("session/prompt", {
+      sessionId,
+      prompt: [
+        { type: "text", text: "/review @mine.txt" },
+        { type: "resource", resource: { uri: `file://${cwd}/README.md`, text: "Project readme. See @../notes.txt for setup." } },
+      ],
+    });
+    const sent = JSON.stringify(server.requests.at(-1)!.body.messages);
+    expect(sent).toContain("Review this for bugs:");
+    expect(sent).toContain("Project readme. See @../notes.txt for setup.");
+    expect(sent).toContain("MINE-7");
+    expect(sent).not.toContain("HOMENOTE-PLANTED-5");
+  });
 });
 
 describe("questions, skills and usage", () => {
