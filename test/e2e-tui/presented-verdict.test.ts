@@ -23,10 +23,7 @@ describe("presented files and subagent verdicts in the terminal", () => {
       { toolCalls: [{ id: "t1", name: "task", args: { description: "run the tests", prompt: "Run the tests and report.", subagent_type: "general-purpose" } }] },
       { content: "All done here." },
     ];
-    const child: ScriptedReply[] = [
-      { toolCalls: [{ id: "real_ls", name: "ls", args: { path: "." } }] },
-      { content: "Listed the files [receipt: real_ls]; the tests pass [receipt: call_tests_42]." },
-    ];
+    const child: ScriptedReply[] = [{ toolCalls: [{ id: "real_ls", name: "ls", args: { path: "." } }] }, { content: "Listed the files [receipt: real_ls]; the tests pass [receipt: call_tests_42]." }];
     e2e.server.setScript((req) => (isChild(req) ? (child.shift() ?? { content: "child: nothing more" }) : (lead.shift() ?? { content: "unexpected extra turn" })));
     const t = tui.spawn(sb, ["chat"], { cols: 160 });
     await waitReady(t);
