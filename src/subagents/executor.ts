@@ -162,6 +162,16 @@ function outsideParentRun<T>(fn: () => Promise<T>): Promise<T> {
 
 let seq = 0;
 
+/** The child run's `configurable`: its own thread id, unattended, the parent's directories and uploads. */
+function childConfigurable(options: RunSubagentOptions): Record<string, unknown> {
+  return {
+    thread_id: options.threadId ?? `subagent-${process.pid}-${Date.now().toString(36)}-${++seq}`,
+    ...runConfigurable({ unattended: true, subagent: options.type.name, threadData: options.mounts, uploads: options.uploads }),
+    ...(options.mounts ? { thread_data: options.mounts } : {}),
+    ...options.configurable,
+  };
+}
+
 export async function runSubagent(options: RunSubagentOptions): Promise<SubagentResult> {
   const started = Date.now();
   const timeoutMs = options.timeoutMs ?? DEFAULT_SUBAGENT_TIMEOUT_MS;
@@ -197,13 +207,7 @@ export async function runSubagent(options: RunSubagentOptions): Promise<Subagent
   timer.unref?.();
 
   const maxTurns = options.type.maxTurns;
-  const configurable: Record<string, unknown> = {
-    thread_id: options.threadId ?? `subagent-${process.pid}-${Date.now().toString(36)}-${++seq}`,
-    ...runConfigurable({ unattended: true, subagent: options.type.name, threadData: options.mounts, uploads: options.uploads }),
-    ...(options.mounts ? { thread_data: options.mounts } : {}),
-    ...options.configurable,
-  };
-
+  const configurable = childConfigurable(options);
   const work = outsideParentRun(async () => {
     const stream = await child.stream(
       { messages: [new HumanMessage(options.prompt)] } as never,

@@ -1,7 +1,7 @@
 // Files the agent presents (present_files) reach the user where they are on this machine, never as the model's
 // /mnt/user-data/outputs path: a `files.presented` event in stream-json, `files` in the JSON result, a line on stderr
-// in text mode, and `threads show` listing them. Each output is proven once through the built CLI (spawned: the
-// stream-json event, the JSON result, `threads show`); the rest runs in-process.
+// in text mode, and `threads show` listing them. The stream-json event and `threads show` are proven through the
+// built CLI (spawned); the rest runs in-process (the JSON result's printer is spawned in usage-sources.test.ts).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -25,7 +25,7 @@ async function threadDir(sb: Sandbox, threadId: string): Promise<string> {
 }
 
 describe("presented files", () => {
-  it("stream-json: a files.presented event names the file's real path; the JSON result's `files` the same (spawned CLI)", async () => {
+  it("stream-json: a files.presented event names the file's real path; the JSON result's `files` the same (the event spawned)", async () => {
     const sb = e2e.sandbox();
     presentReport();
     const r = await sb.run(["run", "--output-format", "stream-json", "write the report"]);
@@ -42,7 +42,7 @@ describe("presented files", () => {
     expect(readFileSync(file!, "utf8")).toBe("# Report\n");
 
     presentReport();
-    const json = JSON.parse((await sb.run(["run", "--thread", events[0].thread_id, "--output-format", "json", "again"])).stdout);
+    const json = JSON.parse((await runCli(sb, ["run", "--thread", events[0].thread_id, "--output-format", "json", "again"])).stdout);
     expect(json.files).toEqual([file]);
     // A run that presents nothing says so with an empty list.
     e2e.server.push({ content: "nothing to show" });
