@@ -2,8 +2,8 @@
 // (policy) and a guarded command nobody could approve (the headless default) show in the json result, in
 // stream-json's tool.completed and run.completed, and as one summary line on stderr in text mode; --fail-on-denial
 // turns an otherwise clean exit into 6. A subagent's refused calls are the run's too, marked with the delegation that
-// made them. The built CLI is spawned for stream-json and text (the process's stdout and stderr are the contract), the
-// rest runs in-process; the user's own "no" is the chat's path (test/runtime/chat-session.test.ts).
+// made them. The built CLI is spawned for json, stream-json and text (the process's stdout and stderr are the
+// contract), the rest runs in-process; the user's own "no" is the chat's path (test/runtime/chat-session.test.ts).
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { runCli } from "../support/cli-in-process.js";
@@ -39,10 +39,10 @@ const lines = (stdout: string) =>
 describe("permission_denials", () => {
   let sb: Sandbox;
 
-  it("json: the result lists the blocked and the headless-denied call, secrets masked; exit unchanged (0)", async () => {
+  it("json: the result lists the blocked and the headless-denied call, secrets masked; exit unchanged (0) (spawned)", async () => {
     sb = e2e.sandbox();
     scriptDenials();
-    const r = await runCli(sb, ["run", "--output-format", "json", "clean up"]);
+    const r = await sb.run(["run", "--output-format", "json", "clean up"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout) as { status: string; permission_denials: Record<string, string>[] };
     expect(result.status).toBe("success");
