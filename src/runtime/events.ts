@@ -3,7 +3,7 @@
 
 import type { HookReport } from "../hooks/run-hooks.js";
 import type { ApprovalDiff, ApprovalRequestedEvent } from "../sandbox/approvals.js";
-import type { PermissionDenial } from "../sandbox/permission-denial.js";
+import type { PermissionDenial } from "../vocabulary/permission-denials.js";
 import type { FinalRunStatus } from "../vocabulary/statuses.js";
 import type { StopReason } from "../vocabulary/stop-reasons.js";
 import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
@@ -35,6 +35,8 @@ export interface DelegationView {
   result_brief?: string;
   /** The runtime's check of the report's receipts and the lead's acceptance checks (absent: nothing to check). */
   verdict?: { verified: boolean; summary: string };
+  /** The subagent's refused tool calls (the run's `permission_denials` lists them too). */
+  permission_denials?: PermissionDenial[];
   created_at?: string;
   updated_at?: string;
 }

@@ -10,7 +10,7 @@
 // process (not persisted). A denial may carry the user's reason, which reaches the model in the tool result.
 import { type ApprovalKind, type ApprovalMode, modeAsks } from "../vocabulary/approval-modes.js";
 import { abortErrorFrom } from "../vocabulary/abort-error.js";
-import type { DeniedBy } from "./permission-denial.js";
+import type { DeniedBy } from "../vocabulary/permission-denials.js";
 
 export type ApprovalDecision = "allow_once" | "allow_always" | "deny";
 

@@ -1,22 +1,11 @@
-// A denied tool call as the run's result reports it (`permission_denials`, docs/events.md): which tool, a short
-// summary of its arguments (secret shapes masked), why it was guarded, and who said no — `policy` (a command
-// deerflow never runs), `headless` (a guarded action in a run nobody can answer: denied unless --yes) or `user` (a
-// person answered no). The middleware that refuses the call puts it on the refusal's ToolMessage as
-// `artifact.denial`: the record is structured data that travels with the tool result (its event, the thread's
-// state), never a parse of the text the model reads.
+// Builds the record of a denied tool call that a run's result reports (`permission_denials`, docs/events.md; its
+// shape is vocabulary/permission-denials.ts): which tool, a short summary of its arguments (secret shapes masked), why
+// it was guarded, and who said no — `policy` (a command deerflow never runs), `headless` (a guarded action in a run
+// nobody can answer: denied unless --yes) or `user` (a person answered no). The middleware that refuses the call puts
+// it on the refusal's ToolMessage as `artifact.denial`: the record is structured data that travels with the tool
+// result (its event, the thread's state), never a parse of the text the model reads.
+import { DENIERS, type DeniedBy, type PermissionDenial } from "../vocabulary/permission-denials.js";
 import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
-
-export const DENIERS = ["policy", "headless", "user"] as const;
-export type DeniedBy = (typeof DENIERS)[number];
-
-export interface PermissionDenial {
-  tool: string;
-  tool_call_id?: string;
-  /** The call's arguments on one line, at most SUMMARY_CHARS, secret shapes masked. */
-  arguments: string;
-  reason: string;
-  denied_by: DeniedBy;
-}
 
 const SUMMARY_CHARS = 120;
 

@@ -3,6 +3,7 @@
 // way into state. Limits that the reducers enforce by truncation (skill description, result brief)
 // are NOT validation errors here: a long brief must not crash a run.
 import { z } from "zod";
+import { DENIERS } from "../vocabulary/permission-denials.js";
 import {
   ACCEPTANCE_CHECK_KINDS,
   DEFAULT_MAX_CONTINUATIONS,
@@ -83,6 +84,15 @@ export const DelegationVerdictSchema = z.looseObject({
   summary: z.string(),
 });
 
+export const PermissionDenialSchema = z.looseObject({
+  tool: z.string(),
+  tool_call_id: z.string().optional(),
+  arguments: z.string(),
+  reason: z.string(),
+  denied_by: z.enum(DENIERS),
+  delegation_id: z.string().optional(),
+});
+
 export const DelegationEntrySchema = z.looseObject({
   id: z.string().min(1),
   run_id: z.string(),
@@ -94,6 +104,7 @@ export const DelegationEntrySchema = z.looseObject({
   result_ref: z.string().optional(),
   stop_reason: DelegationStopReasonSchema.optional(),
   verdict: DelegationVerdictSchema.optional(),
+  permission_denials: z.array(PermissionDenialSchema).optional(),
   created_at: z.string(),
   updated_at: z.string().optional(),
 });

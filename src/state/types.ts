@@ -3,6 +3,7 @@
 // compile-time check there keeps the two in step. `type` aliases (not interfaces) on purpose: they
 // stay assignable to `Record<string, unknown>`, which the loose zod schemas produce.
 import type { BaseMessage } from "@langchain/core/messages";
+import type { PermissionDenial } from "../vocabulary/permission-denials.js";
 import { CONTENT_FILTER, LOOP_CAPPED, MODEL_LENGTH_CAPPED, TOKEN_CAPPED, TURN_CAPPED } from "../vocabulary/stop-reasons.js";
 
 // ---------------------------------------------------------------------------------------------
@@ -127,6 +128,8 @@ export type DelegationEntry = {
   stop_reason?: DelegationStopReason;
   /** Set when the report cited receipts or the lead asked for acceptance checks. */
   verdict?: DelegationVerdict;
+  /** The subagent's tool calls its approval rules refused, in order (absent: none). */
+  permission_denials?: PermissionDenial[];
   created_at: string;
   updated_at?: string;
 };

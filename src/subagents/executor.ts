@@ -20,9 +20,11 @@
 //   set (docs/events.md); the task tool decides what the lead reads.
 // - Uploads: the files attached to the parent's run (`configurable.deerflow_uploads`) reach the child through the
 //   same Uploads middleware the lead has, right after SubagentThreadData (it needs uploads_path in state).
-// - The result carries the ids of the tool calls the child made (receipts.ts checks the report's citations).
+// - The result carries the ids of the tool calls the child made (receipts.ts checks the report's citations) and the
+//   calls its approval rules refused (their results' structured denial), whatever way the child ended: the run's
+//   `permission_denials` lists them beside the lead's.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
-import { AIMessage, type BaseMessage, HumanMessage } from "@langchain/core/messages";
+import { AIMessage, type BaseMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { AsyncLocalStorageProviderSingleton } from "@langchain/core/singletons";
 import { type AgentMiddleware, createMiddleware } from "langchain";
 import { before, nextTo } from "../agent/anchors.js";
@@ -34,11 +36,13 @@ import { modelLengthFinishReasonMiddleware } from "../middleware/model-length-fi
 import { safetyFinishReasonMiddleware } from "../middleware/safety-finish-reason.js";
 import { tokenBudgetMiddleware } from "../middleware/token-budget.js";
 import { turnLimitMiddleware } from "../middleware/turn-limit.js";
+import { denialOf } from "../sandbox/permission-denial.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { THREAD_DATA_STATE } from "../state/thread-state.js";
 import { DELEGATION_STOP_REASONS, type DelegationStopReason } from "../state/types.js";
 import { readRunConfigurable, runConfigurable } from "../vocabulary/configurable.js";
 import { messageText } from "../vocabulary/message-text.js";
+import type { PermissionDenial } from "../vocabulary/permission-denials.js";
 import { madeToolCalls } from "./receipts.js";
 import { type SubagentType, toolsForType } from "./registry.js";
 
@@ -56,6 +60,8 @@ export interface SubagentResult {
   error?: string;
   /** Ids of the tool calls the child made that produced a result (completed runs). */
   toolCallIds?: string[];
+  /** The child's tool calls its approval rules refused, in order (absent: none). */
+  denials?: PermissionDenial[];
   /** Wall-clock duration of the child run. */
   durationMs: number;
 }
@@ -133,6 +139,16 @@ export function finalText(messages: readonly BaseMessage[] | undefined): string 
   return "";
 }
 
+/** The calls refused in `messages`: each refusal's structured record on its tool result (sandbox/permission-denial.ts). */
+function deniedCalls(messages: unknown): PermissionDenial[] {
+  const out: PermissionDenial[] = [];
+  for (const m of Array.isArray(messages) ? messages : []) {
+    const denial = ToolMessage.isInstance(m) ? denialOf(m.artifact) : undefined;
+    if (denial) out.push(denial);
+  }
+  return out;
+}
+
 function errorText(e: unknown): string {
   if (e instanceof Error) return `${e.name && e.name !== "Error" ? `${e.name}: ` : ""}${e.message}`;
   return String(e);
@@ -146,10 +162,25 @@ function outsideParentRun<T>(fn: () => Promise<T>): Promise<T> {
 
 let seq = 0;
 
+/** The child run's `configurable`: its own thread id, unattended, the parent's directories and uploads. */
+function childConfigurable(options: RunSubagentOptions): Record<string, unknown> {
+  return {
+    thread_id: options.threadId ?? `subagent-${process.pid}-${Date.now().toString(36)}-${++seq}`,
+    ...runConfigurable({ unattended: true, subagent: options.type.name, threadData: options.mounts, uploads: options.uploads }),
+    ...(options.mounts ? { thread_data: options.mounts } : {}),
+    ...options.configurable,
+  };
+}
+
 export async function runSubagent(options: RunSubagentOptions): Promise<SubagentResult> {
   const started = Date.now();
   const timeoutMs = options.timeoutMs ?? DEFAULT_SUBAGENT_TIMEOUT_MS;
-  const done = (r: Omit<SubagentResult, "durationMs">): SubagentResult => ({ ...r, durationMs: Date.now() - started });
+  /** The child's latest state: what it did so far, also when it timed out, was cancelled or failed. */
+  let last: Record<string, unknown> | undefined;
+  const done = (r: Omit<SubagentResult, "durationMs">): SubagentResult => {
+    const denials = deniedCalls(last?.messages);
+    return { ...r, ...(denials.length ? { denials } : {}), durationMs: Date.now() - started };
+  };
   if (options.signal?.aborted) return done({ status: "cancelled", result: "", error: "cancelled before start" });
 
   let child;
@@ -176,15 +207,8 @@ export async function runSubagent(options: RunSubagentOptions): Promise<Subagent
   timer.unref?.();
 
   const maxTurns = options.type.maxTurns;
-  const configurable: Record<string, unknown> = {
-    thread_id: options.threadId ?? `subagent-${process.pid}-${Date.now().toString(36)}-${++seq}`,
-    ...runConfigurable({ unattended: true, subagent: options.type.name, threadData: options.mounts, uploads: options.uploads }),
-    ...(options.mounts ? { thread_data: options.mounts } : {}),
-    ...options.configurable,
-  };
-
+  const configurable = childConfigurable(options);
   const work = outsideParentRun(async () => {
-    let last: Record<string, unknown> | undefined;
     const stream = await child.stream(
       { messages: [new HumanMessage(options.prompt)] } as never,
       {

@@ -12,7 +12,8 @@
 // calls, and the lead's `acceptance` checks are run by the runtime (acceptance-checks.ts), never taken from the
 // subagent's word. The verdict goes into the entry (`verdict`) and under the result the lead reads; a missing receipt
 // or a failed check makes the delegation "failed" ("Task Failed. Verification failed: …", the report kept as
-// unverified). A child the provider's content filter stopped failed too: its work was not done.
+// unverified). A child the provider's content filter stopped failed too: its work was not done. The calls the child's
+// approval rules refused go into the entry (`permission_denials`), where the run's list finds them.
 //
 // A tool cannot write state before it returns, so the "running" entry is never written from here: the ledger
 // middleware (SubagentLimit / delegation ledger) shows in-flight calls from the pending tool calls; this tool
@@ -229,6 +230,7 @@ export function createTaskTool(options: TaskToolOptions) {
         ...(result_ref ? { result_ref } : {}),
         ...(result.stop_reason ? { stop_reason: result.stop_reason } : {}),
         ...(verdict ? { verdict } : {}),
+        ...(result.denials?.length ? { permission_denials: result.denials } : {}),
         updated_at: now().toISOString(),
       };
       const content = taskResultText(result, brief, timeoutMs, full.length, result_ref, verdict);

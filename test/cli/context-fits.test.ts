@@ -2,8 +2,9 @@
 // server states (vLLM's max_model_len, recorded) is learned and compacts by; a server that states nothing gets the
 // documented 32k default; a provider that still refuses a call as too long (vLLM's recorded HTTP 400) gets it
 // compacted and sent once more, and a second refusal fails the run with the provider's words; past
-// compaction.maxMessages a thread is compacted whatever its tokens. Each test has its own server: the learned window
-// is remembered per process and endpoint, and runCli runs in this process.
+// compaction.maxMessages a thread is compacted whatever its tokens. Each of those is proven through the built CLI
+// (spawned: the issue's "done when"); what follows a run (the next run, `threads`) runs in-process. Each test has its
+// own server: the learned window is remembered per process and endpoint, and runCli runs in this process.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -87,10 +88,10 @@ describe("context that fits without a configured window", () => {
     expect(server.requests).toHaveLength(0);
   });
 
-  it("a server that states nothing: the 32k default; compaction starts past 75% of it, less the reserve", async () => {
+  it("a server that states nothing: the 32k default; compaction starts past 75% of it, less the reserve (spawned CLI)", async () => {
     const { server, sb } = await setUp(8000);
     server.setScript(reader(14));
-    const r = await runCli(sb, ["run", "--output-format", "stream-json", "read f.txt fourteen times"]);
+    const r = await sb.run(["run", "--output-format", "stream-json", "read f.txt fourteen times"]);
     expect(r.exitCode).toBe(0);
     const compacted = compactions(r.stdout);
     expect(compacted.length).toBeGreaterThan(0);
@@ -102,7 +103,7 @@ describe("context that fits without a configured window", () => {
     expect(server.probes.map((p) => p.route)).toEqual(expect.arrayContaining(["GET /api/ps", "POST /api/show", "GET /props", "GET /api/v0/models"]));
   });
 
-  it("an overflow refusal (vLLM, HTTP 400) is compacted and sent once more; the thread keeps the compaction", async () => {
+  it("an overflow refusal (vLLM, HTTP 400) is compacted and sent once more; the thread keeps the compaction (spawned CLI)", async () => {
     const { server, sb } = await setUp(3000);
     let refused = 0;
     server.setScript((req) => {
@@ -112,8 +113,8 @@ describe("context that fits without a configured window", () => {
       if (refused++ === 0) return { raw: [JSON.stringify(VLLM_OVERFLOW_BODY)], status: 400, headers: { "content-type": "application/json" } };
       return { content: "done" };
     });
-    const r = await runCli(sb, ["run", "read f.txt twice"]);
-    expect(r.exitCode).toBe(0);
+    const r = await sb.run(["run", "read f.txt twice"]);
+    expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe("done\n");
     expect(r.stderr).toMatch(/Context compacted: 2 older messages summarized and archived/);
     const kinds = server.requests.map((q) => (isSummary(q) ? "summary" : "call"));
@@ -150,10 +151,10 @@ describe("context that fits without a configured window", () => {
     expect(r.stderr).not.toMatch(/\n\s+at .+:\d+:\d+/);
   });
 
-  it("past compaction.maxMessages the thread is compacted, however few its tokens", async () => {
+  it("past compaction.maxMessages the thread is compacted, however few its tokens (spawned CLI)", async () => {
     const { server, sb } = await setUp(40, { compaction: { maxMessages: 10 } });
     server.setScript(reader(8));
-    const r = await runCli(sb, ["run", "--output-format", "stream-json", "read f.txt eight times"]);
+    const r = await sb.run(["run", "--output-format", "stream-json", "read f.txt eight times"]);
     expect(r.exitCode).toBe(0);
     const compacted = compactions(r.stdout);
     expect(compacted.length).toBeGreaterThan(0);

@@ -2,7 +2,8 @@
 // continued one, a clarification, denied calls, a model failure after the run began, a configuration error before
 // any run — in json and stream-json, held against the tables and event sections of docs/events.md (parsed from the
 // file). A key added to an output without a row fails here. Also: stream-json's last line is always run.completed.
-// In-process (runCli): the process is not the contract here, the printed objects are.
+// In-process (runCli): the process is not the contract here, the printed objects are; the configuration error (a
+// command that fails before any run, where a process may exit before it prints) runs the built CLI (spawned).
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -79,6 +80,8 @@ interface Case {
   script: ScriptedReply[];
   args?: string[];
   withModel?: boolean;
+  /** Run by the built CLI (spawned) rather than in-process. */
+  spawned?: boolean;
 }
 
 const CLARIFY: ScriptedReply = {
@@ -98,7 +101,7 @@ const CASES: Case[] = [
   // 400 is not retried: the run fails at once, after run.started.
   { name: "a model failure after the run began", script: [{ status: 400, error: "bad request" }] },
   { name: "a bad flag combination before any run", script: [], args: ["--thread", "t", "--continue"] },
-  { name: "no model configured", script: [], withModel: false },
+  { name: "no model configured", script: [], withModel: false, spawned: true },
 ];
 
 describe("the keys deerflow run prints are documented in docs/events.md", () => {
@@ -110,7 +113,8 @@ describe("the keys deerflow run prints are documented in docs/events.md", () => 
       for (const format of ["json", "stream-json"] as const) {
         const sb: Sandbox = e2e.sandbox(c.withModel ?? true);
         e2e.server.setScript([...c.script]);
-        const r = await runCli(sb, ["run", "--output-format", format, ...(c.args ?? []), "do the thing"]);
+        const argv = ["run", "--output-format", format, ...(c.args ?? []), "do the thing"];
+        const r = c.spawned ? await sb.run(argv) : await runCli(sb, argv);
         expect(r.stdout, `${c.name} (${format}): ${r.stderr}`).not.toBe("");
         if (format === "json") results.push(JSON.parse(r.stdout) as Json);
         else {

@@ -1,6 +1,7 @@
 // The thread and the files after a failed run: the conversation is rolled back, the files the run changed are kept,
 // the user is told which (stderr in text mode, `files.kept` in stream-json), and the next run's model is told once,
-// in a hidden reminder. In-process: what is tested is the output and the requests, not the process.
+// in a hidden reminder. The failed stream-json run is the built CLI (spawned: its stdout's last lines and exit code on
+// the error path are the contract); the rest runs in-process: what is tested there is the output and the requests.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -39,10 +40,10 @@ describe("a failed run's files", () => {
     expect(shown.stdout).not.toContain("files it changed were kept");
   });
 
-  it("stream-json: a files.kept event before the error; a failed run that changed nothing says nothing", async () => {
+  it("stream-json: a files.kept event before the error (spawned CLI); a failed run that changed nothing says nothing", async () => {
     const sb = e2e.sandbox();
     e2e.server.push({ toolCalls: [{ id: "w", name: "write_file", args: { path: "y.txt", content: "y\n" } }] }, { status: 400, error: "bad request" });
-    const r = await runCli(sb, ["run", "--output-format", "stream-json", "write y.txt"]);
+    const r = await sb.run(["run", "--output-format", "stream-json", "write y.txt"]);
     expect(r.exitCode).toBe(1);
     const types = r.stdout
       .trim()

@@ -1,14 +1,15 @@
 // Denied tool calls are part of a run's result (`permission_denials`, docs/events.md): a command deerflow never runs
 // (policy) and a guarded command nobody could approve (the headless default) show in the json result, in
 // stream-json's tool.completed and run.completed, and as one summary line on stderr in text mode; --fail-on-denial
-// turns an otherwise clean exit into 6. The built CLI is spawned for stream-json and text (the process's stdout and
-// stderr are the contract), the rest runs in-process; the user's own "no" is the chat's path
-// (test/runtime/chat-session.test.ts).
+// turns an otherwise clean exit into 6. A subagent's refused calls are the run's too, marked with the delegation that
+// made them. The built CLI is spawned for json, stream-json and text (the process's stdout and stderr are the
+// contract), the rest runs in-process; the user's own "no" is the chat's path (test/runtime/chat-session.test.ts).
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 import type { ScriptedReply } from "../support/openai-server.js";
+import { isChild } from "../support/requests.js";
 
 const e2e = useE2E();
 
@@ -38,10 +39,10 @@ const lines = (stdout: string) =>
 describe("permission_denials", () => {
   let sb: Sandbox;
 
-  it("json: the result lists the blocked and the headless-denied call, secrets masked; exit unchanged (0)", async () => {
+  it("json: the result lists the blocked and the headless-denied call, secrets masked; exit unchanged (0) (spawned)", async () => {
     sb = e2e.sandbox();
     scriptDenials();
-    const r = await runCli(sb, ["run", "--output-format", "json", "clean up"]);
+    const r = await sb.run(["run", "--output-format", "json", "clean up"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout) as { status: string; permission_denials: Record<string, string>[] };
     expect(result.status).toBe("success");
@@ -111,5 +112,55 @@ describe("permission_denials", () => {
     expect(JSON.parse(r.stdout).permission_denials).toEqual([
       { tool: "write_file", tool_call_id: "w1", arguments: expect.stringContaining("a.txt"), reason: expect.any(String), denied_by: "headless" },
     ]);
+  });
+});
+
+describe("a subagent's denials", () => {
+  /** The lead delegates once; the subagent asks for the blocked and the guarded command, then reports. */
+  function scriptChildDenials(): void {
+    const child: ScriptedReply[] = [
+      {
+        toolCalls: [
+          { id: "b1", name: "bash", args: { command: "rm -rf / --no-preserve-root" } },
+          { id: "h1", name: "bash", args: { command: `git reset --hard HEAD~3 # token ${KEY}` } },
+        ],
+      },
+      { content: "I could not clean up." },
+    ];
+    const lead: ScriptedReply[] = [
+      { toolCalls: [{ id: "t1", name: "task", args: { description: "clean up", prompt: "Clean up the repository.", subagent_type: "general-purpose" } }] },
+      { content: "The helper could not clean up." },
+    ];
+    e2e.server.setScript((req) => (isChild(req) ? (child.shift() ?? { content: "child done" }) : (lead.shift() ?? { content: "lead done" })));
+  }
+  const FROM_CHILD = [
+    { ...POLICY, delegation_id: "t1" },
+    { ...HEADLESS, delegation_id: "t1" },
+  ];
+
+  it("stream-json: run.completed lists the subagent's refused calls with its delegation; the ledger entry keeps them (spawned)", async () => {
+    const sb = e2e.sandbox();
+    scriptChildDenials();
+    const r = await sb.run(["run", "--output-format", "stream-json", "delegate the clean-up"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const events = lines(r.stdout);
+    expect(e2e.server.requests.filter(isChild)).toHaveLength(2);
+    // The lead's own calls were not refused: its task call completed without a denial of its own.
+    expect(events.filter((e) => e.type === "tool.completed").map((e) => [e.name, e.denial])).toEqual([["task", undefined]]);
+    const finished = events
+      .filter((e) => e.type === "delegation.updated")
+      .flatMap((e) => e.delegations as { id: string; status: string; permission_denials?: unknown[] }[])
+      .find((d) => d.status !== "running");
+    expect(finished).toMatchObject({ id: "t1", permission_denials: [POLICY, HEADLESS] });
+    expect(events.at(-1)).toMatchObject({ type: "run.completed", status: "success", permission_denials: FROM_CHILD });
+    expect(r.stdout).not.toContain(KEY);
+  });
+
+  it("json and --fail-on-denial count them as the lead's: the result lists them and the run exits 6", async () => {
+    const sb = e2e.sandbox();
+    scriptChildDenials();
+    const r = await runCli(sb, ["run", "--fail-on-denial", "--output-format", "json", "delegate the clean-up"]);
+    expect(r.exitCode, r.stderr).toBe(6);
+    expect(JSON.parse(r.stdout)).toMatchObject({ status: "success", final_text: "The helper could not clean up.", permission_denials: FROM_CHILD });
   });
 });

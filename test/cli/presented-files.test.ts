@@ -1,6 +1,7 @@
 // Files the agent presents (present_files) reach the user where they are on this machine, never as the model's
 // /mnt/user-data/outputs path: a `files.presented` event in stream-json, `files` in the JSON result, a line on stderr
-// in text mode, and `threads show` listing them. In-process: what is tested is the output, not the process.
+// in text mode, and `threads show` listing them. The stream-json event and `threads show` are proven through the
+// built CLI (spawned); the rest runs in-process (the JSON result's printer is spawned in usage-sources.test.ts).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -24,10 +25,10 @@ async function threadDir(sb: Sandbox, threadId: string): Promise<string> {
 }
 
 describe("presented files", () => {
-  it("stream-json: a files.presented event names the file's real path; the JSON result's `files` the same", async () => {
+  it("stream-json: a files.presented event names the file's real path; the JSON result's `files` the same (the event spawned)", async () => {
     const sb = e2e.sandbox();
     presentReport();
-    const r = await runCli(sb, ["run", "--output-format", "stream-json", "write the report"]);
+    const r = await sb.run(["run", "--output-format", "stream-json", "write the report"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const events = r.stdout
       .trim()
@@ -49,7 +50,7 @@ describe("presented files", () => {
     expect(none.files).toEqual([]);
   });
 
-  it("text mode prints the real path on stderr; `threads show` lists the thread's presented files", async () => {
+  it("text mode prints the real path on stderr; `threads show` lists the thread's presented files (spawned CLI)", async () => {
     const sb = e2e.sandbox();
     presentReport();
     const r = await runCli(sb, ["run", "write the report"]);
@@ -60,7 +61,7 @@ describe("presented files", () => {
     expect(existsSync(file)).toBe(true);
     expect(r.stderr).toContain(`deerflow: presented file: ${file}\n`);
 
-    const shown = await runCli(sb, ["threads", "show", threadId]);
+    const shown = await sb.run(["threads", "show", threadId]);
     expect(shown.stdout).toContain(`  presented files:\n    ${file}\n`);
     const json = JSON.parse((await runCli(sb, ["threads", "show", "--json", threadId])).stdout);
     expect(json.files).toEqual([file]);

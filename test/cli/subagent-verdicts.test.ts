@@ -1,7 +1,8 @@
-// Subagent verdicts through `deerflow run` (in-process) and the scripted loopback model playing lead and subagent:
-// receipts checked against the child's real tool calls, acceptance checks run by the runtime, a content-filter stop
-// recorded, and the run's uploads told to the child. Each case asserts what the lead reads next, what the user sees
-// in stream-json, and what the thread's ledger keeps.
+// Subagent verdicts through `deerflow run` and the scripted loopback model playing lead and subagent: receipts
+// checked against the child's real tool calls, acceptance checks run by the runtime, a content-filter stop recorded,
+// and the run's uploads told to the child. Each case asserts what the lead reads next, what the user sees in
+// stream-json, and what the thread's ledger keeps. A failed acceptance check and a failed receipt run the built CLI
+// (spawned: the issue's "done when"); the other cases run in-process.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -29,8 +30,9 @@ function script(lead: ScriptedReply[], child: ScriptedReply[]) {
   e2e.server.setScript((req) => (isChild(req) ? (child.shift() ?? { content: "child: nothing more" }) : (lead.shift() ?? { content: "lead done" })));
 }
 
-async function streamRun(args: string[]) {
-  const r = await runCli(sb, ["run", "--output-format", "stream-json", ...args]);
+async function streamRun(args: string[], spawned = false) {
+  const argv = ["run", "--output-format", "stream-json", ...args];
+  const r = spawned ? await sb.run(argv) : await runCli(sb, argv);
   const events = r.stdout
     .trim()
     .split("\n")
@@ -43,12 +45,12 @@ const delegationEvents = (events: any[]) => events.filter((e) => e.type === "del
 const leadRequests = () => e2e.server.requests.filter((q) => !isChild(q));
 
 describe("the lead checks what a subagent claims", () => {
-  it("a subagent that says the tests pass without running them fails the lead's acceptance check: Task Failed, not Task Succeeded", async () => {
+  it("a subagent that says the tests pass without running them fails the lead's acceptance check: Task Failed, not Task Succeeded (spawned CLI)", async () => {
     sb = e2e.sandbox();
     writeFileSync(join(sb.cwd, "check.sh"), "echo '3 passed, 1 failed'\nexit 1\n");
     script([{ toolCalls: [task("t1", [{ check: "command_exits_zero", target: "sh check.sh" }])] }, { content: "noted" }], [{ content: "I ran the tests: all 4 pass." }]);
-    const r = await streamRun(["delegate the tests"]);
-    expect(r.exitCode).toBe(0);
+    const r = await streamRun(["delegate the tests"], true);
+    expect(r.exitCode, r.stderr).toBe(0);
 
     const seen = taskResult(leadRequests()[1]!);
     expect(seen).toMatch(/^Task Failed\. Verification failed: 1 of 1 acceptance checks failed: command_exits_zero sh check\.sh\./);
@@ -109,14 +111,14 @@ describe("the lead checks what a subagent claims", () => {
     ]);
   });
 
-  it("a report citing a tool call the subagent never made fails its receipts", async () => {
+  it("a report citing a tool call the subagent never made fails its receipts (spawned CLI)", async () => {
     sb = e2e.sandbox();
     script(
       [{ toolCalls: [task("t1")] }, { content: "noted" }],
       [{ toolCalls: [{ id: "real_ls", name: "ls", args: { path: "." } }] }, { content: "Listed the files [receipt: real_ls]; the tests pass [receipt: call_tests_42]." }],
     );
-    const r = await streamRun(["delegate"]);
-    expect(r.exitCode).toBe(0);
+    const r = await streamRun(["delegate"], true);
+    expect(r.exitCode, r.stderr).toBe(0);
     const seen = taskResult(leadRequests()[1]!);
     expect(seen).toMatch(/^Task Failed\. Verification failed: cites tool calls it never made: call_tests_42\./);
     expect(seen).toContain("- receipts found in the subagent's tool calls: real_ls");

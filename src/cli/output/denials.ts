@@ -1,26 +1,26 @@
 // The refused tool calls a `deerflow run` reports (`permission_denials`): gathered from the event stream across the
 // command's runs (a goal runs several), and said in text mode as one line on stderr at the end.
+import { DenialLog } from "../../runtime/denial-log.js";
 import type { PermissionDenial, RunEvent } from "../../runtime/events.js";
 
 const SHOWN = 3;
 
-/** Every run's denials from its run.completed; a run that failed before it completed, from its tool.completed events. */
+/** Every run's denials from its run.completed; a run that failed before it completed, from its own events. */
 export class DenialTally {
   private readonly done: PermissionDenial[] = [];
-  private current: PermissionDenial[] = [];
+  private current = new DenialLog();
 
   see(e: RunEvent): void {
-    if (e.type === "run.started") this.current = [];
-    else if (e.type === "tool.completed" && e.denial) this.current.push(e.denial);
+    if (e.type === "run.started") this.current = new DenialLog();
     else if (e.type === "run.completed") {
       this.done.push(...e.permission_denials);
-      this.current = [];
-    }
+      this.current = new DenialLog();
+    } else this.current.see(e);
   }
 
   /** What was denied so far, the run in progress included (after a failure it never completes). */
   all(): PermissionDenial[] {
-    return [...this.done, ...this.current];
+    return [...this.done, ...this.current.list];
   }
 }
 
