@@ -24,6 +24,16 @@ export function dangerousWorkspaceReason(dir: string, ctx: { userHome: string; d
   return undefined;
 }
 
+/**
+ * Why auto-approval (`--yes`, yolo) is refused with `dir` as the workspace, or undefined. On a dangerous workspace the
+ * user allowed (their home, a system directory) everything in it is the agent's to change or delete: `rm -rf ./*`
+ * under yolo emptied a home in the fourteenth adversarial pass. Guarded commands there wait for a person.
+ */
+export function autoApprovalWorkspaceProblem(dir: string | undefined, ctx: { userHome: string; dataDir: string }): string | undefined {
+  const why = dir ? dangerousWorkspaceReason(dir, ctx) : undefined;
+  return why ? `the workspace ${why.replace(/^\S+ /, "")}, so with --yes or yolo the agent could change or delete anything in it unasked: refusing.` : undefined;
+}
+
 /** Throws a usage error (exit 2) for a secret workspace, and for a dangerous one unless the user allowed it. */
 export function assertSafeWorkspace(dir: string | undefined, ctx: { userHome: string; dataDir: string; allow?: boolean }): void {
   if (!dir) return;

@@ -213,6 +213,15 @@ describe.each(modes)("confinement (%s)", (mode) => {
     const shellLeak = out.sh!.includes(SECRETS.rc) || out.sh!.includes(SECRETS.other);
     count(mode, "shell in a dangerous workspace", !shellLeak);
     if (mode === "bwrap") expect(shellLeak).toBe(false);
+
+    // Auto-approval on the home as workspace is refused before any model call (pass 14's W2: `rm -rf ./*` under yolo).
+    const before = e2e.server.requests.length;
+    for (const auto of [["--yes"], ["--approval", "yolo"]]) {
+      const y = await sb.run(["run", "--allow-dangerous-workspace", "-w", sb.userHome, ...auto, ...(mode === "fallback" ? ["--dangerously-run-unconfined"] : []), "clean up"], { env: homeEnv });
+      expect(y.exitCode, y.stderr).toBe(2);
+      expect(y.stderr.trim().split("\n")[0]).toMatch(/^deerflow: the workspace is your home directory, so with --yes or yolo the agent could change or delete anything in it unasked: refusing\./);
+    }
+    expect(e2e.server.requests).toHaveLength(before);
   });
 });
 

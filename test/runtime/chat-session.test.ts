@@ -191,6 +191,13 @@ describe("ChatSession approvals", () => {
     expect(events.find((e) => e.type === "tool.completed")).toMatchObject({ tool_call_id: "rm2", status: "ok", output: expect.stringContaining("removed") });
   });
 
+  it("shift+tab to yolo is refused with the home as workspace, allowed on purpose (pass 14's W2)", () => {
+    const userHome = process.env.HOME!;
+    const s = createChatSession({ home, model: "test-model", cwd, workspace: userHome, allowDangerousWorkspace: true });
+    expect(s.setApprovalMode("yolo")).toMatch(/^yolo is off here: the workspace is your home directory, so with --yes or yolo the agent could change or delete anything in it unasked\.$/);
+    expect(s.setApprovalMode("auto-edit")).toBeUndefined();
+  });
+
   it("setApprovalMode('yolo') during a run applies to its next guarded command without asking", async () => {
     script([
       { toolCalls: [{ id: "g1", name: "bash", args: { command: "mkdir -p a && rm -r a && echo first" } }] },
