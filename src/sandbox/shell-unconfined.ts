@@ -31,6 +31,10 @@ export const UNCONFINED_REASON = "no sandbox here (bubblewrap is not available):
 export const UNCONFINED_SECRET_REASON = "no sandbox here (bubblewrap is not available): this command reads where credentials are kept";
 export const UNCONFINED_OUTSIDE_REASON = "no sandbox here (bubblewrap is not available): this command reaches outside the workspace";
 export const UNCONFINED_OPTION_REASON = "no sandbox here (bubblewrap is not available): an option not on this program's read-only list";
+export const UNCONFINED_SIGNAL_REASON =
+  "no sandbox here (bubblewrap is not available): this command signals or stops processes, and on your host that reaches every process of yours";
+/** Programs that signal or stop processes other than their own children (a sandbox's PID namespace bounds them). */
+const SIGNALS_OTHERS = /^(?:kill|pkill|killall|skill|snice|xkill|loginctl|systemctl|shutdown|reboot|poweroff|halt|telinit|init)$/;
 export const UNCONFINED_SPELLING_REASON = "no sandbox here (bubblewrap is not available): this command line is not plain words, and only plain ones run unasked";
 
 /** An absolute path outside the project deerflow started in and its /mnt/user-data view (/dev/null is nothing). */
@@ -53,6 +57,7 @@ export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | u
   // which only a person may approve (needsPerson), not for the generic one.
   const words = [...c.args, ...c.redirects.map((r) => r.target)];
   if (words.some((w) => SECRET_WORD.test(w))) return UNCONFINED_SECRET_REASON;
+  if (SIGNALS_OTHERS.test(c.name)) return UNCONFINED_SIGNAL_REASON;
   if (c.name !== "" && readsOutside(c)) return UNCONFINED_OUTSIDE_REASON;
   // Where the words lead (links, words known only when the command runs) counts for writers as for readers: the
   // fourteenth pass emptied home files with `truncate -s0 "${PWD%/*}/notes.txt"` and through a link to `..`.

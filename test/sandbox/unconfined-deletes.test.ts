@@ -106,6 +106,11 @@ const PERSON_ONLY = [
   "cp /dev/null up/notes.txt",
   "dd if=/dev/null of=up/notes.txt",
   "tee up/.ssh/id_rsa",
+  // Signals that reach every process of the user's without a PID namespace (pass 14's K1).
+  "kill -9 -1",
+  "pkill -u $USER",
+  "loginctl terminate-user $USER",
+  "touch a; killall node",
 ];
 describe("asks only a person may approve without a sandbox", () => {
   it.each(PERSON_ONLY)("%j is blocked or needs a person", async (cmd) => {
