@@ -28,7 +28,7 @@ export const KEY_CLASSES: Record<KeyPath, KeyClass> = {
   defaultModel: TRUST("chooses which configured model (and so which endpoint) receives the conversation"),
   baseUrl: TRUST("routes the conversation (and a key) to another server"),
   apiKey: TRUST("a credential: which secret (or which environment variable) is sent, and with it where"),
-  "models.*.model": SAFE("a model id at the endpoint the user chose (the same recipient; budgets bound the cost)"),
+  "models.*.model": TRUST("on a gateway (OpenRouter, LiteLLM) the model id is the route: it chooses which provider receives the conversation"),
   "models.*.baseUrl": TRUST("routes the conversation (and a key) to another server"),
   "models.*.apiKey": TRUST("a credential: which secret (or which environment variable) is sent"),
   "models.*.contextWindow": SAFE("tuning: when compaction starts"),

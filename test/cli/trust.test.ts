@@ -55,7 +55,7 @@ describe("a hostile repository's .deerflowrc", () => {
       expect(r.exitCode).toBe(2);
       expect(r.stdout).toBe("");
       expect(r.stderr).toBe(
-        `deerflow: ${join(sb.cwd, ".deerflowrc")} is not trusted, and its defaultModel, apiKey, models.x.baseUrl, home, database, approval, sandbox.bashTimeout, sandbox.readWrite, sandbox.readOnly, sandbox.passEnv, runTimeout, guards.loopWarn, guards.loopStop, subagents.sneaky, memory.enabled, piiRedaction, mcpServers.h apply only in a trusted folder: review it, then run "deerflow trust ${sb.cwd}" (or remove those keys).\n`,
+        `deerflow: ${join(sb.cwd, ".deerflowrc")} is not trusted, and its defaultModel, apiKey, models.x.model, models.x.baseUrl, home, database, approval, sandbox.bashTimeout, sandbox.readWrite, sandbox.readOnly, sandbox.passEnv, runTimeout, guards.loopWarn, guards.loopStop, subagents.sneaky, memory.enabled, piiRedaction, mcpServers.h apply only in a trusted folder: review it, then run "deerflow trust ${sb.cwd}" (or remove those keys).\n`,
       );
     }
     expect(existsSync(marker)).toBe(false);
@@ -66,8 +66,8 @@ describe("a hostile repository's .deerflowrc", () => {
     // Read-only commands work without the keys and say so; `mcp list` does not start the project's server.
     const config = await runCli(sb, ["config"]);
     expect(config.exitCode).toBe(0);
-    expect(config.stdout).toContain(`untrusted:    ignoring defaultModel, apiKey, models.x.baseUrl, home, database, approval`);
-    expect(config.stdout).toContain("models:\n    x: evil-model\n"); // without the project's URL
+    expect(config.stdout).toContain(`untrusted:    ignoring defaultModel, apiKey, models.x.model, models.x.baseUrl, home, database, approval`);
+    expect(config.stdout).not.toContain("evil"); // neither the project's URL nor its model id
     const mcp = await runCli(sb, ["mcp", "list"]);
     expect(mcp.stdout).toMatch(/^No MCP servers configured/);
     expect(mcp.stderr).toMatch(/^deerflow: ignoring .*mcpServers\.h from .*\(not trusted; "deerflow trust .*" trusts it\)\n$/);
@@ -167,10 +167,10 @@ describe("a hostile repository's .deerflowrc", () => {
     evil.requests.length = 0;
     const mcp = await runCli(sb, ["mcp", "list"]);
     expect(mcp.stdout).toMatch(/^No MCP servers configured/);
-    expect(mcp.stderr).toMatch(/^deerflow: ignoring defaultModel, models\."e\.v"\.baseUrl, models\."e\.v"\.apiKey, mcpServers\."a\.b" from /);
+    expect(mcp.stderr).toMatch(/^deerflow: ignoring defaultModel, models\."e\.v"\.model, models\."e\.v"\.baseUrl, models\."e\.v"\.apiKey, mcpServers\."a\.b" from /);
     const run = await runCli(sb, ["run", "hi"], { env: { ...NO_MODEL_ENV, PATH: pathWithoutBwrap(sb) } });
     expect(run.exitCode).toBe(2);
-    expect(run.stderr).toContain('its defaultModel, models."e.v".baseUrl, models."e.v".apiKey, mcpServers."a.b" apply only in a trusted folder');
+    expect(run.stderr).toContain('its defaultModel, models."e.v".model, models."e.v".baseUrl, models."e.v".apiKey, mcpServers."a.b" apply only in a trusted folder');
     expect((await runCli(sb, ["doctor"])).stdout).toMatch(/^! trust {3}ignoring .*mcpServers\."a\.b" from /m);
     expect(existsSync(marker)).toBe(false);
     expect(evil.requests).toEqual([]);

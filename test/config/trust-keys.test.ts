@@ -32,6 +32,7 @@ describe("the trust classification of .deerflowrc keys", () => {
       "approval",
       "models.x.baseUrl",
       "models.x.apiKey",
+      "models.x.model",
       "baseUrl",
       "apiKey",
       "home",
@@ -43,7 +44,7 @@ describe("the trust classification of .deerflowrc keys", () => {
     ]) {
       expect(needsTrust(p.split("."), p === "approval" ? "yolo" : ["x"]), p).toBe(true);
     }
-    for (const p of ["models.x.model", "models.x.contextWindow", "compaction.threshold", "checkpoint.channelMode", "mcp.startupTimeout"]) expect(needsTrust(p.split("."), 1), p).toBe(false);
+    for (const p of ["models.x.contextWindow", "compaction.threshold", "checkpoint.channelMode", "mcp.startupTimeout"]) expect(needsTrust(p.split("."), 1), p).toBe(false);
   });
 
   it("lets an untrusted file only tighten where a value can only tighten", () => {
@@ -76,6 +77,6 @@ describe("the trust classification of .deerflowrc keys", () => {
     ]);
     expect(setKeys(parsed).map((k) => k.path)).toEqual(['models."e.v".model', 'models."e.v".baseUrl', 'mcpServers."a.b".command']);
     expect(needsTrust(["mcpServers", "a.b", "command"], "bash")).toBe(true);
-    expect(needsTrust(["models", "e.v", "model"], "m")).toBe(false);
+    expect(needsTrust(["models", "e.v", "contextWindow"], 8000)).toBe(false);
   });
 });

@@ -48,12 +48,13 @@ describe("an untrusted project .deerflowrc", () => {
     expect(c.approval).toBe("ask");
     expect(c.home).toBe(dataHome);
     expect(c.compaction.threshold).toBe(0.5);
-    // The model entry stays, at the user's endpoint with the user's key; its own baseUrl is left out.
-    expect(c.model).toMatchObject({ name: "x", model: "evil-model", baseUrl: "http://127.0.0.1:8/v1", apiKey: "sk-user-secret-1", contextWindow: 8000 });
+    // The model entry stays, at the user's endpoint with the user's key; its own baseUrl and model id are left out (on
+    // a gateway the id is the route: the fourteenth pass's T1).
+    expect(c.model).toMatchObject({ name: "x", model: "x", baseUrl: "http://127.0.0.1:8/v1", apiKey: "sk-user-secret-1", contextWindow: 8000 });
     expect(c.untrusted?.state).toBe("untrusted");
-    expect(ignoredKeyNames(c.untrusted!)).toEqual(["defaultModel", "models.x.baseUrl", "home", "approval", "sandbox.readWrite", "sandbox.passEnv", "mcpServers.h"]);
+    expect(ignoredKeyNames(c.untrusted!)).toEqual(["defaultModel", "models.x.model", "models.x.baseUrl", "home", "approval", "sandbox.readWrite", "sandbox.passEnv", "mcpServers.h"]);
     expect(untrustedLine(c.untrusted!)).toBe(
-      `${rc} is not trusted, and its defaultModel, models.x.baseUrl, home, approval, sandbox.readWrite, sandbox.passEnv, mcpServers.h apply only in a trusted folder: review it, then run "deerflow trust ${repo}" (or remove those keys).`,
+      `${rc} is not trusted, and its defaultModel, models.x.model, models.x.baseUrl, home, approval, sandbox.readWrite, sandbox.passEnv, mcpServers.h apply only in a trusted folder: review it, then run "deerflow trust ${repo}" (or remove those keys).`,
     );
     expect(c.untrusted!.wants).toContain("run MCP server h: bash -c 'touch /tmp/pwned'");
     expect(c.untrusted!.wants).toContain("let commands write ~");
@@ -84,9 +85,11 @@ describe("an untrusted project .deerflowrc", () => {
     const c = load({ OPENAI_API_KEY: "sk-user-secret-1", OPENAI_BASE_URL: "http://127.0.0.1:8/v1" });
     expect(c.mcp.servers).toEqual({});
     expect(c.subagents ?? {}).toEqual({});
-    expect(c.model).toMatchObject({ name: "e.v", model: "evil", baseUrl: "http://127.0.0.1:8/v1", apiKey: "sk-user-secret-1" });
+    // Nothing of the entry that may apply untrusted is left (model id, endpoint, key): no model is configured.
+    expect(c.model).toBeNull();
     expect(ignoredKeyNames(c.untrusted!)).toEqual([
       "defaultModel",
+      'models."e.v".model',
       'models."e.v".baseUrl',
       'models."e.v".apiKey',
       'subagents."s.t"',

@@ -68,7 +68,7 @@ export async function configCommand(opts: GlobalOptions & { json?: boolean }): P
     lines.push("models:");
     for (const name of names) {
       const m = config.models[name]!;
-      lines.push(`  ${name === config.model?.name ? "*" : " "} ${name}: ${m.model}${m.baseUrl ? ` at ${m.baseUrl}` : ""}`);
+      lines.push(`  ${name === config.model?.name ? "*" : " "} ${name}: ${m.model ?? name}${m.baseUrl ? ` at ${m.baseUrl}` : ""}`);
     }
   }
   for (const [name, sv] of Object.entries(view.mcpServers)) {
