@@ -6,7 +6,6 @@
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { HAS_BWRAP, type Mode, pathWithoutBwrap, unconfinedFlag, approveUnconfined } from "../support/confinement.js";
-import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 import { FIXTURE, writeRc } from "../support/mcp.js";
 import { processesMatching } from "../support/processes.js";
@@ -62,8 +61,7 @@ describe.each(modes)("no process outlives deerflow (%s)", (mode) => {
     await until(() => processesMatching(secs).length === 0, `no process with "${secs}" in its command line`);
     e2e.server.setScript([]);
     e2e.server.push({ content: "continued" });
-    // The thread goes on: in-process, as the hang-up above is what this test is about.
-    const next = await runCli(sb, ["run", "--thread", thread, "go on"], { env: envFor(mode, sb) });
+    const next = await sb.run(["run", "--thread", thread, "go on"], { env: envFor(mode, sb) });
     expect(next.exitCode, next.stderr).toBe(0);
     expect(next.stdout).toBe("continued\n");
   });

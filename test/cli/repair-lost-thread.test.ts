@@ -5,7 +5,6 @@
 import { describe, expect, it } from "vitest";
 import { join } from "node:path";
 import Database from "better-sqlite3";
-import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 import { repairDatabase } from "../../src/persistence/repair.js";
 
@@ -14,11 +13,10 @@ const e2e = useE2E();
 describe("a thread lost in a repair", () => {
   it("is refused by run --thread with one line, listed as lost; the intact thread continues", async () => {
     const sb = e2e.sandbox();
-    // The two threads are made in-process; after the repair rebuilt the file, each command is a process of its own.
     e2e.server.push({ content: "kept answer" });
-    const kept = JSON.parse((await runCli(sb, ["run", "--output-format", "json", "first thread"])).stdout).thread_id as string;
+    const kept = JSON.parse((await sb.run(["run", "--output-format", "json", "first thread"])).stdout).thread_id as string;
     e2e.server.push({ content: "lost answer" });
-    const lost = JSON.parse((await runCli(sb, ["run", "--output-format", "json", "second thread"])).stdout).thread_id as string;
+    const lost = JSON.parse((await sb.run(["run", "--output-format", "json", "second thread"])).stdout).thread_id as string;
 
     const path = join(sb.home, "deerflow.sqlite");
     const db = new Database(path);
