@@ -14,6 +14,10 @@ import { abortErrorFrom } from "../vocabulary/abort-error.js";
 
 /** A call longer than this is recorded in `background_tasks` (the seed's long-running MCP work). */
 export const LONG_MCP_CALL_MS = 10_000;
+/** Test-facing only: a shorter threshold than LONG_MCP_CALL_MS, so a test of the record does not wait 10 s. */
+export interface McpToolOptions {
+  longCallMs?: number;
+}
 /** MCP entries kept in `background_tasks`. */
 const KEEP_TASKS = 20;
 
@@ -72,11 +76,11 @@ function withApprovalGate<T extends object>(t: T, info: McpToolInfo): T {
   });
 }
 
-export function createMcpTool(info: McpToolInfo, hub: McpHub) {
-  return withApprovalGate(mcpTool(info, hub), info);
+export function createMcpTool(info: McpToolInfo, hub: McpHub, options: McpToolOptions = {}) {
+  return withApprovalGate(mcpTool(info, hub, options.longCallMs ?? LONG_MCP_CALL_MS), info);
 }
 
-function mcpTool(info: McpToolInfo, hub: McpHub) {
+function mcpTool(info: McpToolInfo, hub: McpHub, longCallMs: number) {
   return tool(
     async (args: Record<string, unknown>, runtime: unknown) => {
       const rt = (runtime ?? {}) as Runtime;
@@ -109,7 +113,7 @@ function mcpTool(info: McpToolInfo, hub: McpHub) {
       });
       const update: Record<string, unknown> = {};
       if (images.length > 0) update.viewed_images = result!.images;
-      if (elapsed >= LONG_MCP_CALL_MS) {
+      if (elapsed >= longCallMs) {
         const now = new Date().toISOString();
         update.background_tasks = longCallTasks(rt, {
           kind: "mcp",
@@ -132,6 +136,6 @@ function mcpTool(info: McpToolInfo, hub: McpHub) {
   );
 }
 
-export function createMcpTools(hub: McpHub, infos: readonly McpToolInfo[] = hub.tools()) {
-  return infos.map((i) => createMcpTool(i, hub));
+export function createMcpTools(hub: McpHub, infos: readonly McpToolInfo[] = hub.tools(), options: McpToolOptions = {}) {
+  return infos.map((i) => createMcpTool(i, hub, options));
 }

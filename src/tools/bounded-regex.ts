@@ -13,6 +13,17 @@ setFlagsFromString("--enable-experimental-regexp-engine-on-excessive-backtracks"
 
 /** How long one batch of files may take to match before the search is stopped as backtracking. */
 export const MATCH_BATCH_BUDGET_MS = 5_000;
+/**
+ * Test-facing only: a shorter budget, so a test of the stop does not wait out 5 s twice. An environment variable, not a
+ * flag or a .deerflowrc key; it can only shorten the budget (a larger value is ignored), never lift the guard.
+ */
+export const MATCH_BUDGET_ENV = "DEERFLOW_TEST_ONLY_MATCH_BUDGET_MS";
+
+/** The budget of one batch: MATCH_BATCH_BUDGET_MS, or a shorter whole number of ms from MATCH_BUDGET_ENV. */
+export function matchBatchBudgetMs(env: NodeJS.ProcessEnv = process.env): number {
+  const n = Number(env[MATCH_BUDGET_ENV]);
+  return Number.isInteger(n) && n >= 1 ? Math.min(n, MATCH_BATCH_BUDGET_MS) : MATCH_BATCH_BUDGET_MS;
+}
 
 // The regex is built and the loop defined inside the context once per search: a regex of the outer context called
 // from inside it, or a loop compiled per batch, made the walker's grep ten times slower.

@@ -8,7 +8,7 @@ import { lstat, realpath } from "node:fs/promises";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { type ResolvedMounts, type ResolvedPath, hardLinksReadable, hiddenFromTools, isInside, realMounts } from "../sandbox/paths.js";
 import { readForSearchSync, safeReadFile } from "../sandbox/safe-fs.js";
-import { MATCH_BATCH_BUDGET_MS, boundedMatcher } from "./bounded-regex.js";
+import { boundedMatcher, matchBatchBudgetMs } from "./bounded-regex.js";
 import { comparePaths, walk } from "./fs-common.js";
 import { ALWAYS_SKIPPED, IgnoreStack, VENDOR_DIR, explicitRules } from "./ignore-rules.js";
 import { RG_TIME_LIMIT_MS, findRipgrep, runRipgrep } from "./ripgrep.js";
@@ -37,7 +37,7 @@ export interface FoundFile {
 
 /** Why a search stopped early, for the note under the results. */
 export interface SearchEnd {
-  /** "backtrack": the walker's regex took over MATCH_BATCH_BUDGET_MS on one batch of files. */
+  /** "backtrack": the walker's regex took over its budget (matchBatchBudgetMs) on one batch of files. */
   stoppedBy?: "time" | "abort" | "backtrack";
   /** ripgrep failed after it had found something (what it found is shown, with this). */
   warning?: string;
@@ -61,7 +61,7 @@ export function stoppedNote(end: SearchEnd): string | undefined {
   if (end.stoppedBy === "time") return `[The search was stopped after ${RG_TIME_LIMIT_MS / 1000} s; the results above are partial. Narrow the path or pattern.]`;
   if (end.stoppedBy === "abort") return "[The search was cancelled; the results above are partial.]";
   if (end.stoppedBy === "backtrack") {
-    return `[The search was stopped: the pattern took over ${MATCH_BATCH_BUDGET_MS / 1000} s on a few files (it backtracks: nested quantifiers such as (a+)+, or look-around); the results above are partial. Simplify the pattern.]`;
+    return `[The search was stopped: the pattern took over ${matchBatchBudgetMs() / 1000} s on a few files (it backtracks: nested quantifiers such as (a+)+, or look-around); the results above are partial. Simplify the pattern.]`;
   }
   return end.warning;
 }
@@ -341,15 +341,16 @@ async function* readWanted(scope: SearchScope, q: GrepQuery, end: SearchEnd): As
 
 async function* grepWalker(scope: SearchScope, q: GrepQuery, end: SearchEnd): AsyncGenerator<GrepHit> {
   const match = boundedMatcher(q.re);
+  const budget = matchBatchBudgetMs();
   const deadline = Date.now() + RG_TIME_LIMIT_MS;
   for await (const batch of readWanted(scope, q, end)) {
     const hits = match(
       batch.map((f) => f.lines),
-      Math.min(MATCH_BATCH_BUDGET_MS, deadline - Date.now()),
+      Math.min(budget, deadline - Date.now()),
     );
     if (hits === "timeout") {
       // Keep what matches before the file that backtracks: the batch again, file by file, within one more budget.
-      const stop = Math.min(Date.now() + MATCH_BATCH_BUDGET_MS, deadline);
+      const stop = Math.min(Date.now() + budget, deadline);
       for (const file of batch) {
         const own = match([file.lines], stop - Date.now());
         if (own === "timeout") break;

@@ -98,7 +98,8 @@ describe("--input-id across kill -9 at each point of a run", () => {
     afterAll(async () => db?.drop());
 
     it("the same on the team database", async () => {
-      await retryAfterEachKillPoint({ DEERFLOW_DATABASE_URL: db.url, DEERFLOW_LEASE_SECONDS: "3" });
+      // A 2 s lease (as killed-prompt.test.ts): each of the four retries waits out the dead run's lease.
+      await retryAfterEachKillPoint({ DEERFLOW_DATABASE_URL: db.url, DEERFLOW_LEASE_SECONDS: "2" });
     }, 240_000);
   });
 });

@@ -1,6 +1,7 @@
-// A hostile MCP server and a hostile model, through the built CLI: escape sequences in tool names, descriptions
+// A hostile MCP server and a hostile model, through the CLI: escape sequences in tool names, descriptions
 // and results; a tool named like a built-in; huge results; error results; a server that crashes mid-call; one that
-// spams notifications; an image that is not an image; a model that calls tools it was not given.
+// spams notifications; an image that is not an image; a model that calls tools it was not given. What reaches the
+// terminal is the built CLI's (the first test); the others drive main() in-process (the servers are real processes).
 import { readFileSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -56,7 +57,7 @@ describe("a hostile MCP server", () => {
       { toolCalls: [{ id: "i1", name: "mcp__fx__badimage", args: {} }] },
       { content: "done" },
     );
-    const r = await sb.run(["run", "--output-format", "json", "go"]);
+    const r = await runCli(sb, ["run", "--output-format", "json", "go"]);
     expect(r.exitCode).toBe(0);
     const [first, second, third, fourth] = e2e.server.requests;
     const longdesc = toolDefs(first!).find((d) => d.name === "mcp__fx__longdesc")!;
@@ -87,7 +88,7 @@ describe("a hostile MCP server", () => {
       },
       { content: "done" },
     );
-    const r = await sb.run(["run", "go"]);
+    const r = await runCli(sb, ["run", "go"]);
     expect(r.exitCode).toBe(0);
     const [, second, third, fourth] = e2e.server.requests;
     expect(lastToolResult(second!)).toBe("sent 2000 notifications");
@@ -103,7 +104,7 @@ describe("an MCP answer over the SDK's 10 MB message limit", () => {
     const sb = e2e.sandbox();
     writeRc(sb, { fx: { ...fixture("--hostile"), trust: true } }, { mcp: { deferAbove: 100, deferTokens: 1_000_000 } });
     e2e.server.push({ toolCalls: [{ id: "h1", name: "mcp__fx__huge", args: { chars: 12_000_000 } }] }, { content: "moved on" });
-    const r = await sb.run(["run", "go"]);
+    const r = await runCli(sb, ["run", "go"]);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("moved on\n");
     expect(lastToolResult(e2e.server.requests[1]!)).toMatch(/^Error: MCP server "fx" is not available \(the server sent a message larger than 10 MB and the connection was closed\)/);
@@ -115,7 +116,7 @@ describe("a slow MCP server", () => {
     const sb = e2e.sandbox();
     writeRc(sb, { slowpoke: { ...fixture("--slow"), trust: true, timeout: 1000 } });
     e2e.server.push({ toolCalls: [{ id: "s1", name: "mcp__slowpoke__slow", args: { ms: 60_000 } }] }, { content: "gave up" });
-    const r = await sb.run(["run", "wait"]);
+    const r = await runCli(sb, ["run", "wait"]);
     expect(r.exitCode).toBe(0);
     expect(lastToolResult(e2e.server.requests[1]!)).toBe(
       "Error: mcp__slowpoke__slow did not answer within 1000 ms (mcpServers.slowpoke.timeout); the call was cancelled. Try again with less work, or another way.",
@@ -133,7 +134,7 @@ describe("a hostile model", () => {
       { toolCalls: [{ id: "q2", name: "tool_search", args: { query: "select:nope,also_nope" } }] },
       { content: "done" },
     );
-    const r = await sb.run(["run", "go"]);
+    const r = await runCli(sb, ["run", "go"]);
     expect(r.exitCode).toBe(0);
     const [, second, third, fourth] = e2e.server.requests;
     expect(lastToolResult(second!)).toMatch(/mcp__fx__nope/);

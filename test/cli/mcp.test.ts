@@ -1,8 +1,11 @@
-// MCP servers through the built CLI, against real servers: the registry's server-everything (stdio and streamable
-// HTTP) and deerflow's SDK fixture server (many tools, images, failures). The model is the scripted test server.
+// MCP servers through the CLI, against real servers: the registry's server-everything (stdio and streamable HTTP) and
+// deerflow's SDK fixture server (many tools, images, failures). The model is the scripted test server. The built CLI is
+// spawned where the process is what is tested (`mcp list`'s output, no server left after it exits or is killed);
+// the rest drive main() in-process (the servers are still real child processes, stopped when the command ends).
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 import { alive, everythingStdio, fixture, startEverythingHttp, writeRc } from "../support/mcp.js";
 import type { RecordedRequest } from "../support/openai-server.js";
@@ -50,7 +53,7 @@ describe("deerflow mcp list", () => {
     expect(r.stdout).toMatch(/^dies {2}stdio {2}failed: the server exited while starting \(stderr: fixture: refusing to start/m);
     expect(r.stdout).toMatch(/^off {2}stdio {2}disabled$/m);
 
-    const j = await sb.run(["mcp", "list", "--json"]);
+    const j = await runCli(sb, ["mcp", "list", "--json"]);
     const list = JSON.parse(j.stdout);
     expect(list.map((s: { name: string; status: string }) => [s.name, s.status])).toEqual([
       ["everything", "ready"],
@@ -65,7 +68,7 @@ describe("deerflow mcp list", () => {
   it("doctor checks each server: a failing one fails doctor with its reason", async () => {
     const sb = e2e.sandbox();
     writeRc(sb, { everything: everythingStdio(), hung: { ...fixture("--hang-init"), startupTimeout: 1500 } });
-    const r = await sb.run(["doctor"]);
+    const r = await runCli(sb, ["doctor"]);
     expect(r.stdout).toMatch(/✓ mcp {5}everything \(stdio\): started, 13 tools/);
     expect(r.stdout).toMatch(/✗ mcp {5}hung \(stdio\): starting the server and listing its tools did not finish within 1500 ms/);
     expect(r.exitCode).toBe(1);
@@ -80,8 +83,8 @@ describe("deerflow config with MCP servers", () => {
       gh: { command: "npx", args: ["-y", "some-server", "--token", secrets[1], `--api-key=${secrets[2]}`, `--github=${secrets[0]}`, "--password=$DB_PASSWORD"], env: { TOKEN: secrets[3] } },
       web: { url: `http://127.0.0.1:9/mcp?key=${secrets[4]}`, headers: { Authorization: `Bearer ${secrets[0]}`, "X-Key": "$MY_TOKEN" } },
     });
-    const text = await sb.run(["config"]);
-    const json = await sb.run(["config", "--json"]);
+    const text = await runCli(sb, ["config"]);
+    const json = await runCli(sb, ["config", "--json"]);
     expect(text.exitCode).toBe(0);
     for (const out of [text.stdout, json.stdout]) for (const s of secrets) expect(out).not.toContain(s);
     expect(text.stdout).toContain("gh: stdio npx -y some-server --token ");
@@ -110,7 +113,7 @@ describe("MCP tools in a run", () => {
       { toolCalls: [{ id: "s1", name: "mcp__web__get-sum", args: { a: 2, b: 40 } }] },
       { content: "All done." },
     );
-    const r = await sb.run(["run", "use the tools"]);
+    const r = await runCli(sb, ["run", "use the tools"]);
     expect(r.stderr).not.toMatch(/at .*\.js:\d+/); // no stack trace
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("All done.\n");
@@ -127,14 +130,14 @@ describe("MCP tools in a run", () => {
     const sb = e2e.sandbox();
     writeRc(sb, { everything: everythingStdio() });
     e2e.server.push({ toolCalls: [{ id: "d1", name: "mcp__everything__get-sum", args: { a: 1, b: 1 } }] }, { content: "denied, ok" });
-    const denied = await sb.run(["run", "--approval", "ask", "sum"]);
+    const denied = await runCli(sb, ["run", "--approval", "ask", "sum"]);
     expect(denied.exitCode).toBe(0);
     expect(lastToolResult(e2e.server.requests[1]!)).toMatch(/^Denied: mcp__everything__get-sum \(mcp__everything__get-sum \{"a":1,"b":1\}\) was not approved/);
     expect(denied.stderr).toMatch(/✗ mcp__everything__get-sum: Denied/);
 
     e2e.server.requests.length = 0;
     e2e.server.push({ toolCalls: [{ id: "a1", name: "mcp__everything__get-sum", args: { a: 1, b: 1 } }] }, { content: "approved" });
-    const yes = await sb.run(["run", "--approval", "ask", "--yes", "sum"]);
+    const yes = await runCli(sb, ["run", "--approval", "ask", "--yes", "sum"]);
     expect(yes.exitCode).toBe(0);
     expect(lastToolResult(e2e.server.requests[1]!)).toContain("2");
   });
@@ -143,7 +146,7 @@ describe("MCP tools in a run", () => {
     const sb = e2e.sandbox();
     writeRc(sb, { charts: { ...fixture("--image"), trust: true } }, { models: { "test-model": { model: "test-model", supportsVision: true } } });
     e2e.server.push({ toolCalls: [{ id: "img1", name: "mcp__charts__chart", args: {} }] }, { content: "I see a tiny chart." });
-    const r = await sb.run(["run", "--output-format", "json", "draw"]);
+    const r = await runCli(sb, ["run", "--output-format", "json", "draw"]);
     expect(r.exitCode).toBe(0);
     const threadId = JSON.parse(r.stdout).thread_id;
     const next = e2e.server.requests[1]!;
@@ -158,7 +161,7 @@ describe("MCP tools in a run", () => {
     expect(images).toHaveLength(1);
     // Not stored: the next request of a later turn no longer carries the bytes.
     e2e.server.push({ content: "ok" });
-    await sb.run(["run", "--thread", threadId, "thanks"]);
+    await runCli(sb, ["run", "--thread", threadId, "thanks"]);
     expect(JSON.stringify(e2e.server.requests[2]!.body.messages)).not.toContain("data:image/png;base64,");
   });
 
@@ -185,7 +188,8 @@ describe("MCP tools in a run", () => {
     writeRc(sb, { s: { ...fixture("--hang", "--stubborn", "--marker", marker), env: { FIXTURE_HANG_FILE: hangFile }, trust: true } });
     e2e.server.push({ toolCalls: [{ id: "h1", name: "mcp__s__hang", args: {} }] });
     const child = sb.spawn(["run", "call it"]);
-    await until(() => existsSync(hangFile), "the server to receive the call");
+    // The whole pid: the fixture's writeFileSync creates the file before it writes the number.
+    await until(() => existsSync(hangFile) && /^\d+$/.test(readFileSync(hangFile, "utf8")), "the server to receive the call");
     const server = Number(readFileSync(hangFile, "utf8"));
     expect(alive(server)).toBe(true);
     child.kill("SIGKILL");
@@ -209,7 +213,7 @@ describe("deferred MCP tools", () => {
       { toolCalls: [{ id: "q2", name: "tool_search", args: { query: "weather" } }] },
       { content: "done" },
     );
-    const r = await sb.run(["run", "--output-format", "json", "use a fixture tool"]);
+    const r = await runCli(sb, ["run", "--output-format", "json", "use a fixture tool"]);
     expect(r.exitCode).toBe(0);
     const [r0, r1, r2, r3, r4] = e2e.server.requests;
     const mcpIn = (req: RecordedRequest) => toolNames(req).filter((n) => n.startsWith("mcp__"));
@@ -237,7 +241,7 @@ describe("deferred MCP tools", () => {
 
     // The next user turn starts without promotions, with the same system prompt.
     e2e.server.push({ content: "second turn" });
-    const again = await sb.run(["run", "--thread", JSON.parse(r.stdout).thread_id, "again"]);
+    const again = await runCli(sb, ["run", "--thread", JSON.parse(r.stdout).thread_id, "again"]);
     expect(again.exitCode).toBe(0);
     const r5 = e2e.server.requests[5]!;
     expect(mcpIn(r5)).toEqual([]);
@@ -268,7 +272,7 @@ describe("a confined stdio server (sandbox: true)", () => {
       { toolCalls: [{ id: "r2", name: "mcp__plain__read_text_file", args: { path: key } }] },
       { content: "done" },
     );
-    const r = await sb.run(["run", "--output-format", "json", "files"]);
+    const r = await runCli(sb, ["run", "--output-format", "json", "files"]);
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout).thread_id).toBeTypeOf("string");
     expect(readFileSync(join(sb.cwd, "hello.txt"), "utf8")).toBe("from the confined server");

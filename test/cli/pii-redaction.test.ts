@@ -1,14 +1,16 @@
-// PII redaction through the built CLI (`piiRedaction: true` in .deerflowrc), read off the requests the loopback
+// PII redaction through the CLI (`piiRedaction: true` in .deerflowrc), read off the requests the loopback
 // provider received: the user's e-mail, card number and API key, and the e-mail and phone number a tool printed,
 // never reach the wire; each value has one placeholder for the whole thread (another thread gets another one);
 // the model's tool call and answer that use a placeholder get the real value back (the file written holds the real
 // address, the final answer too); the stored thread keeps the user's text unchanged. Off by default: the same
-// prompt goes out as typed.
+// prompt goes out as typed. The configuration error is the built CLI's (exit code, one line); the runs drive main()
+// in-process.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readThreadView } from "../support/thread-view.js";
 import type { RecordedRequest } from "../support/openai-server.js";
+import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 
 const e2e = useE2E();
@@ -39,12 +41,12 @@ function script() {
   };
 }
 
-describe("piiRedaction through the built CLI", () => {
+describe("piiRedaction through the CLI", () => {
   it("masks PII from the user and from tool output on the wire, restores it in tool calls and answers, and stores the thread unchanged", async () => {
     const sb = e2e.sandbox();
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ piiRedaction: true }));
     e2e.server.setScript(script());
-    const r = await sb.run(["run", "--yes", "-w", sb.cwd, "--output-format", "json", PROMPT], { timeoutMs: 120_000 });
+    const r = await runCli(sb, ["run", "--yes", "-w", sb.cwd, "--output-format", "json", PROMPT]);
     expect(r.exitCode, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout);
 
@@ -72,7 +74,7 @@ describe("piiRedaction through the built CLI", () => {
     const first = [...placeholders].find((p) => wire(e2e.server.requests.slice(0, 1)).includes(p))!;
     e2e.server.requests.length = 0;
     e2e.server.setScript([{ content: "ok" }]);
-    const other = await sb.run(["run", "--yes", "-w", sb.cwd, `hello ${EMAIL}`], { timeoutMs: 120_000 });
+    const other = await runCli(sb, ["run", "--yes", "-w", sb.cwd, `hello ${EMAIL}`]);
     expect(other.exitCode, other.stderr).toBe(0);
     const again = wire(e2e.server.requests);
     expect(again).not.toContain(EMAIL);
@@ -87,7 +89,7 @@ describe("piiRedaction through the built CLI", () => {
       const p = /\[EMAIL_[0-9a-f]{8}\]/.exec(JSON.stringify(req.body.messages))?.[0] ?? "?";
       return { content: `Sure, I will write to ${p} right away; ${p} again.` };
     });
-    const r = await sb.run(["run", "--output-format", "stream-json", `note ${EMAIL}`], { timeoutMs: 120_000 });
+    const r = await runCli(sb, ["run", "--output-format", "stream-json", `note ${EMAIL}`]);
     expect(r.exitCode, r.stderr).toBe(0);
     const events = r.stdout
       .trim()
@@ -102,7 +104,7 @@ describe("piiRedaction through the built CLI", () => {
   it("is off by default: the prompt goes out as typed", async () => {
     const sb = e2e.sandbox();
     e2e.server.setScript([{ content: "ok" }]);
-    const r = await sb.run(["run", "--yes", `mail ${EMAIL}`], { timeoutMs: 120_000 });
+    const r = await runCli(sb, ["run", "--yes", `mail ${EMAIL}`]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(wire(e2e.server.requests)).toContain(EMAIL);
   }, 120_000);

@@ -8,6 +8,7 @@ import { type Server, createServer } from "node:net";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { HAS_BWRAP, pathWithoutBwrap, toolResults } from "../support/confinement.js";
+import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 import { trustProject } from "../support/trust.js";
 
@@ -181,24 +182,27 @@ describe("sandbox paths that break or open the sandbox", () => {
     for (const [sandbox, line] of cases) {
       writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ sandbox }));
       trustProject(sb); // the user's own trusted setting is what is refused here (an untrusted one is ignored)
-      const r = await sb.run(["run", "hi"]);
+      // The first case through the built CLI (exit code, the one line a terminal shows); the others in-process.
+      const r = sandbox === cases[0]![0] ? await sb.run(["run", "hi"]) : await runCli(sb, ["run", "hi"]);
       expect(r.exitCode, JSON.stringify(sandbox)).toBe(2);
       expect(r.stderr.trim().split("\n"), r.stderr).toHaveLength(1);
       expect(r.stderr).toMatch(line);
     }
     expect(e2e.server.requests).toHaveLength(0);
-    const doctor = await sb.run(["doctor"]);
+    const doctor = await runCli(sb, ["doctor"]);
     expect(doctor.exitCode).toBe(1);
     expect(doctor.stdout).toMatch(/^✗ sandbox +sandbox\.readOnly "\/proc\/self" is refused/m);
   });
 
   it("doctor's sandbox check runs a real command: a bubblewrap that starts but fails with these settings is ✗, not 'works'", async () => {
     const sb = e2e.sandbox();
-    const ok = await sb.run(["doctor"]);
+    // In-process (bwrap is looked up per PATH); the broken bwrap below is a process of its own, so no shell session
+    // started here can stand in for it.
+    const ok = await runCli(sb, ["doctor"]);
     if (HAS_BWRAP) expect(ok.stdout).toMatch(/^✓ sandbox +bubblewrap works/m);
     else expect(ok.stdout).toMatch(/^! sandbox +bubblewrap \(bwrap\) is not available/m);
     // Without bwrap, the command runs on the host: it works, and doctor warns.
-    const fallback = await sb.run(["doctor"], { env: { PATH: pathWithoutBwrap(sb) } });
+    const fallback = await runCli(sb, ["doctor"], { env: { PATH: pathWithoutBwrap(sb) } });
     expect(fallback.stdout).toMatch(/^! sandbox +bubblewrap \(bwrap\) is not available/m);
     if (!HAS_BWRAP) return;
     // The probe (a bare sandbox) passes; the session with deerflow's settings does not start.

@@ -5,6 +5,7 @@
 import { chmodSync, chownSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { MATCH_BUDGET_ENV } from "../../src/tools/bounded-regex.js";
 import { useE2E } from "../support/e2e.js";
 import { pathWithout, toolResults } from "../support/confinement.js";
 
@@ -33,10 +34,11 @@ describe.each(["rg", "walker"] as const)("hostile patterns (%s)", (env) => {
       { toolCalls: [{ id: "after", name: "grep", args: { pattern: "needle" } }] },
       { content: "done" },
     );
-    const r = await sb.run(["run", "--yes", "-w", repo, "search"], { env: { PATH }, timeoutMs: 240_000 });
+    // A 1 s budget per batch instead of 5 s (the same stop, sooner); bounded-regex.test.ts holds the default.
+    const r = await sb.run(["run", "--yes", "-w", repo, "search"], { env: { PATH, [MATCH_BUDGET_ENV]: "1000" }, timeoutMs: 240_000 });
     expect(r.exitCode, r.stderr.slice(-2000)).toBe(0);
     const out = toolResults(e2e.server.requests[1]!);
-    expect(out.grep).toMatch(/^\/mnt\/user-data\/workspace\/0-first\.txt:1: needle one\n\[The search was stopped: the pattern took over 5 s .*backtracks.*Simplify the pattern\.\]$/s);
+    expect(out.grep).toMatch(/^\/mnt\/user-data\/workspace\/0-first\.txt:1: needle one\n\[The search was stopped: the pattern took over 1 s .*backtracks.*Simplify the pattern\.\]$/s);
     expect(out.glob).toMatch(/^No paths match/);
     expect(toolResults(e2e.server.requests[2]!).after).toBe("/mnt/user-data/workspace/0-first.txt:1: needle one");
   }, 300_000);

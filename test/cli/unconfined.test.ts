@@ -1,9 +1,12 @@
 // No confinement, no silent yolo: without bubblewrap (a PATH without `bwrap`), `run --yes`, `--approval yolo` and a
 // .deerflowrc `approval: "yolo"` stop with exit 2 and one line before any model call, unless the user passes
-// --dangerously-run-unconfined. With bubblewrap, the same invocations run as before.
+// --dangerously-run-unconfined. With bubblewrap, the same invocations run as before. The built CLI holds the refusal's
+// exit code and line once, and the watchdog's environment; the rest drive main() in-process (bwrap is looked up per
+// PATH, so a PATH without it is a fallback there too).
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 import { HAS_BWRAP, pathWithoutBwrap, toolResults, approveUnconfined } from "../support/confinement.js";
 import { trustProject } from "../support/trust.js";
@@ -15,7 +18,8 @@ describe("auto-approval without bubblewrap", () => {
     const sb = e2e.sandbox();
     const env = { PATH: pathWithoutBwrap(sb) };
     for (const args of [["--yes"], ["--approval", "yolo"]]) {
-      const r = await sb.run(["run", ...args, "delete things"], { env });
+      // --yes through the built CLI (the exit code and the line a terminal shows); yolo in-process.
+      const r = args[0] === "--yes" ? await sb.run(["run", ...args, "delete things"], { env }) : await runCli(sb, ["run", ...args, "delete things"], { env });
       expect(r.exitCode, args.join(" ")).toBe(2);
       const lines = r.stderr.trim().split("\n");
       expect(lines, r.stderr).toHaveLength(1);
@@ -26,7 +30,7 @@ describe("auto-approval without bubblewrap", () => {
     }
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ approval: "yolo" }));
     trustProject(sb);
-    const fromRc = await sb.run(["run", "hi"], { env });
+    const fromRc = await runCli(sb, ["run", "hi"], { env });
     expect(fromRc.exitCode).toBe(2);
     expect(fromRc.stderr).toMatch(/with approval mode yolo .* refusing/);
     expect(e2e.server.requests).toHaveLength(0);
@@ -34,7 +38,7 @@ describe("auto-approval without bubblewrap", () => {
     // Said on purpose: the guarded command runs unasked (and the usual warning says it is unconfined).
     const marker = join(sb.cwd, "ran.txt");
     e2e.server.push({ toolCalls: [{ id: "rm", name: "bash", args: { command: `rm -f ./gone; echo ok > ${marker}` } }] }, { content: "done" });
-    const allowed = await sb.run(["run", "--yes", "--dangerously-run-unconfined", "clean"], { env });
+    const allowed = await runCli(sb, ["run", "--yes", "--dangerously-run-unconfined", "clean"], { env });
     expect(allowed.exitCode, allowed.stderr).toBe(0);
     expect(allowed.stderr).toMatch(/UNCONFINED/);
     expect(toolResults(e2e.server.requests[1]!).rm).not.toMatch(/denied|needs approval/i);
@@ -56,7 +60,7 @@ describe("auto-approval without bubblewrap", () => {
       { content: "done" },
     );
     const before = e2e.server.requests.length;
-    const home = await sb.run(["run", "--approval", "yolo", "--dangerously-run-unconfined", "clean up"], { env });
+    const home = await runCli(sb, ["run", "--approval", "yolo", "--dangerously-run-unconfined", "clean up"], { env });
     expect(home.exitCode, home.stderr).toBe(0);
     const results = toolResults(e2e.server.requests[before + 1]!);
     for (const id of ["h1", "h2", "h3"]) expect(results[id], id).toMatch(/^Blocked: .*never run/s);
@@ -67,10 +71,10 @@ describe("auto-approval without bubblewrap", () => {
   it("eval --yes without bubblewrap is refused the same way (exit 2, one line), before any model call", async () => {
     const sb = e2e.sandbox();
     const env = { PATH: pathWithoutBwrap(sb) };
-    const list = await sb.run(["eval", "--list"], { env });
+    const list = await runCli(sb, ["eval", "--list"], { env });
     expect(list.exitCode, list.stderr).toBe(0);
     const task = list.stdout.split("\t")[0]!;
-    const r = await sb.run(["eval", "--yes", "--tasks", task], { env });
+    const r = await runCli(sb, ["eval", "--yes", "--tasks", task], { env });
     expect(r.exitCode).toBe(2);
     expect(r.stderr.trim().split("\n"), r.stderr).toHaveLength(1);
     expect(r.stderr).toMatch(/^deerflow: bubblewrap \(bwrap\) is not available, so with --yes .* pass --dangerously-run-unconfined/);
@@ -99,7 +103,7 @@ describe("auto-approval without bubblewrap", () => {
     writeFileSync(join(sb.cwd, "--pre=sh"), "");
     writeFileSync(join(sb.cwd, "build.sh"), `echo ran >> ${marker}\n# TODO\n`);
     e2e.server.push({ toolCalls: [{ id: "rg", name: "bash", args: { command: "rg -n TODO *" } }] }, { content: "done" });
-    const r = await sb.run(["run", "find the TODOs"], { env: { PATH: pathWithoutBwrap(sb) } });
+    const r = await runCli(sb, ["run", "find the TODOs"], { env: { PATH: pathWithoutBwrap(sb) } });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(toolResults(e2e.server.requests[1]!).rg).toMatch(/^Denied: no sandbox here/);
     expect(existsSync(marker)).toBe(false);
@@ -108,9 +112,9 @@ describe("auto-approval without bubblewrap", () => {
   it.runIf(HAS_BWRAP)("with bubblewrap, --yes and yolo need no flag", async () => {
     const sb = e2e.sandbox();
     e2e.server.push({ content: "fine" }, { content: "fine too" });
-    const yes = await sb.run(["run", "--yes", "hi"]);
+    const yes = await runCli(sb, ["run", "--yes", "hi"]);
     expect(yes.exitCode, yes.stderr).toBe(0);
-    const yolo = await sb.run(["run", "--approval", "yolo", "hi"]);
+    const yolo = await runCli(sb, ["run", "--approval", "yolo", "hi"]);
     expect(yolo.exitCode, yolo.stderr).toBe(0);
     expect(yolo.stdout).toBe("fine too\n");
   });

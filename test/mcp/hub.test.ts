@@ -45,22 +45,33 @@ describe("McpHub", () => {
     expect(hub.takeFailures()).toEqual([]);
   });
 
-  it(`a call longer than ${LONG_MCP_CALL_MS} ms is recorded in background_tasks (kind mcp, completed)`, async () => {
+  it("a call longer than the threshold (10 s; 500 ms here) is recorded in background_tasks (kind mcp, completed)", async () => {
+    expect(LONG_MCP_CALL_MS).toBe(10_000);
+    const longCallMs = 500;
     const hub = McpHub.for(mcpConfig({ slowpoke: fixture("--slow") }));
     await hub.start({ shell: defaultShellSettings() });
-    const [slow] = createMcpTools(hub);
+    const [slow] = createMcpTools(hub, hub.tools(), { longCallMs });
     const earlier = { kind: "bash", id: "bg-1" };
-    const out = await slow!.invoke({ id: "call-long", name: slow!.name, args: { ms: LONG_MCP_CALL_MS + 300 }, type: "tool_call" }, {
+    const out = await slow!.invoke({ id: "call-long", name: slow!.name, args: { ms: longCallMs + 300 }, type: "tool_call" }, {
       configurable: {},
       state: { background_tasks: [earlier] },
     } as never);
     // The runtime's state is what the ToolNode passes; invoked directly, the tool still returns the update.
     expect(out).toBeInstanceOf(Command);
     const update = (out as unknown as Command).update as { background_tasks: Record<string, unknown>[]; messages: { content: string }[] };
-    expect(update.messages[0]!.content).toBe(`slept ${LONG_MCP_CALL_MS + 300} ms`);
+    expect(update.messages[0]!.content).toBe(`slept ${longCallMs + 300} ms`);
+    expect(update.background_tasks[0]).toEqual(earlier);
     const task = update.background_tasks.find((t) => t.kind === "mcp")!;
     expect(task).toMatchObject({ kind: "mcp", task_id: "call-long", task_name: "mcp__slowpoke__slow", status: "completed" });
-    expect(task.duration_ms as number).toBeGreaterThanOrEqual(LONG_MCP_CALL_MS);
+    expect(task.duration_ms as number).toBeGreaterThanOrEqual(longCallMs);
+    // Without the option the threshold is the 10 s default: the same call is a plain result, nothing recorded.
+    const [plain] = createMcpTools(hub);
+    const quick = await plain!.invoke({ id: "call-short", name: plain!.name, args: { ms: longCallMs + 300 }, type: "tool_call" }, {
+      configurable: {},
+      state: { background_tasks: [earlier] },
+    } as never);
+    expect(quick).not.toBeInstanceOf(Command);
+    expect((quick as { content: string }).content).toBe(`slept ${longCallMs + 300} ms`);
   }, 60_000);
 });
 
