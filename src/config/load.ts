@@ -80,6 +80,10 @@ export interface ResolvedConfig {
   sandbox: {
     bashTimeoutSeconds: number;
     network: boolean;
+    /** sandbox.network "host": the host's whole network instead of the proxied public internet. */
+    hostNetwork: boolean;
+    /** sandbox.allowHosts: private hosts the proxied network may reach. */
+    allowHosts: string[];
     readWrite: string[];
     readOnly: string[];
     passEnv: string[];
@@ -305,6 +309,8 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     sandbox: {
       bashTimeoutSeconds: merged.sandbox?.bashTimeout ?? DEFAULT_BASH_TIMEOUT_S,
       network: !inputs.flags?.noNetwork && merged.sandbox?.network !== "off",
+      hostNetwork: !inputs.flags?.noNetwork && merged.sandbox?.network === "host",
+      allowHosts: merged.sandbox?.allowHosts ?? [],
       // Relative and ~ paths are read against the file that set them.
       readWrite: sandboxPaths(merged.sandbox?.readWrite, "readWrite", userHome, origin.sandbox, cwd),
       readOnly: sandboxPaths(merged.sandbox?.readOnly, "readOnly", userHome, origin.sandbox, cwd),

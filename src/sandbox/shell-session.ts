@@ -7,8 +7,10 @@
 import { execa, type ResultPromise } from "execa";
 import { bwrapArgs, socketsToHide } from "./bwrap-args.js";
 import { scrubEnv } from "./env-scrub.js";
+import { loopbackForwards, parseAllowHosts } from "../config/allow-hosts.js";
+import { type NetworkProxy, startNetworkProxy } from "./network-proxy.js";
 import type { ThreadPaths } from "./provider.js";
-import type { ShellSettings } from "./shell-settings.js";
+import { type ShellSettings, confinedNetwork } from "./shell-settings.js";
 import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
 
 /** Time between SIGTERM and SIGKILL to the process group. */
@@ -48,8 +50,10 @@ export class ShellSession {
   private buf = "";
   private lastHeard = Date.now();
   private readonly heartbeat: NodeJS.Timeout;
-  /** The host sockets this session's mounts cover (network off); one bound later is not (see missesNewSockets). */
+  /** The host sockets this session's mounts cover (network off or proxied); one bound later is not (see missesNewSockets). */
   private readonly hiddenSockets: Set<string>;
+  /** The session's way out with the proxied network (network-proxy.ts); undefined with none or the host's. */
+  private readonly proxy: NetworkProxy | undefined;
 
   constructor(
     private readonly paths: ThreadPaths,
@@ -58,10 +62,13 @@ export class ShellSession {
   ) {
     this.hiddenSockets = new Set(socketsToHide(paths, settings));
     const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues, project: paths.workspace_path });
+    const allow = settings.network && confinedNetwork(settings) ? parseAllowHosts(settings.allowHosts ?? []) : undefined;
+    this.proxy = allow ? startNetworkProxy(allow) : undefined;
+    const network = this.proxy ? { DEERFLOW_PROXY_SOCKET: this.proxy.socketPath, DEERFLOW_PROXY_FORWARDS: JSON.stringify(loopbackForwards(allow!)) } : {};
     // The program travels in the environment (the supervisor deletes it at once) so `ps` stays readable.
     const loader = "const s = process.env.DEERFLOW_SUPERVISOR; delete process.env.DEERFLOW_SUPERVISOR; eval(s);";
-    this.child = execa(bwrap, bwrapArgs(paths, settings, [process.execPath, "-e", loader]), {
-      env: { ...env, DEERFLOW_SUPERVISOR: SUPERVISOR_SOURCE },
+    this.child = execa(bwrap, bwrapArgs(paths, settings, [process.execPath, "-e", loader], this.proxy?.dir), {
+      env: { ...env, ...network, DEERFLOW_SUPERVISOR: SUPERVISOR_SOURCE },
       extendEnv: false,
       stdin: "pipe",
       stdout: "pipe",
@@ -76,7 +83,7 @@ export class ShellSession {
     this.child.stderr?.on("data", (d: Buffer) => {
       if (stderr.length < 4000) stderr += d.toString("utf8");
     });
-    this.ready = new Promise((resolve, reject) => {
+    const started = new Promise<void>((resolve, reject) => {
       const onLine = (line: string) => {
         this.lastHeard = Date.now();
         let m: Record<string, unknown>;
@@ -114,13 +121,21 @@ export class ShellSession {
         }
       });
     });
+    const proxyReady = this.proxy?.ready.catch((e: Error) => {
+      this.child.kill("SIGKILL");
+      throw new Error(`The shell sandbox's network proxy could not start: ${e.message}`);
+    });
+    this.ready = proxyReady ? Promise.all([started, proxyReady]).then(() => {}) : started;
     this.ready.catch(() => {});
     this.heartbeat = setInterval(() => {
       const waiting = [...this.pending.keys()].some((id) => id.startsWith("c"));
       if (waiting && Date.now() - this.lastHeard > SUPERVISOR_SILENCE_MS) this.child.kill("SIGKILL");
     }, 1_000);
     this.heartbeat.unref();
-    void this.child.finally(() => clearInterval(this.heartbeat));
+    void this.child.finally(() => {
+      clearInterval(this.heartbeat);
+      this.proxy?.close();
+    });
   }
 
   get alive(): boolean {
@@ -132,7 +147,7 @@ export class ShellSession {
     return this.pending.size === 0;
   }
 
-  /** With the network off: a host socket was bound since the start, which this session's mounts do not cover. */
+  /** With the network off or proxied: a host socket was bound since the start, which this session's mounts do not cover. */
   missesNewSockets(): boolean {
     return socketsToHide(this.paths, this.settings).some((f) => !this.hiddenSockets.has(f));
   }
