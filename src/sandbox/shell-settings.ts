@@ -93,3 +93,12 @@ export function shellSettingsFromConfig(config: {
 export function confinedNetwork(s: Pick<ShellSettings, "network" | "hostNetwork">): boolean {
   return !s.network || s.hostNetwork !== true;
 }
+
+/** The network commands get, in words (`deerflow doctor`); `confined`: bubblewrap runs them. */
+export function networkModeText(s: Pick<ShellSettings, "network" | "hostNetwork" | "allowHosts">, confined: boolean): string {
+  if (!s.network) return "network off";
+  if (!confined) return "Network: the host's whole network";
+  if (s.hostNetwork) return 'network: the host\'s (sandbox.network "host": its loopback services and the metadata address are reachable)';
+  const allowed = s.allowHosts?.length ? `; also ${s.allowHosts.join(", ")} (sandbox.allowHosts)` : "";
+  return `network: public internet only, through deerflow's proxy${allowed}`;
+}

@@ -76,6 +76,10 @@ describe.runIf(HAS_BWRAP)("the sandbox's network (bwrap, network on)", () => {
     expect(out.tunnel).toBe(`${SECRET} rc=0`);
     // The entry names one port: the host's others stay refused.
     expect(out.otherPort).toContain("deerflow's sandbox proxy refused 127.0.0.1:");
+    const doctor = await runCli(sb, ["doctor"]);
+    expect(doctor.stdout).toMatch(
+      new RegExp(`^✓ sandbox +bubblewrap works \\(\\S+\\): shell commands run confined; network: public internet only, through deerflow's proxy; also 127\\.0\\.0\\.1:${port} \\(sandbox\\.allowHosts\\)$`, "m"),
+    );
   }, 120_000);
 
   it("a server a command starts inside is reachable from the next command on the sandbox's own loopback", async () => {
@@ -116,6 +120,8 @@ describe.runIf(HAS_BWRAP)("the sandbox's network (bwrap, network on)", () => {
     const out = await commands(sb, { direct: plain(`http://127.0.0.1:${port}/`), env: 'echo "proxy=[$HTTP_PROXY]"' });
     expect(out.direct).toBe(`${SECRET} rc=0`);
     expect(out.env).toBe("proxy=[]");
+    const doctor = await runCli(sb, ["doctor"]);
+    expect(doctor.stdout).toContain('shell commands run confined; network: the host\'s (sandbox.network "host": its loopback services and the metadata address are reachable)');
   }, 120_000);
 
   it("through the built CLI: the metadata address is refused with the one line; --no-network has no proxy at all", async () => {
