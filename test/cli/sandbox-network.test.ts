@@ -78,7 +78,10 @@ describe.runIf(HAS_BWRAP)("the sandbox's network (bwrap, network on)", () => {
     expect(out.otherPort).toContain("deerflow's sandbox proxy refused 127.0.0.1:");
     const doctor = await runCli(sb, ["doctor"]);
     expect(doctor.stdout).toMatch(
-      new RegExp(`^✓ sandbox +bubblewrap works \\(\\S+\\): shell commands run confined; network: public internet only, through deerflow's proxy; also 127\\.0\\.0\\.1:${port} \\(sandbox\\.allowHosts\\)$`, "m"),
+      new RegExp(
+        `^✓ sandbox +bubblewrap works \\(\\S+\\): shell commands run confined; network: public internet only, through deerflow's proxy; also 127\\.0\\.0\\.1:${port} \\(sandbox\\.allowHosts\\)$`,
+        "m",
+      ),
     );
   }, 120_000);
 
