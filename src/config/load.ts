@@ -9,6 +9,7 @@ import { configText, readBounded } from "./config-file-bytes.js";
 import { assertUsableBaseUrl } from "./base-url.js";
 import { RC_NAME, dataHomeOf, rcFiles } from "./data-home.js";
 import { sandboxPaths } from "./sandbox-paths.js";
+import type { ResolvedSandbox } from "./resolved-sandbox.js";
 import { type UntrustedProject, withoutUntrustedKeys } from "./project-trust.js";
 import { sha256Of, trustHomeOf, trustStateOf } from "./trust-store.js";
 import { modelEndpoint, resolveSecret } from "./model-endpoint.js";
@@ -77,20 +78,7 @@ export interface ResolvedConfig {
    */
   checkpoint: { channelMode: ChannelMode; explicitMode: boolean; snapshotFrequency: number };
   approval: ApprovalModeSetting;
-  sandbox: {
-    bashTimeoutSeconds: number;
-    network: boolean;
-    /** sandbox.network "host": the host's whole network instead of the proxied public internet. */
-    hostNetwork: boolean;
-    /** sandbox.allowHosts: private hosts the proxied network may reach. */
-    allowHosts: string[];
-    readWrite: string[];
-    readOnly: string[];
-    passEnv: string[];
-    require: boolean;
-    /** Host folders commands never see (not from .deerflowrc: `deerflow eval` hides its task folders and scratch). */
-    hidden?: string[];
-  };
+  sandbox: ResolvedSandbox;
   guards: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
   /** Memory across threads (.deerflowrc memory.enabled; --no-memory turns it off). */
   memory: { enabled: boolean };

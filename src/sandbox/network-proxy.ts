@@ -15,7 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import { blockedRange } from "./address-check.js";
-import { type AllowedHost, hostAllowed } from "../config/allow-hosts.js";
+import { type AllowedHost, hostAllowed, loopbackForwards, parseAllowHosts } from "../config/allow-hosts.js";
+import { type ShellSettings, confinedNetwork } from "./shell-settings.js";
 
 /** The name of each proxy's private folder starts so (bwrap-args.ts leaves the sockets in them visible). */
 export const PROXY_DIR_PREFIX = "deerflow-net-";
@@ -135,7 +136,7 @@ export function startNetworkProxy(allow: readonly AllowedHost[]): NetworkProxy {
   server.on("clientError", (_e, socket) => socket.destroy());
   server.maxConnections = PROXY_MAX_CONNECTIONS;
   const ready = new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (e) => reject(new Error(`The shell sandbox's network proxy could not start: ${e.message}`)));
     server.listen(socketPath, () => resolve());
   });
   ready.catch(() => {});
@@ -152,4 +153,15 @@ export function startNetworkProxy(allow: readonly AllowedHost[]): NetworkProxy {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The proxy of a session whose network is proxied ("on", not "host"), with what tells the supervisor about it (the
+ * socket, and the allowed loopback ports to forward); undefined with the network off or the host's.
+ */
+export function sessionProxy(settings: ShellSettings): { proxy: NetworkProxy; env: Record<string, string> } | undefined {
+  if (!settings.network || !confinedNetwork(settings)) return undefined;
+  const allow = parseAllowHosts(settings.allowHosts ?? []);
+  const proxy = startNetworkProxy(allow);
+  return { proxy, env: { DEERFLOW_PROXY_SOCKET: proxy.socketPath, DEERFLOW_PROXY_FORWARDS: JSON.stringify(loopbackForwards(allow)) } };
 }

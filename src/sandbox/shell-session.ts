@@ -7,10 +7,9 @@
 import { execa, type ResultPromise } from "execa";
 import { bwrapArgs, socketsToHide } from "./bwrap-args.js";
 import { scrubEnv } from "./env-scrub.js";
-import { loopbackForwards, parseAllowHosts } from "../config/allow-hosts.js";
-import { type NetworkProxy, startNetworkProxy } from "./network-proxy.js";
+import { type NetworkProxy, sessionProxy } from "./network-proxy.js";
 import type { ThreadPaths } from "./provider.js";
-import { type ShellSettings, confinedNetwork } from "./shell-settings.js";
+import type { ShellSettings } from "./shell-settings.js";
 import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
 
 /** Time between SIGTERM and SIGKILL to the process group. */
@@ -62,13 +61,12 @@ export class ShellSession {
   ) {
     this.hiddenSockets = new Set(socketsToHide(paths, settings));
     const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues, project: paths.workspace_path });
-    const allow = settings.network && confinedNetwork(settings) ? parseAllowHosts(settings.allowHosts ?? []) : undefined;
-    this.proxy = allow ? startNetworkProxy(allow) : undefined;
-    const network = this.proxy ? { DEERFLOW_PROXY_SOCKET: this.proxy.socketPath, DEERFLOW_PROXY_FORWARDS: JSON.stringify(loopbackForwards(allow!)) } : {};
+    const network = sessionProxy(settings);
+    this.proxy = network?.proxy;
     // The program travels in the environment (the supervisor deletes it at once) so `ps` stays readable.
     const loader = "const s = process.env.DEERFLOW_SUPERVISOR; delete process.env.DEERFLOW_SUPERVISOR; eval(s);";
     this.child = execa(bwrap, bwrapArgs(paths, settings, [process.execPath, "-e", loader], this.proxy?.dir), {
-      env: { ...env, ...network, DEERFLOW_SUPERVISOR: SUPERVISOR_SOURCE },
+      env: { ...env, ...network?.env, DEERFLOW_SUPERVISOR: SUPERVISOR_SOURCE },
       extendEnv: false,
       stdin: "pipe",
       stdout: "pipe",
@@ -84,23 +82,6 @@ export class ShellSession {
       if (stderr.length < 4000) stderr += d.toString("utf8");
     });
     const started = new Promise<void>((resolve, reject) => {
-      const onLine = (line: string) => {
-        this.lastHeard = Date.now();
-        let m: Record<string, unknown>;
-        try {
-          m = JSON.parse(line) as Record<string, unknown>;
-        } catch {
-          return;
-        }
-        if (m.ready === true) return resolve();
-        const p = typeof m.id === "string" ? this.pending.get(m.id) : undefined;
-        if (!p) return;
-        if (typeof m.out === "string") p.out.push(m.out);
-        if (m.end === true) {
-          this.pending.delete(m.id as string);
-          p.onEnd(m as never);
-        }
-      };
       this.child.stdout?.setEncoding("utf8");
       this.child.stdout?.on("data", (d: string) => {
         this.buf += d;
@@ -108,7 +89,7 @@ export class ShellSession {
         while ((i = this.buf.indexOf("\n")) >= 0) {
           const line = this.buf.slice(0, i);
           this.buf = this.buf.slice(i + 1);
-          onLine(line);
+          this.onLine(line, resolve);
         }
       });
       void this.child.then((r) => {
@@ -121,9 +102,10 @@ export class ShellSession {
         }
       });
     });
+    // A proxy that cannot listen ends the sandbox too: its commands would have no way out.
     const proxyReady = this.proxy?.ready.catch((e: Error) => {
       this.child.kill("SIGKILL");
-      throw new Error(`The shell sandbox's network proxy could not start: ${e.message}`);
+      throw e;
     });
     this.ready = proxyReady ? Promise.all([started, proxyReady]).then(() => {}) : started;
     this.ready.catch(() => {});
@@ -136,6 +118,25 @@ export class ShellSession {
       clearInterval(this.heartbeat);
       this.proxy?.close();
     });
+  }
+
+  /** One JSON line of the supervisor: ready, a command's output, or its end. */
+  private onLine(line: string, ready: () => void): void {
+    this.lastHeard = Date.now();
+    let m: Record<string, unknown>;
+    try {
+      m = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    if (m.ready === true) return ready();
+    const p = typeof m.id === "string" ? this.pending.get(m.id) : undefined;
+    if (!p) return;
+    if (typeof m.out === "string") p.out.push(m.out);
+    if (m.end === true) {
+      this.pending.delete(m.id as string);
+      p.onEnd(m as never);
+    }
   }
 
   get alive(): boolean {
