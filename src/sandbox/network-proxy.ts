@@ -114,9 +114,12 @@ async function onRequest(req: IncomingMessage, res: ServerResponse, allow: reado
   const up = httpRequest({ host: target.address, port, method: req.method, path: `${url.pathname}${url.search}`, headers: forwardedHeaders(req), agent: false, setHost: false });
   up.on("socket", track);
   up.on("response", (r) => {
+    // A reset mid-answer must not reach deerflow as an unhandled error: the command's connection just ends.
+    r.on("error", () => res.destroy());
     res.writeHead(r.statusCode ?? 502, r.headers);
     r.pipe(res);
   });
+  req.on("error", () => up.destroy());
   up.on("error", () => (res.headersSent ? res.destroy() : refuse(res, 502, `deerflow's sandbox proxy could not connect to ${url.host}.`)));
   req.pipe(up);
 }
