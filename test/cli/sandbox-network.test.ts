@@ -1,11 +1,12 @@
 // The sandbox's network with bubblewrap and the network on (the default): its own network namespace whose only way
 // out is deerflow's proxy on the host. Host services (a real HTTP server on the host's loopback), the cloud metadata
-// address and names resolving to loopback are refused with one line naming the setting; the user's allow-list
+// address and names resolving to loopback are refused with one line naming the setting (the host's abstract Unix
+// sockets are not there at all); the user's allow-list
 // (~/.deerflowrc sandbox.allowHosts) lets a named host:port through, a repository's .deerflowrc cannot; a server a
 // command starts inside stays reachable on the sandbox's own loopback; --no-network and "host" keep their meaning.
 import { writeFileSync } from "node:fs";
 import { type Server, createServer } from "node:http";
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, type Server as NetServer, createServer as createNetServer } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../support/cli-in-process.js";
@@ -23,6 +24,15 @@ beforeAll(async () => {
   port = (hostService.address() as AddressInfo).port;
 });
 afterAll(() => new Promise<void>((r) => hostService.close(() => r())));
+/** An abstract Unix socket of the host (an X server's `@/tmp/.X11-unix/X0` stands for it): per network namespace. */
+const ABSTRACT = `\0deerflow-test-abstract-${process.pid}`;
+let abstract: NetServer;
+beforeAll(async () => {
+  abstract = createNetServer((c) => c.on("error", () => {}).end());
+  await new Promise<void>((r) => abstract.listen(ABSTRACT, r));
+});
+afterAll(() => new Promise<void>((r) => abstract.close(() => r())));
+const abstractProbe = `node -e 'require("net").connect(${JSON.stringify(ABSTRACT)}).on("connect",()=>{console.log("CONNECTED");process.exit(0)}).on("error",(e)=>console.log("BLOCKED "+e.code))'`;
 
 /** curl through the sandbox's proxy explicitly (NO_PROXY would send loopback names to the sandbox's own lo). */
 const viaProxy = (url: string) => `curl -sS --max-time 20 --noproxy '' -x "$HTTP_PROXY" ${url}; echo " rc=$?"`;
@@ -49,6 +59,7 @@ describe.runIf(HAS_BWRAP)("the sandbox's network (bwrap, network on)", () => {
       metadata: plain("http://169.254.169.254/latest/meta-data/"),
       tunnel: `curl -sS --max-time 20 https://169.254.169.254/ 2>&1; echo " rc=$?"`,
       v6: viaProxy("http://[fd00:ec2::254]/"),
+      abstract: abstractProbe,
     });
     expect(out.env).toMatch(/^http:\/\/127\.0\.0\.1:\d+\|http:\/\/127\.0\.0\.1:\d+\|localhost,127\.0\.0\.1,::1$/);
     for (const k of Object.keys(out)) expect(out[k], k).not.toContain(SECRET);
@@ -59,6 +70,7 @@ describe.runIf(HAS_BWRAP)("the sandbox's network (bwrap, network on)", () => {
     expect(out.name).toMatch(new RegExp(`refused localhost:${port}: localhost resolves to \\S+ \\(loopback\\), which is not public internet`));
     expect(out.metadata).toContain(line("169.254.169.254:80: 169.254.169.254 (linkLocal)"));
     expect(out.tunnel).toMatch(/CONNECT tunnel failed, response 403/);
+    expect(out.abstract).toBe("BLOCKED ECONNREFUSED");
     expect(out.v6).toContain(line("fd00:ec2::254:80: fd00:ec2::254 (uniqueLocal)"));
   }, 120_000);
 
@@ -120,8 +132,9 @@ describe.runIf(HAS_BWRAP)("the sandbox's network (bwrap, network on)", () => {
   it('"host" is the old shared namespace: the host\'s loopback service answers (the user chose it)', async () => {
     const sb = e2e.sandbox();
     writeFileSync(join(sb.userHome, ".deerflowrc"), JSON.stringify({ sandbox: { network: "host" } }));
-    const out = await commands(sb, { direct: plain(`http://127.0.0.1:${port}/`), env: 'echo "proxy=[$HTTP_PROXY]"' });
+    const out = await commands(sb, { direct: plain(`http://127.0.0.1:${port}/`), env: 'echo "proxy=[$HTTP_PROXY]"', abstract: abstractProbe });
     expect(out.direct).toBe(`${SECRET} rc=0`);
+    expect(out.abstract).toBe("CONNECTED");
     expect(out.env).toBe("proxy=[]");
     const doctor = await runCli(sb, ["doctor"]);
     expect(doctor.stdout).toContain('shell commands run confined; network: the host\'s (sandbox.network "host": its loopback services and the metadata address are reachable)');
