@@ -1,9 +1,9 @@
 // The sandbox's network with bubblewrap and the network on (the default): its own network namespace whose only way
 // out is deerflow's proxy on the host. Host services (a real HTTP server on the host's loopback), the cloud metadata
 // address and names resolving to loopback are refused with one line naming the setting (the host's abstract Unix
-// sockets are not there at all); the user's allow-list
-// (~/.deerflowrc sandbox.allowHosts) lets a named host:port through, a repository's .deerflowrc cannot; a server a
-// command starts inside stays reachable on the sandbox's own loopback; --no-network and "host" keep their meaning.
+// sockets are not there at all); the user's allow-list (~/.deerflowrc sandbox.allowHosts) lets a named host:port
+// through, a repository's .deerflowrc cannot; a server a command starts inside stays reachable on the sandbox's own
+// loopback; --no-network and "host" keep their meaning.
 import { writeFileSync } from "node:fs";
 import { type Server, createServer } from "node:http";
 import { type AddressInfo, type Server as NetServer, createServer as createNetServer } from "node:net";
