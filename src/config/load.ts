@@ -9,6 +9,7 @@ import { configText, readBounded } from "./config-file-bytes.js";
 import { assertUsableBaseUrl } from "./base-url.js";
 import { RC_NAME, dataHomeOf, rcFiles } from "./data-home.js";
 import { sandboxPaths } from "./sandbox-paths.js";
+import type { ResolvedSandbox } from "./resolved-sandbox.js";
 import { type UntrustedProject, withoutUntrustedKeys } from "./project-trust.js";
 import { sha256Of, trustHomeOf, trustStateOf } from "./trust-store.js";
 import { modelEndpoint, resolveSecret } from "./model-endpoint.js";
@@ -77,16 +78,7 @@ export interface ResolvedConfig {
    */
   checkpoint: { channelMode: ChannelMode; explicitMode: boolean; snapshotFrequency: number };
   approval: ApprovalModeSetting;
-  sandbox: {
-    bashTimeoutSeconds: number;
-    network: boolean;
-    readWrite: string[];
-    readOnly: string[];
-    passEnv: string[];
-    require: boolean;
-    /** Host folders commands never see (not from .deerflowrc: `deerflow eval` hides its task folders and scratch). */
-    hidden?: string[];
-  };
+  sandbox: ResolvedSandbox;
   guards: { loopWarn: number; loopStop: number; toolCallWarn: number; toolCallStop: number; tokenBudget: number };
   /** Memory across threads (.deerflowrc memory.enabled; --no-memory turns it off). */
   memory: { enabled: boolean };
@@ -305,6 +297,8 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     sandbox: {
       bashTimeoutSeconds: merged.sandbox?.bashTimeout ?? DEFAULT_BASH_TIMEOUT_S,
       network: !inputs.flags?.noNetwork && merged.sandbox?.network !== "off",
+      hostNetwork: !inputs.flags?.noNetwork && merged.sandbox?.network === "host",
+      allowHosts: merged.sandbox?.allowHosts ?? [],
       // Relative and ~ paths are read against the file that set them.
       readWrite: sandboxPaths(merged.sandbox?.readWrite, "readWrite", userHome, origin.sandbox, cwd),
       readOnly: sandboxPaths(merged.sandbox?.readOnly, "readOnly", userHome, origin.sandbox, cwd),

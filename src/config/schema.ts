@@ -4,6 +4,7 @@ import { z } from "zod";
 import { APPROVAL_MODES, type ApprovalMode } from "../vocabulary/approval-modes.js";
 import { CHANNEL_MODES } from "../vocabulary/checkpoint-modes.js";
 import { MAX_RUN_TIMEOUT_SECONDS } from "./run-timeout.js";
+import { parseAllowHost } from "./allow-hosts.js";
 import { hooksConfigSchema } from "./hooks-config.js";
 
 /** `"$ENV_NAME"` means "read this environment variable"; anything else is the literal secret. */
@@ -103,8 +104,13 @@ export const fileConfigSchema = z.strictObject({
     .strictObject({
       /** Seconds before a bash command's whole process group is killed. */
       bashTimeout: z.number().positive().max(86_400).optional(),
-      /** "off": commands get no network at all (their own network namespace; needs bubblewrap). */
-      network: z.enum(["on", "off"]).optional(),
+      /**
+       * "on" (default): the public internet only, through deerflow's proxy (needs bubblewrap to confine); "off": no
+       * network at all; "host": the host's whole network (its loopback services, the cloud metadata address).
+       */
+      network: z.enum(["on", "off", "host"]).optional(),
+      /** Private hosts the proxied network may reach: "host", "host:port" or "[v6]:port" (docs/security.md). */
+      allowHosts: z.array(z.string().refine((e) => typeof parseAllowHost(e) !== "string", { error: (i) => String(parseAllowHost(String(i.input))) })).optional(),
       /** Extra host directories commands may write / only read (at their own paths). */
       readWrite: z.array(z.string().min(1)).optional(),
       readOnly: z.array(z.string().min(1)).optional(),

@@ -98,7 +98,9 @@ function jailOf(task: EvalTask, workspace: string, confine: CheckConfinement | u
   if (!confine || !bwrap) return undefined;
   // This task's folder is shown read-only (the agent's shell hides every task folder); the check folder comes back
   // as the thread's outputs folder would (bwrap-args binds it again inside the hidden scratch directory).
-  const shell: ShellSettings = { ...confine.shell, readOnly: [...confine.shell.readOnly, task.dir], hiddenDirs: (confine.shell.hiddenDirs ?? []).filter((d) => d !== task.dir) };
+  // The check keeps the host's network as before the proxied network (no proxy runs for checks): it runs the agent's
+  // code, so this is a known limit, said in docs/security.md.
+  const shell: ShellSettings = { ...confine.shell, hostNetwork: true, readOnly: [...confine.shell.readOnly, task.dir], hiddenDirs: (confine.shell.hiddenDirs ?? []).filter((d) => d !== task.dir) };
   const paths = { workspace_path: workspace, uploads_path: "", outputs_path: confine.checkDir };
   return { bwrap, args: (command: string[]) => bwrapArgs(paths, shell, command) };
 }

@@ -79,7 +79,9 @@ function launchLine(name: string, server: ResolvedMcpServer, ctx: TransportConte
     if (!ctx.paths) throw new Error(`mcpServers.${name}.sandbox needs a thread's workspace, and none is open yet`);
     // A new thread's directories are made by its first run, after the agent (and so this server) is set up.
     for (const p of [ctx.paths.workspace_path, ctx.paths.uploads_path, ctx.paths.outputs_path]) if (p) mkdirSync(p, { recursive: true });
-    const line = bwrapArgs(ctx.paths, ctx.shell, [command, ...args]);
+    // The user's own server keeps the host's network (as before the proxied network): the proxy serves the agent's
+    // commands; a server reaching a local service or an intranet is what the user configured it for.
+    const line = bwrapArgs(ctx.paths, { ...ctx.shell, hostNetwork: true }, [command, ...args]);
     // bwrap-args ends with `--chdir <workspace> -- …`: a configured cwd (readable in the sandbox) wins.
     const at = line.lastIndexOf("--chdir");
     if (cwd && at >= 0) line[at + 1] = cwd;

@@ -8,14 +8,15 @@
 //   5. secret files inside a bound directory covered again at every place they are visible.
 // Capabilities are dropped (as root, the sandbox would otherwise keep CAP_SYS_ADMIN and could remount / rw).
 import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
 import { gitCodePaths, gitDirOf } from "./git-code-paths.js";
-import type { ShellSettings } from "./shell-settings.js";
+import { type ShellSettings, confinedNetwork } from "./shell-settings.js";
 import { homeToolchainPaths, sandboxGitconfig, toolchainSecrets } from "./sandbox-home.js";
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 import { realOrSelf as real } from "./real-path.js";
+import { PROXY_DIR_PREFIX } from "./network-proxy.js";
 
 // The secret paths have one home shared with the memory filter; re-exported for the sandbox's other users.
 export { HOME_SECRET_DIRS, HOME_SECRET_FILES } from "../vocabulary/secret-paths.js";
@@ -43,7 +44,7 @@ const DAEMON_SOCKETS = [
 ];
 const RUNTIME_DIRS = ["/run/user", "/var/run/user"];
 /**
- * With the network off, where host services keep their Unix sockets (a network namespace cuts abstract sockets, not
+ * With the network off or proxied (not "host"), where host services keep their Unix sockets (a network namespace cuts abstract sockets, not
  * ones with a path: psql reached the local PostgreSQL at /var/run/postgresql). An empty tmpfs over each, and every
  * other socket path the host has bound (/proc/net/unix) covered by /dev/null.
  * A socket bound AFTER the session started (say in /var/tmp, during a long chat) is not covered by mounts made
@@ -105,7 +106,7 @@ function threadMounts(paths: ThreadPaths): { workspace: string } & Partial<Recor
 
 /** Where host services keep sockets, emptied by a tmpfs when the network is off. */
 function socketDirsOf(settings: ShellSettings): string[] {
-  return settings.network ? [] : [...new Set(SOCKET_DIRS.filter((d) => existsSync(d)).map(real))];
+  return !confinedNetwork(settings) ? [] : [...new Set(SOCKET_DIRS.filter((d) => existsSync(d)).map(real))];
 }
 
 /** The secret directories, emptied by a tmpfs: the data directory, ~/.ssh & co., the runtime directories. */
@@ -115,18 +116,19 @@ function hiddenDirsOf(settings: ShellSettings): string[] {
 }
 
 /**
- * With the network off, the host's socket paths to cover with /dev/null: those bound now (/proc/net/unix) and not
+ * With the network off or proxied, the host's socket paths to cover with /dev/null: those bound now (/proc/net/unix) and not
  * already under a tmpfs of ours (binding there would first need its parents made) nor in the thread's own
- * directories (the command's to use). The session compares this list before each command (shell-session.ts).
+ * directories (the command's to use), nor a session's network proxy (the way out it is given, bound later). The
+ * session compares this list before each command (shell-session.ts).
  */
 export function socketsToHide(paths: ThreadPaths, settings: ShellSettings): string[] {
-  if (settings.network) return [];
+  if (!confinedNetwork(settings)) return [];
   const thread = threadMounts(paths);
   const mounts = MOUNT_NAMES.flatMap((n) => (thread[n] === undefined ? [] : [thread[n]!]));
   const covered = [...socketDirsOf(settings), "/tmp", "/dev", "/proc", ...hiddenDirsOf(settings), ...mounts];
   return hostSocketPaths()
     .map(real)
-    .filter((f) => !covered.some((d) => isInside(f, d)));
+    .filter((f) => !covered.some((d) => isInside(f, d)) && !basename(dirname(f)).startsWith(PROXY_DIR_PREFIX));
 }
 
 /** The folders between the workspace and each code path outside `.git`, outermost first, once each. */
@@ -178,13 +180,17 @@ function gitCodeArgs(workspace: string): string[] {
   return a;
 }
 
-export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: string[]): string[] {
+/**
+ * `proxyDir`: the network proxy's private folder (network-proxy.ts), bound at its own path; with it, the network is
+ * the session's own namespace whose only way out is that proxy. Without it and the network on: the host's network.
+ */
+export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: string[], proxyDir?: string): string[] {
   const thread = threadMounts(paths);
   const names = MOUNT_NAMES.filter((n) => thread[n] !== undefined);
   const home = real(settings.userHome);
   const a: string[] = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   a.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
-  if (!settings.network) a.push("--unshare-net");
+  if (!settings.network || proxyDir !== undefined) a.push("--unshare-net");
   for (const d of socketDirsOf(settings)) a.push("--tmpfs", d);
   a.push(...homeArgs(home, settings.dataDir));
 
@@ -209,7 +215,7 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
 
   // Secret files, at their real path and wherever a bound directory shows them again.
   const agentSocket = process.env.SSH_AUTH_SOCK ? [real(process.env.SSH_AUTH_SOCK)] : [];
-  // With the network off, the host's socket paths too.
+  // With the network off or proxied, the host's socket paths too.
   const sockets = socketsToHide(paths, settings);
   const homeFiles = HOME_SECRET_FILES.map((f) => join(home, f));
   // A listed name that is a directory here (~/.config/hub) cannot take /dev/null: an empty tmpfs instead.
@@ -245,6 +251,8 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
       }
     }
   }
+  // Last, so no hidden folder covers it (the tmp folder may be anywhere).
+  if (proxyDir !== undefined) a.push("--ro-bind", proxyDir, proxyDir);
   a.push("--chdir", thread.workspace, "--", ...command);
   return a;
 }

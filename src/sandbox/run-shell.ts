@@ -10,7 +10,7 @@ import { hostPath } from "./env-scrub.js";
 import { directBackground, killDirect, runDirect } from "./direct-shell.js";
 import type { ThreadPaths } from "./provider.js";
 import { type RunOptions, type ShellResult, ShellSession } from "./shell-session.js";
-import { type ShellSettings, defaultShellSettings } from "./shell-settings.js";
+import { type ShellSettings, confinedNetwork, defaultShellSettings } from "./shell-settings.js";
 import { fromHostPaths, toHostPaths } from "./virtual-paths.js";
 import { endGitRedirectWatch, noteGitRedirect, restoreGitRedirects } from "./git-redirect-guard.js";
 
@@ -90,7 +90,7 @@ function sessionFor(paths: ThreadPaths, settings: ShellSettings): ShellSession |
   let s = sessions.get(key);
   // A host socket bound since the session started is not covered by its mounts: start afresh while nothing runs
   // (with a background job running, the session is kept: a known limit, see bwrap-args.ts).
-  if (s && s.alive && !settings.network && s.idle && s.missesNewSockets()) {
+  if (s && s.alive && confinedNetwork(settings) && s.idle && s.missesNewSockets()) {
     void s.close();
     s = undefined;
   }

@@ -7,6 +7,7 @@
 import { execa, type ResultPromise } from "execa";
 import { bwrapArgs, socketsToHide } from "./bwrap-args.js";
 import { scrubEnv } from "./env-scrub.js";
+import { type NetworkProxy, sessionProxy } from "./network-proxy.js";
 import type { ThreadPaths } from "./provider.js";
 import type { ShellSettings } from "./shell-settings.js";
 import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
@@ -48,8 +49,10 @@ export class ShellSession {
   private buf = "";
   private lastHeard = Date.now();
   private readonly heartbeat: NodeJS.Timeout;
-  /** The host sockets this session's mounts cover (network off); one bound later is not (see missesNewSockets). */
+  /** The host sockets this session's mounts cover (network off or proxied); one bound later is not (see missesNewSockets). */
   private readonly hiddenSockets: Set<string>;
+  /** The session's way out with the proxied network (network-proxy.ts); undefined with none or the host's. */
+  private readonly proxy: NetworkProxy | undefined;
 
   constructor(
     private readonly paths: ThreadPaths,
@@ -58,10 +61,12 @@ export class ShellSession {
   ) {
     this.hiddenSockets = new Set(socketsToHide(paths, settings));
     const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues, project: paths.workspace_path });
+    const network = sessionProxy(settings);
+    this.proxy = network?.proxy;
     // The program travels in the environment (the supervisor deletes it at once) so `ps` stays readable.
     const loader = "const s = process.env.DEERFLOW_SUPERVISOR; delete process.env.DEERFLOW_SUPERVISOR; eval(s);";
-    this.child = execa(bwrap, bwrapArgs(paths, settings, [process.execPath, "-e", loader]), {
-      env: { ...env, DEERFLOW_SUPERVISOR: SUPERVISOR_SOURCE },
+    this.child = execa(bwrap, bwrapArgs(paths, settings, [process.execPath, "-e", loader], this.proxy?.dir), {
+      env: { ...env, ...network?.env, DEERFLOW_SUPERVISOR: SUPERVISOR_SOURCE },
       extendEnv: false,
       stdin: "pipe",
       stdout: "pipe",
@@ -76,24 +81,7 @@ export class ShellSession {
     this.child.stderr?.on("data", (d: Buffer) => {
       if (stderr.length < 4000) stderr += d.toString("utf8");
     });
-    this.ready = new Promise((resolve, reject) => {
-      const onLine = (line: string) => {
-        this.lastHeard = Date.now();
-        let m: Record<string, unknown>;
-        try {
-          m = JSON.parse(line) as Record<string, unknown>;
-        } catch {
-          return;
-        }
-        if (m.ready === true) return resolve();
-        const p = typeof m.id === "string" ? this.pending.get(m.id) : undefined;
-        if (!p) return;
-        if (typeof m.out === "string") p.out.push(m.out);
-        if (m.end === true) {
-          this.pending.delete(m.id as string);
-          p.onEnd(m as never);
-        }
-      };
+    const started = new Promise<void>((resolve, reject) => {
       this.child.stdout?.setEncoding("utf8");
       this.child.stdout?.on("data", (d: string) => {
         this.buf += d;
@@ -101,7 +89,7 @@ export class ShellSession {
         while ((i = this.buf.indexOf("\n")) >= 0) {
           const line = this.buf.slice(0, i);
           this.buf = this.buf.slice(i + 1);
-          onLine(line);
+          this.onLine(line, resolve);
         }
       });
       void this.child.then((r) => {
@@ -114,13 +102,41 @@ export class ShellSession {
         }
       });
     });
+    // A proxy that cannot listen ends the sandbox too: its commands would have no way out.
+    const proxyReady = this.proxy?.ready.catch((e: Error) => {
+      this.child.kill("SIGKILL");
+      throw e;
+    });
+    this.ready = proxyReady ? Promise.all([started, proxyReady]).then(() => {}) : started;
     this.ready.catch(() => {});
     this.heartbeat = setInterval(() => {
       const waiting = [...this.pending.keys()].some((id) => id.startsWith("c"));
       if (waiting && Date.now() - this.lastHeard > SUPERVISOR_SILENCE_MS) this.child.kill("SIGKILL");
     }, 1_000);
     this.heartbeat.unref();
-    void this.child.finally(() => clearInterval(this.heartbeat));
+    void this.child.finally(() => {
+      clearInterval(this.heartbeat);
+      this.proxy?.close();
+    });
+  }
+
+  /** One JSON line of the supervisor: ready, a command's output, or its end. */
+  private onLine(line: string, ready: () => void): void {
+    this.lastHeard = Date.now();
+    let m: Record<string, unknown>;
+    try {
+      m = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    if (m.ready === true) return ready();
+    const p = typeof m.id === "string" ? this.pending.get(m.id) : undefined;
+    if (!p) return;
+    if (typeof m.out === "string") p.out.push(m.out);
+    if (m.end === true) {
+      this.pending.delete(m.id as string);
+      p.onEnd(m as never);
+    }
   }
 
   get alive(): boolean {
@@ -132,7 +148,7 @@ export class ShellSession {
     return this.pending.size === 0;
   }
 
-  /** With the network off: a host socket was bound since the start, which this session's mounts do not cover. */
+  /** With the network off or proxied: a host socket was bound since the start, which this session's mounts do not cover. */
   missesNewSockets(): boolean {
     return socketsToHide(this.paths, this.settings).some((f) => !this.hiddenSockets.has(f));
   }

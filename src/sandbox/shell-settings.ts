@@ -7,8 +7,15 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 
 export interface ShellSettings {
-  /** false: the sandbox gets its own network namespace (no network at all, not even loopback). */
+  /**
+   * false: no network at all (the sandbox's own network namespace, not even the host's loopback). true: the public
+   * internet through deerflow's proxy (network-proxy.ts), or the host's whole network with `hostNetwork`.
+   */
   network: boolean;
+  /** sandbox.network "host": commands share the host's network namespace (its loopback services, metadata address). */
+  hostNetwork?: boolean;
+  /** sandbox.allowHosts: private hosts / host:port the proxy lets through (allow-hosts.ts). */
+  allowHosts?: string[];
   /** Extra host paths bound read-write / read-only at their own paths. */
   readWrite: string[];
   readOnly: string[];
@@ -59,7 +66,7 @@ export function shellSettingsOf(configurable: Record<string, unknown> | undefine
 export function shellSettingsFromConfig(config: {
   home: string;
   files: string[];
-  sandbox: { network: boolean; readWrite: string[]; readOnly: string[]; passEnv: string[]; require: boolean; hidden?: string[] };
+  sandbox: { network: boolean; hostNetwork?: boolean; allowHosts?: string[]; readWrite: string[]; readOnly: string[]; passEnv: string[]; require: boolean; hidden?: string[] };
   models: Record<string, { apiKey?: string }>;
   model: { apiKey?: string } | null;
 }): ShellSettings {
@@ -67,6 +74,8 @@ export function shellSettingsFromConfig(config: {
   const s = config.sandbox;
   return defaultShellSettings({
     network: s.network,
+    hostNetwork: s.hostNetwork === true,
+    allowHosts: s.allowHosts ?? [],
     readWrite: s.readWrite,
     readOnly: s.readOnly,
     passEnv: s.passEnv,
@@ -78,4 +87,18 @@ export function shellSettingsFromConfig(config: {
     hiddenDirs: [...(s.hidden ?? []), cacheHomeOf()],
     secretValues: [...new Set(keys)],
   });
+}
+
+/** Whether commands are kept off the host's network services: no network, or the proxied one (not "host"). */
+export function confinedNetwork(s: Pick<ShellSettings, "network" | "hostNetwork">): boolean {
+  return !s.network || s.hostNetwork !== true;
+}
+
+/** The network commands get, in words (`deerflow doctor`); `confined`: bubblewrap runs them. */
+export function networkModeText(s: Pick<ShellSettings, "network" | "hostNetwork" | "allowHosts">, confined: boolean): string {
+  if (!s.network) return "network off";
+  if (!confined) return "Network: the host's whole network";
+  if (s.hostNetwork) return 'network: the host\'s (sandbox.network "host": its loopback services and the metadata address are reachable)';
+  const allowed = s.allowHosts?.length ? `; also ${s.allowHosts.join(", ")} (sandbox.allowHosts)` : "";
+  return `network: public internet only, through deerflow's proxy${allowed}`;
 }

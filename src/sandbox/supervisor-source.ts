@@ -13,6 +13,9 @@
 // behind outlives it. (The price: a process that a still-running command detached twice over, out of its session
 // and its tree, goes too.) The supervisor is no more privileged than the commands: the host trusts nothing it
 // says beyond parsing it.
+// With the proxied network (network-proxy.ts), the supervisor also relays 127.0.0.1:<free port> to the host proxy's
+// Unix socket (DEERFLOW_PROXY_SOCKET) and gives commands HTTP(S)_PROXY for it, and listens on each allowed host
+// loopback port (DEERFLOW_PROXY_FORWARDS) to tunnel it through the proxy's CONNECT: in-process, so no command pays.
 // Plain JavaScript in a string so the same text runs from src (tests) and dist, with no file to find at run time.
 export const SUPERVISOR_SOURCE = String.raw`
 "use strict";
@@ -134,8 +137,59 @@ process.stdin.on("data", (d) => {
   }
 });
 process.stdin.on("end", () => process.exit(0));
+const net = require("node:net");
+const proxySocket = process.env.DEERFLOW_PROXY_SOCKET;
+let forwards = [];
+try { forwards = JSON.parse(process.env.DEERFLOW_PROXY_FORWARDS || "[]"); } catch {}
+delete process.env.DEERFLOW_PROXY_SOCKET; delete process.env.DEERFLOW_PROXY_FORWARDS;
+function toProxy(c) {
+  const u = net.connect(proxySocket);
+  c.on("error", () => u.destroy()); u.on("error", () => c.destroy());
+  c.on("close", () => u.destroy()); u.on("close", () => c.destroy());
+  return u;
+}
+function relay(c) { const u = toProxy(c); c.pipe(u); u.pipe(c); }
+// A forwarded port: CONNECT to the allowed target first, then raw bytes both ways (anything but a 200 closes it).
+function tunnel(c, target) {
+  c.pause();
+  const u = toProxy(c);
+  u.write("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n");
+  let head = Buffer.alloc(0);
+  const onData = (b) => {
+    head = Buffer.concat([head, b]);
+    const end = head.indexOf("\r\n\r\n");
+    if (end < 0) { if (head.length > 8192) c.destroy(); return; }
+    u.off("data", onData);
+    if (!/^HTTP\/1\.[01] 200/.test(head.toString("latin1", 0, end))) { c.destroy(); u.destroy(); return; }
+    if (head.length > end + 4) c.write(head.subarray(end + 4));
+    u.pipe(c); c.pipe(u); c.resume();
+  };
+  u.on("data", onData);
+}
+function listenAll(list, done) {
+  let left = list.length;
+  if (left === 0) return done();
+  // A port that cannot be listened on (below 1024) is skipped: the rest of the sandbox works without it.
+  for (const f of list) { const s = net.createServer((c) => tunnel(c, f.target)); s.on("error", () => { if (--left === 0) done(); }); s.listen(f.port, "127.0.0.1", () => { if (--left === 0) done(); }); }
+}
+function startNetwork(done) {
+  if (!proxySocket) return done();
+  listenAll(forwards, () => {
+    const server = net.createServer(relay);
+    server.on("error", () => done());
+    server.listen(0, "127.0.0.1", () => {
+      const url = "http://127.0.0.1:" + server.address().port;
+      for (const k of ["HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"]) process.env[k] = url;
+      // The sandbox's own loopback is its own (a server a command starts there), never the host's.
+      process.env.NO_PROXY = process.env.no_proxy = "localhost,127.0.0.1,::1";
+      // Node 24+ fetch honours these only when asked; older Node ignores the flag.
+      process.env.NODE_USE_ENV_PROXY = "1";
+      done();
+    });
+  });
+}
 // A heartbeat while commands run: a supervisor stopped by a command (ptrace, SIGSTOP) goes silent, and the host
 // then ends the sandbox instead of waiting out the command's timeout.
 setInterval(() => { if (foreground > 0) send({ alive: true }); }, 1000).unref();
-send({ ready: true });
+startNetwork(() => send({ ready: true }));
 `;

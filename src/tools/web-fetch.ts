@@ -12,7 +12,7 @@ import { z } from "zod";
 import { declareApprovalGate } from "../sandbox/approvals.js";
 import { TOOL_RESULT_BUDGET_CHARS } from "../vocabulary/tool-result-budget.js";
 import { frameUntrusted } from "../vocabulary/untrusted-content.js";
-import { loopbackAllowed } from "./web/address-check.js";
+import { loopbackAllowed } from "../sandbox/address-check.js";
 import { type FetchLimits, fetchPage } from "./web/fetch-page.js";
 import { type CachedPage, type PageCache, sessionPageCache } from "./web/page-cache.js";
 import { capPage, pageText } from "./web/page-content.js";

@@ -164,7 +164,8 @@ describe.each(modes)("confinement (%s)", (mode) => {
     const blocked = toolResults(e2e.server.requests[1]!).net!;
     expect(blocked).toMatch(/BLOCKED/);
     count(mode, "network off", !blocked.includes("CONNECTED"));
-    // The control: with the network on, the same probe connects.
+    // The control: with the host's network (the user's `sandbox.network: "host"`), the same probe connects.
+    writeFileSync(join(sb.userHome, ".deerflowrc"), JSON.stringify({ apiKey: SECRETS.rc, sandbox: { network: "host" } }));
     e2e.server.requests.length = 0;
     e2e.server.push({ toolCalls: [{ id: "net", name: "bash", args: { command: probe } }] }, { content: "ok" });
     const on = await sb.run(["run", "--yes", "--output-format", "json", "connect"], { env });
@@ -248,7 +249,7 @@ describe("without a working bubblewrap", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stderr.match(/bubblewrap \(bwrap\) is not available/g)).toHaveLength(1);
     const doctor = await sb.run(["doctor"], { env: broken });
-    expect(doctor.exitCode).toBe(0);
+    expect(doctor.exitCode, doctor.stdout).toBe(0);
     expect(doctor.stdout).toMatch(/^! sandbox +bubblewrap \(bwrap\) is not available/m);
 
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ sandbox: { require: true } }));

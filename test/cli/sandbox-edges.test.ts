@@ -87,7 +87,7 @@ describe.runIf(HAS_BWRAP)("the sandbox's edges (bwrap)", () => {
     expect(existsSync(marker)).toBe(false);
   }, 150_000);
 
-  it("network off: host Unix sockets in /run, in /var/tmp and PostgreSQL's are unreachable; network on, they connect", async () => {
+  it('network off or proxied: host Unix sockets in /run, in /var/tmp and PostgreSQL\'s are unreachable; "host", they connect', async () => {
     const sb = e2e.sandbox();
     // One where services keep sockets (/run), one anywhere else on the host disk (the test's home is under /tmp,
     // which the sandbox replaces anyway): found through /proc/net/unix.
@@ -106,7 +106,15 @@ describe.runIf(HAS_BWRAP)("the sandbox's edges (bwrap)", () => {
     for (const p of paths) expect(blocked, p).toMatch(new RegExp(`BLOCKED \\S+ ${p.replace(/\./g, "\\.")}`));
     expect(blocked).not.toContain("CONNECTED");
 
-    // The control: the same probe with the network on reaches every one of them.
+    // The network on (proxied) hides them too: a host service's socket is what its loopback port is.
+    e2e.server.requests.length = 0;
+    e2e.server.push({ toolCalls: [{ id: "on", name: "bash", args: { command: probe(paths) } }] }, { content: "ok" });
+    const proxied = await sb.run(["run", "--yes", "probe"]);
+    expect(proxied.exitCode, proxied.stderr).toBe(0);
+    const hidden = toolResults(e2e.server.requests[1]!).on!;
+    for (const p of paths) expect(hidden, p).toMatch(new RegExp(`BLOCKED \\S+ ${p.replace(/\./g, "\\.")}`));
+    // The control: the same probe with the host's network (the user's `sandbox.network: "host"`) reaches every one.
+    writeFileSync(join(sb.userHome, ".deerflowrc"), JSON.stringify({ sandbox: { network: "host" } }));
     e2e.server.requests.length = 0;
     e2e.server.push({ toolCalls: [{ id: "on", name: "bash", args: { command: probe(paths) } }] }, { content: "ok" });
     const on = await sb.run(["run", "--yes", "probe"]);

@@ -1,7 +1,7 @@
 // The address rule of web_fetch as a table (ipaddr.js's ranges: every form a hostile URL or DNS answer may take),
 // and the redirect rules that need no server: a downgrade from https, a hop to a private address or with credentials.
 import { describe, expect, it } from "vitest";
-import { blockedRange } from "../../src/tools/web/address-check.js";
+import { blockedRange } from "../../src/sandbox/address-check.js";
 import { nextHop } from "../../src/tools/web/fetch-page.js";
 
 describe("blockedRange", () => {

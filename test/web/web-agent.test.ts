@@ -4,7 +4,7 @@
 import { afterEach, beforeAll, afterAll, beforeEach, describe, expect, it } from "vitest";
 import { createChatSession } from "../../src/runtime/chat-session.js";
 import type { RunEvent } from "../../src/runtime/events.js";
-import { ALLOW_LOOPBACK_ENV } from "../../src/tools/web/address-check.js";
+import { ALLOW_LOOPBACK_ENV } from "../../src/sandbox/address-check.js";
 import { UNTRUSTED_TAG } from "../../src/vocabulary/untrusted-content.js";
 import { useInProcessModel } from "../support/in-process.js";
 import type { RecordedRequest } from "../support/openai-server.js";

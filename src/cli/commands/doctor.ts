@@ -130,8 +130,10 @@ async function sandboxCheck(config: ResolvedConfig): Promise<Check> {
   // the sandbox's start fails here, not in the first run.
   const failed = await trialCommand(config);
   if (failed) return { ok: false, label: "sandbox", detail: `a shell command fails with these settings: ${failed}` };
-  if (bwrap) return { ok: true, label: "sandbox", detail: `bubblewrap works (${bwrap}): shell commands run confined${config.sandbox.network ? "" : ", without network"}` };
-  return { ok: true, warn: true, label: "sandbox", detail: BWRAP_MISSING_WARNING };
+  const { networkModeText } = await import("../../sandbox/shell-settings.js");
+  const network = networkModeText(config.sandbox, bwrap !== null);
+  if (bwrap) return { ok: true, label: "sandbox", detail: `bubblewrap works (${bwrap}): shell commands run confined; ${network}` };
+  return { ok: true, warn: true, label: "sandbox", detail: `${BWRAP_MISSING_WARNING} ${network}.` };
 }
 
 /** Runs `echo` as the bash tool would, in a throwaway thread folder; why it failed, or undefined. */

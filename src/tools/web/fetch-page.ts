@@ -1,7 +1,7 @@
 // One web page's bytes, fetched the careful way (docs/web.md, "Network rules"):
 // - http(s) only; a URL carrying a user name or password is refused (it would send a credential, and it is how a
 //   page smuggles one into a later request);
-// - every connection goes through guardedLookup (address-check.ts): the address is checked at connect time, and an
+// - every connection goes through guardedLookup (sandbox/address-check.ts): the address is checked at connect time, and an
 //   IP literal before it, so neither a redirect nor DNS rebinding reaches loopback, private or metadata addresses;
 // - redirects are followed by hand (at most MAX_REDIRECTS), each hop re-checked like the first, on the same host only
 //   (another domain is named for the model to fetch, and asked for, itself); https → http is refused;
@@ -13,7 +13,7 @@ import https from "node:https";
 import { isIP } from "node:net";
 import type { Readable } from "node:stream";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { BlockedAddressError, blockedRange, guardedLookup } from "./address-check.js";
+import { BlockedAddressError, blockedRange, guardedLookup } from "../../sandbox/address-check.js";
 
 export const MAX_REDIRECTS = 5;
 export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;

@@ -1,4 +1,5 @@
-// Which network addresses web_fetch may connect to. The check runs on the address the connection is about to use
+// Which network addresses web_fetch, and the sandbox's network proxy (network-proxy.ts), may connect to: one home
+// for both, in the sandbox layer below the tools. The check runs on the address the connection is about to use
 // (a custom `lookup` on the request, so it sees what DNS answered at connect time: a name that resolved to a public
 // address for an earlier check and to 127.0.0.1 now — DNS rebinding — is refused), and on IP literals before any
 // connection (Node skips `lookup` for them). Ranges come from ipaddr.js's tables, not hand-written masks.
