@@ -2,7 +2,7 @@
 // domain for the thread; the next page of the same domain is fetched without asking; the tool cards show the URL
 // and the size. The loopback page server is allowed by the test-only switch (docs/web.md).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ALLOW_LOOPBACK_ENV } from "../../src/tools/web/address-check.js";
+import { ALLOW_LOOPBACK_ENV } from "../../src/sandbox/address-check.js";
 import { useE2E } from "../support/e2e.js";
 import { submit, usePty, waitReady } from "../support/pty.js";
 import { type WebPageServer, startWebPageServer } from "../support/web-pages.js";
