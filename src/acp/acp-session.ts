@@ -8,6 +8,7 @@ import type { ApprovalRequestedEvent } from "../sandbox/approvals.js";
 import { invokedSkill } from "./commands.js";
 import { isApprovalMode, modeStateOf } from "./modes.js";
 import { decisionOf, permissionRequestOf } from "./permission-bridge.js";
+import { savedImages } from "./prompt-images.js";
 import { attachTextOf, promptTextOf } from "./prompt-text.js";
 import { TurnUpdates } from "./session-updates.js";
 import { acpStopReason } from "./stop-reason.js";
@@ -48,9 +49,15 @@ export class AcpSession {
 
   private async runTurn(blocks: ContentBlock[], client: AgentContext, requestSignal: AbortSignal): Promise<PromptResponse> {
     if (this.turn) throw RequestError.invalidRequest(undefined, "A prompt is already running in this session: wait for it, or send session/cancel.");
-    const prompt = promptTextOf(blocks);
     const turn = new AbortController();
     this.turn = turn;
+    // Set before the first await: a second prompt meanwhile is refused, not run beside this one.
+    const prompt = await savedImages(blocks, this.chat)
+      .then((images) => promptTextOf(blocks, images))
+      .catch((err: unknown) => {
+        this.turn = undefined;
+        throw err;
+      });
     const onRequestAbort = () => turn.abort();
     requestSignal.addEventListener("abort", onRequestAbort, { once: true });
     // Updates go out in the order the run made them, each after the one before: a result never overtakes its call.
