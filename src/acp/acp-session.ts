@@ -1,10 +1,13 @@
 // One ACP session: a ChatSession (the same runtime, broker and modes as the TUI) bound to one thread, whose id is
 // the session id. A prompt is one turn: its RunEvents stream to the client as session updates, its approvals go to
-// the client as permission requests, and session/cancel stops it as esc does in the TUI (the checkpoint kept).
-import { type AgentContext, type ContentBlock, type PromptResponse, RequestError, type SessionUpdate } from "@agentclientprotocol/sdk";
+// the client as permission requests, its file reads and edits go through the editor when it offers its file system
+// (client-fs.ts), and session/cancel stops it as esc does in the TUI (the checkpoint kept).
+import { type AgentContext, type ClientCapabilities, type ContentBlock, type PromptResponse, RequestError, type SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ChatSession } from "../runtime/chat-session.js";
 import type { RunEvent } from "../runtime/events.js";
 import type { ApprovalRequestedEvent } from "../sandbox/approvals.js";
+import { withEditorFiles } from "../tools/editor-files.js";
+import { clientFilesOf } from "./client-fs.js";
 import { invokedSkill } from "./commands.js";
 import { isApprovalMode, modeStateOf } from "./modes.js";
 import { decisionOf, permissionRequestOf } from "./permission-bridge.js";
@@ -23,6 +26,8 @@ export class AcpSession {
     readonly chat: ChatSession,
     /** A line for the person (stderr): what the terminal would show beside the conversation. */
     private readonly log: (line: string) => void,
+    /** What the client offered in initialize (its file system, when it has one, is used: client-fs.ts). */
+    private readonly clientCapabilities?: ClientCapabilities,
   ) {}
 
   modes() {
@@ -76,7 +81,9 @@ export class AcpSession {
       else for (const u of updates.updates(e)) send(u);
     };
     try {
-      const { result } = await this.chat.send({ prompt, attach: attachTextOf(blocks), skill: invokedSkill(prompt, this.chat.skills) }, onEvent, turn.signal).catch((err: unknown) => {
+      const files = clientFilesOf(this.clientCapabilities, client, this.id, turn.signal, this.log);
+      const input = { prompt, attach: attachTextOf(blocks), skill: invokedSkill(prompt, this.chat.skills) };
+      const { result } = await withEditorFiles(files, () => this.chat.send(input, onEvent, turn.signal)).catch((err: unknown) => {
         // A cancelled turn ends as ACP says (stopReason cancelled), not as the run's interruption error.
         if (turn.signal.aborted) return { result: { status: "interrupted" as const, stop_reason: "interrupted" as const, error: undefined } };
         throw err;

@@ -44,7 +44,10 @@ export function acpAgent(opts: AcpAgentOptions) {
   const sessions = new AcpSessions(defaults, log);
   const app = acp
     .agent({ name: "deerflow" })
-    .onRequest(acp.methods.agent.initialize, ({ params }) => initializeResponse(params, { version, model: configuredModel(opts) }))
+    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+      sessions.clientCapabilities = params.clientCapabilities;
+      return initializeResponse(params, { version, model: configuredModel(opts) });
+    })
     .onRequest(acp.methods.agent.authenticate, () => {
       throw RequestError.invalidParams(undefined, "deerflow has no sign-in: configure the model in .deerflowrc or the environment (`deerflow doctor` checks it).");
     })

@@ -4,7 +4,16 @@
 // beside the configured ones. `session/close` stops the session's turn and forgets it (the thread stays). Each
 // session is an AcpSession over its own ChatSession.
 import { isAbsolute } from "node:path";
-import { type AgentContext, type LoadSessionRequest, type McpServer, type NewSessionRequest, RequestError, type ResumeSessionRequest, type SessionUpdate } from "@agentclientprotocol/sdk";
+import {
+  type AgentContext,
+  type ClientCapabilities,
+  type LoadSessionRequest,
+  type McpServer,
+  type NewSessionRequest,
+  RequestError,
+  type ResumeSessionRequest,
+  type SessionUpdate,
+} from "@agentclientprotocol/sdk";
 import { loadConfig } from "../config/load.js";
 import { type ChatSession, type ChatSessionOptions, createChatSession } from "../runtime/chat-session.js";
 import { AcpSession } from "./acp-session.js";
@@ -22,6 +31,8 @@ function checkedCwd(cwd: string): string {
 
 export class AcpSessions {
   private readonly sessions = new Map<string, AcpSession>();
+  /** What the client offered in initialize: its file system is used by every session it opens. */
+  clientCapabilities: ClientCapabilities | undefined;
 
   constructor(
     private readonly defaults: SessionDefaults,
@@ -48,7 +59,7 @@ export class AcpSessions {
     const cwd = checkedCwd(params.cwd);
     const chat = this.chatFor(cwd, params.mcpServers, cwd);
     await chat.ensureThread();
-    const session = new AcpSession(chat.threadId!, chat, this.log);
+    const session = new AcpSession(chat.threadId!, chat, this.log, this.clientCapabilities);
     this.sessions.set(session.id, session);
     // After the answer: the update names a session the client knows.
     setImmediate(() => void client.notify("session/update", { sessionId: session.id, update: availableCommandsOf(chat.skills) }).catch(() => undefined));
@@ -72,7 +83,7 @@ export class AcpSessions {
     const view = await chat.resume({ threadId: params.sessionId });
     const notice = chat.workspaceNotice();
     if (notice) this.log(notice);
-    const session = new AcpSession(view.thread.id, chat, this.log);
+    const session = new AcpSession(view.thread.id, chat, this.log, this.clientCapabilities);
     this.sessions.set(session.id, session);
     const updates: SessionUpdate[] = [...(replay ? replayOf(view, chat.currentWorkspace() ?? cwd) : []), availableCommandsOf(chat.skills)];
     for (const update of updates) await client.notify("session/update", { sessionId: session.id, update });
