@@ -3,7 +3,7 @@
 // reported and ReadBeforeWrite still holding, paths outside the workspace never reach the editor, and an editor that
 // fails costs a read its buffer (the disk is read, with a note) and an edit its write (the call fails, nothing
 // changes).
-import { readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -55,12 +55,14 @@ describe("the editor's file system", () => {
           { id: "r1", name: "read_file", args: { path: "notes.txt" } },
           { id: "r2", name: "read_file", args: { path: "../outside.txt" } },
           { id: "r3", name: "read_file", args: { path: "/etc/hostname" } },
+          { id: "r4", name: "read_file", args: { path: "etc-link/hostname" } },
         ],
       },
       { toolCalls: [{ id: "e1", name: "str_replace", args: { path: "notes.txt", old_str: "UNSAVED", new_str: "DONE" } }] },
       { toolCalls: [{ id: "w1", name: "write_file", args: { path: "new/made.txt", content: "fresh\n" } }] },
       { content: "Edited the buffer." },
     );
+    symlinkSync("/etc", join(cwd, "etc-link"));
     const { c, sessionId } = await editorSession();
     c.buffers.set(join(cwd, "notes.txt"), "one\nUNSAVED\n");
     c.policy = () => choose("allow_once");
@@ -69,6 +71,7 @@ describe("the editor's file system", () => {
     expect(toolText(c, sessionId, "r1")).toContain("UNSAVED");
     expect(c.of(sessionId, "tool_call_update").find((u) => u.toolCallId === "r2")?.status).toBe("failed");
     expect(c.of(sessionId, "tool_call_update").find((u) => u.toolCallId === "r3")?.status).toBe("failed");
+    expect(c.of(sessionId, "tool_call_update").find((u) => u.toolCallId === "r4")?.status).toBe("failed");
     // The edit was made on the editor's text (ReadBeforeWrite held against it), asked with its diff, written by the editor.
     const diff = { type: "diff", path: join(cwd, "notes.txt"), oldText: "one\nUNSAVED", newText: "one\nDONE" };
     expect(c.permissions[0]!.toolCall.content![0]).toEqual(diff);
