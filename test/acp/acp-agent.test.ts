@@ -9,12 +9,13 @@ import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { acpAgent } from "../../src/acp/agent.js";
 import { closeMcpServers } from "../../src/mcp/hub.js";
 import { createChatSession } from "../../src/runtime/chat-session.js";
-import { type TestClient, memoryPipes, testClient } from "../support/acp-client.js";
+import { type TestClient, choose, memoryPipes, testClient } from "../support/acp-client.js";
 import { useInProcessModel } from "../support/in-process.js";
 import { rawSse } from "../providers/fixtures.js";
 import type { TestModelServer } from "../support/openai-server.js";
 import { userTexts } from "../support/requests.js";
 import { waitFor } from "../support/wait.js";
+import { fixture } from "../support/mcp.js";
 
 let open: { close: () => Promise<void>; client: TestClient }[] = [];
 const env = useInProcessModel("deerflow-acp-", async () => {
@@ -310,6 +311,35 @@ describe("images in a prompt", () => {
 });
 
 describe("the client's MCP servers", () => {
+  it("two sessions of one agent: each edit asks its own session, and the second session's editor server is there", async () => {
+    const other = join(cwd, "..", "second");
+    mkdirSync(other);
+    server.push(
+      { toolCalls: [{ id: "w1", name: "write_file", args: { path: "a.txt", content: "a\n" } }] },
+      { content: "First." },
+      { toolCalls: [{ id: "w2", name: "write_file", args: { path: "b.txt", content: "b\n" } }] },
+      { toolCalls: [{ id: "m2", name: "mcp__editor__fixture_0", args: { text: "ping" } }] },
+      { content: "Second." },
+    );
+    const c = connect();
+    await c.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const one = await c.agent.request("session/new", { cwd, mcpServers: [] });
+    const fx = fixture("--tools", "1");
+    const two = await c.agent.request("session/new", { cwd: other, mcpServers: [{ name: "editor", command: fx.command, args: fx.args, env: [] }] });
+    c.policy = () => choose("allow_once");
+    await c.agent.request("session/prompt", { sessionId: one.sessionId, prompt: [{ type: "text", text: "write a" }] });
+    await c.agent.request("session/prompt", { sessionId: two.sessionId, prompt: [{ type: "text", text: "use the editor's tool" }] });
+    expect(c.permissions.map((p) => [p.sessionId, p.toolCall.toolCallId])).toEqual([
+      [one.sessionId, "w1"],
+      [two.sessionId, "w2"],
+      [two.sessionId, "m2"],
+    ]);
+    expect(c.of(two.sessionId, "tool_call_update")).toMatchObject([
+      { toolCallId: "w2", status: "completed" },
+      { toolCallId: "m2", status: "completed" },
+    ]);
+  });
+
   it("a name the configuration would refuse is left out with a line on stderr", async () => {
     const c = connect();
     await c.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
