@@ -1,8 +1,9 @@
 // `deerflow acp` as an editor runs it: ONE built CLI spawned for the whole file, its stdio the protocol, a real ACP
 // client (the SDK's client API) on the other end serving several sessions, the loopback test model behind it. What
-// the process boundary carries is tested here: streaming, reads, edits as diff content, commands, permissions, cancel,
-// load of threads started in the terminal and over ACP, the client's MCP server, bad lines answered with JSON-RPC
-// errors while the agent keeps serving, and stdout carrying nothing but JSON-RPC (every line is parsed at the end).
+// the process boundary carries is tested here: streaming, reads and edits through the editor's file system, edits as
+// diff content, commands, permissions, cancel, load of threads started in the terminal and over ACP, the client's MCP
+// server, bad lines answered with JSON-RPC errors while the agent keeps serving, and stdout carrying nothing but
+// JSON-RPC (every line is parsed at the end).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -92,7 +93,8 @@ const prompt = (sessionId: string, words: string) => c.agent.request("session/pr
 
 describe("deerflow acp over stdio, one process for every session", () => {
   it("initialize: the version both speak, what deerflow has (load, list, resume, close), no sign-in step", async () => {
-    const init = await c.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    // As Zed does, the client offers its file system: the agent's reads and edits of workspace files go through it.
+    const init = await c.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } } });
     expect(init.protocolVersion).toBe(PROTOCOL_VERSION);
     expect(init.agentInfo?.name).toBe("deerflow");
     expect(init.agentCapabilities).toMatchObject({
@@ -103,9 +105,10 @@ describe("deerflow acp over stdio, one process for every session", () => {
     expect(init.authMethods).toEqual([]);
   });
 
-  it("a session in a git repository: a prompt streams its reasoning and answer, reads, edits (diff content, asked first) and runs a command", async () => {
+  it("a session in a git repository: a prompt streams its reasoning and answer, reads the editor's buffer, edits it (diff content, asked first) and runs a command", async () => {
     const cwd = project("repo", true);
     writeFileSync(join(cwd, "notes.txt"), "one\ntwo\n");
+    c.buffers.set(join(cwd, "notes.txt"), "one\ntwo\nunsaved three\n");
     server.push(
       { toolCalls: [{ id: "r1", name: "read_file", args: { path: "notes.txt", start_line: 2 } }] },
       { toolCalls: [{ id: "e1", name: "str_replace", args: { path: "notes.txt", old_str: "two", new_str: "TWO" } }] },
@@ -117,17 +120,18 @@ describe("deerflow acp over stdio, one process for every session", () => {
     c.policy = () => choose("allow_once");
     expect((await prompt(sessionId, "make two loud")).stopReason).toBe("end_turn");
 
-    expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("one\nTWO\n");
+    expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("one\nTWO\nunsaved three\n");
+    expect(c.fileRequests.filter((r) => r.method === "write")).toEqual([{ method: "write", path: join(cwd, "notes.txt"), content: "one\nTWO\nunsaved three\n" }]);
     expect(c.of(sessionId, "tool_call")).toMatchObject([
       { toolCallId: "r1", kind: "read", title: "Read notes.txt", locations: [{ path: join(cwd, "notes.txt"), line: 2 }] },
       { toolCallId: "e1", kind: "edit", title: "Edit notes.txt", locations: [{ path: join(cwd, "notes.txt") }] },
       { toolCallId: "b1", kind: "execute", title: "Run cat notes.txt" },
     ]);
-    const diff = { type: "diff", path: join(cwd, "notes.txt"), oldText: "one\ntwo", newText: "one\nTWO" };
+    const diff = { type: "diff", path: join(cwd, "notes.txt"), oldText: "one\ntwo\nunsaved three", newText: "one\nTWO\nunsaved three" };
     expect(c.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["e1"]);
     expect(c.permissions[0]!.toolCall.content![0]).toEqual(diff);
     expect(c.of(sessionId, "tool_call_update")).toMatchObject([
-      { toolCallId: "r1", status: "completed", content: [{ content: { text: expect.stringContaining("two") } }] },
+      { toolCallId: "r1", status: "completed", content: [{ content: { text: expect.stringContaining("unsaved three") } }] },
       { toolCallId: "e1", status: "completed", content: [diff] },
       { toolCallId: "b1", status: "completed", content: [{ content: { text: expect.stringContaining("TWO") } }] },
     ]);
