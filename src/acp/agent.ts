@@ -1,6 +1,7 @@
 // `deerflow acp`'s agent: the ACP methods on the SDK's agent API, each handed to the part that does it
-// (initialize.ts; sessions.ts binds sessions to threads, session-list.ts lists them; acp-session.ts runs prompt turns). Sessions are threads: a
-// session id is a thread id, so `deerflow resume <id>` opens in the terminal what the editor started.
+// (initialize.ts; sessions.ts binds sessions to threads, session-list.ts lists them; acp-session.ts runs prompt
+// turns). Sessions are threads: a session id is a thread id, so `deerflow resume <id>` opens in the terminal what the
+// editor started.
 import * as acp from "@agentclientprotocol/sdk";
 import { RequestError } from "@agentclientprotocol/sdk";
 import { type ResolvedModel, loadConfig, requireModel } from "../config/load.js";

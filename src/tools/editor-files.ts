@@ -10,7 +10,7 @@ import { basename, dirname, join } from "node:path";
 import { isInside } from "../sandbox/paths.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { realOrSelf } from "../sandbox/real-path.js";
-import type { SafeWriteResult } from "../sandbox/safe-fs.js";
+import { type SafeWriteResult, refuseGitCodeWrite } from "../sandbox/safe-fs.js";
 import { describeBinary } from "./fs-common.js";
 
 export interface EditorFiles {
@@ -56,13 +56,14 @@ export async function currentBytes(realPath: string, mounts: ThreadPaths, disk: 
 /**
  * Writes a workspace text file through the editor when it offers it, else runs `disk` (the race-free write). A file
  * with other hard links, or bytes that are not UTF-8, is written on the disk (replaced, never written through: the
- * other names keep their text).
- * An editor that fails fails the call with its one line: the edit was not made.
+ * other names keep their text). An editor that fails fails the call with its one line: the edit was not made.
  */
 export async function writeThrough(hostPath: string, mounts: ThreadPaths, data: Buffer | string, disk: () => Promise<SafeWriteResult>): Promise<SafeWriteResult> {
   const files = current.getStore();
   const real = files?.write ? workspaceReal(hostPath, mounts) : undefined;
   if (!files?.write || !real) return disk();
+  // git's own files and code stay refused whoever writes (the callers' plans checked it; the real path is checked too).
+  refuseGitCodeWrite(real, mounts);
   const stat = lstatSync(real, { throwIfNoEntry: false });
   if (stat && (!stat.isFile() || stat.nlink > 1)) return disk();
   const text = typeof data === "string" ? data : data.toString("utf8");
