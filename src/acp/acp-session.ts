@@ -1,13 +1,17 @@
 // One ACP session: a ChatSession (the same runtime, broker and modes as the TUI) bound to one thread, whose id is
 // the session id. A prompt is one turn: its RunEvents stream to the client as session updates, its approvals go to
-// the client as permission requests, and session/cancel stops it as esc does in the TUI (the checkpoint kept).
-import { type AgentContext, type ContentBlock, type PromptResponse, RequestError, type SessionUpdate } from "@agentclientprotocol/sdk";
+// the client as permission requests, its file reads and edits go through the editor when it offers its file system
+// (client-fs.ts), and session/cancel stops it as esc does in the TUI (the checkpoint kept).
+import { type AgentContext, type ClientCapabilities, type ContentBlock, type PromptResponse, RequestError, type SessionUpdate } from "@agentclientprotocol/sdk";
 import type { ChatSession } from "../runtime/chat-session.js";
 import type { RunEvent } from "../runtime/events.js";
 import type { ApprovalRequestedEvent } from "../sandbox/approvals.js";
+import { withEditorFiles } from "../tools/editor-files.js";
+import { clientFilesOf } from "./client-fs.js";
 import { invokedSkill } from "./commands.js";
 import { isApprovalMode, modeStateOf } from "./modes.js";
 import { decisionOf, permissionRequestOf } from "./permission-bridge.js";
+import { savedImages } from "./prompt-images.js";
 import { attachTextOf, promptTextOf } from "./prompt-text.js";
 import { TurnUpdates } from "./session-updates.js";
 import { acpStopReason } from "./stop-reason.js";
@@ -22,6 +26,8 @@ export class AcpSession {
     readonly chat: ChatSession,
     /** A line for the person (stderr): what the terminal would show beside the conversation. */
     private readonly log: (line: string) => void,
+    /** What the client offered in initialize (its file system, when it has one, is used: client-fs.ts). */
+    private readonly clientCapabilities?: ClientCapabilities,
   ) {}
 
   modes() {
@@ -48,9 +54,15 @@ export class AcpSession {
 
   private async runTurn(blocks: ContentBlock[], client: AgentContext, requestSignal: AbortSignal): Promise<PromptResponse> {
     if (this.turn) throw RequestError.invalidRequest(undefined, "A prompt is already running in this session: wait for it, or send session/cancel.");
-    const prompt = promptTextOf(blocks);
     const turn = new AbortController();
     this.turn = turn;
+    // Set before the first await: a second prompt meanwhile is refused, not run beside this one.
+    const prompt = await savedImages(blocks, this.chat)
+      .then((images) => promptTextOf(blocks, images))
+      .catch((err: unknown) => {
+        this.turn = undefined;
+        throw err;
+      });
     const onRequestAbort = () => turn.abort();
     requestSignal.addEventListener("abort", onRequestAbort, { once: true });
     // Updates go out in the order the run made them, each after the one before: a result never overtakes its call.
@@ -69,7 +81,9 @@ export class AcpSession {
       else for (const u of updates.updates(e)) send(u);
     };
     try {
-      const { result } = await this.chat.send({ prompt, attach: attachTextOf(blocks), skill: invokedSkill(prompt, this.chat.skills) }, onEvent, turn.signal).catch((err: unknown) => {
+      const files = clientFilesOf(this.clientCapabilities, client, this.id, turn.signal, this.log);
+      const input = { prompt, attach: attachTextOf(blocks), skill: invokedSkill(prompt, this.chat.skills) };
+      const { result } = await withEditorFiles(files, () => this.chat.send(input, onEvent, turn.signal)).catch((err: unknown) => {
         // A cancelled turn ends as ACP says (stopReason cancelled), not as the run's interruption error.
         if (turn.signal.aborted) return { result: { status: "interrupted" as const, stop_reason: "interrupted" as const, error: undefined } };
         throw err;

@@ -1,11 +1,13 @@
 // `deerflow acp`'s agent: the ACP methods on the SDK's agent API, each handed to the part that does it
-// (initialize.ts; sessions.ts binds sessions to threads; acp-session.ts runs prompt turns). Sessions are threads: a
-// session id is a thread id, so `deerflow resume <id>` opens in the terminal what the editor started.
+// (initialize.ts; sessions.ts binds sessions to threads, session-list.ts lists them; acp-session.ts runs prompt
+// turns). Sessions are threads: a session id is a thread id, so `deerflow resume <id>` opens in the terminal what the
+// editor started.
 import * as acp from "@agentclientprotocol/sdk";
 import { RequestError } from "@agentclientprotocol/sdk";
-import { loadConfig, requireModel } from "../config/load.js";
+import { type ResolvedModel, loadConfig, requireModel } from "../config/load.js";
 import { findDeerflowError, formatErrorLine } from "../errors.js";
 import { initializeResponse } from "./initialize.js";
+import { listSessions } from "./session-list.js";
 import { AcpSessions, type SessionDefaults } from "./sessions.js";
 
 export type AcpAgentOptions = SessionDefaults & {
@@ -29,12 +31,12 @@ async function answering<T>(work: () => Promise<T> | T): Promise<T> {
   }
 }
 
-function modelConfigured(opts: AcpAgentOptions): boolean {
+/** The configured model, if there is one (initialize says what it takes). */
+function configuredModel(opts: AcpAgentOptions): ResolvedModel | undefined {
   try {
-    requireModel(loadConfig({ flags: { home: opts.home, model: opts.model } }));
-    return true;
+    return requireModel(loadConfig({ flags: { home: opts.home, model: opts.model } }));
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -43,7 +45,10 @@ export function acpAgent(opts: AcpAgentOptions) {
   const sessions = new AcpSessions(defaults, log);
   const app = acp
     .agent({ name: "deerflow" })
-    .onRequest(acp.methods.agent.initialize, ({ params }) => initializeResponse(params, { version, modelConfigured: modelConfigured(opts) }))
+    .onRequest(acp.methods.agent.initialize, ({ params }) => {
+      sessions.clientCapabilities = params.clientCapabilities;
+      return initializeResponse(params, { version, model: configuredModel(opts) });
+    })
     .onRequest(acp.methods.agent.authenticate, () => {
       throw RequestError.invalidParams(undefined, "deerflow has no sign-in: configure the model in .deerflowrc or the environment (`deerflow doctor` checks it).");
     })
@@ -54,6 +59,9 @@ export function acpAgent(opts: AcpAgentOptions) {
       }),
     )
     .onRequest(acp.methods.agent.session.load, ({ params, client }) => answering(async () => ({ modes: (await sessions.load(params, client)).modes() })))
+    .onRequest(acp.methods.agent.session.resume, ({ params, client }) => answering(async () => ({ modes: (await sessions.resume(params, client)).modes() })))
+    .onRequest(acp.methods.agent.session.list, ({ params }) => answering(() => listSessions(params, opts.home)))
+    .onRequest(acp.methods.agent.session.close, ({ params }) => answering(async () => (await sessions.close(params.sessionId), {})))
     .onRequest(acp.methods.agent.session.setMode, ({ params, client }) =>
       answering(async () => {
         sessions.get(params.sessionId).setMode(params.modeId);
@@ -63,5 +71,5 @@ export function acpAgent(opts: AcpAgentOptions) {
     )
     .onRequest(acp.methods.agent.session.prompt, ({ params, client, signal }) => answering(() => sessions.get(params.sessionId).prompt(params.prompt, client, signal)))
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => sessions.cancel(params.sessionId));
-  return { app, close: () => sessions.close() };
+  return { app, close: () => sessions.closeAll() };
 }

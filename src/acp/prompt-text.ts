@@ -1,6 +1,7 @@
 // A session/prompt's content blocks as deerflow's text prompt. A resource link names a file the user pointed at (the
 // agent reads it with its tools, under the workspace rules); an embedded resource is the editor's text of it, given
-// as quoted material, never as instructions. Images and audio were not offered in initialize.
+// as quoted material, never as instructions; an image is the uploaded file it was saved as (prompt-images.ts). Audio
+// was not offered in initialize.
 import type { ContentBlock } from "@agentclientprotocol/sdk";
 import { RequestError } from "@agentclientprotocol/sdk";
 import { fileURLToPath } from "node:url";
@@ -13,8 +14,13 @@ function pathOfUri(uri: string): string {
   }
 }
 
-function blockText(block: ContentBlock): string {
+function blockText(block: ContentBlock, images: ReadonlyMap<ContentBlock, string>): string {
   switch (block.type) {
+    case "image": {
+      const path = images.get(block);
+      if (path) return `[image: ${path} (from the editor); look at it with view_image]`;
+      break;
+    }
     case "text":
       return block.text;
     case "resource_link":
@@ -26,13 +32,16 @@ function blockText(block: ContentBlock): string {
       const fence = "`".repeat(Math.max(3, ...[...r.text.matchAll(/`+/g)].map((m) => m[0].length + 1)));
       return `Contents of ${pathOfUri(r.uri)} (from the editor):\n${fence}\n${r.text}\n${fence}`;
     }
-    default:
-      throw RequestError.invalidParams(undefined, `deerflow accepts text, resource links and embedded text resources in a prompt, not ${block.type}.`);
   }
+  throw RequestError.invalidParams(undefined, `deerflow accepts text, resource links and embedded text resources in a prompt, not ${block.type}.`);
 }
 
-export function promptTextOf(blocks: readonly ContentBlock[]): string {
-  const text = blocks.map(blockText).join("\n\n").trim();
+/** `images`: the image blocks' saved paths (an image not among them is refused). */
+export function promptTextOf(blocks: readonly ContentBlock[], images: ReadonlyMap<ContentBlock, string> = new Map()): string {
+  const text = blocks
+    .map((b) => blockText(b, images))
+    .join("\n\n")
+    .trim();
   if (!text) throw RequestError.invalidParams(undefined, "The prompt is empty: send at least one text block.");
   return text;
 }

@@ -1,8 +1,19 @@
 // Session binding: an ACP session is a thread. `session/new` binds a new thread to the client's cwd (the CLI's
-// workspace rules and refusals, through ChatSession), `session/load` opens an existing one and replays it; both start
-// the client's MCP servers beside the configured ones. Each session is an AcpSession over its own ChatSession.
+// workspace rules and refusals, through ChatSession), `session/load` opens an existing one and replays it,
+// `session/resume` opens one without the replay (the editor still shows it); all start the client's MCP servers
+// beside the configured ones. `session/close` stops the session's turn and forgets it (the thread stays). Each
+// session is an AcpSession over its own ChatSession.
 import { isAbsolute } from "node:path";
-import { type AgentContext, type LoadSessionRequest, type McpServer, type NewSessionRequest, RequestError, type SessionUpdate } from "@agentclientprotocol/sdk";
+import {
+  type AgentContext,
+  type ClientCapabilities,
+  type LoadSessionRequest,
+  type McpServer,
+  type NewSessionRequest,
+  RequestError,
+  type ResumeSessionRequest,
+  type SessionUpdate,
+} from "@agentclientprotocol/sdk";
 import { loadConfig } from "../config/load.js";
 import { type ChatSession, type ChatSessionOptions, createChatSession } from "../runtime/chat-session.js";
 import { AcpSession } from "./acp-session.js";
@@ -20,6 +31,8 @@ function checkedCwd(cwd: string): string {
 
 export class AcpSessions {
   private readonly sessions = new Map<string, AcpSession>();
+  /** What the client offered in initialize: its file system is used by every session it opens. */
+  clientCapabilities: ClientCapabilities | undefined;
 
   constructor(
     private readonly defaults: SessionDefaults,
@@ -46,7 +59,7 @@ export class AcpSessions {
     const cwd = checkedCwd(params.cwd);
     const chat = this.chatFor(cwd, params.mcpServers, cwd);
     await chat.ensureThread();
-    const session = new AcpSession(chat.threadId!, chat, this.log);
+    const session = new AcpSession(chat.threadId!, chat, this.log, this.clientCapabilities);
     this.sessions.set(session.id, session);
     // After the answer: the update names a session the client knows.
     setImmediate(() => void client.notify("session/update", { sessionId: session.id, update: availableCommandsOf(chat.skills) }).catch(() => undefined));
@@ -54,22 +67,39 @@ export class AcpSessions {
   }
 
   /** session/load: the thread as it was left, replayed to the client, then continued by the next prompt. */
-  async load(params: LoadSessionRequest, client: AgentContext): Promise<AcpSession> {
+  load(params: LoadSessionRequest, client: AgentContext): Promise<AcpSession> {
+    return this.reopen(params, client, true);
+  }
+
+  /** session/resume: the thread continued by the next prompt, without telling the client its history again. */
+  resume(params: ResumeSessionRequest, client: AgentContext): Promise<AcpSession> {
+    return this.reopen(params, client, false);
+  }
+
+  private async reopen(params: ResumeSessionRequest, client: AgentContext, replay: boolean): Promise<AcpSession> {
     const cwd = checkedCwd(params.cwd);
     this.cancel(params.sessionId);
-    const chat = this.chatFor(cwd, params.mcpServers);
+    const chat = this.chatFor(cwd, params.mcpServers ?? []);
     const view = await chat.resume({ threadId: params.sessionId });
     const notice = chat.workspaceNotice();
     if (notice) this.log(notice);
-    const session = new AcpSession(view.thread.id, chat, this.log);
+    const session = new AcpSession(view.thread.id, chat, this.log, this.clientCapabilities);
     this.sessions.set(session.id, session);
-    const updates: SessionUpdate[] = [...replayOf(view, chat.currentWorkspace() ?? cwd), availableCommandsOf(chat.skills)];
+    const updates: SessionUpdate[] = [...(replay ? replayOf(view, chat.currentWorkspace() ?? cwd) : []), availableCommandsOf(chat.skills)];
     for (const update of updates) await client.notify("session/update", { sessionId: session.id, update });
     return session;
   }
 
+  /** session/close: the session's turn stopped and settled (its checkpoint written), then the session forgotten. */
+  async close(id: string): Promise<void> {
+    const session = this.get(id);
+    session.cancel();
+    await session.running;
+    this.sessions.delete(id);
+  }
+
   /** Every running turn stopped, and settled (its checkpoint written) before the process closes its stores. */
-  async close(): Promise<void> {
+  async closeAll(): Promise<void> {
     for (const s of this.sessions.values()) s.cancel();
     await Promise.all([...this.sessions.values()].map((s) => s.running));
   }

@@ -7,6 +7,7 @@ import { SKILLS_VIRTUAL_ROOT, resolveSandboxPath } from "../sandbox/paths.js";
 import { shellSettingsOf } from "../sandbox/shell-settings.js";
 import { readSkillPath } from "../skills/activation.js";
 import { safeReadFile } from "../sandbox/safe-fs.js";
+import { currentBytes } from "./editor-files.js";
 import { type FileToolOptions, type RuntimeLike, describeBinary, getMounts, recordRead } from "./fs-common.js";
 
 export const READ_MAX_LINES = 2000;
@@ -23,8 +24,10 @@ async function readTarget(path: string, runtime: RuntimeLike, options: FileToolO
   }
   const mounts = getMounts(runtime, options);
   const target = await resolveSandboxPath(path, mounts, { mustExist: true, kind: "file" });
-  const { data, realPath } = await safeReadFile(target.hostPath, mounts);
-  recordRead(runtime, mounts, realPath, data);
+  const disk = await safeReadFile(target.hostPath, mounts);
+  // The editor's text when `deerflow acp` has one (unsaved changes included): what a later edit is checked against.
+  const data = await currentBytes(disk.realPath, mounts, disk.data);
+  recordRead(runtime, mounts, disk.realPath, data);
   return { data, virtualPath: target.virtualPath };
 }
 

@@ -10,6 +10,7 @@ import { refuseGitCodeWrite, safeReadFile, safeWriteFile } from "../sandbox/safe
 import { type EditDiff, editDiff } from "./edit-diff.js";
 import { editGate } from "./edit-gate.js";
 import { inEditQueue } from "./edit-queue.js";
+import { currentBytes, writeThrough } from "./editor-files.js";
 import { type FileToolOptions, type RuntimeLike, assertReadCurrent, getMounts, recordRead } from "./fs-common.js";
 
 export const strReplaceSchema = z.object({
@@ -65,8 +66,8 @@ export async function planReplace(input: ReplaceInput, rt: RuntimeLike, options:
   refuseGitCodeWrite(target.hostPath, mounts, target.virtualPath); // before any approval is asked
   const v = target.virtualPath;
   const current = await safeReadFile(target.hostPath, mounts);
-  assertReadCurrent(rt, mounts, current.realPath, current.data, v);
-  const data = current.data;
+  const data = await currentBytes(current.realPath, mounts, current.data);
+  assertReadCurrent(rt, mounts, current.realPath, data, v);
   let needle = Buffer.from(old_str, "utf8");
   let replacement = Buffer.from(new_str, "utf8");
   let offsets = offsetsOf(data, needle);
@@ -98,7 +99,7 @@ export function createStrReplaceTool(options: FileToolOptions = {}) {
       const rt = runtime as RuntimeLike;
       const plan = await inEditQueue(getMounts(rt, options).workspace_path ?? "", async () => {
         const p = await planReplace(input, rt, options);
-        const res = await safeWriteFile(p.realPath, p.mounts, p.updated);
+        const res = await writeThrough(p.realPath, p.mounts, p.updated, () => safeWriteFile(p.realPath, p.mounts, p.updated));
         recordRead(rt, p.mounts, res.realPath, p.updated);
         return p;
       });

@@ -12,6 +12,7 @@ import { refuseGitCodeWrite, safeMkdirp, safeReadFile, safeWriteFile } from "../
 import { type EditDiff, editDiff } from "./edit-diff.js";
 import { editGate } from "./edit-gate.js";
 import { inEditQueue } from "./edit-queue.js";
+import { currentBytes, writeThrough } from "./editor-files.js";
 import { type FileToolOptions, type RuntimeLike, assertReadCurrent, getMounts, recordRead } from "./fs-common.js";
 
 export const WRITE_MAX_BYTES = 80 * 1024;
@@ -29,6 +30,8 @@ interface WritePlan {
   hostPath: string;
   virtualPath: string;
   exists: boolean;
+  /** The file's whole new content (an append's too: what the editor is given); unknown for an append to a file too large to read. */
+  after: Buffer | string | undefined;
   diff: EditDiff;
 }
 
@@ -43,14 +46,17 @@ export async function planWrite(input: WriteInput, rt: RuntimeLike, options: Fil
   const target = await resolveSandboxPath(input.path, mounts, { kind: "file" });
   refuseGitCodeWrite(target.hostPath, mounts, target.virtualPath); // before any approval is asked
   let before: Buffer | null = null;
+  let whole = true;
   if (target.exists) {
     const current = append ? await safeReadFile(target.hostPath, mounts).catch(() => undefined) : await safeReadFile(target.hostPath, mounts);
-    if (current && !append) assertReadCurrent(rt, mounts, current.realPath, current.data, target.virtualPath);
+    const data = current && (await currentBytes(current.realPath, mounts, current.data));
+    whole = data !== undefined;
+    if (current && data && !append) assertReadCurrent(rt, mounts, current.realPath, data, target.virtualPath);
     // An append to a file too large to read is shown as the added text alone.
-    before = current?.data ?? Buffer.alloc(0);
+    before = data ?? Buffer.alloc(0);
   }
   const after = append && before ? Buffer.concat([before, Buffer.from(content, "utf8")]) : content;
-  return { mounts, hostPath: target.hostPath, virtualPath: target.virtualPath, exists: target.exists, diff: editDiff(target.virtualPath, before, after) };
+  return { mounts, hostPath: target.hostPath, virtualPath: target.virtualPath, exists: target.exists, after: whole ? after : undefined, diff: editDiff(target.virtualPath, before, after) };
 }
 
 export function createWriteFileTool(options: FileToolOptions = {}) {
@@ -62,7 +68,8 @@ export function createWriteFileTool(options: FileToolOptions = {}) {
         const plan = await planWrite(input, rt, options);
         const { mounts } = plan;
         if (!plan.exists) await safeMkdirp(dirname(plan.hostPath), mounts);
-        const res = await safeWriteFile(plan.hostPath, mounts, content, { append });
+        const onDisk = () => safeWriteFile(plan.hostPath, mounts, content, { append });
+        const res = plan.after === undefined ? await onDisk() : await writeThrough(plan.hostPath, mounts, plan.after, onDisk);
         // The agent knows what it wrote: the new version counts as read.
         if (append) {
           const after = await safeReadFile(res.realPath, mounts).catch(() => undefined);

@@ -1,7 +1,7 @@
 // `deerflow acp`'s agent driven in-process by a real ACP client (the SDK's client API) over in-memory byte streams,
-// against the loopback OpenAI test server and real SQLite: a prompt that reasons, answers, edits a file and runs a
-// command; permissions answered allow / reject / allow always; cancel; load; bad requests.
-import { execFileSync } from "node:child_process";
+// against the loopback OpenAI test server and real SQLite: what the spawned CLI's test (acp-cli.test.ts) leaves to
+// the agent's own rules: hostile paths, plans, prompt content and images, questions, skills, usage, stop reasons,
+// one turn at a time, session list / resume / close, where the editor's MCP servers start, and bad requests.
 import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
@@ -62,79 +62,21 @@ const chunk = (delta: Record<string, unknown>, finish: string | null = null) => 
 const text = (updates: { content: { type: string; text?: string } }[]) => updates.map((u) => u.content.text ?? "").join("");
 
 describe("initialize", () => {
-  it("negotiates the version and states what deerflow has: load, text and embedded context, no sign-in step", async () => {
+  it("negotiates the version and states what deerflow has: load, list, resume, close, text and embedded context, no sign-in step", async () => {
     const c = connect();
     const r = await c.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION + 5, clientCapabilities: {} });
     expect(r.protocolVersion).toBe(PROTOCOL_VERSION);
-    expect(r.agentCapabilities).toMatchObject({ loadSession: true, promptCapabilities: { image: false, embeddedContext: true } });
+    expect(r.agentCapabilities).toMatchObject({
+      loadSession: true,
+      promptCapabilities: { image: false, embeddedContext: true },
+      sessionCapabilities: { list: {}, resume: {}, close: {} },
+    });
     expect(r.agentInfo).toMatchObject({ name: "deerflow", version: "test" });
     expect(r.authMethods).toEqual([]);
   });
 });
 
 describe("a prompt turn", () => {
-  it("streams reasoning and answer, the edit as diff content at its real path, the command's output as text", async () => {
-    execFileSync("git", ["init", "-q"], { cwd });
-    writeFileSync(join(cwd, "notes.txt"), "one\ntwo\n");
-    server.setScript([rawSse([chunk({ role: "assistant", content: null, reasoning_content: "Plan the edit. " }), chunk({ content: "Editing now." }), chunk({}, "stop"), "data: [DONE]\n\n"])]);
-    server.push(
-      { toolCalls: [{ id: "r1", name: "read_file", args: { path: "notes.txt", start_line: 2 } }] },
-      { toolCalls: [{ id: "e1", name: "str_replace", args: { path: "notes.txt", old_str: "two", new_str: "TWO" } }] },
-      { toolCalls: [{ id: "b1", name: "bash", args: { command: "cat notes.txt" } }] },
-      { content: "Done: two is TWO." },
-    );
-    // The first reply has no tool call: the turn's first model call answers, the second prompt edits.
-    const c = connect();
-    const { sessionId, modes } = await newSession(c);
-    expect(modes).toMatchObject({ currentModeId: "ask", availableModes: [{ id: "ask" }, { id: "auto-edit" }, { id: "yolo" }] });
-    const first = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "think first" }] });
-    expect(first.stopReason).toBe("end_turn");
-    expect(text(c.of(sessionId, "agent_thought_chunk"))).toBe("Plan the edit. ");
-    expect(text(c.of(sessionId, "agent_message_chunk"))).toBe("Editing now.");
-
-    c.policy = () => choose("allow_once");
-    const second = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "make two loud" }] });
-    expect(second.stopReason).toBe("end_turn");
-    expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("one\nTWO\n");
-    const calls = c.of(sessionId, "tool_call");
-    expect(calls[0]).toMatchObject({ toolCallId: "r1", kind: "read", title: "Read notes.txt", locations: [{ path: join(cwd, "notes.txt"), line: 2 }] });
-    expect(calls[1]).toMatchObject({ toolCallId: "e1", kind: "edit", title: "Edit notes.txt", status: "in_progress", locations: [{ path: join(cwd, "notes.txt") }] });
-    expect(calls[2]).toMatchObject({ toolCallId: "b1", kind: "execute", title: "Run cat notes.txt" });
-    // ask mode: the edit asked first, with its diff, and the editor's "allow once" let it run.
-    expect(c.permissions).toHaveLength(1);
-    expect(c.permissions[0]!.toolCall).toMatchObject({ toolCallId: "e1", kind: "edit" });
-    expect(c.permissions[0]!.toolCall.content![0]).toEqual({ type: "diff", path: join(cwd, "notes.txt"), oldText: "one\ntwo", newText: "one\nTWO" });
-    expect(c.permissions[0]!.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once"]);
-    const results = c.of(sessionId, "tool_call_update");
-    expect(results[0]).toMatchObject({ toolCallId: "r1", status: "completed" });
-    expect(results[1]).toMatchObject({ toolCallId: "e1", status: "completed", content: [{ type: "diff", path: join(cwd, "notes.txt"), oldText: "one\ntwo", newText: "one\nTWO" }] });
-    expect(results[2]).toMatchObject({ toolCallId: "b1", status: "completed", content: [{ type: "content", content: { type: "text", text: expect.stringContaining("TWO") } }] });
-    expect(text(c.of(sessionId, "agent_message_chunk"))).toContain("Done: two is TWO.");
-  });
-
-  it("a rejected edit is not made and the call fails; allow always stops asking for the session's later edits", async () => {
-    server.push(
-      { toolCalls: [{ id: "w1", name: "write_file", args: { path: "a.txt", content: "rejected\n" } }] },
-      { content: "Left it." },
-      { toolCalls: [{ id: "w2", name: "write_file", args: { path: "a.txt", content: "second\n" } }] },
-      { toolCalls: [{ id: "w3", name: "write_file", args: { path: "b.txt", content: "third\n" } }] },
-      { content: "Both written." },
-    );
-    const c = connect();
-    const { sessionId } = await newSession(c);
-    c.policy = () => choose("deny");
-    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "overwrite a" }] });
-    expect(existsSync(join(cwd, "a.txt"))).toBe(false);
-    expect(c.of(sessionId, "tool_call_update")[0]).toMatchObject({ toolCallId: "w1", status: "failed" });
-
-    c.policy = () => choose("allow_always");
-    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "now write both" }] });
-    expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("second\n");
-    expect(readFileSync(join(cwd, "b.txt"), "utf8")).toBe("third\n");
-    expect(c.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["w1", "w2"]);
-    expect(c.permissions[1]!.options.find((o) => o.kind === "allow_always")?.name).toBe("Allow all edits in this session");
-  });
-
   it("a hostile path argument gets no location outside the workspace, and a title without escape sequences", async () => {
     server.push(
       { toolCalls: [{ id: "r1", name: "read_file", args: { path: "../../../../../etc/passwd", description: "x" } }] },
@@ -166,13 +108,13 @@ describe("plan and prompt content", () => {
     expect(c.of(sessionId, "plan").at(-1)).toEqual({ sessionUpdate: "plan", entries: todos.map((t) => ({ ...t, priority: "medium" })) });
   });
 
-  it("resource links and embedded text become the prompt; an image block is refused with what is accepted", async () => {
+  it("resource links and embedded text become the prompt; an image for a model not marked as seeing images is refused", async () => {
     server.push({ content: "Seen." });
     const c = connect();
     const { sessionId } = await newSession(c);
     await expect(c.agent.request("session/prompt", { sessionId, prompt: [{ type: "image", data: "AAAA", mimeType: "image/png" }] })).rejects.toMatchObject({
       code: -32602,
-      message: expect.stringContaining("text, resource links and embedded text resources"),
+      message: expect.stringContaining('"supportsVision": true'),
     });
     await c.agent.request("session/prompt", {
       sessionId,
@@ -287,70 +229,138 @@ describe("cancel", () => {
     expect(next.stopReason).toBe("end_turn");
     expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain("Partial answer");
   });
-
-  it("session/cancel while a permission waits: the question is withdrawn, the command never runs, the turn is cancelled and the thread goes on", async () => {
-    server.push({ toolCalls: [{ id: "rm1", name: "bash", args: { command: "rm -r build && echo removed" } }] }, { content: "Still here." });
-    execFileSync("mkdir", ["-p", join(cwd, "build")]);
-    const c = connect();
-    const { sessionId } = await newSession(c);
-    c.policy = async () => {
-      await c.agent.notify("session/cancel", { sessionId });
-      return { outcome: { outcome: "cancelled" } };
-    };
-    const r = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "clean the build" }] });
-    expect(r.stopReason).toBe("cancelled");
-    expect(existsSync(join(cwd, "build"))).toBe(true);
-    const next = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "are you there?" }] });
-    expect(next.stopReason).toBe("end_turn");
-    expect(userTexts(server.requests.at(-1)!)).toContain("are you there?");
-  });
 });
 
-describe("sessions are threads", () => {
-  it("session/load replays a session started over ACP, and one started in the terminal, then continues it", async () => {
-    server.push({ content: "First answer." });
+describe("sessions are threads: list, resume, close", () => {
+  it("session/list: the threads with a folder, newest first, one folder's with cwd, titles on one line; a bad cursor is refused", async () => {
+    const other = join(cwd, "..", "other");
+    mkdirSync(other);
+    server.push({ content: "One." }, { content: "Two." });
+    const c = connect();
+    const first = await newSession(c);
+    await c.agent.request("session/prompt", { sessionId: first.sessionId, prompt: [{ type: "text", text: "one" }] });
+    const second = await c.agent.request("session/new", { cwd: realpathSync(other), mcpServers: [] });
+    await c.agent.request("session/prompt", { sessionId: second.sessionId, prompt: [{ type: "text", text: "two" }] });
+    // A title as /title or the model may write it, escape sequences and all.
+    const titled = createChatSession({ home, model: "test-model", cwd });
+    await titled.resume({ threadId: second.sessionId });
+    await titled.setTitle("\u001b]0;pwned\u0007Fix the\nparser");
+    // A thread the terminal started without a folder is listed with its own (in the data directory).
+    const own = await createChatSession({ home, model: "test-model", cwd }).ensureThread();
+
+    const all = await c.agent.request("session/list", {});
+    expect(all.sessions.map((s) => s.cwd)).toEqual([own.workspace_path, realpathSync(other), cwd]);
+    expect(all.sessions.slice(1).map((s) => [s.sessionId, s.cwd])).toEqual([
+      [second.sessionId, realpathSync(other)],
+      [first.sessionId, cwd],
+    ]);
+    expect(all.sessions[1]!.title).not.toMatch(/[\u0000-\u001f\u007f]/);
+    expect(all.sessions[1]!.title).toContain("Fix the parser");
+    expect(all.sessions[1]!.updatedAt).toMatch(/^\d{4}-\d\d-\d\dT/);
+    expect(all.nextCursor ?? null).toBeNull();
+    expect((await c.agent.request("session/list", { cwd })).sessions.map((s) => s.sessionId)).toEqual([first.sessionId]);
+    await expect(c.agent.request("session/list", { cursor: "../../x" })).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("nextCursor") });
+  });
+
+  it("session/resume continues a thread without replaying it; the next prompt carries its history", async () => {
+    server.push({ content: "First answer." }, { content: "Resumed." });
     const a = connect();
     const { sessionId } = await newSession(a);
     await a.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hello from the editor" }] });
 
     const b = connect();
     await b.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
-    await b.agent.request("session/load", { sessionId, cwd, mcpServers: [] });
-    expect(text(b.of(sessionId, "user_message_chunk"))).toBe("hello from the editor");
-    expect(text(b.of(sessionId, "agent_message_chunk"))).toBe("First answer.");
-    // `deerflow resume <id>` (the TUI's ChatSession) opens the editor's session as the thread it is.
-    const resumed = await createChatSession({ home, model: "test-model", cwd }).resume({ threadId: sessionId });
-    expect(resumed.entries).toMatchObject([
-      { kind: "user", text: "hello from the editor" },
-      { kind: "assistant", text: "First answer." },
-    ]);
-    expect(resumed.thread.workspace).toBe(cwd);
+    const r = await b.agent.request("session/resume", { sessionId, cwd });
+    expect(r.modes?.currentModeId).toBe("ask");
+    expect(b.updates.map((u) => u.update.sessionUpdate)).toEqual(["available_commands_update"]);
+    await b.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go on" }] });
+    expect(userTexts(server.requests.at(-1)!)).toEqual(["hello from the editor", "go on"]);
+    expect(text(b.of(sessionId, "agent_message_chunk"))).toBe("Resumed.");
+    await expect(b.agent.request("session/resume", { sessionId: "no-such-thread", cwd })).rejects.toMatchObject({ code: -32602 });
+  });
 
-    // A thread of the terminal chat (ChatSession, as `deerflow` runs it) loads the same way.
-    server.push({ toolCalls: [{ id: "s1", name: "bash", args: { command: "echo from-terminal" } }] }, { content: "Terminal answer." }, { content: "Continued." });
-    const chat = createChatSession({ home, model: "test-model", cwd, workspace: cwd, approval: "auto-edit" });
-    const t = await chat.send({ prompt: "in the terminal" }, () => {}, new AbortController().signal);
-    const tid = t.result.thread_id;
-    await b.agent.request("session/load", { sessionId: tid, cwd, mcpServers: [] });
-    expect(b.of(tid, "tool_call")).toMatchObject([{ toolCallId: "s1", kind: "execute", status: "completed", content: [{ content: { text: expect.stringContaining("from-terminal") } }] }]);
-    const r = await b.agent.request("session/prompt", { sessionId: tid, prompt: [{ type: "text", text: "and in the editor" }] });
-    expect(r.stopReason).toBe("end_turn");
-    expect(userTexts(server.requests.at(-1)!)).toEqual(["in the terminal", "and in the editor"]);
+  it("session/close mid-turn cancels the turn and forgets the session; the thread stays and loads again", async () => {
+    server.push(rawSse([chunk({ role: "assistant", content: "Partial " })], { end: "hang" }));
+    const c = connect();
+    const { sessionId } = await newSession(c);
+    const turn = c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write a lot" }] });
+    await waitFor(() => (c.of(sessionId, "agent_message_chunk").length > 0 ? true : undefined), "the first chunk");
+    await c.agent.request("session/close", { sessionId });
+    expect((await turn).stopReason).toBe("cancelled");
+    await expect(c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "x" }] })).rejects.toMatchObject({ code: -32002 });
+    // An unknown session answers -32002, which the SDK's client takes as already closed.
+    await c.agent.request("session/close", { sessionId: "no-such-session" });
+    await c.agent.request("session/load", { sessionId, cwd, mcpServers: [] });
+    expect(text(c.of(sessionId, "user_message_chunk"))).toBe("write a lot");
+  });
+});
+
+describe("images in a prompt", () => {
+  const PNG = Buffer.from("89504e470d0a1a0a0000000d4948445200000001000000010806000000".padEnd(120, "0"), "hex").toString("base64");
+
+  it("a model marked supportsVision: the image is offered, saved in the thread's uploads and looked at with view_image", async () => {
+    writeFileSync(join(home, "..", "user", ".deerflowrc"), JSON.stringify({ models: { seeing: { model: "test-model", supportsVision: true } } }));
+    const pipes = memoryPipes();
+    const { app, close } = acpAgent({ version: "test", home, model: "seeing", log: (l) => logs.push(l) });
+    app.connect(pipes.agent);
+    const c = testClient(pipes.client);
+    open.push({ close, client: c });
+    const init = await c.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    expect(init.agentCapabilities?.promptCapabilities?.image).toBe(true);
+    const { sessionId } = await c.agent.request("session/new", { cwd, mcpServers: [] });
+    // Bytes that are no picture are refused, and nothing is saved.
+    await expect(
+      c.agent.request("session/prompt", { sessionId, prompt: [{ type: "image", data: Buffer.from("#!/bin/sh\nrm -rf ~\n").toString("base64"), mimeType: "image/png" }] }),
+    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("PNG, JPEG, GIF or WebP") });
+    let saved = "";
+    server.setScript((req, i) => {
+      if (i === 0) {
+        saved = /\/mnt\/user-data\/uploads\/editor-image-[0-9a-f]{8}\.png/.exec(userTexts(req).join("\n"))?.[0] ?? "";
+        return { toolCalls: [{ id: "v1", name: "view_image", args: { image_path: saved } }] };
+      }
+      return { content: "A red dot." };
+    });
+    await c.agent.request("session/prompt", {
+      sessionId,
+      prompt: [
+        { type: "text", text: "what is this?" },
+        { type: "image", data: PNG, mimeType: "image/png" },
+      ],
+    });
+    expect(saved).not.toBe("");
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain(`data:image/png;base64,${PNG.slice(0, 20)}`);
+    expect(c.of(sessionId, "tool_call_update")).toMatchObject([{ toolCallId: "v1", status: "completed" }]);
   });
 });
 
 describe("the client's MCP servers", () => {
-  it("a stdio server passed in session/new runs beside the configured ones; its untrusted tool asks first", async () => {
-    server.push({ toolCalls: [{ id: "m1", name: "mcp__editor__fixture_0", args: { text: "ping" } }] }, { content: "The editor's tool answered." });
+  it("two sessions of one agent: each edit asks its own session, and the second session's editor server is there", async () => {
+    const other = join(cwd, "..", "second");
+    mkdirSync(other);
+    server.push(
+      { toolCalls: [{ id: "w1", name: "write_file", args: { path: "a.txt", content: "a\n" } }] },
+      { content: "First." },
+      { toolCalls: [{ id: "w2", name: "write_file", args: { path: "b.txt", content: "b\n" } }] },
+      { toolCalls: [{ id: "m2", name: "mcp__editor__fixture_0", args: { text: "ping" } }] },
+      { content: "Second." },
+    );
     const c = connect();
     await c.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    const one = await c.agent.request("session/new", { cwd, mcpServers: [] });
     const fx = fixture("--tools", "1");
-    const { sessionId } = await c.agent.request("session/new", { cwd, mcpServers: [{ name: "editor", command: fx.command, args: fx.args, env: [] }] });
+    const two = await c.agent.request("session/new", { cwd: other, mcpServers: [{ name: "editor", command: fx.command, args: fx.args, env: [] }] });
     c.policy = () => choose("allow_once");
-    await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "use the editor's tool" }] });
-    expect(server.requests[0]!.body.tools.map((t: { function: { name: string } }) => t.function.name)).toContain("mcp__editor__fixture_0");
-    expect(c.permissions.map((p) => p.toolCall.toolCallId)).toEqual(["m1"]);
-    expect(c.of(sessionId, "tool_call_update")).toMatchObject([{ toolCallId: "m1", status: "completed", content: [{ content: { text: expect.stringContaining("ping") } }] }]);
+    await c.agent.request("session/prompt", { sessionId: one.sessionId, prompt: [{ type: "text", text: "write a" }] });
+    await c.agent.request("session/prompt", { sessionId: two.sessionId, prompt: [{ type: "text", text: "use the editor's tool" }] });
+    expect(c.permissions.map((p) => [p.sessionId, p.toolCall.toolCallId])).toEqual([
+      [one.sessionId, "w1"],
+      [two.sessionId, "w2"],
+      [two.sessionId, "m2"],
+    ]);
+    expect(c.of(two.sessionId, "tool_call_update")).toMatchObject([
+      { toolCallId: "w2", status: "completed" },
+      { toolCallId: "m2", status: "completed" },
+    ]);
   });
 
   it("a stdio server starts in the home folder, never the session's (npx would run a cloned repository's package)", async () => {

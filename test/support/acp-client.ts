@@ -1,6 +1,9 @@
 // A real ACP client (the SDK's `client()` API) for the tests of `deerflow acp`: it records every session update,
-// answers permission requests with a test's policy, and talks to the agent over newline-delimited JSON streams —
-// in-memory TransformStream pairs for the in-process agent, or a spawned CLI's stdio.
+// answers permission requests with a test's policy, serves fs/read_text_file and fs/write_text_file (from its open
+// "buffers", else the disk; writes go to the disk) when a test offers them in initialize, and talks to the agent
+// over newline-delimited JSON streams — in-memory TransformStream pairs for the in-process agent, or a spawned
+// CLI's stdio.
+import { readFileSync, writeFileSync } from "node:fs";
 import * as acp from "@agentclientprotocol/sdk";
 
 export type PermissionPolicy = (req: acp.RequestPermissionRequest) => acp.RequestPermissionResponse | Promise<acp.RequestPermissionResponse>;
@@ -14,6 +17,12 @@ export interface TestClient {
   permissions: acp.RequestPermissionRequest[];
   /** How the next permission requests are answered (default: reject). */
   policy: PermissionPolicy;
+  /** The editor's open buffers by absolute path (unsaved text the disk does not have). */
+  buffers: Map<string, string>;
+  /** Every fs/read_text_file and fs/write_text_file received, in order. */
+  fileRequests: { method: "read" | "write"; path: string; content?: string }[];
+  /** Set to make the editor's file requests fail with this message. */
+  fileError: string | undefined;
   /** The updates of one session of one kind. */
   of<K extends acp.SessionUpdate["sessionUpdate"]>(sessionId: string, kind: K): Extract<acp.SessionUpdate, { sessionUpdate: K }>[];
 }
@@ -25,7 +34,13 @@ export function testClient(stream: acp.Stream): TestClient {
     updates: [] as acp.SessionNotification[],
     permissions: [] as acp.RequestPermissionRequest[],
     policy: (() => choose("deny")) as PermissionPolicy,
+    buffers: new Map<string, string>(),
+    fileRequests: [] as TestClient["fileRequests"],
+    fileError: undefined,
   } as TestClient;
+  const failing = () => {
+    if (t.fileError) throw acp.RequestError.internalError(undefined, t.fileError);
+  };
   const app = acp
     .client({ name: "test-editor" })
     .onNotification(acp.methods.client.session.update, ({ params }) => {
@@ -34,6 +49,19 @@ export function testClient(stream: acp.Stream): TestClient {
     .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
       t.permissions.push(params);
       return t.policy(params);
+    })
+    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+      t.fileRequests.push({ method: "read", path: params.path });
+      failing();
+      return { content: t.buffers.get(params.path) ?? readFileSync(params.path, "utf8") };
+    })
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+      t.fileRequests.push({ method: "write", path: params.path, content: params.content });
+      failing();
+      // As an editor does: the buffer takes the text and is saved.
+      t.buffers.delete(params.path);
+      writeFileSync(params.path, params.content);
+      return {};
     });
   t.connection = app.connect(stream);
   t.agent = t.connection.agent;
