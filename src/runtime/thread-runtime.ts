@@ -137,6 +137,7 @@ export class ThreadRuntime {
         threadId,
         checkpointId: null,
         focus,
+        trigger: "manual",
         usage: { thread_usage: (values.thread_usage as never) ?? null },
       },
     );
