@@ -22,9 +22,10 @@ export const MAX_STOP_CONTINUATIONS = 3;
 /** HIDDEN_MARKER kind of the message that carries a Stop hook's reason to the model. */
 export const STOP_HOOK_KIND = "stop_hook";
 
-const stateSchema = new StateSchema({ stop_hook_continuations: z.number().default(0), stop_reason: STOP_REASON_VALUE });
+// `run_model_calls` is TurnLimit's count (0 without --max-turns): a continuation never makes a call past the cap.
+const stateSchema = new StateSchema({ stop_hook_continuations: z.number().default(0), run_model_calls: z.number().default(0), stop_reason: STOP_REASON_VALUE });
 
-export function stopHooksMiddleware(setup: HookSetup, event: "Stop" | "SubagentStop") {
+export function stopHooksMiddleware(setup: HookSetup, event: "Stop" | "SubagentStop", opts: { maxTurns?: number } = {}) {
   return createMiddleware({
     name: event === "Stop" ? "StopHooks" : "SubagentStopHooks",
     stateSchema,
@@ -46,8 +47,13 @@ export function stopHooksMiddleware(setup: HookSetup, event: "Stop" | "SubagentS
           last_assistant_message: messageText(last),
           ...(event === "SubagentStop" ? { agent_type: run.subagent ?? "" } : {}),
         };
-        const spent = continued >= MAX_STOP_CONTINUATIONS;
-        const blockNote = spent ? `not followed: the agent already went on ${MAX_STOP_CONTINUATIONS} times for ${event} hooks in this run` : undefined;
+        const capped = opts.maxTurns !== undefined && (state.run_model_calls ?? 0) >= opts.maxTurns;
+        const spent = capped || continued >= MAX_STOP_CONTINUATIONS;
+        const blockNote = capped
+          ? `not followed: the run made its ${opts.maxTurns} model calls (--max-turns)`
+          : spent
+            ? `not followed: the agent already went on ${MAX_STOP_CONTINUATIONS} times for ${event} hooks in this run`
+            : undefined;
         const r = await runHooks(setup, event, input, { signal: (runtime as { signal?: AbortSignal }).signal, blockNote });
         if (!r.blocked || spent) return undefined;
         const note = new HumanMessage({

@@ -82,6 +82,8 @@ describe("Stop hooks", () => {
       ["Stop", false, "all done"],
       ["Stop", true, "tests pass, now done"],
     ]);
+    // doctor (and the chat's /hooks, the same lines) lists it.
+    expect((await runCli(sb, ["doctor"])).stdout).toMatch(/hooks {3}1 configured: Stop: sh \S+once\.sh \(timeout 60 s; /);
   });
 
   it(`a hook that always blocks is followed ${MAX_STOP_CONTINUATIONS} times, then the run ends and says so`, async () => {
@@ -96,6 +98,17 @@ describe("Stop hooks", () => {
     expect(runs.map((e) => e.status)).toEqual(Array(MAX_STOP_CONTINUATIONS + 1).fill("blocked"));
     expect(runs.at(-1).reason).toBe(`never done (not followed: the agent already went on ${MAX_STOP_CONTINUATIONS} times for Stop hooks in this run)`);
     expect(events(r.stdout).at(-1)).toMatchObject({ type: "run.completed", final_text: `answer ${MAX_STOP_CONTINUATIONS + 1}` });
+  });
+
+  it("never takes a run past --max-turns: a block on the last allowed call is reported, not followed", async () => {
+    const sb = e2e.sandbox();
+    userHooks(sb, { Stop: [{ hooks: [{ type: "command", command: "echo more >&2; exit 2" }] }] });
+    let n = 0;
+    e2e.server.setScript((req) => (isSide(req) ? { content: "title" } : { content: `answer ${++n}` }));
+    const r = await runCli(sb, ["run", "--max-turns", "2", "--output-format", "stream-json", "work"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(leadRequests()).toHaveLength(2);
+    expect(hookRuns(r.stdout).map((e) => e.reason)).toEqual(["more", "more (not followed: the run made its 2 model calls (--max-turns))"]);
   });
 
   it("does not run when a guard stopped the run (--max-turns): a guard's stop is final", async () => {
