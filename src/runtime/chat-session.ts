@@ -18,6 +18,7 @@ import { DB_FILE } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 import { type NotificationHooks, notificationHooks } from "./notification-hooks.js";
+import { exportThreadToFile } from "./export-file.js";
 import { type ApprovalDecision, type ApprovalSettings, type EventBroker, eventBroker } from "../sandbox/approvals.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { assertShellUsable, closeShellSessions, runShell, setShellWarningSink } from "../sandbox/run-shell.js";
@@ -374,6 +375,12 @@ export class ChatSession {
   async clearGoal(): Promise<void> {
     if (this.threadId && this.goal) await this.runtime.updateState(this.threadId, this.model, clearGoalUpdate() as Record<string, unknown>);
     this.goal = null;
+  }
+
+  /** /export [file]: the current thread to a new file (export-file.ts). */
+  exportThread(file?: string) {
+    if (!this.threadId) throw new UsageError("There is no thread to export yet.");
+    return exportThreadToFile(this.config, this.threadId, this.cwd, file || undefined);
   }
 
   /** /compact [focus]: older turns summarized and archived now (null: nothing old enough yet). */

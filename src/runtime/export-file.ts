@@ -3,7 +3,11 @@
 // saying `--force` costs one flag. WHY O_EXCL: the check and the create are one step, so a file (or a symbolic link
 // planted to point elsewhere) that appears in between is refused too, never followed.
 import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { ResolvedConfig } from "../config/load.js";
 import { UsageError } from "../errors.js";
+import { buildThreadExport } from "./thread-export.js";
+import { type ExportFormat, formatOfFile, renderExport } from "./thread-export-format.js";
 
 export function writeExportFile(path: string, text: string, opts: { force?: boolean; forceHint: string }): void {
   try {
@@ -16,4 +20,15 @@ export function writeExportFile(path: string, text: string, opts: { force?: bool
     if (code === "EACCES" || code === "EPERM") throw new UsageError(`Cannot write ${path}: permission denied.`);
     throw err;
   }
+}
+
+/**
+ * The chat's `/export [file]`: thread `threadId` to `file` (relative to `cwd`; default deerflow-<id>.md there), its
+ * format by the file's extension, never over an existing file. Returns where it went.
+ */
+export async function exportThreadToFile(config: ResolvedConfig, threadId: string, cwd: string, file?: string): Promise<{ path: string; format: ExportFormat }> {
+  const path = resolve(cwd, file || `deerflow-${threadId}.md`);
+  const format = formatOfFile(path);
+  writeExportFile(path, renderExport(await buildThreadExport(config, threadId), format), { forceHint: "Name another file: /export <file>." });
+  return { path, format };
 }

@@ -227,6 +227,22 @@ describe("Notification hooks", () => {
     await ThreadRuntime.closeAll();
   });
 
+  it("run when the agent asks a clarification question the chat waits on", async () => {
+    const sb = e2e.sandbox();
+    const log = join(sb.userHome, "notify-q.jsonl");
+    userHooks(sb, { Notification: [{ hooks: [{ type: "command", command: hookScript(sb, "bell-q", `cat >> ${log}; echo >> ${log}`) }] }] });
+    useSandboxEnv(sb);
+    e2e.server.push({ toolCalls: [{ id: "q", name: "ask_clarification", args: { question: "Tabs or spaces?", clarification_type: "approach_choice" } }] });
+    const s = createChatSession({ home: sb.env.DEERFLOW_HOME, model: "test-model", cwd: sb.cwd });
+    const seen: RunEvent[] = [];
+    const done = await s.send({ prompt: "format it" }, (e) => seen.push(e), new AbortController().signal);
+    expect(done.result.stop_reason).toBe("clarification");
+    await s.notifications.settled();
+    expect(logged(log)).toEqual([expect.objectContaining({ hook_event_name: "Notification", notification_type: "clarification", message: "deerflow asks: Tabs or spaces?", thread_id: s.threadId })]);
+    expect(seen.filter((e) => e.type === "hook.run").map((e) => (e as { event: string }).event)).toEqual(["Notification"]);
+    await ThreadRuntime.closeAll();
+  });
+
   it("an untrusted project's Stop, SubagentStop, PreCompact and Notification hooks never run", async () => {
     const sb = e2e.sandbox();
     const marker = join(sb.userHome, "PROJECT-HOOK-RAN");
