@@ -212,7 +212,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       ...(opts.skills?.skills.length ? [before("Title", skillActivationMiddleware({ catalog: opts.skills }))] : []),
       ...(opts.mcp?.deferred ? [before("ToolApproval", deferredToolFilterMiddleware(opts.mcp.deferred))] : []),
       ...(opts.hooks?.hooks.some((h) => TOOL_HOOK_EVENTS.includes(h.event)) ? [nextTo("ArtifactCapture", toolHooksMiddleware(opts.hooks))] : []),
-      ...(opts.hooks?.hooks.some((h) => h.event === "Stop") ? [before("ThreadData", stopHooksMiddleware(opts.hooks, "Stop", { maxTurns: opts.maxTurns }))] : []),
+      ...(opts.hooks?.hooks.some((h) => h.event === "Stop") ? [before("ThreadData", stopHooksMiddleware(opts.hooks, "Stop"))] : []),
       // Unanchored extras keep this order just before Clarification.
       safetyFinishReasonMiddleware(),
       modelLengthFinishReasonMiddleware(),

@@ -22,10 +22,16 @@ export const MAX_STOP_CONTINUATIONS = 3;
 /** HIDDEN_MARKER kind of the message that carries a Stop hook's reason to the model. */
 export const STOP_HOOK_KIND = "stop_hook";
 
-// `run_model_calls` is TurnLimit's count (0 without --max-turns): a continuation never makes a call past the cap.
-const stateSchema = new StateSchema({ stop_hook_continuations: z.number().default(0), run_model_calls: z.number().default(0), stop_reason: STOP_REASON_VALUE });
+// TurnLimit's count and cap (`--max-turns`, a subagent type's maxTurns; null without one): a continuation never makes
+// a model call past the cap.
+const stateSchema = new StateSchema({
+  stop_hook_continuations: z.number().default(0),
+  run_model_calls: z.number().default(0),
+  run_turn_cap: z.number().nullable().default(null),
+  stop_reason: STOP_REASON_VALUE,
+});
 
-export function stopHooksMiddleware(setup: HookSetup, event: "Stop" | "SubagentStop", opts: { maxTurns?: number } = {}) {
+export function stopHooksMiddleware(setup: HookSetup, event: "Stop" | "SubagentStop") {
   return createMiddleware({
     name: event === "Stop" ? "StopHooks" : "SubagentStopHooks",
     stateSchema,
@@ -47,10 +53,11 @@ export function stopHooksMiddleware(setup: HookSetup, event: "Stop" | "SubagentS
           last_assistant_message: messageText(last),
           ...(event === "SubagentStop" ? { agent_type: run.subagent ?? "" } : {}),
         };
-        const capped = opts.maxTurns !== undefined && (state.run_model_calls ?? 0) >= opts.maxTurns;
+        const cap = state.run_turn_cap;
+        const capped = typeof cap === "number" && (state.run_model_calls ?? 0) >= cap;
         const spent = capped || continued >= MAX_STOP_CONTINUATIONS;
         const blockNote = capped
-          ? `not followed: the run made its ${opts.maxTurns} model calls (--max-turns)`
+          ? `not followed: the run made its ${cap} model calls (its turn limit)`
           : spent
             ? `not followed: the agent already went on ${MAX_STOP_CONTINUATIONS} times for ${event} hooks in this run`
             : undefined;

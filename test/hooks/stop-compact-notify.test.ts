@@ -108,7 +108,7 @@ describe("Stop hooks", () => {
     const r = await runCli(sb, ["run", "--max-turns", "2", "--output-format", "stream-json", "work"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(leadRequests()).toHaveLength(2);
-    expect(hookRuns(r.stdout).map((e) => e.reason)).toEqual(["more", "more (not followed: the run made its 2 model calls (--max-turns))"]);
+    expect(hookRuns(r.stdout).map((e) => e.reason)).toEqual(["more", "more (not followed: the run made its 2 model calls (its turn limit))"]);
   });
 
   it("does not run when a guard stopped the run (--max-turns): a guard's stop is final", async () => {
@@ -157,6 +157,28 @@ describe("SubagentStop hooks", () => {
         .map(textOf)
         .join("\n"),
     ).toContain("child report 2");
+  });
+});
+
+describe("SubagentStop hooks and a subagent's turn limit", () => {
+  it("a block on the last model call the subagent type allows is reported, not followed", async () => {
+    const sb = e2e.sandbox();
+    userHooks(
+      sb,
+      { SubagentStop: [{ hooks: [{ type: "command", command: "echo again >&2; exit 2" }] }] },
+      { subagents: { quick: { description: "one call", systemPrompt: "Answer in one call.", maxTurns: 1 } } },
+    );
+    let child = 0;
+    let lead = 0;
+    e2e.server.setScript((req) => {
+      if (isSide(req)) return { content: "title" };
+      if (isChild(req)) return { content: `child report ${++child}` };
+      return ++lead === 1 ? { toolCalls: [{ name: "task", args: { description: "look", prompt: "child work", subagent_type: "quick" } }] } : { content: "lead done" };
+    });
+    const r = await runCli(sb, ["run", "--output-format", "stream-json", "delegate"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(child).toBe(1);
+    expect(hookRuns(r.stdout).map((e) => [e.event, e.reason])).toEqual([["SubagentStop", "again (not followed: the run made its 1 model calls (its turn limit))"]]);
   });
 });
 
