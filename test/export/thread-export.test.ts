@@ -81,7 +81,7 @@ describe.each(["full", "delta"] as const)("a compacted thread's export (%s check
 describe("a hostile thread's export", () => {
   it("masks keys and credentials, and carries no raw control sequence in Markdown or JSON", async () => {
     const key = "sk-proj-ABCDEFGHIJKLMNOPQRSTUVWX";
-    const hostile = `title \u001b]0;pwned\u0007 clear \u001b[2J c1 \u009b31m clip \u001b]52;c;ZXZpbA==\u0007 ${key} own sk-test-key-123456`;
+    const hostile = `title \u001b]0;pwned\u0007 bidi \u202etxt.sh clear \u001b[2J c1 \u009b31m clip \u001b]52;c;ZXZpbA==\u0007 ${key} own sk-test-key-123456`;
     writeFileSync(join(cwd, "hostile.txt"), `${hostile}\n`);
     server.push(
       { toolCalls: [{ name: "read_file", args: { path: "hostile.txt" } }] },
@@ -108,7 +108,9 @@ describe("a hostile thread's export", () => {
     expect(written.diff!.path).toContain("notes.txt");
     expect(written.diff!.patch).not.toContain("ABCDEFGHIJKLMNOP");
     // The text around the sequences is still there: Markdown drops the sequences, JSON escapes them.
-    expect(md).toMatch(/title +clear +c1 +clip +\*\*\* own \*\*\*/);
+    expect(md).toMatch(/title +bidi txt\.sh clear +c1 +clip +\*\*\* own \*\*\*/);
+    expect(json).toContain("bidi \\u202etxt.sh");
+    expect(json).not.toContain("\u202e");
     expect(json).toContain("\\u001b]52;c;ZXZpbA==");
     expect(json).toContain("\\u009b31m");
     expect(md).toMatch(/#### Tool call: read_file/);
