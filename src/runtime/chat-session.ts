@@ -19,6 +19,7 @@ import type { ThreadRow } from "../persistence/thread-index.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
 import { type NotificationHooks, notificationHooks } from "./notification-hooks.js";
 import { exportThreadToFile } from "./export-file.js";
+import type { HookReport } from "../hooks/run-hooks.js";
 import { type ApprovalDecision, type ApprovalSettings, type EventBroker, eventBroker } from "../sandbox/approvals.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { assertShellUsable, closeShellSessions, runShell, setShellWarningSink } from "../sandbox/run-shell.js";
@@ -384,9 +385,9 @@ export class ChatSession {
   }
 
   /** /compact [focus]: older turns summarized and archived now (null: nothing old enough yet). */
-  async compact(focus?: string) {
+  async compact(focus?: string, onHook?: (report: HookReport) => void) {
     if (!this.threadId) return null;
-    return this.runtime.compact(this.threadId, this.model, focus || undefined);
+    return this.runtime.compact(this.threadId, this.model, focus || undefined, onHook);
   }
 
   private async rewindTarget() {

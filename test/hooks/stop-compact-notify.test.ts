@@ -219,7 +219,10 @@ describe("PreCompact hooks", () => {
     await s.resume({ threadId });
     await s.send({ prompt: "four" }, () => {}, new AbortController().signal);
     const before = logged(log).length;
-    expect(await s.compact("keep the API names")).not.toBeNull();
+    const reports: { event: string; status: string; command: string }[] = [];
+    expect(await s.compact("keep the API names", (report) => reports.push(report))).not.toBeNull();
+    // Reported to the chat (its /compact says the ones that fail): only the hook whose matcher selects "manual" ran.
+    expect(reports.map((x) => [x.event, x.status, x.command.includes("pc.sh")])).toEqual([["PreCompact", "ok", true]]);
     expect(logged(log).slice(before)).toEqual([expect.objectContaining({ trigger: "manual", custom_instructions: "keep the API names" })]);
     expect(logged(autoOnly).every((i) => i.trigger === "auto")).toBe(true);
     await ThreadRuntime.closeAll();
