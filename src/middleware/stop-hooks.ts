@@ -31,6 +31,28 @@ const stateSchema = new StateSchema({
   stop_reason: STOP_REASON_VALUE,
 });
 
+type StopState = { stop_hook_continuations?: number; run_model_calls?: number; run_turn_cap?: number | null };
+
+/** Claude Code's Stop / SubagentStop input, with deerflow's thread id and the answer the agent would end on. */
+function stopInput(event: "Stop" | "SubagentStop", state: StopState, last: AIMessage, configurable: Record<string, unknown> | undefined) {
+  const threadId = typeof configurable?.thread_id === "string" ? configurable.thread_id : undefined;
+  return {
+    session_id: threadId,
+    thread_id: threadId,
+    stop_hook_active: (state.stop_hook_continuations ?? 0) > 0,
+    last_assistant_message: messageText(last),
+    ...(event === "SubagentStop" ? { agent_type: readRunConfigurable(configurable).subagent ?? "" } : {}),
+  };
+}
+
+/** Why a block would not be followed now (the turn cap reached, or the bound of continuations), or undefined. */
+function whyNotFollowed(event: "Stop" | "SubagentStop", state: StopState): string | undefined {
+  const cap = state.run_turn_cap;
+  if (typeof cap === "number" && (state.run_model_calls ?? 0) >= cap) return `not followed: the run made its ${cap} model calls (its turn limit)`;
+  if ((state.stop_hook_continuations ?? 0) >= MAX_STOP_CONTINUATIONS) return `not followed: the agent already went on ${MAX_STOP_CONTINUATIONS} times for ${event} hooks in this run`;
+  return undefined;
+}
+
 export function stopHooksMiddleware(setup: HookSetup, event: "Stop" | "SubagentStop") {
   return createMiddleware({
     name: event === "Stop" ? "StopHooks" : "SubagentStopHooks",
@@ -42,32 +64,15 @@ export function stopHooksMiddleware(setup: HookSetup, event: "Stop" | "SubagentS
         const last = state.messages.at(-1);
         if (!last || !AIMessage.isInstance(last) || (last.tool_calls?.length ?? 0) > 0 || state.stop_reason != null) return undefined;
         if (!hooksFor(setup, event).length) return undefined;
-        const configurable = (runtime as { configurable?: Record<string, unknown> }).configurable;
-        const run = readRunConfigurable(configurable);
-        const threadId = typeof configurable?.thread_id === "string" ? configurable.thread_id : undefined;
-        const continued = state.stop_hook_continuations ?? 0;
-        const input = {
-          session_id: threadId,
-          thread_id: threadId,
-          stop_hook_active: continued > 0,
-          last_assistant_message: messageText(last),
-          ...(event === "SubagentStop" ? { agent_type: run.subagent ?? "" } : {}),
-        };
-        const cap = state.run_turn_cap;
-        const capped = typeof cap === "number" && (state.run_model_calls ?? 0) >= cap;
-        const spent = capped || continued >= MAX_STOP_CONTINUATIONS;
-        const blockNote = capped
-          ? `not followed: the run made its ${cap} model calls (its turn limit)`
-          : spent
-            ? `not followed: the agent already went on ${MAX_STOP_CONTINUATIONS} times for ${event} hooks in this run`
-            : undefined;
-        const r = await runHooks(setup, event, input, { signal: (runtime as { signal?: AbortSignal }).signal, blockNote });
-        if (!r.blocked || spent) return undefined;
+        const { configurable, signal } = runtime as { configurable?: Record<string, unknown>; signal?: AbortSignal };
+        const blockNote = whyNotFollowed(event, state);
+        const r = await runHooks(setup, event, stopInput(event, state, last, configurable), { signal, blockNote });
+        if (!r.blocked || blockNote) return undefined;
         const note = new HumanMessage({
           content: `[${event} hook] The user's hook did not let you stop yet: ${r.blocked.reason}`,
           additional_kwargs: { [HIDDEN_MARKER]: STOP_HOOK_KIND },
         });
-        return { stop_hook_continuations: continued + 1, messages: [note], jumpTo: "model" as const };
+        return { stop_hook_continuations: (state.stop_hook_continuations ?? 0) + 1, messages: [note], jumpTo: "model" as const };
       },
     },
   });
