@@ -1,6 +1,7 @@
 // The product's lead agent: the full ordered stack assembled in one place. LEAD_MIDDLEWARE_ORDER is the documented
 // order (docs/architecture.md); a tracing test asserts the hooks run in exactly this order.
 import { toolHooksMiddleware } from "../middleware/tool-hooks.js";
+import { stopHooksMiddleware } from "../middleware/stop-hooks.js";
 import type { HookSetup } from "../hooks/run-hooks.js";
 import { TOOL_HOOK_EVENTS } from "../vocabulary/hook-events.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -79,9 +80,12 @@ export { LEAD_SYSTEM_PROMPT };
  * - PiiRedaction innermost of the model wrappers (piiRedaction only): it masks the final request, reminders included.
  * - ToolHooks (the user's PreToolUse / PostToolUse hooks) right after ArtifactCapture, outside SandboxAudit and
  *   ToolApproval: a hook refuses a call before anyone is asked, and no hook answer gets a call past them.
+ * - StopHooks (the user's Stop hooks) first: its afterModel runs last, after every guard has counted and stopped
+ *   what it stops, and a block sends the run back to the model without a new beforeAgent (the guards keep counting).
  * - Clarification always last.
  */
 export const LEAD_MIDDLEWARE_ORDER = [
+  "StopHooks", // .deerflowrc Stop hooks only
   "ThreadData",
   "Uploads",
   "Sandbox",
@@ -156,7 +160,7 @@ export interface LeadAgentOptions {
   mcp?: LeadAgentMcp;
   /** web_fetch's limits and web_search's provider (without one, web_search is not offered). */
   web?: WebToolsOptions;
-  /** The user's hooks (.deerflowrc `hooks`): ToolHooks when any is a tool event's. */
+  /** The user's hooks (.deerflowrc `hooks`): ToolHooks when any is a tool event's, StopHooks when any is Stop. */
   hooks?: HookSetup;
 }
 
@@ -208,6 +212,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       ...(opts.skills?.skills.length ? [before("Title", skillActivationMiddleware({ catalog: opts.skills }))] : []),
       ...(opts.mcp?.deferred ? [before("ToolApproval", deferredToolFilterMiddleware(opts.mcp.deferred))] : []),
       ...(opts.hooks?.hooks.some((h) => TOOL_HOOK_EVENTS.includes(h.event)) ? [nextTo("ArtifactCapture", toolHooksMiddleware(opts.hooks))] : []),
+      ...(opts.hooks?.hooks.some((h) => h.event === "Stop") ? [before("ThreadData", stopHooksMiddleware(opts.hooks, "Stop"))] : []),
       // Unanchored extras keep this order just before Clarification.
       safetyFinishReasonMiddleware(),
       modelLengthFinishReasonMiddleware(),

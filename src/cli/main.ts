@@ -119,6 +119,16 @@ export function buildProgram(): Command {
       process.exitCode = await fromRuntime("threads", (rt) => rt.threadsShowCommand(thread, { ...cmd.optsWithGlobals(), ...opts }));
     });
   threads
+    .command("export")
+    .description("the whole thread (archived turns, tool calls, diffs, todos, subagent reports, usage; secrets masked) as Markdown or JSON")
+    .argument("<thread>", "the thread id")
+    .option("--format <format>", "md or json (default md)")
+    .option("-o, --output <file>", "write to this file (a new one) instead of stdout")
+    .option("--force", "with -o: replace the file if it exists")
+    .action(async (thread: string, opts, cmd: Command) => {
+      process.exitCode = await fromRuntime("threads", (rt) => rt.threadsExportCommand(thread, { ...cmd.optsWithGlobals(), ...opts }));
+    });
+  threads
     .command("rm")
     .description("delete a thread and all its data (a workspace bound with --workspace is left as it is)")
     .argument("<thread>", "the thread id")

@@ -7,6 +7,7 @@ export { closeChatShell, createChatSession, firstRunChoices, saveFirstRunChoice 
 export { runCommand } from "./commands/run.js";
 export { threadsCommand, threadsShowCommand } from "./commands/threads.js";
 export { threadsRmCommand } from "./commands/threads-rm.js";
+export { threadsExportCommand } from "./commands/threads-export.js";
 export { rewindCommand } from "./commands/rewind.js";
 export { mcpListCommand } from "./commands/mcp.js";
 export { dbMigrateCommand } from "./commands/db.js";

@@ -2,7 +2,7 @@
 // JSON, the first that blocks ends the round (later ones do not run), additional context adds up. Every run is
 // reported (stream-json's `hook.run` event; the TUI's notice of a failing hook).
 import { type ResolvedHook, matchesTool } from "../config/hooks-config.js";
-import { TOOL_HOOK_EVENTS, type HookEvent } from "../vocabulary/hook-events.js";
+import { MATCHED_HOOK_EVENTS, type HookEvent } from "../vocabulary/hook-events.js";
 import { hookOutcome } from "./hook-outcome.js";
 import { runHookCommand } from "./run-hook.js";
 
@@ -36,15 +36,25 @@ export interface HooksResult {
   stop?: string;
 }
 
-/** The hooks of `event` (for a tool event, those whose matcher selects `tool`). */
-export function hooksFor(setup: HookSetup | undefined, event: HookEvent, tool?: string): ResolvedHook[] {
-  return (setup?.hooks ?? []).filter((h) => h.event === event && (!TOOL_HOOK_EVENTS.includes(event) || matchesTool(h.matcher, tool ?? "")));
+/** The hooks of `event` (for an event with a matcher, those whose matcher selects `subject`: a tool, a trigger). */
+export function hooksFor(setup: HookSetup | undefined, event: HookEvent, subject?: string): ResolvedHook[] {
+  return (setup?.hooks ?? []).filter((h) => h.event === event && (!MATCHED_HOOK_EVENTS.includes(event) || matchesTool(h.matcher, subject ?? "")));
+}
+
+export interface RunHooksOptions {
+  /** The tool a tool event is about (matched and reported). */
+  tool?: string;
+  /** What a non-tool event's matcher is read against (PreCompact: its trigger). */
+  match?: string;
+  signal?: AbortSignal;
+  /** Said in the report of a hook that blocked when its block will not be followed (a Stop hook past the bound). */
+  blockNote?: string;
 }
 
 /** Runs the hooks of `event`; `input` is the event's fields (hook_event_name and cwd are added). */
-export async function runHooks(setup: HookSetup | undefined, event: HookEvent, input: Record<string, unknown>, opts: { tool?: string; signal?: AbortSignal } = {}): Promise<HooksResult> {
+export async function runHooks(setup: HookSetup | undefined, event: HookEvent, input: Record<string, unknown>, opts: RunHooksOptions = {}): Promise<HooksResult> {
   const result: HooksResult = { context: [] };
-  for (const hook of hooksFor(setup, event, opts.tool)) {
+  for (const hook of hooksFor(setup, event, opts.match ?? opts.tool)) {
     if (opts.signal?.aborted) break;
     const payload = { ...input, hook_event_name: event, cwd: setup!.cwd };
     const run = await runHookCommand(hook.command, payload, { cwd: setup!.cwd, timeoutSeconds: hook.timeoutSeconds, signal: opts.signal, env: { ...process.env, DEERFLOW_PROJECT_DIR: setup!.cwd } });
@@ -58,7 +68,7 @@ export async function runHooks(setup: HookSetup | undefined, event: HookEvent, i
       exit_code: run.exitCode ?? null,
       timed_out: run.timedOut,
       duration_ms: run.durationMs,
-      ...(outcome.reason ? { reason: outcome.reason } : {}),
+      ...(outcome.reason ? { reason: outcome.status === "blocked" && opts.blockNote ? `${outcome.reason} (${opts.blockNote})` : outcome.reason } : {}),
     });
     if (outcome.additionalContext) result.context.push(outcome.additionalContext);
     if (!outcome.continue) result.stop = outcome.reason ?? "a hook asked to stop";

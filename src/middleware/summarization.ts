@@ -63,6 +63,8 @@ export interface SummarizationOptions {
   /** Give up on the summary call after this long. Default 60 000 ms. */
   timeoutMs?: number;
   onCompacted?: (info: CompactionInfo) => void;
+  /** Called before anything is archived (the user's PreCompact hooks); it cannot stop the compaction. */
+  beforeCompact?: (c: { trigger: "manual" | "auto"; instructions: string; threadId: string }) => Promise<unknown>;
   /** Mask personal values in the summary request (the summary comes back restored). Default false. */
   piiRedaction?: boolean;
   /**
@@ -170,6 +172,8 @@ export interface CompactArgs {
   checkpointId: string | null;
   focus?: string;
   force?: boolean;
+  /** `manual` for `/compact`; `auto` (default) when the window or a provider's refusal asks for it. */
+  trigger?: "manual" | "auto";
   /** The usage totals the summary call's tokens are added to. */
   usage?: { run_usage?: UsageTotals | null; thread_usage?: UsageTotals | null };
 }
@@ -181,6 +185,7 @@ export async function compactMessages(opts: SummarizationOptions, args: CompactA
   const before = messagesTokens(args.messages);
   const sel = selectForCompaction(args.messages, keepRecent, opts.maxMessages ? Math.max(2, Math.floor(opts.maxMessages / 2)) : undefined);
   if (sel.removed.length === 0) return undefined;
+  await opts.beforeCompact?.({ trigger: args.trigger ?? "auto", instructions: args.focus ?? "", threadId: args.threadId });
   const archive = opts.archive ?? fallbackArchive;
   const inputs = sel.removed.map(archiveInput);
   // Archive first: if anything below fails or the process dies, the originals are already safe (idempotent by id).

@@ -11,14 +11,15 @@ import { STOP_REASON_VALUE } from "./util/stop-reason.js";
 import { TURN_CAPPED } from "../vocabulary/stop-reasons.js";
 import { stripToolCalls } from "./util/strip-tool-calls.js";
 
-const stateSchema = new StateSchema({ run_model_calls: z.number().default(0), stop_reason: STOP_REASON_VALUE });
+// `run_turn_cap`: the cap itself, so what else may send a run back to the model (StopHooks) never passes it.
+const stateSchema = new StateSchema({ run_model_calls: z.number().default(0), run_turn_cap: z.number().nullable().default(null), stop_reason: STOP_REASON_VALUE });
 
 export function turnLimitMiddleware(options: { maxTurns: number }) {
   if (!Number.isInteger(options.maxTurns) || options.maxTurns < 1) throw new RangeError(`maxTurns must be a positive integer (got ${options.maxTurns})`);
   return createMiddleware({
     name: "TurnLimit",
     stateSchema,
-    beforeAgent: () => ({ run_model_calls: 0 }),
+    beforeAgent: () => ({ run_model_calls: 0, run_turn_cap: options.maxTurns }),
     afterModel: (state) => {
       const calls = (state.run_model_calls ?? 0) + 1;
       const last = state.messages.at(-1);

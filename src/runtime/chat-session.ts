@@ -17,6 +17,9 @@ import { type DiscoveredServer, discoverLocalServers, listEndpointModels } from 
 import { DB_FILE } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
+import { type NotificationHooks, notificationHooks } from "./notification-hooks.js";
+import { exportThreadToFile } from "./export-file.js";
+import type { HookReport } from "../hooks/run-hooks.js";
 import { type ApprovalDecision, type ApprovalSettings, type EventBroker, eventBroker } from "../sandbox/approvals.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { assertShellUsable, closeShellSessions, runShell, setShellWarningSink } from "../sandbox/run-shell.js";
@@ -117,6 +120,8 @@ export class ChatSession {
   /** Shared with every run: Shift+Tab changes `mode` while a run works. */
   readonly approval: ApprovalSettings;
   private listener: RunEventListener | undefined;
+  /** Notification hooks: told when a question waits for the user (notification-hooks.ts). */
+  readonly notifications: NotificationHooks;
 
   constructor(options: ChatSessionOptions = {}) {
     this.options = options;
@@ -134,7 +139,11 @@ export class ChatSession {
     if (yoloProblem) throw new UsageError(yoloProblem, "Start without yolo (deerflow asks before guarded commands), or point --workspace at a project directory.");
     assertSafeSandboxPaths(this.config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home });
     this.planMode = options.plan ?? false;
-    this.broker = eventBroker((e) => this.listener?.(e));
+    this.notifications = notificationHooks(this.config);
+    this.broker = eventBroker((e) => {
+      this.listener?.(e);
+      this.notifications.watch(e, this.listener);
+    });
     this.approval = { mode: this.config.approval, broker: this.broker };
     // MCP servers start now, in the background (the first frame is already up): by the first prompt they are
     // ready. A failure is reported in the first run; confined servers wait for the thread's workspace.
@@ -348,6 +357,7 @@ export class ChatSession {
       onEvent: (e: RunEvent) => {
         if (e.type === "run.started") this.threadId = this.sessionThread = e.thread_id;
         this.listener?.(e);
+        this.notifications.watch(e, this.listener);
       },
     };
     try {
@@ -377,10 +387,16 @@ export class ChatSession {
     this.goal = null;
   }
 
+  /** /export [file]: the current thread to a new file (export-file.ts). */
+  exportThread(file?: string) {
+    if (!this.threadId) throw new UsageError("There is no thread to export yet.");
+    return exportThreadToFile(this.config, this.threadId, this.cwd, file || undefined);
+  }
+
   /** /compact [focus]: older turns summarized and archived now (null: nothing old enough yet). */
-  async compact(focus?: string) {
+  async compact(focus?: string, onHook?: (report: HookReport) => void) {
     if (!this.threadId) return null;
-    return this.runtime.compact(this.threadId, this.model, focus || undefined);
+    return this.runtime.compact(this.threadId, this.model, focus || undefined, onHook);
   }
 
   private async rewindTarget() {

@@ -2,16 +2,17 @@
 // approval rules. Compiled once per (model, plan mode, turn cap, approval) and reused by every later run of the
 // process (a chat's turns, a goal's continuations); per-run facts travel in `configurable`, and the retry notice
 // finds its run through AsyncLocalStorage.
-import type { HookSetup } from "../hooks/run-hooks.js";
+import { type HookSetup, runHooks } from "../hooks/run-hooks.js";
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { type ResolvedConfig, type ResolvedModel, resolveNamedModel } from "../config/load.js";
 import { createChatModel } from "../config/model-factory.js";
-import { nextTo } from "../agent/anchors.js";
+import { before, nextTo } from "../agent/anchors.js";
 import { createLeadAgent, leadAgentTools } from "../agent/lead-agent.js";
 import { toolApprovalMiddleware } from "../middleware/tool-approval.js";
 import { sandboxAuditMiddleware } from "../middleware/sandbox-audit.js";
 import { piiRedactionMiddleware } from "../middleware/pii-redaction.js";
+import { stopHooksMiddleware } from "../middleware/stop-hooks.js";
 import { type ApprovalSettings, headlessBroker } from "../sandbox/approvals.js";
 import { loadSubagentRegistry } from "../subagents/registry.js";
 import { SubagentRuntime } from "../subagents/runtime.js";
@@ -137,6 +138,7 @@ export function compactionOf(spec: Pick<RunAgentSpec, "config" | "model" | "wind
     archive,
     piiRedaction: spec.config.piiRedaction,
     onOverflow: (message) => noteWindowFromError(spec.model, message),
+    beforeCompact: preCompactHooks(spec.config),
     onCompacted: (info) => {
       const run = currentRun.getStore();
       if (info.summary_usage) run?.usage?.add("summary", info.summary_usage);
@@ -147,6 +149,7 @@ export function compactionOf(spec: Pick<RunAgentSpec, "config" | "model" | "wind
 
 export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettings, store: { saver: BaseCheckpointSaver; archive?: ArchiveStore }, paths?: ThreadPaths): Promise<LeadAgent> {
   const { config } = spec;
+  const hooks = hookSetupOf(config);
   const checkpointer = store.saver;
   const mcp = await mcpOf(config, paths);
   const compaction = compactionOf(spec, store.archive);
@@ -164,6 +167,8 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
       nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval)),
       nextTo("SandboxAudit", toolApprovalMiddleware(approval)),
       ...(config.piiRedaction ? [piiRedactionMiddleware()] : []),
+      // First in the child's stack (its afterModel runs last), as StopHooks is in the lead's.
+      ...(hooks?.hooks.some((h) => h.event === "SubagentStop") ? [before("SubagentThreadData", stopHooksMiddleware(hooks, "SubagentStop"))] : []),
     ],
   });
   return createLeadAgent({
@@ -186,13 +191,23 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     channelMode: config.checkpoint.channelMode,
     snapshotFrequency: config.checkpoint.snapshotFrequency,
     usageSink: runLedger,
-    hooks: hookSetupOf(config),
+    hooks,
     onModelRetry: (info) => {
       const run = currentRun.getStore();
       // `attempt` is the attempt about to be made (2 for the first retry): the number text mode and the TUI show.
       run?.emit({ type: "model.retry", run_id: run.runId, attempt: info.attempt + 1, max_attempts: info.maxRetries + 1, delay_ms: info.delayMs, reason: info.reason });
     },
   });
+}
+
+/**
+ * The PreCompact hooks (Claude Code's input: `trigger`, `custom_instructions`; the matcher reads the trigger). They
+ * run before anything is archived and cannot stop the compaction (as in Claude Code): their runs are only reported.
+ */
+function preCompactHooks(config: ResolvedConfig): SummarizationOptions["beforeCompact"] {
+  const setup = hookSetupOf(config);
+  if (!setup?.hooks.some((h) => h.event === "PreCompact")) return undefined;
+  return ({ trigger, instructions, threadId }) => runHooks(setup, "PreCompact", { session_id: threadId, thread_id: threadId, trigger, custom_instructions: instructions }, { match: trigger });
 }
 
 /** The config's hooks, each run reported as the current run's `hook.run` event. */

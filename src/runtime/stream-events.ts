@@ -44,7 +44,7 @@ function artifactsIn(update: unknown): string[] | undefined {
 }
 
 /** The diff a file tool carried on its result (artifact `{ diff }`), when it is one. */
-function diffOf(artifact: unknown): ApprovalDiff | undefined {
+export function diffOf(artifact: unknown): ApprovalDiff | undefined {
   const d = (artifact as { diff?: Partial<ApprovalDiff> } | null | undefined)?.diff;
   return d && typeof d.path === "string" && typeof d.patch === "string" && typeof d.added === "number" && typeof d.removed === "number" ? (d as ApprovalDiff) : undefined;
 }

@@ -19,6 +19,7 @@ import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
 import { setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import type { RunEvent, TokenUsage } from "./events.js";
+import type { HookReport } from "../hooks/run-hooks.js";
 import { RunUsage, carryMemorySpending, noteFailedRunUsage } from "./run-usage.js";
 import { addUsage } from "../vocabulary/token-usage.js";
 import { type OpenThreadRequest, type OpenedThread, newId, openThread } from "./open-thread.js";
@@ -123,23 +124,29 @@ export class ThreadRuntime {
   }
 
   /** `/compact [focus]`: summarize and archive the older turns now. Null when there is nothing old enough to compact. */
-  async compact(threadId: string, model: ResolvedModel, focus?: string): Promise<CompactionInfo | null> {
+  /** `onHook`: the PreCompact hooks' runs (there is no run to report them on). */
+  async compact(threadId: string, model: ResolvedModel, focus?: string, onHook?: (report: HookReport) => void): Promise<CompactionInfo | null> {
     const rt = await this.forThread(threadId);
-    if (rt !== this) return rt.compact(threadId, model, focus);
+    if (rt !== this) return rt.compact(threadId, model, focus, onHook);
     const opts = compactionOf({ config: this.config, model, window: await modelWindowOf(model) }, this.store.archive, true)!;
     const values = (await this.readState(threadId, model)) as Record<string, unknown>;
-    const done = await compactMessages(
-      { ...opts, model: createChatModel(model, { streaming: false }), onCompacted: undefined },
-      {
-        messages: (values.messages ?? []) as BaseMessage[],
-        summary: (values.summary_text as string | null) ?? null,
-        history: (values.task_history as Record<string, unknown> | null) ?? null,
-        threadId,
-        checkpointId: null,
-        focus,
-        usage: { thread_usage: (values.thread_usage as never) ?? null },
-      },
-    );
+    // In a run's context of its own: the PreCompact hooks' reports reach `onHook`.
+    const emit = (e: RunEvent) => (e.type === "hook.run" ? onHook?.(e) : undefined);
+    const compacting = () =>
+      compactMessages(
+        { ...opts, model: createChatModel(model, { streaming: false }), onCompacted: undefined },
+        {
+          messages: (values.messages ?? []) as BaseMessage[],
+          summary: (values.summary_text as string | null) ?? null,
+          history: (values.task_history as Record<string, unknown> | null) ?? null,
+          threadId,
+          checkpointId: null,
+          focus,
+          trigger: "manual",
+          usage: { thread_usage: (values.thread_usage as never) ?? null },
+        },
+      );
+    const done = await withRunContext(newId("compact-"), emit, compacting);
     if (!done) return null;
     await this.updateState(threadId, model, done.update as Record<string, unknown>);
     return done.info;

@@ -16,6 +16,7 @@ export const BUILT_IN_COMMAND_NAMES: readonly string[] = [
   "memory",
   "skills",
   "hooks",
+  "export",
   "exit",
   "quit",
 ];

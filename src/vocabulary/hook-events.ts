@@ -4,3 +4,6 @@ export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 /** Events whose `matcher` is read against a tool name (the others ignore it). */
 export const TOOL_HOOK_EVENTS: readonly HookEvent[] = ["PreToolUse", "PostToolUse"];
+
+/** Events whose `matcher` is read (tool events: the tool's name; PreCompact: its trigger, `manual` or `auto`). */
+export const MATCHED_HOOK_EVENTS: readonly HookEvent[] = [...TOOL_HOOK_EVENTS, "PreCompact"];

@@ -3,7 +3,12 @@
 export function hookNotice(e: { event: string; command: string; tool?: string; status: "ok" | "blocked" | "error"; reason?: string }): string | undefined {
   if (e.status === "ok") return undefined;
   const what = `${e.event} hook${e.tool ? ` on ${e.tool}` : ""} (${e.command})`;
-  return e.status === "blocked" ? `${what} blocked it: ${e.reason ?? "no reason given"}` : `${what} failed: ${e.reason ?? "no message"}; going on without it`;
+  if (e.status === "error") return `${what} failed: ${e.reason ?? "no message"}; going on without it`;
+  // A Stop hook's block does not stop anything: it sends the agent back to work (or, past the bound, is not followed).
+  if (e.event === "Stop" || e.event === "SubagentStop") return `${what} did not let the agent stop: ${e.reason ?? "no reason given"}`;
+  // A PreCompact or Notification hook cannot block: its exit 2 is only said.
+  if (e.event === "PreCompact" || e.event === "Notification") return `${what} exited 2 (it cannot block): ${e.reason ?? "no message"}`;
+  return `${what} blocked it: ${e.reason ?? "no reason given"}`;
 }
 
 /** The configured hooks, one line each (`deerflow doctor`, `/hooks`): event, matcher, command, timeout, file. */

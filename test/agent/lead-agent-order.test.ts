@@ -63,12 +63,31 @@ describe("lead agent middleware order", () => {
       piiRedaction: true,
       skills,
       memory: true,
-      hooks: { hooks: [{ event: "PreToolUse" as const, matcher: "", command: "true", timeoutSeconds: 1, file: "/x/.deerflowrc" }], cwd: "/" },
+      hooks: {
+        hooks: [
+          { event: "PreToolUse" as const, matcher: "", command: "true", timeoutSeconds: 1, file: "/x/.deerflowrc" },
+          { event: "Stop" as const, matcher: "", command: "true", timeoutSeconds: 1, file: "/x/.deerflowrc" },
+        ],
+        cwd: "/",
+      },
     }).map((m) => m.name);
     expect(all).toEqual([...LEAD_MIDDLEWARE_ORDER]);
     // Optional members drop out without moving the others.
     const plain = leadAgentMiddleware(opts).map((m) => m.name);
-    const optional = ["Summarization", "ViewImage", "TurnLimit", "SubagentLimit", "DelegationLedger", "DeferredToolFilter", "McpApproval", "PiiRedaction", "SkillActivation", "Memory", "ToolHooks"];
+    const optional = [
+      "Summarization",
+      "ViewImage",
+      "TurnLimit",
+      "SubagentLimit",
+      "DelegationLedger",
+      "DeferredToolFilter",
+      "McpApproval",
+      "PiiRedaction",
+      "SkillActivation",
+      "Memory",
+      "ToolHooks",
+      "StopHooks",
+    ];
     expect(plain).toEqual(LEAD_MIDDLEWARE_ORDER.filter((n) => !optional.includes(n)));
   });
 

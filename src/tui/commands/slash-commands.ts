@@ -3,6 +3,7 @@
 import { clearCommand } from "./clear-command.js";
 import { compactCommand } from "./compact-command.js";
 import { exitCommand } from "./exit-command.js";
+import { exportCommand } from "./export-command.js";
 import { goalCommand } from "./goal-command.js";
 import { helpCommand } from "./help-command.js";
 import { hooksCommand } from "./hooks-command.js";
@@ -34,6 +35,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   memoryCommand,
   skillsCommand,
   hooksCommand,
+  exportCommand,
   exitCommand,
 ];
 

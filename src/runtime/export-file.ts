@@ -1,0 +1,34 @@
+// Writing an export to a file (`threads export -o`, the chat's `/export file`). WHY it refuses an existing file
+// unless forced: an export written over a file the user keeps (a report, yesterday's export) is gone for good, and
+// saying `--force` costs one flag. WHY O_EXCL: the check and the create are one step, so a file (or a symbolic link
+// planted to point elsewhere) that appears in between is refused too, never followed.
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import type { ResolvedConfig } from "../config/load.js";
+import { UsageError } from "../errors.js";
+import { buildThreadExport } from "./thread-export.js";
+import { type ExportFormat, formatOfFile, renderExport } from "./thread-export-format.js";
+
+export function writeExportFile(path: string, text: string, opts: { force?: boolean; forceHint: string }): void {
+  try {
+    writeFileSync(path, text, { flag: opts.force ? "w" : "wx", mode: 0o600 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "EEXIST") throw new UsageError(`${path} already exists: the export was not written.`, opts.forceHint);
+    if (code === "ENOENT") throw new UsageError(`Cannot write ${path}: its folder does not exist.`, "Create the folder, or name a file in an existing one.");
+    if (code === "EISDIR") throw new UsageError(`${path} is a folder: name a file to write the export to.`);
+    if (code === "EACCES" || code === "EPERM") throw new UsageError(`Cannot write ${path}: permission denied.`);
+    throw err;
+  }
+}
+
+/**
+ * The chat's `/export [file]`: thread `threadId` to `file` (relative to `cwd`; default deerflow-<id>.md there), its
+ * format by the file's extension, never over an existing file. Returns where it went.
+ */
+export async function exportThreadToFile(config: ResolvedConfig, threadId: string, cwd: string, file?: string): Promise<{ path: string; format: ExportFormat }> {
+  const path = resolve(cwd, file || `deerflow-${threadId}.md`);
+  const format = formatOfFile(path);
+  writeExportFile(path, renderExport(await buildThreadExport(config, threadId), format), { forceHint: "Name another file: /export <file>." });
+  return { path, format };
+}
