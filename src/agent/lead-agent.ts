@@ -1,6 +1,7 @@
 // The product's lead agent: the full ordered stack assembled in one place. LEAD_MIDDLEWARE_ORDER is the documented
 // order (docs/architecture.md); a tracing test asserts the hooks run in exactly this order.
 import { toolHooksMiddleware } from "../middleware/tool-hooks.js";
+import { planModeMiddleware } from "../middleware/plan-mode.js";
 import type { HookSetup } from "../hooks/run-hooks.js";
 import { TOOL_HOOK_EVENTS } from "../vocabulary/hook-events.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -77,7 +78,9 @@ export { LEAD_SYSTEM_PROMPT };
  *   same model call. Present only when skills were found.
  * - Memory at DeerFlow's place (after Title): its afterAgent queues what the run taught, after the title is set.
  * - PiiRedaction innermost of the model wrappers (piiRedaction only): it masks the final request, reminders included.
- * - ToolHooks (the user's PreToolUse / PostToolUse hooks) right after ArtifactCapture, outside SandboxAudit and
+ * - PlanMode right after ArtifactCapture, outside ToolHooks, SandboxAudit and ToolApproval: in plan mode a call that
+ *   does not only read is refused before any hook runs or anyone is asked.
+ * - ToolHooks (the user's PreToolUse / PostToolUse hooks) right after PlanMode, outside SandboxAudit and
  *   ToolApproval: a hook refuses a call before anyone is asked, and no hook answer gets a call past them.
  * - Clarification always last.
  */
@@ -93,6 +96,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "ToolResultSecretMasking", // outside every tool wrapper: what reaches the model, errors included, is masked
   "ToolErrorHandling",
   "ArtifactCapture",
+  "PlanMode", // refuses all but reading tools while the approval mode is plan
   "ToolHooks", // .deerflowrc hooks (PreToolUse / PostToolUse) only
   "SandboxAudit",
   "DeferredToolFilter", // MCP tools past the deferral threshold
@@ -202,12 +206,13 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       nextTo("SandboxAudit", toolApprovalMiddleware(opts.approval)),
       nextTo("ToolApproval", toolOutputBudgetMiddleware()),
       before("SandboxAudit", artifactCaptureMiddleware()),
+      nextTo("ArtifactCapture", planModeMiddleware({ approval: opts.approval })),
       nextTo("Title", taskNotesMiddleware()),
       ...(opts.maxTurns ? [nextTo("TokenBudget", turnLimitMiddleware({ maxTurns: opts.maxTurns }))] : []),
       ...(opts.taskTool ? [nextTo("SubagentLimit", delegationLedgerMiddleware())] : []),
       ...(opts.skills?.skills.length ? [before("Title", skillActivationMiddleware({ catalog: opts.skills }))] : []),
       ...(opts.mcp?.deferred ? [before("ToolApproval", deferredToolFilterMiddleware(opts.mcp.deferred))] : []),
-      ...(opts.hooks?.hooks.some((h) => TOOL_HOOK_EVENTS.includes(h.event)) ? [nextTo("ArtifactCapture", toolHooksMiddleware(opts.hooks))] : []),
+      ...(opts.hooks?.hooks.some((h) => TOOL_HOOK_EVENTS.includes(h.event)) ? [nextTo("PlanMode", toolHooksMiddleware(opts.hooks))] : []),
       // Unanchored extras keep this order just before Clarification.
       safetyFinishReasonMiddleware(),
       modelLengthFinishReasonMiddleware(),

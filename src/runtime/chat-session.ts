@@ -66,7 +66,6 @@ export interface ChatSessionOptions {
   approval?: ApprovalMode;
   /** Bind the first new thread's workspace to this directory. */
   workspace?: string;
-  plan?: boolean;
   /** Where `@path` is resolved and .deerflowrc is searched from. */
   cwd?: string;
   /** --no-network */
@@ -105,7 +104,6 @@ export class ChatSession {
   readonly cwd: string;
   model: ResolvedModel;
   threadId: string | undefined;
-  planMode: boolean;
   /** The thread's active goal (null when none), as of the last run or resume. */
   goal: GoalState | null = null;
   /** Workspaces of the threads this session has opened (memory's project key needs one without a query). */
@@ -131,7 +129,6 @@ export class ChatSession {
     assertAutoApprovalConfined({ approval: this.config.approval, allowUnconfined: options.allowUnconfined });
     assertSafeWorkspace(options.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home, allow: options.allowDangerousWorkspace });
     assertSafeSandboxPaths(this.config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home });
-    this.planMode = options.plan ?? false;
     this.broker = eventBroker((e) => this.listener?.(e));
     this.approval = { mode: this.config.approval, broker: this.broker };
     // MCP servers start now, in the background (the first frame is already up): by the first prompt they are
@@ -334,7 +331,6 @@ export class ChatSession {
       // `attach`: the part of the prompt the user wrote (an editor's embedded file is quoted material: its `@words` attach nothing).
       uploads: atPathUploads(turn.attach === input.prompt && input.attach !== undefined ? input.attach : turn.attach, this.cwd),
       approval: this.approval,
-      planMode: this.planMode,
       signal,
       onEvent: (e: RunEvent) => {
         if (e.type === "run.started") this.threadId = this.sessionThread = e.thread_id;

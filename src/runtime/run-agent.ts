@@ -1,5 +1,5 @@
 // The lead agent a run streams: the configured model, the `task` tool over this home's subagent registry, and the
-// approval rules. Compiled once per (model, plan mode, turn cap, approval) and reused by every later run of the
+// approval rules. Compiled once per (model, turn cap, approval) and reused by every later run of the
 // process (a chat's turns, a goal's continuations); per-run facts travel in `configurable`, and the retry notice
 // finds its run through AsyncLocalStorage.
 import type { HookSetup } from "../hooks/run-hooks.js";
@@ -7,10 +7,11 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { type ResolvedConfig, type ResolvedModel, resolveNamedModel } from "../config/load.js";
 import { createChatModel } from "../config/model-factory.js";
-import { nextTo } from "../agent/anchors.js";
+import { before, nextTo } from "../agent/anchors.js";
 import { createLeadAgent, leadAgentTools } from "../agent/lead-agent.js";
 import { toolApprovalMiddleware } from "../middleware/tool-approval.js";
 import { sandboxAuditMiddleware } from "../middleware/sandbox-audit.js";
+import { planModeMiddleware } from "../middleware/plan-mode.js";
 import { piiRedactionMiddleware } from "../middleware/pii-redaction.js";
 import { type ApprovalSettings, headlessBroker } from "../sandbox/approvals.js";
 import { loadSubagentRegistry } from "../subagents/registry.js";
@@ -50,7 +51,6 @@ export interface RunAgentSpec {
   model: ResolvedModel;
   approval?: ApprovalSettings;
   approveGuarded?: boolean;
-  planMode?: boolean;
   maxTurns?: number;
   /** The model's window (configured, learned from its server, or the default); see modelWindowOf. */
   window?: ModelWindow;
@@ -82,7 +82,7 @@ export function approvalOf(spec: RunAgentSpec): ApprovalSettings {
 export function runAgentKey(spec: RunAgentSpec, approval: ApprovalSettings): string {
   // The whole resolved model, not only its name: one process may run the same model through another endpoint or
   // with another context window (`deerflow eval`: a recording proxy per attempt, a task's small window).
-  return JSON.stringify([spec.model, spec.window ?? null, spec.planMode ?? false, spec.maxTurns ?? null, spec.approval ? "shared" : `${approval.mode}/${spec.approveGuarded ?? false}`]);
+  return JSON.stringify([spec.model, spec.window ?? null, spec.maxTurns ?? null, spec.approval ? "shared" : `${approval.mode}/${spec.approveGuarded ?? false}`]);
 }
 
 /** The model's window: configured, else asked of its server (once per process, bounded), else UNKNOWN_MODEL_WINDOW. */
@@ -144,6 +144,8 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
       usageReportMiddleware("subagents", runLedger),
       nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval)),
       nextTo("SandboxAudit", toolApprovalMiddleware(approval)),
+      // Plan mode holds for subagents too: a child's writes are refused as the lead's are.
+      before("SandboxAudit", planModeMiddleware({ approval, offerExit: false })),
       ...(config.piiRedaction ? [piiRedactionMiddleware()] : []),
     ],
   });
@@ -155,7 +157,6 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     compaction,
     sideModel: createChatModel(spec.model, { streaming: false }),
     piiRedaction: config.piiRedaction,
-    planMode: spec.planMode ?? false,
     maxTurns: spec.maxTurns,
     guards: config.guards,
     approval,

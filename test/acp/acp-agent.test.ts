@@ -85,7 +85,7 @@ describe("a prompt turn", () => {
     // The first reply has no tool call: the turn's first model call answers, the second prompt edits.
     const c = connect();
     const { sessionId, modes } = await newSession(c);
-    expect(modes).toMatchObject({ currentModeId: "ask", availableModes: [{ id: "ask" }, { id: "auto-edit" }, { id: "yolo" }] });
+    expect(modes).toMatchObject({ currentModeId: "ask", availableModes: [{ id: "ask" }, { id: "auto-edit" }, { id: "plan" }, { id: "yolo" }] });
     const first = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "think first" }] });
     expect(first.stopReason).toBe("end_turn");
     expect(text(c.of(sessionId, "agent_thought_chunk"))).toBe("Plan the edit. ");
