@@ -124,7 +124,7 @@ export function planModeMiddleware(options: PlanModeOptions) {
     wrapToolCall: async (request, handler) => {
       const { toolCall } = request;
       const id = toolCall.id ?? "";
-      if (toolCall.name === EXIT_PLAN_MODE && (!request.tool || request.tool === exitPlanModeTool)) return exitPlan(request);
+      if (toolCall.name === EXIT_PLAN_MODE && (!request.tool || request.tool === exitPlanModeTool)) return answerPlan(approval, request);
       if (!planning()) return handler(request);
       const what = await refusalOf(toolCall, workspaceOf(request.state));
       if (what === undefined) return handler(request);
@@ -138,46 +138,46 @@ export function planModeMiddleware(options: PlanModeOptions) {
       });
     },
   });
+}
 
-  /** The plan: approved (the mode switches, the run goes on), answered with feedback, or the run's result. */
-  async function exitPlan(request: { toolCall: Call; runtime: { configurable?: unknown; signal?: AbortSignal } }): Promise<ToolMessage> {
-    const { toolCall, runtime } = request;
-    const id = toolCall.id ?? "";
-    const parsed = exitPlanModeSchema.safeParse(toolCall.args ?? {});
-    if (!parsed.success) return new ToolMessage({ tool_call_id: id, status: "error", content: `Error: ${EXIT_PLAN_MODE} needs the plan: { "plan": "<Markdown>" }.` });
-    const plan = parsed.data.plan;
-    if (!planning()) return new ToolMessage({ tool_call_id: id, content: `Plan mode is not on (the mode is ${approval.mode}): go ahead with the work.` });
-    // A headless broker has nobody to ask: the plan is what the run hands back, and nothing was changed.
-    if (approval.broker.deniedBy === "headless") {
-      return new ToolMessage({
-        tool_call_id: id,
-        name: EXIT_PLAN_MODE,
-        content: "The plan was presented and the run ended here; nothing was changed. When the user says to go ahead, carry it out.",
-        additional_kwargs: { [PLAN_MARKER]: { plan } },
-      });
-    }
-    const configurable = runtime.configurable as Record<string, unknown> | undefined;
-    const threadId = typeof configurable?.thread_id === "string" ? configurable.thread_id : "default";
-    const reply = await approval.broker.request({
-      threadId,
-      toolCallId: id,
-      tool: EXIT_PLAN_MODE,
-      kind: "plan",
-      command: plan,
-      reason: "the plan, for your approval before anything changes",
-      scope: `plan:${id}`,
-      signal: runtime.signal,
+/** The plan: approved (the mode switches, the run goes on), answered with feedback, or the run's result. */
+async function answerPlan(approval: ApprovalSettings, request: { toolCall: Call; runtime: { configurable?: unknown; signal?: AbortSignal } }): Promise<ToolMessage> {
+  const { toolCall, runtime } = request;
+  const id = toolCall.id ?? "";
+  const parsed = exitPlanModeSchema.safeParse(toolCall.args ?? {});
+  if (!parsed.success) return new ToolMessage({ tool_call_id: id, status: "error", content: `Error: ${EXIT_PLAN_MODE} needs the plan: { "plan": "<Markdown>" }.` });
+  const plan = parsed.data.plan;
+  if (approval.mode !== "plan") return new ToolMessage({ tool_call_id: id, content: `Plan mode is not on (the mode is ${approval.mode}): go ahead with the work.` });
+  // A headless broker has nobody to ask: the plan is what the run hands back, and nothing was changed.
+  if (approval.broker.deniedBy === "headless") {
+    return new ToolMessage({
+      tool_call_id: id,
+      name: EXIT_PLAN_MODE,
+      content: "The plan was presented and the run ended here; nothing was changed. When the user says to go ahead, carry it out.",
+      additional_kwargs: { [PLAN_MARKER]: { plan } },
     });
-    const answer = typeof reply === "string" ? { decision: reply } : reply;
-    // No `name` on either answer: only the headless result may end the run (returnDirect).
-    if (answer.decision === "deny") {
-      const said = answer.reason?.trim();
-      const content = said
-        ? `The user did not approve the plan and said: ${JSON.stringify(said)}. Plan mode stays on: take this into account, research more if needed, and present a revised plan with ${EXIT_PLAN_MODE}.`
-        : `The user did not approve the plan. Plan mode stays on: ask what to change (ask_clarification), or present a revised plan with ${EXIT_PLAN_MODE}.`;
-      return new ToolMessage({ tool_call_id: id, content });
-    }
-    approval.mode = modeAfterPlan(answer.decision);
-    return new ToolMessage({ tool_call_id: id, content: `The user approved the plan; plan mode is over (the mode is now ${approval.mode}). Carry the plan out now.` });
   }
+  const configurable = runtime.configurable as Record<string, unknown> | undefined;
+  const threadId = typeof configurable?.thread_id === "string" ? configurable.thread_id : "default";
+  const reply = await approval.broker.request({
+    threadId,
+    toolCallId: id,
+    tool: EXIT_PLAN_MODE,
+    kind: "plan",
+    command: plan,
+    reason: "the plan, for your approval before anything changes",
+    scope: `plan:${id}`,
+    signal: runtime.signal,
+  });
+  const answer = typeof reply === "string" ? { decision: reply } : reply;
+  // No `name` on either answer: only the headless result may end the run (returnDirect).
+  if (answer.decision === "deny") {
+    const said = answer.reason?.trim();
+    const content = said
+      ? `The user did not approve the plan and said: ${JSON.stringify(said)}. Plan mode stays on: take this into account, research more if needed, and present a revised plan with ${EXIT_PLAN_MODE}.`
+      : `The user did not approve the plan. Plan mode stays on: ask what to change (ask_clarification), or present a revised plan with ${EXIT_PLAN_MODE}.`;
+    return new ToolMessage({ tool_call_id: id, content });
+  }
+  approval.mode = modeAfterPlan(answer.decision);
+  return new ToolMessage({ tool_call_id: id, content: `The user approved the plan; plan mode is over (the mode is now ${approval.mode}). Carry the plan out now.` });
 }
