@@ -48,7 +48,7 @@ describe("deerflow run --permission-mode plan", () => {
     expect((next.body.tools as { function: { name: string } }[]).map((t) => t.function.name)).not.toContain("exit_plan_mode");
   }, 60_000);
 
-  it("a mode it does not know, or two flags naming different modes, is one line and exit 2", async () => {
+  it("a mode it does not know, two flags naming different modes, or a goal in plan mode is one line and exit 2", async () => {
     const sb = e2e.sandbox();
     const bad = await runCli(sb, ["run", "--permission-mode", "readonly", "hi"]);
     expect(bad.exitCode).toBe(2);
@@ -57,6 +57,9 @@ describe("deerflow run --permission-mode plan", () => {
     expect(both.exitCode).toBe(2);
     expect(both.stderr.trim().split("\n")).toHaveLength(1);
     expect(both.stderr).toContain("--approval yolo and --permission-mode ask for different modes. Give one of them.");
+    const goal = await runCli(sb, ["run", "--permission-mode", "plan", "--goal", "tests pass"]);
+    expect(goal.exitCode).toBe(2);
+    expect(goal.stderr).toContain("--goal cannot work in plan mode");
     expect(e2e.server.requests).toHaveLength(0);
   });
 });

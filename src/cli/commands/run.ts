@@ -96,6 +96,8 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     assertSafeSandboxPaths(config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: config.home });
     const { prompt, typed } = await runPrompt(words, process.stdin, model, (line) => process.stderr.write(`deerflow: ${line}\n`));
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
+    if (opts.goal !== undefined && config.approval === "plan")
+      throw new UsageError("--goal cannot work in plan mode: nothing changes until a plan is approved.", "Plan first (--permission-mode plan), then run --goal on that --thread in another mode.");
     // An unset shell variable (`--input-id "$ID"`) must not quietly turn idempotency off.
     if (opts.inputId !== undefined && !opts.inputId.trim()) throw new UsageError("--input-id is empty.", "Pass the key your script uses for this input, or drop --input-id.");
     if (opts.inputId !== undefined && opts.inputId.length > MAX_INPUT_ID_LENGTH)
