@@ -47,6 +47,10 @@ describe("plan mode in the terminal", () => {
     await t.waitForGone("Approve this plan?");
     await t.waitFor(() => statusLine(t).includes("approval: auto-edit"), { where: "screen" });
     expect(t.scrollback()).toContain("Plan approved: approval mode auto-edit.");
+    // The card is gone; the plan stays in the transcript, above the notice.
+    const after = t.screen();
+    expect(after).toContain("Add CHANGELOG.md with the 2.0 entry");
+    expect(after.indexOf("Add CHANGELOG.md with the 2.0 entry")).toBeLessThan(after.indexOf("Plan approved"));
     expect(readFileSync(join(sb.cwd, "CHANGELOG.md"), "utf8")).toBe("2.0");
     // auto-edit: the write did not ask.
     expect(t.scrollback()).not.toContain("Create this file?");
