@@ -49,17 +49,16 @@ export const exitPlanModeTool = tool(
   },
 );
 
-export const PLAN_MODE_REMINDER = [
-  "<system-reminder>",
-  "Plan mode is on: research the request and plan it, but change nothing. Only tools that read run (read_file, ls, glob, grep, web reads, read-only shell",
-  `commands, todos); writes, edits and other commands are refused. When the plan is ready, present it with ${EXIT_PLAN_MODE}(plan) and wait for the user's answer.`,
-  "</system-reminder>",
-].join("\n");
+const RULES =
+  "Plan mode is on: research the request, but change nothing. Only tools that read run (read_file, ls, glob, grep, web reads, read-only shell commands, todos); writes, edits and other commands are refused.";
+/** The lead's reminder; a subagent's says to report what it found instead (it has no exit_plan_mode). */
+export const PLAN_MODE_REMINDER = `<system-reminder>\n${RULES} When the plan is ready, present it with ${EXIT_PLAN_MODE}(plan) and wait for the user's answer.\n</system-reminder>`;
+const SUBAGENT_REMINDER = `<system-reminder>\n${RULES} Report what you found; the lead agent plans.\n</system-reminder>`;
 
-const reminder = () =>
+const reminder = (text: string) =>
   new HumanMessage({
-    id: `plan-mode-${createHash("sha256").update(PLAN_MODE_REMINDER).digest("hex").slice(0, 8)}`,
-    content: PLAN_MODE_REMINDER,
+    id: `plan-mode-${createHash("sha256").update(text).digest("hex").slice(0, 8)}`,
+    content: text,
     additional_kwargs: { [TRANSIENT_MARKER]: "plan_mode" },
   });
 
@@ -117,7 +116,7 @@ export function planModeMiddleware(options: PlanModeOptions) {
       return { messages: [keepToolCalls(last, [exit], OTHER_CALLS_DROPPED)] };
     },
     wrapModelCall: (request, handler) => {
-      if (planning()) return handler({ ...request, messages: [...request.messages, reminder()] });
+      if (planning()) return handler({ ...request, messages: [...request.messages, reminder(offerExit ? PLAN_MODE_REMINDER : SUBAGENT_REMINDER)] });
       const tools = request.tools.filter((t) => t !== exitPlanModeTool);
       return tools.length === request.tools.length ? handler(request) : handler({ ...request, tools });
     },

@@ -78,7 +78,11 @@ describe("plan mode", () => {
 
     // The lead was offered exit_plan_mode and reminded of the rules in plan mode; the run's refusals are listed.
     expect(toolNames(server.requests[0]!)).toContain("exit_plan_mode");
-    expect(texts(server.requests[0]!)).toContain("Plan mode is on");
+    expect(texts(server.requests[0]!)).toContain("present it with exit_plan_mode(plan)");
+    // The subagent is told too, without the tool it does not have.
+    expect(texts(childReq!)).toContain("Plan mode is on");
+    expect(texts(childReq!)).not.toContain("exit_plan_mode(plan)");
+    expect(toolNames(childReq!)).not.toContain("exit_plan_mode");
     expect(r.result.permission_denials?.map((d) => d.tool).sort()).toEqual(["bash", "bash", "bash", "str_replace", "write_file"]);
   }, 60_000);
 
@@ -120,6 +124,7 @@ describe("plan mode", () => {
     // Out of plan mode the tool is no longer offered and the reminder is gone.
     const lastReq = server.requests.at(-1)!;
     expect(toolNames(lastReq)).not.toContain("exit_plan_mode");
-    expect(texts(lastReq)).not.toContain(PLAN_MODE_REMINDER.split("\n")[1]!.slice(0, 40));
+    expect(texts(lastReq)).not.toContain("Plan mode is on");
+    expect(PLAN_MODE_REMINDER).toContain("Plan mode is on");
   }, 60_000);
 });
