@@ -331,23 +331,6 @@ describe("the client's MCP servers", () => {
     expect(c.of(sessionId, "tool_call_update")).toMatchObject([{ toolCallId: "m1", status: "completed", content: [{ content: { text: expect.stringContaining("ping") } }] }]);
   });
 
-  it("plan mode: a write is refused, the plan is a permission request with the three answers, approving switches the session's mode and the write happens", async () => {
-    const c = connect();
-    const { sessionId } = await newSession(c);
-    await c.agent.request("session/set_mode", { sessionId, modeId: "plan" });
-    const write = (id: string) => ({ toolCalls: [{ id, name: "write_file", args: { path: "a.txt", content: "x" } }] });
-    server.push(write("w1"), { toolCalls: [{ id: "p", name: "exit_plan_mode", args: { plan: "# Plan\n- write a.txt" } }] }, write("w2"), { content: "Written." });
-    c.policy = () => choose("allow_always");
-    const r = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write a.txt" }] });
-    expect(r.stopReason).toBe("end_turn");
-    expect(c.permissions.map((p) => [p.toolCall.title, p.options.map((o) => o.name)])).toEqual([["Approve this plan?", [...PLAN_APPROVAL_OPTIONS]]]);
-    expect(c.permissions[0]!.toolCall.content).toMatchObject([{ content: { text: "# Plan\n- write a.txt" } }]);
-    expect(JSON.stringify(server.requests[1]!.body.messages)).toContain("plan mode: write_file is not run");
-    expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("x");
-    await waitFor(() => c.of(sessionId, "current_mode_update").find((u) => u.currentModeId === "auto-edit"), "the mode update");
-    expect(c.of(sessionId, "current_mode_update").map((u) => u.currentModeId)).toEqual(["plan", "auto-edit"]);
-  });
-
   it("a name the configuration would refuse is left out with a line on stderr", async () => {
     const c = connect();
     await c.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
@@ -372,5 +355,24 @@ describe("bad requests get a JSON-RPC error and the agent keeps serving", () => 
     await expect(c.agent.request("session/set_mode", { sessionId, modeId: "root" })).rejects.toMatchObject({ message: expect.stringContaining("Unknown mode") });
     await c.agent.request("session/set_mode", { sessionId, modeId: "auto-edit" });
     expect(c.of(sessionId, "current_mode_update")).toEqual([{ sessionUpdate: "current_mode_update", currentModeId: "auto-edit" }]);
+  });
+});
+
+describe("plan mode over ACP", () => {
+  it("plan mode: a write is refused, the plan is a permission request with the three answers, approving switches the session's mode and the write happens", async () => {
+    const c = connect();
+    const { sessionId } = await newSession(c);
+    await c.agent.request("session/set_mode", { sessionId, modeId: "plan" });
+    const write = (id: string) => ({ toolCalls: [{ id, name: "write_file", args: { path: "a.txt", content: "x" } }] });
+    server.push(write("w1"), { toolCalls: [{ id: "p", name: "exit_plan_mode", args: { plan: "# Plan\n- write a.txt" } }] }, write("w2"), { content: "Written." });
+    c.policy = () => choose("allow_always");
+    const r = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write a.txt" }] });
+    expect(r.stopReason).toBe("end_turn");
+    expect(c.permissions.map((p) => [p.toolCall.title, p.options.map((o) => o.name)])).toEqual([["Approve this plan?", [...PLAN_APPROVAL_OPTIONS]]]);
+    expect(c.permissions[0]!.toolCall.content).toMatchObject([{ content: { text: "# Plan\n- write a.txt" } }]);
+    expect(JSON.stringify(server.requests[1]!.body.messages)).toContain("plan mode: write_file is not run");
+    expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("x");
+    await waitFor(() => c.of(sessionId, "current_mode_update").find((u) => u.currentModeId === "auto-edit"), "the mode update");
+    expect(c.of(sessionId, "current_mode_update").map((u) => u.currentModeId)).toEqual(["plan", "auto-edit"]);
   });
 });
