@@ -83,7 +83,9 @@ describe("plan mode", () => {
     expect(texts(childReq!)).toContain("Plan mode is on");
     expect(texts(childReq!)).not.toContain("exit_plan_mode(plan)");
     expect(toolNames(childReq!)).not.toContain("exit_plan_mode");
-    expect(r.result.permission_denials?.map((d) => d.tool).sort()).toEqual(["bash", "bash", "bash", "str_replace", "write_file"]);
+    // (Each refusal of the lead is listed; whether a subagent's are too is the result's own rule.)
+    expect(r.result.permission_denials?.map((d) => d.tool_call_id)).toEqual(expect.arrayContaining(["w", "e", "rm", "redir", "sub"]));
+    expect(r.result.permission_denials?.map((d) => d.tool_call_id)).not.toContain("ls");
   }, 60_000);
 
   it("approving the plan switches the mode and the agent writes in the same run; feedback keeps planning", async () => {
