@@ -123,7 +123,8 @@ export function planModeMiddleware(options: PlanModeOptions) {
     wrapToolCall: async (request, handler) => {
       const { toolCall } = request;
       const id = toolCall.id ?? "";
-      if (toolCall.name === EXIT_PLAN_MODE && (!request.tool || request.tool === exitPlanModeTool)) return answerPlan(approval, request);
+      // Only the lead presents a plan: a subagent that calls the tool anyway gets the usual unknown-tool answer.
+      if (offerExit && toolCall.name === EXIT_PLAN_MODE && (!request.tool || request.tool === exitPlanModeTool)) return answerPlan(approval, request);
       if (!planning()) return handler(request);
       const what = await refusalOf(toolCall, workspaceOf(request.state));
       if (what === undefined) return handler(request);
