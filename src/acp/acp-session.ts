@@ -10,6 +10,8 @@ import { withEditorFiles } from "../tools/editor-files.js";
 import { clientFilesOf } from "./client-fs.js";
 import { invokedSkill } from "./commands.js";
 import { isApprovalMode, modeStateOf } from "./modes.js";
+import { APPROVAL_MODES } from "../vocabulary/approval-modes.js";
+import { modeAfterPlan } from "../vocabulary/plan-mode.js";
 import { decisionOf, permissionRequestOf } from "./permission-bridge.js";
 import { savedImages } from "./prompt-images.js";
 import { attachTextOf, promptTextOf } from "./prompt-text.js";
@@ -36,7 +38,7 @@ export class AcpSession {
 
   /** session/set_mode: an approval mode, refused (with why) when yolo is not confined. */
   setMode(modeId: string): void {
-    if (!isApprovalMode(modeId)) throw RequestError.invalidParams(undefined, `Unknown mode "${modeId}": use ask, auto-edit or yolo.`);
+    if (!isApprovalMode(modeId)) throw RequestError.invalidParams(undefined, `Unknown mode "${modeId}": use ${APPROVAL_MODES.join(", ")}.`);
     const refused = this.chat.setApprovalMode(modeId);
     if (refused) throw RequestError.invalidParams(undefined, refused);
   }
@@ -103,7 +105,11 @@ export class AcpSession {
   private async askClient(e: ApprovalRequestedEvent, client: AgentContext, signal: AbortSignal, workspace: string | undefined): Promise<void> {
     try {
       const response = await client.request("session/request_permission", permissionRequestOf(this.id, e, workspace), { cancellationSignal: signal });
-      this.chat.respondApproval(e.id, decisionOf(response));
+      const decision = decisionOf(response);
+      this.chat.respondApproval(e.id, decision);
+      // An approved plan ended plan mode (middleware/plan-mode.ts): the editor's mode picker follows.
+      if (e.kind === "plan" && decision !== "deny")
+        await client.notify("session/update", { sessionId: this.id, update: { sessionUpdate: "current_mode_update", currentModeId: modeAfterPlan(decision) } });
     } catch {
       // The client failed or withdrew the question: nothing runs that the user did not allow.
       this.chat.respondApproval(e.id, "deny");

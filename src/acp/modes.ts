@@ -6,6 +6,7 @@ const DESCRIPTIONS: Record<ApprovalMode, string> = {
   ask: "Ask before every file edit and every guarded command",
   "auto-edit": "Edit files without asking; ask before guarded commands",
   yolo: "Ask for nothing (destructive commands stay blocked)",
+  plan: "Read only: the agent researches and presents a plan; nothing changes until you approve it",
 };
 
 export function isApprovalMode(id: string): id is ApprovalMode {

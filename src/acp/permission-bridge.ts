@@ -8,6 +8,7 @@ import { textContent } from "./session-updates.js";
 import { toolKindOf } from "./tool-calls.js";
 import { EDITS_SCOPE } from "../tools/edit-gate.js";
 import { stripControl } from "../vocabulary/terminal-text.js";
+import { PLAN_APPROVAL_OPTIONS } from "../vocabulary/plan-mode.js";
 
 const OPTIONS: PermissionOption[] = [
   { optionId: "allow_once", name: "Allow once", kind: "allow_once" },
@@ -17,6 +18,7 @@ const OPTIONS: PermissionOption[] = [
 
 /** The request the client is sent for one approval (the call's id, so the editor ties it to the tool call shown). */
 export function permissionRequestOf(sessionId: string, e: ApprovalRequestedEvent, workspace: string | undefined): RequestPermissionRequest {
+  if (e.kind === "plan") return planRequestOf(sessionId, e);
   const content: ToolCallContent[] = e.diff ? diffContentOf(e.diff, workspace) : [textContent(e.command)];
   // The broker names a scope "scope:<name>" (or "command:<normalised command>").
   const always = e.scope === `scope:${EDITS_SCOPE}` ? "Allow all edits in this session" : "Allow always";
@@ -32,6 +34,20 @@ export function permissionRequestOf(sessionId: string, e: ApprovalRequestedEvent
       content: [...content, textContent(`Needs approval: ${e.reason}`)],
     },
     options: OPTIONS.map((o) => (o.optionId === "allow_always" ? { ...o, name: always } : o)),
+  };
+}
+
+/** A plan (exit_plan_mode): its Markdown, and the three answers the TUI offers (feedback: the next prompt says it). */
+function planRequestOf(sessionId: string, e: ApprovalRequestedEvent): RequestPermissionRequest {
+  const [once, always, no] = PLAN_APPROVAL_OPTIONS;
+  return {
+    sessionId,
+    toolCall: { toolCallId: e.tool_call_id, title: "Approve this plan?", kind: "think", status: "pending", content: [textContent(e.command)] },
+    options: [
+      { optionId: "allow_once", name: once, kind: "allow_once" },
+      { optionId: "allow_always", name: always, kind: "allow_always" },
+      { optionId: "deny", name: no, kind: "reject_once" },
+    ],
   };
 }
 

@@ -2,6 +2,7 @@
 // order (docs/architecture.md); a tracing test asserts the hooks run in exactly this order.
 import { toolHooksMiddleware } from "../middleware/tool-hooks.js";
 import { stopHooksMiddleware } from "../middleware/stop-hooks.js";
+import { planModeMiddleware } from "../middleware/plan-mode.js";
 import type { HookSetup } from "../hooks/run-hooks.js";
 import { TOOL_HOOK_EVENTS } from "../vocabulary/hook-events.js";
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
@@ -78,7 +79,9 @@ export { LEAD_SYSTEM_PROMPT };
  *   same model call. Present only when skills were found.
  * - Memory at DeerFlow's place (after Title): its afterAgent queues what the run taught, after the title is set.
  * - PiiRedaction innermost of the model wrappers (piiRedaction only): it masks the final request, reminders included.
- * - ToolHooks (the user's PreToolUse / PostToolUse hooks) right after ArtifactCapture, outside SandboxAudit and
+ * - PlanMode right after ArtifactCapture, outside ToolHooks, SandboxAudit and ToolApproval: in plan mode a call that
+ *   does not only read is refused before any hook runs or anyone is asked.
+ * - ToolHooks (the user's PreToolUse / PostToolUse hooks) right after PlanMode, outside SandboxAudit and
  *   ToolApproval: a hook refuses a call before anyone is asked, and no hook answer gets a call past them.
  * - StopHooks (the user's Stop hooks) first: its afterModel runs last, after every guard has counted and stopped
  *   what it stops, and a block sends the run back to the model without a new beforeAgent (the guards keep counting).
@@ -97,6 +100,7 @@ export const LEAD_MIDDLEWARE_ORDER = [
   "ToolResultSecretMasking", // outside every tool wrapper: what reaches the model, errors included, is masked
   "ToolErrorHandling",
   "ArtifactCapture",
+  "PlanMode", // refuses all but reading tools while the approval mode is plan
   "ToolHooks", // .deerflowrc hooks (PreToolUse / PostToolUse) only
   "SandboxAudit",
   "DeferredToolFilter", // MCP tools past the deferral threshold
@@ -206,12 +210,13 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       nextTo("SandboxAudit", toolApprovalMiddleware(opts.approval)),
       nextTo("ToolApproval", toolOutputBudgetMiddleware()),
       before("SandboxAudit", artifactCaptureMiddleware()),
+      nextTo("ArtifactCapture", planModeMiddleware({ approval: opts.approval })),
       nextTo("Title", taskNotesMiddleware()),
       ...(opts.maxTurns ? [nextTo("TokenBudget", turnLimitMiddleware({ maxTurns: opts.maxTurns }))] : []),
       ...(opts.taskTool ? [nextTo("SubagentLimit", delegationLedgerMiddleware())] : []),
       ...(opts.skills?.skills.length ? [before("Title", skillActivationMiddleware({ catalog: opts.skills }))] : []),
       ...(opts.mcp?.deferred ? [before("ToolApproval", deferredToolFilterMiddleware(opts.mcp.deferred))] : []),
-      ...(opts.hooks?.hooks.some((h) => TOOL_HOOK_EVENTS.includes(h.event)) ? [nextTo("ArtifactCapture", toolHooksMiddleware(opts.hooks))] : []),
+      ...(opts.hooks?.hooks.some((h) => TOOL_HOOK_EVENTS.includes(h.event)) ? [nextTo("PlanMode", toolHooksMiddleware(opts.hooks))] : []),
       ...(opts.hooks?.hooks.some((h) => h.event === "Stop") ? [before("ThreadData", stopHooksMiddleware(opts.hooks, "Stop"))] : []),
       // Unanchored extras keep this order just before Clarification.
       safetyFinishReasonMiddleware(),

@@ -55,7 +55,10 @@ export function buildProgram(): Command {
 
   // What a chat session takes (chat and resume), in help order; run declares its own order of the shared options.
   const chatOptions = (cmd: Command) =>
-    (["workspace", "scratch", "approval", "plan", "goal", "network", "memory", "dangerousWorkspace", "unconfined"] as const).reduce((c, name) => c.addOption(sharedOption(name, "chat")), cmd);
+    (["workspace", "scratch", "approval", "permissionMode", "goal", "network", "memory", "dangerousWorkspace", "unconfined"] as const).reduce(
+      (c, name) => c.addOption(sharedOption(name, "chat")),
+      cmd,
+    );
 
   chatOptions(
     program
@@ -88,7 +91,7 @@ export function buildProgram(): Command {
     .addOption(sharedOption("approval", "run"))
     .option("--yes", "approve what would ask (blocked commands stay blocked)")
     .option("--fail-on-denial", "exit 6 when a tool call was denied or blocked and the run would otherwise exit 0")
-    .addOption(sharedOption("plan", "run"))
+    .addOption(sharedOption("permissionMode", "run"))
     .addOption(new Option("--output-format <format>", "text: answer on stdout; json: one object at the end; stream-json: one event per line").choices(["text", "json", "stream-json"]).default("text"))
     .option("--max-turns <n>", "stop after this many model calls in the run (exit 5)", positiveInt("--max-turns"))
     .option("--input-id <id>", "an idempotency key: the same input id on a thread runs once; a repeat prints the recorded result")

@@ -1,7 +1,8 @@
 // The options `deerflow chat`/`resume` and `deerflow run` share, declared once: the same flag means the same thing
 // in both front ends. Where the words differ (a run is headless, a chat asks), each front end's help says its own.
-import { Option } from "commander";
-import { APPROVAL_MODES } from "../vocabulary/approval-modes.js";
+import { InvalidArgumentError, Option } from "commander";
+import { APPROVAL_MODES, type ApprovalMode, PERMISSION_MODE_NAMES } from "../vocabulary/approval-modes.js";
+import { UsageError } from "../errors.js";
 
 export type FrontEnd = "chat" | "run";
 
@@ -10,6 +11,15 @@ interface Shared {
   /** One help text for both, or each front end's own. */
   help: string | Record<FrontEnd, string>;
   choices?: readonly string[];
+  /** Turns the value into the option's (and says what is wrong with a bad one). */
+  parse?: (value: string) => unknown;
+}
+
+/** Claude Code's and deerflow's names of a mode → the mode. */
+function permissionMode(value: string): ApprovalMode {
+  const mode = PERMISSION_MODE_NAMES[value];
+  if (!mode || !Object.hasOwn(PERMISSION_MODE_NAMES, value)) throw new InvalidArgumentError(`Allowed choices are ${Object.keys(PERMISSION_MODE_NAMES).join(", ")}.`);
+  return mode;
 }
 
 const SHARED = {
@@ -25,7 +35,14 @@ const SHARED = {
     },
     choices: APPROVAL_MODES,
   },
-  plan: { flags: "--plan", help: "plan mode: the agent writes its plan as a todo list first, then acts" },
+  permissionMode: {
+    flags: "--permission-mode <mode>",
+    help: {
+      chat: "--approval by Claude Code's names: default (ask), acceptEdits (auto-edit), bypassPermissions (yolo), plan (read-only until you approve the plan)",
+      run: "--approval by Claude Code's names: default (ask), acceptEdits (auto-edit), bypassPermissions (yolo), plan (read-only; the plan is the result)",
+    },
+    parse: permissionMode,
+  },
   goal: {
     flags: "--goal <objective>",
     help: { chat: "work toward this objective until it is met, asking you when it needs to", run: "work unattended until the objective is met (exit 0), needs you (3) or cannot be met (4)" },
@@ -54,5 +71,13 @@ export type SharedOptionName = keyof typeof SHARED;
 export function sharedOption(name: SharedOptionName, front: FrontEnd): Option {
   const spec: Shared = SHARED[name];
   const option = new Option(spec.flags, typeof spec.help === "string" ? spec.help : spec.help[front]);
+  if (spec.parse) return option.argParser(spec.parse);
   return spec.choices ? option.choices(spec.choices) : option;
+}
+
+/** The approval mode asked for by --approval or --permission-mode (one name for one mode; two different ones is a mistake). */
+export function approvalFlag(opts: { approval?: ApprovalMode; permissionMode?: ApprovalMode }): ApprovalMode | undefined {
+  if (opts.approval && opts.permissionMode && opts.approval !== opts.permissionMode)
+    throw new UsageError(`--approval ${opts.approval} and --permission-mode ask for different modes.`, "Give one of them.");
+  return opts.permissionMode ?? opts.approval;
 }

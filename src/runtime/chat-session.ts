@@ -69,7 +69,6 @@ export interface ChatSessionOptions {
   approval?: ApprovalMode;
   /** Bind the first new thread's workspace to this directory. */
   workspace?: string;
-  plan?: boolean;
   /** Where `@path` is resolved and .deerflowrc is searched from. */
   cwd?: string;
   /** --no-network */
@@ -108,7 +107,6 @@ export class ChatSession {
   readonly cwd: string;
   model: ResolvedModel;
   threadId: string | undefined;
-  planMode: boolean;
   /** The thread's active goal (null when none), as of the last run or resume. */
   goal: GoalState | null = null;
   /** Workspaces of the threads this session has opened (memory's project key needs one without a query). */
@@ -138,7 +136,6 @@ export class ChatSession {
     const yoloProblem = this.config.approval === "yolo" ? this.yoloWorkspaceProblem() : undefined;
     if (yoloProblem) throw new UsageError(yoloProblem, "Start without yolo (deerflow asks before guarded commands), or point --workspace at a project directory.");
     assertSafeSandboxPaths(this.config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home });
-    this.planMode = options.plan ?? false;
     this.notifications = notificationHooks(this.config);
     this.broker = eventBroker((e) => {
       this.listener?.(e);
@@ -352,7 +349,6 @@ export class ChatSession {
       // `attach`: the part of the prompt the user wrote (an editor's embedded file is quoted material: its `@words` attach nothing).
       uploads: atPathUploads(turn.attach, this.cwd),
       approval: this.approval,
-      planMode: this.planMode,
       signal,
       onEvent: (e: RunEvent) => {
         if (e.type === "run.started") this.threadId = this.sessionThread = e.thread_id;

@@ -1,5 +1,5 @@
 // The lead agent a run streams: the configured model, the `task` tool over this home's subagent registry, and the
-// approval rules. Compiled once per (model, plan mode, turn cap, approval) and reused by every later run of the
+// approval rules. Compiled once per (model, turn cap, approval) and reused by every later run of the
 // process (a chat's turns, a goal's continuations); per-run facts travel in `configurable`, and the retry notice
 // finds its run through AsyncLocalStorage.
 import { type HookSetup, runHooks } from "../hooks/run-hooks.js";
@@ -11,6 +11,7 @@ import { before, nextTo } from "../agent/anchors.js";
 import { createLeadAgent, leadAgentTools } from "../agent/lead-agent.js";
 import { toolApprovalMiddleware } from "../middleware/tool-approval.js";
 import { sandboxAuditMiddleware } from "../middleware/sandbox-audit.js";
+import { planModeMiddleware } from "../middleware/plan-mode.js";
 import { piiRedactionMiddleware } from "../middleware/pii-redaction.js";
 import { stopHooksMiddleware } from "../middleware/stop-hooks.js";
 import { type ApprovalSettings, headlessBroker } from "../sandbox/approvals.js";
@@ -51,7 +52,6 @@ export interface RunAgentSpec {
   model: ResolvedModel;
   approval?: ApprovalSettings;
   approveGuarded?: boolean;
-  planMode?: boolean;
   maxTurns?: number;
   /** The model's window (configured, learned from its server, or the default); see modelWindowOf. */
   window?: ModelWindow;
@@ -96,7 +96,6 @@ export function runAgentKey(spec: RunAgentSpec, approval: ApprovalSettings): str
   return JSON.stringify([
     spec.model,
     spec.window ?? null,
-    spec.planMode ?? false,
     spec.maxTurns ?? null,
     // A shared one (a chat's, an editor session's) by identity: two sessions of `deerflow acp` each get their own
     // graph, whose approvals reach their own client.
@@ -166,6 +165,8 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
       usageReportMiddleware("subagents", runLedger),
       nextTo("ToolErrorHandling", sandboxAuditMiddleware(approval)),
       nextTo("SandboxAudit", toolApprovalMiddleware(approval)),
+      // Plan mode holds for subagents too: a child's writes are refused as the lead's are.
+      before("SandboxAudit", planModeMiddleware({ approval, offerExit: false })),
       ...(config.piiRedaction ? [piiRedactionMiddleware()] : []),
       // First in the child's stack (its afterModel runs last), as StopHooks is in the lead's.
       ...(hooks?.hooks.some((h) => h.event === "SubagentStop") ? [before("SubagentThreadData", stopHooksMiddleware(hooks, "SubagentStop"))] : []),
@@ -179,7 +180,6 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     compaction,
     sideModel: createChatModel(spec.model, { streaming: false }),
     piiRedaction: config.piiRedaction,
-    planMode: spec.planMode ?? false,
     maxTurns: spec.maxTurns,
     guards: config.guards,
     approval,

@@ -10,6 +10,7 @@ import { UsageError } from "../errors.js";
 import { skillContextEntry, skillMessage } from "../skills/activation.js";
 import type { SkillCatalog } from "../skills/catalog.js";
 import { findPendingClarification, isInterruptedMessage } from "../vocabulary/message-markers.js";
+import { planOf } from "../vocabulary/plan-mode.js";
 import { messageText } from "../vocabulary/message-text.js";
 import type { StopReason } from "../vocabulary/stop-reasons.js";
 import type { PermissionDenial, TokenUsage } from "./events.js";
@@ -136,7 +137,7 @@ function answeredInput(values: ThreadValues, inputId: string, runId: string): Ap
   const after = messages.slice(at + 1);
   if (after.some((m) => HumanMessage.isInstance(m) && m.id?.startsWith("input-"))) return undefined;
   const last = messages.at(-1);
-  const finished = AIMessage.isInstance(last) && !last.tool_calls?.length && !isInterruptedMessage(last);
+  const finished = (AIMessage.isInstance(last) && !last.tool_calls?.length && !isInterruptedMessage(last)) || planOf(last) !== undefined;
   if (!finished && !findPendingClarification(messages)) return undefined;
   const usage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
   for (const m of after) {
@@ -157,7 +158,8 @@ export function resultOf(values: ThreadValues, threadId: string, runId: string, 
   const last = messages[messages.length - 1];
   const guardStop = values.stop_reason as StopReason | null | undefined;
   const stop_reason: StopReason = clarification ? "clarification" : (guardStop ?? "end_turn");
-  const final_text = clarification ? clarification.question : AIMessage.isInstance(last) ? messageText(last) : "";
+  // A plan-mode run nobody could approve in ends with the plan (middleware/plan-mode.ts): the plan is its answer.
+  const final_text = clarification ? clarification.question : (planOf(last) ?? (AIMessage.isInstance(last) ? messageText(last) : ""));
   const thread_usage = (values.thread_usage as TokenUsage | undefined) ?? usage;
   const title = (values.title as string | null | undefined) ?? undefined;
   return { thread_id: threadId, run_id: runId, status: "success", stop_reason, final_text, usage, thread_usage, permission_denials, clarification, messages, title };

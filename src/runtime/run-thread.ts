@@ -39,8 +39,6 @@ export interface RunRequest {
    * mode changed while the run works applies to its next command. Default: config.approval with --yes/deny.
    */
   approval?: ApprovalSettings;
-  /** Plan mode: the Todo middleware and write_todos. */
-  planMode?: boolean;
   /** Model calls allowed in this run (--max-turns). */
   maxTurns?: number;
   /** Seconds the run may take (--timeout, .deerflowrc runTimeout); then it ends with status `timeout`. */

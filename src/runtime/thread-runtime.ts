@@ -1,5 +1,5 @@
 // The per-home runtime (docs/architecture.md): opens the store once per process, compiles graphs once
-// (a state graph for reads and writes, one run graph per model/plan/approval setup), and owns the run lifecycle:
+// (a state graph for reads and writes, one run graph per model/approval setup), and owns the run lifecycle:
 //   pending (waiting for the thread's lock) → running → success | error | timeout | interrupted
 // `begin` and `settle` are the only places a run's record and its thread's status change, and `run` pairs them in
 // one try/finally, so no path leaves a run `running`. Failed runs are rolled back to the mark taken at `begin`;

@@ -10,7 +10,7 @@ import { codeEnvVar } from "./code-env.js";
 import { gitArgs } from "./shell-git.js";
 
 /** A program found on PATH or named by its system path: `./cat` or `bin/ls` is whatever the workspace put there. */
-const systemProgram = (c: SimpleCommand) => c.programPath === undefined || /^\/(?:usr\/)?(?:local\/)?s?bin\/[^/]+$/.test(c.programPath);
+export const systemProgram = (c: SimpleCommand) => c.programPath === undefined || /^\/(?:usr\/)?(?:local\/)?s?bin\/[^/]+$/.test(c.programPath);
 
 const READ_ONLY =
   /^(?:cat|tac|head|tail|ls|tree|stat|file|wc|grep|egrep|fgrep|ag|diff|cmp|du|df|realpath|readlink|dirname|basename|test|\[|\[\[|echo|printf|pwd|cd|pushd|popd|which|type|md5sum|sha1sum|sha256sum|sha512sum|b2sum|nl|cut|tr|column|jq|less|more|rg|find|git|true|false|uname|id|whoami)$/;

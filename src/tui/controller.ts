@@ -9,6 +9,7 @@ import { isAbortError } from "../vocabulary/error-chain.js";
 import { type SlashContext, findSlash, helpCommands, parseSlash } from "./commands/slash-commands.js";
 import { customCommandNamed, customHelpRows } from "./commands/custom-commands.js";
 import type { ApprovalMode } from "../vocabulary/approval-modes.js";
+import { answeredActions, pendingPreview } from "./approval-answer.js";
 import type { ApprovalDecision, StatusView } from "./state/types.js";
 import type { ChatStore } from "./store.js";
 import { loadingText } from "./format.js";
@@ -109,7 +110,7 @@ export class ChatController {
     }
     this.dispatch({
       type: "ui.ready",
-      status: { model: s.model.name, approvalMode: s.approval.mode, planMode: s.planMode, contextWindow: s.model.contextWindow, resuming: undefined, workspace: s.workspaceLabel() },
+      status: { model: s.model.name, approvalMode: s.approval.mode, contextWindow: s.model.contextWindow, resuming: undefined, workspace: s.workspaceLabel() },
     });
     this.showWindow();
     this.learnInBackground();
@@ -281,18 +282,14 @@ export class ChatController {
     // "Always" settled the other requests waiting in the same scope (the broker let them run): their prompts go too.
     if (req?.scope !== undefined && decision === "allow_always")
       for (const other of this.store.get().approvals) if (other.scope === req.scope) this.dispatch({ type: "ui.approval.answered", id: other.id });
-    if (req) {
-      const edit = req.kind === "edit";
-      const said = decision === "deny" ? "Denied" : decision === "allow_always" ? (edit ? "Allowed edits for this thread" : "Allowed for this thread") : "Allowed once";
-      const why = decision === "deny" && reason?.trim() ? ` (${reason.trim()})` : "";
-      this.notice(decision === "deny" ? "warning" : "info", `${said}: ${req.command}${why}`);
-    }
+    if (req) for (const action of answeredActions(req, decision, reason)) this.dispatch(action);
   }
 
-  /** Ctrl+O on an edit's approval: its whole diff, printed into the transcript above the prompt. */
+  /** Ctrl+O on an edit's approval: its whole diff (a plan: all of it), printed into the transcript above the prompt. */
   showPendingDiff(id: string): void {
     const req = this.store.get().approvals.find((a) => a.id === id);
-    if (req?.diff) this.dispatch({ type: "ui.item", item: { kind: "diff", title: `Proposed: ${req.command}`, diff: req.diff } });
+    const item = req && pendingPreview(req);
+    if (item) this.dispatch({ type: "ui.item", item });
   }
 
   cycleApproval(): void {

@@ -23,7 +23,6 @@ export interface StartChatOptions {
   start: StartRequest;
   /** Shown in the status line until the runtime is loaded. */
   approvalMode?: ApprovalMode;
-  planMode?: boolean;
 }
 
 export interface ChatExit {
@@ -39,7 +38,7 @@ function headerWorkspace(opts: StartChatOptions): string {
 export async function startChat(opts: StartChatOptions): Promise<ChatExit> {
   // A resumed thread is named from the first frame, so nobody takes the screen for a new thread while it loads.
   const resuming = opts.start.resume ? { threadId: opts.start.resume.threadId } : undefined;
-  const store = new ChatStore({ approvalMode: opts.approvalMode ?? "ask", planMode: opts.planMode ?? false, resuming, threadId: resuming?.threadId });
+  const store = new ChatStore({ approvalMode: opts.approvalMode ?? "ask", resuming, threadId: resuming?.threadId });
   store.dispatch({ type: "ui.item", item: { kind: "banner", version: opts.version, cwd: headerWorkspace(opts) } });
   if (opts.notice) store.dispatch({ type: "ui.notice", level: "warning", text: opts.notice });
   const exitRef: { current?: (error?: Error) => void } = {};

@@ -13,7 +13,7 @@ const palette = {
   muted: "gray",
   /** `!` shell commands. */
   shell: "magenta",
-  /** The in-progress todo and the plan-mode badge. */
+  /** The in-progress todo and the plan approval mode. */
   active: "yellow",
 } as const;
 

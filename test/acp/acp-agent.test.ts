@@ -17,6 +17,7 @@ import type { TestModelServer } from "../support/openai-server.js";
 import { userTexts } from "../support/requests.js";
 import { waitFor } from "../support/wait.js";
 import { fixture } from "../support/mcp.js";
+import { PLAN_APPROVAL_OPTIONS } from "../../src/vocabulary/plan-mode.js";
 
 let open: { close: () => Promise<void>; client: TestClient }[] = [];
 const env = useInProcessModel("deerflow-acp-", async () => {
@@ -398,5 +399,24 @@ describe("bad requests get a JSON-RPC error and the agent keeps serving", () => 
     await expect(c.agent.request("session/set_mode", { sessionId, modeId: "root" })).rejects.toMatchObject({ message: expect.stringContaining("Unknown mode") });
     await c.agent.request("session/set_mode", { sessionId, modeId: "auto-edit" });
     expect(c.of(sessionId, "current_mode_update")).toEqual([{ sessionUpdate: "current_mode_update", currentModeId: "auto-edit" }]);
+  });
+});
+
+describe("plan mode over ACP", () => {
+  it("plan mode: a write is refused, the plan is a permission request with the three answers, approving switches the session's mode and the write happens", async () => {
+    const c = connect();
+    const { sessionId } = await newSession(c);
+    await c.agent.request("session/set_mode", { sessionId, modeId: "plan" });
+    const write = (id: string) => ({ toolCalls: [{ id, name: "write_file", args: { path: "a.txt", content: "x" } }] });
+    server.push(write("w1"), { toolCalls: [{ id: "p", name: "exit_plan_mode", args: { plan: "# Plan\n- write a.txt" } }] }, write("w2"), { content: "Written." });
+    c.policy = () => choose("allow_always");
+    const r = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write a.txt" }] });
+    expect(r.stopReason).toBe("end_turn");
+    expect(c.permissions.map((p) => [p.toolCall.title, p.options.map((o) => o.name)])).toEqual([["Approve this plan?", [...PLAN_APPROVAL_OPTIONS]]]);
+    expect(c.permissions[0]!.toolCall.content).toMatchObject([{ content: { text: "# Plan\n- write a.txt" } }]);
+    expect(JSON.stringify(server.requests[1]!.body.messages)).toContain("plan mode: write_file is not run");
+    expect(readFileSync(join(cwd, "a.txt"), "utf8")).toBe("x");
+    await waitFor(() => c.of(sessionId, "current_mode_update").find((u) => u.currentModeId === "auto-edit"), "the mode update");
+    expect(c.of(sessionId, "current_mode_update").map((u) => u.currentModeId)).toEqual(["plan", "auto-edit"]);
   });
 });

@@ -116,7 +116,7 @@ describe("deerflow acp over stdio, one process for every session", () => {
       rawSse([chunk({ role: "assistant", content: null, reasoning_content: "Check the result. " }), chunk({ content: "Done: two is TWO." }), chunk({}, "stop"), "data: [DONE]\n\n"]),
     );
     const { sessionId, modes } = await c.agent.request("session/new", { cwd, mcpServers: [] });
-    expect(modes?.currentModeId).toBe("ask");
+    expect(modes).toMatchObject({ currentModeId: "ask", availableModes: [{ id: "ask" }, { id: "auto-edit" }, { id: "plan" }, { id: "yolo" }] });
     c.policy = () => choose("allow_once");
     expect((await prompt(sessionId, "make two loud")).stopReason).toBe("end_turn");
 

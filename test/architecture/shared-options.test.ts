@@ -15,7 +15,19 @@ describe("chat and run options", () => {
     const run = flags(command("run"));
     const both = [...chat.keys()].filter((k) => run.has(k));
     expect(both.sort()).toEqual(
-      ["--allow-dangerous-workspace", "--approval", "--continue", "--dangerously-run-unconfined", "--goal", "--no-memory", "--no-network", "--plan", "--scratch", "--thread", "--workspace"].sort(),
+      [
+        "--allow-dangerous-workspace",
+        "--approval",
+        "--continue",
+        "--dangerously-run-unconfined",
+        "--goal",
+        "--no-memory",
+        "--no-network",
+        "--permission-mode",
+        "--scratch",
+        "--thread",
+        "--workspace",
+      ].sort(),
     );
     for (const k of both) {
       expect(chat.get(k)!.flags, k).toBe(run.get(k)!.flags);
@@ -31,6 +43,6 @@ describe("chat and run options", () => {
   it("a shared option keeps each front end's own help where the meaning differs", () => {
     expect(sharedOption("approval", "run").description).toContain("headless");
     expect(sharedOption("approval", "chat").description).not.toContain("headless");
-    expect(sharedOption("approval", "chat").argChoices).toEqual(["ask", "auto-edit", "yolo"]);
+    expect(sharedOption("approval", "chat").argChoices).toEqual(["ask", "auto-edit", "plan", "yolo"]);
   });
 });

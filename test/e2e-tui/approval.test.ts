@@ -84,13 +84,15 @@ describe("approving guarded commands in the terminal", () => {
     expect(t.scrollback()).not.toContain("Interrupted");
   }, 60_000);
 
-  it("shift+tab cycles the approval mode in the status line: ask → auto-edit → yolo → ask; yolo runs a guarded command without asking", async () => {
+  it("shift+tab cycles the approval mode in the status line: ask → auto-edit → plan → yolo → ask; yolo runs a guarded command without asking", async () => {
     const sb = e2e.sandbox();
     const t = tui.spawn(sb, ["chat"]);
     await waitReady(t);
     expect(statusLine(t)).toContain("approval: ask (shift+tab)");
     await t.press("shift-tab");
     await t.waitFor(() => statusLine(t).includes("approval: auto-edit"), { where: "screen" });
+    await t.press("shift-tab");
+    await t.waitFor(() => statusLine(t).includes("approval: plan"), { where: "screen" });
     await t.press("shift-tab");
     await t.waitFor(() => statusLine(t).includes("approval: yolo"), { where: "screen" });
 
@@ -112,6 +114,8 @@ describe("approving guarded commands in the terminal", () => {
     await t.press("shift-tab");
     await t.waitFor(() => statusLine(t).includes("approval: auto-edit"), { where: "screen" });
     await t.press("shift-tab");
+    await t.waitFor(() => statusLine(t).includes("approval: plan"), { where: "screen" });
+    await t.press("shift-tab");
     await t.waitFor("yolo needs bubblewrap here");
     await t.waitFor(() => statusLine(t).includes("approval: ask (shift+tab)"), { where: "screen" });
     expect(t.scrollback().match(/yolo needs bubblewrap here/g)).toHaveLength(1);
@@ -120,6 +124,8 @@ describe("approving guarded commands in the terminal", () => {
     await waitReady(allowed);
     await allowed.press("shift-tab");
     await allowed.waitFor(() => statusLine(allowed).includes("approval: auto-edit"), { where: "screen" });
+    await allowed.press("shift-tab");
+    await allowed.waitFor(() => statusLine(allowed).includes("approval: plan"), { where: "screen" });
     await allowed.press("shift-tab");
     await allowed.waitFor(() => statusLine(allowed).includes("approval: yolo"), { where: "screen" });
     expect(allowed.scrollback()).not.toContain("yolo needs bubblewrap");

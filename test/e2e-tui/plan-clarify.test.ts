@@ -1,9 +1,9 @@
 // End to end in a real terminal: `deerflow chat` (the built CLI in a PTY) against the scripted test model —
-// plan mode's todo panel and a clarification answered from the keyboard.
+// the todo panel of a written plan and a clarification answered from the keyboard.
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
 import { listThreads, userTexts } from "../support/requests.js";
-import { statusLine, statusShowsThread, submit, usePty, waitReady } from "../support/pty.js";
+import { statusShowsThread, submit, usePty, waitReady } from "../support/pty.js";
 
 const e2e = useE2E();
 const tui = usePty();
@@ -11,7 +11,7 @@ const tui = usePty();
 type Todo = { content: string; status: "pending" | "in_progress" | "completed" };
 const writeTodos = (id: string, todos: Todo[]) => ({ toolCalls: [{ id, name: "write_todos", args: { todos } }] });
 
-describe("plan mode in the terminal", () => {
+describe("a todo plan in the terminal", () => {
   it("shows the todo panel with the item in progress, the answer and the thread id; ctrl+t expands and collapses a long plan", async () => {
     const sb = e2e.sandbox();
     e2e.server.push(
@@ -22,9 +22,8 @@ describe("plan mode in the terminal", () => {
       ]),
       { content: "Plan written: three steps, starting with the login code." },
     );
-    const t = tui.spawn(sb, ["chat", "--plan"]);
+    const t = tui.spawn(sb, ["chat"]);
     await waitReady(t);
-    expect(statusLine(t)).toMatch(/ · plan · in project$/);
     await submit(t, "fix the login bug");
 
     await t.waitFor("Plan written: three steps");

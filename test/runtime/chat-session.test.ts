@@ -16,7 +16,7 @@ let home: string;
 let cwd: string;
 beforeEach(() => ({ server, home, cwd } = env()));
 
-function session(opts: { plan?: boolean } = {}): ChatSession {
+function session(opts: { approval?: "ask" | "auto-edit" } = {}): ChatSession {
   return createChatSession({ home, model: "test-model", cwd, ...opts });
 }
 
@@ -285,7 +285,7 @@ describe("ChatSession.resume", () => {
       { content: "It printed hi." },
       { toolCalls: [{ id: "q", name: "ask_clarification", args: { question: "Tabs or spaces?", clarification_type: "approach_choice", options: ["tabs", "spaces"] } }] },
     ]);
-    const first = session({ plan: true });
+    const first = session();
     const a = await first.send({ prompt: "say hi" }, () => {}, signal());
     const b = await first.send({ prompt: "now format it" }, () => {}, signal());
     expect(b.result.stop_reason).toBe("clarification");

@@ -104,7 +104,7 @@ describe("ChatController start", () => {
     expect(h.state().ready).toBe(false);
     await h.ctl.start({});
     expect(h.state().ready).toBe(true);
-    expect(h.state().status).toMatchObject({ model: "test-model", approvalMode: "ask", planMode: false });
+    expect(h.state().status).toMatchObject({ model: "test-model", approvalMode: "ask" });
     expect(h.exits).toEqual([]);
     expect(h.ctl.busy).toBe(false);
   });
@@ -332,14 +332,14 @@ describe("ChatController turns", () => {
     expect(h.items("assistant").map((i) => i.text)).toEqual(["Left it."]);
   });
 
-  it("cycleApproval cycles ask → auto-edit → yolo → ask in the status and in the session", async () => {
+  it("cycleApproval cycles ask → auto-edit → plan → yolo → ask in the status and in the session", async () => {
     const h = await started();
     const seen: string[] = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 4; i++) {
       h.ctl.cycleApproval();
       seen.push(`${h.state().status.approvalMode}/${h.session().approval.mode}`);
     }
-    expect(seen).toEqual(["auto-edit/auto-edit", "yolo/yolo", "ask/ask"]);
+    expect(seen).toEqual(["auto-edit/auto-edit", "plan/plan", "yolo/yolo", "ask/ask"]);
   });
 
   it("without bubblewrap, cycleApproval skips yolo with one notice unless --dangerously-run-unconfined; a configured yolo stops the start", async () => {
@@ -352,7 +352,7 @@ describe("ChatController turns", () => {
           return `${h.state().status.approvalMode}/${h.session().approval.mode}`;
         });
       const h = await started();
-      expect(cycle(h)).toEqual(["auto-edit/auto-edit", "ask/ask", "auto-edit/auto-edit"]);
+      expect(cycle(h)).toEqual(["auto-edit/auto-edit", "plan/plan", "ask/ask"]);
       expect(h.notices("warning")).toEqual([
         "yolo needs bubblewrap here: without it commands would run on this host unasked. Install the `bubblewrap` package, or start deerflow with --dangerously-run-unconfined.",
       ]);
@@ -360,11 +360,11 @@ describe("ChatController turns", () => {
       const allowed = harness({ loadSession: async () => (session = createChatSession({ home, model: "test-model", cwd, allowUnconfined: true })) });
       await allowed.ctl.start({});
       expect(
-        [0, 1].map(() => {
+        [0, 1, 2].map(() => {
           allowed.ctl.cycleApproval();
           return session!.approval.mode;
         }),
-      ).toEqual(["auto-edit", "yolo"]);
+      ).toEqual(["auto-edit", "plan", "yolo"]);
       expect(allowed.notices("warning")).toEqual([]);
 
       writeFileSync(join(cwd, ".deerflowrc"), JSON.stringify({ approval: "yolo" }));

@@ -301,9 +301,9 @@ describe("reduce: UI actions", () => {
   });
 
   it("ui.ready marks the state ready and merges the status; todos toggle; exit arm", () => {
-    let s = reduce(initialState(), { type: "ui.ready", status: { model: "test-model", planMode: true } });
+    let s = reduce(initialState(), { type: "ui.ready", status: { model: "test-model", approvalMode: "plan" } });
     expect(s.ready).toBe(true);
-    expect(s.status).toMatchObject({ model: "test-model", planMode: true, approvalMode: "ask" });
+    expect(s.status).toMatchObject({ model: "test-model", approvalMode: "plan" });
     s = apply(s, { type: "ui.todos.toggle" });
     expect(s.todosExpanded).toBe(true);
     s = apply(s, { type: "ui.todos.toggle" }, { type: "ui.exit.arm", armed: true });

@@ -12,6 +12,7 @@ import { DeerflowError, UsageError } from "../../errors.js";
 import type { ApprovalMode } from "../../vocabulary/approval-modes.js";
 import type { GlobalOptions } from "../main.js";
 import { reportFatal } from "../report-error.js";
+import { approvalFlag } from "../shared-options.js";
 
 export interface ChatOptions extends GlobalOptions {
   thread?: string;
@@ -20,7 +21,8 @@ export interface ChatOptions extends GlobalOptions {
   /** --scratch: new threads work in a fresh per-thread folder instead of the current directory. */
   scratch?: boolean;
   approval?: ApprovalMode;
-  plan?: boolean;
+  /** --permission-mode: --approval by Claude Code's names. */
+  permissionMode?: ApprovalMode;
   goal?: string;
   network?: boolean;
   /** false with --no-memory. */
@@ -106,8 +108,7 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
       cwd: process.cwd(),
       workspace: resume ? undefined : (start.workspace ?? null),
       notice: resume ? undefined : start.notice,
-      approvalMode: opts.approval,
-      planMode: opts.plan,
+      approvalMode: approvalFlag(opts),
       start: { prompt: words.join(" "), goal: opts.goal, resume },
       firstRun: {
         choices: async (err) => (await importRuntime()).firstRunChoices(err, { home: opts.home }),
@@ -120,9 +121,8 @@ export async function chatCommand(words: string[], opts: ChatOptions): Promise<n
         const session = await createChatSession({
           home: opts.home,
           model: opts.model,
-          approval: opts.approval,
+          approval: approvalFlag(opts),
           workspace: start.workspace,
-          plan: opts.plan,
           cwd: process.cwd(),
           noNetwork: opts.network === false,
           noMemory: opts.memory === false,

@@ -20,6 +20,7 @@ import type { GlobalOptions } from "../main.js";
 import { exitCodeOf, reportFatal } from "../report-error.js";
 import { createPrinter, type OutputFormat } from "../output/printer.js";
 import { runPrompt } from "../piped-input.js";
+import { approvalFlag } from "../shared-options.js";
 
 export interface RunOptions extends GlobalOptions {
   thread?: string;
@@ -32,7 +33,8 @@ export interface RunOptions extends GlobalOptions {
   yes?: boolean;
   /** --fail-on-denial: a run that would exit 0 exits 6 when a tool call was denied or blocked. */
   failOnDenial?: boolean;
-  plan?: boolean;
+  /** --permission-mode: --approval by Claude Code's names. */
+  permissionMode?: ApprovalMode;
   maxTurns?: number;
   goal?: string;
   inputId?: string;
@@ -83,7 +85,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     if (opts.thread && opts.continue) throw new UsageError("Use either --thread <id> or --continue, not both.");
     // Headless, edits apply without asking (auto-edit); guarded shell commands are denied unless --yes.
     const config = loadConfig({
-      flags: { home: opts.home, model: opts.model, approval: opts.approval, defaultApproval: "auto-edit", noNetwork: opts.network === false, noMemory: opts.memory === false },
+      flags: { home: opts.home, model: opts.model, approval: approvalFlag(opts), defaultApproval: "auto-edit", noNetwork: opts.network === false, noMemory: opts.memory === false },
     });
     refuseUntrusted(config.untrusted);
     const model = await requireModelOrDiscover(config);
@@ -98,6 +100,8 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     assertSafeSandboxPaths(config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: config.home });
     const { prompt, typed } = await runPrompt(words, process.stdin, model, (line) => process.stderr.write(`deerflow: ${line}\n`));
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
+    if (opts.goal !== undefined && config.approval === "plan")
+      throw new UsageError("--goal cannot work in plan mode: nothing changes until a plan is approved.", "Plan first (--permission-mode plan), then run --goal on that --thread in another mode.");
     // An unset shell variable (`--input-id "$ID"`) must not quietly turn idempotency off.
     if (opts.inputId !== undefined && !opts.inputId.trim()) throw new UsageError("--input-id is empty.", "Pass the key your script uses for this input, or drop --input-id.");
     if (opts.inputId !== undefined && opts.inputId.length > MAX_INPUT_ID_LENGTH)
@@ -127,7 +131,6 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       workspace: start.workspace,
       uploads: [...checkedUploads(opts.upload ?? [], process.cwd()), ...atPathUploads(turn.attach, process.cwd())],
       approveGuarded: opts.yes ?? false,
-      planMode: opts.plan ?? false,
       maxTurns: opts.maxTurns,
       inputId: opts.inputId,
       timeoutSeconds: opts.timeout ?? config.runTimeoutSeconds,

@@ -9,6 +9,9 @@ import { diffWindow } from "./diff-window.js";
 import type { ApprovalLayout } from "./approval-layout.js";
 import { truncateStart } from "../format.js";
 import { textWidth } from "../text-width.js";
+import { PlanPrompt } from "./PlanPrompt.js";
+import { ReasonInput } from "./ReasonInput.js";
+import { PLAN_APPROVAL_OPTIONS } from "../../vocabulary/plan-mode.js";
 
 export interface ApprovalPromptProps {
   request: ApprovalRequestedEvent;
@@ -31,36 +34,18 @@ export const APPROVAL_OPTIONS = ["Allow once", "Allow always for this thread", "
 const EDIT_OPTIONS = ["Allow once", "Allow edits for this thread", "Deny"] as const;
 
 export function approvalOptions(request: ApprovalRequestedEvent): readonly string[] {
-  return request.kind === "edit" ? EDIT_OPTIONS : APPROVAL_OPTIONS;
+  return request.kind === "edit" ? EDIT_OPTIONS : request.kind === "plan" ? PLAN_APPROVAL_OPTIONS : APPROVAL_OPTIONS;
 }
 
 function title(request: ApprovalRequestedEvent): string {
+  if (request.kind === "plan") return "Approve this plan?";
   // A bash command that writes files is an edit without a diff (what it writes is known only once it runs).
   if (request.kind === "edit") return !request.diff ? "Allow this command's edits?" : request.diff.created ? "Create this file?" : "Apply this edit?";
   return request.kind === "tool" ? "Allow this tool call?" : "Allow this command?";
 }
 
-function ReasonInput({ text, cursor }: { text: string; cursor: number }) {
-  const at = Math.max(0, Math.min(cursor, text.length));
-  return (
-    <Box flexDirection="column" marginTop={1}>
-      <Text bold color={theme.warning}>
-        Deny: why? (the model reads it)
-      </Text>
-      <Text wrap="wrap">
-        <Text color={theme.user}>{marks.prompt} </Text>
-        {text.slice(0, at)}
-        <Text inverse>{text.slice(at, at + 1) || " "}</Text>
-        {text.slice(at + 1)}
-      </Text>
-      <Text dimColor wrap="truncate-end">
-        enter deny with this reason · esc deny without one
-      </Text>
-    </Box>
-  );
-}
-
 export function ApprovalPrompt({ request, selected, queued, reason, maxDiffRows = 12, width = 80, layout }: ApprovalPromptProps) {
+  if (request.kind === "plan") return <PlanPrompt request={request} selected={selected} reason={reason} width={width} rows={layout?.diffRows} />;
   const edit = request.kind === "edit" && request.diff;
   const compact = edit && layout?.compact;
   const diffRows = layout ? layout.diffRows : Math.max(1, maxDiffRows - 1);

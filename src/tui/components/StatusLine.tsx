@@ -82,8 +82,12 @@ export function StatusLine({ status, ready, width = Infinity }: StatusLineProps)
     parts.push({ text: goalText(status.goal), color: g === "achieved" ? theme.ok : g === "active" ? theme.accent : theme.warning, drop: 6 });
   }
   const approval = `approval: ${status.approvalMode}`;
-  parts.push({ text: `${approval} (shift+tab)`, color: status.approvalMode === "yolo" ? theme.error : status.approvalMode === "auto-edit" ? theme.warning : undefined, drop: 2, short: approval });
-  if (status.planMode) parts.push({ text: "plan", color: theme.active });
+  parts.push({
+    text: `${approval} (shift+tab)`,
+    color: status.approvalMode === "yolo" ? theme.error : status.approvalMode === "auto-edit" ? theme.warning : status.approvalMode === "plan" ? theme.active : undefined,
+    drop: 2,
+    short: approval,
+  });
   // Given up after the title and the shift+tab hint, before the token count (the header names the whole path).
   if (status.workspace) parts.push({ text: `in ${status.workspace}`, dim: true, drop: 2.5 });
   const shown = fitParts(parts, width);

@@ -25,6 +25,13 @@ function tailRows(reason: { text: string } | null | undefined, columns: number, 
 }
 
 export function approvalLayout(request: ApprovalRequestedEvent, budget: number, columns: number, reason?: { text: string } | null): ApprovalLayout {
+  if (request.kind === "plan") {
+    // title, the box's two borders, the plan (its first rows when short of room, then a "more" row), the answers.
+    const tail = tailRows(reason, columns, false);
+    const body = rowsOf(request.command.trim(), columns - 4);
+    const planRows = body + 3 + tail <= budget ? body : Math.max(3, budget - 4 - tail);
+    return { rows: 3 + planRows + (planRows < body ? 1 : 0) + tail, compact: false, diffRows: planRows };
+  }
   const diff = request.kind === "edit" ? request.diff : undefined;
   if (!diff) {
     // title, the boxed command, why it asks.

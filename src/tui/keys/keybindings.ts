@@ -43,7 +43,7 @@ export const KEYBINDINGS: readonly KeyBinding[] = [
   { action: "historyPrev", label: "↑", description: "previous input (history)", match: (_i, k) => k.upArrow },
   { action: "historyNext", label: "↓", description: "next input (history)", match: (_i, k) => k.downArrow },
   { action: "toggleTodos", label: "ctrl+t", description: "show the full todo list / collapse it; after a run, print its subagents panel", match: ctrl("t") },
-  { action: "cycleApproval", label: "shift+tab", description: "cycle the approval mode: ask → auto-edit → yolo", match: (_i, k) => k.tab && k.shift },
+  { action: "cycleApproval", label: "shift+tab", description: "cycle the approval mode: ask → auto-edit → plan → yolo", match: (_i, k) => k.tab && k.shift },
   { action: "expandTool", label: "ctrl+o", description: "show the full output of the last tool call", match: ctrl("o") },
   { action: "cursorLeft", label: "←", description: "move the cursor", match: (_i, k) => k.leftArrow, hidden: true },
   { action: "cursorRight", label: "→", description: "move the cursor", match: (_i, k) => k.rightArrow, hidden: true },

@@ -68,7 +68,6 @@ export function initialState(status: Partial<StatusView> = {}): ChatState {
       usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
       goal: null,
       approvalMode: "ask" as ApprovalMode,
-      planMode: false,
       ...status,
     },
     ready: false,

@@ -68,7 +68,6 @@ export interface StatusView {
   usage: TokenUsage;
   goal: GoalView | null;
   approvalMode: ApprovalMode;
-  planMode: boolean;
   /** The model's context window (tokens), when configured: the status line shows the fill. */
   contextWindow?: number;
   /** Tokens the next request starts from (the last call's usage, or an estimate). */

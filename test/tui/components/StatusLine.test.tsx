@@ -8,7 +8,6 @@ const status = (over: Partial<StatusView> = {}): StatusView => ({
   usage: usage(0),
   goal: null,
   approvalMode: "ask",
-  planMode: false,
   ...over,
 });
 
@@ -17,16 +16,16 @@ describe("StatusLine", () => {
     expect(frame(<StatusLine status={status({ model: "" })} ready={false} />).text).toBe("loading… · new thread · approval: ask (shift+tab)");
   });
 
-  it("shows model, the whole thread id + title, tokens, goal, approval mode and plan", () => {
+  it("shows model, the whole thread id + title, tokens, goal and approval mode", () => {
     const s = status({
       threadId: "3f2a9c1d1111",
       title: "Fix the flaky test",
       usage: usage(1234),
       goal: { objective: "green CI", status: "active", continuation_count: 2 },
       approvalMode: "auto-edit",
-      planMode: true,
     });
-    expect(frame(<StatusLine status={s} ready />, 130).text).toBe("gpt-4.1 · 3f2a9c1d1111 Fix the flaky test · 1.2k tokens · goal: active (2 cont.) · approval: auto-edit (shift+tab) · plan");
+    expect(frame(<StatusLine status={s} ready />, 130).text).toBe("gpt-4.1 · 3f2a9c1d1111 Fix the flaky test · 1.2k tokens · goal: active (2 cont.) · approval: auto-edit (shift+tab)");
+    expect(frame(<StatusLine status={{ ...s, approvalMode: "plan" }} ready />, 130).text).toContain("approval: plan (shift+tab)");
   });
 
   it("shows the context fill against the model's window: reported, estimated (~), nothing without a window", () => {
@@ -46,7 +45,7 @@ describe("StatusLine", () => {
   });
 
   it("stays one line at 60 columns", () => {
-    const s = status({ threadId: "abc", title: "A very long thread title ".repeat(5), usage: usage(2_500_000), approvalMode: "yolo", planMode: true });
+    const s = status({ threadId: "abc", title: "A very long thread title ".repeat(5), usage: usage(2_500_000), approvalMode: "yolo" });
     const { lines } = frame(<StatusLine status={s} ready />, 60);
     expect(lines).toHaveLength(1);
     expect(visibleWidth(lines[0]!)).toBeLessThanOrEqual(60);

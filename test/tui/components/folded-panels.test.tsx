@@ -34,7 +34,6 @@ describe("StatusLine at 60 columns", () => {
     usage: usage(8400),
     goal: null,
     approvalMode: "auto-edit",
-    planMode: false,
   };
   it("gives up the title and the shift+tab hint before it would cut the approval mode", () => {
     expect(frame(<StatusLine status={{ ...status, approvalMode: "ask" }} ready width={60} />, 60).lines).toEqual(["test-model · 9484ae120aeb · 8.4k tokens · approval: ask"]);

@@ -19,7 +19,7 @@ const ui = (
       ]}
     />
     <ApprovalPrompt request={{ type: "approval.requested", id: "x", thread_id: "t", tool_call_id: "c", tool: "bash", kind: "command", command: "rm -rf x", reason: "rm" }} selected={0} queued={0} />
-    <StatusLine ready status={{ model: "m", usage: usage(10), goal: null, approvalMode: "yolo", planMode: true }} />
+    <StatusLine ready status={{ model: "m", usage: usage(10), goal: null, approvalMode: "yolo" }} />
     <TranscriptItemView width={80} item={{ kind: "notice", id: "n", level: "error", text: "bad" }} />
   </Box>
 );

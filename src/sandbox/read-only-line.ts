@@ -1,0 +1,32 @@
+// Whether a whole bash line only reads: plan mode (middleware/plan-mode.ts) runs such a line and refuses the rest.
+// The judgement is the audit's own, not a second list: every simple command the bash grammar finds (those in
+// `$(…)` too) must be a system program shell-read-only.ts says only reads, with no output redirection to a file, no code
+// it runs besides itself, no wrapper (`xargs`, `env`, `sudo`) and no assignment; and the audit must neither block it
+// nor call it an edit. `git` runs only where the repository configures no code for it (repo-config-code.ts). What
+// runs still passes the audit as usual afterwards (without bubblewrap it may ask).
+import type { SimpleCommand } from "./shell-command.js";
+import { type AuditContext, auditCommand } from "./shell-audit.js";
+import { parseShell } from "./shell-grammar.js";
+import { notAFile, readsOnly, systemProgram } from "./shell-read-only.js";
+import { repoConfigRunsCode } from "./repo-config-code.js";
+
+function simpleCommandOnlyReads(c: SimpleCommand): boolean {
+  if (c.dynamicName || c.via.length > 0 || c.code.length > 0 || c.assigns.length > 0) return false;
+  // `./ls` or `bin/cat` is whatever the repository put there.
+  if (c.name !== "" && !systemProgram(c)) return false;
+  if (c.redirects.some((r) => /[>]/.test(r.op) && !notAFile(c, r))) return false;
+  if (c.name === "printf" && c.args.includes("-v")) return false;
+  return c.name === "" || readsOnly(c, { cdWrites: false });
+}
+
+/** The line only reads (never throws; loads the bash grammar on first use, and refuses when it cannot). */
+export async function lineOnlyReads(command: string, context: AuditContext): Promise<boolean> {
+  const audit = await auditCommand(command, context);
+  if (audit.verdict === "edit" || audit.verdict === "block") return false;
+  const script = parseShell(command);
+  if (script.syntaxError || script.unknownArithmetic) return false;
+  const commands = script.pipelines.flatMap((p) => p.commands);
+  if (commands.length === 0 || !commands.every(simpleCommandOnlyReads)) return false;
+  // git's read commands run what the repository's config names (core.fsmonitor on `git status`).
+  return !commands.some((c) => c.name === "git") || (context.workspace !== undefined && !repoConfigRunsCode(context.workspace));
+}

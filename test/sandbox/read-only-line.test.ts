@@ -1,0 +1,80 @@
+// Plan mode's judgement of a whole bash line (sandbox/read-only-line.ts): what a model may run while planning, and
+// the spellings a hostile model would try to slip a write or another program past it.
+import { execFileSync } from "node:child_process";
+import { appendFileSync, existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { lineOnlyReads } from "../../src/sandbox/read-only-line.js";
+
+/** A workspace that is no git repository: git's config question does not arise for the lines below. */
+const confined = { confined: true, workspace: tmpdir() };
+
+describe("lineOnlyReads", () => {
+  it.each([
+    "ls -la",
+    "git status --short",
+    "git log --oneline -5 | head -3",
+    "cat package.json | grep version",
+    "find . -name '*.ts' -type f",
+    "rg -n TODO src",
+    "cd src && ls",
+    "wc -l < README.md",
+    "ls missing 2>/dev/null",
+    "echo 'rm -rf /'",
+    "diff a.txt b.txt || true",
+  ])("reads: %s", async (command) => {
+    expect(await lineOnlyReads(command, confined)).toBe(true);
+  });
+
+  it.each([
+    "rm app.txt",
+    "echo hi > f",
+    "echo hi >> f",
+    "cat a | tee f",
+    "cat $(rm x)",
+    "ls; rm x",
+    "ls && touch x",
+    "find . -delete",
+    "find . -exec rm {} \\;",
+    "git commit -am x",
+    "git -c core.pager='sh -c id' log",
+    "git diff --output=f",
+    "git grep -O vi x",
+    "ls | xargs rm",
+    "env X=1 ls",
+    "X=1 ls",
+    "sed -i s/a/b/ f",
+    "python3 -c 'print(1)'",
+    "npm test",
+    "bash -c 'ls'",
+    "eval ls",
+    "$CMD",
+    "sort -o f a",
+    "printf -v x hi",
+    "mkdir d",
+    "cp a b",
+    "less +!rm a",
+    "rg --pre ./x y",
+    "echo ls | sh",
+    "awk '{print > \"f\"}' a",
+    "cat a.txt 3<a.txt >/dev/fd/3",
+    "./ls",
+    "ls (",
+  ])("does not only read: %s", async (command) => {
+    expect(await lineOnlyReads(command, confined)).toBe(false);
+  });
+});
+
+describe("lineOnlyReads and the repository's git config", () => {
+  it("git reads where the repository configures no code; not where its .git/config names a program (core.fsmonitor), nor without a workspace", async () => {
+    const ws = mkdtempSync(join(tmpdir(), "deerflow-plan-git-"));
+    execFileSync("git", ["init", "-q"], { cwd: ws });
+    expect(await lineOnlyReads("git status", { confined: true, workspace: ws })).toBe(true);
+    expect(await lineOnlyReads("git status", { confined: true })).toBe(false);
+    appendFileSync(join(ws, ".git", "config"), "[core]\n\tfsmonitor = touch pwned\n");
+    expect(await lineOnlyReads("git status", { confined: true, workspace: ws })).toBe(false);
+    expect(await lineOnlyReads("ls", { confined: true, workspace: ws })).toBe(true);
+    expect(existsSync(join(ws, "pwned"))).toBe(false);
+  });
+});
