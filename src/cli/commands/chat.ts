@@ -63,7 +63,7 @@ function loadTui(cacheDir: string): typeof import("../../tui/start.js") {
  * The chat's runtime: the runtime bundle shared with `run` and the other commands (load-runtime.ts), so the session,
  * its stores and its sandbox are one copy.
  */
-const importRuntime = () => loadRuntime("chat");
+const importRuntime = async () => (await loadRuntime("chat")).chatSession();
 
 /**
  * Once the session is up, keep the code compiled so far (the bundles and what start-up ran of them) for the next
