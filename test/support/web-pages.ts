@@ -50,10 +50,10 @@ export function tinyPdf(): Buffer {
 }
 
 /**
- * A 31 KB PDF of `pages` pages that all draw one shared content stream of `ops` text operations (inflating to 160 KB):
- * pdf.js interprets the stream once per page, about 16 s for the defaults on an idle machine (the fourteenth pass's W3).
+ * A 32 KB PDF of `pages` pages that all draw one shared content stream of `ops` text operations (inflating to 480 KB):
+ * pdf.js interprets the stream once per page, about 35 s for the defaults on an idle machine (the fourteenth pass's W3).
  */
-export function sharedStreamPdf(pages = 200, ops = 20_000): Buffer {
+export function sharedStreamPdf(pages = 200, ops = 60_000): Buffer {
   const stream = deflateSync(Buffer.from(`BT /F1 12 Tf 10 10 Td ${"(hi) Tj ".repeat(ops)}ET`, "latin1"), { level: 9 });
   const kids = Array.from({ length: pages }, (_, i) => `${i + 5} 0 R`).join(" ");
   const objects = [

@@ -59,7 +59,7 @@ describe("web_fetch: a conversion past its time limit", () => {
     }
   });
 
-  it("a 31 KB PDF whose 200 pages share one content stream: one line saying it was not read", async () => {
+  it("a 32 KB PDF whose 200 pages share one content stream: one line saying it was not read", async () => {
     const { value: err, ms } = await timed(() =>
       tool()
         .invoke({ url: `${site.origin}/hostile/shared-stream.pdf` })

@@ -15,6 +15,9 @@ export const CONVERT_WORKER_SOURCE = String.raw`
 "use strict";
 const { parentPort, workerData } = require("node:worker_threads");
 const paths = workerData.paths;
+// pdf.js warns through the console, which a worker forwards to deerflow's stdout: it would tear the TUI's screen and
+// break stream-json. (Piping the worker's stdout instead would keep the process alive after the run.)
+for (const name of ["log", "info", "warn", "error", "debug", "trace"]) console[name] = () => {};
 let html;
 let pdf;
 function htmlLibraries() {

@@ -42,17 +42,7 @@ function startWorker(): Worker {
     turndown: require.resolve("turndown"),
     unpdf: require.resolve("unpdf"),
   };
-  const worker = new Worker(CONVERT_WORKER_SOURCE, {
-    eval: true,
-    workerData: { paths, pdfLimits: PDF_LIMITS },
-    resourceLimits: { maxOldGenerationSizeMb: HEAP_MB },
-    // pdf.js prints warnings with console.log: on the TUI's screen they would tear it.
-    stdout: true,
-    stderr: true,
-  });
-  worker.stdout.resume();
-  worker.stderr.resume();
-  return worker;
+  return new Worker(CONVERT_WORKER_SOURCE, { eval: true, workerData: { paths, pdfLimits: PDF_LIMITS }, resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } });
 }
 
 /** Converts one page in a worker; never rejects, never blocks the main thread longer than a message copy. */
