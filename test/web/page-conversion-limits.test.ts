@@ -89,6 +89,21 @@ describe("the converter worker", () => {
     expect(JSON.stringify(next)).toContain("**bold**");
   });
 
+  it("a page converting next to a stalled one (another chat or ACP session) is not held up by it", async () => {
+    const ac = new AbortController();
+    const order: string[] = [];
+    const stalled = convertInWorker({ kind: "html", html: selfClosed }, { limitMs: 120_000, signal: ac.signal }).then((o) => {
+      order.push("stalled");
+      return o;
+    });
+    const ordinary = await convertInWorker({ kind: "html", html: "<html><body><p>PAYLOAD-next <i>door</i></p></body></html>" });
+    order.push("ordinary");
+    expect(JSON.stringify(ordinary)).toContain("PAYLOAD-next _door_");
+    ac.abort();
+    expect(await stalled).toMatchObject({ stopped: "cancelled" });
+    expect(order).toEqual(["ordinary", "stalled"]);
+  });
+
   it("an abort mid-conversion returns at once, long before the limit", async () => {
     const ac = new AbortController();
     let abortedAt = 0;

@@ -42,7 +42,13 @@ function startWorker(): Worker {
     turndown: require.resolve("turndown"),
     unpdf: require.resolve("unpdf"),
   };
-  return new Worker(CONVERT_WORKER_SOURCE, { eval: true, workerData: { paths, pdfLimits: PDF_LIMITS }, resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } });
+  const worker = new Worker(CONVERT_WORKER_SOURCE, { eval: true, workerData: { paths, pdfLimits: PDF_LIMITS }, resourceLimits: { maxOldGenerationSizeMb: HEAP_MB } });
+  // Between jobs nobody listens: an error with no listener would be thrown on the main thread, ending deerflow.
+  worker.on("error", () => {});
+  worker.on("exit", () => {
+    if (idle === worker) idle = undefined;
+  });
+  return worker;
 }
 
 /** Converts one page in a worker; never rejects, never blocks the main thread longer than a message copy. */
@@ -85,8 +91,8 @@ export function convertInWorker(job: ConvertJob, limits: ConvertLimits = {}): Pr
     worker.on("message", onMessage).on("error", onError).on("exit", onExit);
     signal?.addEventListener("abort", onAbort, { once: true });
     if (job.kind === "pdf") {
-      // A copy the worker owns (the fetched Buffer may share a pooled ArrayBuffer).
-      const bytes = job.bytes.slice();
+      // A copy the worker owns: the fetched Buffer may be a view of a shared pool (and Buffer#slice does not copy).
+      const bytes = new Uint8Array(job.bytes);
       worker.postMessage({ id, kind: "pdf", bytes }, [bytes.buffer]);
     } else worker.postMessage({ id, kind: "html", html: job.html });
   });
