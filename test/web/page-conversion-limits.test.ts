@@ -104,6 +104,43 @@ describe("the converter worker", () => {
     expect(order).toEqual(["ordinary", "stalled"]);
   });
 
+  it("at most two pages convert at once: a third waits until a worker is free", async () => {
+    const ac = [new AbortController(), new AbortController(), new AbortController()];
+    const events: string[] = [];
+    let twoStarted!: () => void;
+    const bothRunning = new Promise<void>((r) => {
+      twoStarted = r;
+    });
+    const jobs = ac.map((c, i) =>
+      convertInWorker(
+        { kind: "html", html: selfClosed },
+        {
+          limitMs: 120_000,
+          signal: c.signal,
+          onStarted: () => {
+            events.push(`started ${i}`);
+            if (events.length === 2) twoStarted();
+          },
+        },
+      ).then((o) => {
+        events.push(`ended ${i}`);
+        return o;
+      }),
+    );
+    await bothRunning;
+    // A negative, so a pause: a third worker would load its libraries and start well within it.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect(events).toEqual(["started 0", "started 1"]);
+    ac[0]!.abort();
+    await jobs[0];
+    await new Promise<void>((r) => {
+      const check = setInterval(() => events.includes("started 2") && (clearInterval(check), r()), 20);
+    });
+    for (const c of ac) c.abort();
+    expect((await Promise.all(jobs)).map((o) => "stopped" in o && o.stopped)).toEqual(["cancelled", "cancelled", "cancelled"]);
+    expect(events.slice(0, 4)).toEqual(["started 0", "started 1", "ended 0", "started 2"]);
+  });
+
   it("an abort mid-conversion returns at once, long before the limit", async () => {
     const ac = new AbortController();
     let abortedAt = 0;

@@ -2,7 +2,7 @@
 // so no page can block the main thread: on the limit, on running out of heap, or on the turn's abort signal the worker
 // is terminated and the caller falls back (page-content.ts). The worker starts on the first page that needs it and
 // is kept, unreferenced (it never keeps deerflow alive), for the next page: its libraries take a second or so to load.
-// A second page converting at the same time gets its own worker; a stopped worker is never reused.
+// A second page converting at the same time gets its own worker (up to MAX_WORKERS); a stopped worker is never reused.
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import { CONVERT_WORKER_SOURCE } from "./convert-worker-source.js";
@@ -51,18 +51,60 @@ function startWorker(): Worker {
   return worker;
 }
 
-/** Converts one page in a worker; never rejects, never blocks the main thread longer than a message copy. */
-export function convertInWorker(job: ConvertJob, limits: ConvertLimits = {}): Promise<ConvertOutcome> {
+const CANCELLED = { stopped: "cancelled", detail: "the turn was cancelled" } as const;
+
+/**
+ * Converts one page in a worker; never rejects, never blocks the main thread longer than a message copy. At most
+ * MAX_WORKERS convert at once (each may fill its heap: a model's parallel calls to hostile pages would otherwise
+ * add 512 MB each); the others wait their turn, which their time limit does not count.
+ */
+export async function convertInWorker(job: ConvertJob, limits: ConvertLimits = {}): Promise<ConvertOutcome> {
+  if (!(await takeSlot(limits.signal))) return CANCELLED;
+  try {
+    return await runJob(job, limits);
+  } finally {
+    busy--;
+    waiting.shift()?.();
+  }
+}
+
+const MAX_WORKERS = 2;
+let busy = 0;
+const waiting: (() => void)[] = [];
+
+/** Whether a worker slot was taken (false: the signal aborted first). */
+function takeSlot(signal: AbortSignal | undefined): Promise<boolean> {
+  if (busy < MAX_WORKERS) {
+    busy++;
+    return Promise.resolve(true);
+  }
+  return new Promise((resolve) => {
+    const grant = () => {
+      signal?.removeEventListener("abort", cancel);
+      busy++;
+      resolve(true);
+    };
+    const cancel = () => {
+      const at = waiting.indexOf(grant);
+      if (at >= 0) waiting.splice(at, 1);
+      resolve(false);
+    };
+    waiting.push(grant);
+    signal?.addEventListener("abort", cancel, { once: true });
+  });
+}
+
+function runJob(job: ConvertJob, limits: ConvertLimits): Promise<ConvertOutcome> {
   const limitMs = limits.limitMs ?? CONVERT_LIMIT_MS;
   const signal = limits.signal;
-  if (signal?.aborted) return Promise.resolve({ stopped: "cancelled", detail: "the turn was cancelled" });
+  if (signal?.aborted) return Promise.resolve(CANCELLED);
   const worker = idle ?? startWorker();
   idle = undefined;
   worker.ref();
   const id = ++nextId;
   return new Promise((resolve) => {
     let timer = setTimeout(() => finish({ stopped: "time", detail: `its libraries did not load within ${START_LIMIT_MS / 1000} s` }), START_LIMIT_MS);
-    const onAbort = () => finish({ stopped: "cancelled", detail: "the turn was cancelled" });
+    const onAbort = () => finish(CANCELLED);
     const onMessage = (m: { id: number; started?: true; page?: PageText; error?: string }) => {
       if (m.id !== id) return;
       if (m.started) {
