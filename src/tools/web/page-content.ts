@@ -4,8 +4,9 @@
 //   memory; a page whose main content Readability cannot find is converted whole (scripts and styles dropped);
 // - text/* and XML as they are; JSON pretty-printed (as sent when it does not parse, e.g. cut at the size cap);
 // - PDF: its text (unpdf, pdf.js without a canvas);
-// HTML and PDF are converted in a worker thread (page-converter.ts), within a heap and a time limit;
 // - anything else (images, archives, binaries) is refused with its type.
+// HTML and PDF are converted in a worker thread (page-converter.ts), within a heap and a time limit; what falls back
+// to tag-stripped text is stripped here, on the main thread, so that must stay linear on any input.
 import type { FetchedPage } from "./fetch-page.js";
 import { WebFetchError } from "./fetch-page.js";
 import { type ConvertLimits, convertInWorker } from "./page-converter.js";
@@ -93,35 +94,37 @@ function convertible(html: string): boolean {
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
 const HIDDEN = /<(script|style|noscript|template)\b/gi;
 
-/** `html` without its scripts, styles, noscripts and templates; one pass (an unclosed one hides the rest). */
+/** `html` without its scripts, styles, noscripts and templates; one forward pass (an unclosed one hides the rest). */
 function withoutHidden(html: string): string {
   let out = "";
   let from = 0;
-  const lower = html.toLowerCase();
   for (HIDDEN.lastIndex = 0; ; ) {
     const m = HIDDEN.exec(html);
     if (!m) return out + html.slice(from);
     out += `${html.slice(from, m.index)} `;
-    const end = lower.indexOf(`</${m[1]!.toLowerCase()}`, HIDDEN.lastIndex);
-    if (end < 0) return out;
-    const close = html.indexOf(">", end);
-    if (close < 0) return out;
-    from = HIDDEN.lastIndex = close + 1;
+    const end = new RegExp(`</${m[1]}[^<>]*>`, "gi");
+    end.lastIndex = HIDDEN.lastIndex;
+    if (!end.exec(html)) return out;
+    from = HIDDEN.lastIndex = end.lastIndex;
   }
 }
 
 /** The page's text without its tags, scripts and styles: linear (it runs on the main thread, on any page). */
 function strippedText(html: string): string {
-  return withoutHidden(html)
-    .replace(/<br\s*\/?>|<\/(?:p|div|li|h[1-6]|tr|section|article)\s*>/gi, "\n")
-    .replace(/<[^<>]*>/g, " ")
-    .replace(/&(#\d+|#x[\da-f]+|[a-z]+);/gi, (e, n: string) =>
-      n[0] === "#" ? String.fromCodePoint(Number.parseInt(n.slice(n[1] === "x" || n[1] === "X" ? 2 : 1), n[1] === "x" || n[1] === "X" ? 16 : 10) || 32) : (ENTITIES[n.toLowerCase()] ?? e),
-    )
-    .replace(/[ \t\r\f\v]+/g, " ")
-    .replace(/\s*\n\s*/g, "\n")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
+  return (
+    withoutHidden(html)
+      .replace(/<br\s*\/?>|<\/(?:p|div|li|h[1-6]|tr|section|article)\s*>/gi, "\n")
+      .replace(/<[^<>]*>/g, " ")
+      .replace(/&(#\d+|#x[\da-f]+|[a-z]+);/gi, (e, n: string) =>
+        n[0] === "#" ? String.fromCodePoint(Number.parseInt(n.slice(n[1] === "x" || n[1] === "X" ? 2 : 1), n[1] === "x" || n[1] === "X" ? 16 : 10) || 32) : (ENTITIES[n.toLowerCase()] ?? e),
+      )
+      // Every blank but the newline first (no-break spaces included): `\s*\n\s*` over a long run of blanks without a
+      // newline would otherwise retry from each of them (quadratic).
+      .replace(/[^\S\n]+/g, " ")
+      .replace(/\s*\n\s*/g, "\n")
+      .replace(/\n{3,}/g, "\n\n")
+      .trim()
+  );
 }
 
 /** The page as Markdown (in the worker), or as tag-stripped text when it is past HTML_LIMITS or the worker's limits. */
