@@ -1,7 +1,8 @@
 // Runs a page conversion (convert-worker-source.ts) in a worker thread, within a heap limit and a wall-time limit,
 // so no page can block the main thread: on the limit, on running out of heap, or on the turn's abort signal the worker
 // is terminated and the caller falls back (page-content.ts). The worker starts on the first page that needs it and
-// is kept, unreferenced (it never keeps deerflow alive), for the next page: its libraries take a second or so to load.
+// is kept, unreferenced (it never keeps deerflow alive), for the next page: starting it and loading its libraries
+// costs a few hundred milliseconds.
 // A second page converting at the same time gets its own worker (up to MAX_WORKERS); a stopped worker is never reused.
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
