@@ -19,6 +19,8 @@ import { capPage, pageText } from "./web/page-content.js";
 
 export interface WebFetchToolOptions extends Omit<FetchLimits, "signal"> {
   cache?: PageCache;
+  /** Wall time one page's conversion may take (page-converter.ts, CONVERT_LIMIT_MS by default). */
+  convertLimitMs?: number;
 }
 
 /** "12.3 KB" */
@@ -68,7 +70,7 @@ function headline(entry: CachedPage, cache: PageCache, cached: boolean, cut: boo
 async function fetchEntry(url: string, options: WebFetchToolOptions, signal: AbortSignal | undefined): Promise<Omit<CachedPage, "fetchedAt">> {
   const allowLoopback = options.allowLoopback ?? loopbackAllowed();
   const fetched = await fetchPage(url, { ...options, allowLoopback, signal });
-  const page = await pageText(fetched);
+  const page = await pageText(fetched, { signal, limitMs: options.convertLimitMs });
   return { url: fetched.url, status: fetched.status, contentType: fetched.contentType, bytes: fetched.body.length, truncated: fetched.truncated, redirects: fetched.redirects, page };
 }
 

@@ -74,6 +74,23 @@ describe("deerflow run with the web tools", () => {
     expect(events.at(-1)).toMatchObject({ type: "run.completed" });
   });
 
+  it("--timeout stops a run while a hostile PDF converts: the page's conversion never holds the process (spawned)", async () => {
+    // Before the conversion moved to a worker thread, pdf.js held the main thread for the whole page (35 s and more
+    // for this one): `--timeout 20` ran until SIGKILL (the fourteenth pass's W3). The conversion's own limit is 15 s.
+    const sb = e2e.sandbox();
+    const pdf = `${site.origin}/hostile/shared-stream.pdf`;
+    e2e.server.setScript([{ toolCalls: [{ id: "f1", name: "web_fetch", args: { url: pdf } }] }, { content: "unreachable" }]);
+    site.requests.length = 0;
+    const started = performance.now();
+    const r = await sb.run(["run", "--timeout", "3", "--output-format", "json", "read the pdf"], { env: { DEERFLOW_TEST_ONLY_WEB_FETCH_ALLOWS_LOOPBACK: "1" } });
+    const seconds = (performance.now() - started) / 1000;
+    expect(site.requests.map((q) => q.path)).toEqual(["/hostile/shared-stream.pdf"]);
+    expect(r.exitCode, r.stderr).toBe(5);
+    expect(JSON.parse(r.stdout).status).toBe("timeout");
+    // Start-up, the 3 s limit and the way out, on a busy machine; under the conversion's own 15 s limit plus start-up.
+    expect(seconds).toBeLessThan(15);
+  });
+
   it("doctor says how to add a search provider, names the one in use, and fails on a key that is not set (in-process)", async () => {
     const sb = e2e.sandbox();
     const none = await runCli(sb, ["doctor"]);

@@ -17,6 +17,18 @@ describe("HTML that is too deep or too large to convert", () => {
     expect(r.text.startsWith("Tom & Jerry A")).toBe(true);
     expect(r.text).not.toContain("evil");
   });
+  it("markup that makes a backtracking pattern rescan to the end (unclosed <script>, `<` never closed, a run of no-break spaces): still at once", async () => {
+    // The tag-stripped text runs on the main thread, so it must be linear on any page (the fourteenth pass's W3).
+    const started = performance.now();
+    const scripts = await htmlToMarkdown(`<p>PAYLOAD-before</p>${"<script>x".repeat(200_000)}`);
+    const angles = await htmlToMarkdown(`<p>PAYLOAD-open</p>${"<a ".repeat(600_000)}`);
+    const blanks = await htmlToMarkdown(`<p>PAYLOAD-blank</p>${"&nbsp;\u00a0".repeat(250_000)}<p>end</p>`);
+    expect(scripts.form).toMatch(/too large/);
+    expect(scripts.text).toBe("PAYLOAD-before");
+    expect(angles.text.startsWith("PAYLOAD-open\n<a <a")).toBe(true);
+    expect(blanks.text).toBe("PAYLOAD-blank\nend");
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
   it("an ordinary page is still Markdown", async () => {
     const r = await htmlToMarkdown("<html><head><title>T</title></head><body><h1>Title</h1><p>Some <b>bold</b> text.</p></body></html>");
     expect(r.form).toBe("Markdown from HTML");

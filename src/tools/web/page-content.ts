@@ -5,12 +5,11 @@
 // - text/* and XML as they are; JSON pretty-printed (as sent when it does not parse, e.g. cut at the size cap);
 // - PDF: its text (unpdf, pdf.js without a canvas);
 // - anything else (images, archives, binaries) is refused with its type.
-import { createRequire } from "node:module";
-import type { Readability as ReadabilityClass } from "@mozilla/readability";
-import type { parseHTML as ParseHTML } from "linkedom";
-import type TurndownService from "turndown";
+// HTML and PDF are converted in a worker thread (page-converter.ts), within a heap and a time limit; what falls back
+// to tag-stripped text is stripped here, on the main thread, so that must stay linear on any input.
 import type { FetchedPage } from "./fetch-page.js";
 import { WebFetchError } from "./fetch-page.js";
+import { type ConvertLimits, convertInWorker } from "./page-converter.js";
 
 /** Longest text kept from one page (the cut is stated); web_fetch hands it out in framed windows. */
 export const MAX_PAGE_CHARS = 100_000;
@@ -35,11 +34,11 @@ function decode(page: FetchedPage): string {
 }
 
 /** The page as text, or a WebFetchError naming a type that is not converted. */
-export async function pageText(page: FetchedPage): Promise<PageText> {
+export async function pageText(page: FetchedPage, limits: ConvertLimits = {}): Promise<PageText> {
   const type = page.contentType || sniff(page.body);
-  if (HTML_TYPES.has(type)) return await htmlToMarkdown(decode(page));
+  if (HTML_TYPES.has(type)) return await htmlToMarkdown(decode(page), limits);
   if (isJson(type)) return { form: "JSON", text: prettyJson(decode(page)) };
-  if (type === "application/pdf") return pdfText(page);
+  if (type === "application/pdf") return pdfText(page, limits);
   if (isText(type)) return { form: "text", text: decode(page) };
   throw new WebFetchError(`${page.url} is ${type || "binary data"} (${page.body.length} bytes): web_fetch reads HTML, text, JSON and PDF only.`);
 }
@@ -59,106 +58,92 @@ function prettyJson(text: string): string {
 }
 
 /**
- * The conversion libraries, loaded on the first page (at start-up linkedom and turndown cost about 1.5 s). Through
- * require, not import(): a dynamic import() is not available inside the code-cached runtime bundle's vm.Script (as
- * sandbox/shell-grammar.ts found), and the bundle keeps these packages external.
- */
-function libraries() {
-  const require = createRequire(import.meta.url);
-  return {
-    parseHTML: (require("linkedom") as { parseHTML: typeof ParseHTML }).parseHTML,
-    Readability: (require("@mozilla/readability") as { Readability: typeof ReadabilityClass }).Readability,
-    TurndownService: require("turndown") as typeof TurndownService,
-  };
-}
-
-/**
- * What the DOM libraries are given at most: they parse and walk recursively on the main thread, where no timer,
- * abort or Ctrl-C can stop them (a 7 KB gzipped page of 450 000 nested divs hung deerflow for minutes: the
- * thirteenth pass's W1). Past any bound the page is read as tag-stripped text instead, in one linear pass.
+ * A fast path before the worker: a page past any bound is read as tag-stripped text at once, instead of after the
+ * worker's whole time limit (450 000 nested divs in 7 KB gzipped: the thirteenth pass's W1). The scan only estimates
+ * what an HTML parser builds; the worker's limits (page-converter.ts) are what guarantee deerflow never hangs.
  */
 const HTML_LIMITS = { chars: 1_500_000, elements: 30_000, depth: 200 };
 const VOID = new Set(["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"]);
+/** Elements a parser closes when the same one opens again (`<p>a<p>b` are siblings, not nested). */
+const SIBLING_CLOSED = new Set(["p", "li", "dt", "dd", "option", "tr", "td", "th"]);
 
-/** Whether `html` is within HTML_LIMITS (elements counted and nesting followed by one scan of its tags). */
+/** Whether `html` is within HTML_LIMITS: one linear scan of its tags, nesting followed as a parser does. */
 function convertible(html: string): boolean {
   if (html.length > HTML_LIMITS.chars) return false;
-  let depth = 0;
+  const open: string[] = [];
   let elements = 0;
-  for (const m of html.matchAll(/<(\/?)([a-zA-Z][\w:-]*)[^>]*?(\/?)>/g)) {
+  // [^<>] not [^>]: a `<` never closed must not make every later `<` rescan to the end (quadratic).
+  for (const m of html.matchAll(/<(\/?)([a-zA-Z][\w:-]*)[^<>]*>/g)) {
     const name = m[2]!.toLowerCase();
-    if (m[1]) depth = Math.max(0, depth - 1);
-    else if (!m[3] && !VOID.has(name)) depth++;
-    if (++elements > HTML_LIMITS.elements || depth > HTML_LIMITS.depth) return false;
+    if (++elements > HTML_LIMITS.elements) return false;
+    if (m[1]) {
+      // An end tag closes the innermost open element of its name; a stray one (`</span>` with no span open) is
+      // ignored, as the parser ignores it.
+      const at = open.lastIndexOf(name);
+      if (at >= 0) open.length = at;
+    } else if (!VOID.has(name)) {
+      // `<div/>` opens a div: the `/` counts only on void elements (and in SVG/MathML, which a parser nests no deeper).
+      if (SIBLING_CLOSED.has(name) && open.at(-1) === name) open.pop();
+      open.push(name);
+      if (open.length > HTML_LIMITS.depth) return false;
+    }
   }
   return true;
 }
 
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: " " };
+const HIDDEN = /<(script|style|noscript|template)\b/gi;
 
-/** The page's text without its tags, scripts and styles: linear, for pages past HTML_LIMITS. */
+/** `html` without its scripts, styles, noscripts and templates; one forward pass (an unclosed one hides the rest). */
+function withoutHidden(html: string): string {
+  let out = "";
+  let from = 0;
+  for (HIDDEN.lastIndex = 0; ; ) {
+    const m = HIDDEN.exec(html);
+    if (!m) return out + html.slice(from);
+    out += `${html.slice(from, m.index)} `;
+    const end = new RegExp(`</${m[1]}[^<>]*>`, "gi");
+    end.lastIndex = HIDDEN.lastIndex;
+    if (!end.exec(html)) return out;
+    from = HIDDEN.lastIndex = end.lastIndex;
+  }
+}
+
+/** The page's text without its tags, scripts and styles: linear (it runs on the main thread, on any page). */
 function strippedText(html: string): string {
-  return html
-    .replace(/<(script|style|noscript|template)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, " ")
-    .replace(/<br\s*\/?>|<\/(?:p|div|li|h[1-6]|tr|section|article)\s*>/gi, "\n")
-    .replace(/<[^>]*>/g, " ")
-    .replace(/&(#\d+|#x[\da-f]+|[a-z]+);/gi, (e, n: string) =>
-      n[0] === "#" ? String.fromCodePoint(Number.parseInt(n.slice(n[1] === "x" || n[1] === "X" ? 2 : 1), n[1] === "x" || n[1] === "X" ? 16 : 10) || 32) : (ENTITIES[n.toLowerCase()] ?? e),
-    )
-    .replace(/[ \t\r\f\v]+/g, " ")
-    .replace(/\s*\n\s*/g, "\n")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
+  return (
+    withoutHidden(html)
+      .replace(/<br\s*\/?>|<\/(?:p|div|li|h[1-6]|tr|section|article)\s*>/gi, "\n")
+      .replace(/<[^<>]*>/g, " ")
+      .replace(/&(#\d+|#x[\da-f]+|[a-z]+);/gi, (e, n: string) =>
+        n[0] === "#" ? String.fromCodePoint(Number.parseInt(n.slice(n[1] === "x" || n[1] === "X" ? 2 : 1), n[1] === "x" || n[1] === "X" ? 16 : 10) || 32) : (ENTITIES[n.toLowerCase()] ?? e),
+      )
+      // Every blank but the newline first (no-break spaces included): `\s*\n\s*` over a long run of blanks without a
+      // newline would otherwise retry from each of them (quadratic).
+      .replace(/[^\S\n]+/g, " ")
+      .replace(/\s*\n\s*/g, "\n")
+      .replace(/\n{3,}/g, "\n\n")
+      .trim()
+  );
 }
 
-export async function htmlToMarkdown(html: string): Promise<PageText> {
+/** The page as Markdown (in the worker), or as tag-stripped text when it is past HTML_LIMITS or the worker's limits. */
+export async function htmlToMarkdown(html: string, limits: ConvertLimits = {}): Promise<PageText> {
   if (!convertible(html)) return { form: "text from HTML (too large or too deeply nested to convert)", text: strippedText(html) };
-  const { parseHTML, Readability, TurndownService } = libraries();
-  const { document } = parseHTML(html);
-  for (const el of document.querySelectorAll("script, style, noscript, template")) el.remove();
-  const title = document.title?.trim() || undefined;
-  // Readability changes the document it reads: the whole body is kept first, for a page it finds no article in.
-  const whole = document.body?.innerHTML ?? html;
-  let content: string;
-  try {
-    content = new Readability(document as unknown as Document).parse()?.content || "";
-  } catch {
-    content = "";
-  }
-  if (!content.trim()) content = whole;
-  const turndown = new TurndownService({ headingStyle: "atx", codeBlockStyle: "fenced", bulletListMarker: "-" });
-  turndown.remove(["script", "style", "noscript", "iframe", "form"] as never);
-  const markdown = turndown
-    .turndown(content)
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
-  return { form: "Markdown from HTML", title, text: markdown };
+  const outcome = await convertInWorker({ kind: "html", html }, limits);
+  if ("page" in outcome) return outcome.page;
+  if ("stopped" in outcome && outcome.stopped === "cancelled") throw new WebFetchError("The page was fetched but not converted: the turn was cancelled.");
+  const why = "stopped" in outcome ? outcome.detail : `it failed: ${outcome.error}`;
+  return { form: `text from HTML (not converted to Markdown: ${why})`, text: strippedText(html) };
 }
 
-/** Past this many pages only the first ones are read, within a time budget. */
-const PDF_LIMITS = { pages: 200, ms: 10_000 };
-
-async function pdfText(page: FetchedPage): Promise<PageText> {
+async function pdfText(page: FetchedPage, limits: ConvertLimits): Promise<PageText> {
   if (page.truncated) throw new WebFetchError(`${page.url} is a PDF larger than the size cap; a cut PDF cannot be read.`);
-  try {
-    const { extractText, getDocumentProxy } = createRequire(import.meta.url)("unpdf") as typeof import("unpdf");
-    const pdf = await getDocumentProxy(new Uint8Array(page.body));
-    if (pdf.numPages <= PDF_LIMITS.pages) {
-      const { text } = await extractText(pdf, { mergePages: true });
-      return { form: "PDF text", text: String(text).trim() };
-    }
-    // A PDF of thousands of pages ran for minutes at 1.7 GB (the thirteenth pass): its first pages, page by page (so
-    // the run can be stopped between them), within a time budget.
-    const parts: string[] = [];
-    const started = Date.now();
-    for (let i = 1; i <= PDF_LIMITS.pages && Date.now() - started < PDF_LIMITS.ms; i++) {
-      const content = await (await pdf.getPage(i)).getTextContent();
-      parts.push(content.items.map((it) => ("str" in it ? it.str : "")).join(" "));
-    }
-    return { form: `PDF text (the first ${parts.length} of ${pdf.numPages} pages)`, text: parts.join("\n").trim() };
-  } catch (err) {
-    throw new WebFetchError(`${page.url} is a PDF whose text could not be read (${(err as Error).message}).`);
-  }
+  const outcome = await convertInWorker({ kind: "pdf", bytes: page.body }, limits);
+  if ("page" in outcome) return outcome.page;
+  if ("error" in outcome) throw new WebFetchError(`${page.url} is a PDF whose text could not be read (${outcome.error}).`);
+  if (outcome.stopped === "cancelled") throw new WebFetchError("The PDF was fetched but not read: the turn was cancelled.");
+  throw new WebFetchError(`${page.url} is a PDF whose text was not read: ${outcome.detail}.`);
 }
 
 /** `text` within MAX_PAGE_CHARS, with the cut stated. */
