@@ -102,7 +102,7 @@ describe("skills through the built CLI", () => {
   it("keeps an activated skill's instructions across a compaction", async () => {
     const sb = e2e.sandbox();
     installSkills(sb);
-    writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ models: { "test-model": { model: "test-model", contextWindow: 6000 } }, compaction: { keepRecentTokens: 300 } }));
+    writeFileSync(join(sb.userHome, ".deerflowrc"), JSON.stringify({ models: { "test-model": { model: "test-model", contextWindow: 6000 } }, compaction: { keepRecentTokens: 300 } }));
     for (let i = 0; i < 6; i++) writeFileSync(join(sb.cwd, `f${i}.txt`), `${`file ${i} `.repeat(400)}\n`);
     let step = 0;
     e2e.server.setScript((req) => {
@@ -131,7 +131,7 @@ describe("skills through the built CLI", () => {
   it("a skill typed as /<name> is recorded too: its text comes back after a later compaction", async () => {
     const sb = e2e.sandbox();
     installSkills(sb);
-    writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ models: { "test-model": { model: "test-model", contextWindow: 6000 } }, compaction: { keepRecentTokens: 300 } }));
+    writeFileSync(join(sb.userHome, ".deerflowrc"), JSON.stringify({ models: { "test-model": { model: "test-model", contextWindow: 6000 } }, compaction: { keepRecentTokens: 300 } }));
     for (let i = 0; i < 6; i++) writeFileSync(join(sb.cwd, `f${i}.txt`), `${`file ${i} `.repeat(400)}\n`);
     let step = 0;
     e2e.server.setScript((req) => {
