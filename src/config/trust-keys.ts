@@ -13,10 +13,10 @@ export interface KeyClass {
   /** Why (for the reader of this table). */
   why: string;
   /** Values that only tighten, so an untrusted file may set them. */
-  safeWhen?: (value: unknown) => boolean;
+  safeWhen?: (value: unknown, path: readonly string[]) => boolean;
 }
 
-const TRUST = (why: string, safeWhen?: (value: unknown) => boolean): KeyClass => ({ needsTrust: true, why, safeWhen });
+const TRUST = (why: string, safeWhen?: (value: unknown, path: readonly string[]) => boolean): KeyClass => ({ needsTrust: true, why, safeWhen });
 const SAFE = (why: string): KeyClass => ({ needsTrust: false, why });
 
 /** Every part of an MCP server's definition: the server itself runs on the host (or receives what the agent sends). */
@@ -28,7 +28,8 @@ export const KEY_CLASSES: Record<KeyPath, KeyClass> = {
   defaultModel: TRUST("chooses which configured model (and so which endpoint) receives the conversation"),
   baseUrl: TRUST("routes the conversation (and a key) to another server"),
   apiKey: TRUST("a credential: which secret (or which environment variable) is sent, and with it where"),
-  "models.*.model": TRUST("on a gateway (OpenRouter, LiteLLM) the model id is the route: it chooses which provider receives the conversation"),
+  // The entry's own name as its id changes nothing a project could choose: an entry without `model` sends its name.
+  "models.*.model": TRUST("on a gateway (OpenRouter, LiteLLM) the model id is the route: it chooses which provider receives the conversation", (v, path) => v === path[1]),
   "models.*.baseUrl": TRUST("routes the conversation (and a key) to another server"),
   "models.*.apiKey": TRUST("a credential: which secret (or which environment variable) is sent"),
   "models.*.contextWindow": SAFE("tuning: when compaction starts"),
@@ -133,5 +134,5 @@ export function setKeys(config: Record<string, unknown>, prefix: string[] = []):
 export function needsTrust(path: readonly string[], value: unknown): boolean {
   const cls = KEY_CLASSES[tablePath(path)];
   if (!cls) return true;
-  return cls.needsTrust && !(cls.safeWhen?.(value) ?? false);
+  return cls.needsTrust && !(cls.safeWhen?.(value, path) ?? false);
 }

@@ -78,5 +78,8 @@ describe("the trust classification of .deerflowrc keys", () => {
     expect(setKeys(parsed).map((k) => k.path)).toEqual(['models."e.v".model', 'models."e.v".baseUrl', 'mcpServers."a.b".command']);
     expect(needsTrust(["mcpServers", "a.b", "command"], "bash")).toBe(true);
     expect(needsTrust(["models", "e.v", "contextWindow"], 8000)).toBe(false);
+    // A model id is a route on a gateway; the entry's own name as its id is what the entry would send anyway.
+    expect(needsTrust(["models", "e.v", "model"], "free/logging-model")).toBe(true);
+    expect(needsTrust(["models", "e.v", "model"], "e.v")).toBe(false);
   });
 });
