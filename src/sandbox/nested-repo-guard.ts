@@ -10,8 +10,10 @@ import { type FSWatcher, existsSync, lstatSync, mkdtempSync, readFileSync, renam
 import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { realOrSelf } from "./real-path.js";
+import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
 import { RepairLines } from "./repair-lines.js";
 import { isGitCodeKey } from "./shell-git.js";
+import { checkoutWalkLimits, checkoutsIn } from "./workspace-checkouts.js";
 
 /** Per workspace: the indexes listed (and their mtimes then), and the gitlinks found in them. */
 const workspaces = new Map<string, { stamp: string; indexes: string[]; links: string[] }>();
@@ -213,9 +215,11 @@ function refresh(workspace: string): string[] {
     hear(...found.problems); // said with this command's output (or the next), once per listing
     workspaces.set(workspace, known);
   }
-  const roots = [workspace, enclosingCheckout(workspace)?.gitDir].flatMap((r) => (r ? [realOrSelf(r)] : []));
+  const roots = rootsOf(workspace);
   const configs: string[] = [];
-  for (const link of known.links) {
+  const all = checkoutsOf(workspace, known.links);
+  checkoutsNow.set(workspace, all);
+  for (const link of all) {
     const all = configsOf(link);
     configs.push(...all.filter((f) => repairable(f, roots)));
     const outside = all.filter((f) => !repairable(f, roots) && existsSync(f));
@@ -223,6 +227,39 @@ function refresh(workspace: string): string[] {
   }
   for (const f of configs) watchConfig(f);
   return configs;
+}
+
+/** Per noted workspace: whether it had its own `.git` when the run began (then the sandbox binds that read-only). */
+const ownGitAtStart = new Map<string, boolean>();
+const saidTruncated = new Set<string>();
+/** Per noted workspace: the checkouts found by the last refresh. */
+const checkoutsNow = new Map<string, string[]>();
+
+/**
+ * The gitlinks, and every other checkout inside the workspace (a `.git` folder, file or link): an unregistered nested
+ * repository, or one the run made, is entered by the user's git run in its folder (the fourteenth pass's G5), and a
+ * `.git` the run made in the workspace itself by their git status there (G6). The workspace's own `.git` from before
+ * the run is left to the read-only binds and git-redirect-guard.ts.
+ */
+function checkoutsOf(workspace: string, links: string[]): string[] {
+  const walk = checkoutsIn(workspace);
+  if (walk.truncated && !saidTruncated.has(workspace)) {
+    saidTruncated.add(workspace);
+    hear(
+      `deerflow stopped looking for repositories made inside ${workspace} after ${checkoutWalkLimits.entries} entries; look at the .git/config and .git/hooks of any below before you run git there.`,
+    );
+  }
+  const found = walk.roots.filter((r) => r !== workspace || !ownGitAtStart.get(workspace));
+  return [...new Set([...links, ...found])];
+}
+
+/** The hooks folders git runs for the checkout at `link` (its git dir's, and the common dir's), where deerflow may act. */
+function hooksOf(link: string, roots: string[]): string[] {
+  const gitDir = gitDirOfCheckout(link);
+  if (!gitDir) return [];
+  const common = readSmall(join(gitDir, "commondir"))?.trim();
+  const dirs = [join(gitDir, "hooks"), ...(common ? [join(resolve(gitDir, common), "hooks")] : [])];
+  return dirs.filter((d) => repairable(join(d, "x"), roots));
 }
 
 /** Per noted workspace: the `.git` files and commondirs of its gitlinks when the run began (the user's own). */
@@ -307,12 +344,20 @@ function watchConfig(file: string): void {
 
 /** The first command of a run in `workspace`: what its gitlinks' configs hold now is the user's. */
 export function noteNestedRepos(workspace: string): void {
-  if (workspaces.has(workspace) || !enclosingCheckout(workspace)) return;
+  if (workspaces.has(workspace)) return;
+  // Also a workspace that is no repository yet: a `.git` the run makes there is the run's (G6).
+  ownGitAtStart.set(workspace, existsSync(join(workspace, ".git")));
   for (const f of refresh(workspace)) if (!baseline.has(f)) baseline.set(f, codeKeys(f));
   const pointers = new Set<string>();
-  for (const link of workspaces.get(workspace)?.links ?? []) for (const p of [join(link, ".git"), join(gitDirOfCheckout(link) ?? link, "commondir")]) if (existsSync(p)) pointers.add(p);
+  const roots = rootsOf(workspace);
+  for (const link of checkoutsNow.get(workspace) ?? []) {
+    for (const p of [join(link, ".git"), join(gitDirOfCheckout(link) ?? link, "commondir")]) if (existsSync(p)) pointers.add(p);
+    for (const h of hooksOf(link, roots)) noteHooks(h);
+  }
   pointersAtStart.set(workspace, pointers);
 }
+
+const rootsOf = (workspace: string) => [workspace, enclosingCheckout(workspace)?.gitDir].flatMap((r) => (r ? [realOrSelf(r)] : []));
 
 /** After a command: code keys the run added to a gitlink's config are removed; a line for each (empty when none). */
 export function restoreNestedRepos(): string {
@@ -322,6 +367,9 @@ export function restoreNestedRepos(): string {
       if (!baseline.has(f)) baseline.set(f, null); // a gitlink the run added: everything in its config is the run's
       lines.push(...check(f));
     }
+    // A hooks folder not noted at the start belongs to a repository the run made: every hook in it is the run's.
+    const roots = rootsOf(workspace);
+    for (const link of checkoutsNow.get(workspace) ?? []) for (const h of hooksOf(link, roots)) lines.push(...checkHooks(h));
   }
   return [...heard.take(), ...lines].join("\n");
 }
@@ -356,4 +404,6 @@ export function forgetNestedRepos(): void {
   workspaces.clear();
   baseline.clear();
   pointersAtStart.clear();
+  for (const m of [ownGitAtStart, saidTruncated, checkoutsNow]) m.clear();
+  forgetHooks();
 }
