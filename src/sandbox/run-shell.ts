@@ -122,7 +122,7 @@ export interface ShellRequest extends RunOptions {
 export async function runShell(command: string, req: ShellRequest): Promise<ShellResult> {
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
-  noteGitRedirect(req.paths.workspace_path);
+  noteGitRedirect(req.paths.workspace_path, settings.readWrite);
   const r = session ? await session.run(command, req) : await runDirect(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
   const output = session ? r.output : fromHostPaths(r.output, req.paths, settings.skillDirs);
   const repaired = restoreGitRedirects();
@@ -136,7 +136,7 @@ export async function startBackground(
 ): Promise<{ kill: () => void }> {
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
-  noteGitRedirect(req.paths.workspace_path);
+  noteGitRedirect(req.paths.workspace_path, settings.readWrite);
   if (session) {
     const id = await session.background(command, req.cwd, req.logPath, req.onEnd);
     return { kill: () => session.kill(id) };
