@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
+import { hostPath } from "./env-scrub.js";
 
 export interface GitConfigEntry {
   /** As git prints it: lower-case section and name, the subsection as written. */
@@ -15,7 +16,9 @@ export interface GitConfigEntry {
   file: string;
 }
 
-const git = (args: string[]) => execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000, maxBuffer: 64 * 1024 * 1024 });
+/** The git found on PATH, never one from a folder a sandboxed command could write (env-scrub.ts hostPath). */
+const git = (args: string[]) =>
+  execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, PATH: hostPath(process.env.PATH ?? "") } });
 
 /** Every config entry git reads in `cwd`, each with its file; empty when git is missing. */
 export function readGitConfig(cwd: string): GitConfigEntry[] {

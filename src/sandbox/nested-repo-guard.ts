@@ -5,11 +5,10 @@
 // could not read, `git add sub`, and the user's next `git status` ran it. So after every command (git-redirect-guard.ts
 // calls this) each gitlink's config is compared with the run's start, and any key that runs code (shell-git.ts) the run
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
-import { execFileSync } from "node:child_process";
-import { type FSWatcher, existsSync, lstatSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, watch } from "node:fs";
-import { tmpdir } from "node:os";
+import { type FSWatcher, existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync, watch } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { realOrSelf } from "./real-path.js";
+import { plainGit } from "./plain-git.js";
 import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
 import { RepairLines } from "./repair-lines.js";
 import { isGitCodeKey } from "./shell-git.js";
@@ -19,30 +18,6 @@ import { checkoutWalkLimits, checkoutsIn } from "./workspace-checkouts.js";
 const workspaces = new Map<string, { stamp: string; indexes: string[]; links: string[] }>();
 /** Per config file: its code keys when the run first saw it (null: the file did not exist). */
 const baseline = new Map<string, Set<string> | null>();
-
-/**
- * git as deerflow runs it on the host: nothing of the environment's GIT_*, no system or global config, and no
- * repository config at all where `gitDir` is given (an empty repository of our own, reading `index` through
- * GIT_INDEX_FILE): the seventh pass made this guard's own `git ls-files` run a planted core.fsmonitor by pointing
- * the workspace's commondir at a planted config. `core.fsmonitor=false` besides, should any config be read.
- */
-function git(args: string[], opts: { cwd?: string; index?: string; format?: "sha1" | "sha256" } = {}): string {
-  const env: Record<string, string> = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
-  if (opts.index) Object.assign(env, { GIT_DIR: emptyRepo(opts.format ?? "sha1"), GIT_INDEX_FILE: opts.index });
-  return execFileSync("git", ["-c", "core.fsmonitor=false", ...args], { cwd: opts.cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 10_000, maxBuffer: 256 * 1024 * 1024 });
-}
-
-const empties = new Map<string, string>();
-/** A bare repository of deerflow's own, with nothing in its config, per object format: the git dir an index is read under. */
-function emptyRepo(format: "sha1" | "sha256"): string {
-  const known = empties.get(format);
-  if (known && existsSync(known)) return known;
-  const dir = mkdtempSync(join(tmpdir(), "deerflow-git-"));
-  execFileSync("git", ["init", "-q", "--bare", `--object-format=${format}`, dir], { stdio: "ignore", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
-  empties.set(format, dir);
-  return dir;
-}
 
 function mtimeOf(p: string): number {
   try {
@@ -136,7 +111,7 @@ function formatOf(gitDir: string): "sha1" | "sha256" {
     if (!isFile(cfg)) continue;
     try {
       // `--file` reads that one file (no includes, no repository config), so nothing of it runs.
-      if (git(["config", "--file", cfg, "--get", "extensions.objectformat"]).trim().toLowerCase() === "sha256") return "sha256";
+      if (plainGit(["config", "--file", cfg, "--get", "extensions.objectformat"]).trim().toLowerCase() === "sha256") return "sha256";
     } catch {
       // unset (exit 1) or unreadable: sha1, and the listing below tries the other format when it fails
     }
@@ -149,7 +124,7 @@ function listIndex(root: string, index: string, gitDir: string): string | undefi
   const first = formatOf(gitDir);
   for (const format of [first, first === "sha1" ? "sha256" : "sha1"] as const) {
     try {
-      return git(["ls-files", "--stage", "-z"], { cwd: root, index, format });
+      return plainGit(["ls-files", "--stage", "-z"], { cwd: root, index, format });
     } catch {
       // the other format next
     }
@@ -195,7 +170,7 @@ function codeKeys(file: string): Set<string> | null {
   if (!isFile(file)) return new Set(["(not a regular file)"]); // a FIFO or a link: git may hang or go elsewhere
   try {
     return new Set(
-      git(["config", "--file", file, "--name-only", "--list"])
+      plainGit(["config", "--file", file, "--name-only", "--list"])
         .split("\n")
         .filter((k) => k && isGitCodeKey(k)),
     );
@@ -389,7 +364,7 @@ function check(f: string): string[] {
     }
   }
   try {
-    for (const k of added) git(["config", "--file", f, "--unset-all", k]);
+    for (const k of added) plainGit(["config", "--file", f, "--unset-all", k]);
     return [`deerflow removed ${added.join(", ")} from ${f}: a repository your git status enters would run ${added.length === 1 ? "it" : "them"} on your host.`];
   } catch {
     return [`deerflow could not remove ${added.join(", ")} from ${f}: check ${dirname(f)} before you run git in the workspace.`];
