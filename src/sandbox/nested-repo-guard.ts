@@ -12,7 +12,7 @@ import { plainGit } from "./plain-git.js";
 import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
 import { RepairLines } from "./repair-lines.js";
 import { isGitCodeKey } from "./shell-git.js";
-import { checkoutWalkLimits, checkoutsIn } from "./workspace-checkouts.js";
+import { checkoutWalkLimits, checkoutsIn, forgetCheckouts } from "./workspace-checkouts.js";
 
 /** Per workspace: the indexes listed (and their mtimes then), and the gitlinks found in them. */
 const workspaces = new Map<string, { stamp: string; indexes: string[]; links: string[] }>();
@@ -381,4 +381,5 @@ export function forgetNestedRepos(): void {
   pointersAtStart.clear();
   for (const m of [ownGitAtStart, saidTruncated, checkoutsNow]) m.clear();
   forgetHooks();
+  forgetCheckouts();
 }
