@@ -234,7 +234,7 @@ function hooksOf(link: string, roots: string[]): string[] {
   if (!gitDir) return [];
   const common = readSmall(join(gitDir, "commondir"))?.trim();
   const dirs = [join(gitDir, "hooks"), ...(common ? [join(resolve(gitDir, common), "hooks")] : [])];
-  return dirs.filter((d) => repairable(join(d, "x"), roots));
+  return dirs.filter((d) => repairable(d, roots)); // `hooks` itself may be a link: planted-hooks.ts judges it
 }
 
 /** Per noted workspace: the `.git` files and commondirs of its gitlinks when the run began (the user's own). */

@@ -26,28 +26,48 @@ function entries(hooksDir: string): Map<string, string> {
   return out;
 }
 
+/** The hooks folder's own identity when it is a link (git follows it wherever it points), else "". */
+function linkId(hooksDir: string): string {
+  try {
+    const st = lstatSync(hooksDir);
+    return st.isSymbolicLink() ? `${st.ino}:${st.ctimeMs}` : "";
+  } catch {
+    return "";
+  }
+}
+const LINK = "\0link";
+
 /** Remembers what `hooksDir` holds now as the user's (once per run). `empty`: a repository the run made, nothing is. */
 export function noteHooks(hooksDir: string, empty = false): void {
-  if (!baseline.has(hooksDir)) baseline.set(hooksDir, empty ? new Map() : entries(hooksDir));
+  if (baseline.has(hooksDir)) return;
+  const known = empty ? new Map<string, string>() : entries(hooksDir);
+  if (!empty) known.set(LINK, linkId(hooksDir));
+  baseline.set(hooksDir, known);
 }
 
-/** Moves aside each hook added or changed since the note; the lines saying so. */
+/** Moves aside each hook added or changed since the note, or a hooks folder the run made a link; the lines saying so. */
 export function checkHooks(hooksDir: string): string[] {
   noteHooks(hooksDir, true);
   const before = baseline.get(hooksDir)!;
+  const link = linkId(hooksDir);
+  // A link the run put there points git's hooks at a folder deerflow does not watch (a readWrite folder, say).
+  if (link && (before.get(LINK) ?? "") !== link) return moveAside(hooksDir, "that hooks folder link");
   const lines: string[] = [];
   for (const [name, id] of entries(hooksDir)) {
     if (before.get(name) === id) continue;
-    const path = join(hooksDir, name);
-    try {
-      rmSync(`${path}.deerflow-removed`, { force: true, recursive: true });
-      renameSync(path, `${path}.deerflow-removed`);
-      lines.push(`deerflow moved ${path} to ${path}.deerflow-removed: a command in the sandbox wrote that git hook, and your own git commit would run it on your host.`);
-    } catch (err) {
-      lines.push(`deerflow could not move ${path} aside (${(err as Error).message}): a command in the sandbox wrote that git hook; remove it before you run git there.`);
-    }
+    lines.push(...moveAside(join(hooksDir, name), "that git hook"));
   }
   return lines;
+}
+
+function moveAside(path: string, what: string): string[] {
+  try {
+    rmSync(`${path}.deerflow-removed`, { force: true, recursive: true });
+    renameSync(path, `${path}.deerflow-removed`);
+    return [`deerflow moved ${path} to ${path}.deerflow-removed: a command in the sandbox wrote ${what}, and your own git commit would run what it holds on your host.`];
+  } catch (err) {
+    return [`deerflow could not move ${path} aside (${(err as Error).message}): a command in the sandbox wrote ${what}; remove it before you run git there.`];
+  }
 }
 
 /** The end of a chat or run: forget. */

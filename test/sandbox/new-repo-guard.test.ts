@@ -87,6 +87,20 @@ describe.each(modes)("repositories a run makes (%s)", (mode) => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("a repository the run made whose .git/hooks is a link to a folder elsewhere: the link is moved aside", async () => {
+    const { root, ws, sh, git, marker } = setUp(mode, { repo: true });
+    const elsewhere = join(root, "threads", "A", "outputs", "h"); // the thread's outputs: writable from the sandbox too
+    const out = await sh(
+      `mkdir -p ${elsewhere} && printf '#!/bin/sh\necho HOOK >> ${marker}\n' > ${elsewhere}/pre-commit && chmod +x ${elsewhere}/pre-commit && git init -q lib && rm -rf lib/.git/hooks && ln -s ${elsewhere} lib/.git/hooks && echo linked`,
+    );
+    expect(out).toContain("linked");
+    expect(out).toContain(`${join(ws, "lib", ".git", "hooks")}.deerflow-removed`);
+    writeFileSync(join(ws, "lib", "x.txt"), "x\n");
+    git(join(ws, "lib"), "add", "x.txt");
+    git(join(ws, "lib"), "commit", "-q", "-m", "x");
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("a nested repository the user had keeps its own code keys; a key the run adds to it is taken out", async () => {
     const { ws, sh, git } = setUp(mode, { repo: true });
     mkdirSync(join(ws, "vendor", "lib"), { recursive: true });
