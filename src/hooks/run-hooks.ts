@@ -3,6 +3,7 @@
 // reported (stream-json's `hook.run` event; the TUI's notice of a failing hook).
 import { type ResolvedHook, matchesTool } from "../config/hooks-config.js";
 import { MATCHED_HOOK_EVENTS, type HookEvent } from "../vocabulary/hook-events.js";
+import { hookEnv } from "./hook-env.js";
 import { hookOutcome } from "./hook-outcome.js";
 import { runHookCommand } from "./run-hook.js";
 
@@ -24,6 +25,9 @@ export interface HookSetup {
   hooks: readonly ResolvedHook[];
   /** Where hooks run (the folder deerflow started in) and what `cwd` says in their input. */
   cwd: string;
+  /** What a hook's environment leaves out or lets through (hook-env.ts). */
+  secretValues?: readonly string[];
+  passEnv?: readonly string[];
   onReport?: (report: HookReport) => void;
 }
 
@@ -57,7 +61,7 @@ export async function runHooks(setup: HookSetup | undefined, event: HookEvent, i
   for (const hook of hooksFor(setup, event, opts.match ?? opts.tool)) {
     if (opts.signal?.aborted) break;
     const payload = { ...input, hook_event_name: event, cwd: setup!.cwd };
-    const run = await runHookCommand(hook.command, payload, { cwd: setup!.cwd, timeoutSeconds: hook.timeoutSeconds, signal: opts.signal, env: { ...process.env, DEERFLOW_PROJECT_DIR: setup!.cwd } });
+    const run = await runHookCommand(hook.command, payload, { cwd: setup!.cwd, timeoutSeconds: hook.timeoutSeconds, signal: opts.signal, env: hookEnv(setup!) });
     const outcome = hookOutcome(run, hook.timeoutSeconds);
     setup!.onReport?.({
       event,

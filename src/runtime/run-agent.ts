@@ -216,6 +216,9 @@ export function hookSetupOf(config: ResolvedConfig): HookSetup | undefined {
   return {
     hooks: config.hooks,
     cwd: config.cwd ?? process.cwd(),
+    // A hook runs on the host, maybe a program the sandbox wrote in the project: none of deerflow's credentials.
+    secretValues: shellSettingsFromConfig(config).secretValues,
+    passEnv: config.sandbox.passEnv,
     onReport: (report) => {
       const run = currentRun.getStore();
       run?.emit({ type: "hook.run", run_id: run.runId, ...report });

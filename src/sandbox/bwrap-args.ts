@@ -12,6 +12,7 @@ import { basename, dirname, join, relative } from "node:path";
 import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
 import { gitCodePaths, gitDirOf } from "./git-code-paths.js";
+import { gitCodePathsInside } from "./repo-code-paths.js";
 import { type ShellSettings, confinedNetwork } from "./shell-settings.js";
 import { homeToolchainPaths, sandboxGitconfig, toolchainSecrets } from "./sandbox-home.js";
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
@@ -131,6 +132,25 @@ export function socketsToHide(paths: ThreadPaths, settings: ShellSettings): stri
     .filter((f) => !covered.some((d) => isInside(f, d)) && !basename(dirname(f)).startsWith(PROXY_DIR_PREFIX));
 }
 
+/**
+ * What the user's git runs that lies in a `sandbox.readWrite` folder (a global config, an include, a hooks folder or a
+ * program its config names: `~/.config` made writable holds `~/.config/git/config`): read-only, and each folder above it
+ * a mount point, as in the workspace (the fourteenth pass's G4). One not there yet is moved aside after the command
+ * that creates it (git-redirect-guard.ts).
+ */
+function readWriteGitCodeArgs(workspace: string, readWrite: string[]): string[] {
+  const a: string[] = [];
+  for (const folder of readWrite) {
+    if (!existsSync(folder)) continue;
+    const codePaths = gitCodePathsInside(workspace, folder)
+      .map((c) => c.path)
+      .filter((p) => existsSync(p));
+    for (const d of foldersAbove(codePaths, real(folder), undefined)) a.push("--bind", d, d);
+    for (const p of codePaths) a.push("--ro-bind", p, p);
+  }
+  return a;
+}
+
 /** The folders between the workspace and each code path outside `.git`, outermost first, once each. */
 function foldersAbove(paths: string[], workspace: string, gitDir: string | undefined): string[] {
   const out = new Set<string>();
@@ -212,6 +232,7 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   for (const [name, dir] of Object.entries(settings.skillDirs ?? {})) if (existsSync(dir)) a.push("--ro-bind", real(dir), `${SKILLS_VIRTUAL_ROOT}/${name}`);
 
   a.push(...gitCodeArgs(thread.workspace));
+  a.push(...readWriteGitCodeArgs(thread.workspace, settings.readWrite));
 
   // Secret files, at their real path and wherever a bound directory shows them again.
   const agentSocket = process.env.SSH_AUTH_SOCK ? [real(process.env.SSH_AUTH_SOCK)] : [];

@@ -1,9 +1,12 @@
 // The environment a command gets: the host's, minus anything that looks like a credential, judged by the
 // variable's name AND by its value (a password inside DATABASE_URL, a token pasted into an unrelated variable,
 // the configured API key under any name). Only the names the user lists in `sandbox.passEnv` get in unchecked.
+import { realpathSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, resolve } from "node:path";
 import { hasSecretShape } from "../vocabulary/secret-shapes.js";
 import { isInside } from "./paths.js";
+import { realOrSelf } from "./real-path.js";
+import { sandboxWritable } from "./sandbox-writable.js";
 
 const SECRET_ENV_PATTERNS: readonly RegExp[] = [
   /(?:^|_)(?:API_?)?KEYS?(?:_\d+)?$/i, // FOO_API_KEY, GPG_KEY, OPENAI_API_KEY_2
@@ -64,19 +67,38 @@ export function scrubEnv(env: NodeJS.ProcessEnv = process.env, options: ScrubOpt
     // An exported CDPATH sends a command's `cd name` somewhere the audit cannot see (the tenth pass's A6).
     if (value === undefined || name === "CDPATH") continue;
     if (!pass.has(name) && (isSecretEnvName(name) || isSecretEnvValue(value, options.secretValues))) continue;
-    out[name] = name === "PATH" ? hostPath(value, options.project) : value;
+    // A command's own PATH keeps readWrite folders (`pip install --user` then `black`): what the user granted it.
+    out[name] = name === "PATH" ? hostPath(value, options.project, []) : value;
   }
   return out;
 }
 
 /**
- * PATH without its relative and empty entries (`.`, `./node_modules/.bin`, a trailing `:`) and the folders inside the
- * project: with them a bare `ls` the audit lets run unasked resolved to a repository's own script (the twelfth pass).
+ * PATH without its relative and empty entries (`.`, `./node_modules/.bin`, a trailing `:`), folders that do not exist,
+ * and folders a sandboxed command can write: the project, `sandbox.readWrite`, the data directory
+ * (sandbox-writable.ts). With the project on it a bare `ls` the audit lets run unasked resolved to a repository's own
+ * script (the twelfth pass). Compared by real path, both sides: a PATH entry naming the project through a link
+ * (direnv writes the logical `$PWD`) let the repository's `node_modules/.bin/bwrap` run on the host (the fourteenth
+ * pass's P2).
  */
-export function hostPath(path: string, project = process.cwd()): string {
-  const root = resolve(project);
+export function hostPath(path: string, project = process.cwd(), writable: readonly string[] = sandboxWritable()): string {
+  const avoid = [project, ...writable].map((p) => realOrSelf(resolve(p))).filter((p) => p !== "/");
   return path
     .split(delimiter)
-    .filter((dir) => isAbsolute(dir) && (root === "/" || !isInside(resolve(dir), root)))
+    .filter((dir) => {
+      if (!isAbsolute(dir)) return false;
+      const real = realDir(dir);
+      return real !== undefined && !avoid.some((a) => isInside(real, a));
+    })
     .join(delimiter);
+}
+
+/** The real path of an existing directory, else undefined. */
+function realDir(dir: string): string | undefined {
+  try {
+    const real = realpathSync(dir);
+    return statSync(real).isDirectory() ? real : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -10,7 +10,7 @@ import { type FSWatcher, chmodSync, existsSync, lstatSync, readFileSync, readdir
 import { dirname, join } from "node:path";
 import { gitDirOf } from "./git-code-paths.js";
 import { forgetNestedRepos, noteNestedRepos, restoreNestedRepos } from "./nested-repo-guard.js";
-import { repoCodePathsInWorkspace } from "./repo-code-paths.js";
+import { gitCodePathsInside } from "./repo-code-paths.js";
 import { RepairLines } from "./repair-lines.js";
 
 /** Per watched file (a repository's `commondir`, each linked worktree's): its content as the run found it (null: none). */
@@ -68,7 +68,7 @@ function watchedFiles(gitDir: string): string[] {
 }
 
 /** Remembers the workspace repository's files the first time a run touches the workspace. */
-export function noteGitRedirect(workspace: string): void {
+export function noteGitRedirect(workspace: string, readWrite: string[] = []): void {
   if (noted.has(workspace)) return; // once per run: runShell calls this before every command
   noted.add(workspace);
   noteNestedRepos(workspace);
@@ -77,7 +77,8 @@ export function noteGitRedirect(workspace: string): void {
   const dotGit = join(workspace, ".git");
   const gitDir = gitDirOf(workspace);
   // Also for a linked worktree or a folder of a repository, whose includes are code too (repo-code-paths.ts).
-  for (const { path, kind } of repoCodePathsInWorkspace(workspace)) if (kind === "config" && !existsSync(path)) absentIncludes.add(path);
+  // And what it runs from a `sandbox.readWrite` folder: the bind there covers only files that exist (G4).
+  for (const folder of [workspace, ...readWrite]) for (const { path, kind } of gitCodePathsInside(workspace, folder)) if (kind !== "hooks" && !existsSync(path)) absentIncludes.add(path);
   if (!gitDir) {
     if (read(dotGit) !== null && !found.has(dotGit)) found.set(dotGit, read(dotGit));
     return;
@@ -98,10 +99,10 @@ function moveAsideInclude(path: string): string[] {
     rmSync(aside, { force: true, recursive: true });
     renameSync(path, aside);
     return [
-      `deerflow moved ${path} to ${aside}: your repository's git config includes it, it did not exist when the run started, and git runs what its keys name on your host. Look at it before you put it back.`,
+      `deerflow moved ${path} to ${aside}: your git reads or runs it (a config file, or a program a config key names), it did not exist when the run started, and git would run what it says on your host. Look at it before you put it back.`,
     ];
   } catch (err) {
-    return [`deerflow could not move ${path} aside (${(err as Error).message}): your repository's git config includes it; check it before you run git there.`];
+    return [`deerflow could not move ${path} aside (${(err as Error).message}): your git reads or runs it; check it before you run git.`];
   }
 }
 

@@ -5,42 +5,19 @@
 // could not read, `git add sub`, and the user's next `git status` ran it. So after every command (git-redirect-guard.ts
 // calls this) each gitlink's config is compared with the run's start, and any key that runs code (shell-git.ts) the run
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
-import { execFileSync } from "node:child_process";
-import { type FSWatcher, existsSync, lstatSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, watch } from "node:fs";
-import { tmpdir } from "node:os";
+import { type FSWatcher, existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync, watch } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { realOrSelf } from "./real-path.js";
+import { plainGit } from "./plain-git.js";
+import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
 import { RepairLines } from "./repair-lines.js";
 import { isGitCodeKey } from "./shell-git.js";
+import { checkoutWalkLimits, checkoutsIn, forgetCheckouts } from "./workspace-checkouts.js";
 
 /** Per workspace: the indexes listed (and their mtimes then), and the gitlinks found in them. */
 const workspaces = new Map<string, { stamp: string; indexes: string[]; links: string[] }>();
 /** Per config file: its code keys when the run first saw it (null: the file did not exist). */
 const baseline = new Map<string, Set<string> | null>();
-
-/**
- * git as deerflow runs it on the host: nothing of the environment's GIT_*, no system or global config, and no
- * repository config at all where `gitDir` is given (an empty repository of our own, reading `index` through
- * GIT_INDEX_FILE): the seventh pass made this guard's own `git ls-files` run a planted core.fsmonitor by pointing
- * the workspace's commondir at a planted config. `core.fsmonitor=false` besides, should any config be read.
- */
-function git(args: string[], opts: { cwd?: string; index?: string; format?: "sha1" | "sha256" } = {}): string {
-  const env: Record<string, string> = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
-  if (opts.index) Object.assign(env, { GIT_DIR: emptyRepo(opts.format ?? "sha1"), GIT_INDEX_FILE: opts.index });
-  return execFileSync("git", ["-c", "core.fsmonitor=false", ...args], { cwd: opts.cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 10_000, maxBuffer: 256 * 1024 * 1024 });
-}
-
-const empties = new Map<string, string>();
-/** A bare repository of deerflow's own, with nothing in its config, per object format: the git dir an index is read under. */
-function emptyRepo(format: "sha1" | "sha256"): string {
-  const known = empties.get(format);
-  if (known && existsSync(known)) return known;
-  const dir = mkdtempSync(join(tmpdir(), "deerflow-git-"));
-  execFileSync("git", ["init", "-q", "--bare", `--object-format=${format}`, dir], { stdio: "ignore", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
-  empties.set(format, dir);
-  return dir;
-}
 
 function mtimeOf(p: string): number {
   try {
@@ -134,7 +111,7 @@ function formatOf(gitDir: string): "sha1" | "sha256" {
     if (!isFile(cfg)) continue;
     try {
       // `--file` reads that one file (no includes, no repository config), so nothing of it runs.
-      if (git(["config", "--file", cfg, "--get", "extensions.objectformat"]).trim().toLowerCase() === "sha256") return "sha256";
+      if (plainGit(["config", "--file", cfg, "--get", "extensions.objectformat"]).trim().toLowerCase() === "sha256") return "sha256";
     } catch {
       // unset (exit 1) or unreadable: sha1, and the listing below tries the other format when it fails
     }
@@ -147,7 +124,7 @@ function listIndex(root: string, index: string, gitDir: string): string | undefi
   const first = formatOf(gitDir);
   for (const format of [first, first === "sha1" ? "sha256" : "sha1"] as const) {
     try {
-      return git(["ls-files", "--stage", "-z"], { cwd: root, index, format });
+      return plainGit(["ls-files", "--stage", "-z"], { cwd: root, index, format });
     } catch {
       // the other format next
     }
@@ -193,7 +170,7 @@ function codeKeys(file: string): Set<string> | null {
   if (!isFile(file)) return new Set(["(not a regular file)"]); // a FIFO or a link: git may hang or go elsewhere
   try {
     return new Set(
-      git(["config", "--file", file, "--name-only", "--list"])
+      plainGit(["config", "--file", file, "--name-only", "--list"])
         .split("\n")
         .filter((k) => k && isGitCodeKey(k)),
     );
@@ -213,9 +190,11 @@ function refresh(workspace: string): string[] {
     hear(...found.problems); // said with this command's output (or the next), once per listing
     workspaces.set(workspace, known);
   }
-  const roots = [workspace, enclosingCheckout(workspace)?.gitDir].flatMap((r) => (r ? [realOrSelf(r)] : []));
+  const roots = rootsOf(workspace);
   const configs: string[] = [];
-  for (const link of known.links) {
+  const all = checkoutsOf(workspace, known.links);
+  checkoutsNow.set(workspace, all);
+  for (const link of all) {
     const all = configsOf(link);
     configs.push(...all.filter((f) => repairable(f, roots)));
     const outside = all.filter((f) => !repairable(f, roots) && existsSync(f));
@@ -223,6 +202,39 @@ function refresh(workspace: string): string[] {
   }
   for (const f of configs) watchConfig(f);
   return configs;
+}
+
+/** Per noted workspace: whether it had its own `.git` when the run began (then the sandbox binds that read-only). */
+const ownGitAtStart = new Map<string, boolean>();
+const saidTruncated = new Set<string>();
+/** Per noted workspace: the checkouts found by the last refresh. */
+const checkoutsNow = new Map<string, string[]>();
+
+/**
+ * The gitlinks, and every other checkout inside the workspace (a `.git` folder, file or link): an unregistered nested
+ * repository, or one the run made, is entered by the user's git run in its folder (the fourteenth pass's G5), and a
+ * `.git` the run made in the workspace itself by their git status there (G6). The workspace's own `.git` from before
+ * the run is left to the read-only binds and git-redirect-guard.ts.
+ */
+function checkoutsOf(workspace: string, links: string[]): string[] {
+  const walk = checkoutsIn(workspace);
+  if (walk.truncated && !saidTruncated.has(workspace)) {
+    saidTruncated.add(workspace);
+    hear(
+      `deerflow stopped looking for repositories made inside ${workspace} after ${checkoutWalkLimits.entries} entries; look at the .git/config and .git/hooks of any below before you run git there.`,
+    );
+  }
+  const found = walk.roots.filter((r) => r !== workspace || !ownGitAtStart.get(workspace));
+  return [...new Set([...links, ...found])];
+}
+
+/** The hooks folders git runs for the checkout at `link` (its git dir's, and the common dir's), where deerflow may act. */
+function hooksOf(link: string, roots: string[]): string[] {
+  const gitDir = gitDirOfCheckout(link);
+  if (!gitDir) return [];
+  const common = readSmall(join(gitDir, "commondir"))?.trim();
+  const dirs = [join(gitDir, "hooks"), ...(common ? [join(resolve(gitDir, common), "hooks")] : [])];
+  return dirs.filter((d) => repairable(d, roots)); // `hooks` itself may be a link: planted-hooks.ts judges it
 }
 
 /** Per noted workspace: the `.git` files and commondirs of its gitlinks when the run began (the user's own). */
@@ -307,12 +319,20 @@ function watchConfig(file: string): void {
 
 /** The first command of a run in `workspace`: what its gitlinks' configs hold now is the user's. */
 export function noteNestedRepos(workspace: string): void {
-  if (workspaces.has(workspace) || !enclosingCheckout(workspace)) return;
+  if (workspaces.has(workspace)) return;
+  // Also a workspace that is no repository yet: a `.git` the run makes there is the run's (G6).
+  ownGitAtStart.set(workspace, existsSync(join(workspace, ".git")));
   for (const f of refresh(workspace)) if (!baseline.has(f)) baseline.set(f, codeKeys(f));
   const pointers = new Set<string>();
-  for (const link of workspaces.get(workspace)?.links ?? []) for (const p of [join(link, ".git"), join(gitDirOfCheckout(link) ?? link, "commondir")]) if (existsSync(p)) pointers.add(p);
+  const roots = rootsOf(workspace);
+  for (const link of checkoutsNow.get(workspace) ?? []) {
+    for (const p of [join(link, ".git"), join(gitDirOfCheckout(link) ?? link, "commondir")]) if (existsSync(p)) pointers.add(p);
+    for (const h of hooksOf(link, roots)) noteHooks(h);
+  }
   pointersAtStart.set(workspace, pointers);
 }
+
+const rootsOf = (workspace: string) => [workspace, enclosingCheckout(workspace)?.gitDir].flatMap((r) => (r ? [realOrSelf(r)] : []));
 
 /** After a command: code keys the run added to a gitlink's config are removed; a line for each (empty when none). */
 export function restoreNestedRepos(): string {
@@ -322,6 +342,9 @@ export function restoreNestedRepos(): string {
       if (!baseline.has(f)) baseline.set(f, null); // a gitlink the run added: everything in its config is the run's
       lines.push(...check(f));
     }
+    // A hooks folder not noted at the start belongs to a repository the run made: every hook in it is the run's.
+    const roots = rootsOf(workspace);
+    for (const link of checkoutsNow.get(workspace) ?? []) for (const h of hooksOf(link, roots)) lines.push(...checkHooks(h));
   }
   return [...heard.take(), ...lines].join("\n");
 }
@@ -341,7 +364,7 @@ function check(f: string): string[] {
     }
   }
   try {
-    for (const k of added) git(["config", "--file", f, "--unset-all", k]);
+    for (const k of added) plainGit(["config", "--file", f, "--unset-all", k]);
     return [`deerflow removed ${added.join(", ")} from ${f}: a repository your git status enters would run ${added.length === 1 ? "it" : "them"} on your host.`];
   } catch {
     return [`deerflow could not remove ${added.join(", ")} from ${f}: check ${dirname(f)} before you run git in the workspace.`];
@@ -356,4 +379,7 @@ export function forgetNestedRepos(): void {
   workspaces.clear();
   baseline.clear();
   pointersAtStart.clear();
+  for (const m of [ownGitAtStart, saidTruncated, checkoutsNow]) m.clear();
+  forgetHooks();
+  forgetCheckouts();
 }

@@ -8,9 +8,11 @@
 import { execFileSync } from "node:child_process";
 import { realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { expandTilde, globalConfigFiles, programPathOf, readGitConfig } from "./host-git-config.js";
 import { isInside } from "./paths.js";
+import { isGitCodeKey } from "./shell-git.js";
 
-const KEYS = "^(core\\.hookspath|include\\.path|includeif\\..+\\.path)$";
+const KEYS = /^(?:core\.hookspath|include\.path|includeif\..+\.path)$/;
 
 /** The real path of `p`, or of its nearest existing parent with the rest appended (a file not created yet). */
 function real(p: string): string {
@@ -37,6 +39,8 @@ function mtimeOf(p: string): number {
 interface Repo {
   /** The worktree's top folder: a relative hooks path is relative to it. */
   top: string;
+  /** Its git dirs (the common one and the worktree's). */
+  gitDirs: string[];
   /** Its config files (the shared one and the worktree's), for the cache's stamp. */
   files: string[];
 }
@@ -47,41 +51,16 @@ const git = (args: string[]) => execFileSync("git", args, { encoding: "utf8", st
 function repoOf(workspace: string): Repo | undefined {
   try {
     const [top, common, dir] = git(["-C", workspace, "rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "--git-dir"]).trim().split("\n");
-    return top && common && dir ? { top, files: [join(common, "config"), join(dir, "config.worktree")] } : undefined;
+    return top && common && dir ? { top, gitDirs: [common, dir], files: [join(common, "config"), join(dir, "config.worktree")] } : undefined;
   } catch {
     return undefined;
   }
 }
 
-/**
- * The keys above from every config git reads for `workspace` (system, global, the repository's, the worktree's, and
- * what they include), each with the file that holds it: an include path is relative to the file it is written in
- * (the eleventh pass planted `.gitconfig.more` beside a tracked, included `.gitconfig.local`: C5), and a relative
- * hooks path from the user's global config names a folder in every repository (the twelfth pass's G1).
- */
-function readKeys(workspace: string): { key: string; value: string; file: string }[] {
-  let text = "";
-  try {
-    // --includes: a key set in an included file counts too; -z: the origin's path unquoted. Reading config runs nothing.
-    text = git(["-C", workspace, "config", "--includes", "--show-origin", "-z", "--get-regexp", KEYS]);
-  } catch {
-    return []; // none of the keys, or no git
-  }
-  const out: { key: string; value: string; file: string }[] = [];
-  const fields = text.split("\0");
-  for (let i = 0; i + 1 < fields.length; i += 2) {
-    const origin = fields[i]!;
-    const entry = fields[i + 1]!;
-    const cut = entry.indexOf("\n");
-    if (cut > 0 && origin.startsWith("file:")) out.push({ key: entry.slice(0, cut).toLowerCase(), value: entry.slice(cut + 1), file: resolve(workspace, origin.slice(5)) });
-  }
-  return out;
-}
-
 export interface RepoCodePath {
   path: string;
-  /** A hooks folder (`core.hooksPath`) or an included config file. */
-  kind: "hooks" | "config";
+  /** A hooks folder (`core.hooksPath`), a config file git reads (included, or the global one), or a program a key names. */
+  kind: "hooks" | "config" | "program";
 }
 
 /** Every config file read (included ones too) is part of the cache's stamp: editing one changes what is code. */
@@ -89,34 +68,52 @@ const cache = new Map<string, { files: string[]; stamp: string; paths: RepoCodeP
 const stampOf = (files: string[]) => files.map(mtimeOf).join(":");
 
 /**
- * The real paths inside `workspace` that its repository's config makes code (existing or not yet created), also when
- * the workspace is a linked worktree or a folder inside a repository (husky's monorepo set-up: the twelfth pass's G3).
- * A hooks path is relative to the worktree's top; an include path to the config file's folder; `~/` means the user's
- * home (never inside a workspace the checks allow). Cached until a config file read, or the workspace's `.git`, changes.
+ * What the user's git, run in `workspace`, treats as code, by real path and wherever it lies (existing or not yet
+ * created): every config file it reads (system, global — also where none exists yet —, the repository's, included ones:
+ * a global `~/.gitconfig` linked into a dotfiles repository is one, the fourteenth pass's G4), the hooks folder, and
+ * a program a code key names by path (`core.editor = ~/dotfiles/bin/ed`). A hooks path is relative to the worktree's
+ * top (only inside a repository); an include path to the config file's folder (the eleventh pass's C5); `~/` is the
+ * home. Cached until a config file read, or the workspace's `.git`, changes.
  */
-export function repoCodePathsInWorkspace(workspace: string): RepoCodePath[] {
+export function gitCodePathsOf(workspace: string): RepoCodePath[] {
   const hit = cache.get(workspace);
   if (hit && hit.stamp === stampOf(hit.files)) return hit.paths;
   const repo = repoOf(workspace);
-  const files = [join(workspace, ".git"), ...(repo?.files ?? [])];
-  const root = real(workspace);
+  const entries = readGitConfig(workspace);
+  const files = [...new Set([join(workspace, ".git"), ...(repo?.files ?? []), ...globalConfigFiles(), ...entries.map((e) => e.file)])];
   const paths = new Map<string, RepoCodePath>();
-  if (repo) {
-    const keys = readKeys(workspace);
-    for (const file of new Set(keys.map((k) => k.file))) if (!files.includes(file)) files.push(file);
-    for (const { key, value, file } of keys) {
-      if (value.startsWith("~")) continue;
-      const hooks = key === "core.hookspath";
-      const p = real(isAbsolute(value) ? value : resolve(hooks ? repo.top : dirname(file), value));
-      if (p === root || !isInside(p, root)) continue;
+  // The repository's own config files are its git dir's business (git-code-paths.ts binds them, the guards repair them).
+  const gitDirs = (repo?.gitDirs ?? []).map(real);
+  for (const f of [...globalConfigFiles(), ...entries.map((e) => e.file)].map(real)) if (!gitDirs.some((d) => isInside(f, d))) paths.set(f, { path: f, kind: "config" });
+  for (const { key, value, file } of entries) {
+    const k = key.toLowerCase();
+    if (KEYS.test(k)) {
+      const v = expandTilde(value);
+      const hooks = k === "core.hookspath";
+      if (v === undefined || (!isAbsolute(v) && hooks && !repo)) continue;
+      const p = real(isAbsolute(v) ? v : resolve(hooks ? repo!.top : dirname(file), v));
       paths.set(p, { path: p, kind: hooks ? "hooks" : "config" });
       // husky 9 sets `.husky/_`, whose wrappers run the user's `.husky/<hook>`: the folder above is hooks too.
-      if (hooks && basename(p) === "_" && dirname(p) !== root) paths.set(dirname(p), { path: dirname(p), kind: "hooks" });
+      if (hooks && basename(p) === "_") paths.set(dirname(p), { path: dirname(p), kind: "hooks" });
+    } else if (isGitCodeKey(k)) {
+      const prog = programPathOf(k, value);
+      if (prog && !paths.has(real(prog))) paths.set(real(prog), { path: real(prog), kind: "program" });
     }
   }
   const out = [...paths.values()].sort((a, b) => a.path.localeCompare(b.path));
   cache.set(workspace, { files, stamp: stampOf(files), paths: out });
   return out;
+}
+
+/** The code paths of `gitCodePathsOf` that lie inside `folder` (never the folder itself): what a bind there must keep read-only. */
+export function gitCodePathsInside(workspace: string, folder: string): RepoCodePath[] {
+  const root = real(folder);
+  return gitCodePathsOf(workspace).filter((c) => c.path !== root && isInside(c.path, root));
+}
+
+/** The code paths inside `workspace` its git config makes (also a linked worktree or a folder of a repository: G3). */
+export function repoCodePathsInWorkspace(workspace: string): RepoCodePath[] {
+  return gitCodePathsInside(workspace, workspace);
 }
 
 /** The code path `hostPath` is inside (or is), if any: what the file tools must not write. */

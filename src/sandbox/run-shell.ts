@@ -2,7 +2,7 @@
 // here (shell-session.ts), else directly on the host (direct-shell.ts) with the virtual /mnt/user-data paths
 // mapped to the host and back, and a warning once per chat or run. `sandbox.require: true` refuses instead.
 import { existsSync, mkdirSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { execaSync } from "execa";
 import { DeerflowError, ExitCode } from "../errors.js";
 import { killAllJobs } from "./background-jobs.js";
@@ -12,6 +12,8 @@ import type { ThreadPaths } from "./provider.js";
 import { type RunOptions, type ShellResult, ShellSession } from "./shell-session.js";
 import { type ShellSettings, confinedNetwork, defaultShellSettings } from "./shell-settings.js";
 import { fromHostPaths, toHostPaths } from "./virtual-paths.js";
+import { realOrSelf } from "./real-path.js";
+import { sandboxWritable } from "./sandbox-writable.js";
 import { endGitRedirectWatch, noteGitRedirect, restoreGitRedirects } from "./git-redirect-guard.js";
 
 export { BASH_KILL_GRACE_MS, type ShellResult } from "./shell-session.js";
@@ -21,22 +23,27 @@ export const BWRAP_MISSING_WARNING = "bubblewrap (bwrap) is not available: shell
 
 const probed = new Map<string, string | null>();
 
-/** The bwrap binary on PATH that can actually create a sandbox here (cached per PATH), or null. */
+/** The bwrap binary on PATH that can actually create a sandbox here (cached per PATH and writable folders), or null. */
 export function findBwrap(path = process.env.PATH ?? ""): string | null {
-  if (probed.has(path)) return probed.get(path)!;
+  const writable = sandboxWritable();
+  const key = JSON.stringify([path, process.cwd(), writable]);
+  if (probed.has(key)) return probed.get(key)!;
   let found: string | null = null;
-  // Only absolute folders outside the project: with `.` or `./node_modules/.bin` on PATH a repository's own `bwrap`
-  // ran on the host and deerflow believed it was confined (the twelfth pass).
-  for (const dir of hostPath(path).split(delimiter)) {
+  // Only absolute folders outside the project and every folder a command can write, by real path: with `.` or
+  // `./node_modules/.bin` on PATH a repository's own `bwrap` ran on the host and deerflow believed it was confined (the
+  // twelfth pass); through a link to the project, or from `~/.local/bin` with `readWrite: ["~/.local"]`, too (the
+  // fourteenth's P2, P3). A `bwrap` that is a link into such a folder is skipped the same way.
+  for (const dir of hostPath(path, process.cwd(), writable).split(delimiter)) {
     const candidate = join(dir, "bwrap");
     if (existsSync(candidate)) {
+      if (hostPath(dirname(realOrSelf(candidate)), process.cwd(), writable) === "") continue;
       // A container without user namespaces has the binary but cannot use it.
       const r = execaSync(candidate, ["--ro-bind", "/", "/", "--unshare-pid", "--dev", "/dev", "--proc", "/proc", "true"], { reject: false, timeout: 10_000 });
       if (r.exitCode === 0) found = candidate;
       break;
     }
   }
-  probed.set(path, found);
+  probed.set(key, found);
   return found;
 }
 
@@ -122,7 +129,7 @@ export interface ShellRequest extends RunOptions {
 export async function runShell(command: string, req: ShellRequest): Promise<ShellResult> {
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
-  noteGitRedirect(req.paths.workspace_path);
+  noteGitRedirect(req.paths.workspace_path, settings.readWrite);
   const r = session ? await session.run(command, req) : await runDirect(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
   const output = session ? r.output : fromHostPaths(r.output, req.paths, settings.skillDirs);
   const repaired = restoreGitRedirects();
@@ -136,7 +143,7 @@ export async function startBackground(
 ): Promise<{ kill: () => void }> {
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
-  noteGitRedirect(req.paths.workspace_path);
+  noteGitRedirect(req.paths.workspace_path, settings.readWrite);
   if (session) {
     const id = await session.background(command, req.cwd, req.logPath, req.onEnd);
     return { kill: () => session.kill(id) };

@@ -76,7 +76,7 @@ export function refuseRepoCodeWrite(hostPath: string, mounts: ThreadPaths): void
   const hit = repoCodePathOf(hostPath, mounts.workspace_path);
   if (hit !== undefined) {
     throw new SandboxPathError(
-      `${label(hostPath, mounts)} is inside ${label(hit, mounts)}, which your repository's git config names as its hooks folder or an included config (your git runs what is there on your host); the file tools do not write there. Edit it yourself.`,
+      `${label(hostPath, mounts)} is inside ${label(hit, mounts)}, which your git config names as its hooks folder, a config file it reads or a program it runs (your git runs what is there on your host); the file tools do not write there. Edit it yourself.`,
     );
   }
 }

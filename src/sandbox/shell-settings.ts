@@ -4,6 +4,7 @@
 import { cacheHomeOf } from "../config/cache-home.js";
 import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { homedir } from "node:os";
+import { noteSandboxWritable } from "./sandbox-writable.js";
 import { join } from "node:path";
 
 export interface ShellSettings {
@@ -72,6 +73,8 @@ export function shellSettingsFromConfig(config: {
 }): ShellSettings {
   const keys = [config.model?.apiKey, ...Object.values(config.models).map((m) => m.apiKey)].filter((k): k is string => typeof k === "string" && !k.startsWith("$") && k.length >= 8);
   const s = config.sandbox;
+  // Known before anything looks for bwrap or runs a hook: nothing deerflow runs on the host comes from these.
+  noteSandboxWritable([...s.readWrite, config.home]);
   return defaultShellSettings({
     network: s.network,
     hostNetwork: s.hostNetwork === true,

@@ -1,17 +1,31 @@
 // A repository's own programs never stand in for the system's (the twelfth adversarial pass): with `.` or
 // `./node_modules/.bin` on the user's PATH, a shipped `ls` ran unasked and a shipped `bwrap` made deerflow believe it
-// was confined. (The supervisor's sweep, run on the host by such a fake, SIGKILLed every process it could; its guard —
-// pid 2 of its own namespace, supervisor-source.ts — has no test here: a regression would kill the test machine.)
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+// was confined. Nor through a link naming the project, nor from a folder `sandbox.readWrite` makes writable (the
+// fourteenth pass's P2, P3). (The supervisor's sweep, run on the host by such a fake, SIGKILLed every process it
+// could; its guard — pid 2 of its own namespace, supervisor-source.ts — has no test here: a regression would kill the
+// test machine.)
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hostPath } from "../../src/sandbox/env-scrub.js";
 import { findBwrap } from "../../src/sandbox/run-shell.js";
+import { shellSettingsFromConfig } from "../../src/sandbox/shell-settings.js";
+import { HAS_BWRAP } from "../support/confinement.js";
+
+/** A folder holding a `bwrap` that leaves a marker when run, then execs the real one (so a probe would pass). */
+function fakeBwrap(dir: string, marker: string): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "bwrap"), `#!/bin/sh\necho ran >> ${marker}\nexec /usr/bin/bwrap "$@"\n`);
+  chmodSync(join(dir, "bwrap"), 0o755);
+}
 
 describe("the PATH commands and the sandbox are found on", () => {
-  it("drops relative and empty entries and folders inside the project", () => {
-    expect(hostPath("./node_modules/.bin:/usr/local/bin:.::/usr/bin:/p/x/bin:/p/xy", "/p/x")).toBe("/usr/local/bin:/usr/bin:/p/xy");
+  it("drops relative, empty and missing entries and folders inside the project", () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "df-hostpath-")));
+    for (const d of ["p/x/bin", "p/xy"]) mkdirSync(join(root, d), { recursive: true });
+    const path = ["./node_modules/.bin", "/usr/bin", ".", "", join(root, "p/x/bin"), join(root, "p/xy"), join(root, "gone")].join(":");
+    expect(hostPath(path, join(root, "p/x"))).toBe(`/usr/bin:${join(root, "p/xy")}`);
     expect(hostPath("/usr/bin:/bin:", "/")).toBe("/usr/bin:/bin");
   });
 
@@ -22,5 +36,35 @@ describe("the PATH commands and the sandbox are found on", () => {
     chmodSync(join(dir, "bwrap"), 0o755);
     const relative = join("..", "..", "..", "..", "..", "..", "..", "..", dir); // from any cwd, a relative spelling
     expect(findBwrap(`${relative}:/nonexistent`)).toBeNull();
+  });
+
+  it("compares real paths: a PATH entry naming the project through a link is the project's (P2)", () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "df-hostpath-link-")));
+    const project = join(root, "project");
+    fakeBwrap(join(project, "node_modules", ".bin"), join(root, "ran"));
+    symlinkSync(project, join(root, "lp"));
+    expect(hostPath(`${join(root, "lp", "node_modules", ".bin")}:/usr/bin`, project)).toBe("/usr/bin");
+  });
+
+  it.runIf(HAS_BWRAP)("never runs a bwrap from a sandbox.readWrite folder, nor one linked from there; the system's is found instead (P3)", () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "df-hostpath-rw-")));
+    const marker = join(root, "ran");
+    fakeBwrap(join(root, "local", "bin"), marker);
+    mkdirSync(join(root, "bin"));
+    symlinkSync(join(root, "local", "bin", "bwrap"), join(root, "bin", "bwrap"));
+    // As a run makes its shell settings from the configuration (`"sandbox": {"readWrite": ["~/.local"]}`).
+    shellSettingsFromConfig({
+      home: join(root, "data"),
+      files: [],
+      sandbox: { network: true, readWrite: [join(root, "local")], readOnly: [], passEnv: [], require: false },
+      models: {},
+      model: null,
+    });
+    for (const first of [join(root, "local", "bin"), join(root, "bin")]) {
+      const found = findBwrap(`${first}:/usr/local/bin:/usr/bin:/bin`);
+      expect(found).not.toBeNull();
+      expect(realpathSync(found!).startsWith(root)).toBe(false);
+    }
+    expect(() => realpathSync(marker)).toThrow();
   });
 });

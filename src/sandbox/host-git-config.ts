@@ -1,0 +1,84 @@
+// What the user's own git reads as configuration on the host, for a folder: every entry of every config file (system,
+// global, the repository's, and what they include), with the file it came from, and the places git looks for a global
+// config file that does not exist yet. Reading config runs nothing. The values are as git uses them: `~/` and
+// `~user/` expanded (the fourteenth pass's G4 planted code through `include.path = ~/dotfiles/…`, which an inside
+// check of the raw text took for "not in the workspace").
+import { execFileSync } from "node:child_process";
+import { homedir } from "node:os";
+import { isAbsolute, join, resolve } from "node:path";
+import { hostPath } from "./env-scrub.js";
+
+export interface GitConfigEntry {
+  /** As git prints it: lower-case section and name, the subsection as written. */
+  key: string;
+  value: string;
+  /** The absolute path of the config file that holds it. */
+  file: string;
+}
+
+/** The git found on PATH, never one from a folder a sandboxed command could write (env-scrub.ts hostPath). */
+const git = (args: string[]) =>
+  execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, PATH: hostPath(process.env.PATH ?? "") } });
+
+/** Every config entry git reads in `cwd`, each with its file; empty when git is missing. */
+export function readGitConfig(cwd: string): GitConfigEntry[] {
+  let text = "";
+  try {
+    // --includes: a key set in an included file counts too; -z: the origin's path unquoted.
+    text = git(["-C", cwd, "config", "--includes", "--show-origin", "-z", "--list"]);
+  } catch {
+    return [];
+  }
+  const out: GitConfigEntry[] = [];
+  const fields = text.split("\0");
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const origin = fields[i]!;
+    const entry = fields[i + 1]!;
+    const cut = entry.indexOf("\n");
+    if (!origin.startsWith("file:")) continue; // command line or blob: no file the sandbox could write
+    // git prints the section and name lower-case already (a subsection keeps its case).
+    out.push({ key: cut < 0 ? entry : entry.slice(0, cut), value: cut < 0 ? "" : entry.slice(cut + 1), file: resolve(cwd, origin.slice(5)) });
+  }
+  return out;
+}
+
+/** The home of `user` (passwd), or undefined. */
+function homeOf(user: string): string | undefined {
+  try {
+    return execFileSync("getent", ["passwd", user], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 2_000 }).split(":")[5] || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `value` with a leading `~` or `~user` expanded as git's path type does; undefined when the user is unknown. */
+export function expandTilde(value: string): string | undefined {
+  const m = /^~([^/]*)(?=\/|$)/.exec(value);
+  if (!m) return value;
+  const home = m[1] ? homeOf(m[1]) : (process.env.HOME ?? homedir());
+  return home ? `${home}${value.slice(m[0].length)}` : undefined;
+}
+
+/** Where the user's git reads a global config file, whether it exists or not (a command could create one). */
+export function globalConfigFiles(): string[] {
+  if (process.env.GIT_CONFIG_GLOBAL) return [resolve(process.env.GIT_CONFIG_GLOBAL)];
+  const home = process.env.HOME ?? homedir();
+  const xdg = process.env.XDG_CONFIG_HOME && isAbsolute(process.env.XDG_CONFIG_HOME) ? process.env.XDG_CONFIG_HOME : join(home, ".config");
+  return [join(home, ".gitconfig"), join(xdg, "git", "config")];
+}
+
+/** Keys whose value runs or names code but is no program path: a folder git trusts, the worktree's place. */
+const NOT_A_PROGRAM = /^(?:safe\.directory|core\.worktree|protocol\..*)$/;
+
+/**
+ * The program a code key's value names, when it names one by an absolute or `~` path (`core.editor = ~/bin/ed --wait`,
+ * `alias.x = !~/bin/x`, `init.templateDir`): its first word, expanded. A bare name is looked up on PATH (hostPath's
+ * business); a relative one depends on where git runs.
+ */
+export function programPathOf(key: string, value: string): string | undefined {
+  if (NOT_A_PROGRAM.test(key)) return undefined;
+  const first = value.replace(/^!/, "").trim().split(/\s+/)[0] ?? "";
+  const word = first.replace(/^["']|["']$/g, "");
+  if (!word.startsWith("/") && !word.startsWith("~")) return undefined;
+  return expandTilde(word);
+}

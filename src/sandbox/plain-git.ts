@@ -1,0 +1,32 @@
+// git as the guards run it on the host to read a repository they do not trust: an index listed, a config file read.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { hostPath } from "./env-scrub.js";
+
+/**
+ * git as deerflow runs it on the host: nothing of the environment's GIT_*, no system or global config, and no
+ * repository config at all where `gitDir` is given (an empty repository of our own, reading `index` through
+ * GIT_INDEX_FILE): the seventh pass made the nested-repository guard's own `git ls-files` run a planted core.fsmonitor by pointing
+ * the workspace's commondir at a planted config. `core.fsmonitor=false` besides, should any config be read.
+ */
+export function plainGit(args: string[], opts: { cwd?: string; index?: string; format?: "sha1" | "sha256" } = {}): string {
+  const env: Record<string, string> = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
+  // The git found on PATH, never one from a folder a sandboxed command could write (env-scrub.ts hostPath).
+  env.PATH = hostPath(process.env.PATH ?? "");
+  if (opts.index) Object.assign(env, { GIT_DIR: emptyRepo(opts.format ?? "sha1"), GIT_INDEX_FILE: opts.index });
+  return execFileSync("git", ["-c", "core.fsmonitor=false", ...args], { cwd: opts.cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 10_000, maxBuffer: 256 * 1024 * 1024 });
+}
+
+const empties = new Map<string, string>();
+/** A bare repository of deerflow's own, with nothing in its config, per object format: the git dir an index is read under. */
+function emptyRepo(format: "sha1" | "sha256"): string {
+  const known = empties.get(format);
+  if (known && existsSync(known)) return known;
+  const dir = mkdtempSync(join(tmpdir(), "deerflow-git-"));
+  execFileSync("git", ["init", "-q", "--bare", `--object-format=${format}`, dir], { stdio: "ignore", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
+  empties.set(format, dir);
+  return dir;
+}
