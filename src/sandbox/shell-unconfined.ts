@@ -31,8 +31,7 @@ export const UNCONFINED_REASON = "no sandbox here (bubblewrap is not available):
 export const UNCONFINED_SECRET_REASON = "no sandbox here (bubblewrap is not available): this command reads where credentials are kept";
 export const UNCONFINED_OUTSIDE_REASON = "no sandbox here (bubblewrap is not available): this command reaches outside the workspace";
 export const UNCONFINED_OPTION_REASON = "no sandbox here (bubblewrap is not available): an option not on this program's read-only list";
-export const UNCONFINED_SIGNAL_REASON =
-  "no sandbox here (bubblewrap is not available): this command signals or stops processes, and on your host that reaches every process of yours";
+export const UNCONFINED_SIGNAL_REASON = "no sandbox here (bubblewrap is not available): this command signals or stops processes, and on your host that reaches every process of yours";
 /** Programs that signal or stop processes other than their own children (a sandbox's PID namespace bounds them). */
 const SIGNALS_OTHERS = /^(?:kill|pkill|killall|skill|snice|xkill|loginctl|systemctl|shutdown|reboot|poweroff|halt|telinit|init)$/;
 export const UNCONFINED_SPELLING_REASON = "no sandbox here (bubblewrap is not available): this command line is not plain words, and only plain ones run unasked";
