@@ -62,7 +62,7 @@ export class AcpSessions {
     const session = new AcpSession(chat.threadId!, chat, this.log, this.clientCapabilities);
     this.sessions.set(session.id, session);
     // After the answer: the update names a session the client knows.
-    setImmediate(() => void client.notify("session/update", { sessionId: session.id, update: availableCommandsOf(chat.skills) }).catch(() => undefined));
+    setImmediate(() => void client.notify("session/update", { sessionId: session.id, update: availableCommandsOf(chat.skills, chat.commands) }).catch(() => undefined));
     return session;
   }
 
@@ -85,7 +85,7 @@ export class AcpSessions {
     if (notice) this.log(notice);
     const session = new AcpSession(view.thread.id, chat, this.log, this.clientCapabilities);
     this.sessions.set(session.id, session);
-    const updates: SessionUpdate[] = [...(replay ? replayOf(view, chat.currentWorkspace() ?? cwd) : []), availableCommandsOf(chat.skills)];
+    const updates: SessionUpdate[] = [...(replay ? replayOf(view, chat.currentWorkspace() ?? cwd) : []), availableCommandsOf(chat.skills, chat.commands)];
     for (const update of updates) await client.notify("session/update", { sessionId: session.id, update });
     return session;
   }

@@ -190,15 +190,20 @@ describe("questions, skills and usage", () => {
     expect(text(c.of(sessionId, "agent_message_chunk"))).toContain("Spaces it is.");
   });
 
-  it("installed skills are offered as commands and /<skill> activates one; the context used is reported", async () => {
+  it("custom commands and installed skills are offered as commands and /<skill> activates one; the context used is reported", async () => {
     const dir = join(home, "skills", "sql-style");
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, "SKILL.md"), "---\nname: sql-style\ndescription: House SQL style\n---\nSQL-BODY: uppercase keywords.\n");
+    mkdirSync(join(home, "commands"), { recursive: true });
+    writeFileSync(join(home, "commands", "review.md"), "---\ndescription: Review the change\nargument-hint: <file>\n---\nReview $ARGUMENTS\n");
     server.push({ content: "Formatted.", usage: { prompt_tokens: 1234, completion_tokens: 56 } });
     const c = connect();
     const { sessionId } = await newSession(c);
     const offered = await waitFor(() => c.of(sessionId, "available_commands_update")[0], "the commands");
-    expect(offered.availableCommands).toEqual([{ name: "sql-style", description: "House SQL style", input: { hint: "what to do with it" } }]);
+    expect(offered.availableCommands).toEqual([
+      { name: "review", description: "Review the change", input: { hint: "<file>" } },
+      { name: "sql-style", description: "House SQL style", input: { hint: "what to do with it" } },
+    ]);
     await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/sql-style format the queries" }] });
     expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain("SQL-BODY: uppercase keywords.");
     expect(c.of(sessionId, "usage_update")).toEqual([{ sessionUpdate: "usage_update", used: 1290, size: expect.any(Number) }]);
