@@ -120,6 +120,38 @@ export async function closeShellSessions(): Promise<void> {
   if (repaired) warn(repaired);
 }
 
+// The editor's file operations over ACP (tools/editor-files.ts) open a path themselves after deerflow checked it: a
+// sandboxed process running at the same moment could swap a folder for a link in between (the fifteenth adversarial
+// pass wrote ~/.bash_aliases through the editor that way). So the two never overlap: an editor operation runs only
+// while no sandboxed command or job runs, and a command waits for the editor operations in flight.
+let editorOps: Promise<unknown> = Promise.resolve();
+let editorInFlight = 0;
+let sandboxAdmitted = 0;
+
+/** Runs `op` while no sandboxed process can run; undefined (the caller uses the disk) when one is running. */
+export async function whileSandboxIdle<T>(op: () => Promise<T>): Promise<{ value: T } | undefined> {
+  if (sandboxAdmitted > 0 || [...sessions.values()].some((s) => s.alive && !s.idle)) return undefined;
+  editorInFlight++;
+  const p = op();
+  editorOps = Promise.allSettled([editorOps, p]);
+  try {
+    return { value: await p };
+  } finally {
+    editorInFlight--;
+  }
+}
+
+/** Waits out the editor's operations in flight, then counts a sandboxed command in (synchronously after the wait). */
+async function admitSandboxed(): Promise<() => void> {
+  while (editorInFlight > 0) await editorOps;
+  sandboxAdmitted++;
+  let done = false;
+  return () => {
+    if (!done) sandboxAdmitted--;
+    done = true;
+  };
+}
+
 export interface ShellRequest extends RunOptions {
   /** The thread's directories; the command's cwd is the workspace. */
   paths: ThreadPaths;
@@ -130,7 +162,8 @@ export async function runShell(command: string, req: ShellRequest): Promise<Shel
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
   noteGitRedirect(req.paths.workspace_path, settings.readWrite);
-  const r = session ? await session.run(command, req) : await runDirect(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
+  const release = session ? await admitSandboxed() : () => undefined;
+  const r = session ? await session.run(command, req).finally(release) : await runDirect(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
   const output = session ? r.output : fromHostPaths(r.output, req.paths, settings.skillDirs);
   const repaired = restoreGitRedirects();
   return { ...r, output: repaired ? `${output}${output.endsWith("\n") || !output ? "" : "\n"}${repaired}\n` : output };
@@ -145,7 +178,9 @@ export async function startBackground(
   const session = sessionFor(req.paths, settings);
   noteGitRedirect(req.paths.workspace_path, settings.readWrite);
   if (session) {
-    const id = await session.background(command, req.cwd, req.logPath, req.onEnd);
+    // Counted in until it is registered as running: from then on the session is not idle.
+    const release = await admitSandboxed();
+    const id = await session.background(command, req.cwd, req.logPath, req.onEnd).finally(release);
     return { kill: () => session.kill(id) };
   }
   return directBackground(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });

@@ -10,6 +10,7 @@ import { basename, dirname, join } from "node:path";
 import { isInside } from "../sandbox/paths.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { realOrSelf } from "../sandbox/real-path.js";
+import { whileSandboxIdle } from "../sandbox/run-shell.js";
 import { type SafeWriteResult, refuseGitCodeWrite } from "../sandbox/safe-fs.js";
 import { describeBinary } from "./fs-common.js";
 
@@ -44,9 +45,12 @@ function workspaceReal(hostPath: string, mounts: ThreadPaths): string | undefine
  */
 export async function currentBytes(realPath: string, mounts: ThreadPaths, disk: Buffer): Promise<Buffer> {
   const files = current.getStore();
-  if (!files?.read || describeBinary(disk) || !workspaceReal(realPath, mounts)) return disk;
+  const read = files?.read;
+  if (!read || describeBinary(disk)) return disk;
   try {
-    return Buffer.from(await files.read(realPath), "utf8");
+    // The check and the editor's read with no sandboxed process running (run-shell.ts): else the disk's bytes.
+    const got = await whileSandboxIdle(async () => (workspaceReal(realPath, mounts) ? Buffer.from(await read(realPath), "utf8") : disk));
+    return got?.value ?? disk;
   } catch (err) {
     files.note(`the editor did not give its text of ${realPath} (${reason(err)}): read from the disk.`);
     return disk;
@@ -59,18 +63,26 @@ export async function currentBytes(realPath: string, mounts: ThreadPaths, disk: 
  * other names keep their text). An editor that fails fails the call with its one line: the edit was not made.
  */
 export async function writeThrough(hostPath: string, mounts: ThreadPaths, data: Buffer | string, disk: () => Promise<SafeWriteResult>): Promise<SafeWriteResult> {
-  const files = current.getStore();
-  const real = files?.write ? workspaceReal(hostPath, mounts) : undefined;
-  if (!files?.write || !real) return disk();
+  const write = current.getStore()?.write;
+  if (!write) return disk();
+  // The check and the editor's write with no sandboxed process running (run-shell.ts): else the race-free disk write.
+  const through = await whileSandboxIdle(() => editorWrite(write, hostPath, mounts, data));
+  return (await through?.value) ?? disk();
+}
+
+/** The editor's write of a workspace text file, or undefined when the disk must be used. */
+async function editorWrite(write: NonNullable<EditorFiles["write"]>, hostPath: string, mounts: ThreadPaths, data: Buffer | string): Promise<SafeWriteResult | undefined> {
+  const real = workspaceReal(hostPath, mounts);
+  if (!real) return undefined;
   // git's own files and code stay refused whoever writes (the callers' plans checked it; the real path is checked too).
   refuseGitCodeWrite(real, mounts);
   const stat = lstatSync(real, { throwIfNoEntry: false });
-  if (stat && (!stat.isFile() || stat.nlink > 1)) return disk();
+  if (stat && (!stat.isFile() || stat.nlink > 1)) return undefined;
   const text = typeof data === "string" ? data : data.toString("utf8");
   // Bytes that are not UTF-8 (a Latin-1 file str_replace kept exactly) would not survive the editor's text.
-  if (typeof data !== "string" && !Buffer.from(text, "utf8").equals(data)) return disk();
+  if (typeof data !== "string" && !Buffer.from(text, "utf8").equals(data)) return undefined;
   try {
-    await files.write(real, text);
+    await write(real, text);
   } catch (err) {
     throw new Error(`The editor did not write ${real}: ${reason(err)}. The file is unchanged.`);
   }
