@@ -27,6 +27,13 @@ export async function lineOnlyReads(command: string, context: AuditContext): Pro
   if (script.syntaxError || script.unknownArithmetic) return false;
   const commands = script.pipelines.flatMap((p) => p.commands);
   if (commands.length === 0 || !commands.every(simpleCommandOnlyReads)) return false;
-  // git's read commands run what the repository's config names (core.fsmonitor on `git status`).
-  return !commands.some((c) => c.name === "git") || (context.workspace !== undefined && !repoConfigRunsCode(context.workspace));
+  // git's read commands run what the repository's config names (core.fsmonitor on `git status`): only the workspace's
+  // own repository is checked, so git runs only from the workspace's top and told of no other repository (a shipped
+  // `evil.git/` folder with its own fsmonitor, reached by `cd` or `-C`: the fifteenth pass).
+  const git = commands.filter((c) => c.name === "git");
+  if (git.length === 0) return true;
+  return context.workspace !== undefined && git.every(gitAtWorkspaceTop) && !repoConfigRunsCode(context.workspace);
 }
+
+const gitAtWorkspaceTop = (c: SimpleCommand) =>
+  c.cwd.at === "workspace" && c.cwd.depth === 0 && !c.cwd.rel && !c.args.some((a) => /^(?:-C|--git-dir|--work-tree|--namespace|--exec-path|--super-prefix|--bare)/.test(a));

@@ -42,12 +42,12 @@ export function readsOnly(c: SimpleCommand, { cdWrites }: { cdWrites: boolean })
   if (c.name === "rg") return !c.args.some((a) => /^--(?:pre|hostname-bin)(?:=|$)/.test(a));
   if (c.name === "tree") return !c.args.some((a) => /^-[a-zA-Z]*o/.test(a));
   if (c.name === "file") return !c.args.some((a) => /^-[a-zA-Z]*C|^--c/.test(a)); // -C/--compile writes a .mgc file
-  if (/^(?:less|more)$/.test(c.name)) return !c.args.some((a) => /^(?:-[a-zA-Z]*[oO]|--log-file|--LOG-FILE)/.test(a) || a.startsWith("+"));
+  // less and git take any unambiguous abbreviation of a long option (`--lesskey-sr`, `--open`, `--out`) and short
+  // options in clusters (`-iO<cmd>`): the prefixes are matched, not the full spellings (the fifteenth pass).
+  if (/^(?:less|more)$/.test(c.name)) return !c.args.some((a) => /^(?:-[a-zA-Z]*[oOk]|--(?:log|LOG|lesskey|les))/.test(a) || a.startsWith("+"));
   if (c.name === "git") {
     const [sub, ...rest] = gitArgs(c);
-    return (
-      GIT_READ.test(sub ?? "") && !c.args.some((a) => /^-c$|^--config-env|^--output(?:=|$)|^--ext-diff$/.test(a)) && !(sub === "grep" && rest.some((a) => /^(?:-O|--open-files-in-pager)/.test(a)))
-    );
+    return GIT_READ.test(sub ?? "") && !c.args.some((a) => /^-c$|^--config-env|^--ou|^--ext/.test(a)) && !(sub === "grep" && rest.some((a) => /^(?:-[a-zA-Z]*O|--o)/.test(a)));
   }
   return true;
 }

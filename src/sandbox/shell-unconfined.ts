@@ -33,7 +33,14 @@ export const UNCONFINED_OUTSIDE_REASON = "no sandbox here (bubblewrap is not ava
 export const UNCONFINED_OPTION_REASON = "no sandbox here (bubblewrap is not available): an option not on this program's read-only list";
 export const UNCONFINED_SIGNAL_REASON = "no sandbox here (bubblewrap is not available): this command signals or stops processes, and on your host that reaches every process of yours";
 /** Programs that signal or stop processes other than their own children (a sandbox's PID namespace bounds them). */
-const SIGNALS_OTHERS = /^(?:kill|pkill|killall|skill|snice|xkill|loginctl|systemctl|shutdown|reboot|poweroff|halt|telinit|init)$/;
+const SIGNALS_OTHERS = /^(?:kill|pkill|killall|killall5|skill|snice|xkill|loginctl|systemctl|shutdown|reboot|poweroff|halt|telinit|init)$/;
+export const UNCONFINED_GIVEN_REASON =
+  "no sandbox here (bubblewrap is not available): this command runs a command line it is given (or names its files from input), which the audit does not read";
+/** Launchers whose command line the grammar does not take apart (`tmux new -d "…"`, `sg grp "…"`, `at`): the fifteenth
+ *  pass deleted a home through two of them under --yes. */
+const RUNS_GIVEN = /^(?:tmux|screen|sg|su|runuser|script|watch|at|batch|dtach|abduco|expect|systemd-run|byobu|parallel)$/;
+/** A package runner's inline command line (`npm exec -c "…"`, `npx -c "…"`). */
+const runsInline = (c: SimpleCommand) => /^(?:npm|npx|pnpm|pnpx|yarn|bun|bunx)$/.test(c.name) && c.args.some((a) => /^(?:-c|--call)(?:=|$)/.test(a));
 export const UNCONFINED_SPELLING_REASON = "no sandbox here (bubblewrap is not available): this command line is not plain words, and only plain ones run unasked";
 
 /** An absolute path outside the project deerflow started in and its /mnt/user-data view (/dev/null is nothing). */
@@ -57,6 +64,9 @@ export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | u
   const words = [...c.args, ...c.redirects.map((r) => r.target)];
   if (words.some((w) => SECRET_WORD.test(w))) return UNCONFINED_SECRET_REASON;
   if (SIGNALS_OTHERS.test(c.name)) return UNCONFINED_SIGNAL_REASON;
+  if (RUNS_GIVEN.test(c.name) || runsInline(c)) return UNCONFINED_GIVEN_REASON;
+  // `xargs -a list truncate -s0`: the files a writer is handed come from input the audit never sees.
+  if (c.via.some((w) => w === "xargs") && !commandOnlyReads(c)) return UNCONFINED_GIVEN_REASON;
   if (c.name !== "" && readsOutside(c)) return UNCONFINED_OUTSIDE_REASON;
   // Where the words lead (links, words known only when the command runs) counts for writers as for readers: the
   // fourteenth pass emptied home files with `truncate -s0 "${PWD%/*}/notes.txt"` and through a link to `..`.

@@ -4,7 +4,7 @@
 // The sixth adversarial pass read a credential through a shipped symlink with a command that ran unasked.
 import { execFileSync } from "node:child_process";
 import { existsSync, statSync, realpathSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { SimpleCommand } from "./shell-command.js";
 
@@ -68,6 +68,14 @@ function pathWords(c: SimpleCommand): { word: string; dynamic: boolean }[] {
   return [...args.filter((w) => !w.word.startsWith("-")), ...redirects];
 }
 
+/** `path` when it exists, else its nearest existing ancestor (undefined when none is). */
+function nearestExisting(path: string): string | undefined {
+  for (let p = path; ; p = dirname(p)) {
+    if (existsSync(p)) return p;
+    if (dirname(p) === p) return undefined;
+  }
+}
+
 /**
  * Why this read-only command reads outside `workspace` once links are followed, or undefined. A word whose value is
  * known only when it runs (`cat $f`) counts as outside: nothing here can tell where it leads.
@@ -93,7 +101,14 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string): str
     if (candidates.length >= MAX_MATCHES) return `${raw} matches too many paths to follow`;
     for (const p of candidates) {
       const abs = isAbsolute(p) ? p : resolve(here ?? dir, p);
-      if (!existsSync(abs)) continue;
+      // A file not there yet is made where its nearest existing folder really is: `vendor -> ..` then
+      // `vendor/.gitconfig` creates a home file (the fifteenth pass).
+      const existing = nearestExisting(abs);
+      if (existing !== abs) {
+        const folder = existing ? real(existing) : undefined;
+        if (folder && !isInside(folder, top)) return `${p} would be made in ${folder}`;
+        continue;
+      }
       const r = real(abs);
       if (r && !isInside(r, top)) return `${p} leads to ${r}`;
       // Given a folder, GNU diff compares the files directly inside it, following their links, even without -r (the

@@ -41,6 +41,13 @@ describe("lineOnlyReads", () => {
     "git -c core.pager='sh -c id' log",
     "git diff --output=f",
     "git grep -O vi x",
+    // The fifteenth pass: abbreviations and clusters git and less accept.
+    "git grep --open=sh x",
+    "git grep -iOsh x",
+    "git diff --out=f",
+    "git log --ext",
+    "less --lesskey-sr=k a",
+    "less -k k a",
     "ls | xargs rm",
     "env X=1 ls",
     "X=1 ls",
@@ -76,5 +83,16 @@ describe("lineOnlyReads and the repository's git config", () => {
     expect(await lineOnlyReads("git status", { confined: true, workspace: ws })).toBe(false);
     expect(await lineOnlyReads("ls", { confined: true, workspace: ws })).toBe(true);
     expect(existsSync(join(ws, "pwned"))).toBe(false);
+  });
+
+  it("git runs only from the workspace's top, told of no other repository (a shipped evil.git/ folder has its own config)", async () => {
+    const ws = mkdtempSync(join(tmpdir(), "deerflow-plan-git-"));
+    execFileSync("git", ["init", "-q"], { cwd: ws });
+    execFileSync("git", ["init", "-q", "--bare", join(ws, "evil.git")]);
+    appendFileSync(join(ws, "evil.git", "config"), "[core]\n\tfsmonitor = touch pwned\n");
+    for (const line of ["git -C evil.git status", "cd evil.git && git status", "git --git-dir=evil.git status", "cd evil.git; cd ..; cd evil.git; git log"])
+      expect(await lineOnlyReads(line, { confined: true, workspace: ws }), line).toBe(false);
+    expect(await lineOnlyReads("cd evil.git && ls", { confined: true, workspace: ws })).toBe(true);
+    expect(await lineOnlyReads("git status", { confined: true, workspace: ws })).toBe(true);
   });
 });

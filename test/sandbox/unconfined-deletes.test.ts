@@ -111,6 +111,16 @@ const PERSON_ONLY = [
   "pkill -u $USER",
   "loginctl terminate-user $USER",
   "touch a; killall node",
+  // The fifteenth pass: launchers whose command line the grammar does not read, writers fed by xargs, killall5.
+  `tmux new -d "python3 -c 'import shutil; shutil.rmtree(\"/home/u\")'"`,
+  `npm exec -c "rm -rf .."`,
+  `sg users "rm -rf .."`,
+  "xargs -a list truncate -s0",
+  "cat list | xargs truncate -s0",
+  "killall5 -9",
+  // A file not there yet, made through the workspace's link to the home (`up` -> the home).
+  "cp a.txt up/.gitconfig",
+  "echo x > up/new-file",
 ];
 describe("asks only a person may approve without a sandbox", () => {
   it.each(PERSON_ONLY)("%j is blocked or needs a person", async (cmd) => {
