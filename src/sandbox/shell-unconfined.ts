@@ -34,8 +34,7 @@ export const UNCONFINED_OPTION_REASON = "no sandbox here (bubblewrap is not avai
 export const UNCONFINED_SIGNAL_REASON = "no sandbox here (bubblewrap is not available): this command signals or stops processes, and on your host that reaches every process of yours";
 /** Programs that signal or stop processes other than their own children (a sandbox's PID namespace bounds them). */
 const SIGNALS_OTHERS = /^(?:kill|pkill|killall|killall5|skill|snice|xkill|loginctl|systemctl|shutdown|reboot|poweroff|halt|telinit|init)$/;
-export const UNCONFINED_GIVEN_REASON =
-  "no sandbox here (bubblewrap is not available): this command runs a command line it is given (or names its files from input), which the audit does not read";
+export const UNCONFINED_GIVEN_REASON = "no sandbox here (bubblewrap is not available): this command runs a command line it is given (or names its files from input), which the audit does not read";
 /** Launchers whose command line the grammar does not take apart (`tmux new -d "…"`, `sg grp "…"`, `at`): the fifteenth
  *  pass deleted a home through two of them under --yes. */
 const RUNS_GIVEN = /^(?:tmux|screen|sg|su|runuser|script|watch|at|batch|dtach|abduco|expect|systemd-run|byobu|parallel)$/;

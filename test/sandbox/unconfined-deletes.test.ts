@@ -112,7 +112,7 @@ const PERSON_ONLY = [
   "loginctl terminate-user $USER",
   "touch a; killall node",
   // The fifteenth pass: launchers whose command line the grammar does not read, writers fed by xargs, killall5.
-  `tmux new -d "python3 -c 'import shutil; shutil.rmtree(\"/home/u\")'"`,
+  `tmux new -d "python3 -c 'import shutil; shutil.rmtree("/home/u")'"`,
   `npm exec -c "rm -rf .."`,
   `sg users "rm -rf .."`,
   "xargs -a list truncate -s0",
