@@ -32,7 +32,6 @@ import { translateStream } from "./stream-events.js";
 import { leaseLostIn, watchLease } from "./lease-watch.js";
 import { inputLine, snapshotAfterRun, snapshotBeforeRun } from "./workspace-snapshots.js";
 import { ToolWatch } from "./tool-watch.js";
-import { snapshotMayOverlapModel } from "./early-snapshot.js";
 import { toolCallLog } from "./tool-call-log.js";
 import { typedStoreError } from "./store-errors.js";
 import { loggedRun, withEventLog } from "./run-event-log.js";
@@ -212,7 +211,6 @@ export class ThreadRuntime {
     const lease = watchLease(this.store, opened.threadId, runId, req.signal);
     const tools = new ToolWatch();
     let before: string | undefined;
-    let taking: Promise<unknown> = Promise.resolve();
     const snapshotEnd = this.endSnapshot(opened, runId, lease, () => (tools.started ? undefined : before));
     const streamed = new StreamedAnswer();
     const presented = new PresentedFiles();
@@ -222,10 +220,9 @@ export class ThreadRuntime {
       // A rewind killed half way is finished first: the run must not start from half-rewound files.
       const finished = await finishInterruptedRewind({ home: this.config.home, store: this.store, runtime: this, threadId: opened.threadId });
       if (finished) emit({ type: "snapshot.warning", run_id: runId, message: rewindText(finished).trim() });
-      taking = (await this.snapshotBefore(opened, runId, input, emit, tools, (commit) => void (before = commit))).taken;
+      before = await this.snapshotFiles(opened, runId, input, emit);
       const onEvent = presented.listen(streamed.listen(req.onEvent));
       const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal, onEvent }, opened, runId, usage, tools), usage);
-      await taking;
       result.files = presented.files;
       // Found taken over after its last write: the thread's status is the new owner's to set.
       const lost = lease.lost();
@@ -250,7 +247,6 @@ export class ThreadRuntime {
       return result;
     } catch (err) {
       settled = true;
-      await taking.catch(() => undefined);
       // Rolled back: the files it changed stay (failed-run-files.ts); the user sees which, the next run is told.
       const keepFiles = async () => {
         await snapshotEnd();
@@ -262,7 +258,6 @@ export class ThreadRuntime {
     } finally {
       lease.dispose();
       if (!settled) await this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage.total, req);
-      await taking.catch(() => undefined);
       await snapshotEnd();
       await this.release(opened.threadId, runId);
     }
@@ -291,19 +286,6 @@ export class ThreadRuntime {
       exitCode: ExitCode.runtime,
       hint: "Wait for it to finish, or start another thread.",
     });
-  }
-
-  /**
-   * Starts the snapshot from before the run. Taken while the first model call is under way when nothing but a tool can
-   * change the files (early-snapshot.ts): every tool waits for it. Otherwise it is taken now. Either way the run awaits
-   * `taken` before it settles, so it is recorded with the run (a store that cannot record it fails the run, as before).
-   */
-  private async snapshotBefore(opened: OpenedThread, runId: string, input: string | null, emit: (e: RunEvent) => void, tools: ToolWatch, onTaken: (commit?: string) => void) {
-    // The gate's catch also keeps a failure handled until the run awaits it.
-    const taken = this.snapshotFiles(opened, runId, input, emit).then(onTaken);
-    if (snapshotMayOverlapModel(this.config, this.store.kind)) tools.gate = taken.catch(() => undefined);
-    else await taken;
-    return { taken };
   }
 
   /** The workspace's files before the run, for rewind (recorded with the run; a failure only warns). */
