@@ -48,12 +48,14 @@ describe("web_fetch: a conversion past its time limit", () => {
       if (site.requests.some((r) => r.path === path)) ticksAfterServed++;
     }, 20);
     try {
-      const { value, ms } = await timed(() => tool().invoke({ url: `${site.origin}${path}` }));
+      // A short limit: a quiet machine converts this page in about a second, a busy one in tens (the limit is the subject).
+      const short = createWebFetchTool({ allowLoopback: true, cache: new PageCache(), convertLimitMs: 200 }) as unknown as Invokable;
+      const { value, ms } = await timed(() => short.invoke({ url: `${site.origin}${path}` }));
       const out = String(value);
-      expect(out.split("\n")[0]).toContain("text from HTML (not converted to Markdown: it took longer than 2 s)");
+      expect(out.split("\n")[0]).toContain("text from HTML (not converted to Markdown: it took longer than 0.2 s)");
       expect(out).toContain("PAYLOAD-links");
       expect(ms).toBeLessThan(LIMIT_MS + MARGIN_MS);
-      expect(ticksAfterServed).toBeGreaterThanOrEqual(10);
+      expect(ticksAfterServed).toBeGreaterThanOrEqual(3);
     } finally {
       clearInterval(ticker);
     }
