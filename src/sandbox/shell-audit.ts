@@ -145,6 +145,8 @@ const NET_CODE =
  */
 const SHELL_OUT_CODE =
   /\bsystem2?\b|\bexec(?:[lv]p?e?)?\b|\bqx\b|\bspawn\w*|popen|os\.execute|posix_spawn|subprocess|child_process|execSync|spawnSync|%x[({[]|`[^`]+`|IO\.popen|Open3|proc_open|shell_exec|passthru|['"]\|-['"]|['"]-\|['"]|\bopen\b[^;]*\||\bshell\s*\(|\bpipe\s*\(|readpipe|IPC::|\bOpen[23]\b|\bfork\b/;
+/** Signals from inline code (`os.kill(-1, 9)`, `process.kill(-1)`, perl's `kill 9, -1`): without a PID namespace, any of the user's processes. */
+const SIGNAL_CODE = /\b(?:os\.killpg?|process\.kill|Process\.kill|killpg)\s*\(|\bkill\s*\(?\s*['"]?(?:-?\d|KILL|TERM|HUP|SIG)/;
 const HOMEISH = /^(?:~|\$\{?HOME\}?)(?:\/|$)/;
 const tarExtracts = (c: SimpleCommand) => /^-?[a-zA-Z]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[a-zA-Z]*x[a-zA-Z]*$/.test(a) || a === "--extract");
 /** The files a command visibly writes: its output redirections and the operands of the programs that write. */
@@ -231,6 +233,7 @@ export const SHELL_RULES: readonly Rule[] = [
   },
   { verdict: "ask", reason: "recursive delete of a path computed at run time", cmd: /^rm$/, test: (c) => recursive(c) && c.dynamicArgs.some(Boolean) },
   { verdict: "ask", reason: "inline interpreter code runs shell commands (system, subprocess, child_process)", test: (c) => SHELL_OUT_CODE.test(inlineCode(c)) },
+  { verdict: "ask", reason: "inline interpreter code signals processes (os.kill, process.kill, kill)", test: (c) => SIGNAL_CODE.test(inlineCode(c)) },
   { verdict: "ask", reason: "runs a command given as an option or alias (tar --to-command, zip -TT, git submodule foreach, GNU parallel, alias)", test: RUNS_OPTION_COMMAND },
   { verdict: "ask", reason: "awk runs shell commands (system, a pipe to a command)", cmd: /^[gmn]?awk$/, args: /system\s*\(|\|\s*"|"\s*\|\s*getline/ },
   // Dotfiles in the home directory run code later (.bashrc, .ssh/authorized_keys): never an ordinary edit.

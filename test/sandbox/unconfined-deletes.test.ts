@@ -118,6 +118,9 @@ const PERSON_ONLY = [
   "xargs -a list truncate -s0",
   "cat list | xargs truncate -s0",
   "killall5 -9",
+  `python3 -c 'import os; os.kill(-1, 9)'`,
+  `perl -e 'kill 9, -1'`,
+  `node -e 'process.kill(-1, 9)'`,
   // A file not there yet, made through the workspace's link to the home (`up` -> the home).
   "cp a.txt up/.gitconfig",
   "echo x > up/new-file",
