@@ -14,9 +14,8 @@ import { runCli } from "../support/cli-in-process.js";
 import { type RecordedRequest, type TestModelServer, startTestModelServer } from "../support/openai-server.js";
 import { trustProject } from "../support/trust.js";
 import { VLLM_MODELS, VLLM_OVERFLOW_BODY } from "../providers/window-fixtures.js";
+import { isSummaryRequest } from "../support/requests.js";
 
-const textOf = (m: any): string => (typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((b: any) => b?.text ?? "").join("") : "");
-const isSummary = (r: RecordedRequest) => textOf(r.body.messages?.[0]).startsWith("Summarize this conversation so far");
 const size = (r: RecordedRequest) => JSON.stringify(r.body.messages).length;
 const tools = (r: RecordedRequest) => (r.body.messages as any[]).filter((m) => m.role === "tool").length;
 
@@ -49,7 +48,7 @@ async function setUp(fileChars: number, rc?: object) {
 function reader(reads: number) {
   let issued = 0;
   return (req: RecordedRequest) => {
-    if (isSummary(req)) return { content: "Summary: the user asked to read f.txt again and again; it was read." };
+    if (isSummaryRequest(req)) return { content: "Summary: the user asked to read f.txt again and again; it was read." };
     return issued >= reads ? { content: "done" } : { toolCalls: [{ name: "read_file", args: { path: `f${issued++}.txt` } }] };
   };
 }
@@ -71,7 +70,7 @@ describe("context that fits without a configured window", () => {
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toBe("done\n");
     expect(r.stderr).toMatch(/Context compacted: \d+ older messages? summarized and archived/);
-    const at = server.requests.findIndex(isSummary);
+    const at = server.requests.findIndex(isSummaryRequest);
     expect(at).toBeGreaterThan(0);
     // Compaction before the call: the request that follows the summary is smaller than the one before it, though
     // one more file was read in between.
@@ -107,7 +106,7 @@ describe("context that fits without a configured window", () => {
     const { server, sb } = await setUp(3000);
     let refused = 0;
     server.setScript((req) => {
-      if (isSummary(req)) return { content: "Summary: f.txt was read twice." };
+      if (isSummaryRequest(req)) return { content: "Summary: f.txt was read twice." };
       if (refused > 0) return { content: "done" };
       if (tools(req) < 2) return { toolCalls: [{ name: "read_file", args: { path: `f${tools(req)}.txt` } }] };
       if (refused++ === 0) return { raw: [JSON.stringify(VLLM_OVERFLOW_BODY)], status: 400, headers: { "content-type": "application/json" } };
@@ -117,7 +116,7 @@ describe("context that fits without a configured window", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toBe("done\n");
     expect(r.stderr).toMatch(/Context compacted: 2 older messages summarized and archived/);
-    const kinds = server.requests.map((q) => (isSummary(q) ? "summary" : "call"));
+    const kinds = server.requests.map((q) => (isSummaryRequest(q) ? "summary" : "call"));
     expect(kinds).toEqual(["call", "call", "call", "summary", "call"]);
     const [refusedReq, retried] = [server.requests[2]!, server.requests[4]!];
     expect(size(retried)).toBeLessThan(size(refusedReq));
@@ -130,20 +129,20 @@ describe("context that fits without a configured window", () => {
     const last = server.requests.at(-1)!;
     expect(JSON.stringify(last.body.messages)).toContain("Summary: f.txt was read twice.");
     expect(tools(last)).toBe(1);
-    expect(server.requests.filter(isSummary)).toHaveLength(1); // kept from the first run, not compacted again
+    expect(server.requests.filter(isSummaryRequest)).toHaveLength(1); // kept from the first run, not compacted again
   });
 
   it("a second overflow refusal fails the run with the provider's words and what to do (one compaction, exit 1)", async () => {
     const { server, sb } = await setUp(3000);
     server.setScript((req) => {
-      if (isSummary(req)) return { content: "Summary: f.txt was read twice." };
+      if (isSummaryRequest(req)) return { content: "Summary: f.txt was read twice." };
       if (tools(req) < 2 && !JSON.stringify(req.body.messages).includes("Summary:")) return { toolCalls: [{ name: "read_file", args: { path: `f${tools(req)}.txt` } }] };
       return { raw: [JSON.stringify(VLLM_OVERFLOW_BODY)], status: 400, headers: { "content-type": "application/json" } };
     });
     const r = await runCli(sb, ["run", "read f.txt twice"]);
     expect(r.exitCode).toBe(1);
-    expect(server.requests.filter(isSummary)).toHaveLength(1);
-    expect(server.requests.filter((q) => !isSummary(q))).toHaveLength(4);
+    expect(server.requests.filter(isSummaryRequest)).toHaveLength(1);
+    expect(server.requests.filter((q) => !isSummaryRequest(q))).toHaveLength(4);
     expect(r.stderr).toMatch(
       /Model request failed: the request was refused \(HTTP 400 from http:\/\/127\.0\.0\.1:\d+\/v1 for model "test-model"\): This model's maximum context length is 4096 tokens/,
     );
@@ -159,7 +158,7 @@ describe("context that fits without a configured window", () => {
     const compacted = compactions(r.stdout);
     expect(compacted.length).toBeGreaterThan(0);
     expect(compacted[0].tokens_before).toBeLessThan(2000);
-    const at = server.requests.findIndex(isSummary);
+    const at = server.requests.findIndex(isSummaryRequest);
     expect((server.requests[at + 1]!.body.messages as unknown[]).length).toBeLessThanOrEqual(10);
   });
 });

@@ -7,14 +7,12 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { RecordedRequest } from "../support/openai-server.js";
 import { useE2E } from "../support/e2e.js";
 import { readThreadView } from "../support/thread-view.js";
+import { isSummaryRequest, messageText } from "../support/requests.js";
 
 const e2e = useE2E();
 
-const textOf = (m: any): string => (typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((b: any) => b?.text ?? "").join("") : "");
-const isSummary = (r: RecordedRequest) => textOf(r.body.messages?.[0]).startsWith("Summarize this conversation so far");
 const DEEP = ["quarterly-financial-reports-archive-2026", "department-of-long-directory-names", "subfolder-with-an-even-longer-descriptive-name"];
 const NOTES = "Findings: report.csv has 3 rows; the total is 42.\nNext: check the CRLF line endings.";
 
@@ -30,17 +28,17 @@ describe("artifact handles and task notes through the built CLI", () => {
     let handle = "";
     const seen: { handleNote?: string; fakeError?: string; hugeError?: string } = {};
     e2e.server.setScript((req) => {
-      if (isSummary(req)) return { content: "Summary: the user had the files read; a report was found." };
+      if (isSummaryRequest(req)) return { content: "Summary: the user had the files read; a report was found." };
       const msgs = req.body.messages as any[];
       // Reminders (notes, handles, the dated context) are user messages too: the conversation is the rest.
-      const last = msgs.filter((m) => !(m.role === "user" && textOf(m).startsWith("<system-reminder>"))).at(-1);
-      const user = [...msgs].reverse().find((m) => m.role === "user" && !textOf(m).startsWith("<system-reminder>"));
-      const ask = textOf(user);
+      const last = msgs.filter((m) => !(m.role === "user" && messageText(m).startsWith("<system-reminder>"))).at(-1);
+      const user = [...msgs].reverse().find((m) => m.role === "user" && !messageText(m).startsWith("<system-reminder>"));
+      const ask = messageText(user);
       const lastTool = [...msgs].reverse().find((m) => m.role === "tool");
       if (ask.startsWith("find")) {
         // One step per tool result so far.
         const step = msgs.filter((m) => m.role === "tool").length;
-        const out = textOf(lastTool);
+        const out = messageText(lastTool);
         if (step === 0) return { toolCalls: [{ name: "glob", args: { pattern: "**/report.csv" } }] };
         if (step === 1) {
           seen.handleNote = out;
@@ -62,11 +60,11 @@ describe("artifact handles and task notes through the built CLI", () => {
       }
       if (ask.startsWith("use the handle")) {
         if (last.role === "user") {
-          const listed = msgs.map(textOf).find((t) => t.includes("Artifact handles from earlier tool results"));
-          const notes = msgs.map(textOf).find((t) => t.includes("Your working notes"));
+          const listed = msgs.map(messageText).find((t) => t.includes("Artifact handles from earlier tool results"));
+          const notes = msgs.map(messageText).find((t) => t.includes("Your working notes"));
           return listed && notes && listed.includes(handle) && notes.includes(NOTES) ? { toolCalls: [{ name: "read_file", args: { path: handle } }] } : { content: "handle or notes missing" };
         }
-        return { content: textOf(last).includes("TOTAL,42") ? "resolved after compaction" : "not resolved" };
+        return { content: messageText(last).includes("TOTAL,42") ? "resolved after compaction" : "not resolved" };
       }
       return { content: "?" };
     });
@@ -101,7 +99,9 @@ describe("artifact handles and task notes through the built CLI", () => {
     expect(after.exitCode, after.stderr).toBe(0);
     expect(after.stdout).toBe("resolved after compaction\n");
     // The request that used it no longer held the original glob result.
-    const used = e2e.server.requests.filter((r) => !isSummary(r) && textOf((r.body.messages as any[]).find((m: any) => m.role === "user" && textOf(m) === "use the handle again")))[0]!;
+    const used = e2e.server.requests.filter(
+      (r) => !isSummaryRequest(r) && messageText((r.body.messages as any[]).find((m: any) => m.role === "user" && messageText(m) === "use the handle again")),
+    )[0]!;
     expect(JSON.stringify(used.body)).not.toContain("report.csv\\n[Long references");
 
     // The notes are in the saved thread (what /todos shows after `deerflow resume`).

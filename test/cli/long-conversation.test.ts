@@ -13,6 +13,7 @@ import type { RecordedRequest } from "../support/openai-server.js";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import { trustProject } from "../support/trust.js";
+import { isSummaryRequest, messageText } from "../support/requests.js";
 
 const e2e = useE2E();
 const WINDOW = 20_480;
@@ -20,9 +21,6 @@ const TURNS = 12;
 const RUNS = 3;
 /** Read in the order (step × 7) mod FILES: every file once per run, f3 (recalled later) at the 9th turn. */
 const FILES = 12;
-
-const textOf = (m: any): string => (typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((b: any) => b?.text ?? "").join("") : "");
-const isSummary = (r: RecordedRequest) => textOf(r.body.messages?.[0]).startsWith("Summarize this conversation so far");
 
 function setUp(sb: Sandbox) {
   writeFileSync(
@@ -44,13 +42,13 @@ function setUp(sb: Sandbox) {
 /** The conversation's turns: each user message starts `TURNS` read_file calls over the files, then a final answer. */
 function script(state: { step: number; hangSummary: boolean }) {
   return (req: RecordedRequest) => {
-    if (isSummary(req)) return state.hangSummary ? { hang: true as const } : { content: "Summary: the user asked to read the project files one by one; they were read." };
-    if (textOf(req.body.messages[0]).startsWith("Write a short title")) return { content: "Reading files" };
+    if (isSummaryRequest(req)) return state.hangSummary ? { hang: true as const } : { content: "Summary: the user asked to read the project files one by one; they were read." };
+    if (messageText(req.body.messages[0]).startsWith("Write a short title")) return { content: "Reading files" };
     const last = req.body.messages.at(-1);
-    if (last.role === "user" && textOf(last).includes("recall")) return { toolCalls: [{ name: "read_history", args: { search: "FILE-3 start" } }] };
+    if (last.role === "user" && messageText(last).includes("recall")) return { toolCalls: [{ name: "read_history", args: { search: "FILE-3 start" } }] };
     // Found, with the file's own text (the query alone is echoed by "No archived message matches …" too).
-    if (last.role === "tool" && textOf(last).includes("match"))
-      return { content: /\d+ archived message\(s\) match/.test(textOf(last)) && textOf(last).includes("line 1 of file 3 ") ? "recalled FILE-3" : "not found" };
+    if (last.role === "tool" && messageText(last).includes("match"))
+      return { content: /\d+ archived message\(s\) match/.test(messageText(last)) && messageText(last).includes("line 1 of file 3 ") ? "recalled FILE-3" : "not found" };
     if (last.role === "user") state.step = 0;
     state.step += 1;
     if (state.step > TURNS) return { content: "read them all" };
@@ -61,11 +59,11 @@ function script(state: { step: number; hangSummary: boolean }) {
 function checkRequest(r: RecordedRequest, first: string, latest: string) {
   const msgs = r.body.messages as any[];
   expect((JSON.stringify(msgs).length + JSON.stringify(r.body.tools ?? []).length) / 4).toBeLessThan(WINDOW);
-  const users = msgs.filter((m) => m.role === "user").map(textOf);
+  const users = msgs.filter((m) => m.role === "user").map(messageText);
   expect(users.some((u) => u.includes(first))).toBe(true);
   expect(users.some((u) => u.includes(latest))).toBe(true);
   expect(msgs[0].role).toBe("system");
-  expect(textOf(msgs[1])).toContain("<system-reminder>");
+  expect(messageText(msgs[1])).toContain("<system-reminder>");
   for (let i = 0; i < msgs.length; i++) {
     const ids = (msgs[i].tool_calls ?? []).map((c: any) => c.id);
     if (ids.length) expect(msgs.slice(i + 1, i + 1 + ids.length).map((m) => m.tool_call_id)).toEqual(ids);
@@ -96,9 +94,9 @@ describe("a 39-turn conversation through the built CLI", () => {
       expect(r.exitCode, r.stderr).toBe(0);
       expect(r.stdout).toBe("read them all\n");
     }
-    const turns = e2e.server.requests.filter((r) => !isSummary(r) && !textOf(r.body.messages[0]).startsWith("Write a short title"));
+    const turns = e2e.server.requests.filter((r) => !isSummaryRequest(r) && !messageText(r.body.messages[0]).startsWith("Write a short title"));
     expect(turns.length).toBe(asks.length * (TURNS + 1));
-    expect(e2e.server.requests.filter(isSummary).length).toBeGreaterThan(4);
+    expect(e2e.server.requests.filter(isSummaryRequest).length).toBeGreaterThan(4);
     // Request k belongs to run floor(k / (TURNS + 1)): its own user message must be there.
     turns.forEach((r, k) => checkRequest(r, asks[0]!, asks[Math.floor(k / (TURNS + 1))]!));
 
@@ -109,16 +107,16 @@ describe("a 39-turn conversation through the built CLI", () => {
 
     // kill -9 while the summary call hangs: the thread resumes, nothing half-written.
     state.hangSummary = true;
-    const before = e2e.server.requests.filter(isSummary).length;
+    const before = e2e.server.requests.filter(isSummaryRequest).length;
     const child = sb.spawn(["run", "--yes", "--thread", thread, "fifth task: and again"]);
-    for (let i = 0; i < 6000 && e2e.server.requests.filter(isSummary).length === before; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(e2e.server.requests.filter(isSummary).length).toBeGreaterThan(before);
+    for (let i = 0; i < 6000 && e2e.server.requests.filter(isSummaryRequest).length === before; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(e2e.server.requests.filter(isSummaryRequest).length).toBeGreaterThan(before);
     child.kill("SIGKILL");
     await child.catch(() => {});
     state.hangSummary = false;
     const resumed = await sb.run(["run", "--yes", "--thread", thread, "sixth task: finish"], { timeoutMs: 600_000 });
     expect(resumed.exitCode, resumed.stderr).toBe(0);
     expect(resumed.stdout).toBe("read them all\n");
-    checkRequest(e2e.server.requests.filter((r) => !isSummary(r)).at(-1)!, asks[0]!, "sixth task: finish");
+    checkRequest(e2e.server.requests.filter((r) => !isSummaryRequest(r)).at(-1)!, asks[0]!, "sixth task: finish");
   }, 1_200_000);
 });

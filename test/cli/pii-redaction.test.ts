@@ -12,6 +12,7 @@ import { readThreadView } from "../support/thread-view.js";
 import type { RecordedRequest } from "../support/openai-server.js";
 import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
+import { messageText } from "../support/requests.js";
 
 const e2e = useE2E();
 
@@ -22,7 +23,6 @@ const TOOL_EMAIL = "bob.smith@corp.example.org";
 const TOOL_PHONE = "+44 20 7946 0958";
 const PROMPT = `Write ${EMAIL} into to.txt; my card is ${CARD} and my key ${KEY}.`;
 
-const textOf = (m: any): string => (typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((b: any) => b?.text ?? "").join("") : "");
 const wire = (reqs: RecordedRequest[]) => reqs.map((r) => JSON.stringify(r.body)).join("\n");
 
 /** Turn 1: write the placeholder it was given into to.txt; turn 2: a command that prints PII; turn 3: answer with the placeholder. */
@@ -31,7 +31,7 @@ function script() {
     const msgs = req.body.messages as any[];
     const user = msgs
       .filter((m) => m.role === "user")
-      .map(textOf)
+      .map(messageText)
       .join("\n");
     const placeholder = /\[EMAIL_[0-9a-f]{8}\]/.exec(user)?.[0] ?? EMAIL;
     const tools = msgs.filter((m) => m.role === "tool").length;

@@ -9,16 +9,14 @@ import { createChatSession } from "../../src/runtime/chat-session.js";
 import { ThreadRuntime } from "../../src/runtime/thread-runtime.js";
 import { BIN, SUITE_CODE_CACHE } from "../support/cli.js";
 import { useInProcessModel } from "../support/in-process.js";
-import type { RecordedRequest, TestModelServer } from "../support/openai-server.js";
+import type { TestModelServer } from "../support/openai-server.js";
+import { isSummaryRequest } from "../support/requests.js";
 
 const env = useInProcessModel("deerflow-threads-archived-");
 let server: TestModelServer;
 let home: string;
 let cwd: string;
 beforeEach(() => ({ server, home, cwd } = env()));
-
-const textOf = (m: any): string => (typeof m?.content === "string" ? m.content : "");
-const isSummary = (r: RecordedRequest) => textOf(r.body.messages?.[0]).startsWith("Summarize this conversation so far");
 
 const show = (threadId: string, ...flags: string[]) =>
   execa(process.execPath, [BIN, "threads", "show", ...flags, threadId], {
@@ -33,7 +31,7 @@ describe.each(["full", "delta"] as const)("threads show of a compacted thread (%
     // Keep little on /compact, so the middle turns are archived.
     writeFileSync(join(process.env.HOME!, ".deerflowrc"), JSON.stringify({ compaction: { keepRecentTokens: 256 } }));
     let n = 0;
-    server.setScript((req) => (isSummary(req) ? { content: "Summary: counted to five." } : { content: `answer ${++n} ${"z".repeat(400)}` }));
+    server.setScript((req) => (isSummaryRequest(req) ? { content: "Summary: counted to five." } : { content: `answer ${++n} ${"z".repeat(400)}` }));
     const s = createChatSession({ home, model: "test-model", cwd });
     for (let i = 1; i <= 5; i++) await s.send({ prompt: `question ${i}` }, () => {}, new AbortController().signal);
     const info = await s.compact();

@@ -12,7 +12,8 @@ import { buildThreadExport, EXPORT_TEXT_MAX_CHARS } from "../../src/runtime/thre
 import { exportJson, exportMarkdown } from "../../src/runtime/thread-export-format.js";
 import { ThreadRuntime } from "../../src/runtime/thread-runtime.js";
 import { useInProcessModel } from "../support/in-process.js";
-import type { RecordedRequest, TestModelServer } from "../support/openai-server.js";
+import type { TestModelServer } from "../support/openai-server.js";
+import { isSummaryRequest } from "../support/requests.js";
 
 const env = useInProcessModel("deerflow-export-", () => ThreadRuntime.closeAll());
 let server: TestModelServer;
@@ -33,8 +34,6 @@ function keyPaths(value: unknown, path = ""): string[] {
   });
 }
 
-const textOf = (m: any): string => (typeof m?.content === "string" ? m.content : "");
-const isSummary = (r: RecordedRequest) => textOf(r.body.messages?.[0]).startsWith("Summarize this conversation so far");
 const signal = () => new AbortController().signal;
 
 describe.each(["full", "delta"] as const)("a compacted thread's export (%s checkpoints)", (mode) => {
@@ -42,7 +41,7 @@ describe.each(["full", "delta"] as const)("a compacted thread's export (%s check
     process.env.DEERFLOW_CHECKPOINT_MODE = mode;
     writeFileSync(join(process.env.HOME!, ".deerflowrc"), JSON.stringify({ compaction: { keepRecentTokens: 256 } }));
     let n = 0;
-    server.setScript((req) => (isSummary(req) ? { content: "Summary: counted to four." } : { content: `answer ${++n} ${"z".repeat(400)}` }));
+    server.setScript((req) => (isSummaryRequest(req) ? { content: "Summary: counted to four." } : { content: `answer ${++n} ${"z".repeat(400)}` }));
     const s = createChatSession({ home, model: "test-model", cwd });
     for (let i = 1; i <= 4; i++) await s.send({ prompt: `question ${i}` }, () => {}, signal());
     const info = await s.compact();

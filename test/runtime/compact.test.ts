@@ -3,8 +3,9 @@
 // sends the summary right after the reminder while the first and latest user messages stay.
 import { beforeEach, describe, expect, it } from "vitest";
 import { createChatSession } from "../../src/runtime/chat-session.js";
-import type { RecordedRequest, TestModelServer } from "../support/openai-server.js";
+import type { TestModelServer } from "../support/openai-server.js";
 import { useInProcessModel } from "../support/in-process.js";
+import { isSummaryRequest, messageText } from "../support/requests.js";
 
 const env = useInProcessModel("deerflow-compact-");
 let server: TestModelServer;
@@ -12,13 +13,11 @@ let home: string;
 let cwd: string;
 beforeEach(() => ({ server, home, cwd } = env()));
 
-const textOf = (m: any): string => (typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((b: any) => b?.text ?? "").join("") : "");
-const isSummary = (r: RecordedRequest) => textOf(r.body.messages?.[0]).startsWith("Summarize this conversation so far");
 const signal = () => new AbortController().signal;
 
 describe("/compact", () => {
   it("summarizes and archives the older turns now, with the focus; nothing to do on a short thread", async () => {
-    server.setScript((req) => (isSummary(req) ? { content: "Summary: talked about the parser." } : { content: `answer ${"y".repeat(3000)}` }));
+    server.setScript((req) => (isSummaryRequest(req) ? { content: "Summary: talked about the parser." } : { content: `answer ${"y".repeat(3000)}` }));
     const s = createChatSession({ home, model: "test-model", cwd });
     expect(await s.compact()).toBeNull(); // no thread yet
     await s.send({ prompt: "first: explain the parser" }, () => {}, signal());
@@ -28,13 +27,13 @@ describe("/compact", () => {
     expect(info).not.toBeNull();
     expect(info!.messages).toBeGreaterThan(10);
     expect(info!.tokens_after).toBeLessThan(info!.tokens_before);
-    const summaryReq = server.requests.filter(isSummary).at(-1)!;
-    expect(textOf(summaryReq.body.messages[1])).toContain("Focus on: the parser bug");
+    const summaryReq = server.requests.filter(isSummaryRequest).at(-1)!;
+    expect(messageText(summaryReq.body.messages[1])).toContain("Focus on: the parser bug");
     await s.send({ prompt: "last question" }, () => {}, signal());
-    const last = server.requests.filter((r) => !isSummary(r)).at(-1)!.body.messages as any[];
-    expect(textOf(last[1])).toContain("<system-reminder>");
-    expect(textOf(last[2])).toContain("Summary: talked about the parser.");
-    const users = last.filter((m) => m.role === "user").map(textOf);
+    const last = server.requests.filter((r) => !isSummaryRequest(r)).at(-1)!.body.messages as any[];
+    expect(messageText(last[1])).toContain("<system-reminder>");
+    expect(messageText(last[2])).toContain("Summary: talked about the parser.");
+    const users = last.filter((m) => m.role === "user").map(messageText);
     expect(users).toContain("first: explain the parser");
     expect(users).toContain("last question");
     expect(users).not.toContain("question 3");

@@ -1,5 +1,6 @@
 // Reading what the test model received, and scripting the goal evaluator: shared by the in-process, CLI and TUI
 // end-to-end tests.
+import { SUMMARY_PROMPT } from "../../src/middleware/summarization.js";
 import { GOAL_EVALUATOR_PROMPT_PREFIX } from "../../src/runtime/goal/evaluator.js";
 import type { RecordedRequest, ScriptedReply } from "./openai-server.js";
 import type { Sandbox } from "./cli.js";
@@ -12,11 +13,19 @@ export function userTexts(req: RecordedRequest): string[] {
     .filter((t) => !t.startsWith("<system-reminder>"));
 }
 
+/** A message's text: its string content, or its text blocks joined. */
+export function messageText(m: { content?: unknown } | undefined): string {
+  const c = m?.content;
+  return typeof c === "string" ? c : Array.isArray(c) ? c.map((b: { text?: string }) => b?.text ?? "").join("") : "";
+}
+
 /** The text of a request's first (system) message. */
 export function systemText(req: RecordedRequest): string {
-  const c = req.body.messages[0]?.content;
-  return typeof c === "string" ? c : (c ?? []).map((b: { text?: string }) => b.text ?? "").join("");
+  return messageText(req.body.messages[0]);
 }
+
+/** Whether a request is the compaction summary's call (its prompt), not the agent's. */
+export const isSummaryRequest = (req: RecordedRequest): boolean => messageText(req.body.messages?.[0]).startsWith(SUMMARY_PROMPT);
 
 /** Whether a request is a subagent's (its system prompt), not the lead's. */
 export const isChild = (req: RecordedRequest): boolean => systemText(req).includes("subagent of deerflow");
