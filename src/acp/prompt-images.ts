@@ -3,10 +3,9 @@
 // "supportsVision" has view_image; for another the image is refused with what to do. The editor's bytes are data:
 // their type is read from the bytes themselves (PNG, JPEG, GIF, WebP) and their size is bounded.
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { type ContentBlock, type ImageContent, RequestError } from "@agentclientprotocol/sdk";
 import type { ChatSession } from "../runtime/chat-session.js";
+import { hostWriteFile } from "../sandbox/host-write.js";
 import { sniffType } from "../tools/fs-common.js";
 import { IMAGE_MAX_BYTES } from "../tools/view-image.js";
 import { VIRTUAL_ROOT } from "../vocabulary/workspace-path.js";
@@ -32,10 +31,10 @@ export async function savedImages(blocks: readonly ContentBlock[], chat: ChatSes
   // Every image checked before any is saved: a refused prompt leaves nothing behind.
   const files = images.map((b) => ({ block: b, ...bytesOf(b) }));
   const { uploads_path } = await chat.ensureThread();
-  mkdirSync(uploads_path, { recursive: true });
   for (const f of files) {
     const name = `editor-image-${randomBytes(4).toString("hex")}.${f.ext}`;
-    writeFileSync(join(uploads_path, name), f.data, { flag: "wx" });
+    // uploads/ is writable inside the sandbox: a folder swapped for a link must not carry this write out.
+    await hostWriteFile({ base: chat.config.home, dir: uploads_path, name }, { data: f.data });
     saved.set(f.block, `${VIRTUAL_ROOT}/uploads/${name}`);
   }
   return saved;
