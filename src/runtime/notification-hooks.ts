@@ -4,8 +4,9 @@
 // notification. WHY in the background: the question is already on screen; a slow hook must not hold it back.
 // Their output is only logged (a `hook.run` report); they cannot answer or block anything. Only where a person is
 // asked (the chat, an editor over ACP): headless runs ask nobody.
+import { hookSetupOf } from "./hook-setup.js";
 import type { ResolvedConfig } from "../config/load.js";
-import { type HookSetup, hooksFor, runHooks } from "../hooks/run-hooks.js";
+import { hooksFor, runHooks } from "../hooks/run-hooks.js";
 import type { RunEvent, RunEventListener } from "./events.js";
 
 export interface NotificationHooks {
@@ -29,9 +30,8 @@ export function notificationHooks(config: ResolvedConfig): NotificationHooks {
     watch(e, emit) {
       if (e.type === "run.started") [runId, threadId] = [e.run_id, e.thread_id];
       const what = messageOf(e);
-      if (!what || !config.hooks.some((h) => h.event === "Notification")) return;
-      const setup: HookSetup = { hooks: config.hooks, cwd: config.cwd ?? process.cwd(), onReport: (r) => emit?.({ type: "hook.run", run_id: runId, ...r }) };
-      if (!hooksFor(setup, "Notification").length) return;
+      const setup = what ? hookSetupOf(config, (r) => emit?.({ type: "hook.run", run_id: runId, ...r })) : undefined;
+      if (!what || !setup || !hooksFor(setup, "Notification").length) return;
       const id = e.type === "approval.requested" ? e.thread_id : threadId;
       const p = runHooks(setup, "Notification", { session_id: id, thread_id: id, message: what.message, notification_type: what.type }).catch(() => {});
       running.add(p);

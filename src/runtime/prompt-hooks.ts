@@ -4,6 +4,7 @@
 // "block" answer) stops it there, with the hook's reason as the one line the user reads (exit 5 headless: stopped by a
 // guard); `additionalContext` goes with the prompt, marked as the hook's. Their `hook.run` reports wait for the run's
 // `run.started` (stream-json's first event stays first) and carry its run id.
+import { hookSetupOf } from "./hook-setup.js";
 import { DeerflowError, ExitCode } from "../errors.js";
 import type { ResolvedConfig } from "../config/load.js";
 import { type HookReport, hooksFor, runHooks } from "../hooks/run-hooks.js";
@@ -21,7 +22,7 @@ export async function submitPrompt(config: ResolvedConfig, prompt: string, opts:
   const some = (event: "SessionStart" | "UserPromptSubmit") => hooksFor({ hooks: config.hooks, cwd: "" }, event).length > 0;
   if (!some("UserPromptSubmit") && !(opts.sessionStart && some("SessionStart"))) return { prompt, report: passThrough };
   const reports: HookReport[] = [];
-  const setup = { hooks: config.hooks, cwd: config.cwd ?? process.cwd(), onReport: (r: HookReport) => reports.push(r) };
+  const setup = hookSetupOf(config, (r) => reports.push(r))!;
   const ids = { session_id: opts.threadId, thread_id: opts.threadId };
   const started = opts.sessionStart ? await runHooks(setup, "SessionStart", { ...ids, source: opts.sessionStart }, { signal: opts.signal }) : { context: [] };
   const r = await runHooks(setup, "UserPromptSubmit", { ...ids, prompt }, { signal: opts.signal });

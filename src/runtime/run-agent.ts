@@ -2,7 +2,8 @@
 // approval rules. Compiled once per (model, turn cap, approval) and reused by every later run of the
 // process (a chat's turns, a goal's continuations); per-run facts travel in `configurable`, and the retry notice
 // finds its run through AsyncLocalStorage.
-import { type HookSetup, runHooks } from "../hooks/run-hooks.js";
+import { type HookReport, runHooks } from "../hooks/run-hooks.js";
+import { hookSetupOf } from "./hook-setup.js";
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { type ResolvedConfig, type ResolvedModel, resolveNamedModel } from "../config/load.js";
@@ -148,7 +149,7 @@ export function compactionOf(spec: Pick<RunAgentSpec, "config" | "model" | "wind
 
 export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettings, store: { saver: BaseCheckpointSaver; archive?: ArchiveStore }, paths?: ThreadPaths): Promise<LeadAgent> {
   const { config } = spec;
-  const hooks = hookSetupOf(config);
+  const hooks = hookSetupOf(config, reportToCurrentRun);
   const checkpointer = store.saver;
   const mcp = await mcpOf(config, paths);
   const compaction = compactionOf(spec, store.archive);
@@ -205,25 +206,15 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
  * run before anything is archived and cannot stop the compaction (as in Claude Code): their runs are only reported.
  */
 function preCompactHooks(config: ResolvedConfig): SummarizationOptions["beforeCompact"] {
-  const setup = hookSetupOf(config);
+  const setup = hookSetupOf(config, reportToCurrentRun);
   if (!setup?.hooks.some((h) => h.event === "PreCompact")) return undefined;
   return ({ trigger, instructions, threadId }) => runHooks(setup, "PreCompact", { session_id: threadId, thread_id: threadId, trigger, custom_instructions: instructions }, { match: trigger });
 }
 
-/** The config's hooks, each run reported as the current run's `hook.run` event. */
-export function hookSetupOf(config: ResolvedConfig): HookSetup | undefined {
-  if (!config.hooks.length) return undefined;
-  return {
-    hooks: config.hooks,
-    cwd: config.cwd ?? process.cwd(),
-    // A hook runs on the host, maybe a program the sandbox wrote in the project: none of deerflow's credentials.
-    secretValues: shellSettingsFromConfig(config).secretValues,
-    passEnv: config.sandbox.passEnv,
-    onReport: (report) => {
-      const run = currentRun.getStore();
-      run?.emit({ type: "hook.run", run_id: run.runId, ...report });
-    },
-  };
+/** A hook run, reported as the current run's `hook.run` event. */
+function reportToCurrentRun(report: HookReport): void {
+  const run = currentRun.getStore();
+  run?.emit({ type: "hook.run", run_id: run.runId, ...report });
 }
 
 /**

@@ -7,7 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ResolvedHook } from "../../src/config/hooks-config.js";
+import { loadConfig } from "../../src/config/load.js";
 import { runHooks } from "../../src/hooks/run-hooks.js";
+import { submitPrompt } from "../../src/runtime/prompt-hooks.js";
 
 const saved = { ...process.env };
 afterEach(() => {
@@ -35,6 +37,21 @@ describe("a hook's environment", () => {
     expect(env).toContain("MY_PASSED_TOKEN=kept-because-listed");
     expect(env).toContain("PLAIN=plain value");
     expect(env).toContain(`DEERFLOW_PROJECT_DIR=${project}`);
+  });
+
+  it("is the same for a UserPromptSubmit hook: the configured key is left out by value, passEnv's names kept", async () => {
+    const project = realpathSync(mkdtempSync(join(tmpdir(), "df-hookenv-")));
+    const home = join(project, "home");
+    mkdirSync(home);
+    const out = join(project, "prompt-env.txt");
+    const rc = { apiKey: "sk-configured-key-0987654321", sandbox: { passEnv: ["MY_PASSED_TOKEN"] }, hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: `env > ${out}` }] }] } };
+    writeFileSync(join(home, ".deerflowrc"), JSON.stringify(rc));
+    const env = { PATH: process.env.PATH, HOME: home, DEERFLOW_MODEL: "m", SOME_SETTING: "sk-configured-key-0987654321", MY_PASSED_TOKEN: "kept-because-listed" };
+    Object.assign(process.env, env);
+    await submitPrompt(loadConfig({ env, cwd: project, userHome: home }), "hello");
+    const seen = readFileSync(out, "utf8");
+    expect(seen).not.toContain("sk-configured-key");
+    expect(seen).toContain("MY_PASSED_TOKEN=kept-because-listed");
   });
 
   it("resolves programs on a PATH without the project's folders, also named through a link: a planted program never runs", async () => {
