@@ -201,8 +201,9 @@ function gitCodeArgs(workspace: string): string[] {
 }
 
 /**
- * `proxyDir`: the network proxy's private folder (network-proxy.ts), bound at its own path; with it, the network is
- * the session's own namespace whose only way out is that proxy. Without it and the network on: the host's network.
+ * `proxyDir`: the network proxy's private folder (network-proxy.ts), bound at its own path: the only way out of the
+ * session's own network namespace. The namespace follows the settings (confinedNetwork), not the folder: a caller
+ * that forgets the proxy gets no network, never the host's; only `hostNetwork` shares it.
  */
 export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: string[], proxyDir?: string): string[] {
   const thread = threadMounts(paths);
@@ -210,7 +211,7 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   const home = real(settings.userHome);
   const a: string[] = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
   a.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
-  if (!settings.network || proxyDir !== undefined) a.push("--unshare-net");
+  if (confinedNetwork(settings)) a.push("--unshare-net");
   for (const d of socketDirsOf(settings)) a.push("--tmpfs", d);
   a.push(...homeArgs(home, settings.dataDir));
 

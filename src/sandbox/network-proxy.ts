@@ -16,7 +16,7 @@ import { join } from "node:path";
 import type { Duplex } from "node:stream";
 import { blockedRange } from "./address-check.js";
 import { type AllowedHost, hostAllowed, loopbackForwards, parseAllowHosts } from "../config/allow-hosts.js";
-import { type ShellSettings, confinedNetwork } from "./shell-settings.js";
+import type { ShellSettings } from "./shell-settings.js";
 
 /** The name of each proxy's private folder starts so (bwrap-args.ts leaves the sockets in them visible). */
 export const PROXY_DIR_PREFIX = "deerflow-net-";
@@ -163,7 +163,7 @@ export function startNetworkProxy(allow: readonly AllowedHost[]): NetworkProxy {
  * socket, and the allowed loopback ports to forward); undefined with the network off or the host's.
  */
 export function sessionProxy(settings: ShellSettings): { proxy: NetworkProxy; env: Record<string, string> } | undefined {
-  if (!settings.network || !confinedNetwork(settings)) return undefined;
+  if (!settings.network || settings.hostNetwork) return undefined;
   const allow = parseAllowHosts(settings.allowHosts ?? []);
   const proxy = startNetworkProxy(allow);
   return { proxy, env: { DEERFLOW_PROXY_SOCKET: proxy.socketPath, DEERFLOW_PROXY_FORWARDS: JSON.stringify(loopbackForwards(allow)) } };

@@ -125,3 +125,13 @@ describe.skipIf(!HAS_BWRAP)("the home inside bubblewrap", () => {
     expect(r.all).not.toContain("credential.helper");
   });
 });
+
+describe("the sandbox's network namespace", () => {
+  it("follows the settings, not the proxy folder: network on without a proxy is no network, never the host's", () => {
+    const h = fakeHome();
+    const on = { ...h.settings, network: true };
+    expect(bwrapArgs(h.paths, on, ["true"])).toContain("--unshare-net");
+    expect(bwrapArgs(h.paths, { ...on, network: false }, ["true"])).toContain("--unshare-net");
+    expect(bwrapArgs(h.paths, { ...on, hostNetwork: true }, ["true"])).not.toContain("--unshare-net");
+  });
+});
