@@ -196,6 +196,8 @@ describe("questions, skills and usage", () => {
     writeFileSync(join(dir, "SKILL.md"), "---\nname: sql-style\ndescription: House SQL style\n---\nSQL-BODY: uppercase keywords.\n");
     mkdirSync(join(home, "commands"), { recursive: true });
     writeFileSync(join(home, "commands", "review.md"), "---\ndescription: Review the change\nargument-hint: <file>\n---\nReview $ARGUMENTS\n");
+    // A command named as a skill is not offered: the skill is what /sql-style runs.
+    writeFileSync(join(home, "commands", "sql-style.md"), "---\ndescription: Shadowed command\n---\nCOMMAND-BODY\n");
     server.push({ content: "Formatted.", usage: { prompt_tokens: 1234, completion_tokens: 56 } });
     const c = connect();
     const { sessionId } = await newSession(c);
@@ -206,6 +208,7 @@ describe("questions, skills and usage", () => {
     ]);
     await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "/sql-style format the queries" }] });
     expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain("SQL-BODY: uppercase keywords.");
+    expect(JSON.stringify(server.requests.at(-1)!.body.messages)).not.toContain("COMMAND-BODY");
     expect(c.of(sessionId, "usage_update")).toEqual([{ sessionUpdate: "usage_update", used: 1290, size: expect.any(Number) }]);
   });
 });
