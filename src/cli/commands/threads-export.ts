@@ -5,14 +5,15 @@ import { loadConfig } from "../../config/load.js";
 import { UsageError } from "../../errors.js";
 import { writeExportFile } from "../../runtime/export-file.js";
 import { buildThreadExport } from "../../runtime/thread-export.js";
-import { EXPORT_FORMATS, type ExportFormat, renderExport } from "../../runtime/thread-export-format.js";
+import { EXPORT_FORMATS, type ExportFormat, formatOfFile, renderExport } from "../../runtime/thread-export-format.js";
 import { ThreadRuntime } from "../../runtime/thread-runtime.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import type { GlobalOptions } from "../main.js";
 import { noteUntrusted } from "../untrusted-note.js";
 
 export async function threadsExportCommand(threadId: string, opts: GlobalOptions & { format?: string; output?: string; force?: boolean }): Promise<number> {
-  const format = (opts.format ?? "md") as ExportFormat;
+  // Without --format, the file's name says it (`-o t.json` is JSON), as `/export t.json` does in the chat.
+  const format = (opts.format ?? (opts.output ? formatOfFile(opts.output) : "md")) as ExportFormat;
   if (!EXPORT_FORMATS.includes(format)) throw new UsageError(`Unknown export format "${opts.format}": use --format md or --format json.`);
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
   noteUntrusted(config);
