@@ -11,7 +11,6 @@ import { truncateStart } from "../format.js";
 import { textWidth } from "../text-width.js";
 import { PlanPrompt } from "./PlanPrompt.js";
 import { ReasonInput } from "./ReasonInput.js";
-import { PLAN_APPROVAL_OPTIONS } from "../../vocabulary/plan-mode.js";
 
 export interface ApprovalPromptProps {
   request: ApprovalRequestedEvent;
@@ -33,12 +32,12 @@ const HINT = "↑↓ select · 1-3 pick · enter confirm · esc deny";
 export const APPROVAL_OPTIONS = ["Allow once", "Allow always for this thread", "Deny"] as const;
 const EDIT_OPTIONS = ["Allow once", "Allow edits for this thread", "Deny"] as const;
 
-export function approvalOptions(request: ApprovalRequestedEvent): readonly string[] {
-  return request.kind === "edit" ? EDIT_OPTIONS : request.kind === "plan" ? PLAN_APPROVAL_OPTIONS : APPROVAL_OPTIONS;
+// A plan's question is PlanPrompt's (its own options and title): ApprovalPrompt hands it over first.
+function approvalOptions(request: ApprovalRequestedEvent): readonly string[] {
+  return request.kind === "edit" ? EDIT_OPTIONS : APPROVAL_OPTIONS;
 }
 
 function title(request: ApprovalRequestedEvent): string {
-  if (request.kind === "plan") return "Approve this plan?";
   // A bash command that writes files is an edit without a diff (what it writes is known only once it runs).
   if (request.kind === "edit") return !request.diff ? "Allow this command's edits?" : request.diff.created ? "Create this file?" : "Apply this edit?";
   return request.kind === "tool" ? "Allow this tool call?" : "Allow this command?";
