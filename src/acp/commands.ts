@@ -9,9 +9,7 @@ import { oneLine } from "../vocabulary/terminal-text.js";
 
 export function availableCommandsOf(skills: SkillCatalog, commands: CommandCatalog): SessionUpdate {
   const skillNames = new Set(skills.skills.map((s) => s.name));
-  const own = commands.commands
-    .filter((c) => !skillNames.has(c.name))
-    .map((c) => ({ name: c.name, description: oneLine(c.description), input: { hint: oneLine(c.argumentHint ?? "arguments") } }));
+  const own = commands.commands.filter((c) => !skillNames.has(c.name)).map((c) => ({ name: c.name, description: oneLine(c.description), input: { hint: oneLine(c.argumentHint ?? "arguments") } }));
   const skillCommands = skills.skills.map((s) => ({ name: s.name, description: s.description, input: { hint: "what to do with it" } }));
   const availableCommands: AvailableCommand[] = [...own, ...skillCommands];
   return { sessionUpdate: "available_commands_update", availableCommands };

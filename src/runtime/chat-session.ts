@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { assertSafeSandboxPaths, assertSafeWorkspace, autoApprovalWorkspaceProblem } from "../sandbox/workspace-check.js";
+import { assertAutoApprovalWorkspace, assertSafeSandboxPaths, assertSafeWorkspace, autoApprovalWorkspaceProblem } from "../sandbox/workspace-check.js";
 import { continuingNotice } from "../sandbox/start-workspace.js";
 import { isInside } from "../sandbox/paths.js";
 import { type ResolvedConfig, type ResolvedMcpServer, type ResolvedModel, loadConfig, requireModel } from "../config/load.js";
@@ -133,8 +133,7 @@ export class ChatSession {
     assertShellUsable(this.config.sandbox);
     assertAutoApprovalConfined({ approval: this.config.approval, allowUnconfined: options.allowUnconfined });
     assertSafeWorkspace(options.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home, allow: options.allowDangerousWorkspace });
-    const yoloProblem = this.config.approval === "yolo" ? this.yoloWorkspaceProblem() : undefined;
-    if (yoloProblem) throw new UsageError(yoloProblem, "Start without yolo (deerflow asks before guarded commands), or point --workspace at a project directory.");
+    assertAutoApprovalWorkspace(options.workspace, this.config.home, this.config.approval === "yolo");
     assertSafeSandboxPaths(this.config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home });
     this.notifications = notificationHooks(this.config);
     this.broker = eventBroker((e) => {
@@ -255,14 +254,11 @@ export class ChatSession {
     return this.model;
   }
 
-  private yoloWorkspaceProblem(): string | undefined {
-    return autoApprovalWorkspaceProblem(this.options.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home });
-  }
-
   /** Switches the approval mode, or returns why not (yolo without bubblewrap and without the flag) and keeps it. */
   setApprovalMode(mode: ApprovalMode): string | undefined {
     if (unconfinedAutoApprovalProblem({ approval: mode, allowUnconfined: this.options.allowUnconfined })) return yoloRefusedNotice();
-    const workspaceProblem = mode === "yolo" ? this.yoloWorkspaceProblem() : undefined;
+    // The current thread's workspace: a resumed thread bound to the home counts as much as a new one.
+    const workspaceProblem = mode === "yolo" ? autoApprovalWorkspaceProblem(this.currentWorkspace() ?? undefined, { userHome: process.env.HOME ?? homedir(), dataDir: this.config.home }) : undefined;
     if (workspaceProblem) return `yolo is off here: ${workspaceProblem.replace(/: refusing\.$/, ".")}`;
     this.approval.mode = mode;
     return undefined;

@@ -5,6 +5,7 @@
 // one try/finally, so no path leaves a run `running`. Failed runs are rolled back to the mark taken at `begin`;
 // when the store itself cannot write (disk full, the team database gone), the rollback is remembered outside the
 // store and done on next open.
+import { assertAutoApprovalWorkspace } from "../sandbox/workspace-check.js";
 import { join } from "node:path";
 import { type BaseMessage, HumanMessage } from "@langchain/core/messages";
 import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
@@ -197,6 +198,8 @@ export class ThreadRuntime {
       workspace: req.workspace,
       uploads: req.uploads,
     });
+    // A continued thread's workspace is known only now (the front ends check a new one before anything is made).
+    assertAutoApprovalWorkspace(opened.paths.workspace_path, this.config.home, req.approveGuarded === true || (req.approval?.mode ?? this.config.approval) === "yolo");
     const repeat = req.inputId && !opened.isNew ? repeatedRun(await this.readState(opened.threadId, req.model), opened, { ...req, inputId: req.inputId }) : undefined;
     if (repeat) {
       const { answered, ...result } = repeat;

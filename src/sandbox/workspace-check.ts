@@ -5,6 +5,7 @@
 // model's shell would write its own memory database and other threads) or inside a secret directory (~/.ssh:
 // the keys themselves). The flag exists for broad but ordinary places the sandbox can still hide secrets inside;
 // here the secret is the workspace itself, so there is nothing the user could mean by it that is safe.
+import { homedir } from "node:os";
 import { ConfigError, UsageError } from "../errors.js";
 import { hostSecretReason } from "./host-secrets.js";
 import { isInside } from "./paths.js";
@@ -32,6 +33,13 @@ export function dangerousWorkspaceReason(dir: string, ctx: { userHome: string; d
 export function autoApprovalWorkspaceProblem(dir: string | undefined, ctx: { userHome: string; dataDir: string }): string | undefined {
   const why = dir ? dangerousWorkspaceReason(dir, ctx) : undefined;
   return why ? `the workspace ${why.replace(/^\S+ /, "")}, so with --yes or yolo the agent could change or delete anything in it unasked: refusing.` : undefined;
+}
+
+/** Throws the refusal (exit 2) when auto-approval is asked for on a dangerous workspace: every front end and a
+ *  continued thread's run (whose workspace is the thread's, known only once it is opened) use this one. */
+export function assertAutoApprovalWorkspace(dir: string | null | undefined, dataDir: string, auto: boolean): void {
+  const problem = auto ? autoApprovalWorkspaceProblem(dir ?? undefined, { userHome: process.env.HOME ?? homedir(), dataDir }) : undefined;
+  if (problem) throw new UsageError(problem, "Leave out --yes / yolo (deerflow then asks, or a headless run denies, guarded commands), or use a project directory.");
 }
 
 /** Throws a usage error (exit 2) for a secret workspace, and for a dangerous one unless the user allowed it. */

@@ -224,6 +224,11 @@ describe.each(modes)("confinement (%s)", (mode) => {
       expect(y.exitCode, y.stderr).toBe(2);
       expect(y.stderr.trim().split("\n")[0]).toMatch(/^deerflow: the workspace is your home directory, so with --yes or yolo the agent could change or delete anything in it unasked: refusing\./);
     }
+    // Nor when the run continues the thread bound to the home (its workspace known once the thread is open).
+    const thread = JSON.parse(r.stdout).thread_id as string;
+    const continued = await sb.run(["run", "--thread", thread, "--yes", ...(mode === "fallback" ? ["--dangerously-run-unconfined"] : []), "clean up"], { env: homeEnv });
+    expect(continued.exitCode, continued.stderr).toBe(2);
+    expect(continued.stderr).toMatch(/^deerflow: the workspace is your home directory, so with --yes or yolo .* refusing\./);
     expect(e2e.server.requests).toHaveLength(before);
   });
 });

@@ -5,7 +5,7 @@ import { homedir } from "node:os";
 import { loadConfig } from "../../config/load.js";
 import { refuseUntrusted } from "../../config/project-trust.js";
 import { requireModelOrDiscover } from "../discovered-model.js";
-import { assertSafeSandboxPaths, autoApprovalWorkspaceProblem } from "../../sandbox/workspace-check.js";
+import { assertAutoApprovalWorkspace, assertSafeSandboxPaths } from "../../sandbox/workspace-check.js";
 import { runWorkspace, workspaceNotices } from "../run-workspace.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
@@ -93,10 +93,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     if (opts.yes || config.approval === "yolo")
       (await import("../../sandbox/unconfined.js")).assertAutoApprovalConfined({ approval: config.approval, yes: opts.yes, allowUnconfined: opts.dangerouslyRunUnconfined });
     const start = runWorkspace(opts, config.home);
-    if (opts.yes || config.approval === "yolo") {
-      const problem = autoApprovalWorkspaceProblem(start.workspace, { userHome: process.env.HOME ?? homedir(), dataDir: config.home });
-      if (problem) throw new UsageError(problem, "Leave out --yes / yolo (a headless run then denies guarded commands), or point --workspace at a project directory.");
-    }
+    assertAutoApprovalWorkspace(start.workspace, config.home, opts.yes === true || config.approval === "yolo");
     assertSafeSandboxPaths(config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: config.home });
     const { prompt, typed } = await runPrompt(words, process.stdin, model, (line) => process.stderr.write(`deerflow: ${line}\n`));
     if (opts.goal !== undefined && !opts.goal.trim()) throw new UsageError("--goal needs an objective.", 'Say what must be true when the work is done: --goal "…".');
