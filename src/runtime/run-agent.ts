@@ -80,15 +80,6 @@ export function approvalOf(spec: RunAgentSpec): ApprovalSettings {
   return spec.approval ?? { mode: spec.config.approval, broker: headlessBroker({ yes: spec.approveGuarded ?? false }) };
 }
 
-/** Each caller's shared approval settings by identity: the compiled graph holds them (its broker answers its approvals). */
-const sharedApprovals = new WeakMap<ApprovalSettings, number>();
-let sharedCount = 0;
-function sharedApprovalKey(approval: ApprovalSettings): string {
-  let n = sharedApprovals.get(approval);
-  if (n === undefined) sharedApprovals.set(approval, (n = ++sharedCount));
-  return `shared#${n}`;
-}
-
 /** The key under which a compiled run graph is reused. */
 export function runAgentKey(spec: RunAgentSpec, approval: ApprovalSettings): string {
   // The whole resolved model, not only its name: one process may run the same model through another endpoint or
@@ -98,9 +89,8 @@ export function runAgentKey(spec: RunAgentSpec, approval: ApprovalSettings): str
     spec.model,
     spec.window ?? null,
     spec.maxTurns ?? null,
-    // A shared one (a chat's, an editor session's) by identity: two sessions of `deerflow acp` each get their own
-    // graph, whose approvals reach their own client.
-    spec.approval ? sharedApprovalKey(spec.approval) : `${approval.mode}/${spec.approveGuarded ?? false}`,
+    // A shared one (a chat's, an editor session's) is told apart by its owner's cache (ThreadRuntime.agentFor).
+    spec.approval ? "shared" : `${approval.mode}/${spec.approveGuarded ?? false}`,
     spec.config.mcp,
   ]);
 }

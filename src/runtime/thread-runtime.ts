@@ -53,6 +53,7 @@ export class ThreadRuntime {
   readonly store: Store;
   private readonly config: ResolvedConfig;
   private readonly runAgents = new Map<string, Promise<LeadAgent>>();
+  private readonly sharedAgents = new WeakMap<NonNullable<RunAgentSpec["approval"]>, Map<string, Promise<LeadAgent>>>();
   private stateAgent: LeadAgent | undefined;
 
   /** The runtime of `config.home` in this process (opened on first use). */
@@ -440,14 +441,27 @@ export class ThreadRuntime {
     const spec: RunAgentSpec = { ...req, window: await modelWindowOf(req.model) };
     const approval = approvalOf(spec);
     const key = runAgentKey(spec, approval);
-    let agent = this.runAgents.get(key);
+    const cache = this.agentsOf(req.approval);
+    let agent = cache.get(key);
     if (!agent) {
       agent = buildRunAgent(spec, approval, { saver: this.store.saver, archive: this.store.archive }, paths);
-      this.runAgents.set(key, agent);
+      cache.set(key, agent);
       // A setup failure (a malformed agents/*.md) is not cached: the next run reads the files again.
-      agent.catch(() => this.runAgents.delete(key));
+      agent.catch(() => cache.delete(key));
     }
     return agent;
+  }
+
+  /**
+   * Where graphs are kept: a shared approval (a chat's, an editor session's) keeps its own, held only as long as the
+   * session holds it — two sessions of `deerflow acp` each get graphs whose approvals reach their own client, and a
+   * closed session's graphs go with it.
+   */
+  private agentsOf(approval: RunAgentSpec["approval"]): Map<string, Promise<LeadAgent>> {
+    if (!approval) return this.runAgents;
+    let own = this.sharedAgents.get(approval);
+    if (!own) this.sharedAgents.set(approval, (own = new Map()));
+    return own;
   }
 
   /**
