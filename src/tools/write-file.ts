@@ -71,7 +71,9 @@ export function createWriteFileTool(options: FileToolOptions = {}) {
         const onDisk = () => safeWriteFile(plan.hostPath, mounts, content, { append });
         const res = plan.after === undefined ? await onDisk() : await writeThrough(plan.hostPath, mounts, plan.after, onDisk);
         // The agent knows what it wrote: the new version counts as read.
-        if (append) {
+        // An append written through the editor is its whole new text (plan.after), which the disk may not hold yet.
+        if (append && plan.after !== undefined) recordRead(rt, mounts, res.realPath, typeof plan.after === "string" ? Buffer.from(plan.after, "utf8") : plan.after);
+        else if (append) {
           const after = await safeReadFile(res.realPath, mounts).catch(() => undefined);
           if (after) recordRead(rt, mounts, after.realPath, after.data);
         } else recordRead(rt, mounts, res.realPath, Buffer.from(content, "utf8"));
