@@ -7,60 +7,36 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
-import { acpAgent } from "../../src/acp/agent.js";
-import { closeMcpServers } from "../../src/mcp/hub.js";
 import { createChatSession } from "../../src/runtime/chat-session.js";
-import { type TestClient, choose, memoryPipes, testClient } from "../support/acp-client.js";
-import { useInProcessModel } from "../support/in-process.js";
-import { rawSse } from "../providers/fixtures.js";
+import { type TestClient, choose, textOf } from "../support/acp-client.js";
+import { rawSse, streamChunk } from "../providers/fixtures.js";
 import type { TestModelServer } from "../support/openai-server.js";
 import { userTexts } from "../support/requests.js";
+import { useAcpAgent } from "../support/acp-in-process.js";
 import { waitFor } from "../support/wait.js";
 import { fixture } from "../support/mcp.js";
 import { PLAN_APPROVAL_OPTIONS } from "../../src/vocabulary/plan-mode.js";
 
-let open: { close: () => Promise<void>; client: TestClient }[] = [];
-const env = useInProcessModel("deerflow-acp-", async () => {
-  for (const o of open) {
-    o.client.connection.close();
-    await o.close();
-  }
-  open = [];
-  // The sessions' MCP servers (the editor's) end with the test.
-  await closeMcpServers();
-});
+const acp = useAcpAgent("deerflow-acp-");
 let server: TestModelServer;
 let home: string;
 let cwd: string;
-const logs: string[] = [];
-beforeEach(() => {
-  ({ server, home, cwd } = env());
-  cwd = realpathSync(cwd);
-  logs.length = 0;
-});
-
-function connect(): TestClient {
-  const pipes = memoryPipes();
-  const { app, close } = acpAgent({ version: "test", home, model: "test-model", log: (l) => logs.push(l) });
-  app.connect(pipes.agent);
-  const client = testClient(pipes.client);
-  open.push({ close, client });
-  return client;
-}
+let logs: string[];
+let connect: (model?: string) => TestClient;
+beforeEach(() => ({ server, home, cwd, logs, connect } = acp()));
 
 async function newSession(c: TestClient, dir = cwd) {
   await c.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
   return c.agent.request("session/new", { cwd: dir, mcpServers: [] });
 }
 
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+const _chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
   id: "c1",
   object: "chat.completion.chunk",
   created: 1,
   model: "test-model",
   choices: [{ index: 0, delta, finish_reason: finish }],
 });
-const text = (updates: { content: { type: string; text?: string } }[]) => updates.map((u) => u.content.text ?? "").join("");
 
 describe("initialize", () => {
   it("negotiates the version and states what deerflow has: load, list, resume, close, text and embedded context, no sign-in step", async () => {
@@ -183,11 +159,11 @@ describe("questions, skills and usage", () => {
     const { sessionId } = await newSession(c);
     const r = await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "format it" }] });
     expect(r.stopReason).toBe("end_turn");
-    expect(text(c.of(sessionId, "agent_message_chunk"))).toBe("Tabs or spaces?\n- tabs\n- spaces");
+    expect(textOf(c.of(sessionId, "agent_message_chunk"))).toBe("Tabs or spaces?\n- tabs\n- spaces");
     expect(c.of(sessionId, "tool_call")).toEqual([]);
     await c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "spaces" }] });
     expect(JSON.stringify(server.requests.at(-1)!.body.messages)).toContain("Tabs or spaces?");
-    expect(text(c.of(sessionId, "agent_message_chunk"))).toContain("Spaces it is.");
+    expect(textOf(c.of(sessionId, "agent_message_chunk"))).toContain("Spaces it is.");
   });
 
   it("custom commands and installed skills are offered as commands and /<skill> activates one; the context used is reported", async () => {
@@ -225,7 +201,7 @@ describe("stop reasons", () => {
 
 describe("cancel", () => {
   it("session/cancel mid-stream: the turn is cancelled, the streamed part is kept, the thread goes on", async () => {
-    server.push(rawSse([chunk({ role: "assistant", content: "Partial answer " })], { end: "hang" }), { content: "Fresh answer." });
+    server.push(rawSse([streamChunk({ role: "assistant", content: "Partial answer " })], { end: "hang" }), { content: "Fresh answer." });
     const c = connect();
     const { sessionId } = await newSession(c);
     const turn = c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write a lot" }] });
@@ -284,12 +260,12 @@ describe("sessions are threads: list, resume, close", () => {
     expect(b.updates.map((u) => u.update.sessionUpdate)).toEqual(["available_commands_update"]);
     await b.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go on" }] });
     expect(userTexts(server.requests.at(-1)!)).toEqual(["hello from the editor", "go on"]);
-    expect(text(b.of(sessionId, "agent_message_chunk"))).toBe("Resumed.");
+    expect(textOf(b.of(sessionId, "agent_message_chunk"))).toBe("Resumed.");
     await expect(b.agent.request("session/resume", { sessionId: "no-such-thread", cwd })).rejects.toMatchObject({ code: -32602 });
   });
 
   it("session/close mid-turn cancels the turn and forgets the session; the thread stays and loads again", async () => {
-    server.push(rawSse([chunk({ role: "assistant", content: "Partial " })], { end: "hang" }));
+    server.push(rawSse([streamChunk({ role: "assistant", content: "Partial " })], { end: "hang" }));
     const c = connect();
     const { sessionId } = await newSession(c);
     const turn = c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "write a lot" }] });
@@ -300,7 +276,7 @@ describe("sessions are threads: list, resume, close", () => {
     // An unknown session answers -32002, which the SDK's client takes as already closed.
     await c.agent.request("session/close", { sessionId: "no-such-session" });
     await c.agent.request("session/load", { sessionId, cwd, mcpServers: [] });
-    expect(text(c.of(sessionId, "user_message_chunk"))).toBe("write a lot");
+    expect(textOf(c.of(sessionId, "user_message_chunk"))).toBe("write a lot");
   });
 });
 
@@ -309,11 +285,7 @@ describe("images in a prompt", () => {
 
   it("a model marked supportsVision: the image is offered, saved in the thread's uploads and looked at with view_image", async () => {
     writeFileSync(join(home, "..", "user", ".deerflowrc"), JSON.stringify({ models: { seeing: { model: "test-model", supportsVision: true } } }));
-    const pipes = memoryPipes();
-    const { app, close } = acpAgent({ version: "test", home, model: "seeing", log: (l) => logs.push(l) });
-    app.connect(pipes.agent);
-    const c = testClient(pipes.client);
-    open.push({ close, client: c });
+    const c = connect("seeing");
     const init = await c.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
     expect(init.agentCapabilities?.promptCapabilities?.image).toBe(true);
     const { sessionId } = await c.agent.request("session/new", { cwd, mcpServers: [] });

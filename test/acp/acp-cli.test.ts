@@ -11,8 +11,8 @@ import { Writable } from "node:stream";
 import { PROTOCOL_VERSION, ndJsonStream } from "@agentclientprotocol/sdk";
 import { type ResultPromise, execa } from "execa";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { rawSse } from "../providers/fixtures.js";
-import { type TestClient, choose, testClient } from "../support/acp-client.js";
+import { rawSse, streamChunk } from "../providers/fixtures.js";
+import { type TestClient, choose, testClient, textOf } from "../support/acp-client.js";
 import { BIN, type Sandbox, makeSandbox } from "../support/cli.js";
 import { fixture } from "../support/mcp.js";
 import { type TestModelServer, startTestModelServer } from "../support/openai-server.js";
@@ -81,14 +81,13 @@ function project(name: string, git = false): string {
   return realpathSync(dir);
 }
 
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+const _chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
   id: "c1",
   object: "chat.completion.chunk",
   created: 1,
   model: "test-model",
   choices: [{ index: 0, delta, finish_reason: finish }],
 });
-const text = (updates: { content: { type: string; text?: string } }[]) => updates.map((u) => u.content.text ?? "").join("");
 const prompt = (sessionId: string, words: string) => c.agent.request("session/prompt", { sessionId, prompt: [{ type: "text", text: words }] });
 
 describe("deerflow acp over stdio, one process for every session", () => {
@@ -113,7 +112,7 @@ describe("deerflow acp over stdio, one process for every session", () => {
       { toolCalls: [{ id: "r1", name: "read_file", args: { path: "notes.txt", start_line: 2 } }] },
       { toolCalls: [{ id: "e1", name: "str_replace", args: { path: "notes.txt", old_str: "two", new_str: "TWO" } }] },
       { toolCalls: [{ id: "b1", name: "bash", args: { command: "cat notes.txt" } }] },
-      rawSse([chunk({ role: "assistant", content: null, reasoning_content: "Check the result. " }), chunk({ content: "Done: two is TWO." }), chunk({}, "stop"), "data: [DONE]\n\n"]),
+      rawSse([streamChunk({ role: "assistant", content: null, reasoning_content: "Check the result. " }), streamChunk({ content: "Done: two is TWO." }), streamChunk({}, "stop"), "data: [DONE]\n\n"]),
     );
     const { sessionId, modes } = await c.agent.request("session/new", { cwd, mcpServers: [] });
     expect(modes).toMatchObject({ currentModeId: "ask", availableModes: [{ id: "ask" }, { id: "auto-edit" }, { id: "plan" }, { id: "yolo" }] });
@@ -135,8 +134,8 @@ describe("deerflow acp over stdio, one process for every session", () => {
       { toolCallId: "e1", status: "completed", content: [diff] },
       { toolCallId: "b1", status: "completed", content: [{ content: { text: expect.stringContaining("TWO") } }] },
     ]);
-    expect(text(c.of(sessionId, "agent_thought_chunk"))).toBe("Check the result. ");
-    expect(text(c.of(sessionId, "agent_message_chunk"))).toBe("Done: two is TWO.");
+    expect(textOf(c.of(sessionId, "agent_thought_chunk"))).toBe("Check the result. ");
+    expect(textOf(c.of(sessionId, "agent_message_chunk"))).toBe("Done: two is TWO.");
     // The session is the thread `deerflow resume <id>` opens, bound to the editor's folder.
     expect((await listThreads(sb)).find((t) => t.id === sessionId)).toMatchObject({ workspace: cwd });
   });
@@ -169,7 +168,7 @@ describe("deerflow acp over stdio, one process for every session", () => {
     const cwd = project("cancel");
     mkdirSync(join(cwd, "build"));
     server.push(
-      rawSse([chunk({ role: "assistant", content: "Partial answer " })], { end: "hang" }),
+      rawSse([streamChunk({ role: "assistant", content: "Partial answer " })], { end: "hang" }),
       { toolCalls: [{ id: "rm1", name: "bash", args: { command: "rm -r build && echo removed" } }] },
       { content: "Still here." },
     );
@@ -214,15 +213,15 @@ describe("deerflow acp over stdio, one process for every session", () => {
     await c.agent.request("session/load", { sessionId, cwd, mcpServers: [] });
     const replayed = c.updates.slice(before);
     const of = (id: string, kind: string) => replayed.filter((n) => n.sessionId === id && n.update.sessionUpdate === kind).map((n) => n.update as { content: { type: string; text?: string } });
-    expect(text(of(terminal.id, "user_message_chunk"))).toBe("in the terminal");
+    expect(textOf(of(terminal.id, "user_message_chunk"))).toBe("in the terminal");
     expect(replayed.find((n) => n.sessionId === terminal.id && n.update.sessionUpdate === "tool_call")?.update).toMatchObject({
       toolCallId: "s1",
       kind: "execute",
       status: "completed",
       content: [{ content: { text: expect.stringContaining("from-terminal") } }],
     });
-    expect(text(of(sessionId, "user_message_chunk"))).toBe("in the editor");
-    expect(text(of(sessionId, "agent_message_chunk"))).toBe("Editor answer.");
+    expect(textOf(of(sessionId, "user_message_chunk"))).toBe("in the editor");
+    expect(textOf(of(sessionId, "agent_message_chunk"))).toBe("Editor answer.");
 
     server.push({ content: "Continued." });
     expect((await prompt(terminal.id, "and in the editor")).stopReason).toBe("end_turn");

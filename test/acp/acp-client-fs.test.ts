@@ -3,40 +3,24 @@
 // reported and ReadBeforeWrite still holding, paths outside the workspace never reach the editor, and an editor that
 // fails costs a read its buffer (the disk is read, with a note) and an edit its write (the call fails, nothing
 // changes).
-import { readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { beforeEach, describe, expect, it } from "vitest";
-import { acpAgent } from "../../src/acp/agent.js";
-import { type TestClient, choose, memoryPipes, testClient } from "../support/acp-client.js";
-import { useInProcessModel } from "../support/in-process.js";
+import { type TestClient, choose } from "../support/acp-client.js";
+import { useAcpAgent } from "../support/acp-in-process.js";
 import type { TestModelServer } from "../support/openai-server.js";
 
-let open: { close: () => Promise<void>; client: TestClient }[] = [];
-const env = useInProcessModel("deerflow-acp-fs-", async () => {
-  for (const o of open) {
-    o.client.connection.close();
-    await o.close();
-  }
-  open = [];
-});
+const acp = useAcpAgent("deerflow-acp-fs-");
 let server: TestModelServer;
 let cwd: string;
-let home: string;
-const logs: string[] = [];
-beforeEach(() => {
-  ({ server, home, cwd } = env());
-  cwd = realpathSync(cwd);
-  logs.length = 0;
-});
+let logs: string[];
+let connect: () => TestClient;
+beforeEach(() => ({ server, cwd, logs, connect } = acp()));
 
 /** A client offering its file system, with a session in `cwd` (ask mode). */
 async function editorSession(fs: { readTextFile: boolean; writeTextFile: boolean } = { readTextFile: true, writeTextFile: true }) {
-  const pipes = memoryPipes();
-  const { app, close } = acpAgent({ version: "test", home, model: "test-model", log: (l) => logs.push(l) });
-  app.connect(pipes.agent);
-  const c = testClient(pipes.client);
-  open.push({ close, client: c });
+  const c = connect();
   await c.agent.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: { fs } });
   const { sessionId } = await c.agent.request("session/new", { cwd, mcpServers: [] });
   return { c, sessionId };

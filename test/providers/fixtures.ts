@@ -13,6 +13,15 @@ export function sse(pieces: Piece[], eol = "\n\n"): string[] {
 }
 const DONE = "data: [DONE]\n\n";
 
+/** A plain streamed chunk of the test model (no provider's quirks): for tests that script the stream by hand. */
+export const streamChunk = (delta: Json, finish: string | null = null) => ({
+  id: "c1",
+  object: "chat.completion.chunk",
+  created: 1,
+  model: "test-model",
+  choices: [{ index: 0, delta, finish_reason: finish }],
+});
+
 export function rawSse(pieces: Piece[], extra: Partial<RawReply> = {}): RawReply {
   return { raw: sse(pieces), ...extra };
 }

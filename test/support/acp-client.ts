@@ -27,6 +27,9 @@ export interface TestClient {
   of<K extends acp.SessionUpdate["sessionUpdate"]>(sessionId: string, kind: K): Extract<acp.SessionUpdate, { sessionUpdate: K }>[];
 }
 
+/** The text of text-content updates (message and thought chunks), joined. */
+export const textOf = (updates: { content: { type: string; text?: string } }[]): string => updates.map((u) => u.content.text ?? "").join("");
+
 export const choose = (optionId: string): acp.RequestPermissionResponse => ({ outcome: { outcome: "selected", optionId } });
 
 export function testClient(stream: acp.Stream): TestClient {
