@@ -2,32 +2,19 @@
 // that blocks `git push` (its stderr is what the model reads) beside one that only logs; a PostToolUse formatter
 // that rewrites the edited file (the model's next read sees it); an untrusted project's hook never run; a hook that
 // hangs (killed at its timeout, the call goes on) and hooks printing 10 MB; stream-json reporting every run.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest } from "../support/openai-server.js";
-import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import { runCli } from "../support/cli-in-process.js";
+import { hookScript, isSideRequest, userHooks } from "../support/hooks.js";
+import { messageText } from "../support/requests.js";
 
 const e2e = useE2E();
 
-const textOf = (m: any): string => (typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((b: any) => b?.text ?? "").join("") : "");
-const isSide = (r: RecordedRequest) => /^(Write a short title|Summarize this conversation)/.test(textOf(r.body.messages?.[0]));
 /** The tool results the model read, in order. */
-const toolResults = (rs: RecordedRequest[]) => (rs.filter((r) => !isSide(r)).at(-1)?.body.messages ?? []).filter((m: any) => m.role === "tool").map(textOf);
-
-/** Writes `name`.sh in the user's hooks folder; returns the command that runs it. */
-function hookScript(sb: Sandbox, name: string, body: string): string {
-  const dir = join(sb.userHome, "hooks");
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${name}.sh`), `#!/bin/sh\n${body}\n`);
-  return `sh ${join(dir, `${name}.sh`)}`;
-}
-
-function userHooks(sb: Sandbox, hooks: Record<string, unknown>) {
-  writeFileSync(join(sb.userHome, ".deerflowrc"), JSON.stringify({ hooks }));
-}
+const toolResults = (rs: RecordedRequest[]) => (rs.filter((r) => !isSideRequest(r)).at(-1)?.body.messages ?? []).filter((m: any) => m.role === "tool").map(messageText);
 
 describe("hooks through the CLI", () => {
   it("a PreToolUse hook blocks `git push` with its reason to the model; a logging hook sees every call's JSON and blocks nothing", async () => {
@@ -144,9 +131,9 @@ describe("hooks through the CLI", () => {
     e2e.server.push({ content: "on it" });
     const r = await runCli(sb, ["run", "--output-format", "stream-json", "work on the bug"]);
     expect(r.exitCode, r.stderr).toBe(0);
-    const user = (e2e.server.requests.find((q) => !isSide(q))!.body.messages as any[])
+    const user = (e2e.server.requests.find((q) => !isSideRequest(q))!.body.messages as any[])
       .filter((m) => m.role === "user")
-      .map(textOf)
+      .map(messageText)
       .join("\n");
     expect(user).toMatch(/work on the bug\s+\[SessionStart hook\] SESSION-CTX: main is frozen\s+\[UserPromptSubmit hook\] TICKET-42 is the current ticket/);
     const events = r.stdout

@@ -3,7 +3,7 @@
 // always blocks (bounded); SubagentStop (a subagent goes on once); PreCompact with its trigger (auto in a run, manual
 // from /compact, the matcher reading it); Notification when an approval waits in the chat; and an untrusted
 // project's hooks of these events never run. stream-json reports each run as `hook.run`.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MAX_STOP_CONTINUATIONS } from "../../src/middleware/stop-hooks.js";
@@ -15,22 +15,14 @@ import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 import type { RecordedRequest } from "../support/openai-server.js";
 import { until } from "../support/wait.js";
+import { hookScript, isSideRequest, userHooks } from "../support/hooks.js";
+import { messageText } from "../support/requests.js";
 
 const e2e = useE2E();
 
-const textOf = (m: any): string => (typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((b: any) => b?.text ?? "").join("") : "");
-const isSide = (r: RecordedRequest) => /^(Write a short title|Summarize this conversation)/.test(textOf(r.body.messages?.[0]));
-const isChild = (r: RecordedRequest) => (r.body.messages ?? []).some((m: any) => m.role === "user" && textOf(m) === "child work");
-const leadRequests = () => e2e.server.requests.filter((r) => !isSide(r) && !isChild(r));
+const isChild = (r: RecordedRequest) => (r.body.messages ?? []).some((m: any) => m.role === "user" && messageText(m) === "child work");
+const leadRequests = () => e2e.server.requests.filter((r) => !isSideRequest(r) && !isChild(r));
 
-function hookScript(sb: Sandbox, name: string, body: string): string {
-  const dir = join(sb.userHome, "hooks");
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, `${name}.sh`), `#!/bin/sh\n${body}\n`);
-  return `sh ${join(dir, `${name}.sh`)}`;
-}
-
-const userHooks = (sb: Sandbox, hooks: Record<string, unknown>, extra: Record<string, unknown> = {}) => writeFileSync(join(sb.userHome, ".deerflowrc"), JSON.stringify({ hooks, ...extra }));
 const logged = (file: string) =>
   readFileSync(file, "utf8")
     .split("\n")
@@ -71,7 +63,7 @@ describe("Stop hooks", () => {
     expect(leadRequests()).toHaveLength(2);
     const fed = leadRequests()[1]!
       .body.messages.filter((m: any) => m.role === "user")
-      .map(textOf);
+      .map(messageText);
     expect(fed.at(-1)).toBe("[Stop hook] The user's hook did not let you stop yet: run the tests first");
     expect(events(r.stdout).at(-1)).toMatchObject({ type: "run.completed", final_text: "tests pass, now done", stop_reason: "end_turn" });
     expect(hookRuns(r.stdout).map((e) => [e.event, e.status, e.exit_code])).toEqual([
@@ -90,7 +82,7 @@ describe("Stop hooks", () => {
     const sb = e2e.sandbox();
     userHooks(sb, { Stop: [{ hooks: [{ type: "command", command: hookScript(sb, "never", `echo '{"decision":"block","reason":"never done"}'`) }] }] });
     let n = 0;
-    e2e.server.setScript((req) => (isSide(req) ? { content: "title" } : { content: `answer ${++n}` }));
+    e2e.server.setScript((req) => (isSideRequest(req) ? { content: "title" } : { content: `answer ${++n}` }));
     const r = await runCli(sb, ["run", "--output-format", "stream-json", "work"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(leadRequests()).toHaveLength(MAX_STOP_CONTINUATIONS + 1);
@@ -104,7 +96,7 @@ describe("Stop hooks", () => {
     const sb = e2e.sandbox();
     userHooks(sb, { Stop: [{ hooks: [{ type: "command", command: "echo more >&2; exit 2" }] }] });
     let n = 0;
-    e2e.server.setScript((req) => (isSide(req) ? { content: "title" } : { content: `answer ${++n}` }));
+    e2e.server.setScript((req) => (isSideRequest(req) ? { content: "title" } : { content: `answer ${++n}` }));
     const r = await runCli(sb, ["run", "--max-turns", "2", "--output-format", "stream-json", "work"]);
     expect(r.exitCode, r.stderr).toBe(0);
     expect(leadRequests()).toHaveLength(2);
@@ -133,7 +125,7 @@ describe("SubagentStop hooks", () => {
     let child = 0;
     let lead = 0;
     e2e.server.setScript((req) => {
-      if (isSide(req)) return { content: "title" };
+      if (isSideRequest(req)) return { content: "title" };
       if (isChild(req)) return { content: `child report ${++child}` };
       return ++lead === 1 ? { toolCalls: [{ name: "task", args: { description: "look", prompt: "child work", subagent_type: "general-purpose" } }] } : { content: "lead done" };
     });
@@ -141,7 +133,7 @@ describe("SubagentStop hooks", () => {
     expect(r.exitCode, r.stderr).toBe(0);
     expect(child).toBe(2);
     const second = e2e.server.requests.filter(isChild)[1]!;
-    expect(textOf(second.body.messages.at(-1))).toBe("[SubagentStop hook] The user's hook did not let you stop yet: cite the file");
+    expect(messageText(second.body.messages.at(-1))).toBe("[SubagentStop hook] The user's hook did not let you stop yet: cite the file");
     expect(hookRuns(r.stdout).map((e) => [e.event, e.status])).toEqual([
       ["SubagentStop", "blocked"],
       ["SubagentStop", "ok"],
@@ -154,7 +146,7 @@ describe("SubagentStop hooks", () => {
     expect(
       lastLead.body.messages
         .filter((m: any) => m.role === "tool")
-        .map(textOf)
+        .map(messageText)
         .join("\n"),
     ).toContain("child report 2");
   });
@@ -171,7 +163,7 @@ describe("SubagentStop hooks and a subagent's turn limit", () => {
     let child = 0;
     let lead = 0;
     e2e.server.setScript((req) => {
-      if (isSide(req)) return { content: "title" };
+      if (isSideRequest(req)) return { content: "title" };
       if (isChild(req)) return { content: `child report ${++child}` };
       return ++lead === 1 ? { toolCalls: [{ name: "task", args: { description: "look", prompt: "child work", subagent_type: "quick" } }] } : { content: "lead done" };
     });
@@ -197,7 +189,7 @@ describe("PreCompact hooks", () => {
       },
       { compaction: { maxMessages: 10, keepRecentTokens: 256 } },
     );
-    e2e.server.setScript((req) => (isSide(req) ? { content: "Summary: earlier turns." } : { content: `answer ${"z".repeat(300)}` }));
+    e2e.server.setScript((req) => (isSideRequest(req) ? { content: "Summary: earlier turns." } : { content: `answer ${"z".repeat(300)}` }));
     let r = await runCli(sb, ["run", "--output-format", "stream-json", "turn 1"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const threadId: string = events(r.stdout)[0].thread_id;
