@@ -28,7 +28,8 @@ const absentIncludes = new Set<string>();
 function read(path: string): string | null {
   try {
     const st = lstatSync(path);
-    if (!st.isFile() || st.size > 64 * 1024) return `\0not a small regular file (${st.mode})`;
+    // Identified by inode, size and ctime (no command can set a ctime back): a big file swapped for another is seen.
+    if (!st.isFile() || st.size > 64 * 1024) return `\0not a small regular file (${st.mode}:${st.ino}:${st.size}:${st.ctimeMs})`;
     return readFileSync(path, "utf8");
   } catch {
     return null;
@@ -39,7 +40,8 @@ function read(path: string): string | null {
 function putBack(path: string, before: string | null): void {
   const act = () => {
     rmSync(path, { force: true, recursive: true });
-    if (before !== null) writeFileSync(path, before);
+    // A file it could not keep (too big, not regular) is not written back as its marker: gone is the safe side.
+    if (before !== null && !before.startsWith("\0")) writeFileSync(path, before);
   };
   try {
     act();

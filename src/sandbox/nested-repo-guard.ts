@@ -5,19 +5,24 @@
 // could not read, `git add sub`, and the user's next `git status` ran it. So after every command (git-redirect-guard.ts
 // calls this) each gitlink's config is compared with the run's start, and any key that runs code (shell-git.ts) the run
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
-import { type FSWatcher, existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync, watch } from "node:fs";
+import { type FSWatcher, existsSync, lstatSync, renameSync, rmSync, statSync, watch } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
+import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCodeKeys, configFilesOf, gitDirsOfCheckout, hooksDirsOf, isUnreadable } from "./git-dir-code.js";
+import { gitlinks } from "./gitlink-walk.js";
 import { realOrSelf } from "./real-path.js";
 import { plainGit } from "./plain-git.js";
 import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
 import { RepairLines } from "./repair-lines.js";
-import { isGitCodeKey } from "./shell-git.js";
 import { checkoutWalkLimits, checkoutsIn, forgetCheckouts } from "./workspace-checkouts.js";
+
+export { nestedRepoLimits } from "./gitlink-walk.js";
 
 /** Per workspace: the indexes listed (and their mtimes then), and the gitlinks found in them. */
 const workspaces = new Map<string, { stamp: string; indexes: string[]; links: string[] }>();
 /** Per config file: its code keys when the run first saw it (null: the file did not exist). */
 const baseline = new Map<string, Set<string> | null>();
+/** Per config file git could not list at the start (the user's): its identity then, so a change to it is seen. */
+const unlistedAtStart = new Map<string, string>();
 
 function mtimeOf(p: string): number {
   try {
@@ -27,41 +32,20 @@ function mtimeOf(p: string): number {
   }
 }
 
-const isFile = (p: string) => {
+/** A file's identity: inode, size and ctime (which no command can set back). */
+function identityOf(p: string): string {
   try {
-    return lstatSync(p).isFile();
+    const st = lstatSync(p);
+    return `${st.ino}:${st.size}:${st.ctimeMs}`;
   } catch {
-    return false;
-  }
-};
-
-const isFileFollowing = (p: string) => {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-};
-
-/** A small regular file's text (never a FIFO or device: a read of those can block forever), or undefined. */
-function readSmall(p: string): string | undefined {
-  try {
-    const st = statSync(p);
-    return st.isFile() && st.size < 64 * 1024 ? readFileSync(p, "utf8") : undefined;
-  } catch {
-    return undefined;
+    return "";
   }
 }
 
-/** The git dir of the checkout at `dir`: its `.git` folder, or the folder a `.git` file (or link to one) names. */
-function gitDirOfCheckout(dir: string): string | undefined {
-  const dotGit = join(dir, ".git");
-  // git follows a `.git` that is a symlink (to a gitfile or a git dir): so does this (the eighth pass hid one so).
-  if (isFileFollowing(dotGit)) {
-    const m = /^gitdir:\s*(.+)$/m.exec(readSmall(dotGit) ?? "");
-    return m ? resolve(dir, m[1]!.trim()) : undefined;
-  }
-  return existsSync(dotGit) ? dotGit : undefined; // none: not checked out, git status does not look inside
+/** The git dirs of the checkout at `dir`, when it has a `.git` this can read as git does (git-dir-code.ts). */
+function readableGit(dir: string): CheckoutGit | undefined {
+  const g = gitDirsOfCheckout(dir);
+  return isUnreadable(g) ? undefined : g;
 }
 
 /**
@@ -70,114 +54,22 @@ function gitDirOfCheckout(dir: string): string | undefined {
  * commondir rewritten without touching the index counts too.
  */
 function configsOf(dir: string): string[] {
-  const gitDir = gitDirOfCheckout(dir);
-  if (!gitDir) return [];
-  const out = [join(gitDir, "config"), join(gitDir, "config.worktree")];
-  const common = readSmall(join(gitDir, "commondir"))?.trim();
-  if (common) out.push(join(resolve(gitDir, common), "config"));
-  return out;
+  const g = readableGit(dir);
+  return g ? configFilesOf(g) : [];
 }
 
 /** The checkout that holds `dir` (itself, or the repository a monorepo package or a worktree belongs to). */
-function enclosingCheckout(dir: string): { root: string; gitDir: string } | undefined {
+function enclosingCheckout(dir: string): { root: string; git: CheckoutGit } | undefined {
   for (let d = resolve(dir); ; d = dirname(d)) {
     if (existsSync(join(d, ".git"))) {
-      const gitDir = gitDirOfCheckout(d);
-      return gitDir ? { root: d, gitDir } : undefined;
+      const git = readableGit(d);
+      return git ? { root: d, git } : undefined;
     }
     if (d === dirname(d)) return undefined;
   }
 }
 
-/**
- * Gitlinks nest (a submodule's own submodules) and git's status follows them without a depth bound (the tenth pass hid
- * a key ten deep, past this walk's old bound of 8). So the walk has no depth bound: a cycle guard (each git dir by
- * its real path) and a total budget of indexes; past the budget it says so rather than stop in silence.
- */
-export const nestedRepoLimits = { indexes: 256 }; // a test lowers it
-
-interface Walk {
-  links: string[];
-  indexes: string[];
-  /** Lines for the user: what could not be looked into (the budget ran out, an index could not be read). */
-  problems: string[];
-  seen: Set<string>;
-}
-
-/** The object format a git dir's repository uses, as git reads it (a quoted value, a config of any size). */
-function formatOf(gitDir: string): "sha1" | "sha256" {
-  const common = readSmall(join(gitDir, "commondir"))?.trim();
-  for (const cfg of [join(gitDir, "config"), ...(common ? [join(resolve(gitDir, common), "config")] : [])]) {
-    if (!isFile(cfg)) continue;
-    try {
-      // `--file` reads that one file (no includes, no repository config), so nothing of it runs.
-      if (plainGit(["config", "--file", cfg, "--get", "extensions.objectformat"]).trim().toLowerCase() === "sha256") return "sha256";
-    } catch {
-      // unset (exit 1) or unreadable: sha1, and the listing below tries the other format when it fails
-    }
-  }
-  return "sha1";
-}
-
-/** `git ls-files --stage` of an index, in the repository's format, else in the other one; undefined when neither reads it. */
-function listIndex(root: string, index: string, gitDir: string): string | undefined {
-  const first = formatOf(gitDir);
-  for (const format of [first, first === "sha1" ? "sha256" : "sha1"] as const) {
-    try {
-      return plainGit(["ls-files", "--stage", "-z"], { cwd: root, index, format });
-    } catch {
-      // the other format next
-    }
-  }
-  return existsSync(index) ? undefined : "";
-}
-
-/**
- * The gitlinks (mode 160000) inside `workspace` of the index of the checkout at `root`, and of their own indexes, with
- * the indexes read (path and mtime, to know when to list again). Read without any repository's config.
- */
-function gitlinks(workspace: string, root: string, gitDir: string, walk: Walk = { links: [], indexes: [], problems: [], seen: new Set() }): Walk {
-  const real = realOrSelf(resolve(gitDir));
-  if (walk.seen.has(real)) return walk;
-  walk.seen.add(real);
-  if (walk.indexes.length >= nestedRepoLimits.indexes) {
-    walk.problems.push(
-      `deerflow stopped looking into nested repositories at ${root}: more than ${nestedRepoLimits.indexes} of them. Code keys in the ones below it were not checked; look at their .git/config before you run git status in the workspace.`,
-    );
-    return walk;
-  }
-  const index = join(gitDir, "index");
-  walk.indexes.push(index);
-  const listing = listIndex(root, index, gitDir);
-  if (listing === undefined) {
-    // Never read as "no gitlinks" (the ninth and tenth passes blinded this guard so): say so.
-    walk.problems.push(`deerflow could not read the index of ${root}, so it could not check the repositories it records; look at their .git/config before you run git status in the workspace.`);
-    return walk;
-  }
-  for (const entry of listing.split("\0")) {
-    if (!entry.startsWith("160000 ")) continue;
-    const path = join(root, entry.slice(entry.indexOf("\t") + 1));
-    if (path !== workspace && !path.startsWith(`${workspace}/`)) continue;
-    walk.links.push(path);
-    const sub = gitDirOfCheckout(path);
-    if (sub) gitlinks(workspace, path, sub, walk);
-  }
-  return walk;
-}
-
-function codeKeys(file: string): Set<string> | null {
-  if (!existsSync(file)) return null;
-  if (!isFile(file)) return new Set(["(not a regular file)"]); // a FIFO or a link: git may hang or go elsewhere
-  try {
-    return new Set(
-      plainGit(["config", "--file", file, "--name-only", "--list"])
-        .split("\n")
-        .filter((k) => k && isGitCodeKey(k)),
-    );
-  } catch {
-    return new Set(); // unreadable as config: git will refuse it too
-  }
-}
+const codeKeys = configCodeKeys;
 
 /** The config files of the workspace's gitlinks now (the gitlinks are listed again when an index they came from changed). */
 function refresh(workspace: string): string[] {
@@ -185,7 +77,7 @@ function refresh(workspace: string): string[] {
   const stamp = (indexes: string[]) => indexes.map(mtimeOf).join(":");
   if (!known || stamp(known.indexes) !== known.stamp) {
     const at = enclosingCheckout(workspace);
-    const found = at ? gitlinks(workspace, at.root, at.gitDir) : { links: [], indexes: [], problems: [] };
+    const found = at ? gitlinks(workspace, at.root, at.git) : { links: [], indexes: [], problems: [] };
     known = { stamp: stamp(found.indexes), indexes: found.indexes, links: found.links };
     hear(...found.problems); // said with this command's output (or the next), once per listing
     workspaces.set(workspace, known);
@@ -195,6 +87,11 @@ function refresh(workspace: string): string[] {
   const all = checkoutsOf(workspace, known.links);
   checkoutsNow.set(workspace, all);
   for (const link of all) {
+    const g = gitDirsOfCheckout(link);
+    if (isUnreadable(g)) {
+      hear(...unreadablePointer(workspace, g));
+      continue;
+    }
     const all = configsOf(link);
     configs.push(...all.filter((f) => repairable(f, roots)));
     const outside = all.filter((f) => !repairable(f, roots) && existsSync(f));
@@ -230,11 +127,9 @@ function checkoutsOf(workspace: string, links: string[]): string[] {
 
 /** The hooks folders git runs for the checkout at `link` (its git dir's, and the common dir's), where deerflow may act. */
 function hooksOf(link: string, roots: string[]): string[] {
-  const gitDir = gitDirOfCheckout(link);
-  if (!gitDir) return [];
-  const common = readSmall(join(gitDir, "commondir"))?.trim();
-  const dirs = [join(gitDir, "hooks"), ...(common ? [join(resolve(gitDir, common), "hooks")] : [])];
-  return dirs.filter((d) => repairable(d, roots)); // `hooks` itself may be a link: planted-hooks.ts judges it
+  const g = readableGit(link);
+  if (!g) return [];
+  return hooksDirsOf(g).filter((d) => repairable(d, roots)); // `hooks` itself may be a link: planted-hooks.ts judges it
 }
 
 /** Per noted workspace: the `.git` files and commondirs of its gitlinks when the run began (the user's own). */
@@ -242,10 +137,10 @@ const pointersAtStart = new Map<string, Set<string>>();
 
 /** What points the checkout at `link` elsewhere: its `.git` file, or its git dir's commondir. */
 function pointerOf(link: string, roots: string[]): string | undefined {
-  const gitDir = gitDirOfCheckout(link);
-  if (!gitDir) return undefined;
-  if (!repairable(join(gitDir, "config"), roots)) return join(link, ".git");
-  return existsSync(join(gitDir, "commondir")) ? join(gitDir, "commondir") : undefined;
+  const g = readableGit(link);
+  if (!g) return undefined;
+  if (!repairable(join(g.gitDir, "config"), roots)) return join(link, ".git");
+  return existsSync(join(g.gitDir, "commondir")) ? join(g.gitDir, "commondir") : undefined;
 }
 
 /**
@@ -257,18 +152,41 @@ function outsidePointer(workspace: string, link: string, outside: string[], root
   const pointer = pointerOf(link, roots);
   const known = pointersAtStart.get(workspace);
   if (pointer && known && !known.has(pointer)) {
-    try {
-      rmSync(`${pointer}.deerflow-removed`, { force: true, recursive: true });
-      renameSync(pointer, `${pointer}.deerflow-removed`);
-      return [`deerflow moved ${pointer} to ${pointer}.deerflow-removed: it pointed git at ${outside[0]}, outside the workspace, and your git status would have run what that config names.`];
-    } catch {
-      // said as left alone below
-    }
+    const moved = moveAside(pointer, `it pointed git at ${outside[0]}, outside the workspace, and your git status would have run what that config names.`);
+    if (moved) return [moved];
   }
   return outside.map(
     (f) =>
       `deerflow left ${f} alone: a repository in the workspace points git at it (its .git file or commondir), outside the workspace. Remove that pointer before you run git status in the workspace.`,
   );
+}
+
+/** Moves `path` to `<path>.deerflow-removed`; the line saying so and why, or undefined when it could not. */
+function moveAside(path: string, why: string): string | undefined {
+  try {
+    rmSync(`${path}.deerflow-removed`, { force: true, recursive: true });
+    renameSync(path, `${path}.deerflow-removed`);
+    return `deerflow moved ${path} to ${path}.deerflow-removed: ${why}`;
+  } catch {
+    return undefined;
+  }
+}
+
+const saidUnreadable = new Set<string>();
+/**
+ * A `.git` file or commondir deerflow cannot read as git does (past git's 1 MiB, not a regular file, not a gitdir
+ * line): the checkout behind it is unverified, never "not a repository" (the sixteenth pass's G7). One the run made
+ * is moved aside, so git status no longer enters it; the user's own is named once.
+ */
+function unreadablePointer(workspace: string, u: Unreadable): string[] {
+  const why = `${u.why}, so deerflow cannot check what git would run there`;
+  if (!pointersAtStart.get(workspace)?.has(u.pointer)) {
+    const moved = moveAside(u.pointer, `${why}; your git status would have entered it.`);
+    if (moved) return [moved];
+  }
+  if (saidUnreadable.has(u.pointer)) return [];
+  saidUnreadable.add(u.pointer);
+  return [`deerflow could not read ${u.pointer} as git does (${why}): look at it before you run git status in the workspace.`];
 }
 
 /**
@@ -322,17 +240,22 @@ export function noteNestedRepos(workspace: string): void {
   if (workspaces.has(workspace)) return;
   // Also a workspace that is no repository yet: a `.git` the run makes there is the run's (G6).
   ownGitAtStart.set(workspace, existsSync(join(workspace, ".git")));
-  for (const f of refresh(workspace)) if (!baseline.has(f)) baseline.set(f, codeKeys(f));
+  for (const f of refresh(workspace)) {
+    if (baseline.has(f)) continue;
+    const keys = codeKeys(f);
+    baseline.set(f, keys);
+    if (keys?.has(UNLISTED)) unlistedAtStart.set(f, identityOf(f));
+  }
   const pointers = new Set<string>();
   const roots = rootsOf(workspace);
   for (const link of checkoutsNow.get(workspace) ?? []) {
-    for (const p of [join(link, ".git"), join(gitDirOfCheckout(link) ?? link, "commondir")]) if (existsSync(p)) pointers.add(p);
+    for (const p of [join(link, ".git"), join(readableGit(link)?.gitDir ?? link, "commondir")]) if (existsSync(p)) pointers.add(p);
     for (const h of hooksOf(link, roots)) noteHooks(h);
   }
   pointersAtStart.set(workspace, pointers);
 }
 
-const rootsOf = (workspace: string) => [workspace, enclosingCheckout(workspace)?.gitDir].flatMap((r) => (r ? [realOrSelf(r)] : []));
+const rootsOf = (workspace: string) => [workspace, enclosingCheckout(workspace)?.git.gitDir].flatMap((r) => (r ? [realOrSelf(r)] : []));
 
 /** After a command: code keys the run added to a gitlink's config are removed; a line for each (empty when none). */
 export function restoreNestedRepos(): string {
@@ -352,9 +275,16 @@ export function restoreNestedRepos(): string {
 /** Takes out of `f` what the run added that runs code; the lines saying so. */
 function check(f: string): string[] {
   const before = baseline.get(f) ?? new Set<string>();
-  const added = [...(codeKeys(f) ?? [])].filter((k) => !before.has(k));
+  const now = codeKeys(f) ?? new Set<string>();
+  // A config git cannot list is code (the sixteenth pass's G8 padded one past the listing's buffer): one the run
+  // made, or the user's unlistable one changed since, is moved aside whole.
+  if (now.has(UNLISTED) && (!before.has(UNLISTED) || unlistedAtStart.get(f) !== identityOf(f))) {
+    const moved = moveAside(f, "git could not list its keys, so deerflow could not take out what would run code on your host from a repository your git status enters.");
+    return [moved ?? `deerflow could not list the keys of ${f} or move it aside: a repository your git status enters reads it. Check it before you run git in the workspace.`];
+  }
+  const added = [...now].filter((k) => !before.has(k));
   if (added.length === 0) return [];
-  if (added.includes("(not a regular file)")) {
+  if (added.includes(NOT_A_FILE)) {
     // A link or special file the run put where a nested repository's config belongs: git follows it.
     try {
       rmSync(f, { force: true });
@@ -379,7 +309,8 @@ export function forgetNestedRepos(): void {
   workspaces.clear();
   baseline.clear();
   pointersAtStart.clear();
-  for (const m of [ownGitAtStart, saidTruncated, checkoutsNow]) m.clear();
+  unlistedAtStart.clear();
+  for (const m of [ownGitAtStart, saidTruncated, checkoutsNow, saidUnreadable]) m.clear();
   forgetHooks();
   forgetCheckouts();
 }

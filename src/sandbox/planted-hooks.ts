@@ -5,12 +5,10 @@
 // (never deleted: the user may want to read it), with a line saying so.
 import { lstatSync, readdirSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { isHookName } from "./git-dir-code.js";
 
 /** Per hooks folder: each entry's identity (inode and ctime, which no command can set back) when the run saw it. */
 const baseline = new Map<string, Map<string, string>>();
-
-/** What git could run: anything but the samples `git init` writes and what deerflow moved aside. */
-const isHookName = (name: string) => !name.endsWith(".sample") && !name.endsWith(".deerflow-removed");
 
 function entries(hooksDir: string): Map<string, string> {
   const out = new Map<string, string>();

@@ -282,6 +282,42 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(readFileSync(join(other, ".git", "config"), "utf8")).toBe(otherConfig);
   });
 
+  it("a .git file padded past 64 KiB or past git's 1 MiB, a gitdir line ending in a space, a config that lists past the buffer: none hides a planted key (the sixteenth pass's G7, G8, G9)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    const commit = (d: string) => `git init -q ${d} && git -C ${d} -c user.name=t -c user.email=t@t commit -q --allow-empty -m x`;
+    // A git dir moved out of its checkout, pointed at by the checkout's .git file (as git writes one, then spoiled).
+    const detached = (sub: string, dir: string, gitfile: string) =>
+      [
+        commit(`s-${sub}`),
+        `mv s-${sub}/.git '${dir}' && rmdir s-${sub} && mkdir ${sub} && ${gitfile} > ${sub}/.git`,
+        `git --git-dir='${dir}' config core.fsmonitor "touch '$PWD/pwned-${sub}'; false" && git --git-dir='${dir}' config core.worktree ../${sub} && git add ${sub}`,
+      ].join(" && ");
+    const out = await sh(
+      [
+        "set -e",
+        // G7: git trims the trailing newlines and follows the file (its limit is 1 MiB)
+        detached("padded", "vendor-cache", "{ printf 'gitdir: ../vendor-cache\\n'; head -c 100000 /dev/zero | tr '\\0' '\\n'; }"),
+        // G9: git keeps the trailing space: `vendor-cache2 ` is another folder
+        detached("spaced", "vendor-cache2 ", "printf 'gitdir: ../vendor-cache2 \\n'"),
+        // Past git's limit: unverified, moved aside
+        detached("huge", "vendor-cache3", "{ printf 'gitdir: ../vendor-cache3\\n'; head -c 2000000 /dev/zero | tr '\\0' '\\n'; }"),
+        // G8: each `b` is 2 bytes on disk and 2 006 in `git config --list` (300 MB)
+        commit("amp"),
+        `python3 -c "import sys; sys.stdout.write('[a \\"' + 'x' * 2000 + '\\"]\\n' + 'b\\n' * 150000 + '[core]\\n\\tfsmonitor = touch $PWD/pwned-amp\\n')" >> amp/.git/config`,
+        "git add amp",
+        "echo planted",
+      ].join("\n"),
+    );
+    expect(out).toContain("planted");
+    expect(out).toMatch(/deerflow removed core\.fsmonitor, core\.worktree from \S*vendor-cache\/config/);
+    expect(out).toMatch(/deerflow removed core\.fsmonitor, core\.worktree from \S*vendor-cache2 \/config/);
+    expect(out).toMatch(/deerflow moved \S*huge\/\.git to \S*huge\/\.git\.deerflow-removed: it is larger than 1048576 bytes/);
+    expect(out).toMatch(/deerflow moved \S*amp\/\.git\/config to \S*amp\/\.git\/config\.deerflow-removed: git could not list its keys/);
+    for (const sub of ["padded", "spaced", "huge", "amp"]) rmSync(join(ws, `pwned-${sub}`), { force: true }); // what ran in the sandbox
+    git("status", "--porcelain");
+    for (const sub of ["padded", "spaced", "huge", "amp"]) expect(existsSync(join(ws, `pwned-${sub}`)), sub).toBe(false);
+  });
+
   it("a sha256 gitlink whose objectformat is quoted, or whose config is past 64 KiB, is still listed; an unreadable index is said, not read as empty (the tenth pass)", async () => {
     const { ws, sh, git } = setUp(mode);
     rmSync(join(ws, ".git"), { recursive: true, force: true });

@@ -1,0 +1,173 @@
+// One home for "does this git dir run code?", shared by the nested-repository guard (nested-repo-guard.ts, which
+// takes out what a run planted) and plan mode's git gate (repo-config-code.ts, which refuses git where anything would
+// run). Both must see the git dir git itself would use, and both fail closed: a pointer file (`.git` file, commondir)
+// or a config they cannot read whole counts as carrying code. The sixteenth pass hid a checkout behind a `.git` file
+// padded past the old 64 KiB read (git reads up to 1 MiB), a trailing space the old parse trimmed (git keeps it), and
+// a config whose listing overflowed the buffer (read as "no code keys").
+import { lstatSync, readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { dirname, isAbsolute, join } from "node:path";
+import { plainGit } from "./plain-git.js";
+import { isGitCodeKey } from "./shell-git.js";
+
+/** git's own limit for a `.git` file (setup.c read_gitfile_gently); a commondir is read the same way here. */
+const POINTER_MAX = 1 << 20;
+
+/** A pointer file that could not be read as git reads it: said, and treated as pointing at code. */
+export interface Unreadable {
+  pointer: string;
+  why: string;
+}
+
+/** The git dirs of a checkout: where its config and hooks are (`common`: what its commondir names, if any). */
+export interface CheckoutGit {
+  gitDir: string;
+  common?: string;
+}
+
+export const isUnreadable = (x: CheckoutGit | Unreadable | undefined): x is Unreadable => x !== undefined && "why" in x;
+
+/** A pointer file's text as git takes it: the whole file (regular, at most 1 MiB), up to a NUL, trailing CR/LF off. */
+function readPointer(path: string): { text: string } | Unreadable {
+  let size: number;
+  try {
+    const st = statSync(path); // git follows a link
+    if (!st.isFile()) return { pointer: path, why: "it is not a regular file" };
+    size = st.size;
+  } catch (err) {
+    return { pointer: path, why: `it cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"})` };
+  }
+  if (size > POINTER_MAX) return { pointer: path, why: `it is larger than ${POINTER_MAX} bytes` };
+  let text: string;
+  try {
+    text = readFileSync(path).toString("utf8");
+  } catch (err) {
+    return { pointer: path, why: `it cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"})` };
+  }
+  const nul = text.indexOf("\0");
+  if (nul >= 0) text = text.slice(0, nul);
+  return { text: text.replace(/[\r\n]+$/, "") };
+}
+
+const exists = (p: string) => {
+  try {
+    lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The git dir of the checkout at `dir` as git finds it: its `.git` folder, or what a `.git` file (or a link to one)
+ * names — `gitdir: ` then the rest verbatim (spaces kept), relative to the file's folder —, with its commondir.
+ * Undefined: no `.git` (git status does not look inside). Unreadable: a pointer git may follow that this cannot read.
+ */
+export function gitDirsOfCheckout(dir: string): CheckoutGit | Unreadable | undefined {
+  const dotGit = join(dir, ".git");
+  if (!exists(dotGit)) return undefined;
+  let gitDir = dotGit;
+  let isDir = false;
+  try {
+    isDir = statSync(dotGit).isDirectory();
+  } catch {
+    return undefined; // a dangling link: git finds nothing there either
+  }
+  if (!isDir) {
+    const read = readPointer(dotGit);
+    if ("why" in read) return read;
+    if (!read.text.startsWith("gitdir: ") || read.text.length < 9) return { pointer: dotGit, why: "it is not a gitdir line as git writes one" };
+    const named = read.text.slice(8);
+    gitDir = gitPath(dir, named);
+  }
+  const common = commonDirOf(gitDir);
+  if (typeof common === "object") return common;
+  return common ? { gitDir, common } : { gitDir };
+}
+
+/** What `gitDir/commondir` names (relative to the git dir), as git reads it; undefined when there is none. */
+function commonDirOf(gitDir: string): string | Unreadable | undefined {
+  const file = join(gitDir, "commondir");
+  if (!exists(file)) return undefined;
+  const read = readPointer(file);
+  if ("why" in read) return read;
+  if (read.text === "") return { pointer: file, why: "it is empty" };
+  return gitPath(gitDir, read.text);
+}
+
+/**
+ * A path a pointer names, relative to `base`, resolved as git does (its real path, `..` after a link taken from the
+ * link's target, not dropped by text); as named when it does not exist (git finds nothing there either).
+ */
+function gitPath(base: string, named: string): string {
+  const joined = isAbsolute(named) ? named : `${base}/${named}`;
+  try {
+    return realpathSync.native(joined);
+  } catch {
+    return joined;
+  }
+}
+
+/** The config files git reads for a checkout's git dirs (the guard checks the git dir's own config too). */
+export const configFilesOf = (g: CheckoutGit): string[] => [join(g.gitDir, "config"), join(g.gitDir, "config.worktree"), ...(g.common ? [join(g.common, "config")] : [])];
+
+/** The hooks folders git runs from for a checkout's git dirs. */
+export const hooksDirsOf = (g: CheckoutGit): string[] => [join(g.gitDir, "hooks"), ...(g.common ? [join(g.common, "hooks")] : [])];
+
+/** Marks in a config's key set: it is not a regular file (git may hang or go elsewhere), or git could not list it. */
+export const NOT_A_FILE = "(not a regular file)";
+export const UNLISTED = "(a config deerflow could not list)";
+
+/**
+ * The code keys (shell-git.ts) of one config file, read by git with `--file` (nothing it names runs, no includes);
+ * null when it does not exist. A listing that fails (too long for the buffer, too slow, a config git refuses) is
+ * never "none": it is UNLISTED, which both guards treat as code.
+ */
+export function configCodeKeys(file: string): Set<string> | null {
+  if (!exists(file)) return null;
+  try {
+    if (!lstatSync(file).isFile()) return new Set([NOT_A_FILE]);
+  } catch {
+    return new Set([NOT_A_FILE]);
+  }
+  try {
+    return new Set(
+      plainGit(["config", "--file", file, "--name-only", "--list"])
+        .split("\n")
+        .filter((k) => k && isGitCodeKey(k)),
+    );
+  } catch {
+    return new Set([UNLISTED]);
+  }
+}
+
+/** What git could run from a hooks folder: anything but the samples `git init` writes and what deerflow moved aside. */
+export const isHookName = (name: string) => !name.endsWith(".sample") && !name.endsWith(".deerflow-removed");
+
+/** The hooks in `hooksDir` git could run (none when the folder is absent); null when it cannot be listed. */
+export function hooksIn(hooksDir: string): string[] | null {
+  try {
+    return readdirSync(hooksDir).filter(isHookName);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === "ENOENT" || code === "ENOTDIR" ? [] : null;
+  }
+}
+
+/**
+ * Why the checkout's git dirs would run code on a git status there (undefined: nothing would): a pointer that cannot
+ * be read, a config with a code key or one that cannot be listed, a hook that is not a sample.
+ */
+export function gitDirRunsCode(g: CheckoutGit | Unreadable): string | undefined {
+  if (isUnreadable(g)) return `${g.pointer} cannot be read as git reads it (${g.why})`;
+  for (const f of configFilesOf(g)) {
+    const keys = configCodeKeys(f);
+    if (keys?.has(UNLISTED)) return `${f} could not be listed`;
+    if (keys && keys.size > 0) return `${f} sets ${[...keys].join(", ")}`;
+  }
+  for (const h of hooksDirsOf(g)) {
+    const hooks = hooksIn(h);
+    if (hooks === null) return `${h} cannot be listed`;
+    if (hooks.length > 0) return `${join(dirname(h), "hooks", hooks[0]!)} is a hook`;
+  }
+  return undefined;
+}

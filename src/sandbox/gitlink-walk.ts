@@ -1,0 +1,92 @@
+// The gitlinks (mode 160000: submodules, registered or not) a repository's index records inside a workspace, and
+// theirs in turn: the checkouts the user's `git status` in the workspace enters with their own config and hooks.
+// Read without any repository's config (plain-git.ts). The nested-repository guard cleans their configs after each
+// command; plan mode's git gate refuses git while any of them would run code.
+import { existsSync, lstatSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { type CheckoutGit, configFilesOf, gitDirsOfCheckout, isUnreadable } from "./git-dir-code.js";
+import { plainGit } from "./plain-git.js";
+import { realOrSelf } from "./real-path.js";
+
+/**
+ * Gitlinks nest (a submodule's own submodules) and git's status follows them without a depth bound (the tenth pass hid
+ * a key ten deep, past this walk's old bound of 8). So the walk has no depth bound: a cycle guard (each git dir by
+ * its real path) and a total budget of indexes; past the budget it says so rather than stop in silence.
+ */
+export const nestedRepoLimits = { indexes: 256 }; // a test lowers it
+
+export interface Walk {
+  links: string[];
+  indexes: string[];
+  /** Lines for the user: what could not be looked into (the budget ran out, an index could not be read). */
+  problems: string[];
+  seen: Set<string>;
+}
+
+const isFile = (p: string) => {
+  try {
+    return lstatSync(p).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** The object format a repository uses, as git reads it (a quoted value, a config of any size). */
+function formatOf(g: CheckoutGit): "sha1" | "sha256" {
+  for (const cfg of configFilesOf(g)) {
+    if (!isFile(cfg)) continue;
+    try {
+      // `--file` reads that one file (no includes, no repository config), so nothing of it runs.
+      if (plainGit(["config", "--file", cfg, "--get", "extensions.objectformat"]).trim().toLowerCase() === "sha256") return "sha256";
+    } catch {
+      // unset (exit 1) or unreadable: sha1, and the listing below tries the other format when it fails
+    }
+  }
+  return "sha1";
+}
+
+/** `git ls-files --stage` of an index, in the repository's format, else in the other one; undefined when neither reads it. */
+function listIndex(root: string, index: string, g: CheckoutGit): string | undefined {
+  const first = formatOf(g);
+  for (const format of [first, first === "sha1" ? "sha256" : "sha1"] as const) {
+    try {
+      return plainGit(["ls-files", "--stage", "-z"], { cwd: root, index, format });
+    } catch {
+      // the other format next
+    }
+  }
+  return existsSync(index) ? undefined : "";
+}
+
+/**
+ * The gitlinks inside `workspace` of the index of the checkout at `root`, and of their own indexes, with the indexes
+ * read (path and mtime, to know when to list again).
+ */
+export function gitlinks(workspace: string, root: string, g: CheckoutGit, walk: Walk = { links: [], indexes: [], problems: [], seen: new Set() }): Walk {
+  const real = realOrSelf(resolve(g.gitDir));
+  if (walk.seen.has(real)) return walk;
+  walk.seen.add(real);
+  if (walk.indexes.length >= nestedRepoLimits.indexes) {
+    walk.problems.push(
+      `deerflow stopped looking into nested repositories at ${root}: more than ${nestedRepoLimits.indexes} of them. Code keys in the ones below it were not checked; look at their .git/config before you run git status in the workspace.`,
+    );
+    return walk;
+  }
+  const index = join(g.gitDir, "index");
+  walk.indexes.push(index);
+  const listing = listIndex(root, index, g);
+  if (listing === undefined) {
+    // Never read as "no gitlinks" (the ninth and tenth passes blinded this guard so): say so.
+    walk.problems.push(`deerflow could not read the index of ${root}, so it could not check the repositories it records; look at their .git/config before you run git status in the workspace.`);
+    return walk;
+  }
+  for (const entry of listing.split("\0")) {
+    if (!entry.startsWith("160000 ")) continue;
+    const path = join(root, entry.slice(entry.indexOf("\t") + 1));
+    if (path !== workspace && !path.startsWith(`${workspace}/`)) continue;
+    walk.links.push(path);
+    const sub = gitDirsOfCheckout(path);
+    if (sub && !isUnreadable(sub)) gitlinks(workspace, path, sub, walk);
+  }
+  return walk;
+}
