@@ -24,7 +24,7 @@ import { z } from "zod";
 import { THREAD_DATA_STATE } from "../state/thread-state.js";
 import type { ApprovalSettings } from "../sandbox/approvals.js";
 import { permissionDenial } from "../sandbox/permission-denial.js";
-import { lineOnlyReads } from "../sandbox/read-only-line.js";
+import { lineOnlyReads, whyNotOnlyReads } from "../sandbox/read-only-line.js";
 import { findBwrap } from "../sandbox/run-shell.js";
 import { keepToolCalls } from "./util/strip-tool-calls.js";
 import { ASK_CLARIFICATION, TRANSIENT_MARKER } from "../vocabulary/message-markers.js";
@@ -81,7 +81,8 @@ async function refusalOf(call: Call, workspace: string | undefined): Promise<str
   if (call.name === "bash") {
     if (typeof args.command !== "string") return undefined; // the tool's own error says what is missing
     if (args.run_in_background) return `a background command (${args.command})`;
-    return (await lineOnlyReads(args.command, context)) ? undefined : `the command \`${args.command}\` (it is not known to only read)`;
+    const why = await whyNotOnlyReads(args.command, context);
+    return why ? `the command \`${args.command}\` (${why})` : undefined;
   }
   if (call.name === "bash_jobs") return typeof args.kill === "string" ? `killing background job ${args.kill}` : undefined;
   if (call.name === "task") {

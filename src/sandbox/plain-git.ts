@@ -17,7 +17,7 @@ export function plainGit(args: string[], opts: { cwd?: string; index?: string; f
   // The git found on PATH, never one from a folder a sandboxed command could write (env-scrub.ts hostPath).
   env.PATH = hostPath(process.env.PATH ?? "");
   if (opts.index) Object.assign(env, { GIT_DIR: emptyRepo(opts.format ?? "sha1"), GIT_INDEX_FILE: opts.index });
-  return execFileSync("git", ["-c", "core.fsmonitor=false", ...args], { cwd: opts.cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 10_000, maxBuffer: 256 * 1024 * 1024 });
+  return execFileSync("git", ["-c", "core.fsmonitor=false", ...args], { cwd: opts.cwd, env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], timeout: 10_000, maxBuffer: 256 * 1024 * 1024 });
 }
 
 const empties = new Map<string, string>();

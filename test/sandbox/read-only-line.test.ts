@@ -1,11 +1,11 @@
 // Plan mode's judgement of a whole bash line (sandbox/read-only-line.ts): what a model may run while planning, and
 // the spellings a hostile model would try to slip a write or another program past it.
 import { execFileSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync } from "node:fs";
+import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { lineOnlyReads } from "../../src/sandbox/read-only-line.js";
+import { lineOnlyReads, whyNotOnlyReads } from "../../src/sandbox/read-only-line.js";
 
 /** A workspace that is no git repository: git's config question does not arise for the lines below. */
 const confined = { confined: true, workspace: tmpdir() };
@@ -94,5 +94,50 @@ describe("lineOnlyReads and the repository's git config", () => {
       expect(await lineOnlyReads(line, { confined: true, workspace: ws }), line).toBe(false);
     expect(await lineOnlyReads("cd evil.git && ls", { confined: true, workspace: ws })).toBe(true);
     expect(await lineOnlyReads("git status", { confined: true, workspace: ws })).toBe(true);
+  });
+
+  const repo = () => {
+    const ws = mkdtempSync(join(tmpdir(), "deerflow-plan-git-"));
+    const git = (...a: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...a], { cwd: ws, encoding: "utf8" });
+    git("init", "-q");
+    writeFileSync(join(ws, "a.txt"), "a\n");
+    git("add", "a.txt");
+    git("commit", "-q", "-m", "init");
+    return { ws, git };
+  };
+  const status = (ws: string) => whyNotOnlyReads("git status", { confined: true, workspace: ws });
+
+  it("git is refused where the repository has a hook that is not a sample, also behind a .git file (the sixteenth pass's PM8)", async () => {
+    const { ws } = repo();
+    expect(await status(ws)).toBeUndefined(); // git init's samples never run
+    writeFileSync(join(ws, ".git", "hooks", "post-index-change"), "#!/bin/sh\ntouch pwned\n");
+    chmodSync(join(ws, ".git", "hooks", "post-index-change"), 0o755);
+    expect(await status(ws)).toMatch(/git there would run code the repository names: .*post-index-change is a hook/);
+    renameSync(join(ws, ".git"), join(ws, "meta"));
+    writeFileSync(join(ws, ".git"), "gitdir: meta\n");
+    expect(await status(ws)).toMatch(/post-index-change is a hook/);
+  });
+
+  it("git is refused where a checkout the index records (a gitlink git status enters) has a code key or a hook (the sixteenth pass's PM4)", async () => {
+    const { ws, git } = repo();
+    mkdirSync(join(ws, "sub"));
+    execFileSync("git", ["init", "-q"], { cwd: join(ws, "sub") });
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "s"], { cwd: join(ws, "sub") });
+    git("add", "sub");
+    expect(await status(ws)).toBeUndefined();
+    appendFileSync(join(ws, "sub", ".git", "config"), "[core]\n\tfsmonitor = touch pwned\n");
+    expect(await status(ws)).toMatch(/the repository checked out at \S*sub runs code: .*sets core\.fsmonitor/);
+    execFileSync("git", ["config", "--unset", "core.fsmonitor"], { cwd: join(ws, "sub") });
+    writeFileSync(join(ws, "sub", ".git", "hooks", "post-index-change"), "#!/bin/sh\ntouch pwned\n");
+    expect(await status(ws)).toMatch(/the repository checked out at \S*sub runs code: .*post-index-change is a hook/);
+    expect(existsSync(join(ws, "pwned"))).toBe(false);
+  });
+
+  it("git is refused where the repository's config cannot be listed whole: never read as 'no code keys' (the sixteenth pass's PM7)", async () => {
+    const { ws } = repo();
+    // Each `b` is 2 bytes on disk and 2 006 in the listing: 300 MB, past the listing's buffer.
+    appendFileSync(join(ws, ".git", "config"), `[a "${"x".repeat(2000)}"]\n${"b\n".repeat(150_000)}[core]\n\tfsmonitor = touch pwned\n`);
+    expect(await status(ws)).toMatch(/git there would run code the repository names: its config could not be listed/);
+    expect(await lineOnlyReads("git status", { confined: true, workspace: ws })).toBe(false);
   });
 });
