@@ -4,13 +4,14 @@
 // with `sandbox: true` they run inside bubblewrap exactly as shell commands do (bwrap-args.ts: host read-only,
 // secrets hidden, own PID namespace that dies with deerflow). Remote servers: streamable HTTP, or SSE when asked.
 import { existsSync, mkdirSync, statSync } from "node:fs";
-import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { ResolvedMcpServer } from "../config/load.js";
 import type { McpSdk } from "./sdk.js";
 import { bwrapArgs } from "../sandbox/bwrap-args.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { newRunToken, watchdogLine } from "../sandbox/host-watchdog.js";
+import { hostProgramPath, onHostPath } from "../sandbox/env-scrub.js";
 import { findBwrap } from "../sandbox/run-shell.js";
 import type { ShellSettings } from "../sandbox/shell-settings.js";
 import { expandEnv, expandRecord } from "./expand-env.js";
@@ -35,14 +36,6 @@ export interface BuiltTransport {
 
 /** Longest stderr kept per server: enough for its error, bounded against a server that spams. */
 const STDERR_KEEP = 4000;
-
-function onPath(program: string, path = process.env.PATH ?? ""): string | undefined {
-  for (const dir of path.split(delimiter)) {
-    const p = join(dir, program);
-    if (dir && existsSync(p)) return p;
-  }
-  return undefined;
-}
 
 export function isRemote(server: ResolvedMcpServer): boolean {
   return server.command === undefined;
@@ -89,10 +82,10 @@ function launchLine(name: string, server: ResolvedMcpServer, ctx: TransportConte
     // files (its node_modules tree, else its folder) are bound back read-only. Only files: a directory argument
     // is data the server may be denied (a home with ~/.ssh), never re-exposed.
     line.splice(at >= 0 ? at : 0, 0, ...programBinds([command, ...args]));
-    const setsid = onPath("setsid");
+    const setsid = onHostPath("setsid");
     return setsid ? { command: setsid, args: [bwrap, ...line], ownGroup: true } : { command: bwrap, args: line, ownGroup: false };
   }
-  const setsid = onPath("setsid");
+  const setsid = onHostPath("setsid", ctx.paths?.workspace_path);
   if (!setsid) return { command, args, ownGroup: false };
   // The host watchdog (sandbox/host-watchdog.ts) between the server and deerflow: when deerflow dies, even by
   // SIGKILL, it kills the server's group and whatever left it (setsid, double forks) by the server's token.
@@ -104,7 +97,10 @@ function stdioTransport(sdk: McpSdk, name: string, server: ResolvedMcpServer, ct
   const rawCwd = server.cwd ? expandEnv(server.cwd, ctx.env, `mcpServers.${name}.cwd`) : undefined;
   const cwd = rawCwd ? (isAbsolute(rawCwd) ? rawCwd : resolve(dirname(server.file), rawCwd)) : undefined;
   if (cwd && !existsSync(cwd)) throw new Error(`mcpServers.${name}.cwd ${cwd} does not exist`);
-  const env = expandRecord(server.env, ctx.env, `mcpServers.${name}.env`);
+  // The program is looked up on the host's filtered PATH (env-scrub.ts), never a project folder on it (direnv's
+  // node_modules/.bin, where a sandboxed command could write an `npx`: the sixteenth pass's M1); a PATH the user sets
+  // in the server's own `env` is theirs.
+  const env = { PATH: hostProgramPath(ctx.env.PATH ?? process.env.PATH ?? "", ctx.paths?.workspace_path), ...expandRecord(server.env, ctx.env, `mcpServers.${name}.env`) };
   const token = newRunToken();
   const line = launchLine(name, server, ctx, cwd, token);
   // The SDK passes only HOME, PATH, SHELL, TERM, USER, LOGNAME of ours plus the server's own `env`: no API keys.

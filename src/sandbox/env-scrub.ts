@@ -1,8 +1,8 @@
 // The environment a command gets: the host's, minus anything that looks like a credential, judged by the
 // variable's name AND by its value (a password inside DATABASE_URL, a token pasted into an unrelated variable,
 // the configured API key under any name). Only the names the user lists in `sandbox.passEnv` get in unchecked.
-import { realpathSync, statSync } from "node:fs";
-import { delimiter, isAbsolute, resolve } from "node:path";
+import { existsSync, realpathSync, statSync } from "node:fs";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { hasSecretShape } from "../vocabulary/secret-shapes.js";
 import { isInside } from "./paths.js";
 import { realOrSelf } from "./real-path.js";
@@ -91,6 +91,33 @@ export function hostPath(path: string, project = process.cwd(), writable: readon
       return real !== undefined && !avoid.some((a) => isInside(real, a));
     })
     .join(delimiter);
+}
+
+/**
+ * The environment of a program deerflow itself runs on the host by name (its git, an MCP server, setsid): `env` with
+ * PATH through hostPath, so a `git` or `npx` a sandboxed command wrote into the project's `node_modules/.bin` (on PATH
+ * through direnv) is not the one that runs (the sixteenth pass's M1). `project`: the workspace, besides the cwd.
+ */
+export function hostEnv(env: NodeJS.ProcessEnv = process.env, project?: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  out.PATH = hostProgramPath(env.PATH ?? "", project);
+  return out;
+}
+
+/** PATH for a host program: hostPath's, also without the workspace when it is not the cwd (`-w`). */
+export function hostProgramPath(path: string, project?: string): string {
+  const once = hostPath(path);
+  return project ? hostPath(once, project) : once;
+}
+
+/** Where `program` is on the host's filtered PATH (hostProgramPath), or undefined. */
+export function onHostPath(program: string, project?: string): string | undefined {
+  for (const dir of hostProgramPath(process.env.PATH ?? "", project).split(delimiter)) {
+    const p = join(dir, program);
+    if (dir && existsSync(p)) return p;
+  }
+  return undefined;
 }
 
 /** The real path of an existing directory, else undefined. */

@@ -8,6 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { hostEnv } from "./env-scrub.js";
 import { repoCodePathsInWorkspace } from "./repo-code-paths.js";
 
 const CODE_FILES = ["config", "config.worktree", "hooks"];
@@ -46,8 +47,11 @@ export function gitDirOf(workspace: string): string | undefined {
 function worktreeConfigOn(gitDir: string): boolean {
   try {
     return (
-      execFileSync("git", ["config", "--file", join(gitDir, "config"), "--type=bool", "--get", "extensions.worktreeConfig"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"] }).trim() ===
-      "true"
+      execFileSync("git", ["config", "--file", join(gitDir, "config"), "--type=bool", "--get", "extensions.worktreeConfig"], {
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "ignore"],
+        env: hostEnv(),
+      }).trim() === "true"
     );
   } catch {
     return false; // unset (git exits 1), or no git: nothing reads the file then

@@ -15,7 +15,7 @@
 // of deerflow's (deerflow's own block is still one level up; docs/security.md says so).
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { onHostPath } from "./env-scrub.js";
 
 export const RUN_TOKEN_VAR = "DEERFLOW_SHELL_RUN";
 
@@ -41,20 +41,12 @@ export const HOST_WATCHDOG = [
   "exit $s",
 ].join("\n");
 
-function onPath(program: string, path = process.env.PATH ?? ""): string | undefined {
-  for (const dir of path.split(delimiter)) {
-    const p = join(dir, program);
-    if (dir && existsSync(p)) return p;
-  }
-  return undefined;
-}
-
 /**
  * The command line that runs `program args…` under the watchdog, or undefined where it cannot (no setpriv, no
  * /proc: macOS): the caller then runs the program as before, in its own group only.
  */
 export function watchdogLine(token: string, program: string, args: string[]): { command: string; args: string[] } | undefined {
-  const setpriv = onPath("setpriv");
+  const setpriv = onHostPath("setpriv");
   if (!setpriv || !existsSync("/proc/self/environ")) return undefined;
   return { command: setpriv, args: ["--pdeathsig", "USR1", "--", "/bin/sh", "-c", HOST_WATCHDOG, "deerflow-watchdog", token, program, ...args] };
 }

@@ -3,7 +3,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { hostPath } from "./env-scrub.js";
+import { hostEnv, hostPath } from "./env-scrub.js";
 
 /**
  * git as deerflow runs it on the host: nothing of the environment's GIT_*, no system or global config, and no
@@ -26,7 +26,7 @@ function emptyRepo(format: "sha1" | "sha256"): string {
   const known = empties.get(format);
   if (known && existsSync(known)) return known;
   const dir = mkdtempSync(join(tmpdir(), "deerflow-git-"));
-  execFileSync("git", ["init", "-q", "--bare", `--object-format=${format}`, dir], { stdio: "ignore", env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
+  execFileSync("git", ["init", "-q", "--bare", `--object-format=${format}`, dir], { stdio: "ignore", env: { ...hostEnv(), GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" } });
   empties.set(format, dir);
   return dir;
 }

@@ -8,6 +8,7 @@
 import { execFileSync } from "node:child_process";
 import { realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { hostEnv } from "./env-scrub.js";
 import { expandTilde, globalConfigFiles, programPathOf, readGitConfig } from "./host-git-config.js";
 import { isInside } from "./paths.js";
 import { isGitCodeKey } from "./shell-git.js";
@@ -45,7 +46,7 @@ interface Repo {
   files: string[];
 }
 
-const git = (args: string[]) => execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000 });
+const git = (args: string[]) => execFileSync("git", args, { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 5_000, env: hostEnv() });
 
 /** Where git finds the repository of `workspace` (`rev-parse` reads, runs nothing), or undefined outside one. */
 function repoOf(workspace: string): Repo | undefined {

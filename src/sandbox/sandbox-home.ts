@@ -6,6 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { hostEnv } from "./env-scrub.js";
 import { isInside } from "./paths.js";
 import { realOrSelf as real } from "./real-path.js";
 
@@ -109,7 +110,7 @@ function hostGitIdentity(home: string): Record<string, string> {
   const out: Record<string, string> = {};
   try {
     const text = execFileSync("git", ["config", "--global", "--includes", "--get-regexp", "^user\\.(name|email)$"], {
-      env: { ...process.env, HOME: home },
+      env: { ...hostEnv(), HOME: home },
       encoding: "utf8",
       stdio: ["ignore", "pipe", "ignore"],
       timeout: 5_000,

@@ -4,6 +4,7 @@
 // user's), and the repository is always named explicitly with --git-dir / --work-tree (and, for a shadow repository in
 // a workspace's shared store, its objects with GIT_OBJECT_DIRECTORY: see shadow-repo.ts).
 import { execa } from "execa";
+import { hostProgramPath } from "../sandbox/env-scrub.js";
 
 export interface GitTarget {
   gitDir: string;
@@ -18,11 +19,14 @@ export class GitMissingError extends Error {
 }
 
 /** The environment git runs with: the host's PATH and locale basics, nothing of the user's git set-up. */
-function gitEnv(): Record<string, string> {
+function gitEnv(workTree?: string): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
   return {
     ...env,
+    // The git on the host's filtered PATH: never one a sandboxed command wrote into a project folder on it (the
+    // sixteenth pass's M1 ran a planted node_modules/.bin/git for this run's own "after run" snapshot).
+    PATH: hostProgramPath(process.env.PATH ?? "", workTree),
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_CONFIG_GLOBAL: "/dev/null",
     GIT_TERMINAL_PROMPT: "0",
@@ -56,7 +60,7 @@ export async function git(
   const named = opts.bare ? ["--git-dir", target.gitDir] : ["--git-dir", target.gitDir, "--work-tree", target.workTree];
   const r = await execa("git", [...named, ...args], {
     cwd: opts.bare ? undefined : target.workTree,
-    env: { ...gitEnv(), ...opts.env },
+    env: { ...gitEnv(target.workTree), ...opts.env },
     extendEnv: false,
     input: opts.input,
     reject: false,

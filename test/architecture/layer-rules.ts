@@ -30,8 +30,9 @@ export const RANK: Record<string, number> = {
   hooks: 4,
   state: 3,
   persistence: 2,
-  // The shadow git repositories of rewind: storage beside the SQLite file.
-  snapshots: 2,
+  // The shadow git repositories of rewind: storage beside the SQLite file, run by the host's git as the sandbox
+  // finds it (its filtered PATH: sandbox/env-scrub.ts), so beside the sandbox.
+  snapshots: 4,
   // The memory store (its own SQLite file), the fact filter and the extraction call: storage beside persistence.
   memory: 2,
   config: 2,

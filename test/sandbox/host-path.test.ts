@@ -4,14 +4,18 @@
 // fourteenth pass's P2, P3). (The supervisor's sweep, run on the host by such a fake, SIGKILLed every process it
 // could; its guard — pid 2 of its own namespace, supervisor-source.ts — has no test here: a regression would kill the
 // test machine.)
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
+import { buildTransport } from "../../src/mcp/transport.js";
+import { loadMcpSdk } from "../../src/mcp/sdk.js";
 import { hostPath } from "../../src/sandbox/env-scrub.js";
 import { findBwrap } from "../../src/sandbox/run-shell.js";
-import { shellSettingsFromConfig } from "../../src/sandbox/shell-settings.js";
+import { defaultShellSettings, shellSettingsFromConfig } from "../../src/sandbox/shell-settings.js";
+import { ShadowRepo } from "../../src/snapshots/shadow-repo.js";
 import { HAS_BWRAP } from "../support/confinement.js";
+import { until } from "../support/wait.js";
 
 /** A folder holding a `bwrap` that leaves a marker when run, then execs the real one (so a probe would pass). */
 function fakeBwrap(dir: string, marker: string): void {
@@ -66,5 +70,53 @@ describe("the PATH commands and the sandbox are found on", () => {
       expect(realpathSync(found!).startsWith(root)).toBe(false);
     }
     expect(() => realpathSync(marker)).toThrow();
+  });
+});
+
+describe("the programs deerflow itself runs by name on the host (the sixteenth pass's M1)", () => {
+  /** A project with `node_modules/.bin` on PATH (direnv's `layout node`), where a sandboxed command wrote `name`. */
+  function planted(name: string) {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "df-hostprog-")));
+    const ws = join(root, "project");
+    const bin = join(ws, "node_modules", ".bin");
+    mkdirSync(bin, { recursive: true });
+    const marker = join(root, "planted-ran");
+    writeFileSync(join(bin, name), `#!/bin/sh\necho "$*" >> ${marker}\nexit 1\n`);
+    chmodSync(join(bin, name), 0o755);
+    return { root, ws, bin, marker };
+  }
+  const saved = process.env.PATH;
+  afterEach(() => {
+    process.env.PATH = saved;
+  });
+
+  it("the rewind snapshot's git is the system's, not a `git` the project put on PATH", async () => {
+    const { ws, bin, marker, root } = planted("git");
+    writeFileSync(join(ws, "a.txt"), "a\n");
+    process.env.PATH = `${bin}:${saved}`;
+    const repo = new ShadowRepo(join(root, "data", "snapshots.git"), ws);
+    const snap = await repo.snapshot("before", []);
+    expect(snap.commit).toMatch(/^[0-9a-f]{40}$/);
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("an MCP server's command (`npx`) and setsid are looked up on the filtered PATH: the project's planted one never starts", async () => {
+    const { ws, bin, marker, root } = planted("npx");
+    // The system's `npx` stand-in: a folder outside the project, after the project's on PATH.
+    const sys = join(root, "sys");
+    mkdirSync(sys);
+    const systemRan = join(root, "system-ran");
+    writeFileSync(join(sys, "npx"), `#!/bin/sh\necho "$*" >> ${systemRan}\nexit 1\n`);
+    chmodSync(join(sys, "npx"), 0o755);
+    process.env.PATH = `${bin}:${sys}:${saved}`;
+    const sdk = await loadMcpSdk();
+    const server = { command: "npx", args: ["-y", "some-server"], file: join(root, ".deerflowrc") };
+    const paths = { workspace_path: ws, uploads_path: join(root, "u"), outputs_path: join(root, "o") };
+    const built = buildTransport(sdk, "fs", server, { env: process.env, paths, shell: defaultShellSettings() });
+    await built.transport.start().catch(() => undefined);
+    await until(() => existsSync(systemRan) || existsSync(marker));
+    await built.transport.close().catch(() => undefined);
+    expect(readFileSync(systemRan, "utf8")).toContain("-y some-server");
+    expect(existsSync(marker)).toBe(false);
   });
 });
