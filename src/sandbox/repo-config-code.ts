@@ -10,10 +10,16 @@ import { plainGit } from "./plain-git.js";
 import { isGitCodeKey } from "./shell-git.js";
 
 /** git's first error line from a failed plainGit call. */
-const gitError = (err: unknown) =>
-  String((err as { stderr?: unknown }).stderr ?? "")
-    .trim()
-    .split("\n")[0] || "git failed";
+const gitError = (err: unknown) => {
+  const e = err as { stderr?: unknown; code?: unknown; signal?: unknown };
+  if (e.code === "ENOBUFS") return "its listing is longer than deerflow reads";
+  if (e.signal) return `git was stopped (${String(e.signal)})`;
+  return (
+    String(e.stderr ?? "")
+      .trim()
+      .split("\n")[0] || "git failed"
+  );
+};
 
 /**
  * Where git finds the repository of `workspace` (read by plainGit: no GIT_* from the environment, no system or global
