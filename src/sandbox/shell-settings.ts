@@ -4,7 +4,7 @@
 import { cacheHomeOf } from "../config/cache-home.js";
 import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { homedir } from "node:os";
-import { noteSandboxWritable } from "./sandbox-writable.js";
+import { notePastWorkspaces, noteSandboxWritable } from "./sandbox-writable.js";
 import { join } from "node:path";
 
 export interface ShellSettings {
@@ -75,6 +75,7 @@ export function shellSettingsFromConfig(config: {
   const s = config.sandbox;
   // Known before anything looks for bwrap or runs a hook: nothing deerflow runs on the host comes from these.
   noteSandboxWritable([...s.readWrite, config.home]);
+  notePastWorkspaces(config.home);
   return defaultShellSettings({
     network: s.network,
     hostNetwork: s.hostNetwork === true,

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { buildTransport } from "../../src/mcp/transport.js";
 import { loadMcpSdk } from "../../src/mcp/sdk.js";
 import { hostPath } from "../../src/sandbox/env-scrub.js";
-import { findBwrap } from "../../src/sandbox/run-shell.js";
+import { closeShellSessions, findBwrap, runShell } from "../../src/sandbox/run-shell.js";
 import { defaultShellSettings, shellSettingsFromConfig } from "../../src/sandbox/shell-settings.js";
 import { ShadowRepo } from "../../src/snapshots/shadow-repo.js";
 import { HAS_BWRAP } from "../support/confinement.js";
@@ -70,6 +70,33 @@ describe("the PATH commands and the sandbox are found on", () => {
       expect(realpathSync(found!).startsWith(root)).toBe(false);
     }
     expect(() => realpathSync(marker)).toThrow();
+  });
+});
+
+describe.runIf(HAS_BWRAP)("the workspaces of earlier runs (the sixteenth pass's P4)", () => {
+  it("a bwrap a command wrote into a workspace is never the one found later, in this process or the next (the list in the data directory)", async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "df-hostpath-past-")));
+    const data = join(root, "data");
+    mkdirSync(data);
+    const settings = defaultShellSettings({ dataDir: data, userHome: join(root, "home") });
+    // A run in ~/dotfiles whose command plants bin/bwrap (any mode may: it is a workspace write).
+    const dotfiles = join(root, "dotfiles");
+    mkdirSync(dotfiles);
+    const paths = { workspace_path: dotfiles, uploads_path: join(root, "u"), outputs_path: join(root, "o") };
+    await runShell("mkdir -p bin && printf '#!/bin/sh\\necho ran >> ../ran\\nexec /usr/bin/bwrap \"$@\"\\n' > bin/bwrap && chmod +x bin/bwrap", { paths, settings, cwd: dotfiles, timeoutSeconds: 60 });
+    await closeShellSessions();
+    expect(existsSync(join(dotfiles, "bin", "bwrap"))).toBe(true);
+    const found = findBwrap(`${join(dotfiles, "bin")}:/usr/local/bin:/usr/bin:/bin`);
+    expect(found === null || !found.startsWith(root)).toBe(true);
+    expect(readFileSync(join(data, "sandbox-workspaces"), "utf8").split("\n")).toContain(dotfiles);
+    // The next process reads that list when its settings are made: a folder listed there (and never run in here).
+    const other = join(root, "other");
+    fakeBwrap(join(other, "bin"), join(root, "ran"));
+    writeFileSync(join(data, "sandbox-workspaces"), `${dotfiles}\n${other}\n`);
+    shellSettingsFromConfig({ home: data, files: [], sandbox: { network: true, readWrite: [], readOnly: [], passEnv: [], require: false }, models: {}, model: null });
+    const next = findBwrap(`${join(other, "bin")}:/usr/local/bin:/usr/bin:/bin`);
+    expect(next === null || !next.startsWith(root)).toBe(true);
+    expect(existsSync(join(root, "ran"))).toBe(false);
   });
 });
 

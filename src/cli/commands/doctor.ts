@@ -123,6 +123,8 @@ async function sandboxCheck(config: ResolvedConfig): Promise<Check> {
   const { sandboxPathProblems } = await import("../../sandbox/workspace-check.js");
   const [refused] = sandboxPathProblems(config.sandbox, { userHome: process.env.HOME ?? homedir(), dataDir: config.home });
   if (refused) return { ok: false, label: "sandbox", detail: `${refused} Runs stop with exit 2 until it is removed.` };
+  // The settings first: they note the folders bwrap is never taken from (readWrite, earlier workspaces), as a run does.
+  (await import("../../sandbox/shell-settings.js")).shellSettingsFromConfig(config);
   const bwrap = findBwrap();
   if (!bwrap && config.sandbox.require)
     return { ok: false, label: "sandbox", detail: "bubblewrap (bwrap) is not available and sandbox.require is true: shell commands are refused (install the `bubblewrap` package)" };
