@@ -301,6 +301,10 @@ describe.each(modes)("git code guards (%s)", (mode) => {
         detached("spaced", "vendor-cache2 ", "printf 'gitdir: ../vendor-cache2 \\n'"),
         // Past git's limit: unverified, moved aside
         detached("huge", "vendor-cache3", "{ printf 'gitdir: ../vendor-cache3\\n'; head -c 2000000 /dev/zero | tr '\\0' '\\n'; }"),
+        // A commondir padded the same way: git follows it to the config it names
+        commit("shared"),
+        "cp -r shared/.git common-cache && { printf '../../common-cache\\n'; head -c 100000 /dev/zero | tr '\\0' '\\n'; } > shared/.git/commondir",
+        `git --git-dir=common-cache config core.fsmonitor "touch '$PWD/pwned-shared'; false" && git add shared`,
         // G8: each `b` is 2 bytes on disk and 2 006 in `git config --list` (300 MB)
         commit("amp"),
         `python3 -c "import sys; sys.stdout.write('[a \\"' + 'x' * 2000 + '\\"]\\n' + 'b\\n' * 150000 + '[core]\\n\\tfsmonitor = touch $PWD/pwned-amp\\n')" >> amp/.git/config`,
@@ -311,11 +315,12 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(out).toContain("planted");
     expect(out).toMatch(/deerflow removed core\.fsmonitor, core\.worktree from \S*vendor-cache\/config/);
     expect(out).toMatch(/deerflow removed core\.fsmonitor, core\.worktree from \S*vendor-cache2 \/config/);
+    expect(out).toMatch(/deerflow removed core\.fsmonitor from \S*common-cache\/config/);
     expect(out).toMatch(/deerflow moved \S*huge\/\.git to \S*huge\/\.git\.deerflow-removed: it is larger than 1048576 bytes/);
     expect(out).toMatch(/deerflow moved \S*amp\/\.git\/config to \S*amp\/\.git\/config\.deerflow-removed: git could not list its keys/);
-    for (const sub of ["padded", "spaced", "huge", "amp"]) rmSync(join(ws, `pwned-${sub}`), { force: true }); // what ran in the sandbox
+    for (const sub of ["padded", "spaced", "huge", "amp", "shared"]) rmSync(join(ws, `pwned-${sub}`), { force: true }); // what ran in the sandbox
     git("status", "--porcelain");
-    for (const sub of ["padded", "spaced", "huge", "amp"]) expect(existsSync(join(ws, `pwned-${sub}`)), sub).toBe(false);
+    for (const sub of ["padded", "spaced", "huge", "amp", "shared"]) expect(existsSync(join(ws, `pwned-${sub}`)), sub).toBe(false);
   });
 
   it("a sha256 gitlink whose objectformat is quoted, or whose config is past 64 KiB, is still listed; an unreadable index is said, not read as empty (the tenth pass)", async () => {
