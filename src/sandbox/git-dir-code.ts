@@ -5,7 +5,7 @@
 // padded past the old 64 KiB read (git reads up to 1 MiB), a trailing space the old parse trimmed (git keeps it), and
 // a config whose listing overflowed the buffer (read as "no code keys").
 import { lstatSync, readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { dirname, isAbsolute, join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { plainGit } from "./plain-git.js";
 import { isGitCodeKey } from "./shell-git.js";
 
@@ -167,7 +167,7 @@ export function gitDirRunsCode(g: CheckoutGit | Unreadable): string | undefined 
   for (const h of hooksDirsOf(g)) {
     const hooks = hooksIn(h);
     if (hooks === null) return `${h} cannot be listed`;
-    if (hooks.length > 0) return `${join(dirname(h), "hooks", hooks[0]!)} is a hook`;
+    if (hooks.length > 0) return `${join(h, hooks[0]!)} is a hook`;
   }
   return undefined;
 }

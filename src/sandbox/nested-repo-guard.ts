@@ -69,8 +69,6 @@ function enclosingCheckout(dir: string): { root: string; git: CheckoutGit } | un
   }
 }
 
-const codeKeys = configCodeKeys;
-
 /** The config files of the workspace's gitlinks now (the gitlinks are listed again when an index they came from changed). */
 function refresh(workspace: string): string[] {
   let known = workspaces.get(workspace);
@@ -242,7 +240,7 @@ export function noteNestedRepos(workspace: string): void {
   ownGitAtStart.set(workspace, existsSync(join(workspace, ".git")));
   for (const f of refresh(workspace)) {
     if (baseline.has(f)) continue;
-    const keys = codeKeys(f);
+    const keys = configCodeKeys(f);
     baseline.set(f, keys);
     if (keys?.has(UNLISTED)) unlistedAtStart.set(f, identityOf(f));
   }
@@ -275,7 +273,7 @@ export function restoreNestedRepos(): string {
 /** Takes out of `f` what the run added that runs code; the lines saying so. */
 function check(f: string): string[] {
   const before = baseline.get(f) ?? new Set<string>();
-  const now = codeKeys(f) ?? new Set<string>();
+  const now = configCodeKeys(f) ?? new Set<string>();
   // A config git cannot list is code (the sixteenth pass's G8 padded one past the listing's buffer): one the run
   // made, or the user's unlistable one changed since, is moved aside whole.
   if (now.has(UNLISTED) && (!before.has(UNLISTED) || unlistedAtStart.get(f) !== identityOf(f))) {
