@@ -178,7 +178,8 @@ const saidUnreadable = new Set<string>();
  */
 function unreadablePointer(workspace: string, u: Unreadable): string[] {
   const why = `${u.why}, so deerflow cannot check what git would run there`;
-  if (!pointersAtStart.get(workspace)?.has(u.pointer)) {
+  const known = pointersAtStart.get(workspace); // unset while the run's start is noted: all there then is the user's
+  if (known && !known.has(u.pointer)) {
     const moved = moveAside(u.pointer, `${why}; your git status would have entered it.`);
     if (moved) return [moved];
   }
@@ -248,6 +249,9 @@ export function noteNestedRepos(workspace: string): void {
   const roots = rootsOf(workspace);
   for (const link of checkoutsNow.get(workspace) ?? []) {
     for (const p of [join(link, ".git"), join(readableGit(link)?.gitDir ?? link, "commondir")]) if (existsSync(p)) pointers.add(p);
+    const g = gitDirsOfCheckout(link);
+    if (isUnreadable(g)) pointers.add(g.pointer); // an unreadable commondir of the user's: named, never moved
+
     for (const h of hooksOf(link, roots)) noteHooks(h);
   }
   pointersAtStart.set(workspace, pointers);

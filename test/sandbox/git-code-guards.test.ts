@@ -284,6 +284,9 @@ describe.each(modes)("git code guards (%s)", (mode) => {
 
   it("a .git file padded past 64 KiB or past git's 1 MiB, a gitdir line ending in a space, a config that lists past the buffer: none hides a planted key (the sixteenth pass's G7, G8, G9)", async () => {
     const { ws, sh, git } = setUp(mode);
+    // The user's own checkout behind a .git file deerflow cannot read (past 1 MiB): named, never moved.
+    mkdirSync(join(ws, "mine"));
+    writeFileSync(join(ws, "mine", ".git"), `gitdir: ../elsewhere\n${"\n".repeat(2_000_000)}`);
     const commit = (d: string) => `git init -q ${d} && git -C ${d} -c user.name=t -c user.email=t@t commit -q --allow-empty -m x`;
     // A git dir moved out of its checkout, pointed at by the checkout's .git file (as git writes one, then spoiled).
     const detached = (sub: string, dir: string, gitfile: string) =>
@@ -316,6 +319,8 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(out).toMatch(/deerflow removed core\.fsmonitor, core\.worktree from \S*vendor-cache\/config/);
     expect(out).toMatch(/deerflow removed core\.fsmonitor, core\.worktree from \S*vendor-cache2 \/config/);
     expect(out).toMatch(/deerflow removed core\.fsmonitor from \S*common-cache\/config/);
+    expect(out).toMatch(/deerflow could not read \S*mine\/\.git as git does \(it is larger than 1048576 bytes/);
+    expect(existsSync(join(ws, "mine", ".git"))).toBe(true);
     expect(out).toMatch(/deerflow moved \S*huge\/\.git to \S*huge\/\.git\.deerflow-removed: it is larger than 1048576 bytes/);
     expect(out).toMatch(/deerflow moved \S*amp\/\.git\/config to \S*amp\/\.git\/config\.deerflow-removed: git could not list its keys/);
     for (const sub of ["padded", "spaced", "huge", "amp", "shared"]) rmSync(join(ws, `pwned-${sub}`), { force: true }); // what ran in the sandbox
