@@ -40,7 +40,7 @@ import { GIT_RULES, gitShellAliases } from "./shell-git.js";
 import { CODE_RULES, sedRuns, sedWrites } from "./shell-rules-code.js";
 import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
 import { GIT_CONTROL_REASON, GIT_INTERNALS_REASON, HOME_REASON, touchesHome, writesGitControl, writesGitInternals } from "./shell-rules-paths.js";
-import { notAFile, repointsDescriptor, writesStream } from "./shell-read-only.js";
+import { notAFile, readerWithUnlistedOption, repointsDescriptor, writesStream } from "./shell-read-only.js";
 import { UNCONFINED_REASON, isGenericAsk, needsPerson, plainOrAsk, unconfinedRisk } from "./shell-unconfined.js";
 import { hasForkBomb } from "./shell-fork-bomb.js";
 import { codeArg, inlineCode, readsCodeFromStdin } from "./shell-inline-code.js";
@@ -291,6 +291,7 @@ export const SHELL_RULES: readonly Rule[] = [
 
   // --- edits: ask in `ask` mode only (like write_file)
   { verdict: "edit", reason: WRITES, test: writesAFile },
+  { verdict: "edit", reason: "gives a read-only program an option deerflow does not know to only read (it may write or run a program)", test: readerWithUnlistedOption },
   { verdict: "edit", reason: WRITES, cmd: /^(?:cp|mv|touch|mkdir|ln|rm|rmdir|unlink|shred|truncate|install|patch|rsync)$/ },
   { verdict: "edit", reason: WRITES, cmd: /^tee$/, test: (c) => operands(c.args).some((a) => !notAFile(c, { op: ">", target: a })) },
   { verdict: "edit", reason: WRITES, cmd: /^(?:sed|perl|ruby)$/, args: / (?:-[a-zA-Z]*i\S*|--in-place\S*) / },

@@ -14,6 +14,7 @@
 // - Edits (ask mode asks): checkout of a branch, switch, merge, pull, cherry-pick, revert, stash pop/apply, rm, mv,
 //   reset --keep/--merge, worktree remove. `git stash` (push) and `checkout -b` stay allowed: nothing is lost.
 import { type SimpleCommand, isFlag } from "./shell-command.js";
+import { gitSubOptionUnlisted } from "./read-only-options.js";
 
 type GitRule = { verdict: "ask" | "edit"; reason: string; test: (c: SimpleCommand) => boolean };
 
@@ -99,6 +100,13 @@ const git = (re: RegExp, test: (rest: string[]) => boolean) => (c: SimpleCommand
 const operands = (r: string[]) => r.filter((a) => !isFlag(a));
 
 export const GIT_RULES: readonly GitRule[] = [
+  // `-O<cmd>` opens the matches in any program, in any cluster (`-1iO…`) or prefix (`--open=…`; `--or` and
+  // `--only-matching` are listed): an option off git grep's read list that may be it is the program it names.
+  {
+    verdict: "ask",
+    reason: "git grep -O/--open-files-in-pager runs the program it names",
+    test: (c) => sub(c) === "grep" && /^(?:-[^-]*O|--o)/.test(gitSubOptionUnlisted(gitArgs(c)) ?? ""),
+  },
   { verdict: "ask", reason: "git reset --hard discards uncommitted changes", test: git(/^reset$/, (r) => r.includes("--hard")) },
   // A template directory's hooks and config are copied into the new repository: its hooks run when the user commits there.
   { verdict: "ask", reason: "git init/clone --template copies hooks that run later on your host", test: git(/^(?:init|clone)$/, (r) => r.some((a) => longOption(a, "template", 2))) },

@@ -15,7 +15,7 @@
 //   results are masked for secrets besides (middleware/tool-result-secret-masking.ts).
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 import type { SimpleCommand } from "./shell-command.js";
-import { commandOnlyReads } from "./shell-read-only.js";
+import { commandOnlyReads, readerWithUnlistedOption } from "./shell-read-only.js";
 import { namesHome } from "./shell-rules-paths.js";
 import { VIRTUAL_ROOT } from "./paths.js";
 import { notLiteral } from "./unconfined-literal.js";
@@ -71,11 +71,13 @@ export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | u
   // fourteenth pass emptied home files with `truncate -s0 "${PWD%/*}/notes.txt"` and through a link to `..`.
   const link = c.name !== "" && workspace ? leavesWorkspaceByLinks(c, workspace) : undefined;
   if (link) return `${UNCONFINED_OUTSIDE_REASON} (${link})`;
-  if (!commandOnlyReads(c)) return UNCONFINED_REASON;
+  const option = unlistedOption(c);
+  const optionReason = `${UNCONFINED_OPTION_REASON} (${c.name} ${option})`;
+  // A reader given an option off its list is no longer "read-only" (read-only-options.ts): say which option.
+  if (!commandOnlyReads(c)) return option !== undefined && readerWithUnlistedOption(c) ? optionReason : UNCONFINED_REASON;
   // `CDPATH=..` alone on a line sends the next `cd` elsewhere; `rg --files | xargs rg` makes file names options.
   if (c.assigns.length > 0 || c.via.length > 0) return UNCONFINED_REASON;
-  const option = unlistedOption(c);
-  return option === undefined ? undefined : `${UNCONFINED_OPTION_REASON} (${c.name} ${option})`;
+  return option === undefined ? undefined : optionReason;
 }
 
 /** The audit's verdict on a whole line without a sandbox: a line that is not plain words (unconfined-literal.ts)

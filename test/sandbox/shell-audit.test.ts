@@ -959,3 +959,19 @@ describe("the third adversarial pass's shapes", () => {
     }
   });
 });
+
+describe("a read-only program given an option off its allow list (the sixteenth pass)", () => {
+  it.each(["tree -H . -L 1 -R", "ag --pager 'sh -c x' hello", "less --Lesskey-src=k f.txt", "less --Log-file=o f.txt", "tree -o out.html ."])("counts %j as an edit (ask mode asks)", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("edit");
+  });
+  it.each(["tree -L 2", "ag -i x src", "less -N f", "git log --oneline -5", "git -c color.ui=always log", "git grep -n -2 x"])("still allows %j", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
+  });
+  it.each(["git grep -1O'touch X;' x", "git grep -i1O'touch X;' x", "git grep --open=vi x"])("asks for %j: git grep -O runs the program it names", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "ask", reason: "git grep -O/--open-files-in-pager runs the program it names" });
+  });
+  it("without a sandbox git grep -O needs a person, in any cluster", async () => {
+    for (const cmd of [`git grep -O'python3 -c "import shutil,pathlib;shutil.rmtree(pathlib.Path.home())";' hello`, "git grep -1O'x' hello"])
+      expect(await auditCommand(cmd, { confined: false }), cmd).toMatchObject({ verdict: "ask", needsPerson: true });
+  });
+});
