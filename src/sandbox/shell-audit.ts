@@ -89,7 +89,7 @@ function operands(args: string[]): string[] {
   const i = args.indexOf("--");
   return i < 0 ? args.filter((a) => !isFlag(a)) : [...args.slice(0, i).filter((a) => !isFlag(a)), ...args.slice(i + 1)];
 }
-const recursive = (c: SimpleCommand) => c.args.some((a) => /^-[a-zA-Z]*[rR][a-zA-Z]*$/.test(a) || a === "--recursive");
+const recursive = (c: SimpleCommand) => c.args.some((a) => /^-[\w#]*[rR][\w#]*$/.test(a) || a === "--recursive");
 /**
  * An absolute path that is, once `//`, `/./` and `..` are resolved as the kernel would, the root, a system directory
  * or the home directory by its literal path (`rm -rf /usr/../home/u`, `//home//u/`, `/home/u/*`: the sixth pass).
@@ -148,13 +148,13 @@ const SHELL_OUT_CODE =
 /** Signals from inline code (`os.kill(-1, 9)`, `process.kill(-1)`, perl's `kill 9, -1`): without a PID namespace, any of the user's processes. */
 const SIGNAL_CODE = /\b(?:os\.killpg?|process\.kill|Process\.kill|killpg)\s*\(|\bkill\s*\(?\s*['"]?(?:-?\d|KILL|TERM|HUP|SIG)/;
 const HOMEISH = /^(?:~|\$\{?HOME\}?)(?:\/|$)/;
-const tarExtracts = (c: SimpleCommand) => /^-?[a-zA-Z]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[a-zA-Z]*x[a-zA-Z]*$/.test(a) || a === "--extract");
+const tarExtracts = (c: SimpleCommand) => /^-?[\w#]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[\w#]*x[\w#]*$/.test(a) || a === "--extract");
 /** The files a command visibly writes: its output redirections and the operands of the programs that write. */
 function writeTargets(c: SimpleCommand): string[] {
   const targets = c.redirects.filter((r) => /[>]/.test(r.op) && !notAFile(c, r)).map((r) => r.target);
   if (/^(?:tee|mv|touch|mkdir|rm|rmdir|unlink|shred|truncate|chmod|chown)$/.test(c.name)) targets.push(...operands(c.args));
   if (/^(?:cp|ln|install|rsync)$/.test(c.name)) targets.push(...operands(c.args).slice(-1)); // the sources are only read
-  if (/^(?:sed|perl|ruby)$/.test(c.name) && c.args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"))) targets.push(...operands(c.args));
+  if (/^(?:sed|perl|ruby)$/.test(c.name) && c.args.some((a) => /^-[\w#]*i/.test(a) || a.startsWith("--in-place"))) targets.push(...operands(c.args));
   if (c.name === "dd") targets.push(...c.args.filter((a) => a.startsWith("of=")).map((a) => a.slice(3)));
   if (/^(?:tar|bsdtar)$/.test(c.name) && (tarExtracts(c) || tarRemovesFiles(c))) targets.push(tarDir(c) ?? ".");
   targets.push(...sedWrites(c).filter((t) => !notAFile(c, { op: ">", target: t })));
@@ -198,7 +198,7 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "block", reason: "writing to /etc", cmd: /^tee$/, test: (c) => operands(c.args).some(isEtc) },
   { verdict: "block", reason: "writing to /etc", cmd: /^(?:cp|mv|install|ln|rsync|scp)$/, test: (c) => isEtc(operands(c.args).at(-1) ?? "") },
   { verdict: "block", reason: "writing to /etc", cmd: /^(?:rm|truncate|chmod|chown|chgrp|touch|mkdir|rmdir|unlink)$/, test: (c) => operands(c.args).some(isEtc) },
-  { verdict: "block", reason: "editing files in /etc", cmd: /^(?:sed|perl)$/, args: / (?:-[a-zA-Z]*i|--in-place)/, test: (c) => operands(c.args).some(isEtc) },
+  { verdict: "block", reason: "editing files in /etc", cmd: /^(?:sed|perl)$/, args: / (?:-[\w#]*i|--in-place)/, test: (c) => operands(c.args).some(isEtc) },
   { verdict: "block", reason: "writing to /etc", cmd: /^dd$/, args: / of=\/etc\// },
   { verdict: "block", reason: "raw network socket (/dev/tcp, /dev/udp)", test: (c) => [...c.redirects.map((r) => r.target), ...c.args].some((t) => /^\/dev\/(?:tcp|udp)\//.test(t)) },
   { verdict: "block", reason: "recursive permission change on the filesystem root or a system directory", cmd: /^(?:chmod|chown|chgrp)$/, test: (c) => recursive(c) && hitsRoot(c) },
@@ -281,9 +281,9 @@ export const SHELL_RULES: readonly Rule[] = [
     verdict: "ask",
     reason: "sending a file over the network (curl upload)",
     cmd: /^curl$/,
-    args: / (?:-[a-zA-Z]*[dF]|--data(?:-binary|-raw|-urlencode|-ascii)?|--form(?:-string)?|--json)(?: |=)?\S*@/,
+    args: / (?:-[\w#]*[dF]|--data(?:-binary|-raw|-urlencode|-ascii)?|--form(?:-string)?|--json)(?: |=)?\S*@/,
   },
-  { verdict: "ask", reason: "sending a file over the network (curl upload)", cmd: /^curl$/, args: / (?:-[a-zA-Z]*T|--upload-file)(?: |=)?\S/ },
+  { verdict: "ask", reason: "sending a file over the network (curl upload)", cmd: /^curl$/, args: / (?:-[\w#]*T|--upload-file)(?: |=)?\S/ },
   { verdict: "ask", reason: "sending a file over the network (wget post)", cmd: /^wget$/, args: / --(?:post-file|body-file)(?: |=)/ },
   { verdict: "ask", reason: "raw network connection (nc, socat, telnet)", cmd: /^(?:nc|ncat|netcat|socat|telnet)$/ },
   { verdict: "ask", reason: "copying files to or from another host", cmd: /^(?:scp|sftp|ssh)$/ },
@@ -294,11 +294,11 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "edit", reason: "gives a read-only program an option deerflow does not know to only read (it may write or run a program)", test: readerWithUnlistedOption },
   { verdict: "edit", reason: WRITES, cmd: /^(?:cp|mv|touch|mkdir|ln|rm|rmdir|unlink|shred|truncate|install|patch|rsync)$/ },
   { verdict: "edit", reason: WRITES, cmd: /^tee$/, test: (c) => operands(c.args).some((a) => !notAFile(c, { op: ">", target: a })) },
-  { verdict: "edit", reason: WRITES, cmd: /^(?:sed|perl|ruby)$/, args: / (?:-[a-zA-Z]*i\S*|--in-place\S*) / },
+  { verdict: "edit", reason: WRITES, cmd: /^(?:sed|perl|ruby)$/, args: / (?:-[\w#]*i\S*|--in-place\S*) / },
   { verdict: "edit", reason: WRITES, cmd: /^g?sed$/, test: (c) => sedWrites(c).some((t) => !notAFile(c, { op: ">", target: t })) },
   { verdict: "edit", reason: WRITES, cmd: /^dd$/, test: (c) => c.args.some((a) => a.startsWith("of=") && !notAFile(c, { op: ">", target: a.slice(3) })) },
   ...GIT_RULES.filter((r) => r.verdict === "edit").map((r) => ({ ...r, cmd: /^git$/ })),
-  { verdict: "edit", reason: WRITES, cmd: /^curl$/, args: / (?:-[a-zA-Z]*[oO]\S*|--output(?:=\S+)?|--remote-name\S*) / },
+  { verdict: "edit", reason: WRITES, cmd: /^curl$/, args: / (?:-[\w#]*[oO]\S*|--output(?:=\S+)?|--remote-name\S*) / },
   {
     verdict: "edit",
     reason: WRITES,
@@ -309,7 +309,7 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "edit", reason: WRITES, cmd: /^(?:tar|bsdtar)$/, test: tarExtracts },
   { verdict: "edit", reason: WRITES, cmd: /^unzip$/, test: (c) => !c.args.some((a) => /^-[a-zA-Z]*[lvtZ]/.test(a)) },
   { verdict: "edit", reason: WRITES, test: (c) => WRITE_CODE.test(inlineCode(c)) },
-  { verdict: "edit", reason: WRITES, cmd: /^sort$/, test: (c) => c.args.some((a) => /^(?:-[a-zA-Z]*o\S*|--output(?:=\S*)?)$/.test(a)) },
+  { verdict: "edit", reason: WRITES, cmd: /^sort$/, test: (c) => c.args.some((a) => /^(?:-[\w#]*o\S*|--output(?:=\S*)?)$/.test(a)) },
   {
     verdict: "edit",
     reason: WRITES,
@@ -318,7 +318,7 @@ export const SHELL_RULES: readonly Rule[] = [
   },
   { verdict: "edit", reason: WRITES, cmd: /^[gmn]?awk$/, test: (c) => c.args.some((a) => /\bprintf?\b[^;{}]*?>/.test(a)) },
   { verdict: "edit", reason: WRITES, cmd: /^(?:ed|red|ex)$/ },
-  { verdict: "edit", reason: WRITES, cmd: /^(?:vim?|nvim|gvim)$/, test: (c) => editorScripts(c).length > 0 || c.args.some((a) => /^-[a-zA-Z]*[seE][a-zA-Z]*$/.test(a)) },
+  { verdict: "edit", reason: WRITES, cmd: /^(?:vim?|nvim|gvim)$/, test: (c) => editorScripts(c).length > 0 || c.args.some((a) => /^-[\w#]*[seE][\w#]*$/.test(a)) },
   { verdict: "edit", reason: WRITES, cmd: /^sqlite3?$/, test: (c) => sqliteRisk(c) === "edit" },
   { verdict: "edit", reason: WRITES, cmd: /^(?:rename|prename|perl-rename|file-rename|chmod|chown|chgrp|chattr|setfacl)$/ },
 ];

@@ -5,7 +5,7 @@ import { INTERPRETERS, SHELLS, type SimpleCommand, isFlag } from "./shell-comman
 /** The index of the argument holding a shell's or interpreter's inline code (`-c`, `-e`, `-r`), or -1. */
 export function codeArg(c: SimpleCommand): number {
   // node -p/--print and perl -E run code too.
-  const flag = INTERPRETERS.test(c.name) ? (c.name === "php" ? /^-[a-zA-Z]*r$/ : /^-[a-zA-Z]*[ceEp]$/) : /^-[a-zA-Z]*c[a-zA-Z]*$/;
+  const flag = INTERPRETERS.test(c.name) ? (c.name === "php" ? /^-[\w#]*r$/ : /^-[\w#]*[ceEp]$/) : /^-[\w#]*c[\w#]*$/;
   const i = c.args.findIndex((a) => flag.test(a) || a === "--command" || a === "--eval" || a === "--print");
   return i >= 0 && i + 1 < c.args.length ? i + 1 : -1;
 }

@@ -975,3 +975,12 @@ describe("a read-only program given an option off its allow list (the sixteenth 
       expect(await auditCommand(cmd, { confined: false }), cmd).toMatchObject({ verdict: "ask", needsPerson: true });
   });
 });
+
+describe("short-option clusters with digits (the sixteenth pass: git grep -1O had a count before the letter)", () => {
+  it.each(["perl -0pi -e 's/a/b/' f", "curl -#o f http://x", "curl -0o f http://x"])("counts %j as an edit", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("edit");
+  });
+  it.each(["git push -4f origin main", "zip -9m a.zip f", "perl -0e 'unlink glob q(~/*)'"])("asks for %j", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("ask");
+  });
+});
