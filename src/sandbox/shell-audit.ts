@@ -59,6 +59,7 @@ import {
   RUNS_OPTION_COMMAND,
 } from "./shell-rules-io.js";
 import { unconfinedDeleteOutside } from "./unconfined-deletes.js";
+import { DESTROYS_REASON, PUBLISHES_REASON, destroysOutside, publishes } from "./shell-rules-destroy.js";
 
 export type AuditVerdict = "allow" | "edit" | "ask" | "block";
 export interface AuditResult {
@@ -263,6 +264,8 @@ export const SHELL_RULES: readonly Rule[] = [
   // --- ask first: the known shapes
   { verdict: "ask", reason: "tar --remove-files deletes the files it archives", cmd: /^(?:tar|bsdtar)$/, test: tarRemovesFiles },
   { verdict: "ask", reason: "zip -m deletes the files it archives", cmd: /^zip$/, test: zipMoves },
+  { verdict: "ask", reason: DESTROYS_REASON, test: destroysOutside },
+  { verdict: "ask", reason: PUBLISHES_REASON, test: publishes },
   { verdict: "ask", reason: "crontab installs or removes scheduled commands (they run later, outside deerflow)", cmd: /^crontab$/, test: (c) => !c.args.includes("-l") },
   { verdict: "ask", reason: "recursive delete (rm -r)", cmd: /^rm$/, test: recursive },
   { verdict: "ask", reason: "find -delete", cmd: /^find$/, args: / -delete / },
