@@ -123,7 +123,7 @@ const FETCH_SUB = /(?:\$\(|<\(|`)\s*(?:\S*\/)?(?:curl|wget|fetch|aria2c)\b/;
 /** `sh <(curl …)`, `bash -c "$(wget …)"`, `bash < <(curl …)`: the command runs what a substitution downloads. */
 const runsFetched = (c: SimpleCommand) => [...c.args, ...c.redirects.map((r) => r.target)].some((a) => FETCH_SUB.test(a));
 
-const DELETE_CODE = /rmtree|rm_rf|rimraf|rmSync|rmdirSync|remove_tree|\brmdir|\bunlink|os\.remove|\.rm\(|\bfs\.rm|FileUtils\.rm|File\.delete|Dir\.delete|\brm\(.*recursive/;
+const DELETE_CODE = /rmtree|rm_rf|Deno\.remove|removeSync|rimraf|rmSync|rmdirSync|remove_tree|\brmdir|\bunlink|os\.remove|\.rm\(|\bfs\.rm|FileUtils\.rm|File\.delete|Dir\.delete|\brm\(.*recursive/;
 const DYNAMIC_CODE =
   /getattr|__import__|importlib|\beval\b|&\s*[{$]|\bdo\s*[('"$q]|->\s*\(|\bsyscall\b|\bexec\s*\(|\bcompile\s*\(|new\s+Function|\bFunction\s*\(|require\s*\(\s*[^'"`\s)]|\.send\s*\(|constantize|\bglobals\s*\(\s*\)\s*\[/;
 const WRITE_CODE =
@@ -132,7 +132,7 @@ const WRITE_CODE =
 const WRITES = "writes files (ask mode asks before edits)";
 /** Inline code that names the home directory: a write there can plant code the user's own tools run later. */
 const HOME_CODE =
-  /expanduser|homedir\s*\(|Path\.home|process\.env\.HOME\b|process\.env\[\s*['"]HOME|environ(?:\.get)?\s*[[(]\s*['"]HOME|getenv\s*\(\s*['"]HOME|ENV\s*\[\s*['"]HOME|\$ENV\{\s*['"]?HOME|Dir\.home|File\.expand_path|['"]~\/|\$\{?HOME\b/;
+  /expanduser|homedir\s*\(|Path\.home|process\.env\.HOME\b|process\.env\[\s*['"]HOME|environ(?:\.get)?\s*[[(]\s*['"]HOME|getenv\s*\(\s*['"]HOME|ENV\s*\[\s*['"]HOME|\$ENV\{\s*['"]?HOME|Deno\.env\.get\s*\(\s*['"]HOME|posix_getpwuid|Dir\.home|File\.expand_path|['"]~\/|\$\{?HOME\b/;
 /** A string literal naming a path outside the workspace (an absolute one but /tmp and the null device, or `../`). */
 const OUTSIDE_PATH_CODE = /['"`](?:\/(?!tmp\/|dev\/(?:null|stdout|stderr)['"`])|\.\.\/)/;
 /** Inline code that opens network connections. */
@@ -145,9 +145,9 @@ const NET_CODE =
  * audit cannot follow the code, so any spelling asks (and without a sandbox any interpreter asks: shell-unconfined.ts).
  */
 const SHELL_OUT_CODE =
-  /\bsystem2?\b|\bexec(?:[lv]p?e?)?\b|\bqx\b|\bspawn\w*|popen|os\.execute|posix_spawn|subprocess|child_process|execSync|spawnSync|%x[({[]|`[^`]+`|IO\.popen|Open3|proc_open|shell_exec|passthru|['"]\|-['"]|['"]-\|['"]|\bopen\b[^;]*\||\bshell\s*\(|\bpipe\s*\(|readpipe|IPC::|\bOpen[23]\b|\bfork\b/;
+  /\bsystem2?\b|Deno\.(?:run|Command)\b|\bexec(?:[lv]p?e?)?\b|\bqx\b|\bspawn\w*|popen|os\.execute|posix_spawn|subprocess|child_process|execSync|spawnSync|%x[({[]|`[^`]+`|IO\.popen|Open3|proc_open|shell_exec|passthru|['"]\|-['"]|['"]-\|['"]|\bopen\b[^;]*\||\bshell\s*\(|\bpipe\s*\(|readpipe|IPC::|\bOpen[23]\b|\bfork\b/;
 /** Signals from inline code (`os.kill(-1, 9)`, `process.kill(-1)`, perl's `kill 9, -1`): without a PID namespace, any of the user's processes. */
-const SIGNAL_CODE = /\b(?:os\.killpg?|process\.kill|Process\.kill|killpg)\s*\(|\bkill\s*\(?\s*['"]?(?:-?\d|KILL|TERM|HUP|SIG)/;
+const SIGNAL_CODE = /\b(?:os\.killpg?|process\.kill|Process\.kill|killpg|posix_kill|Deno\.kill)\s*\(|\bkill\s*\(?\s*['"]?(?:-?\d|KILL|TERM|HUP|SIG)/;
 const HOMEISH = /^(?:~|\$\{?HOME\}?)(?:\/|$)/;
 const tarExtracts = (c: SimpleCommand) => /^-?[\w#]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[\w#]*x[\w#]*$/.test(a) || a === "--extract");
 /** The files a command visibly writes: its output redirections and the operands of the programs that write. */

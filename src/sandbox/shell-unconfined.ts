@@ -16,6 +16,7 @@
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 import type { SimpleCommand } from "./shell-command.js";
 import { commandOnlyReads, readerWithUnlistedOption } from "./shell-read-only.js";
+import { runsUnreadCode } from "./shell-inline-code.js";
 import { namesHome } from "./shell-rules-paths.js";
 import { VIRTUAL_ROOT } from "./paths.js";
 import { notLiteral } from "./unconfined-literal.js";
@@ -63,7 +64,7 @@ export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | u
   const words = [...c.args, ...c.redirects.map((r) => r.target)];
   if (words.some((w) => SECRET_WORD.test(w))) return UNCONFINED_SECRET_REASON;
   if (SIGNALS_OTHERS.test(c.name)) return UNCONFINED_SIGNAL_REASON;
-  if (RUNS_GIVEN.test(c.name) || runsInline(c)) return UNCONFINED_GIVEN_REASON;
+  if (RUNS_GIVEN.test(c.name) || runsInline(c) || runsUnreadCode(c)) return UNCONFINED_GIVEN_REASON;
   // `xargs -a list truncate -s0`: the files a writer is handed come from input the audit never sees.
   if (c.via.some((w) => w === "xargs") && !commandOnlyReads(c)) return UNCONFINED_GIVEN_REASON;
   if (c.name !== "" && readsOutside(c)) return UNCONFINED_OUTSIDE_REASON;
