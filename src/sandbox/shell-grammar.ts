@@ -163,8 +163,9 @@ function adjacentGroups(nodes: Node[]): Node[][] {
 interface Walk {
   pipelines: Pipeline[];
   cwd: Cwd;
-  /** Functions defined so far (their bodies are judged where they are called, in that directory). */
-  functions: Map<string, Node>;
+  /** Functions defined so far (their bodies are judged where they are called, in that directory), with the
+   *  redirections the definition carries (`f() { …; } > file`: they apply at each call). */
+  functions: Map<string, { body: Node; redirects: Node[] }>;
   /** Functions being expanded (a recursive function is expanded once). */
   calling: Set<string>;
   /** The pipeline commands are appended to (undefined: each command is its own pipeline). */
@@ -209,9 +210,12 @@ function walk(node: Node, ctx: Walk): void {
       // Judged where it is called (below); also here, in case it is called in a way the walk cannot see.
       const name = node.childForFieldName("name")?.text;
       const body = node.childForFieldName("body");
+      const redirects = node.namedChildren.filter((c): c is Node => c !== null && REDIRECTS.has(c.type));
       if (body) {
-        if (name) ctx.functions.set(name, body);
-        walk(body, inner(ctx));
+        if (name) ctx.functions.set(name, { body, redirects });
+        const here = inner(ctx);
+        walk(body, here);
+        if (redirects.length > 0) bareRedirection(redirects, here);
       }
       return;
     }
@@ -290,13 +294,18 @@ function redirected(node: Node, ctx: Walk): void {
   else {
     if (body) walk(body, here);
     // Redirections of a compound (`{ a; b; } > f`): a bare redirection in the same place.
-    push({ name: "", dynamicName: false, args: [], dynamicArgs: [], via: [], assigns: [], code: [], cwd: { ...ctx.cwd }, ...redirectsOf(redirects, here) }, here);
+    bareRedirection(redirects, { ...here, cwd: ctx.cwd });
   }
   for (const a of after) {
     if (a.type === "pipeline") for (const c of a.namedChildren) c && walk(c, inner(ctx, pipeline));
     else if (a.type === "command") walk(a, inner(ctx, pipeline));
     else walk(a, ctx);
   }
+}
+
+/** Redirections that apply to a compound or a function body: judged as a command with no name that has them. */
+function bareRedirection(redirects: Node[], ctx: Walk): void {
+  push({ name: "", dynamicName: false, args: [], dynamicArgs: [], via: [], assigns: [], code: [], cwd: { ...ctx.cwd }, ...redirectsOf(redirects, ctx) }, ctx);
 }
 
 const isWordNode = (n: Node) =>
@@ -367,7 +376,8 @@ function emit(words: Word[], redirectNodes: Node[], ctx: Walk, assigns: Assignme
   if (fn && !ctx.calling.has(simple.name)) {
     ctx.calling.add(simple.name);
     const call: Walk = { ...ctx, pipeline: undefined };
-    walk(fn, call);
+    walk(fn.body, call);
+    if (fn.redirects.length > 0) bareRedirection(fn.redirects, { ...call, cwd: ctx.cwd });
     ctx.calling.delete(simple.name);
     ctx.cwd = call.cwd; // a `{ }` body's cd stays in effect after the call, as in bash
   }

@@ -984,3 +984,16 @@ describe("short-option clusters with digits (the sixteenth pass: git grep -1O ha
     expect((await auditCommand(cmd)).verdict).toBe("ask");
   });
 });
+
+describe("a function definition's redirection is the write it is (the sixteenth pass, F3)", () => {
+  it.each(["f() { echo x; } > keep.txt; f", "function f { echo x; } > out", "f() ( echo x ) >> out; f"])("counts %j as an edit", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("edit");
+  });
+  it("without a sandbox, a function body appended to ~/.bashrc or above the workspace needs a person", async () => {
+    for (const cmd of ["f() { echo 'echo PWNED'; } >> ~/.bashrc; f", "f() { echo x; } > ../notes.txt; f"])
+      expect(await auditCommand(cmd, { confined: false }), cmd).toMatchObject({ verdict: "ask", needsPerson: true });
+  });
+  it("still allows a function without one", async () => {
+    expect(await auditCommand("f() { echo x; }; f")).toEqual({ verdict: "allow" });
+  });
+});
