@@ -21,6 +21,9 @@ export interface Options {
   /** Every value must match: for a program that goes on reading options after a value (less reads `-x4k<file>` as
    *  `-x4 -k<file>`). */
   value?: RegExp;
+  /** A short option's value is only the next argument: tree 1.x reads `-L` from the next argument and goes on with
+   *  the cluster (`-Lo 2 out` is `-L 2 -o out`), so an attached value is refused. */
+  separateValues?: boolean;
   /** `+…` is an option (less and more run `+cmd`), not an operand. */
   plus?: boolean;
 }
@@ -59,7 +62,7 @@ function shortCluster(cluster: string, next: string | undefined, o: Options): nu
     const ch = cluster[j]!;
     if (o.valued?.includes(ch)) {
       // The rest of the cluster is its value, or the next argument is.
-      if (j < cluster.length - 1) return valueOk(cluster.slice(j + 1), o, false) ? 0 : undefined;
+      if (j < cluster.length - 1) return !o.separateValues && valueOk(cluster.slice(j + 1), o, false) ? 0 : undefined;
       return valueOk(next, o, true) ? 1 : undefined;
     }
     if (o.digits && /\d/.test(ch)) continue;

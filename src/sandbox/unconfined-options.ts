@@ -34,6 +34,7 @@ export const OPTIONS: Record<string, Options> = {
   tree: {
     flags: "adfFxpugsDhrtvUCnAQNSiJ",
     valued: "LPIT",
+    separateValues: true,
     long: ["noreport", "dirsfirst", "du", "prune", "matchdirs", "ignore-case", "si", "inodes", "device"],
     longValued: ["charset", "filelimit", "sort", "timefmt"],
   },

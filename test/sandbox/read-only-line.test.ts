@@ -24,6 +24,7 @@ describe("lineOnlyReads", () => {
     "echo 'rm -rf /'",
     "diff a.txt b.txt || true",
     "tree -L 2 -a",
+    "tree -aL 2 src",
     "ag -i hello src",
     "less -N f.txt",
     "git grep -n -1 hello",
@@ -77,6 +78,7 @@ describe("lineOnlyReads", () => {
     // The sixteenth pass: options are an allow list per program, so a spelling the gate never saw does not read.
     "tree -H . -L 1 -R",
     "tree -RH. -L1",
+    "tree -Lo 2 out.html", // tree 1.x reads -L's value from the next word and goes on with the cluster: -o out.html
     "ag --pager 'sh -c x' hello",
     "ag --pager=x hello",
     "ag --pag=x hello",
