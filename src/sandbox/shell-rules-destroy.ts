@@ -33,6 +33,7 @@ const RULES: readonly ((c: SimpleCommand) => boolean)[] = [
   (c) => c.name === "aws" && ((verb(c, /^s3$/) && (verb(c, /^rb$/) || (verb(c, /^rm$/) && has(c, /^--recursive$/)))) || verb(c, /^(?:delete|terminate)-/)),
   (c) => /^(?:gcloud|az|doctl|flyctl|fly|heroku)$/.test(c.name) && verb(c, /^(?:delete|destroy|remove)$|^apps:destroy$/),
   (c) => c.name === "fuser" && has(c, /^-[\w#]*k/),
+  (c) => /^(?:conda|mamba|micromamba)$/.test(c.name) && verb(c, /^(?:remove|uninstall)$/) && (verb(c, /^env$/) || has(c, /^--all$/)),
 ];
 
 const PUBLISH: readonly ((c: SimpleCommand) => boolean)[] = [

@@ -369,6 +369,7 @@ describe("other tools' destroy and publish verbs need a person without a sandbox
     "aws s3 rm s3://bucket --recursive",
     "aws s3 rb s3://bucket",
     "fuser -k 3000/tcp",
+    "conda env remove -n base",
     "npm publish",
     "npm unpublish pkg@1.0.0",
     "cargo publish",
