@@ -1,6 +1,6 @@
 // The options a read-only program may be given on a line plan mode runs (read-only-line.ts) and ask mode runs without
 // an edit prompt (shell-read-only.ts `readsOnly`): an allow list per program, as unconfined-options.ts is without a
-// sandbox. WHY an allow list: three passes slipped a write or a program past a list of dangerous options by spelling
+// sandbox. WHY an allow list: the fifteenth and sixteenth passes slipped a write or a program past a list of dangerous options by spelling
 // (`less --Lesskey-src=…`, `git grep -1O<cmd>`, `tree -R`, `ag --pager`). Inside bubblewrap reading anything is
 // bounded by the sandbox, so this table adds to the unconfined one what only reads more (following links, a pattern
 // file) and the programs that never run unasked without a sandbox (git, less, more, ag); it never lists an option that
@@ -97,11 +97,10 @@ const READER: Record<string, Options> = {
   egrep: GREP,
   fgrep: GREP,
   ls: widen(OPTIONS.ls!, { flags: "LH", long: ["dereference", "dereference-command-line"] }),
-  tree: widen(OPTIONS.tree!, { flags: "l", long: ["gitignore", "noreport"] }),
+  tree: widen(OPTIONS.tree!, { flags: "l", long: ["gitignore"] }),
   rg: widen(OPTIONS.rg!, { flags: "L", valued: "f", long: ["follow"], longValued: ["file", "ignore-file"] }),
   du: widen(OPTIONS.du!, { flags: "LDH", long: ["dereference", "dereference-args"] }),
   file: widen(OPTIONS.file!, { flags: "L", valued: "mf", long: ["dereference"], longValued: ["magic-file", "files-from"] }),
-  cat: OPTIONS.cat!,
   ag: AG,
   less: LESS,
   more: MORE,
