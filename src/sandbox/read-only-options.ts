@@ -101,6 +101,8 @@ const READER: Record<string, Options> = {
   rg: widen(OPTIONS.rg!, { flags: "L", valued: "f", long: ["follow"], longValued: ["file", "ignore-file"] }),
   du: widen(OPTIONS.du!, { flags: "LDH", long: ["dereference", "dereference-args"] }),
   file: widen(OPTIONS.file!, { flags: "L", valued: "mf", long: ["dereference"], longValued: ["magic-file", "files-from"] }),
+  // `--arg name value`: the table knows one value; a value that starts with `-` is then read as an option (refused).
+  jq: widen(OPTIONS.jq!, { longValued: ["arg", "argjson"] }),
   ag: AG,
   less: LESS,
   more: MORE,

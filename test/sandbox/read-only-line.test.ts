@@ -25,6 +25,7 @@ describe("lineOnlyReads", () => {
     "diff a.txt b.txt || true",
     "tree -L 2 -a",
     "tree -aL 2 src",
+    "jq -r --arg k v '.[$k]' a.json",
     "ag -i hello src",
     "less -N f.txt",
     "git grep -n -1 hello",
