@@ -1,14 +1,14 @@
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
 import { SlowFirstSequencer } from "./test/support/slow-first-sequencer.js";
-import { endToEndTestFiles, isolatedUnitTestFiles } from "./test/support/test-kinds.js";
+import { endToEndTestFiles, isolatedTestFiles } from "./test/support/test-kinds.js";
 
 const ROOT = fileURLToPath(new URL(".", import.meta.url));
 const TESTS = ["test/**/*.test.{ts,tsx}"];
 // Files that start real processes or use PostgreSQL (test-kinds.ts); `npx vitest run --project 'unit*'` runs the rest.
 const E2E = endToEndTestFiles(ROOT);
-// In-process files that mock a module or stub the environment: each gets its own module graph (test-kinds.ts).
-const ISOLATED = isolatedUnitTestFiles(ROOT);
+// Files that mock a module or stub the environment: each gets its own module graph (test-kinds.ts).
+const ISOLATED = isolatedTestFiles(ROOT);
 
 export default defineConfig({
   test: {
@@ -24,9 +24,11 @@ export default defineConfig({
     // A PostgreSQL server for the team-database tests (started when it is down; see the file).
     globalSetup: ["test/support/postgres-global-setup.ts"],
     projects: [
-      { extends: true, test: { name: "e2e", include: E2E } },
-      // The in-process files share their worker's modules (isolate: false): re-importing the agent's module graph for
-      // each file cost more than the tests themselves. Files that need their own graph run in `unit-isolated`.
+      // Files share their worker's modules (isolate: false): re-importing the agent's module graph for each file cost
+      // more than many files' tests (the e2e files that drive main() in-process: 75 s of imports per run, 6 s shared).
+      // unit-file-env.ts puts back the environment and cwd a file leaves. Files that need their own graph (a mock)
+      // run in `unit-isolated`.
+      { extends: true, test: { name: "e2e", include: E2E, isolate: false, setupFiles: ["test/support/unit-file-env.ts"] } },
       { extends: true, test: { name: "unit", include: TESTS, exclude: [...configDefaults.exclude, ...E2E, ...ISOLATED], isolate: false, setupFiles: ["test/support/unit-file-env.ts"] } },
       { extends: true, test: { name: "unit-isolated", include: ISOLATED } },
     ],

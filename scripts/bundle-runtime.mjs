@@ -12,6 +12,7 @@
 import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
+import { refuseDynamicImports } from "./bundle-checks.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const outDir = `${root}dist/runtime-bundle`;
@@ -34,3 +35,4 @@ const bundle = await rolldown({
 // library entry, the tests, and every deerflow before this bundle served `run` read the same threads.
 await bundle.write({ dir: outDir, format: "cjs", codeSplitting: false, minify: true, keepNames: true, entryFileNames: "[name].cjs" });
 await bundle.close();
+refuseDynamicImports(`${outDir}/runtime.cjs`);

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
+import { refuseDynamicImports } from "./bundle-checks.mjs";
 import { NARROW_TEXT_SOURCE, ONE_UNIT_GRAPHEMES_SOURCE } from "./narrow-text.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -163,3 +164,4 @@ if (leaked.size > 0) {
 // checkpoint by the bundled chat made the thread unreadable to the unbundled `deerflow run` ("Invalid identifer").
 await bundle.write({ dir: outDir, format: "cjs", codeSplitting: false, minify: true, keepNames: true, entryFileNames: "[name].cjs" });
 await bundle.close();
+refuseDynamicImports(`${outDir}/start.cjs`);

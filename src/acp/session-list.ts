@@ -1,7 +1,7 @@
 // session/list: the threads of the data directory as ACP sessions, newest first, with the folder each works in and
 // its title; `cwd` keeps one folder's. A thread the terminal started without a folder works in its own one in the
 // data directory, and is listed with that. Titles come from the model: they are sent as one line without control
-// characters.
+// characters, masked (a title stored before titles were masked).
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type ListSessionsRequest, type ListSessionsResponse, RequestError, type SessionInfo } from "@agentclientprotocol/sdk";
@@ -9,6 +9,7 @@ import { loadConfig } from "../config/load.js";
 import { DB_FILE } from "../persistence/store.js";
 import type { ThreadRow } from "../persistence/thread-index.js";
 import { ThreadRuntime } from "../runtime/thread-runtime.js";
+import { maskCredentials } from "../sandbox/env-scrub.js";
 import { oneLine } from "../vocabulary/terminal-text.js";
 
 /** Sessions per page; the cursor is the offset of the next page. */
@@ -21,7 +22,7 @@ function offsetOf(cursor: string | null | undefined): number {
 }
 
 function infoOf(row: ThreadRow & { workspace: string }): SessionInfo {
-  return { sessionId: row.id, cwd: row.workspace, title: row.title ? oneLine(row.title).slice(0, 200) : null, updatedAt: row.updated_at };
+  return { sessionId: row.id, cwd: row.workspace, title: row.title ? oneLine(maskCredentials(row.title)).slice(0, 200) : null, updatedAt: row.updated_at };
 }
 
 export async function listSessions(params: ListSessionsRequest, home: string | undefined): Promise<ListSessionsResponse> {

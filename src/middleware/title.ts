@@ -13,6 +13,7 @@ import type { BaseChatModel } from "@langchain/core/language_models/chat_models"
 import { AIMessage, type BaseMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { StateSchema } from "@langchain/langgraph";
 import { createMiddleware } from "langchain";
+import { maskCredentials } from "../sandbox/env-scrub.js";
 import { THREAD_STATE_VALUES } from "../state/thread-state.js";
 import { clarificationOf, isHiddenMessage } from "../vocabulary/message-markers.js";
 import { contentText } from "../vocabulary/message-text.js";
@@ -60,8 +61,10 @@ function clip(text: string, words: number, chars: number): string {
 
 /** A model's answer as a title: first non-empty line, no "Title:" prefix, quotes, markdown or trailing punctuation. */
 export function normalizeTitle(raw: string): string {
+  // Masked on the raw text, before the clean-up takes out the `_` a key's shape is known by (`ghp_…` became
+  // `ghpabc…`, exported and listed whole: the sixteenth adversarial pass's S1), and again after it.
   const line =
-    raw
+    maskCredentials(raw)
       .replace(/<think>[\s\S]*?<\/think>/gi, "")
       .split(/\r?\n/)
       .map((l) => l.trim())
@@ -74,20 +77,21 @@ export function normalizeTitle(raw: string): string {
     .replace(/^title\s*[:：-]\s*/i, "")
     .replace(/\s+/g, " ")
     .trim();
-  return clip(cleaned, TITLE_MAX_WORDS, TITLE_MAX_CHARS).replace(/^["'“”‘’«»「」『』\s]+|["'“”‘’«»「」『』\s]+$/gu, "");
+  return maskCredentials(clip(cleaned, TITLE_MAX_WORDS, TITLE_MAX_CHARS)).replace(/^["'“”‘’«»「」『』\s]+|["'“”‘’«»「」『』\s]+$/gu, "");
 }
 
 /** The fallback title: the first words of the user's message. */
 export function fallbackTitle(userText: string): string {
+  // Masked first, as normalizeTitle: the clean-up removes the `_` of `ghp_…`.
   const t = clip(
-    userText
+    maskCredentials(userText)
       .replace(/[#*_`~"“”]+/g, "")
       .replace(/\s+/g, " ")
       .trim(),
     TITLE_MAX_WORDS,
     TITLE_MAX_CHARS,
   );
-  return t || UNTITLED;
+  return maskCredentials(t) || UNTITLED;
 }
 
 /**

@@ -4,10 +4,12 @@
 // result; a block or added context is appended to the result the model reads (the call already happened).
 // WHY here, outside SandboxAudit and ToolApproval: a hook's refusal of `git push` comes before anyone is asked about
 // it, and no hook answer can get a call past the audit or an approval (those still run inside). Inside
-// ToolResultSecretMasking and ToolErrorHandling: what a hook says to the model is masked like any result.
+// ToolResultSecretMasking and ToolErrorHandling: what a hook says to the model is masked like any result; so the
+// result a PostToolUse hook gets is masked here (a hook that ships its input to a log would carry the raw key).
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { type HookSetup, hooksFor, runHooks } from "../hooks/run-hooks.js";
+import { maskCredentials } from "../sandbox/env-scrub.js";
 
 type Content = ToolMessage["content"];
 
@@ -46,7 +48,7 @@ export function toolHooksMiddleware(setup: HookSetup) {
       const result = await handler(request);
       if (!ToolMessage.isInstance(result)) return result;
       const post = hooksFor(setup, "PostToolUse", toolCall.name).length
-        ? await runHooks(setup, "PostToolUse", { ...base, tool_response: textOf(result.content) }, { tool: toolCall.name, signal })
+        ? await runHooks(setup, "PostToolUse", { ...base, tool_response: maskCredentials(textOf(result.content)) }, { tool: toolCall.name, signal })
         : { context: [] as string[], blocked: undefined };
       const notes = [
         ...preContext.map((c) => `PreToolUse hook: ${c}`),

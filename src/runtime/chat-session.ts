@@ -24,6 +24,7 @@ import { type ApprovalDecision, type ApprovalSettings, type EventBroker, eventBr
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { assertShellUsable, closeShellSessions, runShell, setShellWarningSink } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
+import { maskCredentials } from "../sandbox/env-scrub.js";
 import { assertAutoApprovalConfined, unconfinedAutoApprovalProblem, yoloRefusedNotice } from "../sandbox/unconfined.js";
 import { auditCommand } from "../sandbox/shell-audit.js";
 import { blockedMessage } from "../middleware/sandbox-audit.js";
@@ -418,7 +419,9 @@ export class ChatSession {
   }
 
   /** /title: names the thread in the index and in its state (so the title middleware leaves it alone). */
-  async setTitle(title: string): Promise<void> {
+  async setTitle(typed: string): Promise<void> {
+    // Stored, listed and exported as every title is: masked.
+    const title = maskCredentials(typed);
     await this.ensureThread();
     const id = this.threadId!;
     await this.runtime.updateState(id, this.model, { title });

@@ -224,7 +224,7 @@ export class ThreadRuntime {
       // A rewind killed half way is finished first: the run must not start from half-rewound files.
       const finished = await finishInterruptedRewind({ home: this.config.home, store: this.store, runtime: this, threadId: opened.threadId });
       if (finished) emit({ type: "snapshot.warning", run_id: runId, message: rewindText(finished).trim() });
-      before = await this.snapshotFiles(opened, runId, input, emit);
+      before = await this.snapshotFiles(opened, runId, emit);
       const onEvent = presented.listen(streamed.listen(req.onEvent));
       const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal, onEvent }, opened, runId, usage, tools), usage);
       result.files = presented.files;
@@ -293,8 +293,8 @@ export class ThreadRuntime {
   }
 
   /** The workspace's files before the run, for rewind (recorded with the run; a failure only warns). */
-  private async snapshotFiles(opened: OpenedThread, runId: string, input: string | null, emit: (e: RunEvent) => void): Promise<string | undefined> {
-    const snap = await snapshotBeforeRun(this.config.home, opened.threadId, opened.paths.workspace_path, runId, input);
+  private async snapshotFiles(opened: OpenedThread, runId: string, emit: (e: RunEvent) => void): Promise<string | undefined> {
+    const snap = await snapshotBeforeRun(this.config.home, opened.threadId, opened.paths.workspace_path, runId);
     if (snap.commit) await this.store.runs.setSnapshot(runId, snap.commit);
     if (snap.warning) emit({ type: "snapshot.warning", run_id: runId, message: snap.warning });
     return snap.commit;

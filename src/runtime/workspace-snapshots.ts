@@ -2,6 +2,7 @@
 // with the run, next to its rollback mark), and the one-line reasons when there is none. A snapshot that cannot be
 // taken never stops the run: the run goes on and only its files cannot be rewound.
 import { mkdirSync } from "node:fs";
+import { maskCredentials } from "../sandbox/env-scrub.js";
 import { GitMissingError, gitAvailable } from "../snapshots/git.js";
 import { ShadowRepo, runRef } from "../snapshots/shadow-repo.js";
 import { WorkspaceStore } from "../snapshots/workspace-store.js";
@@ -20,7 +21,7 @@ let gitMissingSaid = false;
  * Snapshots `workspace` for run `runId`. Returns the commit, or a warning to show (undefined when there is nothing
  * new to say, e.g. git missing and already said).
  */
-export async function snapshotBeforeRun(home: string, threadId: string, workspace: string, runId: string, input: string | null): Promise<{ commit?: string; warning?: string }> {
+export async function snapshotBeforeRun(home: string, threadId: string, workspace: string, runId: string): Promise<{ commit?: string; warning?: string }> {
   if (!(await gitAvailable())) {
     if (gitMissingSaid) return {};
     gitMissingSaid = true;
@@ -32,7 +33,9 @@ export async function snapshotBeforeRun(home: string, threadId: string, workspac
     const repo = shadowRepoOf(home, threadId, workspace);
     // From here the files are the run's to change: until it ends, what differs from the last end is not the user's.
     repo.clearLeft();
-    const snap = await repo.snapshot(`before ${runId}${input ? `: ${input}` : ""}`, [runRef(runId)]);
+    // The message names the run only: the prompt (a token the user typed in it) would be kept in the snapshot
+    // repository, unmasked, where nothing reads it (the sixteenth adversarial pass's S2).
+    const snap = await repo.snapshot(`before ${runId}`, [runRef(runId)]);
     return { commit: snap.commit };
   } catch (err) {
     if (err instanceof GitMissingError) return { warning: GIT_MISSING_NOTE };
@@ -59,9 +62,10 @@ export async function snapshotAfterRun(home: string, threadId: string, workspace
   }
 }
 
-/** The first line of a run's input, as `/rewind` lists it (at most 100 characters). */
+/** The first line of a run's input, masked, as `/rewind` lists it (at most 100 characters). */
 export function inputLine(prompt: unknown): string | null {
   if (typeof prompt !== "string") return null;
-  const line = prompt.trim().split("\n")[0]!.trim();
+  // Masked before the cut: a key cut at the end would no longer have its shape (stored, listed and exported).
+  const line = maskCredentials(prompt.trim().split("\n")[0]!.trim());
   return line.length > 100 ? `${line.slice(0, 99)}…` : line;
 }

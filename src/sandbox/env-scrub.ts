@@ -3,7 +3,7 @@
 // the configured API key under any name). Only the names the user lists in `sandbox.passEnv` get in unchecked.
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
-import { hasSecretShape } from "../vocabulary/secret-shapes.js";
+import { hasSecretShape, maskKnownSecrets, maskSecretShapes } from "../vocabulary/secret-shapes.js";
 import { isInside } from "./paths.js";
 import { realOrSelf } from "./real-path.js";
 import { sandboxWritable } from "./sandbox-writable.js";
@@ -37,6 +37,11 @@ const CREDENTIAL_NAMES = SECRET_ENV_PATTERNS.slice(0, 9);
 /** The values of the credential-named variables in `env` (12 characters or more: a short value would mask words). */
 export function credentialValues(env: NodeJS.ProcessEnv = process.env): string[] {
   return Object.entries(env).flatMap(([name, value]) => (value && value.length >= 12 && CREDENTIAL_NAMES.some((re) => re.test(name)) ? [value] : []));
+}
+
+/** `text` with key-shaped strings and the credential values deerflow holds (credentialValues) masked as "***". */
+export function maskCredentials(text: string): string {
+  return maskKnownSecrets(maskSecretShapes(text), credentialValues());
 }
 
 /** True when an environment variable's name looks like it holds a secret. */

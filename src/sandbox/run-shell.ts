@@ -5,6 +5,7 @@ import { existsSync, mkdirSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { execaSync } from "execa";
 import { DeerflowError, ExitCode } from "../errors.js";
+import { debugLog } from "../model/debug-log.js";
 import { killAllJobs } from "./background-jobs.js";
 import { hostPath } from "./env-scrub.js";
 import { directBackground, killDirect, runDirect } from "./direct-shell.js";
@@ -126,14 +127,36 @@ export async function closeShellSessions(): Promise<void> {
 // The editor's file operations over ACP (tools/editor-files.ts) open a path themselves after deerflow checked it: a
 // sandboxed process running at the same moment could swap a folder for a link in between (the fifteenth adversarial
 // pass wrote ~/.bash_aliases through the editor that way). So the two never overlap: an editor operation runs only
-// while no sandboxed command or job runs, and a command waits for the editor operations in flight.
+// while no process at all runs in any sandbox but its supervisor (the process tree, sandbox-processes.ts: a job's
+// leftover counts, the sixteenth pass's A5), and a command waits for the editor operations in flight.
 let editorOps: Promise<unknown> = Promise.resolve();
 let editorInFlight = 0;
 let sandboxAdmitted = 0;
+/** How long an editor operation waits for a command's leftovers (being killed) to go before it uses the disk. */
+export const EDITOR_IDLE_WAIT_MS = 500;
 
-/** Runs `op` while no sandboxed process can run; undefined (the caller uses the disk) when one is running. */
-export async function whileSandboxIdle<T>(op: () => Promise<T>): Promise<{ value: T } | undefined> {
-  if (sandboxAdmitted > 0 || [...sessions.values()].some((s) => s.alive && !s.idle)) return undefined;
+/** Why the sandbox is not idle now, or undefined when nothing but the supervisors runs (`tracked`: a command or job). */
+function sandboxBusy(): "tracked" | "untracked" | undefined {
+  const live = [...sessions.values()].filter((s) => s.alive);
+  if (sandboxAdmitted > 0 || live.some((s) => !s.idle)) return "tracked";
+  return live.every((s) => s.quiet) ? undefined : "untracked";
+}
+
+/**
+ * Runs `op` (the editor's `what`) while no sandboxed process runs; undefined (the caller uses deerflow's own
+ * race-safe disk read or write) when a command or job runs, or when other processes are still there after
+ * EDITOR_IDLE_WAIT_MS. Never waits longer.
+ */
+export async function whileSandboxIdle<T>(what: string, op: () => Promise<T>): Promise<{ value: T } | undefined> {
+  const deadline = Date.now() + EDITOR_IDLE_WAIT_MS;
+  for (let busy = sandboxBusy(); busy; busy = sandboxBusy()) {
+    if (busy === "tracked" || Date.now() >= deadline) {
+      debugLog("editor_fs_on_disk", { op: what, why: busy === "tracked" ? "a sandboxed command or job runs" : "processes a command left still run in the sandbox" });
+      return undefined;
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  // Synchronously after the last check: a command admitted from here on waits for this operation.
   editorInFlight++;
   const p = op();
   editorOps = Promise.allSettled([editorOps, p]);

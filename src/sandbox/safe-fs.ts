@@ -373,8 +373,9 @@ async function replaceFile(realPath: string, mounts: ThreadPaths, old: Stats, by
     throw openError(err, what, "write");
   }
   let ok = false;
+  let v: Verified | undefined;
   try {
-    const v = await verifyFd(fh, tmp, mounts);
+    v = await verifyFd(fh, tmp, mounts);
     if (!v.inside || !v.st.isFile() || dirname(v.real ?? "") !== dirname(realPath)) {
       throw new SandboxPathError(`${what}: its directory changed while it was being written (a symlink was swapped in?); refusing to write.`);
     }
@@ -389,7 +390,11 @@ async function replaceFile(realPath: string, mounts: ThreadPaths, old: Stats, by
   } finally {
     if (!ok) {
       await fh.close().catch(() => undefined);
-      await unlink(tmp).catch(() => undefined);
+      // Remove exactly the file we created, where it landed (through a swapped folder: outside the workspace, the
+      // sixteenth pass found empty `..bash_aliases.deerflow-….tmp` files in the home; `tmp` may now name elsewhere).
+      const target = v?.real ?? tmp;
+      const again = await lstat(target).catch(() => undefined);
+      if (again && (!v || (again.ino === v.st.ino && again.dev === v.st.dev))) await unlink(target).catch(() => undefined);
     }
   }
 }

@@ -40,7 +40,7 @@ import { GIT_RULES, gitShellAliases } from "./shell-git.js";
 import { CODE_RULES, sedRuns, sedWrites } from "./shell-rules-code.js";
 import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
 import { GIT_CONTROL_REASON, GIT_INTERNALS_REASON, HOME_REASON, touchesHome, writesGitControl, writesGitInternals } from "./shell-rules-paths.js";
-import { notAFile, repointsDescriptor, writesStream } from "./shell-read-only.js";
+import { notAFile, readerWithUnlistedOption, repointsDescriptor, writesStream } from "./shell-read-only.js";
 import { UNCONFINED_REASON, isGenericAsk, needsPerson, plainOrAsk, unconfinedRisk } from "./shell-unconfined.js";
 import { hasForkBomb } from "./shell-fork-bomb.js";
 import { codeArg, inlineCode, readsCodeFromStdin } from "./shell-inline-code.js";
@@ -59,6 +59,7 @@ import {
   RUNS_OPTION_COMMAND,
 } from "./shell-rules-io.js";
 import { unconfinedDeleteOutside } from "./unconfined-deletes.js";
+import { DESTROYS_REASON, PUBLISHES_REASON, destroysOutside, publishes } from "./shell-rules-destroy.js";
 
 export type AuditVerdict = "allow" | "edit" | "ask" | "block";
 export interface AuditResult {
@@ -89,7 +90,7 @@ function operands(args: string[]): string[] {
   const i = args.indexOf("--");
   return i < 0 ? args.filter((a) => !isFlag(a)) : [...args.slice(0, i).filter((a) => !isFlag(a)), ...args.slice(i + 1)];
 }
-const recursive = (c: SimpleCommand) => c.args.some((a) => /^-[a-zA-Z]*[rR][a-zA-Z]*$/.test(a) || a === "--recursive");
+const recursive = (c: SimpleCommand) => c.args.some((a) => /^-[\w#]*[rR][\w#]*$/.test(a) || a === "--recursive");
 /**
  * An absolute path that is, once `//`, `/./` and `..` are resolved as the kernel would, the root, a system directory
  * or the home directory by its literal path (`rm -rf /usr/../home/u`, `//home//u/`, `/home/u/*`: the sixth pass).
@@ -122,7 +123,7 @@ const FETCH_SUB = /(?:\$\(|<\(|`)\s*(?:\S*\/)?(?:curl|wget|fetch|aria2c)\b/;
 /** `sh <(curl …)`, `bash -c "$(wget …)"`, `bash < <(curl …)`: the command runs what a substitution downloads. */
 const runsFetched = (c: SimpleCommand) => [...c.args, ...c.redirects.map((r) => r.target)].some((a) => FETCH_SUB.test(a));
 
-const DELETE_CODE = /rmtree|rm_rf|rimraf|rmSync|rmdirSync|remove_tree|\brmdir|\bunlink|os\.remove|\.rm\(|\bfs\.rm|FileUtils\.rm|File\.delete|Dir\.delete|\brm\(.*recursive/;
+const DELETE_CODE = /rmtree|rm_rf|Deno\.remove|removeSync|rimraf|rmSync|rmdirSync|remove_tree|\brmdir|\bunlink|os\.remove|\.rm\(|\bfs\.rm|FileUtils\.rm|File\.delete|Dir\.delete|\brm\(.*recursive/;
 const DYNAMIC_CODE =
   /getattr|__import__|importlib|\beval\b|&\s*[{$]|\bdo\s*[('"$q]|->\s*\(|\bsyscall\b|\bexec\s*\(|\bcompile\s*\(|new\s+Function|\bFunction\s*\(|require\s*\(\s*[^'"`\s)]|\.send\s*\(|constantize|\bglobals\s*\(\s*\)\s*\[/;
 const WRITE_CODE =
@@ -131,7 +132,7 @@ const WRITE_CODE =
 const WRITES = "writes files (ask mode asks before edits)";
 /** Inline code that names the home directory: a write there can plant code the user's own tools run later. */
 const HOME_CODE =
-  /expanduser|homedir\s*\(|Path\.home|process\.env\.HOME\b|process\.env\[\s*['"]HOME|environ(?:\.get)?\s*[[(]\s*['"]HOME|getenv\s*\(\s*['"]HOME|ENV\s*\[\s*['"]HOME|\$ENV\{\s*['"]?HOME|Dir\.home|File\.expand_path|['"]~\/|\$\{?HOME\b/;
+  /expanduser|homedir\s*\(|Path\.home|process\.env\.HOME\b|process\.env\[\s*['"]HOME|environ(?:\.get)?\s*[[(]\s*['"]HOME|getenv\s*\(\s*['"]HOME|ENV\s*\[\s*['"]HOME|\$ENV\{\s*['"]?HOME|Deno\.env\.get\s*\(\s*['"]HOME|posix_getpwuid|Dir\.home|File\.expand_path|['"]~\/|\$\{?HOME\b/;
 /** A string literal naming a path outside the workspace (an absolute one but /tmp and the null device, or `../`). */
 const OUTSIDE_PATH_CODE = /['"`](?:\/(?!tmp\/|dev\/(?:null|stdout|stderr)['"`])|\.\.\/)/;
 /** Inline code that opens network connections. */
@@ -144,17 +145,17 @@ const NET_CODE =
  * audit cannot follow the code, so any spelling asks (and without a sandbox any interpreter asks: shell-unconfined.ts).
  */
 const SHELL_OUT_CODE =
-  /\bsystem2?\b|\bexec(?:[lv]p?e?)?\b|\bqx\b|\bspawn\w*|popen|os\.execute|posix_spawn|subprocess|child_process|execSync|spawnSync|%x[({[]|`[^`]+`|IO\.popen|Open3|proc_open|shell_exec|passthru|['"]\|-['"]|['"]-\|['"]|\bopen\b[^;]*\||\bshell\s*\(|\bpipe\s*\(|readpipe|IPC::|\bOpen[23]\b|\bfork\b/;
+  /\bsystem2?\b|Deno\.(?:run|Command)\b|\bexec(?:[lv]p?e?)?\b|\bqx\b|\bspawn\w*|popen|os\.execute|posix_spawn|subprocess|child_process|execSync|spawnSync|%x[({[]|`[^`]+`|IO\.popen|Open3|proc_open|shell_exec|passthru|['"]\|-['"]|['"]-\|['"]|\bopen\b[^;]*\||\bshell\s*\(|\bpipe\s*\(|readpipe|IPC::|\bOpen[23]\b|\bfork\b/;
 /** Signals from inline code (`os.kill(-1, 9)`, `process.kill(-1)`, perl's `kill 9, -1`): without a PID namespace, any of the user's processes. */
-const SIGNAL_CODE = /\b(?:os\.killpg?|process\.kill|Process\.kill|killpg)\s*\(|\bkill\s*\(?\s*['"]?(?:-?\d|KILL|TERM|HUP|SIG)/;
+const SIGNAL_CODE = /\b(?:os\.killpg?|process\.kill|Process\.kill|killpg|posix_kill|Deno\.kill)\s*\(|\bkill\s*\(?\s*['"]?(?:-?\d|KILL|TERM|HUP|SIG)/;
 const HOMEISH = /^(?:~|\$\{?HOME\}?)(?:\/|$)/;
-const tarExtracts = (c: SimpleCommand) => /^-?[a-zA-Z]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[a-zA-Z]*x[a-zA-Z]*$/.test(a) || a === "--extract");
+const tarExtracts = (c: SimpleCommand) => /^-?[\w#]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[\w#]*x[\w#]*$/.test(a) || a === "--extract");
 /** The files a command visibly writes: its output redirections and the operands of the programs that write. */
 function writeTargets(c: SimpleCommand): string[] {
   const targets = c.redirects.filter((r) => /[>]/.test(r.op) && !notAFile(c, r)).map((r) => r.target);
   if (/^(?:tee|mv|touch|mkdir|rm|rmdir|unlink|shred|truncate|chmod|chown)$/.test(c.name)) targets.push(...operands(c.args));
   if (/^(?:cp|ln|install|rsync)$/.test(c.name)) targets.push(...operands(c.args).slice(-1)); // the sources are only read
-  if (/^(?:sed|perl|ruby)$/.test(c.name) && c.args.some((a) => /^-[a-zA-Z]*i/.test(a) || a.startsWith("--in-place"))) targets.push(...operands(c.args));
+  if (/^(?:sed|perl|ruby)$/.test(c.name) && c.args.some((a) => /^-[\w#]*i/.test(a) || a.startsWith("--in-place"))) targets.push(...operands(c.args));
   if (c.name === "dd") targets.push(...c.args.filter((a) => a.startsWith("of=")).map((a) => a.slice(3)));
   if (/^(?:tar|bsdtar)$/.test(c.name) && (tarExtracts(c) || tarRemovesFiles(c))) targets.push(tarDir(c) ?? ".");
   targets.push(...sedWrites(c).filter((t) => !notAFile(c, { op: ">", target: t })));
@@ -198,7 +199,7 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "block", reason: "writing to /etc", cmd: /^tee$/, test: (c) => operands(c.args).some(isEtc) },
   { verdict: "block", reason: "writing to /etc", cmd: /^(?:cp|mv|install|ln|rsync|scp)$/, test: (c) => isEtc(operands(c.args).at(-1) ?? "") },
   { verdict: "block", reason: "writing to /etc", cmd: /^(?:rm|truncate|chmod|chown|chgrp|touch|mkdir|rmdir|unlink)$/, test: (c) => operands(c.args).some(isEtc) },
-  { verdict: "block", reason: "editing files in /etc", cmd: /^(?:sed|perl)$/, args: / (?:-[a-zA-Z]*i|--in-place)/, test: (c) => operands(c.args).some(isEtc) },
+  { verdict: "block", reason: "editing files in /etc", cmd: /^(?:sed|perl)$/, args: / (?:-[\w#]*i|--in-place)/, test: (c) => operands(c.args).some(isEtc) },
   { verdict: "block", reason: "writing to /etc", cmd: /^dd$/, args: / of=\/etc\// },
   { verdict: "block", reason: "raw network socket (/dev/tcp, /dev/udp)", test: (c) => [...c.redirects.map((r) => r.target), ...c.args].some((t) => /^\/dev\/(?:tcp|udp)\//.test(t)) },
   { verdict: "block", reason: "recursive permission change on the filesystem root or a system directory", cmd: /^(?:chmod|chown|chgrp)$/, test: (c) => recursive(c) && hitsRoot(c) },
@@ -263,6 +264,8 @@ export const SHELL_RULES: readonly Rule[] = [
   // --- ask first: the known shapes
   { verdict: "ask", reason: "tar --remove-files deletes the files it archives", cmd: /^(?:tar|bsdtar)$/, test: tarRemovesFiles },
   { verdict: "ask", reason: "zip -m deletes the files it archives", cmd: /^zip$/, test: zipMoves },
+  { verdict: "ask", reason: DESTROYS_REASON, test: destroysOutside },
+  { verdict: "ask", reason: PUBLISHES_REASON, test: publishes },
   { verdict: "ask", reason: "crontab installs or removes scheduled commands (they run later, outside deerflow)", cmd: /^crontab$/, test: (c) => !c.args.includes("-l") },
   { verdict: "ask", reason: "recursive delete (rm -r)", cmd: /^rm$/, test: recursive },
   { verdict: "ask", reason: "find -delete", cmd: /^find$/, args: / -delete / },
@@ -281,9 +284,9 @@ export const SHELL_RULES: readonly Rule[] = [
     verdict: "ask",
     reason: "sending a file over the network (curl upload)",
     cmd: /^curl$/,
-    args: / (?:-[a-zA-Z]*[dF]|--data(?:-binary|-raw|-urlencode|-ascii)?|--form(?:-string)?|--json)(?: |=)?\S*@/,
+    args: / (?:-[\w#]*[dF]|--data(?:-binary|-raw|-urlencode|-ascii)?|--form(?:-string)?|--json)(?: |=)?\S*@/,
   },
-  { verdict: "ask", reason: "sending a file over the network (curl upload)", cmd: /^curl$/, args: / (?:-[a-zA-Z]*T|--upload-file)(?: |=)?\S/ },
+  { verdict: "ask", reason: "sending a file over the network (curl upload)", cmd: /^curl$/, args: / (?:-[\w#]*T|--upload-file)(?: |=)?\S/ },
   { verdict: "ask", reason: "sending a file over the network (wget post)", cmd: /^wget$/, args: / --(?:post-file|body-file)(?: |=)/ },
   { verdict: "ask", reason: "raw network connection (nc, socat, telnet)", cmd: /^(?:nc|ncat|netcat|socat|telnet)$/ },
   { verdict: "ask", reason: "copying files to or from another host", cmd: /^(?:scp|sftp|ssh)$/ },
@@ -291,13 +294,14 @@ export const SHELL_RULES: readonly Rule[] = [
 
   // --- edits: ask in `ask` mode only (like write_file)
   { verdict: "edit", reason: WRITES, test: writesAFile },
+  { verdict: "edit", reason: "gives a read-only program an option deerflow does not know to only read (it may write or run a program)", test: readerWithUnlistedOption },
   { verdict: "edit", reason: WRITES, cmd: /^(?:cp|mv|touch|mkdir|ln|rm|rmdir|unlink|shred|truncate|install|patch|rsync)$/ },
   { verdict: "edit", reason: WRITES, cmd: /^tee$/, test: (c) => operands(c.args).some((a) => !notAFile(c, { op: ">", target: a })) },
-  { verdict: "edit", reason: WRITES, cmd: /^(?:sed|perl|ruby)$/, args: / (?:-[a-zA-Z]*i\S*|--in-place\S*) / },
+  { verdict: "edit", reason: WRITES, cmd: /^(?:sed|perl|ruby)$/, args: / (?:-[\w#]*i\S*|--in-place\S*) / },
   { verdict: "edit", reason: WRITES, cmd: /^g?sed$/, test: (c) => sedWrites(c).some((t) => !notAFile(c, { op: ">", target: t })) },
   { verdict: "edit", reason: WRITES, cmd: /^dd$/, test: (c) => c.args.some((a) => a.startsWith("of=") && !notAFile(c, { op: ">", target: a.slice(3) })) },
   ...GIT_RULES.filter((r) => r.verdict === "edit").map((r) => ({ ...r, cmd: /^git$/ })),
-  { verdict: "edit", reason: WRITES, cmd: /^curl$/, args: / (?:-[a-zA-Z]*[oO]\S*|--output(?:=\S+)?|--remote-name\S*) / },
+  { verdict: "edit", reason: WRITES, cmd: /^curl$/, args: / (?:-[\w#]*[oO]\S*|--output(?:=\S+)?|--remote-name\S*) / },
   {
     verdict: "edit",
     reason: WRITES,
@@ -308,7 +312,7 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "edit", reason: WRITES, cmd: /^(?:tar|bsdtar)$/, test: tarExtracts },
   { verdict: "edit", reason: WRITES, cmd: /^unzip$/, test: (c) => !c.args.some((a) => /^-[a-zA-Z]*[lvtZ]/.test(a)) },
   { verdict: "edit", reason: WRITES, test: (c) => WRITE_CODE.test(inlineCode(c)) },
-  { verdict: "edit", reason: WRITES, cmd: /^sort$/, test: (c) => c.args.some((a) => /^(?:-[a-zA-Z]*o\S*|--output(?:=\S*)?)$/.test(a)) },
+  { verdict: "edit", reason: WRITES, cmd: /^sort$/, test: (c) => c.args.some((a) => /^(?:-[\w#]*o\S*|--output(?:=\S*)?)$/.test(a)) },
   {
     verdict: "edit",
     reason: WRITES,
@@ -317,7 +321,7 @@ export const SHELL_RULES: readonly Rule[] = [
   },
   { verdict: "edit", reason: WRITES, cmd: /^[gmn]?awk$/, test: (c) => c.args.some((a) => /\bprintf?\b[^;{}]*?>/.test(a)) },
   { verdict: "edit", reason: WRITES, cmd: /^(?:ed|red|ex)$/ },
-  { verdict: "edit", reason: WRITES, cmd: /^(?:vim?|nvim|gvim)$/, test: (c) => editorScripts(c).length > 0 || c.args.some((a) => /^-[a-zA-Z]*[seE][a-zA-Z]*$/.test(a)) },
+  { verdict: "edit", reason: WRITES, cmd: /^(?:vim?|nvim|gvim)$/, test: (c) => editorScripts(c).length > 0 || c.args.some((a) => /^-[\w#]*[seE][\w#]*$/.test(a)) },
   { verdict: "edit", reason: WRITES, cmd: /^sqlite3?$/, test: (c) => sqliteRisk(c) === "edit" },
   { verdict: "edit", reason: WRITES, cmd: /^(?:rename|prename|perl-rename|file-rename|chmod|chown|chgrp|chattr|setfacl)$/ },
 ];

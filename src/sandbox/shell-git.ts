@@ -14,6 +14,7 @@
 // - Edits (ask mode asks): checkout of a branch, switch, merge, pull, cherry-pick, revert, stash pop/apply, rm, mv,
 //   reset --keep/--merge, worktree remove. `git stash` (push) and `checkout -b` stay allowed: nothing is lost.
 import { type SimpleCommand, isFlag } from "./shell-command.js";
+import { gitSubOptionUnlisted } from "./read-only-options.js";
 
 type GitRule = { verdict: "ask" | "edit"; reason: string; test: (c: SimpleCommand) => boolean };
 
@@ -99,6 +100,13 @@ const git = (re: RegExp, test: (rest: string[]) => boolean) => (c: SimpleCommand
 const operands = (r: string[]) => r.filter((a) => !isFlag(a));
 
 export const GIT_RULES: readonly GitRule[] = [
+  // `-O<cmd>` opens the matches in any program, in any cluster (`-1iO…`) or prefix (`--open=…`; `--or` and
+  // `--only-matching` are listed): an option off git grep's read list that may be it is the program it names.
+  {
+    verdict: "ask",
+    reason: "git grep -O/--open-files-in-pager runs the program it names",
+    test: (c) => sub(c) === "grep" && /^(?:-[^-]*O|--o)/.test(gitSubOptionUnlisted(gitArgs(c)) ?? ""),
+  },
   { verdict: "ask", reason: "git reset --hard discards uncommitted changes", test: git(/^reset$/, (r) => r.includes("--hard")) },
   // A template directory's hooks and config are copied into the new repository: its hooks run when the user commits there.
   { verdict: "ask", reason: "git init/clone --template copies hooks that run later on your host", test: git(/^(?:init|clone)$/, (r) => r.some((a) => longOption(a, "template", 2))) },
@@ -158,29 +166,29 @@ export const GIT_RULES: readonly GitRule[] = [
   {
     verdict: "ask",
     reason: "git branch -D/-M/-f deletes or overwrites a branch (its unmerged commits are lost)",
-    test: (c) => sub(c) === "branch" && (has(c, /^-[a-zA-Z]*[DMCf][a-zA-Z]*$|^--force$/) || (has(c, /^--delete$|^-[a-zA-Z]*d/) && has(c, /^--force$|^-[a-zA-Z]*f/))),
+    test: (c) => sub(c) === "branch" && (has(c, /^-[\w#]*[DMCf][\w#]*$|^--force$/) || (has(c, /^--delete$|^-[\w#]*d/) && has(c, /^--force$|^-[\w#]*f/))),
   },
   { verdict: "ask", reason: "git reflog expire/delete drops the record of earlier commits", test: (c) => sub(c) === "reflog" && /^(?:expire|delete)$/.test(rest(c)[0] ?? "") },
   {
     verdict: "ask",
     reason: "git gc --prune / git prune deletes unreachable commits",
-    test: (c) => (sub(c) === "gc" && has(c, /^--prune(?:=(?!never$).*)?$/)) || sub(c) === "prune" || (sub(c) === "repack" && has(c, /^-[a-zA-Z]*d/)),
+    test: (c) => (sub(c) === "gc" && has(c, /^--prune(?:=(?!never$).*)?$/)) || sub(c) === "prune" || (sub(c) === "repack" && has(c, /^-[\w#]*d/)),
   },
   {
     verdict: "ask",
     reason: "git update-ref/symbolic-ref moves or deletes a ref (commits can be lost)",
-    test: (c) => sub(c) === "update-ref" || (sub(c) === "symbolic-ref" && has(c, /^-[a-zA-Z]*d|^--delete$/)),
+    test: (c) => sub(c) === "update-ref" || (sub(c) === "symbolic-ref" && has(c, /^-[\w#]*d|^--delete$/)),
   },
   { verdict: "ask", reason: "git filter-branch/filter-repo rewrites the whole history", test: (c) => /^filter-(?:branch|repo)$/.test(sub(c)) },
   {
     verdict: "ask",
     reason: "git worktree remove --force deletes a worktree with its uncommitted changes",
-    test: (c) => sub(c) === "worktree" && rest(c)[0] === "remove" && has(c, /^-[a-zA-Z]*f|^--force$/),
+    test: (c) => sub(c) === "worktree" && rest(c)[0] === "remove" && has(c, /^-[\w#]*f|^--force$/),
   },
   {
     verdict: "ask",
     reason: "git rm -r/-f deletes tracked files (recursively or with their changes)",
-    test: (c) => sub(c) === "rm" && !has(c, /^--cached$/) && has(c, /^-[a-zA-Z]*[rf][a-zA-Z]*$|^--force$/),
+    test: (c) => sub(c) === "rm" && !has(c, /^--cached$/) && has(c, /^-[\w#]*[rf][\w#]*$|^--force$/),
   },
   {
     verdict: "ask",
@@ -196,7 +204,7 @@ export const GIT_RULES: readonly GitRule[] = [
   {
     verdict: "ask",
     reason: "git push that deletes or replaces remote work (--delete, :ref, --mirror, --prune, --force, +ref)",
-    test: (c) => sub(c) === "push" && (has(c, /^(?:--delete|--mirror|--prune|--force\S*|-[a-zA-Z]*[df][a-zA-Z]*)$/) || rest(c).some((a) => !isFlag(a) && /^[+:]/.test(a))),
+    test: (c) => sub(c) === "push" && (has(c, /^(?:--delete|--mirror|--prune|--force\S*|-[\w#]*[df][\w#]*)$/) || rest(c).some((a) => !isFlag(a) && /^[+:]/.test(a))),
   },
   // --- edits
   { verdict: "edit", reason: WRITES, test: git(/^(?:apply|am)$/, (r) => !r.some((a) => /^--(?:check|stat|numstat|summary)$/.test(a))) },

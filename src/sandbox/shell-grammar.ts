@@ -12,6 +12,7 @@
 import { createRequire } from "node:module";
 import type { Language as TSLanguage, Node, Parser as TSParser } from "web-tree-sitter";
 import { arithmeticReadsUnknown } from "./shell-arith.js";
+import { decodeAnsiC } from "./shell-ansi-c.js";
 import { type Assignment, type Cwd, HELD_CODE, type Pipeline, type Redirect, type SimpleCommand, type Word, cdTarget, expandBraces, normalise } from "./shell-command.js";
 
 export interface ShellScript {
@@ -163,8 +164,9 @@ function adjacentGroups(nodes: Node[]): Node[][] {
 interface Walk {
   pipelines: Pipeline[];
   cwd: Cwd;
-  /** Functions defined so far (their bodies are judged where they are called, in that directory). */
-  functions: Map<string, Node>;
+  /** Functions defined so far (their bodies are judged where they are called, in that directory), with the
+   *  redirections the definition carries (`f() { …; } > file`: they apply at each call). */
+  functions: Map<string, { body: Node; redirects: Node[] }>;
   /** Functions being expanded (a recursive function is expanded once). */
   calling: Set<string>;
   /** The pipeline commands are appended to (undefined: each command is its own pipeline). */
@@ -209,9 +211,12 @@ function walk(node: Node, ctx: Walk): void {
       // Judged where it is called (below); also here, in case it is called in a way the walk cannot see.
       const name = node.childForFieldName("name")?.text;
       const body = node.childForFieldName("body");
+      const redirects = node.namedChildren.filter((c): c is Node => c !== null && REDIRECTS.has(c.type));
       if (body) {
-        if (name) ctx.functions.set(name, body);
-        walk(body, inner(ctx));
+        if (name) ctx.functions.set(name, { body, redirects });
+        const here = inner(ctx);
+        walk(body, here);
+        if (redirects.length > 0) bareRedirection(redirects, here);
       }
       return;
     }
@@ -290,13 +295,18 @@ function redirected(node: Node, ctx: Walk): void {
   else {
     if (body) walk(body, here);
     // Redirections of a compound (`{ a; b; } > f`): a bare redirection in the same place.
-    push({ name: "", dynamicName: false, args: [], dynamicArgs: [], via: [], assigns: [], code: [], cwd: { ...ctx.cwd }, ...redirectsOf(redirects, here) }, here);
+    bareRedirection(redirects, { ...here, cwd: ctx.cwd });
   }
   for (const a of after) {
     if (a.type === "pipeline") for (const c of a.namedChildren) c && walk(c, inner(ctx, pipeline));
     else if (a.type === "command") walk(a, inner(ctx, pipeline));
     else walk(a, ctx);
   }
+}
+
+/** Redirections that apply to a compound or a function body: judged as a command with no name that has them. */
+function bareRedirection(redirects: Node[], ctx: Walk): void {
+  push({ name: "", dynamicName: false, args: [], dynamicArgs: [], via: [], assigns: [], code: [], cwd: { ...ctx.cwd }, ...redirectsOf(redirects, ctx) }, ctx);
 }
 
 const isWordNode = (n: Node) =>
@@ -367,29 +377,12 @@ function emit(words: Word[], redirectNodes: Node[], ctx: Walk, assigns: Assignme
   if (fn && !ctx.calling.has(simple.name)) {
     ctx.calling.add(simple.name);
     const call: Walk = { ...ctx, pipeline: undefined };
-    walk(fn, call);
+    walk(fn.body, call);
+    if (fn.redirects.length > 0) bareRedirection(fn.redirects, { ...call, cwd: ctx.cwd });
     ctx.calling.delete(simple.name);
     ctx.cwd = call.cwd; // a `{ }` body's cd stays in effect after the call, as in bash
   }
   // The rest of this sequence runs where `cd` went (a pipeline element or subshell has its own `ctx`: see `inner`).
   if (/^(?:cd|pushd)$/.test(simple.name) && !simple.dynamicName) ctx.cwd = cdTarget(ctx.cwd, simple);
   else if (simple.name === "popd") ctx.cwd = { at: "unknown" };
-}
-
-const C_ESCAPES: Record<string, string> = { a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", n: "\n", r: "\r", t: "\t", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
-
-/** The text of a `$'…'` word as bash makes it: \xHH, \uHHHH, \UHHHHHHHH, octal \nnn, \cX and the C escapes. */
-export function decodeAnsiC(body: string): string {
-  const text = body.replace(/\\(x\{[0-9a-fA-F]+\}|x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (all, e: string) => {
-    // bash 5.2's `\x{H…}` is a byte: the value's low eight bits (the tenth pass: `$'\x{2d}exec'` is `-exec`).
-    if (e.startsWith("x{")) return String.fromCharCode(Number.parseInt(e.slice(2, -1).slice(-8), 16) & 0xff);
-    const hex = /^[xuU]/.test(e) ? Number.parseInt(e.slice(1), 16) : undefined;
-    if (hex !== undefined) return hex <= 0x10ffff ? String.fromCodePoint(hex) : all;
-    if (/^[0-7]/.test(e)) return String.fromCharCode(Number.parseInt(e, 8) & 0xff);
-    if (e[0] === "c") return String.fromCharCode(e.charCodeAt(1) & 0x1f);
-    return C_ESCAPES[e] ?? all;
-  });
-  // bash ends the word at the first NUL it decodes (`$'-exec\0'` is `-exec`: the ninth pass).
-  const nul = text.indexOf("\0");
-  return nul >= 0 ? text.slice(0, nul) : text;
 }

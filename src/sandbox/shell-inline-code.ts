@@ -4,8 +4,13 @@ import { INTERPRETERS, SHELLS, type SimpleCommand, isFlag } from "./shell-comman
 
 /** The index of the argument holding a shell's or interpreter's inline code (`-c`, `-e`, `-r`), or -1. */
 export function codeArg(c: SimpleCommand): number {
+  // `deno eval CODE`, `bun eval`, `crystal eval`: a sub-command, then the code as its first operand.
+  if (/^(?:deno|bun|crystal)$/.test(c.name) && c.args.includes("eval")) {
+    const k = c.args.findIndex((a, j) => j > c.args.indexOf("eval") && !isFlag(a));
+    return k;
+  }
   // node -p/--print and perl -E run code too.
-  const flag = INTERPRETERS.test(c.name) ? (c.name === "php" ? /^-[a-zA-Z]*r$/ : /^-[a-zA-Z]*[ceEp]$/) : /^-[a-zA-Z]*c[a-zA-Z]*$/;
+  const flag = INTERPRETERS.test(c.name) ? (c.name === "php" ? /^-[\w#]*r$/ : /^-[\w#]*[ceEp]$/) : /^-[\w#]*c[\w#]*$/;
   const i = c.args.findIndex((a) => flag.test(a) || a === "--command" || a === "--eval" || a === "--print");
   return i >= 0 && i + 1 < c.args.length ? i + 1 : -1;
 }
@@ -19,7 +24,16 @@ export function inlineCode(c: SimpleCommand): string {
 }
 /** A shell or interpreter that reads its program from stdin (`… | bash`, `… | python3 -`). */
 export function readsCodeFromStdin(c: SimpleCommand): boolean {
+  // `… | deno run -`, `bun run -`: deno and bun take their script from stdin only when named `-`.
+  if (/^(?:deno|bun)$/.test(c.name)) return c.args.includes("run") && c.args.includes("-");
   if (!SHELLS.test(c.name) || codeArg(c) >= 0) return false;
   const first = c.args.find((a) => !isFlag(a));
   return first === undefined || first === "-" || c.args.includes("-s");
 }
+
+/** Interpreters whose inline code the audit has no words for (elixir's `File.rm_rf!`, erl's `os:cmd`, raku's `run`):
+ *  their `-e`/`--eval`/`-eval`/`-c` code or a program on stdin is a command line it does not read (the sixteenth pass). */
+const UNREAD_EVALUATORS =
+  /^(?:elixir|iex|mix|erl|escript|raku|perl6|rakudo|racket|guile|sbcl|clisp|ecl|clojure|clj|bb|groovy|scala|scala-cli|kotlin|kotlinc|crystal|osascript|ghc|ghci|runghc|runhaskell|tclsh|wish|jshell|octave|matlab|gnuplot|maxima|gp|sage)$/;
+export const runsUnreadCode = (c: SimpleCommand): boolean =>
+  UNREAD_EVALUATORS.test(c.name) && (c.stdinText !== undefined || c.args.some((a) => /^(?:-[\w#]*e|--eval(?:=.*)?|-eval|-c|--command(?:=.*)?|-x|eval|-)$/.test(a)));

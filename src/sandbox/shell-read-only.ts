@@ -2,12 +2,13 @@
 // commands that run unasked when there is no sandbox (shell-audit.ts). One list for both, so a program proven to
 // write (an output flag, a pager it runs) is taken off for both.
 //
-// Excluded on purpose: sort (-o, --compress-program), uniq and xxd (write their second operand), less/more with -o/-O
-// (log file) or +cmd, rg --pre (runs a program), find with actions that write or run, tree -o (output file), git
-// subcommands that write, `--output` and external diff drivers, `git grep -O` (opens a pager it is given).
+// Excluded on purpose: sort (-o, --compress-program), uniq and xxd (write their second operand), git subcommands that
+// write. The options each program may take are an allow list (read-only-options.ts): an option not on it (less's
+// lesskey or log file, rg --pre, tree -o/-R/-H, ag --pager, `git grep -O`, `--output`) makes the command not read-only.
 import type { SimpleCommand } from "./shell-command.js";
 import { codeEnvVar } from "./code-env.js";
 import { gitArgs } from "./shell-git.js";
+import { gitSubOptionUnlisted, readerOptionUnlisted } from "./read-only-options.js";
 
 /** A program found on PATH or named by its system path: `./cat` or `bin/ls` is whatever the workspace put there. */
 export const systemProgram = (c: SimpleCommand) => c.programPath === undefined || /^\/(?:usr\/)?(?:local\/)?s?bin\/[^/]+$/.test(c.programPath);
@@ -33,23 +34,25 @@ export const writesStream = (c: SimpleCommand) => c.redirects.some((r) => /[>]/.
 export const notAFile = (c: SimpleCommand, r: { op: string; target: string }) =>
   /^\/dev\/(?:null|tty)$/.test(r.target) || (/&$/.test(r.op) && /^(?:\d+|-)$/.test(r.target)) || (STREAM.test(r.target) && !repointsDescriptor(c));
 
-/** The program only reads, whatever it is given (its own output redirections are judged apart). `cdWrites`: count
+/** The program only reads, whatever it is given (its own output redirections are judged apart): a read-only program
+ *  whose every option is on its allow list (read-only-options.ts), and for git a read sub-command. `cdWrites`: count
  *  `cd`/`pushd` as writing (a destination that matters, such as `.git`). */
 export function readsOnly(c: SimpleCommand, { cdWrites }: { cdWrites: boolean }): boolean {
   if (!READ_ONLY.test(c.name)) return false;
   if (cdWrites && /^(?:cd|pushd)$/.test(c.name)) return false;
-  if (c.name === "find") return !c.args.some((a) => FIND_ACTS.test(a));
-  if (c.name === "rg") return !c.args.some((a) => /^--(?:pre|hostname-bin)(?:=|$)/.test(a));
-  if (c.name === "tree") return !c.args.some((a) => /^-[a-zA-Z]*o/.test(a));
-  if (c.name === "file") return !c.args.some((a) => /^-[a-zA-Z]*C|^--c/.test(a)); // -C/--compile writes a .mgc file
-  // less and git take any unambiguous abbreviation of a long option (`--lesskey-sr`, `--open`, `--out`) and short
-  // options in clusters (`-iO<cmd>`): the prefixes are matched, not the full spellings (the fifteenth pass).
-  if (/^(?:less|more)$/.test(c.name)) return !c.args.some((a) => /^(?:-[a-zA-Z]*[oOk]|--(?:log|LOG|lesskey|les))/.test(a) || a.startsWith("+"));
-  if (c.name === "git") {
-    const [sub, ...rest] = gitArgs(c);
-    return GIT_READ.test(sub ?? "") && !c.args.some((a) => /^-c$|^--config-env|^--ou|^--ext/.test(a)) && !(sub === "grep" && rest.some((a) => /^(?:-[a-zA-Z]*O|--o)/.test(a)));
-  }
-  return true;
+  if (c.name === "find" && c.args.some((a) => FIND_ACTS.test(a))) return false;
+  const sub = c.name === "git" ? gitArgs(c) : undefined;
+  if (sub !== undefined && !GIT_READ.test(sub[0] ?? "")) return false;
+  return readerOptionUnlisted(c, sub) === undefined;
+}
+
+/** A read-only program (a git read) given an option off its allow list: it may write or run a program (`tree -R`,
+ *  `ag --pager`), so ask mode asks as for an edit. */
+export function readerWithUnlistedOption(c: SimpleCommand): boolean {
+  if (!READ_ONLY.test(c.name)) return false;
+  const sub = c.name === "git" ? gitArgs(c) : undefined;
+  if (sub !== undefined) return GIT_READ.test(sub[0] ?? "") && gitSubOptionUnlisted(sub) !== undefined; // globals: shell-git.ts
+  return readerOptionUnlisted(c, undefined) !== undefined;
 }
 
 /**

@@ -26,7 +26,7 @@ export function findDeletes(c: SimpleCommand): boolean {
 /** tar's --remove-files, also as GNU's abbreviations (`--rem`, `--remove-f`: the twelfth pass deleted a home with one). */
 export const tarRemovesFiles = (c: SimpleCommand) => /^(?:tar|bsdtar)$/.test(c.name) && c.args.some((a) => a.length >= 5 && "--remove-files".startsWith(a));
 /** zip -m / --move deletes the files once they are in the archive. */
-export const zipMoves = (c: SimpleCommand) => c.name === "zip" && c.args.some((a) => /^-[a-zA-Z]*m/.test(a) || (a.length >= 4 && "--move".startsWith(a)));
+export const zipMoves = (c: SimpleCommand) => c.name === "zip" && c.args.some((a) => /^-[\w#]*m/.test(a) || (a.length >= 4 && "--move".startsWith(a)));
 
 /** The code in variables whose value is a command line (`GIT_SSH_COMMAND='…' git fetch`): judged like the command. */
 export function assignedCode(c: SimpleCommand): string[] {

@@ -10,6 +10,7 @@ import { scrubEnv } from "./env-scrub.js";
 import { type NetworkProxy, sessionProxy } from "./network-proxy.js";
 import type { ThreadPaths } from "./provider.js";
 import type { ShellSettings } from "./shell-settings.js";
+import { onlySupervisorRuns } from "./sandbox-processes.js";
 import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
 
 /** Time between SIGTERM and SIGKILL to the process group. */
@@ -146,6 +147,11 @@ export class ShellSession {
   /** Nothing runs in it: no command, no background job (restarting it would lose nothing). */
   get idle(): boolean {
     return this.pending.size === 0;
+  }
+
+  /** No process at all in the sandbox but the supervisor (read from /proc: a job's leftovers count too). */
+  get quiet(): boolean {
+    return this.idle && onlySupervisorRuns(this.child.pid);
   }
 
   /** With the network off or proxied: a host socket was bound since the start, which this session's mounts do not cover. */

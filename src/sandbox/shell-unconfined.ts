@@ -15,7 +15,8 @@
 //   results are masked for secrets besides (middleware/tool-result-secret-masking.ts).
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 import type { SimpleCommand } from "./shell-command.js";
-import { commandOnlyReads } from "./shell-read-only.js";
+import { commandOnlyReads, readerWithUnlistedOption } from "./shell-read-only.js";
+import { runsUnreadCode } from "./shell-inline-code.js";
 import { namesHome } from "./shell-rules-paths.js";
 import { VIRTUAL_ROOT } from "./paths.js";
 import { notLiteral } from "./unconfined-literal.js";
@@ -63,7 +64,7 @@ export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | u
   const words = [...c.args, ...c.redirects.map((r) => r.target)];
   if (words.some((w) => SECRET_WORD.test(w))) return UNCONFINED_SECRET_REASON;
   if (SIGNALS_OTHERS.test(c.name)) return UNCONFINED_SIGNAL_REASON;
-  if (RUNS_GIVEN.test(c.name) || runsInline(c)) return UNCONFINED_GIVEN_REASON;
+  if (RUNS_GIVEN.test(c.name) || runsInline(c) || runsUnreadCode(c)) return UNCONFINED_GIVEN_REASON;
   // `xargs -a list truncate -s0`: the files a writer is handed come from input the audit never sees.
   if (c.via.some((w) => w === "xargs") && !commandOnlyReads(c)) return UNCONFINED_GIVEN_REASON;
   if (c.name !== "" && readsOutside(c)) return UNCONFINED_OUTSIDE_REASON;
@@ -71,11 +72,13 @@ export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | u
   // fourteenth pass emptied home files with `truncate -s0 "${PWD%/*}/notes.txt"` and through a link to `..`.
   const link = c.name !== "" && workspace ? leavesWorkspaceByLinks(c, workspace) : undefined;
   if (link) return `${UNCONFINED_OUTSIDE_REASON} (${link})`;
-  if (!commandOnlyReads(c)) return UNCONFINED_REASON;
+  const option = unlistedOption(c);
+  const optionReason = `${UNCONFINED_OPTION_REASON} (${c.name} ${option})`;
+  // A reader given an option off its list is no longer "read-only" (read-only-options.ts): say which option.
+  if (!commandOnlyReads(c)) return option !== undefined && readerWithUnlistedOption(c) ? optionReason : UNCONFINED_REASON;
   // `CDPATH=..` alone on a line sends the next `cd` elsewhere; `rg --files | xargs rg` makes file names options.
   if (c.assigns.length > 0 || c.via.length > 0) return UNCONFINED_REASON;
-  const option = unlistedOption(c);
-  return option === undefined ? undefined : `${UNCONFINED_OPTION_REASON} (${c.name} ${option})`;
+  return option === undefined ? undefined : optionReason;
 }
 
 /** The audit's verdict on a whole line without a sandbox: a line that is not plain words (unconfined-literal.ts)

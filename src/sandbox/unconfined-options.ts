@@ -7,19 +7,7 @@
 // caller (shell-unconfined.ts, unconfined-paths.ts). Inside bubblewrap none of this applies: the sandbox bounds what
 // any option can do.
 import type { SimpleCommand } from "./shell-command.js";
-
-interface Options {
-  /** Short options without a value (each may be clustered: `-la`). */
-  flags: string;
-  /** Short options that take one value, attached (`-n5`) or next (`-n 5`). */
-  valued?: string;
-  /** Long options without a value. */
-  long?: readonly string[];
-  /** Long options that take one value (`--max-count=3` or `--max-count 3`). */
-  longValued?: readonly string[];
-  /** `-5` (head, tail): the obsolete count form. */
-  numeric?: boolean;
-}
+import { type Options, unlistedIn } from "./option-table.js";
 
 // biome-ignore format: a table reads best one program per line
 const GREP: Options = {
@@ -32,7 +20,7 @@ const GREP: Options = {
 const SUMS: Options = { flags: "btz", long: ["binary", "text", "zero", "tag"], longValued: ["length"], valued: "l" };
 
 // biome-ignore format: a table reads best one program per line
-const OPTIONS: Record<string, Options> = {
+export const OPTIONS: Record<string, Options> = {
   cat: { flags: "AbeEnstTuv", long: ["show-all", "number-nonblank", "show-ends", "number", "squeeze-blank", "show-tabs", "show-nonprinting"] },
   tac: { flags: "br", valued: "s", long: ["before", "regex"], longValued: ["separator"] },
   head: { flags: "qvz", valued: "nc", long: ["quiet", "silent", "verbose", "zero-terminated"], longValued: ["lines", "bytes"], numeric: true },
@@ -46,6 +34,7 @@ const OPTIONS: Record<string, Options> = {
   tree: {
     flags: "adfFxpugsDhrtvUCnAQNSiJ",
     valued: "LPIT",
+    separateValues: true,
     long: ["noreport", "dirsfirst", "du", "prune", "matchdirs", "ignore-case", "si", "inodes", "device"],
     longValued: ["charset", "filelimit", "sort", "timefmt"],
   },
@@ -129,7 +118,7 @@ const OPTIONS: Record<string, Options> = {
 
 /** find's tests and actions that neither write, run, nor follow links; with how many values each takes. */
 // biome-ignore format: a table
-const FIND: Record<string, number> = Object.fromEntries([
+export const FIND: Record<string, number> = Object.fromEntries([
   ...["-print", "-print0", "-ls", "-prune", "-quit", "-empty", "-readable", "-writable", "-executable", "-nouser", "-nogroup", "-true", "-false", "-not", "-a", "-o", "-and", "-or", "-depth", "-xdev", "-mount", "-noleaf", "-daystart", "-P", "-ignore_readdir_race"].map((p) => [p, 0]),
   ...["-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-type", "-xtype", "-maxdepth", "-mindepth", "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-used", "-perm", "-user", "-group", "-uid", "-gid", "-links", "-inum", "-printf", "-lname", "-ilname", "-regextype", "-newer", "-anewer", "-cnewer", "-samefile", "-fstype"].map((p) => [p, 1]),
 ]);
@@ -143,42 +132,15 @@ export function unlistedOption(c: SimpleCommand): string | undefined {
   if (c.name === "find") return unlistedFindOption(c.args);
   const o = OPTIONS[c.name];
   if (!o) return c.args.find((a) => a.startsWith("-") && a !== "-") ?? undefined;
-  for (let i = 0; i < c.args.length; i++) {
-    const a = c.args[i]!;
-    if (a === "--") return undefined;
-    if (!a.startsWith("-") || a === "-") continue;
-    if (a.startsWith("--")) {
-      const [name, value] = [a.slice(2).split("=")[0]!, a.includes("=")];
-      if (!value && o.long?.includes(name)) continue;
-      if (o.longValued?.includes(name)) {
-        if (!value) i++;
-        continue;
-      }
-      return a;
-    }
-    if (o.numeric && /^-\d+$/.test(a)) continue;
-    const skip = shortCluster(a.slice(1), o);
-    if (skip === undefined) return a;
-    i += skip;
-  }
-  return undefined;
+  return unlistedIn(c.args, o);
 }
 
-/** How many following arguments a short-option cluster consumes (0 or 1), or undefined when it holds an unlisted one. */
-function shortCluster(cluster: string, o: Options): number | undefined {
-  for (let j = 0; j < cluster.length; j++) {
-    const ch = cluster[j]!;
-    if (o.valued?.includes(ch)) return j === cluster.length - 1 ? 1 : 0; // the rest of the cluster is its value
-    if (!o.flags.includes(ch)) return undefined;
-  }
-  return 0;
-}
-
-function unlistedFindOption(args: readonly string[]): string | undefined {
+/** The first of find's arguments that is not on `table` (a test or action with its value count). */
+export function unlistedFindOption(args: readonly string[], table: Record<string, number> = FIND): string | undefined {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     if (!a.startsWith("-") || a === "-") continue;
-    const values = FIND[a];
+    const values = table[a];
     if (values === undefined) return a;
     i += values;
   }

@@ -13,22 +13,22 @@ const longOpt = (arg: string, long: string) => arg.startsWith("--") && arg.lengt
 
 /** Programs and the flags that make them follow symlinks while they walk folders. */
 const FOLLOWS_LINKS: Record<string, (a: string) => boolean> = {
-  grep: (a) => /^-[a-zA-Z]*R/.test(a) || longOpt(a, "dereference-recursive"),
-  egrep: (a) => /^-[a-zA-Z]*R/.test(a) || longOpt(a, "dereference-recursive"),
-  fgrep: (a) => /^-[a-zA-Z]*R/.test(a) || longOpt(a, "dereference-recursive"),
-  rg: (a) => /^-[a-zA-Z]*L/.test(a) || longOpt(a, "follow"),
+  grep: (a) => /^-[\w#]*R/.test(a) || longOpt(a, "dereference-recursive"),
+  egrep: (a) => /^-[\w#]*R/.test(a) || longOpt(a, "dereference-recursive"),
+  fgrep: (a) => /^-[\w#]*R/.test(a) || longOpt(a, "dereference-recursive"),
+  rg: (a) => /^-[\w#]*L/.test(a) || longOpt(a, "follow"),
   find: (a) => /^(?:-L|-H|-follow)$/.test(a),
-  fd: (a) => /^-[a-zA-Z]*L/.test(a) || longOpt(a, "follow"),
-  du: (a) => /^-[a-zA-Z]*L/.test(a) || longOpt(a, "dereference"),
+  fd: (a) => /^-[\w#]*L/.test(a) || longOpt(a, "follow"),
+  du: (a) => /^-[\w#]*L/.test(a) || longOpt(a, "dereference"),
   tree: (a) => a === "-l",
-  ls: (a) => /^-[a-zA-Z]*L/.test(a) || longOpt(a, "dereference"),
+  ls: (a) => /^-[\w#]*L/.test(a) || longOpt(a, "dereference"),
   // GNU diff follows symlinks while it recurses (the seventh pass read a linked credential with `diff -r a b`).
-  diff: (a) => /^-[a-zA-Z]*r/.test(a) || longOpt(a, "recursive"),
+  diff: (a) => /^-[\w#]*r/.test(a) || longOpt(a, "recursive"),
 };
 /** Programs that read a list of names or a program from a file an option names (`file -f list`, `jq -f q.jq`). */
 const READS_NAMED_FILE: Record<string, (a: string) => boolean> = {
-  file: (a) => /^-[a-zA-Z]*f/.test(a) || longOpt(a, "files-from"),
-  jq: (a) => /^-[a-zA-Z]*[fL]/.test(a) || longOpt(a, "from-file") || longOpt(a, "library-path") || /\b(?:import|include)\b/.test(a),
+  file: (a) => /^-[\w#]*f/.test(a) || longOpt(a, "files-from"),
+  jq: (a) => /^-[\w#]*[fL]/.test(a) || longOpt(a, "from-file") || longOpt(a, "library-path") || /\b(?:import|include)\b/.test(a),
 };
 const GLOB = /[*?[]/;
 /** Programs that read no file named by their words: a word known only at run time is harmless there. */

@@ -1,5 +1,5 @@
 // Workspaces deerflow refuses to bind (unless --allow-dangerous-workspace): the whole disk, a system directory,
-// the home directory itself, or any directory holding deerflow's data directory. Tools and the shell get the
+// the home directory itself or a directory holding it, or any directory holding deerflow's data directory. Tools and the shell get the
 // workspace read-write, so each of these would hand the model the machine, every project or other threads.
 // Refused always, flag or not: a directory inside deerflow's data directory (memory/, threads/, skills/: the
 // model's shell would write its own memory database and other threads) or inside a secret directory (~/.ssh:
@@ -20,8 +20,12 @@ const SYSTEM_TREES = ["/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64
 export function dangerousWorkspaceReason(dir: string, ctx: { userHome: string; dataDir: string }): string | undefined {
   const ws = real(dir);
   if (SYSTEM_ROOTS.includes(ws) || SYSTEM_TREES.some((t) => isInside(ws, t))) return `${ws} is a system directory`;
-  if (ws === real(ctx.userHome)) return `${ws} is your home directory`;
+  const home = real(ctx.userHome);
+  if (ws === home) return `${ws} is your home directory`;
   if (isInside(real(ctx.dataDir), ws)) return `${ws} contains deerflow's data directory (${real(ctx.dataDir)})`;
+  // A folder above the home holds all of it (a home under /data/users/<name> with the data directory elsewhere: the
+  // sixteenth pass's W1 read ~/.someapp and wrote ~/.profile): refused as the home is.
+  if (isInside(home, ws)) return `${ws} contains your home directory (${home})`;
   return undefined;
 }
 

@@ -155,9 +155,10 @@ export class ShadowRepo {
   }
 
   private async commitTree(tree: string, parent: string | undefined, message: string): Promise<string> {
-    // A NUL cannot cross argv (the spawn fails and the run had no snapshot): shown as U+2400 "␀" instead.
-    const args = ["commit-tree", tree, ...(parent ? ["-p", parent] : []), "--no-gpg-sign", "-m", message.replaceAll("\0", "\u2400")];
-    return (await this.run(args)).stdout.trim();
+    // The message on stdin, never in argv (every local user can read a process's argv while it runs); a NUL is
+    // shown as U+2400 "␀", as git would cut the message there.
+    const args = ["commit-tree", tree, ...(parent ? ["-p", parent] : []), "--no-gpg-sign"];
+    return (await this.run(args, { input: `${message.replaceAll("\0", "\u2400")}\n` })).stdout.trim();
   }
 
   /** A lock file left by a git killed mid-write. Only called under the thread's run lock, so no live git holds it. */

@@ -49,7 +49,7 @@ export async function currentBytes(realPath: string, mounts: ThreadPaths, disk: 
   if (!read || describeBinary(disk)) return disk;
   try {
     // The check and the editor's read with no sandboxed process running (run-shell.ts): else the disk's bytes.
-    const got = await whileSandboxIdle(async () => (workspaceReal(realPath, mounts) ? Buffer.from(await read(realPath), "utf8") : disk));
+    const got = await whileSandboxIdle("read", async () => (workspaceReal(realPath, mounts) ? Buffer.from(await read(realPath), "utf8") : disk));
     return got?.value ?? disk;
   } catch (err) {
     files.note(`the editor did not give its text of ${realPath} (${reason(err)}): read from the disk.`);
@@ -66,7 +66,7 @@ export async function writeThrough(hostPath: string, mounts: ThreadPaths, data: 
   const write = current.getStore()?.write;
   if (!write) return disk();
   // The check and the editor's write with no sandboxed process running (run-shell.ts): else the race-free disk write.
-  const through = await whileSandboxIdle(() => editorWrite(write, hostPath, mounts, data));
+  const through = await whileSandboxIdle("write", () => editorWrite(write, hostPath, mounts, data));
   return (await through?.value) ?? disk();
 }
 

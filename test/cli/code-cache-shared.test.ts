@@ -32,6 +32,19 @@ async function answers(sb: Sandbox, env: Record<string, string | undefined>, rep
 }
 
 describe("the runtime's code cache", () => {
+  it("a command started from a used cache still loads what the bundle leaves outside it (doctor's SQLite check, twice)", async () => {
+    // On Node 20 an import() inside a script run from a used code cache fails ("A dynamic import callback was not
+    // specified"): the second doctor said better-sqlite3 did not load and exited 1.
+    const sb = e2e.sandbox();
+    const cacheDir = join(sb.userHome, "doctor-cache");
+    for (const start of ["writes the cache", "uses it"]) {
+      const r = await sb.run(["doctor"], { env: { DEERFLOW_CACHE_DIR: cacheDir } });
+      expect(r.stdout, start).toMatch(/^✓ sqlite +better-sqlite3 loads/m);
+      expect(r.exitCode, `${start}: ${r.stdout}`).toBe(0);
+    }
+    expect(caches(cacheDir)).toEqual([expect.stringMatching(/^runtime\.cjs\.doctor-/)]);
+  });
+
   it("is written once in the cache directory and used as it is by a start with another data home", async () => {
     const first = e2e.sandbox();
     const cacheDir = join(first.userHome, "shared-cache");

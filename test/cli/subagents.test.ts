@@ -12,6 +12,7 @@ import { runCli } from "../support/cli-in-process.js";
 import { processesMatching } from "../support/processes.js";
 import { gate, type RecordedRequest, type ScriptedReply } from "../support/openai-server.js";
 import { trustProject } from "../support/trust.js";
+import { until } from "../support/wait.js";
 
 const e2e = useE2E();
 let sb: Sandbox;
@@ -190,7 +191,8 @@ describe("subagents through deerflow run", () => {
     child.kill("SIGINT");
     const r = await child;
     expect(r.exitCode).toBe(130);
-    await sleep(2500);
+    // Gone within the grace the kill allows (2.5 s), checked as soon as they are.
+    await until(() => running().length === 0, "the delegation's command to end", 2500).catch(() => undefined);
     expect(running()).toEqual([]);
   });
 });

@@ -104,16 +104,24 @@ describe("resizing while an answer streams", () => {
   it("100x30 → 60x20 → 100x30 → 70x24: the scrollback holds the header and each answer line once, no stale spinner", async () => {
     const sb = e2e.sandbox();
     const lines = Array.from({ length: 30 }, (_, i) => `R${String(i + 1).padStart(2, "0")} of a streamed answer that is long enough to wrap at sixty columns wide`);
-    e2e.server.push({ content: `${lines.join("\n")}\nEnd of the answer.`, chunkDelayMs: 40 });
+    // The stream stops before R06, R13 and R19 until the window has been resized: each resize lands mid-answer.
+    const resized: (() => void)[] = [];
+    const holds = ["R06", "R13", "R19"].map((before) => ({ before, until: new Promise<void>((r) => resized.push(r)) }));
+    e2e.server.push({ content: `${lines.join("\n")}\nEnd of the answer.`, holds });
     const t = tui.spawn(sb, ["chat"], { cols: 100, rows: 30 });
     await waitReady(t);
     await submit(t, "go");
-    await t.waitFor("R05 ", { where: "screen" });
-    await t.resize(60, 20);
-    await t.waitFor("R12 ", { where: "screen" });
-    await t.resize(100, 30);
-    await t.waitFor("R18 ", { where: "screen" });
-    await t.resize(70, 24);
+    for (const [i, [before, cols, rows]] of (
+      [
+        ["R05 ", 60, 20],
+        ["R12 ", 100, 30],
+        ["R18 ", 70, 24],
+      ] as const
+    ).entries()) {
+      await t.waitFor(before, { where: "screen" });
+      await t.resize(cols, rows);
+      resized[i]!();
+    }
     await t.waitFor("End of the answer.");
     await t.waitForGone("Working…");
     const all = t.scrollback().split("\n");

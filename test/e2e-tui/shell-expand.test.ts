@@ -14,7 +14,8 @@ describe("shell and tool output in the terminal", () => {
     const t = tui.spawn(sb, ["chat"]);
     await waitReady(t);
     await submit(t, "!pwd; echo made > proof.txt; ls; exit 3");
-    await t.waitFor("exit 3");
+    // The exit line of its own: the card's command line above the output holds "exit 3" too.
+    await t.waitFor(/^\s*exit 3\s*$/m);
     const [thread] = await listThreads(sb);
     expect(thread!.workspace).toBeTruthy();
     const screen = t.scrollback();

@@ -2,6 +2,7 @@
 // round-trips through the documented shape (every key it emits has a row in docs/export.md, archived turns are there
 // in their place), and a hostile thread — a tool call's arguments and a file's content carrying escape sequences and
 // a key — exports masked, with no raw control sequence in either format.
+import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -11,6 +12,7 @@ import { loadConfig } from "../../src/config/load.js";
 import { buildThreadExport, EXPORT_TEXT_MAX_CHARS } from "../../src/runtime/thread-export.js";
 import { exportJson, exportMarkdown } from "../../src/runtime/thread-export-format.js";
 import { ThreadRuntime } from "../../src/runtime/thread-runtime.js";
+import { ShadowRepo } from "../../src/snapshots/shadow-repo.js";
 import { useInProcessModel } from "../support/in-process.js";
 import type { TestModelServer } from "../support/openai-server.js";
 import { isSummaryRequest } from "../support/requests.js";
@@ -114,5 +116,35 @@ describe("a hostile thread's export", () => {
     expect(json).toContain("\\u009b31m");
     expect(md).toMatch(/#### Tool call: read_file/);
     expect(md).toMatch(/Diff of \S*notes\.txt \(\+\d+ −0\):/);
+  }, 120_000);
+});
+
+describe("a token in the first prompt", () => {
+  it("is masked in the title and the run's input line the thread stores, lists and exports (the title's clean-up drops `_`), and left out of the rewind snapshot", async () => {
+    const token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    // "`" normalises to an empty title: the fallback (the prompt's first words) is used; then a model title with a key.
+    server.titleReply = { content: "`" };
+    server.push({ content: "ok" });
+    const s = createChatSession({ home, model: "test-model", cwd });
+    await s.send({ prompt: `${token} is my token, push the branch with it` }, () => {}, signal());
+    const config = loadConfig({ cwd, flags: { home, model: "test-model" } });
+    const doc = await buildThreadExport(config, s.threadId!);
+    const body = "abcdefghijklmnopqrstuvwxyz";
+    for (const out of [exportJson(doc), exportMarkdown(doc)]) expect(out).not.toContain(body);
+    expect(doc.thread.title).toBe("is my token, push the branch");
+    const rt = ThreadRuntime.for(config);
+    const row = await rt.store.threads.get(s.threadId!);
+    expect(row?.title).not.toContain(body);
+    expect((await rt.store.runs.forThread(s.threadId!)).map((r) => r.input)).toEqual(["*** is my token, push the branch with it"]);
+    // The rewind snapshot's commit names the run, not the prompt (and git got its message on stdin, not in argv).
+    const messages = execFileSync("git", ["--git-dir", ShadowRepo.dirFor(home, s.threadId!), "log", "--all", "--format=%B"], { encoding: "utf8" });
+    expect(messages).toMatch(/^before run-/);
+    expect(messages).not.toContain("my token");
+
+    server.titleReply = { content: "Fix ghp_abcdefghijklmnopqrstuvwxyz0123456789 push" };
+    server.push({ content: "ok" });
+    const t = createChatSession({ home, model: "test-model", cwd });
+    await t.send({ prompt: "push it" }, () => {}, signal());
+    expect((await buildThreadExport(config, t.threadId!)).thread.title).toBe("Fix push");
   }, 120_000);
 });

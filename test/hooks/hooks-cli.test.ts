@@ -69,6 +69,19 @@ describe("hooks through the CLI", () => {
     expect(results[1]).not.toContain("x   =");
   });
 
+  it("a PostToolUse hook gets the result masked, as the model reads it", async () => {
+    const sb = e2e.sandbox();
+    const log = join(sb.userHome, "post-log.jsonl");
+    writeFileSync(join(sb.cwd, ".env"), "GH=ghp_abcdefghijklmnopqrstuvwxyz0123456789\n");
+    userHooks(sb, { PostToolUse: [{ matcher: "read_file", hooks: [{ type: "command", command: hookScript(sb, "log", `cat >> ${log}; echo >> ${log}`) }] }] });
+    e2e.server.push({ toolCalls: [{ name: "read_file", args: { path: ".env" } }] }, { content: "done" });
+    const r = await runCli(sb, ["run", "read it"]);
+    expect(r.exitCode, r.stderr).toBe(0);
+    const logged = JSON.parse(readFileSync(log, "utf8").trim());
+    expect(logged.tool_response).toContain("GH=***");
+    expect(logged.tool_response).not.toContain("abcdefghijklmnop");
+  });
+
   it("an untrusted project's hooks never run: the run is refused in one line naming them", async () => {
     const sb = e2e.sandbox();
     const marker = join(sb.userHome, "PROJECT-HOOK-RAN");

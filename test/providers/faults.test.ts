@@ -172,12 +172,13 @@ describe("tool calls run only when complete and valid", () => {
 describe("stalls and protocol errors", () => {
   it("one chunk, then keep-alive comments and silence: the idle timeout ends it within the configured bound", async () => {
     const sb = e2e.sandbox();
-    configure(sb, { idleTimeout: 1 });
+    // Every attempt stalls, so a short bound cannot cut a healthy stream here (four waits of it, plus backoff).
+    configure(sb, { idleTimeout: 0.3 });
     e2e.server.setScript(() => ({ ...rawSse([chunk({ role: "assistant", content: "Thinking" }), ": keep-alive\n\n", ": keep-alive\n\n"]), end: "hang" as const }));
     const r = await run(sb, "go");
     clean(r.stderr);
     expect(r.exitCode).toBe(1);
-    expect(r.stderr).toMatch(/Model request failed after 4 attempts \([\d.]+ s in total\): no data from http:\/\/127\.0\.0\.1:\d+\/v1 for 1 s \(idle timeout\)\./);
+    expect(r.stderr).toMatch(/Model request failed after 4 attempts \([\d.]+ s in total\): no data from http:\/\/127\.0\.0\.1:\d+\/v1 for 0\.3 s \(idle timeout\)\./);
     expect(e2e.server.requests).toHaveLength(4);
   });
 

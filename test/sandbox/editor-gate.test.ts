@@ -18,15 +18,15 @@ describe.skipIf(!HAS_BWRAP)("the editor's file operations and the sandbox", () =
     const req = { paths, settings, cwd: paths.workspace_path };
 
     const job = await startBackground("sleep 60", { ...req, logPath: join(paths.outputs_path!, "bg.log"), onEnd: () => undefined });
-    expect(await whileSandboxIdle(async () => "editor")).toBeUndefined();
+    expect(await whileSandboxIdle("read", async () => "editor")).toBeUndefined();
     job.kill();
     // The job's end reaches the session; then the editor may act again.
-    for (let i = 0; i < 200 && (await whileSandboxIdle(async () => "editor")) === undefined; i++) await new Promise((r) => setTimeout(r, 50));
-    expect(await whileSandboxIdle(async () => "editor")).toEqual({ value: "editor" });
+    for (let i = 0; i < 200 && (await whileSandboxIdle("read", async () => "editor")) === undefined; i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await whileSandboxIdle("read", async () => "editor")).toEqual({ value: "editor" });
 
     const order: string[] = [];
     let finish!: () => void;
-    const editor = whileSandboxIdle(() => new Promise<void>((r) => (finish = r)).then(() => void order.push("editor done")));
+    const editor = whileSandboxIdle("write", () => new Promise<void>((r) => (finish = r)).then(() => void order.push("editor done")));
     const command = runShell("echo ran", { ...req, timeoutSeconds: 30 }).then((r) => void order.push(`command: ${r.output.trim()}`));
     // The command is held while the editor's operation is in flight; it runs once the operation ends.
     await new Promise((r) => setTimeout(r, 300));
@@ -34,5 +34,24 @@ describe.skipIf(!HAS_BWRAP)("the editor's file operations and the sandbox", () =
     finish();
     await Promise.all([editor, command]);
     expect(order).toEqual(["editor done", "command: ran"]);
+  }, 60_000);
+
+  it("a process a job left behind keeps the editor out: idle means nothing in the sandbox but its supervisor", async () => {
+    const root = makeRoot("deerflow-editor-gate-");
+    const paths = makeThread(root, "A");
+    const settings = defaultShellSettings({ userHome: join(root, "home"), dataDir: join(root, "data") });
+    const req = { paths, settings, cwd: paths.workspace_path };
+
+    // The job exits at once; its setsid'd child lives on in the sandbox, unknown to the supervisor's list of jobs.
+    const ended = new Promise<void>((resolve) => {
+      void startBackground("setsid sleep 60 >/dev/null 2>&1 </dev/null & echo started", { ...req, logPath: join(paths.outputs_path!, "bg.log"), onEnd: () => resolve() });
+    });
+    await ended;
+    let ran = false;
+    expect(await whileSandboxIdle("write", async () => (ran = true))).toBeUndefined();
+    expect(ran).toBe(false);
+    // A foreground command's end sweeps every leftover: the editor may act again.
+    await runShell("true", { ...req, timeoutSeconds: 30 });
+    expect(await whileSandboxIdle("write", async () => "editor")).toEqual({ value: "editor" });
   }, 60_000);
 });

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { isSecretEnvName, isSecretEnvValue, scrubEnv } from "../../src/sandbox/env-scrub.js";
-import { dangerousWorkspaceReason } from "../../src/sandbox/workspace-check.js";
+import { autoApprovalWorkspaceProblem, dangerousWorkspaceReason } from "../../src/sandbox/workspace-check.js";
 import { forTerminal, maskUrlCredentials, stripControl } from "../../src/vocabulary/terminal-text.js";
 
 describe("environment scrub by value", () => {
@@ -70,6 +70,13 @@ describe("dangerous workspaces", () => {
     expect(dangerousWorkspaceReason(ctx.userHome, ctx)).toMatch(/home directory/);
     expect(dangerousWorkspaceReason(root, ctx)).toMatch(/data directory/);
     expect(dangerousWorkspaceReason(join(ctx.userHome, "project"), ctx)).toBeUndefined();
+  });
+  it("a directory holding the home is refused like the home, also with the data directory elsewhere", () => {
+    const elsewhere = { userHome: join(root, "users", "me"), dataDir: join(`${root}-dfh`) };
+    expect(dangerousWorkspaceReason(root, elsewhere)).toMatch(/contains your home directory/);
+    expect(dangerousWorkspaceReason(join(root, "users"), elsewhere)).toMatch(/contains your home directory/);
+    expect(autoApprovalWorkspaceProblem(root, elsewhere)).toMatch(/^the workspace contains your home directory .*refusing\.$/);
+    expect(dangerousWorkspaceReason(join(root, "users", "other"), elsewhere)).toBeUndefined();
   });
 });
 

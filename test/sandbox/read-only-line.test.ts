@@ -23,6 +23,14 @@ describe("lineOnlyReads", () => {
     "ls missing 2>/dev/null",
     "echo 'rm -rf /'",
     "diff a.txt b.txt || true",
+    "tree -L 2 -a",
+    "tree -aL 2 src",
+    "jq -r --arg k v '.[$k]' a.json",
+    "ag -i hello src",
+    "less -N f.txt",
+    "git grep -n -1 hello",
+    "grep -rn5 foo .",
+    "git diff --stat HEAD~1",
   ])("reads: %s", async (command) => {
     expect(await lineOnlyReads(command, confined)).toBe(true);
   });
@@ -68,6 +76,23 @@ describe("lineOnlyReads", () => {
     "cat a.txt 3<a.txt >/dev/fd/3",
     "./ls",
     "ls (",
+    // The sixteenth pass: options are an allow list per program, so a spelling the gate never saw does not read.
+    "tree -H . -L 1 -R",
+    "tree -RH. -L1",
+    "tree -Lo 2 out.html", // tree 1.x reads -L's value from the next word and goes on with the cluster: -o out.html
+    "ag --pager 'sh -c x' hello",
+    "ag --pager=x hello",
+    "ag --pag=x hello",
+    "less --Lesskey-src=/dev/stdin f.txt <<'E'\n#env\nLESSOPEN=|sh -c 'touch X'; cat %s\nE",
+    "less --LESSKEY-SRC=k f.txt",
+    "less --Log-file=o f.txt",
+    "less -x4k/dev/stdin f.txt",
+    "less -Nk k f.txt",
+    "git grep -1O'touch X;' hello",
+    "git grep -i1O'touch X;' hello",
+    "git log --outp=f",
+    "git -c x=y log",
+    "grep --reg=x .",
   ])("does not only read: %s", async (command) => {
     expect(await lineOnlyReads(command, confined)).toBe(false);
   });

@@ -959,3 +959,41 @@ describe("the third adversarial pass's shapes", () => {
     }
   });
 });
+
+describe("a read-only program given an option off its allow list (the sixteenth pass)", () => {
+  it.each(["tree -H . -L 1 -R", "ag --pager 'sh -c x' hello", "less --Lesskey-src=k f.txt", "less --Log-file=o f.txt", "tree -o out.html ."])("counts %j as an edit (ask mode asks)", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("edit");
+  });
+  it.each(["tree -L 2", "ag -i x src", "less -N f", "git log --oneline -5", "git -c color.ui=always log", "git grep -n -2 x"])("still allows %j", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
+  });
+  it.each(["git grep -1O'touch X;' x", "git grep -i1O'touch X;' x", "git grep --open=vi x"])("asks for %j: git grep -O runs the program it names", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "ask", reason: "git grep -O/--open-files-in-pager runs the program it names" });
+  });
+  it("without a sandbox git grep -O needs a person, in any cluster", async () => {
+    for (const cmd of [`git grep -O'python3 -c "import shutil,pathlib;shutil.rmtree(pathlib.Path.home())";' hello`, "git grep -1O'x' hello"])
+      expect(await auditCommand(cmd, { confined: false }), cmd).toMatchObject({ verdict: "ask", needsPerson: true });
+  });
+});
+
+describe("short-option clusters with digits (the sixteenth pass: git grep -1O had a count before the letter)", () => {
+  it.each(["perl -0pi -e 's/a/b/' f", "curl -#o f http://x", "curl -0o f http://x"])("counts %j as an edit", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("edit");
+  });
+  it.each(["git push -4f origin main", "zip -9m a.zip f", "perl -0e 'unlink glob q(~/*)'"])("asks for %j", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("ask");
+  });
+});
+
+describe("a function definition's redirection is the write it is (the sixteenth pass, F3)", () => {
+  it.each(["f() { echo x; } > keep.txt; f", "function f { echo x; } > out", "f() ( echo x ) >> out; f"])("counts %j as an edit", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("edit");
+  });
+  it("without a sandbox, a function body appended to ~/.bashrc or above the workspace needs a person", async () => {
+    for (const cmd of ["f() { echo 'echo PWNED'; } >> ~/.bashrc; f", "f() { echo x; } > ../notes.txt; f"])
+      expect(await auditCommand(cmd, { confined: false }), cmd).toMatchObject({ verdict: "ask", needsPerson: true });
+  });
+  it("still allows a function without one", async () => {
+    expect(await auditCommand("f() { echo x; }; f")).toEqual({ verdict: "allow" });
+  });
+});

@@ -49,6 +49,11 @@ export type ScriptedReply =
       delayMs?: number;
       /** Streaming only: wait this long between SSE chunks. */
       chunkDelayMs?: number;
+      /**
+       * Streaming only: stop before the first content piece that starts with `before` until `until` settles, so a test
+       * acts while the answer is provably mid-stream (an event, not a delay).
+       */
+      holds?: { before: string; until: Promise<unknown> }[];
     }
   | { status: number; error?: string; headers?: Record<string, string> }
   | { disconnect: true; afterContent?: string }
@@ -240,7 +245,14 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
     });
     const events: object[] = [chunk({ role: "assistant", content: "" })];
-    for (const piece of splitWords(reply.content ?? "")) events.push(chunk({ content: piece }));
+    const holds = new Map<object, Promise<unknown>>();
+    const pending = [...(reply.holds ?? [])];
+    for (const piece of splitWords(reply.content ?? "")) {
+      const event = chunk({ content: piece });
+      const at = pending.findIndex((h) => piece.startsWith(h.before));
+      if (at >= 0) holds.set(event, pending.splice(at, 1)[0]!.until);
+      events.push(event);
+    }
     toolCalls.forEach((tc, index) => {
       // First the header (id, name, empty arguments), then argument fragments carrying only index.
       events.push(chunk({ tool_calls: [{ index, id: tc.id, type: "function", function: { name: tc.name, arguments: "" } }] }));
@@ -253,6 +265,7 @@ export async function startTestModelServer(script?: Script): Promise<TestModelSe
 
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
     for (const event of events) {
+      await holds.get(event);
       if (res.destroyed) return;
       res.write(`data: ${JSON.stringify(event)}\n\n`);
       if (reply.chunkDelayMs) await sleep(reply.chunkDelayMs);

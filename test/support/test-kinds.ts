@@ -26,12 +26,12 @@ function testFiles(root: string, keep: (source: string) => boolean): string[] {
     .map((f) => relative(root, f));
 }
 
-/** The end-to-end test files under `root`/test, as paths relative to `root`. */
+/** The end-to-end test files under `root`/test that can share their worker's modules, as paths relative to `root`. */
 export function endToEndTestFiles(root: string): string[] {
-  return testFiles(root, isEndToEnd);
+  return testFiles(root, (source) => isEndToEnd(source) && !needsIsolation(source));
 }
 
-/** The in-process test files under `root`/test that need a fresh module graph of their own (needsIsolation). */
-export function isolatedUnitTestFiles(root: string): string[] {
-  return testFiles(root, (source) => !isEndToEnd(source) && needsIsolation(source));
+/** The test files under `root`/test, end-to-end or not, that need a fresh module graph of their own (needsIsolation). */
+export function isolatedTestFiles(root: string): string[] {
+  return testFiles(root, needsIsolation);
 }

@@ -1,4 +1,5 @@
 // `deerflow doctor`: one line per check, ✓ or ✗, so a user can see at a glance what is wrong with the setup.
+import { createRequire } from "node:module";
 import { hookLines } from "../../vocabulary/hook-notice.js";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
@@ -28,7 +29,9 @@ function nodeCheck(): Check {
 
 async function sqliteCheck(): Promise<Check> {
   try {
-    const { default: Database } = await import("better-sqlite3");
+    // require, not import(): this runs inside the runtime bundle, and a dynamic import there fails once V8's code
+    // cache is used (scripts/bundle-runtime.mjs refuses one).
+    const Database = createRequire(import.meta.url)("better-sqlite3") as typeof import("better-sqlite3");
     const db = new Database(":memory:");
     const { v } = db.prepare("select sqlite_version() as v").get() as { v: string };
     db.close();

@@ -17,6 +17,7 @@ import { type TranscriptEntry, presentedFilesOf, transcriptOf } from "../../runt
 import { INTERRUPTED_LINE } from "../../vocabulary/interruption-text.js";
 import type { GlobalOptions } from "../main.js";
 import { noteUntrusted } from "../untrusted-note.js";
+import { maskCredentials } from "../../sandbox/env-scrub.js";
 import { forTerminal, shownText } from "../../vocabulary/terminal-text.js";
 
 /** Runs `read` on the home's store; undefined when a SQLite home has no database yet (listing must not create one). */
@@ -44,7 +45,7 @@ export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): 
   if (opts.json) {
     process.stdout.write(
       `${JSON.stringify(
-        rows.map(({ id, title, created_at, updated_at, status, workspace, mode, host }) => ({ id, title, created_at, updated_at, status, workspace, mode, host })),
+        rows.map(({ id, title, created_at, updated_at, status, workspace, mode, host }) => ({ id, title: title && maskCredentials(title), created_at, updated_at, status, workspace, mode, host })),
         null,
         2,
       )}\n`,
@@ -57,7 +58,7 @@ export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): 
   }
   const here = machineName();
   for (const r of rows) {
-    const title = r.title ?? "(untitled)";
+    const title = r.title ? maskCredentials(r.title) : "(untitled)";
     const host = r.host && r.host !== here ? `  @${r.host}` : "";
     // Titles come from the model: never let one reach the terminal as escape sequences.
     process.stdout.write(
@@ -142,12 +143,12 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
   if (opts.json) {
     const archivedJson = archived.map(({ seq, role, name, text, archived_at }) => ({ seq, role, name, text, archived_at }));
     process.stdout.write(
-      `${JSON.stringify({ thread: row, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), entries, files, archived: archivedJson }, null, 2)}\n`,
+      `${JSON.stringify({ thread: { ...row, title: row.title && maskCredentials(row.title) }, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), entries, files, archived: archivedJson }, null, 2)}\n`,
     );
     return 0;
   }
   const lines = [
-    `Thread ${row.id}: ${row.title ?? "(untitled)"}`,
+    `Thread ${row.id}: ${row.title ? maskCredentials(row.title) : "(untitled)"}`,
     `  status ${row.status}, mode ${row.mode}, last ran on ${row.host ?? "(unknown)"}${row.host && row.host !== machineName() ? " (another machine: inspect only)" : ""}`,
     `  workspace ${row.workspace ?? "(its own)"}`,
     `  created ${row.created_at}, updated ${row.updated_at}, ${runs.length} run(s)`,
