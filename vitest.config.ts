@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig } from "vitest/config";
 import { SlowFirstSequencer } from "./test/support/slow-first-sequencer.js";
@@ -21,6 +23,9 @@ export default defineConfig({
     maxWorkers: 2,
     // The longest files first (see the file): a long file started last would finish alone.
     sequence: { sequencer: SlowFirstSequencer },
+    // No test reads or writes the real ~/.deerflow: code that defaults to it (a shell run without settings notes its
+    // workspace in the data directory) gets a folder of the suite's own, which need not exist.
+    env: { DEERFLOW_HOME: join(tmpdir(), `deerflow-test-data-${process.getuid?.() ?? "user"}`) },
     // A PostgreSQL server for the team-database tests (started when it is down; see the file).
     globalSetup: ["test/support/postgres-global-setup.ts"],
     projects: [
