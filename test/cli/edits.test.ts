@@ -27,7 +27,7 @@ describe("edits headless", () => {
       call("w1", "write_file", { path: "new.txt", content: "fresh\n" }),
       { content: "edited" },
     );
-    const r = await sb.run(["run", "-w", repo, "--output-format", "stream-json", "edit it"]);
+    const r = await runCli(sb, ["run", "-w", repo, "--output-format", "stream-json", "edit it"]);
     expect(r.exitCode).toBe(0);
     const done = events(r.stdout).filter((e) => e.type === "tool.completed");
     expect(done.map((e) => [e.tool_call_id, e.status])).toEqual([
@@ -68,7 +68,7 @@ describe("edits headless", () => {
       call("w1", "write_file", { path: "src/new.js", content: "export const n = 1;\n" }),
       { content: "edited" },
     );
-    const r = await sb.run(["run", "-w", repo, "--output-format", "stream-json", "edit it"]);
+    const r = await runCli(sb, ["run", "-w", repo, "--output-format", "stream-json", "edit it"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const diffs = events(r.stdout)
       .filter((e) => e.type === "tool.completed" && e.diff)
@@ -106,7 +106,7 @@ describe("edits headless", () => {
   it("--approval ask headless: an edit is denied (visibly, nothing written) unless --yes", async () => {
     const sb = e2e.sandbox();
     e2e.server.push(call("w1", "write_file", { path: "a.txt", content: "x\n" }), { content: "could not write" });
-    const denied = await sb.run(["run", "--approval", "ask", "--output-format", "json", "write a"]);
+    const denied = await runCli(sb, ["run", "--approval", "ask", "--output-format", "json", "write a"]);
     expect(denied.exitCode).toBe(0);
     const thread = JSON.parse(denied.stdout).thread_id as string;
     const result = (e2e.server.requests[1]!.body.messages as { role: string; content: string }[]).find((m) => m.role === "tool")!.content;
@@ -115,7 +115,7 @@ describe("edits headless", () => {
     expect(existsSync(join(sb.cwd, "a.txt"))).toBe(false);
 
     e2e.server.push(call("w2", "write_file", { path: "a.txt", content: "x\n" }), { content: "written" });
-    const yes = await sb.run(["run", "--approval", "ask", "--yes", "--thread", thread, "write a"]);
+    const yes = await runCli(sb, ["run", "--approval", "ask", "--yes", "--thread", thread, "write a"]);
     expect(yes.exitCode).toBe(0);
     expect(readFileSync(join(sb.cwd, "a.txt"), "utf8")).toBe("x\n");
   });
@@ -140,7 +140,7 @@ describe("edits headless", () => {
       call("s2", "str_replace", { path: "crlf.txt", old_str: "two\nthree", new_str: "TWO\nTHREE\nfour" }),
       { content: "edited" },
     );
-    const r = await sb.run(["run", "-w", repo, "--output-format", "stream-json", "edit them"]);
+    const r = await runCli(sb, ["run", "-w", repo, "--output-format", "stream-json", "edit them"]);
     expect(r.exitCode, r.stderr).toBe(0);
     const done = events(r.stdout).filter((e) => e.type === "tool.completed");
     // r1 and r2 are one batch and run concurrently: either may finish first; the edits come after both.

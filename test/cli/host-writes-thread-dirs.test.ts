@@ -5,6 +5,7 @@ import { lstatSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSy
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { HAS_BWRAP, toolResults } from "../support/confinement.js";
+import { runCli } from "../support/cli-in-process.js";
 import { useE2E } from "../support/e2e.js";
 
 const e2e = useE2E();
@@ -19,7 +20,7 @@ describe.skipIf(!HAS_BWRAP)("a link planted in uploads/ by a confined command", 
     // Run 1: the project's setup script plants links; a benign model runs it (confined, unasked).
     writeFileSync(join(sb.cwd, "setup.sh"), 'for f in README.md notes.txt; do ln -sf "$HOME/.bashrc" /mnt/user-data/uploads/$f; done; ls -l /mnt/user-data/uploads\n');
     e2e.server.push({ toolCalls: [{ id: "b1", name: "bash", args: { command: "sh ./setup.sh" } }] }, { content: "set up" });
-    const first = await sb.run(["run", "--output-format", "json", "--no-memory", "set up"]);
+    const first = await runCli(sb, ["run", "--output-format", "json", "--no-memory", "set up"]);
     expect(first.exitCode, first.stderr).toBe(0);
     expect(toolResults(e2e.server.requests[1]!).b1).toContain("README.md ->");
     const threadId = JSON.parse(first.stdout).thread_id as string;
@@ -28,7 +29,7 @@ describe.skipIf(!HAS_BWRAP)("a link planted in uploads/ by a confined command", 
 
     // Run 2: the user attaches the README with @ and notes.txt with --upload.
     e2e.server.push({ content: "summarized" });
-    const second = await sb.run(["run", "-t", threadId, "--no-memory", "--upload", "notes.txt", "summarize @README.md"]);
+    const second = await runCli(sb, ["run", "-t", threadId, "--no-memory", "--upload", "notes.txt", "summarize @README.md"]);
     expect(second.exitCode, second.stderr).toBe(0);
     expect(readFileSync(bashrc, "utf8")).toBe("alias ll=ls\n");
     for (const name of ["README.md", "notes.txt"]) {
@@ -39,7 +40,7 @@ describe.skipIf(!HAS_BWRAP)("a link planted in uploads/ by a confined command", 
     // uploads/ itself made a link (an unconfined command can do that): refused, nothing written through it.
     rmSync(uploads, { recursive: true });
     symlinkSync(sb.userHome, uploads);
-    const third = await sb.run(["run", "-t", threadId, "--no-memory", "look at @README.md"]);
+    const third = await runCli(sb, ["run", "-t", threadId, "--no-memory", "look at @README.md"]);
     expect(third.exitCode).toBe(2);
     expect(third.stderr.trim().split("\n")).toHaveLength(1);
     expect(third.stderr).toMatch(/Cannot attach .*README\.md: .*uploads is a symbolic link/);
