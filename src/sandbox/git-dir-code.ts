@@ -26,7 +26,7 @@ export interface CheckoutGit {
 
 export const isUnreadable = (x: CheckoutGit | Unreadable | undefined): x is Unreadable => x !== undefined && "why" in x;
 
-/** A pointer file's text as git takes it: the whole file (regular, at most 1 MiB), up to a NUL, trailing CR/LF off. */
+/** A pointer file's text as git takes it: the whole file (regular, at most 1 MiB, no NUL), trailing CR/LF off. */
 function readPointer(path: string): { text: string } | Unreadable {
   let size: number;
   try {
@@ -43,8 +43,9 @@ function readPointer(path: string): { text: string } | Unreadable {
   } catch (err) {
     return { pointer: path, why: `it cannot be read (${(err as NodeJS.ErrnoException).code ?? "error"})` };
   }
-  const nul = text.indexOf("\0");
-  if (nul >= 0) text = text.slice(0, nul);
+  // git trims line ends off the whole file, then reads the path up to a NUL: `gitdir: ../vc\n\0x` sends it to `vc\n`
+  // (the seventeenth pass). A NUL anywhere is unreadable rather than one more reading to get right.
+  if (text.includes("\0")) return { pointer: path, why: "it holds a NUL byte" };
   return { text: text.replace(/[\r\n]+$/, "") };
 }
 

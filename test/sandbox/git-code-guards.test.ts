@@ -302,6 +302,8 @@ describe.each(modes)("git code guards (%s)", (mode) => {
         detached("padded", "vendor-cache", "{ printf 'gitdir: ../vendor-cache\\n'; head -c 100000 /dev/zero | tr '\\0' '\\n'; }"),
         // G9: git keeps the trailing space: `vendor-cache2 ` is another folder
         detached("spaced", "vendor-cache2 ", "printf 'gitdir: ../vendor-cache2 \\n'"),
+        // G10 (the seventeenth pass): git reads the path up to the NUL with its line end kept (`vc<LF>`); a NUL is unreadable
+        detached("nul", "vc\n", "printf 'gitdir: ../vc\\n\\0x'"),
         // Past git's limit: unverified, moved aside
         detached("huge", "vendor-cache3", "{ printf 'gitdir: ../vendor-cache3\\n'; head -c 2000000 /dev/zero | tr '\\0' '\\n'; }"),
         // A commondir padded the same way: git follows it to the config it names
@@ -322,10 +324,11 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(out).toMatch(/deerflow could not read \S*mine\/\.git as git does \(it is larger than 1048576 bytes/);
     expect(existsSync(join(ws, "mine", ".git"))).toBe(true);
     expect(out).toMatch(/deerflow moved \S*huge\/\.git to \S*huge\/\.git\.deerflow-removed: it is larger than 1048576 bytes/);
+    expect(out).toMatch(/deerflow moved \S*nul\/\.git to \S*nul\/\.git\.deerflow-removed: it holds a NUL byte/);
     expect(out).toMatch(/deerflow moved \S*amp\/\.git\/config to \S*amp\/\.git\/config\.deerflow-removed: git could not list its keys/);
-    for (const sub of ["padded", "spaced", "huge", "amp", "shared"]) rmSync(join(ws, `pwned-${sub}`), { force: true }); // what ran in the sandbox
+    for (const sub of ["padded", "spaced", "nul", "huge", "amp", "shared"]) rmSync(join(ws, `pwned-${sub}`), { force: true }); // what ran in the sandbox
     git("status", "--porcelain");
-    for (const sub of ["padded", "spaced", "huge", "amp", "shared"]) expect(existsSync(join(ws, `pwned-${sub}`)), sub).toBe(false);
+    for (const sub of ["padded", "spaced", "nul", "huge", "amp", "shared"]) expect(existsSync(join(ws, `pwned-${sub}`)), sub).toBe(false);
   });
 
   it("a sha256 gitlink whose objectformat is quoted, or whose config is past 64 KiB, is still listed; an unreadable index is said, not read as empty (the tenth pass)", async () => {
