@@ -7,11 +7,14 @@
 import type { SimpleCommand } from "./shell-command.js";
 import { type AuditContext, auditCommand } from "./shell-audit.js";
 import { parseShell } from "./shell-grammar.js";
-import { notAFile, readsOnly, systemProgram } from "./shell-read-only.js";
+import { dynamicBeforeOperands, notAFile, readsOnly, systemProgram } from "./shell-read-only.js";
 import { repoRunsCode } from "./repo-config-code.js";
 
 function simpleCommandOnlyReads(c: SimpleCommand): boolean {
   if (c.dynamicName || c.via.length > 0 || c.code.length > 0 || c.assigns.length > 0) return false;
+  // Options are an allow list (read-only-options.ts): a word whose value comes at run time is none of them (the
+  // seventeenth pass's `rg foo ${x:---pre=rm}` deleted the work tree in plan mode).
+  if (dynamicBeforeOperands(c)) return false;
   // `./ls` or `bin/cat` is whatever the repository put there.
   if (c.name !== "" && !systemProgram(c)) return false;
   if (c.redirects.some((r) => /[>]/.test(r.op) && !notAFile(c, r))) return false;

@@ -46,10 +46,22 @@ export function readsOnly(c: SimpleCommand, { cdWrites }: { cdWrites: boolean })
   return readerOptionUnlisted(c, sub) === undefined;
 }
 
-/** A read-only program (a git read) given an option off its allow list: it may write or run a program (`tree -R`,
- *  `ag --pager`), so ask mode asks as for an edit. */
+/** A word known only when bash expands it (`${x:---pre=rm}`, `$(echo -o)`) may be an option: only after `--` it is not. */
+export function dynamicBeforeOperands(c: SimpleCommand): boolean {
+  const end = c.args.findIndex((a, i) => a === "--" && !c.dynamicArgs[i]);
+  return c.dynamicArgs.some((d, i) => d && (end < 0 || i < end));
+}
+
+/** Read-only programs that have an option which writes or runs a program (`rg --pre`, `tree -o`, `git log --output`,
+ *  `find -delete`, `sort -o`): for them a word that may become an option when bash expands it is one. */
+const OPTION_CAN_WRITE = /^(?:rg|ag|tree|less|more|git|find|sort|fd)$/;
+
+/** A read-only program (a git read) given an option off its allow list, or (for one with an option that writes or runs
+ *  a program) a word that may become one when bash expands it: it may write or run a program (`tree -R`,
+ *  `ag --pager`, `rg ${x:---pre=rm}`), so ask mode asks as for an edit. */
 export function readerWithUnlistedOption(c: SimpleCommand): boolean {
   if (!READ_ONLY.test(c.name)) return false;
+  if (OPTION_CAN_WRITE.test(c.name) && dynamicBeforeOperands(c)) return true;
   const sub = c.name === "git" ? gitArgs(c) : undefined;
   if (sub !== undefined) return GIT_READ.test(sub[0] ?? "") && gitSubOptionUnlisted(sub) !== undefined; // globals: shell-git.ts
   return readerOptionUnlisted(c, undefined) !== undefined;

@@ -31,6 +31,8 @@ describe("lineOnlyReads", () => {
     "git grep -n -1 hello",
     "grep -rn5 foo .",
     "git diff --stat HEAD~1",
+    // After `--` an expanded word is an operand.
+    'rg -n foo -- "$f"',
   ])("reads: %s", async (command) => {
     expect(await lineOnlyReads(command, confined)).toBe(true);
   });
@@ -57,6 +59,15 @@ describe("lineOnlyReads", () => {
     "less --lesskey-sr=k a",
     "less -k k a",
     "ls | xargs rm",
+    // The seventeenth pass's PM11: a word bash expands may be an option off the allow list.
+    "rg foo ${x:---pre=rm}",
+    'rg foo "${x:---pre=rm}"',
+    "rg foo $(echo --pre=rm)",
+    "rg foo `printf %s --pre=rm`",
+    "tree ${x:--o} out",
+    "git log ${x:---output=f}",
+    "find . ${x:--delete}",
+    "cat ${x:--v} f",
     "env X=1 ls",
     "X=1 ls",
     "sed -i s/a/b/ f",

@@ -961,12 +961,25 @@ describe("the third adversarial pass's shapes", () => {
 });
 
 describe("a read-only program given an option off its allow list (the sixteenth pass)", () => {
-  it.each(["tree -H . -L 1 -R", "ag --pager 'sh -c x' hello", "less --Lesskey-src=k f.txt", "less --Log-file=o f.txt", "tree -o out.html ."])("counts %j as an edit (ask mode asks)", async (cmd) => {
+  it.each([
+    "tree -H . -L 1 -R",
+    "ag --pager 'sh -c x' hello",
+    "less --Lesskey-src=k f.txt",
+    "less --Log-file=o f.txt",
+    "tree -o out.html .",
+    // The seventeenth pass's PM11: a word bash expands may be such an option.
+    "rg foo ${x:---pre=rm}",
+    "rg foo $(echo --pre=rm)",
+    "git log ${x:---output=f}",
+  ])("counts %j as an edit (ask mode asks)", async (cmd) => {
     expect((await auditCommand(cmd)).verdict).toBe("edit");
   });
-  it.each(["tree -L 2", "ag -i x src", "less -N f", "git log --oneline -5", "git -c color.ui=always log", "git grep -n -2 x"])("still allows %j", async (cmd) => {
-    expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
-  });
+  it.each(["tree -L 2", "ag -i x src", "less -N f", "git log --oneline -5", "git -c color.ui=always log", "git grep -n -2 x", 'rg -n foo -- "$f"', "cat $f", "echo $PATH"])(
+    "still allows %j",
+    async (cmd) => {
+      expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
+    },
+  );
   it.each(["git grep -1O'touch X;' x", "git grep -i1O'touch X;' x", "git grep --open=vi x"])("asks for %j: git grep -O runs the program it names", async (cmd) => {
     expect(await auditCommand(cmd)).toEqual({ verdict: "ask", reason: "git grep -O/--open-files-in-pager runs the program it names" });
   });
