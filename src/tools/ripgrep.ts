@@ -8,14 +8,19 @@ import { spawn } from "node:child_process";
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { hostProgramPath } from "../sandbox/env-scrub.js";
 
 /** A search that runs longer than this is stopped; what was found so far is returned with a note. */
 export const RG_TIME_LIMIT_MS = 120_000;
 
 const found = new Map<string, string | null>();
 
-/** The `rg` on PATH (cached per PATH), or null when ripgrep is not installed. */
-export function findRipgrep(path = process.env.PATH ?? ""): string | null {
+/**
+ * The `rg` on the host's filtered PATH (cached per PATH), or null when ripgrep is not installed. Filtered as every
+ * program deerflow runs on the host (env-scrub.ts hostProgramPath): an `rg` a sandboxed command wrote into the
+ * project's `node_modules/.bin` on PATH ran on the host (the seventeenth pass's M2).
+ */
+export function findRipgrep(path = hostProgramPath(process.env.PATH ?? "")): string | null {
   if (found.has(path)) return found.get(path)!;
   let hit: string | null = null;
   for (const dir of path.split(delimiter)) {

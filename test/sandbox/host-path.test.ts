@@ -13,7 +13,9 @@ import { loadMcpSdk } from "../../src/mcp/sdk.js";
 import { hostPath } from "../../src/sandbox/env-scrub.js";
 import { closeShellSessions, findBwrap, runShell } from "../../src/sandbox/run-shell.js";
 import { defaultShellSettings, shellSettingsFromConfig } from "../../src/sandbox/shell-settings.js";
+import { noteSandboxWritable } from "../../src/sandbox/sandbox-writable.js";
 import { ShadowRepo } from "../../src/snapshots/shadow-repo.js";
+import { findRipgrep } from "../../src/tools/ripgrep.js";
 import { HAS_BWRAP } from "../support/confinement.js";
 import { until } from "../support/wait.js";
 
@@ -125,6 +127,13 @@ describe("the programs deerflow itself runs by name on the host (the sixteenth p
     const snap = await repo.snapshot("before", []);
     expect(snap.commit).toMatch(/^[0-9a-f]{40}$/);
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it("grep's and glob's ripgrep is not an `rg` a sandboxed command wrote into the workspace's node_modules/.bin on PATH (the seventeenth pass's M2)", () => {
+    const { ws, bin } = planted("rg");
+    noteSandboxWritable([ws]); // a sandboxed command ran there
+    process.env.PATH = `${bin}:${saved}`;
+    expect(findRipgrep()).not.toBe(join(bin, "rg"));
   });
 
   it("an MCP server's command (`npx`) and setsid are looked up on the filtered PATH: the project's planted one never starts", async () => {
