@@ -15,9 +15,17 @@ const has = (c: SimpleCommand, re: RegExp) => c.args.some((a) => re.test(a));
 /** A word among the arguments: `docker … rm`, `kubectl … delete` (an option's value may shift the position). */
 const verb = (c: SimpleCommand, re: RegExp) => words(c).some((w) => re.test(w));
 
+/** The program a runner starts (`npx prisma …`, `bundle exec rake …`, `pnpm dlx …`), else the command's own. */
+function tool(c: SimpleCommand): string {
+  const w = words(c);
+  if (/^(?:npx|bunx|pnpx)$/.test(c.name)) return w[0] ?? c.name;
+  if ((c.name === "bundle" && w[0] === "exec") || (/^(?:pnpm|yarn)$/.test(c.name) && /^(?:dlx|exec)$/.test(w[0] ?? ""))) return w[1] ?? c.name;
+  return c.name;
+}
+
 const CONTAINERS = /^(?:docker|podman|nerdctl|docker-compose|podman-compose)$/;
 /** SQL that drops or empties: `psql -c`, `mysql -e`, a statement file is not read. */
-const DROP_SQL = /\b(?:drop|truncate|delete\s+from|flushall|flushdb)\b/i;
+const DROP_SQL = /\b(?:drop|truncate|delete\s+from|flushall|flushdb)\b|\b(?:dropDatabase|dropCollection|deleteMany)\s*\(|\.drop\s*\(/i;
 
 const RULES: readonly ((c: SimpleCommand) => boolean)[] = [
   // docker system|volume|image|container|network|builder prune, docker rm/rmi, volume rm, compose down -v.
@@ -34,6 +42,12 @@ const RULES: readonly ((c: SimpleCommand) => boolean)[] = [
   (c) => /^(?:gcloud|az|doctl|flyctl|fly|heroku)$/.test(c.name) && verb(c, /^(?:delete|destroy|remove)$|^apps:destroy$/),
   (c) => c.name === "fuser" && has(c, /^-[\w#]*k/),
   (c) => /^(?:conda|mamba|micromamba)$/.test(c.name) && verb(c, /^(?:remove|uninstall)$/) && (verb(c, /^env$/) || has(c, /^--all$/)),
+  // The seventeenth pass (Y10): the frameworks' own "reset the database" verbs and a sync that deletes remotely.
+  (c) => tool(c) === "prisma" && ((verb(c, /^migrate$/) && verb(c, /^reset$/)) || (verb(c, /^db$/) && has(c, /^--(?:force-reset|accept-data-loss)$/))),
+  (c) => /^(?:rails|rake)$/.test(tool(c)) && verb(c, /^db:(?:drop|reset|purge|truncate_all|schema:load|migrate:reset)(?::|$)/),
+  (c) => tool(c) === "supabase" && verb(c, /^db$/) && verb(c, /^reset$/),
+  (c) => /^python\d*(?:\.\d+)?$/.test(c.name) && c.args.some((a) => /(?:^|\/)manage\.py$/.test(a)) && verb(c, /^(?:flush|reset_db|sqlflush)$/),
+  (c) => c.name === "aws" && verb(c, /^s3$/) && verb(c, /^sync$/) && has(c, /^--delete$/),
 ];
 
 const PUBLISH: readonly ((c: SimpleCommand) => boolean)[] = [

@@ -375,17 +375,36 @@ describe("other tools' destroy and publish verbs need a person without a sandbox
     "cargo publish",
     "twine upload dist/*",
     "gh repo delete me/app --yes",
+    // The seventeenth pass (Y10).
+    "npx prisma migrate reset --force",
+    "prisma db push --force-reset",
+    "rails db:drop",
+    "bin/rails db:reset",
+    "bundle exec rake db:drop:all",
+    "supabase db reset",
+    "mongosh app --eval 'db.dropDatabase()'",
+    "python manage.py flush --no-input",
+    "aws s3 sync ./site s3://bucket --delete",
   ])("%j", async (cmd) => {
     expect(await unconfined(cmd), cmd).toMatchObject({ verdict: "ask", needsPerson: true });
   });
-  it.each(["docker ps", "docker run --rm app", "kubectl get pods", "terraform plan", "helm list", "redis-cli GET k", "aws s3 ls", "gh repo view"])(
-    "%j stays a plain ask (--yes approves it)",
-    async (cmd) => {
-      const r = await unconfined(cmd);
-      expect(r.verdict, cmd).toBe("ask");
-      expect(r.needsPerson, cmd).toBeUndefined();
-    },
-  );
+  it.each([
+    "docker ps",
+    "docker run --rm app",
+    "kubectl get pods",
+    "terraform plan",
+    "helm list",
+    "redis-cli GET k",
+    "aws s3 ls",
+    "gh repo view",
+    "npx prisma migrate dev",
+    "rails db:migrate",
+    "aws s3 sync ./site s3://bucket",
+  ])("%j stays a plain ask (--yes approves it)", async (cmd) => {
+    const r = await unconfined(cmd);
+    expect(r.verdict, cmd).toBe("ask");
+    expect(r.needsPerson, cmd).toBeUndefined();
+  });
 });
 
 describe("inline code of more interpreters needs a person without a sandbox (the sixteenth pass, K3)", () => {
