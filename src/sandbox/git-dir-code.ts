@@ -141,6 +141,25 @@ export function configCodeKeys(file: string): Set<string> | null {
   }
 }
 
+/**
+ * The values of one config file's code keys (`git config -z --list`: a value may hold a newline; a key with no `=`
+ * has none), undefined when git cannot list it (configCodeKeys says UNLISTED then).
+ */
+export function configCodeValues(file: string): Map<string, string[]> | undefined {
+  try {
+    const out = new Map<string, string[]>();
+    for (const entry of plainGit(["config", "--file", file, "-z", "--list"]).split("\0")) {
+      const nl = entry.indexOf("\n");
+      const key = nl < 0 ? entry : entry.slice(0, nl);
+      if (!key || !isGitCodeKey(key)) continue;
+      out.set(key, [...(out.get(key) ?? []), nl < 0 ? "" : entry.slice(nl + 1)]);
+    }
+    return out;
+  } catch {
+    return undefined;
+  }
+}
+
 /** What git could run from a hooks folder: anything but the samples `git init` writes and what deerflow moved aside. */
 export const isHookName = (name: string) => !name.endsWith(".sample") && !name.endsWith(".deerflow-removed");
 

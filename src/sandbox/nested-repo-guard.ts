@@ -7,7 +7,7 @@
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
 import { type FSWatcher, existsSync, lstatSync, renameSync, rmSync, statSync, watch } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCodeKeys, configFilesOf, gitDirsOfCheckout, hooksDirsOf, isUnreadable } from "./git-dir-code.js";
+import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCodeKeys, configCodeValues, configFilesOf, gitDirsOfCheckout, hooksDirsOf, isUnreadable } from "./git-dir-code.js";
 import { gitlinks } from "./gitlink-walk.js";
 import { realOrSelf } from "./real-path.js";
 import { plainGit } from "./plain-git.js";
@@ -23,6 +23,9 @@ const workspaces = new Map<string, { stamp: string; indexes: string[]; links: st
 const baseline = new Map<string, Set<string> | null>();
 /** Per config file git could not list at the start (the user's): its identity then, so a change to it is seen. */
 const unlistedAtStart = new Map<string, string>();
+/** Per config file: the values of its code keys at the start, so a run that changes one (`core.fsmonitor = true` to a
+ *  command: the seventeenth pass's G12) gets the user's value put back, not only a new key taken out. */
+const valuesAtStart = new Map<string, Map<string, string[]>>();
 
 function mtimeOf(p: string): number {
   try {
@@ -244,6 +247,7 @@ export function noteNestedRepos(workspace: string): void {
     const keys = configCodeKeys(f);
     baseline.set(f, keys);
     if (keys?.has(UNLISTED)) unlistedAtStart.set(f, identityOf(f));
+    else if (keys && keys.size > 0) valuesAtStart.set(f, configCodeValues(f) ?? new Map());
   }
   const pointers = new Set<string>();
   const roots = rootsOf(workspace);
@@ -285,7 +289,7 @@ function check(f: string): string[] {
     return [moved ?? `deerflow could not list the keys of ${f} or move it aside: a repository your git status enters reads it. Check it before you run git in the workspace.`];
   }
   const added = [...now].filter((k) => !before.has(k));
-  if (added.length === 0) return [];
+  if (added.length === 0) return putBack(f, now);
   if (added.includes(NOT_A_FILE)) {
     // A link or special file the run put where a nested repository's config belongs: git follows it.
     try {
@@ -303,6 +307,25 @@ function check(f: string): string[] {
   }
 }
 
+/** The user's code keys of `f` whose values the run changed get the values they had at the start; a line each. */
+function putBack(f: string, now: Set<string>): string[] {
+  const start = valuesAtStart.get(f);
+  if (!start) return [];
+  const current = configCodeValues(f) ?? new Map<string, string[]>();
+  const same = (a: string[] = [], b: string[] = []) => a.length === b.length && a.every((v, i) => v === b[i]);
+  const changed = [...start.keys()].filter((k) => now.has(k) && !same(start.get(k), current.get(k)));
+  if (changed.length === 0) return [];
+  try {
+    for (const k of changed) {
+      plainGit(["config", "--file", f, "--unset-all", k]);
+      for (const v of start.get(k)!) plainGit(["config", "--file", f, "--add", k, v]);
+    }
+    return [`deerflow put back ${changed.join(", ")} in ${f} as it was before the run: a repository your git status enters would run the new value on your host.`];
+  } catch {
+    return [`deerflow could not put back ${changed.join(", ")} in ${f}: check ${dirname(f)} before you run git in the workspace.`];
+  }
+}
+
 /** The end of a chat or run: forget. */
 export function forgetNestedRepos(): void {
   for (const w of watchers.values()) w.close();
@@ -312,6 +335,7 @@ export function forgetNestedRepos(): void {
   baseline.clear();
   pointersAtStart.clear();
   unlistedAtStart.clear();
+  valuesAtStart.clear();
   for (const m of [ownGitAtStart, saidTruncated, checkoutsNow, saidUnreadable]) m.clear();
   forgetHooks();
   forgetCheckouts();

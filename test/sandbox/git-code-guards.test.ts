@@ -117,6 +117,21 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(again).toContain("deerflow removed core.pager");
   });
 
+  it("a code key the user had in a nested repository, given a new value by the run, gets the user's value back (the seventeenth pass's G12)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    git("init", "-q", "sub");
+    git("-C", "sub", "commit", "-q", "--allow-empty", "-m", "s");
+    git("-C", "sub", "config", "core.fsmonitor", "true");
+    git("add", "sub");
+    git("commit", "-q", "-m", "sub");
+    const out = await sh(`git -C sub config core.fsmonitor "touch '${ws}/pwned-g12'; false" && echo changed`);
+    expect(out).toContain("changed");
+    expect(out).toMatch(/deerflow put back core\.fsmonitor in \S*sub\/\.git\/config/);
+    expect(git("-C", "sub", "config", "--get-all", "core.fsmonitor").trim()).toBe("true");
+    git("status", "--porcelain");
+    expect(existsSync(join(ws, "pwned-g12"))).toBe(false);
+  });
+
   it("gpg.ssh.defaultKeyCommand, imap.tunnel and any key ending in `command` planted in a gitlink's config are taken out (the tenth pass)", async () => {
     const { ws, sh } = setUp(mode);
     const cfg =
