@@ -119,45 +119,35 @@ export const NOT_A_FILE = "(not a regular file)";
 export const UNLISTED = "(a config deerflow could not list)";
 
 /**
- * The code keys (shell-git.ts) of one config file, read by git with `--file` (nothing it names runs, no includes);
- * null when it does not exist. A listing that fails (too long for the buffer, too slow, a config git refuses) is
- * never "none": it is UNLISTED, which both guards treat as code.
+ * The code keys (shell-git.ts) of one config file with their values, read by git with `--file` (nothing it names
+ * runs, no includes; `-z`: a value may hold a newline, a key with no `=` has none); null when it does not exist. A
+ * listing that fails (too long for the buffer, too slow, a config git refuses) is never "none": it is UNLISTED,
+ * which both guards treat as code.
  */
-export function configCodeKeys(file: string): Set<string> | null {
+export function configCode(file: string): Map<string, string[]> | null {
   if (!exists(file)) return null;
   try {
-    if (!lstatSync(file).isFile()) return new Set([NOT_A_FILE]);
+    if (!lstatSync(file).isFile()) return new Map([[NOT_A_FILE, []]]);
   } catch {
-    return new Set([NOT_A_FILE]);
+    return new Map([[NOT_A_FILE, []]]);
   }
-  try {
-    return new Set(
-      plainGit(["config", "--file", file, "--name-only", "--list"])
-        .split("\n")
-        .filter((k) => k && isGitCodeKey(k)),
-    );
-  } catch {
-    return new Set([UNLISTED]);
-  }
-}
-
-/**
- * The values of one config file's code keys (`git config -z --list`: a value may hold a newline; a key with no `=`
- * has none), undefined when git cannot list it (configCodeKeys says UNLISTED then).
- */
-export function configCodeValues(file: string): Map<string, string[]> | undefined {
   try {
     const out = new Map<string, string[]>();
     for (const entry of plainGit(["config", "--file", file, "-z", "--list"]).split("\0")) {
       const nl = entry.indexOf("\n");
       const key = nl < 0 ? entry : entry.slice(0, nl);
-      if (!key || !isGitCodeKey(key)) continue;
-      out.set(key, [...(out.get(key) ?? []), nl < 0 ? "" : entry.slice(nl + 1)]);
+      if (key && isGitCodeKey(key)) out.set(key, [...(out.get(key) ?? []), nl < 0 ? "" : entry.slice(nl + 1)]);
     }
     return out;
   } catch {
-    return undefined;
+    return new Map([[UNLISTED, []]]);
   }
+}
+
+/** The code keys of one config file (configCode without the values). */
+function configCodeKeys(file: string): Set<string> | null {
+  const code = configCode(file);
+  return code && new Set(code.keys());
 }
 
 /** What git could run from a hooks folder: anything but the samples `git init` writes and what deerflow moved aside. */

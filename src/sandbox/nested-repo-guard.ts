@@ -7,7 +7,7 @@
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
 import { type FSWatcher, existsSync, lstatSync, renameSync, rmSync, statSync, watch } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCodeKeys, configCodeValues, configFilesOf, gitDirsOfCheckout, hooksDirsOf, isUnreadable } from "./git-dir-code.js";
+import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCode, configFilesOf, gitDirsOfCheckout, hooksDirsOf, isUnreadable } from "./git-dir-code.js";
 import { gitlinks } from "./gitlink-walk.js";
 import { realOrSelf } from "./real-path.js";
 import { plainGit } from "./plain-git.js";
@@ -244,10 +244,10 @@ export function noteNestedRepos(workspace: string): void {
   ownGitAtStart.set(workspace, existsSync(join(workspace, ".git")));
   for (const f of refresh(workspace)) {
     if (baseline.has(f)) continue;
-    const keys = configCodeKeys(f);
-    baseline.set(f, keys);
-    if (keys?.has(UNLISTED)) unlistedAtStart.set(f, identityOf(f));
-    else if (keys && keys.size > 0) valuesAtStart.set(f, configCodeValues(f) ?? new Map());
+    const code = configCode(f);
+    baseline.set(f, code && new Set(code.keys()));
+    if (code?.has(UNLISTED)) unlistedAtStart.set(f, identityOf(f));
+    else if (code && code.size > 0) valuesAtStart.set(f, code);
   }
   const pointers = new Set<string>();
   const roots = rootsOf(workspace);
@@ -281,7 +281,8 @@ export function restoreNestedRepos(): string {
 /** Takes out of `f` what the run added that runs code; the lines saying so. */
 function check(f: string): string[] {
   const before = baseline.get(f) ?? new Set<string>();
-  const now = configCodeKeys(f) ?? new Set<string>();
+  const code = configCode(f) ?? new Map<string, string[]>();
+  const now = new Set(code.keys());
   // A config git cannot list is code (the sixteenth pass's G8 padded one past the listing's buffer): one the run
   // made, or the user's unlistable one changed since, is moved aside whole.
   if (now.has(UNLISTED) && (!before.has(UNLISTED) || unlistedAtStart.get(f) !== identityOf(f))) {
@@ -289,7 +290,7 @@ function check(f: string): string[] {
     return [moved ?? `deerflow could not list the keys of ${f} or move it aside: a repository your git status enters reads it. Check it before you run git in the workspace.`];
   }
   const added = [...now].filter((k) => !before.has(k));
-  if (added.length === 0) return putBack(f, now);
+  if (added.length === 0) return putBack(f, code);
   if (added.includes(NOT_A_FILE)) {
     // A link or special file the run put where a nested repository's config belongs: git follows it.
     try {
@@ -308,12 +309,11 @@ function check(f: string): string[] {
 }
 
 /** The user's code keys of `f` whose values the run changed get the values they had at the start; a line each. */
-function putBack(f: string, now: Set<string>): string[] {
+function putBack(f: string, now: Map<string, string[]>): string[] {
   const start = valuesAtStart.get(f);
   if (!start) return [];
-  const current = configCodeValues(f) ?? new Map<string, string[]>();
   const same = (a: string[] = [], b: string[] = []) => a.length === b.length && a.every((v, i) => v === b[i]);
-  const changed = [...start.keys()].filter((k) => now.has(k) && !same(start.get(k), current.get(k)));
+  const changed = [...start.keys()].filter((k) => now.has(k) && !same(start.get(k), now.get(k)));
   if (changed.length === 0) return [];
   try {
     for (const k of changed) {
