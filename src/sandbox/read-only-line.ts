@@ -13,7 +13,8 @@ import { repoRunsCode } from "./repo-config-code.js";
 function simpleCommandOnlyReads(c: SimpleCommand): boolean {
   if (c.dynamicName || c.via.length > 0 || c.code.length > 0 || c.assigns.length > 0) return false;
   // Options are an allow list (read-only-options.ts): a word whose value comes at run time is none of them (the
-  // seventeenth pass's `rg foo ${x:---pre=rm}` deleted the work tree in plan mode).
+  // seventeenth pass's `rg foo ${x:---pre=rm}` deleted the work tree in plan mode). A glob's file names are judged
+  // per program in readsOnly (`rg -n TODO *` with a shipped `--pre=sh`; `cat src/*.ts` reads).
   if (dynamicBeforeOperands(c)) return false;
   // `./ls` or `bin/cat` is whatever the repository put there.
   if (c.name !== "" && !systemProgram(c)) return false;

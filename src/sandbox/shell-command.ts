@@ -37,6 +37,8 @@ export interface SimpleCommand {
   dynamicArgs: boolean[];
   /** Per argument: its literal text holds code (`'a[$(…)]'`), see Word. */
   heldCode?: boolean[];
+  /** Per argument: an unquoted glob (its words are file names, known only at run time), see Word. */
+  globArgs?: boolean[];
   redirects: Redirect[];
   /** Wrappers in front of the program (`sudo`, `xargs`, `env`…), by basename. */
   via: string[];
@@ -76,6 +78,8 @@ export interface Word {
   dynamic: boolean;
   /** Literal text (quoted or escaped) that holds `$(`, `${` or a backtick: code if bash evaluates the value later. */
   heldCode?: boolean;
+  /** An unquoted `*`, `?` or `[`: bash replaces the word by the file names it matches, which the repository chose. */
+  glob?: boolean;
 }
 /** Code-shaped text in a literal string: arithmetic or an array subscript that reads the value would run it. */
 export const HELD_CODE = /\$\(|\$\{|`/;
@@ -231,6 +235,7 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
     args,
     dynamicArgs: rest.map((w) => w.dynamic),
     heldCode: rest.map((w) => w.heldCode === true),
+    globArgs: rest.map((w) => w.glob === true),
     via,
     assigns,
     code: [],

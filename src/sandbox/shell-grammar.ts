@@ -84,11 +84,14 @@ function hasExpansion(node: Node): boolean {
 
 const held = (literal: string) => HELD_CODE.test(literal);
 
+/** Unquoted source text with a `*`, `?` or `[` bash's pathname expansion reads (an escaped one is literal). */
+const globIn = (source: string) => /[*?[]/.test(source.replace(/\\./gs, ""));
+
 function wordOf(node: Node): Word {
   switch (node.type) {
     case "word": {
       const text = unescape(node.text);
-      return { text, dynamic: false, heldCode: held(text) };
+      return { text, dynamic: false, heldCode: held(text), glob: globIn(node.text) };
     }
     case "raw_string":
       return { text: node.text.slice(1, -1), dynamic: false, heldCode: held(node.text) };
@@ -115,7 +118,9 @@ function wordOf(node: Node): Word {
       // A bare `$` or glob piece of a concatenation has no named node: fall back to the source for those.
       const text = parts.length ? parts.map((p) => p.text).join("") : unescape(node.text);
       const heldCode = parts.some((p) => p.heldCode) || (!parts.some((p) => p.dynamic) && held(text));
-      return { text: parts.length === node.children.length ? text : unescape(node.text), dynamic: parts.some((p) => p.dynamic), heldCode };
+      // Unnamed pieces (a bare glob character) are unquoted source; named ones say for themselves.
+      const glob = node.children.some((c) => c !== null && (c.isNamed ? wordOf(c).glob === true : globIn(c.text)));
+      return { text: parts.length === node.children.length ? text : unescape(node.text), dynamic: parts.some((p) => p.dynamic), heldCode, glob };
     }
     default:
       return { text: node.text, dynamic: hasExpansion(node) || EXPANSIONS.has(node.type) };
@@ -125,7 +130,7 @@ function wordOf(node: Node): Word {
 /** An unquoted word with brace expansion (`{rm,-rf,/}`) is the words bash makes of it. */
 function braced(...nodes: Node[]): Word[] {
   const words = nodes.map(wordOf);
-  const w: Word = { text: words.map((x) => x.text).join(""), dynamic: words.some((x) => x.dynamic), heldCode: words.some((x) => x.heldCode) };
+  const w: Word = { text: words.map((x) => x.text).join(""), dynamic: words.some((x) => x.dynamic), heldCode: words.some((x) => x.heldCode), glob: words.some((x) => x.glob) };
   if (nodes.some((n) => n.type !== "word" && n.type !== "concatenation")) return nodes.length === 1 ? [words[0]!] : [w];
   // Bash expands a brace whose `{`, `,` and `}` are unquoted and unescaped, whatever quoting its elements have
   // (`{'-exec',sh}`, `{\.\.,x}`: the tenth pass). Quoted and escaped braces and commas are kept apart as private
@@ -142,7 +147,7 @@ function braced(...nodes: Node[]): Word[] {
     })
     .join("");
   if (!/\{[^{}]*(?:,|\.\.)[^{}]*\}/.test(marked)) return [w];
-  return expandBraces(marked).map((text) => ({ text: text.replace(/[\uE000-\uE002]/g, (ch) => RESTORE[ch]!), dynamic: w.dynamic }));
+  return expandBraces(marked).map((text) => ({ text: text.replace(/[\uE000-\uE002]/g, (ch) => RESTORE[ch]!), dynamic: w.dynamic, glob: w.glob }));
 }
 const PROTECT: Record<string, string> = { "{": "\uE000", ",": "\uE001", "}": "\uE002" };
 const RESTORE: Record<string, string> = { "\uE000": "{", "\uE001": ",", "\uE002": "}" };
@@ -265,6 +270,11 @@ function walk(node: Node, ctx: Walk): void {
       for (const c of node.namedChildren) if (c) walk(c, ctx);
       return;
     }
+    case "test_command":
+      // `[ … ]` (not `[[ … ]]`) expands globs into its words: shipped names `-v` and `a[$(…)]` make `[ * ]` run code.
+      if (node.children[0]?.text === "[") globbedTest(node, ctx);
+      for (const c of node.namedChildren) if (c) walk(c, ctx);
+      return;
     case "heredoc_body":
     case "string":
     case "concatenation":
@@ -274,6 +284,18 @@ function walk(node: Node, ctx: Walk): void {
     default:
       for (const c of node.namedChildren) if (c) walk(c, ctx);
   }
+}
+
+/** A `[ … ]` holding a glob is judged as the command `[` with its words (plan and ask mode refuse a glob there). */
+function globbedTest(node: Node, ctx: Walk): void {
+  const leaves = (n: Node): Node[] => (isWordNode(n) ? [n] : n.namedChildren.filter((c): c is Node => c !== null).flatMap(leaves));
+  const words = leaves(node).map(wordOf);
+  if (!words.some((w) => w.glob)) return;
+  const args = words.map((w) => w.text);
+  push(
+    { name: "[", dynamicName: false, args, dynamicArgs: words.map((w) => w.dynamic), globArgs: words.map((w) => w.glob === true), via: [], assigns: [], code: [], cwd: { ...ctx.cwd }, redirects: [] },
+    ctx,
+  );
 }
 
 /** The substitutions inside a word (they run before the command, in its directory). */

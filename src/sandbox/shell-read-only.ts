@@ -35,12 +35,14 @@ export const notAFile = (c: SimpleCommand, r: { op: string; target: string }) =>
   /^\/dev\/(?:null|tty)$/.test(r.target) || (/&$/.test(r.op) && /^(?:\d+|-)$/.test(r.target)) || (STREAM.test(r.target) && !repointsDescriptor(c));
 
 /** The program only reads, whatever it is given (its own output redirections are judged apart): a read-only program
- *  whose every option is on its allow list (read-only-options.ts), and for git a read sub-command. `cdWrites`: count
+ *  whose every option is on its allow list (read-only-options.ts), with no word that may become an option that
+ *  writes or runs when bash expands it (runTimeOption), and for git a read sub-command. `cdWrites`: count
  *  `cd`/`pushd` as writing (a destination that matters, such as `.git`). */
 export function readsOnly(c: SimpleCommand, { cdWrites }: { cdWrites: boolean }): boolean {
   if (!READ_ONLY.test(c.name)) return false;
   if (cdWrites && /^(?:cd|pushd)$/.test(c.name)) return false;
   if (c.name === "find" && c.args.some((a) => FIND_ACTS.test(a))) return false;
+  if (runTimeOption(c)) return false;
   const sub = c.name === "git" ? gitArgs(c) : undefined;
   if (sub !== undefined && !GIT_READ.test(sub[0] ?? "")) return false;
   return readerOptionUnlisted(c, sub) === undefined;
@@ -53,15 +55,40 @@ export function dynamicBeforeOperands(c: SimpleCommand): boolean {
 }
 
 /** Read-only programs that have an option which writes or runs a program (`rg --pre`, `tree -o`, `git log --output`,
- *  `find -delete`, `sort -o`): for them a word that may become an option when bash expands it is one. */
-const OPTION_CAN_WRITE = /^(?:rg|ag|tree|less|more|git|find|sort|fd)$/;
+ *  `find -delete`, `sort -o`, `file -C` writes magic.mgc, `less +!cmd`): for them a word that may become an option
+ *  when bash expands it is one. */
+const OPTION_CAN_WRITE = /^(?:rg|ag|tree|less|more|git|find|sort|fd|file)$/;
+/** find reads a word starting with `-`, `(` or `!` as its expression even after `--`. */
+const NO_END_OF_OPTIONS = /^(?:find)$/;
 
-/** A read-only program (a git read) given an option off its allow list, or (for one with an option that writes or runs
- *  a program) a word that may become one when bash expands it: it may write or run a program (`tree -R`,
- *  `ag --pager`, `rg ${x:---pre=rm}`), so ask mode asks as for an edit. */
+/** An unquoted glob whose matches may start with `-` or `+` (an option, less's `+cmd`): `*`, `[-]*`, `?x`. One that
+ *  starts with a literal name character (`src/*`, `./*`, `*`-free prefix `a*`) matches only names starting with it. */
+const globMayBeOption = (c: SimpleCommand, i: number) => c.globArgs?.[i] === true && !/^[\w./~]/.test(c.args[i] ?? "");
+
+/**
+ * A word whose value bash decides at run time stands where this program reads an option that writes or runs a
+ * program: an expansion or a glob (the repository chose the file names: a shipped `--pre=sh` made plan mode's
+ * `rg -n TODO *` run every file through sh, the seventeenth pass's PM10) before `--`. Programs with no such option
+ * (cat, grep, ls, wc, head …) read a name like `--pre=sh` as an option that only reads, or refuse it, so `cat src/*.ts`
+ * and `grep -n foo *.py` stay read-only. printf takes `-v` (sets a variable) only first; `[`/`test` evaluate
+ * `-v 'a[$(…)]'`'s subscript as code, so a glob anywhere in them counts.
+ */
+export function runTimeOption(c: SimpleCommand): boolean {
+  const glob = (i: number) => globMayBeOption(c, i);
+  if (c.name === "printf") return c.dynamicArgs[0] === true || glob(0);
+  if (c.name === "test" || c.name === "[") return c.args.some((_, i) => glob(i));
+  if (!OPTION_CAN_WRITE.test(c.name)) return false;
+  const literal = (i: number) => !c.dynamicArgs[i] && c.globArgs?.[i] !== true;
+  const end = NO_END_OF_OPTIONS.test(c.name) ? -1 : c.args.findIndex((a, i) => a === "--" && literal(i));
+  return c.args.some((_, i) => (c.dynamicArgs[i] || glob(i)) && (end < 0 || i < end));
+}
+
+/** A read-only program (a git read) given an option off its allow list, or a word that may become an option that
+ *  writes or runs a program when bash expands it (runTimeOption): it may write or run a program (`tree -R`,
+ *  `ag --pager`, `rg ${x:---pre=rm}`, `rg TODO *`), so ask mode asks as for an edit. */
 export function readerWithUnlistedOption(c: SimpleCommand): boolean {
   if (!READ_ONLY.test(c.name)) return false;
-  if (OPTION_CAN_WRITE.test(c.name) && dynamicBeforeOperands(c)) return true;
+  if (runTimeOption(c)) return true;
   const sub = c.name === "git" ? gitArgs(c) : undefined;
   if (sub !== undefined) return GIT_READ.test(sub[0] ?? "") && gitSubOptionUnlisted(sub) !== undefined; // globals: shell-git.ts
   return readerOptionUnlisted(c, undefined) !== undefined;

@@ -33,6 +33,15 @@ describe("lineOnlyReads", () => {
     "git diff --stat HEAD~1",
     // After `--` an expanded word is an operand.
     'rg -n foo -- "$f"',
+    // A glob given to a program with no option that writes or runs, after `--`, or with a literal first character.
+    "cat src/*.ts",
+    "grep -n foo *.py",
+    "ls *.c",
+    "du -sh *",
+    "rg foo -- *",
+    "rg foo src/* ./*",
+    "git log -- *",
+    "rg foo '*' \\*",
   ])("reads: %s", async (command) => {
     expect(await lineOnlyReads(command, confined)).toBe(true);
   });
@@ -68,6 +77,23 @@ describe("lineOnlyReads", () => {
     "git log ${x:---output=f}",
     "find . ${x:--delete}",
     "cat ${x:--v} f",
+    // The seventeenth pass's PM10: a glob's file names (the repository's: `--pre=sh`) may be such an option.
+    "rg -n TODO *",
+    "ag foo *",
+    "tree *",
+    "find * -name '*.md'",
+    "file *",
+    "less *",
+    "git log *",
+    "rg foo [-]*",
+    "rg foo '-'*",
+    "rg foo {*,x}",
+    "rg foo ?x",
+    "test *",
+    "ls; [ * ]",
+    "printf *",
+    // find reads `-delete` as its expression after `--` too.
+    "find -- ${x:--delete}",
     "env X=1 ls",
     "X=1 ls",
     "sed -i s/a/b/ f",

@@ -971,15 +971,31 @@ describe("a read-only program given an option off its allow list (the sixteenth 
     "rg foo ${x:---pre=rm}",
     "rg foo $(echo --pre=rm)",
     "git log ${x:---output=f}",
+    // PM10: a glob's file names are the repository's (`--pre=sh`).
+    "rg -n TODO *",
+    "tree *",
+    "less *",
+    "test *",
   ])("counts %j as an edit (ask mode asks)", async (cmd) => {
     expect((await auditCommand(cmd)).verdict).toBe("edit");
   });
-  it.each(["tree -L 2", "ag -i x src", "less -N f", "git log --oneline -5", "git -c color.ui=always log", "git grep -n -2 x", 'rg -n foo -- "$f"', "cat $f", "echo $PATH"])(
-    "still allows %j",
-    async (cmd) => {
-      expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
-    },
-  );
+  it.each([
+    "tree -L 2",
+    "ag -i x src",
+    "less -N f",
+    "git log --oneline -5",
+    "git -c color.ui=always log",
+    "git grep -n -2 x",
+    'rg -n foo -- "$f"',
+    "cat $f",
+    "echo $PATH",
+    "cat src/*.ts",
+    "grep -n foo *.py",
+    "ls *.c",
+    "rg foo -- *",
+  ])("still allows %j", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
+  });
   it.each(["git grep -1O'touch X;' x", "git grep -i1O'touch X;' x", "git grep --open=vi x"])("asks for %j: git grep -O runs the program it names", async (cmd) => {
     expect(await auditCommand(cmd)).toEqual({ verdict: "ask", reason: "git grep -O/--open-files-in-pager runs the program it names" });
   });
