@@ -35,7 +35,7 @@ export interface CommandCatalog {
 }
 
 /** The commands directories to scan, nearest first, each real path once. */
-function commandRoots(opts: { home: string; cwd: string }): { dir: string; scope: CustomCommand["scope"] }[] {
+function commandRoots(opts: { home: string; cwd: string }): { dir: string; real: string; scope: CustomCommand["scope"] }[] {
   const userDir = join(opts.home, COMMANDS_DIR);
   const out: { dir: string; scope: CustomCommand["scope"] }[] = [];
   for (let dir = resolve(opts.cwd); ; dir = dirname(dir)) {
@@ -45,15 +45,16 @@ function commandRoots(opts: { home: string; cwd: string }): { dir: string; scope
   }
   out.push({ dir: userDir, scope: "user" });
   const seen = new Set<string>();
-  return out.filter((r) => {
+  // Each folder's real path is resolved once: its files must lie inside that (readInside), whatever a command swaps.
+  return out.flatMap((r) => {
     try {
-      if (!statSync(r.dir).isDirectory()) return false;
+      if (!statSync(r.dir).isDirectory()) return [];
       const real = realpathSync(r.dir);
-      if (seen.has(real)) return false;
+      if (seen.has(real)) return [];
       seen.add(real);
-      return true;
+      return [{ ...r, real }];
     } catch {
-      return false;
+      return [];
     }
   });
 }
@@ -100,7 +101,7 @@ export function discoverCommands(opts: { home: string; cwd: string }): CommandCa
       if (byName.has(name)) continue; // a nearer command of that name wins
       let parsed: CommandFile;
       try {
-        parsed = parseCommandFile(readInside(root.dir, file, COMMAND_MAX_BYTES, "its commands folder"));
+        parsed = parseCommandFile(readInside(root.real, file, COMMAND_MAX_BYTES, "its commands folder"));
       } catch (err) {
         problems.push(`${file}: ${(err as Error).message}`);
         continue;

@@ -30,6 +30,7 @@ import { createMiddleware } from "langchain";
 import { THREAD_DATA_STATE } from "../state/thread-state.js";
 import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
+import { readFileInsideSync } from "../sandbox/safe-fs-sync.js";
 import { findRepoRoot } from "../memory/project.js";
 import { DYNAMIC_CONTEXT_KIND, HIDDEN_MARKER, hiddenKind, isHiddenMessage } from "../vocabulary/message-markers.js";
 
@@ -99,6 +100,32 @@ function canonical(path: string): string {
   }
 }
 
+/** The user's own AGENTS.md (the deerflow home's): a link there is the user's choice. */
+function readOwn(path: string): { key: string; text: string } | undefined {
+  if (!isFile(path)) return undefined;
+  try {
+    return { key: canonical(path), text: readFileSync(path, "utf8") };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A repository's AGENTS.md, read only where it lies: a symlink the repository ships (AGENTS.md -> ~/.aws/…) would put
+ * a credential into every request (the seventh adversarial pass). Opened once and judged by what was opened
+ * (safe-fs-sync.ts): a background job swapping the file for such a link between a check and a read by name got a host
+ * file into the reminder (the seventeenth pass's AG1). Nor from inside git's own directory (`AGENTS.md -> .git/config`:
+ * a CI checkout keeps its token there). At most a few times the cap is read: the rest would be cut anyway.
+ */
+function readInsideItsFolder(path: string, maxBytes: number): { key: string; text: string } | undefined {
+  try {
+    const { data, realPath } = readFileInsideSync(canonical(dirname(path)), path, 4 * maxBytes + 4, { cut: true });
+    return /\/\.git(?:\/|$)/.test(realPath) ? undefined : { key: realPath, text: data.toString("utf8") };
+  } catch {
+    return undefined;
+  }
+}
+
 /** Cut `text` to at most `maxBytes` UTF-8 bytes without splitting a character. */
 function cutBytes(text: string, maxBytes: number): string {
   if (Buffer.byteLength(text, "utf8") <= maxBytes) return text;
@@ -124,21 +151,10 @@ export function loadAgentsMemory(opts: { home?: string; workspace?: string; maxB
   const seen = new Set<string>();
   const found: { scope: string; path: string; text: string }[] = [];
   for (const c of candidates) {
-    if (!isFile(c.path)) continue;
-    const key = canonical(c.path);
-    // A repository's AGENTS.md is read only where it lies: a symlink the repository ships (AGENTS.md -> ~/.aws/…)
-    // would put a credential into every request (the seventh adversarial pass).
-    if (c.scope !== "global" && !key.startsWith(`${canonical(dirname(c.path))}/`)) continue;
-    // Nor from inside git's own directory (`AGENTS.md -> .git/config`: a CI checkout keeps its token there).
-    if (c.scope !== "global" && /\/\.git(?:\/|$)/.test(key)) continue;
-    if (seen.has(key)) continue; // the workspace IS the repo root, or the home is inside it
-    seen.add(key);
-    let text: string;
-    try {
-      text = maskSecretShapes(readFileSync(c.path, "utf8").trim());
-    } catch {
-      continue;
-    }
+    const read = c.scope === "global" ? readOwn(c.path) : readInsideItsFolder(c.path, maxBytes);
+    if (!read || seen.has(read.key)) continue; // the workspace IS the repo root, or the home is inside it
+    seen.add(read.key);
+    const text = maskSecretShapes(read.text.trim());
     if (text !== "") found.push({ ...c, text });
   }
   // Budget from the most specific file up: a huge global file must not push out the workspace's instructions.

@@ -8,11 +8,11 @@
 // links the user made). A write never goes THROUGH a link: an existing file is replaced by a new one renamed over
 // it (as editors do), so the other names of the old inode (pnpm's store) keep their content. A new file is created
 // with O_EXCL, checked, then written; a file this call created in the wrong place is unlinked again.
-import { closeSync, constants, existsSync, fstatSync, lstatSync, openSync, readSync, readlinkSync, realpathSync, type Stats } from "node:fs";
+import { constants, existsSync, type Stats } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { lstat, mkdir, open, readlink, realpath, rename, unlink, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
-import { SandboxPathError, hardLinksReadable, isInsideMounts, isInsideMountsSync, toVirtualPath } from "./paths.js";
+import { SandboxPathError, hardLinksReadable, isInsideMounts, toVirtualPath } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
 import { repoCodePathOf } from "./repo-code-paths.js";
 
@@ -187,55 +187,6 @@ export async function safeReadFile(hostPath: string, mounts: ThreadPaths, option
     return { data: off === want ? buf : buf.subarray(0, off), size, truncated: size > off, realPath: v.real ?? hostPath };
   } finally {
     await fh.close();
-  }
-}
-
-/** fdRealPath, synchronously. */
-function fdRealPathSync(fd: number, hostPath: string, st: Stats): string | undefined {
-  try {
-    const p = readlinkSync(`/proc/self/fd/${fd}`);
-    return p.endsWith(" (deleted)") ? undefined : p;
-  } catch {
-    try {
-      const rp = realpathSync(hostPath);
-      const again = lstatSync(rp);
-      return again.ino === st.ino && again.dev === st.dev ? rp : undefined;
-    } catch {
-      return undefined;
-    }
-  }
-}
-
-/**
- * safeReadFile for a search over many files, synchronously (the same checks, no thread-pool round trip per system
- * call: a walker grep over 50,000 files spent most of its time there). Undefined for anything safeReadFile refuses,
- * a file over `maxBytes`, or where /proc cannot tell the fd's real path. The caller reads in small batches and
- * yields to the event loop between them.
- */
-export function readForSearchSync(hostPath: string, mounts: ThreadPaths, maxBytes: number): { data: Buffer; realPath: string } | undefined {
-  let fd: number;
-  try {
-    fd = openSync(hostPath, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > maxBytes || (st.nlink > 1 && !hardLinksReadable(mounts))) return undefined;
-    const real = fdRealPathSync(fd, hostPath, st);
-    if (!real || !isInsideMountsSync(real, mounts)) return undefined;
-    const buf = Buffer.allocUnsafe(st.size);
-    let off = 0;
-    while (off < st.size) {
-      const n = readSync(fd, buf, off, st.size - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return { data: off === st.size ? buf : buf.subarray(0, off), realPath: real };
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -6,9 +6,10 @@
 // Each skill's folder is mounted read-only at /mnt/skills/<name> for commands, and its files are readable through
 // the `skill` tool and read_file there. The folder may itself be a symlink (a shared checkout of skills); SKILL.md
 // must be a regular file inside the folder (a SKILL.md symlinked elsewhere is refused), at most SKILL_MAX_BYTES.
-import { closeSync, fstatSync, lstatSync, openSync, readSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { dirname, join, resolve, sep } from "node:path";
+import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname, join, resolve, sep } from "node:path";
 import { SKILLS_VIRTUAL_ROOT } from "../sandbox/paths.js";
+import { readFileInsideSync } from "../sandbox/safe-fs-sync.js";
 import { SKILL_FILE, SKILL_MAX_BYTES, parseSkillFile } from "./skill-file.js";
 
 export { SKILLS_VIRTUAL_ROOT };
@@ -64,23 +65,12 @@ export function skillRoots(opts: { home: string; cwd: string }): { dir: string; 
 
 const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 
-/** The text of a file inside `dir` (by real path), refused when it leaves the folder or is too big. */
-export function readInside(dir: string, file: string, maxBytes: number, folder = "the skill's folder"): string {
-  const realDir = realpathSync(dir);
-  const real = realpathSync(file);
-  if (!inside(real, realDir)) throw new Error(`it is a symlink that leads outside ${folder}`);
-  if (real.split(sep).pop() === ".deerflowrc") throw new Error("it is a deerflow configuration file, which is never read");
-  const fd = openSync(real, "r");
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new Error("it is not a regular file");
-    if (st.size > maxBytes) throw new Error(`it is ${st.size} bytes, over the limit of ${maxBytes}`);
-    const buf = Buffer.alloc(st.size);
-    const n = readSync(fd, buf, 0, st.size, 0);
-    return buf.subarray(0, n).toString("utf8");
-  } finally {
-    closeSync(fd);
-  }
+/** The text of a file inside the folder whose real path is `realDir` (resolved once, before: see readFileInsideSync,
+ *  which opens it once and judges what it opened), refused when it leads out of the folder or is too big. */
+export function readInside(realDir: string, file: string, maxBytes: number, folder = "the skill's folder"): string {
+  const { data, realPath } = readFileInsideSync(realDir, file, maxBytes, { folder });
+  if (basename(realPath) === ".deerflowrc") throw new Error("it is a deerflow configuration file, which is never read");
+  return data.toString("utf8");
 }
 
 /**
@@ -105,12 +95,13 @@ function unsafeFolder(realDir: string, guard: { home: string; userHome?: string 
 }
 
 function loadOne(folder: string, folderName: string, scope: Skill["scope"], guard: { home: string; userHome?: string }): Skill {
-  const unsafe = unsafeFolder(realpathSync(folder), guard);
-  if (unsafe) throw new Error(unsafe);
-  const file = join(folder, SKILL_FILE);
-  if (lstatSync(file, { throwIfNoEntry: false }) === undefined) throw new Error(`no ${SKILL_FILE} in it`);
-  const parsed = parseSkillFile(readInside(folder, file, SKILL_MAX_BYTES), folderName);
+  // Resolved once: the folder checked, read and mounted is the same one even if a command swaps it for a link.
   const dir = realpathSync(folder);
+  const unsafe = unsafeFolder(dir, guard);
+  if (unsafe) throw new Error(unsafe);
+  const file = join(dir, SKILL_FILE);
+  if (lstatSync(file, { throwIfNoEntry: false }) === undefined) throw new Error(`no ${SKILL_FILE} in it`);
+  const parsed = parseSkillFile(readInside(dir, file, SKILL_MAX_BYTES), folderName);
   return { name: parsed.name, description: parsed.description, dir, scope, virtualPath: `${skillVirtualDir(parsed.name)}/${SKILL_FILE}` };
 }
 

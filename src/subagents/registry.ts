@@ -19,7 +19,9 @@
 import { FrontMatterError, type FrontMatterValue, scalarText, splitFrontMatter } from "../config/front-matter.js";
 import { ConfigError } from "../errors.js";
 import { BASH_SUBAGENT_PROMPT, GENERAL_PURPOSE_SUBAGENT_PROMPT } from "./prompts.js";
+import { realpathSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
+import { readFileInsideSync } from "../sandbox/safe-fs-sync.js";
 import { basename, join } from "node:path";
 
 /** Which of the parent's tools a subagent gets: every tool but `task`, or exactly these names (never `task`). */
@@ -231,8 +233,23 @@ export function parseAgentMarkdown(text: string, file: string): SubagentType {
   }
 }
 
-/** Every `*.md` in `dir` (sorted), or [] when the directory does not exist. */
-export async function loadAgentDir(dir: string): Promise<SubagentType[]> {
+/** A project's agent file larger than this is refused (a type is a prompt and a few keys). */
+const PROJECT_AGENT_MAX_BYTES = 1024 * 1024;
+
+/** A project agent file, opened once and judged by what was opened (safe-fs-sync.ts): a link out of the folder,
+ *  planted or swapped in by a command while it is read, is refused, never followed to a host file. */
+function readProjectAgent(realDir: string, file: string): string {
+  try {
+    return readFileInsideSync(realDir, file, PROJECT_AGENT_MAX_BYTES, { folder: "the project's agents folder" }).data.toString("utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== undefined) throw e;
+    throw new SubagentConfigError(`${file}: ${(e as Error).message}`, file);
+  }
+}
+
+/** Every `*.md` in `dir` (sorted), or [] when the directory does not exist. `project`: a repository's folder, whose
+ *  files are read only where they lie. */
+export async function loadAgentDir(dir: string, opts: { project?: boolean } = {}): Promise<SubagentType[]> {
   let names: string[];
   try {
     names = (await readdir(dir)).filter((n) => n.toLowerCase().endsWith(".md")).sort();
@@ -241,9 +258,10 @@ export async function loadAgentDir(dir: string): Promise<SubagentType[]> {
     throw e;
   }
   const out: SubagentType[] = [];
+  const realDir = opts.project ? realpathSync(dir) : undefined;
   for (const n of names) {
     const file = join(dir, n);
-    out.push(parseAgentMarkdown(await readFile(file, "utf8"), file));
+    out.push(parseAgentMarkdown(realDir ? readProjectAgent(realDir, file) : await readFile(file, "utf8"), file));
   }
   return out;
 }
@@ -262,7 +280,7 @@ export async function loadSubagentRegistry(sources: RegistrySources = {}): Promi
   const types = [...typesFromConfig(sources.config)];
   if (sources.home) types.push(...(await loadAgentDir(join(sources.home, "agents"))));
   const registry = new SubagentRegistry(types);
-  if (sources.cwd) for (const t of await loadAgentDir(join(sources.cwd, ".deerflow", "agents"))) registerProjectType(registry, t);
+  if (sources.cwd) for (const t of await loadAgentDir(join(sources.cwd, ".deerflow", "agents"), { project: true })) registerProjectType(registry, t);
   return registry;
 }
 

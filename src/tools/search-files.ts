@@ -7,7 +7,8 @@
 import { lstat, realpath } from "node:fs/promises";
 import { basename, dirname, join, relative, sep } from "node:path";
 import { type ResolvedMounts, type ResolvedPath, hardLinksReadable, hiddenFromTools, isInside, realMounts } from "../sandbox/paths.js";
-import { readForSearchSync, safeReadFile } from "../sandbox/safe-fs.js";
+import { safeReadFile } from "../sandbox/safe-fs.js";
+import { readForSearchSync } from "../sandbox/safe-fs-sync.js";
 import { boundedMatcher, matchBatchBudgetMs } from "./bounded-regex.js";
 import { comparePaths, walk } from "./fs-common.js";
 import { ALWAYS_SKIPPED, IgnoreStack, VENDOR_DIR, explicitRules } from "./ignore-rules.js";

@@ -10,6 +10,7 @@ import { dynamicContextMiddleware, findRepoRoot, loadAgentsMemory, localDate } f
 import { threadDataMiddleware } from "../../src/middleware/thread-data.js";
 import { isHiddenMessage } from "../../src/vocabulary/message-markers.js";
 import { type TestModelServer, startTestModelServer } from "../support/openai-server.js";
+import { startLinkSwapper } from "../support/link-swapper.js";
 
 const SYSTEM_PROMPT = "You are deerflow, a terminal coding agent.\nBe precise.";
 
@@ -205,5 +206,30 @@ describe("a repository's AGENTS.md is data from where it lies (the seventh pass)
     expect(files[0]!.content).toContain("Use pnpm.");
     expect(files[0]!.content).not.toContain("ghp_abcdefghijklmnopqrstuvwxyz0123456789");
     rmSync(root, { recursive: true, force: true });
+  });
+
+  it("an AGENTS.md a background job swaps for a link to a host file is opened once: the host file is never read (the seventeenth pass's AG1)", async () => {
+    const root = mkdtempSync(join(tmpdir(), "deerflow-agentsrace-"));
+    const ws = join(root, "clone");
+    mkdirSync(join(ws, ".git"), { recursive: true });
+    writeFileSync(join(root, "token"), "SOMEAPP-TOKEN");
+    writeFileSync(join(ws, "AGENTS.md"), "Use tabs.");
+    const swapper = await startLinkSwapper(ws, "AGENTS.md", join(root, "token"), "Use tabs.");
+    const seen = new Set<string>();
+    try {
+      for (let i = 0; i < 1000; i++)
+        seen.add(
+          loadAgentsMemory({ workspace: ws })
+            .map((f) => f.content)
+            .join("|"),
+        );
+    } finally {
+      await swapper.stop();
+      rmSync(root, { recursive: true, force: true });
+    }
+    expect([...seen].join("\n")).not.toContain("SOMEAPP-TOKEN");
+    // Both sides of the swap were met (read, and skipped as a link out): the race was run, not missed.
+    expect(seen).toContain("Use tabs.");
+    expect(seen).toContain("");
   });
 });

@@ -9,6 +9,7 @@ import { discoverSkills } from "../../src/skills/catalog.js";
 import { readSkillPath, readSkillResource } from "../../src/skills/activation.js";
 import { parseSkillFile } from "../../src/skills/skill-file.js";
 import { skillListing } from "../../src/tools/skill.js";
+import { startLinkSwapper } from "../support/link-swapper.js";
 
 const dirs: string[] = [];
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -117,5 +118,32 @@ describe("reading a skill's files", () => {
     expect(() => readSkillPath("/mnt/skills/tool/../tool/leak.md", dirs)).toThrow(/symlink that leads outside/);
     expect(() => readSkillPath("/mnt/skills/tool/../../../etc/passwd", dirs)).toThrow(/not a file of an installed skill/);
     expect(() => readSkillPath("/mnt/skills/other/ref.md", dirs)).toThrow(/not a file of an installed skill/);
+  });
+
+  it("a file swapped for a link to a host file while it is read never yields the host file (the seventeenth pass's AG1)", async () => {
+    const w = world();
+    const dir = w.add("notes", "---\nname: notes\ndescription: d\n---\nbody");
+    writeFileSync(join(dir, "ref.md"), "REFERENCE");
+    writeFileSync(join(w.root, "token"), "SOMEAPP-TOKEN");
+    const skill = w.discover().skills[0]!;
+    const swapper = await startLinkSwapper(dir, "ref.md", join(w.root, "token"), "REFERENCE");
+    const seen = new Set<string>();
+    try {
+      for (let i = 0; i < 1000; i++) {
+        for (const read of [() => readSkillResource(skill, "ref.md"), () => readSkillPath("/mnt/skills/notes/ref.md", { notes: skill.dir }).data.toString()]) {
+          try {
+            seen.add(read());
+          } catch (err) {
+            seen.add((err as Error).message.replace(/.*: /, ""));
+          }
+        }
+      }
+    } finally {
+      await swapper.stop();
+    }
+    expect([...seen].join("\n")).not.toContain("SOMEAPP-TOKEN");
+    // Both sides of the swap were met: the race was run, not missed.
+    expect(seen).toContain("REFERENCE");
+    expect([...seen].some((s) => /symlink that leads outside/.test(s))).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -90,6 +90,17 @@ describe("markdown agents", () => {
     await expect(loadSubagentRegistry({ home, cwd })).rejects.toThrow(`${bad}: front matter needs a "description"`);
     writeFileSync(bad, "---\ndescription: d\nmax_turns: lots\n---\nprompt\n");
     await expect(loadSubagentRegistry({ home, cwd })).rejects.toThrow(/broken\.md: max_turns must be a positive integer/);
+  });
+
+  it("a project's agent file that is a link out of its folder is refused, never read (the seventeenth pass's AG1 family)", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "deerflow-cwd-"));
+    mkdirSync(join(cwd, ".deerflow", "agents"), { recursive: true });
+    writeFileSync(join(cwd, "host-file.md"), "---\ndescription: HOST-FILE\n---\nHOST-SECRET\n");
+    const link = join(cwd, ".deerflow", "agents", "x.md");
+    symlinkSync(join(cwd, "host-file.md"), link);
+    const err = await loadSubagentRegistry({ cwd }).catch((e) => e);
+    expect(err).toBeInstanceOf(SubagentConfigError);
+    expect(err.message).toContain(`${link}: it is a symlink that leads outside the project's agents folder`);
   });
 
   it("missing agent directories are fine", async () => {
