@@ -60,6 +60,7 @@ import {
 } from "./shell-rules-io.js";
 import { unconfinedDeleteOutside } from "./unconfined-deletes.js";
 import { DESTROYS_REASON, PUBLISHES_REASON, destroysOutside, publishes } from "./shell-rules-destroy.js";
+import { PACKAGE_RULES } from "./shell-rules-packages.js";
 
 export type AuditVerdict = "allow" | "edit" | "ask" | "block";
 export interface AuditResult {
@@ -272,13 +273,7 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "ask", reason: "find -exec rm deletes every match", cmd: /^find$/, args: / -(?:exec|execdir|ok|okdir) (?:\S*\/)?(?:rm|unlink|shred) / },
   ...GIT_RULES.filter((r) => r.verdict === "ask").map((r) => ({ ...r, cmd: /^git$/ })),
   { verdict: "ask", reason: "recursive permission or owner change", cmd: /^(?:chmod|chown|chgrp)$/, test: recursive },
-  { verdict: "ask", reason: "installing packages", cmd: /^(?:npm|pnpm|bun)$/, args: /^ (?:\S+ )*?(?:install|i|add|ci) / },
-  { verdict: "ask", reason: "installing packages", cmd: /^yarn$/, args: /^ +(?:(?:install|add|global) .*)?$/ },
-  { verdict: "ask", reason: "installing packages", cmd: /^(?:pip[\d.]*|pipx|uv|poetry)$/, args: / (?:install|add|sync) / },
-  { verdict: "ask", reason: "installing packages", cmd: /^python[\d.]*$/, args: / -m pip install / },
-  { verdict: "ask", reason: "installing packages", cmd: /^(?:apt|apt-get|aptitude|dnf|yum|zypper|apk|brew|cargo|gem|port|snap|flatpak)$/, args: / (?:install|add|reinstall) / },
-  { verdict: "ask", reason: "installing packages", cmd: /^pacman$/, args: / -S/ },
-  { verdict: "ask", reason: "installing packages", cmd: /^go$/, args: /^ (?:install|get) / },
+  ...PACKAGE_RULES,
   // Network exfiltration: a file (or anything) sent to another host.
   {
     verdict: "ask",

@@ -407,6 +407,38 @@ describe("other tools' destroy and publish verbs need a person without a sandbox
   });
 });
 
+describe("package and toolchain removals and user-wide package settings need a person without a sandbox, as installs do (the seventeenth pass, Y11)", () => {
+  it.each([
+    ["sudo apt-get remove -y nodejs", /removing packages/],
+    ["apt purge -y python3", /removing packages/],
+    ["brew uninstall node", /removing packages/],
+    ["pip uninstall -y requests", /removing packages/],
+    ["python3 -m pip uninstall -y requests", /removing packages/],
+    ["npm uninstall -g typescript", /removing packages/],
+    ["npm -g rm typescript", /removing packages/],
+    ["yarn global remove typescript", /removing packages/],
+    ["pyenv uninstall -f 3.11.4", /removing packages/],
+    ["nvm uninstall 18", /removing packages/],
+    ["rustup toolchain uninstall stable", /removing packages/],
+    ["dpkg -r curl", /removing packages/],
+    ["pacman -Rns git", /removing packages/],
+    ["pip config set global.index-url https://example.test/simple", /settings for every later install/],
+    ["npm config set registry https://example.test/", /settings for every later install/],
+    ["npm set registry https://example.test/", /settings for every later install/],
+    ["go env -w GOPROXY=https://example.test", /settings for every later install/],
+    ["apt-get install -y curl", /installing packages/],
+  ])("%j", async (cmd, reason) => {
+    const r = await unconfined(cmd);
+    expect(r, cmd).toMatchObject({ verdict: "ask", needsPerson: true });
+    expect(r.reason, cmd).toMatch(reason);
+  });
+  it.each(["npm config get registry", "pip config list", "npm ls", "npm run rm", "pip list", "rustup show"])("%j stays a plain ask (--yes approves it)", async (cmd) => {
+    const r = await unconfined(cmd);
+    expect(r.verdict, cmd).toBe("ask");
+    expect(r.needsPerson, cmd).toBeUndefined();
+  });
+});
+
 describe("inline code of more interpreters needs a person without a sandbox (the sixteenth pass, K3)", () => {
   it.each([
     `deno eval 'Deno.removeSync(Deno.env.get("HOME"), {recursive: true})'`,

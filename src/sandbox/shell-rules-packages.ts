@@ -1,0 +1,60 @@
+// Package managers and toolchains: what changes the programs and packages every later command runs. An install, a
+// REMOVAL and a user-wide settings write each ask with their own reason, so without a sandbox a person answers
+// (`--yes` and yolo do not: shell-unconfined.ts `needsPerson`). The seventeenth pass (Y11) found removals
+// (`sudo apt-get remove -y nodejs`, `pip uninstall -y requests`, `rustup toolchain uninstall stable`) and registry
+// writes (`npm config set registry …`, `pip config set global.index-url …`) approved by `--yes` while installs were
+// not: a removed runtime breaks the machine until someone repairs it, and a registry or index write re-points every
+// later install (the memory filter refuses facts naming a registry for that reason). Inside bubblewrap they ask too,
+// as installs always have.
+import type { SimpleCommand } from "./shell-command.js";
+
+export const INSTALLS_REASON = "installing packages";
+export const REMOVES_REASON = "removing packages or a toolchain (a runtime the machine needs may go with it)";
+export const SETTINGS_REASON = "changes a package manager's settings for every later install (a registry, an index, a proxy)";
+
+interface PackageRule {
+  verdict: "ask";
+  reason: string;
+  cmd: RegExp;
+  /** Tested against " " + args.join(" ") + " " (quotes removed), as the audit's table does. */
+  args?: RegExp;
+  test?: (c: SimpleCommand) => boolean;
+}
+
+/** The words that are not options: `npm -g uninstall x` → uninstall, x. */
+const words = (c: SimpleCommand) => c.args.filter((a) => !a.startsWith("-"));
+/** The sub-command (the first word), or for `yarn global remove` / `rustup toolchain uninstall` the one after. */
+const verb = (c: SimpleCommand, re: RegExp, at = 0) => re.test(words(c)[at] ?? "");
+
+const SYSTEM = /^(?:apt|apt-get|aptitude|dnf|yum|zypper|apk|brew|cargo|gem|port|snap|flatpak)$/;
+const VERSIONS = /^(?:pyenv|nvm|fnm|nodenv|rbenv|goenv|asdf|mise|rtx|volta|sdk|jenv|tfenv|n)$/;
+
+export const PACKAGE_RULES: readonly PackageRule[] = [
+  // removals first: `yarn global remove` is a removal, not an install
+  { verdict: "ask", reason: REMOVES_REASON, cmd: /^(?:npm|pnpm|bun)$/, test: (c) => verb(c, /^(?:uninstall|un|unlink|remove|rm|r)$/) },
+  { verdict: "ask", reason: REMOVES_REASON, cmd: /^yarn$/, test: (c) => verb(c, /^remove$/) || (verb(c, /^global$/) && verb(c, /^remove$/, 1)) },
+  { verdict: "ask", reason: REMOVES_REASON, cmd: /^(?:pip[\d.]*|pipx|uv|poetry|conda|mamba|micromamba)$/, test: (c) => words(c).some((w) => /^(?:uninstall|uninstall-all|remove)$/.test(w)) },
+  { verdict: "ask", reason: REMOVES_REASON, cmd: /^python[\d.]*$/, args: / -m pip uninstall / },
+  { verdict: "ask", reason: REMOVES_REASON, cmd: SYSTEM, test: (c) => verb(c, /^(?:remove|purge|autoremove|erase|uninstall|rm|del|zap)$/) },
+  { verdict: "ask", reason: REMOVES_REASON, cmd: /^pacman$/, args: / -R/ },
+  { verdict: "ask", reason: REMOVES_REASON, cmd: /^dpkg$/, args: / (?:-[\w#]*[rP]|--remove|--purge) / },
+  { verdict: "ask", reason: REMOVES_REASON, cmd: /^rpm$/, args: / (?:-[\w#]*e|--erase) / },
+  { verdict: "ask", reason: REMOVES_REASON, cmd: VERSIONS, test: (c) => words(c).some((w) => /^(?:uninstall|remove|rm)$/.test(w)) },
+  { verdict: "ask", reason: REMOVES_REASON, cmd: /^rustup$/, test: (c) => words(c).some((w) => /^(?:uninstall|remove)$/.test(w)) },
+  // installs
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:npm|pnpm|bun)$/, args: /^ (?:\S+ )*?(?:install|i|add|ci) / },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^yarn$/, args: /^ +(?:(?:install|add|global) .*)?$/ },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:pip[\d.]*|pipx|uv|poetry)$/, args: / (?:install|add|sync) / },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^python[\d.]*$/, args: / -m pip install / },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: SYSTEM, args: / (?:install|add|reinstall) / },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^pacman$/, args: / -S/ },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^go$/, args: /^ (?:install|get) / },
+  // user-wide settings
+  { verdict: "ask", reason: SETTINGS_REASON, cmd: /^(?:pip[\d.]*|npm|pnpm|yarn|poetry)$/, test: (c) => verb(c, /^config$/) && words(c).some((w) => /^(?:set|unset|delete|rm|edit)$/.test(w)) },
+  { verdict: "ask", reason: SETTINGS_REASON, cmd: /^python[\d.]*$/, args: / -m pip config (?:set|unset|edit) / },
+  { verdict: "ask", reason: SETTINGS_REASON, cmd: /^(?:npm|pnpm)$/, test: (c) => verb(c, /^(?:set|delete)$/) },
+  { verdict: "ask", reason: SETTINGS_REASON, cmd: /^(?:conda|mamba|micromamba)$/, test: (c) => verb(c, /^config$/) && c.args.some((a) => /^--(?:add|set|remove|append|prepend|remove-key)$/.test(a)) },
+  { verdict: "ask", reason: SETTINGS_REASON, cmd: /^go$/, test: (c) => verb(c, /^env$/) && c.args.some((a) => /^-[wu]$/.test(a)) },
+  { verdict: "ask", reason: SETTINGS_REASON, cmd: /^gem$/, test: (c) => verb(c, /^sources$/) && c.args.some((a) => /^(?:-a|--add|-r|--remove)$/.test(a)) },
+  { verdict: "ask", reason: SETTINGS_REASON, cmd: /^bundle$/, test: (c) => verb(c, /^config$/) && !c.args.includes("--local") && words(c).some((w) => /^(?:set|unset)$/.test(w)) },
+];
