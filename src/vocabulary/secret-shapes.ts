@@ -2,14 +2,19 @@
 // layer (masking what providers echo back) and the sandbox (dropping environment variables by value) use, so a
 // key shape added for one is caught by the other.
 
-// Each shape matches the secret itself; `keep` is a leading group kept when masking (a "Bearer " prefix).
+// Each shape matches the secret itself. Its start is "not after a letter or digit" rather than `\b`: `_` is a word
+// character, so `\b` missed a key inside markdown emphasis (`_ghp_…_`, `__sk-…__`) or glued to a name by `_`
+// (`x_sk-…`, `AKIA…_`: the seventeenth pass's L5). The short generic prefixes (sk, pk, or…) after a `_` need a digit in
+// the body too, so an identifier such as `user_pk_column_name` is not taken for a key.
+const START = "(?<![A-Za-z0-9])";
+const GENERIC = "(?:sk|pk|rk|gsk|xai|fw|or|sk-or-v1|sk-ant-api\\d\\d)[-_]";
 const KEY_SHAPES: readonly RegExp[] = [
-  /\b(?:sk|pk|rk|gsk|xai|fw|or|sk-or-v1|sk-ant-api\d\d)[-_][A-Za-z0-9_-]{12,}/g, // OpenAI, Groq, xAI, OpenRouter, Anthropic…
-  /\bAIza[0-9A-Za-z_-]{20,}/g, // Google API keys
-  /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|\bgithub_pat_[A-Za-z0-9_]{20,}/g, // GitHub tokens
-  /\bglpat-[A-Za-z0-9_-]{16,}/g, // GitLab
-  /\bxox[abprs]-[A-Za-z0-9-]{10,}/g, // Slack
-  /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, // AWS access key ids
+  new RegExp(`(?<![A-Za-z0-9_])${GENERIC}[A-Za-z0-9_-]{12,}|(?<=_)${GENERIC}(?=[A-Za-z0-9_-]*\\d)[A-Za-z0-9_-]{12,}`, "g"), // OpenAI, Groq, xAI, OpenRouter, Anthropic…
+  new RegExp(`${START}AIza[0-9A-Za-z_-]{20,}`, "g"), // Google API keys
+  new RegExp(`${START}(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|${START}github_pat_[A-Za-z0-9_]{20,}`, "g"), // GitHub tokens
+  new RegExp(`${START}glpat-[A-Za-z0-9_-]{16,}`, "g"), // GitLab
+  new RegExp(`${START}xox[abprs]-[A-Za-z0-9-]{10,}`, "g"), // Slack
+  new RegExp(`${START}(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])`, "g"), // AWS access key ids
   // The whole block, not just its first line: the base64 body is the key (to the end of the text when cut off).
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$(?![\s\S]))/g,
 ];

@@ -47,4 +47,15 @@ describe("ToolResultSecretMasking", () => {
     expect(plain.content).toBe("nothing secret here");
     expect(plain.status).toBe("success");
   });
+
+  it("masks a key inside markdown emphasis or glued to a name by `_`, not an identifier that only looks like a prefix (the seventeenth pass's L5)", () => {
+    const ghp = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    expect(maskSecretShapes(`deploy _${ghp}_ now`)).toBe("deploy _***_ now");
+    expect(maskSecretShapes(`__${ghp}__`)).toBe("__***__");
+    expect(maskSecretShapes("x_sk-abcdefghijklmnop1234")).toBe("x_***");
+    expect(maskSecretShapes("id AKIAABCDEFGHIJKLMNOP_")).toBe("id ***_");
+    expect(maskSecretShapes("my_sk_live_abcdefghijklmnop12")).toBe("my_***");
+    expect(maskSecretShapes("_glpat-abcdefghijklmnopqrst_")).not.toContain("glpat-");
+    for (const word of ["user_pk_column_name_here", "risk-assessment-document", "ask-the-user-about-this", "xAKIAABCDEFGHIJKLMNOP"]) expect(maskSecretShapes(word)).toBe(word);
+  });
 });
