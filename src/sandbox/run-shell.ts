@@ -23,6 +23,8 @@ export { isSecretEnvName, scrubEnv } from "./env-scrub.js";
 export const BWRAP_MISSING_WARNING = "bubblewrap (bwrap) is not available: shell commands run UNCONFINED on the host (install the `bubblewrap` package, or set sandbox.require: true to refuse).";
 
 const probed = new Map<string, string | null>();
+/** Whether a bwrap binary (by real path) could create a sandbox: the lookup depends on PATH and folders, this does not. */
+const works = new Map<string, boolean>();
 
 /** The bwrap binary on PATH that can actually create a sandbox here (cached per PATH and writable folders), or null. */
 export function findBwrap(path = process.env.PATH ?? ""): string | null {
@@ -37,10 +39,14 @@ export function findBwrap(path = process.env.PATH ?? ""): string | null {
   for (const dir of hostPath(path, process.cwd(), writable).split(delimiter)) {
     const candidate = join(dir, "bwrap");
     if (existsSync(candidate)) {
-      if (hostPath(dirname(realOrSelf(candidate)), process.cwd(), writable) === "") continue;
+      const real = realOrSelf(candidate);
+      if (hostPath(dirname(real), process.cwd(), writable) === "") continue;
       // A container without user namespaces has the binary but cannot use it.
-      const r = execaSync(candidate, ["--ro-bind", "/", "/", "--unshare-pid", "--dev", "/dev", "--proc", "/proc", "true"], { reject: false, timeout: 10_000 });
-      if (r.exitCode === 0) found = candidate;
+      if (!works.has(real)) {
+        const r = execaSync(candidate, ["--ro-bind", "/", "/", "--unshare-pid", "--dev", "/dev", "--proc", "/proc", "true"], { reject: false, timeout: 10_000 });
+        works.set(real, r.exitCode === 0);
+      }
+      if (works.get(real)) found = candidate;
       break;
     }
   }
