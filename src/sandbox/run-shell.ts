@@ -14,7 +14,7 @@ import { type RunOptions, type ShellResult, ShellSession } from "./shell-session
 import { type ShellSettings, confinedNetwork, defaultShellSettings } from "./shell-settings.js";
 import { fromHostPaths, toHostPaths } from "./virtual-paths.js";
 import { realOrSelf } from "./real-path.js";
-import { recordWorkspace, sandboxWritable } from "./sandbox-writable.js";
+import { recordWritable, sandboxWritable } from "./sandbox-writable.js";
 import { endGitRedirectWatch, noteGitRedirect, restoreGitRedirects } from "./git-redirect-guard.js";
 
 export { BASH_KILL_GRACE_MS, type ShellResult } from "./shell-session.js";
@@ -86,8 +86,8 @@ function unconfinedRefusal(settings: Pick<ShellSettings, "network" | "require">)
 /** The running session for these directories, or null when commands run directly on the host. */
 function sessionFor(paths: ThreadPaths, settings: ShellSettings): ShellSession | null {
   // Before the lookup: bwrap never comes from this workspace (a `-w` other than the cwd), nor, later, from any
-  // workspace a command ran in (sandbox-writable.ts).
-  recordWorkspace(settings.dataDir, paths.workspace_path);
+  // folder a command could write, this run's or an earlier one's (sandbox-writable.ts).
+  recordWritable(settings.dataDir, [paths.workspace_path, ...settings.readWrite]);
   const bwrap = findBwrap();
   if (!bwrap) {
     if (!settings.network || settings.require) unconfinedRefusal(settings);
