@@ -304,8 +304,17 @@ function check(f: string): string[] {
     for (const k of added) plainGit(["config", "--file", f, "--unset-all", k]);
     return [`deerflow removed ${added.join(", ")} from ${f}: a repository your git status enters would run ${added.length === 1 ? "it" : "them"} on your host.`];
   } catch {
-    return [`deerflow could not remove ${added.join(", ")} from ${f}: check ${dirname(f)} before you run git in the workspace.`];
+    return [cannotEdit(f, added)];
   }
+}
+
+/**
+ * git would not edit `f` (a `config.lock` the run left beside it: the seventeenth pass's G14), yet git's readers still
+ * read it: the whole file is moved aside instead (a rename, which no lock stops), as an unlistable one is.
+ */
+function cannotEdit(f: string, keys: string[]): string {
+  const moved = moveAside(f, `git would not let deerflow take ${keys.join(", ")} out of it, and a repository your git status enters would run ${keys.length === 1 ? "it" : "them"} on your host.`);
+  return moved ?? `deerflow could not take ${keys.join(", ")} out of ${f} nor move it aside: check ${dirname(f)} before you run git in the workspace.`;
 }
 
 /** The user's code keys of `f` whose values the run changed get the values they had at the start; a line each. */
@@ -322,7 +331,7 @@ function putBack(f: string, now: Map<string, string[]>): string[] {
     }
     return [`deerflow put back ${changed.join(", ")} in ${f} as it was before the run: a repository your git status enters would run the new value on your host.`];
   } catch {
-    return [`deerflow could not put back ${changed.join(", ")} in ${f}: check ${dirname(f)} before you run git in the workspace.`];
+    return [cannotEdit(f, changed)];
   }
 }
 
