@@ -5,7 +5,8 @@
 // padded past the old 64 KiB read (git reads up to 1 MiB), a trailing space the old parse trimmed (git keeps it), and
 // a config whose listing overflowed the buffer (read as "no code keys").
 import { lstatSync, readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { expandTilde } from "./host-git-config.js";
 import { plainGit } from "./plain-git.js";
 import { isGitCodeKey } from "./shell-git.js";
 
@@ -113,6 +114,26 @@ export const configFilesOf = (g: CheckoutGit): string[] => [join(g.gitDir, "conf
 
 /** The hooks folders git runs from for a checkout's git dirs. */
 export const hooksDirsOf = (g: CheckoutGit): string[] => [join(g.gitDir, "hooks"), ...(g.common ? [join(g.common, "hooks")] : [])];
+
+/**
+ * Every hooks folder git may run from for the checkout at `checkout`: its git dirs' `hooks`, and each folder a
+ * `core.hooksPath` in its configs names — relative to the checkout, `~/` as git reads it; husky's `.husky/_` with the
+ * `.husky` its wrappers run. A submodule's `core.hooksPath = .githooks` is a folder of its worktree that a command
+ * can write: the seventeenth pass planted `post-index-change` there, and the user's next `git status` ran it (G11).
+ * Every value any of its configs holds counts, whichever git would take.
+ */
+export function hooksDirsOfCheckout(checkout: string, g: CheckoutGit): string[] {
+  const out = hooksDirsOf(g);
+  for (const f of configFilesOf(g)) {
+    for (const v of configCode(f)?.get("core.hookspath") ?? []) {
+      const p = v ? expandTilde(v) : undefined;
+      if (p === undefined) continue;
+      const dir = resolve(checkout, p);
+      out.push(dir, ...(basename(dir) === "_" ? [dirname(dir)] : []));
+    }
+  }
+  return [...new Set(out)];
+}
 
 /** Marks in a config's key set: it is not a regular file (git may hang or go elsewhere), or git could not list it. */
 export const NOT_A_FILE = "(not a regular file)";

@@ -7,7 +7,7 @@
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
 import { type FSWatcher, existsSync, lstatSync, renameSync, rmSync, statSync, watch } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCode, configFilesOf, gitDirsOfCheckout, hooksDirsOf, isUnreadable } from "./git-dir-code.js";
+import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCode, configFilesOf, gitDirsOfCheckout, hooksDirsOfCheckout, isUnreadable } from "./git-dir-code.js";
 import { gitlinks } from "./gitlink-walk.js";
 import { realOrSelf } from "./real-path.js";
 import { plainGit } from "./plain-git.js";
@@ -126,11 +126,14 @@ function checkoutsOf(workspace: string, links: string[]): string[] {
   return [...new Set([...links, ...found])];
 }
 
-/** The hooks folders git runs for the checkout at `link` (its git dir's, and the common dir's), where deerflow may act. */
+/**
+ * The hooks folders git runs for the checkout at `link` (its git dir's, the common dir's, and a `core.hooksPath` its
+ * config names: G11), where deerflow may act.
+ */
 function hooksOf(link: string, roots: string[]): string[] {
   const g = readableGit(link);
   if (!g) return [];
-  return hooksDirsOf(g).filter((d) => repairable(d, roots)); // `hooks` itself may be a link: planted-hooks.ts judges it
+  return hooksDirsOfCheckout(link, g).filter((d) => repairable(d, roots)); // `hooks` itself may be a link: planted-hooks.ts judges it
 }
 
 /** Per noted workspace: the `.git` files and commondirs of its gitlinks when the run began (the user's own). */

@@ -132,6 +132,29 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(existsSync(join(ws, "pwned-g12"))).toBe(false);
   });
 
+  it("a hook written into the folder a nested repository's core.hooksPath names in its worktree is moved aside; the user's hook stays (the seventeenth pass's G11)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    git("init", "-q", "sub");
+    writeFileSync(join(ws, "sub", "README"), "r\n");
+    git("-C", "sub", "add", "README");
+    git("-C", "sub", "commit", "-q", "-m", "s");
+    git("-C", "sub", "config", "core.hooksPath", ".githooks");
+    mkdirSync(join(ws, "sub", ".githooks"));
+    writeFileSync(join(ws, "sub", ".githooks", "pre-commit"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    git("add", "sub");
+    git("commit", "-q", "-m", "sub");
+    // A script the audit cannot read writes the hook; the user's next git status refreshes the index and runs it.
+    const out = await sh(
+      `python3 -c "import os; p='sub/.githooks/post-index-change'; open(p,'w').write('#!/bin/sh\\ntouch ${ws}/pwned-g11\\n'); os.chmod(p, 0o755)" && touch sub/README && echo planted`,
+    );
+    expect(out).toContain("planted");
+    expect(out).toMatch(/deerflow moved \S*sub\/\.githooks\/post-index-change to /);
+    expect(existsSync(join(ws, "sub", ".githooks", "pre-commit"))).toBe(true);
+    git("status", "--porcelain");
+    git("-C", "sub", "status", "--porcelain");
+    expect(existsSync(join(ws, "pwned-g11"))).toBe(false);
+  });
+
   it("a config.lock the run left beside a planted nested config: the config is moved aside whole, as git will not edit it (the seventeenth pass's G14)", async () => {
     const { ws, sh, git } = setUp(mode);
     const out = await sh(
