@@ -8,7 +8,7 @@
 import { type FSWatcher, existsSync, lstatSync, renameSync, rmSync, statSync, watch } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCode, configFilesOf, gitDirsOfCheckout, hooksDirsOfCheckout, isUnreadable } from "./git-dir-code.js";
-import { gitlinks } from "./gitlink-walk.js";
+import { emptyWalk, gitlinks, nestedRepoLimits } from "./gitlink-walk.js";
 import { realOrSelf } from "./real-path.js";
 import { plainGit } from "./plain-git.js";
 import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
@@ -78,9 +78,10 @@ function refresh(workspace: string): string[] {
   const stamp = (indexes: string[]) => indexes.map(mtimeOf).join(":");
   if (!known || stamp(known.indexes) !== known.stamp) {
     const at = enclosingCheckout(workspace);
-    const found = at ? gitlinks(workspace, at.root, at.git) : { links: [], indexes: [], problems: [] };
+    const found = at ? gitlinks(workspace, at.root, at.git) : emptyWalk();
     known = { stamp: stamp(found.indexes), indexes: found.indexes, links: found.links };
     hear(...found.problems); // said with this command's output (or the next), once per listing
+    if (found.unvisited.length > 0) pastBudget(workspace, found.unvisited);
     workspaces.set(workspace, known);
   }
   const roots = rootsOf(workspace);
@@ -102,6 +103,38 @@ function refresh(workspace: string): string[] {
   return configs;
 }
 
+/**
+ * Checkouts whose index the walk's budget left unread (the seventeenth pass's G13: 300 repositories, the planted key
+ * in one two levels down): what they record is unknown, so fail closed. One the run made has its `.git` moved aside,
+ * so your git status no longer enters it; one you had is named. Said to the user, not only in the command's output
+ * the model reads.
+ */
+const saidPastBudget = new Set<string>();
+function pastBudget(workspace: string, unvisited: string[]): void {
+  const known = pointersAtStart.get(workspace); // unset while the run's start is noted: all there then is the user's
+  const yours: string[] = [];
+  let moved = 0;
+  for (const root of unvisited) {
+    const pointer = join(root, ".git");
+    const line =
+      known && !known.has(pointer)
+        ? moveAside(pointer, `deerflow stopped reading nested repositories' indexes after ${nestedRepoLimits.indexes}, so it could not check the ones this one records.`)
+        : undefined;
+    if (line) {
+      hear(line);
+      moved++;
+    } else yours.push(root);
+  }
+  const named =
+    yours.length > 0
+      ? ` Not checked: the repositories recorded inside ${yours.slice(0, 3).join(", ")}${yours.length > 3 ? ` and ${yours.length - 3} more` : ""}; look at their .git/config before you run git status there.`
+      : "";
+  const aside = moved > 0 ? ` ${moved} the run made ${moved === 1 ? "has its .git" : "have their .git"} moved to .git.deerflow-removed.` : "";
+  if (moved === 0 && saidPastBudget.has(workspace)) return;
+  saidPastBudget.add(workspace);
+  toUser.hear(`deerflow stopped checking nested repositories in ${workspace} after ${nestedRepoLimits.indexes} of them.${aside}${named}`);
+}
+
 /** Per noted workspace: whether it had its own `.git` when the run began (then the sandbox binds that read-only). */
 const ownGitAtStart = new Map<string, boolean>();
 const saidTruncated = new Set<string>();
@@ -118,9 +151,9 @@ function checkoutsOf(workspace: string, links: string[]): string[] {
   const walk = checkoutsIn(workspace);
   if (walk.truncated && !saidTruncated.has(workspace)) {
     saidTruncated.add(workspace);
-    hear(
-      `deerflow stopped looking for repositories made inside ${workspace} after ${checkoutWalkLimits.entries} entries; look at the .git/config and .git/hooks of any below before you run git there.`,
-    );
+    const line = `deerflow stopped looking for repositories made inside ${workspace} after ${checkoutWalkLimits.entries} entries; look at the .git/config and .git/hooks of any below before you run git there.`;
+    hear(line);
+    toUser.hear(line);
   }
   const found = walk.roots.filter((r) => r !== workspace || !ownGitAtStart.get(workspace));
   return [...new Set([...links, ...found])];
@@ -207,6 +240,13 @@ function repairable(config: string, roots: string[]): boolean {
 /** Repairs made between commands (a background job rewrote a config), said with the next command's output. */
 const heard = new RepairLines();
 const hear = (...lines: string[]) => heard.hear(...lines);
+/** What the user must hear whatever the model does: a check that could not finish (run-shell.ts warns them). */
+const toUser = new RepairLines();
+
+/** The lines for the user (stderr, the TUI) since the last call. */
+export function takeGuardNotices(): string[] {
+  return toUser.take();
+}
 const watchers = new Map<string, FSWatcher>();
 
 const scheduled = new Set<string>();
@@ -348,7 +388,7 @@ export function forgetNestedRepos(): void {
   pointersAtStart.clear();
   unlistedAtStart.clear();
   valuesAtStart.clear();
-  for (const m of [ownGitAtStart, saidTruncated, checkoutsNow, saidUnreadable]) m.clear();
+  for (const m of [ownGitAtStart, saidTruncated, checkoutsNow, saidUnreadable, saidPastBudget]) m.clear();
   forgetHooks();
   forgetCheckouts();
 }

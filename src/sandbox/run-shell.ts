@@ -16,6 +16,7 @@ import { fromHostPaths, toHostPaths } from "./virtual-paths.js";
 import { realOrSelf } from "./real-path.js";
 import { recordWritable, sandboxWritable } from "./sandbox-writable.js";
 import { endGitRedirectWatch, noteGitRedirect, restoreGitRedirects } from "./git-redirect-guard.js";
+import { takeGuardNotices } from "./nested-repo-guard.js";
 
 export { BASH_KILL_GRACE_MS, type ShellResult } from "./shell-session.js";
 export { isSecretEnvName, scrubEnv } from "./env-scrub.js";
@@ -122,6 +123,7 @@ export async function closeShellSessions(): Promise<void> {
   await Promise.all(all.map((s) => s.close()));
   const repaired = endGitRedirectWatch();
   if (repaired) warn(repaired);
+  for (const line of takeGuardNotices()) warn(line);
 }
 
 // The editor's file operations over ACP (tools/editor-files.ts) open a path themselves after deerflow checked it: a
@@ -192,6 +194,7 @@ export async function runShell(command: string, req: ShellRequest): Promise<Shel
   const r = session ? await session.run(command, req).finally(release) : await runDirect(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
   const output = session ? r.output : fromHostPaths(r.output, req.paths, settings.skillDirs);
   const repaired = restoreGitRedirects();
+  for (const line of takeGuardNotices()) warn(line); // a check that could not finish: the user hears it, not only the model
   return { ...r, output: repaired ? `${output}${output.endsWith("\n") || !output ? "" : "\n"}${repaired}\n` : output };
 }
 

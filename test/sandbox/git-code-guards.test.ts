@@ -6,7 +6,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeShellSessions, runShell } from "../../src/sandbox/run-shell.js";
+import { closeShellSessions, runShell, setShellWarningSink } from "../../src/sandbox/run-shell.js";
+import { checkoutWalkLimits } from "../../src/sandbox/workspace-checkouts.js";
 import { nestedRepoLimits } from "../../src/sandbox/nested-repo-guard.js";
 import { SandboxPathError } from "../../src/sandbox/paths.js";
 import { safeWriteFile } from "../../src/sandbox/safe-fs.js";
@@ -300,6 +301,39 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     // A cycle: a recorded gitlink whose .git file names the workspace's own git dir.
     const loop = await sh("mkdir -p loop && printf 'gitdir: ../.git\\n' > loop/.git && git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),loop && echo looped");
     expect(loop).toContain("looped");
+  });
+
+  it("both walks' budgets spent: the repositories the run made past them lose their .git, and the user (not only the model) hears the check stopped (the seventeenth pass's G13)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    const notices: string[] = [];
+    setShellWarningSink((m) => notices.push(m));
+    nestedRepoLimits.indexes = 3;
+    checkoutWalkLimits.entries = 5;
+    try {
+      const plant = [
+        "set -e",
+        'mk() { git init -q "$1" && git -C "$1" -c user.name=t -c user.email=t@t commit -q --allow-empty -m x; }',
+        "for i in 0 1 2 3 4; do mk vendor/m$i; done",
+        "mk vendor/m4/inner",
+        `printf '[core]\\n\\tfsmonitor = touch ${ws}/pwned-g13; false\\n' >> vendor/m4/inner/.git/config`,
+        "git -C vendor/m4 add inner && git -C vendor/m4 -c user.name=t -c user.email=t@t commit -qm in",
+        "git add vendor 2>/dev/null; echo ok",
+      ].join("\n");
+      const out = await sh(plant);
+      expect(out).toContain("ok");
+      expect(out).toMatch(/deerflow moved \S*vendor\/m4\/\.git to \S*\.git\.deerflow-removed/);
+      for (const m of ["m2", "m3", "m4"]) expect(existsSync(join(ws, "vendor", m, ".git")), m).toBe(false);
+      expect(existsSync(join(ws, "vendor", "m0", ".git"))).toBe(true);
+      const said = notices.join("\n");
+      expect(said).toMatch(/deerflow stopped checking nested repositories in \S+ after 3 of them\. 3 the run made have their \.git moved to \.git\.deerflow-removed\./);
+      expect(said).toMatch(/deerflow stopped looking for repositories made inside \S+ after 5 entries/);
+      git("status", "--porcelain");
+      expect(existsSync(join(ws, "pwned-g13"))).toBe(false);
+    } finally {
+      nestedRepoLimits.indexes = 256;
+      checkoutWalkLimits.entries = 200_000;
+      setShellWarningSink((m) => process.stderr.write(`warning: ${m}\n`));
+    }
   });
 
   it("a gitlink whose .git file or commondir points outside the workspace: the config there is never edited, and a pointer the run made is moved aside (the tenth pass's B6, the eleventh's C6)", async () => {
