@@ -7,7 +7,7 @@
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
 import { type FSWatcher, existsSync, lstatSync, renameSync, rmSync, statSync, watch } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCode, configFilesOf, gitDirsOfCheckout, hooksDirsOfCheckout, isUnreadable } from "./git-dir-code.js";
+import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCode, configFilesOf, gitDirsOfCheckout, hooksDirsOfCheckout, includedConfigs, isUnreadable } from "./git-dir-code.js";
 import { emptyWalk, gitlinks, nestedRepoLimits } from "./gitlink-walk.js";
 import { realOrSelf } from "./real-path.js";
 import { plainGit } from "./plain-git.js";
@@ -95,7 +95,8 @@ function refresh(workspace: string): string[] {
       continue;
     }
     const all = configsOf(link);
-    configs.push(...all.filter((f) => repairable(f, roots)));
+    // What its configs include from where a command can write is its config too; an include elsewhere is the user's.
+    configs.push(...[...all, ...includedConfigs(all)].filter((f) => repairable(f, roots)));
     const outside = all.filter((f) => !repairable(f, roots) && existsSync(f));
     if (outside.length > 0) hear(...outsidePointer(workspace, link, outside, roots));
   }

@@ -156,6 +156,22 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(existsSync(join(ws, "pwned-g11"))).toBe(false);
   });
 
+  it("a worktree file a nested repository's config includes is its config too: a code key a command writes there is taken out (G11's family)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    git("init", "-q", "sub");
+    git("-C", "sub", "commit", "-q", "--allow-empty", "-m", "s");
+    writeFileSync(join(ws, "sub", "team.gitconfig"), "[user]\n\tname = team\n");
+    git("-C", "sub", "config", "include.path", "../team.gitconfig");
+    git("add", "sub");
+    git("commit", "-q", "-m", "sub");
+    const out = await sh(`python3 -c "open('sub/team.gitconfig','a').write('[core]\\n\\tfsmonitor = touch ${ws}/pwned-inc; false\\n')" && echo planted`);
+    expect(out).toMatch(/deerflow removed core\.fsmonitor from \S*sub\/team\.gitconfig/);
+    expect(readFileSync(join(ws, "sub", "team.gitconfig"), "utf8")).toContain("name = team");
+    git("status", "--porcelain");
+    git("-C", "sub", "status", "--porcelain");
+    expect(existsSync(join(ws, "pwned-inc"))).toBe(false);
+  });
+
   it("a config.lock the run left beside a planted nested config: the config is moved aside whole, as git will not edit it (the seventeenth pass's G14)", async () => {
     const { ws, sh, git } = setUp(mode);
     const out = await sh(
