@@ -14,7 +14,7 @@ import { hostPath } from "../../src/sandbox/env-scrub.js";
 import { expandTilde } from "../../src/sandbox/host-git-config.js";
 import { closeShellSessions, findBwrap, runShell } from "../../src/sandbox/run-shell.js";
 import { defaultShellSettings, shellSettingsFromConfig } from "../../src/sandbox/shell-settings.js";
-import { noteSandboxWritable } from "../../src/sandbox/sandbox-writable.js";
+import { ledgerLimits, notePastWorkspaces, noteSandboxWritable, sandboxWritable } from "../../src/sandbox/sandbox-writable.js";
 import { ShadowRepo } from "../../src/snapshots/shadow-repo.js";
 import { findRipgrep } from "../../src/tools/ripgrep.js";
 import { HAS_BWRAP } from "../support/confinement.js";
@@ -129,6 +129,22 @@ describe.runIf(HAS_BWRAP)("the readWrite folders of earlier runs (the seventeent
     const found = findBwrap(`${join(tools, "bin")}:/usr/local/bin:/usr/bin:/bin`);
     expect(found === null || !found.startsWith(root)).toBe(true);
     expect(existsSync(join(root, "ran"))).toBe(false);
+  });
+});
+
+describe("the list of past writable folders past its read limit (the seventeenth pass's L7)", () => {
+  it("its newest folders (at the end) are still read, not the whole list ignored", () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "df-ledger-big-")));
+    const newest = join(root, "newest");
+    mkdirSync(newest);
+    writeFileSync(join(root, "sandbox-workspaces"), `${"/old/folder\n".repeat(50)}${newest}\n`);
+    ledgerLimits.bytes = 64;
+    try {
+      notePastWorkspaces(root);
+    } finally {
+      ledgerLimits.bytes = 1 << 20;
+    }
+    expect(sandboxWritable()).toContain(newest);
   });
 });
 
