@@ -104,13 +104,13 @@ function refresh(workspace: string): string[] {
   return configs;
 }
 
+const saidPastBudget = new Set<string>();
 /**
  * Checkouts whose index the walk's budget left unread (the seventeenth pass's G13: 300 repositories, the planted key
  * in one two levels down): what they record is unknown, so fail closed. One the run made has its `.git` moved aside,
  * so your git status no longer enters it; one you had is named. Said to the user, not only in the command's output
  * the model reads.
  */
-const saidPastBudget = new Set<string>();
 function pastBudget(workspace: string, unvisited: string[]): void {
   const known = pointersAtStart.get(workspace); // unset while the run's start is noted: all there then is the user's
   const yours: string[] = [];
@@ -130,7 +130,10 @@ function pastBudget(workspace: string, unvisited: string[]): void {
     yours.length > 0
       ? ` Not checked: the repositories recorded inside ${yours.slice(0, 3).join(", ")}${yours.length > 3 ? ` and ${yours.length - 3} more` : ""}; look at their .git/config before you run git status there.`
       : "";
-  const aside = moved > 0 ? ` ${moved} the run made ${moved === 1 ? "has its .git" : "have their .git"} moved to .git.deerflow-removed.` : "";
+  const aside =
+    moved > 0
+      ? ` ${moved === 1 ? "One repository" : `${moved} repositories`} the run made past that point had ${moved === 1 ? "its" : "their"} .git moved to .git.deerflow-removed, so your git status does not enter ${moved === 1 ? "it" : "them"}.`
+      : "";
   if (moved === 0 && saidPastBudget.has(workspace)) return;
   saidPastBudget.add(workspace);
   toUser.hear(`deerflow stopped checking nested repositories in ${workspace} after ${nestedRepoLimits.indexes} of them.${aside}${named}`);

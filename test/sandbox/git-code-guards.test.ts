@@ -341,7 +341,7 @@ describe.each(modes)("git code guards (%s)", (mode) => {
       for (const m of ["m2", "m3", "m4"]) expect(existsSync(join(ws, "vendor", m, ".git")), m).toBe(false);
       expect(existsSync(join(ws, "vendor", "m0", ".git"))).toBe(true);
       const said = notices.join("\n");
-      expect(said).toMatch(/deerflow stopped checking nested repositories in \S+ after 3 of them\. 3 the run made have their \.git moved to \.git\.deerflow-removed\./);
+      expect(said).toMatch(/deerflow stopped checking nested repositories in \S+ after 3 of them\. 3 repositories the run made past that point had their \.git moved to \.git\.deerflow-removed/);
       expect(said).toMatch(/deerflow stopped looking for repositories made inside \S+ after 5 entries/);
       git("status", "--porcelain");
       expect(existsSync(join(ws, "pwned-g13"))).toBe(false);
