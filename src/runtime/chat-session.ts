@@ -443,7 +443,7 @@ export class ChatSession {
     if (audit.verdict === "block") return { command, cwd, output: blockedMessage(audit.reason ?? "destructive command"), exitCode: undefined };
     const settings = shellSettingsFromConfig(this.config);
     let warning = "";
-    setShellWarningSink((message) => (warning = `warning: ${message}\n`));
+    setShellWarningSink((message) => (warning += `warning: ${message}\n`)); // each one: a guard can say two
     const r = await runShell(command, { cwd, paths, settings, timeoutSeconds: this.config.sandbox.bashTimeoutSeconds, signal });
     const out: ShellOutput = { command, cwd, output: warning + capOutput(r.output.replace(/\n$/, ""), SHELL_OUTPUT_MAX_CHARS), exitCode: r.exitCode, stoppedBy: r.stoppedBy };
     // Joins the conversation (the model sees it next turn); a command cancelled with esc does not.

@@ -14,8 +14,9 @@ import { type RunOptions, type ShellResult, ShellSession } from "./shell-session
 import { type ShellSettings, confinedNetwork, defaultShellSettings } from "./shell-settings.js";
 import { fromHostPaths, toHostPaths } from "./virtual-paths.js";
 import { realOrSelf } from "./real-path.js";
-import { recordWorkspace, sandboxWritable } from "./sandbox-writable.js";
+import { recordWritable, sandboxWritable } from "./sandbox-writable.js";
 import { endGitRedirectWatch, noteGitRedirect, restoreGitRedirects } from "./git-redirect-guard.js";
+import { takeGuardNotices } from "./nested-repo-guard.js";
 
 export { BASH_KILL_GRACE_MS, type ShellResult } from "./shell-session.js";
 export { isSecretEnvName, scrubEnv } from "./env-scrub.js";
@@ -92,8 +93,8 @@ function unconfinedRefusal(settings: Pick<ShellSettings, "network" | "require">)
 /** The running session for these directories, or null when commands run directly on the host. */
 function sessionFor(paths: ThreadPaths, settings: ShellSettings): ShellSession | null {
   // Before the lookup: bwrap never comes from this workspace (a `-w` other than the cwd), nor, later, from any
-  // workspace a command ran in (sandbox-writable.ts).
-  recordWorkspace(settings.dataDir, paths.workspace_path);
+  // folder a command could write, this run's or an earlier one's (sandbox-writable.ts).
+  recordWritable(settings.dataDir, [paths.workspace_path, ...settings.readWrite]);
   const bwrap = findBwrap();
   if (!bwrap) {
     if (!settings.network || settings.require) unconfinedRefusal(settings);
@@ -128,6 +129,7 @@ export async function closeShellSessions(): Promise<void> {
   await Promise.all(all.map((s) => s.close()));
   const repaired = endGitRedirectWatch();
   if (repaired) warn(repaired);
+  for (const line of takeGuardNotices()) warn(line);
 }
 
 // The editor's file operations over ACP (tools/editor-files.ts) open a path themselves after deerflow checked it: a
@@ -198,6 +200,7 @@ export async function runShell(command: string, req: ShellRequest): Promise<Shel
   const r = session ? await session.run(command, req).finally(release) : await runDirect(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
   const output = session ? r.output : fromHostPaths(r.output, req.paths, settings.skillDirs);
   const repaired = restoreGitRedirects();
+  for (const line of takeGuardNotices()) warn(line); // a check that could not finish: the user hears it, not only the model
   return { ...r, output: repaired ? `${output}${output.endsWith("\n") || !output ? "" : "\n"}${repaired}\n` : output };
 }
 
