@@ -222,14 +222,10 @@ export class ThreadRuntime {
     let settled = false;
     try {
       emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew, workspace: opened.paths.workspace_path });
-      // A rewind killed half way is finished first: the run must not start from half-rewound files.
-      const finished = await finishInterruptedRewind({ home: this.config.home, store: this.store, runtime: this, threadId: opened.threadId });
-      if (finished) emit({ type: "snapshot.warning", run_id: runId, message: rewindText(finished).trim() });
-      // Taken while the agent is built (and its MCP servers start); the graph waits for it before its first step.
-      snapshot = this.snapshotFiles(opened, runId, emit).then((commit) => (before = commit));
+      // Done while the agent is built (and its MCP servers start); the graph waits for it before its first step.
+      const filesTaken = (snapshot = this.filesBefore(opened, runId, emit).then((commit) => (before = commit)));
       snapshot.catch(() => {}); // awaited by execute: a failure is the run's, not an unhandled rejection
       const onEvent = presented.listen(streamed.listen(req.onEvent));
-      const filesTaken = snapshot;
       const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal, onEvent }, opened, runId, usage, tools, filesTaken), usage);
       result.files = presented.files;
       // Found taken over after its last write: the thread's status is the new owner's to set.
@@ -297,6 +293,13 @@ export class ThreadRuntime {
       exitCode: ExitCode.runtime,
       hint: "Wait for it to finish, or start another thread.",
     });
+  }
+
+  /** A rewind killed half way is finished first (the run must not start from half-rewound files), then the snapshot. */
+  private async filesBefore(opened: OpenedThread, runId: string, emit: (e: RunEvent) => void): Promise<string | undefined> {
+    const finished = await finishInterruptedRewind({ home: this.config.home, store: this.store, runtime: this, threadId: opened.threadId });
+    if (finished) emit({ type: "snapshot.warning", run_id: runId, message: rewindText(finished).trim() });
+    return this.snapshotFiles(opened, runId, emit);
   }
 
   /** The workspace's files before the run, for rewind (recorded with the run; a failure only warns). */
