@@ -33,6 +33,8 @@ const bundle = await rolldown({
 // keepNames: LangChain serializes a message by its class name (`RemoveMessage`); mangled names ("Sd") written into a
 // checkpoint by the bundled chat made the thread unreadable to the unbundled runtime ("Invalid identifer"): the
 // library entry, the tests, and every deerflow before this bundle served `run` read the same threads.
-await bundle.write({ dir: outDir, format: "cjs", codeSplitting: false, minify: true, keepNames: true, entryFileNames: "[name].cjs" });
+// charset "ascii": non-ASCII characters are written as escapes, so src/cli/code-cache.ts reads the file as latin1 into a
+// one-byte string (a UTF-8 decode of the whole file was a cold start's largest single cost before compiling).
+await bundle.write({ dir: outDir, format: "cjs", codeSplitting: false, minify: true, keepNames: true, charset: "ascii", entryFileNames: "[name].cjs" });
 await bundle.close();
 refuseDynamicImports(`${outDir}/runtime.cjs`);

@@ -2,7 +2,7 @@
 // the bare langchain loop and for deerflow. A request carrying tools gets a bash tool call until the conversation
 // holds STEPS - 1 tool results since its last user message, then a final answer of ANSWER_BYTES; a request without
 // tools (a title, a summary) gets a short text. `steps` may be a function of the last user message's text. Streams like a provider (role chunk, content/tool-call chunks,
-// finish chunk, usage, [DONE]). `onRequest` is called as each chat request arrives (bench/task.mjs times a start to
+// finish chunk, usage, [DONE]). `onRequest` is called as each chat request (`POST …/chat/completions`) arrives; other routes get a 404, as from a hosted API (bench/task.mjs times a start to
 // its first model request with it).
 import http from "node:http";
 
@@ -15,6 +15,14 @@ export function startModelServer({ steps = 20, answerBytes = 200, answer = (_n, 
     if (req.method === "GET") {
       res.writeHead(200, { "content-type": "application/json" });
       res.end(JSON.stringify({ object: "list", data: [{ id: "bench-model", object: "model" }] }));
+      return;
+    }
+    // Only the chat route is the model: deerflow's context-window probe POSTs Ollama's /api/show first, and a server
+    // that answered it as a chat request made the bench time the probe as the "first model request".
+    if (!req.url?.endsWith("/chat/completions")) {
+      req.resume();
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: "not found", type: "invalid_request_error" } }));
       return;
     }
     onRequest();

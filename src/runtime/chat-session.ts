@@ -248,7 +248,10 @@ export class ChatSession {
   setModel(name: string): ResolvedModel {
     // A model of a local server is used at that server; one the endpoint listed, at the default endpoint as any id.
     const local = this.modelNames.includes(name) ? undefined : this.discovered.find((s) => s.name !== "endpoint" && s.models.includes(name));
-    const env = local ? { ...process.env, OPENAI_BASE_URL: local.baseUrl } : undefined;
+    // Without the user's OPENAI_API_KEY: a server deerflow found listening on a loopback port is not one the user gave
+    // that key to (another user's listener, a dev server the agent started: the eighteenth pass's LK). A local server
+    // that needs a key is configured as a model entry with its own.
+    const env = local ? { ...process.env, OPENAI_BASE_URL: local.baseUrl, OPENAI_API_KEY: undefined } : undefined;
     this.model = requireModel(
       loadConfig({ cwd: this.cwd, env, trustHome: this.config.trustHome, flags: { home: this.config.home, model: name, approval: this.approval.mode, noNetwork: !this.config.sandbox.network } }),
     );
@@ -440,7 +443,7 @@ export class ChatSession {
     if (audit.verdict === "block") return { command, cwd, output: blockedMessage(audit.reason ?? "destructive command"), exitCode: undefined };
     const settings = shellSettingsFromConfig(this.config);
     let warning = "";
-    setShellWarningSink((message) => (warning = `warning: ${message}\n`));
+    setShellWarningSink((message) => (warning += `warning: ${message}\n`)); // each one: a guard can say two
     const r = await runShell(command, { cwd, paths, settings, timeoutSeconds: this.config.sandbox.bashTimeoutSeconds, signal });
     const out: ShellOutput = { command, cwd, output: warning + capOutput(r.output.replace(/\n$/, ""), SHELL_OUTPUT_MAX_CHARS), exitCode: r.exitCode, stoppedBy: r.stoppedBy };
     // Joins the conversation (the model sees it next turn); a command cancelled with esc does not.

@@ -7,6 +7,7 @@ import type { ClarificationRequest, RunEvent, RunEventListener } from "./events.
 import { ThreadRuntime } from "./thread-runtime.js";
 import { assertPromptFits } from "./prompt-bound.js";
 import { modelWindowOf } from "./run-agent.js";
+import { estimateTokens } from "../model/usage-estimate.js";
 
 export interface RunRequest {
   config: ResolvedConfig;
@@ -61,12 +62,25 @@ export type RunResult = Omit<Extract<RunEvent, { type: "run.completed" }>, "type
 };
 
 /**
+ * A prompt this short fits any window a server could state and still run deerflow (its own instructions are longer):
+ * such a run does not wait for the window here.
+ */
+const FITS_ANY_WINDOW_TOKENS = 512;
+
+/**
  * One run on one thread, through this home's runtime; a prompt too big to send is refused before anything else, by
  * the window the server states when none is configured (asked once per process, as compaction asks it).
+ * WHY the probe is only started here: it costs a round trip or two to the model's server (two to a hosted API, which
+ * answers none of the local servers' routes), and the thread opens and its files are snapshotted meanwhile; the
+ * agent's compaction waits for it before the first model call.
  */
 export async function runThread(req: RunRequest): Promise<RunResult> {
-  const window = await modelWindowOf(req.model);
-  assertPromptFits(req.prompt, window.source === "learned" ? { contextWindow: window.tokens } : req.model);
+  const window = modelWindowOf(req.model);
+  window.catch(() => {}); // awaited again by the run: a failure shows there, not as an unhandled rejection
+  if (typeof req.prompt === "string" && estimateTokens(req.prompt.length) > FITS_ANY_WINDOW_TOKENS) {
+    const w = await window;
+    assertPromptFits(req.prompt, w.source === "learned" ? { contextWindow: w.tokens } : req.model);
+  }
   return ThreadRuntime.for(req.config).run(req);
 }
 

@@ -215,18 +215,18 @@ export class ThreadRuntime {
     const lease = watchLease(this.store, opened.threadId, runId, req.signal);
     const tools = new ToolWatch();
     let before: string | undefined;
+    let snapshot: Promise<unknown> = Promise.resolve();
     const snapshotEnd = this.endSnapshot(opened, runId, lease, () => (tools.started ? undefined : before));
     const streamed = new StreamedAnswer();
     const presented = new PresentedFiles();
     let settled = false;
     try {
       emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew, workspace: opened.paths.workspace_path });
-      // A rewind killed half way is finished first: the run must not start from half-rewound files.
-      const finished = await finishInterruptedRewind({ home: this.config.home, store: this.store, runtime: this, threadId: opened.threadId });
-      if (finished) emit({ type: "snapshot.warning", run_id: runId, message: rewindText(finished).trim() });
-      before = await this.snapshotFiles(opened, runId, emit);
+      // Done while the agent is built (and its MCP servers start); the graph waits for it before its first step.
+      const filesTaken = (snapshot = this.filesBefore(opened, runId, emit).then((commit) => (before = commit)));
+      snapshot.catch(() => {}); // awaited by execute: a failure is the run's, not an unhandled rejection
       const onEvent = presented.listen(streamed.listen(req.onEvent));
-      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal, onEvent }, opened, runId, usage, tools), usage);
+      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal, onEvent }, opened, runId, usage, tools, filesTaken), usage);
       result.files = presented.files;
       // Found taken over after its last write: the thread's status is the new owner's to set.
       const lost = lease.lost();
@@ -251,6 +251,8 @@ export class ThreadRuntime {
       return result;
     } catch (err) {
       settled = true;
+      // A run that failed while it was being built: its snapshot is finished (or failed) before anything reads `before`.
+      await snapshot.catch(() => {});
       // Rolled back: the files it changed stay (failed-run-files.ts); the user sees which, the next run is told.
       const keepFiles = async () => {
         await snapshotEnd();
@@ -261,6 +263,7 @@ export class ThreadRuntime {
       throw failure;
     } finally {
       lease.dispose();
+      await snapshot.catch(() => {});
       if (!settled) await this.settleFailure(opened.threadId, runId, mark, new Error("the run ended without a result"), usage.total, req);
       await snapshotEnd();
       await this.release(opened.threadId, runId);
@@ -290,6 +293,13 @@ export class ThreadRuntime {
       exitCode: ExitCode.runtime,
       hint: "Wait for it to finish, or start another thread.",
     });
+  }
+
+  /** A rewind killed half way is finished first (the run must not start from half-rewound files), then the snapshot. */
+  private async filesBefore(opened: OpenedThread, runId: string, emit: (e: RunEvent) => void): Promise<string | undefined> {
+    const finished = await finishInterruptedRewind({ home: this.config.home, store: this.store, runtime: this, threadId: opened.threadId });
+    if (finished) emit({ type: "snapshot.warning", run_id: runId, message: rewindText(finished).trim() });
+    return this.snapshotFiles(opened, runId, emit);
   }
 
   /** The workspace's files before the run, for rewind (recorded with the run; a failure only warns). */
@@ -479,8 +489,10 @@ export class ThreadRuntime {
     }
   }
 
-  private async execute(req: RunRequest, opened: OpenedThread, runId: string, usage: RunUsage, tools: ToolWatch): Promise<RunResult> {
+  /** `filesTaken`: the workspace's snapshot before the run, which the graph waits for (nothing may change the files first). */
+  private async execute(req: RunRequest, opened: OpenedThread, runId: string, usage: RunUsage, tools: ToolWatch, filesTaken: Promise<unknown>): Promise<RunResult> {
     const agent = await this.agentFor(req, opened.paths);
+    await filesTaken;
     const { threadId } = opened;
     const skills = skillCatalogFor({ home: this.config.home, cwd: process.cwd() });
     const shell = { ...shellSettingsFromConfig(this.config), skillDirs: skillMounts(skills) };

@@ -4,8 +4,9 @@
 // or a config they cannot read whole counts as carrying code. The sixteenth pass hid a checkout behind a `.git` file
 // padded past the old 64 KiB read (git reads up to 1 MiB), a trailing space the old parse trimmed (git keeps it), and
 // a config whose listing overflowed the buffer (read as "no code keys").
-import { lstatSync, readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, join } from "node:path";
+import { type Stats, lstatSync, readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { expandTilde } from "./host-git-config.js";
 import { plainGit } from "./plain-git.js";
 import { isGitCodeKey } from "./shell-git.js";
 
@@ -114,6 +115,27 @@ export const configFilesOf = (g: CheckoutGit): string[] => [join(g.gitDir, "conf
 /** The hooks folders git runs from for a checkout's git dirs. */
 export const hooksDirsOf = (g: CheckoutGit): string[] => [join(g.gitDir, "hooks"), ...(g.common ? [join(g.common, "hooks")] : [])];
 
+/**
+ * Every hooks folder git may run from for the checkout at `checkout`: its git dirs' `hooks`, and each folder a
+ * `core.hooksPath` in its configs names — relative to the checkout, `~/` as git reads it; husky's `.husky/_` with the
+ * `.husky` its wrappers run. A submodule's `core.hooksPath = .githooks` is a folder of its worktree that a command
+ * can write: the seventeenth pass planted `post-index-change` there, and the user's next `git status` ran it (G11).
+ * Every value any of its configs holds counts, whichever git would take.
+ */
+export function hooksDirsOfCheckout(checkout: string, g: CheckoutGit): string[] {
+  const out = hooksDirsOf(g);
+  const own = configFilesOf(g);
+  for (const f of [...own, ...includedConfigs(own)]) {
+    for (const v of configCode(f)?.get("core.hookspath") ?? []) {
+      const p = v ? expandTilde(v) : undefined;
+      if (p === undefined) continue;
+      const dir = resolve(checkout, p);
+      out.push(dir, ...(basename(dir) === "_" ? [dirname(dir)] : []));
+    }
+  }
+  return [...new Set(out)];
+}
+
 /** Marks in a config's key set: it is not a regular file (git may hang or go elsewhere), or git could not list it. */
 export const NOT_A_FILE = "(not a regular file)";
 export const UNLISTED = "(a config deerflow could not list)";
@@ -125,23 +147,66 @@ export const UNLISTED = "(a config deerflow could not list)";
  * which both guards treat as code.
  */
 export function configCode(file: string): Map<string, string[]> | null {
-  if (!exists(file)) return null;
+  let st: Stats;
   try {
-    if (!lstatSync(file).isFile()) return new Map([[NOT_A_FILE, []]]);
+    st = lstatSync(file);
   } catch {
-    return new Map([[NOT_A_FILE, []]]);
+    return null;
   }
+  if (!st.isFile()) return new Map([[NOT_A_FILE, []]]);
+  // Listed again only when the file changed: the guards read each config several times a command (keys, includes,
+  // hooks folders). Its identity holds the ctime, which no command can set back; one changed in the last second is
+  // never cached (a second write in the same clock tick would keep it).
+  const id = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  const hit = listedConfigs.get(file);
+  if (hit?.id === id) return new Map(hit.code);
+  let code: Map<string, string[]>;
   try {
-    const out = new Map<string, string[]>();
+    code = new Map<string, string[]>();
     for (const entry of plainGit(["config", "--file", file, "-z", "--list"]).split("\0")) {
       const nl = entry.indexOf("\n");
       const key = nl < 0 ? entry : entry.slice(0, nl);
-      if (key && isGitCodeKey(key)) out.set(key, [...(out.get(key) ?? []), nl < 0 ? "" : entry.slice(nl + 1)]);
+      if (key && isGitCodeKey(key)) code.set(key, [...(code.get(key) ?? []), nl < 0 ? "" : entry.slice(nl + 1)]);
     }
-    return out;
   } catch {
-    return new Map([[UNLISTED, []]]);
+    code = new Map([[UNLISTED, []]]);
   }
+  if (st.ctimeMs < Date.now() - RACY_MS) listedConfigs.set(file, { id, code: new Map(code) });
+  else listedConfigs.delete(file);
+  return code;
+}
+const listedConfigs = new Map<string, { id: string; code: Map<string, string[]> }>();
+const RACY_MS = 1_000;
+
+const INCLUDE_KEY = /^(?:include\.path|includeif\..+\.path)$/;
+/** git's own bound on nested includes (config.c MAX_INCLUDE_DEPTH). */
+const INCLUDE_DEPTH = 10;
+
+/**
+ * The config files `files` include (`include.path`, `includeIf.*.path` whatever the condition: a superset), and theirs
+ * in turn as deep as git goes, resolved as git does: `~/` expanded, a relative path against the including file's
+ * folder. A nested repository's include of a worktree file is a config a command can write (G11's family).
+ */
+export function includedConfigs(files: readonly string[]): string[] {
+  const out: string[] = [];
+  let level = [...files];
+  for (let depth = 0; depth < INCLUDE_DEPTH && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const f of level) {
+      for (const [key, values] of configCode(f) ?? []) {
+        if (!INCLUDE_KEY.test(key)) continue;
+        for (const v of values) {
+          const p = v ? expandTilde(v) : undefined;
+          const abs = p === undefined ? undefined : resolve(dirname(f), p);
+          if (!abs || files.includes(abs) || out.includes(abs)) continue;
+          next.push(abs);
+          out.push(abs);
+        }
+      }
+    }
+    level = next;
+  }
+  return out;
 }
 
 /** The code keys of one config file (configCode without the values). */

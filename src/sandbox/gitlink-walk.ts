@@ -20,6 +20,8 @@ export interface Walk {
   indexes: string[];
   /** Lines for the user: what could not be looked into (the budget ran out, an index could not be read). */
   problems: string[];
+  /** Checkouts whose index the budget left unread: the repositories they record are unknown (fail closed on them). */
+  unvisited: string[];
   seen: Set<string>;
 }
 
@@ -58,18 +60,24 @@ function listIndex(root: string, index: string, g: CheckoutGit): string | undefi
   return existsSync(index) ? undefined : "";
 }
 
+export const emptyWalk = (): Walk => ({ links: [], indexes: [], problems: [], unvisited: [], seen: new Set() });
+
 /**
  * The gitlinks inside `workspace` of the index of the checkout at `root`, and of their own indexes, with the indexes
  * read (path and mtime, to know when to list again).
  */
-export function gitlinks(workspace: string, root: string, g: CheckoutGit, walk: Walk = { links: [], indexes: [], problems: [], seen: new Set() }): Walk {
+export function gitlinks(workspace: string, root: string, g: CheckoutGit, walk: Walk = emptyWalk()): Walk {
   const real = realOrSelf(resolve(g.gitDir));
   if (walk.seen.has(real)) return walk;
   walk.seen.add(real);
   if (walk.indexes.length >= nestedRepoLimits.indexes) {
-    walk.problems.push(
-      `deerflow stopped looking into nested repositories at ${root}: more than ${nestedRepoLimits.indexes} of them. Code keys in the ones below it were not checked; look at their .git/config before you run git status in the workspace.`,
-    );
+    // One line for the walk (the seventeenth pass's G13 got 45, one per repository, all to the model).
+    if (walk.unvisited.length === 0) {
+      walk.problems.push(
+        `deerflow stopped looking into nested repositories at ${root}: more than ${nestedRepoLimits.indexes} of them. Code keys in the ones below it were not checked; look at their .git/config before you run git status in the workspace.`,
+      );
+    }
+    walk.unvisited.push(root);
     return walk;
   }
   const index = join(g.gitDir, "index");

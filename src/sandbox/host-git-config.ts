@@ -6,7 +6,7 @@
 import { execFileSync } from "node:child_process";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
-import { hostPath } from "./env-scrub.js";
+import { hostEnv, hostPath } from "./env-scrub.js";
 
 export interface GitConfigEntry {
   /** As git prints it: lower-case section and name, the subsection as written. */
@@ -42,10 +42,10 @@ export function readGitConfig(cwd: string): GitConfigEntry[] {
   return out;
 }
 
-/** The home of `user` (passwd), or undefined. */
+/** The home of `user` (passwd), or undefined. `getent` from the filtered host PATH, as git (the seventeenth pass's L6). */
 function homeOf(user: string): string | undefined {
   try {
-    return execFileSync("getent", ["passwd", user], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 2_000 }).split(":")[5] || undefined;
+    return execFileSync("getent", ["passwd", user], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 2_000, env: hostEnv() }).split(":")[5] || undefined;
   } catch {
     return undefined;
   }

@@ -7,8 +7,8 @@
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
 import { type FSWatcher, existsSync, lstatSync, renameSync, rmSync, statSync, watch } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCode, configFilesOf, gitDirsOfCheckout, hooksDirsOf, isUnreadable } from "./git-dir-code.js";
-import { gitlinks } from "./gitlink-walk.js";
+import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCode, configFilesOf, gitDirsOfCheckout, hooksDirsOfCheckout, includedConfigs, isUnreadable } from "./git-dir-code.js";
+import { emptyWalk, gitlinks, nestedRepoLimits } from "./gitlink-walk.js";
 import { realOrSelf } from "./real-path.js";
 import { plainGit } from "./plain-git.js";
 import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
@@ -78,9 +78,10 @@ function refresh(workspace: string): string[] {
   const stamp = (indexes: string[]) => indexes.map(mtimeOf).join(":");
   if (!known || stamp(known.indexes) !== known.stamp) {
     const at = enclosingCheckout(workspace);
-    const found = at ? gitlinks(workspace, at.root, at.git) : { links: [], indexes: [], problems: [] };
+    const found = at ? gitlinks(workspace, at.root, at.git) : emptyWalk();
     known = { stamp: stamp(found.indexes), indexes: found.indexes, links: found.links };
     hear(...found.problems); // said with this command's output (or the next), once per listing
+    if (found.unvisited.length > 0) pastBudget(workspace, found.unvisited);
     workspaces.set(workspace, known);
   }
   const roots = rootsOf(workspace);
@@ -94,12 +95,48 @@ function refresh(workspace: string): string[] {
       continue;
     }
     const all = configsOf(link);
-    configs.push(...all.filter((f) => repairable(f, roots)));
+    // What its configs include from where a command can write is its config too; an include elsewhere is the user's.
+    configs.push(...[...all, ...includedConfigs(all)].filter((f) => repairable(f, roots)));
     const outside = all.filter((f) => !repairable(f, roots) && existsSync(f));
     if (outside.length > 0) hear(...outsidePointer(workspace, link, outside, roots));
   }
   for (const f of configs) watchConfig(f);
   return configs;
+}
+
+const saidPastBudget = new Set<string>();
+/**
+ * Checkouts whose index the walk's budget left unread (the seventeenth pass's G13: 300 repositories, the planted key
+ * in one two levels down): what they record is unknown, so fail closed. One the run made has its `.git` moved aside,
+ * so your git status no longer enters it; one you had is named. Said to the user, not only in the command's output
+ * the model reads.
+ */
+function pastBudget(workspace: string, unvisited: string[]): void {
+  const known = pointersAtStart.get(workspace); // unset while the run's start is noted: all there then is the user's
+  const yours: string[] = [];
+  let moved = 0;
+  for (const root of unvisited) {
+    const pointer = join(root, ".git");
+    const line =
+      known && !known.has(pointer)
+        ? moveAside(pointer, `deerflow stopped reading nested repositories' indexes after ${nestedRepoLimits.indexes}, so it could not check the ones this one records.`)
+        : undefined;
+    if (line) {
+      hear(line);
+      moved++;
+    } else yours.push(root);
+  }
+  const named =
+    yours.length > 0
+      ? ` Not checked: the repositories recorded inside ${yours.slice(0, 3).join(", ")}${yours.length > 3 ? ` and ${yours.length - 3} more` : ""}; look at their .git/config before you run git status there.`
+      : "";
+  const aside =
+    moved > 0
+      ? ` ${moved === 1 ? "One repository" : `${moved} repositories`} the run made past that point had ${moved === 1 ? "its" : "their"} .git moved to .git.deerflow-removed, so your git status does not enter ${moved === 1 ? "it" : "them"}.`
+      : "";
+  if (moved === 0 && saidPastBudget.has(workspace)) return;
+  saidPastBudget.add(workspace);
+  toUser.hear(`deerflow stopped checking nested repositories in ${workspace} after ${nestedRepoLimits.indexes} of them.${aside}${named}`);
 }
 
 /** Per noted workspace: whether it had its own `.git` when the run began (then the sandbox binds that read-only). */
@@ -118,19 +155,22 @@ function checkoutsOf(workspace: string, links: string[]): string[] {
   const walk = checkoutsIn(workspace);
   if (walk.truncated && !saidTruncated.has(workspace)) {
     saidTruncated.add(workspace);
-    hear(
-      `deerflow stopped looking for repositories made inside ${workspace} after ${checkoutWalkLimits.entries} entries; look at the .git/config and .git/hooks of any below before you run git there.`,
-    );
+    const line = `deerflow stopped looking for repositories made inside ${workspace} after ${checkoutWalkLimits.entries} entries; look at the .git/config and .git/hooks of any below before you run git there.`;
+    hear(line);
+    toUser.hear(line);
   }
   const found = walk.roots.filter((r) => r !== workspace || !ownGitAtStart.get(workspace));
   return [...new Set([...links, ...found])];
 }
 
-/** The hooks folders git runs for the checkout at `link` (its git dir's, and the common dir's), where deerflow may act. */
+/**
+ * The hooks folders git runs for the checkout at `link` (its git dir's, the common dir's, and a `core.hooksPath` its
+ * config names: G11), where deerflow may act.
+ */
 function hooksOf(link: string, roots: string[]): string[] {
   const g = readableGit(link);
   if (!g) return [];
-  return hooksDirsOf(g).filter((d) => repairable(d, roots)); // `hooks` itself may be a link: planted-hooks.ts judges it
+  return hooksDirsOfCheckout(link, g).filter((d) => repairable(d, roots)); // `hooks` itself may be a link: planted-hooks.ts judges it
 }
 
 /** Per noted workspace: the `.git` files and commondirs of its gitlinks when the run began (the user's own). */
@@ -204,6 +244,13 @@ function repairable(config: string, roots: string[]): boolean {
 /** Repairs made between commands (a background job rewrote a config), said with the next command's output. */
 const heard = new RepairLines();
 const hear = (...lines: string[]) => heard.hear(...lines);
+/** What the user must hear whatever the model does: a check that could not finish (run-shell.ts warns them). */
+const toUser = new RepairLines();
+
+/** The lines for the user (stderr, the TUI) since the last call. */
+export function takeGuardNotices(): string[] {
+  return toUser.take();
+}
 const watchers = new Map<string, FSWatcher>();
 
 const scheduled = new Set<string>();
@@ -304,8 +351,17 @@ function check(f: string): string[] {
     for (const k of added) plainGit(["config", "--file", f, "--unset-all", k]);
     return [`deerflow removed ${added.join(", ")} from ${f}: a repository your git status enters would run ${added.length === 1 ? "it" : "them"} on your host.`];
   } catch {
-    return [`deerflow could not remove ${added.join(", ")} from ${f}: check ${dirname(f)} before you run git in the workspace.`];
+    return [cannotEdit(f, added)];
   }
+}
+
+/**
+ * git would not edit `f` (a `config.lock` the run left beside it: the seventeenth pass's G14), yet git's readers still
+ * read it: the whole file is moved aside instead (a rename, which no lock stops), as an unlistable one is.
+ */
+function cannotEdit(f: string, keys: string[]): string {
+  const moved = moveAside(f, `git would not let deerflow take ${keys.join(", ")} out of it, and a repository your git status enters would run ${keys.length === 1 ? "it" : "them"} on your host.`);
+  return moved ?? `deerflow could not take ${keys.join(", ")} out of ${f} nor move it aside: check ${dirname(f)} before you run git in the workspace.`;
 }
 
 /** The user's code keys of `f` whose values the run changed get the values they had at the start; a line each. */
@@ -322,7 +378,7 @@ function putBack(f: string, now: Map<string, string[]>): string[] {
     }
     return [`deerflow put back ${changed.join(", ")} in ${f} as it was before the run: a repository your git status enters would run the new value on your host.`];
   } catch {
-    return [`deerflow could not put back ${changed.join(", ")} in ${f}: check ${dirname(f)} before you run git in the workspace.`];
+    return [cannotEdit(f, changed)];
   }
 }
 
@@ -336,7 +392,7 @@ export function forgetNestedRepos(): void {
   pointersAtStart.clear();
   unlistedAtStart.clear();
   valuesAtStart.clear();
-  for (const m of [ownGitAtStart, saidTruncated, checkoutsNow, saidUnreadable]) m.clear();
+  for (const m of [ownGitAtStart, saidTruncated, checkoutsNow, saidUnreadable, saidPastBudget]) m.clear();
   forgetHooks();
   forgetCheckouts();
 }

@@ -16,6 +16,8 @@ function entries(hooksDir: string): Map<string, string> {
     for (const name of readdirSync(hooksDir)) {
       if (!isHookName(name)) continue;
       const st = lstatSync(join(hooksDir, name));
+      // A folder is never run as a hook (husky's `.husky/_` inside `.husky`: checked as a hooks folder of its own).
+      if (st.isDirectory()) continue;
       out.set(name, `${st.ino}:${st.ctimeMs}`);
     }
   } catch {

@@ -14,8 +14,9 @@ import { type RunOptions, type ShellResult, ShellSession } from "./shell-session
 import { type ShellSettings, confinedNetwork, defaultShellSettings } from "./shell-settings.js";
 import { fromHostPaths, toHostPaths } from "./virtual-paths.js";
 import { realOrSelf } from "./real-path.js";
-import { recordWorkspace, sandboxWritable } from "./sandbox-writable.js";
+import { recordWritable, sandboxWritable } from "./sandbox-writable.js";
 import { endGitRedirectWatch, noteGitRedirect, restoreGitRedirects } from "./git-redirect-guard.js";
+import { takeGuardNotices } from "./nested-repo-guard.js";
 
 export { BASH_KILL_GRACE_MS, type ShellResult } from "./shell-session.js";
 export { isSecretEnvName, scrubEnv } from "./env-scrub.js";
@@ -23,6 +24,8 @@ export { isSecretEnvName, scrubEnv } from "./env-scrub.js";
 export const BWRAP_MISSING_WARNING = "bubblewrap (bwrap) is not available: shell commands run UNCONFINED on the host (install the `bubblewrap` package, or set sandbox.require: true to refuse).";
 
 const probed = new Map<string, string | null>();
+/** Whether a bwrap binary (by real path) could create a sandbox: the lookup depends on PATH and folders, this does not. */
+const works = new Map<string, boolean>();
 
 /** The bwrap binary on PATH that can actually create a sandbox here (cached per PATH and writable folders), or null. */
 export function findBwrap(path = process.env.PATH ?? ""): string | null {
@@ -37,10 +40,14 @@ export function findBwrap(path = process.env.PATH ?? ""): string | null {
   for (const dir of hostPath(path, process.cwd(), writable).split(delimiter)) {
     const candidate = join(dir, "bwrap");
     if (existsSync(candidate)) {
-      if (hostPath(dirname(realOrSelf(candidate)), process.cwd(), writable) === "") continue;
+      const real = realOrSelf(candidate);
+      if (hostPath(dirname(real), process.cwd(), writable) === "") continue;
       // A container without user namespaces has the binary but cannot use it.
-      const r = execaSync(candidate, ["--ro-bind", "/", "/", "--unshare-pid", "--dev", "/dev", "--proc", "/proc", "true"], { reject: false, timeout: 10_000 });
-      if (r.exitCode === 0) found = candidate;
+      if (!works.has(real)) {
+        const r = execaSync(candidate, ["--ro-bind", "/", "/", "--unshare-pid", "--dev", "/dev", "--proc", "/proc", "true"], { reject: false, timeout: 10_000 });
+        works.set(real, r.exitCode === 0);
+      }
+      if (works.get(real)) found = candidate;
       break;
     }
   }
@@ -86,8 +93,8 @@ function unconfinedRefusal(settings: Pick<ShellSettings, "network" | "require">)
 /** The running session for these directories, or null when commands run directly on the host. */
 function sessionFor(paths: ThreadPaths, settings: ShellSettings): ShellSession | null {
   // Before the lookup: bwrap never comes from this workspace (a `-w` other than the cwd), nor, later, from any
-  // workspace a command ran in (sandbox-writable.ts).
-  recordWorkspace(settings.dataDir, paths.workspace_path);
+  // folder a command could write, this run's or an earlier one's (sandbox-writable.ts).
+  recordWritable(settings.dataDir, [paths.workspace_path, ...settings.readWrite]);
   const bwrap = findBwrap();
   if (!bwrap) {
     if (!settings.network || settings.require) unconfinedRefusal(settings);
@@ -122,6 +129,7 @@ export async function closeShellSessions(): Promise<void> {
   await Promise.all(all.map((s) => s.close()));
   const repaired = endGitRedirectWatch();
   if (repaired) warn(repaired);
+  for (const line of takeGuardNotices()) warn(line);
 }
 
 // The editor's file operations over ACP (tools/editor-files.ts) open a path themselves after deerflow checked it: a
@@ -192,6 +200,7 @@ export async function runShell(command: string, req: ShellRequest): Promise<Shel
   const r = session ? await session.run(command, req).finally(release) : await runDirect(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
   const output = session ? r.output : fromHostPaths(r.output, req.paths, settings.skillDirs);
   const repaired = restoreGitRedirects();
+  for (const line of takeGuardNotices()) warn(line); // a check that could not finish: the user hears it, not only the model
   return { ...r, output: repaired ? `${output}${output.endsWith("\n") || !output ? "" : "\n"}${repaired}\n` : output };
 }
 

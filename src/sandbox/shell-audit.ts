@@ -61,6 +61,7 @@ import {
 import { unconfinedDeleteOutside } from "./unconfined-deletes.js";
 import { DESTROYS_REASON, PUBLISHES_REASON, destroysOutside, publishes } from "./shell-rules-destroy.js";
 import { PACKAGE_RULES } from "./shell-rules-packages.js";
+import { writesOwnOutput } from "./shell-rules-writers.js";
 
 export type AuditVerdict = "allow" | "edit" | "ask" | "block";
 export interface AuditResult {
@@ -289,6 +290,7 @@ export const SHELL_RULES: readonly Rule[] = [
 
   // --- edits: ask in `ask` mode only (like write_file)
   { verdict: "edit", reason: WRITES, test: writesAFile },
+  { verdict: "edit", reason: WRITES, test: writesOwnOutput },
   { verdict: "edit", reason: "gives a read-only program an option deerflow does not know to only read (it may write or run a program)", test: readerWithUnlistedOption },
   { verdict: "edit", reason: WRITES, cmd: /^(?:cp|mv|touch|mkdir|ln|rm|rmdir|unlink|shred|truncate|install|patch|rsync)$/ },
   { verdict: "edit", reason: WRITES, cmd: /^tee$/, test: (c) => operands(c.args).some((a) => !notAFile(c, { op: ">", target: a })) },

@@ -5,6 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, statSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { hostProgramPath, onHostPath } from "./env-scrub.js";
 import { VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { SimpleCommand } from "./shell-command.js";
 
@@ -45,13 +46,16 @@ function real(p: string): string | undefined {
 
 /** What bash's pathname expansion makes of `pattern` in `dir` (nothing else is expanded: the word is data). */
 function expandGlob(pattern: string, dir: string): string[] {
+  // bash from the filtered host PATH: never one in a project folder on PATH (the eighteenth pass's LG; M1's family).
+  const bash = onHostPath("bash", dir);
+  if (!bash) return [pattern];
   try {
-    const out = execFileSync("bash", ["-c", 'shopt -s nullglob; set -f; p=$1; set +f; for f in $p; do printf "%s\\0" "$f"; done', "_", pattern], {
+    const out = execFileSync(bash, ["-c", 'shopt -s nullglob; set -f; p=$1; set +f; for f in $p; do printf "%s\\0" "$f"; done', "_", pattern], {
       cwd: dir,
       encoding: "utf8",
       stdio: ["ignore", "pipe", "ignore"],
       timeout: 5_000,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+      env: { PATH: hostProgramPath(process.env.PATH ?? "/usr/bin:/bin", dir) },
     });
     return out.split("\0").filter(Boolean).slice(0, MAX_MATCHES);
   } catch {

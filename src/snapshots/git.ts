@@ -3,6 +3,8 @@
 // system and global config files are not read (no core.excludesFile, hooksPath, fsmonitor or filter drivers of the
 // user's), and the repository is always named explicitly with --git-dir / --work-tree (and, for a shadow repository in
 // a workspace's shared store, its objects with GIT_OBJECT_DIRECTORY: see shadow-repo.ts).
+import { accessSync, constants, statSync } from "node:fs";
+import { delimiter, join } from "node:path";
 import { execa } from "execa";
 import { hostProgramPath } from "../sandbox/env-scrub.js";
 
@@ -42,12 +44,23 @@ function gitEnv(workTree?: string): Record<string, string> {
 
 let available: boolean | undefined;
 
-/** Whether a git binary runs here (checked once per process). */
+/**
+ * Whether git is here: an executable `git` on the PATH git runs with (looked up once per process). A lookup, not a
+ * `git --version`: that spawn stood between every `deerflow run` and its first model request; a git that is there but
+ * cannot run fails the snapshot itself, which says so.
+ */
 export async function gitAvailable(): Promise<boolean> {
-  if (available === undefined) {
-    const r = await execa("git", ["--version"], { reject: false, env: gitEnv(), extendEnv: false }).catch(() => undefined);
-    available = r !== undefined && r.exitCode === 0;
-  }
+  available ??= hostProgramPath(process.env.PATH ?? "")
+    .split(delimiter)
+    .some((dir) => {
+      try {
+        if (!dir) return false;
+        accessSync(join(dir, "git"), constants.X_OK);
+        return statSync(join(dir, "git")).isFile();
+      } catch {
+        return false;
+      }
+    });
   return available;
 }
 

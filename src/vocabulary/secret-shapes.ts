@@ -22,6 +22,10 @@ const BEARER = /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
 // scheme://user:password@ (a URL with a password in it). Bounded parts: an unbounded scheme made every position of
 // a long "a.a.a…" text rescan to its end (100 KB took 16 s), and this runs on every request with piiRedaction.
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)([^/\s:@]{0,256}):([^/\s@]{1,256})@/gi;
+// A credential in a URL's query (`?key=…`, `&access_token=…`, `X-Amz-Signature=…`: gateways and signed URLs): the
+// parameter named like one, whole (`api_key`, `client-secret`, `apiKey`), not any name that contains "key".
+const URL_QUERY_CREDENTIALS =
+  /([?&](?:[\w.-]{0,64}[_.-])?(?:api|access|auth|refresh|session|private|client)?(?:key|token|secret|password|passwd|pwd|sig|signature|auth|credential)=)([^&#\s"'<>]{1,1024})/gi;
 
 const test = (re: RegExp, text: string) => {
   re.lastIndex = 0;
@@ -30,7 +34,7 @@ const test = (re: RegExp, text: string) => {
 
 /** True when `text` holds something shaped like a credential (a known key format, a bearer token, a URL password). */
 export function hasSecretShape(text: string): boolean {
-  return [...KEY_SHAPES, BEARER, URL_CREDENTIALS].some((re) => test(re, text));
+  return [...KEY_SHAPES, BEARER, URL_CREDENTIALS, URL_QUERY_CREDENTIALS].some((re) => test(re, text));
 }
 
 /** `text` with every key-shaped string replaced by "***" (a bearer token keeps its "Bearer " prefix, a URL its user). */
@@ -54,6 +58,8 @@ export function secretShapeRanges(text: string): { start: number; end: number }[
     const start = m.index + m[1]!.length + m[2]!.length + 1;
     out.push({ start, end: start + m[3]!.length });
   }
+  URL_QUERY_CREDENTIALS.lastIndex = 0;
+  for (const m of text.matchAll(URL_QUERY_CREDENTIALS)) out.push({ start: m.index + m[1]!.length, end: m.index + m[0].length });
   return out;
 }
 
@@ -64,9 +70,9 @@ export function maskKnownSecrets(text: string, values: readonly string[]): strin
   return out;
 }
 
-/** `https://user:secret@host` → `https://user:****@host`. */
+/** `https://user:secret@host/v1?key=k` → `https://user:****@host/v1?key=****`. */
 export function maskUrlCredentials(text: string): string {
-  return text.replace(URL_CREDENTIALS, (_m, scheme: string, user: string) => `${scheme}${user}:****@`);
+  return text.replace(URL_CREDENTIALS, (_m, scheme: string, user: string) => `${scheme}${user}:****@`).replace(URL_QUERY_CREDENTIALS, "$1****");
 }
 
 /** Every string inside `value` (arrays and objects walked) masked by shape and by the given values. */

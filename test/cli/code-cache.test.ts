@@ -2,6 +2,7 @@
 // the same with or without it; a stale, truncated, corrupt, altered or foreign cache is never handed over as it is but
 // ignored and rewritten; a cache that cannot be written costs nothing but speed.
 import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { isAscii } from "node:buffer";
 import { createHash, createHmac } from "node:crypto";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -233,5 +234,13 @@ describe("code cache", () => {
     expectWorking(b);
     b.saveCache();
     expect(readdirSync(dir).sort()).toEqual(["chat-session.cjs", "sibling.cjs"]);
+  });
+
+  it("a bundle with non-ASCII text loads it exactly; the built bundles are ASCII-only, so they take the one-byte fast path", () => {
+    writeFileSync(bundle, source("caf\u00e9 \u2026 \u2192 \ud83d\ude80 \ufeff").replace('"use strict";', '"use strict"; // …'));
+    const b = loadBundle<Bundle & { variant: string }>(bundle, cacheDir);
+    expect(b.exports.variant).toBe("café … → 🚀 \ufeff");
+    const built = ["runtime-bundle/runtime.cjs", "tui-bundle/start.cjs"].map((f) => new URL(`../../dist/${f}`, import.meta.url));
+    for (const f of built) expect(isAscii(readFileSync(f)), `${f.pathname} has non-ASCII bytes: build it with charset "ascii"`).toBe(true);
   });
 });

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { type ChatSession, createChatSession } from "../../src/runtime/chat-session.js";
 import type { RunEvent } from "../../src/runtime/events.js";
-import type { RecordedRequest, ScriptedReply, TestModelServer } from "../support/openai-server.js";
+import { type RecordedRequest, type ScriptedReply, type TestModelServer, startTestModelServer } from "../support/openai-server.js";
 import { useInProcessModel } from "../support/in-process.js";
 import { isEvaluator, userTexts, verdict } from "../support/requests.js";
 import { until } from "../support/wait.js";
@@ -516,5 +516,28 @@ describe("ChatSession goals", () => {
     const r = await s.send({ prompt: "just talk" }, () => {}, signal());
     expect(r.goal).toBeUndefined();
     expect(server.requests.filter(isEvaluator)).toHaveLength(0);
+  });
+});
+
+describe("ChatSession /model", () => {
+  it("a model of a discovered local server is used there without the user's key (the eighteenth pass's LK)", async () => {
+    const local = await startTestModelServer([{ content: "answered locally" }]);
+    try {
+      local.modelIds = ["local-coder"];
+      process.env.DEERFLOW_DISCOVER_PORTS = `vLLM=${new URL(local.url).port}`;
+      const s = session();
+      const found = await s.discoverModels();
+      expect(found.find((x) => x.name === "vLLM")?.models).toEqual(["local-coder"]);
+      const model = s.setModel("local-coder");
+      expect(model.baseUrl.replace(/\/+$/, "")).toBe(local.url.replace(/\/+$/, ""));
+      expect(model.apiKey).toBeUndefined();
+      const r = await s.send({ prompt: "hi" }, () => {}, signal());
+      expect(r.result.final_text).toBe("answered locally");
+      const chat = local.requests.filter((q) => Array.isArray(q.body.tools));
+      expect(chat.length).toBeGreaterThan(0);
+      for (const q of local.requests) expect(String(q.headers.authorization ?? "")).not.toContain("sk-test-key-123456");
+    } finally {
+      await local.close();
+    }
   });
 });

@@ -57,6 +57,15 @@ describe("terminal-safe text", () => {
     expect(maskUrlCredentials("retrying https://bob:s3cret@api.example.com/v1 (429)")).toBe("retrying https://bob:****@api.example.com/v1 (429)");
     expect(maskUrlCredentials("postgres://:pw@h/d")).toBe("postgres://:****@h/d");
     expect(forTerminal("http://localhost:1234/v1")).toBe("http://localhost:1234/v1");
+    // A credential in the query, as gateways and signed URLs carry it (the eighteenth pass's LQ): the value, not the name.
+    expect(maskUrlCredentials("cannot connect to https://gw.example/v1?key=PLANTEDQUERYKEY123&token=tok_PLANTED555&model=x")).toBe(
+      "cannot connect to https://gw.example/v1?key=****&token=****&model=x",
+    );
+    expect(maskUrlCredentials("https://b.s3.example/o?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=abc123&apiKey=k1&client_secret=s")).toBe(
+      "https://b.s3.example/o?X-Amz-Credential=****&X-Amz-Signature=****&apiKey=****&client_secret=****",
+    );
+    // Names that only contain such a word are data.
+    for (const kept of ["https://x.example/search?keyword=deer&monkey=1&tokens_used=5", "a?b=1&sort=key"]) expect(maskUrlCredentials(kept)).toBe(kept);
   });
 });
 

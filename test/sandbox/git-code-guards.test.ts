@@ -6,7 +6,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeShellSessions, runShell } from "../../src/sandbox/run-shell.js";
+import { closeShellSessions, runShell, setShellWarningSink } from "../../src/sandbox/run-shell.js";
+import { checkoutWalkLimits } from "../../src/sandbox/workspace-checkouts.js";
 import { nestedRepoLimits } from "../../src/sandbox/nested-repo-guard.js";
 import { SandboxPathError } from "../../src/sandbox/paths.js";
 import { safeWriteFile } from "../../src/sandbox/safe-fs.js";
@@ -130,6 +131,56 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(git("-C", "sub", "config", "--get-all", "core.fsmonitor").trim()).toBe("true");
     git("status", "--porcelain");
     expect(existsSync(join(ws, "pwned-g12"))).toBe(false);
+  });
+
+  it("a hook written into the folder a nested repository's core.hooksPath names in its worktree is moved aside; the user's hook stays (the seventeenth pass's G11)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    git("init", "-q", "sub");
+    writeFileSync(join(ws, "sub", "README"), "r\n");
+    git("-C", "sub", "add", "README");
+    git("-C", "sub", "commit", "-q", "-m", "s");
+    git("-C", "sub", "config", "core.hooksPath", ".githooks");
+    mkdirSync(join(ws, "sub", ".githooks"));
+    writeFileSync(join(ws, "sub", ".githooks", "pre-commit"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    git("add", "sub");
+    git("commit", "-q", "-m", "sub");
+    // A script the audit cannot read writes the hook; the user's next git status refreshes the index and runs it.
+    const out = await sh(
+      `python3 -c "import os; p='sub/.githooks/post-index-change'; open(p,'w').write('#!/bin/sh\\ntouch ${ws}/pwned-g11\\n'); os.chmod(p, 0o755)" && touch sub/README && echo planted`,
+    );
+    expect(out).toContain("planted");
+    expect(out).toMatch(/deerflow moved \S*sub\/\.githooks\/post-index-change to /);
+    expect(existsSync(join(ws, "sub", ".githooks", "pre-commit"))).toBe(true);
+    git("status", "--porcelain");
+    git("-C", "sub", "status", "--porcelain");
+    expect(existsSync(join(ws, "pwned-g11"))).toBe(false);
+  });
+
+  it("a worktree file a nested repository's config includes is its config too: a code key a command writes there is taken out (G11's family)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    git("init", "-q", "sub");
+    git("-C", "sub", "commit", "-q", "--allow-empty", "-m", "s");
+    writeFileSync(join(ws, "sub", "team.gitconfig"), "[user]\n\tname = team\n");
+    git("-C", "sub", "config", "include.path", "../team.gitconfig");
+    git("add", "sub");
+    git("commit", "-q", "-m", "sub");
+    const out = await sh(`python3 -c "open('sub/team.gitconfig','a').write('[core]\\n\\tfsmonitor = touch ${ws}/pwned-inc; false\\n')" && echo planted`);
+    expect(out).toMatch(/deerflow removed core\.fsmonitor from \S*sub\/team\.gitconfig/);
+    expect(readFileSync(join(ws, "sub", "team.gitconfig"), "utf8")).toContain("name = team");
+    git("status", "--porcelain");
+    git("-C", "sub", "status", "--porcelain");
+    expect(existsSync(join(ws, "pwned-inc"))).toBe(false);
+  });
+
+  it("a config.lock the run left beside a planted nested config: the config is moved aside whole, as git will not edit it (the seventeenth pass's G14)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    const out = await sh(
+      `git init -q sub && git -C sub -c user.name=t -c user.email=t@t commit -q --allow-empty -m s && git -C sub config core.fsmonitor "touch '${ws}/pwned-g14'; false" && touch sub/.git/config.lock && git add sub`,
+    );
+    expect(out).toMatch(/deerflow moved \S*sub\/\.git\/config to \S*config\.deerflow-removed: git would not let deerflow take core\.fsmonitor out/);
+    expect(existsSync(join(ws, "sub", ".git", "config"))).toBe(false);
+    git("status", "--porcelain");
+    expect(existsSync(join(ws, "pwned-g14"))).toBe(false);
   });
 
   it("gpg.ssh.defaultKeyCommand, imap.tunnel and any key ending in `command` planted in a gitlink's config are taken out (the tenth pass)", async () => {
@@ -266,6 +317,39 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     // A cycle: a recorded gitlink whose .git file names the workspace's own git dir.
     const loop = await sh("mkdir -p loop && printf 'gitdir: ../.git\\n' > loop/.git && git update-index --add --cacheinfo 160000,$(git rev-parse HEAD),loop && echo looped");
     expect(loop).toContain("looped");
+  });
+
+  it("both walks' budgets spent: the repositories the run made past them lose their .git, and the user (not only the model) hears the check stopped (the seventeenth pass's G13)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    const notices: string[] = [];
+    setShellWarningSink((m) => notices.push(m));
+    nestedRepoLimits.indexes = 3;
+    checkoutWalkLimits.entries = 5;
+    try {
+      const plant = [
+        "set -e",
+        'mk() { git init -q "$1" && git -C "$1" -c user.name=t -c user.email=t@t commit -q --allow-empty -m x; }',
+        "for i in 0 1 2 3 4; do mk vendor/m$i; done",
+        "mk vendor/m4/inner",
+        `printf '[core]\\n\\tfsmonitor = touch ${ws}/pwned-g13; false\\n' >> vendor/m4/inner/.git/config`,
+        "git -C vendor/m4 add inner && git -C vendor/m4 -c user.name=t -c user.email=t@t commit -qm in",
+        "git add vendor 2>/dev/null; echo ok",
+      ].join("\n");
+      const out = await sh(plant);
+      expect(out).toContain("ok");
+      expect(out).toMatch(/deerflow moved \S*vendor\/m4\/\.git to \S*\.git\.deerflow-removed/);
+      for (const m of ["m2", "m3", "m4"]) expect(existsSync(join(ws, "vendor", m, ".git")), m).toBe(false);
+      expect(existsSync(join(ws, "vendor", "m0", ".git"))).toBe(true);
+      const said = notices.join("\n");
+      expect(said).toMatch(/deerflow stopped checking nested repositories in \S+ after 3 of them\. 3 repositories the run made past that point had their \.git moved to \.git\.deerflow-removed/);
+      expect(said).toMatch(/deerflow stopped looking for repositories made inside \S+ after 5 entries/);
+      git("status", "--porcelain");
+      expect(existsSync(join(ws, "pwned-g13"))).toBe(false);
+    } finally {
+      nestedRepoLimits.indexes = 256;
+      checkoutWalkLimits.entries = 200_000;
+      setShellWarningSink((m) => process.stderr.write(`warning: ${m}\n`));
+    }
   });
 
   it("a gitlink whose .git file or commondir points outside the workspace: the config there is never edited, and a pointer the run made is moved aside (the tenth pass's B6, the eleventh's C6)", async () => {

@@ -11,9 +11,10 @@ import { afterEach, describe, expect, it } from "vitest";
 import { buildTransport } from "../../src/mcp/transport.js";
 import { loadMcpSdk } from "../../src/mcp/sdk.js";
 import { hostPath } from "../../src/sandbox/env-scrub.js";
+import { expandTilde } from "../../src/sandbox/host-git-config.js";
 import { closeShellSessions, findBwrap, runShell } from "../../src/sandbox/run-shell.js";
 import { defaultShellSettings, shellSettingsFromConfig } from "../../src/sandbox/shell-settings.js";
-import { noteSandboxWritable } from "../../src/sandbox/sandbox-writable.js";
+import { ledgerLimits, notePastWorkspaces, noteSandboxWritable, sandboxWritable } from "../../src/sandbox/sandbox-writable.js";
 import { ShadowRepo } from "../../src/snapshots/shadow-repo.js";
 import { findRipgrep } from "../../src/tools/ripgrep.js";
 import { HAS_BWRAP } from "../support/confinement.js";
@@ -102,6 +103,51 @@ describe.runIf(HAS_BWRAP)("the workspaces of earlier runs (the sixteenth pass's 
   });
 });
 
+describe.runIf(HAS_BWRAP)("the readWrite folders of earlier runs (the seventeenth pass's P5, L7)", () => {
+  it("a sandbox.readWrite folder is listed with the workspace; the list is appended to, and keeps a folder absent for now", async () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "df-hostpath-rw-")));
+    const data = join(root, "data");
+    mkdirSync(data);
+    const unmounted = join(root, "unmounted-disk");
+    writeFileSync(join(data, "sandbox-workspaces"), `${unmounted}\n`);
+    // A run whose settings (a project's, trusted then; or the user's, trimmed since) let commands write ~/tools.
+    const tools = join(root, "tools");
+    mkdirSync(tools);
+    const ws = join(root, "project");
+    mkdirSync(ws);
+    const settings = defaultShellSettings({ dataDir: data, userHome: join(root, "home"), readWrite: [tools] });
+    const paths = { workspace_path: ws, uploads_path: join(root, "u"), outputs_path: join(root, "o") };
+    await runShell(`mkdir -p ${tools}/bin && printf '#!/bin/sh\\necho ran >> ${root}/ran\\nexec /usr/bin/bwrap "$@"\\n' > ${tools}/bin/bwrap && chmod +x ${tools}/bin/bwrap`, {
+      paths,
+      settings,
+      cwd: ws,
+      timeoutSeconds: 60,
+    });
+    await closeShellSessions();
+    expect(existsSync(join(tools, "bin", "bwrap"))).toBe(true);
+    expect(readFileSync(join(data, "sandbox-workspaces"), "utf8").split("\n")).toEqual([unmounted, ws, tools, ""]);
+    const found = findBwrap(`${join(tools, "bin")}:/usr/local/bin:/usr/bin:/bin`);
+    expect(found === null || !found.startsWith(root)).toBe(true);
+    expect(existsSync(join(root, "ran"))).toBe(false);
+  });
+});
+
+describe("the list of past writable folders past its read limit (the seventeenth pass's L7)", () => {
+  it("its newest folders (at the end) are still read, not the whole list ignored", () => {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "df-ledger-big-")));
+    const newest = join(root, "newest");
+    mkdirSync(newest);
+    writeFileSync(join(root, "sandbox-workspaces"), `${"/old/folder\n".repeat(50)}${newest}\n`);
+    ledgerLimits.bytes = 64;
+    try {
+      notePastWorkspaces(root);
+    } finally {
+      ledgerLimits.bytes = 1 << 20;
+    }
+    expect(sandboxWritable()).toContain(newest);
+  });
+});
+
 describe("the programs deerflow itself runs by name on the host (the sixteenth pass's M1)", () => {
   /** A project with `node_modules/.bin` on PATH (direnv's `layout node`), where a sandboxed command wrote `name`. */
   function planted(name: string) {
@@ -134,6 +180,14 @@ describe("the programs deerflow itself runs by name on the host (the sixteenth p
     noteSandboxWritable([ws]); // a sandboxed command ran there
     process.env.PATH = `${bin}:${saved}`;
     expect(findRipgrep()).not.toBe(join(bin, "rg"));
+  });
+
+  it("the passwd lookup for a `~user/` path in the user's git config is not a `getent` planted on PATH (the seventeenth pass's L6)", () => {
+    const { ws, bin, marker } = planted("getent");
+    noteSandboxWritable([ws]);
+    process.env.PATH = `${bin}:${saved}`;
+    expandTilde("~root/.gitconfig-work");
+    expect(existsSync(marker)).toBe(false);
   });
 
   it("an MCP server's command (`npx`) and setsid are looked up on the filtered PATH: the project's planted one never starts", async () => {

@@ -565,7 +565,6 @@ const ALLOW_NEAR: string[] = [
   "NODE_ENV=test npm test",
   "FOO=1 ls",
   "export FOO=bar",
-  "tar -czf x.tgz docs",
   "tar -tzf x.tgz",
   "python3 -c 'print(1)'",
   "sqlite3 app.db 'select * from t'",
@@ -1024,5 +1023,63 @@ describe("a function definition's redirection is the write it is (the sixteenth 
   });
   it("still allows a function without one", async () => {
     expect(await auditCommand("f() { echo x; }; f")).toEqual({ verdict: "allow" });
+  });
+});
+
+describe("file utilities whose job is to write a file (the eighteenth pass, E1: ask mode ran them with no edit prompt)", () => {
+  it.each([
+    "uniq notes.txt main.c",
+    "uniq -f 1 -c a.txt out.txt",
+    "xxd f out",
+    "iconv -f utf-8 -t utf-8 notes.txt -o crlf.txt",
+    "iconv --output=x.txt f",
+    "shuf -o out f",
+    "pandoc -o out.md in.html",
+    "python3 -m json.tool a.json b.json",
+    "split f",
+    "csplit f 1",
+    "tar cf out.tar f",
+    "tar -czf out.tgz src",
+    "tar --create --file=out.tar src",
+    "7z x a.7z",
+    "cpio -id < a.cpio",
+    "zip -r out.zip .",
+    "objcopy a b",
+    "strip a",
+    "ssh-keygen -f k -N ''",
+    "openssl genrsa -out k.pem",
+    "gpg --output x -d y",
+    "msgfmt -o out.mo f.po",
+    "dos2unix f",
+    "unix2dos f",
+    "mkfifo p",
+    "mktemp x.XXXX",
+    "ar rcs lib.a a.o",
+    // a word bash expands before the operands may be the output option (PM11's shape)
+    "sort ${x:--o} main.c notes.txt",
+    "shuf -n${x:-1 -o out} f",
+    "dd ${x:-of=out} if=f",
+  ])("counts %j as an edit", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "edit", reason: "writes files (ask mode asks before edits)" });
+  });
+  it.each([
+    "uniq -c notes.txt",
+    "uniq -f 1 notes.txt",
+    "xxd -l 64 f",
+    "iconv -f latin1 -t utf-8 f",
+    "shuf -n 3 f",
+    "pandoc in.md",
+    "sort -u f",
+    "tar tf a.tar",
+    "tar cf - src",
+    "7z l a.7z",
+    "cpio -t < a.cpio",
+    "ssh-keygen -l -f key.pub",
+    "openssl x509 -in c.pem -noout -text",
+    "ar t lib.a",
+    "mktemp -u",
+    "python3 -m json.tool a.json",
+  ])("still allows %j", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
   });
 });

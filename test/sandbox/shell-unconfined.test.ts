@@ -2,7 +2,7 @@
 // fourth adversarial pass used to reach the home directory through $PWD, `..` or a symlink asks, as does reading
 // where credentials are kept. And, with or without a sandbox, the fourth pass's process-starting perl spellings,
 // GNU parallel and `git init --template` ask.
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -256,6 +256,20 @@ describe("auditCommand without a sandbox: where the paths lead on disk (the sixt
   });
   it.each(["cat notes.txt", "grep -rn key .", "cat srclink/a.ts", "ls -la", "cat /mnt/user-data/workspace/notes.txt"])("allows %j", async (cmd) => {
     expect((await audit(cmd)).verdict, cmd).toBe("allow");
+  });
+  it("expands a glob with the bash on the filtered host PATH, never one in the project (the eighteenth pass's LG)", async () => {
+    const bin = join(ws, "bin");
+    mkdirSync(bin, { recursive: true });
+    const marker = join(root, "planted-bash-ran");
+    writeFileSync(join(bin, "bash"), `#!/bin/sh\ntouch ${marker}\n`, { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:./bin:${path}`;
+    try {
+      expect((await audit("cat */credentials")).verdict).toBe("ask");
+    } finally {
+      process.env.PATH = path;
+    }
+    expect(existsSync(marker)).toBe(false);
   });
 });
 

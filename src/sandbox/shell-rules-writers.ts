@@ -1,0 +1,78 @@
+// File utilities whose job is to write a file: they make ask mode ask as for an edit, like `cp` or `sed -i` do. The
+// eighteenth adversarial pass's E1: `uniq notes.txt main.c` and `iconv … -o crlf.txt` overwrote files in ask mode with
+// no edit prompt, because the edit rules named the writers they knew (shell-audit.ts) and these were not among them.
+// By what each program writes, as its manual says:
+// - always (its job is the file): split, csplit, mkfifo, mknod, mktemp (but -u), strip, objcopy, ranlib, dos2unix and
+//   kin, zip, ssh-keygen (but its reading forms), ImageMagick, ffmpeg;
+// - its second file operand: uniq, xxd, `python -m json.tool`;
+// - an output option: iconv/shuf/pandoc/gpg/msgfmt/cwebp/rsvg-convert `-o`/`--output…`, openssl `-out`/`-keyout`;
+// - a writing sub-command: 7z a/d/e/x/u/rn, ar with d/m/q/r/x, cpio -i/-p (or an archive named with -O/-F), tar
+//   creating, appending or updating a named archive (extraction is shell-audit.ts's tarExtracts).
+// And a word bash expands before the operands may be any of those options (`sort ${x:--o} out f`: PM11's shape), so
+// for these programs, and sort and dd, such a word counts as a write too.
+// Not here: programs that write on their own (builds, test runners, scripts): they cannot be judged before they run,
+// and the run's rewind snapshot covers them (docs/security.md).
+import { isFlag, type SimpleCommand } from "./shell-command.js";
+import { dynamicBeforeOperands, notAFile } from "./shell-read-only.js";
+
+/** Short options that take the next word as their value, per program (`uniq -f 1 a b`: 1 is not a file). */
+const VALUED: Record<string, RegExp> = { uniq: /^-[a-zA-Z]*[fsw]$/, xxd: /^-[a-zA-Z]*[cglsonR]$/ };
+
+function fileOperands(c: SimpleCommand): string[] {
+  const out: string[] = [];
+  const valued = VALUED[c.name];
+  for (let i = 0; i < c.args.length; i++) {
+    const a = c.args[i]!;
+    if (a === "--") return [...out, ...c.args.slice(i + 1)];
+    if (valued?.test(a)) i++;
+    else if (!isFlag(a)) out.push(a);
+  }
+  return out;
+}
+
+/** The value of an output option (`-o f`, `-of`, `--output f`, `--output=f`), when one is given. */
+function outputOf(c: SimpleCommand, short: RegExp, long: RegExp): string | undefined {
+  for (let i = 0; i < c.args.length; i++) {
+    const a = c.args[i]!;
+    if (a === "--") return undefined;
+    const eq = long.exec(a);
+    if (eq) return eq[1] ?? c.args[i + 1];
+    const s = short.exec(a);
+    if (s) return s[1] || c.args[i + 1];
+  }
+  return undefined;
+}
+
+const isFile = (c: SimpleCommand, target: string | undefined) => target !== undefined && target !== "-" && !notAFile(c, { op: ">", target });
+
+const ALWAYS = /^(?:split|csplit|mkfifo|mknod|strip|objcopy|ranlib|dos2unix|unix2dos|mac2unix|unix2mac|zip|convert|mogrify|ffmpeg)$/;
+const OUTPUT_OPTION = /^(?:iconv|shuf|pandoc|gpg|gpg2|msgfmt|cwebp|rsvg-convert|sort)$/;
+const SECOND_OPERAND = /^(?:uniq|xxd)$/;
+const EXPANDED_OPTION = /^(?:iconv|shuf|pandoc|gpg|gpg2|msgfmt|sort|dd|uniq|xxd|openssl|tar|cpio|7z|7za|7zr|zip|split|ssh-keygen)$/;
+
+function writes(c: SimpleCommand): boolean {
+  const ops = fileOperands(c);
+  if (ALWAYS.test(c.name)) return !c.args.some((a) => /^-(?:-?version|-?help|h)$/.test(a));
+  if (c.name === "mktemp") return !c.args.some((a) => /^-[a-zA-Z]*u|^--dry-run$/.test(a));
+  if (c.name === "magick") return ops[0] !== "identify" && !c.args.some((a) => /^-(?:-?version|-?help)$/.test(a));
+  if (c.name === "ssh-keygen") return !c.args.some((a) => /^-[a-zA-Z]*[lFyLBQ]/.test(a)) || c.args.some((a) => /^-[a-zA-Z]*R/.test(a));
+  if (SECOND_OPERAND.test(c.name)) return isFile(c, ops[1]);
+  if (/^python[\d.]*$/.test(c.name) && c.args[0] === "-m" && c.args[1] === "json.tool") return isFile(c, ops.filter((a) => a !== "json.tool")[1]);
+  if (OUTPUT_OPTION.test(c.name)) return isFile(c, outputOf(c, /^-[a-zA-Z]*o(.*)$/, /^--output(?:-file)?(?:=(.*))?$/));
+  if (c.name === "openssl") return c.args.some((a, i) => /^-(?:out|keyout)$/.test(a) && isFile(c, c.args[i + 1]));
+  if (/^7z[ar]?$/.test(c.name)) return /^(?:a|d|e|x|u|rn)$/.test(ops[0] ?? "");
+  if (c.name === "ar") return /^-?[a-zA-Z]*[dmqrx]/.test(c.args[0] ?? "");
+  if (c.name === "cpio") return c.args.some((a) => /^-[a-zA-Z]*[ip]|^--(?:extract|pass-through)$|^-[OF]|^--file/.test(a));
+  if (c.name === "tar" || c.name === "bsdtar") {
+    const mode = c.args[0] && !c.args[0].startsWith("-") ? c.args[0] : c.args.filter((a) => /^-[a-zA-Z]+$/.test(a)).join("");
+    const creates = /[cru]/.test(mode) || c.args.some((a) => /^--(?:create|append|update)$/.test(a));
+    return creates && isFile(c, outputOf(c, /^-[a-zA-Z]*f(.*)$/, /^--file(?:=(.*))?$/) ?? (/^[a-zA-Z]*f/.test(c.args[0] ?? "") ? c.args[1] : undefined));
+  }
+  return false;
+}
+
+/** The command writes a file because writing one is what the program does (see above): ask mode asks as for an edit. */
+export function writesOwnOutput(c: SimpleCommand): boolean {
+  if (EXPANDED_OPTION.test(c.name) && dynamicBeforeOperands(c)) return true;
+  return writes(c);
+}
