@@ -151,5 +151,22 @@ export function destroysByShape(c: SimpleCommand): boolean {
   return destroys || revertsAll;
 }
 
-export const destroysOutside = (c: SimpleCommand) => RULES.some((r) => r(c)) || destroysByShape(c);
+/**
+ * The command a container runs (`docker compose exec app php artisan migrate:fresh`, `docker run --rm img rails
+ * db:drop`), judged as if typed: an option's value may shift the split, which only moves one word between the
+ * container's name and the command.
+ */
+function containerCommand(c: SimpleCommand): SimpleCommand | undefined {
+  if (!CONTAINERS.test(c.name)) return undefined;
+  const at = c.args.findIndex((a) => /^(?:exec|run)$/.test(a));
+  const after = at < 0 ? [] : c.args.slice(at + 1);
+  const name = after.findIndex((a) => !a.startsWith("-"));
+  const inner = name < 0 ? [] : after.slice(name + 1);
+  return inner.length > 0 ? { ...c, name: inner[0]!.replace(/^.*\//, ""), args: inner.slice(1) } : undefined;
+}
+
+export const destroysOutside = (c: SimpleCommand): boolean => {
+  const inner = containerCommand(c);
+  return RULES.some((r) => r(c)) || destroysByShape(c) || (inner !== undefined && destroysOutside(inner));
+};
 export const publishes = (c: SimpleCommand) => PUBLISH.some((r) => r(c));

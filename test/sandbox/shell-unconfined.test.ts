@@ -423,6 +423,11 @@ describe("other tools' destroy and publish verbs need a person without a sandbox
     "aws cloudformation delete-stack --stack-name app",
     "gh issue delete 3",
     "curl -X DELETE https://api.example.com/items/1",
+    // Inside a container, the command it runs is judged as if typed.
+    "docker compose exec app php artisan migrate:fresh --force",
+    "docker compose exec -u www app php artisan db:wipe",
+    "docker run --rm app rails db:drop",
+    "docker exec db psql -c 'DROP TABLE users'",
   ])("%j (by shape)", async (cmd) => {
     expect(await unconfined(cmd), cmd).toMatchObject({ verdict: "ask", reason: DESTROYS_REASON, needsPerson: true });
     // With bubblewrap it asks too (ask and auto-edit), as the named ones do.
@@ -457,6 +462,8 @@ describe("other tools' destroy and publish verbs need a person without a sandbox
     "touch reset.txt",
     "alembic upgrade head",
     "npx knex migrate:rollback",
+    "docker run --rm node:20 npm run clean",
+    "docker compose exec app php artisan migrate",
   ])("%j stays a plain ask (--yes approves it)", async (cmd) => {
     const r = await unconfined(cmd);
     expect(r.verdict, cmd).toBe("ask");
