@@ -124,9 +124,8 @@ function taskParts(word: string): string[] {
   return named.flatMap((s) => [s, ...s.split(/[-_]/)]);
 }
 
-/** The task words a program is given, as the shape rule reads them (undefined: a local tool, nothing to judge). */
+/** The task words a program is given, as the shape rule reads them (undefined: a local tool, nothing to judge; readers are left to destroysByShape). */
 function taskWords(c: SimpleCommand): string[] | undefined {
-  if (commandOnlyReads(c)) return undefined;
   const { tool: name, words: given } = launched(c);
   const program = name.replace(/^.*\//, "");
   if (LOCAL_TOOLS.test(program)) return undefined;
@@ -148,7 +147,8 @@ export function destroysByShape(c: SimpleCommand): boolean {
   const destroys = parts.some((p) => DESTROY_VERB.test(p) && !(/^clean$/i.test(p) && (BUILD_TOOLS.test(program) || scripts)));
   const after = [...parts, ...c.args];
   const revertsAll = (parts.some((p) => REVERT_VERB.test(p)) && after.some((p) => REVERT_ALL.test(p))) || (parts.some((p) => /^migrate$/i.test(p)) && after.some((p) => TO_NOTHING.test(p)));
-  return destroys || revertsAll;
+  // A reader given such a word (`grep drop`, `echo reset`) only reads: checked last, as it costs the most.
+  return (destroys || revertsAll) && !commandOnlyReads(c);
 }
 
 /**
