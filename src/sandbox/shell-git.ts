@@ -17,7 +17,7 @@
 // - Edits (ask mode asks): checkout of a branch, switch, merge, pull, cherry-pick, revert, stash (push, pop, apply),
 //   rm, mv, reset --keep/--merge, worktree remove, checkout-index, merge-file, submodule update. `checkout -b` stays
 //   allowed: nothing is written.
-import { existsSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { type SimpleCommand, isFlag } from "./shell-command.js";
 import { gitSubOptionUnlisted } from "./read-only-options.js";
@@ -285,5 +285,6 @@ export function checksOutExistingPath(c: SimpleCommand, workspace: string | unde
   const [name, ...more] = operands(r);
   if (name === undefined || more.length > 0 || name === "-" || /^@\{/.test(name)) return false;
   if (c.cwd.at !== "workspace" || gitGlobals(c).some((a) => /^(?:-C|--work-tree|--git-dir)(?:=|$)/.test(a))) return true;
-  return existsSync(join(workspace, c.cwd.rel ?? "", name));
+  // lstat: a link counts as the path it is (git restores the link itself), dangling or not.
+  return lstatSync(join(workspace, c.cwd.rel ?? "", name), { throwIfNoEntry: false }) !== undefined;
 }
