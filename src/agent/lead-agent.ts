@@ -44,7 +44,7 @@ import { deferredToolFilterMiddleware } from "../middleware/deferred-tool-filter
 import { before, nextTo } from "./anchors.js";
 import { artifactCaptureMiddleware } from "../middleware/artifact-capture.js";
 import { taskNotesMiddleware } from "../middleware/task-notes.js";
-import { LEAD_SYSTEM_PROMPT } from "./lead-prompt.js";
+import { LEAD_SYSTEM_PROMPT, NETWORK_OFF_NOTE } from "./lead-prompt.js";
 import { type CheckpointChannelMode, type DeerflowAgentOptions, assembleMiddleware, createDeerflowAgent } from "./create-deerflow-agent.js";
 
 /** Static on purpose: the provider's prefix cache keeps working across turns and days (dates go in reminders). */
@@ -179,16 +179,20 @@ export interface LeadAgentMcp {
   deferred?: DeferredToolCatalog;
 }
 
-/** The lead system prompt: static, plus the deferred tools' listing (static while the catalogue stands). */
-export function leadSystemPrompt(mcp?: LeadAgentMcp): string {
-  return mcp?.deferred ? `${LEAD_SYSTEM_PROMPT}\n\n${deferredListing(mcp.deferred)}` : LEAD_SYSTEM_PROMPT;
+/**
+ * The lead system prompt: static, plus the deferred tools' listing (static while the catalogue stands), plus why no
+ * web tool is offered when the network is off.
+ */
+export function leadSystemPrompt(mcp?: LeadAgentMcp, web?: WebToolsOptions): string {
+  const parts = [LEAD_SYSTEM_PROMPT, ...(mcp?.deferred ? [deferredListing(mcp.deferred)] : []), ...(web?.networkOff ? [NETWORK_OFF_NOTE] : [])];
+  return parts.join("\n\n");
 }
 
 function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
   const sideModel = opts.piiRedaction && opts.sideModel ? redactingInvoker(opts.sideModel) : opts.sideModel;
   return {
     piiRedaction: opts.piiRedaction ?? false,
-    systemPrompt: leadSystemPrompt(opts.mcp),
+    systemPrompt: leadSystemPrompt(opts.mcp, opts.web),
     planMode: opts.planMode ?? false,
     todos: true,
     features: {

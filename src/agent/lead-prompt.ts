@@ -72,3 +72,10 @@ Fixed the off-by-one in \`paginate()\` (\`src/list.js:42\`): the last page was d
 - Added a test for exactly two full pages in \`test/list.test.js\`.
 - Verified: \`npm test\` (38 passed) and \`npm run lint\` (clean).
 - Not changed: \`src/legacy/\` has the same pattern; tell me if you want it fixed too.`;
+
+/**
+ * Appended to the prompt (static for the run) when the network is off (`--no-network`, `sandbox.network: "off"`):
+ * the tools that would send anything anywhere are not offered, and the model should say so rather than look for one.
+ */
+export const NETWORK_OFF_NOTE = `# Network off
+The user turned the network off for this session (--no-network or sandbox.network "off"): shell commands have no network, web_fetch and web_search are not offered, and MCP servers that reach the network from the host were not started. Do not try to send or fetch anything over the network in another way; if the task needs the network, say so and stop.`;

@@ -47,7 +47,7 @@ const SHARED = {
     flags: "--goal <objective>",
     help: { chat: "work toward this objective until it is met, asking you when it needs to", run: "work unattended until the objective is met (exit 0), needs you (3) or cannot be met (4)" },
   },
-  network: { flags: "--no-network", help: 'shell commands get no network (needs bubblewrap; same as sandbox.network: "off")' },
+  network: { flags: "--no-network", help: 'no network for the agent: shell, web tools, MCP servers (needs bubblewrap; sandbox.network: "off")' },
   memory: {
     flags: "--no-memory",
     help: {

@@ -10,7 +10,7 @@ import type { ShellSettings } from "../sandbox/shell-settings.js";
 import { killByToken } from "../sandbox/host-watchdog.js";
 import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
 import { stripControl } from "../vocabulary/terminal-text.js";
-import { type BuiltTransport, buildTransport, transportKind } from "./transport.js";
+import { type BuiltTransport, buildTransport, reachesNetworkFromHost, transportKind } from "./transport.js";
 import { cleanDescription, mcpToolName } from "./tool-names.js";
 import { loadMcpSdk } from "./sdk.js";
 
@@ -78,6 +78,10 @@ function deadline(ms: number, what: string): { promise: Promise<never>; clear():
 
 const hubs = new Map<string, McpHub>();
 
+/** Why a server is not started with the network off (one line, as a failure is reported). */
+export const NETWORK_OFF_REFUSAL =
+  'not started: the network is off (--no-network or sandbox.network "off") and this server reaches the network from the host (a remote server, or a stdio one without "sandbox": true, which would run it in the sandbox without network)';
+
 export class McpHub {
   private readonly live = new Map<string, Live>();
   private readonly reported = new Set<string>();
@@ -103,11 +107,19 @@ export class McpHub {
     return this.live.size > 0;
   }
 
-  /** Starts every enabled server not started yet (confined ones only once a thread is given); resolves when all of those have started or failed. */
+  /**
+   * Starts every enabled server not started yet (confined ones only once a thread is given); resolves when all of
+   * those have started or failed. With the network off, a server that reaches the network from the host is not
+   * started (one up from an earlier start with the network on is stopped) and fails with why, reported once.
+   */
   async start(ctx: McpStartContext): Promise<void> {
     const pending: Promise<void>[] = [];
     for (const [name, l] of this.live) {
       if (l.state.status === "disabled") continue;
+      if (!ctx.shell.network && reachesNetworkFromHost(l.config)) {
+        pending.push(this.refuseOffline(l));
+        continue;
+      }
       if (!l.started && (!l.config.sandbox || ctx.paths)) l.started = this.startOne(name, l, ctx);
       if (l.started) pending.push(l.started);
     }
@@ -151,6 +163,21 @@ export class McpHub {
     } finally {
       limit.clear();
     }
+  }
+
+  /** The network is off and this server would reach it anyway (reachesNetworkFromHost): it gets no start, and no tools. */
+  private async refuseOffline(l: Live): Promise<void> {
+    if (l.started) {
+      await l.started.catch(() => {});
+      await this.stopOne(l);
+      l.started = undefined;
+      l.closing = false;
+      l.state.tools = [];
+    }
+    if (l.state.status === "failed" && l.state.error === NETWORK_OFF_REFUSAL) return;
+    l.state.status = "failed";
+    l.state.error = NETWORK_OFF_REFUSAL;
+    this.reported.delete(l.state.name);
   }
 
   /** The server's tools as the model will see them: filtered, named, described, marked trusted or not. */

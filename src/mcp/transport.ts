@@ -41,6 +41,14 @@ export function isRemote(server: ResolvedMcpServer): boolean {
   return server.command === undefined;
 }
 
+/**
+ * Whether the server can reach the network whatever `sandbox.network` says: a remote one is the network, and an
+ * unconfined stdio one is a host process. Only a stdio server with `sandbox: true` shares the shell's cut.
+ */
+export function reachesNetworkFromHost(server: ResolvedMcpServer): boolean {
+  return isRemote(server) || server.sandbox !== true;
+}
+
 export function transportKind(server: ResolvedMcpServer): BuiltTransport["kind"] {
   if (!isRemote(server)) return "stdio";
   return server.type === "sse" ? "sse" : "http";

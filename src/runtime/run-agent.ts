@@ -71,8 +71,12 @@ async function mcpOf(config: ResolvedConfig, paths: ThreadPaths | undefined) {
   return agentMcp(hub, config.mcp);
 }
 
-/** web_search's provider when one is configured and usable (`deerflow doctor` says why one is not). */
+/**
+ * web_search's provider when one is configured and usable (`deerflow doctor` says why one is not); no web tool with
+ * the network off (web-tools.ts).
+ */
 function webToolsOf(config: ResolvedConfig) {
+  if (!config.sandbox.network) return { networkOff: true };
   return { search: webSearchSetup(config.web).setup };
 }
 
@@ -92,6 +96,8 @@ export function runAgentKey(spec: RunAgentSpec, approval: ApprovalSettings): str
     // A shared one (a chat's, an editor session's) is told apart by its owner's cache (ThreadRuntime.agentFor).
     spec.approval ? "shared" : `${approval.mode}/${spec.approveGuarded ?? false}`,
     spec.config.mcp,
+    // The network off takes tools away (the web tools, MCP servers that reach the network from the host).
+    spec.config.sandbox.network,
   ]);
 }
 

@@ -36,7 +36,7 @@ import { homedir } from "node:os";
 import { posix } from "node:path";
 import { type Cwd, type Pipeline, SHELLS, SYSTEM_DIRS, type SimpleCommand, isFlag, walkDown } from "./shell-command.js";
 import { codeEnvVar } from "./code-env.js";
-import { GIT_RULES, gitShellAliases } from "./shell-git.js";
+import { CHECKOUT_PATHS_REASON, GIT_RULES, checksOutExistingPath, gitShellAliases } from "./shell-git.js";
 import { CODE_RULES, sedRuns, sedWrites } from "./shell-rules-code.js";
 import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
 import { GIT_CONTROL_REASON, GIT_INTERNALS_REASON, HOME_REASON, touchesHome, writesGitControl, writesGitInternals } from "./shell-rules-paths.js";
@@ -377,6 +377,7 @@ function audit(command: string, depth: number, cwd: Cwd, context: AuditContext):
       }
       const risk = context.confined ? undefined : unconfinedRisk(c, context.workspace);
       if (risk !== undefined && (unconfined === undefined || (isGenericAsk(unconfined) && !isGenericAsk(risk)))) unconfined = risk;
+      if (checksOutExistingPath(c, context.workspace)) consider({ verdict: "ask", reason: CHECKOUT_PATHS_REASON });
       const outside = context.confined ? undefined : unconfinedDeleteOutside(c, context.workspace);
       if (outside) consider({ verdict: "block", reason: outside });
       // Literal code it also runs: `bash -c`, `find -exec`, a `git -c alias.x=!…` alias, `GIT_SSH_COMMAND='…'`, vim's `-c '!…'`.

@@ -11,8 +11,14 @@
 //   remote refs (--delete, :ref, --mirror, --prune, --force*, +ref), `git rm -r`/`-f`.
 // - `commit --amend` and `rebase` ask: they replace commits that may already be pushed (a force push follows), and
 //   the originals survive only in the reflog. `rebase --continue/--abort/--skip/--quit` are edits.
-// - Edits (ask mode asks): checkout of a branch, switch, merge, pull, cherry-pick, revert, stash pop/apply, rm, mv,
-//   reset --keep/--merge, worktree remove. `git stash` (push) and `checkout -b` stay allowed: nothing is lost.
+// - Discarding uncommitted work asks, by effect: the porcelain (checkout of paths, restore, reset --hard, switch -f,
+//   stash drop/clear, clean) and the plumbing that writes the work tree over what is there (checkout-index -f,
+//   read-tree -u, sparse-checkout set/add/reapply/init/disable, submodule update/deinit --force).
+// - Edits (ask mode asks): checkout of a branch, switch, merge, pull, cherry-pick, revert, stash (push, pop, apply),
+//   rm, mv, reset --keep/--merge, worktree remove, checkout-index, merge-file, submodule update. `checkout -b` stays
+//   allowed: nothing is written.
+import { lstatSync } from "node:fs";
+import { join } from "node:path";
 import { type SimpleCommand, isFlag } from "./shell-command.js";
 import { gitSubOptionUnlisted } from "./read-only-options.js";
 
@@ -96,6 +102,8 @@ const rest = (c: SimpleCommand) => gitArgs(c).slice(1);
 const has = (c: SimpleCommand, re: RegExp) => rest(c).some((a) => re.test(a));
 const WRITES = "writes files (ask mode asks before edits)";
 
+export const CHECKOUT_PATHS_REASON = "git checkout of paths discards uncommitted changes";
+
 const git = (re: RegExp, test: (rest: string[]) => boolean) => (c: SimpleCommand) => re.test(sub(c)) && test(rest(c));
 const operands = (r: string[]) => r.filter((a) => !isFlag(a));
 
@@ -107,7 +115,7 @@ export const GIT_RULES: readonly GitRule[] = [
     reason: "git grep -O/--open-files-in-pager runs the program it names",
     test: (c) => sub(c) === "grep" && /^(?:-[^-]*O|--o)/.test(gitSubOptionUnlisted(gitArgs(c)) ?? ""),
   },
-  { verdict: "ask", reason: "git reset --hard discards uncommitted changes", test: git(/^reset$/, (r) => r.includes("--hard")) },
+  { verdict: "ask", reason: "git reset --hard discards uncommitted changes", test: git(/^reset$/, (r) => r.some((a) => longOption(a, "hard", 2))) },
   // A template directory's hooks and config are copied into the new repository: its hooks run when the user commits there.
   { verdict: "ask", reason: "git init/clone --template copies hooks that run later on your host", test: git(/^(?:init|clone)$/, (r) => r.some((a) => longOption(a, "template", 2))) },
   // A git directory away from its work tree (`sub/.git` is then a file pointing at `gd`): its config is easy to fill
@@ -119,10 +127,54 @@ export const GIT_RULES: readonly GitRule[] = [
   },
   {
     verdict: "ask",
-    reason: "git checkout of paths discards uncommitted changes",
-    test: git(/^checkout$/, (r) => r.some((a) => a === "--" || a === "." || a === "-f" || a === "--force" || a === "-p" || a === "--patch") || operands(r).length > 1),
+    reason: CHECKOUT_PATHS_REASON,
+    // Paths, or what only a path checkout takes (--ours/--theirs/--merge/--conflict, a pathspec file); git takes any
+    // unambiguous prefix of a long option (`--forc`).
+    test: git(
+      /^checkout$/,
+      (r) =>
+        r.some(
+          (a) =>
+            a === "--" ||
+            a === "." ||
+            /^-[\w#]*[fpm][\w#]*$/.test(a) ||
+            longOption(a, "force", 1) ||
+            ["patch", "ours", "theirs", "merge", "conflict", "pathspec-from-file"].some((o) => longOption(a, o, 2)),
+        ) || operands(r).length > 1,
+    ),
   },
-  { verdict: "ask", reason: "git switch --discard-changes discards uncommitted changes", test: git(/^switch$/, (r) => r.some((a) => a === "-f" || a === "--force" || a === "--discard-changes")) },
+  {
+    verdict: "ask",
+    reason: "git switch --discard-changes discards uncommitted changes",
+    test: git(/^switch$/, (r) => r.some((a) => /^-[\w#]*f[\w#]*$/.test(a) || longOption(a, "force", 1) || longOption(a, "discard-changes", 2))),
+  },
+  // The same by effect in git's plumbing (the eighteenth pass, GD1: `git checkout-index -a -f` reverted the user's
+  // edits while `git checkout -- .` asked): whatever writes the work tree from the index or a tree over what is there.
+  {
+    verdict: "ask",
+    reason: "git plumbing overwrites or removes work-tree files (checkout-index -f, read-tree -u, sparse-checkout, submodule update/deinit --force): uncommitted changes are lost",
+    test: (c) => {
+      const r = rest(c);
+      const short = (letter: string) => r.some((a) => new RegExp(`^-[a-zA-Z]*${letter}[a-zA-Z]*$`).test(a));
+      switch (sub(c)) {
+        case "checkout-index":
+          return short("f") || r.some((a) => longOption(a, "force", 1));
+        case "read-tree":
+          return short("u");
+        case "sparse-checkout":
+          return /^(?:set|add|reapply|init|disable)$/.test(r[0] ?? "");
+        case "submodule":
+          return /^(?:update|deinit)$/.test(operands(r)[0] ?? "") && (short("f") || r.some((a) => longOption(a, "force", 1)));
+        default:
+          return false;
+      }
+    },
+  },
+  {
+    verdict: "ask",
+    reason: "git update-index --force-remove drops tracked files from the index (the next commit deletes them)",
+    test: git(/^update-index$/, (r) => r.some((a) => longOption(a, "force-remove", 7))),
+  },
   {
     verdict: "ask",
     reason: "git restore discards uncommitted changes",
@@ -211,6 +263,28 @@ export const GIT_RULES: readonly GitRule[] = [
   { verdict: "edit", reason: WRITES, test: (c) => /^(?:switch|merge|pull|cherry-pick|revert|rm|mv|rebase)$/.test(sub(c)) },
   { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "checkout" && !has(c, /^-[bB]$|^--orphan$/) },
   { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "stash" && /^(?:pop|apply|branch)$/.test(rest(c)[0] ?? "") },
+  // `git stash` (push, save, or options only) puts the work tree back to HEAD: the changes are kept in the stash.
+  { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "stash" && (rest(c).length === 0 || /^(?:push|save|-.*)$/.test(rest(c)[0] ?? "")) },
+  // Plumbing that writes work-tree files without overwriting (or merges into one): checkout-index, read-tree,
+  // merge-file (not -p), submodule update/deinit.
+  { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "checkout-index" || (sub(c) === "merge-file" && !has(c, /^(?:-p|--stdout)$/)) },
+  { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "submodule" && /^(?:update|deinit)$/.test(operands(rest(c))[0] ?? "") },
   { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "reset" && has(c, /^--(?:keep|merge)$/) },
   { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "worktree" && rest(c)[0] === "remove" },
 ];
+
+/**
+ * `git checkout <name>` with one operand restores a file when <name> is a path (`git checkout main.c`), and switches
+ * branches otherwise: only the work tree tells. A path that exists where the command runs (or a command run where the
+ * audit cannot follow it, or through -C / --work-tree) counts as a path checkout. Without a workspace, nothing is known.
+ */
+export function checksOutExistingPath(c: SimpleCommand, workspace: string | undefined): boolean {
+  if (c.name !== "git" || sub(c) !== "checkout" || !workspace) return false;
+  const r = rest(c);
+  if (has(c, /^-[\w#]*[bB]$|^--(?:orphan|detach)$/)) return false;
+  const [name, ...more] = operands(r);
+  if (name === undefined || more.length > 0 || name === "-" || /^@\{/.test(name)) return false;
+  if (c.cwd.at !== "workspace" || gitGlobals(c).some((a) => /^(?:-C|--work-tree|--git-dir)(?:=|$)/.test(a))) return true;
+  // lstat: a link counts as the path it is (git restores the link itself), dangling or not.
+  return lstatSync(join(workspace, c.cwd.rel ?? "", name), { throwIfNoEntry: false }) !== undefined;
+}

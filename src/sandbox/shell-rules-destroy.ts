@@ -3,8 +3,10 @@
 // -auto-approve`, `kubectl delete namespace dev`, `dropdb`, `redis-cli FLUSHALL`, `npm publish`. The harm is outside
 // the workspace (volumes, a deployment, a cluster, a database, a public registry) and rewind cannot undo it, so each
 // is an ask with its own reason: without a sandbox a person answers it (`--yes` and yolo do not). Inside bubblewrap
-// the daemon sockets and credentials are hidden and these fail; they still ask, as package installs do.
+// the daemon sockets and credentials are hidden and these fail; they still ask, as package installs do. Beyond the
+// names, destroysByShape (below) judges any program by its task words.
 import type { SimpleCommand } from "./shell-command.js";
+import { commandOnlyReads } from "./shell-read-only.js";
 
 export const DESTROYS_REASON = "stops or destroys things outside the workspace that rewind cannot restore (containers, volumes, a deployment, a cluster, a database, processes)";
 export const PUBLISHES_REASON = "publishes to a registry or deletes a hosted repository: it cannot be taken back";
@@ -15,13 +17,21 @@ const has = (c: SimpleCommand, re: RegExp) => c.args.some((a) => re.test(a));
 /** A word among the arguments: `docker … rm`, `kubectl … delete` (an option's value may shift the position). */
 const verb = (c: SimpleCommand, re: RegExp) => words(c).some((w) => re.test(w));
 
-/** The program a runner starts (`npx prisma …`, `bundle exec rake …`, `pnpm dlx …`), else the command's own. */
-function tool(c: SimpleCommand): string {
+/**
+ * The program a runner starts and the words it is given (`npx prisma …`, `bundle exec rake …`, `pnpm dlx …`,
+ * `uv run alembic …`, `python -m alembic …`), else the command's own.
+ */
+function launched(c: SimpleCommand): { tool: string; words: string[] } {
   const w = words(c);
-  if (/^(?:npx|bunx|pnpx)$/.test(c.name)) return w[0] ?? c.name;
-  if ((c.name === "bundle" && w[0] === "exec") || (/^(?:pnpm|yarn)$/.test(c.name) && /^(?:dlx|exec)$/.test(w[0] ?? ""))) return w[1] ?? c.name;
-  return c.name;
+  if (/^(?:npx|bunx|pnpx)$/.test(c.name)) return { tool: w[0] ?? c.name, words: w.slice(1) };
+  if ((c.name === "bundle" && w[0] === "exec") || (/^(?:pnpm|yarn|npm)$/.test(c.name) && /^(?:dlx|exec)$/.test(w[0] ?? ""))) return { tool: w[1] ?? c.name, words: w.slice(2) };
+  if (/^(?:uv|poetry|pipenv|pdm|hatch|rye)$/.test(c.name) && w[0] === "run") return { tool: w[1] ?? c.name, words: w.slice(2) };
+  const m = c.args.indexOf("-m");
+  if (/^python[\d.]*$/.test(c.name) && m >= 0 && c.args[m + 1]) return { tool: c.args[m + 1]!, words: c.args.slice(m + 2).filter((a) => !a.startsWith("-")) };
+  return { tool: c.name, words: w };
 }
+
+const tool = (c: SimpleCommand) => launched(c).tool;
 
 const CONTAINERS = /^(?:docker|podman|nerdctl|docker-compose|podman-compose)$/;
 /** SQL that drops or empties: `psql -c`, `mysql -e`, a statement file is not read. */
@@ -59,5 +69,104 @@ const PUBLISH: readonly ((c: SimpleCommand) => boolean)[] = [
   (c) => c.name === "gh" && verb(c, /^(?:repo|release)$/) && verb(c, /^delete$/),
 ];
 
-export const destroysOutside = (c: SimpleCommand) => RULES.some((r) => r(c));
+// The rule by shape (the eighteenth pass, Y10b: the names above were a list, and `php artisan migrate:fresh`, `mix
+// ecto.reset`, `flyway clean`, `cdk destroy`, `vercel remove` were not on it). A task word — a subcommand, a script
+// or task name, a namespaced one (`db:drop`, `migrate:fresh`, `ecto.reset`, `sites:delete`) or a hyphenated one
+// (`delete-stack`, `db-reset`) — that destroys, given to any program that is not a local tool (below), asks like the
+// named ones: the harm is in a database, a deployment or a cloud account, which rewind cannot restore.
+/** Words that destroy or remove what they name (a whole word, or one part of a namespaced or hyphenated one). */
+const DESTROY_VERB =
+  /^(?:destroy|drop|dropall|dropdb|reset|fresh|wipe|purge|flush|flushall|flushdb|truncate|nuke|obliterate|teardown|erase|clean|remove|rm|delete|del|uninstall|undeploy|deprovision|terminate|down|prune)$/i;
+/** Migrations reverted to nothing: `alembic downgrade base`, `knex migrate:rollback --all`, `db:migrate:undo:all`, `migrate app zero`. */
+const REVERT_VERB = /^(?:downgrade|rollback|undo|revert|down)$/i;
+const REVERT_ALL = /^(?:base|zero|all|--all|0)$/i;
+const TO_NOTHING = /^(?:base|zero)$/i;
+/** At most this many task words are read (a subcommand sits near the start; operands after it are names). */
+const TASK_WORDS = 4;
+
+/**
+ * Programs whose destroy-like words are local or judged elsewhere, so the shape rule leaves them alone:
+ * - readers (shell-read-only.ts) and the file utilities (rm, cp, mv…: their own rules, edits and recursive deletes);
+ * - tools with finer rules above or in shell-git.ts (git, containers, terraform, kubectl, helm, conda, sqlite3, crontab);
+ * - test runners (their words are test names and filters: `pytest -k reset`).
+ */
+const LOCAL_TOOLS = new RegExp(
+  `^(?:${[
+    "rm|rmdir|unlink|shred|cp|mv|ln|install|touch|mkdir|truncate|tee|dd|chmod|chown|chgrp|find|trash|trash-put|tar|bsdtar|zip|unzip|7z|7za|ar|patch|rsync|scp|sed|awk|gawk",
+    "git|docker|podman|nerdctl|docker-compose|podman-compose|terraform|tofu|terragrunt|pulumi|kubectl|oc|microk8s|helm|conda|mamba|micromamba|sqlite3?|crontab",
+    "pytest|py\\.test|jest|vitest|mocha|ava|tap|rspec|phpunit|pest|ctest",
+  ].join("|")})$`,
+);
+/**
+ * Package managers: their own single-word subcommands (`npm uninstall`, `pip cache purge`, `yarn remove`, `cargo
+ * clean`) change the local environment, which a reinstall or rebuild restores (removals without a sandbox are judged
+ * by the package rules). The script or task they run is judged: `npm run db:reset`, `yarn migrate:fresh`, `deno task
+ * db-drop` — but not a script named `clean` (next list).
+ */
+const PACKAGE_MANAGERS =
+  /^(?:npm|pnpm|yarn|bun|deno|pip[\d.]*|pipx|uv|poetry|pdm|hatch|rye|pipenv|cargo|gem|bundle|composer|go|brew|apt|apt-get|aptitude|dpkg|dnf|yum|zypper|apk|pacman|port|snap|flatpak|nix-env|rustup|nvm|pyenv|rbenv|asdf|mise|volta|fnm|sdk|opam|cabal|stack)$/;
+const RUNS_SCRIPT = /^(?:run|run-script|task)$/;
+/**
+ * Build tools (and package scripts) whose `clean` deletes build output inside the workspace: a rebuild restores it
+ * and rewind covers it, so `make clean`, `cargo clean`, `go clean`, `dotnet clean`, `npm run clean` stay what they
+ * were (an edit in ask mode; without a sandbox an ordinary ask that --yes approves). Their other words are judged:
+ * `mix ecto.reset`, `dotnet ef database drop`, `rake db:drop`.
+ */
+const BUILD_TOOLS =
+  /^(?:make|gmake|cmake|ninja|meson|scons|bazel|bazelisk|buck2?|mvn|mvnw|gradle|gradlew|ant|sbt|lein|mix|rake|dotnet|msbuild|xcodebuild|swift|flutter|dart|turbo|nx|lerna|tox|nox|cargo|go|stack|cabal|npm|pnpm|yarn|bun|deno|composer)$/;
+
+/** The parts of a task word that name what it does: `db:drop` → drop, `ecto.reset` → reset, `delete-stack` → delete, stack. */
+function taskParts(word: string): string[] {
+  if (!/^[A-Za-z][\w-]*(?:[:.][A-Za-z][\w-]*)*$/.test(word)) return [];
+  const segments = word.split(/[:.]/);
+  // A namespaced word's first part is the namespace (`db:drop`, `ecto.reset`), a file name's is its name (`drop.sql`).
+  const named = segments.length > 1 ? segments.slice(1) : segments;
+  return named.flatMap((s) => [s, ...s.split(/[-_]/)]);
+}
+
+/** The task words a program is given, as the shape rule reads them (undefined: a local tool, nothing to judge; readers are left to destroysByShape). */
+function taskWords(c: SimpleCommand): string[] | undefined {
+  const { tool: name, words: given } = launched(c);
+  const program = name.replace(/^.*\//, "");
+  if (LOCAL_TOOLS.test(program)) return undefined;
+  if (PACKAGE_MANAGERS.test(program)) {
+    if (RUNS_SCRIPT.test(given[0] ?? "")) return given.slice(1, 2);
+    // `yarn db:reset`: a namespaced first word is a script (a package manager's own subcommands are single words).
+    return /[:]/.test(given[0] ?? "") ? given.slice(0, 1) : [];
+  }
+  return given.slice(0, TASK_WORDS);
+}
+
+/** Whether a program not known to be local is given a task word that destroys (see DESTROY_VERB, REVERT_VERB). */
+export function destroysByShape(c: SimpleCommand): boolean {
+  const task = taskWords(c);
+  if (!task?.length) return false;
+  const program = launched(c).tool.replace(/^.*\//, "");
+  const scripts = PACKAGE_MANAGERS.test(program);
+  const parts = task.flatMap(taskParts);
+  const destroys = parts.some((p) => DESTROY_VERB.test(p) && !(/^clean$/i.test(p) && (BUILD_TOOLS.test(program) || scripts)));
+  const after = [...parts, ...c.args];
+  const revertsAll = (parts.some((p) => REVERT_VERB.test(p)) && after.some((p) => REVERT_ALL.test(p))) || (parts.some((p) => /^migrate$/i.test(p)) && after.some((p) => TO_NOTHING.test(p)));
+  // A reader given such a word (`grep drop`, `echo reset`) only reads: checked last, as it costs the most.
+  return (destroys || revertsAll) && !commandOnlyReads(c);
+}
+
+/**
+ * The command a container runs (`docker compose exec app php artisan migrate:fresh`, `docker run --rm img rails
+ * db:drop`), judged as if typed: an option's value may shift the split, which only moves one word between the
+ * container's name and the command.
+ */
+function containerCommand(c: SimpleCommand): SimpleCommand | undefined {
+  if (!CONTAINERS.test(c.name)) return undefined;
+  const at = c.args.findIndex((a) => /^(?:exec|run)$/.test(a));
+  const after = at < 0 ? [] : c.args.slice(at + 1);
+  const name = after.findIndex((a) => !a.startsWith("-"));
+  const inner = name < 0 ? [] : after.slice(name + 1);
+  return inner.length > 0 ? { ...c, name: inner[0]!.replace(/^.*\//, ""), args: inner.slice(1) } : undefined;
+}
+
+export const destroysOutside = (c: SimpleCommand): boolean => {
+  const inner = containerCommand(c);
+  return RULES.some((r) => r(c)) || destroysByShape(c) || (inner !== undefined && destroysOutside(inner));
+};
 export const publishes = (c: SimpleCommand) => PUBLISH.some((r) => r(c));

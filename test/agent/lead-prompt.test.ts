@@ -5,6 +5,7 @@ import { Tiktoken } from "js-tiktoken/lite";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
 import { describe, expect, it } from "vitest";
 import { LEAD_SYSTEM_PROMPT, leadSystemPrompt } from "../../src/agent/lead-agent.js";
+import { NETWORK_OFF_NOTE } from "../../src/agent/lead-prompt.js";
 import { BUILTIN_SUBAGENT_TYPES } from "../../src/subagents/registry.js";
 import { BASH_SUBAGENT_PROMPT, GENERAL_PURPOSE_SUBAGENT_PROMPT } from "../../src/subagents/prompts.js";
 import { createFileTools } from "../../src/tools/file-tools.js";
@@ -79,6 +80,9 @@ describe("the lead instructions", () => {
     expect(LEAD_SYSTEM_PROMPT).not.toMatch(/\b20\d\d-\d\d-\d\d\b|\$\{|\/home\/|\/tmp\//);
     expect(leadSystemPrompt()).toBe(LEAD_SYSTEM_PROMPT);
     expect(leadSystemPrompt(undefined)).toBe(leadSystemPrompt());
+    // The network-off note is static for such a run too, and only there.
+    expect(leadSystemPrompt(undefined, {})).toBe(LEAD_SYSTEM_PROMPT);
+    expect(leadSystemPrompt(undefined, { networkOff: true })).toBe(`${LEAD_SYSTEM_PROMPT}\n\n${NETWORK_OFF_NOTE}`);
   });
 
   it("name only tools the lead agent has", () => {

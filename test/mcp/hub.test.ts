@@ -2,7 +2,11 @@
 import { Command } from "@langchain/langgraph";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ResolvedConfig } from "../../src/config/load.js";
-import { McpHub, closeMcpServers } from "../../src/mcp/hub.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { McpHub, NETWORK_OFF_REFUSAL, closeMcpServers } from "../../src/mcp/hub.js";
+import { findBwrap } from "../../src/sandbox/run-shell.js";
 import { LONG_MCP_CALL_MS, createMcpTools } from "../../src/mcp/mcp-tool.js";
 import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
 import { deferredToolCatalog, searchDeferred } from "../../src/tools/tool-search.js";
@@ -44,6 +48,41 @@ describe("McpHub", () => {
     expect(hub.takeFailures()).toEqual([{ server: "gone", message: expect.stringMatching(/^the server exited while starting/) }]);
     expect(hub.takeFailures()).toEqual([]);
   });
+
+  it("with the network off, a server that reaches the network from the host (remote, or unconfined stdio) is not started, one already up is stopped; a confined one runs without network", async () => {
+    const confined = findBwrap() !== undefined;
+    const hub = McpHub.for(
+      mcpConfig({
+        local: fixture("--tools", "1", "--prefix", "local"),
+        remote: { url: "http://127.0.0.1:9/mcp" },
+        ...(confined ? { boxed: { ...fixture("--tools", "1", "--prefix", "boxed"), sandbox: true } } : {}),
+      }),
+    );
+    // An earlier start with the network on (same process, same servers): the unconfined one is up.
+    await hub.start({ shell: defaultShellSettings() });
+    expect(hub.tools().map((t) => t.name)).toEqual(["mcp__local__local_0"]);
+    hub.takeFailures();
+    const scratch = mkdtempSync(join(tmpdir(), "deerflow-hub-offline-"));
+    try {
+      const paths = { workspace_path: join(scratch, "ws"), uploads_path: join(scratch, "up"), outputs_path: join(scratch, "out") };
+      await hub.start({ paths, shell: { ...defaultShellSettings(), network: false } });
+      const status = Object.fromEntries(hub.servers().map((s) => [s.name, [s.status, s.error]]));
+      expect(status.local).toEqual(["failed", NETWORK_OFF_REFUSAL]);
+      expect(status.remote).toEqual(["failed", NETWORK_OFF_REFUSAL]);
+      expect(hub.serverError("local")).toBe(NETWORK_OFF_REFUSAL);
+      // The model gets only the confined server's tools (bubblewrap without network: the shell's cut holds for it).
+      expect(hub.tools().map((t) => t.name)).toEqual(confined ? ["mcp__boxed__boxed_0"] : []);
+      expect(hub.takeFailures().map((f) => [f.server, f.message])).toEqual([
+        ["local", NETWORK_OFF_REFUSAL],
+        ["remote", NETWORK_OFF_REFUSAL],
+      ]);
+      await hub.start({ paths, shell: { ...defaultShellSettings(), network: false } });
+      expect(hub.takeFailures()).toEqual([]);
+    } finally {
+      await closeMcpServers();
+      rmSync(scratch, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it("a call longer than the threshold (10 s; 500 ms here) is recorded in background_tasks (kind mcp, completed)", async () => {
     expect(LONG_MCP_CALL_MS).toBe(10_000);

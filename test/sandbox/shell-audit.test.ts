@@ -1,7 +1,10 @@
-import { dirname } from "node:path";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { normalizeCommand } from "../../src/sandbox/approvals.js";
 import { auditCommand } from "../../src/sandbox/shell-audit.js";
+import { CHECKOUT_PATHS_REASON } from "../../src/sandbox/shell-git.js";
 
 const BLOCK: string[] = [
   "rm -rf /",
@@ -318,7 +321,6 @@ const ALLOW: string[] = [
   "git clean -nd",
   "git checkout -b feature",
   "git restore --staged a.ts",
-  "git stash",
   "git stash list",
   "cd src && ls",
   "cd .. && ls",
@@ -558,7 +560,6 @@ const ALLOW_NEAR: string[] = [
   "git commit -m x",
   "git push origin main",
   "git checkout -b feature",
-  "git stash",
   "git stash show -p",
   "git worktree list",
   "PYTHONPATH=src pytest",
@@ -1081,5 +1082,60 @@ describe("file utilities whose job is to write a file (the eighteenth pass, E1: 
     "python3 -m json.tool a.json",
   ])("still allows %j", async (cmd) => {
     expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
+  });
+});
+
+// The eighteenth pass (GD1): `git checkout-index -a -f` reverted the user's edits unasked while `git checkout -- .`
+// asked. What overwrites or removes work-tree files asks by effect, whichever git command does it.
+const ASK_GIT_DISCARDS: string[] = [
+  "git checkout-index -a -f",
+  "git checkout-index --all --force",
+  "git checkout-index -af",
+  "git read-tree -u --reset HEAD",
+  "git read-tree -u -m HEAD",
+  "git read-tree -mu HEAD",
+  "git sparse-checkout set a",
+  "git sparse-checkout disable",
+  "git submodule update --force",
+  "git submodule deinit -f --all",
+  "git update-index --force-remove main.c",
+  "git checkout --forc main",
+  "git checkout --theirs main.c",
+  "git checkout HEAD --pathspec-from-file=list",
+  "git reset --har",
+  "git switch --discard main",
+];
+const EDIT_GIT_WRITES: string[] = ["git stash", "git stash -u", "git stash push -m wip", "git checkout-index -a", "git merge-file a b c", "git submodule update --init"];
+const ALLOW_GIT_READS: string[] = ["git sparse-checkout list", "git merge-file -p a b c", "git read-tree HEAD", "git stash show -p", "git checkout -b feature"];
+
+describe("auditCommand: git that discards uncommitted work, porcelain or plumbing (the eighteenth pass, GD1)", () => {
+  it.each(ASK_GIT_DISCARDS)("asks first for %j (a person's answer without a sandbox)", async (cmd) => {
+    const r = await auditCommand(cmd);
+    expect(r.verdict, cmd).toBe("ask");
+    expect(r.reason, cmd).toMatch(/discards uncommitted changes|uncommitted changes are lost|next commit deletes them/);
+    expect(await auditCommand(cmd, { confined: false }), cmd).toMatchObject({ verdict: "ask", needsPerson: true });
+  });
+  it.each(EDIT_GIT_WRITES)("counts %j as an edit", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("edit");
+  });
+  it.each(ALLOW_GIT_READS)("still allows %j", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("allow");
+  });
+  it("`git checkout <name>` restores a file when the name is a path in the work tree, and switches branches otherwise", async () => {
+    const ws = mkdtempSync(join(tmpdir(), "deerflow-checkout-path-"));
+    try {
+      mkdirSync(join(ws, "sub"));
+      writeFileSync(join(ws, "main.c"), "int main(){return 42;}\n");
+      writeFileSync(join(ws, "sub", "x.c"), "x\n");
+      const at = (cmd: string) => auditCommand(cmd, { confined: true, workspace: ws });
+      expect(await at("git checkout main.c")).toEqual({ verdict: "ask", reason: CHECKOUT_PATHS_REASON });
+      expect(await at("cd sub && git checkout x.c")).toEqual({ verdict: "ask", reason: CHECKOUT_PATHS_REASON });
+      expect(await at("git -C sub checkout main")).toEqual({ verdict: "ask", reason: CHECKOUT_PATHS_REASON });
+      expect((await at("git checkout main")).verdict).toBe("edit");
+      expect((await at("cd sub && git checkout main.c")).verdict).toBe("edit");
+      expect((await at("git checkout -b main.c")).verdict).toBe("allow");
+    } finally {
+      rmSync(ws, { recursive: true, force: true });
+    }
   });
 });

@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFil
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { DESTROYS_REASON } from "../../src/sandbox/shell-rules-destroy.js";
 import { auditCommand } from "../../src/sandbox/shell-audit.js";
 import { VIRTUAL_ROOT } from "../../src/sandbox/paths.js";
 
@@ -402,6 +403,50 @@ describe("other tools' destroy and publish verbs need a person without a sandbox
   ])("%j", async (cmd) => {
     expect(await unconfined(cmd), cmd).toMatchObject({ verdict: "ask", needsPerson: true });
   });
+  // The eighteenth pass (Y10b): by shape, not by name — a destroying task word given to a program not known to be local.
+  it.each([
+    "php artisan migrate:fresh --force",
+    "mix ecto.reset",
+    "dotnet ef database drop -f",
+    "flyway clean",
+    "alembic downgrade base",
+    "python -m alembic downgrade base",
+    "uv run alembic downgrade base",
+    "npx sequelize-cli db:drop",
+    "npx sequelize-cli db:migrate:undo:all",
+    "npx typeorm schema:drop",
+    "npx knex migrate:rollback --all",
+    "npx drizzle-kit drop",
+    "liquibase dropAll",
+    "python manage.py migrate app zero",
+    "npm run db:reset",
+    "yarn migrate:fresh",
+    "cdk destroy --force",
+    "serverless remove",
+    "sam delete --no-prompts",
+    "vercel remove myapp --yes",
+    "netlify sites:delete",
+    "wrangler delete",
+    "railway down -y",
+    "render services delete",
+    "supabase projects delete p",
+    "neonctl branches delete main",
+    "pscale database delete db --force",
+    "turso db destroy db --yes",
+    "redis-cli DEL key",
+    "aws cloudformation delete-stack --stack-name app",
+    "gh issue delete 3",
+    "curl -X DELETE https://api.example.com/items/1",
+    // Inside a container, the command it runs is judged as if typed.
+    "docker compose exec app php artisan migrate:fresh --force",
+    "docker compose exec -u www app php artisan db:wipe",
+    "docker run --rm app rails db:drop",
+    "docker exec db psql -c 'DROP TABLE users'",
+  ])("%j (by shape)", async (cmd) => {
+    expect(await unconfined(cmd), cmd).toMatchObject({ verdict: "ask", reason: DESTROYS_REASON, needsPerson: true });
+    // With bubblewrap it asks too (ask and auto-edit), as the named ones do.
+    expect(await auditCommand(cmd), cmd).toMatchObject({ verdict: "ask", reason: DESTROYS_REASON });
+  });
   it.each([
     "docker ps",
     "docker run --rm app",
@@ -414,10 +459,30 @@ describe("other tools' destroy and publish verbs need a person without a sandbox
     "npx prisma migrate dev",
     "rails db:migrate",
     "aws s3 sync ./site s3://bucket",
+    // Local and reversible: a build tool's or a package script's clean (build output, which a rebuild restores and
+    // rewind covers), a package manager's own removal, a test filter, a migration one step back.
+    "make clean",
+    "cargo clean",
+    "go clean -cache",
+    "dotnet clean",
+    "mvn clean install",
+    "npm run clean",
+    "yarn clean",
+    "mix deps.clean --all",
+    "npm cache clean --force",
+    "pip cache purge",
+    "pytest -k reset",
+    "npx jest -t reset",
+    "touch reset.txt",
+    "alembic upgrade head",
+    "npx knex migrate:rollback",
+    "docker run --rm node:20 npm run clean",
+    "docker compose exec app php artisan migrate",
   ])("%j stays a plain ask (--yes approves it)", async (cmd) => {
     const r = await unconfined(cmd);
     expect(r.verdict, cmd).toBe("ask");
     expect(r.needsPerson, cmd).toBeUndefined();
+    expect((await auditCommand(cmd)).reason, cmd).not.toBe(DESTROYS_REASON);
   });
 });
 
@@ -446,7 +511,7 @@ describe("package and toolchain removals and user-wide package settings need a p
     expect(r, cmd).toMatchObject({ verdict: "ask", needsPerson: true });
     expect(r.reason, cmd).toMatch(reason);
   });
-  it.each(["npm config get registry", "pip config list", "npm ls", "npm run rm", "pip list", "rustup show"])("%j stays a plain ask (--yes approves it)", async (cmd) => {
+  it.each(["npm config get registry", "pip config list", "npm ls", "pip list", "rustup show"])("%j stays a plain ask (--yes approves it)", async (cmd) => {
     const r = await unconfined(cmd);
     expect(r.verdict, cmd).toBe("ask");
     expect(r.needsPerson, cmd).toBeUndefined();
