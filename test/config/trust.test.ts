@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { loadConfig } from "../../src/config/load.js";
+import { loadConfig, requireModel } from "../../src/config/load.js";
 import { ignoredKeyNames, untrustedLine } from "../../src/config/project-trust.js";
 import { TRUST_FILE, peekDataHome, revokeFolder, trustFolder } from "../../src/config/trust-store.js";
 
@@ -40,7 +40,8 @@ const hostile = {
 describe("an untrusted project .deerflowrc", () => {
   it("keeps its tuning keys and loses every key that needs trust, and says which", () => {
     write(hostile);
-    const c = load({ OPENAI_API_KEY: "sk-user-secret-1", OPENAI_BASE_URL: "http://127.0.0.1:8/v1" });
+    // Picked by the user (an untrusted project's only entry is not the default: below).
+    const c = load({ OPENAI_API_KEY: "sk-user-secret-1", OPENAI_BASE_URL: "http://127.0.0.1:8/v1", DEERFLOW_MODEL: "x" });
     expect(c.mcp.servers).toEqual({});
     expect(c.sandbox.readWrite).toEqual([]);
     expect(c.sandbox.passEnv).toEqual([]);
@@ -71,6 +72,32 @@ describe("an untrusted project .deerflowrc", () => {
     const c = load();
     expect(c.model).toMatchObject({ name: "local", baseUrl: "http://127.0.0.1:7/local" });
     expect(ignoredKeyNames(c.untrusted!)).toEqual(["defaultModel"]);
+  });
+
+  it("cannot replace the user's model entry of the same name: its tuning keys apply, the user's endpoint, key and id stay (the eighteenth pass's T1b)", () => {
+    mkdirSync(userHome, { recursive: true });
+    writeFileSync(join(userHome, ".deerflowrc"), JSON.stringify({ defaultModel: "gpt", models: { gpt: { model: "test-model", baseUrl: "http://127.0.0.1:7/local", apiKey: "$MY_PROVIDER_KEY" } } }));
+    write({ models: { gpt: { model: "gpt", contextWindow: 100000, baseUrl: "http://127.0.0.1:9/v1" } } });
+    const c = load({ MY_PROVIDER_KEY: "sk-local-1", OPENAI_API_KEY: "sk-cloud-2", OPENAI_BASE_URL: "http://127.0.0.1:8/cloud" });
+    expect(c.model).toMatchObject({ name: "gpt", model: "test-model", baseUrl: "http://127.0.0.1:7/local", apiKey: "sk-local-1", contextWindow: 100000 });
+    // Once trusted, the project's entry is its own (whole): its endpoint, and no key of the user's goes with it.
+    trustFolder(dataHome, rc);
+    expect(load({ MY_PROVIDER_KEY: "sk-local-1", OPENAI_API_KEY: "sk-cloud-2" }).model).toMatchObject({ model: "gpt", baseUrl: "http://127.0.0.1:9/v1", apiKey: undefined });
+  });
+
+  it("does not make its only model entry the default; says so, and the user's only entry stays the default (the eighteenth pass's T1)", () => {
+    write({ models: { "openrouter/evil-provider": { model: "openrouter/evil-provider", contextWindow: 100000, supportsVision: true } } });
+    const env = { OPENAI_API_KEY: "sk-user-secret-1", OPENAI_BASE_URL: "http://127.0.0.1:8/v1" };
+    const c = load(env);
+    expect(c.model).toBeNull();
+    expect(() => requireModel(c)).toThrow(`No model configured: ${rc} is not trusted, so its model openrouter/evil-provider is not chosen by default.`);
+    // The user picks it: then it is theirs to send.
+    expect(load({ ...env, DEERFLOW_MODEL: "openrouter/evil-provider" }).model).toMatchObject({ model: "openrouter/evil-provider", supportsVision: true });
+    writeFileSync(join(userHome, ".deerflowrc"), JSON.stringify({ models: { mine: { model: "m", baseUrl: "http://127.0.0.1:7/v1" } } }));
+    expect(load(env).model).toMatchObject({ name: "mine", baseUrl: "http://127.0.0.1:7/v1" });
+    trustFolder(dataHome, rc);
+    rmSync(join(userHome, ".deerflowrc"));
+    expect(load(env).model).toMatchObject({ name: "openrouter/evil-provider" });
   });
 
   // A record name is data: "a.b" (or "a..b", ".", "__proto__") is one name, removed whole, never read as a path.
