@@ -180,6 +180,7 @@ export function closeMemoryStores(): void {
 
 const FACT_COLUMNS = "id, scope, project, text, created_at, updated_at, source_thread, status";
 const QUEUE_COLUMNS = "id, thread_id, run_id, project, transcript, endpoint, created_at, attempts";
+type ClaimRow = { id: number; claimed_by: string | null; claimed_at: number | null };
 
 export class MemoryStore {
   readonly path: string;
@@ -377,7 +378,7 @@ export class MemoryStore {
   claim(owner: string, endpoint: string, nowMs = Date.now()): QueuedRun | undefined {
     return this.db.transaction(() => {
       this.db.prepare("DELETE FROM queue WHERE created_at < ?").run(new Date(nowMs - QUEUE_MAX_AGE_MS).toISOString());
-      const rows = this.db.prepare("SELECT id, claimed_by, claimed_at FROM queue WHERE endpoint = ? ORDER BY id").all(endpoint) as { id: number; claimed_by: string | null; claimed_at: number | null }[];
+      const rows = this.db.prepare("SELECT id, claimed_by, claimed_at FROM queue WHERE endpoint = ? ORDER BY id").all(endpoint) as ClaimRow[];
       const free = rows.find((r) => r.claimed_by === null || (r.claimed_at ?? 0) < nowMs - STALE_CLAIM_MS || !processAlive(r.claimed_by));
       const row = free ? (this.db.prepare(`SELECT ${QUEUE_COLUMNS} FROM queue WHERE id = ?`).get(free.id) as QueuedRun) : undefined;
       if (row) this.db.prepare("UPDATE queue SET claimed_by = ?, claimed_at = ?, attempts = attempts + 1 WHERE id = ?").run(owner, nowMs, row.id);

@@ -36,7 +36,15 @@ export async function drainMemoryQueue(
   const timer = opts.timeoutMs ? setTimeout(() => abort.abort(), opts.timeoutMs) : undefined;
   timer?.unref?.();
   const entry = {
-    drain: new MemoryDrain({ store, endpoint, model: createChatModel(model, { streaming: false }), signal: abort.signal, onAdded: opts.onAdded, onRefused: opts.onRefused, piiRedaction: config.piiRedaction }),
+    drain: new MemoryDrain({
+      store,
+      endpoint,
+      model: createChatModel(model, { streaming: false }),
+      signal: abort.signal,
+      onAdded: opts.onAdded,
+      onRefused: opts.onRefused,
+      piiRedaction: config.piiRedaction,
+    }),
     abort,
   };
   active.add(entry);
