@@ -5,6 +5,7 @@ import { dirname } from "node:path";
 import { ConfigError } from "../errors.js";
 import type { FileConfig } from "./schema.js";
 import { flattenHooks } from "./hooks-config.js";
+import { hostServersLine, mcpServerDetails } from "./mcp-server-wants.js";
 import { type SetKey, keyName, needsTrust, setKeys } from "./trust-keys.js";
 import type { TrustState } from "./trust-store.js";
 import { shownText } from "../vocabulary/terminal-text.js";
@@ -72,6 +73,8 @@ export function withoutUntrustedKeys(file: string, config: FileConfig, state: Ex
   // A server or subagent missing one of its keys would be a different one: such entries go whole.
   for (const group of groupsOf(ignored)) deletePath(kept, group);
   const wants = [...new Set(ignored.map((k) => describeKey(k, config)))];
+  const host = hostServersLine(config.mcpServers, file, (n) => keyName([n]));
+  if (host) wants.push(host);
   return { config: kept as FileConfig, untrusted: { file, folder: dirname(file), state, ignored, wants, sha256 } };
 }
 
@@ -106,7 +109,8 @@ function describeKey(k: SetKey, config: FileConfig): string {
   const v = k.value;
   if (top === "mcpServers") {
     const s = config.mcpServers?.[rawName!];
-    return s?.command ? `run MCP server ${name}: ${[s.command, ...(s.args ?? [])].map(shellWord).join(" ")}` : `connect to MCP server ${name} at ${String(s?.url ?? s?.httpUrl)}`;
+    const what = s?.command ? `run MCP server ${name}: ${[s.command, ...(s.args ?? [])].map(shellWord).join(" ")}` : `connect to MCP server ${name} at ${String(s?.url ?? s?.httpUrl)}`;
+    return s ? `${what}${mcpServerDetails(s, shellWord)}` : what;
   }
   if (top === "subagents") return `add subagent type ${name} with its own instructions and tools`;
   if (top === "hooks")
