@@ -11,7 +11,8 @@ import { RC_NAME, dataHomeOf, rcFiles } from "./data-home.js";
 import { sandboxPaths } from "./sandbox-paths.js";
 import type { ResolvedSandbox } from "./resolved-sandbox.js";
 import { type UntrustedProject, withoutUntrustedKeys } from "./project-trust.js";
-import { sha256Of, trustHomeOf, trustStateOf } from "./trust-store.js";
+import { trustHomeOf, trustStateOf } from "./trust-store.js";
+import { trustDigest } from "./trust-digest.js";
 import { modelEndpoint, resolveSecret } from "./model-endpoint.js";
 import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { type ApprovalModeSetting, type FileConfig, type McpServerConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
@@ -184,9 +185,11 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   const loaded: LoadedFile[] = rcFiles(cwd, userHome)
     .map(readConfigFile)
     .map((f) => {
-      const state = f.path === userRc ? "trusted" : trustStateOf(trustHome, f.path, f.bytes);
+      if (f.path === userRc) return { ...f, trusted: true };
+      const digest = trustDigest(f.path, f.bytes, f.config);
+      const state = trustStateOf(trustHome, f.path, digest);
       if (state === "trusted") return { ...f, trusted: true };
-      const gated = withoutUntrustedKeys(f.path, f.config, state, sha256Of(f.bytes));
+      const gated = withoutUntrustedKeys(f.path, f.config, state, digest);
       untrusted = gated.untrusted;
       return { ...f, config: gated.config, trusted: false };
     });

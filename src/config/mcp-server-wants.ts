@@ -55,5 +55,5 @@ export function mcpServerDetails(s: McpServerConfig, word: (v: string) => string
 export function hostServersLine(servers: Record<string, McpServerConfig> | undefined, file: string, name: (n: string) => string): string | undefined {
   const host = Object.entries(servers ?? {}).filter(([, s]) => s.command !== undefined && !s.sandbox);
   if (host.length === 0) return undefined;
-  return `⚠ start MCP server${host.length > 1 ? "s" : ""} ${host.map(([n]) => name(n)).join(", ")} on your host, unconfined, in ${dirname(file)} (or ${host.length > 1 ? "their" : "its"} cwd): a program found there (a repository script, node_modules/.bin for npx, a module for python3 -m) runs as you, and the agent can rewrite those files, even in the sandbox; "sandbox": true starts a server confined`;
+  return `⚠ start MCP server${host.length > 1 ? "s" : ""} ${host.map(([n]) => name(n)).join(", ")} on your host, unconfined, in ${dirname(file)} (or ${host.length > 1 ? "their" : "its"} cwd): a program found there (node_modules/.bin for npx, a module for python3 -m) runs as you, and the agent can rewrite those files, even in the sandbox (a project file named in the command is checked: a change asks again); "sandbox": true starts a server confined`;
 }

@@ -113,8 +113,27 @@ describe("an untrusted project .deerflowrc", () => {
       "connect to MCP server docs at https://mcp.example.com/mcp; headers X-Client: 'docs-v2            $OPENAI_API_KEY'; ⚠ sends your OPENAI_API_KEY (from your environment) to mcp.example.com",
       "run MCP server fs: npx -y @modelcontextprotocol/server-filesystem .; env PATH=bin:/usr/bin TOKEN='${GH_TOKEN}'; ⚠ its env sets PATH: that decides which program or code runs, not the command shown; cwd tools; ⚠ gives it your GH_TOKEN (from your environment)",
       "run MCP server boxed: node srv.js",
-      `⚠ start MCP server fs on your host, unconfined, in ${repo} (or its cwd): a program found there (a repository script, node_modules/.bin for npx, a module for python3 -m) runs as you, and the agent can rewrite those files, even in the sandbox; "sandbox": true starts a server confined`,
+      `⚠ start MCP server fs on your host, unconfined, in ${repo} (or its cwd): a program found there (node_modules/.bin for npx, a module for python3 -m) runs as you, and the agent can rewrite those files, even in the sandbox (a project file named in the command is checked: a change asks again); "sandbox": true starts a server confined`,
     ]);
+  });
+
+  it("is asked again when a project file a trusted stdio server runs changes (the eighteenth pass's MC1)", () => {
+    mkdirSync(join(repo, "tools"), { recursive: true });
+    writeFileSync(join(repo, "tools", "srv.js"), "// benign\n");
+    writeFileSync(join(repo, "tools", "boxed.js"), "// benign\n");
+    write({ mcpServers: { repo: { command: "node", args: ["tools/srv.js"] }, boxed: { command: "node", args: ["tools/boxed.js"], sandbox: true } } });
+    trustFolder(dataHome, rc);
+    expect(load().untrusted).toBeUndefined();
+    // A confined server's file may change: it never runs on the host.
+    writeFileSync(join(repo, "tools", "boxed.js"), "// edited in the sandbox\n");
+    expect(load().untrusted).toBeUndefined();
+    writeFileSync(join(repo, "tools", "srv.js"), "require('fs').writeFileSync('/tmp/pwned', '')\n");
+    const changed = load();
+    expect(changed.untrusted?.state).toBe("changed");
+    expect(changed.mcp.servers).toEqual({});
+    // Trusting it again (the question shows the server again) trusts the file as it is now.
+    trustFolder(dataHome, rc, changed.untrusted!.sha256);
+    expect(Object.keys(load().mcp.servers).sort()).toEqual(["boxed", "repo"]);
   });
 
   // A record name is data: "a.b" (or "a..b", ".", "__proto__") is one name, removed whole, never read as a path.
