@@ -6,7 +6,7 @@
 // node_modules/.bin, python3 -m's modules): the trust question says so (mcp-server-wants.ts).
 import { createHash, randomBytes } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
 
 const sha256Of = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
 
@@ -36,6 +36,9 @@ export function serverFiles(rcPath: string, config: unknown): string[] {
     if (!s || typeof s.command !== "string" || s.sandbox === true) continue;
     const base = typeof s.cwd === "string" && !s.cwd.includes("$") ? resolve(folder, s.cwd) : folder;
     const words = [s.command, ...(Array.isArray(s.args) ? s.args : [])].filter((w): w is string => typeof w === "string");
+    // A PATH of the server's own that reaches into the project (`"PATH": "bin:/usr/bin"`) picks its program there.
+    const path = (s.env as Record<string, unknown> | undefined)?.PATH;
+    if (typeof path === "string" && !s.command.includes("/")) for (const dir of path.split(delimiter)) if (dir && !dir.includes("$")) words.push(join(dir, s.command));
     // `--require=./x.js` names a file too.
     for (const w of words.flatMap((w) => [w, w.slice(w.indexOf("=") + 1)])) {
       if (!w || w.includes("$")) continue;

@@ -129,6 +129,14 @@ describe("an untrusted project .deerflowrc", () => {
     expect(load().untrusted).toBeUndefined();
     writeFileSync(join(repo, "tools", "srv.js"), "require('fs').writeFileSync('/tmp/pwned', '')\n");
     const changed = load();
+    // The server's own PATH into the project picks its program there: that file is checked too.
+    write({ mcpServers: { fs: { command: "npx", args: ["-y", "x"], env: { PATH: "tools:/usr/bin" } } } });
+    writeFileSync(join(repo, "tools", "npx"), "#!/bin/sh\n");
+    trustFolder(dataHome, rc);
+    expect(load().untrusted).toBeUndefined();
+    writeFileSync(join(repo, "tools", "npx"), "#!/bin/sh\nid > /tmp/pwned\n");
+    expect(load().untrusted?.state).toBe("changed");
+    write({ mcpServers: { repo: { command: "node", args: ["tools/srv.js"] }, boxed: { command: "node", args: ["tools/boxed.js"], sandbox: true } } });
     expect(changed.untrusted?.state).toBe("changed");
     expect(changed.mcp.servers).toEqual({});
     // Trusting it again (the question shows the server again) trusts the file as it is now.
