@@ -19,6 +19,7 @@ import { type ApprovalModeSetting, type FileConfig, type McpServerConfig, type M
 import { type ResolvedWeb, mergeWeb } from "./web-search.js";
 import { type ResolvedHook, flattenHooks } from "./hooks-config.js";
 import { type MergedModels, mergeModels } from "./merge-models.js";
+import { resolveGuards } from "./guards.js";
 
 export { RC_NAME } from "./data-home.js";
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -342,27 +343,6 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     web,
     hooks,
   };
-}
-
-function resolveGuards(g: NonNullable<FileConfig["guards"]>, file: string | undefined): ResolvedConfig["guards"] {
-  const out = {
-    loopWarn: g.loopWarn ?? 3,
-    loopStop: g.loopStop ?? 5,
-    toolCallWarn: g.toolCallWarn ?? 30,
-    toolCallStop: g.toolCallStop ?? 50,
-    tokenBudget: g.tokenBudget ?? 200_000,
-  };
-  const order = (warn: keyof typeof out, stop: keyof typeof out) => {
-    if (out[warn] >= out[stop]) {
-      throw new ConfigError(`Invalid config${file ? ` in ${file}` : ""} at "guards.${warn}": must be below guards.${stop} (${out[warn]} ≥ ${out[stop]}).`, {
-        file,
-        keyPath: `guards.${warn}`,
-      });
-    }
-  };
-  order("loopWarn", "loopStop");
-  order("toolCallWarn", "toolCallStop");
-  return out;
 }
 
 /** The selected model, or the exit-2 error that says what to set. */
