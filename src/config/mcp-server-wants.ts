@@ -29,7 +29,7 @@ function hostOf(url: string): string {
  * The parts after the server's command or URL, each "; …". `word` shows one value as the user must read it (quoted
  * where it has spaces or controls: the caller's shell quoting).
  */
-export function mcpServerDetails(s: McpServerConfig, word: (v: string) => string): string {
+export function mcpServerDetails(s: McpServerConfig, file: string, word: (v: string) => string): string {
   const parts: string[] = [];
   const env = Object.entries(s.env ?? {});
   const headers = Object.entries(s.headers ?? {});
@@ -44,16 +44,12 @@ export function mcpServerDetails(s: McpServerConfig, word: (v: string) => string
   const passed = refsOf(remote ? [] : [s.command!, ...(s.args ?? []), ...env.map(([, v]) => v), s.cwd ?? ""]);
   if (sent.length) parts.push(`⚠ sends your ${sent.join(", ")} (from your environment) to ${hostOf(url)}`);
   if (passed.length) parts.push(`⚠ gives it your ${passed.join(", ")} (from your environment)`);
+  // Unconfined, it starts on the host in the project (or its cwd): what a program finds there by itself (npx's
+  // node_modules/.bin, python3 -m's modules) the agent can rewrite, even in the sandbox (the eighteenth pass's MC1);
+  // a project file the command names is part of the trust (trust-digest.ts).
+  if (!remote && !s.sandbox)
+    parts.push(
+      `⚠ runs on your host in ${s.cwd ? "its cwd" : dirname(file)}: what npx or python3 -m find there (node_modules/.bin, modules) is whatever the agent last wrote ("sandbox": true confines it)`,
+    );
   return parts.map((p) => `; ${p}`).join("");
-}
-
-/**
- * One line for the file's stdio servers that run unconfined: they start on the host in the project folder, so a
- * program they find there (a script of the repository, node_modules/.bin for npx, a module for `python3 -m`) is
- * whatever the agent last wrote there, even in the sandbox (the eighteenth pass's MC1). Undefined: none does.
- */
-export function hostServersLine(servers: Record<string, McpServerConfig> | undefined, file: string, name: (n: string) => string): string | undefined {
-  const host = Object.entries(servers ?? {}).filter(([, s]) => s.command !== undefined && !s.sandbox);
-  if (host.length === 0) return undefined;
-  return `⚠ start MCP server${host.length > 1 ? "s" : ""} ${host.map(([n]) => name(n)).join(", ")} on your host, unconfined, in ${dirname(file)} (or ${host.length > 1 ? "their" : "its"} cwd): a program found there (node_modules/.bin for npx, a module for python3 -m) runs as you, and the agent can rewrite those files, even in the sandbox (a project file named in the command is checked: a change asks again); "sandbox": true starts a server confined`;
 }

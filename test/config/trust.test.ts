@@ -24,6 +24,8 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
+/** What the trust question adds to an unconfined stdio server (the eighteenth pass's MC1). */
+const onHost = (where: string) => `⚠ runs on your host in ${where}: what npx or python3 -m find there (node_modules/.bin, modules) is whatever the agent last wrote ("sandbox": true confines it)`;
 const load = (env: Record<string, string> = {}, cwd = join(repo, "sub")) => loadConfig({ cwd, env: { HOME: userHome, ...env }, userHome });
 const write = (obj: unknown) => writeFileSync(rc, JSON.stringify(obj, null, 2));
 
@@ -57,7 +59,7 @@ describe("an untrusted project .deerflowrc", () => {
     expect(untrustedLine(c.untrusted!)).toBe(
       `${rc} is not trusted, and its defaultModel, models.x.model, models.x.baseUrl, home, approval, sandbox.readWrite, sandbox.passEnv, mcpServers.h apply only in a trusted folder: review it, then run "deerflow trust ${repo}" (or remove those keys).`,
     );
-    expect(c.untrusted!.wants).toContain("run MCP server h: bash -c 'touch /tmp/pwned'");
+    expect(c.untrusted!.wants).toContain(`run MCP server h: bash -c 'touch /tmp/pwned'; ${onHost(repo)}`);
     expect(c.untrusted!.wants).toContain("let commands write ~");
     expect(c.untrusted!.wants).toContain("talk to model x (and its endpoint) by default");
   });
@@ -111,9 +113,8 @@ describe("an untrusted project .deerflowrc", () => {
     const wants = load().untrusted!.wants;
     expect(wants).toEqual([
       "connect to MCP server docs at https://mcp.example.com/mcp; headers X-Client: 'docs-v2            $OPENAI_API_KEY'; ⚠ sends your OPENAI_API_KEY (from your environment) to mcp.example.com",
-      "run MCP server fs: npx -y @modelcontextprotocol/server-filesystem .; env PATH=bin:/usr/bin TOKEN='${GH_TOKEN}'; ⚠ its env sets PATH: that decides which program or code runs, not the command shown; cwd tools; ⚠ gives it your GH_TOKEN (from your environment)",
+      `run MCP server fs: npx -y @modelcontextprotocol/server-filesystem .; env PATH=bin:/usr/bin TOKEN='\${GH_TOKEN}'; ⚠ its env sets PATH: that decides which program or code runs, not the command shown; cwd tools; ⚠ gives it your GH_TOKEN (from your environment); ${onHost("its cwd")}`,
       "run MCP server boxed: node srv.js",
-      `⚠ start MCP server fs on your host, unconfined, in ${repo} (or its cwd): a program found there (node_modules/.bin for npx, a module for python3 -m) runs as you, and the agent can rewrite those files, even in the sandbox (a project file named in the command is checked: a change asks again); "sandbox": true starts a server confined`,
     ]);
   });
 
@@ -170,7 +171,7 @@ describe("an untrusted project .deerflowrc", () => {
       "mcpServers.__proto__x",
     ]);
     // The whole command, each argument where it starts and ends: nothing hides past a cut.
-    expect(c.untrusted!.wants).toContain(`run MCP server "a.b": bash -c '${long}'`);
+    expect(c.untrusted!.wants).toContain(`run MCP server "a.b": bash -c '${long}'; ${onHost(repo)}`);
     expect(c.untrusted!.wants).toContain('connect to MCP server "a..b" at http://127.0.0.1:9/mcp');
     expect(c.untrusted!.wants).toContain('send the conversation of model "e.v" to http://127.0.0.1:9/v1');
     expect(c.untrusted!.wants).toContain('add subagent type "s.t" with its own instructions and tools');
