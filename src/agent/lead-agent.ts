@@ -158,6 +158,8 @@ export interface LeadAgentOptions {
   skills?: SkillCatalog;
   /** Memory (features.memory): the Memory middleware queues what a run taught, DynamicContext shows what was learned. */
   memory?: boolean;
+  /** The model's endpoint (config's endpointIdentity): a queued run is extracted only by a drain with the same one. */
+  memoryEndpoint?: string;
   /** Mask personal values in every request (PiiRedaction) and in the side calls (title, summary). */
   piiRedaction?: boolean;
   /** MCP tools (already built by the mcp layer; untrusted ones carry an approval gate) and the deferred catalogue. */
@@ -205,7 +207,7 @@ function leadAgentOptions(opts: LeadAgentOptions): DeerflowAgentOptions {
       tokenBudget: tokenBudgetMiddleware({ maxTokens: opts.guards?.tokenBudget, sideTokens: () => opts.usageSink?.()?.sideTokens() ?? 0 }),
       subagent: opts.taskTool ? subagentLimitMiddleware() : false,
       summarization: opts.compaction ? summarizationMiddleware({ model: sideModel, ...opts.compaction, piiRedaction: false }) : false,
-      memory: opts.memory ? memoryMiddleware({ piiRedaction: opts.piiRedaction }) : false,
+      memory: opts.memory ? memoryMiddleware({ piiRedaction: opts.piiRedaction, endpoint: opts.memoryEndpoint }) : false,
     },
     extraMiddleware: [
       nextTo("Sandbox", dynamicContextMiddleware(opts.memory ? { learned: learnedFacts } : {})),

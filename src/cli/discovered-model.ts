@@ -8,7 +8,8 @@ import { OWN_ENDPOINT_NAME } from "../vocabulary/own-endpoint.js";
 import { describeServers, discoverLocalServers, suggestion } from "../model/discover.js";
 
 export async function requireModelOrDiscover(config: ResolvedConfig): Promise<ResolvedModel> {
-  if (config.model) return requireModel(config);
+  // An untrusted project's entry left out as the default is said as such: the user may mean to pick it.
+  if (config.model || config.untrustedModels) return requireModel(config);
   const own = await configuredEndpointModels(config);
   if (own) {
     const shown = describeServers([own]).replace(`${OWN_ENDPOINT_NAME} at `, "");

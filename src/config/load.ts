@@ -2,7 +2,7 @@
 // then the environment, then command-line flags. Later sources win. Only JSON and zod here: this module is on
 // the start-up path of every command, so it must stay light.
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { ConfigError, NoModelError } from "../errors.js";
 import { parseJsonc } from "./jsonc.js";
 import { configText, readBounded } from "./config-file-bytes.js";
@@ -11,12 +11,15 @@ import { RC_NAME, dataHomeOf, rcFiles } from "./data-home.js";
 import { sandboxPaths } from "./sandbox-paths.js";
 import type { ResolvedSandbox } from "./resolved-sandbox.js";
 import { type UntrustedProject, withoutUntrustedKeys } from "./project-trust.js";
-import { sha256Of, trustHomeOf, trustStateOf } from "./trust-store.js";
+import { trustHomeOf, trustStateOf } from "./trust-store.js";
+import { trustDigest } from "./trust-digest.js";
 import { modelEndpoint, resolveSecret } from "./model-endpoint.js";
 import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
 import { type ApprovalModeSetting, type FileConfig, type McpServerConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
 import { type ResolvedWeb, mergeWeb } from "./web-search.js";
 import { type ResolvedHook, flattenHooks } from "./hooks-config.js";
+import { type MergedModels, mergeModels } from "./merge-models.js";
+import { resolveGuards } from "./guards.js";
 
 export { RC_NAME } from "./data-home.js";
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
@@ -87,6 +90,8 @@ export interface ResolvedConfig {
   /** Mask personal values (e-mails, phones, cards, IDs, API keys) in what is sent to the provider. Default false. */
   piiRedaction: boolean;
   models: Record<string, ModelConfig>;
+  /** No model was selected, and these entries of an untrusted project were not made the default (requireModel says so). */
+  untrustedModels?: { names: string[]; file: string };
   defaultModel?: string;
   subagents: NonNullable<FileConfig["subagents"]>;
   /** Seconds a run may take (.deerflowrc runTimeout; --timeout overrides it); undefined: no limit. */
@@ -123,6 +128,8 @@ interface LoadedFile {
   config: FileConfig;
   /** The file's bytes: trust is bound to them (trust-store.ts). */
   bytes: Buffer;
+  /** The user's own file, or a project file whose folder is trusted (its keys all apply). */
+  trusted?: boolean;
 }
 
 function formatPath(path: PropertyKey[]): string {
@@ -179,17 +186,19 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   const loaded: LoadedFile[] = rcFiles(cwd, userHome)
     .map(readConfigFile)
     .map((f) => {
-      const state = f.path === userRc ? "trusted" : trustStateOf(trustHome, f.path, f.bytes);
-      if (state === "trusted") return f;
-      const gated = withoutUntrustedKeys(f.path, f.config, state, sha256Of(f.bytes));
+      if (f.path === userRc) return { ...f, trusted: true };
+      const digest = trustDigest(f.path, f.bytes, f.config);
+      const state = trustStateOf(trustHome, f.path, digest);
+      if (state === "trusted") return { ...f, trusted: true };
+      const gated = withoutUntrustedKeys(f.path, f.config, state, digest);
       untrusted = gated.untrusted;
-      return { ...f, config: gated.config };
+      return { ...f, config: gated.config, trusted: false };
     });
 
   // Merge: later files win key by key; `models` and `checkpoint` merge one level deep.
   let merged: FileConfig = {};
   const origin: Record<string, string> = {}; // top-level key → file it came from, for error messages
-  const modelOrigin: Record<string, string> = {};
+  let models: MergedModels = { models: {}, origin: {} };
   // A later file's server of the same name replaces the earlier one whole (its keys belong together).
   const mcpServers: Record<string, ResolvedMcpServer> = {};
   let web: ResolvedWeb = {};
@@ -200,12 +209,12 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     web = mergeWeb(web, c.web, f.path);
     hooks.push(...flattenHooks(c.hooks, f.path));
     for (const key of Object.keys(c)) origin[key] = f.path;
-    for (const name of Object.keys(c.models ?? {})) modelOrigin[name] = f.path;
+    models = mergeModels(models, { path: f.path, models: c.models, trusted: f.trusted === true });
     for (const [name, server] of Object.entries(c.mcpServers ?? {})) mcpServers[name] = { ...server, file: f.path };
     merged = {
       ...merged,
       ...c,
-      models: { ...merged.models, ...c.models },
+      models: models.models,
       checkpoint: { ...merged.checkpoint, ...c.checkpoint },
       sandbox: { ...merged.sandbox, ...c.sandbox },
       guards: { ...merged.guards, ...c.guards },
@@ -236,14 +245,19 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     env.DEERFLOW_DATABASE_URL ? undefined : origin.database,
   );
 
-  const models = merged.models ?? {};
-  const selected = inputs.flags?.model || env.DEERFLOW_MODEL || merged.defaultModel || (Object.keys(models).length === 1 ? Object.keys(models)[0] : undefined);
+  const modelOrigin = models.origin;
+  const trustedFiles = new Set(loaded.filter((f) => f.trusted).map((f) => f.path));
+  // The single entry becomes the default only when a trusted file defines it: an untrusted project's only entry
+  // would be a `defaultModel` no trust rule covers (on a gateway its name chooses the provider: the eighteenth pass's T1).
+  const defaultable = Object.keys(models.models).filter((n) => trustedFiles.has(modelOrigin[n]!));
+  const notDefault = Object.keys(models.models).filter((n) => !trustedFiles.has(modelOrigin[n]!));
+  const selected = inputs.flags?.model || env.DEERFLOW_MODEL || merged.defaultModel || (defaultable.length === 1 ? defaultable[0] : undefined);
 
   let model: ResolvedModel | null = null;
   if (selected) {
-    const named = models[selected];
-    if (!named && merged.defaultModel === selected && !inputs.flags?.model && !env.DEERFLOW_MODEL && Object.keys(models).length > 0) {
-      throw new ConfigError(`Invalid config in ${origin.defaultModel} at "defaultModel": "${selected}" is not one of the configured models (${Object.keys(models).join(", ")}).`, {
+    const named = Object.hasOwn(models.models, selected) ? models.models[selected] : undefined;
+    if (!named && merged.defaultModel === selected && !inputs.flags?.model && !env.DEERFLOW_MODEL && Object.keys(models.models).length > 0) {
+      throw new ConfigError(`Invalid config in ${origin.defaultModel} at "defaultModel": "${selected}" is not one of the configured models (${Object.keys(models.models).join(", ")}).`, {
         file: origin.defaultModel,
         keyPath: "defaultModel",
       });
@@ -314,7 +328,8 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       maxMessages: merged.compaction?.maxMessages ?? DEFAULT_MAX_MESSAGES,
     },
     piiRedaction: merged.piiRedaction ?? false,
-    models,
+    models: models.models,
+    untrustedModels: model || notDefault.length === 0 ? undefined : { names: notDefault, file: modelOrigin[notDefault[0]!]! },
     defaultModel: merged.defaultModel,
     subagents: merged.subagents ?? {},
     runTimeoutSeconds: merged.runTimeout,
@@ -330,30 +345,15 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   };
 }
 
-function resolveGuards(g: NonNullable<FileConfig["guards"]>, file: string | undefined): ResolvedConfig["guards"] {
-  const out = {
-    loopWarn: g.loopWarn ?? 3,
-    loopStop: g.loopStop ?? 5,
-    toolCallWarn: g.toolCallWarn ?? 30,
-    toolCallStop: g.toolCallStop ?? 50,
-    tokenBudget: g.tokenBudget ?? 200_000,
-  };
-  const order = (warn: keyof typeof out, stop: keyof typeof out) => {
-    if (out[warn] >= out[stop]) {
-      throw new ConfigError(`Invalid config${file ? ` in ${file}` : ""} at "guards.${warn}": must be below guards.${stop} (${out[warn]} ≥ ${out[stop]}).`, {
-        file,
-        keyPath: `guards.${warn}`,
-      });
-    }
-  };
-  order("loopWarn", "loopStop");
-  order("toolCallWarn", "toolCallStop");
-  return out;
-}
-
 /** The selected model, or the exit-2 error that says what to set. */
 export function requireModel(config: ResolvedConfig): ResolvedModel {
   const m = config.model;
+  if (!m && config.untrustedModels) {
+    const { names, file } = config.untrustedModels;
+    throw new NoModelError(`No model configured: ${file} is not trusted, so its model ${names.join(", ")} is not chosen by default.`, {
+      hint: `Pick it yourself with -m ${names[0]} (it then goes to your own endpoint with your key), or review the file and run "deerflow trust ${dirname(file)}".`,
+    });
+  }
   if (!m) {
     throw new NoModelError("No model configured.", {
       hint: 'Set DEERFLOW_MODEL (plus OPENAI_BASE_URL / OPENAI_API_KEY as your endpoint needs), or add "models" and "defaultModel" to .deerflowrc (see .deerflowrc.example).',

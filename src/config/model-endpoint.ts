@@ -1,5 +1,6 @@
 // Which base URL a model talks to and which key goes with it (and `$ENV_NAME` secrets): split from load.ts, which
 // merges the files; this decides what may be sent where.
+import { createHash } from "node:crypto";
 import { ConfigError } from "../errors.js";
 
 /** Resolve `$ENV_NAME` references; literal strings pass through. */
@@ -41,4 +42,15 @@ export function modelEndpoint(o: { url: Sourced & { value: string }; keys: (Sour
     apiKey: key ? resolveSecret(key.ref, o.env, { file: key.file, keyPath: key.keyPath }) : undefined,
     keyWithheld: skipped ? `${what(skipped)} is not sent to ${baseUrl.replace(/\/+$/, "")}: that URL comes from ${sourceOf(o.url)}, and a key goes only to a URL from the same source` : undefined,
   };
+}
+
+/**
+ * Which endpoint receives a model's conversation, as one opaque value: its id (on a gateway, the provider), its base
+ * URL and its key (hashed, never stored as is). The memory queue keeps it with each run, so the run's transcript is
+ * extracted only by the endpoint that already had it.
+ */
+export function endpointIdentity(m: { model: string; baseUrl: string; apiKey?: string }): string {
+  return createHash("sha256")
+    .update(JSON.stringify([m.model, m.baseUrl.replace(/\/+$/, ""), m.apiKey ?? ""]))
+    .digest("hex");
 }

@@ -5,6 +5,7 @@ import { dirname } from "node:path";
 import { ConfigError } from "../errors.js";
 import type { FileConfig } from "./schema.js";
 import { flattenHooks } from "./hooks-config.js";
+import { mcpServerDetails } from "./mcp-server-wants.js";
 import { type SetKey, keyName, needsTrust, setKeys } from "./trust-keys.js";
 import type { TrustState } from "./trust-store.js";
 import { shownText } from "../vocabulary/terminal-text.js";
@@ -71,7 +72,7 @@ export function withoutUntrustedKeys(file: string, config: FileConfig, state: Ex
   const kept = structuredClone(config) as Record<string, unknown>;
   // A server or subagent missing one of its keys would be a different one: such entries go whole.
   for (const group of groupsOf(ignored)) deletePath(kept, group);
-  const wants = [...new Set(ignored.map((k) => describeKey(k, config)))];
+  const wants = [...new Set(ignored.map((k) => describeKey(k, config, file)))];
   return { config: kept as FileConfig, untrusted: { file, folder: dirname(file), state, ignored, wants, sha256 } };
 }
 
@@ -100,13 +101,14 @@ const shellWord = (a: string) => (/^[\w@%+=:,./-]+$/.test(a) ? a : shownText(a) 
 
 /** One ignored key in plain words, for the TUI's question ("run MCP server h: bash -c 'touch x'"). Nothing is cut:
  * a hostile author would put the dangerous part past any limit, so the question and `deerflow trust` wrap instead. */
-function describeKey(k: SetKey, config: FileConfig): string {
+function describeKey(k: SetKey, config: FileConfig, file: string): string {
   const [top, rawName, leaf] = k.keys;
   const name = rawName === undefined ? "" : keyName([rawName]);
   const v = k.value;
   if (top === "mcpServers") {
     const s = config.mcpServers?.[rawName!];
-    return s?.command ? `run MCP server ${name}: ${[s.command, ...(s.args ?? [])].map(shellWord).join(" ")}` : `connect to MCP server ${name} at ${String(s?.url ?? s?.httpUrl)}`;
+    const what = s?.command ? `run MCP server ${name}: ${[s.command, ...(s.args ?? [])].map(shellWord).join(" ")}` : `connect to MCP server ${name} at ${String(s?.url ?? s?.httpUrl)}`;
+    return s ? `${what}${mcpServerDetails(s, file, shellWord)}` : what;
   }
   if (top === "subagents") return `add subagent type ${name} with its own instructions and tools`;
   if (top === "hooks")

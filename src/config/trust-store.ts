@@ -9,11 +9,12 @@ import { parseJsonc } from "./jsonc.js";
 import { configText, readBounded } from "./config-file-bytes.js";
 import { homedir } from "node:os";
 import { RC_NAME, dataHomeOf, rcFiles } from "./data-home.js";
+import { trustDigest } from "./trust-digest.js";
 
 export const TRUST_FILE = "trusted-folders.json";
 
 export interface TrustRecord {
-  /** sha256 (hex) of the .deerflowrc's bytes when it was trusted. */
+  /** trustDigest (trust-digest.ts) when it was trusted: the .deerflowrc's sha256, with the files its servers name. */
   sha256: string;
   trustedAt: string;
 }
@@ -49,11 +50,22 @@ export function readTrustRecords(trustHome: string): Record<string, TrustRecord>
   }
 }
 
-/** Whether this project file (by its folder and current bytes) is trusted, was trusted before it changed, or not. */
-export function trustStateOf(trustHome: string, rcPath: string, bytes: Buffer | string): TrustState {
+/** Whether this project file (by its folder and current trustDigest) is trusted, was trusted before it changed, or not. */
+export function trustStateOf(trustHome: string, rcPath: string, digest: string): TrustState {
   const record = readTrustRecords(trustHome)[dirname(resolve(rcPath))];
   if (!record) return "untrusted";
-  return record.sha256 === sha256Of(bytes) ? "trusted" : "changed";
+  return record.sha256 === digest ? "trusted" : "changed";
+}
+
+/** trustDigest of a file's bytes as read (an unparsable file: its bytes alone). */
+export function digestOfBytes(rcPath: string, bytes: Buffer): string {
+  let config: unknown;
+  try {
+    config = parseJsonc(configText(bytes));
+  } catch {
+    config = undefined;
+  }
+  return trustDigest(rcPath, bytes, config);
 }
 
 /** Atomically (temp file + rename), readable by the user only: other local users have no business in this list. */
@@ -76,7 +88,7 @@ function writeRecords(trustHome: string, folders: Record<string, TrustRecord>): 
  */
 export function trustFolder(trustHome: string, rcPath: string, sha256?: string): { folder: string; record: TrustRecord } {
   const folder = dirname(resolve(rcPath));
-  const record = { sha256: sha256 || sha256Of(readBounded(rcPath)), trustedAt: new Date().toISOString() };
+  const record = { sha256: sha256 || digestOfBytes(rcPath, readBounded(rcPath)), trustedAt: new Date().toISOString() };
   writeRecords(trustHome, { ...readTrustRecords(trustHome), [folder]: record });
   return { folder, record };
 }
@@ -104,7 +116,7 @@ export function peekDataHome(flag: string | undefined, env: NodeJS.ProcessEnv = 
   const files = rcFiles(cwd, userHome).map((path) => {
     try {
       const bytes = readBounded(path); // never a read of /dev/zero or a FIFO a repository links there
-      if (path !== userRc && trustStateOf(trustHome, path, bytes) !== "trusted") return { path };
+      if (path !== userRc && trustStateOf(trustHome, path, digestOfBytes(path, bytes)) !== "trusted") return { path };
       const home = (parseJsonc(configText(bytes)) as { home?: unknown })?.home;
       return { path, home: typeof home === "string" ? home : undefined };
     } catch {

@@ -34,6 +34,8 @@ export const MEMORY_DB = "memory.sqlite";
 export const MAX_FACTS = 100;
 /** A queued run is tried this many times, then dropped (a model that never answers must not block the queue). */
 const MAX_ATTEMPTS = 3;
+/** A queued run no start with its endpoint drained this long is dropped: its transcript goes to no other endpoint. */
+export const QUEUE_MAX_AGE_MS = 30 * 24 * 3600_000;
 /** A claim older than this is taken over (its process died mid-extraction). */
 const STALE_CLAIM_MS = 10 * 60_000;
 
@@ -72,6 +74,8 @@ export interface QueuedRun {
   /** The project key of the run's workspace ("" when it has none). */
   project: string;
   transcript: string;
+  /** Which endpoint the run talked to (config/model-endpoint.ts endpointIdentity): only that one extracts it. */
+  endpoint: string;
   created_at: string;
   attempts: number;
 }
@@ -104,6 +108,7 @@ CREATE TABLE IF NOT EXISTS queue (
   run_id TEXT NOT NULL UNIQUE,
   project TEXT NOT NULL DEFAULT '',
   transcript TEXT NOT NULL,
+  endpoint TEXT NOT NULL DEFAULT '',
   created_at TEXT NOT NULL,
   claimed_by TEXT,
   claimed_at INTEGER,
@@ -174,6 +179,8 @@ export function closeMemoryStores(): void {
 }
 
 const FACT_COLUMNS = "id, scope, project, text, created_at, updated_at, source_thread, status";
+const QUEUE_COLUMNS = "id, thread_id, run_id, project, transcript, endpoint, created_at, attempts";
+type ClaimRow = { id: number; claimed_by: string | null; claimed_at: number | null };
 
 export class MemoryStore {
   readonly path: string;
@@ -196,6 +203,10 @@ export class MemoryStore {
       // A store from before review existed: its facts were in effect, so they stay approved (see the header).
       if (!(db.pragma("table_info(facts)") as { name: string }[]).some((c) => c.name === "status")) {
         db.exec("ALTER TABLE facts ADD COLUMN status TEXT NOT NULL DEFAULT 'approved' CHECK (status IN ('pending', 'approved'))");
+      }
+      // A queue from before runs named their endpoint: its rows ('') match no drain and expire (QUEUE_MAX_AGE_MS).
+      if (!(db.pragma("table_info(queue)") as { name: string }[]).some((c) => c.name === "endpoint")) {
+        db.exec("ALTER TABLE queue ADD COLUMN endpoint TEXT NOT NULL DEFAULT ''");
       }
     } catch (err) {
       db?.close();
@@ -343,27 +354,33 @@ export class MemoryStore {
   // ---------------------------------------------------------------------------------------------
   // The queue
 
-  /** A finished run waits for extraction (one row per run: a repeated enqueue of the same run is ignored). */
-  enqueue(item: { threadId: string; runId: string; project: string; transcript: string }, now = new Date()): void {
+  /**
+   * A finished run waits for extraction (one row per run: a repeated enqueue of the same run is ignored), by the
+   * endpoint it talked to only: a run made with a local model is never read by a cloud one (the eighteenth pass's MX1).
+   */
+  enqueue(item: { threadId: string; runId: string; project: string; transcript: string; endpoint: string }, now = new Date()): void {
     this.db
-      .prepare("INSERT OR IGNORE INTO queue (thread_id, run_id, project, transcript, created_at) VALUES (?, ?, ?, ?, ?)")
-      .run(item.threadId, item.runId, item.project, item.transcript, now.toISOString());
+      .prepare("INSERT OR IGNORE INTO queue (thread_id, run_id, project, transcript, endpoint, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+      .run(item.threadId, item.runId, item.project, item.transcript, item.endpoint, now.toISOString());
   }
 
-  /** The runs waiting for extraction (the queue; facts waiting for review are `list({ status: "pending" })`). */
-  pending(): QueuedRun[] {
-    return this.db.prepare("SELECT id, thread_id, run_id, project, transcript, created_at, attempts FROM queue ORDER BY id").all() as QueuedRun[];
+  /** The runs waiting for extraction (all, or those of one endpoint); facts waiting for review are `list({ status: "pending" })`. */
+  pending(endpoint?: string): QueuedRun[] {
+    const where = endpoint === undefined ? "" : "WHERE endpoint = ?";
+    return this.db.prepare(`SELECT ${QUEUE_COLUMNS} FROM queue ${where} ORDER BY id`).all(...(endpoint === undefined ? [] : [endpoint])) as QueuedRun[];
   }
 
   /**
-   * Takes the oldest run nobody works on, for `owner` ("<pid>:<tag>"); a claim whose process is gone, or that is
-   * older than STALE_CLAIM_MS, is taken over. Undefined when nothing is left.
+   * Takes the oldest run of `endpoint` nobody works on, for `owner` ("<pid>:<tag>"); a claim whose process is gone,
+   * or that is older than STALE_CLAIM_MS, is taken over. Runs older than QUEUE_MAX_AGE_MS (of any endpoint) are
+   * dropped first. Undefined when nothing is left.
    */
-  claim(owner: string, nowMs = Date.now()): QueuedRun | undefined {
+  claim(owner: string, endpoint: string, nowMs = Date.now()): QueuedRun | undefined {
     return this.db.transaction(() => {
-      const rows = this.db.prepare("SELECT id, claimed_by, claimed_at FROM queue ORDER BY id").all() as { id: number; claimed_by: string | null; claimed_at: number | null }[];
+      this.db.prepare("DELETE FROM queue WHERE created_at < ?").run(new Date(nowMs - QUEUE_MAX_AGE_MS).toISOString());
+      const rows = this.db.prepare("SELECT id, claimed_by, claimed_at FROM queue WHERE endpoint = ? ORDER BY id").all(endpoint) as ClaimRow[];
       const free = rows.find((r) => r.claimed_by === null || (r.claimed_at ?? 0) < nowMs - STALE_CLAIM_MS || !processAlive(r.claimed_by));
-      const row = free ? (this.db.prepare("SELECT id, thread_id, run_id, project, transcript, created_at, attempts FROM queue WHERE id = ?").get(free.id) as QueuedRun) : undefined;
+      const row = free ? (this.db.prepare(`SELECT ${QUEUE_COLUMNS} FROM queue WHERE id = ?`).get(free.id) as QueuedRun) : undefined;
       if (row) this.db.prepare("UPDATE queue SET claimed_by = ?, claimed_at = ?, attempts = attempts + 1 WHERE id = ?").run(owner, nowMs, row.id);
       return row;
     })();

@@ -14,13 +14,15 @@ export const EXTRACTION_TIMEOUT_MS = 60_000;
 export interface DrainResult {
   added: Fact[];
   refused: { text: string; reason: string }[];
-  /** Runs still queued when the drain ended (stopped, failed, or claimed by another process). */
+  /** Runs of this endpoint still queued when the drain ended (stopped, failed, or claimed by another process). */
   left: number;
 }
 
 export interface DrainOptions {
   store: MemoryStore;
   model: Pick<BaseChatModel, "invoke">;
+  /** The model's endpoint (endpointIdentity): only runs made with it are extracted; the others wait for theirs. */
+  endpoint: string;
   signal: AbortSignal;
   /** piiRedaction is on: a proposed fact holding personal data (e-mail, phone, card, ID) is refused. */
   piiRedaction?: boolean;
@@ -68,7 +70,7 @@ export class MemoryDrain {
     const { store, model, signal } = this.opts;
     const out: DrainResult = { added: [], refused: [], left: 0 };
     while (!signal.aborted) {
-      const item = store.claim(this.owner);
+      const item = store.claim(this.owner, this.opts.endpoint);
       if (!item) break;
       this.current = item.id;
       try {
@@ -89,7 +91,7 @@ export class MemoryDrain {
         break; // stopped, or the model failed: the run waits for the next drain
       }
     }
-    out.left = store.pending().length;
+    out.left = store.pending(this.opts.endpoint).length;
     return out;
   }
 }

@@ -14,6 +14,9 @@ import { redactPii } from "../vocabulary/pii-redaction.js";
 export interface MemoryMiddlewareOptions {
   /** piiRedaction is on: personal values in the queued transcript are masked (they never reach the extractor). */
   piiRedaction?: boolean;
+  /** The endpoint the run talks to (endpointIdentity): only a drain with the same one extracts it. Without one, no
+   * run is queued (a transcript of unknown origin would go to whichever model drains next). */
+  endpoint?: string;
 }
 
 export function memoryMiddleware(options: MemoryMiddlewareOptions = {}) {
@@ -23,13 +26,13 @@ export function memoryMiddleware(options: MemoryMiddlewareOptions = {}) {
     afterAgent: (state, runtime) => {
       const run = readRunConfigurable(runtime.configurable);
       // Subagents and runs outside a thread have nothing durable of their own to teach.
-      if (!run.home || !run.threadId || !run.runId || run.subagent) return undefined;
+      if (!run.home || !run.threadId || !run.runId || run.subagent || !options.endpoint) return undefined;
       const raw = runTranscript(state.messages ?? []);
       const transcript = options.piiRedaction ? redactPii(raw, run.threadId) : raw;
       if (!transcript) return undefined;
       const workspace = (state as { thread_data?: { workspace_path?: string | null } | null }).thread_data?.workspace_path ?? run.threadData?.workspace_path;
       try {
-        memoryStoreFor(run.home).enqueue({ threadId: run.threadId, runId: run.runId, project: projectKeyOf(workspace, run.home), transcript });
+        memoryStoreFor(run.home).enqueue({ threadId: run.threadId, runId: run.runId, project: projectKeyOf(workspace, run.home), transcript, endpoint: options.endpoint });
       } catch {
         // A locked or full disk: this run's facts are not learned; the run itself is not failed for it.
       }

@@ -6,8 +6,11 @@
 // - `deerflow run`: nothing is extracted at the end (a script waits on our exit); the queue is carried to the next
 //   start, which drains it before its run, bounded by START_DRAIN_MS, so that run's reminder already shows what
 //   the previous one taught. What does not finish in time stays queued for the next start.
+// - Either drain takes only the runs made with its own model and endpoint (endpointIdentity): a run made with a local
+//   model waits for a start with that model (or expires after 30 days), never read by another.
 import type { ResolvedConfig, ResolvedModel } from "../config/load.js";
 import { createChatModel } from "../config/model-factory.js";
+import { endpointIdentity } from "../config/model-endpoint.js";
 import { type Fact, closeMemoryStores, memoryStoreFor } from "../memory/store.js";
 import { type DrainResult, MemoryDrain } from "../memory/worker.js";
 
@@ -16,7 +19,7 @@ export const START_DRAIN_MS = 30_000;
 
 const active = new Set<{ drain: MemoryDrain; abort: AbortController }>();
 
-/** Drains the queue of `config.home` with this model (nothing when memory is off). */
+/** Drains the queue of `config.home` with this model: the runs made with it (nothing when memory is off). */
 export async function drainMemoryQueue(
   config: ResolvedConfig,
   model: ResolvedModel,
@@ -24,7 +27,8 @@ export async function drainMemoryQueue(
 ): Promise<DrainResult | undefined> {
   if (!config.memory.enabled) return undefined;
   const store = memoryStoreFor(config.home);
-  if (store.pending().length === 0) return { added: [], refused: [], left: 0 };
+  const endpoint = endpointIdentity(model);
+  if (store.pending(endpoint).length === 0) return { added: [], refused: [], left: 0 };
   const abort = new AbortController();
   // The caller's cancel (Ctrl+C while a `run` start drains) ends the drain at once; the run is handed back.
   if (opts.signal?.aborted) return undefined;
@@ -32,7 +36,15 @@ export async function drainMemoryQueue(
   const timer = opts.timeoutMs ? setTimeout(() => abort.abort(), opts.timeoutMs) : undefined;
   timer?.unref?.();
   const entry = {
-    drain: new MemoryDrain({ store, model: createChatModel(model, { streaming: false }), signal: abort.signal, onAdded: opts.onAdded, onRefused: opts.onRefused, piiRedaction: config.piiRedaction }),
+    drain: new MemoryDrain({
+      store,
+      endpoint,
+      model: createChatModel(model, { streaming: false }),
+      signal: abort.signal,
+      onAdded: opts.onAdded,
+      onRefused: opts.onRefused,
+      piiRedaction: config.piiRedaction,
+    }),
     abort,
   };
   active.add(entry);

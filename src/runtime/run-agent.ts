@@ -7,6 +7,7 @@ import { hookSetupOf } from "./hook-setup.js";
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { BaseCheckpointSaver } from "@langchain/langgraph-checkpoint";
 import { type ResolvedConfig, type ResolvedModel, resolveNamedModel } from "../config/load.js";
+import { endpointIdentity } from "../config/model-endpoint.js";
 import { createChatModel } from "../config/model-factory.js";
 import { before, nextTo } from "../agent/anchors.js";
 import { createLeadAgent, leadAgentTools } from "../agent/lead-agent.js";
@@ -174,6 +175,7 @@ export async function buildRunAgent(spec: RunAgentSpec, approval: ApprovalSettin
     taskTool,
     skills: skillCatalogFor({ home: config.home, cwd: process.cwd() }),
     memory: config.memory.enabled,
+    memoryEndpoint: endpointIdentity(spec.model),
     compaction,
     sideModel: createChatModel(spec.model, { streaming: false }),
     piiRedaction: config.piiRedaction,

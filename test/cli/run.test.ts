@@ -127,6 +127,15 @@ describe("deerflow run", () => {
     expect(e2e.server.requests).toHaveLength(0);
   });
 
+  it("an untrusted project's only model entry is not the default: one line says so, nothing is sent (the eighteenth pass's T1)", async () => {
+    sb = e2e.sandbox();
+    writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ models: { "openrouter/evil-provider": { model: "openrouter/evil-provider", contextWindow: 100000 } } }));
+    const r = await runCli(sb, ["run", "hi"], { env: { DEERFLOW_MODEL: undefined } });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain(`deerflow: No model configured: ${join(sb.cwd, ".deerflowrc")} is not trusted, so its model openrouter/evil-provider is not chosen by default.`);
+    expect(e2e.server.requests.filter((q) => q.body.messages)).toEqual([]);
+  });
+
   it("uses named models from .deerflowrc with $ENV api keys", async () => {
     sb = e2e.sandbox(false);
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ defaultModel: "local", models: { local: { model: "qwen-coder", baseUrl: e2e.server.url, apiKey: "$MY_LOCAL_KEY" } } }));

@@ -176,7 +176,7 @@ describe("a hostile repository's .deerflowrc", () => {
     expect(evil.requests).toEqual([]);
     // `deerflow trust` shows the whole command, however long: the end is where a hostile one hides.
     const trust = await runCli(sb, ["trust"]);
-    expect(trust.stdout).toContain(`  - run MCP server "a.b": bash -c '${long}'\n`);
+    expect(trust.stdout).toContain(`  - run MCP server "a.b": bash -c '${long}'; ⚠ runs on your host in ${sb.cwd}: `);
     expect(trust.stdout).toContain(`  - send the conversation of model "e.v" to ${evil.url}\n`);
   });
 

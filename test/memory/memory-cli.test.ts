@@ -12,6 +12,7 @@ import type { RecordedRequest } from "../support/openai-server.js";
 import type { Sandbox } from "../support/cli.js";
 import { useE2E } from "../support/e2e.js";
 import { runCli } from "../support/cli-in-process.js";
+import { sandboxEndpoint } from "../support/memory-stores.js";
 
 const e2e = useE2E();
 const textOf = (m: any): string => (typeof m?.content === "string" ? m.content : Array.isArray(m?.content) ? m.content.map((b: any) => b?.text ?? "").join("") : "");
@@ -173,10 +174,27 @@ describe("memory across threads through the built CLI", () => {
     expect(memoryBytes(sb)).not.toContain("alice.smith@example.com");
   });
 
+  it("a queued run is extracted only by a start with the model and endpoint it was made with (the eighteenth pass's MX1)", async () => {
+    const sb = e2e.sandbox();
+    writeFileSync(join(sb.userHome, ".deerflowrc"), JSON.stringify({ models: { local: { model: "local-model" } } }));
+    e2e.server.setScript(() => ({ content: "noted PRIVATE-PROJECT-TEXT-7" }));
+    const first = await runCli(sb, ["run", "-m", "local", "review the acquisition plan PRIVATE-PROJECT-TEXT-7"]);
+    expect(first.exitCode, first.stderr).toBe(0);
+    // Another model's start extracts its own runs only: the local run waits.
+    const other = await runCli(sb, ["run", "hi"]);
+    expect(other.exitCode, other.stderr).toBe(0);
+    expect(e2e.server.memoryRequests.filter((r) => JSON.stringify(r.body).includes("PRIVATE-PROJECT-TEXT-7"))).toEqual([]);
+    expect((await memoryPending(sb)).runs).toHaveLength(2);
+    const again = await runCli(sb, ["run", "-m", "local", "next"]);
+    expect(again.exitCode, again.stderr).toBe(0);
+    const read = e2e.server.memoryRequests.filter((r) => JSON.stringify(r.body).includes("PRIVATE-PROJECT-TEXT-7"));
+    expect(read.map((r) => r.body.model)).toEqual(["local-model"]);
+  });
+
   it("two runs starting at once drain a shared queue: every queued run is extracted and its facts written once; each leaves its own run queued", async () => {
     const sb = e2e.sandbox();
     const store = new MemoryStore(sb.home);
-    for (let i = 0; i < 3; i++) store.enqueue({ threadId: "earlier", runId: `earlier-${i}`, project: "", transcript: `user: fact source ${i}` });
+    for (let i = 0; i < 3; i++) store.enqueue({ threadId: "earlier", runId: `earlier-${i}`, project: "", transcript: `user: fact source ${i}`, endpoint: sandboxEndpoint(e2e.server.url) });
     store.close();
     e2e.server.setScript(() => ({ content: "ok" }));
     e2e.server.memoryReply = (req) => ({ content: JSON.stringify({ facts: [{ scope: "global", text: `Learned from ${/fact source (\d)/.exec(textOf(req.body.messages[1]))?.[1]}.` }] }) });

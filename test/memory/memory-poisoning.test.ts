@@ -13,6 +13,7 @@ import { BIN } from "../support/cli.js";
 import { HAS_BWRAP, pathWithoutBwrap } from "../support/confinement.js";
 import { useE2E } from "../support/e2e.js";
 import { runCli } from "../support/cli-in-process.js";
+import { sandboxEndpoint } from "../support/memory-stores.js";
 import type { RecordedRequest } from "../support/openai-server.js";
 import { BENIGN_FACTS, HOSTILE_FACTS } from "./fixtures/poisoning.js";
 
@@ -37,7 +38,7 @@ describe("memory poisoning through the built CLI", () => {
     // Earlier runs wait in the real queue; each extraction reply proposes the next five facts of the fixture.
     const runs = Math.ceil(PROPOSALS.length / PER_RUN);
     const store = new MemoryStore(sb.home);
-    for (let i = 0; i < runs; i++) store.enqueue({ threadId: `earlier-${i}`, runId: `earlier-run-${i}`, project: "", transcript: `user: earlier run ${i}` });
+    for (let i = 0; i < runs; i++) store.enqueue({ threadId: `earlier-${i}`, runId: `earlier-run-${i}`, project: "", transcript: `user: earlier run ${i}`, endpoint: sandboxEndpoint(e2e.server.url) });
     store.close();
     e2e.server.memoryReply = (req) => {
       const i = Number(/earlier run (\d+)/.exec(textOf(req.body.messages[1]))?.[1]);

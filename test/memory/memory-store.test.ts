@@ -3,7 +3,7 @@
 // claiming the queue at once; a claim left by a dead process is taken over.
 import { describe, expect, it } from "vitest";
 import { checkFact } from "../../src/memory/fact-filter.js";
-import { MAX_FACTS } from "../../src/memory/store.js";
+import { MAX_FACTS, QUEUE_MAX_AGE_MS } from "../../src/memory/store.js";
 import { parseExtraction } from "../../src/memory/extract.js";
 import { runTranscript } from "../../src/memory/transcript.js";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
@@ -99,21 +99,32 @@ describe("the store", () => {
     const h = home();
     const a = open(h);
     const b = open(h);
-    for (let i = 0; i < 6; i++) a.enqueue({ threadId: "t", runId: `r${i}`, project: "", transcript: `run ${i}` });
-    a.enqueue({ threadId: "t", runId: "r0", project: "", transcript: "again" }); // the same run twice: once
+    for (let i = 0; i < 6; i++) a.enqueue({ threadId: "t", runId: `r${i}`, project: "", transcript: `run ${i}`, endpoint: "e" });
+    a.enqueue({ threadId: "t", runId: "r0", project: "", transcript: "again", endpoint: "e" }); // the same run twice: once
     const got: string[] = [];
     for (;;) {
-      const x = a.claim(`${process.pid}:a`);
-      const y = b.claim(`${process.pid}:b`);
+      const x = a.claim(`${process.pid}:a`, "e");
+      const y = b.claim(`${process.pid}:b`, "e");
       if (!x && !y) break;
       for (const c of [x, y]) if (c) got.push(c.run_id);
     }
     expect(got.sort()).toEqual(["r0", "r1", "r2", "r3", "r4", "r5"]);
     // A claim by a process that no longer exists is free again.
     const s = open(home());
-    s.enqueue({ threadId: "t", runId: "orphan", project: "", transcript: "x" });
-    expect(s.claim("999999999:dead")?.run_id).toBe("orphan");
-    expect(s.claim(`${process.pid}:me`)?.run_id).toBe("orphan");
-    expect(s.claim(`${process.pid}:other`)).toBeUndefined();
+    s.enqueue({ threadId: "t", runId: "orphan", project: "", transcript: "x", endpoint: "e" });
+    expect(s.claim("999999999:dead", "e")?.run_id).toBe("orphan");
+    expect(s.claim(`${process.pid}:me`, "e")?.run_id).toBe("orphan");
+    expect(s.claim(`${process.pid}:other`, "e")).toBeUndefined();
+  });
+
+  it("hands a queued run only to a drain of the endpoint it was made with; one no such drain took in 30 days is dropped (the eighteenth pass's MX1)", () => {
+    const s = open(home());
+    const now = Date.parse("2026-12-02T12:00:00Z");
+    s.enqueue({ threadId: "t", runId: "local-run", project: "", transcript: "PRIVATE", endpoint: "local" }, new Date(now));
+    s.enqueue({ threadId: "t", runId: "old", project: "", transcript: "x", endpoint: "gone" }, new Date(now - QUEUE_MAX_AGE_MS - 1));
+    expect(s.claim(`${process.pid}:cloud`, "cloud", now)).toBeUndefined();
+    expect(s.pending("cloud")).toEqual([]);
+    expect(s.pending().map((r) => r.run_id)).toEqual(["local-run"]);
+    expect(s.claim(`${process.pid}:local`, "local", now)).toMatchObject({ run_id: "local-run", transcript: "PRIVATE", endpoint: "local" });
   });
 });

@@ -4,6 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach } from "vitest";
 import { MemoryStore } from "../../src/memory/store.js";
+import { endpointIdentity } from "../../src/config/model-endpoint.js";
+
+/** The endpoint a sandbox's runs talk to (test/support/cli.ts: test-model at the loopback server, with its test key). */
+export const sandboxEndpoint = (modelUrl: string) => endpointIdentity({ model: "test-model", baseUrl: modelUrl, apiKey: "sk-test-key-123456" });
 
 export function useMemoryStores(prefix: string): { home: () => string; open: (home: string) => MemoryStore } {
   const dirs: string[] = [];

@@ -8,7 +8,8 @@ import { RC_NAME, findProjectRc } from "../../config/data-home.js";
 import { readBounded } from "../../config/config-file-bytes.js";
 import { readConfigFile } from "../../config/load.js";
 import { withoutUntrustedKeys } from "../../config/project-trust.js";
-import { readTrustRecords, revokeFolder, sha256Of, trustFolder, trustHomeOf } from "../../config/trust-store.js";
+import { digestOfBytes, readTrustRecords, revokeFolder, trustFolder, trustHomeOf } from "../../config/trust-store.js";
+import { trustDigest } from "../../config/trust-digest.js";
 import { UsageError } from "../../errors.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import type { GlobalOptions } from "../main.js";
@@ -48,7 +49,7 @@ function list(trustHome: string): number {
         return undefined;
       }
     })();
-    const state = !existsSync(rc) ? "its .deerflowrc is gone" : bytes && sha256Of(bytes) === r.sha256 ? "trusted" : "changed since trusted: its keys that need trust are refused";
+    const state = !existsSync(rc) ? "its .deerflowrc is gone" : bytes && digestOfBytes(rc, bytes) === r.sha256 ? "trusted" : "changed since trusted: its keys that need trust are refused";
     print(`${folder}  ${r.trustedAt.replace("T", " ").slice(0, 19)}  ${state}`);
   }
   return 0;
@@ -66,7 +67,7 @@ export async function trustCommand(dir: string | undefined, opts: TrustOptions):
   // An invalid file is not trusted: the user would be trusting something deerflow cannot show them.
   // Read once: what is shown and what is hashed are the same bytes (a second read could see another file).
   const { config, bytes } = readConfigFile(rc);
-  const { folder } = trustFolder(trustHome, rc, sha256Of(bytes));
+  const { folder } = trustFolder(trustHome, rc, trustDigest(rc, bytes, config));
   const wants = withoutUntrustedKeys(rc, config, "untrusted").untrusted?.wants ?? [];
   print(`Trusted ${folder} (${rc} as it is now; if it changes, deerflow refuses its keys that need trust until you trust it again).`);
   print(wants.length ? `It may now:\n${wants.map((w) => `  - ${w}`).join("\n")}` : "It sets no keys that need trust.");
