@@ -49,7 +49,7 @@ export function mcpServerDetails(s: McpServerConfig, file: string, word: (v: str
   // a project file the command names is part of the trust (trust-digest.ts).
   if (!remote && !s.sandbox)
     parts.push(
-      `⚠ runs on your host in ${s.cwd ? "its cwd" : dirname(file)}: what npx or python3 -m find there (node_modules/.bin, modules) is whatever the agent last wrote ("sandbox": true confines it)`,
+      `⚠ runs on your host in ${s.cwd ? "its cwd" : dirname(file)}: what python3 -m or npm's settings find there is whatever the agent last wrote (npx's package copy is checked; "sandbox": true confines it)`,
     );
   return parts.map((p) => `; ${p}`).join("");
 }

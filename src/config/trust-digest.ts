@@ -2,10 +2,12 @@
 // runs on the host, the content of every project file its command or arguments name (`node tools/srv.js`). A
 // sandboxed command could rewrite such a file and have it run on the host at the next start (the eighteenth pass's
 // MC1): now that change makes the folder "changed since you trusted it", asked again. A file that cannot be read
-// whole counts as changed every time (fail closed). Not covered: what a program finds by itself (npx's
-// node_modules/.bin, python3 -m's modules): the trust question says so (mcp-server-wants.ts).
+// whole counts as changed every time (fail closed). A package runner (`npx`, `bunx`, `pnpm dlx`…) runs the project's
+// own copy of the package when node_modules holds one (npm exec looks there first): that copy (its files, nested
+// dependencies included) and the node_modules/.bin entries of its bins are covered too, and so is its absence (a
+// planted one is a change). Not covered: python3 -m's modules: the trust question says so (mcp-server-wants.ts).
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
 
 const sha256Of = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
@@ -49,6 +51,97 @@ export function serverFiles(rcPath: string, config: unknown): string[] {
   return [...out].sort();
 }
 
+const RUNNERS = /^(?:npx|bunx|pnpx)$/;
+/** More than this many files in a package counts as changed (MCP server packages hold a few hundred). */
+const MAX_PACKAGE_FILES = 5_000;
+
+/** The package a runner line runs (`npx -y @scope/pkg@1.2 .` → `@scope/pkg`), or undefined. */
+function runnerPackage(words: string[]): string | undefined {
+  const [cmd, ...rest] = words;
+  if (cmd === undefined) return undefined;
+  let args = rest;
+  if (/^(?:pnpm|yarn)$/.test(cmd) && rest[0] === "dlx") args = rest.slice(1);
+  else if (cmd === "npm" && rest[0] === "exec") args = rest.slice(1);
+  else if (!RUNNERS.test(cmd.split("/").pop() ?? "")) return undefined;
+  const spec = args.find((a) => !a.startsWith("-"));
+  return spec?.replace(/^(@[^/@]+\/[^@]+|[^@]+)@.*$/, "$1");
+}
+
+/** Every file and link under `dir` (links by their target, never followed), or undefined past the bound. */
+function treeDigest(dir: string): string {
+  const entries: string[] = [];
+  const walk = (d: string): boolean => {
+    let names: string[];
+    try {
+      names = readdirSync(d).sort();
+    } catch {
+      return true;
+    }
+    for (const n of names) {
+      const p = join(d, n);
+      const st = lstatSync(p, { throwIfNoEntry: false });
+      if (!st) continue;
+      if (entries.length > MAX_PACKAGE_FILES) return false;
+      if (st.isSymbolicLink()) entries.push(`${p}\0link\0${readlinkSync(p)}`);
+      else if (st.isDirectory()) {
+        if (!walk(p)) return false;
+      } else entries.push(`${p}\0${fileDigest(p)}`);
+    }
+    return true;
+  };
+  if (!walk(dir)) return randomBytes(16).toString("hex");
+  return sha256Of(entries.join("\0"));
+}
+
+/** The project's copy of each package a runner server would run, and its bins' node_modules/.bin entries. */
+export function runnerPackages(rcPath: string, config: unknown): string[] {
+  const folder = dirname(resolve(rcPath));
+  const servers = (config as { mcpServers?: unknown } | null)?.mcpServers;
+  if (!servers || typeof servers !== "object") return [];
+  const out: string[] = [];
+  for (const s of Object.values(servers as Record<string, Record<string, unknown>>)) {
+    if (!s || typeof s.command !== "string" || s.sandbox === true) continue;
+    const pkg = runnerPackage([s.command, ...(Array.isArray(s.args) ? s.args : [])].filter((w): w is string => typeof w === "string"));
+    if (!pkg || pkg.includes("..") || pkg.includes("$")) continue;
+    const base = typeof s.cwd === "string" && !s.cwd.includes("$") ? resolve(folder, s.cwd) : folder;
+    for (let dir = base; inside(folder, dir) || dir === folder; dir = dirname(dir)) {
+      const modules = join(dir, "node_modules");
+      const home = join(modules, pkg);
+      const st = lstatSync(home, { throwIfNoEntry: false });
+      out.push(`${home}\0${st ? (st.isSymbolicLink() ? `link\0${readlinkSync(home)}\0${treeDigest(home)}` : treeDigest(home)) : "absent"}`);
+      if (!st) continue;
+      const bin = join(modules, ".bin");
+      for (const name of binsOf(home) ?? readdirSafe(bin)) {
+        const p = join(bin, name);
+        const b = lstatSync(p, { throwIfNoEntry: false });
+        if (b?.isSymbolicLink()) out.push(`${p}\0link\0${readlinkSync(p)}`);
+        else if (b) out.push(`${p}\0${fileDigest(p)}`);
+      }
+    }
+  }
+  return out;
+}
+
+/** The names a package's package.json gives its bins (`bin`: a string is the package's own name), else undefined. */
+function binsOf(pkgDir: string): string[] | undefined {
+  try {
+    const json = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8")) as { name?: unknown; bin?: unknown };
+    if (typeof json.bin === "string" && typeof json.name === "string") return [json.name.replace(/^@[^/]+\//, "")];
+    if (json.bin && typeof json.bin === "object") return Object.keys(json.bin).sort();
+    return [];
+  } catch {
+    return undefined;
+  }
+}
+
+function readdirSafe(d: string): string[] {
+  try {
+    return readdirSync(d).sort();
+  } catch {
+    return [];
+  }
+}
+
 function fileDigest(path: string): string {
   try {
     if (statSync(path).size > MAX_SERVER_FILE) return randomBytes(16).toString("hex");
@@ -61,6 +154,7 @@ function fileDigest(path: string): string {
 /** The value a trust record holds: the file's sha256 alone when no server names a project file (as before). */
 export function trustDigest(rcPath: string, bytes: Buffer | string, config: unknown): string {
   const files = serverFiles(rcPath, config);
-  if (files.length === 0) return sha256Of(bytes);
-  return sha256Of([sha256Of(bytes), ...files.map((f) => `${f}\0${fileDigest(f)}`)].join("\0"));
+  const packages = runnerPackages(rcPath, config);
+  if (files.length === 0 && packages.length === 0) return sha256Of(bytes);
+  return sha256Of([sha256Of(bytes), ...files.map((f) => `${f}\0${fileDigest(f)}`), ...packages].join("\0"));
 }

@@ -25,7 +25,8 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 /** What the trust question adds to an unconfined stdio server (the eighteenth pass's MC1). */
-const onHost = (where: string) => `⚠ runs on your host in ${where}: what npx or python3 -m find there (node_modules/.bin, modules) is whatever the agent last wrote ("sandbox": true confines it)`;
+const onHost = (where: string) =>
+  `⚠ runs on your host in ${where}: what python3 -m or npm's settings find there is whatever the agent last wrote (npx's package copy is checked; "sandbox": true confines it)`;
 const load = (env: Record<string, string> = {}, cwd = join(repo, "sub")) => loadConfig({ cwd, env: { HOME: userHome, ...env }, userHome });
 const write = (obj: unknown) => writeFileSync(rc, JSON.stringify(obj, null, 2));
 
@@ -143,6 +144,32 @@ describe("an untrusted project .deerflowrc", () => {
     // Trusting it again (the question shows the server again) trusts the file as it is now.
     trustFolder(dataHome, rc, changed.untrusted!.sha256);
     expect(Object.keys(load().mcp.servers).sort()).toEqual(["boxed", "repo"]);
+  });
+
+  it("is asked again when the project's copy of a package a trusted npx server runs appears or changes (MC1, npx)", () => {
+    write({ mcpServers: { fs: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem@2025.1.1", "."] } } });
+    trustFolder(dataHome, rc);
+    expect(load().untrusted).toBeUndefined();
+    // The agent's own npm install of something else changes nothing.
+    mkdirSync(join(repo, "node_modules", ".bin"), { recursive: true });
+    writeFileSync(join(repo, "node_modules", ".bin", "vite"), "#!/bin/sh\n");
+    expect(load().untrusted).toBeUndefined();
+    // A copy of the package planted in the project: npm exec runs it rather than the registry's.
+    const pkg = join(repo, "node_modules", "@modelcontextprotocol", "server-filesystem");
+    mkdirSync(join(pkg, "dist"), { recursive: true });
+    writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@modelcontextprotocol/server-filesystem", bin: { "mcp-server-filesystem": "dist/index.js" } }));
+    writeFileSync(join(pkg, "dist", "index.js"), "// benign\n");
+    const planted = load();
+    expect(planted.untrusted?.state).toBe("changed");
+    trustFolder(dataHome, rc, planted.untrusted!.sha256);
+    expect(load().untrusted).toBeUndefined();
+    // Trusted as it was; a sandboxed rewrite of its code, or of its bin entry, is a change again.
+    writeFileSync(join(pkg, "dist", "index.js"), "require('fs').writeFileSync('/tmp/pwned', '')\n");
+    expect(load().untrusted?.state).toBe("changed");
+    writeFileSync(join(pkg, "dist", "index.js"), "// benign\n");
+    expect(load().untrusted).toBeUndefined();
+    writeFileSync(join(repo, "node_modules", ".bin", "mcp-server-filesystem"), "#!/bin/sh\nid > /tmp/pwned\n");
+    expect(load().untrusted?.state).toBe("changed");
   });
 
   // A record name is data: "a.b" (or "a..b", ".", "__proto__") is one name, removed whole, never read as a path.
