@@ -407,7 +407,9 @@ export class ChatSession {
 
   /** /rewind n [files|conversation]: back to before the nth latest run; returns what was done and the thread as it is now. */
   async rewind(back: number, scope: RewindScope): Promise<{ outcome: RewindOutcome; view: ThreadView }> {
-    const outcome = await rewindThread(await this.rewindTarget(), back, scope);
+    const target = await this.rewindTarget();
+    await this.stopSandbox(scope);
+    const outcome = await rewindThread(target, back, scope);
     const view = await this.runtime.view(outcome.thread_id, this.model);
     this.goal = view.goal;
     return { outcome, view };
@@ -415,10 +417,21 @@ export class ChatSession {
 
   /** /rewind undo: the last rewind put back (refused once the thread ran since); what was done and the thread now. */
   async undoRewind(): Promise<{ outcome: UndoOutcome; view: ThreadView }> {
-    const outcome = await undoRewind(await this.rewindTarget());
+    const target = await this.rewindTarget();
+    await this.stopSandbox("files");
+    const outcome = await undoRewind(target);
     const view = await this.runtime.view(outcome.thread_id, this.model);
     this.goal = view.goal;
     return { outcome, view };
+  }
+
+  /**
+   * Before files are put back, nothing of the sandbox runs: a background job left from an earlier turn could swap a
+   * folder for a link between rewind's check of a path and its delete by name, and have deerflow delete on the host
+   * (the nineteenth adversarial pass's RW1). Its jobs end, as at the end of a chat.
+   */
+  private async stopSandbox(scope: RewindScope): Promise<void> {
+    if (scope !== "conversation") await closeShellSessions();
   }
 
   /** /title: names the thread in the index and in its state (so the title middleware leaves it alone). */

@@ -1,5 +1,6 @@
 // The interactive ChatSession (what `deerflow chat` runs on) against the REAL loopback OpenAI test server, with
 // real SQLite in a temp DEERFLOW_HOME. No mocks: every turn goes through runThread, the lead agent and the wire.
+import { execFileSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
@@ -539,5 +540,34 @@ describe("ChatSession /model", () => {
     } finally {
       await local.close();
     }
+  });
+});
+
+describe("ChatSession /rewind", () => {
+  it("ends the thread's background jobs before it puts files back, and keeps them for a conversation-only rewind (the nineteenth pass's RW1)", async () => {
+    const s = session({ approval: "auto-edit" });
+    const job = (id: string, name: string) => ({
+      toolCalls: [{ id, name: "bash", args: { command: `echo started > ${name}.txt; exec sleep 3171`, description: "job", run_in_background: true } }],
+    });
+    script([job("j1", "one"), { content: "started one" }, job("j2", "two"), { content: "started two" }]);
+    const first = await s.send({ prompt: "start one" }, () => {}, signal());
+    const ws = join(home, "threads", first.result.thread_id, "workspace");
+    await until(() => existsSync(join(ws, "one.txt")));
+    const sleeping = () => execFileSync("pgrep", ["-f", "^sleep 3171$"], { encoding: "utf8" }).trim().split("\n").filter(Boolean).length;
+    await s.send({ prompt: "start two" }, () => {}, signal());
+    await until(() => existsSync(join(ws, "two.txt")));
+    const before = sleeping();
+    expect(before).toBeGreaterThanOrEqual(2);
+    await s.rewind(1, "conversation");
+    expect(sleeping()).toBe(before);
+    await s.rewind(1, "files");
+    await until(() => {
+      try {
+        return sleeping() <= before - 2;
+      } catch {
+        return true; // pgrep exits 1 when nothing matches
+      }
+    });
+    expect(existsSync(join(ws, "two.txt"))).toBe(false);
   });
 });
