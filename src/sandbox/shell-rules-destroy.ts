@@ -116,12 +116,28 @@ const BUILD_TOOLS =
   /^(?:make|gmake|cmake|ninja|meson|scons|bazel|bazelisk|buck2?|mvn|mvnw|gradle|gradlew|ant|sbt|lein|mix|rake|dotnet|msbuild|xcodebuild|swift|flutter|dart|turbo|nx|lerna|tox|nox|cargo|go|stack|cabal|npm|pnpm|yarn|bun|deno|composer)$/;
 
 /** The parts of a task word that name what it does: `db:drop` → drop, `ecto.reset` → reset, `delete-stack` → delete, stack. */
-function taskParts(word: string): string[] {
+function taskParts(word: string, all = false): string[] {
   if (!/^[A-Za-z][\w-]*(?:[:.][A-Za-z][\w-]*)*$/.test(word)) return [];
   const segments = word.split(/[:.]/);
-  // A namespaced word's first part is the namespace (`db:drop`, `ecto.reset`), a file name's is its name (`drop.sql`).
-  const named = segments.length > 1 ? segments.slice(1) : segments;
+  // A namespaced word's first part is the namespace (`db:drop`, `ecto.reset`), a file name's is its name (`drop.sql`);
+  // a package script's name is read whole (`reset:db`, `db-reset`: any part may be the verb).
+  const named = segments.length > 1 && !all ? segments.slice(1) : segments;
   return named.flatMap((s) => [s, ...s.split(/[-_]/)]);
+}
+
+/**
+ * A package manager's own subcommands: any other first word makes yarn, pnpm and bun run a package script or a
+ * dependency's program (`yarn prisma migrate reset`, `pnpm db-reset`), judged as that program or script (the
+ * nineteenth pass's Y10c: `npx prisma migrate reset` asked while `yarn prisma migrate reset` ran).
+ */
+const OWN_SUBCOMMANDS =
+  /^(?:add|remove|rm|uninstall|un|install|i|ci|run|run-script|exec|dlx|x|create|init|test|t|tst|why|info|view|list|ls|ll|outdated|upgrade|upgrade-interactive|up|update|config|cache|link|unlink|pack|publish|audit|bin|global|workspace|workspaces|import|prune|rebuild|rb|root|store|patch|patch-commit|licenses|version|set|node|dedupe|ddp|env|help|login|logout|owner|search|start|stop|restart|whoami|plugin|constraints|explain|npm|stage|fetch|setup|server|deploy|recursive|fund|doctor|completion|approve-builds|self-update|outdated|repl|pm|build|upgrade)$/;
+
+/** `yarn prisma …`, `pnpm db-reset`: a first word that is not the manager's own subcommand (undefined: it is one). */
+function scriptOrBin(program: string, given: string[]): string[] | undefined {
+  if (!/^(?:yarn|pnpm|bun)$/.test(program)) return undefined;
+  const first = given[0];
+  return first !== undefined && !OWN_SUBCOMMANDS.test(first) ? given.slice(0, TASK_WORDS) : undefined;
 }
 
 /** The task words a program is given, as the shape rule reads them (undefined: a local tool, nothing to judge; readers are left to destroysByShape). */
@@ -130,6 +146,8 @@ function taskWords(c: SimpleCommand): string[] | undefined {
   const program = name.replace(/^.*\//, "");
   if (LOCAL_TOOLS.test(program)) return undefined;
   if (PACKAGE_MANAGERS.test(program)) {
+    const other = scriptOrBin(program, given);
+    if (other) return other;
     if (RUNS_SCRIPT.test(given[0] ?? "")) return given.slice(1, 2);
     // `yarn db:reset`: a namespaced first word is a script (a package manager's own subcommands are single words).
     return /[:]/.test(given[0] ?? "") ? given.slice(0, 1) : [];
@@ -143,10 +161,14 @@ export function destroysByShape(c: SimpleCommand): boolean {
   if (!task?.length) return false;
   const program = launched(c).tool.replace(/^.*\//, "");
   const scripts = PACKAGE_MANAGERS.test(program);
-  const parts = task.flatMap(taskParts);
+  const parts = task.flatMap((w) => taskParts(w, scripts));
   const destroys = parts.some((p) => DESTROY_VERB.test(p) && !(/^clean$/i.test(p) && (BUILD_TOOLS.test(program) || scripts)));
   const after = [...parts, ...c.args];
-  const revertsAll = (parts.some((p) => REVERT_VERB.test(p)) && after.some((p) => REVERT_ALL.test(p))) || (parts.some((p) => /^migrate$/i.test(p)) && after.some((p) => TO_NOTHING.test(p)));
+  const whole = task.flatMap((w) => taskParts(w, true));
+  // `migrate:refresh`, `db:migrate:redo`… roll every migration back before running them again: the data goes.
+  const refreshes = whole.some((p) => /^migrate$/i.test(p)) && whole.some((p) => /^(?:refresh|fresh|reset|redo)$/i.test(p));
+  const revertsAll =
+    refreshes || (parts.some((p) => REVERT_VERB.test(p)) && after.some((p) => REVERT_ALL.test(p))) || (whole.some((p) => /^migrate$/i.test(p)) && after.some((p) => TO_NOTHING.test(p)));
   // A reader given such a word (`grep drop`, `echo reset`) only reads: checked last, as it costs the most.
   return (destroys || revertsAll) && !commandOnlyReads(c);
 }

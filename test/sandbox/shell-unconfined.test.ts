@@ -442,6 +442,16 @@ describe("other tools' destroy and publish verbs need a person without a sandbox
     "docker compose exec -u www app php artisan db:wipe",
     "docker run --rm app rails db:drop",
     "docker exec db psql -c 'DROP TABLE users'",
+    // The nineteenth pass (Y10c): a dependency's program or a script run by yarn/pnpm/bun's bare name, and a refresh.
+    "yarn prisma migrate reset --force",
+    "pnpm prisma migrate reset --force",
+    "bun prisma migrate reset --force",
+    "yarn supabase db reset",
+    "pnpm typeorm schema:drop",
+    "yarn db-reset",
+    "pnpm reset:db",
+    "php artisan migrate:refresh --force",
+    "rails db:migrate:redo",
   ])("%j (by shape)", async (cmd) => {
     expect(await unconfined(cmd), cmd).toMatchObject({ verdict: "ask", reason: DESTROYS_REASON, needsPerson: true });
     // With bubblewrap it asks too (ask and auto-edit), as the named ones do.
@@ -478,6 +488,11 @@ describe("other tools' destroy and publish verbs need a person without a sandbox
     "npx knex migrate:rollback",
     "docker run --rm node:20 npm run clean",
     "docker compose exec app php artisan migrate",
+    "yarn build",
+    "pnpm eslint --fix .",
+    "yarn prisma migrate dev",
+    "pnpm cache clean",
+    "bun x tsc",
   ])("%j stays a plain ask (--yes approves it)", async (cmd) => {
     const r = await unconfined(cmd);
     expect(r.verdict, cmd).toBe("ask");
