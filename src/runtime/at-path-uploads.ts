@@ -14,12 +14,18 @@ import { hostSecretReason } from "../sandbox/host-secrets.js";
 import { isInside } from "../sandbox/paths.js";
 import { findRepoRoot } from "../memory/project.js";
 
+/**
+ * The real path each attachment was checked as (path → real path), kept for the copy: openThread copies only a file
+ * whose opened descriptor is that one, so a link swapped in after the checks is refused, not sent (the nineteenth
+ * pass's UP1: a background job swapping a workspace file for a link to a host token got the token attached).
+ */
+export type CheckedAs = Record<string, string>;
+
 /** Refuses (one line) a file named inside `cwd`'s repository whose real path leads out of it through a link. */
-export function refuseLinkOut(word: string, path: string, cwd: string): void {
+export function refuseLinkOut(word: string, path: string, cwd: string, real = realpathSync(path)): void {
   const scope = findRepoRoot(cwd) ?? resolve(cwd);
   const realScope = realpathSync(scope);
   if (!isInside(resolve(path), scope) && !isInside(resolve(path), realScope)) return; // named outside on purpose
-  const real = realpathSync(path);
   if (isInside(real, realScope)) return;
   // A secret is refused by openThread with the reason it is one (~/.ssh…): the more useful line for the same refusal.
   const userHome = process.env.HOME ?? homedir();
@@ -29,18 +35,19 @@ export function refuseLinkOut(word: string, path: string, cwd: string): void {
 
 /** `/proc`, `/sys` and `/dev` hold the process's own state, not files to send: `@/proc/self/environ` copied deerflow's
  *  environment, its API key included, into the uploads (the thirteenth pass). */
-function refuseKernelFile(word: string, path: string): void {
-  const real = realpathSync(path);
+function refuseKernelFile(word: string, real: string): void {
   if (/^\/(?:proc|sys|dev)(?:\/|$)/.test(real))
     throw new UsageError(`Refusing to attach ${word}: ${real} is the system's or a process's state, not a file to send.`, "Copy what you mean to send into a file first.");
 }
 
 /** `--upload` files, each checked as refuseLinkOut says (a missing one is left to openThread's message). */
-export function checkedUploads(files: readonly string[], cwd: string): string[] {
+export function checkedUploads(files: readonly string[], cwd: string, checkedAs: CheckedAs = {}): string[] {
   for (const f of files) {
     if (!existsSync(f)) continue;
-    refuseLinkOut(f, resolve(cwd, f), cwd);
-    refuseKernelFile(f, resolve(cwd, f));
+    const real = realpathSync(resolve(cwd, f));
+    refuseLinkOut(f, resolve(cwd, f), cwd, real);
+    refuseKernelFile(f, real);
+    checkedAs[f] = real;
   }
   return [...files];
 }
@@ -57,10 +64,12 @@ export function atPathTargets(text: string, cwd: string): { word: string; path: 
 }
 
 /** `@path` tokens in a prompt that name existing files are attached as uploads (other `@words` are left alone). */
-export function atPathUploads(prompt: string, cwd: string): string[] {
+export function atPathUploads(prompt: string, cwd: string, checkedAs: CheckedAs = {}): string[] {
   return atPathTargets(prompt, cwd).map(({ word, path }) => {
-    refuseLinkOut(`@${word}`, path, cwd);
-    refuseKernelFile(`@${word}`, path);
+    const real = realpathSync(path);
+    refuseLinkOut(`@${word}`, path, cwd, real);
+    refuseKernelFile(`@${word}`, real);
+    checkedAs[path] = real;
     return path;
   });
 }

@@ -31,7 +31,7 @@ import { blockedMessage } from "../middleware/sandbox-audit.js";
 import { capOutput } from "../tools/bash.js";
 import { clearGoalUpdate } from "../state/goal-clear.js";
 import type { GoalState } from "../state/types.js";
-import { atPathUploads } from "./at-path-uploads.js";
+import { type CheckedAs, atPathUploads } from "./at-path-uploads.js";
 import type { RunEvent, RunEventListener } from "./events.js";
 import { type GoalSummary, runGoalThread } from "./run-goal.js";
 import { type RunResult, runThread } from "./run-thread.js";
@@ -338,6 +338,7 @@ export class ChatSession {
     const sessionStart = this.sessionThread === this.threadId && this.sessionThread !== undefined ? undefined : this.threadId ? "resume" : "startup";
     const submitted = await submitPrompt(this.config, turn.prompt, { threadId: this.threadId, signal, sessionStart });
     this.listener = submitted.report(onEvent);
+    const checkedAs: CheckedAs = {};
     const request = {
       config: this.config,
       model: this.model,
@@ -347,7 +348,8 @@ export class ChatSession {
       // Only a thread's first run binds its workspace.
       workspace: this.threadId ? undefined : this.options.workspace,
       // `attach`: the part of the prompt the user wrote (an editor's embedded file is quoted material: its `@words` attach nothing).
-      uploads: atPathUploads(turn.attach, this.cwd),
+      uploads: atPathUploads(turn.attach, this.cwd, checkedAs),
+      uploadsCheckedAs: checkedAs,
       approval: this.approval,
       signal,
       onEvent: (e: RunEvent) => {

@@ -24,6 +24,8 @@ export interface OpenThreadRequest {
   workspace?: string;
   /** Host files to copy into the thread's uploads/. */
   uploads?: string[];
+  /** The real path each upload was checked as by the front end; the copy must open that very file. */
+  uploadsCheckedAs?: Record<string, string>;
   /** Only to inspect it (resume's view): a thread whose workspace is on another machine may be opened. */
   readOnly?: boolean;
 }
@@ -50,18 +52,22 @@ function realDir(dir: string, what: string): string {
  * thread is made) rather than the file silently dropped, because `@~/.ssh/id_rsa` is usually typed on purpose
  * and the user should learn it was not sent, and why.
  */
-function checkUploads(files: readonly string[], home: string): void {
+function checkUploads(files: readonly string[], home: string, checkedAs: Record<string, string>): Record<string, string> {
+  const real: Record<string, string> = {};
   for (const file of files) {
     if (!existsSync(file) || !statSync(file).isFile()) throw new UsageError(`Cannot attach ${file}: not an existing file.`);
-    const secret = hostSecretReason(file, { userHome: process.env.HOME ?? homedir(), dataDir: home });
+    // One real path for every check and for the copy (a link swapped in between is refused by hostWriteFile).
+    real[file] = checkedAs[file] ?? realpathSync(file);
+    const secret = hostSecretReason(file, { userHome: process.env.HOME ?? homedir(), dataDir: home }) ?? hostSecretReason(real[file]!, { userHome: process.env.HOME ?? homedir(), dataDir: home });
     if (secret) {
       throw new UsageError(`Refusing to attach ${file}: it ${secret}, so it is never copied to the agent.`, "Drop it from --upload or the @path in the prompt.");
     }
   }
+  return real;
 }
 
 export async function openThread(store: Store, req: OpenThreadRequest): Promise<OpenedThread> {
-  checkUploads(req.uploads ?? [], req.home);
+  const checkedAs = checkUploads(req.uploads ?? [], req.home, req.uploadsCheckedAs ?? {});
   const provider = new LocalSandboxProvider(req.home);
   let threadId = req.threadId;
   if (req.continueLatest && !threadId) {
@@ -122,7 +128,7 @@ export async function openThread(store: Store, req: OpenThreadRequest): Promise<
     const name = basename(file);
     // uploads/ is writable inside the sandbox: a link planted there is replaced, never written through.
     try {
-      await hostWriteFile({ base: req.home, dir: paths.uploads_path, name }, { copyFrom: file });
+      await hostWriteFile({ base: req.home, dir: paths.uploads_path, name }, { copyFrom: file, checkedAs: checkedAs[file] });
     } catch (err) {
       if (!(err instanceof HostWriteError)) throw err;
       throw new UsageError(`Cannot attach ${file}: ${err.message}`, `Look at ${paths.uploads_path} (remove the link), then run again.`);

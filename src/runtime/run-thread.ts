@@ -33,6 +33,8 @@ export interface RunRequest {
   workspace?: string;
   /** Host files to attach (copied to the thread's uploads/). */
   uploads?: string[];
+  /** The real path each upload was checked as (at-path-uploads.ts): only that file is copied. */
+  uploadsCheckedAs?: Record<string, string>;
   /** --yes: approve guarded shell commands that would otherwise be denied headless. */
   approveGuarded?: boolean;
   /**

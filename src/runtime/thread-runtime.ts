@@ -198,6 +198,7 @@ export class ThreadRuntime {
       continueLatest: req.continueLatest,
       workspace: req.workspace,
       uploads: req.uploads,
+      uploadsCheckedAs: req.uploadsCheckedAs,
     });
     // A continued thread's workspace is known only now (the front ends check a new one before anything is made).
     assertAutoApprovalWorkspace(opened.paths.workspace_path, this.config.home, req.approveGuarded === true || (req.approval?.mode ?? this.config.approval) === "yolo");

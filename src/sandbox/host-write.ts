@@ -72,11 +72,15 @@ async function writeAll(fh: FileHandle, bytes: Buffer, position: number): Promis
   }
 }
 
-/** Copy a regular file's bytes in chunks (an upload may be large). */
-async function copyInto(fh: FileHandle, sourcePath: string): Promise<void> {
+/** Copy a regular file's bytes in chunks (an upload may be large); only the file checked as `checkedAs`, when given. */
+async function copyInto(fh: FileHandle, sourcePath: string, checkedAs?: string): Promise<void> {
   const src = await open(sourcePath, O_RDONLY | O_NONBLOCK | O_NOCTTY);
   try {
     if (!(await src.stat()).isFile()) throw new HostWriteError(`${sourcePath} is not a regular file.`);
+    // Judged by what was opened: a link swapped in after the checks leads elsewhere (the nineteenth pass's UP1).
+    if (checkedAs !== undefined && (await fdRealPath(src, sourcePath)) !== checkedAs) {
+      throw new HostWriteError(`${sourcePath} changed after deerflow checked it (it now leads to another file); nothing was copied.`);
+    }
     const buf = Buffer.allocUnsafe(1 << 20);
     for (let pos = 0; ; ) {
       const { bytesRead } = await src.read(buf, 0, buf.length, pos);
@@ -93,7 +97,7 @@ async function copyInto(fh: FileHandle, sourcePath: string): Promise<void> {
  * Write `data` (or the bytes of the file `copyFrom`) to `<dir>/<name>`, replacing whatever is there (a planted link
  * is replaced, not followed). Returns the written path. Throws HostWriteError when a folder on the way is a link.
  */
-export async function hostWriteFile(target: HostWriteTarget, content: { data: string | Buffer } | { copyFrom: string }): Promise<string> {
+export async function hostWriteFile(target: HostWriteTarget, content: { data: string | Buffer } | { copyFrom: string; checkedAs?: string }): Promise<string> {
   const { name } = target;
   if (!name || name !== basename(name) || name === "." || name === "..") throw new HostWriteError(`${name} is not a file name.`);
   const realDir = await checkedDir(target.base, target.dir);
@@ -107,7 +111,7 @@ export async function hostWriteFile(target: HostWriteTarget, content: { data: st
       throw new HostWriteError(`${target.dir} changed while deerflow was writing into it (a link swapped in?); nothing was written.`);
     }
     if ("data" in content) await writeAll(fh, typeof content.data === "string" ? Buffer.from(content.data, "utf8") : content.data, 0);
-    else await copyInto(fh, content.copyFrom);
+    else await copyInto(fh, content.copyFrom, content.checkedAs);
     await fh.close();
     done = true;
     await rename(tmp, dest);

@@ -1,6 +1,6 @@
 // hostWriteFile: deerflow writing into a folder a sandboxed command can write (uploads/, outputs/…) never follows a
 // link planted there: a linked file is replaced, a linked folder on the way is refused, nothing outside changes.
-import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -57,5 +57,23 @@ describe("hostWriteFile", () => {
   it("refuses a name that is not one component", async () => {
     const l = layout();
     await expect(hostWriteFile({ base: l.data, dir: join(l.thread, "uploads"), name: "../x" }, { data: "x" })).rejects.toThrow(/not a file name/);
+  });
+
+  it("copies only the file an attachment was checked as: a link swapped in after the checks is refused, nothing copied (the nineteenth pass's UP1)", async () => {
+    const l = layout();
+    const ws = join(l.root, "ws");
+    mkdirSync(ws);
+    writeFileSync(join(ws, "notes.md"), "notes\n");
+    const checkedAs = realpathSync(join(ws, "notes.md"));
+    // The background job's swap, between the checks (at-path-uploads.ts) and the copy (openThread).
+    rmSync(join(ws, "notes.md"));
+    symlinkSync(join(l.outside, ".bashrc"), join(ws, "notes.md"));
+    await expect(hostWriteFile({ base: l.data, dir: join(l.thread, "uploads"), name: "notes.md" }, { copyFrom: join(ws, "notes.md"), checkedAs })).rejects.toThrow(/changed after deerflow checked it/);
+    expect(readdirSync(join(l.thread, "uploads"))).toEqual([]);
+    // The file itself, as checked, is copied.
+    rmSync(join(ws, "notes.md"));
+    writeFileSync(join(ws, "notes.md"), "notes\n");
+    await hostWriteFile({ base: l.data, dir: join(l.thread, "uploads"), name: "notes.md" }, { copyFrom: join(ws, "notes.md"), checkedAs });
+    expect(readFileSync(join(l.thread, "uploads", "notes.md"), "utf8")).toBe("notes\n");
   });
 });

@@ -9,7 +9,7 @@ import { assertAutoApprovalWorkspace, assertSafeSandboxPaths } from "../../sandb
 import { runWorkspace, workspaceNotices } from "../run-workspace.js";
 import { forTerminal } from "../../vocabulary/terminal-text.js";
 import { ExitCode, UsageError, formatErrorLine } from "../../errors.js";
-import { atPathUploads, checkedUploads } from "../../runtime/at-path-uploads.js";
+import { type CheckedAs, atPathUploads, checkedUploads } from "../../runtime/at-path-uploads.js";
 import { skillCatalogFor, skillInvocation } from "../../skills/catalog.js";
 import { commandTurn } from "../command-turn.js";
 import { submitPrompt } from "../../runtime/prompt-hooks.js";
@@ -118,6 +118,7 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
     });
     const sessionStart = opts.thread || opts.continue ? "resume" : "startup";
     const submitted = await submitPrompt(config, turn.prompt, { threadId: turn.threadId ?? opts.thread, signal: controller.signal, sessionStart });
+    const checkedAs: CheckedAs = {};
     const request = {
       config,
       model,
@@ -126,7 +127,8 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
       threadId: turn.threadId ?? opts.thread,
       continueLatest: turn.threadId ? false : opts.continue,
       workspace: start.workspace,
-      uploads: [...checkedUploads(opts.upload ?? [], process.cwd()), ...atPathUploads(turn.attach, process.cwd())],
+      uploads: [...checkedUploads(opts.upload ?? [], process.cwd(), checkedAs), ...atPathUploads(turn.attach, process.cwd(), checkedAs)],
+      uploadsCheckedAs: checkedAs,
       approveGuarded: opts.yes ?? false,
       maxTurns: opts.maxTurns,
       inputId: opts.inputId,
