@@ -82,3 +82,29 @@ export function programPathOf(key: string, value: string): string | undefined {
   if (!word.startsWith("/") && !word.startsWith("~")) return undefined;
   return expandTilde(word);
 }
+
+/**
+ * The files of the worktree a code key's command runs, where git runs it (the worktree's top, `top`): every word that
+ * is a relative path (`filter.x.clean = ./tools/clean.sh`, `sh scripts/textconv.sh`) and the module an interpreter is
+ * given with `-m` (`python3 -m nbstripout`: `nbstripout.py` or the folder `nbstripout/` at the top, which Python
+ * imports before an installed one). The nineteenth pass's GC1: a sandboxed write to such a file ran on the host at
+ * the user's next `git diff`.
+ */
+export function worktreeProgramsOf(key: string, value: string, top: string): string[] {
+  if (NOT_A_PROGRAM.test(key)) return [];
+  const words = value
+    .replace(/^!/, "")
+    .trim()
+    .split(/\s+/)
+    .map((w) => w.replace(/^["']|["']$/g, ""));
+  const out: string[] = [];
+  words.forEach((w, i) => {
+    if (words[i - 1] === "-m" && /^[A-Za-z_][\w.]*$/.test(w)) {
+      const mod = w.split(".")[0]!;
+      out.push(join(top, `${mod}.py`), join(top, mod));
+    } else if (!w.startsWith("-") && !w.startsWith("/") && !w.startsWith("~") && !w.includes("$") && !/^[a-z][\w+.-]*:/i.test(w) && (w.startsWith(".") || w.includes("/"))) {
+      out.push(resolve(top, w));
+    }
+  });
+  return out;
+}

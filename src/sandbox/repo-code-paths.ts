@@ -9,7 +9,7 @@ import { execFileSync } from "node:child_process";
 import { realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { hostEnv } from "./env-scrub.js";
-import { expandTilde, globalConfigFiles, programPathOf, readGitConfig } from "./host-git-config.js";
+import { expandTilde, globalConfigFiles, programPathOf, readGitConfig, worktreeProgramsOf } from "./host-git-config.js";
 import { isInside } from "./paths.js";
 import { isGitCodeKey } from "./shell-git.js";
 
@@ -99,6 +99,7 @@ export function gitCodePathsOf(workspace: string): RepoCodePath[] {
     } else if (isGitCodeKey(k)) {
       const prog = programPathOf(k, value);
       if (prog && !paths.has(real(prog))) paths.set(real(prog), { path: real(prog), kind: "program" });
+      for (const p of repo ? worktreeProgramsOf(k, value, repo.top) : []) if (!paths.has(real(p))) paths.set(real(p), { path: real(p), kind: "program" });
     }
   }
   const out = [...paths.values()].sort((a, b) => a.path.localeCompare(b.path));

@@ -63,6 +63,26 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(readFileSync(join(ws, "b.txt"), "utf8")).toBe("fine\n");
   });
 
+  it("a worktree script or python module a code key runs (filter clean = ./tools/clean.sh, textconv = python3 -m nbstripout) cannot be rewritten or planted by a command (the nineteenth pass's GC1)", async () => {
+    const { ws, paths, sh, git } = setUp(mode);
+    mkdirSync(join(ws, "tools"));
+    writeFileSync(join(ws, "tools", "clean.sh"), "#!/bin/sh\ncat\n", { mode: 0o755 });
+    git("config", "filter.strip.clean", "./tools/clean.sh");
+    git("config", "diff.ipynb.textconv", "python3 -m nbstripout -t");
+    writeFileSync(join(ws, ".gitattributes"), "*.txt filter=strip\n");
+    await expect(safeWriteFile(join(ws, "tools", "clean.sh"), paths, "#!/bin/sh\ntouch pwned\n")).rejects.toThrow(SandboxPathError);
+    await expect(safeWriteFile(join(ws, "nbstripout.py"), paths, "open('pwned','w')\n")).rejects.toThrow(SandboxPathError);
+    await sh("printf '#!/bin/sh\\ntouch ../pwned-gc1\\ncat\\n' > tools/clean.sh; echo \"open('../pwned-gc1b','w')\" > nbstripout.py; true");
+    // A module planted at the top is moved aside either way; the script is read-only in the sandbox (without one,
+    // nothing confines a command's writes: docs/security.md).
+    expect(existsSync(join(ws, "nbstripout.py"))).toBe(false);
+    if (mode === "bwrap") {
+      expect(readFileSync(join(ws, "tools", "clean.sh"), "utf8")).toBe("#!/bin/sh\ncat\n");
+      git("add", "-A");
+      expect(existsSync(join(ws, "..", "pwned-gc1"))).toBe(false);
+    }
+  });
+
   it("an include inside an included config is resolved against that file's folder: the file it names is refused and, written by a command, never runs (the eleventh pass's C5)", async () => {
     const { ws, paths, sh, git } = setUp(mode);
     writeFileSync(join(ws, ".gitconfig.local"), "[include]\n\tpath = .gitconfig.more\n");
