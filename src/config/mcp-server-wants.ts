@@ -49,7 +49,7 @@ export function mcpServerDetails(s: McpServerConfig, file: string, word: (v: str
   // a project file the command names is part of the trust (trust-digest.ts).
   if (!remote && !s.sandbox)
     parts.push(
-      `⚠ runs on your host in ${s.cwd ? "its cwd" : dirname(file)}: what python3 -m or npm's settings find there is whatever the agent last wrote (npx's package copy is checked; "sandbox": true confines it)`,
+      `⚠ runs on your host in ${s.cwd ? "its cwd" : dirname(file)}: it runs code the agent can rewrite there (only the files its command names and npx's package copy are checked, not what they load); "sandbox": true confines it`,
     );
   return parts.map((p) => `; ${p}`).join("");
 }

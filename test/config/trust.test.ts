@@ -26,7 +26,7 @@ afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 /** What the trust question adds to an unconfined stdio server (the eighteenth pass's MC1). */
 const onHost = (where: string) =>
-  `⚠ runs on your host in ${where}: what python3 -m or npm's settings find there is whatever the agent last wrote (npx's package copy is checked; "sandbox": true confines it)`;
+  `⚠ runs on your host in ${where}: it runs code the agent can rewrite there (only the files its command names and npx's package copy are checked, not what they load); "sandbox": true confines it`;
 const load = (env: Record<string, string> = {}, cwd = join(repo, "sub")) => loadConfig({ cwd, env: { HOME: userHome, ...env }, userHome });
 const write = (obj: unknown) => writeFileSync(rc, JSON.stringify(obj, null, 2));
 
