@@ -8,6 +8,10 @@
 // - an output option: iconv/shuf/pandoc/gpg/msgfmt/cwebp/rsvg-convert `-o`/`--output…`, openssl `-out`/`-keyout`;
 // - a writing sub-command: 7z a/d/e/x/u/rn, ar with d/m/q/r/x, cpio -i/-p (or an archive named with -O/-F), tar
 //   creating, appending or updating a named archive (extraction is shell-audit.ts's tarExtracts).
+// - in place, by another name than `sed -i`: yq/awk `-i`, sponge, sd; a formatter told to write (`--write`, `-w`, `-i`,
+//   `--fix`) or one that writes unless told to check (black, ruff format, isort, rustfmt, cargo/go fmt, terraform fmt);
+// - other writers the nineteenth pass listed: ghostscript `-o`, qpdf, pdftk `output`, brotli, mmv, git archive `-o`,
+//   git format-patch, git bundle create.
 // And a word bash expands before the operands may be any of those options (`sort ${x:--o} out f`: PM11's shape), so
 // for these programs, and sort and dd, such a word counts as a write too.
 // Not here: programs that write on their own (builds, test runners, scripts): they cannot be judged before they run,
@@ -45,7 +49,11 @@ function outputOf(c: SimpleCommand, short: RegExp, long: RegExp): string | undef
 
 const isFile = (c: SimpleCommand, target: string | undefined) => target !== undefined && target !== "-" && !notAFile(c, { op: ">", target });
 
-const ALWAYS = /^(?:split|csplit|mkfifo|mknod|strip|objcopy|ranlib|dos2unix|unix2dos|mac2unix|unix2mac|zip|convert|mogrify|ffmpeg)$/;
+const ALWAYS = /^(?:split|csplit|mkfifo|mknod|strip|objcopy|ranlib|dos2unix|unix2dos|mac2unix|unix2mac|zip|convert|mogrify|ffmpeg|mmv)$/;
+/** Formatters and fixers that write only when told to (`--write`, `-w`, `-i`, `--fix`). */
+const WRITE_FLAG = /^(?:prettier|eslint|biome|stylelint|gofmt|goimports|clang-format|autopep8|shfmt|yapf|dprint|standard|xo|rubocop|swiftformat|ktlint)$/;
+/** Formatters that write unless told to check (`--check`, `--diff`, `-l`, `-check`, `--dry-run`). */
+const WRITES_UNLESS_CHECK = /^(?:black|isort|rustfmt)$/;
 const OUTPUT_OPTION = /^(?:iconv|shuf|pandoc|gpg|gpg2|msgfmt|cwebp|rsvg-convert|sort)$/;
 const SECOND_OPERAND = /^(?:uniq|xxd)$/;
 const EXPANDED_OPTION = /^(?:iconv|shuf|pandoc|gpg|gpg2|msgfmt|sort|dd|uniq|xxd|openssl|tar|cpio|7z|7za|7zr|zip|split|ssh-keygen)$/;
@@ -53,6 +61,23 @@ const EXPANDED_OPTION = /^(?:iconv|shuf|pandoc|gpg|gpg2|msgfmt|sort|dd|uniq|xxd|
 function writes(c: SimpleCommand): boolean {
   const ops = fileOperands(c);
   if (ALWAYS.test(c.name)) return !c.args.some((a) => /^-(?:-?version|-?help|h)$/.test(a));
+  if (c.name === "sponge") return fileOperands(c).length > 0;
+  if (c.name === "sd") return fileOperands(c).length >= 3 && !c.args.some((a) => /^(?:-p|--preview)$/.test(a));
+  if (c.name === "qpdf") return fileOperands(c).length >= 2 && !c.args.some((a) => /^--(?:check|show|json|requires-password)/.test(a));
+  if (c.name === "brotli") return !c.args.some((a) => /^(?:-c|--stdout|-t|--test|-h|--help|--version)$/.test(a));
+  if (WRITE_FLAG.test(c.name)) return c.args.some((a) => /^(?:--write|-w|-i|--fix|--in-place|-a|--apply|--autocorrect|-A|-F)$|^-[a-zA-Z]*[wi]$/.test(a) && a !== "-ignore");
+  if (WRITES_UNLESS_CHECK.test(c.name)) return !c.args.some((a) => /^(?:--check|--diff|-l|--list-different|-c|--dry-run|--version|-h|--help)$/.test(a));
+  if (/^(?:cargo|go)$/.test(c.name) && /^fmt$/.test(fileOperands(c)[0] ?? "")) return !c.args.some((a) => /^(?:--check|-n|-l)$/.test(a));
+  if (/^(?:terraform|tofu)$/.test(c.name) && fileOperands(c)[0] === "fmt") return !c.args.some((a) => /^-+(?:check|diff|list=true)/.test(a));
+  if (c.name === "ruff") return (fileOperands(c)[0] === "format" && !c.args.some((a) => /^--(?:check|diff)$/.test(a))) || c.args.includes("--fix");
+  if (c.name === "yq") return c.args.some((a) => /^(?:-i|--inplace|--in-place)$|^-[a-zA-Z]*i$/.test(a));
+  if (/^g?awk$/.test(c.name)) return c.args.some((a, i) => (a === "-i" || a === "--include") && c.args[i + 1] === "inplace") || c.args.includes("-iinplace");
+  if (/^(?:gs|ghostscript)$/.test(c.name)) return c.args.some((a) => a === "-o" || /^-sOutputFile=/.test(a));
+  if (c.name === "pdftk") return c.args.includes("output");
+  if (c.name === "git") {
+    const ops = fileOperands(c);
+    return (ops[0] === "archive" && c.args.some((a) => /^(?:-o|--output)/.test(a))) || ops[0] === "format-patch" || (ops[0] === "bundle" && ops[1] === "create");
+  }
   if (c.name === "mktemp") return !c.args.some((a) => /^-[a-zA-Z]*u|^--dry-run$/.test(a));
   if (c.name === "magick") return ops[0] !== "identify" && !c.args.some((a) => /^-(?:-?version|-?help)$/.test(a));
   if (c.name === "ssh-keygen") return !c.args.some((a) => /^-[a-zA-Z]*[lFyLBQ]/.test(a)) || c.args.some((a) => /^-[a-zA-Z]*R/.test(a));
