@@ -41,6 +41,10 @@ export const PACKAGE_RULES: readonly PackageRule[] = [
   { verdict: "ask", reason: REMOVES_REASON, cmd: /^rpm$/, args: / (?:-[\w#]*e|--erase) / },
   { verdict: "ask", reason: REMOVES_REASON, cmd: VERSIONS, test: (c) => words(c).some((w) => /^(?:uninstall|remove|rm)$/.test(w)) },
   { verdict: "ask", reason: REMOVES_REASON, cmd: /^rustup$/, test: (c) => words(c).some((w) => /^(?:uninstall|remove)$/.test(w)) },
+  { verdict: "ask", reason: REMOVES_REASON, cmd: /^composer$/, test: (c) => verb(c, /^global$/) && verb(c, /^remove$/, 1) },
+  { verdict: "ask", reason: REMOVES_REASON, cmd: /^nix-env$/, args: / (?:-[a-zA-Z]*e[a-zA-Z]*|--uninstall) / },
+  { verdict: "ask", reason: REMOVES_REASON, cmd: /^nix$/, test: (c) => verb(c, /^profile$/) && verb(c, /^(?:remove|wipe-history)$/, 1) },
+  { verdict: "ask", reason: REMOVES_REASON, cmd: /^corepack$/, test: (c) => verb(c, /^disable$/) },
   // installs
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:npm|pnpm|bun)$/, args: /^ (?:\S+ )*?(?:install|i|add|ci) / },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^yarn$/, args: /^ +(?:(?:install|add|global) .*)?$/ },
@@ -49,6 +53,15 @@ export const PACKAGE_RULES: readonly PackageRule[] = [
   { verdict: "ask", reason: INSTALLS_REASON, cmd: SYSTEM, args: / (?:install|add|reinstall) / },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^pacman$/, args: / -S/ },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^go$/, args: /^ (?:install|get) / },
+  // upgrades change what is installed as installs do (the nineteenth pass's Y11b)
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:npm|pnpm|bun)$/, test: (c) => verb(c, /^(?:update|upgrade|up|outdated-update)$/) },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^yarn$/, test: (c) => verb(c, /^(?:upgrade|up)$/) || (verb(c, /^global$/) && verb(c, /^(?:upgrade|add)$/, 1)) },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: SYSTEM, test: (c) => verb(c, /^(?:upgrade|full-upgrade|dist-upgrade|update)$/) && !/^(?:apt|apt-get|aptitude|cargo)$/.test(c.name) },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:apt|apt-get|aptitude)$/, test: (c) => verb(c, /^(?:upgrade|full-upgrade|dist-upgrade)$/) },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^corepack$/, test: (c) => verb(c, /^(?:enable|prepare|install|use|up)$/) },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^composer$/, test: (c) => verb(c, /^global$/) && verb(c, /^(?:require|update|install|upgrade)$/, 1) },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^nix-env$/, args: / (?:-[a-zA-Z]*[iu][a-zA-Z]*|--install|--upgrade) / },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^nix$/, test: (c) => verb(c, /^profile$/) && verb(c, /^(?:install|add|upgrade)$/, 1) },
   // user-wide settings
   { verdict: "ask", reason: SETTINGS_REASON, cmd: /^(?:pip[\d.]*|npm|pnpm|yarn|poetry)$/, test: (c) => verb(c, /^config$/) && words(c).some((w) => /^(?:set|unset|delete|rm|edit)$/.test(w)) },
   { verdict: "ask", reason: SETTINGS_REASON, cmd: /^python[\d.]*$/, args: / -m pip config (?:set|unset|edit) / },

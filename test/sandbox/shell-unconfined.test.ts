@@ -509,6 +509,16 @@ describe("package and toolchain removals and user-wide package settings need a p
     ["pip uninstall -y requests", /removing packages/],
     ["python3 -m pip uninstall -y requests", /removing packages/],
     ["npm uninstall -g typescript", /removing packages/],
+    // the nineteenth pass's Y11b: upgrades, corepack, composer global, nix
+    ["npm update -g", /installing packages/],
+    ["brew upgrade", /installing packages/],
+    ["sudo apt-get dist-upgrade -y", /installing packages/],
+    ["corepack enable", /installing packages/],
+    ["composer global require laravel/installer", /installing packages/],
+    ["composer global remove laravel/installer", /removing packages/],
+    ["nix-env -iA nixpkgs.hello", /installing packages/],
+    ["nix-env -e hello", /removing packages/],
+    ["nix profile install nixpkgs#hello", /installing packages/],
     ["npm -g rm typescript", /removing packages/],
     ["yarn global remove typescript", /removing packages/],
     ["pyenv uninstall -f 3.11.4", /removing packages/],
@@ -526,7 +536,7 @@ describe("package and toolchain removals and user-wide package settings need a p
     expect(r, cmd).toMatchObject({ verdict: "ask", needsPerson: true });
     expect(r.reason, cmd).toMatch(reason);
   });
-  it.each(["npm config get registry", "pip config list", "npm ls", "pip list", "rustup show"])("%j stays a plain ask (--yes approves it)", async (cmd) => {
+  it.each(["npm config get registry", "pip config list", "npm ls", "pip list", "rustup show", "cargo update", "nix-env -q"])("%j stays a plain ask (--yes approves it)", async (cmd) => {
     const r = await unconfined(cmd);
     expect(r.verdict, cmd).toBe("ask");
     expect(r.needsPerson, cmd).toBeUndefined();
