@@ -25,7 +25,7 @@ const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)([^/\s:@]{0,256}):([^/\s
 // A credential in a URL's query (`?key=…`, `&access_token=…`, `X-Amz-Signature=…`: gateways and signed URLs): the
 // parameter named like one, whole (`api_key`, `client-secret`, `apiKey`), not any name that contains "key".
 const URL_QUERY_CREDENTIALS =
-  /([?&](?:[\w.-]{0,64}[_.-])?(?:api|access|auth|refresh|session|private|client)?(?:key|token|secret|password|passwd|pwd|sig|signature|auth|credential)=)([^&#\s"'<>]{1,1024})/gi;
+  /([?&#](?:[\w.-]{0,64}[_.-])?(?:api|access|auth|refresh|session|private|client|id)?(?:key|token|secret|password|passwd|pass|pwd|sig|signature|auth|credential|jwt)=)([^&#\s"'<>]{1,1024})/gi;
 
 const test = (re: RegExp, text: string) => {
   re.lastIndex = 0;

@@ -64,6 +64,9 @@ describe("terminal-safe text", () => {
     expect(maskUrlCredentials("https://b.s3.example/o?X-Amz-Credential=AKIA%2F1&X-Amz-Signature=abc123&apiKey=k1&client_secret=s")).toBe(
       "https://b.s3.example/o?X-Amz-Credential=****&X-Amz-Signature=****&apiKey=****&client_secret=****",
     );
+    // An OAuth implicit grant's fragment, and ?pass= / ?jwt= (the nineteenth pass's LQ2).
+    expect(maskUrlCredentials("https://app.example/cb#access_token=ya29.abc&id_token=eyJx&state=s")).toBe("https://app.example/cb#access_token=****&id_token=****&state=s");
+    expect(maskUrlCredentials("https://db.example/x?user=a&pass=hunter2&jwt=eyJhbGciOi")).toBe("https://db.example/x?user=a&pass=****&jwt=****");
     // Names that only contain such a word are data.
     for (const kept of ["https://x.example/search?keyword=deer&monkey=1&tokens_used=5", "a?b=1&sort=key"]) expect(maskUrlCredentials(kept)).toBe(kept);
   });
