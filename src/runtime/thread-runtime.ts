@@ -191,15 +191,8 @@ export class ThreadRuntime {
 
   private async runOnce(req: RunRequest): Promise<RunResult> {
     const emit = req.onEvent ?? (() => {});
-    const opened = await openThread(this.store, {
-      home: this.config.home,
-      mode: this.config.checkpoint.channelMode,
-      threadId: req.threadId,
-      continueLatest: req.continueLatest,
-      workspace: req.workspace,
-      uploads: req.uploads,
-      uploadsCheckedAs: req.uploadsCheckedAs,
-    });
+    const { threadId, continueLatest, workspace, uploads, uploadsCheckedAs } = req;
+    const opened = await openThread(this.store, { home: this.config.home, mode: this.config.checkpoint.channelMode, threadId, continueLatest, workspace, uploads, uploadsCheckedAs });
     // A continued thread's workspace is known only now (the front ends check a new one before anything is made).
     assertAutoApprovalWorkspace(opened.paths.workspace_path, this.config.home, req.approveGuarded === true || (req.approval?.mode ?? this.config.approval) === "yolo");
     const repeat = req.inputId && !opened.isNew ? repeatedRun(await this.readState(opened.threadId, req.model), opened, { ...req, inputId: req.inputId }) : undefined;
