@@ -19,6 +19,7 @@ import type { ThreadPaths } from "../sandbox/provider.js";
 import { atPathTargets } from "./at-path-uploads.js";
 import { findBwrap, runShell } from "../sandbox/run-shell.js";
 import { auditCommand } from "../sandbox/shell-audit.js";
+import { lineOnlyReads } from "../sandbox/read-only-line.js";
 import type { ShellSettings } from "../sandbox/shell-settings.js";
 import { capOutput } from "../tools/bash.js";
 import { maskKnownSecrets, maskSecretShapes } from "../vocabulary/secret-shapes.js";
@@ -56,7 +57,14 @@ async function runBang(command: CustomCommand, cmd: string, shell: CommandShell)
     throw new UsageError(`${where} runs !\`${cmd}\`, but its front matter does not allow commands.`, `Add "allowed-tools: Bash(${cmd.split(/\s+/)[0]}:*)" to its front matter if you mean it to run.`);
   }
   const paths = await shell.paths();
-  const audit = await auditCommand(cmd, { confined: findBwrap() !== null, workspace: paths.workspace_path });
+  const context = { confined: findBwrap() !== null, workspace: paths.workspace_path };
+  const audit = await auditCommand(cmd, context);
+  // A repository's command is the repository's text: its lines only read, whatever the mode. With bubblewrap the
+  // audit allows any confined line, so `!\`sh tools/ctx.sh\`` wrote files in plan mode and unasked in ask mode (the
+  // twentieth pass's CC1).
+  if (audit.verdict === "allow" && command.scope === "project" && !(await lineOnlyReads(cmd, context))) {
+    throw new UsageError(`${where} was not sent: !\`${cmd}\` is not known to only read, and a project's command runs only lines that do.`, "Run it yourself with !<command>, or ask the agent to.");
+  }
   if (audit.verdict !== "allow") {
     throw new UsageError(
       `${where} was not sent: !\`${cmd}\` would need your approval (${audit.reason ?? audit.verdict}), and a command's ! lines run only what needs none.`,
