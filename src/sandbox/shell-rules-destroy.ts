@@ -5,7 +5,7 @@
 // is an ask with its own reason: without a sandbox a person answers it (`--yes` and yolo do not). Inside bubblewrap
 // the daemon sockets and credentials are hidden and these fail; they still ask, as package installs do. Beyond the
 // names, destroysByShape (below) judges any program by its task words.
-import type { SimpleCommand } from "./shell-command.js";
+import type { Pipeline, SimpleCommand } from "./shell-command.js";
 import { commandOnlyReads } from "./shell-read-only.js";
 
 export const DESTROYS_REASON = "stops or destroys things outside the workspace that rewind cannot restore (containers, volumes, a deployment, a cluster, a database, processes)";
@@ -21,8 +21,20 @@ const verb = (c: SimpleCommand, re: RegExp) => words(c).some((w) => re.test(w));
  * The program a runner starts and the words it is given (`npx prisma …`, `bundle exec rake …`, `pnpm dlx …`,
  * `uv run alembic …`, `python -m alembic …`), else the command's own.
  */
-function launched(c: SimpleCommand): { tool: string; words: string[] } {
+function launched(c: SimpleCommand): { tool: string; words: string[]; script?: boolean } {
   const w = words(c);
+  // A secrets or env wrapper runs what follows its `--` (`doppler run -- prisma migrate reset`: the twentieth pass's Y10d).
+  const dash = c.args.indexOf("--");
+  if (/^(?:doppler|dotenv|dotenvx|env-cmd|op|infisical|chamber|aws-vault|sops|with-env|varlock)$/.test(c.name) && dash >= 0)
+    return { tool: c.args[dash + 1] ?? c.name, words: c.args.slice(dash + 2).filter((a) => !a.startsWith("-")) };
+  // `yarn run prisma …`, `yarn workspace api prisma …`, `bun run prisma …`, and `yarn prisma …` (a first word that is not
+  // the manager's own subcommand runs a script or a dependency's program).
+  if (/^(?:yarn|pnpm|bun|npm)$/.test(c.name)) {
+    const rest = c.name === "yarn" && w[0] === "workspace" ? w.slice(2) : w;
+    // `script`: the words start with the script's or program's own name, which is judged too (`pnpm db-reset`).
+    if (/^(?:run|run-script)$/.test(rest[0] ?? "") && rest[1]) return { tool: rest[1], words: rest.slice(1), script: true };
+    if (c.name !== "npm" && rest[0] !== undefined && (rest !== w || !OWN_SUBCOMMANDS.test(rest[0]))) return { tool: rest[0], words: rest, script: true };
+  }
   if (/^(?:npx|bunx|pnpx)$/.test(c.name)) return { tool: w[0] ?? c.name, words: w.slice(1) };
   if ((c.name === "bundle" && w[0] === "exec") || (/^(?:pnpm|yarn|npm)$/.test(c.name) && /^(?:dlx|exec)$/.test(w[0] ?? ""))) return { tool: w[1] ?? c.name, words: w.slice(2) };
   if (/^(?:uv|poetry|pipenv|pdm|hatch|rye)$/.test(c.name) && w[0] === "run") return { tool: w[1] ?? c.name, words: w.slice(2) };
@@ -37,6 +49,15 @@ const CONTAINERS = /^(?:docker|podman|nerdctl|docker-compose|podman-compose)$/;
 /** SQL that drops or empties: `psql -c`, `mysql -e`, a statement file is not read. */
 const DROP_SQL = /\b(?:drop|truncate|delete\s+from|flushall|flushdb)\b|\b(?:dropDatabase|dropCollection|deleteMany)\s*\(|\.drop\s*\(/i;
 
+const DB_CLIENT = /^(?:psql|mysql|mariadb|sqlcmd|mongo|mongosh|cqlsh|clickhouse-client|sqlite3?|duckdb|redis-cli)$/;
+
+/** SQL piped into a database client (`echo 'DROP DATABASE app;' | psql`): the text a printer before it gives. */
+export function pipesDropSql(c: SimpleCommand, p: Pipeline, i: number): boolean {
+  if (!DB_CLIENT.test(c.name) || i === 0) return false;
+  const before = p.commands[i - 1];
+  return before !== undefined && /^(?:echo|printf|cat)$/.test(before.name) && (before.args.some((a) => DROP_SQL.test(a)) || DROP_SQL.test(before.stdinText ?? ""));
+}
+
 const RULES: readonly ((c: SimpleCommand) => boolean)[] = [
   // docker system|volume|image|container|network|builder prune, docker rm/rmi, volume rm, compose down -v.
   (c) => CONTAINERS.test(c.name) && (verb(c, /^(?:prune|rm|rmi|remove|kill)$/) || (verb(c, /^down$/) && has(c, /^(?:-[\w#]*v|--volumes|--rmi)/))),
@@ -46,7 +67,7 @@ const RULES: readonly ((c: SimpleCommand) => boolean)[] = [
   (c) => /^(?:kubectl|oc|microk8s)$/.test(c.name) && verb(c, /^(?:delete|drain)$/),
   (c) => c.name === "helm" && verb(c, /^(?:uninstall|delete|del|un)$/),
   (c) => /^(?:dropdb|dropuser|mysqladmin)$/.test(c.name) && (c.name !== "mysqladmin" || verb(c, /^drop$/i)),
-  (c) => /^(?:psql|mysql|mariadb|sqlcmd|mongo|mongosh|cqlsh|clickhouse-client)$/.test(c.name) && c.args.some((a) => DROP_SQL.test(a)),
+  (c) => DB_CLIENT.test(c.name) && (c.args.some((a) => DROP_SQL.test(a)) || DROP_SQL.test(c.stdinText ?? "")),
   (c) => c.name === "redis-cli" && verb(c, /^(?:flushall|flushdb)$/i),
   (c) => c.name === "aws" && ((verb(c, /^s3$/) && (verb(c, /^rb$/) || (verb(c, /^rm$/) && has(c, /^--recursive$/)))) || verb(c, /^(?:delete|terminate)-/)),
   (c) => /^(?:gcloud|az|doctl|flyctl|fly|heroku)$/.test(c.name) && verb(c, /^(?:delete|destroy|remove)$|^apps:destroy$/),
@@ -80,7 +101,11 @@ const DESTROY_VERB =
 /** Migrations reverted to nothing: `alembic downgrade base`, `knex migrate:rollback --all`, `db:migrate:undo:all`, `migrate app zero`. */
 const REVERT_VERB = /^(?:downgrade|rollback|undo|revert|down)$/i;
 const REVERT_ALL = /^(?:base|zero|all|--all|0)$/i;
-const TO_NOTHING = /^(?:base|zero)$/i;
+const TO_NOTHING = /^(?:base|zero|VERSION=0)$/i;
+/** Options that destroy whatever the subcommand (`prisma db push --force-reset`, `--drop-database`). */
+const DESTROY_FLAG = /^--(?:force-reset|drop-database|drop-all|drop|wipe|purge|nuke)$/i;
+/** A namespaced `clean` that empties a database (`mvn flyway:clean`), unlike a build tool's `clean`. */
+const DB_CLEAN = /^(?:flyway|liquibase|db|database|schema)[:.]clean$/i;
 /** At most this many task words are read (a subcommand sits near the start; operands after it are names). */
 const TASK_WORDS = 4;
 
@@ -133,21 +158,13 @@ function taskParts(word: string, all = false): string[] {
 const OWN_SUBCOMMANDS =
   /^(?:add|remove|rm|uninstall|un|install|i|ci|run|run-script|exec|dlx|x|create|init|test|t|tst|why|info|view|list|ls|ll|outdated|upgrade|upgrade-interactive|up|update|config|cache|link|unlink|pack|publish|audit|bin|global|workspace|workspaces|import|prune|rebuild|rb|root|store|patch|patch-commit|licenses|version|set|node|dedupe|ddp|env|help|login|logout|owner|search|start|stop|restart|whoami|plugin|constraints|explain|npm|stage|fetch|setup|server|deploy|recursive|fund|doctor|completion|approve-builds|self-update|outdated|repl|pm|build|upgrade)$/;
 
-/** `yarn prisma …`, `pnpm db-reset`: a first word that is not the manager's own subcommand (undefined: it is one). */
-function scriptOrBin(program: string, given: string[]): string[] | undefined {
-  if (!/^(?:yarn|pnpm|bun)$/.test(program)) return undefined;
-  const first = given[0];
-  return first !== undefined && !OWN_SUBCOMMANDS.test(first) ? given.slice(0, TASK_WORDS) : undefined;
-}
-
 /** The task words a program is given, as the shape rule reads them (undefined: a local tool, nothing to judge; readers are left to destroysByShape). */
 function taskWords(c: SimpleCommand): string[] | undefined {
-  const { tool: name, words: given } = launched(c);
+  const { tool: name, words: given, script } = launched(c);
   const program = name.replace(/^.*\//, "");
   if (LOCAL_TOOLS.test(program)) return undefined;
+  if (script) return given.slice(0, TASK_WORDS);
   if (PACKAGE_MANAGERS.test(program)) {
-    const other = scriptOrBin(program, given);
-    if (other) return other;
     if (RUNS_SCRIPT.test(given[0] ?? "")) return given.slice(1, 2);
     // `yarn db:reset`: a namespaced first word is a script (a package manager's own subcommands are single words).
     return /[:]/.test(given[0] ?? "") ? given.slice(0, 1) : [];
@@ -159,10 +176,12 @@ function taskWords(c: SimpleCommand): string[] | undefined {
 export function destroysByShape(c: SimpleCommand): boolean {
   const task = taskWords(c);
   if (!task?.length) return false;
-  const program = launched(c).tool.replace(/^.*\//, "");
-  const scripts = PACKAGE_MANAGERS.test(program);
+  const run = launched(c);
+  const program = run.tool.replace(/^.*\//, "");
+  const scripts = PACKAGE_MANAGERS.test(program) || run.script === true;
   const parts = task.flatMap((w) => taskParts(w, scripts));
-  const destroys = parts.some((p) => DESTROY_VERB.test(p) && !(/^clean$/i.test(p) && (BUILD_TOOLS.test(program) || scripts)));
+  const destroys =
+    parts.some((p) => DESTROY_VERB.test(p) && !(/^clean$/i.test(p) && (BUILD_TOOLS.test(program) || scripts))) || task.some((w) => DB_CLEAN.test(w)) || c.args.some((a) => DESTROY_FLAG.test(a));
   const after = [...parts, ...c.args];
   const whole = task.flatMap((w) => taskParts(w, true));
   // `migrate:refresh`, `db:migrate:redo`… roll every migration back before running them again: the data goes.
@@ -187,8 +206,8 @@ function containerCommand(c: SimpleCommand): SimpleCommand | undefined {
   return inner.length > 0 ? { ...c, name: inner[0]!.replace(/^.*\//, ""), args: inner.slice(1) } : undefined;
 }
 
-export const destroysOutside = (c: SimpleCommand): boolean => {
+export const destroysOutside = (c: SimpleCommand, p?: Pipeline, i = 0): boolean => {
   const inner = containerCommand(c);
-  return RULES.some((r) => r(c)) || destroysByShape(c) || (inner !== undefined && destroysOutside(inner));
+  return RULES.some((r) => r(c)) || destroysByShape(c) || (p !== undefined && pipesDropSql(c, p, i)) || (inner !== undefined && destroysOutside(inner));
 };
 export const publishes = (c: SimpleCommand) => PUBLISH.some((r) => r(c));

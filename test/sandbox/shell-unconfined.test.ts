@@ -452,6 +452,16 @@ describe("other tools' destroy and publish verbs need a person without a sandbox
     "pnpm reset:db",
     "php artisan migrate:refresh --force",
     "rails db:migrate:redo",
+    // The twentieth pass (Y10d): run, workspace, a forced reset flag, a secrets wrapper, a database clean, VERSION=0.
+    "yarn run prisma migrate reset --force",
+    "yarn workspace api prisma migrate reset --force",
+    "bun run prisma migrate reset --force",
+    "yarn prisma db push --force-reset",
+    "doppler run -- prisma migrate reset --force",
+    "mvn flyway:clean",
+    "rails db:migrate VERSION=0",
+    "echo 'DROP DATABASE app;' | psql",
+    "psql <<< 'DROP SCHEMA public CASCADE'",
   ])("%j (by shape)", async (cmd) => {
     expect(await unconfined(cmd), cmd).toMatchObject({ verdict: "ask", reason: DESTROYS_REASON, needsPerson: true });
     // With bubblewrap it asks too (ask and auto-edit), as the named ones do.
@@ -493,6 +503,10 @@ describe("other tools' destroy and publish verbs need a person without a sandbox
     "yarn prisma migrate dev",
     "pnpm cache clean",
     "bun x tsc",
+    "yarn dev",
+    "pnpm db:migrate",
+    "yarn workspace web build",
+    "doppler run -- npm start",
   ])("%j stays a plain ask (--yes approves it)", async (cmd) => {
     const r = await unconfined(cmd);
     expect(r.verdict, cmd).toBe("ask");
