@@ -4,6 +4,7 @@
 // `~user/` expanded (the fourteenth pass's G4 planted code through `include.path = ~/dotfiles/…`, which an inside
 // check of the raw text took for "not in the workspace").
 import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 import { hostEnv, hostPath } from "./env-scrub.js";
@@ -101,9 +102,13 @@ export function worktreeProgramsOf(key: string, value: string, top: string): str
   words.forEach((w, i) => {
     if (words[i - 1] === "-m" && /^[A-Za-z_][\w.]*$/.test(w)) {
       const mod = w.split(".")[0]!;
-      out.push(join(top, `${mod}.py`), join(top, mod));
-    } else if (!w.startsWith("-") && !w.startsWith("/") && !w.startsWith("~") && !w.includes("$") && !/^[a-z][\w+.-]*:/i.test(w) && (w.startsWith(".") || w.includes("/"))) {
-      out.push(resolve(top, w));
+      // A sourceless `.pyc` imports too (the twentieth pass's GC1b).
+      out.push(join(top, `${mod}.py`), join(top, `${mod}.pyc`), join(top, mod));
+    } else if (!w.startsWith("-") && !w.startsWith("/") && !w.startsWith("~") && !w.includes("$") && !/^[a-z][\w+.-]*:/i.test(w)) {
+      // A path (`./tools/clean.sh`), or after the program a file name at the top, there or not yet
+      // (`python3 clean.py`, `sh tc.sh`: GC1b); the program itself is looked up on PATH.
+      const fileName = i > 0 && (/^[\w.-]+\.[A-Za-z0-9]{1,5}$/.test(w) || existsSync(join(top, w)));
+      if (w.startsWith(".") || w.includes("/") || fileName) out.push(resolve(top, w));
     }
   });
   return out;

@@ -69,13 +69,20 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     writeFileSync(join(ws, "tools", "clean.sh"), "#!/bin/sh\ncat\n", { mode: 0o755 });
     git("config", "filter.strip.clean", "./tools/clean.sh");
     git("config", "diff.ipynb.textconv", "python3 -m nbstripout -t");
+    // The twentieth pass's GC1b: a file name given to the program, there or not yet, and a sourceless module.
+    writeFileSync(join(ws, "clean.py"), "import sys; sys.stdout.write(sys.stdin.read())\n");
+    git("config", "filter.py.clean", "python3 clean.py");
+    git("config", "diff.sh.textconv", "sh tc.sh");
     writeFileSync(join(ws, ".gitattributes"), "*.txt filter=strip\n");
     await expect(safeWriteFile(join(ws, "tools", "clean.sh"), paths, "#!/bin/sh\ntouch pwned\n")).rejects.toThrow(SandboxPathError);
     await expect(safeWriteFile(join(ws, "nbstripout.py"), paths, "open('pwned','w')\n")).rejects.toThrow(SandboxPathError);
+    for (const f of ["clean.py", "tc.sh", "nbstripout.pyc"]) await expect(safeWriteFile(join(ws, f), paths, "x\n"), f).rejects.toThrow(SandboxPathError);
     await sh("printf '#!/bin/sh\\ntouch ../pwned-gc1\\ncat\\n' > tools/clean.sh; echo \"open('../pwned-gc1b','w')\" > nbstripout.py; true");
     // A module planted at the top is moved aside either way; the script is read-only in the sandbox (without one,
     // nothing confines a command's writes: docs/security.md).
     expect(existsSync(join(ws, "nbstripout.py"))).toBe(false);
+    await sh("echo 'touch ../pwned-gc1c' > tc.sh; true");
+    expect(existsSync(join(ws, "tc.sh"))).toBe(false);
     if (mode === "bwrap") {
       expect(readFileSync(join(ws, "tools", "clean.sh"), "utf8")).toBe("#!/bin/sh\ncat\n");
       git("add", "-A");
