@@ -44,6 +44,8 @@ export function readsOnly(c: SimpleCommand, { cdWrites }: { cdWrites: boolean })
   if (c.name === "find" && c.args.some((a) => FIND_ACTS.test(a))) return false;
   if (runTimeOption(c)) return false;
   const sub = c.name === "git" ? gitArgs(c) : undefined;
+  // `git branch` lists only with these and no name (a name makes a branch): Claude Code's /commit runs --show-current.
+  if (sub?.[0] === "branch") return sub.length > 1 && sub.slice(1).every((a) => /^(?:--show-current|--list|-l|-a|--all|-r|--remotes|-v|-vv|--verbose)$/.test(a));
   if (sub !== undefined && !GIT_READ.test(sub[0] ?? "")) return false;
   return readerOptionUnlisted(c, sub) === undefined;
 }
