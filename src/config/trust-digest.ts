@@ -71,13 +71,7 @@ function runnerPackage(words: string[]): string | undefined {
 function treeDigest(dir: string): string {
   const entries: string[] = [];
   const walk = (d: string): boolean => {
-    let names: string[];
-    try {
-      names = readdirSync(d).sort();
-    } catch {
-      return true;
-    }
-    for (const n of names) {
+    for (const n of readdirSafe(d)) {
       const p = join(d, n);
       const st = lstatSync(p, { throwIfNoEntry: false });
       if (!st) continue;

@@ -217,10 +217,10 @@ export class ThreadRuntime {
     try {
       emit({ type: "run.started", thread_id: opened.threadId, run_id: runId, new_thread: opened.isNew, workspace: opened.paths.workspace_path });
       // Done while the agent is built (and its MCP servers start); the graph waits for it before its first step.
-      const filesTaken = (snapshot = this.filesBefore(opened, runId, emit).then((commit) => (before = commit)));
+      snapshot = this.filesBefore(opened, runId, emit).then((commit) => (before = commit));
       snapshot.catch(() => {}); // awaited by execute: a failure is the run's, not an unhandled rejection
       const onEvent = presented.listen(streamed.listen(req.onEvent));
-      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal, onEvent }, opened, runId, usage, tools, filesTaken), usage);
+      const result = await withRunContext(runId, emit, () => this.execute({ ...req, signal: lease.signal, onEvent }, opened, runId, usage, tools, snapshot), usage);
       result.files = presented.files;
       // Found taken over after its last write: the thread's status is the new owner's to set.
       const lost = lease.lost();

@@ -309,7 +309,6 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "edit", reason: WRITES, cmd: /^(?:tar|bsdtar)$/, test: tarExtracts },
   { verdict: "edit", reason: WRITES, cmd: /^unzip$/, test: (c) => !c.args.some((a) => /^-[a-zA-Z]*[lvtZ]/.test(a)) },
   { verdict: "edit", reason: WRITES, test: (c) => WRITE_CODE.test(inlineCode(c)) },
-  { verdict: "edit", reason: WRITES, cmd: /^sort$/, test: (c) => c.args.some((a) => /^(?:-[\w#]*o\S*|--output(?:=\S*)?)$/.test(a)) },
   {
     verdict: "edit",
     reason: WRITES,

@@ -156,7 +156,7 @@ function taskParts(word: string, all = false): string[] {
  * nineteenth pass's Y10c: `npx prisma migrate reset` asked while `yarn prisma migrate reset` ran).
  */
 const OWN_SUBCOMMANDS =
-  /^(?:add|remove|rm|uninstall|un|install|i|ci|run|run-script|exec|dlx|x|create|init|test|t|tst|why|info|view|list|ls|ll|outdated|upgrade|upgrade-interactive|up|update|config|cache|link|unlink|pack|publish|audit|bin|global|workspace|workspaces|import|prune|rebuild|rb|root|store|patch|patch-commit|licenses|version|set|node|dedupe|ddp|env|help|login|logout|owner|search|start|stop|restart|whoami|plugin|constraints|explain|npm|stage|fetch|setup|server|deploy|recursive|fund|doctor|completion|approve-builds|self-update|outdated|repl|pm|build|upgrade)$/;
+  /^(?:add|remove|rm|uninstall|un|install|i|ci|run|run-script|exec|dlx|x|create|init|test|t|tst|why|info|view|list|ls|ll|outdated|upgrade|upgrade-interactive|up|update|config|cache|link|unlink|pack|publish|audit|bin|global|workspace|workspaces|import|prune|rebuild|rb|root|store|patch|patch-commit|licenses|version|set|node|dedupe|ddp|env|help|login|logout|owner|search|start|stop|restart|whoami|plugin|constraints|explain|npm|stage|fetch|setup|server|deploy|recursive|fund|doctor|completion|approve-builds|self-update|repl|pm|build)$/;
 
 /** The task words a program is given, as the shape rule reads them (undefined: a local tool, nothing to judge; readers are left to destroysByShape). */
 function taskWords(c: SimpleCommand): string[] | undefined {

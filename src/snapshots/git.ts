@@ -3,10 +3,8 @@
 // system and global config files are not read (no core.excludesFile, hooksPath, fsmonitor or filter drivers of the
 // user's), and the repository is always named explicitly with --git-dir / --work-tree (and, for a shadow repository in
 // a workspace's shared store, its objects with GIT_OBJECT_DIRECTORY: see shadow-repo.ts).
-import { accessSync, constants, statSync } from "node:fs";
-import { delimiter, join } from "node:path";
 import { execa } from "execa";
-import { hostProgramPath } from "../sandbox/env-scrub.js";
+import { hostProgramPath, onHostPath } from "../sandbox/env-scrub.js";
 
 export interface GitTarget {
   gitDir: string;
@@ -45,22 +43,12 @@ function gitEnv(workTree?: string): Record<string, string> {
 let available: boolean | undefined;
 
 /**
- * Whether git is here: an executable `git` on the PATH git runs with (looked up once per process). A lookup, not a
- * `git --version`: that spawn stood between every `deerflow run` and its first model request; a git that is there but
+ * Whether git is here: a `git` on the PATH git runs with (looked up once per process). A lookup, not a `git
+ * --version`: that spawn stood between every `deerflow run` and its first model request; a git that is there but
  * cannot run fails the snapshot itself, which says so.
  */
 export async function gitAvailable(): Promise<boolean> {
-  available ??= hostProgramPath(process.env.PATH ?? "")
-    .split(delimiter)
-    .some((dir) => {
-      try {
-        if (!dir) return false;
-        accessSync(join(dir, "git"), constants.X_OK);
-        return statSync(join(dir, "git")).isFile();
-      } catch {
-        return false;
-      }
-    });
+  available ??= onHostPath("git") !== undefined;
   return available;
 }
 
