@@ -32,11 +32,17 @@ function setup(files: number) {
 const inspect = (gitDir: string, ...args: string[]) => execFileSync("git", ["--git-dir", gitDir, ...args], { encoding: "utf8", env: { PATH: process.env.PATH!, GIT_CONFIG_NOSYSTEM: "1" } });
 const files = (repo: ShadowRepo, commit: string) => inspect(repo.target.gitDir, "ls-tree", "-r", "--name-only", commit).trim().split("\n").sort();
 
-/** Every loose object file of the store, with its modification time. */
+/** Every loose object file of the store, with its modification time (a git at work renames its temporary files
+ * away while we look: those are skipped). */
 function objectTimes(store: string): Map<string, number> {
   const out = new Map<string, number>();
   const objects = join(store, "objects");
-  for (const d of readdirSync(objects).filter((n) => n.length === 2)) for (const f of readdirSync(join(objects, d))) out.set(d + f, statSync(join(objects, d, f)).mtimeMs);
+  const list = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
+  for (const d of list(objects).filter((n) => n.length === 2))
+    for (const f of list(join(objects, d))) {
+      const stat = statSync(join(objects, d, f), { throwIfNoEntry: false });
+      if (stat) out.set(d + f, stat.mtimeMs);
+    }
   return out;
 }
 
@@ -139,8 +145,17 @@ describe("the snapshot store of one workspace", () => {
     const { root, ws, thread } = setup(3000);
     const a = thread("a");
     const killed = a.snapshot("killed", []);
-    // The `git add` writing the objects, found by its command line.
-    const adding = () => processesMatching(a.target.gitDir).filter((pid) => readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes("add"));
+    // Should the test fail before it awaits this, the rejection is still its own, not an unhandled one.
+    killed.catch(() => {});
+    // The `git add` writing the objects, found by its command line (one that has just ended is not it).
+    const cmdline = (pid: string) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      } catch {
+        return [];
+      }
+    };
+    const adding = () => processesMatching(a.target.gitDir).filter((pid) => cmdline(pid).includes("add"));
     await until(() => adding().length > 0 && objectTimes(WorkspaceStore.dirFor(join(root, "data"), ws)).size > 0, "git add to write objects", undefined, 5);
     for (const pid of adding()) process.kill(Number(pid), "SIGKILL");
     await expect(killed).rejects.toThrow(/git add failed/);
