@@ -216,7 +216,7 @@ function configCodeKeys(file: string): Set<string> | null {
 }
 
 /** What git could run from a hooks folder: anything but the samples `git init` writes and what deerflow moved aside. */
-export const isHookName = (name: string) => !name.endsWith(".sample") && !name.endsWith(".deerflow-removed");
+export const isHookName = (name: string) => !name.endsWith(".sample") && !/\.deerflow-removed(-\d+)?$/.test(name);
 
 /** The hooks in `hooksDir` git could run (none when the folder is absent); null when it cannot be listed. */
 export function hooksIn(hooksDir: string): string[] | null {

@@ -6,12 +6,14 @@
 // script that does the same). So after every command, and at the end of the run for background jobs, the file is
 // put back as the run found it, whatever wrote it, and the command's output says so. The configs of nested
 // repositories the index records get the same care (nested-repo-guard.ts).
-import { type FSWatcher, chmodSync, existsSync, lstatSync, readFileSync, readdirSync, renameSync, rmSync, statSync, watch, writeFileSync } from "node:fs";
+import { type FSWatcher, existsSync, lstatSync, readFileSync, readdirSync, watch } from "node:fs";
 import { dirname, join } from "node:path";
 import { gitDirOf } from "./git-code-paths.js";
 import { forgetNestedRepos, noteNestedRepos, restoreNestedRepos } from "./nested-repo-guard.js";
 import { gitCodePathsInside } from "./repo-code-paths.js";
 import { RepairLines } from "./repair-lines.js";
+import { createFileWithin, moveAsideWithin, ownerRightsWithin, removeFileWithin } from "./repair-within.js";
+import { realOrSelf } from "./real-path.js";
 
 /** Per watched file (a repository's `commondir`, each linked worktree's): its content as the run found it (null: none). */
 const found = new Map<string, string | null>();
@@ -36,18 +38,24 @@ function read(path: string): string | null {
   }
 }
 
+/** The folders the repairs below may act in (repair-within.ts): the noted workspaces, their git dirs, readWrite folders. */
+const roots = new Set<string>();
+
 /** Writes or removes `path`; a command that took write permission from its folder (chmod a-w .git) gets it back. */
 function putBack(path: string, before: string | null): void {
+  const within = [...roots];
   const act = () => {
-    rmSync(path, { force: true, recursive: true });
+    // A folder where the file belongs is moved aside: a recursive delete walks a tree a job can still change.
+    if (lstatSync(path, { throwIfNoEntry: false })?.isDirectory()) moveAsideWithin(path, within);
+    else removeFileWithin(path, within);
     // A file it could not keep (too big, not regular) is not written back as its marker: gone is the safe side.
-    if (before !== null && !before.startsWith("\0")) writeFileSync(path, before);
+    if (before !== null && !before.startsWith("\0")) createFileWithin(path, within, before);
   };
   try {
     act();
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== "EACCES" && (err as NodeJS.ErrnoException).code !== "EPERM") throw err;
-    chmodSync(dirname(path), statSync(dirname(path)).mode | 0o700);
+    ownerRightsWithin(dirname(path), within);
     act();
   }
 }
@@ -78,6 +86,7 @@ export function noteGitRedirect(workspace: string, readWrite: string[] = []): vo
   // rewrote it to point at a planted one). The sandbox binds it read-only; unconfined, it is put back like commondir.
   const dotGit = join(workspace, ".git");
   const gitDir = gitDirOf(workspace);
+  for (const r of [workspace, gitDir, ...readWrite]) if (r) roots.add(realOrSelf(r));
   // Also for a linked worktree or a folder of a repository, whose includes are code too (repo-code-paths.ts).
   // And what it runs from a `sandbox.readWrite` folder: the bind there covers only files that exist (G4).
   for (const folder of [workspace, ...readWrite]) for (const { path, kind } of gitCodePathsInside(workspace, folder)) if (kind !== "hooks" && !existsSync(path)) absentIncludes.add(path);
@@ -96,10 +105,8 @@ function moveAsideInclude(path: string): string[] {
   } catch {
     return [];
   }
-  const aside = `${path}.deerflow-removed`;
   try {
-    rmSync(aside, { force: true, recursive: true });
-    renameSync(path, aside);
+    const aside = moveAsideWithin(path, [...roots]);
     return [
       `deerflow moved ${path} to ${aside}: your git reads or runs it (a config file, or a program a config key names), it did not exist when the run started, and git would run what it says on your host. Look at it before you put it back.`,
     ];
@@ -168,6 +175,7 @@ export function endGitRedirectWatch(): string {
   found.clear();
   noted.clear();
   absentIncludes.clear();
+  roots.clear();
   forgetNestedRepos();
   return said;
 }

@@ -5,13 +5,14 @@
 // could not read, `git add sub`, and the user's next `git status` ran it. So after every command (git-redirect-guard.ts
 // calls this) each gitlink's config is compared with the run's start, and any key that runs code (shell-git.ts) the run
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
-import { type FSWatcher, existsSync, lstatSync, renameSync, rmSync, statSync, watch } from "node:fs";
+import { type FSWatcher, existsSync, lstatSync, statSync, watch } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCode, configFilesOf, gitDirsOfCheckout, hooksDirsOfCheckout, includedConfigs, isUnreadable } from "./git-dir-code.js";
 import { emptyWalk, gitlinks, nestedRepoLimits } from "./gitlink-walk.js";
 import { realOrSelf } from "./real-path.js";
 import { plainGit } from "./plain-git.js";
 import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
+import { childPathWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 import { RepairLines } from "./repair-lines.js";
 import { checkoutWalkLimits, checkoutsIn, forgetCheckouts } from "./workspace-checkouts.js";
 
@@ -119,7 +120,7 @@ function pastBudget(workspace: string, unvisited: string[]): void {
     const pointer = join(root, ".git");
     const line =
       known && !known.has(pointer)
-        ? moveAside(pointer, `deerflow stopped reading nested repositories' indexes after ${nestedRepoLimits.indexes}, so it could not check the ones this one records.`)
+        ? moveAside(pointer, `deerflow stopped reading nested repositories' indexes after ${nestedRepoLimits.indexes}, so it could not check the ones this one records.`, rootsOf(workspace))
         : undefined;
     if (line) {
       hear(line);
@@ -193,7 +194,7 @@ function outsidePointer(workspace: string, link: string, outside: string[], root
   const pointer = pointerOf(link, roots);
   const known = pointersAtStart.get(workspace);
   if (pointer && known && !known.has(pointer)) {
-    const moved = moveAside(pointer, `it pointed git at ${outside[0]}, outside the workspace, and your git status would have run what that config names.`);
+    const moved = moveAside(pointer, `it pointed git at ${outside[0]}, outside the workspace, and your git status would have run what that config names.`, roots);
     if (moved) return [moved];
   }
   return outside.map(
@@ -202,12 +203,10 @@ function outsidePointer(workspace: string, link: string, outside: string[], root
   );
 }
 
-/** Moves `path` to `<path>.deerflow-removed`; the line saying so and why, or undefined when it could not. */
-function moveAside(path: string, why: string): string | undefined {
+/** Moves `path` to `<path>.deerflow-removed` (repair-within.ts); the line saying so and why, or undefined when it could not. */
+function moveAside(path: string, why: string, roots: readonly string[] = allRoots()): string | undefined {
   try {
-    rmSync(`${path}.deerflow-removed`, { force: true, recursive: true });
-    renameSync(path, `${path}.deerflow-removed`);
-    return `deerflow moved ${path} to ${path}.deerflow-removed: ${why}`;
+    return `deerflow moved ${path} to ${moveAsideWithin(path, roots)}: ${why}`;
   } catch {
     return undefined;
   }
@@ -223,7 +222,7 @@ function unreadablePointer(workspace: string, u: Unreadable): string[] {
   const why = `${u.why}, so deerflow cannot check what git would run there`;
   const known = pointersAtStart.get(workspace); // unset while the run's start is noted: all there then is the user's
   if (known && !known.has(u.pointer)) {
-    const moved = moveAside(u.pointer, `${why}; your git status would have entered it.`);
+    const moved = moveAside(u.pointer, `${why}; your git status would have entered it.`, rootsOf(workspace));
     if (moved) return [moved];
   }
   if (saidUnreadable.has(u.pointer)) return [];
@@ -309,6 +308,8 @@ export function noteNestedRepos(workspace: string): void {
 }
 
 const rootsOf = (workspace: string) => [workspace, enclosingCheckout(workspace)?.git.gitDir].flatMap((r) => (r ? [realOrSelf(r)] : []));
+/** Where a config found by any noted workspace may be repaired (a watcher's check knows the file, not its workspace). */
+const allRoots = () => [...new Set([...workspaces.keys()].flatMap(rootsOf))];
 
 /** After a command: code keys the run added to a gitlink's config are removed; a line for each (empty when none). */
 export function restoreNestedRepos(): string {
@@ -320,7 +321,7 @@ export function restoreNestedRepos(): string {
     }
     // A hooks folder not noted at the start belongs to a repository the run made: every hook in it is the run's.
     const roots = rootsOf(workspace);
-    for (const link of checkoutsNow.get(workspace) ?? []) for (const h of hooksOf(link, roots)) lines.push(...checkHooks(h));
+    for (const link of checkoutsNow.get(workspace) ?? []) for (const h of hooksOf(link, roots)) lines.push(...checkHooks(h, roots));
   }
   return [...heard.take(), ...lines].join("\n");
 }
@@ -341,14 +342,16 @@ function check(f: string): string[] {
   if (added.includes(NOT_A_FILE)) {
     // A link or special file the run put where a nested repository's config belongs: git follows it.
     try {
-      rmSync(f, { force: true });
+      removeFileWithin(f, allRoots());
       return [`deerflow removed ${f}: a link or special file where a repository your git status enters keeps its config.`];
     } catch {
       return [`deerflow found ${f} is not a regular file: a repository your git status enters reads it. Remove it before you run git in the workspace.`];
     }
   }
   try {
-    for (const k of added) plainGit(["config", "--file", f, "--unset-all", k]);
+    childPathWithin(f, allRoots(), (file) => {
+      for (const k of added) plainGit(["config", "--file", file, "--unset-all", k]);
+    });
     return [`deerflow removed ${added.join(", ")} from ${f}: a repository your git status enters would run ${added.length === 1 ? "it" : "them"} on your host.`];
   } catch {
     return [cannotEdit(f, added)];
@@ -372,10 +375,12 @@ function putBack(f: string, now: Map<string, string[]>): string[] {
   const changed = [...start.keys()].filter((k) => now.has(k) && !same(start.get(k), now.get(k)));
   if (changed.length === 0) return [];
   try {
-    for (const k of changed) {
-      plainGit(["config", "--file", f, "--unset-all", k]);
-      for (const v of start.get(k)!) plainGit(["config", "--file", f, "--add", k, v]);
-    }
+    childPathWithin(f, allRoots(), (file) => {
+      for (const k of changed) {
+        plainGit(["config", "--file", file, "--unset-all", k]);
+        for (const v of start.get(k)!) plainGit(["config", "--file", file, "--add", k, v]);
+      }
+    });
     return [`deerflow put back ${changed.join(", ")} in ${f} as it was before the run: a repository your git status enters would run the new value on your host.`];
   } catch {
     return [cannotEdit(f, changed)];

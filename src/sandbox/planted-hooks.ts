@@ -3,9 +3,10 @@
 // existed at the start; these are not, and the user's own `git commit` there runs them on the host. So each hooks
 // folder is compared with the run's start after every command, and a hook the run added or changed is moved aside
 // (never deleted: the user may want to read it), with a line saying so.
-import { lstatSync, readdirSync, renameSync, rmSync } from "node:fs";
+import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { isHookName } from "./git-dir-code.js";
+import { moveAsideWithin } from "./repair-within.js";
 
 /** Per hooks folder: each entry's identity (inode and ctime, which no command can set back) when the run saw it. */
 const baseline = new Map<string, Map<string, string>>();
@@ -45,26 +46,28 @@ export function noteHooks(hooksDir: string, empty = false): void {
   baseline.set(hooksDir, known);
 }
 
-/** Moves aside each hook added or changed since the note, or a hooks folder the run made a link; the lines saying so. */
-export function checkHooks(hooksDir: string): string[] {
+/**
+ * Moves aside each hook added or changed since the note, or a hooks folder the run made a link; the lines saying so.
+ * `roots`: the folders deerflow may repair in (repair-within.ts).
+ */
+export function checkHooks(hooksDir: string, roots: readonly string[]): string[] {
   noteHooks(hooksDir, true);
   const before = baseline.get(hooksDir)!;
   const link = linkId(hooksDir);
   // A link the run put there points git's hooks at a folder deerflow does not watch (a readWrite folder, say).
-  if (link && (before.get(LINK) ?? "") !== link) return moveAside(hooksDir, "that hooks folder link");
+  if (link && (before.get(LINK) ?? "") !== link) return moveAside(hooksDir, "that hooks folder link", roots);
   const lines: string[] = [];
   for (const [name, id] of entries(hooksDir)) {
     if (before.get(name) === id) continue;
-    lines.push(...moveAside(join(hooksDir, name), "that git hook"));
+    lines.push(...moveAside(join(hooksDir, name), "that git hook", roots));
   }
   return lines;
 }
 
-function moveAside(path: string, what: string): string[] {
+function moveAside(path: string, what: string, roots: readonly string[]): string[] {
   try {
-    rmSync(`${path}.deerflow-removed`, { force: true, recursive: true });
-    renameSync(path, `${path}.deerflow-removed`);
-    return [`deerflow moved ${path} to ${path}.deerflow-removed: a command in the sandbox wrote ${what}, and your own git commit would run what it holds on your host.`];
+    const aside = moveAsideWithin(path, roots);
+    return [`deerflow moved ${path} to ${aside}: a command in the sandbox wrote ${what}, and your own git commit would run what it holds on your host.`];
   } catch (err) {
     return [`deerflow could not move ${path} aside (${(err as Error).message}): a command in the sandbox wrote ${what}; remove it before you run git there.`];
   }
