@@ -7,6 +7,7 @@
 // names, destroysByShape (below) judges any program by its task words.
 import type { Pipeline, SimpleCommand } from "./shell-command.js";
 import { commandOnlyReads } from "./shell-read-only.js";
+import { launched } from "./shell-runners.js";
 
 export const DESTROYS_REASON = "stops or destroys things outside the workspace that rewind cannot restore (containers, volumes, a deployment, a cluster, a database, processes)";
 export const PUBLISHES_REASON = "publishes to a registry or deletes a hosted repository: it cannot be taken back";
@@ -16,32 +17,6 @@ const has = (c: SimpleCommand, re: RegExp) => c.args.some((a) => re.test(a));
 
 /** A word among the arguments: `docker … rm`, `kubectl … delete` (an option's value may shift the position). */
 const verb = (c: SimpleCommand, re: RegExp) => words(c).some((w) => re.test(w));
-
-/**
- * The program a runner starts and the words it is given (`npx prisma …`, `bundle exec rake …`, `pnpm dlx …`,
- * `uv run alembic …`, `python -m alembic …`), else the command's own.
- */
-function launched(c: SimpleCommand): { tool: string; words: string[]; script?: boolean } {
-  const w = words(c);
-  // A secrets or env wrapper runs what follows its `--` (`doppler run -- prisma migrate reset`: the twentieth pass's Y10d).
-  const dash = c.args.indexOf("--");
-  if (/^(?:doppler|dotenv|dotenvx|env-cmd|op|infisical|chamber|aws-vault|sops|with-env|varlock)$/.test(c.name) && dash >= 0)
-    return { tool: c.args[dash + 1] ?? c.name, words: c.args.slice(dash + 2).filter((a) => !a.startsWith("-")) };
-  // `yarn run prisma …`, `yarn workspace api prisma …`, `bun run prisma …`, and `yarn prisma …` (a first word that is not
-  // the manager's own subcommand runs a script or a dependency's program).
-  if (/^(?:yarn|pnpm|bun|npm)$/.test(c.name)) {
-    const rest = c.name === "yarn" && w[0] === "workspace" ? w.slice(2) : w;
-    // `script`: the words start with the script's or program's own name, which is judged too (`pnpm db-reset`).
-    if (/^(?:run|run-script)$/.test(rest[0] ?? "") && rest[1]) return { tool: rest[1], words: rest.slice(1), script: true };
-    if (c.name !== "npm" && rest[0] !== undefined && (rest !== w || !OWN_SUBCOMMANDS.test(rest[0]))) return { tool: rest[0], words: rest, script: true };
-  }
-  if (/^(?:npx|bunx|pnpx)$/.test(c.name)) return { tool: w[0] ?? c.name, words: w.slice(1) };
-  if ((c.name === "bundle" && w[0] === "exec") || (/^(?:pnpm|yarn|npm)$/.test(c.name) && /^(?:dlx|exec)$/.test(w[0] ?? ""))) return { tool: w[1] ?? c.name, words: w.slice(2) };
-  if (/^(?:uv|poetry|pipenv|pdm|hatch|rye)$/.test(c.name) && w[0] === "run") return { tool: w[1] ?? c.name, words: w.slice(2) };
-  const m = c.args.indexOf("-m");
-  if (/^python[\d.]*$/.test(c.name) && m >= 0 && c.args[m + 1]) return { tool: c.args[m + 1]!, words: c.args.slice(m + 2).filter((a) => !a.startsWith("-")) };
-  return { tool: c.name, words: w };
-}
 
 const tool = (c: SimpleCommand) => launched(c).tool;
 
@@ -149,14 +124,6 @@ function taskParts(word: string, all = false): string[] {
   const named = segments.length > 1 && !all ? segments.slice(1) : segments;
   return named.flatMap((s) => [s, ...s.split(/[-_]/)]);
 }
-
-/**
- * A package manager's own subcommands: any other first word makes yarn, pnpm and bun run a package script or a
- * dependency's program (`yarn prisma migrate reset`, `pnpm db-reset`), judged as that program or script (the
- * nineteenth pass's Y10c: `npx prisma migrate reset` asked while `yarn prisma migrate reset` ran).
- */
-const OWN_SUBCOMMANDS =
-  /^(?:add|remove|rm|uninstall|un|install|i|ci|run|run-script|exec|dlx|x|create|init|test|t|tst|why|info|view|list|ls|ll|outdated|upgrade|upgrade-interactive|up|update|config|cache|link|unlink|pack|publish|audit|bin|global|workspace|workspaces|import|prune|rebuild|rb|root|store|patch|patch-commit|licenses|version|set|node|dedupe|ddp|env|help|login|logout|owner|search|start|stop|restart|whoami|plugin|constraints|explain|npm|stage|fetch|setup|server|deploy|recursive|fund|doctor|completion|approve-builds|self-update|repl|pm|build)$/;
 
 /** The task words a program is given, as the shape rule reads them (undefined: a local tool, nothing to judge; readers are left to destroysByShape). */
 function taskWords(c: SimpleCommand): string[] | undefined {

@@ -62,6 +62,31 @@ export const PACKAGE_RULES: readonly PackageRule[] = [
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^composer$/, test: (c) => verb(c, /^global$/) && verb(c, /^(?:require|update|install|upgrade)$/, 1) },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^nix-env$/, args: / (?:-[a-zA-Z]*[iu][a-zA-Z]*|--install|--upgrade) / },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^nix$/, test: (c) => verb(c, /^profile$/) && verb(c, /^(?:install|add|upgrade)$/, 1) },
+  // toolchains, runtime versions, and the plugins and extensions of other programs: what they install runs later, in
+  // every project (the twentieth pass's Y11c: `rustup update`, `nvm install 18`, `gh extension install`, `code --install-extension`)
+  {
+    verdict: "ask",
+    reason: INSTALLS_REASON,
+    cmd: /^rustup$/,
+    test: (c) => verb(c, /^(?:update|install|default|self|toolchain|target|component|override|set)$/) && !words(c).some((w) => /^(?:list|show)$/.test(w)),
+  },
+  {
+    verdict: "ask",
+    reason: INSTALLS_REASON,
+    cmd: VERSIONS,
+    test: (c) =>
+      c.name === "n"
+        ? words(c).length > 0 && !verb(c, /^(?:ls|list|which|bin)$/)
+        : words(c).some((w) => /^(?:install|reinstall|update|upgrade|use|global|default|alias|plugin|add|selfupdate|self-update)$/.test(w)),
+  },
+  {
+    verdict: "ask",
+    reason: INSTALLS_REASON,
+    cmd: /^(?:gh|helm|vagrant|kubectl|asdf|deno)$/,
+    test: (c) =>
+      (verb(c, /^(?:extension|extensions|ext|plugin|plugins|krew)$/) && verb(c, /^(?:install|add|upgrade|update|remove|uninstall|rm)$/, 1)) || (c.name === "deno" && verb(c, /^(?:install|upgrade)$/)),
+  },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:code|code-insiders|codium|cursor|windsurf)$/, test: (c) => c.args.some((a) => /^--(?:install|uninstall)-extension\b/.test(a)) },
   // user-wide settings
   { verdict: "ask", reason: SETTINGS_REASON, cmd: /^(?:pip[\d.]*|npm|pnpm|yarn|poetry)$/, test: (c) => verb(c, /^config$/) && words(c).some((w) => /^(?:set|unset|delete|rm|edit)$/.test(w)) },
   { verdict: "ask", reason: SETTINGS_REASON, cmd: /^python[\d.]*$/, args: / -m pip config (?:set|unset|edit) / },

@@ -18,6 +18,7 @@
 // and the run's rewind snapshot covers them (docs/security.md).
 import { isFlag, type SimpleCommand } from "./shell-command.js";
 import { dynamicBeforeOperands, notAFile } from "./shell-read-only.js";
+import { launchedCommand } from "./shell-runners.js";
 
 /** Short options that take the next word as their value, per program (`uniq -f 1 a b`: 1 is not a file). */
 const VALUED: Record<string, RegExp> = { uniq: /^-[a-zA-Z]*[fsw]$/, xxd: /^-[a-zA-Z]*[cglsonR]$/ };
@@ -78,6 +79,9 @@ function writes(c: SimpleCommand): boolean {
     const ops = fileOperands(c);
     return (ops[0] === "archive" && c.args.some((a) => /^(?:-o|--output)/.test(a))) || ops[0] === "format-patch" || (ops[0] === "bundle" && ops[1] === "create");
   }
+  // A package manager's own commands that rewrite the manifest (`npm pkg set scripts.x=…`, `npm version 2.0.0`).
+  if (/^(?:npm|pnpm|yarn|bun)$/.test(c.name) && ops[0] === "pkg") return /^(?:set|delete|fix)$/.test(ops[1] ?? "");
+  if (/^(?:npm|pnpm|yarn)$/.test(c.name) && ops[0] === "version") return ops.length > 1 || c.args.some((a) => /^--(?:new-version|major|minor|patch)/.test(a));
   if (c.name === "mktemp") return !c.args.some((a) => /^-[a-zA-Z]*u|^--dry-run$/.test(a));
   if (c.name === "magick") return ops[0] !== "identify" && !c.args.some((a) => /^-(?:-?version|-?help)$/.test(a));
   if (c.name === "ssh-keygen") return !c.args.some((a) => /^-[a-zA-Z]*[lFyLBQ]/.test(a)) || c.args.some((a) => /^-[a-zA-Z]*R/.test(a));
@@ -99,5 +103,8 @@ function writes(c: SimpleCommand): boolean {
 /** The command writes a file because writing one is what the program does (see above): ask mode asks as for an edit. */
 export function writesOwnOutput(c: SimpleCommand): boolean {
   if (EXPANDED_OPTION.test(c.name) && dynamicBeforeOperands(c)) return true;
-  return writes(c);
+  if (writes(c)) return true;
+  // What a runner starts (shell-runners.ts): `npx prettier --write .` writes as `prettier --write .` does.
+  const inner = launchedCommand(c);
+  return inner !== undefined && writesOwnOutput(inner);
 }

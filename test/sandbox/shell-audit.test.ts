@@ -1086,6 +1086,19 @@ describe("file utilities whose job is to write a file (the eighteenth pass, E1: 
     "sort ${x:--o} main.c notes.txt",
     "shuf -n${x:-1 -o out} f",
     "dd ${x:-of=out} if=f",
+    // the twentieth pass's E1c: what a runner starts, and the manifest rewritten by its package manager
+    "npx prettier --write .",
+    "npx --yes prettier --write .",
+    "pnpm prettier --write .",
+    "yarn eslint --fix .",
+    "pnpm dlx prettier -w .",
+    "npm exec -- prettier --write .",
+    "bunx biome check --write",
+    "uv run black .",
+    "python -m black .",
+    "npm pkg set scripts.postinstall=x",
+    "npm pkg delete scripts.test",
+    "npm version patch",
   ])("counts %j as an edit", async (cmd) => {
     expect(await auditCommand(cmd)).toEqual({ verdict: "edit", reason: "writes files (ask mode asks before edits)" });
   });
@@ -1118,6 +1131,10 @@ describe("file utilities whose job is to write a file (the eighteenth pass, E1: 
     "terraform fmt -check",
     "brotli -c a.txt",
     "git archive HEAD",
+    "npx prettier --check .",
+    "uv run black --check .",
+    "npm pkg get name",
+    "npm version",
   ])("still allows %j", async (cmd) => {
     expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
   });

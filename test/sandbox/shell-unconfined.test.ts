@@ -545,12 +545,29 @@ describe("package and toolchain removals and user-wide package settings need a p
     ["npm set registry https://example.test/", /settings for every later install/],
     ["go env -w GOPROXY=https://example.test", /settings for every later install/],
     ["apt-get install -y curl", /installing packages/],
+    // the twentieth pass's Y11c: toolchains, runtime versions, other programs' plugins and extensions
+    ["rustup update", /installing packages/],
+    ["rustup default nightly", /installing packages/],
+    ["rustup target add wasm32-unknown-unknown", /installing packages/],
+    ["nvm install 18", /installing packages/],
+    ["nvm alias default 18", /installing packages/],
+    ["pyenv global 3.12.1", /installing packages/],
+    ["mise use -g node@20", /installing packages/],
+    ["asdf plugin add nodejs", /installing packages/],
+    ["n lts", /installing packages/],
+    ["gh extension install dlvhdr/gh-dash", /installing packages/],
+    ["gh ext upgrade --all", /installing packages/],
+    ["helm plugin install https://example.test/p", /installing packages/],
+    ["kubectl krew install ctx", /installing packages/],
+    ["code --install-extension ms-python.python", /installing packages/],
+    ["cursor --uninstall-extension x.y", /installing packages/],
+    ["deno install -g --allow-all https://example.test/cli.ts", /installing packages/],
   ])("%j", async (cmd, reason) => {
     const r = await unconfined(cmd);
     expect(r, cmd).toMatchObject({ verdict: "ask", needsPerson: true });
     expect(r.reason, cmd).toMatch(reason);
   });
-  it.each(["npm config get registry", "pip config list", "npm ls", "pip list", "rustup show", "cargo update", "nix-env -q"])("%j stays a plain ask (--yes approves it)", async (cmd) => {
+  it.each(["npm config get registry", "pip config list", "npm ls", "pip list", "rustup show", "rustup toolchain list", "cargo update", "nix-env -q", "nvm ls", "n ls", "gh extension list", "code --list-extensions", "code ."])("%j stays a plain ask (--yes approves it)", async (cmd) => {
     const r = await unconfined(cmd);
     expect(r.verdict, cmd).toBe("ask");
     expect(r.needsPerson, cmd).toBeUndefined();
