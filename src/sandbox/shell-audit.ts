@@ -60,6 +60,7 @@ import {
 } from "./shell-rules-io.js";
 import { unconfinedDeleteOutside } from "./unconfined-deletes.js";
 import { DESTROYS_REASON, PUBLISHES_REASON, destroysOutside, publishes } from "./shell-rules-destroy.js";
+import { OWN_CLI_REASON, runsOwnCli } from "./shell-rules-own-cli.js";
 import { PACKAGE_RULES } from "./shell-rules-packages.js";
 import { writesOwnOutput } from "./shell-rules-writers.js";
 
@@ -268,6 +269,7 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "ask", reason: "zip -m deletes the files it archives", cmd: /^zip$/, test: zipMoves },
   { verdict: "ask", reason: DESTROYS_REASON, test: destroysOutside },
   { verdict: "ask", reason: PUBLISHES_REASON, test: publishes },
+  { verdict: "ask", reason: OWN_CLI_REASON, test: runsOwnCli },
   { verdict: "ask", reason: "crontab installs or removes scheduled commands (they run later, outside deerflow)", cmd: /^crontab$/, test: (c) => !c.args.includes("-l") },
   { verdict: "ask", reason: "recursive delete (rm -r)", cmd: /^rm$/, test: recursive },
   { verdict: "ask", reason: "find -delete", cmd: /^find$/, args: / -delete / },
