@@ -58,4 +58,22 @@ describe("ToolResultSecretMasking", () => {
     expect(maskSecretShapes("_glpat-abcdefghijklmnopqrst_")).not.toContain("glpat-");
     for (const word of ["user_pk_column_name_here", "risk-assessment-document", "ask-the-user-about-this", "xAKIAABCDEFGHIJKLMNOP"]) expect(maskSecretShapes(word)).toBe(word);
   });
+
+  it("masks the token formats of registries and services by their documented prefixes, and JSON Web Tokens (the twentieth pass's LQ3)", () => {
+    const hex = (n: number) => "0123456789abcdef".repeat(8).slice(0, n);
+    const tokens = [
+      `npm_${"A1b2C3d4E5".repeat(3)}abcdef`,
+      `hf_${"AbCdEfGhIj".repeat(3)}kl`,
+      `pypi-AgEIcHlwaS5vcmc${"CJDc2OWFm".repeat(5)}`,
+      `dop_v1_${hex(64)}`,
+      `shpat_${hex(32)}`,
+      `hvs.${"CAESIJx8d".repeat(3)}`,
+      `dapi${hex(32)}`,
+      `SG.${"a".repeat(22)}.${"B".repeat(43)}`,
+      `ya29.${"a0AfB_byC".repeat(3)}`,
+      "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    ];
+    for (const t of tokens) expect(maskSecretShapes(`token: ${t} end`), t).toBe("token: *** end");
+    for (const word of ["npm_modules_path", "hf_hub_download", "eyJ.not.a.token", "dapi_client", "SG.small.value"]) expect(maskSecretShapes(word), word).toBe(word);
+  });
 });
