@@ -5,13 +5,14 @@
 // could not read, `git add sub`, and the user's next `git status` ran it. So after every command (git-redirect-guard.ts
 // calls this) each gitlink's config is compared with the run's start, and any key that runs code (shell-git.ts) the run
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
-import { type FSWatcher, existsSync, lstatSync, statSync, watch } from "node:fs";
+import { type FSWatcher, existsSync, lstatSync, watch } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCode, configFilesOf, gitDirsOfCheckout, hooksDirsOfCheckout, includedConfigs, isUnreadable } from "./git-dir-code.js";
 import { emptyWalk, gitlinks, nestedRepoLimits } from "./gitlink-walk.js";
 import { realOrSelf } from "./real-path.js";
 import { plainGit } from "./plain-git.js";
 import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
+import { mtimeOf } from "./repo-code-paths.js";
 import { childPathWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 import { RepairLines } from "./repair-lines.js";
 import { checkoutWalkLimits, checkoutsIn, forgetCheckouts } from "./workspace-checkouts.js";
@@ -27,14 +28,6 @@ const unlistedAtStart = new Map<string, string>();
 /** Per config file: the values of its code keys at the start, so a run that changes one (`core.fsmonitor = true` to a
  *  command: the seventeenth pass's G12) gets the user's value put back, not only a new key taken out. */
 const valuesAtStart = new Map<string, Map<string, string[]>>();
-
-function mtimeOf(p: string): number {
-  try {
-    return statSync(p).mtimeMs;
-  } catch {
-    return -1;
-  }
-}
 
 /** A file's identity: inode, size and ctime (which no command can set back). */
 function identityOf(p: string): string {

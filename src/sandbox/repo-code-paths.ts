@@ -28,7 +28,8 @@ function real(p: string): string {
   }
 }
 
-function mtimeOf(p: string): number {
+/** A file's modification time, -1 when it is not there: a stamp that says a list read from it may be stale. */
+export function mtimeOf(p: string): number {
   try {
     return statSync(p).mtimeMs;
   } catch {

@@ -2,6 +2,7 @@
 // 7 KB gzipped page of 450 000 nested divs hung deerflow past every cap, because the conversion runs synchronously).
 import { describe, expect, it } from "vitest";
 import { htmlToMarkdown } from "../../src/tools/web/page-content.js";
+import { WAIT_MS } from "../support/wait.js";
 
 describe("HTML that is too deep or too large to convert", () => {
   it("450 000 nested divs: tag-stripped text, at once", async () => {
@@ -27,7 +28,9 @@ describe("HTML that is too deep or too large to convert", () => {
     expect(scripts.text).toBe("PAYLOAD-before");
     expect(angles.text.startsWith("PAYLOAD-open\n<a <a")).toBe(true);
     expect(blanks.text).toBe("PAYLOAD-blank\nend");
-    expect(performance.now() - started).toBeLessThan(10_000);
+    // Linear, these take about a second quiet and ten on a loaded 2-core machine; a backtracking pattern on inputs this
+    // size rescans for hours. So the bound only tells the two apart, with room for the busiest machine.
+    expect(performance.now() - started).toBeLessThan(WAIT_MS);
   });
   it("an ordinary page is still Markdown", async () => {
     const r = await htmlToMarkdown("<html><head><title>T</title></head><body><h1>Title</h1><p>Some <b>bold</b> text.</p></body></html>");
