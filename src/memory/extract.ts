@@ -1,7 +1,7 @@
 // The side model call that turns a finished run into durable facts. The model gets the facts already known (so it
 // does not repeat them) and the run's transcript (transcript.ts), and answers JSON. Whatever it answers is only a
 // proposal: every fact still passes fact-filter.ts in the store (and fact-policy.ts), at most MAX_NEW_FACTS are
-// taken per run, and a learned fact is pending until the user approves it.
+// added per run (worker.ts; the rest are refused and listed), and a learned fact is pending until the user approves it.
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { contentText } from "../vocabulary/message-text.js";
@@ -21,6 +21,8 @@ fact before it is used. Usually there is nothing durable: then return no facts.
 Answer only JSON: {"facts": [{"scope": "global" | "project", "text": "..."}]}`;
 
 export const MAX_NEW_FACTS = 5;
+/** How many proposals of one answer are read at all (each past MAX_NEW_FACTS is listed as refused, so bounded). */
+const MAX_PROPOSALS = 50;
 
 export interface ProposedFact {
   scope: FactScope;
@@ -56,7 +58,7 @@ export function parseExtraction(raw: string, hasProject: boolean): ProposedFact[
     if (typeof t !== "string" || (scope !== "global" && scope !== "project")) continue;
     if (scope === "project" && !hasProject) continue;
     out.push({ scope, text: t });
-    if (out.length >= MAX_NEW_FACTS) break;
+    if (out.length >= MAX_PROPOSALS) break;
   }
   return out;
 }

@@ -6,7 +6,8 @@
 // - it has the shape of sending data out (upload flags, a URL built from $VARS or command output, paste/webhook
 //   hosts, raw sockets, scp), or asks for credentials to be sent somewhere ("the bot expects your AWS token at …");
 // - it is a command that downloads or sends data (curl, wget …), whatever it is said to be for;
-// - it carries a destructive command (rm -rf, mkfs, dd, git reset --hard …), alone or inside a chain ("npm test && rm -rf ~");
+// - it carries a destructive command (rm -rf, mkfs, dd, git reset --hard …), alone or inside a chain ("npm test && rm -rf ~"),
+//   or one that publishes or destroys outside the workspace (npm publish, dropdb, terraform destroy: the audit asks for those);
 // - it names a package registry, index or mirror (where packages come from is the user's own configuration);
 // - it touches approvals or safety (yolo, --yes, the sandbox, --no-verify, force-push, "never ask", --dangerously…);
 // - it is an instruction to the agent ("Always run …", "Remember: …", "you must …") rather than a statement.
@@ -113,6 +114,15 @@ export const FACT_POLICY: readonly Rule[] = [
       /\brm\s+(?:-\S+\s+)*-\S*[rf]|\brm\s+(?:\S+\s+)*[~/](?:\s|$|[.;&|])|\b(?:mkfs|wipefs|shred|srm)\b|\bdd\s+\S*(?:if|of)=/,
       /\bgit\s+(?:\S+\s+)*(?:reset\s+--hard|clean\s+-\S*[fdx]|reflog\s+expire|gc\s+.*--prune|filter-branch|update-ref\s+-d|branch\s+-d)\b/,
       /\bfind\b.*\s-delete\b|\bchmod\s+-r|\bchown\s+-r|:\(\)\s*\{|>\s*\/dev\/(?:sd|nvme|hd)|\btruncate\s+-s/,
+    ],
+  },
+  {
+    reason: "it carries a command that publishes or destroys outside the workspace (npm publish, dropdb, DROP DATABASE, terraform destroy, kubectl delete …); notes never carry them",
+    patterns: [
+      /\b(?:npm|yarn|pnpm|bun|cargo|gem|twine|poetry|flit|hatch|dotnet|mvn|gradle|helm|docker|podman)\b[^.;]*\s(?:publish|upload|push|release)\b/,
+      /\b(?:dropdb|dropuser|flushall|flushdb)\b|\bdrop\s+(?:database|table|schema|collection)\b|\btruncate\s+table\b|\bmigrate\s+reset\b|\bdb:(?:drop|reset|purge)\b/,
+      /\b(?:terraform|tofu|pulumi|cdk|serverless|sls)\s+(?:\S+\s+)*?destroy\b|\b(?:kubectl|oc)\s+(?:\S+\s+)*?delete\b|\bhelm\s+(?:uninstall|delete)\b/,
+      /\b(?:docker|podman)\s+(?:\S+\s+)*?(?:prune|rmi?)\b|\bgh\s+repo\s+delete\b|\baws\s+s3\s+(?:rb|rm)\b/,
     ],
   },
   {

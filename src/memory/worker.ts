@@ -5,7 +5,8 @@
 import type { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { randomBytes } from "node:crypto";
 import { redactPii } from "../vocabulary/pii-redaction.js";
-import { type ProposedFact, extractFacts } from "./extract.js";
+import { checkFact } from "./fact-filter.js";
+import { MAX_NEW_FACTS, type ProposedFact, extractFacts } from "./extract.js";
 import type { Fact, MemoryStore, QueuedRun } from "./store.js";
 
 /** One extraction call may take this long before it is abandoned (and retried at a later drain). */
@@ -50,12 +51,18 @@ export class MemoryDrain {
   }
 
   /** One proposed fact: stored as pending (learned facts wait for the user's review), or refused and logged. */
-  private keep(p: ProposedFact, item: QueuedRun, out: DrainResult): void {
+  private keep(p: ProposedFact, item: QueuedRun, out: DrainResult, addedForRun: number): void {
     const { store } = this.opts;
     const pii = this.opts.piiRedaction && redactPii(p.text) !== p.text;
+    // Past the run's share, a proposal is refused and listed (the twenty-first pass's A21-3: the rest vanished unsaid);
+    // its own refusal, if it has one, is the reason given (a secret's text is then withheld, as always).
+    const full = addedForRun >= MAX_NEW_FACTS;
+    const own = full ? checkFact(p.text) : undefined;
     const r = pii
       ? ({ status: "refused", reason: "it holds personal data, which is not remembered while piiRedaction is on" } as const)
-      : store.add({ scope: p.scope, project: item.project, text: p.text, sourceThread: item.thread_id, status: "pending" });
+      : own
+        ? ({ status: "refused", reason: "reason" in own ? own.reason : `one run adds at most ${MAX_NEW_FACTS} new facts; this one came after them` } as const)
+        : store.add({ scope: p.scope, project: item.project, text: p.text, sourceThread: item.thread_id, status: "pending" });
     if (r.status === "added") {
       out.added.push(r.fact);
       this.opts.onAdded?.(r.fact);
@@ -82,7 +89,8 @@ export class MemoryDrain {
         const callSignal = AbortSignal.any([signal, AbortSignal.timeout(this.opts.timeoutMs ?? EXTRACTION_TIMEOUT_MS)]);
         const proposed = await extractFacts(model, { known, transcript: item.transcript, hasProject: item.project !== "" }, callSignal, (u) => store.spending.record(item.thread_id, u));
         if (this.current !== item.id) break; // handed back meanwhile (stopped)
-        for (const p of proposed) this.keep(p, item, out);
+        const before = out.added.length;
+        for (const p of proposed) this.keep(p, item, out, out.added.length - before);
         store.done(item.id);
         this.current = undefined;
       } catch {

@@ -17,7 +17,7 @@ import { machineName } from "../persistence/machine.js";
 import type { RollbackMark } from "../persistence/sqlite-saver.js";
 import { runConfigurable } from "../vocabulary/configurable.js";
 import type { CompactionInfo } from "../vocabulary/compaction-notice.js";
-import { setShellWarningSink } from "../sandbox/run-shell.js";
+import { setShellWarningSink, warmShell } from "../sandbox/run-shell.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 import type { RunEvent, TokenUsage } from "./events.js";
 import type { HookReport } from "../hooks/run-hooks.js";
@@ -490,6 +490,8 @@ export class ThreadRuntime {
     const { threadId } = opened;
     const skills = skillCatalogFor({ home: this.config.home, cwd: process.cwd() });
     const shell = { ...shellSettingsFromConfig(this.config), skillDirs: skillMounts(skills) };
+    // After the model request is on its way: the session's set-up is synchronous work that would delay it.
+    setTimeout(() => warmShell(opened.paths, shell), 0).unref();
     const config = {
       configurable: runConfigurable({ threadId, home: this.config.home, runId, uploads: opened.uploaded, threadData: opened.paths, unattended: req.unattended ?? false, shell }),
     };

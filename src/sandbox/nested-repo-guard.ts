@@ -13,7 +13,7 @@ import { realOrSelf } from "./real-path.js";
 import { plainGit } from "./plain-git.js";
 import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
 import { mtimeOf } from "./repo-code-paths.js";
-import { childPathWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
+import { editFileWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 import { RepairLines } from "./repair-lines.js";
 import { checkoutWalkLimits, checkoutsIn, forgetCheckouts } from "./workspace-checkouts.js";
 
@@ -342,7 +342,7 @@ function check(f: string): string[] {
     }
   }
   try {
-    childPathWithin(f, allRoots(), (file) => {
+    editFileWithin(f, allRoots(), (file) => {
       for (const k of added) plainGit(["config", "--file", file, "--unset-all", k]);
     });
     return [`deerflow removed ${added.join(", ")} from ${f}: a repository your git status enters would run ${added.length === 1 ? "it" : "them"} on your host.`];
@@ -368,7 +368,7 @@ function putBack(f: string, now: Map<string, string[]>): string[] {
   const changed = [...start.keys()].filter((k) => now.has(k) && !same(start.get(k), now.get(k)));
   if (changed.length === 0) return [];
   try {
-    childPathWithin(f, allRoots(), (file) => {
+    editFileWithin(f, allRoots(), (file) => {
       for (const k of changed) {
         plainGit(["config", "--file", file, "--unset-all", k]);
         for (const v of start.get(k)!) plainGit(["config", "--file", file, "--add", k, v]);

@@ -5,11 +5,14 @@
 // /proc/self/fd) inside one of the folders the guard may repair — and names only the last component relative to that
 // open folder, which no later swap can move. Nothing here deletes a folder: an old `.deerflow-removed` is kept and the
 // next free name taken, as a recursive delete walks a tree a job can still change.
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readlinkSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { basename, dirname } from "node:path";
+import { randomBytes } from "node:crypto";
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdtempSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, dirname, join } from "node:path";
 import { isInside } from "./paths.js";
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL } = constants;
+const O_NONBLOCK = constants.O_NONBLOCK ?? 0; // a FIFO at the name must never block the open
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
@@ -91,9 +94,53 @@ export function createFileWithin(path: string, roots: readonly string[], data: s
   });
 }
 
-/** Runs `act` with a path naming `path` through its checked parent, for a child process (git config --file). */
-export function childPathWithin<T>(path: string, roots: readonly string[], act: (childPath: string) => T): T {
-  return withinParent(path, roots, (dir, name) => act(dir.forChild(name)));
+/** The largest file `editFileWithin` takes (a config padded past it is moved aside instead: its callers' fallback). */
+const EDIT_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Edits the regular file `path` through a private copy: `edit` gets the copy's path (`git config --file <copy> …`), and
+ * the result replaces `path` by a rename inside its checked folder. Handing git the path itself was not enough: git's
+ * lockfile follows a link at the last component, so a job swapping `config` for a link to `~/.gitconfig` between the
+ * guard's look and git's write had git edit the user's own file (the twenty-first pass's A21-1). Here the file is
+ * opened once without following a link and must be a regular file; the new content goes in under a fresh name made
+ * with O_EXCL|O_NOFOLLOW, and rename(2) replaces the entry itself, never what a link there points at.
+ */
+export function editFileWithin(path: string, roots: readonly string[], edit: (copy: string) => void): void {
+  withinParent(path, roots, (dir, name) => {
+    const fd = openSync(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+    let data: Buffer;
+    let mode: number;
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile()) throw new Error("it is not a regular file");
+      if (st.size > EDIT_MAX_BYTES) throw new Error(`it is larger than ${EDIT_MAX_BYTES} bytes`);
+      data = readFileSync(fd);
+      mode = st.mode & 0o777;
+    } finally {
+      closeSync(fd);
+    }
+    const work = mkdtempSync(join(tmpdir(), "deerflow-edit-"));
+    try {
+      const copy = join(work, name);
+      writeFileSync(copy, data, { mode: 0o600 });
+      edit(copy);
+      const fresh = `${name}.deerflow-edit-${randomBytes(6).toString("hex")}`;
+      const out = openSync(dir.at(fresh), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
+      try {
+        writeSync(out, readFileSync(copy));
+      } finally {
+        closeSync(out);
+      }
+      try {
+        renameSync(dir.at(fresh), dir.at(name));
+      } catch (err) {
+        unlinkSync(dir.at(fresh)); // a folder put at the name since: the edit is not made, nothing is left behind
+        throw err;
+      }
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  });
 }
 
 /** Gives the owner back full rights on the folder `dir` (a command took them: chmod a-w .git), when it is inside `roots`. */

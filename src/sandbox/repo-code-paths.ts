@@ -6,7 +6,7 @@
 // sixth adversarial pass wrote `.husky/_/pre-commit` in auto-edit, and the user's `git commit` ran it on the host.
 // The sandbox binds them read-only (git-code-paths.ts); the file tools refuse to write them (safe-fs.ts).
 import { execFileSync } from "node:child_process";
-import { realpathSync, statSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { hostEnv } from "./env-scrub.js";
 import { expandTilde, globalConfigFiles, programPathOf, readGitConfig, worktreeProgramsOf } from "./host-git-config.js";
@@ -103,9 +103,33 @@ export function gitCodePathsOf(workspace: string): RepoCodePath[] {
       for (const p of repo ? worktreeProgramsOf(k, value, repo.top) : []) if (!paths.has(real(p))) paths.set(real(p), { path: real(p), kind: "program" });
     }
   }
+  // A hook that is a link runs the file it points at: one in the worktree (`pre-commit -> ../../tools/hook.sh`) is code
+  // the read-only hooks folder does not cover (the twenty-first pass's A21-2 rewrote the target, and `git commit` ran it).
+  const hookDirs = [...(repo ? [join(repo.gitDirs[0]!, "hooks")] : []), ...[...paths.values()].filter((c) => c.kind === "hooks").map((c) => c.path)];
+  for (const target of hookDirs.flatMap(linkedHooks)) if (!paths.has(target) && !gitDirs.some((d) => isInside(target, d))) paths.set(target, { path: target, kind: "program" });
+  files.push(...hookDirs); // a link added or removed there changes the folder's mtime
   const out = [...paths.values()].sort((a, b) => a.path.localeCompare(b.path));
   cache.set(workspace, { files, stamp: stampOf(files), paths: out });
   return out;
+}
+
+/** The real paths the links among a hooks folder's entries lead to (a hook git may run; samples and folders aside). */
+function linkedHooks(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const links = names.filter((n) => !n.endsWith(".sample") && lstatSync(join(dir, n), { throwIfNoEntry: false })?.isSymbolicLink());
+  // By what the link says, so a target not made yet counts too (git runs it once a command creates it).
+  return links.flatMap((n) => {
+    try {
+      return [real(resolve(dir, readlinkSync(join(dir, n))))];
+    } catch {
+      return [];
+    }
+  });
 }
 
 /** The code paths of `gitCodePathsOf` that lie inside `folder` (never the folder itself): what a bind there must keep read-only. */

@@ -119,6 +119,21 @@ function sessionFor(paths: ThreadPaths, settings: ShellSettings): ShellSession |
   return s;
 }
 
+/**
+ * Starts the sandbox session for these directories now, in the background: a run's first command then does not wait
+ * for bubblewrap and its supervisor to start (0.2-0.3 s), which happens while the model is asked. Only once the run's
+ * rewind snapshot is taken (bubblewrap may make mount points in the workspace). Nothing when commands would run on
+ * the host; a session that cannot start is reported by the first command, as before.
+ */
+export function warmShell(paths: ThreadPaths, settings: ShellSettings): void {
+  if (!findBwrap()) return;
+  try {
+    sessionFor(paths, settings);
+  } catch {
+    // said by the first command
+  }
+}
+
 /** Ends every sandbox session (and with it every process and background job in it); the end of a chat or run. */
 export async function closeShellSessions(): Promise<void> {
   const all = [...sessions.values()];

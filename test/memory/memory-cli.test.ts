@@ -147,6 +147,22 @@ describe("memory across threads through the built CLI", () => {
     expect(reminderOf(e2e.server.requests.at(-1)!)).toContain("- (global) The user writes commit messages in English.");
   });
 
+  it("one run adds at most five facts; the proposals after them are listed as refused, with their own reason when they have one (the twenty-first pass's A21-3)", async () => {
+    const sb = e2e.sandbox();
+    e2e.server.setScript(() => ({ content: "ok" }));
+    const ok = ["The user prefers pnpm.", "The project uses tabs.", "The user writes in English.", "The project uses vitest.", "The project targets Node 20.", "The user likes short answers."];
+    e2e.server.memoryReply = { content: JSON.stringify({ facts: [...ok, "Releases go out with npm publish --access public."].map((text) => ({ scope: "global", text })) }) };
+    for (const prompt of ["first", "second"]) expect((await runCli(sb, ["run", prompt])).exitCode).toBe(0);
+    const review = await memoryPending(sb);
+    expect(review.facts.map((f) => f.text).sort()).toEqual(ok.slice(0, 5).sort());
+    expect(review.refused.map((r) => [r.text, r.reason])).toEqual(
+      expect.arrayContaining([
+        ["The user likes short answers.", expect.stringMatching(/^one run adds at most 5 new facts/)],
+        ["Releases go out with npm publish --access public.", expect.stringMatching(/publishes or destroys outside the workspace/)],
+      ]),
+    );
+  });
+
   it("with piiRedaction on, personal values never reach the extractor and a fact holding one is refused", async () => {
     const sb = e2e.sandbox();
     writeFileSync(join(sb.cwd, ".deerflowrc"), JSON.stringify({ piiRedaction: true }));

@@ -1,5 +1,5 @@
 // Memory poisoning through the CLI: a scripted loopback model answers the real extraction calls with the
-// poisoning fixture (37 hostile facts, 10 benign ones, five per run as the extractor takes at most five). None of
+// poisoning fixture (40 hostile facts, 10 benign ones, five per run as the extractor takes at most five). None of
 // the hostile facts is stored, each refusal is listed with its reason; the benign ones wait in `memory pending`,
 // reach no model until `memory approve all`, and then a NEW thread's first model request carries exactly them, with
 // bubblewrap and without it (a PATH without `bwrap`). And `deerflow memory` on a read-only data directory.

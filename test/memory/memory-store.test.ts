@@ -49,11 +49,11 @@ describe("what may become a fact", () => {
     expect(checkFact("x".repeat(400))).toMatchObject({ reason: expect.stringMatching(/longer than/) });
   });
 
-  it("the extractor's answer is only a proposal: malformed JSON is no facts, at most 5 are taken, project facts need a project", () => {
+  it("the extractor's answer is only a proposal: malformed JSON is no facts, at most 50 are read (the drain adds 5 per run), project facts need a project", () => {
     expect(parseExtraction("not json", true)).toEqual([]);
     expect(parseExtraction('<think>{"facts": [1]}</think>```json\n{"facts": [{"scope": "global", "text": "a"}]}\n```', true)).toEqual([{ scope: "global", text: "a" }]);
-    const many = JSON.stringify({ facts: Array.from({ length: 50 }, (_, i) => ({ scope: "global", text: `fact ${i}` })) });
-    expect(parseExtraction(many, true)).toHaveLength(5);
+    const many = JSON.stringify({ facts: Array.from({ length: 80 }, (_, i) => ({ scope: "global", text: `fact ${i}` })) });
+    expect(parseExtraction(many, true)).toHaveLength(50);
     expect(parseExtraction('{"facts": [{"scope": "project", "text": "p"}, {"scope": "root", "text": "r"}]}', false)).toEqual([]);
   });
 

@@ -3,7 +3,7 @@
 // records (a gitlink) loses a code-running key the run put in its config before the user's `git status` reaches it.
 // Real bwrap (and the same commands run unconfined), real git, in-process through runShell.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeShellSessions, runShell, setShellWarningSink } from "../../src/sandbox/run-shell.js";
@@ -87,6 +87,24 @@ describe.each(modes)("git code guards (%s)", (mode) => {
       expect(readFileSync(join(ws, "tools", "clean.sh"), "utf8")).toBe("#!/bin/sh\ncat\n");
       git("add", "-A");
       expect(existsSync(join(ws, "..", "pwned-gc1"))).toBe(false);
+    }
+  });
+
+  it("a hook that is a link into the worktree (pre-commit -> ../../tools/hook.sh): its target cannot be rewritten (the twenty-first pass's A21-2)", async () => {
+    const { ws, paths, sh, git } = setUp(mode);
+    git("config", "--unset", "core.hooksPath");
+    mkdirSync(join(ws, "tools"));
+    writeFileSync(join(ws, "tools", "hook.sh"), "#!/bin/sh\nexit 0\n", { mode: 0o755 });
+    symlinkSync("../../tools/hook.sh", join(ws, ".git", "hooks", "pre-commit"));
+    // A dangling one counts too: git runs its target once a command creates it.
+    symlinkSync("../../tools/later.sh", join(ws, ".git", "hooks", "pre-push"));
+    for (const f of [join(ws, "tools", "hook.sh"), join(ws, "tools", "later.sh"), join(ws, ".git", "hooks", "pre-commit")])
+      await expect(safeWriteFile(f, paths, "#!/bin/sh\ntouch ../pwned\n"), f).rejects.toThrow(SandboxPathError);
+    await sh("printf '#!/bin/sh\\ntouch ../../pwned-a21\\n' > tools/hook.sh; true");
+    if (mode === "bwrap") {
+      expect(readFileSync(join(ws, "tools", "hook.sh"), "utf8")).toBe("#!/bin/sh\nexit 0\n");
+      git("commit", "-q", "--allow-empty", "-m", "x");
+      expect(existsSync(join(ws, "..", "..", "pwned-a21"))).toBe(false);
     }
   });
 

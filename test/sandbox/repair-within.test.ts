@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { plainGit } from "../../src/sandbox/plain-git.js";
-import { childPathWithin, createFileWithin, moveAsideWithin, ownerRightsWithin, removeFileWithin } from "../../src/sandbox/repair-within.js";
+import { createFileWithin, editFileWithin, moveAsideWithin, ownerRightsWithin, removeFileWithin } from "../../src/sandbox/repair-within.js";
+import { startLinkSwapper } from "../support/link-swapper.js";
 import { until } from "../support/wait.js";
 
 const dirs: string[] = [];
@@ -94,7 +95,7 @@ describe("the guards' repairs while a job changes the folders on the way", () =>
     expect(() => moveAsideWithin(join(ws, "x", ".git"), [ws])).toThrow(outside);
     expect(() => removeFileWithin(join(ws, "x", ".gitconfig"), [ws])).toThrow(outside);
     expect(() => createFileWithin(join(ws, "x", "commondir"), [ws], "../evil\n")).toThrow(outside);
-    expect(() => childPathWithin(join(ws, "x", ".gitconfig"), [ws], (f) => plainGit(["config", "--file", f, "--unset-all", "user.name"]))).toThrow(outside);
+    expect(() => editFileWithin(join(ws, "x", ".gitconfig"), [ws], (f) => plainGit(["config", "--file", f, "--unset-all", "user.name"]))).toThrow(outside);
     expect(() => ownerRightsWithin(join(ws, "x"), [ws])).toThrow(outside);
     expect(readdirSync(home).sort()).toEqual([".git", ".gitconfig"]);
     expect(readFileSync(join(home, ".gitconfig"), "utf8")).toContain("name = me");
@@ -126,7 +127,37 @@ describe("the guards' repairs while a job changes the folders on the way", () =>
     createFileWithin(at, [ws], "[core]\n\tbare = false\n");
     // git edits the file through the folder that was checked.
     writeFileSync(at, "[core]\n\tfsmonitor = ./x\n");
-    childPathWithin(at, [ws], (f) => plainGit(["config", "--file", f, "--unset-all", "core.fsmonitor"]));
+    editFileWithin(at, [ws], (f) => plainGit(["config", "--file", f, "--unset-all", "core.fsmonitor"]));
     expect(readFileSync(at, "utf8")).not.toContain("fsmonitor");
+    expect(readdirSync(join(ws, "x")).sort()).toEqual([".git", "config"]);
   });
+
+  it("a config edit never goes through a link at the file's own name: git is given a private copy (the twenty-first pass's A21-1)", async () => {
+    const { ws, home } = world();
+    const at = join(ws, "x", "config");
+    const gitconfig = join(home, ".gitconfig");
+    writeFileSync(gitconfig, "[core]\n\teditor = myeditor\n[credential]\n\thelper = store\n");
+    symlinkSync(gitconfig, at);
+    const unset = (f: string) => plainGit(["config", "--file", f, "--unset-all", "core.editor"]);
+    expect(() => editFileWithin(at, [ws], unset)).toThrow(/ELOOP/);
+    rmSync(at);
+    // A job swapping the name between a planted config and a link to ~/.gitconfig as fast as it can.
+    const swapper = await startLinkSwapper(join(ws, "x"), "config", gitconfig, "[core]\n\teditor = evil\n");
+    const seen = new Set<string>();
+    try {
+      for (let i = 0; i < 200 || (seen.size < 2 && i < 5000); i++) {
+        try {
+          editFileWithin(at, [ws], unset);
+          seen.add("edited");
+        } catch (err) {
+          seen.add(/ELOOP|not a regular file/.test((err as Error).message) ? "refused" : (err as Error).message);
+        }
+      }
+    } finally {
+      await swapper.stop();
+    }
+    expect(readFileSync(gitconfig, "utf8")).toBe("[core]\n\teditor = myeditor\n[credential]\n\thelper = store\n");
+    expect(seen).toContain("edited");
+    expect(seen).toContain("refused");
+  }, 120_000);
 });
