@@ -6,10 +6,11 @@ import { fileURLToPath } from "node:url";
 import { cacheHomeOf } from "../config/cache-home.js";
 import { type LoadedBundle, loadBundle } from "./code-cache.js";
 import { debugLog } from "../model/debug-log.js";
-// Sets a V8 flag when loaded. V8 refuses a code cache written under other flags, so it is set here, before any
-// bundle is compiled, rather than halfway through running the runtime's bundle (which carries the same module):
+// Each sets a V8 flag when loaded. V8 refuses a code cache written under other flags, so they are set here, before any
+// bundle is compiled, rather than halfway through running the runtime's bundle (which carries the same modules):
 // otherwise every cache written carries a flag the next start compiles without, and is never used.
 import "../tools/bounded-regex.js";
+import "../sandbox/wasm-baseline.js";
 
 export type Runtime = typeof import("./runtime-entry.js");
 

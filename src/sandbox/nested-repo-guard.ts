@@ -352,11 +352,12 @@ function check(f: string): string[] {
 }
 
 /**
- * git would not edit `f` (a `config.lock` the run left beside it: the seventeenth pass's G14), yet git's readers still
- * read it: the whole file is moved aside instead (a rename, which no lock stops), as an unlistable one is.
+ * The edit could not be made (a link or a special file swapped in at the name, a copy git would not edit), yet git's
+ * readers still read `f`: the whole file is moved aside instead, as an unlistable one is. (A `config.lock` the run
+ * leaves beside it, the seventeenth pass's G14, no longer stops the edit: git edits a private copy, repair-within.ts.)
  */
 function cannotEdit(f: string, keys: string[]): string {
-  const moved = moveAside(f, `git would not let deerflow take ${keys.join(", ")} out of it, and a repository your git status enters would run ${keys.length === 1 ? "it" : "them"} on your host.`);
+  const moved = moveAside(f, `${keys.join(", ")} could not be taken out of it, and a repository your git status enters would run ${keys.length === 1 ? "it" : "them"} on your host.`);
   return moved ?? `deerflow could not take ${keys.join(", ")} out of ${f} nor move it aside: check ${dirname(f)} before you run git in the workspace.`;
 }
 

@@ -10,9 +10,9 @@
 // Loading is async (WebAssembly): `loadShellGrammar()` starts it once (the audit middleware calls it when the agent
 // is built, long before the first tool call); parsing is synchronous after that.
 import { createRequire } from "node:module";
-import { setFlagsFromString } from "node:v8";
 import type { Language as TSLanguage, Node, Parser as TSParser } from "web-tree-sitter";
 import { arithmeticReadsUnknown } from "./shell-arith.js";
+import "./wasm-baseline.js"; // before the grammar is compiled (see the file)
 import { type Assignment, type Cwd, type Pipeline, type Redirect, type SimpleCommand, type Word, cdTarget, expandBraces, normalise } from "./shell-command.js";
 import { adjacentGroups, braced, hasExpansion, wordOf } from "./shell-words.js";
 
@@ -38,11 +38,6 @@ export function loadShellGrammar(): Promise<void> {
       // createRequire: the CommonJS build of web-tree-sitter finds its own .wasm next to it, from dist/ and from the
       // runtime bundle alike (a dynamic import() is not available inside the code-cached bundle's vm.Script).
       const require = createRequire(import.meta.url);
-      // WebAssembly stays on V8's baseline compiler: its optimizing tier recompiled the grammar's huge lexer function
-      // when the first command was parsed, about a second of both cores on the 2-core machine, and the run's first
-      // command waited for it (1.0-1.5 s to the second model request against 0.4 s without). A command line parses in
-      // well under a millisecond on the baseline code. Only WebAssembly compiled from here on is concerned.
-      setFlagsFromString("--liftoff-only");
       const { Parser, Language } = require("web-tree-sitter") as { Parser: typeof TSParser; Language: typeof TSLanguage };
       await Parser.init();
       const bash = await Language.load(require.resolve("tree-sitter-bash/tree-sitter-bash.wasm"));

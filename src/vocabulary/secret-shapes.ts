@@ -17,7 +17,10 @@ const KEY_SHAPES: readonly RegExp[] = [
   new RegExp(`${START}(?:AKIA|ASIA)[0-9A-Z]{16}(?![0-9A-Za-z])`, "g"), // AWS access key ids
   // More registries' and services' token formats, each with its documented prefix (the twentieth pass's LQ3): npm,
   // Hugging Face, PyPI, DigitalOcean, Shopify, HashiCorp Vault, Databricks, SendGrid, Google OAuth access tokens.
-  new RegExp(`${START}(?:npm_[A-Za-z0-9]{36}|hf_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_-]{50,}|do[pro]_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|hv[sbr]\\.[A-Za-z0-9_-]{24,}|dapi[a-f0-9]{32}|SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}|ya29\\.[A-Za-z0-9_-]{20,})`, "g"),
+  new RegExp(
+    `${START}(?:npm_[A-Za-z0-9]{36}|hf_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_-]{50,}|do[pro]_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|hv[sbr]\\.[A-Za-z0-9_-]{24,}|dapi[a-f0-9]{32}|SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}|ya29\\.[A-Za-z0-9_-]{20,})`,
+    "g",
+  ),
   // A JSON Web Token (a session or an API token: header.payload.signature, both first parts base64url JSON objects).
   new RegExp(`${START}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]{10,}`, "g"),
   // The whole block, not just its first line: the base64 body is the key (to the end of the text when cut off).
