@@ -11,5 +11,5 @@ const report = JSON.parse(readFileSync(process.argv[2] ?? "/tmp/vitest.json", "u
 const seconds = Object.fromEntries(
   report.testResults.map((f) => [relative(root, f.name), Math.max(1, Math.ceil((f.endTime - f.startTime) / 1000))]).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])),
 );
-writeFileSync(new URL("../test/support/test-durations.json", import.meta.url), `${JSON.stringify(seconds, null, 1)}\n`);
+writeFileSync(new URL("../test/support/test-durations.json", import.meta.url), `${JSON.stringify(seconds, null, 2)}\n`);
 console.log(`recorded ${Object.keys(seconds).length} files`);
