@@ -18,6 +18,7 @@ import { homeToolchainPaths, sandboxGitconfig, toolchainSecrets } from "./sandbo
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 import { realOrSelf as real } from "./real-path.js";
 import { PROXY_DIR_PREFIX } from "./network-proxy.js";
+import { withoutPlantedLinks } from "./planted-links.js";
 
 // The secret paths have one home shared with the memory filter; re-exported for the sandbox's other users.
 export { HOME_SECRET_DIRS, HOME_SECRET_FILES } from "../vocabulary/secret-paths.js";
@@ -215,8 +216,9 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   for (const d of socketDirsOf(settings)) a.push("--tmpfs", d);
   a.push(...homeArgs(home, settings.dataDir));
 
-  for (const p of settings.readOnly) if (existsSync(p)) a.push("--ro-bind", real(p), real(p));
-  for (const p of settings.readWrite) if (existsSync(p)) a.push("--bind", real(p), real(p));
+  const readWrite = withoutPlantedLinks(settings.readWrite, "readWrite", thread.workspace);
+  for (const p of withoutPlantedLinks(settings.readOnly, "readOnly", thread.workspace)) if (existsSync(p)) a.push("--ro-bind", real(p), real(p));
+  for (const p of readWrite) if (existsSync(p)) a.push("--bind", real(p), real(p));
   a.push("--bind", thread.workspace, thread.workspace);
 
   // Secret directories: an empty tmpfs over each one that exists.
@@ -233,7 +235,7 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   for (const [name, dir] of Object.entries(settings.skillDirs ?? {})) if (existsSync(dir)) a.push("--ro-bind", real(dir), `${SKILLS_VIRTUAL_ROOT}/${name}`);
 
   a.push(...gitCodeArgs(thread.workspace));
-  a.push(...readWriteGitCodeArgs(thread.workspace, settings.readWrite));
+  a.push(...readWriteGitCodeArgs(thread.workspace, readWrite));
 
   // Secret files, at their real path and wherever a bound directory shows them again.
   const agentSocket = process.env.SSH_AUTH_SOCK ? [real(process.env.SSH_AUTH_SOCK)] : [];

@@ -17,6 +17,7 @@ import { realOrSelf } from "./real-path.js";
 import { recordWritable, sandboxWritable } from "./sandbox-writable.js";
 import { endGitRedirectWatch, noteGitRedirect, restoreGitRedirects } from "./git-redirect-guard.js";
 import { takeGuardNotices } from "./nested-repo-guard.js";
+import { takeRefusedBinds, withoutPlantedLinks } from "./planted-links.js";
 
 export { BASH_KILL_GRACE_MS, type ShellResult } from "./shell-session.js";
 export { isSecretEnvName, scrubEnv } from "./env-scrub.js";
@@ -94,7 +95,7 @@ function unconfinedRefusal(settings: Pick<ShellSettings, "network" | "require">)
 function sessionFor(paths: ThreadPaths, settings: ShellSettings): ShellSession | null {
   // Before the lookup: bwrap never comes from this workspace (a `-w` other than the cwd), nor, later, from any
   // folder a command could write, this run's or an earlier one's (sandbox-writable.ts).
-  recordWritable(settings.dataDir, [paths.workspace_path, ...settings.readWrite]);
+  recordWritable(settings.dataDir, [paths.workspace_path, ...withoutPlantedLinks(settings.readWrite, "readWrite", paths.workspace_path)]);
   const bwrap = findBwrap();
   if (!bwrap) {
     if (!settings.network || settings.require) unconfinedRefusal(settings);
@@ -144,7 +145,7 @@ export async function closeShellSessions(): Promise<void> {
   await Promise.all(all.map((s) => s.close()));
   const repaired = endGitRedirectWatch();
   if (repaired) warn(repaired);
-  for (const line of takeGuardNotices()) warn(line);
+  for (const line of [...takeRefusedBinds(), ...takeGuardNotices()]) warn(line);
 }
 
 // The editor's file operations over ACP (tools/editor-files.ts) open a path themselves after deerflow checked it: a
@@ -210,12 +211,12 @@ export interface ShellRequest extends RunOptions {
 export async function runShell(command: string, req: ShellRequest): Promise<ShellResult> {
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
-  noteGitRedirect(req.paths.workspace_path, settings.readWrite);
+  noteGitRedirect(req.paths.workspace_path, withoutPlantedLinks(settings.readWrite, "readWrite", req.paths.workspace_path));
   const release = session ? await admitSandboxed() : () => undefined;
   const r = session ? await session.run(command, req).finally(release) : await runDirect(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
   const output = session ? r.output : fromHostPaths(r.output, req.paths, settings.skillDirs);
   const repaired = restoreGitRedirects();
-  for (const line of takeGuardNotices()) warn(line); // a check that could not finish: the user hears it, not only the model
+  for (const line of [...takeRefusedBinds(), ...takeGuardNotices()]) warn(line); // a check that could not finish: the user hears it, not only the model
   return { ...r, output: repaired ? `${output}${output.endsWith("\n") || !output ? "" : "\n"}${repaired}\n` : output };
 }
 
@@ -226,7 +227,7 @@ export async function startBackground(
 ): Promise<{ kill: () => void }> {
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
-  noteGitRedirect(req.paths.workspace_path, settings.readWrite);
+  noteGitRedirect(req.paths.workspace_path, withoutPlantedLinks(settings.readWrite, "readWrite", req.paths.workspace_path));
   if (session) {
     // Counted in until it is registered as running: from then on the session is not idle.
     const release = await admitSandboxed();

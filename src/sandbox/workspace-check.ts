@@ -10,6 +10,8 @@ import { ConfigError, UsageError } from "../errors.js";
 import { hostSecretReason } from "./host-secrets.js";
 import { isInside } from "./paths.js";
 import { realOrSelf as real } from "./real-path.js";
+import { plantedLinkProblem } from "./planted-links.js";
+import { notePastWorkspaces, sandboxWritable } from "./sandbox-writable.js";
 
 /** Refused as they are (the places many things live under). */
 const SYSTEM_ROOTS = ["/", "/home", "/var", "/opt", "/tmp", "/mnt", "/media", "/srv", "/root", "/Users", "/private", "/Volumes"];
@@ -101,7 +103,24 @@ export function sandboxPathProblems(sandbox: { readWrite: readonly string[]; rea
       const why = readOnlyProblem(d);
       return why ? [`sandbox.readOnly ${JSON.stringify(d)} is refused: ${why}.`] : [];
     }),
+    ...plantedLinkProblems(sandbox, ctx.dataDir),
   ];
+}
+
+/**
+ * Entries an earlier run's commands could have redirected: a link on the way in a folder a sandbox could write then
+ * (the ledger of sandbox-writable.ts). A sandbox would not bind them (planted-links.ts); a start refuses them first.
+ */
+function plantedLinkProblems(sandbox: { readWrite: readonly string[]; readOnly: readonly string[] }, dataDir: string): string[] {
+  notePastWorkspaces(dataDir);
+  const writable = sandboxWritable().map(real);
+  if (writable.length === 0) return [];
+  return (["readWrite", "readOnly"] as const).flatMap((key) =>
+    sandbox[key].flatMap((d) => {
+      const why = plantedLinkProblem(d, writable);
+      return why ? [`sandbox.${key} ${JSON.stringify(d)} is refused: ${why} (remove the link, or list the real folder).`] : [];
+    }),
+  );
 }
 
 /** Throws a configuration error (exit 2) naming the first refused sandbox path. */
