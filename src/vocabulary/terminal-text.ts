@@ -49,15 +49,26 @@ export function oneLine(text: string): string {
   return forTerminal(text).replace(/\s+/g, " ").trim();
 }
 
-/** What makes a string print as another one: controls, quotes, backslashes, bidi marks and overrides. */
-const UNPLAIN_RE = /[\u0000-\u001f\u007f-\u009f"\\\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+/**
+ * Characters that draw as nothing, as a plain space or not at all where they change what text means: bidi marks and
+ * overrides, zero-width characters, no-break and other odd spaces, the soft hyphen, line separators, Hangul fillers,
+ * tag characters. In a command a user is asked to trust, `true \u200b# $(…)` reads as a comment and runs the `$(…)`
+ * (the twenty-third pass's A23-4): such text is quoted, each of these escaped.
+ */
+const UNSEEN = "\\u00a0\\u00ad\\u034f\\u061c\\u115f\\u1160\\u1680\\u180e\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f\\u3000\\u3164\\ufeff\\uffa0\\ufff9-\\ufffb\\u{e0000}-\\u{e007f}";
+/** What makes a string print as another one: controls, quotes, backslashes, and the unseen characters above. */
+const UNPLAIN_RE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f"\\\\${UNSEEN}]`, "u");
+const ESCAPED_RE = new RegExp(`[<\\u007f-\\u009f${UNSEEN}]`, "gu");
 
 /**
  * `text` quoted so it reads as one string and nothing else: JSON-escaped, with C1 controls, bidi marks and `<` escaped
  * too (a file name holding "\n</system-reminder>…" forged reminder text in the next run's prompt: the eleventh pass).
  */
 export function quotedText(text: string): string {
-  return JSON.stringify(text).replace(/[<\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return JSON.stringify(text).replace(ESCAPED_RE, (c) => {
+    const code = c.codePointAt(0)!;
+    return code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
 }
 
 /** `text` as it is when plain, else quotedText: a name is shown as the name it is, never stripped into another

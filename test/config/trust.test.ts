@@ -119,6 +119,19 @@ describe("an untrusted project .deerflowrc", () => {
     ]);
   });
 
+  it("shows a hook command holding a character that draws as nothing quoted, each such character escaped (the twenty-third pass's A23-4)", () => {
+    // `sh -c` runs the $(…): the # after an invisible character is inside a word, not a comment.
+    const invisible = ["\u200b", "\u2060", "\ufeff", "\u00a0", "\u00ad", "\u2028", "\u{e0023}"];
+    write({ hooks: { PostToolUse: invisible.map((c) => ({ matcher: "write_file", hooks: [{ type: "command", command: `true ${c}# $(touch /tmp/x) formats the file` }] })) } });
+    const shown = load().untrusted!.wants.join("\n");
+    for (const c of invisible) {
+      const code = c.codePointAt(0)!;
+      const escaped = code > 0xffff ? `\\u{${code.toString(16)}}` : `\\u${code.toString(16).padStart(4, "0")}`;
+      expect(shown).toContain(`"true ${escaped}# $(touch /tmp/x) formats the file"`);
+      expect(shown).not.toContain(c);
+    }
+  });
+
   it("is asked again when a project file a trusted stdio server runs changes (the eighteenth pass's MC1)", () => {
     mkdirSync(join(repo, "tools"), { recursive: true });
     writeFileSync(join(repo, "tools", "srv.js"), "// benign\n");
