@@ -216,8 +216,9 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   for (const d of socketDirsOf(settings)) a.push("--tmpfs", d);
   a.push(...homeArgs(home, settings.dataDir));
 
-  const readWrite = withoutPlantedLinks(settings.readWrite, "readWrite", thread.workspace);
-  for (const p of withoutPlantedLinks(settings.readOnly, "readOnly", thread.workspace)) if (existsSync(p)) a.push("--ro-bind", real(p), real(p));
+  const where = { workspace: thread.workspace, threadDirs: names.map((n) => thread[n]!), dataDir: settings.dataDir };
+  const readWrite = withoutPlantedLinks(settings.readWrite, "sandbox.readWrite", where);
+  for (const p of withoutPlantedLinks(settings.readOnly, "sandbox.readOnly", where)) if (existsSync(p)) a.push("--ro-bind", real(p), real(p));
   for (const p of readWrite) if (existsSync(p)) a.push("--bind", real(p), real(p));
   a.push("--bind", thread.workspace, thread.workspace);
 
@@ -232,7 +233,15 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   a.push("--tmpfs", "/mnt");
   for (const name of names) a.push("--bind", thread[name]!, `${VIRTUAL_ROOT}/${name}`);
   // Skills: read-only, at /mnt/skills/<name> (their folders may live in the hidden data directory).
-  for (const [name, dir] of Object.entries(settings.skillDirs ?? {})) if (existsSync(dir)) a.push("--ro-bind", real(dir), `${SKILLS_VIRTUAL_ROOT}/${name}`);
+  const skills = Object.entries(settings.skillDirs ?? {});
+  const skillDirs = new Set(
+    withoutPlantedLinks(
+      skills.map(([, dir]) => dir),
+      "skill folder",
+      where,
+    ),
+  );
+  for (const [name, dir] of skills) if (skillDirs.has(dir) && existsSync(dir)) a.push("--ro-bind", real(dir), `${SKILLS_VIRTUAL_ROOT}/${name}`);
 
   a.push(...gitCodeArgs(thread.workspace));
   a.push(...readWriteGitCodeArgs(thread.workspace, readWrite));

@@ -5,7 +5,8 @@
 // one run's link to ~/.local/bin was bound by the next run. A link on an entry's way that lies in a folder sandboxed
 // commands can write (the workspace, a readWrite folder, an earlier run's workspace: sandbox-writable.ts) is the
 // model's, not the user's: such an entry is not bound, and the user is told. Links the user made elsewhere
-// (~/projects -> /data/projects) still count.
+// (~/projects -> /data/projects) still count. The same for a project's skill folders, bound read-only at
+// /mnt/skills/<name>: a skill folder swapped for a link to the home showed the whole home there (A23-5).
 import { lstatSync, realpathSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { isInside } from "./paths.js";
@@ -50,6 +51,23 @@ function realTarget(link: string): string | undefined {
   }
 }
 
+/** Where a sandbox runs: its workspace, the thread's other folders (uploads, outputs), the data directory. */
+export interface SandboxFolders {
+  workspace: string;
+  threadDirs?: readonly string[];
+  dataDir: string;
+}
+
+/**
+ * The folders a sandboxed command can write, by real path: the workspace, the thread's folders, and every folder
+ * sandbox-writable.ts noted (readWrite folders, earlier runs' workspaces), but not the data directory as a whole:
+ * commands write only the thread's folders in it, and a link the user made there (a skill) is theirs.
+ */
+export function writableFolders(where: SandboxFolders): string[] {
+  const data = realOrSelf(where.dataDir);
+  return [where.workspace, ...(where.threadDirs ?? []), ...sandboxWritable().filter((w) => w !== data)].filter(Boolean).map(realOrSelf);
+}
+
 /** Why `entry` (a configured folder) is not bound, in the words of a refusal, or undefined. */
 export function plantedLinkProblem(entry: string, writable: readonly string[]): string | undefined {
   const found = plantedLinkOnWay(entry, writable);
@@ -63,15 +81,16 @@ const told = new Set<string>();
 
 /**
  * The entries of `list` a sandbox for `workspace` may use now (bind, record as writable, repair in): those with no
- * planted link on their way. A refused one is said to the user (takeRefusedBinds) and left unbound: inside the
- * workspace it stays the link it is, showing what the read-only host has there.
+ * planted link on their way. `label` names them for the user ("sandbox.readWrite", "skill"). A refused one is said
+ * to the user (takeRefusedBinds) and left unbound: inside the workspace it stays the link it is, showing what the
+ * read-only host has there.
  */
-export function withoutPlantedLinks(list: readonly string[], key: "readWrite" | "readOnly", workspace: string): string[] {
+export function withoutPlantedLinks(list: readonly string[], label: string, where: SandboxFolders): string[] {
   if (list.length === 0) return [];
-  const writable = [workspace, ...sandboxWritable()].map(realOrSelf);
+  const writable = writableFolders(where);
   return list.filter((p) => {
     const why = plantedLinkProblem(p, writable);
-    const line = why && `sandbox.${key} ${JSON.stringify(p)} is not bound: ${why}. Remove the link, or list the real folder.`;
+    const line = why && `${label} ${JSON.stringify(p)} is not bound: ${why}. Remove the link, or name the real folder.`;
     if (line && !told.has(line)) {
       told.add(line);
       refused.hear(line);

@@ -95,7 +95,7 @@ function unconfinedRefusal(settings: Pick<ShellSettings, "network" | "require">)
 function sessionFor(paths: ThreadPaths, settings: ShellSettings): ShellSession | null {
   // Before the lookup: bwrap never comes from this workspace (a `-w` other than the cwd), nor, later, from any
   // folder a command could write, this run's or an earlier one's (sandbox-writable.ts).
-  recordWritable(settings.dataDir, [paths.workspace_path, ...withoutPlantedLinks(settings.readWrite, "readWrite", paths.workspace_path)]);
+  recordWritable(settings.dataDir, [paths.workspace_path, ...withoutPlantedLinks(settings.readWrite, "sandbox.readWrite", { workspace: paths.workspace_path, dataDir: settings.dataDir })]);
   const bwrap = findBwrap();
   if (!bwrap) {
     if (!settings.network || settings.require) unconfinedRefusal(settings);
@@ -211,7 +211,7 @@ export interface ShellRequest extends RunOptions {
 export async function runShell(command: string, req: ShellRequest): Promise<ShellResult> {
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
-  noteGitRedirect(req.paths.workspace_path, withoutPlantedLinks(settings.readWrite, "readWrite", req.paths.workspace_path));
+  noteGitRedirect(req.paths.workspace_path, withoutPlantedLinks(settings.readWrite, "sandbox.readWrite", { workspace: req.paths.workspace_path, dataDir: settings.dataDir }));
   const release = session ? await admitSandboxed() : () => undefined;
   const r = session ? await session.run(command, req).finally(release) : await runDirect(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
   const output = session ? r.output : fromHostPaths(r.output, req.paths, settings.skillDirs);
@@ -227,7 +227,7 @@ export async function startBackground(
 ): Promise<{ kill: () => void }> {
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
-  noteGitRedirect(req.paths.workspace_path, withoutPlantedLinks(settings.readWrite, "readWrite", req.paths.workspace_path));
+  noteGitRedirect(req.paths.workspace_path, withoutPlantedLinks(settings.readWrite, "sandbox.readWrite", { workspace: req.paths.workspace_path, dataDir: settings.dataDir }));
   if (session) {
     // Counted in until it is registered as running: from then on the session is not idle.
     const release = await admitSandboxed();

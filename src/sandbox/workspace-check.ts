@@ -10,7 +10,7 @@ import { ConfigError, UsageError } from "../errors.js";
 import { hostSecretReason } from "./host-secrets.js";
 import { isInside } from "./paths.js";
 import { realOrSelf as real } from "./real-path.js";
-import { plantedLinkProblem } from "./planted-links.js";
+import { plantedLinkProblem, writableFolders } from "./planted-links.js";
 import { notePastWorkspaces, sandboxWritable } from "./sandbox-writable.js";
 
 /** Refused as they are (the places many things live under). */
@@ -113,7 +113,7 @@ export function sandboxPathProblems(sandbox: { readWrite: readonly string[]; rea
  */
 function plantedLinkProblems(sandbox: { readWrite: readonly string[]; readOnly: readonly string[] }, dataDir: string): string[] {
   notePastWorkspaces(dataDir);
-  const writable = sandboxWritable().map(real);
+  const writable = sandboxWritable().length ? writableFolders({ workspace: "", dataDir }) : [];
   if (writable.length === 0) return [];
   return (["readWrite", "readOnly"] as const).flatMap((key) =>
     sandbox[key].flatMap((d) => {

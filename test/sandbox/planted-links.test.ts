@@ -58,9 +58,32 @@ describe.runIf(HAS_BWRAP)("a sandbox.readWrite folder linked out by a command", 
     expect(readFileSync(join(home, ".bashrc"), "utf8")).toBe("# the user's\n");
     expect(existsSync(join(home, ".local", "bin", "git"))).toBe(false);
     await sh("true");
-    const said = warnings.filter((w) => w.includes('sandbox.readWrite') && w.includes("is not bound"));
+    const said = warnings.filter((w) => w.includes("sandbox.readWrite") && w.includes("is not bound"));
     expect(said).toHaveLength(1);
     expect(said[0]).toContain(join(ws, "build"));
+  });
+});
+
+describe.runIf(HAS_BWRAP)("a project skill folder swapped for a link by a command (the twenty-third pass's A23-5)", () => {
+  it("is not bound at /mnt/skills when the sandbox restarts: the home's files stay out of reach", async () => {
+    const { home, ws, paths, dataDir } = setUp();
+    mkdirSync(join(home, ".ssh"), { recursive: true });
+    writeFileSync(join(home, ".ssh", "id_rsa"), "CANARY-SSH\n");
+    writeFileSync(join(home, "notes.txt"), "CANARY-NOTE\n");
+    const skill = join(ws, ".deerflow", "skills", "demo");
+    mkdirSync(skill, { recursive: true });
+    writeFileSync(join(skill, "SKILL.md"), "---\nname: demo\ndescription: demo\n---\nDo demo.\n");
+    const settings = { ...defaultShellSettings({ userHome: home, dataDir }), skillDirs: { demo: skill } };
+    const warnings: string[] = [];
+    setShellWarningSink((m) => warnings.push(m));
+    const sh = async (command: string) => (await runShell(command, { paths, settings, cwd: ws, timeoutSeconds: 60 })).output;
+    expect(await sh("cat /mnt/skills/demo/SKILL.md")).toContain("Do demo.");
+    await sh(`rm .deerflow/skills/demo/SKILL.md && rmdir .deerflow/skills/demo && ln -s ${JSON.stringify(home)} .deerflow/skills/demo && echo swapped`);
+    await sh("kill -9 -1");
+    const out = await sh("cat /mnt/skills/demo/notes.txt /mnt/skills/demo/.ssh/id_rsa; echo end");
+    expect(out).toContain("end");
+    expect(out).not.toContain("CANARY");
+    expect(warnings.some((w) => w.includes("skill folder") && w.includes("is not bound"))).toBe(true);
   });
 });
 
