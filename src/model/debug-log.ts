@@ -5,10 +5,16 @@
 // values of the credentials deerflow was started with). The file is bounded: past `maxBytes` it is renamed to
 // `<file>.1` (replacing the previous one) and a new file is started, so at most two files exist.
 //
+// The file is opened once, refusing a link at its name (O_NOFOLLOW) and anything but a regular file, and written
+// through that descriptor: a log in the project is in the model's reach, and the twenty-third pass replaced it with a
+// link to ~/.bashrc, so that the next lines (a denied command's `$(…)` among them) ran at the user's next login
+// (A23-6). A rotation renames whatever is at the name (a link moves as itself) and opens a fresh file the same way;
+// when that is refused, lines go on to the file already open.
+//
 // It lives in the model layer, the lowest one that writes to it (guarded-fetch.ts); higher layers import it. The
 // open log is kept on globalThis, not in this module: the chat's runtime is a separate bundle with its own copy of
 // this module, and both copies must write to the one log the CLI opened.
-import { appendFileSync, mkdirSync, renameSync, statSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { maskKnownSecrets, maskSecretShapes, maskUrlCredentials } from "../vocabulary/secret-shapes.js";
 
@@ -26,6 +32,7 @@ export interface DebugLogOptions {
 
 interface OpenLog {
   file: string;
+  fd: number;
   secrets: readonly string[];
   maxBytes: number;
   size: number;
@@ -34,21 +41,55 @@ interface OpenLog {
 const KEY = Symbol.for("deerflow.debugLog");
 const slot = globalThis as unknown as { [KEY]?: OpenLog };
 
+/** `file` opened for appending (created 0600): never through a link at its name, never anything but a regular file. */
+function openAppend(file: string): number {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ELOOP") throw new Error("it is a symbolic link");
+    throw err;
+  }
+  if (!fstatSync(fd).isFile()) {
+    closeSync(fd);
+    throw new Error("it is not a regular file");
+  }
+  return fd;
+}
+
 /** Starts writing to `file` (created 0600 with its folder); replaces a log already open. Throws when it cannot be written. */
 export function openDebugLog(options: DebugLogOptions): void {
   mkdirSync(dirname(options.file), { recursive: true });
-  appendFileSync(options.file, "", { mode: 0o600 });
-  let size = 0;
-  try {
-    size = statSync(options.file).size;
-  } catch {
-    // a new file
-  }
-  slot[KEY] = { file: options.file, secrets: (options.secrets ?? []).filter((s) => s.length >= 8), maxBytes: options.maxBytes ?? DEBUG_LOG_MAX_BYTES, size };
+  const fd = openAppend(options.file);
+  closeDebugLog();
+  slot[KEY] = { file: options.file, fd, secrets: (options.secrets ?? []).filter((s) => s.length >= 8), maxBytes: options.maxBytes ?? DEBUG_LOG_MAX_BYTES, size: fstatSync(fd).size };
 }
 
 export function closeDebugLog(): void {
+  const log = slot[KEY];
   delete slot[KEY];
+  if (log) closeQuietly(log.fd);
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // already closed
+  }
+}
+
+/** The bound is reached: the name moves to `<file>.1` and a fresh file takes it; refused, the open file goes on. */
+function rotate(log: OpenLog): void {
+  try {
+    renameSync(log.file, `${log.file}.1`);
+    const fd = openAppend(log.file);
+    closeQuietly(log.fd);
+    log.fd = fd;
+    log.size = fstatSync(fd).size;
+  } catch {
+    // over the bound rather than through a link
+  }
 }
 
 /** The file being written, when a log is open. */
@@ -63,12 +104,9 @@ export function debugLog(event: string, fields: Record<string, unknown> = {}): v
   try {
     const line = `${JSON.stringify({ ts: new Date().toISOString(), event, ...(masked(fields, log.secrets) as object) })}\n`;
     const bytes = Buffer.byteLength(line);
-    if (log.size > 0 && log.size + bytes > log.maxBytes) {
-      renameSync(log.file, `${log.file}.1`);
-      log.size = 0;
-    }
+    if (log.size > 0 && log.size + bytes > log.maxBytes) rotate(log);
     // Synchronous: the line is on disk before the next step, so a process that dies right after still left it.
-    appendFileSync(log.file, line, { mode: 0o600 });
+    writeSync(log.fd, line);
     log.size += bytes;
   } catch {
     // A log that cannot be written (disk full, folder removed) must never fail the work it describes.

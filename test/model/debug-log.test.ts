@@ -1,6 +1,6 @@
 // The debug log itself: JSON lines, secrets masked in every string, bounded by rotation (one previous file kept),
 // silent when no log is open, and never a failure of the work it describes.
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -93,5 +93,26 @@ describe("the debug log", () => {
     writeFileSync(join(dir, "a-file"), "");
     expect(() => openDebugLog({ file: join(dir, "a-file", "debug.jsonl") })).toThrow(/ENOTDIR|EEXIST/);
     expect(debugLogFile()).toBeUndefined();
+  });
+
+  it("never writes through a link: one at the name is refused at open, one swapped in later gets nothing (the twenty-third pass's A23-6)", () => {
+    const bashrc = join(dir, "bashrc");
+    writeFileSync(bashrc, "# the user's\n");
+    mkdirSync(join(dir, "logs"), { recursive: true });
+    symlinkSync(bashrc, file);
+    expect(() => openDebugLog({ file })).toThrow(/symbolic link/);
+    unlinkSync(file);
+    openDebugLog({ file, maxBytes: 400 });
+    debugLog("before");
+    // The model replaces the log with a link to the user's start-up file; the run goes on logging, and rotates.
+    unlinkSync(file);
+    symlinkSync(bashrc, file);
+    for (let i = 0; i < 20; i++) debugLog("audit", { command: `curl https://example.com/$(touch /tmp/pwned-${i})` });
+    expect(readFileSync(bashrc, "utf8")).toBe("# the user's\n");
+  });
+
+  it("refuses a name that is not a regular file", () => {
+    mkdirSync(file, { recursive: true });
+    expect(() => openDebugLog({ file })).toThrow(/EISDIR|not a regular file/);
   });
 });
