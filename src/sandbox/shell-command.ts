@@ -158,9 +158,53 @@ const WRAPPERS: Record<string, Set<string>> = {
     "--landlock-rule",
   ]),
   caffeinate: new Set(["-t", "-w"]),
+  // The twenty-third pass (A23-9) ran `sh -c '…'` unjudged under each of these.
+  prlimit: new Set(["-p", "--pid", "-o", "--output"]),
+  setarch: new Set(),
+  linux32: new Set(),
+  linux64: new Set(),
+  fakeroot: new Set(["-l", "--lib", "--faked", "-s", "-i"]),
+  fakechroot: new Set(["-l", "--lib", "-d", "--elfloader", "-e", "--environment", "-c", "--config-dir"]),
+  valgrind: new Set(),
+  "dbus-run-session": new Set(),
+  eatmydata: new Set(),
+  catchsegv: new Set(),
+  nsenter: new Set(["-t", "--target", "-S", "--setuid", "-G", "--setgid", "-w", "--wd", "-r", "--root"]),
+  cgexec: new Set(["-g"]),
+  faketime: new Set(["-m", "-f", "-p"]),
+  numactl: new Set(["-C", "-N", "-m", "-i", "-p", "--physcpubind", "--cpunodebind", "--membind", "--interleave", "--preferred"]),
+  trickle: new Set(["-u", "-d", "-w", "-t", "-l", "-n"]),
+  torsocks: new Set(["-u", "-p", "-a", "-P", "--user", "--pass", "--address", "--port"]),
+  proxychains: new Set(["-f"]),
+  proxychains4: new Set(["-f"]),
+  tsocks: new Set(),
+  "ssh-agent": new Set(["-a", "-E", "-t", "-P", "-O"]),
 };
-/** Wrappers whose first operand is not the command: flock's lock file, taskset's mask, chrt's priority, timeout's duration, chroot's root. */
-const SKIPS_OPERAND = /^(?:flock|taskset|chrt|timeout|chroot)$/;
+/** Wrappers whose first operand is not the command: flock's lock file, taskset's mask, chrt's priority, timeout's duration, chroot's root, setarch's architecture, faketime's time. */
+const SKIPS_OPERAND = /^(?:flock|taskset|chrt|timeout|chroot|setarch|faketime)$/;
+/** `cmake -E <tool>` tools that run the rest as a command: `chdir <dir> cmd…`, `env [NAME=VALUE…] cmd…`, `time cmd…` (A23-9). */
+const CMAKE_RUNNERS = /^(?:chdir|env|time)$/;
+/**
+ * `cmake -E <tool>` file tools, read as the program each stands for, so every rule about that program (edits, deletes
+ * outside the workspace, the home) judges them: `cmake -E copy` overwrote tracked files in ask mode unasked, and
+ * `cmake -E rm` was refused for "destroying a deployment" (the twenty-third pass's A23-1).
+ */
+const CMAKE_FILE_TOOLS: Record<string, string[]> = {
+  rm: ["rm"],
+  remove: ["rm"],
+  remove_directory: ["rm", "-r"],
+  copy: ["cp"],
+  copy_if_different: ["cp"],
+  copy_directory: ["cp", "-r"],
+  copy_directory_if_different: ["cp", "-r"],
+  rename: ["mv"],
+  touch: ["touch"],
+  touch_nocreate: ["touch", "-c"],
+  make_directory: ["mkdir", "-p"],
+  create_symlink: ["ln", "-s"],
+  create_hardlink: ["ln"],
+  tar: ["tar"],
+};
 /** A wrapper option whose value is a command line (`env -S '…'`, `flock -c '…'`), or one that changes directory (`env -C dir`). */
 function wrapperValue(wrapper: string, a: string): { kind: "code" | "chdir"; attached?: string } | undefined {
   if (wrapper === "env") {
@@ -195,6 +239,19 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
       continue;
     }
     const wrapper = basename(w.text);
+    if (wrapper === "cmake" && words[k + 1]?.text === "-E" && CMAKE_RUNNERS.test(words[k + 2]?.text ?? "") && !words[k + 2]!.dynamic) {
+      const tool = words[k + 2]!.text;
+      via.push(`cmake -E ${tool}`);
+      k += 3;
+      if (tool === "chdir") chdir = words[k++] ?? { text: "", dynamic: true };
+      for (let a = words[k]; tool === "env" && a !== undefined; a = words[k]) {
+        const assigned = assignmentOf(a);
+        if (assigned) assigns.push(assigned);
+        else if (!/^--(?:unset=|modify=)/.test(a.text) && a.text !== "--") break;
+        k++;
+      }
+      continue;
+    }
     const opts = WRAPPERS[wrapper];
     if (!opts) break;
     via.push(wrapper);
@@ -223,6 +280,14 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
         k++;
       } else break;
     }
+  }
+  const toolName = words[k + 2]?.text ?? "";
+  const tool =
+    basename(words[k]?.text ?? "") === "cmake" && words[k + 1]?.text === "-E" && !words[k + 2]?.dynamic && Object.hasOwn(CMAKE_FILE_TOOLS, toolName) ? CMAKE_FILE_TOOLS[toolName] : undefined;
+  if (tool) {
+    via.push("cmake -E");
+    words = [...tool.map((text) => ({ text, dynamic: false })), ...words.slice(k + 3)];
+    k = 0;
   }
   const first = words[k];
   const name = first === undefined ? "" : basename(first.text);

@@ -15,8 +15,8 @@
 //   stash drop/clear, clean) and the plumbing that writes the work tree over what is there (checkout-index -f,
 //   read-tree -u, sparse-checkout set/add/reapply/init/disable, submodule update/deinit --force).
 // - Edits (ask mode asks): checkout of a branch, switch, merge, pull, cherry-pick, revert, stash (push, pop, apply),
-//   rm, mv, reset --keep/--merge, worktree remove, checkout-index, merge-file, submodule update. `checkout -b` stays
-//   allowed: nothing is written.
+//   rm, mv, reset --keep/--merge, worktree add/move/remove, checkout-index, merge-file, submodule update/add, bisect
+//   (it checks out commits), clone, init. `checkout -b` stays allowed: nothing is written.
 import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { type SimpleCommand, isFlag } from "./shell-command.js";
@@ -270,7 +270,11 @@ export const GIT_RULES: readonly GitRule[] = [
   { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "checkout-index" || (sub(c) === "merge-file" && !has(c, /^(?:-p|--stdout)$/)) },
   { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "submodule" && /^(?:update|deinit)$/.test(operands(rest(c))[0] ?? "") },
   { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "reset" && has(c, /^--(?:keep|merge)$/) },
-  { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "worktree" && rest(c)[0] === "remove" },
+  { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "worktree" && /^(?:remove|add|move)$/.test(rest(c)[0] ?? "") },
+  // The twenty-third pass (A23-1): bisect checks out other commits; clone, init and submodule add make a repository
+  // (and its files) in the work tree.
+  { verdict: "edit", reason: WRITES, test: (c) => sub(c) === "bisect" && /^(?:start|good|bad|new|old|skip|reset|replay)$/.test(rest(c)[0] ?? "") },
+  { verdict: "edit", reason: WRITES, test: (c) => /^(?:clone|init)$/.test(sub(c)) || (sub(c) === "submodule" && operands(rest(c))[0] === "add") },
 ];
 
 /**

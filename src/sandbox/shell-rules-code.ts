@@ -90,6 +90,11 @@ export const CODE_RULES: readonly CodeRule[] = [
   { verdict: "ask", reason: "make runs a makefile given on stdin (its recipes are shell commands)", test: makeFromStdin },
   {
     verdict: "ask",
+    reason: "make runs makefile code given on its command line (--eval: $(shell …), recipes)",
+    test: (c) => /^(?:make|gmake)$/.test(c.name) && c.args.some((a) => /^(?:--eval|-E)$|^--eval=|^-E./.test(a)),
+  },
+  {
+    verdict: "ask",
     reason: "less runs a command given on its command line (+!cmd, a lesskey file)",
     test: (c) => /^(?:less|more|most)$/.test(c.name) && c.args.some((a) => (/^\+/.test(a) && /[!|]/.test(a)) || /^(?:-k|--lesskey-file|--lesskey-src)/.test(a)),
   },

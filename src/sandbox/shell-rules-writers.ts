@@ -11,7 +11,10 @@
 // - in place, by another name than `sed -i`: yq/awk `-i`, sponge, sd; a formatter told to write (`--write`, `-w`, `-i`,
 //   `--fix`) or one that writes unless told to check (black, ruff format, isort, rustfmt, cargo/go fmt, terraform fmt);
 // - other writers the nineteenth pass listed: ghostscript `-o`, qpdf, pdftk `output`, brotli, mmv, git archive `-o`,
-//   git format-patch, git bundle create.
+//   git format-patch, git bundle create;
+// - and the twenty-third pass's: fallocate, script (its typescript file, `typescript` when none is named), ctags/etags
+//   (`tags` unless -x or `-f -`), `python -m zipfile|tarfile -e|-c`, `python -m gzip`. (`cmake -E` file tools are read
+//   as the programs they stand for: shell-command.ts.)
 // And a word bash expands before the operands may be any of those options (`sort ${x:--o} out f`: PM11's shape), so
 // for these programs, and sort and dd, such a word counts as a write too.
 // Not here: programs that write on their own (builds, test runners, scripts): they cannot be judged before they run,
@@ -21,7 +24,7 @@ import { dynamicBeforeOperands, notAFile } from "./shell-read-only.js";
 import { launchedCommand } from "./shell-runners.js";
 
 /** Short options that take the next word as their value, per program (`uniq -f 1 a b`: 1 is not a file). */
-const VALUED: Record<string, RegExp> = { uniq: /^-[a-zA-Z]*[fsw]$/, xxd: /^-[a-zA-Z]*[cglsonR]$/ };
+const VALUED: Record<string, RegExp> = { uniq: /^-[a-zA-Z]*[fsw]$/, xxd: /^-[a-zA-Z]*[cglsonR]$/, script: /^-[a-zA-Z]*[cEOIBTm]$|^--(?:command|echo|log-\w+|logging-format)$/ };
 
 function fileOperands(c: SimpleCommand): string[] {
   const out: string[] = [];
@@ -50,7 +53,7 @@ function outputOf(c: SimpleCommand, short: RegExp, long: RegExp): string | undef
 
 const isFile = (c: SimpleCommand, target: string | undefined) => target !== undefined && target !== "-" && !notAFile(c, { op: ">", target });
 
-const ALWAYS = /^(?:split|csplit|mkfifo|mknod|strip|objcopy|ranlib|dos2unix|unix2dos|mac2unix|unix2mac|zip|convert|mogrify|ffmpeg|mmv)$/;
+const ALWAYS = /^(?:split|csplit|mkfifo|mknod|strip|objcopy|ranlib|dos2unix|unix2dos|mac2unix|unix2mac|zip|convert|mogrify|ffmpeg|mmv|fallocate)$/;
 /** Formatters and fixers that write only when told to (`--write`, `-w`, `-i`, `--fix`). */
 const WRITE_FLAG = /^(?:prettier|eslint|biome|stylelint|gofmt|goimports|clang-format|autopep8|shfmt|yapf|dprint|standard|xo|rubocop|swiftformat|ktlint)$/;
 /** Formatters that write unless told to check (`--check`, `--diff`, `-l`, `-check`, `--dry-run`). */
@@ -87,6 +90,13 @@ function writes(c: SimpleCommand): boolean {
   if (c.name === "ssh-keygen") return !c.args.some((a) => /^-[a-zA-Z]*[lFyLBQ]/.test(a)) || c.args.some((a) => /^-[a-zA-Z]*R/.test(a));
   if (SECOND_OPERAND.test(c.name)) return isFile(c, ops[1]);
   if (/^python[\d.]*$/.test(c.name) && c.args[0] === "-m" && c.args[1] === "json.tool") return isFile(c, ops.filter((a) => a !== "json.tool")[1]);
+  if (/^python[\d.]*$/.test(c.name) && c.args[0] === "-m" && /^(?:zipfile|tarfile)$/.test(c.args[1] ?? "")) return c.args.some((a) => /^(?:-e|--extract|-c|--create)$/.test(a));
+  if (/^python[\d.]*$/.test(c.name) && c.args[0] === "-m" && c.args[1] === "gzip") return ops.length > 1;
+  if (c.name === "script") {
+    const logs = c.args.some((a, i) => /^-[a-zA-Z]*[OIBT]$|^--log-(?:out|in|io|timing)$/.test(a) && isFile(c, c.args[i + 1]));
+    return logs || ops.length === 0 || isFile(c, ops.at(-1));
+  }
+  if (/^(?:ctags|etags|ctags-universal|exuberant-ctags)$/.test(c.name)) return !c.args.some((a, i) => a === "-x" || (/^-[fo]$/.test(a) && c.args[i + 1] === "-") || /^-[fo]-$|^--output=-$/.test(a));
   if (OUTPUT_OPTION.test(c.name)) return isFile(c, outputOf(c, /^-[a-zA-Z]*o(.*)$/, /^--output(?:-file)?(?:=(.*))?$/));
   if (c.name === "openssl") return c.args.some((a, i) => /^-(?:out|keyout)$/.test(a) && isFile(c, c.args[i + 1]));
   if (/^7z[ar]?$/.test(c.name)) return /^(?:a|d|e|x|u|rn)$/.test(ops[0] ?? "");

@@ -503,6 +503,39 @@ const ASK_OUTSIDE: string[] = [
   "vim -c '!ls' a.txt",
 ];
 // Writes that ask mode must ask for (M4).
+// The twenty-third pass (A23-1): file utilities and git sub-commands that write the work tree.
+const EDIT_23: string[] = [
+  "script -qc true b.txt",
+  "script -c ls",
+  "fallocate -p -o 0 -l 4 c.txt",
+  "fallocate -l 1M new",
+  "python3 -m zipfile -e evil.zip .",
+  "python3 -m tarfile -e a.tar pt",
+  "python3 -m gzip a.txt",
+  "cmake -E copy e.txt g.txt",
+  "cmake -E touch x",
+  "cmake -E rename a b",
+  "cmake -E create_symlink a b",
+  "cmake -E rm -f a.txt",
+  "ctags -R .",
+  "git worktree add wt1",
+  "git clone -q . clone1",
+  "git init sub",
+  "git bisect start HEAD HEAD~4",
+  "git submodule add https://example.com/r subm",
+];
+const ALLOW_23: string[] = [
+  "script -qc true /dev/null",
+  "python3 -m zipfile -l a.zip",
+  "ctags -x a.c",
+  "ctags -f - a.c",
+  "git bisect log",
+  "git worktree list",
+  "cmake -E echo hi",
+  "cmake -E chdir sub ls",
+  "prlimit --nofile=100 ls",
+  "make -j4",
+];
 const EDIT_M4: string[] = [
   "sort -o out.txt in.txt",
   "sort --output=out.txt in.txt",
@@ -610,8 +643,33 @@ const BLOCK_HIDDEN: string[] = [
   "chrt 10 rm -rf ~",
   "caffeinate -i rm -rf ~",
   "su -c 'rm -rf ~'",
+  // the twenty-third pass (A23-9): wrappers that were not looked through
+  "cmake -E chdir . sh -c 'rm -rf ~'",
+  "cmake -E chdir ~ rm -rf .",
+  "cmake -E env FOO=1 --unset=BAR rm -rf ~",
+  "cmake -E time rm -rf ~",
+  "prlimit --nofile=100 sh -c 'rm -rf ~'",
+  "prlimit -p 1 --nofile=100 rm -rf ~",
+  "setarch x86_64 sh -c 'rm -rf ~'",
+  "setarch x86_64 -R rm -rf ~",
+  "linux64 rm -rf ~",
+  "fakeroot -- rm -rf ~",
+  "valgrind -q --tool=none rm -rf ~",
+  "dbus-run-session -- sh -c 'rm -rf ~'",
+  "eatmydata rm -rf ~",
+  "faketime 'last friday' rm -rf ~",
+  "numactl -C 0 rm -rf ~",
+  "torsocks rm -rf ~",
+  "ssh-agent -t 60 sh -c 'rm -rf ~'",
+  "nsenter -t 1 -m rm -rf ~",
+  "cmake -E rm -rf ~",
+  "cmake -E remove_directory ~",
 ];
 const ASK_HIDDEN: string[] = [
+  // the twenty-third pass (A23-9): makefile code on make's command line
+  "make -f /dev/null --eval 'x:=$(shell cd ..; rm -rf victim)'",
+  "make --eval='all:; touch x' all",
+  "make -E 'all: ; true'",
   // the seventh pass: a substitution's OUTPUT read as an expression, indirection, prompt expansion, -v
   "echo $(( $(printf '\\x61\\x5b\\x24\\x28rm -rf src\\x29\\x5d') ))",
   "(( $(<f) ))",
@@ -743,6 +801,12 @@ describe("auditCommand", () => {
   });
   it.each(EDIT_M4)("counts %j as an edit (ask mode asks)", async (cmd) => {
     expect(await auditCommand(cmd)).toEqual({ verdict: "edit", reason: "writes files (ask mode asks before edits)" });
+  });
+  it.each(EDIT_23)("counts %j as an edit (the twenty-third pass)", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "edit", reason: "writes files (ask mode asks before edits)" });
+  });
+  it.each(ALLOW_23)("still allows %j (the twenty-third pass's near misses)", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
   });
   it.each(ALLOW_NEAR)("still allows %j", async (cmd) => {
     expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });

@@ -168,16 +168,15 @@ const ASK_EVERYWHERE: string[] = [
   "echo ../gd > .git/commondir",
 ];
 // The fifth pass: a descriptor re-opened for writing is a write (an edit, which ask mode asks for).
-const EDIT_EVERYWHERE: string[] = ["echo CHANGED 3<a.txt >/dev/fd/3", "echo x < a.txt > /dev/stdin", "exec 3<a.txt; echo x >/dev/fd/3"];
+// The twenty-third pass (A23-1): a clone or a new repository writes the work tree too (they were allowed here before).
+const EDIT_EVERYWHERE: string[] = ["echo CHANGED 3<a.txt >/dev/fd/3", "echo x < a.txt > /dev/stdin", "exec 3<a.txt; echo x >/dev/fd/3", "git init sub", "git clone -q https://x/y.git sub"];
 const STILL_ALLOWED: string[] = [
   "perl -ne 'print if /foo/' f",
   "perl -pe 's/a/b/g' f",
-  "git init sub",
   "python3 -c 'print(1+1)'",
   "cat .git/HEAD",
   "git commit -m 'fix .git/ handling'",
   "git fetch origin",
-  "git clone -q https://x/y.git sub",
   "echo x >/dev/null 2>&1",
   "cat a | tee /dev/stderr",
   "exec 2>&1",
