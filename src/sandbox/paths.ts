@@ -5,11 +5,14 @@
 // literal file name. Tools show the model virtual paths only (toVirtualPath), never host paths.
 import { lstat, realpath, stat } from "node:fs/promises";
 import { realpathSync } from "node:fs";
+import { homedir } from "node:os";
 import { basename, dirname, isAbsolute, join, normalize, posix, relative, resolve, sep } from "node:path";
 import type { ThreadPaths } from "./provider.js";
 
 import { VIRTUAL_ROOT } from "../vocabulary/workspace-path.js";
 import { realOrSelf } from "./real-path.js";
+import { HOME_SECRET_DIRS, HOME_SECRET_FILES } from "../vocabulary/secret-paths.js";
+import { cacheHomeOf } from "../config/cache-home.js";
 export { VIRTUAL_ROOT };
 /** Installed skills, read-only: /mnt/skills/<name> (see skills/catalog.ts). */
 export const SKILLS_VIRTUAL_ROOT = "/mnt/skills";
@@ -173,13 +176,29 @@ export function hiddenReason(realPath: string, mounts: ThreadPaths): string | un
   return hiddenCheck(mounts)(realPath);
 }
 
+/**
+ * The secret folders and files the sandbox hides under the home (secret-paths.ts), and deerflow's code cache, by
+ * real path: bash cannot see them from a workspace that contains them (`-w ~/.config`), so the file tools, which
+ * run on the host, must not show them either (the twenty-third pass read ~/.config/gh through read_file and grep, A23-11,
+ * and rewrote the code cache's signing key from a workspace at ~/.cache, A23-10).
+ */
+function homeSecrets(): { dirs: string[]; files: string[] } {
+  const home = process.env.HOME || homedir();
+  return {
+    dirs: [...HOME_SECRET_DIRS.map((d) => join(home, d)), cacheHomeOf()].map(realOrSelf),
+    files: HOME_SECRET_FILES.map((f) => realOrSelf(join(home, f))),
+  };
+}
+
 function hiddenCheck(mounts: ThreadPaths, list?: MountList): (realPath: string) => string | undefined {
   const cached = (mounts as Partial<ResolvedMounts>)[RESOLVED]?.hidden;
   if (cached) return cached;
   const data = dataDirOf(mounts);
   const own = data ? (list ?? realMountsSync(mounts)).filter((m) => isInside(m.real, data)) : [];
+  const secrets = homeSecrets();
   return (realPath) => {
     if (basename(realPath) === RC_FILE) return "is a deerflow configuration file, which tools never read or write";
+    if (secrets.dirs.some((d) => isInside(realPath, d)) || secrets.files.includes(realPath)) return "is where credentials are kept (the sandbox hides it), which tools never read or write";
     if (!data || !isInside(realPath, data)) return undefined;
     if (own.some((m) => isInside(realPath, m.real))) return undefined;
     return "is inside deerflow's data directory (the database and other threads), which tools never touch";
