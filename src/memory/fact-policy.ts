@@ -51,19 +51,23 @@ const LOOK_ALIKES: Record<string, string> = Object.fromEntries(
 );
 
 /** The text the rules read: look-alikes folded, invisible characters and markdown gone, spacing tricks undone. */
-export function policyForm(text: string): string {
+export function policyForm(text: string, joinDots = true): string {
   const folded = [...text.normalize("NFKC").toLowerCase()].map((c) => LOOK_ALIKES[c] ?? c).join("");
-  return folded
-    .replace(/[\p{Cf}\u00ad]/gu, "") // zero-width and bidi characters, soft hyphens
-    .replace(/[`*]+/g, " ") // markdown code and emphasis
-    .replace(/\s+/g, " ")
-    .replace(/(?<=^|\s)(?:\S ){2,}\S(?=\s|$)/g, (m) => m.replace(/ /g, "")) // "c u r l" → "curl"
-    .replace(/\btilde\b/g, "~") // "tilde slash dot aws" → "~/.aws"
-    .replace(/\b(?:forward )?slash\b/g, "/")
-    .replace(/\s*([/.@=])\s*/g, "$1") // "~/ .ssh", "f= @ file"
-    .replace(/\bdot\b[ -]?(?=[a-z])/g, ".") // "dot-env", "dot env" → ".env" (after the join: "the .env" stays a word)
-    .replace(/(?<=^|\s)-\s+-(?=[a-z])/g, "--") // "- -yes"
-    .trim();
+  return (
+    folded
+      .replace(/[\p{Cf}\u00ad]/gu, "") // zero-width and bidi characters, soft hyphens
+      .replace(/[`*]+/g, " ") // markdown code and emphasis
+      .replace(/\s+/g, " ")
+      .replace(/(?<=^|\s)(?:\S ){2,}\S(?=\s|$)/g, (m) => m.replace(/ /g, "")) // "c u r l" → "curl"
+      .replace(/\btilde\b/g, "~") // "tilde slash dot aws" → "~/.aws"
+      .replace(/\b(?:forward )?slash\b/g, "/")
+      // "~/ .ssh", "f= @ file"; the second form keeps the space before a dot ("read the file .env": the joined "file.env"
+      // hid the .env, the twenty-third pass's A23-2)
+      .replace(joinDots ? /\s*([/.@=])\s*/g : /\s*([/@=])\s*/g, "$1")
+      .replace(/\bdot\b[ -]?(?=[a-z])/g, ".") // "dot-env", "dot env" → ".env" (after the join: "the .env" stays a word)
+      .replace(/(?<=^|\s)-\s+-(?=[a-z])/g, "--") // "- -yes"
+      .trim()
+  );
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -86,7 +90,12 @@ interface Rule {
 export const FACT_POLICY: readonly Rule[] = [
   {
     reason: "it names a place where secrets live (~/.ssh, ~/.aws, .env, .netrc, keychains …); notes never point at secrets",
-    patterns: [SECRET_PATH],
+    patterns: [
+      SECRET_PATH,
+      // …spelled in words: "the file named credentials inside the hidden aws folder of the home directory"
+      /\b(?:ssh|aws|gnupg|gpg|kube|azure|gcloud|docker|netrc|npmrc|pypirc|pgpass|keychain|keyring)\b(?:\s+\S+){0,2}\s+(?:folder|directory|dir|config(?:uration)? (?:folder|directory|file))\b/,
+      /\b(?:folder|directory|dir)\s+(?:\S+\s+){0,2}(?:named|called)?\s*\.?(?:ssh|aws|gnupg|kube|azure|gcloud|docker)\b/,
+    ],
   },
   {
     reason: "it has the shape of sending data out (an upload, a URL carrying variables or command output, a webhook or paste host, a raw socket)",
@@ -98,6 +107,9 @@ export const FACT_POLICY: readonly Rule[] = [
       /\b(?:webhooks?|requestbin|pipedream|ngrok|pastebin|paste\.ee|hastebin|transfer\.sh|0x0\.st|termbin|ix\.io|interact\.sh|oast\.|burpcollaborator|requestcatcher|beeceptor|collector|exfil\w*)\b/,
       /\b(?:nc|ncat|netcat|socat|telnet)\s+\S/,
       /\/dev\/(?:tcp|udp)\//,
+      /\bs_client\b|\bopenssl\s+(?:\S+\s+)*-connect\b/,
+      // serving the home or the filesystem root on the network
+      /\b(?:http\.server|simplehttpserver|http-server)\b.*(?:\s[~/]|\$home|--directory[= ]*[~/$])/,
       /\b(?:scp|sftp)\b/,
       /\brsync\b.*\s\S+:/,
       /\|\s*(?:curl|wget|nc|ncat)\b/,
@@ -112,6 +124,8 @@ export const FACT_POLICY: readonly Rule[] = [
     reason: "it carries a destructive command (rm -rf, mkfs, dd, git reset --hard …); notes never carry commands that delete",
     patterns: [
       /\brm\s+(?:-\S+\s+)*-\S*[rf]|\brm\s+(?:\S+\s+)*[~/](?:\s|$|[.;&|])|\b(?:mkfs|wipefs|shred|srm)\b|\bdd\s+\S*(?:if|of)=/,
+      // an interpreter's recursive delete: perl's rmtree/remove_tree, shutil.rmtree, FileUtils.rm_rf, rimraf, fs.rm
+      /\b(?:rmtree|remove_tree|rm_rf|rm_r|rimraf|deltree)\b|\bfs\.rm(?:sync)?\b|\brmdir\s+\/s\b/,
       /\bgit\s+(?:\S+\s+)*(?:reset\s+--hard|clean\s+-\S*[fdx]|reflog\s+expire|gc\s+.*--prune|filter-branch|update-ref\s+-d|branch\s+-d)\b/,
       /\bfind\b.*\s-delete\b|\bchmod\s+-r|\bchown\s+-r|:\(\)\s*\{|>\s*\/dev\/(?:sd|nvme|hd)|\btruncate\s+-s/,
     ],
@@ -137,7 +151,8 @@ export const FACT_POLICY: readonly Rule[] = [
     reason: "it touches approvals or safety (yolo, --yes, the sandbox, --no-verify, force-push, skipping checks); only your own settings and flags do that",
     patterns: [
       /\byolo\b|--yes\b|(?:^|\s)-y(?:\s|$)|auto-?approv|\bapprov(?:e|ed|es|al|als|ing)\b|\bsandbox\w*|dangerous\w*|\bbypass\w*/,
-      /no-verify|force[- ]?push\w*|\bpush\b.*\s(?:--force\S*|-f)(?:\s|$)|--insecure|no-check-certificate|strict-ssl|chmod (?:-r )?777|\bsudo\b/,
+      /no-verify|force[- ]?push\w*|\bpush\b.*\s(?:--force\S*|-f)(?:\s|$)|\bpush\b.*\s\+\S|--insecure|no-check-certificate|strict-ssl|chmod (?:-r )?777|\bsudo\b/,
+      /\by[o0]l[o0]\b/,
       /\bskip\w*\s+(?:\w+\s+){0,2}(?:checks?|tests?|hooks?|verification|reviews?|confirmations?|ci)\b/,
       /\b(?:disabl|turn\w* off|switch\w* off)\w*\s+(?:\w+\s+){0,2}(?:checks?|safety|confirmations?|prompts?|security|verification|hooks?|guard\w*|linters?|tests?)\b/,
       /\b(?:never|not|no longer|stop\w*)\s+(?:\w+\s+){0,3}(?:ask|confirm|prompt)|\b(?:don'?t|do not|without|no need to)\s+(?:\w+\s+){0,2}(?:ask\w*|confirm\w*|prompt\w*|permission)|\bno (?:confirmations?|prompts?)\b/,
@@ -148,6 +163,8 @@ export const FACT_POLICY: readonly Rule[] = [
     reason:
       "it carries a command spelled so that only a shell can read what runs ($'…' or $\"…\" quoting, escapes, quoted braces, CDPATH, find -exec, rg --pre, xargs, for loops, printf -v); notes say what a command is for in plain words",
     patterns: [
+      // …or piped into a shell or decoded to run (echo … | base64 -d | sh)
+      /\|\s*(?:sudo\s+)?(?:ba|z|da|k|fi)?sh\b|\bbase64\s+(?:-\w*d|--decode)\b/,
       /\$['"]|\\x\{?[0-9a-f]|\{['"][^}]*,|,['"][^}]*\}|\b(?:cdpath|textdomain(?:dir)?|bash_env)\b|(?:^|\s)-(?:exec(?:dir)?|ok(?:dir)?|delete)\b|--pre(?:-glob)?\b|\bxargs\b|\bfor\s+\w+\s+in\b|\bprintf\s+-v/,
     ],
   },
@@ -164,6 +181,6 @@ export const FACT_POLICY: readonly Rule[] = [
 
 /** Why the policy refuses this fact, or undefined when it may be remembered. */
 export function policyRefusal(text: string): string | undefined {
-  const form = policyForm(text);
-  return FACT_POLICY.find((rule) => rule.patterns.some((re) => re.test(form)))?.reason;
+  const forms = [policyForm(text), policyForm(text, false)];
+  return FACT_POLICY.find((rule) => rule.patterns.some((re) => forms.some((form) => re.test(form))))?.reason;
 }

@@ -40,7 +40,7 @@ export const QUEUE_MAX_AGE_MS = 30 * 24 * 3600_000;
 const STALE_CLAIM_MS = 10 * 60_000;
 
 /** Refused proposals kept for the user to read (the newest). */
-const MAX_REFUSALS = 50;
+export const MAX_REFUSALS = 50;
 
 export type FactScope = "global" | "project";
 /** pending: learned, waiting for the user's review, shown to no model; approved: in effect. */

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
-import { MemoryStore } from "../../src/memory/store.js";
+import { MAX_REFUSALS, MemoryStore } from "../../src/memory/store.js";
 import { BIN } from "../support/cli.js";
 import { HAS_BWRAP, pathWithoutBwrap } from "../support/confinement.js";
 import { useE2E } from "../support/e2e.js";
@@ -57,12 +57,13 @@ describe("memory poisoning through the built CLI", () => {
     const review = JSON.parse(pending.stdout) as { facts: { text: string; status: string }[]; refused: { text: string | null; reason: string }[] };
     expect(review.facts.map((f) => f.text).sort()).toEqual([...BENIGN_FACTS].sort());
     expect(review.facts.every((f) => f.status === "pending")).toBe(true);
-    expect(review.refused).toHaveLength(HOSTILE.length);
+    // The refusal log keeps the newest MAX_REFUSALS; the facts above hold none of the rest either.
+    expect(review.refused).toHaveLength(Math.min(HOSTILE.length, MAX_REFUSALS));
     expect(review.refused.every((r) => /^it /.test(r.reason))).toBe(true);
     // The user reads why, in words.
     const shown = await runCli(sb, ["memory", "pending"]);
     expect(shown.stdout).toContain("Learned, waiting for your review (shown to no model until you approve):");
-    expect(shown.stdout).toMatch(new RegExp(`Refused \\(never remembered\\), newest first, 10 of ${HOSTILE.length}:\\n {2}- ".+": it `));
+    expect(shown.stdout).toMatch(new RegExp(`Refused \\(never remembered\\), newest first, 10 of ${Math.min(HOSTILE.length, MAX_REFUSALS)}:\\n {2}- ".+": it `));
 
     // A number that is not pending: one line, nothing approved.
     const wrong = await runCli(sb, ["memory", "approve", "9999"]);
