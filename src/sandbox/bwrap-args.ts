@@ -18,7 +18,7 @@ import { homeToolchainPaths, sandboxGitconfig, toolchainSecrets } from "./sandbo
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 import { realOrSelf as real } from "./real-path.js";
 import { PROXY_DIR_PREFIX } from "./network-proxy.js";
-import { withoutPlantedLinks } from "./planted-links.js";
+import { type SandboxFolders, withoutPlantedLinks } from "./planted-links.js";
 
 // The secret paths have one home shared with the memory filter; re-exported for the sandbox's other users.
 export { HOME_SECRET_DIRS, HOME_SECRET_FILES } from "../vocabulary/secret-paths.js";
@@ -201,6 +201,29 @@ function gitCodeArgs(workspace: string): string[] {
   return a;
 }
 
+/** Skills: read-only at /mnt/skills/<name> (their folders may live in the hidden data directory), unless planted. */
+function skillBindArgs(skillDirs: Record<string, string>, where: SandboxFolders): string[] {
+  const a: string[] = [];
+  const skills = Object.entries(skillDirs);
+  const bound = new Set(
+    withoutPlantedLinks(
+      skills.map(([, dir]) => dir),
+      "skill folder",
+      where,
+    ),
+  );
+  for (const [name, dir] of skills) if (bound.has(dir) && existsSync(dir)) a.push("--ro-bind", real(dir), `${SKILLS_VIRTUAL_ROOT}/${name}`);
+  return a;
+}
+
+/** The user's `sandbox.readOnly` and (already checked) `readWrite` folders, at their real paths, where they exist. */
+function configuredBindArgs(readOnly: string[], readWrite: string[], where: SandboxFolders): string[] {
+  const a: string[] = [];
+  for (const p of withoutPlantedLinks(readOnly, "sandbox.readOnly", where)) if (existsSync(p)) a.push("--ro-bind", real(p), real(p));
+  for (const p of readWrite) if (existsSync(p)) a.push("--bind", real(p), real(p));
+  return a;
+}
+
 /**
  * `proxyDir`: the network proxy's private folder (network-proxy.ts), bound at its own path: the only way out of the
  * session's own network namespace. The namespace follows the settings (confinedNetwork), not the folder: a caller
@@ -218,8 +241,7 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
 
   const where = { workspace: thread.workspace, threadDirs: names.map((n) => thread[n]!), dataDir: settings.dataDir };
   const readWrite = withoutPlantedLinks(settings.readWrite, "sandbox.readWrite", where);
-  for (const p of withoutPlantedLinks(settings.readOnly, "sandbox.readOnly", where)) if (existsSync(p)) a.push("--ro-bind", real(p), real(p));
-  for (const p of readWrite) if (existsSync(p)) a.push("--bind", real(p), real(p));
+  a.push(...configuredBindArgs(settings.readOnly, readWrite, where));
   a.push("--bind", thread.workspace, thread.workspace);
 
   // Secret directories: an empty tmpfs over each one that exists.
@@ -233,15 +255,7 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   a.push("--tmpfs", "/mnt");
   for (const name of names) a.push("--bind", thread[name]!, `${VIRTUAL_ROOT}/${name}`);
   // Skills: read-only, at /mnt/skills/<name> (their folders may live in the hidden data directory).
-  const skills = Object.entries(settings.skillDirs ?? {});
-  const skillDirs = new Set(
-    withoutPlantedLinks(
-      skills.map(([, dir]) => dir),
-      "skill folder",
-      where,
-    ),
-  );
-  for (const [name, dir] of skills) if (skillDirs.has(dir) && existsSync(dir)) a.push("--ro-bind", real(dir), `${SKILLS_VIRTUAL_ROOT}/${name}`);
+  a.push(...skillBindArgs(settings.skillDirs ?? {}, where));
 
   a.push(...gitCodeArgs(thread.workspace));
   a.push(...readWriteGitCodeArgs(thread.workspace, readWrite));
