@@ -33,6 +33,7 @@ import { translateStream } from "./stream-events.js";
 import { leaseLostIn, watchLease } from "./lease-watch.js";
 import { inputLine, snapshotAfterRun, snapshotBeforeRun } from "./workspace-snapshots.js";
 import { ToolWatch } from "./tool-watch.js";
+import { OnModelAnswer } from "./on-model-answer.js";
 import { toolCallLog } from "./tool-call-log.js";
 import { typedStoreError } from "./store-errors.js";
 import { loggedRun, withEventLog } from "./run-event-log.js";
@@ -490,8 +491,9 @@ export class ThreadRuntime {
     const { threadId } = opened;
     const skills = skillCatalogFor({ home: this.config.home, cwd: process.cwd() });
     const shell = { ...shellSettingsFromConfig(this.config), skillDirs: skillMounts(skills) };
-    // After the model request is on its way: the session's set-up is synchronous work that would delay it.
-    setTimeout(() => warmShell(opened.paths, shell), 0).unref();
+    // Once the model has begun to answer: the session's set-up is ~0.1-0.3 s of synchronous work (git lookups, the
+    // bubblewrap command line), which, started any earlier, sat between the run's start and its first request.
+    const warm = new OnModelAnswer(() => warmShell(opened.paths, shell));
     const config = {
       configurable: runConfigurable({ threadId, home: this.config.home, runId, uploads: opened.uploaded, threadData: opened.paths, unattended: req.unattended ?? false, shell }),
     };
@@ -513,7 +515,7 @@ export class ThreadRuntime {
       const durability = this.store.kind === "postgres" ? "sync" : "async";
       const stream = await agent.stream(
         input as never,
-        { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: runStepLimit(), durability, callbacks: [tools, ...toolCallLog()] } as never,
+        { ...config, streamMode: ["messages", "updates"], signal: signal.signal, recursionLimit: runStepLimit(), durability, callbacks: [tools, warm, ...toolCallLog()] } as never,
       );
       // With piiRedaction the model streams placeholders: the user sees the values (the stored answer has them too).
       const restore = this.config.piiRedaction ? redactorFor(threadId).restore : undefined;
