@@ -1,5 +1,5 @@
 // Runs a piece of background work once the run's model has begun to answer (its first streamed token, or its whole
-// answer, or its failure): the request is then on the wire, so synchronous work (the sandbox session's set-up) no
+// answer; never on a failure: a run being stopped must not start a sandbox while it winds down): the request is then on the wire, so synchronous work (the sandbox session's set-up) no
 // longer delays it, and it overlaps the rest of the answer instead. Once per run, on the next turn of the event loop
 // (never inside LangChain's callback).
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
@@ -23,10 +23,6 @@ export class OnModelAnswer extends BaseCallbackHandler {
   }
 
   override handleLLMEnd(): void {
-    this.fire();
-  }
-
-  override handleLLMError(): void {
     this.fire();
   }
 }

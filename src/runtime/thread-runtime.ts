@@ -493,7 +493,12 @@ export class ThreadRuntime {
     const shell = { ...shellSettingsFromConfig(this.config), skillDirs: skillMounts(skills) };
     // Once the model has begun to answer: the session's set-up is ~0.1-0.3 s of synchronous work (git lookups, the
     // bubblewrap command line), which, started any earlier, sat between the run's start and its first request.
-    const warm = new OnModelAnswer(() => warmShell(opened.paths, shell));
+    // Only while the stream runs: an instant answer can end the run (and close its sessions) before the warm-up's
+    // turn comes, and a session started then would keep the process alive.
+    let streaming = true;
+    const warm = new OnModelAnswer(() => {
+      if (streaming && !signal.signal?.aborted) warmShell(opened.paths, shell);
+    });
     const config = {
       configurable: runConfigurable({ threadId, home: this.config.home, runId, uploads: opened.uploaded, threadData: opened.paths, unattended: req.unattended ?? false, shell }),
     };
@@ -521,6 +526,7 @@ export class ThreadRuntime {
       const restore = this.config.piiRedaction ? redactorFor(threadId).restore : undefined;
       await translateStream(stream as AsyncIterable<[string, unknown]>, runId, (call) => usage.add("lead", call), denials.listen(req.onEvent), { restore, mounts: opened.paths });
     } finally {
+      streaming = false;
       signal.dispose();
     }
     const values = (await agent.graph.getState(config)).values as ThreadValues;

@@ -18,17 +18,16 @@ describe("OnModelAnswer", () => {
     expect(runs).toBe(1);
     h.handleLLMNewToken();
     h.handleLLMEnd();
-    h.handleLLMError();
     await turn();
     expect(runs).toBe(1);
   });
 
-  it("a whole answer without tokens, or a failed request, starts it too", async () => {
+  it("a whole answer without tokens starts it too; a failed request (a run being stopped) does not", async () => {
     let ended = 0;
     new OnModelAnswer(() => ended++).handleLLMEnd();
     let failed = 0;
-    new OnModelAnswer(() => failed++).handleLLMError();
+    new OnModelAnswer(() => failed++).handleLLMError?.(new Error("aborted"), "run-1");
     await turn();
-    expect([ended, failed]).toEqual([1, 1]);
+    expect([ended, failed]).toEqual([1, 0]);
   });
 });
