@@ -14,7 +14,7 @@
 // It lives in the model layer, the lowest one that writes to it (guarded-fetch.ts); higher layers import it. The
 // open log is kept on globalThis, not in this module: the chat's runtime is a separate bundle with its own copy of
 // this module, and both copies must write to the one log the CLI opened.
-import { closeSync, constants, fstatSync, mkdirSync, openSync, renameSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, mkdirSync, openSync, realpathSync, renameSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { maskKnownSecrets, maskSecretShapes, maskUrlCredentials } from "../vocabulary/secret-shapes.js";
 
@@ -32,6 +32,8 @@ export interface DebugLogOptions {
 
 interface OpenLog {
   file: string;
+  /** The log's folder by real path when it was opened: a rotation happens only while it is still that folder. */
+  dir: string;
   fd: number;
   secrets: readonly string[];
   maxBytes: number;
@@ -62,7 +64,14 @@ export function openDebugLog(options: DebugLogOptions): void {
   mkdirSync(dirname(options.file), { recursive: true });
   const fd = openAppend(options.file);
   closeDebugLog();
-  slot[KEY] = { file: options.file, fd, secrets: (options.secrets ?? []).filter((s) => s.length >= 8), maxBytes: options.maxBytes ?? DEBUG_LOG_MAX_BYTES, size: fstatSync(fd).size };
+  slot[KEY] = {
+    file: options.file,
+    dir: realpathSync(dirname(options.file)),
+    fd,
+    secrets: (options.secrets ?? []).filter((s) => s.length >= 8),
+    maxBytes: options.maxBytes ?? DEBUG_LOG_MAX_BYTES,
+    size: fstatSync(fd).size,
+  };
 }
 
 export function closeDebugLog(): void {
@@ -82,6 +91,8 @@ function closeQuietly(fd: number): void {
 /** The bound is reached: the name moves to `<file>.1` and a fresh file takes it; refused, the open file goes on. */
 function rotate(log: OpenLog): void {
   try {
+    // A folder on the way swapped for a link since: the fresh file would be opened through it.
+    if (realpathSync(dirname(log.file)) !== log.dir) return;
     renameSync(log.file, `${log.file}.1`);
     const fd = openAppend(log.file);
     closeQuietly(log.fd);

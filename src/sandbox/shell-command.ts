@@ -118,6 +118,11 @@ export function basename(p: string): string {
   return b.slice(b.lastIndexOf("/") + 1) || p;
 }
 
+/** A wrapper's output file as the redirect it amounts to (one the audit cannot read: a write to a place it cannot know). */
+function outputOf(value: Word | undefined): Redirect {
+  return !value || value.dynamic ? { op: ">", target: "$(unknown)" } : { op: ">", target: value.text };
+}
+
 /** `cmake -E chdir|env|time …` at `k`: what it adds (a cd, assignments into `assigns`) and where its command starts. */
 function cmakeRunner(words: Word[], k: number, assigns: Assignment[]): { via: string; chdir?: Word; next: number } | undefined {
   const tool = words[k + 2];
@@ -144,6 +149,7 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
   const via: string[] = [];
   assigns = [...assigns];
   const wrapped: string[] = []; // code a wrapper option holds (`env -S`, `flock -c`)
+  const outputs: Redirect[] = []; // files a wrapper option writes (`time -o f`): judged as `> f`
   let dynamicWrapped = false;
   let chdir: Word | undefined;
   let k = 0;
@@ -151,7 +157,8 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
     const w = words[k];
     if (w === undefined || w.dynamic) break;
     const assigned = assignmentOf(w);
-    if (/^(?:!|time|coproc)$/.test(w.text) || assigned) {
+    // `time` is bash's keyword first on the line; after a wrapper (`env time -o f …`) it is the program /usr/bin/time.
+    if (/^(?:!|coproc)$/.test(w.text) || (w.text === "time" && via.length === 0) || assigned) {
       if (assigned) assigns.push(assigned);
       k++;
       continue;
@@ -184,6 +191,9 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
         const value: Word | undefined = special.attached !== undefined ? { text: special.attached, dynamic: words[k]!.dynamic } : words[k + 1];
         k += special.attached !== undefined ? 1 : 2;
         if (special.kind === "chdir") chdir = value ?? { text: "", dynamic: true };
+        else if (special.kind === "output" && /^[|!]/.test(value?.text ?? ""))
+          dynamicWrapped = true; // strace -o '|cmd': its output piped into a command
+        else if (special.kind === "output") outputs.push(outputOf(value));
         else if (value?.dynamic) dynamicWrapped = true;
         else if (value) wrapped.push(value.text);
       } else if (isFlag(a)) k += opts.has(a) ? 2 : 1;
@@ -215,6 +225,7 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
     assigns,
     code: [],
     ...redirects,
+    redirects: [...redirects.redirects, ...outputs],
     cwd: chdir === undefined ? { ...cwd } : cdTarget(cwd, { args: [chdir.text], dynamicArgs: [chdir.dynamic] }),
   };
   simple.code = [...wrapped, ...literalCode(simple)];
@@ -225,7 +236,7 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
 function literalCode(c: SimpleCommand): string[] {
   const { name, args } = c;
   const code: string[] = [];
-  if ((SHELLS.test(name) && !INTERPRETERS.test(name)) || name === "su") {
+  if ((SHELLS.test(name) && !INTERPRETERS.test(name)) || name === "su" || name === "newgrp") {
     const ci = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === "--command");
     if (ci >= 0 && args[ci + 1] !== undefined && !c.dynamicArgs[ci + 1]) code.push(args[ci + 1]!);
     if (ci < 0 && c.stdinText !== undefined && !c.stdinDynamic) code.push(c.stdinText);

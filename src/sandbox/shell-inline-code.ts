@@ -26,6 +26,8 @@ export function inlineCode(c: SimpleCommand): string {
 export function readsCodeFromStdin(c: SimpleCommand): boolean {
   // `… | deno run -`, `bun run -`: deno and bun take their script from stdin only when named `-`.
   if (/^(?:deno|bun)$/.test(c.name)) return c.args.includes("run") && c.args.includes("-");
+  // newgrp's shell reads its commands from stdin; ed/ex run `!cmd` lines from it (the twenty-fourth pass's A24-1).
+  if (/^(?:newgrp|ed|red|ex)$/.test(c.name)) return true;
   if (!SHELLS.test(c.name) || codeArg(c) >= 0) return false;
   const first = c.args.find((a) => !isFlag(a));
   return first === undefined || first === "-" || c.args.includes("-s");

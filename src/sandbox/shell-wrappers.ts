@@ -70,6 +70,38 @@ export const WRAPPERS: Record<string, Set<string>> = {
   proxychains4: new Set(["-f"]),
   tsocks: new Set(),
   "ssh-agent": new Set(["-a", "-E", "-t", "-P", "-O"]),
+  // The twenty-fourth pass (A24-1): setarch under its architecture names (util-linux links them), and choom.
+  ...Object.fromEntries(
+    [
+      "x86_64",
+      "i386",
+      "i486",
+      "i586",
+      "i686",
+      "uname26",
+      "aarch64",
+      "arm",
+      "armv7l",
+      "armv8l",
+      "ppc",
+      "ppc32",
+      "ppc64",
+      "ppc64le",
+      "s390",
+      "s390x",
+      "mips",
+      "mips32",
+      "mips64",
+      "parisc",
+      "parisc32",
+      "parisc64",
+      "sparc",
+      "sparc32",
+      "sparc64",
+      "ia64",
+    ].map((n) => [n, new Set<string>()]),
+  ),
+  choom: new Set(["-n", "--adjust", "-p", "--pid"]),
 };
 /** Wrappers whose first operand is not the command: flock's lock file, taskset's mask, chrt's priority, timeout's duration, chroot's root, setarch's architecture, faketime's time. */
 export const SKIPS_OPERAND = /^(?:flock|taskset|chrt|timeout|chroot|setarch|faketime)$/;
@@ -97,7 +129,18 @@ export const CMAKE_FILE_TOOLS: Record<string, string[]> = {
   tar: ["tar"],
 };
 /** A wrapper option whose value is a command line (`env -S '…'`, `flock -c '…'`), or one that changes directory (`env -C dir`). */
-export function wrapperValue(wrapper: string, a: string): { kind: "code" | "chdir"; attached?: string } | undefined {
+/** Wrappers' options whose value is a file they write (`time -o f`, `strace -o f`, `valgrind --log-file=f`): judged as `> f` (A24-4, A24-5). */
+const OUTPUT_OPTIONS: Record<string, { short?: RegExp; long: RegExp }> = {
+  time: { short: /^-o$/, long: /^--output(?:=|$)/ },
+  strace: { short: /^-o$/, long: /^--output(?:=|$)/ },
+  ltrace: { short: /^-o$/, long: /^--output(?:=|$)/ },
+  valgrind: { long: /^--(?:log-file|xml-file)(?:=|$)/ },
+};
+
+export function wrapperValue(wrapper: string, a: string): { kind: "code" | "chdir" | "output"; attached?: string } | undefined {
+  const output = Object.hasOwn(OUTPUT_OPTIONS, wrapper) ? OUTPUT_OPTIONS[wrapper] : undefined;
+  if (output?.short?.test(a) || output?.long.test(a)) return { kind: "output", ...(a.includes("=") ? { attached: a.slice(a.indexOf("=") + 1) } : {}) };
+  if (output?.short && /^-o./.test(a)) return { kind: "output", attached: a.slice(2) };
   if (wrapper === "env") {
     if (a === "-S" || a === "--split-string") return { kind: "code" };
     if (/^(?:-S.|--split-string=)/.test(a)) return { kind: "code", attached: a.startsWith("--") ? a.slice(15) : a.slice(2) };

@@ -52,10 +52,11 @@ export function oneLine(text: string): string {
 /**
  * Characters that draw as nothing, as a plain space or not at all where they change what text means: bidi marks and
  * overrides, zero-width characters, no-break and other odd spaces, the soft hyphen, line separators, Hangul fillers,
- * tag characters. In a command a user is asked to trust, `true \u200b# $(…)` reads as a comment and runs the `$(…)`
+ * tag characters; and (the twenty-fourth pass, A24-7) the braille blank, variation selectors, Khmer inherent vowels. In a command a user is asked to trust, `true \u200b# $(…)` reads as a comment and runs the `$(…)`
  * (the twenty-third pass's A23-4): such text is quoted, each of these escaped.
  */
-const UNSEEN = "\\u00a0\\u00ad\\u034f\\u061c\\u115f\\u1160\\u1680\\u180e\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f\\u3000\\u3164\\ufeff\\uffa0\\ufff9-\\ufffb\\u{e0000}-\\u{e007f}";
+const UNSEEN =
+  "\\u00a0\\u00ad\\u034f\\u061c\\u115f\\u1160\\u1680\\u17b4\\u17b5\\u180b-\\u180f\\u2800\\ufe00-\\ufe0f\\u2000-\\u200f\\u2028-\\u202f\\u205f-\\u206f\\u3000\\u3164\\ufeff\\uffa0\\ufff9-\\ufffb\\u{e0000}-\\u{e007f}";
 /** What makes a string print as another one: controls, quotes, backslashes, and the unseen characters above. */
 const UNPLAIN_RE = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f"\\\\${UNSEEN}]`, "u");
 const ESCAPED_RE = new RegExp(`[<\\u007f-\\u009f${UNSEEN}]`, "gu");

@@ -121,7 +121,7 @@ describe("an untrusted project .deerflowrc", () => {
 
   it("shows a hook command holding a character that draws as nothing quoted, each such character escaped (the twenty-third pass's A23-4)", () => {
     // `sh -c` runs the $(…): the # after an invisible character is inside a word, not a comment.
-    const invisible = ["\u200b", "\u2060", "\ufeff", "\u00a0", "\u00ad", "\u2028", "\u{e0023}"];
+    const invisible = ["\u200b", "\u2060", "\ufeff", "\u00a0", "\u00ad", "\u2028", "\u{e0023}", "\u2800", "\ufe0f", "\u17b4"];
     write({ hooks: { PostToolUse: invisible.map((c) => ({ matcher: "write_file", hooks: [{ type: "command", command: `true ${c}# $(touch /tmp/x) formats the file` }] })) } });
     const shown = load().untrusted!.wants.join("\n");
     for (const c of invisible) {

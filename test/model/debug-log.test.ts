@@ -1,6 +1,6 @@
 // The debug log itself: JSON lines, secrets masked in every string, bounded by rotation (one previous file kept),
 // silent when no log is open, and never a failure of the work it describes.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -114,5 +114,16 @@ describe("the debug log", () => {
   it("refuses a name that is not a regular file", () => {
     mkdirSync(file, { recursive: true });
     expect(() => openDebugLog({ file })).toThrow(/EISDIR|not a regular file/);
+  });
+
+  it("does not rotate into a folder swapped for a link since it opened (the twenty-fourth pass's A24-2)", () => {
+    const elsewhere = join(dir, "bashrc.d");
+    mkdirSync(elsewhere);
+    openDebugLog({ file, maxBytes: 300 });
+    debugLog("first");
+    renameSync(join(dir, "logs"), join(dir, "logs.old"));
+    symlinkSync(elsewhere, join(dir, "logs"));
+    for (let i = 0; i < 20; i++) debugLog("audit", { command: `curl https://example.com/$(touch /tmp/pwned-${i})` });
+    expect(readdirSync(elsewhere)).toEqual([]);
   });
 });

@@ -524,6 +524,17 @@ const EDIT_23: string[] = [
   "git bisect start HEAD HEAD~4",
   "git submodule add https://example.com/r subm",
 ];
+// The twenty-fourth pass (A24-4): a wrapper's output file is the write it is.
+const EDIT_24: string[] = ["/usr/bin/time -o u.txt true", "env time -o u.txt true", "strace -o v.txt true", "strace -ov.txt ls", "ltrace --output=t.txt ls", "valgrind -q --log-file=vg.txt true"];
+// …and outside the workspace, or piped into a command, or fed to a shell or an editor through a pipe (A24-1, A24-5)
+const ASK_24: string[] = [
+  "/usr/bin/time -a -o ../home/.bashrc -f x true",
+  "strace -o ../trace.txt true",
+  "valgrind --log-file=../vg true",
+  "strace -o '|sh' true",
+  "echo 'rm -rf ~' | newgrp root",
+  "printf '!rm -rf ~\\nq\\n' | ed -s",
+];
 const ALLOW_23: string[] = [
   "script -qc true /dev/null",
   "python3 -m zipfile -l a.zip",
@@ -664,6 +675,12 @@ const BLOCK_HIDDEN: string[] = [
   "nsenter -t 1 -m rm -rf ~",
   "cmake -E rm -rf ~",
   "cmake -E remove_directory ~",
+  // the twenty-fourth pass (A24-1): setarch's architecture names, choom, newgrp's stdin
+  "x86_64 sh -c 'rm -rf ~'",
+  "i386 rm -rf ~",
+  "uname26 rm -rf ~",
+  "choom -n 0 -- sh -c 'rm -rf ~'",
+  "newgrp root <<EOF\nrm -rf ~\nEOF",
 ];
 const ASK_HIDDEN: string[] = [
   // the twenty-third pass (A23-9): makefile code on make's command line
@@ -804,6 +821,12 @@ describe("auditCommand", () => {
   });
   it.each(EDIT_23)("counts %j as an edit (the twenty-third pass)", async (cmd) => {
     expect(await auditCommand(cmd)).toEqual({ verdict: "edit", reason: "writes files (ask mode asks before edits)" });
+  });
+  it.each(EDIT_24)("counts %j as an edit (the twenty-fourth pass)", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "edit", reason: "writes files (ask mode asks before edits)" });
+  });
+  it.each(ASK_24)("asks first for %j (the twenty-fourth pass)", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("ask");
   });
   it.each(ALLOW_23)("still allows %j (the twenty-third pass's near misses)", async (cmd) => {
     expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
