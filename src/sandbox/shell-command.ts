@@ -145,6 +145,40 @@ function cmakeFileTool(words: Word[], k: number): Word[] | undefined {
   return [...CMAKE_FILE_TOOLS[name]!.map((text) => ({ text, dynamic: false })), ...words.slice(k + 3)];
 }
 
+/** What a wrapper's options (from `k`) say: where its command starts, a cd, code it runs, files it writes. */
+function wrapperOptions(words: Word[], k: number, wrapper: string, opts: Set<string>, assigns: Assignment[]) {
+  const seen = { next: k, chdir: undefined as Word | undefined, code: [] as string[], outputs: [] as Redirect[], dynamic: false };
+  let skipped = false;
+  while (k < words.length) {
+    const a = words[k]!.text;
+    if (a === "--") {
+      k++;
+      break;
+    }
+    const envAssigned = wrapper === "env" ? assignmentOf(words[k]!) : undefined;
+    const special = wrapperValue(wrapper, a);
+    if (envAssigned) {
+      assigns.push(envAssigned);
+      k++;
+    } else if (special) {
+      const value: Word | undefined = special.attached !== undefined ? { text: special.attached, dynamic: words[k]!.dynamic } : words[k + 1];
+      k += special.attached !== undefined ? 1 : 2;
+      if (special.kind === "chdir") seen.chdir = value ?? { text: "", dynamic: true };
+      else if (special.kind === "output" && /^[|!]/.test(value?.text ?? ""))
+        seen.dynamic = true; // strace -o '|cmd': its output piped into a command
+      else if (special.kind === "output") seen.outputs.push(outputOf(value));
+      else if (value?.dynamic) seen.dynamic = true;
+      else if (value) seen.code.push(value.text);
+    } else if (isFlag(a)) k += opts.has(a) ? 2 : 1;
+    else if (SKIPS_OPERAND.test(wrapper) && !skipped && k < words.length) {
+      skipped = true; // flock's file, taskset's mask… (options may follow it: `flock f -c '…'`)
+      k++;
+    } else break;
+  }
+  seen.next = k;
+  return seen;
+}
+
 export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirects" | "stdinText" | "stdinDynamic">, cwd: Cwd, assigns: Assignment[] = []): SimpleCommand {
   const via: string[] = [];
   assigns = [...assigns];
@@ -174,34 +208,12 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
     const opts = WRAPPERS[wrapper];
     if (!opts) break;
     via.push(wrapper);
-    k++;
-    let skipped = false;
-    while (k < words.length) {
-      const a = words[k]!.text;
-      if (a === "--") {
-        k++;
-        break;
-      }
-      const envAssigned = wrapper === "env" ? assignmentOf(words[k]!) : undefined;
-      const special = wrapperValue(wrapper, a);
-      if (envAssigned) {
-        assigns.push(envAssigned);
-        k++;
-      } else if (special) {
-        const value: Word | undefined = special.attached !== undefined ? { text: special.attached, dynamic: words[k]!.dynamic } : words[k + 1];
-        k += special.attached !== undefined ? 1 : 2;
-        if (special.kind === "chdir") chdir = value ?? { text: "", dynamic: true };
-        else if (special.kind === "output" && /^[|!]/.test(value?.text ?? ""))
-          dynamicWrapped = true; // strace -o '|cmd': its output piped into a command
-        else if (special.kind === "output") outputs.push(outputOf(value));
-        else if (value?.dynamic) dynamicWrapped = true;
-        else if (value) wrapped.push(value.text);
-      } else if (isFlag(a)) k += opts.has(a) ? 2 : 1;
-      else if (SKIPS_OPERAND.test(wrapper) && !skipped && k < words.length) {
-        skipped = true; // flock's file, taskset's mask… (options may follow it: `flock f -c '…'`)
-        k++;
-      } else break;
-    }
+    const seen = wrapperOptions(words, k + 1, wrapper, opts, assigns);
+    k = seen.next;
+    chdir = seen.chdir ?? chdir;
+    wrapped.push(...seen.code);
+    outputs.push(...seen.outputs);
+    dynamicWrapped ||= seen.dynamic;
   }
   const tool = cmakeFileTool(words, k);
   if (tool) {
