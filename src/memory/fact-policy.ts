@@ -95,6 +95,7 @@ export const FACT_POLICY: readonly Rule[] = [
       // …spelled in words: "the file named credentials inside the hidden aws folder of the home directory"
       /\b(?:ssh|aws|gnupg|gpg|kube|azure|gcloud|docker|netrc|npmrc|pypirc|pgpass|keychain|keyring)\b(?:\s+\S+){0,2}\s+(?:folder|directory|dir|config(?:uration)? (?:folder|directory|file))\b/,
       /\b(?:folder|directory|dir)\s+(?:\S+\s+){0,2}(?:named|called)?\s*\.?(?:ssh|aws|gnupg|kube|azure|gcloud|docker)\b/,
+      /\b(?:file|dotfile)\s+(?:\S+\s+){0,2}(?:named|called)?\s*\.?(?:pgpass|netrc|npmrc|pypirc|git-credentials|vault-token|s3cfg)\b/,
     ],
   },
   {
@@ -108,6 +109,8 @@ export const FACT_POLICY: readonly Rule[] = [
       /\b(?:nc|ncat|netcat|socat|telnet)\s+\S/,
       /\/dev\/(?:tcp|udp)\//,
       /\bs_client\b|\bopenssl\s+(?:\S+\s+)*-connect\b/,
+      // the environment (where keys live) printed and sent or shared somewhere
+      /\b(?:env|environment|printenv)\b.*\b(?:paste|post|share|upload|send|include)\w*\b/,
       // serving the home or the filesystem root on the network
       /\b(?:http\.server|simplehttpserver|http-server)\b.*(?:\s[~/]|\$home|--directory[= ]*[~/$])/,
       /\b(?:scp|sftp)\b/,
@@ -125,7 +128,7 @@ export const FACT_POLICY: readonly Rule[] = [
     patterns: [
       /\brm\s+(?:-\S+\s+)*-\S*[rf]|\brm\s+(?:\S+\s+)*[~/](?:\s|$|[.;&|])|\b(?:mkfs|wipefs|shred|srm)\b|\bdd\s+\S*(?:if|of)=/,
       // an interpreter's recursive delete: perl's rmtree/remove_tree, shutil.rmtree, FileUtils.rm_rf, rimraf, fs.rm
-      /\b(?:rmtree|remove_tree|rm_rf|rm_r|rimraf|deltree)\b|\bfs\.rm(?:sync)?\b|\brmdir\s+\/s\b/,
+      /\b(?:rmtree|remove_tree|rm_rf|rm_r|rimraf|deltree|finddepth)\b|\bfs\.rm(?:sync)?\b|\brmdir\s+\/s\b|\.rm(?:sync|dirsync)?\s*\(.*recursive|\bunlink\b.*(?:~|\$home|homedir)/,
       /\bgit\s+(?:\S+\s+)*(?:reset\s+--hard|clean\s+-\S*[fdx]|reflog\s+expire|gc\s+.*--prune|filter-branch|update-ref\s+-d|branch\s+-d)\b/,
       /\bfind\b.*\s-delete\b|\bchmod\s+-r|\bchown\s+-r|:\(\)\s*\{|>\s*\/dev\/(?:sd|nvme|hd)|\btruncate\s+-s/,
     ],
@@ -137,6 +140,10 @@ export const FACT_POLICY: readonly Rule[] = [
       /\b(?:dropdb|dropuser|flushall|flushdb)\b|\bdrop\s+(?:database|table|schema|collection)\b|\btruncate\s+table\b|\bmigrate\s+reset\b|\bdb:(?:drop|reset|purge)\b/,
       /\b(?:terraform|tofu|pulumi|cdk|serverless|sls)\s+(?:\S+\s+)*?destroy\b|\b(?:kubectl|oc)\s+(?:\S+\s+)*?delete\b|\bhelm\s+(?:uninstall|delete)\b/,
       /\b(?:docker|podman)\s+(?:\S+\s+)*?(?:prune|rmi?)\b|\bgh\s+repo\s+delete\b|\baws\s+s3\s+(?:rb|rm)\b/,
+      // the twenty-fourth pass (A24-3): a remote branch deleted by `:ref`, a sync that deletes remote data, production scaled to zero
+      /\bgit\s+push\b.*\s:\S/,
+      /\b(?:rclone|rsync|aws\s+s3\s+sync|gsutil\s+(?:-m\s+)?rsync)\b.*\s--delete/,
+      /\breplicas[= ]+0\b/,
     ],
   },
   {
@@ -165,6 +172,8 @@ export const FACT_POLICY: readonly Rule[] = [
     patterns: [
       // …or piped into a shell or decoded to run (echo … | base64 -d | sh)
       /\|\s*(?:sudo\s+)?(?:ba|z|da|k|fi)?sh\b|\bbase64\s+(?:-\w*d|--decode)\b/,
+      // …or run by an interpreter's own shell call (os.system, subprocess, child_process, exec), which can build any command
+      /\bos\.(?:system|popen|exec\w*)\b|\bsubprocess\b|\bchild_process\b|\bexecsync\b|\bspawnsync\b/,
       /\$['"]|\\x\{?[0-9a-f]|\{['"][^}]*,|,['"][^}]*\}|\b(?:cdpath|textdomain(?:dir)?|bash_env)\b|(?:^|\s)-(?:exec(?:dir)?|ok(?:dir)?|delete)\b|--pre(?:-glob)?\b|\bxargs\b|\bfor\s+\w+\s+in\b|\bprintf\s+-v/,
     ],
   },
@@ -175,6 +184,7 @@ export const FACT_POLICY: readonly Rule[] = [
       /^(?:always|never|don'?t|do not|before|after|first|from now on|whenever|run|execute|exec|install|download|upload|send|post|pipe|source|eval|use|make sure|ensure|please|you)\b/,
       /\b(?:you|the agent|the assistant|the model|the ai|deerflow)\s+(?:must|should|shall|has to|have to|needs? to|is (?:told|required|allowed) to)\b/,
       /\b(?:remember|note) (?:to|that you)\b/,
+      /\b(?:in|into|with)\s+(?:every|each|all)\s+(?:reply|replies|answer|answers|response|responses)\b/,
     ],
   },
 ];

@@ -189,6 +189,12 @@ export const GIT_RULES: readonly GitRule[] = [
     reason: "git -c sets a key that runs a program (alias, pager, editor, sshCommand, hooksPath, filter, helper …)",
     test: (c) => gitSettings(c).some((s) => CODE_KEY.test(s.key)),
   },
+  // The twenty-fourth pass (A24-1): the program git runs for the other side of a transfer is a command line.
+  {
+    verdict: "ask",
+    reason: "git runs the program an option names (--upload-pack, --receive-pack, --exec, clone -u)",
+    test: (c) => c.name === "git" && (has(c, /^--(?:upload-pack|receive-pack|exec)(?:=|$)/) || (sub(c) === "clone" && has(c, /^-u$|^-[a-zA-Z]*u$/))),
+  },
   // The sixth pass: `git clone -c core.fsmonitor=… . sub && git add sub` left a nested repository whose config the
   // user's own `git status` in the parent runs; `-c gc.*Expire=now gc` deleted an unmerged branch's commits for good.
   {

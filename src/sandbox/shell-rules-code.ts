@@ -90,6 +90,11 @@ export const CODE_RULES: readonly CodeRule[] = [
   { verdict: "ask", reason: "make runs a makefile given on stdin (its recipes are shell commands)", test: makeFromStdin },
   {
     verdict: "ask",
+    reason: "python -m timeit runs the Python statements it is given (the audit does not read them)",
+    test: (c) => /^python[\d.]*$/.test(c.name) && c.args[0] === "-m" && c.args[1] === "timeit" && c.args.length > 2,
+  },
+  {
+    verdict: "ask",
     reason: "make runs makefile code given on its command line (--eval: $(shell …), recipes)",
     test: (c) => /^(?:make|gmake)$/.test(c.name) && c.args.some((a) => /^(?:--eval|-E)$|^--eval=|^-E./.test(a)),
   },

@@ -102,9 +102,11 @@ export const WRAPPERS: Record<string, Set<string>> = {
     ].map((n) => [n, new Set<string>()]),
   ),
   choom: new Set(["-n", "--adjust", "-p", "--pid"]),
+  // `perf stat|record|trace [options] [--] cmd`: the sub-command is its first operand (SKIPS_OPERAND).
+  perf: new Set(["-e", "--event", "-o", "--output", "-p", "--pid", "-t", "--tid", "-C", "--cpu", "-r", "--repeat", "-G", "--cgroup", "-x", "-I", "-F", "-c", "-m", "-u", "--uid"]),
 };
 /** Wrappers whose first operand is not the command: flock's lock file, taskset's mask, chrt's priority, timeout's duration, chroot's root, setarch's architecture, faketime's time. */
-export const SKIPS_OPERAND = /^(?:flock|taskset|chrt|timeout|chroot|setarch|faketime)$/;
+export const SKIPS_OPERAND = /^(?:flock|taskset|chrt|timeout|chroot|setarch|faketime|perf)$/;
 /** `cmake -E <tool>` tools that run the rest as a command: `chdir <dir> cmd…`, `env [NAME=VALUE…] cmd…`, `time cmd…` (A23-9). */
 export const CMAKE_RUNNERS = /^(?:chdir|env|time)$/;
 /**
@@ -135,6 +137,7 @@ const OUTPUT_OPTIONS: Record<string, { short?: RegExp; long: RegExp }> = {
   strace: { short: /^-o$/, long: /^--output(?:=|$)/ },
   ltrace: { short: /^-o$/, long: /^--output(?:=|$)/ },
   valgrind: { long: /^--(?:log-file|xml-file)(?:=|$)/ },
+  perf: { short: /^-o$/, long: /^--output(?:=|$)/ },
 };
 
 export function wrapperValue(wrapper: string, a: string): { kind: "code" | "chdir" | "output"; attached?: string } | undefined {

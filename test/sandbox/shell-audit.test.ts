@@ -534,6 +534,12 @@ const ASK_24: string[] = [
   "strace -o '|sh' true",
   "echo 'rm -rf ~' | newgrp root",
   "printf '!rm -rf ~\\nq\\n' | ed -s",
+  "perf record -o ../x true",
+  "python3 -m timeit -s 'import os' 'os.system(\"rm -rf x\")'",
+  "git ls-remote --upload-pack='touch x' .",
+  "git fetch --upload-pack='sh -c x' origin",
+  "git push --receive-pack='touch x' origin main",
+  "git clone -u 'touch y' . z",
 ];
 const ALLOW_23: string[] = [
   "script -qc true /dev/null",
@@ -681,6 +687,8 @@ const BLOCK_HIDDEN: string[] = [
   "uname26 rm -rf ~",
   "choom -n 0 -- sh -c 'rm -rf ~'",
   "newgrp root <<EOF\nrm -rf ~\nEOF",
+  "perf stat -- rm -rf ~",
+  "perf stat -e cycles sh -c 'rm -rf ~'",
 ];
 const ASK_HIDDEN: string[] = [
   // the twenty-third pass (A23-9): makefile code on make's command line
