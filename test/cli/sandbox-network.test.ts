@@ -103,8 +103,9 @@ describe.runIf(HAS_BWRAP)("the sandbox's network (bwrap, network on)", () => {
     const server = `node -e "require('http').createServer((q,s)=>s.end('INSIDE-SERVER')).listen(${port},'127.0.0.1',()=>console.log('up'))"`;
     e2e.server.push(
       { toolCalls: [{ id: "start", name: "bash", args: { command: server, run_in_background: true } }] },
-      // Polls until the job is listening (a bounded wait on the event, not a sleep).
-      { toolCalls: [{ id: "reach", name: "bash", args: { command: `for i in $(seq 100); do curl -s http://localhost:${port}/ && break; sleep 0.1; done; echo " rc=$?"` } }] },
+      // Polls until the job is listening (a bounded wait on the event, not a sleep): up to a minute, since node's
+      // start inside the sandbox took over 10 s on a loaded 2-core CI machine.
+      { toolCalls: [{ id: "reach", name: "bash", args: { command: `for i in $(seq 600); do curl -s http://localhost:${port}/ && break; sleep 0.1; done; echo " rc=$?"` } }] },
       { content: "done" },
     );
     const r = await runCli(sb, ["run", "--yes", "serve"]);
