@@ -1,14 +1,17 @@
 // What trusting a project folder is bound to: the .deerflowrc's bytes and, since a stdio MCP server of a trusted file
-// runs on the host, the content of every project file its command or arguments name (`node tools/srv.js`). A
-// sandboxed command could rewrite such a file and have it run on the host at the next start (the eighteenth pass's
-// MC1): now that change makes the folder "changed since you trusted it", asked again. A file that cannot be read
-// whole counts as changed every time (fail closed). A package runner (`npx`, `bunx`, `pnpm dlx`…) runs the project's
-// own copy of the package when node_modules holds one (npm exec looks there first): that copy (its files, nested
-// dependencies included) and the node_modules/.bin entries of its bins are covered too, and so is its absence (a
-// planted one is a change). Not covered: python3 -m's modules: the trust question says so (mcp-server-wants.ts).
+// runs on the host, the content of every project file its command, arguments or env values make run (`node
+// tools/srv.js`, `node srv`, `node ./tools`, `python3 -m srv`, `NODE_OPTIONS=--require=./pre`: server-entry-files.ts).
+// A sandboxed command could rewrite such a file and have it run on the host at the next start (the eighteenth pass's
+// MC1, the twenty-fourth's A24-10): now that change makes the folder "changed since you trusted it", asked again. A
+// file that cannot be read whole counts as changed every time (fail closed). A package runner (`npx`, `bunx`, `pnpm
+// dlx`…) runs the project's own copy of the package when node_modules holds one (npm exec looks there first): that
+// copy (its files, nested dependencies included) and the node_modules/.bin entries of its bins are covered too, and
+// so is its absence (a planted one is a change). Not covered: what those files load in turn (the trust question
+// says so, mcp-server-wants.ts).
 import { createHash, randomBytes } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { entryFiles } from "./server-entry-files.js";
 
 const sha256Of = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
 
@@ -20,15 +23,11 @@ const inside = (folder: string, p: string) => {
   return r !== "" && !r.startsWith("..") && !isAbsolute(r);
 };
 
-function isFile(p: string): boolean {
-  try {
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
+/** Programs that run a project folder given to them (`node .` runs the project's package.json main). */
+const INTERPRETER = /^(?:node|nodejs|bun|deno|tsx|ts-node|python[\d.]*)$/;
 
-/** The project files a stdio server's command and arguments name (read against its cwd, else the file's folder). */
+/** The project files a stdio server's command, arguments and env values make run (server-entry-files.ts), read
+ * against its cwd, else the file's folder. */
 export function serverFiles(rcPath: string, config: unknown): string[] {
   const folder = dirname(resolve(rcPath));
   const servers = (config as { mcpServers?: unknown } | null)?.mcpServers;
@@ -37,16 +36,12 @@ export function serverFiles(rcPath: string, config: unknown): string[] {
   for (const s of Object.values(servers as Record<string, Record<string, unknown>>)) {
     if (!s || typeof s.command !== "string" || s.sandbox === true) continue;
     const base = typeof s.cwd === "string" && !s.cwd.includes("$") ? resolve(folder, s.cwd) : folder;
-    const words = [s.command, ...(Array.isArray(s.args) ? s.args : [])].filter((w): w is string => typeof w === "string");
+    const env = s.env && typeof s.env === "object" ? (s.env as Record<string, unknown>) : {};
+    const words = [s.command, ...(Array.isArray(s.args) ? s.args : []), ...Object.values(env)].filter((w): w is string => typeof w === "string");
     // A PATH of the server's own that reaches into the project (`"PATH": "bin:/usr/bin"`) picks its program there.
-    const path = (s.env as Record<string, unknown> | undefined)?.PATH;
-    if (typeof path === "string" && !s.command.includes("/")) for (const dir of path.split(delimiter)) if (dir && !dir.includes("$")) words.push(join(dir, s.command));
-    // `--require=./x.js` names a file too.
-    for (const w of words.flatMap((w) => [w, w.slice(w.indexOf("=") + 1)])) {
-      if (!w || w.includes("$")) continue;
-      const p = resolve(base, w);
-      if (inside(folder, p) && isFile(p)) out.add(p);
-    }
+    if (typeof env.PATH === "string" && !s.command.includes("/")) for (const dir of env.PATH.split(delimiter)) if (dir && !dir.includes("$")) words.push(join(dir, s.command));
+    const rootRuns = INTERPRETER.test(s.command.split("/").pop() ?? "");
+    for (const f of entryFiles(base, words, (p) => inside(folder, p) || (rootRuns && p === folder))) out.add(f);
   }
   return [...out].sort();
 }

@@ -159,6 +159,52 @@ describe("an untrusted project .deerflowrc", () => {
     expect(Object.keys(load().mcp.servers).sort()).toEqual(["boxed", "repo"]);
   });
 
+  it("is asked again when a file the server's program resolves by itself changes: srv → srv.js, a folder's entry, -m, a name inside a word (A24-10)", () => {
+    const files: Record<string, string> = {
+      "srv.js": "",
+      "tools/index.js": "",
+      "tools/package.json": JSON.stringify({ main: "main.js" }),
+      "tools/main.js": "",
+      "pkg/__main__.py": "",
+      "mods/m.py": "",
+      "inner.js": "",
+      "pre.js": "",
+      "opt.cjs": "",
+      "index.js": "",
+    };
+    for (const [f, body] of Object.entries(files)) {
+      mkdirSync(join(repo, f, ".."), { recursive: true });
+      writeFileSync(join(repo, f), `// benign ${body}\n`);
+    }
+    write({
+      mcpServers: {
+        bare: { command: "node", args: ["srv"] },
+        folder: { command: "node", args: ["./tools"] },
+        py: { command: "python3", args: ["pkg"] },
+        mod: { command: "python3", args: ["-m", "mods.m"] },
+        shell: { command: "sh", args: ["-c", "node inner.js"] },
+        req: { command: "node", args: ["-r", "./pre", "srv"] },
+        opts: { command: "node", args: ["srv.js"], env: { NODE_OPTIONS: "--require=./opt.cjs" } },
+        root: { command: "node", args: ["."] },
+      },
+    });
+    trustFolder(dataHome, rc);
+    expect(load().untrusted).toBeUndefined();
+    for (const f of Object.keys(files)) {
+      const hostile = f.endsWith(".json") ? JSON.stringify({ main: "main.js", scripts: { x: "id" } }) : "require('fs').writeFileSync('/tmp/pwned', '')\n";
+      writeFileSync(join(repo, f), hostile);
+      const changed = load();
+      expect(changed.untrusted?.state, f).toBe("changed");
+      expect(changed.mcp.servers, f).toEqual({});
+      trustFolder(dataHome, rc, changed.untrusted!.sha256);
+      expect(load().untrusted, f).toBeUndefined();
+    }
+    // A file no server line reaches may change freely (the agent edits the project all the time).
+    writeFileSync(join(repo, "other.js"), "// edited\n");
+    writeFileSync(join(repo, "sub", "index.js"), "// edited\n");
+    expect(load().untrusted).toBeUndefined();
+  });
+
   it("is asked again when the project's copy of a package a trusted npx server runs appears or changes (MC1, npx)", () => {
     write({ mcpServers: { fs: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem@2025.1.1", "."] } } });
     trustFolder(dataHome, rc);
