@@ -27,6 +27,19 @@ const KEY_SHAPES: readonly RegExp[] = [
   /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|$(?![\s\S]))/g,
 ];
 const BEARER = /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
+// Any scheme after an Authorization header's name (`Authorization: Basic …`, `token …`, git's
+// `http.extraheader = AUTHORIZATION: basic …` that a CI checkout writes into .git/config: the twenty-fourth pass's
+// A24-9), and a bare `Basic <base64>` whose bytes decode to `user:password`.
+// The value needs a digit or base64 punctuation, so prose ("Authorization: required for…") stays as written.
+const AUTH_HEADER = /(\b(?:Proxy-)?Authorization\s*[:=]\s*(?:[A-Za-z-]+\s+)?)(?=[A-Za-z0-9._~+/=-]*[0-9+/=])[A-Za-z0-9._~+/=-]{8,}/gi;
+const BASIC = /(\bBasic\s+)([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/gi;
+const isUserPass = (b64: string) => /^[\x20-\x7e]+:[\x20-\x7e]+$/.test(Buffer.from(b64, "base64").toString("latin1"));
+/** Prefixed shapes: the credential is what follows group 1 (for BASIC, only when it decodes to `user:password`). */
+const PREFIXED: readonly [RegExp, (m: RegExpMatchArray) => boolean][] = [
+  [BEARER, () => true],
+  [AUTH_HEADER, () => true],
+  [BASIC, (m) => isUserPass(m[2]!)],
+];
 // scheme://user:password@ (a URL with a password in it). Bounded parts: an unbounded scheme made every position of
 // a long "a.a.a…" text rescan to its end (100 KB took 16 s), and this runs on every request with piiRedaction.
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)([^/\s:@]{0,256}):([^/\s@]{1,256})@/gi;
@@ -42,14 +55,36 @@ const test = (re: RegExp, text: string) => {
 
 /** True when `text` holds something shaped like a credential (a known key format, a bearer token, a URL password). */
 export function hasSecretShape(text: string): boolean {
-  return [...KEY_SHAPES, BEARER, URL_CREDENTIALS, URL_QUERY_CREDENTIALS].some((re) => test(re, text));
+  return [...KEY_SHAPES, URL_CREDENTIALS, URL_QUERY_CREDENTIALS].some((re) => test(re, text)) || prefixedRanges(text).length > 0;
+}
+
+/** Where the credentials of PREFIXED shapes sit (after their prefix). */
+function prefixedRanges(text: string): { start: number; end: number }[] {
+  const out: { start: number; end: number }[] = [];
+  for (const [re, real] of PREFIXED) {
+    re.lastIndex = 0;
+    for (const m of text.matchAll(re)) if (real(m)) out.push({ start: m.index + m[1]!.length, end: m.index + m[0].length });
+  }
+  return out;
+}
+
+/** `text` with the given ranges replaced by "***" (overlaps merged). */
+function maskRanges(text: string, ranges: { start: number; end: number }[]): string {
+  let out = "";
+  let at = 0;
+  for (const r of [...ranges].sort((a, b) => a.start - b.start)) {
+    if (r.end <= at) continue;
+    out += `${text.slice(at, Math.max(at, r.start))}***`;
+    at = r.end;
+  }
+  return out + text.slice(at);
 }
 
 /** `text` with every key-shaped string replaced by "***" (a bearer token keeps its "Bearer " prefix, a URL its user). */
 export function maskSecretShapes(text: string): string {
   let out = text;
   for (const re of KEY_SHAPES) out = out.replace(re, "***");
-  return maskUrlCredentials(out.replace(BEARER, (_m, p1: string) => `${p1}***`));
+  return maskUrlCredentials(maskRanges(out, prefixedRanges(out)));
 }
 
 /** Where key-shaped strings sit in `text` (a bearer token without its "Bearer " prefix, a URL password alone). */
@@ -59,8 +94,7 @@ export function secretShapeRanges(text: string): { start: number; end: number }[
     re.lastIndex = 0;
     for (const m of text.matchAll(re)) out.push({ start: m.index, end: m.index + m[0].length });
   }
-  BEARER.lastIndex = 0;
-  for (const m of text.matchAll(BEARER)) out.push({ start: m.index + m[1]!.length, end: m.index + m[0].length });
+  out.push(...prefixedRanges(text));
   URL_CREDENTIALS.lastIndex = 0;
   for (const m of text.matchAll(URL_CREDENTIALS)) {
     const start = m.index + m[1]!.length + m[2]!.length + 1;

@@ -76,4 +76,15 @@ describe("ToolResultSecretMasking", () => {
     for (const t of tokens) expect(maskSecretShapes(`token: ${t} end`), t).toBe("token: *** end");
     for (const word of ["npm_modules_path", "hf_hub_download", "eyJ.not.a.token", "dapi_client", "SG.small.value"]) expect(maskSecretShapes(word), word).toBe(word);
   });
+
+  it("masks an Authorization header's value whatever its scheme, and a Basic credential that decodes to user:password (the twenty-fourth pass's A24-9)", () => {
+    // actions/checkout writes this into .git/config: `cat .git/config` or `@.git/config` carried it out whole.
+    const checkout = `[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ${Buffer.from("x-access-token:ghs_abc").toString("base64")}`;
+    expect(maskSecretShapes(checkout)).toBe('[http "https://github.com/"]\n\textraheader = AUTHORIZATION: basic ***');
+    expect(maskSecretShapes("Authorization: token 1234567890abcdef")).toBe("Authorization: token ***");
+    expect(maskSecretShapes("-H 'Proxy-Authorization: Digest abcd1234efgh'")).toBe("-H 'Proxy-Authorization: Digest ***'");
+    expect(maskSecretShapes(`Basic ${Buffer.from("ci:hunter22").toString("base64")} then`)).toBe("Basic *** then");
+    // Prose stays as written.
+    for (const t of ["Basic configuration of the server", "Authorization: required for all endpoints", "Basic dGhpc2lzcGxhaW4= (no colon)"]) expect(maskSecretShapes(t), t).toBe(t);
+  });
 });
