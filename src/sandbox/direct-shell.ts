@@ -3,8 +3,8 @@
 // short grace), and the group killed once the command ends so `cmd &` does not outlive it. A descendant that calls
 // setsid() leaves the group, so each command also carries a random DEERFLOW_SHELL_RUN token in its environment,
 // inherited by everything it starts: after the command, every process whose /proc/<pid>/environ holds the token is
-// killed too (Linux). A process that leaves the group AND clears its environment (`setsid env -i …`) escapes both
-// and may outlive deerflow: only bubblewrap's PID namespace is certain. If such a leftover still holds the command's
+// killed too (Linux). A process that leaves the group AND clears its environment (`setsid env -i …`) escapes both;
+// the watchdog, its subreaper, kills it when bash ends (host-watchdog.ts). If such a leftover still holds the command's
 // output open, it is killed when bash exits (found by the output pipe in /proc/<pid>/fd, as the sandbox's supervisor
 // does), and whatever still holds it after a short grace (another user's process) is no longer read: the command
 // ends when bash does, so a cancelled or timed-out run returns at once instead of waiting for the leftover.

@@ -8,9 +8,14 @@
 //   - the program, and everything it starts, inherits that token; the watchdog's own environment does not have it;
 //   - SIGTERM (a stop from deerflow, the MCP SDK's close) is passed to the program and the watchdog waits on;
 //   - the watchdog exits with the program's status, and dies by the same signal when the program did.
+//   - the watchdog is a child subreaper (prctl PR_SET_CHILD_SUBREAPER, set by perl before it execs the shell): a
+//     descendant that leaves the group AND clears its environment (`setsid env -i …`, the twenty-fourth pass's A24-8)
+//     is re-parented to the watchdog when its parent exits, not to PID 1; when the program ends or deerflow dies, the
+//     watchdog kills its remaining children round by round (each kill hands it the victim's own children).
 // WHY a shell and not node: it costs a few milliseconds per command, not a second node start.
 // WHY the token in the environment: every descendant inherits it and /proc/<pid>/environ shows the INITIAL block, so
-// a command cannot hide it by unsetting the variable (only by exec-ing with a cleared environment: the limit).
+// a command cannot hide it by unsetting the variable; one that exec's with a cleared environment is caught by the
+// subreaper instead (where perl or the prctl is missing, the token and the group are all there is: the limit).
 // The program's parent is the watchdog, whose environment is the scrubbed one: /proc/$PPID/environ shows no secret
 // of deerflow's (deerflow's own block is still one level up; docs/security.md says so).
 import { randomBytes } from "node:crypto";
@@ -27,7 +32,9 @@ export function newRunToken(): string {
 /** The watchdog program (POSIX sh; `grep -z` is GNU/busybox: without it the group kill still happens). */
 export const HOST_WATCHDOG = [
   "t=$1; shift",
-  `sweep() { grep -lzxF "${RUN_TOKEN_VAR}=$t" /proc/[0-9]*/environ 2>/dev/null | while read -r f; do p=\${f#/proc/}; kill -KILL "\${p%/environ}" 2>/dev/null; done; kill -KILL 0; }`,
+  // Kills the watchdog's live children (its program's orphans, adopted as subreaper) until none is left; bounded.
+  `reap() { n=0; while [ $n -lt 200 ]; do n=$((n + 1)); k=; for f in $(grep -lx "PPid:[[:space:]]*$$" /proc/[0-9]*/status 2>/dev/null); do grep -q "^State:[[:space:]]*Z" "$f" 2>/dev/null && continue; p=\${f#/proc/}; kill -KILL "\${p%/status}" 2>/dev/null && k=1; done; [ -n "$k" ] || break; done; }`,
+  `sweep() { grep -lzxF "${RUN_TOKEN_VAR}=$t" /proc/[0-9]*/environ 2>/dev/null | while read -r f; do p=\${f#/proc/}; kill -KILL "\${p%/environ}" 2>/dev/null; done; reap; kill -KILL 0; }`,
   "trap sweep USR1 HUP",
   "trap 'kill -TERM $c 2>/dev/null' TERM",
   // A background command's stdin would be /dev/null: hand the program ours (an MCP server's requests).
@@ -37,6 +44,7 @@ export const HOST_WATCHDOG = [
   "exec 3<&-",
   // `wait` returns early when a trapped signal arrives: wait again while the program lives.
   "while :; do wait $c; s=$?; kill -0 $c 2>/dev/null || break; done",
+  "reap",
   "if [ $s -gt 128 ]; then trap - TERM USR1 HUP; kill -$((s - 128)) $$; fi",
   "exit $s",
 ].join("\n");
@@ -48,7 +56,19 @@ export const HOST_WATCHDOG = [
 export function watchdogLine(token: string, program: string, args: string[]): { command: string; args: string[] } | undefined {
   const setpriv = onHostPath("setpriv");
   if (!setpriv || !existsSync("/proc/self/environ")) return undefined;
-  return { command: setpriv, args: ["--pdeathsig", "USR1", "--", "/bin/sh", "-c", HOST_WATCHDOG, "deerflow-watchdog", token, program, ...args] };
+  return { command: setpriv, args: ["--pdeathsig", "USR1", "--", ...subreaperPrefix(), "/bin/sh", "-c", HOST_WATCHDOG, "deerflow-watchdog", token, program, ...args] };
+}
+
+/** prctl's system call number per architecture (PR_SET_CHILD_SUBREAPER is 36 on every one). */
+const PRCTL: Partial<Record<string, number>> = { x64: 157, arm64: 167, riscv64: 167, ia32: 172, arm: 172 };
+
+/** `perl -e <set subreaper, exec the rest>` where perl is on the host (Debian's perl-base is essential), else nothing. */
+function subreaperPrefix(): string[] {
+  const nr = PRCTL[process.arch];
+  const perl = onHostPath("perl");
+  if (nr === undefined || !perl) return [];
+  // The attribute survives execve; a failing prctl (seccomp) leaves the token and the group, as before.
+  return [perl, "-e", `syscall(${nr}, 36, 1, 0, 0, 0); exec { $ARGV[0] } @ARGV or exit 127`];
 }
 
 /** SIGKILLs every process (but deerflow) whose initial environment carries `token`. */

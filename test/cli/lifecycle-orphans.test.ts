@@ -113,6 +113,44 @@ describe("an interrupted run without bubblewrap, with a leftover that escapes th
   });
 });
 
+describe("without bubblewrap, a leftover that leaves the group, clears the token and lets go of the output", () => {
+  // The twenty-fourth pass's A24-8: `env -u DEERFLOW_SHELL_RUN setsid -f …` and bash's `exec -c` escaped the group,
+  // the token and the output pipe, and outlived deerflow. The watchdog is their subreaper now.
+  const escapes = (secs: string) => [
+    `env -u DEERFLOW_SHELL_RUN setsid -f sleep ${secs} >/dev/null 2>&1 </dev/null`,
+    `(exec -c setsid -f sleep ${secs} >/dev/null 2>&1 </dev/null)`,
+    `setsid -f env -i sleep ${secs} >/dev/null 2>&1 </dev/null`,
+  ];
+  it("is gone once its command ends, and after deerflow is killed with SIGKILL", async () => {
+    const sb = e2e.sandbox();
+    const ended = uniqueSecs();
+    const killed = uniqueSecs();
+    e2e.server.push(
+      { toolCalls: [{ id: "end", name: "bash", args: { command: escapes(ended).join("\n") } }] },
+      { toolCalls: [{ id: "run", name: "bash", args: { command: [...escapes(killed), "echo started", `sleep ${killed}`].join("\n"), timeout: 600 } }] },
+      { content: "never" },
+    );
+    const child = sb.spawn(["run", ...approveUnconfined("fallback"), "escape the sweep"], { env: { PATH: pathWithoutBwrap(sb) } });
+    try {
+      await until(() => sleeps(killed).length >= 4, "the second command's leftovers and its foreground sleep to run");
+      // The first command has ended: what it left is gone already.
+      expect(sleeps(ended)).toEqual([]);
+      child.kill("SIGKILL");
+      await child.catch(() => undefined);
+      await until(() => sleeps(killed).length === 0, `no "sleep ${killed}" left after kill -9`);
+    } finally {
+      child.kill("SIGKILL");
+      for (const pid of [...sleeps(ended), ...sleeps(killed)]) {
+        try {
+          process.kill(Number(pid), "SIGKILL");
+        } catch {
+          // gone
+        }
+      }
+    }
+  });
+});
+
 describe("an unconfined MCP server's setsid grandchild", () => {
   const server = (secs: string) => ({ command: "bash", args: ["-c", `setsid sleep ${secs} & exec "${process.execPath}" "${FIXTURE}" --tools 1`] });
 
