@@ -4,6 +4,13 @@
 // "unlisted": abbreviations (`--ou`, `--lesskey-sr`) and case variants (`--Lesskey-src`) that the program would
 // still accept count as unlisted, so the table fails closed on spellings it never saw (the sixteenth pass).
 
+/** `--name`, `--name=…` or a prefix of it at least `min` letters long: getopt_long (and git) take any unambiguous
+ *  prefix (`--templ=tpl`, `--sp='…'` for env's --split-string). */
+export function longOption(arg: string, name: string, min: number): boolean {
+  const m = /^--([A-Za-z][\w-]*)(?:=|$)/.exec(arg);
+  return m !== null && m[1]!.length >= min && name.startsWith(m[1]!);
+}
+
 export interface Options {
   /** Short options without a value (each may be clustered: `-la`). */
   flags: string;

@@ -57,6 +57,7 @@ import {
   tarRemovesFiles,
   zipMoves,
   RUNS_OPTION_COMMAND,
+  withPipedLiteral,
 } from "./shell-rules-io.js";
 import { unconfinedDeleteOutside } from "./unconfined-deletes.js";
 import { DESTROYS_REASON, PUBLISHES_REASON, destroysOutside, publishes } from "./shell-rules-destroy.js";
@@ -368,7 +369,8 @@ function audit(command: string, depth: number, cwd: Cwd, context: AuditContext):
   };
   const script = parseShell(command, cwd);
   for (const p of script.pipelines) {
-    p.commands.forEach((c, i) => {
+    p.commands.forEach((piped, i) => {
+      const c = withPipedLiteral(piped, p.commands[i - 1]);
       for (const rule of SHELL_RULES) {
         if (rule.cmd && !rule.cmd.test(c.name)) continue;
         if (rule.args && !rule.args.test(` ${c.args.join(" ")} `)) continue;

@@ -2,7 +2,8 @@
 // seen through wrappers (`sudo`, `env`, `xargs`, `timeout`…), its words, its redirections, the literal code it also
 // runs, and the directory it runs in — with how `cd` moves that directory.
 import { VIRTUAL_ROOT } from "./paths.js";
-import { CMAKE_FILE_TOOLS, CMAKE_RUNNERS, SKIPS_OPERAND, WRAPPERS, wrapperValue } from "./shell-wrappers.js";
+import { longOption } from "./option-table.js";
+import { CMAKE_FILE_TOOLS, CMAKE_RUNNERS, SKIPS_OPERAND, WRAPPERS, WRITES_OPERAND, clusterParts, wrapperValue } from "./shell-wrappers.js";
 
 export const isFlag = (a: string) => a.startsWith("-") && a !== "-";
 /** Programs whose `-c`/`-e` argument, heredoc or piped stdin is code. */
@@ -51,6 +52,8 @@ export interface SimpleCommand {
   stdinText?: string;
   /** The heredoc or here-string expands variables or substitutions. */
   stdinDynamic?: boolean;
+  /** Its stdin is the previous command of a pipeline (stdinText then holds what a literal echo/printf sends). */
+  stdinPiped?: boolean;
   cwd: Cwd;
 }
 
@@ -145,37 +148,70 @@ function cmakeFileTool(words: Word[], k: number): Word[] | undefined {
   return [...CMAKE_FILE_TOOLS[name]!.map((text) => ({ text, dynamic: false })), ...words.slice(k + 3)];
 }
 
+type Seen = { next: number; chdir?: Word; code: string[]; outputs: Redirect[]; dynamic: boolean; rest?: boolean; shell?: string };
+
+/** What one special option says (wrapperValue), with its value. */
+function record(seen: Seen, kind: string, value: Word | undefined): void {
+  if (kind === "chdir") seen.chdir = value ?? { text: "", dynamic: true };
+  else if (kind === "rest") seen.rest = true;
+  else if (kind === "shell") seen.shell = value && !value.dynamic ? value.text : "$(unknown)";
+  else if (kind === "output" && /^[|!]/.test(value?.text ?? ""))
+    seen.dynamic = true; // strace -o '|cmd': its output piped into a command
+  else if (kind === "output") seen.outputs.push(outputOf(value));
+  else if (value?.dynamic) seen.dynamic = true;
+  else if (value) seen.code.push(value.text);
+}
+
+/** `part` takes the next word as its value: listed, or a GNU abbreviation of a listed long option (`--sig`, A25-13). */
+const takesValue = (part: string, opts: Set<string>) =>
+  opts.has(part) || (part.startsWith("--") && !part.includes("=") && [...opts].some((o) => o.startsWith("--") && longOption(part, o.slice(2), 1)));
+
+/** One option word of a wrapper at `k` (a cluster letter by letter, A25-2): records it; returns the index after it. */
+function wrapperOption(words: Word[], k: number, wrapper: string, opts: Set<string>, seen: Seen): number {
+  const word = words[k]!;
+  const parts = clusterParts(wrapper, word.text, opts);
+  let next = k + 1;
+  parts.forEach((part, i) => {
+    const last = i === parts.length - 1;
+    const special = wrapperValue(wrapper, part);
+    if (!special) {
+      if (last && takesValue(part, opts)) next = k + 2;
+      return;
+    }
+    const needsNext = special.attached === undefined && special.kind !== "rest";
+    const value: Word | undefined = special.attached !== undefined ? { text: special.attached, dynamic: word.dynamic } : needsNext && last ? words[k + 1] : undefined;
+    if (needsNext && last) next = k + 2;
+    record(seen, special.kind, value);
+  });
+  return next;
+}
+
 /** What a wrapper's options (from `k`) say: where its command starts, a cd, code it runs, files it writes. */
-function wrapperOptions(words: Word[], k: number, wrapper: string, opts: Set<string>, assigns: Assignment[]) {
-  const seen = { next: k, chdir: undefined as Word | undefined, code: [] as string[], outputs: [] as Redirect[], dynamic: false };
+function wrapperOptions(words: Word[], k: number, wrapper: string, opts: Set<string>, assigns: Assignment[]): Seen {
+  const seen: Seen = { next: k, code: [], outputs: [], dynamic: false };
   let skipped = false;
-  while (k < words.length) {
+  let shell: string | undefined;
+  while (k < words.length && !seen.rest) {
     const a = words[k]!.text;
     if (a === "--") {
       k++;
+      // capsh runs bash (or its --shell=) with the words after `--` (A25-1).
+      if (wrapper === "capsh") shell = seen.shell ?? "bash";
       break;
     }
     const envAssigned = wrapper === "env" ? assignmentOf(words[k]!) : undefined;
-    const special = wrapperValue(wrapper, a);
     if (envAssigned) {
       assigns.push(envAssigned);
       k++;
-    } else if (special) {
-      const value: Word | undefined = special.attached !== undefined ? { text: special.attached, dynamic: words[k]!.dynamic } : words[k + 1];
-      k += special.attached !== undefined ? 1 : 2;
-      if (special.kind === "chdir") seen.chdir = value ?? { text: "", dynamic: true };
-      else if (special.kind === "output" && /^[|!]/.test(value?.text ?? ""))
-        seen.dynamic = true; // strace -o '|cmd': its output piped into a command
-      else if (special.kind === "output") seen.outputs.push(outputOf(value));
-      else if (value?.dynamic) seen.dynamic = true;
-      else if (value) seen.code.push(value.text);
-    } else if (isFlag(a)) k += opts.has(a) ? 2 : 1;
-    else if (SKIPS_OPERAND.test(wrapper) && !skipped && k < words.length) {
+    } else if (isFlag(a)) k = wrapperOption(words, k, wrapper, opts, seen);
+    else if (SKIPS_OPERAND.test(wrapper) && !skipped) {
       skipped = true; // flock's file, taskset's mask… (options may follow it: `flock f -c '…'`)
+      if (WRITES_OPERAND.test(wrapper)) seen.outputs.push(outputOf(words[k])); // logsave's log
       k++;
     } else break;
   }
   seen.next = k;
+  seen.shell = shell;
   return seen;
 }
 
@@ -210,6 +246,7 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
     via.push(wrapper);
     const seen = wrapperOptions(words, k + 1, wrapper, opts, assigns);
     k = seen.next;
+    if (seen.shell !== undefined) words = [...words.slice(0, k), { text: seen.shell, dynamic: seen.shell.startsWith("$") }, ...words.slice(k)];
     chdir = seen.chdir ?? chdir;
     wrapped.push(...seen.code);
     outputs.push(...seen.outputs);
@@ -244,6 +281,28 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
   return simple;
 }
 
+const PLAIN_SHELL = /^(?:sh|bash|zsh|dash|ksh|fish|ash|csh|tcsh|mksh|yash|posh)$/;
+const quoteWord = (a: string, dynamic: boolean) => (dynamic ? '"$(unknown)"' : `'${a.replace(/'/g, "'\\''")}'`);
+
+/**
+ * A shell with `-c` among another program's arguments (`logsave f sh -c '…'`, `somewrapper --opt v bash -c '…'`): the
+ * program may well run it, whatever its options mean, so the words from the shell on are judged as the command line
+ * they would be. WHY: a list of wrappers is never complete (six passes each found new ones) and an option the table
+ * does not know shifts where the command starts (A25-13); this catches the common shape whatever runs it.
+ */
+function shellInArgs(c: SimpleCommand): string[] {
+  if (PLAIN_SHELL.test(c.name) || INTERPRETERS.test(c.name) || c.name === "su" || c.name === "newgrp") return [];
+  const j = c.args.findIndex((a, i) => !c.dynamicArgs[i] && PLAIN_SHELL.test(basename(a)) && /^-[a-zA-Z]*c[a-zA-Z]*$/.test(c.args[i + 1] ?? ""));
+  return j < 0
+    ? []
+    : [
+        c.args
+          .slice(j)
+          .map((a, i) => quoteWord(a, c.dynamicArgs[j + i] === true))
+          .join(" "),
+      ];
+}
+
 /** The literal code a command runs besides itself (the audit parses and audits it like the command line). */
 function literalCode(c: SimpleCommand): string[] {
   const { name, args } = c;
@@ -271,6 +330,7 @@ function literalCode(c: SimpleCommand): string[] {
     if (ci >= 0 && args[ci + 1] !== undefined && !c.dynamicArgs[ci + 1]) code.push(args[ci + 1]!);
     if (eq !== undefined) code.push(eq.slice(10));
   }
+  code.push(...shellInArgs(c));
   if (name === "find") {
     for (let j = 0; j < args.length; j++) {
       if (!/^-(?:exec|execdir|ok|okdir)$/.test(args[j]!)) continue;

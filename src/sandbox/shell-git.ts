@@ -21,17 +21,12 @@ import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { type SimpleCommand, isFlag } from "./shell-command.js";
 import { gitSubOptionUnlisted } from "./read-only-options.js";
+import { longOption } from "./option-table.js";
 
 type GitRule = { verdict: "ask" | "edit"; reason: string; test: (c: SimpleCommand) => boolean };
 
 /** Global options before the sub-command that take a separate value. */
 const VALUED = /^(?:-C|-c|--git-dir|--work-tree|--namespace|--config-env|--super-prefix)$/;
-
-/** `--name`, `--name=…` or a prefix of it at least `min` letters long: git takes any unambiguous prefix (`--templ=tpl`). */
-function longOption(arg: string, name: string, min: number): boolean {
-  const m = /^--([a-z-]+)(?:=|$)/.exec(arg);
-  return m !== null && m[1]!.length >= min && name.startsWith(m[1]!);
-}
 
 /** `git [-C dir] [-c k=v] <sub> …` → [sub, …rest]. */
 export function gitArgs(c: SimpleCommand): string[] {

@@ -72,6 +72,20 @@ export function sqliteRisk(c: SimpleCommand): "ask" | "edit" | "allow" {
   return "allow";
 }
 
+/**
+ * A pipeline's command with what a literal `echo`/`printf` before it sends as its stdin text, so the rules that read
+ * stdin (sqlite3's `.system`, an interpreter's code) see `echo '.system …' | sqlite3` too (the twenty-fifth pass's A25-3).
+ */
+export function withPipedLiteral(c: SimpleCommand, before: SimpleCommand | undefined): SimpleCommand {
+  if (before === undefined || c.stdinText !== undefined) return c;
+  const literal = /^(?:echo|printf)$/.test(before.name) && before.via.length === 0 && !before.dynamicArgs.some(Boolean);
+  const args = before.name === "echo" ? before.args.filter((a, i) => !(i === 0 && /^-[neE]+$/.test(a))) : before.args;
+  return literal ? { ...c, stdinPiped: true, stdinText: args.join(" ").replace(/\\n/g, "\n") } : { ...c, stdinPiped: true };
+}
+
+/** sqlite3 reading commands from a pipe the audit cannot read: its `.system`/`.shell` lines would run unjudged. */
+export const sqliteReadsUnseenPipe = (c: SimpleCommand): boolean => /^sqlite3?$/.test(c.name) && c.stdinPiped === true && c.stdinText === undefined;
+
 /** The shell commands an editor or sqlite3 script names (`!cmd`, `.shell cmd`): judged like the command itself. */
 export function embeddedShell(c: SimpleCommand): string[] {
   let lines: string[] = [];

@@ -14,9 +14,10 @@
 //   (unconfined-paths.ts): a symlink the repository ships, a glob through one, a word known only at run time. Tool
 //   results are masked for secrets besides (middleware/tool-result-secret-masking.ts).
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
-import type { SimpleCommand } from "./shell-command.js";
+import { SYSTEM_DIRS, type SimpleCommand } from "./shell-command.js";
 import { commandOnlyReads, readerWithUnlistedOption } from "./shell-read-only.js";
 import { runsUnreadCode } from "./shell-inline-code.js";
+import { sqliteReadsUnseenPipe } from "./shell-rules-io.js";
 import { namesHome } from "./shell-rules-paths.js";
 import { VIRTUAL_ROOT } from "./paths.js";
 import { notLiteral } from "./unconfined-literal.js";
@@ -55,7 +56,17 @@ function absoluteOutside(w: string): boolean {
  * absolute path elsewhere (a glob over /proc's environ files, /run/secrets: the sixth pass).
  */
 const readsOutside = (c: SimpleCommand) =>
-  c.cwd.at !== "workspace" || [...c.args, ...c.redirects.map((r) => r.target)].some((w) => namesHome(w) || /(?:^|\/)\.\.(?:\/|$)/.test(w) || absoluteOutside(w));
+  c.cwd.at !== "workspace" || [...c.args.flatMap(withGluedValue), ...c.redirects.map((r) => r.target)].some((w) => namesHome(w) || /(?:^|\/)\.\.(?:\/|$)/.test(w) || absoluteOutside(w));
+
+/** Where a path glued to an option may start: `..`, `~`, or an absolute path under a top-level folder (`-Isrc/inc`
+ *  stays a relative path: where the option letters end is not known). */
+const GLUED_PATH = new RegExp(`^-[A-Za-z]+((?:\\.\\.|~|/(?:${SYSTEM_DIRS}|tmp|mnt|media|run|snap|nix)(?:/|$)).*)$`);
+
+/** A word and the path an option holds glued to it: `-MF../x`, `-qo/tmp/x`, `-I~/inc`, `--output=../x` (A25-10). */
+function withGluedValue(w: string): string[] {
+  const glued = GLUED_PATH.exec(w)?.[1] ?? /^--?[A-Za-z][\w-]*=(.+)$/.exec(w)?.[1];
+  return glued === undefined ? [w] : [w, glued];
+}
 
 /** Why this simple command asks when it runs unconfined, or undefined when it only reads (inside `workspace`). */
 export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | undefined {
@@ -64,7 +75,7 @@ export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | u
   const words = [...c.args, ...c.redirects.map((r) => r.target)];
   if (words.some((w) => SECRET_WORD.test(w))) return UNCONFINED_SECRET_REASON;
   if (SIGNALS_OTHERS.test(c.name)) return UNCONFINED_SIGNAL_REASON;
-  if (RUNS_GIVEN.test(c.name) || runsInline(c) || runsUnreadCode(c)) return UNCONFINED_GIVEN_REASON;
+  if (RUNS_GIVEN.test(c.name) || runsInline(c) || runsUnreadCode(c) || sqliteReadsUnseenPipe(c)) return UNCONFINED_GIVEN_REASON;
   // `xargs -a list truncate -s0`: the files a writer is handed come from input the audit never sees.
   if (c.via.some((w) => w === "xargs") && !commandOnlyReads(c)) return UNCONFINED_GIVEN_REASON;
   if (c.name !== "" && readsOutside(c)) return UNCONFINED_OUTSIDE_REASON;

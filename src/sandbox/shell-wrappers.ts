@@ -3,21 +3,46 @@
 // its command from every rule: the twenty-third pass deleted outside the workspace under prlimit, setarch, fakeroot,
 // valgrind, dbus-run-session and cmake -E chdir (A23-9).
 
+import { longOption } from "./option-table.js";
+
 /** Wrappers that run their arguments as a command; value: options that take an argument. */
 export const WRAPPERS: Record<string, Set<string>> = {
-  sudo: new Set(["-u", "-g", "-U", "-C", "-h", "-p", "-r", "-t", "-D", "-R", "-T"]),
+  sudo: new Set([
+    "-u",
+    "-g",
+    "-U",
+    "-C",
+    "-h",
+    "-p",
+    "-r",
+    "-t",
+    "-D",
+    "-R",
+    "-T",
+    "--user",
+    "--group",
+    "--prompt",
+    "--role",
+    "--type",
+    "--chdir",
+    "--chroot",
+    "--close-from",
+    "--host",
+    "--other-user",
+    "--command-timeout",
+  ]),
   doas: new Set(["-u", "-C"]),
   env: new Set(["-u", "-C", "-S", "--unset", "--chdir", "--split-string"]),
   nice: new Set(["-n", "--adjustment"]),
-  ionice: new Set(["-c", "-n", "-p", "--class", "--classdata"]),
+  ionice: new Set(["-c", "-n", "-p", "--class", "--classdata", "--pid", "--pgid", "--uid"]),
   nohup: new Set(),
   command: new Set(),
   builtin: new Set(),
   exec: new Set(["-a"]),
   time: new Set(["-f", "-o", "--format", "--output"]),
-  stdbuf: new Set(["-i", "-o", "-e"]),
+  stdbuf: new Set(["-i", "-o", "-e", "--input", "--output", "--error"]),
   timeout: new Set(["-s", "-k", "--signal", "--kill-after"]),
-  xargs: new Set(["-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--max-args", "--delimiter"]),
+  xargs: new Set(["-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--max-args", "--delimiter", "--arg-file", "--eof", "--max-lines", "--max-procs", "--max-chars", "--process-slot-var"]),
   unbuffer: new Set(),
   setsid: new Set(),
   busybox: new Set(),
@@ -26,8 +51,43 @@ export const WRAPPERS: Record<string, Set<string>> = {
   flock: new Set(["-w", "--wait", "--timeout", "-E", "--conflict-exit-code", "-c", "--command"]),
   taskset: new Set(),
   chrt: new Set(["-T", "-P", "-D", "--sched-runtime", "--sched-period", "--sched-deadline"]),
-  strace: new Set(["-o", "-e", "-p", "-s", "-u", "-E", "-a", "-b", "-I", "-O", "-S", "-P", "-X", "--output", "--attach", "--user", "--env"]),
-  ltrace: new Set(["-o", "-e", "-p", "-s", "-u", "-a", "-n", "-l", "-w", "-A", "-D", "-F", "--output", "--library"]),
+  strace: new Set([
+    "-o",
+    "-e",
+    "-p",
+    "-s",
+    "-u",
+    "-E",
+    "-a",
+    "-b",
+    "-I",
+    "-O",
+    "-S",
+    "-P",
+    "-X",
+    "--output",
+    "--attach",
+    "--user",
+    "--env",
+    "--trace",
+    "--trace-path",
+    "--signal",
+    "--status",
+    "--string-limit",
+    "--columns",
+    "--abbrev",
+    "--verbose",
+    "--raw",
+    "--read",
+    "--write",
+    "--fault",
+    "--inject",
+    "--detach-on",
+    "--summary-columns",
+    "--summary-sort-by",
+    "--sort-by",
+  ]),
+  ltrace: new Set(["-o", "-e", "-p", "-s", "-u", "-a", "-n", "-l", "-w", "-A", "-D", "-F", "--output", "--library", "--where", "--debug", "--config", "--indent", "--align"]),
   chronic: new Set(),
   unshare: new Set(["-S", "-G", "-R", "-w", "--setuid", "--setgid", "--root", "--wd", "--map-user", "--map-group", "--propagation"]),
   setpriv: new Set([
@@ -55,6 +115,19 @@ export const WRAPPERS: Record<string, Set<string>> = {
   linux32: new Set(),
   linux64: new Set(),
   fakeroot: new Set(["-l", "--lib", "--faked", "-s", "-i"]),
+  // Debian's fakeroot is an alternative over these (the twenty-fifth pass's A25-3).
+  "fakeroot-tcp": new Set(["-l", "--lib", "--faked", "-s", "-i"]),
+  "fakeroot-sysv": new Set(["-l", "--lib", "--faked", "-s", "-i"]),
+  "fakeroot-ng": new Set(["-l", "-p", "-f"]),
+  // `logsave [-asv] LOGFILE cmd…` appends the output to LOGFILE (judged as `>`); `dpkg-architecture … -c cmd…`;
+  // `capsh … -- ARGS` runs bash ARGS (`--shell=` another shell); debconf, `gpg-agent --daemon`, fstab-decode run
+  // their command. The twenty-fifth pass (A25-1, A25-3, A25-15) ran `sh -c` unjudged under each.
+  logsave: new Set(),
+  "dpkg-architecture": new Set(["-a", "-t", "-A", "-T", "-W", "-B", "-f", "--host-arch", "--host-type", "--target-arch", "--target-type"]),
+  capsh: new Set(),
+  debconf: new Set(["-o", "--owner", "-f", "--frontend", "-p", "--priority"]),
+  "gpg-agent": new Set(["--homedir", "--options", "--log-file", "--pinentry-program", "--scdaemon-program", "--default-cache-ttl", "--max-cache-ttl"]),
+  "fstab-decode": new Set(),
   fakechroot: new Set(["-l", "--lib", "-d", "--elfloader", "-e", "--environment", "-c", "--config-dir"]),
   valgrind: new Set(),
   "dbus-run-session": new Set(),
@@ -103,10 +176,45 @@ export const WRAPPERS: Record<string, Set<string>> = {
   ),
   choom: new Set(["-n", "--adjust", "-p", "--pid"]),
   // `perf stat|record|trace [options] [--] cmd`: the sub-command is its first operand (SKIPS_OPERAND).
-  perf: new Set(["-e", "--event", "-o", "--output", "-p", "--pid", "-t", "--tid", "-C", "--cpu", "-r", "--repeat", "-G", "--cgroup", "-x", "-I", "-F", "-c", "-m", "-u", "--uid"]),
+  perf: new Set([
+    "-e",
+    "--event",
+    "-o",
+    "--output",
+    "-p",
+    "--pid",
+    "-t",
+    "--tid",
+    "-C",
+    "--cpu",
+    "-r",
+    "--repeat",
+    "-G",
+    "--cgroup",
+    "-x",
+    "-I",
+    "-F",
+    "-c",
+    "-m",
+    "-u",
+    "--uid",
+    "-D",
+    "--delay",
+    "--freq",
+    "--count",
+    "--mmap-pages",
+    "--field-separator",
+    "--interval-print",
+    "-M",
+    "--metrics",
+    "--pre",
+    "--post",
+  ]),
 };
 /** Wrappers whose first operand is not the command: flock's lock file, taskset's mask, chrt's priority, timeout's duration, chroot's root, setarch's architecture, faketime's time. */
-export const SKIPS_OPERAND = /^(?:flock|taskset|chrt|timeout|chroot|setarch|faketime|perf)$/;
+export const SKIPS_OPERAND = /^(?:flock|taskset|chrt|timeout|chroot|setarch|faketime|perf|logsave)$/;
+/** Wrappers whose skipped operand is a file they write: judged as `>` (logsave's log). */
+export const WRITES_OPERAND = /^logsave$/;
 /** `cmake -E <tool>` tools that run the rest as a command: `chdir <dir> cmd…`, `env [NAME=VALUE…] cmd…`, `time cmd…` (A23-9). */
 export const CMAKE_RUNNERS = /^(?:chdir|env|time)$/;
 /**
@@ -130,26 +238,53 @@ export const CMAKE_FILE_TOOLS: Record<string, string[]> = {
   create_hardlink: ["ln"],
   tar: ["tar"],
 };
-/** A wrapper option whose value is a command line (`env -S '…'`, `flock -c '…'`), or one that changes directory (`env -C dir`). */
-/** Wrappers' options whose value is a file they write (`time -o f`, `strace -o f`, `valgrind --log-file=f`): judged as `> f` (A24-4, A24-5). */
-const OUTPUT_OPTIONS: Record<string, { short?: RegExp; long: RegExp }> = {
-  time: { short: /^-o$/, long: /^--output(?:=|$)/ },
-  strace: { short: /^-o$/, long: /^--output(?:=|$)/ },
-  ltrace: { short: /^-o$/, long: /^--output(?:=|$)/ },
-  valgrind: { long: /^--(?:log-file|xml-file)(?:=|$)/ },
-  perf: { short: /^-o$/, long: /^--output(?:=|$)/ },
+/** Wrappers' options whose value is a file they write (`time -o f`, `strace -o f`, `valgrind --log-file=f`): judged as
+ *  `> f` (A24-4, A24-5). Long ones by any GNU abbreviation (`--out=f`: the twenty-fifth pass's A25-4). */
+const OUTPUT_OPTIONS: Record<string, { short?: string; long: string[] }> = {
+  time: { short: "o", long: ["output"] },
+  strace: { short: "o", long: ["output"] },
+  ltrace: { short: "o", long: ["output"] },
+  valgrind: { long: ["log-file", "xml-file"] },
+  perf: { short: "o", long: ["output"] },
 };
 
-export function wrapperValue(wrapper: string, a: string): { kind: "code" | "chdir" | "output"; attached?: string } | undefined {
+type Special = { kind: "code" | "chdir" | "output" | "rest" | "shell"; attached?: string };
+const valueOf = (a: string) => (a.includes("=") ? { attached: a.slice(a.indexOf("=") + 1) } : {});
+
+/** `a` as the long option `long` (any abbreviation) or the short `-letter` (value attached or not), else undefined. */
+function optionAs(kind: Special["kind"], a: string, letter: string | undefined, long: string[]): Special | undefined {
+  if (long.some((l) => longOption(a, l, 1))) return { kind, ...valueOf(a) };
+  if (letter === undefined || a.startsWith("--") || !a.startsWith(`-${letter}`)) return undefined;
+  return a.length > 2 ? { kind, attached: a.slice(2) } : { kind };
+}
+
+/**
+ * What a wrapper option is besides a flag: its value is a command line (`env -S '…'`, `flock -c '…'`), a folder it
+ * changes to (`env -C dir`), a file it writes (`time -o f`); the command follows (`dpkg-architecture -c`); or it names
+ * the shell that runs the rest (`capsh --shell=/bin/sh`). A long option matches by any GNU abbreviation (`env --sp=`,
+ * `--ch=`: A25-12).
+ */
+export function wrapperValue(wrapper: string, a: string): Special | undefined {
   const output = Object.hasOwn(OUTPUT_OPTIONS, wrapper) ? OUTPUT_OPTIONS[wrapper] : undefined;
-  if (output?.short?.test(a) || output?.long.test(a)) return { kind: "output", ...(a.includes("=") ? { attached: a.slice(a.indexOf("=") + 1) } : {}) };
-  if (output?.short && /^-o./.test(a)) return { kind: "output", attached: a.slice(2) };
-  if (wrapper === "env") {
-    if (a === "-S" || a === "--split-string") return { kind: "code" };
-    if (/^(?:-S.|--split-string=)/.test(a)) return { kind: "code", attached: a.startsWith("--") ? a.slice(15) : a.slice(2) };
-    if (a === "-C" || a === "--chdir") return { kind: "chdir" };
-    if (/^(?:-C.|--chdir=)/.test(a)) return { kind: "chdir", attached: a.startsWith("--") ? a.slice(8) : a.slice(2) };
-  }
-  if (wrapper === "flock" && (a === "-c" || a === "--command")) return { kind: "code" };
+  if (output) return optionAs("output", a, output.short, output.long);
+  if (wrapper === "env") return optionAs("code", a, "S", ["split-string"]) ?? optionAs("chdir", a, "C", ["chdir"]);
+  if (wrapper === "flock" && (a === "-c" || longOption(a, "command", 1))) return { kind: "code", ...valueOf(a) };
+  if (wrapper === "dpkg-architecture" && (a === "-c" || longOption(a, "command", 3))) return { kind: "rest" };
+  if (wrapper === "capsh" && longOption(a, "shell", 2)) return { kind: "shell", ...valueOf(a) };
   return undefined;
+}
+
+/**
+ * A short-option cluster (`-fo`, `-qo../x`, `-iS'cmd'`) as the options getopt reads in it: each letter a flag until
+ * one that takes a value, which keeps the rest of the cluster as its attached value (`-o../x`; A25-2).
+ */
+export function clusterParts(wrapper: string, a: string, valued: Set<string>): string[] {
+  if (!/^-[A-Za-z][A-Za-z0-9]/.test(a)) return [a];
+  const out: string[] = [];
+  for (let i = 1; i < a.length; i++) {
+    const flag = `-${a[i]}`;
+    if (valued.has(flag) || wrapperValue(wrapper, flag)) return [...out, flag + a.slice(i + 1)];
+    out.push(flag);
+  }
+  return out;
 }

@@ -6,11 +6,12 @@ import { execFileSync } from "node:child_process";
 import { existsSync, statSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { hostProgramPath, onHostPath } from "./env-scrub.js";
+import { longOption } from "./option-table.js";
 import { VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { SimpleCommand } from "./shell-command.js";
 
 /** `arg` is `--<long>` or a GNU abbreviation of it (three letters at least: `--rec`, `--deref`). */
-const longOpt = (arg: string, long: string) => arg.startsWith("--") && arg.length >= 5 && long.startsWith(arg.slice(2).split("=")[0]!);
+const longOpt = (arg: string, long: string) => longOption(arg, long, 3);
 
 /** Programs and the flags that make them follow symlinks while they walk folders. */
 const FOLLOWS_LINKS: Record<string, (a: string) => boolean> = {

@@ -363,6 +363,9 @@ const BLOCK_CONFIG_CODE: string[] = [
   "vim -c '!rm -rf ~' a.txt",
   "ed -s a.txt <<< '!rm -rf ~'",
   "sqlite3 app.db '.shell rm -rf ~'",
+  // A literal echo/printf piped in is read as the stdin it is (the twenty-fifth pass's A25-3).
+  "printf '!rm -rf ~\\nq\\n' | ed -s",
+  "echo '.system rm -rf ~' | sqlite3",
 ];
 const ASK_CONFIG_CODE: string[] = [
   "git -c alias.x='!rm -rf .git' x",
@@ -533,7 +536,6 @@ const ASK_24: string[] = [
   "valgrind --log-file=../vg true",
   "strace -o '|sh' true",
   "echo 'rm -rf ~' | newgrp root",
-  "printf '!rm -rf ~\\nq\\n' | ed -s",
   "perf record -o ../x true",
   "python3 -m timeit -s 'import os' 'os.system(\"rm -rf x\")'",
   "git ls-remote --upload-pack='touch x' .",
@@ -541,6 +543,34 @@ const ASK_24: string[] = [
   "git push --receive-pack='touch x' origin main",
   "git clone -u 'touch y' . z",
 ];
+// The twenty-fifth pass: more wrappers (capsh, logsave, dpkg-architecture -c, fakeroot-tcp/-sysv, debconf,
+// fstab-decode, gpg-agent), GNU abbreviations of wrapper options (env --sp, --ch; stdbuf --output; timeout --sig),
+// short-option clusters (strace -fo), and a shell with -c anywhere in another program's arguments (A25-1/2/3/12/13/15).
+const BLOCK_25: string[] = [
+  "capsh -- -c 'rm -rf ~'",
+  "capsh --shell=/bin/sh -- -c 'rm -rf ~'",
+  "logsave /dev/null sh -c 'rm -rf ~'",
+  "logsave -as log.txt rm -rf ~",
+  "dpkg-architecture -c sh -c 'rm -rf ~'",
+  "dpkg-architecture -a amd64 -c rm -rf ~",
+  "fakeroot-tcp sh -c 'rm -rf ~'",
+  "fakeroot-sysv rm -rf ~",
+  "debconf sh -c 'rm -rf ~'",
+  "fstab-decode rm -rf ~",
+  "gpg-agent --daemon rm -rf ~",
+  "env --sp='rm -rf ~'",
+  "env --split='sh -c \"rm -rf ~\"'",
+  "env -iS'rm -rf ~'",
+  "stdbuf --output L rm -rf ~",
+  "timeout --sig KILL 5 rm -rf ~",
+  "timeout --kill 1 5 rm -rf ~",
+  "nice --adj 5 rm -rf ~",
+  "env --un X rm -rf ~",
+  "strace --trace open rm -rf ~",
+  "someunknownwrapper --opt v bash -c 'rm -rf ~'",
+];
+const EDIT_25: string[] = ["strace -fo t1.txt true", "/usr/bin/time --out=t2.txt true", "/usr/bin/time -ao t3.txt true", "strace -qot4.txt true", "logsave out.txt true", "env --ch=sub touch x"];
+const ASK_25: string[] = ["strace -fo ../x true", "strace -qo../x true", "/usr/bin/time --out=../x true", "env --ch=.. touch x"];
 const ALLOW_23: string[] = [
   "script -qc true /dev/null",
   "python3 -m zipfile -l a.zip",
@@ -834,6 +864,15 @@ describe("auditCommand", () => {
     expect(await auditCommand(cmd)).toEqual({ verdict: "edit", reason: "writes files (ask mode asks before edits)" });
   });
   it.each(ASK_24)("asks first for %j (the twenty-fourth pass)", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("ask");
+  });
+  it.each(BLOCK_25)("blocks %j: the command a wrapper runs is judged however its options are spelled (the twenty-fifth pass)", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("block");
+  });
+  it.each(EDIT_25)("counts %j as an edit (the twenty-fifth pass)", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "edit", reason: "writes files (ask mode asks before edits)" });
+  });
+  it.each(ASK_25)("asks first for %j (the twenty-fifth pass)", async (cmd) => {
     expect((await auditCommand(cmd)).verdict).toBe("ask");
   });
   it.each(ALLOW_23)("still allows %j (the twenty-third pass's near misses)", async (cmd) => {

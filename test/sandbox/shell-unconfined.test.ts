@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { OWN_CLI_REASON } from "../../src/sandbox/shell-rules-own-cli.js";
 import { DESTROYS_REASON } from "../../src/sandbox/shell-rules-destroy.js";
 import { auditCommand } from "../../src/sandbox/shell-audit.js";
+import { needsPerson } from "../../src/sandbox/shell-unconfined.js";
 import { VIRTUAL_ROOT } from "../../src/sandbox/paths.js";
 
 const unconfined = (c: string) => auditCommand(c, { confined: false });
@@ -283,8 +284,8 @@ describe("auditCommand without a sandbox: options are an allow list, bash-only s
     ["cat $'aws\\x{2f}credentials'", /no sandbox here/],
     ["rg $'\\x{2d}-pre' ./p.sh x", /no sandbox here/],
     ["file -maws/credentials x", /read-only list \(file -maws\/credentials\)/],
-    ["file -m../notes.txt x", /read-only list/],
-    ["file --magic-file=../x y", /read-only list/],
+    ["file -m../notes.txt x", /read-only list|reaches outside the workspace/],
+    ["file --magic-file=../x y", /read-only list|reaches outside the workspace/],
     ["grep -faws/credentials x", /read-only list \(grep -faws\/credentials\)/],
     ["grep -rfaws/credentials .", /read-only list/],
     ["grep --reg=x .", /read-only list \(grep --reg=x\)/],
@@ -623,5 +624,23 @@ describe("deerflow's own CLI from the agent's shell needs a person without a san
   it("asks inside the sandbox too, where --yes may answer", async () => {
     expect(await auditCommand("deerflow memory list")).toEqual({ verdict: "ask", reason: OWN_CLI_REASON });
     expect((await auditCommand("node scripts/deerflow-stats.mjs")).reason).not.toBe(OWN_CLI_REASON);
+  });
+});
+
+// The twenty-fifth pass (A25-10, A25-3): a path glued to a short option (`cc -MF../x`) wrote a python .pth into the home,
+// and sqlite3 ran `.system` lines piped in from a file the audit never reads.
+describe("auditCommand without a sandbox: glued option paths and piped sqlite3 scripts (the twenty-fifth pass)", () => {
+  it.each(["cc -E -MD -MF../.local/lib/python3.11/site-packages/zz.pth a.c", "cc -MF/tmp/x a.c", "strace -qo../.bash_logout true", "gcc -I~/inc a.c", "cat dump.sql | sqlite3 db.sqlite"])(
+    "%j needs a person",
+    async (cmd) => {
+      const v = needsPerson(await unconfined(cmd));
+      expect(v.verdict).toBe("ask");
+      expect(v.needsPerson, v.reason).toBe(true);
+    },
+  );
+  it.each(["gcc -Isrc/include -c a.c", "echo 'select 1;' | sqlite3 db.sqlite"])("%j stays a plain ask (--yes approves it)", async (cmd) => {
+    const v = needsPerson(await unconfined(cmd));
+    expect(v.verdict).toBe("ask");
+    expect(v.needsPerson).toBeFalsy();
   });
 });
