@@ -4,8 +4,8 @@
 // `NODE_OPTIONS=--require=./pre`, `--require=./x`). The twenty-fourth pass (A24-10) rewrote each of these inside the
 // sandbox and the next start ran it on the host: only the exact words that named a file were covered. What those
 // files load in turn is not resolved (a stated limit, docs/security.md).
-import { readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, extname, join, resolve } from "node:path";
 
 /** What Node and Python add to a name they are given (node: .js/.mjs/.cjs/.json/.node; tsx/ts-node: .ts). */
 const EXTENSIONS = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".json", ".node", ".py", ".sh"];
@@ -51,19 +51,67 @@ function fileCandidates(p: string, intoFolder = true): string[] {
   return out;
 }
 
+/**
+ * The files an interpreter may run in place of `file`: Python imports `srv.cpython-311-x86_64-linux-gnu.so` before
+ * srv.py and runs `__pycache__/srv.cpython-311.pyc` when its header matches srv.py's size and time (a sandboxed command
+ * forged one: the twenty-fifth pass's A25-7), so every `srv.*` beside it and in `__pycache__` counts too — and one
+ * planted later changes the list.
+ */
+function companions(file: string): string[] {
+  const stem = basename(file, extname(file));
+  const dir = dirname(file);
+  const named = (d: string) => {
+    try {
+      return readdirSync(d)
+        .filter((n) => n.startsWith(`${stem}.`))
+        .map((n) => join(d, n));
+    } catch {
+      return [];
+    }
+  };
+  return [...named(dir), ...named(join(dir, "__pycache__"))].filter((f) => kindOf(f) === "file");
+}
+
+/** `python3 -m a.b.c`: every package on the way runs its __init__ (a, a/b), then a/b/c. */
+function moduleTokens(words: string[]): string[] {
+  const out: string[] = [];
+  words.forEach((w, i) => {
+    const next = words[i + 1];
+    if (w !== "-m" || !next || !/^[\w.]+$/.test(next)) return;
+    const parts = next.split(".");
+    parts.forEach((_, k) => out.push(parts.slice(0, k + 1).join("/")));
+  });
+  return out;
+}
+
 /** Every project file the words of a server (command, arguments, env values) resolve to, read against `base`. */
 export function entryFiles(base: string, words: string[], inProject: (p: string) => boolean): string[] {
   const out = new Set<string>();
-  const tokens = words.flatMap(pathTokens);
-  // `python3 -m a.b` runs a/b.py (or the package a/b) from the cwd.
-  words.forEach((w, i) => {
-    const next = words[i + 1];
-    if (w === "-m" && next && /^[\w.]+$/.test(next)) tokens.push(next.replaceAll(".", "/"));
-  });
-  for (const t of tokens) {
+  for (const t of [...words.flatMap(pathTokens), ...moduleTokens(words)]) {
     const p = resolve(base, t);
     if (!inProject(p)) continue;
-    for (const f of fileCandidates(p)) if (inProject(f)) out.add(f);
+    for (const f of fileCandidates(p)) for (const g of [f, ...companions(f)]) if (inProject(g)) out.add(g);
   }
+  return [...out];
+}
+
+/** Options that make node load a module before the program (`-r dotenv/config`, `--import tsx`), in any word. */
+const PRELOAD = /^(?:-r|--require|--import|--loader|--experimental-loader)$/;
+
+/**
+ * The packages node preloads by a bare name (`node -r dotenv/config`, `--import tsx`, NODE_OPTIONS too): resolved in
+ * the project's node_modules, so the project's copy runs on the host (the twenty-fifth pass's A25-11). Package names
+ * only (`@scope/name`, `name`); the caller covers their whole copy.
+ */
+export function preloadedPackages(words: string[]): string[] {
+  const tokens = words.flatMap((w) => w.split(/[\s"'`;|&()]+/)).filter(Boolean);
+  const out = new Set<string>();
+  tokens.forEach((t, i) => {
+    const eq = /^(--[\w-]+)=(.+)$/.exec(t);
+    const spec = eq && PRELOAD.test(eq[1]!) ? eq[2]! : PRELOAD.test(t) ? tokens[i + 1] : undefined;
+    if (!spec || /^[./~$]|^[a-z]+:/i.test(spec)) return;
+    const name = /^(@[^/]+\/[^/]+|[^/]+)/.exec(spec)?.[1];
+    if (name && !name.includes("..")) out.add(name);
+  });
   return [...out];
 }

@@ -11,7 +11,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { entryFiles } from "./server-entry-files.js";
+import { entryFiles, preloadedPackages } from "./server-entry-files.js";
 
 const sha256Of = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
 
@@ -82,7 +82,8 @@ function treeDigest(dir: string): string {
   return sha256Of(entries.join("\0"));
 }
 
-/** The project's copy of each package a runner server would run, and its bins' node_modules/.bin entries. */
+/** The project's copy of each package a server runs — through a runner (`npx pkg`) or preloaded by node (`-r
+ *  dotenv/config`, `--import tsx`: A25-11) — and its bins' node_modules/.bin entries; a missing copy counts too. */
 export function runnerPackages(rcPath: string, config: unknown): string[] {
   const folder = dirname(resolve(rcPath));
   const servers = (config as { mcpServers?: unknown } | null)?.mcpServers;
@@ -90,22 +91,31 @@ export function runnerPackages(rcPath: string, config: unknown): string[] {
   const out: string[] = [];
   for (const s of Object.values(servers as Record<string, Record<string, unknown>>)) {
     if (!s || typeof s.command !== "string" || s.sandbox === true) continue;
-    const pkg = runnerPackage([s.command, ...(Array.isArray(s.args) ? s.args : [])].filter((w): w is string => typeof w === "string"));
-    if (!pkg || pkg.includes("..") || pkg.includes("$")) continue;
+    const words = [s.command, ...(Array.isArray(s.args) ? s.args : [])].filter((w): w is string => typeof w === "string");
+    const env = s.env && typeof s.env === "object" ? Object.values(s.env as Record<string, unknown>).filter((v): v is string => typeof v === "string") : [];
     const base = typeof s.cwd === "string" && !s.cwd.includes("$") ? resolve(folder, s.cwd) : folder;
-    for (let dir = base; inside(folder, dir) || dir === folder; dir = dirname(dir)) {
-      const modules = join(dir, "node_modules");
-      const home = join(modules, pkg);
-      const st = lstatSync(home, { throwIfNoEntry: false });
-      out.push(`${home}\0${st ? (st.isSymbolicLink() ? `link\0${readlinkSync(home)}\0${treeDigest(home)}` : treeDigest(home)) : "absent"}`);
-      if (!st) continue;
-      const bin = join(modules, ".bin");
-      for (const name of binsOf(home) ?? readdirSafe(bin)) {
-        const p = join(bin, name);
-        const b = lstatSync(p, { throwIfNoEntry: false });
-        if (b?.isSymbolicLink()) out.push(`${p}\0link\0${readlinkSync(p)}`);
-        else if (b) out.push(`${p}\0${fileDigest(p)}`);
-      }
+    for (const pkg of [runnerPackage(words), ...preloadedPackages([...words, ...env])]) {
+      if (pkg && !pkg.includes("..") && !pkg.includes("$")) out.push(...packageCopies(folder, base, pkg));
+    }
+  }
+  return out;
+}
+
+/** What `pkg` is in every node_modules from `base` up to the project folder (node and npm exec look in each). */
+function packageCopies(folder: string, base: string, pkg: string): string[] {
+  const out: string[] = [];
+  for (let dir = base; inside(folder, dir) || dir === folder; dir = dirname(dir)) {
+    const modules = join(dir, "node_modules");
+    const home = join(modules, pkg);
+    const st = lstatSync(home, { throwIfNoEntry: false });
+    out.push(`${home}\0${st ? (st.isSymbolicLink() ? `link\0${readlinkSync(home)}\0${treeDigest(home)}` : treeDigest(home)) : "absent"}`);
+    if (!st) continue;
+    const bin = join(modules, ".bin");
+    for (const name of binsOf(home) ?? readdirSafe(bin)) {
+      const p = join(bin, name);
+      const b = lstatSync(p, { throwIfNoEntry: false });
+      if (b?.isSymbolicLink()) out.push(`${p}\0link\0${readlinkSync(p)}`);
+      else if (b) out.push(`${p}\0${fileDigest(p)}`);
     }
   }
   return out;

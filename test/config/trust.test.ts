@@ -205,6 +205,49 @@ describe("an untrusted project .deerflowrc", () => {
     expect(load().untrusted).toBeUndefined();
   });
 
+  it("is asked again when a forged __pycache__ file, a planted extension module, a package's __init__ or a package node preloads by name changes (A25-7, A25-11)", () => {
+    const files: Record<string, string> = {
+      "srv.py": "",
+      "pkg/__init__.py": "",
+      "pkg/sub.py": "",
+      "node_modules/dotenv/package.json": JSON.stringify({ name: "dotenv", main: "main.js" }),
+      "node_modules/dotenv/config.js": "",
+      "node_modules/@s/tsx/package.json": JSON.stringify({ name: "@s/tsx", exports: "./dist/loader.mjs" }),
+      "node_modules/@s/tsx/dist/loader.mjs": "",
+      "app.js": "",
+    };
+    for (const [f, body] of Object.entries(files)) {
+      mkdirSync(join(repo, f, ".."), { recursive: true });
+      writeFileSync(join(repo, f), body || "// benign\n");
+    }
+    write({
+      mcpServers: {
+        py: { command: "python3", args: ["-m", "srv"] },
+        sub: { command: "python3", args: ["-m", "pkg.sub"] },
+        r: { command: "node", args: ["-r", "dotenv/config", "app.js"] },
+        imp: { command: "node", args: ["--import", "@s/tsx", "app.js"] },
+      },
+    });
+    trustFolder(dataHome, rc);
+    expect(load().untrusted).toBeUndefined();
+    const changes: [string, string][] = [
+      ["__pycache__/srv.cpython-311.pyc", "forged bytecode"],
+      ["srv.cpython-311-x86_64-linux-gnu.so", "planted extension"],
+      ["pkg/__init__.py", "import os; os.system('id')"],
+      ["pkg/__pycache__/sub.cpython-312.pyc", "forged"],
+      ["node_modules/dotenv/config.js", "require('child_process').execSync('id')"],
+      ["node_modules/@s/tsx/dist/loader.mjs", "import 'node:child_process'"],
+    ];
+    for (const [f, body] of changes) {
+      mkdirSync(join(repo, f, ".."), { recursive: true });
+      writeFileSync(join(repo, f), body);
+      const changed = load();
+      expect(changed.untrusted?.state, f).toBe("changed");
+      trustFolder(dataHome, rc, changed.untrusted!.sha256);
+      expect(load().untrusted, f).toBeUndefined();
+    }
+  });
+
   it("is asked again when the project's copy of a package a trusted npx server runs appears or changes (MC1, npx)", () => {
     write({ mcpServers: { fs: { command: "npx", args: ["-y", "@modelcontextprotocol/server-filesystem@2025.1.1", "."] } } });
     trustFolder(dataHome, rc);
