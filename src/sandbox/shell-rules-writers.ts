@@ -110,10 +110,38 @@ function writes(c: SimpleCommand): boolean {
   return false;
 }
 
+const COMPILER = /^(?:cc|c\+\+|gcc|g\+\+|clang|clang\+\+|cpp|tcc|[\w.-]+-(?:gcc|g\+\+|clang)(?:-\d+)?|gcc-\d+|clang-\d+)$/;
+/** Python modules that write the file an option or operand names (`-o`, `pydoc -w`), or a folder (venv, compileall). */
+const PYTHON_WRITERS = /^(?:profile|cProfile|zipapp|pickletools|pydoc|venv|virtualenv|compileall|py_compile|trace)$/;
+/** node flags that write a file (profiles, reports, warnings) into the cwd or a named place. */
+const NODE_WRITES =
+  /^--(?:prof|heap-prof|cpu-prof|heapsnapshot-signal|redirect-warnings|report-filename|report-dir|report-directory|diagnostic-dir|report-on-signal|report-uncaught-exception|report-on-fatalerror|heapsnapshot-near-heap-limit|trace-event-file-pattern|prof-process)(?:=|$)/;
+
+/**
+ * The twenty-fifth pass's writers (A25-9, A25-14): a compiler's explicit output (`-o f`, `-MF f`, `cpp in out`), node's
+ * profiling and report flags, Python modules that write (`-m profile -o`, `pydoc -w`, `zipapp`, `venv`), and git
+ * commands given `--output` (range-diff, whatchanged: the read list already refuses it for log/diff/show).
+ */
+function toolWrites(c: SimpleCommand): boolean {
+  if (COMPILER.test(c.name)) {
+    const out = c.args.some((a, i) => (/^-(?:o|MF|MQ)$/.test(a) && isFile(c, c.args[i + 1])) || (/^-(?:o|MF)(.+)$/.test(a) && isFile(c, a.replace(/^-(?:o|MF)/, ""))));
+    return out || (c.name === "cpp" && isFile(c, fileOperands(c)[1]));
+  }
+  if (/^(?:node|nodejs)$/.test(c.name)) return c.args.some((a) => NODE_WRITES.test(a));
+  if (/^python[\d.]*$/.test(c.name)) {
+    const m = c.args.indexOf("-m");
+    const mod = m >= 0 ? (c.args[m + 1] ?? "") : "";
+    // profile, pydoc, trace and pickletools write only when told to; the rest always do.
+    const told = !/^(?:profile|cProfile|pickletools|pydoc|trace)$/.test(mod) || c.args.some((a) => /^-[wo]|^--(?:outfile|output|file|coverdir)/.test(a));
+    return PYTHON_WRITERS.test(mod) && told;
+  }
+  return c.name === "git" && c.args.some((a) => /^--(?:outp?u?t?|output-directory)(?:=|$)/.test(a) || a === "-o");
+}
+
 /** The command writes a file because writing one is what the program does (see above): ask mode asks as for an edit. */
 export function writesOwnOutput(c: SimpleCommand): boolean {
   if (EXPANDED_OPTION.test(c.name) && dynamicBeforeOperands(c)) return true;
-  if (writes(c)) return true;
+  if (writes(c) || toolWrites(c)) return true;
   // What a runner starts (shell-runners.ts): `npx prettier --write .` writes as `prettier --write .` does.
   const inner = launchedCommand(c);
   return inner !== undefined && writesOwnOutput(inner);

@@ -569,8 +569,30 @@ const BLOCK_25: string[] = [
   "strace --trace open rm -rf ~",
   "someunknownwrapper --opt v bash -c 'rm -rf ~'",
 ];
-const EDIT_25: string[] = ["strace -fo t1.txt true", "/usr/bin/time --out=t2.txt true", "/usr/bin/time -ao t3.txt true", "strace -qot4.txt true", "logsave out.txt true", "env --ch=sub touch x"];
+const EDIT_25: string[] = [
+  "cpp a.c f5.txt",
+  "python3 -m pickletools -o f6.txt /dev/null",
+  "cc -E -MD -MF f10.txt a.c -o /dev/null",
+  "gcc -fsyntax-only -MD -MF f11.txt a.c",
+  "git range-diff --output=f14.txt HEAD~0...HEAD~0",
+  "git whatchanged -1 --output=f18.txt",
+  "python3 -m pydoc -w json",
+  "node --prof app.js",
+  "node --heap-prof app.js",
+  "node --redirect-warnings=w.txt app.js",
+  "python3 -m profile -o out.prof x.py",
+  "python3 -m zipapp src -o app.pyz",
+  "python3 -m venv .venv",
+  "gcc -o app main.c",
+  "strace -fo t1.txt true",
+  "/usr/bin/time --out=t2.txt true",
+  "/usr/bin/time -ao t3.txt true",
+  "strace -qot4.txt true",
+  "logsave out.txt true",
+  "env --ch=sub touch x",
+];
 const ASK_25: string[] = ["strace -fo ../x true", "strace -qo../x true", "/usr/bin/time --out=../x true", "env --ch=.. touch x"];
+const ALLOW_25: string[] = ["cpp a.c", "python3 -m pydoc json", "node app.js", "gcc -c main.c", "gcc -E a.c -o /dev/null", "python3 -m cProfile x.py", "git log --oneline"];
 const ALLOW_23: string[] = [
   "script -qc true /dev/null",
   "python3 -m zipfile -l a.zip",
@@ -874,6 +896,9 @@ describe("auditCommand", () => {
   });
   it.each(ASK_25)("asks first for %j (the twenty-fifth pass)", async (cmd) => {
     expect((await auditCommand(cmd)).verdict).toBe("ask");
+  });
+  it.each(ALLOW_25)("still allows %j (the twenty-fifth pass's near misses)", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
   });
   it.each(ALLOW_23)("still allows %j (the twenty-third pass's near misses)", async (cmd) => {
     expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
