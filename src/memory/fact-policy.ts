@@ -121,7 +121,11 @@ export const FACT_POLICY: readonly Rule[] = [
   },
   {
     reason: "it is a command that downloads or sends data; notes never carry network commands",
-    patterns: [/\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|httpie|aria2c|ftp)\b/],
+    patterns: [
+      /\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|httpie|aria2c|ftp)\b/,
+      // an interpreter's own HTTP client (the twenty-fifth pass's A25-6: `python3 -m urllib.request URL`, fetch().then(eval))
+      /\burllib\w*|\burlopen\b|\brequests\.(?:get|post|put)\b|\bhttp\.client\b|\bhttplib\b|\bfetch\s*\(|\bxmlhttprequest\b|\bnet\/http\b|\bopen-uri\b/,
+    ],
   },
   {
     reason: "it carries a destructive command (rm -rf, mkfs, dd, git reset --hard …); notes never carry commands that delete",
@@ -144,6 +148,9 @@ export const FACT_POLICY: readonly Rule[] = [
       /\bgit\s+push\b.*\s:\S/,
       /\b(?:rclone|rsync|aws\s+s3\s+sync|gsutil\s+(?:-m\s+)?rsync)\b.*\s--delete/,
       /\breplicas[= ]+0\b/,
+      // every remote branch the local clone lacks deleted; the repository's config published (A25-6)
+      /\bgit\s+push\b.*\s--(?:prune|mirror|delete)\b/,
+      /\bgh\s+(?:gist|release)\s+create\b|\s--public\b/,
     ],
   },
   {
@@ -163,6 +170,7 @@ export const FACT_POLICY: readonly Rule[] = [
       /\bskip\w*\s+(?:\w+\s+){0,2}(?:checks?|tests?|hooks?|verification|reviews?|confirmations?|ci)\b/,
       /\b(?:disabl|turn\w* off|switch\w* off)\w*\s+(?:\w+\s+){0,2}(?:checks?|safety|confirmations?|prompts?|security|verification|hooks?|guard\w*|linters?|tests?)\b/,
       /\b(?:never|not|no longer|stop\w*)\s+(?:\w+\s+){0,3}(?:ask|confirm|prompt)|\b(?:don'?t|do not|without|no need to)\s+(?:\w+\s+){0,2}(?:ask\w*|confirm\w*|prompt\w*|permission)|\bno (?:confirmations?|prompts?)\b/,
+      /\bwithout\s+(?:\w+\s+){0,2}(?:review\w*|check\w*|looking|reading|inspect\w*)\b|\btrust\w*\s+(?:the\s+)?(?:agent|assistant|model|ai|bot)\b/,
       /\b(?:pre-?(?:approved|authori[sz]ed|granted)|trust\w* (?:all|every|any)\b|\btrust\w*\s+(?:\w+\s+){0,3}(?:commands?|scripts?|repositor(?:y|ies)|repo)\b|permission to run|allowed to run (?:any|every))/,
     ],
   },
@@ -174,6 +182,10 @@ export const FACT_POLICY: readonly Rule[] = [
       /\|\s*(?:sudo\s+)?(?:ba|z|da|k|fi)?sh\b|\bbase64\s+(?:-\w*d|--decode)\b/,
       // …or run by an interpreter's own shell call (os.system, subprocess, child_process, exec), which can build any command
       /\bos\.(?:system|popen|exec\w*)\b|\bsubprocess\b|\bchild_process\b|\bexecsync\b|\bspawnsync\b/,
+      // …or inline code handed to an interpreter, which can spell any command (`__import__('o'+'s').popen`, perl's
+      // `system(reverse "hs|…")`: A25-6): notes say what a command is for, they do not carry code
+      /\b(?:python[\d.]*|py|node|nodejs|perl|ruby|php|deno|bun|lua\w*|pwsh|powershell|osascript|tclsh|rscript)\s+(?:-\S+\s+)*-(?:c|e|p|r|-eval|-print|command)\b|\b(?:deno|bun)\s+eval\b/,
+      /\b(?:ba|z|da|k)?sh\s+(?:-\S+\s+)*-c\b|__import__|\b(?:eval|exec|system|popen|spawn)\s*\(/,
       /\$['"]|\\x\{?[0-9a-f]|\{['"][^}]*,|,['"][^}]*\}|\b(?:cdpath|textdomain(?:dir)?|bash_env)\b|(?:^|\s)-(?:exec(?:dir)?|ok(?:dir)?|delete)\b|--pre(?:-glob)?\b|\bxargs\b|\bfor\s+\w+\s+in\b|\bprintf\s+-v/,
     ],
   },
