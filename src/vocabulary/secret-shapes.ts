@@ -30,14 +30,27 @@ const BEARER = /(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi;
 // Any scheme after an Authorization header's name (`Authorization: Basic …`, `token …`, git's
 // `http.extraheader = AUTHORIZATION: basic …` that a CI checkout writes into .git/config: the twenty-fourth pass's
 // A24-9), and a bare `Basic <base64>` whose bytes decode to `user:password`.
-// The value needs a digit or base64 punctuation, so prose ("Authorization: required for…") stays as written.
-const AUTH_HEADER = /(\b(?:Proxy-)?Authorization\s*[:=]\s*(?:[A-Za-z-]+\s+)?)(?=[A-Za-z0-9._~+/=-]*[0-9+/=])[A-Za-z0-9._~+/=-]{8,}/gi;
+// The value needs a digit or base64 punctuation, so prose ("Authorization: required for…") stays as written; quotes
+// around the header's value or the token are read through (`authorization="token …"`, `Bearer "…"`: A25-8).
+const AUTH_HEADER = /(\b(?:Proxy-)?Authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][\w-]*\s+)?["']?)(?=[A-Za-z0-9._~+/=-]*[0-9+/=])[A-Za-z0-9._~+/=-]{8,}/gi;
+// Headers that carry a token by name (GitLab's PRIVATE-TOKEN, X-Api-Key, X-Auth-Token, Cookie): a value with a digit,
+// so code that names the header (`{"Cookie": cookie_value}`) reads as written — masking runs on what the model reads.
+const TOKEN_HEADER = /(\b(?:PRIVATE-TOKEN|X-Api-Key|Api-Key|X-Auth-Token|X-Access-Token|X-Gitlab-Token|Cookie|Set-Cookie)["']?\s*[:=]\s*["']?)(?=[^\s"';]*\d)[^\s"';]{8,}/gi;
+// A Digest `response=` or AWS4 `Signature=` (hex), an OAuth 1 signature: `response=requests.get(…)` stays code.
+const AUTH_PARAM = /(\b(?:response|Signature)=["']?)[A-Fa-f0-9]{16,}(?![A-Za-z0-9])/g;
+const OAUTH_SIGNATURE = /(\boauth_signature=["']?)[A-Za-z0-9%+/=_-]{16,}/g;
+// `curl -u user:password` / `--user user:password` (the plain form of a Basic credential).
+const CURL_USER = /(\b(?:curl|wget|http|https)\b[^\n]*?\s(?:-u|--user)[\s=]+["']?[^\s:"']{1,128}:)[^\s"']{4,}/g;
 const BASIC = /(\bBasic\s+)([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/gi;
 const isUserPass = (b64: string) => /^[\x20-\x7e]+:[\x20-\x7e]+$/.test(Buffer.from(b64, "base64").toString("latin1"));
 /** Prefixed shapes: the credential is what follows group 1 (for BASIC, only when it decodes to `user:password`). */
 const PREFIXED: readonly [RegExp, (m: RegExpMatchArray) => boolean][] = [
   [BEARER, () => true],
   [AUTH_HEADER, () => true],
+  [TOKEN_HEADER, () => true],
+  [AUTH_PARAM, () => true],
+  [OAUTH_SIGNATURE, () => true],
+  [CURL_USER, () => true],
   [BASIC, (m) => isUserPass(m[2]!)],
 ];
 // scheme://user:password@ (a URL with a password in it). Bounded parts: an unbounded scheme made every position of

@@ -84,7 +84,25 @@ describe("ToolResultSecretMasking", () => {
     expect(maskSecretShapes("Authorization: token 1234567890abcdef")).toBe("Authorization: token ***");
     expect(maskSecretShapes("-H 'Proxy-Authorization: Digest abcd1234efgh'")).toBe("-H 'Proxy-Authorization: Digest ***'");
     expect(maskSecretShapes(`Basic ${Buffer.from("ci:hunter22").toString("base64")} then`)).toBe("Basic *** then");
+    // The twenty-fifth pass's A25-8: quotes, Digest/AWS4 parameters, token headers by name, curl -u.
+    expect(maskSecretShapes('authorization="token ghx_abcdef1234567890"')).toBe('authorization="token ***"');
+    expect(maskSecretShapes('Authorization: Bearer "abcDEF12345678xyz"')).toBe('Authorization: Bearer "***"');
+    expect(maskSecretShapes('Authorization: Digest username="u", response="6629fae49393a05397450978507c4ef1"')).toContain('response="***"');
+    expect(maskSecretShapes("Authorization: AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830, Signature=5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7")).toMatch(
+      /Signature=\*\*\*$/,
+    );
+    for (const h of ["PRIVATE-TOKEN: glpxABCDEF123456", "X-Api-Key: 9f8e7d6c5b4a3210", "Cookie: session=abcdef0123456789"]) expect(maskSecretShapes(h), h).toMatch(/: \*\*\*$/);
+    expect(maskSecretShapes("curl -u deploy:hunter2pass https://h")).toBe("curl -u deploy:*** https://h");
     // Prose stays as written.
-    for (const t of ["Basic configuration of the server", "Authorization: required for all endpoints", "Basic dGhpc2lzcGxhaW4= (no colon)"]) expect(maskSecretShapes(t), t).toBe(t);
+    for (const t of [
+      "response = requests.get(url)",
+      "response=requests.get(url)",
+      'headers = {"Cookie": cookie_value}',
+      "docker run -u 1000:1000 img",
+      "Basic configuration of the server",
+      "Authorization: required for all endpoints",
+      "Basic dGhpc2lzcGxhaW4= (no colon)",
+    ])
+      expect(maskSecretShapes(t), t).toBe(t);
   });
 });
