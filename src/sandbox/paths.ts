@@ -268,6 +268,9 @@ export async function resolveSandboxPath(input: string, mounts: ThreadPaths, opt
       existing = parent;
     }
   }
+  // A name to be created with a newline or an escape in it misleads every listing that shows it (A24-11).
+  if (missing.some((n) => /[\u0000-\u001f\u007f-\u009f]/.test(n)))
+    throw new SandboxPathError(`${show(input)} holds a control character (a newline, a tab, an escape); deerflow never creates a file or folder named with one.`, "invalid");
   let realExisting: string;
   try {
     realExisting = await realpath(existing);

@@ -148,6 +148,9 @@ describe("escape attempts", () => {
     await refused("outside canary absolute", rf(join(outside, "canary.txt")));
     await refused("NUL byte", rf("a.txt\0/../../../etc/passwd"), /NUL/);
     await refused("NUL byte write", () => call(writeFile, { path: "x\0y", content: "z" }, A), /NUL/);
+    // A24-11: a name made with a newline or an escape would mislead every listing that shows it.
+    await refused("newline in a new name", () => call(writeFile, { path: "a\nb.txt", content: "z" }, A), /control character/);
+    await refused("escape in a new folder", () => call(writeFile, { path: "d\u001b[2J/x.txt", content: "z" }, A), /control character/);
     await refused("/proc/self/environ", rf("/proc/self/environ"), /proc/);
     await refused("/dev/null", rf("/dev/null"));
     await refused("/dev/zero", rf("/dev/zero"));
