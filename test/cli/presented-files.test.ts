@@ -71,12 +71,15 @@ describe("presented files", () => {
     const sb = e2e.sandbox();
     const name = "r\u001b]0;PWNED\u0007\u001b[2Je\u202eport.md";
     e2e.server.push(
+      // The file tools never create such a name (A24-11); a program can, and presenting it must still be safe.
       { toolCalls: [{ id: "w", name: "write_file", args: { path: `/mnt/user-data/outputs/${name}`, content: "# Report\n" } }] },
+      { toolCalls: [{ id: "b", name: "bash", args: { command: "printf '# Report\\n' > $'/mnt/user-data/outputs/r\\e]0;PWNED\\a\\e[2Je\\342\\200\\256port.md'" } }] },
       { toolCalls: [{ id: "p", name: "present_files", args: { filepaths: [`/mnt/user-data/outputs/${name}`] } }] },
       { content: "ready" },
     );
-    const r = await runCli(sb, ["run", "write the report"]);
+    const r = await runCli(sb, ["run", "--yes", "write the report"]);
     expect(r.exitCode, r.stderr).toBe(0);
+    expect(JSON.stringify(e2e.server.requests[1])).toContain("control character");
     const line = /deerflow: presented file: (.*)\n/.exec(r.stderr)![1]!;
     expect(line).not.toMatch(/[\u0000-\u001f\u202e]/);
     expect(line).toContain("\\u202e");
