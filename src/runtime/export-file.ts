@@ -9,10 +9,17 @@ import { lstatSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import type { ResolvedConfig } from "../config/load.js";
 import { UsageError } from "../errors.js";
+import { plantedLinkProblem, writableFolders } from "../sandbox/planted-links.js";
+import { notePastWorkspaces } from "../sandbox/sandbox-writable.js";
 import { buildThreadExport } from "./thread-export.js";
 import { type ExportFormat, formatOfFile, renderExport } from "./thread-export-format.js";
 
-export function writeExportFile(path: string, text: string, opts: { force?: boolean; forceHint: string }): void {
+export function writeExportFile(path: string, text: string, opts: { force?: boolean; forceHint: string; dataDir: string; workspace?: string }): void {
+  // A folder on the way that a sandboxed command could have swapped for a link (`out -> ~/.config/autostart`): the
+  // export would land wherever it points (the twenty-fourth pass's A24-6; the debug log's A24-2 rule).
+  notePastWorkspaces(opts.dataDir);
+  const planted = plantedLinkProblem(dirname(path), writableFolders({ workspace: opts.workspace ?? process.cwd(), dataDir: opts.dataDir }));
+  if (planted) throw new UsageError(`Cannot write ${path}: ${planted}.`, "Remove the link, or name a file in a real folder.");
   try {
     if (opts.force) replaceFile(path, text);
     else writeFileSync(path, text, { flag: "wx", mode: 0o600 });
@@ -46,6 +53,6 @@ function replaceFile(path: string, text: string): void {
 export async function exportThreadToFile(config: ResolvedConfig, threadId: string, cwd: string, file?: string): Promise<{ path: string; format: ExportFormat }> {
   const path = resolve(cwd, file || `deerflow-${threadId}.md`);
   const format = formatOfFile(path);
-  writeExportFile(path, renderExport(await buildThreadExport(config, threadId), format), { forceHint: "Name another file: /export <file>." });
+  writeExportFile(path, renderExport(await buildThreadExport(config, threadId), format), { forceHint: "Name another file: /export <file>.", dataDir: config.home, workspace: cwd });
   return { path, format };
 }

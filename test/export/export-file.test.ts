@@ -18,14 +18,14 @@ function setUp() {
 
 describe("writeExportFile", () => {
   it("without --force refuses a link at the name as an existing file", () => {
-    const { victim, out } = setUp();
-    expect(() => writeExportFile(out, "EXPORT", { forceHint: "-" })).toThrow(/already exists/);
+    const { dir, victim, out } = setUp();
+    expect(() => writeExportFile(out, "EXPORT", { forceHint: "-", dataDir: join(dir, "data") })).toThrow(/already exists/);
     expect(readFileSync(victim, "utf8")).toBe("# the user's\n");
   });
 
   it("with --force replaces the link by a file of its own, leaving the link's target and no temporary file", () => {
-    const { victim, ws, out } = setUp();
-    writeExportFile(out, "EXPORT", { force: true, forceHint: "-" });
+    const { dir, victim, ws, out } = setUp();
+    writeExportFile(out, "EXPORT", { force: true, forceHint: "-", dataDir: join(dir, "data") });
     expect(readFileSync(victim, "utf8")).toBe("# the user's\n");
     expect(lstatSync(out).isFile()).toBe(true);
     expect(readFileSync(out, "utf8")).toBe("EXPORT");
@@ -34,8 +34,19 @@ describe("writeExportFile", () => {
   });
 
   it("with --force still refuses a folder in one line", () => {
-    const { ws } = setUp();
+    const { dir, ws } = setUp();
     mkdirSync(join(ws, "d"));
-    expect(() => writeExportFile(join(ws, "d"), "EXPORT", { force: true, forceHint: "-" })).toThrow(/is a folder/);
+    expect(() => writeExportFile(join(ws, "d"), "EXPORT", { force: true, forceHint: "-", dataDir: join(dir, "data") })).toThrow(/is a folder/);
+  });
+
+  it("refuses a folder on the way that is a link in the workspace (the twenty-fourth pass's A24-6)", () => {
+    const { dir, ws } = setUp();
+    const elsewhere = join(dir, "home-autostart");
+    mkdirSync(elsewhere);
+    symlinkSync(elsewhere, join(ws, "out"));
+    expect(() => writeExportFile(join(ws, "out", "report.md"), "EXPORT", { forceHint: "-", dataDir: join(dir, "data"), workspace: ws })).toThrow(
+      /Cannot write .*report\.md: it leads through .*out \(a link to .*home-autostart\)/,
+    );
+    expect(readdirSync(elsewhere)).toEqual([]);
   });
 });

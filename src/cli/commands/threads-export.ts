@@ -24,7 +24,7 @@ export async function threadsExportCommand(threadId: string, opts: GlobalOptions
       return 0;
     }
     const path = resolve(opts.output);
-    writeExportFile(path, text, { force: opts.force, forceHint: "Name another file, or add --force to replace it." });
+    writeExportFile(path, text, { force: opts.force, forceHint: "Name another file, or add --force to replace it.", dataDir: config.home });
     process.stderr.write(forTerminal(`Exported thread ${threadId} (${format}) to ${path}.\n`));
     return 0;
   } finally {
