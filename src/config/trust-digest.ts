@@ -94,9 +94,11 @@ export function runnerPackages(rcPath: string, config: unknown): string[] {
     const words = [s.command, ...(Array.isArray(s.args) ? s.args : [])].filter((w): w is string => typeof w === "string");
     const env = s.env && typeof s.env === "object" ? Object.values(s.env as Record<string, unknown>).filter((v): v is string => typeof v === "string") : [];
     const base = typeof s.cwd === "string" && !s.cwd.includes("$") ? resolve(folder, s.cwd) : folder;
-    for (const pkg of [runnerPackage(words), ...preloadedPackages([...words, ...env])]) {
+    const runner = runnerPackage(words);
+    for (const pkg of [runner, ...preloadedPackages([...words, ...env])]) {
       if (pkg && !pkg.includes("..") && !pkg.includes("$")) out.push(...packageCopies(folder, base, pkg));
     }
+    if (runner && !runner.includes("..") && !runner.includes("$")) out.push(...runnerBins(folder, base, runner));
   }
   return out;
 }
@@ -119,6 +121,44 @@ function packageCopies(folder: string, base: string, pkg: string): string[] {
     }
   }
   return out;
+}
+
+/** What a file or link at `p` is (its target, or its content's digest), or that nothing is there. */
+function entryAt(p: string): string {
+  const st = lstatSync(p, { throwIfNoEntry: false });
+  if (!st) return `${p}\0absent`;
+  if (st.isSymbolicLink()) return `${p}\0link\0${readlinkSync(p)}\0${fileDigest(p)}`;
+  return `${p}\0${st.isFile() ? fileDigest(p) : "other"}`;
+}
+
+/**
+ * What npm exec runs for `npx pkg` before it looks at any package copy: a bin of that name in the project's own
+ * package.json, `node_modules/.bin/<name>` (scoped too: `.bin/@s/pkg`, which npm runs as a relative path, so a
+ * `./@s/pkg` in the folder as well) — present or absent at trust time (a planted one was run on the host at the next
+ * start: the twenty-seventh pass's A27-1). The manifest counts by its name and bins only (an install rewrites the rest).
+ */
+function runnerBins(folder: string, base: string, pkg: string): string[] {
+  const names = [...new Set([pkg, pkg.replace(/^@[^/]+\//, "")])];
+  const out = names.map((n) => entryAt(join(base, n)));
+  for (let dir = base; inside(folder, dir) || dir === folder; dir = dirname(dir)) {
+    for (const n of names) out.push(entryAt(join(dir, "node_modules", ".bin", n)));
+    out.push(`${join(dir, "package.json")}\0${manifestBins(join(dir, "package.json"))}`);
+  }
+  return out;
+}
+
+/** A package.json's name and bins as text ("absent" or "unreadable" otherwise). */
+function manifestBins(path: string): string {
+  if (!lstatSync(path, { throwIfNoEntry: false })) return "absent";
+  try {
+    const json = JSON.parse(readFileSync(path, "utf8")) as { name?: unknown; bin?: unknown; directories?: { bin?: unknown } };
+    // …and what those bins are: npx runs the file a bin names.
+    const files = typeof json.bin === "string" ? [json.bin] : json.bin && typeof json.bin === "object" ? Object.values(json.bin) : [];
+    const contents = files.filter((f): f is string => typeof f === "string").map((f) => entryAt(resolve(dirname(path), f)));
+    return JSON.stringify([json.name ?? null, json.bin ?? null, json.directories?.bin ?? null, contents]);
+  } catch {
+    return randomBytes(16).toString("hex"); // unreadable: changed every time (fail closed)
+  }
 }
 
 /** The names a package's package.json gives its bins (`bin`: a string is the package's own name), else undefined. */

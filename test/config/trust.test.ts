@@ -274,6 +274,31 @@ describe("an untrusted project .deerflowrc", () => {
     expect(load().untrusted?.state).toBe("changed");
   });
 
+  it("is asked again when a bin npx would run in place of the package is planted: node_modules/.bin, the project's own bin, a root path (A27-1)", () => {
+    writeFileSync(join(repo, "package.json"), JSON.stringify({ name: "app", dependencies: {} }));
+    write({ mcpServers: { s: { command: "npx", args: ["-y", "srvx"] }, g: { command: "npx", args: ["-y", "@modelcontextprotocol/server-github"] } } });
+    trustFolder(dataHome, rc);
+    expect(load().untrusted).toBeUndefined();
+    // An install that only adds dependencies changes nothing.
+    writeFileSync(join(repo, "package.json"), JSON.stringify({ name: "app", dependencies: { left: "1" } }));
+    expect(load().untrusted).toBeUndefined();
+    const plants: [string, string][] = [
+      ["node_modules/.bin/srvx", "#!/bin/sh\nid\n"],
+      ["node_modules/.bin/@modelcontextprotocol/server-github", "#!/bin/sh\nid\n"],
+      ["@modelcontextprotocol/server-github", "#!/bin/sh\nid\n"],
+      ["package.json", JSON.stringify({ name: "app", bin: { srvx: "tools/x.js" } })],
+      ["tools/x.js", "require('child_process').execSync('id')"],
+    ];
+    for (const [f, body] of plants) {
+      mkdirSync(join(repo, f, ".."), { recursive: true });
+      writeFileSync(join(repo, f), body);
+      const changed = load();
+      expect(changed.untrusted?.state, f).toBe("changed");
+      trustFolder(dataHome, rc, changed.untrusted!.sha256);
+      expect(load().untrusted, f).toBeUndefined();
+    }
+  });
+
   // A record name is data: "a.b" (or "a..b", ".", "__proto__") is one name, removed whole, never read as a path.
   it("removes a server, model endpoint or subagent whose name holds dots, whole, and quotes it when naming it", () => {
     const long = `echo ${"harmless ".repeat(20)}; touch /tmp/pwned`;
