@@ -3,7 +3,7 @@
 // runs, and the directory it runs in — with how `cd` moves that directory.
 import { VIRTUAL_ROOT } from "./paths.js";
 import { longOption } from "./option-table.js";
-import { CMAKE_FILE_TOOLS, CMAKE_RUNNERS, SKIPS_OPERAND, WRAPPERS, WRITES_OPERAND, clusterParts, wrapperValue } from "./shell-wrappers.js";
+import { CMAKE_FILE_TOOLS, CMAKE_RUNNERS, SKIPS_OPERAND, WRAPPERS, WRITES_OPERAND, clusterParts, ownsOperand, wrapperValue } from "./shell-wrappers.js";
 
 export const isFlag = (a: string) => a.startsWith("-") && a !== "-";
 /** Programs whose `-c`/`-e` argument, heredoc or piped stdin is code. */
@@ -204,8 +204,9 @@ function wrapperOptions(words: Word[], k: number, wrapper: string, opts: Set<str
       assigns.push(envAssigned);
       k++;
     } else if (isFlag(a)) k = wrapperOption(words, k, wrapper, opts, seen);
-    else if (SKIPS_OPERAND.test(wrapper) && !skipped) {
+    else if (SKIPS_OPERAND.test(wrapper) && !skipped && ownsOperand(wrapper, words[k]!)) {
       skipped = true; // flock's file, taskset's mask… (options may follow it: `flock f -c '…'`)
+      if (wrapper === "setarch" && words[k]!.dynamic) seen.dynamic = true;
       if (WRITES_OPERAND.test(wrapper)) seen.outputs.push(outputOf(words[k])); // logsave's log
       k++;
     } else break;
@@ -265,7 +266,7 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
   const simple: SimpleCommand = {
     name,
     ...(first?.text.includes("/") ? { programPath: first.text } : {}),
-    dynamicName: (first?.dynamic ?? false) || dynamicWrapped,
+    dynamicName: (first?.dynamic ?? false) || globbed(first) || dynamicWrapped,
     args,
     dynamicArgs: rest.map((w) => w.dynamic),
     heldCode: rest.map((w) => w.heldCode === true),
@@ -280,6 +281,9 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
   simple.code = [...wrapped, ...literalCode(simple)];
   return simple;
 }
+
+/** A program named by a pattern (`/usr/bin/s[h]`, `/bin/b*sh`): bash runs whatever it matches (A27-9); a lone `[` is literal. */
+const globbed = (w: Word | undefined) => w?.glob === true && /[*?]|\[.+\]/.test(w.text);
 
 const PLAIN_SHELL = /^(?:sh|bash|zsh|dash|ksh|fish|ash|csh|tcsh|mksh|yash|posh)$/;
 const quoteWord = (a: string, dynamic: boolean) => (dynamic ? '"$(unknown)"' : `'${a.replace(/'/g, "'\\''")}'`);

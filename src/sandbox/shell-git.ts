@@ -7,7 +7,8 @@
 //   (`alias.x=!cmd`) is also judged as the command line it is, so `git -c alias.x='!rm -rf ~' x` is blocked like
 //   `rm -rf ~`. Any `git config --global/--system/--file` write asks (it outlives the workspace).
 // - Destroying committed or remote work asks: branch -D/-M/-f, reflog expire/delete, gc --prune, prune, repack -d,
-//   update-ref, symbolic-ref -d, filter-branch/filter-repo, worktree remove --force, push that deletes or replaces
+//   update-ref, symbolic-ref -d or a new target, reset to another commit (even --soft: the later commits survive only
+//   in the reflog), filter-branch/filter-repo, worktree remove --force, push that deletes or replaces
 //   remote refs (--delete, :ref, --mirror, --prune, --force*, +ref), `git rm -r`/`-f`.
 // - `commit --amend` and `rebase` ask: they replace commits that may already be pushed (a force push follows), and
 //   the originals survive only in the reflog. `rebase --continue/--abort/--skip/--quit` are edits.
@@ -102,6 +103,14 @@ export const CHECKOUT_PATHS_REASON = "git checkout of paths discards uncommitted
 const git = (re: RegExp, test: (rest: string[]) => boolean) => (c: SimpleCommand) => re.test(sub(c)) && test(rest(c));
 const operands = (r: string[]) => r.filter((a) => !isFlag(a));
 
+/** `git reset [--soft|--mixed] <commit>`: a revision other than HEAD before `--` (a path there only unstages). */
+function movesBranch(r: string[]): boolean {
+  const end = r.indexOf("--");
+  const before = operands(end < 0 ? r : r.slice(0, end)).filter((a) => a !== "HEAD" && a !== "@");
+  if (r.some((a) => /^--(?:soft|mixed)$/.test(a))) return before.length > 0;
+  return before.some((a) => /[~^]|@\{|^[0-9a-f]{7,40}$|^(?:origin|upstream)\//.test(a));
+}
+
 export const GIT_RULES: readonly GitRule[] = [
   // `-O<cmd>` opens the matches in any program, in any cluster (`-1iO…`) or prefix (`--open=…`; `--or` and
   // `--only-matching` are listed): an option off git grep's read list that may be it is the program it names.
@@ -111,6 +120,8 @@ export const GIT_RULES: readonly GitRule[] = [
     test: (c) => sub(c) === "grep" && /^(?:-[^-]*O|--o)/.test(gitSubOptionUnlisted(gitArgs(c)) ?? ""),
   },
   { verdict: "ask", reason: "git reset --hard discards uncommitted changes", test: git(/^reset$/, (r) => r.some((a) => longOption(a, "hard", 2))) },
+  // Moving the branch to another commit drops the later ones from it: they survive only in the reflog (A27-4).
+  { verdict: "ask", reason: "git reset <commit> moves the branch (later commits survive only in the reflog)", test: git(/^reset$/, movesBranch) },
   // A template directory's hooks and config are copied into the new repository: its hooks run when the user commits there.
   { verdict: "ask", reason: "git init/clone --template copies hooks that run later on your host", test: git(/^(?:init|clone)$/, (r) => r.some((a) => longOption(a, "template", 2))) },
   // A git directory away from its work tree (`sub/.git` is then a file pointing at `gd`): its config is easy to fill
@@ -230,7 +241,7 @@ export const GIT_RULES: readonly GitRule[] = [
   {
     verdict: "ask",
     reason: "git update-ref/symbolic-ref moves or deletes a ref (commits can be lost)",
-    test: (c) => sub(c) === "update-ref" || (sub(c) === "symbolic-ref" && has(c, /^-[\w#]*d|^--delete$/)),
+    test: (c) => sub(c) === "update-ref" || (sub(c) === "symbolic-ref" && (has(c, /^-[\w#]*d|^--delete$/) || operands(rest(c)).length > 1)),
   },
   { verdict: "ask", reason: "git filter-branch/filter-repo rewrites the whole history", test: (c) => /^filter-(?:branch|repo)$/.test(sub(c)) },
   {

@@ -48,6 +48,8 @@ export const PACKAGE_RULES: readonly PackageRule[] = [
   // installs
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:npm|pnpm|bun)$/, args: /^ (?:\S+ )*?(?:install|i|add|ci) / },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^yarn$/, args: /^ +(?:(?:install|add|global) .*)?$/ },
+  // `npm init <pkg>` / `create <pkg>` install create-<pkg> and run it; dedupe re-installs the tree (A27-3).
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:npm|pnpm|yarn|bun)$/, test: (c) => (verb(c, /^(?:init|innit|create)$/) && words(c).length > 1) || verb(c, /^(?:dedupe|ddp)$/) },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:pip[\d.]*|pipx|uv|poetry)$/, args: / (?:install|add|sync) / },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^python[\d.]*$/, args: / -m pip install / },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: SYSTEM, args: / (?:install|add|reinstall) / },

@@ -27,8 +27,42 @@ const stdinCode = (c: SimpleCommand) => (c.stdinText !== undefined && (SHELLS.te
 
 /** The words the rules look at: all of them for a program that may write, only its output redirections otherwise. */
 function wordsThatMayWrite(c: SimpleCommand, cdWrites: boolean): string[] {
-  if (readsOnly(c, { cdWrites })) return writtenRedirects(c);
-  return [...c.args, ...writtenRedirects(c), ...stdinCode(c)];
+  if (readsOnly(c, { cdWrites })) return writtenRedirects(c).map(gitSpelled);
+  return [...c.args, ...writtenRedirects(c), ...stdinCode(c)].map(gitSpelled);
+}
+
+/**
+ * The word with each pattern segment that bash could expand to `.git` written as `.git`: `cp cfg .gi?/config` wrote
+ * git's config unasked (A27-8). A segment must start with a literal dot to match a dot file, as in bash.
+ */
+const gitSpelled = (word: string) => (/[*?[]/.test(word) ? word.replace(/(?<=^|[\s/=:'"])\.[^\s/'"]*[*?[][^\s/'"]*/g, (seg) => (matchesName(seg, ".git") ? ".git" : seg)) : word);
+
+/** Whether the glob `pattern` (`*`, `?`, `[…]`) matches `name`: linear in both, never a backtracking regex (the
+ *  pattern is the model's). */
+function matchesName(pattern: string, name: string): boolean {
+  let reach = new Set([0]); // positions in `name` reachable after the pattern so far
+  for (let i = 0; i < pattern.length && reach.size > 0; i++) {
+    const c = pattern[i]!;
+    const next = new Set<number>();
+    if (c === "*") {
+      for (let at = Math.min(...reach); at <= name.length; at++) next.add(at);
+    } else {
+      const close = c === "[" ? pattern.indexOf("]", i + 2) : -1;
+      const one = close > 0 ? bracket(pattern.slice(i + 1, close)) : (ch: string) => c === "?" || ch === c;
+      for (const at of reach) if (at < name.length && one(name[at]!)) next.add(at + 1);
+      if (close > 0) i = close;
+    }
+    reach = next;
+  }
+  return reach.has(name.length);
+}
+
+/** A bracket expression's test (`[!a-c]`, `[gG]`). */
+function bracket(body: string): (ch: string) => boolean {
+  const negate = /^[!^]/.test(body);
+  const set = negate ? body.slice(1) : body;
+  const has = (ch: string) => [...set.matchAll(/(.)-(.)|(.)/gs)].some((m) => (m[3] !== undefined ? m[3] === ch : m[1]! <= ch && ch <= m[2]!));
+  return (ch) => has(ch) !== negate;
 }
 
 // --- git's control files

@@ -84,6 +84,8 @@ function writes(c: SimpleCommand): boolean {
   }
   // A package manager's own commands that rewrite the manifest (`npm pkg set scripts.x=…`, `npm version 2.0.0`).
   if (/^(?:npm|pnpm|yarn|bun)$/.test(c.name) && ops[0] === "pkg") return /^(?:set|delete|fix)$/.test(ops[1] ?? "");
+  // `npm init` writes package.json; shrinkwrap renames the lock file; prune deletes packages from node_modules (A27-3).
+  if (/^(?:npm|pnpm|yarn|bun)$/.test(c.name) && /^(?:init|innit|shrinkwrap|prune)$/.test(ops[0] ?? "")) return true;
   if (/^(?:npm|pnpm|yarn)$/.test(c.name) && ops[0] === "version") return ops.length > 1 || c.args.some((a) => /^--(?:new-version|major|minor|patch)/.test(a));
   if (c.name === "mktemp") return !c.args.some((a) => /^-[a-zA-Z]*u|^--dry-run$/.test(a));
   if (c.name === "magick") return ops[0] !== "identify" && !c.args.some((a) => /^-(?:-?version|-?help)$/.test(a));

@@ -5,6 +5,47 @@
 
 import { longOption } from "./option-table.js";
 
+/** setarch's architecture names; util-linux also links each as a program that runs its command. */
+const ARCHITECTURES = new Set([
+  "linux32",
+  "linux64",
+  "x86_64",
+  "x86-64",
+  "i386",
+  "i486",
+  "i586",
+  "i686",
+  "athlon",
+  "uname26",
+  "aarch64",
+  "arm64",
+  "arm",
+  "armh",
+  "armv7l",
+  "armv8l",
+  "ppc",
+  "ppc32",
+  "ppc64",
+  "ppc64le",
+  "ppc64pseries",
+  "ppc64iseries",
+  "s390",
+  "s390x",
+  "mips",
+  "mips32",
+  "mips64",
+  "parisc",
+  "parisc32",
+  "parisc64",
+  "sparc",
+  "sparc32",
+  "sparc32bash",
+  "sparc64",
+  "ia64",
+  "riscv64",
+  "loongarch64",
+]);
+
 /** Wrappers that run their arguments as a command; value: options that take an argument. */
 export const WRAPPERS: Record<string, Set<string>> = {
   sudo: new Set([
@@ -112,8 +153,6 @@ export const WRAPPERS: Record<string, Set<string>> = {
   // The twenty-third pass (A23-9) ran `sh -c '…'` unjudged under each of these.
   prlimit: new Set(["-p", "--pid", "-o", "--output"]),
   setarch: new Set(),
-  linux32: new Set(),
-  linux64: new Set(),
   fakeroot: new Set(["-l", "--lib", "--faked", "-s", "-i"]),
   // Debian's fakeroot is an alternative over these (the twenty-fifth pass's A25-3).
   "fakeroot-tcp": new Set(["-l", "--lib", "--faked", "-s", "-i"]),
@@ -144,36 +183,7 @@ export const WRAPPERS: Record<string, Set<string>> = {
   tsocks: new Set(),
   "ssh-agent": new Set(["-a", "-E", "-t", "-P", "-O"]),
   // The twenty-fourth pass (A24-1): setarch under its architecture names (util-linux links them), and choom.
-  ...Object.fromEntries(
-    [
-      "x86_64",
-      "i386",
-      "i486",
-      "i586",
-      "i686",
-      "uname26",
-      "aarch64",
-      "arm",
-      "armv7l",
-      "armv8l",
-      "ppc",
-      "ppc32",
-      "ppc64",
-      "ppc64le",
-      "s390",
-      "s390x",
-      "mips",
-      "mips32",
-      "mips64",
-      "parisc",
-      "parisc32",
-      "parisc64",
-      "sparc",
-      "sparc32",
-      "sparc64",
-      "ia64",
-    ].map((n) => [n, new Set<string>()]),
-  ),
+  ...Object.fromEntries([...ARCHITECTURES].map((n) => [n, new Set<string>()])),
   choom: new Set(["-n", "--adjust", "-p", "--pid"]),
   // `perf stat|record|trace [options] [--] cmd`: the sub-command is its first operand (SKIPS_OPERAND).
   perf: new Set([
@@ -213,6 +223,13 @@ export const WRAPPERS: Record<string, Set<string>> = {
 };
 /** Wrappers whose first operand is not the command: flock's lock file, taskset's mask, chrt's priority, timeout's duration, chroot's root, setarch's architecture, faketime's time. */
 export const SKIPS_OPERAND = /^(?:flock|taskset|chrt|timeout|chroot|setarch|faketime|perf|logsave)$/;
+/**
+ * Whether `word` is the wrapper's own operand (SKIPS_OPERAND) rather than its command: setarch's architecture is
+ * optional (`setarch -R sh -c …` ran unjudged, A27-10), so only a name it knows is skipped there; a computed one
+ * (`setarch $(uname -m) …`) may be either and is skipped with the command left unknown (shell-command.ts).
+ */
+export const ownsOperand = (wrapper: string, word: { text: string; dynamic: boolean }) => wrapper !== "setarch" || word.dynamic || ARCHITECTURES.has(word.text);
+
 /** Wrappers whose skipped operand is a file they write: judged as `>` (logsave's log). */
 export const WRITES_OPERAND = /^logsave$/;
 /** `cmake -E <tool>` tools that run the rest as a command: `chdir <dir> cmd…`, `env [NAME=VALUE…] cmd…`, `time cmd…` (A23-9). */

@@ -70,7 +70,8 @@ function pathWords(c: SimpleCommand): { word: string; dynamic: boolean }[] {
   const args = c.args.map((a, i) => ({ word: /^-|^[a-z]+=/.test(a) && a.includes("=") ? a.slice(a.indexOf("=") + 1) : a, dynamic: c.dynamicArgs[i] ?? false }));
   // A redirection's target with a `$` or a backquote is known only when it runs (`> "${PWD%/*}/x"`).
   const redirects = c.redirects.map((r) => ({ word: r.target, dynamic: /[$`]/.test(r.target) }));
-  return [...args.filter((w) => !w.word.startsWith("-")), ...redirects];
+  // An option word with an expansion in it may hold a path glued on (`-MF${PWD%/*}/x`, `-C$(dirname $PWD)`, A27-6/7).
+  return [...args.filter((w) => !w.word.startsWith("-") || w.dynamic), ...redirects];
 }
 
 /** `path` when it exists, else its nearest existing ancestor (undefined when none is). */

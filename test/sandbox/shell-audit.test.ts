@@ -314,7 +314,6 @@ const ALLOW: string[] = [
   "sed -n 1,10p /etc/passwd",
   "curl -s https://api.example.com | jq .",
   "git status && git diff",
-  "git reset --soft HEAD~1",
   "git push origin main",
   "git push -u origin feature",
   "git clean -n",
@@ -593,6 +592,26 @@ const EDIT_25: string[] = [
 ];
 const ASK_25: string[] = ["strace -fo ../x true", "strace -qo../x true", "/usr/bin/time --out=../x true", "env --ch=.. touch x"];
 const ALLOW_25: string[] = ["cpp a.c", "python3 -m pydoc json", "node app.js", "gcc -c main.c", "gcc -E a.c -o /dev/null", "python3 -m cProfile x.py", "git log --oneline"];
+// The twenty-seventh pass: setarch without an architecture (A27-10), a program named by a glob (A27-9), a `.git`
+// spelled by a pattern (A27-8), npm's manifest and tree writers (A27-3), and git moving a branch (A27-4).
+const BLOCK_27: string[] = ["setarch -R sh -c 'rm -rf ~'", "setarch -R rm -rf ~", "setarch --addr-no-randomize -- rm -rf ~", "setarch x86_64 -R rm -rf ~"];
+const ASK_27: string[] = [
+  "/usr/bin/s[h] -c 'rm -rf ~'",
+  "/bin/b*sh -c 'echo hi'",
+  "setarch $(uname -m) make",
+  "cp cfg .gi?/config",
+  "cp hook .g*/hooks/pre-commit",
+  "cp cfg .[g]it/config",
+  "npm init react-app x",
+  "npm create vite@latest",
+  "npm dedupe",
+  "git reset --soft HEAD~1",
+  "git reset --mixed HEAD~1",
+  "git reset HEAD~2",
+  "git symbolic-ref HEAD refs/heads/other",
+];
+const EDIT_27: string[] = ["npm init -y", "npm shrinkwrap", "npm prune", "cp cfg .gitx?/config"];
+const ALLOW_27: string[] = ["git reset", "git reset HEAD a.c", "git reset -- a.c", "git symbolic-ref --short HEAD", "setarch linux32 make", "ls [ab].txt"];
 const ALLOW_23: string[] = [
   "script -qc true /dev/null",
   "python3 -m zipfile -l a.zip",
@@ -644,7 +663,7 @@ const EDIT_M4: string[] = [
   "git rm --cached a.txt",
   "git mv a b",
   "git worktree remove ../wt",
-  "git reset --keep HEAD~1",
+  "git reset --keep",
 ];
 // Near misses that stay allowed.
 const ALLOW_NEAR: string[] = [
@@ -898,6 +917,18 @@ describe("auditCommand", () => {
     expect((await auditCommand(cmd)).verdict).toBe("ask");
   });
   it.each(ALLOW_25)("still allows %j (the twenty-fifth pass's near misses)", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
+  });
+  it.each(BLOCK_27)("blocks %j (the twenty-seventh pass)", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("block");
+  });
+  it.each(ASK_27)("asks first for %j (the twenty-seventh pass)", async (cmd) => {
+    expect((await auditCommand(cmd)).verdict).toBe("ask");
+  });
+  it.each(EDIT_27)("counts %j as an edit (the twenty-seventh pass)", async (cmd) => {
+    expect(await auditCommand(cmd)).toEqual({ verdict: "edit", reason: "writes files (ask mode asks before edits)" });
+  });
+  it.each(ALLOW_27)("still allows %j (the twenty-seventh pass's near misses)", async (cmd) => {
     expect(await auditCommand(cmd)).toEqual({ verdict: "allow" });
   });
   it.each(ALLOW_23)("still allows %j (the twenty-third pass's near misses)", async (cmd) => {

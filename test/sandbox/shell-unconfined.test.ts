@@ -644,3 +644,19 @@ describe("auditCommand without a sandbox: glued option paths and piped sqlite3 s
     expect(v.needsPerson).toBeFalsy();
   });
 });
+
+// The twenty-seventh pass (A27-6/7): a path computed at run time glued to an option (`-MF${PWD%/*}/x`,
+// `-C$(dirname $PWD)`) wrote outside the workspace with only --yes's approval.
+describe("auditCommand without a sandbox: computed paths glued to options (the twenty-seventh pass)", () => {
+  const ws = mkdtempSync(join(tmpdir(), "df-glued-"));
+  it.each(["cc -MD -MF${PWD%/*}/x a.c", "make -C${PWD%/*}/home1", "tar -cf x.tar -C$(dirname $PWD) .", "ls -C$HOME/x"])("%j needs a person", async (cmd) => {
+    const v = needsPerson(await auditCommand(cmd, { confined: false, workspace: ws }));
+    expect(v.verdict).toBe("ask");
+    expect(v.needsPerson, v.reason).toBe(true);
+  });
+  it.each(["make -j4", "cc -MD -MFdeps.d a.c"])("%j stays a plain ask (--yes approves it)", async (cmd) => {
+    const v = needsPerson(await auditCommand(cmd, { confined: false, workspace: ws }));
+    expect(v.verdict).toBe("ask");
+    expect(v.needsPerson).toBeFalsy();
+  });
+});
