@@ -32,8 +32,16 @@ export function newRunToken(): string {
 /** The watchdog program (POSIX sh; `grep -z` is GNU/busybox: without it the group kill still happens). */
 export const HOST_WATCHDOG = [
   "t=$1; shift",
-  // Kills the watchdog's live children (its program's orphans, adopted as subreaper) until none is left; bounded.
-  `reap() { n=0; while [ $n -lt 200 ]; do n=$((n + 1)); k=; for f in $(grep -lx "PPid:[[:space:]]*$$" /proc/[0-9]*/status 2>/dev/null); do grep -q "^State:[[:space:]]*Z" "$f" 2>/dev/null && continue; p=\${f#/proc/}; kill -KILL "\${p%/status}" 2>/dev/null && k=1; done; [ -n "$k" ] || break; done; }`,
+  // Its children: /proc's list of them (a read, no process started), else a scan of every process's parent.
+  `kids() { ks=; if [ -r /proc/$$/task/$$/children ]; then read -r ks 2>/dev/null < /proc/$$/task/$$/children; else for f in $(grep -lx "PPid:[[:space:]]*$$" /proc/[0-9]*/status 2>/dev/null); do f=\${f#/proc/}; ks="$ks \${f%/status}"; done; fi; }`,
+  // Stops each process of the trees under $1, each before its children are read: a process with SIGSTOP pending
+  // cannot finish a fork (the kernel restarts it after the stop), so the list read after is complete; bounded.
+  `freeze() { todo=$1; all=; m=0; while [ -n "$todo" ] && [ $m -lt 5000 ]; do next=; for p in $todo; do m=$((m + 1)); kill -STOP "$p" 2>/dev/null || continue; all="$all $p"; for t in /proc/$p/task/*/children; do c=; read -r c 2>/dev/null < "$t"; next="$next $c"; done; done; todo=$next; done; }`,
+  // Kills the watchdog's live children (its program's orphans, adopted as subreaper) with everything under them,
+  // frozen first, round after round while a live one is seen; bounded. A hopper that re-forks under setsid with a
+  // cleared environment and exits at once outran killing what a scan had seen (the twenty-seventh pass's A27-2).
+  // The state is the 3rd field of /proc/<pid>/stat, read after the last ") " (a command name may hold one).
+  `reap() { n=0; while [ $n -lt 200 ]; do n=$((n + 1)); live=; kids; for p in $ks; do st=; read -r st 2>/dev/null < "/proc/$p/stat" || continue; st=\${st##*) }; case $st in Z*|X*) ;; *) live="$live $p" ;; esac; done; [ -n "$live" ] || break; freeze "$live"; kill -KILL $all 2>/dev/null; done; }`,
   `sweep() { grep -lzxF "${RUN_TOKEN_VAR}=$t" /proc/[0-9]*/environ 2>/dev/null | while read -r f; do p=\${f#/proc/}; kill -KILL "\${p%/environ}" 2>/dev/null; done; reap; kill -KILL 0; }`,
   "trap sweep USR1 HUP",
   "trap 'kill -TERM $c 2>/dev/null' TERM",
