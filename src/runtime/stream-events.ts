@@ -2,7 +2,7 @@
 // model message with its tool calls (and its usage), each tool result, todos, notes and delegations. Pure translation: no store, no graph.
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { messageText } from "../vocabulary/message-text.js";
-import { maskSecretShapes, maskSecretsDeep } from "../vocabulary/secret-shapes.js";
+import { maskSecretShapes, maskSecretsDeep, secretHoldStart } from "../vocabulary/secret-shapes.js";
 import { credentialValues } from "../sandbox/env-scrub.js";
 import { usageOf } from "../middleware/util/usage.js";
 import { denialOf } from "../sandbox/permission-denial.js";
@@ -139,8 +139,10 @@ export function secretMasker() {
   return {
     push(text: string): string {
       const all = held + text;
-      held = TRAILING_WORD.exec(all)?.[0] ?? "";
-      return maskSecretShapes(all.slice(0, all.length - held.length));
+      // …and from where a credential's context starts (a prefix on this line, an unclosed key block).
+      const cut = Math.min(all.length - (TRAILING_WORD.exec(all)?.[0].length ?? 0), secretHoldStart(all));
+      held = all.slice(cut);
+      return maskSecretShapes(all.slice(0, cut));
     },
     flush(): string {
       const rest = held;

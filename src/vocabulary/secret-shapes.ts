@@ -66,6 +66,28 @@ const test = (re: RegExp, text: string) => {
   return re.test(text);
 };
 
+/** Where a prefixed shape may begin: its credential follows within the line (CURL_USER's `curl … -u user:`). */
+const PREFIX_START =
+  /\b(?:Bearer|Basic|(?:Proxy-)?Authorization|PRIVATE-TOKEN|X-Api-Key|Api-Key|X-Auth-Token|X-Access-Token|X-Gitlab-Token|Set-Cookie|Cookie|response=|Signature=|oauth_signature=|curl|wget)(?![\w-])|(?:^|\s)https?\s/gi;
+/** How far after its prefix a credential is still looked for in a stream (a prefix longer ago is released). */
+const PREFIX_REACH = 600;
+
+/**
+ * Where a stream must hold its text back from, so that a credential is never released before the part that makes it
+ * one: an unclosed `-----BEGIN` block, or a prefix (`Authorization: Basic `) on the current line whose credential may
+ * still come — released in pieces, "Basic " then "dXNl…" was printed whole because the second piece alone is no
+ * credential. `text.length` when nothing needs holding.
+ */
+export function secretHoldStart(text: string): number {
+  const begin = text.lastIndexOf("-----BEGIN");
+  if (begin >= 0 && !/-----END[A-Z ]*-----\s/.test(text.slice(begin))) return begin;
+  const line = text.lastIndexOf("\n") + 1;
+  const tail = text.slice(Math.max(line, text.length - PREFIX_REACH));
+  PREFIX_START.lastIndex = 0;
+  const first = PREFIX_START.exec(tail);
+  return first ? text.length - tail.length + first.index : text.length;
+}
+
 /** True when `text` holds something shaped like a credential (a known key format, a bearer token, a URL password). */
 export function hasSecretShape(text: string): boolean {
   return [...KEY_SHAPES, URL_CREDENTIALS, URL_QUERY_CREDENTIALS].some((re) => test(re, text)) || prefixedRanges(text).length > 0;
