@@ -7,7 +7,7 @@
 //   (`alias.x=!cmd`) is also judged as the command line it is, so `git -c alias.x='!rm -rf ~' x` is blocked like
 //   `rm -rf ~`. Any `git config --global/--system/--file` write asks (it outlives the workspace).
 // - Destroying committed or remote work asks: branch -D/-M/-f, reflog expire/delete, gc --prune, prune, repack -d,
-//   update-ref, symbolic-ref -d or a new target, reset to another commit (even --soft: the later commits survive only
+//   update-ref, symbolic-ref -d or a new target, tag -d/-f, replace, reset to another commit (even --soft: the later commits survive only
 //   in the reflog), filter-branch/filter-repo, worktree remove --force, push that deletes or replaces
 //   remote refs (--delete, :ref, --mirror, --prune, --force*, +ref), `git rm -r`/`-f`.
 // - `commit --amend` and `rebase` ask: they replace commits that may already be pushed (a force push follows), and
@@ -244,6 +244,14 @@ export const GIT_RULES: readonly GitRule[] = [
     test: (c) => sub(c) === "update-ref" || (sub(c) === "symbolic-ref" && (has(c, /^-[\w#]*d|^--delete$/) || operands(rest(c)).length > 1)),
   },
   { verdict: "ask", reason: "git filter-branch/filter-repo rewrites the whole history", test: (c) => /^filter-(?:branch|repo)$/.test(sub(c)) },
+  // A tag keeps no reflog: a deleted or moved one is gone; a replace ref makes every later git command show other
+  // content for a commit (A24-4's remainder).
+  { verdict: "ask", reason: "git tag -d/-f deletes or moves a tag (tags keep no reflog)", test: git(/^tag$/, (r) => r.some((a) => /^-[a-zA-Z]*[df][a-zA-Z]*$|^--(?:delete|force)$/.test(a))) },
+  {
+    verdict: "ask",
+    reason: "git replace makes git show other content for an object",
+    test: git(/^replace$/, (r) => operands(r).length > 0 || r.some((a) => /^(?:-d|--delete|-f|--force|--edit|--graft|--convert-graft-file)$/.test(a))),
+  },
   {
     verdict: "ask",
     reason: "git worktree remove --force deletes a worktree with its uncommitted changes",

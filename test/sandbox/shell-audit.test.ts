@@ -609,9 +609,25 @@ const ASK_27: string[] = [
   "git reset --mixed HEAD~1",
   "git reset HEAD~2",
   "git symbolic-ref HEAD refs/heads/other",
+  "git tag -d v1",
+  "git tag --delete v1",
+  "git tag -fa v1 -m moved HEAD~3",
+  "git replace abc123 def456",
+  "git replace -d abc123",
 ];
 const EDIT_27: string[] = ["npm init -y", "npm shrinkwrap", "npm prune", "cp cfg .gitx?/config"];
-const ALLOW_27: string[] = ["git reset", "git reset HEAD a.c", "git reset -- a.c", "git symbolic-ref --short HEAD", "setarch linux32 make", "ls [ab].txt"];
+const ALLOW_27: string[] = [
+  "git tag v2",
+  "git tag -l",
+  "git tag -a v3 -m release",
+  "git replace -l",
+  "git reset",
+  "git reset HEAD a.c",
+  "git reset -- a.c",
+  "git symbolic-ref --short HEAD",
+  "setarch linux32 make",
+  "ls [ab].txt",
+];
 const ALLOW_23: string[] = [
   "script -qc true /dev/null",
   "python3 -m zipfile -l a.zip",
