@@ -8,21 +8,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { newRunToken, watchdogLine } from "../../src/sandbox/host-watchdog.js";
-import { processesMatching } from "../support/processes.js";
+import { killAllMatching, processesMatching } from "../support/processes.js";
 
 const marker = `hop-${process.pid}-${Date.now()}`;
 const hopper = join(mkdtempSync(join(tmpdir(), "df-hop-")), `${marker}.sh`);
 writeFileSync(hopper, 'setsid -f env -i /bin/sh "$0" >/dev/null 2>&1 </dev/null\nsleep 0.02\n');
 
-afterEach(() => {
-  for (const pid of processesMatching(marker)) {
-    try {
-      process.kill(Number(pid), "SIGKILL");
-    } catch {
-      // gone
-    }
-  }
-});
+afterEach(() => killAllMatching(marker));
 
 const line = watchdogLine(newRunToken(), "/bin/sh", ["-c", `/bin/sh ${hopper}; sleep 0.2`]);
 
