@@ -50,8 +50,9 @@ describe.runIf(HAS_BWRAP)("the sandbox's edges (bwrap)", () => {
     e2e.server.push(
       {
         toolCalls: [
-          // A glob the audit reads as an ordinary edit, and a template that copies a hook in (the second adversarial pass).
-          { id: "glob", name: "bash", args: { command: `printf '[core]\\n\\tfsmonitor = touch ${marker}\\n' >> .gi?/config; echo rc=$?` } },
+          // A name the audit cannot read (a glob such as .gi? it now reads as git's own: A27-8), and a template that
+          // copies a hook in (the second adversarial pass).
+          { id: "glob", name: "bash", args: { command: `d=.gi; printf '[core]\\n\\tfsmonitor = touch ${marker}\\n' >> \${d}t/config; echo rc=$?` } },
           {
             id: "tpl",
             name: "bash",
@@ -61,7 +62,7 @@ describe.runIf(HAS_BWRAP)("the sandbox's edges (bwrap)", () => {
           {
             id: "swap",
             name: "bash",
-            args: { command: `n=.gi; mv .gi? .gx; echo mv=$?; cp -a .gi? .gy; printf '[core]\\n\\tfsmonitor = touch ${marker}\\n' >> .gy/config; mv .gy \${n}t; echo swap=$?` },
+            args: { command: `n=.gi; mv \${n}t .gx; echo mv=$?; cp -a \${n}t .gy; printf '[core]\\n\\tfsmonitor = touch ${marker}\\n' >> .gy/config; mv .gy \${n}t; echo swap=$?` },
           },
           { id: "commit", name: "bash", args: { command: "echo two >> a.txt && git -c user.name=u -c user.email=u@x commit -qam two && git log --oneline | wc -l" } },
         ],
