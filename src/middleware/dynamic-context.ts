@@ -69,6 +69,9 @@ export function isDynamicContextReminder(m: unknown, date?: string): boolean {
 
 export const reminderId = (date: string) => `reminder-${date}`;
 
+// By index, not toLocaleDateString: the first Intl call of a process loads ICU's data, ~20 ms on the first request's path.
+const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"] as const;
+
 /** The local calendar date of `d` as YYYY-MM-DD. */
 export function localDate(d: Date): string {
   const pad = (n: number) => String(n).padStart(2, "0");
@@ -256,7 +259,7 @@ export function dynamicContextMiddleware(options: DynamicContextOptions = {}) {
       } catch {
         // An unreadable memory store must not stop the run: it goes without the learned facts.
       }
-      const weekday = instant.toLocaleDateString("en-US", { weekday: "long" });
+      const weekday = WEEKDAYS[instant.getDay()] ?? "";
       const reminder = new HumanMessage({
         id: reminderId(date),
         content: formatDynamicContext(date, weekday, memory, learned),
