@@ -211,9 +211,16 @@ export interface ShellRequest extends RunOptions {
 export async function runShell(command: string, req: ShellRequest): Promise<ShellResult> {
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
+  // Claimed at once: a call of the same batch that finds the session idle restarts it (missesNewSockets).
+  const unclaim = session?.claim();
   noteGitRedirect(req.paths.workspace_path, withoutPlantedLinks(settings.readWrite, "sandbox.readWrite", { workspace: req.paths.workspace_path, dataDir: settings.dataDir }));
   const release = session ? await admitSandboxed() : () => undefined;
-  const r = session ? await session.run(command, req).finally(release) : await runDirect(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
+  const r = session
+    ? await session.run(command, req).finally(() => {
+        release();
+        unclaim?.();
+      })
+    : await runDirect(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
   const output = session ? r.output : fromHostPaths(r.output, req.paths, settings.skillDirs);
   const repaired = restoreGitRedirects();
   for (const line of [...takeRefusedBinds(), ...takeGuardNotices()]) warn(line); // a check that could not finish: the user hears it, not only the model
@@ -227,11 +234,15 @@ export async function startBackground(
 ): Promise<{ kill: () => void }> {
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
+  const unclaim = session?.claim();
   noteGitRedirect(req.paths.workspace_path, withoutPlantedLinks(settings.readWrite, "sandbox.readWrite", { workspace: req.paths.workspace_path, dataDir: settings.dataDir }));
   if (session) {
     // Counted in until it is registered as running: from then on the session is not idle.
     const release = await admitSandboxed();
-    const id = await session.background(command, req.cwd, req.logPath, req.onEnd).finally(release);
+    const id = await session.background(command, req.cwd, req.logPath, req.onEnd).finally(() => {
+      release();
+      unclaim?.();
+    });
     return { kill: () => session.kill(id) };
   }
   return directBackground(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });

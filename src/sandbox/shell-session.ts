@@ -46,6 +46,7 @@ export class ShellSession {
   private readonly pending = new Map<string, Pending>();
   private readonly ready: Promise<void>;
   private next = 0;
+  private claims = 0;
   private dead: string | undefined;
   private buf = "";
   private lastHeard = Date.now();
@@ -144,9 +145,22 @@ export class ShellSession {
     return this.dead === undefined;
   }
 
-  /** Nothing runs in it: no command, no background job (restarting it would lose nothing). */
+  /**
+   * Marks a command as on its way to this session (it may still wait for the sandbox to start or for the editor):
+   * until the release, the session is not idle, so a concurrent call of the same batch cannot restart it under it.
+   */
+  claim(): () => void {
+    this.claims++;
+    let done = false;
+    return () => {
+      if (!done) this.claims--;
+      done = true;
+    };
+  }
+
+  /** Nothing runs in it or is on its way: no command, no background job (restarting it would lose nothing). */
   get idle(): boolean {
-    return this.pending.size === 0;
+    return this.pending.size === 0 && this.claims === 0;
   }
 
   /** No process at all in the sandbox but the supervisor (read from /proc: a job's leftovers count too). */

@@ -1,0 +1,45 @@
+// A sandbox session that misses a host socket bound since it started is restarted when idle (run-shell.ts sessionFor).
+// A batch's calls reach the session concurrently: one still waiting for the sandbox to start had no command
+// registered yet, so the next call found the session "idle" and restarted it under the first, whose command came
+// back "[the sandbox ended (exit 0); its processes are gone]" (CI, sandbox-network.test.ts with allowHosts). A call
+// now claims the session as soon as it gets it. Real bwrap, in-process.
+import { mkdirSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { closeShellSessions, runShell } from "../../src/sandbox/run-shell.js";
+import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
+import { HAS_BWRAP } from "../support/confinement.js";
+import { makeRoot, makeThread } from "../tools/helpers.js";
+
+const servers: Server[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  await closeShellSessions();
+  for (const s of servers.splice(0)) s.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe.skipIf(!HAS_BWRAP)("a batch's calls and the session's restart for new host sockets", () => {
+  it("a call still waiting for the sandbox keeps it: a socket bound meanwhile does not restart it under that call", async () => {
+    const root = makeRoot("deerflow-restart-race-");
+    const paths = makeThread(root, "A");
+    const settings = defaultShellSettings({ userHome: join(root, "home"), dataDir: join(root, "data") });
+    const req = { paths, settings, cwd: paths.workspace_path, timeoutSeconds: 60 };
+    // Elsewhere on the host disk (/tmp is replaced inside the sandbox anyway): covered only by a session started after it.
+    const dir = `/var/tmp/deerflow-race-${process.pid}-${Date.now()}`;
+    mkdirSync(dir);
+    dirs.push(dir);
+
+    const first = runShell("echo first", req);
+    // Bound after the first call created the session, before the second call looks it up.
+    const server = createServer();
+    servers.push(server);
+    await new Promise<void>((resolve) => server.listen(join(dir, "late.sock"), resolve));
+    const second = runShell("echo second", req);
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.output).toBe("first\n");
+    expect(a.exitCode).toBe(0);
+    expect(b.output).toBe("second\n");
+  }, 60_000);
+});
