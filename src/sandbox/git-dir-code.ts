@@ -7,7 +7,7 @@
 import { type Stats, lstatSync, readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandTilde } from "./host-git-config.js";
-import { plainGit } from "./plain-git.js";
+import { CONFIG_LISTING_BYTES, plainGit } from "./plain-git.js";
 import { isGitCodeKey } from "./shell-git.js";
 
 /** git's own limit for a `.git` file (setup.c read_gitfile_gently); a commondir is read the same way here. */
@@ -163,7 +163,7 @@ export function configCode(file: string): Map<string, string[]> | null {
   let code: Map<string, string[]>;
   try {
     code = new Map<string, string[]>();
-    for (const entry of plainGit(["config", "--file", file, "-z", "--list"]).split("\0")) {
+    for (const entry of plainGit(["config", "--file", file, "-z", "--list"], { maxBytes: CONFIG_LISTING_BYTES }).split("\0")) {
       const nl = entry.indexOf("\n");
       const key = nl < 0 ? entry : entry.slice(0, nl);
       if (key && isGitCodeKey(key)) code.set(key, [...(code.get(key) ?? []), nl < 0 ? "" : entry.slice(nl + 1)]);

@@ -6,7 +6,7 @@
 // cannot read whole (a config that lists past the buffer: PM7, an index or pointer it cannot read) counts as code.
 import { type CheckoutGit, gitDirRunsCode, gitDirsOfCheckout } from "./git-dir-code.js";
 import { gitlinks } from "./gitlink-walk.js";
-import { plainGit } from "./plain-git.js";
+import { CONFIG_LISTING_BYTES, plainGit } from "./plain-git.js";
 import { isGitCodeKey } from "./shell-git.js";
 
 /** git's first error line from a failed plainGit call. */
@@ -48,7 +48,7 @@ function repoAt(workspace: string): { git: CheckoutGit; top?: string } | "none" 
 function localCodeKeys(workspace: string): string[] | string {
   try {
     // "<scope>\t<key>": plainGit's own `-c` is the command scope.
-    return plainGit(["config", "--includes", "--list", "--name-only", "--show-scope"], { cwd: workspace })
+    return plainGit(["config", "--includes", "--list", "--name-only", "--show-scope"], { cwd: workspace, maxBytes: CONFIG_LISTING_BYTES })
       .split("\n")
       .map((line) => line.split("\t"))
       .filter(([scope, key]) => scope !== "command" && key && isGitCodeKey(key))

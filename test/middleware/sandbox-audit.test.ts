@@ -1,10 +1,10 @@
-import { existsSync, mkdtempSync, realpathSync } from "node:fs";
+import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import type { ApprovalMode } from "../../src/vocabulary/approval-modes.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { createAgent, fakeModel } from "langchain";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { toolErrorHandlingMiddleware } from "../../src/middleware/tool-error-handling.js";
 import { sandboxAuditMiddleware } from "../../src/middleware/sandbox-audit.js";
@@ -15,8 +15,14 @@ const stateSchema = z.object({
   thread_data: z.object({ workspace_path: z.string(), uploads_path: z.string(), outputs_path: z.string() }).nullish(),
 });
 
+const made: string[] = [];
+afterAll(() => {
+  for (const ws of made) rmSync(ws, { recursive: true, force: true });
+});
+
 function newWorkspace() {
   const ws = realpathSync(mkdtempSync(join(tmpdir(), "deerflow-audit-")));
+  made.push(ws);
   return { workspace_path: ws, uploads_path: join(ws, "u"), outputs_path: join(ws, "o") };
 }
 

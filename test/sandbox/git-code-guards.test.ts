@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { closeShellSessions, runShell, setShellWarningSink } from "../../src/sandbox/run-shell.js";
 import { checkoutWalkLimits } from "../../src/sandbox/workspace-checkouts.js";
 import { nestedRepoLimits } from "../../src/sandbox/nested-repo-guard.js";
+import { CONFIG_LISTING_BYTES } from "../../src/sandbox/plain-git.js";
 import { SandboxPathError } from "../../src/sandbox/paths.js";
 import { safeWriteFile } from "../../src/sandbox/safe-fs.js";
 import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
@@ -454,9 +455,9 @@ describe.each(modes)("git code guards (%s)", (mode) => {
         commit("shared"),
         "cp -r shared/.git common-cache && { printf '../../common-cache\\n'; head -c 100000 /dev/zero | tr '\\0' '\\n'; } > shared/.git/commondir",
         `git --git-dir=common-cache config core.fsmonitor "touch '$PWD/pwned-shared'; false" && git add shared`,
-        // G8: each `b` is 2 bytes on disk and 2 006 in `git config --list` (300 MB)
+        // G8: each `b` is 2 bytes on disk and 2 006 in `git config --list`: past the listing's buffer by a quarter
         commit("amp"),
-        `python3 -c "import sys; sys.stdout.write('[a \\"' + 'x' * 2000 + '\\"]\\n' + 'b\\n' * 150000 + '[core]\\n\\tfsmonitor = touch $PWD/pwned-amp\\n')" >> amp/.git/config`,
+        `python3 -c "import sys; sys.stdout.write('[a \\"' + 'x' * 2000 + '\\"]\\n' + 'b\\n' * ${Math.ceil((CONFIG_LISTING_BYTES * 1.25) / 2_000)} + '[core]\\n\\tfsmonitor = touch $PWD/pwned-amp\\n')" >> amp/.git/config`,
         "git add amp",
         "echo planted",
       ].join("\n"),

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { lineOnlyReads, whyNotOnlyReads } from "../../src/sandbox/read-only-line.js";
+import { CONFIG_LISTING_BYTES } from "../../src/sandbox/plain-git.js";
 
 /** A workspace that is no git repository: git's config question does not arise for the lines below. */
 const confined = { confined: true, workspace: tmpdir() };
@@ -197,8 +198,9 @@ describe("lineOnlyReads and the repository's git config", () => {
 
   it("git is refused where the repository's config cannot be listed whole: never read as 'no code keys' (the sixteenth pass's PM7)", async () => {
     const { ws } = repo();
-    // Each `b` is 2 bytes on disk and 2 006 in the listing: 300 MB, past the listing's buffer.
-    appendFileSync(join(ws, ".git", "config"), `[a "${"x".repeat(2000)}"]\n${"b\n".repeat(150_000)}[core]\n\tfsmonitor = touch pwned\n`);
+    // Each `b` is 2 bytes on disk and 2 006 in the listing: past the listing's buffer by a quarter.
+    const lines = Math.ceil((CONFIG_LISTING_BYTES * 1.25) / 2_000);
+    appendFileSync(join(ws, ".git", "config"), `[a "${"x".repeat(2000)}"]\n${"b\n".repeat(lines)}[core]\n\tfsmonitor = touch pwned\n`);
     expect(await status(ws)).toMatch(/git there would run code the repository names: its config could not be listed/);
     expect(await lineOnlyReads("git status", { confined: true, workspace: ws })).toBe(false);
   });
