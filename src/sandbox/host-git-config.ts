@@ -61,9 +61,8 @@ export function expandTilde(value: string): string | undefined {
 }
 
 /** Where the user's git reads a global config file, whether it exists or not (a command could create one). */
-export function globalConfigFiles(): string[] {
+export function globalConfigFiles(home = process.env.HOME ?? homedir()): string[] {
   if (process.env.GIT_CONFIG_GLOBAL) return [resolve(process.env.GIT_CONFIG_GLOBAL)];
-  const home = process.env.HOME ?? homedir();
   const xdg = process.env.XDG_CONFIG_HOME && isAbsolute(process.env.XDG_CONFIG_HOME) ? process.env.XDG_CONFIG_HOME : join(home, ".config");
   return [join(home, ".gitconfig"), join(xdg, "git", "config")];
 }

@@ -7,6 +7,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { hostEnv } from "./env-scrub.js";
+import { globalConfigFiles } from "./host-git-config.js";
+import { mtimeOf } from "./repo-code-paths.js";
 import { isInside } from "./paths.js";
 import { realOrSelf as real } from "./real-path.js";
 
@@ -105,8 +107,24 @@ export function toolchainSecrets(home: string, bound: string[]): { files: string
   return { files: [...new Set(files)], dirs };
 }
 
-/** The git identity of the host's global config (`user.name`, `user.email`), so commits in the sandbox keep working. */
+/** Identities read, by home and the global files' mtimes: every session start asked git (~12 ms, blocking). */
+const identities = new Map<string, { stamp: string; id: Record<string, string> }>();
+
+/**
+ * The git identity of the host's global config (`user.name`, `user.email`), so commits in the sandbox keep working.
+ * Read again when a global config file changes; one changed only in a file it includes is seen by the next process.
+ */
 function hostGitIdentity(home: string): Record<string, string> {
+  const key = [home, process.env.GIT_CONFIG_GLOBAL, process.env.XDG_CONFIG_HOME].join("\0");
+  const stamp = globalConfigFiles(home).map(mtimeOf).join(":");
+  const hit = identities.get(key);
+  if (hit?.stamp === stamp) return hit.id;
+  const id = readHostGitIdentity(home);
+  identities.set(key, { stamp, id });
+  return id;
+}
+
+function readHostGitIdentity(home: string): Record<string, string> {
   const out: Record<string, string> = {};
   try {
     const text = execFileSync("git", ["config", "--global", "--includes", "--get-regexp", "^user\\.(name|email)$"], {

@@ -124,6 +124,15 @@ describe.skipIf(!HAS_BWRAP)("the home inside bubblewrap", () => {
     expect(r.all).not.toContain("ghp_SECRET");
     expect(r.all).not.toContain("credential.helper");
   });
+
+  it("an identity changed in ~/.gitconfig between two commands is the next command's (the identity is read once per change)", async () => {
+    const h = fakeHome();
+    const who = "git config --global user.name";
+    expect((await inSandbox(h, who)).all).toContain("Ada Example");
+    expect((await inSandbox(h, who)).all).toContain("Ada Example");
+    writeFileSync(join(h.home, ".gitconfig"), "[user]\n\tname = Grace Renamed\n\temail = grace@example.com\n");
+    expect((await inSandbox(h, who)).all).toContain("Grace Renamed");
+  });
 });
 
 describe("the sandbox's network namespace", () => {
