@@ -2,7 +2,7 @@
 // model message with its tool calls (and its usage), each tool result, todos, notes and delegations. Pure translation: no store, no graph.
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { messageText } from "../vocabulary/message-text.js";
-import { maskSecretShapes, maskSecretsDeep, secretHoldStart } from "../vocabulary/secret-shapes.js";
+import { maskKnownSecrets, maskSecretShapes, maskSecretsDeep, secretHoldStart } from "../vocabulary/secret-shapes.js";
 import { credentialValues } from "../sandbox/env-scrub.js";
 import { usageOf } from "../middleware/util/usage.js";
 import { denialOf } from "../sandbox/permission-denial.js";
@@ -127,27 +127,39 @@ export function placeholderRestorer(restore: (text: string) => string) {
   };
 }
 
-/** The word a streamed answer ends with, which the next piece may continue (a key arrives in several pieces). */
-const TRAILING_WORD = /[A-Za-z0-9_\-+/=.~:@]{1,512}$/;
+/**
+ * The word a streamed answer ends with, which the next piece may continue (a key arrives in several pieces). Format
+ * characters (zero-width, soft hyphen…) count as part of it: a key split by one is masked as the key it shows as.
+ */
+const TRAILING_WORD = /[A-Za-z0-9_\-+/=.~:@\p{Cf}]{1,512}$/u;
+
+/** Where the longest end of `text` that begins (or is) one of `known` starts (`text.length` when none does). */
+function knownValueStart(text: string, known: readonly string[]): number {
+  let start = text.length;
+  for (const v of known) for (let k = Math.min(v.length, text.length); k > 0 && text.length - k < start; k--) if (text.endsWith(v.slice(0, k))) start = text.length - k;
+  return start;
+}
 
 /**
- * Streamed text with secret shapes masked (AnswerSecretMasking masks the stored answer): the trailing word is held
- * until the next piece shows where it ends, so "sk-" + "proj…" is never printed in halves before it can be masked.
+ * Streamed text with secret shapes and the `known` credential values masked (AnswerSecretMasking masks the stored
+ * answer): the trailing word, or the start of a known value, is held until the next piece shows where it ends, so
+ * "sk-" + "proj…" is never printed in halves before it can be masked.
  */
-export function secretMasker() {
+export function secretMasker(known: readonly string[] = []) {
   let held = "";
+  const mask = (text: string) => maskKnownSecrets(maskSecretShapes(text), known);
   return {
     push(text: string): string {
       const all = held + text;
       // …and from where a credential's context starts (a prefix on this line, an unclosed key block).
-      const cut = Math.min(all.length - (TRAILING_WORD.exec(all)?.[0].length ?? 0), secretHoldStart(all));
+      const cut = Math.min(all.length - (TRAILING_WORD.exec(all)?.[0].length ?? 0), secretHoldStart(all), knownValueStart(all, known));
       held = all.slice(cut);
-      return maskSecretShapes(all.slice(0, cut));
+      return mask(all.slice(0, cut));
     },
     flush(): string {
       const rest = held;
       held = "";
-      return maskSecretShapes(rest);
+      return mask(rest);
     },
   };
 }
@@ -162,9 +174,9 @@ export interface TranslateOptions {
 export async function translateStream(stream: AsyncIterable<[string, unknown]>, runId: string, count: (call: TokenUsage) => void, emit: RunEventListener, opts: TranslateOptions = {}): Promise<void> {
   const { restore, mounts = {} } = opts;
   const deltas = restore ? placeholderRestorer(restore) : undefined;
-  const secrets = secretMasker();
-  // The environment's credentials, read once per stream: tool.started masks them in every call's arguments.
+  // The environment's credentials, read once per stream: masked in the streamed answer and in every call's arguments.
   const credentials = credentialValues();
+  const secrets = secretMasker(credentials);
   const flush = () => {
     const restored = deltas?.flush();
     const rest = (restored ? secrets.push(restored) : "") + secrets.flush();
@@ -175,7 +187,8 @@ export async function translateStream(stream: AsyncIterable<[string, unknown]>, 
       const [msg, meta] = chunk as [BaseMessage, { langgraph_node?: string }];
       if (meta?.langgraph_node === "model_request") {
         const reasoning = msg.additional_kwargs?.reasoning_content;
-        if (typeof reasoning === "string" && reasoning) emit({ type: "message.reasoning", run_id: runId, text: maskSecretShapes(restore ? restore(reasoning) : reasoning) });
+        if (typeof reasoning === "string" && reasoning)
+          emit({ type: "message.reasoning", run_id: runId, text: maskKnownSecrets(maskSecretShapes(restore ? restore(reasoning) : reasoning), credentials) });
         const raw = messageText(msg);
         const restored = deltas && raw ? deltas.push(raw) : raw;
         const text = restored ? secrets.push(restored) : restored;

@@ -88,9 +88,45 @@ export function secretHoldStart(text: string): number {
   return first ? text.length - tail.length + first.index : text.length;
 }
 
+// Format characters (Unicode Cf: zero-width space and joiners, the word joiner, bidi controls, the soft hyphen, tags):
+// nothing on screen, and the terminal filter drops most of them. One inside a key (`ghp\u200b_…`) broke its shape, so
+// the key was stored and printed unmasked, then shown whole once the filter took the character out (the twenty-eighth
+// pass's A28c-1). Shapes and known values are also looked for in the text as shown, and masked where they sit.
+const FORMAT_CHARS = /\p{Cf}/gu;
+
+/** `text` without its format characters, and for each of its positions the position in `text`. */
+function shown(text: string): { text: string; at: number[] } {
+  let out = "";
+  const at: number[] = [];
+  for (const m of text.matchAll(/\P{Cf}+/gu)) {
+    out += m[0];
+    for (let k = 0; k < m[0].length; k++) at.push(m.index + k);
+  }
+  return { text: out, at };
+}
+
+/** `masked` with what `find` sees in its shown form masked as well (unchanged when it holds no format character). */
+function maskShown(masked: string, find: (shownText: string) => { start: number; end: number }[]): string {
+  if (!test(FORMAT_CHARS, masked)) return masked;
+  const view = shown(masked);
+  const ranges = find(view.text).map((r) => ({ start: view.at[r.start]!, end: view.at[r.end - 1]! + 1 }));
+  return ranges.length === 0 ? masked : maskRanges(masked, ranges);
+}
+
+/** Where each of `values` (8 characters or more) occurs in `text`. */
+function valueRanges(text: string, values: readonly string[]): { start: number; end: number }[] {
+  const out: { start: number; end: number }[] = [];
+  for (const v of values) {
+    if (v.length < 8) continue;
+    for (let i = text.indexOf(v); i >= 0; i = text.indexOf(v, i + v.length)) out.push({ start: i, end: i + v.length });
+  }
+  return out;
+}
+
 /** True when `text` holds something shaped like a credential (a known key format, a bearer token, a URL password). */
 export function hasSecretShape(text: string): boolean {
-  return [...KEY_SHAPES, URL_CREDENTIALS, URL_QUERY_CREDENTIALS].some((re) => test(re, text)) || prefixedRanges(text).length > 0;
+  const look = (t: string) => [...KEY_SHAPES, URL_CREDENTIALS, URL_QUERY_CREDENTIALS].some((re) => test(re, t)) || prefixedRanges(t).length > 0;
+  return look(text) || (test(FORMAT_CHARS, text) && look(shown(text).text));
 }
 
 /** Where the credentials of PREFIXED shapes sit (after their prefix). */
@@ -119,7 +155,7 @@ function maskRanges(text: string, ranges: { start: number; end: number }[]): str
 export function maskSecretShapes(text: string): string {
   let out = text;
   for (const re of KEY_SHAPES) out = out.replace(re, "***");
-  return maskUrlCredentials(maskRanges(out, prefixedRanges(out)));
+  return maskShown(maskUrlCredentials(maskRanges(out, prefixedRanges(out))), secretShapeRanges);
 }
 
 /** Where key-shaped strings sit in `text` (a bearer token without its "Bearer " prefix, a URL password alone). */
@@ -144,7 +180,7 @@ export function secretShapeRanges(text: string): { start: number; end: number }[
 export function maskKnownSecrets(text: string, values: readonly string[]): string {
   let out = text;
   for (const v of values) if (v.length >= 8) out = out.split(v).join("***");
-  return out;
+  return maskShown(out, (t) => valueRanges(t, values));
 }
 
 /** `https://user:secret@host/v1?key=k` → `https://user:****@host/v1?key=****`. */

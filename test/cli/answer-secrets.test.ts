@@ -85,4 +85,34 @@ describe("secrets in the model's own answer", () => {
     expect(r.stdout).not.toContain(envKey);
     expect(readFileSync(join(sb.cwd, "keys.txt"), "utf8")).toBe(`${envKey} ${GH_TOKEN}\n`);
   });
+
+  it("a gateway key without a key's shape, and a token split by a zero-width character, are masked too; threads show masks what the user typed (A28c-1/2/3)", async () => {
+    const sb = e2e.sandbox();
+    const gateway = "Zx9Kq2Lm7Vt4Rb8Nc3Hd6Pw1Yj5Qa0";
+    const env = { OPENAI_API_KEY: gateway };
+    const answer = `Your key is ${gateway}; the token is ghp\u200b_${GH_TOKEN.slice(4)}.`;
+    e2e.server.push({ content: answer }, { content: answer });
+    const json = await runCli(sb, ["run", "--output-format", "stream-json", `keep gho_${GH_TOKEN.slice(4)} for later`], { env });
+    expect(json.exitCode, json.stderr).toBe(0);
+    const done = json.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; final_text?: string; thread_id?: string })
+      .find((e) => e.type === "run.completed")!;
+    expect(done.final_text).toBe("Your key is ***; the token is ***.");
+    const text = await runCli(sb, ["run", "--thread", done.thread_id!, "again"], { env });
+    expect(text.stdout).toBe("Your key is ***; the token is ***.\n");
+    const show = await runCli(sb, ["threads", "show", done.thread_id!], { env });
+    const showJson = await runCli(sb, ["threads", "show", "--json", done.thread_id!], { env });
+    for (const [where, out] of [
+      ["stream-json", json.stdout],
+      ["text", text.stdout],
+      ["threads show", show.stdout],
+      ["threads show --json", showJson.stdout],
+    ] as const) {
+      expect(out, where).not.toContain(gateway);
+      expect(out.replace(/\u200b/g, ""), where).not.toContain(GH_TOKEN.slice(4));
+    }
+    expect(show.stdout).toContain("> keep *** for later");
+  });
 });

@@ -17,8 +17,8 @@ const SAMPLES: [string, string][] = [
 ];
 
 /** Every way of streaming `text` in pieces of `size` characters, joined back as the screen shows it. */
-function streamed(text: string, size: number): string {
-  const m = secretMasker();
+function streamed(text: string, size: number, known: string[] = []): string {
+  const m = secretMasker(known);
   let out = "";
   for (let i = 0; i < text.length; i += size) out += m.push(text.slice(i, i + size));
   return out + m.flush();
@@ -32,6 +32,16 @@ describe("the streamed answer's secret masking", () => {
       expect(shown, `pieces of ${size}`).toBe(maskSecretShapes(text));
     }
   });
+  it("never shows a known credential value without a key's shape, nor a key split by a zero-width character (A28c-1/2)", () => {
+    const gateway = "Zx9Kq2Lm7V#t4Rb8Nc3Hd6Pw1Yj5Qa0";
+    const gh = "ghp_Q7w9E2r4T6y8U1i3O5p7A9s2D4f6G8h0J2k7";
+    const text = `Your gateway key is ${gateway}, and the token ${gh.slice(0, 3)}\u200b${gh.slice(3)} too.`;
+    for (const size of [1, 2, 3, 5, 7, 11, 16, 40]) {
+      const shown = streamed(text, size, [gateway]);
+      expect(shown, `pieces of ${size}`).toBe("Your gateway key is ***, and the token *** too.");
+    }
+  });
+
   it("lets ordinary prose through as it streams (only the trailing word is held)", () => {
     const m = secretMasker();
     expect(m.push("The build passed. ")).toBe("The build passed. ");

@@ -17,7 +17,8 @@ import { type TranscriptEntry, presentedFilesOf, transcriptOf } from "../../runt
 import { INTERRUPTED_LINE } from "../../vocabulary/interruption-text.js";
 import type { GlobalOptions } from "../main.js";
 import { noteUntrusted } from "../untrusted-note.js";
-import { maskCredentials } from "../../sandbox/env-scrub.js";
+import { credentialValues, maskCredentials } from "../../sandbox/env-scrub.js";
+import { maskSecretsDeep } from "../../vocabulary/secret-shapes.js";
 import { forTerminal, shownText } from "../../vocabulary/terminal-text.js";
 
 /** Runs `read` on the home's store; undefined when a SQLite home has no database yet (listing must not create one). */
@@ -143,7 +144,7 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
   if (opts.json) {
     const archivedJson = archived.map(({ seq, role, name, text, archived_at }) => ({ seq, role, name, text, archived_at }));
     process.stdout.write(
-      `${JSON.stringify({ thread: { ...row, title: row.title && maskCredentials(row.title) }, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), entries, files, archived: archivedJson }, null, 2)}\n`,
+      `${JSON.stringify({ thread: { ...row, title: row.title && maskCredentials(row.title) }, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), entries: maskSecretsDeep(entries, credentialValues()), files, archived: maskSecretsDeep(archivedJson, credentialValues()) }, null, 2)}\n`,
     );
     return 0;
   }
@@ -156,6 +157,8 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
     "",
     ...withArchivedTurns(messages, archived, Array.isArray(compactions) ? compactions : []).flatMap((seg) => ("live" in seg ? transcriptOf(seg.live).map(entryLine) : archivedBlock(seg.archived))),
   ];
-  process.stdout.write(forTerminal(`${lines.join("\n")}\n`));
+  // Masked as an export is: the user's own messages keep the keys they typed (the model was meant to get them), and
+  // the answers a known credential value without a key's shape (the twenty-eighth pass's A28c-3).
+  process.stdout.write(forTerminal(`${maskCredentials(lines.join("\n"))}\n`));
   return 0;
 }
