@@ -216,6 +216,17 @@ function show(input: string): string {
   return s.length > 160 ? s.slice(0, 157) + '…"' : s;
 }
 
+/**
+ * True when `word` is one of the thread's /mnt/user-data folders or a path inside one: `/mnt/user-data/workspace.env`
+ * is not (bash joins `"/mnt/user-data/workspace".env` into it, and the host path that replaces the quoted part made it
+ * the workspace's sibling: the twenty-eighth pass's A28b-1).
+ */
+export function isMountPath(word: string): boolean {
+  // Normalized first: `/mnt/user-data/outputs/../../../etc/x` is /etc/x. The root itself names no host folder.
+  const w = posix.normalize(word).replace(/(.)\/$/, "$1");
+  return w === VIRTUAL_ROOT || MOUNT_NAMES.some((name) => w === `${VIRTUAL_ROOT}/${name}` || w.startsWith(`${VIRTUAL_ROOT}/${name}/`));
+}
+
 /** The lexical host path of a model-supplied path (no filesystem access). */
 function lexicalHostPath(input: string, mounts: ThreadPaths): string {
   if (input === VIRTUAL_ROOT || input.startsWith(VIRTUAL_ROOT + "/")) {

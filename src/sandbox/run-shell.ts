@@ -12,7 +12,7 @@ import { directBackground, killDirect, runDirect } from "./direct-shell.js";
 import type { ThreadPaths } from "./provider.js";
 import { type RunOptions, type ShellResult, ShellSession } from "./shell-session.js";
 import { type ShellSettings, confinedNetwork, defaultShellSettings } from "./shell-settings.js";
-import { fromHostPaths, toHostPaths } from "./virtual-paths.js";
+import { fromHostPaths, toHostCommand } from "./virtual-paths.js";
 import { realOrSelf } from "./real-path.js";
 import { recordWritable, sandboxWritable } from "./sandbox-writable.js";
 import { endGitRedirectWatch, noteGitRedirect, restoreGitRedirects } from "./git-redirect-guard.js";
@@ -220,7 +220,7 @@ export async function runShell(command: string, req: ShellRequest): Promise<Shel
         release();
         unclaim?.();
       })
-    : await runDirect(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
+    : await runDirect(toHostCommand(command, req.paths, settings.skillDirs), { ...req, settings });
   const output = session ? r.output : fromHostPaths(r.output, req.paths, settings.skillDirs);
   const repaired = restoreGitRedirects();
   for (const line of [...takeRefusedBinds(), ...takeGuardNotices()]) warn(line); // a check that could not finish: the user hears it, not only the model
@@ -245,5 +245,5 @@ export async function startBackground(
     });
     return { kill: () => session.kill(id) };
   }
-  return directBackground(toHostPaths(command, req.paths, settings.skillDirs), { ...req, settings });
+  return directBackground(toHostCommand(command, req.paths, settings.skillDirs), { ...req, settings });
 }

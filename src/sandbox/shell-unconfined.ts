@@ -19,7 +19,7 @@ import { commandOnlyReads, readerWithUnlistedOption } from "./shell-read-only.js
 import { runsUnreadCode } from "./shell-inline-code.js";
 import { sqliteReadsUnseenPipe } from "./shell-rules-io.js";
 import { namesHome } from "./shell-rules-paths.js";
-import { VIRTUAL_ROOT } from "./paths.js";
+import { isMountPath } from "./paths.js";
 import { notLiteral } from "./unconfined-literal.js";
 import { unlistedOption } from "./unconfined-options.js";
 import { leavesWorkspaceByLinks } from "./unconfined-paths.js";
@@ -46,17 +46,22 @@ export const UNCONFINED_SPELLING_REASON = "no sandbox here (bubblewrap is not av
 
 /** An absolute path outside the project deerflow started in and its /mnt/user-data view (/dev/null is nothing). */
 function absoluteOutside(w: string): boolean {
-  if (!w.startsWith("/") || /^\/dev\/null$/.test(w) || w.startsWith(`${VIRTUAL_ROOT}/`)) return false;
+  if (!w.startsWith("/") || /^\/dev\/null$/.test(w) || isMountPath(w)) return false;
   const project = process.cwd().replace(/\/+$/, "");
   return !(w === project || w.startsWith(`${project}/`));
 }
 
 /**
  * Run from outside the workspace, or given a word that names the home directory, climbs out with `..`, or is an
- * absolute path elsewhere (a glob over /proc's environ files, /run/secrets: the sixth pass).
+ * absolute path elsewhere (a glob over /proc's environ files, /run/secrets: the sixth pass). A `..` inside a script
+ * word counts too (`awk '{print > "../x"}'`, `sqlite3 x.db "VACUUM INTO '../y'"`: A28-10), and so does an
+ * assignment's value (`GIT_WORK_TREE=.. git stash -u` emptied a home: A28-13).
  */
+const CLIMBS = /(?:^|[/'"\s=(,:<>])\.\.(?:[/'"\s);,]|$)/;
 const readsOutside = (c: SimpleCommand) =>
-  c.cwd.at !== "workspace" || [...c.args.flatMap(withGluedValue), ...c.redirects.map((r) => r.target)].some((w) => namesHome(w) || /(?:^|\/)\.\.(?:\/|$)/.test(w) || absoluteOutside(w));
+  c.cwd.at !== "workspace" ||
+  [...c.args.flatMap(withGluedValue), ...c.redirects.map((r) => r.target)].some((w) => namesHome(w) || CLIMBS.test(w) || absoluteOutside(w)) ||
+  c.assigns.some((a) => namesHome(a.value) || CLIMBS.test(a.value) || (/^GIT_/.test(a.name) && absoluteOutside(a.value)));
 
 /** Where a path glued to an option may start: `..`, `~`, or an absolute path under a top-level folder (`-Isrc/inc`
  *  stays a relative path: where the option letters end is not known). */

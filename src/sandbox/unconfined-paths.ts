@@ -7,7 +7,7 @@ import { existsSync, statSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { hostProgramPath, onHostPath } from "./env-scrub.js";
 import { longOption } from "./option-table.js";
-import { VIRTUAL_ROOT, isInside } from "./paths.js";
+import { VIRTUAL_ROOT, isInside, isMountPath } from "./paths.js";
 import type { SimpleCommand } from "./shell-command.js";
 
 /** `arg` is `--<long>` or a GNU abbreviation of it (three letters at least: `--rec`, `--deref`). */
@@ -66,12 +66,23 @@ function expandGlob(pattern: string, dir: string): string[] {
 
 /** The words that may name paths: arguments (an option's `=value` part) and redirection targets. */
 function pathWords(c: SimpleCommand): { word: string; dynamic: boolean }[] {
-  // `--file=x` and dd's `of=x` name a path after the `=`.
-  const args = c.args.map((a, i) => ({ word: /^-|^[a-z]+=/.test(a) && a.includes("=") ? a.slice(a.indexOf("=") + 1) : a, dynamic: c.dynamicArgs[i] ?? false }));
+  const end = c.args.indexOf("--");
+  const args = c.args.flatMap((a, i) => {
+    const dynamic = c.dynamicArgs[i] ?? false;
+    // After `--` every word is a file, a dash or not (`cat -- -creds`, a link a repository ships: A28b-2).
+    if (end >= 0 && i > end) return [{ word: a, operand: true, dynamic }];
+    if (i === end) return [];
+    // `--file=x` and dd's `of=x` name a path after the `=`; `cfg=x` may also be a file of that name (a link: A28b-4).
+    if (a.includes("=") && /^-|^[a-z]+=/.test(a)) {
+      const value = { word: a.slice(a.indexOf("=") + 1), operand: true, dynamic };
+      return a.startsWith("-") ? [value] : [{ word: a, operand: true, dynamic }, value];
+    }
+    return [{ word: a, operand: !a.startsWith("-"), dynamic }];
+  });
   // A redirection's target with a `$` or a backquote is known only when it runs (`> "${PWD%/*}/x"`).
   const redirects = c.redirects.map((r) => ({ word: r.target, dynamic: /[$`]/.test(r.target) }));
   // An option word with an expansion in it may hold a path glued on (`-MF${PWD%/*}/x`, `-C$(dirname $PWD)`, A27-6/7).
-  return [...args.filter((w) => !w.word.startsWith("-") || w.dynamic), ...redirects];
+  return [...args.filter((w) => w.operand || w.dynamic).map(({ word, dynamic }) => ({ word, dynamic })), ...redirects];
 }
 
 /** `path` when it exists, else its nearest existing ancestor (undefined when none is). */
@@ -101,8 +112,9 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string): str
     // `~+` is $PWD and `~-` is $OLDPWD (inherited from the user's shell): a tilde is never judged as written.
     if (raw.startsWith("~")) return `${raw} names a folder by the shell's tilde`;
     // The workspace's /mnt/user-data view is the workspace: its links are followed the same way.
-    const word = raw.startsWith(`${VIRTUAL_ROOT}/workspace/`) ? join(top, raw.slice(`${VIRTUAL_ROOT}/workspace/`.length)) : raw;
-    if (word === "" || word.startsWith(`${VIRTUAL_ROOT}/`) || word === "/dev/null") continue;
+    const ws = `${VIRTUAL_ROOT}/workspace`;
+    const word = raw === ws || raw.startsWith(`${ws}/`) ? join(top, raw.slice(ws.length)) : raw;
+    if (word === "" || isMountPath(word) || word === "/dev/null") continue;
     const candidates = GLOB.test(word) ? expandGlob(word, here ?? dir) : [word];
     if (candidates.length >= MAX_MATCHES) return `${raw} matches too many paths to follow`;
     for (const p of candidates) {

@@ -1,7 +1,7 @@
 // Without the sandbox there is no /mnt/user-data: commands get the thread's host paths in its place, and their
 // output shows the virtual paths again, so the model sees one world whether or not bwrap is there.
 import { realpathSync } from "node:fs";
-import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT } from "./paths.js";
+import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, SandboxPathError, VIRTUAL_ROOT } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
 
 /** name → host folder of the installed skills (/mnt/skills/<name>). */
@@ -33,6 +33,26 @@ export function toHostPaths(command: string, paths: ThreadPaths, skillDirs?: Ski
     out = out.replace(new RegExp(`${escape(p.virtual)}(?![\\w.-])`, "g"), () => p.hosts[0]!);
   }
   return out;
+}
+
+/** What a host folder's path may hold to be pasted into a command line as is (no quoting can fit every context). */
+const SHELL_SAFE = /^[\w./@%+,=-]+$/;
+
+/**
+ * The command as it runs without the sandbox: toHostPaths, refused (SandboxPathError) when a folder it names has a
+ * path the shell would read as syntax. The audit judged the /mnt/user-data words; a folder named `proj$(cd;touch x)`
+ * pasted in ran that substitution unasked (the twenty-eighth pass's A28b-3), and a space split one path into two.
+ */
+export function toHostCommand(command: string, paths: ThreadPaths, skillDirs?: SkillDirs): string {
+  for (const p of pairs(paths, skillDirs)) {
+    if (!new RegExp(`${escape(p.virtual)}(?![\\w.-])`).test(command)) continue;
+    const bad = p.hosts.find((h) => !SHELL_SAFE.test(h));
+    if (bad)
+      throw new SandboxPathError(
+        `${p.virtual} is ${JSON.stringify(bad)} here (no sandbox), a path with characters the shell reads as syntax: name files relative to the working folder instead of through ${VIRTUAL_ROOT}.`,
+      );
+  }
+  return toHostPaths(command, paths, skillDirs);
 }
 
 /** Host directories of the thread → their virtual paths (longest first, so a mount inside another maps right). */
