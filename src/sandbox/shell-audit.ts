@@ -131,12 +131,12 @@ const DELETE_CODE = /rmtree|rm_rf|Deno\.remove|removeSync|rimraf|rmSync|rmdirSyn
 const DYNAMIC_CODE =
   /getattr|__import__|importlib|\beval\b|&\s*[{$]|\bdo\s*[('"$q]|->\s*\(|\bsyscall\b|\bexec\s*\(|\bcompile\s*\(|new\s+Function|\bFunction\s*\(|require\s*\(\s*[^'"`\s)]|\.send\s*\(|constantize|\bglobals\s*\(\s*\)\s*\[/;
 const WRITE_CODE =
-  /open\s*\([^)]*['"][rb]?[wax][bt+]?['"]|\bmode\s*=\s*['"][wax]|write_(?:text|bytes)|\bwriteFile|appendFile|createWriteStream|\bfs\.(?:write|copy|cp|rename|mkdir|rm|unlink|truncate)|shutil\.|os\.(?:rename|replace|remove|unlink|mkdir|makedirs|rmdir)|\.(?:touch|mkdir|unlink|rename)\s*\(|File\.(?:write|open\s*\([^)]*['"][wa])|open\s*\(?[^;]*['"]\s*\+?>/;
+  /\btruncate(?:Sync)?\s*\(|open\s*\([^)]*['"][rb]?[wax][bt+]?['"]|\bmode\s*=\s*['"][wax]|write_(?:text|bytes)|\bwriteFile|appendFile|createWriteStream|\bfs\.(?:write|copy|cp|rename|mkdir|rm|unlink|truncate)|shutil\.|os\.(?:rename|replace|remove|unlink|mkdir|makedirs|rmdir)|\.(?:touch|mkdir|unlink|rename)\s*\(|File\.(?:write|open\s*\([^)]*['"][wa])|open\s*\(?[^;]*['"]\s*\+?>/;
 
 const WRITES = "writes files (ask mode asks before edits)";
 /** Inline code that names the home directory: a write there can plant code the user's own tools run later. */
 const HOME_CODE =
-  /expanduser|homedir\s*\(|Path\.home|process\.env\.HOME\b|process\.env\[\s*['"]HOME|environ(?:\.get)?\s*[[(]\s*['"]HOME|getenv\s*\(\s*['"]HOME|ENV\s*\[\s*['"]HOME|\$ENV\{\s*['"]?HOME|Deno\.env\.get\s*\(\s*['"]HOME|posix_getpwuid|Dir\.home|File\.expand_path|['"]~\/|\$\{?HOME\b/;
+  /\bnetrc\b|\bkeyring\b|expanduser|homedir\s*\(|Path\.home|process\.env\.HOME\b|process\.env\[\s*['"]HOME|environ(?:\.get)?\s*[[(]\s*['"]HOME|getenv\s*\(\s*['"]HOME|ENV\s*\[\s*['"]HOME|\$ENV\{\s*['"]?HOME|Deno\.env\.get\s*\(\s*['"]HOME|posix_getpwuid|Dir\.home|File\.expand_path|['"]~\/|\$\{?HOME\b/;
 /** A string literal naming a path outside the workspace (an absolute one but /tmp and the null device, or `../`). */
 const OUTSIDE_PATH_CODE = /['"`](?:\/(?!tmp\/|dev\/(?:null|stdout|stderr)['"`])|\.\.\/)/;
 /** Inline code that opens network connections. */

@@ -232,6 +232,24 @@ export const GIT_RULES: readonly GitRule[] = [
     reason: "git branch -D/-M/-f deletes or overwrites a branch (its unmerged commits are lost)",
     test: (c) => sub(c) === "branch" && (has(c, /^-[\w#]*[DMCf][\w#]*$|^--force$/) || (has(c, /^--delete$|^-[\w#]*d/) && has(c, /^--force$|^-[\w#]*f/))),
   },
+  {
+    verdict: "ask",
+    reason: "git switch -C resets an existing branch to another commit (its commits are lost)",
+    test: (c) => sub(c) === "switch" && has(c, /^-[\w#]*C[\w#]*$|^--force-create(?:=.*)?$/),
+  },
+  // The twenty-eighth pass (A28-9): an abort puts the files back to before the merge, hand-resolved conflicts lost;
+  // a reverse apply undoes changes that may be uncommitted; A28-2/A28-6: stored credentials, the global config.
+  {
+    verdict: "ask",
+    reason: "git merge/rebase/am/cherry-pick/revert --abort and git apply -R put files back (uncommitted changes are lost)",
+    test: (c) => (/^(?:merge|rebase|am|cherry-pick|revert)$/.test(sub(c)) && has(c, /^--(?:abort|quit)$/)) || (sub(c) === "apply" && has(c, /^-[\w#]*R[\w#]*$|^--reverse$/)),
+  },
+  { verdict: "ask", reason: "git credential reads or changes the credentials your git stores", test: (c) => /^credential(?:-store|-cache)?$/.test(sub(c)) },
+  {
+    verdict: "ask",
+    reason: "git maintenance register/start writes your global git config (and start installs a scheduled job)",
+    test: (c) => sub(c) === "maintenance" && /^(?:register|unregister|start|stop)$/.test(rest(c)[0] ?? ""),
+  },
   { verdict: "ask", reason: "git reflog expire/delete drops the record of earlier commits", test: (c) => sub(c) === "reflog" && /^(?:expire|delete)$/.test(rest(c)[0] ?? "") },
   {
     verdict: "ask",

@@ -35,7 +35,9 @@ export function pipesDropSql(c: SimpleCommand, p: Pipeline, i: number): boolean 
 
 const RULES: readonly ((c: SimpleCommand) => boolean)[] = [
   // docker system|volume|image|container|network|builder prune, docker rm/rmi, volume rm, compose down -v.
-  (c) => CONTAINERS.test(c.name) && (verb(c, /^(?:prune|rm|rmi|remove|kill)$/) || (verb(c, /^down$/) && has(c, /^(?:-[\w#]*v|--volumes|--rmi)/))),
+  (c) => CONTAINERS.test(c.name) && (verb(c, /^(?:prune|rm|rmi|remove|kill|stop|restart|pause)$/) || (verb(c, /^down$/) && has(c, /^(?:-[\w#]*v|--volumes|--rmi)/))),
+  // A key deleted from the user's keyring (the twenty-eighth pass's A28-1: a secret key in ~/.gnupg, gone).
+  (c) => /^gpg2?$/.test(c.name) && has(c, /^--delete-(?:secret-and-public-keys?|secret-keys?|keys?)$/),
   (c) =>
     /^(?:terraform|tofu|terragrunt|pulumi)$/.test(c.name) &&
     (verb(c, /^destroy$/) || (verb(c, /^(?:apply|up)$/) && has(c, /^--?(?:auto-approve|destroy|yes)\b/)) || (verb(c, /^(?:state|workspace|stack)$/) && verb(c, /^(?:rm|delete)$/))),

@@ -50,6 +50,14 @@ export const PACKAGE_RULES: readonly PackageRule[] = [
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^yarn$/, args: /^ +(?:(?:install|add|global) .*)?$/ },
   // `npm init <pkg>` / `create <pkg>` install create-<pkg> and run it; dedupe re-installs the tree (A27-3).
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:npm|pnpm|yarn|bun)$/, test: (c) => (verb(c, /^(?:init|innit|create)$/) && words(c).length > 1) || verb(c, /^(?:dedupe|ddp)$/) },
+  // The twenty-eighth pass (A28-5, A28-7): `npm link` installs the project globally (its bins on the user's PATH), and
+  // the managers no rule named: conda's family, pdm, cpanm, dotnet tools, R's install.packages.
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:npm|pnpm|yarn|bun)$/, test: (c) => verb(c, /^(?:link|ln)$/) },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:conda|mamba|micromamba|pixi|pdm)$/, test: (c) => verb(c, /^(?:install|add|update|upgrade|global|create|sync)$/) },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:cpan|cpanm|cpm)$/, test: () => true },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^dotnet$/, test: (c) => verb(c, /^tool$/) && verb(c, /^(?:install|update|restore)$/, 1) },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:Rscript|R)$/, test: (c) => c.args.some((a) => /install\.packages|remotes::install|devtools::install|pak::/.test(a)) },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^julia$/, test: (c) => c.args.some((a) => /Pkg\.(?:add|update|develop)/.test(a)) },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:pip[\d.]*|pipx|uv|poetry)$/, args: / (?:install|add|sync) / },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^python[\d.]*$/, args: / -m pip install / },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: SYSTEM, args: / (?:install|add|reinstall) / },

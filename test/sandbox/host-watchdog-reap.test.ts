@@ -27,4 +27,18 @@ describe.skipIf(line === undefined)("the host watchdog's reap", () => {
       expect(processesMatching(marker), `round ${round}`).toEqual([]);
     }
   }, 60_000);
+
+  it("passes an exit status above 128 through as one (147 once stopped the watchdog: A28-4); a death by a signal stays one", async () => {
+    const outcome = (script: string) =>
+      new Promise<{ code: number | null; signal: NodeJS.Signals | null; err: string }>((done) => {
+        const l = watchdogLine(newRunToken(), "/bin/sh", ["-c", script])!;
+        const child = spawn(l.command, l.args, { stdio: ["ignore", "ignore", "pipe"] });
+        let err = "";
+        child.stderr.on("data", (d) => (err += d));
+        child.on("exit", (code, signal) => done({ code, signal, err }));
+      });
+    expect(await outcome("exit 147")).toEqual({ code: 147, signal: null, err: "" });
+    expect(await outcome("exit 255")).toEqual({ code: 255, signal: null, err: "" });
+    expect(await outcome("kill -TERM $$")).toMatchObject({ code: null, signal: "SIGTERM" });
+  }, 60_000);
 });

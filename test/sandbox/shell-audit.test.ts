@@ -423,6 +423,9 @@ const ASK_CONFIG_CODE: string[] = [
 ];
 // Destroying committed or remote git work (H3).
 const ASK_GIT_HISTORY: string[] = [
+  // An abort puts the files back to before the rebase or merge: hand-resolved conflicts are lost (A28-9).
+  "git rebase --abort",
+  "git merge --abort",
   "git branch -D feature && git reflog expire --expire=now --all && git gc -q --prune=now",
   "git branch -D feature",
   "git branch --delete --force feature",
@@ -670,7 +673,6 @@ const EDIT_M4: string[] = [
   "git pull",
   "git pull --rebase origin main",
   "git rebase --continue",
-  "git rebase --abort",
   "git cherry-pick abc",
   "git revert abc",
   "git stash pop",
