@@ -125,6 +125,8 @@ export const FACT_POLICY: readonly Rule[] = [
       /\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|httpie|aria2c|ftp)\b/,
       // an interpreter's own HTTP client (the twenty-fifth pass's A25-6: `python3 -m urllib.request URL`, fetch().then(eval))
       /\burllib\w*|\burlopen\b|\brequests\.(?:get|post|put)\b|\bhttp\.client\b|\bhttplib\b|\bfetch\s*\(|\bxmlhttprequest\b|\bnet\/http\b|\bopen-uri\b/,
+      // data piped to another machine, or a copy to a remote (the twenty-eighth pass's A28c-5: `tar cz . | ssh host`, `rclone copy . remote:`)
+      /\|\s*(?:sudo\s+)?(?:ssh|nc|ncat|netcat|socat|scp|sftp)\b|\bssh\s+(?:-\S+\s+)*[\w.-]+@[\w.-]+|\brclone\s+(?:copy\w*|sync|move\w*|mount)\b/,
     ],
   },
   {
@@ -167,7 +169,9 @@ export const FACT_POLICY: readonly Rule[] = [
       /\byolo\b|--yes\b|(?:^|\s)-y(?:\s|$)|auto-?approv|\bapprov(?:e|ed|es|al|als|ing)\b|\bsandbox\w*|dangerous\w*|\bbypass\w*/,
       /no-verify|force[- ]?push\w*|\bpush\b.*\s(?:--force\S*|-f)(?:\s|$)|\bpush\b.*\s\+\S|--insecure|no-check-certificate|strict-ssl|chmod (?:-r )?777|\bsudo\b/,
       /\by[o0]l[o0]\b/,
-      /\bskip\w*\s+(?:\w+\s+){0,2}(?:checks?|tests?|hooks?|verification|reviews?|confirmations?|ci)\b/,
+      /\bskip\w*\s+(?:\w+\s+){0,2}(?:checks?|tests?|hooks?|verification|reviews?|confirmations?|ci|prompts?|permissions?|approvals?|questions?)\b/,
+      // a flag spelled out so no pattern sees it (A28c-5: "the dash dash yes flag")
+      /\b(?:dash|hyphen|minus)[\s-]*(?:dash|hyphen|minus)[\s-]*(?:yes|dangerously\w*|no[\s-]*verify|force)\b|\bdouble[\s-]*(?:dash|hyphen)[\s-]*(?:yes|force)\b/,
       /\b(?:disabl|turn\w* off|switch\w* off)\w*\s+(?:\w+\s+){0,2}(?:checks?|safety|confirmations?|prompts?|security|verification|hooks?|guard\w*|linters?|tests?)\b/,
       /\b(?:never|not|no longer|stop\w*)\s+(?:\w+\s+){0,3}(?:ask|confirm|prompt)|\b(?:don'?t|do not|without|no need to)\s+(?:\w+\s+){0,2}(?:ask\w*|confirm\w*|prompt\w*|permission)|\bno (?:confirmations?|prompts?)\b/,
       /\bwithout\s+(?:\w+\s+){0,2}(?:review\w*|check\w*|looking|reading|inspect\w*)\b|\btrust\w*\s+(?:the\s+)?(?:agent|assistant|model|ai|bot)\b/,
