@@ -5,8 +5,7 @@
 // - exit 2: block; stderr is the reason (to the model for tool events, to the user otherwise).
 // - any other exit, a timeout, or a start failure: an error the user is told of; the action goes on.
 // Every text is masked for secrets (key shapes and this process's credential values) before anyone sees it.
-import { credentialValues } from "../sandbox/env-scrub.js";
-import { maskKnownSecrets, maskSecretShapes } from "../vocabulary/secret-shapes.js";
+import { maskCredentials } from "../sandbox/env-scrub.js";
 import type { HookRunResult } from "./run-hook.js";
 
 export interface HookOutcome {
@@ -23,7 +22,7 @@ export interface HookOutcome {
 const TEXT_MAX = 4000;
 
 export function maskHookText(text: string): string {
-  const t = maskKnownSecrets(maskSecretShapes(text), credentialValues()).trim();
+  const t = maskCredentials(text).trim();
   return t.length > TEXT_MAX ? `${t.slice(0, TEXT_MAX)}…` : t;
 }
 

@@ -10,7 +10,7 @@
 import { AIMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { credentialValues } from "../sandbox/env-scrub.js";
-import { hasSecretShape, maskKnownSecrets, maskSecretShapes } from "../vocabulary/secret-shapes.js";
+import { maskSecrets } from "../vocabulary/secret-shapes.js";
 
 function maskContent(content: AIMessage["content"], mask: (text: string) => string): AIMessage["content"] {
   if (typeof content === "string") return mask(content);
@@ -21,8 +21,8 @@ function maskContent(content: AIMessage["content"], mask: (text: string) => stri
 export function maskAnswerSecrets(answer: AIMessage, known: readonly string[] = credentialValues()): AIMessage {
   const reasoning = answer.additional_kwargs?.reasoning_content;
   const texts = [typeof answer.content === "string" ? answer.content : JSON.stringify(answer.content), typeof reasoning === "string" ? reasoning : ""];
-  const mask = (text: string) => maskKnownSecrets(maskSecretShapes(text), known);
-  if (!texts.some((t) => hasSecretShape(t) || mask(t) !== t)) return answer;
+  const mask = (text: string) => maskSecrets(text, known);
+  if (!texts.some((t) => mask(t) !== t)) return answer;
   return new AIMessage({
     id: answer.id,
     content: maskContent(answer.content, mask),

@@ -11,17 +11,15 @@
 import { ToolMessage } from "@langchain/core/messages";
 import { createMiddleware } from "langchain";
 import { credentialValues } from "../sandbox/env-scrub.js";
-import { maskKnownSecrets, maskSecretShapes } from "../vocabulary/secret-shapes.js";
+import { maskSecrets } from "../vocabulary/secret-shapes.js";
 
 type Content = ToolMessage["content"];
 
-function maskText(text: string, known: readonly string[]): string {
-  return maskKnownSecrets(maskSecretShapes(text), known);
-}
-
 function maskContent(content: Content, known: readonly string[]): Content {
-  if (typeof content === "string") return maskText(content, known);
-  return content.map((block) => (block && typeof block === "object" && block.type === "text" && typeof block.text === "string" ? { ...block, text: maskText(block.text, known) } : block)) as Content;
+  if (typeof content === "string") return maskSecrets(content, known);
+  return content.map((block) =>
+    block && typeof block === "object" && block.type === "text" && typeof block.text === "string" ? { ...block, text: maskSecrets(block.text, known) } : block,
+  ) as Content;
 }
 
 /** `known`: secret values to mask besides the shapes (default: the credential variables of this process). */

@@ -13,7 +13,7 @@ import { realpathSync } from "node:fs";
 import { UsageError } from "../errors.js";
 import { type CommandCatalog, type CustomCommand, commandInvocation } from "../commands/catalog.js";
 import { BANG_COMMAND, allowsBang, bangCommands, expandBody } from "../commands/expand.js";
-import { credentialValues } from "../sandbox/env-scrub.js";
+import { maskCredentials } from "../sandbox/env-scrub.js";
 import { isInside } from "../sandbox/paths.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { atPathTargets } from "./at-path-uploads.js";
@@ -22,7 +22,6 @@ import { auditCommand } from "../sandbox/shell-audit.js";
 import { lineOnlyReads } from "../sandbox/read-only-line.js";
 import type { ShellSettings } from "../sandbox/shell-settings.js";
 import { capOutput } from "../tools/bash.js";
-import { maskKnownSecrets, maskSecretShapes } from "../vocabulary/secret-shapes.js";
 
 /** One `!` command's output kept in the prompt. */
 export const BANG_OUTPUT_MAX_CHARS = 8_000;
@@ -75,7 +74,7 @@ async function runBang(command: CustomCommand, cmd: string, shell: CommandShell)
   if (r.stoppedBy === "abort") throw new UsageError(`${where} was stopped while !\`${cmd}\` ran.`);
   const tail = r.stoppedBy === "timeout" ? "\n[stopped: timed out]" : r.exitCode ? `\n[exit code ${r.exitCode}]` : "";
   const text = capOutput(r.output.replace(/\n$/, ""), BANG_OUTPUT_MAX_CHARS) + tail;
-  return maskKnownSecrets(maskSecretShapes(text), credentialValues());
+  return maskCredentials(text);
 }
 
 /**

@@ -2,7 +2,7 @@
 // model message with its tool calls (and its usage), each tool result, todos, notes and delegations. Pure translation: no store, no graph.
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
 import { messageText } from "../vocabulary/message-text.js";
-import { maskKnownSecrets, maskSecretShapes, maskSecretsDeep, secretHoldStart } from "../vocabulary/secret-shapes.js";
+import { maskSecrets, maskSecretsDeep, secretHoldStart } from "../vocabulary/secret-shapes.js";
 import { credentialValues } from "../sandbox/env-scrub.js";
 import { usageOf } from "../middleware/util/usage.js";
 import { denialOf } from "../sandbox/permission-denial.js";
@@ -147,7 +147,7 @@ function knownValueStart(text: string, known: readonly string[]): number {
  */
 export function secretMasker(known: readonly string[] = []) {
   let held = "";
-  const mask = (text: string) => maskKnownSecrets(maskSecretShapes(text), known);
+  const mask = (text: string) => maskSecrets(text, known);
   return {
     push(text: string): string {
       const all = held + text;
@@ -187,8 +187,7 @@ export async function translateStream(stream: AsyncIterable<[string, unknown]>, 
       const [msg, meta] = chunk as [BaseMessage, { langgraph_node?: string }];
       if (meta?.langgraph_node === "model_request") {
         const reasoning = msg.additional_kwargs?.reasoning_content;
-        if (typeof reasoning === "string" && reasoning)
-          emit({ type: "message.reasoning", run_id: runId, text: maskKnownSecrets(maskSecretShapes(restore ? restore(reasoning) : reasoning), credentials) });
+        if (typeof reasoning === "string" && reasoning) emit({ type: "message.reasoning", run_id: runId, text: maskSecrets(restore ? restore(reasoning) : reasoning, credentials) });
         const raw = messageText(msg);
         const restored = deltas && raw ? deltas.push(raw) : raw;
         const text = restored ? secrets.push(restored) : restored;

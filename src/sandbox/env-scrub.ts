@@ -3,7 +3,7 @@
 // the configured API key under any name). Only the names the user lists in `sandbox.passEnv` get in unchecked.
 import { existsSync, realpathSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
-import { hasSecretShape, maskKnownSecrets, maskSecretShapes } from "../vocabulary/secret-shapes.js";
+import { hasSecretShape, maskSecrets } from "../vocabulary/secret-shapes.js";
 import { isInside } from "./paths.js";
 import { realOrSelf } from "./real-path.js";
 import { sandboxWritable } from "./sandbox-writable.js";
@@ -41,7 +41,7 @@ export function credentialValues(env: NodeJS.ProcessEnv = process.env): string[]
 
 /** `text` with key-shaped strings and the credential values deerflow holds (credentialValues) masked as "***". */
 export function maskCredentials(text: string): string {
-  return maskKnownSecrets(maskSecretShapes(text), credentialValues());
+  return maskSecrets(text, credentialValues());
 }
 
 /** True when an environment variable's name looks like it holds a secret. */

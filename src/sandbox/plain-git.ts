@@ -6,17 +6,17 @@ import { join } from "node:path";
 import { hostEnv, hostPath } from "./env-scrub.js";
 
 /**
- * git as deerflow runs it on the host: nothing of the environment's GIT_*, no system or global config, and no
- * repository config at all where `gitDir` is given (an empty repository of our own, reading `index` through
- * GIT_INDEX_FILE): the seventh pass made the nested-repository guard's own `git ls-files` run a planted core.fsmonitor by pointing
- * the workspace's commondir at a planted config. `core.fsmonitor=false` besides, should any config be read.
- */
-/**
  * What a config listing may take: real configs are kilobytes. A padded one (the sixteenth pass's G8 listed 300 MB) fails
  * here and counts as code, without the process holding a quarter of a gigabyte. An index listing keeps the larger bound.
  */
 export const CONFIG_LISTING_BYTES = 8 * 1024 * 1024;
 
+/**
+ * git as deerflow runs it on the host: nothing of the environment's GIT_*, no system or global config, and no
+ * repository config at all where `gitDir` is given (an empty repository of our own, reading `index` through
+ * GIT_INDEX_FILE): the seventh pass made the nested-repository guard's own `git ls-files` run a planted core.fsmonitor by pointing
+ * the workspace's commondir at a planted config. `core.fsmonitor=false` besides, should any config be read.
+ */
 export function plainGit(args: string[], opts: { cwd?: string; index?: string; format?: "sha1" | "sha256"; maxBytes?: number } = {}): string {
   const env: Record<string, string> = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;

@@ -107,7 +107,7 @@ export function toolchainSecrets(home: string, bound: string[]): { files: string
   return { files: [...new Set(files)], dirs };
 }
 
-/** Identities read, by home and the global files' mtimes: every session start asked git (~12 ms, blocking). */
+/** Identities read, by the global config files and their mtimes: every session start asked git (~12 ms, blocking). */
 const identities = new Map<string, { stamp: string; id: Record<string, string> }>();
 
 /**
@@ -115,8 +115,9 @@ const identities = new Map<string, { stamp: string; id: Record<string, string> }
  * Read again when a global config file changes; one changed only in a file it includes is seen by the next process.
  */
 function hostGitIdentity(home: string): Record<string, string> {
-  const key = [home, process.env.GIT_CONFIG_GLOBAL, process.env.XDG_CONFIG_HOME].join("\0");
-  const stamp = globalConfigFiles(home).map(mtimeOf).join(":");
+  const files = globalConfigFiles(home);
+  const key = files.join("\0");
+  const stamp = files.map(mtimeOf).join(":");
   const hit = identities.get(key);
   if (hit?.stamp === stamp) return hit.id;
   const id = readHostGitIdentity(home);

@@ -25,12 +25,14 @@ function pairs(paths: ThreadPaths, skillDirs?: SkillDirs): Array<{ virtual: stri
 }
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+/** Where a command names the virtual folder `virtual` (followed by `/`, a quote, space or the end). */
+const mentionOf = (virtual: string, flags = "") => new RegExp(`${escape(virtual)}(?![\\w.-])`, flags);
 
 /** `/mnt/user-data/<mount>` (followed by `/`, a quote, space or the end) → the host directory. */
 export function toHostPaths(command: string, paths: ThreadPaths, skillDirs?: SkillDirs): string {
   let out = command;
   for (const p of pairs(paths, skillDirs)) {
-    out = out.replace(new RegExp(`${escape(p.virtual)}(?![\\w.-])`, "g"), () => p.hosts[0]!);
+    out = out.replace(mentionOf(p.virtual, "g"), () => p.hosts[0]!);
   }
   return out;
 }
@@ -45,7 +47,7 @@ const SHELL_SAFE = /^[\w./@%+,=-]+$/;
  */
 export function toHostCommand(command: string, paths: ThreadPaths, skillDirs?: SkillDirs): string {
   for (const p of pairs(paths, skillDirs)) {
-    if (!new RegExp(`${escape(p.virtual)}(?![\\w.-])`).test(command)) continue;
+    if (!mentionOf(p.virtual).test(command)) continue;
     const bad = p.hosts.find((h) => !SHELL_SAFE.test(h));
     if (bad)
       throw new SandboxPathError(

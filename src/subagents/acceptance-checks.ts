@@ -18,8 +18,7 @@ import { safeReadFile } from "../sandbox/safe-fs.js";
 import { auditCommand } from "../sandbox/shell-audit.js";
 import type { ShellSettings } from "../sandbox/shell-settings.js";
 import type { AcceptanceCheckKind, AcceptanceCheckResult } from "../state/types.js";
-import { maskKnownSecrets, maskSecretShapes } from "../vocabulary/secret-shapes.js";
-import { credentialValues } from "../sandbox/env-scrub.js";
+import { maskCredentials } from "../sandbox/env-scrub.js";
 
 export interface AcceptanceCheck {
   check: AcceptanceCheckKind;
@@ -44,7 +43,7 @@ function errorText(e: unknown): string {
 /** The end of a check's output, masked as tool results are: a check's detail reaches the lead model, the terminal
  *  and the ledger (`command_exits_zero "cat .env"` carried a live key past the masking: the thirteenth pass's C1). */
 function tail(output: string): string {
-  const t = maskKnownSecrets(maskSecretShapes(output.trim()), credentialValues());
+  const t = maskCredentials(output.trim());
   return t.length > OUTPUT_TAIL_CHARS ? `…${t.slice(-OUTPUT_TAIL_CHARS)}` : t;
 }
 

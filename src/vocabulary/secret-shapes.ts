@@ -188,9 +188,14 @@ export function maskUrlCredentials(text: string): string {
   return text.replace(URL_CREDENTIALS, (_m, scheme: string, user: string) => `${scheme}${user}:****@`).replace(URL_QUERY_CREDENTIALS, "$1****");
 }
 
+/** `text` masked by shape and by the given values (the credentials deerflow was started with). */
+export function maskSecrets(text: string, known: readonly string[]): string {
+  return maskKnownSecrets(maskSecretShapes(text), known);
+}
+
 /** Every string inside `value` (arrays and objects walked) masked by shape and by the given values. */
 export function maskSecretsDeep(value: unknown, known: readonly string[]): unknown {
-  if (typeof value === "string") return maskKnownSecrets(maskSecretShapes(value), known);
+  if (typeof value === "string") return maskSecrets(value, known);
   if (Array.isArray(value)) return value.map((v) => maskSecretsDeep(v, known));
   if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, maskSecretsDeep(v, known)]));
   return value;

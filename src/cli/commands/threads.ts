@@ -144,7 +144,7 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
   if (opts.json) {
     const archivedJson = archived.map(({ seq, role, name, text, archived_at }) => ({ seq, role, name, text, archived_at }));
     process.stdout.write(
-      `${JSON.stringify({ thread: { ...row, title: row.title && maskCredentials(row.title) }, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), entries: maskSecretsDeep(entries, credentialValues()), files, archived: maskSecretsDeep(archivedJson, credentialValues()) }, null, 2)}\n`,
+      `${JSON.stringify({ thread: { ...row, title: row.title && maskCredentials(row.title) }, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), ...(maskSecretsDeep({ entries, files, archived: archivedJson }, credentialValues()) as object) }, null, 2)}\n`,
     );
     return 0;
   }
