@@ -25,7 +25,7 @@ import { THREAD_DATA_STATE } from "../state/thread-state.js";
 import type { ApprovalSettings } from "../sandbox/approvals.js";
 import { permissionDenial } from "../sandbox/permission-denial.js";
 import { lineOnlyReads, whyNotOnlyReads } from "../sandbox/read-only-line.js";
-import { findBwrap } from "../sandbox/run-shell.js";
+import { type AuditContext, auditContextOfState } from "../sandbox/audit-context.js";
 import { keepToolCalls } from "./util/strip-tool-calls.js";
 import { ASK_CLARIFICATION, TRANSIENT_MARKER } from "../vocabulary/message-markers.js";
 import { EXIT_PLAN_MODE, PLAN_MARKER, modeAfterPlan, planRefusal } from "../vocabulary/plan-mode.js";
@@ -74,10 +74,9 @@ export interface PlanModeOptions {
 type Call = { name: string; id?: string; args?: unknown };
 
 /** Why plan mode refuses this call (what the model reads after "plan mode:"), or undefined when it reads. */
-async function refusalOf(call: Call, workspace: string | undefined): Promise<string | undefined> {
+async function refusalOf(call: Call, context: AuditContext): Promise<string | undefined> {
   const args = (call.args ?? {}) as Record<string, unknown>;
   if (READING_TOOLS.has(call.name)) return undefined;
-  const context = { confined: findBwrap() !== null, workspace };
   if (call.name === "bash") {
     if (typeof args.command !== "string") return undefined; // the tool's own error says what is missing
     if (args.run_in_background) return `a background command (${args.command})`;
@@ -93,11 +92,6 @@ async function refusalOf(call: Call, workspace: string | undefined): Promise<str
     return undefined;
   }
   return `${call.name}`;
-}
-
-function workspaceOf(state: unknown): string | undefined {
-  const td = (state as { thread_data?: { workspace_path?: unknown } | null } | undefined)?.thread_data;
-  return typeof td?.workspace_path === "string" ? td.workspace_path : undefined;
 }
 
 export function planModeMiddleware(options: PlanModeOptions) {
@@ -127,7 +121,7 @@ export function planModeMiddleware(options: PlanModeOptions) {
       // Only the lead presents a plan: a subagent that calls the tool anyway gets the usual unknown-tool answer.
       if (offerExit && toolCall.name === EXIT_PLAN_MODE && (!request.tool || request.tool === exitPlanModeTool)) return answerPlan(approval, request);
       if (!planning()) return handler(request);
-      const what = await refusalOf(toolCall, workspaceOf(request.state));
+      const what = await refusalOf(toolCall, auditContextOfState(request.state));
       if (what === undefined) return handler(request);
       const summary = typeof (toolCall.args as { command?: unknown })?.command === "string" ? String((toolCall.args as { command: string }).command) : JSON.stringify(toolCall.args ?? {});
       return new ToolMessage({

@@ -20,7 +20,7 @@ import { THREAD_DATA_STATE } from "../state/thread-state.js";
 import { type ApprovalMode, modeAsks } from "../vocabulary/approval-modes.js";
 import { type ApprovalBroker, type ApprovalMemory, deniedMessage, resolveApproval } from "../sandbox/approvals.js";
 import { auditCommand, preloadShellAudit } from "../sandbox/shell-audit.js";
-import { findBwrap } from "../sandbox/run-shell.js";
+import { auditContextOfState } from "../sandbox/audit-context.js";
 import { EDITS_SCOPE } from "../tools/edit-gate.js";
 import { permissionDenial } from "../sandbox/permission-denial.js";
 
@@ -31,12 +31,6 @@ export interface SandboxAuditOptions {
   memory?: ApprovalMemory;
   /** Tools whose `command` argument is a shell command (default: ["bash"]). */
   shellTools?: string[];
-}
-
-/** The thread's workspace from the graph state the tool node runs with (ThreadData recorded it), if any. */
-function workspaceOf(request: { state?: unknown }): string | undefined {
-  const td = (request.state as { thread_data?: { workspace_path?: unknown } | null } | undefined)?.thread_data;
-  return typeof td?.workspace_path === "string" ? td.workspace_path : undefined;
 }
 
 /** Why a headless run did not run a command only a person may approve (shell-unconfined.ts `needsPerson`). */
@@ -69,7 +63,7 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
         });
 
       // Without bubblewrap only commands known to only read run unasked (sandbox/shell-unconfined.ts).
-      const audit = await auditCommand(command, { confined: findBwrap() !== null, workspace: workspaceOf(request) });
+      const audit = await auditCommand(command, auditContextOfState(request.state));
       if (audit.verdict !== "allow") debugLog("audit", { tool: toolCall.name, verdict: audit.verdict, reason: audit.reason, command: command.slice(0, 200) });
       if (audit.verdict === "block") return refuse(blockedMessage(audit.reason ?? "destructive command"), { reason: audit.reason ?? "destructive command", deniedBy: "policy" });
       if (audit.verdict === "ask" || audit.verdict === "edit") {

@@ -17,7 +17,8 @@ import { maskCredentials } from "../sandbox/env-scrub.js";
 import { isInside } from "../sandbox/paths.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { atPathTargets } from "./at-path-uploads.js";
-import { findBwrap, runShell } from "../sandbox/run-shell.js";
+import { runShell } from "../sandbox/run-shell.js";
+import { auditContextFor } from "../sandbox/audit-context.js";
 import { auditCommand } from "../sandbox/shell-audit.js";
 import { lineOnlyReads } from "../sandbox/read-only-line.js";
 import type { ShellSettings } from "../sandbox/shell-settings.js";
@@ -56,7 +57,7 @@ async function runBang(command: CustomCommand, cmd: string, shell: CommandShell)
     throw new UsageError(`${where} runs !\`${cmd}\`, but its front matter does not allow commands.`, `Add "allowed-tools: Bash(${cmd.split(/\s+/)[0]}:*)" to its front matter if you mean it to run.`);
   }
   const paths = await shell.paths();
-  const context = { confined: findBwrap() !== null, workspace: paths.workspace_path };
+  const context = auditContextFor(paths);
   const audit = await auditCommand(cmd, context);
   // A repository's command is the repository's text: its lines only read, whatever the mode. With bubblewrap the
   // audit allows any confined line, so `!\`sh tools/ctx.sh\`` wrote files in plan mode and unasked in ask mode (the

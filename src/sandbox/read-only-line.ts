@@ -5,7 +5,8 @@
 // nor call it an edit. `git` runs only where the repository names no code for it to run (repo-config-code.ts). What
 // runs still passes the audit as usual afterwards (without bubblewrap it may ask).
 import type { SimpleCommand } from "./shell-command.js";
-import { type AuditContext, auditCommand } from "./shell-audit.js";
+import type { AuditContext } from "./audit-context.js";
+import { auditCommand } from "./shell-audit.js";
 import { parseShell } from "./shell-grammar.js";
 import { dynamicBeforeOperands, notAFile, readsOnly, systemProgram } from "./shell-read-only.js";
 import { repoRunsCode } from "./repo-config-code.js";

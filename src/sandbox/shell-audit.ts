@@ -43,6 +43,7 @@ import { GIT_CONTROL_REASON, GIT_INTERNALS_REASON, HOME_REASON, touchesHome, wri
 import { notAFile, readerWithUnlistedOption, repointsDescriptor, writesStream } from "./shell-read-only.js";
 import { UNCONFINED_REASON, isGenericAsk, needsPerson, plainOrAsk, unconfinedRisk } from "./shell-unconfined.js";
 import { hasForkBomb } from "./shell-fork-bomb.js";
+import type { AuditContext } from "./audit-context.js";
 import { codeArg, inlineCode, readsCodeFromStdin } from "./shell-inline-code.js";
 import {
   assignedCode,
@@ -331,16 +332,6 @@ export const SHELL_RULES: readonly Rule[] = [
 const RANK: Record<AuditVerdict, number> = { allow: 0, edit: 1, ask: 2, block: 3 };
 const MAX_DEPTH = 8;
 
-export interface AuditContext {
-  /**
-   * The command will run inside bubblewrap. Without it (false), every command that is not known to only read asks
-   * (shell-unconfined.ts): the table below catches mistakes and common shapes, and only a sandbox bounds the rest.
-   */
-  confined: boolean;
-  /** The workspace's host path: without a sandbox, where a read-only command's paths lead is followed there. */
-  workspace?: string;
-}
-
 /** The verdict on one bash command line (never throws; loads the bash grammar on first use). */
 export async function auditCommand(command: string, context: AuditContext = { confined: true }): Promise<AuditResult> {
   await loadShellGrammar();
@@ -378,10 +369,10 @@ function audit(command: string, depth: number, cwd: Cwd, context: AuditContext):
         consider({ verdict: rule.verdict, reason: rule.reason });
         if (rule.verdict === "block") break;
       }
-      const risk = context.confined ? undefined : unconfinedRisk(c, context.workspace);
+      const risk = context.confined ? undefined : unconfinedRisk(c, context.workspace, context.folders);
       if (risk !== undefined && (unconfined === undefined || (isGenericAsk(unconfined) && !isGenericAsk(risk)))) unconfined = risk;
       if (checksOutExistingPath(c, context.workspace)) consider({ verdict: "ask", reason: CHECKOUT_PATHS_REASON });
-      const outside = context.confined ? undefined : unconfinedDeleteOutside(c, context.workspace);
+      const outside = context.confined ? undefined : unconfinedDeleteOutside(c, context.workspace, context.folders);
       if (outside) consider({ verdict: "block", reason: outside });
       // Literal code it also runs: `bash -c`, `find -exec`, a `git -c alias.x=!…` alias, `GIT_SSH_COMMAND='…'`, vim's `-c '!…'`.
       for (const code of [...c.code, ...gitShellAliases(c), ...assignedCode(c), ...embeddedShell(c), ...sedRuns(c)]) consider(audit(code, depth + 1, c.cwd, context));

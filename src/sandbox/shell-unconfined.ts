@@ -22,7 +22,7 @@ import { namesHome } from "./shell-rules-paths.js";
 import { isMountPath } from "./paths.js";
 import { notLiteral } from "./unconfined-literal.js";
 import { unlistedOption } from "./unconfined-options.js";
-import { leavesWorkspaceByLinks } from "./unconfined-paths.js";
+import { type ThreadFolders, leavesWorkspaceByLinks } from "./unconfined-paths.js";
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const SECRET_WORD = new RegExp(
@@ -74,7 +74,7 @@ function withGluedValue(w: string): string[] {
 }
 
 /** Why this simple command asks when it runs unconfined, or undefined when it only reads (inside `workspace`). */
-export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | undefined {
+export function unconfinedRisk(c: SimpleCommand, workspace?: string, folders?: ThreadFolders): string | undefined {
   // Credentials and outside first: a command that is not read-only and reaches out (`find ~ -exec truncate …`) asks for that reason,
   // which only a person may approve (needsPerson), not for the generic one.
   const words = [...c.args, ...c.redirects.map((r) => r.target)];
@@ -86,7 +86,7 @@ export function unconfinedRisk(c: SimpleCommand, workspace?: string): string | u
   if (c.name !== "" && readsOutside(c)) return UNCONFINED_OUTSIDE_REASON;
   // Where the words lead (links, words known only when the command runs) counts for writers as for readers: the
   // fourteenth pass emptied home files with `truncate -s0 "${PWD%/*}/notes.txt"` and through a link to `..`.
-  const link = c.name !== "" && workspace ? leavesWorkspaceByLinks(c, workspace) : undefined;
+  const link = c.name !== "" && workspace ? leavesWorkspaceByLinks(c, workspace, folders) : undefined;
   if (link) return `${UNCONFINED_OUTSIDE_REASON} (${link})`;
   const option = unlistedOption(c);
   const optionReason = `${UNCONFINED_OPTION_REASON} (${c.name} ${option})`;

@@ -13,7 +13,7 @@
 // - With bubblewrap none of this applies: the sandbox bounds what a delete can reach.
 import type { SimpleCommand } from "./shell-command.js";
 import { findDeletes, tarRemovesFiles, zipMoves } from "./shell-rules-io.js";
-import { leavesWorkspaceByLinks } from "./unconfined-paths.js";
+import { type ThreadFolders, leavesWorkspaceByLinks } from "./unconfined-paths.js";
 
 const DELETES = /^(?:rm|rmdir|unlink|shred|mv)$/;
 
@@ -29,13 +29,13 @@ export function destroysFiles(c: SimpleCommand): boolean {
 export const UNCONFINED_DELETE_REASON = "no sandbox here (bubblewrap is not available): a delete whose targets are not shown to be inside the workspace never runs";
 
 /** Why this command's delete is blocked without a sandbox, or undefined when its targets lie inside `workspace`. */
-export function unconfinedDeleteOutside(c: SimpleCommand, workspace: string | undefined): string | undefined {
+export function unconfinedDeleteOutside(c: SimpleCommand, workspace: string | undefined, folders?: ThreadFolders): string | undefined {
   if (!destroysFiles(c)) return undefined;
   const why = (detail: string) => `${UNCONFINED_DELETE_REASON} (${detail})`;
   if (c.dynamicName) return why("the program is known only when it runs");
   if (c.via.includes("xargs")) return why("xargs gives it its targets at run time");
   if (c.cwd.at !== "workspace") return why("it runs outside the workspace, or where the audit cannot know");
   if (workspace === undefined) return why("the workspace is not known");
-  const link = leavesWorkspaceByLinks(c, workspace);
+  const link = leavesWorkspaceByLinks(c, workspace, folders);
   return link ? why(link) : undefined;
 }

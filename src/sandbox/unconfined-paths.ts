@@ -7,8 +7,12 @@ import { existsSync, statSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { hostProgramPath, onHostPath } from "./env-scrub.js";
 import { longOption } from "./option-table.js";
-import { VIRTUAL_ROOT, isInside, isMountPath } from "./paths.js";
+import { MOUNT_NAMES, VIRTUAL_ROOT, isInside, isMountPath } from "./paths.js";
+import type { ThreadPaths } from "./provider.js";
 import type { SimpleCommand } from "./shell-command.js";
+
+/** The thread's other folders on the host: sandboxed commands write there too, so their links are followed (A28-11). */
+export type ThreadFolders = Partial<Pick<ThreadPaths, "uploads_path" | "outputs_path">>;
 
 /** `arg` is `--<long>` or a GNU abbreviation of it (three letters at least: `--rec`, `--deref`). */
 const longOpt = (arg: string, long: string) => longOption(arg, long, 3);
@@ -85,6 +89,20 @@ function pathWords(c: SimpleCommand): { word: string; dynamic: boolean }[] {
   return [...args.filter((w) => w.operand || w.dynamic).map(({ word, dynamic }) => ({ word, dynamic })), ...redirects];
 }
 
+/**
+ * The host path a word names: a /mnt/user-data path becomes the thread folder's host path (normalized, so `..` in it
+ * climbs on the host), any other word stays as written; undefined for a thread folder whose host path is not known.
+ */
+function hostWord(raw: string, top: string, folders: ThreadFolders): string | undefined {
+  for (const name of MOUNT_NAMES) {
+    const v = `${VIRTUAL_ROOT}/${name}`;
+    if (raw !== v && !raw.startsWith(`${v}/`)) continue;
+    const base = name === "workspace" ? top : folders[`${name}_path`];
+    return base === undefined ? undefined : join(base, raw.slice(v.length));
+  }
+  return raw;
+}
+
 /** `path` when it exists, else its nearest existing ancestor (undefined when none is). */
 function nearestExisting(path: string): string | undefined {
   for (let p = path; ; p = dirname(p)) {
@@ -97,9 +115,13 @@ function nearestExisting(path: string): string | undefined {
  * Why this read-only command reads outside `workspace` once links are followed, or undefined. A word whose value is
  * known only when it runs (`cat $f`) counts as outside: nothing here can tell where it leads.
  */
-export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string): string | undefined {
+export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string, folders: ThreadFolders = {}): string | undefined {
   const top = real(workspace);
   if (!top || c.cwd.at !== "workspace") return undefined;
+  // Inside means inside the workspace or one of the thread's folders, links followed (a link in outputs/ to the
+  // workspace stays in; one to the home does not).
+  const roots = [top, ...[folders.uploads_path, folders.outputs_path].flatMap((f) => (f ? (real(f) ?? []) : []))];
+  const inside = (p: string) => roots.some((r) => isInside(p, r));
   const dir = join(top, c.cwd.rel ?? "");
   const here = real(dir);
   if (here && !isInside(here, top)) return `it runs in ${c.cwd.rel}, a link to ${here}`;
@@ -111,9 +133,9 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string): str
     if (dynamic) return `${raw} is known only when it runs`;
     // `~+` is $PWD and `~-` is $OLDPWD (inherited from the user's shell): a tilde is never judged as written.
     if (raw.startsWith("~")) return `${raw} names a folder by the shell's tilde`;
-    // The workspace's /mnt/user-data view is the workspace: its links are followed the same way.
-    const ws = `${VIRTUAL_ROOT}/workspace`;
-    const word = raw === ws || raw.startsWith(`${ws}/`) ? join(top, raw.slice(ws.length)) : raw;
+    // A /mnt/user-data path is its thread folder on the host: its links are followed the same way.
+    const word = hostWord(raw, top, folders);
+    if (word === undefined) return `${raw} is in a thread folder whose place on this host is not known here`;
     if (word === "" || isMountPath(word) || word === "/dev/null") continue;
     const candidates = GLOB.test(word) ? expandGlob(word, here ?? dir) : [word];
     if (candidates.length >= MAX_MATCHES) return `${raw} matches too many paths to follow`;
@@ -124,11 +146,11 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string): str
       const existing = nearestExisting(abs);
       if (existing !== abs) {
         const folder = existing ? real(existing) : undefined;
-        if (folder && !isInside(folder, top)) return `${p} would be made in ${folder}`;
+        if (folder && !inside(folder)) return `${p} would be made in ${folder}`;
         continue;
       }
       const r = real(abs);
-      if (r && !isInside(r, top)) return `${p} leads to ${r}`;
+      if (r && !inside(r)) return `${p} leads to ${r}`;
       // Given a folder, GNU diff compares the files directly inside it, following their links, even without -r (the
       // eleventh pass read linked credentials with `diff -N cfg defaults`).
       if (c.name === "diff" && r && statSync(r).isDirectory()) return `${p} is a folder: diff reads the files in it through their links`;

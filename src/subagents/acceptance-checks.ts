@@ -11,10 +11,11 @@
 //   user's approval (anything writing, or any non-read-only command without bubblewrap), fails the check as "not
 //   run" — an unverified claim is not a passed check, and a check must not open an approval prompt of its own.
 // - Checks run one after another, in the order given; each is bounded (command: the bash timeout, output tail).
-import { findBwrap, runShell } from "../sandbox/run-shell.js";
+import { runShell } from "../sandbox/run-shell.js";
 import { resolveSandboxPath } from "../sandbox/paths.js";
 import type { ThreadPaths } from "../sandbox/provider.js";
 import { safeReadFile } from "../sandbox/safe-fs.js";
+import { auditContextFor } from "../sandbox/audit-context.js";
 import { auditCommand } from "../sandbox/shell-audit.js";
 import type { ShellSettings } from "../sandbox/shell-settings.js";
 import type { AcceptanceCheckKind, AcceptanceCheckResult } from "../state/types.js";
@@ -70,7 +71,7 @@ async function fileCheck(c: AcceptanceCheck, mounts: ThreadPaths): Promise<Accep
 
 async function commandCheck(c: AcceptanceCheck, mounts: ThreadPaths, ctx: AcceptanceContext): Promise<AcceptanceCheckResult> {
   const result = (passed: boolean, detail: string): AcceptanceCheckResult => ({ ...c, passed, detail });
-  const audit = await auditCommand(c.target, { confined: findBwrap() !== null, workspace: mounts.workspace_path });
+  const audit = await auditCommand(c.target, auditContextFor(mounts));
   if (audit.verdict === "block") return result(false, `not run: blocked (${audit.reason ?? "destructive command"})`);
   if (audit.verdict !== "allow") return result(false, `not run: the command would need your approval (${audit.reason ?? "guarded command"}); acceptance checks run only commands that need none`);
   const r = await runShell(c.target, { cwd: mounts.workspace_path, paths: mounts, settings: ctx.settings, timeoutSeconds: ctx.timeoutSeconds, signal: ctx.signal });

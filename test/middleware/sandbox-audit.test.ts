@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import type { ApprovalMode } from "../../src/vocabulary/approval-modes.js";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +10,7 @@ import { toolErrorHandlingMiddleware } from "../../src/middleware/tool-error-han
 import { sandboxAuditMiddleware } from "../../src/middleware/sandbox-audit.js";
 import { ApprovalMemory, type ApprovalBroker, type ApprovalDecision, type ApprovalRequest, type ApprovalRequestedEvent, eventBroker, headlessBroker } from "../../src/sandbox/approvals.js";
 import { createBashTool } from "../../src/tools/bash.js";
+import { pathWithout } from "../support/confinement.js";
 
 const stateSchema = z.object({
   thread_data: z.object({ workspace_path: z.string(), uploads_path: z.string(), outputs_path: z.string() }).nullish(),
@@ -197,5 +198,29 @@ describe("SandboxAudit", () => {
     ac.abort();
     await expect(p).rejects.toMatchObject({ name: "AbortError" });
     expect(broker.pending()).toEqual([]);
+  });
+});
+
+// Without a sandbox, the audit follows links in every folder of the thread the state records, not only the workspace:
+// a link a sandboxed run left in outputs/ read a home credential unasked later (the twenty-eighth pass's A28-11).
+describe("SandboxAudit without a sandbox: the thread's folders from the state", () => {
+  it("a link in outputs/ to a file outside asks, and the file is not read", async () => {
+    const ws = newWorkspace();
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), "deerflow-audit-home-")));
+    made.push(outside);
+    writeFileSync(join(outside, "token"), "someapp-token-A28-11\n");
+    mkdirSync(ws.outputs_path, { recursive: true });
+    symlinkSync(join(outside, "token"), join(ws.outputs_path, "report.txt"));
+    const path = process.env.PATH;
+    process.env.PATH = pathWithout(join(outside, "bin"), ["bwrap"]);
+    try {
+      const { broker, requests } = scriptedBroker("deny");
+      const { tm } = await runOnce({ mode: "ask", broker, ws, command: "cat /mnt/user-data/outputs/report.txt" });
+      expect(requests).toHaveLength(1);
+      expect(requests[0]!.reason).toMatch(/reaches outside the workspace \(.*leads to/);
+      expect(String(tm.content)).not.toContain("someapp-token");
+    } finally {
+      process.env.PATH = path;
+    }
   });
 });

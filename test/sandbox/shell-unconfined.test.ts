@@ -275,6 +275,39 @@ describe("auditCommand without a sandbox: where the paths lead on disk (the sixt
   });
 });
 
+// A link in the thread's outputs/ or uploads/ (folders a sandboxed --yes run may write) leads where it points: the
+// twenty-eighth pass left `outputs/report.txt -> ~/.someapp/token` and `uploads/h -> ~` under bubblewrap, then read
+// both unasked in a later run of the thread without it (A28-11).
+describe("auditCommand without a sandbox: links in the thread's outputs and uploads (A28-11)", () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "deerflow-folders-")));
+  const [ws, uploads, outputs, home] = ["ws", "uploads", "outputs", "home"].map((d) => join(root, d)) as [string, string, string, string];
+  for (const d of [ws, uploads, outputs, join(home, ".someapp")]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(home, ".someapp", "token"), "someapp-token\n");
+  writeFileSync(join(ws, "notes.txt"), "n\n");
+  writeFileSync(join(outputs, "plain.txt"), "p\n");
+  symlinkSync(join(home, ".someapp", "token"), join(outputs, "report.txt"));
+  symlinkSync(home, join(uploads, "h"));
+  symlinkSync(join(ws, "notes.txt"), join(outputs, "notes-link.txt"));
+  const folders = { uploads_path: uploads, outputs_path: outputs };
+  const audit = (c: string) => auditCommand(c, { confined: false, workspace: ws, folders });
+
+  it.each([`cat ${VIRTUAL_ROOT}/outputs/report.txt`, `grep -r someapp ${VIRTUAL_ROOT}/uploads/h/.someapp`, `cat ${VIRTUAL_ROOT}/uploads/h/.someapp/token`, `ls ${VIRTUAL_ROOT}/outputs/../../home`])(
+    "asks for %j",
+    async (cmd) => {
+      expect(await audit(cmd), cmd).toMatchObject({ verdict: "ask", reason: expect.stringMatching(/reaches outside the workspace/) });
+    },
+  );
+  it("blocks a delete through a link in uploads", async () => {
+    expect((await audit(`rm -rf ${VIRTUAL_ROOT}/uploads/h/`)).verdict).toBe("block");
+  });
+  it.each([`cat ${VIRTUAL_ROOT}/outputs/plain.txt`, `cat ${VIRTUAL_ROOT}/outputs/notes-link.txt`, `ls ${VIRTUAL_ROOT}/uploads`])("allows %j", async (cmd) => {
+    expect((await audit(cmd)).verdict, cmd).toBe("allow");
+  });
+  it("asks when the thread's folders are not known, rather than guess where a link there leads", async () => {
+    expect(await auditCommand(`cat ${VIRTUAL_ROOT}/outputs/plain.txt`, { confined: false, workspace: ws })).toMatchObject({ verdict: "ask" });
+  });
+});
+
 // The tenth pass got around option and spelling lists again: bash's `\x{HH}` escape, a short option's value attached
 // (`file -m<path>` prints a magic file's lines), a GNU long-option abbreviation, arithmetic inside `[[ ]]`. Without a
 // sandbox, options are an allow list per program and spellings only bash can read ask, whatever they decode to.
