@@ -6,7 +6,7 @@
 // a config whose listing overflowed the buffer (read as "no code keys").
 import { type Stats, lstatSync, readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
-import { expandTilde } from "./host-git-config.js";
+import { expandTilde, userAndSystemConfigFiles } from "./host-git-config.js";
 import { CONFIG_LISTING_BYTES, plainGit } from "./plain-git.js";
 import { isGitCodeKey } from "./shell-git.js";
 
@@ -120,12 +120,14 @@ export const hooksDirsOf = (g: CheckoutGit): string[] => [join(g.gitDir, "hooks"
  * `core.hooksPath` in its configs names — relative to the checkout, `~/` as git reads it; husky's `.husky/_` with the
  * `.husky` its wrappers run. A submodule's `core.hooksPath = .githooks` is a folder of its worktree that a command
  * can write: the seventeenth pass planted `post-index-change` there, and the user's next `git status` ran it (G11).
- * Every value any of its configs holds counts, whichever git would take.
+ * Every value any of its configs holds counts, whichever git would take — the user's global and system ones too: a
+ * relative `core.hooksPath = .githooks` set globally names each repository's own `.githooks`, one a repository the run
+ * made or a nested one it writes into (the twenty-eighth pass's A28-14 planted a hook there, and the user's commit ran it).
  */
 export function hooksDirsOfCheckout(checkout: string, g: CheckoutGit): string[] {
   const out = hooksDirsOf(g);
-  const own = configFilesOf(g);
-  for (const f of [...own, ...includedConfigs(own)]) {
+  const read = [...configFilesOf(g), ...userAndSystemConfigFiles()];
+  for (const f of [...read, ...includedConfigs(read)]) {
     for (const v of configCode(f)?.get("core.hookspath") ?? []) {
       const p = v ? expandTilde(v) : undefined;
       if (p === undefined) continue;

@@ -67,6 +67,12 @@ export function globalConfigFiles(home = process.env.HOME ?? homedir()): string[
   return [join(home, ".gitconfig"), join(xdg, "git", "config")];
 }
 
+/** The global config files and the system one (git's default place, or GIT_CONFIG_SYSTEM): what every repository reads. */
+export function userAndSystemConfigFiles(): string[] {
+  const system = process.env.GIT_CONFIG_NOSYSTEM ? [] : [process.env.GIT_CONFIG_SYSTEM ? resolve(process.env.GIT_CONFIG_SYSTEM) : "/etc/gitconfig"];
+  return [...globalConfigFiles(), ...system];
+}
+
 /** Keys whose value runs or names code but is no program path: a folder git trusts, the worktree's place. */
 const NOT_A_PROGRAM = /^(?:safe\.directory|core\.worktree|protocol\..*)$/;
 

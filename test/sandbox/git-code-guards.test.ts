@@ -202,6 +202,28 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(existsSync(join(ws, "pwned-g11"))).toBe(false);
   });
 
+  it("a hook planted where the user's global core.hooksPath (relative) points is moved aside, in a nested repository and in one the run makes (the twenty-eighth pass's A28-14)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    const global = join(ws, "..", "global.gitconfig");
+    writeFileSync(global, "[core]\n\thooksPath = .githooks\n");
+    process.env.GIT_CONFIG_GLOBAL = global;
+    try {
+      git("init", "-q", "sub");
+      git("-C", "sub", "commit", "-q", "--allow-empty", "-m", "s");
+      const plant = (d: string) =>
+        `python3 -c "import os; os.makedirs('${d}/.githooks', exist_ok=True); p='${d}/.githooks/pre-commit'; open(p,'w').write('#!/bin/sh\\ntouch ${ws}/pwned-${d}\\n'); os.chmod(p, 0o755)"`;
+      const out = await sh(`${plant("sub")} && git init -q made && ${plant("made")} && echo planted`);
+      expect(out).toContain("planted");
+      for (const d of ["sub", "made"]) {
+        expect(out).toMatch(new RegExp(`deerflow moved \\S*${d}/\\.githooks/pre-commit to `));
+        git("-C", d, "commit", "-q", "--allow-empty", "-m", "user");
+        expect(existsSync(join(ws, `pwned-${d}`))).toBe(false);
+      }
+    } finally {
+      delete process.env.GIT_CONFIG_GLOBAL;
+    }
+  });
+
   it("a worktree file a nested repository's config includes is its config too: a code key a command writes there is taken out (G11's family)", async () => {
     const { ws, sh, git } = setUp(mode);
     git("init", "-q", "sub");
