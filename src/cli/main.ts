@@ -256,6 +256,10 @@ export async function main(argv: string[]): Promise<void> {
   // once is normal, and Node's "MaxListenersExceededWarning" (limit 10) would land on the user's stderr. New
   // EventTargets take this default; a real leak still shows past 100.
   EventEmitter.defaultMaxListeners = 100;
+  // SIGUSR1 opens Node's inspector, and a command on the host (no sandbox, same user) could send it and then run code
+  // inside deerflow (`node inspect -p <pid>`: the twenty-eighth pass's A28-12). A listener replaces that handler on
+  // Node 20, which has no --disable-sigusr1; to debug deerflow, start it with `node --inspect`.
+  process.on("SIGUSR1", () => {});
   const program = buildProgram();
   try {
     await program.parseAsync(argv);

@@ -3,6 +3,8 @@
 // SIGHUP (a closed terminal: it stops cleanly, says so in one line, and the thread takes the next run). /proc must then
 // show no process with that command line. Both with bubblewrap and without it (a PATH without `bwrap`). An MCP
 // server's `setsid` grandchild goes too, after a clean end and after kill -9.
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Sandbox } from "../support/cli.js";
 import { HAS_BWRAP, type Mode, pathWithoutBwrap, unconfinedFlag, approveUnconfined } from "../support/confinement.js";
@@ -171,5 +173,24 @@ describe("an unconfined MCP server's setsid grandchild", () => {
     child.kill("SIGKILL");
     await child;
     await until(() => processesMatching(killed).length === 0, `no process with "${killed}" in its command line`);
+  });
+});
+
+// SIGUSR1 opens Node's inspector, through which a command on the host ran code inside deerflow and left a process
+// outside the watchdog (`node inspect -p <pid>`: the twenty-eighth pass's A28-12). deerflow ignores the signal.
+describe("SIGUSR1 sent to deerflow", () => {
+  it("opens no inspector, and the run goes on to its answer", async () => {
+    const sb = e2e.sandbox();
+    e2e.server.push({ toolCalls: [{ id: "w", name: "bash", args: { command: "touch started; while [ ! -e go ]; do sleep 0.05; done; echo waited" } }] }, { content: "finished" });
+    const child = sb.spawn(["run", "--yes", "-w", sb.cwd, "wait for go"]);
+    await until(() => existsSync(join(sb.cwd, "started")), "the command to start");
+    process.kill(child.pid!, "SIGUSR1");
+    // Without the listener, Node prints "Debugger listening" within milliseconds of the signal; a second is ample.
+    await new Promise((r) => setTimeout(r, 1_000));
+    writeFileSync(join(sb.cwd, "go"), "");
+    const r = await child;
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toBe("finished\n");
+    expect(r.stderr).not.toMatch(/Debugger listening|inspector/i);
   });
 });
