@@ -84,16 +84,58 @@ function moduleTokens(words: string[]): string[] {
   return out;
 }
 
+/** The words with the cwd spelled out where a shell would (`node "$PWD/srv.js"`, `$(pwd)/x`): A29b-2. */
+const withCwd = (words: string[], base: string) => words.map((w) => w.replace(/\$\{PWD\}|\$PWD\b|\$\(pwd\)|`pwd`/g, base));
+
 /**
- * Every project file the words of a server (command, arguments, env values) resolve to, read against `base`; a module
- * (`-m srv`) is also looked up in each of `searchDirs` (the server's PYTHONPATH: `-m srv` with `PYTHONPATH=lib` ran
- * lib/srv.py unwatched, the twenty-seventh pass's A27-11).
+ * A virtualenv's python (`.venv/bin/python`) imports from its own site-packages and runs every `*.pth` file there at
+ * start-up, whatever the server is (the twenty-ninth pass's A29b-3 rewrote both and the next start ran them): for each
+ * word that is a venv's program, its site-packages folders (searched for `-m` modules) and the files it runs by itself
+ * there (`*.pth`, `sitecustomize.py`, `usercustomize.py`, and `pyvenv.cfg`, which picks the interpreter).
+ */
+function venvParts(paths: string[]): { dirs: string[]; files: string[] } {
+  const dirs: string[] = [];
+  const files: string[] = [];
+  for (const p of paths) {
+    const venv = dirname(dirname(p));
+    if (basename(dirname(p)) !== "bin" || kindOf(join(venv, "pyvenv.cfg")) !== "file") continue;
+    files.push(join(venv, "pyvenv.cfg"));
+    for (const lib of ["lib", "lib64"]) {
+      let versions: string[] = [];
+      try {
+        versions = readdirSync(join(venv, lib)).filter((n) => n.startsWith("python"));
+      } catch {
+        continue;
+      }
+      for (const v of versions) {
+        const site = join(venv, lib, v, "site-packages");
+        dirs.push(site);
+        try {
+          for (const n of readdirSync(site)) if (n.endsWith(".pth") || /^(?:site|user)customize\.py$/.test(n)) files.push(join(site, n));
+        } catch {
+          // no site-packages
+        }
+      }
+    }
+  }
+  return { dirs, files };
+}
+
+/**
+ * Every project file the words of a server (command, arguments, env values) resolve to, read against `base` and
+ * against each project folder a word names (`sh -c "cd tools && exec node srv.js"` ran a rewritten tools/srv.js: the
+ * twenty-ninth pass's A29b-2); a module (`-m srv`) is also looked up in each of `searchDirs` (the server's PYTHONPATH:
+ * `-m srv` with `PYTHONPATH=lib` ran lib/srv.py unwatched, the twenty-seventh pass's A27-11) and a venv's site-packages.
  */
 export function entryFiles(base: string, words: string[], inProject: (p: string) => boolean, searchDirs: string[] = []): string[] {
   const out = new Set<string>();
-  const modules = moduleTokens(words).flatMap((t) => [base, ...searchDirs].map((d) => resolve(base, d, t)));
-  for (const t of [...words.flatMap(pathTokens), ...modules]) {
-    const p = resolve(base, t);
+  const tokens = withCwd(words, base).flatMap(pathTokens);
+  const folders = [base, ...tokens.map((t) => resolve(base, t)).filter((p) => inProject(p) && kindOf(p) === "dir")];
+  const named = [...new Set(tokens.flatMap((t) => folders.map((f) => resolve(f, t))))].filter(inProject);
+  const venv = venvParts(named);
+  for (const f of venv.files) if (inProject(f)) out.add(f);
+  const modules = moduleTokens(words).flatMap((t) => [...folders, ...searchDirs, ...venv.dirs].map((d) => resolve(base, d, t)));
+  for (const p of [...named, ...modules]) {
     if (!inProject(p)) continue;
     for (const f of fileCandidates(p)) for (const g of [f, ...companions(f)]) if (inProject(g)) out.add(g);
   }

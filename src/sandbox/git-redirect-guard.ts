@@ -77,11 +77,15 @@ function watchedFiles(gitDir: string): string[] {
   return [...own, ...worktrees.flatMap((w) => [join(gitDir, "worktrees", w, "commondir"), join(gitDir, "worktrees", w, "config.worktree")])];
 }
 
-/** Remembers the workspace repository's files the first time a run touches the workspace. */
-export function noteGitRedirect(workspace: string, readWrite: string[] = []): void {
+/**
+ * Remembers the workspace repository's files the first time a run touches the workspace. The thread's other folders
+ * (`folders`: outputs, uploads) get the nested-repository guard: a repository a command makes there is one the user
+ * may run git in.
+ */
+export function noteGitRedirect(workspace: string, readWrite: string[] = [], folders: string[] = []): void {
   if (noted.has(workspace)) return; // once per run: runShell calls this before every command
   noted.add(workspace);
-  noteNestedRepos(workspace);
+  for (const f of [workspace, ...folders]) noteNestedRepos(f);
   // A workspace that is a linked worktree or a submodule checkout: its `.git` FILE names the git dir (the seventh pass
   // rewrote it to point at a planted one). The sandbox binds it read-only; unconfined, it is put back like commondir.
   const dotGit = join(workspace, ".git");

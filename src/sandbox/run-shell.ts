@@ -208,12 +208,23 @@ export interface ShellRequest extends RunOptions {
   settings?: ShellSettings;
 }
 
+/** What the git guards watch from the run's first command: the workspace, `readWrite` folders, and the thread's outputs
+ *  and uploads, where a sandboxed command can make a repository too (a planted core.fsmonitor there: A29b-4). */
+function noteGitGuards(paths: ThreadPaths, settings: ShellSettings): void {
+  const readWrite = withoutPlantedLinks(settings.readWrite, "sandbox.readWrite", { workspace: paths.workspace_path, dataDir: settings.dataDir });
+  noteGitRedirect(
+    paths.workspace_path,
+    readWrite,
+    [paths.outputs_path, paths.uploads_path].filter((f): f is string => typeof f === "string"),
+  );
+}
+
 export async function runShell(command: string, req: ShellRequest): Promise<ShellResult> {
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
   // Claimed at once: a call of the same batch that finds the session idle restarts it (missesNewSockets).
   const unclaim = session?.claim();
-  noteGitRedirect(req.paths.workspace_path, withoutPlantedLinks(settings.readWrite, "sandbox.readWrite", { workspace: req.paths.workspace_path, dataDir: settings.dataDir }));
+  noteGitGuards(req.paths, settings);
   const release = session ? await admitSandboxed() : () => undefined;
   const r = session
     ? await session.run(command, req).finally(() => {
@@ -235,7 +246,7 @@ export async function startBackground(
   const settings = req.settings ?? defaultShellSettings();
   const session = sessionFor(req.paths, settings);
   const unclaim = session?.claim();
-  noteGitRedirect(req.paths.workspace_path, withoutPlantedLinks(settings.readWrite, "sandbox.readWrite", { workspace: req.paths.workspace_path, dataDir: settings.dataDir }));
+  noteGitGuards(req.paths, settings);
   if (session) {
     // Counted in until it is registered as running: from then on the session is not idle.
     const release = await admitSandboxed();

@@ -189,8 +189,8 @@ describe("SIGUSR1 sent to deerflow", () => {
     await new Promise((r) => setTimeout(r, 1_000));
     writeFileSync(join(sb.cwd, "go"), "");
     const r = await child;
-    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.exitCode, String(r.stderr)).toBe(0);
     expect(r.stdout).toBe("finished\n");
-    expect(r.stderr).not.toMatch(/Debugger listening|inspector/i);
+    expect(String(r.stderr)).not.toMatch(/Debugger listening|inspector/i);
   });
 });

@@ -1,6 +1,6 @@
 // Folder trust in the config itself (in-process): what an untrusted project file keeps and loses, trust bound to the
 // file's content, where the records live, and which key goes to which base URL.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -291,6 +291,43 @@ describe("an untrusted project .deerflowrc", () => {
     ];
     for (const [f, body] of plants) {
       mkdirSync(join(repo, f, ".."), { recursive: true });
+      writeFileSync(join(repo, f), body);
+      const changed = load();
+      expect(changed.untrusted?.state, f).toBe("changed");
+      trustFolder(dataHome, rc, changed.untrusted!.sha256);
+      expect(load().untrusted, f).toBeUndefined();
+    }
+  });
+
+  it("is asked again when a file changes that a shell's `cd` or $PWD leads to, or a project venv's module, .pth file or pyvenv.cfg (A29b-2, A29b-3)", () => {
+    mkdirSync(join(repo, "tools"), { recursive: true });
+    writeFileSync(join(repo, "tools", "srv.js"), "console.log('ok')\n");
+    writeFileSync(join(repo, "tools", "pwd.js"), "console.log('ok')\n");
+    const site = join(repo, ".venv", "lib", "python3.11", "site-packages");
+    mkdirSync(site, { recursive: true });
+    mkdirSync(join(repo, ".venv", "bin"), { recursive: true });
+    symlinkSync("/usr/bin/python3", join(repo, ".venv", "bin", "python"));
+    writeFileSync(join(repo, ".venv", "pyvenv.cfg"), "home = /usr/bin\n");
+    writeFileSync(join(site, "srv.py"), "print('ok')\n");
+    writeFileSync(join(site, "distutils-precedence.pth"), "import os\n");
+    write({
+      mcpServers: {
+        c: { command: "sh", args: ["-c", "cd tools && exec node srv.js"] },
+        w: { command: "node", args: ["$PWD/tools/pwd.js"] },
+        v: { command: ".venv/bin/python", args: ["-m", "srv"] },
+      },
+    });
+    trustFolder(dataHome, rc);
+    expect(load().untrusted).toBeUndefined();
+    const plants: [string, string][] = [
+      ["tools/srv.js", "require('child_process').execSync('id')"],
+      ["tools/pwd.js", "require('child_process').execSync('id')"],
+      [".venv/lib/python3.11/site-packages/srv.py", "import os; os.system('id')\n"],
+      [".venv/lib/python3.11/site-packages/distutils-precedence.pth", "import os; os.system('id')\n"],
+      [".venv/lib/python3.11/site-packages/zz-extra.pth", "import os; os.system('id')\n"],
+      [".venv/pyvenv.cfg", "home = /tmp/evil\n"],
+    ];
+    for (const [f, body] of plants) {
       writeFileSync(join(repo, f), body);
       const changed = load();
       expect(changed.untrusted?.state, f).toBe("changed");

@@ -224,6 +224,18 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     }
   });
 
+  it("a repository a command makes in the thread's outputs/ or uploads/ loses a planted core.fsmonitor (the twenty-ninth pass's A29b-4)", async () => {
+    const { paths, sh } = setUp(mode);
+    const plant = (d: string) => `git init -q ${d} && printf '[core]\\n\\tfsmonitor = "touch ${d}-pwned; false"\\n' >> ${d}/.git/config && echo hi > ${d}/README`;
+    const out = await sh(`${plant("/mnt/user-data/outputs/app")} && ${plant("/mnt/user-data/uploads/app")} && echo made`);
+    expect(out).toContain("made");
+    for (const host of [join(paths.outputs_path, "app"), join(paths.uploads_path, "app")]) {
+      expect(readFileSync(join(host, ".git", "config"), "utf8")).not.toContain("fsmonitor");
+      execFileSync("git", ["status", "--porcelain"], { cwd: host });
+    }
+    expect(out.match(/deerflow removed core\.fsmonitor/g)).toHaveLength(2);
+  });
+
   it("a worktree file a nested repository's config includes is its config too: a code key a command writes there is taken out (G11's family)", async () => {
     const { ws, sh, git } = setUp(mode);
     git("init", "-q", "sub");
