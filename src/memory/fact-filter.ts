@@ -9,6 +9,7 @@
 // - is about something a fact must never be about: secret paths, sending data out, network commands, package
 //   registries, approvals and safety, instructions to the agent (fact-policy.ts, the readable policy).
 // Control characters and escape sequences are removed first (facts are printed by `deerflow memory list`).
+import { withoutInvisible } from "../vocabulary/invisible-chars.js";
 import { hasSecretShape } from "../vocabulary/secret-shapes.js";
 import { stripControl } from "../vocabulary/terminal-text.js";
 import { policyForm, policyRefusal } from "./fact-policy.js";
@@ -63,7 +64,9 @@ export function checkFact(raw: unknown): { text: string } | { reason: string } {
   const text = cleanFact(raw);
   if (normalizeFact(text).length < 3) return { reason: "empty" };
   if (text.length > MAX_FACT_CHARS) return { reason: `longer than ${MAX_FACT_CHARS} characters` };
-  if (hasSecretShape(raw) || hasSecretShape(text) || CREDENTIAL_ASSIGNMENT.test(text) || PASSWORD_STATED.test(text) || hasHighEntropyToken(text)) {
+  // Read as shown too: a character that draws as nothing split a key into short runs (A29c-8).
+  const seen = withoutInvisible(text);
+  if (hasSecretShape(raw) || hasSecretShape(text) || [text, seen].some((t) => CREDENTIAL_ASSIGNMENT.test(t) || PASSWORD_STATED.test(t) || hasHighEntropyToken(t))) {
     return { reason: SECRET_REFUSAL };
   }
   // The injection shapes are read in the policy's folded form too (look-alike letters, zero-width characters).

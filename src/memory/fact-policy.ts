@@ -15,6 +15,7 @@
 // removed, letter-spaced words joined, "tilde slash dot aws" spelled back), so "c u r l", "ｙｏｌｏ", a Cyrillic "ѕsh" and
 // "dot-env" read as what they spell. The
 // stored text is never this form, and a refused fact is never trimmed into an acceptable one.
+import { INVISIBLE } from "../vocabulary/invisible-chars.js";
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 
 /** Letters from other scripts that look like Latin ones (the usual spoofing set: Cyrillic, Greek, a few IPA). */
@@ -45,6 +46,8 @@ const LOOK_ALIKES: Record<string, string> = Object.fromEntries(
     ["уγү", "y"],
     ["ᴢ", "z"],
     ["‐‑‒–—―−﹣", "-"],
+    // small capitals, which NFKC leaves alone ("yᴏlᴏ": the twenty-ninth pass's A29c-2)
+    ...[..."ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏ"].map((c, i) => [c, "abcdefghijklmnoprstuvwy"[i]!]),
     ["∕⁄", "/"],
     ["˜", "~"],
   ].flatMap(([from, to]) => [...from!].map((c) => [c, to!])),
@@ -55,7 +58,7 @@ export function policyForm(text: string, joinDots = true): string {
   const folded = [...text.normalize("NFKC").toLowerCase()].map((c) => LOOK_ALIKES[c] ?? c).join("");
   return (
     folded
-      .replace(/[\p{Cf}\u00ad]/gu, "") // zero-width and bidi characters, soft hyphens
+      .replace(INVISIBLE, "") // zero-width, bidi and other characters that draw as nothing, soft hyphens
       .replace(/[`*]+/g, " ") // markdown code and emphasis
       .replace(/\s+/g, " ")
       .replace(/(?<=^|\s)(?:\S ){2,}\S(?=\s|$)/g, (m) => m.replace(/ /g, "")) // "c u r l" → "curl"
@@ -73,9 +76,14 @@ export function policyForm(text: string, joinDots = true): string {
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** Key files whose name alone is enough, wherever they sit; `.env` files hold a project's secrets. */
 const SECRET_NAMES = ["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "authorized_keys", ".env", "keychain", "keyring", "credentials.json", ".vault-token"];
-/** A name is matched as a whole path part ("process.env" is not ".env"); an absolute path anywhere. */
+/** A name is matched as a whole path part ("process.env" is not ".env"); an absolute path anywhere; `.envrc` and a
+ *  named env file (`production.env`: A29c-6) too. */
 const SECRET_PATH = new RegExp(
-  [...HOME_SECRET_DIRS, ...HOME_SECRET_FILES, ...SYSTEM_SECRET_FILES, ...SECRET_NAMES].map((p) => `${p.startsWith("/") ? "" : "(?<![a-z0-9_])"}${escape(p.toLowerCase())}(?![a-z0-9_])`).join("|"),
+  [
+    ...[...HOME_SECRET_DIRS, ...HOME_SECRET_FILES, ...SYSTEM_SECRET_FILES, ...SECRET_NAMES].map((p) => `${p.startsWith("/") ? "" : "(?<![a-z0-9_])"}${escape(p.toLowerCase())}(?![a-z0-9_])`),
+    String.raw`(?<![a-z0-9_])\.envrc\b`,
+    String.raw`\b(?!process\.)[\w-]+\.env(?![a-z0-9_])`,
+  ].join("|"),
 );
 
 const CREDENTIAL_WORDS = String.raw`(?:credentials?|secrets?|\bkeys?\b|api[ _-]?keys?|tokens?|passwords?|passphrases?|cookies?|session ids?|env(?:ironment)? (?:vars?|variables|file))`;
@@ -116,6 +124,8 @@ export const FACT_POLICY: readonly Rule[] = [
       /\b(?:scp|sftp)\b/,
       /\brsync\b.*\s\S+:/,
       /\|\s*(?:curl|wget|nc|ncat)\b/,
+      // "the reports are uploaded to https://…", "copied to s3://…" (A29c-3)
+      /\b(?:upload\w*|sen[dt]\w*|post\w*|push\w*|cop(?:y|ied|ies)|sync\w*|back\w* up|mirror\w*)\s+(?:\S+\s+){0,4}to\s+(?:https?|ftp|s3|gs|wss?|rsync):\/\//,
       new RegExp(`${CREDENTIAL_WORDS}.*${SEND_WORDS}|${SEND_WORDS}.*${CREDENTIAL_WORDS}`),
     ],
   },
@@ -127,6 +137,8 @@ export const FACT_POLICY: readonly Rule[] = [
       /\burllib\w*|\burlopen\b|\brequests\.(?:get|post|put)\b|\bhttp\.client\b|\bhttplib\b|\bfetch\s*\(|\bxmlhttprequest\b|\bnet\/http\b|\bopen-uri\b/,
       // data piped to another machine, or a copy to a remote (the twenty-eighth pass's A28c-5: `tar cz . | ssh host`, `rclone copy . remote:`)
       /\|\s*(?:sudo\s+)?(?:ssh|nc|ncat|netcat|socat|scp|sftp)\b|\bssh\s+(?:-\S+\s+)*[\w.-]+@[\w.-]+|\brclone\s+(?:copy\w*|sync|move\w*|mount)\b/,
+      // a cloud copy, the GitHub API, a clone that is then run (the twenty-ninth pass's A29c-3: `gh api … $(env | base64)`)
+      /\baws\s+s3\s+(?:cp|mv|sync)\b|\bgsutil\s+(?:-\S+\s+)*(?:cp|mv|rsync)\b|\baz\s+storage\b|\bgh\s+(?:api|gist)\b|\bgit\s+clone\b[^;&|]*(?:&&|;|\|)\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|python\w*|node|bash)\b/,
     ],
   },
   {
@@ -158,7 +170,7 @@ export const FACT_POLICY: readonly Rule[] = [
   {
     reason: "it names a package registry, index or mirror; where packages come from is set in your own configuration, not in notes",
     patterns: [
-      /\bregistr(?:y|ies)\b|npmregistryserver|index-url|trusted-host|\bpip_index|\bgo(?:proxy|nosumdb|sumdb|insecure|private)\b/,
+      /\bregistr(?:y|ies)\b|npmregistryserver|index[_-]url|extra[_-]index|--index\b|--find-links|(?:^|\s)-[if]\s*https?:|trusted-host|\bpip_index|\bgo(?:proxy|nosumdb|sumdb|insecure|private)\b/,
       /\bgem sources?\b|--source\b|\bmirrors?\b|\bpackage (?:index|feed|source)s?\b/,
       /\binstall\w*\b.*\bfrom\s+(?:https?:\/\/|git\+|[a-z0-9-]+\.[a-z]{2,}\b)/,
     ],
@@ -175,6 +187,7 @@ export const FACT_POLICY: readonly Rule[] = [
       /\b(?:disabl|turn\w* off|switch\w* off)\w*\s+(?:\w+\s+){0,2}(?:checks?|safety|confirmations?|prompts?|security|verification|hooks?|guard\w*|linters?|tests?)\b/,
       /\b(?:never|not|no longer|stop\w*)\s+(?:\w+\s+){0,3}(?:ask|confirm|prompt)|\b(?:don'?t|do not|without|no need to)\s+(?:\w+\s+){0,2}(?:ask\w*|confirm\w*|prompt\w*|permission)|\bno (?:confirmations?|prompts?)\b/,
       /\bwithout\s+(?:\w+\s+){0,2}(?:review\w*|check\w*|looking|reading|inspect\w*)\b|\btrust\w*\s+(?:the\s+)?(?:agent|assistant|model|ai|bot)\b/,
+      /\bunasked\b|\bconsent\w*\b|\bin advance\b|\bguarded commands?\b|\bwithout (?:being )?asked\b/,
       /\b(?:pre-?(?:approved|authori[sz]ed|granted)|trust\w* (?:all|every|any)\b|\btrust\w*\s+(?:\w+\s+){0,3}(?:commands?|scripts?|repositor(?:y|ies)|repo)\b|permission to run|allowed to run (?:any|every))/,
     ],
   },
@@ -205,8 +218,24 @@ export const FACT_POLICY: readonly Rule[] = [
   },
 ];
 
+/**
+ * The folded form as a shell reads its words, and with letters that punctuation spaces out joined: quotes and
+ * backslashes gone (`c''url`, `"cu"rl`, `cur\l`, `--ye\s`), a one-letter bracket glob opened (`~/.a[w]s`), `%2e`
+ * decoded, `y.o.l.o`, `Y-O-L-O` and `yo-lo` joined (the twenty-ninth pass's A29c-6). A third form, never a
+ * replacement: `$'…'` quoting is itself a rule, and "force-push" is matched as written.
+ */
+function shellWordForm(form: string): string {
+  return form
+    .replace(/['"\\]/g, "")
+    .replace(/\[(\w)\]/g, "$1")
+    .replace(/%2e/g, ".")
+    .replace(/%2f/g, "/")
+    .replace(/(?<![a-z])(?:[a-z][.\-_]){2,}[a-z](?![a-z])/g, (m) => m.replace(/[.\-_]/g, ""))
+    .replace(/(?<=[a-z])-(?=[a-z])/g, "");
+}
+
 /** Why the policy refuses this fact, or undefined when it may be remembered. */
 export function policyRefusal(text: string): string | undefined {
-  const forms = [policyForm(text), policyForm(text, false)];
+  const forms = [policyForm(text), policyForm(text, false), shellWordForm(policyForm(text))];
   return FACT_POLICY.find((rule) => rule.patterns.some((re) => forms.some((form) => re.test(form))))?.reason;
 }

@@ -1,6 +1,7 @@
 // The graph's stream ("messages" and "updates" modes) as RunEvents: text deltas of the model node, each completed
 // model message with its tool calls (and its usage), each tool result, todos, notes and delegations. Pure translation: no store, no graph.
 import { AIMessage, type BaseMessage, ToolMessage } from "@langchain/core/messages";
+import { DRAWS_AS_NOTHING } from "../vocabulary/invisible-chars.js";
 import { messageText } from "../vocabulary/message-text.js";
 import { maskSecrets, maskSecretsDeep, secretHoldStart } from "../vocabulary/secret-shapes.js";
 import { credentialValues } from "../sandbox/env-scrub.js";
@@ -128,10 +129,10 @@ export function placeholderRestorer(restore: (text: string) => string) {
 }
 
 /**
- * The word a streamed answer ends with, which the next piece may continue (a key arrives in several pieces). Format
- * characters (zero-width, soft hyphen…) count as part of it: a key split by one is masked as the key it shows as.
+ * The word a streamed answer ends with, which the next piece may continue (a key arrives in several pieces).
+ * Characters that draw as nothing (zero-width, soft hyphen, variation selectors…) count as part of it: a key split by one is masked as the key it shows as.
  */
-const TRAILING_WORD = /[A-Za-z0-9_\-+/=.~:@\p{Cf}]{1,512}$/u;
+const TRAILING_WORD = new RegExp(`[A-Za-z0-9_\\-+/=.~:@${DRAWS_AS_NOTHING}]{1,512}$`, "u");
 
 /** Where the longest end of `text` that begins (or is) one of `known` starts (`text.length` when none does). */
 function knownValueStart(text: string, known: readonly string[]): number {

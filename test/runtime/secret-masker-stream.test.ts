@@ -35,7 +35,7 @@ describe("the streamed answer's secret masking", () => {
   it("never shows a known credential value without a key's shape, nor a key split by a zero-width character (A28c-1/2)", () => {
     const gateway = "Zx9Kq2Lm7V#t4Rb8Nc3Hd6Pw1Yj5Qa0";
     const gh = "ghp_Q7w9E2r4T6y8U1i3O5p7A9s2D4f6G8h0J2k7";
-    const text = `Your gateway key is ${gateway}, and the token ${gh.slice(0, 3)}\u200b${gh.slice(3)} too.`;
+    const text = `Your gateway key is ${gateway}, and the token ${gh.slice(0, 3)}\u200b${gh.slice(3, 9)}\u034f${gh.slice(9)} too.`;
     for (const size of [1, 2, 3, 5, 7, 11, 16, 40]) {
       const shown = streamed(text, size, [gateway]);
       expect(shown, `pieces of ${size}`).toBe("Your gateway key is ***, and the token *** too.");

@@ -13,6 +13,11 @@ describe("secret shapes behind format characters", () => {
     ["soft hyphen in the prefix", `g\u00adhp_${GH} x`, "*** x"],
     ["one in the body, one before", `\u200eghp_${GH.slice(0, 10)}\u200d${GH.slice(10)}!`, "\u200e***!"],
     ["bidi control inside a bearer token", `Authorization: Bearer abc\u202edef123456789`, "Authorization: Bearer ***"],
+    // the twenty-ninth pass's A29c-1: characters that draw as nothing without being Cf
+    ["combining grapheme joiner", `ghp\u034f_${GH}`, "***"],
+    ["variation selector", `AKIA\ufe0fQ7W9E2R4T6Y8U1I0 x`, "*** x"],
+    ["Mongolian free variation selector", `ghp_${GH.slice(0, 5)}\u180b${GH.slice(5)}`, "***"],
+    ["Khmer inherent vowel", `ghp_${GH.slice(0, 5)}\u17b4${GH.slice(5)}`, "***"],
   ])("%s: masked where it sits", (_name, text, want) => {
     expect(hasSecretShape(text)).toBe(true);
     expect(maskSecretShapes(text)).toBe(want);
