@@ -152,7 +152,7 @@ const NET_CODE =
 const SHELL_OUT_CODE =
   /\bsystem2?\b|Deno\.(?:run|Command)\b|\bexec(?:[lv]p?e?)?\b|\bqx\b|\bspawn\w*|popen|os\.execute|posix_spawn|subprocess|child_process|execSync|spawnSync|%x[({[]|`[^`]+`|IO\.popen|Open3|proc_open|shell_exec|passthru|['"]\|-['"]|['"]-\|['"]|\bopen\b[^;]*\||\bshell\s*\(|\bpipe\s*\(|readpipe|IPC::|\bOpen[23]\b|\bfork\b/;
 /** Signals from inline code (`os.kill(-1, 9)`, `process.kill(-1)`, perl's `kill 9, -1`): without a PID namespace, any of the user's processes. */
-const SIGNAL_CODE = /\b(?:os\.killpg?|process\.kill|Process\.kill|killpg|posix_kill|Deno\.kill)\s*\(|\bkill\s*\(?\s*['"]?(?:-?\d|KILL|TERM|HUP|SIG)/;
+const SIGNAL_CODE = /\b(?:os\.killpg?|process\.kill|Process\.kill|killpg|posix_kill|Deno\.kill|pidfd_send_signal|pthread_kill|t?gkill)\s*\(|\bkill\s*\(?\s*['"]?(?:-?\d|KILL|TERM|HUP|SIG)/;
 const HOMEISH = /^(?:~|\$\{?HOME\}?)(?:\/|$)/;
 const tarExtracts = (c: SimpleCommand) => /^-?[\w#]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[\w#]*x[\w#]*$/.test(a) || a === "--extract");
 /** The files a command visibly writes: its output redirections and the operands of the programs that write. */

@@ -7,7 +7,7 @@ import { CMAKE_FILE_TOOLS, CMAKE_RUNNERS, SKIPS_OPERAND, WRAPPERS, WRITES_OPERAN
 
 export const isFlag = (a: string) => a.startsWith("-") && a !== "-";
 /** Programs whose `-c`/`-e` argument, heredoc or piped stdin is code. */
-export const SHELLS = /^(?:sh|bash|zsh|dash|ksh|fish|ash|csh|tcsh|python[\d.]*|perl|ruby|node|php)$/;
+export const SHELLS = /^(?:sh|bash|rbash|zsh|dash|ksh|mksh|yash|posh|fish|ash|csh|tcsh|python[\d.]*|perl|ruby|node|php)$/;
 export const INTERPRETERS = /^(?:python[\d.]*|perl|ruby|node|php|lua(?:jit|[\d.]+)?|Rscript|julia|bun|deno)$/;
 /** Top-level system directories: deleting one (or everything in one) is as bad as deleting the root. */
 export const SYSTEM_DIRS = "bin|boot|dev|etc|home|lib\\w*|opt|proc|root|sbin|srv|sys|usr|var";
@@ -148,6 +148,9 @@ function cmakeFileTool(words: Word[], k: number): Word[] | undefined {
   return [...CMAKE_FILE_TOOLS[name]!.map((text) => ({ text, dynamic: false })), ...words.slice(k + 3)];
 }
 
+/** A tracer or limit tool given a process id to attach to (`-p 12`, `-p12`, `--pid=12`, `--attach 12`). */
+const attachesByPid = (wrapper: string, rest: Word[]) => /^(?:strace|ltrace|prlimit|perf|gdb)$/.test(wrapper) && rest.some((w) => /^(?:-[\w#]*p\d*|--pid(?:=.*)?|--attach(?:=.*)?)$/.test(w.text));
+
 type Seen = { next: number; chdir?: Word; code: string[]; outputs: Redirect[]; dynamic: boolean; rest?: boolean; shell?: string };
 
 /** What one special option says (wrapperValue), with its value. */
@@ -244,7 +247,9 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
     }
     const opts = WRAPPERS[wrapper];
     if (!opts) break;
-    via.push(wrapper);
+    // Attached to a running process by its pid (`strace -p 1`, `prlimit --pid 1`), it can kill or stop that process
+    // (the twenty-ninth pass's A29a-4): named so in `via` (`strace -p`), and what it wraps is still judged.
+    via.push(attachesByPid(wrapper, words.slice(k + 1)) ? `${wrapper} -p` : wrapper);
     const seen = wrapperOptions(words, k + 1, wrapper, opts, assigns);
     k = seen.next;
     if (seen.shell !== undefined) words = [...words.slice(0, k), { text: seen.shell, dynamic: seen.shell.startsWith("$") }, ...words.slice(k)];
@@ -285,7 +290,21 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
 /** A program named by a pattern (`/usr/bin/s[h]`, `/bin/b*sh`): bash runs whatever it matches (A27-9); a lone `[` is literal. */
 const globbed = (w: Word | undefined) => w?.glob === true && /[*?]|\[.+\]/.test(w.text);
 
-const PLAIN_SHELL = /^(?:sh|bash|zsh|dash|ksh|fish|ash|csh|tcsh|mksh|yash|posh)$/;
+const PLAIN_SHELL = /^(?:sh|bash|rbash|zsh|dash|ksh|fish|ash|csh|tcsh|mksh|yash|posh)$/;
+
+/**
+ * Where a shell's `-c` code is: the first word after the option that is not an option itself. bash and sh read
+ * options up to there (`bash -c -- '…'`, `bash -c -e '…'`, `-O extglob`, `-` ends them): the twenty-ninth pass's A29a-8
+ * deleted a home folder through `bash -c -- 'cd && rm -rf Documents'`, read as the code `--`.
+ */
+function shellCodeAt(args: string[], ci: number): number {
+  let j = ci + 1;
+  while (j < args.length && /^[-+]/.test(args[j]!)) {
+    if (args[j] === "--" || args[j] === "-") return j + 1;
+    j += /^[-+][oO]$/.test(args[j]!) ? 2 : 1;
+  }
+  return j;
+}
 const quoteWord = (a: string, dynamic: boolean) => (dynamic ? '"$(unknown)"' : `'${a.replace(/'/g, "'\\''")}'`);
 
 /**
@@ -313,7 +332,8 @@ function literalCode(c: SimpleCommand): string[] {
   const code: string[] = [];
   if ((SHELLS.test(name) && !INTERPRETERS.test(name)) || name === "su" || name === "newgrp") {
     const ci = args.findIndex((a) => /^-[a-zA-Z]*c[a-zA-Z]*$/.test(a) || a === "--command");
-    if (ci >= 0 && args[ci + 1] !== undefined && !c.dynamicArgs[ci + 1]) code.push(args[ci + 1]!);
+    const at = ci < 0 ? -1 : shellCodeAt(args, ci);
+    if (ci >= 0 && args[at] !== undefined && !c.dynamicArgs[at]) code.push(args[at]!);
     if (ci < 0 && c.stdinText !== undefined && !c.stdinDynamic) code.push(c.stdinText);
   }
   if (name === "eval" && !c.dynamicArgs.some(Boolean)) code.push(args.join(" "));

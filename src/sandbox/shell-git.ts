@@ -93,8 +93,27 @@ function configWrite(rest: string[]): { key: string; scope: boolean } | undefine
   return { key: edit ? "" : (words[0] ?? "").toLowerCase(), scope: flags.some((f) => /^(?:--global|--system|-f|--file)$/.test(f)) };
 }
 
+/** The long options the rules below name (and a few near them), for reading a prefix git would take as one. */
+const RULE_LONG_OPTIONS = (
+  "abort amend cached conflict continue convert-graft-file delete discard-changes dry-run edit exec extcmd force force-create " +
+  "force-remove force-with-lease graft hard keep merge mirror mixed orphan ours prune quit receive-pack reverse separate-git-dir " +
+  "show-current-patch skip soft staged stdout template theirs upload-pack worktree"
+).split(" ");
+
+/**
+ * A long option as every rule option it may abbreviate: git takes any unambiguous prefix (`--abo`, `--rev`,
+ * `--dele`, `--forc`), and the rules name options whole, so `git push --dele x` passed as no delete (the twenty-ninth
+ * pass's A29a-2). An exact name stays itself; a prefix of several stands for each (more asks, never fewer).
+ */
+function expandLong(arg: string): string[] {
+  const m = /^--([a-z][\w-]*)(=[\s\S]*)?$/.exec(arg);
+  if (!m || m[1]!.length < 2 || RULE_LONG_OPTIONS.includes(m[1]!)) return [arg];
+  const whole = RULE_LONG_OPTIONS.filter((o) => o.startsWith(m[1]!));
+  return whole.length === 0 ? [arg] : whole.map((o) => `--${o}${m[2] ?? ""}`);
+}
+
 const sub = (c: SimpleCommand) => gitArgs(c)[0] ?? "";
-const rest = (c: SimpleCommand) => gitArgs(c).slice(1);
+const rest = (c: SimpleCommand) => gitArgs(c).slice(1).flatMap(expandLong);
 const has = (c: SimpleCommand, re: RegExp) => rest(c).some((a) => re.test(a));
 const WRITES = "writes files (ask mode asks before edits)";
 
@@ -235,7 +254,8 @@ export const GIT_RULES: readonly GitRule[] = [
   {
     verdict: "ask",
     reason: "git switch -C resets an existing branch to another commit (its commits are lost)",
-    test: (c) => sub(c) === "switch" && has(c, /^-[\w#]*C[\w#]*$|^--force-create(?:=.*)?$/),
+    // `checkout -B <branch>` resets a branch the same way (A29a-2).
+    test: (c) => (sub(c) === "switch" && has(c, /^-[\w#]*C[\w#]*$|^--force-create(?:=.*)?$/)) || (sub(c) === "checkout" && has(c, /^-[\w#]*B[\w#]*$/)),
   },
   // The twenty-eighth pass (A28-9): an abort puts the files back to before the merge, hand-resolved conflicts lost;
   // a reverse apply undoes changes that may be uncommitted; A28-2/A28-6: stored credentials, the global config.

@@ -20,7 +20,18 @@ export function inlineCode(c: SimpleCommand): string {
   if (!INTERPRETERS.test(c.name)) return "";
   const i = codeArg(c);
   const modules = c.args.flatMap((a, k) => (/^-[mMr]./.test(a) ? [a] : a === "-r" ? [c.args[k + 1] ?? ""] : []));
-  return [i >= 0 ? c.args[i]! : "", c.stdinText ?? "", ...modules].join("\n");
+  return [i >= 0 ? c.args[i]! : "", c.stdinText ?? "", ...modules, ...c.args.flatMap(gluedCode)].join("\n");
+}
+
+/**
+ * Code glued to its option: `node --eval='…'`, `python3 -c'…'`, `python3 -Sc'…'`, `perl -wle'…'` (the twenty-ninth
+ * pass's A29a-9 deleted a home folder through each, read as no code at all). A short option run is split at its first
+ * code letter; a run that only looks like one (`-mpip`) adds a scrap no rule matches.
+ */
+function gluedCode(arg: string): string[] {
+  const long = /^--(?:eval|print|command)=([\s\S]+)$/.exec(arg);
+  const short = /^-[a-zA-Z]*?[ceEpr]([\s\S]+)$/.exec(arg);
+  return long ? [long[1]!] : short ? [short[1]!] : [];
 }
 /** A shell or interpreter that reads its program from stdin (`… | bash`, `… | python3 -`). */
 export function readsCodeFromStdin(c: SimpleCommand): boolean {

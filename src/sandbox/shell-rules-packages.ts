@@ -34,7 +34,7 @@ export const PACKAGE_RULES: readonly PackageRule[] = [
   { verdict: "ask", reason: REMOVES_REASON, cmd: /^(?:npm|pnpm|bun)$/, test: (c) => verb(c, /^(?:uninstall|un|unlink|remove|rm|r)$/) },
   { verdict: "ask", reason: REMOVES_REASON, cmd: /^yarn$/, test: (c) => verb(c, /^remove$/) || (verb(c, /^global$/) && verb(c, /^remove$/, 1)) },
   { verdict: "ask", reason: REMOVES_REASON, cmd: /^(?:pip[\d.]*|pipx|uv|poetry|conda|mamba|micromamba)$/, test: (c) => words(c).some((w) => /^(?:uninstall|uninstall-all|remove)$/.test(w)) },
-  { verdict: "ask", reason: REMOVES_REASON, cmd: /^python[\d.]*$/, args: / -m pip uninstall / },
+  { verdict: "ask", reason: REMOVES_REASON, cmd: /^python[\d.]*$/, args: / -m pip (?:\S+ )*?uninstall / },
   { verdict: "ask", reason: REMOVES_REASON, cmd: SYSTEM, test: (c) => verb(c, /^(?:remove|purge|autoremove|erase|uninstall|rm|del|zap)$/) },
   { verdict: "ask", reason: REMOVES_REASON, cmd: /^pacman$/, args: / -R/ },
   { verdict: "ask", reason: REMOVES_REASON, cmd: /^dpkg$/, args: / (?:-[\w#]*[rP]|--remove|--purge) / },
@@ -59,7 +59,20 @@ export const PACKAGE_RULES: readonly PackageRule[] = [
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:Rscript|R)$/, test: (c) => c.args.some((a) => /install\.packages|remotes::install|devtools::install|pak::/.test(a)) },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^julia$/, test: (c) => c.args.some((a) => /Pkg\.(?:add|update|develop)/.test(a)) },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:pip[\d.]*|pipx|uv|poetry)$/, args: / (?:install|add|sync) / },
-  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^python[\d.]*$/, args: / -m pip install / },
+  // Options may come between pip and its verb (`-m pip -q install`), and setup.py installs too (A29a-5).
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^python[\d.]*$/, args: / -m pip (?:\S+ )*?install | setup\.py (?:\S+ )*?(?:install|develop) / },
+  // npm's own aliases and misspellings of install and update (`npm isntall -g`, `udpate`: A29a-5); dpkg and rpm installs.
+  {
+    verdict: "ask",
+    reason: INSTALLS_REASON,
+    cmd: /^(?:npm|pnpm|bun)$/,
+    test: (c) =>
+      words(c)
+        .slice(0, 2)
+        .some((w) => /^(?:in|ins|inst|insta|instal|isnt|isnta|isntal|isntall|install-test|it|install-ci-test|cit|clean-install|ic|sit|udpate)$/.test(w)),
+  },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^dpkg$/, args: / (?:-[\w#]*i|--install|--unpack) / },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^rpm$/, args: / (?:-[\w#]*[iUF]|--install|--upgrade|--freshen|--reinstall) / },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: SYSTEM, args: / (?:install|add|reinstall) / },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^pacman$/, args: / -S/ },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^go$/, args: /^ (?:install|get) / },

@@ -14,7 +14,8 @@
 //   (unconfined-paths.ts): a symlink the repository ships, a glob through one, a word known only at run time. Tool
 //   results are masked for secrets besides (middleware/tool-result-secret-masking.ts).
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
-import { SYSTEM_DIRS, type SimpleCommand } from "./shell-command.js";
+import { existsSync } from "node:fs";
+import type { SimpleCommand } from "./shell-command.js";
 import { commandOnlyReads, readerWithUnlistedOption } from "./shell-read-only.js";
 import { runsUnreadCode } from "./shell-inline-code.js";
 import { sqliteReadsUnseenPipe } from "./shell-rules-io.js";
@@ -36,6 +37,10 @@ export const UNCONFINED_OPTION_REASON = "no sandbox here (bubblewrap is not avai
 export const UNCONFINED_SIGNAL_REASON = "no sandbox here (bubblewrap is not available): this command signals or stops processes, and on your host that reaches every process of yours";
 /** Programs that signal or stop processes other than their own children (a sandbox's PID namespace bounds them). */
 const SIGNALS_OTHERS = /^(?:kill|pkill|killall|killall5|skill|snice|xkill|loginctl|systemctl|shutdown|reboot|poweroff|halt|telinit|init)$/;
+/** Tools that attach to a running process by its pid (`strace -p`, `gdb -p`, `prlimit --pid`) and can kill or stop
+ *  it (strace's `inject=…:signal=KILL`, gdb's `signal`, a CPU limit of 0: the twenty-ninth pass's A29a-4). */
+const ATTACHES = /^(?:strace|ltrace|gdb|lldb|prlimit|gcore|perf|bpftrace|py-spy|rbspy|pstack|eu-stack)$/;
+const attachesToProcess = (c: SimpleCommand) => c.via.some((v) => v.endsWith(" -p")) || (ATTACHES.test(c.name) && c.args.some((a) => /^(?:-[\w#]*p\d*|--pid(?:=.*)?|--attach(?:=.*)?)$/.test(a)));
 export const UNCONFINED_GIVEN_REASON = "no sandbox here (bubblewrap is not available): this command runs a command line it is given (or names its files from input), which the audit does not read";
 /** Launchers whose command line the grammar does not take apart (`tmux new -d "…"`, `sg grp "…"`, `at`): the fifteenth
  *  pass deleted a home through two of them under --yes. */
@@ -63,15 +68,28 @@ const readsOutside = (c: SimpleCommand) =>
   [...c.args.flatMap(withGluedValue), ...c.redirects.map((r) => r.target)].some((w) => namesHome(w) || CLIMBS.test(w) || absoluteOutside(w)) ||
   c.assigns.some((a) => namesHome(a.value) || CLIMBS.test(a.value) || (/^GIT_/.test(a.name) && absoluteOutside(a.value)));
 
-/** Where a path glued to an option may start: `..`, `~`, or an absolute path under a top-level folder (`-Isrc/inc`
- *  stays a relative path: where the option letters end is not known). */
-const GLUED_PATH = new RegExp(`^-[A-Za-z]+((?:\\.\\.|~|/(?:${SYSTEM_DIRS}|tmp|mnt|media|run|snap|nix)(?:/|$)).*)$`);
+/** Where a path glued to an option may start: `..`, `~`, or `/` (`-Isrc/inc` stays a relative path: where the option
+ *  letters end is not known). */
+const GLUED_PATH = /^-[A-Za-z]+((?:\.\.|~|\/).*)$/;
 
-/** A word and the path an option holds glued to it: `-MF../x`, `-qo/tmp/x`, `-I~/inc`, `--output=../x` (A25-10). */
+/**
+ * A word and the path an option holds glued to it: `-MF../x`, `-qo/tmp/x`, `-I~/inc`, `--output=../x` (A25-10). An
+ * absolute one counts when its top-level folder exists here: `cp -t/work/other` wrote into another project (A29a-11;
+ * macOS has `/Users`, `/Volumes`), while `-Isrc/include` names no `/include`.
+ */
 function withGluedValue(w: string): string[] {
-  const glued = GLUED_PATH.exec(w)?.[1] ?? /^--?[A-Za-z][\w-]*=(.+)$/.exec(w)?.[1];
+  const short = GLUED_PATH.exec(w)?.[1];
+  const glued = short !== undefined && short.startsWith("/") && !existsSync(`/${short.split("/")[1] ?? ""}`) ? undefined : (short ?? /^--?[A-Za-z][\w-]*=(.+)$/.exec(w)?.[1]);
   return glued === undefined ? [w] : [w, glued];
 }
+
+export const UNCONFINED_CD_REASON = "no sandbox here (bubblewrap is not available): this sets CDPATH or cdable_vars, which send a later `cd` somewhere the audit cannot follow";
+/** `CDPATH=/elsewhere; cd user && rm -f x` deleted a home file, the audit still reading `cd user` as into the workspace
+ *  (the twenty-ninth pass's A29a-6); `shopt -s cdable_vars` makes `cd d` go to `$d`. */
+const redirectsCd = (c: SimpleCommand) =>
+  c.assigns.some((a) => a.name === "CDPATH") ||
+  (/^(?:export|declare|typeset|readonly|local|set)$/.test(c.name) && c.args.some((a) => /^CDPATH(?:=|$)/.test(a))) ||
+  (c.name === "shopt" && c.args.includes("cdable_vars"));
 
 /** Why this simple command asks when it runs unconfined, or undefined when it only reads (inside `workspace`). */
 export function unconfinedRisk(c: SimpleCommand, workspace?: string, folders?: ThreadFolders): string | undefined {
@@ -79,7 +97,8 @@ export function unconfinedRisk(c: SimpleCommand, workspace?: string, folders?: T
   // which only a person may approve (needsPerson), not for the generic one.
   const words = [...c.args, ...c.redirects.map((r) => r.target)];
   if (words.some((w) => SECRET_WORD.test(w))) return UNCONFINED_SECRET_REASON;
-  if (SIGNALS_OTHERS.test(c.name)) return UNCONFINED_SIGNAL_REASON;
+  if (SIGNALS_OTHERS.test(c.name) || attachesToProcess(c)) return UNCONFINED_SIGNAL_REASON;
+  if (redirectsCd(c)) return UNCONFINED_CD_REASON;
   if (RUNS_GIVEN.test(c.name) || runsInline(c) || runsUnreadCode(c) || sqliteReadsUnseenPipe(c)) return UNCONFINED_GIVEN_REASON;
   // `xargs -a list truncate -s0`: the files a writer is handed come from input the audit never sees.
   if (c.via.some((w) => w === "xargs") && !commandOnlyReads(c)) return UNCONFINED_GIVEN_REASON;

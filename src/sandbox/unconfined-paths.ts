@@ -3,7 +3,7 @@
 // that walks through one (`cat */credentials`), a `cd` into one, a folder read by a program told to follow links.
 // The sixth adversarial pass read a credential through a shipped symlink with a command that ran unasked.
 import { execFileSync } from "node:child_process";
-import { existsSync, statSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { hostProgramPath, onHostPath } from "./env-scrub.js";
 import { longOption } from "./option-table.js";
@@ -103,6 +103,43 @@ function hostWord(raw: string, top: string, folders: ThreadFolders): string | un
   return raw;
 }
 
+/** The path reaches /proc through a link on the way (followed hop by hop, as the kernel would). */
+function viaProc(path: string, hops = 0): boolean {
+  const parts = path.split("/").filter(Boolean);
+  let at = "/";
+  for (let i = 0; i < parts.length; i++) {
+    const next = join(at, parts[i]!);
+    const st = lstatSync(next, { throwIfNoEntry: false });
+    if (!st) return false;
+    if (st.isSymbolicLink()) {
+      if (hops > 40) return true;
+      let to: string;
+      try {
+        to = resolve(at, readlinkSync(next));
+      } catch {
+        return false;
+      }
+      return /^\/proc(?:\/|$)/.test(to) || viaProc(join(to, ...parts.slice(i + 1)), hops + 1);
+    }
+    at = next;
+  }
+  return false;
+}
+
+/**
+ * Why where `abs` leads cannot be known from deerflow's own process: a link on the way goes through /proc (whose
+ * `self` and `self/cwd` are the reader's, not deerflow's), or leads to nothing yet (it may lead anywhere once the
+ * command runs). The twenty-ninth pass's A29a-1/3 shipped `sub/x -> /proc/self/cwd/../../.aws/credentials`: dangling
+ * from deerflow's folder, the home's credentials from the command's after `cd sub`.
+ */
+function unfollowable(abs: string): string | undefined {
+  if (viaProc(abs)) return `${abs} leads through /proc by a link, which leads somewhere else for each process`;
+  for (let p = abs; dirname(p) !== p; p = dirname(p)) {
+    if (lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink() && real(p) === undefined) return `${p} is a link to something that does not exist`;
+  }
+  return undefined;
+}
+
 /** `path` when it exists, else its nearest existing ancestor (undefined when none is). */
 function nearestExisting(path: string): string | undefined {
   for (let p = path; ; p = dirname(p)) {
@@ -125,6 +162,8 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string, fold
   const dir = join(top, c.cwd.rel ?? "");
   const here = real(dir);
   if (here && !isInside(here, top)) return `it runs in ${c.cwd.rel}, a link to ${here}`;
+  const odd = unfollowable(dir);
+  if (odd) return `it runs where ${odd}`;
   if (FOLLOWS_LINKS[c.name] && c.args.some(FOLLOWS_LINKS[c.name]!)) return `${c.name} is told to follow symlinks out of the folders it reads`;
   // jq reads modules and programs from any folder it is told (`-L /tmp`, `import "…" as $a`, `-f q.jq`).
   if (READS_NAMED_FILE[c.name] && c.args.some(READS_NAMED_FILE[c.name]!)) return `${c.name} is told to read what another file names`;
@@ -141,6 +180,8 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string, fold
     if (candidates.length >= MAX_MATCHES) return `${raw} matches too many paths to follow`;
     for (const p of candidates) {
       const abs = isAbsolute(p) ? p : resolve(here ?? dir, p);
+      const unknown = unfollowable(abs);
+      if (unknown) return unknown;
       // A file not there yet is made where its nearest existing folder really is: `vendor -> ..` then
       // `vendor/.gitconfig` creates a home file (the fifteenth pass).
       const existing = nearestExisting(abs);

@@ -275,6 +275,34 @@ describe("auditCommand without a sandbox: where the paths lead on disk (the sixt
   });
 });
 
+// A link through /proc leads from each process's own folder (`/proc/self/cwd`), and a dangling one may lead anywhere
+// once the command runs: the twenty-ninth pass shipped `sub/notes.txt -> /proc/self/cwd/../../.aws/credentials`,
+// dangling from deerflow's folder and the home's credentials after `cd sub`, and read it unasked (A29a-1/3).
+describe("auditCommand without a sandbox: links through /proc and dangling links (A29a-1/3)", () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "deerflow-proclinks-")));
+  const ws = join(root, "ws");
+  mkdirSync(join(ws, "sub"), { recursive: true });
+  writeFileSync(join(ws, "sub", "plain.txt"), "p\n");
+  symlinkSync("/proc/self/cwd/../../.aws/credentials", join(ws, "sub", "notes.txt"));
+  symlinkSync("/proc/self/cwd/../..", join(ws, "sub", "hl"));
+  symlinkSync("../nowhere/yet", join(ws, "sub", "dangling"));
+  symlinkSync("hl", join(ws, "sub", "hop"));
+  const audit = (c: string) => auditCommand(c, { confined: false, workspace: ws });
+
+  it.each(["cd sub && cat notes.txt", "cat sub/notes.txt", "ls sub/hl/", "cat sub/hop/x", "cat sub/dangling", "cd sub && cat hl/Documents/thesis.txt", "grep x sub/hl/notes.txt"])(
+    "asks for %j",
+    async (cmd) => {
+      expect(await audit(cmd), cmd).toMatchObject({ verdict: "ask", reason: expect.stringMatching(/reaches outside the workspace/) });
+    },
+  );
+  it.each(["cd sub && rm -f hl/Documents/thesis.txt", "rm -f sub/dangling/x"])("blocks the delete %j", async (cmd) => {
+    expect((await audit(cmd)).verdict, cmd).toBe("block");
+  });
+  it("still allows an ordinary file beside them", async () => {
+    expect((await audit("cat sub/plain.txt")).verdict).toBe("allow");
+  });
+});
+
 // A link in the thread's outputs/ or uploads/ (folders a sandboxed --yes run may write) leads where it points: the
 // twenty-eighth pass left `outputs/report.txt -> ~/.someapp/token` and `uploads/h -> ~` under bubblewrap, then read
 // both unasked in a later run of the thread without it (A28-11).

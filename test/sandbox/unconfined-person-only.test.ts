@@ -34,9 +34,52 @@ describe("person-only concerns without a sandbox (the twenty-eighth pass)", () =
     "sqlite3 x.db \"VACUUM INTO '../adv28-new.db'\"",
     "GIT_WORK_TREE=.. git stash -u", // A28-13
     "GIT_WORK_TREE=/ git add -A",
+    // the twenty-ninth pass: git's long-option prefixes (A29a-2)
+    "git push --dele origin feature",
+    "git merge --abo",
+    "git apply --rev p.diff",
+    "git restore --staged --wor .",
+    "git worktree remove --forc wt",
+    "git branch --delete --forc feature",
+    "git commit --amen --allow-empty -m amended",
+    "git checkout -B feature",
+    "git switch --force-c feature",
+    "git fetch --forc . main:feature",
+    "git gc --prun=now",
+    // processes attached to by pid, or signalled through a pidfd (A29a-4)
+    "python3 -c 'import os,signal; signal.pidfd_send_signal(os.pidfd_open(123), 9)'",
+    "timeout 5 strace -qq -p 123 -e inject=all:signal=KILL -o /dev/null",
+    "gdb -q -batch -p 123 -ex 'signal SIGKILL'",
+    "prlimit --pid 123 --cpu=0:0",
+    // installs by another spelling (A29a-5)
+    "npm isntall -g --offline ./jspkg",
+    "npm instal -g ./jspkg",
+    "python3 -m pip -q install --user ./pypkg",
+    "python3 -m pip -q uninstall -y pkg",
+    "python3 setup.py -q install --user",
+    "dpkg -i probe.deb",
+    // CDPATH and cdable_vars send a later cd elsewhere (A29a-6)
+    "CDPATH=/tmp; cd user && echo pwned >> oldpwd.txt",
+    "export CDPATH=/tmp/otherproj; cd sub2 && echo x >> data.txt",
+    "shopt -s cdable_vars; d=/tmp/x; cd d && echo x >> data.txt",
+    // code glued to its option (A29a-9)
+    `node --eval='require("fs").unlinkSync("/tmp/otherproj/v10.txt")'`,
+    `python3 -c'import os; os.remove("/tmp/otherproj/v1.txt")'`,
+    `perl -wle'unlink "/tmp/otherproj/v2.txt"'`,
+    // an absolute path glued to an option, under any top-level folder (A29a-11)
+    "sort -o/work/other/o1.txt a.txt",
+    "cp -t/work/other a.txt",
   ])("%j needs a person", async (cmd) => {
     expect(await unconfined(cmd), cmd).toMatchObject({ verdict: "ask", needsPerson: true });
   });
+
+  // The code after `bash -c`'s own options is read: a delete outside the workspace is blocked (A29a-8).
+  it.each(["bash -c -- 'cd && rm -rf Documents'", "rbash -c 'rm -rf /tmp/otherproj/tree'", "bash -c -e 'rm -f /tmp/otherproj/v2.txt'", "sh -ec -- 'rm -f /tmp/x'", "bash -c -O extglob 'rm -rf ~/x'"])(
+    "%j is blocked",
+    async (cmd) => {
+      expect((await unconfined(cmd)).verdict, cmd).toBe("block");
+    },
+  );
 
   it.each(["cat notes.txt", "jq -n 1", "ls -la", "grep -rn x ."])("%j still runs unasked", async (cmd) => {
     expect(await unconfined(cmd)).toEqual({ verdict: "allow" });
