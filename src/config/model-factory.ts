@@ -3,12 +3,14 @@
 // module from commands that talk to a model.
 import { DeerflowChatModel } from "../model/deerflow-chat-model.js";
 import { guardedFetch } from "../model/guarded-fetch.js";
+import { holdCredential } from "../vocabulary/held-credentials.js";
 import type { ResolvedModel } from "./load.js";
 
 /** Local servers ignore the key, but the OpenAI client refuses an empty one. */
 const PLACEHOLDER_KEY = "not-needed";
 
 export function createChatModel(m: ResolvedModel, opts: { streaming?: boolean } = {}): DeerflowChatModel {
+  holdCredential(m.apiKey);
   return new DeerflowChatModel({
     model: m.model,
     apiKey: m.apiKey ?? PLACEHOLDER_KEY,

@@ -64,7 +64,7 @@ export function sandboxAuditMiddleware(options: SandboxAuditOptions) {
 
       // Without bubblewrap only commands known to only read run unasked (sandbox/shell-unconfined.ts).
       const audit = await auditCommand(command, auditContextOfState(request.state));
-      if (audit.verdict !== "allow") debugLog("audit", { tool: toolCall.name, verdict: audit.verdict, reason: audit.reason, command: command.slice(0, 200) });
+      if (audit.verdict !== "allow") debugLog("audit", { tool: toolCall.name, verdict: audit.verdict, reason: audit.reason, command });
       if (audit.verdict === "block") return refuse(blockedMessage(audit.reason ?? "destructive command"), { reason: audit.reason ?? "destructive command", deniedBy: "policy" });
       if (audit.verdict === "ask" || audit.verdict === "edit") {
         const edit = audit.verdict === "edit";

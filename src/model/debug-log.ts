@@ -16,7 +16,8 @@
 // this module, and both copies must write to the one log the CLI opened.
 import { closeSync, constants, fstatSync, mkdirSync, openSync, realpathSync, renameSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import { maskKnownSecrets, maskSecretShapes, maskUrlCredentials } from "../vocabulary/secret-shapes.js";
+import { heldCredentials } from "../vocabulary/held-credentials.js";
+import { maskSecrets, maskUrlCredentials } from "../vocabulary/secret-shapes.js";
 
 /** Rotate past 5 MB: a long day of runs, small enough to attach to an issue. */
 export const DEBUG_LOG_MAX_BYTES = 5 * 1024 * 1024;
@@ -113,7 +114,7 @@ export function debugLog(event: string, fields: Record<string, unknown> = {}): v
   const log = slot[KEY];
   if (!log) return;
   try {
-    const line = `${JSON.stringify({ ts: new Date().toISOString(), event, ...(masked(fields, log.secrets) as object) })}\n`;
+    const line = `${JSON.stringify({ ts: new Date().toISOString(), event, ...(masked(fields, [...log.secrets, ...heldCredentials()]) as object) })}\n`;
     const bytes = Buffer.byteLength(line);
     if (log.size > 0 && log.size + bytes > log.maxBytes) rotate(log);
     // Synchronous: the line is on disk before the next step, so a process that dies right after still left it.
@@ -141,7 +142,7 @@ export function debugTimer(event: string, fields: Record<string, unknown> = {}):
 
 function masked(value: unknown, secrets: readonly string[]): unknown {
   if (typeof value === "string") {
-    const text = maskUrlCredentials(maskSecretShapes(maskKnownSecrets(value, secrets)));
+    const text = maskUrlCredentials(maskSecrets(value, secrets));
     return text.length > MAX_FIELD_CHARS ? `${text.slice(0, MAX_FIELD_CHARS - 1)}…` : text;
   }
   if (Array.isArray(value)) return value.map((v) => masked(v, secrets));

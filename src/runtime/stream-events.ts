@@ -96,7 +96,7 @@ function translateUpdates(chunk: Record<string, unknown>, runId: string, count: 
           name: m.name ?? "",
           status: m.status === "error" ? "error" : "ok",
           output: messageText(m),
-          ...(diff ? { diff } : {}),
+          ...(diff ? { diff: maskSecretsDeep(diff, credentials) as ApprovalDiff } : {}),
           ...(denial ? { denial } : {}),
         });
       }
@@ -178,7 +178,11 @@ export async function translateStream(stream: AsyncIterable<[string, unknown]>, 
   // The environment's credentials, read once per stream: masked in the streamed answer and in every call's arguments.
   const credentials = credentialValues();
   const secrets = secretMasker(credentials);
+  // Reasoning streams in pieces too: a key split across them was printed in halves (the twenty-ninth pass's A29c-5).
+  const thoughts = secretMasker(credentials);
   const flush = () => {
+    const thought = thoughts.flush();
+    if (thought) emit({ type: "message.reasoning", run_id: runId, text: thought });
     const restored = deltas?.flush();
     const rest = (restored ? secrets.push(restored) : "") + secrets.flush();
     if (rest) emit({ type: "message.delta", run_id: runId, text: rest });
@@ -188,7 +192,8 @@ export async function translateStream(stream: AsyncIterable<[string, unknown]>, 
       const [msg, meta] = chunk as [BaseMessage, { langgraph_node?: string }];
       if (meta?.langgraph_node === "model_request") {
         const reasoning = msg.additional_kwargs?.reasoning_content;
-        if (typeof reasoning === "string" && reasoning) emit({ type: "message.reasoning", run_id: runId, text: maskSecrets(restore ? restore(reasoning) : reasoning, credentials) });
+        const thought = typeof reasoning === "string" && reasoning ? thoughts.push(restore ? restore(reasoning) : reasoning) : "";
+        if (thought) emit({ type: "message.reasoning", run_id: runId, text: thought });
         const raw = messageText(msg);
         const restored = deltas && raw ? deltas.push(raw) : raw;
         const text = restored ? secrets.push(restored) : restored;

@@ -7,6 +7,7 @@ import { hasSecretShape, maskSecrets } from "../vocabulary/secret-shapes.js";
 import { isInside } from "./paths.js";
 import { realOrSelf } from "./real-path.js";
 import { sandboxWritable } from "./sandbox-writable.js";
+import { heldCredentials } from "../vocabulary/held-credentials.js";
 
 const SECRET_ENV_PATTERNS: readonly RegExp[] = [
   /(?:^|_)(?:API_?)?KEYS?(?:_\d+)?$/i, // FOO_API_KEY, GPG_KEY, OPENAI_API_KEY_2
@@ -34,9 +35,11 @@ const SECRET_ENV_PATTERNS: readonly RegExp[] = [
 /** The names that say "a credential" (keys, tokens, secrets, passwords), not just "deerflow's settings". */
 const CREDENTIAL_NAMES = SECRET_ENV_PATTERNS.slice(0, 9);
 
-/** The values of the credential-named variables in `env` (12 characters or more: a short value would mask words). */
+/** The values of the credential-named variables in `env` (12 characters or more: a short value would mask words), and
+ *  the keys deerflow holds from its configuration (held-credentials.ts). */
 export function credentialValues(env: NodeJS.ProcessEnv = process.env): string[] {
-  return Object.entries(env).flatMap(([name, value]) => (value && value.length >= 12 && CREDENTIAL_NAMES.some((re) => re.test(name)) ? [value] : []));
+  const named = Object.entries(env).flatMap(([name, value]) => (value && value.length >= 12 && CREDENTIAL_NAMES.some((re) => re.test(name)) ? [value] : []));
+  return [...new Set([...named, ...heldCredentials()])];
 }
 
 /** `text` with key-shaped strings and the credential values deerflow holds (credentialValues) masked as "***". */

@@ -1,11 +1,12 @@
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import type { ApprovalMode } from "../../src/vocabulary/approval-modes.js";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { AIMessage, HumanMessage, ToolMessage } from "@langchain/core/messages";
 import { createAgent, fakeModel } from "langchain";
 import { afterAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { closeDebugLog, openDebugLog } from "../../src/model/debug-log.js";
 import { toolErrorHandlingMiddleware } from "../../src/middleware/tool-error-handling.js";
 import { sandboxAuditMiddleware } from "../../src/middleware/sandbox-audit.js";
 import { ApprovalMemory, type ApprovalBroker, type ApprovalDecision, type ApprovalRequest, type ApprovalRequestedEvent, eventBroker, headlessBroker } from "../../src/sandbox/approvals.js";
@@ -222,5 +223,25 @@ describe("SandboxAudit without a sandbox: the thread's folders from the state", 
     } finally {
       process.env.PATH = path;
     }
+  });
+});
+
+// The debug log masks a field before it cuts it: the audit line once cut the command at 200 characters first, so a key
+// across that point was written as its first 29 characters (the twenty-ninth pass's A29c-7).
+describe("SandboxAudit's debug log line", () => {
+  it("holds no part of a credential that crosses where a long command would be cut", async () => {
+    const key = "Zx9Kq2Lm7Vt4Rb8Nc3Hd6Pw1Yj5Qa0";
+    const file = join(realpathSync(mkdtempSync(join(tmpdir(), "deerflow-audit-log-"))), "debug.jsonl");
+    made.push(dirname(file));
+    openDebugLog({ file, secrets: [key] });
+    try {
+      const { broker } = scriptedBroker("deny");
+      await runOnce({ mode: "ask", broker, command: `rm -rf ./build; echo ${"x".repeat(149)} ${key}` });
+    } finally {
+      closeDebugLog();
+    }
+    const log = readFileSync(file, "utf8");
+    expect(log).toContain('"event":"audit"');
+    expect(log).not.toContain(key.slice(0, 20));
   });
 });

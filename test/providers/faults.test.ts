@@ -304,3 +304,52 @@ describe("reasoning", () => {
     expect(events.at(-1)).toMatchObject({ type: "run.completed", final_text: "The answer." });
   });
 });
+
+// The twenty-ninth pass (A29c-4/5/9): a key split across reasoning pieces, the configured key without a key's shape,
+// and a key in an edit's diff reached stream-json whole.
+describe("keys in what stream-json prints", () => {
+  const GH = "ghp_Q7w9E2r4T6y8U1i3O5p7A9s2D4f6G8h0J2k4";
+  const events = (stdout: string) =>
+    stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+
+  it("a key split across reasoning pieces is masked as a whole", async () => {
+    const sb = e2e.sandbox();
+    configure(sb);
+    e2e.server.push(
+      rawSse([
+        chunk({ role: "assistant", content: null, reasoning_content: `thinking about ${GH.slice(0, 10)}` }),
+        chunk({ reasoning_content: `${GH.slice(10)} done` }),
+        chunk({ content: "ok" }),
+        chunk({}, "stop"),
+        DONE,
+      ]),
+    );
+    const r = await run(sb, "--output-format", "stream-json", "go");
+    expect(r.exitCode).toBe(0);
+    const thought = events(r.stdout)
+      .filter((e) => e.type === "message.reasoning")
+      .map((e) => e.text)
+      .join("");
+    expect(thought).toBe("thinking about *** done");
+  });
+
+  it("the model key from the configuration, without a key's shape, is masked in the answer and an edit's diff", async () => {
+    const sb = e2e.sandbox();
+    const key = "Gw7Tq3Xn9Lp2Vr5Ks8Hd4Mb6Yc1Za0";
+    configure(sb, { apiKey: key });
+    const write = JSON.stringify({ path: "notes.txt", content: `x ${GH} y\n` });
+    e2e.server.push(
+      rawSse([chunk({ role: "assistant", content: "", tool_calls: [{ id: "w1", index: 0, type: "function", function: { name: "write_file", arguments: write } }] }), chunk({}, "tool_calls"), DONE]),
+      answer(`the key is ${key}`),
+    );
+    const r = await run(sb, "--yes", "--output-format", "stream-json", "go");
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).not.toContain(key);
+    expect(r.stdout).not.toContain(GH);
+    const done = events(r.stdout).find((e) => e.type === "tool.completed" && e.name === "write_file");
+    expect(JSON.stringify(done.diff)).toContain("***");
+  });
+});
