@@ -26,6 +26,16 @@ export function findProjectRc(cwd: string, userRc: string): string | undefined {
   }
 }
 
+/** The project .deerflowrc files further up than `rc`, nearest first (the user's home one excluded). */
+export function rcFilesAbove(rc: string, userRc: string): string[] {
+  const out: string[] = [];
+  for (let found = findProjectRc(dirname(dirname(rc)), userRc); found && found !== rc; found = findProjectRc(dirname(dirname(found)), userRc)) {
+    out.push(found);
+    if (dirname(found) === dirname(dirname(found))) break;
+  }
+  return out;
+}
+
 /** The config files in the order they apply (later wins): ~/.deerflowrc, then the project's. */
 export function rcFiles(cwd: string, userHome: string): string[] {
   const userRc = join(userHome, RC_NAME);

@@ -4,10 +4,9 @@
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { ConfigError, NoModelError } from "../errors.js";
-import { parseJsonc } from "./jsonc.js";
-import { configText, readBounded } from "./config-file-bytes.js";
+import { type LoadedFile, readConfigFile, readIfValid } from "./config-file.js";
 import { assertUsableBaseUrl } from "./base-url.js";
-import { RC_NAME, dataHomeOf, rcFiles } from "./data-home.js";
+import { RC_NAME, dataHomeOf, rcFiles, rcFilesAbove } from "./data-home.js";
 import { sandboxPaths } from "./sandbox-paths.js";
 import type { ResolvedSandbox } from "./resolved-sandbox.js";
 import { type UntrustedProject, withoutUntrustedKeys } from "./project-trust.js";
@@ -15,13 +14,14 @@ import { trustHomeOf, trustStateOf } from "./trust-store.js";
 import { trustDigest } from "./trust-digest.js";
 import { modelEndpoint, resolveSecret } from "./model-endpoint.js";
 import { CHANNEL_MODES, type ChannelMode } from "../vocabulary/checkpoint-modes.js";
-import { type ApprovalModeSetting, type FileConfig, type McpServerConfig, type ModelConfig, fileConfigSchema } from "./schema.js";
+import type { ApprovalModeSetting, FileConfig, McpServerConfig, ModelConfig } from "./schema.js";
 import { type ResolvedWeb, mergeWeb } from "./web-search.js";
 import { type ResolvedHook, flattenHooks } from "./hooks-config.js";
 import { type MergedModels, mergeModels } from "./merge-models.js";
 import { resolveGuards } from "./guards.js";
 
 export { RC_NAME } from "./data-home.js";
+export { readConfigFile } from "./config-file.js";
 export const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_SNAPSHOT_FREQUENCY = 20;
 const DEFAULT_MODEL_TIMEOUT_S = 120;
@@ -123,45 +123,6 @@ export interface ResolvedMcp {
 
 export const DEFAULT_MCP_STARTUP_TIMEOUT_MS = 30_000;
 
-interface LoadedFile {
-  path: string;
-  config: FileConfig;
-  /** The file's bytes: trust is bound to them (trust-store.ts). */
-  bytes: Buffer;
-  /** The user's own file, or a project file whose folder is trusted (its keys all apply). */
-  trusted?: boolean;
-}
-
-function formatPath(path: PropertyKey[]): string {
-  return path.map((p) => String(p)).join(".");
-}
-
-export function readConfigFile(path: string): LoadedFile {
-  const bytes = readBounded(path);
-  let json: unknown;
-  try {
-    json = parseJsonc(configText(bytes));
-  } catch (err) {
-    throw new ConfigError(`Invalid config in ${path}: not valid JSON (${(err as Error).message}).`, {
-      file: path,
-      hint: "Fix the JSON syntax; see .deerflowrc.example.",
-    });
-  }
-  const parsed = fileConfigSchema.safeParse(json);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    let keyPath = formatPath(issue.path);
-    let what = issue.message;
-    if (issue.code === "unrecognized_keys") {
-      const key = issue.keys[0]!;
-      keyPath = keyPath ? `${keyPath}.${key}` : key;
-      what = "unknown key (check the spelling against .deerflowrc.example)";
-    }
-    throw new ConfigError(`Invalid config in ${path} at "${keyPath || "(root)"}": ${what}.`, { file: path, keyPath });
-  }
-  return { path, config: parsed.data, bytes };
-}
-
 /** A postgres:// URL, or nothing. Anything else is refused without echoing it (it may hold a password). */
 function resolveDatabase(url: string | undefined, file: string | undefined): string | undefined {
   if (!url) return undefined;
@@ -183,7 +144,7 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
   const userRc = join(userHome, RC_NAME);
   const trustHome = inputs.trustHome ?? trustHomeOf({ flag: inputs.flags?.home, env, cwd, userHome });
   let untrusted: UntrustedProject | undefined;
-  const loaded: LoadedFile[] = rcFiles(cwd, userHome)
+  const files: LoadedFile[] = rcFiles(cwd, userHome)
     .map(readConfigFile)
     .map((f) => {
       if (f.path === userRc) return { ...f, trusted: true };
@@ -194,6 +155,12 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
       untrusted = gated.untrusted;
       return { ...f, config: gated.config, trusted: false };
     });
+  // An untrusted project file never hides a trusted one further up: that one applies first, so a file the agent wrote
+  // in a subfolder adds only what an untrusted file may (the twenty-ninth pass's A29b-1: `{}` dropped the network cut).
+  const project = files.at(-1);
+  const trustedAbove = (f: LoadedFile | undefined) => f !== undefined && trustStateOf(trustHome, f.path, trustDigest(f.path, f.bytes, f.config)) === "trusted";
+  const above = project && !project.trusted ? rcFilesAbove(project.path, userRc).map(readIfValid).find(trustedAbove) : undefined;
+  const loaded = above ? [...files.slice(0, -1), { ...above, trusted: true }, project!] : files;
 
   // Merge: later files win key by key; `models` and `checkpoint` merge one level deep.
   let merged: FileConfig = {};

@@ -469,3 +469,26 @@ describe("a key goes only to a base URL from the same source", () => {
     expect(load({ OPENAI_API_KEY: "sk-user-secret-1" }, root).model).toMatchObject({ baseUrl: "http://127.0.0.1:7/v1", apiKey: "sk-user-secret-1" });
   });
 });
+
+// A .deerflowrc the agent writes in a subfolder (`echo {} > pkg/.deerflowrc`) was the nearest file, so the trusted one
+// above stopped applying: its network cut, approval and masking were gone with no notice (the twenty-ninth pass's
+// A29b-1). An untrusted file now layers over the nearest trusted one instead of hiding it.
+describe("an untrusted .deerflowrc below a trusted one", () => {
+  it("keeps the trusted file's settings; the untrusted one adds only what an untrusted file may", () => {
+    write({ sandbox: { network: "off" }, approval: "ask", piiRedaction: true, compaction: { threshold: 0.5 } });
+    trustFolder(dataHome, rc);
+    writeFileSync(join(repo, "sub", ".deerflowrc"), JSON.stringify({ piiRedaction: false, compaction: { threshold: 0.7 } }));
+    const c = load();
+    expect(c.sandbox.network).toBe(false);
+    expect(c.approval).toBe("ask");
+    expect(c.piiRedaction).toBe(true);
+    expect(c.untrusted?.file).toBe(join(repo, "sub", ".deerflowrc"));
+    expect(c.files).toEqual([rc, join(repo, "sub", ".deerflowrc")]);
+  });
+
+  it("an untrusted file above an untrusted one is not read", () => {
+    write({ sandbox: { network: "off" } });
+    writeFileSync(join(repo, "sub", ".deerflowrc"), "{}");
+    expect(load().sandbox.network).toBe(true);
+  });
+});
