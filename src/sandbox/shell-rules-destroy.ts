@@ -22,7 +22,7 @@ const tool = (c: SimpleCommand) => launched(c).tool;
 
 const CONTAINERS = /^(?:docker|podman|nerdctl|docker-compose|podman-compose)$/;
 /** SQL that drops or empties: `psql -c`, `mysql -e`, a statement file is not read. */
-const DROP_SQL = /\b(?:drop|truncate|delete\s+from|flushall|flushdb)\b|\b(?:dropDatabase|dropCollection|deleteMany)\s*\(|\.drop\s*\(/i;
+const DROP_SQL = /\b(?:drop|truncate|delete\s+from|flushall|flushdb|shutdown)\b|\b(?:dropDatabase|dropCollection|deleteMany|shutdownServer|pg_terminate_backend)\s*\(|\.drop\s*\(/i;
 
 const DB_CLIENT = /^(?:psql|mysql|mariadb|sqlcmd|mongo|mongosh|cqlsh|clickhouse-client|sqlite3?|duckdb|redis-cli)$/;
 
@@ -56,6 +56,16 @@ const RULES: readonly ((c: SimpleCommand) => boolean)[] = [
   (c) => tool(c) === "supabase" && verb(c, /^db$/) && verb(c, /^reset$/),
   (c) => /^python\d*(?:\.\d+)?$/.test(c.name) && c.args.some((a) => /(?:^|\/)manage\.py$/.test(a)) && verb(c, /^(?:flush|reset_db|sqlflush)$/),
   (c) => c.name === "aws" && verb(c, /^s3$/) && verb(c, /^sync$/) && has(c, /^--delete$/),
+  // The twenty-ninth pass (A29a-7/10): SQL from a file the audit does not read, syncs that delete at the destination,
+  // a deployment scaled to nothing, and the user's servers and agents stopped.
+  (c) => DB_CLIENT.test(c.name) && !/^(?:sqlite3?|duckdb)$/.test(c.name) && c.redirects.some((r) => r.op === "<" && r.target !== "/dev/null"),
+  (c) => (c.name === "rclone" && verb(c, /^sync$/)) || (c.name === "gsutil" && verb(c, /^rsync$/) && has(c, /^-[\w#]*d/)) || (c.name === "s3cmd" && has(c, /^--delete/)),
+  (c) => /^(?:kubectl|oc)$/.test(c.name) && verb(c, /^scale$/) && has(c, /^--replicas=0$/),
+  (c) => /^(?:service|rc-service)$/.test(c.name) && c.args.some((a) => /^(?:stop|restart|force-stop|kill)$/.test(a)),
+  (c) => /^(?:pg_ctl|pg_ctlcluster|supervisorctl|pm2|rabbitmqctl|apachectl|apache2ctl|httpd)$/.test(c.name) && c.args.some((a) => /^(?:stop\w*|restart|kill|delete|shutdown|graceful-stop)$/.test(a)),
+  (c) =>
+    (c.name === "redis-cli" && verb(c, /^shutdown$/i)) || (c.name === "mysqladmin" && verb(c, /^shutdown$/)) || (c.name === "nginx" && has(c, /^-s$/) && c.args.some((a) => /^(?:stop|quit)$/.test(a))),
+  (c) => c.name === "gpgconf" && has(c, /^--kill$/),
 ];
 
 const PUBLISH: readonly ((c: SimpleCommand) => boolean)[] = [

@@ -69,6 +69,22 @@ describe("person-only concerns without a sandbox (the twenty-eighth pass)", () =
     // an absolute path glued to an option, under any top-level folder (A29a-11)
     "sort -o/work/other/o1.txt a.txt",
     "cp -t/work/other a.txt",
+    // SQL from a file, syncs that delete remotely, a deployment scaled to zero, servers and agents stopped (A29a-7/10)
+    "psql < drop.sql",
+    "rclone sync empty remote:bucket",
+    "gsutil rsync -d -r empty gs://bucket",
+    "s3cmd sync --delete-removed empty s3://bucket",
+    "kubectl scale deploy web --replicas=0",
+    "pg_ctl stop -D data -m immediate",
+    "psql -c 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity'",
+    "gpgconf --kill all",
+    "redis-cli shutdown nosave",
+    "mysqladmin shutdown",
+    "nginx -s stop",
+    "service nginx stop",
+    "supervisorctl stop all",
+    "pm2 stop all",
+    "mongosh --eval 'db.shutdownServer()'",
   ])("%j needs a person", async (cmd) => {
     expect(await unconfined(cmd), cmd).toMatchObject({ verdict: "ask", needsPerson: true });
   });
