@@ -7,9 +7,10 @@ import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "nod
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { hostProgramPath, onHostPath } from "./env-scrub.js";
 import { longOption } from "./option-table.js";
-import { MOUNT_NAMES, VIRTUAL_ROOT, isInside, isMountPath } from "./paths.js";
+import { VIRTUAL_ROOT, isInside, isMountPath } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
 import type { SimpleCommand } from "./shell-command.js";
+import { toHostPaths } from "./virtual-paths.js";
 
 /** The thread's other folders on the host: sandboxed commands write there too, so their links are followed (A28-11). */
 export type ThreadFolders = Partial<Pick<ThreadPaths, "uploads_path" | "outputs_path">>;
@@ -90,17 +91,14 @@ function pathWords(c: SimpleCommand): { word: string; dynamic: boolean }[] {
 }
 
 /**
- * The host path a word names: a /mnt/user-data path becomes the thread folder's host path (normalized, so `..` in it
- * climbs on the host), any other word stays as written; undefined for a thread folder whose host path is not known.
+ * The host path a word names, as the command will run it: every /mnt/user-data mention replaced the way
+ * toHostPaths replaces it in the command line — also one glued after other text (`D/mnt/user-data/workspace/L`, with
+ * `D/tmp -> /tmp`, ran as `D/<the workspace's host path>/L`: the thirtieth pass's A30a-1). Undefined when it names a
+ * thread folder whose host path is not known.
  */
 function hostWord(raw: string, top: string, folders: ThreadFolders): string | undefined {
-  for (const name of MOUNT_NAMES) {
-    const v = `${VIRTUAL_ROOT}/${name}`;
-    if (raw !== v && !raw.startsWith(`${v}/`)) continue;
-    const base = name === "workspace" ? top : folders[`${name}_path`];
-    return base === undefined ? undefined : join(base, raw.slice(v.length));
-  }
-  return raw;
+  const word = toHostPaths(raw, { workspace_path: top, uploads_path: folders.uploads_path ?? "", outputs_path: folders.outputs_path ?? "" });
+  return new RegExp(`${VIRTUAL_ROOT}/(?:uploads|outputs)(?![\\w.-])`).test(word) ? undefined : word;
 }
 
 /** The path reaches /proc through a link on the way (followed hop by hop, as the kernel would). */
@@ -148,6 +146,36 @@ function nearestExisting(path: string): string | undefined {
   }
 }
 
+/** Why one path a command names leads out of `inside` once links are followed, read from the folder `from`. */
+function leadsOut(p: string, from: string, inside: (p: string) => boolean, name: string): string | undefined {
+  const abs = isAbsolute(p) ? p : resolve(from, p);
+  const unknown = unfollowable(abs);
+  if (unknown) return unknown;
+  // A file not there yet is made where its nearest existing folder really is: `vendor -> ..` then
+  // `vendor/.gitconfig` creates a home file (the fifteenth pass).
+  const existing = nearestExisting(abs);
+  if (existing !== abs) {
+    const folder = existing ? real(existing) : undefined;
+    return folder && !inside(folder) ? `${p} would be made in ${folder}` : undefined;
+  }
+  const r = real(abs);
+  if (r && !inside(r)) return `${p} leads to ${r}`;
+  // Given a folder, GNU diff compares the files directly inside it, following their links, even without -r (the
+  // eleventh pass read linked credentials with `diff -N cfg defaults`).
+  if (name === "diff" && r && statSync(r).isDirectory()) return `${p} is a folder: diff reads the files in it through their links`;
+  return undefined;
+}
+
+/**
+ * The folders a command may run in after its `cd`s within the workspace: where they lead, and each folder on the way,
+ * the workspace's top included — a `cd` that fails (`cd nosuch; cat L`) or does not move (`pushd -n sub`) leaves it
+ * where it was, and bash reads the next words from there (the thirtieth pass's A30a-4).
+ */
+function foldersOnTheWay(top: string, rel: string | undefined): string[] {
+  const segs = rel ? rel.split("/") : [];
+  return segs.map((_, i) => join(top, ...segs.slice(0, i))).concat(join(top, rel ?? ""));
+}
+
 /**
  * Why this read-only command reads outside `workspace` once links are followed, or undefined. A word whose value is
  * known only when it runs (`cat $f`) counts as outside: nothing here can tell where it leads.
@@ -167,6 +195,7 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string, fold
   if (FOLLOWS_LINKS[c.name] && c.args.some(FOLLOWS_LINKS[c.name]!)) return `${c.name} is told to follow symlinks out of the folders it reads`;
   // jq reads modules and programs from any folder it is told (`-L /tmp`, `import "…" as $a`, `-f q.jq`).
   if (READS_NAMED_FILE[c.name] && c.args.some(READS_NAMED_FILE[c.name]!)) return `${c.name} is told to read what another file names`;
+  const bases = foldersOnTheWay(top, c.cwd.rel).map((b) => real(b) ?? b);
   for (const { word: raw, dynamic } of pathWords(c)) {
     if (NO_PATHS.has(c.name) && !c.redirects.some((r) => r.target === raw)) continue;
     if (dynamic) return `${raw} is known only when it runs`;
@@ -176,25 +205,13 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string, fold
     const word = hostWord(raw, top, folders);
     if (word === undefined) return `${raw} is in a thread folder whose place on this host is not known here`;
     if (word === "" || isMountPath(word) || word === "/dev/null") continue;
-    const candidates = GLOB.test(word) ? expandGlob(word, here ?? dir) : [word];
-    if (candidates.length >= MAX_MATCHES) return `${raw} matches too many paths to follow`;
-    for (const p of candidates) {
-      const abs = isAbsolute(p) ? p : resolve(here ?? dir, p);
-      const unknown = unfollowable(abs);
-      if (unknown) return unknown;
-      // A file not there yet is made where its nearest existing folder really is: `vendor -> ..` then
-      // `vendor/.gitconfig` creates a home file (the fifteenth pass).
-      const existing = nearestExisting(abs);
-      if (existing !== abs) {
-        const folder = existing ? real(existing) : undefined;
-        if (folder && !inside(folder)) return `${p} would be made in ${folder}`;
-        continue;
+    for (const base of isAbsolute(word) ? [bases.at(-1)!] : bases) {
+      const candidates = GLOB.test(word) ? expandGlob(word, base) : [word];
+      if (candidates.length >= MAX_MATCHES) return `${raw} matches too many paths to follow`;
+      for (const p of candidates) {
+        const why = leadsOut(p, base, inside, c.name);
+        if (why) return why;
       }
-      const r = real(abs);
-      if (r && !inside(r)) return `${p} leads to ${r}`;
-      // Given a folder, GNU diff compares the files directly inside it, following their links, even without -r (the
-      // eleventh pass read linked credentials with `diff -N cfg defaults`).
-      if (c.name === "diff" && r && statSync(r).isDirectory()) return `${p} is a folder: diff reads the files in it through their links`;
     }
   }
   return undefined;

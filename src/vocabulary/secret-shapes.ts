@@ -7,10 +7,13 @@ import { INVISIBLE, SHOWN_RUN } from "./invisible-chars.js";
 // character, so `\b` missed a key inside markdown emphasis (`_ghp_…_`, `__sk-…__`) or glued to a name by `_`
 // (`x_sk-…`, `AKIA…_`: the seventeenth pass's L5). The short generic prefixes (sk, pk, or…) after a `_` need a digit in
 // the body too, so an identifier such as `user_pk_column_name` is not taken for a key.
-const START = "(?<![A-Za-z0-9])";
+// A letter before the key that ends an escape is no part of a name: a JSON string's `\n`/`\t`, a URL's `%3D`/`%20`/`%22`
+// (`"…\nghp_…"`, `key%3Dsk-proj-…`: the thirtieth pass's A30c-8 sent such keys to the model whole).
+const AFTER_ESCAPE = "(?<=\\\\[nrtbf])|(?<=%[0-9A-Fa-f]{2})";
+const START = `(?:(?<![A-Za-z0-9])|${AFTER_ESCAPE})`;
 const GENERIC = "(?:sk|pk|rk|gsk|xai|fw|or|sk-or-v1|sk-ant-api\\d\\d)[-_]";
 const KEY_SHAPES: readonly RegExp[] = [
-  new RegExp(`(?<![A-Za-z0-9_])${GENERIC}[A-Za-z0-9_-]{12,}|(?<=_)${GENERIC}(?=[A-Za-z0-9_-]*\\d)[A-Za-z0-9_-]{12,}`, "g"), // OpenAI, Groq, xAI, OpenRouter, Anthropic…
+  new RegExp(`(?:(?<![A-Za-z0-9_])|${AFTER_ESCAPE})${GENERIC}[A-Za-z0-9_-]{12,}|(?<=_)${GENERIC}(?=[A-Za-z0-9_-]*\\d)[A-Za-z0-9_-]{12,}`, "g"), // OpenAI, Groq, xAI, OpenRouter, Anthropic…
   new RegExp(`${START}AIza[0-9A-Za-z_-]{20,}`, "g"), // Google API keys
   new RegExp(`${START}(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{20,}|${START}github_pat_[A-Za-z0-9_]{20,}`, "g"), // GitHub tokens
   new RegExp(`${START}glpat-[A-Za-z0-9_-]{16,}`, "g"), // GitLab
@@ -38,6 +41,10 @@ const AUTH_HEADER = /(\b(?:Proxy-)?Authorization["']?\s*[:=]\s*["']?(?:[A-Za-z][
 // so code that names the header (`{"Cookie": cookie_value}`) reads as written — masking runs on what the model reads.
 const TOKEN_HEADER = /(\b(?:PRIVATE-TOKEN|X-Api-Key|Api-Key|X-Auth-Token|X-Access-Token|X-Gitlab-Token|Cookie|Set-Cookie)["']?\s*[:=]\s*["']?)(?=[^\s"';]*\d)[^\s"';]{8,}/gi;
 // A Digest `response=` or AWS4 `Signature=` (hex), an OAuth 1 signature: `response=requests.get(…)` stays code.
+// An AWS secret access key or session token by the names AWS's files, variables and JSON give it (credentials file
+// `aws_secret_access_key = …`, `AWS_SECRET_ACCESS_KEY=…`, `"SecretAccessKey": "…"`): no prefix marks the value itself,
+// and the key id beside it was masked while the secret went to the model (the thirtieth pass's A30c-10).
+const AWS_SECRET = /(\b(?:aws_)?(?:secret_?access_?key|session_?token)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{16,}/gi;
 const AUTH_PARAM = /(\b(?:response|Signature)=["']?)[A-Fa-f0-9]{16,}(?![A-Za-z0-9])/g;
 const OAUTH_SIGNATURE = /(\boauth_signature=["']?)[A-Za-z0-9%+/=_-]{16,}/g;
 // `curl -u user:password` / `--user user:password` (the plain form of a Basic credential).
@@ -50,6 +57,7 @@ const PREFIXED: readonly [RegExp, (m: RegExpMatchArray) => boolean][] = [
   [AUTH_HEADER, () => true],
   [TOKEN_HEADER, () => true],
   [AUTH_PARAM, () => true],
+  [AWS_SECRET, () => true],
   [OAUTH_SIGNATURE, () => true],
   [CURL_USER, () => true],
   [BASIC, (m) => isUserPass(m[2]!)],
@@ -69,7 +77,7 @@ const test = (re: RegExp, text: string) => {
 
 /** Where a prefixed shape may begin: its credential follows within the line (CURL_USER's `curl … -u user:`). */
 const PREFIX_START =
-  /\b(?:Bearer|Basic|(?:Proxy-)?Authorization|PRIVATE-TOKEN|X-Api-Key|Api-Key|X-Auth-Token|X-Access-Token|X-Gitlab-Token|Set-Cookie|Cookie|response=|Signature=|oauth_signature=|curl|wget)(?![\w-])|(?:^|\s)https?\s/gi;
+  /\b(?:Bearer|Basic|(?:Proxy-)?Authorization|(?:aws_)?secret_?access_?key|(?:aws_)?session_?token|PRIVATE-TOKEN|X-Api-Key|Api-Key|X-Auth-Token|X-Access-Token|X-Gitlab-Token|Set-Cookie|Cookie|response=|Signature=|oauth_signature=|curl|wget)(?![\w-])|(?:^|\s)https?\s/gi;
 /** How far after its prefix a credential is still looked for in a stream (a prefix longer ago is released). */
 const PREFIX_REACH = 600;
 

@@ -303,6 +303,29 @@ describe("auditCommand without a sandbox: links through /proc and dangling links
   });
 });
 
+// The thirtieth pass: a /mnt/user-data path glued after other text is rewritten where it sits (`D/mnt/user-data/workspace/L`
+// ran as `D/<host workspace>/L`, and `D/tmp -> /tmp` led back to the real L), and a `cd` that fails leaves the words
+// read from the folder before it (`cd nosuch; cat L`) (A30a-1, A30a-4).
+describe("auditCommand without a sandbox: glued mount paths and cds that may fail (A30a-1/4)", () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "deerflow-glued-")));
+  const ws = join(root, "ws");
+  mkdirSync(join(ws, "D"), { recursive: true });
+  mkdirSync(join(ws, "sub"), { recursive: true });
+  mkdirSync(join(root, ".aws"));
+  writeFileSync(join(root, ".aws", "credentials"), "aws_secret_access_key = x\n");
+  writeFileSync(join(ws, "notes.txt"), "n\n");
+  symlinkSync("/tmp", join(ws, "D", "tmp"));
+  symlinkSync("../.aws/credentials", join(ws, "L"));
+  const audit = (c: string) => auditCommand(c, { confined: false, workspace: ws });
+
+  it.each([`cat D${VIRTUAL_ROOT}/workspace/L`, "cd nosuch; cat L", "cd nosuch 2>/dev/null; cat L", "cd nosuch || cat L", "pushd -n sub; cat L", "cd sub && cat ../L"])("asks for %j", async (cmd) => {
+    expect(await audit(cmd), cmd).toMatchObject({ verdict: "ask" });
+  });
+  it.each(["cd sub; ls", "cat notes.txt"])("allows %j", async (cmd) => {
+    expect((await audit(cmd)).verdict, cmd).toBe("allow");
+  });
+});
+
 // A link in the thread's outputs/ or uploads/ (folders a sandboxed --yes run may write) leads where it points: the
 // twenty-eighth pass left `outputs/report.txt -> ~/.someapp/token` and `uploads/h -> ~` under bubblewrap, then read
 // both unasked in a later run of the thread without it (A28-11).

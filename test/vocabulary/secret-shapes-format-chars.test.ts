@@ -37,3 +37,21 @@ describe("secret shapes behind format characters", () => {
     expect(maskSecretShapes(`glpat-${GH.slice(0, 20)}`)).toBe("***");
   });
 });
+
+// The thirtieth pass: a key after an escape's letter (a JSON string's `\n`, a URL's `%3D`) and an AWS secret by the names
+// AWS gives it were never masked (A30c-8, A30c-10); a name glued to a prefix is still no key.
+describe("keys after escapes, and AWS secrets by name", () => {
+  it.each([
+    ['{"a":"x\\nghp_Q7w9E2r4T6y8U1i3O5p7A9s2D4f6G8h0J2k4"}', '{"a":"x\\n***"}'],
+    ["key%3Dsk-proj-Q7w9E2r4T6y8U1i3O5p7", "key%3D***"],
+    ["id:\\tAKIAQ7W9E2R4T6Y8U1I0", "id:\\t***"],
+    ["aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ7w9E2r4T", "aws_secret_access_key = ***"],
+    ['"SecretAccessKey": "wJalrXUtnFEMI/K7MDENG/bPxRfiCY", "SessionToken": "IQoJb3JpZ2luX2VjEJr//////////wEaCXVz"', '"SecretAccessKey": "***", "SessionToken": "***"'],
+    ['export AWS_SECRET_ACCESS_KEY="wJalrXUtnFEMI/K7MDENG/bPxRfiCY"', 'export AWS_SECRET_ACCESS_KEY="***"'],
+  ])("%j is masked", (text, want) => {
+    expect(maskSecretShapes(text)).toBe(want);
+  });
+  it.each(["user_pk_column_name", "myghp_notakey", "aws_secret_access_key is required", "x\\nplain text"])("%j stays as written", (text) => {
+    expect(maskSecretShapes(text)).toBe(text);
+  });
+});
