@@ -41,7 +41,7 @@ import { CODE_RULES, sedRuns, sedWrites } from "./shell-rules-code.js";
 import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
 import { GIT_CONTROL_REASON, GIT_INTERNALS_REASON, HOME_REASON, touchesHome, writesGitControl, writesGitInternals } from "./shell-rules-paths.js";
 import { notAFile, readerWithUnlistedOption, repointsDescriptor, writesStream } from "./shell-read-only.js";
-import { UNCONFINED_REASON, isGenericAsk, needsPerson, plainOrAsk, unconfinedRisk } from "./shell-unconfined.js";
+import { UNCONFINED_CD_REASON, UNCONFINED_REASON, isGenericAsk, needsPerson, plainOrAsk, unconfinedRisk } from "./shell-unconfined.js";
 import { hasForkBomb } from "./shell-fork-bomb.js";
 import type { AuditContext } from "./audit-context.js";
 import { codeArg, inlineCode, readsCodeFromStdin } from "./shell-inline-code.js";
@@ -139,7 +139,8 @@ const WRITES = "writes files (ask mode asks before edits)";
 const HOME_CODE =
   /\bnetrc\b|\bkeyring\b|expanduser|homedir\s*\(|Path\.home|process\.env\.HOME\b|process\.env\[\s*['"]HOME|environ(?:\.get)?\s*[[(]\s*['"]HOME|getenv\s*\(\s*['"]HOME|ENV\s*\[\s*['"]HOME|\$ENV\{\s*['"]?HOME|Deno\.env\.get\s*\(\s*['"]HOME|posix_getpwuid|Dir\.home|File\.expand_path|['"]~\/|\$\{?HOME\b/;
 /** A string literal naming a path outside the workspace (an absolute one but /tmp and the null device, or `../`). */
-const OUTSIDE_PATH_CODE = /['"`](?:\/(?!tmp\/|dev\/(?:null|stdout|stderr)['"`])|\.\.\/)/;
+const OUTSIDE_PATH_CODE =
+  /['"`](?:\/(?!tmp\/|dev\/(?:null|stdout|stderr)['"`])|\.\.\/)|dirname\s*\(\s*(?:os\.getcwd|process\.cwd|Deno\.cwd|Dir\.pwd|getcwd)|\bcwd\(\)\.parent|\bpardir\b|\bchdir\s*\(\s*['"]\.\.['"]/;
 /** Inline code that opens network connections. */
 const NET_CODE =
   /urllib|\brequests\.|http\.client|httplib|\bsocket\b|\bfetch\s*\(|\bhttps?\.(?:request|get)\b|\bnet\.(?:connect|createConnection|Socket)|\btls\.connect|\bdgram\b|require\s*\(\s*['"](?:node:)?(?:https?|http2|net|tls|dgram)['"]|from\s+['"](?:node:)?(?:https?|http2|net|tls|dgram)['"]|Net::HTTP|open-uri|URI\.open|LWP|IO::Socket|HTTP::Tiny|\baxios\b|\bundici\b|XMLHttpRequest|WebSocket|aiohttp|\bhttpx\b|smtplib|ftplib|telnetlib|paramiko|pycurl|curl_exec|fsockopen|file_get_contents\s*\(\s*['"]https?:/;
@@ -152,7 +153,8 @@ const NET_CODE =
 const SHELL_OUT_CODE =
   /\bsystem2?\b|Deno\.(?:run|Command)\b|\bexec(?:[lv]p?e?)?\b|\bqx\b|\bspawn\w*|popen|os\.execute|posix_spawn|subprocess|child_process|execSync|spawnSync|%x[({[]|`[^`]+`|IO\.popen|Open3|proc_open|shell_exec|passthru|['"]\|-['"]|['"]-\|['"]|\bopen\b[^;]*\||\bshell\s*\(|\bpipe\s*\(|readpipe|IPC::|\bOpen[23]\b|\bfork\b/;
 /** Signals from inline code (`os.kill(-1, 9)`, `process.kill(-1)`, perl's `kill 9, -1`): without a PID namespace, any of the user's processes. */
-const SIGNAL_CODE = /\b(?:os\.killpg?|process\.kill|Process\.kill|killpg|posix_kill|Deno\.kill|pidfd_send_signal|pthread_kill|t?gkill)\s*\(|\bkill\s*\(?\s*['"]?(?:-?\d|KILL|TERM|HUP|SIG)/;
+const SIGNAL_CODE =
+  /\b(?:os\.killpg?|process\._?kill|Process\.kill|killpg|posix_kill|Deno\.kill|pidfd_send_signal|pthread_kill|t?gkill)\s*\(|process\s*\[\s*['"`]_?kill|\bimport\s+(?:\w+\s*,\s*)*kill\b|\bkill\s*\(?\s*['"]?(?:-?\d|KILL|TERM|HUP|SIG)/;
 const HOMEISH = /^(?:~|\$\{?HOME\}?)(?:\/|$)/;
 const tarExtracts = (c: SimpleCommand) => /^-?[\w#]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[\w#]*x[\w#]*$/.test(a) || a === "--extract");
 /** The files a command visibly writes: its output redirections and the operands of the programs that write. */
@@ -259,7 +261,11 @@ export const SHELL_RULES: readonly Rule[] = [
     test: (c) => c.assigns.some((a) => codeEnvVar(a.name) !== undefined),
   },
   { verdict: "ask", reason: "inline interpreter code reaches into the home directory (expanduser, homedir, $HOME)", test: (c) => HOME_CODE.test(inlineCode(c)) },
-  { verdict: "ask", reason: "inline interpreter code writes outside the workspace", test: (c) => WRITE_CODE.test(inlineCode(c)) && OUTSIDE_PATH_CODE.test(inlineCode(c)) },
+  {
+    verdict: "ask",
+    reason: "inline interpreter code writes outside the workspace",
+    test: (c) => (WRITE_CODE.test(inlineCode(c)) || /\.write\s*\(|\bopen\s*\(/.test(inlineCode(c))) && OUTSIDE_PATH_CODE.test(inlineCode(c)),
+  },
   { verdict: "ask", reason: "inline interpreter code opens network connections (possible exfiltration)", test: (c) => NET_CODE.test(inlineCode(c)) },
   { verdict: "ask", reason: "a network command sends text computed at run time ($(…), $VAR): possible exfiltration", test: runsNetworkWithRuntimeText },
   { verdict: "ask", reason: "sqlite3 on a database outside the workspace, or running shell commands or extensions", cmd: /^sqlite3?$/, test: (c) => sqliteRisk(c) === "ask" },
@@ -385,6 +391,8 @@ function audit(command: string, depth: number, cwd: Cwd, context: AuditContext):
   const all = script.pipelines.flatMap((p) => p.commands);
   if (all.some((c) => c.name === "" && repointsDescriptor(c)) && all.some(writesStream))
     consider({ verdict: context.confined ? "edit" : "ask", reason: context.confined ? WRITES : UNCONFINED_REASON });
+  // CDPATH however it is set (a nameref, a loop variable: A30a-8) sends a later `cd` where the audit cannot follow.
+  if (!context.confined && /\bCDPATH\b|\bcdable_vars\b/.test(command)) consider({ verdict: "ask", reason: UNCONFINED_CD_REASON });
   if (unconfined) consider({ verdict: "ask", reason: unconfined });
   return best;
 }

@@ -305,6 +305,7 @@ export const GIT_RULES: readonly GitRule[] = [
     reason: "git difftool -x / bisect run runs a command given on its command line",
     test: (c) => (sub(c) === "difftool" && has(c, /^(?:-x|--extcmd)(?:=.*)?$|^-x./)) || (sub(c) === "bisect" && rest(c)[0] === "run"),
   },
+  { verdict: "ask", reason: "git mv -f overwrites the file it moves onto (its uncommitted changes are lost)", test: (c) => sub(c) === "mv" && has(c, /^-[\w#]*f|^--force$/) },
   { verdict: "ask", reason: "git commit --amend replaces the last commit (it may already be pushed)", test: (c) => sub(c) === "commit" && has(c, /^--amend$/) },
   {
     verdict: "ask",

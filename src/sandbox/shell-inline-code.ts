@@ -19,7 +19,8 @@ export function codeArg(c: SimpleCommand): number {
 export function inlineCode(c: SimpleCommand): string {
   if (!INTERPRETERS.test(c.name)) return "";
   const i = codeArg(c);
-  const modules = c.args.flatMap((a, k) => (/^-[mMr]./.test(a) ? [a] : a === "-r" ? [c.args[k + 1] ?? ""] : []));
+  // A module run as a script counts too (`python3 -m netrc` prints the file: the thirtieth pass's A30a-10).
+  const modules = c.args.flatMap((a, k) => (/^-[mMr]./.test(a) ? [a] : /^-[A-Za-z]*[mMr]$/.test(a) ? [c.args[k + 1] ?? ""] : []));
   return [i >= 0 ? c.args[i]! : "", c.stdinText ?? "", ...modules, ...c.args.flatMap(gluedCode)].join("\n");
 }
 

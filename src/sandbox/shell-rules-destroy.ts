@@ -40,7 +40,10 @@ const RULES: readonly ((c: SimpleCommand) => boolean)[] = [
   (c) => /^gpg2?$/.test(c.name) && has(c, /^--delete-(?:secret-and-public-keys?|secret-keys?|keys?)$/),
   (c) =>
     /^(?:terraform|tofu|terragrunt|pulumi)$/.test(c.name) &&
-    (verb(c, /^destroy$/) || (verb(c, /^(?:apply|up)$/) && has(c, /^--?(?:auto-approve|destroy|yes)\b/)) || (verb(c, /^(?:state|workspace|stack)$/) && verb(c, /^(?:rm|delete)$/))),
+    // A saved plan applies without a prompt, whatever it does (`plan -destroy -out=p`, then `apply p`: A30a-9).
+    (verb(c, /^destroy$/) ||
+      (verb(c, /^(?:apply|up)$/) && (has(c, /^--?(?:auto-approve|destroy|yes)\b/) || words(c).length > 1)) ||
+      (verb(c, /^(?:state|workspace|stack)$/) && verb(c, /^(?:rm|delete)$/))),
   (c) => /^(?:kubectl|oc|microk8s)$/.test(c.name) && verb(c, /^(?:delete|drain)$/),
   (c) => c.name === "helm" && verb(c, /^(?:uninstall|delete|del|un)$/),
   (c) => /^(?:dropdb|dropuser|mysqladmin)$/.test(c.name) && (c.name !== "mysqladmin" || verb(c, /^drop$/i)),

@@ -34,7 +34,7 @@ export const PACKAGE_RULES: readonly PackageRule[] = [
   { verdict: "ask", reason: REMOVES_REASON, cmd: /^(?:npm|pnpm|bun)$/, test: (c) => verb(c, /^(?:uninstall|un|unlink|remove|rm|r)$/) },
   { verdict: "ask", reason: REMOVES_REASON, cmd: /^yarn$/, test: (c) => verb(c, /^remove$/) || (verb(c, /^global$/) && verb(c, /^remove$/, 1)) },
   { verdict: "ask", reason: REMOVES_REASON, cmd: /^(?:pip[\d.]*|pipx|uv|poetry|conda|mamba|micromamba)$/, test: (c) => words(c).some((w) => /^(?:uninstall|uninstall-all|remove)$/.test(w)) },
-  { verdict: "ask", reason: REMOVES_REASON, cmd: /^python[\d.]*$/, args: / -m pip (?:\S+ )*?uninstall / },
+  { verdict: "ask", reason: REMOVES_REASON, cmd: /^python[\d.]*$/, args: / -[A-Za-z]*m ?pip[\d.]* (?:\S+ )*?uninstall / },
   { verdict: "ask", reason: REMOVES_REASON, cmd: SYSTEM, test: (c) => verb(c, /^(?:remove|purge|autoremove|erase|uninstall|rm|del|zap)$/) },
   { verdict: "ask", reason: REMOVES_REASON, cmd: /^pacman$/, args: / -R/ },
   { verdict: "ask", reason: REMOVES_REASON, cmd: /^dpkg$/, args: / (?:-[\w#]*[rP]|--remove|--purge) / },
@@ -60,7 +60,7 @@ export const PACKAGE_RULES: readonly PackageRule[] = [
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^julia$/, test: (c) => c.args.some((a) => /Pkg\.(?:add|update|develop)/.test(a)) },
   { verdict: "ask", reason: INSTALLS_REASON, cmd: /^(?:pip[\d.]*|pipx|uv|poetry)$/, args: / (?:install|add|sync) / },
   // Options may come between pip and its verb (`-m pip -q install`), and setup.py installs too (A29a-5).
-  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^python[\d.]*$/, args: / -m pip (?:\S+ )*?install | setup\.py (?:\S+ )*?(?:install|develop) / },
+  { verdict: "ask", reason: INSTALLS_REASON, cmd: /^python[\d.]*$/, args: / -[A-Za-z]*m ?pip[\d.]* (?:\S+ )*?install | setup\.py (?:\S+ )*?(?:install|develop) / },
   // npm's own aliases and misspellings of install and update (`npm isntall -g`, `udpate`: A29a-5); dpkg and rpm installs.
   {
     verdict: "ask",

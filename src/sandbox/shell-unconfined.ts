@@ -40,7 +40,11 @@ const SIGNALS_OTHERS = /^(?:kill|pkill|killall|killall5|skill|snice|xkill|loginc
 /** Tools that attach to a running process by its pid (`strace -p`, `gdb -p`, `prlimit --pid`) and can kill or stop
  *  it (strace's `inject=…:signal=KILL`, gdb's `signal`, a CPU limit of 0: the twenty-ninth pass's A29a-4). */
 const ATTACHES = /^(?:strace|ltrace|gdb|lldb|prlimit|gcore|perf|bpftrace|py-spy|rbspy|pstack|eu-stack)$/;
-const attachesToProcess = (c: SimpleCommand) => c.via.some((v) => v.endsWith(" -p")) || (ATTACHES.test(c.name) && c.args.some((a) => /^(?:-[\w#]*p\d*|--pid(?:=.*)?|--attach(?:=.*)?)$/.test(a)));
+const attachesToProcess = (c: SimpleCommand) =>
+  c.via.some((v) => v.endsWith(" -p")) ||
+  (ATTACHES.test(c.name) && c.args.some((a) => /^(?:-[\w#]*p\d*|--pid(?:=.*)?|--attach(?:=.*)?)$/.test(a))) ||
+  // gdb's own `attach <pid>` given with -ex, or a pid after the program (A30a-3)
+  (/^(?:gdb|lldb)$/.test(c.name) && c.args.some((a) => /\battach\b|^\d+$/.test(a)));
 export const UNCONFINED_GIVEN_REASON = "no sandbox here (bubblewrap is not available): this command runs a command line it is given (or names its files from input), which the audit does not read";
 /** Launchers whose command line the grammar does not take apart (`tmux new -d "…"`, `sg grp "…"`, `at`): the fifteenth
  *  pass deleted a home through two of them under --yes. */

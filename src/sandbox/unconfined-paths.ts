@@ -82,7 +82,10 @@ function pathWords(c: SimpleCommand): { word: string; dynamic: boolean }[] {
       const value = { word: a.slice(a.indexOf("=") + 1), operand: true, dynamic };
       return a.startsWith("-") ? [value] : [{ word: a, operand: true, dynamic }, value];
     }
-    return [{ word: a, operand: !a.startsWith("-"), dynamic }];
+    // A value glued to a short option may be a path: `cp -tU`, `sort -oU/x`, `tar -CU` with `U -> ..` wrote into the
+    // home (the thirtieth pass's A30a-2). Where the letters end is not known, so each split is followed.
+    const glued = /^-[A-Za-z][^-=]/.test(a) ? [...a.slice(2)].map((_, k) => ({ word: a.slice(2 + k), operand: true, dynamic })) : [];
+    return [{ word: a, operand: !a.startsWith("-"), dynamic }, ...glued];
   });
   // A redirection's target with a `$` or a backquote is known only when it runs (`> "${PWD%/*}/x"`).
   const redirects = c.redirects.map((r) => ({ word: r.target, dynamic: /[$`]/.test(r.target) }));

@@ -316,8 +316,12 @@ describe("auditCommand without a sandbox: glued mount paths and cds that may fai
   writeFileSync(join(ws, "notes.txt"), "n\n");
   symlinkSync("/tmp", join(ws, "D", "tmp"));
   symlinkSync("../.aws/credentials", join(ws, "L"));
+  symlinkSync("..", join(ws, "U"));
   const audit = (c: string) => auditCommand(c, { confined: false, workspace: ws });
 
+  it.each(["cp -tU a.txt", "sort -oU/h3.txt notes.txt", "tar -xf a.tar -CU"])("blocks or asks for the glued link %j (A30a-2)", async (cmd) => {
+    expect((await audit(cmd)).verdict, cmd).not.toBe("allow");
+  });
   it.each([`cat D${VIRTUAL_ROOT}/workspace/L`, "cd nosuch; cat L", "cd nosuch 2>/dev/null; cat L", "cd nosuch || cat L", "pushd -n sub; cat L", "cd sub && cat ../L"])("asks for %j", async (cmd) => {
     expect(await audit(cmd), cmd).toMatchObject({ verdict: "ask" });
   });

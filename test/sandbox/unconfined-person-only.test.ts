@@ -85,6 +85,20 @@ describe("person-only concerns without a sandbox (the twenty-eighth pass)", () =
     "supervisorctl stop all",
     "pm2 stop all",
     "mongosh --eval 'db.shutdownServer()'",
+    // the thirtieth pass (A30a-3/5/6/7/8/9/10)
+    "timeout 10 gdb -q -batch -ex 'attach 7406' -ex 'signal SIGKILL'",
+    "node -e 'process._kill(123, 9)'",
+    `node -e 'process["kill"](123, 9)'`,
+    "python3 -c 'from os import kill as k; k(123, 9)'",
+    "git mv -f b.txt a.txt",
+    "python3 -mpip install -q --user ./py1",
+    "python3 -Im pip install -q --user ./py2",
+    `python3 -c 'import os; open(os.path.join(os.path.dirname(os.getcwd()), "h2.txt"), "a").write("x")'`,
+    `node -e 'const p = require("path"); require("fs").appendFileSync(p.join(p.dirname(process.cwd()), "h3.txt"), "x")'`,
+    "declare -n r=CDPATH; r=/tmp/otherproj; cd c3 && echo x >> data.txt",
+    "for CDPATH in /tmp/otherproj; do cd c4 && echo x >> data.txt; done",
+    "cd t1 && terraform plan -destroy -out=p.plan -input=false && terraform apply -input=false p.plan",
+    "python3 -m netrc | rev",
   ])("%j needs a person", async (cmd) => {
     expect(await unconfined(cmd), cmd).toMatchObject({ verdict: "ask", needsPerson: true });
   });
