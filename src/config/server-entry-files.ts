@@ -5,6 +5,7 @@
 // sandbox and the next start ran it on the host: only the exact words that named a file were covered. What those
 // files load in turn is not resolved (a stated limit, docs/security.md).
 import { readdirSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
 import { basename, dirname, extname, join, resolve } from "node:path";
 
 /** What Node and Python add to a name they are given (node: .js/.mjs/.cjs/.json/.node; tsx/ts-node: .ts). */
@@ -26,27 +27,28 @@ export function pathTokens(word: string): string[] {
   return word.split(/[\s"'`;|&()<>=:,]+/).filter((t) => t !== "" && !t.includes("$") && !t.startsWith("-"));
 }
 
-/** A package.json's `main` (and `bin`) files, resolved like the name itself. */
-function manifestEntries(dir: string): string[] {
+/** A package.json's `main` (and `bin`) files, resolved like the name itself: a folder `main` by its own entries
+ *  (`"main": "lib"` runs lib/index.js: the thirtieth pass's A30b-3), one level. */
+function manifestEntries(dir: string, depth: number): string[] {
   try {
     const json = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { main?: unknown; bin?: unknown; exports?: unknown };
     const named = [json.main, ...(typeof json.bin === "string" ? [json.bin] : Object.values((json.bin as object) ?? {}))];
     if (typeof json.exports === "string") named.push(json.exports);
-    return named.filter((n): n is string => typeof n === "string").flatMap((n) => fileCandidates(resolve(dir, n), false));
+    return named.filter((n): n is string => typeof n === "string").flatMap((n) => fileCandidates(resolve(dir, n), depth));
   } catch {
     return [];
   }
 }
 
-/** The files a name resolves to: itself, itself with an extension, or a folder's entry files (one level). */
-function fileCandidates(p: string, intoFolder = true): string[] {
+/** The files a name resolves to: itself, itself with an extension, or a folder's entry files (two levels of manifests). */
+function fileCandidates(p: string, depth = 0): string[] {
   const out: string[] = [];
   const kind = kindOf(p);
   if (kind === "file") out.push(p);
   for (const e of EXTENSIONS) if (kindOf(p + e) === "file") out.push(p + e);
-  if (kind === "dir" && intoFolder) {
+  if (kind === "dir" && depth < 2) {
     for (const n of FOLDER_ENTRIES) if (kindOf(join(p, n)) === "file") out.push(join(p, n));
-    out.push(...manifestEntries(p));
+    out.push(...manifestEntries(p, depth + 1));
   }
   return out;
 }
@@ -84,8 +86,18 @@ function moduleTokens(words: string[]): string[] {
   return out;
 }
 
-/** The words with the cwd spelled out where a shell would (`node "$PWD/srv.js"`, `$(pwd)/x`): A29b-2. */
-const withCwd = (words: string[], base: string) => words.map((w) => w.replace(/\$\{PWD\}|\$PWD\b|\$\(pwd\)|`pwd`/g, base));
+/**
+ * A word with what a shell would put for the cwd and the home spelled out (`node "$PWD/srv.js"`, `$(pwd)/x`,
+ * `${HOME}/project/tools`): A29b-2, A30b-6. Other variables stay, and a word holding one is not followed.
+ */
+export function withKnownVars(word: string, base: string): string {
+  const home = process.env.HOME ?? homedir();
+  return word
+    .replace(/\$\{PWD\}|\$PWD\b|\$\(pwd\)|`pwd`/g, base)
+    .replace(/\$\{HOME\}|\$HOME\b/g, home)
+    .replace(/^~(?=\/|$)/, home);
+}
+const withCwd = (words: string[], base: string) => words.map((w) => withKnownVars(w, base));
 
 /**
  * A virtualenv's python (`.venv/bin/python`) imports from its own site-packages and runs every `*.pth` file there at

@@ -11,7 +11,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { entryFiles, preloadedPackages, searchDirs } from "./server-entry-files.js";
+import { entryFiles, preloadedPackages, searchDirs, withKnownVars } from "./server-entry-files.js";
 
 const sha256Of = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
 
@@ -22,6 +22,13 @@ const inside = (folder: string, p: string) => {
   const r = relative(folder, p);
   return r !== "" && !r.startsWith("..") && !isAbsolute(r);
 };
+
+/** Where a server starts: its `cwd` against the file's folder, `$HOME`/`$PWD` spelled out (`"cwd": "${HOME}/p/tools"`
+ *  ran tools/srv.js unwatched: A30b-6); the folder itself when the cwd holds another variable. */
+function serverCwd(folder: string, cwd: unknown): string {
+  const spelled = typeof cwd === "string" ? withKnownVars(cwd, folder) : undefined;
+  return spelled !== undefined && !spelled.includes("$") ? resolve(folder, spelled) : folder;
+}
 
 /** Programs that run a project folder given to them (`node .` runs the project's package.json main). */
 const INTERPRETER = /^(?:node|nodejs|bun|deno|tsx|ts-node|python[\d.]*)$/;
@@ -35,7 +42,7 @@ export function serverFiles(rcPath: string, config: unknown): string[] {
   const out = new Set<string>();
   for (const s of Object.values(servers as Record<string, Record<string, unknown>>)) {
     if (!s || typeof s.command !== "string" || s.sandbox === true) continue;
-    const base = typeof s.cwd === "string" && !s.cwd.includes("$") ? resolve(folder, s.cwd) : folder;
+    const base = serverCwd(folder, s.cwd);
     const env = s.env && typeof s.env === "object" ? (s.env as Record<string, unknown>) : {};
     const words = [s.command, ...(Array.isArray(s.args) ? s.args : []), ...Object.values(env)].filter((w): w is string => typeof w === "string");
     // A PATH of the server's own that reaches into the project (`"PATH": "bin:/usr/bin"`) picks its program there.
@@ -50,16 +57,29 @@ const RUNNERS = /^(?:npx|bunx|pnpx)$/;
 /** More than this many files in a package counts as changed (MCP server packages hold a few hundred). */
 const MAX_PACKAGE_FILES = 5_000;
 
-/** The package a runner line runs (`npx -y @scope/pkg@1.2 .` → `@scope/pkg`), or undefined. */
-function runnerPackage(words: string[]): string | undefined {
+/**
+ * The packages a runner line runs (`npx -y @scope/pkg@1.2 .` → `@scope/pkg`): the first operand, and each
+ * `--package`/`-p` value (`npx --package=@foo/srv srv-bin` ran the package's copy, not `srv-bin`'s: the thirtieth
+ * pass's A30b-5); `npm exec` also as `npm x`, options before it or not.
+ */
+function runnerSpecs(words: string[]): string[] {
   const [cmd, ...rest] = words;
-  if (cmd === undefined) return undefined;
+  if (cmd === undefined) return [];
+  const sub = rest.findIndex((a) => !a.startsWith("-"));
   let args = rest;
-  if (/^(?:pnpm|yarn)$/.test(cmd) && rest[0] === "dlx") args = rest.slice(1);
-  else if (cmd === "npm" && rest[0] === "exec") args = rest.slice(1);
-  else if (!RUNNERS.test(cmd.split("/").pop() ?? "")) return undefined;
-  const spec = args.find((a) => !a.startsWith("-"));
-  return spec?.replace(/^(@[^/@]+\/[^@]+|[^@]+)@.*$/, "$1");
+  if (/^(?:pnpm|yarn)$/.test(cmd) && rest[sub] === "dlx") args = rest.slice(sub + 1);
+  else if (cmd === "npm" && /^(?:exec|x)$/.test(rest[sub] ?? "")) args = rest.slice(sub + 1);
+  else if (!RUNNERS.test(cmd.split("/").pop() ?? "")) return [];
+  const specs: string[] = [];
+  let operand: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    const eq = /^--package=(.+)$/.exec(a);
+    if (eq) specs.push(eq[1]!);
+    else if (a === "--package" || a === "-p") specs.push(args[++i] ?? "");
+    else if (!a.startsWith("-") && operand === undefined) operand = a;
+  }
+  return [...specs, ...(operand === undefined ? [] : [operand])].filter(Boolean).map((spec) => spec.replace(/^(@[^/@]+\/[^@]+|[^@]+)@.*$/, "$1"));
 }
 
 /** Every file and link under `dir` (links by their target, never followed), or undefined past the bound. */
@@ -93,15 +113,15 @@ export function runnerPackages(rcPath: string, config: unknown): string[] {
     if (!s || typeof s.command !== "string" || s.sandbox === true) continue;
     const words = [s.command, ...(Array.isArray(s.args) ? s.args : [])].filter((w): w is string => typeof w === "string");
     const env = s.env && typeof s.env === "object" ? Object.values(s.env as Record<string, unknown>).filter((v): v is string => typeof v === "string") : [];
-    const base = typeof s.cwd === "string" && !s.cwd.includes("$") ? resolve(folder, s.cwd) : folder;
-    const runner = runnerPackage(words);
+    const base = serverCwd(folder, s.cwd);
+    const runners = runnerSpecs(words).filter((r) => !r.includes("..") && !r.includes("$"));
     // node also finds a preloaded package in NODE_PATH's folders (A27-11).
     const nodePath = searchDirs((s.env as Record<string, unknown> | undefined)?.NODE_PATH, base).filter((d) => inside(folder, d) || d === folder);
-    for (const pkg of [runner, ...preloadedPackages([...words, ...env])]) {
+    for (const pkg of [...runners, ...preloadedPackages([...words, ...env])]) {
       if (pkg && !pkg.includes("..") && !pkg.includes("$")) out.push(...packageCopies(folder, base, pkg), ...nodePath.map((d) => copyAt(join(d, pkg))));
     }
-    if (runner && !runner.includes("..") && !runner.includes("$")) out.push(...runnerBins(folder, base, runner));
-    else if (runsScript(words)) out.push(...scriptSources(folder, base));
+    for (const runner of runners) out.push(...runnerBins(folder, base, runner));
+    if (runners.length === 0 && runsScript(words)) out.push(...scriptSources(folder, base));
   }
   return out;
 }

@@ -58,8 +58,10 @@ function gitSettings(c: SimpleCommand): { key: string; value?: string }[] {
  * ending in `command` (gpg.ssh.defaultKeyCommand runs on a signed commit) and imap.tunnel (git imap-send) included.
  */
 const CODE_KEY =
-  /^(?:alias\..+|core\.(?:pager|editor|sshcommand|hookspath|fsmonitor|askpass|gitproxy|alternaterefscommand|worktree)|sequence\.editor|pager\..+|.+command|.+\.(?:cmd|driver|textconv|helper|program|tool|path)|imap\.tunnel|filter\..+|diff\.external|credential\..*helper|gpg\..*program|(?:include|includeif)\..+|protocol\..+\.allow|protocol\.allow|uploadpack\..+|receivepack\..+|remote\..+\.(?:uploadpack|receivepack|vcs)|submodule\..+\.update|init\.templatedir|safe\.directory|web\.browser|interactive\.difffilter|sendemail\..+|instaweb\..+)$/;
+  /^(?:alias\..+|core\.(?:pager|editor|sshcommand|hookspath|fsmonitor|askpass|gitproxy|alternaterefscommand|worktree)|sequence\.editor|pager\..+|.+command|.+\.(?:cmd|driver|textconv|helper|program|tool|path)|imap\.tunnel|filter\..+|diff\.external|credential\..*helper|gpg\..*program|(?:include|includeif)\..+|protocol\..+\.allow|protocol\.allow|uploadpack\..+|receivepack\..+|remote\..+\.(?:uploadpack|receivepack|vcs)|submodule\..+\.update|init\.templatedir|safe\.directory|web\.browser|interactive\.difffilter|sendemail\..+|instaweb\..+|(?:http|remote)\..*(?:cookiefile|savecookies|proxy|sslcainfo|sslcapath|sslverify|sslcert|sslkey|extraheader|curloptresolve))$/;
 
+// The http keys write a host file (a cookie jar over `~/.bashrc`) or send the user's credentials through another
+// server (a proxy, a CA of the repository's): the thirtieth pass's A30b-1 had `git fetch` rewrite `~/.bashrc`.
 /** A config key (lower-case section and name) whose value git runs or follows: see CODE_KEY. */
 export function isGitCodeKey(key: string): boolean {
   return CODE_KEY.test(key.toLowerCase());

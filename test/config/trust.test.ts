@@ -299,6 +299,45 @@ describe("an untrusted project .deerflowrc", () => {
     }
   });
 
+  it("is asked again when a folder main's index, a --package copy npx runs, or a file under a $HOME cwd changes (A30b-3/5/6)", () => {
+    writeFileSync(join(repo, "package.json"), JSON.stringify({ name: "srv", main: "lib" }));
+    mkdirSync(join(repo, "lib"), { recursive: true });
+    writeFileSync(join(repo, "lib", "index.js"), "console.log('ok')\n");
+    const pkg = join(repo, "node_modules", "@foo", "srv");
+    mkdirSync(join(pkg, "lib"), { recursive: true });
+    writeFileSync(join(pkg, "package.json"), JSON.stringify({ name: "@foo/srv", bin: { "srv-bin": "bin.js" } }));
+    writeFileSync(join(pkg, "bin.js"), "require('./lib/server.js')\n");
+    writeFileSync(join(pkg, "lib", "server.js"), "console.log('ok')\n");
+    mkdirSync(join(repo, "tools"), { recursive: true });
+    writeFileSync(join(repo, "tools", "srv.js"), "console.log('ok')\n");
+    writeFileSync(join(repo, "tools", "arg.js"), "console.log('ok')\n");
+    const home = repo.slice(0, repo.length - "/src/evil".length);
+    write({
+      mcpServers: {
+        m: { command: "node", args: ["."] },
+        p: { command: "npx", args: ["--yes", "--package=@foo/srv", "srv-bin"] },
+        x: { command: "npm", args: ["x", "--yes", "@foo/srv"] },
+        c: { command: "node", args: ["srv.js"], cwd: "${HOME}/src/evil/tools" },
+        a: { command: "node", args: ["${HOME}/src/evil/tools/arg.js"] },
+      },
+    });
+    const saved = process.env.HOME;
+    process.env.HOME = home;
+    try {
+      trustFolder(dataHome, rc);
+      expect(load().untrusted).toBeUndefined();
+      for (const f of ["lib/index.js", "node_modules/@foo/srv/lib/server.js", "tools/srv.js", "tools/arg.js"]) {
+        writeFileSync(join(repo, f), "require('child_process').execSync('id')");
+        const changed = load();
+        expect(changed.untrusted?.state, f).toBe("changed");
+        trustFolder(dataHome, rc, changed.untrusted!.sha256);
+        expect(load().untrusted, f).toBeUndefined();
+      }
+    } finally {
+      process.env.HOME = saved;
+    }
+  });
+
   it("is asked again when a file changes that a shell's `cd` or $PWD leads to, or a project venv's module, .pth file or pyvenv.cfg (A29b-2, A29b-3)", () => {
     mkdirSync(join(repo, "tools"), { recursive: true });
     writeFileSync(join(repo, "tools", "srv.js"), "console.log('ok')\n");

@@ -236,6 +236,17 @@ describe.each(modes)("git code guards (%s)", (mode) => {
     expect(out.match(/deerflow removed core\.fsmonitor/g)).toHaveLength(2);
   });
 
+  it("a cookie jar, proxy or CA a command sets in a nested repository's config is taken out (the thirtieth pass's A30b-1)", async () => {
+    const { ws, sh } = setUp(mode);
+    const out = await sh(
+      'git init -q vendor/lib && git -C vendor/lib config http.cookieFile "$HOME/.bashrc" && git -C vendor/lib config http.saveCookies true && git -C vendor/lib config http.proxy http://127.0.0.1:9 && echo made',
+    );
+    expect(out).toContain("made");
+    const left = readFileSync(join(ws, "vendor", "lib", ".git", "config"), "utf8");
+    expect(left).not.toMatch(/cookieFile|saveCookies|proxy/i);
+    expect(out).toMatch(/deerflow removed .*http\.cookiefile/);
+  });
+
   it("a worktree file a nested repository's config includes is its config too: a code key a command writes there is taken out (G11's family)", async () => {
     const { ws, sh, git } = setUp(mode);
     git("init", "-q", "sub");
