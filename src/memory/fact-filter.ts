@@ -63,12 +63,13 @@ export function checkFact(raw: unknown): { text: string } | { reason: string } {
   if (typeof raw !== "string") return { reason: "not text" };
   const text = cleanFact(raw);
   if (normalizeFact(text).length < 3) return { reason: "empty" };
-  if (text.length > MAX_FACT_CHARS) return { reason: `longer than ${MAX_FACT_CHARS} characters` };
   // Read as shown too: a character that draws as nothing split a key into short runs (A29c-8).
   const seen = withoutInvisible(text);
   if (hasSecretShape(raw) || hasSecretShape(text) || [text, seen].some((t) => CREDENTIAL_ASSIGNMENT.test(t) || PASSWORD_STATED.test(t) || hasHighEntropyToken(t))) {
     return { reason: SECRET_REFUSAL };
   }
+  // After the secret check: a refusal for length keeps the text, which must then hold no secret (A30c-11).
+  if (text.length > MAX_FACT_CHARS) return { reason: `longer than ${MAX_FACT_CHARS} characters` };
   // The injection shapes are read in the policy's folded form too (look-alike letters, zero-width characters).
   const form = policyForm(text);
   if (INJECTION.some((re) => re.test(text) || re.test(form))) return { reason: "it reads as an instruction to the model, not a fact about the user or project" };

@@ -5,13 +5,14 @@
 // it on the refusal's ToolMessage as `artifact.denial`: the record is structured data that travels with the tool
 // result (its event, the thread's state), never a parse of the text the model reads.
 import { DENIERS, type DeniedBy, type PermissionDenial } from "../vocabulary/permission-denials.js";
-import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
+import { maskCredentials } from "./env-scrub.js";
 
 const SUMMARY_CHARS = 120;
 
 /** One line, secret shapes masked first (so a cut never leaves half a key showing), then cut to `max`. */
 function shortLine(text: string, max: number): string {
-  const flat = maskSecretShapes(text).replace(/\s+/g, " ").trim();
+  // The exact credential values too (the thirtieth pass's A30c-4 printed the API key whole), before the cut.
+  const flat = maskCredentials(text).replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
