@@ -11,6 +11,8 @@
 import { type ApprovalKind, type ApprovalMode, modeAsks } from "../vocabulary/approval-modes.js";
 import { abortErrorFrom } from "../vocabulary/abort-error.js";
 import type { DeniedBy } from "../vocabulary/permission-denials.js";
+import { credentialValues, maskCredentials } from "./env-scrub.js";
+import { maskSecretsDeep } from "../vocabulary/secret-shapes.js";
 
 export type ApprovalDecision = "allow_once" | "allow_always" | "deny";
 
@@ -165,10 +167,12 @@ export function eventBroker(emit: (event: ApprovalRequestedEvent) => void): Even
           tool_call_id: req.toolCallId,
           tool: req.tool,
           kind: req.kind ?? "command",
-          command: req.command,
+          // What every front end shows (the chat, ACP's permission request, stream-json): masked like tool arguments, so
+          // a key in a command or an edit is not put on screen to be approved (the thirtieth pass's A30c-5).
+          command: maskCredentials(req.command),
           reason: req.reason,
-          ...(req.diff ? { diff: req.diff } : {}),
-          scope,
+          ...(req.diff ? { diff: maskSecretsDeep(req.diff, credentialValues()) as typeof req.diff } : {}),
+          scope: maskCredentials(scope),
         });
       });
     },

@@ -191,6 +191,24 @@ describe("SandboxAudit", () => {
     expect(broker.respond(events[0]!.id, "deny")).toBe(false);
   });
 
+  it("eventBroker's approval.requested masks keys in the command and the diff every front end shows (A30c-5)", async () => {
+    const events: ApprovalRequestedEvent[] = [];
+    const broker = eventBroker((e) => events.push(e));
+    const gh = "ghp_Q7w9E2r4T6y8U1i3O5p7A9s2D4f6G8h0J2k4";
+    void broker.request({
+      threadId: "t",
+      toolCallId: "c",
+      tool: "write_file",
+      kind: "edit",
+      command: `write notes.txt ${gh}`,
+      reason: "edit",
+      diff: { path: "notes.txt", added: 1, removed: 0, patch: `+a ${gh}\n` },
+    });
+    expect(JSON.stringify(events[0])).not.toContain(gh);
+    expect(events[0]!.command).toBe("write notes.txt ***");
+    broker.respond(events[0]!.id, "deny");
+  });
+
   it("eventBroker rejects with an AbortError when the run is cancelled while waiting", async () => {
     const broker = eventBroker(() => {});
     const ac = new AbortController();
