@@ -7,8 +7,18 @@ export const DRAWS_AS_NOTHING = "\\p{Cf}\\u034f\\u115f\\u1160\\u17b4\\u17b5\\u18
 
 /** One such character (global: for replace and matchAll). */
 export const INVISIBLE = new RegExp(`[${DRAWS_AS_NOTHING}]`, "gu");
-/** A run of characters that are all shown. */
-export const SHOWN_RUN = new RegExp(`[^${DRAWS_AS_NOTHING}]+`, "gu");
+
+// Escape sequences (CSI, OSC, DCS/SOS/PM/APC, two-byte ESC, 8-bit CSI/OSC) and control characters: a terminal draws
+// none of them either, and the terminal filter removes them before the text is shown (terminal-text.ts).
+// eslint-disable-next-line no-control-regex
+export const ESCAPE_SEQUENCE =
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[P^_X][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]|\u009d[^\u0007\u009c]*(?:\u0007|\u009c)?/g;
+/**
+ * What the screen does not show of a text: an escape sequence, a control character but tab and newline, or a
+ * character that draws as nothing. A key split by one (`ghp_…\u001b[0m…`, a NUL, a combining grapheme joiner) shows
+ * whole once the terminal filter takes it out (the thirtieth pass's A30c-3/7).
+ */
+export const HIDDEN = new RegExp(`${ESCAPE_SEQUENCE.source}|[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f${DRAWS_AS_NOTHING}]`, "gu");
 
 /** `text` as a terminal shows it: without the characters that draw as nothing. */
 export function withoutInvisible(text: string): string {

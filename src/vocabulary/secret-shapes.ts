@@ -1,7 +1,7 @@
 // What a credential looks like, whatever the variable or message that carries it: the one list both the model
 // layer (masking what providers echo back) and the sandbox (dropping environment variables by value) use, so a
 // key shape added for one is caught by the other.
-import { INVISIBLE, SHOWN_RUN } from "./invisible-chars.js";
+import { HIDDEN } from "./invisible-chars.js";
 
 // Each shape matches the secret itself. Its start is "not after a letter or digit" rather than `\b`: `_` is a word
 // character, so `\b` missed a key inside markdown emphasis (`_ghp_…_`, `__sk-…__`) or glued to a name by `_`
@@ -101,15 +101,18 @@ export function secretHoldStart(text: string): number {
 // nothing on screen, and the terminal filter drops most of them. One inside a key (`ghp\u200b_…`) broke its shape, so
 // the key was stored and printed unmasked, then shown whole once the filter took the character out (the twenty-eighth
 // pass's A28c-1). Shapes and known values are also looked for in the text as shown, and masked where they sit.
-const FORMAT_CHARS = INVISIBLE;
+const FORMAT_CHARS = HIDDEN;
 
-/** `text` without its format characters, and for each of its positions the position in `text`. */
+/** `text` as shown (no escape sequence, control or invisible character), and for each of its positions the position in `text`. */
 function shown(text: string): { text: string; at: number[] } {
   let out = "";
   const at: number[] = [];
-  for (const m of text.matchAll(SHOWN_RUN)) {
-    out += m[0];
-    for (let k = 0; k < m[0].length; k++) at.push(m.index + k);
+  let from = 0;
+  HIDDEN.lastIndex = 0; // matchAll starts where a test() before it stopped
+  for (const m of [...text.matchAll(HIDDEN), { index: text.length, 0: "" }]) {
+    out += text.slice(from, m.index);
+    for (let k = from; k < m.index!; k++) at.push(k);
+    from = m.index! + m[0].length;
   }
   return { text: out, at };
 }

@@ -2,12 +2,11 @@
 // sequences and control characters removed (a model's answer or a thread title could clear the screen, retitle
 // the window or write the clipboard with OSC 52), and credentials inside URLs masked (a password in
 // OPENAI_BASE_URL must not reach the screen or a log). The one home for both; the TUI's sanitiser uses it too.
+import { ESCAPE_SEQUENCE } from "./invisible-chars.js";
 import { maskUrlCredentials } from "./secret-shapes.js";
 
-// CSI/OSC/other escape sequences.
-// eslint-disable-next-line no-control-regex
-const ANSI_RE =
-  /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[P^_X][^\u001b]*(?:\u001b\\)?|\u001b[@-Z\\-_]|\u009b[0-?]*[ -/]*[@-~]|\u009d[^\u0007\u009c]*(?:\u0007|\u009c)?/g;
+// CSI/OSC/other escape sequences: one list with the secret masker's view of what is shown (invisible-chars.ts).
+const ANSI_RE = ESCAPE_SEQUENCE;
 // C0 controls except tab and newline, DEL, and the C1 range (0x80-0x9f: 8-bit CSI/OSC on some terminals).
 // eslint-disable-next-line no-control-regex
 const CONTROL_RE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;

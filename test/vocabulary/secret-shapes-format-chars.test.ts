@@ -18,13 +18,17 @@ describe("secret shapes behind format characters", () => {
     ["variation selector", `AKIA\ufe0fQ7W9E2R4T6Y8U1I0 x`, "*** x"],
     ["Mongolian free variation selector", `ghp_${GH.slice(0, 5)}\u180b${GH.slice(5)}`, "***"],
     ["Khmer inherent vowel", `ghp_${GH.slice(0, 5)}\u17b4${GH.slice(5)}`, "***"],
+    // the thirtieth pass's A30c-3/7: an escape sequence or a control character the terminal filter then removes
+    ["SGR reset inside", `ghp_${GH.slice(0, 8)}\u001b[0m${GH.slice(8)}`, "***"],
+    ["NUL inside", `ghp_${GH.slice(0, 8)}\u0000${GH.slice(8)}`, "***"],
+    ["colour before it (grep --color)", `key=\u001b[01;31mghp_${GH}\u001b[m`, "key=\u001b[01;31m***\u001b[m"],
   ])("%s: masked where it sits", (_name, text, want) => {
     expect(hasSecretShape(text)).toBe(true);
     expect(maskSecretShapes(text)).toBe(want);
   });
 
   it("text with format characters and no key is unchanged (an emoji's joiners, a soft hyphen in a word)", () => {
-    for (const text of ["family 👨‍👩‍👧 fine", "hyphen\u00adation", `ghp\u200b_short`]) {
+    for (const text of ["family 👨‍👩‍👧 fine", "hyphen\u00adation", `ghp\u200b_short`, "plain \u001b[1mbold\u001b[0m"]) {
       expect(hasSecretShape(text)).toBe(false);
       expect(maskSecretShapes(text)).toBe(text);
     }
