@@ -104,6 +104,8 @@ export const FACT_POLICY: readonly Rule[] = [
       /\b(?:ssh|aws|gnupg|gpg|kube|azure|gcloud|docker|netrc|npmrc|pypirc|pgpass|keychain|keyring)\b(?:\s+\S+){0,2}\s+(?:folder|directory|dir|config(?:uration)? (?:folder|directory|file))\b/,
       /\b(?:folder|directory|dir)\s+(?:\S+\s+){0,2}(?:named|called)?\s*\.?(?:ssh|aws|gnupg|kube|azure|gcloud|docker)\b/,
       /\b(?:file|dotfile)\s+(?:\S+\s+){0,2}(?:named|called)?\s*\.?(?:pgpass|netrc|npmrc|pypirc|git-credentials|vault-token|s3cfg)\b/,
+      // a glob over a home dotfile, the tools' own variables for their secret files, a process's environment (A30c-6)
+      /(?:~|\$\{?home\}?)\/\.[^\s/]*[?*[{]|\$\{?(?:kubeconfig|gnupghome|aws_shared_credentials_file|aws_config_file|docker_config|npm_config_userconfig|netrc)\b|\/proc\/\S*environ|\bxdg_config_home\}?\/(?:gh|hub|git|gcloud|rclone)\b/,
     ],
   },
   {
@@ -126,12 +128,17 @@ export const FACT_POLICY: readonly Rule[] = [
       /\|\s*(?:curl|wget|nc|ncat)\b/,
       // "the reports are uploaded to https://…", "copied to s3://…" (A29c-3)
       /\b(?:upload\w*|sen[dt]\w*|post\w*|push\w*|cop(?:y|ied|ies)|sync\w*|back\w* up|mirror\w*)\s+(?:\S+\s+){0,4}to\s+(?:https?|ftp|s3|gs|wss?|rsync):\/\//,
+      // "shipped to https://…", "go to https://…", "synced with https://…", a remote the pushes then go to (A30c-2/6)
+      /\b(?:ship\w*|go(?:es)?|forward\w*|stream\w*|synced|mirrored|tarball)\s+(?:\S+\s+){0,4}(?:to|with)\s+(?:https?|ftp|s3|gs):\/\/|\bgit\s+remote\s+(?:add|set-url)\b/,
       new RegExp(`${CREDENTIAL_WORDS}.*${SEND_WORDS}|${SEND_WORDS}.*${CREDENTIAL_WORDS}`),
     ],
   },
   {
     reason: "it is a command that downloads or sends data; notes never carry network commands",
     patterns: [
+      /\bxhs?\s+(?:get|post|put|delete|patch|https?:)|\bhttps?\s+(?:--download|-d\b|get|post|put)\s|\blwp-(?:download|request|mirror)\b|\b(?:lynx|links|elinks|w3m)\s+-(?:source|dump)/,
+      // an install from a URL or a repository rather than the registry (A30c-2)
+      /\b(?:pip\d?|uv|npm|pnpm|yarn|bun|cargo|gem)\s+(?:\S+\s+)*?(?:install|add|i)\s+(?:\S+\s+)*?(?:git\+|https?:\/\/|github:|gitlab:|bitbucket:)|--git\s+https?:|\bgo\s+(?:run|install)\s+\S+@/,
       /\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|httpie|aria2c|ftp)\b/,
       // an interpreter's own HTTP client (the twenty-fifth pass's A25-6: `python3 -m urllib.request URL`, fetch().then(eval))
       /\burllib\w*|\burlopen\b|\brequests\.(?:get|post|put)\b|\bhttp\.client\b|\bhttplib\b|\bfetch\s*\(|\bxmlhttprequest\b|\bnet\/http\b|\bopen-uri\b/,
@@ -165,6 +172,9 @@ export const FACT_POLICY: readonly Rule[] = [
       // every remote branch the local clone lacks deleted; the repository's config published (A25-6)
       /\bgit\s+push\b.*\s--(?:prune|mirror|delete)\b/,
       /\bgh\s+(?:gist|release)\s+create\b|\s--public\b/,
+      // destroy verbs by other names (the thirtieth pass's A30c-9)
+      /\bdelete\s+from\b|\bdropdatabase\b|\bmysqladmin\b.*\bdrop\b|\bterraform\s+apply\b.*-destroy|\b(?:gcloud|az|doctl|flyctl|fly|heroku)\b.*\b(?:delete|destroy)\b|\bnpm\s+unpublish\b|\bcargo\s+yank\b|\bgh\s+release\s+delete\b/,
+      /\bkill\s+-\S+\s+-1\b|\bkillall\b|\bshutdown\s+(?:-\S+|now)|\bparted\b|:\s*>\s*[~/$]|\bcp\s+\/dev\/null\s|\bmv\s+[~$]\S*\s/,
     ],
   },
   {
@@ -172,6 +182,8 @@ export const FACT_POLICY: readonly Rule[] = [
     patterns: [
       /\bregistr(?:y|ies)\b|npmregistryserver|index[_-]url|extra[_-]index|--index\b|--find-links|(?:^|\s)-[if]\s*https?:|trusted-host|\bpip_index|\bgo(?:proxy|nosumdb|sumdb|insecure|private)\b/,
       /\bgem sources?\b|--source\b|\bmirrors?\b|\bpackage (?:index|feed|source)s?\b/,
+      // an option by its abbreviation (`--reg`, `--extra-ind`), a tool's index variable, a host "serving" packages (A30c-6)
+      /--reg\w*|--(?:extra-)?ind\w*|\b\w*_(?:index|registry)(?:_url)?\b|\bpackages\s+(?:\w+\s+){0,2}(?:served|hosted|come)\s+(?:by|from|on)\b/,
       /\binstall\w*\b.*\bfrom\s+(?:https?:\/\/|git\+|[a-z0-9-]+\.[a-z]{2,}\b)/,
     ],
   },
@@ -188,6 +200,9 @@ export const FACT_POLICY: readonly Rule[] = [
       /\b(?:never|not|no longer|stop\w*)\s+(?:\w+\s+){0,3}(?:ask|confirm|prompt)|\b(?:don'?t|do not|without|no need to)\s+(?:\w+\s+){0,2}(?:ask\w*|confirm\w*|prompt\w*|permission)|\bno (?:confirmations?|prompts?)\b/,
       /\bwithout\s+(?:\w+\s+){0,2}(?:review\w*|check\w*|looking|reading|inspect\w*)\b|\btrust\w*\s+(?:the\s+)?(?:agent|assistant|model|ai|bot)\b/,
       /\bunasked\b|\bconsent\w*\b|\bin advance\b|\bguarded commands?\b|\bwithout (?:being )?asked\b/,
+      // paraphrases and other languages (A30c-2): "blanket permission", "no human in the loop", "pre-cleared", German,
+      // French, Spanish, Italian, Chinese for "never ask" and "allowed every command"
+      /\bblanket\s+(?:permission|approval|consent)\b|\bhuman\s+in\s+the\s+loop\b|\binterrupt\w*\s+(?:\w+\s+){0,3}(?:questions?|prompts?)\b|\bpre-?cleared\b|\b(?:whitelist|allowlist)\w*\s+(?:all|every|any)\b|\bconfinement\b|\bnetwork\s+(?:\w+\s+){0,2}host\b|\bharmless\b|nie\s+gefragt|ohne\s+(?:zu\s+)?(?:fragen|nachfrage|bestätigung)|sans\s+(?:demander|confirmation)|autoris\w*\s+toutes|sin\s+preguntar|senza\s+chiedere|不再询问|无需确认|不用问|不要问|直接执行/,
       /\b(?:pre-?(?:approved|authori[sz]ed|granted)|trust\w* (?:all|every|any)\b|\btrust\w*\s+(?:\w+\s+){0,3}(?:commands?|scripts?|repositor(?:y|ies)|repo)\b|permission to run|allowed to run (?:any|every))/,
     ],
   },
