@@ -70,6 +70,10 @@ export function checkFact(raw: unknown): { text: string } | { reason: string } {
   }
   // After the secret check: a refusal for length keeps the text, which must then hold no secret (A30c-11).
   if (text.length > MAX_FACT_CHARS) return { reason: `longer than ${MAX_FACT_CHARS} characters` };
+  // Variation selectors carry a byte each after an emoji ("emoji smuggling"): the review shows the emoji, the model
+  // reads the payload (the thirtieth pass's A30c-14). One after a character shapes it; a run of them, or one from the
+  // supplement block, carries data.
+  if (/[\ufe00-\ufe0f\u{e0100}-\u{e01ef}]{2,}|[\u{e0100}-\u{e01ef}]/u.test(text)) return { reason: "it hides text in invisible characters (variation selectors)" };
   // The injection shapes are read in the policy's folded form too (look-alike letters, zero-width characters).
   const form = policyForm(text);
   if (INJECTION.some((re) => re.test(text) || re.test(form))) return { reason: "it reads as an instruction to the model, not a fact about the user or project" };
