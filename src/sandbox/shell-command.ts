@@ -3,7 +3,7 @@
 // runs, and the directory it runs in — with how `cd` moves that directory.
 import { VIRTUAL_ROOT } from "./paths.js";
 import { longOption } from "./option-table.js";
-import { CMAKE_FILE_TOOLS, CMAKE_RUNNERS, SKIPS_OPERAND, WRAPPERS, WRITES_OPERAND, clusterParts, ownsOperand, wrapperValue } from "./shell-wrappers.js";
+import { CMAKE_FILE_TOOLS, CMAKE_RUNNERS, SKIPS_OPERAND, WRAPPERS, WRITES_OPERAND, attachesByPid, clusterParts, ownsOperand, shellCodeAt, wrapperValue } from "./shell-wrappers.js";
 
 export const isFlag = (a: string) => a.startsWith("-") && a !== "-";
 /** Programs whose `-c`/`-e` argument, heredoc or piped stdin is code. */
@@ -148,9 +148,6 @@ function cmakeFileTool(words: Word[], k: number): Word[] | undefined {
   return [...CMAKE_FILE_TOOLS[name]!.map((text) => ({ text, dynamic: false })), ...words.slice(k + 3)];
 }
 
-/** A tracer or limit tool given a process id to attach to (`-p 12`, `-p12`, `--pid=12`, `--attach 12`). */
-const attachesByPid = (wrapper: string, rest: Word[]) => /^(?:strace|ltrace|prlimit|perf|gdb)$/.test(wrapper) && rest.some((w) => /^(?:-[\w#]*p\d*|--pid(?:=.*)?|--attach(?:=.*)?)$/.test(w.text));
-
 type Seen = { next: number; chdir?: Word; code: string[]; outputs: Redirect[]; dynamic: boolean; rest?: boolean; shell?: string };
 
 /** What one special option says (wrapperValue), with its value. */
@@ -292,19 +289,6 @@ const globbed = (w: Word | undefined) => w?.glob === true && /[*?]|\[.+\]/.test(
 
 const PLAIN_SHELL = /^(?:sh|bash|rbash|zsh|dash|ksh|fish|ash|csh|tcsh|mksh|yash|posh)$/;
 
-/**
- * Where a shell's `-c` code is: the first word after the option that is not an option itself. bash and sh read
- * options up to there (`bash -c -- '…'`, `bash -c -e '…'`, `-O extglob`, `-` ends them): the twenty-ninth pass's A29a-8
- * deleted a home folder through `bash -c -- 'cd && rm -rf Documents'`, read as the code `--`.
- */
-function shellCodeAt(args: string[], ci: number): number {
-  let j = ci + 1;
-  while (j < args.length && /^[-+]/.test(args[j]!)) {
-    if (args[j] === "--" || args[j] === "-") return j + 1;
-    j += /^[-+][oO]$/.test(args[j]!) ? 2 : 1;
-  }
-  return j;
-}
 const quoteWord = (a: string, dynamic: boolean) => (dynamic ? '"$(unknown)"' : `'${a.replace(/'/g, "'\\''")}'`);
 
 /**

@@ -305,3 +305,21 @@ export function clusterParts(wrapper: string, a: string, valued: Set<string>): s
   }
   return out;
 }
+
+/** A tracer or limit tool given a process id to attach to (`-p 12`, `-p12`, `--pid=12`, `--attach 12`). */
+export const attachesByPid = (wrapper: string, rest: readonly { text: string }[]) =>
+  /^(?:strace|ltrace|prlimit|perf|gdb)$/.test(wrapper) && rest.some((w) => /^(?:-[\w#]*p\d*|--pid(?:=.*)?|--attach(?:=.*)?)$/.test(w.text));
+
+/**
+ * Where a shell's `-c` code is: the first word after the option that is not an option itself. bash and sh read
+ * options up to there (`bash -c -- '…'`, `bash -c -e '…'`, `-O extglob`, `-` ends them): the twenty-ninth pass's A29a-8
+ * deleted a home folder through `bash -c -- 'cd && rm -rf Documents'`, read as the code `--`.
+ */
+export function shellCodeAt(args: string[], ci: number): number {
+  let j = ci + 1;
+  while (j < args.length && /^[-+]/.test(args[j]!)) {
+    if (args[j] === "--" || args[j] === "-") return j + 1;
+    j += /^[-+][oO]$/.test(args[j]!) ? 2 : 1;
+  }
+  return j;
+}
