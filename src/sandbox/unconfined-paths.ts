@@ -104,13 +104,22 @@ function hostWord(raw: string, top: string, folders: ThreadFolders): string | un
   return new RegExp(`${VIRTUAL_ROOT}/(?:uploads|outputs)(?![\\w.-])`).test(word) ? undefined : word;
 }
 
+/** lstat without throwing: undefined for a path that is not there (ENOENT) or cannot be (ENOTDIR: a file on the way). */
+function lstatOf(p: string) {
+  try {
+    return lstatSync(p, { throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
+}
+
 /** The path reaches /proc through a link on the way (followed hop by hop, as the kernel would). */
 function viaProc(path: string, hops = 0): boolean {
   const parts = path.split("/").filter(Boolean);
   let at = "/";
   for (let i = 0; i < parts.length; i++) {
     const next = join(at, parts[i]!);
-    const st = lstatSync(next, { throwIfNoEntry: false });
+    const st = lstatOf(next);
     if (!st) return false;
     if (st.isSymbolicLink()) {
       if (hops > 40) return true;
@@ -136,7 +145,7 @@ function viaProc(path: string, hops = 0): boolean {
 function unfollowable(abs: string): string | undefined {
   if (viaProc(abs)) return `${abs} leads through /proc by a link, which leads somewhere else for each process`;
   for (let p = abs; dirname(p) !== p; p = dirname(p)) {
-    if (lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink() && real(p) === undefined) return `${p} is a link to something that does not exist`;
+    if (lstatOf(p)?.isSymbolicLink() && real(p) === undefined) return `${p} is a link to something that does not exist`;
   }
   return undefined;
 }
@@ -193,6 +202,9 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string, fold
   const dir = join(top, c.cwd.rel ?? "");
   const here = real(dir);
   if (here && !isInside(here, top)) return `it runs in ${c.cwd.rel}, a link to ${here}`;
+  // A `cd` into a folder that is not there fails, and the next `cd` then starts from somewhere the words do not say
+  // (`cd nosuch; cd sub; cat F`, `pushd -n x; pushd +1`: the thirty-first pass's A31a-1/2/4): where it runs is unknown.
+  if (c.cwd.rel && !(here && statSync(here, { throwIfNoEntry: false })?.isDirectory())) return `it runs after a cd into ${c.cwd.rel}, which is not a folder here, so where it runs is not known`;
   const odd = unfollowable(dir);
   if (odd) return `it runs where ${odd}`;
   if (FOLLOWS_LINKS[c.name] && c.args.some(FOLLOWS_LINKS[c.name]!)) return `${c.name} is told to follow symlinks out of the folders it reads`;

@@ -317,12 +317,26 @@ describe("auditCommand without a sandbox: glued mount paths and cds that may fai
   symlinkSync("/tmp", join(ws, "D", "tmp"));
   symlinkSync("../.aws/credentials", join(ws, "L"));
   symlinkSync("..", join(ws, "U"));
+  symlinkSync("../../.aws/credentials", join(ws, "sub", "F"));
   const audit = (c: string) => auditCommand(c, { confined: false, workspace: ws });
 
   it.each(["cp -tU a.txt", "sort -oU/h3.txt notes.txt", "tar -xf a.tar -CU"])("blocks or asks for the glued link %j (A30a-2)", async (cmd) => {
     expect((await audit(cmd)).verdict, cmd).not.toBe("allow");
   });
-  it.each([`cat D${VIRTUAL_ROOT}/workspace/L`, "cd nosuch; cat L", "cd nosuch 2>/dev/null; cat L", "cd nosuch || cat L", "pushd -n sub; cat L", "cd sub && cat ../L"])("asks for %j", async (cmd) => {
+  it.each([
+    `cat D${VIRTUAL_ROOT}/workspace/L`,
+    "cd nosuch; cat L",
+    "cd nosuch 2>/dev/null; cat L",
+    "cd nosuch || cat L",
+    "pushd -n sub; cat L",
+    "cd sub && cat ../L",
+    // the thirty-first pass (A31a-1/2/3/4): a failed cd, then another; pushd's stack rotation; a cd into a file
+    "cd nosuch; cd sub; cat F",
+    "pushd -n sub; pushd +1; cat F",
+    "cd -@ x; cd sub; cat F",
+    "cd nosuch 2>/dev/null || cd sub && cat F",
+    "cd L; cd sub; cat F",
+  ])("asks for %j", async (cmd) => {
     expect(await audit(cmd), cmd).toMatchObject({ verdict: "ask" });
   });
   it.each(["cd sub; ls", "cat notes.txt"])("allows %j", async (cmd) => {
