@@ -88,13 +88,6 @@ function withGluedValue(w: string): string[] {
 }
 
 export const UNCONFINED_CD_REASON = "no sandbox here (bubblewrap is not available): this sets CDPATH or cdable_vars, which send a later `cd` somewhere the audit cannot follow";
-/** `CDPATH=/elsewhere; cd user && rm -f x` deleted a home file, the audit still reading `cd user` as into the workspace
- *  (the twenty-ninth pass's A29a-6); `shopt -s cdable_vars` makes `cd d` go to `$d`. */
-const redirectsCd = (c: SimpleCommand) =>
-  c.assigns.some((a) => a.name === "CDPATH") ||
-  (/^(?:export|declare|typeset|readonly|local|set)$/.test(c.name) && c.args.some((a) => /^CDPATH(?:=|$)/.test(a))) ||
-  (c.name === "shopt" && c.args.includes("cdable_vars"));
-
 /** Why this simple command asks when it runs unconfined, or undefined when it only reads (inside `workspace`). */
 export function unconfinedRisk(c: SimpleCommand, workspace?: string, folders?: ThreadFolders): string | undefined {
   // Credentials and outside first: a command that is not read-only and reaches out (`find ~ -exec truncate …`) asks for that reason,
@@ -102,7 +95,6 @@ export function unconfinedRisk(c: SimpleCommand, workspace?: string, folders?: T
   const words = [...c.args, ...c.redirects.map((r) => r.target)];
   if (words.some((w) => SECRET_WORD.test(w))) return UNCONFINED_SECRET_REASON;
   if (SIGNALS_OTHERS.test(c.name) || attachesToProcess(c)) return UNCONFINED_SIGNAL_REASON;
-  if (redirectsCd(c)) return UNCONFINED_CD_REASON;
   if (RUNS_GIVEN.test(c.name) || runsInline(c) || runsUnreadCode(c) || sqliteReadsUnseenPipe(c)) return UNCONFINED_GIVEN_REASON;
   // `xargs -a list truncate -s0`: the files a writer is handed come from input the audit never sees.
   if (c.via.some((w) => w === "xargs") && !commandOnlyReads(c)) return UNCONFINED_GIVEN_REASON;

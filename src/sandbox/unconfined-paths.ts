@@ -179,16 +179,6 @@ function leadsOut(p: string, from: string, inside: (p: string) => boolean, name:
 }
 
 /**
- * The folders a command may run in after its `cd`s within the workspace: where they lead, and each folder on the way,
- * the workspace's top included — a `cd` that fails (`cd nosuch; cat L`) or does not move (`pushd -n sub`) leaves it
- * where it was, and bash reads the next words from there (the thirtieth pass's A30a-4).
- */
-function foldersOnTheWay(top: string, rel: string | undefined): string[] {
-  const segs = rel ? rel.split("/") : [];
-  return segs.map((_, i) => join(top, ...segs.slice(0, i))).concat(join(top, rel ?? ""));
-}
-
-/**
  * Why this read-only command reads outside `workspace` once links are followed, or undefined. A word whose value is
  * known only when it runs (`cat $f`) counts as outside: nothing here can tell where it leads.
  */
@@ -210,7 +200,6 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string, fold
   if (FOLLOWS_LINKS[c.name] && c.args.some(FOLLOWS_LINKS[c.name]!)) return `${c.name} is told to follow symlinks out of the folders it reads`;
   // jq reads modules and programs from any folder it is told (`-L /tmp`, `import "…" as $a`, `-f q.jq`).
   if (READS_NAMED_FILE[c.name] && c.args.some(READS_NAMED_FILE[c.name]!)) return `${c.name} is told to read what another file names`;
-  const bases = foldersOnTheWay(top, c.cwd.rel).map((b) => real(b) ?? b);
   for (const { word: raw, dynamic } of pathWords(c)) {
     if (NO_PATHS.has(c.name) && !c.redirects.some((r) => r.target === raw)) continue;
     if (dynamic) return `${raw} is known only when it runs`;
@@ -220,13 +209,12 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string, fold
     const word = hostWord(raw, top, folders);
     if (word === undefined) return `${raw} is in a thread folder whose place on this host is not known here`;
     if (word === "" || isMountPath(word) || word === "/dev/null") continue;
-    for (const base of isAbsolute(word) ? [bases.at(-1)!] : bases) {
-      const candidates = GLOB.test(word) ? expandGlob(word, base) : [word];
-      if (candidates.length >= MAX_MATCHES) return `${raw} matches too many paths to follow`;
-      for (const p of candidates) {
-        const why = leadsOut(p, base, inside, c.name);
-        if (why) return why;
-      }
+    // Every `cd` on the way landed (a folder that is not there asks above): the words are read from `here`.
+    const candidates = GLOB.test(word) ? expandGlob(word, here ?? dir) : [word];
+    if (candidates.length >= MAX_MATCHES) return `${raw} matches too many paths to follow`;
+    for (const p of candidates) {
+      const why = leadsOut(p, here ?? dir, inside, c.name);
+      if (why) return why;
     }
   }
   return undefined;
