@@ -11,7 +11,7 @@ const REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
 
 /** Variables that choose which program or code runs, not only what it is told. */
 const CODE_ENV =
-  /^(PATH|NODE_OPTIONS|NODE_PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_\w+|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PERL5LIB|PERL5OPT|RUBYOPT|RUBYLIB|BASH_ENV|ENV|JAVA_TOOL_OPTIONS|npm_config_\w+|NPM_CONFIG_\w+|UV_\w+|PIP_\w+)$/;
+  /^(PATH|NODE_OPTIONS|NODE_PATH|LD_PRELOAD|LD_LIBRARY_PATH|LD_AUDIT|DYLD_\w+|PYTHONPATH|PYTHONSTARTUP|PYTHONHOME|PYTHONUSERBASE|PYTHONPYCACHEPREFIX|HOME|XDG_CONFIG_HOME|XDG_DATA_HOME|PERL5LIB|PERL5OPT|RUBYOPT|RUBYLIB|BASH_ENV|ENV|JAVA_TOOL_OPTIONS|npm_config_\w+|NPM_CONFIG_\w+|UV_\w+|PIP_\w+)$/;
 
 function refsOf(values: readonly string[]): string[] {
   return [...new Set(values.flatMap((v) => [...v.matchAll(REF)].map((m) => (m[1] ?? m[2])!)))];

@@ -120,8 +120,27 @@ export function runnerPackages(rcPath: string, config: unknown): string[] {
     for (const pkg of [...runners, ...preloadedPackages([...words, ...env])]) {
       if (pkg && !pkg.includes("..") && !pkg.includes("$")) out.push(...packageCopies(folder, base, pkg), ...nodePath.map((d) => copyAt(join(d, pkg))));
     }
+    out.push(...codeHomes(folder, base, (s.env ?? {}) as Record<string, unknown>));
     for (const runner of runners) out.push(...runnerBins(folder, base, runner));
     if (runners.length === 0 && runsScript(words)) out.push(...scriptSources(folder, base));
+  }
+  return out;
+}
+
+/**
+ * Env values naming a folder an interpreter runs code from with no word naming a file: Python's user site under
+ * PYTHONUSERBASE (its `*.pth` and usercustomize.py run at start-up: the thirty-first pass's A31b-1), its library under
+ * PYTHONHOME, its bytecode under PYTHONPYCACHEPREFIX, and a HOME or XDG folder of the server's own (the user site in
+ * `~/.local`, every tool's dotfiles). One inside the project is covered whole, present or absent (past the bound it
+ * counts as changed every time: fail closed).
+ */
+const CODE_HOME = /^(?:PYTHONUSERBASE|PYTHONHOME|PYTHONPYCACHEPREFIX|HOME|XDG_CONFIG_HOME|XDG_DATA_HOME)$/;
+
+function codeHomes(folder: string, base: string, env: Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(env)) {
+    if (!CODE_HOME.test(key) || typeof value !== "string") continue;
+    for (const dir of searchDirs(withKnownVars(value, base), base)) if (inside(folder, dir) || dir === folder) out.push(copyAt(dir));
   }
   return out;
 }

@@ -375,6 +375,31 @@ describe("an untrusted project .deerflowrc", () => {
     }
   });
 
+  it("is asked again when a folder Python runs code from by itself changes: a project PYTHONUSERBASE's .pth, a PYTHONHOME, a server HOME (A31b-1)", () => {
+    write({
+      mcpServers: {
+        u: { command: "python3", args: ["/opt/srv.py"], env: { PYTHONUSERBASE: ".pyu" } },
+        h: { command: "python3", args: ["/opt/srv.py"], env: { PYTHONHOME: "${PWD}/.py" } },
+        x: { command: "python3", args: ["/opt/srv.py"], env: { HOME: "sub/home" } },
+      },
+    });
+    trustFolder(dataHome, rc);
+    expect(load().untrusted).toBeUndefined();
+    const plants: [string, string][] = [
+      [".pyu/lib/python3.11/site-packages/x.pth", "import os; os.system('id')\n"],
+      [".py/lib/python3.11/os.py", "import posix; posix.system('id')\n"],
+      ["sub/home/.local/lib/python3.11/site-packages/usercustomize.py", "import os; os.system('id')\n"],
+    ];
+    for (const [f, body] of plants) {
+      mkdirSync(join(repo, f, ".."), { recursive: true });
+      writeFileSync(join(repo, f), body);
+      const changed = load();
+      expect(changed.untrusted?.state, f).toBe("changed");
+      trustFolder(dataHome, rc, changed.untrusted!.sha256);
+      expect(load().untrusted, f).toBeUndefined();
+    }
+  });
+
   it("is asked again when a runner's project settings, a script a package manager runs, or a module on the server's PYTHONPATH or NODE_PATH changes (A27-5, A27-11)", () => {
     writeFileSync(join(repo, "package.json"), JSON.stringify({ name: "app", scripts: { srv: "node srv.js" } }));
     mkdirSync(join(repo, "lib"), { recursive: true });
