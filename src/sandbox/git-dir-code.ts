@@ -62,11 +62,12 @@ const exists = (p: string) => {
 /**
  * The git dir of the checkout at `dir` as git finds it: its `.git` folder, or what a `.git` file (or a link to one)
  * names — `gitdir: ` then the rest verbatim (spaces kept), relative to the file's folder —, with its commondir.
- * Undefined: no `.git` (git status does not look inside). Unreadable: a pointer git may follow that this cannot read.
+ * A folder with no `.git` that is a git dir itself (bare) is its own. Undefined: neither (git status does not look
+ * inside). Unreadable: a pointer git may follow that this cannot read.
  */
 export function gitDirsOfCheckout(dir: string): CheckoutGit | Unreadable | undefined {
   const dotGit = join(dir, ".git");
-  if (!exists(dotGit)) return undefined;
+  if (!exists(dotGit)) return isGitDir(dir) ? withCommon(realpathOrSelf(dir)) : undefined;
   let gitDir = dotGit;
   let isDir = false;
   try {
@@ -81,9 +82,32 @@ export function gitDirsOfCheckout(dir: string): CheckoutGit | Unreadable | undef
     const named = read.text.slice(8);
     gitDir = gitPath(dir, named);
   }
+  return withCommon(gitDir);
+}
+
+function withCommon(gitDir: string): CheckoutGit | Unreadable {
   const common = commonDirOf(gitDir);
   if (typeof common === "object") return common;
   return common ? { gitDir, common } : { gitDir };
+}
+
+const realpathOrSelf = (p: string) => {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return p;
+  }
+};
+
+/**
+ * A folder that is itself a git dir (a bare repository, or a worktree's git dir), as git's is_git_directory judges one,
+ * loosely: a HEAD, and objects and refs or a commondir. A `git push` to it runs its hooks on the host (the thirty-first
+ * pass's A31b-2 made one in the workspace and pointed a nested repository's remote at it).
+ */
+export function isGitDir(dir: string): boolean {
+  const kind = (n: string) => lstatSync(join(dir, n), { throwIfNoEntry: false });
+  if (!kind("HEAD")) return false;
+  return (kind("objects")?.isDirectory() === true && kind("refs")?.isDirectory() === true) || kind("commondir") !== undefined;
 }
 
 /** What `gitDir/commondir` names (relative to the git dir), as git reads it; undefined when there is none. */

@@ -11,6 +11,8 @@ import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCode, co
 import { emptyWalk, gitlinks, nestedRepoLimits } from "./gitlink-walk.js";
 import { realOrSelf } from "./real-path.js";
 import { plainGit } from "./plain-git.js";
+import { identityOf } from "./file-identity.js";
+import { checkGitDirLinks, forgetGitDirLinks, noteGitDirLinks } from "./git-dir-links.js";
 import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
 import { mtimeOf } from "./repo-code-paths.js";
 import { editFileWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
@@ -28,16 +30,6 @@ const unlistedAtStart = new Map<string, string>();
 /** Per config file: the values of its code keys at the start, so a run that changes one (`core.fsmonitor = true` to a
  *  command: the seventeenth pass's G12) gets the user's value put back, not only a new key taken out. */
 const valuesAtStart = new Map<string, Map<string, string[]>>();
-
-/** A file's identity: inode, size and ctime (which no command can set back). */
-function identityOf(p: string): string {
-  try {
-    const st = lstatSync(p);
-    return `${st.ino}:${st.size}:${st.ctimeMs}`;
-  } catch {
-    return "";
-  }
-}
 
 /** The git dirs of the checkout at `dir`, when it has a `.git` this can read as git does (git-dir-code.ts). */
 function readableGit(dir: string): CheckoutGit | undefined {
@@ -167,6 +159,12 @@ function hooksOf(link: string, roots: string[]): string[] {
   return hooksDirsOfCheckout(link, g).filter((d) => repairable(d, roots)); // `hooks` itself may be a link: planted-hooks.ts judges it
 }
 
+/** The git dirs of the checkout at `link` (its own, its common dir) where deerflow may act. */
+function gitDirsAt(link: string, roots: string[]): string[] {
+  const g = readableGit(link);
+  return g ? [g.gitDir, ...(g.common ? [g.common] : [])].filter((d) => repairable(join(d, "HEAD"), roots)) : [];
+}
+
 /** Per noted workspace: the `.git` files and commondirs of its gitlinks when the run began (the user's own). */
 const pointersAtStart = new Map<string, Set<string>>();
 
@@ -294,8 +292,8 @@ export function noteNestedRepos(workspace: string): void {
     for (const p of [join(link, ".git"), join(readableGit(link)?.gitDir ?? link, "commondir")]) if (existsSync(p)) pointers.add(p);
     const g = gitDirsOfCheckout(link);
     if (isUnreadable(g)) pointers.add(g.pointer); // an unreadable commondir of the user's: named, never moved
-
     for (const h of hooksOf(link, roots)) noteHooks(h);
+    for (const d of gitDirsAt(link, roots)) noteGitDirLinks(d);
   }
   pointersAtStart.set(workspace, pointers);
 }
@@ -314,7 +312,10 @@ export function restoreNestedRepos(): string {
     }
     // A hooks folder not noted at the start belongs to a repository the run made: every hook in it is the run's.
     const roots = rootsOf(workspace);
-    for (const link of checkoutsNow.get(workspace) ?? []) for (const h of hooksOf(link, roots)) lines.push(...checkHooks(h, roots));
+    for (const link of checkoutsNow.get(workspace) ?? []) {
+      for (const h of hooksOf(link, roots)) lines.push(...checkHooks(h, roots));
+      for (const d of gitDirsAt(link, roots)) lines.push(...checkGitDirLinks(d, roots)); // links git writes through
+    }
   }
   return [...heard.take(), ...lines].join("\n");
 }
@@ -393,5 +394,6 @@ export function forgetNestedRepos(): void {
   valuesAtStart.clear();
   for (const m of [ownGitAtStart, saidTruncated, checkoutsNow, saidUnreadable, saidPastBudget]) m.clear();
   forgetHooks();
+  forgetGitDirLinks();
   forgetCheckouts();
 }

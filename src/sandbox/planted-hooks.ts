@@ -5,10 +5,11 @@
 // (never deleted: the user may want to read it), with a line saying so.
 import { lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { identityOf } from "./file-identity.js";
 import { isHookName } from "./git-dir-code.js";
 import { moveAsideWithin } from "./repair-within.js";
 
-/** Per hooks folder: each entry's identity (inode and ctime, which no command can set back) when the run saw it. */
+/** Per hooks folder: each entry's identity (file-identity.ts) when the run saw it. */
 const baseline = new Map<string, Map<string, string>>();
 
 function entries(hooksDir: string): Map<string, string> {
@@ -19,7 +20,7 @@ function entries(hooksDir: string): Map<string, string> {
       const st = lstatSync(join(hooksDir, name));
       // A folder is never run as a hook (husky's `.husky/_` inside `.husky`: checked as a hooks folder of its own).
       if (st.isDirectory()) continue;
-      out.set(name, `${st.ino}:${st.ctimeMs}`);
+      out.set(name, identityOf(join(hooksDir, name)));
     }
   } catch {
     // no folder (yet): nothing to run
@@ -31,7 +32,7 @@ function entries(hooksDir: string): Map<string, string> {
 function linkId(hooksDir: string): string {
   try {
     const st = lstatSync(hooksDir);
-    return st.isSymbolicLink() ? `${st.ino}:${st.ctimeMs}` : "";
+    return st.isSymbolicLink() ? identityOf(hooksDir) : "";
   } catch {
     return "";
   }

@@ -10,7 +10,7 @@ import { join } from "node:path";
 export const checkoutWalkLimits = { entries: 200_000 };
 
 export interface Checkouts {
-  /** The folders holding a `.git` entry (the workspace itself included when it has one). */
+  /** The folders holding a `.git` entry (the workspace itself included when it has one), and bare repositories. */
   roots: string[];
   /** The walk stopped at the budget: folders below were not looked at. */
   truncated: boolean;
@@ -44,7 +44,12 @@ function contentsOf(dir: string): { entries: number; subdirs: string[]; hasGit: 
     return undefined;
   }
   // A link is not followed: its target is not the workspace's.
-  const found = { id, entries: listing.length, subdirs: listing.filter((e) => e.isDirectory() && e.name !== ".git").map((e) => join(dir, e.name)), hasGit: listing.some((e) => e.name === ".git") };
+  const names = new Map(listing.map((e) => [e.name, e]));
+  // A bare repository (HEAD, objects, refs: a git dir of its own, git-dir-code.ts isGitDir) is one too; a push runs its
+  // hooks. Its own folders are git's, not a worktree's: not descended into.
+  const bare = names.has("HEAD") && ((names.get("objects")?.isDirectory() && names.get("refs")?.isDirectory()) || names.has("commondir"));
+  const subdirs = bare ? [] : listing.filter((e) => e.isDirectory() && e.name !== ".git").map((e) => join(dir, e.name));
+  const found = { id, entries: listing.length, subdirs, hasGit: names.has(".git") || bare === true };
   if (racy) listed.delete(dir);
   else listed.set(dir, found);
   return found;

@@ -27,7 +27,7 @@ describe("a thread lost in a repair", () => {
 
     const sent = e2e.server.requests.length;
     const r = await sb.run(["run", "--thread", lost, "go on"]);
-    expect(r.exitCode).toBe(2);
+    expect(r.exitCode, r.stderr).toBe(2);
     const lines = r.stderr.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`Thread ${lost}'s history was lost when \`deerflow doctor --repair\` rebuilt the database`);

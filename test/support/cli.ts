@@ -84,7 +84,9 @@ export function makeSandbox(modelUrl?: string): Sandbox {
         timeout: opts.timeoutMs ?? 60_000,
       });
       const r = await child;
-      return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) };
+      // A run killed by a signal or the time limit has no exit code: its stderr says which, so the failing assertion does.
+      const killed = r.timedOut ? `\n[test harness: timed out after ${opts.timeoutMs ?? 60_000} ms]` : r.signal ? `\n[test harness: killed by ${r.signal}]` : "";
+      return { exitCode: r.exitCode ?? -1, stdout: String(r.stdout), stderr: String(r.stderr) + killed };
     },
     cleanup() {
       rmSync(root, { recursive: true, force: true });

@@ -1,0 +1,9 @@
+// What the git guards compare a file or link by between commands: its inode, size and ctime. No command can set a
+// ctime back, so a file rewritten, replaced or renamed in place always gets a new identity (an mtime can be forged).
+import { lstatSync } from "node:fs";
+
+/** `path`'s identity (never following a link); "" when nothing is there. */
+export function identityOf(path: string): string {
+  const st = lstatSync(path, { throwIfNoEntry: false });
+  return st ? `${st.ino}:${st.size}:${st.ctimeMs}` : "";
+}

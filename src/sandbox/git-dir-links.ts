@@ -1,0 +1,82 @@
+// Links planted in a git dir. git writes some of its files in place, opening them to write or append, which follows a
+// link: COMMIT_EDITMSG, FETCH_HEAD, MERGE_MSG, a reflog under logs/. A command in the sandbox can put a link there to
+// a host file (it dangles inside the sandbox and resolves on the host), and the user's next `git commit` or `git
+// fetch` truncates and rewrites that file (the thirty-first pass's A31b-4 rewrote ~/.bashrc; a branch name the agent
+// chose put a `$(…)` into it through FETCH_HEAD). git makes no links in a git dir by itself, so every link the run
+// added is moved aside after the command (never deleted); the user's own (an `info/exclude` shared by a link) stay.
+// Hooks are planted-hooks.ts's; objects are written to a temporary file and renamed, never through a link.
+import { type Dirent, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { identityOf } from "./file-identity.js";
+import { moveAsideWithin } from "./repair-within.js";
+
+/** How many entries one git dir's walk reads at most (loose refs and reflogs of a big repository stay far below). */
+export const gitDirWalkLimits = { entries: 100_000 };
+
+/** Per git dir: the path and identity (file-identity.ts) of each link in it when the run saw it. */
+const baseline = new Map<string, Set<string>>();
+const saidTruncated = new Set<string>();
+const ASIDE = /\.deerflow-removed(-\d+)?$/;
+
+const idOf = (p: string) => `${p}\0${identityOf(p)}`;
+
+/** The links under `gitDir` (not followed), by identity; truncated past the walk's budget. */
+function linksIn(gitDir: string): { links: Map<string, string>; truncated: boolean } {
+  const links = new Map<string, string>();
+  const stack = [gitDir];
+  let entries = 0;
+  while (stack.length > 0) {
+    const dir = stack.pop()!;
+    let listing: Dirent[];
+    try {
+      listing = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    entries += listing.length;
+    if (entries > gitDirWalkLimits.entries) return { links, truncated: true };
+    // A git dir of its own (the top, a submodule's under modules/, a worktree's): its objects and hooks are skipped.
+    const isGitDir = listing.some((e) => e.name === "HEAD");
+    for (const e of listing) {
+      const p = join(dir, e.name);
+      if (e.isSymbolicLink()) {
+        if (!ASIDE.test(e.name)) links.set(p, idOf(p));
+      } else if (e.isDirectory() && !(isGitDir && (e.name === "objects" || e.name === "hooks"))) stack.push(p);
+    }
+  }
+  return { links, truncated: false };
+}
+
+/** Remembers the links in `gitDir` now as the user's (once per run). `empty`: a repository the run made, none is. */
+export function noteGitDirLinks(gitDir: string, empty = false): void {
+  if (baseline.has(gitDir)) return;
+  baseline.set(gitDir, new Set(empty ? [] : linksIn(gitDir).links.values()));
+}
+
+/** Moves aside each link the run added under `gitDir`; the lines saying so. `roots`: where deerflow may repair. */
+export function checkGitDirLinks(gitDir: string, roots: readonly string[]): string[] {
+  noteGitDirLinks(gitDir, true);
+  const known = baseline.get(gitDir)!;
+  const { links, truncated } = linksIn(gitDir);
+  const lines: string[] = [];
+  for (const [path, id] of links) {
+    if (known.has(id)) continue;
+    try {
+      const aside = moveAsideWithin(path, roots);
+      lines.push(`deerflow moved ${path} to ${aside}: a command in the sandbox put a link in a git dir, and your own git would write through it to the file it points at.`);
+    } catch (err) {
+      lines.push(`deerflow could not move the link ${path} aside (${(err as Error).message}): remove it before you run git there, or git writes through it.`);
+    }
+  }
+  if (truncated && !saidTruncated.has(gitDir)) {
+    saidTruncated.add(gitDir);
+    lines.push(`deerflow stopped looking for links in ${gitDir} after ${gitDirWalkLimits.entries} entries; look for links there before you run git.`);
+  }
+  return lines;
+}
+
+/** The end of a chat or run: forget. */
+export function forgetGitDirLinks(): void {
+  baseline.clear();
+  saidTruncated.clear();
+}

@@ -1,0 +1,124 @@
+// What a command can leave in a git dir that the user's own git on the host later acts on, beyond config keys and
+// hooks: a bare repository whose hooks run when the user pushes to it (the thirty-first pass's A31b-2), a remote
+// defined by git's legacy `.git/remotes/<name>` or `.git/branches/<name>` file (A31b-3), and a link planted where git
+// writes (`COMMIT_EDITMSG`, `FETCH_HEAD`, a reflog), which git writes through onto a host file (A31b-4). After each
+// command these are moved aside. Real bwrap (and the same commands unconfined), real git on the host, in-process.
+import { execFileSync } from "node:child_process";
+import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { closeShellSessions, runShell } from "../../src/sandbox/run-shell.js";
+import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
+import { HAS_BWRAP, type Mode, pathWithout } from "../support/confinement.js";
+import { makeRoot, makeThread } from "../tools/helpers.js";
+
+const modes: Mode[] = HAS_BWRAP ? ["bwrap", "fallback"] : ["fallback"];
+const savedPath = process.env.PATH;
+
+function setUp(mode: Mode) {
+  const root = makeRoot("deerflow-gitdir-");
+  const paths = makeThread(root, "A");
+  const ws = paths.workspace_path;
+  writeFileSync(join(ws, "README.md"), "hi\n");
+  // The user's host git: no global config of the test machine.
+  const hostEnv = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], { cwd, encoding: "utf8", env: hostEnv, stdio: ["ignore", "pipe", "pipe"] });
+  git(ws, "init", "-q", "-b", "main");
+  git(ws, "add", ".");
+  git(ws, "commit", "-q", "-m", "init");
+  if (mode === "fallback") process.env.PATH = pathWithout(join(root, "nobwrap-bin"), ["bwrap"]);
+  const settings = defaultShellSettings({ userHome: join(root, "home"), dataDir: join(root, "data") });
+  const sh = async (command: string) => (await runShell(command, { paths, settings, cwd: ws, timeoutSeconds: 60 })).output;
+  const script = (lines: string[]) => writeFileSync(join(ws, "mk.sh"), `${lines.join("\n")}\n`);
+  return { root, ws, sh, git, script, marker: join(root, "pwned") };
+}
+
+const isLink = (p: string) => lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+
+afterEach(async () => {
+  await closeShellSessions();
+  process.env.PATH = savedPath;
+});
+
+describe.each(modes)("what a command leaves in a git dir for the user's git (%s)", (mode) => {
+  it("a bare repository it makes loses its hooks, so the user's push to it runs nothing (A31b-2)", async () => {
+    const { ws, sh, git, script, marker } = setUp(mode);
+    script([
+      "git init -q vendor/lib && cd vendor/lib",
+      "echo hi > README && git add README && git -c user.name=a -c user.email=a@b commit -qm init",
+      "git init -q --bare ../../.cache/mirror.git",
+      `printf '#!/bin/sh\\necho HOOK >> ${marker}\\n' > ../../.cache/mirror.git/hooks/post-receive`,
+      "chmod +x ../../.cache/mirror.git/hooks/post-receive",
+      "git remote add origin ../../.cache/mirror.git",
+      "echo ok",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(out).toContain("ok");
+    expect(out).toContain("post-receive.deerflow-removed");
+    git(join(ws, "vendor", "lib"), "push", "-q", "origin", "HEAD:main");
+    expect(existsSync(marker)).toBe(false);
+    expect(git(join(ws, ".cache", "mirror.git"), "log", "--format=%s", "main")).toContain("init");
+  });
+
+  it("a remote it defines in .git/remotes or .git/branches is moved aside; the user's own remote file stays (A31b-3)", async () => {
+    const { ws, sh, git, script } = setUp(mode);
+    mkdirSync(join(ws, ".git", "remotes"));
+    writeFileSync(join(ws, ".git", "remotes", "mine"), "URL: /srv/mine.git\n");
+    script([
+      "git init -q --bare .cache/backup.git",
+      "mkdir -p .git/branches",
+      'printf "URL: %s/.cache/backup.git\\nPush: refs/heads/main:refs/heads/main\\n" "$PWD" > .git/remotes/origin',
+      'echo "$PWD/.cache/backup.git" > .git/branches/backup',
+      "echo ok",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(out).toContain("ok");
+    expect(out).toContain(`${join(ws, ".git", "remotes", "origin")} to`);
+    expect(out).toContain(`${join(ws, ".git", "branches", "backup")} to`);
+    expect(existsSync(join(ws, ".git", "remotes", "origin"))).toBe(false);
+    expect(existsSync(join(ws, ".git", "branches", "backup"))).toBe(false);
+    expect(readFileSync(join(ws, ".git", "remotes", "mine"), "utf8")).toBe("URL: /srv/mine.git\n");
+    expect(() => git(ws, "push", "-q", "origin")).toThrow();
+  });
+
+  it("a link it plants where git writes, in the workspace's .git or a nested one, is moved aside before the user's commit and fetch (A31b-4)", async () => {
+    const { root, ws, sh, git, script } = setUp(mode);
+    const victims = ["bashrc", "profile", "reflog", "nested"].map((n) => join(root, n));
+    for (const v of victims) writeFileSync(v, "mine\n");
+    git(root, "init", "-q", "--bare", "upstream.git");
+    git(ws, "remote", "add", "origin", join(root, "upstream.git"));
+    git(ws, "push", "-q", "origin", "main");
+    script([
+      `ln -sf ${victims[0]} .git/COMMIT_EDITMSG`,
+      `ln -sf ${victims[1]} .git/FETCH_HEAD`,
+      `ln -sf ${victims[2]} .git/logs/HEAD`,
+      "git init -q vendor/lib",
+      `ln -sf ${victims[3]} vendor/lib/.git/COMMIT_EDITMSG`,
+      "echo ok",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(out).toContain("ok");
+    expect(out).toContain("COMMIT_EDITMSG.deerflow-removed");
+    for (const p of [".git/COMMIT_EDITMSG", ".git/FETCH_HEAD", ".git/logs/HEAD", "vendor/lib/.git/COMMIT_EDITMSG"]) expect(isLink(join(ws, p)), p).toBe(false);
+    writeFileSync(join(ws, "b.txt"), "b\n");
+    git(ws, "add", "b.txt");
+    git(ws, "commit", "-q", "-m", "add b");
+    git(ws, "fetch", "-q", "origin");
+    writeFileSync(join(ws, "vendor", "lib", "c.txt"), "c\n");
+    git(join(ws, "vendor", "lib"), "add", "c.txt");
+    git(join(ws, "vendor", "lib"), "commit", "-q", "-m", "add c");
+    for (const v of victims) expect(readFileSync(v, "utf8"), v).toBe("mine\n");
+  });
+
+  it("a link the user had in the git dir stays", async () => {
+    const { ws, sh, git } = setUp(mode);
+    writeFileSync(join(ws, ".git", "info", "shared-exclude"), "*.log\n");
+    execFileSync("ln", ["-sf", "shared-exclude", join(ws, ".git", "info", "exclude")]);
+    const out = await sh("git status --porcelain && echo ok");
+    expect(out).toContain("ok");
+    expect(out).not.toContain("deerflow");
+    expect(isLink(join(ws, ".git", "info", "exclude"))).toBe(true);
+    expect(git(ws, "status", "--porcelain")).toBe("");
+  });
+});
