@@ -5,7 +5,7 @@
 // could not read, `git add sub`, and the user's next `git status` ran it. So after every command (git-redirect-guard.ts
 // calls this) each gitlink's config is compared with the run's start, and any key that runs code (shell-git.ts) the run
 // added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
-import { type FSWatcher, existsSync, lstatSync, watch } from "node:fs";
+import { type FSWatcher, existsSync, watch } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCode, configFilesOf, gitDirsOfCheckout, hooksDirsOfCheckout, includedConfigs, isUnreadable } from "./git-dir-code.js";
 import { emptyWalk, gitlinks, nestedRepoLimits } from "./gitlink-walk.js";
