@@ -10,6 +10,7 @@
 //   registries, approvals and safety, instructions to the agent (fact-policy.ts, the readable policy).
 // Control characters and escape sequences are removed first (facts are printed by `deerflow memory list`).
 import { withoutInvisible } from "../vocabulary/invisible-chars.js";
+import { mixedScriptWord } from "../vocabulary/mixed-script.js";
 import { hasSecretShape } from "../vocabulary/secret-shapes.js";
 import { stripControl } from "../vocabulary/terminal-text.js";
 import { policyForm, policyRefusal } from "./fact-policy.js";
@@ -74,6 +75,11 @@ export function checkFact(raw: unknown): { text: string } | { reason: string } {
   // reads the payload (the thirtieth pass's A30c-14). One after a character shapes it; a run of them, or one from the
   // supplement block, carries data.
   if (/[\ufe00-\ufe0f\u{e0100}-\u{e01ef}]{2,}|[\u{e0100}-\u{e01ef}]/u.test(text)) return { reason: "it hides text in invisible characters (variation selectors)" };
+  // What the terminal filter showed as U+FFFD hid text (tag characters, Hangul fillers: A30c-1); a note never needs it.
+  if (text.includes("\ufffd")) return { reason: "it hides text in characters that draw as nothing or as blanks" };
+  // Letters of other scripts inside a Latin word: look-alikes no fold table lists (A30c-1).
+  const mixed = mixedScriptWord(seen);
+  if (mixed) return { reason: `it mixes look-alike letters of several scripts in one word ("${mixed}"); a note is written with one script per word` };
   // The injection shapes are read in the policy's folded form too (look-alike letters, zero-width characters).
   const form = policyForm(text);
   if (INJECTION.some((re) => re.test(text) || re.test(form))) return { reason: "it reads as an instruction to the model, not a fact about the user or project" };

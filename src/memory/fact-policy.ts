@@ -251,6 +251,8 @@ function shellWordForm(form: string): string {
 
 /** Why the policy refuses this fact, or undefined when it may be remembered. */
 export function policyRefusal(text: string): string | undefined {
-  const forms = [policyForm(text), policyForm(text, false), shellWordForm(policyForm(text))];
+  // …and with what reads as an l inside a word taken as one: a capital I, a 1, a bar ("yoIo", "yo1o": A30c-1).
+  const asL = text.replace(/(?<=\p{L})[I1|](?=\p{L})|(?<=\p{Ll})I|I(?=\p{Ll})/gu, "l");
+  const forms = [policyForm(text), policyForm(text, false), shellWordForm(policyForm(text)), policyForm(asL)];
   return FACT_POLICY.find((rule) => rule.patterns.some((re) => forms.some((form) => re.test(form))))?.reason;
 }
