@@ -157,10 +157,24 @@ export function loadConfig(inputs: ConfigInputs = {}): ResolvedConfig {
     });
   // An untrusted project file never hides a trusted one further up: that one applies first, so a file the agent wrote
   // in a subfolder adds only what an untrusted file may (the twenty-ninth pass's A29b-1: `{}` dropped the network cut).
+  // One the user trusted that has changed since still applies, as an untrusted file does (its network cut, approval and
+  // masking hold; a sandboxed command could change a file its server runs and plant `{}` below: the thirty-second pass's
+  // A32c-1). A file above that was never trusted is not read.
   const project = files.at(-1);
-  const trustedAbove = (f: LoadedFile | undefined) => f !== undefined && trustStateOf(trustHome, f.path, trustDigest(f.path, f.bytes, f.config)) === "trusted";
-  const above = project && !project.trusted ? rcFilesAbove(project.path, userRc).map(readIfValid).find(trustedAbove) : undefined;
-  const loaded = above ? [...files.slice(0, -1), { ...above, trusted: true }, project!] : files;
+  let above: LoadedFile | undefined;
+  for (const f of project && !project.trusted ? rcFilesAbove(project.path, userRc).map(readIfValid) : []) {
+    const digest = f && trustDigest(f.path, f.bytes, f.config);
+    const state = f && digest ? trustStateOf(trustHome, f.path, digest) : "untrusted";
+    if (!f || !digest || state === "untrusted") continue;
+    if (state === "trusted") above = { ...f, trusted: true };
+    else {
+      const gated = withoutUntrustedKeys(f.path, f.config, state, digest);
+      untrusted ??= gated.untrusted;
+      above = { ...f, config: gated.config, trusted: false };
+    }
+    break;
+  }
+  const loaded = above ? [...files.slice(0, -1), above, project!] : files;
 
   // Merge: later files win key by key; `models` and `checkpoint` merge one level deep.
   let merged: FileConfig = {};

@@ -8,6 +8,7 @@ import { flattenHooks } from "./hooks-config.js";
 import { mcpServerDetails } from "./mcp-server-wants.js";
 import { type SetKey, keyName, needsTrust, setKeys } from "./trust-keys.js";
 import type { TrustState } from "./trust-store.js";
+import { maskUrlCredentials } from "../vocabulary/secret-shapes.js";
 import { shownText } from "../vocabulary/terminal-text.js";
 
 export interface UntrustedProject {
@@ -123,6 +124,7 @@ function describeKey(k: SetKey, config: FileConfig, file: string): string {
   if (leaf === "apiKey" || k.path === "apiKey") return `use the API key ${String(v).startsWith("$") ? `from ${String(v).slice(1)}` : "written in the file"}`;
   if (top === "defaultModel") return `talk to model ${keyName([String(v)])} (and its endpoint) by default`;
   if (top === "home") return `keep deerflow's data in ${String(v)}`;
-  if (top === "database") return "keep threads in a team database it names";
+  // Where the threads go, shown as the base URLs are (the password masked): the thirty-second pass's A32c-5.
+  if (top === "database") return `keep threads in the team database at ${maskUrlCredentials(String(v))}`;
   return `set ${k.path} to ${JSON.stringify(v)}`;
 }

@@ -2,13 +2,15 @@
 // link: COMMIT_EDITMSG, FETCH_HEAD, MERGE_MSG, a reflog under logs/. A command in the sandbox can put a link there to
 // a host file (it dangles inside the sandbox and resolves on the host), and the user's next `git commit` or `git
 // fetch` truncates and rewrites that file (the thirty-first pass's A31b-4 rewrote ~/.bashrc; a branch name the agent
-// chose put a `$(…)` into it through FETCH_HEAD). git makes no links in a git dir by itself, so every link the run
-// added is moved aside after the command (never deleted); the user's own (an `info/exclude` shared by a link) stay.
+// chose put a `$(…)` into it through FETCH_HEAD), and `git worktree prune`, which a commit's automatic gc runs, empties
+// the folder a link in `worktrees/` leads to (the thirty-second pass's A32b-1). git makes no links in a git dir by
+// itself, so every link the run added is removed after the command — removed, not moved aside: prune reads every entry
+// of `worktrees/`, a renamed one too, and a link holds nothing of the user's. The user's own links there stay.
 // Hooks are planted-hooks.ts's; objects are written to a temporary file and renamed, never through a link.
-import { type Dirent, readdirSync } from "node:fs";
+import { type Dirent, readdirSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { identityOf } from "./file-identity.js";
-import { moveAsideWithin } from "./repair-within.js";
+import { removeFileWithin } from "./repair-within.js";
 
 /** How many entries one git dir's walk reads at most (loose refs and reflogs of a big repository stay far below). */
 export const gitDirWalkLimits = { entries: 100_000 };
@@ -53,7 +55,7 @@ export function noteGitDirLinks(gitDir: string, empty = false): void {
   baseline.set(gitDir, new Set(empty ? [] : linksIn(gitDir).links.values()));
 }
 
-/** Moves aside each link the run added under `gitDir`; the lines saying so. `roots`: where deerflow may repair. */
+/** Removes each link the run added under `gitDir`; the lines saying so. `roots`: where deerflow may repair. */
 export function checkGitDirLinks(gitDir: string, roots: readonly string[]): string[] {
   noteGitDirLinks(gitDir, true);
   const known = baseline.get(gitDir)!;
@@ -61,11 +63,13 @@ export function checkGitDirLinks(gitDir: string, roots: readonly string[]): stri
   const lines: string[] = [];
   for (const [path, id] of links) {
     if (known.has(id)) continue;
+    let target = "?";
     try {
-      const aside = moveAsideWithin(path, roots);
-      lines.push(`deerflow moved ${path} to ${aside}: a command in the sandbox put a link in a git dir, and your own git would write through it to the file it points at.`);
+      target = readlinkSync(path);
+      removeFileWithin(path, roots);
+      lines.push(`deerflow removed the link ${path} (to ${target}): a command in the sandbox put it in a git dir, and your own git would write or delete through it.`);
     } catch (err) {
-      lines.push(`deerflow could not move the link ${path} aside (${(err as Error).message}): remove it before you run git there, or git writes through it.`);
+      lines.push(`deerflow could not remove the link ${path} (${(err as Error).message}): remove it before you run git there, or git writes or deletes through it.`);
     }
   }
   if (truncated && !saidTruncated.has(gitDir)) {

@@ -9,6 +9,7 @@
 import { type FSWatcher, existsSync, lstatSync, readFileSync, readdirSync, watch } from "node:fs";
 import { dirname, join } from "node:path";
 import { gitDirOf } from "./git-code-paths.js";
+import { checkGitDirDefinitions, forgetGitDirDefinitions, noteGitDirDefinitions } from "./git-dir-definitions.js";
 import { checkGitDirLinks, noteGitDirLinks } from "./git-dir-links.js";
 import { forgetNestedRepos, noteNestedRepos, restoreNestedRepos } from "./nested-repo-guard.js";
 import { gitCodePathsInside } from "./repo-code-paths.js";
@@ -102,44 +103,12 @@ export function noteGitRedirect(workspace: string, readWrite: string[] = [], fol
   for (const f of watchedFiles(gitDir)) if (!found.has(f)) found.set(f, read(f));
   ownGitDirs.add(gitDir);
   noteGitDirLinks(gitDir);
-  for (const f of remoteFiles(gitDir)) if (!remotesAtStart.has(f)) remotesAtStart.set(f, read(f));
+  noteGitDirDefinitions(gitDir);
   watchGitDir(gitDir);
 }
 
 /** The noted workspaces' repositories' git dirs, when they had one at the start (the binds keep config and hooks). */
 const ownGitDirs = new Set<string>();
-/**
- * git's legacy remote files, `remotes/<name>` and `branches/<name>`, as the run found them: a remote defined there
- * (the thirty-first pass's A31b-3: `git push origin` then pushed into a bare repository whose hook it planted) while
- * the config that defines remotes is read-only. One the run added is moved aside, one it changed is put back.
- */
-const remotesAtStart = new Map<string, string | null>();
-const remoteFiles = (gitDir: string) => ["remotes", "branches"].flatMap((d) => readdirOrNone(join(gitDir, d)).map((n) => join(gitDir, d, n)));
-
-function readdirOrNone(dir: string): string[] {
-  try {
-    return readdirSync(dir).filter((n) => !/\.deerflow-removed(-\d+)?$/.test(n));
-  } catch {
-    return [];
-  }
-}
-
-function repairRemotes(gitDir: string): string[] {
-  const lines: string[] = [];
-  for (const f of new Set([...remoteFiles(gitDir), ...remotesAtStart.keys()])) {
-    const before = remotesAtStart.get(f);
-    if (before !== undefined) {
-      if (read(f) !== before) lines.push(...repair(f, before, "it defines a git remote, and your git push or fetch would go where the run chose."));
-      continue;
-    }
-    try {
-      lines.push(`deerflow moved ${f} to ${moveAsideWithin(f, [...roots])}: it defines a git remote the run added, and your git push or fetch to that name would go where the run chose.`);
-    } catch (err) {
-      lines.push(`deerflow could not move ${f} aside (${(err as Error).message}): it defines a git remote the run added; remove it before you push or fetch.`);
-    }
-  }
-  return lines;
-}
 
 /** An included config the run created is moved to `<name>.deerflow-removed`; the line saying so. */
 function moveAsideInclude(path: string): string[] {
@@ -191,11 +160,11 @@ function watchGitDir(gitDir: string): void {
 }
 
 /** Puts `path` back as it was before the run when it changed; the line saying so (none when unchanged). */
-function repair(path: string, before: string | null, why = "it would make git read another directory's config and hooks."): string[] {
+function repair(path: string, before: string | null): string[] {
   if (read(path) === before) return [];
   try {
     putBack(path, before);
-    return [`deerflow undid a change to ${path}: ${why}`];
+    return [`deerflow undid a change to ${path}: it would make git read another directory's config and hooks.`];
   } catch (err) {
     return [`deerflow could not undo a change to ${path} (${(err as Error).message}): check it before you run git there.`];
   }
@@ -206,7 +175,7 @@ export function restoreGitRedirects(): string {
   const lines: string[] = heard.take();
   for (const [path, before] of found) lines.push(...repair(path, before));
   for (const path of absentIncludes) lines.push(...moveAsideInclude(path));
-  for (const g of ownGitDirs) lines.push(...checkGitDirLinks(g, [...roots]), ...repairRemotes(g));
+  for (const g of ownGitDirs) lines.push(...checkGitDirLinks(g, [...roots]), ...checkGitDirDefinitions(g, [...roots]));
   const nested = restoreNestedRepos();
   if (nested) lines.push(nested);
   return lines.join("\n");
@@ -217,7 +186,7 @@ export function endGitRedirectWatch(): string {
   const said = restoreGitRedirects();
   for (const w of watchers.splice(0)) w.close();
   found.clear();
-  remotesAtStart.clear();
+  forgetGitDirDefinitions();
   ownGitDirs.clear();
   noted.clear();
   absentIncludes.clear();

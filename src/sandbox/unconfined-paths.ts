@@ -7,7 +7,7 @@ import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "nod
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { hostProgramPath, onHostPath } from "./env-scrub.js";
 import { longOption } from "./option-table.js";
-import { VIRTUAL_ROOT, isInside, isMountPath } from "./paths.js";
+import { SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT, isInside, isMountPath } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
 import type { SimpleCommand } from "./shell-command.js";
 import { toHostPaths } from "./virtual-paths.js";
@@ -97,11 +97,13 @@ function pathWords(c: SimpleCommand): { word: string; dynamic: boolean }[] {
  * The host path a word names, as the command will run it: every /mnt/user-data mention replaced the way
  * toHostPaths replaces it in the command line — also one glued after other text (`D/mnt/user-data/workspace/L`, with
  * `D/tmp -> /tmp`, ran as `D/<the workspace's host path>/L`: the thirtieth pass's A30a-1). Undefined when it names a
- * thread folder whose host path is not known.
+ * thread folder whose host path is not known, or a skill's.
  */
 function hostWord(raw: string, top: string, folders: ThreadFolders): string | undefined {
   const word = toHostPaths(raw, { workspace_path: top, uploads_path: folders.uploads_path ?? "", outputs_path: folders.outputs_path ?? "" });
-  return new RegExp(`${VIRTUAL_ROOT}/(?:uploads|outputs)(?![\\w.-])`).test(word) ? undefined : word;
+  // A skill's folder is replaced the same way, glued or not (`./mnt/skills/x/F`, with a skill link `F -> ~/.netrc`: the
+  // thirty-second pass's A32c-2/3/4), and the audit does not know where skills lie on this host: not judged, asked.
+  return new RegExp(`(?:${VIRTUAL_ROOT}/(?:uploads|outputs)|${SKILLS_VIRTUAL_ROOT})(?![\\w.-])`).test(word) ? undefined : word;
 }
 
 /** lstat without throwing: undefined for a path that is not there (ENOENT) or cannot be (ENOTDIR: a file on the way). */
@@ -207,7 +209,7 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string, fold
     if (raw.startsWith("~")) return `${raw} names a folder by the shell's tilde`;
     // A /mnt/user-data path is its thread folder on the host: its links are followed the same way.
     const word = hostWord(raw, top, folders);
-    if (word === undefined) return `${raw} is in a thread folder whose place on this host is not known here`;
+    if (word === undefined) return `${raw} is in a thread or skill folder whose place on this host is not known here`;
     if (word === "" || isMountPath(word) || word === "/dev/null") continue;
     // Every `cd` on the way landed (a folder that is not there asks above): the words are read from `here`.
     const candidates = GLOB.test(word) ? expandGlob(word, here ?? dir) : [word];

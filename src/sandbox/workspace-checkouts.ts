@@ -46,9 +46,14 @@ function contentsOf(dir: string): { entries: number; subdirs: string[]; hasGit: 
   // A link is not followed: its target is not the workspace's.
   const names = new Map(listing.map((e) => [e.name, e]));
   // A bare repository (HEAD, objects, refs: a git dir of its own, git-dir-code.ts isGitDir) is one too; a push runs its
-  // hooks. Its own folders are git's, not a worktree's: not descended into.
+  // hooks (the thirty-first pass's A31b-2). A git dir's own folders are git's, not a worktree's: only the ones that hold
+  // more git dirs are walked, `modules/` (a submodule's, reused as it is by `git submodule update --init`: the
+  // thirty-second pass's A32b-3 planted one with a hook) and `worktrees/`, also under a checkout's `.git` folder.
   const bare = names.has("HEAD") && ((names.get("objects")?.isDirectory() && names.get("refs")?.isDirectory()) || names.has("commondir"));
-  const subdirs = bare ? [] : listing.filter((e) => e.isDirectory() && e.name !== ".git").map((e) => join(dir, e.name));
+  const gitDirsIn = (gitDir: string) => ["modules", "worktrees"].map((n) => join(gitDir, n));
+  const subdirs = bare
+    ? gitDirsIn(dir)
+    : [...listing.filter((e) => e.isDirectory() && e.name !== ".git").map((e) => join(dir, e.name)), ...(names.get(".git")?.isDirectory() ? gitDirsIn(join(dir, ".git")) : [])];
   const found = { id, entries: listing.length, subdirs, hasGit: names.has(".git") || bare === true };
   if (racy) listed.delete(dir);
   else listed.set(dir, found);

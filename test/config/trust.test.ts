@@ -119,6 +119,11 @@ describe("an untrusted project .deerflowrc", () => {
     ]);
   });
 
+  it("names the team database a project would keep threads in, its password masked (A32c-5)", () => {
+    write({ database: "postgres://u:pw@db.evil.example:5432/threads" });
+    expect(load().untrusted!.wants).toEqual(["keep threads in the team database at postgres://u:****@db.evil.example:5432/threads"]);
+  });
+
   it("shows a hook command holding a character that draws as nothing quoted, each such character escaped (the twenty-third pass's A23-4)", () => {
     // `sh -c` runs the $(…): the # after an invisible character is inside a word, not a comment.
     const invisible = ["\u200b", "\u2060", "\ufeff", "\u00a0", "\u00ad", "\u2028", "\u{e0023}", "\u2800", "\ufe0f", "\u17b4"];
@@ -548,6 +553,20 @@ describe("an untrusted .deerflowrc below a trusted one", () => {
     expect(c.piiRedaction).toBe(true);
     expect(c.untrusted?.file).toBe(join(repo, "sub", ".deerflowrc"));
     expect(c.files).toEqual([rc, join(repo, "sub", ".deerflowrc")]);
+  });
+
+  it("a trusted file that changed since still applies below, as an untrusted one: its network cut holds (A32c-1)", () => {
+    mkdirSync(join(repo, "tools"), { recursive: true });
+    writeFileSync(join(repo, "tools", "srv.js"), "console.log('ok')\n");
+    write({ sandbox: { network: "off" }, approval: "ask", mcpServers: { s: { command: "node", args: ["tools/srv.js"] } } });
+    trustFolder(dataHome, rc);
+    writeFileSync(join(repo, "tools", "srv.js"), "// tidy\n");
+    writeFileSync(join(repo, "sub", ".deerflowrc"), "{}");
+    const c = load();
+    expect(c.sandbox.network).toBe(false);
+    expect(c.approval).toBe("ask");
+    expect(c.mcp.servers).toEqual({});
+    expect(c.untrusted).toMatchObject({ file: rc, state: "changed" });
   });
 
   it("an untrusted file above an untrusted one is not read", () => {

@@ -2,7 +2,7 @@
 // hooks: a bare repository whose hooks run when the user pushes to it (the thirty-first pass's A31b-2), a remote
 // defined by git's legacy `.git/remotes/<name>` or `.git/branches/<name>` file (A31b-3), and a link planted where git
 // writes (`COMMIT_EDITMSG`, `FETCH_HEAD`, a reflog), which git writes through onto a host file (A31b-4). After each
-// command these are moved aside. Real bwrap (and the same commands unconfined), real git on the host, in-process.
+// command these are moved aside (a link removed). Real bwrap (and the same commands unconfined), real git on the host, in-process.
 import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -82,7 +82,7 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(() => git(ws, "push", "-q", "origin")).toThrow();
   });
 
-  it("a link it plants where git writes, in the workspace's .git or a nested one, is moved aside before the user's commit and fetch (A31b-4)", async () => {
+  it("a link it plants where git writes, in the workspace's .git or a nested one, is removed before the user's commit and fetch (A31b-4)", async () => {
     const { root, ws, sh, git, script } = setUp(mode);
     const victims = ["bashrc", "profile", "reflog", "nested"].map((n) => join(root, n));
     for (const v of victims) writeFileSync(v, "mine\n");
@@ -99,7 +99,7 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     ]);
     const out = await sh("sh mk.sh");
     expect(out).toContain("ok");
-    expect(out).toContain("COMMIT_EDITMSG.deerflow-removed");
+    expect(out).toContain(`removed the link ${join(ws, ".git", "COMMIT_EDITMSG")}`);
     for (const p of [".git/COMMIT_EDITMSG", ".git/FETCH_HEAD", ".git/logs/HEAD", "vendor/lib/.git/COMMIT_EDITMSG"]) expect(isLink(join(ws, p)), p).toBe(false);
     writeFileSync(join(ws, "b.txt"), "b\n");
     git(ws, "add", "b.txt");
@@ -109,6 +109,54 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     git(join(ws, "vendor", "lib"), "add", "c.txt");
     git(join(ws, "vendor", "lib"), "commit", "-q", "-m", "add c");
     for (const v of victims) expect(readFileSync(v, "utf8"), v).toBe("mine\n");
+  });
+
+  it("a folder link it plants in .git/worktrees is removed, so the prune a commit's auto gc runs deletes nothing of yours (A32b-1)", async () => {
+    const { root, ws, sh, git, script } = setUp(mode);
+    const docs = join(root, "Documents");
+    mkdirSync(docs);
+    writeFileSync(join(docs, "thesis.txt"), "mine\n");
+    script(["mkdir -p .git/worktrees", `ln -s ${docs} .git/worktrees/build-cache`, "echo ok"]);
+    const out = await sh("sh mk.sh");
+    expect(out).toContain(`removed the link ${join(ws, ".git", "worktrees", "build-cache")} (to ${docs})`);
+    git(ws, "worktree", "prune");
+    expect(readFileSync(join(docs, "thesis.txt"), "utf8")).toBe("mine\n");
+  });
+
+  it("a submodule git dir it plants under .git/modules loses its hook before the user's `git submodule update --init` (A32b-3)", async () => {
+    const { ws, sh, git, script, marker } = setUp(mode);
+    script([
+      "git init -q --bare .git/modules/vendor/lib && git --git-dir=.git/modules/vendor/lib config core.bare false",
+      "t=$(mktemp -d) && git -C $t init -q && echo 1 > $t/index.js && git -C $t add index.js && git -C $t -c user.name=a -c user.email=a@b commit -qm lib",
+      'sha=$(git -C $t rev-parse HEAD) && git -C $t push -q "$PWD/.git/modules/vendor/lib" HEAD:refs/heads/main',
+      `printf '#!/bin/sh\\necho HOOK >> ${marker}\\n' > .git/modules/vendor/lib/hooks/post-checkout && chmod +x .git/modules/vendor/lib/hooks/post-checkout`,
+      `printf '[submodule "vendor/lib"]\\n\\tpath = vendor/lib\\n\\turl = https://github.invalid/lib.git\\n' > .gitmodules`,
+      "git update-index --add --cacheinfo 160000,$sha,vendor/lib && git add .gitmodules && git -c user.name=a -c user.email=a@b commit -qm 'add lib'",
+      "echo ok",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(out).toContain("ok");
+    expect(out).toContain("post-checkout.deerflow-removed");
+    git(ws, "submodule", "update", "--init");
+    expect(readFileSync(join(ws, "vendor", "lib", "index.js"), "utf8")).toBe("1\n");
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it("a replace ref it writes by hand, loose or packed, is taken out: git log shows the commit that git push sends (A32b-2)", async () => {
+    const { ws, sh, git, script } = setUp(mode);
+    script([
+      "good=$(git -c user.name=a -c user.email=a@b commit-tree -p HEAD -m 'Fix logging' HEAD^{tree})",
+      "echo evil > ci.yml && git add ci.yml && git -c user.name=a -c user.email=a@b commit -qm 'Fix logging'",
+      "bad=$(git rev-parse HEAD)",
+      "mkdir -p .git/refs/replace && echo $good > .git/refs/replace/$bad",
+      'echo "$good refs/replace/$good" >> .git/packed-refs',
+      "echo ok",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(out).toContain("ok");
+    expect(out).toContain("refs/replace");
+    expect(git(ws, "show", "--stat", "--format=%s", "HEAD")).toContain("ci.yml");
+    expect(git(ws, "for-each-ref", "refs/replace")).toBe("");
   });
 
   it("a link the user had in the git dir stays", async () => {

@@ -320,7 +320,7 @@ describe("auditCommand without a sandbox: glued mount paths and cds that may fai
   symlinkSync("../../.aws/credentials", join(ws, "sub", "F"));
   const audit = (c: string) => auditCommand(c, { confined: false, workspace: ws });
 
-  it.each(["cp -tU a.txt", "sort -oU/h3.txt notes.txt", "tar -xf a.tar -CU"])("blocks or asks for the glued link %j (A30a-2)", async (cmd) => {
+  it.each(["cp -tU a.txt", "sort -oU/h3.txt notes.txt", "tar -xf a.tar -CU", "rm ./mnt/skills/x/D/victim.txt"])("blocks or asks for the glued link %j (A30a-2, A32c-3)", async (cmd) => {
     expect((await audit(cmd)).verdict, cmd).not.toBe("allow");
   });
   it.each([
@@ -336,6 +336,10 @@ describe("auditCommand without a sandbox: glued mount paths and cds that may fai
     "cd -@ x; cd sub; cat F",
     "cd nosuch 2>/dev/null || cd sub && cat F",
     "cd L; cd sub; cat F",
+    // the thirty-second pass (A32c-2/3/4): a skill folder's mention, glued or not, is replaced too (its links lead out)
+    "cat ./mnt/skills/x/F",
+    "head -c 300 D/mnt/skills/x/F",
+    "ls ./mnt/skills/x/P/1/cwd/",
   ])("asks for %j", async (cmd) => {
     expect(await audit(cmd), cmd).toMatchObject({ verdict: "ask" });
   });

@@ -1,0 +1,106 @@
+// Files of the workspace repository's git dir that define, besides its config (bound read-only), where the user's git
+// pushes and what it shows: git's legacy remote files `remotes/<name>` and `branches/<name>` (the thirty-first pass's
+// A31b-3 defined `origin` there, and the user's `git push origin` went into a bare repository whose hook it planted),
+// and replace refs, loose in `refs/replace/` or lines of `packed-refs` (the thirty-second pass's A32b-2: `git log` and
+// `git diff` showed a harmless commit while `git push` sent the one it replaced). A command writing them by hand is
+// not git doing its work (`git replace` itself asks): after each command, one the run added is moved aside (a replace
+// ref removed, a packed line taken out), one it changed is put back. The user's own stay.
+import { lstatSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { createFileWithin, editFileWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
+
+const FOLDERS: Record<string, string> = {
+  remotes: "it defines a git remote, and your git push or fetch to that name would go where the run chose",
+  branches: "it defines a git remote, and your git push or fetch to that name would go where the run chose",
+  "refs/replace": "it is a replace ref: git log and git diff would show another commit than the one git push sends",
+};
+const PACKED_REPLACE = /^[0-9a-f]+ refs\/replace\//;
+
+/** Per file: its text when the run started (null: not a small regular file). */
+const atStart = new Map<string, string | null>();
+/** Per git dir: the replace lines its packed-refs held at the start. */
+const packedAtStart = new Map<string, Set<string>>();
+
+function read(path: string): string | null {
+  try {
+    const st = lstatSync(path);
+    return st.isFile() && st.size <= 64 * 1024 ? readFileSync(path, "utf8") : null;
+  } catch {
+    return null;
+  }
+}
+
+const filesOf = (gitDir: string) =>
+  Object.keys(FOLDERS).flatMap((d) => {
+    try {
+      return readdirSync(join(gitDir, d))
+        .filter((n) => !/\.deerflow-removed(-\d+)?$/.test(n))
+        .map((n) => join(gitDir, d, n));
+    } catch {
+      return [];
+    }
+  });
+
+const packedReplaceLines = (gitDir: string) => (read(join(gitDir, "packed-refs")) ?? "").split("\n").filter((l) => PACKED_REPLACE.test(l));
+
+/** What the git dir holds now is the user's (once per run). */
+export function noteGitDirDefinitions(gitDir: string): void {
+  if (packedAtStart.has(gitDir)) return;
+  packedAtStart.set(gitDir, new Set(packedReplaceLines(gitDir)));
+  for (const f of filesOf(gitDir)) atStart.set(f, read(f));
+}
+
+const whyOf = (gitDir: string, file: string) => FOLDERS[file.slice(gitDir.length + 1, file.lastIndexOf("/"))] ?? "git reads it";
+
+/** Moves aside or puts back what the run added or changed; the lines saying so. `roots`: where deerflow may repair. */
+export function checkGitDirDefinitions(gitDir: string, roots: readonly string[]): string[] {
+  noteGitDirDefinitions(gitDir);
+  const lines: string[] = [];
+  for (const f of filesOf(gitDir)) {
+    const before = atStart.get(f);
+    if (before !== undefined && read(f) === before) continue;
+    try {
+      // git reads a replace ref by the hex its name starts with, so one renamed in place still counts: removed (its
+      // text, an object id, is in the line).
+      if ((before === undefined || before === null) && f.includes("/refs/replace/")) {
+        const text = (read(f) ?? "").trim().slice(0, 64);
+        removeFileWithin(f, roots);
+        lines.push(`deerflow removed ${f} (${text}): the run added it, and ${whyOf(gitDir, f)}.`);
+      } else if (before === undefined || before === null) lines.push(`deerflow moved ${f} to ${moveAsideWithin(f, roots)}: the run added it, and ${whyOf(gitDir, f)}.`);
+      else {
+        removeFileWithin(f, roots);
+        createFileWithin(f, roots, before);
+        lines.push(`deerflow put back ${f} as it was before the run: ${whyOf(gitDir, f)}.`);
+      }
+    } catch (err) {
+      lines.push(`deerflow could not repair ${f} (${(err as Error).message}): ${whyOf(gitDir, f)}; remove it before you run git there.`);
+    }
+  }
+  const known = packedAtStart.get(gitDir)!;
+  const added = packedReplaceLines(gitDir).filter((l) => !known.has(l));
+  if (added.length > 0) {
+    const packed = join(gitDir, "packed-refs");
+    const what = `${added.length === 1 ? "a replace ref" : `${added.length} replace refs`} the run added`;
+    try {
+      editFileWithin(packed, roots, (copy) =>
+        writeFileSync(
+          copy,
+          readFileSync(copy, "utf8")
+            .split("\n")
+            .filter((l) => !added.includes(l))
+            .join("\n"),
+        ),
+      );
+      lines.push(`deerflow took ${what} out of ${packed}: ${FOLDERS["refs/replace"]}.`);
+    } catch (err) {
+      lines.push(`deerflow could not take ${what} out of ${packed} (${(err as Error).message}): ${FOLDERS["refs/replace"]}; run git replace -d before you push.`);
+    }
+  }
+  return lines;
+}
+
+/** The end of a chat or run: forget. */
+export function forgetGitDirDefinitions(): void {
+  atStart.clear();
+  packedAtStart.clear();
+}
