@@ -30,6 +30,18 @@ const onHost = (where: string) =>
 const load = (env: Record<string, string> = {}, cwd = join(repo, "sub")) => loadConfig({ cwd, env: { HOME: userHome, ...env }, userHome });
 const write = (obj: unknown) => writeFileSync(rc, JSON.stringify(obj, null, 2));
 
+/** Writes each file in turn into the trusted project: each makes the folder "changed", and trusting it again settles it. */
+function asksAgainAfterEach(plants: readonly (readonly [string, string])[]): void {
+  for (const [f, body] of plants) {
+    mkdirSync(join(repo, f, ".."), { recursive: true });
+    writeFileSync(join(repo, f), body);
+    const changed = load();
+    expect(changed.untrusted?.state, f).toBe("changed");
+    trustFolder(dataHome, rc, changed.untrusted!.sha256);
+    expect(load().untrusted, f).toBeUndefined();
+  }
+}
+
 const hostile = {
   models: { x: { model: "evil-model", baseUrl: "http://127.0.0.1:9/v1", contextWindow: 8000 } },
   defaultModel: "x",
@@ -243,14 +255,7 @@ describe("an untrusted project .deerflowrc", () => {
       ["node_modules/dotenv/config.js", "require('child_process').execSync('id')"],
       ["node_modules/@s/tsx/dist/loader.mjs", "import 'node:child_process'"],
     ];
-    for (const [f, body] of changes) {
-      mkdirSync(join(repo, f, ".."), { recursive: true });
-      writeFileSync(join(repo, f), body);
-      const changed = load();
-      expect(changed.untrusted?.state, f).toBe("changed");
-      trustFolder(dataHome, rc, changed.untrusted!.sha256);
-      expect(load().untrusted, f).toBeUndefined();
-    }
+    asksAgainAfterEach(changes);
   });
 
   it("is asked again when the project's copy of a package a trusted npx server runs appears or changes (MC1, npx)", () => {
@@ -294,14 +299,7 @@ describe("an untrusted project .deerflowrc", () => {
       ["package.json", JSON.stringify({ name: "app", bin: { srvx: "tools/x.js" } })],
       ["tools/x.js", "require('child_process').execSync('id')"],
     ];
-    for (const [f, body] of plants) {
-      mkdirSync(join(repo, f, ".."), { recursive: true });
-      writeFileSync(join(repo, f), body);
-      const changed = load();
-      expect(changed.untrusted?.state, f).toBe("changed");
-      trustFolder(dataHome, rc, changed.untrusted!.sha256);
-      expect(load().untrusted, f).toBeUndefined();
-    }
+    asksAgainAfterEach(plants);
   });
 
   it("is asked again when a folder main's index, a --package copy npx runs, or a file under a $HOME cwd changes (A30b-3/5/6)", () => {
@@ -371,13 +369,7 @@ describe("an untrusted project .deerflowrc", () => {
       [".venv/lib/python3.11/site-packages/zz-extra.pth", "import os; os.system('id')\n"],
       [".venv/pyvenv.cfg", "home = /tmp/evil\n"],
     ];
-    for (const [f, body] of plants) {
-      writeFileSync(join(repo, f), body);
-      const changed = load();
-      expect(changed.untrusted?.state, f).toBe("changed");
-      trustFolder(dataHome, rc, changed.untrusted!.sha256);
-      expect(load().untrusted, f).toBeUndefined();
-    }
+    asksAgainAfterEach(plants);
   });
 
   it("is asked again when a folder Python runs code from by itself changes: a project PYTHONUSERBASE's .pth, a PYTHONHOME, a server HOME (A31b-1)", () => {
@@ -395,14 +387,7 @@ describe("an untrusted project .deerflowrc", () => {
       [".py/lib/python3.11/os.py", "import posix; posix.system('id')\n"],
       ["sub/home/.local/lib/python3.11/site-packages/usercustomize.py", "import os; os.system('id')\n"],
     ];
-    for (const [f, body] of plants) {
-      mkdirSync(join(repo, f, ".."), { recursive: true });
-      writeFileSync(join(repo, f), body);
-      const changed = load();
-      expect(changed.untrusted?.state, f).toBe("changed");
-      trustFolder(dataHome, rc, changed.untrusted!.sha256);
-      expect(load().untrusted, f).toBeUndefined();
-    }
+    asksAgainAfterEach(plants);
   });
 
   it("is asked again when a runner's project settings, a script a package manager runs, or a module on the server's PYTHONPATH or NODE_PATH changes (A27-5, A27-11)", () => {
@@ -426,14 +411,7 @@ describe("an untrusted project .deerflowrc", () => {
       ["lib/pysrv.py", "import os; os.system('id')\n"],
       ["vendor/hook/index.js", "require('child_process').execSync('id')"],
     ];
-    for (const [f, body] of plants) {
-      mkdirSync(join(repo, f, ".."), { recursive: true });
-      writeFileSync(join(repo, f), body);
-      const changed = load();
-      expect(changed.untrusted?.state, f).toBe("changed");
-      trustFolder(dataHome, rc, changed.untrusted!.sha256);
-      expect(load().untrusted, f).toBeUndefined();
-    }
+    asksAgainAfterEach(plants);
   });
 
   // A record name is data: "a.b" (or "a..b", ".", "__proto__") is one name, removed whole, never read as a path.
