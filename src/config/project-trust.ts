@@ -111,7 +111,13 @@ function describeKey(k: SetKey, config: FileConfig, file: string): string {
     const what = s?.command ? `run MCP server ${name}: ${[s.command, ...(s.args ?? [])].map(shellWord).join(" ")}` : `connect to MCP server ${name} at ${String(s?.url ?? s?.httpUrl)}`;
     return s ? `${what}${mcpServerDetails(s, file, shellWord)}` : what;
   }
-  if (top === "subagents") return `add subagent type ${name} with its own instructions and tools`;
+  if (top === "subagents") {
+    // Its instructions and tools whole, as a server's command is (the thirty-third pass's A33b-6).
+    const t = config.subagents?.[rawName!];
+    if (!t) return `add subagent type ${name}`;
+    const tools = t.tools === undefined || t.tools === "all-but-task" ? "every tool but task" : t.tools.join(", ");
+    return `add subagent type ${name} with tools ${tools}${t.model ? `, model ${keyName([t.model])}` : ""}${t.maxTurns ? `, up to ${t.maxTurns} turns` : ""}; its instructions: ${shownText(t.systemPrompt)}`;
+  }
   if (top === "hooks")
     return `run hooks on your host: ${flattenHooks(config.hooks, "")
       .map((h) => `${h.event}${h.matcher ? ` ${shownText(h.matcher)}` : ""}: ${shownText(h.command)}`)

@@ -28,10 +28,10 @@ const LOOK_ALIKES: Record<string, string> = Object.fromEntries(
     ["еεє", "e"],
     ["ɡ", "g"],
     ["һн", "h"],
-    ["іιɩ", "i"],
+    ["іιɩı", "i"],
     ["ј", "j"],
     ["кκ", "k"],
-    ["ӏℓ", "l"],
+    ["ӏℓǀƚ", "l"],
     ["м", "m"],
     ["ոη", "n"],
     ["оοσ", "o"],
@@ -55,7 +55,9 @@ const LOOK_ALIKES: Record<string, string> = Object.fromEntries(
 
 /** The text the rules read: look-alikes folded, invisible characters and markdown gone, spacing tricks undone. */
 export function policyForm(text: string, joinDots = true): string {
-  const folded = [...text.normalize("NFKC").toLowerCase()].map((c) => LOOK_ALIKES[c] ?? c).join("");
+  // Combining marks off first (`c̣url`, `yọlo`, `~/.s̲sh`: the thirty-third pass's A33b-2); NFKD splits `ṣ` into s + mark.
+  const bare = text.normalize("NFKD").replace(/\p{M}/gu, "").normalize("NFKC");
+  const folded = [...bare.toLowerCase()].map((c) => LOOK_ALIKES[c] ?? c).join("");
   return (
     folded
       .replace(INVISIBLE, "") // zero-width, bidi and other characters that draw as nothing, soft hyphens

@@ -34,7 +34,8 @@
 
 import { homedir } from "node:os";
 import { posix } from "node:path";
-import { type Cwd, type Pipeline, SHELLS, SYSTEM_DIRS, type SimpleCommand, isFlag, walkDown } from "./shell-command.js";
+import { type Pipeline, SHELLS, type SimpleCommand, isFlag } from "./shell-command.js";
+import { type Cwd, SYSTEM_DIRS, walkDown } from "./shell-cwd.js";
 import { codeEnvVar } from "./code-env.js";
 import { CHECKOUT_PATHS_REASON, GIT_RULES, checksOutExistingPath, gitShellAliases } from "./shell-git.js";
 import { CODE_RULES, sedRuns, sedWrites } from "./shell-rules-code.js";

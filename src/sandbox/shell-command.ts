@@ -1,7 +1,7 @@
 // The simple command as the audit judges it (shell-grammar.ts builds it from the bash grammar's tree): its program
 // seen through wrappers (`sudo`, `env`, `xargs`, `timeout`…), its words, its redirections, the literal code it also
 // runs, and the directory it runs in — with how `cd` moves that directory.
-import { VIRTUAL_ROOT } from "./paths.js";
+import { type Cwd, cdTarget } from "./shell-cwd.js";
 import { longOption } from "./option-table.js";
 import { CMAKE_FILE_TOOLS, CMAKE_RUNNERS, SKIPS_OPERAND, WRAPPERS, WRITES_OPERAND, attachesByPid, clusterParts, ownsOperand, shellCodeAt, wrapperValue } from "./shell-wrappers.js";
 
@@ -10,20 +10,11 @@ export const isFlag = (a: string) => a.startsWith("-") && a !== "-";
 export const SHELLS = /^(?:sh|bash|rbash|zsh|dash|ksh|mksh|yash|posh|fish|ash|csh|tcsh|python[\d.]*|perl|ruby|node|php)$/;
 export const INTERPRETERS = /^(?:python[\d.]*|perl|ruby|node|php|lua(?:jit|[\d.]+)?|Rscript|julia|bun|deno)$/;
 /** Top-level system directories: deleting one (or everything in one) is as bad as deleting the root. */
-export const SYSTEM_DIRS = "bin|boot|dev|etc|home|lib\\w*|opt|proc|root|sbin|srv|sys|usr|var";
-const SYSTEM_DIR = new RegExp(`^/(?:${SYSTEM_DIRS})$`);
 
 export interface Redirect {
   op: string;
   target: string;
 }
-
-/**
- * Where a command runs, as far as the audit can tell: the workspace (`depth` directories below it), the home
- * directory, the filesystem root or a top-level system directory ("root"), elsewhere, or unknown.
- */
-/** Where a command runs; in the workspace, `rel` is the folder below its top (`a/b`, "" at the top). */
-export type Cwd = { at: "workspace"; depth: number; rel?: string } | { at: "home" | "root" | "outside" | "unknown" };
 
 /** One simple command after normalisation. */
 export interface SimpleCommand {
@@ -353,48 +344,4 @@ function literalCode(c: SimpleCommand): string[] {
     }
   }
   return code;
-}
-
-const WORKSPACE = `${VIRTUAL_ROOT}/workspace`;
-
-/** Where `cd <operand>` from `cwd` leads. */
-export function cdTarget(cwd: Cwd, c: Pick<SimpleCommand, "args" | "dynamicArgs">): Cwd {
-  // `--` ends the options: `cd -- ..` goes up (the twelfth pass read it as a folder named "--").
-  const end = c.args.indexOf("--");
-  const i = end >= 0 && c.args.slice(0, end).every((a) => /^-[LPe@]+$/.test(a)) ? (end + 1 < c.args.length ? end + 1 : -1) : c.args.findIndex((a) => !/^-[LPe@]+$/.test(a));
-  if (i < 0) return { at: "home" };
-  const dir = c.args[i]!;
-  if (c.dynamicArgs[i]) return /^\$\{?HOME\}?\/?$/.test(dir) ? { at: "home" } : { at: "unknown" };
-  if (dir === "-") return { at: "unknown" };
-  if (/^~\/*$/.test(dir)) return { at: "home" };
-  if (dir.startsWith("~")) return { at: "outside" };
-  if (dir.startsWith("/")) {
-    const norm = dir
-      .replace(/\/+/g, "/")
-      .replace(/\/\.(?=\/|$)/g, "")
-      .replace(/\/$/, "");
-    if (norm === "" || /^(?:\/\.\.)+$/.test(norm) || SYSTEM_DIR.test(norm)) return { at: "root" };
-    if (norm === WORKSPACE || norm.startsWith(`${WORKSPACE}/`)) return walkDown({ at: "workspace", depth: 0 }, norm.slice(WORKSPACE.length));
-    return { at: "outside" };
-  }
-  return walkDown(cwd, dir);
-}
-
-/** Where the relative path `rel` leads from `from` (`..` past the workspace's top leaves it). */
-export function walkDown(from: Cwd, rel: string): Cwd {
-  let at: Cwd = { ...from };
-  for (const seg of rel.split("/")) {
-    if (seg === "" || seg === ".") continue;
-    if (at.at === "workspace") {
-      const segs = at.rel ? at.rel.split("/") : [];
-      if (seg === ".." && at.depth === 0) at = { at: "outside" };
-      else {
-        if (seg === "..") segs.pop();
-        else segs.push(seg);
-        at = { at: "workspace", depth: at.depth + (seg === ".." ? -1 : 1), rel: segs.join("/") };
-      }
-    } else if (at.at === "root") at = seg === ".." ? at : { at: "outside" };
-    else if (at.at === "home") at = { at: "outside" };
-  }
-  return at;
 }

@@ -13,7 +13,8 @@ import { createRequire } from "node:module";
 import type { Language as TSLanguage, Node, Parser as TSParser } from "web-tree-sitter";
 import { arithmeticReadsUnknown } from "./shell-arith.js";
 import "./wasm-baseline.js"; // before the grammar is compiled (see the file)
-import { type Assignment, type Cwd, type Pipeline, type Redirect, type SimpleCommand, type Word, cdTarget, expandBraces, normalise } from "./shell-command.js";
+import { type Assignment, type Pipeline, type Redirect, type SimpleCommand, type Word, expandBraces, normalise } from "./shell-command.js";
+import { type Cwd, cdTarget } from "./shell-cwd.js";
 import { adjacentGroups, braced, hasExpansion, wordOf } from "./shell-words.js";
 
 export interface ShellScript {
@@ -183,6 +184,20 @@ function walk(node: Node, ctx: Walk): void {
       if (node.children[0]?.text === "[") globbedTest(node, ctx);
       for (const c of node.namedChildren) if (c) walk(c, ctx);
       return;
+    case "list":
+      andOrList(node, ctx);
+      return;
+    case "if_statement":
+    case "while_statement":
+    case "for_statement":
+    case "c_style_for_statement":
+    case "case_statement": {
+      // A body that may not run: a `cd` in it moves bash or not, so where the rest runs is not known.
+      const before = JSON.stringify(ctx.cwd);
+      for (const c of node.namedChildren) if (c) walk(c, ctx);
+      if (JSON.stringify(ctx.cwd) !== before) ctx.cwd = { at: "unknown" };
+      return;
+    }
     case "heredoc_body":
     case "string":
     case "concatenation":
@@ -192,6 +207,34 @@ function walk(node: Node, ctx: Walk): void {
     default:
       for (const c of node.namedChildren) if (c) walk(c, ctx);
   }
+}
+
+/**
+ * `a && b || c`: each command is judged where it runs if it runs (after `&&`, every `cd` before it in the chain went
+ * through), but only the first surely runs. A `cd` after it may not (`false && cd sub; cat N`, `true || cd sub`: the
+ * thirty-third pass's A33b-5 read a link from the folder the audit thought it was in), so when the folder moved after
+ * the first command, where a command after `||` and the rest of the line run is not known.
+ */
+function andOrList(node: Node, ctx: Walk): void {
+  const parts: { op?: string; node: Node }[] = [];
+  const flatten = (n: Node, op?: string): void => {
+    if (n.type !== "list") return void parts.push({ op, node: n });
+    const [left, ...rest] = n.children.filter((c): c is Node => c !== null);
+    if (left) flatten(left, op);
+    let next: string | undefined;
+    for (const c of rest) {
+      if (c.isNamed) flatten(c, next);
+      else next = c.text;
+    }
+  };
+  flatten(node);
+  let afterFirst = "";
+  for (const [i, part] of parts.entries()) {
+    if (i > 0 && part.op === "||" && JSON.stringify(ctx.cwd) !== afterFirst) ctx.cwd = { at: "unknown" };
+    walk(part.node, ctx);
+    if (i === 0) afterFirst = JSON.stringify(ctx.cwd);
+  }
+  if (JSON.stringify(ctx.cwd) !== afterFirst) ctx.cwd = { at: "unknown" };
 }
 
 /** A `[ … ]` holding a glob is judged as the command `[` with its words (plan and ask mode refuse a glob there). */

@@ -2,7 +2,8 @@
 // --remove-files, sqlite3 databases, editor scripts (ed/ex/vim), network commands fed run-time text, and variables
 // whose value is a command line. The table itself is SHELL_RULES in shell-audit.ts.
 import { codeEnvVar } from "./code-env.js";
-import { type SimpleCommand, isFlag, walkDown } from "./shell-command.js";
+import { type SimpleCommand, isFlag } from "./shell-command.js";
+import { walkDown } from "./shell-cwd.js";
 
 /** tar's `-C dir` / `--directory=dir` (where it reads and deletes), or undefined. */
 export function tarDir(c: SimpleCommand): string | undefined {

@@ -3,7 +3,7 @@
 // that walks through one (`cat */credentials`), a `cd` into one, a folder read by a program told to follow links.
 // The sixth adversarial pass read a credential through a shipped symlink with a command that ran unasked.
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { hostProgramPath, onHostPath } from "./env-scrub.js";
 import { longOption } from "./option-table.js";
@@ -106,6 +106,16 @@ function hostWord(raw: string, top: string, folders: ThreadFolders): string | un
   return new RegExp(`(?:${VIRTUAL_ROOT}/(?:uploads|outputs)|${SKILLS_VIRTUAL_ROOT})(?![\\w.-])`).test(word) ? undefined : word;
 }
 
+/** Search permission on the folder and every folder on its way: a cd there succeeds. */
+function canEnter(dir: string): boolean {
+  try {
+    accessSync(dir, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** lstat without throwing: undefined for a path that is not there (ENOENT) or cannot be (ENOTDIR: a file on the way). */
 function lstatOf(p: string) {
   try {
@@ -196,7 +206,9 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string, fold
   if (here && !isInside(here, top)) return `it runs in ${c.cwd.rel}, a link to ${here}`;
   // A `cd` into a folder that is not there fails, and the next `cd` then starts from somewhere the words do not say
   // (`cd nosuch; cd sub; cat F`, `pushd -n x; pushd +1`: the thirty-first pass's A31a-1/2/4): where it runs is unknown.
-  if (c.cwd.rel && !(here && statSync(here, { throwIfNoEntry: false })?.isDirectory())) return `it runs after a cd into ${c.cwd.rel}, which is not a folder here, so where it runs is not known`;
+  // One it may not enter (`chmod 000 sub`) fails the cd the same way (its `||` branch runs where the words do not say).
+  if (c.cwd.rel && !(here && statSync(here, { throwIfNoEntry: false })?.isDirectory() && canEnter(here)))
+    return `it runs after a cd into ${c.cwd.rel}, which is not a folder it can enter here, so where it runs is not known`;
   const odd = unfollowable(dir);
   if (odd) return `it runs where ${odd}`;
   if (FOLLOWS_LINKS[c.name] && c.args.some(FOLLOWS_LINKS[c.name]!)) return `${c.name} is told to follow symlinks out of the folders it reads`;

@@ -46,14 +46,17 @@ const SHELL_SAFE = /^[\w./@%+,=-]+$/;
  * pasted in ran that substitution unasked (the twenty-eighth pass's A28b-3), and a space split one path into two.
  */
 export function toHostCommand(command: string, paths: ThreadPaths, skillDirs?: SkillDirs): string {
-  // A mention split by quotes or a backslash (`/mnt/user-data/work''space`) is not replaced here, yet the audit reads the
-  // word unquoted, as the mention it spells: bash then opened `D/mnt/user-data/workspace/L`, a link the repository
-  // shipped, that the audit had judged as the workspace (the thirty-second pass's A32c-6). Refused: the two must agree.
+  // The audit reads each word unquoted; this replaces mentions in the raw line. Where quotes or a backslash make the two
+  // disagree, bash and the audit see different paths: a mention split (`/mnt/user-data/work''space`, not replaced, so
+  // bash opened a shipped `D/mnt/user-data/workspace/L` the audit judged as the workspace: the thirty-second pass's
+  // A32c-6), or one a quoted suffix continues (`workspace'-infra'`, replaced, so bash reached the workspace's sibling
+  // folder the audit judged as `workspace-infra` inside it: A33b-4). Refused: the two must agree.
   const unquoted = command.replace(/['"\\]/g, "");
   for (const p of pairs(paths, skillDirs)) {
-    const count = (text: string) => text.match(mentionOf(p.virtual, "g"))?.length ?? 0;
-    if (count(unquoted) > count(command))
-      throw new SandboxPathError(`${p.virtual} is split by quotes or a backslash in this command (no sandbox here): write it in one piece, or name files relative to the working folder.`);
+    const raw = [...command.matchAll(mentionOf(p.virtual, "g"))];
+    const continued = raw.some((m) => /^[\w.-]/.test(command.slice(m.index + m[0].length).replace(/^['"\\]+/, "")));
+    if (continued || (unquoted.match(mentionOf(p.virtual, "g"))?.length ?? 0) !== raw.length)
+      throw new SandboxPathError(`${p.virtual} is split or continued by quotes or a backslash in this command (no sandbox here): write it in one piece, or name files relative to the working folder.`);
     if (!mentionOf(p.virtual).test(command)) continue;
     const bad = p.hosts.find((h) => !SHELL_SAFE.test(h));
     if (bad)

@@ -336,6 +336,17 @@ describe("auditCommand without a sandbox: glued mount paths and cds that may fai
     "cd -@ x; cd sub; cat F",
     "cd nosuch 2>/dev/null || cd sub && cat F",
     "cd L; cd sub; cat F",
+    // the thirty-third pass (A33b-1/3): a cd or pushd with two operands, or an option bash does not take, stays put
+    "cd sub x; cat L",
+    "pushd sub x; cat L",
+    "cd -- sub x; head L",
+    "cd -P sub x; tail L",
+    "cd -@ sub; cat L",
+    "false && cd sub; cat L",
+    "true || cd sub; cat L",
+    "ls nosuch 2>/dev/null && pushd sub; cat L",
+    "if false; then cd sub; fi; cat L",
+    "for d in; do cd sub; done; cat L",
     // the thirty-second pass (A32c-2/3/4): a skill folder's mention, glued or not, is replaced too (its links lead out)
     "cat ./mnt/skills/x/F",
     "head -c 300 D/mnt/skills/x/F",
@@ -343,7 +354,7 @@ describe("auditCommand without a sandbox: glued mount paths and cds that may fai
   ])("asks for %j", async (cmd) => {
     expect(await audit(cmd), cmd).toMatchObject({ verdict: "ask" });
   });
-  it.each(["cd sub; ls", "cat notes.txt"])("allows %j", async (cmd) => {
+  it.each(["cd sub; ls", "cat notes.txt", "cd sub && ls; ls", "ls && cd sub && ls", "cd sub || ls; ls"])("allows %j", async (cmd) => {
     expect((await audit(cmd)).verdict, cmd).toBe("allow");
   });
 });

@@ -11,12 +11,20 @@ const paths = { workspace_path: "/w/ws", uploads_path: "/w/up", outputs_path: "/
 const skills = { x: "/w/skills/x" };
 
 describe("toHostCommand", () => {
-  it.each([`cat D${VIRTUAL_ROOT}/work''space/L`, `cat ${VIRTUAL_ROOT}/"workspace"/N`, `cat '${VIRTUAL_ROOT}/workspac'e/N`, `cat ${VIRTUAL_ROOT}/work\\space/N`, "cat /mnt/sk''ills/x/F"])(
-    "refuses %j, a mention split by quotes or a backslash",
-    (cmd) => {
-      expect(() => toHostCommand(cmd, paths, skills)).toThrow(SandboxPathError);
-    },
-  );
+  it.each([
+    `cat D${VIRTUAL_ROOT}/work''space/L`,
+    `cat ${VIRTUAL_ROOT}/"workspace"/N`,
+    `cat '${VIRTUAL_ROOT}/workspac'e/N`,
+    `cat ${VIRTUAL_ROOT}/work\\space/N`,
+    "cat /mnt/sk''ills/x/F",
+    // …or continued by one (A33b-4), alone or beside a split one so the counts balance
+    `cat D${VIRTUAL_ROOT}/workspace'-infra'/prod.tfvars`,
+    `cat D${VIRTUAL_ROOT}/workspace""-infra/x`,
+    `cat D${VIRTUAL_ROOT}/workspace\\.bak/x`,
+    `cat D${VIRTUAL_ROOT}/work''space/N; echo D${VIRTUAL_ROOT}/workspace'x'`,
+  ])("refuses %j, a mention split or continued by quotes or a backslash", (cmd) => {
+    expect(() => toHostCommand(cmd, paths, skills)).toThrow(SandboxPathError);
+  });
   it.each([
     [`cat ${VIRTUAL_ROOT}/workspace/a.txt`, "cat /w/ws/a.txt"],
     [`cat '${VIRTUAL_ROOT}/workspace/a b.txt'`, "cat '/w/ws/a b.txt'"],
