@@ -7,6 +7,7 @@
 // ref removed, a packed line taken out), one it changed is put back. The user's own stay.
 import { lstatSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { identityOf } from "./file-identity.js";
 import { createFileWithin, editFileWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 
 const FOLDERS: Record<string, string> = {
@@ -16,8 +17,8 @@ const FOLDERS: Record<string, string> = {
 };
 const PACKED_REPLACE = /^[0-9a-f]+ refs\/replace\//;
 
-/** Per file: its text when the run started (null: not a small regular file). */
-const atStart = new Map<string, string | null>();
+/** Per file there when the run started: its text (null: not a small regular file) and identity (file-identity.ts). */
+const atStart = new Map<string, { text: string | null; id: string }>();
 /** Per git dir: the replace lines its packed-refs held at the start. */
 const packedAtStart = new Map<string, Set<string>>();
 
@@ -47,7 +48,7 @@ const packedReplaceLines = (gitDir: string) => (read(join(gitDir, "packed-refs")
 export function noteGitDirDefinitions(gitDir: string): void {
   if (packedAtStart.has(gitDir)) return;
   packedAtStart.set(gitDir, new Set(packedReplaceLines(gitDir)));
-  for (const f of filesOf(gitDir)) atStart.set(f, read(f));
+  for (const f of filesOf(gitDir)) atStart.set(f, { text: read(f), id: identityOf(f) });
 }
 
 const whyOf = (gitDir: string, file: string) => FOLDERS[file.slice(gitDir.length + 1, file.lastIndexOf("/"))] ?? "git reads it";
@@ -58,18 +59,19 @@ export function checkGitDirDefinitions(gitDir: string, roots: readonly string[])
   const lines: string[] = [];
   for (const f of filesOf(gitDir)) {
     const before = atStart.get(f);
-    if (before !== undefined && read(f) === before) continue;
+    if (before && identityOf(f) === before.id) continue;
     try {
       // git reads a replace ref by the hex its name starts with, so one renamed in place still counts: removed (its
       // text, an object id, is in the line).
-      if ((before === undefined || before === null) && f.includes("/refs/replace/")) {
+      if (!before && f.includes("/refs/replace/")) {
         const text = (read(f) ?? "").trim().slice(0, 64);
         removeFileWithin(f, roots);
         lines.push(`deerflow removed ${f} (${text}): the run added it, and ${whyOf(gitDir, f)}.`);
-      } else if (before === undefined || before === null) lines.push(`deerflow moved ${f} to ${moveAsideWithin(f, roots)}: the run added it, and ${whyOf(gitDir, f)}.`);
+      } else if (before?.text == null) lines.push(`deerflow moved ${f} to ${moveAsideWithin(f, roots)}: the run ${before ? "changed" : "added"} it, and ${whyOf(gitDir, f)}.`);
       else {
         removeFileWithin(f, roots);
-        createFileWithin(f, roots, before);
+        createFileWithin(f, roots, before.text);
+        before.id = identityOf(f);
         lines.push(`deerflow put back ${f} as it was before the run: ${whyOf(gitDir, f)}.`);
       }
     } catch (err) {

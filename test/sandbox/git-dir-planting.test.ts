@@ -61,7 +61,7 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(git(join(ws, ".cache", "mirror.git"), "log", "--format=%s", "main")).toContain("init");
   });
 
-  it("a remote it defines in .git/remotes or .git/branches is moved aside; the user's own remote file stays (A31b-3)", async () => {
+  it("a remote it defines in .git/remotes or .git/branches is moved aside; the user's own remote file is put back (A31b-3)", async () => {
     const { ws, sh, git, script } = setUp(mode);
     mkdirSync(join(ws, ".git", "remotes"));
     writeFileSync(join(ws, ".git", "remotes", "mine"), "URL: /srv/mine.git\n");
@@ -70,6 +70,7 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
       "mkdir -p .git/branches",
       'printf "URL: %s/.cache/backup.git\\nPush: refs/heads/main:refs/heads/main\\n" "$PWD" > .git/remotes/origin',
       'echo "$PWD/.cache/backup.git" > .git/branches/backup',
+      'echo "URL: $PWD/.cache/backup.git" > .git/remotes/mine',
       "echo ok",
     ]);
     const out = await sh("sh mk.sh");
@@ -78,6 +79,7 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(out).toContain(`${join(ws, ".git", "branches", "backup")} to`);
     expect(existsSync(join(ws, ".git", "remotes", "origin"))).toBe(false);
     expect(existsSync(join(ws, ".git", "branches", "backup"))).toBe(false);
+    expect(out).toContain(`put back ${join(ws, ".git", "remotes", "mine")}`);
     expect(readFileSync(join(ws, ".git", "remotes", "mine"), "utf8")).toBe("URL: /srv/mine.git\n");
     expect(() => git(ws, "push", "-q", "origin")).toThrow();
   });
