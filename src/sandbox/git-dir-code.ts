@@ -105,9 +105,9 @@ const realpathOrSelf = (p: string) => {
  * pass's A31b-2 made one in the workspace and pointed a nested repository's remote at it).
  */
 export function isGitDir(dir: string): boolean {
-  const kind = (n: string) => lstatSync(join(dir, n), { throwIfNoEntry: false });
-  if (!kind("HEAD")) return false;
-  return (kind("objects")?.isDirectory() === true && kind("refs")?.isDirectory() === true) || kind("commondir") !== undefined;
+  // `objects` and `refs` of any kind: git asks only access(X_OK), which an executable file passes (A33a-2).
+  const there = (n: string) => lstatSync(join(dir, n), { throwIfNoEntry: false }) !== undefined;
+  return there("HEAD") && ((there("objects") && there("refs")) || there("commondir"));
 }
 
 /** What `gitDir/commondir` names (relative to the git dir), as git reads it; undefined when there is none. */

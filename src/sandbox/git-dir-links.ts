@@ -6,9 +6,9 @@
 // the folder a link in `worktrees/` leads to (the thirty-second pass's A32b-1). git makes no links in a git dir by
 // itself, so every link the run added is removed after the command — removed, not moved aside: prune reads every entry
 // of `worktrees/`, a renamed one too, and a link holds nothing of the user's. The user's own links there stay.
-// Hooks are planted-hooks.ts's; objects are written to a temporary file and renamed, never through a link.
+// Hooks are planted-hooks.ts's.
 import { type Dirent, readdirSync, readlinkSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { identityOf } from "./file-identity.js";
 import { removeFileWithin } from "./repair-within.js";
 
@@ -37,13 +37,16 @@ function linksIn(gitDir: string): { links: Map<string, string>; truncated: boole
     }
     entries += listing.length;
     if (entries > gitDirWalkLimits.entries) return { links, truncated: true };
-    // A git dir of its own (the top, a submodule's under modules/, a worktree's): its objects and hooks are skipped.
+    // A git dir of its own (the top, a submodule's under modules/, a worktree's): its hooks are planted-hooks.ts's. In
+    // objects/ a link in place of a fan-out folder or `pack` makes `git prune`/`repack` delete another repository's
+    // objects (the thirty-third pass's A33a-1); the fan-out folders themselves hold only object files, not read.
     const isGitDir = listing.some((e) => e.name === "HEAD");
+    const fanOut = basename(dir) === "objects";
     for (const e of listing) {
       const p = join(dir, e.name);
       if (e.isSymbolicLink()) {
         if (!ASIDE.test(e.name)) links.set(p, idOf(p));
-      } else if (e.isDirectory() && !(isGitDir && (e.name === "objects" || e.name === "hooks"))) stack.push(p);
+      } else if (e.isDirectory() && !(isGitDir && e.name === "hooks") && !(fanOut && /^[0-9a-f]{2}$/.test(e.name))) stack.push(p);
     }
   }
   return { links, truncated: false };

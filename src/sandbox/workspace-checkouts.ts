@@ -49,7 +49,8 @@ function contentsOf(dir: string): { entries: number; subdirs: string[]; hasGit: 
   // hooks (the thirty-first pass's A31b-2). A git dir's own folders are git's, not a worktree's: only the ones that hold
   // more git dirs are walked, `modules/` (a submodule's, reused as it is by `git submodule update --init`: the
   // thirty-second pass's A32b-3 planted one with a hook) and `worktrees/`, also under a checkout's `.git` folder.
-  const bare = names.has("HEAD") && ((names.get("objects")?.isDirectory() && names.get("refs")?.isDirectory()) || names.has("commondir"));
+  // As git's is_git_directory: `objects` and `refs` need only be there (an executable file or a link passes its X_OK).
+  const bare = names.has("HEAD") && ((names.has("objects") && names.has("refs")) || names.has("commondir"));
   const gitDirsIn = (gitDir: string) => ["modules", "worktrees"].map((n) => join(gitDir, n));
   const subdirs = bare
     ? gitDirsIn(dir)

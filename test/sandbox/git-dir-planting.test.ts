@@ -144,6 +144,34 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("links it plants in place of .git/objects/<xx> or .git/objects/pack are removed, so the user's gc prunes nothing of another repository (A33a-1)", async () => {
+    const { root, ws, sh, git, script } = setUp(mode);
+    git(root, "init", "-q", "other");
+    writeFileSync(join(root, "other", "f.txt"), "mine\n");
+    git(join(root, "other"), "add", "f.txt");
+    git(join(root, "other"), "commit", "-q", "-m", "thesis");
+    const objects = join(root, "other", ".git", "objects");
+    script(["for i in $(seq 0 255); do n=$(printf %02x $i); [ -e .git/objects/$n ] || ln -s " + objects + "/$n .git/objects/$n; done", `ln -s ${objects}/pack .git/objects/pack2`, "echo ok"]);
+    const out = await sh("sh mk.sh");
+    expect(out).toContain("ok");
+    expect(out).toContain("removed the link");
+    git(ws, "prune", "--expire=now");
+    expect(git(join(root, "other"), "log", "--format=%s")).toContain("thesis");
+  });
+
+  it("a submodule git dir planted with `refs` as an executable file is still a git dir to the guard: its hook is moved aside (A33a-2)", async () => {
+    const { sh, script } = setUp(mode);
+    script([
+      "git init -q --bare .git/modules/vendor/lib",
+      "printf '#!/bin/sh\\necho HOOK\\n' > .git/modules/vendor/lib/hooks/post-checkout && chmod +x .git/modules/vendor/lib/hooks/post-checkout",
+      "rm -rf .git/modules/vendor/lib/refs && touch .git/modules/vendor/lib/refs && chmod +x .git/modules/vendor/lib/refs",
+      "echo ok",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(out).toContain("ok");
+    expect(out).toContain("post-checkout.deerflow-removed");
+  });
+
   it("a replace ref it writes by hand, loose or packed, is taken out: git log shows the commit that git push sends (A32b-2)", async () => {
     const { ws, sh, git, script } = setUp(mode);
     script([
