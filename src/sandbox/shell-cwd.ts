@@ -16,7 +16,7 @@ export type Cwd = { at: "workspace"; depth: number; rel?: string } | { at: "home
 const WORKSPACE = `${VIRTUAL_ROOT}/workspace`;
 
 /** Where `cd <operand>` from `cwd` leads. */
-export function cdTarget(cwd: Cwd, c: { args: string[]; dynamicArgs: boolean[] }): Cwd {
+export function cdTarget(cwd: Cwd, c: { name?: string; args: string[]; dynamicArgs: boolean[] }): Cwd {
   // `--` ends the options (`cd -- ..`: the twelfth pass). An option bash does not take here (`-@` on Linux) or a second
   // operand fails the cd, which stays where it was (A33b-1/3 read a link from the folder the audit thought it was in).
   let i = 0;
@@ -24,6 +24,8 @@ export function cdTarget(cwd: Cwd, c: { args: string[]; dynamicArgs: boolean[] }
   if (c.args[i] === "--") i++;
   if (i >= c.args.length || c.args.length - i > 1) return i >= c.args.length ? { at: "home" } : { at: "unknown" };
   const dir = c.args[i]!;
+  // pushd's `+N`/`-N` rotates its stack, whatever folder of that name a repository ships (A34b-1).
+  if (c.name === "pushd" && /^[+-]\d+$/.test(dir)) return { at: "unknown" };
   if (c.dynamicArgs[i]) return /^\$\{?HOME\}?\/?$/.test(dir) ? { at: "home" } : { at: "unknown" };
   if (dir === "-") return { at: "unknown" };
   if (/^~\/*$/.test(dir)) return { at: "home" };

@@ -311,6 +311,7 @@ describe("auditCommand without a sandbox: glued mount paths and cds that may fai
   const ws = join(root, "ws");
   mkdirSync(join(ws, "D"), { recursive: true });
   mkdirSync(join(ws, "sub"), { recursive: true });
+  for (const d of ["+0", "-1"]) mkdirSync(join(ws, d));
   mkdirSync(join(root, ".aws"));
   writeFileSync(join(root, ".aws", "credentials"), "aws_secret_access_key = x\n");
   writeFileSync(join(ws, "notes.txt"), "n\n");
@@ -343,6 +344,9 @@ describe("auditCommand without a sandbox: glued mount paths and cds that may fai
     "cd -P sub x; tail L",
     "cd -@ sub; cat L",
     "false && cd sub; cat L",
+    // the thirty-fourth pass (A34b-1): pushd's stack rotation, with a folder of that name shipped
+    "pushd +0; cat L",
+    "pushd -1; cat L",
     "true || cd sub; cat L",
     "ls nosuch 2>/dev/null && pushd sub; cat L",
     "if false; then cd sub; fi; cat L",
