@@ -22,6 +22,8 @@ export interface Walk {
   problems: string[];
   /** Checkouts whose index the budget left unread: the repositories they record are unknown (fail closed on them). */
   unvisited: string[];
+  /** Indexes holding an entry git would never add (`../.bashrc`, `.git/hooks/x`), with the first such path. */
+  forged: { index: string; path: string }[];
   seen: Set<string>;
 }
 
@@ -60,7 +62,14 @@ function listIndex(root: string, index: string, g: CheckoutGit): string | undefi
   return existsSync(index) ? undefined : "";
 }
 
-export const emptyWalk = (): Walk => ({ links: [], indexes: [], problems: [], unvisited: [], seen: new Set() });
+export const emptyWalk = (): Walk => ({ links: [], indexes: [], problems: [], unvisited: [], forged: [], seen: new Set() });
+
+/**
+ * A path git refuses to add (verify_path): absolute, or with an empty, `.`, `..` or `.git` part. git does not check the
+ * index it reads, so an entry rewritten to `../.bashrc` in the file had the user's `git checkout -- .` write the
+ * user's ~/.bashrc, and `.git/hooks/pre-commit` plant a hook (the thirty-third pass's A33a-4).
+ */
+const forgedPath = (p: string) => p.startsWith("/") || p.split("/").some((c) => c === "" || c === "." || c === ".." || c.toLowerCase() === ".git");
 
 /**
  * The gitlinks inside `workspace` of the index of the checkout at `root`, and of their own indexes, with the indexes
@@ -89,8 +98,10 @@ export function gitlinks(workspace: string, root: string, g: CheckoutGit, walk: 
     return walk;
   }
   for (const entry of listing.split("\0")) {
+    const named = entry.slice(entry.indexOf("\t") + 1);
+    if (entry && forgedPath(named) && !walk.forged.some((f) => f.index === index)) walk.forged.push({ index, path: named });
     if (!entry.startsWith("160000 ")) continue;
-    const path = join(root, entry.slice(entry.indexOf("\t") + 1));
+    const path = join(root, named);
     if (path !== workspace && !path.startsWith(`${workspace}/`)) continue;
     walk.links.push(path);
     const sub = gitDirsOfCheckout(path);

@@ -14,7 +14,6 @@ import { plainGit } from "./plain-git.js";
 import { identityOf } from "./file-identity.js";
 import { checkGitDirLinks, forgetGitDirLinks, noteGitDirLinks } from "./git-dir-links.js";
 import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
-import { mtimeOf } from "./repo-code-paths.js";
 import { editFileWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 import { RepairLines } from "./repair-lines.js";
 import { checkoutWalkLimits, checkoutsIn, forgetCheckouts } from "./workspace-checkouts.js";
@@ -61,12 +60,19 @@ function enclosingCheckout(dir: string): { root: string; git: CheckoutGit } | un
 /** The config files of the workspace's gitlinks now (the gitlinks are listed again when an index they came from changed). */
 function refresh(workspace: string): string[] {
   let known = workspaces.get(workspace);
-  const stamp = (indexes: string[]) => indexes.map(mtimeOf).join(":");
+  const stamp = (indexes: string[]) => indexes.map(identityOf).join("|"); // ctime: an mtime can be set back (touch -d)
   if (!known || stamp(known.indexes) !== known.stamp) {
     const at = enclosingCheckout(workspace);
     const found = at ? gitlinks(workspace, at.root, at.git) : emptyWalk();
     known = { stamp: stamp(found.indexes), indexes: found.indexes, links: found.links };
-    hear(...found.problems); // said with this command's output (or the next), once per listing
+    hear(
+      ...found.problems,
+      ...found.forged.map(
+        (f) =>
+          moveAside(f.index, `it lists ${f.path}, a path git never adds, which your git checkout -- . would write outside the work tree; \`git reset\` makes a new index.`, rootsOf(workspace)) ??
+          `deerflow could not move ${f.index} aside: it lists ${f.path}; run \`rm ${f.index} && git reset\` before any git checkout.`,
+      ),
+    ); // said with this command's output, once per listing
     if (found.unvisited.length > 0) pastBudget(workspace, found.unvisited);
     workspaces.set(workspace, known);
   }

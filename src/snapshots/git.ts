@@ -40,6 +40,23 @@ function gitEnv(workTree?: string): Record<string, string> {
   };
 }
 
+/**
+ * The longest one git call of a snapshot may take. The workspace is the agent's: `mkfifo .gitignore` made the shadow
+ * repository's `git status` wait for ever to open it, so the run never ended (the thirty-third pass's A33a-6). Past
+ * this the git is killed and the snapshot fails with a warning, as any failed snapshot does (the first snapshot of a
+ * large workspace takes seconds). A test lowers it.
+ */
+export const snapshotGitLimits = { ms: 180_000 };
+const stop = new AbortController();
+
+/**
+ * Kills every snapshot git still running and fails any started later in this process: a second Ctrl+C or SIGTERM
+ * while a run winds down must end it, even when a snapshot's git is stuck.
+ */
+export function stopSnapshotGit(): void {
+  stop.abort();
+}
+
 let available: boolean | undefined;
 
 /**
@@ -67,11 +84,16 @@ export async function git(
     reject: false,
     stripFinalNewline: false,
     maxBuffer: 256 * 1024 * 1024,
+    timeout: snapshotGitLimits.ms,
+    cancelSignal: stop.signal,
+    killSignal: "SIGKILL",
   }).catch((err: unknown) => {
     if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new GitMissingError();
     throw err;
   });
   if ((r as { code?: string }).code === "ENOENT" || (r.exitCode === undefined && /ENOENT/.test(String(r.message)))) throw new GitMissingError();
+  if (r.timedOut) throw new Error(`git ${args[0]} took longer than ${snapshotGitLimits.ms / 1000} s (a FIFO or a stuck file system in the workspace?) and was stopped`);
+  if (r.isCanceled) throw new Error(`git ${args[0]} was stopped: deerflow is ending`);
   const exitCode = r.exitCode ?? 1;
   if (exitCode !== 0 && !opts.allowFail) {
     const said =

@@ -189,6 +189,33 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(git(ws, "for-each-ref", "refs/replace")).toBe("");
   });
 
+  it("an index rewritten to list ../.bashrc is moved aside before the user's git checkout -- . can write it (A33a-4)", async () => {
+    const { root, ws, sh, git, script } = setUp(mode);
+    const victim = join(root, "threads", "A", ".bashrc");
+    writeFileSync(victim, "mine\n");
+    writeFileSync(
+      join(ws, "forge.py"),
+      [
+        "import hashlib, subprocess",
+        "blob = subprocess.run(['git', 'hash-object', '-w', '--stdin'], input=b'evil\\n', capture_output=True).stdout.decode().strip()",
+        "subprocess.run(['git', 'update-index', '--add', '--cacheinfo', '100644,' + blob + ',aaaaaaaaaa'], check=True)",
+        "b = open('.git/index', 'rb').read()[:-20].replace(b'aaaaaaaaaa', b'../.bashrc')",
+        "open('.git/index', 'wb').write(b + hashlib.sha1(b).digest())",
+        "print('ok')",
+      ].join("\n"),
+    );
+    script(["python3 forge.py"]);
+    const out = await sh("sh mk.sh");
+    expect(out).toContain("ok");
+    expect(out).toContain("it lists ../.bashrc, a path git never adds");
+    try {
+      git(ws, "checkout", "--", "."); // the user discards the run's changes (with no index left, git may refuse)
+    } catch {
+      // refused: nothing written either
+    }
+    expect(readFileSync(victim, "utf8")).toBe("mine\n");
+  });
+
   it("a link the user had in the git dir stays", async () => {
     const { ws, sh, git } = setUp(mode);
     writeFileSync(join(ws, ".git", "info", "shared-exclude"), "*.log\n");

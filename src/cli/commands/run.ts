@@ -74,7 +74,11 @@ export async function runCommand(words: string[], opts: RunOptions): Promise<num
   const printer = createPrinter(opts.outputFormat, process.stdout, process.stderr);
   const controller = new AbortController();
   let runtimeLoaded = false;
-  const onSigint = () => controller.abort();
+  // A second signal while the run winds down also stops a snapshot's git that is stuck (a FIFO in the workspace).
+  const onSigint = () => {
+    if (controller.signal.aborted) void import("../../snapshots/git.js").then((g) => g.stopSnapshotGit());
+    controller.abort();
+  };
   // Ctrl+C, a supervisor's SIGTERM or a closed terminal's SIGHUP stops the run cleanly: status interrupted, exit 130,
   // one line saying how to continue, the thread usable (a SIGHUP used to end the process at once: exit 129, no line).
   // Kept for the whole run (not once): a second signal while the run winds down must not kill it half-recorded.
