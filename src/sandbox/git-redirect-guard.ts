@@ -137,6 +137,23 @@ const watchers: FSWatcher[] = [];
  * (the seventh pass): the git dir is watched (inotify) for the whole run, and a change is undone at once.
  */
 function watchGitDir(gitDir: string): void {
+  // A link a job plants where git deletes or writes through it (`worktrees/x -> ~/Documents`, `objects/<xx>`) is
+  // removed within moments too, not only after the next command: the user's own git commit meanwhile (an IDE's, or
+  // in another terminal) would act through it (the thirty-third pass's A33a-3).
+  let linksPending = false;
+  const linksSoon = () => {
+    if (linksPending) return;
+    linksPending = true;
+    setTimeout(() => {
+      linksPending = false;
+      if (ownGitDirs.has(gitDir)) hear(...checkGitDirLinks(gitDir, [...roots]));
+    }, 50).unref();
+  };
+  for (const sub of ["worktrees", "objects"]) watchQuietly(join(gitDir, sub), linksSoon);
+  watchQuietly(gitDir, (name) => {
+    if (name === "worktrees" || name === "objects") watchQuietly(join(gitDir, name), linksSoon);
+    linksSoon();
+  });
   try {
     let pending = false;
     const w = watch(gitDir, (_event, name) => {
@@ -158,6 +175,21 @@ function watchGitDir(gitDir: string): void {
     // no inotify here: the check after each command still runs
   }
 }
+
+/** Watches `dir` (once) for the run, calling `onChange` with the entry's name; nothing when it cannot be watched. */
+function watchQuietly(dir: string, onChange: (name: string) => void): void {
+  if (watching.has(dir)) return;
+  try {
+    const w = watch(dir, (_event, name) => onChange(String(name ?? "")));
+    w.on("error", () => w.close());
+    w.unref();
+    watchers.push(w);
+    watching.add(dir);
+  } catch {
+    // not there (yet), or no inotify: the check after each command still runs
+  }
+}
+const watching = new Set<string>();
 
 /** Puts `path` back as it was before the run when it changed; the line saying so (none when unchanged). */
 function repair(path: string, before: string | null): string[] {
@@ -185,6 +217,7 @@ export function restoreGitRedirects(): string {
 export function endGitRedirectWatch(): string {
   const said = restoreGitRedirects();
   for (const w of watchers.splice(0)) w.close();
+  watching.clear();
   found.clear();
   forgetGitDirDefinitions();
   ownGitDirs.clear();

@@ -7,10 +7,11 @@ import { execFileSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeShellSessions, runShell } from "../../src/sandbox/run-shell.js";
+import { closeShellSessions, runShell, startBackground } from "../../src/sandbox/run-shell.js";
 import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
 import { HAS_BWRAP, type Mode, pathWithout } from "../support/confinement.js";
 import { makeRoot, makeThread } from "../tools/helpers.js";
+import { until } from "../support/wait.js";
 
 const modes: Mode[] = HAS_BWRAP ? ["bwrap", "fallback"] : ["fallback"];
 const savedPath = process.env.PATH;
@@ -30,8 +31,9 @@ function setUp(mode: Mode) {
   if (mode === "fallback") process.env.PATH = pathWithout(join(root, "nobwrap-bin"), ["bwrap"]);
   const settings = defaultShellSettings({ userHome: join(root, "home"), dataDir: join(root, "data") });
   const sh = async (command: string) => (await runShell(command, { paths, settings, cwd: ws, timeoutSeconds: 60 })).output;
+  const bg = (command: string) => startBackground(command, { paths, settings, cwd: ws, logPath: join(paths.outputs_path, "bg.log"), onEnd: () => {} });
   const script = (lines: string[]) => writeFileSync(join(ws, "mk.sh"), `${lines.join("\n")}\n`);
-  return { root, ws, sh, git, script, marker: join(root, "pwned") };
+  return { root, ws, sh, bg, git, script, marker: join(root, "pwned") };
 }
 
 const isLink = (p: string) => lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
@@ -123,6 +125,17 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(out).toContain(`removed the link ${join(ws, ".git", "worktrees", "build-cache")} (to ${docs})`);
     git(ws, "worktree", "prune");
     expect(readFileSync(join(docs, "thesis.txt"), "utf8")).toBe("mine\n");
+  });
+
+  it("a link a background job plants in .git/worktrees after the last command is removed without another command (A33a-3)", async () => {
+    const { root, ws, sh, bg } = setUp(mode);
+    const docs = join(root, "Documents");
+    mkdirSync(docs);
+    await sh("mkdir -p .git/worktrees && echo ready");
+    await bg(`while [ ! -e go ]; do sleep 0.05; done; ln -s ${docs} .git/worktrees/build-cache && touch planted; sleep 300`);
+    writeFileSync(join(ws, "go"), "");
+    await until(() => existsSync(join(ws, "planted")), "the job to plant its link");
+    await until(() => !isLink(join(ws, ".git", "worktrees", "build-cache")), "the planted link to be removed");
   });
 
   it("a submodule git dir it plants under .git/modules loses its hook before the user's `git submodule update --init` (A32b-3)", async () => {
