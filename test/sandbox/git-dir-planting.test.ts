@@ -172,17 +172,21 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(git(join(root, "other"), "log", "--format=%s")).toContain("thesis");
   });
 
-  it("a submodule git dir planted with `refs` as an executable file is still a git dir to the guard: its hook is moved aside (A33a-2)", async () => {
+  it("a git dir whose refs is an executable file, or whose objects and refs are links, is still a git dir to the guard: its hook is moved aside (A33a-2, A34a-1)", async () => {
     const { sh, script } = setUp(mode);
     script([
       "git init -q --bare .git/modules/vendor/lib",
       "printf '#!/bin/sh\\necho HOOK\\n' > .git/modules/vendor/lib/hooks/post-checkout && chmod +x .git/modules/vendor/lib/hooks/post-checkout",
       "rm -rf .git/modules/vendor/lib/refs && touch .git/modules/vendor/lib/refs && chmod +x .git/modules/vendor/lib/refs",
+      // …and a bare repository in the workspace whose objects and refs are links (A34a-1)
+      "git init -q --bare deploy.git && cd deploy.git && mv objects .o && ln -s .o objects && mv refs .r && ln -s .r refs",
+      "printf '#!/bin/sh\\necho HOOK\\n' > hooks/post-receive && chmod +x hooks/post-receive && cd ..",
       "echo ok",
     ]);
     const out = await sh("sh mk.sh");
     expect(out).toContain("ok");
     expect(out).toContain("post-checkout.deerflow-removed");
+    expect(out).toContain("post-receive.deerflow-removed");
   });
 
   it("a replace ref it writes by hand, loose or packed, is taken out: git log shows the commit that git push sends (A32b-2)", async () => {
