@@ -105,10 +105,12 @@ const realpathOrSelf = (p: string) => {
  * pass's A31b-2 made one in the workspace and pointed a nested repository's remote at it).
  */
 export function isGitDir(dir: string): boolean {
-  // `objects` and `refs` of any kind: git asks only access(X_OK), which an executable file passes (A33a-2).
-  const there = (n: string) => lstatSync(join(dir, n), { throwIfNoEntry: false }) !== undefined;
-  return there("HEAD") && ((there("objects") && there("refs")) || there("commondir"));
+  return namesAGitDir((n) => lstatSync(join(dir, n), { throwIfNoEntry: false }) !== undefined);
 }
+
+/** isGitDir over a folder's entry names (the checkout walk has its listing): `objects` and `refs` of any kind, as
+ *  git asks only access(X_OK), which an executable file or a link passes (A33a-2, A34a-1). */
+export const namesAGitDir = (has: (name: string) => boolean): boolean => has("HEAD") && ((has("objects") && has("refs")) || has("commondir"));
 
 /** What `gitDir/commondir` names (relative to the git dir), as git reads it; undefined when there is none. */
 function commonDirOf(gitDir: string): string | Unreadable | undefined {

@@ -12,6 +12,7 @@ import { emptyWalk, gitlinks, nestedRepoLimits } from "./gitlink-walk.js";
 import { realOrSelf } from "./real-path.js";
 import { plainGit } from "./plain-git.js";
 import { identityOf } from "./file-identity.js";
+import { moveAsideForgedIndexes } from "./forged-index.js";
 import { checkGitDirLinks, forgetGitDirLinks, noteGitDirLinks } from "./git-dir-links.js";
 import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
 import { editFileWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
@@ -65,14 +66,7 @@ function refresh(workspace: string): string[] {
     const at = enclosingCheckout(workspace);
     const found = at ? gitlinks(workspace, at.root, at.git) : emptyWalk();
     known = { stamp: stamp(found.indexes), indexes: found.indexes, links: found.links };
-    hear(
-      ...found.problems,
-      ...found.forged.map(
-        (f) =>
-          moveAside(f.index, `it lists ${f.path}, a path git never adds, which your git checkout -- . would write outside the work tree; \`git reset\` makes a new index.`, rootsOf(workspace)) ??
-          `deerflow could not move ${f.index} aside: it lists ${f.path}; run \`rm ${f.index} && git reset\` before any git checkout.`,
-      ),
-    ); // said with this command's output, once per listing
+    hear(...found.problems, ...moveAsideForgedIndexes(found.forged, rootsOf(workspace))); // said with this command's output, once per listing
     if (found.unvisited.length > 0) pastBudget(workspace, found.unvisited);
     workspaces.set(workspace, known);
   }

@@ -5,6 +5,7 @@
 // only at the gitlinks an index lists. A walk of the workspace, without following links, with a budget of entries.
 import { type Dirent, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { namesAGitDir } from "./git-dir-code.js";
 
 /** How many directory entries one walk reads at most (a test lowers it); past it the walk says so. */
 export const checkoutWalkLimits = { entries: 200_000 };
@@ -49,8 +50,7 @@ function contentsOf(dir: string): { entries: number; subdirs: string[]; hasGit: 
   // hooks (the thirty-first pass's A31b-2). A git dir's own folders are git's, not a worktree's: only the ones that hold
   // more git dirs are walked, `modules/` (a submodule's, reused as it is by `git submodule update --init`: the
   // thirty-second pass's A32b-3 planted one with a hook) and `worktrees/`, also under a checkout's `.git` folder.
-  // As git's is_git_directory: `objects` and `refs` need only be there (an executable file or a link passes its X_OK).
-  const bare = names.has("HEAD") && ((names.has("objects") && names.has("refs")) || names.has("commondir"));
+  const bare = namesAGitDir((n) => names.has(n));
   const gitDirsIn = (gitDir: string) => ["modules", "worktrees"].map((n) => join(gitDir, n));
   const subdirs = bare
     ? gitDirsIn(dir)
