@@ -8,6 +8,7 @@ import { type Stats, lstatSync, readFileSync, readdirSync, realpathSync, statSyn
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandTilde, userAndSystemConfigFiles } from "./host-git-config.js";
 import { CONFIG_LISTING_BYTES, plainGit } from "./plain-git.js";
+import { isMovedAside } from "./repair-within.js";
 import { isGitCodeKey } from "./shell-git.js";
 
 /** git's own limit for a `.git` file (setup.c read_gitfile_gently); a commondir is read the same way here. */
@@ -244,7 +245,7 @@ function configCodeKeys(file: string): Set<string> | null {
 }
 
 /** What git could run from a hooks folder: anything but the samples `git init` writes and what deerflow moved aside. */
-export const isHookName = (name: string) => !name.endsWith(".sample") && !/\.deerflow-removed(-\d+)?$/.test(name);
+export const isHookName = (name: string) => !name.endsWith(".sample") && !isMovedAside(name);
 
 /** The hooks in `hooksDir` git could run (none when the folder is absent); null when it cannot be listed. */
 export function hooksIn(hooksDir: string): string[] | null {

@@ -8,7 +8,7 @@
 import { lstatSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { identityOf } from "./file-identity.js";
-import { createFileWithin, editFileWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
+import { createFileWithin, editFileWithin, isMovedAside, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 
 const FOLDERS: Record<string, string> = {
   remotes: "it defines a git remote, and your git push or fetch to that name would go where the run chose",
@@ -35,7 +35,7 @@ const filesOf = (gitDir: string) =>
   Object.keys(FOLDERS).flatMap((d) => {
     try {
       return readdirSync(join(gitDir, d))
-        .filter((n) => !/\.deerflow-removed(-\d+)?$/.test(n))
+        .filter((n) => !isMovedAside(n))
         .map((n) => join(gitDir, d, n));
     } catch {
       return [];

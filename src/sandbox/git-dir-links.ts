@@ -10,7 +10,7 @@
 import { type Dirent, readdirSync, readlinkSync } from "node:fs";
 import { basename, join } from "node:path";
 import { identityOf } from "./file-identity.js";
-import { removeFileWithin } from "./repair-within.js";
+import { isMovedAside, removeFileWithin } from "./repair-within.js";
 
 /** How many entries one git dir's walk reads at most (loose refs and reflogs of a big repository stay far below). */
 export const gitDirWalkLimits = { entries: 100_000 };
@@ -18,7 +18,6 @@ export const gitDirWalkLimits = { entries: 100_000 };
 /** Per git dir: the path and identity (file-identity.ts) of each link in it when the run saw it. */
 const baseline = new Map<string, Set<string>>();
 const saidTruncated = new Set<string>();
-const ASIDE = /\.deerflow-removed(-\d+)?$/;
 
 const idOf = (p: string) => `${p}\0${identityOf(p)}`;
 
@@ -45,7 +44,7 @@ function linksIn(gitDir: string): { links: Map<string, string>; truncated: boole
     for (const e of listing) {
       const p = join(dir, e.name);
       if (e.isSymbolicLink()) {
-        if (!ASIDE.test(e.name)) links.set(p, idOf(p));
+        if (!isMovedAside(e.name)) links.set(p, idOf(p));
       } else if (e.isDirectory() && !(isGitDir && e.name === "hooks") && !(fanOut && /^[0-9a-f]{2}$/.test(e.name))) stack.push(p);
     }
   }

@@ -150,30 +150,22 @@ function watchGitDir(gitDir: string): void {
     }, 50).unref();
   };
   for (const sub of ["worktrees", "objects"]) watchQuietly(join(gitDir, sub), linksSoon);
+  // One watch of the git dir for both: a new `worktrees`/`objects` folder, and commondir put back at once (a job
+  // rewriting it in a loop gets one more look after the burst, never a repair per event in a row).
+  let pending = false;
   watchQuietly(gitDir, (name) => {
     if (name === "worktrees" || name === "objects") watchQuietly(join(gitDir, name), linksSoon);
     linksSoon();
-  });
-  try {
-    let pending = false;
-    const w = watch(gitDir, (_event, name) => {
-      const path = join(gitDir, String(name ?? ""));
-      if (name !== "commondir" || !found.has(path)) return;
+    const path = join(gitDir, name);
+    if (name !== "commondir" || !found.has(path)) return;
+    hear(...repair(path, found.get(path) ?? null));
+    if (pending) return;
+    pending = true;
+    setTimeout(() => {
+      pending = false;
       hear(...repair(path, found.get(path) ?? null));
-      // A job rewriting it in a loop: one more look after the burst, never a repair per event in a row.
-      if (pending) return;
-      pending = true;
-      setTimeout(() => {
-        pending = false;
-        hear(...repair(path, found.get(path) ?? null));
-      }, 50).unref();
-    });
-    w.on("error", () => w.close());
-    w.unref();
-    watchers.push(w);
-  } catch {
-    // no inotify here: the check after each command still runs
-  }
+    }, 50).unref();
+  });
 }
 
 /** Watches `dir` (once) for the run, calling `onChange` with the entry's name; nothing when it cannot be watched. */

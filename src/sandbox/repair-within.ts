@@ -16,6 +16,9 @@ const O_NONBLOCK = constants.O_NONBLOCK ?? 0; // a FIFO at the name must never b
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
+/** A name moveAsideWithin gave: `<name>.deerflow-removed[-n]` (never run as a hook, never repaired again). */
+export const isMovedAside = (name: string) => /\.deerflow-removed(-\d+)?$/.test(name);
+
 /** How many `.deerflow-removed`, `.deerflow-removed-2`, … names a move tries before it gives up. */
 const ASIDE_NAMES = 50;
 
