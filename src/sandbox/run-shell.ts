@@ -219,11 +219,24 @@ function noteGitGuards(paths: ThreadPaths, settings: ShellSettings): void {
   );
 }
 
+/**
+ * The session for a command, claimed at once (a call of the same batch that finds it idle restarts it:
+ * missesNewSockets). One whose start failed only for a path that vanished meanwhile is started afresh, twice at most;
+ * any other failure is the command's to report.
+ */
+async function claimedSession(paths: ThreadPaths, settings: ShellSettings): Promise<{ session: ShellSession | null; unclaim?: () => void }> {
+  for (let attempt = 0; ; attempt++) {
+    const session = sessionFor(paths, settings);
+    if (!session) return { session };
+    const unclaim = session.claim();
+    if (attempt === 2 || (await session.startedOrLostPath())) return { session, unclaim };
+    unclaim();
+  }
+}
+
 export async function runShell(command: string, req: ShellRequest): Promise<ShellResult> {
   const settings = req.settings ?? defaultShellSettings();
-  const session = sessionFor(req.paths, settings);
-  // Claimed at once: a call of the same batch that finds the session idle restarts it (missesNewSockets).
-  const unclaim = session?.claim();
+  const { session, unclaim } = await claimedSession(req.paths, settings);
   noteGitGuards(req.paths, settings);
   const release = session ? await admitSandboxed() : () => undefined;
   const r = session
@@ -244,8 +257,7 @@ export async function startBackground(
   req: Omit<ShellRequest, "timeoutSeconds" | "signal"> & { logPath: string; onEnd: (code: number | undefined) => void },
 ): Promise<{ kill: () => void }> {
   const settings = req.settings ?? defaultShellSettings();
-  const session = sessionFor(req.paths, settings);
-  const unclaim = session?.claim();
+  const { session, unclaim } = await claimedSession(req.paths, settings);
   noteGitGuards(req.paths, settings);
   if (session) {
     // Counted in until it is registered as running: from then on the session is not idle.

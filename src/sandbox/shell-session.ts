@@ -4,6 +4,7 @@
 // WHY a long-lived session instead of one bwrap per command: starting bwrap + bash costs several times a plain
 // `bash -c` (numbers in docs/security.md, the end of The shell sandbox); a command sent into a running session costs about the same as
 // spawning bash directly.
+import { existsSync } from "node:fs";
 import { execa, type ResultPromise } from "execa";
 import { bwrapArgs, socketsToHide } from "./bwrap-args.js";
 import { scrubEnv } from "./env-scrub.js";
@@ -19,6 +20,8 @@ export const BASH_KILL_GRACE_MS = 2_000;
 const SUPERVISOR_GRACE_MS = 3_000;
 /** Silence from the supervisor (it beats every second while a command runs) after which the sandbox is ended. */
 const SUPERVISOR_SILENCE_MS = 15_000;
+/** bwrap's words for a mount whose source or target is not there when it makes it (inside, a target is under /newroot). */
+const MISSING_MOUNT_PATH = /^bwrap: Can't (?:mkdir parents for|create file at|find source path) (?:\/newroot)?(\/.*?): [^:]*$/;
 
 export interface ShellResult {
   /** stdout and stderr interleaved. */
@@ -48,6 +51,9 @@ export class ShellSession {
   private next = 0;
   private claims = 0;
   private dead: string | undefined;
+  private started = false;
+  /** The sandbox did not start because a path its mounts name went away after they were computed. */
+  private lostMountPath = false;
   private buf = "";
   private lastHeard = Date.now();
   private readonly heartbeat: NodeJS.Timeout;
@@ -95,6 +101,8 @@ export class ShellSession {
         }
       });
       void this.child.then((r) => {
+        const missing = MISSING_MOUNT_PATH.exec(stderr.trim().split("\n")[0] ?? "")?.[1];
+        this.lostMountPath = !this.started && missing !== undefined && !existsSync(missing);
         this.dead = `the sandbox ended (${r.signal ?? `exit ${r.exitCode}`})${stderr.trim() ? `: ${stderr.trim().split("\n")[0]}` : ""}`;
         reject(new Error(`The shell sandbox could not start: ${this.dead}`));
         for (const [id, p] of this.pending) {
@@ -131,7 +139,10 @@ export class ShellSession {
     } catch {
       return;
     }
-    if (m.ready === true) return ready();
+    if (m.ready === true) {
+      this.started = true;
+      return ready();
+    }
     const p = typeof m.id === "string" ? this.pending.get(m.id) : undefined;
     if (!p) return;
     if (typeof m.out === "string") p.out.push(m.out);
@@ -143,6 +154,20 @@ export class ShellSession {
 
   get alive(): boolean {
     return this.dead === undefined;
+  }
+
+  /**
+   * Resolves to false when the sandbox could not start only because a path its mounts name went away meanwhile: a
+   * host socket removed between being listed and being covered (another program's short-lived socket; CI saw it
+   * beside a test removing its own). Such a start is worth one more try; any other outcome resolves true.
+   */
+  async startedOrLostPath(): Promise<boolean> {
+    try {
+      await this.ready;
+    } catch {
+      return !this.lostMountPath;
+    }
+    return true;
   }
 
   /**

@@ -2,6 +2,8 @@
 // the model whole after the instruction (docs/cli.md, "Piped input"); binary input is refused before anything is
 // sent; a stdin left open and silent by a parent process is not waited on for ever. The in-process cases (bounds,
 // empty stdin, stdin-only prompts) are in run-stdin-in-process.test.ts.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { BIN } from "../support/cli.js";
@@ -35,17 +37,22 @@ describe("deerflow run with piped stdin", () => {
   it("a shell pipe whose command is slower than the silence limit is waited for, not dropped", async () => {
     const sb = e2e.sandbox();
     e2e.server.push({ content: "Read it." });
-    // The producer sends nothing for 4 s (more than the 3 s limit, however fast the machine), then its output.
-    const r = await execa("sh", ["-c", `(sleep 4; printf 'late output') | "${process.execPath}" "${BIN}" run "summarize"`], {
+    // The producer sends nothing until deerflow has said it waits (past the 3 s limit, however busy the machine: a
+    // fixed 4 s sleep lost the race on a loaded CI machine, whose start took longer), then its output. Bounded, so a
+    // deerflow that never says it only fails the assertion below.
+    const err = join(sb.cwd, "..", "stderr.txt");
+    const producer = `for i in $(seq 600); do grep -q 'waiting for the piped input' "${err}" 2>/dev/null && break; sleep 0.1; done; printf 'late output'`;
+    const r = await execa("sh", ["-c", `(${producer}) | "${process.execPath}" "${BIN}" run "summarize" 2>"${err}"`], {
       cwd: sb.cwd,
       env: sb.env,
       extendEnv: false,
       reject: false,
       stripFinalNewline: false,
-      timeout: 60_000,
+      timeout: 90_000,
     });
-    expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/waiting for the piped input on stdin to end/);
+    const stderr = readFileSync(err, "utf8");
+    expect(r.exitCode, stderr).toBe(0);
+    expect(stderr).toMatch(/waiting for the piped input on stdin to end/);
     expect(userTexts(e2e.server.requests[0]!)).toEqual(["summarize\n\nPiped input (stdin):\n```\nlate output\n```"]);
   });
 
