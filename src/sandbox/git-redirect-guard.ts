@@ -11,6 +11,7 @@ import { dirname, join } from "node:path";
 import { gitDirOf } from "./git-code-paths.js";
 import { checkGitDirDefinitions, forgetGitDirDefinitions, noteGitDirDefinitions } from "./git-dir-definitions.js";
 import { checkGitDirLinks, noteGitDirLinks } from "./git-dir-links.js";
+import { checkIndexFlags, forgetIndexFlags, noteIndexFlags } from "./index-flags.js";
 import { forgetNestedRepos, noteNestedRepos, restoreNestedRepos } from "./nested-repo-guard.js";
 import { gitCodePathsInside } from "./repo-code-paths.js";
 import { RepairLines } from "./repair-lines.js";
@@ -104,6 +105,7 @@ export function noteGitRedirect(workspace: string, readWrite: string[] = [], fol
   ownGitDirs.add(gitDir);
   noteGitDirLinks(gitDir);
   noteGitDirDefinitions(gitDir);
+  noteIndexFlags(gitDir);
   watchGitDir(gitDir);
 }
 
@@ -199,7 +201,7 @@ export function restoreGitRedirects(): string {
   const lines: string[] = heard.take();
   for (const [path, before] of found) lines.push(...repair(path, before));
   for (const path of absentIncludes) lines.push(...moveAsideInclude(path));
-  for (const g of ownGitDirs) lines.push(...checkGitDirLinks(g, [...roots]), ...checkGitDirDefinitions(g, [...roots]));
+  for (const g of ownGitDirs) lines.push(...checkGitDirLinks(g, [...roots]), ...checkGitDirDefinitions(g, [...roots]), ...checkIndexFlags(g));
   const nested = restoreNestedRepos();
   if (nested) lines.push(nested);
   return lines.join("\n");
@@ -212,6 +214,7 @@ export function endGitRedirectWatch(): string {
   watching.clear();
   found.clear();
   forgetGitDirDefinitions();
+  forgetIndexFlags();
   ownGitDirs.clear();
   noted.clear();
   absentIncludes.clear();
