@@ -15,6 +15,7 @@
 // removed, letter-spaced words joined, "tilde slash dot aws" spelled back), so "c u r l", "ｙｏｌｏ", a Cyrillic "ѕsh" and
 // "dot-env" read as what they spell. The
 // stored text is never this form, and a refused fact is never trimmed into an acceptable one.
+import anyAscii from "any-ascii";
 import { INVISIBLE } from "../vocabulary/invisible-chars.js";
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 
@@ -50,14 +51,24 @@ const LOOK_ALIKES: Record<string, string> = Object.fromEntries(
     ...[..."ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏ"].map((c, i) => [c, "abcdefghijklmnoprstuvwy"[i]!]),
     ["∕⁄", "/"],
     ["˜", "~"],
+    // dots that sit where a dot would (`~/·ssh`, `~/ˌssh`, `~/。ssh`: the thirty-fifth pass's A35b-1)
+    ["·ˌ。․‧∙⋅・｡", "."],
   ].flatMap(([from, to]) => [...from!].map((c) => [c, to!])),
 );
+
+/**
+ * A Latin letter NFKD does not split (a stroke, hook, bar or tail: `ø`, `ŧ`, `ʂ`, `ɾ`, `ɏ`, `ꞩ`: the thirty-fifth pass's
+ * A35b-1) or a dash of any width (`⸺yes`): read as its ASCII transliteration (any-ascii), as a reader would, so
+ * "Søren" is "soren" to the rules. Other scripts' letters are not transliterated (Cyrillic `р` would read as r where it
+ * looks like p): their look-alikes are in LOOK_ALIKES, and a word mixing scripts is its own rule (mixed-script.ts).
+ */
+const LATIN_LETTER_OR_DASH = /^[^\0-\x7f](?<=\p{Script=Latin}|\p{Pd})$/u;
 
 /** The text the rules read: look-alikes folded, invisible characters and markdown gone, spacing tricks undone. */
 export function policyForm(text: string, joinDots = true): string {
   // Combining marks off first (`c̣url`, `yọlo`, `~/.s̲sh`: the thirty-third pass's A33b-2); NFKD splits `ṣ` into s + mark.
   const bare = text.normalize("NFKD").replace(/\p{M}/gu, "").normalize("NFKC");
-  const folded = [...bare.toLowerCase()].map((c) => LOOK_ALIKES[c] ?? c).join("");
+  const folded = [...bare.toLowerCase()].map((c) => LOOK_ALIKES[c] ?? (LATIN_LETTER_OR_DASH.test(c) ? anyAscii(c).toLowerCase() : c)).join("");
   return (
     folded
       .replace(INVISIBLE, "") // zero-width, bidi and other characters that draw as nothing, soft hyphens
@@ -142,6 +153,8 @@ export const FACT_POLICY: readonly Rule[] = [
       // an install from a URL or a repository rather than the registry (A30c-2)
       /\b(?:pip\d?|uv|npm|pnpm|yarn|bun|cargo|gem)\s+(?:\S+\s+)*?(?:install|add|i)\s+(?:\S+\s+)*?(?:git\+|https?:\/\/|github:|gitlab:|bitbucket:)|--git\s+https?:|\bgo\s+(?:run|install)\s+\S+@/,
       /\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|httpie|aria2c|ftp)\b/,
+      // a download run by a shell, said in words ("fetches https://…/i.sh and pipes it to sh", "piped into bash": A35b-2)
+      /\bpip(?:e|ed|es|ing)\s+(?:\S+\s+){0,3}(?:in)?to\s+(?:sudo\s+)?(?:ba|z|da|k|fi)?sh\b|\b(?:download|fetch|get)\w*\b.*\b(?:run|execut|source)\w*\s+(?:\S+\s+){0,3}(?:with|in|through|by|using|under)\s+(?:sudo\s+)?(?:ba|z|da|k)?sh\b/,
       // an interpreter's own HTTP client (the twenty-fifth pass's A25-6: `python3 -m urllib.request URL`, fetch().then(eval))
       /\burllib\w*|\burlopen\b|\brequests\.(?:get|post|put)\b|\bhttp\.client\b|\bhttplib\b|\bfetch\s*\(|\bxmlhttprequest\b|\bnet\/http\b|\bopen-uri\b/,
       // data piped to another machine, or a copy to a remote (the twenty-eighth pass's A28c-5: `tar cz . | ssh host`, `rclone copy . remote:`)
@@ -157,6 +170,9 @@ export const FACT_POLICY: readonly Rule[] = [
       // an interpreter's recursive delete: perl's rmtree/remove_tree, shutil.rmtree, FileUtils.rm_rf, rimraf, fs.rm
       /\b(?:rmtree|remove_tree|rm_rf|rm_r|rimraf|deltree|finddepth)\b|\bfs\.rm(?:sync)?\b|\brmdir\s+\/s\b|\.rm(?:sync|dirsync)?\s*\(.*recursive|\bunlink\b.*(?:~|\$home|homedir)/,
       /\bgit\s+(?:\S+\s+)*(?:reset\s+--hard|clean\s+-\S*[fdx]|reflog\s+expire|gc\s+.*--prune|filter-branch|update-ref\s+-d|branch\s+-d)\b/,
+      // …and what throws away uncommitted work (the thirty-fifth pass's A35b-2): `git checkout .`, a forced checkout or
+      // switch, a restore of the worktree (not one that only unstages), a dropped or cleared stash
+      /\bgit\s+(?:checkout|switch)\s+(?:\S+\s+)*(?:-f|--force|--discard-changes)(?:\s|$)|\bgit\s+checkout\s+(?:\S+\s+)*(?:--\s+)?\.(?:\s|$|[;&|])|\bgit\s+restore\b(?![^;&|]*--staged)|\bgit\s+restore\b[^;&|]*(?:--worktree|-w\b)|\bgit\s+stash\s+(?:drop|clear)\b/,
       /\bfind\b.*\s-delete\b|\bchmod\s+-r|\bchown\s+-r|:\(\)\s*\{|>\s*\/dev\/(?:sd|nvme|hd)|\btruncate\s+-s/,
     ],
   },
