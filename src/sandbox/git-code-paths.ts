@@ -6,10 +6,11 @@
 // logs stay writable); what fails is changing the repository's configuration or hooks (`git config`, `git remote
 // add`), which is the user's to do.
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { hostEnv } from "./env-scrub.js";
 import { repoCodePathsInWorkspace } from "./repo-code-paths.js";
+import { listForGuard } from "./guard-listing.js";
 
 const CODE_FILES = ["config", "config.worktree", "hooks"];
 /** Submodules nest (.git/modules/a/modules/b): a bounded walk. */
@@ -27,7 +28,7 @@ function collect(gitDir: string, depth: number, out: string[]): void {
   for (const name of CODE_FILES) if (existsSync(join(gitDir, name))) out.push(join(gitDir, name));
   const modules = join(gitDir, "modules");
   if (depth >= MAX_DEPTH || !isRealDir(modules)) return;
-  for (const entry of readdirSync(modules)) {
+  for (const entry of listForGuard(modules)) {
     const sub = join(modules, entry);
     if (isRealDir(sub)) collect(sub, depth + 1, out);
   }

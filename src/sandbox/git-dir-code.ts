@@ -4,12 +4,13 @@
 // or a config they cannot read whole counts as carrying code. The sixteenth pass hid a checkout behind a `.git` file
 // padded past the old 64 KiB read (git reads up to 1 MiB), a trailing space the old parse trimmed (git keeps it), and
 // a config whose listing overflowed the buffer (read as "no code keys").
-import { type Stats, lstatSync, readFileSync, readdirSync, realpathSync, statSync } from "node:fs";
+import { type Stats, lstatSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { expandTilde, userAndSystemConfigFiles } from "./host-git-config.js";
 import { CONFIG_LISTING_BYTES, plainGit } from "./plain-git.js";
 import { isMovedAside } from "./repair-within.js";
 import { isGitCodeKey } from "./shell-git.js";
+import { listForGuard } from "./guard-listing.js";
 
 /** git's own limit for a `.git` file (setup.c read_gitfile_gently); a commondir is read the same way here. */
 const POINTER_MAX = 1 << 20;
@@ -250,7 +251,7 @@ export const isHookName = (name: string) => !name.endsWith(".sample") && !isMove
 /** The hooks in `hooksDir` git could run (none when the folder is absent); null when it cannot be listed. */
 export function hooksIn(hooksDir: string): string[] | null {
   try {
-    return readdirSync(hooksDir).filter(isHookName);
+    return listForGuard(hooksDir).filter(isHookName);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     return code === "ENOENT" || code === "ENOTDIR" ? [] : null;

@@ -5,10 +5,11 @@
 // `git diff` showed a harmless commit while `git push` sent the one it replaced). A command writing them by hand is
 // not git doing its work (`git replace` itself asks): after each command, one the run added is moved aside (a replace
 // ref removed, a packed line taken out), one it changed is put back. The user's own stay.
-import { lstatSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { lstatSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { identityOf } from "./file-identity.js";
 import { createFileWithin, editFileWithin, isMovedAside, moveAsideWithin, removeFileWithin } from "./repair-within.js";
+import { listForGuard } from "./guard-listing.js";
 
 const FOLDERS: Record<string, string> = {
   remotes: "it defines a git remote, and your git push or fetch to that name would go where the run chose",
@@ -34,7 +35,7 @@ function read(path: string): string | null {
 const filesOf = (gitDir: string) =>
   Object.keys(FOLDERS).flatMap((d) => {
     try {
-      return readdirSync(join(gitDir, d))
+      return listForGuard(join(gitDir, d))
         .filter((n) => !isMovedAside(n))
         .map((n) => join(gitDir, d, n));
     } catch {

@@ -7,10 +7,11 @@
 // itself, so every link the run added is removed after the command — removed, not moved aside: prune reads every entry
 // of `worktrees/`, a renamed one too, and a link holds nothing of the user's. The user's own links there stay.
 // Hooks are planted-hooks.ts's.
-import { type Dirent, readdirSync, readlinkSync } from "node:fs";
+import { type Dirent, readlinkSync } from "node:fs";
 import { basename, join } from "node:path";
 import { identityOf } from "./file-identity.js";
 import { isMovedAside, removeFileWithin } from "./repair-within.js";
+import { listForGuard } from "./guard-listing.js";
 
 /** How many entries one git dir's walk reads at most (loose refs and reflogs of a big repository stay far below). */
 export const gitDirWalkLimits = { entries: 100_000 };
@@ -30,7 +31,7 @@ function linksIn(gitDir: string): { links: Map<string, string>; truncated: boole
     const dir = stack.pop()!;
     let listing: Dirent[];
     try {
-      listing = readdirSync(dir, { withFileTypes: true });
+      listing = listForGuard(dir, true);
     } catch {
       continue;
     }

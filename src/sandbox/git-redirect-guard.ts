@@ -6,8 +6,8 @@
 // script that does the same). So after every command, and at the end of the run for background jobs, the file is
 // put back as the run found it, whatever wrote it, and the command's output says so. The configs of nested
 // repositories the index records get the same care (nested-repo-guard.ts).
-import { type FSWatcher, existsSync, lstatSync, readFileSync, readdirSync, watch } from "node:fs";
-import { dirname, join } from "node:path";
+import { type FSWatcher, existsSync, lstatSync, readFileSync, watch } from "node:fs";
+import { join } from "node:path";
 import { gitDirOf } from "./git-code-paths.js";
 import { checkGitDirDefinitions, forgetGitDirDefinitions, noteGitDirDefinitions } from "./git-dir-definitions.js";
 import { checkGitDirLinks, noteGitDirLinks } from "./git-dir-links.js";
@@ -15,8 +15,9 @@ import { checkIndexFlags, forgetIndexFlags, noteIndexFlags } from "./index-flags
 import { forgetNestedRepos, noteNestedRepos, restoreNestedRepos } from "./nested-repo-guard.js";
 import { gitCodePathsInside } from "./repo-code-paths.js";
 import { RepairLines } from "./repair-lines.js";
-import { createFileWithin, moveAsideWithin, ownerRightsWithin, removeFileWithin } from "./repair-within.js";
+import { createFileWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 import { realOrSelf } from "./real-path.js";
+import { listForGuard, takeListingNotices } from "./guard-listing.js";
 
 /** Per watched file (a repository's `commondir`, each linked worktree's): its content as the run found it (null: none). */
 const found = new Map<string, string | null>();
@@ -44,23 +45,14 @@ function read(path: string): string | null {
 /** The folders the repairs below may act in (repair-within.ts): the noted workspaces, their git dirs, readWrite folders. */
 const roots = new Set<string>();
 
-/** Writes or removes `path`; a command that took write permission from its folder (chmod a-w .git) gets it back. */
+/** Writes or removes `path` (a command that took the rights on its folder: repair-within.ts gives them back). */
 function putBack(path: string, before: string | null): void {
   const within = [...roots];
-  const act = () => {
-    // A folder where the file belongs is moved aside: a recursive delete walks a tree a job can still change.
-    if (lstatSync(path, { throwIfNoEntry: false })?.isDirectory()) moveAsideWithin(path, within);
-    else removeFileWithin(path, within);
-    // A file it could not keep (too big, not regular) is not written back as its marker: gone is the safe side.
-    if (before !== null && !before.startsWith("\0")) createFileWithin(path, within, before);
-  };
-  try {
-    act();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EACCES" && (err as NodeJS.ErrnoException).code !== "EPERM") throw err;
-    ownerRightsWithin(dirname(path), within);
-    act();
-  }
+  // A folder where the file belongs is moved aside: a recursive delete walks a tree a job can still change.
+  if (lstatSync(path, { throwIfNoEntry: false })?.isDirectory()) moveAsideWithin(path, within);
+  else removeFileWithin(path, within);
+  // A file it could not keep (too big, not regular) is not written back as its marker: gone is the safe side.
+  if (before !== null && !before.startsWith("\0")) createFileWithin(path, within, before);
 }
 
 /**
@@ -70,7 +62,7 @@ function putBack(path: string, before: string | null): void {
 function watchedFiles(gitDir: string): string[] {
   let worktrees: string[] = [];
   try {
-    worktrees = readdirSync(join(gitDir, "worktrees"));
+    worktrees = listForGuard(join(gitDir, "worktrees"));
   } catch {
     // none
   }
@@ -204,6 +196,7 @@ export function restoreGitRedirects(): string {
   for (const g of ownGitDirs) lines.push(...checkGitDirLinks(g, [...roots]), ...checkGitDirDefinitions(g, [...roots]), ...checkIndexFlags(g));
   const nested = restoreNestedRepos();
   if (nested) lines.push(nested);
+  lines.push(...takeListingNotices());
   return lines.join("\n");
 }
 

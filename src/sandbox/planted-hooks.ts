@@ -3,11 +3,12 @@
 // existed at the start; these are not, and the user's own `git commit` there runs them on the host. So each hooks
 // folder is compared with the run's start after every command, and a hook the run added or changed is moved aside
 // (never deleted: the user may want to read it), with a line saying so.
-import { lstatSync, readdirSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { identityOf } from "./file-identity.js";
 import { isHookName } from "./git-dir-code.js";
 import { moveAsideWithin } from "./repair-within.js";
+import { listForGuard } from "./guard-listing.js";
 
 /** Per hooks folder: each entry's identity (file-identity.ts) when the run saw it. */
 const baseline = new Map<string, Map<string, string>>();
@@ -15,7 +16,7 @@ const baseline = new Map<string, Map<string, string>>();
 function entries(hooksDir: string): Map<string, string> {
   const out = new Map<string, string>();
   try {
-    for (const name of readdirSync(hooksDir)) {
+    for (const name of listForGuard(hooksDir)) {
       if (!isHookName(name)) continue;
       const st = lstatSync(join(hooksDir, name));
       // A folder is never run as a hook (husky's `.husky/_` inside `.husky`: checked as a hooks folder of its own).

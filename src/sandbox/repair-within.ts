@@ -6,7 +6,7 @@
 // open folder, which no later swap can move. Nothing here deletes a folder: an old `.deerflow-removed` is kept and the
 // next free name taken, as a recursive delete walks a tree a job can still change.
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fchmodSync, fstatSync, lstatSync, mkdtempSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdtempSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { isInside } from "./paths.js";
@@ -15,6 +15,8 @@ const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL } = constants;
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0; // a FIFO at the name must never block the open
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+/** Linux's O_PATH (node does not export it): the folder is opened as a name, so one a command made unreadable opens too. */
+const O_PATH = 0o10000000;
 
 /** A name moveAsideWithin gave: `<name>.deerflow-removed[-n]` (never run as a hook, never repaired again). */
 export const isMovedAside = (name: string) => /\.deerflow-removed(-\d+)?$/.test(name);
@@ -32,7 +34,7 @@ interface OpenDir {
 
 /** Opens the folder `dir` and checks what was opened is inside `roots`; the fd and its real path. */
 function openDirInside(dir: string, roots: readonly string[]): { fd: number; real: string } {
-  const fd = openSync(dir, O_RDONLY | O_DIRECTORY);
+  const fd = openSync(dir, O_PATH | O_DIRECTORY);
   try {
     const real = readlinkSync(`/proc/self/fd/${fd}`);
     if (!roots.some((r) => isInside(real, r))) throw new Error(`its folder is now ${real}, outside where deerflow repairs (a link was put on the way)`);
@@ -48,11 +50,26 @@ function withinParent<T>(path: string, roots: readonly string[], act: (dir: Open
   const name = basename(path);
   if (name === "" || name === "." || name === "..") throw new Error(`${path} names no entry`);
   const { fd, real } = openDirInside(dirname(path), roots);
+  const dir = { real, at: (n: string) => `/proc/self/fd/${fd}/${n}`, forChild: (n: string) => `/proc/${process.pid}/fd/${fd}/${n}` };
   try {
-    return act({ real, at: (n) => `/proc/self/fd/${fd}/${n}`, forChild: (n) => `/proc/${process.pid}/fd/${fd}/${n}` }, name);
+    try {
+      return act(dir, name);
+    } catch (err) {
+      // A command took the owner's rights on the folder (chmod 0555 .git, the thirty-fifth pass's A35a-7): the user's
+      // own folder gets them back, and the repair is tried once more.
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== "EACCES" && code !== "EPERM") throw err;
+      giveRights(fd);
+      return act(dir, name);
+    }
   } finally {
     closeSync(fd);
   }
+}
+
+/** The owner's read, write and search on the folder open at `fd` (its /proc entry names the folder opened). */
+function giveRights(fd: number): void {
+  chmodSync(`/proc/self/fd/${fd}`, (fstatSync(fd).mode & 0o7777) | 0o700);
 }
 
 const exists = (p: string) => lstatSync(p, { throwIfNoEntry: false }) !== undefined;
@@ -144,14 +161,4 @@ export function editFileWithin(path: string, roots: readonly string[], edit: (co
       rmSync(work, { recursive: true, force: true });
     }
   });
-}
-
-/** Gives the owner back full rights on the folder `dir` (a command took them: chmod a-w .git), when it is inside `roots`. */
-export function ownerRightsWithin(dir: string, roots: readonly string[]): void {
-  const { fd } = openDirInside(dir, roots);
-  try {
-    fchmodSync(fd, fstatSync(fd).mode | 0o700);
-  } finally {
-    closeSync(fd);
-  }
 }

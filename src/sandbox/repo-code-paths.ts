@@ -6,12 +6,13 @@
 // sixth adversarial pass wrote `.husky/_/pre-commit` in auto-edit, and the user's `git commit` ran it on the host.
 // The sandbox binds them read-only (git-code-paths.ts); the file tools refuse to write them (safe-fs.ts).
 import { execFileSync } from "node:child_process";
-import { lstatSync, readdirSync, readlinkSync, realpathSync, statSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, resolve } from "node:path";
 import { hostEnv } from "./env-scrub.js";
 import { expandTilde, globalConfigFiles, programPathOf, readGitConfig, worktreeProgramsOf } from "./host-git-config.js";
 import { isInside } from "./paths.js";
 import { isGitCodeKey } from "./shell-git.js";
+import { listForGuard } from "./guard-listing.js";
 
 const KEYS = /^(?:core\.hookspath|include\.path|includeif\..+\.path)$/;
 
@@ -117,7 +118,7 @@ export function gitCodePathsOf(workspace: string): RepoCodePath[] {
 function linkedHooks(dir: string): string[] {
   let names: string[];
   try {
-    names = readdirSync(dir);
+    names = listForGuard(dir);
   } catch {
     return [];
   }

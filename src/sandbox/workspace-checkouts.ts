@@ -3,9 +3,10 @@
 // config on the host, and a command in the sandbox can make one with `git init` (the fourteenth pass: a workspace that
 // had no repository, `docs/.git`, a gitlink file `site/.git`), so the nested-repository guard looks at each one, not
 // only at the gitlinks an index lists. A walk of the workspace, without following links, with a budget of entries.
-import { type Dirent, lstatSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { type Dirent, lstatSync } from "node:fs";
+import { basename, join } from "node:path";
 import { namesAGitDir } from "./git-dir-code.js";
+import { listForGuard } from "./guard-listing.js";
 
 /** How many directory entries one walk reads at most (a test lowers it); past it the walk says so. */
 export const checkoutWalkLimits = { entries: 200_000 };
@@ -20,14 +21,28 @@ export interface Checkouts {
 const RACY_MS = 1_000;
 
 /** Per folder: its identity when last listed (inode and ctime, which no command can set back) and what it held. */
-const listed = new Map<string, { id: string; entries: number; subdirs: string[]; hasGit: boolean }>();
+const listed = new Map<string, Contents & { id: string }>();
 
-/** What `dir` holds: listed again only when its ctime changed (an entry added, removed or renamed changes it). */
-function contentsOf(dir: string): { entries: number; subdirs: string[]; hasGit: boolean } | undefined {
+interface Contents {
+  entries: number;
+  subdirs: string[];
+  /** It holds a `.git` entry, or is a git dir itself. */
+  hasGit: boolean;
+  /** It is a git dir itself (a bare repository, or a checkout's `.git` folder). */
+  bare: boolean;
+}
+
+/**
+ * What `dir` holds: listed again only when its ctime changed (an entry added, removed or renamed changes it).
+ * `inGitDir`: `dir` is a git dir or inside one, where only more git dirs matter (a folder without subfolders, by its
+ * link count, cannot hold one and is not listed: the loose objects' fan-out folders).
+ */
+function contentsOf(dir: string, inGitDir: boolean): Contents | undefined {
   let id: string;
   let racy: boolean;
   try {
     const st = lstatSync(dir);
+    if (inGitDir && st.nlink === 2) return { entries: 0, subdirs: [], hasGit: false, bare: false };
     id = `${st.ino}:${st.ctimeMs}`;
     // As git's "racy" index entries: a change in the same clock tick as the listing leaves the ctime as it was, so a
     // folder changed in the last second is listed again next time (a background job could add a `.git` right then).
@@ -40,43 +55,43 @@ function contentsOf(dir: string): { entries: number; subdirs: string[]; hasGit: 
   if (hit?.id === id) return hit;
   let listing: Dirent[];
   try {
-    listing = readdirSync(dir, { withFileTypes: true });
+    listing = listForGuard(dir, true); // one a command made unreadable gets its rights back (guard-listing.ts)
   } catch {
     return undefined;
   }
   // A link is not followed: its target is not the workspace's.
   const names = new Map(listing.map((e) => [e.name, e]));
+  const folders = listing.filter((e) => e.isDirectory() && e.name !== ".git").map((e) => join(dir, e.name));
   // A bare repository (HEAD, objects, refs: a git dir of its own, git-dir-code.ts isGitDir) is one too; a push runs its
-  // hooks (the thirty-first pass's A31b-2). A git dir's own folders are git's, not a worktree's: only the ones that hold
-  // more git dirs are walked, `modules/` (a submodule's, reused as it is by `git submodule update --init`: the
-  // thirty-second pass's A32b-3 planted one with a hook) and `worktrees/`, also under a checkout's `.git` folder.
-  const bare = namesAGitDir((n) => names.has(n));
-  const gitDirsIn = (gitDir: string) => ["modules", "worktrees"].map((n) => join(gitDir, n));
-  const subdirs = bare
-    ? gitDirsIn(dir)
-    : [...listing.filter((e) => e.isDirectory() && e.name !== ".git").map((e) => join(dir, e.name)), ...(names.get(".git")?.isDirectory() ? gitDirsIn(join(dir, ".git")) : [])];
-  const found = { id, entries: listing.length, subdirs, hasGit: names.has(".git") || bare === true };
+  // hooks (the thirty-first pass's A31b-2). Inside a git dir, any folder can hold one: `modules/` a submodule's, reused
+  // as it is by `git submodule update --init` (the thirty-second pass's A32b-3), `worktrees/`, but also `.git/deploy`
+  // or `srv.git/info/inner.git` that the user is told to push to (the thirty-fifth pass's A35a-1).
+  const bare = namesAGitDir((n) => names.has(n)) === true;
+  const dotGit = names.get(".git")?.isDirectory() ? [join(dir, ".git")] : [];
+  const found = { id, entries: listing.length, subdirs: [...folders, ...dotGit], hasGit: names.has(".git") || bare, bare };
   if (racy) listed.delete(dir);
   else listed.set(dir, found);
   return found;
 }
 
 /**
- * The folders under `workspace` (itself included) that hold an entry named `.git`; never descends into a `.git`.
- * Folders unchanged since the last walk are not listed again (the first walk of 30 000 entries took ~150 ms).
+ * The folders under `workspace` (itself included) that hold an entry named `.git`, and the bare repositories, also
+ * those inside a git dir. Folders unchanged since the last walk are not listed again (the first walk of 30 000
+ * entries took ~150 ms).
  */
 export function checkoutsIn(workspace: string): Checkouts {
   const roots: string[] = [];
-  const stack = [workspace];
+  const stack = [{ dir: workspace, inGitDir: false }];
   let entries = 0;
   while (stack.length > 0) {
-    const dir = stack.pop()!;
-    const c = contentsOf(dir);
+    const { dir, inGitDir } = stack.pop()!;
+    const c = contentsOf(dir, inGitDir);
     if (!c) continue;
     entries += c.entries;
     if (entries > checkoutWalkLimits.entries) return { roots, truncated: true };
-    if (c.hasGit) roots.push(dir);
-    stack.push(...c.subdirs);
+    // A checkout's own `.git` folder is its parent's, not a root of its own.
+    if (c.hasGit && basename(dir) !== ".git") roots.push(dir);
+    for (const d of c.subdirs) stack.push({ dir: d, inGitDir: inGitDir || c.bare || basename(d) === ".git" });
   }
   return { roots, truncated: false };
 }

@@ -63,6 +63,22 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(git(join(ws, ".cache", "mirror.git"), "log", "--format=%s", "main")).toContain("init");
   });
 
+  it("a bare repository made inside a git dir (.git/deploy, srv.git/info/inner.git) loses its hooks too (A35a-1)", async () => {
+    const { ws, sh, git, script, marker } = setUp(mode);
+    script([
+      "git init -q --bare .git/deploy && git init -q --bare srv.git && git init -q --bare srv.git/info/inner.git",
+      ...[".git/deploy", "srv.git/info/inner.git"].map((d) => `printf '#!/bin/sh\\necho HOOK >> ${marker}\\n' > ${d}/hooks/post-receive && chmod +x ${d}/hooks/post-receive`),
+      "echo ok",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(out).toContain("ok");
+    for (const d of [join(ws, ".git", "deploy"), join(ws, "srv.git", "info", "inner.git")]) {
+      expect(existsSync(join(d, "hooks", "post-receive")), d).toBe(false);
+      git(ws, "push", "-q", d, "main");
+    }
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("a remote it defines in .git/remotes or .git/branches is moved aside; the user's own remote file is put back (A31b-3)", async () => {
     const { ws, sh, git, script } = setUp(mode);
     mkdirSync(join(ws, ".git", "remotes"));
