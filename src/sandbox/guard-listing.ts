@@ -4,13 +4,12 @@
 // thirty-fifth pass's A35a-2 to A35a-6 and A35a-8; root lists any folder, so only a user's deerflow met it). Such a
 // folder is the user's own, and only a command took the rights: the owner's are given back, with a line, and the
 // listing made again. One that stays unlistable (another owner) throws as before, for the caller to say.
-import { type Dirent, chmodSync, closeSync, constants, fstatSync, openSync, readdirSync, readlinkSync } from "node:fs";
+import { type Dirent, closeSync, constants, fstatSync, openSync, readdirSync, readlinkSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { realOrSelf } from "./real-path.js";
 import { RepairLines } from "./repair-lines.js";
+import { O_PATH, giveRights } from "./repair-within.js";
 
-/** Linux's O_PATH: an fd naming the folder itself, which opens without read permission (node does not export it). */
-const O_PATH = 0o10000000;
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
@@ -23,7 +22,7 @@ const denied = (err: unknown) => ["EACCES", "EPERM"].includes((err as NodeJS.Err
  * link and checked to be the same folder by its real path (a job swapping it for a link in between changes nothing
  * else). True when the rights were given.
  */
-export function giveOwnerRights(dir: string): boolean {
+function giveOwnerRights(dir: string): boolean {
   let fd: number;
   try {
     fd = openSync(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW);
@@ -33,8 +32,7 @@ export function giveOwnerRights(dir: string): boolean {
   try {
     const st = fstatSync(fd);
     if (st.uid !== process.getuid?.() || readlinkSync(`/proc/self/fd/${fd}`) !== join(realOrSelf(dirname(dir)), basename(dir))) return false;
-    // chmod through the fd's /proc entry acts on the folder opened, whatever its path names by now.
-    chmodSync(`/proc/self/fd/${fd}`, (st.mode & 0o7777) | 0o700);
+    giveRights(fd); // through the fd: the folder opened, whatever its path names by now
     return true;
   } catch {
     return false;

@@ -16,7 +16,7 @@ const O_NONBLOCK = constants.O_NONBLOCK ?? 0; // a FIFO at the name must never b
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 /** Linux's O_PATH (node does not export it): the folder is opened as a name, so one a command made unreadable opens too. */
-const O_PATH = 0o10000000;
+export const O_PATH = 0o10000000;
 
 /** A name moveAsideWithin gave: `<name>.deerflow-removed[-n]` (never run as a hook, never repaired again). */
 export const isMovedAside = (name: string) => /\.deerflow-removed(-\d+)?$/.test(name);
@@ -68,7 +68,7 @@ function withinParent<T>(path: string, roots: readonly string[], act: (dir: Open
 }
 
 /** The owner's read, write and search on the folder open at `fd` (its /proc entry names the folder opened). */
-function giveRights(fd: number): void {
+export function giveRights(fd: number): void {
   chmodSync(`/proc/self/fd/${fd}`, (fstatSync(fd).mode & 0o7777) | 0o700);
 }
 
