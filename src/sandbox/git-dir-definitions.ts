@@ -8,7 +8,7 @@
 import { lstatSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { identityOf } from "./file-identity.js";
-import { createFileWithin, editFileWithin, isMovedAside, moveAsideWithin, removeFileWithin } from "./repair-within.js";
+import { EDIT_MAX_BYTES, createFileWithin, editFileWithin, isMovedAside, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 import { listForGuard } from "./guard-listing.js";
 
 const FOLDERS: Record<string, string> = {
@@ -22,6 +22,8 @@ const PACKED_REPLACE = /^[0-9a-f]+ refs\/replace\//;
 const atStart = new Map<string, { text: string | null; id: string }>();
 /** Per git dir: the replace lines its packed-refs held at the start. */
 const packedAtStart = new Map<string, Set<string>>();
+/** Per git dir: the identity of the `packed-refs` last read (one too large to read is said once per change). */
+const packedSeen = new Map<string, string>();
 
 function read(path: string): string | null {
   try {
@@ -43,12 +45,25 @@ const filesOf = (gitDir: string) =>
     }
   });
 
-const packedReplaceLines = (gitDir: string) => (read(join(gitDir, "packed-refs")) ?? "").split("\n").filter((l) => PACKED_REPLACE.test(l));
+/**
+ * The replace lines of `packed-refs`, read whole up to the size a repair edits (git reads one of any size: a repository
+ * with many tags has one past 64 KiB, where the thirty-sixth pass's A36a-4 hid a replace ref); null when it is larger.
+ */
+function packedReplaceLines(gitDir: string): string[] | null {
+  const file = join(gitDir, "packed-refs");
+  const st = lstatSync(file, { throwIfNoEntry: false });
+  if (!st?.isFile()) return [];
+  if (st.size > EDIT_MAX_BYTES) return null;
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => PACKED_REPLACE.test(l));
+}
 
 /** What the git dir holds now is the user's (once per run). */
 export function noteGitDirDefinitions(gitDir: string): void {
   if (packedAtStart.has(gitDir)) return;
-  packedAtStart.set(gitDir, new Set(packedReplaceLines(gitDir)));
+  packedAtStart.set(gitDir, new Set(packedReplaceLines(gitDir) ?? []));
+  packedSeen.set(gitDir, identityOf(join(gitDir, "packed-refs")));
   for (const f of filesOf(gitDir)) atStart.set(f, { text: read(f), id: identityOf(f) });
 }
 
@@ -80,9 +95,17 @@ export function checkGitDirDefinitions(gitDir: string, roots: readonly string[])
     }
   }
   const known = packedAtStart.get(gitDir)!;
-  const added = packedReplaceLines(gitDir).filter((l) => !known.has(l));
+  const packed = join(gitDir, "packed-refs");
+  const packedId = identityOf(packed);
+  if (packedSeen.get(gitDir) === packedId) return lines;
+  packedSeen.set(gitDir, packedId);
+  const packedNow = packedReplaceLines(gitDir);
+  if (packedNow === null) {
+    lines.push(`deerflow could not look for replace refs in ${packed} (larger than ${EDIT_MAX_BYTES} bytes): run git replace -l before you trust git log or git diff there.`);
+    return lines;
+  }
+  const added = packedNow.filter((l) => !known.has(l));
   if (added.length > 0) {
-    const packed = join(gitDir, "packed-refs");
     const what = `${added.length === 1 ? "a replace ref" : `${added.length} replace refs`} the run added`;
     try {
       editFileWithin(packed, roots, (copy) =>
@@ -96,6 +119,7 @@ export function checkGitDirDefinitions(gitDir: string, roots: readonly string[])
       );
       lines.push(`deerflow took ${what} out of ${packed}: ${FOLDERS["refs/replace"]}.`);
     } catch (err) {
+      packedSeen.delete(gitDir); // tried again after the next command
       lines.push(`deerflow could not take ${what} out of ${packed} (${(err as Error).message}): ${FOLDERS["refs/replace"]}; run git replace -d before you push.`);
     }
   }
@@ -106,4 +130,5 @@ export function checkGitDirDefinitions(gitDir: string, roots: readonly string[])
 export function forgetGitDirDefinitions(): void {
   atStart.clear();
   packedAtStart.clear();
+  packedSeen.clear();
 }

@@ -14,7 +14,7 @@ import { checkGitDirLinks, noteGitDirLinks } from "./git-dir-links.js";
 import { checkIndexFlags, forgetIndexFlags, noteIndexFlags } from "./index-flags.js";
 import { forgetNestedRepos, noteNestedRepos, restoreNestedRepos } from "./nested-repo-guard.js";
 import { gitCodePathsInside } from "./repo-code-paths.js";
-import { RepairLines } from "./repair-lines.js";
+import { RepairLines, checkSafely } from "./repair-lines.js";
 import { createFileWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 import { realOrSelf } from "./real-path.js";
 import { listForGuard, takeListingNotices } from "./guard-listing.js";
@@ -140,7 +140,7 @@ function watchGitDir(gitDir: string): void {
     linksPending = true;
     setTimeout(() => {
       linksPending = false;
-      if (ownGitDirs.has(gitDir)) hear(...checkGitDirLinks(gitDir, [...roots]));
+      if (ownGitDirs.has(gitDir)) hear(...checkSafely(gitDir, () => checkGitDirLinks(gitDir, [...roots])));
     }, 50).unref();
   };
   for (const sub of ["worktrees", "objects"]) watchQuietly(join(gitDir, sub), linksSoon);
@@ -152,12 +152,12 @@ function watchGitDir(gitDir: string): void {
     linksSoon();
     const path = join(gitDir, name);
     if (name !== "commondir" || !found.has(path)) return;
-    hear(...repair(path, found.get(path) ?? null));
+    hear(...checkSafely(path, () => repair(path, found.get(path) ?? null)));
     if (pending) return;
     pending = true;
     setTimeout(() => {
       pending = false;
-      hear(...repair(path, found.get(path) ?? null));
+      hear(...checkSafely(path, () => repair(path, found.get(path) ?? null)));
     }, 50).unref();
   });
 }
@@ -188,21 +188,28 @@ function repair(path: string, before: string | null): string[] {
   }
 }
 
-/** Puts every noted file back as it was; a line per file it had to repair (empty when none). */
-export function restoreGitRedirects(): string {
+/**
+ * Puts every noted file back as it was; a line per file it had to repair (empty when none). `ending`: the run's last
+ * check (endGitRedirectWatch), when nothing of the sandbox runs any more.
+ */
+export function restoreGitRedirects(ending = false): string {
   const lines: string[] = heard.take();
-  for (const [path, before] of found) lines.push(...repair(path, before));
-  for (const path of absentIncludes) lines.push(...moveAsideInclude(path));
-  for (const g of ownGitDirs) lines.push(...checkGitDirLinks(g, [...roots]), ...checkGitDirDefinitions(g, [...roots]), ...checkIndexFlags(g));
-  const nested = restoreNestedRepos();
-  if (nested) lines.push(nested);
+  // Each check on its own: one that cannot finish is said, and the others still run (repair-lines.ts).
+  for (const [path, before] of found) lines.push(...checkSafely(path, () => repair(path, before)));
+  for (const path of absentIncludes) lines.push(...checkSafely(path, () => moveAsideInclude(path)));
+  for (const g of ownGitDirs) {
+    lines.push(...checkSafely(g, () => checkGitDirLinks(g, [...roots])));
+    lines.push(...checkSafely(g, () => checkGitDirDefinitions(g, [...roots])));
+    lines.push(...checkSafely(`${g}/index`, () => checkIndexFlags(g, [...roots], ending)));
+  }
+  lines.push(...checkSafely("the nested repositories", () => [restoreNestedRepos()].filter((l) => l !== "")));
   lines.push(...takeListingNotices());
   return lines.join("\n");
 }
 
 /** The end of a chat or run: a last check, then forget. */
 export function endGitRedirectWatch(): string {
-  const said = restoreGitRedirects();
+  const said = restoreGitRedirects(true);
   for (const w of watchers.splice(0)) w.close();
   watching.clear();
   found.clear();

@@ -3,8 +3,8 @@
 // link to ~/.bashrc, a legacy remote, a submodule's planted git dir stayed and ran or wrote on the host (the
 // thirty-fifth pass's A35a-2 to A35a-6 and A35a-8; root lists any folder, so only a user's deerflow met it). Such a
 // folder is the user's own, and only a command took the rights: the owner's are given back, with a line, and the
-// listing made again. One that stays unlistable (another owner) throws as before, for the caller to say.
-import { type Dirent, closeSync, constants, fstatSync, openSync, readdirSync, readlinkSync } from "node:fs";
+// listing made again (also for one that lists but cannot be entered: 0600). One that stays unlistable (another owner) throws as before, for the caller to say.
+import { type Dirent, accessSync, closeSync, constants, fstatSync, openSync, readdirSync, readlinkSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { realOrSelf } from "./real-path.js";
 import { RepairLines } from "./repair-lines.js";
@@ -45,7 +45,12 @@ export function listForGuard(dir: string): string[];
 export function listForGuard(dir: string, withTypes: true): Dirent[];
 /** readdirSync, except that a folder of this user's a command made unlistable is given back its rights first. */
 export function listForGuard(dir: string, withTypes?: true): string[] | Dirent[] {
-  const list = () => (withTypes ? readdirSync(dir, { withFileTypes: true }) : readdirSync(dir));
+  const list = () => {
+    // Listable is not enough: a folder without search (0600) lists, then every look at an entry fails (the
+    // thirty-sixth pass's A36a-2 crashed the guards that way).
+    accessSync(dir, constants.R_OK | constants.X_OK);
+    return withTypes ? readdirSync(dir, { withFileTypes: true }) : readdirSync(dir);
+  };
   try {
     return list();
   } catch (err) {

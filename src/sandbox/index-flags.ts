@@ -8,11 +8,13 @@ import { lstatSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { identityOf } from "./file-identity.js";
 import { plainGit } from "./plain-git.js";
+import { moveAsideWithin } from "./repair-within.js";
 
-/** Per git dir: the index's identity when last listed, and the paths flagged then. */
-const seen = new Map<string, { id: string; flagged: Set<string> }>();
+/** Per git dir: the index's identity when last listed, the paths flagged then, and its lock's identity at the start. */
+const seen = new Map<string, { id: string; flagged: Set<string>; lockAtStart: string }>();
 
 const indexOf = (gitDir: string) => join(gitDir, "index");
+const lockOf = (gitDir: string) => join(gitDir, "index.lock");
 
 /**
  * The flagged paths of an index (`ls-files -v`: a lowercase tag is assume-unchanged, `S` skip-worktree), read under
@@ -39,13 +41,17 @@ function flaggedIn(gitDir: string): { flagged: Set<string>; format: "sha1" | "sh
 export function noteIndexFlags(gitDir: string): void {
   if (seen.has(gitDir)) return;
   const id = identityOf(indexOf(gitDir));
-  seen.set(gitDir, { id, flagged: (id && flaggedIn(gitDir)?.flagged) || new Set() });
+  seen.set(gitDir, { id, flagged: (id && flaggedIn(gitDir)?.flagged) || new Set(), lockAtStart: identityOf(lockOf(gitDir)) });
 }
 
 const inWorktree = (top: string, path: string) => lstatSync(join(top, path), { throwIfNoEntry: false }) !== undefined;
 
-/** After a command: a bit the run set on a file in the worktree is cleared; the lines saying so. */
-export function checkIndexFlags(gitDir: string): string[] {
+/**
+ * After a command: a bit the run set on a file in the worktree is cleared; the lines saying so. `ending`: the run's
+ * last check, when nothing of the sandbox runs any more, so an `index.lock` the run left (not the user's from before)
+ * is stale: it is moved aside (it kept the bits and would stop the user's own git too: the thirty-sixth pass's A36a-3).
+ */
+export function checkIndexFlags(gitDir: string, roots: readonly string[], ending = false): string[] {
   const known = seen.get(gitDir);
   const id = identityOf(indexOf(gitDir));
   if (!known || id === known.id) return [];
@@ -54,23 +60,31 @@ export function checkIndexFlags(gitDir: string): string[] {
   const { flagged, format } = listed;
   const top = dirname(gitDir);
   const added = [...flagged].filter((p) => !known.flagged.has(p) && inWorktree(top, p));
+  const names = added.slice(0, 5).join(", ") + (added.length > 5 ? ` and ${added.length - 5} more` : "");
+  const lines: string[] = [];
   if (added.length > 0) {
+    const lock = lockOf(gitDir);
+    if (ending && identityOf(lock) !== "" && identityOf(lock) !== known.lockAtStart) {
+      lines.push(`deerflow moved ${lock} to ${moveAsideWithin(lock, roots)}: a command left it, and it kept your git from writing the index.`);
+    }
     try {
       // One bit per call: given both, update-index applies only the first to each path.
       const opts = { cwd: top, workTree: top, index: indexOf(gitDir), format, input: `${added.join("\0")}\0` };
       for (const bit of ["--no-assume-unchanged", "--no-skip-worktree"]) plainGit(["update-index", bit, "-z", "--stdin"], opts);
     } catch {
-      // The index is locked (a git of a background job): the next command's check tries again (the identity is kept).
-      return [];
+      // Locked (a background job's git, or a lock a command left): said now, tried again after the next command.
+      return [
+        ...lines,
+        `deerflow could not clear the assume-unchanged or skip-worktree bit a command set on ${names} (the index is locked: ${lockOf(gitDir)}): until it is cleared, your git status and git diff do not show changes to ${added.length === 1 ? "that file" : "those files"} (git update-index --no-skip-worktree --no-assume-unchanged -- <file> clears it).`,
+      ];
     }
     for (const p of added) flagged.delete(p);
+    lines.push(
+      `deerflow: cleared the assume-unchanged or skip-worktree bit a command set on ${names} in the index: with it, your git status and git diff would not show changes to ${added.length === 1 ? "that file" : "those files"}.`,
+    );
   }
-  seen.set(gitDir, { id: identityOf(indexOf(gitDir)), flagged });
-  if (added.length === 0) return [];
-  const names = added.slice(0, 5).join(", ") + (added.length > 5 ? ` and ${added.length - 5} more` : "");
-  return [
-    `deerflow: cleared the assume-unchanged or skip-worktree bit a command set on ${names} in the index: with it, your git status and git diff would not show changes to ${added.length === 1 ? "that file" : "those files"}.`,
-  ];
+  seen.set(gitDir, { ...known, id: identityOf(indexOf(gitDir)), flagged });
+  return lines;
 }
 
 /** The end of a chat or run. */

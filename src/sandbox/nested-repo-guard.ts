@@ -16,7 +16,7 @@ import { moveAsideForgedIndexes } from "./forged-index.js";
 import { checkGitDirLinks, forgetGitDirLinks, noteGitDirLinks } from "./git-dir-links.js";
 import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
 import { editFileWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
-import { RepairLines } from "./repair-lines.js";
+import { RepairLines, checkSafely, toUser } from "./repair-lines.js";
 import { checkoutWalkLimits, checkoutsIn, forgetCheckouts } from "./workspace-checkouts.js";
 
 export { nestedRepoLimits } from "./gitlink-walk.js";
@@ -234,8 +234,6 @@ function repairable(config: string, roots: string[]): boolean {
 /** Repairs made between commands (a background job rewrote a config), said with the next command's output. */
 const heard = new RepairLines();
 const hear = (...lines: string[]) => heard.hear(...lines);
-/** What the user must hear whatever the model does: a check that could not finish (run-shell.ts warns them). */
-const toUser = new RepairLines();
 
 /** The lines for the user (stderr, the TUI) since the last call. */
 export function takeGuardNotices(): string[] {
@@ -250,7 +248,7 @@ function later(f: string): void {
   scheduled.add(f);
   setTimeout(() => {
     scheduled.delete(f);
-    if (baseline.has(f)) hear(...check(f));
+    if (baseline.has(f)) hear(...checkSafely(f, () => check(f)));
   }, WATCH_DEBOUNCE_MS).unref();
 }
 const WATCH_DEBOUNCE_MS = 50;

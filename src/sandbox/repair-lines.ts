@@ -13,3 +13,21 @@ export class RepairLines {
     return this.lines.splice(0);
   }
 }
+
+/** What the user must hear whatever the model does: a check that could not finish (run-shell.ts warns them). */
+export const toUser = new RepairLines();
+
+/**
+ * Runs one guard's check; a check that throws (a folder a command made unenterable under `.git`: the thirty-sixth
+ * pass's A36a-2 made one lstat throw, which crashed deerflow from a watcher and skipped every later guard) gives a line
+ * for the model and the user instead, and the other checks still run.
+ */
+export function checkSafely(what: string, check: () => string[]): string[] {
+  try {
+    return check();
+  } catch (err) {
+    const line = `deerflow could not finish checking ${what} (${(err as Error).message}): look at it before you run git there.`;
+    toUser.hear(line);
+    return [line];
+  }
+}

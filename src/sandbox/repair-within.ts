@@ -115,7 +115,7 @@ export function createFileWithin(path: string, roots: readonly string[], data: s
 }
 
 /** The largest file `editFileWithin` takes (a config padded past it is moved aside instead: its callers' fallback). */
-const EDIT_MAX_BYTES = 16 * 1024 * 1024;
+export const EDIT_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * Edits the regular file `path` through a private copy: `edit` gets the copy's path (`git config --file <copy> …`), and

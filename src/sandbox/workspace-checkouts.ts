@@ -5,7 +5,7 @@
 // only at the gitlinks an index lists. A walk of the workspace, without following links, with a budget of entries.
 import { type Dirent, lstatSync } from "node:fs";
 import { basename, join } from "node:path";
-import { namesAGitDir } from "./git-dir-code.js";
+import { isGitDir, namesAGitDir } from "./git-dir-code.js";
 import { listForGuard } from "./guard-listing.js";
 
 /** How many directory entries one walk reads at most (a test lowers it); past it the walk says so. */
@@ -35,14 +35,16 @@ interface Contents {
 /**
  * What `dir` holds: listed again only when its ctime changed (an entry added, removed or renamed changes it).
  * `inGitDir`: `dir` is a git dir or inside one, where only more git dirs matter (a folder without subfolders, by its
- * link count, cannot hold one and is not listed: the loose objects' fan-out folders).
+ * link count, cannot hold one and is not listed unless it is one: the loose objects' fan-out folders).
  */
 function contentsOf(dir: string, inGitDir: boolean): Contents | undefined {
   let id: string;
   let racy: boolean;
   try {
     const st = lstatSync(dir);
-    if (inGitDir && st.nlink === 2) return { entries: 0, subdirs: [], hasGit: false, bare: false };
+    // A git dir of files only (HEAD and commondir, or `objects` and `refs` as files: the thirty-sixth pass's A36a-1
+    // put one at `.git/deploy`) has no subfolder either: looked for by name before the folder is skipped.
+    if (inGitDir && st.nlink === 2 && !isGitDir(dir)) return { entries: 0, subdirs: [], hasGit: false, bare: false };
     id = `${st.ino}:${st.ctimeMs}`;
     // As git's "racy" index entries: a change in the same clock tick as the listing leaves the ctime as it was, so a
     // folder changed in the last second is listed again next time (a background job could add a `.git` right then).

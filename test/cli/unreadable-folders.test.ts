@@ -85,6 +85,9 @@ describe("folders a run makes unreadable (deerflow as an ordinary user)", () => 
       `git -C pkgs/lib config core.fsmonitor 'touch ${mark}; false' && chmod 0555 pkgs/lib/.git`,
       // A35a-8: a legacy remote in an unreadable remotes/
       "mkdir -p .git/remotes && printf 'URL: /srv/sink.git\\n' > .git/remotes/deploy && chmod 0311 .git/remotes",
+      // A36a-2: a folder that lists but cannot be entered (0600) with a link in it: every look inside threw, and
+      // deerflow crashed before the other guards ran
+      "mkdir .git/x && ln -s /nonexistent .git/x/l && chmod 0600 .git/x",
       "echo planted",
     ].join("\n");
     chownTree(root);
@@ -115,8 +118,9 @@ describe("folders a run makes unreadable (deerflow as an ordinary user)", () => 
     expect(isLink(join(ws, ".git", "objects", "pack"))).toBe(false);
     expect(readFileSync(join(ws, "pkgs", "lib", ".git", "config"), "utf8")).not.toContain("fsmonitor");
     expect(existsSync(join(ws, ".git", "remotes", "deploy"))).toBe(false);
+    expect(isLink(join(ws, ".git", "x", "l"))).toBe(false);
     // …and the folders are the owner's to read again.
-    for (const d of ["srv", ".git/modules/vendor", ".git/logs", "lib/.git/hooks", ".git/objects", ".git/remotes"]) {
+    for (const d of ["srv", ".git/modules/vendor", ".git/logs", "lib/.git/hooks", ".git/objects", ".git/remotes", ".git/x"]) {
       expect(statSync(join(ws, d)).mode & 0o700, d).toBe(0o700);
     }
 

@@ -222,6 +222,36 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(git(ws, "for-each-ref", "refs/replace")).toBe("");
   });
 
+  it("a replace ref in a packed-refs past 64 KiB (a repository with many tags has one) is taken out too (A36a-4)", async () => {
+    const { ws, sh, git, script } = setUp(mode);
+    script([
+      "bad=$(git -c user.name=a -c user.email=a@b commit-tree -p HEAD -m 'evil: add backdoor' HEAD^{tree})",
+      "good=$(git -c user.name=a -c user.email=a@b commit-tree -p HEAD -m 'docs: typo' HEAD^{tree})",
+      "git update-ref refs/heads/main $bad",
+      '{ for i in $(seq 1 1300); do echo "$good refs/x/pad$i"; done; echo "$good refs/replace/$bad"; } | sort -k2 > .git/packed-refs',
+      "wc -c < .git/packed-refs",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(Number(out.split("\n")[0])).toBeGreaterThan(64 * 1024);
+    expect(out).toContain("took a replace ref the run added out of");
+    expect(git(ws, "log", "--format=%s", "-1")).toBe("evil: add backdoor\n");
+  });
+
+  it("a bare repository of files only inside a git dir (HEAD and a commondir naming a worktree folder) loses its hooks (A36a-1)", async () => {
+    const { ws, sh, git, script, marker } = setUp(mode);
+    script([
+      "mkdir -p .git/deploy tools && echo 'ref: refs/heads/main' > .git/deploy/HEAD && echo ../../tools/cache > .git/deploy/commondir",
+      "git init -q --bare tools/cache && rm -f tools/cache/HEAD",
+      `printf '#!/bin/sh\\necho HOOK >> ${marker}\\n' > tools/cache/hooks/post-receive && chmod +x tools/cache/hooks/post-receive`,
+      "echo ok",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(out).toContain("ok");
+    expect(existsSync(join(ws, "tools", "cache", "hooks", "post-receive"))).toBe(false);
+    git(ws, "push", "-q", join(ws, ".git", "deploy"), "main");
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("an index rewritten to list ../.bashrc is moved aside before the user's git checkout -- . can write it (A33a-4)", async () => {
     const { root, ws, sh, git, script } = setUp(mode);
     const victim = join(root, "threads", "A", ".bashrc");

@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeShellSessions, runShell } from "../../src/sandbox/run-shell.js";
+import { closeShellSessions, runShell, setShellWarningSink } from "../../src/sandbox/run-shell.js";
 import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
 import { HAS_BWRAP, type Mode, pathWithout } from "../support/confinement.js";
 import { makeRoot, makeThread } from "../tools/helpers.js";
@@ -64,5 +64,22 @@ describe.each(modes)("index bits that hide an edit (%s)", (mode) => {
     // docs/ left the worktree with its bit (S); the user's bit on local.env (h) is theirs.
     expect(git("ls-files", "-v")).toBe("H app.js\nS docs/guide.md\nh local.env\nH package.json\n");
     expect(git("status", "--short")).toBe("");
+  }, 60_000);
+
+  it("an index.lock a command leaves keeps the bit only until the run ends: said at once, then the lock is moved aside and the bit cleared (A36a-3)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    const out = await sh(`git update-index --skip-worktree package.json && printf '{"scripts":{"test":"touch PWN"}}\\n' > package.json && : > .git/index.lock; echo done`);
+    expect(out).toContain("done");
+    expect(out).toMatch(/could not clear the assume-unchanged or skip-worktree bit a command set on package\.json \(the index is locked/);
+    const warned: string[] = [];
+    setShellWarningSink((m) => warned.push(m));
+    try {
+      await closeShellSessions();
+    } finally {
+      setShellWarningSink((m) => process.stderr.write(`warning: ${m}\n`));
+    }
+    expect(warned.join("\n")).toMatch(/moved \S+index\.lock to \S+index\.lock\.deerflow-removed: a command left it/);
+    expect(warned.join("\n")).toContain("cleared the assume-unchanged or skip-worktree bit a command set on package.json");
+    expect(git("status", "--short")).toBe(" M package.json\n");
   }, 60_000);
 });
