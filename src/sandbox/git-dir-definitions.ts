@@ -5,7 +5,7 @@
 // `git diff` showed a harmless commit while `git push` sent the one it replaced). A command writing them by hand is
 // not git doing its work (`git replace` itself asks): after each command, one the run added is moved aside (a replace
 // ref removed, a packed line taken out), one it changed is put back. The user's own stay.
-import { lstatSync, readFileSync, writeFileSync } from "node:fs";
+import { type Dirent, lstatSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { identityOf } from "./file-identity.js";
 import { EDIT_MAX_BYTES, createFileWithin, editFileWithin, isMovedAside, moveAsideWithin, removeFileWithin } from "./repair-within.js";
@@ -34,16 +34,33 @@ function read(path: string): string | null {
   }
 }
 
-const filesOf = (gitDir: string) =>
-  Object.keys(FOLDERS).flatMap((d) => {
+/** How deep names nest under one of FOLDERS (`remotes/team/origin`, `refs/replace/x/<hex>`): git reads any depth. */
+const MAX_DEPTH = 8;
+
+/**
+ * The files under FOLDERS, at any depth. A name deerflow gave when it moved a remote aside is skipped there (git reads
+ * a remote by its exact name); never under refs/replace, which deerflow empties and where git reads the hex a name
+ * starts with after its last `/`, so `<hex>.deerflow-removed` and `x/<hex>` both count (the thirty-sixth pass's A36a-10).
+ */
+function filesOf(gitDir: string): string[] {
+  const out: string[] = [];
+  const walk = (dir: string, replace: boolean, depth: number) => {
+    let listing: Dirent[];
     try {
-      return listForGuard(join(gitDir, d))
-        .filter((n) => !isMovedAside(n))
-        .map((n) => join(gitDir, d, n));
+      listing = listForGuard(dir, true);
     } catch {
-      return [];
+      return;
     }
-  });
+    for (const e of listing) {
+      if (!replace && isMovedAside(e.name)) continue;
+      if (e.isDirectory()) {
+        if (depth < MAX_DEPTH) walk(join(dir, e.name), replace, depth + 1);
+      } else out.push(join(dir, e.name));
+    }
+  };
+  for (const d of Object.keys(FOLDERS)) walk(join(gitDir, d), d === "refs/replace", 0);
+  return out;
+}
 
 /**
  * The replace lines of `packed-refs`, read whole up to the size a repair edits (git reads one of any size: a repository
@@ -67,7 +84,11 @@ export function noteGitDirDefinitions(gitDir: string): void {
   for (const f of filesOf(gitDir)) atStart.set(f, { text: read(f), id: identityOf(f) });
 }
 
-const whyOf = (gitDir: string, file: string) => FOLDERS[file.slice(gitDir.length + 1, file.lastIndexOf("/"))] ?? "git reads it";
+const whyOf = (gitDir: string, file: string) => {
+  const rel = file.slice(gitDir.length + 1);
+  const folder = Object.keys(FOLDERS).find((d) => rel.startsWith(`${d}/`));
+  return folder ? FOLDERS[folder] : "git reads it";
+};
 
 /** Moves aside or puts back what the run added or changed; the lines saying so. `roots`: where deerflow may repair. */
 export function checkGitDirDefinitions(gitDir: string, roots: readonly string[]): string[] {

@@ -6,11 +6,12 @@
 // the folder a link in `worktrees/` leads to (the thirty-second pass's A32b-1). git makes no links in a git dir by
 // itself, so every link the run added is removed after the command — removed, not moved aside: prune reads every entry
 // of `worktrees/`, a renamed one too, and a link holds nothing of the user's. The user's own links there stay.
-// Hooks are planted-hooks.ts's.
 import { type Dirent, readlinkSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { identityOf } from "./file-identity.js";
-import { isMovedAside, removeFileWithin } from "./repair-within.js";
+import { namesAGitDir } from "./git-dir-code.js";
+import { toUser } from "./repair-lines.js";
+import { removeFileWithin } from "./repair-within.js";
 import { listForGuard } from "./guard-listing.js";
 
 /** How many entries one git dir's walk reads at most (loose refs and reflogs of a big repository stay far below). */
@@ -22,32 +23,43 @@ const saidTruncated = new Set<string>();
 
 const idOf = (p: string) => `${p}\0${identityOf(p)}`;
 
+/**
+ * Whether `dir` is an object store's `objects` folder, whose fan-out folders hold only object files (a link among them
+ * is unlinked by prune, never written through): not listed, as a repository can have thousands. Judged by the folder
+ * above being a git dir by names, and never inside `logs/` or `refs/`: a branch named `objects/ab/deploy` has its
+ * reflog in `logs/refs/heads/objects/ab/`, where a skipped link was written through (the thirty-sixth pass's A36a-9).
+ */
+function isObjectStore(gitDir: string, dir: string, has: (name: string) => boolean): boolean {
+  if (basename(dir) !== "objects") return false;
+  const parts = relative(gitDir, dirname(dir)).split("/");
+  return !parts.includes("logs") && !parts.includes("refs") && namesAGitDir(has);
+}
+
 /** The links under `gitDir` (not followed), by identity; truncated past the walk's budget. */
 function linksIn(gitDir: string): { links: Map<string, string>; truncated: boolean } {
   const links = new Map<string, string>();
-  const stack = [gitDir];
+  const stack = [{ dir: gitDir, store: false }];
   let entries = 0;
   while (stack.length > 0) {
-    const dir = stack.pop()!;
+    const { dir, store } = stack.pop()!;
     let listing: Dirent[];
     try {
       listing = listForGuard(dir, true);
     } catch {
       continue;
     }
-    entries += listing.length;
-    if (entries > gitDirWalkLimits.entries) return { links, truncated: true };
-    // A git dir of its own (the top, a submodule's under modules/, a worktree's): its hooks are planted-hooks.ts's. In
-    // objects/ a link in place of a fan-out folder or `pack` makes `git prune`/`repack` delete another repository's
-    // objects (the thirty-third pass's A33a-1); the fan-out folders themselves hold only object files, not read.
-    const isGitDir = listing.some((e) => e.name === "HEAD");
-    const fanOut = basename(dir) === "objects";
+    // Every link and folder a git dir holds, hooks included (a link hook the run added is removed: it holds nothing of
+    // the user's); only an object store's fan-out folders are not read. Links named like deerflow's moved-aside ones
+    // count too: deerflow removes links, never renames them, and `git worktree prune` reads every entry (A36a-8).
+    const names = new Set(listing.map((e) => e.name));
     for (const e of listing) {
       const p = join(dir, e.name);
-      if (e.isSymbolicLink()) {
-        if (!isMovedAside(e.name)) links.set(p, idOf(p));
-      } else if (e.isDirectory() && !(isGitDir && e.name === "hooks") && !(fanOut && /^[0-9a-f]{2}$/.test(e.name))) stack.push(p);
+      if (e.isSymbolicLink()) links.set(p, idOf(p));
+      else if (e.isDirectory() && !(store && /^[0-9a-f]{2}$/.test(e.name))) stack.push({ dir: p, store: isObjectStore(gitDir, p, (n) => names.has(n)) });
     }
+    // Counted after this folder's own links are seen: a folder of 100 000 files hid a link beside them (A36a-5).
+    entries += listing.length;
+    if (entries > gitDirWalkLimits.entries) return { links, truncated: true };
   }
   return { links, truncated: false };
 }
@@ -77,7 +89,10 @@ export function checkGitDirLinks(gitDir: string, roots: readonly string[]): stri
   }
   if (truncated && !saidTruncated.has(gitDir)) {
     saidTruncated.add(gitDir);
-    lines.push(`deerflow stopped looking for links in ${gitDir} after ${gitDirWalkLimits.entries} entries; look for links there before you run git.`);
+    // The user hears it too, not only the model (A36a-5): a link past the budget is one git may write through.
+    const line = `deerflow stopped looking for links in ${gitDir} after ${gitDirWalkLimits.entries} entries; look for links there before you run git.`;
+    lines.push(line);
+    toUser.hear(line);
   }
   return lines;
 }

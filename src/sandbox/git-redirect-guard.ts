@@ -7,7 +7,7 @@
 // put back as the run found it, whatever wrote it, and the command's output says so. The configs of nested
 // repositories the index records get the same care (nested-repo-guard.ts).
 import { type FSWatcher, existsSync, lstatSync, readFileSync, watch } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { gitDirOf } from "./git-code-paths.js";
 import { checkGitDirDefinitions, forgetGitDirDefinitions, noteGitDirDefinitions } from "./git-dir-definitions.js";
 import { checkGitDirLinks, noteGitDirLinks } from "./git-dir-links.js";
@@ -200,7 +200,7 @@ export function restoreGitRedirects(ending = false): string {
   for (const g of ownGitDirs) {
     lines.push(...checkSafely(g, () => checkGitDirLinks(g, [...roots])));
     lines.push(...checkSafely(g, () => checkGitDirDefinitions(g, [...roots])));
-    lines.push(...checkSafely(`${g}/index`, () => checkIndexFlags(g, [...roots], ending)));
+    lines.push(...checkSafely(`${g}/index`, () => checkIndexFlags(g, dirname(g), [...roots], ending)));
   }
   lines.push(...checkSafely("the nested repositories", () => [restoreNestedRepos()].filter((l) => l !== "")));
   lines.push(...takeListingNotices());

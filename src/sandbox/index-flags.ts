@@ -20,10 +20,10 @@ const lockOf = (gitDir: string) => join(gitDir, "index.lock");
  * The flagged paths of an index (`ls-files -v`: a lowercase tag is assume-unchanged, `S` skip-worktree), read under
  * deerflow's own empty repository so nothing of the workspace's config runs; undefined when git cannot read it.
  */
-function flaggedIn(gitDir: string): { flagged: Set<string>; format: "sha1" | "sha256" } | undefined {
+function flaggedIn(gitDir: string, top: string): { flagged: Set<string>; format: "sha1" | "sha256" } | undefined {
   for (const format of ["sha1", "sha256"] as const) {
     try {
-      const out = plainGit(["ls-files", "-v", "-z"], { cwd: dirname(gitDir), index: indexOf(gitDir), format });
+      const out = plainGit(["ls-files", "-v", "-z"], { cwd: top, index: indexOf(gitDir), format });
       const flagged = new Set<string>();
       for (const entry of out.split("\0")) {
         const tag = entry[0];
@@ -37,28 +37,29 @@ function flaggedIn(gitDir: string): { flagged: Set<string>; format: "sha1" | "sh
   return undefined;
 }
 
-/** The run's start: the bits the user had. */
-export function noteIndexFlags(gitDir: string): void {
+/** The run's start: the bits the user had. `empty`: a repository first seen after a command, whose bits are the run's. */
+export function noteIndexFlags(gitDir: string, empty = false): void {
   if (seen.has(gitDir)) return;
-  const id = identityOf(indexOf(gitDir));
-  seen.set(gitDir, { id, flagged: (id && flaggedIn(gitDir)?.flagged) || new Set(), lockAtStart: identityOf(lockOf(gitDir)) });
+  const id = empty ? "" : identityOf(indexOf(gitDir));
+  seen.set(gitDir, { id, flagged: (id && flaggedIn(gitDir, dirname(gitDir))?.flagged) || new Set(), lockAtStart: identityOf(lockOf(gitDir)) });
 }
 
 const inWorktree = (top: string, path: string) => lstatSync(join(top, path), { throwIfNoEntry: false }) !== undefined;
 
 /**
- * After a command: a bit the run set on a file in the worktree is cleared; the lines saying so. `ending`: the run's
+ * After a command: a bit the run set on a file in the worktree `top` (the workspace's, or a nested checkout's: the
+ * thirty-sixth pass's A36a-6) is cleared; the lines saying so. `ending`: the run's
  * last check, when nothing of the sandbox runs any more, so an `index.lock` the run left (not the user's from before)
  * is stale: it is moved aside (it kept the bits and would stop the user's own git too: the thirty-sixth pass's A36a-3).
  */
-export function checkIndexFlags(gitDir: string, roots: readonly string[], ending = false): string[] {
-  const known = seen.get(gitDir);
+export function checkIndexFlags(gitDir: string, top: string, roots: readonly string[], ending = false): string[] {
+  noteIndexFlags(gitDir, true);
+  const known = seen.get(gitDir)!;
   const id = identityOf(indexOf(gitDir));
-  if (!known || id === known.id) return [];
-  const listed = flaggedIn(gitDir);
+  if (id === known.id) return [];
+  const listed = flaggedIn(gitDir, top);
   if (!listed) return [];
   const { flagged, format } = listed;
-  const top = dirname(gitDir);
   const added = [...flagged].filter((p) => !known.flagged.has(p) && inWorktree(top, p));
   const names = added.slice(0, 5).join(", ") + (added.length > 5 ? ` and ${added.length - 5} more` : "");
   const lines: string[] = [];

@@ -15,6 +15,7 @@ import { identityOf } from "./file-identity.js";
 import { moveAsideForgedIndexes } from "./forged-index.js";
 import { checkGitDirLinks, forgetGitDirLinks, noteGitDirLinks } from "./git-dir-links.js";
 import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
+import { checkIndexFlags, noteIndexFlags } from "./index-flags.js";
 import { editFileWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 import { RepairLines, checkSafely, toUser } from "./repair-lines.js";
 import { checkoutWalkLimits, checkoutsIn, forgetCheckouts } from "./workspace-checkouts.js";
@@ -164,6 +165,7 @@ function gitDirsAt(link: string, roots: string[]): string[] {
   const g = readableGit(link);
   return g ? [g.gitDir, ...(g.common ? [g.common] : [])].filter((d) => repairable(join(d, "HEAD"), roots)) : [];
 }
+const ownGitDirAt = (link: string, roots: string[]) => gitDirsAt(link, roots).filter((d) => d === readableGit(link)?.gitDir);
 
 /** Per noted workspace: the `.git` files and commondirs of its gitlinks when the run began (the user's own). */
 const pointersAtStart = new Map<string, Set<string>>();
@@ -292,6 +294,7 @@ export function noteNestedRepos(workspace: string): void {
     if (isUnreadable(g)) pointers.add(g.pointer); // an unreadable commondir of the user's: named, never moved
     for (const h of hooksOf(link, roots)) noteHooks(h);
     for (const d of gitDirsAt(link, roots)) noteGitDirLinks(d);
+    for (const d of ownGitDirAt(link, roots)) noteIndexFlags(d);
   }
   pointersAtStart.set(workspace, pointers);
 }
@@ -313,6 +316,7 @@ export function restoreNestedRepos(): string {
     for (const link of checkoutsNow.get(workspace) ?? []) {
       for (const h of hooksOf(link, roots)) lines.push(...checkHooks(h, roots));
       for (const d of gitDirsAt(link, roots)) lines.push(...checkGitDirLinks(d, roots)); // links git writes through
+      for (const d of ownGitDirAt(link, roots)) lines.push(...checkIndexFlags(d, link, roots)); // its index's bits
     }
   }
   return [...heard.take(), ...lines].join("\n");
@@ -385,11 +389,7 @@ export function forgetNestedRepos(): void {
   for (const w of watchers.values()) w.close();
   watchers.clear();
   heard.take();
-  workspaces.clear();
-  baseline.clear();
-  pointersAtStart.clear();
-  unlistedAtStart.clear();
-  valuesAtStart.clear();
+  for (const m of [workspaces, baseline, pointersAtStart, unlistedAtStart, valuesAtStart]) m.clear();
   for (const m of [ownGitAtStart, saidTruncated, checkoutsNow, saidUnreadable, saidPastBudget]) m.clear();
   forgetHooks();
   forgetGitDirLinks();

@@ -1,6 +1,6 @@
 // git as the guards run it on the host to read a repository they do not trust: an index listed, a config file read.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { hostEnv, hostPath } from "./env-scrub.js";
@@ -22,7 +22,12 @@ export function plainGit(args: string[], opts: { cwd?: string; index?: string; f
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
   // The git found on PATH, never one from a folder a sandboxed command could write (env-scrub.ts hostPath).
   env.PATH = hostPath(process.env.PATH ?? "");
-  if (opts.index) Object.assign(env, { GIT_DIR: emptyRepo(opts.format ?? "sha1"), GIT_INDEX_FILE: opts.index });
+  if (opts.index) {
+    // A FIFO (or device) where an index belongs blocked git's open until the time limit, with deerflow waiting (the
+    // thirty-sixth pass's A36a-7): only a regular file is read.
+    if (!lstatSync(opts.index, { throwIfNoEntry: false })?.isFile()) throw new Error(`${opts.index} is not a regular file`);
+    Object.assign(env, { GIT_DIR: emptyRepo(opts.format ?? "sha1"), GIT_INDEX_FILE: opts.index });
+  }
   // Our empty repository is bare: a command that writes the index for paths (update-index) needs the worktree named.
   if (opts.workTree) env.GIT_WORK_TREE = opts.workTree;
   return execFileSync("git", ["-c", "core.fsmonitor=false", ...args], {

@@ -67,7 +67,7 @@ describe.each(modes)("index bits that hide an edit (%s)", (mode) => {
   }, 60_000);
 
   it("an index.lock a command leaves keeps the bit only until the run ends: said at once, then the lock is moved aside and the bit cleared (A36a-3)", async () => {
-    const { ws, sh, git } = setUp(mode);
+    const { sh, git } = setUp(mode);
     const out = await sh(`git update-index --skip-worktree package.json && printf '{"scripts":{"test":"touch PWN"}}\\n' > package.json && : > .git/index.lock; echo done`);
     expect(out).toContain("done");
     expect(out).toMatch(/could not clear the assume-unchanged or skip-worktree bit a command set on package\.json \(the index is locked/);
