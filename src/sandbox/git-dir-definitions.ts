@@ -4,7 +4,8 @@
 // and replace refs, loose in `refs/replace/` or lines of `packed-refs` (the thirty-second pass's A32b-2: `git log` and
 // `git diff` showed a harmless commit while `git push` sent the one it replaced). A command writing them by hand is
 // not git doing its work (`git replace` itself asks): after each command, one the run added is moved aside (a replace
-// ref removed, a packed line taken out), one it changed is put back. The user's own stay.
+// ref removed, a packed line taken out), one it changed is put back. The user's own stay. So for `info/` (exclude,
+// attributes, grafts, sparse-checkout), which changes what the user's review views show.
 import { type Dirent, lstatSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { identityOf } from "./file-identity.js";
@@ -15,6 +16,9 @@ const FOLDERS: Record<string, string> = {
   remotes: "it defines a git remote, and your git push or fetch to that name would go where the run chose",
   branches: "it defines a git remote, and your git push or fetch to that name would go where the run chose",
   "refs/replace": "it is a replace ref: git log and git diff would show another commit than the one git push sends",
+  // `info/exclude` hid a planted .npmrc from git status, `info/attributes` (`app.js -diff`) an edit from git diff (the
+  // thirty-sixth pass's A36b-8); `info/grafts` rewrites history as replace refs do
+  info: "git reads it for what git status, git diff and git log show (ignored files, attributes, grafts)",
 };
 const PACKED_REPLACE = /^[0-9a-f]+ refs\/replace\//;
 

@@ -1,50 +1,29 @@
 // The index bits that make the user's git look away from a file: assume-unchanged and skip-worktree. A run that set one
 // on a file it then edited hid the edit from `git status` and `git diff`, and the user's `npm test` ran the hidden
 // package.json script (the thirty-third pass's A33a-5). Like the replace refs of git-dir-definitions.ts, such a bit is
-// a review view that lies, so a bit the run set on a file that is in the worktree is cleared after the command, and
-// the user hears it. The user's own bits stay; a file that is not in the worktree keeps its bit (a sparse checkout
-// leaves the files outside its cone out, with the bit: clearing it would show them deleted).
-import { lstatSync } from "node:fs";
+// a review view that lies, so a bit the run set is cleared after the command, and the user hears it. The user's own
+// bits stay. Also on a file the command deleted (the thirty-sixth pass's A36b-7 set the bit, removed the file, and the
+// next command wrote it back, hidden): git status then shows it deleted, which is the truth. A sparse checkout the run
+// changes shows the files it left out as deleted until `git sparse-checkout reapply`: loud, never hidden.
 import { dirname, join } from "node:path";
 import { identityOf } from "./file-identity.js";
+import { type IndexListing, forgetFileData, listIndex, lyingEntries } from "./index-entries.js";
 import { plainGit } from "./plain-git.js";
 import { moveAsideWithin } from "./repair-within.js";
 
-/** Per git dir: the index's identity when last listed, the paths flagged then, and its lock's identity at the start. */
-const seen = new Map<string, { id: string; flagged: Set<string>; lockAtStart: string }>();
+/** Per git dir: the index's identity when last listed, its entries then, and its lock's identity at the start. */
+const seen = new Map<string, { id: string; listing: IndexListing; lockAtStart: string }>();
+const nothing = (): IndexListing => ({ format: "sha1", flagged: new Set(), entries: new Map() });
 
 const indexOf = (gitDir: string) => join(gitDir, "index");
 const lockOf = (gitDir: string) => join(gitDir, "index.lock");
-
-/**
- * The flagged paths of an index (`ls-files -v`: a lowercase tag is assume-unchanged, `S` skip-worktree), read under
- * deerflow's own empty repository so nothing of the workspace's config runs; undefined when git cannot read it.
- */
-function flaggedIn(gitDir: string, top: string): { flagged: Set<string>; format: "sha1" | "sha256" } | undefined {
-  for (const format of ["sha1", "sha256"] as const) {
-    try {
-      const out = plainGit(["ls-files", "-v", "-z"], { cwd: top, index: indexOf(gitDir), format });
-      const flagged = new Set<string>();
-      for (const entry of out.split("\0")) {
-        const tag = entry[0];
-        if (tag && entry[1] === " " && (tag === "S" || tag !== tag.toUpperCase())) flagged.add(entry.slice(2));
-      }
-      return { flagged, format };
-    } catch {
-      // the other object format next
-    }
-  }
-  return undefined;
-}
 
 /** The run's start: the bits the user had. `empty`: a repository first seen after a command, whose bits are the run's. */
 export function noteIndexFlags(gitDir: string, empty = false): void {
   if (seen.has(gitDir)) return;
   const id = empty ? "" : identityOf(indexOf(gitDir));
-  seen.set(gitDir, { id, flagged: (id && flaggedIn(gitDir, dirname(gitDir))?.flagged) || new Set(), lockAtStart: identityOf(lockOf(gitDir)) });
+  seen.set(gitDir, { id, listing: (id && listIndex(indexOf(gitDir), dirname(gitDir))) || nothing(), lockAtStart: identityOf(lockOf(gitDir)) });
 }
-
-const inWorktree = (top: string, path: string) => lstatSync(join(top, path), { throwIfNoEntry: false }) !== undefined;
 
 /**
  * After a command: a bit the run set on a file in the worktree `top` (the workspace's, or a nested checkout's: the
@@ -57,10 +36,11 @@ export function checkIndexFlags(gitDir: string, top: string, roots: readonly str
   const known = seen.get(gitDir)!;
   const id = identityOf(indexOf(gitDir));
   if (id === known.id) return [];
-  const listed = flaggedIn(gitDir, top);
-  if (!listed) return [];
-  const { flagged, format } = listed;
-  const added = [...flagged].filter((p) => !known.flagged.has(p) && inWorktree(top, p));
+  const index = indexOf(gitDir);
+  const listing = listIndex(index, top);
+  if (!listing) return [];
+  const { flagged, format } = listing;
+  const added = [...flagged].filter((p) => !known.listing.flagged.has(p));
   const names = added.slice(0, 5).join(", ") + (added.length > 5 ? ` and ${added.length - 5} more` : "");
   const lines: string[] = [];
   if (added.length > 0) {
@@ -84,8 +64,22 @@ export function checkIndexFlags(gitDir: string, top: string, roots: readonly str
       `deerflow: cleared the assume-unchanged or skip-worktree bit a command set on ${names} in the index: with it, your git status and git diff would not show changes to ${added.length === 1 ? "that file" : "those files"}.`,
     );
   }
-  seen.set(gitDir, { ...known, id: identityOf(indexOf(gitDir)), flagged });
+  lines.push(...resetLyingEntries(index, top, known.listing, listing));
+  seen.set(gitDir, { ...known, id: identityOf(index), listing });
   return lines;
+}
+
+/** Entries that hide a change from git by the file data they record (index-entries.ts) are reset; the line saying so. */
+function resetLyingEntries(index: string, top: string, before: IndexListing, now: IndexListing): string[] {
+  const lying = lyingEntries(index, top, before.entries, now);
+  if (lying.length === 0) return [];
+  const names = lying.slice(0, 5).join(", ") + (lying.length > 5 ? ` and ${lying.length - 5} more` : "");
+  try {
+    forgetFileData(index, top, now, lying);
+  } catch {
+    return [`deerflow found index entries that hide changes to ${names} from git status and git diff, and could not reset them (the index is locked): look at those files before you commit.`];
+  }
+  return [`deerflow reset the index entries of ${names}: they recorded the data of a file with other content, which kept its changes out of your git status and git diff.`];
 }
 
 /** The end of a chat or run. */

@@ -20,11 +20,18 @@ function scriptOf(letter: string): string {
   return SCRIPTS.find(([, re]) => re.test(letter))?.[0] ?? "other";
 }
 
-/** The first word of `text` whose letters mix scripts in a way no writing system does, or undefined. */
+/**
+ * Scripts whose letters draw as Latin capitals or small capitals nearly one for one: a word wholly in one of them spells
+ * a Latin word to the eye (`ꮪꮪꮋ`, `ꓚꓴꓣꓡ`: the thirty-sixth pass's A36b-1), and is judged as a mixed one.
+ */
+const LATIN_LOOKING = new Set(["Cherokee", "Lisu"]);
+
+/** The first word of `text` whose letters mix scripts in a way no writing system does (or imitate Latin), or undefined. */
 export function mixedScriptWord(text: string): string | undefined {
   for (const word of text.split(/[\s\p{P}\p{S}]+/u)) {
     // Letters of no one script (the Japanese prolonged-sound mark is Common) belong to every word they sit in.
     const scripts = new Set([...word].filter((c) => /(?![\p{Script=Common}\p{Script=Inherited}])\p{L}/u.test(c)).map(scriptOf));
+    if (scripts.size === 1 && LATIN_LOOKING.has([...scripts][0]!)) return word;
     if (scripts.size < 2) continue;
     if (scripts.has("other") || !ALLOWED_MIXES.some((allowed) => [...scripts].every((s) => allowed.includes(s)))) return word;
   }

@@ -89,6 +89,19 @@ describe.each(modes)("git dir entries judged by what git does with them (%s)", (
     expect(git(ws, "log", "--format=%s", "-1")).toBe("evil: add backdoor\n");
   });
 
+  it("info/exclude and info/attributes a command writes are put back or moved aside: git status shows the planted file, git diff the edit (A36b-8)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    const exclude = readFileSync(join(ws, ".git", "info", "exclude"), "utf8");
+    const out = await sh(
+      "echo 'node-options=--require ./hook.js' > .npmrc && printf '.npmrc\\n' >> .git/info/exclude && echo 'README.md -diff' > .git/info/attributes && echo changed >> README.md; echo ok",
+    );
+    expect(out).toContain("ok");
+    expect(readFileSync(join(ws, ".git", "info", "exclude"), "utf8")).toBe(exclude);
+    expect(existsSync(join(ws, ".git", "info", "attributes"))).toBe(false);
+    expect(git(ws, "status", "--short")).toBe(" M README.md\n?? .npmrc\n");
+    expect(git(ws, "diff")).toContain("+changed");
+  });
+
   it("a folder of more entries than the link walk reads hides no link beside them, and the user hears the walk stopped (A36a-5)", async () => {
     const { ws, sh, victim } = setUp(mode);
     const warned: string[] = [];

@@ -52,18 +52,17 @@ describe.each(modes)("index bits that hide an edit (%s)", (mode) => {
     expect(readFileSync(join(ws, "package.json"), "utf8")).toContain("PWN");
   }, 60_000);
 
-  it("the user's own bit stays, and a file a sparse checkout leaves out keeps its bit (it is not in the worktree)", async () => {
+  it("the user's own bit stays; a bit the run sets on a file it deletes is cleared too, so the file it writes back later shows (A36b-7)", async () => {
     const { ws, sh, git } = setUp(mode);
     git("update-index", "--assume-unchanged", "local.env");
     writeFileSync(join(ws, "local.env"), "A=2\n");
-    // What a sparse checkout does to a file outside its cone (its config, read-only in the sandbox, aside): the bit,
-    // and the file gone from the worktree.
-    const out = await sh("git update-index --skip-worktree docs/guide.md && rm -r docs; echo done");
+    const out = await sh("git update-index --skip-worktree package.json && rm package.json; echo done");
     expect(out).toContain("done");
-    expect(out).not.toMatch(/cleared/);
-    // docs/ left the worktree with its bit (S); the user's bit on local.env (h) is theirs.
-    expect(git("ls-files", "-v")).toBe("H app.js\nS docs/guide.md\nh local.env\nH package.json\n");
-    expect(git("status", "--short")).toBe("");
+    expect(out).toMatch(/cleared the assume-unchanged or skip-worktree bit a command set on package\.json/);
+    await sh(`printf '{"scripts":{"test":"touch PWN"}}\\n' > package.json`);
+    // The user's bit on local.env (h) is theirs; package.json's change shows.
+    expect(git("ls-files", "-v")).toBe("H app.js\nH docs/guide.md\nh local.env\nH package.json\n");
+    expect(git("status", "--short")).toBe(" M package.json\n");
   }, 60_000);
 
   it("an index.lock a command leaves keeps the bit only until the run ends: said at once, then the lock is moved aside and the bit cleared (A36a-3)", async () => {
@@ -82,4 +81,35 @@ describe.each(modes)("index bits that hide an edit (%s)", (mode) => {
     expect(warned.join("\n")).toContain("cleared the assume-unchanged or skip-worktree bit a command set on package.json");
     expect(git("status", "--short")).toBe(" M package.json\n");
   }, 60_000);
+
+  it("an index entry forged to carry the edited file's data and the committed blob is reset: git status shows the edit (A36b-6)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    // git add the edit (the entry gets the file's data), then write the committed blob's id into that entry.
+    writeFileSync(join(ws, "forge.py"), FORGE);
+    const out = await sh(
+      [
+        `printf '{"scripts":{"test":"touch PWN"}}\\n' > package.json && touch -d '2 hours ago' package.json`,
+        "git add package.json && python3 forge.py package.json && rm forge.py",
+        "git status --short; echo done",
+      ].join("\n"),
+    );
+    expect(out).toContain("done");
+    expect(out).toMatch(/reset the index entries of package\.json: they recorded the data of a file with other content/);
+    expect(git("status", "--short")).toBe(" M package.json\n");
+    expect(git("diff", "--stat")).toContain("package.json");
+  }, 60_000);
 });
+
+/** Writes HEAD's blob id of a path into its index entry, keeping the entry's file data, and fixes the checksum. */
+const FORGE = `import hashlib,subprocess,sys
+name=sys.argv[1]
+old=subprocess.check_output(['git','rev-parse','HEAD:'+name]).strip().decode()
+d=bytearray(open('.git/index','rb').read())
+n=int.from_bytes(d[8:12],'big'); off=12
+for i in range(n):
+    nl=int.from_bytes(d[off+60:off+62],'big')&0xfff
+    if d[off+62:off+62+nl].decode()==name: d[off+40:off+60]=bytes.fromhex(old)
+    off+=((62+nl+8)//8)*8
+d[-20:]=hashlib.sha1(bytes(d[:-20])).digest()
+open('.git/index','wb').write(bytes(d))
+`;
