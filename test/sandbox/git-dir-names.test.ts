@@ -131,6 +131,21 @@ describe.each(modes)("git dir entries judged by what git does with them (%s)", (
     expect(git(lib, "status", "--short")).toBe(" M package.json\n");
   });
 
+  it("a skip-worktree bit a command sets in a submodule's index (its git dir under .git/modules) is cleared too (A36b-9)", async () => {
+    const { root, ws, sh, git } = setUp(mode);
+    const upstream = join(root, "upstream");
+    mkdirSync(upstream);
+    writeFileSync(join(upstream, "index.js"), "console.log(1)\n");
+    git(upstream, "init", "-q", "-b", "main");
+    git(upstream, "add", ".");
+    git(upstream, "commit", "-q", "-m", "lib");
+    git(ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", upstream, "lib");
+    git(ws, "commit", "-q", "-m", "sub");
+    const out = await sh(`cd lib && git update-index --skip-worktree index.js && echo 'console.log("hidden")' > index.js; echo ok`);
+    expect(out).toContain("cleared the assume-unchanged or skip-worktree bit a command set on index.js");
+    expect(git(join(ws, "lib"), "status", "--short")).toBe(" M index.js\n");
+  });
+
   it("a FIFO where a nested checkout's index belongs is said unreadable at once, not waited on (A36a-7)", async () => {
     const { ws, sh, git } = setUp(mode);
     git(ws, "init", "-q", "r1");
