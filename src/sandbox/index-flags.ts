@@ -61,7 +61,7 @@ export function checkIndexFlags(gitDir: string, top: string, roots: readonly str
     }
     for (const p of added) flagged.delete(p);
     lines.push(
-      `deerflow: cleared the assume-unchanged or skip-worktree bit a command set on ${names} in the index: with it, your git status and git diff would not show changes to ${added.length === 1 ? "that file" : "those files"}.`,
+      `deerflow cleared the assume-unchanged or skip-worktree bit a command set on ${names} in the index: with it, your git status and git diff would not show changes to ${added.length === 1 ? "that file" : "those files"}.`,
     );
   }
   lines.push(...resetLyingEntries(index, top, known.listing, listing));
