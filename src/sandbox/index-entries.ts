@@ -4,7 +4,8 @@
 // and the user's `npm test` ran it (the thirty-sixth pass's A36b-6). So an entry whose file data changed since the last
 // look, and which git would trust, has its file hashed; one whose content is not what the entry names is reset to
 // carry no file data, so git reads the file again. Read and written under deerflow's own empty repository (plain-git.ts).
-import { lstatSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { plainGit } from "./plain-git.js";
 
@@ -74,9 +75,36 @@ function fileStat(path: string): string | undefined {
  */
 export function lyingEntries(index: string, top: string, before: Map<string, IndexEntry>, now: IndexListing): string[] {
   const trusted = [...now.entries].filter(([path, e]) => /^100(644|755)$/.test(e.mode) && before.get(path)?.stat !== e.stat && fileStat(join(top, path)) === e.stat);
-  if (trusted.length === 0) return [];
-  const hashes = plainGit(["hash-object", "--stdin-paths"], { cwd: top, workTree: top, index, format: now.format, input: `${trusted.map(([p]) => p).join("\n")}\n` }).split("\n");
-  return trusted.filter(([path, e], i) => !path.includes("\n") && hashes[i] !== e.oid).map(([path]) => path);
+  // Hashed here first (a `git add` of an honest edit is the common case: no git started for it); what differs is asked
+  // of git, whose attributes (end-of-line conversion) can make the blob differ from the bytes.
+  const suspects = trusted.filter(([path, e]) => blobIdOf(join(top, path), now.format) !== e.oid && !path.includes("\n"));
+  if (suspects.length === 0) return [];
+  const hashes = plainGit(["hash-object", "--stdin-paths"], { cwd: top, workTree: top, index, format: now.format, input: `${suspects.map(([p]) => p).join("\n")}\n` }).split("\n");
+  return suspects.filter(([, e], i) => hashes[i] !== e.oid).map(([path]) => path);
+}
+
+/** Files up to this size are hashed in process; larger ones are left to git. */
+const HASH_IN_PROCESS_BYTES = 16 * 1024 * 1024;
+
+/** git's id of the file's bytes as a blob (undefined when too large to read here). */
+function blobIdOf(path: string, format: "sha1" | "sha256"): string | undefined {
+  let fd: number;
+  try {
+    // Never through a link, never waiting on a FIFO a job swapped in since the file was looked at.
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.size > HASH_IN_PROCESS_BYTES) return undefined;
+    const data = readFileSync(fd);
+    return createHash(format).update(`blob ${data.length}\0`).update(data).digest("hex");
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Resets each entry to carry no file data (same blob, same mode), so git reads the file again. */
