@@ -4,13 +4,13 @@
 // link, a skip-worktree bit in a nested checkout, a FIFO where a nested checkout's index belongs. Real bwrap (and the
 // same commands unconfined), real git on the host, in-process through runShell.
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { gitDirWalkLimits } from "../../src/sandbox/git-dir-links.js";
 import { closeShellSessions, runShell, setShellWarningSink } from "../../src/sandbox/run-shell.js";
 import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
-import { HAS_BWRAP, type Mode, pathWithout } from "../support/confinement.js";
+import { HAS_BWRAP, type Mode, pathWithout, isLink } from "../support/confinement.js";
 import { makeRoot, makeThread } from "../tools/helpers.js";
 
 const modes: Mode[] = HAS_BWRAP ? ["bwrap", "fallback"] : ["fallback"];
@@ -38,8 +38,6 @@ function setUp(mode: Mode) {
   writeFileSync(join(documents, "thesis.tex"), "x\n");
   return { root, ws, sh, git, victim, documents };
 }
-
-const isLink = (p: string) => lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
 
 afterEach(async () => {
   await closeShellSessions();

@@ -4,12 +4,12 @@
 // writes (`COMMIT_EDITMSG`, `FETCH_HEAD`, a reflog), which git writes through onto a host file (A31b-4). After each
 // command these are moved aside (a link removed). Real bwrap (and the same commands unconfined), real git on the host, in-process.
 import { execFileSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeShellSessions, runShell, startBackground } from "../../src/sandbox/run-shell.js";
 import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
-import { HAS_BWRAP, type Mode, pathWithout } from "../support/confinement.js";
+import { HAS_BWRAP, type Mode, pathWithout, isLink } from "../support/confinement.js";
 import { makeRoot, makeThread } from "../tools/helpers.js";
 import { until } from "../support/wait.js";
 
@@ -35,8 +35,6 @@ function setUp(mode: Mode) {
   const script = (lines: string[]) => writeFileSync(join(ws, "mk.sh"), `${lines.join("\n")}\n`);
   return { root, ws, sh, bg, git, script, marker: join(root, "pwned") };
 }
-
-const isLink = (p: string) => lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
 
 afterEach(async () => {
   await closeShellSessions();

@@ -1,6 +1,6 @@
 // Shared by the confinement suites: the two modes (bwrap, and bwrap hidden from PATH), an attack tally printed for
 // the issue's note, and the tool results a scripted attacker got back.
-import { existsSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll } from "vitest";
 import type { Sandbox } from "./cli.js";
@@ -72,3 +72,6 @@ export function pathWithout(dir: string, names: string[]): string {
   }
   return dir;
 }
+
+/** Whether `p` is a symbolic link itself (never followed); false when nothing is there. */
+export const isLink = (p: string) => lstatSync(p, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
