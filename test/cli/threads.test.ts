@@ -220,7 +220,7 @@ describe("checkpoint mode per thread", () => {
     const r = await runCli(sb, ["run", "--thread", t.thread_id, "now delta"], { env: DELTA });
     expect(r.exitCode).toBe(2);
     const lines = r.stderr.split("\n").filter((l) => l.trim() !== "");
-    expect(lines).toHaveLength(1);
+    expect(lines, r.stderr).toHaveLength(1);
     expect(lines[0]).toContain(t.thread_id);
     expect(lines[0]).toContain('"full"');
     expect(lines[0]).toContain('"delta"');

@@ -5,7 +5,8 @@
 //
 // Everything process-wide the CLI touches is put back after each call: process.env (replaced by the sandbox's, as
 // `extendEnv: false` does for a child), the cwd, stdin (a finished stream holding `input`, as a pipe or /dev/null
-// would be), stdout/stderr writes, isTTY, process.exitCode, and the listeners main() adds. So one call at a time:
+// would be), stdout/stderr writes, isTTY, process.exitCode, and the listeners main() adds (a SIGUSR1 one left by
+// every call made Node warn on the 101st, in the middle of some later test's stderr). So one call at a time:
 // runs that must overlap are separate processes (`sb.run`/`sb.spawn`). What a process caches for its lifetime (the
 // skill catalog, whether git runs, a once-per-process warning) stays cached from one call to the next.
 import { EventEmitter } from "node:events";
@@ -81,7 +82,7 @@ async function runOnce(sb: Pick<Sandbox, "env" | "cwd">, args: string[], opts: I
   const exitCode = process.exitCode;
   const maxListeners = EventEmitter.defaultMaxListeners;
   const errorListeners = process.stdout.listeners("error");
-  const signals = (["SIGINT", "SIGTERM", "SIGHUP"] as const).map((s) => [s, process.listeners(s)] as const);
+  const signals = (["SIGINT", "SIGTERM", "SIGHUP", "SIGUSR1"] as const).map((s) => [s, process.listeners(s)] as const);
   const restore = [swapEnv({ ...sb.env, ...opts.env }), swapStdin(opts.input), capture(process.stdout, stdout), capture(process.stderr, stderr)];
   process.exitCode = undefined;
   let code: number;
