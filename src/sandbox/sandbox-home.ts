@@ -80,7 +80,8 @@ export function homeToolchainPaths(home: string, pathVar = process.env.PATH ?? "
 
 /** Where a toolchain bound back keeps a login of its own: hidden again inside it (files by /dev/null, folders emptied). */
 const TOOLCHAIN_SECRET_DIRS = [".dotnet/corefx"];
-const NODE_PREFIX_PARENTS = [
+/** Where version managers keep one install prefix per version (node, python, ruby, maven). */
+const VERSION_PREFIX_PARENTS = [
   ".nvm/versions/node",
   ".volta/tools/image/node",
   ".local/share/fnm/node-versions",
@@ -89,21 +90,41 @@ const NODE_PREFIX_PARENTS = [
   ".asdf/installs/nodejs",
   ".local/share/pnpm/nodejs",
   ".n/n/versions/node",
+  ".pyenv/versions",
+  ".asdf/installs/python",
+  ".local/share/mise/installs/python",
+  ".rbenv/versions",
+  ".rvm/rubies",
+  ".asdf/installs/ruby",
+  ".local/share/mise/installs/ruby",
+  ".sdkman/candidates/maven",
+  ".asdf/installs/maven",
+  ".local/share/mise/installs/maven",
 ];
+/**
+ * A prefix's own settings, where a login or a registry password is written: npm's global npmrc (`npm login -g`),
+ * RubyGems' and pip's site-wide files, Maven's global settings.xml (server passwords).
+ */
+const PREFIX_SECRET_FILES = ["etc/npmrc", "etc/gemrc", "pip.conf", "etc/pip.conf", "conf/settings.xml"];
 
-/** Secrets inside the toolchains: a node prefix's global npmrc (`<prefix>/etc/npmrc`, where `npm login -g` writes), .NET's certificate stores. */
+/** Secrets inside the toolchains bound back: each install prefix's settings files and .NET's certificate stores (the files named in secret-paths.ts are hidden wherever they are). */
 export function toolchainSecrets(home: string, bound: string[]): { files: string[]; dirs: string[] } {
   const inBound = (p: string) => bound.some((b) => isInside(p, b));
   const dirs = TOOLCHAIN_SECRET_DIRS.map((d) => join(home, d)).filter((d) => existsSync(d) && inBound(d));
   const prefixes = [...bound];
-  for (const parent of NODE_PREFIX_PARENTS) {
+  for (const parent of VERSION_PREFIX_PARENTS) {
     try {
       for (const v of readdirSync(join(home, parent))) prefixes.push(join(home, parent, v), join(home, parent, v, "installation"));
     } catch {
       // not installed
     }
   }
-  const files = prefixes.map((p) => join(p, "etc", "npmrc")).filter((f) => existsSync(f) && inBound(f));
+  // By real path: sdkman's `current` is a link to a version folder, and bubblewrap mounts over the file itself.
+  const candidates = prefixes.flatMap((p) => PREFIX_SECRET_FILES.map((f) => join(p, f)));
+  const files = candidates
+    .filter((f) => existsSync(f))
+    .map((f) => real(f))
+    .filter(inBound);
   return { files: [...new Set(files)], dirs };
 }
 

@@ -54,6 +54,10 @@ export const HOME_SECRET_FILES: readonly string[] = [
   ".s3cfg",
   ".yarnrc.yml",
   ".gem/credentials",
+  // The rbenv-vars and pyenv-vars plugins' global files (`$(rbenv root)/vars`), where they tell users to keep
+  // SECRET_KEY_BASE and database URLs: inside a toolchain folder the sandbox binds back (A37b-2).
+  ".rbenv/vars",
+  ".pyenv/vars",
   ".cache/huggingface/token",
   ".huggingface/token",
   ".claude.json",

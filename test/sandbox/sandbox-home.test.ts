@@ -2,7 +2,7 @@
 // toolchains under the home still run, the workspace under it is writable, and git commits with the host's identity
 // but none of its other global settings. Real bwrap, a real git; a private home per test.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync, chmodSync, existsSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
@@ -101,6 +101,29 @@ describe.skipIf(!HAS_BWRAP)("the home inside bubblewrap", () => {
     const r = await inSandbox(h, "cat ~/.fly/config.yml ~/.nvm/versions/node/v20.0.0/etc/npmrc ~/.dotnet/corefx/cryptography/x509stores/my/k.pfx 2>&1; flyctl", [join(h.home, ".fly", "bin")]);
     expect(r.all).not.toMatch(/FLY-TOKEN|NPM-TOKEN|PFX-SECRET/);
     expect(r.all).toContain("fly-ran");
+  });
+
+  it("logins inside a version manager's folders stay hidden: rbenv-vars and pyenv-vars, pip's, RubyGems' and Maven's site settings (A37b-2)", async () => {
+    const h = fakeHome();
+    const put = (rel: string, body: string) => {
+      mkdirSync(join(h.home, rel, ".."), { recursive: true });
+      writeFileSync(join(h.home, rel), body);
+    };
+    put(".rbenv/vars", "SECRET_KEY_BASE=RBENV-VARS-1\n");
+    put(".pyenv/vars", "SENTRY_DSN=PYENV-VARS-1\n");
+    put(".pyenv/versions/3.12.1/pip.conf", "[global]\nindex-url = https://ci:PIP-PASS-1@pypi.example/simple\n");
+    put(".rbenv/versions/3.3.0/etc/gemrc", ":sources:\n- https://u:GEM-PASS-1@gems.example/\n");
+    put(".sdkman/candidates/maven/3.9.6/conf/settings.xml", "<password>MVN-PASS-1</password>\n");
+    put(".pyenv/versions/3.12.1/bin/python-ok", "ran\n");
+    // sdkman's `current` is a link to the version in use: the same file by another path.
+    symlinkSync("3.9.6", join(h.home, ".sdkman", "candidates", "maven", "current"));
+    const r = await inSandbox(
+      h,
+      "cd ~ && cat .rbenv/vars .pyenv/vars .pyenv/versions/3.12.1/pip.conf .rbenv/versions/3.3.0/etc/gemrc .sdkman/candidates/maven/current/conf/settings.xml .sdkman/candidates/maven/3.9.6/conf/settings.xml .pyenv/versions/3.12.1/bin/python-ok 2>&1",
+    );
+    expect(r.all).not.toMatch(/RBENV-VARS|PYENV-VARS|PIP-PASS|GEM-PASS|MVN-PASS/);
+    // The toolchains themselves are still there.
+    expect(r.all).toContain("ran");
   });
 
   it("an unlisted login under the home is not there; a toolchain under it runs; the workspace under it is writable", async () => {
