@@ -81,9 +81,10 @@ export class MemoryDrain {
       if (!item) break;
       this.current = item.id;
       try {
-        // Pending facts count as known too: the extractor must not propose them again.
+        // Approved facts only: one waiting for review reaches no model, this one included (it may come from a run
+        // kept on another endpoint: A37d-1). A pending fact proposed again is only refreshed (store.add de-duplicates).
         const known = store
-          .list({ project: item.project, status: "any" })
+          .list({ project: item.project, status: "approved" })
           .slice(0, 60)
           .map((f) => f.text);
         const callSignal = AbortSignal.any([signal, AbortSignal.timeout(this.opts.timeoutMs ?? EXTRACTION_TIMEOUT_MS)]);

@@ -80,7 +80,7 @@ export function homeToolchainPaths(home: string, pathVar = process.env.PATH ?? "
 
 /** Where a toolchain bound back keeps a login of its own: hidden again inside it (files by /dev/null, folders emptied). */
 const TOOLCHAIN_SECRET_DIRS = [".dotnet/corefx"];
-/** Where version managers keep one install prefix per version (node, python, ruby, maven). */
+/** Where version managers keep one install prefix per version (node, python, ruby, maven, gradle). */
 const VERSION_PREFIX_PARENTS = [
   ".nvm/versions/node",
   ".volta/tools/image/node",
@@ -100,12 +100,15 @@ const VERSION_PREFIX_PARENTS = [
   ".sdkman/candidates/maven",
   ".asdf/installs/maven",
   ".local/share/mise/installs/maven",
+  ".sdkman/candidates/gradle",
+  ".asdf/installs/gradle",
+  ".local/share/mise/installs/gradle",
 ];
 /**
  * A prefix's own settings, where a login or a registry password is written: npm's global npmrc (`npm login -g`),
- * RubyGems' and pip's site-wide files, Maven's global settings.xml (server passwords).
+ * RubyGems' and pip's site-wide files, Maven's global settings.xml and GRADLE_HOME's gradle.properties (repository passwords).
  */
-const PREFIX_SECRET_FILES = ["etc/npmrc", "etc/gemrc", "pip.conf", "etc/pip.conf", "conf/settings.xml"];
+const PREFIX_SECRET_FILES = ["etc/npmrc", "etc/gemrc", "pip.conf", "etc/pip.conf", "conf/settings.xml", "gradle.properties"];
 
 /** Secrets inside the toolchains bound back: each install prefix's settings files and .NET's certificate stores (the files named in secret-paths.ts are hidden wherever they are). */
 export function toolchainSecrets(home: string, bound: string[]): { files: string[]; dirs: string[] } {

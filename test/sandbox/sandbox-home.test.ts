@@ -114,14 +114,15 @@ describe.skipIf(!HAS_BWRAP)("the home inside bubblewrap", () => {
     put(".pyenv/versions/3.12.1/pip.conf", "[global]\nindex-url = https://ci:PIP-PASS-1@pypi.example/simple\n");
     put(".rbenv/versions/3.3.0/etc/gemrc", ":sources:\n- https://u:GEM-PASS-1@gems.example/\n");
     put(".sdkman/candidates/maven/3.9.6/conf/settings.xml", "<password>MVN-PASS-1</password>\n");
+    put(".sdkman/candidates/gradle/8.5/gradle.properties", "corpRepoPassword=GRADLE-PASS-1\n");
     put(".pyenv/versions/3.12.1/bin/python-ok", "ran\n");
     // sdkman's `current` is a link to the version in use: the same file by another path.
     symlinkSync("3.9.6", join(h.home, ".sdkman", "candidates", "maven", "current"));
     const r = await inSandbox(
       h,
-      "cd ~ && cat .rbenv/vars .pyenv/vars .pyenv/versions/3.12.1/pip.conf .rbenv/versions/3.3.0/etc/gemrc .sdkman/candidates/maven/current/conf/settings.xml .sdkman/candidates/maven/3.9.6/conf/settings.xml .pyenv/versions/3.12.1/bin/python-ok 2>&1",
+      "cd ~ && cat .rbenv/vars .pyenv/vars .pyenv/versions/3.12.1/pip.conf .rbenv/versions/3.3.0/etc/gemrc .sdkman/candidates/maven/current/conf/settings.xml .sdkman/candidates/maven/3.9.6/conf/settings.xml .sdkman/candidates/gradle/8.5/gradle.properties .pyenv/versions/3.12.1/bin/python-ok 2>&1",
     );
-    expect(r.all).not.toMatch(/RBENV-VARS|PYENV-VARS|PIP-PASS|GEM-PASS|MVN-PASS/);
+    expect(r.all).not.toMatch(/RBENV-VARS|PYENV-VARS|PIP-PASS|GEM-PASS|MVN-PASS|GRADLE-PASS/);
     // The toolchains themselves are still there.
     expect(r.all).toContain("ran");
   });
