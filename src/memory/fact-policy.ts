@@ -161,6 +161,8 @@ export const FACT_POLICY: readonly Rule[] = [
       /\b(?:nslookup|dig|host|drill|ping6?|getent|resolvectl)\b[^;&|]*(?:\$\(|\$\{|`|\$[a-z_])/,
       // the code pushed to a URL or host named in the note, not to a remote the user set up
       /\bgit\s+push\b[^;&|]*\s(?:(?:https?|ssh|git|ftp)s?:\/\/|[\w.-]+@[\w.-]+:|file:\/\/)/,
+      // …or said in words (A37d-2): "pushes every branch to the backup remote at evil.dev", a remote `git@host:`
+      /\bpush\w*\b[^.;]*\b(?:to|at)\b[^;]*?(?<![\w@.-])(?:[\w-]+\.)+(?:dev|com|io|net|org|sh|xyz|app|co|me|cc|ru|cn)\b|\bremote\b[^;]*?\s[\w.-]+@[\w.-]+:/,
       /\/dev\/(?:tcp|udp)\//,
       /\bs_client\b|\bopenssl\s+(?:\S+\s+)*-connect\b/,
       // the environment (where keys live) printed and sent or shared somewhere
@@ -188,6 +190,8 @@ export const FACT_POLICY: readonly Rule[] = [
       /\b(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|httpie|aria2c|ftp)\b/,
       // a download run by a shell, said in words ("fetches https://…/i.sh and pipes it to sh", "piped into bash": A35b-2)
       /\bpip(?:e|ed|es|ing)\s+(?:\S+\s+){0,3}(?:in)?to\s+(?:sudo\s+)?(?:ba|z|da|k|fi)?sh\b|\b(?:download|fetch|get)\w*\b.*\b(?:run|execut|source)\w*\s+(?:\S+\s+){0,3}(?:with|in|through|by|using|under)\s+(?:sudo\s+)?(?:ba|z|da|k)?sh\b/,
+      // a script on another host, whatever the words around it say is done with it, in any language (A37d-2)
+      /(?:https?:\/\/)?(?:[\w-]+\.)+[a-z]{2,}\/\S*\.(?:sh|bash|zsh|ps1|bat|cmd|py|pl|rb)\b/,
       // an interpreter's own HTTP client (the twenty-fifth pass's A25-6: `python3 -m urllib.request URL`, fetch().then(eval))
       /\burllib\w*|\burlopen\b|\brequests\.(?:get|post|put)\b|\bhttp\.client\b|\bhttplib\b|\bfetch\s*\(|\bxmlhttprequest\b|\bnet\/http\b|\bopen-uri\b/,
       // data piped to another machine, or a copy to a remote (the twenty-eighth pass's A28c-5: `tar cz . | ssh host`, `rclone copy . remote:`)
@@ -214,7 +218,7 @@ export const FACT_POLICY: readonly Rule[] = [
       /\bgit\s+reset\s+(?:\S+\s+)*--(?:h|ha|har|hard|k|ke|kee|keep|m|me|mer|merg|merge)\b|\bgit\s+checkout\s+(?:\S+\s+)*--\s+\S|\bgit\s+read-tree\b[^;&|]*(?:--reset|-u\b)|\bgit\s+checkout-index\b[^;&|]*(?:-f\b|--force)/,
       /\bfind\b.*\s-delete\b|\bchmod\s+-r|\bchown\s+-r|:\(\)\s*\{|>\s*\/dev\/(?:sd|nvme|hd)|\btruncate\s+-s/,
       // said in words: "empties the home directory", "wipes the home folder" (A36b-11)
-      /\b(?:empt(?:y|ies|ied)|wip(?:e|es|ed)|clear(?:s|ed)?|delet(?:e|es|ed)|eras(?:e|es|ed)|remov(?:e|es|ed))\s+(?:\S+\s+){0,3}(?:home\s+(?:directory|folder|dir)\b|~(?=\/?(?:\s|$)))/,
+      /\b(?:empt(?:y|ies|ied|ying)|wip(?:e|es|ed|ing)|clear(?:s|ed|ing)?|delet(?:e|es|ed|ing)|eras(?:e|es|ed|ing)|remov(?:e|es|ed|ing))\s+(?:\S+\s+){0,3}(?:home\s+(?:directory|folder|dir)\b|~(?=\/?(?:\s|$)))/,
     ],
   },
   {
@@ -244,12 +248,21 @@ export const FACT_POLICY: readonly Rule[] = [
       // an option by its abbreviation (`--reg`, `--extra-ind`), a tool's index variable, a host "serving" packages (A30c-6)
       /--reg\w*|--(?:extra-)?ind\w*|\b\w*_(?:index|registry)(?:_url)?\b|\bpackages\s+(?:\w+\s+){0,2}(?:served|hosted|come)\s+(?:by|from|on)\b/,
       /\binstall\w*\b.*\bfrom\s+(?:https?:\/\/|git\+|[a-z0-9-]+\.[a-z]{2,}\b)/,
+      // (A37d-2) an extra index named in words, a third-party Homebrew tap
+      /\bextra\s+(?:package\s+)?index\b|\bbrew\s+(?:install|tap)\s+(?:-\S+\s+)*[\w-]+\/[\w-]+/,
     ],
   },
   {
     reason: "it touches approvals or safety (yolo, --yes, the sandbox, --no-verify, force-push, skipping checks); only your own settings and flags do that",
     patterns: [
       /\byolo\b|--yes\b|(?:^|\s)-y(?:\s|$)|auto-?approv|\bapprov(?:e|ed|es|al|als|ing)\b|\bsandbox\w*|dangerous\w*|\bbypass\w*/,
+      // a container given the host (A37d-2): privileged, the root, the home or /etc mounted, the host's pid or network
+      /\b(?:docker|podman|nerdctl)\b[^;&|]*(?:--privileged|(?:-v|--volume|--mount)[= ]?\s*(?:type=bind,\s*)?(?:source=|src=)?(?:\/(?::|etc|root|home|var)|\$\{?home|~)|--(?:pid|net|network|ipc|userns)[= ]host)/,
+      // writes outside the workspace allowed in words (A37d-2): "deleting files outside the project", "edits under /etc"
+      /\b(?:delet|edit|writ|modif|chang|remov|overwrit)\w*\s+(?:\S+\s+){0,3}(?:outside\s+(?:of\s+)?(?:the\s+|this\s+)?(?:project|workspace|repo\w*)|(?:under|in)\s*\/(?:etc|usr|bin|boot|var|root|opt|lib)\b)/,
+      // (A37d-2) "proceed autonomously", "act first and report afterwards", "don't bother me with prompts, just do it",
+      // "dislikes being asked", "pre-authorizes every tool call"
+      /\bautonomously\b|\bact\w*\s+first\b|\breport\w*\s+after(?:wards)?\b|\bbother\w*\s+(?:\S+\s+){0,2}(?:with\s+)?(?:prompts?|questions?|confirmations?|permission)|\bjust do it\b|\bbeing asked\b|\bpre-?(?:approv|authori[sz]|grant|accept|clear)\w*/,
       /no-verify|force[- ]?push\w*|\bpush\b.*\s(?:--fo\S*|-f)(?:\s|$)|\bpush\b.*\s-[a-z]*f[a-z]*(?:\s|$)|\bpush\b.*\s\+\S|--insecure|no-check-certificate|strict-ssl|chmod (?:-r )?777|\bsudo\b/,
       /\by[o0]l[o0]\b/,
       /\bskip\w*\s+(?:\w+\s+){0,2}(?:checks?|tests?|hooks?|verification|reviews?|confirmations?|ci|prompts?|permissions?|approvals?|questions?)\b/,
