@@ -20,6 +20,15 @@ const FOLDERS: Record<string, string> = {
   // thirty-sixth pass's A36b-8); `info/grafts` rewrites history as replace refs do
   info: "git reads it for what git status, git diff and git log show (ignored files, attributes, grafts)",
 };
+/**
+ * Single files, by name only: git itself writes `commit-graph` and `packs` beside them. An `alternates` a command wrote
+ * lent the history to a folder it chose: the user's next gc (git runs one on its own) dropped every object found
+ * there, and deleting that folder lost the history (the thirty-seventh pass's A37a-1).
+ */
+const FILES: Record<string, string> = {
+  "objects/info/alternates": "it points git at objects kept outside .git: your git gc would drop what is there, and deleting that folder would lose history",
+  "objects/info/http-alternates": "it points git at objects kept outside .git: your git gc would drop what is there, and deleting that folder would lose history",
+};
 const PACKED_REPLACE = /^[0-9a-f]+ refs\/replace\//;
 
 /** Per file there when the run started: its text (null: not a small regular file) and identity (file-identity.ts). */
@@ -63,6 +72,14 @@ function filesOf(gitDir: string): string[] {
     }
   };
   for (const d of Object.keys(FOLDERS)) walk(join(gitDir, d), d === "refs/replace", 0);
+  const info = join(gitDir, "objects", "info");
+  let named: Dirent[] = [];
+  try {
+    named = listForGuard(info, true);
+  } catch {
+    // no objects/info
+  }
+  for (const e of named) if (`objects/info/${e.name}` in FILES) out.push(join(info, e.name));
   return out;
 }
 
@@ -90,6 +107,7 @@ export function noteGitDirDefinitions(gitDir: string): void {
 
 const whyOf = (gitDir: string, file: string) => {
   const rel = file.slice(gitDir.length + 1);
+  if (rel in FILES) return FILES[rel];
   const folder = Object.keys(FOLDERS).find((d) => rel.startsWith(`${d}/`));
   return folder ? FOLDERS[folder] : "git reads it";
 };

@@ -100,6 +100,19 @@ describe.each(modes)("git dir entries judged by what git does with them (%s)", (
     expect(git(ws, "diff")).toContain("+changed");
   });
 
+  it("an objects/info/alternates a command writes is moved aside: the user's gc keeps the history in .git (A37a-1)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    const out = await sh("mkdir -p node_modules/.cache/objs && cp -r .git/objects/. node_modules/.cache/objs/ && echo ../../node_modules/.cache/objs > .git/objects/info/alternates; echo ok");
+    expect(out).toContain("ok");
+    expect(out).toMatch(/objects\/info\/alternates/);
+    expect(existsSync(join(ws, ".git", "objects", "info", "alternates"))).toBe(false);
+    // The user's gc, then the folder gone (npm ci, git clean -fdx): the history is whole.
+    git(ws, "gc", "-q");
+    execFileSync("rm", ["-rf", join(ws, "node_modules")]);
+    expect(git(ws, "fsck", "--no-progress")).toBe("");
+    expect(git(ws, "log", "--format=%s").trim().split("\n").length).toBeGreaterThan(0);
+  });
+
   it("a folder of more entries than the link walk reads hides no link beside them, and the user hears the walk stopped (A36a-5)", async () => {
     const { ws, sh, victim } = setUp(mode);
     const warned: string[] = [];
