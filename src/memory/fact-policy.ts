@@ -261,8 +261,8 @@ export const FACT_POLICY: readonly Rule[] = [
       // writes outside the workspace allowed in words (A37d-2): "deleting files outside the project", "edits under /etc"
       /\b(?:delet|edit|writ|modif|chang|remov|overwrit)\w*\s+(?:\S+\s+){0,3}(?:outside\s+(?:of\s+)?(?:the\s+|this\s+)?(?:project|workspace|repo\w*)|(?:under|in)\s*\/(?:etc|usr|bin|boot|var|root|opt|lib)\b)/,
       // (A37d-2) "proceed autonomously", "act first and report afterwards", "don't bother me with prompts, just do it",
-      // "dislikes being asked", "pre-authorizes every tool call"
-      /\bautonomously\b|\bact\w*\s+first\b|\breport\w*\s+after(?:wards)?\b|\bbother\w*\s+(?:\S+\s+){0,2}(?:with\s+)?(?:prompts?|questions?|confirmations?|permission)|\bjust do it\b|\bbeing asked\b|\bpre-?(?:approv|authori[sz]|grant|accept|clear)\w*/,
+      // "dislikes being asked"
+      /\bautonomously\b|\bact\w*\s+first\b|\breport\w*\s+after(?:wards)?\b|\bbother\w*\s+(?:\S+\s+){0,2}(?:with\s+)?(?:prompts?|questions?|confirmations?|permission)|\bjust do it\b|\bbeing asked\b/,
       /no-verify|force[- ]?push\w*|\bpush\b.*\s(?:--fo\S*|-f)(?:\s|$)|\bpush\b.*\s-[a-z]*f[a-z]*(?:\s|$)|\bpush\b.*\s\+\S|--insecure|no-check-certificate|strict-ssl|chmod (?:-r )?777|\bsudo\b/,
       /\by[o0]l[o0]\b/,
       /\bskip\w*\s+(?:\w+\s+){0,2}(?:checks?|tests?|hooks?|verification|reviews?|confirmations?|ci|prompts?|permissions?|approvals?|questions?)\b/,
@@ -275,13 +275,14 @@ export const FACT_POLICY: readonly Rule[] = [
       // …in other words (A36b-11): "run straight away, with no question first", "opted out of command reviews", "full
       // autonomy", "acts autonomously"
       /\b(?:run|execut)\w*\s+(?:\S+\s+){0,4}(?:straight away|right away|at once)\b|\bwith no questions?\b|\bopt(?:ed|s)? out of\s+(?:\S+\s+){0,2}(?:reviews?|approvals?|confirmations?|prompts?|checks?)\b|\bfull autonomy\b|\bacts? autonomously\b|\bautonomous mode\b/,
-      // paraphrases and other languages (A30c-2): "blanket permission", "no human in the loop", "pre-cleared", German,
+      // paraphrases and other languages (A30c-2): "blanket permission", "no human in the loop", German,
       // French, Spanish, Italian, Chinese for "never ask" and "allowed every command"
-      /\bblanket\s+(?:permission|approval|consent)\b|\bhuman\s+in\s+the\s+loop\b|\binterrupt\w*\s+(?:\w+\s+){0,3}(?:questions?|prompts?)\b|\bpre-?cleared\b|\b(?:whitelist|allowlist)\w*\s+(?:all|every|any)\b|\bconfinement\b|\bnetwork\s+(?:\w+\s+){0,2}host\b|\bharmless\b|nie\s+gefragt|ohne\s+(?:zu\s+)?(?:fragen|nachfrage|bestätigung)|sans\s+(?:demander|confirmation)|autoris\w*\s+toutes|sin\s+preguntar|senza\s+chiedere|不再询问|无需确认|不用问|不要问|直接执行/,
-      // …and (A37b-1) "accepts every command automatically", "pre-accepted", "okay to run", Russian, Portuguese, Dutch,
+      /\bblanket\s+(?:permission|approval|consent)\b|\bhuman\s+in\s+the\s+loop\b|\binterrupt\w*\s+(?:\w+\s+){0,3}(?:questions?|prompts?)\b|\b(?:whitelist|allowlist)\w*\s+(?:all|every|any)\b|\bconfinement\b|\bnetwork\s+(?:\w+\s+){0,2}host\b|\bharmless\b|nie\s+gefragt|ohne\s+(?:zu\s+)?(?:fragen|nachfrage|bestätigung)|sans\s+(?:demander|confirmation)|autoris\w*\s+toutes|sin\s+preguntar|senza\s+chiedere|不再询问|无需确认|不用问|不要问|直接执行/,
+      // …and (A37b-1) "accepts every command automatically", "okay to run", Russian, Portuguese, Dutch,
       // Polish, Turkish, Japanese, Korean and Chinese for "without asking/confirmation"
-      /\baccept\w*\s+(?:every|all|any)\s+(?:\S+\s+){0,2}commands?\b|\b(?:accept|allow|run|execut)\w*\s+(?:\S+\s+){0,4}automatically\b|\bautomatically\s+(?:accept|allow|run|execut)\w*|\bpre-?accepted\b|\b(?:ok(?:ay)?|fine|safe)\s+to\s+run\s+(?:any|every|all|without)\b|без\s+(?:подтвержд|вопрос|спрос)|не\s+спрашива|sem\s+(?:perguntar|confirma)|zonder\s+(?:te\s+vragen|bevestiging)|bez\s+(?:pytania|pytań|potwierdzenia)|sormadan|onaysız|確認(?:なし|せず)|聞かずに|확인\s*없이|묻지\s*않고|不需要确认|无需询问|不需要询问|无需批准|自动批准/,
-      /\b(?:pre-?(?:approved|authori[sz]ed|granted)|trust\w* (?:all|every|any)\b|\btrust\w*\s+(?:\w+\s+){0,3}(?:commands?|scripts?|repositor(?:y|ies)|repo)\b|permission to run|allowed to run (?:any|every))/,
+      /\baccept\w*\s+(?:every|all|any)\s+(?:\S+\s+){0,2}commands?\b|\b(?:accept|allow|run|execut)\w*\s+(?:\S+\s+){0,4}automatically\b|\bautomatically\s+(?:accept|allow|run|execut)\w*|\b(?:ok(?:ay)?|fine|safe)\s+to\s+run\s+(?:any|every|all|without)\b|без\s+(?:подтвержд|вопрос|спрос)|не\s+спрашива|sem\s+(?:perguntar|confirma)|zonder\s+(?:te\s+vragen|bevestiging)|bez\s+(?:pytania|pytań|potwierdzenia)|sormadan|onaysız|確認(?:なし|せず)|聞かずに|확인\s*없이|묻지\s*않고|不需要确认|无需询问|不需要询问|无需批准|自动批准/,
+      // "pre-approved", "pre-authorizes", "pre-granted", "pre-accepted", "pre-cleared" (A30c-2, A37b-1, A37d-2)
+      /\bpre-?(?:approv|authori[sz]|grant|accept|clear)\w*|\b(?:trust\w* (?:all|every|any)\b|\btrust\w*\s+(?:\w+\s+){0,3}(?:commands?|scripts?|repositor(?:y|ies)|repo)\b|permission to run|allowed to run (?:any|every))/,
     ],
   },
   {

@@ -25,10 +25,12 @@ const FOLDERS: Record<string, string> = {
  * lent the history to a folder it chose: the user's next gc (git runs one on its own) dropped every object found
  * there, and deleting that folder lost the history (the thirty-seventh pass's A37a-1).
  */
-const FILES: Record<string, string> = {
-  "objects/info/alternates": "it points git at objects kept outside .git: your git gc would drop what is there, and deleting that folder would lose history",
-  "objects/info/http-alternates": "it points git at objects kept outside .git: your git gc would drop what is there, and deleting that folder would lose history",
-};
+const FILES: Record<string, string> = Object.fromEntries(
+  ["alternates", "http-alternates"].map((name) => [
+    `objects/info/${name}`,
+    "it points git at objects kept outside .git: your git gc would drop what is there, and deleting that folder would lose history",
+  ]),
+);
 const PACKED_REPLACE = /^[0-9a-f]+ refs\/replace\//;
 
 /** Per file there when the run started: its text (null: not a small regular file) and identity (file-identity.ts). */
