@@ -4,6 +4,13 @@
 // makes a new one from HEAD, and the moved file keeps what was staged.
 import { moveAsideWithin } from "./repair-within.js";
 
+/**
+ * A path git refuses to add (verify_path): absolute, or with an empty, `.`, `..` or `.git` part. git does not check the
+ * index it reads, so an entry rewritten to `../.bashrc` in the file had the user's `git checkout -- .` write the
+ * user's ~/.bashrc, and `.git/hooks/pre-commit` plant a hook (the thirty-third pass's A33a-4).
+ */
+export const forgedPath = (p: string) => p.startsWith("/") || p.split("/").some((c) => c === "" || c === "." || c === ".." || c.toLowerCase() === ".git");
+
 /** Moves each forged index aside (`roots`: where deerflow may repair); the lines saying so. */
 export function moveAsideForgedIndexes(forged: readonly { index: string; path: string }[], roots: readonly string[]): string[] {
   return forged.map((f) => {

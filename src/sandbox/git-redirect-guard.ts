@@ -7,7 +7,7 @@
 // put back as the run found it, whatever wrote it, and the command's output says so. The configs of nested
 // repositories the index records get the same care (nested-repo-guard.ts).
 import { type FSWatcher, existsSync, lstatSync, readFileSync, watch } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { gitDirOf } from "./git-code-paths.js";
 import { checkGitDirDefinitions, forgetGitDirDefinitions, noteGitDirDefinitions } from "./git-dir-definitions.js";
 import { checkGitDirLinks, noteGitDirLinks } from "./git-dir-links.js";
@@ -55,17 +55,37 @@ function putBack(path: string, before: string | null): void {
   if (before !== null && !before.startsWith("\0")) createFileWithin(path, within, before);
 }
 
+/** The names of a repository's linked worktrees (`git worktree add`): `<gitDir>/worktrees/<name>`. */
+function worktreesOf(gitDir: string): string[] {
+  try {
+    return listForGuard(join(gitDir, "worktrees"));
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Each git dir of the repository that has an index of its own, with the work tree git reads it against: the main
+ * worktree's, and every linked worktree's, also one outside the workspace (`git worktree add ../feature`: its index is
+ * inside this `.git`, and the thirty-seventh pass's A37c-3 forged it). A worktree whose `gitdir` file is gone or points
+ * nowhere is listed against the main work tree (its bits and entries are still read).
+ */
+function indexDirsOf(gitDir: string): { dir: string; top: string }[] {
+  const linked = worktreesOf(gitDir).map((w) => {
+    const dir = join(gitDir, "worktrees", w);
+    const pointer = read(join(dir, "gitdir"));
+    const top = pointer && !pointer.startsWith("\0") ? dirname(resolve(dir, pointer.trim())) : undefined;
+    return { dir, top: top && existsSync(top) ? top : dirname(gitDir) };
+  });
+  return [{ dir: gitDir, top: dirname(gitDir) }, ...linked];
+}
+
 /**
  * The files that say where git finds a repository's config: `.git/commondir`, and for each linked worktree
  * (`git worktree add`) its `commondir` and `config.worktree` (the sixth pass pointed a worktree at a planted config).
  */
 function watchedFiles(gitDir: string): string[] {
-  let worktrees: string[] = [];
-  try {
-    worktrees = listForGuard(join(gitDir, "worktrees"));
-  } catch {
-    // none
-  }
+  const worktrees = worktreesOf(gitDir);
   // The main worktree's config.worktree too: absent at the start (and the extension off), one a command creates is
   // removed, as git would read it once the extension is turned on (the tenth pass).
   const own = [join(gitDir, "commondir"), join(gitDir, "config.worktree")];
@@ -97,7 +117,7 @@ export function noteGitRedirect(workspace: string, readWrite: string[] = [], fol
   ownGitDirs.add(gitDir);
   noteGitDirLinks(gitDir);
   noteGitDirDefinitions(gitDir);
-  noteIndexFlags(gitDir);
+  for (const { dir } of indexDirsOf(gitDir)) noteIndexFlags(dir);
   watchGitDir(gitDir);
 }
 
@@ -200,7 +220,7 @@ export function restoreGitRedirects(ending = false): string {
   for (const g of ownGitDirs) {
     lines.push(...checkSafely(g, () => checkGitDirLinks(g, [...roots])));
     lines.push(...checkSafely(g, () => checkGitDirDefinitions(g, [...roots])));
-    lines.push(...checkSafely(`${g}/index`, () => checkIndexFlags(g, dirname(g), [...roots], ending)));
+    for (const { dir, top } of indexDirsOf(g)) lines.push(...checkSafely(`${dir}/index`, () => checkIndexFlags(dir, top, [...roots], ending)));
   }
   lines.push(...checkSafely("the nested repositories", () => [restoreNestedRepos()].filter((l) => l !== "")));
   lines.push(...takeListingNotices());

@@ -5,6 +5,7 @@
 import { existsSync, lstatSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type CheckoutGit, configFilesOf, gitDirsOfCheckout, isUnreadable } from "./git-dir-code.js";
+import { forgedPath } from "./forged-index.js";
 import { plainGit } from "./plain-git.js";
 import { realOrSelf } from "./real-path.js";
 
@@ -63,13 +64,6 @@ function listIndex(root: string, index: string, g: CheckoutGit): string | undefi
 }
 
 export const emptyWalk = (): Walk => ({ links: [], indexes: [], problems: [], unvisited: [], forged: [], seen: new Set() });
-
-/**
- * A path git refuses to add (verify_path): absolute, or with an empty, `.`, `..` or `.git` part. git does not check the
- * index it reads, so an entry rewritten to `../.bashrc` in the file had the user's `git checkout -- .` write the
- * user's ~/.bashrc, and `.git/hooks/pre-commit` plant a hook (the thirty-third pass's A33a-4).
- */
-const forgedPath = (p: string) => p.startsWith("/") || p.split("/").some((c) => c === "" || c === "." || c === ".." || c.toLowerCase() === ".git");
 
 /**
  * The gitlinks inside `workspace` of the index of the checkout at `root`, and of their own indexes, with the indexes

@@ -5,8 +5,9 @@
 // look, and which git would trust, has its file hashed; one whose content is not what the entry names is reset to
 // carry no file data, so git reads the file again. Read and written under deerflow's own empty repository (plain-git.ts).
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
+import { forgedPath } from "./forged-index.js";
 import { plainGit } from "./plain-git.js";
 
 export interface IndexEntry {
@@ -21,6 +22,8 @@ export interface IndexListing {
   /** The paths with the assume-unchanged (lowercase tag) or skip-worktree (`S`) bit. */
   flagged: Set<string>;
   entries: Map<string, IndexEntry>;
+  /** The first path git would never add (`../.bashrc`), when the index lists one (forged-index.ts). */
+  forged?: string;
 }
 
 const ENTRY = /^(\S) (\d{6}) ([0-9a-f]{40,64}) (\d)\t([\s\S]*)$/;
@@ -32,6 +35,7 @@ const ENTRY = /^(\S) (\d{6}) ([0-9a-f]{40,64}) (\d)\t([\s\S]*)$/;
 function parse(out: string): Omit<IndexListing, "format"> {
   const flagged = new Set<string>();
   const entries = new Map<string, IndexEntry>();
+  let forged: string | undefined;
   let last: { path: string; entry: IndexEntry } | undefined;
   for (const chunk of out.split("\0")) {
     const lines = chunk.split("\n");
@@ -44,15 +48,34 @@ function parse(out: string): Omit<IndexListing, "format"> {
     if (!m) continue;
     const [, tag, mode, oid, stage, path] = m as unknown as [string, string, string, string, string, string];
     if (tag === "S" || tag !== tag.toUpperCase()) flagged.add(path);
+    if (forged === undefined && forgedPath(path)) forged = path;
     last = { path, entry: { mode, oid, stat: "" } };
     if (stage === "0") entries.set(path, last.entry);
   }
-  return { flagged, entries };
+  return { flagged, entries, forged };
+}
+
+/**
+ * The formats to read an index in, its own first. git ends an index with its checksum in the repository's hash, and
+ * reading a sha256 index as sha1 does not fail: it lists garbage paths (`./`), which were taken for bits to clear and
+ * for a forged entry. An index written without a checksum (index.skipHash) is tried as sha1 first.
+ */
+function formatsOf(index: string): readonly ("sha1" | "sha256")[] {
+  try {
+    const st = lstatSync(index);
+    if (st.isFile() && st.size >= 12 + 32) {
+      const data = readFileSync(index);
+      if (createHash("sha256").update(data.subarray(0, -32)).digest().equals(data.subarray(-32))) return ["sha256", "sha1"];
+    }
+  } catch {
+    // git says what is wrong with it
+  }
+  return ["sha1", "sha256"];
 }
 
 /** The index of `gitDir` (worktree `top`) listed in its object format; undefined when git cannot read it. */
 export function listIndex(index: string, top: string): IndexListing | undefined {
-  for (const format of ["sha1", "sha256"] as const) {
+  for (const format of formatsOf(index)) {
     try {
       return { format, ...parse(plainGit(["ls-files", "-v", "--stage", "--debug", "-z"], { cwd: top, index, format })) };
     } catch {
@@ -62,25 +85,43 @@ export function listIndex(index: string, top: string): IndexListing | undefined 
   return undefined;
 }
 
-/** The file data git records for `path` now, as the index stores it (seconds, 32-bit inode). */
-function fileStat(path: string): string | undefined {
+const LINK_MODE = "120000";
+
+/** The file data git records for `path` now, as the index stores it (seconds, 32-bit inode); `link`: a symlink entry's. */
+function fileStat(path: string, link: boolean): string | undefined {
   const st = lstatSync(path, { throwIfNoEntry: false, bigint: true });
-  if (!st?.isFile()) return undefined;
+  if (!st || !(link ? st.isSymbolicLink() : st.isFile())) return undefined;
   return [st.ctimeMs / 1000n, st.mtimeMs / 1000n, st.ino & 0xffffffffn, st.size & 0xffffffffn].join(":");
 }
 
 /**
- * The entries whose file data changed since `before` (path → stat), which git would trust (the data match the file)
- * while the file's content is not the blob they name.
+ * The entries whose file data or blob changed since `before` (path → entry), which git would trust (the data match the
+ * file) while the file's content is not the blob they name. A blob swapped in a later command, the file data left
+ * alone, counts (the thirty-seventh pass's A37c-2), and so does a symlink's entry, whose blob is the link's target
+ * (A37c-1: a link retargeted to a planted script, its entry naming the committed target).
  */
 export function lyingEntries(index: string, top: string, before: Map<string, IndexEntry>, now: IndexListing): string[] {
-  const trusted = [...now.entries].filter(([path, e]) => /^100(644|755)$/.test(e.mode) && before.get(path)?.stat !== e.stat && fileStat(join(top, path)) === e.stat);
+  const changed = (path: string, e: IndexEntry) => before.get(path)?.stat !== e.stat || before.get(path)?.oid !== e.oid;
+  const trusted = [...now.entries].filter(([path, e]) => /^(100644|100755|120000)$/.test(e.mode) && changed(path, e) && fileStat(join(top, path), e.mode === LINK_MODE) === e.stat);
+  // A link's blob is its target's bytes, with no conversion: hashed here only.
+  const links = trusted.filter(([path, e]) => e.mode === LINK_MODE && linkBlobIdOf(join(top, path), now.format) !== e.oid).map(([path]) => path);
   // Hashed here first (a `git add` of an honest edit is the common case: no git started for it); what differs is asked
   // of git, whose attributes (end-of-line conversion) can make the blob differ from the bytes.
-  const suspects = trusted.filter(([path, e]) => blobIdOf(join(top, path), now.format) !== e.oid && !path.includes("\n"));
-  if (suspects.length === 0) return [];
+  const suspects = trusted.filter(([path, e]) => e.mode !== LINK_MODE && blobIdOf(join(top, path), now.format) !== e.oid && !path.includes("\n"));
+  if (suspects.length === 0) return links;
   const hashes = plainGit(["hash-object", "--stdin-paths"], { cwd: top, workTree: top, index, format: now.format, input: `${suspects.map(([p]) => p).join("\n")}\n` }).split("\n");
-  return suspects.filter(([, e], i) => hashes[i] !== e.oid).map(([path]) => path);
+  return [...links, ...suspects.filter(([, e], i) => hashes[i] !== e.oid).map(([path]) => path)];
+}
+
+const blobOf = (data: Buffer, format: "sha1" | "sha256") => createHash(format).update(`blob ${data.length}\0`).update(data).digest("hex");
+
+/** git's id of a symlink's target as a blob (undefined when it is no longer a link). */
+function linkBlobIdOf(path: string, format: "sha1" | "sha256"): string | undefined {
+  try {
+    return blobOf(readlinkSync(path, { encoding: "buffer" }), format);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Files up to this size are hashed in process; larger ones are left to git. */
@@ -98,8 +139,7 @@ function blobIdOf(path: string, format: "sha1" | "sha256"): string | undefined {
   try {
     const st = fstatSync(fd);
     if (!st.isFile() || st.size > HASH_IN_PROCESS_BYTES) return undefined;
-    const data = readFileSync(fd);
-    return createHash(format).update(`blob ${data.length}\0`).update(data).digest("hex");
+    return blobOf(readFileSync(fd), format);
   } catch {
     return undefined;
   } finally {

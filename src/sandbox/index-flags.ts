@@ -7,6 +7,7 @@
 // changes shows the files it left out as deleted until `git sparse-checkout reapply`: loud, never hidden.
 import { dirname, join } from "node:path";
 import { identityOf } from "./file-identity.js";
+import { moveAsideForgedIndexes } from "./forged-index.js";
 import { type IndexListing, forgetFileData, listIndex, lyingEntries } from "./index-entries.js";
 import { plainGit } from "./plain-git.js";
 import { moveAsideWithin } from "./repair-within.js";
@@ -39,6 +40,12 @@ export function checkIndexFlags(gitDir: string, top: string, roots: readonly str
   const index = indexOf(gitDir);
   const listing = listIndex(index, top);
   if (!listing) return [];
+  // An entry git never adds (`../.bashrc`) in any checkout's index, a linked worktree's too (the thirty-seventh pass's
+  // A37c-3/4): the index goes aside whole, as for the workspace's own (forged-index.ts).
+  if (listing.forged) {
+    seen.set(gitDir, { ...known, id: "", listing: nothing() });
+    return moveAsideForgedIndexes([{ index, path: listing.forged }], roots);
+  }
   const { flagged, format } = listing;
   const added = [...flagged].filter((p) => !known.listing.flagged.has(p));
   const names = added.slice(0, 5).join(", ") + (added.length > 5 ? ` and ${added.length - 5} more` : "");

@@ -3,7 +3,7 @@
 // a hidden package.json test script ran at the user's `npm test`). The user's own bits and a sparse checkout's stay.
 // Real bwrap (and the same commands unconfined), real git, in-process through runShell.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { closeShellSessions, runShell, setShellWarningSink } from "../../src/sandbox/run-shell.js";
@@ -98,7 +98,68 @@ describe.each(modes)("index bits that hide an edit (%s)", (mode) => {
     expect(git("status", "--short")).toBe(" M package.json\n");
     expect(git("diff", "--stat")).toContain("package.json");
   }, 60_000);
+
+  it("the same forgery done in two commands (an honest git add, then only the blob swapped) is reset too (A37c-2)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    writeFileSync(join(ws, "forge.py"), FORGE);
+    const first = await sh(`printf '{"scripts":{"test":"touch PWN"}}\\n' > package.json && touch -d '2 hours ago' package.json && git add package.json; echo one`);
+    expect(first).toContain("one");
+    const out = await sh("python3 forge.py package.json && rm forge.py; echo two");
+    expect(out).toContain("two");
+    expect(out).toMatch(/reset the index entries of package\.json/);
+    expect(git("status", "--short")).toBe(" M package.json\n");
+  }, 60_000);
+
+  it("a symlink's entry forged to name the committed target while the link points elsewhere is reset (A37c-1)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    mkdirSync(join(ws, "bin"));
+    symlinkSync("../app.js", join(ws, "bin", "tool"));
+    git("add", "bin/tool");
+    git("commit", "-q", "-m", "link");
+    writeFileSync(join(ws, "forge.py"), FORGE);
+    const out = await sh("echo 'touch PWN' > evil.sh && ln -sfn ../evil.sh bin/tool && touch -h -d '2 hours ago' bin/tool && git add bin/tool && python3 forge.py bin/tool && rm forge.py; echo done");
+    expect(out).toContain("done");
+    expect(out).toMatch(/reset the index entries of bin\/tool/);
+    expect(git("status", "--short")).toContain(" M bin/tool\n");
+  }, 60_000);
+
+  it("an entry git never adds (../.bashrc) in a linked worktree's index, outside the workspace or inside it, or in a nested repository's, moves that index aside (A37c-3, A37c-4)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    const up = join(ws, "..");
+    git("worktree", "add", "-q", join(up, "feature")); // the user's, before the run
+    for (const f of [".bashrc", ".profile", ".zshrc"]) writeFileSync(join(up, f), "mine\n");
+    writeFileSync(join(ws, "forge-path.py"), FORGE_PATH);
+    const out = await sh(
+      [
+        "python3 forge-path.py .git/worktrees/feature/index ../.bashrc",
+        "git worktree add -q wt && python3 forge-path.py .git/worktrees/wt/index ../../.zshrc",
+        "git init -q nest && cd nest && git -c user.name=t -c user.email=t@t commit -q --allow-empty -m n && python3 ../forge-path.py .git/index ../../.profile",
+      ].join("\n"),
+    );
+    expect(out.match(/forged/g)).toHaveLength(3);
+    for (const name of ["../.bashrc", "../../.zshrc", "../../.profile"]) expect(out).toContain(`it lists ${name}, a path git never adds`);
+    // The user discards the run's changes in each (with no index left, git may refuse): nothing is written outside.
+    for (const dir of [join(up, "feature"), join(ws, "wt"), join(ws, "nest")]) {
+      try {
+        execFileSync("git", ["checkout", "--", "."], { cwd: dir, stdio: "ignore" });
+      } catch {
+        // refused: nothing written either
+      }
+    }
+    for (const f of [".bashrc", ".profile", ".zshrc"]) expect(readFileSync(join(up, f), "utf8")).toBe("mine\n");
+  }, 60_000);
 });
+
+/** Adds an entry for a blob under a placeholder name to the index at argv[1] (the cwd's repository), then renames it to argv[2]. */
+const FORGE_PATH = `import hashlib,os,subprocess,sys
+index,name=sys.argv[1],sys.argv[2]
+env=dict(os.environ,GIT_INDEX_FILE=os.path.abspath(index))
+blob=subprocess.run(['git','hash-object','-w','--stdin'],input=b'evil\\n',capture_output=True,check=True).stdout.decode().strip()
+subprocess.run(['git','update-index','--add','--cacheinfo','100644,'+blob+','+'q'*len(name)],env=env,check=True)
+b=open(index,'rb').read()[:-20].replace(('q'*len(name)).encode(),name.encode())
+open(index,'wb').write(b+hashlib.sha1(b).digest())
+print('forged')
+`;
 
 /** Writes HEAD's blob id of a path into its index entry, keeping the entry's file data, and fixes the checksum. */
 const FORGE = `import hashlib,subprocess,sys
