@@ -5,13 +5,24 @@
 // `git diff` showed a harmless commit while `git push` sent the one it replaced). A command writing them by hand is
 // not git doing its work (`git replace` itself asks): after each command, one the run added is moved aside (a replace
 // ref removed, a packed line taken out), one it changed is put back. The user's own stay. So for `info/` (exclude,
-// attributes, grafts, sparse-checkout), which changes what the user's review views show.
-import { type Dirent, lstatSync, readFileSync, writeFileSync } from "node:fs";
+// attributes, grafts, sparse-checkout), which changes what the user's review views show, and for git's caches below.
+// The git dirs of nested checkouts get the same care (the thirty-seventh pass's A37a-3 hid a committed edit there with
+// a replace ref); in one first seen after the run began, nothing is the user's.
+import { type Dirent, closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { identityOf } from "./file-identity.js";
-import { EDIT_MAX_BYTES, createFileWithin, editFileWithin, isMovedAside, moveAsideWithin, removeFileWithin } from "./repair-within.js";
+import { toUser } from "./repair-lines.js";
+import { createFileWithin, editFileWithin, isMovedAside, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 import { listForGuard } from "./guard-listing.js";
 
+/**
+ * git's caches that it trusts as it trusts objects: a commit-graph gave HEAD another root tree, so a staged edit was
+ * gone from git status, git diff and git commit -a (the thirty-seventh pass's A37c-5); a multi-pack-index can map an
+ * id to another object's bytes. One the run wrote or changed is moved aside, never put back (binary): git works
+ * without them and writes them again at its next gc.
+ */
+const CACHE =
+  "it is a cache git trusts for what commits and objects hold: git status, git diff and git log could show another history than the one git push sends (git writes it again at its next gc)";
 const FOLDERS: Record<string, string> = {
   remotes: "it defines a git remote, and your git push or fetch to that name would go where the run chose",
   branches: "it defines a git remote, and your git push or fetch to that name would go where the run chose",
@@ -19,25 +30,28 @@ const FOLDERS: Record<string, string> = {
   // `info/exclude` hid a planted .npmrc from git status, `info/attributes` (`app.js -diff`) an edit from git diff (the
   // thirty-sixth pass's A36b-8); `info/grafts` rewrites history as replace refs do
   info: "git reads it for what git status, git diff and git log show (ignored files, attributes, grafts)",
+  "objects/info/commit-graphs": CACHE,
 };
 /**
- * Single files, by name only: git itself writes `commit-graph` and `packs` beside them. An `alternates` a command wrote
- * lent the history to a folder it chose: the user's next gc (git runs one on its own) dropped every object found
- * there, and deleting that folder lost the history (the thirty-seventh pass's A37a-1).
+ * Single files, by name only: git itself writes `packs` beside them. An `alternates` a command wrote lent the history
+ * to a folder it chose: the user's next gc (git runs one on its own) dropped every object found there, and deleting
+ * that folder lost the history (the thirty-seventh pass's A37a-1).
  */
-const FILES: Record<string, string> = Object.fromEntries(
-  ["alternates", "http-alternates"].map((name) => [
-    `objects/info/${name}`,
-    "it points git at objects kept outside .git: your git gc would drop what is there, and deleting that folder would lose history",
-  ]),
-);
+const ALTERNATES = "it points git at objects kept outside .git: your git gc would drop what is there, and deleting that folder would lose history";
+const FILES: Record<string, string> = {
+  "objects/info/alternates": ALTERNATES,
+  "objects/info/http-alternates": ALTERNATES,
+  "objects/info/commit-graph": CACHE,
+  "objects/pack/multi-pack-index": CACHE,
+};
+const isCache = (rel: string) => FILES[rel] === CACHE || rel.startsWith("objects/info/commit-graphs/");
 const PACKED_REPLACE = /^[0-9a-f]+ refs\/replace\//;
 
 /** Per file there when the run started: its text (null: not a small regular file) and identity (file-identity.ts). */
 const atStart = new Map<string, { text: string | null; id: string }>();
 /** Per git dir: the replace lines its packed-refs held at the start. */
 const packedAtStart = new Map<string, Set<string>>();
-/** Per git dir: the identity of the `packed-refs` last read (one too large to read is said once per change). */
+/** Per git dir: the identity of the `packed-refs` last read (read again only when it changed). */
 const packedSeen = new Map<string, string>();
 
 function read(path: string): string | null {
@@ -59,7 +73,7 @@ const MAX_DEPTH = 8;
  */
 function filesOf(gitDir: string): string[] {
   const out: string[] = [];
-  const walk = (dir: string, replace: boolean, depth: number) => {
+  const walk = (dir: string, replace: boolean, depth: number, maxDepth = MAX_DEPTH) => {
     let listing: Dirent[];
     try {
       listing = listForGuard(dir, true);
@@ -69,43 +83,79 @@ function filesOf(gitDir: string): string[] {
     for (const e of listing) {
       if (!replace && isMovedAside(e.name)) continue;
       if (e.isDirectory()) {
-        if (depth < MAX_DEPTH) walk(join(dir, e.name), replace, depth + 1);
+        if (depth < maxDepth) walk(join(dir, e.name), replace, depth + 1, maxDepth);
       } else out.push(join(dir, e.name));
     }
   };
-  for (const d of Object.keys(FOLDERS)) walk(join(gitDir, d), d === "refs/replace", 0);
-  const info = join(gitDir, "objects", "info");
-  let named: Dirent[] = [];
-  try {
-    named = listForGuard(info, true);
-  } catch {
-    // no objects/info
-  }
-  for (const e of named) if (`objects/info/${e.name}` in FILES) out.push(join(info, e.name));
+  // git reads only the files of `info/` itself (a bare repository the run made in `srv.git/info/` is the hooks guard's)
+  for (const d of Object.keys(FOLDERS)) walk(join(gitDir, d), d === "refs/replace", 0, d === "info" ? 0 : MAX_DEPTH);
+  for (const rel of Object.keys(FILES)) if (lstatSync(join(gitDir, rel), { throwIfNoEntry: false })) out.push(join(gitDir, rel));
   return out;
 }
 
-/**
- * The replace lines of `packed-refs`, read whole up to the size a repair edits (git reads one of any size: a repository
- * with many tags has one past 64 KiB, where the thirty-sixth pass's A36a-4 hid a replace ref); null when it is larger.
- */
-function packedReplaceLines(gitDir: string): string[] | null {
-  const file = join(gitDir, "packed-refs");
-  const st = lstatSync(file, { throwIfNoEntry: false });
-  if (!st?.isFile()) return [];
-  if (st.size > EDIT_MAX_BYTES) return null;
-  return readFileSync(file, "utf8")
-    .split("\n")
-    .filter((l) => PACKED_REPLACE.test(l));
+/** Calls `on` with each line of the file open at `fd`, read in chunks as bytes (latin1 keeps every byte as it was). */
+function eachLine(fd: number, on: (line: string) => void): void {
+  const buf = Buffer.alloc(1 << 20);
+  let rest = "";
+  for (let n = readSync(fd, buf); n > 0; n = readSync(fd, buf)) {
+    const lines = (rest + buf.toString("latin1", 0, n)).split("\n");
+    rest = lines.pop() ?? "";
+    for (const l of lines) on(l);
+  }
+  if (rest) on(rest);
 }
 
-/** What the git dir holds now is the user's (once per run). */
-export function noteGitDirDefinitions(gitDir: string): void {
-  if (packedAtStart.has(gitDir)) return;
-  packedAtStart.set(gitDir, new Set(packedReplaceLines(gitDir) ?? []));
-  packedSeen.set(gitDir, identityOf(join(gitDir, "packed-refs")));
-  for (const f of filesOf(gitDir)) atStart.set(f, { text: read(f), id: identityOf(f) });
+/** Each line of the regular file `path`, in chunks: `on` for each. */
+function eachLineOf(path: string, on: (line: string) => void): void {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    if (fstatSync(fd).isFile()) eachLine(fd, on);
+  } finally {
+    closeSync(fd);
+  }
 }
+
+/**
+ * The replace lines of `packed-refs`, whatever its size: git reads one of any size (a repository with many tags has one
+ * past 64 KiB, where the thirty-sixth pass's A36a-4 hid a replace ref; the thirty-seventh's A37a-2 padded one past the
+ * 16 MiB deerflow read then).
+ */
+function packedReplaceLines(gitDir: string): string[] {
+  const file = join(gitDir, "packed-refs");
+  if (!lstatSync(file, { throwIfNoEntry: false })?.isFile()) return [];
+  const out: string[] = [];
+  eachLineOf(file, (l) => PACKED_REPLACE.test(l) && out.push(l));
+  return out;
+}
+
+/** Rewrites the file `copy` without the lines in `drop`, in chunks. */
+function withoutLines(copy: string, drop: ReadonlySet<string>): void {
+  const out = openSync(`${copy}.new`, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
+  try {
+    eachLineOf(copy, (l) => drop.has(l) || writeSync(out, `${l}\n`, null, "latin1"));
+  } finally {
+    closeSync(out);
+  }
+  renameSync(`${copy}.new`, copy);
+}
+
+/**
+ * What the git dir holds now is the user's (once per run). `empty`: a git dir first seen after the run began (a
+ * repository it made, or a nested one found later): nothing in it is.
+ */
+export function noteGitDirDefinitions(gitDir: string, empty = false): void {
+  if (packedAtStart.has(gitDir)) return;
+  packedAtStart.set(gitDir, new Set(empty ? [] : packedReplaceLines(gitDir)));
+  packedSeen.set(gitDir, empty ? "" : identityOf(join(gitDir, "packed-refs")));
+  if (empty) return;
+  for (const f of filesOf(gitDir)) atStart.set(f, { text: isCache(f.slice(gitDir.length + 1)) ? null : read(f), id: identityOf(f) });
+}
+
+/** A file of only comments and blank lines, as `git init` writes `info/exclude`: git reads nothing from it. */
+const inert = (f: string) =>
+  read(f)
+    ?.split("\n")
+    .every((l) => l.trim() === "" || l.trimStart().startsWith("#")) ?? false;
 
 const whyOf = (gitDir: string, file: string) => {
   const rel = file.slice(gitDir.length + 1);
@@ -116,11 +166,12 @@ const whyOf = (gitDir: string, file: string) => {
 
 /** Moves aside or puts back what the run added or changed; the lines saying so. `roots`: where deerflow may repair. */
 export function checkGitDirDefinitions(gitDir: string, roots: readonly string[]): string[] {
-  noteGitDirDefinitions(gitDir);
+  noteGitDirDefinitions(gitDir, true);
   const lines: string[] = [];
   for (const f of filesOf(gitDir)) {
     const before = atStart.get(f);
     if (before && identityOf(f) === before.id) continue;
+    if (!before && !f.includes("/refs/replace/") && inert(f)) continue;
     try {
       // git reads a replace ref by the hex its name starts with, so one renamed in place still counts: removed (its
       // text, an object id, is in the line).
@@ -144,28 +195,17 @@ export function checkGitDirDefinitions(gitDir: string, roots: readonly string[])
   const packedId = identityOf(packed);
   if (packedSeen.get(gitDir) === packedId) return lines;
   packedSeen.set(gitDir, packedId);
-  const packedNow = packedReplaceLines(gitDir);
-  if (packedNow === null) {
-    lines.push(`deerflow could not look for replace refs in ${packed} (larger than ${EDIT_MAX_BYTES} bytes): run git replace -l before you trust git log or git diff there.`);
-    return lines;
-  }
-  const added = packedNow.filter((l) => !known.has(l));
+  const added = packedReplaceLines(gitDir).filter((l) => !known.has(l));
   if (added.length > 0) {
     const what = `${added.length === 1 ? "a replace ref" : `${added.length} replace refs`} the run added`;
     try {
-      editFileWithin(packed, roots, (copy) =>
-        writeFileSync(
-          copy,
-          readFileSync(copy, "utf8")
-            .split("\n")
-            .filter((l) => !added.includes(l))
-            .join("\n"),
-        ),
-      );
+      editFileWithin(packed, roots, (copy) => withoutLines(copy, new Set(added)), Number.POSITIVE_INFINITY);
       lines.push(`deerflow took ${what} out of ${packed}: ${FOLDERS["refs/replace"]}.`);
     } catch (err) {
       packedSeen.delete(gitDir); // tried again after the next command
-      lines.push(`deerflow could not take ${what} out of ${packed} (${(err as Error).message}): ${FOLDERS["refs/replace"]}; run git replace -d before you push.`);
+      const line = `deerflow could not take ${what} out of ${packed} (${(err as Error).message}): ${FOLDERS["refs/replace"]}; run git replace -d before you push.`;
+      toUser.hear(line);
+      lines.push(line);
     }
   }
   return lines;

@@ -12,6 +12,7 @@ import { gitDirOf } from "./git-code-paths.js";
 import { checkGitDirDefinitions, forgetGitDirDefinitions, noteGitDirDefinitions } from "./git-dir-definitions.js";
 import { checkGitDirLinks, noteGitDirLinks } from "./git-dir-links.js";
 import { checkIndexFlags, forgetIndexFlags, noteIndexFlags } from "./index-flags.js";
+import { checkObjectStore, forgetObjectStore, noteObjectStore } from "./object-store-check.js";
 import { forgetNestedRepos, noteNestedRepos, restoreNestedRepos } from "./nested-repo-guard.js";
 import { gitCodePathsInside } from "./repo-code-paths.js";
 import { RepairLines, checkSafely } from "./repair-lines.js";
@@ -117,6 +118,7 @@ export function noteGitRedirect(workspace: string, readWrite: string[] = [], fol
   ownGitDirs.add(gitDir);
   noteGitDirLinks(gitDir);
   noteGitDirDefinitions(gitDir);
+  noteObjectStore(gitDir);
   for (const { dir } of indexDirsOf(gitDir)) noteIndexFlags(dir);
   watchGitDir(gitDir);
 }
@@ -220,6 +222,7 @@ export function restoreGitRedirects(ending = false): string {
   for (const g of ownGitDirs) {
     lines.push(...checkSafely(g, () => checkGitDirLinks(g, [...roots])));
     lines.push(...checkSafely(g, () => checkGitDirDefinitions(g, [...roots])));
+    lines.push(...checkSafely(`${g}/objects`, () => checkObjectStore(g, [...roots])));
     for (const { dir, top } of indexDirsOf(g)) lines.push(...checkSafely(`${dir}/index`, () => checkIndexFlags(dir, top, [...roots], ending)));
   }
   lines.push(...checkSafely("the nested repositories", () => [restoreNestedRepos()].filter((l) => l !== "")));
@@ -235,6 +238,7 @@ export function endGitRedirectWatch(): string {
   found.clear();
   forgetGitDirDefinitions();
   forgetIndexFlags();
+  forgetObjectStore();
   ownGitDirs.clear();
   noted.clear();
   absentIncludes.clear();

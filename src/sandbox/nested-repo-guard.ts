@@ -14,6 +14,8 @@ import { plainGit } from "./plain-git.js";
 import { identityOf } from "./file-identity.js";
 import { moveAsideForgedIndexes } from "./forged-index.js";
 import { checkGitDirLinks, forgetGitDirLinks, noteGitDirLinks } from "./git-dir-links.js";
+import { checkGitDirDefinitions, noteGitDirDefinitions } from "./git-dir-definitions.js";
+import { checkObjectStore, noteObjectStore } from "./object-store-check.js";
 import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
 import { checkIndexFlags, noteIndexFlags } from "./index-flags.js";
 import { editFileWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
@@ -293,7 +295,11 @@ export function noteNestedRepos(workspace: string): void {
     const g = gitDirsOfCheckout(link);
     if (isUnreadable(g)) pointers.add(g.pointer); // an unreadable commondir of the user's: named, never moved
     for (const h of hooksOf(link, roots)) noteHooks(h);
-    for (const d of gitDirsAt(link, roots)) noteGitDirLinks(d);
+    for (const d of gitDirsAt(link, roots)) {
+      noteGitDirLinks(d);
+      noteGitDirDefinitions(d);
+      noteObjectStore(d);
+    }
     for (const d of ownGitDirAt(link, roots)) noteIndexFlags(d);
   }
   pointersAtStart.set(workspace, pointers);
@@ -315,7 +321,8 @@ export function restoreNestedRepos(): string {
     const roots = rootsOf(workspace);
     for (const link of checkoutsNow.get(workspace) ?? []) {
       for (const h of hooksOf(link, roots)) lines.push(...checkHooks(h, roots));
-      for (const d of gitDirsAt(link, roots)) lines.push(...checkGitDirLinks(d, roots)); // links git writes through
+      // links git writes through, what defines its remotes and history, objects that lie
+      for (const d of gitDirsAt(link, roots)) lines.push(...checkGitDirLinks(d, roots), ...checkGitDirDefinitions(d, roots), ...checkObjectStore(d, roots));
       for (const d of ownGitDirAt(link, roots)) lines.push(...checkIndexFlags(d, link, roots)); // its index's bits
     }
   }

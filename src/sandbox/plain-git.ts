@@ -17,7 +17,10 @@ export const CONFIG_LISTING_BYTES = 8 * 1024 * 1024;
  * GIT_INDEX_FILE): the seventh pass made the nested-repository guard's own `git ls-files` run a planted core.fsmonitor by pointing
  * the workspace's commondir at a planted config. `core.fsmonitor=false` besides, should any config be read.
  */
-export function plainGit(args: string[], opts: { cwd?: string; index?: string; format?: "sha1" | "sha256"; maxBytes?: number; workTree?: string; input?: string } = {}): string {
+export function plainGit(
+  args: string[],
+  opts: { cwd?: string; index?: string; format?: "sha1" | "sha256"; maxBytes?: number; workTree?: string; input?: string; bare?: "sha1" | "sha256"; timeoutMs?: number } = {},
+): string {
   const env: Record<string, string> = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
   // The git found on PATH, never one from a folder a sandboxed command could write (env-scrub.ts hostPath).
@@ -28,6 +31,8 @@ export function plainGit(args: string[], opts: { cwd?: string; index?: string; f
     if (!lstatSync(opts.index, { throwIfNoEntry: false })?.isFile()) throw new Error(`${opts.index} is not a regular file`);
     Object.assign(env, { GIT_DIR: emptyRepo(opts.format ?? "sha1"), GIT_INDEX_FILE: opts.index });
   }
+  // A command that needs a repository but none of the workspace's (index-pack --verify of a pack there).
+  if (opts.bare) env.GIT_DIR = emptyRepo(opts.bare);
   // Our empty repository is bare: a command that writes the index for paths (update-index) needs the worktree named.
   if (opts.workTree) env.GIT_WORK_TREE = opts.workTree;
   return execFileSync("git", ["-c", "core.fsmonitor=false", ...args], {
@@ -35,7 +40,7 @@ export function plainGit(args: string[], opts: { cwd?: string; index?: string; f
     env,
     encoding: "utf8",
     ...(opts.input === undefined ? { stdio: ["ignore", "pipe", "pipe"] } : { input: opts.input, stdio: ["pipe", "pipe", "pipe"] }),
-    timeout: 10_000,
+    timeout: opts.timeoutMs ?? 10_000,
     maxBuffer: opts.maxBytes ?? 256 * 1024 * 1024,
   });
 }

@@ -6,7 +6,7 @@
 // open folder, which no later swap can move. Nothing here deletes a folder: an old `.deerflow-removed` is kept and the
 // next free name taken, as a recursive delete walks a tree a job can still change.
 import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdtempSync, openSync, readFileSync, readlinkSync, renameSync, rmSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, fstatSync, lstatSync, mkdtempSync, openSync, readSync, readlinkSync, renameSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { isInside } from "./paths.js";
@@ -114,8 +114,14 @@ export function createFileWithin(path: string, roots: readonly string[], data: s
   });
 }
 
-/** The largest file `editFileWithin` takes (a config padded past it is moved aside instead: its callers' fallback). */
+/** The largest file `editFileWithin` takes by default (a config padded past it is moved aside instead: its callers' fallback). */
 export const EDIT_MAX_BYTES = 16 * 1024 * 1024;
+
+/** Copies what is left to read at `from` to `to`, in chunks (a file of any size, never whole in memory). */
+function copyFd(from: number, to: number): void {
+  const buf = Buffer.alloc(1 << 20);
+  for (let n = readSync(from, buf); n > 0; n = readSync(from, buf)) writeSync(to, buf, 0, n);
+}
 
 /**
  * Edits the regular file `path` through a private copy: `edit` gets the copy's path (`git config --file <copy> …`), and
@@ -125,29 +131,37 @@ export const EDIT_MAX_BYTES = 16 * 1024 * 1024;
  * opened once without following a link and must be a regular file; the new content goes in under a fresh name made
  * with O_EXCL|O_NOFOLLOW, and rename(2) replaces the entry itself, never what a link there points at.
  */
-export function editFileWithin(path: string, roots: readonly string[], edit: (copy: string) => void): void {
+export function editFileWithin(path: string, roots: readonly string[], edit: (copy: string) => void, maxBytes = EDIT_MAX_BYTES): void {
   withinParent(path, roots, (dir, name) => {
-    const fd = openSync(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
-    let data: Buffer;
-    let mode: number;
-    try {
-      const st = fstatSync(fd);
-      if (!st.isFile()) throw new Error("it is not a regular file");
-      if (st.size > EDIT_MAX_BYTES) throw new Error(`it is larger than ${EDIT_MAX_BYTES} bytes`);
-      data = readFileSync(fd);
-      mode = st.mode & 0o777;
-    } finally {
-      closeSync(fd);
-    }
     const work = mkdtempSync(join(tmpdir(), "deerflow-edit-"));
     try {
       const copy = join(work, name);
-      writeFileSync(copy, data, { mode: 0o600 });
+      const fd = openSync(dir.at(name), O_RDONLY | O_NOFOLLOW | O_NONBLOCK);
+      let mode: number;
+      try {
+        const st = fstatSync(fd);
+        if (!st.isFile()) throw new Error("it is not a regular file");
+        if (st.size > maxBytes) throw new Error(`it is larger than ${maxBytes} bytes`);
+        mode = st.mode & 0o777;
+        const c = openSync(copy, O_WRONLY | O_CREAT | O_EXCL, 0o600);
+        try {
+          copyFd(fd, c);
+        } finally {
+          closeSync(c);
+        }
+      } finally {
+        closeSync(fd);
+      }
       edit(copy);
       const fresh = `${name}.deerflow-edit-${randomBytes(6).toString("hex")}`;
       const out = openSync(dir.at(fresh), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode);
       try {
-        writeSync(out, readFileSync(copy));
+        const c = openSync(copy, O_RDONLY);
+        try {
+          copyFd(c, out);
+        } finally {
+          closeSync(c);
+        }
       } finally {
         closeSync(out);
       }

@@ -235,6 +235,23 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(git(ws, "log", "--format=%s", "-1")).toBe("evil: add backdoor\n");
   });
 
+  it("a replace ref in a packed-refs past 16 MiB is taken out too, and the other lines kept (A37a-2)", async () => {
+    const { ws, sh, git, script } = setUp(mode);
+    script([
+      "bad=$(git -c user.name=a -c user.email=a@b commit-tree -p HEAD -m 'evil: add backdoor' HEAD^{tree})",
+      "good=$(git -c user.name=a -c user.email=a@b commit-tree -p HEAD -m 'docs: typo' HEAD^{tree})",
+      "git update-ref refs/heads/main $bad",
+      '{ seq -f "$good refs/x/pad%08g" 1 300000; echo "$good refs/replace/$bad"; } | sort -k2 > .git/packed-refs',
+      "wc -c < .git/packed-refs",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(Number(out.split("\n")[0])).toBeGreaterThan(16 * 1024 * 1024);
+    expect(out).toContain("took a replace ref the run added out of");
+    expect(git(ws, "log", "--format=%s", "-1")).toBe("evil: add backdoor\n");
+    const packed = readFileSync(join(ws, ".git", "packed-refs"), "latin1").split("\n");
+    expect(packed.filter((l) => l.includes(" refs/x/pad")).length).toBe(300000);
+  });
+
   it("a bare repository of files only inside a git dir (HEAD and a commondir naming a worktree folder) loses its hooks (A36a-1)", async () => {
     const { ws, sh, git, script, marker } = setUp(mode);
     script([
@@ -287,4 +304,113 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(isLink(join(ws, ".git", "info", "exclude"))).toBe(true);
     expect(git(ws, "status", "--porcelain")).toBe("");
   });
+  it("a replace ref it writes in a nested checkout's git dir is removed; a repository it makes keeps its template files (A37a-3)", async () => {
+    const { ws, sh, git, script } = setUp(mode);
+    const lib = join(ws, "lib");
+    mkdirSync(lib);
+    git(lib, "init", "-q", "-b", "main");
+    writeFileSync(join(lib, "index.js"), "module.exports = 1\n");
+    git(lib, "add", ".");
+    git(lib, "commit", "-qm", "init");
+    script([
+      "git init -q nest && cd lib && C=$(git rev-parse HEAD:index.js) && echo 'evil()' >> index.js",
+      "git add index.js && git -c user.name=a -c user.email=a@b commit -qm 'docs: typo' && E=$(git rev-parse HEAD:index.js)",
+      "mkdir -p .git/refs/replace && echo $C > .git/refs/replace/$E && echo planted",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(out).toContain("planted");
+    expect(out).toMatch(/deerflow removed \S*lib\/\.git\/refs\/replace\/[0-9a-f]+ \([0-9a-f]+\): the run added it, and it is a replace ref/);
+    expect(out).not.toContain("nest/.git/info");
+    expect(git(lib, "show", "HEAD:index.js")).toContain("evil()");
+  });
+
+  it("a commit-graph it writes is moved aside: one forged to give HEAD another tree cannot hide a staged edit (A37c-5)", async () => {
+    const { ws, sh, git, script } = setUp(mode);
+    userPackage(ws, git);
+    writeFileSync(join(ws, "graph.py"), FORGE_GRAPH);
+    script([
+      `printf '{ "scripts": { "test": "touch pwned" } }\\n' > package.json`,
+      "git add package.json && T=$(git write-tree) && U=$(git rev-parse HEAD)",
+      "git commit-graph write --reachable && python3 graph.py $U $T",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(out).toContain("patched");
+    expect(out).toMatch(/deerflow moved \S*objects\/info\/commit-graph to \S*commit-graph\.deerflow-removed: the run added it/);
+    expect(git(ws, "status", "--short")).toContain("M  package.json");
+  });
+
+  it("a loose object rewritten in place is moved aside: the user's git checkout does not write the run's content as the committed one (A37c-6)", async () => {
+    const { ws, sh, git, script } = setUp(mode);
+    userPackage(ws, git);
+    writeFileSync(join(ws, "blob.py"), "import sys, zlib\nd = b'{ \"scripts\": { \"test\": \"touch pwned\" } }\\n'\nopen(sys.argv[1], 'wb').write(zlib.compress(b'blob %d\\0' % len(d) + d))\n");
+    script([
+      "B=$(git rev-parse HEAD:package.json); f=.git/objects/$(echo $B | cut -c1-2)/$(echo $B | cut -c3-)",
+      "python3 blob.py $f.new && rm -f $f && mv $f.new $f && chmod 444 $f",
+      "echo '{}' > package.json",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(out).toMatch(/deerflow moved \S*\.git\/objects\/\S+ to \S+\.deerflow-removed: its content is not the object its name says/);
+    expect(discard(ws, git)).not.toContain("pwned");
+  });
+
+  it("a pack index naming the run's object by a committed blob's id is written again from its pack (A37c-6)", async () => {
+    const { ws, sh, git, script } = setUp(mode);
+    userPackage(ws, git);
+    git(ws, "gc", "-q");
+    writeFileSync(join(ws, "idx.py"), FORGE_IDX);
+    script([
+      `E=$(printf '{ "scripts": { "test": "touch pwned" } }\\n' | git hash-object -w --stdin); B=$(git rev-parse HEAD:package.json)`,
+      "P=$(echo $E | git pack-objects -q .git/objects/pack/pack) && rm -f .git/objects/$(echo $E | cut -c1-2)/$(echo $E | cut -c3-)",
+      "python3 idx.py .git/objects/pack/pack-$P.idx $B && echo '{}' > package.json",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(out).toMatch(/it names objects of its pack by other objects' ids .* deerflow wrote its index again from the pack/);
+    expect(discard(ws, git)).toBe(PACKAGE);
+  });
 });
+
+const PACKAGE = '{ "scripts": { "test": "node test.js" } }\n';
+/** The user's own committed package.json, before the run. */
+function userPackage(ws: string, git: (cwd: string, ...args: string[]) => string): void {
+  writeFileSync(join(ws, "package.json"), PACKAGE);
+  git(ws, "add", "package.json");
+  git(ws, "commit", "-qm", "package");
+}
+/** The user discards the run's edit to package.json; what the file holds then (git may fail: an object is gone). */
+function discard(ws: string, git: (cwd: string, ...args: string[]) => string): string {
+  try {
+    git(ws, "checkout", "--", "package.json");
+  } catch {
+    // refused: nothing written
+  }
+  return existsSync(join(ws, "package.json")) ? readFileSync(join(ws, "package.json"), "utf8") : "";
+}
+/** Gives commit argv[1] the root tree argv[2] in .git/objects/info/commit-graph (its CDAT row), checksum made again. */
+const FORGE_GRAPH = `import sys, hashlib, os
+U, T = sys.argv[1], sys.argv[2]
+p = '.git/objects/info/commit-graph'
+d = bytearray(open(p, 'rb').read())
+ch = {}
+for i in range(d[6] + 1):
+    o = 8 + 12 * i
+    ch[bytes(d[o:o + 4])] = int.from_bytes(d[o + 4:o + 12], 'big')
+oidl, cdat = ch[b'OIDL'], ch[b'CDAT']
+for i in range((cdat - oidl) // 20):
+    if d[oidl + 20 * i:oidl + 20 * i + 20].hex() == U:
+        d[cdat + 36 * i:cdat + 36 * i + 20] = bytes.fromhex(T)
+        print('patched')
+d[-20:] = hashlib.sha1(bytes(d[:-20])).digest()
+os.chmod(p, 0o644)
+open(p, 'wb').write(bytes(d))
+`;
+/** Renames the one object of the pack index argv[1] to the id argv[2] (fan-out and checksum made again). */
+const FORGE_IDX = `import sys, hashlib, os
+p, oid = sys.argv[1], bytes.fromhex(sys.argv[2])
+d = bytearray(open(p, 'rb').read())
+for b in range(256):
+    d[8 + 4 * b:12 + 4 * b] = (1 if b >= oid[0] else 0).to_bytes(4, 'big')
+d[1032:1052] = oid
+d[-20:] = hashlib.sha1(bytes(d[:-20])).digest()
+os.chmod(p, 0o644)
+open(p, 'wb').write(bytes(d))
+`;
