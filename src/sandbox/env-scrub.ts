@@ -9,9 +9,12 @@ import { realOrSelf } from "./real-path.js";
 import { sandboxWritable } from "./sandbox-writable.js";
 import { heldCredentials } from "../vocabulary/held-credentials.js";
 
-const SECRET_ENV_PATTERNS: readonly RegExp[] = [
+/** The names that say "a credential" (keys, tokens, secrets, passwords), read with camelCase words split (normalName). */
+const CREDENTIAL_NAMES: readonly RegExp[] = [
   /(?:^|_)(?:API_?)?KEYS?(?:_\d+)?$/i, // FOO_API_KEY, GPG_KEY, OPENAI_API_KEY_2
-  /(?:^|_)(?:[A-Z]+_)?TOKENS?(?:_|$)/i, // GITHUB_TOKEN, NPM_TOKEN, TF_TOKEN_app_terraform_io
+  // GITHUB_TOKEN, NPM_TOKEN, TF_TOKEN_app_terraform_io; glued, as Azure Pipelines' SYSTEM_ACCESSTOKEN (the thirty-eighth
+  // pass's A38a-2), but not TOKENIZERS_PARALLELISM
+  /TOKENS?(?:_|$)/i,
   /(?:^|_)SECRETS?(?:_|$)/i, // CLIENT_SECRET, SECRET_KEY_BASE
   // DB_PASSWORD, PGPASSWORD, MYSQL_PWD, SSHPASS, GPG_PASSPHRASE (not PWD or OLDPWD: working directories)
   /PASSWORD|PASSWD|PASSPHRASE|(?:^|_)PASS$|^SSHPASS$|_PWD$/i,
@@ -26,19 +29,29 @@ const SECRET_ENV_PATTERNS: readonly RegExp[] = [
   // *CONNECTION_STRING, DB_CONN, MONGO_URI, SLACK_HOOK, DOCKER_CONFIG_JSON, NETRC_CONTENT, TOTP, HMAC, SESSION_ID,
   // VAULT_UNSEAL, PGPASS, CLIENTSECRET (the tenth pass)
   /(?:^|_)(?:PEM|B64|IDENTITY|PRIVKEY|ID_(?:RSA|ED25519|ECDSA|DSA)|SK|CREDS|AUTHORIZATION|CONN|URI|HOOK(?:_URL)?|CONFIG_JSON|CONTENT|TOTP|HMAC|SESSION_ID|UNSEAL|PGPASS)$|(?<!HASH)SEED$|CONNECTION_?STRING|(?:CLIENT|APP)SECRET|(?:^|_)HOOK_URL$/i,
+  // CLOUDFLARE_APITOKEN's sibling APIKEY, GOOGLE_CLOUD_KEYFILE_JSON, GITHUB_OAUTH, TWITTER_BEARER, SONAR_LOGIN (a
+  // token), and Bundler's per-host `user:password` (BUNDLE_GEMS__CONTRIBSYS__COM: a host's dots as `__`) (A38a-2)
+  /APIKEY|KEYFILE|(?:^|_)(?:OAUTH|BEARER|LOGIN)$|^BUNDLE_\w*__/i,
+];
+
+const SECRET_ENV_PATTERNS: readonly RegExp[] = [
+  ...CREDENTIAL_NAMES,
   /^OPENAI_/i,
   /^ANTHROPIC_/i,
   /^AWS_(?:ACCESS_KEY_ID|SECRET_ACCESS_KEY|SESSION_TOKEN|SECURITY_TOKEN)$/i,
   /^DEERFLOW_/i, // the agent's own configuration (model keys, endpoints) is never the command's business
 ];
 
-/** The names that say "a credential" (keys, tokens, secrets, passwords), not just "deerflow's settings". */
-const CREDENTIAL_NAMES = SECRET_ENV_PATTERNS.slice(0, 9);
+/**
+ * A name with its camelCase words split by `_`: Gradle passes `ORG_GRADLE_PROJECT_signingInMemoryKey` and `…ossrhToken`
+ * to builds as project properties, and read whole they named no credential (A38a-2).
+ */
+const normalName = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2");
 
 /** The values of the credential-named variables in `env` (12 characters or more: a short value would mask words), and
  *  the keys deerflow holds from its configuration (held-credentials.ts). */
 export function credentialValues(env: NodeJS.ProcessEnv = process.env): string[] {
-  const named = Object.entries(env).flatMap(([name, value]) => (value && value.length >= 12 && CREDENTIAL_NAMES.some((re) => re.test(name)) ? [value] : []));
+  const named = Object.entries(env).flatMap(([name, value]) => (value && value.length >= 12 && CREDENTIAL_NAMES.some((re) => re.test(normalName(name))) ? [value] : []));
   return [...new Set([...named, ...heldCredentials()])];
 }
 
@@ -49,7 +62,8 @@ export function maskCredentials(text: string): string {
 
 /** True when an environment variable's name looks like it holds a secret. */
 export function isSecretEnvName(name: string): boolean {
-  return SECRET_ENV_PATTERNS.some((re) => re.test(name));
+  const normal = normalName(name);
+  return SECRET_ENV_PATTERNS.some((re) => re.test(normal));
 }
 
 /** True when a value looks like (or contains) a credential; `known` are secrets deerflow holds (API keys). */

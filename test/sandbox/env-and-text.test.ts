@@ -90,6 +90,20 @@ describe("dangerous workspaces", () => {
     expect(autoApprovalWorkspaceProblem(root, elsewhere)).toMatch(/^the workspace contains your home directory .*refusing\.$/);
     expect(dangerousWorkspaceReason(join(root, "users", "other"), elsewhere)).toBeUndefined();
   });
+  it("the home's application folders (~/.config, ~/.local/share), where XDG puts them too, are refused; one app's folder is fine (A38a-6)", () => {
+    const home = ctx.userHome;
+    for (const d of [".config", ".local", ".local/share", ".local/state"]) expect(dangerousWorkspaceReason(join(home, d), ctx), d).toMatch(/where your applications keep their settings and logins/);
+    expect(dangerousWorkspaceReason(join(home, ".config", "nvim"), ctx)).toBeUndefined();
+    const saved = process.env.XDG_CONFIG_HOME;
+    process.env.XDG_CONFIG_HOME = join(root, "cfg", "xdg");
+    try {
+      expect(dangerousWorkspaceReason(join(root, "cfg", "xdg"), ctx)).toMatch(/is \S+xdg, where your applications/);
+      expect(dangerousWorkspaceReason(join(root, "cfg"), ctx)).toMatch(/contains \S+xdg, where your applications/);
+    } finally {
+      if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
+      else process.env.XDG_CONFIG_HOME = saved;
+    }
+  });
 });
 
 describe("isSecretEnvName: the credential names the seventh pass saw reach commands", () => {
@@ -127,6 +141,10 @@ describe("isSecretEnvName: the credential names the seventh pass saw reach comma
     ...["AGE_IDENTITY", "SIGNING_KEY_PEM", "DOCKER_CONFIG_JSON", "NETRC_CONTENT", "MASTER_KEY_B64", "WALLET_SEED", "PGPASS", "CLIENTSECRET", "APPSECRET", "PRIVKEY", "ID_RSA"],
     ...["STRIPE_SK", "CREDS", "AUTHORIZATION", "AZURE_STORAGE_CONNECTION_STRING", "CONNECTION_STRING", "DB_CONN", "MONGO_URI", "SLACK_HOOK", "DISCORD_HOOK_URL", "OTP_SEED"],
     ...["TOTP", "HMAC", "SESSION_ID", "VAULT_UNSEAL"],
+    // the thirty-eighth pass (A38a-2)
+    ...["SYSTEM_ACCESSTOKEN", "ORG_GRADLE_PROJECT_signingInMemoryKey", "ORG_GRADLE_PROJECT_ossrhToken", "ORG_GRADLE_PROJECT_githubToken", "ORG_GRADLE_PROJECT_signingKey"],
+    ...["SONAR_LOGIN", "BUNDLE_GEMS__CONTRIBSYS__COM", "BUNDLE_RUBYGEMS__PKG__GITHUB__COM", "TWITTER_BEARER", "GITHUBTOKEN", "CLOUDFLARE_APITOKEN", "MAPBOX_ACCESSTOKEN"],
+    ...["GITHUB_OAUTH", "GOOGLE_CLOUD_KEYFILE_JSON", "SERVICE_APIKEY"],
   ];
   const plain = [
     "PWD",
@@ -146,6 +164,7 @@ describe("isSecretEnvName: the credential names the seventh pass saw reach comma
     "PYTHONHASHSEED",
     "XDG_SESSION_TYPE",
     "DISPLAY",
+    ...["BUNDLE_PATH", "BUNDLE_GEMFILE", "npm_config_cache", "nodeVersion", "HOSTNAME", "LOGNAME", "XAUTHORITY", "GPG_TTY"],
   ];
   it.each(secret)("%s is scrubbed", (n) => expect(isSecretEnvName(n)).toBe(true));
   it.each(plain)("%s passes", (n) => expect(isSecretEnvName(n)).toBe(false));
