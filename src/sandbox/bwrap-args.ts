@@ -15,7 +15,8 @@ import { gitCodePaths, gitDirOf } from "./git-code-paths.js";
 import { gitCodePathsInside } from "./repo-code-paths.js";
 import { type ShellSettings, confinedNetwork } from "./shell-settings.js";
 import { homeToolchainPaths, sandboxGitconfig, toolchainSecrets } from "./sandbox-home.js";
-import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
+import { SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
+import { secretLocations } from "./secret-locations.js";
 import { realOrSelf as real } from "./real-path.js";
 import { PROXY_DIR_PREFIX } from "./network-proxy.js";
 import { type SandboxFolders, withoutPlantedLinks } from "./planted-links.js";
@@ -114,7 +115,7 @@ function socketDirsOf(settings: ShellSettings): string[] {
 /** The secret directories, emptied by a tmpfs: the data directory, ~/.ssh & co., the runtime directories. */
 function hiddenDirsOf(settings: ShellSettings): string[] {
   const home = real(settings.userHome);
-  return [...new Set([real(settings.dataDir), ...HOME_SECRET_DIRS.map((d) => join(home, d)), ...RUNTIME_DIRS.map(real), ...(settings.hiddenDirs ?? []).map(real)])].filter((d) => existsSync(d));
+  return [...new Set([real(settings.dataDir), ...secretLocations(home).dirs, ...RUNTIME_DIRS.map(real), ...(settings.hiddenDirs ?? []).map(real)])].filter((d) => existsSync(d));
 }
 
 /**
@@ -264,7 +265,7 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   const agentSocket = process.env.SSH_AUTH_SOCK ? [real(process.env.SSH_AUTH_SOCK)] : [];
   // With the network off or proxied, the host's socket paths too.
   const sockets = socketsToHide(paths, settings);
-  const homeFiles = HOME_SECRET_FILES.map((f) => join(home, f));
+  const homeFiles = secretLocations(home).files;
   // A listed name that is a directory here (~/.config/hub) cannot take /dev/null: an empty tmpfs instead.
   for (const d of homeFiles.filter(isDirectory)) a.push("--tmpfs", d);
   const files = [

@@ -7,6 +7,7 @@
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES } from "./bwrap-args.js";
+import { secretLocations } from "./secret-locations.js";
 import { SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 import { isInside } from "./paths.js";
 
@@ -39,6 +40,9 @@ export function hostSecretReason(path: string, ctx: HostSecretContext): string |
     if (dir) return `is inside ~/${dir}, where credentials live (the sandbox hides it)`;
     const file = HOME_SECRET_FILES.find((f) => p === real(join(home, f)));
     if (file) return `is ~/${file}, a credentials file (the sandbox hides it)`;
+    // The same places moved by a variable (XDG_CONFIG_HOME, DOCKER_CONFIG, …) or reached through a link (A38a-3)
+    const moved = secretLocations(home);
+    if (moved.dirs.some((d) => isInside(p, d)) || moved.files.includes(p)) return "is where credentials are kept (the sandbox hides it)";
   }
   return hardLinkReason(path, home, data);
 }

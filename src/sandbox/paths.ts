@@ -11,7 +11,7 @@ import type { ThreadPaths } from "./provider.js";
 
 import { VIRTUAL_ROOT } from "../vocabulary/workspace-path.js";
 import { realOrSelf } from "./real-path.js";
-import { HOME_SECRET_DIRS, HOME_SECRET_FILES } from "../vocabulary/secret-paths.js";
+import { secretLocations } from "./secret-locations.js";
 import { cacheHomeOf } from "../config/cache-home.js";
 export { VIRTUAL_ROOT };
 /** Installed skills, read-only: /mnt/skills/<name> (see skills/catalog.ts). */
@@ -183,11 +183,8 @@ export function hiddenReason(realPath: string, mounts: ThreadPaths): string | un
  * and rewrote the code cache's signing key from a workspace at ~/.cache, A23-10).
  */
 function homeSecrets(): { dirs: string[]; files: string[] } {
-  const home = process.env.HOME || homedir();
-  return {
-    dirs: [...HOME_SECRET_DIRS.map((d) => join(home, d)), cacheHomeOf()].map(realOrSelf),
-    files: HOME_SECRET_FILES.map((f) => realOrSelf(join(home, f))),
-  };
+  const { dirs, files } = secretLocations(process.env.HOME || homedir());
+  return { dirs: [...dirs, realOrSelf(cacheHomeOf())], files };
 }
 
 function hiddenCheck(mounts: ThreadPaths, list?: MountList): (realPath: string) => string | undefined {

@@ -28,7 +28,18 @@ export function dangerousWorkspaceReason(dir: string, ctx: { userHome: string; d
   // A folder above the home holds all of it (a home under /data/users/<name> with the data directory elsewhere: the
   // sixteenth pass's W1 read ~/.someapp and wrote ~/.profile): refused as the home is.
   if (isInside(home, ws)) return `${ws} contains your home directory (${home})`;
+  // The home's application folders hold every app's settings and logins, most on no list: bound whole, they undo the
+  // home's allow list (the thirty-eighth pass's A38a-6 read an age key, a glab token and registry logins under
+  // `-w ~/.config`). One app's folder inside (`~/.config/nvim`) is an ordinary workspace.
+  const apps = appDataFolders(home).find((d) => isInside(d, ws));
+  if (apps) return `${ws} ${apps === ws ? "is" : "contains"} ${apps}, where your applications keep their settings and logins`;
   return undefined;
+}
+
+/** The home's application-data folders, and those XDG variables move elsewhere (real paths). */
+function appDataFolders(home: string): string[] {
+  const moved = [process.env.XDG_CONFIG_HOME, process.env.XDG_DATA_HOME, process.env.XDG_STATE_HOME].filter((d): d is string => !!d && d.startsWith("/"));
+  return [...[".config", ".local", ".local/share", ".local/state"].map((d) => `${home}/${d}`), ...moved].map(real);
 }
 
 /**

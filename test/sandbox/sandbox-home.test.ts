@@ -8,6 +8,7 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { bwrapArgs } from "../../src/sandbox/bwrap-args.js";
 import { homeToolchainPaths } from "../../src/sandbox/sandbox-home.js";
+import { hostSecretReason } from "../../src/sandbox/host-secrets.js";
 import { defaultShellSettings, shellSettingsFromConfig } from "../../src/sandbox/shell-settings.js";
 import { HAS_BWRAP } from "../support/confinement.js";
 import { makeRoot } from "../tools/helpers.js";
@@ -138,6 +139,36 @@ describe.skipIf(!HAS_BWRAP)("the home inside bubblewrap", () => {
     expect(existsSync(join(h.ws, "written.txt"))).toBe(true);
     // The sandbox's own writes to the home stay in its tmpfs.
     expect(existsSync(join(h.home, "scratch"))).toBe(false);
+  });
+
+  it("logins moved out of the home by a variable (XDG_CONFIG_HOME, DOCKER_CONFIG, KUBECONFIG) or through a linked ~/.ssh stay hidden (A38a-3)", async () => {
+    const h = fakeHome();
+    // Somewhere the sandbox shows (the workspace, as a dotfiles checkout or a synced folder would be).
+    const away = join(h.ws, "dotfiles");
+    const put = (rel: string, text: string) => {
+      mkdirSync(join(away, rel, ".."), { recursive: true });
+      writeFileSync(join(away, rel), text);
+    };
+    put("xdg/gh/hosts.yml", "oauth_token: XDG-GH-TOKEN\n");
+    put("docker/config.json", '{"auths":{"r":{"auth":"DOCKER-AUTH"}}}\n');
+    put("kube/config", "token: KUBE-TOKEN\n");
+    put("ssh/id_ed25519", "SSH-KEY\n");
+    put("notes.txt", "PUBLIC-NOTES\n");
+    symlinkSync(join(away, "ssh"), join(h.home, ".ssh"));
+    const saved = { ...process.env };
+    Object.assign(process.env, { XDG_CONFIG_HOME: join(away, "xdg"), DOCKER_CONFIG: join(away, "docker"), KUBECONFIG: `/nonexistent:${join(away, "kube", "config")}` });
+    try {
+      const r = await inSandbox(h, "cat dotfiles/xdg/gh/hosts.yml dotfiles/docker/config.json dotfiles/kube/config dotfiles/ssh/id_ed25519 dotfiles/notes.txt 2>&1");
+      expect(r.all).not.toMatch(/XDG-GH-TOKEN|DOCKER-AUTH|KUBE-TOKEN|SSH-KEY/);
+      expect(r.all).toContain("PUBLIC-NOTES");
+      // The file tools and the unconfined checks refuse the same places.
+      const ctx = { userHome: h.home, dataDir: join(h.root, "data") };
+      for (const f of ["xdg/gh/hosts.yml", "docker/config.json", "kube/config", "ssh/id_ed25519"]) expect(hostSecretReason(join(away, f), ctx), f).toMatch(/credentials/);
+      expect(hostSecretReason(join(away, "notes.txt"), ctx)).toBeUndefined();
+    } finally {
+      for (const k of ["XDG_CONFIG_HOME", "DOCKER_CONFIG", "KUBECONFIG"]) if (saved[k] === undefined) delete process.env[k];
+      Object.assign(process.env, saved);
+    }
   });
 
   it("git commits with the host's identity, and the host's credential helper and url rewrites are not there", async () => {

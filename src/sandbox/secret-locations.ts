@@ -1,0 +1,59 @@
+// Where this user's credentials are on this machine: the home's listed folders and files (secret-paths.ts), the real
+// places those are links to (a dotfiles repository or a synced folder: `~/.ssh -> /data/dotfiles/ssh`), and the places
+// the tools' standard variables move them to (XDG_CONFIG_HOME, DOCKER_CONFIG, GNUPGHOME, KUBECONFIG, …). The
+// thirty-eighth pass's A38a-3 read a gh token under an XDG_CONFIG_HOME outside the home, a docker login under
+// DOCKER_CONFIG and the target of a linked ~/.ssh, all of which the sandbox hid only under their home names. One list
+// for the sandbox (bwrap-args.ts), the file tools (paths.ts) and the unconfined checks (host-secrets.ts).
+import { realpathSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
+import { HOME_SECRET_DIRS, HOME_SECRET_FILES } from "../vocabulary/secret-paths.js";
+import { isInside } from "./paths.js";
+
+/** Variables naming a folder that holds logins. */
+const DIR_VARS = ["DOCKER_CONFIG", "GNUPGHOME", "GH_CONFIG_DIR", "PASSWORD_STORE_DIR", "CLOUDSDK_CONFIG", "AZURE_CONFIG_DIR", "KAGGLE_CONFIG_DIR", "OCI_CLI_CONFIG_DIR"];
+/** Variables naming login files (`:`-separated lists, as KUBECONFIG). */
+const FILE_VARS = ["KUBECONFIG", "AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "GIT_CONFIG_GLOBAL", "NPM_CONFIG_USERCONFIG", "npm_config_userconfig", "RCLONE_CONFIG", "PIP_CONFIG_FILE", "NETRC"];
+/** Variables naming a tool's home, and its login files there. */
+const HOME_VARS: Record<string, readonly string[]> = {
+  CARGO_HOME: ["credentials.toml", "credentials"],
+  GRADLE_USER_HOME: ["gradle.properties"],
+  GEM_HOME: ["credentials"],
+};
+/** Base-directory variables, and the prefix of the home's listed names they stand for. */
+const BASE_VARS: Record<string, string> = { XDG_CONFIG_HOME: ".config/", XDG_DATA_HOME: ".local/share/" };
+
+function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return resolve(p);
+  }
+}
+
+/** An absolute path a variable names (a relative one names nothing this process can place). */
+const absolute = (value: string | undefined) => (value && isAbsolute(value) ? [value] : []);
+
+export interface SecretLocations {
+  /** Folders, each as named and as its real path. */
+  dirs: string[];
+  /** Files, each as named and as its real path. */
+  files: string[];
+}
+
+/** The credential folders and files of the user whose home is `home`, with `env` (deerflow's own) naming moved ones. */
+export function secretLocations(home: string, env: NodeJS.ProcessEnv = process.env): SecretLocations {
+  const dirs = HOME_SECRET_DIRS.map((d) => join(home, d));
+  const files = HOME_SECRET_FILES.map((f) => join(home, f));
+  for (const [name, prefix] of Object.entries(BASE_VARS)) {
+    for (const base of absolute(env[name])) {
+      for (const d of HOME_SECRET_DIRS) if (d.startsWith(prefix)) dirs.push(join(base, d.slice(prefix.length)));
+      for (const f of HOME_SECRET_FILES) if (f.startsWith(prefix)) files.push(join(base, f.slice(prefix.length)));
+    }
+  }
+  for (const name of DIR_VARS) dirs.push(...absolute(env[name]));
+  for (const name of FILE_VARS) for (const f of (env[name] ?? "").split(":")) files.push(...absolute(f));
+  for (const [name, names] of Object.entries(HOME_VARS)) for (const base of absolute(env[name])) files.push(...names.map((n) => join(base, n)));
+  const both = (list: string[]) => [...new Set(list.flatMap((p) => [resolve(p), real(p)]))];
+  // A variable naming the home itself or a folder above it (GNUPGHOME=$HOME) names no login folder to hide.
+  return { dirs: both(dirs).filter((d) => !isInside(real(home), d)), files: both(files) };
+}
