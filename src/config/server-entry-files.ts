@@ -9,7 +9,7 @@ import { homedir } from "node:os";
 import { basename, dirname, extname, join, resolve } from "node:path";
 
 /** What Node and Python add to a name they are given (node: .js/.mjs/.cjs/.json/.node; tsx/ts-node: .ts). */
-const EXTENSIONS = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".json", ".node", ".py", ".sh"];
+const EXTENSIONS = [".js", ".mjs", ".cjs", ".ts", ".mts", ".cts", ".json", ".node", ".py", ".sh", ".pm", ".pl", ".rb"];
 /** What a folder given to node, python or a package runner runs. */
 const FOLDER_ENTRIES = ["package.json", ...EXTENSIONS.map((e) => `index${e}`), "__main__.py", "__init__.py"];
 
@@ -22,9 +22,48 @@ const kindOf = (p: string): "file" | "dir" | undefined => {
   }
 };
 
-/** The parts of a word that can name a path: split on shell quoting, separators, `=` and `:` (PATH-like values). */
+/**
+ * The parts of a word that can name a path: split on shell quoting, separators, `=` and `:` (PATH-like values); and
+ * the same with the quotes and backslashes a shell removes taken out first, so `tools/init.s''h` and `tools/ini\t.sh`
+ * name tools/init.sh as the shell makes them (the thirty-eighth pass's A38a-5). An option glued to its value
+ * (`-Itools`, `-Minit`, `-rinit`: perl's and ruby's include folder and module) gives its value.
+ */
 export function pathTokens(word: string): string[] {
-  return word.split(/[\s"'`;|&()<>=:,]+/).filter((t) => t !== "" && !t.includes("$") && !t.startsWith("-"));
+  const split = (w: string) => w.split(/[\s"'`;|&()<>=:,]+/).filter((t) => t !== "" && !t.includes("$"));
+  const glued = (t: string) => (/^-[A-Za-z][^-]/.test(t) ? [t.slice(2)] : t.startsWith("-") ? [] : [t]);
+  const asShell = word.replace(/\\(.)/g, "$1").replace(/''|""/g, "").replace(/::/g, "/"); // perl's Foo::Bar is Foo/Bar.pm
+  return [...new Set([...split(word), ...split(asShell)].flatMap(glued))];
+}
+
+/** A token's last part as a pattern when it holds glob characters (`tools/ini?.sh`, `*.py`), else undefined. */
+function globOf(token: string): RegExp | undefined {
+  const last = basename(token);
+  if (!/[*?[]/.test(last)) return undefined;
+  const body = last
+    .replace(/[.+^${}()|\\]/g, "\\$&")
+    .replace(/\*/g, ".*")
+    .replace(/\?/g, ".");
+  return new RegExp(`^${body}$`);
+}
+
+/** What a globbed token names in its folder (only the last part may hold glob characters). */
+function globMatches(path: string): string[] {
+  const re = globOf(path);
+  if (!re || /[*?[]/.test(dirname(path))) return [];
+  try {
+    return readdirSync(dirname(path))
+      .filter((n) => re.test(n))
+      .map((n) => join(dirname(path), n));
+  } catch {
+    return [];
+  }
+}
+
+/** A dotted or `::` name (`tools.init` after `import`, perl's `Foo::Bar`) as the module paths a program looks up. */
+function dottedModules(token: string): string[] {
+  if (!/^[A-Za-z_]\w*(?:(?:\.|::)[A-Za-z_]\w*)+$/.test(token)) return [];
+  const parts = token.split(/\.|::/);
+  return parts.map((_, k) => parts.slice(0, k + 1).join("/"));
 }
 
 /** A package.json's `main` (and `bin`) files, resolved like the name itself: a folder `main` by its own entries
@@ -143,10 +182,14 @@ export function entryFiles(base: string, words: string[], inProject: (p: string)
   const out = new Set<string>();
   const tokens = withCwd(words, base).flatMap(pathTokens);
   const folders = [base, ...tokens.map((t) => resolve(base, t)).filter((p) => inProject(p) && kindOf(p) === "dir")];
-  const named = [...new Set(tokens.flatMap((t) => folders.map((f) => resolve(f, t))))].filter(inProject);
+  const resolved = [...new Set(tokens.flatMap((t) => folders.map((f) => resolve(f, t))))];
+  // A glob names every file it matches (`. tools/ini?.sh`), as the shell expands it.
+  const named = [...resolved, ...resolved.flatMap(globMatches)].filter(inProject);
   const venv = venvParts(named);
   for (const f of venv.files) if (inProject(f)) out.add(f);
-  const modules = moduleTokens(words).flatMap((t) => [...folders, ...searchDirs, ...venv.dirs].map((d) => resolve(base, d, t)));
+  // `-m a.b`, and a dotted name in code (`import tools.init`, `import_module('tools.init')`, perl's `-MFoo::Bar`)
+  const moduleNames = [...moduleTokens(words), ...tokens.flatMap(dottedModules)];
+  const modules = moduleNames.flatMap((t) => [...folders, ...searchDirs, ...venv.dirs].map((d) => resolve(base, d, t)));
   for (const p of [...named, ...modules]) {
     if (!inProject(p)) continue;
     for (const f of fileCandidates(p)) for (const g of [f, ...companions(f)]) if (inProject(g)) out.add(g);

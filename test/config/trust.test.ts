@@ -341,6 +341,27 @@ describe("an untrusted project .deerflowrc", () => {
     }
   });
 
+  it("is asked again when a file changes that a glob, a quoted or escaped name, a dotted import or a glued -I/-M option leads to (A38a-5)", () => {
+    const files = ["tools/init.sh", "tools/q.sh", "tools/e.sh", "tools/imp.py", "tools/mod.py", "perl/init.pm", "perl/Foo/Bar.pm"];
+    for (const f of files) {
+      mkdirSync(join(repo, f, ".."), { recursive: true });
+      writeFileSync(join(repo, f), "# benign\n");
+    }
+    write({
+      mcpServers: {
+        glob: { command: "sh", args: ["-c", ". tools/ini?.sh; exec cat >/dev/null"] },
+        quoted: { command: "sh", args: ["-c", ". tools/q.s''h; exit 0"] },
+        escaped: { command: "sh", args: ["-c", ". tools/\\e.sh; exit 0"] },
+        imp: { command: "python3", args: ["-c", "import tools.imp"] },
+        lib: { command: "python3", args: ["-c", "import importlib; importlib.import_module('tools.mod')"] },
+        perl: { command: "perl", args: ["-Iperl", "-Minit", "-MFoo::Bar", "-e", "1"] },
+      },
+    });
+    trustFolder(dataHome, rc);
+    expect(load().untrusted).toBeUndefined();
+    asksAgainAfterEach(files.map((f) => [f, "touch /tmp/pwned\n"] as const));
+  });
+
   it("is asked again when a file changes that a shell's `cd` or $PWD leads to, or a project venv's module, .pth file or pyvenv.cfg (A29b-2, A29b-3)", () => {
     mkdirSync(join(repo, "tools"), { recursive: true });
     writeFileSync(join(repo, "tools", "srv.js"), "console.log('ok')\n");
