@@ -18,6 +18,7 @@
 // subreaper instead (where perl or the prctl is missing, the token and the group are all there is: the limit).
 // The program's parent is the watchdog, whose environment is the scrubbed one: /proc/$PPID/environ shows no secret
 // of deerflow's (deerflow's own block is still one level up; docs/security.md says so).
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { onHostPath } from "./env-scrub.js";
@@ -67,8 +68,36 @@ export const HOST_WATCHDOG = [
 export function watchdogLine(token: string, program: string, args: string[]): { command: string; args: string[] } | undefined {
   const setpriv = onHostPath("setpriv");
   if (!setpriv || !existsSync("/proc/self/environ")) return undefined;
-  return { command: setpriv, args: ["--pdeathsig", "USR1", "--", ...subreaperPrefix(), "/bin/sh", "-c", HOST_WATCHDOG, "deerflow-watchdog", token, program, ...args] };
+  const watched = ["--pdeathsig", "USR1", "--", ...subreaperPrefix(), "/bin/sh", "-c", HOST_WATCHDOG, "deerflow-watchdog", token, program, ...args];
+  const ns = pidNamespace();
+  // unshare dies with deerflow (KILL), and its --kill-child then ends the namespace's first process, the watchdog,
+  // which takes every process of the namespace with it.
+  return ns ? { command: setpriv, args: ["--pdeathsig", "KILL", "--", ...ns, "--", setpriv, ...watched] } : { command: setpriv, args: watched };
 }
+
+/**
+ * `unshare` with its flags for a user and PID namespace with its own /proc, where this machine allows one (probed once;
+ * null where not: no unshare, or user namespaces turned off). Inside, the watchdog is the namespace's first process,
+ * which no process of the namespace can kill or stop (the kernel ignores SIGKILL and SIGSTOP sent to it from inside):
+ * a command that walked up its parents and SIGKILLed the watchdog left its `setsid -f env -i` child running after
+ * deerflow exited (the thirty-eighth pass's A38b-2). Its own /proc also hides deerflow, and its environment, from
+ * the commands. Without it, the watchdog is a process of yours like any other.
+ */
+function pidNamespace(): string[] | null {
+  if (namespaceArgs !== undefined) return namespaceArgs;
+  namespaceArgs = null;
+  const unshare = onHostPath("unshare");
+  const flags = ["--user", "--map-current-user", "--pid", "--fork", "--mount-proc", "--kill-child"];
+  if (!unshare) return null;
+  try {
+    execFileSync(unshare, [...flags, "true"], { stdio: "ignore", timeout: 5000 });
+    namespaceArgs = [unshare, ...flags];
+  } catch {
+    // not allowed here: the watchdog alone
+  }
+  return namespaceArgs;
+}
+let namespaceArgs: string[] | null | undefined;
 
 /** prctl's system call number per architecture (PR_SET_CHILD_SUBREAPER is 36 on every one). */
 const PRCTL: Partial<Record<string, number>> = { x64: 157, arm64: 167, riscv64: 167, ia32: 172, arm: 172 };

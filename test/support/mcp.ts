@@ -1,6 +1,6 @@
 // MCP servers for tests: the registry's reference servers (installed as dev dependencies) and deerflow's fixture
 // server (test/fixtures/mcp/fixture-server.mjs, a real SDK server whose behaviour is chosen by arguments).
-import { readFileSync, writeFileSync, existsSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -54,15 +54,4 @@ export async function startEverythingHttp(transport: "streamableHttp" | "sse" = 
       await child;
     },
   };
-}
-
-/** Whether a process is alive (a zombie awaiting its parent's wait() counts as gone: it runs nothing). */
-export function alive(pid: number): boolean {
-  const status = `/proc/${pid}/status`;
-  if (!existsSync(status)) return false;
-  try {
-    return !/^State:\s+Z/m.test(readFileSync(status, "utf8"));
-  } catch {
-    return false;
-  }
 }
