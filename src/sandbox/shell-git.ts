@@ -23,6 +23,7 @@ import { join } from "node:path";
 import { type SimpleCommand, isFlag } from "./shell-command.js";
 import { gitSubOptionUnlisted } from "./read-only-options.js";
 import { longOption } from "./option-table.js";
+import { GIT_CODE_KEY, isGitCodeKey } from "../vocabulary/code-settings.js";
 
 type GitRule = { verdict: "ask" | "edit"; reason: string; test: (c: SimpleCommand) => boolean };
 
@@ -53,19 +54,8 @@ function gitSettings(c: SimpleCommand): { key: string; value?: string }[] {
   return out;
 }
 
-/**
- * Config keys whose value is a program or code git runs (or a file of more config, or a hook directory). Any key
- * ending in `command` (gpg.ssh.defaultKeyCommand runs on a signed commit) and imap.tunnel (git imap-send) included.
- */
-const CODE_KEY =
-  /^(?:alias\..+|core\.(?:pager|editor|sshcommand|hookspath|fsmonitor|askpass|gitproxy|alternaterefscommand|worktree)|sequence\.editor|pager\..+|.+command|.+\.(?:cmd|driver|textconv|helper|program|tool|path)|imap\.tunnel|filter\..+|diff\.external|credential\..*helper|gpg\..*program|(?:include|includeif)\..+|protocol\..+\.allow|protocol\.allow|uploadpack\..+|receivepack\..+|remote\..+\.(?:uploadpack|receivepack|vcs)|submodule\..+\.update|init\.templatedir|safe\.directory|web\.browser|interactive\.difffilter|sendemail\..+|instaweb\..+|(?:http|remote)\..*(?:cookiefile|savecookies|proxy|sslcainfo|sslcapath|sslverify|sslcert|sslkey|extraheader|curloptresolve))$/;
-
-// The http keys write a host file (a cookie jar over `~/.bashrc`) or send the user's credentials through another
-// server (a proxy, a CA of the repository's): the thirtieth pass's A30b-1 had `git fetch` rewrite `~/.bashrc`.
-/** A config key (lower-case section and name) whose value git runs or follows: see CODE_KEY. */
-export function isGitCodeKey(key: string): boolean {
-  return CODE_KEY.test(key.toLowerCase());
-}
+// The code-running git keys live in the vocabulary (code-settings.ts), where the memory reads them too.
+export { isGitCodeKey };
 
 /** Shell code in `-c alias.<name>=!<code>` (git runs it with sh). */
 export function gitShellAliases(c: SimpleCommand): string[] {
@@ -214,7 +204,7 @@ export const GIT_RULES: readonly GitRule[] = [
   {
     verdict: "ask",
     reason: "git -c sets a key that runs a program (alias, pager, editor, sshCommand, hooksPath, filter, helper …)",
-    test: (c) => gitSettings(c).some((s) => CODE_KEY.test(s.key)),
+    test: (c) => gitSettings(c).some((s) => GIT_CODE_KEY.test(s.key)),
   },
   // The twenty-fourth pass (A24-1): the program git runs for the other side of a transfer is a command line.
   {
@@ -230,8 +220,8 @@ export const GIT_RULES: readonly GitRule[] = [
     test: git(/^clone$/, (r) =>
       r.some(
         (a, i) =>
-          ((a === "-c" || longOption(a, "config", 3)) && CODE_KEY.test((a.includes("=") && a.startsWith("--") ? a.slice(a.indexOf("=") + 1) : (r[i + 1] ?? "")).split("=")[0]!.toLowerCase())) ||
-          (/^-c./.test(a) && CODE_KEY.test(a.slice(2).split("=")[0]!.toLowerCase())),
+          ((a === "-c" || longOption(a, "config", 3)) && GIT_CODE_KEY.test((a.includes("=") && a.startsWith("--") ? a.slice(a.indexOf("=") + 1) : (r[i + 1] ?? "")).split("=")[0]!.toLowerCase())) ||
+          (/^-c./.test(a) && GIT_CODE_KEY.test(a.slice(2).split("=")[0]!.toLowerCase())),
       ),
     ),
   },
@@ -245,7 +235,7 @@ export const GIT_RULES: readonly GitRule[] = [
   {
     verdict: "ask",
     reason: "git config sets a key that runs a program (alias, pager, editor, sshCommand, hooksPath, filter, helper …)",
-    test: (c) => sub(c) === "config" && ((w) => w !== undefined && (w.key === "" || CODE_KEY.test(w.key)))(configWrite(rest(c))),
+    test: (c) => sub(c) === "config" && ((w) => w !== undefined && (w.key === "" || GIT_CODE_KEY.test(w.key)))(configWrite(rest(c))),
   },
   { verdict: "ask", reason: "git config writes the user's or the system's configuration (outside the workspace)", test: (c) => sub(c) === "config" && configWrite(rest(c))?.scope === true },
   {

@@ -25,6 +25,33 @@ const KEY_SHAPES: readonly RegExp[] = [
     `${START}(?:npm_[A-Za-z0-9]{36}|hf_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_-]{50,}|do[pro]_v1_[a-f0-9]{64}|shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}|hv[sbr]\\.[A-Za-z0-9_-]{24,}|dapi[a-f0-9]{32}|SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}|ya29\\.[A-Za-z0-9_-]{20,})`,
     "g",
   ),
+  // The thirty-eighth pass's A38a-7: more services' token formats, each by its documented prefix. Sources: the vendor's
+  // docs where they state the format, otherwise the gitleaks rule named after the token (config/gitleaks.toml).
+  // Slack app-level tokens (gitleaks slack-app-token), Tailscale keys (tailscale.com/kb/1085/auth-keys: tskey-auth-,
+  // tskey-api-, tskey-client-…), Docker Hub personal and organization access tokens (docs.docker.com: dckr_pat_,
+  // dckr_oat_), age identities (github.com/FiloSottile/age; gitleaks age-secret-key: bech32 upper case), Grafana
+  // service-account and cloud tokens (gitleaks grafana-service-account-token, grafana-cloud-api-token).
+  new RegExp(
+    `${START}(?:xapp-\\d-[A-Za-z0-9]{6,}-\\d{6,}-[A-Za-z0-9]{20,}|tskey-(?:auth|api|client|scim|webhook)-[A-Za-z0-9]{6,}-[A-Za-z0-9]{16,}|dckr_(?:pat|oat)_[A-Za-z0-9_-]{20,}|AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}(?![A-Za-z0-9])|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}(?![A-Za-z0-9])|glc_[A-Za-z0-9+/]{32,}={0,2})`,
+    "g",
+  ),
+  // Atlassian API tokens (gitleaks atlassian-api-token: ATATT3…), 1Password service-account tokens (gitleaks
+  // 1password-service-account-token: ops_eyJ…), Sentry org and user tokens (gitleaks sentry-org-token,
+  // sentry-user-token), Pulumi (pulumi-api-token), RubyGems (rubygems-api-token), Linear (linear-api-key), New Relic
+  // user, insert and browser keys (new-relic-user-api-key, new-relic-insert-key, new-relic-browser-api-token), Postman
+  // (postman-api-token), Doppler (docs.doppler.com "token formats": dp.pt., dp.st., dp.sa., dp.ct., dp.scim., dp.audit.),
+  // Netlify personal access tokens (nfp_, Netlify's token format changelog), Figma personal access tokens (figd_,
+  // Figma's REST API docs), Twilio API key SIDs (twilio-api-key: SK + 32 hex), Mailgun private keys
+  // (mailgun-private-api-token: key- + 32 hex).
+  new RegExp(
+    `${START}(?:ATATT3[A-Za-z0-9_=-]{60,}|ops_eyJ[A-Za-z0-9+/_-]{40,}={0,3}|sntry[su]_[A-Za-z0-9+/=_-]{40,}|pul-[a-f0-9]{40}|rubygems_[a-f0-9]{48}|lin_api_[A-Za-z0-9]{40}|NRAK-[A-Z0-9]{27}|NRII-[A-Za-z0-9_-]{32}|NRJS-[a-f0-9]{19}|PMAK-[a-f0-9]{24}-[a-f0-9]{34}|dp\\.(?:pt|st|sa|ct|scim|audit)\\.(?:[a-z0-9_-]{1,64}\\.)?[A-Za-z0-9]{40,}|nfp_[A-Za-z0-9]{36,}|figd_[A-Za-z0-9_-]{36,}|SK[0-9a-fA-F]{32}|key-[0-9a-f]{32})(?![A-Za-z0-9])`,
+    "g",
+  ),
+  // A Telegram bot token (core.telegram.org/bots/api "Authorizing your bot": the bot's id, a colon, 35 characters;
+  // gitleaks telegram-bot-api-token) and a Discord webhook URL, whose last part is the token
+  // (discord.com/developers/docs/resources/webhook "Execute Webhook": /webhooks/{id}/{token}).
+  new RegExp(`${START}\\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])`, "g"),
+  /https?:\/\/(?:(?:ptb|canary)\.)?discord(?:app)?\.com\/api(?:\/v\d+)?\/webhooks\/\d+\/[A-Za-z0-9_-]{20,}/g,
   // A JSON Web Token (a session or an API token: header.payload.signature, both first parts base64url JSON objects).
   new RegExp(`${START}eyJ[A-Za-z0-9_-]{10,}\\.eyJ[A-Za-z0-9_-]{10,}\\.[A-Za-z0-9_-]{10,}`, "g"),
   // The whole block, not just its first line: the base64 body is the key (to the end of the text when cut off).
@@ -47,6 +74,9 @@ const TOKEN_HEADER = /(\b(?:PRIVATE-TOKEN|X-Api-Key|Api-Key|X-Auth-Token|X-Acces
 const AWS_SECRET = /(\b(?:aws_)?(?:secret_?access_?key|session_?token)["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{16,}/gi;
 const AUTH_PARAM = /(\b(?:response|Signature)=["']?)[A-Fa-f0-9]{16,}(?![A-Za-z0-9])/g;
 const OAUTH_SIGNATURE = /(\boauth_signature=["']?)[A-Za-z0-9%+/=_-]{16,}/g;
+// An Azure Storage or Service Bus connection string's key (learn.microsoft.com "Configure Azure Storage connection
+// strings": `DefaultEndpointsProtocol=https;AccountName=…;AccountKey=<base64>`): the value after the name (A38a-7).
+const AZURE_KEY = /(\b(?:AccountKey|SharedAccessKey)\s*=\s*["']?)[A-Za-z0-9+/]{20,}={0,2}/g;
 // `curl -u user:password` / `--user user:password` (the plain form of a Basic credential).
 const CURL_USER = /(\b(?:curl|wget|http|https)\b[^\n]*?\s(?:-u|--user)[\s=]+["']?[^\s:"']{1,128}:)[^\s"']{4,}/g;
 const BASIC = /(\bBasic\s+)([A-Za-z0-9+/]{8,}={0,2})(?![A-Za-z0-9+/=])/gi;
@@ -59,6 +89,7 @@ const PREFIXED: readonly [RegExp, (m: RegExpMatchArray) => boolean][] = [
   [AUTH_PARAM, () => true],
   [AWS_SECRET, () => true],
   [OAUTH_SIGNATURE, () => true],
+  [AZURE_KEY, () => true],
   [CURL_USER, () => true],
   [BASIC, (m) => isUserPass(m[2]!)],
 ];
@@ -77,7 +108,7 @@ const test = (re: RegExp, text: string) => {
 
 /** Where a prefixed shape may begin: its credential follows within the line (CURL_USER's `curl … -u user:`). */
 const PREFIX_START =
-  /\b(?:Bearer|Basic|(?:Proxy-)?Authorization|(?:aws_)?secret_?access_?key|(?:aws_)?session_?token|PRIVATE-TOKEN|X-Api-Key|Api-Key|X-Auth-Token|X-Access-Token|X-Gitlab-Token|Set-Cookie|Cookie|response=|Signature=|oauth_signature=|curl|wget)(?![\w-])|(?:^|\s)https?\s/gi;
+  /\b(?:Bearer|Basic|(?:Proxy-)?Authorization|(?:aws_)?secret_?access_?key|(?:aws_)?session_?token|PRIVATE-TOKEN|X-Api-Key|Api-Key|X-Auth-Token|X-Access-Token|X-Gitlab-Token|Set-Cookie|Cookie|response=|Signature=|oauth_signature=|AccountKey|SharedAccessKey|curl|wget)(?![\w-])|(?:^|\s)https?\s/gi;
 /** How far after its prefix a credential is still looked for in a stream (a prefix longer ago is released). */
 const PREFIX_REACH = 600;
 

@@ -59,3 +59,80 @@ describe("keys after escapes, and AWS secrets by name", () => {
     expect(maskSecretShapes(text)).toBe(text);
   });
 });
+
+// The thirty-eighth pass's A38a-7: services' token formats the shapes did not know. Each sample has its documented
+// shape (the source is named beside the shape in secret-shapes.ts); the bodies are made up, built here so no
+// contiguous token sits in the source. Near misses (ordinary words, a git sha, a UUID, a prefix alone) stay as written.
+describe("more services' token formats", () => {
+  /** A made-up body of `n` characters from `alphabet` (a fixed sequence, so the test is the same on every run). */
+  const body = (alphabet: string, n: number, seed = 7) => Array.from({ length: n }, (_, i) => alphabet[(i * 31 + seed * 17 + ((i * i) % 13)) % alphabet.length]).join("");
+  const ALNUM = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  const HEX = "0123456789abcdef";
+  const B64 = `${ALNUM}+/`;
+  const BECH32 = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L";
+  it.each([
+    ["Slack app-level token", `xapp-1-A05${body("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 8)}-5937${body("0123456789", 9)}-${body(HEX, 64)}`],
+    ["Tailscale auth key", `tskey-auth-k${body(ALNUM, 10)}CNTRL-${body(ALNUM, 32, 3)}`],
+    ["Docker Hub personal access token", `dckr_pat_${body(`${ALNUM}_-`, 27)}`],
+    ["age identity", `AGE-SECRET-KEY-1${body(BECH32, 58)}`],
+    ["Grafana service-account token", `glsa_${body(ALNUM, 32)}_${body(HEX, 8, 2)}`],
+    ["Atlassian API token", `ATATT3xFfGF0${body(`${ALNUM}_-`, 170)}=${body("0123456789ABCDEF", 8)}`],
+    ["1Password service-account token", `ops_eyJzaWduSW5BZGRyZXNzIjoi${body(B64, 120)}`],
+    ["Sentry org token", `sntrys_eyJpYXQiOjE3MDAwMDAwMDAsInVybCI6${body(B64, 60)}_${body(ALNUM, 43, 5)}`],
+    ["Sentry user token", `sntryu_${body(HEX, 64)}`],
+    ["Pulumi access token", `pul-${body(HEX, 40)}`],
+    ["RubyGems API key", `rubygems_${body(HEX, 48)}`],
+    ["Linear API key", `lin_api_${body(ALNUM, 40)}`],
+    ["New Relic user key", `NRAK-${body("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", 27)}`],
+    ["Postman API key", `PMAK-${body(HEX, 24)}-${body(HEX, 34, 4)}`],
+    ["Doppler service token", `dp.st.dev.${body(ALNUM, 40)}`],
+    ["Doppler personal token", `dp.pt.${body("abcdefghijklmnopqrstuvwxyz0123456789", 43)}`],
+    ["Netlify personal access token", `nfp_${body(ALNUM, 36)}`],
+    ["Figma personal access token", `figd_${body(`${ALNUM}_-`, 40)}`],
+    ["Twilio API key", `SK${body(HEX, 32)}`],
+    ["Mailgun private key", `key-${body(HEX, 32)}`],
+    ["Telegram bot token", `${body("123456789", 9)}:AA${body(`${ALNUM}_-`, 33)}`],
+    ["Discord webhook URL", `https://discord.com/api/webhooks/1${body("0123456789", 18)}/${body(`${ALNUM}_-`, 68)}`],
+  ])("%s: found and masked", (_name, token) => {
+    expect(hasSecretShape(`value: ${token} end`), token).toBe(true);
+    expect(maskSecretShapes(`value: ${token} end`)).toBe("value: *** end");
+  });
+
+  it("an Azure Storage connection string's AccountKey: found, its value masked", () => {
+    const key = `${body(B64, 86)}==`;
+    const conn = `DefaultEndpointsProtocol=https;AccountName=acmestore;AccountKey=${key};EndpointSuffix=core.windows.net`;
+    expect(hasSecretShape(conn)).toBe(true);
+    expect(maskSecretShapes(conn)).toBe("DefaultEndpointsProtocol=https;AccountName=acmestore;AccountKey=***;EndpointSuffix=core.windows.net");
+  });
+
+  it.each([
+    "skip",
+    "keyboard",
+    "key-value store",
+    "monkey-patching the client",
+    "key-0123abcd",
+    "commit 6e0771a3f1c2b4d5e6f708192a3b4c5d6e7f8091",
+    "id 123e4567-e89b-12d3-a456-426614174000",
+    `TASK${body(HEX, 32)}`,
+    "SKU-12345 is out of stock",
+    "xapp-1-config",
+    "tskey-auth is the key kind",
+    "dckr_pat_ prefix",
+    "AGE-SECRET-KEY-1 starts an identity",
+    "glsa_token_name",
+    "AccountKey= is empty here; AccountName=devstoreaccount1",
+    "NRAK-123",
+    "PMAK-abc",
+    "dp.st.dev config",
+    "nfp_config",
+    "figd_file",
+    "lin_api_docs",
+    "rubygems_org",
+    "pul-request",
+    "the meeting is at 12:30:45",
+    "https://discord.com/api/webhooks is the endpoint",
+  ])("%j stays as written", (text) => {
+    expect(hasSecretShape(text)).toBe(false);
+    expect(maskSecretShapes(text)).toBe(text);
+  });
+});
