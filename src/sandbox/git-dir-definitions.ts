@@ -39,6 +39,9 @@ const FOLDERS: Record<string, string> = {
  */
 const ALTERNATES = "it points git at objects kept outside .git: your git gc would drop what is there, and deleting that folder would lose history";
 const FILES: Record<string, string> = {
+  // `git fetch --depth=1` from the repository itself made it shallow: git log stopped at one commit, and the next gc
+  // pruned the rest (the thirty-eighth pass's A38b-5); a shallow clone's own file, changed, is put back.
+  shallow: "it tells git where history ends: git log and git blame would stop there, and your next gc would prune the commits past it",
   "objects/info/alternates": ALTERNATES,
   "objects/info/http-alternates": ALTERNATES,
   "objects/info/commit-graph": CACHE,

@@ -324,6 +324,15 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(git(lib, "show", "HEAD:index.js")).toContain("evil()");
   });
 
+  it("a shallow file it makes (git fetch --depth=1 from the repository itself) is moved aside: git log shows every commit (A38b-5)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    userPackage(ws, git);
+    const out = await sh("git fetch -q --depth=1 file://$PWD HEAD && git log --oneline | wc -l");
+    expect(out.split("\n")[0]).toBe("1");
+    expect(out).toMatch(/deerflow moved \S*\.git\/shallow to \S*shallow\.deerflow-removed: the run added it, and it tells git where history ends/);
+    expect(git(ws, "log", "--oneline").trim().split("\n")).toHaveLength(2);
+  });
+
   it("a commit-graph it writes is moved aside: one forged to give HEAD another tree cannot hide a staged edit (A37c-5)", async () => {
     const { ws, sh, git, script } = setUp(mode);
     userPackage(ws, git);
