@@ -260,6 +260,9 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
 
   a.push(...gitCodeArgs(thread.workspace));
   a.push(...readWriteGitCodeArgs(thread.workspace, readWrite));
+  // Once more after those binds: a folder bound above a git code path (a global config kept in a dotfiles folder
+  // beside `.ssh`) would show a hidden folder under it again. Not one that holds a thread's folder (the data directory).
+  for (const d of hiddenDirs) if (!names.some((n) => isInside(thread[n]!, d))) a.push("--tmpfs", d);
 
   // Secret files, at their real path and wherever a bound directory shows them again.
   const agentSocket = process.env.SSH_AUTH_SOCK ? [real(process.env.SSH_AUTH_SOCK)] : [];

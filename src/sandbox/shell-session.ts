@@ -69,6 +69,9 @@ export class ShellSession {
   ) {
     this.hiddenSockets = new Set(socketsToHide(paths, settings));
     const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues, project: paths.workspace_path });
+    // git inside reads the sandbox's own ~/.gitconfig (your identity only, sandbox-home.ts), never the file this
+    // names: it is hidden (secret-locations.ts), as it holds your credential helpers and headers.
+    delete env.GIT_CONFIG_GLOBAL;
     const network = sessionProxy(settings);
     this.proxy = network?.proxy;
     // The program travels in the environment (the supervisor deletes it at once) so `ps` stays readable.

@@ -154,19 +154,25 @@ describe.skipIf(!HAS_BWRAP)("the home inside bubblewrap", () => {
     put("kube/config", "token: KUBE-TOKEN\n");
     put("ssh/id_ed25519", "SSH-KEY\n");
     put("notes.txt", "PUBLIC-NOTES\n");
+    put("gitconfig", "[http]\n\textraheader = AUTHORIZATION: basic GIT-HEADER\n");
     symlinkSync(join(away, "ssh"), join(h.home, ".ssh"));
     const saved = { ...process.env };
-    Object.assign(process.env, { XDG_CONFIG_HOME: join(away, "xdg"), DOCKER_CONFIG: join(away, "docker"), KUBECONFIG: `/nonexistent:${join(away, "kube", "config")}` });
+    Object.assign(process.env, {
+      XDG_CONFIG_HOME: join(away, "xdg"),
+      DOCKER_CONFIG: join(away, "docker"),
+      KUBECONFIG: `/nonexistent:${join(away, "kube", "config")}`,
+      GIT_CONFIG_GLOBAL: join(away, "gitconfig"),
+    });
     try {
-      const r = await inSandbox(h, "cat dotfiles/xdg/gh/hosts.yml dotfiles/docker/config.json dotfiles/kube/config dotfiles/ssh/id_ed25519 dotfiles/notes.txt 2>&1");
-      expect(r.all).not.toMatch(/XDG-GH-TOKEN|DOCKER-AUTH|KUBE-TOKEN|SSH-KEY/);
+      const r = await inSandbox(h, "cat dotfiles/xdg/gh/hosts.yml dotfiles/docker/config.json dotfiles/kube/config dotfiles/ssh/id_ed25519 dotfiles/gitconfig dotfiles/notes.txt 2>&1");
+      expect(r.all).not.toMatch(/XDG-GH-TOKEN|DOCKER-AUTH|KUBE-TOKEN|SSH-KEY|GIT-HEADER/);
       expect(r.all).toContain("PUBLIC-NOTES");
       // The file tools and the unconfined checks refuse the same places.
       const ctx = { userHome: h.home, dataDir: join(h.root, "data") };
       for (const f of ["xdg/gh/hosts.yml", "docker/config.json", "kube/config", "ssh/id_ed25519"]) expect(hostSecretReason(join(away, f), ctx), f).toMatch(/credentials/);
       expect(hostSecretReason(join(away, "notes.txt"), ctx)).toBeUndefined();
     } finally {
-      for (const k of ["XDG_CONFIG_HOME", "DOCKER_CONFIG", "KUBECONFIG"]) if (saved[k] === undefined) delete process.env[k];
+      for (const k of ["XDG_CONFIG_HOME", "DOCKER_CONFIG", "KUBECONFIG", "GIT_CONFIG_GLOBAL"]) if (saved[k] === undefined) delete process.env[k];
       Object.assign(process.env, saved);
     }
   });
