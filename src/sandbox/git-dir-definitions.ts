@@ -31,6 +31,9 @@ const FOLDERS: Record<string, string> = {
   // thirty-sixth pass's A36b-8); `info/grafts` rewrites history as replace refs do
   info: "git reads it for what git status, git diff and git log show (ignored files, attributes, grafts)",
   "objects/info/commit-graphs": CACHE,
+  // git reuses a resolution recorded there by itself, no config needed: the user's next merge wrote the run's content
+  // with no conflict shown (the thirty-eighth pass's A38c-3)
+  "rr-cache": "git reuses the conflict resolutions recorded there: your next merge or rebase would write the run's content with no conflict shown",
 };
 /**
  * Single files, by name only: git itself writes `packs` beside them. An `alternates` a command wrote lent the history
@@ -48,7 +51,7 @@ const FILES: Record<string, string> = {
   "objects/pack/multi-pack-index": CACHE,
 };
 const isCache = (rel: string) => FILES[rel] === CACHE || rel.startsWith("objects/info/commit-graphs/");
-const PACKED_REPLACE = /^[0-9a-f]+ refs\/replace\//;
+const PACKED_REPLACE = /^[0-9a-f]+ refs\/replace\//i; // git reads an upper-case id too (A38c-7)
 
 /** Per file there when the run started: its text (null: not a small regular file) and identity (file-identity.ts). */
 const atStart = new Map<string, { text: string | null; id: string }>();

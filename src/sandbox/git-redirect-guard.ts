@@ -12,7 +12,7 @@ import { gitDirOf } from "./git-code-paths.js";
 import { checkGitDirDefinitions, forgetGitDirDefinitions, noteGitDirDefinitions } from "./git-dir-definitions.js";
 import { checkGitDirLinks, noteGitDirLinks } from "./git-dir-links.js";
 import { checkIndexFlags, forgetIndexFlags, noteIndexFlags } from "./index-flags.js";
-import { checkObjectStore, forgetObjectStore, noteObjectStore } from "./object-store-check.js";
+import { checkModuleStores, checkObjectStore, forgetObjectStore, noteObjectStore } from "./object-store-check.js";
 import { forgetNestedRepos, noteNestedRepos, restoreNestedRepos } from "./nested-repo-guard.js";
 import { gitCodePathsInside } from "./repo-code-paths.js";
 import { RepairLines, checkSafely } from "./repair-lines.js";
@@ -222,12 +222,19 @@ export function restoreGitRedirects(ending = false): string {
   for (const g of ownGitDirs) {
     lines.push(...checkSafely(g, () => checkGitDirLinks(g, [...roots])));
     lines.push(...checkSafely(g, () => checkGitDirDefinitions(g, [...roots])));
-    lines.push(...checkSafely(`${g}/objects`, () => checkObjectStore(g, [...roots])));
+    lines.push(...checkSafely(`${g}/objects`, () => [...checkObjectStore(g, [...roots]), ...checkModuleStores(g, [...roots])]));
     for (const { dir, top } of indexDirsOf(g)) lines.push(...checkSafely(`${dir}/index`, () => checkIndexFlags(dir, top, [...roots], ending)));
   }
   lines.push(...checkSafely("the nested repositories", () => [restoreNestedRepos()].filter((l) => l !== "")));
   lines.push(...takeListingNotices());
   return lines.join("\n");
+}
+
+/** A check between commands (background-guard-sweep.ts): what it repairs is said with the next command's output. */
+export function sweepGitGuards(): void {
+  if (noted.size === 0) return;
+  const said = restoreGitRedirects();
+  if (said) hear(...said.split("\n"));
 }
 
 /** The end of a chat or run: a last check, then forget. */

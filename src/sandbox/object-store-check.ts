@@ -52,6 +52,17 @@ function changedIn(dir: string, from: number, keep: (name: string) => boolean): 
   return out;
 }
 
+/** The object format of the repository whose object store is `objects` (its config's `extensions.objectFormat`). */
+function formatOf(objects: string): "sha1" | "sha256" {
+  try {
+    const config = join(objects, "..", "config");
+    const st = lstatSync(config);
+    return st.isFile() && st.size < 1024 * 1024 && /^\s*objectformat\s*=\s*sha256\s*$/im.test(readFileSync(config, "utf8")) ? "sha256" : "sha1";
+  } catch {
+    return "sha1";
+  }
+}
+
 /** Whether the loose object at `path` (named `<xx>/<rest>`) holds what its name says; null when it cannot be read whole. */
 function looseHolds(path: string, name: string): boolean | null {
   const format = name.length === 64 ? "sha256" : "sha1";
@@ -108,13 +119,14 @@ function notChecked(path: string, why: string): void {
 function checkPacks(objects: string, from: number, roots: readonly string[]): string[] {
   const lines: string[] = [];
   const dir = join(objects, "pack");
-  const changed = changedIn(dir, from, (n) => /^pack-[0-9a-f]+\.(idx|pack)$/.test(n));
+  // git reads every `*.idx` with a `.pack` beside it, whatever the name (A38c-1: `zz.idx`)
+  const changed = changedIn(dir, from, (n) => /\.(idx|pack)$/.test(n));
   const packs = new Set(changed.map(({ path }) => path.replace(/\.(idx|pack)$/, "")));
   for (const base of packs) {
     const pack = lstatSync(`${base}.pack`, { throwIfNoEntry: false });
     const idx = lstatSync(`${base}.idx`, { throwIfNoEntry: false });
     if (!pack?.isFile() || !idx?.isFile()) continue; // git reads a pack only through its index, and both must be there
-    const format = base.length - base.lastIndexOf("-") - 1 === 64 ? "sha256" : "sha1";
+    const format = formatOf(objects);
     const holds = pack.size > objectCheckLimits.packBytes ? null : packHolds(`${base}.pack`, format);
     if (holds === false) {
       lines.push(rebuildIndex(base, format, roots));
@@ -157,12 +169,36 @@ function packHolds(pack: string, format: "sha1" | "sha256"): boolean | null {
   }
 }
 
-/** After a command: objects of `gitDir` the run wrote that lie are moved aside; the lines saying so. */
-export function checkObjectStore(gitDir: string, roots: readonly string[]): string[] {
-  const from = since.get(gitDir);
+/**
+ * After a command: objects of `gitDir` the run wrote that lie are moved aside; the lines saying so. `whole`: a git dir
+ * first seen during the run is checked whole (a commondir a command pointed a checkout of yours at, a submodule's git
+ * dir planted under `.git/modules`: the thirty-eighth pass's A38c-2 and A38c-6); each object once.
+ */
+export function checkObjectStore(gitDir: string, roots: readonly string[], whole = false): string[] {
+  const from = since.get(gitDir) ?? (whole ? 0 : undefined);
   if (from === undefined) return [];
   const objects = join(gitDir, "objects");
   return [...checkLoose(objects, from, roots), ...checkPacks(objects, from, roots)];
+}
+
+/**
+ * The submodules' git dirs under `<gitDir>/modules` (at any depth up to 6: `modules/vendor/lib`), each checked as a
+ * git dir of yours: `git submodule update --init` checks out the commit a planted one holds under the recorded id.
+ */
+export function checkModuleStores(gitDir: string, roots: readonly string[]): string[] {
+  const lines: string[] = [];
+  const walk = (dir: string, depth: number) => {
+    let names: string[];
+    try {
+      names = listForGuard(dir);
+    } catch {
+      return;
+    }
+    if (names.includes("objects") && names.includes("HEAD")) lines.push(...checkObjectStore(dir, roots, true));
+    if (depth < 6) for (const n of names) if (n !== "objects" && lstatSync(join(dir, n), { throwIfNoEntry: false })?.isDirectory()) walk(join(dir, n), depth + 1);
+  };
+  walk(join(gitDir, "modules"), 0);
+  return lines;
 }
 
 /** The end of a chat or run: forget. */

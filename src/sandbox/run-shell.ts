@@ -16,6 +16,7 @@ import { fromHostPaths, toHostCommand } from "./virtual-paths.js";
 import { realOrSelf } from "./real-path.js";
 import { recordWritable, sandboxWritable } from "./sandbox-writable.js";
 import { endGitRedirectWatch, noteGitRedirect, restoreGitRedirects } from "./git-redirect-guard.js";
+import { commandRunning, stopSweeps, sweepWhileJob } from "./background-guard-sweep.js";
 import { takeGuardNotices } from "./nested-repo-guard.js";
 import { takeRefusedBinds, withoutPlantedLinks } from "./planted-links.js";
 
@@ -142,6 +143,7 @@ export async function closeShellSessions(): Promise<void> {
   warnedOnce = false;
   killAllJobs();
   killDirect();
+  stopSweeps();
   await Promise.all(all.map((s) => s.close()));
   const repaired = endGitRedirectWatch();
   if (repaired) warn(repaired);
@@ -238,13 +240,15 @@ export async function runShell(command: string, req: ShellRequest): Promise<Shel
   const settings = req.settings ?? defaultShellSettings();
   const { session, unclaim } = await claimedSession(req.paths, settings);
   noteGitGuards(req.paths, settings);
+  const running = commandRunning();
   const release = session ? await admitSandboxed() : () => undefined;
-  const r = session
-    ? await session.run(command, req).finally(() => {
+  const r = await (session
+    ? session.run(command, req).finally(() => {
         release();
         unclaim?.();
       })
-    : await runDirect(toHostCommand(command, req.paths, settings.skillDirs), { ...req, settings });
+    : runDirect(toHostCommand(command, req.paths, settings.skillDirs), { ...req, settings })
+  ).finally(running);
   const output = session ? r.output : fromHostPaths(r.output, req.paths, settings.skillDirs);
   const repaired = restoreGitRedirects();
   for (const line of [...takeRefusedBinds(), ...takeGuardNotices()]) warn(line); // a check that could not finish: the user hears it, not only the model
@@ -259,6 +263,15 @@ export async function startBackground(
   const settings = req.settings ?? defaultShellSettings();
   const { session, unclaim } = await claimedSession(req.paths, settings);
   noteGitGuards(req.paths, settings);
+  const ended = sweepWhileJob();
+  const { onEnd } = req;
+  req = {
+    ...req,
+    onEnd: (code) => {
+      ended();
+      onEnd(code);
+    },
+  };
   if (session) {
     // Counted in until it is registered as running: from then on the session is not idle.
     const release = await admitSandboxed();

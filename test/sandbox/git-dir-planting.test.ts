@@ -152,6 +152,23 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     await until(() => !isLink(join(ws, ".git", "worktrees", "build-cache")), "the planted link to be removed");
   });
 
+  it("a linked worktree's commondir or a nested repository's config a background job rewrites is undone without another command (A38c-8, A38c-9)", async () => {
+    const { root, ws, sh, bg, git } = setUp(mode);
+    const feature = join(root, "feature");
+    git(ws, "worktree", "add", "-q", feature);
+    const commondir = join(ws, ".git", "worktrees", "feature", "commondir");
+    const before = readFileSync(commondir, "utf8");
+    git(ws, "init", "-q", "lib");
+    await sh("echo ready");
+    await bg(
+      "while [ ! -e go ]; do sleep 0.05; done; git init -q --bare /mnt/user-data/outputs/gd && echo ../../../../outputs/gd > .git/worktrees/feature/commondir && git -C lib config core.fsmonitor 'touch pwned; false' && touch planted; sleep 300",
+    );
+    writeFileSync(join(ws, "go"), "");
+    await until(() => existsSync(join(ws, "planted")), "the job to plant");
+    await until(() => readFileSync(commondir, "utf8") === before, "the worktree's commondir to be put back");
+    await until(() => !readFileSync(join(ws, "lib", ".git", "config"), "utf8").includes("fsmonitor"), "the nested repository's fsmonitor to be taken out");
+  });
+
   it("a submodule git dir it plants under .git/modules loses its hook before the user's `git submodule update --init` (A32b-3)", async () => {
     const { ws, sh, git, script, marker } = setUp(mode);
     script([
@@ -331,6 +348,26 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(out.split("\n")[0]).toBe("1");
     expect(out).toMatch(/deerflow moved \S*\.git\/shallow to \S*shallow\.deerflow-removed: the run added it, and it tells git where history ends/);
     expect(git(ws, "log", "--oneline").trim().split("\n")).toHaveLength(2);
+  });
+
+  it("a forged pack index under any name (zz.idx) is written again; an upper-case replace line in packed-refs and a recorded conflict resolution are taken out (A38c-1, A38c-7, A38c-3)", async () => {
+    const { ws, sh, git, script } = setUp(mode);
+    userPackage(ws, git);
+    writeFileSync(join(ws, "idx.py"), FORGE_IDX);
+    script([
+      `E=$(printf '{ "scripts": { "test": "touch pwned" } }\\n' | git hash-object -w --stdin); B=$(git rev-parse HEAD:package.json)`,
+      "P=$(echo $E | git pack-objects -q .git/objects/pack/tmp) && rm -f .git/objects/$(echo $E | cut -c1-2)/$(echo $E | cut -c3-)",
+      "mv .git/objects/pack/tmp-$P.pack .git/objects/pack/zz.pack && mv .git/objects/pack/tmp-$P.idx .git/objects/pack/zz.idx && python3 idx.py .git/objects/pack/zz.idx $B",
+      'bad=$(git -c user.name=a -c user.email=b commit-tree -p HEAD -m evil HEAD^{tree}) && echo "$(git rev-parse HEAD | tr a-f A-F) refs/replace/$bad" >> .git/packed-refs',
+      "mkdir -p .git/rr-cache/0123abcd && echo 'host: evil' > .git/rr-cache/0123abcd/postimage && echo '<<<<<<<' > .git/rr-cache/0123abcd/preimage",
+      "echo '{}' > package.json",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(out).toMatch(/zz\.idx to \S+: it names objects of its pack by other objects' ids .* deerflow wrote its index again from the pack/);
+    expect(discard(ws, git)).toBe(PACKAGE);
+    expect(out).toContain("took a replace ref the run added out of");
+    expect(git(ws, "replace", "-l")).toBe("");
+    expect(out).toMatch(/rr-cache\/0123abcd\/postimage to \S+: the run added it, and git reuses the conflict resolutions/);
   });
 
   it("a commit-graph it writes is moved aside: one forged to give HEAD another tree cannot hide a staged edit (A37c-5)", async () => {
