@@ -370,6 +370,30 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(out).toMatch(/rr-cache\/0123abcd\/postimage to \S+: the run added it, and git reuses the conflict resolutions/);
   });
 
+  it("a submodule git dir it plants under .git/modules with a blob rewritten under its id: the user's submodule update never writes it (A38c-6)", async () => {
+    const { ws, sh, git, script } = setUp(mode);
+    writeFileSync(join(ws, "blob.py"), "import sys, zlib\nd = b'PLANTED\\n'\nopen(sys.argv[1], 'wb').write(zlib.compress(b'blob %d\\0' % len(d) + d))\n");
+    script([
+      "git init -q --bare .git/modules/vendor/lib && git --git-dir=.git/modules/vendor/lib config core.bare false",
+      "t=$(mktemp -d) && git -C $t init -q && echo 1 > $t/index.js && git -C $t add index.js && git -C $t -c user.name=a -c user.email=a@b commit -qm lib",
+      'sha=$(git -C $t rev-parse HEAD) && git -C $t push -q "$PWD/.git/modules/vendor/lib" HEAD:refs/heads/main',
+      "B=$(git -C $t rev-parse HEAD:index.js) && f=.git/modules/vendor/lib/objects/$(echo $B | cut -c1-2)/$(echo $B | cut -c3-) && python3 blob.py $f.new && rm -f $f && mv $f.new $f",
+      `printf '[submodule "vendor/lib"]\\n\\tpath = vendor/lib\\n\\turl = https://github.invalid/lib.git\\n' > .gitmodules`,
+      "git update-index --add --cacheinfo 160000,$sha,vendor/lib && git add .gitmodules && git -c user.name=a -c user.email=a@b commit -qm 'add lib'",
+      "echo ok",
+    ]);
+    const out = await sh("sh mk.sh");
+    expect(out).toContain("ok");
+    expect(out).toMatch(/modules\/vendor\/lib\/objects\/\S+ to \S+: its content is not the object its name says/);
+    try {
+      git(ws, "submodule", "update", "--init");
+    } catch {
+      // refused: the object is missing now
+    }
+    const lib = join(ws, "vendor", "lib", "index.js");
+    expect(existsSync(lib) ? readFileSync(lib, "utf8") : "").not.toContain("PLANTED");
+  });
+
   it("a commit-graph it writes is moved aside: one forged to give HEAD another tree cannot hide a staged edit (A37c-5)", async () => {
     const { ws, sh, git, script } = setUp(mode);
     userPackage(ws, git);
