@@ -1,10 +1,7 @@
-// A repository inside the workspace that the workspace's index records as a gitlink (a submodule, registered or
-// not): the user's own `git status` in the workspace runs git inside it, with ITS config, on the host. That config is
-// an ordinary file of the worktree (`sub/.git/config`), so the sandbox cannot keep it read-only the way it keeps the
-// workspace's own `.git/config`: the sixth adversarial pass wrote core.fsmonitor there through a spelling the audit
-// could not read, `git add sub`, and the user's next `git status` ran it. So after every command (git-redirect-guard.ts
-// calls this) each gitlink's config is compared with the run's start, and any key that runs code (shell-git.ts) the run
-// added is taken out again, with a line saying so. Keys that were there when the run started are the user's.
+// A repository inside the workspace (a gitlink, registered or not, or any other checkout): the user's own `git status`
+// runs git inside it with ITS config, an ordinary worktree file the sandbox cannot keep read-only (the sixth pass
+// planted core.fsmonitor there). So after every command each one's config is compared with the run's start and a
+// code-running key the run added is taken out, with a line; its hooks, links, git-dir files and objects get the same.
 import { type FSWatcher, existsSync, watch } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { type CheckoutGit, NOT_A_FILE, UNLISTED, type Unreadable, configCode, configFilesOf, gitDirsOfCheckout, hooksDirsOfCheckout, includedConfigs, isUnreadable } from "./git-dir-code.js";
@@ -95,10 +92,8 @@ function refresh(workspace: string): string[] {
 
 const saidPastBudget = new Set<string>();
 /**
- * Checkouts whose index the walk's budget left unread (the seventeenth pass's G13: 300 repositories, the planted key
- * in one two levels down): what they record is unknown, so fail closed. One the run made has its `.git` moved aside,
- * so your git status no longer enters it; one you had is named. Said to the user, not only in the command's output
- * the model reads.
+ * Checkouts whose index the walk's budget left unread (the seventeenth pass's G13): fail closed. One the run made has
+ * its `.git` moved aside; one you had is named. Said to the user, not only to the model.
  */
 function pastBudget(workspace: string, unvisited: string[]): void {
   const known = pointersAtStart.get(workspace); // unset while the run's start is noted: all there then is the user's
@@ -363,9 +358,8 @@ function check(f: string): string[] {
 }
 
 /**
- * The edit could not be made (a link or a special file swapped in at the name, a copy git would not edit), yet git's
- * readers still read `f`: the whole file is moved aside instead, as an unlistable one is. (A `config.lock` the run
- * leaves beside it, the seventeenth pass's G14, no longer stops the edit: git edits a private copy, repair-within.ts.)
+ * The edit could not be made (a link or a special file swapped in at the name), yet git still reads `f`: the whole
+ * file is moved aside instead, as an unlistable one is.
  */
 function cannotEdit(f: string, keys: string[]): string {
   const moved = moveAside(f, `${keys.join(", ")} could not be taken out of it, and a repository your git status enters would run ${keys.length === 1 ? "it" : "them"} on your host.`);

@@ -39,13 +39,15 @@ import { type Cwd, SYSTEM_DIRS, walkDown } from "./shell-cwd.js";
 import { codeEnvVar } from "./code-env.js";
 import { CHECKOUT_PATHS_REASON, GIT_RULES, checksOutExistingPath, gitShellAliases } from "./shell-git.js";
 import { CODE_RULES, sedRuns, sedWrites } from "./shell-rules-code.js";
+import { sedInPlace } from "./shell-sed.js";
 import { loadShellGrammar, parseShell, shellGrammarError } from "./shell-grammar.js";
 import { GIT_CONTROL_REASON, GIT_INTERNALS_REASON, HOME_REASON, touchesHome, writesGitControl, writesGitInternals } from "./shell-rules-paths.js";
 import { notAFile, readerWithUnlistedOption, repointsDescriptor, writesStream } from "./shell-read-only.js";
 import { UNCONFINED_CD_REASON, UNCONFINED_REASON, isGenericAsk, needsPerson, plainOrAsk, unconfinedRisk } from "./shell-unconfined.js";
 import { hasForkBomb } from "./shell-fork-bomb.js";
+import { longOption } from "./option-table.js";
 import type { AuditContext } from "./audit-context.js";
-import { codeArg, inlineCode, readsCodeFromStdin } from "./shell-inline-code.js";
+import { DELETE_CODE, DYNAMIC_CODE, HOME_CODE, NET_CODE, OUTSIDE_PATH_CODE, SHELL_OUT_CODE, SIGNAL_CODE, WRITE_CODE, codeArg, inlineCode, readsCodeFromStdin } from "./shell-inline-code.js";
 import {
   assignedCode,
   editorRunsShell,
@@ -59,6 +61,7 @@ import {
   tarRemovesFiles,
   zipMoves,
   RUNS_OPTION_COMMAND,
+  VIM,
   withPipedLiteral,
 } from "./shell-rules-io.js";
 import { unconfinedDeleteOutside } from "./unconfined-deletes.js";
@@ -96,7 +99,8 @@ function operands(args: string[]): string[] {
   const i = args.indexOf("--");
   return i < 0 ? args.filter((a) => !isFlag(a)) : [...args.slice(0, i).filter((a) => !isFlag(a)), ...args.slice(i + 1)];
 }
-const recursive = (c: SimpleCommand) => c.args.some((a) => /^-[\w#]*[rR][\w#]*$/.test(a) || a === "--recursive");
+/** `-r`/`-R`, or `--recursive` by any prefix GNU takes (`rm --r`; chmod's `--rec`, beside --reference). */
+const recursive = (c: SimpleCommand) => c.args.some((a) => /^-[\w#]*[rR][\w#]*$/.test(a) || longOption(a, "recursive", c.name === "rm" ? 1 : 3));
 /**
  * An absolute path that is, once `//`, `/./` and `..` are resolved as the kernel would, the root, a system directory
  * or the home directory by its literal path (`rm -rf /usr/../home/u`, `//home//u/`, `/home/u/*`: the sixth pass).
@@ -129,41 +133,35 @@ const FETCH_SUB = /(?:\$\(|<\(|`)\s*(?:\S*\/)?(?:curl|wget|fetch|aria2c)\b/;
 /** `sh <(curl …)`, `bash -c "$(wget …)"`, `bash < <(curl …)`: the command runs what a substitution downloads. */
 const runsFetched = (c: SimpleCommand) => [...c.args, ...c.redirects.map((r) => r.target)].some((a) => FETCH_SUB.test(a));
 
-const DELETE_CODE = /rmtree|rm_rf|Deno\.remove|removeSync|rimraf|rmSync|rmdirSync|remove_tree|\brmdir|\bunlink|os\.remove|\.rm\(|\bfs\.rm|FileUtils\.rm|File\.delete|Dir\.delete|\brm\(.*recursive/;
-const DYNAMIC_CODE =
-  /getattr|__import__|importlib|\beval\b|&\s*[{$]|\bdo\s*[('"$q]|->\s*\(|\bsyscall\b|\bexec\s*\(|\bcompile\s*\(|new\s+Function|\bFunction\s*\(|require\s*\(\s*[^'"`\s)]|\.send\s*\(|constantize|\bglobals\s*\(\s*\)\s*\[/;
-const WRITE_CODE =
-  /\btruncate(?:Sync)?\s*\(|open\s*\([^)]*['"][rb]?[wax][bt+]?['"]|\bmode\s*=\s*['"][wax]|write_(?:text|bytes)|\bwriteFile|appendFile|createWriteStream|\bfs\.(?:write|copy|cp|rename|mkdir|rm|unlink|truncate)|shutil\.|os\.(?:rename|replace|remove|unlink|mkdir|makedirs|rmdir)|\.(?:touch|mkdir|unlink|rename)\s*\(|File\.(?:write|open\s*\([^)]*['"][wa])|open\s*\(?[^;]*['"]\s*\+?>/;
-
+/** curl's options whose value may name a file it sends (`-d @f`, `-F x=@f`), long ones by any prefix curl 7 takes (`--data-b=@f`). */
+const CURL_SENDS: [string, number][] = [
+  ["data", 4],
+  ["data-ascii", 6],
+  ["data-binary", 6],
+  ["data-raw", 6],
+  ["data-urlencode", 6],
+  ["form", 4],
+  ["form-string", 6],
+  ["json", 2],
+];
+const curlSendsFile = (c: SimpleCommand) =>
+  c.args.some((a, i) => {
+    const short = /^-[\w#]*[dF](.*)$/.exec(a);
+    if (!short && !CURL_SENDS.some(([n, min]) => longOption(a, n, min))) return false;
+    const value = short ? short[1] || c.args[i + 1] : a.includes("=") ? a.slice(a.indexOf("=") + 1) : c.args[i + 1];
+    return (value ?? "").includes("@");
+  });
 const WRITES = "writes files (ask mode asks before edits)";
-/** Inline code that names the home directory: a write there can plant code the user's own tools run later. */
-const HOME_CODE =
-  /\bnetrc\b|\bkeyring\b|expanduser|homedir\s*\(|Path\.home|process\.env\.HOME\b|process\.env\[\s*['"]HOME|environ(?:\.get)?\s*[[(]\s*['"]HOME|getenv\s*\(\s*['"]HOME|ENV\s*\[\s*['"]HOME|\$ENV\{\s*['"]?HOME|Deno\.env\.get\s*\(\s*['"]HOME|posix_getpwuid|Dir\.home|File\.expand_path|['"]~\/|\$\{?HOME\b/;
-/** A string literal naming a path outside the workspace (an absolute one but /tmp and the null device, or `../`). */
-const OUTSIDE_PATH_CODE =
-  /['"`](?:\/(?!tmp\/|dev\/(?:null|stdout|stderr)['"`])|\.\.\/)|dirname\s*\(\s*(?:os\.getcwd|process\.cwd|Deno\.cwd|Dir\.pwd|getcwd)|\bcwd\(\)\.parent|\bpardir\b|\bchdir\s*\(\s*['"]\.\.['"]/;
-/** Inline code that opens network connections. */
-const NET_CODE =
-  /urllib|\brequests\.|http\.client|httplib|\bsocket\b|\bfetch\s*\(|\bhttps?\.(?:request|get)\b|\bnet\.(?:connect|createConnection|Socket)|\btls\.connect|\bdgram\b|require\s*\(\s*['"](?:node:)?(?:https?|http2|net|tls|dgram)['"]|from\s+['"](?:node:)?(?:https?|http2|net|tls|dgram)['"]|Net::HTTP|open-uri|URI\.open|LWP|IO::Socket|HTTP::Tiny|\baxios\b|\bundici\b|XMLHttpRequest|WebSocket|aiohttp|\bhttpx\b|smtplib|ftplib|telnetlib|paramiko|pycurl|curl_exec|fsockopen|file_get_contents\s*\(\s*['"]https?:/;
-/**
- * Inline code that starts a process, in any of the languages' spellings: perl/ruby `system "…"`, `exec qw(…)`, `qx{}`,
- * a pipe open (`open(F, "|-", …)`), lua `os.execute`/`io.popen`, python `from os import system`, `os.spawn*`,
- * `posix_spawn`, R `system2`/`shell`, perl `readpipe`, `IPC::Open3`, `open(F, q(cmd|))`, `fork`. Broad on purpose: the
- * audit cannot follow the code, so any spelling asks (and without a sandbox any interpreter asks: shell-unconfined.ts).
- */
-const SHELL_OUT_CODE =
-  /\bsystem2?\b|Deno\.(?:run|Command)\b|\bexec(?:[lv]p?e?)?\b|\bqx\b|\bspawn\w*|popen|os\.execute|posix_spawn|subprocess|child_process|execSync|spawnSync|%x[({[]|`[^`]+`|IO\.popen|Open3|proc_open|shell_exec|passthru|['"]\|-['"]|['"]-\|['"]|\bopen\b[^;]*\||\bshell\s*\(|\bpipe\s*\(|readpipe|IPC::|\bOpen[23]\b|\bfork\b/;
-/** Signals from inline code (`os.kill(-1, 9)`, `process.kill(-1)`, perl's `kill 9, -1`): without a PID namespace, any of the user's processes. */
-const SIGNAL_CODE =
-  /\b(?:os\.killpg?|process\._?kill|Process\.kill|killpg|posix_kill|Deno\.kill|pidfd_send_signal|pthread_kill|t?gkill)\s*\(|process\s*\[\s*['"`]_?kill|\bimport\s+(?:\w+\s*,\s*)*kill\b|\bkill\s*\(?\s*['"]?(?:-?\d|KILL|TERM|HUP|SIG)/;
 const HOMEISH = /^(?:~|\$\{?HOME\}?)(?:\/|$)/;
-const tarExtracts = (c: SimpleCommand) => /^-?[\w#]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[\w#]*x[\w#]*$/.test(a) || a === "--extract");
+/** `sed -i`, `sed --in` (any prefix of --in-place), `perl -pi`, `ruby -i.bak`: the operands are edited in place. */
+const editsInPlace = (c: SimpleCommand) => /^(?:g?sed|perl|ruby)$/.test(c.name) && (c.args.some((a) => /^-[\w#]*i/.test(a)) || sedInPlace(c));
+const tarExtracts = (c: SimpleCommand) => /^-?[\w#]*x/.test(c.args[0] ?? "") || c.args.some((a) => /^-[\w#]*x[\w#]*$/.test(a) || longOption(a, "extract", 3) || longOption(a, "get", 2));
 /** The files a command visibly writes: its output redirections and the operands of the programs that write. */
 function writeTargets(c: SimpleCommand): string[] {
   const targets = c.redirects.filter((r) => /[>]/.test(r.op) && !notAFile(c, r)).map((r) => r.target);
   if (/^(?:tee|mv|touch|mkdir|rm|rmdir|unlink|shred|truncate|chmod|chown)$/.test(c.name)) targets.push(...operands(c.args));
-  if (/^(?:cp|ln|install|rsync)$/.test(c.name)) targets.push(...operands(c.args).slice(-1)); // the sources are only read
-  if (/^(?:sed|perl|ruby)$/.test(c.name) && c.args.some((a) => /^-[\w#]*i/.test(a) || a.startsWith("--in-place"))) targets.push(...operands(c.args));
+  if (/^(?:cp|ln|link|install|rsync)$/.test(c.name)) targets.push(...operands(c.args).slice(-1)); // the sources are only read
+  if (editsInPlace(c)) targets.push(...operands(c.args));
   if (c.name === "dd") targets.push(...c.args.filter((a) => a.startsWith("of=")).map((a) => a.slice(3)));
   if (/^(?:tar|bsdtar)$/.test(c.name) && (tarExtracts(c) || tarRemovesFiles(c))) targets.push(tarDir(c) ?? ".");
   targets.push(...sedWrites(c).filter((t) => !notAFile(c, { op: ">", target: t })));
@@ -183,7 +181,7 @@ export const SHELL_RULES: readonly Rule[] = [
     cmd: /^rm$/,
     test: (c) => recursive(c) && atHomeOrRoot(c.cwd) && operands(c.args).some(wholeDir),
   },
-  { verdict: "block", reason: "rm --no-preserve-root", cmd: /^rm$/, args: / --no-preserve-root / },
+  { verdict: "block", reason: "rm --no-preserve-root", cmd: /^rm$/, test: (c) => c.args.some((a) => longOption(a, "no-preserve-root", 1)) },
   {
     verdict: "block",
     reason: "find deleting from the home directory or the filesystem root",
@@ -207,7 +205,7 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "block", reason: "writing to /etc", cmd: /^tee$/, test: (c) => operands(c.args).some(isEtc) },
   { verdict: "block", reason: "writing to /etc", cmd: /^(?:cp|mv|install|ln|rsync|scp)$/, test: (c) => isEtc(operands(c.args).at(-1) ?? "") },
   { verdict: "block", reason: "writing to /etc", cmd: /^(?:rm|truncate|chmod|chown|chgrp|touch|mkdir|rmdir|unlink)$/, test: (c) => operands(c.args).some(isEtc) },
-  { verdict: "block", reason: "editing files in /etc", cmd: /^(?:sed|perl)$/, args: / (?:-[\w#]*i|--in-place)/, test: (c) => operands(c.args).some(isEtc) },
+  { verdict: "block", reason: "editing files in /etc", cmd: /^(?:sed|perl)$/, test: (c) => editsInPlace(c) && operands(c.args).some(isEtc) },
   { verdict: "block", reason: "writing to /etc", cmd: /^dd$/, args: / of=\/etc\// },
   { verdict: "block", reason: "raw network socket (/dev/tcp, /dev/udp)", test: (c) => [...c.redirects.map((r) => r.target), ...c.args].some((t) => /^\/dev\/(?:tcp|udp)\//.test(t)) },
   { verdict: "block", reason: "recursive permission change on the filesystem root or a system directory", cmd: /^(?:chmod|chown|chgrp)$/, test: (c) => recursive(c) && hitsRoot(c) },
@@ -287,14 +285,14 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "ask", reason: "recursive permission or owner change", cmd: /^(?:chmod|chown|chgrp)$/, test: recursive },
   ...PACKAGE_RULES,
   // Network exfiltration: a file (or anything) sent to another host.
+  { verdict: "ask", reason: "sending a file over the network (curl upload)", cmd: /^curl$/, test: curlSendsFile },
   {
     verdict: "ask",
     reason: "sending a file over the network (curl upload)",
     cmd: /^curl$/,
-    args: / (?:-[\w#]*[dF]|--data(?:-binary|-raw|-urlencode|-ascii)?|--form(?:-string)?|--json)(?: |=)?\S*@/,
+    test: (c) => c.args.some((a) => /^-[\w#]*T./.test(a) || (/^-[\w#]*T$/.test(a) && c.args.length > 1) || longOption(a, "upload-file", 2)),
   },
-  { verdict: "ask", reason: "sending a file over the network (curl upload)", cmd: /^curl$/, args: / (?:-[\w#]*T|--upload-file)(?: |=)?\S/ },
-  { verdict: "ask", reason: "sending a file over the network (wget post)", cmd: /^wget$/, args: / --(?:post-file|body-file)(?: |=)/ },
+  { verdict: "ask", reason: "sending a file over the network (wget post)", cmd: /^wget$/, test: (c) => c.args.some((a) => longOption(a, "post-file", 6) || longOption(a, "body-file", 6)) },
   { verdict: "ask", reason: "raw network connection (nc, socat, telnet)", cmd: /^(?:nc|ncat|netcat|socat|telnet)$/ },
   { verdict: "ask", reason: "copying files to or from another host", cmd: /^(?:scp|sftp|ssh)$/ },
   { verdict: "ask", reason: "copying files to or from another host (rsync)", cmd: /^rsync$/, test: (c) => operands(c.args).some(isRemote) },
@@ -303,9 +301,9 @@ export const SHELL_RULES: readonly Rule[] = [
   { verdict: "edit", reason: WRITES, test: writesAFile },
   { verdict: "edit", reason: WRITES, test: writesOwnOutput },
   { verdict: "edit", reason: "gives a read-only program an option deerflow does not know to only read (it may write or run a program)", test: readerWithUnlistedOption },
-  { verdict: "edit", reason: WRITES, cmd: /^(?:cp|mv|touch|mkdir|ln|rm|rmdir|unlink|shred|truncate|install|patch|rsync)$/ },
+  { verdict: "edit", reason: WRITES, cmd: /^(?:cp|mv|touch|mkdir|ln|link|rm|rmdir|unlink|shred|truncate|install|patch|rsync)$/ },
   { verdict: "edit", reason: WRITES, cmd: /^tee$/, test: (c) => operands(c.args).some((a) => !notAFile(c, { op: ">", target: a })) },
-  { verdict: "edit", reason: WRITES, cmd: /^(?:sed|perl|ruby)$/, args: / (?:-[\w#]*i\S*|--in-place\S*) / },
+  { verdict: "edit", reason: WRITES, test: editsInPlace },
   { verdict: "edit", reason: WRITES, cmd: /^g?sed$/, test: (c) => sedWrites(c).some((t) => !notAFile(c, { op: ">", target: t })) },
   { verdict: "edit", reason: WRITES, cmd: /^dd$/, test: (c) => c.args.some((a) => a.startsWith("of=") && !notAFile(c, { op: ">", target: a.slice(3) })) },
   ...GIT_RULES.filter((r) => r.verdict === "edit").map((r) => ({ ...r, cmd: /^git$/ })),
@@ -315,7 +313,9 @@ export const SHELL_RULES: readonly Rule[] = [
     reason: WRITES,
     cmd: /^wget$/,
     test: (c) =>
-      !c.args.some((a, i) => a === "--spider" || (/^(?:-[a-zA-Z]*O|--output-document)=?-?$/.test(a) && ["-", "/dev/null"].includes(c.args[i + 1] ?? "")) || a === "-O-" || a === "--output-document=-"),
+      !c.args.some(
+        (a, i) => longOption(a, "spider", 3) || (/^(?:-[a-zA-Z]*O|--output-document)=?-?$/.test(a) && ["-", "/dev/null"].includes(c.args[i + 1] ?? "")) || a === "-O-" || a === "--output-document=-",
+      ),
   },
   { verdict: "edit", reason: WRITES, cmd: /^(?:tar|bsdtar)$/, test: tarExtracts },
   { verdict: "edit", reason: WRITES, cmd: /^unzip$/, test: (c) => !c.args.some((a) => /^-[a-zA-Z]*[lvtZ]/.test(a)) },
@@ -328,7 +328,7 @@ export const SHELL_RULES: readonly Rule[] = [
   },
   { verdict: "edit", reason: WRITES, cmd: /^[gmn]?awk$/, test: (c) => c.args.some((a) => /\bprintf?\b[^;{}]*?>/.test(a)) },
   { verdict: "edit", reason: WRITES, cmd: /^(?:ed|red|ex)$/ },
-  { verdict: "edit", reason: WRITES, cmd: /^(?:vim?|nvim|gvim)$/, test: (c) => editorScripts(c).length > 0 || c.args.some((a) => /^-[\w#]*[seE][\w#]*$/.test(a)) },
+  { verdict: "edit", reason: WRITES, cmd: VIM, test: (c) => editorScripts(c).length > 0 || c.args.some((a) => /^-[\w#]*[seE][\w#]*$/.test(a)) },
   { verdict: "edit", reason: WRITES, cmd: /^sqlite3?$/, test: (c) => sqliteRisk(c) === "edit" },
   { verdict: "edit", reason: WRITES, cmd: /^(?:rename|prename|perl-rename|file-rename|chmod|chown|chgrp|chattr|setfacl)$/ },
 ];

@@ -107,6 +107,20 @@ function sequence(from: string, to: string): string[] {
   return out;
 }
 
+/**
+ * An interpreter by its plain name: Debian installs versioned and arch-suffixed copies (`perl5.36.0`,
+ * `perl5.36-x86_64-linux-gnu`, `python3.11`, `ruby3.1`, `php8.2`, `lua5.4`) and node as `nodejs`; each runs inline
+ * code like the plain one, and the thirty-first pass ran `system` through them unread. python keeps its major version.
+ */
+export function interpreterName(name: string): string {
+  if (name === "nodejs") return "node";
+  const m = /^(python|pypy|perl|ruby|php|lua|node)(\d*)(?:\.[\d.]*)?[dmu]*(?:-(?:x86_64|x86-64|aarch64|arm\w*|i[3-6]86|powerpc\w*|ppc64\w*|s390x|riscv64|mips\w*|loongarch64)-linux-gnu\w*)?$/.exec(
+    name,
+  );
+  if (!m) return name;
+  return /^(?:python|pypy)$/.test(m[1]!) ? `python${m[2]!.slice(0, 1)}` : m[1]!;
+}
+
 export function basename(p: string): string {
   const b = p.replace(/\/+$/, "");
   return b.slice(b.lastIndexOf("/") + 1) || p;
@@ -253,7 +267,7 @@ export function normalise(words: Word[], redirects: Pick<SimpleCommand, "redirec
     k = 0;
   }
   const first = words[k];
-  const name = first === undefined ? "" : basename(first.text);
+  const name = first === undefined ? "" : interpreterName(basename(first.text));
   const rest = words.slice(k + 1);
   const args = rest.map((w) => w.text);
   const simple: SimpleCommand = {
@@ -323,11 +337,12 @@ function literalCode(c: SimpleCommand): string[] {
     while (j < args.length && isFlag(args[j]!)) j += /^(?:-n|--interval|-q|--equexit)$/.test(args[j]!) ? 2 : 1;
     if (j < args.length && !c.dynamicArgs.slice(j).some(Boolean)) code.push(args.slice(j).join(" "));
   }
+  // script takes --command by any prefix (`--comm=`, `--c=`: the thirty-first pass).
   if (name === "script") {
-    const ci = args.findIndex((a) => /^-[a-zA-Z]*c$/.test(a) || a === "--command");
-    const eq = args.find((a) => a.startsWith("--command="));
+    const ci = args.findIndex((a) => /^-[a-zA-Z]*c$/.test(a) || (longOption(a, "command", 1) && !a.includes("=")));
+    const eq = args.find((a) => longOption(a, "command", 1) && a.includes("="));
     if (ci >= 0 && args[ci + 1] !== undefined && !c.dynamicArgs[ci + 1]) code.push(args[ci + 1]!);
-    if (eq !== undefined) code.push(eq.slice(10));
+    if (eq !== undefined) code.push(eq.slice(eq.indexOf("=") + 1));
   }
   code.push(...shellInArgs(c));
   if (name === "find") {

@@ -87,9 +87,10 @@ function configWrite(rest: string[]): { key: string; scope: boolean } | undefine
 
 /** The long options the rules below name (and a few near them), for reading a prefix git would take as one. */
 const RULE_LONG_OPTIONS = (
-  "abort amend cached conflict continue convert-graft-file delete discard-changes dry-run edit exec extcmd force force-create " +
-  "force-remove force-with-lease graft hard keep merge mirror mixed orphan ours prune quit receive-pack reverse separate-git-dir " +
-  "show-current-patch skip soft staged stdout template theirs upload-pack worktree"
+  "abort amend cached conflict continue convert-graft-file deepen delete depth discard-changes dry-run edit exec extcmd force " +
+  "force-create force-remove force-with-lease graft hard keep merge mirror mixed orphan ours prune prune-tags quit receive-pack " +
+  "reverse separate-git-dir shallow-exclude shallow-since show-current-patch skip soft staged stdout template theirs " +
+  "update-shallow upload-pack worktree"
 ).split(" ");
 
 /**
@@ -105,6 +106,8 @@ function expandLong(arg: string): string[] {
 }
 
 const sub = (c: SimpleCommand) => gitArgs(c)[0] ?? "";
+/** Keys that make every later fetch prune (`fetch.prune`, `remote.<name>.pruneTags`; lower-cased). */
+const PRUNE_KEY = /^(?:fetch|remote\..+)\.prune(?:tags)?$/;
 const rest = (c: SimpleCommand) => gitArgs(c).slice(1).flatMap(expandLong);
 const has = (c: SimpleCommand, re: RegExp) => rest(c).some((a) => re.test(a));
 const WRITES = "writes files (ask mode asks before edits)";
@@ -230,6 +233,22 @@ export const GIT_RULES: readonly GitRule[] = [
     verdict: "ask",
     reason: "a forced fetch into a local branch replaces its commits",
     test: git(/^fetch$/, (r) => r.some((a) => !isFlag(a) && /^\+[^:]*:./.test(a)) || (r.some((a) => /^(?:-f|--force)$/.test(a)) && r.some((a) => !isFlag(a) && /:./.test(a)))),
+  },
+  // The thirty-first pass: a shallow boundary hides the history behind it (gc then prunes it), and a prune deletes the
+  // local refs the remote no longer has (with --prune-tags, local tags), as `push --prune` does on the other side.
+  {
+    verdict: "ask",
+    reason: "git fetch --depth/--shallow-since/--shallow-exclude/--deepen moves the repository's shallow boundary (earlier history is hidden, then pruned by gc)",
+    test: git(/^(?:fetch|pull)$/, (r) => r.some((a) => /^--(?:depth|deepen|shallow-since|shallow-exclude|update-shallow)(?:=|$)/.test(a))),
+  },
+  {
+    verdict: "ask",
+    reason: "git fetch --prune / remote prune deletes local refs (remote-tracking branches; tags with --prune-tags)",
+    test: (c) =>
+      (/^(?:fetch|pull)$/.test(sub(c)) && has(c, /^--prune(?:-tags)?$|^-[afkmnqtuvr46]*[pP]/)) ||
+      (sub(c) === "remote" && (/^(?:prune|remove|rm)$/.test(rest(c)[0] ?? "") || (rest(c)[0] === "update" && has(c, /^--prune$|^-[a-zA-Z]*p/)))) ||
+      gitSettings(c).some((s) => PRUNE_KEY.test(s.key) && !/^(?:false|no|off|0)$/i.test(s.value ?? "")) ||
+      (sub(c) === "config" && PRUNE_KEY.test(configWrite(rest(c))?.key ?? "") && !rest(c).some((a) => /^(?:false|no|off|0)$/i.test(a))),
   },
   { verdict: "ask", reason: "git --exec-path runs git's sub-commands from another directory", test: (c) => gitGlobals(c).some((a) => /^--exec-path=./.test(a)) },
   {

@@ -14,6 +14,54 @@ export function codeArg(c: SimpleCommand): number {
   const i = c.args.findIndex((a) => flag.test(a) || a === "--command" || a === "--eval" || a === "--print");
   return i >= 0 && i + 1 < c.args.length ? i + 1 : -1;
 }
+export const DELETE_CODE =
+  /rmtree|rm_rf|Deno\.remove|removeSync|rimraf|rmSync|rmdirSync|remove_tree|\brmdir|\bunlink|os\.remove|\.rm\(|\bfs\.rm|FileUtils\.rm|File\.delete|Dir\.delete|\brm\(.*recursive/;
+export const DYNAMIC_CODE =
+  /getattr|__import__|importlib|\beval\b|&\s*[{$]|\bdo\s*[('"$q]|->\s*\(|\bsyscall\b|\bexec\s*\(|\bcompile\s*\(|new\s+Function|\bFunction\s*\(|require\s*\(\s*[^'"`\s)]|\.send\s*\(|constantize|\bglobals\s*\(\s*\)\s*\[/;
+/**
+ * Inline code that writes, renames, truncates, links, copies or unpacks files: an edit whichever interpreter makes it
+ * (ask mode asks). Python's `os.rename`/`os.truncate`, node's `fs.*Sync` and promise forms whatever the object is
+ * called (`require("fs").renameSync`, a destructured `copyFileSync(`, `fsp.rename(`), an open for writing (`"w"`,
+ * `"r+"`, `O_WRONLY`), perl's builtins without parentheses (`truncate $f, 0`, `symlink "a", "b"`), pathlib's links
+ * and an archive unpacked (`extractall`): the thirty-first pass ran each in ask mode with no edit prompt.
+ */
+export const WRITE_CODE = new RegExp(
+  [
+    /\b(?:truncate|ftruncate|rename|copyFile|cp|link|symlink|mkdir|mkdtemp|writeFile|appendFile)(?:Sync)?\s*\(/.source,
+    // a mode after the path (`open(p, "w")`, `openSync(p, "r+")`), pathlib's `.open("w")`, flags, `mode="a"`
+    /open(?:Sync)?\s*\([^)]*,\s*['"]MODE['"]|\.open\s*\(\s*['"]MODE['"]\s*[,)]|\bO_(?:WRONLY|RDWR|CREAT|TRUNC|APPEND)\b|\bmode\s*=\s*['"][wax]/.source.replace(
+      /MODE/g,
+      /(?:[rbt]?[wax][bt+xs]*|[rbt]+\+[bt]*)/.source,
+    ),
+    /write_(?:text|bytes)|\bwriteFile|appendFile|createWriteStream|\bfs\.(?:write|copy|cp|rename|mkdir|rm|unlink|truncate|link|symlink)|shutil\./.source,
+    /os\.(?:rename|replace|remove|unlink|mkdir|makedirs|rmdir|link|symlink|truncate)|\.(?:touch|mkdir|unlink|rename|symlink_to|hardlink_to|link_to)\s*\(/.source,
+    /(?:tarfile|zipfile|TarFile|ZipFile)[\s\S]*\.extract(?:all)?\s*\(/.source,
+    /\b(?:truncate|rename|link|symlink|mkdir)\s*\(?\s*(?:['"$]|q[qw]?\s*[({/])/.source,
+    /File\.(?:write|open\s*\([^)]*['"][wa])|open\s*\(?[^;]*['"]\s*\+?>/.source,
+  ].join("|"),
+);
+
+/** Inline code that names the home directory: a write there can plant code the user's own tools run later. */
+export const HOME_CODE =
+  /\bnetrc\b|\bkeyring\b|expanduser|homedir\s*\(|Path\.home|process\.env\.HOME\b|process\.env\[\s*['"]HOME|environ(?:\.get)?\s*[[(]\s*['"]HOME|getenv\s*\(\s*['"]HOME|ENV\s*\[\s*['"]HOME|\$ENV\{\s*['"]?HOME|Deno\.env\.get\s*\(\s*['"]HOME|posix_getpwuid|Dir\.home|File\.expand_path|['"]~\/|\$\{?HOME\b/;
+/** A string literal naming a path outside the workspace (an absolute one but /tmp and the null device, or `../`). */
+export const OUTSIDE_PATH_CODE =
+  /['"`](?:\/(?!tmp\/|dev\/(?:null|stdout|stderr)['"`])|\.\.\/)|dirname\s*\(\s*(?:os\.getcwd|process\.cwd|Deno\.cwd|Dir\.pwd|getcwd)|\bcwd\(\)\.parent|\bpardir\b|\bchdir\s*\(\s*['"]\.\.['"]/;
+/** Inline code that opens network connections. */
+export const NET_CODE =
+  /urllib|\brequests\.|http\.client|httplib|\bsocket\b|\bfetch\s*\(|\bhttps?\.(?:request|get)\b|\bnet\.(?:connect|createConnection|Socket)|\btls\.connect|\bdgram\b|require\s*\(\s*['"](?:node:)?(?:https?|http2|net|tls|dgram)['"]|from\s+['"](?:node:)?(?:https?|http2|net|tls|dgram)['"]|Net::HTTP|open-uri|URI\.open|LWP|IO::Socket|HTTP::Tiny|\baxios\b|\bundici\b|XMLHttpRequest|WebSocket|aiohttp|\bhttpx\b|smtplib|ftplib|telnetlib|paramiko|pycurl|curl_exec|fsockopen|file_get_contents\s*\(\s*['"]https?:/;
+/**
+ * Inline code that starts a process, in any of the languages' spellings: perl/ruby `system "…"`, `exec qw(…)`, `qx{}`,
+ * a pipe open (`open(F, "|-", …)`), lua `os.execute`/`io.popen`, python `from os import system`, `os.spawn*`,
+ * `posix_spawn`, R `system2`/`shell`, perl `readpipe`, `IPC::Open3`, `open(F, q(cmd|))`, `fork`. Broad on purpose: the
+ * audit cannot follow the code, so any spelling asks (and without a sandbox any interpreter asks: shell-unconfined.ts).
+ */
+export const SHELL_OUT_CODE =
+  /\bsystem2?\b|Deno\.(?:run|Command)\b|\bexec(?:[lv]p?e?)?\b|\bqx\b|\bspawn\w*|popen|os\.execute|posix_spawn|subprocess|child_process|execSync|spawnSync|%x[({[]|`[^`]+`|IO\.popen|Open3|proc_open|shell_exec|passthru|['"]\|-['"]|['"]-\|['"]|\bopen\b[^;]*\||\bshell\s*\(|\bpipe\s*\(|readpipe|IPC::|\bOpen[23]\b|\bfork\b/;
+/** Signals from inline code (`os.kill(-1, 9)`, `process.kill(-1)`, perl's `kill 9, -1`): without a PID namespace, any of the user's processes. */
+export const SIGNAL_CODE =
+  /\b(?:os\.killpg?|process\._?kill|Process\.kill|killpg|posix_kill|Deno\.kill|pidfd_send_signal|pthread_kill|t?gkill)\s*\(|process\s*\[\s*['"`]_?kill|\bimport\s+(?:\w+\s*,\s*)*kill\b|\bkill\s*\(?\s*['"]?(?:-?\d|KILL|TERM|HUP|SIG)/;
+
 /** Inline interpreter code: the `-c`/`-e` argument or a heredoc/here-string on stdin, and the modules it loads
  *  from the command line (perl `-MIPC::Open3`, ruby `-ropen3`), which the code then calls by a short name. */
 export function inlineCode(c: SimpleCommand): string {
@@ -21,7 +69,24 @@ export function inlineCode(c: SimpleCommand): string {
   const i = codeArg(c);
   // A module run as a script counts too (`python3 -m netrc` prints the file: the thirtieth pass's A30a-10).
   const modules = c.args.flatMap((a, k) => (/^-[mMr]./.test(a) ? [a] : /^-[A-Za-z]*[mMr]$/.test(a) ? [c.args[k + 1] ?? ""] : []));
-  return [i >= 0 ? c.args[i]! : "", c.stdinText ?? "", ...modules, ...c.args.flatMap(gluedCode)].join("\n");
+  return [i >= 0 ? c.args[i]! : "", c.stdinText ?? "", ...modules, ...c.args.flatMap(gluedCode), ...c.args.flatMap(dataUrlCode)].join("\n");
+}
+
+/**
+ * A `data:` URL is a module's whole source: node runs one given to `--import`, `--experimental-loader`/`--loader` or
+ * `--require` (`node --import 'data:text/javascript,…'`), deno and bun one given as the script. Its code is inline
+ * code, read like `node -e` (the thirty-first pass ran `child_process` and `fs.rmSync` through it unread), percent-
+ * or base64-encoded as the URL says.
+ */
+function dataUrlCode(arg: string): string[] {
+  const m = /^(?:--?[\w-]+=)?data:([^,]*),([\s\S]*)$/i.exec(arg);
+  if (!m) return [];
+  const [, type, body] = m as unknown as [string, string, string];
+  try {
+    return [/;base64$/i.test(type) ? Buffer.from(decodeURIComponent(body), "base64").toString("utf8") : decodeURIComponent(body)];
+  } catch {
+    return [body];
+  }
 }
 
 /**

@@ -4,6 +4,7 @@
 // cannot read. The table they join is SHELL_RULES in shell-audit.ts; literal code (`trap '…'`, `env -S '…'`,
 // `flock -c '…'`, `watch '…'`, `script -c '…'`, `sed '1e …'`) is extracted in shell-command.ts/shell-sed.ts and
 // audited recursively, so `rm -rf ~` in there is blocked.
+import { longOption } from "./option-table.js";
 import { codeEnvVar } from "./code-env.js";
 import { type SimpleCommand, isFlag } from "./shell-command.js";
 import { sedScript } from "./shell-sed.js";
@@ -62,7 +63,13 @@ function gdbRunsCode(c: SimpleCommand): boolean {
 function makeFromStdin(c: SimpleCommand): boolean {
   if (!/^(?:make|gmake|bmake)$/.test(c.name)) return false;
   const files = c.args.flatMap((a, i) =>
-    /^(?:-f|--file|--makefile)$/.test(a) ? [c.args[i + 1] ?? ""] : /^--(?:file|makefile)=/.test(a) ? [a.slice(a.indexOf("=") + 1)] : /^-f./.test(a) ? [a.slice(2)] : [],
+    a === "-f" || ((longOption(a, "file", 1) || longOption(a, "makefile", 3)) && !a.includes("="))
+      ? [c.args[i + 1] ?? ""]
+      : longOption(a, "file", 1) || longOption(a, "makefile", 3)
+        ? [a.slice(a.indexOf("=") + 1)]
+        : /^-f./.test(a)
+          ? [a.slice(2)]
+          : [],
   );
   return files.some((f) => f === "-" || /^\/(?:dev\/stdin|proc\/self\/fd\/0|dev\/fd\/0)$/.test(f) || /^[<>]\(/.test(f) || c.dynamicArgs[c.args.indexOf(f)] === true);
 }
@@ -96,7 +103,7 @@ export const CODE_RULES: readonly CodeRule[] = [
   {
     verdict: "ask",
     reason: "make runs makefile code given on its command line (--eval: $(shell …), recipes)",
-    test: (c) => /^(?:make|gmake)$/.test(c.name) && c.args.some((a) => /^(?:--eval|-E)$|^--eval=|^-E./.test(a)),
+    test: (c) => /^(?:make|gmake)$/.test(c.name) && c.args.some((a) => /^-E/.test(a) || longOption(a, "eval", 2)),
   },
   {
     verdict: "ask",

@@ -5,6 +5,7 @@
 // is an ask with its own reason: without a sandbox a person answers it (`--yes` and yolo do not). Inside bubblewrap
 // the daemon sockets and credentials are hidden and these fail; they still ask, as package installs do. Beyond the
 // names, destroysByShape (below) judges any program by its task words.
+import { longOption } from "./option-table.js";
 import type { Pipeline, SimpleCommand } from "./shell-command.js";
 import { commandOnlyReads } from "./shell-read-only.js";
 import { launched } from "./shell-runners.js";
@@ -37,7 +38,9 @@ const RULES: readonly ((c: SimpleCommand) => boolean)[] = [
   // docker system|volume|image|container|network|builder prune, docker rm/rmi, volume rm, compose down -v.
   (c) => CONTAINERS.test(c.name) && (verb(c, /^(?:prune|rm|rmi|remove|kill|stop|restart|pause)$/) || (verb(c, /^down$/) && has(c, /^(?:-[\w#]*v|--volumes|--rmi)/))),
   // A key deleted from the user's keyring (the twenty-eighth pass's A28-1: a secret key in ~/.gnupg, gone).
-  (c) => /^gpg2?$/.test(c.name) && has(c, /^--delete-(?:secret-and-public-keys?|secret-keys?|keys?)$/),
+  (c) =>
+    /^gpg2?$/.test(c.name) &&
+    c.args.some((a) => /^--delete-(?:secret-and-public-key|secret-key|key)$/.test(a) || ["delete-secret-and-public-keys", "delete-secret-keys", "delete-keys"].some((o) => longOption(a, o, 3))),
   (c) =>
     /^(?:terraform|tofu|terragrunt|pulumi)$/.test(c.name) &&
     // A saved plan applies without a prompt, whatever it does (`plan -destroy -out=p`, then `apply p`: A30a-9).
@@ -68,7 +71,7 @@ const RULES: readonly ((c: SimpleCommand) => boolean)[] = [
   (c) => /^(?:pg_ctl|pg_ctlcluster|supervisorctl|pm2|rabbitmqctl|apachectl|apache2ctl|httpd)$/.test(c.name) && c.args.some((a) => /^(?:stop\w*|restart|kill|delete|shutdown|graceful-stop)$/.test(a)),
   (c) =>
     (c.name === "redis-cli" && verb(c, /^shutdown$/i)) || (c.name === "mysqladmin" && verb(c, /^shutdown$/)) || (c.name === "nginx" && has(c, /^-s$/) && c.args.some((a) => /^(?:stop|quit)$/.test(a))),
-  (c) => c.name === "gpgconf" && has(c, /^--kill$/),
+  (c) => c.name === "gpgconf" && c.args.some((a) => longOption(a, "kill", 2)),
 ];
 
 const PUBLISH: readonly ((c: SimpleCommand) => boolean)[] = [

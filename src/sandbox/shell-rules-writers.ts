@@ -19,6 +19,7 @@
 // for these programs, and sort and dd, such a word counts as a write too.
 // Not here: programs that write on their own (builds, test runners, scripts): they cannot be judged before they run,
 // and the run's rewind snapshot covers them (docs/security.md).
+import { longOption } from "./option-table.js";
 import { isFlag, type SimpleCommand } from "./shell-command.js";
 import { dynamicBeforeOperands, notAFile } from "./shell-read-only.js";
 import { launchedCommand } from "./shell-runners.js";
@@ -106,7 +107,7 @@ function writes(c: SimpleCommand): boolean {
   if (c.name === "cpio") return c.args.some((a) => /^-[a-zA-Z]*[ip]|^--(?:extract|pass-through)$|^-[OF]|^--file/.test(a));
   if (c.name === "tar" || c.name === "bsdtar") {
     const mode = c.args[0] && !c.args[0].startsWith("-") ? c.args[0] : c.args.filter((a) => /^-[a-zA-Z]+$/.test(a)).join("");
-    const creates = /[cru]/.test(mode) || c.args.some((a) => /^--(?:create|append|update)$/.test(a));
+    const creates = /[cru]/.test(mode) || c.args.some((a) => ["create", "append", "update"].some((o) => longOption(a, o, 2)));
     return creates && isFile(c, outputOf(c, /^-[a-zA-Z]*f(.*)$/, /^--file(?:=(.*))?$/) ?? (/^[a-zA-Z]*f/.test(c.args[0] ?? "") ? c.args[1] : undefined));
   }
   return false;

@@ -3,7 +3,7 @@
 // secrets wrapper's `--` (`doppler run -- …`). The rules that judge a program by what it does (destroy verbs, file
 // writers) judge the program such a runner starts too: the twentieth pass's E1c ran `npx prettier --write .` unasked
 // in ask mode where `prettier --write .` asks.
-import { basename, type SimpleCommand } from "./shell-command.js";
+import { basename, interpreterName, type SimpleCommand } from "./shell-command.js";
 
 const words = (c: SimpleCommand) => c.args.filter((a) => !a.startsWith("-"));
 
@@ -55,7 +55,7 @@ export function launchedCommand(c: SimpleCommand): SimpleCommand | undefined {
   const { programPath: _runner, ...rest } = c;
   return {
     ...rest,
-    name: basename(run.tool),
+    name: interpreterName(basename(run.tool)),
     ...(run.tool.includes("/") ? { programPath: run.tool } : {}),
     args: c.args.slice(at + 1),
     dynamicArgs: c.dynamicArgs.slice(at + 1),

@@ -2,6 +2,7 @@
 // `s///`) and the files it writes (the `w`/`W` commands, the `w` flag). A read-only `sed -n 1p` is the common case;
 // `sed -n '1e rm -rf ~' f` runs `rm -rf ~`, so the audit judges that text like the command line itself.
 import { type SimpleCommand, isFlag } from "./shell-command.js";
+import { longOption } from "./option-table.js";
 
 export interface SedScript {
   /** Literal command lines the script runs (audited recursively). */
@@ -12,24 +13,35 @@ export interface SedScript {
   writes: string[];
 }
 
-/** sed's scripts: every `-e`/`--expression` value, else the first operand; `-f`/`--file` is a script the audit cannot read. */
+/**
+ * sed's scripts: every `-e`/`--expression` value, else the first operand; `-f`/`--file` is a script the audit cannot
+ * read. GNU sed takes a long option by any unique prefix (`--e=`, `--exp`, `--fi=`: the thirty-first pass ran `e`
+ * commands through each): `--e…` can only be --expression, `--fi…` --file, `--l…` --line-length.
+ */
 function scripts(c: SimpleCommand): { texts: string[]; fromFile: boolean } {
   const texts: string[] = [];
   let fromFile = false;
   let firstOperand: string | undefined;
   for (let i = 0; i < c.args.length; i++) {
     const a = c.args[i]!;
-    if (a === "-e" || a === "--expression") texts.push(c.args[++i] ?? "");
-    else if (a.startsWith("--expression=")) texts.push(a.slice(13));
-    else if (a === "-f" || a === "--file" || a.startsWith("--file=") || (/^-[a-zA-Z]*f/.test(a) && !a.startsWith("--"))) fromFile = true;
+    const attached = a.includes("=") ? a.slice(a.indexOf("=") + 1) : undefined;
+    if (a === "--") {
+      if (firstOperand === undefined && c.args[i + 1] !== undefined) firstOperand = c.args[i + 1];
+      break;
+    }
+    if (a === "-e" || longOption(a, "expression", 1)) texts.push(attached ?? c.args[++i] ?? "");
+    else if (a === "-f" || longOption(a, "file", 2) || (/^-[a-zA-Z]*f/.test(a) && !a.startsWith("--"))) fromFile = true;
     else if (/^-[nrsuzE]*e./.test(a) && !a.startsWith("--")) texts.push(a.slice(a.indexOf("e") + 1));
     else if (/^-[nrsuzE]*e$/.test(a)) texts.push(c.args[++i] ?? "");
-    else if (a === "-l" || a === "--line-length") i++;
+    else if (a === "-l" || (longOption(a, "line-length", 1) && attached === undefined)) i++;
     else if (!isFlag(a) && firstOperand === undefined) firstOperand = a;
   }
   if (texts.length === 0 && firstOperand !== undefined && !fromFile) texts.push(firstOperand);
   return { texts, fromFile };
 }
+
+/** `--in-place` by any prefix GNU sed takes (`--in`, `--in-pl=.bak`): the operands are edited in place. */
+export const sedInPlace = (c: SimpleCommand) => /^g?sed$/.test(c.name) && c.args.some((a) => longOption(a, "in-place", 1));
 
 /** Skips one address (`12`, `$`, `/re/`, `\cREc`, `first~step`, `+N`); returns the index after it. */
 function skipAddress(s: string, i: number): number {
@@ -106,13 +118,25 @@ function readScript(s: string, out: SedScript): void {
       const rest = toEol(s, i);
       out.writes.push(rest.text.trim());
       i = rest.next;
-    } else if (/[aicrRbtT:qQlLv#]/.test(cmd)) {
-      // Commands that take the rest of the line (text, a file to read, a label); GNU ends b/t/T labels at `;` too.
-      const rest = toEol(s, i);
-      const semi = /[btT]/.test(cmd) ? rest.text.indexOf(";") : -1;
-      i = semi >= 0 ? i + semi + 1 : rest.next;
-    }
+    } else if (/[aicrR#]/.test(cmd)) {
+      // Text to append, insert or change, a file to read, a comment: the rest of the line (a text line ending in `\`
+      // goes on to the next one).
+      let rest = toEol(s, i);
+      while (/[aic]/.test(cmd) && /(?:^|[^\\])(?:\\\\)*\\$/.test(rest.text) && rest.next < s.length) rest = toEol(s, rest.next);
+      i = rest.next;
+    } else if (/[:btTqQlLv]/.test(cmd)) i = label(s, i); // a label, an exit code, a line length or a version
   }
+}
+
+/**
+ * GNU sed 4.9 ends a label (`:a`, `b a`) at a blank, `;` or `}`, and `q`/`Q`/`l`/`L`/`v` take one short argument at
+ * most, ended the same way: `:a;e cmd`, `v;e cmd`, `l 5;e cmd` run `cmd` (checked against /bin/sed; the thirty-first
+ * pass ran each unread when these took the rest of the line). Returns where the next command may start.
+ */
+function label(s: string, i: number): number {
+  while (s[i] === " " || s[i] === "\t") i++;
+  while (i < s.length && !/[\s;}]/.test(s[i]!)) i++;
+  return i;
 }
 
 /** What `sed …` runs and writes (empty for any other program). */
