@@ -394,6 +394,29 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(existsSync(lib) ? readFileSync(lib, "utf8") : "").not.toContain("PLANTED");
   });
 
+  it("a nested checkout's objects moved behind a commondir it writes are checked whole: a rewritten blob there is moved aside (A38c-2)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    const lib = join(ws, "lib");
+    mkdirSync(lib);
+    git(lib, "init", "-q", "-b", "main");
+    writeFileSync(join(lib, "a.txt"), "good\n");
+    git(lib, "add", ".");
+    git(lib, "commit", "-qm", "init");
+    writeFileSync(join(ws, "blob.py"), "import sys, zlib\nd = b'bad\\n'\nopen(sys.argv[1], 'wb').write(zlib.compress(b'blob %d\\0' % len(d) + d))\n");
+    const out = await sh(
+      "A=$(git -C lib rev-parse HEAD:a.txt) && mkdir -p .git/modules/libc && mv lib/.git/objects lib/.git/refs .git/modules/libc/ && echo ../../.git/modules/libc > lib/.git/commondir && f=.git/modules/libc/objects/$(echo $A | cut -c1-2)/$(echo $A | cut -c3-) && python3 blob.py $f.new && rm -f $f && mv $f.new $f && echo moved",
+    );
+    expect(out).toContain("moved");
+    expect(out).toMatch(/modules\/libc\/objects\/\S+ to \S+: its content is not the object its name says/);
+    let shown = "";
+    try {
+      shown = git(lib, "show", "HEAD:a.txt");
+    } catch {
+      // missing now: never the run's content
+    }
+    expect(shown).not.toContain("bad");
+  });
+
   it("a commit-graph it writes is moved aside: one forged to give HEAD another tree cannot hide a staged edit (A37c-5)", async () => {
     const { ws, sh, git, script } = setUp(mode);
     userPackage(ws, git);
