@@ -4,11 +4,13 @@
 // a review view that lies, so a bit the run set is cleared after the command, and the user hears it. The user's own
 // bits stay. Also on a file the command deleted (the thirty-sixth pass's A36b-7 set the bit, removed the file, and the
 // next command wrote it back, hidden): git status then shows it deleted, which is the truth. A sparse checkout the run
-// changes shows the files it left out as deleted until `git sparse-checkout reapply`: loud, never hidden.
+// changes shows the files it left out as deleted until `git sparse-checkout reapply`: loud, never hidden. An index a
+// command changed also loses git's caches (index-extensions.ts).
 import { dirname, join } from "node:path";
 import { identityOf } from "./file-identity.js";
 import { moveAsideForgedIndexes } from "./forged-index.js";
 import { type IndexListing, forgetFileData, listIndex, lyingEntries } from "./index-entries.js";
+import { dropIndexCaches } from "./index-extensions.js";
 import { plainGit } from "./plain-git.js";
 import { moveAsideWithin } from "./repair-within.js";
 
@@ -72,6 +74,11 @@ export function checkIndexFlags(gitDir: string, top: string, roots: readonly str
     );
   }
   lines.push(...resetLyingEntries(index, top, known.listing, listing));
+  try {
+    dropIndexCaches(index, format, roots); // caches git rebuilds: said nowhere, as nothing the user sees changes
+  } catch {
+    // gone or swapped since: the next look takes it again
+  }
   seen.set(gitDir, { ...known, id: identityOf(index), listing });
   return lines;
 }

@@ -417,6 +417,25 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(shown).not.toContain("bad");
   });
 
+  it("an index a command changed loses its cache-tree and untracked cache: a forged one hides neither a staged blob nor a planted file (A38c-5, A38c-4)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    mkdirSync(join(ws, "src"));
+    writeFileSync(join(ws, "src", "a.js"), "good\n");
+    git(ws, "add", ".");
+    git(ws, "commit", "-qm", "src");
+    writeFileSync(join(ws, "swap.py"), SWAP_ENTRY);
+    const out = await sh(
+      "G=$(git rev-parse HEAD:src/a.js) && E=$(echo evil | git hash-object -w --stdin) && git update-index --cacheinfo 100644,$E,src/a.js && git write-tree >/dev/null && python3 swap.py .git/index $E $G && echo planted > .npmrc && git -c core.untrackedCache=true status --short >/dev/null && git status --short",
+    );
+    expect(out).not.toContain("src/a.js");
+    const index = readFileSync(join(ws, ".git", "index"));
+    expect([index.includes("TREE"), index.includes("UNTR")]).toEqual([false, false]);
+    expect(git(ws, "status", "--short")).toContain("?? .npmrc");
+    writeFileSync(join(ws, "README.md"), "more\n");
+    git(ws, "commit", "-qam", "docs");
+    expect(git(ws, "show", "HEAD:src/a.js")).toBe("good\n");
+  });
+
   it("a commit-graph it writes is moved aside: one forged to give HEAD another tree cannot hide a staged edit (A37c-5)", async () => {
     const { ws, sh, git, script } = setUp(mode);
     userPackage(ws, git);
@@ -506,4 +525,13 @@ d[1032:1052] = oid
 d[-20:] = hashlib.sha1(bytes(d[:-20])).digest()
 os.chmod(p, 0o644)
 open(p, 'wb').write(bytes(d))
+`;
+/** Rewrites the id of one index entry (argv[2] to argv[3]) in the entries only, checksum made again. */
+const SWAP_ENTRY = `import sys, hashlib
+p, a, b = sys.argv[1], bytes.fromhex(sys.argv[2]), bytes.fromhex(sys.argv[3])
+d = open(p, 'rb').read()[:-20]
+i = d.find(a)
+assert 0 <= i < d.find(b'TREE')
+d = d[:i] + b + d[i + len(b):]
+open(p, 'wb').write(d + hashlib.sha1(d).digest())
 `;
