@@ -16,7 +16,7 @@ import { gitCodePathsInside } from "./repo-code-paths.js";
 import { type ShellSettings, confinedNetwork } from "./shell-settings.js";
 import { homeToolchainPaths, sandboxGitconfig, toolchainSecrets } from "./sandbox-home.js";
 import { SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
-import { secretLocations } from "./secret-locations.js";
+import { movedAppFolders, secretLocations } from "./secret-locations.js";
 import { realOrSelf as real } from "./real-path.js";
 import { PROXY_DIR_PREFIX } from "./network-proxy.js";
 import { type SandboxFolders, withoutPlantedLinks } from "./planted-links.js";
@@ -115,7 +115,8 @@ function socketDirsOf(settings: ShellSettings): string[] {
 /** The secret directories, emptied by a tmpfs: the data directory, ~/.ssh & co., the runtime directories. */
 function hiddenDirsOf(settings: ShellSettings): string[] {
   const home = real(settings.userHome);
-  return [...new Set([real(settings.dataDir), ...secretLocations(home).dirs, ...RUNTIME_DIRS.map(real), ...(settings.hiddenDirs ?? []).map(real)])].filter((d) => existsSync(d));
+  const secrets = [...secretLocations(home).dirs, ...movedAppFolders(home)];
+  return [...new Set([real(settings.dataDir), ...secrets, ...RUNTIME_DIRS.map(real), ...(settings.hiddenDirs ?? []).map(real)])].filter((d) => existsSync(d));
 }
 
 /**

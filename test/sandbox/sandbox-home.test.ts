@@ -141,7 +141,7 @@ describe.skipIf(!HAS_BWRAP)("the home inside bubblewrap", () => {
     expect(existsSync(join(h.home, "scratch"))).toBe(false);
   });
 
-  it("logins moved out of the home by a variable (XDG_CONFIG_HOME, DOCKER_CONFIG, KUBECONFIG) or through a linked ~/.ssh stay hidden (A38a-3)", async () => {
+  it("logins moved out of the home by a variable (XDG_CONFIG_HOME, DOCKER_CONFIG, KUBECONFIG) or through a linked ~/.ssh stay hidden, and a moved ~/.config whole (A38a-3, A39-2, A39-3)", async () => {
     const h = fakeHome();
     // Somewhere the sandbox shows (the workspace, as a dotfiles checkout or a synced folder would be).
     const away = join(h.ws, "dotfiles");
@@ -155,24 +155,35 @@ describe.skipIf(!HAS_BWRAP)("the home inside bubblewrap", () => {
     put("ssh/id_ed25519", "SSH-KEY\n");
     put("notes.txt", "PUBLIC-NOTES\n");
     put("gitconfig", "[http]\n\textraheader = AUTHORIZATION: basic GIT-HEADER\n");
+    // A39-2, A39-3: an unlisted login under a moved ~/.config, variables that name one file, a key linked from ~/.ssh
+    put("xdg/glab-cli/config.yml", "token: GLAB-UNLISTED\n");
+    put("hist", "mysql -p HIST-PW\n");
+    put("hf/token", "HF-TOKEN\n");
+    put("keys/id_rsa", "LINKED-KEY\n");
     symlinkSync(join(away, "ssh"), join(h.home, ".ssh"));
+    symlinkSync(join(away, "keys", "id_rsa"), join(away, "ssh", "id_rsa"));
     const saved = { ...process.env };
     Object.assign(process.env, {
       XDG_CONFIG_HOME: join(away, "xdg"),
       DOCKER_CONFIG: join(away, "docker"),
       KUBECONFIG: `/nonexistent:${join(away, "kube", "config")}`,
       GIT_CONFIG_GLOBAL: join(away, "gitconfig"),
+      HISTFILE: join(away, "hist"),
+      HF_HOME: join(away, "hf"),
     });
     try {
-      const r = await inSandbox(h, "cat dotfiles/xdg/gh/hosts.yml dotfiles/docker/config.json dotfiles/kube/config dotfiles/ssh/id_ed25519 dotfiles/gitconfig dotfiles/notes.txt 2>&1");
-      expect(r.all).not.toMatch(/XDG-GH-TOKEN|DOCKER-AUTH|KUBE-TOKEN|SSH-KEY|GIT-HEADER/);
+      const r = await inSandbox(
+        h,
+        "cat dotfiles/xdg/gh/hosts.yml dotfiles/docker/config.json dotfiles/kube/config dotfiles/ssh/id_ed25519 dotfiles/gitconfig dotfiles/xdg/glab-cli/config.yml dotfiles/hist dotfiles/hf/token dotfiles/keys/id_rsa dotfiles/notes.txt 2>&1",
+      );
+      expect(r.all).not.toMatch(/XDG-GH-TOKEN|DOCKER-AUTH|KUBE-TOKEN|SSH-KEY|GIT-HEADER|GLAB-UNLISTED|HIST-PW|HF-TOKEN|LINKED-KEY/);
       expect(r.all).toContain("PUBLIC-NOTES");
       // The file tools and the unconfined checks refuse the same places.
       const ctx = { userHome: h.home, dataDir: join(h.root, "data") };
       for (const f of ["xdg/gh/hosts.yml", "docker/config.json", "kube/config", "ssh/id_ed25519"]) expect(hostSecretReason(join(away, f), ctx), f).toMatch(/credentials/);
       expect(hostSecretReason(join(away, "notes.txt"), ctx)).toBeUndefined();
     } finally {
-      for (const k of ["XDG_CONFIG_HOME", "DOCKER_CONFIG", "KUBECONFIG", "GIT_CONFIG_GLOBAL"]) if (saved[k] === undefined) delete process.env[k];
+      for (const k of ["XDG_CONFIG_HOME", "DOCKER_CONFIG", "KUBECONFIG", "GIT_CONFIG_GLOBAL", "HISTFILE", "HF_HOME"]) if (saved[k] === undefined) delete process.env[k];
       Object.assign(process.env, saved);
     }
   });
