@@ -84,20 +84,23 @@ export function watchdogLine(token: string, program: string, args: string[]): { 
  * the commands. Without it, the watchdog is a process of yours like any other.
  */
 function pidNamespace(): string[] | null {
-  if (namespaceArgs !== undefined) return namespaceArgs;
-  namespaceArgs = null;
   const unshare = onHostPath("unshare");
-  const flags = ["--user", "--map-current-user", "--pid", "--fork", "--mount-proc", "--kill-child"];
   if (!unshare) return null;
-  try {
-    execFileSync(unshare, [...flags, "true"], { stdio: "ignore", timeout: 5000 });
-    namespaceArgs = [unshare, ...flags];
-  } catch {
-    // not allowed here: the watchdog alone
+  const flags = ["--user", "--map-current-user", "--pid", "--fork", "--mount-proc", "--kill-child"];
+  // Probed once per program found (the PATH, and so the program, can differ between calls in one process)
+  let works = probed.get(unshare);
+  if (works === undefined) {
+    try {
+      execFileSync(unshare, [...flags, "true"], { stdio: "ignore", timeout: 5000 });
+      works = true;
+    } catch {
+      works = false; // not allowed here: the watchdog alone
+    }
+    probed.set(unshare, works);
   }
-  return namespaceArgs;
+  return works ? [unshare, ...flags] : null;
 }
-let namespaceArgs: string[] | null | undefined;
+const probed = new Map<string, boolean>();
 
 /** prctl's system call number per architecture (PR_SET_CHILD_SUBREAPER is 36 on every one). */
 const PRCTL: Partial<Record<string, number>> = { x64: 157, arm64: 167, riscv64: 167, ia32: 172, arm: 172 };
