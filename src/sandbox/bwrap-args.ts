@@ -115,7 +115,10 @@ function socketDirsOf(settings: ShellSettings): string[] {
 /** The secret directories, emptied by a tmpfs: the data directory, ~/.ssh & co., the runtime directories. */
 function hiddenDirsOf(settings: ShellSettings): string[] {
   const home = real(settings.userHome);
-  const secrets = [...secretLocations(home).dirs, ...movedAppFolders(home)];
+  // A moved application folder the user gave the sandbox (or one inside it, or around it) stays theirs to give.
+  const granted = [...settings.readWrite, ...settings.readOnly].map(real);
+  const apps = movedAppFolders(home).filter((d) => !granted.some((g) => isInside(g, d) || isInside(d, g)));
+  const secrets = [...secretLocations(home).dirs, ...apps];
   return [...new Set([real(settings.dataDir), ...secrets, ...RUNTIME_DIRS.map(real), ...(settings.hiddenDirs ?? []).map(real)])].filter((d) => existsSync(d));
 }
 
