@@ -110,7 +110,7 @@ function sequence(from: string, to: string): string[] {
 /**
  * An interpreter by its plain name: Debian installs versioned and arch-suffixed copies (`perl5.36.0`,
  * `perl5.36-x86_64-linux-gnu`, `python3.11`, `ruby3.1`, `php8.2`, `lua5.4`) and node as `nodejs`; each runs inline
- * code like the plain one, and the thirty-first pass ran `system` through them unread. python keeps its major version.
+ * code like the plain one, and the thirty-eighth pass ran `system` through them unread. python keeps its major version.
  */
 export function interpreterName(name: string): string {
   if (name === "nodejs") return "node";
@@ -337,7 +337,7 @@ function literalCode(c: SimpleCommand): string[] {
     while (j < args.length && isFlag(args[j]!)) j += /^(?:-n|--interval|-q|--equexit)$/.test(args[j]!) ? 2 : 1;
     if (j < args.length && !c.dynamicArgs.slice(j).some(Boolean)) code.push(args.slice(j).join(" "));
   }
-  // script takes --command by any prefix (`--comm=`, `--c=`: the thirty-first pass).
+  // script takes --command by any prefix (`--comm=`, `--c=`: the thirty-eighth pass).
   if (name === "script") {
     const ci = args.findIndex((a) => /^-[a-zA-Z]*c$/.test(a) || (longOption(a, "command", 1) && !a.includes("=")));
     const eq = args.find((a) => longOption(a, "command", 1) && a.includes("="));

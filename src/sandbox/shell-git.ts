@@ -234,7 +234,7 @@ export const GIT_RULES: readonly GitRule[] = [
     reason: "a forced fetch into a local branch replaces its commits",
     test: git(/^fetch$/, (r) => r.some((a) => !isFlag(a) && /^\+[^:]*:./.test(a)) || (r.some((a) => /^(?:-f|--force)$/.test(a)) && r.some((a) => !isFlag(a) && /:./.test(a)))),
   },
-  // The thirty-first pass: a shallow boundary hides the history behind it (gc then prunes it), and a prune deletes the
+  // The thirty-eighth pass: a shallow boundary hides the history behind it (gc then prunes it), and a prune deletes the
   // local refs the remote no longer has (with --prune-tags, local tags), as `push --prune` does on the other side.
   {
     verdict: "ask",

@@ -23,7 +23,7 @@ export const DYNAMIC_CODE =
  * (ask mode asks). Python's `os.rename`/`os.truncate`, node's `fs.*Sync` and promise forms whatever the object is
  * called (`require("fs").renameSync`, a destructured `copyFileSync(`, `fsp.rename(`), an open for writing (`"w"`,
  * `"r+"`, `O_WRONLY`), perl's builtins without parentheses (`truncate $f, 0`, `symlink "a", "b"`), pathlib's links
- * and an archive unpacked (`extractall`): the thirty-first pass ran each in ask mode with no edit prompt.
+ * and an archive unpacked (`extractall`): the thirty-eighth pass ran each in ask mode with no edit prompt.
  */
 export const WRITE_CODE = new RegExp(
   [
@@ -75,7 +75,7 @@ export function inlineCode(c: SimpleCommand): string {
 /**
  * A `data:` URL is a module's whole source: node runs one given to `--import`, `--experimental-loader`/`--loader` or
  * `--require` (`node --import 'data:text/javascript,…'`), deno and bun one given as the script. Its code is inline
- * code, read like `node -e` (the thirty-first pass ran `child_process` and `fs.rmSync` through it unread), percent-
+ * code, read like `node -e` (the thirty-eighth pass ran `child_process` and `fs.rmSync` through it unread), percent-
  * or base64-encoded as the URL says.
  */
 function dataUrlCode(arg: string): string[] {

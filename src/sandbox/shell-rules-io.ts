@@ -42,7 +42,7 @@ export const runsNetworkWithRuntimeText = (c: SimpleCommand) => NETWORK.test(c.n
 /**
  * vim by every name it is installed under: its aliases (`view`, `vimdiff`, `rview`, `gvim`, `evim`), Debian's builds
  * (`vim.basic`, `vim.tiny`, `vim.nox`) and the `editor` alternative (sensible-editor runs it). Each runs `-c '!cmd'` and
- * `+!cmd` like vim: the thirty-first pass ran them unread under the names the rules did not know.
+ * `+!cmd` like vim: the thirty-eighth pass ran them unread under the names the rules did not know.
  */
 export const VIM = /^(?:[gr]?vim?|[gr]?view|rg(?:vim|view)|[eg]?vimdiff|evim|eview|nvim|vimx|gvimx|vim\.[\w-]+|editor|sensible-editor)$/;
 
@@ -155,7 +155,7 @@ export function embeddedShell(c: SimpleCommand): string[] {
 
 /**
  * tar's options that run a command line, with the shortest prefix GNU tar takes for each (`--use-c=`, `--to-c=`,
- * `--inf=`, `--rs=`: the thirty-first pass ran `--use-compress-prog=`, `--to-comm=` unread); `--checkpoint-action`
+ * `--inf=`, `--rs=`: the thirty-eighth pass ran `--use-compress-prog=`, `--to-comm=` unread); `--checkpoint-action`
  * runs one only as `exec=…`.
  */
 const TAR_RUNS: [string, number][] = [

@@ -15,7 +15,7 @@ export interface SedScript {
 
 /**
  * sed's scripts: every `-e`/`--expression` value, else the first operand; `-f`/`--file` is a script the audit cannot
- * read. GNU sed takes a long option by any unique prefix (`--e=`, `--exp`, `--fi=`: the thirty-first pass ran `e`
+ * read. GNU sed takes a long option by any unique prefix (`--e=`, `--exp`, `--fi=`: the thirty-eighth pass ran `e`
  * commands through each): `--e…` can only be --expression, `--fi…` --file, `--l…` --line-length.
  */
 function scripts(c: SimpleCommand): { texts: string[]; fromFile: boolean } {
