@@ -37,8 +37,11 @@ const isFile = (p: string) => {
 };
 
 /** The object format a repository uses, as git reads it (a quoted value, a config of any size). */
-function formatOf(g: CheckoutGit): "sha1" | "sha256" {
-  for (const cfg of configFilesOf(g)) {
+const formatOf = (g: CheckoutGit) => objectFormatOf(configFilesOf(g));
+
+/** The object format the config files `configs` set (`extensions.objectFormat`): sha1 unless one says sha256. */
+export function objectFormatOf(configs: readonly string[]): "sha1" | "sha256" {
+  for (const cfg of configs) {
     if (!isFile(cfg)) continue;
     try {
       // `--file` reads that one file (no includes, no repository config), so nothing of it runs.

@@ -9,6 +9,8 @@ import { createHash } from "node:crypto";
 import { type Stats, lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { inflateSync } from "node:zlib";
+import { identityOfStats } from "./file-identity.js";
+import { objectFormatOf } from "./gitlink-walk.js";
 import { listForGuard } from "./guard-listing.js";
 import { plainGit } from "./plain-git.js";
 import { toUser } from "./repair-lines.js";
@@ -22,7 +24,6 @@ const since = new Map<string, number>();
 /** Per object file already checked: the identity it had then (checked again only when it changes). */
 const checked = new Map<string, string>();
 
-const identity = (st: Stats) => `${st.ino}:${st.size}:${st.ctimeMs}`;
 const HEX = /^[0-9a-f]+$/;
 
 /**
@@ -46,21 +47,10 @@ function changedIn(dir: string, from: number, keep: (name: string) => boolean): 
     if (!keep(name)) continue;
     const path = join(dir, name);
     const st = lstatSync(path, { throwIfNoEntry: false });
-    if (!st?.isFile() || st.ctimeMs < from || checked.get(path) === identity(st)) continue;
+    if (!st?.isFile() || st.ctimeMs < from || checked.get(path) === identityOfStats(st)) continue;
     out.push({ path, st });
   }
   return out;
-}
-
-/** The object format of the repository whose object store is `objects` (its config's `extensions.objectFormat`). */
-function formatOf(objects: string): "sha1" | "sha256" {
-  try {
-    const config = join(objects, "..", "config");
-    const st = lstatSync(config);
-    return st.isFile() && st.size < 1024 * 1024 && /^\s*objectformat\s*=\s*sha256\s*$/im.test(readFileSync(config, "utf8")) ? "sha256" : "sha1";
-  } catch {
-    return "sha1";
-  }
 }
 
 /** Whether the loose object at `path` (named `<xx>/<rest>`) holds what its name says; null when it cannot be read whole. */
@@ -104,7 +94,7 @@ function checkLoose(objects: string, from: number, roots: readonly string[]): st
       if (holds === false) lines.push(moveAside(path, `${LIES} git now finds it missing instead (git fsck names what needs it).`, roots));
       else {
         if (holds === null && st.size > 0) notChecked(path, "it could not be read whole");
-        checked.set(path, identity(st));
+        checked.set(path, identityOfStats(st));
       }
     }
   }
@@ -126,15 +116,15 @@ function checkPacks(objects: string, from: number, roots: readonly string[]): st
     const pack = lstatSync(`${base}.pack`, { throwIfNoEntry: false });
     const idx = lstatSync(`${base}.idx`, { throwIfNoEntry: false });
     if (!pack?.isFile() || !idx?.isFile()) continue; // git reads a pack only through its index, and both must be there
-    const format = formatOf(objects);
+    const format = objectFormatOf([join(objects, "..", "config")]);
     const holds = pack.size > objectCheckLimits.packBytes ? null : packHolds(`${base}.pack`, format);
     if (holds === false) {
       lines.push(rebuildIndex(base, format, roots));
       continue;
     }
     if (holds === null) notChecked(`${base}.pack`, pack.size > objectCheckLimits.packBytes ? `it is larger than ${objectCheckLimits.packBytes} bytes` : "git index-pack did not finish");
-    checked.set(`${base}.pack`, identity(pack));
-    checked.set(`${base}.idx`, identity(idx));
+    checked.set(`${base}.pack`, identityOfStats(pack));
+    checked.set(`${base}.idx`, identityOfStats(idx));
   }
   return lines;
 }
@@ -194,8 +184,14 @@ export function checkModuleStores(gitDir: string, roots: readonly string[]): str
     } catch {
       return;
     }
-    if (names.includes("objects") && names.includes("HEAD")) lines.push(...checkObjectStore(dir, roots, true));
-    if (depth < 6) for (const n of names) if (n !== "objects" && lstatSync(join(dir, n), { throwIfNoEntry: false })?.isDirectory()) walk(join(dir, n), depth + 1);
+    // A git dir is checked and only its own `modules/` searched further (its refs and logs hold no git dir); any
+    // other folder is a part of a module's name (`modules/vendor/lib`).
+    if (names.includes("objects") && names.includes("HEAD")) {
+      lines.push(...checkObjectStore(dir, roots, true));
+      if (depth < 6) walk(join(dir, "modules"), depth + 1);
+      return;
+    }
+    if (depth < 6) for (const n of names) if (lstatSync(join(dir, n), { throwIfNoEntry: false })?.isDirectory()) walk(join(dir, n), depth + 1);
   };
   walk(join(gitDir, "modules"), 0);
   return lines;
