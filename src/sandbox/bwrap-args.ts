@@ -16,7 +16,7 @@ import { gitCodePathsInside } from "./repo-code-paths.js";
 import { type ShellSettings, confinedNetwork } from "./shell-settings.js";
 import { homeToolchainPaths, sandboxGitconfig, toolchainSecrets } from "./sandbox-home.js";
 import { SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
-import { movedAppFolders, secretLocations } from "./secret-locations.js";
+import { type SecretLocations, movedAppFolders, secretLocations } from "./secret-locations.js";
 import { realOrSelf as real } from "./real-path.js";
 import { PROXY_DIR_PREFIX } from "./network-proxy.js";
 import { type SandboxFolders, withoutPlantedLinks } from "./planted-links.js";
@@ -113,12 +113,12 @@ function socketDirsOf(settings: ShellSettings): string[] {
 }
 
 /** The secret directories, emptied by a tmpfs: the data directory, ~/.ssh & co., the runtime directories. */
-function hiddenDirsOf(settings: ShellSettings): string[] {
+function hiddenDirsOf(settings: ShellSettings, locations?: SecretLocations): string[] {
   const home = real(settings.userHome);
   // A moved application folder the user gave the sandbox (or one inside it, or around it) stays theirs to give.
   const granted = [...settings.readWrite, ...settings.readOnly].map(real);
   const apps = movedAppFolders(home).filter((d) => !granted.some((g) => isInside(g, d) || isInside(d, g)));
-  const secrets = [...secretLocations(home).dirs, ...apps];
+  const secrets = [...(locations ?? secretLocations(home)).dirs, ...apps];
   return [...new Set([real(settings.dataDir), ...secrets, ...RUNTIME_DIRS.map(real), ...(settings.hiddenDirs ?? []).map(real)])].filter((d) => existsSync(d));
 }
 
@@ -128,11 +128,11 @@ function hiddenDirsOf(settings: ShellSettings): string[] {
  * directories (the command's to use), nor a session's network proxy (the way out it is given, bound later). The
  * session compares this list before each command (shell-session.ts).
  */
-export function socketsToHide(paths: ThreadPaths, settings: ShellSettings): string[] {
+export function socketsToHide(paths: ThreadPaths, settings: ShellSettings, hiddenDirs = hiddenDirsOf(settings)): string[] {
   if (!confinedNetwork(settings)) return [];
   const thread = threadMounts(paths);
   const mounts = MOUNT_NAMES.flatMap((n) => (thread[n] === undefined ? [] : [thread[n]!]));
-  const covered = [...socketDirsOf(settings), "/tmp", "/dev", "/proc", ...hiddenDirsOf(settings), ...mounts];
+  const covered = [...socketDirsOf(settings), "/tmp", "/dev", "/proc", ...hiddenDirs, ...mounts];
   return hostSocketPaths()
     .map(real)
     .filter((f) => !covered.some((d) => isInside(f, d)) && !basename(dirname(f)).startsWith(PROXY_DIR_PREFIX));
@@ -250,7 +250,8 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   a.push("--bind", thread.workspace, thread.workspace);
 
   // Secret directories: an empty tmpfs over each one that exists.
-  const hiddenDirs = hiddenDirsOf(settings);
+  const locations = secretLocations(home);
+  const hiddenDirs = hiddenDirsOf(settings, locations);
   for (const d of hiddenDirs) a.push("--tmpfs", d);
   // The thread's own directories reappear inside the hidden data directory.
   for (const name of names) {
@@ -271,8 +272,8 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   // Secret files, at their real path and wherever a bound directory shows them again.
   const agentSocket = process.env.SSH_AUTH_SOCK ? [real(process.env.SSH_AUTH_SOCK)] : [];
   // With the network off or proxied, the host's socket paths too.
-  const sockets = socketsToHide(paths, settings);
-  const homeFiles = secretLocations(home).files;
+  const sockets = socketsToHide(paths, settings, hiddenDirs);
+  const homeFiles = locations.files;
   // A listed name that is a directory here (~/.config/hub) cannot take /dev/null: an empty tmpfs instead.
   for (const d of homeFiles.filter(isDirectory)) a.push("--tmpfs", d);
   const files = [

@@ -33,6 +33,7 @@ function real(p: string): string {
 export function hostSecretReason(path: string, ctx: HostSecretContext): string | undefined {
   const home = real(ctx.userHome);
   const data = real(ctx.dataDir);
+  const moved = secretLocations(home);
   for (const p of new Set([resolve(path), real(path)])) {
     if (basename(p) === ".deerflowrc") return "is a deerflow configuration file (it can hold API keys)";
     if (isInside(p, data) || isInside(p, resolve(ctx.dataDir))) return "is inside deerflow's data directory (its database, threads and memory)";
@@ -41,7 +42,6 @@ export function hostSecretReason(path: string, ctx: HostSecretContext): string |
     const file = HOME_SECRET_FILES.find((f) => p === real(join(home, f)));
     if (file) return `is ~/${file}, a credentials file (the sandbox hides it)`;
     // The same places moved by a variable (XDG_CONFIG_HOME, DOCKER_CONFIG, …) or reached through a link (A38a-3)
-    const moved = secretLocations(home);
     if (moved.dirs.some((d) => isInside(p, d)) || moved.files.includes(p)) return "is where credentials are kept (the sandbox hides it)";
   }
   return hardLinkReason(path, home, data);

@@ -8,6 +8,7 @@ import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES } from "../vocabulary/secret-paths.js";
 import { isInside } from "./paths.js";
+import { realOrSelf } from "./real-path.js";
 
 /** Variables naming a folder that holds logins. */
 const DIR_VARS = ["DOCKER_CONFIG", "GNUPGHOME", "GH_CONFIG_DIR", "PASSWORD_STORE_DIR", "CLOUDSDK_CONFIG", "AZURE_CONFIG_DIR", "KAGGLE_CONFIG_DIR", "OCI_CLI_CONFIG_DIR", "ZDOTDIR"];
@@ -17,6 +18,11 @@ const FILE_VARS = [
   // the thirty-ninth pass's A39-3
   ...["HISTFILE", "GOOGLE_APPLICATION_CREDENTIALS", "PGPASSFILE", "TF_CLI_CONFIG_FILE", "SOPS_AGE_KEY_FILE", "VAULT_CONFIG_PATH", "BORG_PASSCOMMAND_FILE"],
 ];
+/**
+ * The variables that name a hidden place itself: a command in bubblewrap does not get them (git given a
+ * GIT_CONFIG_GLOBAL it cannot read stops; the tool's own default, hidden too, is what it finds).
+ */
+export const HIDDEN_PLACE_VARS: readonly string[] = [...DIR_VARS, ...FILE_VARS];
 /** Variables naming a tool's home, and its login files there. */
 const HOME_VARS: Record<string, readonly string[]> = {
   CARGO_HOME: ["credentials.toml", "credentials"],
@@ -26,14 +32,6 @@ const HOME_VARS: Record<string, readonly string[]> = {
 };
 /** Base-directory variables, and the prefix of the home's listed names they stand for. */
 const BASE_VARS: Record<string, string> = { XDG_CONFIG_HOME: ".config/", XDG_DATA_HOME: ".local/share/" };
-
-function real(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return resolve(p);
-  }
-}
 
 /** The real places the links directly inside `dir` lead to. */
 function linkTargetsIn(dir: string): { path: string; dir: boolean }[] {
@@ -61,12 +59,18 @@ function linkTargetsIn(dir: string): { path: string; dir: boolean }[] {
  * app's logins, most on no list (the thirty-ninth pass's A39-2), so the sandbox hides them whole.
  */
 export function movedAppFolders(home: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  const realHome = real(home);
-  const defaults = [".config", ".local", ".local/share", ".local/state"].map((d) => join(realHome, d));
-  const named = [env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.XDG_STATE_HOME].flatMap(absolute).map(real);
-  const linked = defaults.map((d) => real(d)).filter((d) => !defaults.includes(d));
+  const realHome = realOrSelf(home);
+  const { own, moved } = applicationFolders(realHome, env);
   // Not the home's own folders (an allow list already), nor the home or a folder above it
-  return [...new Set([...named, ...linked])].filter((d) => !defaults.includes(d) && !isInside(realHome, d));
+  return [...new Set([...moved, ...own].map(realOrSelf))].filter((d) => !own.includes(d) && !isInside(realHome, d));
+}
+
+/**
+ * The home's application folders, where every app keeps its settings and logins: the home's own (as named) and where
+ * the XDG variables move them (absolute values only).
+ */
+export function applicationFolders(home: string, env: NodeJS.ProcessEnv = process.env): { own: string[]; moved: string[] } {
+  return { own: [".config", ".local", ".local/share", ".local/state"].map((d) => join(home, d)), moved: [env.XDG_CONFIG_HOME, env.XDG_DATA_HOME, env.XDG_STATE_HOME].flatMap(absolute) };
 }
 
 /** An absolute path a variable names (a relative one names nothing this process can place). */
@@ -94,7 +98,7 @@ export function secretLocations(home: string, env: NodeJS.ProcessEnv = process.e
   for (const [name, names] of Object.entries(HOME_VARS)) for (const base of absolute(env[name])) files.push(...names.map((n) => join(base, n)));
   // A link inside a listed folder (`~/.ssh/id_ed25519 -> /keys/id_ed25519`) hides its target too (A39-3).
   for (const d of HOME_SECRET_DIRS.map((d) => join(home, d))) for (const t of linkTargetsIn(d)) (t.dir ? dirs : files).push(t.path);
-  const both = (list: string[]) => [...new Set(list.flatMap((p) => [resolve(p), real(p)]))];
+  const both = (list: string[]) => [...new Set(list.flatMap((p) => [resolve(p), realOrSelf(p)]))];
   // A variable naming the home itself or a folder above it (GNUPGHOME=$HOME) names no login folder to hide.
-  return { dirs: both(dirs).filter((d) => !isInside(real(home), d)), files: both(files) };
+  return { dirs: both(dirs).filter((d) => !isInside(realOrSelf(home), d)), files: both(files) };
 }

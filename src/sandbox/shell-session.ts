@@ -13,6 +13,7 @@ import type { ThreadPaths } from "./provider.js";
 import type { ShellSettings } from "./shell-settings.js";
 import { onlySupervisorRuns } from "./sandbox-processes.js";
 import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
+import { HIDDEN_PLACE_VARS } from "./secret-locations.js";
 
 /** Time between SIGTERM and SIGKILL to the process group. */
 export const BASH_KILL_GRACE_MS = 2_000;
@@ -69,9 +70,9 @@ export class ShellSession {
   ) {
     this.hiddenSockets = new Set(socketsToHide(paths, settings));
     const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues, project: paths.workspace_path });
-    // git inside reads the sandbox's own ~/.gitconfig (your identity only, sandbox-home.ts), never the file this
-    // names: it is hidden (secret-locations.ts), as it holds your credential helpers and headers.
-    delete env.GIT_CONFIG_GLOBAL;
+    // A variable naming a place the sandbox hides (secret-locations.ts) points at nothing there: git given the hidden
+    // GIT_CONFIG_GLOBAL failed, and reads the sandbox's own ~/.gitconfig (your identity only) without it.
+    for (const name of HIDDEN_PLACE_VARS) delete env[name];
     const network = sessionProxy(settings);
     this.proxy = network?.proxy;
     // The program travels in the environment (the supervisor deletes it at once) so `ps` stays readable.

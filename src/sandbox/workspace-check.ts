@@ -8,6 +8,7 @@
 import { homedir } from "node:os";
 import { ConfigError, UsageError } from "../errors.js";
 import { hostSecretReason } from "./host-secrets.js";
+import { applicationFolders } from "./secret-locations.js";
 import { isInside } from "./paths.js";
 import { realOrSelf as real } from "./real-path.js";
 import { plantedLinkProblem, writableFolders } from "./planted-links.js";
@@ -36,10 +37,10 @@ export function dangerousWorkspaceReason(dir: string, ctx: { userHome: string; d
   return undefined;
 }
 
-/** The home's application-data folders, and those XDG variables move elsewhere (real paths). */
+/** The home's application folders and those the XDG variables move elsewhere (real paths). */
 function appDataFolders(home: string): string[] {
-  const moved = [process.env.XDG_CONFIG_HOME, process.env.XDG_DATA_HOME, process.env.XDG_STATE_HOME].filter((d): d is string => !!d && d.startsWith("/"));
-  return [...[".config", ".local", ".local/share", ".local/state"].map((d) => `${home}/${d}`), ...moved].map(real);
+  const { own, moved } = applicationFolders(home);
+  return [...own, ...moved].map(real);
 }
 
 /**
