@@ -8,7 +8,8 @@ import { sweepGitGuards } from "./git-redirect-guard.js";
 /** How often the guards run while a background job lives. */
 export const SWEEP_MS = 1000;
 
-let jobs = 0;
+/** The live background jobs (one token each: a job ended twice, or after the run's end, changes nothing). */
+const jobs = new Set<symbol>();
 let commands = 0;
 let timer: NodeJS.Timeout | undefined;
 
@@ -18,13 +19,11 @@ function sweep(): void {
 
 /** A background job started; the returned function says it ended (once). */
 export function sweepWhileJob(): () => void {
-  jobs++;
+  const job = Symbol("job");
+  jobs.add(job);
   timer ??= setInterval(sweep, SWEEP_MS).unref();
-  let ended = false;
   return () => {
-    if (ended) return;
-    ended = true;
-    if (--jobs === 0) stopSweeps();
+    if (jobs.delete(job) && jobs.size === 0) stopSweeps();
   };
 }
 
@@ -42,5 +41,5 @@ export function commandRunning(): () => void {
 export function stopSweeps(): void {
   if (timer) clearInterval(timer);
   timer = undefined;
-  jobs = 0;
+  jobs.clear();
 }

@@ -318,7 +318,8 @@ export function restoreNestedRepos(): string {
       for (const h of hooksOf(link, roots)) lines.push(...checkHooks(h, roots));
       // links git writes through, what defines its remotes and history, objects that lie
       // (a common dir first seen now is checked whole: a command may have moved your objects behind it, A38c-2)
-      for (const d of gitDirsAt(link, roots)) lines.push(...checkGitDirLinks(d, roots), ...checkGitDirDefinitions(d, roots), ...checkObjectStore(d, roots, d !== readableGit(link)?.gitDir));
+      const own = readableGit(link)?.gitDir;
+      for (const d of gitDirsAt(link, roots)) lines.push(...checkGitDirLinks(d, roots), ...checkGitDirDefinitions(d, roots), ...checkObjectStore(d, roots, d !== own));
       for (const d of ownGitDirAt(link, roots)) lines.push(...checkIndexFlags(d, link, roots)); // its index's bits
     }
   }
