@@ -1,45 +1,79 @@
 // While a background job runs, the git guards also run every second, not only after each command: a job that
 // rewrote a linked worktree's or a nested repository's `commondir` to a git dir with `core.fsmonitor` had the user's
 // own `git status` (an IDE's, another terminal's) run it while the run went on (the thirty-eighth pass's A38c-8 and
-// A38c-9). Not while a command of the agent is running: its own work is judged when it ends, as before. What a sweep
-// repairs is said with the next command's output (git-redirect-guard.ts).
-import { sweepGitGuards } from "./git-redirect-guard.js";
+// A38c-9). Also while a command of the agent runs: a long foreground command (`sleep 600` beside the job) had kept
+// every sweep away for its whole length.
+// A repair while a job lives (by a sweep, a watcher or the check after a command) stops every background job and refuses new ones for the rest of the chat or run: a
+// job that re-planted in a loop won the race against the sweep some of the time (the thirty-ninth pass's A39-4 and
+// A39-5); now it gets one window of at most a second, once. Ordinary jobs (servers, watchers, a build) change nothing
+// the guards repair. What a sweep repairs is said with the next command's output (git-redirect-guard.ts), and the stop
+// is said to the user too.
+import { sayWithNextCommand, sweepGitGuards } from "./git-redirect-guard.js";
+import { toUser } from "./repair-lines.js";
 
 /** How often the guards run while a background job lives. */
 export const SWEEP_MS = 1000;
 
-/** The live background jobs (one token each: a job ended twice, or after the run's end, changes nothing). */
-const jobs = new Set<symbol>();
-let commands = 0;
+/** The live background jobs and how to kill each (a job ended twice, or after the run's end, changes nothing). */
+const jobs = new Map<symbol, () => void>();
 let timer: NodeJS.Timeout | undefined;
+/** Why background jobs are off for the rest of the chat or run (undefined: they are not). */
+let offBecause: string | undefined;
 
 function sweep(): void {
-  if (commands === 0) sweepGitGuards();
+  const line = stopJobsFor(sweepGitGuards());
+  if (line) sayWithNextCommand(line);
 }
 
-/** A background job started; the returned function says it ended (once). */
-export function sweepWhileJob(): () => void {
+/**
+ * The guards repaired `repairs` (a sweep, or the check after a command): with background jobs alive, every one is
+ * stopped and no other starts in this chat or run. The line saying so (undefined: no job was alive).
+ */
+export function stopJobsFor(repairs: string[]): string | undefined {
+  if (repairs.length === 0 || jobs.size === 0) return undefined;
+  offBecause = repairs[0];
+  const kills = [...jobs.values()];
+  stopSweeps();
+  for (const kill of kills) kill();
+  const line = "deerflow stopped every background job of this run and will start no other: while they ran, git files that make git run programs or hide changes were changed (repaired:";
+  toUser.hear(`${line} ${repairs[0]})`);
+  return `${line} see above).`;
+}
+
+/** A background job started: `killWith` says how to kill it, `ended` that it ended (once). */
+export function sweepWhileJob(): { ended: () => void; killWith: (kill: () => void) => void } {
   const job = Symbol("job");
-  jobs.add(job);
+  jobs.set(job, () => undefined);
   timer ??= setInterval(sweep, SWEEP_MS).unref();
-  return () => {
-    if (jobs.delete(job) && jobs.size === 0) stopSweeps();
+  return {
+    ended: () => {
+      if (jobs.delete(job) && jobs.size === 0) stopTimer();
+    },
+    killWith: (kill) => {
+      if (jobs.has(job)) jobs.set(job, kill);
+    },
   };
 }
 
-/** A foreground command runs until the returned function is called: no sweep meanwhile. */
-export function commandRunning(): () => void {
-  commands++;
-  let ended = false;
-  return () => {
-    if (!ended) commands--;
-    ended = true;
-  };
+/** Why a background job may not start now (undefined: it may). */
+export function backgroundRefusal(): string | undefined {
+  if (offBecause === undefined) return undefined;
+  return `background jobs are off for the rest of this run: while one ran, git files that make git run programs were changed (${offBecause}). Run the command in the foreground.`;
 }
 
-/** The end of a chat or run (every job is gone). */
-export function stopSweeps(): void {
+function stopTimer(): void {
   if (timer) clearInterval(timer);
   timer = undefined;
+}
+
+/** No sweep any more and no job tracked (the jobs die with their session or by the caller). */
+function stopSweeps(): void {
+  stopTimer();
   jobs.clear();
+}
+
+/** The end of a chat or run (every job is gone): sweeps stop, and the next chat or run may start jobs again. */
+export function endSweeps(): void {
+  stopSweeps();
+  offBecause = undefined;
 }

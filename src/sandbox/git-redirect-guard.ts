@@ -230,12 +230,21 @@ export function restoreGitRedirects(ending = false): string {
   return lines.join("\n");
 }
 
-/** A check between commands (background-guard-sweep.ts): what it repairs is said with the next command's output. */
-export function sweepGitGuards(): void {
-  if (noted.size === 0) return;
+/**
+ * A check while background jobs run (background-guard-sweep.ts): what it repairs is said with the next command's
+ * output, and returned (empty: nothing).
+ */
+export function sweepGitGuards(): string[] {
+  if (noted.size === 0) return [];
   const said = restoreGitRedirects();
-  if (said) hear(...said.split("\n"));
+  if (!said) return [];
+  const lines = said.split("\n");
+  hear(...lines);
+  return lines;
 }
+
+/** A line for the model with the next command's output. */
+export const sayWithNextCommand = (line: string) => hear(line);
 
 /** The end of a chat or run: a last check, then forget. */
 export function endGitRedirectWatch(): string {

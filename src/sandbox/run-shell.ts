@@ -16,7 +16,7 @@ import { fromHostPaths, toHostCommand } from "./virtual-paths.js";
 import { realOrSelf } from "./real-path.js";
 import { recordWritable, sandboxWritable } from "./sandbox-writable.js";
 import { endGitRedirectWatch, noteGitRedirect, restoreGitRedirects } from "./git-redirect-guard.js";
-import { commandRunning, stopSweeps, sweepWhileJob } from "./background-guard-sweep.js";
+import { backgroundRefusal, endSweeps, stopJobsFor, sweepWhileJob } from "./background-guard-sweep.js";
 import { takeGuardNotices } from "./nested-repo-guard.js";
 import { takeRefusedBinds, withoutPlantedLinks } from "./planted-links.js";
 
@@ -143,7 +143,7 @@ export async function closeShellSessions(): Promise<void> {
   warnedOnce = false;
   killAllJobs();
   killDirect();
-  stopSweeps();
+  endSweeps();
   await Promise.all(all.map((s) => s.close()));
   const repaired = endGitRedirectWatch();
   if (repaired) warn(repaired);
@@ -240,17 +240,17 @@ export async function runShell(command: string, req: ShellRequest): Promise<Shel
   const settings = req.settings ?? defaultShellSettings();
   const { session, unclaim } = await claimedSession(req.paths, settings);
   noteGitGuards(req.paths, settings);
-  const running = commandRunning();
   const release = session ? await admitSandboxed() : () => undefined;
   const r = await (session
     ? session.run(command, req).finally(() => {
         release();
         unclaim?.();
       })
-    : runDirect(toHostCommand(command, req.paths, settings.skillDirs), { ...req, settings })
-  ).finally(running);
+    : runDirect(toHostCommand(command, req.paths, settings.skillDirs), { ...req, settings }));
   const output = session ? r.output : fromHostPaths(r.output, req.paths, settings.skillDirs);
-  const repaired = restoreGitRedirects();
+  const repairs = restoreGitRedirects();
+  const stopped = stopJobsFor(repairs ? repairs.split("\n") : []);
+  const repaired = stopped ? `${repairs}\n${stopped}` : repairs;
   for (const line of [...takeRefusedBinds(), ...takeGuardNotices()]) warn(line); // a check that could not finish: the user hears it, not only the model
   return { ...r, output: repaired ? `${output}${output.endsWith("\n") || !output ? "" : "\n"}${repaired}\n` : output };
 }
@@ -260,18 +260,21 @@ export async function startBackground(
   command: string,
   req: Omit<ShellRequest, "timeoutSeconds" | "signal"> & { logPath: string; onEnd: (code: number | undefined) => void },
 ): Promise<{ kill: () => void }> {
+  const refusal = backgroundRefusal();
+  if (refusal) throw new Error(refusal);
   const settings = req.settings ?? defaultShellSettings();
   const { session, unclaim } = await claimedSession(req.paths, settings);
   noteGitGuards(req.paths, settings);
-  const ended = sweepWhileJob();
+  const job = sweepWhileJob();
   const { onEnd } = req;
   req = {
     ...req,
     onEnd: (code) => {
-      ended();
+      job.ended();
       onEnd(code);
     },
   };
+  let handle: { kill: () => void };
   if (session) {
     // Counted in until it is registered as running: from then on the session is not idle.
     const release = await admitSandboxed();
@@ -279,7 +282,8 @@ export async function startBackground(
       release();
       unclaim?.();
     });
-    return { kill: () => session.kill(id) };
-  }
-  return directBackground(toHostCommand(command, req.paths, settings.skillDirs), { ...req, settings });
+    handle = { kill: () => session.kill(id) };
+  } else handle = directBackground(toHostCommand(command, req.paths, settings.skillDirs), { ...req, settings });
+  job.killWith(handle.kill);
+  return handle;
 }

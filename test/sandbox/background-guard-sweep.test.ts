@@ -1,0 +1,107 @@
+// A background job that re-plants git code in a loop gets one window, once: the first sweep that repairs anything
+// stops every background job and refuses new ones for the rest of the run (the thirty-ninth pass's A39-4/A39-5: a
+// looping job won the race against the per-second sweep some of the time). The sweep also runs while a long
+// foreground command does (`sleep` beside the job had kept it away). Ordinary jobs are left alone. Real bwrap (and the
+// same commands unconfined), real git on the host, in-process.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { closeShellSessions, runShell, startBackground } from "../../src/sandbox/run-shell.js";
+import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
+import { HAS_BWRAP, type Mode, pathWithout } from "../support/confinement.js";
+import { until } from "../support/wait.js";
+import { makeRoot, makeThread } from "../tools/helpers.js";
+
+const modes: Mode[] = HAS_BWRAP ? ["bwrap", "fallback"] : ["fallback"];
+const savedPath = process.env.PATH;
+
+function setUp(mode: Mode) {
+  const root = makeRoot("deerflow-sweep-");
+  const paths = makeThread(root, "A");
+  const ws = paths.workspace_path;
+  writeFileSync(join(ws, "README.md"), "hi\n");
+  const hostEnv = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], { cwd, encoding: "utf8", env: hostEnv, stdio: ["ignore", "pipe", "pipe"] });
+  git(ws, "init", "-q", "-b", "main");
+  git(ws, "add", ".");
+  git(ws, "commit", "-q", "-m", "init");
+  if (mode === "fallback") process.env.PATH = pathWithout(join(root, "nobwrap-bin"), ["bwrap"]);
+  const settings = defaultShellSettings({ userHome: join(root, "home"), dataDir: join(root, "data") });
+  const sh = async (command: string, timeoutSeconds = 60) => (await runShell(command, { paths, settings, cwd: ws, timeoutSeconds })).output;
+  /** Starts a job; `ended` resolves with its exit code once it ends (killed or not). */
+  const bg = async (command: string) => {
+    let end: (code: number | undefined) => void = () => undefined;
+    const ended = new Promise<number | undefined>((r) => (end = r));
+    await startBackground(command, { paths, settings, cwd: ws, logPath: join(paths.outputs_path, `bg-${Math.random()}.log`), onEnd: (code) => end(code) });
+    return { ended };
+  };
+  return { root, ws, sh, bg, git };
+}
+
+afterEach(async () => {
+  await closeShellSessions();
+  process.env.PATH = savedPath;
+});
+
+const fsmonitorIn = (ws: string, repo: string) => {
+  try {
+    return readFileSync(join(ws, repo, ".git", "config"), "utf8").includes("fsmonitor");
+  } catch {
+    return false;
+  }
+};
+
+describe.each(modes)("background jobs against the guard sweep (%s)", (mode) => {
+  it("a job re-planting core.fsmonitor in a loop is stopped at the first repair, and no other job starts in that run (A39-4, A39-5)", async () => {
+    const { ws, sh, bg } = setUp(mode);
+    await sh("git init -q lib && echo ready");
+    const job = await bg("while :; do git -C lib config core.fsmonitor 'touch pwned; false'; touch planted; sleep 0.05; done");
+    await until(() => existsSync(join(ws, "planted")), "the job to plant");
+    await job.ended; // stopped by the sweep, not by the run's end
+    await until(() => !fsmonitorIn(ws, "lib"), "the planted fsmonitor to be taken out");
+    await expect(bg("sleep 300")).rejects.toThrow(/background jobs are off for the rest of this run/);
+    const out = await sh("echo next");
+    expect(out).toContain("deerflow stopped every background job of this run");
+    expect(fsmonitorIn(ws, "lib")).toBe(false);
+    // A new chat or run starts jobs again.
+    await closeShellSessions();
+    const again = await bg("touch started-again; sleep 300");
+    await until(() => existsSync(join(ws, "started-again")), "a job of the next run to start");
+    await closeShellSessions();
+    await again.ended;
+  });
+
+  it("the sweep runs while a long foreground command does: the plant is undone and the job stopped before that command ends", async () => {
+    const { ws, sh, bg } = setUp(mode);
+    await sh("git init -q lib && echo ready");
+    const job = await bg("while [ ! -e go ]; do sleep 0.05; done; git -C lib config core.fsmonitor 'touch pwned; false' && touch planted; sleep 300");
+    // The foreground command lets the job plant, then runs until the test releases it: the job must end meanwhile.
+    let foregroundEnded = false;
+    const foreground = sh("touch go; while [ ! -e release ]; do sleep 0.05; done; echo released", 90).finally(() => {
+      foregroundEnded = true;
+    });
+    await job.ended;
+    expect(foregroundEnded).toBe(false);
+    expect(fsmonitorIn(ws, "lib")).toBe(false);
+    writeFileSync(join(ws, "release"), "");
+    expect(await foreground).toContain("released");
+    expect(existsSync(join(ws, "pwned"))).toBe(false);
+  });
+
+  it("an ordinary job (commits, a build writing files) goes on through the sweeps", async () => {
+    const { ws, sh, bg, git } = setUp(mode);
+    await sh("echo ready");
+    const job = await bg(
+      "for i in 1 2 3; do echo $i > n.txt && git add n.txt && git -c user.name=a -c user.email=a@b commit -qm n$i && mkdir -p build && echo $i > build/out.js && sleep 1.2; done; touch done",
+    );
+    expect(await job.ended).toBe(0);
+    expect(existsSync(join(ws, "done"))).toBe(true);
+    expect(git(ws, "log", "--format=%s").split("\n")).toContain("n3");
+    const next = await bg("touch next; sleep 300");
+    await until(() => existsSync(join(ws, "next")), "the next job to start");
+    await closeShellSessions();
+    await next.ended;
+  });
+});
