@@ -3,11 +3,11 @@
 // own `git status` (an IDE's, another terminal's) run it while the run went on (the thirty-eighth pass's A38c-8 and
 // A38c-9). Also while a command of the agent runs: a long foreground command (`sleep 600` beside the job) had kept
 // every sweep away for its whole length.
-// A repair while a job lives (by a sweep, a watcher or the check after a command) stops every background job and refuses new ones for the rest of the chat or run: a
-// job that re-planted in a loop won the race against the sweep some of the time (the thirty-ninth pass's A39-4 and
-// A39-5); now it gets one window of at most a second, once. Ordinary jobs (servers, watchers, a build) change nothing
-// the guards repair. What a sweep repairs is said with the next command's output (git-redirect-guard.ts), and the stop
-// is said to the user too.
+// A repair while a job lives (by a sweep, a watcher or the check after a command) stops every background job and
+// refuses new ones for the rest of the chat or run: a job that re-planted in a loop won the race against the sweep
+// some of the time (the thirty-ninth pass's A39-4 and A39-5); now it gets one window of at most a second, once.
+// Ordinary jobs (servers, watchers, a build, commits) change nothing the guards repair. What a sweep repairs is said
+// with the next command's output (git-redirect-guard.ts), and the stop is said to the user too.
 import { sayWithNextCommand, sweepGitGuards } from "./git-redirect-guard.js";
 import { toUser } from "./repair-lines.js";
 
