@@ -113,7 +113,7 @@ function socketDirsOf(settings: ShellSettings): string[] {
 }
 
 /** The secret directories, emptied by a tmpfs: the data directory, ~/.ssh & co., the runtime directories. */
-function hiddenDirsOf(settings: ShellSettings, locations?: SecretLocations): string[] {
+export function hiddenDirsOf(settings: ShellSettings, locations?: SecretLocations): string[] {
   const home = real(settings.userHome);
   // A moved application folder the user gave the sandbox (or one inside it, or around it) stays theirs to give.
   const granted = [...settings.readWrite, ...settings.readOnly].map(real);
@@ -128,7 +128,7 @@ function hiddenDirsOf(settings: ShellSettings, locations?: SecretLocations): str
  * directories (the command's to use), nor a session's network proxy (the way out it is given, bound later). The
  * session compares this list before each command (shell-session.ts).
  */
-export function socketsToHide(paths: ThreadPaths, settings: ShellSettings, hiddenDirs = hiddenDirsOf(settings)): string[] {
+export function socketsToHide(paths: ThreadPaths, settings: ShellSettings, hiddenDirs: string[]): string[] {
   if (!confinedNetwork(settings)) return [];
   const thread = threadMounts(paths);
   const mounts = MOUNT_NAMES.flatMap((n) => (thread[n] === undefined ? [] : [thread[n]!]));

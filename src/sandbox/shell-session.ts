@@ -6,7 +6,7 @@
 // spawning bash directly.
 import { existsSync } from "node:fs";
 import { execa, type ResultPromise } from "execa";
-import { bwrapArgs, socketsToHide } from "./bwrap-args.js";
+import { bwrapArgs, hiddenDirsOf, socketsToHide } from "./bwrap-args.js";
 import { scrubEnv } from "./env-scrub.js";
 import { type NetworkProxy, sessionProxy } from "./network-proxy.js";
 import type { ThreadPaths } from "./provider.js";
@@ -60,6 +60,11 @@ export class ShellSession {
   private readonly heartbeat: NodeJS.Timeout;
   /** The host sockets this session's mounts cover (network off or proxied); one bound later is not (see missesNewSockets). */
   private readonly hiddenSockets: Set<string>;
+  /**
+   * The folders this session's mounts emptied when it started. Kept, not computed again before each command: finding
+   * the secret places (a realpath each) cost ~5 ms a command, and a folder hidden only later covers nothing here.
+   */
+  private readonly hiddenDirs: string[];
   /** The session's way out with the proxied network (network-proxy.ts); undefined with none or the host's. */
   private readonly proxy: NetworkProxy | undefined;
 
@@ -68,7 +73,8 @@ export class ShellSession {
     private readonly settings: ShellSettings,
     bwrap: string,
   ) {
-    this.hiddenSockets = new Set(socketsToHide(paths, settings));
+    this.hiddenDirs = hiddenDirsOf(settings);
+    this.hiddenSockets = new Set(socketsToHide(paths, settings, this.hiddenDirs));
     const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues, project: paths.workspace_path });
     // A variable naming a place the sandbox hides (secret-locations.ts) points at nothing there: git given the hidden
     // GIT_CONFIG_GLOBAL failed, and reads the sandbox's own ~/.gitconfig (your identity only) without it.
@@ -199,7 +205,7 @@ export class ShellSession {
 
   /** With the network off or proxied: a host socket was bound since the start, which this session's mounts do not cover. */
   missesNewSockets(): boolean {
-    return socketsToHide(this.paths, this.settings).some((f) => !this.hiddenSockets.has(f));
+    return socketsToHide(this.paths, this.settings, this.hiddenDirs).some((f) => !this.hiddenSockets.has(f));
   }
 
   private send(req: Record<string, unknown>): void {
