@@ -35,7 +35,7 @@ export function stopJobsFor(repairs: string[]): string | undefined {
   const kills = [...jobs.values()];
   stopSweeps();
   for (const kill of kills) kill();
-  const line = "deerflow stopped every background job of this run and will start no other: while they ran, git files that make git run programs or hide changes were changed (repaired:";
+  const line = "deerflow stopped every background job and will start no other in this chat or run: while they ran, git files that make git run programs or hide changes were changed (repaired:";
   toUser.hear(`${line} ${repairs[0]})`);
   return `${line} see above).`;
 }
@@ -58,7 +58,7 @@ export function sweepWhileJob(): { ended: () => void; killWith: (kill: () => voi
 /** Why a background job may not start now (undefined: it may). */
 export function backgroundRefusal(): string | undefined {
   if (offBecause === undefined) return undefined;
-  return `background jobs are off for the rest of this run: while one ran, git files that make git run programs were changed (${offBecause}). Run the command in the foreground.`;
+  return `background jobs are off for the rest of this chat or run: while one ran, git files that make git run programs were changed (${offBecause}). Run the command in the foreground.`;
 }
 
 function stopTimer(): void {

@@ -61,9 +61,9 @@ describe.each(modes)("background jobs against the guard sweep (%s)", (mode) => {
     await until(() => existsSync(join(ws, "planted")), "the job to plant");
     await job.ended; // stopped by the sweep, not by the run's end
     await until(() => !fsmonitorIn(ws, "lib"), "the planted fsmonitor to be taken out");
-    await expect(bg("sleep 300")).rejects.toThrow(/background jobs are off for the rest of this run/);
+    await expect(bg("sleep 300")).rejects.toThrow(/background jobs are off for the rest of this chat or run/);
     const out = await sh("echo next");
-    expect(out).toContain("deerflow stopped every background job of this run");
+    expect(out).toContain("deerflow stopped every background job and will start no other in this chat or run");
     expect(fsmonitorIn(ws, "lib")).toBe(false);
     // A new chat or run starts jobs again.
     await closeShellSessions();
