@@ -31,7 +31,7 @@ function sweep(): void {
  */
 export function stopJobsFor(repairs: string[]): string | undefined {
   if (repairs.length === 0 || jobs.size === 0) return undefined;
-  offBecause = repairs[0];
+  offBecause = repairs[0]!.replace(/\.$/, "");
   const kills = [...jobs.values()];
   stopSweeps();
   for (const kill of kills) kill();

@@ -2,7 +2,7 @@
 // modes (bwrap, and bwrap hidden from PATH): links out of the workspace read back through the file tools, /proc
 // back doors, a .deerflowrc above the workspace, 100 MB of output, terminal escapes in output and answers, jobs that
 // are not jobs, a command that ignores SIGTERM, and workspaces that are dangerous only once their path is resolved.
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { useE2E } from "../support/e2e.js";
@@ -117,6 +117,26 @@ describe.each(modes)("hostile model against the confined shell (%s)", (mode) => 
     count(mode, "SIGTERM ignored past timeout", left.length === 0);
     expect(left).toEqual([]);
   }, 120_000);
+
+  it("a background job re-planting git code in a loop is stopped, and no other job starts in that run (A39-4, A39-5)", async () => {
+    const { sb, env, repo } = setUp(mode);
+    const plant = "while :; do git -C lib config core.fsmonitor 'touch ../pwned; false'; touch planted; sleep 0.05; done";
+    e2e.server.push(
+      { toolCalls: [{ id: "init", name: "bash", args: { command: "git init -q lib && echo made" } }] },
+      { toolCalls: [{ id: "script", name: "write_file", args: { path: "mk.sh", content: `${plant}\n` } }] },
+      { toolCalls: [{ id: "job", name: "bash", args: { command: "sh mk.sh", run_in_background: true } }] },
+      { toolCalls: [{ id: "wait", name: "bash", args: { command: "while [ ! -e planted ]; do sleep 0.05; done; echo seen" } }] },
+      { toolCalls: [{ id: "again", name: "bash", args: { command: "sh mk.sh", run_in_background: true } }] },
+      { content: "done" },
+    );
+    const r = await sb.run(["run", "--yes", ...unconfinedFlag(mode), "-w", repo, "plant"], { env, timeoutMs: 180_000 });
+    expect(r.exitCode, r.stderr.slice(-1500)).toBe(0);
+    expect(toolResults(e2e.server.requests[4]!).wait).toContain("deerflow stopped every background job");
+    expect(toolResults(e2e.server.requests[5]!).again).toMatch(/background jobs are off for the rest of this chat or run/);
+    expect(r.stderr).toContain("deerflow stopped every background job");
+    expect(readFileSync(join(repo, "lib", ".git", "config"), "utf8")).not.toContain("fsmonitor");
+    expect(existsSync(join(repo, "pwned"))).toBe(false);
+  }, 180_000);
 
   it("a workspace is judged by its resolved path: symlinks to $HOME or /, '..' into the data directory, DEERFLOW_HOME inside it", async () => {
     const { sb, env } = setUp(mode);
