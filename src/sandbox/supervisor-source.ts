@@ -8,9 +8,9 @@
 //   ← {id, end, code, signal, max}     the command ended and the clean-up is done
 //   ← {alive: true}                    every second while a command runs
 // WHY the clean-up sweep: `&`, nohup, setsid and double forks all escape a process group, but none escapes the PID
-// namespace. When a command ends, every process in the namespace except pid 1, the supervisor, the background jobs
-// and the commands still running (each: its session and its descendants) is SIGKILLed, so nothing a command left
-// behind outlives it. (The price: a process that a still-running command detached twice over, out of its session
+// namespace. When a command or a background job ends, every process in the namespace except pid 1, the supervisor,
+// the background jobs and the commands still running (each: its session and its descendants) is SIGKILLed, so
+// nothing a command left behind outlives it. (The price: a process that a still-running command detached twice over, out of its session
 // and its tree, goes too.) The supervisor is no more privileged than the commands: the host trusts nothing it
 // says beyond parsing it.
 // With the proxied network (network-proxy.ts), the supervisor also relays 127.0.0.1:<free port> to the host proxy's
@@ -118,6 +118,11 @@ function run(req) {
       // background jobs; and at once whatever still holds this command's output open. (When the child ended
       // before its pipes could be read, the sweep alone covers it.)
       killHolders(pipes);
+      sweep();
+    } else {
+      // A job's leftovers (a setsid'd loop) end with it too, before its end is told: a job stopped for re-planting
+      // git code had its setsid'd child plant on until the next command ended.
+      jobs.delete(req.id);
       sweep();
     }
     finish();

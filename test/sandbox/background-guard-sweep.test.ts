@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { closeShellSessions, runShell, startBackground } from "../../src/sandbox/run-shell.js";
 import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
 import { HAS_BWRAP, type Mode, pathWithout } from "../support/confinement.js";
+import { killAllMatching, processesMatching } from "../support/processes.js";
 import { until } from "../support/wait.js";
 import { makeRoot, makeThread } from "../tools/helpers.js";
 
@@ -71,6 +72,22 @@ describe.each(modes)("background jobs against the guard sweep (%s)", (mode) => {
     await until(() => existsSync(join(ws, "started-again")), "a job of the next run to start");
     await closeShellSessions();
     await again.ended;
+  });
+
+  it("what a stopped job started in a session of its own (setsid) stops with it, with no other command run", async () => {
+    const { ws, sh, bg } = setUp(mode);
+    const mark = `deerflow-sweep-orphan-${mode}-${process.pid}-${Date.now()}`;
+    await sh("git init -q lib && echo ready");
+    writeFileSync(join(ws, "loop.sh"), "while :; do git -C lib config core.fsmonitor 'touch pwned; false'; touch planted; sleep 0.05; done\n");
+    const job = await bg(`setsid bash -c 'exec -a ${mark} bash loop.sh' & sleep 300`);
+    await until(() => existsSync(join(ws, "planted")), "the job to plant");
+    await job.ended;
+    try {
+      await until(() => processesMatching(mark).length === 0, "the job's setsid loop to be gone");
+    } finally {
+      killAllMatching(mark);
+    }
+    await until(() => !fsmonitorIn(ws, "lib"), "the planted fsmonitor to be taken out");
   });
 
   it("the sweep runs while a long foreground command does: the plant is undone and the job stopped before that command ends", async () => {
