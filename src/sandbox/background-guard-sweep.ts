@@ -26,11 +26,11 @@ function sweep(): void {
 }
 
 /**
- * The guards repaired `repairs` (a sweep, or the check after a command): with background jobs alive, every one is
- * stopped and no other starts in this chat or run. The line saying so (undefined: no job was alive).
+ * The guards repaired `repairs` (a sweep, or the check after a command): with background jobs alive (or one that just
+ * ended), every one is stopped and no other starts in this chat or run. The line saying so (undefined: no job).
  */
-export function stopJobsFor(repairs: string[]): string | undefined {
-  if (repairs.length === 0 || jobs.size === 0) return undefined;
+export function stopJobsFor(repairs: string[], aJobEnded = false): string | undefined {
+  if (repairs.length === 0 || (jobs.size === 0 && !aJobEnded)) return undefined;
   offBecause = repairs[0]!.replace(/\.$/, "");
   const kills = [...jobs.values()];
   stopSweeps();
@@ -47,7 +47,12 @@ export function sweepWhileJob(): { ended: () => void; killWith: (kill: () => voi
   timer ??= setInterval(sweep, SWEEP_MS).unref();
   return {
     ended: () => {
-      if (jobs.delete(job) && jobs.size === 0) stopTimer();
+      if (!jobs.delete(job)) return;
+      // One more look as it ends: a job that planted and exited at once, beside a long foreground command, had its
+      // plant stay until that command ended (no job left, no sweep).
+      const line = stopJobsFor(sweepGitGuards(), true);
+      if (line) sayWithNextCommand(line);
+      if (jobs.size === 0) stopTimer();
     },
     killWith: (kill) => {
       if (jobs.has(job)) jobs.set(job, kill);

@@ -107,6 +107,25 @@ describe.each(modes)("background jobs against the guard sweep (%s)", (mode) => {
     expect(existsSync(join(ws, "pwned"))).toBe(false);
   });
 
+  it("a job that plants and exits at once, beside a long foreground command, is looked at as it ends", async () => {
+    const { ws, sh, bg } = setUp(mode);
+    await sh("echo ready");
+    const hook = join(ws, ".git", "modules", "vendor", "lib", "hooks", "post-checkout");
+    const job = await bg(
+      `while [ ! -e go ]; do sleep 0.05; done; git init -q --bare .git/modules/vendor/lib && printf '#!/bin/sh\\ntouch pwned\\n' > .git/modules/vendor/lib/hooks/post-checkout && chmod +x .git/modules/vendor/lib/hooks/post-checkout && touch planted`,
+    );
+    let foregroundEnded = false;
+    const foreground = sh("touch go; while [ ! -e release ]; do sleep 0.05; done; echo released", 90).finally(() => {
+      foregroundEnded = true;
+    });
+    await job.ended;
+    await until(() => !existsSync(hook), "the planted hook to be moved aside");
+    expect(foregroundEnded).toBe(false);
+    writeFileSync(join(ws, "release"), "");
+    expect(await foreground).toContain("released");
+    await expect(bg("sleep 300")).rejects.toThrow(/background jobs are off/);
+  });
+
   it("an ordinary job (commits, a build writing files) goes on through the sweeps", async () => {
     const { ws, sh, bg, git } = setUp(mode);
     await sh("echo ready");
