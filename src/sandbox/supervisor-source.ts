@@ -30,13 +30,18 @@ function stat(pid) {
   try {
     const s = fs.readFileSync("/proc/" + pid + "/stat", "utf8");
     const f = s.slice(s.lastIndexOf(")") + 2).split(" ");
-    return { ppid: +f[1], sid: +f[3] };
+    return { state: f[0], ppid: +f[1], sid: +f[3] };
   } catch { return undefined; }
 }
 function sweep() {
   // Only inside the sandbox's own PID namespace, where bubblewrap is pid 1 and this supervisor pid 2: anywhere else
   // (a fake bwrap that ran it on the host) the sweep would SIGKILL every process the user can signal (the twelfth pass).
   if (process.pid > 2) return;
+  // Round after round while one finds a live leftover: a process forked after a round listed /proc (setsid forks
+  // when it leads a group) is found by the next.
+  for (let round = 0; round < 50 && sweepOnce(); round++);
+}
+function sweepOnce() {
   const pids = fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p)).map(Number);
   const info = new Map();
   for (const p of pids) { const s = stat(p); if (s) info.set(p, s); }
@@ -53,10 +58,13 @@ function sweep() {
     }
     return false;
   };
-  for (const p of info.keys()) {
-    if (p <= 1 || p === process.pid || kept(p)) continue;
+  let found = false;
+  for (const [p, s] of info) {
+    if (p <= 1 || p === process.pid || s.state === "Z" || s.state === "X" || kept(p)) continue;
+    found = true;
     try { process.kill(p, "SIGKILL"); } catch {}
   }
+  return found;
 }
 function killGroup(pid, sig) { try { process.kill(-pid, sig); } catch {} }
 // The child's ends of its stdout/stderr (node's stdio pipes are socket pairs: our end is another inode), read
