@@ -3,34 +3,20 @@
 // looping job won the race against the per-second sweep some of the time). The sweep also runs while a long
 // foreground command does (`sleep` beside the job had kept it away). Ordinary jobs are left alone. Real bwrap (and the
 // same commands unconfined), real git on the host, in-process.
-import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeShellSessions, runShell, startBackground } from "../../src/sandbox/run-shell.js";
-import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
-import { HAS_BWRAP, type Mode, pathWithout } from "../support/confinement.js";
+import { closeShellSessions, startBackground } from "../../src/sandbox/run-shell.js";
+import { HAS_BWRAP, type Mode } from "../support/confinement.js";
 import { killAllMatching, processesMatching } from "../support/processes.js";
+import { gitWorkspace } from "../support/git-workspace.js";
 import { until } from "../support/wait.js";
-import { makeRoot, makeThread } from "../tools/helpers.js";
 
 const modes: Mode[] = HAS_BWRAP ? ["bwrap", "fallback"] : ["fallback"];
 const savedPath = process.env.PATH;
 
 function setUp(mode: Mode) {
-  const root = makeRoot("deerflow-sweep-");
-  const paths = makeThread(root, "A");
-  const ws = paths.workspace_path;
-  writeFileSync(join(ws, "README.md"), "hi\n");
-  const hostEnv = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], { cwd, encoding: "utf8", env: hostEnv, stdio: ["ignore", "pipe", "pipe"] });
-  git(ws, "init", "-q", "-b", "main");
-  git(ws, "add", ".");
-  git(ws, "commit", "-q", "-m", "init");
-  if (mode === "fallback") process.env.PATH = pathWithout(join(root, "nobwrap-bin"), ["bwrap"]);
-  const settings = defaultShellSettings({ userHome: join(root, "home"), dataDir: join(root, "data") });
-  const sh = async (command: string, timeoutSeconds = 60) => (await runShell(command, { paths, settings, cwd: ws, timeoutSeconds })).output;
+  const { root, paths, ws, settings, git, sh } = gitWorkspace("deerflow-sweep-", mode);
   /** Starts a job; `ended` resolves with its exit code once it ends (killed or not). */
   const bg = async (command: string) => {
     let end: (code: number | undefined) => void = () => undefined;

@@ -7,30 +7,16 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { closeShellSessions, runShell, startBackground } from "../../src/sandbox/run-shell.js";
-import { defaultShellSettings } from "../../src/sandbox/shell-settings.js";
-import { HAS_BWRAP, type Mode, pathWithout, isLink } from "../support/confinement.js";
-import { makeRoot, makeThread } from "../tools/helpers.js";
+import { closeShellSessions, startBackground } from "../../src/sandbox/run-shell.js";
+import { HAS_BWRAP, type Mode, isLink } from "../support/confinement.js";
+import { gitWorkspace } from "../support/git-workspace.js";
 import { until } from "../support/wait.js";
 
 const modes: Mode[] = HAS_BWRAP ? ["bwrap", "fallback"] : ["fallback"];
 const savedPath = process.env.PATH;
 
 function setUp(mode: Mode) {
-  const root = makeRoot("deerflow-gitdir-");
-  const paths = makeThread(root, "A");
-  const ws = paths.workspace_path;
-  writeFileSync(join(ws, "README.md"), "hi\n");
-  // The user's host git: no global config of the test machine.
-  const hostEnv = { ...process.env, GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1" };
-  const git = (cwd: string, ...args: string[]) =>
-    execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", ...args], { cwd, encoding: "utf8", env: hostEnv, stdio: ["ignore", "pipe", "pipe"] });
-  git(ws, "init", "-q", "-b", "main");
-  git(ws, "add", ".");
-  git(ws, "commit", "-q", "-m", "init");
-  if (mode === "fallback") process.env.PATH = pathWithout(join(root, "nobwrap-bin"), ["bwrap"]);
-  const settings = defaultShellSettings({ userHome: join(root, "home"), dataDir: join(root, "data") });
-  const sh = async (command: string) => (await runShell(command, { paths, settings, cwd: ws, timeoutSeconds: 60 })).output;
+  const { root, paths, ws, settings, git, sh } = gitWorkspace("deerflow-gitdir-", mode);
   const bg = (command: string) => startBackground(command, { paths, settings, cwd: ws, logPath: join(paths.outputs_path, "bg.log"), onEnd: () => {} });
   const script = (lines: string[]) => writeFileSync(join(ws, "mk.sh"), `${lines.join("\n")}\n`);
   return { root, ws, sh, bg, git, script, marker: join(root, "pwned") };
