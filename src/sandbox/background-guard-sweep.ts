@@ -14,8 +14,13 @@ import { toUser } from "./repair-lines.js";
 /** How often the guards run while a background job lives. */
 export const SWEEP_MS = 1000;
 
-/** The live background jobs and how to kill each (a job ended twice, or after the run's end, changes nothing). */
-const jobs = new Map<symbol, () => void>();
+/**
+ * The live background jobs and how to kill each (undefined until its start returns). A job ended twice, or after the
+ * run's end, changes nothing.
+ */
+const jobs = new Map<symbol, (() => void) | undefined>();
+/** Jobs stopped before their start returned how to kill them: killed as soon as it does. */
+const stoppedEarly = new Set<symbol>();
 let timer: NodeJS.Timeout | undefined;
 /** Why background jobs are off for the rest of the chat or run (undefined: they are not). */
 let offBecause: string | undefined;
@@ -32,9 +37,12 @@ function sweep(): void {
 export function stopJobsFor(repairs: string[], aJobEnded = false): string | undefined {
   if (repairs.length === 0 || (jobs.size === 0 && !aJobEnded)) return undefined;
   offBecause = repairs[0]!.replace(/\.$/, "");
-  const kills = [...jobs.values()];
+  const kills = [...jobs];
   stopSweeps();
-  for (const kill of kills) kill();
+  for (const [job, kill] of kills) {
+    if (kill) kill();
+    else stoppedEarly.add(job);
+  }
   const line = "deerflow stopped every background job and will start no other in this chat or run: while they ran, git files that make git run programs or hide changes were changed (repaired:";
   toUser.hear(`${line} ${repairs[0]})`);
   return `${line} see above).`;
@@ -43,7 +51,7 @@ export function stopJobsFor(repairs: string[], aJobEnded = false): string | unde
 /** A background job started: `killWith` says how to kill it, `ended` that it ended (once). */
 export function sweepWhileJob(): { ended: () => void; killWith: (kill: () => void) => void } {
   const job = Symbol("job");
-  jobs.set(job, () => undefined);
+  jobs.set(job, undefined);
   timer ??= setInterval(sweep, SWEEP_MS).unref();
   return {
     ended: () => {
@@ -56,6 +64,7 @@ export function sweepWhileJob(): { ended: () => void; killWith: (kill: () => voi
     },
     killWith: (kill) => {
       if (jobs.has(job)) jobs.set(job, kill);
+      else if (stoppedEarly.delete(job)) kill();
     },
   };
 }
@@ -80,5 +89,6 @@ function stopSweeps(): void {
 /** The end of a chat or run (every job is gone): sweeps stop, and the next chat or run may start jobs again. */
 export function endSweeps(): void {
   stopSweeps();
+  stoppedEarly.clear();
   offBecause = undefined;
 }

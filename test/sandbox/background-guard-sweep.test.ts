@@ -6,6 +6,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { backgroundRefusal, endSweeps, stopJobsFor, sweepWhileJob } from "../../src/sandbox/background-guard-sweep.js";
 import { closeShellSessions, startBackground } from "../../src/sandbox/run-shell.js";
 import { HAS_BWRAP, type Mode } from "../support/confinement.js";
 import { killAllMatching, processesMatching } from "../support/processes.js";
@@ -125,5 +126,26 @@ describe.each(modes)("background jobs against the guard sweep (%s)", (mode) => {
     await until(() => existsSync(join(ws, "next")), "the next job to start");
     await closeShellSessions();
     await next.ended;
+  });
+});
+
+describe("the stop's bookkeeping", () => {
+  it("a job stopped before its start returned how to kill it is killed as soon as it does; a stopped job ending later changes nothing", () => {
+    const early = sweepWhileJob();
+    const known = sweepWhileJob();
+    let knownKilled = 0;
+    known.killWith(() => knownKilled++);
+    expect(stopJobsFor(["deerflow removed core.fsmonitor from x."])).toMatch(/stopped every background job/);
+    expect(knownKilled).toBe(1);
+    let earlyKilled = 0;
+    early.killWith(() => earlyKilled++);
+    expect(earlyKilled).toBe(1);
+    early.ended();
+    known.ended();
+    expect(backgroundRefusal()).toMatch(/\(deerflow removed core\.fsmonitor from x\)\. Run the command in the foreground\.$/);
+    endSweeps();
+    expect(backgroundRefusal()).toBeUndefined();
+    // No job alive: a repair says nothing about jobs.
+    expect(stopJobsFor(["a repair"])).toBeUndefined();
   });
 });
