@@ -21,8 +21,6 @@ import { realOrSelf as real } from "./real-path.js";
 import { PROXY_DIR_PREFIX } from "./network-proxy.js";
 import { type SandboxFolders, withoutPlantedLinks } from "./planted-links.js";
 
-// The secret paths have one home shared with the memory filter; re-exported for the sandbox's other users.
-export { HOME_SECRET_DIRS, HOME_SECRET_FILES } from "../vocabulary/secret-paths.js";
 /**
  * Sockets that hand out more than the sandbox has: a read-only bind does not stop connect(), and the container
  * daemons' sockets are root on the host. The user's runtime directory holds their agents (ssh, gpg) and buses.

@@ -6,9 +6,8 @@
 // So a file with more than one link is compared by (device, inode) with the secret files that exist.
 import { readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
-import { HOME_SECRET_DIRS, HOME_SECRET_FILES } from "./bwrap-args.js";
 import { secretLocations } from "./secret-locations.js";
-import { SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
+import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 import { isInside } from "./paths.js";
 
 export interface HostSecretContext {

@@ -10,7 +10,7 @@ import { describe, expect, it } from "vitest";
 import { checkFact } from "../../src/memory/fact-filter.js";
 import { policyForm } from "../../src/memory/fact-policy.js";
 import { MAX_FACTS } from "../../src/memory/store.js";
-import * as sandboxList from "../../src/sandbox/bwrap-args.js";
+import { secretLocations } from "../../src/sandbox/secret-locations.js";
 import { HOME_SECRET_DIRS, HOME_SECRET_FILES, SYSTEM_SECRET_FILES } from "../../src/vocabulary/secret-paths.js";
 import { BENIGN_FACTS, HOSTILE_FACTS } from "./fixtures/poisoning.js";
 import { useMemoryStores } from "../support/memory-stores.js";
@@ -50,8 +50,9 @@ describe("the fact policy", () => {
   });
 
   it("every secret path the sandbox hides is one the memory refuses (one list, shared)", () => {
-    expect(sandboxList.HOME_SECRET_DIRS).toBe(HOME_SECRET_DIRS);
-    expect(sandboxList.HOME_SECRET_FILES).toBe(HOME_SECRET_FILES);
+    const hidden = secretLocations("/home/someone", {});
+    for (const d of HOME_SECRET_DIRS) expect(hidden.dirs).toContain(join("/home/someone", d));
+    for (const f of HOME_SECRET_FILES) expect(hidden.files).toContain(join("/home/someone", f));
     for (const p of [...HOME_SECRET_DIRS, ...HOME_SECRET_FILES]) {
       expect(checkFact(`The user keeps things in ~/${p} on this machine.`), p).toMatchObject({ reason: expect.stringMatching(/secrets live/) });
     }
