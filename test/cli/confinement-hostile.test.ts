@@ -120,7 +120,8 @@ describe.each(modes)("hostile model against the confined shell (%s)", (mode) => 
 
   it("a background job re-planting git code in a loop is stopped, and no other job starts in that run (A39-4, A39-5)", async () => {
     const { sb, env, repo } = setUp(mode);
-    const plant = "while :; do git -C lib config core.fsmonitor 'touch ../pwned; false'; touch planted; sleep 0.05; done";
+    // Shell builtins only between the plant and its mark: a stop cannot fall between them (the wait below would hang).
+    const plant = "while :; do printf '[core]\\n\\tfsmonitor = touch ../pwned\\n' >> lib/.git/config; : > planted; sleep 0.05; done";
     e2e.server.push(
       { toolCalls: [{ id: "init", name: "bash", args: { command: "git init -q lib && echo made" } }] },
       { toolCalls: [{ id: "script", name: "write_file", args: { path: "mk.sh", content: `${plant}\n` } }] },

@@ -33,6 +33,12 @@ afterEach(async () => {
   process.env.PATH = savedPath;
 });
 
+/**
+ * Plants core.fsmonitor in `lib`, then marks it, in a loop: with shell builtins only, so a stop cannot fall between the
+ * plant and its mark (a stop after a `git config` and before a `touch` left no mark, and the test waiting for it hung).
+ */
+const PLANT_LOOP = "while :; do printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> lib/.git/config; : > planted; sleep 0.05; done";
+
 const fsmonitorIn = (ws: string, repo: string) => {
   try {
     return readFileSync(join(ws, repo, ".git", "config"), "utf8").includes("fsmonitor");
@@ -45,7 +51,7 @@ describe.each(modes)("background jobs against the guard sweep (%s)", (mode) => {
   it("a job re-planting core.fsmonitor in a loop is stopped at the first repair, and no other job starts in that run (A39-4, A39-5)", async () => {
     const { ws, sh, bg } = setUp(mode);
     await sh("git init -q lib && echo ready");
-    const job = await bg("while :; do git -C lib config core.fsmonitor 'touch pwned; false'; touch planted; sleep 0.05; done");
+    const job = await bg(PLANT_LOOP);
     await until(() => existsSync(join(ws, "planted")), "the job to plant");
     await job.ended; // stopped by the sweep, not by the run's end
     await until(() => !fsmonitorIn(ws, "lib"), "the planted fsmonitor to be taken out");
@@ -65,7 +71,7 @@ describe.each(modes)("background jobs against the guard sweep (%s)", (mode) => {
     const { ws, sh, bg } = setUp(mode);
     const mark = `deerflow-sweep-orphan-${mode}-${process.pid}-${Date.now()}`;
     await sh("git init -q lib && echo ready");
-    writeFileSync(join(ws, "loop.sh"), "while :; do git -C lib config core.fsmonitor 'touch pwned; false'; touch planted; sleep 0.05; done\n");
+    writeFileSync(join(ws, "loop.sh"), `${PLANT_LOOP}\n`);
     const job = await bg(`setsid bash -c 'exec -a ${mark} bash loop.sh' & sleep 300`);
     await until(() => existsSync(join(ws, "planted")), "the job to plant");
     await job.ended;
