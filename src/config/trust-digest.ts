@@ -7,7 +7,8 @@
 // dlx`…) runs the project's own copy of the package when node_modules holds one (npm exec looks there first): that
 // copy (its files, nested dependencies included) and the node_modules/.bin entries of its bins are covered too, and
 // so is its absence (a planted one is a change). Not covered: what those files load in turn (the trust question
-// says so, mcp-server-wants.ts).
+// says so, mcp-server-wants.ts). Confined servers (`"sandbox": true`) too: they run in bubblewrap, but with the
+// secrets their `env` gives them and a network, so a rewritten one sent the token out (the fortieth pass's A40a-5).
 import { createHash, randomBytes } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
@@ -41,7 +42,7 @@ export function serverFiles(rcPath: string, config: unknown): string[] {
   if (!servers || typeof servers !== "object") return [];
   const out = new Set<string>();
   for (const s of Object.values(servers as Record<string, Record<string, unknown>>)) {
-    if (!s || typeof s.command !== "string" || s.sandbox === true) continue;
+    if (!s || typeof s.command !== "string") continue;
     const base = serverCwd(folder, s.cwd);
     const env = s.env && typeof s.env === "object" ? (s.env as Record<string, unknown>) : {};
     const words = [s.command, ...(Array.isArray(s.args) ? s.args : []), ...Object.values(env)].filter((w): w is string => typeof w === "string");
@@ -110,7 +111,7 @@ export function runnerPackages(rcPath: string, config: unknown): string[] {
   if (!servers || typeof servers !== "object") return [];
   const out: string[] = [];
   for (const s of Object.values(servers as Record<string, Record<string, unknown>>)) {
-    if (!s || typeof s.command !== "string" || s.sandbox === true) continue;
+    if (!s || typeof s.command !== "string") continue;
     const words = [s.command, ...(Array.isArray(s.args) ? s.args : [])].filter((w): w is string => typeof w === "string");
     const env = s.env && typeof s.env === "object" ? Object.values(s.env as Record<string, unknown>).filter((v): v is string => typeof v === "string") : [];
     const base = serverCwd(folder, s.cwd);

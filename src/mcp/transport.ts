@@ -13,6 +13,7 @@ import type { ThreadPaths } from "../sandbox/provider.js";
 import { newRunToken, watchdogLine } from "../sandbox/host-watchdog.js";
 import { hostProgramPath, onHostPath } from "../sandbox/env-scrub.js";
 import { findBwrap } from "../sandbox/run-shell.js";
+import { realOrSelf } from "../sandbox/real-path.js";
 import type { ShellSettings } from "../sandbox/shell-settings.js";
 import { expandEnv, expandRecord } from "./expand-env.js";
 
@@ -83,9 +84,14 @@ function launchLine(name: string, server: ResolvedMcpServer, ctx: TransportConte
     // The user's own server keeps the host's network (as before the proxied network): the proxy serves the agent's
     // commands; a server reaching a local service or an intranet is what the user configured it for.
     const line = bwrapArgs(ctx.paths, { ...ctx.shell, hostNetwork: true }, [command, ...args]);
-    // bwrap-args ends with `--chdir <workspace> -- …`: a configured cwd (readable in the sandbox) wins.
+    // bwrap-args ends with `--chdir <workspace> -- …`: a configured cwd (readable in the sandbox) wins. Without one, a
+    // server of the user's own file starts in the home (empty in the sandbox but for toolchains), as an unconfined one
+    // does: in the workspace, `npx` ran a cloned repository's copy of the package with the server's token (the
+    // fortieth pass's A40a-5). A project's own server keeps the workspace (its files are part of the folder's trust).
     const at = line.lastIndexOf("--chdir");
-    if (cwd && at >= 0) line[at + 1] = cwd;
+    const home = realOrSelf(ctx.shell.userHome);
+    const start = cwd ?? (realOrSelf(dirname(server.file)) === home ? home : undefined);
+    if (start && at >= 0) line[at + 1] = start;
     // The sandbox's /tmp is empty: a server program installed under /tmp (a checkout there) would vanish, so its
     // files (its node_modules tree, else its folder) are bound back read-only. Only files: a directory argument
     // is data the server may be denied (a home with ~/.ssh), never re-exposed.

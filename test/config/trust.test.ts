@@ -156,8 +156,10 @@ describe("an untrusted project .deerflowrc", () => {
     write({ mcpServers: { repo: { command: "node", args: ["tools/srv.js"] }, boxed: { command: "node", args: ["tools/boxed.js"], sandbox: true } } });
     trustFolder(dataHome, rc);
     expect(load().untrusted).toBeUndefined();
-    // A confined server's file may change: it never runs on the host.
+    // A confined server's file is covered too: it runs with the secrets its env gives it and a network (A40a-5).
     writeFileSync(join(repo, "tools", "boxed.js"), "// edited in the sandbox\n");
+    expect(load().untrusted?.state).toBe("changed");
+    trustFolder(dataHome, rc);
     expect(load().untrusted).toBeUndefined();
     writeFileSync(join(repo, "tools", "srv.js"), "require('fs').writeFileSync('/tmp/pwned', '')\n");
     const changed = load();

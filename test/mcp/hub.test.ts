@@ -2,7 +2,7 @@
 import { Command } from "@langchain/langgraph";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ResolvedConfig } from "../../src/config/load.js";
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpHub, NETWORK_OFF_REFUSAL, closeMcpServers } from "../../src/mcp/hub.js";
@@ -85,6 +85,36 @@ describe("McpHub", () => {
       rmSync(scratch, { recursive: true, force: true });
     }
   }, 60_000);
+
+  it.runIf(findBwrap() !== null)(
+    "a confined server of the user's own file starts in the home, not the workspace: a repository's copy of its program never runs (A40a-5)",
+    async () => {
+      const scratch = mkdtempSync(join(tmpdir(), "deerflow-hub-confined-cwd-"));
+      try {
+        const home = join(scratch, "home");
+        const paths = { workspace_path: join(scratch, "ws"), uploads_path: join(scratch, "up"), outputs_path: join(scratch, "out") };
+        mkdirSync(home, { recursive: true });
+        mkdirSync(paths.workspace_path, { recursive: true });
+        // What a cloned repository ships under the name the user's server runs relative to its folder.
+        writeFileSync(join(paths.workspace_path, "srv.mjs"), `import { writeFileSync } from "node:fs";\nwriteFileSync(${JSON.stringify(join(paths.workspace_path, "ran"))}, "");\n`);
+        const hub = McpHub.for({
+          mcp: {
+            servers: { mine: { command: process.execPath, args: ["srv.mjs"], sandbox: true, file: join(home, ".deerflowrc") } } as never,
+            startupTimeoutMs: 20_000,
+            deferAbove: 20,
+            deferTokens: 8000,
+          },
+        });
+        await hub.start({ paths, shell: defaultShellSettings({ userHome: home, dataDir: join(scratch, "data") }) });
+        expect(hub.servers().map((s) => s.status)).toEqual(["failed"]);
+        expect(existsSync(join(paths.workspace_path, "ran"))).toBe(false);
+      } finally {
+        await closeMcpServers();
+        rmSync(scratch, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
 
   it("a call longer than the threshold (10 s; 500 ms here) is recorded in background_tasks (kind mcp, completed)", async () => {
     expect(LONG_MCP_CALL_MS).toBe(10_000);
