@@ -25,8 +25,9 @@ let timer: NodeJS.Timeout | undefined;
 /** Why background jobs are off for the rest of the chat or run (undefined: they are not). */
 let offBecause: string | undefined;
 
-function sweep(): void {
-  const line = stopJobsFor(sweepGitGuards());
+/** The guards' check while jobs run; what it repairs stops the jobs (`aJobEnded`: one that just ended counts). */
+function sweep(aJobEnded = false): void {
+  const line = stopJobsFor(sweepGitGuards(), aJobEnded);
   if (line) sayWithNextCommand(line);
 }
 
@@ -48,18 +49,17 @@ export function stopJobsFor(repairs: string[], aJobEnded = false): string | unde
   return `${line} see above).`;
 }
 
-/** A background job started: `killWith` says how to kill it, `ended` that it ended (once). */
+/** A background job started: `killWith` says how to stop it for good, `ended` that it ended (once). */
 export function sweepWhileJob(): { ended: () => void; killWith: (kill: () => void) => void } {
   const job = Symbol("job");
   jobs.set(job, undefined);
-  timer ??= setInterval(sweep, SWEEP_MS).unref();
+  timer ??= setInterval(() => sweep(), SWEEP_MS).unref();
   return {
     ended: () => {
       if (!jobs.delete(job)) return;
       // One more look as it ends: a job that planted and exited at once, beside a long foreground command, had its
       // plant stay until that command ended (no job left, no sweep).
-      const line = stopJobsFor(sweepGitGuards(), true);
-      if (line) sayWithNextCommand(line);
+      sweep(true);
       if (jobs.size === 0) stopTimer();
     },
     killWith: (kill) => {
