@@ -255,6 +255,9 @@ export async function runShell(command: string, req: ShellRequest): Promise<Shel
   return { ...r, output: repaired ? `${output}${output.endsWith("\n") || !output ? "" : "\n"}${repaired}\n` : output };
 }
 
+/** How long a stopped confined job may take to end before its whole sandbox is ended. */
+const STOP_GRACE_MS = 2000;
+
 /** A background job: its output goes to `logPath`; it lives until killed or until closeShellSessions(). */
 export async function startBackground(
   command: string,
@@ -267,9 +270,11 @@ export async function startBackground(
   noteGitGuards(req.paths, settings);
   const job = sweepWhileJob();
   const { onEnd } = req;
+  let over = false;
   req = {
     ...req,
     onEnd: (code) => {
+      over = true;
       job.ended();
       onEnd(code);
     },
@@ -284,6 +289,15 @@ export async function startBackground(
     });
     handle = { kill: () => session.kill(id) };
   } else handle = directBackground(toHostCommand(command, req.paths, settings.skillDirs), { ...req, settings });
-  job.killWith(handle.kill);
+  // The stop (background-guard-sweep.ts) asks the supervisor to kill a confined job, and ends the whole sandbox from
+  // the host when the job has not ended soon after: a job can stop the supervisor, or take the request out of its
+  // input (A40c-3).
+  const stop = session
+    ? () => {
+        handle.kill();
+        setTimeout(() => over || session.terminate(), STOP_GRACE_MS).unref();
+      }
+    : handle.kill;
+  job.killWith(stop);
   return handle;
 }

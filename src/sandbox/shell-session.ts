@@ -271,6 +271,14 @@ export class ShellSession {
     this.send({ op: "kill", id, signal: "SIGKILL" });
   }
 
+  /**
+   * Ends the sandbox at once from the host: bwrap is killed, and with it (--die-with-parent, the PID namespace) every
+   * process in it, even one that stopped the supervisor (a job's `kill -STOP 2` outlived a kill request: A40c-3).
+   */
+  terminate(): void {
+    if (!this.dead) this.child.kill("SIGKILL");
+  }
+
   /** Ends the sandbox and every process in it. */
   async close(): Promise<void> {
     if (this.dead) return;

@@ -83,6 +83,24 @@ describe.each(modes)("background jobs against the guard sweep (%s)", (mode) => {
     await until(() => !fsmonitorIn(ws, "lib"), "the planted fsmonitor to be taken out");
   });
 
+  it.runIf(mode === "bwrap")("a job that stopped the sandbox's supervisor (kill -STOP 2) is stopped all the same (A40c-3)", async () => {
+    const { ws, sh, bg } = setUp(mode);
+    const mark = `deerflow-sweep-stopped-supervisor-${process.pid}-${Date.now()}`;
+    await sh("git init -q lib && echo ready");
+    writeFileSync(join(ws, "loop.sh"), `${PLANT_LOOP}\n`);
+    const job = await bg(`kill -STOP 2; exec -a ${mark} bash loop.sh`);
+    await until(() => existsSync(join(ws, "planted")), "the job to plant");
+    await job.ended;
+    try {
+      await until(() => processesMatching(mark).length === 0, "the planting loop to be gone");
+    } finally {
+      killAllMatching(mark);
+    }
+    await until(() => !fsmonitorIn(ws, "lib"), "the planted fsmonitor to be taken out");
+    // The next command gets a sandbox of its own.
+    expect(await sh("echo again")).toContain("again");
+  });
+
   it("the sweep runs while a long foreground command does: the plant is undone and the job stopped before that command ends", async () => {
     const { ws, sh, bg } = setUp(mode);
     await sh("git init -q lib && echo ready");
