@@ -211,10 +211,10 @@ function repair(path: string, before: string | null): string[] {
 }
 
 /**
- * Puts every noted file back as it was; a line per file it had to repair (empty when none). `ending`: the run's last
+ * Puts every noted file back as it was; its lines, one per file it had to repair. `ending`: the run's last
  * check (endGitRedirectWatch), when nothing of the sandbox runs any more.
  */
-export function restoreGitRedirects(ending = false): string {
+export function restoreGitRedirects(ending = false): string[] {
   const lines: string[] = heard.take();
   // Each check on its own: one that cannot finish is said, and the others still run (repair-lines.ts).
   for (const [path, before] of found) lines.push(...checkSafely(path, () => repair(path, before)));
@@ -227,7 +227,7 @@ export function restoreGitRedirects(ending = false): string {
   }
   lines.push(...checkSafely("the nested repositories", () => [restoreNestedRepos()].filter((l) => l !== "")));
   lines.push(...takeListingNotices());
-  return lines.join("\n");
+  return lines;
 }
 
 /**
@@ -236,9 +236,7 @@ export function restoreGitRedirects(ending = false): string {
  */
 export function sweepGitGuards(): string[] {
   if (noted.size === 0) return [];
-  const said = restoreGitRedirects();
-  if (!said) return [];
-  const lines = said.split("\n");
+  const lines = restoreGitRedirects();
   hear(...lines);
   return lines;
 }
@@ -248,7 +246,7 @@ export const sayWithNextCommand = (line: string) => hear(line);
 
 /** The end of a chat or run: a last check, then forget. */
 export function endGitRedirectWatch(): string {
-  const said = restoreGitRedirects(true);
+  const said = restoreGitRedirects(true).join("\n");
   for (const w of watchers.splice(0)) w.close();
   watching.clear();
   found.clear();

@@ -249,8 +249,8 @@ export async function runShell(command: string, req: ShellRequest): Promise<Shel
     : runDirect(toHostCommand(command, req.paths, settings.skillDirs), { ...req, settings }));
   const output = session ? r.output : fromHostPaths(r.output, req.paths, settings.skillDirs);
   const repairs = restoreGitRedirects();
-  const stopped = stopJobsFor(repairs ? repairs.split("\n") : []);
-  const repaired = stopped ? `${repairs}\n${stopped}` : repairs;
+  const stopped = stopJobsFor(repairs);
+  const repaired = [...repairs, ...(stopped ? [stopped] : [])].join("\n");
   for (const line of [...takeRefusedBinds(), ...takeGuardNotices()]) warn(line); // a check that could not finish: the user hears it, not only the model
   return { ...r, output: repaired ? `${output}${output.endsWith("\n") || !output ? "" : "\n"}${repaired}\n` : output };
 }
