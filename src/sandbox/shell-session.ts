@@ -10,7 +10,7 @@ import { bwrapArgs, hiddenDirsOf, socketsToHide } from "./bwrap-args.js";
 import { scrubEnv } from "./env-scrub.js";
 import { type NetworkProxy, sessionProxy } from "./network-proxy.js";
 import type { ThreadPaths } from "./provider.js";
-import type { ShellSettings } from "./shell-settings.js";
+import { type ShellSettings, confinedNetwork } from "./shell-settings.js";
 import { onlySupervisorRuns } from "./sandbox-processes.js";
 import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
 import { HIDDEN_PLACE_VARS } from "./secret-locations.js";
@@ -73,7 +73,7 @@ export class ShellSession {
     private readonly settings: ShellSettings,
     bwrap: string,
   ) {
-    this.hiddenDirs = hiddenDirsOf(settings);
+    this.hiddenDirs = confinedNetwork(settings) ? hiddenDirsOf(settings) : []; // the sockets are cut only then
     this.hiddenSockets = new Set(socketsToHide(paths, settings, this.hiddenDirs));
     const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues, project: paths.workspace_path });
     // A variable naming a place the sandbox hides (secret-locations.ts) points at nothing there: git given the hidden
