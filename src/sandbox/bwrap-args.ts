@@ -237,7 +237,8 @@ export function bwrapArgs(paths: ThreadPaths, settings: ShellSettings, command: 
   const names = MOUNT_NAMES.filter((n) => thread[n] !== undefined);
   const home = real(settings.userHome);
   const a: string[] = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"];
-  a.push("--unshare-pid", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
+  // Its own IPC namespace: the host's System V shared memory, queues and semaphores stay out of reach (A40b-4).
+  a.push("--unshare-pid", "--unshare-ipc", "--die-with-parent", "--new-session", "--cap-drop", "ALL");
   if (confinedNetwork(settings)) a.push("--unshare-net");
   for (const d of socketDirsOf(settings)) a.push("--tmpfs", d);
   a.push(...homeArgs(home, settings.dataDir));
