@@ -9,7 +9,8 @@
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { type GitTarget, git } from "./git.js";
-import { insideWithoutSymlinks, lstatSafe, removeFiles } from "./work-tree-files.js";
+import { ignoredAt } from "./ignored-at.js";
+import { lstatSafe, removeFiles } from "./work-tree-files.js";
 import { type WorkspaceStore, hasObject, writeIndexCopy } from "./workspace-store.js";
 
 /** Files larger than this are not recorded (a model's build output or dataset should not double the disk use). */
@@ -106,9 +107,9 @@ export class ShadowRepo {
   }
 
   /** Git on this repository; with a shared store, objects are read from and written to the store. */
-  private run(args: string[], opts?: { input?: string; allowFail?: boolean; env?: Record<string, string> }) {
+  private run(args: string[], opts?: { input?: string; allowFail?: boolean; env?: Record<string, string> }, workTree = this.target.workTree) {
     const shared = this.sharedObjects;
-    return git(this.target, args, shared ? { ...opts, env: { GIT_OBJECT_DIRECTORY: shared, ...opts?.env } } : opts);
+    return git({ gitDir: this.target.gitDir, workTree }, args, shared ? { ...opts, env: { GIT_OBJECT_DIRECTORY: shared, ...opts?.env } } : opts);
   }
 
   /** Creates the repository in a temporary directory and renames it into place, so a kill leaves none or a whole one. */
@@ -322,7 +323,7 @@ export class ShadowRepo {
   /**
    * Puts the workspace back to `commit`: files it holds are written back, files recorded since are deleted. What the
    * snapshots never held (ignored, oversize, nested repositories) is left alone: a path missing from `commit` is only
-   * deleted when it was not there unrecorded, i.e. not ignored by `commit`'s own .gitignore files (a run that rewrote
+   * deleted when it was not there unrecorded, i.e. not ignored by `commit`'s own .gitignore files (ignored-at.ts: a run that rewrote
    * .gitignore must not get the user's ignored .env deleted) and not left out of it for its size. The caller
    * snapshots first, so what is undone stays reachable. Paths in `edited` (the user's own changes since deerflow
    * last left the files) are left as they are unless `force`.
@@ -350,42 +351,18 @@ export class ShadowRepo {
       else if (status === "D") remove.push(path);
       else write.push(path);
     }
-    // The target's ignore rules first: its .gitignore files back (deleted where it had none), then what they ignore
-    // is not the run's to delete.
-    const isIgnoreFile = (p: string) => p === ".gitignore" || p.endsWith("/.gitignore");
-    const rules = {
-      write: write.filter((p) => isIgnoreFile(p) && insideWithoutSymlinks(this.target.workTree, p) && !lstatSafe(join(this.target.workTree, p))?.isDirectory()),
-      remove: remove.filter(isIgnoreFile),
-    };
-    removeFiles(this.target.workTree, rules.remove);
-    if (rules.write.length > 0) await this.run(["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: rules.write.join("\0") });
-    const ignored = new Set(await this.ignored(remove.filter((p) => !isIgnoreFile(p))));
+    // What the target's own ignore rules ignore was not recorded then, so it is not the run's to delete.
+    const ignored = new Set(await ignoredAt((workTree, args, opts) => this.run(args, opts, workTree), this.target.gitDir, commit, remove));
     const toRemove = remove.filter((p) => !ignored.has(p));
     kept.push(...ignored);
     // Deletions first: a directory recorded since may stand where the target has a file (and the reverse).
-    removeFiles(
-      this.target.workTree,
-      toRemove.filter((p) => !isIgnoreFile(p)),
-    );
+    removeFiles(this.target.workTree, toRemove);
     // The index matches the target again, so what is kept goes back to being unrecorded (ignored stays ignored).
     const unrecorded = new Set([...remove, ...kept]);
     if (unrecorded.size > 0) await this.unrecord([...unrecorded]);
-    const early = new Set(rules.write);
-    const rest = write.filter((p) => !early.has(p));
-    if (rest.length > 0) await this.run(["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: rest.join("\0") });
+    if (write.length > 0) await this.run(["checkout", commit, "--pathspec-from-file=-", "--pathspec-file-nul"], { input: write.join("\0") });
     this.writeRef(HEAD_REF, commit);
     return { restored: [...write, ...toRemove].sort(), skipped: [...skipped, ...kept].sort(), edited: edited.sort() };
-  }
-
-  /** Which of `paths` the work tree's ignore rules (.gitignore files as they are now) ignore, recorded or not. */
-  private async ignored(paths: string[]): Promise<string[]> {
-    if (paths.length === 0) return [];
-    // check-ignore refuses literal pathspecs; "./" keeps a name starting with ":" from reading as pathspec magic (and
-    // it is echoed back as given). Run from the work tree (git.ts), so "./" is its root.
-    const r = await this.run(["check-ignore", "--no-index", "-z", "--stdin"], { input: `${paths.map((p) => `./${p}`).join("\0")}\0`, allowFail: true, env: { GIT_LITERAL_PATHSPECS: "0" } });
-    // Exit 1: none is ignored; anything else is a failure, and deleting blind is not an option.
-    if (r.exitCode > 1) throw new Error("git check-ignore failed");
-    return nulList(r.stdout).map((p) => p.replace(/^\.\//, ""));
   }
 
   /** Drops paths from the index whatever the work tree holds now (update-index does no pathspec or symlink checks). */

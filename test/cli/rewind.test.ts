@@ -201,7 +201,7 @@ describe("deerflow rewind", () => {
     expect(existsSync(join(repo, "big.bin"))).toBe(true);
   }, 180_000);
 
-  it("a run that rewrote .gitignore and shrank an oversize file: the rewind puts .gitignore back and deletes none of what was never recorded", async () => {
+  it("a run that rewrote .gitignore (then one that made it a folder) and shrank an oversize file: the rewind puts .gitignore back and deletes none of what was never recorded", async () => {
     const sb = e2e.sandbox();
     const repo = userRepo(sb);
     // Ignored by the repository: the user's secrets and a build directory; and a data file over the snapshot cap.
@@ -223,13 +223,15 @@ describe("deerflow rewind", () => {
     expect(readFileSync(join(repo, ".env"), "utf8")).toBe("API_KEY=only-copy\n");
     expect(readFileSync(join(repo, "build", "out.js"), "utf8")).toBe("built\n");
     expect(readFileSync(join(repo, "data.csv"), "utf8")).toBe("x\n");
-    // The thread goes on, and the next rewind still leaves them alone.
-    e2e.server.push(bash("b2", "printf 'again\\n' > created.txt"), { content: "Again." });
+    // The thread goes on with a run that turns .gitignore into a folder (nothing is ignored when it ends, so its
+    // snapshot records the secrets): the next rewind still judges by the rules from before it and leaves them alone.
+    e2e.server.push(bash("b2", "rm .gitignore && mkdir .gitignore && printf 'x\\n' > .gitignore/keep && printf 'again\\n' > created.txt"), { content: "Again." });
     await runJson(sb, ["--thread", thread_id, "again"]);
     const again = await rewind(sb, [thread_id, "--json"]);
     expect(again.exitCode, again.stderr).toBe(0);
-    expect(again.json.files.restored).toEqual(["created.txt"]);
-    expect(existsSync(join(repo, ".env"))).toBe(true);
+    expect(again.json.files.restored).toEqual([".gitignore", ".gitignore/keep", "created.txt"]);
+    expect(readFileSync(join(repo, ".gitignore"), "utf8")).toBe("build/\n.env\n");
+    expect(readFileSync(join(repo, ".env"), "utf8")).toBe("API_KEY=only-copy\n");
     expect(existsSync(join(repo, "build", "out.js"))).toBe(true);
   }, 180_000);
 });

@@ -61,6 +61,36 @@ describe.each(["own objects", "shared store"] as const)("ShadowRepo under attack
     expect(readFileSync(join(ws, "out", "x.txt"), "utf8")).toBe("inside\n");
   });
 
+  it("a .gitignore the run turned into a folder (or a symlink, which git does not follow) still decides: the user's ignored files the run never touched are kept", async () => {
+    const { ws, repo } = setup(mode);
+    mkdirSync(join(ws, "sub"));
+    writeFileSync(join(ws, ".gitignore"), "*.env\nbuild/\n");
+    writeFileSync(join(ws, "sub", ".gitignore"), "local.db\n");
+    writeFileSync(join(ws, "a.txt"), "one\n");
+    writeFileSync(join(ws, "prod.env"), "DB_PASSWORD=only-copy\n");
+    mkdirSync(join(ws, "build"));
+    writeFileSync(join(ws, "build", "out.js"), "built\n");
+    writeFileSync(join(ws, "sub", "local.db"), "rows\n");
+    const s1 = await repo.snapshot("before", []);
+    // The run: both rule files become things that are not files, so nothing is ignored when it ends.
+    rmSync(join(ws, ".gitignore"));
+    mkdirSync(join(ws, ".gitignore"));
+    writeFileSync(join(ws, ".gitignore", "keep"), "x\n");
+    rmSync(join(ws, "sub", ".gitignore"));
+    symlinkSync("../a.txt", join(ws, "sub", ".gitignore"));
+    writeFileSync(join(ws, "created.txt"), "new\n");
+    const now = await repo.snapshot("after", []);
+    const r = await repo.restore(s1.commit, now);
+    expect(r.restored).toEqual([".gitignore", ".gitignore/keep", "created.txt", "sub/.gitignore"]);
+    expect(r.skipped).toEqual(["build/out.js", "prod.env", "sub/local.db"]);
+    expect(readFileSync(join(ws, ".gitignore"), "utf8")).toBe("*.env\nbuild/\n");
+    expect(readFileSync(join(ws, "sub", ".gitignore"), "utf8")).toBe("local.db\n");
+    expect(readFileSync(join(ws, "prod.env"), "utf8")).toBe("DB_PASSWORD=only-copy\n");
+    expect(readFileSync(join(ws, "build", "out.js"), "utf8")).toBe("built\n");
+    expect(readFileSync(join(ws, "sub", "local.db"), "utf8")).toBe("rows\n");
+    expect(existsSync(join(ws, "created.txt"))).toBe(false);
+  });
+
   it("names that look like options or globs, or hold newlines and spaces, round-trip exactly", async () => {
     const { ws, repo } = setup(mode);
     const names = ["-rf", "--force", "*.js", "[ab].txt", "sp ace", "new\nline.txt", "ünï.txt", ":(glob)x"];
