@@ -11,6 +11,7 @@
 import { type Dirent, closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { identityOf } from "./file-identity.js";
+import { cacheHolds } from "./git-cache-check.js";
 import { toUser } from "./repair-lines.js";
 import { createFileWithin, editFileWithin, isMovedAside, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 import { listForGuard } from "./guard-listing.js";
@@ -18,8 +19,9 @@ import { listForGuard } from "./guard-listing.js";
 /**
  * git's caches that it trusts as it trusts objects: a commit-graph gave HEAD another root tree, so a staged edit was
  * gone from git status, git diff and git commit -a (the thirty-seventh pass's A37c-5); a multi-pack-index can map an
- * id to another object's bytes. One the run wrote or changed is moved aside, never put back (binary): git works
- * without them and writes them again at its next gc.
+ * id to another object's bytes. One the run wrote or changed that does not verify against the objects
+ * (git-cache-check.ts) is moved aside, never put back (binary): git works without them and writes them again at its
+ * next gc.
  */
 const CACHE =
   "it is a cache git trusts for what commits and objects hold: git status, git diff and git log could show another history than the one git push sends (git writes it again at its next gc)";
@@ -27,9 +29,6 @@ const FOLDERS: Record<string, string> = {
   remotes: "it defines a git remote, and your git push or fetch to that name would go where the run chose",
   branches: "it defines a git remote, and your git push or fetch to that name would go where the run chose",
   "refs/replace": "it is a replace ref: git log and git diff would show another commit than the one git push sends",
-  // `info/exclude` hid a planted .npmrc from git status, `info/attributes` (`app.js -diff`) an edit from git diff (the
-  // thirty-sixth pass's A36b-8); `info/grafts` rewrites history as replace refs do
-  info: "git reads it for what git status, git diff and git log show (ignored files, attributes, grafts)",
   "objects/info/commit-graphs": CACHE,
   // git reuses a resolution recorded there by itself, no config needed: the user's next merge wrote the run's content
   // with no conflict shown (the thirty-eighth pass's A38c-3)
@@ -40,8 +39,16 @@ const FOLDERS: Record<string, string> = {
  * to a folder it chose: the user's next gc (git runs one on its own) dropped every object found there, and deleting
  * that folder lost the history (the thirty-seventh pass's A37a-1).
  */
+const INFO = "git reads it for what git status, git diff and git log show (ignored files, attributes, grafts, the sparse checkout)";
 const ALTERNATES = "it points git at objects kept outside .git: your git gc would drop what is there, and deleting that folder would lose history";
 const FILES: Record<string, string> = {
+  // `info/exclude` hid a planted .npmrc from git status, `info/attributes` (`app.js -diff`) an edit from git diff (the
+  // thirty-sixth pass's A36b-8); `info/grafts` rewrites history as replace refs do. git reads no other file of `info/`
+  // (`info/refs` is what `git gc` writes for serving over dumb HTTP: A40c-2 had it moved aside).
+  "info/exclude": INFO,
+  "info/attributes": INFO,
+  "info/grafts": INFO,
+  "info/sparse-checkout": INFO,
   // `git fetch --depth=1` from the repository itself made it shallow: git log stopped at one commit, and the next gc
   // pruned the rest (the thirty-eighth pass's A38b-5); a shallow clone's own file, changed, is put back.
   shallow: "it tells git where history ends: git log and git blame would stop there, and your next gc would prune the commits past it",
@@ -79,7 +86,7 @@ const MAX_DEPTH = 8;
  */
 function filesOf(gitDir: string): string[] {
   const out: string[] = [];
-  const walk = (dir: string, replace: boolean, depth: number, maxDepth = MAX_DEPTH) => {
+  const walk = (dir: string, replace: boolean, depth: number) => {
     let listing: Dirent[];
     try {
       listing = listForGuard(dir, true);
@@ -89,12 +96,11 @@ function filesOf(gitDir: string): string[] {
     for (const e of listing) {
       if (!replace && isMovedAside(e.name)) continue;
       if (e.isDirectory()) {
-        if (depth < maxDepth) walk(join(dir, e.name), replace, depth + 1, maxDepth);
+        if (depth < MAX_DEPTH) walk(join(dir, e.name), replace, depth + 1);
       } else out.push(join(dir, e.name));
     }
   };
-  // git reads only the files of `info/` itself (a bare repository the run made in `srv.git/info/` is the hooks guard's)
-  for (const d of Object.keys(FOLDERS)) walk(join(gitDir, d), d === "refs/replace", 0, d === "info" ? 0 : MAX_DEPTH);
+  for (const d of Object.keys(FOLDERS)) walk(join(gitDir, d), d === "refs/replace", 0);
   for (const rel of Object.keys(FILES)) if (lstatSync(join(gitDir, rel), { throwIfNoEntry: false })) out.push(join(gitDir, rel));
   return out;
 }
@@ -174,10 +180,24 @@ const whyOf = (gitDir: string, file: string) => {
 export function checkGitDirDefinitions(gitDir: string, roots: readonly string[]): string[] {
   noteGitDirDefinitions(gitDir, true);
   const lines: string[] = [];
-  for (const f of filesOf(gitDir)) {
+  // Caches last: they are verified against the objects, so never before an alternates the run added is moved aside.
+  const files = filesOf(gitDir);
+  const verified = new Map<string, boolean>();
+  for (const f of [...files.filter((f) => !isCache(f.slice(gitDir.length + 1))), ...files.filter((f) => isCache(f.slice(gitDir.length + 1)))]) {
     const before = atStart.get(f);
-    if (before && identityOf(f) === before.id) continue;
+    const id = identityOf(f);
+    if (before && id === before.id) continue;
     if (!before && !f.includes("/refs/replace/") && inert(f)) continue;
+    const rel = f.slice(gitDir.length + 1);
+    if (isCache(rel)) {
+      const kind = rel.startsWith("objects/info/commit-graph") ? "graph" : "midx";
+      if (!verified.has(kind)) verified.set(kind, cacheHolds(gitDir, rel));
+      // One git wrote (a gc) holds: kept, and looked at again only when it changes.
+      if (verified.get(kind)) {
+        atStart.set(f, { text: null, id });
+        continue;
+      }
+    }
     try {
       // git reads a replace ref by the hex its name starts with, so one renamed in place still counts: removed (its
       // text, an object id, is in the line).

@@ -19,7 +19,7 @@ export const CONFIG_LISTING_BYTES = 8 * 1024 * 1024;
  */
 export function plainGit(
   args: string[],
-  opts: { cwd?: string; index?: string; format?: "sha1" | "sha256"; maxBytes?: number; workTree?: string; input?: string; bare?: "sha1" | "sha256"; timeoutMs?: number } = {},
+  opts: { cwd?: string; index?: string; format?: "sha1" | "sha256"; maxBytes?: number; workTree?: string; input?: string; bare?: "sha1" | "sha256"; objects?: string; timeoutMs?: number } = {},
 ): string {
   const env: Record<string, string> = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith("GIT_")) env[k] = v;
@@ -33,6 +33,8 @@ export function plainGit(
   }
   // A command that needs a repository but none of the workspace's (index-pack --verify of a pack there).
   if (opts.bare) env.GIT_DIR = emptyRepo(opts.bare);
+  // Under it, a workspace's object store to read (a cache verified against it): objects only, never its config.
+  if (opts.bare && opts.objects) env.GIT_OBJECT_DIRECTORY = opts.objects;
   // Our empty repository is bare: a command that writes the index for paths (update-index) needs the worktree named.
   if (opts.workTree) env.GIT_WORK_TREE = opts.workTree;
   return execFileSync("git", ["-c", "core.fsmonitor=false", ...args], {

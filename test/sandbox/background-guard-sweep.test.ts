@@ -137,15 +137,18 @@ describe.each(modes)("background jobs against the guard sweep (%s)", (mode) => {
     await expect(bg("sleep 300")).rejects.toThrow(/background jobs are off/);
   });
 
-  it("an ordinary job (commits, a build writing files) goes on through the sweeps", async () => {
+  it("an ordinary job (commits, a gc, a build writing files) goes on through the sweeps, and git's caches it wrote are kept (A40c-2)", async () => {
     const { ws, sh, bg, git } = setUp(mode);
     await sh("echo ready");
+    // git gc writes a commit-graph and info/refs, multi-pack-index write its index: caches that verify, nothing planted.
     const job = await bg(
-      "for i in 1 2 3; do echo $i > n.txt && git add n.txt && git -c user.name=a -c user.email=a@b commit -qm n$i && mkdir -p build && echo $i > build/out.js && sleep 1.2; done; touch done",
+      "for i in 1 2 3; do echo $i > n.txt && git add n.txt && git -c user.name=a -c user.email=a@b commit -qm n$i && mkdir -p build && echo $i > build/out.js && sleep 1.2; done; git gc -q && git multi-pack-index write && sleep 1.2; touch done",
     );
     expect(await job.ended).toBe(0);
     expect(existsSync(join(ws, "done"))).toBe(true);
     expect(git(ws, "log", "--format=%s").split("\n")).toContain("n3");
+    for (const cache of ["objects/info/commit-graph", "objects/pack/multi-pack-index", "info/refs"]) expect(existsSync(join(ws, ".git", cache)), cache).toBe(true);
+    expect(readFileSync(join(ws, ".git", "objects", "info", "commit-graph")).length).toBeGreaterThan(0);
     const next = await bg("touch next; sleep 300");
     await until(() => existsSync(join(ws, "next")), "the next job to start");
     await closeShellSessions();

@@ -1,0 +1,21 @@
+// git's caches beside the objects (commit-graph, multi-pack-index) checked against the objects by git's own `verify`,
+// run in deerflow's empty repository with the workspace's objects (no config of the workspace is read). A cache git
+// wrote holds and is kept: before, every one a command wrote was moved aside, and an ordinary `git gc` (which git also
+// starts on its own after commits) beside a background job stopped every job with a false "planted code" line (the
+// fortieth pass's A40c-2). One forged to give a commit another tree (A37c-5) fails and is moved aside as before.
+import { join } from "node:path";
+import { objectFormatOf } from "./gitlink-walk.js";
+import { plainGit } from "./plain-git.js";
+import { objectCheckLimits } from "./object-store-check.js";
+
+/** Whether the cache at `rel` (relative to `gitDir`) holds against the objects; false when git cannot say so. */
+export function cacheHolds(gitDir: string, rel: string): boolean {
+  const kind = rel.startsWith("objects/info/commit-graph") ? "commit-graph" : "multi-pack-index";
+  const format = objectFormatOf([join(gitDir, "config")]);
+  try {
+    plainGit([kind, "verify"], { bare: format, objects: join(gitDir, "objects"), timeoutMs: objectCheckLimits.packSeconds * 1000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
