@@ -19,6 +19,7 @@ import { SYSTEM_SECRET_FILES } from "../vocabulary/secret-paths.js";
 import { type SecretLocations, movedAppFolders, secretLocations } from "./secret-locations.js";
 import { realOrSelf as real } from "./real-path.js";
 import { PROXY_DIR_PREFIX } from "./network-proxy.js";
+import { hostSocketPaths } from "./host-sockets.js";
 import { type SandboxFolders, withoutPlantedLinks } from "./planted-links.js";
 
 /**
@@ -53,29 +54,12 @@ const RUNTIME_DIRS = ["/run/user", "/var/run/user"];
  * (shell-session.ts, run-shell.ts). Known limits, decided (issue 26 re-check): while a background job runs, the
  * session is kept (restarting would kill the user's job), so a socket bound meanwhile stays reachable until it
  * ends; a host socket inside the thread's own read-write directories is reachable (the workspace is the command's
- * to use, its own servers included); so is one bound in another network namespace (not in our /proc/net/unix).
+ * to use, its own servers included); so is one bound in another network namespace (not in our /proc/net/unix), and
+ * one renamed or hard-linked after it was bound, or bound by a relative name by a process that has since changed
+ * folder (host-sockets.ts).
  * A seccomp filter refusing socket(AF_UNIX) would close all of these but breaks tools using Unix sockets inside.
  */
 const SOCKET_DIRS = ["/run", "/var/run"];
-
-/** The paths of the host's bound Unix sockets (not abstract ones: "@…"), from /proc/net/unix. */
-export function hostSocketPaths(table = readProcNetUnix()): string[] {
-  const out = new Set<string>();
-  for (const line of table.split("\n").slice(1)) {
-    // Num RefCount Protocol Flags Type St Inode Path — the path is the rest of the line (it may hold spaces).
-    const m = /^\s*\S+:\s+(?:\S+\s+){5}\S+\s+(\/.*)$/.exec(line);
-    if (m) out.add(m[1]!);
-  }
-  return [...out];
-}
-
-function readProcNetUnix(): string {
-  try {
-    return readFileSync("/proc/net/unix", "utf8");
-  } catch {
-    return "";
-  }
-}
 
 function isRegularFile(p: string): boolean {
   try {
