@@ -38,7 +38,6 @@ const LONG_FILES: Record<string, string> = {
   "runtime/chat-session.ts": "the interactive session's one API for the TUI (loaded after the first frame); its actions share the session's state",
   "runtime/thread-runtime.ts":
     "the run lifecycle (begin, execute, settle, release) in one class; 399 lines before the formatting pass broke its long calls, and the next split (snapshot steps into workspace-snapshots.ts) is due",
-  "snapshots/shadow-repo.ts": "one shadow repository's git operations on one store; 398 lines before the formatting pass",
 };
 
 function files(dir: string): string[] {
