@@ -7,7 +7,8 @@
 // Hostile input (a cloned repository's folder): names are refused unless plain (letters, digits, `-`, `_`), symlinked
 // folders are not walked, a symlinked file must stay inside its commands folder, depth and count are bounded.
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
+import { ownedByUserOrRoot, projectFoldersUp } from "../config/project-folders.js";
 import { readInside } from "../skills/catalog.js";
 import { stripControl } from "../vocabulary/terminal-text.js";
 import { COMMAND_MAX_BYTES, type CommandFile, parseCommandFile } from "./command-file.js";
@@ -38,10 +39,9 @@ export interface CommandCatalog {
 function commandRoots(opts: { home: string; cwd: string }): { dir: string; real: string; scope: CustomCommand["scope"] }[] {
   const userDir = join(opts.home, COMMANDS_DIR);
   const out: { dir: string; scope: CustomCommand["scope"] }[] = [];
-  for (let dir = resolve(opts.cwd); ; dir = dirname(dir)) {
+  for (const dir of projectFoldersUp(opts.cwd)) {
     const candidate = join(dir, ".deerflow", COMMANDS_DIR);
-    if (candidate !== userDir) out.push({ dir: candidate, scope: "project" });
-    if (dirname(dir) === dir) break;
+    if (candidate !== userDir && ownedByUserOrRoot(candidate)) out.push({ dir: candidate, scope: "project" });
   }
   out.push({ dir: userDir, scope: "user" });
   const seen = new Set<string>();

@@ -4,6 +4,7 @@
 // before the runtime, which loads the config, is even compiled). A project file's "home" counts only when trusted.
 import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { ownedByUserOrRoot, projectFoldersUp } from "./project-folders.js";
 
 export const RC_NAME = ".deerflowrc";
 
@@ -14,16 +15,13 @@ export function expandHome(p: string, userHome: string, baseDir: string): string
   return isAbsolute(p) ? p : resolve(baseDir, p);
 }
 
-/** The nearest .deerflowrc from `cwd` upwards, excluding the user's home one (read separately). */
+/** The nearest .deerflowrc from `cwd` upwards (project-folders.ts says which count), excluding the user's home one (read separately). */
 export function findProjectRc(cwd: string, userRc: string): string | undefined {
-  let dir = resolve(cwd);
-  for (;;) {
+  for (const dir of projectFoldersUp(cwd)) {
     const candidate = join(dir, RC_NAME);
-    if (candidate !== userRc && existsSync(candidate)) return candidate;
-    const parent = dirname(dir);
-    if (parent === dir) return undefined;
-    dir = parent;
+    if (candidate !== userRc && existsSync(candidate) && ownedByUserOrRoot(candidate)) return candidate;
   }
+  return undefined;
 }
 
 /** The project .deerflowrc files further up than `rc`, nearest first (the user's home one excluded). */

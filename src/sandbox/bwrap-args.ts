@@ -7,7 +7,7 @@
 //      at /mnt/user-data/{workspace,uploads,outputs} (a tmpfs on /mnt first: binding under it needs one);
 //   5. secret files inside a bound directory covered again at every place they are visible.
 // Capabilities are dropped (as root, the sandbox would otherwise keep CAP_SYS_ADMIN and could remount / rw).
-import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, statSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
 import { MOUNT_NAMES, SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT, isInside } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";

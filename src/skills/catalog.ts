@@ -7,7 +7,8 @@
 // the `skill` tool and read_file there. The folder may itself be a symlink (a shared checkout of skills); SKILL.md
 // must be a regular file inside the folder (a SKILL.md symlinked elsewhere is refused), at most SKILL_MAX_BYTES.
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, join, resolve, sep } from "node:path";
+import { basename, join, sep } from "node:path";
+import { ownedByUserOrRoot, projectFoldersUp } from "../config/project-folders.js";
 import { SKILLS_VIRTUAL_ROOT } from "../sandbox/paths.js";
 import { readFileInsideSync } from "../sandbox/safe-fs-sync.js";
 import { SKILL_FILE, SKILL_MAX_BYTES, parseSkillFile } from "./skill-file.js";
@@ -39,13 +40,9 @@ export const skillVirtualDir = (name: string) => `${SKILLS_VIRTUAL_ROOT}/${name}
 export function skillRoots(opts: { home: string; cwd: string }): { dir: string; scope: Skill["scope"] }[] {
   const out: { dir: string; scope: Skill["scope"] }[] = [];
   const userDir = join(opts.home, "skills");
-  let dir = resolve(opts.cwd);
-  for (;;) {
+  for (const dir of projectFoldersUp(opts.cwd)) {
     const candidate = join(dir, ".deerflow", "skills");
-    if (candidate !== userDir) out.push({ dir: candidate, scope: "project" });
-    const parent = dirname(dir);
-    if (parent === dir) break;
-    dir = parent;
+    if (candidate !== userDir && ownedByUserOrRoot(candidate)) out.push({ dir: candidate, scope: "project" });
   }
   out.push({ dir: userDir, scope: "user" });
   const seen = new Set<string>();
