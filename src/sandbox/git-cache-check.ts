@@ -6,14 +6,19 @@
 import { join } from "node:path";
 import { objectFormatOf } from "./gitlink-walk.js";
 import { plainGit } from "./plain-git.js";
-import { objectCheckLimits } from "./object-store-check.js";
+
+/**
+ * How long one verify may take: it runs on the host, in the sweep while background jobs live, and holds deerflow up
+ * meanwhile. Past it the cache counts as not verified and is moved aside, as before (git writes it again).
+ */
+export const cacheCheckLimits = { seconds: 10 };
 
 /** Whether the cache at `rel` (relative to `gitDir`) holds against the objects; false when git cannot say so. */
 export function cacheHolds(gitDir: string, rel: string): boolean {
   const kind = rel.startsWith("objects/info/commit-graph") ? "commit-graph" : "multi-pack-index";
   const format = objectFormatOf([join(gitDir, "config")]);
   try {
-    plainGit([kind, "verify"], { bare: format, objects: join(gitDir, "objects"), timeoutMs: objectCheckLimits.packSeconds * 1000 });
+    plainGit([kind, "verify"], { bare: format, objects: join(gitDir, "objects"), timeoutMs: cacheCheckLimits.seconds * 1000 });
     return true;
   } catch {
     return false;
