@@ -177,35 +177,61 @@ export const UNLISTED = "(a config deerflow could not list)";
  * which both guards treat as code.
  */
 export function configCode(file: string): Map<string, string[]> | null {
+  const listed = listConfig(file);
+  return listed && new Map(listed.code);
+}
+
+/** Whether the config file `file` sets `extensions.objectFormat` to sha256 (read from the same listing). */
+export function configSetsSha256(file: string): boolean {
+  return listConfig(file)?.sha256 ?? false;
+}
+
+interface Listed {
+  code: Map<string, string[]>;
+  sha256: boolean;
+}
+
+function listConfig(file: string): Listed | null {
   let st: Stats;
   try {
     st = lstatSync(file);
   } catch {
     return null;
   }
-  if (!st.isFile()) return new Map([[NOT_A_FILE, []]]);
+  if (!st.isFile()) return { code: new Map([[NOT_A_FILE, []]]), sha256: false };
   // Listed again only when the file changed: the guards read each config several times a command (keys, includes,
-  // hooks folders). Its identity holds the ctime, which no command can set back; one changed in the last second is
-  // never cached (a second write in the same clock tick would keep it).
+  // hooks folders, the object format). Its identity holds the ctime, which no command can set back; one changed in
+  // the last second is kept only until the current check yields (a second write in the same clock tick would keep
+  // its identity), so one check lists it once and the next lists it again.
   const id = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-  const hit = listedConfigs.get(file);
-  if (hit?.id === id) return new Map(hit.code);
-  let code: Map<string, string[]>;
+  const hit = listedConfigs.get(file) ?? racyConfigs.get(file);
+  if (hit?.id === id) return hit.listed;
+  const listed: Listed = { code: new Map(), sha256: false };
   try {
-    code = new Map<string, string[]>();
     for (const entry of plainGit(["config", "--file", file, "-z", "--list"], { maxBytes: CONFIG_LISTING_BYTES }).split("\0")) {
       const nl = entry.indexOf("\n");
       const key = nl < 0 ? entry : entry.slice(0, nl);
-      if (key && isGitCodeKey(key)) code.set(key, [...(code.get(key) ?? []), nl < 0 ? "" : entry.slice(nl + 1)]);
+      const value = nl < 0 ? "" : entry.slice(nl + 1);
+      if (key === "extensions.objectformat") listed.sha256 = value.trim().toLowerCase() === "sha256";
+      if (key && isGitCodeKey(key)) listed.code.set(key, [...(listed.code.get(key) ?? []), value]);
     }
   } catch {
-    code = new Map([[UNLISTED, []]]);
+    listed.code = new Map([[UNLISTED, []]]);
+    listed.sha256 = false;
   }
-  if (st.ctimeMs < Date.now() - RACY_MS) listedConfigs.set(file, { id, code: new Map(code) });
-  else listedConfigs.delete(file);
-  return code;
+  if (st.ctimeMs < Date.now() - RACY_MS) {
+    listedConfigs.set(file, { id, listed });
+    racyConfigs.delete(file);
+  } else {
+    listedConfigs.delete(file);
+    if (racyConfigs.size === 0) setImmediate(() => racyConfigs.clear());
+    racyConfigs.set(file, { id, listed });
+  }
+  return listed;
 }
-const listedConfigs = new Map<string, { id: string; code: Map<string, string[]> }>();
+const listedConfigs = new Map<string, { id: string; listed: Listed }>();
+/** Listings of files changed in the last second: for the check running now only (cleared when it yields). */
+const racyConfigs = new Map<string, { id: string; listed: Listed }>();
 const RACY_MS = 1_000;
 
 const INCLUDE_KEY = /^(?:include\.path|includeif\..+\.path)$/;

@@ -2,9 +2,9 @@
 // theirs in turn: the checkouts the user's `git status` in the workspace enters with their own config and hooks.
 // Read without any repository's config (plain-git.ts). The nested-repository guard cleans their configs after each
 // command; plan mode's git gate refuses git while any of them would run code.
-import { existsSync, lstatSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { type CheckoutGit, configFilesOf, gitDirsOfCheckout, isUnreadable } from "./git-dir-code.js";
+import { type CheckoutGit, configFilesOf, configSetsSha256, gitDirsOfCheckout, isUnreadable } from "./git-dir-code.js";
 import { forgedPath } from "./forged-index.js";
 import { plainGit } from "./plain-git.js";
 import { realOrSelf } from "./real-path.js";
@@ -28,29 +28,13 @@ export interface Walk {
   seen: Set<string>;
 }
 
-const isFile = (p: string) => {
-  try {
-    return lstatSync(p).isFile();
-  } catch {
-    return false;
-  }
-};
-
 /** The object format a repository uses, as git reads it (a quoted value, a config of any size). */
 const formatOf = (g: CheckoutGit) => objectFormatOf(configFilesOf(g));
 
 /** The object format the config files `configs` set (`extensions.objectFormat`): sha1 unless one says sha256. */
 export function objectFormatOf(configs: readonly string[]): "sha1" | "sha256" {
-  for (const cfg of configs) {
-    if (!isFile(cfg)) continue;
-    try {
-      // `--file` reads that one file (no includes, no repository config), so nothing of it runs.
-      if (plainGit(["config", "--file", cfg, "--get", "extensions.objectformat"]).trim().toLowerCase() === "sha256") return "sha256";
-    } catch {
-      // unset (exit 1) or unreadable: sha1, and the listing below tries the other format when it fails
-    }
-  }
-  return "sha1";
+  // Read from the guards' listing of each file (`--file`: that one file, no includes, so nothing of it runs).
+  return configs.some(configSetsSha256) ? "sha256" : "sha1";
 }
 
 /** `git ls-files --stage` of an index, in the repository's format, else in the other one; undefined when neither reads it. */
