@@ -437,6 +437,17 @@ describe.each(modes)("what a command leaves in a git dir for the user's git (%s)
     expect(git(ws, "status", "--short")).toContain("M  package.json");
   });
 
+  it("a commit-graph git gc writes is kept; one with changed-path filters (which git's verify does not check) is moved aside (A40c-2)", async () => {
+    const { ws, sh, git } = setUp(mode);
+    userPackage(ws, git);
+    const gc = await sh("git gc -q && echo gc-done");
+    expect(gc).toContain("gc-done");
+    expect(gc).not.toContain("deerflow moved");
+    expect(existsSync(join(ws, ".git", "objects", "info", "commit-graph"))).toBe(true);
+    const bloom = await sh("git commit-graph write --reachable --changed-paths && echo written");
+    expect(bloom).toMatch(/deerflow moved \S*objects\/info\/commit-graph to \S*commit-graph\.deerflow-removed: the run changed it/);
+  });
+
   it("a loose object rewritten in place is moved aside: the user's git checkout does not write the run's content as the committed one (A37c-6)", async () => {
     const { ws, sh, git, script } = setUp(mode);
     userPackage(ws, git);
