@@ -21,14 +21,24 @@ export const SWEEP_MS = 1000;
 const jobs = new Map<symbol, (() => void) | undefined>();
 /** Jobs stopped before their start returned how to kill them: killed as soon as it does. */
 const stoppedEarly = new Set<symbol>();
+/**
+ * Jobs stopped and not ended yet: the sweeps go on until each has, and look once more as it does. A confined job that
+ * stopped the sandbox's supervisor lives until the host ends the sandbox (run-shell.ts STOP_GRACE_MS), and what it
+ * planted meanwhile (nine new repositories with a core.fsmonitor, in the forty-first pass's A41c-1) stayed until the
+ * run's end: the sweeps had stopped with the stop.
+ */
+const stopping = new Set<symbol>();
 let timer: NodeJS.Timeout | undefined;
 /** Why background jobs are off for the rest of the chat or run (undefined: they are not). */
 let offBecause: string | undefined;
 
 /** The guards' check while jobs run; what it repairs stops the jobs (`aJobEnded`: one that just ended counts). */
 function sweep(aJobEnded = false): void {
-  const line = stopJobsFor(sweepGitGuards(), aJobEnded);
+  const repairs = sweepGitGuards();
+  const line = stopJobsFor(repairs, aJobEnded);
   if (line) sayWithNextCommand(line);
+  // After the stop, what a stopped job still plants is repaired as the sweeps find it; the user hears each.
+  else if (offBecause !== undefined) for (const r of repairs) toUser.hear(r);
 }
 
 /**
@@ -36,10 +46,12 @@ function sweep(aJobEnded = false): void {
  * ended), every one is stopped and no other starts in this chat or run. The line saying so (undefined: no job).
  */
 export function stopJobsFor(repairs: string[], aJobEnded = false): string | undefined {
-  if (repairs.length === 0 || (jobs.size === 0 && !aJobEnded)) return undefined;
+  // Once stopped, a stopped job's end is no new stop (its repairs are said by the sweep).
+  if (repairs.length === 0 || (jobs.size === 0 && (!aJobEnded || offBecause !== undefined))) return undefined;
   offBecause = repairs[0]!.replace(/\.$/, "");
   const kills = [...jobs];
-  stopSweeps();
+  jobs.clear();
+  for (const [job] of kills) stopping.add(job);
   for (const [job, kill] of kills) {
     if (kill) kill();
     else stoppedEarly.add(job);
@@ -56,11 +68,11 @@ export function sweepWhileJob(): { ended: () => void; killWith: (kill: () => voi
   timer ??= setInterval(() => sweep(), SWEEP_MS).unref();
   return {
     ended: () => {
-      if (!jobs.delete(job)) return;
+      if (!jobs.delete(job) && !stopping.delete(job)) return;
       // One more look as it ends: a job that planted and exited at once, beside a long foreground command, had its
-      // plant stay until that command ended (no job left, no sweep).
+      // plant stay until that command ended (no job left, no sweep); a stopped one may have planted until its end.
       sweep(true);
-      if (jobs.size === 0) stopTimer();
+      if (jobs.size === 0 && stopping.size === 0) stopTimer();
     },
     killWith: (kill) => {
       if (jobs.has(job)) jobs.set(job, kill);
@@ -80,15 +92,11 @@ function stopTimer(): void {
   timer = undefined;
 }
 
-/** No sweep any more and no job tracked (the jobs die with their session or by the caller). */
-function stopSweeps(): void {
-  stopTimer();
-  jobs.clear();
-}
-
 /** The end of a chat or run (every job is gone): sweeps stop, and the next chat or run may start jobs again. */
 export function endSweeps(): void {
-  stopSweeps();
+  stopTimer();
+  jobs.clear();
+  stopping.clear();
   stoppedEarly.clear();
   offBecause = undefined;
 }

@@ -3,7 +3,7 @@
 // looping job won the race against the per-second sweep some of the time). The sweep also runs while a long
 // foreground command does (`sleep` beside the job had kept it away). Ordinary jobs are left alone. Real bwrap (and the
 // same commands unconfined), real git on the host, in-process.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { backgroundRefusal, endSweeps, stopJobsFor, sweepWhileJob } from "../../src/sandbox/background-guard-sweep.js";
@@ -99,6 +99,30 @@ describe.each(modes)("background jobs against the guard sweep (%s)", (mode) => {
     await until(() => !fsmonitorIn(ws, "lib"), "the planted fsmonitor to be taken out");
     // The next command gets a sandbox of its own.
     expect(await sh("echo again")).toContain("again");
+  });
+
+  it.runIf(mode === "bwrap")("what a job that stopped the supervisor plants after the stop, until its sandbox is ended, is repaired with no other command run (A41c-1)", async () => {
+    const { ws, sh, bg } = setUp(mode);
+    const mark = `deerflow-sweep-late-plants-${process.pid}-${Date.now()}`;
+    await sh("git init -q lib && echo ready");
+    // Plants once, waits for the repair (the stop), then makes a new repository with a planted fsmonitor every 0.2 s.
+    const script = [
+      "kill -STOP 2",
+      "printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> lib/.git/config",
+      "while grep -q fsmonitor lib/.git/config; do sleep 0.05; done",
+      "k=0; while :; do k=$((k+1)); git init -q late$k; printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> late$k/.git/config; : > planted-late; sleep 0.2; done",
+    ].join("\n");
+    writeFileSync(join(ws, "late.sh"), `${script}\n`);
+    const job = await bg(`exec -a ${mark} bash late.sh`);
+    await until(() => existsSync(join(ws, "planted-late")), "the job to plant after the stop");
+    await job.ended;
+    try {
+      const late = readdirSync(ws).filter((n) => n.startsWith("late") && n !== "late.sh");
+      expect(late.length).toBeGreaterThan(0);
+      expect(late.filter((d) => fsmonitorIn(ws, d))).toEqual([]);
+    } finally {
+      killAllMatching(mark);
+    }
   });
 
   it("the sweep runs while a long foreground command does: the plant is undone and the job stopped before that command ends", async () => {
