@@ -18,6 +18,11 @@ export class GitMissingError extends Error {
   }
 }
 
+/** Paths of NUL-separated git output (`-z`). */
+export function nulList(out: string): string[] {
+  return out.split("\0").filter((s) => s.length > 0);
+}
+
 /** The environment git runs with: the host's PATH and locale basics, nothing of the user's git set-up. */
 function gitEnv(workTree?: string): Record<string, string> {
   const env: Record<string, string> = {};

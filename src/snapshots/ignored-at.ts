@@ -4,21 +4,21 @@
 // the end-of-run snapshot because nothing ignored it any more, was deleted by the rewind (the fortieth pass's A40b-1).
 import { mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { nulList } from "./git.js";
 
 /** Runs git against the thread's shadow repository with `workTree` as its work tree. */
 export type GitIn = (workTree: string, args: string[], opts?: { input?: string; allowFail?: boolean; env?: Record<string, string> }) => Promise<{ stdout: string; exitCode: number }>;
 
-const nul = (s: string) => s.split("\0").filter(Boolean);
 const isIgnoreFile = (p: string) => p === ".gitignore" || p.endsWith("/.gitignore");
 
 /** Of `paths`, those that `commit`'s .gitignore files (and the repository's info/exclude) ignore. */
 export async function ignoredAt(gitIn: GitIn, gitDir: string, commit: string, paths: readonly string[]): Promise<string[]> {
   if (paths.length === 0) return [];
-  // Regular files only: git does not follow a .gitignore that is a symlink either.
-  const rules = nul((await gitIn(gitDir, ["ls-tree", "-r", "-z", "--full-tree", commit])).stdout).filter((e) => /^1006[0-9]{2} blob /.test(e) && isIgnoreFile(e.slice(e.indexOf("\t") + 1)));
   const scratch = mkdtempSync(join(gitDir, "ignore-rules-"));
   const index = { GIT_INDEX_FILE: `${scratch}.index` };
   try {
+    // Regular files only: git does not follow a .gitignore that is a symlink either.
+    const rules = nulList((await gitIn(scratch, ["ls-tree", "-r", "-z", "--full-tree", commit])).stdout).filter((e) => /^1006[0-9]{2} blob /.test(e) && isIgnoreFile(e.slice(e.indexOf("\t") + 1)));
     if (rules.length > 0) {
       // A throw-away index holding just the rule files (--index-info takes ls-tree's lines), written out into the scratch tree.
       await gitIn(scratch, ["update-index", "-z", "--index-info"], { input: `${rules.join("\0")}\0`, env: index });
@@ -33,7 +33,7 @@ export async function ignoredAt(gitIn: GitIn, gitDir: string, commit: string, pa
     });
     // Exit 1: none is ignored; anything else is a failure, and deleting blind is not an option.
     if (r.exitCode > 1) throw new Error("git check-ignore failed");
-    return nul(r.stdout).map((p) => p.replace(/^\.\//, ""));
+    return nulList(r.stdout).map((p) => p.replace(/^\.\//, ""));
   } finally {
     rmSync(scratch, { recursive: true, force: true });
     rmSync(index.GIT_INDEX_FILE, { force: true });

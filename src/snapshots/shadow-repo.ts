@@ -8,7 +8,7 @@
 // shared with the workspace's other threads; one from before that keeps its own.
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { type GitTarget, git } from "./git.js";
+import { type GitTarget, git, nulList } from "./git.js";
 import { ignoredAt } from "./ignored-at.js";
 import { lstatSafe, removeFiles } from "./work-tree-files.js";
 import { type WorkspaceStore, hasObject, writeIndexCopy } from "./workspace-store.js";
@@ -63,11 +63,6 @@ export interface RestoreResult {
 /** One `.gitignore` line that matches exactly this workspace-relative path. */
 function excludeLine(path: string): string {
   return `/${path.replace(/[\\*?[]/g, (c) => `\\${c}`).replace(/ $/, "\\ ")}`;
-}
-
-/** Paths of NUL-separated git output. */
-function nulList(out: string): string[] {
-  return out.split("\0").filter((s) => s.length > 0);
 }
 
 export class ShadowRepo {
