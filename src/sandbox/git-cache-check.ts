@@ -55,9 +55,12 @@ function graphFiles(gitDir: string): string[] {
   return [join(info, "commit-graph"), ...chain].filter((f) => lstatSync(f, { throwIfNoEntry: false }) !== undefined);
 }
 
+/** Which cache `rel` (relative to the git dir) belongs to: a commit-graph (one file or a split chain's) or a multi-pack-index. */
+export const cacheKind = (rel: string) => (rel.startsWith("objects/info/commit-graph") ? "commit-graph" : "multi-pack-index");
+
 /** Whether the cache at `rel` (relative to `gitDir`) holds against the objects; false when git cannot say so. */
 export function cacheHolds(gitDir: string, rel: string): boolean {
-  const kind = rel.startsWith("objects/info/commit-graph") ? "commit-graph" : "multi-pack-index";
+  const kind = cacheKind(rel);
   // Only a regular file is handed to git (a FIFO would hold its verify, and deerflow, until the time limit).
   if (!lstatSync(join(gitDir, rel), { throwIfNoEntry: false })?.isFile()) return false;
   if (kind === "commit-graph" && graphFiles(gitDir).some(hasBloomFilters)) return false;

@@ -11,7 +11,7 @@
 import { type Dirent, closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { identityOf } from "./file-identity.js";
-import { cacheHolds } from "./git-cache-check.js";
+import { cacheHolds, cacheKind } from "./git-cache-check.js";
 import { toUser } from "./repair-lines.js";
 import { createFileWithin, editFileWithin, isMovedAside, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 import { listForGuard } from "./guard-listing.js";
@@ -182,15 +182,16 @@ export function checkGitDirDefinitions(gitDir: string, roots: readonly string[])
   const lines: string[] = [];
   // Caches last: they are verified against the objects, so never before an alternates the run added is moved aside.
   const files = filesOf(gitDir);
+  const cacheFile = (f: string) => isCache(f.slice(gitDir.length + 1));
   const verified = new Map<string, boolean>();
-  for (const f of [...files.filter((f) => !isCache(f.slice(gitDir.length + 1))), ...files.filter((f) => isCache(f.slice(gitDir.length + 1)))]) {
+  for (const f of [...files.filter((f) => !cacheFile(f)), ...files.filter(cacheFile)]) {
     const before = atStart.get(f);
     const id = identityOf(f);
     if (before && id === before.id) continue;
     if (!before && !f.includes("/refs/replace/") && inert(f)) continue;
     const rel = f.slice(gitDir.length + 1);
     if (isCache(rel)) {
-      const kind = rel.startsWith("objects/info/commit-graph") ? "graph" : "midx";
+      const kind = cacheKind(rel);
       if (!verified.has(kind)) verified.set(kind, cacheHolds(gitDir, rel));
       // One git wrote (a gc) holds: kept, and looked at again only when it changes.
       if (verified.get(kind)) {
