@@ -1,8 +1,9 @@
-// Which folders' project files (.deerflowrc, .deerflow/skills, .deerflow/commands) count: the working folder and those
-// above it, up to the first folder anyone may write (/tmp, /var/tmp, /dev/shm), which ends the walk. What another local
-// user left in such a folder, or above it, is not the project's: a skill planted in /tmp/.deerflow replaced the user's
-// own for every run under /tmp, and a /tmp/.deerflowrc made each one fail asking to trust it (the fortieth pass's
-// A40a-4). A file or folder another user owns (root aside) does not count either, as git's safe.directory rule has it.
+// Which folders' project files (.deerflowrc, .deerflow/skills, .deerflow/commands, the repository root's AGENTS.md)
+// count: the working folder and those above it, up to the first folder anyone may write (/tmp, /var/tmp, /dev/shm),
+// which ends the walk. What another local user left in such a folder, or above it, is not the project's: a skill
+// planted in /tmp/.deerflow replaced the user's own for every run under /tmp, and a /tmp/.deerflowrc made each one
+// fail asking to trust it (the fortieth pass's A40a-4). A file or folder another user owns (root aside) does not count
+// either, as git's safe.directory rule has it.
 import { lstatSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 
