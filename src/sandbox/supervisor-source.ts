@@ -42,12 +42,27 @@ function sweep() {
   for (let round = 0; round < 50 && sweepOnce(); round++);
 }
 function sweepOnce() {
-  const pids = fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p)).map(Number);
+  const before = listed();
+  if (leftovers(before).length === 0) return false;
+  // Freeze first: one kill(-1) stops every process in the namespace at once (a fork racing it is stopped too), so a
+  // leftover that re-forks and exits cannot outrun the pids a look at /proc saw (A41c-6). The kept ones go on.
+  try { process.kill(-1, "SIGSTOP"); } catch {}
+  const info = listed();
+  for (const p of leftovers(info)) { try { process.kill(p, "SIGKILL"); } catch {} }
+  // (One that was stopped before, by a job's own doing, stays stopped.)
+  for (const p of info.keys()) if (before.get(p)?.state !== "T") { try { process.kill(p, "SIGCONT"); } catch {} }
+  return true;
+}
+function listed() {
   const info = new Map();
-  for (const p of pids) { const s = stat(p); if (s) info.set(p, s); }
+  for (const p of fs.readdirSync("/proc")) { if (!/^\d+$/.test(p)) continue; const s = stat(+p); if (s) info.set(+p, s); }
+  return info;
+}
+// Every process but pid 1, the supervisor, the background jobs and the running foreground commands (each: its
+// session and its descendants).
+function leftovers(info) {
   const keepRoots = new Set();
   const keepSids = new Set();
-  // Background jobs, and foreground commands still running (their session and descendants).
   for (const j of jobs.values()) if (j.pid && (j.bg || !j.exited)) { keepRoots.add(j.pid); keepSids.add(j.pid); }
   const kept = (p) => {
     for (let q = p, n = 0; q > 1 && n < 4096; n++) {
@@ -58,13 +73,9 @@ function sweepOnce() {
     }
     return false;
   };
-  let found = false;
-  for (const [p, s] of info) {
-    if (p <= 1 || p === process.pid || s.state === "Z" || s.state === "X" || kept(p)) continue;
-    found = true;
-    try { process.kill(p, "SIGKILL"); } catch {}
-  }
-  return found;
+  const out = [];
+  for (const [p, s] of info) if (p > 1 && p !== process.pid && s.state !== "Z" && s.state !== "X" && !kept(p)) out.push(p);
+  return out;
 }
 function killGroup(pid, sig) { try { process.kill(-pid, sig); } catch {} }
 // The child's ends of its stdout/stderr (node's stdio pipes are socket pairs: our end is another inode), read
