@@ -12,6 +12,7 @@ import { type Dirent, closeSync, constants, fstatSync, lstatSync, openSync, read
 import { join } from "node:path";
 import { identityOf } from "./file-identity.js";
 import { cacheHolds, cacheKind } from "./git-cache-check.js";
+import { forgetOperationStates, noteOperationStates } from "./git-operation-state.js";
 import { toUser } from "./repair-lines.js";
 import { createFileWithin, editFileWithin, isMovedAside, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 import { listForGuard } from "./guard-listing.js";
@@ -156,6 +157,7 @@ function withoutLines(copy: string, drop: ReadonlySet<string>): void {
  * repository it made, or a nested one found later): nothing in it is.
  */
 export function noteGitDirDefinitions(gitDir: string, empty = false): void {
+  noteOperationStates(gitDir, empty); // and what it has in progress (a rebase), checked at the end
   if (packedAtStart.has(gitDir)) return;
   packedAtStart.set(gitDir, new Set(empty ? [] : packedReplaceLines(gitDir)));
   packedSeen.set(gitDir, empty ? "" : identityOf(join(gitDir, "packed-refs")));
@@ -240,6 +242,7 @@ export function checkGitDirDefinitions(gitDir: string, roots: readonly string[])
 
 /** The end of a chat or run: forget. */
 export function forgetGitDirDefinitions(): void {
+  forgetOperationStates();
   atStart.clear();
   packedAtStart.clear();
   packedSeen.clear();

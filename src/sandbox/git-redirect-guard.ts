@@ -11,6 +11,7 @@ import { dirname, join, resolve } from "node:path";
 import { gitDirOf } from "./git-code-paths.js";
 import { checkGitDirDefinitions, forgetGitDirDefinitions, noteGitDirDefinitions } from "./git-dir-definitions.js";
 import { checkGitDirLinks, noteGitDirLinks } from "./git-dir-links.js";
+import { checkOperationStates } from "./git-operation-state.js";
 import { checkIndexFlags, forgetIndexFlags, noteIndexFlags } from "./index-flags.js";
 import { checkModuleStores, checkObjectStore, forgetObjectStore, noteObjectStore } from "./object-store-check.js";
 import { forgetNestedRepos, noteNestedRepos, restoreNestedRepos } from "./nested-repo-guard.js";
@@ -226,6 +227,7 @@ export function restoreGitRedirects(ending = false): string[] {
     for (const { dir, top } of indexDirsOf(g)) lines.push(...checkSafely(`${dir}/index`, () => checkIndexFlags(dir, top, [...roots], ending)));
   }
   lines.push(...checkSafely("the nested repositories", () => [restoreNestedRepos()].filter((l) => l !== "")));
+  if (ending) lines.push(...checkSafely("the operations in progress", () => checkOperationStates([...roots])));
   lines.push(...takeListingNotices());
   return lines;
 }
