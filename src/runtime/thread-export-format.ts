@@ -1,9 +1,9 @@
 // The export document (thread-export.ts) as a file: JSON (the documented, versioned shape) or Markdown a person
 // reads. Both come from the same masked, bounded document. WHY the Markdown is stripped of control characters and
-// the JSON's C1 controls and bidi overrides escaped: a tool result or a model answer may hold escape sequences, and an export is a file
-// someone will `cat`; JSON.stringify escapes C0 controls but leaves U+0080–U+009F (8-bit CSI/OSC) raw.
+// the JSON's escaped (jsonText): a tool result or a model answer may hold escape sequences, and an export is a file
+// someone will `cat`.
 import type { DelegationView } from "./events.js";
-import { stripControl } from "../vocabulary/terminal-text.js";
+import { jsonText, stripControl } from "../vocabulary/terminal-text.js";
 import type { ExportMessage, ThreadExport } from "./thread-export.js";
 
 export const EXPORT_FORMATS = ["md", "json"] as const;
@@ -19,8 +19,7 @@ export function renderExport(doc: ThreadExport, format: ExportFormat): string {
 }
 
 export function exportJson(doc: ThreadExport): string {
-  // C1 controls and bidi overrides escaped too (JSON.parse gives them back): `cat` of the file shows them as text.
-  return `${JSON.stringify(doc, null, 2).replace(/[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n`;
+  return `${jsonText(doc, 2)}\n`;
 }
 
 const clean = (text: string) => stripControl(text);

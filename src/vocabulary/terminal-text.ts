@@ -2,7 +2,7 @@
 // sequences and control characters removed (a model's answer or a thread title could clear the screen, retitle
 // the window or write the clipboard with OSC 52), and credentials inside URLs masked (a password in
 // OPENAI_BASE_URL must not reach the screen or a log). The one home for both; the TUI's sanitiser uses it too.
-import { ESCAPE_SEQUENCE } from "./invisible-chars.js";
+import { DRAWS_AS_NOTHING, ESCAPE_SEQUENCE } from "./invisible-chars.js";
 import { maskUrlCredentials } from "./secret-shapes.js";
 
 // CSI/OSC/other escape sequences: one list with the secret masker's view of what is shown (invisible-chars.ts).
@@ -75,4 +75,16 @@ export function quotedText(text: string): string {
  *  (a presented `r\e]0;…\u202eport.md` showed as `report.md`: the eleventh pass's L2). */
 export function shownText(text: string): string {
   return UNPLAIN_RE.test(text) ? quotedText(text) : text;
+}
+
+// In JSON the same characters are kept, escaped: JSON.stringify escapes C0 controls only, so an 8-bit CSI/OSC
+// (U+009B/U+009D), a bidi override, a zero-width or tag character in a model's answer or a title reached the terminal
+// raw through `--output-format json` and `threads --json` (the forty-first pass's A41a-3). A parser reads the same data.
+const JSON_UNSHOWN = new RegExp(`[\\u007f-\\u009f\\u2028\\u2029${DRAWS_AS_NOTHING}]`, "gu");
+/** One code point as `\\uXXXX` (a surrogate pair for a tag character). */
+const escaped = (c: string) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join("");
+
+/** `value` as JSON text for stdout (a terminal, often): what a terminal would act on or not draw is escaped. */
+export function jsonText(value: unknown, indent?: number): string {
+  return JSON.stringify(value, null, indent).replace(JSON_UNSHOWN, escaped);
 }

@@ -27,6 +27,31 @@ describe("terminal-safe output", () => {
     expect(threads.stdout).not.toMatch(ESC);
   });
 
+  it("json, stream-json and threads --json escape what a terminal would act on or not draw; a parser reads it back (A41a-3)", async () => {
+    const sb = e2e.sandbox();
+    // 8-bit OSC 52 and CSI, NEL, bidi, zero-width, a tag character, a line separator: JSON.stringify leaves them raw.
+    const c1 = "A\u009d52;c;cHduZWQ=\u009cB \u009b2J \u0085N \u202eR \u2066I \u200bZ \u{e0041}T \u2028L";
+    const RAW = /[\u007f-\u009f\u2028\u202e\u2066\u200b\u{e0041}]/u;
+    e2e.server.titleReply = { content: `Title ${c1}` };
+    e2e.server.push({ content: c1 });
+    const stream = await sb.run(["run", "--output-format", "stream-json", "say hi"]);
+    expect(stream.exitCode).toBe(0);
+    expect(stream.stdout).not.toMatch(RAW);
+    const done = stream.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .find((e) => e.type === "run.completed");
+    expect(done.final_text).toBe(c1);
+    e2e.server.push({ content: c1 });
+    const json = await sb.run(["run", "--output-format", "json", "say hi"]);
+    expect(json.stdout).not.toMatch(RAW);
+    expect(JSON.parse(json.stdout).final_text).toBe(c1);
+    const threads = await sb.run(["threads", "--json"]);
+    expect(threads.stdout).not.toMatch(RAW);
+    expect(threads.stdout).toContain("\\u009d52;c;");
+  });
+
   it("config, doctor and error lines mask a password inside OPENAI_BASE_URL", async () => {
     const sb = e2e.sandbox();
     const url = new URL(e2e.server.url);

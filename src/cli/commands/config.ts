@@ -4,7 +4,7 @@ import { loadConfig, maskSecret } from "../../config/load.js";
 import { ignoredKeyNames, ignoredNotice } from "../../config/project-trust.js";
 import type { GlobalOptions } from "../main.js";
 import { maskSecretShapes } from "../../vocabulary/secret-shapes.js";
-import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
+import { forTerminal, jsonText, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
 
 const ENV_REF = /^\$\{?[A-Za-z_][A-Za-z0-9_]*\}?$/;
 /** A command-line flag that takes a credential (`--api-key`, `--token`, `-password`…). */
@@ -50,7 +50,7 @@ export async function configCommand(opts: GlobalOptions & { json?: boolean }): P
     ignored: config.untrusted ? { file: config.untrusted.file, state: config.untrusted.state, keys: ignoredKeyNames(config.untrusted) } : null,
   };
   if (opts.json) {
-    process.stdout.write(maskUrlCredentials(`${JSON.stringify(view, null, 2)}\n`));
+    process.stdout.write(maskUrlCredentials(`${jsonText(view, 2)}\n`));
     return 0;
   }
   const lines = [

@@ -11,6 +11,7 @@ import { DatabaseUnavailableError, isConnectionFault, isServerRefusal, isPostgre
 import { DB_FILE, openSqliteStore } from "../../persistence/store.js";
 import { CHANNEL_MODES } from "../../vocabulary/checkpoint-modes.js";
 import type { GlobalOptions } from "../main.js";
+import { jsonText } from "../../vocabulary/terminal-text.js";
 
 export async function dbMigrateCommand(opts: GlobalOptions & { from?: string; to?: string; json?: boolean }): Promise<number> {
   const config = loadConfig({ flags: { home: opts.home, model: opts.model } });
@@ -33,7 +34,7 @@ export async function dbMigrateCommand(opts: GlobalOptions & { from?: string; to
       await target.close();
     }
   }
-  if (opts.json) process.stdout.write(`${JSON.stringify({ to: redactDatabaseUrl(to), ...report }, null, 2)}\n`);
+  if (opts.json) process.stdout.write(`${jsonText({ to: redactDatabaseUrl(to), ...report }, 2)}\n`);
   else {
     process.stdout.write(
       `Copied ${report.copied.length} thread(s) (${report.checkpoints} checkpoints) to ${redactDatabaseUrl(to)}, each verified by reading it back.${report.skipped.length ? ` ${report.skipped.length} already there, skipped.` : ""}\n`,

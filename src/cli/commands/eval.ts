@@ -9,7 +9,7 @@ import { loadConfig } from "../../config/load.js";
 import { refuseUntrusted } from "../../config/project-trust.js";
 import { trustHomeOf } from "../../config/trust-store.js";
 import { ExitCode, UsageError } from "../../errors.js";
-import { forTerminal } from "../../vocabulary/terminal-text.js";
+import { forTerminal, jsonText } from "../../vocabulary/terminal-text.js";
 import { requireModelOrDiscover } from "../discovered-model.js";
 import type { GlobalOptions } from "../main.js";
 import { reportFatal } from "../report-error.js";
@@ -121,7 +121,7 @@ export async function evalCommand(opts: EvalOptions): Promise<number> {
       err("deerflow: eval interrupted; the report covers the attempts that finished.");
     }
     if (out) writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
-    process.stdout.write(opts.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
+    process.stdout.write(opts.json ? `${jsonText(report, 2)}\n` : `${formatReport(report)}\n`);
     if (report.results.length < tasks.length * repeat && !controller.signal.aborted) err("deerflow: the model endpoint failed before it ever answered; the remaining attempts were not run.");
     if (opts.keep) err(`The workspaces are kept in ${scratch}.`);
     // Every attempt failed to reach the model: that is the endpoint, not the agent (exit 1 with the cause).

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { loadConfig } from "../../config/load.js";
 import type { McpServerState } from "../../mcp/hub.js";
 import { noteUntrusted } from "../untrusted-note.js";
-import { forTerminal } from "../../vocabulary/terminal-text.js";
+import { forTerminal, jsonText } from "../../vocabulary/terminal-text.js";
 import type { GlobalOptions } from "../main.js";
 
 /** Starts every enabled server and returns their states (the servers are stopped again). */
@@ -49,7 +49,7 @@ export async function mcpListCommand(opts: GlobalOptions & { json?: boolean }): 
       error: s.error ?? null,
       tools: s.tools.map((t) => ({ name: t.name, tool: t.tool, description: t.description, trusted: t.trusted })),
     }));
-    process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+    process.stdout.write(`${jsonText(out, 2)}\n`);
   } else {
     for (const s of states) {
       process.stdout.write(forTerminal(statusLine(s)).replace(/\n/g, " ") + "\n");

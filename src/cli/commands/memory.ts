@@ -13,7 +13,7 @@ import { UsageError } from "../../errors.js";
 import { pendingHere, pendingLine, reviewTargets } from "../../memory/review.js";
 import { type AddOutcome, MEMORY_DIR, MemoryStore } from "../../memory/store.js";
 import { projectKeyOf } from "../../memory/project.js";
-import { forTerminal } from "../../vocabulary/terminal-text.js";
+import { forTerminal, jsonText } from "../../vocabulary/terminal-text.js";
 import type { GlobalOptions } from "../main.js";
 import { reportFatal } from "../report-error.js";
 
@@ -39,7 +39,7 @@ function print(text: string): void {
 }
 
 function json(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  process.stdout.write(`${jsonText(value, 2)}\n`);
 }
 
 function ids(args: string[]): number[] {

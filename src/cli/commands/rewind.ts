@@ -10,7 +10,7 @@ import type { RewindScope } from "../../persistence/rewind-log.js";
 import { type RewindableRun, listRewindable, rewindStoreFor, rewindThread, undoRewind } from "../../runtime/rewind.js";
 import { ThreadRuntime } from "../../runtime/thread-runtime.js";
 import { rewindText, runLine, undoText } from "../../vocabulary/rewind-text.js";
-import { forTerminal } from "../../vocabulary/terminal-text.js";
+import { forTerminal, jsonText } from "../../vocabulary/terminal-text.js";
 import type { GlobalOptions } from "../main.js";
 
 export interface RewindOptions extends GlobalOptions {
@@ -42,13 +42,13 @@ export async function rewindCommand(threadId: string, opts: RewindOptions): Prom
     const out = (s: string) => process.stdout.write(opts.json ? s : forTerminal(s));
     if (opts.list) {
       const runs = await listRewindable(target);
-      out(opts.json ? `${JSON.stringify({ thread_id: threadId, runs }, null, 2)}\n` : listText(threadId, runs));
+      out(opts.json ? `${jsonText({ thread_id: threadId, runs }, 2)}\n` : listText(threadId, runs));
     } else if (opts.undo) {
       const r = await undoRewind(target, opts.force === true);
-      out(opts.json ? `${JSON.stringify(r, null, 2)}\n` : undoText(r));
+      out(opts.json ? `${jsonText(r, 2)}\n` : undoText(r));
     } else {
       const r = await rewindThread(target, opts.runs ?? 1, scope, opts.force === true);
-      out(opts.json ? `${JSON.stringify(r, null, 2)}\n` : rewindText(r));
+      out(opts.json ? `${jsonText(r, 2)}\n` : rewindText(r));
       if (r.files_note) process.stderr.write(forTerminal(`deerflow: ${r.files_note}\n`));
     }
     return 0;

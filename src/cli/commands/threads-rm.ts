@@ -6,7 +6,7 @@ import { refuseUntrusted } from "../../config/project-trust.js";
 import { DB_FILE } from "../../persistence/store.js";
 import { deleteThread } from "../../runtime/delete-thread.js";
 import { ThreadRuntime } from "../../runtime/thread-runtime.js";
-import { forTerminal } from "../../vocabulary/terminal-text.js";
+import { forTerminal, jsonText } from "../../vocabulary/terminal-text.js";
 import type { GlobalOptions } from "../main.js";
 
 export async function threadsRmCommand(threadId: string, opts: GlobalOptions & { json?: boolean }): Promise<number> {
@@ -15,7 +15,7 @@ export async function threadsRmCommand(threadId: string, opts: GlobalOptions & {
   const runtime = config.database || existsSync(join(config.home, DB_FILE)) ? ThreadRuntime.for(config) : undefined;
   try {
     const r = await deleteThread(config.home, runtime?.store, runtime, threadId);
-    if (opts.json) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
+    if (opts.json) process.stdout.write(`${jsonText(r, 2)}\n`);
     else
       process.stdout.write(
         forTerminal(`Deleted thread ${r.thread_id}${r.removed_dir ? ` and ${r.removed_dir}` : ""}.${r.kept_workspace ? ` Its workspace ${r.kept_workspace} is yours and was left as it is.` : ""}\n`),

@@ -19,7 +19,7 @@ import type { GlobalOptions } from "../main.js";
 import { noteUntrusted } from "../untrusted-note.js";
 import { credentialValues, maskCredentials } from "../../sandbox/env-scrub.js";
 import { maskSecretsDeep } from "../../vocabulary/secret-shapes.js";
-import { forTerminal, shownText } from "../../vocabulary/terminal-text.js";
+import { forTerminal, jsonText, shownText } from "../../vocabulary/terminal-text.js";
 
 /** Runs `read` on the home's store; undefined when a SQLite home has no database yet (listing must not create one). */
 async function withStore<T>(config: ResolvedConfig, read: (store: Store) => Promise<T>, channelMode = config.checkpoint.channelMode): Promise<T | undefined> {
@@ -45,9 +45,8 @@ export async function threadsCommand(opts: GlobalOptions & { json?: boolean }): 
   const rows: ThreadRow[] = (await withStore(config, async (store) => store.threads.list())) ?? [];
   if (opts.json) {
     process.stdout.write(
-      `${JSON.stringify(
+      `${jsonText(
         rows.map(({ id, title, created_at, updated_at, status, workspace, mode, host }) => ({ id, title: title && maskCredentials(title), created_at, updated_at, status, workspace, mode, host })),
-        null,
         2,
       )}\n`,
     );
@@ -144,7 +143,7 @@ export async function threadsShowCommand(threadId: string, opts: GlobalOptions &
   if (opts.json) {
     const archivedJson = archived.map(({ seq, role, name, text, archived_at }) => ({ seq, role, name, text, archived_at }));
     process.stdout.write(
-      `${JSON.stringify({ thread: { ...row, title: row.title && maskCredentials(row.title) }, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), ...(maskSecretsDeep({ entries, files, archived: archivedJson }, credentialValues()) as object) }, null, 2)}\n`,
+      `${jsonText({ thread: { ...row, title: row.title && maskCredentials(row.title) }, runs: runs.map(({ id, status, started_at, ended_at, error }) => ({ id, status, started_at, ended_at, error })), ...(maskSecretsDeep({ entries, files, archived: archivedJson }, credentialValues()) as object) }, 2)}\n`,
     );
     return 0;
   }

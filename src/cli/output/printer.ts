@@ -3,7 +3,7 @@
 import { hookNotice } from "../../vocabulary/hook-notice.js";
 import { compactionNotice } from "../../vocabulary/compaction-notice.js";
 import { formatErrorLine, runStatusOf } from "../../errors.js";
-import { forTerminal, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
+import { forTerminal, jsonText, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
 import { retryLine } from "../../vocabulary/retry-status.js";
 import { failedRunUsage } from "../../runtime/run-usage.js";
 import { withHostPaths } from "./host-paths.js";
@@ -133,7 +133,7 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
   };
 
   if (format === "stream-json") {
-    const line = (o: unknown) => stdout.write(`${JSON.stringify(o)}\n`);
+    const line = (o: unknown) => stdout.write(`${jsonText(o)}\n`);
     return {
       event(e) {
         track(e);
@@ -168,12 +168,12 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
       result(r, goal) {
         const base = { thread_id: r.thread_id, new_thread: newThread ?? false, run_id: r.run_id, status: r.status, stop_reason: r.stop_reason, final_text: r.final_text };
         const rest = { usage: r.usage, thread_usage: r.thread_usage, permission_denials: denials(), files: r.files ?? [], goal: goal ?? null };
-        stdout.write(`${JSON.stringify({ ...base, ...rest, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`);
+        stdout.write(`${jsonText({ ...base, ...rest, ...(r.clarification ? { clarification: r.clarification } : {}) })}\n`);
       },
       failure(err) {
         const status = runId ? runStatusOf(err) : "error";
         const base = { thread_id: threadId ?? null, new_thread: newThread ?? null, run_id: runId ?? null, status, stop_reason: status, final_text: "" };
-        stdout.write(`${JSON.stringify({ ...base, ...failedRunUsage(err), permission_denials: denials(), files: [], goal: null, error: formatErrorLine(err) })}\n`);
+        stdout.write(`${jsonText({ ...base, ...failedRunUsage(err), permission_denials: denials(), files: [], goal: null, error: formatErrorLine(err) })}\n`);
       },
       denials,
     };
