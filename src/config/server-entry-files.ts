@@ -206,6 +206,33 @@ export function searchDirs(value: unknown, base: string): string[] {
     .map((d) => resolve(base, d));
 }
 
+/**
+ * The server's environment with what node's `--env-file=<f>` (or `--env-file-if-exists`) sets from a project file
+ * under it: NODE_OPTIONS there preloaded a file no word of the server named (the forty-first pass's A41a-2). The
+ * server's own `env` wins, as in node. A file outside the project is the user's, not read.
+ */
+export function withEnvFiles(base: string, words: string[], env: Record<string, unknown>, inProject: (p: string) => boolean): Record<string, unknown> {
+  const fromFiles: Record<string, string> = {};
+  words.forEach((w, i) => {
+    const m = /^--env-file(?:-if-exists)?(?:=(.*))?$/.exec(w);
+    const name = m ? (m[1] ?? words[i + 1]) : undefined;
+    if (!name || name.includes("$")) return;
+    const file = resolve(base, withKnownVars(name, base));
+    if (!inProject(file) || kindOf(file) !== "file") return;
+    let text = "";
+    try {
+      text = readFileSync(file, "utf8").slice(0, 1024 * 1024);
+    } catch {
+      return;
+    }
+    for (const line of text.split(/\r?\n/)) {
+      const kv = /^\s*(?:export\s+)?([\w.-]+)\s*=\s*(.*)$/.exec(line);
+      if (kv) fromFiles[kv[1]!] = kv[2]!.replace(/^(["'`])(.*)\1\s*(?:#.*)?$/, "$2");
+    }
+  });
+  return { ...fromFiles, ...env };
+}
+
 /** Options that make node load a module before the program (`-r dotenv/config`, `--import tsx`), in any word. */
 const PRELOAD = /^(?:-r|--require|--import|--loader|--experimental-loader)$/;
 

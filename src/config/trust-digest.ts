@@ -12,7 +12,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { delimiter, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { entryFiles, preloadedPackages, searchDirs, withKnownVars } from "./server-entry-files.js";
+import { entryFiles, preloadedPackages, searchDirs, withEnvFiles, withKnownVars } from "./server-entry-files.js";
 
 const sha256Of = (data: Buffer | string) => createHash("sha256").update(data).digest("hex");
 
@@ -31,6 +31,10 @@ function serverCwd(folder: string, cwd: unknown): string {
   return spelled !== undefined && !spelled.includes("$") ? resolve(folder, spelled) : folder;
 }
 
+/** A server's env, with what its `--env-file` sets from the project (server-entry-files.ts). */
+const serverEnv = (folder: string, base: string, words: string[], env: unknown) =>
+  withEnvFiles(base, words, env && typeof env === "object" ? (env as Record<string, unknown>) : {}, (p) => inside(folder, p));
+
 /** Programs that run a project folder given to them (`node .` runs the project's package.json main). */
 const INTERPRETER = /^(?:node|nodejs|bun|deno|tsx|ts-node|python[\d.]*)$/;
 
@@ -44,8 +48,9 @@ export function serverFiles(rcPath: string, config: unknown): string[] {
   for (const s of Object.values(servers as Record<string, Record<string, unknown>>)) {
     if (!s || typeof s.command !== "string") continue;
     const base = serverCwd(folder, s.cwd);
-    const env = s.env && typeof s.env === "object" ? (s.env as Record<string, unknown>) : {};
-    const words = [s.command, ...(Array.isArray(s.args) ? s.args : []), ...Object.values(env)].filter((w): w is string => typeof w === "string");
+    const line = [s.command, ...(Array.isArray(s.args) ? s.args : [])].filter((w): w is string => typeof w === "string");
+    const env = serverEnv(folder, base, line, s.env);
+    const words = [...line, ...Object.values(env)].filter((w): w is string => typeof w === "string");
     // A PATH of the server's own that reaches into the project (`"PATH": "bin:/usr/bin"`) picks its program there.
     if (typeof env.PATH === "string" && !s.command.includes("/")) for (const dir of env.PATH.split(delimiter)) if (dir && !dir.includes("$")) words.push(join(dir, s.command));
     const rootRuns = INTERPRETER.test(s.command.split("/").pop() ?? "");
@@ -113,15 +118,16 @@ export function runnerPackages(rcPath: string, config: unknown): string[] {
   for (const s of Object.values(servers as Record<string, Record<string, unknown>>)) {
     if (!s || typeof s.command !== "string") continue;
     const words = [s.command, ...(Array.isArray(s.args) ? s.args : [])].filter((w): w is string => typeof w === "string");
-    const env = s.env && typeof s.env === "object" ? Object.values(s.env as Record<string, unknown>).filter((v): v is string => typeof v === "string") : [];
     const base = serverCwd(folder, s.cwd);
+    const serverEnvironment = serverEnv(folder, base, words, s.env);
+    const env = Object.values(serverEnvironment).filter((v): v is string => typeof v === "string");
     const runners = runnerSpecs(words).filter((r) => !r.includes("..") && !r.includes("$"));
     // node also finds a preloaded package in NODE_PATH's folders (A27-11).
-    const nodePath = searchDirs((s.env as Record<string, unknown> | undefined)?.NODE_PATH, base).filter((d) => inside(folder, d) || d === folder);
+    const nodePath = searchDirs(serverEnvironment.NODE_PATH, base).filter((d) => inside(folder, d) || d === folder);
     for (const pkg of [...runners, ...preloadedPackages([...words, ...env])]) {
       if (pkg && !pkg.includes("..") && !pkg.includes("$")) out.push(...packageCopies(folder, base, pkg), ...nodePath.map((d) => copyAt(join(d, pkg))));
     }
-    out.push(...codeHomes(folder, base, (s.env ?? {}) as Record<string, unknown>));
+    out.push(...codeHomes(folder, base, serverEnvironment));
     for (const runner of runners) out.push(...runnerBins(folder, base, runner));
     if (runners.length === 0 && runsScript(words)) out.push(...scriptSources(folder, base));
   }

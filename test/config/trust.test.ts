@@ -178,7 +178,7 @@ describe("an untrusted project .deerflowrc", () => {
     expect(Object.keys(load().mcp.servers).sort()).toEqual(["boxed", "repo"]);
   });
 
-  it("is asked again when a file the server's program resolves by itself changes: srv → srv.js, a folder's entry, -m, a name inside a word (A24-10)", () => {
+  it("is asked again when a file the server's program resolves by itself changes: srv → srv.js, a folder's entry, -m, a name inside a word (A24-10), one an --env-file preloads (A41a-2)", () => {
     const files: Record<string, string> = {
       "srv.js": "",
       "tools/index.js": "",
@@ -190,6 +190,7 @@ describe("an untrusted project .deerflowrc", () => {
       "pre.js": "",
       "opt.cjs": "",
       "index.js": "",
+      "envpre.cjs": "",
     };
     for (const [f, body] of Object.entries(files)) {
       mkdirSync(join(repo, f, ".."), { recursive: true });
@@ -205,8 +206,11 @@ describe("an untrusted project .deerflowrc", () => {
         req: { command: "node", args: ["-r", "./pre", "srv"] },
         opts: { command: "node", args: ["srv.js"], env: { NODE_OPTIONS: "--require=./opt.cjs" } },
         root: { command: "node", args: ["."] },
+        // NODE_OPTIONS from a project env file node reads (A41a-2)
+        envf: { command: "node", args: ["--env-file", "cfg.env", "srv.js"] },
       },
     });
+    writeFileSync(join(repo, "cfg.env"), "# settings\nexport NODE_OPTIONS='--require ./envpre.cjs'\n");
     trustFolder(dataHome, rc);
     expect(load().untrusted).toBeUndefined();
     for (const f of Object.keys(files)) {
