@@ -191,6 +191,23 @@ interface Listed {
   sha256: boolean;
 }
 
+/**
+ * A `core.worktree` as git itself writes one in a submodule's git dir (`.git/modules/lib`: `../../../lib`): a checkout
+ * whose `.git` file names this git dir back. It runs nothing and sends git nowhere else; an ordinary clone with
+ * submodules wrote it, and the guards took it for planted code (the forty-first pass's A41c-4).
+ */
+function isOwnWorkTree(configFile: string, value: string): boolean {
+  const gitDir = dirname(configFile);
+  const tree = resolve(gitDir, value);
+  if (!lstatSync(join(tree, ".git"), { throwIfNoEntry: false })?.isFile()) return false;
+  const g = gitDirsOfCheckout(tree);
+  try {
+    return g !== undefined && !isUnreadable(g) && realpathSync(g.gitDir) === realpathSync(gitDir);
+  } catch {
+    return false;
+  }
+}
+
 function listConfig(file: string): Listed | null {
   let st: Stats;
   try {
@@ -213,7 +230,7 @@ function listConfig(file: string): Listed | null {
       const key = nl < 0 ? entry : entry.slice(0, nl);
       const value = nl < 0 ? "" : entry.slice(nl + 1);
       if (key === "extensions.objectformat") listed.sha256 = value.trim().toLowerCase() === "sha256";
-      if (key && isGitCodeKey(key)) listed.code.set(key, [...(listed.code.get(key) ?? []), value]);
+      if (key && isGitCodeKey(key) && !(key === "core.worktree" && isOwnWorkTree(file, value))) listed.code.set(key, [...(listed.code.get(key) ?? []), value]);
     }
   } catch {
     listed.code = new Map([[UNLISTED, []]]);

@@ -180,6 +180,31 @@ describe.each(modes)("background jobs against the guard sweep (%s)", (mode) => {
   });
 });
 
+describe.each(modes)("git's own files beside a job (%s)", (mode) => {
+  it("a clone with submodules while a job runs: git's core.worktree in the module's git dir is kept, no repair, the job goes on (A41c-4)", async () => {
+    const { ws, sh, bg, git } = setUp(mode);
+    for (const r of ["up/libsrc", "up/main"]) {
+      git(ws, "init", "-q", "-b", "main", r);
+      writeFileSync(join(ws, r, "f.txt"), `${r}\n`);
+      git(join(ws, r), "add", "f.txt");
+      git(join(ws, r), "commit", "-qm", r);
+    }
+    git(join(ws, "up/main"), "-c", "protocol.file.allow=always", "submodule", "add", "-q", "../libsrc", "lib");
+    git(join(ws, "up/main"), "commit", "-qm", "lib");
+    await sh("echo ready");
+    const job = await bg("touch started; sleep 300");
+    await until(() => existsSync(join(ws, "started")), "the job to start");
+    const out = await sh("git -c protocol.file.allow=always clone -q --recurse-submodules up/main dep && echo cloned");
+    expect(out).toBe("cloned\n");
+    expect(readFileSync(join(ws, "dep", ".git", "modules", "lib", "config"), "utf8")).toMatch(/worktree = \.\.\/\.\.\/\.\.\/lib/);
+    expect(git(join(ws, "dep", "lib"), "status", "--short")).toBe("");
+    const next = await bg("touch next; sleep 300");
+    await until(() => existsSync(join(ws, "next")), "a second job to start (none refused)");
+    await closeShellSessions();
+    await Promise.all([job.ended, next.ended]);
+  });
+});
+
 describe("the stop's bookkeeping", () => {
   it("a job stopped before its start returned how to kill it is killed as soon as it does; a stopped job ending later changes nothing", () => {
     const early = sweepWhileJob();
