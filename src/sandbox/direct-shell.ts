@@ -27,6 +27,27 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   }
 }
 
+/**
+ * Ends a program started here, with everything it started: the watchdog (the program's own pid) is asked to sweep
+ * (USR1, as when deerflow dies: by token, then the orphans it adopted, then its group), and the group is SIGKILLed only
+ * when it has not ended after a grace. SIGKILLing the group at once killed the watchdog before it reaped, so a job's
+ * `setsid -f env -i` child outlived deerflow's own stop where there are no user namespaces (the forty-first pass's
+ * A41c-3). Without a watchdog the program is bash: the signal ends it, and the token covers its descendants. At
+ * deerflow's exit (`later` false) no timer runs: the watchdog's sweep and the token are all there is.
+ */
+function endProgram(pid: number | undefined, token: string, later = true): void {
+  if (!pid) return;
+  for (const sig of ["SIGCONT", "SIGUSR1"] as const) {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      // gone
+    }
+  }
+  killByToken(token);
+  if (later) setTimeout(() => killGroup(pid, "SIGKILL"), BASH_KILL_GRACE_MS).unref();
+}
+
 /** `bash -c command` under the watchdog where there is one, else bash itself with the token in its environment. */
 function launch(command: string, settings: ShellSettings, token: string, paths?: ThreadPaths): { file: string; args: string[]; env: Record<string, string> } {
   const env = scrubEnv(process.env, { passEnv: settings.passEnv, secretValues: settings.secretValues, project: paths?.workspace_path });
@@ -70,7 +91,7 @@ export async function runDirect(command: string, opts: RunOptions & { settings: 
     if (stoppedBy) return;
     stoppedBy = why;
     killGroup(pid, "SIGTERM");
-    killTimer = setTimeout(() => killGroup(pid, "SIGKILL"), BASH_KILL_GRACE_MS);
+    killTimer = setTimeout(() => endProgram(pid, token), BASH_KILL_GRACE_MS);
     killTimer.unref?.();
   };
   const timer = setTimeout(() => stopGroup("timeout"), opts.timeoutSeconds * 1000);
@@ -131,21 +152,15 @@ export function directBackground(
     opts.onEnd(typeof r.exitCode === "number" ? r.exitCode : undefined);
   });
   return {
-    kill: () => {
-      killGroup(pid, "SIGKILL");
-      killByToken(token);
-    },
+    kill: () => endProgram(pid, token),
   };
 }
 
-/** Kills every background job started directly on the host (the end of a chat or run). */
-export function killDirect(): void {
-  for (const [pid, token] of jobs) {
-    killGroup(pid, "SIGKILL");
-    killByToken(token);
-  }
+/** Kills every background job started directly on the host (the end of a chat or run; `later` false: deerflow's exit). */
+export function killDirect(later = true): void {
+  for (const [pid, token] of jobs) endProgram(pid, token, later);
   jobs.clear();
 }
 
 // deerflow going away (even by an uncaught error) takes its background jobs with it.
-process.once("exit", killDirect);
+process.once("exit", () => killDirect(false));
