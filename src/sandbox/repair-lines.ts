@@ -3,9 +3,17 @@
 // without end (the ninth pass).
 export class RepairLines {
   private readonly lines: string[] = [];
+  private listener: (() => void) | undefined;
 
   hear(...lines: string[]): void {
+    const before = this.lines.length;
     for (const l of lines) if (!this.lines.includes(l)) this.lines.push(l);
+    if (this.lines.length > before) this.listener?.();
+  }
+
+  /** `listener` is called when a new line is heard. */
+  onHear(listener: () => void): void {
+    this.listener = listener;
   }
 
   /** The lines heard so far, and forget them. */

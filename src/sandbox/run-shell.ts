@@ -18,6 +18,7 @@ import { recordWritable, sandboxWritable } from "./sandbox-writable.js";
 import { endGitRedirectWatch, noteGitRedirect, restoreGitRedirects } from "./git-redirect-guard.js";
 import { backgroundRefusal, endSweeps, stopJobsFor, sweepWhileJob } from "./background-guard-sweep.js";
 import { takeGuardNotices } from "./nested-repo-guard.js";
+import { toUser } from "./repair-lines.js";
 import { takeRefusedBinds, withoutPlantedLinks } from "./planted-links.js";
 
 export { BASH_KILL_GRACE_MS, type ShellResult } from "./shell-session.js";
@@ -63,6 +64,20 @@ export function findBwrap(path = process.env.PATH ?? ""): string | null {
 const sessions = new Map<string, ShellSession>();
 let warn: (msg: string) => void = (msg) => process.stderr.write(`warning: ${msg}\n`);
 let warnedOnce = false;
+
+/**
+ * What the guards tell the user between commands (a sweep that stopped every job while a long command ran) is said
+ * as soon as it is heard, not when that command ends (the forty-first pass's A41c-8); after the current check yields.
+ */
+let flushing = false;
+toUser.onHear(() => {
+  if (flushing) return;
+  flushing = true;
+  setImmediate(() => {
+    flushing = false;
+    for (const line of takeGuardNotices()) warn(line);
+  });
+});
 
 /** Where the "no bwrap" warning goes (the TUI shows it on screen); it is given once until closeShellSessions(). */
 export function setShellWarningSink(sink: (msg: string) => void): void {

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { backgroundRefusal, endSweeps, stopJobsFor, sweepWhileJob } from "../../src/sandbox/background-guard-sweep.js";
-import { closeShellSessions, startBackground } from "../../src/sandbox/run-shell.js";
+import { closeShellSessions, setShellWarningSink, startBackground } from "../../src/sandbox/run-shell.js";
 import { HAS_BWRAP, type Mode } from "../support/confinement.js";
 import { killAllMatching, processesMatching } from "../support/processes.js";
 import { gitWorkspace } from "../support/git-workspace.js";
@@ -15,6 +15,8 @@ import { until } from "../support/wait.js";
 
 const modes: Mode[] = HAS_BWRAP ? ["bwrap", "fallback"] : ["fallback"];
 const savedPath = process.env.PATH;
+const said: string[] = [];
+setShellWarningSink((m) => said.push(m));
 
 function setUp(mode: Mode) {
   const { root, paths, ws, settings, git, sh } = gitWorkspace("deerflow-sweep-", mode);
@@ -137,6 +139,9 @@ describe.each(modes)("background jobs against the guard sweep (%s)", (mode) => {
     await job.ended;
     expect(foregroundEnded).toBe(false);
     expect(fsmonitorIn(ws, "lib")).toBe(false);
+    // The user hears of the stop now, not when the foreground command ends (A41c-8).
+    await until(() => said.some((l) => l.startsWith("deerflow stopped every background job")), "the stop to be said");
+    expect(foregroundEnded).toBe(false);
     writeFileSync(join(ws, "release"), "");
     expect(await foreground).toContain("released");
     expect(existsSync(join(ws, "pwned"))).toBe(false);
