@@ -217,7 +217,8 @@ describe("a repository's AGENTS.md is data from where it lies (the seventh pass)
     const swapper = await startLinkSwapper(ws, "AGENTS.md", join(root, "token"), "Use tabs.");
     const seen = new Set<string>();
     try {
-      for (let i = 0; i < 1000; i++)
+      // At least 1000 loads, and on until both sides were met: on a busy machine the swapper may not run for a while.
+      for (let i = 0; i < 1000 || (i < 200_000 && !(seen.has("Use tabs.") && seen.has(""))); i++)
         seen.add(
           loadAgentsMemory({ workspace: ws })
             .map((f) => f.content)
