@@ -433,7 +433,7 @@ export class ChatSession {
    * (the nineteenth adversarial pass's RW1). Its jobs end, as at the end of a chat.
    */
   private async stopSandbox(scope: RewindScope): Promise<void> {
-    if (scope !== "conversation") await closeShellSessions();
+    if (scope !== "conversation") await closeShellSessions(true);
   }
 
   /** /title: names the thread in the index and in its state (so the title middleware leaves it alone). */

@@ -92,11 +92,14 @@ function stopTimer(): void {
   timer = undefined;
 }
 
-/** The end of a chat or run (every job is gone): sweeps stop, and the next chat or run may start jobs again. */
-export function endSweeps(): void {
+/**
+ * The end of a chat or run (every job is gone): sweeps stop, and the next chat or run may start jobs again. `midChat`
+ * (a rewind: the chat goes on): a stop still holds.
+ */
+export function endSweeps(midChat = false): void {
   stopTimer();
   jobs.clear();
   stopping.clear();
   stoppedEarly.clear();
-  offBecause = undefined;
+  if (!midChat) offBecause = undefined;
 }

@@ -151,14 +151,17 @@ export function warmShell(paths: ThreadPaths, settings: ShellSettings): void {
   }
 }
 
-/** Ends every sandbox session (and with it every process and background job in it); the end of a chat or run. */
-export async function closeShellSessions(): Promise<void> {
+/**
+ * Ends every sandbox session (and with it every process and background job in it); the end of a chat or run.
+ * `midChat`: a rewind within the chat, where a stop of background jobs still holds (the forty-first pass's A41c-10).
+ */
+export async function closeShellSessions(midChat = false): Promise<void> {
   const all = [...sessions.values()];
   sessions.clear();
   warnedOnce = false;
   killAllJobs();
   killDirect();
-  endSweeps();
+  endSweeps(midChat);
   await Promise.all(all.map((s) => s.close()));
   const repaired = endGitRedirectWatch();
   if (repaired) warn(repaired);

@@ -229,4 +229,14 @@ describe("the stop's bookkeeping", () => {
     // No job alive: a repair says nothing about jobs.
     expect(stopJobsFor(["a repair"])).toBeUndefined();
   });
+
+  it("a rewind within the chat ends the sandbox but keeps the stop; the chat's end lifts it (A41c-10)", async () => {
+    const job = sweepWhileJob();
+    job.killWith(() => job.ended());
+    expect(stopJobsFor(["deerflow removed core.fsmonitor from y."])).toMatch(/stopped every background job/);
+    await closeShellSessions(true); // what /rewind … files does first (chat-session.ts)
+    expect(backgroundRefusal()).toMatch(/background jobs are off for the rest of this chat or run/);
+    await closeShellSessions();
+    expect(backgroundRefusal()).toBeUndefined();
+  });
 });
