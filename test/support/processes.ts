@@ -32,3 +32,25 @@ export function killAllMatching(marker: string): void {
     }
   }
 }
+
+/** Signal 9's bit in /proc/<pid>/status's SigPnd/ShdPnd masks, and PF_EXITING in /proc/<pid>/stat's flags. */
+const SIGKILL_BIT = 1n << 8n;
+const PF_EXITING = 0x4;
+
+/**
+ * The processes matching `marker` that can still run code: not a zombie, not exiting, no SIGKILL pending. A process a
+ * clean-up has just killed takes a moment to go on a busy machine, but it never returns to its program.
+ */
+export function runningProcessesMatching(marker: string): string[] {
+  return processesMatching(marker).filter((pid) => {
+    try {
+      const status = readFileSync(`/proc/${pid}/status`, "utf8");
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const killed = ["SigPnd", "ShdPnd"].some((k) => (BigInt(`0x${new RegExp(`^${k}:\\s*([0-9a-f]+)`, "m").exec(status)?.[1] ?? "0"}`) & SIGKILL_BIT) !== 0n);
+      return !/^[ZX]/.test(fields[0] ?? "") && (Number(fields[6]) & PF_EXITING) === 0 && !killed;
+    } catch {
+      return false; // gone while we looked
+    }
+  });
+}
