@@ -10,6 +10,7 @@ import { expandTilde, userAndSystemConfigFiles } from "./host-git-config.js";
 import { CONFIG_LISTING_BYTES, plainGit } from "./plain-git.js";
 import { isMovedAside } from "./repair-within.js";
 import { isGitCodeKey } from "./shell-git.js";
+import { isGitViewKey } from "../vocabulary/code-settings.js";
 import { listForGuard } from "./guard-listing.js";
 
 /** git's own limit for a `.git` file (setup.c read_gitfile_gently); a commondir is read the same way here. */
@@ -230,7 +231,7 @@ function listConfig(file: string): Listed | null {
       const key = nl < 0 ? entry : entry.slice(0, nl);
       const value = nl < 0 ? "" : entry.slice(nl + 1);
       if (key === "extensions.objectformat") listed.sha256 = value.trim().toLowerCase() === "sha256";
-      if (key && isGitCodeKey(key) && !(key === "core.worktree" && isOwnWorkTree(file, value))) listed.code.set(key, [...(listed.code.get(key) ?? []), value]);
+      if (key && (isGitCodeKey(key) || isGitViewKey(key)) && !(key === "core.worktree" && isOwnWorkTree(file, value))) listed.code.set(key, [...(listed.code.get(key) ?? []), value]);
     }
   } catch {
     listed.code = new Map([[UNLISTED, []]]);

@@ -17,8 +17,8 @@ import { checkHooks, forgetHooks, noteHooks } from "./planted-hooks.js";
 import { checkIndexFlags, noteIndexFlags } from "./index-flags.js";
 import { editFileWithin, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 import { RepairLines, checkSafely, toUser } from "./repair-lines.js";
+import { whatGitKeysDo } from "../vocabulary/code-settings.js";
 import { checkoutWalkLimits, checkoutsIn, forgetCheckouts } from "./workspace-checkouts.js";
-
 export { nestedRepoLimits } from "./gitlink-walk.js";
 
 /** Per workspace: the indexes listed (and their mtimes then), and the gitlinks found in them. */
@@ -352,7 +352,7 @@ function check(f: string): string[] {
     editFileWithin(f, allRoots(), (file) => {
       for (const k of added) plainGit(["config", "--file", file, "--unset-all", k]);
     });
-    return [`deerflow removed ${added.join(", ")} from ${f}: a repository your git status enters would run ${added.length === 1 ? "it" : "them"} on your host.`];
+    return [`deerflow removed ${added.join(", ")} from ${f}: a repository your git status enters would ${whatGitKeysDo(added)}.`];
   } catch {
     return [cannotEdit(f, added)];
   }
@@ -363,7 +363,7 @@ function check(f: string): string[] {
  * file is moved aside instead, as an unlistable one is.
  */
 function cannotEdit(f: string, keys: string[]): string {
-  const moved = moveAside(f, `${keys.join(", ")} could not be taken out of it, and a repository your git status enters would run ${keys.length === 1 ? "it" : "them"} on your host.`);
+  const moved = moveAside(f, `${keys.join(", ")} could not be taken out of it, and a repository your git status enters would ${whatGitKeysDo(keys)}.`);
   return moved ?? `deerflow could not take ${keys.join(", ")} out of ${f} nor move it aside: check ${dirname(f)} before you run git in the workspace.`;
 }
 
@@ -381,7 +381,7 @@ function putBack(f: string, now: Map<string, string[]>): string[] {
         for (const v of start.get(k)!) plainGit(["config", "--file", file, "--add", k, v]);
       }
     });
-    return [`deerflow put back ${changed.join(", ")} in ${f} as it was before the run: a repository your git status enters would run the new value on your host.`];
+    return [`deerflow put back ${changed.join(", ")} in ${f} as it was before the run: a repository your git status enters would ${whatGitKeysDo(changed, "the new value")}.`];
   } catch {
     return [cannotEdit(f, changed)];
   }

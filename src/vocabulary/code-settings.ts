@@ -79,6 +79,22 @@ export function codeEnvVar(name: string): CodeEnvVar | undefined {
 export const GIT_CODE_KEY =
   /^(?:alias\..+|core\.(?:pager|editor|sshcommand|hookspath|fsmonitor|askpass|gitproxy|alternaterefscommand|worktree)|sequence\.editor|pager\..+|.+command|.+\.(?:cmd|driver|textconv|helper|program|tool|path)|imap\.tunnel|filter\..+|diff\.external|credential\..*helper|gpg\..*program|(?:include|includeif)\..+|protocol\..+\.allow|protocol\.allow|uploadpack\..+|receivepack\..+|remote\..+\.(?:uploadpack|receivepack|vcs)|submodule\..+\.update|init\.templatedir|safe\.directory|web\.browser|interactive\.difffilter|sendemail\..+|instaweb\..+|(?:http|remote)\..*(?:cookiefile|savecookies|proxy|sslcainfo|sslcapath|sslverify|sslcert|sslkey|extraheader|curloptresolve))$/;
 
+/**
+ * Config keys that change what `git status` and `git diff` show, as `.git/info/exclude` and `attributes` do: a planted
+ * file left out of the listing, an edit or a submodule's change hidden (the forty-second pass's A42b-1). Guarded like
+ * code keys in the repositories inside the workspace (not in approvals: many set core.excludesFile for themselves).
+ */
+export const GIT_VIEW_KEY = /^(?:status\.showuntrackedfiles|status\.submodulesummary|core\.(?:excludesfile|attributesfile)|diff\.ignoresubmodules|submodule\..+\.ignore)$/;
+
+export function isGitViewKey(key: string): boolean {
+  return GIT_VIEW_KEY.test(key.toLowerCase());
+}
+
+/** The end of a repair line: what `keys` (or `what`, their new value) would do in a repository your git status enters. */
+export function whatGitKeysDo(keys: string[], what = keys.length === 1 ? "it" : "them"): string {
+  return keys.every(isGitViewKey) ? `hide a file or a change from your git status with ${what}` : `run ${what} on your host`;
+}
+
 /** A config key (lower-case section and name) whose value git runs or follows: see GIT_CODE_KEY. */
 export function isGitCodeKey(key: string): boolean {
   return GIT_CODE_KEY.test(key.toLowerCase());
