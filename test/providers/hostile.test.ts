@@ -282,6 +282,19 @@ describe("hostile provider on the wire", () => {
       expect(r.exitCode).toBe(1);
       expect(r.stderr).toMatch(/answered HTTP 307, a redirect to another host \(http:\/\/localhost:\d+\); deerflow does not follow it/);
       expect(seen).toEqual([]);
+      // doctor's look at the endpoint does not call the other host "reachable" either (A42a-1).
+      const redirector = http.createServer((req, res) => {
+        res.writeHead(307, { location: `http://localhost:${(other.address() as { port: number }).port}${req.url}` });
+        res.end();
+      });
+      await new Promise<void>((r) => redirector.listen(0, "127.0.0.1", () => r()));
+      try {
+        const doctor = await sb.run(["doctor"], { env: { OPENAI_BASE_URL: `http://127.0.0.1:${(redirector.address() as { port: number }).port}/v1` } });
+        expect(doctor.stdout).toMatch(/model .* is not reachable: .*answered HTTP 307, a redirect to another host/);
+        expect(seen).toEqual([]);
+      } finally {
+        redirector.close();
+      }
 
       // A proxy that redirects within its own origin keeps the POST and its body.
       e2e.server.push({ raw: [], status: 308, headers: { location: "/v1/chat/completions?again" } }, answer("Same origin is fine."));

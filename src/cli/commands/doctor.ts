@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { formatErrorLine } from "../../errors.js";
+import { fetchFollowingSameOrigin } from "../../model/same-origin-fetch.js";
 import { type ResolvedConfig, loadConfig, requireModel } from "../../config/load.js";
 import { ignoredNotice } from "../../config/project-trust.js";
 import { webSearchSetup } from "../../config/web-search.js";
@@ -65,10 +66,9 @@ async function endpointCheck(config: ResolvedConfig): Promise<Check> {
   }
   const url = `${model.baseUrl}/models`;
   try {
-    const res = await fetch(url, {
-      headers: model.apiKey ? { authorization: `Bearer ${model.apiKey}` } : {},
-      signal: AbortSignal.timeout(5000),
-    });
+    // As the model's own requests: a redirect to another host is not followed (it would call that host reachable).
+    const init: RequestInit = { headers: model.apiKey ? { authorization: `Bearer ${model.apiKey}` } : {}, signal: AbortSignal.timeout(5000) };
+    const res = await fetchFollowingSameOrigin(fetch, url, init, model.baseUrl);
     if (res.status === 401 || res.status === 403) {
       return {
         ok: false,
