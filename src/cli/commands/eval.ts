@@ -120,7 +120,7 @@ export async function evalCommand(opts: EvalOptions): Promise<number> {
     if (controller.signal.aborted) {
       err("deerflow: eval interrupted; the report covers the attempts that finished.");
     }
-    if (out) writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+    if (out) writeFileSync(out, `${jsonText(report, 2)}\n`); // the same escaping as stdout: it is read in a terminal too
     process.stdout.write(opts.json ? `${jsonText(report, 2)}\n` : `${formatReport(report)}\n`);
     if (report.results.length < tasks.length * repeat && !controller.signal.aborted) err("deerflow: the model endpoint failed before it ever answered; the remaining attempts were not run.");
     if (opts.keep) err(`The workspaces are kept in ${scratch}.`);
