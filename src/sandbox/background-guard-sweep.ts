@@ -11,8 +11,31 @@
 import { sayWithNextCommand, sweepGitGuards } from "./git-redirect-guard.js";
 import { toUser } from "./repair-lines.js";
 
-/** How often the guards run while a background job lives. */
+/** How often, on average, the guards run while a background job lives. */
 export const SWEEP_MS = 1000;
+/** The longest wait between two sweeps. */
+const SWEEP_MAX_MS = 5 * SWEEP_MS;
+
+/**
+ * The wait before the next sweep: drawn afresh each time from an exponential distribution (a Poisson process), which
+ * has no memory. A job can see each sweep (inotify on a folder it reads) and a fixed beat told it when the next would
+ * come: it planted a fresh nested repository right after one sweep and removed it before the next, for the whole run
+ * (the forty-second pass's A42c-1). Now a sweep is as likely in the next instant however long ago the last one was, so
+ * a plant is found after SWEEP_MS on average whenever it is made.
+ */
+export function nextSweepIn(random = Math.random()): number {
+  return Math.min(SWEEP_MAX_MS, Math.round(-Math.log(1 - random) * SWEEP_MS));
+}
+
+/**
+ * The sandboxes as the host sees them (run-shell.ts): whether any process runs in one (`busy`), tracked or not, and a
+ * way to end every such sandbox from the host (`end`). A job whose end the host was told of may still run: a process
+ * in the sandbox can make its supervisor say anything (ptrace, A42c-3).
+ */
+let sandboxes: { busy: () => boolean; end: (why: string) => void } = { busy: () => false, end: () => {} };
+export function watchSandboxesWith(hooks: typeof sandboxes): void {
+  sandboxes = hooks;
+}
 
 /**
  * The live background jobs and how to kill each (undefined until its start returns). A job ended twice, or after the
@@ -22,10 +45,9 @@ const jobs = new Map<symbol, (() => void) | undefined>();
 /** Jobs stopped before their start returned how to kill them: killed as soon as it does. */
 const stoppedEarly = new Set<symbol>();
 /**
- * Jobs stopped and not ended yet: the sweeps go on until each has, and look once more as it does. A confined job that
- * stopped the sandbox's supervisor lives until the host ends the sandbox (run-shell.ts STOP_GRACE_MS), and what it
- * planted meanwhile (nine new repositories with a core.fsmonitor, in the forty-first pass's A41c-1) stayed until the
- * run's end: the sweeps had stopped with the stop.
+ * Jobs stopped and not ended yet: the sweeps go on until each has, and look once more as it does. What a stopped job
+ * planted before its end (nine new repositories with a core.fsmonitor, in the forty-first pass's A41c-1) stayed until
+ * the run's end when the sweeps stopped with the stop.
  */
 const stopping = new Set<symbol>();
 let timer: NodeJS.Timeout | undefined;
@@ -35,7 +57,7 @@ let offBecause: string | undefined;
 /** The guards' check while jobs run; what it repairs stops the jobs (`aJobEnded`: one that just ended counts). */
 function sweep(aJobEnded = false): void {
   const repairs = sweepGitGuards();
-  const line = stopJobsFor(repairs, aJobEnded);
+  const line = stopJobsFor(repairs, aJobEnded, true);
   if (line) sayWithNextCommand(line);
   // After the stop, what a stopped job still plants is repaired as the sweeps find it; the user hears each.
   else if (offBecause !== undefined) for (const r of repairs) toUser.hear(r);
@@ -45,9 +67,14 @@ function sweep(aJobEnded = false): void {
  * The guards repaired `repairs` (a sweep, or the check after a command): with background jobs alive (or one that just
  * ended), every one is stopped and no other starts in this chat or run. The line saying so (undefined: no job).
  */
-export function stopJobsFor(repairs: string[], aJobEnded = false): string | undefined {
+export function stopJobsFor(repairs: string[], aJobEnded = false, bySweep = false): string | undefined {
+  if (repairs.length === 0) return undefined;
+  // A sweep's repair while a process the host tracks as no job runs in a sandbox: its end was forged, or it escaped a
+  // clean-up. That sandbox ends with the jobs.
+  const untracked = bySweep && jobs.size === 0 && sandboxes.busy();
   // Once stopped, a stopped job's end is no new stop (its repairs are said by the sweep).
-  if (repairs.length === 0 || (jobs.size === 0 && (!aJobEnded || offBecause !== undefined))) return undefined;
+  if (jobs.size === 0 && !untracked && (!aJobEnded || offBecause !== undefined)) return undefined;
+  const first = offBecause === undefined;
   offBecause = repairs[0]!.replace(/\.$/, "");
   const kills = [...jobs];
   jobs.clear();
@@ -56,23 +83,28 @@ export function stopJobsFor(repairs: string[], aJobEnded = false): string | unde
     if (kill) kill();
     else stoppedEarly.add(job);
   }
+  if (untracked) sandboxes.end(STOPPED);
   const line = "deerflow stopped every background job and will start no other in this chat or run: while they ran, git files that make git run programs or hide changes were changed (repaired:";
-  toUser.hear(`${line} ${repairs[0]})`);
+  // Said once: a second stop (a process of the first that planted on) is in its repair lines (A42c-4: five of them).
+  if (first) toUser.hear(`${line} ${repairs[0]})`);
   return `${line} see above).`;
 }
+
+/** What the commands that ran beside a stopped job are told when their sandbox ends with it. */
+export const STOPPED = "deerflow stopped every background job, and ended the sandbox they ran in, because git files that make git run programs were changed while they ran";
 
 /** A background job started: `killWith` says how to stop it for good, `ended` that it ended (once). */
 export function sweepWhileJob(): { ended: () => void; killWith: (kill: () => void) => void } {
   const job = Symbol("job");
   jobs.set(job, undefined);
-  timer ??= setInterval(() => sweep(), SWEEP_MS).unref();
+  if (!timer) scheduleSweep();
   return {
     ended: () => {
       if (!jobs.delete(job) && !stopping.delete(job)) return;
       // One more look as it ends: a job that planted and exited at once, beside a long foreground command, had its
       // plant stay until that command ended (no job left, no sweep); a stopped one may have planted until its end.
       sweep(true);
-      if (jobs.size === 0 && stopping.size === 0) stopTimer();
+      if (nothingToWatch()) stopTimer();
     },
     killWith: (kill) => {
       if (jobs.has(job)) jobs.set(job, kill);
@@ -81,14 +113,41 @@ export function sweepWhileJob(): { ended: () => void; killWith: (kill: () => voi
   };
 }
 
+/**
+ * A sandbox was ended from the host because a process stayed in it after everything deerflow ran there had ended
+ * (shell-session.ts): the user and the model hear it, and the guards look at once (what it planted stops the jobs).
+ */
+export function leftoverEnded(why: string): void {
+  const line = `deerflow ended the shell sandbox: ${why}. Whatever a command left behind is gone; the next command starts a new sandbox.`;
+  toUser.hear(line);
+  sayWithNextCommand(line);
+  sweep(true);
+}
+
 /** Why a background job may not start now (undefined: it may). */
 export function backgroundRefusal(): string | undefined {
   if (offBecause === undefined) return undefined;
   return `background jobs are off for the rest of this chat or run: while one ran, git files that make git run programs were changed (${offBecause}). Run the command in the foreground.`;
 }
 
+/** No job, no stopped one, and no process in any sandbox: the sweeps may stop. */
+function nothingToWatch(): boolean {
+  return jobs.size === 0 && stopping.size === 0 && !sandboxes.busy();
+}
+
+function scheduleSweep(): void {
+  timer = setTimeout(() => {
+    sweep();
+    // After the last job's end the sweeps go on while anything runs in a sandbox: what the host was told ended may not
+    // have (A42c-3), and a long foreground command beside it had kept the after-command check away.
+    if (nothingToWatch()) timer = undefined;
+    else if (timer) scheduleSweep();
+  }, nextSweepIn());
+  timer.unref();
+}
+
 function stopTimer(): void {
-  if (timer) clearInterval(timer);
+  if (timer) clearTimeout(timer);
   timer = undefined;
 }
 

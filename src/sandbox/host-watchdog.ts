@@ -42,8 +42,12 @@ export const HOST_WATCHDOG = [
   // frozen first, round after round while a live one is seen; bounded. A hopper that re-forks under setsid with a
   // cleared environment and exits at once outran killing what a scan had seen (the twenty-seventh pass's A27-2).
   // The state is the 3rd field of /proc/<pid>/stat, read after the last ") " (a command name may hold one).
-  `reap() { n=0; while [ $n -lt 200 ]; do n=$((n + 1)); live=; kids; for p in $ks; do st=; read -r st 2>/dev/null < "/proc/$p/stat" || continue; st=\${st##*) }; case $st in Z*|X*) ;; *) live="$live $p" ;; esac; done; [ -n "$live" ] || break; freeze "$live"; kill -KILL $all 2>/dev/null; done; }`,
-  `sweep() { grep -lzxF "${RUN_TOKEN_VAR}=$t" /proc/[0-9]*/environ 2>/dev/null | while read -r f; do p=\${f#/proc/}; kill -KILL "\${p%/environ}" 2>/dev/null; done; reap; kill -KILL 0; }`,
+  // A process whose main thread exited reads Z while its other threads run (setsid + pthread_exit, the forty-second
+  // pass's A42c-2): it is live while any of its threads is.
+  `runs() { for s in /proc/$1/task/*/stat; do st=; read -r st 2>/dev/null < "$s" || continue; st=\${st##*) }; case $st in Z*|X*) ;; *) return 0 ;; esac; done; return 1; }`,
+  `reap() { n=0; while [ $n -lt 200 ]; do n=$((n + 1)); live=; kids; for p in $ks; do runs "$p" && live="$live $p"; done; [ -n "$live" ] || break; freeze "$live"; kill -KILL $all 2>/dev/null; done; }`,
+  // Each thread's environ too: a process whose main thread exited shows an empty one at /proc/<pid>/environ.
+  `sweep() { grep -lzxF "${RUN_TOKEN_VAR}=$t" /proc/[0-9]*/environ /proc/[0-9]*/task/[0-9]*/environ 2>/dev/null | while read -r f; do p=\${f#/proc/}; kill -KILL "\${p%%/*}" 2>/dev/null; done; reap; kill -KILL 0; }`,
   "trap sweep USR1 HUP",
   "trap 'kill -TERM $c 2>/dev/null' TERM",
   // A background command's stdin would be /dev/null: hand the program ours (an MCP server's requests).
@@ -123,11 +127,28 @@ export function killByToken(token: string): void {
     return; // no /proc (macOS): the process group is all we have
   }
   const needle = `${RUN_TOKEN_VAR}=${token}`;
-  for (const pid of pids) {
+  const environ = (file: string) => {
     try {
-      if (readFileSync(`/proc/${pid}/environ`, "latin1").split("\0").includes(needle)) process.kill(Number(pid), "SIGKILL");
+      return readFileSync(file, "latin1");
     } catch {
-      // gone, or not ours
+      return ""; // gone, or not ours
+    }
+  };
+  // A process whose main thread exited shows an empty environ there; its live threads still show the block (A42c-2).
+  const threads = (pid: string) => {
+    try {
+      return readdirSync(`/proc/${pid}/task`).map((t) => environ(`/proc/${pid}/task/${t}/environ`));
+    } catch {
+      return [];
+    }
+  };
+  for (const pid of pids) {
+    const own = environ(`/proc/${pid}/environ`);
+    if (!(own === "" ? threads(pid) : [own]).some((e) => e.split("\0").includes(needle))) continue;
+    try {
+      process.kill(Number(pid), "SIGKILL");
+    } catch {
+      // gone
     }
   }
 }

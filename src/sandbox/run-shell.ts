@@ -16,7 +16,7 @@ import { fromHostPaths, toHostCommand } from "./virtual-paths.js";
 import { realOrSelf } from "./real-path.js";
 import { recordWritable, sandboxWritable } from "./sandbox-writable.js";
 import { endGitRedirectWatch, noteGitRedirect, restoreGitRedirects } from "./git-redirect-guard.js";
-import { backgroundRefusal, endSweeps, stopJobsFor, sweepWhileJob } from "./background-guard-sweep.js";
+import { STOPPED, backgroundRefusal, endSweeps, leftoverEnded, stopJobsFor, sweepWhileJob, watchSandboxesWith } from "./background-guard-sweep.js";
 import { takeGuardNotices } from "./nested-repo-guard.js";
 import { toUser } from "./repair-lines.js";
 import { takeRefusedBinds, withoutPlantedLinks } from "./planted-links.js";
@@ -131,7 +131,7 @@ function sessionFor(paths: ThreadPaths, settings: ShellSettings): ShellSession |
   }
   if (!s || !s.alive) {
     for (const p of [paths.uploads_path, paths.outputs_path]) if (p) mkdirSync(p, { recursive: true });
-    sessions.set(key, (s = new ShellSession(paths, settings, bwrap)));
+    sessions.set(key, (s = new ShellSession(paths, settings, bwrap, leftoverEnded)));
   }
   return s;
 }
@@ -273,8 +273,13 @@ export async function runShell(command: string, req: ShellRequest): Promise<Shel
   return { ...r, output: repaired ? `${output}${output.endsWith("\n") || !output ? "" : "\n"}${repaired}\n` : output };
 }
 
-/** How long a stopped confined job may take to end before its whole sandbox is ended. */
-const STOP_GRACE_MS = 2000;
+// The sweeps' view of the sandboxes (background-guard-sweep.ts): from the host's /proc, not from what a supervisor says.
+watchSandboxesWith({
+  busy: () => [...sessions.values()].some((s) => s.alive && !s.quiet),
+  end: (why) => {
+    for (const s of sessions.values()) if (s.alive && !s.quiet) s.terminate(why);
+  },
+});
 
 /** A background job: its output goes to `logPath`; it lives until killed or until closeShellSessions(). */
 export async function startBackground(
@@ -288,11 +293,9 @@ export async function startBackground(
   noteGitGuards(req.paths, settings);
   const job = sweepWhileJob();
   const { onEnd } = req;
-  let over = false;
   req = {
     ...req,
     onEnd: (code) => {
-      over = true;
       job.ended();
       onEnd(code);
     },
@@ -307,15 +310,10 @@ export async function startBackground(
     });
     handle = { kill: () => session.kill(id) };
   } else handle = directBackground(toHostCommand(command, req.paths, settings.skillDirs), { ...req, settings });
-  // The stop (background-guard-sweep.ts) asks the supervisor to kill a confined job, and ends the whole sandbox from
-  // the host when the job has not ended soon after: a job can stop the supervisor, or take the request out of its
-  // input (A40c-3).
-  const stop = session
-    ? () => {
-        handle.kill();
-        setTimeout(() => over || session.terminate(), STOP_GRACE_MS).unref();
-      }
-    : handle.kill;
+  // The stop (background-guard-sweep.ts) ends a confined job's whole sandbox from the host at once, the commands beside
+  // it too: a job can stop the supervisor or take the request out of its input (A40c-3), and can make the supervisor
+  // say it ended (ptrace, the forty-second pass's A42c-3), so nothing the supervisor says or does is waited for.
+  const stop = session ? () => session.terminate(STOPPED) : handle.kill;
   job.killWith(stop);
   return handle;
 }

@@ -21,6 +21,8 @@ export const BASH_KILL_GRACE_MS = 2_000;
 const SUPERVISOR_GRACE_MS = 3_000;
 /** Silence from the supervisor (it beats every second while a command runs) after which the sandbox is ended. */
 const SUPERVISOR_SILENCE_MS = 15_000;
+/** How long a process may stay in a sandbox where nothing runs (a leftover being killed) before the sandbox is ended. */
+export const LEFTOVER_GRACE_MS = 1_000;
 /** bwrap's words for a mount whose source or target is not there when it makes it (inside, a target is under /newroot). */
 const MISSING_MOUNT_PATH = /^bwrap: Can't (?:mkdir parents for|create file at|find source path) (?:\/newroot)?(\/.*?): [^:]*$/;
 
@@ -52,6 +54,9 @@ export class ShellSession {
   private next = 0;
   private claims = 0;
   private dead: string | undefined;
+  /** Why deerflow ended the sandbox from the host (it is no longer used from then on). */
+  private ending: string | undefined;
+  private leftoverLook: NodeJS.Timeout | undefined;
   private started = false;
   /** The sandbox did not start because a path its mounts name went away after they were computed. */
   private lostMountPath = false;
@@ -72,6 +77,8 @@ export class ShellSession {
     private readonly paths: ThreadPaths,
     private readonly settings: ShellSettings,
     bwrap: string,
+    /** The sandbox was ended because a process stayed after everything deerflow ran in it had ended (said in `why`). */
+    private readonly onLeftover: (why: string) => void = () => {},
   ) {
     this.hiddenDirs = confinedNetwork(settings) ? hiddenDirsOf(settings) : []; // the sockets are cut only then
     this.hiddenSockets = new Set(socketsToHide(paths, settings, this.hiddenDirs));
@@ -113,7 +120,7 @@ export class ShellSession {
       void this.child.then((r) => {
         const missing = MISSING_MOUNT_PATH.exec(stderr.trim().split("\n")[0] ?? "")?.[1];
         this.lostMountPath = !this.started && missing !== undefined && !existsSync(missing);
-        this.dead = `the sandbox ended (${r.signal ?? `exit ${r.exitCode}`})${stderr.trim() ? `: ${stderr.trim().split("\n")[0]}` : ""}`;
+        this.dead = this.ending ? `deerflow ended the sandbox: ${this.ending}` : `the sandbox ended (${r.signal ?? `exit ${r.exitCode}`})${stderr.trim() ? `: ${stderr.trim().split("\n")[0]}` : ""}`;
         reject(new Error(`The shell sandbox could not start: ${this.dead}`));
         for (const [id, p] of this.pending) {
           this.pending.delete(id);
@@ -159,11 +166,38 @@ export class ShellSession {
     if (m.end === true) {
       this.pending.delete(m.id as string);
       p.onEnd(m as never);
+      this.lookForLeftovers();
     }
   }
 
   get alive(): boolean {
-    return this.dead === undefined;
+    return this.dead === undefined && this.ending === undefined;
+  }
+
+  /**
+   * Once nothing runs in the sandbox, nothing may stay in it: the supervisor's clean-up ended what the last command or
+   * job left, and says so in its end, but a command can stop the supervisor, or make it write an end (ptrace: the
+   * forty-second pass's A42c-3), or evade its look at /proc (A42c-2). So the host looks itself, in its own /proc, and
+   * ends the sandbox when a process is still there after LEFTOVER_GRACE_MS. Nothing deerflow runs is lost: no command
+   * or job runs in it, and the next command starts a new one.
+   */
+  private lookForLeftovers(): void {
+    if (this.leftoverLook || !this.started || !this.idle || !this.alive) return;
+    const deadline = Date.now() + LEFTOVER_GRACE_MS;
+    const look = () => {
+      this.leftoverLook = undefined;
+      if (!this.idle || !this.alive || onlySupervisorRuns(this.child.pid)) return;
+      if (Date.now() < deadline) {
+        this.leftoverLook = setTimeout(look, 100);
+        this.leftoverLook.unref();
+        return;
+      }
+      const why = "a process was still running in it after every command and background job had ended";
+      this.terminate(why);
+      this.onLeftover(why);
+    };
+    this.leftoverLook = setTimeout(look, 20);
+    this.leftoverLook.unref();
   }
 
   /**
@@ -190,6 +224,7 @@ export class ShellSession {
     return () => {
       if (!done) this.claims--;
       done = true;
+      this.lookForLeftovers();
     };
   }
 
@@ -273,10 +308,13 @@ export class ShellSession {
 
   /**
    * Ends the sandbox at once from the host: bwrap is killed, and with it (--die-with-parent, the PID namespace) every
-   * process in it, even one that stopped the supervisor (a job's `kill -STOP 2` outlived a kill request: A40c-3).
+   * process in it, even one that stopped the supervisor (a job's `kill -STOP 2` outlived a kill request: A40c-3). From
+   * now on it is not alive: the next command starts a new sandbox. `why` is what its running commands are told.
    */
-  terminate(): void {
-    if (!this.dead) this.child.kill("SIGKILL");
+  terminate(why: string): void {
+    if (this.dead || this.ending) return;
+    this.ending = why;
+    this.child.kill("SIGKILL");
   }
 
   /** Ends the sandbox and every process in it. */

@@ -73,8 +73,15 @@ function leftovers(info) {
     return false;
   };
   const out = [];
-  for (const [p, s] of info) if (p > 1 && p !== process.pid && s.state !== "Z" && s.state !== "X" && !kept(p)) out.push(p);
+  for (const [p, s] of info) if (p > 1 && p !== process.pid && running(p, s) && !kept(p)) out.push(p);
   return out;
+}
+// A process whose main thread exited reads "Z" in its stat while its other threads run on (setsid + pthread_exit: the
+// forty-second pass's A42c-2 planted for the rest of the run): it is over only when every thread is.
+function running(pid, s) {
+  if (s.state !== "Z" && s.state !== "X") return true;
+  let tasks; try { tasks = fs.readdirSync("/proc/" + pid + "/task"); } catch { return false; }
+  return tasks.some((t) => { const ts = stat(pid + "/task/" + t); return ts !== undefined && ts.state !== "Z" && ts.state !== "X"; });
 }
 function killGroup(pid, sig) { try { process.kill(-pid, sig); } catch {} }
 // The child's ends of its stdout/stderr (node's stdio pipes are socket pairs: our end is another inode), read

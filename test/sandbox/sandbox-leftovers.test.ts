@@ -1,0 +1,95 @@
+// What a command leaves in the sandbox must not outlive it, and the host does not take the sandbox's word for it
+// (adversarial pass 42): a process whose main thread exited reads as a zombie in /proc and was skipped by every
+// clean-up (A42c-2); a job made the supervisor say it had ended (A42c-3 attached with ptrace; writing to the
+// supervisor's output through /proc/2/fd/1 does the same) and the host stopped looking, while it planted git code
+// for the rest of the run. Real bwrap, real processes, real git, in-process.
+import { spawn } from "node:child_process";
+import { copyFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { killByToken, newRunToken, RUN_TOKEN_VAR } from "../../src/sandbox/host-watchdog.js";
+import { closeShellSessions, setShellWarningSink, startBackground } from "../../src/sandbox/run-shell.js";
+import { HAS_BWRAP } from "../support/confinement.js";
+import { gitWorkspace } from "../support/git-workspace.js";
+import { killAllMatching, runningProcessesMatching } from "../support/processes.js";
+import { until } from "../support/wait.js";
+
+const said: string[] = [];
+setShellWarningSink((m) => said.push(m));
+// Not a part of any sandbox path (a bwrap's command line holds the thread root's name).
+const m = `deerflow-leader-exits-${process.pid}`;
+const fixture = join(import.meta.dirname, "../fixtures/hostile/leader-exits.c");
+
+const savedPath = process.env.PATH;
+afterEach(async () => {
+  await closeShellSessions();
+  process.env.PATH = savedPath;
+});
+afterAll(() => killAllMatching(m));
+
+const readOr = (file: string) => {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+};
+const fsmonitorIn = (ws: string, repo: string) => {
+  try {
+    return readFileSync(join(ws, repo, ".git", "config"), "utf8").includes("fsmonitor");
+  } catch {
+    return false;
+  }
+};
+
+describe.skipIf(!HAS_BWRAP)("leftovers in the sandbox", () => {
+  const { ws, sh, paths, settings } = gitWorkspace("deerflow-leftovers-", "bwrap");
+  beforeAll(async () => {
+    copyFileSync(fixture, join(ws, "le.c"));
+    expect(await sh(`gcc -O2 -pthread -o ${m} le.c && echo built`)).toBe("built\n");
+  });
+
+  it("a process whose main thread exited (it reads as a zombie) is gone when its command returns (A42c-2)", async () => {
+    for (let round = 0; round < 2; round++) {
+      expect(await sh(`./${m}`)).toBe("leader exits\n");
+      expect(runningProcessesMatching(m), `round ${round}`).toEqual([]);
+    }
+  });
+
+  // Where this kernel lets a process attach to another of the same user (no Yama, or its classic scope), on x86-64.
+  const canAttach = process.arch === "x64" && !/^[123]/.test(readOr("/proc/sys/kernel/yama/ptrace_scope"));
+  it.skipIf(!canAttach)("a job that makes the supervisor say it ended, then plants git code, is ended by the host all the same (A42c-3)", async () => {
+    copyFileSync(join(import.meta.dirname, "../fixtures/hostile/forge-end.c"), join(ws, "forge.c"));
+    await sh("gcc -O2 -o forge forge.c && git init -q lib && echo ready");
+    const plant = "while :; do printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> lib/.git/config; sleep 0.05; done";
+    const log = join(paths.outputs_path, "forged.log");
+    let ended: () => void = () => undefined;
+    const told = new Promise<void>((r) => (ended = r));
+    await startBackground(`./forge && exec -a ${m}-job bash -c "${plant}"`, { paths, settings, cwd: ws, logPath: log, onEnd: () => ended() });
+    await told;
+    expect(readFileSync(log, "utf8")).toContain("forged"); // the end was the forged one: the job runs on
+    // The host looks itself: the job is ended with its sandbox, and what it planted is taken out.
+    await until(() => runningProcessesMatching(`${m}-job`).length === 0, "the job to be ended by the host");
+    await until(() => !fsmonitorIn(ws, "lib"), "the planted fsmonitor to be taken out");
+    // Said to the user as soon as the check that ended it yields.
+    await until(() => /deerflow (ended the shell sandbox|stopped every background job)/.test(said.join("\n")), "the user to be told");
+    expect(await sh("echo next")).toContain("next");
+  });
+});
+
+describe("the token sweep of a command run on the host", () => {
+  it("kills a process whose main thread exited, though its own environ reads empty (A42c-2)", async () => {
+    const { ws, sh } = gitWorkspace("deerflow-leftovers-token-", "fallback");
+    copyFileSync(fixture, join(ws, "le.c"));
+    expect(await sh(`gcc -O2 -pthread -o ${m}-t le.c && echo built`)).toContain("built");
+    const token = newRunToken();
+    const child = spawn(join(ws, `${m}-t`), [], { env: { ...process.env, [RUN_TOKEN_VAR]: token }, stdio: ["ignore", "pipe", "ignore"] });
+    let out = "";
+    child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+    await new Promise((r) => child.on("exit", r));
+    expect(out).toBe("leader exits\n");
+    expect(runningProcessesMatching(`${m}-t`)).toHaveLength(1);
+    killByToken(token);
+    await until(() => runningProcessesMatching(`${m}-t`).length === 0, "the leftover to be killed");
+  });
+});
