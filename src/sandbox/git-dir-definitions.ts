@@ -8,7 +8,7 @@
 // attributes, grafts, sparse-checkout), which changes what the user's review views show, and for git's caches below.
 // The git dirs of nested checkouts get the same care (the thirty-seventh pass's A37a-3 hid a committed edit there with
 // a replace ref); in one first seen after the run began, nothing is the user's.
-import { type Dirent, closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, renameSync, writeSync } from "node:fs";
+import { type Dirent, closeSync, constants, fstatSync, lstatSync, openSync, readSync, renameSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { identityOf } from "./file-identity.js";
 import { cacheHolds, cacheKind } from "./git-cache-check.js";
@@ -16,6 +16,7 @@ import { forgetOperationStates, noteOperationStates } from "./git-operation-stat
 import { toUser } from "./repair-lines.js";
 import { createFileWithin, editFileWithin, isMovedAside, moveAsideWithin, removeFileWithin } from "./repair-within.js";
 import { listForGuard } from "./guard-listing.js";
+import { readRegularFile } from "./regular-file.js";
 
 /**
  * git's caches that it trusts as it trusts objects: a commit-graph gave HEAD another root tree, so a staged edit was
@@ -69,12 +70,7 @@ const packedAtStart = new Map<string, Set<string>>();
 const packedSeen = new Map<string, string>();
 
 function read(path: string): string | null {
-  try {
-    const st = lstatSync(path);
-    return st.isFile() && st.size <= 64 * 1024 ? readFileSync(path, "utf8") : null;
-  } catch {
-    return null;
-  }
+  return readRegularFile(path, 64 * 1024)?.toString("utf8") ?? null;
 }
 
 /** How deep names nest under one of FOLDERS (`remotes/team/origin`, `refs/replace/x/<hex>`): git reads any depth. */

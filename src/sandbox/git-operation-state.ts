@@ -6,9 +6,10 @@
 // rebase it was allowed): one the run started is moved aside; one the user had is moved aside only when the run gave
 // it exec lines or another commit to go back to. A merge, cherry-pick or revert the run left half done (MERGE_HEAD,
 // …) is said: the user's next `git commit` would record it.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { moveAsideWithin } from "./repair-within.js";
+import { readRegularFile } from "./regular-file.js";
 
 /** The folders of an operation in progress, and what the user would run next. */
 const STATES: Record<string, string> = {
@@ -29,18 +30,7 @@ const atStart = new Map<string, { plans: Map<string, Plan>; heads: Set<string> }
 
 /** A small regular file's text ("" for anything else: a link or a FIFO is never followed or opened to wait). */
 function small(path: string): string {
-  let fd: number;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return "";
-  }
-  try {
-    const st = fstatSync(fd);
-    return st.isFile() && st.size <= 1024 * 1024 ? readFileSync(fd, "utf8") : "";
-  } finally {
-    closeSync(fd);
-  }
+  return readRegularFile(path, 1024 * 1024)?.toString("utf8") ?? "";
 }
 
 function planAt(dir: string): Plan | undefined {

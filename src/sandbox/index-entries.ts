@@ -5,10 +5,11 @@
 // look, and which git would trust, has its file hashed; one whose content is not what the entry names is reset to
 // carry no file data, so git reads the file again. Read and written under deerflow's own empty repository (plain-git.ts).
 import { createHash } from "node:crypto";
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readlinkSync } from "node:fs";
+import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 import { join } from "node:path";
 import { forgedPath } from "./forged-index.js";
 import { plainGit } from "./plain-git.js";
+import { readRegularFile } from "./regular-file.js";
 
 export interface IndexEntry {
   mode: string;
@@ -129,22 +130,9 @@ const HASH_IN_PROCESS_BYTES = 16 * 1024 * 1024;
 
 /** git's id of the file's bytes as a blob (undefined when too large to read here). */
 function blobIdOf(path: string, format: "sha1" | "sha256"): string | undefined {
-  let fd: number;
-  try {
-    // Never through a link, never waiting on a FIFO a job swapped in since the file was looked at.
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > HASH_IN_PROCESS_BYTES) return undefined;
-    return blobOf(readFileSync(fd), format);
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  // Never through a link, never waiting on a FIFO a job swapped in since the file was looked at.
+  const bytes = readRegularFile(path, HASH_IN_PROCESS_BYTES);
+  return bytes && blobOf(bytes, format);
 }
 
 /** Resets each entry to carry no file data (same blob, same mode), so git reads the file again. */
