@@ -10,6 +10,7 @@
 // with the next command's output (git-redirect-guard.ts), and the stop is said to the user too.
 import { sayWithNextCommand, sweepGitGuards } from "./git-redirect-guard.js";
 import { toUser } from "./repair-lines.js";
+import { endFolderWatch, startFolderWatch } from "./folder-watch.js";
 
 /** How often, on average, the guards run while a background job lives. */
 export const SWEEP_MS = 1000;
@@ -136,19 +137,45 @@ function nothingToWatch(): boolean {
 }
 
 function scheduleSweep(): void {
+  const first = !timer;
   timer = setTimeout(() => {
     sweep();
     // After the last job's end the sweeps go on while anything runs in a sandbox: what the host was told ended may not
     // have (A42c-3), and a long foreground command beside it had kept the after-command check away.
-    if (nothingToWatch()) timer = undefined;
+    if (nothingToWatch()) stopTimer();
     else if (timer) scheduleSweep();
   }, nextSweepIn());
   timer.unref();
+  if (first) {
+    startFolderWatch(soon);
+    soon(); // a walk now: it is what starts the watches
+  }
+}
+
+/** The least time between two sweeps a new folder brings forward (`npm install` makes thousands in a burst). */
+const SOON_GAP_MS = 100;
+let soonPending = false;
+let lastSoon = 0;
+
+/** A new folder or `.git` entry in the workspace while jobs run (folder-watch.ts): the next sweep is now. */
+function soon(): void {
+  if (soonPending || !timer) return;
+  soonPending = true;
+  setTimeout(
+    () => {
+      soonPending = false;
+      if (!timer) return;
+      lastSoon = Date.now();
+      sweep();
+    },
+    Math.max(0, lastSoon + SOON_GAP_MS - Date.now()),
+  ).unref();
 }
 
 function stopTimer(): void {
   if (timer) clearTimeout(timer);
   timer = undefined;
+  endFolderWatch();
 }
 
 /**

@@ -7,6 +7,7 @@ import { type Dirent, lstatSync } from "node:fs";
 import { basename, join } from "node:path";
 import { isGitDir, namesAGitDir } from "./git-dir-code.js";
 import { listForGuard } from "./guard-listing.js";
+import { watchFolder } from "./folder-watch.js";
 
 /** How many directory entries one walk reads at most (a test lowers it); past it the walk says so. */
 export const checkoutWalkLimits = { entries: 200_000 };
@@ -89,6 +90,7 @@ export function checkoutsIn(workspace: string): Checkouts {
     const { dir, inGitDir } = stack.pop()!;
     const c = contentsOf(dir, inGitDir);
     if (!c) continue;
+    watchFolder(dir); // while background jobs run (folder-watch.ts)
     entries += c.entries;
     if (entries > checkoutWalkLimits.entries) return { roots, truncated: true };
     // A checkout's own `.git` folder is its parent's, not a root of its own.
