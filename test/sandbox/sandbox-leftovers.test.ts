@@ -3,8 +3,8 @@
 // clean-up (A42c-2); a job made the supervisor say it had ended (A42c-3 attached with ptrace; writing to the
 // supervisor's output through /proc/2/fd/1 does the same) and the host stopped looking, while it planted git code
 // for the rest of the run. Real bwrap, real processes, real git, in-process.
-import { spawn } from "node:child_process";
-import { copyFileSync, readFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { copyFileSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { killByToken, newRunToken, RUN_TOKEN_VAR } from "../../src/sandbox/host-watchdog.js";
@@ -58,16 +58,28 @@ describe.skipIf(!HAS_BWRAP)("leftovers in the sandbox", () => {
 
   // Where this kernel lets a process attach to another of the same user (no Yama, or its classic scope), on x86-64.
   const canAttach = process.arch === "x64" && !/^[123]/.test(readOr("/proc/sys/kernel/yama/ptrace_scope"));
-  it.skipIf(!canAttach)("a job that makes the supervisor say it ended, then plants git code, is ended by the host all the same (A42c-3)", async () => {
+  // Commands run in a user namespace of their own where one can be made; root without capabilities (bubblewrap as root)
+  // cannot map its uid 0 into one, so there a command shares the supervisor's.
+  const ownNamespace = process.getuid?.() !== 0;
+
+  it.runIf(canAttach && ownNamespace)("a command cannot attach to the supervisor (A42c-3)", async () => {
     copyFileSync(join(import.meta.dirname, "../fixtures/hostile/forge-end.c"), join(ws, "forge.c"));
-    await sh("gcc -O2 -o forge forge.c && git init -q lib && echo ready");
-    const plant = "while :; do printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> lib/.git/config; sleep 0.05; done";
-    const log = join(paths.outputs_path, "forged.log");
+    expect(await sh("gcc -O2 -o forge forge.c && ./forge; echo rc=$?")).toMatch(/attach: Operation not permitted\nrc=1/);
+  });
+
+  it.runIf(canAttach)("a job the supervisor is made to call ended, that then plants git code, is ended by the host all the same (A42c-3)", async () => {
+    await sh("git init -q lib && echo ready");
+    const plant = "while [ ! -e go ]; do sleep 0.05; done; while :; do printf '[core]\\n\\tfsmonitor = touch pwned\\n' >> lib/.git/config; sleep 0.05; done";
     let ended: () => void = () => undefined;
     const told = new Promise<void>((r) => (ended = r));
-    await startBackground(`./forge && exec -a ${m}-job bash -c "${plant}"`, { paths, settings, cwd: ws, logPath: log, onEnd: () => ended() });
-    await told;
-    expect(readFileSync(log, "utf8")).toContain("forged"); // the end was the forged one: the job runs on
+    await startBackground(`exec -a ${m}-job bash -c "${plant}"`, { paths, settings, cwd: ws, logPath: join(paths.outputs_path, "forged.log"), onEnd: () => ended() });
+    // The supervisor made to lie, here from the host (a command could where it shares the supervisor's namespace).
+    const forge = join(paths.outputs_path, "forge");
+    execFileSync("gcc", ["-O2", "-o", forge, join(import.meta.dirname, "../fixtures/hostile/forge-end.c")]);
+    expect(execFileSync(forge, [String(supervisorPid())], { encoding: "utf8" })).toBe("forged\n");
+    await told; // the forged end: the job runs on
+    expect(runningProcessesMatching(`${m}-job`)).toHaveLength(1);
+    writeFileSync(join(ws, "go"), "");
     // The host looks itself: the job is ended with its sandbox, and what it planted is taken out.
     await until(() => runningProcessesMatching(`${m}-job`).length === 0, "the job to be ended by the host");
     await until(() => !fsmonitorIn(ws, "lib"), "the planted fsmonitor to be taken out");
@@ -76,6 +88,22 @@ describe.skipIf(!HAS_BWRAP)("leftovers in the sandbox", () => {
     expect(await sh("echo next")).toContain("next");
   });
 });
+
+/** The host pid of this process's one sandbox supervisor (pid 2 inside). */
+function supervisorPid(): number {
+  // bwrap's own command line holds the loader too: the supervisor is the one that is pid 2 in its namespace.
+  const isSupervisor = (p: string) => readOr(`/proc/${p}/cmdline`).includes("process.env.DEERFLOW_SUPERVISOR") && /^NSpid:.*\s2$/m.test(readOr(`/proc/${p}/status`));
+  const mine = readdirSync("/proc").filter((p) => /^\d+$/.test(p) && isSupervisor(p));
+  const below = mine.filter((p) => {
+    for (let q = Number(p), n = 0; q > 1 && n < 64; n++) {
+      if (q === process.pid) return true;
+      q = Number(/^PPid:\s*(\d+)/m.exec(readOr(`/proc/${q}/status`))?.[1] ?? 0);
+    }
+    return false;
+  });
+  expect(below).toHaveLength(1);
+  return Number(below[0]);
+}
 
 describe("the token sweep of a command run on the host", () => {
   it("kills a process whose main thread exited, though its own environ reads empty (A42c-2)", async () => {
