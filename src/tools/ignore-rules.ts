@@ -8,7 +8,7 @@
 //     ignored or not.
 //   - The folder searched is never itself ignored (asking for `node_modules/zod` searches it).
 // The gitignore pattern semantics come from the `ignore` package (the one eslint and prettier use).
-import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
+import { readRegularFile } from "../sandbox/regular-file.js";
 import { join, posix } from "node:path";
 import ignore, { type Ignore } from "ignore";
 
@@ -20,24 +20,9 @@ export const GIT_EXCLUDE = ".git/info/exclude";
 /** Ignore files bigger than this are not read (a generated one could be huge). */
 const IGNORE_FILE_MAX_BYTES = 1024 * 1024;
 
-const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-
 /** An ignore file's text; a symlink, FIFO, directory or oversized file counts as no rules. */
 function readRules(hostPath: string): string | undefined {
-  let fd: number;
-  try {
-    fd = openSync(hostPath, OPEN_FLAGS);
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fstatSync(fd);
-    return st.isFile() && st.size <= IGNORE_FILE_MAX_BYTES ? readFileSync(fd, "utf8") : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
+  return readRegularFile(hostPath, IGNORE_FILE_MAX_BYTES)?.toString("utf8");
 }
 
 interface Level {
