@@ -10,7 +10,7 @@
 // with the next command's output (git-redirect-guard.ts), and the stop is said to the user too.
 import { sayWithNextCommand, sweepGitGuards } from "./git-redirect-guard.js";
 import { toUser } from "./repair-lines.js";
-import { endFolderWatch, startFolderWatch } from "./folder-watch.js";
+import { endFolderWatch, startFolderWatch, takeVanishedPlants } from "./folder-watch.js";
 
 /** How often, on average, the guards run while a background job lives. */
 export const SWEEP_MS = 1000;
@@ -57,7 +57,10 @@ let offBecause: string | undefined;
 
 /** The guards' check while jobs run; what it repairs stops the jobs (`aJobEnded`: one that just ended counts). */
 function sweep(aJobEnded = false): void {
-  const repairs = sweepGitGuards();
+  // Plants seen made and already gone first: the guards' repairs below would hide which were gone before any check.
+  const vanished = takeVanishedPlants();
+  for (const line of vanished) sayWithNextCommand(line);
+  const repairs = [...vanished, ...sweepGitGuards()];
   const line = stopJobsFor(repairs, aJobEnded, true);
   if (line) sayWithNextCommand(line);
   // After the stop, what a stopped job still plants is repaired as the sweeps find it; the user hears each.
