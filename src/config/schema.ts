@@ -18,10 +18,13 @@ export const modelConfigSchema = z.strictObject({
   maxTokens: z.int().positive().optional(),
   temperature: z.number().min(0).max(2).optional(),
   supportsVision: z.boolean().optional(),
-  /** Seconds before one model request is abandoned (then retried). */
-  timeout: z.number().positive().optional(),
-  /** Seconds a streaming answer may go without data before it is abandoned (then retried); default 60. */
-  idleTimeout: z.number().positive().optional(),
+  /**
+   * Seconds before one model request is abandoned (then retried). At most a day: past 2^31 ms Node's timer fires at
+   * once, so a repository's large value made every request "time out" at once (the forty-third pass's A43a-3).
+   */
+  timeout: z.number().positive().max(86_400).optional(),
+  /** Seconds a streaming answer may go without data before it is abandoned (then retried); default 60; at most a day. */
+  idleTimeout: z.number().positive().max(86_400).optional(),
   /** Stream answers (default true); false asks for whole JSON answers, for servers whose streaming is broken. */
   stream: z.boolean().optional(),
   /** Send each assistant turn's `reasoning_content` back (DeepSeek thinking mode requires it on tool-call turns). */
@@ -46,10 +49,10 @@ export const mcpServerConfigSchema = z
     headers: z.record(z.string(), z.string()).optional(),
     /** false: configured but not started. */
     enabled: z.boolean().optional(),
-    /** Milliseconds one tool call may take (default 600000). */
-    timeout: z.int().positive().optional(),
+    /** Milliseconds one tool call may take (default 600000; at most a day, as every timer here). */
+    timeout: z.int().positive().max(86_400_000).optional(),
     /** Milliseconds the server may take to start and list its tools (default: mcp.startupTimeout). */
-    startupTimeout: z.int().positive().optional(),
+    startupTimeout: z.int().positive().max(86_400_000).optional(),
     /** Only these tools (by the server's names); excludeTools wins over it. */
     includeTools: z.array(z.string().min(1)).optional(),
     excludeTools: z.array(z.string().min(1)).optional(),
@@ -178,7 +181,7 @@ export const fileConfigSchema = z.strictObject({
   mcp: z
     .strictObject({
       /** Milliseconds each server may take to start and list its tools (default 30000). */
-      startupTimeout: z.int().positive().optional(),
+      startupTimeout: z.int().positive().max(86_400_000).optional(),
       /** More MCP tools than this → they are deferred: listed by name, promoted with tool_search (default 20). */
       deferAbove: z.int().min(0).optional(),
       /** Or when their schemas would take more than this many tokens (default 8000). */

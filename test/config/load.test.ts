@@ -84,6 +84,11 @@ describe("config errors name the file, the key path and what was expected", () =
     expect(e.keyPath).toBe("models.m.timeout");
     expect(e.message).toContain(rc);
     expect(e.exitCode).toBe(2);
+    // Past a day (Node's timers hold 2^31 ms): an error, not a timer that fires at once (A43a-3).
+    writeFileSync(rc, JSON.stringify({ models: { m: { model: "x", timeout: 3_000_000 } } }));
+    expect(configError(() => load()).keyPath).toBe("models.m.timeout");
+    writeFileSync(rc, JSON.stringify({ mcp: { startupTimeout: 3_000_000_000 } }));
+    expect(configError(() => load()).keyPath).toBe("mcp.startupTimeout");
   });
 
   it("unknown key, bad JSON, bad enum, dangling defaultModel, unset $ENV, bad env mode", () => {
