@@ -29,8 +29,15 @@ let foreground = 0;
 // /proc/<pid>/mem) then needs CAP_SYS_PTRACE in the target's namespace, which a command lacks for this supervisor. A
 // job attached to it and made it write a forged end (the forty-second pass's A42c-3). Same uid inside: files, signals
 // and the clean-up below work as before.
+// PATH as the sandbox has it at its start, programs found once: a host PATH folder that is not bound in (under /tmp or
+// /run, fresh and writable here) was made by a command, and its \`bash\` ran every later command (the forty-third
+// pass's A43b-1).
+process.env.PATH = (process.env.PATH || "").split(":").filter((d) => d.startsWith("/") && fs.existsSync(d)).join(":");
+const found = (name) => { for (const d of process.env.PATH.split(":")) { try { fs.accessSync(d + "/" + name, fs.constants.X_OK); return d + "/" + name; } catch {} } return name; };
+const BASH = found("bash");
+const UNSHARE = found("unshare");
 const OWN_NS = ["--user", "--map-current-user"];
-const ownNs = (() => { try { return spawnSync("unshare", [...OWN_NS, "true"], { stdio: "ignore", timeout: 10000 }).status === 0; } catch { return false; } })();
+const ownNs = (() => { try { return spawnSync(UNSHARE, [...OWN_NS, "true"], { stdio: "ignore", timeout: 10000 }).status === 0; } catch { return false; } })();
 function send(o) { process.stdout.write(JSON.stringify(o) + "\n"); }
 function stat(pid) {
   try {
@@ -115,8 +122,8 @@ function run(req) {
   if (bg) { try { out = fs.openSync(req.log, "a"); } catch (e) { send({ id: req.id, out: String(e.message) + "\n" }); send({ id: req.id, end: true, code: 127 }); return; } }
   let child;
   try {
-    const argv = ["bash", "-c", req.cmd];
-    child = spawn(ownNs ? "unshare" : "bash", ownNs ? [...OWN_NS, "--", ...argv] : argv.slice(1), { cwd: req.cwd, detached: true, stdio: bg ? ["ignore", out, out] : ["ignore", "pipe", "pipe"] });
+    const argv = [BASH, "-c", req.cmd];
+    child = spawn(ownNs ? UNSHARE : BASH, ownNs ? [...OWN_NS, "--", ...argv] : argv.slice(1), { cwd: req.cwd, detached: true, stdio: bg ? ["ignore", out, out] : ["ignore", "pipe", "pipe"] });
   } catch (e) { send({ id: req.id, out: String(e.message) + "\n" }); send({ id: req.id, end: true, code: 127 }); return; }
   if (bg) fs.closeSync(out);
   const job = { child, bg, pid: child.pid };

@@ -4,7 +4,8 @@
 // supervisor's output through /proc/2/fd/1 does the same) and the host stopped looking, while it planted git code
 // for the rest of the run. Real bwrap, real processes, real git, in-process.
 import { execFileSync, spawn } from "node:child_process";
-import { copyFileSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { killByToken, newRunToken, RUN_TOKEN_VAR } from "../../src/sandbox/host-watchdog.js";
@@ -104,6 +105,21 @@ function supervisorPid(): number {
   expect(below).toHaveLength(1);
   return Number(below[0]);
 }
+
+describe.skipIf(!HAS_BWRAP)("the PATH of the sandbox's commands", () => {
+  it("a host PATH folder the sandbox lacks is left out: a command cannot make it and have its bash run the next commands (A43b-1)", async () => {
+    // On the host's PATH and on the host (as fnm's /run/user/<uid>/fnm_multishells/…/bin), but under /tmp, which the
+    // sandbox has fresh and writable.
+    const missing = join(tmpdir(), `deerflow-missing-path-${process.pid}`, "bin");
+    mkdirSync(missing, { recursive: true });
+    process.env.PATH = `${missing}:${savedPath}`;
+    const { sh } = gitWorkspace("deerflow-leftovers-path-", "bwrap");
+    const plant = `mkdir -p ${missing} && for p in bash unshare; do printf '#!/bin/sh\\necho PLANTED >&2\\nexec /usr/bin/$p "$@"\\n' > ${missing}/$p; chmod +x ${missing}/$p; done; echo "$PATH"`;
+    expect(await sh(plant)).not.toContain(missing);
+    const next = await sh("echo second");
+    expect(next).toBe("second\n");
+  });
+});
 
 describe("the token sweep of a command run on the host", () => {
   it("kills a process whose main thread exited, though its own environ reads empty (A42c-2)", async () => {
