@@ -11,6 +11,7 @@
 import { sayWithNextCommand, sweepGitGuards } from "./git-redirect-guard.js";
 import { toUser } from "./repair-lines.js";
 import { endFolderWatch, startFolderWatch, takeVanishedPlants } from "./folder-watch.js";
+import { hostEndsMark } from "./shell-session.js";
 
 /** How often, on average, the guards run while a background job lives. */
 export const SWEEP_MS = 1000;
@@ -55,13 +56,22 @@ let timer: NodeJS.Timeout | undefined;
 /** Why background jobs are off for the rest of the chat or run (undefined: they are not). */
 let offBecause: string | undefined;
 
+/** hostEndsMark() at the last sweep. */
+let endsAtLastSweep = Number.NaN;
+
 /** The guards' check while jobs run; what it repairs stops the jobs (`aJobEnded`: one that just ended counts). */
 function sweep(aJobEnded = false): void {
+  // A sandbox ended from the host since the last sweep (or ending still) may be what planted: its processes outlive
+  // its end by a little. Then the sandboxes running now are not taken for its leftovers (CI saw the next command's
+  // new sandbox ended for a stopped job's last write).
+  const mark = hostEndsMark();
+  const noEndSince = mark === endsAtLastSweep;
+  endsAtLastSweep = mark;
   // Plants seen made and already gone first: the guards' repairs below would hide which were gone before any check.
   const vanished = takeVanishedPlants();
   for (const line of vanished) sayWithNextCommand(line);
   const repairs = [...vanished, ...sweepGitGuards()];
-  const line = stopJobsFor(repairs, aJobEnded, true);
+  const line = stopJobsFor(repairs, aJobEnded, noEndSince);
   if (line) sayWithNextCommand(line);
   // After the stop, what a stopped job still plants is repaired as the sweeps find it; the user hears each.
   else if (offBecause !== undefined) for (const r of repairs) toUser.hear(r);
@@ -70,6 +80,7 @@ function sweep(aJobEnded = false): void {
 /**
  * The guards repaired `repairs` (a sweep, or the check after a command): with background jobs alive (or one that just
  * ended), every one is stopped and no other starts in this chat or run. The line saying so (undefined: no job).
+ * `bySweep`: a sweep found them, and no sandbox was ended from the host since the one before.
  */
 export function stopJobsFor(repairs: string[], aJobEnded = false, bySweep = false): string | undefined {
   if (repairs.length === 0) return undefined;
@@ -150,6 +161,7 @@ function scheduleSweep(): void {
   }, nextSweepIn());
   timer.unref();
   if (first) {
+    endsAtLastSweep = hostEndsMark();
     startFolderWatch(soon);
     soon(); // a walk now: it is what starts the watches
   }

@@ -47,6 +47,17 @@ interface Pending {
   onEnd: (m: { code?: number | null; signal?: string | null; max?: boolean }) => void;
 }
 
+/**
+ * Sandboxes ended from the host (terminate): begun, and whose bwrap has exited since. A killed sandbox's processes
+ * outlive its end by a little (the kernel tears its PID namespace down after bwrap exits), and one can write once
+ * more: the sweeps must not lay that on a sandbox started since (background-guard-sweep.ts).
+ */
+const hostEnds = { begun: 0, done: 0 };
+/** A mark that changes whenever a sandbox is ended from the host: NaN (equal to nothing) while one is ending. */
+export function hostEndsMark(): number {
+  return hostEnds.begun === hostEnds.done ? hostEnds.done : Number.NaN;
+}
+
 export class ShellSession {
   private readonly child: ResultPromise;
   private readonly pending = new Map<string, Pending>();
@@ -118,6 +129,7 @@ export class ShellSession {
         }
       });
       void this.child.then((r) => {
+        if (this.ending) hostEnds.done++;
         const missing = MISSING_MOUNT_PATH.exec(stderr.trim().split("\n")[0] ?? "")?.[1];
         this.lostMountPath = !this.started && missing !== undefined && !existsSync(missing);
         this.dead = this.ending ? `deerflow ended the sandbox: ${this.ending}` : `the sandbox ended (${r.signal ?? `exit ${r.exitCode}`})${stderr.trim() ? `: ${stderr.trim().split("\n")[0]}` : ""}`;
@@ -314,6 +326,7 @@ export class ShellSession {
   terminate(why: string): void {
     if (this.dead || this.ending) return;
     this.ending = why;
+    hostEnds.begun++;
     this.child.kill("SIGKILL");
   }
 

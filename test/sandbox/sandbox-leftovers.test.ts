@@ -8,8 +8,10 @@ import { copyFileSync, mkdirSync, readFileSync, readdirSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { sweepWhileJob } from "../../src/sandbox/background-guard-sweep.js";
 import { killByToken, newRunToken, RUN_TOKEN_VAR } from "../../src/sandbox/host-watchdog.js";
-import { closeShellSessions, setShellWarningSink, startBackground } from "../../src/sandbox/run-shell.js";
+import { closeShellSessions, findBwrap, setShellWarningSink, startBackground } from "../../src/sandbox/run-shell.js";
+import { ShellSession } from "../../src/sandbox/shell-session.js";
 import { HAS_BWRAP } from "../support/confinement.js";
 import { gitWorkspace } from "../support/git-workspace.js";
 import { killAllMatching, runningProcessesMatching } from "../support/processes.js";
@@ -87,6 +89,37 @@ describe.skipIf(!HAS_BWRAP)("leftovers in the sandbox", () => {
     // Said to the user as soon as the check that ended it yields.
     await until(() => /deerflow (ended the shell sandbox|stopped every background job)/.test(said.join("\n")), "the user to be told");
     expect(await sh("echo next")).toContain("next");
+  });
+
+  it("a plant found just as a sandbox is ended from the host is laid on that sandbox, not on one running beside it", async () => {
+    // CI saw the stopped job's last write (its processes outlive bwrap's end by a little) found by the next sweep, and
+    // the next command's new sandbox ended for it: "The shell sandbox could not start: deerflow ended the sandbox".
+    await sh("git init -q lib2 && echo ready");
+    const plant = () => writeFileSync(join(ws, "lib2/.git/config"), "[core]\n\tfsmonitor = touch pwned\n", { flag: "a" });
+    const waitFile = (f: string) => `while [ ! -e ${f} ]; do sleep 0.05; done`;
+    const beside = sh(`${waitFile("go2")}; echo beside`);
+    const after = sh(`${waitFile("go3")}; echo after`); // keeps the sweeps going once `beside` has returned
+    const job = sweepWhileJob(); // the sweeps run from here
+    const dying = new ShellSession(paths, settings, findBwrap()!);
+    expect(await dying.startedOrLostPath()).toBe(true);
+    // All at once: the sandbox is ended from the host, what it wrote last is there, and the guards look (a job ends).
+    dying.terminate("the test ended it");
+    plant();
+    job.ended();
+    expect(fsmonitorIn(ws, "lib2")).toBe(false); // repaired
+    writeFileSync(join(ws, "go2"), "");
+    const besideOut = await beside;
+    expect(besideOut).toMatch(/^beside\n/);
+    expect(besideOut).not.toContain("ended the sandbox");
+    // With no sandbox ended since the sweep before, a plant found beside a command the host tracks as no job ends
+    // that command's sandbox. Planted again after each repair: the first sweeps may still see the end above.
+    let out: string | undefined;
+    void after.then((o) => (out = o));
+    await until(() => {
+      if (!fsmonitorIn(ws, "lib2")) plant();
+      return out !== undefined;
+    }, "the sandbox beside the plant to be ended");
+    expect(out).toMatch(/deerflow ended the sandbox: deerflow stopped every background job/);
   });
 });
 
