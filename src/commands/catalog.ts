@@ -8,7 +8,7 @@
 // folders are not walked, a symlinked file must stay inside its commands folder, depth and count are bounded.
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { ownedByUserOrRoot, projectFoldersUp } from "../config/project-folders.js";
+import { OTHER_USERS_FILE, isUserOrRoot, ownedByUserOrRoot, projectFoldersUp } from "../config/project-folders.js";
 import { readInside } from "../skills/catalog.js";
 import { stripControl } from "../vocabulary/terminal-text.js";
 import { COMMAND_MAX_BYTES, type CommandFile, parseCommandFile } from "./command-file.js";
@@ -60,7 +60,7 @@ function commandRoots(opts: { home: string; cwd: string }): { dir: string; real:
 }
 
 /** Every `.md` file under `dir` as [namespace segments, path], sorted, bounded in depth. */
-function commandFiles(dir: string, problems: string[], prefix: string[] = []): [string[], string][] {
+function commandFiles(dir: string, problems: string[], project: boolean, prefix: string[] = []): [string[], string][] {
   const out: [string[], string][] = [];
   let entries: string[];
   try {
@@ -74,7 +74,8 @@ function commandFiles(dir: string, problems: string[], prefix: string[] = []): [
     const path = join(dir, entry);
     const st = lstatSync(path, { throwIfNoEntry: false });
     if (st?.isDirectory()) {
-      if (prefix.length + 1 < MAX_DEPTH) out.push(...commandFiles(path, problems, [...prefix, entry]));
+      if (project && !isUserOrRoot(st.uid)) problems.push(`${path}: skipped (${OTHER_USERS_FILE})`);
+      else if (prefix.length + 1 < MAX_DEPTH) out.push(...commandFiles(path, problems, project, [...prefix, entry]));
       else problems.push(`${path}: not read (namespaces nest at most ${MAX_DEPTH - 1} deep)`);
     } else if (entry.endsWith(".md")) out.push([[...prefix, entry.slice(0, -3)], path]);
   }
@@ -87,7 +88,7 @@ export function discoverCommands(opts: { home: string; cwd: string }): CommandCa
   const problems: string[] = [];
   const byName = new Set<string>();
   for (const root of commandRoots(opts)) {
-    for (const [segments, file] of commandFiles(root.dir, problems)) {
+    for (const [segments, file] of commandFiles(root.dir, problems, root.scope === "project")) {
       const bad = segments.find((s) => !SEGMENT.test(s));
       if (bad !== undefined) {
         problems.push(`${stripControl(file)}: skipped (${JSON.stringify(stripControl(bad).slice(0, 80))} is not a command name: letters, digits, - and _)`);
@@ -101,7 +102,7 @@ export function discoverCommands(opts: { home: string; cwd: string }): CommandCa
       if (byName.has(name)) continue; // a nearer command of that name wins
       let parsed: CommandFile;
       try {
-        parsed = parseCommandFile(readInside(root.real, file, COMMAND_MAX_BYTES, "its commands folder"));
+        parsed = parseCommandFile(readInside(root.real, file, COMMAND_MAX_BYTES, { folder: "its commands folder", project: root.scope === "project" }));
       } catch (err) {
         problems.push(`${file}: ${(err as Error).message}`);
         continue;

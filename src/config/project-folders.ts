@@ -19,9 +19,17 @@ export function projectFoldersUp(cwd: string): string[] {
   return out;
 }
 
+/** Whether a file of owner `uid` counts as a project file: this user's or root's. */
+export function isUserOrRoot(uid: number): boolean {
+  const me = process.getuid?.();
+  return me === undefined || uid === me || uid === 0;
+}
+
 /** Whether `path` (not followed) belongs to this user or to root; false when it is not there. */
 export function ownedByUserOrRoot(path: string): boolean {
   const st = lstatSync(path, { throwIfNoEntry: false });
-  const me = process.getuid?.();
-  return st !== undefined && (me === undefined || st.uid === me || st.uid === 0);
+  return st !== undefined && isUserOrRoot(st.uid);
 }
+
+/** What a project file another user owns is told (skipped, never read). */
+export const OTHER_USERS_FILE = "it belongs to another user (a project file must be yours or root's)";

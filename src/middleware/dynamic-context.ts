@@ -32,6 +32,7 @@ import { readRunConfigurable } from "../vocabulary/configurable.js";
 import { maskSecretShapes } from "../vocabulary/secret-shapes.js";
 import { readFileInsideSync } from "../sandbox/safe-fs-sync.js";
 import { findRepoRoot } from "../memory/project.js";
+import { projectFoldersUp } from "../config/project-folders.js";
 import { DYNAMIC_CONTEXT_KIND, HIDDEN_MARKER, hiddenKind, isHiddenMessage } from "../vocabulary/message-markers.js";
 
 export { findRepoRoot };
@@ -122,7 +123,7 @@ function readOwn(path: string): { key: string; text: string } | undefined {
  */
 function readInsideItsFolder(path: string, maxBytes: number): { key: string; text: string } | undefined {
   try {
-    const { data, realPath } = readFileInsideSync(canonical(dirname(path)), path, 4 * maxBytes + 4, { cut: true });
+    const { data, realPath } = readFileInsideSync(canonical(dirname(path)), path, 4 * maxBytes + 4, { cut: true, project: true });
     return /\/\.git(?:\/|$)/.test(realPath) ? undefined : { key: realPath, text: data.toString("utf8") };
   } catch {
     return undefined;
@@ -149,7 +150,9 @@ export function loadAgentsMemory(opts: { home?: string; workspace?: string; maxB
   if (opts.workspace) {
     const root = findRepoRoot(opts.workspace);
     if (root) candidates.push({ scope: "repository", path: join(root, AGENTS_MD) });
-    candidates.push({ scope: "workspace", path: join(opts.workspace, AGENTS_MD) });
+    // Not from a workspace anyone may write (a shared scratch folder): another user's AGENTS.md there is no project's,
+    // as its .deerflowrc is not (project-folders.ts; the forty-third pass's A43a-1).
+    if (projectFoldersUp(opts.workspace).length > 0) candidates.push({ scope: "workspace", path: join(opts.workspace, AGENTS_MD) });
   }
   const seen = new Set<string>();
   const found: { scope: string; path: string; text: string }[] = [];

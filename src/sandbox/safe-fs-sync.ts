@@ -5,6 +5,7 @@
 // (the seventeenth pass's AG1). Here a file is opened once and what was opened is judged: its real path (from
 // /proc/self/fd) inside the folder, a regular file, within the size limit.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, readlinkSync, realpathSync, type Stats } from "node:fs";
+import { OTHER_USERS_FILE, isUserOrRoot } from "../config/project-folders.js";
 import { isInside, hardLinksReadable, isInsideMountsSync } from "./paths.js";
 import type { ThreadPaths } from "./provider.js";
 
@@ -45,15 +46,17 @@ function readAll(fd: number, want: number): Buffer {
  * path the caller resolved before (resolving it here again would follow a folder swapped for a link just as well).
  * A link inside the folder to another file inside it is followed; anything else throws one line saying why (`it is a
  * symlink that leads outside <folder>`, not a regular file, over `maxBytes` unless `cut` says to read only its
- * start); an open that fails throws its errno error.
+ * start); an open that fails throws its errno error. `project`: a project file, refused when another user owns what was
+ * opened (in a group-shared repository another member could add or swap one in: the forty-third pass's A43a-1/2/5).
  */
-export function readFileInsideSync(realDir: string, file: string, maxBytes: number, opts: { folder?: string; cut?: boolean } = {}): { data: Buffer; realPath: string } {
+export function readFileInsideSync(realDir: string, file: string, maxBytes: number, opts: { folder?: string; cut?: boolean; project?: boolean } = {}): { data: Buffer; realPath: string } {
   const fd = openSync(file, O_RDONLY | O_NONBLOCK | O_NOCTTY); // its error (ENOENT…) is the caller's to word
   try {
     const st = fstatSync(fd);
     const real = fdRealPathSync(fd, file, st);
     if (real === undefined || !isInside(real, realDir)) throw new Error(`it is a symlink that leads outside ${opts.folder ?? "its folder"}`);
     if (!st.isFile()) throw new Error("it is not a regular file");
+    if (opts.project && !isUserOrRoot(st.uid)) throw new Error(OTHER_USERS_FILE);
     if (st.size > maxBytes && !opts.cut) throw new Error(`it is ${st.size} bytes, over the limit of ${maxBytes}`);
     return { data: readAll(fd, Math.min(st.size, maxBytes)), realPath: real };
   } finally {

@@ -68,7 +68,7 @@ export function readSkillResource(skill: Skill, file: string): string {
     throw new Error(`${JSON.stringify(file)} is not a file of the skill "${skill.name}" (give a path inside ${base}/).`);
   }
   try {
-    return readInside(skill.dir, join(skill.dir, ...norm.split("/")), SKILL_RESOURCE_MAX_BYTES);
+    return readInside(skill.dir, join(skill.dir, ...norm.split("/")), SKILL_RESOURCE_MAX_BYTES, { project: skill.scope === "project" });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") throw new Error(`${base}/${norm} does not exist.`);

@@ -8,7 +8,7 @@
 // must be a regular file inside the folder (a SKILL.md symlinked elsewhere is refused), at most SKILL_MAX_BYTES.
 import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, join, sep } from "node:path";
-import { ownedByUserOrRoot, projectFoldersUp } from "../config/project-folders.js";
+import { OTHER_USERS_FILE, ownedByUserOrRoot, projectFoldersUp } from "../config/project-folders.js";
 import { SKILLS_VIRTUAL_ROOT } from "../sandbox/paths.js";
 import { readFileInsideSync } from "../sandbox/safe-fs-sync.js";
 import { SKILL_FILE, SKILL_MAX_BYTES, parseSkillFile } from "./skill-file.js";
@@ -63,9 +63,10 @@ export function skillRoots(opts: { home: string; cwd: string }): { dir: string; 
 const inside = (child: string, parent: string) => child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
 
 /** The text of a file inside the folder whose real path is `realDir` (resolved once, before: see readFileInsideSync,
- *  which opens it once and judges what it opened), refused when it leads out of the folder or is too big. */
-export function readInside(realDir: string, file: string, maxBytes: number, folder = "the skill's folder"): string {
-  const { data, realPath } = readFileInsideSync(realDir, file, maxBytes, { folder });
+ *  which opens it once and judges what it opened), refused when it leads out of the folder or is too big, and a
+ *  project's (`project`) when another user owns it. */
+export function readInside(realDir: string, file: string, maxBytes: number, opts: { folder?: string; project?: boolean } = {}): string {
+  const { data, realPath } = readFileInsideSync(realDir, file, maxBytes, { folder: opts.folder ?? "the skill's folder", project: opts.project });
   if (basename(realPath) === ".deerflowrc") throw new Error("it is a deerflow configuration file, which is never read");
   return data.toString("utf8");
 }
@@ -92,13 +93,15 @@ function unsafeFolder(realDir: string, guard: { home: string; userHome?: string 
 }
 
 function loadOne(folder: string, folderName: string, scope: Skill["scope"], guard: { home: string; userHome?: string }): Skill {
+  // Another user's folder in the project's skills folder (group-writable in a shared repository) is not the project's.
+  if (scope === "project" && !ownedByUserOrRoot(folder)) throw new Error(OTHER_USERS_FILE);
   // Resolved once: the folder checked, read and mounted is the same one even if a command swaps it for a link.
   const dir = realpathSync(folder);
   const unsafe = unsafeFolder(dir, guard);
   if (unsafe) throw new Error(unsafe);
   const file = join(dir, SKILL_FILE);
   if (lstatSync(file, { throwIfNoEntry: false }) === undefined) throw new Error(`no ${SKILL_FILE} in it`);
-  const parsed = parseSkillFile(readInside(dir, file, SKILL_MAX_BYTES), folderName);
+  const parsed = parseSkillFile(readInside(dir, file, SKILL_MAX_BYTES, { project: scope === "project" }), folderName);
   return { name: parsed.name, description: parsed.description, dir, scope, virtualPath: `${skillVirtualDir(parsed.name)}/${SKILL_FILE}` };
 }
 
@@ -154,7 +157,7 @@ export function skillCatalogFor(opts: { home: string; cwd: string }): SkillCatal
 
 /** The full instructions of a skill (SKILL.md after its front matter), read now. */
 export function loadSkillBody(skill: Skill): string {
-  return parseSkillFile(readInside(skill.dir, join(skill.dir, SKILL_FILE), SKILL_MAX_BYTES), skill.name).body;
+  return parseSkillFile(readInside(skill.dir, join(skill.dir, SKILL_FILE), SKILL_MAX_BYTES, { project: skill.scope === "project" }), skill.name).body;
 }
 
 /** name → host folder, for the sandbox's read-only mounts. */

@@ -21,6 +21,7 @@ import { ConfigError } from "../errors.js";
 import { BASH_SUBAGENT_PROMPT, GENERAL_PURPOSE_SUBAGENT_PROMPT } from "./prompts.js";
 import { realpathSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
+import { ownedByUserOrRoot, projectFoldersUp } from "../config/project-folders.js";
 import { readFileInsideSync } from "../sandbox/safe-fs-sync.js";
 import { basename, join } from "node:path";
 
@@ -240,7 +241,7 @@ const PROJECT_AGENT_MAX_BYTES = 1024 * 1024;
  *  planted or swapped in by a command while it is read, is refused, never followed to a host file. */
 function readProjectAgent(realDir: string, file: string): string {
   try {
-    return readFileInsideSync(realDir, file, PROJECT_AGENT_MAX_BYTES, { folder: "the project's agents folder" }).data.toString("utf8");
+    return readFileInsideSync(realDir, file, PROJECT_AGENT_MAX_BYTES, { folder: "the project's agents folder", project: true }).data.toString("utf8");
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== undefined) throw e;
     throw new SubagentConfigError(`${file}: ${(e as Error).message}`, file);
@@ -261,6 +262,9 @@ export async function loadAgentDir(dir: string, opts: { project?: boolean } = {}
   const realDir = opts.project ? realpathSync(dir) : undefined;
   for (const n of names) {
     const file = join(dir, n);
+    // Another user's file in a group-shared repository's agents folder is not the project's: skipped (read, it is
+    // refused, should it be swapped in meanwhile).
+    if (opts.project && !ownedByUserOrRoot(file)) continue;
     out.push(parseAgentMarkdown(realDir ? readProjectAgent(realDir, file) : await readFile(file, "utf8"), file));
   }
   return out;
@@ -280,8 +284,18 @@ export async function loadSubagentRegistry(sources: RegistrySources = {}): Promi
   const types = [...typesFromConfig(sources.config)];
   if (sources.home) types.push(...(await loadAgentDir(join(sources.home, "agents"))));
   const registry = new SubagentRegistry(types);
-  if (sources.cwd) for (const t of await loadAgentDir(join(sources.cwd, ".deerflow", "agents"), { project: true })) registerProjectType(registry, t);
+  const projectDir = sources.cwd ? projectAgentsDir(sources.cwd) : undefined;
+  if (projectDir) for (const t of await loadAgentDir(projectDir, { project: true })) registerProjectType(registry, t);
   return registry;
+}
+
+/**
+ * The project's agents folder, undefined where it is not the project's: the working folder is one anyone may write (a
+ * shared scratch folder), or the folder belongs to another user (project-folders.ts; the forty-third pass's A43a-2).
+ */
+function projectAgentsDir(cwd: string): string | undefined {
+  const dir = join(cwd, ".deerflow", "agents");
+  return projectFoldersUp(cwd).length > 0 && ownedByUserOrRoot(dir) ? dir : undefined;
 }
 
 /** A repository's type: new names only, [project], at most the default turns (see the header). */
