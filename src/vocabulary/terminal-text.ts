@@ -18,14 +18,17 @@ const BIDI_RE = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 // - U+2028/U+2029 (line/paragraph separator) ARE line breaks, which many terminals draw as nothing: shown as "\n", so
 //   a line that looks like one line is one.
 // - Zero-width characters with no text of their own (zero-width space, word joiner, invisible operators, BOM,
-//   Mongolian vowel separator) are dropped like the bidi controls: "yo\u200Blo" reads "yolo" and now is "yolo".
+//   Mongolian vowel separator, the soft hyphen a terminal never breaks at, the combining grapheme joiner, the
+//   deprecated Khmer inherent vowels and format characters U+206A-206F) are dropped like the bidi controls:
+//   "yo\u200Blo" reads "yolo" and now is "yolo" (the forty-third pass's A43a-4 found the last four printed raw).
 // - Characters that hide text instead of nothing (tag characters U+E0000-E007F encode invisible ASCII, "ASCII
 //   smuggling"; interlinear annotations U+FFF9-FFFB; Hangul fillers that draw as blanks) become "\uFFFD", so the
 //   user sees that something is there.
 // Kept: ZWJ/ZWNJ (U+200C/U+200D) and variation selectors, which shape visible text (emoji sequences, Indic and
-// Persian scripts), and the soft hyphen (a hyphenation hint).
+// Persian scripts).
 const LINE_SEPARATOR_RE = /[\u2028\u2029]/g;
-const ZERO_WIDTH_RE = /[\u200b\u2060-\u2064\ufeff\u180e]/g;
+// (The combining grapheme joiner apart: a class may not hold a combining character.)
+const ZERO_WIDTH_RE = /[\u00ad\u17b4\u17b5\u200b\u2060-\u2064\u206a-\u206f\ufeff\u180e]|\u034f/g;
 const HIDING_RE = /[\u{e0000}-\u{e007f}\ufff9-\ufffb\u115f\u1160\u3164\uffa0]+/gu;
 
 /**

@@ -46,6 +46,8 @@ describe("terminal-safe text", () => {
     // U+2028 draws as nothing on many terminals: "ok" and the rest would look like one line.
     expect(stripControl("ok\u2028rm -rf ~\u2029done")).toBe("ok\nrm -rf ~\ndone");
     expect(stripControl("yo\u200blo \u2060a\ufeffb\u180ec\u2062d")).toBe("yolo abcd");
+    // The soft hyphen, the combining grapheme joiner, a Khmer inherent vowel, U+206A-206F (the forty-third pass's A43a-4).
+    expect(stripControl("a\u00adb\u034fc\u17b4d\u17b5e\u206af\u206fg")).toBe("abcdefg");
     // Tag characters spell "rm -rf ~" invisibly (ASCII smuggling): one visible mark instead of nothing.
     const smuggled = [..."rm -rf ~"].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join("");
     expect(stripControl(`fine${smuggled} text\u3164x`)).toBe("fine\ufffd text\ufffdx");
