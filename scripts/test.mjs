@@ -1,5 +1,5 @@
 // `npm test` after the build check: the typecheck and the linter run beside the test suite instead of before it. They
-// use one core for ~35 s where the suite's two workers leave a third of the machine idle (tests wait on processes,
+// use one core for ~35 s where the suite's workers leave part of the machine idle (tests wait on processes,
 // timers and disks), so the whole takes about the suite's time. Their output is held and printed after the suite's;
 // the exit code is the first failure's, and every check runs to its end whatever the others do.
 import { spawn } from "node:child_process";
