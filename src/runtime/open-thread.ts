@@ -14,6 +14,7 @@ import { LocalSandboxProvider } from "../sandbox/local-provider.js";
 import { hostSecretReason } from "../sandbox/host-secrets.js";
 import { HostWriteError, hostWriteFile } from "../sandbox/host-write.js";
 import { type ThreadPaths, assertSafeThreadId } from "../sandbox/provider.js";
+import { pinFolder } from "../sandbox/pinned-folders.js";
 
 export interface OpenThreadRequest {
   home: string;
@@ -122,6 +123,8 @@ export async function openThread(store: Store, req: OpenThreadRequest): Promise<
     await store.threads.create({ id: threadId, mode: req.mode, workspace: paths.workspace_path });
   }
 
+  // What the run will use by its path from now on (sandbox/pinned-folders.ts).
+  pinFolder(paths.workspace_path);
   const uploaded: string[] = [];
   for (const file of req.uploads ?? []) {
     // Only the base name is kept, so an upload can never be placed outside uploads/.

@@ -13,6 +13,7 @@ import { VIRTUAL_ROOT } from "../vocabulary/workspace-path.js";
 import { realOrSelf } from "./real-path.js";
 import { secretLocations } from "./secret-locations.js";
 import { cacheHomeOf } from "../config/cache-home.js";
+import { replacedFolder } from "./pinned-folders.js";
 export { VIRTUAL_ROOT };
 /** Installed skills, read-only: /mnt/skills/<name> (see skills/catalog.ts). */
 export const SKILLS_VIRTUAL_ROOT = "/mnt/skills";
@@ -100,6 +101,7 @@ export function hardLinksReadable(mounts: ThreadPaths): boolean {
 export async function realMounts(mounts: ThreadPaths): Promise<MountList> {
   const cached = listOf(mounts);
   if (cached) return cached;
+  notReplaced(mounts);
   return Promise.all(
     MOUNT_NAMES.map(async (name) => {
       const lexical = mountPath(mounts, name);
@@ -109,9 +111,16 @@ export async function realMounts(mounts: ThreadPaths): Promise<MountList> {
   );
 }
 
+/** Throws when the workspace was replaced since the run judged it (pinned-folders.ts): its path now leads elsewhere. */
+function notReplaced(mounts: ThreadPaths): void {
+  const why = mounts.workspace_path ? replacedFolder(mounts.workspace_path, "The workspace") : undefined;
+  if (why) throw new Error(`${why}.`);
+}
+
 function realMountsSync(mounts: ThreadPaths): MountList {
   const cached = listOf(mounts);
   if (cached) return cached;
+  notReplaced(mounts);
   return MOUNT_NAMES.map((name) => {
     const lexical = mountPath(mounts, name);
     let real = lexical;

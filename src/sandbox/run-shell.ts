@@ -20,6 +20,7 @@ import { STOPPED, backgroundRefusal, endSweeps, leftoverEnded, stopJobsFor, swee
 import { takeGuardNotices } from "./nested-repo-guard.js";
 import { toUser } from "./repair-lines.js";
 import { takeRefusedBinds, withoutPlantedLinks } from "./planted-links.js";
+import { replacedFolder } from "./pinned-folders.js";
 
 export { BASH_KILL_GRACE_MS, type ShellResult } from "./shell-session.js";
 export { isSecretEnvName, scrubEnv } from "./env-scrub.js";
@@ -255,6 +256,7 @@ async function claimedSession(paths: ThreadPaths, settings: ShellSettings): Prom
 }
 
 export async function runShell(command: string, req: ShellRequest): Promise<ShellResult> {
+  refuseReplacedWorkspace(req.paths);
   const settings = req.settings ?? defaultShellSettings();
   const { session, unclaim } = await claimedSession(req.paths, settings);
   noteGitGuards(req.paths, settings);
@@ -273,6 +275,12 @@ export async function runShell(command: string, req: ShellRequest): Promise<Shel
   return { ...r, output: repaired ? `${output}${output.endsWith("\n") || !output ? "" : "\n"}${repaired}\n` : output };
 }
 
+/** A workspace whose path now leads elsewhere than the folder the run judged (pinned-folders.ts) runs nothing. */
+function refuseReplacedWorkspace(paths: ThreadPaths): void {
+  const why = replacedFolder(paths.workspace_path, "The workspace");
+  if (why) throw new Error(`${why}.`);
+}
+
 // The sweeps' view of the sandboxes (background-guard-sweep.ts): from the host's /proc, not from what a supervisor says.
 watchSandboxesWith({
   busy: () => [...sessions.values()].some((s) => s.alive && !s.quiet),
@@ -288,6 +296,7 @@ export async function startBackground(
 ): Promise<{ kill: () => void }> {
   const refusal = backgroundRefusal();
   if (refusal) throw new Error(refusal);
+  refuseReplacedWorkspace(req.paths);
   const settings = req.settings ?? defaultShellSettings();
   const { session, unclaim } = await claimedSession(req.paths, settings);
   noteGitGuards(req.paths, settings);

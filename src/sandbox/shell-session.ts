@@ -4,14 +4,16 @@
 // WHY a long-lived session instead of one bwrap per command: starting bwrap + bash costs several times a plain
 // `bash -c` (numbers in docs/security.md, the end of The shell sandbox); a command sent into a running session costs about the same as
 // spawning bash directly.
-import { existsSync } from "node:fs";
+import { existsSync, type Stats, statSync } from "node:fs";
 import { execa, type ResultPromise } from "execa";
 import { bwrapArgs, hiddenDirsOf, socketsToHide } from "./bwrap-args.js";
 import { scrubEnv } from "./env-scrub.js";
 import { type NetworkProxy, sessionProxy } from "./network-proxy.js";
 import type { ThreadPaths } from "./provider.js";
 import { type ShellSettings, confinedNetwork } from "./shell-settings.js";
-import { onlySupervisorRuns } from "./sandbox-processes.js";
+import { descendantsOf, onlySupervisorRuns } from "./sandbox-processes.js";
+import { isPinnedFolder } from "./pinned-folders.js";
+import { SKILLS_VIRTUAL_ROOT, VIRTUAL_ROOT } from "./paths.js";
 import { SUPERVISOR_SOURCE } from "./supervisor-source.js";
 import { HIDDEN_PLACE_VARS } from "./secret-locations.js";
 
@@ -169,6 +171,9 @@ export class ShellSession {
       return;
     }
     if (m.ready === true) {
+      const replaced = this.mountsReplaced();
+      // Ended before any command runs; its end rejects the start with this reason.
+      if (replaced) return this.terminate(replaced);
       this.started = true;
       return ready();
     }
@@ -180,6 +185,31 @@ export class ShellSession {
       p.onEnd(m as never);
       this.lookForLeftovers();
     }
+  }
+
+  /**
+   * Why the sandbox's own mounts may not be used (undefined: they may): the workspace or a skill folder it bound is not
+   * the folder deerflow judged (pinned-folders.ts), so a link was put in its place before bwrap bound it. Read from the
+   * host through a sandboxed process's /proc root, after the mounts are made: nothing can swap them any more.
+   */
+  private mountsReplaced(): string | undefined {
+    const inside = this.child.pid === undefined ? undefined : descendantsOf(this.child.pid)[0];
+    if (!inside) return undefined;
+    const root = `/proc/${inside.pid}/root`;
+    const mounts: [string, string, string][] = [
+      ["The workspace", this.paths.workspace_path, `${VIRTUAL_ROOT}/workspace`],
+      ...Object.entries(this.settings.skillDirs ?? {}).map(([name, dir]): [string, string, string] => [`The skill folder of ${name}`, dir, `${SKILLS_VIRTUAL_ROOT}/${name}`]),
+    ];
+    for (const [what, host, at] of mounts) {
+      let seen: Stats | undefined;
+      try {
+        seen = statSync(root + at, { throwIfNoEntry: false });
+      } catch {
+        return undefined; // this host cannot look into the sandbox (/proc hidden): the checks at each use still hold
+      }
+      if (seen && !isPinnedFolder(host, seen)) return `${what} ${host} was replaced before the sandbox bound it (moved away, or a link put in its place)`;
+    }
+    return undefined;
   }
 
   get alive(): boolean {

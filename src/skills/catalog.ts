@@ -10,6 +10,7 @@ import { lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, join, sep } from "node:path";
 import { OTHER_USERS_FILE, ownedByUserOrRoot, projectFoldersUp } from "../config/project-folders.js";
 import { SKILLS_VIRTUAL_ROOT } from "../sandbox/paths.js";
+import { pinFolder } from "../sandbox/pinned-folders.js";
 import { readFileInsideSync } from "../sandbox/safe-fs-sync.js";
 import { SKILL_FILE, SKILL_MAX_BYTES, parseSkillFile } from "./skill-file.js";
 
@@ -95,8 +96,10 @@ function unsafeFolder(realDir: string, guard: { home: string; userHome?: string 
 function loadOne(folder: string, folderName: string, scope: Skill["scope"], guard: { home: string; userHome?: string }): Skill {
   // Another user's folder in the project's skills folder (group-writable in a shared repository) is not the project's.
   if (scope === "project" && !ownedByUserOrRoot(folder)) throw new Error(OTHER_USERS_FILE);
-  // Resolved once: the folder checked, read and mounted is the same one even if a command swaps it for a link.
+  // Resolved once: the folder checked, read and mounted is the same one even if a command swaps it for a link (the
+  // sandbox checks its mount is this folder: pinned-folders.ts).
   const dir = realpathSync(folder);
+  pinFolder(dir);
   const unsafe = unsafeFolder(dir, guard);
   if (unsafe) throw new Error(unsafe);
   const file = join(dir, SKILL_FILE);
