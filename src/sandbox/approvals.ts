@@ -13,6 +13,7 @@ import { abortErrorFrom } from "../vocabulary/abort-error.js";
 import type { DeniedBy } from "../vocabulary/permission-denials.js";
 import { credentialValues, maskCredentials } from "./env-scrub.js";
 import { maskSecretsDeep } from "../vocabulary/secret-shapes.js";
+import { unseenEscaped } from "../vocabulary/terminal-text.js";
 
 export type ApprovalDecision = "allow_once" | "allow_always" | "deny";
 
@@ -168,8 +169,9 @@ export function eventBroker(emit: (event: ApprovalRequestedEvent) => void): Even
           tool: req.tool,
           kind: req.kind ?? "command",
           // What every front end shows (the chat, ACP's permission request, stream-json): masked like tool arguments, so
-          // a key in a command or an edit is not put on screen to be approved (the thirtieth pass's A30c-5).
-          command: maskCredentials(req.command),
+          // a key in a command or an edit is not put on screen to be approved (the thirtieth pass's A30c-5); what draws
+          // as nothing shown escaped, never dropped (A44a-5).
+          command: unseenEscaped(maskCredentials(req.command)),
           reason: req.reason,
           ...(req.diff ? { diff: maskSecretsDeep(req.diff, credentialValues()) as typeof req.diff } : {}),
           scope: maskCredentials(scope),

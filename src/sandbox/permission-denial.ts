@@ -6,6 +6,7 @@
 // result (its event, the thread's state), never a parse of the text the model reads.
 import { DENIERS, type DeniedBy, type PermissionDenial } from "../vocabulary/permission-denials.js";
 import { maskCredentials } from "./env-scrub.js";
+import { unseenEscaped } from "../vocabulary/terminal-text.js";
 
 const SUMMARY_CHARS = 120;
 
@@ -21,7 +22,7 @@ export function permissionDenial(d: { tool: string; toolCallId?: string; summary
   return {
     tool: d.tool,
     ...(d.toolCallId ? { tool_call_id: d.toolCallId } : {}),
-    arguments: shortLine(d.summary, SUMMARY_CHARS),
+    arguments: shortLine(unseenEscaped(d.summary), SUMMARY_CHARS),
     reason: shortLine(reason, 2 * SUMMARY_CHARS),
     denied_by: d.deniedBy,
   };

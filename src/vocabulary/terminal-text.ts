@@ -10,33 +10,30 @@ const ANSI_RE = ESCAPE_SEQUENCE;
 // C0 controls except tab and newline, DEL, and the C1 range (0x80-0x9f: 8-bit CSI/OSC on some terminals).
 // eslint-disable-next-line no-control-regex
 const CONTROL_RE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
-// Bidirectional formatting controls (embeddings, overrides, isolates, marks; U+061C ARABIC LETTER MARK too): a
-// U+202E in a file name or an answer reverses what follows on screen, so "evil\u202Etxt.sh" reads "evilhs.txt"
-// (Trojan Source, CVE-2021-42574). Dropped rather than shown as "?": they carry no text of their own.
-const BIDI_RE = /[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-// The rule for the rest: what the user reads is what is there.
+// The rule for what draws as nothing: what the user reads is what is there.
 // - U+2028/U+2029 (line/paragraph separator) ARE line breaks, which many terminals draw as nothing: shown as "\n", so
 //   a line that looks like one line is one.
-// - Zero-width characters with no text of their own (zero-width space, word joiner, invisible operators, BOM,
-//   Mongolian vowel separator, the soft hyphen a terminal never breaks at, the combining grapheme joiner, the
-//   deprecated Khmer inherent vowels and format characters U+206A-206F) are dropped like the bidi controls:
-//   "yo\u200Blo" reads "yolo" and now is "yolo" (the forty-third pass's A43a-4 found the last four printed raw).
 // - Characters that hide text instead of nothing (tag characters U+E0000-E007F encode invisible ASCII, "ASCII
-//   smuggling"; interlinear annotations U+FFF9-FFFB; Hangul fillers that draw as blanks) become "\uFFFD", so the
-//   user sees that something is there.
-// Kept: ZWJ/ZWNJ (U+200C/U+200D) and variation selectors, which shape visible text (emoji sequences, Indic and
-// Persian scripts).
+//   smuggling"; interlinear annotations U+FFF9-FFFB; Hangul fillers that draw as blanks; a run of variation selectors,
+//   which encode a byte each, "emoji smuggling": the forty-fourth pass's A44a-1) become "\uFFFD", so the user sees
+//   that something is there.
+// - Every other format or default-ignorable character (bidi controls: a U+202E in a file name reverses what follows,
+//   "evil\u202Etxt.sh" reads "evilhs.txt", Trojan Source, CVE-2021-42574; zero-width space, word joiner, soft hyphen,
+//   combining grapheme joiner…) is dropped: "yo\u200Blo" reads "yolo" and now is "yolo". One Unicode class, the one
+//   JSON output escapes (invisible-chars.ts), not a hand list: passes 43 and 44 found the characters a list missed.
+// Kept: ZWJ/ZWNJ (U+200C/U+200D) and a single variation selector, which shape visible text (emoji sequences, Indic
+// and Persian scripts, an ideographic variant).
 const LINE_SEPARATOR_RE = /[\u2028\u2029]/g;
-// (The combining grapheme joiner apart: a class may not hold a combining character.)
-const ZERO_WIDTH_RE = /[\u00ad\u17b4\u17b5\u200b\u2060-\u2064\u206a-\u206f\ufeff\u180e]|\u034f/g;
-const HIDING_RE = /[\u{e0000}-\u{e007f}\ufff9-\ufffb\u115f\u1160\u3164\uffa0]+/gu;
+const SELECTORS = "\\ufe00-\\ufe0f\\u{e0100}-\\u{e01ef}";
+const HIDING_RE = new RegExp(`[\\u{e0000}-\\u{e007f}\\ufff9-\\ufffb\\u115f\\u1160\\u3164\\uffa0]+|[${SELECTORS}]{2,}`, "gu");
+const DRAWN_AS_NOTHING_RE = new RegExp(`(?![\\u200c\\u200d${SELECTORS}])[${DRAWS_AS_NOTHING}]`, "gu");
 
 /**
- * Removes escape sequences, control, bidi and zero-width characters; keeps newlines and tabs; \r\n, lone \r and
- * U+2028/U+2029 become \n; a run of text-hiding characters becomes one U+FFFD.
+ * Removes escape sequences, control, format and other characters that draw as nothing; keeps newlines and tabs;
+ * \r\n, lone \r and U+2028/U+2029 become \n; a run of text-hiding characters becomes one U+FFFD.
  */
 export function stripControl(text: string): string {
-  return text.replace(ANSI_RE, "").replace(/\r\n?/g, "\n").replace(LINE_SEPARATOR_RE, "\n").replace(CONTROL_RE, "").replace(BIDI_RE, "").replace(ZERO_WIDTH_RE, "").replace(HIDING_RE, "\ufffd");
+  return text.replace(ANSI_RE, "").replace(/\r\n?/g, "\n").replace(LINE_SEPARATOR_RE, "\n").replace(CONTROL_RE, "").replace(HIDING_RE, "\ufffd").replace(DRAWN_AS_NOTHING_RE, "");
 }
 
 export { maskUrlCredentials };
@@ -86,6 +83,16 @@ export function shownText(text: string): string {
 const JSON_UNSHOWN = new RegExp(`[\\u007f-\\u009f\\u2028\\u2029${DRAWS_AS_NOTHING}]`, "gu");
 /** One code point as `\\uXXXX` (a surrogate pair for a tag character). */
 const escaped = (c: string) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join("");
+
+const SHOWN_ESCAPED_RE = new RegExp(`[${UNSEEN}${DRAWS_AS_NOTHING}]`, "gu");
+/**
+ * `text` with every character that draws as nothing or as a plain space written as its `\\u` escape, nothing dropped:
+ * a command shown for approval, or as a tool call, reads as the command that runs (`true \u200b# $(…)` was shown as
+ * `true # $(…)`, a comment, where the `$(…)` runs: the forty-fourth pass's A44a-5).
+ */
+export function unseenEscaped(text: string): string {
+  return text.replace(SHOWN_ESCAPED_RE, escaped);
+}
 
 /** `value` as JSON text for stdout (a terminal, often): what a terminal would act on or not draw is escaped. */
 export function jsonText(value: unknown, indent?: number): string {

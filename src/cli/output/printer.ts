@@ -3,7 +3,7 @@
 import { hookNotice } from "../../vocabulary/hook-notice.js";
 import { compactionNotice } from "../../vocabulary/compaction-notice.js";
 import { formatErrorLine, runStatusOf } from "../../errors.js";
-import { forTerminal, jsonText, maskUrlCredentials } from "../../vocabulary/terminal-text.js";
+import { forTerminal, jsonText, maskUrlCredentials, unseenEscaped } from "../../vocabulary/terminal-text.js";
 import { retryLine } from "../../vocabulary/retry-status.js";
 import { failedRunUsage } from "../../runtime/run-usage.js";
 import { withHostPaths } from "./host-paths.js";
@@ -67,7 +67,7 @@ export function createPrinter(format: OutputFormat, rawStdout: Out, rawStderr: O
         note(e.new_thread ? `new thread ${e.thread_id} (continue it with --thread ${e.thread_id})` : `thread ${e.thread_id}`);
         break;
       case "tool.started":
-        note(`→ ${e.name} ${oneLine(withHostPaths(JSON.stringify(e.args ?? {}), workspace), 100)}`);
+        note(`→ ${e.name} ${oneLine(unseenEscaped(withHostPaths(JSON.stringify(e.args ?? {}), workspace)), 100)}`);
         break;
       case "tool.completed":
         if (e.status === "error") note(`✗ ${e.name}: ${oneLine(withHostPaths(e.output, workspace))}`);
