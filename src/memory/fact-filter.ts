@@ -74,8 +74,8 @@ export function checkFact(raw: unknown): { text: string } | { reason: string } {
   if (text.length > MAX_FACT_CHARS) return { reason: `longer than ${MAX_FACT_CHARS} characters` };
   // Variation selectors carry a byte each after an emoji ("emoji smuggling"): the review shows the emoji, the model
   // reads the payload (the thirtieth pass's A30c-14). One after a character shapes it; a run of them, or one from the
-  // supplement block, carries data.
-  if (/[\ufe00-\ufe0f\u{e0100}-\u{e01ef}]{2,}|[\u{e0100}-\u{e01ef}]/u.test(text)) return { reason: "it hides text in invisible characters (variation selectors)" };
+  // supplement block, carries data. Read on what was proposed: the terminal filter shows such a run as U+FFFD.
+  if (/[\ufe00-\ufe0f\u{e0100}-\u{e01ef}]{2,}|[\u{e0100}-\u{e01ef}]/u.test(raw)) return { reason: "it hides text in invisible characters (variation selectors)" };
   // What the terminal filter showed as U+FFFD hid text (tag characters, Hangul fillers: A30c-1); a note never needs it.
   if (text.includes("\ufffd")) return { reason: "it hides text in characters that draw as nothing or as blanks" };
   // Letters of other scripts inside a Latin word: look-alikes no fold table lists (A30c-1).
