@@ -15,6 +15,8 @@ import { hostSecretReason } from "../sandbox/host-secrets.js";
 import { HostWriteError, hostWriteFile } from "../sandbox/host-write.js";
 import { type ThreadPaths, assertSafeThreadId } from "../sandbox/provider.js";
 import { pinFolder } from "../sandbox/pinned-folders.js";
+import { replaceableBy, replaceableFolderLine } from "../sandbox/replaceable-folders.js";
+import { realOrSelf } from "../sandbox/real-path.js";
 
 export interface OpenThreadRequest {
   home: string;
@@ -123,7 +125,10 @@ export async function openThread(store: Store, req: OpenThreadRequest): Promise<
     await store.threads.create({ id: threadId, mode: req.mode, workspace: paths.workspace_path });
   }
 
-  // What the run will use by its path from now on (sandbox/pinned-folders.ts).
+  // A workspace another user could swap for a link between runs or during one (A45a-1) is not used at all; what the
+  // run will use by its path from now on is pinned (sandbox/pinned-folders.ts).
+  const replaceable = replaceableBy(realOrSelf(paths.workspace_path));
+  if (replaceable) throw new UsageError(replaceableFolderLine(`The workspace ${paths.workspace_path}`, replaceable));
   pinFolder(paths.workspace_path);
   const uploaded: string[] = [];
   for (const file of req.uploads ?? []) {

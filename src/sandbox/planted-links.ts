@@ -12,6 +12,7 @@ import { join, resolve } from "node:path";
 import { isInside } from "./paths.js";
 import { realOrSelf } from "./real-path.js";
 import { RepairLines } from "./repair-lines.js";
+import { replaceableBy, replaceableFolderLine } from "./replaceable-folders.js";
 import { sandboxWritable } from "./sandbox-writable.js";
 
 export interface PlantedLink {
@@ -88,13 +89,31 @@ const told = new Set<string>();
 export function withoutPlantedLinks(list: readonly string[], label: string, where: SandboxFolders): string[] {
   if (list.length === 0) return [];
   const writable = writableFolders(where);
+  return withoutReplaceable(
+    list.filter((p) => {
+      const why = plantedLinkProblem(p, writable);
+      say(why && `${label} ${JSON.stringify(p)} is not bound: ${why}. Remove the link, or name the real folder.`);
+      return !why;
+    }),
+    label,
+  );
+}
+
+function say(line: string | undefined): void {
+  if (line && !told.has(line)) {
+    told.add(line);
+    refused.hear(line);
+  }
+}
+
+/**
+ * The entries of `list` no other user could replace (replaceable-folders.ts): one whose folder above another user may
+ * write is not bound, and said (A45a-2: a readWrite folder swapped for a link to the home had the home bound).
+ */
+export function withoutReplaceable(list: readonly string[], label: string): string[] {
   return list.filter((p) => {
-    const why = plantedLinkProblem(p, writable);
-    const line = why && `${label} ${JSON.stringify(p)} is not bound: ${why}. Remove the link, or name the real folder.`;
-    if (line && !told.has(line)) {
-      told.add(line);
-      refused.hear(line);
-    }
+    const why = replaceableBy(realOrSelf(p));
+    say(why && `${replaceableFolderLine(`${label} ${JSON.stringify(p)}`, why)}.`);
     return !why;
   });
 }

@@ -7,6 +7,7 @@ import { UsageError } from "../errors.js";
 import { hostSecretReason } from "./host-secrets.js";
 import { assertSafeWorkspace, dangerousWorkspaceReason } from "./workspace-check.js";
 import { realOrSelf as real } from "./real-path.js";
+import { replaceableBy } from "./replaceable-folders.js";
 
 export interface StartWorkspaceRequest {
   /** -w / --workspace */
@@ -45,6 +46,9 @@ export function chooseStartWorkspace(req: StartWorkspaceRequest): StartWorkspace
 function cwdRefusal(cwd: string, ctx: { userHome: string; dataDir: string }, allowDangerous?: boolean): string | undefined {
   const secret = hostSecretReason(cwd, ctx);
   if (secret) return `it ${secret}`;
+  // Never bound either, whatever the flags: another user could put a link to your files in its place (A45a-1).
+  const replaceable = replaceableBy(real(cwd));
+  if (replaceable) return `another user could replace it (${replaceable})`;
   if (allowDangerous) return undefined;
   const why = dangerousWorkspaceReason(cwd, ctx);
   return why ? why.replace(/^\S+ /, "it ") : undefined;

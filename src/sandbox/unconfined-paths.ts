@@ -203,7 +203,7 @@ export function leavesWorkspaceByLinks(c: SimpleCommand, workspace: string, fold
   const inside = (p: string) => roots.some((r) => isInside(p, r));
   const dir = join(top, c.cwd.rel ?? "");
   const here = real(dir);
-  if (here && !isInside(here, top)) return `it runs in ${c.cwd.rel}, a link to ${here}`;
+  if (here && !isInside(here, top)) return `it runs in ${c.cwd.rel ?? "the workspace"}, a link to ${here}`;
   // A `cd` into a folder that is not there fails, and the next `cd` then starts from somewhere the words do not say
   // (`cd nosuch; cd sub; cat F`, `pushd -n x; pushd +1`: the thirty-first pass's A31a-1/2/4): where it runs is unknown.
   // One it may not enter (`chmod 000 sub`) fails the cd the same way (its `||` branch runs where the words do not say).
