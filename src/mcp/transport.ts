@@ -16,6 +16,7 @@ import { findBwrap } from "../sandbox/run-shell.js";
 import { realOrSelf } from "../sandbox/real-path.js";
 import type { ShellSettings } from "../sandbox/shell-settings.js";
 import { expandEnv, expandRecord } from "./expand-env.js";
+import { replaceableBy, replaceableFolderLine } from "../sandbox/replaceable-folders.js";
 
 export interface TransportContext {
   env: NodeJS.ProcessEnv;
@@ -111,6 +112,11 @@ function stdioTransport(sdk: McpSdk, name: string, server: ResolvedMcpServer, ct
   const rawCwd = server.cwd ? expandEnv(server.cwd, ctx.env, `mcpServers.${name}.cwd`) : undefined;
   const cwd = rawCwd ? (isAbsolute(rawCwd) ? rawCwd : resolve(dirname(server.file), rawCwd)) : undefined;
   if (cwd && !existsSync(cwd)) throw new Error(`mcpServers.${name}.cwd ${cwd} does not exist`);
+  // A server starts on the host in this folder, by its path: one another user could swap ran their server.js as you
+  // (A46a-4). So does the folder of the file that configured it, where a server without a cwd starts.
+  const startsIn = cwd ?? dirname(server.file);
+  const replaceable = server.sandbox ? undefined : replaceableBy(startsIn);
+  if (replaceable) throw new Error(replaceableFolderLine(`mcpServers.${name} starts in ${startsIn}, which`, replaceable));
   // The program is looked up on the host's filtered PATH (env-scrub.ts), never a project folder on it (direnv's
   // node_modules/.bin, where a sandboxed command could write an `npx`: the sixteenth pass's M1); a PATH the user sets
   // in the server's own `env` is theirs.

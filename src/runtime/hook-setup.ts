@@ -3,7 +3,6 @@
 import type { ResolvedConfig } from "../config/load.js";
 import type { HookReport, HookSetup } from "../hooks/run-hooks.js";
 import { UsageError } from "../errors.js";
-import { realOrSelf } from "../sandbox/real-path.js";
 import { replaceableBy, replaceableFolderLine } from "../sandbox/replaceable-folders.js";
 import { shellSettingsFromConfig } from "../sandbox/shell-settings.js";
 
@@ -13,7 +12,7 @@ export function hookSetupOf(config: ResolvedConfig, onReport?: (report: HookRepo
   const cwd = config.cwd ?? process.cwd();
   // Hooks run on the host in this folder, by its path: one another user could swap for a link ran their package.json
   // scripts as you (A45a-3).
-  const why = replaceableBy(realOrSelf(cwd));
+  const why = replaceableBy(cwd);
   if (why) throw new UsageError(replaceableFolderLine(`The folder your hooks run in, ${cwd},`, why));
   return {
     hooks: config.hooks,

@@ -127,7 +127,13 @@ export async function openThread(store: Store, req: OpenThreadRequest): Promise<
 
   // A workspace another user could swap for a link between runs or during one (A45a-1) is not used at all; what the
   // run will use by its path from now on is pinned (sandbox/pinned-folders.ts).
-  const replaceable = replaceableBy(realOrSelf(paths.workspace_path));
+  // A bound workspace is kept by its real path: one that now leads elsewhere was replaced by a link (A46a-3). (The
+  // thread's own folder is named under the data directory, which may itself be reached through a link.)
+  const bound = paths.workspace_path !== provider.pathsFor(threadId).workspace_path;
+  const replaceable =
+    bound && existsSync(paths.workspace_path) && realOrSelf(paths.workspace_path) !== paths.workspace_path
+      ? "it now leads elsewhere: a link was put in its place"
+      : replaceableBy(paths.workspace_path);
   if (replaceable) throw new UsageError(replaceableFolderLine(`The workspace ${paths.workspace_path}`, replaceable));
   pinFolder(paths.workspace_path);
   const uploaded: string[] = [];

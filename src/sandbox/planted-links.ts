@@ -112,7 +112,7 @@ function say(line: string | undefined): void {
  */
 export function withoutReplaceable(list: readonly string[], label: string): string[] {
   return list.filter((p) => {
-    const why = replaceableBy(realOrSelf(p));
+    const why = replaceableBy(p);
     say(why && `${replaceableFolderLine(`${label} ${JSON.stringify(p)}`, why)}.`);
     return !why;
   });

@@ -4,9 +4,10 @@
 // cwd, a rewind and the next run's workspace (the forty-fourth and forty-fifth passes' A44a-3/4, A45a-1..5). A pin
 // (pinned-folders.ts) catches a swap during a run; this refuses the folders where one is possible at all, as git's
 // safe.directory refuses a repository another user owns.
-import { readFileSync, statSync } from "node:fs";
-import { dirname } from "node:path";
+import { lstatSync, readFileSync, statSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { isUserOrRoot } from "../config/project-folders.js";
+import { realOrSelf } from "./real-path.js";
 
 /** Names of the users (other than this one) whose groups, primary or listed, include `gid`; "?" when unreadable. */
 function othersIn(gid: number): string[] {
@@ -32,13 +33,23 @@ function othersIn(gid: number): string[] {
 const cache = new Map<string, string | undefined>();
 
 /**
- * Why another user could replace `path` (a real path) by renaming it: a folder above it that another user owns, or
- * that a group with other members, or anyone, may write without the sticky bit (/tmp's sticky bit lets no one rename
- * what they do not own). Undefined when no one else can. Judged once per folder and process.
+ * Why another user could replace `path` (as named, and where it leads now): it, or a folder above it, belongs to
+ * another user (the owner renames an entry even in a sticky folder: A46a-1), or a folder above it may be written by a
+ * group with other members, or by anyone, without the sticky bit (/tmp's lets no one rename what they do not own).
+ * Both chains count: judged only where it leads, a path already swapped for a link to the home passed (A46a-2/3).
+ * Undefined when no one else can.
  */
 export function replaceableBy(path: string): string | undefined {
+  const named = resolve(path);
+  const real = realOrSelf(named);
+  return chainReplaceable(named) ?? (real === named ? undefined : chainReplaceable(real));
+}
+
+/** replaceableBy for one chain of folders (judged once per path and process). */
+function chainReplaceable(path: string): string | undefined {
   if (cache.has(path)) return cache.get(path);
-  let why: string | undefined;
+  const own = lstatSync(path, { throwIfNoEntry: false });
+  let why: string | undefined = own && !isUserOrRoot(own.uid) ? `${path} belongs to another user` : undefined;
   for (let dir = dirname(path); why === undefined; dir = dirname(dir)) {
     const st = statSync(dir, { throwIfNoEntry: false });
     if (st) {

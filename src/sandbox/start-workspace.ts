@@ -47,7 +47,7 @@ function cwdRefusal(cwd: string, ctx: { userHome: string; dataDir: string }, all
   const secret = hostSecretReason(cwd, ctx);
   if (secret) return `it ${secret}`;
   // Never bound either, whatever the flags: another user could put a link to your files in its place (A45a-1).
-  const replaceable = replaceableBy(real(cwd));
+  const replaceable = replaceableBy(cwd);
   if (replaceable) return `another user could replace it (${replaceable})`;
   if (allowDangerous) return undefined;
   const why = dangerousWorkspaceReason(cwd, ctx);

@@ -2,7 +2,7 @@
 // the user's home in its place, between two runs or during one; the next run, a rewind, the hooks and the sandbox's
 // configured binds then reached the home by the path (the forty-fifth pass's A45a-1..4). Such a workspace is refused
 // with one line; a folder only the user (or root), or a sticky folder such as /tmp, holds is used. Real files.
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,7 +11,10 @@ import { closeChatShell, createChatSession } from "../../src/runtime/chat-sessio
 import { hookSetupOf } from "../../src/runtime/hook-setup.js";
 import { takeRefusedBinds, withoutReplaceable } from "../../src/sandbox/planted-links.js";
 import { replaceableBy } from "../../src/sandbox/replaceable-folders.js";
+import { runCli } from "../support/cli-in-process.js";
+import { useE2E } from "../support/e2e.js";
 import { useInProcessModel } from "../support/in-process.js";
+import { everythingStdio, writeRc } from "../support/mcp.js";
 
 const roots: string[] = [];
 afterEach(() => {
@@ -44,6 +47,22 @@ describe("who could replace a folder", () => {
     expect(replaceableBy(theirs.pkg)).toMatch(/theirs belongs to another user$/);
     // root's own group, with no other member: no.
     expect(replaceableBy(under("rootgroup", 0o775).pkg)).toBeUndefined();
+    // The folder itself another user's, in a sticky folder: its owner may rename it there (A46a-1).
+    const sticky = under("sticky2", 0o1777);
+    chownSync(sticky.pkg, 65534, 65534);
+    expect(replaceableBy(sticky.pkg)).toMatch(/pkg belongs to another user$/);
+  });
+
+  it("a path already swapped for a link is judged by its own folders, not only by where it now leads (A46a-2)", () => {
+    const { root, pkg } = under("open4", 0o777);
+    const mine = join(root, "private");
+    mkdirSync(mine, { mode: 0o700 });
+    renameSync(pkg, `${pkg}-orig`);
+    symlinkSync(mine, pkg);
+    expect(replaceableBy(mine)).toBeUndefined();
+    expect(replaceableBy(pkg)).toMatch(/^anyone may write .*open4$/);
+    takeRefusedBinds();
+    expect(withoutReplaceable([pkg], "sandbox.readWrite")).toEqual([]);
   });
 
   it("a configured folder another user could replace is not bound, and the user is told once", () => {
@@ -86,5 +105,28 @@ describe("a workspace another user could replace", () => {
     symlinkSync(victim, join(mine, "pkg"));
     const back = (await s.rewindable()).find((r) => r.input === "write")!.back;
     await expect(s.rewind(back, "files")).rejects.toThrow(/it now leads elsewhere/);
+    // Nor does the thread's next run work there (A46a-3): refused before any model call, nothing written.
+    const before = server.requests.length;
+    await expect(s.send({ prompt: "again" }, () => {}, new AbortController().signal)).rejects.toThrow(/The workspace .*pkg could be replaced by another user \(it now leads elsewhere/);
+    expect(server.requests).toHaveLength(before);
+    expect(readdirSync(victim)).toEqual([]);
+  });
+});
+
+describe("an MCP server that would start in a folder another user could replace", () => {
+  const e2e = useE2E();
+  it("is not started: listed as failed with the line, the other servers unaffected (A46a-4)", async () => {
+    const sb = e2e.sandbox();
+    const open = join(sb.cwd, "..", "open-mcp");
+    mkdirSync(join(open, "srv"), { recursive: true });
+    chmodSync(open, 0o777);
+    writeFileSync(join(open, "srv", "marker.js"), "require('fs').writeFileSync(process.env.HOME + '/ran', 'x')\n");
+    writeRc(sb, { swapped: { command: process.execPath, args: ["marker.js"], cwd: join(open, "srv") }, everything: everythingStdio() });
+    const r = await runCli(sb, ["mcp", "list", "--json"]);
+    const list = JSON.parse(r.stdout) as { name: string; status: string; error?: string }[];
+    const swapped = list.find((x) => x.name === "swapped")!;
+    expect(swapped.status).toBe("failed");
+    expect(JSON.stringify(swapped)).toMatch(/mcpServers\.swapped starts in .*srv, which could be replaced by another user \(anyone may write/);
+    expect(list.find((x) => x.name === "everything")!.status).toBe("ready");
   });
 });
