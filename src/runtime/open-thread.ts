@@ -51,6 +51,18 @@ function realDir(dir: string, what: string): string {
 }
 
 /**
+ * The run's workspace, refused when another user could swap it for a link between runs or during one (A45a-1), and,
+ * when `bound` (a folder of the user's, kept by its real path), when it now leads elsewhere: a link was put in its
+ * place (A46a-3). The thread's own folder is named under the data directory, which may itself be reached through a
+ * link. What the run will use by its path from now on is pinned (sandbox/pinned-folders.ts).
+ */
+function holdWorkspace(workspace: string, bound: boolean): void {
+  const why = bound && existsSync(workspace) && realOrSelf(workspace) !== workspace ? "it now leads elsewhere: a link was put in its place" : replaceableBy(workspace);
+  if (why) throw new UsageError(replaceableFolderLine(`The workspace ${workspace}`, why));
+  pinFolder(workspace);
+}
+
+/**
  * Every attachment must be an existing file that is not a secret: the whole run is refused (exit 2, before any
  * thread is made) rather than the file silently dropped, because `@~/.ssh/id_rsa` is usually typed on purpose
  * and the user should learn it was not sent, and why.
@@ -125,17 +137,7 @@ export async function openThread(store: Store, req: OpenThreadRequest): Promise<
     await store.threads.create({ id: threadId, mode: req.mode, workspace: paths.workspace_path });
   }
 
-  // A workspace another user could swap for a link between runs or during one (A45a-1) is not used at all; what the
-  // run will use by its path from now on is pinned (sandbox/pinned-folders.ts).
-  // A bound workspace is kept by its real path: one that now leads elsewhere was replaced by a link (A46a-3). (The
-  // thread's own folder is named under the data directory, which may itself be reached through a link.)
-  const bound = paths.workspace_path !== provider.pathsFor(threadId).workspace_path;
-  const replaceable =
-    bound && existsSync(paths.workspace_path) && realOrSelf(paths.workspace_path) !== paths.workspace_path
-      ? "it now leads elsewhere: a link was put in its place"
-      : replaceableBy(paths.workspace_path);
-  if (replaceable) throw new UsageError(replaceableFolderLine(`The workspace ${paths.workspace_path}`, replaceable));
-  pinFolder(paths.workspace_path);
+  holdWorkspace(paths.workspace_path, paths.workspace_path !== provider.pathsFor(threadId).workspace_path);
   const uploaded: string[] = [];
   for (const file of req.uploads ?? []) {
     // Only the base name is kept, so an upload can never be placed outside uploads/.
