@@ -15,8 +15,7 @@ import { hostSecretReason } from "../sandbox/host-secrets.js";
 import { HostWriteError, hostWriteFile } from "../sandbox/host-write.js";
 import { type ThreadPaths, assertSafeThreadId } from "../sandbox/provider.js";
 import { pinFolder } from "../sandbox/pinned-folders.js";
-import { replaceableBy, replaceableFolderLine } from "../sandbox/replaceable-folders.js";
-import { realOrSelf } from "../sandbox/real-path.js";
+import { boundFolderProblem, replaceableBy, replaceableFolderLine } from "../sandbox/replaceable-folders.js";
 
 export interface OpenThreadRequest {
   home: string;
@@ -57,7 +56,7 @@ function realDir(dir: string, what: string): string {
  * link. What the run will use by its path from now on is pinned (sandbox/pinned-folders.ts).
  */
 function holdWorkspace(workspace: string, bound: boolean): void {
-  const why = bound && existsSync(workspace) && realOrSelf(workspace) !== workspace ? "it now leads elsewhere: a link was put in its place" : replaceableBy(workspace);
+  const why = bound ? boundFolderProblem(workspace) : replaceableBy(workspace);
   if (why) throw new UsageError(replaceableFolderLine(`The workspace ${workspace}`, why));
   pinFolder(workspace);
 }

@@ -23,8 +23,7 @@ import { type RestoreResult, ShadowRepo, type Snapshot, rewoundRef } from "../sn
 import { newId } from "./open-thread.js";
 import type { ThreadRuntime } from "./thread-runtime.js";
 import { GIT_MISSING_NOTE, shadowRepoOf } from "./workspace-snapshots.js";
-import { replaceableBy, replaceableFolderLine } from "../sandbox/replaceable-folders.js";
-import { realOrSelf } from "../sandbox/real-path.js";
+import { boundFolderProblem, replaceableFolderLine } from "../sandbox/replaceable-folders.js";
 
 /** One run `/rewind` and `deerflow rewind --list` offer; `back` 1 is the latest. */
 export interface RewindableRun {
@@ -115,7 +114,7 @@ function workspaceFor(t: Target): void {
   // A bound workspace is kept by its real path: one that now leads elsewhere was replaced by a link, and one another
   // user could replace may be by the time files are written (a rewind wrote, and with --force deleted, in the home
   // a swapped link named: A45a-4).
-  const why = realOrSelf(ws) !== ws ? "it now leads elsewhere (a link was put in its place)" : replaceableBy(ws);
+  const why = boundFolderProblem(ws);
   if (why)
     throw new DeerflowError(`${replaceableFolderLine(`The workspace ${ws} of thread ${t.threadId}`, why)}.`, {
       exitCode: ExitCode.usage,

@@ -4,13 +4,21 @@
 // cwd, a rewind and the next run's workspace (the forty-fourth and forty-fifth passes' A44a-3/4, A45a-1..5). A pin
 // (pinned-folders.ts) catches a swap during a run; this refuses the folders where one is possible at all, as git's
 // safe.directory refuses a repository another user owns.
-import { lstatSync, readFileSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { isUserOrRoot } from "../config/project-folders.js";
 import { realOrSelf } from "./real-path.js";
 
+const members = new Map<number, string[]>();
+
 /** Names of the users (other than this one) whose groups, primary or listed, include `gid`; "?" when unreadable. */
 function othersIn(gid: number): string[] {
+  let names = members.get(gid);
+  if (!names) members.set(gid, (names = readOthersIn(gid)));
+  return names;
+}
+
+function readOthersIn(gid: number): string[] {
   const me = process.getuid?.();
   try {
     const users = readFileSync("/etc/passwd", "utf8")
@@ -65,6 +73,14 @@ function chainReplaceable(path: string): string | undefined {
   }
   cache.set(path, why);
   return why;
+}
+
+/**
+ * Why a folder kept by its real path (a thread's bound workspace) may not be used: it now leads elsewhere (a link was
+ * put in its place), or another user could replace it. Undefined when it may.
+ */
+export function boundFolderProblem(path: string): string | undefined {
+  return existsSync(path) && realOrSelf(path) !== path ? "it now leads elsewhere: a link was put in its place" : replaceableBy(path);
 }
 
 /** The one line for a folder another user could replace: what it is (with its path), why, and what to do. */
